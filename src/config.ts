@@ -1,0 +1,77 @@
+/**
+ * Configuration from the environment. Every setting has a default that makes
+ * `npm start` work on a fresh clone; a bad value is one clear error naming the
+ * variable.
+ */
+import { resolve } from 'node:path';
+import { z } from 'zod';
+import type { DatabaseTarget } from './store/index.js';
+
+export interface Config {
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly database: DatabaseTarget;
+  readonly logLevel: string;
+}
+
+export const DEFAULT_PORT = 7420;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_DATA_DIR = './.clarion';
+
+export class ConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+const nonEmpty = (name: string) =>
+  z
+    .string({ error: `${name} must be a string` })
+    .trim()
+    .min(1, `${name} must not be empty`);
+
+const environment = z.object({
+  CLARION_PORT: z.coerce
+    .number({ error: 'CLARION_PORT must be a number' })
+    .int('CLARION_PORT must be a whole number')
+    .min(0, 'CLARION_PORT must be between 0 and 65535')
+    .max(65535, 'CLARION_PORT must be between 0 and 65535')
+    .default(DEFAULT_PORT),
+  CLARION_HOST: nonEmpty('CLARION_HOST').default(DEFAULT_HOST),
+  CLARION_DATA_DIR: nonEmpty('CLARION_DATA_DIR').default(DEFAULT_DATA_DIR),
+  DATABASE_URL: nonEmpty('DATABASE_URL')
+    .refine((url) => /^postgres(ql)?:\/\//.test(url), {
+      error: 'DATABASE_URL must start with postgres:// or postgresql://',
+    })
+    .optional(),
+  CLARION_LOG_LEVEL: z
+    .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
+      error: 'CLARION_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
+    })
+    .default('info'),
+});
+
+/** Reads the configuration; unset and empty variables take their defaults. */
+export function loadConfig(env: NodeJS.ProcessEnv): Config {
+  const present = Object.fromEntries(
+    Object.entries(env).filter(([, value]) => value !== undefined && value !== ''),
+  );
+  const parsed = environment.safeParse(present);
+  if (!parsed.success) {
+    throw new ConfigError(parsed.error.issues.map((issue) => issue.message).join('; '));
+  }
+  const settings = parsed.data;
+  const dataDir = resolve(settings.CLARION_DATA_DIR);
+  return {
+    host: settings.CLARION_HOST,
+    port: settings.CLARION_PORT,
+    dataDir,
+    database: settings.DATABASE_URL
+      ? { driver: 'postgres', url: settings.DATABASE_URL }
+      : { driver: 'sqlite', dataDir },
+    logLevel: settings.CLARION_LOG_LEVEL,
+  };
+}

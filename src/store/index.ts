@@ -1,0 +1,42 @@
+/**
+ * The store: all SQL of Clarion. Services receive a `RepoContext` (the store
+ * itself, or a transaction from `store.transaction`) and call the repository
+ * functions below; nothing outside this folder writes SQL.
+ */
+export type { RepoContext, Metadata } from './context.js';
+export { parseMetadata } from './context.js';
+export type { Dialect, Driver, MetadataKey } from './dialect.js';
+export {
+  PENDING_ID_INDEX,
+  PENDING_ID_LOOKUP_INDEX,
+  PENDING_ID_ORDERED_INDEX,
+  dialectFor,
+} from './dialect.js';
+export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './open.js';
+export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } from './open.js';
+export type { SchemaState, SchemaStep } from './schema.js';
+export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
+export type { Database, SessionState, Timestamp } from './tables.js';
+export { SESSION_STATES } from './tables.js';
+export type { UserRecord, WorkspaceRecord } from './accounts.js';
+export { addWorkspaceMember, createUser, createWorkspace, getWorkspace } from './accounts.js';
+export type { SessionRecord, TaskRecord } from './tasks.js';
+export {
+  createSession,
+  createTask,
+  getSession,
+  getTask,
+  listSessions,
+  listTasks,
+  setSessionState,
+} from './tasks.js';
+export type { TurnRecord } from './turns.js';
+export { completeTurn, currentTurn, currentTurnIdOf, getTurn, startTurn } from './turns.js';
+export type { MessageRecord, NewMessage, TranscriptCursor, TranscriptPage } from './messages.js';
+export {
+  appendMessage,
+  MAX_TRANSCRIPT_PAGE,
+  messagesByPendingId,
+  messagesByPendingIdQuery,
+  transcriptPage,
+} from './messages.js';

@@ -1,0 +1,118 @@
+/**
+ * Transcript rows (`task_session_messages`). Pending-ID reads go through the
+ * dialect's expression and order by `created_at`, `id`, which is exactly the
+ * key order of `idx_messages_metadata_pending_id_lookup_ordered`, so the
+ * index serves both the seek and the order whatever the transcript size.
+ */
+import { parseMetadata, type Metadata, type RepoContext } from './context.js';
+import type { TaskSessionMessagesTable } from './tables.js';
+
+export type MessageRecord = Omit<TaskSessionMessagesTable, 'metadata' | 'requests_input'> & {
+  metadata: Metadata;
+  requests_input: boolean;
+};
+
+export function toMessageRecord(row: TaskSessionMessagesTable): MessageRecord {
+  return {
+    ...row,
+    metadata: parseMetadata(row.metadata),
+    requests_input: row.requests_input === 1,
+  };
+}
+
+export interface NewMessage {
+  sessionId: string;
+  taskId: string;
+  turnId: string;
+  authorType: 'user' | 'agent' | 'system';
+  type: string;
+  content: string;
+  metadata?: Metadata;
+  requestsInput?: boolean;
+  admissionKey?: string;
+}
+
+export async function appendMessage(ctx: RepoContext, input: NewMessage): Promise<MessageRecord> {
+  const now = ctx.clock.timestamp();
+  const row: TaskSessionMessagesTable = {
+    id: ctx.ids.next(),
+    task_session_id: input.sessionId,
+    task_id: input.taskId,
+    turn_id: input.turnId,
+    author_type: input.authorType,
+    type: input.type,
+    content: input.content,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    requests_input: input.requestsInput === true ? 1 : 0,
+    admission_key: input.admissionKey ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('task_session_messages').values(row).execute();
+  return toMessageRecord(row);
+}
+
+/** The query behind every pending-ID read; exported so plan tests explain the real text. */
+export function messagesByPendingIdQuery(ctx: RepoContext, pendingId: string) {
+  return ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where(ctx.dialect.pendingId(), '=', pendingId)
+    .orderBy('created_at')
+    .orderBy('id');
+}
+
+/** Every row of one bundle, in bundle order, whichever session it is in. */
+export async function messagesByPendingId(
+  ctx: RepoContext,
+  pendingId: string,
+): Promise<MessageRecord[]> {
+  const rows = await messagesByPendingIdQuery(ctx, pendingId).execute();
+  return rows.map(toMessageRecord);
+}
+
+/** Position in a transcript: the last row a page ended on. */
+export interface TranscriptCursor {
+  createdAt: string;
+  id: string;
+}
+
+export interface TranscriptPage {
+  messages: MessageRecord[];
+  /** Where the next page starts; `null` on the last page. */
+  next: TranscriptCursor | null;
+}
+
+export const MAX_TRANSCRIPT_PAGE = 500;
+
+/** One page of a session's transcript, oldest first, after `cursor`. */
+export async function transcriptPage(
+  ctx: RepoContext,
+  sessionId: string,
+  options: { after?: TranscriptCursor; limit: number },
+): Promise<TranscriptPage> {
+  const limit = Math.max(1, Math.min(options.limit, MAX_TRANSCRIPT_PAGE));
+  let query = ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where('task_session_id', '=', sessionId);
+  const after = options.after;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  // One extra row tells whether another page exists without a count query.
+  const rows = await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+  const page = rows.slice(0, limit).map(toMessageRecord);
+  const last = page.at(-1);
+  const next = rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : null;
+  return { messages: page, next };
+}

@@ -1,0 +1,161 @@
+/**
+ * Opens the database for a driver and brings its schema up to date. Nothing
+ * else in Clarion constructs a connection. The returned store admits work only
+ * after every schema step has succeeded.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import { systemClock, type Clock } from '../support/clock.js';
+import { uuidSource, type IdSource } from '../support/ids.js';
+import type { RepoContext } from './context.js';
+import { dialectFor, type Dialect, type Driver } from './dialect.js';
+import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
+import type { Database } from './tables.js';
+
+export type DatabaseTarget =
+  | { readonly driver: 'sqlite'; readonly dataDir: string }
+  | { readonly driver: 'postgres'; readonly url: string };
+
+export interface OpenOptions {
+  clock?: Clock;
+  ids?: IdSource;
+  /** Replaces the start-up steps; tests use it to inject a failing step. */
+  steps?: (dialect: Dialect) => readonly SchemaStep[];
+  /** PostgreSQL pool size. */
+  poolSize?: number;
+}
+
+export interface Store extends RepoContext {
+  readonly driver: Driver;
+  readonly schema: SchemaState;
+  /** Runs `work` in one transaction; it commits when `work` resolves. */
+  transaction<T>(work: (tx: RepoContext) => Promise<T>): Promise<T>;
+  /** Round trip to the database, for health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export type StoreOpenErrorCode = 'data_dir_unusable' | 'database_unreachable';
+
+/** The database could not be reached or created; the message is one line meant for a person. */
+export class StoreOpenError extends Error {
+  constructor(
+    readonly code: StoreOpenErrorCode,
+    message: string,
+    cause: unknown,
+  ) {
+    super(message, { cause });
+    this.name = 'StoreOpenError';
+  }
+}
+
+export const SQLITE_FILE = 'clarion.db';
+const PG_CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * A connection with no schema work: `openStore` builds on it, and tests use it
+ * to shape a database (an older schema, an obstruction) before start-up runs.
+ */
+export async function connectDatabase(
+  target: DatabaseTarget,
+  poolSize = 10,
+): Promise<Kysely<Database>> {
+  return target.driver === 'sqlite'
+    ? openSqlite(target.dataDir)
+    : await openPostgres(target.url, poolSize);
+}
+
+export async function openStore(target: DatabaseTarget, options: OpenOptions = {}): Promise<Store> {
+  const dialect = dialectFor(target.driver);
+  const db = await connectDatabase(target, options.poolSize);
+  const clock = options.clock ?? systemClock();
+  const ids = options.ids ?? uuidSource;
+  try {
+    const steps = (options.steps ?? schemaSteps)(dialect);
+    const schema = await applySchema(db, dialect, steps);
+    return {
+      driver: target.driver,
+      dialect,
+      db,
+      clock,
+      ids,
+      schema,
+      transaction: (work) =>
+        db.transaction().execute((trx) => work({ db: trx, dialect, clock, ids })),
+      ping: async () => {
+        await sql`SELECT 1`.execute(db);
+      },
+      close: () => db.destroy(),
+    };
+  } catch (error) {
+    await db.destroy();
+    throw error;
+  }
+}
+
+function openSqlite(dataDir: string): Kysely<Database> {
+  let database: BetterSqlite3.Database;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
+    database.pragma('journal_mode = WAL');
+  } catch (error) {
+    throw new StoreOpenError(
+      'data_dir_unusable',
+      `data directory ${dataDir} is not usable: ${describe(error)}`,
+      error,
+    );
+  }
+  database.pragma('foreign_keys = ON');
+  // NORMAL is durable across application crashes in WAL mode; only an OS
+  // crash can lose the last commits.
+  database.pragma('synchronous = NORMAL');
+  database.pragma('busy_timeout = 5000');
+  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+}
+
+async function openPostgres(url: string, poolSize: number): Promise<Kysely<Database>> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
+  });
+  // Surface a bad URL here, as one clear error, rather than at the first request.
+  try {
+    const client = await pool.connect();
+    client.release();
+  } catch (error) {
+    await pool.end();
+    throw new StoreOpenError(
+      'database_unreachable',
+      `cannot connect to PostgreSQL at ${redactUrl(url)}: ${describe(error)}`,
+      error,
+    );
+  }
+  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+}
+
+/** The URL without its password, fit for a log line. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable DATABASE_URL)';
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof AggregateError && error.errors.length > 0) {
+    return describe(error.errors[0]);
+  }
+  if (error instanceof Error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code && !error.message.includes(code) ? `${error.message} (${code})` : error.message;
+  }
+  return String(error);
+}

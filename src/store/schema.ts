@@ -1,0 +1,214 @@
+/**
+ * Start-up schema: an ordered list of `CREATE … IF NOT EXISTS` steps. A fresh
+ * and an existing database converge by replaying the list; nothing rewrites
+ * rows and there is no version flag. A failed step stops start-up (the caller
+ * must not admit work), and the error names the step.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Dialect } from './dialect.js';
+import type { Database } from './tables.js';
+
+export interface SchemaStep {
+  readonly name: string;
+  readonly ddl: string;
+}
+
+// Types are spelled so that SQLite and PostgreSQL read them the same way.
+const TABLES: readonly SchemaStep[] = [
+  {
+    name: 'table users',
+    ddl: `CREATE TABLE IF NOT EXISTS users (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      is_admin INTEGER NOT NULL DEFAULT 0,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table api_tokens',
+    ddl: `CREATE TABLE IF NOT EXISTS api_tokens (
+      id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      kind TEXT NOT NULL,
+      token_hash TEXT NOT NULL UNIQUE,
+      task_session_id TEXT,
+      expires_at TEXT,
+      used_at TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table workspaces',
+    ddl: `CREATE TABLE IF NOT EXISTS workspaces (
+      id TEXT PRIMARY KEY,
+      name TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table workspace_members',
+    ddl: `CREATE TABLE IF NOT EXISTS workspace_members (
+      workspace_id TEXT NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+      user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      role TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      PRIMARY KEY (workspace_id, user_id)
+    )`,
+  },
+  {
+    name: 'table tasks',
+    ddl: `CREATE TABLE IF NOT EXISTS tasks (
+      id TEXT PRIMARY KEY,
+      workspace_id TEXT NOT NULL REFERENCES workspaces (id) ON DELETE CASCADE,
+      title TEXT NOT NULL,
+      created_by TEXT REFERENCES users (id) ON DELETE SET NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table task_sessions',
+    ddl: `CREATE TABLE IF NOT EXISTS task_sessions (
+      id TEXT PRIMARY KEY,
+      task_id TEXT NOT NULL REFERENCES tasks (id) ON DELETE CASCADE,
+      agent_profile TEXT NOT NULL,
+      state TEXT NOT NULL,
+      agent_session_id TEXT,
+      revision INTEGER NOT NULL DEFAULT 0,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table task_session_turns',
+    ddl: `CREATE TABLE IF NOT EXISTS task_session_turns (
+      id TEXT PRIMARY KEY,
+      task_session_id TEXT NOT NULL REFERENCES task_sessions (id) ON DELETE CASCADE,
+      task_id TEXT NOT NULL,
+      started_at TEXT NOT NULL,
+      completed_at TEXT,
+      metadata TEXT NOT NULL DEFAULT '{}',
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table task_session_messages',
+    ddl: `CREATE TABLE IF NOT EXISTS task_session_messages (
+      id TEXT PRIMARY KEY,
+      task_session_id TEXT NOT NULL REFERENCES task_sessions (id) ON DELETE CASCADE,
+      task_id TEXT NOT NULL,
+      turn_id TEXT NOT NULL REFERENCES task_session_turns (id) ON DELETE CASCADE,
+      author_type TEXT NOT NULL,
+      type TEXT NOT NULL,
+      content TEXT NOT NULL,
+      metadata TEXT NOT NULL DEFAULT '{}',
+      requests_input INTEGER NOT NULL DEFAULT 0,
+      admission_key TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table message_queue',
+    ddl: `CREATE TABLE IF NOT EXISTS message_queue (
+      id TEXT PRIMARY KEY,
+      task_session_id TEXT NOT NULL REFERENCES task_sessions (id) ON DELETE CASCADE,
+      task_id TEXT NOT NULL,
+      content TEXT NOT NULL,
+      admission_key TEXT NOT NULL,
+      position INTEGER NOT NULL,
+      created_by TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      UNIQUE (task_session_id, admission_key)
+    )`,
+  },
+];
+
+const PLAIN_INDEXES: readonly SchemaStep[] = [
+  index('idx_api_tokens_user', 'api_tokens (user_id)'),
+  index('idx_workspace_members_user', 'workspace_members (user_id)'),
+  index('idx_tasks_workspace', 'tasks (workspace_id, created_at, id)'),
+  index('idx_sessions_task', 'task_sessions (task_id, created_at, id)'),
+  index(
+    'idx_turns_session_order',
+    'task_session_turns (task_session_id, started_at, created_at, id)',
+  ),
+  index('idx_messages_session_created', 'task_session_messages (task_session_id, created_at, id)'),
+  index('idx_messages_turn', 'task_session_messages (turn_id)'),
+  {
+    name: 'index idx_messages_admission_key',
+    ddl:
+      'CREATE UNIQUE INDEX IF NOT EXISTS idx_messages_admission_key ' +
+      'ON task_session_messages (task_session_id, admission_key) WHERE admission_key IS NOT NULL',
+  },
+  index('idx_message_queue_session', 'message_queue (task_session_id, position)'),
+];
+
+function index(name: string, target: string): SchemaStep {
+  return { name: `index ${name}`, ddl: `CREATE INDEX IF NOT EXISTS ${name} ON ${target}` };
+}
+
+/** Every start-up step for a driver, in the order they must run. */
+export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
+  const pendingId = dialect.pendingIdIndexes.map((definition) => ({
+    name: `index ${definition.name}`,
+    ddl: definition.ddl,
+  }));
+  return [...TABLES, ...PLAIN_INDEXES, ...pendingId];
+}
+
+export class SchemaStepError extends Error {
+  readonly code = 'schema_step_failed';
+  constructor(
+    readonly step: string,
+    cause: unknown,
+  ) {
+    super(
+      `schema step "${step}" failed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      {
+        cause,
+      },
+    );
+    this.name = 'SchemaStepError';
+  }
+}
+
+export interface SchemaState {
+  readonly state: 'ready';
+  readonly steps: number;
+}
+
+const VERIFY_STEP = 'verify pending-ID indexes';
+
+/**
+ * Runs `steps` in order; the first failure stops the run with a
+ * `SchemaStepError`. Then checks the catalog: `IF NOT EXISTS` skips silently
+ * when another object already holds an index's name, and the response path
+ * must never run without its access path.
+ */
+export async function applySchema(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  steps: readonly SchemaStep[] = schemaSteps(dialect),
+): Promise<SchemaState> {
+  for (const step of steps) {
+    try {
+      await sql.raw(step.ddl).execute(db);
+    } catch (error) {
+      throw new SchemaStepError(step.name, error);
+    }
+  }
+  const present = new Set(await dialect.listIndexes(db, 'task_session_messages'));
+  const missing = dialect.pendingIdIndexes.filter((index) => !present.has(index.name));
+  if (missing.length > 0) {
+    const names = missing.map((index) => index.name).join(', ');
+    throw new SchemaStepError(VERIFY_STEP, new Error(`missing index ${names}`));
+  }
+  return { state: 'ready', steps: steps.length };
+}

@@ -1,0 +1,130 @@
+/**
+ * Row shapes of every table, as Kysely sees them. Both drivers store the same
+ * types: text for identities, versions and JSON; integers for counters and
+ * 0/1 flags. `metadata` is JSON text in both dialects (DESIGN §4).
+ */
+
+/** RFC 3339 UTC with nine fractional digits; see `support/clock.ts`. */
+export type Timestamp = string;
+
+export interface UsersTable {
+  id: string;
+  name: string;
+  is_admin: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export type ApiTokenKind = 'user' | 'agent' | 'sign_in';
+
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  kind: ApiTokenKind;
+  /** SHA-256 of the secret; the secret itself is shown once and never stored. */
+  token_hash: string;
+  /** Agent tokens reach only this session. */
+  task_session_id: string | null;
+  expires_at: Timestamp | null;
+  used_at: Timestamp | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkspacesTable {
+  id: string;
+  name: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface WorkspaceMembersTable {
+  workspace_id: string;
+  user_id: string;
+  role: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TasksTable {
+  id: string;
+  workspace_id: string;
+  title: string;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export const SESSION_STATES = [
+  'idle',
+  'running',
+  'waiting_for_input',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+export interface TaskSessionsTable {
+  id: string;
+  task_id: string;
+  agent_profile: string;
+  state: SessionState;
+  /** The agent's own session identity, for `session/load` after a restart. */
+  agent_session_id: string | null;
+  /** Bumped on every published change, so clients can drop stale events. */
+  revision: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TaskSessionTurnsTable {
+  id: string;
+  task_session_id: string;
+  task_id: string;
+  started_at: Timestamp;
+  completed_at: Timestamp | null;
+  metadata: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface TaskSessionMessagesTable {
+  id: string;
+  task_session_id: string;
+  task_id: string;
+  turn_id: string;
+  author_type: string;
+  type: string;
+  content: string;
+  metadata: string;
+  requests_input: number;
+  /** Identity of one admitted message across retries; unique per session. */
+  admission_key: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface MessageQueueTable {
+  id: string;
+  task_session_id: string;
+  task_id: string;
+  content: string;
+  admission_key: string;
+  position: number;
+  created_by: string | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface Database {
+  users: UsersTable;
+  api_tokens: ApiTokensTable;
+  workspaces: WorkspacesTable;
+  workspace_members: WorkspaceMembersTable;
+  tasks: TasksTable;
+  task_sessions: TaskSessionsTable;
+  task_session_turns: TaskSessionTurnsTable;
+  task_session_messages: TaskSessionMessagesTable;
+  message_queue: MessageQueueTable;
+}

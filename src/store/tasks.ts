@@ -1,0 +1,93 @@
+/** Tasks and their sessions. */
+import type { RepoContext } from './context.js';
+import type { SessionState, TaskSessionsTable, TasksTable } from './tables.js';
+
+export type TaskRecord = TasksTable;
+export type SessionRecord = TaskSessionsTable;
+
+export async function createTask(
+  ctx: RepoContext,
+  input: { workspaceId: string; title: string; createdBy?: string },
+): Promise<TaskRecord> {
+  const now = ctx.clock.timestamp();
+  const row: TaskRecord = {
+    id: ctx.ids.next(),
+    workspace_id: input.workspaceId,
+    title: input.title,
+    created_by: input.createdBy ?? null,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('tasks').values(row).execute();
+  return row;
+}
+
+export async function getTask(ctx: RepoContext, id: string): Promise<TaskRecord | undefined> {
+  return ctx.db.selectFrom('tasks').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Tasks of the given workspaces, oldest first. */
+export async function listTasks(
+  ctx: RepoContext,
+  workspaceIds: readonly string[],
+): Promise<TaskRecord[]> {
+  if (workspaceIds.length === 0) return [];
+  return ctx.db
+    .selectFrom('tasks')
+    .selectAll()
+    .where('workspace_id', 'in', workspaceIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function createSession(
+  ctx: RepoContext,
+  input: { taskId: string; agentProfile: string; state?: SessionState },
+): Promise<SessionRecord> {
+  const now = ctx.clock.timestamp();
+  const row: SessionRecord = {
+    id: ctx.ids.next(),
+    task_id: input.taskId,
+    agent_profile: input.agentProfile,
+    state: input.state ?? 'idle',
+    agent_session_id: null,
+    revision: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('task_sessions').values(row).execute();
+  return row;
+}
+
+export async function getSession(ctx: RepoContext, id: string): Promise<SessionRecord | undefined> {
+  return ctx.db.selectFrom('task_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listSessions(ctx: RepoContext, taskId: string): Promise<SessionRecord[]> {
+  return ctx.db
+    .selectFrom('task_sessions')
+    .selectAll()
+    .where('task_id', '=', taskId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Moves a session to `state`, bumping its revision and row version; `undefined` if absent. */
+export async function setSessionState(
+  ctx: RepoContext,
+  id: string,
+  state: SessionState,
+): Promise<SessionRecord | undefined> {
+  return ctx.db
+    .updateTable('task_sessions')
+    .set((eb) => ({
+      state,
+      revision: eb('revision', '+', 1),
+      updated_at: ctx.clock.timestamp(),
+    }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

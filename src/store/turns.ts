@@ -1,0 +1,93 @@
+/**
+ * Turns and the current-turn rule.
+ *
+ * The current turn of a session is its newest authoritative turn, ordered by
+ * `started_at`, `created_at`, `id` descending. A turn is authoritative unless it
+ * is a pure reservation: a successor turn whose prompt is reserved
+ * (`prompt_dispatch_pending`) but not yet attempted and that no message refers
+ * to. Deleting messages never moves the current turn back, since the turn row
+ * stays.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { parseMetadata, type Metadata, type RepoContext } from './context.js';
+import type { TaskSessionTurnsTable } from './tables.js';
+
+export type TurnRecord = Omit<TaskSessionTurnsTable, 'metadata'> & { metadata: Metadata };
+
+function toRecord(row: TaskSessionTurnsTable): TurnRecord {
+  return { ...row, metadata: parseMetadata(row.metadata) };
+}
+
+export async function startTurn(
+  ctx: RepoContext,
+  input: { sessionId: string; taskId: string; metadata?: Metadata },
+): Promise<TurnRecord> {
+  const now = ctx.clock.timestamp();
+  const row: TaskSessionTurnsTable = {
+    id: ctx.ids.next(),
+    task_session_id: input.sessionId,
+    task_id: input.taskId,
+    started_at: now,
+    completed_at: null,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('task_session_turns').values(row).execute();
+  return toRecord(row);
+}
+
+export async function getTurn(ctx: RepoContext, id: string): Promise<TurnRecord | undefined> {
+  const row = await ctx.db
+    .selectFrom('task_session_turns')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+export async function completeTurn(ctx: RepoContext, id: string): Promise<TurnRecord | undefined> {
+  const now = ctx.clock.timestamp();
+  const row = await ctx.db
+    .updateTable('task_session_turns')
+    .set({ completed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('completed_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/**
+ * A subquery yielding the ID of `session`'s current turn, for use inside
+ * larger statements (claims, active-bundle reads) so the rule is written once.
+ */
+export function currentTurnIdOf(ctx: RepoContext, session: Expression<string> | string) {
+  const { dialect } = ctx;
+  const authoritative = sql<SqlBool>`(
+    NOT ${dialect.metadataFlag('prompt_dispatch_pending', 't')}
+    OR ${dialect.metadataFlag('prompt_dispatch_attempted', 't')}
+    OR EXISTS (SELECT 1 FROM task_session_messages r WHERE r.turn_id = t.id)
+  )`;
+  return ctx.db
+    .selectFrom('task_session_turns as t')
+    .select('t.id')
+    .where('t.task_session_id', '=', session)
+    .where(authoritative)
+    .orderBy('t.started_at', 'desc')
+    .orderBy('t.created_at', 'desc')
+    .orderBy('t.id', 'desc')
+    .limit(1);
+}
+
+export async function currentTurn(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<TurnRecord | undefined> {
+  const row = await ctx.db
+    .selectFrom('task_session_turns')
+    .selectAll()
+    .where('id', '=', currentTurnIdOf(ctx, sessionId))
+    .executeTakeFirst();
+  return row && toRecord(row);
+}

@@ -16,7 +16,12 @@ export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './o
 export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } from './open.js';
 export type { SchemaState, SchemaStep } from './schema.js';
 export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
-export type { Database, SessionState, Timestamp } from './tables.js';
+export type {
+  Database,
+  SessionState,
+  TaskSessionTurnsTable as TaskSessionTurnsRow,
+  Timestamp,
+} from './tables.js';
 export { SESSION_STATES } from './tables.js';
 export type { UserRecord, WorkspaceRecord } from './accounts.js';
 export { addWorkspaceMember, createUser, createWorkspace, getWorkspace } from './accounts.js';

@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('loadConfig', () => {
+  it('defaults to SQLite in ./.clarion on 127.0.0.1:7420', () => {
+    expect(loadConfig({})).toEqual({
+      host: '127.0.0.1',
+      port: 7420,
+      dataDir: resolve('.clarion'),
+      database: { driver: 'sqlite', dataDir: resolve('.clarion') },
+      logLevel: 'info',
+    });
+  });
+
+  it('treats empty variables as unset', () => {
+    expect(loadConfig({ CLARION_PORT: '', DATABASE_URL: '' }).port).toBe(7420);
+  });
+
+  it('selects PostgreSQL when DATABASE_URL is set', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgresql://clarion@db/clarion',
+      CLARION_PORT: '8080',
+      CLARION_HOST: '0.0.0.0',
+      CLARION_DATA_DIR: '/var/lib/clarion',
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 8080,
+      dataDir: '/var/lib/clarion',
+      database: { driver: 'postgres', url: 'postgresql://clarion@db/clarion' },
+    });
+  });
+
+  it.each([
+    [{ CLARION_PORT: 'x' }, 'CLARION_PORT must be a number'],
+    [{ CLARION_PORT: '70000' }, 'CLARION_PORT must be between 0 and 65535'],
+    [{ CLARION_PORT: '80.5' }, 'CLARION_PORT must be a whole number'],
+    [{ CLARION_HOST: '   ' }, 'CLARION_HOST must not be empty'],
+    [{ DATABASE_URL: 'sqlite://x' }, 'DATABASE_URL must start with postgres://'],
+    [{ CLARION_LOG_LEVEL: 'loud' }, 'CLARION_LOG_LEVEL must be one of'],
+  ])('refuses %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

@@ -1,0 +1,172 @@
+/**
+ * `clarion serve` as a process: it serves only after start-up succeeded, and
+ * every failure before that ends with one clear line and a non-zero exit.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer, connect, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  PENDING_ID_ORDERED_INDEX,
+  connectDatabase,
+  dialectFor,
+  schemaSteps,
+  type DatabaseTarget,
+  type Driver,
+} from '../../src/store/index.js';
+import { runUntilExit, startServing, type Exited } from '../support/clarion-process.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+
+function envFor(target: DatabaseTarget): Record<string, string> {
+  return target.driver === 'sqlite'
+    ? { CLARION_DATA_DIR: target.dataDir }
+    : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') };
+}
+
+function expectOneLineFailure(result: Exited, pattern: RegExp): void {
+  expect(result.code).not.toBe(0);
+  expect(result.code).not.toBeNull();
+  const lines = result.stderr.split('\n').filter((line) => line.length > 0);
+  expect(lines).toHaveLength(1);
+  expect(lines[0]).toMatch(/^clarion: /);
+  expect(lines[0]).toMatch(pattern);
+  expect(result.stdout).not.toContain('serving on');
+}
+
+function listening(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => {
+      resolve(false);
+    });
+  });
+}
+
+async function occupiedPort(): Promise<{ port: number; server: Server }> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (!address || typeof address !== 'object') throw new Error('no port');
+  return { port: address.port, server };
+}
+
+/** Makes creating the ordered index fail for real, in each engine's own way. */
+const OBSTRUCT_ORDERED_INDEX: Record<Driver, (target: DatabaseTarget) => Promise<void>> = {
+  // SQLite refuses an index whose name a table already holds.
+  sqlite: async (target) => {
+    const db = await connectDatabase(target);
+    await sql.raw(`CREATE TABLE ${PENDING_ID_ORDERED_INDEX} (id TEXT)`).execute(db);
+    await db.destroy();
+  },
+  // An event trigger that rejects the statement creating this one index.
+  postgres: async (target) => {
+    const db = await connectDatabase(target);
+    await sql
+      .raw(
+        `CREATE FUNCTION refuse_ordered_index() RETURNS event_trigger LANGUAGE plpgsql AS $$
+         BEGIN
+           IF current_query() LIKE '%${PENDING_ID_ORDERED_INDEX}%' THEN
+             RAISE EXCEPTION 'injected failure: ordered index refused';
+           END IF;
+         END $$`,
+      )
+      .execute(db);
+    await sql
+      .raw(
+        'CREATE EVENT TRIGGER refuse_ordered_index ON ddl_command_start ' +
+          "WHEN TAG IN ('CREATE INDEX') EXECUTE FUNCTION refuse_ordered_index()",
+      )
+      .execute(db);
+    await db.destroy();
+  },
+};
+
+describe.each(DRIVERS)('clarion serve on %s', (driver) => {
+  let database: TestDatabase | undefined;
+
+  afterEach(async () => {
+    await database?.dispose();
+    database = undefined;
+  });
+
+  it('serves /healthz with the driver and schema state', async () => {
+    database = await freshDatabase(driver);
+    const server = await startServing(envFor(database.target));
+    try {
+      const response = await fetch(`${server.url}/healthz`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({
+        status: 'ok',
+        driver,
+        database: 'reachable',
+        schema: { state: 'ready', steps: schemaSteps(dialectFor(driver)).length },
+      });
+    } finally {
+      const exited = await server.stop();
+      expect(exited.code).toBe(0);
+    }
+  });
+
+  it('exits non-zero and serves nothing when creating the ordered index fails', async () => {
+    database = await freshDatabase(driver);
+    await OBSTRUCT_ORDERED_INDEX[driver](database.target);
+    const { port, server } = await occupiedPort();
+    await new Promise((resolve) => server.close(resolve));
+
+    const result = await runUntilExit({ ...envFor(database.target), CLARION_PORT: String(port) });
+    expectOneLineFailure(result, new RegExp(`schema step "index ${PENDING_ID_ORDERED_INDEX}"`));
+    expect(await listening(port)).toBe(false);
+  });
+});
+
+describe('clarion serve with bad configuration', () => {
+  const scratch: string[] = [];
+
+  afterEach(async () => {
+    await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  it('names an unreachable DATABASE_URL without its password', async () => {
+    const { port, server } = await occupiedPort();
+    await new Promise((resolve) => server.close(resolve));
+    const result = await runUntilExit({
+      DATABASE_URL: `postgres://clarion:secret@127.0.0.1:${port}/clarion`,
+    });
+    expectOneLineFailure(result, /cannot connect to PostgreSQL at postgres:\/\/clarion:\*\*\*@/);
+    expect(result.stderr).not.toContain('secret');
+  });
+
+  it('names a data directory it cannot create', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-bad-dir-'));
+    scratch.push(dir);
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a directory');
+    const result = await runUntilExit({ CLARION_DATA_DIR: join(file, 'data') });
+    expectOneLineFailure(result, /data directory .*a-file\/data is not usable/);
+  });
+
+  it('names a port that is already in use', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-port-'));
+    scratch.push(dir);
+    const { port, server } = await occupiedPort();
+    try {
+      const result = await runUntilExit({ CLARION_DATA_DIR: dir, CLARION_PORT: String(port) });
+      expectOneLineFailure(result, new RegExp(`port ${port} on 127.0.0.1 is already in use`));
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it('names a malformed setting', async () => {
+    const result = await runUntilExit({ CLARION_PORT: 'seventy' });
+    expectOneLineFailure(result, /invalid configuration: CLARION_PORT must be a number/);
+    const url = await runUntilExit({ DATABASE_URL: 'mysql://localhost/clarion' });
+    expectOneLineFailure(url, /DATABASE_URL must start with postgres:\/\//);
+  });
+});

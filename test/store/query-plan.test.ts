@@ -1,0 +1,66 @@
+/**
+ * Plan evidence that pending-ID reads seek the ordered index, not a
+ * transcript-sized scan, with 100k unrelated messages in the table. Dropping
+ * the index must change the plan, so the assertion can fail.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  PENDING_ID_ORDERED_INDEX,
+  appendMessage,
+  messagesByPendingIdQuery,
+  openStore,
+  type Store,
+} from '../../src/store/index.js';
+import { insertUnrelatedMessages } from '../support/bulk.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bundleRows, seedSession } from '../support/seed.js';
+
+const UNRELATED_MESSAGES = 100_000;
+
+describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+
+  beforeAll(async () => {
+    database = await freshDatabase(driver);
+    store = await openStore(database.target);
+    await insertUnrelatedMessages(store, UNRELATED_MESSAGES);
+    const seeded = await seedSession(store, 'target');
+    for (const row of bundleRows(seeded, 'target-bundle', 3)) await appendMessage(store, row);
+    await sql`ANALYZE`.execute(store.db);
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  async function plan(): Promise<string> {
+    const query = messagesByPendingIdQuery(store, 'target-bundle').compile();
+    return (await store.dialect.explain(store.db, query)).join('\n');
+  }
+
+  it('seeks idx_messages_metadata_pending_id_lookup_ordered, then another plan once it is dropped', async () => {
+    const count = await store.db
+      .selectFrom('task_session_messages')
+      .select((eb) => eb.fn.countAll<number | string>().as('rows'))
+      .executeTakeFirstOrThrow();
+    expect(Number(count.rows)).toBeGreaterThanOrEqual(UNRELATED_MESSAGES);
+
+    const withIndex = await plan();
+    console.info(`[${driver}] plan with the ordered index:\n${withIndex}`);
+    expect(withIndex).toContain(PENDING_ID_ORDERED_INDEX);
+    // The index also yields the bundle order: no sort step on top of it.
+    expect(withIndex).not.toMatch(/TEMP B-TREE|Sort/);
+
+    await sql.raw(`DROP INDEX ${PENDING_ID_ORDERED_INDEX}`).execute(store.db);
+    const withoutIndex = await plan();
+    console.info(`[${driver}] plan without it:\n${withoutIndex}`);
+    expect(withoutIndex).not.toContain(PENDING_ID_ORDERED_INDEX);
+    expect(withoutIndex).not.toEqual(withIndex);
+
+    const rows = await messagesByPendingIdQuery(store, 'target-bundle').execute();
+    expect(rows.map((row) => row.content)).toEqual(['question 1', 'question 2', 'question 3']);
+  });
+});

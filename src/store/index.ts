@@ -45,3 +45,4 @@ export {
   messagesByPendingIdQuery,
   transcriptPage,
 } from './messages.js';
+export { canSeeSession, canSeeTask, memberWorkspaceIds } from './access.js';

@@ -1,0 +1,466 @@
+import { pino } from 'pino';
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../auth/principal.js';
+import { fakeClock, type FakeClock } from '../../test/support/fakes.js';
+import {
+  createEventHub,
+  DEFAULT_VISIBILITY_TTL_MS,
+  type EventHub,
+  type HubMetrics,
+} from './hub.js';
+import {
+  CLOSE_GOING_AWAY,
+  CLOSE_SLOW_CONSUMER,
+  MAX_CLIENT_FRAMES_IN_FLIGHT,
+  type EventSocket,
+} from './connection.js';
+import type { ClarionEvent } from './types.js';
+
+class FakeSocket implements EventSocket {
+  readyState = 1;
+  bufferedAmount = 0;
+  readonly sent: string[] = [];
+  closedWith: { code: number; reason: string } | undefined;
+  failSends = false;
+
+  send(data: string): void {
+    if (this.failSends) throw new Error('socket exploded');
+    this.sent.push(data);
+  }
+
+  close(code: number, reason: string): void {
+    this.closedWith = { code, reason };
+    this.readyState = 3;
+  }
+
+  frames(): Record<string, unknown>[] {
+    return this.sent.map((text) => JSON.parse(text) as Record<string, unknown>);
+  }
+
+  /** Revisions of the events received for `sessionId`, in arrival order. */
+  revisions(sessionId: string): number[] {
+    return this.frames()
+      .filter((frame) => frame.type === 'event')
+      .map((frame) => frame.event as ClarionEvent)
+      .filter((event) => event.session_id === sessionId)
+      .map((event) => event.revision);
+  }
+}
+
+/** A visibility function whose answers the test releases by hand. */
+function manualVisibility(visible: (principal: Principal, sessionId: string) => boolean) {
+  const calls: { sessionId: string; release: () => void; fail: (error: Error) => void }[] = [];
+  const canSeeSession = (principal: Principal, sessionId: string) =>
+    new Promise<boolean>((resolve, reject) => {
+      calls.push({
+        sessionId,
+        release: () => {
+          resolve(visible(principal, sessionId));
+        },
+        fail: reject,
+      });
+    });
+  return { calls, canSeeSession };
+}
+
+/** An immediately answering visibility function that counts its calls. */
+function countingVisibility(visible: Record<string, readonly string[]>) {
+  const calls: string[] = [];
+  const canSeeSession = (principal: Principal, sessionId: string) => {
+    calls.push(sessionId);
+    return Promise.resolve((visible[principal.userId] ?? []).includes(sessionId));
+  };
+  return { calls, canSeeSession };
+}
+
+function stateEvent(sessionId: string, revision: number): ClarionEvent {
+  return {
+    type: 'session.state_changed',
+    session_id: sessionId,
+    task_id: 'task-1',
+    revision,
+    pending_action: null,
+    state: 'running',
+  };
+}
+
+const alice: Principal = { kind: 'user', userId: 'alice', isAdmin: false };
+const agent: Principal = { kind: 'agent', userId: 'alice', sessionId: 's-agent' };
+
+/** Lets every queued promise callback run. */
+const settle = () =>
+  new Promise<void>((resolve) => {
+    setImmediate(resolve);
+  });
+
+const silent = pino({ level: 'silent' });
+
+function recordingMetrics() {
+  const seen = { published: 0, subscribers: [] as number[], slow: 0 };
+  const metrics: HubMetrics = {
+    eventPublished: () => {
+      seen.published += 1;
+    },
+    subscribersChanged: (count) => {
+      seen.subscribers.push(count);
+    },
+    slowConsumerClosed: () => {
+      seen.slow += 1;
+    },
+  };
+  return { seen, metrics };
+}
+
+describe('event hub', () => {
+  let clock: FakeClock;
+
+  beforeEach(() => {
+    clock = fakeClock();
+  });
+
+  function hubWith(canSeeSession: (p: Principal, id: string) => Promise<boolean>): EventHub {
+    return createEventHub({ canSeeSession, clock, logger: silent });
+  }
+
+  it('delivers nothing before a subscribe', async () => {
+    const hub = hubWith(countingVisibility({ alice: ['s1'] }).canSeeSession);
+    const socket = new FakeSocket();
+    hub.connect(socket, alice);
+    hub.publish(stateEvent('s1', 1));
+    await settle();
+    expect(socket.sent).toEqual([]);
+  });
+
+  it('acknowledges a subscribe, then streams its sessions and nothing else', async () => {
+    const hub = hubWith(countingVisibility({ alice: ['s1', 's2'] }).canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    await subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    hub.publish(stateEvent('s1', 1));
+    hub.publish(stateEvent('s2', 1));
+    await settle();
+    expect(socket.frames()).toEqual([
+      { type: 'subscribed', sessions: ['s1'], all: false, refused: [] },
+      { type: 'event', event: stateEvent('s1', 1) },
+    ]);
+  });
+
+  it('refuses a session the principal cannot see exactly like an unknown one', async () => {
+    const visibility = countingVisibility({ alice: ['s1'], bob: ['s-bob'] });
+    const hub = hubWith(visibility.canSeeSession);
+    const hidden = new FakeSocket();
+    const unknown = new FakeSocket();
+    await hub
+      .connect(hidden, alice)
+      .receive(JSON.stringify({ type: 'subscribe', sessions: ['s-bob'] }));
+    await hub
+      .connect(unknown, alice)
+      .receive(JSON.stringify({ type: 'subscribe', sessions: ['s-none'] }));
+
+    const shape = (socket: FakeSocket, id: string) =>
+      socket.sent[0]?.replace(JSON.stringify(id), '"ID"');
+    expect(shape(hidden, 's-bob')).toBe(shape(unknown, 's-none'));
+    expect(hidden.frames()[0]).toEqual({
+      type: 'subscribed',
+      sessions: [],
+      all: false,
+      refused: ['s-bob'],
+    });
+
+    hub.publish(stateEvent('s-bob', 1));
+    await settle();
+    expect(hidden.revisions('s-bob')).toEqual([]);
+  });
+
+  it('keeps per-session order while a visibility lookup is slow', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    await hub.connect(socket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+
+    for (let revision = 1; revision <= 5; revision += 1) hub.publish(stateEvent('s1', revision));
+    await settle();
+    expect(visibility.calls.map((call) => call.sessionId)).toEqual(['s1']);
+    expect(socket.revisions('s1')).toEqual([]);
+
+    visibility.calls[0]?.release();
+    hub.publish(stateEvent('s1', 6));
+    await settle();
+    hub.publish(stateEvent('s1', 7));
+    expect(socket.revisions('s1')).toEqual([1, 2, 3, 4, 5, 6, 7]);
+  });
+
+  it('never lets an event overtake one queued behind an older lookup', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    await subscription.receive(JSON.stringify({ type: 'subscribe', all: true }));
+
+    hub.publish(stateEvent('s1', 1)); // first lookup, still open
+    const explicit = subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    hub.publish(stateEvent('s1', 2));
+    await settle();
+    expect(visibility.calls).toHaveLength(2);
+
+    // The explicit subscribe's fresh lookup answers first; revision 1 still goes first.
+    visibility.calls[1]?.release();
+    await explicit;
+    hub.publish(stateEvent('s1', 3));
+    await settle();
+    expect(socket.revisions('s1')).toEqual([]);
+
+    visibility.calls[0]?.release();
+    await settle();
+    expect(socket.revisions('s1')).toEqual([1, 2, 3]);
+  });
+
+  it('does not hold back one session while another waits for its lookup', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    await hub.connect(socket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    hub.publish(stateEvent('slow', 1));
+    hub.publish(stateEvent('fast', 1));
+    await settle();
+    visibility.calls.find((call) => call.sessionId === 'fast')?.release();
+    await settle();
+    expect(socket.revisions('fast')).toEqual([1]);
+    expect(socket.revisions('slow')).toEqual([]);
+  });
+
+  it('asks the database once for a burst, and again after the answer expires', async () => {
+    const visibility = countingVisibility({ alice: ['s1'] });
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    await hub.connect(socket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+
+    for (let revision = 1; revision <= 100; revision += 1) hub.publish(stateEvent('s1', revision));
+    await settle();
+    expect(visibility.calls).toEqual(['s1']);
+    expect(socket.revisions('s1')).toHaveLength(100);
+
+    clock.advance(DEFAULT_VISIBILITY_TTL_MS + 1);
+    hub.publish(stateEvent('s1', 101));
+    await settle();
+    expect(visibility.calls).toEqual(['s1', 's1']);
+    expect(socket.revisions('s1').at(-1)).toBe(101);
+  });
+
+  it('stops delivering once a revoked visibility is asked again', async () => {
+    const members: Record<string, string[]> = { alice: ['s1'] };
+    const hub = hubWith(countingVisibility(members).canSeeSession);
+    const socket = new FakeSocket();
+    await hub.connect(socket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    hub.publish(stateEvent('s1', 1));
+    await settle();
+    members.alice = [];
+    clock.advance(DEFAULT_VISIBILITY_TTL_MS + 1);
+    hub.publish(stateEvent('s1', 2));
+    await settle();
+    expect(socket.revisions('s1')).toEqual([1]);
+  });
+
+  it('shows an agent only its own session, without asking about any other', async () => {
+    const visibility = countingVisibility({ alice: ['s-agent', 's-other'] });
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, agent);
+    await subscription.receive(JSON.stringify({ type: 'subscribe', all: true }));
+    await subscription.receive(
+      JSON.stringify({ type: 'subscribe', sessions: ['s-other', 's-agent'] }),
+    );
+    hub.publish(stateEvent('s-other', 1));
+    hub.publish(stateEvent('s-agent', 1));
+    await settle();
+
+    expect(socket.frames()[1]).toEqual({
+      type: 'subscribed',
+      sessions: ['s-agent'],
+      all: true,
+      refused: ['s-other'],
+    });
+    expect(socket.revisions('s-agent')).toEqual([1]);
+    expect(socket.revisions('s-other')).toEqual([]);
+    expect(visibility.calls).not.toContain('s-other');
+  });
+
+  it('stops a session after unsubscribe, even for events already waiting on a lookup', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    await subscription.receive(JSON.stringify({ type: 'subscribe', all: true }));
+    hub.publish(stateEvent('s1', 1));
+    await subscription.receive(JSON.stringify({ type: 'unsubscribe', all: true }));
+    visibility.calls[0]?.release();
+    await settle();
+    expect(socket.revisions('s1')).toEqual([]);
+    expect(socket.frames().at(-1)).toEqual({ type: 'unsubscribed', sessions: [], all: false });
+  });
+
+  it('answers malformed frames with an error frame and stays usable', async () => {
+    const hub = hubWith(countingVisibility({ alice: ['s1'] }).canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    await subscription.receive('{not json');
+    await subscription.receive(JSON.stringify({ type: 'dance' }));
+    await subscription.receive(new ArrayBuffer(4));
+    await subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    hub.publish(stateEvent('s1', 1));
+    await settle();
+
+    const frames = socket.frames();
+    expect(frames.slice(0, 3).map((frame) => [frame.type, frame.code])).toEqual([
+      ['error', 'invalid_request'],
+      ['error', 'invalid_request'],
+      ['error', 'invalid_request'],
+    ]);
+    expect(frames[3]).toMatchObject({ type: 'subscribed', sessions: ['s1'] });
+    expect(socket.revisions('s1')).toEqual([1]);
+    expect(socket.closedWith).toBeUndefined();
+  });
+
+  it('disconnects a slow consumer with 1013 instead of buffering', async () => {
+    const { seen, metrics } = recordingMetrics();
+    const hub = createEventHub({
+      canSeeSession: countingVisibility({ alice: ['s1'] }).canSeeSession,
+      clock,
+      logger: silent,
+      metrics,
+    });
+    const slow = new FakeSocket();
+    const fine = new FakeSocket();
+    await hub.connect(slow, alice).receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    await hub.connect(fine, alice).receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    expect(hub.subscriberCount).toBe(2);
+
+    slow.bufferedAmount = 2 * 1024 * 1024;
+    hub.publish(stateEvent('s1', 1));
+    hub.publish(stateEvent('s1', 2));
+
+    expect(slow.closedWith?.code).toBe(CLOSE_SLOW_CONSUMER);
+    expect(slow.revisions('s1')).toEqual([]);
+    expect(fine.revisions('s1')).toEqual([1, 2]);
+    expect(hub.subscriberCount).toBe(1);
+    expect(seen).toEqual({ published: 2, subscribers: [1, 2, 1], slow: 1 });
+  });
+
+  it('disconnects with 1013 when events pile up behind a stalled lookup', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = createEventHub({
+      canSeeSession: visibility.canSeeSession,
+      clock,
+      logger: silent,
+      maxWaitingEvents: 3,
+    });
+    const socket = new FakeSocket();
+    await hub.connect(socket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    for (let revision = 1; revision <= 3; revision += 1) hub.publish(stateEvent('s1', revision));
+    expect(socket.closedWith).toBeUndefined();
+    hub.publish(stateEvent('s1', 4));
+    expect(socket.closedWith?.code).toBe(CLOSE_SLOW_CONSUMER);
+    expect(hub.subscriberCount).toBe(0);
+  });
+
+  it('answers frames beyond the in-flight bound with an error instead of queueing them', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    const frame = JSON.stringify({ type: 'subscribe', sessions: ['s1'] });
+    const pending = Array.from({ length: MAX_CLIENT_FRAMES_IN_FLIGHT }, () =>
+      subscription.receive(frame),
+    );
+    void subscription.receive(frame);
+    expect(socket.frames()[0]).toMatchObject({ type: 'error', code: 'invalid_request' });
+
+    for (let answered = 0; answered < MAX_CLIENT_FRAMES_IN_FLIGHT; answered += 1) {
+      await settle();
+      visibility.calls[answered]?.release();
+    }
+    await Promise.all(pending);
+    expect(socket.frames().filter((f) => f.type === 'subscribed')).toHaveLength(
+      MAX_CLIENT_FRAMES_IN_FLIGHT,
+    );
+  });
+
+  it('never throws from publish when a socket throws or a lookup fails', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const broken = new FakeSocket();
+    const healthy = new FakeSocket();
+    await hub.connect(broken, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    await hub.connect(healthy, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    broken.failSends = true;
+
+    expect(() => {
+      hub.publish(stateEvent('s1', 1));
+    }).not.toThrow();
+    await settle();
+    expect(visibility.calls).toHaveLength(2);
+    visibility.calls.forEach((call) => {
+      call.release();
+    });
+    await settle();
+    expect(healthy.revisions('s1')).toEqual([1]);
+    expect(broken.closedWith?.code).toBe(1011);
+    expect(hub.subscriberCount).toBe(1);
+
+    hub.publish(stateEvent('s2', 1));
+    await settle();
+    expect(visibility.calls.at(-1)?.sessionId).toBe('s2');
+    visibility.calls.at(-1)?.fail(new Error('database down'));
+    await settle();
+    expect(healthy.revisions('s2')).toEqual([]);
+
+    const unserializable = { ...stateEvent('s1', 2), extra: 1n } as unknown as ClarionEvent;
+    expect(() => {
+      hub.publish(unserializable);
+    }).not.toThrow();
+  });
+
+  it('refuses a session whose lookup fails, and asks again next time', async () => {
+    const visibility = manualVisibility(() => true);
+    const hub = hubWith(visibility.canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    const first = subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    await settle();
+    visibility.calls[0]?.fail(new Error('database down'));
+    await first;
+    const second = subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    await settle();
+    visibility.calls[1]?.release();
+    await second;
+    expect(socket.frames()).toEqual([
+      { type: 'subscribed', sessions: [], all: false, refused: ['s1'] },
+      { type: 'subscribed', sessions: ['s1'], all: false, refused: [] },
+    ]);
+  });
+
+  it('closes every subscriber with 1001 on shutdown', () => {
+    const hub = hubWith(countingVisibility({}).canSeeSession);
+    const sockets = [new FakeSocket(), new FakeSocket()];
+    for (const socket of sockets) hub.connect(socket, alice);
+    hub.closeAll();
+    expect(sockets.map((socket) => socket.closedWith?.code)).toEqual([
+      CLOSE_GOING_AWAY,
+      CLOSE_GOING_AWAY,
+    ]);
+    expect(hub.subscriberCount).toBe(0);
+  });
+
+  it('forgets a disconnected subscriber', async () => {
+    const hub = hubWith(countingVisibility({ alice: ['s1'] }).canSeeSession);
+    const socket = new FakeSocket();
+    const subscription = hub.connect(socket, alice);
+    await subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1'] }));
+    subscription.disconnect();
+    subscription.disconnect();
+    hub.publish(stateEvent('s1', 1));
+    await settle();
+    expect(hub.subscriberCount).toBe(0);
+    expect(socket.revisions('s1')).toEqual([]);
+  });
+});

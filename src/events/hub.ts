@@ -1,0 +1,116 @@
+/**
+ * The event hub: the `EventPublisher` services call after their transaction
+ * commits, fanning each event out to the WebSocket subscribers allowed to see
+ * it. It holds no state a client needs after a reconnect; the store does.
+ *
+ * Invariants: `publish` never throws and never waits (lookups run behind it,
+ * per subscriber and session, in order); a subscriber that cannot keep up is
+ * disconnected with 1013 instead of buffering without bound.
+ */
+import type { Principal } from '../auth/principal.js';
+import type { Logger } from '../observability/logger.js';
+import type { ClarionMetrics } from '../observability/metrics.js';
+import type { Clock } from '../support/clock.js';
+import {
+  CLOSE_GOING_AWAY,
+  Connection,
+  type EventSocket,
+  type SessionVisibility,
+} from './connection.js';
+import type { EventPublisher } from './types.js';
+
+/** Past this many unsent bytes a subscriber is too slow and is disconnected. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** Events one subscriber may have waiting on visibility lookups (a stalled database) before 1013. */
+export const DEFAULT_MAX_WAITING_EVENTS = 10_000;
+/** How long a visibility answer is trusted; a revoked membership takes effect within it. */
+export const DEFAULT_VISIBILITY_TTL_MS = 10_000;
+/** Sessions remembered per connection; an "all" subscriber on a busy server stays bounded. */
+export const DEFAULT_MAX_CACHED_SESSIONS = 10_000;
+
+export type HubMetrics = Pick<
+  ClarionMetrics,
+  'eventPublished' | 'subscribersChanged' | 'slowConsumerClosed'
+>;
+
+export interface EventHubOptions {
+  readonly canSeeSession: SessionVisibility;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly metrics?: HubMetrics;
+  readonly maxBufferedBytes?: number;
+  readonly maxWaitingEvents?: number;
+  readonly visibilityTtlMs?: number;
+  readonly maxCachedSessions?: number;
+}
+
+/** What the WebSocket route holds for one open socket. */
+export interface EventSubscription {
+  /** Handles one client frame; replies go to the socket. Never rejects. */
+  receive(data: unknown): Promise<void>;
+  /** The socket closed; stop delivering. Idempotent. */
+  disconnect(): void;
+}
+
+export interface EventHub extends EventPublisher {
+  connect(socket: EventSocket, principal: Principal): EventSubscription;
+  readonly subscriberCount: number;
+  /** Closes every subscriber with 1001 (server shutting down). */
+  closeAll(): void;
+}
+
+export function createEventHub(options: EventHubOptions): EventHub {
+  const { logger, metrics } = options;
+  const connections = new Set<Connection>();
+  const settings = {
+    canSeeSession: options.canSeeSession,
+    clock: options.clock,
+    logger,
+    maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
+    maxWaitingEvents: options.maxWaitingEvents ?? DEFAULT_MAX_WAITING_EVENTS,
+    visibilityTtlMs: options.visibilityTtlMs ?? DEFAULT_VISIBILITY_TTL_MS,
+    maxCachedSessions: options.maxCachedSessions ?? DEFAULT_MAX_CACHED_SESSIONS,
+    onClosed(connection: Connection, reason: 'disconnected' | 'slow' | 'failed') {
+      connections.delete(connection);
+      if (reason === 'slow') metrics?.slowConsumerClosed();
+      metrics?.subscribersChanged(connections.size);
+    },
+  };
+
+  return {
+    publish(event) {
+      try {
+        metrics?.eventPublished();
+        if (connections.size === 0) return;
+        // Serialized once for every subscriber; a failure here drops this event for all alike.
+        const frame = JSON.stringify({ type: 'event', event });
+        for (const connection of connections) {
+          try {
+            connection.offer(event, frame);
+          } catch (error) {
+            logger.error({ err: error, session_id: event.session_id }, 'events.offer_failed');
+          }
+        }
+      } catch (error) {
+        logger.error(
+          { err: error, session_id: event.session_id, event_type: event.type },
+          'events.publish_failed',
+        );
+      }
+    },
+    connect(socket, principal) {
+      const connection = new Connection(socket, principal, settings);
+      connections.add(connection);
+      metrics?.subscribersChanged(connections.size);
+      return connection;
+    },
+    get subscriberCount() {
+      return connections.size;
+    },
+    closeAll() {
+      for (const connection of [...connections]) {
+        connection.close(CLOSE_GOING_AWAY, 'server shutting down');
+      }
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import {
+  MAX_CLIENT_FRAME_BYTES,
+  MAX_SESSIONS_PER_FRAME,
+  parseClientFrame,
+  uniqueIds,
+} from './protocol.js';
+
+describe('parseClientFrame', () => {
+  it.each([
+    [{ type: 'subscribe', sessions: ['a', 'b'] }],
+    [{ type: 'subscribe', sessions: [] }],
+    [{ type: 'subscribe', all: true }],
+    [{ type: 'unsubscribe', sessions: ['a'] }],
+    [{ type: 'unsubscribe', all: true }],
+  ])('accepts %j', (frame) => {
+    expect(parseClientFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
+  });
+
+  it.each([
+    ['binary data', new ArrayBuffer(2), /JSON text/],
+    ['bad JSON', '{"type":', /not valid JSON/],
+    ['a JSON array', '[]', /unknown frame type/],
+    ['an unknown type', '{"type":"publish"}', /unknown frame type/],
+    ['a missing type', '{"sessions":[]}', /unknown frame type/],
+    ['neither sessions nor all', '{"type":"subscribe"}', /expected/],
+    ['all: false', '{"type":"subscribe","all":false}', /expected/],
+    ['both sessions and all', '{"type":"subscribe","all":true,"sessions":[]}', /expected/],
+    ['a non-string id', '{"type":"subscribe","sessions":[1]}', /expected/],
+    ['an empty id', '{"type":"subscribe","sessions":[""]}', /expected/],
+    ['an unknown field', '{"type":"unsubscribe","sessions":[],"x":1}', /expected/],
+  ])('refuses %s', (_name, data, message) => {
+    const parsed = parseClientFrame(data);
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.error).toMatch(message);
+  });
+
+  it(`refuses more than ${MAX_SESSIONS_PER_FRAME} ids, naming the bound`, () => {
+    const sessions = Array.from({ length: MAX_SESSIONS_PER_FRAME + 1 }, (_, i) => `s${i}`);
+    const parsed = parseClientFrame(JSON.stringify({ type: 'subscribe', sessions }));
+    expect(parsed).toEqual({
+      ok: false,
+      error: `at most ${MAX_SESSIONS_PER_FRAME} session ids per frame`,
+    });
+    const atBound = parseClientFrame(
+      JSON.stringify({ type: 'subscribe', sessions: sessions.slice(1) }),
+    );
+    expect(atBound.ok).toBe(true);
+  });
+
+  it(`refuses frames over ${MAX_CLIENT_FRAME_BYTES} bytes, counted in UTF-8`, () => {
+    const padding = 'é'.repeat(MAX_CLIENT_FRAME_BYTES / 2);
+    const parsed = parseClientFrame(JSON.stringify({ type: 'subscribe', sessions: [padding] }));
+    expect(parsed).toEqual({
+      ok: false,
+      error: `frame is larger than ${MAX_CLIENT_FRAME_BYTES} bytes`,
+    });
+  });
+
+  it('deduplicates ids in first-seen order', () => {
+    expect(uniqueIds(['b', 'a', 'b', 'c', 'a'])).toEqual(['b', 'a', 'c']);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The `/api/v1/events` wire protocol: JSON text frames in both directions.
+ * Parsing client frames is a pure function so every malformed shape is tested
+ * without a socket; a malformed frame is answered with an error frame and
+ * never closes the connection.
+ */
+import { z } from 'zod';
+import type { ClarionEvent } from './types.js';
+
+/** Largest client frame accepted, in UTF-8 bytes. */
+export const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
+/** Most session IDs one subscribe or unsubscribe may name. */
+export const MAX_SESSIONS_PER_FRAME = 500;
+const MAX_SESSION_ID_LENGTH = 200;
+
+const sessionIds = z
+  .array(z.string().min(1).max(MAX_SESSION_ID_LENGTH))
+  .max(MAX_SESSIONS_PER_FRAME, `at most ${MAX_SESSIONS_PER_FRAME} session ids per frame`);
+
+const clientFrameSchema = z.union([
+  z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), sessions: sessionIds }),
+  z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), all: z.literal(true) }),
+]);
+
+/** `sessions` names explicit sessions; `all: true` means everything the principal can see. */
+export type ClientFrame = z.infer<typeof clientFrameSchema>;
+
+export type ServerFrame =
+  | { type: 'subscribed'; sessions: string[]; all: boolean; refused: string[] }
+  | { type: 'unsubscribed'; sessions: string[]; all: boolean }
+  | { type: 'event'; event: ClarionEvent }
+  | { type: 'error'; code: 'invalid_request'; error: string };
+
+export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; error: string };
+
+/** Parses one received frame; `data` is a string for text frames, anything else for binary. */
+export function parseClientFrame(data: unknown): ParsedFrame {
+  if (typeof data !== 'string') return { ok: false, error: 'frames must be JSON text' };
+  if (Buffer.byteLength(data, 'utf8') > MAX_CLIENT_FRAME_BYTES) {
+    return { ok: false, error: `frame is larger than ${MAX_CLIENT_FRAME_BYTES} bytes` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(data);
+  } catch {
+    return { ok: false, error: 'frame is not valid JSON' };
+  }
+  const type = isRecord(json) ? json.type : undefined;
+  if (type !== 'subscribe' && type !== 'unsubscribe') {
+    return { ok: false, error: 'unknown frame type; expected "subscribe" or "unsubscribe"' };
+  }
+  const parsed = clientFrameSchema.safeParse(json);
+  if (!parsed.success) return { ok: false, error: describe(parsed.error) };
+  return { ok: true, frame: parsed.data };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function describe(error: z.ZodError): string {
+  const tooMany = findTooManyIds(error.issues);
+  if (tooMany) return tooMany;
+  return `expected {"type":"…","sessions":[ids]} or {"type":"…","all":true}`;
+}
+
+/** Zod reports a union failure as nested issues; the size bound is the one worth naming. */
+function findTooManyIds(issues: readonly z.core.$ZodIssue[]): string | undefined {
+  for (const issue of issues) {
+    if (issue.code === 'too_big' && issue.origin === 'array') return issue.message;
+    if (issue.code === 'invalid_union') {
+      for (const branch of issue.errors) {
+        const found = findTooManyIds(branch);
+        if (found) return found;
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Removes duplicates, keeping first-seen order so the reply mirrors the request. */
+export function uniqueIds(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}

@@ -1,0 +1,117 @@
+/**
+ * `GET /api/v1/events`: the WebSocket that streams session events to a
+ * browser or agent. This file only glues a socket to the hub: it authenticates
+ * the upgrade, keeps the connection alive, and hands frames over.
+ *
+ * Invariants: an unauthenticated request is refused before any upgrade
+ * (401 JSON); a peer that misses a keepalive round trip is terminated so dead
+ * connections do not count as subscribers.
+ */
+import type { upgradeWebSocket as nodeUpgradeWebSocket } from '@hono/node-server';
+import type { Env, Hono } from 'hono';
+import type { WSEvents } from 'hono/ws';
+import { WebSocket, WebSocketServer } from 'ws';
+import type { Principal } from '../auth/principal.js';
+import { CLOSE_INTERNAL_ERROR, type EventHub, type EventSubscription } from '../events/index.js';
+import type { Logger } from '../observability/logger.js';
+import { errorResponse } from './errors.js';
+
+export const EVENTS_PATH = '/api/v1/events';
+export const KEEPALIVE_INTERVAL_MS = 30_000;
+/**
+ * `ws` closes the socket (1009) on frames beyond this. It sits above the
+ * protocol's 16 KiB bound so a merely oversized frame gets an error frame and
+ * the connection stays usable.
+ */
+export const MAX_WEBSOCKET_PAYLOAD_BYTES = 64 * 1024;
+
+/** Who is behind an upgrade request; `undefined` when nobody is. */
+export type PrincipalResolver = (request: Request) => Promise<Principal | undefined>;
+
+type WebSocketContext = Parameters<NonNullable<WSEvents['onOpen']>>[1];
+
+export interface EventsRouteDeps {
+  readonly hub: EventHub;
+  readonly resolvePrincipal: PrincipalResolver;
+  /** `upgradeWebSocket` from `@hono/node-server`. */
+  readonly upgradeWebSocket: typeof nodeUpgradeWebSocket;
+  readonly logger: Logger;
+  /** Protocol-level ping period; a peer silent for a whole period is terminated. */
+  readonly keepaliveMs?: number;
+}
+
+/** The `ws` server `createAdaptorServer({ websocket: { server } })` needs. */
+export function createEventsWebSocketServer(): WebSocketServer {
+  return new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_PAYLOAD_BYTES });
+}
+
+/** Drops every open socket so `server.close()` can finish (upgraded sockets outlive `closeAllConnections`). */
+export function terminateWebSockets(wss: WebSocketServer): void {
+  for (const client of wss.clients) client.terminate();
+}
+
+export function registerEventsRoute<E extends Env>(app: Hono<E>, deps: EventsRouteDeps): void {
+  app.get(EVENTS_PATH, async (c) => {
+    const principal = await deps.resolvePrincipal(c.req.raw);
+    if (principal === undefined) return errorResponse(c, 'unauthorized');
+    if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
+      return errorResponse(c, 'invalid_request', 'this endpoint speaks WebSocket only');
+    }
+    return deps.upgradeWebSocket(c, socketEvents(principal, deps), {
+      onError(error) {
+        deps.logger.error({ err: error }, 'events.socket_handler_failed');
+      },
+    });
+  });
+}
+
+function socketEvents(principal: Principal, deps: EventsRouteDeps): WSEvents {
+  let subscription: EventSubscription | undefined;
+  let stopKeepalive: (() => void) | undefined;
+  return {
+    onOpen(_event, ws: WebSocketContext) {
+      const raw = ws.raw;
+      if (!(raw instanceof WebSocket)) {
+        // Only the `ws` server gives us bufferedAmount and ping; refuse rather than run blind.
+        deps.logger.error('events.unexpected_socket');
+        ws.close(CLOSE_INTERNAL_ERROR, 'internal error');
+        return;
+      }
+      subscription = deps.hub.connect(raw, principal);
+      stopKeepalive = keepAlive(raw, deps.keepaliveMs ?? KEEPALIVE_INTERVAL_MS);
+    },
+    onMessage(event: { readonly data: unknown }) {
+      void subscription?.receive(event.data);
+    },
+    onClose() {
+      stopKeepalive?.();
+      subscription?.disconnect();
+    },
+    onError(event) {
+      // A close event always follows; this only records why.
+      deps.logger.warn({ err: 'error' in event ? event.error : event.type }, 'events.socket_error');
+    },
+  };
+}
+
+function keepAlive(socket: WebSocket, intervalMs: number): () => void {
+  let answered = true;
+  const onPong = () => {
+    answered = true;
+  };
+  socket.on('pong', onPong);
+  const timer = setInterval(() => {
+    if (!answered) {
+      socket.terminate();
+      return;
+    }
+    answered = false;
+    socket.ping();
+  }, intervalMs);
+  // Keepalive alone must not hold the process open.
+  timer.unref();
+  return () => {
+    clearInterval(timer);
+    socket.off('pong', onPong);
+  };
+}

@@ -1,9 +1,15 @@
-/** Users and workspaces: the rows that task access hangs on. */
+/**
+ * Users, workspaces and memberships: the rows that task access hangs on
+ * (`access.ts` reads them). Lists are ordered by creation, then ID, so every
+ * caller sees the same order on both drivers.
+ */
 import type { RepoContext } from './context.js';
-import type { UsersTable, WorkspacesTable } from './tables.js';
+import type { UsersTable, WorkspaceMembersTable, WorkspacesTable } from './tables.js';
 
 export type UserRecord = UsersTable;
 export type WorkspaceRecord = WorkspacesTable;
+export type MemberRecord = WorkspaceMembersTable;
+export type MemberRole = 'member' | 'owner';
 
 export async function createUser(
   ctx: RepoContext,
@@ -59,4 +65,129 @@ export async function addWorkspaceMember(
     })
     .onConflict((conflict) => conflict.columns(['workspace_id', 'user_id']).doNothing())
     .execute();
+}
+
+export async function getUser(ctx: RepoContext, id: string): Promise<UserRecord | undefined> {
+  return ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listUsers(ctx: RepoContext): Promise<UserRecord[]> {
+  return ctx.db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function hasAnyUser(ctx: RepoContext): Promise<boolean> {
+  const row = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The oldest admin: the one `CLARION_ADMIN_TOKEN` belongs to. */
+export async function firstAdmin(ctx: RepoContext): Promise<UserRecord | undefined> {
+  return ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('is_admin', '=', 1)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Workspaces the user belongs to. */
+export async function listMemberWorkspaces(
+  ctx: RepoContext,
+  userId: string,
+): Promise<WorkspaceRecord[]> {
+  return ctx.db
+    .selectFrom('workspaces as w')
+    .innerJoin('workspace_members as wm', 'wm.workspace_id', 'w.id')
+    .selectAll('w')
+    .where('wm.user_id', '=', userId)
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+}
+
+export async function getWorkspaceMember(
+  ctx: RepoContext,
+  workspaceId: string,
+  userId: string,
+): Promise<MemberRecord | undefined> {
+  return ctx.db
+    .selectFrom('workspace_members')
+    .selectAll()
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** A membership with its user's name, for member lists. */
+export interface MemberListing extends MemberRecord {
+  readonly user_name: string;
+}
+
+export async function listWorkspaceMembers(
+  ctx: RepoContext,
+  workspaceId: string,
+): Promise<MemberListing[]> {
+  return ctx.db
+    .selectFrom('workspace_members as wm')
+    .innerJoin('users as u', 'u.id', 'wm.user_id')
+    .selectAll('wm')
+    .select('u.name as user_name')
+    .where('wm.workspace_id', '=', workspaceId)
+    .orderBy('wm.created_at')
+    .orderBy('wm.user_id')
+    .execute();
+}
+
+/**
+ * Adds a member, or leaves an existing one as it is unless `role` is given
+ * and differs, in which case the role changes. Retrying the same call
+ * changes nothing.
+ */
+export async function ensureWorkspaceMember(
+  ctx: RepoContext,
+  input: { workspaceId: string; userId: string; role?: MemberRole },
+): Promise<{ member: MemberRecord; created: boolean }> {
+  const now = ctx.clock.timestamp();
+  const inserted = await ctx.db
+    .insertInto('workspace_members')
+    .values({
+      workspace_id: input.workspaceId,
+      user_id: input.userId,
+      role: input.role ?? 'member',
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((conflict) => conflict.columns(['workspace_id', 'user_id']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { member: inserted, created: true };
+  const existing = await getWorkspaceMember(ctx, input.workspaceId, input.userId);
+  if (!existing) throw new Error('membership vanished between insert and read');
+  if (input.role === undefined || input.role === existing.role) {
+    return { member: existing, created: false };
+  }
+  const updated = await ctx.db
+    .updateTable('workspace_members')
+    .set({ role: input.role, updated_at: ctx.clock.timestamp() })
+    .where('workspace_id', '=', input.workspaceId)
+    .where('user_id', '=', input.userId)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { member: updated, created: false };
+}
+
+/** True when a membership was removed. */
+export async function removeWorkspaceMember(
+  ctx: RepoContext,
+  workspaceId: string,
+  userId: string,
+): Promise<boolean> {
+  const result = await ctx.db
+    .deleteFrom('workspace_members')
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
 }

@@ -1,0 +1,103 @@
+/**
+ * Accounts at start-up. A database without users gets an admin named `admin`
+ * and a workspace `Default` holding it; `CLARION_ADMIN_TOKEN`, when set, is
+ * bound to the oldest admin as a `user` token (one row, however many
+ * restarts); and every start issues a fresh one-time sign-in link. Running it
+ * again changes nothing but the new link and the removal of spent tokens.
+ */
+import {
+  createUser,
+  createWorkspace,
+  ensureWorkspaceMember,
+  firstAdmin,
+  hasAnyUser,
+  type UserRecord,
+} from '../store/accounts.js';
+import type { Store } from '../store/open.js';
+import { bindToken, deleteSpentTokens } from '../store/tokens.js';
+import { hashSecret, issueToken } from './tokens.js';
+
+export const BOOTSTRAP_ADMIN_NAME = 'admin';
+export const BOOTSTRAP_WORKSPACE_NAME = 'Default';
+/** A shorter admin token is guessable; a longer one is not a header value we accept. */
+export const ADMIN_TOKEN_MIN_LENGTH = 16;
+export const ADMIN_TOKEN_MAX_LENGTH = 512;
+
+export class BootstrapError extends Error {
+  constructor(
+    readonly code: 'admin_token_invalid',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'BootstrapError';
+  }
+}
+
+/** Why `value` cannot be an admin token, or `undefined` when it can; for config validation. */
+export function adminTokenProblem(value: string): string | undefined {
+  if (value.length < ADMIN_TOKEN_MIN_LENGTH) {
+    return `CLARION_ADMIN_TOKEN must be at least ${ADMIN_TOKEN_MIN_LENGTH} characters`;
+  }
+  if (value.length > ADMIN_TOKEN_MAX_LENGTH) {
+    return `CLARION_ADMIN_TOKEN must be at most ${ADMIN_TOKEN_MAX_LENGTH} characters`;
+  }
+  if (/\s/.test(value)) return 'CLARION_ADMIN_TOKEN must not contain whitespace';
+  return undefined;
+}
+
+export interface BootstrapOptions {
+  readonly adminToken?: string | undefined;
+}
+
+export interface BootstrapResult {
+  readonly admin: UserRecord;
+  /** True when this run created the admin (and, on an empty database, the workspace). */
+  readonly createdAdmin: boolean;
+  /** True when this run inserted or repaired the admin token row. */
+  readonly adminTokenChanged: boolean;
+  /** The one-time sign-in secret for `admin`; print it as `/auth/sign-in?token=…`. */
+  readonly signInSecret: string;
+}
+
+export async function bootstrapAccounts(
+  store: Store,
+  options: BootstrapOptions = {},
+): Promise<BootstrapResult> {
+  const { adminToken } = options;
+  if (adminToken !== undefined) {
+    const problem = adminTokenProblem(adminToken);
+    if (problem !== undefined) throw new BootstrapError('admin_token_invalid', problem);
+  }
+  return store.transaction(async (tx) => {
+    let admin = await firstAdmin(tx);
+    const createdAdmin = admin === undefined;
+    if (admin === undefined) {
+      // Users without any admin happen only if someone demoted them all in
+      // the database; a new `admin` is then the way back in, without a
+      // workspace because the existing ones have their members.
+      const fresh = !(await hasAnyUser(tx));
+      admin = await createUser(tx, { name: BOOTSTRAP_ADMIN_NAME, isAdmin: true });
+      if (fresh) {
+        const workspace = await createWorkspace(tx, { name: BOOTSTRAP_WORKSPACE_NAME });
+        await ensureWorkspaceMember(tx, {
+          workspaceId: workspace.id,
+          userId: admin.id,
+          role: 'owner',
+        });
+      }
+    }
+
+    let adminTokenChanged = false;
+    if (adminToken !== undefined) {
+      const bound = await bindToken(tx, {
+        userId: admin.id,
+        kind: 'user',
+        tokenHash: hashSecret(adminToken),
+      });
+      adminTokenChanged = bound.changed;
+    }
+    await deleteSpentTokens(tx);
+    const signIn = await issueToken(tx, { kind: 'sign_in', userId: admin.id });
+    return { admin, createdAdmin, adminTokenChanged, signInSecret: signIn.secret };
+  });
+}

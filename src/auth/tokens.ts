@@ -1,0 +1,117 @@
+/**
+ * Token secrets and what they resolve to. A secret is `clr_` plus 32 random
+ * bytes in base64url; it is returned once, when issued, and only its SHA-256
+ * hex hash is stored. Each channel accepts its own kinds: a bearer header
+ * takes `user` and `agent` tokens, the session cookie only `browser` tokens,
+ * and a `sign_in` token authenticates nothing until it is redeemed.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { RepoContext } from '../store/context.js';
+import type { ApiTokenKind } from '../store/tables.js';
+import {
+  deleteToken,
+  findLiveToken,
+  insertToken,
+  redeemToken,
+  wallTimestamp,
+  type TokenRecord,
+} from '../store/tokens.js';
+import type { Principal } from './principal.js';
+
+export const TOKEN_PREFIX = 'clr_';
+const SECRET_BYTES = 32;
+/** Longer values are not ours; refusing them early saves hashing attacker-sized input. */
+const MAX_SECRET_LENGTH = 512;
+
+export const SIGN_IN_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+export const BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+export type CredentialChannel = 'bearer' | 'cookie';
+
+const CHANNEL_KINDS: Record<CredentialChannel, readonly ApiTokenKind[]> = {
+  bearer: ['user', 'agent'],
+  cookie: ['browser'],
+};
+
+const TTL_MS: Record<ApiTokenKind, number | undefined> = {
+  user: undefined,
+  agent: undefined,
+  sign_in: SIGN_IN_TOKEN_TTL_MS,
+  browser: BROWSER_SESSION_TTL_MS,
+};
+
+export function generateSecret(): string {
+  return `${TOKEN_PREFIX}${randomBytes(SECRET_BYTES).toString('base64url')}`;
+}
+
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+export type TokenRequest =
+  | { readonly kind: 'user' | 'sign_in' | 'browser'; readonly userId: string }
+  | { readonly kind: 'agent'; readonly userId: string; readonly sessionId: string };
+
+export interface IssuedToken {
+  /** Shown to its holder this once; not recoverable afterwards. */
+  readonly secret: string;
+  readonly record: TokenRecord;
+}
+
+/** Stores a new token; its lifetime follows from its kind. */
+export async function issueToken(ctx: RepoContext, request: TokenRequest): Promise<IssuedToken> {
+  const secret = generateSecret();
+  const ttlMs = TTL_MS[request.kind];
+  const record = await insertToken(ctx, {
+    userId: request.userId,
+    kind: request.kind,
+    tokenHash: hashSecret(secret),
+    sessionId: request.kind === 'agent' ? request.sessionId : null,
+    expiresAt: ttlMs === undefined ? null : wallTimestamp(ctx.clock, ttlMs),
+  });
+  return { secret, record };
+}
+
+/** Who holds `secret` on this channel; `undefined` for unknown, spent or wrong-channel tokens. */
+export async function resolveToken(
+  ctx: RepoContext,
+  secret: string,
+  channel: CredentialChannel,
+): Promise<Principal | undefined> {
+  if (!plausibleSecret(secret)) return undefined;
+  const token = await findLiveToken(ctx, hashSecret(secret), CHANNEL_KINDS[channel]);
+  if (!token) return undefined;
+  if (token.kind === 'agent') {
+    // An agent token without a session would reach nothing; refuse it outright.
+    if (token.sessionId === null) return undefined;
+    return { kind: 'agent', userId: token.userId, sessionId: token.sessionId };
+  }
+  return { kind: 'user', userId: token.userId, isAdmin: token.isAdmin };
+}
+
+export type SignInOutcome =
+  | { readonly ok: true; readonly userId: string; readonly browserSecret: string }
+  | { readonly ok: false; readonly code: 'link_invalid' };
+
+/**
+ * Spends a one-time sign-in secret and opens a browser session for its user.
+ * Run it in a transaction so a failure after the redemption leaves the link
+ * unused. Unknown, used and expired links give the same outcome.
+ */
+export async function redeemSignIn(ctx: RepoContext, secret: string): Promise<SignInOutcome> {
+  if (!plausibleSecret(secret)) return { ok: false, code: 'link_invalid' };
+  const redeemed = await redeemToken(ctx, hashSecret(secret), 'sign_in');
+  if (!redeemed) return { ok: false, code: 'link_invalid' };
+  const browser = await issueToken(ctx, { kind: 'browser', userId: redeemed.user_id });
+  return { ok: true, userId: redeemed.user_id, browserSecret: browser.secret };
+}
+
+/** Ends a browser session; true when it existed. */
+export async function revokeBrowserSession(ctx: RepoContext, secret: string): Promise<boolean> {
+  if (!plausibleSecret(secret)) return false;
+  return deleteToken(ctx, hashSecret(secret), 'browser');
+}
+
+function plausibleSecret(secret: string): boolean {
+  return secret.length > 0 && secret.length <= MAX_SECRET_LENGTH;
+}

@@ -1,0 +1,208 @@
+/**
+ * Who is calling, for every `/api/v1` request and every WebSocket upgrade.
+ * Credentials come from `Authorization: Bearer` (user and agent tokens) or
+ * from the HttpOnly `clarion_session` cookie (browser sessions). A request
+ * that relies on the cookie and changes state, or opens a WebSocket, must come
+ * from Clarion's own origin: a browser attaches cookies to requests other
+ * pages start, but it never lets them forge `Origin` or `Sec-Fetch-Site`.
+ * Bearer requests carry their credential explicitly and are exempt.
+ *
+ * Also owns the browser session's life: sign-in with the one-time link, and
+ * sign-out.
+ */
+import type { Context, Hono, MiddlewareHandler } from 'hono';
+import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
+import { parse as parseCookies } from 'hono/utils/cookie';
+import type { Principal } from '../auth/principal.js';
+import {
+  BROWSER_SESSION_TTL_MS,
+  redeemSignIn,
+  resolveToken,
+  revokeBrowserSession,
+  type CredentialChannel,
+} from '../auth/tokens.js';
+import type { RepoContext } from '../store/context.js';
+import type { Store } from '../store/open.js';
+import type { AppEnv } from './env.js';
+import { errorResponse } from './errors.js';
+import {
+  createRequestGuards,
+  isStateChanging,
+  type RequestGuardOptions,
+} from './request-guards.js';
+
+export const SESSION_COOKIE = 'clarion_session';
+export const SIGN_IN_PATH = '/auth/sign-in';
+export const SIGN_OUT_PATH = '/api/v1/auth/sign-out';
+
+export interface AuthOptions {
+  /**
+   * Origins besides the request's own that may use the cookie, such as the
+   * public `https://` origin of a TLS-terminating proxy in front of Clarion.
+   */
+  readonly trustedOrigins?: readonly string[];
+}
+
+export type AuthResult =
+  | { readonly ok: true; readonly principal: Principal; readonly via: CredentialChannel }
+  | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' };
+
+/** The bearer secret, `undefined` without an Authorization header, `null` when it is malformed. */
+export function bearerSecret(header: string | null | undefined): string | null | undefined {
+  if (header === null || header === undefined) return undefined;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return match?.[1] ?? null;
+}
+
+export function isWebSocketUpgrade(request: Request): boolean {
+  return request.headers.get('upgrade')?.toLowerCase() === 'websocket';
+}
+
+/**
+ * Whether the request was started by a page of Clarion itself: `Origin`
+ * equals the request's own origin (or a trusted one); without `Origin`, the
+ * browser's `Sec-Fetch-Site` must say `same-origin`.
+ */
+export function isOwnOrigin(request: Request, trustedOrigins: readonly string[] = []): boolean {
+  const origin = request.headers.get('origin');
+  if (origin !== null) {
+    return origin === new URL(request.url).origin || trustedOrigins.includes(origin);
+  }
+  return request.headers.get('sec-fetch-site') === 'same-origin';
+}
+
+/**
+ * The full decision for one request. An Authorization header, when present,
+ * is the only credential considered: a bad one is never rescued by a cookie.
+ */
+export async function authenticateRequest(
+  ctx: RepoContext,
+  request: Request,
+  options: AuthOptions = {},
+): Promise<AuthResult> {
+  const bearer = bearerSecret(request.headers.get('authorization'));
+  if (bearer !== undefined) {
+    const principal = bearer === null ? undefined : await resolveToken(ctx, bearer, 'bearer');
+    return principal ? { ok: true, principal, via: 'bearer' } : { ok: false, code: 'unauthorized' };
+  }
+  const cookie = sessionCookieOf(request);
+  if (cookie === undefined) return { ok: false, code: 'unauthorized' };
+  const principal = await resolveToken(ctx, cookie, 'cookie');
+  if (!principal) return { ok: false, code: 'unauthorized' };
+  const needsOrigin = isStateChanging(request.method) || isWebSocketUpgrade(request);
+  if (needsOrigin && !isOwnOrigin(request, options.trustedOrigins)) {
+    return { ok: false, code: 'forbidden' };
+  }
+  return { ok: true, principal, via: 'cookie' };
+}
+
+/** For the WebSocket route: the caller of an upgrade request, or `undefined` to refuse it. */
+export async function resolvePrincipal(
+  ctx: RepoContext,
+  request: Request,
+  options: AuthOptions = {},
+): Promise<Principal | undefined> {
+  const result = await authenticateRequest(ctx, request, options);
+  return result.ok ? result.principal : undefined;
+}
+
+export interface AuthDeps extends AuthOptions {
+  readonly store: RepoContext;
+}
+
+/** `resolvePrincipal` bound to the store and options, for routes that see raw requests. */
+export function createPrincipalResolver(
+  deps: AuthDeps,
+): (request: Request) => Promise<Principal | undefined> {
+  return (request) => resolvePrincipal(deps.store, request, deps);
+}
+
+/** Sets `principal` for the routes after it, or answers 401/403 itself. */
+export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const result = await authenticateRequest(deps.store, c.req.raw, deps);
+    if (!result.ok) return errorResponse(c, result.code);
+    c.set('principal', result.principal);
+    await next();
+    return;
+  };
+}
+
+/**
+ * The principal the middleware set, or `undefined` if a route was registered
+ * ahead of it: routes then answer 401 instead of trusting a missing value.
+ */
+export function principalOf(c: Context<AppEnv>): Principal | undefined {
+  const principal: Principal | undefined = c.get('principal');
+  return principal;
+}
+
+export interface SessionRouteDeps {
+  readonly store: Store;
+  /** Marks the cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
+  readonly secureCookies?: boolean;
+}
+
+const LINK_INVALID_PAGE = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Sign-in link not valid</title></head>
+<body><h1>This sign-in link is not valid</h1>
+<p>It was already used, or it has expired: a sign-in link works once, within 24 hours.
+Restart Clarion to print a new link, or ask an administrator.</p></body></html>
+`;
+
+/** `GET /auth/sign-in?token=…` and `POST /api/v1/auth/sign-out`; mount the auth middleware first. */
+export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps): void {
+  app.get(SIGN_IN_PATH, async (c) => {
+    // The URL holds a secret: keep it out of caches and out of the next page's Referer.
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    // Hono answers HEAD with the GET handler; a link checker's HEAD must not spend the link.
+    if (c.req.method === 'HEAD') return c.body(null, 200);
+    const secret = c.req.query('token') ?? '';
+    const outcome = await deps.store.transaction((tx) => redeemSignIn(tx, secret));
+    if (!outcome.ok) return c.html(LINK_INVALID_PAGE, 401);
+    setCookie(c, SESSION_COOKIE, outcome.browserSecret, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: isSecure(c, deps),
+      maxAge: Math.floor(BROWSER_SESSION_TTL_MS / 1000),
+    });
+    return c.redirect('/', 303);
+  });
+
+  app.post(SIGN_OUT_PATH, async (c) => {
+    if (!principalOf(c)) return errorResponse(c, 'unauthorized');
+    const cookie = getCookie(c, SESSION_COOKIE);
+    if (cookie !== undefined) await revokeBrowserSession(deps.store, cookie);
+    deleteCookie(c, SESSION_COOKIE, {
+      httpOnly: true,
+      sameSite: 'Strict',
+      path: '/',
+      secure: isSecure(c, deps),
+    });
+    return c.body(null, 204);
+  });
+}
+
+function isSecure(c: Context, deps: SessionRouteDeps): boolean {
+  return deps.secureCookies === true || new URL(c.req.url).protocol === 'https:';
+}
+
+function sessionCookieOf(request: Request): string | undefined {
+  const header = request.headers.get('cookie');
+  if (header === null) return undefined;
+  const value = parseCookies(header, SESSION_COOKIE)[SESSION_COOKIE];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export interface ApiAccessDeps extends AuthDeps, RequestGuardOptions {}
+
+/**
+ * Mounts authentication, then the body guards, on `/api/v1/*`. Call it before
+ * registering any `/api/v1` route: Hono runs handlers in registration order.
+ */
+export function mountApiAccess(app: Hono<AppEnv>, deps: ApiAccessDeps): void {
+  app.use('/api/v1/*', createAuthMiddleware(deps));
+  app.use('/api/v1/*', createRequestGuards(deps));
+}

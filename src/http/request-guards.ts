@@ -1,0 +1,140 @@
+/**
+ * What a state-changing `/api/v1` request must look like before a route sees
+ * it: a body of at most `maxBodyBytes` (413 `payload_too_large`) that is JSON
+ * (415 `unsupported_media_type`). Requiring JSON also keeps plain HTML forms
+ * from other sites out, since a form cannot send `application/json`.
+ * `parseJsonBody` then validates against a strict zod object: unknown fields
+ * are refused, and every issue is listed in a 400 `invalid_request`.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { z } from 'zod';
+import { errorResponse } from './errors.js';
+
+export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+
+const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export function isStateChanging(method: string): boolean {
+  return STATE_CHANGING_METHODS.has(method.toUpperCase());
+}
+
+/** `application/json`, with or without parameters such as `charset`. */
+export function isJsonMediaType(contentType: string | null | undefined): boolean {
+  if (!contentType) return false;
+  const [essence = ''] = contentType.split(';');
+  return essence.trim().toLowerCase() === 'application/json';
+}
+
+export interface RequestGuardOptions {
+  readonly maxBodyBytes?: number;
+}
+
+export function createRequestGuards(options: RequestGuardOptions = {}): MiddlewareHandler {
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  return async (c, next) => {
+    if (!isStateChanging(c.req.method)) {
+      await next();
+      return;
+    }
+    const size = await measureBody(c, maxBodyBytes);
+    if (size === 'too_large') return errorResponse(c, 'payload_too_large');
+    if (size === 'malformed') return errorResponse(c, 'invalid_request', 'invalid Content-Length');
+    if (size > 0 && !isJsonMediaType(c.req.header('content-type'))) {
+      return errorResponse(c, 'unsupported_media_type');
+    }
+    await next();
+    return;
+  };
+}
+
+/**
+ * The body's size in bytes, reading at most `limit + 1` of them. A declared
+ * length is trusted (the HTTP parser holds the sender to it); otherwise the
+ * body is buffered here, and the request gets the buffer back for the route.
+ */
+async function measureBody(c: Context, limit: number): Promise<number | 'too_large' | 'malformed'> {
+  const raw = c.req.raw;
+  const declared = raw.headers.get('content-length');
+  if (declared !== null && !raw.headers.has('transfer-encoding')) {
+    if (!/^\d+$/.test(declared.trim())) return 'malformed';
+    const length = Number(declared.trim());
+    return length > limit ? 'too_large' : length;
+  }
+  if (!raw.body) return 0;
+  const reader = (raw.body as ReadableStream<Uint8Array>).getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return 'too_large';
+    }
+    chunks.push(value);
+  }
+  c.req.raw = new Request(raw, { body: Buffer.concat(chunks) });
+  return size;
+}
+
+export interface IssueDetail {
+  /** Dotted path to the offending field; empty for the body itself. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** One detail per problem; an unknown field is reported at its own path. */
+export function describeIssues(issues: readonly z.core.$ZodIssue[]): IssueDetail[] {
+  return issues.flatMap((issue) => {
+    const base = issue.path.map((key) => String(key));
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({
+        path: [...base, key].join('.'),
+        message: 'unknown field',
+      }));
+    }
+    return [{ path: base.join('.'), message: issue.message }];
+  });
+}
+
+/** A zod object built with `z.strictObject` (or `.strict()`); nested objects should be strict too. */
+export type StrictObjectSchema = z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
+
+export type BodyResult<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly response: Response };
+
+/**
+ * Reads and validates a JSON body. Routes return `response` as it is when
+ * `ok` is false. Checks the media type itself, so a route stays safe even
+ * where the guard middleware is not mounted.
+ */
+export async function parseJsonBody<S extends StrictObjectSchema>(
+  c: Context,
+  schema: S,
+): Promise<BodyResult<z.output<S>>> {
+  if (!isJsonMediaType(c.req.header('content-type'))) {
+    return { ok: false, response: errorResponse(c, 'unsupported_media_type') };
+  }
+  const text = await c.req.text();
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const reason = error instanceof SyntaxError ? error.message : 'unreadable';
+    return {
+      ok: false,
+      response: errorResponse(c, 'invalid_request', 'request body is not valid JSON', [
+        { path: '', message: reason },
+      ]),
+    };
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    return {
+      ok: false,
+      response: errorResponse(c, 'invalid_request', undefined, describeIssues(parsed.error.issues)),
+    };
+  }
+  return { ok: true, value: parsed.data };
+}

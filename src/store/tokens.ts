@@ -1,0 +1,208 @@
+/**
+ * API token rows. Only SHA-256 hashes of secrets reach this file; issuing and
+ * hashing live in `auth/tokens.ts`. A token is live while it is not used and
+ * not expired; expiry is compared as text, which is time order because every
+ * timestamp has the same fixed-width RFC 3339 form (`support/clock.ts`).
+ */
+import type { Clock } from '../support/clock.js';
+import { formatTimestamp } from '../support/clock.js';
+import type { RepoContext } from './context.js';
+import type { ApiTokenKind, ApiTokensTable, Timestamp } from './tables.js';
+
+export type TokenRecord = ApiTokensTable;
+
+/** A live token with what a principal needs from its user. */
+export interface LiveToken {
+  readonly id: string;
+  readonly kind: ApiTokenKind;
+  readonly userId: string;
+  readonly isAdmin: boolean;
+  readonly sessionId: string | null;
+}
+
+export interface NewToken {
+  readonly userId: string;
+  readonly kind: ApiTokenKind;
+  readonly tokenHash: string;
+  readonly sessionId?: string | null;
+  readonly expiresAt?: Timestamp | null;
+}
+
+const NS_PER_MS = 1_000_000n;
+
+/**
+ * Wall time as a timestamp, `offsetMs` from now. Expiry uses wall time, not
+ * row versions: a version may run a few nanoseconds ahead of the wall clock.
+ */
+export function wallTimestamp(clock: Clock, offsetMs = 0): Timestamp {
+  return formatTimestamp(BigInt(Math.trunc(clock.nowMs() + offsetMs)) * NS_PER_MS);
+}
+
+export async function insertToken(ctx: RepoContext, input: NewToken): Promise<TokenRecord> {
+  const now = ctx.clock.timestamp();
+  const row: TokenRecord = {
+    id: ctx.ids.next(),
+    user_id: input.userId,
+    kind: input.kind,
+    token_hash: input.tokenHash,
+    task_session_id: input.sessionId ?? null,
+    expires_at: input.expiresAt ?? null,
+    used_at: null,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('api_tokens').values(row).execute();
+  return row;
+}
+
+/**
+ * Makes `tokenHash` a live, non-expiring token of `userId` and `kind`, with
+ * one row per hash whatever ran before: for a secret chosen outside Clarion
+ * (`CLARION_ADMIN_TOKEN`) that must keep working across restarts.
+ * `changed` is false when the row already said exactly this.
+ */
+export async function bindToken(
+  ctx: RepoContext,
+  input: { userId: string; kind: ApiTokenKind; tokenHash: string },
+): Promise<{ record: TokenRecord; changed: boolean }> {
+  const now = ctx.clock.timestamp();
+  const inserted = await ctx.db
+    .insertInto('api_tokens')
+    .values({
+      id: ctx.ids.next(),
+      user_id: input.userId,
+      kind: input.kind,
+      token_hash: input.tokenHash,
+      task_session_id: null,
+      expires_at: null,
+      used_at: null,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((conflict) => conflict.column('token_hash').doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (inserted) return { record: inserted, changed: true };
+
+  const existing = await ctx.db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('token_hash', '=', input.tokenHash)
+    .executeTakeFirstOrThrow();
+  const current =
+    existing.user_id === input.userId &&
+    existing.kind === input.kind &&
+    existing.task_session_id === null &&
+    existing.expires_at === null &&
+    existing.used_at === null;
+  if (current) return { record: existing, changed: false };
+
+  const rebound = await ctx.db
+    .updateTable('api_tokens')
+    .set({
+      user_id: input.userId,
+      kind: input.kind,
+      task_session_id: null,
+      expires_at: null,
+      used_at: null,
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', '=', existing.id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return { record: rebound, changed: true };
+}
+
+/** The live token with this hash if its kind is one of `kinds`. */
+export async function findLiveToken(
+  ctx: RepoContext,
+  tokenHash: string,
+  kinds: readonly ApiTokenKind[],
+): Promise<LiveToken | undefined> {
+  if (kinds.length === 0) return undefined;
+  const now = wallTimestamp(ctx.clock);
+  const row = await ctx.db
+    .selectFrom('api_tokens as t')
+    .innerJoin('users as u', 'u.id', 't.user_id')
+    .select(['t.id', 't.kind', 't.user_id', 't.task_session_id', 'u.is_admin'])
+    .where('t.token_hash', '=', tokenHash)
+    .where('t.kind', 'in', kinds)
+    .where('t.used_at', 'is', null)
+    .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]))
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    kind: row.kind,
+    userId: row.user_id,
+    isAdmin: row.is_admin === 1,
+    sessionId: row.task_session_id,
+  };
+}
+
+/**
+ * Marks a live one-time token used and returns it; `undefined` when it is
+ * unknown, of another kind, used or expired. One statement, so of two
+ * concurrent redemptions exactly one gets the row.
+ */
+export async function redeemToken(
+  ctx: RepoContext,
+  tokenHash: string,
+  kind: ApiTokenKind,
+): Promise<TokenRecord | undefined> {
+  const now = wallTimestamp(ctx.clock);
+  return ctx.db
+    .updateTable('api_tokens')
+    .set({ used_at: now, updated_at: ctx.clock.timestamp() })
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Deletes the token with this hash and kind; true when a row went. */
+export async function deleteToken(
+  ctx: RepoContext,
+  tokenHash: string,
+  kind: ApiTokenKind,
+): Promise<boolean> {
+  const result = await ctx.db
+    .deleteFrom('api_tokens')
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', kind)
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Deletes the agent tokens of a session, so an ended session's agent reaches nothing. */
+export async function deleteSessionTokens(ctx: RepoContext, sessionId: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('api_tokens')
+    .where('kind', '=', 'agent')
+    .where('task_session_id', '=', sessionId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes tokens that can never authenticate again: used or expired ones. */
+export async function deleteSpentTokens(ctx: RepoContext): Promise<number> {
+  const now = wallTimestamp(ctx.clock);
+  const result = await ctx.db
+    .deleteFrom('api_tokens')
+    .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Tokens of a user, newest last; for tests and an eventual token list. */
+export async function listUserTokens(ctx: RepoContext, userId: string): Promise<TokenRecord[]> {
+  return ctx.db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

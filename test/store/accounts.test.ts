@@ -1,0 +1,244 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  BOOTSTRAP_ADMIN_NAME,
+  BOOTSTRAP_WORKSPACE_NAME,
+  BootstrapError,
+  bootstrapAccounts,
+} from '../../src/auth/bootstrap.js';
+import {
+  BROWSER_SESSION_TTL_MS,
+  SIGN_IN_TOKEN_TTL_MS,
+  hashSecret,
+  issueToken,
+  redeemSignIn,
+  resolveToken,
+  revokeBrowserSession,
+} from '../../src/auth/tokens.js';
+import {
+  bindToken,
+  createUser,
+  createWorkspace,
+  deleteSessionTokens,
+  ensureWorkspaceMember,
+  listMemberWorkspaces,
+  listUserTokens,
+  listUsers,
+  listWorkspaceMembers,
+  memberWorkspaceIds,
+  openStore,
+  redeemToken,
+  removeWorkspaceMember,
+  type Store,
+} from '../../src/store/index.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { fakeClock, sequentialIds, type FakeClock } from '../support/fakes.js';
+import { seedSession } from '../support/seed.js';
+
+const ADMIN_TOKEN = 'an-admin-token-of-enough-length';
+
+describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  let clock: FakeClock;
+
+  beforeEach(async () => {
+    database = await freshDatabase(driver);
+    clock = fakeClock();
+    store = await openStore(database.target, { clock, ids: sequentialIds() });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  describe('tokens', () => {
+    it('stores only the hash and resolves a user token on the bearer channel only', async () => {
+      const user = await createUser(store, { name: 'ada', isAdmin: true });
+      const { secret, record } = await issueToken(store, { kind: 'user', userId: user.id });
+
+      expect(secret).toMatch(/^clr_[A-Za-z0-9_-]{43}$/);
+      expect(record.token_hash).toBe(hashSecret(secret));
+      const rows = await listUserTokens(store, user.id);
+      expect(rows.map((row) => row.token_hash)).toEqual([hashSecret(secret)]);
+      expect(JSON.stringify(rows)).not.toContain(secret);
+
+      expect(await resolveToken(store, secret, 'bearer')).toEqual({
+        kind: 'user',
+        userId: user.id,
+        isAdmin: true,
+      });
+      expect(await resolveToken(store, secret, 'cookie')).toBeUndefined();
+      expect(await resolveToken(store, `${secret}x`, 'bearer')).toBeUndefined();
+      expect(await resolveToken(store, '', 'bearer')).toBeUndefined();
+    });
+
+    it('binds an agent token to its session', async () => {
+      const user = await createUser(store, { name: 'ada' });
+      const { session } = await seedSession(store);
+      const { secret } = await issueToken(store, {
+        kind: 'agent',
+        userId: user.id,
+        sessionId: session.id,
+      });
+      expect(await resolveToken(store, secret, 'bearer')).toEqual({
+        kind: 'agent',
+        userId: user.id,
+        sessionId: session.id,
+      });
+
+      expect(await deleteSessionTokens(store, session.id)).toBe(1);
+      expect(await resolveToken(store, secret, 'bearer')).toBeUndefined();
+    });
+
+    it('accepts a browser token only on the cookie channel, until it expires or is revoked', async () => {
+      const user = await createUser(store, { name: 'ada' });
+      const first = await issueToken(store, { kind: 'browser', userId: user.id });
+      const second = await issueToken(store, { kind: 'browser', userId: user.id });
+
+      expect(await resolveToken(store, first.secret, 'bearer')).toBeUndefined();
+      expect(await resolveToken(store, first.secret, 'cookie')).toMatchObject({ userId: user.id });
+
+      expect(await revokeBrowserSession(store, first.secret)).toBe(true);
+      expect(await revokeBrowserSession(store, first.secret)).toBe(false);
+      expect(await resolveToken(store, first.secret, 'cookie')).toBeUndefined();
+
+      clock.advance(BROWSER_SESSION_TTL_MS - 1);
+      expect(await resolveToken(store, second.secret, 'cookie')).toBeDefined();
+      clock.advance(1);
+      expect(await resolveToken(store, second.secret, 'cookie')).toBeUndefined();
+    });
+
+    it('redeems a sign-in token exactly once, and never as a credential', async () => {
+      const user = await createUser(store, { name: 'ada' });
+      const { secret } = await issueToken(store, { kind: 'sign_in', userId: user.id });
+      expect(await resolveToken(store, secret, 'bearer')).toBeUndefined();
+      expect(await resolveToken(store, secret, 'cookie')).toBeUndefined();
+
+      const first = await redeemSignIn(store, secret);
+      expect(first).toMatchObject({ ok: true, userId: user.id });
+      if (!first.ok) return;
+      expect(await resolveToken(store, first.browserSecret, 'cookie')).toMatchObject({
+        kind: 'user',
+        userId: user.id,
+      });
+      expect(await redeemSignIn(store, secret)).toEqual({ ok: false, code: 'link_invalid' });
+      expect(await redeemSignIn(store, 'clr_unknown')).toEqual({ ok: false, code: 'link_invalid' });
+    });
+
+    it('lets exactly one of two concurrent redemptions win', async () => {
+      const user = await createUser(store, { name: 'ada' });
+      for (let round = 0; round < 5; round++) {
+        const { secret } = await issueToken(store, { kind: 'sign_in', userId: user.id });
+        const hash = hashSecret(secret);
+        const results = await Promise.all([
+          store.transaction((tx) => redeemToken(tx, hash, 'sign_in')),
+          store.transaction((tx) => redeemToken(tx, hash, 'sign_in')),
+        ]);
+        expect(results.filter((row) => row !== undefined)).toHaveLength(1);
+      }
+    });
+
+    it('refuses a sign-in token after 24 hours', async () => {
+      const user = await createUser(store, { name: 'ada' });
+      const { secret } = await issueToken(store, { kind: 'sign_in', userId: user.id });
+      clock.advance(SIGN_IN_TOKEN_TTL_MS);
+      expect(await redeemSignIn(store, secret)).toEqual({ ok: false, code: 'link_invalid' });
+    });
+
+    it('binds a chosen secret once, and repairs a row that says something else', async () => {
+      const ada = await createUser(store, { name: 'ada', isAdmin: true });
+      const bob = await createUser(store, { name: 'bob' });
+      const hash = hashSecret(ADMIN_TOKEN);
+
+      expect(
+        (await bindToken(store, { userId: ada.id, kind: 'user', tokenHash: hash })).changed,
+      ).toBe(true);
+      expect(
+        (await bindToken(store, { userId: ada.id, kind: 'user', tokenHash: hash })).changed,
+      ).toBe(false);
+      expect(await listUserTokens(store, ada.id)).toHaveLength(1);
+
+      await store.db.updateTable('api_tokens').set({ user_id: bob.id }).execute();
+      const repaired = await bindToken(store, { userId: ada.id, kind: 'user', tokenHash: hash });
+      expect(repaired.changed).toBe(true);
+      expect(repaired.record.user_id).toBe(ada.id);
+      expect(await listUserTokens(store, bob.id)).toEqual([]);
+    });
+  });
+
+  describe('memberships', () => {
+    it('adds a member once, changes the role only when asked, and removes it', async () => {
+      const user = await createUser(store, { name: 'ada' });
+      const workspace = await createWorkspace(store, { name: 'w' });
+      const input = { workspaceId: workspace.id, userId: user.id };
+
+      const added = await ensureWorkspaceMember(store, input);
+      expect(added).toMatchObject({ created: true, member: { role: 'member' } });
+      expect(await ensureWorkspaceMember(store, input)).toEqual({
+        created: false,
+        member: added.member,
+      });
+      const promoted = await ensureWorkspaceMember(store, { ...input, role: 'owner' });
+      expect(promoted).toMatchObject({ created: false, member: { role: 'owner' } });
+
+      expect(await listMemberWorkspaces(store, user.id)).toEqual([workspace]);
+      expect(await listWorkspaceMembers(store, workspace.id)).toEqual([
+        { ...promoted.member, user_name: 'ada' },
+      ]);
+      expect(await removeWorkspaceMember(store, workspace.id, user.id)).toBe(true);
+      expect(await removeWorkspaceMember(store, workspace.id, user.id)).toBe(false);
+      expect(await memberWorkspaceIds(store, user.id)).toEqual([]);
+    });
+  });
+
+  describe('bootstrap', () => {
+    it('creates admin and Default once, binds the admin token once, and issues a fresh link each time', async () => {
+      const first = await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
+      const second = await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
+
+      expect(first).toMatchObject({ createdAdmin: true, adminTokenChanged: true });
+      expect(second).toMatchObject({ createdAdmin: false, adminTokenChanged: false });
+      expect(second.admin).toEqual(first.admin);
+      expect(first.admin).toMatchObject({ name: BOOTSTRAP_ADMIN_NAME, is_admin: 1 });
+
+      expect(await listUsers(store)).toEqual([first.admin]);
+      const workspaces = await listMemberWorkspaces(store, first.admin.id);
+      expect(workspaces.map((workspace) => workspace.name)).toEqual([BOOTSTRAP_WORKSPACE_NAME]);
+      const adminRows = await store.db
+        .selectFrom('api_tokens')
+        .selectAll()
+        .where('token_hash', '=', hashSecret(ADMIN_TOKEN))
+        .execute();
+      expect(adminRows).toHaveLength(1);
+      expect(await resolveToken(store, ADMIN_TOKEN, 'bearer')).toEqual({
+        kind: 'user',
+        userId: first.admin.id,
+        isAdmin: true,
+      });
+
+      expect(second.signInSecret).not.toBe(first.signInSecret);
+      expect(await redeemSignIn(store, second.signInSecret)).toMatchObject({ ok: true });
+    });
+
+    it('works without an admin token and removes spent links on the next start', async () => {
+      const first = await bootstrapAccounts(store);
+      expect(await redeemSignIn(store, first.signInSecret)).toMatchObject({ ok: true });
+      await bootstrapAccounts(store);
+      const signIns = await store.db
+        .selectFrom('api_tokens')
+        .select('used_at')
+        .where('kind', '=', 'sign_in')
+        .execute();
+      expect(signIns).toEqual([{ used_at: null }]);
+      expect(await listUserTokens(store, first.admin.id)).toHaveLength(2);
+    });
+
+    it('refuses a short admin token before touching the database', async () => {
+      await expect(bootstrapAccounts(store, { adminToken: 'short' })).rejects.toBeInstanceOf(
+        BootstrapError,
+      );
+      expect(await listUsers(store)).toEqual([]);
+    });
+  });
+});

@@ -3,6 +3,7 @@
  * `clarion serve`: what `npm start` runs. Start-up failures end with one line
  * on standard error and a non-zero exit, before anything is served.
  */
+import { BootstrapError } from './auth/bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './observability/logger.js';
 import { ListenError, startServer } from './server.js';
@@ -20,6 +21,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
   process.stdout.write(`Clarion is serving on ${server.url}\n`);
+  process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -38,6 +40,7 @@ function explain(error: unknown): string {
   if (error instanceof StoreOpenError) return error.message;
   if (error instanceof SchemaStepError) return `database start-up failed: ${error.message}`;
   if (error instanceof ListenError) return error.message;
+  if (error instanceof BootstrapError) return error.message;
   return `unexpected start-up failure: ${error instanceof Error ? error.message : String(error)}`;
 }
 

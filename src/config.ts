@@ -5,6 +5,7 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { adminTokenProblem } from './auth/bootstrap.js';
 import type { DatabaseTarget } from './store/index.js';
 
 export interface Config {
@@ -13,6 +14,10 @@ export interface Config {
   readonly dataDir: string;
   readonly database: DatabaseTarget;
   readonly logLevel: string;
+  /** Presets the first admin's API token, for automation. */
+  readonly adminToken: string | undefined;
+  /** The browser-facing origin when a TLS proxy sits in front of Clarion. */
+  readonly publicOrigin: string | undefined;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -52,6 +57,17 @@ const environment = z.object({
       error: 'CLARION_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
     })
     .default('info'),
+  CLARION_ADMIN_TOKEN: z
+    .string()
+    .superRefine((value, ctx) => {
+      const problem = adminTokenProblem(value);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    })
+    .optional(),
+  CLARION_PUBLIC_ORIGIN: z
+    .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
+    .transform((url) => new URL(url).origin)
+    .optional(),
 });
 
 /** Reads the configuration; unset and empty variables take their defaults. */
@@ -73,5 +89,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       ? { driver: 'postgres', url: settings.DATABASE_URL }
       : { driver: 'sqlite', dataDir },
     logLevel: settings.CLARION_LOG_LEVEL,
+    adminToken: settings.CLARION_ADMIN_TOKEN,
+    publicOrigin: settings.CLARION_PUBLIC_ORIGIN,
   };
 }

@@ -1,20 +1,43 @@
 /**
- * The composition root: opens the store (schema first), builds the app and
- * listens. Work is admitted only once every start-up step has succeeded; any
- * failure before `listen` leaves nothing served.
+ * The composition root: opens the store (schema first), recovers the
+ * clarification state, bootstraps accounts, builds the app and listens. Work
+ * is admitted only once every start-up step has succeeded; any failure before
+ * `listen` leaves nothing served.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { createAdaptorServer } from '@hono/node-server';
+import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
+import type { AgentRuntime } from './agents/runtime.js';
+import { unavailableRuntime } from './agents/unavailable-runtime.js';
+import { bootstrapAccounts } from './auth/bootstrap.js';
+import {
+  ClarificationService,
+  DEFAULT_BUDGETS,
+  LiveWaiters,
+  recoverClarifications,
+  type ClarificationBudgets,
+} from './clarification/index.js';
 import type { Config } from './config.js';
+import { createEventHub } from './events/index.js';
 import { createApp } from './http/app.js';
+import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
 import type { Logger } from './observability/logger.js';
-import { openStore, type OpenOptions, type Store } from './store/index.js';
+import { createMetrics, createResponseObserver } from './observability/index.js';
+import { canSeeSession, openStore, type OpenOptions, type Store } from './store/index.js';
+import { systemTimers } from './support/timers.js';
 
 export interface RunningServer {
   readonly url: string;
+  /** The one-time sign-in link for this start; a credential, never logged. */
+  readonly signInUrl: string;
   readonly store: Store;
+  readonly clarification: ClarificationService;
   close(): Promise<void>;
+}
+
+export interface ServerOptions extends OpenOptions {
+  runtime?: AgentRuntime;
+  budgets?: Partial<ClarificationBudgets>;
 }
 
 export class ListenError extends Error {
@@ -31,36 +54,68 @@ export class ListenError extends Error {
 export async function startServer(
   config: Config,
   logger: Logger,
-  options: OpenOptions = {},
+  options: ServerOptions = {},
 ): Promise<RunningServer> {
   const store = await openStore(config.database, options);
-  logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
-
-  const app = createApp({ store });
-  const server = createAdaptorServer({ fetch: app.fetch }) as Server;
   try {
+    logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
+    await recoverClarifications(store, logger.child({ component: 'recovery' }));
+    const boot = await bootstrapAccounts(store, { adminToken: config.adminToken });
+
+    const metrics = createMetrics({ collectDefaults: true });
+    const hub = createEventHub({
+      canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
+      clock: store.clock,
+      logger: logger.child({ component: 'events' }),
+      metrics,
+    });
+    const clarification = new ClarificationService({
+      store,
+      waiters: new LiveWaiters(systemTimers),
+      runtime: options.runtime ?? unavailableRuntime,
+      events: hub,
+      observer: createResponseObserver({ logger, metrics, driver: store.driver }),
+      logger: logger.child({ component: 'clarification' }),
+      timers: systemTimers,
+      budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+    });
+    const app = createApp({
+      store,
+      clarification,
+      hub,
+      metrics,
+      logger,
+      upgradeWebSocket,
+      publicOrigin: config.publicOrigin,
+    });
+    const wss = createEventsWebSocketServer();
+    const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
     await listen(server, config.host, config.port);
+
+    const { port } = server.address() as AddressInfo;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info({ url }, 'listening');
+    return {
+      url,
+      signInUrl: `${config.publicOrigin ?? url}/auth/sign-in?token=${boot.signInSecret}`,
+      store,
+      clarification,
+      async close() {
+        hub.closeAll();
+        terminateWebSockets(wss);
+        await new Promise<void>((resolve) => {
+          server.close(() => {
+            resolve();
+          });
+          server.closeAllConnections();
+        });
+        await store.close();
+      },
+    };
   } catch (error) {
     await store.close();
     throw error;
   }
-  const { port } = server.address() as AddressInfo;
-  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  logger.info({ url }, 'listening');
-
-  return {
-    url,
-    store,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      });
-      await store.close();
-    },
-  };
 }
 
 function listen(server: Server, host: string, port: number): Promise<void> {

@@ -1,26 +1,52 @@
 /**
  * The HTTP application, built apart from `listen` so routes can be exercised
- * with `app.request()` in tests.
+ * with `app.request()` in tests. Order matters: Hono runs handlers in
+ * registration order, so access control is mounted before any `/api/v1` route.
  */
 import { Hono } from 'hono';
+import type { upgradeWebSocket } from '@hono/node-server';
+import type { ClarificationService } from '../clarification/index.js';
+import type { EventHub } from '../events/index.js';
+import type { ClarionMetrics } from '../observability/metrics.js';
+import type { Logger } from '../observability/logger.js';
 import type { Store } from '../store/index.js';
+import { registerAccountRoutes } from './admin-routes.js';
+import { createPrincipalResolver, mountApiAccess } from './auth.js';
+import { registerClarificationRoutes } from './clarification-routes.js';
+import type { AppEnv } from './env.js';
+import { registerEventsRoute } from './events-route.js';
+import { registerHealthRoute } from './health-route.js';
+import { registerObservabilityRoutes } from './observability-routes.js';
 
 export interface AppDeps {
-  readonly store: Pick<Store, 'driver' | 'schema' | 'ping'>;
+  readonly store: Store;
+  readonly clarification: ClarificationService;
+  readonly hub: EventHub;
+  readonly metrics: ClarionMetrics;
+  readonly logger: Logger;
+  readonly upgradeWebSocket: typeof upgradeWebSocket;
+  /** The browser-facing origin behind a TLS proxy; cookies are then `Secure`. */
+  readonly publicOrigin?: string | undefined;
 }
 
-export function createApp(deps: AppDeps): Hono {
-  const app = new Hono();
+export function createApp(deps: AppDeps): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const trustedOrigins = deps.publicOrigin ? [deps.publicOrigin] : [];
 
-  app.get('/healthz', async (c) => {
-    const { driver, schema } = deps.store;
-    try {
-      await deps.store.ping();
-    } catch {
-      return c.json({ status: 'unavailable', driver, schema, database: 'unreachable' }, 503);
-    }
-    return c.json({ status: 'ok', driver, schema, database: 'reachable' });
+  registerHealthRoute(app, deps);
+  registerObservabilityRoutes(app, { metrics: deps.metrics });
+
+  mountApiAccess(app, { store: deps.store, trustedOrigins });
+  registerAccountRoutes(app, {
+    store: deps.store,
+    secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
   });
-
+  registerClarificationRoutes(app, { clarification: deps.clarification });
+  registerEventsRoute(app, {
+    hub: deps.hub,
+    resolvePrincipal: createPrincipalResolver({ store: deps.store, trustedOrigins }),
+    upgradeWebSocket: deps.upgradeWebSocket,
+    logger: deps.logger,
+  });
   return app;
 }

@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { createApp } from './app.js';
+import { Hono } from 'hono';
+import { registerHealthRoute } from './health-route.js';
 
 const schema = { state: 'ready', steps: 21 } as const;
 
 describe('GET /healthz', () => {
   it('reports the driver and schema when the database answers', async () => {
-    const app = createApp({ store: { driver: 'sqlite', schema, ping: () => Promise.resolve() } });
+    const app = new Hono();
+    registerHealthRoute(app, {
+      store: { driver: 'sqlite', schema, ping: () => Promise.resolve() },
+    });
     const response = await app.request('/healthz');
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({
@@ -17,7 +21,8 @@ describe('GET /healthz', () => {
   });
 
   it('answers 503 when the database does not', async () => {
-    const app = createApp({
+    const app = new Hono();
+    registerHealthRoute(app, {
       store: { driver: 'postgres', schema, ping: () => Promise.reject(new Error('gone')) },
     });
     const response = await app.request('/healthz');

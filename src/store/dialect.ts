@@ -17,7 +17,23 @@ export type MetadataKey =
   | 'agent_disconnected'
   | 'response_delivery_pending'
   | 'prompt_dispatch_pending'
-  | 'prompt_dispatch_attempted';
+  | 'prompt_dispatch_attempted'
+  | 'request_fingerprint';
+
+/** Keys that SQL writes; a superset of the read keys. */
+export type MetadataWriteKey =
+  | MetadataKey
+  | 'response'
+  | 'reject_reason'
+  | 'responded_at'
+  | 'prompt_dispatch_clarification_pending_id'
+  | 'prompt_dispatch_clarification_turn_id'
+  | 'prompt_dispatch_clarification_message_ids';
+
+/** A bound value as JSON text, for `metadataSet`. */
+export function jsonValue(value: unknown): RawBuilder<string> {
+  return sql<string>`${JSON.stringify(value)}`;
+}
 
 export const PENDING_ID_INDEX = 'idx_messages_metadata_pending_id';
 export const PENDING_ID_LOOKUP_INDEX = 'idx_messages_metadata_pending_id_lookup';
@@ -42,6 +58,27 @@ export interface Dialect {
   metadataFlag(key: MetadataKey, alias?: string): RawBuilder<boolean>;
   /** The three pending-ID indexes of DESIGN §4, in creation order. */
   readonly pendingIdIndexes: readonly IndexDefinition[];
+  /**
+   * `metadata` with top-level keys set, as JSON text. Each value is an SQL
+   * expression yielding JSON text (use `jsonValue` for a bound value), so a
+   * statement can give each row its own value.
+   */
+  metadataSet(
+    entries: readonly (readonly [MetadataWriteKey, RawBuilder<unknown>])[],
+    base?: RawBuilder<string>,
+  ): RawBuilder<string>;
+  /** `metadata` (or `base`) without the given top-level keys, as JSON text. */
+  metadataRemove(keys: readonly MetadataWriteKey[], base?: RawBuilder<string>): RawBuilder<string>;
+  /**
+   * Serializes writers of one session inside a transaction. PostgreSQL takes a
+   * transaction-scoped advisory lock; SQLite already has a single writer.
+   */
+  lockSession(db: Kysely<Database>, sessionId: string): Promise<void>;
+  /**
+   * Bounds every statement of the current transaction to `ms`, so a budget
+   * that runs out cancels the work in the database, not only the wait for it.
+   */
+  boundTransaction(db: Kysely<Database>, ms: number): Promise<void>;
   /** Names of the indexes that exist on `table`, read from the catalog. */
   listIndexes(db: Kysely<Database>, table: string): Promise<string[]>;
   /**
@@ -51,6 +88,8 @@ export interface Dialect {
   explain(db: Kysely<Database>, query: CompiledQuery): Promise<string[]>;
 }
 
+const METADATA = sql.raw<string>('metadata');
+
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
 function column(alias: string | undefined): string {
@@ -59,7 +98,7 @@ function column(alias: string | undefined): string {
   return `${alias}.metadata`;
 }
 
-function key(name: MetadataKey): string {
+function key(name: MetadataWriteKey): string {
   // Keys are a closed union, but they are spliced into SQL text: check anyway.
   if (!IDENTIFIER.test(name)) throw new Error(`invalid metadata key: ${name}`);
   return name;
@@ -96,6 +135,14 @@ export const sqliteDialect: Dialect = {
   metadataFlag: (name, alias) =>
     sql.raw<boolean>(`COALESCE(${sqliteText(name, alias)} IN (1, 'true', '1'), 0)`),
   pendingIdIndexes: pendingIdIndexes(sqliteText('pending_id')),
+  metadataSet: (entries, base = METADATA) => {
+    const pairs = entries.map(([name, value]) => sql`${sql.lit(`$.${key(name)}`)}, json(${value})`);
+    return sql<string>`json_set(${base}, ${sql.join(pairs)})`;
+  },
+  metadataRemove: (keys, base = METADATA) =>
+    sql<string>`json_remove(${base}, ${sql.join(keys.map((name) => sql.lit(`$.${key(name)}`)))})`,
+  lockSession: () => Promise.resolve(),
+  boundTransaction: () => Promise.resolve(),
   async listIndexes(db, table) {
     const result = await sql<{ name: string }>`
       SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table}
@@ -121,6 +168,24 @@ export const postgresDialect: Dialect = {
   metadataFlag: (name, alias) =>
     sql.raw<boolean>(`COALESCE(${postgresText(name, alias)} IN ('true', '1'), false)`),
   pendingIdIndexes: pendingIdIndexes(postgresText('pending_id')),
+  metadataSet: (entries, base = METADATA) => {
+    const pairs = entries.map(([name, value]) => sql`${sql.lit(key(name))}, (${value})::jsonb`);
+    return sql<string>`((${base})::jsonb || jsonb_build_object(${sql.join(pairs)}))::text`;
+  },
+  metadataRemove: (keys, base = METADATA) => {
+    const removals = keys.map((name) => sql` - ${sql.lit(key(name))}`);
+    return sql<string>`((${base})::jsonb${sql.join(removals, sql``)})::text`;
+  },
+  async lockSession(db, sessionId) {
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`task-session:${sessionId}`}, 0))`.execute(
+      db,
+    );
+  },
+  async boundTransaction(db, ms) {
+    const bound = Math.max(1, Math.ceil(ms));
+    await sql.raw(`SET LOCAL statement_timeout = ${bound}`).execute(db);
+    await sql.raw(`SET LOCAL lock_timeout = ${bound}`).execute(db);
+  },
   async listIndexes(db, table) {
     const result = await sql<{ name: string }>`
       SELECT indexname AS name FROM pg_indexes

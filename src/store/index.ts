@@ -46,3 +46,55 @@ export {
   transcriptPage,
 } from './messages.js';
 export { canSeeSession, canSeeTask, memberWorkspaceIds } from './access.js';
+export { TERMINAL_SESSION_STATES } from './tables.js';
+export { bumpSessionRevision, transitionSession } from './tasks.js';
+export type { DispatchRecovery } from './turns.js';
+export {
+  deleteUnattemptedReservation,
+  markDispatchAttempted,
+  pendingReservations,
+  publishReservedTurn,
+  reserveSuccessorTurn,
+  turnHasMessages,
+} from './turns.js';
+export type { ClaimInput } from './clarification.js';
+export {
+  CLARIFICATION_TYPE,
+  activeClarificationRows,
+  activePendingIdByFingerprint,
+  cancelBundleRows,
+  claimBundle,
+  clearDeliveryIntent,
+  detachSessionRows,
+  expireSessionRows,
+  restoreClaim,
+  rowsStillCurrent,
+  rowsWithDeliveryIntent,
+} from './clarification.js';
+export { jsonValue } from './dialect.js';
+export { toMessageRecord } from './messages.js';
+export type { ApiTokenKind } from './tables.js';
+export type { MemberListing, MemberRecord, MemberRole } from './accounts.js';
+export {
+  ensureWorkspaceMember,
+  firstAdmin,
+  getUser,
+  getWorkspaceMember,
+  hasAnyUser,
+  listMemberWorkspaces,
+  listUsers,
+  listWorkspaceMembers,
+  removeWorkspaceMember,
+} from './accounts.js';
+export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
+export {
+  bindToken,
+  deleteSessionTokens,
+  deleteSpentTokens,
+  deleteToken,
+  findLiveToken,
+  insertToken,
+  listUserTokens,
+  redeemToken,
+  wallTimestamp,
+} from './tokens.js';

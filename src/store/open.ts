@@ -6,7 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, sql, type KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../support/clock.js';
 import { uuidSource, type IdSource } from '../support/ids.js';
@@ -26,6 +26,8 @@ export interface OpenOptions {
   steps?: (dialect: Dialect) => readonly SchemaStep[];
   /** PostgreSQL pool size. */
   poolSize?: number;
+  /** Kysely plugins around every query; tests inject a slow database this way. */
+  plugins?: KyselyPlugin[];
 }
 
 export interface Store extends RepoContext {
@@ -70,7 +72,11 @@ export async function connectDatabase(
 
 export async function openStore(target: DatabaseTarget, options: OpenOptions = {}): Promise<Store> {
   const dialect = dialectFor(target.driver);
-  const db = await connectDatabase(target, options.poolSize);
+  const connection = await connectDatabase(target, options.poolSize);
+  const db = (options.plugins ?? []).reduce(
+    (wrapped, plugin) => wrapped.withPlugin(plugin),
+    connection,
+  );
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? uuidSource;
   try {

@@ -15,7 +15,11 @@ export interface UsersTable {
   updated_at: Timestamp;
 }
 
-export type ApiTokenKind = 'user' | 'agent' | 'sign_in';
+/**
+ * `user` and `agent` are bearer tokens, `sign_in` is the one-time link,
+ * `browser` is the session cookie a redeemed link turns into.
+ */
+export type ApiTokenKind = 'user' | 'agent' | 'sign_in' | 'browser';
 
 export interface ApiTokensTable {
   id: string;
@@ -64,6 +68,9 @@ export const SESSION_STATES = [
   'cancelled',
 ] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
+
+/** States a session never leaves; its bundles are expired, never answerable. */
+export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as const;
 
 export interface TaskSessionsTable {
   id: string;

@@ -91,3 +91,37 @@ export async function setSessionState(
     .returningAll()
     .executeTakeFirst();
 }
+
+/** Moves a session to `state` only from one of `from`; `undefined` when it was elsewhere. */
+export async function transitionSession(
+  ctx: RepoContext,
+  id: string,
+  from: readonly SessionState[],
+  state: SessionState,
+): Promise<SessionRecord | undefined> {
+  if (from.length === 0) return undefined;
+  return ctx.db
+    .updateTable('task_sessions')
+    .set((eb) => ({
+      state,
+      revision: eb('revision', '+', 1),
+      updated_at: ctx.clock.timestamp(),
+    }))
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A new revision for a session whose transcript changed; `undefined` if it is gone. */
+export async function bumpSessionRevision(
+  ctx: RepoContext,
+  id: string,
+): Promise<SessionRecord | undefined> {
+  return ctx.db
+    .updateTable('task_sessions')
+    .set((eb) => ({ revision: eb('revision', '+', 1) }))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}

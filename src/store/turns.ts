@@ -10,6 +10,7 @@
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
+import { jsonValue } from './dialect.js';
 import type { TaskSessionTurnsTable } from './tables.js';
 
 export type TurnRecord = Omit<TaskSessionTurnsTable, 'metadata'> & { metadata: Metadata };
@@ -90,4 +91,111 @@ export async function currentTurn(
     .where('id', '=', currentTurnIdOf(ctx, sessionId))
     .executeTakeFirst();
   return row && toRecord(row);
+}
+
+/** What a successor turn records about the claim it will deliver, for start-up recovery. */
+export interface DispatchRecovery {
+  pendingId: string;
+  clarificationTurnId: string;
+  messageIds: readonly string[];
+}
+
+const RESERVATION_KEYS = [
+  'prompt_dispatch_pending',
+  'prompt_dispatch_attempted',
+  'prompt_dispatch_clarification_pending_id',
+  'prompt_dispatch_clarification_turn_id',
+  'prompt_dispatch_clarification_message_ids',
+] as const;
+
+/**
+ * Reserves the turn a detached answer will start. Until it is marked
+ * attempted it is not authoritative: the answered bundle's turn stays current.
+ */
+export async function reserveSuccessorTurn(
+  ctx: RepoContext,
+  input: { sessionId: string; taskId: string; recovery: DispatchRecovery },
+): Promise<TurnRecord> {
+  return startTurn(ctx, {
+    sessionId: input.sessionId,
+    taskId: input.taskId,
+    metadata: {
+      prompt_dispatch_pending: true,
+      prompt_dispatch_clarification_pending_id: input.recovery.pendingId,
+      prompt_dispatch_clarification_turn_id: input.recovery.clarificationTurnId,
+      prompt_dispatch_clarification_message_ids: [...input.recovery.messageIds],
+    },
+  });
+}
+
+/** The at-most-once boundary: once this commits, the prompt is never sent again. */
+export async function markDispatchAttempted(ctx: RepoContext, turnId: string): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('task_session_turns')
+    .set({
+      metadata: ctx.dialect.metadataSet([['prompt_dispatch_attempted', jsonValue(true)]]),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', '=', turnId)
+    .where(ctx.dialect.metadataFlag('prompt_dispatch_pending'))
+    .executeTakeFirst();
+  return result.numUpdatedRows === 1n;
+}
+
+/** The agent accepted the prompt: the turn becomes an ordinary turn. */
+export async function publishReservedTurn(
+  ctx: RepoContext,
+  turnId: string,
+): Promise<TurnRecord | undefined> {
+  const row = await ctx.db
+    .updateTable('task_session_turns')
+    .set({
+      metadata: ctx.dialect.metadataRemove(RESERVATION_KEYS),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', '=', turnId)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toRecord(row);
+}
+
+/** Drops a reservation that was never attempted and that nothing refers to. */
+export async function deleteUnattemptedReservation(
+  ctx: RepoContext,
+  turnId: string,
+): Promise<boolean> {
+  const result = await ctx.db
+    .deleteFrom('task_session_turns')
+    .where('id', '=', turnId)
+    .where(ctx.dialect.metadataFlag('prompt_dispatch_pending'))
+    .where(sql<SqlBool>`NOT ${ctx.dialect.metadataFlag('prompt_dispatch_attempted')}`)
+    .where(
+      sql<SqlBool>`NOT EXISTS (SELECT 1 FROM task_session_messages r WHERE r.turn_id = task_session_turns.id)`,
+    )
+    .executeTakeFirst();
+  return result.numDeletedRows === 1n;
+}
+
+/** Turns still carrying a reservation, oldest first, for start-up recovery. */
+export async function pendingReservations(ctx: RepoContext): Promise<TurnRecord[]> {
+  const rows = await ctx.db
+    .selectFrom('task_session_turns')
+    .selectAll()
+    .where(ctx.dialect.metadataFlag('prompt_dispatch_pending'))
+    .orderBy('task_session_id')
+    .orderBy('started_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toRecord);
+}
+
+/** Whether any message belongs to the turn (an ambiguous acceptance, for recovery). */
+export async function turnHasMessages(ctx: RepoContext, turnId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('turn_id', '=', turnId)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,0 +1,22 @@
+/**
+ * The clarification lifecycle (DESIGN §5): bundles, live waiters, the
+ * resolver and start-up recovery. HTTP and MCP call `ClarificationService`.
+ */
+export type { AskResult, BundleView } from './service.js';
+export { ClarificationService } from './service.js';
+export type { RespondResult } from './resolver.js';
+export type { ClarificationBudgets, ClarificationDeps } from './context.js';
+export {
+  DEFAULT_BUDGETS,
+  DELIVERY_BUDGET_MS,
+  LIVE_WAIT_MS,
+  PRE_CLAIM_BUDGET_MS,
+} from './context.js';
+export { LiveWaiters } from './waiters.js';
+export type { WaitOutcome } from './waiters.js';
+export type { RecoveryReport } from './recovery.js';
+export { recoverClarifications } from './recovery.js';
+export type { Answer, ClarificationResponse, RespondInput } from './outcome.js';
+export { MAX_ANSWER_TEXT_CODE_POINTS } from './outcome.js';
+export type { Question, QuestionOption } from './questions.js';
+export { normalizeAsk } from './questions.js';

@@ -1,0 +1,146 @@
+/**
+ * Pure rules for a person's response to a bundle (DESIGN §5.1): validation
+ * against the bundle's questions, normalization, and reconstruction of the
+ * winner's response from stored rows. Everything here is deterministic, so the
+ * winner and every later caller see the same body.
+ */
+import type { Question } from './questions.js';
+
+export const MAX_ANSWER_TEXT_CODE_POINTS = 2000;
+
+export interface AnswerInput {
+  question_id: string;
+  selected_options?: string[] | undefined;
+  custom_text?: string | undefined;
+}
+
+export interface RespondInput {
+  answers?: AnswerInput[] | undefined;
+  rejected?: boolean | undefined;
+  reject_reason?: string | undefined;
+}
+
+export interface Answer {
+  question_id: string;
+  selected_options: string[];
+  custom_text: string;
+}
+
+/** A decision before it is claimed: what will be stored on the rows. */
+export interface Decision {
+  status: 'answered' | 'rejected';
+  answers: Answer[];
+  reject_reason: string;
+}
+
+export interface ClarificationResponse {
+  pending_id: string;
+  answers: Answer[];
+  rejected: boolean;
+  reject_reason: string;
+  responded_at: string;
+}
+
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+export type DecisionResult = { ok: true; decision: Decision } | { ok: false; issues: Issue[] };
+
+/** Length in Unicode code points, the unit of the 2000 cap (not UTF-16 units, not graphemes). */
+function codePoints(value: string): number {
+  let count = 0;
+  for (let index = 0; index < value.length; index++) {
+    const unit = value.charCodeAt(index);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < value.length) {
+      const next = value.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index++;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** Checks a response against the bundle's questions and normalizes it. */
+export function decide(questions: readonly Question[], input: RespondInput): DecisionResult {
+  const issues: Issue[] = [];
+  const reason = input.reject_reason ?? '';
+  if (codePoints(reason) > MAX_ANSWER_TEXT_CODE_POINTS) {
+    issues.push({
+      path: 'reject_reason',
+      message: `must be at most ${MAX_ANSWER_TEXT_CODE_POINTS} characters`,
+    });
+  }
+  if (input.rejected === true) {
+    if (input.answers !== undefined && input.answers.length > 0) {
+      issues.push({ path: 'answers', message: 'must be empty when rejected' });
+    }
+    if (issues.length > 0) return { ok: false, issues };
+    return {
+      ok: true,
+      decision: { status: 'rejected', answers: [], reject_reason: reason.trim() },
+    };
+  }
+  if (input.reject_reason !== undefined) {
+    issues.push({ path: 'reject_reason', message: 'is only allowed with rejected: true' });
+  }
+  const answers = input.answers ?? [];
+  if (answers.length !== questions.length) {
+    issues.push({
+      path: 'answers',
+      message: `expected exactly ${questions.length} answer(s), got ${answers.length}`,
+    });
+  }
+  const byId = new Map(questions.map((question) => [question.id, question]));
+  const seen = new Set<string>();
+  answers.forEach((answer, index) => {
+    const path = `answers.${index}`;
+    const question = byId.get(answer.question_id);
+    if (!question) {
+      issues.push({ path: `${path}.question_id`, message: 'is not a question of this bundle' });
+      return;
+    }
+    if (seen.has(answer.question_id)) {
+      issues.push({ path: `${path}.question_id`, message: 'is answered more than once' });
+    }
+    seen.add(answer.question_id);
+    const optionIds = new Set(question.options.map((option) => option.option_id));
+    const selected = answer.selected_options ?? [];
+    for (const option of selected) {
+      if (!optionIds.has(option)) {
+        issues.push({ path: `${path}.selected_options`, message: `unknown option ${option}` });
+      }
+    }
+    if (!question.multi_select && new Set(selected).size > 1) {
+      issues.push({ path: `${path}.selected_options`, message: 'allows only one option' });
+    }
+    const text = answer.custom_text ?? '';
+    if (codePoints(text) > MAX_ANSWER_TEXT_CODE_POINTS) {
+      issues.push({
+        path: `${path}.custom_text`,
+        message: `must be at most ${MAX_ANSWER_TEXT_CODE_POINTS} characters`,
+      });
+    }
+    if (selected.length === 0 && text.trim() === '') {
+      issues.push({ path, message: 'needs a selected option or custom text' });
+    }
+  });
+  if (issues.length > 0) return { ok: false, issues };
+
+  const given = new Map(answers.map((answer) => [answer.question_id, answer]));
+  const normalized = questions.map((question): Answer => {
+    const answer = given.get(question.id);
+    const selected = new Set(answer?.selected_options ?? []);
+    return {
+      question_id: question.id,
+      // Option order, not click order, so the same choice always reads the same.
+      selected_options: question.options
+        .map((option) => option.option_id)
+        .filter((optionId) => selected.has(optionId)),
+      custom_text: (answer?.custom_text ?? '').trim(),
+    };
+  });
+  return { ok: true, decision: { status: 'answered', answers: normalized, reject_reason: '' } };
+}

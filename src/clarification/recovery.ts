@@ -1,0 +1,105 @@
+/**
+ * Start-up recovery (DESIGN §5.1 step 5). Runs before any work is admitted;
+ * any error fails start-up. It restores state without re-running finished
+ * effects:
+ *
+ * 1. Reservations: an attempted one (or one a message already refers to) may
+ *    have reached the agent, so it is kept and the answer stays terminal;
+ *    an unattempted one sent nothing, so it is deleted and its rows restored.
+ * 2. Remaining claims with an intent: restored to pending while still
+ *    current, otherwise retired (intent cleared, answer kept as history).
+ *
+ * Nothing is live after a restart, so restored bundles are detached.
+ */
+import type { Logger } from '../observability/logger.js';
+import {
+  clearDeliveryIntent,
+  deleteUnattemptedReservation,
+  pendingReservations,
+  publishReservedTurn,
+  restoreClaim,
+  rowsWithDeliveryIntent,
+  turnHasMessages,
+  type MessageRecord,
+  type Store,
+  type TurnRecord,
+} from '../store/index.js';
+
+export interface RecoveryReport {
+  reservationsKept: number;
+  reservationsRolledBack: number;
+  claimsRestored: number;
+  claimsRetired: number;
+}
+
+function recordedIds(turn: TurnRecord): string[] {
+  const ids = turn.metadata.prompt_dispatch_clarification_message_ids;
+  return Array.isArray(ids) ? ids.filter((id): id is string => typeof id === 'string') : [];
+}
+
+function isTruthy(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1' || value === 1;
+}
+
+function claimStatus(rows: readonly MessageRecord[]): 'answered' | 'rejected' | undefined {
+  const statuses = new Set(rows.map((row) => row.metadata.status));
+  if (statuses.size !== 1) return undefined;
+  const [status] = statuses;
+  return status === 'answered' || status === 'rejected' ? status : undefined;
+}
+
+export async function recoverClarifications(store: Store, logger: Logger): Promise<RecoveryReport> {
+  const report: RecoveryReport = {
+    reservationsKept: 0,
+    reservationsRolledBack: 0,
+    claimsRestored: 0,
+    claimsRetired: 0,
+  };
+
+  for (const turn of await pendingReservations(store)) {
+    const ids = recordedIds(turn);
+    await store.transaction(async (tx) => {
+      await tx.dialect.lockSession(tx.db, turn.task_session_id);
+      if (
+        isTruthy(turn.metadata.prompt_dispatch_attempted) ||
+        (await turnHasMessages(tx, turn.id))
+      ) {
+        await clearDeliveryIntent(tx, ids);
+        await publishReservedTurn(tx, turn.id);
+        report.reservationsKept++;
+        return;
+      }
+      if (!(await deleteUnattemptedReservation(tx, turn.id))) {
+        throw new Error(`reservation ${turn.id} could not be rolled back`);
+      }
+      const restored = await restoreClaim(tx, ids, 'answered', { detached: true });
+      if (!restored) await clearDeliveryIntent(tx, ids);
+      report.reservationsRolledBack++;
+    });
+  }
+
+  const byBundle = new Map<string, MessageRecord[]>();
+  for (const row of await rowsWithDeliveryIntent(store)) {
+    const pendingId = String(row.metadata.pending_id);
+    byBundle.set(pendingId, [...(byBundle.get(pendingId) ?? []), row]);
+  }
+  for (const [pendingId, rows] of byBundle) {
+    const sessionId = rows[0]?.task_session_id;
+    if (sessionId === undefined) continue;
+    const ids = rows.map((row) => row.id);
+    const status = claimStatus(rows);
+    await store.transaction(async (tx) => {
+      await tx.dialect.lockSession(tx.db, sessionId);
+      const restored = status && (await restoreClaim(tx, ids, status, { detached: true }));
+      if (restored) {
+        report.claimsRestored++;
+        return;
+      }
+      await clearDeliveryIntent(tx, ids);
+      report.claimsRetired++;
+      logger.info({ pending_id: pendingId }, 'retired a claim whose bundle moved on');
+    });
+  }
+  logger.info({ ...report }, 'clarification recovery done');
+  return report;
+}

@@ -1,0 +1,220 @@
+/**
+ * The resolver: one response to one bundle, exactly as DESIGN §5.1 orders it.
+ *
+ * 1. Pre-claim, one fresh budget for identity, authorization, validation and
+ *    the claim. Running out before the claim commits rolls it back and yields
+ *    `temporarily_unavailable`; nothing is delivered.
+ * 2. The claim: one statement; concurrent responders, one winner.
+ * 3. Losers rebuild the committed winner, or get `not_active`.
+ * 4. Delivery, owned by the server whether or not the caller is still there:
+ *    to the live waiter, or by resuming a detached agent with a new turn,
+ *    marked attempted just before dispatch (the at-most-once boundary).
+ */
+import type { Principal } from '../auth/principal.js';
+import { failpoint } from '../support/failpoints.js';
+import {
+  canSeeSession,
+  claimBundle,
+  messagesByPendingId,
+  type MessageRecord,
+} from '../store/index.js';
+import { readBundle, winnerResponse, type Bundle } from './bundle.js';
+import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
+import type { ClarificationDeps } from './context.js';
+import { deliverClaim } from './delivery.js';
+import {
+  decide,
+  type ClarificationResponse,
+  type Decision,
+  type Issue,
+  type RespondInput,
+} from './outcome.js';
+
+export type RespondResult =
+  | {
+      ok: true;
+      claimed: boolean;
+      status: 'answered' | 'rejected';
+      response: ClarificationResponse;
+    }
+  | { ok: false; code: 'invalid_request'; issues: Issue[] }
+  | { ok: false; code: 'not_found' }
+  | { ok: false; code: 'not_active' }
+  | { ok: false; code: 'temporarily_unavailable'; phase: 'identity' | 'claim' }
+  | { ok: false; code: 'caller_gone' }
+  | { ok: false; code: 'internal'; message: string };
+
+type Identified =
+  | { ok: true; bundle: Bundle; decision: Decision }
+  | { ok: false; result: RespondResult; outcome: string };
+
+/** PostgreSQL's own budget enforcement: statement or lock timeout. */
+function isDatabaseTimeout(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '57014' || code === '55P03';
+}
+
+export class Resolver {
+  constructor(private readonly deps: ClarificationDeps) {}
+
+  async respond(
+    principal: Principal,
+    pendingId: string,
+    input: RespondInput,
+    callerSignal?: AbortSignal,
+  ): Promise<RespondResult> {
+    const { clock } = this.deps.store;
+    const budget = startBudget(this.deps.budgets.preClaimMs, clock, this.deps.timers);
+    try {
+      let started = clock.nowMs();
+      const identity = await this.bounded(budget, this.identify(principal, pendingId, input));
+      if (identity === EXHAUSTED) return this.exhausted('identity', pendingId, started);
+      this.record('identity', identity.ok ? 'ok' : identity.outcome, pendingId, started);
+      if (!identity.ok) return identity.result;
+      if (callerSignal?.aborted) return { ok: false, code: 'caller_gone' };
+
+      started = clock.nowMs();
+      const claimWork = this.claim(identity.bundle, identity.decision, budget);
+      const claimed = await this.bounded(budget, claimWork);
+      if (claimed === EXHAUSTED) {
+        this.deliverLateCommit(claimWork, identity.bundle, identity.decision);
+        return this.exhausted('claim', pendingId, started);
+      }
+      if (claimed.length === 0) {
+        this.record('claim', 'lost', pendingId, started);
+        return await this.replayWinner(pendingId);
+      }
+      this.record('claim', 'ok', pendingId, started);
+      failpoint('respond.after_claim');
+
+      started = clock.nowMs();
+      const delivered = await deliverClaim(this.deps, identity.bundle, identity.decision, claimed);
+      this.record('delivery', delivered.outcome, pendingId, started);
+      return delivered.result;
+    } catch (error) {
+      this.deps.logger.error(
+        { err: error, pending_id: pendingId },
+        'clarification response failed',
+      );
+      return { ok: false, code: 'internal', message: 'clarification response failed' };
+    } finally {
+      budget.dispose();
+    }
+  }
+
+  /** Identity, authorization inputs and validation reads. Unknown and invisible look the same. */
+  private async identify(
+    principal: Principal,
+    pendingId: string,
+    input: RespondInput,
+  ): Promise<Identified> {
+    const { store } = this.deps;
+    const rows = await messagesByPendingId(store, pendingId);
+    const first = rows[0];
+    if (!first || !(await canSeeSession(store, principal, first.task_session_id))) {
+      return { ok: false, result: { ok: false, code: 'not_found' }, outcome: 'not_found' };
+    }
+    const read = readBundle(pendingId, rows);
+    if (!read.ok) {
+      return { ok: false, result: { ok: false, code: 'not_active' }, outcome: 'malformed' };
+    }
+    const decision = decide(read.bundle.questions, input);
+    if (!decision.ok) {
+      return {
+        ok: false,
+        result: { ok: false, code: 'invalid_request', issues: decision.issues },
+        outcome: 'invalid',
+      };
+    }
+    return { ok: true, bundle: read.bundle, decision: decision.decision };
+  }
+
+  /**
+   * The claim transaction. Its last step checks the budget: past it, the
+   * transaction rolls back instead of committing, so a 503 never hides a claim
+   * (except in the instant between that check and the commit, which
+   * `deliverLateCommit` covers).
+   */
+  private claim(bundle: Bundle, decision: Decision, budget: Budget): Promise<MessageRecord[]> {
+    const { store } = this.deps;
+    return store.transaction(async (tx) => {
+      await tx.dialect.boundTransaction(tx.db, budget.remainingMs());
+      await tx.dialect.lockSession(tx.db, bundle.sessionId);
+      const rows = await claimBundle(tx, {
+        pendingId: bundle.pendingId,
+        status: decision.status,
+        responses: new Map(decision.answers.map((answer) => [answer.question_id, answer])),
+        rejectReason: decision.reject_reason,
+        respondedAt: tx.clock.timestamp(),
+      });
+      budget.check();
+      return rows;
+    });
+  }
+
+  private async replayWinner(pendingId: string): Promise<RespondResult> {
+    const read = readBundle(pendingId, await messagesByPendingId(this.deps.store, pendingId));
+    const winner = read.ok ? winnerResponse(read.bundle) : undefined;
+    if (!winner) return { ok: false, code: 'not_active' };
+    return {
+      ok: true,
+      claimed: false,
+      status: winner.rejected ? 'rejected' : 'answered',
+      response: winner,
+    };
+  }
+
+  /** Races work against the budget; the budget's own errors count as running out. */
+  private async bounded<T>(budget: Budget, work: Promise<T>): Promise<T | typeof EXHAUSTED> {
+    try {
+      return await withinBudget(budget, work);
+    } catch (error) {
+      if (error instanceof BudgetExhausted || isDatabaseTimeout(error)) return EXHAUSTED;
+      throw error;
+    }
+  }
+
+  /** A claim that committed after the budget ran out is still delivered by the server. */
+  private deliverLateCommit(
+    claimWork: Promise<MessageRecord[]>,
+    bundle: Bundle,
+    decision: Decision,
+  ): void {
+    claimWork.then(
+      async (rows) => {
+        if (rows.length === 0) return;
+        this.deps.logger.warn({ pending_id: bundle.pendingId }, 'claim committed past its budget');
+        await deliverClaim(this.deps, bundle, decision, rows);
+      },
+      (error: unknown) => {
+        if (!(error instanceof BudgetExhausted) && !isDatabaseTimeout(error)) {
+          this.deps.logger.error({ err: error, pending_id: bundle.pendingId }, 'late claim failed');
+        }
+      },
+    );
+  }
+
+  private exhausted(
+    phase: 'identity' | 'claim',
+    pendingId: string,
+    started: number,
+  ): RespondResult {
+    this.deps.observer.timeout(phase);
+    this.record(phase, 'timeout', pendingId, started);
+    return { ok: false, code: 'temporarily_unavailable', phase };
+  }
+
+  private record(
+    phase: 'identity' | 'claim' | 'delivery',
+    outcome: string,
+    pendingId: string,
+    started: number,
+  ): void {
+    this.deps.observer.phase({
+      phase,
+      outcome,
+      pendingId,
+      durationMs: this.deps.store.clock.nowMs() - started,
+    });
+  }
+}

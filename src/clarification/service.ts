@@ -1,0 +1,253 @@
+/**
+ * Bundle lifecycle around the resolver: asking (create or reuse, then wait
+ * live), reading one bundle, operator cancel, detach and expiry. Detached
+ * and expired are decided by the store's guards, so repeating either is a
+ * no-op that publishes nothing.
+ */
+import type { Principal } from '../auth/principal.js';
+import {
+  activePendingIdByFingerprint,
+  appendMessage,
+  cancelBundleRows,
+  canSeeSession,
+  CLARIFICATION_TYPE,
+  currentTurn,
+  detachSessionRows,
+  expireSessionRows,
+  getSession,
+  messagesByPendingId,
+  rowsStillCurrent,
+  startTurn,
+  TERMINAL_SESSION_STATES,
+  transitionSession,
+  type MessageRecord,
+  type SessionState,
+} from '../store/index.js';
+import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
+import type { ClarificationDeps } from './context.js';
+import type { ClarificationResponse, Issue } from './outcome.js';
+import { publishAll, stageEvents } from './publication.js';
+import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
+import { Resolver, type RespondResult } from './resolver.js';
+import type { RespondInput } from './outcome.js';
+import type { WaitEnd } from './waiters.js';
+
+export type AskResult =
+  | {
+      ok: true;
+      pendingId: string;
+      outcome: 'answered';
+      response: ClarificationResponse;
+      questions: Question[];
+    }
+  | { ok: true; pendingId: string; outcome: 'open'; reason: WaitEnd }
+  | { ok: false; code: 'invalid_request'; issues: Issue[] }
+  | { ok: false; code: 'not_active' };
+
+export interface BundleView {
+  pending_id: string;
+  task_id: string;
+  session_id: string;
+  status: RowStatus;
+  active: boolean;
+  detached: boolean;
+  context: string;
+  created_at: string;
+  questions: (Question & { status: RowStatus })[];
+  response: ClarificationResponse | null;
+}
+
+const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
+
+export class ClarificationService {
+  readonly resolver: Resolver;
+
+  constructor(private readonly deps: ClarificationDeps) {
+    this.resolver = new Resolver(deps);
+  }
+
+  async respond(
+    principal: Principal,
+    pendingId: string,
+    input: RespondInput,
+    callerSignal?: AbortSignal,
+  ): Promise<RespondResult> {
+    const result = await this.resolver.respond(principal, pendingId, input, callerSignal);
+    this.deps.observer.responded(result);
+    return result;
+  }
+
+  /**
+   * The agent's `ask_user_question`: validates, writes the bundle (or reuses
+   * the identical one already waiting in this session), then waits live. A
+   * wait that ends without an answer detaches the bundle; it stays open and
+   * an answer will resume the agent with a new turn.
+   */
+  async ask(
+    sessionId: string,
+    raw: unknown,
+    options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<AskResult> {
+    const normalized = normalizeAsk(raw);
+    if (!normalized.ok) return { ok: false, code: 'invalid_request', issues: normalized.issues };
+    const created = await this.createBundle(sessionId, normalized.value);
+    if (!created) return { ok: false, code: 'not_active' };
+
+    const outcome = await this.deps.waiters.wait(created, sessionId, {
+      timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
+      ...(options.signal ? { signal: options.signal } : {}),
+    });
+    if (outcome.kind === 'answered') {
+      return {
+        ok: true,
+        pendingId: created,
+        outcome: 'answered',
+        response: outcome.response,
+        questions: normalized.value.questions,
+      };
+    }
+    if (!this.deps.waiters.has(created)) await this.detachRows(sessionId);
+    return { ok: true, pendingId: created, outcome: 'open', reason: outcome.reason };
+  }
+
+  /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
+  async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
+    const { store } = this.deps;
+    const written = await store.transaction(async (tx) => {
+      await tx.dialect.lockSession(tx.db, sessionId);
+      const session = await getSession(tx, sessionId);
+      if (!session || TERMINAL.has(session.state)) return undefined;
+      const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
+      if (existing) return { pendingId: existing, events: [] };
+      const turn =
+        (await currentTurn(tx, sessionId)) ??
+        (await startTurn(tx, { sessionId, taskId: session.task_id }));
+      const pendingId = tx.ids.next();
+      const added: MessageRecord[] = [];
+      for (const [index, question] of ask.questions.entries()) {
+        added.push(
+          await appendMessage(tx, {
+            sessionId,
+            taskId: session.task_id,
+            turnId: turn.id,
+            authorType: 'agent',
+            type: CLARIFICATION_TYPE,
+            content: question.prompt,
+            requestsInput: index === ask.questions.length - 1,
+            metadata: {
+              pending_id: pendingId,
+              question_id: question.id,
+              question,
+              question_index: index,
+              question_total: ask.questions.length,
+              context: ask.context,
+              status: 'pending',
+              request_fingerprint: ask.fingerprint,
+            },
+          }),
+        );
+      }
+      const moved = await transitionSession(
+        tx,
+        sessionId,
+        ['idle', 'running'],
+        'waiting_for_input',
+      );
+      const events = await stageEvents(tx, sessionId, {
+        added,
+        ...(moved ? { state: moved.state } : {}),
+      });
+      return { pendingId, events };
+    });
+    if (!written) return undefined;
+    publishAll(this.deps.events, written.events);
+    return written.pendingId;
+  }
+
+  /** One bundle as its owner sees it; undefined when unknown or not visible. */
+  async get(principal: Principal, pendingId: string): Promise<BundleView | undefined> {
+    const bundle = await this.visibleBundle(principal, pendingId);
+    if (!bundle) return undefined;
+    const status = bundleStatus(bundle);
+    const active =
+      bundle.rows.some((row) => row.status === 'pending') &&
+      (await rowsStillCurrent(
+        this.deps.store,
+        bundle.rows.map((row) => row.id),
+      ));
+    return {
+      pending_id: bundle.pendingId,
+      task_id: bundle.taskId,
+      session_id: bundle.sessionId,
+      status: active ? 'pending' : status === 'pending' ? 'expired' : status,
+      active,
+      detached: bundle.rows.some((row) => row.detached),
+      context: bundle.context,
+      created_at: bundle.createdAt,
+      questions: bundle.questions.map((question, index) => ({
+        ...question,
+        status: bundle.rows[index]?.status ?? 'pending',
+      })),
+      response: winnerResponse(bundle) ?? null,
+    };
+  }
+
+  /** Operator cancel of a live request: its rows become `cancelled` and the agent's wait ends. */
+  async cancel(
+    principal: Principal,
+    pendingId: string,
+  ): Promise<{ ok: true } | { ok: false; code: 'not_found' | 'not_active' }> {
+    const bundle = await this.visibleBundle(principal, pendingId);
+    if (!bundle) return { ok: false, code: 'not_found' };
+    if (!this.deps.waiters.has(pendingId)) return { ok: false, code: 'not_active' };
+    const events = await this.deps.store.transaction(async (tx) => {
+      await tx.dialect.lockSession(tx.db, bundle.sessionId);
+      const updated = await cancelBundleRows(tx, pendingId);
+      return updated.length === 0 ? undefined : stageEvents(tx, bundle.sessionId, { updated });
+    });
+    if (!events) return { ok: false, code: 'not_active' };
+    this.deps.waiters.end(pendingId, 'cancelled');
+    publishAll(this.deps.events, events);
+    return { ok: true };
+  }
+
+  /** The agent's live wait ended (turn over, agent gone): bundles stay answerable, detached. */
+  async detachSession(sessionId: string): Promise<MessageRecord[]> {
+    this.deps.waiters.endSession(sessionId, 'detached');
+    return this.detachRows(sessionId);
+  }
+
+  /** The session ended: its current bundles expire and can no longer be answered. */
+  async expireSession(sessionId: string): Promise<MessageRecord[]> {
+    this.deps.waiters.endSession(sessionId, 'cancelled');
+    const result = await this.deps.store.transaction(async (tx) => {
+      await tx.dialect.lockSession(tx.db, sessionId);
+      const updated = await expireSessionRows(tx, sessionId);
+      return { updated, events: await stageEvents(tx, sessionId, { updated }) };
+    });
+    publishAll(this.deps.events, result.events);
+    return result.updated;
+  }
+
+  private async detachRows(sessionId: string): Promise<MessageRecord[]> {
+    const result = await this.deps.store.transaction(async (tx) => {
+      await tx.dialect.lockSession(tx.db, sessionId);
+      const updated = await detachSessionRows(tx, sessionId);
+      return { updated, events: await stageEvents(tx, sessionId, { updated }) };
+    });
+    publishAll(this.deps.events, result.events);
+    return result.updated;
+  }
+
+  private async visibleBundle(
+    principal: Principal,
+    pendingId: string,
+  ): Promise<Bundle | undefined> {
+    const { store } = this.deps;
+    const rows = await messagesByPendingId(store, pendingId);
+    const first = rows[0];
+    if (!first || !(await canSeeSession(store, principal, first.task_session_id))) return undefined;
+    const read = readBundle(pendingId, rows);
+    return read.ok ? read.bundle : undefined;
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Live waiters: the in-memory promises that blocked `ask_user_question` calls
+ * wait on (DESIGN §5). Memory only; a restart loses them, and the durable rows
+ * then make the bundle detached-but-answerable.
+ *
+ * Each wait settles exactly once. Delivery takes the whole entry first, so a
+ * timeout racing a delivery is a no-op; the durable confirmation runs before
+ * any waiter sees the answer, so an agent never holds an answer whose
+ * delivery intent is still set.
+ */
+import type { Timers } from '../support/timers.js';
+import type { ClarificationResponse } from './outcome.js';
+
+export type WaitEnd = 'timeout' | 'caller_gone' | 'detached' | 'cancelled' | 'delivery_failed';
+
+export type WaitOutcome =
+  { kind: 'answered'; response: ClarificationResponse } | { kind: 'ended'; reason: WaitEnd };
+
+export type DeliveryResult =
+  { kind: 'delivered' } | { kind: 'no_waiter' } | { kind: 'confirm_failed'; error: unknown };
+
+interface Waiter {
+  settled: boolean;
+  /** Claimed by a delivery: only that delivery settles it now. */
+  taken: boolean;
+  settle(outcome: WaitOutcome): void;
+}
+
+interface Entry {
+  sessionId: string;
+  waiters: Set<Waiter>;
+}
+
+export class LiveWaiters {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly timers: Timers) {}
+
+  /**
+   * Waits for the bundle's answer. Ends without one after `timeoutMs`, when
+   * `signal` aborts (the agent's call went away), or when the session or
+   * bundle is ended here. Several waits on one bundle (an agent's retry) all
+   * get the same answer.
+   */
+  wait(
+    pendingId: string,
+    sessionId: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<WaitOutcome> {
+    return new Promise((resolve) => {
+      let entry = this.entries.get(pendingId);
+      if (!entry) {
+        entry = { sessionId, waiters: new Set() };
+        this.entries.set(pendingId, entry);
+      }
+      const owner = entry;
+      const onAbort = () => {
+        end({ kind: 'ended', reason: 'caller_gone' });
+      };
+      const timer = this.timers.setTimeout(() => {
+        end({ kind: 'ended', reason: 'timeout' });
+      }, options.timeoutMs);
+      const waiter: Waiter = {
+        settled: false,
+        taken: false,
+        settle: (outcome) => {
+          if (waiter.settled) return;
+          waiter.settled = true;
+          timer.cancel();
+          options.signal?.removeEventListener('abort', onAbort);
+          resolve(outcome);
+        },
+      };
+      const end = (outcome: WaitOutcome) => {
+        if (waiter.settled || waiter.taken) return;
+        owner.waiters.delete(waiter);
+        if (owner.waiters.size === 0 && this.entries.get(pendingId) === owner) {
+          this.entries.delete(pendingId);
+        }
+        waiter.settle(outcome);
+      };
+      owner.waiters.add(waiter);
+      if (options.signal?.aborted) {
+        onAbort();
+        return;
+      }
+      options.signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  has(pendingId: string): boolean {
+    return (this.entries.get(pendingId)?.waiters.size ?? 0) > 0;
+  }
+
+  /** Pending IDs with a live waiter in the session. */
+  pendingIdsOf(sessionId: string): string[] {
+    return [...this.entries].filter(([, entry]) => entry.sessionId === sessionId).map(([id]) => id);
+  }
+
+  /**
+   * Hands `response` to the bundle's live waiters. `confirm` durably clears
+   * the delivery intent and runs before any waiter is released; if it fails,
+   * the waiters end without the answer and the caller restores the claim.
+   */
+  async deliver(
+    pendingId: string,
+    response: ClarificationResponse,
+    confirm: () => Promise<void>,
+  ): Promise<DeliveryResult> {
+    const entry = this.entries.get(pendingId);
+    if (!entry || entry.waiters.size === 0) return { kind: 'no_waiter' };
+    this.entries.delete(pendingId);
+    const waiters = [...entry.waiters];
+    // From here a timeout or abort must not end these waits: the answer is theirs.
+    for (const waiter of waiters) waiter.taken = true;
+    try {
+      await confirm();
+    } catch (error) {
+      for (const waiter of waiters) waiter.settle({ kind: 'ended', reason: 'delivery_failed' });
+      return { kind: 'confirm_failed', error };
+    }
+    for (const waiter of waiters) waiter.settle({ kind: 'answered', response });
+    return { kind: 'delivered' };
+  }
+
+  /** Ends one bundle's waits without an answer; true when there were any. */
+  end(pendingId: string, reason: WaitEnd): boolean {
+    const entry = this.entries.get(pendingId);
+    if (!entry) return false;
+    this.entries.delete(pendingId);
+    for (const waiter of entry.waiters) waiter.settle({ kind: 'ended', reason });
+    return entry.waiters.size > 0;
+  }
+
+  /** Ends every wait of a session; returns the pending IDs that had one. */
+  endSession(sessionId: string, reason: WaitEnd): string[] {
+    const ended = this.pendingIdsOf(sessionId);
+    for (const pendingId of ended) this.end(pendingId, reason);
+    return ended;
+  }
+}

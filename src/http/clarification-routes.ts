@@ -1,0 +1,95 @@
+/**
+ * `/api/v1/clarification/:pendingId` routes: parse, call the service, map
+ * the typed result to the wire (DESIGN §5.1). Nothing else is decided here.
+ */
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import type { ClarificationService, RespondResult } from '../clarification/index.js';
+import type { AppEnv } from './env.js';
+import { errorResponse } from './errors.js';
+import { parseJsonBody } from './request-guards.js';
+
+const MAX_PENDING_ID_CHARS = 128;
+
+const respondBody = z.strictObject({
+  answers: z
+    .array(
+      z.strictObject({
+        question_id: z.string().min(1).max(64),
+        selected_options: z.array(z.string().min(1).max(64)).max(6).optional(),
+        custom_text: z.string().max(8000).optional(),
+      }),
+    )
+    .max(4)
+    .optional(),
+  rejected: z.boolean().optional(),
+  reject_reason: z.string().max(8000).optional(),
+});
+
+export interface ClarificationRouteDeps {
+  clarification: ClarificationService;
+}
+
+/** Answers a raw response body as the catalogue says; only codes from the table of DESIGN §5.1. */
+function respondResponse(c: Context<AppEnv>, result: RespondResult): Response {
+  if (result.ok) {
+    return c.json({ claimed: result.claimed, status: result.status, response: result.response });
+  }
+  switch (result.code) {
+    case 'invalid_request':
+      return errorResponse(c, 'invalid_request', 'invalid clarification response', result.issues);
+    case 'not_found':
+      return errorResponse(c, 'not_found', 'clarification request not found');
+    case 'not_active':
+      return errorResponse(c, 'not_active');
+    case 'temporarily_unavailable':
+      return errorResponse(c, 'temporarily_unavailable');
+    case 'caller_gone':
+      // Nobody is listening; the status only shows in access logs.
+      return new Response(null, { status: 499 });
+    case 'internal':
+      return errorResponse(c, 'internal', result.message);
+  }
+}
+
+export function registerClarificationRoutes(app: Hono<AppEnv>, deps: ClarificationRouteDeps): void {
+  const { clarification } = deps;
+
+  app.post('/api/v1/clarification/:pendingId/respond', async (c) => {
+    const pendingId = c.req.param('pendingId');
+    const body = await parseJsonBody(c, respondBody);
+    if (!body.ok) return body.response;
+    if (pendingId.length > MAX_PENDING_ID_CHARS) {
+      return errorResponse(c, 'not_found', 'clarification request not found');
+    }
+    const result = await clarification.respond(
+      c.get('principal'),
+      pendingId,
+      body.value,
+      c.req.raw.signal,
+    );
+    return respondResponse(c, result);
+  });
+
+  app.post('/api/v1/clarification/:pendingId/cancel', async (c) => {
+    const pendingId = c.req.param('pendingId');
+    if (pendingId.length > MAX_PENDING_ID_CHARS) {
+      return errorResponse(c, 'not_found', 'clarification request not found');
+    }
+    const result = await clarification.cancel(c.get('principal'), pendingId);
+    if (result.ok) return c.json({ cancelled: true });
+    return result.code === 'not_found'
+      ? errorResponse(c, 'not_found', 'clarification request not found')
+      : errorResponse(c, 'not_active');
+  });
+
+  app.get('/api/v1/clarification/:pendingId', async (c) => {
+    const pendingId = c.req.param('pendingId');
+    const view =
+      pendingId.length > MAX_PENDING_ID_CHARS
+        ? undefined
+        : await clarification.get(c.get('principal'), pendingId);
+    if (!view) return errorResponse(c, 'not_found', 'clarification request not found');
+    return c.json(view);
+  });
+}

@@ -1,0 +1,302 @@
+/**
+ * SQL of the clarification lifecycle (DESIGN §5). Every statement that
+ * decides a bundle's fate carries the same guards, written once here:
+ * a clarification row, still pending, in its session's current turn, in a
+ * session that has not ended. Pending-ID predicates use the dialect's
+ * expression verbatim so they seek the ordered index.
+ */
+import { sql, type Expression, type SqlBool } from 'kysely';
+import { jsonValue } from './dialect.js';
+import type { RepoContext } from './context.js';
+import { toMessageRecord, type MessageRecord } from './messages.js';
+import { TERMINAL_SESSION_STATES } from './tables.js';
+import { currentTurnIdOf } from './turns.js';
+
+export const CLARIFICATION_TYPE = 'clarification_request';
+
+const ROW_SESSION = sql.ref<string>('task_session_messages.task_session_id');
+
+function isPending(ctx: RepoContext): Expression<SqlBool> {
+  return sql<SqlBool>`COALESCE(${ctx.dialect.metadataText('status')}, 'pending') = 'pending'`;
+}
+
+function inCurrentTurn(ctx: RepoContext): Expression<SqlBool> {
+  return sql<SqlBool>`task_session_messages.turn_id = (${currentTurnIdOf(ctx, ROW_SESSION)})`;
+}
+
+function sessionLive(): Expression<SqlBool> {
+  const terminal = sql.join(TERMINAL_SESSION_STATES.map((state) => sql.lit(state)));
+  return sql<SqlBool>`EXISTS (
+    SELECT 1 FROM task_sessions s WHERE s.id = ${ROW_SESSION} AND s.state NOT IN (${terminal})
+  )`;
+}
+
+/**
+ * All rows of the bundle agree on type, session and turn. An uncorrelated
+ * subquery, so `metadata` there is the inner table's and the expression text
+ * stays identical to the index.
+ */
+function wellFormed(ctx: RepoContext, pendingId: string): Expression<SqlBool> {
+  return sql<SqlBool>`(
+    SELECT COUNT(DISTINCT type || '|' || task_session_id || '|' || turn_id)
+    FROM task_session_messages WHERE ${ctx.dialect.pendingId()} = ${pendingId}
+  ) = 1`;
+}
+
+/** Pending rows of one session's current turn whose bundle carries `fingerprint`. */
+export async function activePendingIdByFingerprint(
+  ctx: RepoContext,
+  sessionId: string,
+  fingerprint: string,
+): Promise<string | undefined> {
+  const row = await ctx.db
+    .selectFrom('task_session_messages')
+    .select(ctx.dialect.metadataText('pending_id').as('pending_id'))
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', CLARIFICATION_TYPE)
+    .where(sql<SqlBool>`${ctx.dialect.metadataText('request_fingerprint')} = ${fingerprint}`)
+    .where(isPending(ctx))
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .executeTakeFirst();
+  return row?.pending_id ?? undefined;
+}
+
+/** Active clarification rows of a session, oldest first: what the person still has to answer. */
+export async function activeClarificationRows(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<MessageRecord[]> {
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', CLARIFICATION_TYPE)
+    .where(isPending(ctx))
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toMessageRecord);
+}
+
+export interface ClaimInput {
+  pendingId: string;
+  status: 'answered' | 'rejected';
+  /** The normalized answer per question ID (answered only). */
+  responses: ReadonlyMap<string, unknown>;
+  rejectReason: string;
+  respondedAt: string;
+}
+
+/**
+ * The claim: one statement moves every pending row of an active, well-formed
+ * bundle to its terminal status with the delivery intent set. Concurrent
+ * claimers cannot both see pending rows, so at most one gets rows back.
+ */
+export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<MessageRecord[]> {
+  const { dialect } = ctx;
+  const whens = [...input.responses].map(
+    ([questionId, response]) => sql`WHEN ${questionId} THEN ${JSON.stringify(response)}`,
+  );
+  const response =
+    whens.length > 0
+      ? sql`CASE ${dialect.metadataText('question_id')} ${sql.join(whens, sql` `)} ELSE 'null' END`
+      : jsonValue(null);
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: dialect.metadataSet([
+        ['status', jsonValue(input.status)],
+        ['response', response],
+        ['reject_reason', jsonValue(input.rejectReason)],
+        ['responded_at', jsonValue(input.respondedAt)],
+        ['response_delivery_pending', jsonValue(true)],
+      ]),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where(dialect.pendingId(), '=', input.pendingId)
+    .where('type', '=', CLARIFICATION_TYPE)
+    .where(isPending(ctx))
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .where(wellFormed(ctx, input.pendingId))
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/** Clears the delivery intent of claimed rows: the hand-off is confirmed (or given up). */
+export async function clearDeliveryIntent(
+  ctx: RepoContext,
+  messageIds: readonly string[],
+): Promise<MessageRecord[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: ctx.dialect.metadataRemove(['response_delivery_pending']),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', 'in', messageIds)
+    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/**
+ * Puts claimed rows back to pending, all or none: only while they still carry
+ * the claim (status and intent), their turn is current and the session lives.
+ * Returns undefined, changing nothing, when any row no longer qualifies.
+ */
+export async function restoreClaim(
+  ctx: RepoContext,
+  messageIds: readonly string[],
+  status: 'answered' | 'rejected',
+  options: { detached: boolean },
+): Promise<MessageRecord[] | undefined> {
+  if (messageIds.length === 0) return [];
+  const { dialect } = ctx;
+  const restorable = await ctx.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('id', 'in', messageIds)
+    .where(sql<SqlBool>`${dialect.metadataText('status')} = ${status}`)
+    .where(dialect.metadataFlag('response_delivery_pending'))
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .execute();
+  if (restorable.length !== messageIds.length) return undefined;
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: dialect.metadataSet(
+        [
+          ['status', jsonValue('pending')],
+          // No live waiter is left to take a retry: the bundle is detached now.
+          ...(options.detached ? ([['agent_disconnected', jsonValue(true)]] as const) : []),
+        ],
+        dialect.metadataRemove([
+          'response',
+          'reject_reason',
+          'responded_at',
+          'response_delivery_pending',
+        ]),
+      ),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', 'in', messageIds)
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/** Marks the live wait of a session's active rows as ended; repeats change nothing. */
+export async function detachSessionRows(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<MessageRecord[]> {
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: ctx.dialect.metadataSet([['agent_disconnected', jsonValue(true)]]),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', CLARIFICATION_TYPE)
+    .where(isPending(ctx))
+    .where(sql<SqlBool>`NOT ${ctx.dialect.metadataFlag('agent_disconnected')}`)
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/**
+ * Expires the current turn's pending rows of a session that has ended (or is
+ * ending). The session-state guard is deliberately absent: expiry runs after
+ * the state moved to terminal.
+ */
+export async function expireSessionRows(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<MessageRecord[]> {
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: ctx.dialect.metadataSet([
+        ['status', jsonValue('expired')],
+        ['agent_disconnected', jsonValue(true)],
+      ]),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', CLARIFICATION_TYPE)
+    .where(isPending(ctx))
+    .where(inCurrentTurn(ctx))
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/** Operator cancel: the active bundle's pending rows become `cancelled`. */
+export async function cancelBundleRows(
+  ctx: RepoContext,
+  pendingId: string,
+): Promise<MessageRecord[]> {
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: ctx.dialect.metadataSet([['status', jsonValue('cancelled')]]),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where(ctx.dialect.pendingId(), '=', pendingId)
+    .where('type', '=', CLARIFICATION_TYPE)
+    .where(isPending(ctx))
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/**
+ * Clarification rows that still carry a delivery intent, for start-up
+ * recovery. `pending_id IS NOT NULL` lets the partial ordered index bound the
+ * scan to clarification rows instead of the whole transcript table.
+ */
+export async function rowsWithDeliveryIntent(ctx: RepoContext): Promise<MessageRecord[]> {
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where(sql<SqlBool>`${ctx.dialect.pendingId()} IS NOT NULL`)
+    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toMessageRecord);
+}
+
+/** Whether each given row is in its session's current turn of a live session. */
+export async function rowsStillCurrent(
+  ctx: RepoContext,
+  messageIds: readonly string[],
+): Promise<boolean> {
+  if (messageIds.length === 0) return false;
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('id', 'in', messageIds)
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .execute();
+  return rows.length === messageIds.length;
+}
+
+function byCreation(a: MessageRecord, b: MessageRecord): number {
+  if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+}

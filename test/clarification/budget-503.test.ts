@@ -1,0 +1,74 @@
+/**
+ * The pre-claim budget (DESIGN §5.1 step 1): a slow database at identity and,
+ * separately, at the claim gives 503 within the 5 s budget, leaves the bundle
+ * pending, counts the timeout for that phase, and a retry claims normally.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PRE_CLAIM_BUDGET_MS } from '../../src/clarification/index.js';
+import { DRIVERS } from '../support/databases.js';
+import {
+  ANSWERS,
+  TWO_QUESTIONS,
+  clarificationHarness,
+  eventually,
+  type Harness,
+} from '../support/clarification-harness.js';
+import { SlowDatabase, type StatementKind } from '../support/slow-database.js';
+
+const UNAVAILABLE = {
+  error: 'clarification response is temporarily unavailable',
+  code: 'temporarily_unavailable',
+};
+
+describe.each(DRIVERS)('pre-claim budget on %s', (driver) => {
+  let h: Harness;
+  const slow = new SlowDatabase();
+
+  beforeEach(async () => {
+    h = await clarificationHarness(driver, { plugins: [slow] });
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  const cases: [phase: 'identity' | 'claim', statement: StatementKind][] = [
+    ['identity', 'select'],
+    ['claim', 'update'],
+  ];
+
+  it.each(cases)(
+    'answers 503 when the %s phase is slow, then a retry claims',
+    async (phase, statement) => {
+      const call = h.service.ask(h.seeded.session.id, TWO_QUESTIONS);
+      await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length > 0);
+      const [pendingId = ''] = h.waiters.pendingIdsOf(h.seeded.session.id);
+
+      slow.arm(statement, PRE_CLAIM_BUDGET_MS + 2_000);
+      const started = Date.now();
+      const response = await h.respond(pendingId, ANSWERS);
+      const elapsed = Date.now() - started;
+      expect(response.status).toBe(503);
+      expect(await response.json()).toEqual(UNAVAILABLE);
+      // The 5 s budget answered, not the 30 s delivery or 40 s client ones.
+      expect(elapsed).toBeGreaterThanOrEqual(PRE_CLAIM_BUDGET_MS - 50);
+      expect(elapsed).toBeLessThan(PRE_CLAIM_BUDGET_MS + 1_500);
+      expect(h.observer.timeouts).toEqual([phase]);
+      expect(h.observer.phases).toContainEqual(
+        expect.objectContaining({ phase, outcome: 'timeout', pendingId }),
+      );
+
+      // The claim, if it ran, rolls back; the bundle stays pending and the agent still waits.
+      await eventually(async () => {
+        const rows = await h.rows(pendingId);
+        return rows.every((row) => row.metadata.status === 'pending');
+      }, 10_000);
+      expect(h.waiters.has(pendingId)).toBe(true);
+
+      const retry = await h.respond(pendingId, ANSWERS);
+      expect(retry.status).toBe(200);
+      expect(await retry.json()).toMatchObject({ claimed: true, status: 'answered' });
+      expect(await call).toMatchObject({ ok: true, outcome: 'answered' });
+    },
+  );
+});

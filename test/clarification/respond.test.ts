@@ -1,0 +1,322 @@
+/**
+ * POST /api/v1/clarification/:pendingId/respond over HTTP, on both dialects:
+ * every row of the outcome table in DESIGN §5.1, bodies included.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { AskResult } from '../../src/clarification/index.js';
+import { currentTurn, getSession, setSessionState, startTurn } from '../../src/store/index.js';
+import { DRIVERS } from '../support/databases.js';
+import {
+  ANSWERS,
+  TWO_QUESTIONS,
+  clarificationHarness,
+  eventually,
+  type Harness,
+} from '../support/clarification-harness.js';
+
+const NORMALIZED_ANSWERS = [
+  { question_id: 'q1', selected_options: ['q1_opt2'], custom_text: '' },
+  { question_id: 'q2', selected_options: ['q2_opt1', 'q2_opt3'], custom_text: 'and e2e' },
+];
+
+describe.each(DRIVERS)('respond on %s', (driver) => {
+  let h: Harness;
+
+  beforeEach(async () => {
+    h = await clarificationHarness(driver);
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  /** An agent asks and waits live; resolves with the pending ID and the pending call. */
+  async function askLive(input: unknown = TWO_QUESTIONS) {
+    const call = h.service.ask(h.seeded.session.id, input);
+    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length > 0);
+    const [pendingId] = h.waiters.pendingIdsOf(h.seeded.session.id);
+    if (!pendingId) throw new Error('no bundle');
+    return { pendingId, call };
+  }
+
+  /** An agent asks, and its live wait ends at once: the bundle is detached. */
+  async function askDetached(input: unknown = TWO_QUESTIONS): Promise<string> {
+    const result: AskResult = await h.service.ask(h.seeded.session.id, input, { timeoutMs: 1 });
+    if (!result.ok || result.outcome !== 'open') throw new Error('expected an open bundle');
+    return result.pendingId;
+  }
+
+  it('claims and delivers to the live waiter: 200 with the normalized response', async () => {
+    const { pendingId, call } = await askLive();
+    expect((await getSession(h.store, h.seeded.session.id))?.state).toBe('waiting_for_input');
+
+    const response = await h.respond(pendingId, ANSWERS);
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      claimed: true,
+      status: 'answered',
+      response: {
+        pending_id: pendingId,
+        answers: NORMALIZED_ANSWERS,
+        rejected: false,
+        reject_reason: '',
+        responded_at: expect.stringMatching(/\.\d{9}Z$/) as unknown,
+      },
+    });
+
+    const asked = await call;
+    expect(asked).toMatchObject({ ok: true, outcome: 'answered', pendingId });
+    if (asked.ok && asked.outcome === 'answered') expect(asked.response).toEqual(body.response);
+    const rows = await h.rows(pendingId);
+    expect(rows.map((row) => row.metadata.status)).toEqual(['answered', 'answered']);
+    expect(rows.every((row) => row.metadata.response_delivery_pending === undefined)).toBe(true);
+    expect(rows.map((row) => row.metadata.response)).toEqual(NORMALIZED_ANSWERS);
+    expect((await getSession(h.store, h.seeded.session.id))?.state).toBe('running');
+    expect(h.runtime.prompts).toEqual([]);
+  });
+
+  it('returns the prior winner, identical, to every later caller', async () => {
+    const { pendingId, call } = await askLive();
+    const first = await (await h.respond(pendingId, ANSWERS)).json();
+    await call;
+    const other = {
+      answers: [
+        { question_id: 'q1', selected_options: ['q1_opt1'] },
+        { question_id: 'q2', custom_text: 'something else' },
+      ],
+    };
+    for (const body of [ANSWERS, other, { rejected: true }]) {
+      const again = await h.respond(pendingId, body);
+      expect(again.status).toBe(200);
+      expect(await again.json()).toEqual({ ...(first as object), claimed: false });
+    }
+  });
+
+  it('lets exactly one of many concurrent responders claim', async () => {
+    const { pendingId, call } = await askLive();
+    const responses = await Promise.all(
+      Array.from({ length: 12 }, (_, index) =>
+        h.respond(pendingId, index % 3 === 0 ? { rejected: true, reject_reason: 'no' } : ANSWERS),
+      ),
+    );
+    const bodies = (await Promise.all(responses.map((r) => r.json()))) as {
+      claimed: boolean;
+      response: unknown;
+    }[];
+    expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
+    expect(bodies.filter((body) => body.claimed)).toHaveLength(1);
+    expect(new Set(bodies.map((body) => JSON.stringify(body.response))).size).toBe(1);
+    await call;
+  });
+
+  it('records a skip as rejected with its reason and tells the live agent', async () => {
+    const { pendingId, call } = await askLive();
+    const response = await h.respond(pendingId, {
+      rejected: true,
+      reject_reason: ' User skipped ',
+    });
+    expect(await response.json()).toMatchObject({
+      claimed: true,
+      status: 'rejected',
+      response: { answers: [], rejected: true, reject_reason: 'User skipped' },
+    });
+    expect(await call).toMatchObject({ outcome: 'answered', response: { rejected: true } });
+    const rows = await h.rows(pendingId);
+    expect(rows.map((row) => row.metadata.status)).toEqual(['rejected', 'rejected']);
+  });
+
+  it('answers 400 with details for an invalid body, and changes nothing', async () => {
+    const pendingId = await askDetached();
+    const before = await h.rows(pendingId);
+    const invalid: unknown[] = [
+      '{not json',
+      [],
+      { answers: 'q1' },
+      { answers: [{ question_id: 'q1', selected_options: ['q1_opt1'] }] },
+      { answers: [...ANSWERS.answers, { question_id: 'q3', custom_text: 'x' }] },
+      { ...ANSWERS, unexpected: true },
+      { ...ANSWERS, rejected: true },
+      { answers: [ANSWERS.answers[0], { question_id: 'q2', selected_options: ['q1_opt1'] }] },
+      {
+        answers: [
+          { question_id: 'q1', selected_options: ['q1_opt1', 'q1_opt2'] },
+          ANSWERS.answers[1],
+        ],
+      },
+      { answers: [ANSWERS.answers[0], { question_id: 'q2', custom_text: 'é'.repeat(2001) }] },
+      { rejected: true, reject_reason: 'x'.repeat(2001) },
+      { answers: [ANSWERS.answers[0], { question_id: 'q2', custom_text: '   ' }] },
+    ];
+    for (const body of invalid) {
+      const response = await h.respond(pendingId, body);
+      expect(response.status, JSON.stringify(body).slice(0, 80)).toBe(400);
+      const json = (await response.json()) as { code: string; error: string };
+      expect(json.code).toBe('invalid_request');
+      expect(json.error).toEqual(expect.any(String));
+    }
+    expect(await h.rows(pendingId)).toEqual(before);
+  });
+
+  it('answers the same 404 for an unknown bundle and for one the caller cannot see', async () => {
+    const pendingId = await askDetached();
+    const unknown = await h.respond('00000000-0000-4000-8000-000000000000', ANSWERS);
+    const hidden = await h.respond(pendingId, ANSWERS, 'outsider');
+    expect(unknown.status).toBe(404);
+    expect(hidden.status).toBe(404);
+    const unknownBody = await unknown.json();
+    expect(await hidden.json()).toEqual(unknownBody);
+    expect(unknownBody).toEqual({ error: 'clarification request not found', code: 'not_found' });
+    const get = await h.app.request(`/api/v1/clarification/${pendingId}`, {
+      headers: { 'x-test-principal': 'outsider' },
+    });
+    expect(get.status).toBe(404);
+    expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+  });
+
+  const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'not_active' };
+
+  it('answers 409 for a bundle superseded by a newer turn, without rewriting it', async () => {
+    const pendingId = await askDetached();
+    await startTurn(h.store, { sessionId: h.seeded.session.id, taskId: h.seeded.task.id });
+    const response = await h.respond(pendingId, ANSWERS);
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual(NOT_ACTIVE);
+    expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+  });
+
+  it('answers 409 once the session has ended and its bundles expired', async () => {
+    const pendingId = await askDetached();
+    await setSessionState(h.store, h.seeded.session.id, 'completed');
+    expect(await h.respond(pendingId, ANSWERS)).toHaveProperty('status', 409);
+    const expired = await h.service.expireSession(h.seeded.session.id);
+    expect(expired.map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
+    const response = await h.respond(pendingId, { rejected: true });
+    expect(response.status).toBe(409);
+    expect(await response.json()).toEqual(NOT_ACTIVE);
+  });
+
+  it('cancels a live request for the operator; it then answers 409', async () => {
+    const { pendingId, call } = await askLive();
+    const cancel = await h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {
+      method: 'POST',
+      headers: { 'x-test-principal': 'member' },
+    });
+    expect(cancel.status).toBe(200);
+    expect(await call).toMatchObject({ outcome: 'open', reason: 'cancelled' });
+    expect(await h.respond(pendingId, ANSWERS)).toHaveProperty('status', 409);
+    const again = await h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {
+      method: 'POST',
+      headers: { 'x-test-principal': 'member' },
+    });
+    expect(again.status).toBe(409);
+  });
+
+  it('resumes a detached agent with a new turn that quotes the answer', async () => {
+    const pendingId = await askDetached();
+    const rows = await h.rows(pendingId);
+    expect(rows.every((row) => row.metadata.agent_disconnected === true)).toBe(true);
+    const clarificationTurn = rows[0]?.turn_id;
+
+    const response = await h.respond(pendingId, ANSWERS);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ claimed: true, status: 'answered' });
+    expect(h.runtime.prompts).toHaveLength(1);
+    const prompt = h.runtime.prompts[0];
+    expect(prompt?.text).toContain('"Generated"');
+    expect(prompt?.text).toContain('"Lint", "Tests"');
+    expect(prompt?.text).toContain('wrote "and e2e"');
+    const turn = await currentTurn(h.store, h.seeded.session.id);
+    expect(turn?.id).toBe(prompt?.turnId);
+    expect(turn?.id).not.toBe(clarificationTurn);
+    expect(turn?.metadata).toEqual({});
+    const after = await h.rows(pendingId);
+    expect(after.every((row) => row.metadata.response_delivery_pending === undefined)).toBe(true);
+    expect((await getSession(h.store, h.seeded.session.id))?.state).toBe('running');
+  });
+
+  it('records a detached rejection without resuming the agent', async () => {
+    const pendingId = await askDetached();
+    const response = await h.respond(pendingId, { rejected: true });
+    expect(await response.json()).toMatchObject({ claimed: true, status: 'rejected' });
+    expect(h.runtime.prompts).toEqual([]);
+    expect((await currentTurn(h.store, h.seeded.session.id))?.id).toBe(
+      (await h.rows(pendingId))[0]?.turn_id,
+    );
+  });
+
+  it('restores the bundle when the agent cannot take the answer, and a retry then claims', async () => {
+    const pendingId = await askDetached();
+    h.runtime.unavailable = 'agent process is not running';
+    const failed = await h.respond(pendingId, ANSWERS);
+    expect(failed.status).toBe(500);
+    expect(await failed.json()).toMatchObject({ code: 'internal' });
+    expect(h.runtime.prompts).toEqual([]);
+    const restored = await h.rows(pendingId);
+    expect(restored.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
+    expect(restored.every((row) => row.metadata.response === undefined)).toBe(true);
+    const turns = await h.store.db
+      .selectFrom('task_session_turns')
+      .select('id')
+      .where('task_session_id', '=', h.seeded.session.id)
+      .execute();
+    expect(turns).toHaveLength(1);
+
+    h.runtime.unavailable = undefined;
+    const retry = await h.respond(pendingId, ANSWERS);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ claimed: true });
+    expect(h.runtime.prompts).toHaveLength(1);
+  });
+
+  it('keeps the answer terminal when dispatch fails after the attempt: never sent twice', async () => {
+    const pendingId = await askDetached();
+    h.runtime.behaviour = 'fail';
+    const failed = await h.respond(pendingId, ANSWERS);
+    expect(failed.status).toBe(500);
+    expect(h.runtime.prompts).toHaveLength(1);
+    h.runtime.behaviour = 'accept';
+    const retry = await h.respond(pendingId, ANSWERS);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ claimed: false, status: 'answered' });
+    expect(h.runtime.prompts).toHaveLength(1);
+  });
+
+  it('reuses the bundle for an identical retry of the ask in the same session', async () => {
+    const first = await askDetached();
+    const second = await askDetached();
+    expect(second).toBe(first);
+    const third = await askDetached({ ...TWO_QUESTIONS, context: 'different' });
+    expect(third).not.toBe(first);
+  });
+
+  it('answers GET with the bundle and its state', async () => {
+    const pendingId = await askDetached();
+    const view = await h.app.request(`/api/v1/clarification/${pendingId}`, {
+      headers: { 'x-test-principal': 'member' },
+    });
+    expect(view.status).toBe(200);
+    expect(await view.json()).toMatchObject({
+      pending_id: pendingId,
+      status: 'pending',
+      active: true,
+      detached: true,
+      context: 'Setting up the parser',
+      questions: [
+        {
+          id: 'q1',
+          status: 'pending',
+          options: [{ option_id: 'q1_opt1', label: 'Hand-written' }, {}],
+        },
+        { id: 'q2', multi_select: true },
+      ],
+      response: null,
+    });
+  });
+});

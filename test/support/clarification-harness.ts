@@ -1,0 +1,176 @@
+/**
+ * A real clarification stack over a real database (SQLite or PostgreSQL):
+ * store, live waiters, resolver, HTTP routes. Only the agent runtime is a
+ * test double, and principals come from a test header so that these suites
+ * can speak as a member, an outsider or an agent without the sign-in flow
+ * (which has its own suites).
+ */
+import { Hono } from 'hono';
+import type { KyselyPlugin } from 'kysely';
+import type { Principal } from '../../src/auth/principal.js';
+import {
+  ClarificationService,
+  DEFAULT_BUDGETS,
+  LiveWaiters,
+  type ClarificationBudgets,
+} from '../../src/clarification/index.js';
+import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
+import type { AppEnv } from '../../src/http/env.js';
+import { errorBody } from '../../src/http/errors.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import type { ResponseObserver } from '../../src/observability/response-observer.js';
+import {
+  addWorkspaceMember,
+  createUser,
+  messagesByPendingId,
+  openStore,
+  setSessionState,
+  type Driver,
+  type MessageRecord,
+  type Store,
+} from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { freshDatabase, type TestDatabase } from './databases.js';
+import { RecordingObserver, RecordingPublisher } from './recorders.js';
+import { seedSession, type Seeded } from './seed.js';
+import { TestRuntime } from './test-runtime.js';
+
+export const TWO_QUESTIONS = {
+  context: 'Setting up the parser',
+  questions: [
+    {
+      prompt: 'Which parser should we use?',
+      title: 'Parser',
+      options: [
+        { label: 'Hand-written', description: 'Recursive descent, no dependency' },
+        { label: 'Generated', description: 'From a grammar file' },
+      ],
+    },
+    {
+      prompt: 'Which checks should run?',
+      multi_select: true,
+      options: [
+        { label: 'Lint', description: 'ESLint' },
+        { label: 'Types', description: 'tsc' },
+        { label: 'Tests', description: 'vitest' },
+      ],
+    },
+  ],
+};
+
+export const ANSWERS = {
+  answers: [
+    { question_id: 'q1', selected_options: ['q1_opt2'] },
+    {
+      question_id: 'q2',
+      selected_options: ['q2_opt3', 'q2_opt1', 'q2_opt3'],
+      custom_text: ' and e2e ',
+    },
+  ],
+};
+
+export interface HarnessOptions {
+  budgets?: Partial<ClarificationBudgets>;
+  plugins?: KyselyPlugin[];
+  observer?: ResponseObserver;
+}
+
+export interface Harness {
+  store: Store;
+  seeded: Seeded;
+  runtime: TestRuntime;
+  events: RecordingPublisher;
+  observer: RecordingObserver;
+  waiters: LiveWaiters;
+  service: ClarificationService;
+  app: Hono<AppEnv>;
+  principals: { member: Principal; outsider: Principal; agent: Principal };
+  respond(
+    pendingId: string,
+    body: unknown,
+    as?: 'member' | 'outsider' | 'agent',
+  ): Promise<Response>;
+  rows(pendingId: string): Promise<MessageRecord[]>;
+  dispose(): Promise<void>;
+}
+
+export async function clarificationHarness(
+  driver: Driver,
+  options: HarnessOptions = {},
+): Promise<Harness> {
+  const database: TestDatabase = await freshDatabase(driver);
+  const store = await openStore(database.target, { plugins: options.plugins ?? [] });
+  const member = await createUser(store, { name: 'member' });
+  const outsider = await createUser(store, { name: 'outsider' });
+  const seeded = await seedSession(store, 'parser');
+  await addWorkspaceMember(store, {
+    workspaceId: seeded.task.workspace_id,
+    userId: member.id,
+    role: 'member',
+  });
+  await seedSession(store, 'elsewhere');
+  await setSessionState(store, seeded.session.id, 'running');
+
+  const runtime = new TestRuntime();
+  const events = new RecordingPublisher();
+  const observer = new RecordingObserver();
+  const waiters = new LiveWaiters(systemTimers);
+  const service = new ClarificationService({
+    store,
+    waiters,
+    runtime,
+    events,
+    observer: options.observer ?? observer,
+    logger: silentLogger,
+    timers: systemTimers,
+    budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+  });
+  const principals = {
+    member: { kind: 'user', userId: member.id, isAdmin: false },
+    outsider: { kind: 'user', userId: outsider.id, isAdmin: false },
+    agent: { kind: 'agent', userId: member.id, sessionId: seeded.session.id },
+  } satisfies Record<string, Principal>;
+
+  const app = new Hono<AppEnv>();
+  app.use('/api/v1/*', async (c, next) => {
+    const principal = principals[c.req.header('x-test-principal') as keyof typeof principals];
+    if (!(principal as Principal | undefined)) return c.json(errorBody('unauthorized'), 401);
+    c.set('principal', principal);
+    await next();
+  });
+  registerClarificationRoutes(app, { clarification: service });
+
+  return {
+    store,
+    seeded,
+    runtime,
+    events,
+    observer,
+    waiters,
+    service,
+    app,
+    principals,
+    respond: (pendingId, body, as = 'member') =>
+      Promise.resolve(
+        app.request(`/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-test-principal': as },
+          body: typeof body === 'string' ? body : JSON.stringify(body),
+        }),
+      ),
+    rows: (pendingId) => messagesByPendingId(store, pendingId),
+    dispose: async () => {
+      await store.close();
+      await database.dispose();
+    },
+  };
+}
+
+/** Resolves once `check` holds, polling; for waits that cross the event loop. */
+export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 5_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

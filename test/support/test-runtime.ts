@@ -1,0 +1,36 @@
+/**
+ * An `AgentRuntime` written for clarification tests (the ACP host is tested
+ * on its own): it records every prompt and can be told to be unavailable, to
+ * refuse after sending, or never to confirm.
+ */
+import type { AgentRuntime, PromptRequest, Readiness } from '../../src/agents/runtime.js';
+
+export type PromptBehaviour = 'accept' | 'fail' | 'hang';
+
+export class TestRuntime implements AgentRuntime {
+  readonly prompts: PromptRequest[] = [];
+  unavailable: string | undefined;
+  behaviour: PromptBehaviour = 'accept';
+
+  readiness(): Readiness {
+    return this.unavailable === undefined
+      ? { ready: true }
+      : { ready: false, reason: this.unavailable };
+  }
+
+  prompt(request: PromptRequest): Promise<void> {
+    this.prompts.push(request);
+    switch (this.behaviour) {
+      case 'accept':
+        return Promise.resolve();
+      case 'fail':
+        return Promise.reject(new Error('agent refused the prompt'));
+      case 'hang':
+        return new Promise<void>((_, reject) => {
+          request.signal.addEventListener('abort', () => {
+            reject(new Error('gave up waiting'));
+          });
+        });
+    }
+  }
+}

@@ -96,6 +96,12 @@ export interface ClaimInput {
  * claimers cannot both see pending rows, so at most one gets rows back.
  */
 export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<MessageRecord[]> {
+  const rows = await claimBundleQuery(ctx, input).execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/** The claim statement itself; exported so plan tests explain the real text. */
+export function claimBundleQuery(ctx: RepoContext, input: ClaimInput) {
   const { dialect } = ctx;
   const whens = [...input.responses].map(
     ([questionId, response]) => sql`WHEN ${questionId} THEN ${JSON.stringify(response)}`,
@@ -104,7 +110,7 @@ export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<
     whens.length > 0
       ? sql`CASE ${dialect.metadataText('question_id')} ${sql.join(whens, sql` `)} ELSE 'null' END`
       : jsonValue(null);
-  const rows = await ctx.db
+  return ctx.db
     .updateTable('task_session_messages')
     .set({
       metadata: dialect.metadataSet([
@@ -122,9 +128,7 @@ export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<
     .where(inCurrentTurn(ctx))
     .where(sessionLive())
     .where(wellFormed(ctx, input.pendingId))
-    .returningAll()
-    .execute();
-  return rows.map(toMessageRecord).sort(byCreation);
+    .returningAll();
 }
 
 /** Clears the delivery intent of claimed rows: the hand-off is confirmed (or given up). */

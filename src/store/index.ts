@@ -64,6 +64,7 @@ export {
   activePendingIdByFingerprint,
   cancelBundleRows,
   claimBundle,
+  claimBundleQuery,
   clearDeliveryIntent,
   detachSessionRows,
   expireSessionRows,

@@ -4,7 +4,14 @@
  * pending, counts the timeout for that phase, and a retry claims normally.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { PRE_CLAIM_BUDGET_MS } from '../../src/clarification/index.js';
+import {
+  createMetrics,
+  createResponseObserver,
+  debugVars,
+  type ClarionMetrics,
+} from '../../src/observability/index.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   ANSWERS,
@@ -23,10 +30,22 @@ const UNAVAILABLE = {
 describe.each(DRIVERS)('pre-claim budget on %s', (driver) => {
   let h: Harness;
   const slow = new SlowDatabase();
+  let metrics: ClarionMetrics;
+  let logLines: string[];
 
   beforeEach(async () => {
-    h = await clarificationHarness(driver, { plugins: [slow] });
+    metrics = createMetrics();
+    logLines = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(line) });
+    const observer = createResponseObserver({ logger, metrics, driver });
+    h = await clarificationHarness(driver, { plugins: [slow], observer });
   });
+
+  function phaseRecords(): Record<string, unknown>[] {
+    return logLines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((record) => record.msg === 'clarification.response.phase');
+  }
 
   afterEach(async () => {
     await h.dispose();
@@ -53,9 +72,20 @@ describe.each(DRIVERS)('pre-claim budget on %s', (driver) => {
       // The 5 s budget answered, not the 30 s delivery or 40 s client ones.
       expect(elapsed).toBeGreaterThanOrEqual(PRE_CLAIM_BUDGET_MS - 50);
       expect(elapsed).toBeLessThan(PRE_CLAIM_BUDGET_MS + 1_500);
-      expect(h.observer.timeouts).toEqual([phase]);
-      expect(h.observer.phases).toContainEqual(
-        expect.objectContaining({ phase, outcome: 'timeout', pendingId }),
+      const vars = await debugVars(metrics.registry);
+      expect(vars.clarification_response_timeout_total).toEqual({
+        identity: phase === 'identity' ? 1 : 0,
+        claim: phase === 'claim' ? 1 : 0,
+        delivery: 0,
+      });
+      expect(phaseRecords()).toContainEqual(
+        expect.objectContaining({
+          phase,
+          outcome: 'timeout',
+          driver,
+          pending_id: pendingId,
+          duration_ms: expect.any(Number) as unknown,
+        }),
       );
 
       // The claim, if it ran, rolls back; the bundle stays pending and the agent still waits.

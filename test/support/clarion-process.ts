@@ -10,6 +10,7 @@ export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.ur
 
 export interface Exited {
   code: number | null;
+  signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
 }
@@ -17,6 +18,8 @@ export interface Exited {
 export interface Serving {
   url: string;
   child: ChildProcess;
+  /** Resolves when the process ends, however it ends. */
+  exited: Promise<Exited>;
   stop(): Promise<Exited>;
 }
 
@@ -36,11 +39,14 @@ function collect(child: ChildProcess): { exited: Promise<Exited>; output: () => 
   child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<Exited>((resolve) => {
-    child.once('close', (code) => {
-      resolve({ code, stdout, stderr });
+    child.once('close', (code, signal) => {
+      resolve({ code, signal, stdout, stderr });
     });
   });
-  return { exited, output: () => ({ code: child.exitCode, stdout, stderr }) };
+  return {
+    exited,
+    output: () => ({ code: child.exitCode, signal: child.signalCode, stdout, stderr }),
+  };
 }
 
 /** Runs a start-up that is expected to fail, and returns once the process has ended. */
@@ -85,6 +91,7 @@ export async function startServing(
   return {
     url,
     child,
+    exited,
     stop: () => {
       child.kill('SIGTERM');
       return exited;

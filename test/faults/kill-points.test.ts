@@ -1,0 +1,180 @@
+/**
+ * The server killed with SIGKILL at named points of the response and
+ * dispatch paths (DESIGN §10), restarted, and checked: no answer lost, no
+ * prompt sent twice, and a retry claims the restored bundle.
+ *
+ * Kill points that need an agent to accept a prompt (after the attempted mark,
+ * after dispatch) run where the demo agent is hosted; here the server has no
+ * agent, so a detached answer is refused before anything is sent.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { bootstrapAccounts } from '../../src/auth/bootstrap.js';
+import { unavailableRuntime } from '../../src/agents/unavailable-runtime.js';
+import {
+  ClarificationService,
+  DEFAULT_BUDGETS,
+  LiveWaiters,
+} from '../../src/clarification/index.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import {
+  createSession,
+  createTask,
+  listMemberWorkspaces,
+  messagesByPendingId,
+  openStore,
+  pendingReservations,
+  setSessionState,
+  startTurn,
+  type DatabaseTarget,
+  type Driver,
+} from '../../src/store/index.js';
+import type { FailpointName } from '../../src/support/failpoints.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { startServing } from '../support/clarion-process.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { RecordingObserver, RecordingPublisher } from '../support/recorders.js';
+import { TWO_QUESTIONS } from '../support/clarification-harness.js';
+
+const ADMIN_TOKEN = 'fault-test-admin-token-0123456789';
+
+function envFor(target: DatabaseTarget, failpoints: FailpointName[] = []) {
+  return {
+    CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+    CLARION_FAILPOINTS: failpoints.join(','),
+    CLARION_LOG_LEVEL: 'warn',
+    ...(target.driver === 'sqlite'
+      ? { CLARION_DATA_DIR: target.dataDir }
+      : { DATABASE_URL: target.url }),
+  };
+}
+
+/** A detached two-question bundle in the admin's Default workspace, as an earlier run would leave it. */
+async function seedDetachedBundle(target: DatabaseTarget): Promise<string> {
+  const store = await openStore(target);
+  try {
+    const boot = await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
+    const [workspace] = await listMemberWorkspaces(store, boot.admin.id);
+    if (!workspace) throw new Error('no workspace');
+    const task = await createTask(store, { workspaceId: workspace.id, title: 'faults' });
+    const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
+    await startTurn(store, { sessionId: session.id, taskId: task.id });
+    await setSessionState(store, session.id, 'running');
+    const service = new ClarificationService({
+      store,
+      waiters: new LiveWaiters(systemTimers),
+      runtime: unavailableRuntime,
+      events: new RecordingPublisher(),
+      observer: new RecordingObserver(),
+      logger: silentLogger,
+      timers: systemTimers,
+      budgets: DEFAULT_BUDGETS,
+    });
+    const asked = await service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
+    if (!asked.ok) throw new Error('ask failed');
+    return asked.pendingId;
+  } finally {
+    await store.close();
+  }
+}
+
+async function bundleState(target: DatabaseTarget, pendingId: string) {
+  const store = await openStore(target);
+  try {
+    const rows = await messagesByPendingId(store, pendingId);
+    return {
+      statuses: rows.map((row) => row.metadata.status),
+      intents: rows.map((row) => row.metadata.response_delivery_pending === true),
+      reservations: (await pendingReservations(store)).length,
+    };
+  } finally {
+    await store.close();
+  }
+}
+
+function respond(url: string, pendingId: string, body: unknown): Promise<Response> {
+  return fetch(`${url}/api/v1/clarification/${pendingId}/respond`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+const ANSWERS = {
+  answers: [
+    { question_id: 'q1', selected_options: ['q1_opt1'] },
+    { question_id: 'q2', selected_options: ['q2_opt2'] },
+  ],
+};
+
+describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
+  let database: TestDatabase;
+
+  afterEach(async () => {
+    await database.dispose();
+  });
+
+  it('after the claim commits: the restart restores the bundle and a retry claims it', async () => {
+    database = await freshDatabase(driver);
+    const pendingId = await seedDetachedBundle(database.target);
+
+    const doomed = await startServing(envFor(database.target, ['respond.after_claim']));
+    await expect(respond(doomed.url, pendingId, { rejected: true })).rejects.toThrow();
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    // The claim committed, its hand-off never happened.
+    expect(await bundleState(database.target, pendingId)).toEqual({
+      statuses: ['rejected', 'rejected'],
+      intents: [true, true],
+      reservations: 0,
+    });
+
+    const restarted = await startServing(envFor(database.target));
+    try {
+      expect(await bundleState(database.target, pendingId)).toEqual({
+        statuses: ['pending', 'pending'],
+        intents: [false, false],
+        reservations: 0,
+      });
+      const retry = await respond(restarted.url, pendingId, { rejected: true });
+      expect(retry.status).toBe(200);
+      expect(await retry.json()).toMatchObject({ claimed: true, status: 'rejected' });
+      const again = await respond(restarted.url, pendingId, ANSWERS);
+      expect(await again.json()).toMatchObject({ claimed: false, status: 'rejected' });
+    } finally {
+      await restarted.stop();
+    }
+  });
+
+  it('after reserving the successor turn: nothing was sent, so it is rolled back', async () => {
+    database = await freshDatabase(driver);
+    const pendingId = await seedDetachedBundle(database.target);
+
+    const doomed = await startServing(envFor(database.target, ['dispatch.after_reservation']));
+    await expect(respond(doomed.url, pendingId, ANSWERS)).rejects.toThrow();
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    expect(await bundleState(database.target, pendingId)).toEqual({
+      statuses: ['answered', 'answered'],
+      intents: [true, true],
+      reservations: 1,
+    });
+
+    const restarted = await startServing(envFor(database.target));
+    try {
+      expect(await bundleState(database.target, pendingId)).toEqual({
+        statuses: ['pending', 'pending'],
+        intents: [false, false],
+        reservations: 0,
+      });
+      // No agent runs here, so an answer is refused before sending and restored again.
+      const refused = await respond(restarted.url, pendingId, ANSWERS);
+      expect(refused.status).toBe(500);
+      expect((await bundleState(database.target, pendingId)).statuses).toEqual([
+        'pending',
+        'pending',
+      ]);
+      const skip = await respond(restarted.url, pendingId, { rejected: true });
+      expect(await skip.json()).toMatchObject({ claimed: true, status: 'rejected' });
+    } finally {
+      await restarted.stop();
+    }
+  });
+});

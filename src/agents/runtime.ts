@@ -1,19 +1,65 @@
 /**
- * The seam between Clarion and agent processes (DESIGN §6). The clarification
- * resolver only needs to know whether a session's agent can take a prompt now
- * and to send one; the ACP host implements this for real agents.
+ * The seam between Clarion and agent processes (DESIGN §6). Services talk to
+ * agents only through this interface; the ACP host implements it for real
+ * agents, one process per running session.
+ *
+ * A prompt resolves on acceptance (the agent has it), never on the turn's
+ * end; the end of a turn, streamed output and the process exiting arrive as
+ * `RuntimeEvent`s.
  */
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
+/** How to start an agent: one command line, from configuration. */
+export interface AgentProfile {
+  readonly name: string;
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: Readonly<Record<string, string>>;
+}
+
+export interface SessionLaunch {
+  readonly sessionId: string;
+  readonly taskId: string;
+  readonly profile: AgentProfile;
+  /** Clarion's MCP endpoint for this session and its session-scoped bearer token. */
+  readonly mcp: { readonly url: string; readonly token: string };
+  /** The agent's own session ID from an earlier run, for `session/load`. */
+  readonly agentSessionId?: string | undefined;
+  readonly cwd: string;
+}
+
 export interface PromptRequest {
   sessionId: string;
-  /** The turn this prompt starts; already reserved in the store. */
+  /** The turn this prompt starts; already written to the store. */
   turnId: string;
   text: string;
   /** Aborts the wait for acceptance (not the prompt, once sent). */
   signal: AbortSignal;
 }
+
+export type StopReason =
+  'end_turn' | 'max_tokens' | 'max_turn_requests' | 'refusal' | 'cancelled' | 'failed';
+
+export type RuntimeEvent =
+  /** Streamed output, coalesced: one event per contiguous run of one kind in a turn. */
+  | {
+      type: 'agent_output';
+      sessionId: string;
+      turnId: string;
+      kind: 'text' | 'thought' | 'tool_call' | 'plan';
+      content: string;
+      metadata: Record<string, unknown>;
+    }
+  | {
+      type: 'turn_ended';
+      sessionId: string;
+      turnId: string;
+      stopReason: StopReason;
+      error?: string;
+    }
+  | { type: 'agent_session'; sessionId: string; agentSessionId: string }
+  | { type: 'agent_exited'; sessionId: string; code: number | null; signal: string | null };
 
 export interface AgentRuntime {
   /**
@@ -24,4 +70,16 @@ export interface AgentRuntime {
   readiness(sessionId: string): Readiness;
   /** Sends a prompt; resolves once the agent accepted it, not when the turn ends. */
   prompt(request: PromptRequest): Promise<void>;
+}
+
+/** A runtime that also starts, cancels and stops agent processes and reports what they do. */
+export interface AgentHost extends AgentRuntime {
+  start(launch: SessionLaunch): Promise<void>;
+  /** Asks the agent to stop its current turn (`session/cancel`); the turn still ends by event. */
+  cancel(sessionId: string): Promise<void>;
+  /** Ends the agent process of a session; resolves once it has exited. */
+  stop(sessionId: string): Promise<void>;
+  subscribe(listener: (event: RuntimeEvent) => void): () => void;
+  /** Stops every agent; for server shutdown. */
+  close(): Promise<void>;
 }

@@ -5,6 +5,7 @@
  * winner and every later caller see the same body.
  */
 import type { Question } from './questions.js';
+import { textProblem } from './text.js';
 
 export const MAX_ANSWER_TEXT_CODE_POINTS = 2000;
 
@@ -67,6 +68,8 @@ function codePoints(value: string): number {
 export function decide(questions: readonly Question[], input: RespondInput): DecisionResult {
   const issues: Issue[] = [];
   const reason = input.reject_reason ?? '';
+  const reasonProblem = textProblem(reason);
+  if (reasonProblem) issues.push({ path: 'reject_reason', message: reasonProblem });
   if (codePoints(reason) > MAX_ANSWER_TEXT_CODE_POINTS) {
     issues.push({
       path: 'reject_reason',
@@ -117,6 +120,8 @@ export function decide(questions: readonly Question[], input: RespondInput): Dec
       issues.push({ path: `${path}.selected_options`, message: 'allows only one option' });
     }
     const text = answer.custom_text ?? '';
+    const problem = textProblem(text);
+    if (problem) issues.push({ path: `${path}.custom_text`, message: problem });
     if (codePoints(text) > MAX_ANSWER_TEXT_CODE_POINTS) {
       issues.push({
         path: `${path}.custom_text`,

@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
+import { textProblem } from './text.js';
 
 export const MAX_QUESTIONS = 4;
 export const MIN_OPTIONS = 2;
@@ -18,8 +19,17 @@ export const MAX_CONTEXT_CHARS = 8000;
 
 const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 const id = z.string().regex(ID_PATTERN, 'must be 1–64 letters, digits, _ . or -');
+const storable = (value: string, ctx: z.RefinementCtx) => {
+  const problem = textProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+};
 const text = (max: number) =>
-  z.string().trim().min(1, 'must not be empty').max(max, `must be at most ${max} characters`);
+  z
+    .string()
+    .trim()
+    .min(1, 'must not be empty')
+    .max(max, `must be at most ${max} characters`)
+    .superRefine(storable);
 
 export const optionInput = z.strictObject({
   id: id.optional(),
@@ -29,7 +39,7 @@ export const optionInput = z.strictObject({
 
 export const questionInput = z.strictObject({
   id: id.optional(),
-  title: z.string().trim().max(MAX_TITLE_CHARS).optional(),
+  title: z.string().trim().max(MAX_TITLE_CHARS).superRefine(storable).optional(),
   prompt: text(MAX_PROMPT_CHARS),
   options: z
     .array(optionInput)
@@ -43,7 +53,7 @@ export const askInput = z.strictObject({
     .array(questionInput)
     .min(1, 'needs at least 1 question')
     .max(MAX_QUESTIONS, `allows at most ${MAX_QUESTIONS} questions`),
-  context: z.string().trim().max(MAX_CONTEXT_CHARS).optional(),
+  context: z.string().trim().max(MAX_CONTEXT_CHARS).superRefine(storable).optional(),
 });
 
 export type AskInput = z.input<typeof askInput>;

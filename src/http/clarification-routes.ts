@@ -9,7 +9,8 @@ import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
 
-const MAX_PENDING_ID_CHARS = 128;
+/** Pending IDs are UUIDs Clarion mints; anything else is unknown without asking the database. */
+const PENDING_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 
 const respondBody = z.strictObject({
   answers: z
@@ -59,7 +60,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
     const pendingId = c.req.param('pendingId');
     const body = await parseJsonBody(c, respondBody);
     if (!body.ok) return body.response;
-    if (pendingId.length > MAX_PENDING_ID_CHARS) {
+    if (!PENDING_ID_PATTERN.test(pendingId)) {
       return errorResponse(c, 'not_found', 'clarification request not found');
     }
     const result = await clarification.respond(
@@ -73,7 +74,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
 
   app.post('/api/v1/clarification/:pendingId/cancel', async (c) => {
     const pendingId = c.req.param('pendingId');
-    if (pendingId.length > MAX_PENDING_ID_CHARS) {
+    if (!PENDING_ID_PATTERN.test(pendingId)) {
       return errorResponse(c, 'not_found', 'clarification request not found');
     }
     const result = await clarification.cancel(c.get('principal'), pendingId);
@@ -85,10 +86,9 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
 
   app.get('/api/v1/clarification/:pendingId', async (c) => {
     const pendingId = c.req.param('pendingId');
-    const view =
-      pendingId.length > MAX_PENDING_ID_CHARS
-        ? undefined
-        : await clarification.get(c.get('principal'), pendingId);
+    const view = !PENDING_ID_PATTERN.test(pendingId)
+      ? undefined
+      : await clarification.get(c.get('principal'), pendingId);
     if (!view) return errorResponse(c, 'not_found', 'clarification request not found');
     return c.json(view);
   });

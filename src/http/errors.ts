@@ -3,7 +3,8 @@
  * return or throw codes; only this file knows what they look like on the
  * wire. Anything without a known code is a 500 `internal`, never a client fault.
  */
-import type { Context } from 'hono';
+import type { Context, Env, Hono } from 'hono';
+import type { Logger } from '../observability/logger.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 export const ERROR_CATALOGUE = {
@@ -39,4 +40,12 @@ export function errorBody(code: ErrorCode, message?: string, details?: unknown):
 /** Writes the catalogue's status and body for `code`. */
 export function errorResponse(c: Context, code: ErrorCode, message?: string, details?: unknown) {
   return c.json(errorBody(code, message, details), ERROR_CATALOGUE[code].status);
+}
+
+/** Anything a route did not map is a 500 `internal`, in the same JSON shape, and logged. */
+export function handleUnexpectedErrors<E extends Env>(app: Hono<E>, logger: Logger): void {
+  app.onError((error, c) => {
+    logger.error({ err: error, path: c.req.path }, 'unhandled error');
+    return c.json(errorBody('internal'), 500);
+  });
 }

@@ -75,6 +75,8 @@ export interface AgentRuntime {
 /** A runtime that also starts, cancels and stops agent processes and reports what they do. */
 export interface AgentHost extends AgentRuntime {
   start(launch: SessionLaunch): Promise<void>;
+  /** Whether the session has a live agent process (busy or not). */
+  isStarted(sessionId: string): boolean;
   /** Asks the agent to stop its current turn (`session/cancel`); the turn still ends by event. */
   cancel(sessionId: string): Promise<void>;
   /** Ends the agent process of a session; resolves once it has exited. */
@@ -83,3 +85,10 @@ export interface AgentHost extends AgentRuntime {
   /** Stops every agent; for server shutdown. */
   close(): Promise<void>;
 }
+
+/**
+ * Sessions of agents Clarion did not start (they came in over `/mcp` with a
+ * user token). Nothing can be resumed there: a detached answer is recorded and
+ * the agent collects it with `wait_for_answer`.
+ */
+export const EXTERNAL_AGENT_PROFILE = 'external';

@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger.js';
 import type { ResponseObserver } from '../observability/response-observer.js';
 import type { Store } from '../store/index.js';
 import type { Timers } from '../support/timers.js';
+import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
 
 export const PRE_CLAIM_BUDGET_MS = 5_000;
@@ -32,4 +33,6 @@ export interface ClarificationDeps {
   logger: Logger;
   timers: Timers;
   budgets: ClarificationBudgets;
+  /** Told when a claim is handed off; the service makes one when none is given. */
+  decisions?: DecisionBoard;
 }

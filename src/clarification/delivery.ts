@@ -9,10 +9,12 @@
  *   mark the turn attempted, then dispatch. After the mark the answer stays
  *   terminal whatever happens: a prompt is never sent twice.
  */
+import { EXTERNAL_AGENT_PROFILE } from '../agents/runtime.js';
 import { failpoint } from '../support/failpoints.js';
 import {
   clearDeliveryIntent,
   deleteUnattemptedReservation,
+  getSession,
   markDispatchAttempted,
   publishReservedTurn,
   reserveSuccessorTurn,
@@ -55,6 +57,17 @@ export async function deliverClaim(
   decision: Decision,
   claimed: MessageRecord[],
 ): Promise<Delivered> {
+  const delivered = await deliverOnce(deps, bundle, decision, claimed);
+  if (delivered.result.ok) deps.decisions?.decided(bundle.pendingId);
+  return delivered;
+}
+
+async function deliverOnce(
+  deps: ClarificationDeps,
+  bundle: Bundle,
+  decision: Decision,
+  claimed: MessageRecord[],
+): Promise<Delivered> {
   const response = responseOf(bundle, decision, claimed);
   const success: RespondResult = { ok: true, claimed: true, status: decision.status, response };
   const ids = claimed.map((row) => row.id);
@@ -70,6 +83,12 @@ export async function deliverClaim(
   if (decision.status === 'rejected') {
     await finalize(deps, bundle.sessionId, ids);
     return { result: success, outcome: 'detached_rejected' };
+  }
+  const session = await getSession(deps.store, bundle.sessionId);
+  if (session?.agent_profile === EXTERNAL_AGENT_PROFILE) {
+    // No process to resume: the answer is recorded for the agent to collect.
+    await finalize(deps, bundle.sessionId, ids);
+    return { result: success, outcome: 'recorded' };
   }
   return resume(deps, bundle, decision, ids, success);
 }

@@ -2,7 +2,7 @@
  * The clarification lifecycle (DESIGN §5): bundles, live waiters, the
  * resolver and start-up recovery. HTTP and MCP call `ClarificationService`.
  */
-export type { AskResult, BundleView } from './service.js';
+export type { AskResult, BundleView, DecisionWait } from './service.js';
 export { ClarificationService } from './service.js';
 export type { RespondResult } from './resolver.js';
 export type { ClarificationBudgets, ClarificationDeps } from './context.js';
@@ -20,3 +20,18 @@ export type { Answer, ClarificationResponse, RespondInput } from './outcome.js';
 export { MAX_ANSWER_TEXT_CODE_POINTS } from './outcome.js';
 export type { Question, QuestionOption } from './questions.js';
 export { normalizeAsk } from './questions.js';
+export type {
+  PendingBundle,
+  PendingListOptions,
+  PendingListResult,
+  PendingPage,
+  PendingQuestion,
+} from './pending-list.js';
+export {
+  DEFAULT_PENDING_PAGE,
+  MAX_PENDING_PAGE,
+  decodePendingCursor,
+  encodePendingCursor,
+  listPendingBundles,
+} from './pending-list.js';
+export { askInput } from './questions.js';

@@ -25,6 +25,7 @@ import {
 } from '../store/index.js';
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
+import { DecisionBoard } from './decisions.js';
 import type { ClarificationResponse, Issue } from './outcome.js';
 import { publishAll, stageEvents } from './publication.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
@@ -51,6 +52,8 @@ export interface BundleView {
   status: RowStatus;
   active: boolean;
   detached: boolean;
+  /** A claim whose hand-off is not confirmed yet. */
+  delivery_pending: boolean;
   context: string;
   created_at: string;
   questions: (Question & { status: RowStatus })[];
@@ -59,11 +62,17 @@ export interface BundleView {
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
+export type DecisionWait =
+  | { ok: true; response: ClarificationResponse; questions: Question[] }
+  | { ok: false; code: 'not_found' | 'not_active' | 'timeout' };
+
 export class ClarificationService {
   readonly resolver: Resolver;
+  private readonly deps: ClarificationDeps & { decisions: DecisionBoard };
 
-  constructor(private readonly deps: ClarificationDeps) {
-    this.resolver = new Resolver(deps);
+  constructor(deps: ClarificationDeps) {
+    this.deps = { ...deps, decisions: deps.decisions ?? new DecisionBoard() };
+    this.resolver = new Resolver(this.deps);
   }
 
   async respond(
@@ -182,6 +191,7 @@ export class ClarificationService {
       status: active ? 'pending' : status === 'pending' ? 'expired' : status,
       active,
       detached: bundle.rows.some((row) => row.detached),
+      delivery_pending: bundle.rows.some((row) => row.deliveryPending),
       context: bundle.context,
       created_at: bundle.createdAt,
       questions: bundle.questions.map((question, index) => ({
@@ -190,6 +200,46 @@ export class ClarificationService {
       })),
       response: winnerResponse(bundle) ?? null,
     };
+  }
+
+  /**
+   * Waits until the bundle is decided and handed off, for callers that are not
+   * its live waiter (an external agent's `wait_for_answer`). Returns at once
+   * when it already is; `not_active` when it can never be.
+   */
+  async awaitDecision(
+    principal: Principal,
+    pendingId: string,
+    options: { timeoutMs: number; signal?: AbortSignal },
+  ): Promise<DecisionWait> {
+    let notified: () => void = () => {};
+    const decided = new Promise<void>((resolve) => {
+      notified = resolve;
+    });
+    // Listen before reading, so a decision between the read and the wait is not missed.
+    const stop = this.deps.decisions.listen(pendingId, notified);
+    const timer = this.deps.timers.setTimeout(notified, options.timeoutMs);
+    const onAbort = () => {
+      notified();
+    };
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let view = await this.get(principal, pendingId);
+      if (!view) return { ok: false, code: 'not_found' };
+      if (!view.response || view.delivery_pending) {
+        if (!view.active) return { ok: false, code: 'not_active' };
+        await decided;
+        view = await this.get(principal, pendingId);
+      }
+      if (!view?.response || view.delivery_pending) {
+        return { ok: false, code: view?.active === false ? 'not_active' : 'timeout' };
+      }
+      return { ok: true, response: view.response, questions: view.questions };
+    } finally {
+      stop();
+      timer.cancel();
+      options.signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   /** Operator cancel of a live request: its rows become `cancelled` and the agent's wait ends. */

@@ -14,6 +14,7 @@ import { registerAccountRoutes } from './admin-routes.js';
 import { createPrincipalResolver, mountApiAccess } from './auth.js';
 import { registerClarificationRoutes } from './clarification-routes.js';
 import type { AppEnv } from './env.js';
+import { handleUnexpectedErrors } from './errors.js';
 import { registerEventsRoute } from './events-route.js';
 import { registerHealthRoute } from './health-route.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
@@ -31,6 +32,7 @@ export interface AppDeps {
 
 export function createApp(deps: AppDeps): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  handleUnexpectedErrors(app, deps.logger);
   const trustedOrigins = deps.publicOrigin ? [deps.publicOrigin] : [];
 
   registerHealthRoute(app, deps);

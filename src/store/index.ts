@@ -99,3 +99,24 @@ export {
   redeemToken,
   wallTimestamp,
 } from './tokens.js';
+export type { QueuedMessage } from './admission.js';
+export {
+  clearQueue,
+  deleteQueued,
+  deleteSessionRow,
+  deleteTaskRow,
+  enqueueMessage,
+  listQueue,
+  messageByAdmissionKey,
+  queuedByAdmissionKey,
+  reorderQueue,
+  takeNextQueued,
+  updateQueuedContent,
+} from './admission.js';
+export type {
+  ActiveBundlePage,
+  ActiveBundleRows,
+  PendingCursor,
+  PendingScope,
+} from './pending-bundles.js';
+export { activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';

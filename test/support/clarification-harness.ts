@@ -7,6 +7,7 @@
  */
 import { Hono } from 'hono';
 import type { KyselyPlugin } from 'kysely';
+import type { AgentRuntime } from '../../src/agents/runtime.js';
 import type { Principal } from '../../src/auth/principal.js';
 import {
   ClarificationService,
@@ -16,7 +17,7 @@ import {
 } from '../../src/clarification/index.js';
 import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
 import type { AppEnv } from '../../src/http/env.js';
-import { errorBody } from '../../src/http/errors.js';
+import { errorBody, handleUnexpectedErrors } from '../../src/http/errors.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { ResponseObserver } from '../../src/observability/response-observer.js';
 import {
@@ -70,6 +71,8 @@ export const ANSWERS = {
 };
 
 export interface HarnessOptions {
+  /** Defaults to a `TestRuntime`. */
+  runtime?: AgentRuntime;
   budgets?: Partial<ClarificationBudgets>;
   plugins?: KyselyPlugin[];
   observer?: ResponseObserver;
@@ -84,6 +87,7 @@ export interface Harness {
   waiters: LiveWaiters;
   service: ClarificationService;
   app: Hono<AppEnv>;
+  memberId: string;
   principals: { member: Principal; outsider: Principal; agent: Principal };
   respond(
     pendingId: string,
@@ -118,7 +122,7 @@ export async function clarificationHarness(
   const service = new ClarificationService({
     store,
     waiters,
-    runtime,
+    runtime: options.runtime ?? runtime,
     events,
     observer: options.observer ?? observer,
     logger: silentLogger,
@@ -132,6 +136,7 @@ export async function clarificationHarness(
   } satisfies Record<string, Principal>;
 
   const app = new Hono<AppEnv>();
+  handleUnexpectedErrors(app, silentLogger);
   app.use('/api/v1/*', async (c, next) => {
     const principal = principals[c.req.header('x-test-principal') as keyof typeof principals];
     if (!(principal as Principal | undefined)) return c.json(errorBody('unauthorized'), 401);
@@ -149,6 +154,7 @@ export async function clarificationHarness(
     waiters,
     service,
     app,
+    memberId: member.id,
     principals,
     respond: (pendingId, body, as = 'member') =>
       Promise.resolve(

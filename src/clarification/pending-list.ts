@@ -1,0 +1,132 @@
+/**
+ * The inbox listing: every active bundle a principal can see, oldest first,
+ * in keyset pages. Owns the wire shape shared by REST `GET /api/v1/pending`
+ * and the MCP tool `list_pending_questions`, and the opaque cursor
+ * (base64url of `<created_at>|<pending_id>`). Users see the sessions of their
+ * workspaces; an agent token sees only its own session (DESIGN §8).
+ */
+import type { Principal } from '../auth/principal.js';
+import {
+  activeBundlePage,
+  MAX_PENDING_PAGE,
+  type PendingCursor,
+  type RepoContext,
+} from '../store/index.js';
+import { readBundle, type RowStatus } from './bundle.js';
+import type { Issue } from './outcome.js';
+
+export const DEFAULT_PENDING_PAGE = 50;
+export { MAX_PENDING_PAGE };
+
+/** Longer cursors are not ours; refusing them early bounds the decode. */
+const MAX_CURSOR_CHARS = 512;
+const MAX_PENDING_ID_CHARS = 128;
+const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
+
+export interface PendingQuestion {
+  question_id: string;
+  title: string;
+  prompt: string;
+  multi_select: boolean;
+  status: RowStatus;
+  options: { option_id: string; label: string; description: string }[];
+}
+
+export interface PendingBundle {
+  pending_id: string;
+  task_id: string;
+  session_id: string;
+  created_at: string;
+  context: string;
+  detached: boolean;
+  questions: PendingQuestion[];
+}
+
+export interface PendingPage {
+  pending: PendingBundle[];
+  next_cursor: string | null;
+}
+
+export type PendingListResult =
+  { ok: true; page: PendingPage } | { ok: false; code: 'invalid_request'; issues: Issue[] };
+
+export interface PendingListOptions {
+  cursor?: string | undefined;
+  limit?: number | undefined;
+}
+
+export function encodePendingCursor(cursor: PendingCursor): string {
+  return Buffer.from(`${cursor.createdAt}|${cursor.pendingId}`, 'utf8').toString('base64url');
+}
+
+/** The position a cursor names; `undefined` for anything this module did not write. */
+export function decodePendingCursor(text: string): PendingCursor | undefined {
+  if (text.length === 0 || text.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(text)) {
+    return undefined;
+  }
+  const decoded = Buffer.from(text, 'base64url').toString('utf8');
+  // Node's decoder skips junk; a cursor must round-trip exactly to be ours.
+  if (Buffer.from(decoded, 'utf8').toString('base64url') !== text) return undefined;
+  const separator = decoded.indexOf('|');
+  if (separator < 0) return undefined;
+  const createdAt = decoded.slice(0, separator);
+  const pendingId = decoded.slice(separator + 1);
+  if (!TIMESTAMP.test(createdAt)) return undefined;
+  if (pendingId.length === 0 || pendingId.length > MAX_PENDING_ID_CHARS) return undefined;
+  return { createdAt, pendingId };
+}
+
+/** One page of the principal's active bundles. */
+export async function listPendingBundles(
+  ctx: RepoContext,
+  principal: Principal,
+  options: PendingListOptions = {},
+): Promise<PendingListResult> {
+  const issues: Issue[] = [];
+  const after = options.cursor === undefined ? undefined : decodePendingCursor(options.cursor);
+  if (options.cursor !== undefined && !after) {
+    issues.push({ path: 'cursor', message: 'is not a valid cursor' });
+  }
+  const limit = options.limit ?? DEFAULT_PENDING_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PENDING_PAGE) {
+    issues.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_PENDING_PAGE}` });
+  }
+  if (issues.length > 0) return { ok: false, code: 'invalid_request', issues };
+
+  const scope =
+    principal.kind === 'agent'
+      ? ({ kind: 'session', sessionId: principal.sessionId } as const)
+      : ({ kind: 'user', userId: principal.userId } as const);
+  const page = await activeBundlePage(ctx, scope, { after, limit });
+  const pending: PendingBundle[] = [];
+  for (const head of page.bundles) {
+    const read = readBundle(head.pendingId, head.rows);
+    // A malformed bundle is never answerable (bundle.ts), so the inbox leaves it out.
+    if (!read.ok) continue;
+    const { bundle } = read;
+    pending.push({
+      pending_id: bundle.pendingId,
+      task_id: bundle.taskId,
+      session_id: bundle.sessionId,
+      created_at: head.createdAt,
+      context: bundle.context,
+      detached: bundle.rows.some((row) => row.detached),
+      questions: bundle.questions.map((question, index) => ({
+        question_id: question.id,
+        title: question.title,
+        prompt: question.prompt,
+        multi_select: question.multi_select,
+        status: bundle.rows[index]?.status ?? 'pending',
+        options: question.options.map((option) => ({
+          option_id: option.option_id,
+          label: option.label,
+          description: option.description,
+        })),
+      })),
+    });
+  }
+  return {
+    ok: true,
+    page: { pending, next_cursor: page.next ? encodePendingCursor(page.next) : null },
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * Tasks, sessions, transcripts, message admission and the session queue over
+ * REST. Parse, call one service, map the typed result; nothing else.
+ */
+import type { Context, Hono } from 'hono';
+import { z } from 'zod';
+import { toMessageView } from '../events/message-view.js';
+import {
+  MAX_TRANSCRIPT_PAGE,
+  transcriptPage,
+  canSeeSession,
+  type QueuedMessage,
+  type SessionRecord,
+  type TaskRecord,
+  type TranscriptCursor,
+} from '../store/index.js';
+import { admitMessage, MAX_MESSAGE_CHARS, type AdmissionResult } from '../turns/admission.js';
+import type { TurnsDeps } from '../turns/context.js';
+import {
+  clearQueued,
+  editQueued,
+  queueOf,
+  reorderQueued,
+  removeQueued,
+  type QueueResult,
+} from '../turns/queue.js';
+import {
+  cancelTurn,
+  createTaskWithSession,
+  deleteSession,
+  deleteTask,
+  visibleSessions,
+  visibleTasks,
+} from '../turns/tasks.js';
+import type { AppEnv } from './env.js';
+import { errorResponse } from './errors.js';
+import { parseJsonBody } from './request-guards.js';
+
+const text = z.string().trim().min(1).max(MAX_MESSAGE_CHARS);
+const createTaskBody = z.strictObject({
+  title: z.string().trim().min(1).max(200),
+  workspace_id: z.string().min(1).max(128).optional(),
+  agent_profile: z.string().min(1).max(64).optional(),
+  prompt: text.optional(),
+});
+const messageBody = z.strictObject({
+  text,
+  admission_key: z.string().min(1).max(128),
+});
+const editBody = z.strictObject({ text });
+const orderBody = z.strictObject({ ids: z.array(z.string().min(1).max(128)).max(1000) });
+
+export function taskView(task: TaskRecord) {
+  return {
+    id: task.id,
+    workspace_id: task.workspace_id,
+    title: task.title,
+    created_at: task.created_at,
+    updated_at: task.updated_at,
+  };
+}
+
+export function sessionView(session: SessionRecord) {
+  return {
+    id: session.id,
+    task_id: session.task_id,
+    agent_profile: session.agent_profile,
+    state: session.state,
+    revision: session.revision,
+    created_at: session.created_at,
+    updated_at: session.updated_at,
+  };
+}
+
+export function queueItemView(item: QueuedMessage) {
+  return {
+    id: item.id,
+    session_id: item.task_session_id,
+    text: item.content,
+    admission_key: item.admission_key,
+    position: item.position,
+    owner: 'user' as const,
+    editable: true,
+    created_at: item.created_at,
+    updated_at: item.updated_at,
+  };
+}
+
+/** Transcript cursors are opaque to clients: base64url of the last row's (created_at, id). */
+export function encodeCursor(cursor: TranscriptCursor): string {
+  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+}
+
+export function decodeCursor(value: string): TranscriptCursor | undefined {
+  try {
+    const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
+    if (
+      Array.isArray(parsed) &&
+      parsed.length === 2 &&
+      typeof parsed[0] === 'string' &&
+      typeof parsed[1] === 'string'
+    ) {
+      return { createdAt: parsed[0], id: parsed[1] };
+    }
+  } catch {
+    // Fall through: any unreadable cursor is the same client error.
+  }
+  return undefined;
+}
+
+function admissionResponse(c: Context<AppEnv>, result: AdmissionResult) {
+  switch (result.outcome) {
+    case 'sent':
+      return c.json({ outcome: 'sent', message: toMessageView(result.message) });
+    case 'queued':
+      return c.json({ outcome: 'queued', item: queueItemView(result.item) }, 202);
+    case 'refused':
+      return errorResponse(c, 'conflict', 'the session cannot take messages', {
+        reason: result.reason,
+      });
+    case 'not_found':
+      return errorResponse(c, 'not_found', 'session not found');
+  }
+}
+
+function queueResponse<T>(c: Context<AppEnv>, result: QueueResult<T>, view: (value: T) => unknown) {
+  if (result.ok) return c.json(view(result.value));
+  return result.code === 'not_found'
+    ? errorResponse(c, 'not_found', 'queued message not found')
+    : errorResponse(c, 'invalid_request', 'ids must list every queued message exactly once');
+}
+
+export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
+  app.post('/api/v1/tasks', async (c) => {
+    const body = await parseJsonBody(c, createTaskBody);
+    if (!body.ok) return body.response;
+    const result = await createTaskWithSession(deps, c.get('principal'), {
+      title: body.value.title,
+      ...(body.value.workspace_id ? { workspaceId: body.value.workspace_id } : {}),
+      ...(body.value.agent_profile ? { agentProfile: body.value.agent_profile } : {}),
+      ...(body.value.prompt ? { prompt: body.value.prompt } : {}),
+    });
+    if (!result.ok) {
+      if (result.code === 'forbidden') return errorResponse(c, 'forbidden');
+      if (result.code === 'unknown_profile') {
+        return errorResponse(c, 'invalid_request', 'unknown agent profile', [
+          {
+            path: 'agent_profile',
+            message: `must be one of ${[...deps.profiles.keys()].join(', ')}`,
+          },
+        ]);
+      }
+      return errorResponse(c, 'not_found', 'workspace not found');
+    }
+    return c.json(
+      {
+        task: taskView(result.task),
+        session: sessionView(result.session),
+        admission: result.admission && result.admission.outcome,
+      },
+      201,
+    );
+  });
+
+  app.get('/api/v1/tasks', async (c) =>
+    c.json({ tasks: (await visibleTasks(deps, c.get('principal'))).map(taskView) }),
+  );
+
+  app.get('/api/v1/tasks/:id/sessions', async (c) => {
+    const sessions = await visibleSessions(deps, c.get('principal'), c.req.param('id'));
+    if (!sessions) return errorResponse(c, 'not_found', 'task not found');
+    return c.json({ sessions: sessions.map(sessionView) });
+  });
+
+  app.delete('/api/v1/tasks/:id', async (c) =>
+    (await deleteTask(deps, c.get('principal'), c.req.param('id')))
+      ? c.json({ deleted: true })
+      : errorResponse(c, 'not_found', 'task not found'),
+  );
+
+  app.get('/api/v1/sessions/:id/messages', async (c) => {
+    const sessionId = c.req.param('id');
+    if (!(await canSeeSession(deps.store, c.get('principal'), sessionId))) {
+      return errorResponse(c, 'not_found', 'session not found');
+    }
+    const rawCursor = c.req.query('cursor');
+    const after = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
+    if (rawCursor !== undefined && !after) {
+      return errorResponse(c, 'invalid_request', 'invalid cursor', [
+        { path: 'cursor', message: 'is not a cursor from this API' },
+      ]);
+    }
+    const limit = Number(c.req.query('limit') ?? 100);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE) {
+      return errorResponse(c, 'invalid_request', 'invalid limit', [
+        { path: 'limit', message: `must be a whole number from 1 to ${MAX_TRANSCRIPT_PAGE}` },
+      ]);
+    }
+    const page = await transcriptPage(deps.store, sessionId, {
+      limit,
+      ...(after ? { after } : {}),
+    });
+    return c.json({
+      messages: page.messages.map(toMessageView),
+      next_cursor: page.next ? encodeCursor(page.next) : null,
+    });
+  });
+
+  app.post('/api/v1/sessions/:id/messages', async (c) => {
+    const body = await parseJsonBody(c, messageBody);
+    if (!body.ok) return body.response;
+    const result = await admitMessage(deps, c.get('principal'), c.req.param('id'), {
+      text: body.value.text,
+      admissionKey: body.value.admission_key,
+    });
+    return admissionResponse(c, result);
+  });
+
+  app.post('/api/v1/sessions/:id/cancel', async (c) =>
+    (await cancelTurn(deps, c.get('principal'), c.req.param('id')))
+      ? c.json({ cancelling: true }, 202)
+      : errorResponse(c, 'not_found', 'session not found'),
+  );
+
+  app.delete('/api/v1/sessions/:id', async (c) =>
+    (await deleteSession(deps, c.get('principal'), c.req.param('id')))
+      ? c.json({ deleted: true })
+      : errorResponse(c, 'not_found', 'session not found'),
+  );
+
+  app.get('/api/v1/sessions/:id/queue', async (c) =>
+    queueResponse(c, await queueOf(deps, c.get('principal'), c.req.param('id')), (items) => ({
+      items: items.map(queueItemView),
+    })),
+  );
+
+  app.put('/api/v1/sessions/:id/queue/order', async (c) => {
+    const body = await parseJsonBody(c, orderBody);
+    if (!body.ok) return body.response;
+    const result = await reorderQueued(deps, c.get('principal'), c.req.param('id'), body.value.ids);
+    return queueResponse(c, result, (items) => ({ items: items.map(queueItemView) }));
+  });
+
+  app.patch('/api/v1/sessions/:id/queue/:itemId', async (c) => {
+    const body = await parseJsonBody(c, editBody);
+    if (!body.ok) return body.response;
+    const result = await editQueued(
+      deps,
+      c.get('principal'),
+      c.req.param('id'),
+      c.req.param('itemId'),
+      body.value.text,
+    );
+    return queueResponse(c, result, (item) => ({ item: queueItemView(item) }));
+  });
+
+  app.delete('/api/v1/sessions/:id/queue/:itemId', async (c) => {
+    const result = await removeQueued(
+      deps,
+      c.get('principal'),
+      c.req.param('id'),
+      c.req.param('itemId'),
+    );
+    return queueResponse(c, result, (item) => ({ item: queueItemView(item) }));
+  });
+
+  app.delete('/api/v1/sessions/:id/queue', async (c) => {
+    const result = await clearQueued(deps, c.get('principal'), c.req.param('id'));
+    return queueResponse(c, result, (items) => ({ removed: items.map(queueItemView) }));
+  });
+}

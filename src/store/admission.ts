@@ -1,0 +1,160 @@
+/**
+ * Rows behind message admission and the session queue (DESIGN §2, §7):
+ * admitted user messages carry their admission key, unique per session, and
+ * queued messages wait in `message_queue` in position order.
+ */
+import { sql } from 'kysely';
+import type { RepoContext } from './context.js';
+import { toMessageRecord, type MessageRecord } from './messages.js';
+import type { MessageQueueTable } from './tables.js';
+
+export type QueuedMessage = MessageQueueTable;
+
+export async function messageByAdmissionKey(
+  ctx: RepoContext,
+  sessionId: string,
+  admissionKey: string,
+): Promise<MessageRecord | undefined> {
+  const row = await ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where('task_session_id', '=', sessionId)
+    .where('admission_key', '=', admissionKey)
+    .executeTakeFirst();
+  return row && toMessageRecord(row);
+}
+
+export async function queuedByAdmissionKey(
+  ctx: RepoContext,
+  sessionId: string,
+  admissionKey: string,
+): Promise<QueuedMessage | undefined> {
+  return ctx.db
+    .selectFrom('message_queue')
+    .selectAll()
+    .where('task_session_id', '=', sessionId)
+    .where('admission_key', '=', admissionKey)
+    .executeTakeFirst();
+}
+
+export async function listQueue(ctx: RepoContext, sessionId: string): Promise<QueuedMessage[]> {
+  return ctx.db
+    .selectFrom('message_queue')
+    .selectAll()
+    .where('task_session_id', '=', sessionId)
+    .orderBy('position')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function enqueueMessage(
+  ctx: RepoContext,
+  input: {
+    sessionId: string;
+    taskId: string;
+    content: string;
+    admissionKey: string;
+    createdBy: string | null;
+  },
+): Promise<QueuedMessage> {
+  const last = await ctx.db
+    .selectFrom('message_queue')
+    .select(sql<number | string | null>`MAX(position)`.as('position'))
+    .where('task_session_id', '=', input.sessionId)
+    .executeTakeFirst();
+  const now = ctx.clock.timestamp();
+  const row: QueuedMessage = {
+    id: ctx.ids.next(),
+    task_session_id: input.sessionId,
+    task_id: input.taskId,
+    content: input.content,
+    admission_key: input.admissionKey,
+    position: Number(last?.position ?? 0) + 1,
+    created_by: input.createdBy,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('message_queue').values(row).execute();
+  return row;
+}
+
+export async function updateQueuedContent(
+  ctx: RepoContext,
+  sessionId: string,
+  id: string,
+  content: string,
+): Promise<QueuedMessage | undefined> {
+  return ctx.db
+    .updateTable('message_queue')
+    .set({ content, updated_at: ctx.clock.timestamp() })
+    .where('id', '=', id)
+    .where('task_session_id', '=', sessionId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Rewrites positions to follow `ids`; false unless `ids` is exactly the session's queue. */
+export async function reorderQueue(
+  ctx: RepoContext,
+  sessionId: string,
+  ids: readonly string[],
+): Promise<boolean> {
+  const current = await listQueue(ctx, sessionId);
+  const known = new Set(current.map((item) => item.id));
+  if (ids.length !== current.length || new Set(ids).size !== ids.length) return false;
+  if (!ids.every((id) => known.has(id))) return false;
+  for (const [index, id] of ids.entries()) {
+    await ctx.db
+      .updateTable('message_queue')
+      .set({ position: index + 1, updated_at: ctx.clock.timestamp() })
+      .where('id', '=', id)
+      .execute();
+  }
+  return true;
+}
+
+export async function deleteQueued(
+  ctx: RepoContext,
+  sessionId: string,
+  id: string,
+): Promise<QueuedMessage | undefined> {
+  return ctx.db
+    .deleteFrom('message_queue')
+    .where('id', '=', id)
+    .where('task_session_id', '=', sessionId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function clearQueue(ctx: RepoContext, sessionId: string): Promise<QueuedMessage[]> {
+  return ctx.db
+    .deleteFrom('message_queue')
+    .where('task_session_id', '=', sessionId)
+    .returningAll()
+    .execute();
+}
+
+/** Takes the first queued message off the queue, for the driver to start. */
+export async function takeNextQueued(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<QueuedMessage | undefined> {
+  const [next] = await listQueue(ctx, sessionId);
+  if (!next) return undefined;
+  await ctx.db.deleteFrom('message_queue').where('id', '=', next.id).execute();
+  return next;
+}
+
+export async function deleteSessionRow(ctx: RepoContext, sessionId: string): Promise<boolean> {
+  const result = await ctx.db
+    .deleteFrom('task_sessions')
+    .where('id', '=', sessionId)
+    .executeTakeFirst();
+  return result.numDeletedRows === 1n;
+}
+
+export async function deleteTaskRow(ctx: RepoContext, taskId: string): Promise<boolean> {
+  const result = await ctx.db.deleteFrom('tasks').where('id', '=', taskId).executeTakeFirst();
+  return result.numDeletedRows === 1n;
+}

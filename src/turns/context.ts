@@ -1,0 +1,20 @@
+/** What the turns services share, passed in once at start-up. */
+import type { AgentHost, AgentProfile } from '../agents/runtime.js';
+import type { ClarificationService } from '../clarification/index.js';
+import type { EventPublisher } from '../events/types.js';
+import type { Logger } from '../observability/logger.js';
+import type { Store } from '../store/index.js';
+
+export interface TurnsDeps {
+  store: Store;
+  host: AgentHost;
+  clarification: ClarificationService;
+  events: EventPublisher;
+  logger: Logger;
+  profiles: ReadonlyMap<string, AgentProfile>;
+  defaultProfile: string;
+  /** Clarion's MCP endpoint; known once the server listens. */
+  mcpUrl: () => string;
+  /** Working directory agents start in. */
+  agentCwd: string;
+}

@@ -1,0 +1,88 @@
+/**
+ * Getting a started turn to the agent: start the session's agent process when
+ * it is not running (with a session-scoped MCP token), then send the prompt.
+ * A failure is written into the transcript and the session is free again; the
+ * admitted message itself stays, so a retry with its key does not duplicate it.
+ */
+import { issueToken } from '../auth/tokens.js';
+import { publishAll, stageEvents } from '../clarification/publication.js';
+import {
+  appendMessage,
+  completeTurn,
+  getSession,
+  getTask,
+  transitionSession,
+} from '../store/index.js';
+import type { TurnsDeps } from './context.js';
+
+const ACCEPT_TIMEOUT_MS = 30_000;
+
+export async function ensureAgent(deps: TurnsDeps, sessionId: string): Promise<void> {
+  const { host, store } = deps;
+  const readiness = host.readiness(sessionId);
+  if (readiness.ready) return;
+  const session = await getSession(store, sessionId);
+  const task = session && (await getTask(store, session.task_id));
+  if (!session || !task) throw new Error('session not found');
+  const profile = deps.profiles.get(session.agent_profile);
+  if (!profile) throw new Error(`unknown agent profile ${session.agent_profile}`);
+  if (host.isStarted(sessionId)) {
+    throw new Error(readiness.reason);
+  }
+  const userId = task.created_by;
+  if (!userId) throw new Error('the task has no owner to act for');
+  const token = await issueToken(store, { kind: 'agent', userId, sessionId });
+  await host.start({
+    sessionId,
+    taskId: task.id,
+    profile,
+    mcp: { url: deps.mcpUrl(), token: token.secret },
+    agentSessionId: session.agent_session_id ?? undefined,
+    cwd: deps.agentCwd,
+  });
+}
+
+export async function dispatchTurn(
+  deps: TurnsDeps,
+  sessionId: string,
+  turn: { turnId: string; text: string },
+): Promise<void> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => {
+    controller.abort();
+  }, ACCEPT_TIMEOUT_MS);
+  try {
+    await ensureAgent(deps, sessionId);
+    await deps.host.prompt({
+      sessionId,
+      turnId: turn.turnId,
+      text: turn.text,
+      signal: controller.signal,
+    });
+  } catch (error) {
+    deps.logger.warn({ err: error, session_id: sessionId }, 'prompt was not accepted');
+    await failTurn(deps, sessionId, turn.turnId, error);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function failTurn(deps: TurnsDeps, sessionId: string, turnId: string, error: unknown) {
+  const events = await deps.store.transaction(async (tx) => {
+    await tx.dialect.lockSession(tx.db, sessionId);
+    const session = await getSession(tx, sessionId);
+    if (!session) return [];
+    const note = await appendMessage(tx, {
+      sessionId,
+      taskId: session.task_id,
+      turnId,
+      authorType: 'system',
+      type: 'error',
+      content: `The agent did not take this message: ${error instanceof Error ? error.message : String(error)}`,
+    });
+    await completeTurn(tx, turnId);
+    const moved = await transitionSession(tx, sessionId, ['running', 'waiting_for_input'], 'idle');
+    return stageEvents(tx, sessionId, { added: [note], ...(moved ? { state: moved.state } : {}) });
+  });
+  publishAll(deps.events, events);
+}

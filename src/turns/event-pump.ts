@@ -1,0 +1,44 @@
+/**
+ * Feeds agent reports into the turns services one at a time per session, in
+ * the order the host reported them, so a turn's output is always written
+ * before its end. A failing handler is logged and never stops later events.
+ */
+import type { RuntimeEvent } from '../agents/runtime.js';
+import type { TurnsDeps } from './context.js';
+import { handleRuntimeEvent } from './runtime-events.js';
+
+export class RuntimeEventPump {
+  private readonly chains = new Map<string, Promise<void>>();
+  private readonly unsubscribe: () => void;
+
+  constructor(private readonly deps: TurnsDeps) {
+    this.unsubscribe = deps.host.subscribe((event) => {
+      this.enqueue(event);
+    });
+  }
+
+  private enqueue(event: RuntimeEvent): void {
+    const previous = this.chains.get(event.sessionId) ?? Promise.resolve();
+    const next = previous
+      .then(() => handleRuntimeEvent(this.deps, event))
+      .catch((error: unknown) => {
+        this.deps.logger.error(
+          { err: error, event: event.type, session_id: event.sessionId },
+          'agent event failed',
+        );
+      });
+    this.chains.set(event.sessionId, next);
+    void next.then(() => {
+      if (this.chains.get(event.sessionId) === next) this.chains.delete(event.sessionId);
+    });
+  }
+
+  /** Resolves once every event reported so far has been handled. */
+  async idle(): Promise<void> {
+    while (this.chains.size > 0) await Promise.all(this.chains.values());
+  }
+
+  stop(): void {
+    this.unsubscribe();
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * What agents report becomes transcript and session state: streamed output
+ * is appended to the turn, a turn's end frees the session (and starts the
+ * next queued message), and an agent that exits fails its session and
+ * expires its bundles.
+ */
+import type { RuntimeEvent } from '../agents/runtime.js';
+import { publishAll, stageEvents } from '../clarification/publication.js';
+import { deleteSessionTokens } from '../store/tokens.js';
+import { appendMessage, completeTurn, getSession, transitionSession } from '../store/index.js';
+import { startNextQueued } from './admission.js';
+import type { TurnsDeps } from './context.js';
+
+const OUTPUT_TYPES = {
+  text: 'message',
+  thought: 'thought',
+  tool_call: 'tool_call',
+  plan: 'plan',
+} as const;
+
+export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): Promise<void> {
+  switch (event.type) {
+    case 'agent_output':
+      return recordOutput(deps, event);
+    case 'turn_ended':
+      return endTurn(deps, event);
+    case 'agent_session':
+      await deps.store.db
+        .updateTable('task_sessions')
+        .set({ agent_session_id: event.agentSessionId, updated_at: deps.store.clock.timestamp() })
+        .where('id', '=', event.sessionId)
+        .execute();
+      return;
+    case 'agent_exited':
+      return agentExited(deps, event.sessionId);
+  }
+}
+
+async function recordOutput(
+  deps: TurnsDeps,
+  event: Extract<RuntimeEvent, { type: 'agent_output' }>,
+): Promise<void> {
+  const events = await deps.store.transaction(async (tx) => {
+    const session = await getSession(tx, event.sessionId);
+    if (!session) return [];
+    const message = await appendMessage(tx, {
+      sessionId: event.sessionId,
+      taskId: session.task_id,
+      turnId: event.turnId,
+      authorType: 'agent',
+      type: OUTPUT_TYPES[event.kind],
+      content: event.content,
+      metadata: event.metadata,
+    });
+    return stageEvents(tx, event.sessionId, { added: [message] });
+  });
+  publishAll(deps.events, events);
+}
+
+async function endTurn(
+  deps: TurnsDeps,
+  event: Extract<RuntimeEvent, { type: 'turn_ended' }>,
+): Promise<void> {
+  const events = await deps.store.transaction(async (tx) => {
+    await tx.dialect.lockSession(tx.db, event.sessionId);
+    const session = await getSession(tx, event.sessionId);
+    if (!session) return [];
+    const added = event.error
+      ? [
+          await appendMessage(tx, {
+            sessionId: event.sessionId,
+            taskId: session.task_id,
+            turnId: event.turnId,
+            authorType: 'system',
+            type: 'error',
+            content: `The agent's turn failed: ${event.error}`,
+          }),
+        ]
+      : [];
+    await completeTurn(tx, event.turnId);
+    const moved = await transitionSession(
+      tx,
+      event.sessionId,
+      ['running', 'waiting_for_input'],
+      'idle',
+    );
+    return stageEvents(tx, event.sessionId, { added, ...(moved ? { state: moved.state } : {}) });
+  });
+  publishAll(deps.events, events);
+  // The turn is over, so no live wait can remain: open questions stay answerable, detached.
+  await deps.clarification.detachSession(event.sessionId);
+  // A turn that failed because the agent died is followed by its exit; do not restart it here.
+  if (deps.host.isStarted(event.sessionId)) await startNextQueued(deps, event.sessionId);
+}
+
+async function agentExited(deps: TurnsDeps, sessionId: string): Promise<void> {
+  const events = await deps.store.transaction(async (tx) => {
+    await tx.dialect.lockSession(tx.db, sessionId);
+    const moved = await transitionSession(
+      tx,
+      sessionId,
+      ['idle', 'running', 'waiting_for_input'],
+      'failed',
+    );
+    await deleteSessionTokens(tx, sessionId);
+    return moved ? stageEvents(tx, sessionId, { state: moved.state }) : [];
+  });
+  publishAll(deps.events, events);
+  await deps.clarification.expireSession(sessionId);
+}

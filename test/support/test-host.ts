@@ -1,0 +1,103 @@
+/**
+ * An `AgentHost` whose agents the test plays by hand: it records starts and
+ * prompts, and the test ends turns or kills agents when it wants to. The ACP
+ * host with the real demo agent has its own suites; this one makes races in
+ * admission and the queue reproducible.
+ */
+import type {
+  AgentHost,
+  PromptRequest,
+  Readiness,
+  RuntimeEvent,
+  SessionLaunch,
+  StopReason,
+} from '../../src/agents/runtime.js';
+
+export class TestHost implements AgentHost {
+  readonly launches: SessionLaunch[] = [];
+  readonly prompts: PromptRequest[] = [];
+  private readonly running = new Map<string, string | undefined>();
+  private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+
+  readiness(sessionId: string): Readiness {
+    if (!this.running.has(sessionId)) return { ready: false, reason: 'not started' };
+    return this.running.get(sessionId) === undefined
+      ? { ready: true }
+      : { ready: false, reason: 'busy' };
+  }
+
+  isStarted(sessionId: string): boolean {
+    return this.running.has(sessionId);
+  }
+
+  start(launch: SessionLaunch): Promise<void> {
+    this.launches.push(launch);
+    this.running.set(launch.sessionId, undefined);
+    return Promise.resolve();
+  }
+
+  prompt(request: PromptRequest): Promise<void> {
+    const readiness = this.readiness(request.sessionId);
+    if (!readiness.ready) return Promise.reject(new Error(readiness.reason));
+    this.prompts.push(request);
+    this.running.set(request.sessionId, request.turnId);
+    return Promise.resolve();
+  }
+
+  cancel(sessionId: string): Promise<void> {
+    const turnId = this.running.get(sessionId);
+    if (turnId !== undefined) this.endTurn(sessionId, 'cancelled');
+    return Promise.resolve();
+  }
+
+  stop(sessionId: string): Promise<void> {
+    this.exit(sessionId);
+    return Promise.resolve();
+  }
+
+  subscribe(listener: (event: RuntimeEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  close(): Promise<void> {
+    for (const sessionId of [...this.running.keys()]) this.exit(sessionId);
+    return Promise.resolve();
+  }
+
+  /** The agent says something in its running turn. */
+  say(sessionId: string, content: string): void {
+    const turnId = this.running.get(sessionId);
+    if (turnId === undefined) throw new Error('no running turn');
+    this.emit({ type: 'agent_output', sessionId, turnId, kind: 'text', content, metadata: {} });
+  }
+
+  /** The agent's running turn ends. */
+  endTurn(sessionId: string, stopReason: StopReason = 'end_turn'): void {
+    const turnId = this.running.get(sessionId);
+    if (turnId === undefined) throw new Error('no running turn');
+    this.running.set(sessionId, undefined);
+    this.emit({ type: 'turn_ended', sessionId, turnId, stopReason });
+  }
+
+  /** The agent process dies, mid-turn or not. */
+  exit(sessionId: string): void {
+    const turnId = this.running.get(sessionId);
+    if (!this.running.has(sessionId)) return;
+    this.running.delete(sessionId);
+    if (turnId !== undefined) {
+      this.emit({
+        type: 'turn_ended',
+        sessionId,
+        turnId,
+        stopReason: 'failed',
+        error: 'agent exited',
+      });
+    }
+    this.emit({ type: 'agent_exited', sessionId, code: null, signal: 'SIGKILL' });
+  }
+
+  private emit(event: RuntimeEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

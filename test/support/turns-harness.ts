@@ -1,0 +1,54 @@
+/**
+ * The clarification harness plus the turns services and their REST routes,
+ * with agents played by a `TestHost`.
+ */
+import type { Driver } from '../../src/store/index.js';
+import { registerTaskRoutes } from '../../src/http/task-routes.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import type { TurnsDeps } from '../../src/turns/context.js';
+import { RuntimeEventPump } from '../../src/turns/event-pump.js';
+import { clarificationHarness, type Harness } from './clarification-harness.js';
+import { TestHost } from './test-host.js';
+
+export interface TurnsHarness extends Harness {
+  host: TestHost;
+  turns: TurnsDeps;
+  pump: RuntimeEventPump;
+  request(method: string, path: string, body?: unknown, as?: string): Promise<Response>;
+}
+
+export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
+  const host = new TestHost();
+  const h = await clarificationHarness(driver, { runtime: host });
+  const turns: TurnsDeps = {
+    store: h.store,
+    host,
+    clarification: h.service,
+    events: h.events,
+    logger: silentLogger,
+    profiles: new Map([['demo', { name: 'demo', command: 'demo-agent', args: [], env: {} }]]),
+    defaultProfile: 'demo',
+    mcpUrl: () => 'http://127.0.0.1:1/mcp',
+    agentCwd: process.cwd(),
+  };
+  registerTaskRoutes(h.app, turns);
+  const pump = new RuntimeEventPump(turns);
+  return {
+    ...h,
+    host,
+    turns,
+    pump,
+    request: (method, path, body, as = 'member') =>
+      Promise.resolve(
+        h.app.request(path, {
+          method,
+          headers: { 'content-type': 'application/json', 'x-test-principal': as },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        }),
+      ),
+    dispose: async () => {
+      pump.stop();
+      await h.dispose();
+    },
+  };
+}

@@ -1,0 +1,237 @@
+/**
+ * Tasks, message admission and the session queue over REST, on both
+ * dialects, with agents played by the test.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getSession, listQueue } from '../../src/store/index.js';
+import { DRIVERS } from '../support/databases.js';
+import { TWO_QUESTIONS } from '../support/clarification-harness.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+interface Created {
+  task: { id: string };
+  session: { id: string; state: string };
+  admission: string | null;
+}
+
+describe.each(DRIVERS)('admission and queue on %s', (driver) => {
+  let h: TurnsHarness;
+
+  beforeEach(async () => {
+    h = await turnsHarness(driver);
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  async function createTask(prompt?: string): Promise<Created> {
+    const response = await h.request('POST', '/api/v1/tasks', {
+      title: 'Write the parser',
+      ...(prompt ? { prompt } : {}),
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as Created;
+  }
+
+  async function send(sessionId: string, text: string, key: string) {
+    const response = await h.request('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text,
+      admission_key: key,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  }
+
+  async function transcript(sessionId: string) {
+    const response = await h.request('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+    return (
+      (await response.json()) as { messages: { type: string; author: string; content: string }[] }
+    ).messages;
+  }
+
+  it('creates a task whose prompt starts the agent with its own MCP token', async () => {
+    const created = await createTask('hello agent');
+    expect(created.admission).toBe('sent');
+    expect(created.session.state).toBe('running');
+    expect(h.host.launches).toHaveLength(1);
+    expect(h.host.launches[0]?.mcp.token).toMatch(/^clr_/);
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['hello agent']);
+
+    h.host.say(created.session.id, 'Hi there');
+    h.host.endTurn(created.session.id);
+    await h.pump.idle();
+    expect((await transcript(created.session.id)).map((m) => [m.author, m.content])).toEqual([
+      ['user', 'hello agent'],
+      ['agent', 'Hi there'],
+    ]);
+    expect((await getSession(h.store, created.session.id))?.state).toBe('idle');
+    const tasks = (await (await h.request('GET', '/api/v1/tasks')).json()) as {
+      tasks: { id: string }[];
+    };
+    expect(tasks.tasks.map((task) => task.id)).toContain(created.task.id);
+    const outsider = (await (
+      await h.request('GET', '/api/v1/tasks', undefined, 'outsider')
+    ).json()) as {
+      tasks: unknown[];
+    };
+    expect(outsider.tasks).toEqual([]);
+  });
+
+  it('admits one message and one turn for ten retries of one admission key', async () => {
+    const { session } = await createTask();
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => send(session.id, 'do the thing', 'key-1')),
+    );
+    expect(results.map((result) => result.status)).toEqual(Array(10).fill(200));
+    expect(new Set(results.map((result) => JSON.stringify(result.body))).size).toBe(1);
+    expect(h.host.prompts).toHaveLength(1);
+    expect((await transcript(session.id)).filter((m) => m.author === 'user')).toHaveLength(1);
+    const turns = await h.store.db
+      .selectFrom('task_session_turns')
+      .select('id')
+      .where('task_session_id', '=', session.id)
+      .execute();
+    expect(turns).toHaveLength(1);
+  });
+
+  it('queues a message while the agent is busy and runs it after the turn', async () => {
+    const { session } = await createTask('first');
+    const queued = await send(session.id, 'second', 'key-2');
+    expect(queued.status).toBe(202);
+    expect(queued.body).toMatchObject({
+      outcome: 'queued',
+      item: { text: 'second', owner: 'user' },
+    });
+    const again = await send(session.id, 'second', 'key-2');
+    expect(again.body).toEqual(queued.body);
+
+    h.host.endTurn(session.id);
+    await h.pump.idle();
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'second']);
+    expect(await listQueue(h.store, session.id)).toEqual([]);
+    // The repeat of a started message reports it sent, not a second queue entry.
+    expect((await send(session.id, 'second', 'key-2')).body).toMatchObject({ outcome: 'sent' });
+  });
+
+  it('edits, reorders, deletes and clears queued messages; a deleted item never starts', async () => {
+    const { session } = await createTask('first');
+    const ids: string[] = [];
+    for (const [index, text] of ['a', 'b', 'c'].entries()) {
+      const queued = await send(session.id, text, `q-${index}`);
+      ids.push((queued.body.item as { id: string }).id);
+    }
+    const [a = '', b = '', c = ''] = ids;
+    const edited = await h.request('PATCH', `/api/v1/sessions/${session.id}/queue/${b}`, {
+      text: 'B',
+    });
+    expect(await edited.json()).toMatchObject({ item: { text: 'B' } });
+    const order = await h.request('PUT', `/api/v1/sessions/${session.id}/queue/order`, {
+      ids: [c, a, b],
+    });
+    expect(
+      ((await order.json()) as { items: { id: string }[] }).items.map((item) => item.id),
+    ).toEqual([c, a, b]);
+    const partial = await h.request('PUT', `/api/v1/sessions/${session.id}/queue/order`, {
+      ids: [c],
+    });
+    expect(partial.status).toBe(400);
+    expect((await h.request('DELETE', `/api/v1/sessions/${session.id}/queue/${c}`)).status).toBe(
+      200,
+    );
+    expect((await h.request('DELETE', `/api/v1/sessions/${session.id}/queue/${c}`)).status).toBe(
+      404,
+    );
+
+    h.host.endTurn(session.id);
+    await h.pump.idle();
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'a']);
+    const cleared = await h.request('DELETE', `/api/v1/sessions/${session.id}/queue`);
+    expect(
+      ((await cleared.json()) as { removed: { text: string }[] }).removed.map((i) => i.text),
+    ).toEqual(['B']);
+    h.host.endTurn(session.id);
+    await h.pump.idle();
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'a']);
+  });
+
+  it('fails the session when its agent dies mid-turn: bundles expire and answers get 409', async () => {
+    const { session } = await createTask('first');
+    const asked = await h.service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
+    if (!asked.ok) throw new Error('ask failed');
+    h.host.exit(session.id);
+    await h.pump.idle();
+    expect((await getSession(h.store, session.id))?.state).toBe('failed');
+    expect((await h.rows(asked.pendingId)).map((row) => row.metadata.status)).toEqual([
+      'expired',
+      'expired',
+    ]);
+    const answer = await h.respond(asked.pendingId, { rejected: true });
+    expect(answer.status).toBe(409);
+    const refused = await send(session.id, 'anyone there?', 'late');
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ code: 'conflict', details: { reason: 'session_ended' } });
+  });
+
+  it('resumes a detached question through the host as exactly one new turn', async () => {
+    const { session } = await createTask('first');
+    const asked = await h.service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
+    if (!asked.ok) throw new Error('ask failed');
+    h.host.endTurn(session.id);
+    await h.pump.idle();
+    const answer = await h.respond(asked.pendingId, {
+      answers: [
+        { question_id: 'q1', selected_options: ['q1_opt1'] },
+        { question_id: 'q2', custom_text: 'just lint' },
+      ],
+    });
+    expect(await answer.json()).toMatchObject({ claimed: true });
+    expect(h.host.prompts).toHaveLength(2);
+    expect(h.host.prompts[1]?.text).toContain('"Hand-written"');
+    expect(h.host.prompts[1]?.text).toContain('"just lint"');
+    const replay = await h.respond(asked.pendingId, { rejected: true });
+    expect(await replay.json()).toMatchObject({ claimed: false });
+    expect(h.host.prompts).toHaveLength(2);
+  });
+
+  it('pages the transcript with an opaque cursor and refuses a forged one', async () => {
+    const { session } = await createTask('first');
+    for (let index = 0; index < 5; index++) h.host.say(session.id, `line ${index}`);
+    await h.pump.idle();
+    const first = (await (
+      await h.request('GET', `/api/v1/sessions/${session.id}/messages?limit=4`)
+    ).json()) as {
+      messages: unknown[];
+      next_cursor: string;
+    };
+    expect(first.messages).toHaveLength(4);
+    const second = (await (
+      await h.request(
+        'GET',
+        `/api/v1/sessions/${session.id}/messages?limit=4&cursor=${first.next_cursor}`,
+      )
+    ).json()) as { messages: unknown[]; next_cursor: string | null };
+    expect(second.messages).toHaveLength(2);
+    expect(second.next_cursor).toBeNull();
+    expect(
+      (await h.request('GET', `/api/v1/sessions/${session.id}/messages?cursor=nope`)).status,
+    ).toBe(400);
+    expect(
+      (await h.request('GET', `/api/v1/sessions/${session.id}/messages`, undefined, 'outsider'))
+        .status,
+    ).toBe(404);
+  });
+
+  it('deletes a task: stops its agent and expires its questions first', async () => {
+    const { task, session } = await createTask('first');
+    const asked = await h.service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
+    if (!asked.ok) throw new Error('ask failed');
+    expect(
+      (await h.request('DELETE', `/api/v1/tasks/${task.id}`, undefined, 'outsider')).status,
+    ).toBe(404);
+    expect((await h.request('DELETE', `/api/v1/tasks/${task.id}`)).status).toBe(200);
+    await h.pump.idle();
+    expect(h.host.isStarted(session.id)).toBe(false);
+    expect(await h.rows(asked.pendingId)).toEqual([]);
+    expect(await getSession(h.store, session.id)).toBeUndefined();
+  });
+});

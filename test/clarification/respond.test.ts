@@ -93,21 +93,34 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     }
   });
 
-  it('lets exactly one of many concurrent responders claim', async () => {
+  it('lets exactly one of 20 concurrent responders with different answers claim', async () => {
     const { pendingId, call } = await askLive();
-    const responses = await Promise.all(
-      Array.from({ length: 12 }, (_, index) =>
-        h.respond(pendingId, index % 3 === 0 ? { rejected: true, reject_reason: 'no' } : ANSWERS),
-      ),
+    const bodies = Array.from({ length: 20 }, (_, index) =>
+      index % 5 === 0
+        ? { rejected: true, reject_reason: `skip ${index}` }
+        : {
+            answers: [
+              { question_id: 'q1', selected_options: [index % 2 === 0 ? 'q1_opt1' : 'q1_opt2'] },
+              { question_id: 'q2', custom_text: `responder ${index}` },
+            ],
+          },
     );
-    const bodies = (await Promise.all(responses.map((r) => r.json()))) as {
+    const responses = await Promise.all(bodies.map((body) => h.respond(pendingId, body)));
+    const results = (await Promise.all(responses.map((r) => r.json()))) as {
       claimed: boolean;
       response: unknown;
     }[];
-    expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
-    expect(bodies.filter((body) => body.claimed)).toHaveLength(1);
-    expect(new Set(bodies.map((body) => JSON.stringify(body.response))).size).toBe(1);
-    await call;
+    expect(responses.map((r) => r.status)).toEqual(Array(20).fill(200));
+    const winners = results.filter((result) => result.claimed);
+    expect(winners).toHaveLength(1);
+    // Every loser gets the winner's answers, not its own.
+    for (const result of results) expect(result.response).toEqual(winners[0]?.response);
+    const asked = await call;
+    expect(asked).toMatchObject({ ok: true, outcome: 'answered' });
+    if (asked.ok && asked.outcome === 'answered') {
+      expect(asked.response).toEqual(winners[0]?.response);
+    }
+    expect(h.runtime.prompts).toEqual([]);
   });
 
   it('records a skip as rejected with its reason and tells the live agent', async () => {

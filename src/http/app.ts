@@ -43,7 +43,7 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
   });
-  registerClarificationRoutes(app, { clarification: deps.clarification });
+  registerClarificationRoutes(app, { clarification: deps.clarification, store: deps.store });
   registerEventsRoute(app, {
     hub: deps.hub,
     resolvePrincipal: createPrincipalResolver({ store: deps.store, trustedOrigins }),

@@ -4,7 +4,12 @@
  */
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import type { ClarificationService, RespondResult } from '../clarification/index.js';
+import {
+  listPendingBundles,
+  type ClarificationService,
+  type RespondResult,
+} from '../clarification/index.js';
+import type { RepoContext } from '../store/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
@@ -29,6 +34,7 @@ const respondBody = z.strictObject({
 
 export interface ClarificationRouteDeps {
   clarification: ClarificationService;
+  store: RepoContext;
 }
 
 /** Answers a raw response body as the catalogue says; only codes from the table of DESIGN §5.1. */
@@ -82,6 +88,17 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
     return result.code === 'not_found'
       ? errorResponse(c, 'not_found', 'clarification request not found')
       : errorResponse(c, 'not_active');
+  });
+
+  app.get('/api/v1/pending', async (c) => {
+    const limit = c.req.query('limit');
+    const cursor = c.req.query('cursor');
+    const result = await listPendingBundles(deps.store, c.get('principal'), {
+      ...(cursor === undefined ? {} : { cursor }),
+      ...(limit === undefined ? {} : { limit: Number(limit) }),
+    });
+    if (!result.ok) return errorResponse(c, 'invalid_request', 'invalid page', result.issues);
+    return c.json({ bundles: result.page.pending, next_cursor: result.page.next_cursor });
   });
 
   app.get('/api/v1/clarification/:pendingId', async (c) => {

@@ -309,6 +309,29 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect(third).not.toBe(first);
   });
 
+  it('lists active bundles for the inbox, oldest first, only to those who may see them', async () => {
+    const first = await askDetached();
+    const second = await askDetached({ ...TWO_QUESTIONS, context: 'second' });
+    const list = async (as: 'member' | 'outsider' | 'agent', query = '') =>
+      (await (
+        await h.app.request(`/api/v1/pending${query}`, { headers: { 'x-test-principal': as } })
+      ).json()) as {
+        bundles: { pending_id: string; questions: unknown[] }[];
+        next_cursor: string | null;
+      };
+    const all = await list('member');
+    expect(all.bundles.map((bundle) => bundle.pending_id)).toEqual([first, second]);
+    expect(all.bundles[0]?.questions).toHaveLength(2);
+    expect((await list('agent')).bundles).toHaveLength(2);
+    expect((await list('outsider')).bundles).toEqual([]);
+    const page = await list('member', '?limit=1');
+    expect(page.bundles.map((bundle) => bundle.pending_id)).toEqual([first]);
+    const rest = await list('member', `?limit=1&cursor=${page.next_cursor ?? ''}`);
+    expect(rest.bundles.map((bundle) => bundle.pending_id)).toEqual([second]);
+    await h.respond(first, { rejected: true });
+    expect((await list('member')).bundles.map((bundle) => bundle.pending_id)).toEqual([second]);
+  });
+
   it('answers GET with the bundle and its state', async () => {
     const pendingId = await askDetached();
     const view = await h.app.request(`/api/v1/clarification/${pendingId}`, {

@@ -143,7 +143,7 @@ export async function clarificationHarness(
     c.set('principal', principal);
     await next();
   });
-  registerClarificationRoutes(app, { clarification: service });
+  registerClarificationRoutes(app, { clarification: service, store });
 
   return {
     store,

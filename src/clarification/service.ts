@@ -226,13 +226,17 @@ export class ClarificationService {
     try {
       let view = await this.get(principal, pendingId);
       if (!view) return { ok: false, code: 'not_found' };
+      // A claimed bundle is no longer active but may still be handing off: wait for it.
+      if (!view.response && !view.active) return { ok: false, code: 'not_active' };
       if (!view.response || view.delivery_pending) {
-        if (!view.active) return { ok: false, code: 'not_active' };
         await decided;
         view = await this.get(principal, pendingId);
       }
       if (!view?.response || view.delivery_pending) {
-        return { ok: false, code: view?.active === false ? 'not_active' : 'timeout' };
+        return {
+          ok: false,
+          code: view && !view.response && !view.active ? 'not_active' : 'timeout',
+        };
       }
       return { ok: true, response: view.response, questions: view.questions };
     } finally {

@@ -1,0 +1,94 @@
+/**
+ * What the MCP tools hand back to an agent (pure). Every result carries the
+ * same JSON twice: as `structuredContent` for clients that read it and as a
+ * text copy for those that only show text. Answers are keyed by question ID
+ * and carry option labels, so an agent never has to map option IDs back.
+ */
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ClarificationResponse, Question } from '../../clarification/index.js';
+
+export const OPEN_MESSAGE_SESSION =
+  'The question stays open. The answer will come to you as a new message.';
+export const OPEN_MESSAGE_EXTERNAL =
+  'The question stays open. Call wait_for_answer with this pending_id to get the answer.';
+
+export interface SelectedOption {
+  id: string;
+  label: string;
+}
+
+export interface AnswerPayload {
+  selected: SelectedOption[];
+  custom_text: string;
+}
+
+export type DecisionPayload =
+  | { status: 'answered'; pending_id: string; answers: Record<string, AnswerPayload> }
+  | { status: 'skipped'; pending_id: string; reason: string };
+
+export type OpenPayload = { status: 'open'; pending_id: string; message: string };
+
+export interface ToolIssue {
+  path: string;
+  message: string;
+}
+
+/** The decided response as the agent reads it: labels from the question's options. */
+export function decisionPayload(
+  response: ClarificationResponse,
+  questions: readonly Pick<Question, 'id' | 'options'>[],
+): DecisionPayload {
+  if (response.rejected) {
+    return { status: 'skipped', pending_id: response.pending_id, reason: response.reject_reason };
+  }
+  const byId = new Map(questions.map((question) => [question.id, question]));
+  const answers: Record<string, AnswerPayload> = {};
+  for (const answer of response.answers) {
+    const options = byId.get(answer.question_id)?.options ?? [];
+    answers[answer.question_id] = {
+      selected: answer.selected_options.map((id) => ({
+        id,
+        // A stored answer only names options of its question; the ID stands in if one is gone.
+        label: options.find((option) => option.option_id === id)?.label ?? id,
+      })),
+      custom_text: answer.custom_text,
+    };
+  }
+  return { status: 'answered', pending_id: response.pending_id, answers };
+}
+
+export function openPayload(pendingId: string, external: boolean): OpenPayload {
+  return {
+    status: 'open',
+    pending_id: pendingId,
+    message: external ? OPEN_MESSAGE_EXTERNAL : OPEN_MESSAGE_SESSION,
+  };
+}
+
+/** A successful tool result: structured content plus its JSON text copy. */
+export function toolResult(payload: object): CallToolResult {
+  return {
+    content: [{ type: 'text', text: JSON.stringify(payload) }],
+    structuredContent: { ...payload },
+  };
+}
+
+/** A tool error the agent can act on: the message, then one line per issue. */
+export function toolError(
+  code: string,
+  message: string,
+  issues: readonly ToolIssue[] = [],
+): CallToolResult {
+  const lines = issues.map(
+    (issue) => `- ${issue.path === '' ? '(input)' : issue.path}: ${issue.message}`,
+  );
+  return {
+    isError: true,
+    content: [{ type: 'text', text: [message, ...lines].join('\n') }],
+    structuredContent: {
+      error: message,
+      code,
+      ...(issues.length > 0 ? { issues: [...issues] } : {}),
+    },
+  };
+}

@@ -1,0 +1,118 @@
+/**
+ * `/mcp`: Clarion's MCP server over Streamable HTTP (DESIGN §6). Every
+ * request authenticates with `Authorization: Bearer` (a user or agent token;
+ * the browser cookie is never accepted here, so no page can drive tools) and
+ * is then handed to its MCP session's transport with the caller attached.
+ * A request with a session ID reaches only a session its own principal
+ * opened; anything else reads as an unknown session.
+ */
+import type { Env, Hono } from 'hono';
+import type { Principal } from '../../auth/principal.js';
+import type { ClarificationService } from '../../clarification/index.js';
+import { bearerSecret } from '../../http/auth.js';
+import { errorBody } from '../../http/errors.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Store } from '../../store/index.js';
+import { callerAuthInfo, principalKey } from './call-context.js';
+import { PROGRESS_INTERVAL_MS } from './progress.js';
+import { openMcpSession, type McpSessionHandle } from './server.js';
+import { McpSessions, type SessionEntry } from './sessions.js';
+
+export const MCP_PATH = '/mcp';
+
+export interface McpRouteDeps {
+  store: Store;
+  clarification: ClarificationService;
+  /** The bearer resolver of `http/auth.ts` (`createPrincipalResolver`). */
+  resolvePrincipal: (request: Request) => Promise<Principal | undefined>;
+  logger: Logger;
+  /** Between progress notifications of a waiting call; 20 s unless a test shortens it. */
+  progressIntervalMs?: number;
+}
+
+export interface McpEndpoint {
+  /** Open MCP sessions, for `/debug/vars` and tests. */
+  sessionCount(): number;
+  /** Closes every session; their waiting calls end and their bundles detach. */
+  close(): Promise<void>;
+}
+
+function unauthorized(): Response {
+  return Response.json(errorBody('unauthorized'), {
+    status: 401,
+    headers: { 'WWW-Authenticate': 'Bearer' },
+  });
+}
+
+function sessionNotFound(): Response {
+  // The status and code the SDK uses, so clients know to initialize again.
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
+    { status: 404 },
+  );
+}
+
+function tooManySessions(): Response {
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32000, message: 'Too many open MCP sessions' }, id: null },
+    { status: 503, headers: { 'Retry-After': '60' } },
+  );
+}
+
+interface OpenSession extends SessionEntry {
+  readonly handle: McpSessionHandle;
+}
+
+export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps): McpEndpoint {
+  const sessions = new McpSessions<OpenSession>(() => Date.now());
+  const toolDeps = {
+    store: deps.store,
+    clarification: deps.clarification,
+    logger: deps.logger,
+    progressIntervalMs: deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+  };
+
+  app.all(MCP_PATH, async (c) => {
+    const request = c.req.raw;
+    const secret = bearerSecret(request.headers.get('authorization'));
+    if (typeof secret !== 'string') return unauthorized();
+    const principal = await deps.resolvePrincipal(request);
+    if (!principal) return unauthorized();
+    const owner = principalKey(principal);
+    const authInfo = callerAuthInfo(principal, secret, request.signal);
+
+    const sessionId = request.headers.get('mcp-session-id');
+    if (sessionId !== null) {
+      const entry = sessions.lookup(sessionId, owner);
+      if (!entry) return sessionNotFound();
+      return entry.handle.transport.handleRequest(request, { authInfo });
+    }
+
+    // No session yet: only an `initialize` opens one; the transport refuses anything else.
+    if (!(await sessions.makeRoom())) return tooManySessions();
+    const handle = await openMcpSession(toolDeps, {
+      onInitialized: (id) => {
+        sessions.add({
+          id,
+          owner,
+          handle,
+          lastSeenMs: Date.now(),
+          inFlight: () => handle.inFlight(),
+          close: () => handle.close(),
+        });
+        deps.logger.info({ mcpSession: id, principal: principal.kind }, 'mcp session opened');
+      },
+      onClosed: (id) => {
+        sessions.remove(id);
+      },
+    });
+    const response = await handle.transport.handleRequest(request, { authInfo });
+    if (handle.transport.sessionId === undefined) await handle.close();
+    return response;
+  });
+
+  return {
+    sessionCount: () => sessions.size,
+    close: () => sessions.closeAll(),
+  };
+}

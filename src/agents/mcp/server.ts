@@ -1,0 +1,89 @@
+/**
+ * One MCP session: an SDK `McpServer` with Clarion's tools, connected to its
+ * own `WebStandardStreamableHTTPServerTransport`. Sessioned rather than
+ * stateless because the tools need what only a session remembers: the
+ * client's name from `initialize` (an external agent's task is named after
+ * it) and the external session found for it. Each long tool call still
+ * streams on its own POST's SSE response, so progress notifications reach the
+ * call they belong to and a closed connection ends exactly that call.
+ */
+import { randomUUID } from 'node:crypto';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { registerClarionTools, type McpToolDeps } from './tools.js';
+
+export const MCP_SERVER_NAME = 'clarion';
+export const MCP_SERVER_VERSION = '0.1.0';
+/** The largest ask is about 60 KB of JSON; anything far beyond is not a tool call. */
+export const MAX_MCP_BODY_BYTES = 256 * 1024;
+
+const INSTRUCTIONS =
+  'Clarion connects you with the person you work for. When you need a decision or ' +
+  'information only they have, call ask_user_question with 1-4 multiple-choice questions ' +
+  'and wait for the answer. If the result is open, continue with other work: the answer ' +
+  'arrives later (or call wait_for_answer with the pending_id when told to).';
+
+export interface McpSessionHandle {
+  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly server: McpServer;
+  /** Tool calls still running. */
+  inFlight(): number;
+  close(): Promise<void>;
+}
+
+export interface McpSessionCallbacks {
+  /** The transport assigned the session its ID (on `initialize`). */
+  onInitialized(sessionId: string): void;
+  /** The client ended the session (DELETE) or it was closed here. */
+  onClosed(sessionId: string): void;
+}
+
+export async function openMcpSession(
+  deps: McpToolDeps,
+  callbacks: McpSessionCallbacks,
+): Promise<McpSessionHandle> {
+  let calls = 0;
+  let closed = false;
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: () => randomUUID(),
+    onsessioninitialized: (sessionId) => {
+      callbacks.onInitialized(sessionId);
+    },
+    onsessionclosed: (sessionId) => {
+      callbacks.onClosed(sessionId);
+    },
+    maxRequestBodySize: MAX_MCP_BODY_BYTES,
+  });
+  const server = new McpServer(
+    { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
+    { instructions: INSTRUCTIONS },
+  );
+  registerClarionTools(server, deps, {
+    closeStream: (requestId) => {
+      transport.closeSSEStream(requestId);
+    },
+    callStarted: () => {
+      calls += 1;
+    },
+    callEnded: () => {
+      calls -= 1;
+    },
+  });
+  server.server.onerror = (error) => {
+    // Protocol-level trouble (a response for a connection that closed): worth a trace, not a failure.
+    deps.logger.debug({ err: error }, 'mcp protocol error');
+  };
+  await server.connect(transport);
+  return {
+    transport,
+    server,
+    inFlight: () => calls,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      const sessionId = transport.sessionId;
+      await server.close();
+      if (sessionId !== undefined) callbacks.onClosed(sessionId);
+    },
+  };
+}

@@ -1,0 +1,225 @@
+/**
+ * Clarion's MCP tools, registered on one `McpServer` per MCP session. Each
+ * tool reads its caller from the call context, calls one clarification
+ * service method and maps the typed result to a tool result; no tool decides
+ * clarification state itself. Agent tokens reach only their own session:
+ * `ask` asks there, `list` is scoped to it, and the resolver's visibility
+ * rule refuses every other bundle to `answer` and `wait`.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
+import type { Principal } from '../../auth/principal.js';
+import {
+  listPendingBundles,
+  type ClarificationService,
+  type RespondResult,
+} from '../../clarification/index.js';
+import type { Logger } from '../../observability/logger.js';
+import type { Store } from '../../store/index.js';
+import { callContext, type CallContext, type ToolExtra } from './call-context.js';
+import {
+  ensureExternalSession,
+  externalSessionLive,
+  externalTaskTitle,
+} from './external-session.js';
+import { withProgress } from './progress.js';
+import { decisionPayload, openPayload, toolError, toolResult } from './results.js';
+import {
+  answerQuestionInput,
+  askQuestionInput,
+  DEFAULT_WAIT_SECONDS,
+  listPendingInput,
+  waitForAnswerInput,
+} from './tool-schemas.js';
+
+export interface McpToolDeps {
+  store: Store;
+  clarification: ClarificationService;
+  logger: Logger;
+  progressIntervalMs: number;
+}
+
+/** What the tools need from the MCP session they run in. */
+export interface McpSessionHooks {
+  /** Ends the response stream of a cancelled call, which the SDK would leave open. */
+  closeStream(requestId: RequestId): void;
+  /** Counts calls in flight, so a busy session is never evicted as idle. */
+  callStarted(): void;
+  callEnded(): void;
+}
+
+const WAIT_AGAIN_MESSAGE =
+  'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
+
+const ASK_DESCRIPTION =
+  'Ask the person 1-4 multiple-choice questions and wait for the answer. Each question has ' +
+  '2-6 options {label, description}; the person may also type custom text. Returns ' +
+  "status 'answered' with the chosen options' labels per question_id, 'skipped' with a " +
+  "reason, or 'open' when the wait ended before an answer.";
+
+export function registerClarionTools(
+  server: McpServer,
+  deps: McpToolDeps,
+  session: McpSessionHooks,
+): void {
+  const { clarification, store, logger } = deps;
+  const progress = { intervalMs: deps.progressIntervalMs, logger };
+  // The external session is found once per MCP session, then only re-checked.
+  let externalSessionId: string | undefined;
+
+  async function askTarget(
+    principal: Principal,
+  ): Promise<{ sessionId: string; external: boolean } | undefined> {
+    if (principal.kind === 'agent') return { sessionId: principal.sessionId, external: false };
+    if (externalSessionId !== undefined && (await externalSessionLive(store, externalSessionId))) {
+      return { sessionId: externalSessionId, external: true };
+    }
+    const title = externalTaskTitle(server.server.getClientVersion()?.name);
+    const found = await ensureExternalSession(store, principal.userId, title);
+    if (!found.ok) return undefined;
+    externalSessionId = found.sessionId;
+    if (found.created)
+      logger.info({ sessionId: found.sessionId, title }, 'mcp external session opened');
+    return { sessionId: found.sessionId, external: true };
+  }
+
+  /** Runs a tool body for an authenticated caller; a cancelled call's stream is closed after. */
+  async function authenticated(
+    extra: ToolExtra,
+    body: (caller: CallContext) => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    const caller = callContext(extra);
+    if (!caller) return toolError('unauthorized', 'authentication required');
+    session.callStarted();
+    try {
+      return await body(caller);
+    } catch (error) {
+      // Unknown causes are internal, never a client fault, and their text stays in the log.
+      logger.error({ err: error, requestId: extra.requestId }, 'mcp tool call failed');
+      return toolError('internal', 'internal error');
+    } finally {
+      session.callEnded();
+      if (extra.signal.aborted) session.closeStream(extra.requestId);
+    }
+  }
+
+  server.registerTool(
+    'ask_user_question',
+    { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
+    (args, extra) =>
+      authenticated(extra, async ({ principal, signal }) => {
+        const target = await askTarget(principal);
+        if (!target) {
+          return toolError('no_workspace', 'your account belongs to no workspace to ask in');
+        }
+        const result = await withProgress(extra, progress, () =>
+          clarification.ask(target.sessionId, args, { signal }),
+        );
+        if (!result.ok) {
+          return result.code === 'invalid_request'
+            ? toolError('invalid_request', 'invalid questions', result.issues)
+            : toolError('not_active', 'this session can no longer ask questions');
+        }
+        if (result.outcome === 'answered') {
+          return toolResult(decisionPayload(result.response, result.questions));
+        }
+        return toolResult(openPayload(result.pendingId, target.external));
+      }),
+  );
+
+  server.registerTool(
+    'wait_for_answer',
+    {
+      title: 'Wait for an answer',
+      description:
+        'Wait until the person answers questions asked earlier (by pending_id). Returns the ' +
+        "same result as ask_user_question; 'open' when the wait ends first.",
+      inputSchema: waitForAnswerInput,
+    },
+    (args, extra) =>
+      authenticated(extra, async ({ principal, signal }) => {
+        const timeoutMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+        const result = await withProgress(extra, progress, () =>
+          clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
+        );
+        if (result.ok) return toolResult(decisionPayload(result.response, result.questions));
+        switch (result.code) {
+          case 'not_found':
+            return toolError('not_found', 'clarification request not found');
+          case 'not_active':
+            return toolError('not_active', 'clarification request is no longer active');
+          case 'timeout':
+            return toolResult({
+              status: 'open',
+              pending_id: args.pending_id,
+              message: WAIT_AGAIN_MESSAGE,
+            });
+        }
+      }),
+  );
+
+  server.registerTool(
+    'list_pending_questions',
+    {
+      title: 'List open questions',
+      description:
+        'Every open question bundle you can see, oldest first, with its questions and ' +
+        'option IDs. Pass next_cursor back as cursor for the next page.',
+      inputSchema: listPendingInput,
+      annotations: { readOnlyHint: true },
+    },
+    (args, extra) =>
+      authenticated(extra, async ({ principal }) => {
+        const result = await listPendingBundles(store, principal, args);
+        return result.ok
+          ? toolResult(result.page)
+          : toolError('invalid_request', 'invalid listing request', result.issues);
+      }),
+  );
+
+  server.registerTool(
+    'answer_question',
+    {
+      title: 'Answer open questions',
+      description:
+        'Answer a bundle by pending_id: one answer per question with option IDs from ' +
+        'list_pending_questions and/or custom_text; or rejected: true to skip it.',
+      inputSchema: answerQuestionInput,
+    },
+    (args, extra) =>
+      authenticated(extra, async ({ principal, signal }) => {
+        const { pending_id: pendingId, ...input } = args;
+        const result = await clarification.respond(principal, pendingId, input, signal);
+        return respondResult(result);
+      }),
+  );
+}
+
+/** The resolver's outcome as a tool result; the same cases as REST's table (DESIGN §5.1). */
+export function respondResult(result: RespondResult): CallToolResult {
+  if (result.ok) {
+    return toolResult({
+      claimed: result.claimed,
+      status: result.status,
+      response: result.response,
+    });
+  }
+  switch (result.code) {
+    case 'invalid_request':
+      return toolError('invalid_request', 'invalid clarification response', result.issues);
+    case 'not_found':
+      return toolError('not_found', 'clarification request not found');
+    case 'not_active':
+      return toolError('not_active', 'clarification request is no longer active');
+    case 'temporarily_unavailable':
+      return toolError(
+        'temporarily_unavailable',
+        'clarification response is temporarily unavailable; nothing was recorded, retry the same call',
+      );
+    case 'caller_gone':
+      // The call was cancelled; this result is never delivered.
+      return toolError('cancelled', 'the call was cancelled');
+    case 'internal':
+      return toolError('internal', 'internal error');
+  }
+}

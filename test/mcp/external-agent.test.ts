@@ -1,0 +1,167 @@
+/**
+ * An external agent (someone's own MCP client with a user token) on both
+ * dialects: its questions land in an `external` session of a task named after
+ * the client, colleagues list and answer them over MCP, the asking client gets
+ * the answer live, or later through `wait_for_answer` once its wait ended.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/auth/principal.js';
+import { listPendingBundles } from '../../src/clarification/index.js';
+import { getSession, getTask } from '../../src/store/index.js';
+import { DRIVERS } from '../support/databases.js';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
+
+const LIVE_WAIT_MS = 1_500;
+
+describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
+  let m: McpHarness;
+
+  beforeEach(async () => {
+    m = await mcpHarness(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
+  });
+
+  afterEach(async () => {
+    await m.dispose();
+  });
+
+  /** The newest active bundle the colleague can see. */
+  async function newestVisible(principal: Principal = m.colleague) {
+    let pendingId: string | undefined;
+    let sessionId: string | undefined;
+    await eventually(async () => {
+      const result = await listPendingBundles(m.h.store, principal, {});
+      const last = result.ok ? result.page.pending.at(-1) : undefined;
+      pendingId = last?.pending_id;
+      sessionId = last?.session_id;
+      return last !== undefined;
+    });
+    if (!pendingId || !sessionId) throw new Error('nothing pending');
+    return { pendingId, sessionId };
+  }
+
+  it('asks in an external session named after the client; a colleague answers live', async () => {
+    const external = await m.connect(m.tokens.member, 'my-claude');
+    const call = m.call(external, 'ask_user_question', TWO_QUESTIONS);
+    const { pendingId, sessionId } = await newestVisible();
+
+    const session = await getSession(m.h.store, sessionId);
+    expect(session).toMatchObject({ agent_profile: 'external', state: 'waiting_for_input' });
+    const task = await getTask(m.h.store, session?.task_id ?? '');
+    expect(task).toMatchObject({
+      title: 'my-claude',
+      workspace_id: m.h.seeded.task.workspace_id,
+      created_by: m.h.principals.member.userId,
+    });
+
+    const colleague = await m.connect(m.tokens.colleague);
+    const listed = structured(await m.call(colleague, 'list_pending_questions', {}));
+    expect(listed.pending).toEqual([
+      expect.objectContaining({ pending_id: pendingId, session_id: sessionId, detached: false }),
+    ]);
+    const answered = structured(
+      await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
+    );
+    expect(answered).toMatchObject({ claimed: true, status: 'answered' });
+
+    expect(structured(await call)).toMatchObject({
+      status: 'answered',
+      pending_id: pendingId,
+      answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' } },
+    });
+
+    // The same client keeps its session; another client name gets its own task.
+    const again = m.call(external, 'ask_user_question', { ...TWO_QUESTIONS, context: 'again' });
+    const second = await newestVisible();
+    expect(second.sessionId).toBe(sessionId);
+    await m.h.service.respond(m.colleague, second.pendingId, { rejected: true });
+    expect(structured(await again)).toMatchObject({ status: 'skipped', reason: '' });
+
+    const otherClient = await m.connect(m.tokens.member, 'other-tool');
+    const third = m.call(otherClient, 'ask_user_question', TWO_QUESTIONS);
+    const elsewhere = await newestVisible();
+    expect(elsewhere.sessionId).not.toBe(sessionId);
+    await m.h.service.respond(m.colleague, elsewhere.pendingId, { rejected: true });
+    await third;
+  });
+
+  it('after the wait ended, wait_for_answer returns the answer given later', async () => {
+    const external = await m.connect(m.tokens.member, 'my-claude');
+    const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+    expect(asked).toEqual({
+      status: 'open',
+      pending_id: expect.any(String) as unknown,
+      message:
+        'The question stays open. Call wait_for_answer with this pending_id to get the answer.',
+    });
+    const pendingId = asked.pending_id as string;
+    const rows = await m.h.rows(pendingId);
+    expect(rows.every((row) => row.metadata.agent_disconnected === true)).toBe(true);
+
+    // Another session's agent can neither answer nor list it.
+    const stranger = await m.connect(m.tokens.otherAgent);
+    const refused = await m.call(stranger, 'answer_question', {
+      pending_id: pendingId,
+      ...ANSWERS,
+    });
+    expect(toolErrorText(refused)).toBe('clarification request not found');
+    expect(structured(await m.call(stranger, 'list_pending_questions', {})).pending).toEqual([]);
+    const outsider = await m.connect(m.tokens.outsider);
+    expect(
+      toolErrorText(await m.call(outsider, 'wait_for_answer', { pending_id: pendingId })),
+    ).toBe('clarification request not found');
+
+    const colleague = await m.connect(m.tokens.colleague);
+    const args = { pending_id: pendingId, ...ANSWERS };
+    expect(structured(await m.call(colleague, 'answer_question', args))).toMatchObject({
+      claimed: true,
+    });
+    const replay = structured(await m.call(colleague, 'answer_question', args));
+    expect(replay).toMatchObject({ claimed: false, status: 'answered' });
+
+    expect(
+      structured(await m.call(external, 'wait_for_answer', { pending_id: pendingId })),
+    ).toEqual({
+      status: 'answered',
+      pending_id: pendingId,
+      answers: {
+        q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
+        q2: {
+          selected: [
+            { id: 'q2_opt1', label: 'Lint' },
+            { id: 'q2_opt3', label: 'Tests' },
+          ],
+          custom_text: 'and e2e',
+        },
+      },
+    });
+  });
+
+  it('wait_for_answer gets an answer given while it waits', async () => {
+    const external = await m.connect(m.tokens.member, 'my-claude');
+    const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+    const pendingId = asked.pending_id as string;
+    const waiting = m.call(external, 'wait_for_answer', {
+      pending_id: pendingId,
+      timeout_seconds: 30,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const colleague = await m.connect(m.tokens.colleague);
+    await m.call(colleague, 'answer_question', {
+      pending_id: pendingId,
+      rejected: true,
+      reject_reason: 'No',
+    });
+    expect(structured(await waiting)).toEqual({
+      status: 'skipped',
+      pending_id: pendingId,
+      reason: 'No',
+    });
+  });
+
+  it('tells a user without a workspace that there is nowhere to ask', async () => {
+    const outsider = await m.connect(m.tokens.outsider, 'lonely');
+    const result = await m.call(outsider, 'ask_user_question', TWO_QUESTIONS);
+    expect(toolErrorText(result)).toBe('your account belongs to no workspace to ask in');
+  });
+});

@@ -1,0 +1,173 @@
+/**
+ * Clarion's `/mcp` on a real HTTP server (127.0.0.1, ephemeral port) over a
+ * real database, reached by the SDK's own `Client` with real bearer tokens.
+ * Built on the clarification harness: the same store, service and test
+ * runtime, plus REST respond behind the real bearer authentication.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdaptorServer } from '@hono/node-server';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { Hono } from 'hono';
+import { registerMcpRoute, type McpEndpoint } from '../../src/agents/mcp/index.js';
+import type { Principal } from '../../src/auth/principal.js';
+import { issueToken } from '../../src/auth/tokens.js';
+import type { ClarificationBudgets } from '../../src/clarification/index.js';
+import { createPrincipalResolver, mountApiAccess } from '../../src/http/auth.js';
+import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
+import type { AppEnv } from '../../src/http/env.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import {
+  addWorkspaceMember,
+  createSession,
+  createUser,
+  setSessionState,
+  startTurn,
+  type Driver,
+  type SessionRecord,
+} from '../../src/store/index.js';
+import { clarificationHarness, type Harness } from '../support/clarification-harness.js';
+
+export interface McpHarness {
+  h: Harness;
+  url: URL;
+  endpoint: McpEndpoint;
+  /** A second session of the same task, with its own agent token. */
+  otherSession: SessionRecord;
+  tokens: {
+    agent: string;
+    otherAgent: string;
+    member: string;
+    colleague: string;
+    outsider: string;
+  };
+  colleague: Principal;
+  /** A connected SDK client; closed by `dispose`. */
+  connect(token: string, name?: string): Promise<Client>;
+  /** Calls a tool as the SDK does, with per-call options. */
+  call(
+    client: Client,
+    name: string,
+    args: Record<string, unknown>,
+    options?: Parameters<Client['callTool']>[2],
+  ): Promise<CallToolResult>;
+  /** POST /api/v1/clarification/:id/respond with a bearer token. */
+  respond(pendingId: string, body: unknown, token: string): Promise<Response>;
+  dispose(): Promise<void>;
+}
+
+export async function mcpHarness(
+  driver: Driver,
+  options: { progressIntervalMs?: number; budgets?: Partial<ClarificationBudgets> } = {},
+): Promise<McpHarness> {
+  const h = await clarificationHarness(driver, options.budgets ? { budgets: options.budgets } : {});
+  const { store } = h;
+  const member = h.principals.member as Extract<Principal, { kind: 'user' }>;
+  const outsider = h.principals.outsider as Extract<Principal, { kind: 'user' }>;
+  const colleagueUser = await createUser(store, { name: 'colleague' });
+  await addWorkspaceMember(store, {
+    workspaceId: h.seeded.task.workspace_id,
+    userId: colleagueUser.id,
+    role: 'member',
+  });
+  const otherSession = await createSession(store, {
+    taskId: h.seeded.task.id,
+    agentProfile: 'demo',
+  });
+  await startTurn(store, { sessionId: otherSession.id, taskId: h.seeded.task.id });
+  await setSessionState(store, otherSession.id, 'running');
+
+  const issue = async (request: Parameters<typeof issueToken>[1]) =>
+    (await issueToken(store, request)).secret;
+  const tokens = {
+    agent: await issue({ kind: 'agent', userId: member.userId, sessionId: h.seeded.session.id }),
+    otherAgent: await issue({ kind: 'agent', userId: member.userId, sessionId: otherSession.id }),
+    member: await issue({ kind: 'user', userId: member.userId }),
+    colleague: await issue({ kind: 'user', userId: colleagueUser.id }),
+    outsider: await issue({ kind: 'user', userId: outsider.userId }),
+  };
+
+  const app = new Hono<AppEnv>();
+  const endpoint = registerMcpRoute(app, {
+    store,
+    clarification: h.service,
+    resolvePrincipal: createPrincipalResolver({ store }),
+    logger: silentLogger,
+    ...(options.progressIntervalMs === undefined
+      ? {}
+      : { progressIntervalMs: options.progressIntervalMs }),
+  });
+  mountApiAccess(app, { store });
+  registerClarificationRoutes(app, { clarification: h.service, store });
+
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = new URL(`http://127.0.0.1:${port}/mcp`);
+  const clients: Client[] = [];
+
+  return {
+    h,
+    url,
+    endpoint,
+    otherSession,
+    tokens,
+    colleague: { kind: 'user', userId: colleagueUser.id, isAdmin: false },
+    async connect(token, name = 'clarion-test-client') {
+      const client = new Client({ name, version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(url, {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async call(client, name, args, callOptions) {
+      const result = await client.callTool(
+        { name, arguments: args },
+        CallToolResultSchema,
+        callOptions,
+      );
+      return result as CallToolResult;
+    },
+    respond: (pendingId, body, token) =>
+      fetch(new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify(body),
+      }),
+    async dispose() {
+      await Promise.allSettled(clients.map((client) => client.close()));
+      await endpoint.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      await h.dispose();
+    },
+  };
+}
+
+/** The structured content of a successful tool result; throws on a tool error. */
+export function structured(result: CallToolResult): Record<string, unknown> {
+  if (result.isError === true) throw new Error(`tool error: ${JSON.stringify(result.content)}`);
+  const content = result.structuredContent;
+  if (!content) throw new Error('no structured content');
+  const text = result.content[0];
+  // The text copy must say exactly what the structured content says.
+  if (text?.type !== 'text' || JSON.stringify(JSON.parse(text.text)) !== JSON.stringify(content)) {
+    throw new Error('text copy differs from structured content');
+  }
+  return content;
+}
+
+/** The text of a tool error; throws when the call succeeded. */
+export function toolErrorText(result: CallToolResult): string {
+  if (result.isError !== true) throw new Error(`expected a tool error: ${JSON.stringify(result)}`);
+  const text = result.content[0];
+  return text?.type === 'text' ? text.text : '';
+}

@@ -1,0 +1,95 @@
+/**
+ * The stdio bridge end to end, without spawning: an SDK client writes
+ * newline-delimited JSON-RPC into in-memory streams, the bridge forwards it to
+ * the real `/mcp` over HTTP with the agent's token, and answers, progress and
+ * errors come back the same way.
+ */
+import { PassThrough } from 'node:stream';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runStdioBridge, type StdioBridge } from '../../src/agents/mcp/index.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { DRIVERS } from '../support/databases.js';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
+
+describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
+  let m: McpHarness;
+  let bridge: StdioBridge | undefined;
+  let client: Client | undefined;
+
+  beforeEach(async () => {
+    m = await mcpHarness(driver, { progressIntervalMs: 40 });
+  });
+
+  afterEach(async () => {
+    await client?.close();
+    await bridge?.close();
+    await m.dispose();
+  });
+
+  /** A client whose "stdio" is the bridge's stdin and stdout. */
+  async function connectThroughBridge(token: string) {
+    const toBridge = new PassThrough();
+    const fromBridge = new PassThrough();
+    bridge = await runStdioBridge({
+      url: m.url,
+      token,
+      stdin: toBridge,
+      stdout: fromBridge,
+      logger: silentLogger,
+    });
+    client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    // The SDK's stdio transport is plain newline-delimited JSON-RPC over two streams.
+    await client.connect(new StdioServerTransport(fromBridge, toBridge));
+    return { client, toBridge };
+  }
+
+  it('asks through the bridge and relays progress and the answer', async () => {
+    const { client: agent } = await connectThroughBridge(m.tokens.agent);
+    expect(agent.getServerVersion()?.name).toBe('clarion');
+    const progress: number[] = [];
+    const call = agent.callTool(
+      { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+      CallToolResultSchema,
+      {
+        onprogress: (notification) => progress.push(notification.progress),
+      },
+    );
+    await eventually(() => m.h.waiters.pendingIdsOf(m.h.seeded.session.id).length > 0);
+    const [pendingId] = m.h.waiters.pendingIdsOf(m.h.seeded.session.id);
+    await eventually(() => progress.length >= 2);
+    await m.h.service.respond(m.h.principals.member, pendingId ?? '', ANSWERS);
+
+    expect(structured((await call) as CallToolResult)).toMatchObject({
+      status: 'answered',
+      pending_id: pendingId,
+      answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }] } },
+    });
+  });
+
+  it('ends when stdin ends', async () => {
+    const { client: agent, toBridge } = await connectThroughBridge(m.tokens.agent);
+    expect((await agent.listTools()).tools).toHaveLength(4);
+    toBridge.end();
+    await bridge?.closed;
+  });
+
+  it('answers a refused token with a JSON-RPC error instead of hanging', async () => {
+    const toBridge = new PassThrough();
+    const fromBridge = new PassThrough();
+    bridge = await runStdioBridge({
+      url: m.url,
+      token: 'clr_not-a-token',
+      stdin: toBridge,
+      stdout: fromBridge,
+      logger: silentLogger,
+    });
+    client = new Client({ name: 'stdio-agent', version: '1.0.0' });
+    await expect(client.connect(new StdioServerTransport(fromBridge, toBridge))).rejects.toThrow(
+      /Clarion refused the request \(HTTP 401\)/,
+    );
+  });
+});

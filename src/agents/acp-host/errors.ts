@@ -1,0 +1,36 @@
+/**
+ * Typed failures of the ACP host. Callers branch on `code`, never on the
+ * message; `not_started`, `busy` and `aborted` before a write are known to
+ * have sent nothing to the agent.
+ */
+
+export type AgentHostErrorCode =
+  | 'already_started'
+  | 'not_started'
+  | 'busy'
+  | 'aborted'
+  | 'not_accepted'
+  | 'spawn_failed'
+  | 'handshake_failed';
+
+export class AgentHostError extends Error {
+  readonly code: AgentHostErrorCode;
+
+  constructor(code: AgentHostErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'AgentHostError';
+    this.code = code;
+  }
+}
+
+/** The text of any thrown value, for logs and `turn_ended.error`. */
+export function errorText(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === 'string') return error;
+  try {
+    return JSON.stringify(error);
+  } catch {
+    // Circular or otherwise unserializable: the type is the best we can say.
+    return `unserializable ${typeof error}`;
+  }
+}

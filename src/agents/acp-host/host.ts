@@ -1,0 +1,480 @@
+/**
+ * The ACP host: Clarion's `AgentHost` for real agents (DESIGN §6). Owns one
+ * child process and one ACP connection per started session, the session's
+ * current turn, and the coalescing of its streamed output.
+ *
+ * Invariants:
+ * - At most one turn per session. `prompt` resolves once `session/prompt`
+ *   has been written to the agent's stdin (acceptance), never on its
+ *   response; the response ends the turn with `turn_ended`.
+ * - Every accepted turn ends exactly once: by the agent's response, or as
+ *   `failed` when the connection breaks or the process exits, and then
+ *   before `agent_exited`.
+ * - Output of a turn is emitted before its `turn_ended`, in arrival order.
+ * - `readiness` answers from memory, so a refusal has sent nothing.
+ */
+import { fileURLToPath } from 'node:url';
+import {
+  client,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AnyMessage,
+  type ClientConnection,
+  type InitializeRequest,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+} from '@agentclientprotocol/sdk';
+import { silentLogger, type Logger } from '../../observability/logger.js';
+import { systemTimers, type Timers } from '../../support/timers.js';
+import type {
+  AgentHost,
+  PromptRequest,
+  Readiness,
+  RuntimeEvent,
+  SessionLaunch,
+  StopReason,
+} from '../runtime.js';
+import { spawnAgent, type AgentExit, type AgentProcess } from './agent-process.js';
+import { AgentHostError, errorText } from './errors.js';
+import { RuntimeListeners } from './listeners.js';
+import { clarionMcpServers, type StdioBridge } from './mcp-servers.js';
+import { OutputCoalescer } from './output-coalescer.js';
+import { describeUpdate } from './session-updates.js';
+import { mapStopReason } from './stop-reasons.js';
+
+export const DEFAULT_FLUSH_INTERVAL_MS = 200;
+export const DEFAULT_START_TIMEOUT_MS = 30_000;
+export const DEFAULT_STOP_GRACE_MS = 2_000;
+
+/**
+ * Answers an agent's `session/request_permission`. `signal` aborts when the
+ * turn is cancelled; ACP then expects the `cancelled` outcome.
+ */
+export type PermissionHandler = (
+  sessionId: string,
+  request: RequestPermissionRequest,
+  context: { turnId: string | undefined; signal: AbortSignal },
+) => Promise<RequestPermissionResponse>;
+
+/** Until permission requests reach a person, every one is answered `cancelled`. */
+export const cancelEveryPermission: PermissionHandler = () =>
+  Promise.resolve({ outcome: { outcome: 'cancelled' } });
+
+export interface AcpHostOptions {
+  logger?: Logger;
+  timers?: Timers;
+  /** The command an agent without HTTP MCP runs to reach Clarion's MCP server. */
+  stdioBridge?: StdioBridge;
+  onPermissionRequest?: PermissionHandler;
+  flushIntervalMs?: number;
+  /** Bounds `initialize` plus `session/new` or `session/load`. */
+  startTimeoutMs?: number;
+  /** How long `stop` waits after SIGTERM before SIGKILL. */
+  stopGraceMs?: number;
+  clientInfo?: { name: string; version: string };
+}
+
+export interface AcpHost extends AgentHost {
+  /** The agent process ID of a session, for diagnostics and fault tests. */
+  pid(sessionId: string): number | undefined;
+}
+
+/** `node <clarion cli> mcp-stdio`, resolved from this module's compiled location. */
+export function defaultStdioBridge(): StdioBridge {
+  return {
+    command: process.execPath,
+    args: [fileURLToPath(new URL('../../cli.js', import.meta.url)), 'mcp-stdio'],
+  };
+}
+
+interface Turn {
+  readonly turnId: string;
+  accepted: boolean;
+  readonly acceptance: Deferred;
+  /** Aborted by `cancel`, so a pending permission question can answer `cancelled`. */
+  readonly cancelled: AbortController;
+}
+
+interface HostedSession {
+  readonly launch: SessionLaunch;
+  phase: 'starting' | 'open' | 'exited';
+  process: AgentProcess | undefined;
+  connection: ClientConnection | undefined;
+  agentSessionId: string | undefined;
+  turn: Turn | undefined;
+  readonly output: OutputCoalescer;
+}
+
+export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
+  const logger = options.logger ?? silentLogger;
+  const timers = options.timers ?? systemTimers;
+  const stdioBridge = options.stdioBridge ?? defaultStdioBridge();
+  const onPermissionRequest = options.onPermissionRequest ?? cancelEveryPermission;
+  const flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
+  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
+  const stopGraceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+  const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
+  const sessions = new Map<string, HostedSession>();
+  const listeners = new RuntimeListeners(logger);
+  const emit = (event: RuntimeEvent) => {
+    listeners.emit(event);
+  };
+
+  function onIncoming(hosted: HostedSession, message: AnyMessage): void {
+    // Updates are read here, in arrival order, rather than in an SDK
+    // notification handler: the SDK dispatches notifications through an async
+    // handler chain but settles responses at once, so an update sent just
+    // before the prompt's response could otherwise land after the turn ended.
+    if (!('method' in message) || 'id' in message) return;
+    if (message.method !== methods.client.session.update) return;
+    const sessionId = hosted.launch.sessionId;
+    const described = describeUpdate(message.params);
+    if (!described.ok) {
+      logger.debug(
+        { sessionId, reason: described.reason, update: described.updateKind },
+        'ignored agent update',
+      );
+      return;
+    }
+    const turn = hosted.turn;
+    if (!turn) {
+      // `session/load` replays history, and agents may chatter between
+      // turns; neither belongs to a turn Clarion started.
+      logger.debug({ sessionId, kind: described.piece.kind }, 'agent update outside a turn');
+      return;
+    }
+    hosted.output.push(turn.turnId, described.piece);
+  }
+
+  function onWritten(hosted: HostedSession, message: AnyMessage): void {
+    if (!('method' in message) || message.method !== methods.agent.session.prompt) return;
+    accept(hosted.turn);
+  }
+
+  function accept(turn: Turn | undefined): void {
+    if (!turn || turn.accepted) return;
+    turn.accepted = true;
+    turn.acceptance.resolve();
+  }
+
+  /** Ends `turn` if it is still the session's turn; the first ending wins. */
+  function endTurn(
+    hosted: HostedSession,
+    turn: Turn,
+    stopReason: StopReason,
+    error?: string,
+  ): void {
+    if (hosted.turn !== turn) return;
+    hosted.turn = undefined;
+    if (!turn.accepted) {
+      turn.acceptance.reject(
+        new AgentHostError(
+          'not_accepted',
+          `the agent did not receive the prompt: ${error ?? stopReason}`,
+        ),
+      );
+      return;
+    }
+    hosted.output.flush();
+    const sessionId = hosted.launch.sessionId;
+    emit({
+      type: 'turn_ended',
+      sessionId,
+      turnId: turn.turnId,
+      stopReason,
+      ...(error === undefined ? {} : { error }),
+    });
+  }
+
+  function onExit(hosted: HostedSession, exit: AgentExit): void {
+    hosted.phase = 'exited';
+    const sessionId = hosted.launch.sessionId;
+    logger.info({ sessionId, code: exit.code, signal: exit.signal }, 'agent exited');
+    if (hosted.turn) {
+      const how = exit.signal === null ? `code ${exit.code ?? 'unknown'}` : `signal ${exit.signal}`;
+      endTurn(hosted, hosted.turn, 'failed', `agent process exited (${how})`);
+    }
+    hosted.output.flush();
+    hosted.connection?.close(new Error('agent process exited'));
+    if (sessions.get(sessionId) === hosted) sessions.delete(sessionId);
+    emit({ type: 'agent_exited', sessionId, code: exit.code, signal: exit.signal });
+  }
+
+  async function handlePermission(
+    hosted: HostedSession,
+    request: RequestPermissionRequest,
+  ): Promise<RequestPermissionResponse> {
+    const turn = hosted.turn;
+    const signal = turn?.cancelled.signal ?? AbortSignal.abort();
+    try {
+      return await onPermissionRequest(hosted.launch.sessionId, request, {
+        turnId: turn?.turnId,
+        signal,
+      });
+    } catch (error) {
+      logger.warn(
+        { sessionId: hosted.launch.sessionId, err: errorText(error) },
+        'permission handler failed',
+      );
+      return { outcome: { outcome: 'cancelled' } };
+    }
+  }
+
+  async function handshake(hosted: HostedSession, connection: ClientConnection): Promise<string> {
+    const { launch } = hosted;
+    const initialize: InitializeRequest = {
+      protocolVersion: PROTOCOL_VERSION,
+      clientCapabilities: {},
+      clientInfo,
+    };
+    const init = await connection.agent.request(methods.agent.initialize, initialize);
+    const capabilities = init.agentCapabilities;
+    const mcpServers = clarionMcpServers(launch.mcp, capabilities?.mcpCapabilities, stdioBridge);
+    if (launch.agentSessionId !== undefined && capabilities?.loadSession === true) {
+      await connection.agent.request(methods.agent.session.load, {
+        sessionId: launch.agentSessionId,
+        cwd: launch.cwd,
+        mcpServers,
+      });
+      return launch.agentSessionId;
+    }
+    const created = await connection.agent.request(methods.agent.session.new, {
+      cwd: launch.cwd,
+      mcpServers,
+    });
+    return created.sessionId;
+  }
+
+  async function start(launch: SessionLaunch): Promise<void> {
+    const { sessionId, profile } = launch;
+    if (sessions.has(sessionId)) {
+      throw new AgentHostError('already_started', `session ${sessionId} already has an agent`);
+    }
+    const hosted: HostedSession = {
+      launch,
+      phase: 'starting',
+      process: undefined,
+      connection: undefined,
+      agentSessionId: undefined,
+      turn: undefined,
+      output: new OutputCoalescer({
+        timers,
+        flushIntervalMs,
+        emit: (output) => {
+          emit({ type: 'agent_output', sessionId, ...output });
+        },
+      }),
+    };
+    sessions.set(sessionId, hosted);
+    let agentProcess: AgentProcess;
+    try {
+      agentProcess = await spawnAgent({
+        command: profile.command,
+        args: profile.args,
+        env: profile.env,
+        cwd: launch.cwd,
+        logger: logger.child({ sessionId, profile: profile.name }),
+        onIncoming: (message) => {
+          onIncoming(hosted, message);
+        },
+        onWritten: (message) => {
+          onWritten(hosted, message);
+        },
+      });
+    } catch (error) {
+      sessions.delete(sessionId);
+      throw error;
+    }
+    hosted.process = agentProcess;
+    void agentProcess.exited.then((exit) => {
+      onExit(hosted, exit);
+    });
+    const connection = client({ name: clientInfo.name })
+      .onRequest(methods.client.session.requestPermission, (context) =>
+        handlePermission(hosted, context.params),
+      )
+      .connect(agentProcess.stream);
+    hosted.connection = connection;
+    try {
+      hosted.agentSessionId = await withDeadline(
+        handshake(hosted, connection),
+        startTimeoutMs,
+        `the agent did not open a session within ${startTimeoutMs} ms`,
+      );
+    } catch (error) {
+      logger.warn({ sessionId, err: errorText(error) }, 'agent handshake failed');
+      await stopHosted(hosted);
+      throw new AgentHostError(
+        'handshake_failed',
+        `agent ${profile.name} did not start: ${errorText(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+    if (agentProcess.hasExited()) {
+      throw new AgentHostError('handshake_failed', `agent ${profile.name} exited while starting`);
+    }
+    hosted.phase = 'open';
+    emit({ type: 'agent_session', sessionId, agentSessionId: hosted.agentSessionId });
+  }
+
+  function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = timers.setTimeout(() => {
+        reject(new Error(message));
+      }, ms);
+      work.then(
+        (value) => {
+          timer.cancel();
+          resolve(value);
+        },
+        (error: unknown) => {
+          timer.cancel();
+          reject(error instanceof Error ? error : new Error(errorText(error)));
+        },
+      );
+    });
+  }
+
+  async function stopHosted(hosted: HostedSession): Promise<void> {
+    const agentProcess = hosted.process;
+    if (!agentProcess) return;
+    if (!agentProcess.hasExited()) {
+      agentProcess.kill('SIGTERM');
+      const escalation = timers.setTimeout(() => {
+        agentProcess.kill('SIGKILL');
+      }, stopGraceMs);
+      await agentProcess.exited;
+      escalation.cancel();
+    }
+    // The exit handler was attached to `exited` first, so it has run (and
+    // `agent_exited` was emitted) before this resolves.
+    await agentProcess.exited;
+  }
+
+  function readiness(sessionId: string): Readiness {
+    const hosted = sessions.get(sessionId);
+    if (!hosted) return { ready: false, reason: 'no agent is running for this session' };
+    if (hosted.phase === 'starting') return { ready: false, reason: 'the agent is starting' };
+    if (hosted.phase === 'exited' || hosted.process?.hasExited() !== false) {
+      return { ready: false, reason: 'the agent process has exited' };
+    }
+    if (hosted.turn) return { ready: false, reason: 'the agent is busy with a turn' };
+    return { ready: true };
+  }
+
+  function prompt(request: PromptRequest): Promise<void> {
+    const hosted = sessions.get(request.sessionId);
+    const ready = readiness(request.sessionId);
+    if (!ready.ready || !hosted?.connection || hosted.agentSessionId === undefined) {
+      const reason = ready.ready ? 'the agent session is not open' : ready.reason;
+      const code = hosted?.turn ? 'busy' : 'not_started';
+      return Promise.reject(new AgentHostError(code, reason));
+    }
+    if (request.signal.aborted) {
+      return Promise.reject(
+        new AgentHostError('aborted', 'the prompt was aborted before it was sent'),
+      );
+    }
+    const turn: Turn = {
+      turnId: request.turnId,
+      accepted: false,
+      acceptance: deferred(),
+      cancelled: new AbortController(),
+    };
+    hosted.turn = turn;
+    hosted.connection.agent
+      .request(methods.agent.session.prompt, {
+        sessionId: hosted.agentSessionId,
+        prompt: [{ type: 'text', text: request.text }],
+      })
+      .then(
+        (response) => {
+          // A response proves receipt even if the write callback has not run yet.
+          accept(turn);
+          const mapped = mapStopReason(response.stopReason);
+          endTurn(hosted, turn, mapped.stopReason, mapped.error);
+        },
+        (error: unknown) => {
+          // An error response from the agent also proves it received the prompt.
+          if (error instanceof RequestError) accept(turn);
+          endTurn(hosted, turn, 'failed', errorText(error));
+        },
+      );
+    return new Promise<void>((resolve, reject) => {
+      // Abort only gives up the wait: once queued the prompt may still reach
+      // the agent, so the turn stays tracked and still ends by event.
+      const onAbort = () => {
+        reject(new AgentHostError('aborted', 'gave up waiting for the agent to accept the prompt'));
+      };
+      request.signal.addEventListener('abort', onAbort, { once: true });
+      turn.acceptance.promise.then(
+        () => {
+          request.signal.removeEventListener('abort', onAbort);
+          resolve();
+        },
+        (error: unknown) => {
+          request.signal.removeEventListener('abort', onAbort);
+          reject(error instanceof Error ? error : new Error(errorText(error)));
+        },
+      );
+    });
+  }
+
+  async function cancel(sessionId: string): Promise<void> {
+    const hosted = sessions.get(sessionId);
+    if (!hosted?.connection || hosted.agentSessionId === undefined || hosted.phase !== 'open') {
+      logger.debug({ sessionId }, 'cancel without a running agent');
+      return;
+    }
+    hosted.turn?.cancelled.abort();
+    await hosted.connection.agent.notify(methods.agent.session.cancel, {
+      sessionId: hosted.agentSessionId,
+    });
+  }
+
+  async function stop(sessionId: string): Promise<void> {
+    const hosted = sessions.get(sessionId);
+    if (!hosted) return;
+    await stopHosted(hosted);
+  }
+
+  return {
+    start,
+    readiness,
+    prompt,
+    cancel,
+    stop,
+    subscribe: (listener) => listeners.subscribe(listener),
+    close: async () => {
+      await Promise.all([...sessions.keys()].map((sessionId) => stop(sessionId)));
+    },
+    isStarted: (sessionId) => {
+      const hosted = sessions.get(sessionId);
+      return (
+        hosted !== undefined && hosted.phase !== 'exited' && hosted.process?.hasExited() !== true
+      );
+    },
+    pid: (sessionId) => sessions.get(sessionId)?.process?.pid,
+  };
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+  reject(error: Error): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // Nobody may be waiting when a prompt is refused after its caller gave up.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}

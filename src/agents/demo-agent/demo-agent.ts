@@ -1,0 +1,286 @@
+/**
+ * The demo agent (DESIGN §6): a real ACP agent, scripted by the first word of
+ * each prompt (see `commands.ts`), that asks Clarion through its MCP server.
+ * Owns its ACP sessions: the Clarion endpoint each was given and the running
+ * turn's cancellation. Invariants: one turn per session at a time; a
+ * cancelled turn ends with `cancelled`; it writes nothing but ACP to stdout
+ * (logging goes through `log`, which `main.ts` points at stderr).
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  agent,
+  methods,
+  PROTOCOL_VERSION,
+  RequestError,
+  type AgentApp,
+  type AgentContext,
+  type RequestPermissionRequest,
+  type SessionUpdate,
+} from '@agentclientprotocol/sdk';
+import type { AskInput } from '../../clarification/questions.js';
+import {
+  CONTINUE_LATER_REPLY,
+  formatAskReply,
+  interpretAskResult,
+  type ToolResultLike,
+} from './ask-result.js';
+import { ClarionMcp, findClarionEndpoint } from './clarion-mcp.js';
+import { DETACH_AFTER_MS, parseCommand, type DemoCommand } from './commands.js';
+import {
+  actionReply,
+  chunkReply,
+  PERMISSION_OPTIONS,
+  permissionReply,
+  plainReply,
+} from './replies.js';
+
+export const DEMO_AGENT_INFO = { name: 'clarion-demo-agent', version: '0.1.0' };
+
+/** MCP requests time out without progress; Clarion sends progress every 20 s while it waits. */
+const MCP_IDLE_TIMEOUT_MS = 60_000;
+
+interface DemoSession {
+  readonly id: string;
+  readonly mcp: ClarionMcp | undefined;
+  turn: AbortController | undefined;
+  toolCalls: number;
+}
+
+export interface DemoAgent {
+  readonly app: AgentApp;
+  /** Closes every MCP connection. */
+  close(): Promise<void>;
+}
+
+export function createDemoAgent(log: (message: string) => void): DemoAgent {
+  const sessions = new Map<string, DemoSession>();
+
+  const app = agent({ name: DEMO_AGENT_INFO.name })
+    .onRequest(methods.agent.initialize, () => ({
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: false,
+        mcpCapabilities: { http: true, sse: false },
+        promptCapabilities: {},
+      },
+      agentInfo: DEMO_AGENT_INFO,
+      authMethods: [],
+    }))
+    .onRequest(methods.agent.session.new, ({ params }) => {
+      const endpoint = findClarionEndpoint(params.mcpServers);
+      if (!endpoint)
+        log('session/new without a clarion HTTP MCP server; asking will be unavailable');
+      const id = randomUUID();
+      sessions.set(id, {
+        id,
+        mcp: endpoint ? new ClarionMcp(endpoint, DEMO_AGENT_INFO) : undefined,
+        turn: undefined,
+        toolCalls: 0,
+      });
+      return { sessionId: id };
+    })
+    .onNotification(methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.turn?.abort();
+    })
+    .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
+      const session = sessions.get(params.sessionId);
+      if (!session) throw RequestError.sessionNotFound(params.sessionId);
+      if (session.turn) throw RequestError.invalidRequest(undefined, 'a turn is already running');
+      const turn = new AbortController();
+      session.turn = turn;
+      const text = params.prompt.map((block) => (block.type === 'text' ? block.text : '')).join('');
+      try {
+        const reply = await runCommand(session, client, parseCommand(text), turn.signal);
+        if (turn.signal.aborted) return { stopReason: 'cancelled' };
+        for (const chunk of chunkReply(reply)) {
+          await sendUpdate(client, session, {
+            sessionUpdate: 'agent_message_chunk',
+            content: { type: 'text', text: chunk },
+          });
+        }
+        return { stopReason: 'end_turn' };
+      } catch (error) {
+        if (turn.signal.aborted) return { stopReason: 'cancelled' };
+        log(
+          `prompt failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+        throw error;
+      } finally {
+        session.turn = undefined;
+      }
+    });
+
+  return {
+    app,
+    close: async () => {
+      await Promise.all(
+        [...sessions.values()].map(async (session) => {
+          await session.mcp?.close();
+        }),
+      );
+    },
+  };
+}
+
+function sendUpdate(
+  client: AgentContext,
+  session: DemoSession,
+  update: SessionUpdate,
+): Promise<void> {
+  return client.notify(methods.client.session.update, { sessionId: session.id, update });
+}
+
+async function runCommand(
+  session: DemoSession,
+  client: AgentContext,
+  command: DemoCommand,
+  signal: AbortSignal,
+): Promise<string> {
+  switch (command.kind) {
+    case 'plain':
+      return plainReply(command.text);
+    case 'ask':
+    case 'ask_multi':
+      return ask(session, client, command.ask, signal, signal);
+    case 'ask_detach':
+      return ask(
+        session,
+        client,
+        command.ask,
+        signal,
+        AbortSignal.any([signal, AbortSignal.timeout(DETACH_AFTER_MS)]),
+      );
+    case 'permission':
+      return askPermission(session, client, signal);
+    case 'action':
+      return requestAction(session, client, signal);
+  }
+}
+
+async function ask(
+  session: DemoSession,
+  client: AgentContext,
+  input: AskInput,
+  turnSignal: AbortSignal,
+  callSignal: AbortSignal,
+): Promise<string> {
+  if (!session.mcp) return 'Clarion’s MCP server was not given to this session, so I cannot ask.';
+  const toolCallId = await startToolCall(client, session, 'Asking you a question');
+  let result: ToolResultLike;
+  try {
+    const mcp = await session.mcp.client();
+    result = await mcp.callTool({ name: 'ask_user_question', arguments: { ...input } }, undefined, {
+      signal: callSignal,
+      timeout: MCP_IDLE_TIMEOUT_MS,
+      resetTimeoutOnProgress: true,
+      // Asking for progress makes Clarion send it while it waits, which keeps the call alive.
+      onprogress: () => undefined,
+    });
+  } catch (error) {
+    await endToolCall(client, session, toolCallId, 'failed');
+    if (turnSignal.aborted) throw error;
+    // `/ask-detach` gave up its own wait: the question stays open in Clarion,
+    // and its answer will arrive later as a new prompt.
+    if (callSignal.aborted) return CONTINUE_LATER_REPLY;
+    return `I could not reach Clarion: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  await endToolCall(client, session, toolCallId, result.isError === true ? 'failed' : 'completed');
+  const questionIds = input.questions.map((question, index) => question.id ?? `q${index + 1}`);
+  return formatAskReply(interpretAskResult(result), questionIds);
+}
+
+async function askPermission(
+  session: DemoSession,
+  client: AgentContext,
+  signal: AbortSignal,
+): Promise<string> {
+  session.toolCalls += 1;
+  const toolCallId = `demo-tool-${session.toolCalls}`;
+  const request: RequestPermissionRequest = {
+    sessionId: session.id,
+    toolCall: {
+      toolCallId,
+      title: 'Delete the build cache (rm -rf .cache)',
+      kind: 'delete',
+      status: 'pending',
+    },
+    options: [...PERMISSION_OPTIONS],
+  };
+  const response = await client.request(methods.client.session.requestPermission, request, {
+    cancellationSignal: signal,
+  });
+  return permissionReply(response);
+}
+
+async function requestAction(
+  session: DemoSession,
+  client: AgentContext,
+  signal: AbortSignal,
+): Promise<string> {
+  if (!session.mcp) return 'Clarion’s MCP server was not given to this session, so I cannot ask.';
+  try {
+    const mcp = await session.mcp.client();
+    const tools = await mcp.listTools(undefined, { signal });
+    if (!tools.tools.some((tool) => tool.name === 'request_user_action')) {
+      return 'Requesting an action is not available on this Clarion server.';
+    }
+    const toolCallId = await startToolCall(
+      client,
+      session,
+      'Asking you to connect the staging database',
+    );
+    const result = await mcp.callTool(
+      {
+        name: 'request_user_action',
+        arguments: {
+          title: 'Connect the staging database',
+          instructions: 'Open the link, sign in, and allow read access to the staging database.',
+          url: 'https://example.com/connect/staging',
+        },
+      },
+      undefined,
+      {
+        signal,
+        timeout: MCP_IDLE_TIMEOUT_MS,
+        resetTimeoutOnProgress: true,
+        onprogress: () => undefined,
+      },
+    );
+    await endToolCall(
+      client,
+      session,
+      toolCallId,
+      result.isError === true ? 'failed' : 'completed',
+    );
+    return actionReply(result);
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return `I could not reach Clarion: ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+async function startToolCall(
+  client: AgentContext,
+  session: DemoSession,
+  title: string,
+): Promise<string> {
+  session.toolCalls += 1;
+  const toolCallId = `demo-tool-${session.toolCalls}`;
+  await sendUpdate(client, session, {
+    sessionUpdate: 'tool_call',
+    toolCallId,
+    title,
+    kind: 'other',
+    status: 'in_progress',
+  });
+  return toolCallId;
+}
+
+async function endToolCall(
+  client: AgentContext,
+  session: DemoSession,
+  toolCallId: string,
+  status: 'completed' | 'failed',
+): Promise<void> {
+  await sendUpdate(client, session, { sessionUpdate: 'tool_call_update', toolCallId, status });
+}

@@ -1,0 +1,24 @@
+/**
+ * Entry point of the demo agent process: `node dist/src/agents/demo-agent/main.js`.
+ * Stdout is the ACP channel, so every diagnostic goes to stderr. Exits once
+ * the client closes stdin.
+ */
+import { Readable, Writable } from 'node:stream';
+import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { createDemoAgent } from './demo-agent.js';
+
+const log = (message: string) => {
+  process.stderr.write(`[demo-agent] ${message}\n`);
+};
+
+const demo = createDemoAgent(log);
+const connection = demo.app.connect(
+  ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  ),
+);
+await connection.closed;
+await demo.close();
+// Open MCP sockets must not keep an agent alive once its client has gone.
+process.exit(0);

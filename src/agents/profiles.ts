@@ -1,0 +1,118 @@
+/**
+ * Agent profiles from configuration: `CLARION_AGENT_PROFILES` as JSON
+ * `{"name": {"command": "...", "args": [...], "env": {...}}}`, merged over the
+ * built-in `demo` profile (a configured `demo` replaces it). A bad value is
+ * one clear error naming the variable and the path of each problem.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+import { EXTERNAL_AGENT_PROFILE, type AgentProfile } from './runtime.js';
+
+export const DEFAULT_AGENT_PROFILE = 'demo';
+export const AGENT_PROFILES_VARIABLE = 'CLARION_AGENT_PROFILES';
+
+export class AgentProfileConfigError extends Error {
+  readonly code = 'invalid_config';
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentProfileConfigError';
+  }
+}
+
+const PROFILE_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+const profileEntry = z.strictObject({
+  command: z
+    .string({ error: 'command must be a string' })
+    .trim()
+    .min(1, 'command must not be empty'),
+  args: z
+    .array(z.string({ error: 'args must be strings' }), {
+      error: 'args must be an array of strings',
+    })
+    .default([]),
+  env: z
+    .record(z.string(), z.string({ error: 'env values must be strings' }), {
+      error: 'env must be an object of strings',
+    })
+    .default({}),
+});
+
+const profileMap = z.record(
+  z
+    .string()
+    .regex(PROFILE_NAME, 'profile names must be 1–64 letters, digits, _ . or -')
+    .refine((name) => name !== EXTERNAL_AGENT_PROFILE, {
+      error: `"${EXTERNAL_AGENT_PROFILE}" is reserved for agents Clarion did not start`,
+    }),
+  profileEntry,
+);
+
+/**
+ * The built demo agent. Compiled, this module sits next to `demo-agent/`;
+ * run from source (tests), the compiled copy under `dist/` is the one that
+ * can execute.
+ */
+export function demoAgentPath(): string {
+  const here = fileURLToPath(import.meta.url);
+  if (here.endsWith('.ts')) {
+    return fileURLToPath(new URL('../../dist/src/agents/demo-agent/main.js', import.meta.url));
+  }
+  return fileURLToPath(new URL('./demo-agent/main.js', import.meta.url));
+}
+
+export function demoAgentProfile(): AgentProfile {
+  return {
+    name: DEFAULT_AGENT_PROFILE,
+    command: process.execPath,
+    args: [demoAgentPath()],
+    env: {},
+  };
+}
+
+/** Every configured profile by name, the built-in `demo` included. */
+export function loadAgentProfiles(
+  env: NodeJS.ProcessEnv = process.env,
+): ReadonlyMap<string, AgentProfile> {
+  const profiles = new Map<string, AgentProfile>([[DEFAULT_AGENT_PROFILE, demoAgentProfile()]]);
+  const raw = env[AGENT_PROFILES_VARIABLE];
+  if (raw === undefined || raw.trim() === '') return profiles;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new AgentProfileConfigError(
+      `${AGENT_PROFILES_VARIABLE} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new AgentProfileConfigError(
+      `${AGENT_PROFILES_VARIABLE} must be a JSON object of profiles`,
+    );
+  }
+  const parsed = profileMap.safeParse(json);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => {
+      const path = issue.path.map(String).join('.');
+      // A bad profile name nests its reason; the nested message is the useful one.
+      const message =
+        issue.code === 'invalid_key'
+          ? issue.issues.map((inner) => inner.message).join(', ')
+          : issue.message;
+      return path === '' ? message : `${path}: ${message}`;
+    });
+    throw new AgentProfileConfigError(
+      `${AGENT_PROFILES_VARIABLE} is invalid: ${problems.join('; ')}`,
+    );
+  }
+  for (const [name, entry] of Object.entries(parsed.data)) {
+    profiles.set(name, { name, command: entry.command, args: entry.args, env: entry.env });
+  }
+  return profiles;
+}
+
+/** Whether the built demo agent exists (it needs `npm run build`). */
+export function demoAgentBuilt(): boolean {
+  return existsSync(demoAgentPath());
+}

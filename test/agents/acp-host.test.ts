@@ -1,0 +1,496 @@
+/**
+ * The ACP host driving the real, built demo agent (`npm run build` first):
+ * acceptance before the turn's end, coalesced output, busy refusal, process
+ * death mid-turn, stop, permission round trips, and `/ask` against a minimal
+ * real MCP server that stands in for Clarion's.
+ */
+import { existsSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  AgentHostError,
+  createAcpHost,
+  type AcpHost,
+  type AcpHostOptions,
+} from '../../src/agents/acp-host/index.js';
+import type { RuntimeEvent, SessionLaunch } from '../../src/agents/runtime.js';
+import { normalizeAsk } from '../../src/clarification/questions.js';
+
+const DEMO_AGENT = fileURLToPath(
+  new URL('../../dist/src/agents/demo-agent/main.js', import.meta.url),
+);
+const TOKEN = 'session-token-1';
+
+type Predicate = (event: RuntimeEvent) => boolean;
+
+class EventLog {
+  readonly events: RuntimeEvent[] = [];
+  private readonly waiters: { predicate: Predicate; resolve: (event: RuntimeEvent) => void }[] = [];
+
+  readonly listener = (event: RuntimeEvent) => {
+    this.events.push(event);
+    for (const waiter of [...this.waiters]) {
+      if (!waiter.predicate(event)) continue;
+      this.waiters.splice(this.waiters.indexOf(waiter), 1);
+      waiter.resolve(event);
+    }
+  };
+
+  waitFor(predicate: Predicate, timeoutMs = 15_000): Promise<RuntimeEvent> {
+    const seen = this.events.find(predicate);
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        reject(new Error(`no matching event; saw ${JSON.stringify(this.events)}`));
+      }, timeoutMs);
+      this.waiters.push({
+        predicate,
+        resolve: (event) => {
+          clearTimeout(timer);
+          resolve(event);
+        },
+      });
+    });
+  }
+
+  turnEnded(turnId: string): Promise<RuntimeEvent> {
+    return this.waitFor((event) => event.type === 'turn_ended' && event.turnId === turnId);
+  }
+
+  texts(turnId: string): string[] {
+    return this.events.flatMap((event) =>
+      event.type === 'agent_output' && event.turnId === turnId && event.kind === 'text'
+        ? [event.content]
+        : [],
+    );
+  }
+}
+
+/** A stand-in for Clarion's MCP server: checks the bearer token and answers as told. */
+class FakeClarionMcp {
+  server: Server | undefined;
+  url = '';
+  readonly calls: { tool: string; args: unknown }[] = [];
+  readonly authHeaders: (string | undefined)[] = [];
+  /** The next `ask_user_question` result, or `'hang'` to wait until the caller aborts. */
+  askResult: Record<string, unknown> | 'hang' = { status: 'skipped', reason: '' };
+  aborted = 0;
+
+  /** Stateful, so a client's cancellation reaches the call it cancels. */
+  private readonly transports = new Map<string, StreamableHTTPServerTransport>();
+
+  async listen(): Promise<void> {
+    this.server = createServer((req, res) => {
+      this.authHeaders.push(req.headers.authorization);
+      if (req.headers.authorization !== `Bearer ${TOKEN}`) {
+        res.writeHead(401, { 'content-type': 'application/json' }).end('{"error":"unauthorized"}');
+        return;
+      }
+      this.route(req, res).catch((error: unknown) => {
+        res.writeHead(500).end(String(error));
+      });
+    });
+    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
+    const { port } = this.server.address() as AddressInfo;
+    this.url = `http://127.0.0.1:${port}/mcp`;
+  }
+
+  private async route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const sessionId = req.headers['mcp-session-id'];
+    const known = typeof sessionId === 'string' ? this.transports.get(sessionId) : undefined;
+    if (known) {
+      await known.handleRequest(req, res);
+      return;
+    }
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableJsonResponse: true,
+      onsessioninitialized: (id) => {
+        this.transports.set(id, transport);
+      },
+    });
+    await this.build().connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.transports.values()].map((transport) => transport.close()));
+    const server = this.server;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => {
+      server.close(() => {
+        resolve();
+      });
+    });
+  }
+
+  private build(): McpServer {
+    const mcp = new McpServer({ name: 'fake-clarion', version: '0.0.0' });
+    mcp.registerTool(
+      'ask_user_question',
+      {
+        description: 'Ask the person.',
+        inputSchema: { questions: z.array(z.unknown()), context: z.string().optional() },
+      },
+      async (args, extra) => {
+        this.calls.push({ tool: 'ask_user_question', args });
+        const result = this.askResult;
+        if (result === 'hang') {
+          await new Promise<void>((resolve) => {
+            extra.signal.addEventListener('abort', () => {
+              this.aborted += 1;
+              resolve();
+            });
+          });
+          return { content: [{ type: 'text', text: 'aborted' }], isError: true };
+        }
+        return {
+          content: [{ type: 'text', text: JSON.stringify(result) }],
+          structuredContent: result,
+        };
+      },
+    );
+    return mcp;
+  }
+}
+
+let host: AcpHost | undefined;
+let mcp: FakeClarionMcp | undefined;
+
+function startHost(options: AcpHostOptions = {}): { host: AcpHost; log: EventLog } {
+  const log = new EventLog();
+  host = createAcpHost({ stopGraceMs: 2_000, ...options });
+  host.subscribe(log.listener);
+  return { host, log };
+}
+
+function launch(sessionId: string, mcpUrl = 'http://127.0.0.1:9/mcp'): SessionLaunch {
+  return {
+    sessionId,
+    taskId: 'task-1',
+    profile: { name: 'demo', command: process.execPath, args: [DEMO_AGENT], env: {} },
+    mcp: { url: mcpUrl, token: TOKEN },
+    cwd: tmpdir(),
+  };
+}
+
+function prompt(target: AcpHost, sessionId: string, turnId: string, text: string): Promise<void> {
+  return target.prompt({ sessionId, turnId, text, signal: new AbortController().signal });
+}
+
+async function rejection(promise: Promise<unknown>): Promise<AgentHostError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof AgentHostError) return error;
+    throw error;
+  }
+  throw new Error('expected a rejection');
+}
+
+/** A permission handler that answers only when the test says so. */
+function heldPermission() {
+  let release: (response: RequestPermissionResponse) => void = () => undefined;
+  let markAsked: (sessionId: string) => void = () => undefined;
+  const asked = new Promise<string>((resolve) => {
+    markAsked = resolve;
+  });
+  const handler = (sessionId: string): Promise<RequestPermissionResponse> => {
+    markAsked(sessionId);
+    return new Promise((resolve) => {
+      release = resolve;
+    });
+  };
+  return {
+    handler,
+    asked,
+    release: (response: RequestPermissionResponse) => {
+      release(response);
+    },
+  };
+}
+
+beforeAll(() => {
+  if (!existsSync(DEMO_AGENT)) throw new Error(`${DEMO_AGENT} is missing: run npm run build first`);
+});
+
+afterEach(async () => {
+  await host?.close();
+  host = undefined;
+  await mcp?.close();
+  mcp = undefined;
+});
+
+describe('ACP host with the demo agent', () => {
+  it('accepts a plain prompt before the turn ends and streams a reply that quotes it', async () => {
+    const { host, log } = startHost();
+    await host.start(launch('s1'));
+    expect(log.events[0]).toMatchObject({ type: 'agent_session', sessionId: 's1' });
+    expect(host.readiness('s1')).toEqual({ ready: true });
+    expect(host.isStarted('s1')).toBe(true);
+
+    const text = 'hello  there, "world"\nsecond line';
+    await prompt(host, 's1', 'turn-1', text);
+    expect(log.events.some((event) => event.type === 'turn_ended')).toBe(false);
+    expect(host.readiness('s1')).toEqual({ ready: false, reason: 'the agent is busy with a turn' });
+
+    expect(await log.turnEnded('turn-1')).toEqual({
+      type: 'turn_ended',
+      sessionId: 's1',
+      turnId: 'turn-1',
+      stopReason: 'end_turn',
+    });
+    // Two streamed chunks, one transcript event, verbatim.
+    expect(log.texts('turn-1')).toEqual([`You said: ${text}`]);
+    const outputIndex = log.events.findIndex((event) => event.type === 'agent_output');
+    const endIndex = log.events.findIndex((event) => event.type === 'turn_ended');
+    expect(outputIndex).toBeLessThan(endIndex);
+    expect(host.readiness('s1')).toEqual({ ready: true });
+
+    await prompt(host, 's1', 'turn-2', 'again');
+    await log.turnEnded('turn-2');
+    expect(log.texts('turn-2')).toEqual(['You said: again']);
+  });
+
+  it('refuses prompts for sessions that are not started, and a second start', async () => {
+    const { host } = startHost();
+    expect(host.readiness('nope')).toMatchObject({ ready: false });
+    expect((await rejection(prompt(host, 'nope', 't', 'hi'))).code).toBe('not_started');
+    await host.start(launch('s1'));
+    expect((await rejection(host.start(launch('s1')))).code).toBe('already_started');
+  });
+
+  it('refuses a prompt while a turn runs, and quotes the permission option that came back', async () => {
+    const held = heldPermission();
+    const { host, log } = startHost({ onPermissionRequest: held.handler });
+    await host.start(launch('s1'));
+    await prompt(host, 's1', 'turn-1', '/permission');
+    expect(await held.asked).toBe('s1');
+
+    expect(host.readiness('s1')).toMatchObject({ ready: false });
+    expect((await rejection(prompt(host, 's1', 'turn-2', 'hi'))).code).toBe('busy');
+
+    held.release({ outcome: { outcome: 'selected', optionId: 'allow-once' } });
+    expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'end_turn' });
+    expect(log.texts('turn-1').join('')).toBe('Permission answer: "allow-once" (Allow once).');
+    expect(log.events.some((event) => 'turnId' in event && event.turnId === 'turn-2')).toBe(false);
+    expect(host.readiness('s1')).toEqual({ ready: true });
+  });
+
+  it('answers permission requests cancelled by default', async () => {
+    const { host, log } = startHost();
+    await host.start(launch('s1'));
+    await prompt(host, 's1', 'turn-1', '/permission');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1').join('')).toBe('The permission request was cancelled.');
+  });
+
+  it('fails the running turn before reporting the exit when the agent dies', async () => {
+    const held = heldPermission();
+    const { host, log } = startHost({ onPermissionRequest: held.handler });
+    await host.start(launch('s1'));
+    await prompt(host, 's1', 'turn-1', '/permission');
+    await held.asked;
+
+    const pid = host.pid('s1');
+    expect(pid).toBeTypeOf('number');
+    process.kill(pid ?? 0, 'SIGKILL');
+
+    const exited = await log.waitFor((event) => event.type === 'agent_exited');
+    expect(exited).toEqual({
+      type: 'agent_exited',
+      sessionId: 's1',
+      code: null,
+      signal: 'SIGKILL',
+    });
+    const tail = log.events.filter(
+      (event) => event.type === 'turn_ended' || event.type === 'agent_exited',
+    );
+    expect(tail).toEqual([
+      {
+        type: 'turn_ended',
+        sessionId: 's1',
+        turnId: 'turn-1',
+        stopReason: 'failed',
+        error: expect.any(String) as unknown,
+      },
+      exited,
+    ]);
+    expect(host.readiness('s1')).toMatchObject({ ready: false });
+    expect(host.isStarted('s1')).toBe(false);
+    expect((await rejection(prompt(host, 's1', 'turn-2', 'hi'))).code).toBe('not_started');
+  });
+
+  it('stops an agent, reports its exit, and can start the session again', async () => {
+    const { host, log } = startHost();
+    await host.start(launch('s1'));
+    await host.stop('s1');
+    expect(log.events.at(-1)).toMatchObject({
+      type: 'agent_exited',
+      sessionId: 's1',
+      signal: 'SIGTERM',
+    });
+    expect(host.pid('s1')).toBeUndefined();
+    expect(host.readiness('s1')).toMatchObject({ ready: false });
+    await host.stop('s1');
+
+    await host.start(launch('s1'));
+    await prompt(host, 's1', 'turn-1', 'back');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1')).toEqual(['You said: back']);
+  });
+
+  it('keeps going when a listener throws', async () => {
+    const { host, log } = startHost();
+    host.subscribe(() => {
+      throw new Error('listener bug');
+    });
+    const unsubscribed: RuntimeEvent[] = [];
+    const unsubscribe = host.subscribe((event) => unsubscribed.push(event));
+    unsubscribe();
+    await host.start(launch('s1'));
+    await prompt(host, 's1', 'turn-1', 'still here');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1')).toEqual(['You said: still here']);
+    expect(unsubscribed).toEqual([]);
+  });
+
+  it('refuses to start an agent whose command does not exist', async () => {
+    const { host } = startHost();
+    const bad = {
+      ...launch('s1'),
+      profile: { name: 'bad', command: '/nonexistent/agent', args: [], env: {} },
+    };
+    expect((await rejection(host.start(bad))).code).toBe('spawn_failed');
+    expect(host.isStarted('s1')).toBe(false);
+  });
+
+  it('cancels a turn that waits on a question', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = 'hang';
+    const { host, log } = startHost();
+    await host.start(launch('s1', mcp.url));
+    await prompt(host, 's1', 'turn-1', '/ask');
+    await log.waitFor((event) => event.type === 'agent_output' && event.kind === 'tool_call');
+    await host.cancel('s1');
+    expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'cancelled' });
+  });
+});
+
+describe('the demo agent asking through MCP', () => {
+  it('asks one question with the bearer token and quotes the chosen label', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = {
+      status: 'answered',
+      answers: { q1: { selected: [{ id: 'generated', label: 'Generated' }], custom_text: '' } },
+    };
+    const { host, log } = startHost();
+    await host.start(launch('s1', mcp.url));
+    await prompt(host, 's1', 'turn-1', '/ask');
+    expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'end_turn' });
+    expect(log.texts('turn-1')).toEqual(['Answer to q1: "Generated"']);
+
+    expect(mcp.authHeaders.length).toBeGreaterThan(0);
+    expect(new Set(mcp.authHeaders)).toEqual(new Set([`Bearer ${TOKEN}`]));
+    expect(mcp.calls).toHaveLength(1);
+    const asked = normalizeAsk(mcp.calls[0]?.args);
+    expect(asked.ok && asked.value.questions.map((question) => question.options.length)).toEqual([
+      3,
+    ]);
+    const toolCalls = log.events.filter(
+      (event) => event.type === 'agent_output' && event.kind === 'tool_call',
+    );
+    expect(
+      toolCalls.map((event) => event.type === 'agent_output' && event.metadata.status),
+    ).toEqual(['in_progress', 'completed']);
+  });
+
+  it('asks three questions and quotes every label and custom text', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = {
+      status: 'answered',
+      answers: {
+        q1: { selected: [{ id: 'hosted', label: 'Hosted' }], custom_text: '' },
+        q2: {
+          selected: [
+            { id: 'lint', label: 'Lint' },
+            { id: 'tests', label: 'Tests' },
+          ],
+          custom_text: 'and e2e',
+        },
+        q3: { selected: [], custom_text: 'Node 22 only' },
+      },
+    };
+    const { host, log } = startHost();
+    await host.start(launch('s1', mcp.url));
+    await prompt(host, 's1', 'turn-1', '/ask-multi');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1')).toEqual([
+      'Answer to q1: "Hosted"\nAnswer to q2: "Lint", "Tests" and wrote "and e2e"\nAnswer to q3: wrote "Node 22 only"',
+    ]);
+    const asked = normalizeAsk(mcp.calls[0]?.args);
+    expect(asked.ok && asked.value.questions).toHaveLength(3);
+    expect(asked.ok && asked.value.context).not.toBe('');
+  });
+
+  it('says it will continue later when the question stays open', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = { status: 'open', pending_id: 'p-1', message: 'The question stays open.' };
+    const { host, log } = startHost();
+    await host.start(launch('s1', mcp.url));
+    await prompt(host, 's1', 'turn-1', '/ask');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1')).toEqual(['I will continue when you answer.']);
+  });
+
+  it('gives up its own wait after two seconds on /ask-detach, ending the call on the server', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = 'hang';
+    const { host, log } = startHost();
+    await host.start(launch('s1', mcp.url));
+    const started = Date.now();
+    await prompt(host, 's1', 'turn-1', '/ask-detach');
+    expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'end_turn' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(log.texts('turn-1')).toEqual(['I will continue when you answer.']);
+    await expect.poll(() => mcp?.aborted).toBe(1);
+  });
+
+  it('reports that it cannot reach Clarion with a wrong token', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    const { host, log } = startHost();
+    const wrong = { ...launch('s1', mcp.url), mcp: { url: mcp.url, token: 'wrong' } };
+    await host.start(wrong);
+    await prompt(host, 's1', 'turn-1', '/ask');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1').join('')).toMatch(/^I could not reach Clarion: /);
+    expect(mcp.calls).toEqual([]);
+  });
+
+  it('says a user action is not available when the server lacks the tool', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    const { host, log } = startHost();
+    await host.start(launch('s1', mcp.url));
+    await prompt(host, 's1', 'turn-1', '/action');
+    await log.turnEnded('turn-1');
+    expect(log.texts('turn-1')).toEqual([
+      'Requesting an action is not available on this Clarion server.',
+    ]);
+  });
+});

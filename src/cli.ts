@@ -3,20 +3,23 @@
  * `clarion serve`: what `npm start` runs. Start-up failures end with one line
  * on standard error and a non-zero exit, before anything is served.
  */
+import { pino } from 'pino';
+import { MCP_URL_ENV, runStdioBridge, TOKEN_ENV } from './agents/mcp/index.js';
 import { BootstrapError } from './auth/bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './observability/logger.js';
 import { ListenError, startServer } from './server.js';
 import { SchemaStepError, StoreOpenError } from './store/index.js';
 
-const USAGE = 'usage: clarion serve';
+const USAGE = 'usage: clarion serve | clarion mcp-stdio';
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
-  if (command !== 'serve' || rest.length > 0) {
+  if (rest.length > 0 || (command !== 'serve' && command !== 'mcp-stdio')) {
     process.stderr.write(`${USAGE}\n`);
     return 2;
   }
+  if (command === 'mcp-stdio') return mcpStdio();
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
@@ -31,6 +34,29 @@ async function main(argv: readonly string[]): Promise<number> {
     process.once('SIGTERM', stop);
   });
   await server.close();
+  return 0;
+}
+
+/**
+ * Relays an agent's stdio MCP to Clarion's `/mcp`. Standard output is the
+ * protocol channel, so logs go to standard error.
+ */
+async function mcpStdio(): Promise<number> {
+  const url = process.env[MCP_URL_ENV];
+  const token = process.env[TOKEN_ENV];
+  if (!url || !token) {
+    process.stderr.write(`clarion mcp-stdio: set ${MCP_URL_ENV} and ${TOKEN_ENV}\n`);
+    return 2;
+  }
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  const bridge = await runStdioBridge({
+    url,
+    token,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    logger,
+  });
+  await bridge.closed;
   return 0;
 }
 

@@ -4,13 +4,15 @@ import { ConfigError, loadConfig } from './config.js';
 
 describe('loadConfig', () => {
   it('defaults to SQLite in ./.clarion on 127.0.0.1:7420', () => {
-    expect(loadConfig({})).toEqual({
+    expect(loadConfig({})).toMatchObject({
       host: '127.0.0.1',
       port: 7420,
       dataDir: resolve('.clarion'),
       database: { driver: 'sqlite', dataDir: resolve('.clarion') },
       logLevel: 'info',
+      adminToken: undefined,
     });
+    expect([...loadConfig({}).agentProfiles.keys()]).toEqual(['demo']);
   });
 
   it('treats empty variables as unset', () => {

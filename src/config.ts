@@ -5,6 +5,8 @@
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { AgentProfileConfigError, loadAgentProfiles } from './agents/profiles.js';
+import type { AgentProfile } from './agents/runtime.js';
 import { adminTokenProblem } from './auth/bootstrap.js';
 import type { DatabaseTarget } from './store/index.js';
 
@@ -18,6 +20,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** The browser-facing origin when a TLS proxy sits in front of Clarion. */
   readonly publicOrigin: string | undefined;
+  /** Agent command lines by profile name; always has the demo agent. */
+  readonly agentProfiles: ReadonlyMap<string, AgentProfile>;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -80,6 +84,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     throw new ConfigError(parsed.error.issues.map((issue) => issue.message).join('; '));
   }
   const settings = parsed.data;
+  let agentProfiles: ReadonlyMap<string, AgentProfile>;
+  try {
+    agentProfiles = loadAgentProfiles(env);
+  } catch (error) {
+    if (error instanceof AgentProfileConfigError) throw new ConfigError(error.message);
+    throw error;
+  }
   const dataDir = resolve(settings.CLARION_DATA_DIR);
   return {
     host: settings.CLARION_HOST,
@@ -91,5 +102,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: settings.CLARION_LOG_LEVEL,
     adminToken: settings.CLARION_ADMIN_TOKEN,
     publicOrigin: settings.CLARION_PUBLIC_ORIGIN,
+    agentProfiles,
   };
 }

@@ -1,14 +1,16 @@
 /**
  * The composition root: opens the store (schema first), recovers the
- * clarification state, bootstraps accounts, builds the app and listens. Work
- * is admitted only once every start-up step has succeeded; any failure before
- * `listen` leaves nothing served.
+ * clarification state and interrupted sessions, bootstraps accounts, wires
+ * agents, builds the app and listens. Work is admitted only once every
+ * start-up step has succeeded; any failure before `listen` leaves nothing
+ * served.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
-import type { AgentRuntime } from './agents/runtime.js';
-import { unavailableRuntime } from './agents/unavailable-runtime.js';
+import { createAcpHost } from './agents/acp-host/index.js';
+import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
+import type { AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
 import {
   ClarificationService,
@@ -23,8 +25,17 @@ import { createApp } from './http/app.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
-import { canSeeSession, openStore, type OpenOptions, type Store } from './store/index.js';
+import {
+  canSeeSession,
+  openStore,
+  resetInterruptedSessions,
+  type OpenOptions,
+  type Store,
+} from './store/index.js';
 import { systemTimers } from './support/timers.js';
+import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
+import { RuntimeEventPump } from './turns/event-pump.js';
+import { sessionRuntime } from './turns/session-runtime.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -32,11 +43,13 @@ export interface RunningServer {
   readonly signInUrl: string;
   readonly store: Store;
   readonly clarification: ClarificationService;
+  readonly turns: TurnsDeps;
   close(): Promise<void>;
 }
 
 export interface ServerOptions extends OpenOptions {
-  runtime?: AgentRuntime;
+  /** Replaces the ACP host; tests play agents with it. */
+  host?: AgentHost;
   budgets?: Partial<ClarificationBudgets>;
 }
 
@@ -57,11 +70,21 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const store = await openStore(config.database, options);
+  const host = options.host ?? createAcpHost({ logger: logger.child({ component: 'acp-host' }) });
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     await recoverClarifications(store, logger.child({ component: 'recovery' }));
+    await resetInterruptedSessions(store);
     const boot = await bootstrapAccounts(store, { adminToken: config.adminToken });
 
+    let url = '';
+    const launch: AgentLaunchDeps = {
+      store,
+      host,
+      profiles: config.agentProfiles,
+      mcpUrl: () => `${url}/mcp`,
+      agentCwd: process.cwd(),
+    };
     const metrics = createMetrics({ collectDefaults: true });
     const hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
@@ -72,16 +95,25 @@ export async function startServer(
     const clarification = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
-      runtime: options.runtime ?? unavailableRuntime,
+      runtime: sessionRuntime(launch),
       events: hub,
       observer: createResponseObserver({ logger, metrics, driver: store.driver }),
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     });
-    const app = createApp({
+    const turns: TurnsDeps = {
+      ...launch,
+      clarification,
+      events: hub,
+      logger: logger.child({ component: 'turns' }),
+      defaultProfile: DEFAULT_AGENT_PROFILE,
+    };
+    const pump = new RuntimeEventPump(turns);
+    const { app, mcp } = createApp({
       store,
       clarification,
+      turns,
       hub,
       metrics,
       logger,
@@ -93,14 +125,19 @@ export async function startServer(
     await listen(server, config.host, config.port);
 
     const { port } = server.address() as AddressInfo;
-    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info({ url }, 'listening');
     return {
       url,
       signInUrl: `${config.publicOrigin ?? url}/auth/sign-in?token=${boot.signInSecret}`,
       store,
       clarification,
+      turns,
       async close() {
+        // Agents go down with the server; that is no failure of their sessions.
+        pump.stop();
+        await mcp.close();
+        await host.close();
         hub.closeAll();
         terminateWebSockets(wss);
         await new Promise<void>((resolve) => {
@@ -113,6 +150,7 @@ export async function startServer(
       },
     };
   } catch (error) {
+    await host.close();
     await store.close();
     throw error;
   }

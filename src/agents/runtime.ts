@@ -68,6 +68,12 @@ export interface AgentRuntime {
    * sent nothing.
    */
   readiness(sessionId: string): Readiness;
+  /**
+   * Makes the session able to take a prompt if it can be (for example by
+   * starting its agent) and says whether it now is. Sends no prompt, so a
+   * refusal here still means nothing reached the agent.
+   */
+  prepare(sessionId: string): Promise<Readiness>;
   /** Sends a prompt; resolves once the agent accepted it, not when the turn ends. */
   prompt(request: PromptRequest): Promise<void>;
 }

@@ -7,5 +7,6 @@ import type { AgentRuntime } from './runtime.js';
 
 export const unavailableRuntime: AgentRuntime = {
   readiness: () => ({ ready: false, reason: 'no agent is running for this session' }),
+  prepare: () => Promise.resolve({ ready: false, reason: 'no agent is running for this session' }),
   prompt: () => Promise.reject(new Error('no agent is running for this session')),
 };

@@ -155,7 +155,7 @@ async function resume(
   });
   failpoint('dispatch.after_reservation');
 
-  const readiness = runtime.readiness(bundle.sessionId);
+  const readiness = await runtime.prepare(bundle.sessionId);
   if (!readiness.ready) {
     deps.logger.warn(
       { pending_id: bundle.pendingId, reason: readiness.reason },

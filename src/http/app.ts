@@ -5,7 +5,9 @@
  */
 import { Hono } from 'hono';
 import type { upgradeWebSocket } from '@hono/node-server';
+import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
 import type { ClarificationService } from '../clarification/index.js';
+import type { TurnsDeps } from '../turns/context.js';
 import type { EventHub } from '../events/index.js';
 import type { ClarionMetrics } from '../observability/metrics.js';
 import type { Logger } from '../observability/logger.js';
@@ -17,11 +19,13 @@ import type { AppEnv } from './env.js';
 import { handleUnexpectedErrors } from './errors.js';
 import { registerEventsRoute } from './events-route.js';
 import { registerHealthRoute } from './health-route.js';
+import { registerTaskRoutes } from './task-routes.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
 
 export interface AppDeps {
   readonly store: Store;
   readonly clarification: ClarificationService;
+  readonly turns: TurnsDeps;
   readonly hub: EventHub;
   readonly metrics: ClarionMetrics;
   readonly logger: Logger;
@@ -30,7 +34,12 @@ export interface AppDeps {
   readonly publicOrigin?: string | undefined;
 }
 
-export function createApp(deps: AppDeps): Hono<AppEnv> {
+export interface App {
+  readonly app: Hono<AppEnv>;
+  readonly mcp: McpEndpoint;
+}
+
+export function createApp(deps: AppDeps): App {
   const app = new Hono<AppEnv>();
   handleUnexpectedErrors(app, deps.logger);
   const trustedOrigins = deps.publicOrigin ? [deps.publicOrigin] : [];
@@ -44,11 +53,19 @@ export function createApp(deps: AppDeps): Hono<AppEnv> {
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
   });
   registerClarificationRoutes(app, { clarification: deps.clarification, store: deps.store });
+  registerTaskRoutes(app, deps.turns);
+  const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,
-    resolvePrincipal: createPrincipalResolver({ store: deps.store, trustedOrigins }),
+    resolvePrincipal,
     upgradeWebSocket: deps.upgradeWebSocket,
     logger: deps.logger,
   });
-  return app;
+  const mcp = registerMcpRoute(app, {
+    store: deps.store,
+    clarification: deps.clarification,
+    resolvePrincipal,
+    logger: deps.logger.child({ component: 'mcp' }),
+  });
+  return { app, mcp };
 }

@@ -125,3 +125,21 @@ export async function bumpSessionRevision(
     .returningAll()
     .executeTakeFirst();
 }
+
+/**
+ * Start-up: agent processes do not survive a restart, so a session that was
+ * running or waiting for input is idle again; its next prompt, or a detached
+ * answer, starts its agent anew.
+ */
+export async function resetInterruptedSessions(ctx: RepoContext): Promise<number> {
+  const result = await ctx.db
+    .updateTable('task_sessions')
+    .set((eb) => ({
+      state: 'idle',
+      revision: eb('revision', '+', 1),
+      updated_at: ctx.clock.timestamp(),
+    }))
+    .where('state', 'in', ['running', 'waiting_for_input'])
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}

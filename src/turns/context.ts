@@ -5,16 +5,20 @@ import type { EventPublisher } from '../events/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../store/index.js';
 
-export interface TurnsDeps {
+/** What starting a session's agent needs. */
+export interface AgentLaunchDeps {
   store: Store;
   host: AgentHost;
-  clarification: ClarificationService;
-  events: EventPublisher;
-  logger: Logger;
   profiles: ReadonlyMap<string, AgentProfile>;
-  defaultProfile: string;
   /** Clarion's MCP endpoint; known once the server listens. */
   mcpUrl: () => string;
   /** Working directory agents start in. */
   agentCwd: string;
+}
+
+export interface TurnsDeps extends AgentLaunchDeps {
+  clarification: ClarificationService;
+  events: EventPublisher;
+  logger: Logger;
+  defaultProfile: string;
 }

@@ -13,11 +13,11 @@ import {
   getTask,
   transitionSession,
 } from '../store/index.js';
-import type { TurnsDeps } from './context.js';
+import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 
 const ACCEPT_TIMEOUT_MS = 30_000;
 
-export async function ensureAgent(deps: TurnsDeps, sessionId: string): Promise<void> {
+export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Promise<void> {
   const { host, store } = deps;
   const readiness = host.readiness(sessionId);
   if (readiness.ready) return;

@@ -1,11 +1,8 @@
 /**
- * The server killed with SIGKILL at named points of the response and
+ * The built server killed with SIGKILL at named points of the response and
  * dispatch paths (DESIGN §10), restarted, and checked: no answer lost, no
- * prompt sent twice, and a retry claims the restored bundle.
- *
- * Kill points that need an agent to accept a prompt (after the attempted mark,
- * after dispatch) run where the demo agent is hosted; here the server has no
- * agent, so a detached answer is refused before anything is sent.
+ * prompt sent twice, and a retry returns the winner or claims the restored
+ * bundle. Detached answers resume the real demo agent over ACP.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { bootstrapAccounts } from '../../src/auth/bootstrap.js';
@@ -55,7 +52,11 @@ async function seedDetachedBundle(target: DatabaseTarget): Promise<string> {
     const boot = await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
     const [workspace] = await listMemberWorkspaces(store, boot.admin.id);
     if (!workspace) throw new Error('no workspace');
-    const task = await createTask(store, { workspaceId: workspace.id, title: 'faults' });
+    const task = await createTask(store, {
+      workspaceId: workspace.id,
+      title: 'faults',
+      createdBy: boot.admin.id,
+    });
     const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
     await startTurn(store, { sessionId: session.id, taskId: task.id });
     await setSessionState(store, session.id, 'running');
@@ -81,10 +82,17 @@ async function bundleState(target: DatabaseTarget, pendingId: string) {
   const store = await openStore(target);
   try {
     const rows = await messagesByPendingId(store, pendingId);
+    const sessionId = rows[0]?.task_session_id ?? '';
+    const turns = await store.db
+      .selectFrom('task_session_turns')
+      .select('id')
+      .where('task_session_id', '=', sessionId)
+      .execute();
     return {
       statuses: rows.map((row) => row.metadata.status),
       intents: rows.map((row) => row.metadata.response_delivery_pending === true),
       reservations: (await pendingReservations(store)).length,
+      turns: turns.length,
     };
   } finally {
     await store.close();
@@ -125,6 +133,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
       statuses: ['rejected', 'rejected'],
       intents: [true, true],
       reservations: 0,
+      turns: 1,
     });
 
     const restarted = await startServing(envFor(database.target));
@@ -133,6 +142,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
         statuses: ['pending', 'pending'],
         intents: [false, false],
         reservations: 0,
+        turns: 1,
       });
       const retry = await respond(restarted.url, pendingId, { rejected: true });
       expect(retry.status).toBe(200);
@@ -144,7 +154,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
     }
   });
 
-  it('after reserving the successor turn: nothing was sent, so it is rolled back', async () => {
+  it('after reserving the successor turn: nothing was sent, so it is rolled back and resumed on retry', async () => {
     database = await freshDatabase(driver);
     const pendingId = await seedDetachedBundle(database.target);
 
@@ -155,6 +165,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
       statuses: ['answered', 'answered'],
       intents: [true, true],
       reservations: 1,
+      turns: 2,
     });
 
     const restarted = await startServing(envFor(database.target));
@@ -163,18 +174,55 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
         statuses: ['pending', 'pending'],
         intents: [false, false],
         reservations: 0,
+        turns: 1,
       });
-      // No agent runs here, so an answer is refused before sending and restored again.
-      const refused = await respond(restarted.url, pendingId, ANSWERS);
-      expect(refused.status).toBe(500);
-      expect((await bundleState(database.target, pendingId)).statuses).toEqual([
-        'pending',
-        'pending',
-      ]);
-      const skip = await respond(restarted.url, pendingId, { rejected: true });
-      expect(await skip.json()).toMatchObject({ claimed: true, status: 'rejected' });
+      const retry = await respond(restarted.url, pendingId, ANSWERS);
+      expect(retry.status).toBe(200);
+      expect(await retry.json()).toMatchObject({ claimed: true, status: 'answered' });
+      expect(await bundleState(database.target, pendingId)).toMatchObject({ turns: 2 });
     } finally {
       await restarted.stop();
     }
   });
+
+  it.each(['dispatch.after_attempted_mark', 'dispatch.after_prompt'] as const)(
+    'at %s: the answer stays recorded and the prompt is never sent again',
+    async (point) => {
+      database = await freshDatabase(driver);
+      const pendingId = await seedDetachedBundle(database.target);
+
+      const doomed = await startServing(envFor(database.target, [point]));
+      await expect(respond(doomed.url, pendingId, ANSWERS)).rejects.toThrow();
+      expect((await doomed.exited).signal).toBe('SIGKILL');
+      expect(await bundleState(database.target, pendingId)).toEqual({
+        statuses: ['answered', 'answered'],
+        intents: [true, true],
+        reservations: 1,
+        turns: 2,
+      });
+
+      const restarted = await startServing(envFor(database.target));
+      try {
+        // Past the attempted mark the prompt may have reached the agent: keep, never resend.
+        expect(await bundleState(database.target, pendingId)).toEqual({
+          statuses: ['answered', 'answered'],
+          intents: [false, false],
+          reservations: 0,
+          turns: 2,
+        });
+        const retry = await respond(restarted.url, pendingId, { rejected: true });
+        expect(retry.status).toBe(200);
+        expect(await retry.json()).toMatchObject({
+          claimed: false,
+          status: 'answered',
+          response: {
+            answers: [{ selected_options: ['q1_opt1'] }, { selected_options: ['q2_opt2'] }],
+          },
+        });
+        expect(await bundleState(database.target, pendingId)).toMatchObject({ turns: 2 });
+      } finally {
+        await restarted.stop();
+      }
+    },
+  );
 });

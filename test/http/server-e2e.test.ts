@@ -6,6 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { PRE_CLAIM_BUDGET_MS } from '../../src/clarification/index.js';
+import { loadAgentProfiles } from '../../src/agents/profiles.js';
 import type { Config } from '../../src/config.js';
 import type { ClarionEvent } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -39,6 +40,7 @@ describe.each(DRIVERS)('the server over a real socket on %s', (driver) => {
       logLevel: 'silent',
       adminToken: ADMIN_TOKEN,
       publicOrigin: undefined,
+      agentProfiles: loadAgentProfiles({}),
     };
     server = await startServer(config, silentLogger, { plugins: [slow] });
   });
@@ -155,16 +157,16 @@ describe.each(DRIVERS)('the server over a real socket on %s', (driver) => {
       code: 'not_active',
     });
 
-    // No agent is hosted here: a detached answer is refused before sending, restored, 500.
-    const third = await server.clarification.ask(
+    // A detached answer starts the session's demo agent and resumes it with a new turn.
+    const resumed = await server.clarification.ask(
       sessionId,
-      { ...TWO_QUESTIONS, context: 'three' },
+      { ...TWO_QUESTIONS, context: 'resumed' },
       { timeoutMs: 1 },
     );
-    if (!third.ok) throw new Error('ask failed');
-    const failed = await respond(ANSWERS, third.pendingId);
-    expect(failed.status).toBe(500);
-    expect(await failed.json()).toMatchObject({ code: 'internal' });
+    if (!resumed.ok) throw new Error('ask failed');
+    const resumedReply = await respond(ANSWERS, resumed.pendingId);
+    expect(resumedReply.status).toBe(200);
+    expect(await resumedReply.json()).toMatchObject({ claimed: true, status: 'answered' });
   });
 
   it('streams the ask and the answer to a subscribed client with rising revisions', async () => {

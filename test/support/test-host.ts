@@ -26,6 +26,10 @@ export class TestHost implements AgentHost {
       : { ready: false, reason: 'busy' };
   }
 
+  prepare(sessionId: string): Promise<Readiness> {
+    return Promise.resolve(this.readiness(sessionId));
+  }
+
   isStarted(sessionId: string): boolean {
     return this.running.has(sessionId);
   }

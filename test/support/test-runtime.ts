@@ -18,6 +18,10 @@ export class TestRuntime implements AgentRuntime {
       : { ready: false, reason: this.unavailable };
   }
 
+  prepare(): Promise<Readiness> {
+    return Promise.resolve(this.readiness());
+  }
+
   prompt(request: PromptRequest): Promise<void> {
     this.prompts.push(request);
     switch (this.behaviour) {

@@ -444,6 +444,8 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   return {
     start,
     readiness,
+    // The host alone cannot start an agent without its launch: it only reports.
+    prepare: (sessionId) => Promise.resolve(readiness(sessionId)),
     prompt,
     cancel,
     stop,

@@ -1,0 +1,27 @@
+/**
+ * The runtime the clarification resolver dispatches through: the agent host,
+ * plus starting a session's agent when it is not running (after a restart, or
+ * before its first prompt), so a detached answer can always resume its agent.
+ * Starting sends no prompt, so a failed start is still a clean refusal.
+ */
+import type { AgentRuntime, Readiness } from '../agents/runtime.js';
+import type { AgentLaunchDeps } from './context.js';
+import { ensureAgent } from './dispatch.js';
+
+export function sessionRuntime(deps: AgentLaunchDeps): AgentRuntime {
+  const { host } = deps;
+  return {
+    readiness: (sessionId) => host.readiness(sessionId),
+    async prepare(sessionId): Promise<Readiness> {
+      if (!host.isStarted(sessionId)) {
+        try {
+          await ensureAgent(deps, sessionId);
+        } catch (error) {
+          return { ready: false, reason: error instanceof Error ? error.message : String(error) };
+        }
+      }
+      return host.readiness(sessionId);
+    },
+    prompt: (request) => host.prompt(request),
+  };
+}

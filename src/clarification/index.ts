@@ -35,3 +35,4 @@ export {
   listPendingBundles,
 } from './pending-list.js';
 export { askInput } from './questions.js';
+export { respondInput, respondInputShape } from './respond-input.js';

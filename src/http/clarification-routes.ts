@@ -3,9 +3,9 @@
  * the typed result to the wire (DESIGN §5.1). Nothing else is decided here.
  */
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
 import {
   listPendingBundles,
+  respondInput,
   type ClarificationService,
   type RespondResult,
 } from '../clarification/index.js';
@@ -16,21 +16,6 @@ import { parseJsonBody } from './request-guards.js';
 
 /** Pending IDs are UUIDs Clarion mints; anything else is unknown without asking the database. */
 const PENDING_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
-
-const respondBody = z.strictObject({
-  answers: z
-    .array(
-      z.strictObject({
-        question_id: z.string().min(1).max(64),
-        selected_options: z.array(z.string().min(1).max(64)).max(6).optional(),
-        custom_text: z.string().max(8000).optional(),
-      }),
-    )
-    .max(4)
-    .optional(),
-  rejected: z.boolean().optional(),
-  reject_reason: z.string().max(8000).optional(),
-});
 
 export interface ClarificationRouteDeps {
   clarification: ClarificationService;
@@ -64,7 +49,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
 
   app.post('/api/v1/clarification/:pendingId/respond', async (c) => {
     const pendingId = c.req.param('pendingId');
-    const body = await parseJsonBody(c, respondBody);
+    const body = await parseJsonBody(c, respondInput);
     if (!body.ok) return body.response;
     if (!PENDING_ID_PATTERN.test(pendingId)) {
       return errorResponse(c, 'not_found', 'clarification request not found');

@@ -197,26 +197,42 @@ export async function restoreClaim(
   return rows.map(toMessageRecord).sort(byCreation);
 }
 
-/** Marks the live wait of a session's active rows as ended; repeats change nothing. */
-export async function detachSessionRows(
+type RowScope = { sessionId: string } | { pendingId: string };
+
+/**
+ * One guarded update of pending clarification rows in their session's current
+ * turn: the shape detach, expiry and cancel share.
+ */
+async function updatePendingRows(
   ctx: RepoContext,
-  sessionId: string,
+  scope: RowScope,
+  entries: Parameters<RepoContext['dialect']['metadataSet']>[0],
+  guards: { liveSession: boolean; stillAttached: boolean },
 ): Promise<MessageRecord[]> {
-  const rows = await ctx.db
+  let query = ctx.db
     .updateTable('task_session_messages')
-    .set({
-      metadata: ctx.dialect.metadataSet([['agent_disconnected', jsonValue(true)]]),
-      updated_at: ctx.clock.timestamp(),
-    })
-    .where('task_session_id', '=', sessionId)
+    .set({ metadata: ctx.dialect.metadataSet(entries), updated_at: ctx.clock.timestamp() })
     .where('type', '=', CLARIFICATION_TYPE)
     .where(isPending(ctx))
-    .where(sql<SqlBool>`NOT ${ctx.dialect.metadataFlag('agent_disconnected')}`)
-    .where(inCurrentTurn(ctx))
-    .where(sessionLive())
-    .returningAll()
-    .execute();
+    .where(inCurrentTurn(ctx));
+  query =
+    'sessionId' in scope
+      ? query.where('task_session_id', '=', scope.sessionId)
+      : query.where(ctx.dialect.pendingId(), '=', scope.pendingId);
+  if (guards.liveSession) query = query.where(sessionLive());
+  if (guards.stillAttached) {
+    query = query.where(sql<SqlBool>`NOT ${ctx.dialect.metadataFlag('agent_disconnected')}`);
+  }
+  const rows = await query.returningAll().execute();
   return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/** Marks the live wait of a session's active rows as ended; repeats change nothing. */
+export function detachSessionRows(ctx: RepoContext, sessionId: string): Promise<MessageRecord[]> {
+  return updatePendingRows(ctx, { sessionId }, [['agent_disconnected', jsonValue(true)]], {
+    liveSession: true,
+    stillAttached: true,
+  });
 }
 
 /**
@@ -224,47 +240,24 @@ export async function detachSessionRows(
  * ending). The session-state guard is deliberately absent: expiry runs after
  * the state moved to terminal.
  */
-export async function expireSessionRows(
-  ctx: RepoContext,
-  sessionId: string,
-): Promise<MessageRecord[]> {
-  const rows = await ctx.db
-    .updateTable('task_session_messages')
-    .set({
-      metadata: ctx.dialect.metadataSet([
-        ['status', jsonValue('expired')],
-        ['agent_disconnected', jsonValue(true)],
-      ]),
-      updated_at: ctx.clock.timestamp(),
-    })
-    .where('task_session_id', '=', sessionId)
-    .where('type', '=', CLARIFICATION_TYPE)
-    .where(isPending(ctx))
-    .where(inCurrentTurn(ctx))
-    .returningAll()
-    .execute();
-  return rows.map(toMessageRecord).sort(byCreation);
+export function expireSessionRows(ctx: RepoContext, sessionId: string): Promise<MessageRecord[]> {
+  return updatePendingRows(
+    ctx,
+    { sessionId },
+    [
+      ['status', jsonValue('expired')],
+      ['agent_disconnected', jsonValue(true)],
+    ],
+    { liveSession: false, stillAttached: false },
+  );
 }
 
 /** Operator cancel: the active bundle's pending rows become `cancelled`. */
-export async function cancelBundleRows(
-  ctx: RepoContext,
-  pendingId: string,
-): Promise<MessageRecord[]> {
-  const rows = await ctx.db
-    .updateTable('task_session_messages')
-    .set({
-      metadata: ctx.dialect.metadataSet([['status', jsonValue('cancelled')]]),
-      updated_at: ctx.clock.timestamp(),
-    })
-    .where(ctx.dialect.pendingId(), '=', pendingId)
-    .where('type', '=', CLARIFICATION_TYPE)
-    .where(isPending(ctx))
-    .where(inCurrentTurn(ctx))
-    .where(sessionLive())
-    .returningAll()
-    .execute();
-  return rows.map(toMessageRecord).sort(byCreation);
+export function cancelBundleRows(ctx: RepoContext, pendingId: string): Promise<MessageRecord[]> {
+  return updatePendingRows(ctx, { pendingId }, [['status', jsonValue('cancelled')]], {
+    liveSession: true,
+    stillAttached: false,
+  });
 }
 
 /**

@@ -5,12 +5,10 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AcpHost } from '../../src/agents/acp-host/index.js';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import type { Config } from '../../src/config.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { eventually } from '../support/clarification-harness.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { DRIVERS } from '../support/databases.js';
+import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 
 const TOKEN = 'demo-flows-admin-token-0123456789';
 
@@ -28,29 +26,20 @@ interface Bundle {
 }
 
 describe.each(DRIVERS)('the demo agent through ACP and MCP on %s', (driver) => {
-  let database: TestDatabase;
+  let running: InProcessServer;
   let server: RunningServer;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
-    const config: Config = {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
-      database: database.target,
-      logLevel: 'silent',
-      adminToken: TOKEN,
-      publicOrigin: undefined,
-      agentProfiles: loadAgentProfiles({}),
-    };
-    server = await startServer(config, silentLogger);
+    running = await startInProcessServer(driver, TOKEN);
+    server = running.server;
   });
 
   afterEach(async () => {
-    await server.close();
-    await database.dispose();
+    await running.dispose();
   });
 
+  // The caller names the JSON shape it expects; the assertion is the test's own.
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
   async function api<T>(
     method: string,
     path: string,

@@ -6,11 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { PRE_CLAIM_BUDGET_MS } from '../../src/clarification/index.js';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import type { Config } from '../../src/config.js';
 import type { ClarionEvent } from '../../src/events/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import {
   createSession,
   createTask,
@@ -20,34 +17,24 @@ import {
   firstAdmin,
 } from '../../src/store/index.js';
 import { TWO_QUESTIONS, ANSWERS, eventually } from '../support/clarification-harness.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { DRIVERS } from '../support/databases.js';
+import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 import { SlowDatabase } from '../support/slow-database.js';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
 
 describe.each(DRIVERS)('the server over a real socket on %s', (driver) => {
-  let database: TestDatabase;
+  let running: InProcessServer;
   let server: RunningServer;
   const slow = new SlowDatabase();
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
-    const config: Config = {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
-      database: database.target,
-      logLevel: 'silent',
-      adminToken: ADMIN_TOKEN,
-      publicOrigin: undefined,
-      agentProfiles: loadAgentProfiles({}),
-    };
-    server = await startServer(config, silentLogger, { plugins: [slow] });
+    running = await startInProcessServer(driver, ADMIN_TOKEN, { plugins: [slow] });
+    server = running.server;
   });
 
   afterEach(async () => {
-    await server.close();
-    await database.dispose();
+    await running.dispose();
   });
 
   async function seedSessionForAdmin() {

@@ -6,7 +6,7 @@
  * lists the issues.
  */
 import { z } from 'zod';
-import { askInput, MAX_PENDING_PAGE } from '../../clarification/index.js';
+import { askInput, MAX_PENDING_PAGE, respondInputShape } from '../../clarification/index.js';
 
 export const DEFAULT_WAIT_SECONDS = 600;
 export const MAX_WAIT_SECONDS = 3600;
@@ -50,17 +50,5 @@ export const listPendingInput = z.strictObject({
 
 export const answerQuestionInput = z.strictObject({
   pending_id: pendingId,
-  answers: z
-    .array(
-      z.strictObject({
-        question_id: z.string().min(1).max(64),
-        selected_options: z.array(z.string().min(1).max(64)).max(6).optional(),
-        custom_text: z.string().max(8000).optional(),
-      }),
-    )
-    .max(4)
-    .optional()
-    .describe('One answer per question: option IDs and/or custom text'),
-  rejected: z.boolean().optional().describe('Skip the questions instead of answering'),
-  reject_reason: z.string().max(8000).optional(),
+  ...respondInputShape,
 });

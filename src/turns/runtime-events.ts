@@ -40,6 +40,8 @@ async function recordOutput(
   deps: TurnsDeps,
   event: Extract<RuntimeEvent, { type: 'agent_output' }>,
 ): Promise<void> {
+  // A status-only tool update carries no words; a blank transcript row helps nobody.
+  if (event.content.trim() === '') return;
   const events = await deps.store.transaction(async (tx) => {
     const session = await getSession(tx, event.sessionId);
     if (!session) return [];

@@ -332,6 +332,34 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect((await list('member')).bundles.map((bundle) => bundle.pending_id)).toEqual([second]);
   });
 
+  it('tells a caller that went away from its own budget: no claim, no timeout counted', async () => {
+    const pendingId = await askDetached();
+    const gone = new AbortController();
+    gone.abort();
+    const result = await h.service.respond(h.principals.member, pendingId, ANSWERS, gone.signal);
+    expect(result).toEqual({ ok: false, code: 'caller_gone' });
+    expect(h.observer.timeouts).toEqual([]);
+    expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+  });
+
+  it('finishes delivery for a caller that leaves after the claim', async () => {
+    const pendingId = await askDetached();
+    const leaving = new AbortController();
+    h.runtime.behaviour = 'gated';
+    const pending = h.service.respond(h.principals.member, pendingId, ANSWERS, leaving.signal);
+    await eventually(() => h.runtime.prompts.length === 1);
+    leaving.abort();
+    h.runtime.accept();
+    // The server owns delivery: the caller leaving neither cancels nor undoes it.
+    expect(await pending).toMatchObject({ ok: true, claimed: true, status: 'answered' });
+    const rows = await h.rows(pendingId);
+    expect(rows.map((row) => row.metadata.status)).toEqual(['answered', 'answered']);
+    expect(rows.every((row) => row.metadata.response_delivery_pending === undefined)).toBe(true);
+  });
+
   it('answers GET with the bundle and its state', async () => {
     const pendingId = await askDetached();
     const view = await h.app.request(`/api/v1/clarification/${pendingId}`, {

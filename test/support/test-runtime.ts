@@ -5,12 +5,21 @@
  */
 import type { AgentRuntime, PromptRequest, Readiness } from '../../src/agents/runtime.js';
 
-export type PromptBehaviour = 'accept' | 'fail' | 'hang';
+export type PromptBehaviour = 'accept' | 'fail' | 'hang' | 'gated';
 
 export class TestRuntime implements AgentRuntime {
   readonly prompts: PromptRequest[] = [];
   unavailable: string | undefined;
   behaviour: PromptBehaviour = 'accept';
+  private openGate: () => void = () => {};
+  private readonly gate = new Promise<void>((resolve) => {
+    this.openGate = resolve;
+  });
+
+  /** Lets every 'gated' prompt be accepted. */
+  accept(): void {
+    this.openGate();
+  }
 
   readiness(): Readiness {
     return this.unavailable === undefined
@@ -29,6 +38,8 @@ export class TestRuntime implements AgentRuntime {
         return Promise.resolve();
       case 'fail':
         return Promise.reject(new Error('agent refused the prompt'));
+      case 'gated':
+        return this.gate;
       case 'hang':
         return new Promise<void>((_, reject) => {
           request.signal.addEventListener('abort', () => {

@@ -3,6 +3,7 @@
  * with `app.request()` in tests. Order matters: Hono runs handlers in
  * registration order, so access control is mounted before any `/api/v1` route.
  */
+import { fileURLToPath } from 'node:url';
 import { Hono } from 'hono';
 import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
@@ -20,6 +21,7 @@ import { handleUnexpectedErrors } from './errors.js';
 import { registerEventsRoute } from './events-route.js';
 import { registerHealthRoute } from './health-route.js';
 import { registerTaskRoutes } from './task-routes.js';
+import { registerWebApp } from './web-app.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
 
 export interface AppDeps {
@@ -30,9 +32,14 @@ export interface AppDeps {
   readonly metrics: ClarionMetrics;
   readonly logger: Logger;
   readonly upgradeWebSocket: typeof upgradeWebSocket;
+  /** The built web app; defaults to `dist/web` next to the compiled server. */
+  readonly webRoot?: string;
   /** The browser-facing origin behind a TLS proxy; cookies are then `Secure`. */
   readonly publicOrigin?: string | undefined;
 }
+
+/** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
+const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web', import.meta.url));
 
 export interface App {
   readonly app: Hono<AppEnv>;
@@ -67,5 +74,7 @@ export function createApp(deps: AppDeps): App {
     resolvePrincipal,
     logger: deps.logger.child({ component: 'mcp' }),
   });
+  // Last, and it only answers GET/HEAD outside the API prefixes: it never shadows a route.
+  registerWebApp(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });
   return { app, mcp };
 }

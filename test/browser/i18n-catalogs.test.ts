@@ -1,0 +1,50 @@
+/** Every catalog has every key of the English one, no extras, and the same placeholders. */
+import { describe, expect, it } from 'vitest';
+import { CATALOGS, flattenKeys, LANGUAGES, pickLanguage } from '../../web/src/i18n/catalogs.js';
+
+function leaf(catalog: object, key: string): string {
+  let value: unknown = catalog;
+  for (const part of key.split('.')) value = (value as Record<string, unknown>)[part];
+  return typeof value === 'string' ? value : '';
+}
+
+function placeholders(text: string): string[] {
+  return [...text.matchAll(/\{\{\s*(\w+)\s*\}\}/g)].map((match) => match[1] ?? '').sort();
+}
+
+describe('i18n catalogs', () => {
+  const reference = flattenKeys(CATALOGS.en).sort();
+
+  it('has a reference catalog with keys', () => {
+    expect(reference.length).toBeGreaterThan(50);
+  });
+
+  it.each(LANGUAGES)(
+    '%s has exactly the English keys, each non-empty with the same placeholders',
+    (language) => {
+      const catalog = CATALOGS[language];
+      const keys = flattenKeys(catalog).sort();
+      expect(
+        reference.filter((key) => !keys.includes(key)),
+        'missing keys',
+      ).toEqual([]);
+      expect(
+        keys.filter((key) => !reference.includes(key)),
+        'extra keys',
+      ).toEqual([]);
+      for (const key of reference) {
+        expect(leaf(catalog, key).trim(), `${language}: ${key}`).not.toBe('');
+        expect(placeholders(leaf(catalog, key)), `${language}: ${key}`).toEqual(
+          placeholders(leaf(CATALOGS.en, key)),
+        );
+      }
+    },
+  );
+
+  it('picks the first supported browser language by its primary subtag', () => {
+    expect(pickLanguage(['de-AT', 'en'])).toBe('de');
+    expect(pickLanguage(['fr-FR', 'ja-JP'])).toBe('ja');
+    expect(pickLanguage(['fr-FR'])).toBe('en');
+    expect(pickLanguage([])).toBe('en');
+  });
+});

@@ -1,0 +1,197 @@
+/**
+ * The browser suite's world: a real Clarion server in-process (SQLite in a
+ * temporary directory, the demo agent), and in front of it one origin that
+ * serves the built web app through `registerWebApp` and passes `/api`,
+ * `/auth`, `/mcp` (and the events WebSocket) through to Clarion unchanged, so
+ * the cookie, same-origin checks and events behave as when Clarion serves the
+ * app itself. Chromium is Debian's, driven by playwright-core.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { Hono } from 'hono';
+import { chromium, type Browser } from 'playwright-core';
+import { loadAgentProfiles } from '../../../src/agents/profiles.js';
+import type { Config } from '../../../src/config.js';
+import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
+import { silentLogger } from '../../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../../src/server.js';
+
+export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
+export const WEB_ROOT = resolve(import.meta.dirname, '../../../dist/web');
+export const ARTIFACTS = resolve(import.meta.dirname, '../../../dist/test-artifacts');
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export interface World {
+  clarion: RunningServer;
+  /** The origin the browser uses. */
+  origin: string;
+  /** The one-time sign-in link, rewritten to `origin`. */
+  signInUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startWorld(): Promise<World> {
+  const dataDir = await mkdtemp(join(tmpdir(), 'clarion-browser-'));
+  const config: Config = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir,
+    database: { driver: 'sqlite', dataDir },
+    logLevel: 'silent',
+    adminToken: ADMIN_TOKEN,
+    publicOrigin: undefined,
+    agentProfiles: loadAgentProfiles({}),
+  };
+  const clarion = await startServer(config, silentLogger);
+  const upstream = new URL(clarion.url);
+  const front = await startFrontDoor(upstream);
+  const origin = `http://127.0.0.1:${String((front.address() as { port: number }).port)}`;
+  const signIn = new URL(clarion.signInUrl);
+  return {
+    clarion,
+    origin,
+    signInUrl: `${origin}${signIn.pathname}${signIn.search}`,
+    async close() {
+      await new Promise<void>((done) => {
+        front.close(() => {
+          done();
+        });
+        front.closeAllConnections();
+      });
+      await clarion.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function startFrontDoor(upstream: URL): Promise<Server> {
+  const web = new Hono();
+  registerWebApp(web, { root: WEB_ROOT });
+  const serveWeb = getRequestListener(web.fetch);
+  const sockets = new Set<{ destroy(): void }>();
+
+  const server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://front').pathname;
+    if (!isReservedPath(path)) {
+      void serveWeb(req, res);
+      return;
+    }
+    const proxied = httpRequest(
+      {
+        host: upstream.hostname,
+        port: upstream.port,
+        method: req.method,
+        path: req.url,
+        headers: req.headers,
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    proxied.on('error', () => {
+      res.destroy();
+    });
+    req.pipe(proxied);
+  });
+
+  server.on('upgrade', (req: IncomingMessage, socket, head) => {
+    const target = connect(Number(upstream.port), upstream.hostname, () => {
+      const lines = [`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1`];
+      for (let i = 0; i < req.rawHeaders.length; i += 2) {
+        lines.push(`${req.rawHeaders[i] ?? ''}: ${req.rawHeaders[i + 1] ?? ''}`);
+      }
+      target.write(`${lines.join('\r\n')}\r\n\r\n`);
+      if (head.length > 0) target.write(head);
+      socket.pipe(target);
+      target.pipe(socket);
+    });
+    sockets.add(target);
+    sockets.add(socket);
+    const end = () => {
+      target.destroy();
+      socket.destroy();
+    };
+    target.on('error', end);
+    socket.on('error', end);
+    target.on('close', end);
+    socket.on('close', end);
+  });
+  server.on('close', () => {
+    for (const socket of sockets) socket.destroy();
+  });
+
+  return new Promise((done, fail) => {
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      done(server);
+    });
+  });
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: CHROMIUM_ARGS,
+    timeout: 60_000,
+  });
+}
+
+/** REST as a script would call it, with the admin bearer token. */
+export async function api<T>(
+  world: World,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const response = await fetch(`${world.clarion.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok)
+    throw new Error(`${method} ${path}: ${String(response.status)} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+export interface CreatedTask {
+  task: { id: string; title: string };
+  session: { id: string };
+}
+
+/** A task whose first prompt drives the demo agent; resolves once its question is pending. */
+export async function askingTask(
+  world: World,
+  title: string,
+  prompt: string,
+): Promise<CreatedTask> {
+  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title, prompt });
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const pending = await api<{ bundles: { session_id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/pending',
+    );
+    if (pending.bundles.some((bundle) => bundle.session_id === created.session.id)) return created;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`no question from ${prompt} within 30 s`);
+}

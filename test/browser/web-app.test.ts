@@ -1,0 +1,80 @@
+/** `registerWebApp` through `app.request()`: files, fallback, caching, and the prefixes it never shadows. */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Hono } from 'hono';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registerWebApp, resolveInside } from '../../src/http/web-app.js';
+
+describe('registerWebApp', () => {
+  let root: string;
+  let app: Hono;
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'clarion-web-'));
+    await mkdir(join(root, 'assets'));
+    await writeFile(join(root, 'index.html'), '<!doctype html><title>app</title>');
+    await writeFile(join(root, 'assets', 'index-abc123.js'), 'console.log(1)');
+    await writeFile(join(root, 'assets', 'index-abc123.css'), 'body{}');
+    app = new Hono();
+    registerWebApp(app, { root });
+    // Registered after the web app on purpose: the prefixes must still reach them.
+    app.get('/api/v1/me', (c) => c.json({ me: true }));
+    app.get('/healthz', (c) => c.json({ ok: true }));
+    app.get('/auth/sign-in', (c) => c.text('sign-in'));
+  });
+
+  afterAll(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('serves index.html at / and for client routes, never cached', async () => {
+    for (const path of ['/', '/sessions/abc', '/anything/deep']) {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('no-store');
+      expect(await response.text()).toContain('<title>app</title>');
+    }
+  });
+
+  it('serves hashed assets with their type and a long cache', async () => {
+    const js = await app.request('/assets/index-abc123.js');
+    expect(js.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(js.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const css = await app.request('/assets/index-abc123.css');
+    expect(css.headers.get('content-type')).toBe('text/css; charset=utf-8');
+  });
+
+  it('answers 404 for a missing asset instead of the app', async () => {
+    expect((await app.request('/assets/missing.js')).status).toBe(404);
+    expect((await app.request('/favicon.ico')).status).toBe(404);
+  });
+
+  it('never shadows the server prefixes', async () => {
+    expect(await (await app.request('/api/v1/me')).json()).toEqual({ me: true });
+    expect(await (await app.request('/healthz')).json()).toEqual({ ok: true });
+    expect(await (await app.request('/auth/sign-in')).text()).toBe('sign-in');
+    for (const path of ['/api/v1/unknown', '/mcp', '/debug/vars', '/metrics', '/auth/other']) {
+      const response = await app.request(path);
+      expect(response.status, path).toBe(404);
+      expect(response.headers.get('content-type') ?? '', path).not.toContain('text/html');
+    }
+  });
+
+  it('does not serve POSTs or paths outside the root', async () => {
+    expect((await app.request('/', { method: 'POST' })).status).toBe(404);
+    // URL parsing folds the dots away; what remains is a client route, never the file.
+    const escaped = await app.request('/%2e%2e/%2e%2e/etc/passwd');
+    expect(await escaped.text()).toContain('<title>app</title>');
+    expect(resolveInside(root, '/../secret')).toBeUndefined();
+    expect(resolveInside(root, '/%2e%2e/secret')).toBeUndefined();
+    expect(resolveInside(root, '/assets/a.js')).toBe(join(root, 'assets', 'a.js'));
+  });
+
+  it('answers HEAD without a body', async () => {
+    const response = await app.request('/sessions/x', { method: 'HEAD' });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+  });
+});

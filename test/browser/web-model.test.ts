@@ -1,0 +1,334 @@
+/**
+ * The web app's framework-free core in Node: the read model's ordering rules
+ * (row versions, session revisions, snapshot races), `postClarification`'s
+ * outcome mapping and deadline, and the late-answer formatter and key.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  admissionKeyFor,
+  formatLateAnswer,
+  memoryKeyStore,
+  releaseAdmissionKey,
+} from '../../web/src/model/late-answer.js';
+import {
+  activeBundleOfSession,
+  activeBundles,
+  initialState,
+  transitions,
+  type ModelState,
+} from '../../web/src/model/read-model.js';
+import { parseRespondOk, postClarification, type Timers } from '../../web/src/model/respond.js';
+import type { ClarionEvent, MessageView, PendingBundle } from '../../web/src/model/types.js';
+
+const S = 'session-1';
+const T = 'task-1';
+const P = 'pending-1';
+
+function ts(n: number): string {
+  return `2026-01-01T00:00:${String(n).padStart(2, '0')}.000000000Z`;
+}
+
+function row(status: string, updated: number, extra: Record<string, unknown> = {}): MessageView {
+  return {
+    id: 'row-1',
+    session_id: S,
+    task_id: T,
+    turn_id: 'turn-1',
+    type: 'clarification_request',
+    author: 'agent',
+    content: 'Which?',
+    metadata: {
+      pending_id: P,
+      question_id: 'q1',
+      question: {
+        id: 'q1',
+        title: 'T',
+        prompt: 'Which?',
+        multi_select: false,
+        options: [
+          { option_id: 'a', label: 'Alpha', description: 'first' },
+          { option_id: 'b', label: 'Beta', description: 'second' },
+        ],
+      },
+      question_index: 0,
+      question_total: 1,
+      context: '',
+      status,
+      ...extra,
+    },
+    requests_input: true,
+    created_at: ts(1),
+    updated_at: ts(updated),
+  };
+}
+
+function event(
+  type: 'message.added' | 'message.updated',
+  message: MessageView,
+  revision: number,
+  pending: ClarionEvent['pending_action'],
+): ClarionEvent {
+  return { type, message, revision, pending_action: pending, session_id: S, task_id: T };
+}
+
+const snapshotBundle: PendingBundle = {
+  pending_id: P,
+  task_id: T,
+  session_id: S,
+  created_at: ts(1),
+  context: '',
+  detached: false,
+  questions: [
+    {
+      question_id: 'q1',
+      title: 'T',
+      prompt: 'Which?',
+      multi_select: false,
+      status: 'pending',
+      options: [{ option_id: 'a', label: 'Alpha', description: 'first' }],
+    },
+  ],
+};
+
+function subscribed(): ModelState {
+  return transitions.subscribed(initialState());
+}
+
+describe('the read model', () => {
+  it('shows a bundle from the pending snapshot', () => {
+    const state = transitions.pendingSnapshot(subscribed(), [snapshotBundle]);
+    expect(activeBundles(state).map((bundle) => bundle.pending_id)).toEqual([P]);
+  });
+
+  it('never lets a snapshot that raced an answer resurrect the question', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.updated', row('answered', 5), 7, null));
+    state = transitions.pendingSnapshot(state, [snapshotBundle]);
+    expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('never lets an older event resurrect an answered question', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.updated', row('answered', 5), 7, null));
+    state = transitions.event(state, event('message.added', row('pending', 3), 5, 'clarification'));
+    expect(activeBundles(state)).toEqual([]);
+    expect(state.sessions[S]?.revision).toBe(7);
+    expect(state.sessions[S]?.pending_action).toBeNull();
+  });
+
+  it('shows a newer restore to pending', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.event(state, event('message.updated', row('answered', 5), 5, null));
+    expect(activeBundles(state)).toEqual([]);
+    state = transitions.event(
+      state,
+      event('message.updated', row('pending', 6), 6, 'clarification'),
+    );
+    expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
+  });
+
+  it('hides a bundle once a newer turn starts in its session', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    const next: MessageView = {
+      ...row('pending', 9),
+      id: 'row-2',
+      type: 'message',
+      turn_id: 'turn-2',
+      metadata: {},
+      created_at: ts(9),
+    };
+    state = transitions.event(state, event('message.added', next, 9, 'clarification'));
+    expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('hides bundles of terminal sessions', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.event(state, {
+      type: 'session.state_changed',
+      state: 'cancelled',
+      revision: 4,
+      pending_action: 'clarification',
+      session_id: S,
+      task_id: T,
+    });
+    expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('retires a bundle learned before a reconnect when the new snapshot lacks it', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.subscribed(state);
+    state = transitions.pendingSnapshot(state, []);
+    expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('keeps a bundle learned after the subscription even if the snapshot lacks it', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.pendingSnapshot(state, []);
+    expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
+  });
+
+  it('retires locally after a response, and a stale pending event does not undo it', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.retireBundle(state, P, 'answered', ts(4));
+    expect(activeBundles(state)).toEqual([]);
+    state = transitions.event(
+      state,
+      event('message.updated', row('pending', 2), 2, 'clarification'),
+    );
+    expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('waits for every question of a bundle before showing it', () => {
+    const state = transitions.event(
+      subscribed(),
+      event('message.added', row('pending', 1, { question_total: 2 }), 3, 'clarification'),
+    );
+    expect(activeBundles(state)).toEqual([]);
+  });
+});
+
+function response(status: number, body: unknown): Response {
+  return new Response(typeof body === 'string' ? body : JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json' },
+  });
+}
+
+const OK = {
+  claimed: true,
+  status: 'answered',
+  response: {
+    pending_id: P,
+    answers: [{ question_id: 'q1', selected_options: ['a'], custom_text: '' }],
+    rejected: false,
+    reject_reason: '',
+    responded_at: ts(3),
+  },
+};
+
+function countingTimers() {
+  const state = { set: 0, cleared: 0, fire: undefined as (() => void) | undefined };
+  const timers: Timers = {
+    setTimeout: (callback) => {
+      state.set++;
+      state.fire = callback;
+      return state.set;
+    },
+    clearTimeout: () => {
+      state.cleared++;
+    },
+  };
+  return { state, timers };
+}
+
+describe('postClarification', () => {
+  it.each([
+    [200, OK, 'resolved'],
+    [200, { ...OK, claimed: false }, 'resolved'],
+    [409, { code: 'not_active' }, 'not_active'],
+    [503, { code: 'temporarily_unavailable' }, 'retryable'],
+    [500, { code: 'internal' }, 'retryable'],
+    [502, 'bad gateway', 'retryable'],
+    [200, '{"claimed":', 'retryable'],
+    [200, { claimed: true }, 'retryable'],
+    [404, { code: 'not_found' }, 'refused'],
+    [400, { code: 'invalid_request' }, 'refused'],
+  ] as const)('maps %i %j to %s and clears its deadline', async (status, body, kind) => {
+    const { state, timers } = countingTimers();
+    const outcome = await postClarification(
+      P,
+      { rejected: true },
+      {
+        timers,
+        fetchImpl: () => Promise.resolve(response(status, body)),
+      },
+    );
+    expect(outcome.kind).toBe(kind);
+    expect(state).toMatchObject({ set: 1, cleared: 1 });
+  });
+
+  it('treats a network error as retryable', async () => {
+    const { state, timers } = countingTimers();
+    const outcome = await postClarification(
+      P,
+      {},
+      {
+        timers,
+        fetchImpl: () => Promise.reject(new TypeError('Failed to fetch')),
+      },
+    );
+    expect(outcome).toEqual({ kind: 'retryable', reason: 'network' });
+    expect(state.cleared).toBe(1);
+  });
+
+  it('aborts at the deadline and reports a timeout', async () => {
+    const { state, timers } = countingTimers();
+    let seen: AbortSignal | undefined;
+    const pending = postClarification(
+      P,
+      {},
+      {
+        timers,
+        deadlineMs: 5,
+        fetchImpl: (_input, init) =>
+          new Promise((_resolve, reject) => {
+            seen = init?.signal ?? undefined;
+            init?.signal?.addEventListener('abort', () => {
+              reject(new DOMException('aborted', 'AbortError'));
+            });
+          }),
+      },
+    );
+    state.fire?.();
+    await expect(pending).resolves.toEqual({ kind: 'retryable', reason: 'timeout' });
+    expect(seen?.aborted).toBe(true);
+    expect(state.cleared).toBe(1);
+  });
+
+  it('refuses a 200 body for another bundle', () => {
+    expect(
+      parseRespondOk({ ...OK, response: { ...OK.response, pending_id: 'other' } }, P),
+    ).toBeUndefined();
+    expect(parseRespondOk(OK, P)?.response.answers).toEqual(OK.response.answers);
+  });
+});
+
+describe('late answers', () => {
+  it('formats prompts with the chosen labels and custom text as plain text', () => {
+    const text = formatLateAnswer({
+      pendingId: P,
+      taskId: T,
+      sessionId: S,
+      questions: [
+        {
+          question_id: 'q1',
+          prompt: 'Which runner?',
+          options: [{ option_id: 'h', label: 'Hosted', description: '' }],
+        },
+        { question_id: 'q2', prompt: 'Anything else?', options: [] },
+      ],
+      answers: [
+        { question_id: 'q1', selected_options: ['h'], custom_text: '' },
+        { question_id: 'q2', selected_options: [], custom_text: ' keep it small ' },
+      ],
+    });
+    expect(text).toBe('Which runner?\nHosted\n\nAnything else?\nkeep it small');
+  });
+
+  it('keeps one admission key per scope until released', () => {
+    const store = memoryKeyStore();
+    let n = 0;
+    const random = () => `r${String(++n)}`;
+    const first = admissionKeyFor(store, `late:${P}`, random);
+    expect(admissionKeyFor(store, `late:${P}`, random)).toBe(first);
+    releaseAdmissionKey(store, `late:${P}`);
+    expect(admissionKeyFor(store, `late:${P}`, random)).not.toBe(first);
+    expect(first.length).toBeLessThanOrEqual(128);
+  });
+});

@@ -1,0 +1,32 @@
+/** A two-route history router: `/` (inbox) and `/sessions/:id`. */
+import { useSyncExternalStore } from 'react';
+
+export type Route = { name: 'inbox' } | { name: 'session'; sessionId: string };
+
+export function parseRoute(pathname: string): Route {
+  const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
+  if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
+  return { name: 'inbox' };
+}
+
+const listeners = new Set<() => void>();
+
+function subscribe(listener: () => void): () => void {
+  listeners.add(listener);
+  window.addEventListener('popstate', listener);
+  return () => {
+    listeners.delete(listener);
+    window.removeEventListener('popstate', listener);
+  };
+}
+
+export function navigate(path: string): void {
+  if (window.location.pathname === path) return;
+  window.history.pushState(null, '', path);
+  for (const listener of [...listeners]) listener();
+}
+
+export function useRoute(): Route {
+  const pathname = useSyncExternalStore(subscribe, () => window.location.pathname);
+  return parseRoute(pathname);
+}

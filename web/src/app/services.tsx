@@ -1,0 +1,80 @@
+/**
+ * The app's long-lived services (read model, sync, API client, key store,
+ * config), created once per page and handed to components through context.
+ */
+import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
+import { createApiClient, type ApiClient } from '../model/api.js';
+import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
+import { ReadModel, type ModelState } from '../model/read-model.js';
+import { ModelSync, type SocketLike } from '../model/sync.js';
+import { readConfig, type WebConfig } from './config.js';
+
+export interface Services {
+  model: ReadModel;
+  sync: ModelSync;
+  api: ApiClient;
+  keyStore: KeyStore;
+  config: WebConfig;
+}
+
+function browserKeyStore(): KeyStore {
+  try {
+    const probe = 'clarion.probe';
+    window.sessionStorage.setItem(probe, '1');
+    window.sessionStorage.removeItem(probe);
+    return window.sessionStorage;
+  } catch {
+    return memoryKeyStore();
+  }
+}
+
+export function createServices(): Services {
+  const model = new ReadModel();
+  const api = createApiClient();
+  const sync = new ModelSync({
+    model,
+    api,
+    openSocket: () => {
+      const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+      const socket = new WebSocket(`${scheme}//${window.location.host}/api/v1/events`);
+      const adapter: SocketLike = {
+        onopen: null,
+        onmessage: null,
+        onclose: null,
+        onerror: null,
+        send: (data) => {
+          socket.send(data);
+        },
+        close: () => {
+          socket.close();
+        },
+      };
+      socket.onopen = (event) => adapter.onopen?.(event);
+      socket.onmessage = (event) => adapter.onmessage?.({ data: event.data });
+      socket.onclose = (event) => adapter.onclose?.(event);
+      socket.onerror = (event) => adapter.onerror?.(event);
+      return adapter;
+    },
+  });
+  return { model, sync, api, keyStore: browserKeyStore(), config: readConfig() };
+}
+
+const ServicesContext = createContext<Services | undefined>(undefined);
+
+export function ServicesProvider(props: { services: Services; children: ReactNode }) {
+  return (
+    <ServicesContext.Provider value={props.services}>{props.children}</ServicesContext.Provider>
+  );
+}
+
+export function useServices(): Services {
+  const services = useContext(ServicesContext);
+  if (!services) throw new Error('ServicesProvider is missing');
+  return services;
+}
+
+/** The read model's current state; re-renders on every change. */
+export function useModelState(): ModelState {
+  const { model } = useServices();
+  return useSyncExternalStore(model.subscribe, model.getState, model.getState);
+}

@@ -1,0 +1,107 @@
+/** The shell: sign-in check, header with connection state and language switch, routes. */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { navigate, useRoute } from '../app/router.js';
+import { useModelState, useServices } from '../app/services.js';
+import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
+import { setLanguage } from '../i18n/index.js';
+import { Inbox } from './inbox.js';
+import { SessionView } from './session-view.js';
+
+type Auth = 'checking' | 'signed_in' | 'signed_out';
+
+export function App() {
+  const { t } = useTranslation();
+  const { api, sync } = useServices();
+  const [auth, setAuth] = useState<Auth>('checking');
+  const route = useRoute();
+
+  useEffect(() => {
+    let cancelled = false;
+    void api.me().then((result) => {
+      if (cancelled) return;
+      setAuth(result.ok ? 'signed_in' : 'signed_out');
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [api]);
+
+  useEffect(() => {
+    if (auth !== 'signed_in') return;
+    sync.start();
+    return () => {
+      sync.stop();
+    };
+  }, [auth, sync]);
+
+  return (
+    <div className="app">
+      <a className="skip-link" href="#main">
+        {t('app.skipToContent')}
+      </a>
+      <header className="app-header">
+        <a
+          href="/"
+          className="brand"
+          onClick={(event) => {
+            event.preventDefault();
+            navigate('/');
+          }}
+        >
+          {t('app.title')}
+        </a>
+        {auth === 'signed_in' ? <ConnectionBadge /> : null}
+        <LanguageSwitch />
+      </header>
+      <main id="main" className="app-main">
+        {auth === 'checking' ? <p className="muted">{t('app.loading')}</p> : null}
+        {auth === 'signed_out' ? (
+          <section className="sign-in" data-testid="sign-in">
+            <h1 className="page-title">{t('app.signInTitle')}</h1>
+            <p>{t('app.signInBody')}</p>
+          </section>
+        ) : null}
+        {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
+        {auth === 'signed_in' && route.name === 'session' ? (
+          <SessionView key={route.sessionId} sessionId={route.sessionId} />
+        ) : null}
+      </main>
+    </div>
+  );
+}
+
+function ConnectionBadge() {
+  const { t } = useTranslation();
+  const { connection } = useModelState();
+  const label = { live: t('app.live'), connecting: t('app.connecting'), offline: t('app.offline') }[
+    connection
+  ];
+  return (
+    <span className="connection" data-testid="connection" data-state={connection} role="status">
+      {label}
+    </span>
+  );
+}
+
+function LanguageSwitch() {
+  const { t, i18n } = useTranslation();
+  return (
+    <label className="language-switch">
+      <span className="sr-only">{t('app.language')}</span>
+      <select
+        data-testid="language-switch"
+        value={i18n.resolvedLanguage ?? 'en'}
+        onChange={(event) => {
+          void setLanguage(event.target.value as Language);
+        }}
+      >
+        {LANGUAGES.map((language) => (
+          <option key={language} value={language}>
+            {LANGUAGE_NAMES[language]}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

@@ -1,0 +1,118 @@
+/**
+ * The REST client: one function per route, typed results, no exceptions for
+ * HTTP or network failures. The browser authenticates with the HttpOnly
+ * cookie, so every request is same-origin with `credentials: 'same-origin'`
+ * and state-changing ones carry JSON (the server refuses anything else).
+ */
+import type { MessageView, PendingBundle, QueueItemView, SessionView, TaskView } from './types.js';
+
+export type ApiFailure =
+  | { ok: false; kind: 'http'; status: number; code: string; error: string; details?: unknown }
+  | { ok: false; kind: 'network'; error: string };
+
+export type ApiResult<T> = { ok: true; status: number; value: T } | ApiFailure;
+
+export interface Me {
+  user: { id: string; name: string; is_admin: boolean };
+  kind: string;
+}
+
+export type AdmissionOutcome =
+  { outcome: 'sent'; message: MessageView } | { outcome: 'queued'; item: QueueItemView };
+
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ApiClient {
+  me(): Promise<ApiResult<Me>>;
+  tasks(): Promise<ApiResult<{ tasks: TaskView[] }>>;
+  sessions(taskId: string): Promise<ApiResult<{ sessions: SessionView[] }>>;
+  pending(
+    cursor?: string,
+  ): Promise<ApiResult<{ bundles: PendingBundle[]; next_cursor: string | null }>>;
+  messages(
+    sessionId: string,
+    cursor?: string,
+  ): Promise<ApiResult<{ messages: MessageView[]; next_cursor: string | null }>>;
+  sendMessage(
+    sessionId: string,
+    text: string,
+    admissionKey: string,
+  ): Promise<ApiResult<AdmissionOutcome>>;
+  queue(sessionId: string): Promise<ApiResult<{ items: QueueItemView[] }>>;
+  removeQueued(sessionId: string, itemId: string): Promise<ApiResult<unknown>>;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export async function request<T>(
+  fetchImpl: FetchLike,
+  path: string,
+  init: RequestInit = {},
+): Promise<ApiResult<T>> {
+  let response: Response;
+  try {
+    response = await fetchImpl(path, {
+      credentials: 'same-origin',
+      ...init,
+      headers: {
+        accept: 'application/json',
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...(init.headers as Record<string, string> | undefined),
+      },
+    });
+  } catch (error) {
+    return {
+      ok: false,
+      kind: 'network',
+      error: error instanceof Error ? error.message : String(error),
+    };
+  }
+  let body: unknown;
+  try {
+    body = await response.json();
+  } catch {
+    body = undefined;
+  }
+  if (!response.ok) {
+    const record = isRecord(body) ? body : {};
+    return {
+      ok: false,
+      kind: 'http',
+      status: response.status,
+      code: typeof record.code === 'string' ? record.code : 'unknown',
+      error: typeof record.error === 'string' ? record.error : response.statusText,
+      details: record.details,
+    };
+  }
+  return { ok: true, status: response.status, value: body as T };
+}
+
+export function createApiClient(
+  fetchImpl: FetchLike = (input, init) => fetch(input, init),
+): ApiClient {
+  const enc = encodeURIComponent;
+  return {
+    me: () => request(fetchImpl, '/api/v1/me'),
+    tasks: () => request(fetchImpl, '/api/v1/tasks'),
+    sessions: (taskId) => request(fetchImpl, `/api/v1/tasks/${enc(taskId)}/sessions`),
+    pending: (cursor) =>
+      request(fetchImpl, `/api/v1/pending?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+    messages: (sessionId, cursor) =>
+      request(
+        fetchImpl,
+        `/api/v1/sessions/${enc(sessionId)}/messages?limit=200${cursor ? `&cursor=${enc(cursor)}` : ''}`,
+      ),
+    sendMessage: (sessionId, text, admissionKey) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/messages`, {
+        method: 'POST',
+        body: JSON.stringify({ text, admission_key: admissionKey }),
+      }),
+    queue: (sessionId) => request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue`),
+    removeQueued: (sessionId, itemId) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
+        method: 'DELETE',
+      }),
+  };
+}

@@ -1,0 +1,511 @@
+/**
+ * The browser's realtime read model: tasks, sessions, transcripts and
+ * clarification bundles as last reported by the server. Framework-free; React
+ * reads it through `useSyncExternalStore` (`subscribe` + `getState`).
+ *
+ * It never decides what is pending on its own authority; it only orders what
+ * the server said:
+ * - a row (message or question) is replaced only by a strictly newer
+ *   `updated_at` (RFC 3339, nine fractional digits, so strings compare);
+ * - a session's `state` and `pending_action` only by a strictly higher
+ *   `revision`;
+ * - snapshot rows carry no version and never override a row an event reported,
+ *   so a snapshot read before an answer cannot resurrect the answered question;
+ * - a bundle learned before the current subscription and missing from its
+ *   pending snapshot was retired while we were away and stays hidden until a
+ *   newer version of its rows says otherwise.
+ */
+import {
+  CLARIFICATION_TYPE,
+  type ClarionEvent,
+  type MessageView,
+  type PendingAction,
+  type PendingBundle,
+  type QuestionOption,
+  type RowStatus,
+  type SessionState,
+  type SessionView,
+  type TaskView,
+} from './types.js';
+
+/** The lowest possible row version: what a snapshot row without a version counts as. */
+const NO_VERSION = '';
+
+export interface BundleQuestion {
+  question_id: string;
+  title: string;
+  prompt: string;
+  multi_select: boolean;
+  options: QuestionOption[];
+  status: RowStatus;
+  index: number;
+  /** `updated_at` of the row this came from; `''` for snapshot data. */
+  version: string;
+}
+
+export interface BundleState {
+  pending_id: string;
+  task_id: string;
+  session_id: string;
+  turn_id: string | undefined;
+  created_at: string;
+  context: string;
+  detached: boolean;
+  total: number;
+  questions: Record<string, BundleQuestion>;
+  /** The subscription generation that last confirmed this bundle. */
+  generation: number;
+}
+
+export interface SessionEntry {
+  id: string;
+  task_id: string;
+  agent_profile: string | undefined;
+  state: SessionState | undefined;
+  /** Highest revision applied to `state`/`pending_action`; -1 when unknown. */
+  revision: number;
+  pending_action: PendingAction | undefined;
+  latest_turn: { turn_id: string; created_at: string } | undefined;
+  created_at: string;
+  messages: Record<string, MessageView>;
+  messages_loaded: boolean;
+}
+
+export type ConnectionState = 'connecting' | 'live' | 'offline';
+
+export interface ModelState {
+  connection: ConnectionState;
+  /** Bumped on each (re)subscription; bundles from older generations need a snapshot's confirmation. */
+  generation: number;
+  tasks: Record<string, TaskView>;
+  sessions: Record<string, SessionEntry>;
+  bundles: Record<string, BundleState>;
+  /** Bumped when this client changed a session's queue; queue lists reload on it. */
+  queueTicks: Record<string, number>;
+}
+
+export const TERMINAL_STATES: readonly SessionState[] = ['completed', 'failed', 'cancelled'];
+
+export function isNewer(candidate: string, known: string): boolean {
+  return candidate > known;
+}
+
+function emptySession(id: string, taskId: string): SessionEntry {
+  return {
+    id,
+    task_id: taskId,
+    agent_profile: undefined,
+    state: undefined,
+    revision: -1,
+    pending_action: undefined,
+    latest_turn: undefined,
+    created_at: '',
+    messages: {},
+    messages_loaded: false,
+  };
+}
+
+const ROW_STATUSES: ReadonlySet<string> = new Set([
+  'pending',
+  'answered',
+  'rejected',
+  'expired',
+  'cancelled',
+]);
+
+function asString(value: unknown, fallback = ''): string {
+  return typeof value === 'string' ? value : fallback;
+}
+
+/** The question a `clarification_request` row carries, or `undefined` when it is malformed. */
+export function questionOfRow(message: MessageView):
+  | {
+      pendingId: string;
+      question: BundleQuestion;
+      total: number;
+      context: string;
+      detached: boolean;
+    }
+  | undefined {
+  if (message.type !== CLARIFICATION_TYPE) return undefined;
+  const meta = message.metadata;
+  const pendingId = asString(meta.pending_id);
+  const raw = meta.question;
+  if (pendingId === '' || typeof raw !== 'object' || raw === null) return undefined;
+  const question = raw as Record<string, unknown>;
+  const options = Array.isArray(question.options)
+    ? (question.options as unknown[]).flatMap((value): QuestionOption[] => {
+        if (typeof value !== 'object' || value === null) return [];
+        const option = value as Record<string, unknown>;
+        const id = asString(option.option_id);
+        return id === ''
+          ? []
+          : [
+              {
+                option_id: id,
+                label: asString(option.label),
+                description: asString(option.description),
+              },
+            ];
+      })
+    : [];
+  const status = asString(meta.status, 'pending');
+  const questionId = asString(meta.question_id, asString(question.id));
+  if (questionId === '') return undefined;
+  return {
+    pendingId,
+    total: typeof meta.question_total === 'number' ? meta.question_total : 1,
+    context: asString(meta.context),
+    detached: meta.agent_disconnected === true,
+    question: {
+      question_id: questionId,
+      title: asString(question.title),
+      prompt: asString(question.prompt, message.content),
+      multi_select: question.multi_select === true,
+      options,
+      status: ROW_STATUSES.has(status) ? (status as RowStatus) : 'pending',
+      index: typeof meta.question_index === 'number' ? meta.question_index : 0,
+      version: message.updated_at,
+    },
+  };
+}
+
+/** Pure transitions of the model; each returns the same object when nothing changed. */
+export const transitions = {
+  connection(state: ModelState, connection: ConnectionState): ModelState {
+    return state.connection === connection ? state : { ...state, connection };
+  },
+
+  subscribed(state: ModelState): ModelState {
+    return { ...state, connection: 'live', generation: state.generation + 1 };
+  },
+
+  tasks(state: ModelState, tasks: readonly TaskView[]): ModelState {
+    const next: Record<string, TaskView> = {};
+    for (const task of tasks) {
+      const known = state.tasks[task.id];
+      next[task.id] = known && !isNewer(task.updated_at, known.updated_at) ? known : task;
+    }
+    return { ...state, tasks: next };
+  },
+
+  sessions(state: ModelState, sessions: readonly SessionView[]): ModelState {
+    let result = state;
+    for (const view of sessions) {
+      const known = result.sessions[view.id] ?? emptySession(view.id, view.task_id);
+      const newer = view.revision > known.revision;
+      const entry: SessionEntry = {
+        ...known,
+        agent_profile: view.agent_profile,
+        created_at: view.created_at,
+        ...(newer ? { state: view.state, revision: view.revision } : {}),
+      };
+      result = { ...result, sessions: { ...result.sessions, [view.id]: entry } };
+    }
+    return result;
+  },
+
+  /** A snapshot of every active bundle the caller can see, fetched after subscribing. */
+  pendingSnapshot(state: ModelState, bundles: readonly PendingBundle[]): ModelState {
+    const nextBundles: Record<string, BundleState> = { ...state.bundles };
+    const seen = new Set<string>();
+    for (const bundle of bundles) {
+      seen.add(bundle.pending_id);
+      const known = nextBundles[bundle.pending_id];
+      const questions: Record<string, BundleQuestion> = { ...known?.questions };
+      bundle.questions.forEach((question, index) => {
+        // Snapshot rows carry no version: they only fill what no event has reported.
+        questions[question.question_id] ??= {
+          question_id: question.question_id,
+          title: question.title,
+          prompt: question.prompt,
+          multi_select: question.multi_select,
+          options: question.options,
+          status: question.status,
+          index,
+          version: NO_VERSION,
+        };
+      });
+      nextBundles[bundle.pending_id] = {
+        pending_id: bundle.pending_id,
+        task_id: bundle.task_id,
+        session_id: bundle.session_id,
+        turn_id: known?.turn_id,
+        created_at: bundle.created_at,
+        context: bundle.context,
+        detached: bundle.detached || (known?.detached ?? false),
+        total: bundle.questions.length,
+        questions,
+        generation: state.generation,
+      };
+    }
+    // Learned before this subscription and not active now: retired while we were away.
+    for (const [id, bundle] of Object.entries(nextBundles)) {
+      if (seen.has(id) || bundle.generation >= state.generation) continue;
+      nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
+    }
+    let result: ModelState = { ...state, bundles: nextBundles };
+    for (const bundle of bundles) {
+      if (!result.sessions[bundle.session_id]) {
+        result = {
+          ...result,
+          sessions: {
+            ...result.sessions,
+            [bundle.session_id]: emptySession(bundle.session_id, bundle.task_id),
+          },
+        };
+      }
+    }
+    return result;
+  },
+
+  /** A page of a session's transcript, fetched after subscribing. */
+  messages(
+    state: ModelState,
+    sessionId: string,
+    messages: readonly MessageView[],
+    complete: boolean,
+  ): ModelState {
+    let result = state;
+    for (const message of messages) result = applyMessage(result, message);
+    const session = result.sessions[sessionId];
+    if (session && complete && !session.messages_loaded) {
+      result = {
+        ...result,
+        sessions: { ...result.sessions, [sessionId]: { ...session, messages_loaded: true } },
+      };
+    }
+    return result;
+  },
+
+  event(state: ModelState, event: ClarionEvent): ModelState {
+    let result = state;
+    const known =
+      result.sessions[event.session_id] ?? emptySession(event.session_id, event.task_id);
+    if (event.revision > known.revision) {
+      result = {
+        ...result,
+        sessions: {
+          ...result.sessions,
+          [event.session_id]: {
+            ...known,
+            revision: event.revision,
+            pending_action: event.pending_action,
+            ...(event.type === 'session.state_changed' ? { state: event.state } : {}),
+          },
+        },
+      };
+    } else if (!result.sessions[event.session_id]) {
+      result = { ...result, sessions: { ...result.sessions, [event.session_id]: known } };
+    }
+    if (event.type === 'message.added' || event.type === 'message.updated') {
+      result = applyMessage(result, event.message);
+    }
+    return result;
+  },
+
+  queueTouched(state: ModelState, sessionId: string): ModelState {
+    return {
+      ...state,
+      queueTicks: { ...state.queueTicks, [sessionId]: (state.queueTicks[sessionId] ?? 0) + 1 },
+    };
+  },
+
+  /**
+   * What this client learned from its own respond call: the bundle is settled
+   * as of `version` (the response's `responded_at`, or the newest version we
+   * know for a 409). Newer server rows still win, e.g. a restore to pending.
+   */
+  retireBundle(
+    state: ModelState,
+    pendingId: string,
+    status: RowStatus,
+    version?: string,
+  ): ModelState {
+    const bundle = state.bundles[pendingId];
+    if (!bundle) return state;
+    const at =
+      version !== undefined && isNewer(version, maxVersion(bundle)) ? version : maxVersion(bundle);
+    return {
+      ...state,
+      bundles: { ...state.bundles, [pendingId]: retireQuestions(bundle, status, at) },
+    };
+  },
+};
+
+function maxVersion(bundle: BundleState): string {
+  let max = NO_VERSION;
+  for (const question of Object.values(bundle.questions)) {
+    if (isNewer(question.version, max)) max = question.version;
+  }
+  return max;
+}
+
+function retireQuestions(bundle: BundleState, status: RowStatus, version: string): BundleState {
+  const questions: Record<string, BundleQuestion> = {};
+  for (const [id, question] of Object.entries(bundle.questions)) {
+    questions[id] =
+      question.status === 'pending' && !isNewer(question.version, version)
+        ? { ...question, status, version }
+        : question;
+  }
+  return { ...bundle, questions };
+}
+
+function applyMessage(state: ModelState, message: MessageView): ModelState {
+  const session =
+    state.sessions[message.session_id] ?? emptySession(message.session_id, message.task_id);
+  const known = session.messages[message.id];
+  if (known && !isNewer(message.updated_at, known.updated_at)) return state;
+  const latest =
+    session.latest_turn && !isNewer(message.created_at, session.latest_turn.created_at)
+      ? session.latest_turn
+      : { turn_id: message.turn_id, created_at: message.created_at };
+  let result: ModelState = {
+    ...state,
+    sessions: {
+      ...state.sessions,
+      [message.session_id]: {
+        ...session,
+        latest_turn: latest,
+        messages: { ...session.messages, [message.id]: message },
+      },
+    },
+  };
+  const row = questionOfRow(message);
+  if (row) {
+    const bundle: BundleState = result.bundles[row.pendingId] ?? {
+      pending_id: row.pendingId,
+      task_id: message.task_id,
+      session_id: message.session_id,
+      turn_id: message.turn_id,
+      created_at: message.created_at,
+      context: row.context,
+      detached: false,
+      total: row.total,
+      questions: {},
+      generation: state.generation,
+    };
+    const current = bundle.questions[row.question.question_id];
+    const questions =
+      current && !isNewer(row.question.version, current.version)
+        ? bundle.questions
+        : { ...bundle.questions, [row.question.question_id]: row.question };
+    result = {
+      ...result,
+      bundles: {
+        ...result.bundles,
+        [row.pendingId]: {
+          ...bundle,
+          turn_id: message.turn_id,
+          total: row.total,
+          context: row.context || bundle.context,
+          detached: bundle.detached || row.detached,
+          created_at:
+            bundle.created_at < message.created_at && bundle.created_at !== ''
+              ? bundle.created_at
+              : message.created_at,
+          questions,
+          generation: Math.max(bundle.generation, state.generation),
+        },
+      },
+    };
+  }
+  return result;
+}
+
+export function initialState(): ModelState {
+  return {
+    connection: 'connecting',
+    generation: 0,
+    tasks: {},
+    sessions: {},
+    bundles: {},
+    queueTicks: {},
+  };
+}
+
+/** Questions in asking order. */
+export function orderedQuestions(bundle: BundleState): BundleQuestion[] {
+  return Object.values(bundle.questions).sort((a, b) => a.index - b.index);
+}
+
+/**
+ * Whether a bundle can be answered now, as far as the server has told us:
+ * every question arrived and is pending, its session is neither terminal nor
+ * known to wait for something else, and no newer turn superseded it.
+ */
+export function isBundleActive(state: ModelState, bundle: BundleState): boolean {
+  const questions = Object.values(bundle.questions);
+  if (questions.length < bundle.total) return false;
+  if (!questions.every((question) => question.status === 'pending')) return false;
+  const session = state.sessions[bundle.session_id];
+  if (!session) return true;
+  if (session.state !== undefined && TERMINAL_STATES.includes(session.state)) return false;
+  if (session.pending_action !== undefined && session.pending_action !== 'clarification')
+    return false;
+  if (
+    bundle.turn_id !== undefined &&
+    session.latest_turn &&
+    session.latest_turn.turn_id !== bundle.turn_id
+  ) {
+    return false;
+  }
+  return true;
+}
+
+/** Every active bundle, at most one per session (the newest), newest activity first. */
+export function activeBundles(state: ModelState): BundleState[] {
+  const bySession = new Map<string, BundleState>();
+  for (const bundle of Object.values(state.bundles)) {
+    if (!isBundleActive(state, bundle)) continue;
+    const other = bySession.get(bundle.session_id);
+    if (!other || bundle.created_at > other.created_at) bySession.set(bundle.session_id, bundle);
+  }
+  return [...bySession.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+}
+
+export function activeBundleOfSession(
+  state: ModelState,
+  sessionId: string,
+): BundleState | undefined {
+  return activeBundles(state).find((bundle) => bundle.session_id === sessionId);
+}
+
+export function transcriptOf(state: ModelState, sessionId: string): MessageView[] {
+  const session = state.sessions[sessionId];
+  if (!session) return [];
+  return Object.values(session.messages).sort((a, b) =>
+    a.created_at === b.created_at ? (a.id < b.id ? -1 : 1) : a.created_at < b.created_at ? -1 : 1,
+  );
+}
+
+export function sessionsOfTask(state: ModelState, taskId: string): SessionEntry[] {
+  return Object.values(state.sessions)
+    .filter((session) => session.task_id === taskId)
+    .sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+}
+
+type Listener = () => void;
+
+/** Holds the state and notifies subscribers; the only mutable part of the model. */
+export class ReadModel {
+  private state: ModelState = initialState();
+  private readonly listeners = new Set<Listener>();
+
+  readonly subscribe = (listener: Listener): (() => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  };
+
+  readonly getState = (): ModelState => this.state;
+
+  update(change: (state: ModelState) => ModelState): void {
+    const next = change(this.state);
+    if (next === this.state) return;
+    this.state = next;
+    for (const listener of [...this.listeners]) listener();
+  }
+}

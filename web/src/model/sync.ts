@@ -1,0 +1,185 @@
+/**
+ * Keeps a `ReadModel` in step with the server: subscribe to `/api/v1/events`
+ * FIRST, and only once the server confirms the subscription fetch the
+ * snapshots (tasks, their sessions, pending bundles, open transcripts). Any
+ * change after the confirmation arrives as an event, and the model's version
+ * rules let those events win over snapshots that raced them. A dropped socket
+ * reconnects with backoff and repeats the whole sequence.
+ */
+import type { ApiClient } from './api.js';
+import { transitions, type ReadModel } from './read-model.js';
+import type { PendingBundle, ServerFrame } from './types.js';
+
+/** The part of a browser WebSocket this module uses. */
+export interface SocketLike {
+  onopen: ((event: unknown) => void) | null;
+  onmessage: ((event: { data: unknown }) => void) | null;
+  onclose: ((event: unknown) => void) | null;
+  onerror: ((event: unknown) => void) | null;
+  send(data: string): void;
+  close(): void;
+}
+
+export interface SyncDeps {
+  model: ReadModel;
+  api: ApiClient;
+  openSocket: () => SocketLike;
+  setTimer?: (callback: () => void, ms: number) => unknown;
+  clearTimer?: (handle: unknown) => void;
+}
+
+const MAX_BACKOFF_MS = 10_000;
+
+export class ModelSync {
+  private socket: SocketLike | undefined;
+  private retryTimer: unknown;
+  private attempts = 0;
+  private stopped = false;
+  private readonly openSessions = new Set<string>();
+  private readonly deps: Required<SyncDeps>;
+
+  constructor(deps: SyncDeps) {
+    this.deps = {
+      setTimer: (callback, ms) => globalThis.setTimeout(callback, ms),
+      clearTimer: (handle) => {
+        globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
+      },
+      ...deps,
+    };
+  }
+
+  start(): void {
+    this.stopped = false;
+    this.connect();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    if (this.retryTimer !== undefined) this.deps.clearTimer(this.retryTimer);
+    this.socket?.close();
+    this.socket = undefined;
+  }
+
+  /** Loads a transcript now and again after every reconnect. */
+  openSession(sessionId: string): void {
+    this.openSessions.add(sessionId);
+    void this.loadMessages(sessionId);
+  }
+
+  closeSession(sessionId: string): void {
+    this.openSessions.delete(sessionId);
+  }
+
+  /** Re-reads tasks and sessions, e.g. after creating or answering something. */
+  async refresh(): Promise<void> {
+    await Promise.all([this.loadTasks(), this.loadPending()]);
+  }
+
+  private connect(): void {
+    const { model } = this.deps;
+    model.update((state) => transitions.connection(state, 'connecting'));
+    const socket = this.deps.openSocket();
+    this.socket = socket;
+    socket.onopen = () => {
+      socket.send(JSON.stringify({ type: 'subscribe', all: true }));
+    };
+    socket.onmessage = (event) => {
+      if (typeof event.data !== 'string') return;
+      let frame: ServerFrame;
+      try {
+        frame = JSON.parse(event.data) as ServerFrame;
+      } catch {
+        return;
+      }
+      this.receive(frame);
+    };
+    socket.onclose = () => {
+      if (this.socket !== socket) return;
+      this.socket = undefined;
+      model.update((state) => transitions.connection(state, 'offline'));
+      if (!this.stopped) this.scheduleReconnect();
+    };
+    socket.onerror = () => {
+      // `onclose` follows and schedules the reconnect.
+    };
+  }
+
+  private receive(frame: ServerFrame): void {
+    const { model } = this.deps;
+    switch (frame.type) {
+      case 'subscribed':
+        this.attempts = 0;
+        model.update((state) => transitions.subscribed(state));
+        void this.snapshots();
+        return;
+      case 'event':
+        model.update((state) => transitions.event(state, frame.event));
+        if (frame.event.type === 'message.added' && !model.getState().tasks[frame.event.task_id]) {
+          // A task created elsewhere: its title comes with the task list.
+          void this.loadTasks();
+        }
+        return;
+      case 'unsubscribed':
+      case 'error':
+        return;
+    }
+  }
+
+  private async snapshots(): Promise<void> {
+    await Promise.all([
+      this.loadTasks(),
+      this.loadPending(),
+      ...[...this.openSessions].map((id) => this.loadMessages(id)),
+    ]);
+  }
+
+  private async loadTasks(): Promise<void> {
+    const { api, model } = this.deps;
+    const tasks = await api.tasks();
+    if (!tasks.ok) return;
+    model.update((state) => transitions.tasks(state, tasks.value.tasks));
+    await Promise.all(
+      tasks.value.tasks.map(async (task) => {
+        const sessions = await api.sessions(task.id);
+        if (sessions.ok)
+          model.update((state) => transitions.sessions(state, sessions.value.sessions));
+      }),
+    );
+  }
+
+  private async loadPending(): Promise<void> {
+    const { api, model } = this.deps;
+    const bundles: PendingBundle[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await api.pending(cursor);
+      if (!result.ok) return;
+      bundles.push(...result.value.bundles);
+      if (result.value.next_cursor === null) break;
+      cursor = result.value.next_cursor;
+    }
+    model.update((state) => transitions.pendingSnapshot(state, bundles));
+  }
+
+  private async loadMessages(sessionId: string): Promise<void> {
+    const { api, model } = this.deps;
+    let cursor: string | undefined;
+    for (let page = 0; page < 50; page++) {
+      const result = await api.messages(sessionId, cursor);
+      if (!result.ok) return;
+      const done = result.value.next_cursor === null;
+      model.update((state) => transitions.messages(state, sessionId, result.value.messages, done));
+      if (done) return;
+      cursor = result.value.next_cursor ?? undefined;
+    }
+  }
+
+  private scheduleReconnect(): void {
+    const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempts);
+    this.attempts++;
+    this.retryTimer = this.deps.setTimer(() => {
+      this.retryTimer = undefined;
+      if (!this.stopped) this.connect();
+    }, delay);
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * The registry's contract with the rest of the server: the ports it is given
+ * (clock, IDs, timers, publisher, admission, logger) and the API it offers to
+ * the ACP host, the MCP server, the queue and REST. Types only.
+ */
+import type { Clock } from '../support/clock.js';
+import type { IdSource } from '../support/ids.js';
+import type { Timers } from '../support/timers.js';
+import type { RequestInput } from './request-input.js';
+import type {
+  AgentOutcome,
+  FollowUpAdmission,
+  HumanResponse,
+  MachineQueueItem,
+  TurnOutcome,
+  UserInputView,
+} from './types.js';
+
+/** The subset of a pino logger the registry uses. */
+export interface UserInputLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface FollowUpAdmissionInput {
+  sessionId: string;
+  /** Also the admission key: repeats of one follow-up are one message. */
+  requestId: string;
+  text: string;
+}
+
+export interface UserInputPorts {
+  clock: Clock;
+  ids: IdSource;
+  timers: Timers;
+  /** After every state change: the request's view with its new revision. */
+  publish(view: UserInputView): void;
+  /** Optional observer of agent answers; the agent itself waits on `request(...).outcome`. */
+  answerAgent?(requestId: string, outcome: AgentOutcome): void;
+  /**
+   * Admits a follow-up as an ordinary user message keyed by `requestId`.
+   * `accepted`: the message is in the session (now or by an earlier attempt);
+   * `busy`: the session is running a turn, try later; `refused`: it never can
+   * (session ended or gone). A throw is a failed attempt, retried.
+   */
+  admitFollowUp(input: FollowUpAdmissionInput): Promise<FollowUpAdmission>;
+  logger: UserInputLogger;
+}
+
+export type RequestResult =
+  | { ok: true; id: string; outcome: Promise<AgentOutcome> }
+  | { ok: false; code: 'invalid'; problems: string[] }
+  | { ok: false; code: 'closed' };
+
+export type RespondResult =
+  | { ok: true; request: UserInputView }
+  | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' };
+
+export type QueueItemResult =
+  { ok: true } | { ok: false; code: 'not_found' | 'already_settled' | 'in_flight' | 'not_queued' };
+
+export interface UserInputRegistry {
+  request(input: RequestInput): RequestResult;
+  respond(requestId: string, response: HumanResponse): RespondResult;
+  get(requestId: string): UserInputView | undefined;
+  /** Live requests (awaiting, armed, due), oldest first, optionally only of visible sessions. */
+  snapshot(visibleSessionIds?: ReadonlySet<string>): UserInputView[];
+  pendingActionOf(sessionId: string): 'consent' | 'action' | null;
+  turnEnded(sessionId: string, outcome: TurnOutcome): void;
+  supersede(requestId: string): boolean;
+  /** Settle (`swept`) before the rows go; each returns how many requests it settled. */
+  sessionDeleted(sessionId: string): number;
+  taskDeleted(taskId: string): number;
+  reset(): number;
+  queuedFollowUps(sessionId: string): MachineQueueItem[];
+  /** Queue delete/clear, under the queue lock: the driver can no longer start the item. */
+  claimQueued(sessionId: string, requestId: string): QueueItemResult;
+  /** Settles a claimed (or still queued) follow-up `rejected`. */
+  reject(requestId: string): QueueItemResult;
+  /** Puts a claimed item back when its removal could not complete. */
+  restoreQueued(requestId: string): QueueItemResult;
+  /** The queue driver starts a queued follow-up now (an admission attempt keyed by its ID). */
+  takeForDispatch(sessionId: string, requestId: string): QueueItemResult;
+  /** Resolves once no admission attempt is in flight. */
+  drain(): Promise<void>;
+  /** Sweeps every live request and stops all timers; later requests are refused. */
+  close(): void;
+}

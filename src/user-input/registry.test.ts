@@ -1,0 +1,686 @@
+import { describe, expect, it } from 'vitest';
+import { fakeClock, sequentialIds, type FakeClock } from '../../test/support/fakes.js';
+import type { Timers } from '../support/timers.js';
+import type { ActionRequestInput, ConsentRequestInput } from './request-input.js';
+import type { FollowUpAdmissionInput, UserInputRegistry } from './ports.js';
+import { createUserInputRegistry } from './registry.js';
+import {
+  CONSENT_DEADLINE_MS,
+  FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
+  FOLLOW_UP_BUSY_RECHECK_MS,
+  type AgentOutcome,
+  type FollowUpAdmission,
+  type UserInputView,
+} from './types.js';
+
+/** Timers driven by a fake clock: `advance` moves the clock and fires what fell due, in order. */
+class ClockTimers implements Timers {
+  private sequence = 0;
+  private readonly scheduled: { at: number; seq: number; callback: () => void }[] = [];
+
+  constructor(private readonly clock: FakeClock) {}
+
+  setTimeout(callback: () => void, ms: number): { cancel(): void } {
+    const entry = { at: this.clock.nowMs() + ms, seq: this.sequence++, callback };
+    this.scheduled.push(entry);
+    return {
+      cancel: () => {
+        const index = this.scheduled.indexOf(entry);
+        if (index >= 0) this.scheduled.splice(index, 1);
+      },
+    };
+  }
+
+  advance(ms: number): void {
+    const target = this.clock.nowMs() + ms;
+    for (;;) {
+      const due = this.scheduled
+        .filter((entry) => entry.at <= target)
+        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
+      if (!due) break;
+      this.scheduled.splice(this.scheduled.indexOf(due), 1);
+      this.clock.advance(due.at - this.clock.nowMs());
+      due.callback();
+    }
+    this.clock.advance(target - this.clock.nowMs());
+  }
+
+  get active(): number {
+    return this.scheduled.length;
+  }
+}
+
+/** Lets queued promise reactions (admission attempts and their reports) run. */
+async function flush(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+type Admit = (input: FollowUpAdmissionInput) => Promise<FollowUpAdmission>;
+
+function setup() {
+  const clock = fakeClock();
+  const timers = new ClockTimers(clock);
+  const published: UserInputView[] = [];
+  const admissions: (FollowUpAdmissionInput & { atMs: number })[] = [];
+  const logs: { level: string; fields: Record<string, unknown>; message: string }[] = [];
+  /** Scripted answers of the admission port, one per call; then `accepted`. */
+  const script: Admit[] = [];
+  const answered: { id: string; outcome: AgentOutcome }[] = [];
+  const log = (level: string) => (fields: Record<string, unknown>, message: string) => {
+    logs.push({ level, fields, message });
+  };
+  const registry: UserInputRegistry = createUserInputRegistry({
+    clock,
+    ids: sequentialIds('req'),
+    timers,
+    publish: (view) => published.push(view),
+    answerAgent: (id, outcome) => answered.push({ id, outcome }),
+    admitFollowUp: (input) => {
+      admissions.push({ ...input, atMs: clock.nowMs() });
+      const next = script.shift();
+      return next ? next(input) : Promise.resolve('accepted');
+    },
+    logger: { info: log('info'), warn: log('warn'), error: log('error') },
+  });
+  const viewsOf = (id: string) => published.filter((view) => view.id === id);
+  return { clock, timers, published, admissions, logs, script, answered, registry, viewsOf };
+}
+
+const consentInput = (overrides: Partial<ConsentRequestInput> = {}): ConsentRequestInput => ({
+  kind: 'consent',
+  sessionId: 'session-1',
+  taskId: 'task-1',
+  profile: 'demo',
+  toolKey: 'execute',
+  title: 'Run npm test',
+  toolCallId: null,
+  options: [
+    { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
+    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
+    { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+  ],
+  ...overrides,
+});
+
+const actionInput = (overrides: Partial<ActionRequestInput> = {}): ActionRequestInput => ({
+  kind: 'action',
+  sessionId: 'session-1',
+  taskId: 'task-1',
+  title: 'Connect GitHub',
+  instructions: 'Open the link and authorise Clarion.',
+  url: 'https://example.test/connect',
+  ...overrides,
+});
+
+function open(registry: UserInputRegistry, input: ConsentRequestInput | ActionRequestInput) {
+  const result = registry.request(input);
+  if (!result.ok) throw new Error(`request refused: ${result.code}`);
+  let outcome: AgentOutcome | undefined;
+  void result.outcome.then((value) => (outcome = value));
+  return { id: result.id, outcome: () => outcome, promise: result.outcome };
+}
+
+/** An action answered and its turn ended normally: its first attempt has been made. */
+async function dueAction(ctx: ReturnType<typeof setup>, decision: 'done' | 'skip' = 'done') {
+  const action = open(ctx.registry, actionInput());
+  expect(ctx.registry.respond(action.id, { decision }).ok).toBe(true);
+  ctx.registry.turnEnded('session-1', 'normal');
+  await flush();
+  return action;
+}
+
+const failing = (): Admit => () => Promise.reject(new Error('admission unavailable'));
+const answering =
+  (answer: FollowUpAdmission): Admit =>
+  () =>
+    Promise.resolve(answer);
+
+describe('consent', () => {
+  it('a person allows once: the agent gets the option, the deadline stops', async () => {
+    const ctx = setup();
+    const consent = open(ctx.registry, consentInput());
+    const awaiting = ctx.registry.get(consent.id);
+    expect(awaiting).toMatchObject({ status: 'awaiting', revision: 1, kind: 'consent' });
+    expect(awaiting?.deadline_at).toBe(
+      new Date(ctx.clock.nowMs() + CONSENT_DEADLINE_MS).toISOString(),
+    );
+    expect(ctx.registry.pendingActionOf('session-1')).toBe('consent');
+
+    expect(ctx.registry.respond(consent.id, { option_id: 'allow' })).toMatchObject({
+      ok: true,
+      request: { status: 'settled', settled_reason: 'human', selected_option_id: 'allow' },
+    });
+    await flush();
+    expect(consent.outcome()).toEqual({
+      kind: 'selected',
+      option_id: 'allow',
+      option_kind: 'allow_once',
+      remembered: false,
+    });
+    expect(ctx.timers.active).toBe(0);
+    expect(ctx.registry.snapshot()).toEqual([]);
+    expect(ctx.registry.pendingActionOf('session-1')).toBeNull();
+    expect(ctx.answered).toEqual([{ id: consent.id, outcome: consent.outcome() }]);
+  });
+
+  it('a human reject is a selected option; a timeout is a refusal', async () => {
+    const ctx = setup();
+    const rejected = open(ctx.registry, consentInput());
+    ctx.registry.respond(rejected.id, { option_id: 'reject' });
+    const timedOut = open(ctx.registry, consentInput());
+    ctx.timers.advance(CONSENT_DEADLINE_MS - 1);
+    expect(ctx.registry.get(timedOut.id)?.status).toBe('awaiting');
+    ctx.timers.advance(1);
+    await flush();
+    expect(rejected.outcome()).toMatchObject({ kind: 'selected', option_kind: 'reject_once' });
+    expect(timedOut.outcome()).toEqual({ kind: 'refused', reason: 'timed_out' });
+    expect(ctx.registry.get(timedOut.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'timed_out',
+    });
+    expect(ctx.registry.respond(timedOut.id, { option_id: 'allow' })).toEqual({
+      ok: false,
+      code: 'already_settled',
+    });
+  });
+
+  it('"always" allows the next request for the same profile and tool, not another tool', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    ctx.registry.respond(first.id, { option_id: 'always' });
+    const again = open(ctx.registry, consentInput());
+    const otherTool = open(ctx.registry, consentInput({ toolKey: 'edit' }));
+    const otherProfile = open(ctx.registry, consentInput({ profile: 'codex' }));
+    await flush();
+    expect(again.outcome()).toEqual({
+      kind: 'selected',
+      option_id: 'always',
+      option_kind: 'allow_always',
+      remembered: true,
+    });
+    expect(ctx.viewsOf(again.id)).toMatchObject([
+      { status: 'settled', revision: 1, settled_reason: 'human', remembered: true },
+    ]);
+    expect(otherTool.outcome()).toBeUndefined();
+    expect(otherProfile.outcome()).toBeUndefined();
+    expect(ctx.registry.snapshot().map((view) => view.id)).toEqual([otherTool.id, otherProfile.id]);
+  });
+
+  it('a newer consent for the same tool call supersedes the older one', async () => {
+    const ctx = setup();
+    const older = open(ctx.registry, consentInput({ toolCallId: 'call-7' }));
+    const newer = open(ctx.registry, consentInput({ toolCallId: 'call-7' }));
+    await flush();
+    expect(older.outcome()).toEqual({ kind: 'refused', reason: 'superseded' });
+    expect(ctx.registry.get(newer.id)?.status).toBe('awaiting');
+  });
+
+  it('an aborted agent call sweeps its request', async () => {
+    const ctx = setup();
+    const controller = new AbortController();
+    const consent = open(ctx.registry, consentInput({ signal: controller.signal }));
+    controller.abort();
+    await flush();
+    expect(consent.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('respond reports not_found, invalid and already_settled', () => {
+    const ctx = setup();
+    const consent = open(ctx.registry, consentInput());
+    const action = open(ctx.registry, actionInput());
+    expect(ctx.registry.respond('req-9999', { option_id: 'allow' })).toEqual({
+      ok: false,
+      code: 'not_found',
+    });
+    expect(ctx.registry.respond(consent.id, { decision: 'done' }).ok).toBe(false);
+    expect(ctx.registry.respond(consent.id, { option_id: 'nope' })).toEqual({
+      ok: false,
+      code: 'invalid',
+    });
+    expect(ctx.registry.respond(action.id, { option_id: 'allow' })).toEqual({
+      ok: false,
+      code: 'invalid',
+    });
+    ctx.registry.respond(action.id, { decision: 'done' });
+    expect(ctx.registry.respond(action.id, { decision: 'skip' })).toEqual({
+      ok: false,
+      code: 'already_settled',
+    });
+  });
+
+  it('refuses invalid requests without opening them', () => {
+    const ctx = setup();
+    expect(ctx.registry.request(actionInput({ url: 'javascript:alert(1)' }))).toMatchObject({
+      ok: false,
+      code: 'invalid',
+    });
+    expect(ctx.registry.request(consentInput({ options: [] }))).toMatchObject({
+      ok: false,
+      code: 'invalid',
+    });
+    expect(ctx.published).toEqual([]);
+  });
+});
+
+describe('action follow-ups', () => {
+  it('done → armed → turn ended → due → admitted with the request ID → dispatched', async () => {
+    const ctx = setup();
+    const action = open(ctx.registry, actionInput());
+    ctx.registry.respond(action.id, { decision: 'done' });
+    await flush();
+    expect(action.outcome()).toEqual({ kind: 'decided', decision: 'done' });
+    expect(ctx.registry.get(action.id)).toMatchObject({
+      status: 'armed',
+      follow_up_text: 'Continue. I have completed: Connect GitHub',
+      deadline_at: null,
+    });
+    expect(ctx.admissions).toEqual([]);
+
+    ctx.registry.turnEnded('session-1', 'normal');
+    expect(ctx.registry.get(action.id)?.status).toBe('due');
+    await flush();
+    expect(ctx.admissions).toEqual([
+      {
+        sessionId: 'session-1',
+        requestId: action.id,
+        text: 'Continue. I have completed: Connect GitHub',
+        atMs: ctx.clock.nowMs(),
+      },
+    ]);
+    expect(ctx.registry.get(action.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'dispatched',
+      decision: 'done',
+    });
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('skip arms the skip text', async () => {
+    const ctx = setup();
+    await dueAction(ctx, 'skip');
+    expect(ctx.admissions.map((call) => call.text)).toEqual([
+      'I skipped: Connect GitHub. Continue without it.',
+    ]);
+  });
+
+  it('acceptance fails twice then succeeds: three attempts, 1 s and 2 s apart, dispatched', async () => {
+    const ctx = setup();
+    ctx.script.push(failing(), failing());
+    const start = ctx.clock.nowMs();
+    const action = await dueAction(ctx);
+    expect(ctx.admissions).toHaveLength(1);
+    expect(ctx.registry.get(action.id)).toMatchObject({ status: 'due', queued: true });
+
+    ctx.timers.advance(999);
+    await flush();
+    expect(ctx.admissions).toHaveLength(1);
+    ctx.timers.advance(1);
+    await flush();
+    expect(ctx.admissions).toHaveLength(2);
+    ctx.timers.advance(1999);
+    await flush();
+    expect(ctx.admissions).toHaveLength(2);
+    ctx.timers.advance(1);
+    await flush();
+
+    expect(ctx.admissions.map((call) => [call.requestId, call.atMs - start])).toEqual([
+      [action.id, 0],
+      [action.id, 1000],
+      [action.id, 3000],
+    ]);
+    expect(ctx.registry.get(action.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'dispatched',
+      follow_up_attempts: 0,
+    });
+    expect(ctx.viewsOf(action.id).filter((view) => view.status === 'settled')).toHaveLength(1);
+    ctx.timers.advance(60_000);
+    await flush();
+    expect(ctx.admissions).toHaveLength(3);
+  });
+
+  it('two paths dispatching one follow-up use one admission key and settle once', async () => {
+    const ctx = setup();
+    // The lead's admission dedups on (session, admission key): a repeat is the same message.
+    const messages = new Set<string>();
+    let release: () => void = () => {};
+    const slow = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const dedupingAdmit: Admit = async (input) => {
+      await slow;
+      messages.add(`${input.sessionId}/${input.requestId}`);
+      return 'accepted';
+    };
+    ctx.script.push(failing(), dedupingAdmit, dedupingAdmit);
+    const action = await dueAction(ctx);
+    expect(ctx.registry.get(action.id)?.status).toBe('due');
+
+    // The queue driver and a turn end race for the waiting item; only one attempt starts.
+    expect(ctx.registry.takeForDispatch('session-1', action.id)).toEqual({ ok: true });
+    ctx.registry.turnEnded('session-1', 'failed');
+    await flush();
+    expect(ctx.admissions).toHaveLength(2);
+
+    // That attempt outlives its timeout, so a retry overlaps it with the same key.
+    ctx.timers.advance(FOLLOW_UP_ATTEMPT_TIMEOUT_MS);
+    await flush();
+    ctx.timers.advance(2000);
+    await flush();
+    expect(ctx.admissions).toHaveLength(3);
+    release();
+    await ctx.registry.drain();
+    await flush();
+
+    expect(new Set(ctx.admissions.map((call) => call.requestId))).toEqual(new Set([action.id]));
+    expect(messages).toEqual(new Set([`session-1/${action.id}`]));
+    expect(ctx.viewsOf(action.id).filter((view) => view.status === 'settled')).toMatchObject([
+      { settled_reason: 'dispatched' },
+    ]);
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('a late acceptance of a timed-out attempt still settles dispatched', async () => {
+    const ctx = setup();
+    let accept: (value: FollowUpAdmission) => void = () => {};
+    ctx.script.push(
+      () =>
+        new Promise((resolve) => {
+          accept = resolve;
+        }),
+    );
+    const action = await dueAction(ctx);
+    ctx.timers.advance(FOLLOW_UP_ATTEMPT_TIMEOUT_MS);
+    await flush();
+    expect(ctx.registry.get(action.id)).toMatchObject({ status: 'due', queued: true });
+    accept('accepted');
+    await flush();
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+    expect(ctx.admissions).toHaveLength(1);
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('a busy session queues the follow-up until the next turn end', async () => {
+    const ctx = setup();
+    ctx.script.push(answering('busy'));
+    const action = await dueAction(ctx);
+    expect(ctx.registry.queuedFollowUps('session-1')).toEqual([
+      {
+        id: action.id,
+        session_id: 'session-1',
+        text: 'Continue. I have completed: Connect GitHub',
+        owner: 'machine',
+        editable: false,
+        removable: true,
+        created_at: new Date(ctx.clock.nowMs()).toISOString(),
+      },
+    ]);
+    ctx.registry.turnEnded('session-1', 'normal');
+    await flush();
+    expect(ctx.admissions).toHaveLength(2);
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+    expect(ctx.registry.queuedFollowUps('session-1')).toEqual([]);
+  });
+
+  it('a busy follow-up is rechecked on its own when no turn end comes', async () => {
+    const ctx = setup();
+    ctx.script.push(answering('busy'));
+    const action = await dueAction(ctx);
+    ctx.timers.advance(FOLLOW_UP_BUSY_RECHECK_MS);
+    await flush();
+    expect(ctx.admissions).toHaveLength(2);
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
+
+  it('a refused admission (session ended) settles the follow-up rejected', async () => {
+    const ctx = setup();
+    ctx.script.push(answering('refused'));
+    const action = await dueAction(ctx);
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('rejected');
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it.each(['cancelled', 'failed'] as const)('a %s turn sweeps an armed action', async (outcome) => {
+    const ctx = setup();
+    const action = open(ctx.registry, actionInput());
+    ctx.registry.respond(action.id, { decision: 'done' });
+    ctx.registry.turnEnded('session-1', outcome);
+    ctx.registry.turnEnded('session-1', 'normal');
+    ctx.timers.advance(60 * 60_000);
+    await flush();
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('swept');
+    expect(ctx.admissions).toEqual([]);
+  });
+
+  it('ordinary failed attempts and failed turns do not sweep a due follow-up', async () => {
+    const ctx = setup();
+    ctx.script.push(failing(), failing());
+    const action = await dueAction(ctx);
+    ctx.registry.turnEnded('session-1', 'failed');
+    await flush();
+    expect(ctx.registry.get(action.id)?.status).toBe('due');
+    ctx.registry.turnEnded('session-1', 'cancelled');
+    await flush();
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+    expect(ctx.admissions).toHaveLength(3);
+  });
+
+  it('an action answered after its turn already ended is due at once', async () => {
+    const ctx = setup();
+    const action = open(ctx.registry, actionInput());
+    ctx.registry.turnEnded('session-1', 'normal');
+    expect(ctx.registry.get(action.id)?.status).toBe('awaiting');
+    ctx.registry.respond(action.id, { decision: 'done' });
+    await flush();
+    expect(ctx.admissions).toHaveLength(1);
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
+});
+
+describe('deletion and reset', () => {
+  it('sessionDeleted settles every request of the session; nothing is admitted afterwards', async () => {
+    const ctx = setup();
+    ctx.script.push(failing());
+    const due = await dueAction(ctx);
+    const armed = open(ctx.registry, actionInput());
+    ctx.registry.respond(armed.id, { decision: 'skip' });
+    const consent = open(ctx.registry, consentInput());
+    const elsewhere = open(ctx.registry, consentInput({ sessionId: 'session-2' }));
+
+    expect(ctx.registry.sessionDeleted('session-1')).toBe(3);
+    for (const id of [due.id, armed.id, consent.id]) {
+      expect(ctx.registry.get(id)?.settled_reason).toBe('swept');
+    }
+    ctx.registry.turnEnded('session-1', 'normal');
+    ctx.timers.advance(60 * 60_000);
+    await flush();
+    expect(ctx.admissions).toHaveLength(1);
+    expect(consent.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(elsewhere.id)?.settled_reason).toBe('timed_out');
+  });
+
+  it('a deletion while an attempt is in flight wins over its late acceptance', async () => {
+    const ctx = setup();
+    let accept: (value: FollowUpAdmission) => void = () => {};
+    ctx.script.push(
+      () =>
+        new Promise((resolve) => {
+          accept = resolve;
+        }),
+    );
+    const action = await dueAction(ctx);
+    expect(ctx.timers.active).toBe(1); // the attempt's own timeout
+    ctx.registry.sessionDeleted('session-1');
+    expect(ctx.timers.active).toBe(0);
+    accept('accepted');
+    await flush();
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('swept');
+    expect(
+      ctx.logs
+        .filter((entry) => entry.message === 'user_input.event_ignored')
+        .map((entry) => [entry.fields.event, entry.fields.reason]),
+    ).toContainEqual(['dispatchAccepted', 'already_settled']);
+  });
+
+  it('a deletion in the same tick as a new attempt stops the port being called', async () => {
+    const ctx = setup();
+    const action = open(ctx.registry, actionInput());
+    ctx.registry.respond(action.id, { decision: 'done' });
+    ctx.registry.turnEnded('session-1', 'normal');
+    ctx.registry.sessionDeleted('session-1');
+    await flush();
+    expect(ctx.admissions).toEqual([]);
+  });
+
+  it('taskDeleted, reset and close settle their requests and stop every timer', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput({ taskId: 'task-1' }));
+    const second = open(ctx.registry, actionInput({ sessionId: 'session-2', taskId: 'task-2' }));
+    const third = open(ctx.registry, actionInput({ sessionId: 'session-3', taskId: 'task-3' }));
+    expect(ctx.registry.taskDeleted('task-1')).toBe(1);
+    expect(ctx.registry.reset()).toBe(2);
+    expect(ctx.registry.get(second.id)?.settled_reason).toBe('swept');
+    const fourth = open(ctx.registry, consentInput());
+    ctx.registry.close();
+    await flush();
+    expect(ctx.timers.active).toBe(0);
+    for (const request of [first, second, third, fourth]) {
+      expect(request.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    }
+    expect(ctx.registry.request(consentInput())).toEqual({ ok: false, code: 'closed' });
+  });
+});
+
+describe('machine-owned queue items', () => {
+  it('a claimed item cannot be started, and rejecting it settles the owner', async () => {
+    const ctx = setup();
+    ctx.script.push(answering('busy'));
+    const action = await dueAction(ctx);
+    expect(ctx.registry.claimQueued('session-2', action.id)).toEqual({
+      ok: false,
+      code: 'not_found',
+    });
+    expect(ctx.registry.claimQueued('session-1', action.id)).toEqual({ ok: true });
+    expect(ctx.registry.queuedFollowUps('session-1')).toEqual([]);
+    expect(ctx.registry.takeForDispatch('session-1', action.id)).toEqual({
+      ok: false,
+      code: 'not_queued',
+    });
+    ctx.registry.turnEnded('session-1', 'normal');
+    ctx.timers.advance(FOLLOW_UP_BUSY_RECHECK_MS * 4);
+    await flush();
+    expect(ctx.admissions).toHaveLength(1);
+
+    expect(ctx.registry.reject(action.id)).toEqual({ ok: true });
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('rejected');
+    expect(ctx.registry.reject(action.id)).toEqual({ ok: false, code: 'already_settled' });
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('an item whose removal fails is restored and later dispatched', async () => {
+    const ctx = setup();
+    ctx.script.push(answering('busy'));
+    const action = await dueAction(ctx);
+    expect(ctx.registry.claimQueued('session-1', action.id)).toEqual({ ok: true });
+    // The lead's removal failed after the claim: it puts the item back.
+    expect(ctx.registry.restoreQueued(action.id)).toEqual({ ok: true });
+    expect(ctx.registry.queuedFollowUps('session-1').map((item) => item.id)).toEqual([action.id]);
+    expect(ctx.registry.restoreQueued(action.id)).toEqual({ ok: false, code: 'not_queued' });
+    ctx.registry.turnEnded('session-1', 'normal');
+    await flush();
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
+
+  it('an item being admitted right now cannot be claimed', async () => {
+    const ctx = setup();
+    let accept: (value: FollowUpAdmission) => void = () => {};
+    ctx.script.push(
+      () =>
+        new Promise((resolve) => {
+          accept = resolve;
+        }),
+    );
+    const action = await dueAction(ctx);
+    expect(ctx.registry.claimQueued('session-1', action.id)).toEqual({
+      ok: false,
+      code: 'in_flight',
+    });
+    accept('accepted');
+    await flush();
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
+});
+
+describe('publication', () => {
+  it('every change is published once, with revisions strictly increasing per request', async () => {
+    const ctx = setup();
+    ctx.script.push(failing(), answering('busy'));
+    const action = await dueAction(ctx);
+    ctx.timers.advance(1000);
+    await flush();
+    ctx.registry.claimQueued('session-1', action.id);
+    ctx.registry.restoreQueued(action.id);
+    ctx.registry.turnEnded('session-1', 'normal');
+    await flush();
+    const consent = open(ctx.registry, consentInput());
+    ctx.registry.respond(consent.id, { option_id: 'allow' });
+    ctx.registry.respond(consent.id, { option_id: 'reject' });
+
+    for (const id of [action.id, consent.id]) {
+      const revisions = ctx.viewsOf(id).map((view) => view.revision);
+      expect(revisions).toEqual(revisions.map((_, index) => index + 1));
+      expect(ctx.registry.get(id)?.revision).toBe(revisions.at(-1));
+    }
+    expect(ctx.viewsOf(action.id).map((view) => view.status)).toEqual([
+      'awaiting',
+      'armed',
+      'due', // attempt 1 (fails)
+      'due', // waiting
+      'due', // attempt 2 (busy)
+      'due', // waiting
+      'due', // claimed
+      'due', // restored
+      'due', // attempt 3
+      'settled',
+    ]);
+  });
+
+  it('a publisher that throws is logged and never wedges the registry', async () => {
+    const ctx = setup();
+    const registry = createUserInputRegistry({
+      clock: ctx.clock,
+      ids: sequentialIds('x'),
+      timers: ctx.timers,
+      publish: () => {
+        throw new Error('socket closed');
+      },
+      admitFollowUp: () => Promise.resolve('accepted'),
+      logger: { info: () => {}, warn: () => {}, error: () => {} },
+    });
+    const action = open(registry, actionInput());
+    registry.respond(action.id, { decision: 'done' });
+    registry.turnEnded('session-1', 'normal');
+    await flush();
+    expect(registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
+
+  it('snapshot filters by visible sessions; ignored events are logged with a reason', () => {
+    const ctx = setup();
+    const mine = open(ctx.registry, consentInput());
+    open(ctx.registry, consentInput({ sessionId: 'session-2' }));
+    expect(ctx.registry.snapshot(new Set(['session-1'])).map((view) => view.id)).toEqual([mine.id]);
+    expect(ctx.registry.snapshot()).toHaveLength(2);
+    ctx.registry.reject(mine.id);
+    expect(ctx.logs).toContainEqual({
+      level: 'info',
+      message: 'user_input.event_ignored',
+      fields: {
+        request_id: mine.id,
+        event: 'queueItemRemoved',
+        status: 'awaiting',
+        reason: 'not_due',
+      },
+    });
+  });
+});

@@ -1,0 +1,466 @@
+/**
+ * The user-input registry (DESIGN §7): the runner around `transition`, and
+ * the only place its effects happen — deadline and retry timers, answering
+ * the agent's waiting call, publishing views, remembering "allow always",
+ * and admitting follow-ups through the injected admission port.
+ *
+ * Owns: every memory-only request (live ones plus a bounded set of settled
+ * tombstones), the agents' pending answers, and the remembered always-allows.
+ * Nothing is persisted; a restart drops it all by design.
+ *
+ * Invariants: state is committed before any command runs; commands run in
+ * the order the rules give them; an ignored event changes nothing and is
+ * logged with its reason; a port that throws is logged and never wedges the
+ * registry; the admission port is never called from inside a transition, and
+ * never for a request that stopped being due before the call.
+ */
+import type { QueueItemResult, UserInputPorts, UserInputRegistry } from './ports.js';
+import { requestInputProblems, type RequestInput } from './request-input.js';
+import { transition } from './transition.js';
+import {
+  ACTION_DEADLINE_MS,
+  CONSENT_DEADLINE_MS,
+  FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
+  MAX_SETTLED_TOMBSTONES,
+  type AgentOutcome,
+  type DeleteCause,
+  type FollowUpAdmission,
+  type HumanResponse,
+  type IgnoreReason,
+  type LiveState,
+  type RequestState,
+  type SettledState,
+  type TransitionResult,
+  type UserInputCommand,
+  type UserInputEvent,
+  type UserInputRequest,
+  type UserInputState,
+} from './types.js';
+import { isQueued, toQueueItem, toView } from './view.js';
+
+const ABSENT: UserInputState = { status: 'absent' };
+
+interface PendingAnswer {
+  resolve(outcome: AgentOutcome): void;
+  detach(): void;
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled user-input command: ${JSON.stringify(value)}`);
+}
+
+function isHumanResponse(value: unknown): value is HumanResponse {
+  if (typeof value !== 'object' || value === null) return false;
+  const record = value as Record<string, unknown>;
+  if ('option_id' in record) return typeof record.option_id === 'string' && !('decision' in record);
+  return record.decision === 'done' || record.decision === 'skip';
+}
+
+function respondCode(reason: IgnoreReason): 'not_found' | 'already_settled' | 'invalid' {
+  if (reason === 'unknown_request') return 'not_found';
+  if (reason === 'response_kind_mismatch' || reason === 'unknown_option') return 'invalid';
+  return 'already_settled';
+}
+
+function queueResult(result: TransitionResult): QueueItemResult {
+  if (!('ignored' in result)) return { ok: true };
+  switch (result.ignored) {
+    case 'unknown_request':
+      return { ok: false, code: 'not_found' };
+    case 'already_settled':
+      return { ok: false, code: 'already_settled' };
+    case 'dispatch_in_flight':
+      return { ok: false, code: 'in_flight' };
+    default:
+      return { ok: false, code: 'not_queued' };
+  }
+}
+
+function buildRequest(id: string, input: RequestInput, nowMs: number): UserInputRequest {
+  const base = { id, sessionId: input.sessionId, taskId: input.taskId, createdAtMs: nowMs };
+  if (input.kind === 'consent') {
+    return {
+      ...base,
+      kind: 'consent',
+      deadlineAtMs: nowMs + CONSENT_DEADLINE_MS,
+      profile: input.profile,
+      toolKey: input.toolKey,
+      title: input.title,
+      toolCallId: input.toolCallId ?? null,
+      options: input.options.map((option) => ({ ...option })),
+    };
+  }
+  return {
+    ...base,
+    kind: 'action',
+    deadlineAtMs: nowMs + ACTION_DEADLINE_MS,
+    title: input.title.trim(),
+    instructions: input.instructions,
+    url: input.url ?? null,
+  };
+}
+
+export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistry {
+  const { logger, timers } = ports;
+  const live = new Map<string, LiveState>();
+  const tombstones = new Map<string, SettledState>();
+  const answers = new Map<string, PendingAnswer>();
+  const deadlines = new Map<string, { cancel(): void }>();
+  const retries = new Map<string, { cancel(): void }>();
+  const attemptTimeouts = new Map<string, { cancel(): void }>();
+  const inFlight = new Set<Promise<void>>();
+  const alwaysAllowed = new Set<string>();
+  let closed = false;
+
+  const alwaysKey = (profile: string, toolKey: string) => JSON.stringify([profile, toolKey]);
+
+  function stateOf(id: string): UserInputState {
+    return live.get(id) ?? tombstones.get(id) ?? ABSENT;
+  }
+
+  function safely(what: string, requestId: string, effect: () => void): void {
+    try {
+      effect();
+    } catch (error) {
+      logger.error({ request_id: requestId, err: error }, `user_input.${what}_failed`);
+    }
+  }
+
+  function stopTimer(map: Map<string, { cancel(): void }>, id: string): void {
+    map.get(id)?.cancel();
+    map.delete(id);
+  }
+
+  function commit(id: string, state: RequestState): void {
+    if (state.status !== 'settled') {
+      live.set(id, state);
+      return;
+    }
+    live.delete(id);
+    tombstones.set(id, state);
+    for (const oldest of tombstones.keys()) {
+      if (tombstones.size <= MAX_SETTLED_TOMBSTONES) break;
+      tombstones.delete(oldest);
+    }
+  }
+
+  function dispatch(id: string, event: UserInputEvent): TransitionResult {
+    const previous = stateOf(id);
+    const result = transition(previous, event);
+    if ('ignored' in result) {
+      logger.info(
+        { request_id: id, event: event.type, status: previous.status, reason: result.ignored },
+        'user_input.event_ignored',
+      );
+      return result;
+    }
+    commit(id, result.state);
+    for (const command of result.commands) run(id, result.state, command);
+    if (result.state.status === 'settled') release(id);
+    return result;
+  }
+
+  /** A settled request holds no timers and no waiting agent. */
+  function release(id: string): void {
+    stopTimer(deadlines, id);
+    stopTimer(retries, id);
+    stopTimer(attemptTimeouts, id);
+    if (answers.has(id)) {
+      logger.error({ request_id: id }, 'user_input.settled_without_answer');
+      answer(id, { kind: 'refused', reason: 'swept' });
+    }
+  }
+
+  function answer(id: string, outcome: AgentOutcome): void {
+    const pending = answers.get(id);
+    answers.delete(id);
+    if (pending) {
+      pending.detach();
+      pending.resolve(outcome);
+    }
+    if (ports.answerAgent) {
+      safely('answer_agent', id, () => {
+        ports.answerAgent?.(id, outcome);
+      });
+    }
+  }
+
+  function run(id: string, state: RequestState, command: UserInputCommand): void {
+    switch (command.type) {
+      case 'startDeadline':
+        stopTimer(deadlines, id);
+        deadlines.set(
+          id,
+          timers.setTimeout(() => {
+            deadlines.delete(id);
+            dispatch(id, { type: 'deadlinePassed' });
+          }, command.afterMs),
+        );
+        return;
+      case 'cancelDeadline':
+        stopTimer(deadlines, id);
+        return;
+      case 'rememberAlways':
+        alwaysAllowed.add(alwaysKey(command.profile, command.toolKey));
+        return;
+      case 'publishChanged':
+        safely('publish', id, () => {
+          ports.publish(toView(state));
+        });
+        return;
+      case 'answerAgent':
+        answer(id, command.outcome);
+        return;
+      case 'dispatchFollowUp':
+        startAttempt(id, command);
+        return;
+      case 'scheduleRetry':
+        stopTimer(retries, id);
+        retries.set(
+          id,
+          timers.setTimeout(() => {
+            retries.delete(id);
+            dispatch(id, { type: 'retryTimerElapsed' });
+          }, command.afterMs),
+        );
+        return;
+      case 'cancelRetry':
+        stopTimer(retries, id);
+        return;
+      default:
+        assertNever(command);
+    }
+  }
+
+  function startAttempt(
+    id: string,
+    command: Extract<UserInputCommand, { type: 'dispatchFollowUp' }>,
+  ): void {
+    const work = attemptFollowUp(id, command).catch((error: unknown) => {
+      logger.error({ request_id: id, err: error }, 'user_input.follow_up_attempt_crashed');
+    });
+    inFlight.add(work);
+    void work.then(() => inFlight.delete(work));
+  }
+
+  async function attemptFollowUp(
+    id: string,
+    { sessionId, text, attempt }: Extract<UserInputCommand, { type: 'dispatchFollowUp' }>,
+  ): Promise<void> {
+    // Leave the transition's command run first; then make sure the attempt is still owed.
+    await Promise.resolve();
+    const current = live.get(id);
+    if (
+      current?.status !== 'due' ||
+      current.phase !== 'attempting' ||
+      current.attempts !== attempt
+    ) {
+      logger.info({ request_id: id, attempt }, 'user_input.follow_up_attempt_skipped');
+      return;
+    }
+    let reported = false;
+    const report = (event: UserInputEvent) => {
+      if (reported) return;
+      reported = true;
+      dispatch(id, event);
+    };
+    const timeout = timers.setTimeout(() => {
+      if (attemptTimeouts.get(id) === timeout) attemptTimeouts.delete(id);
+      logger.warn({ request_id: id, attempt }, 'user_input.follow_up_attempt_timed_out');
+      report({ type: 'dispatchFailed', attempt });
+    }, FOLLOW_UP_ATTEMPT_TIMEOUT_MS);
+    attemptTimeouts.set(id, timeout);
+    let result: FollowUpAdmission | 'failed';
+    try {
+      result = await ports.admitFollowUp({ sessionId, requestId: id, text });
+    } catch (error) {
+      logger.warn({ request_id: id, attempt, err: error }, 'user_input.follow_up_attempt_failed');
+      result = 'failed';
+    }
+    timeout.cancel();
+    if (attemptTimeouts.get(id) === timeout) attemptTimeouts.delete(id);
+    switch (result) {
+      case 'accepted':
+        // Acceptance is a fact even after this attempt timed out: settle on it.
+        reported = true;
+        dispatch(id, { type: 'dispatchAccepted', attempt });
+        return;
+      case 'busy':
+        report({ type: 'dispatchBusy', attempt });
+        return;
+      case 'refused':
+        logger.warn({ request_id: id, attempt }, 'user_input.follow_up_refused');
+        report({ type: 'dispatchRefused', attempt });
+        return;
+      case 'failed':
+        report({ type: 'dispatchFailed', attempt });
+        return;
+      default:
+        logger.error({ request_id: id, attempt, result }, 'user_input.follow_up_unknown_result');
+        report({ type: 'dispatchFailed', attempt });
+    }
+  }
+
+  function liveIds(predicate: (state: LiveState) => boolean): string[] {
+    return [...live].filter(([, state]) => predicate(state)).map(([id]) => id);
+  }
+
+  function settleWhere(predicate: (state: LiveState) => boolean, cause: DeleteCause): number {
+    let settled = 0;
+    for (const id of liveIds(predicate)) {
+      if (!('ignored' in dispatch(id, { type: 'sessionDeleted', cause }))) settled += 1;
+    }
+    return settled;
+  }
+
+  function watchAbort(id: string, signal: AbortSignal | undefined): void {
+    const pending = answers.get(id);
+    if (!signal || !pending) return;
+    if (signal.aborted) {
+      dispatch(id, { type: 'agentCallAborted' });
+      return;
+    }
+    const onAbort = () => {
+      dispatch(id, { type: 'agentCallAborted' });
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    pending.detach = () => {
+      signal.removeEventListener('abort', onAbort);
+    };
+  }
+
+  function onQueueItem(
+    sessionId: string | null,
+    requestId: string,
+    event: UserInputEvent,
+  ): QueueItemResult {
+    const state = stateOf(requestId);
+    if (state.status === 'absent') return { ok: false, code: 'not_found' };
+    if (sessionId !== null && state.request.sessionId !== sessionId) {
+      return { ok: false, code: 'not_found' };
+    }
+    return queueResult(dispatch(requestId, event));
+  }
+
+  return {
+    request(input) {
+      if (closed) return { ok: false, code: 'closed' };
+      const problems = requestInputProblems(input);
+      if (problems.length > 0) return { ok: false, code: 'invalid', problems };
+      const id = ports.ids.next();
+      if (stateOf(id).status !== 'absent')
+        throw new Error(`user-input request ${id} already exists`);
+      const request = buildRequest(id, input, ports.clock.nowMs());
+      let resolve: (outcome: AgentOutcome) => void = () => {};
+      const outcome = new Promise<AgentOutcome>((settle) => {
+        resolve = settle;
+      });
+      answers.set(id, { resolve, detach: () => {} });
+      if (request.kind === 'consent' && request.toolCallId !== null) {
+        const { sessionId, toolCallId } = request;
+        const older = liveIds(
+          (state) =>
+            state.status === 'awaiting' &&
+            state.request.kind === 'consent' &&
+            state.request.sessionId === sessionId &&
+            state.request.toolCallId === toolCallId,
+        );
+        for (const olderId of older) dispatch(olderId, { type: 'superseded' });
+      }
+      const rememberedAlways =
+        request.kind === 'consent' &&
+        alwaysAllowed.has(alwaysKey(request.profile, request.toolKey));
+      dispatch(id, { type: 'requested', request, rememberedAlways });
+      watchAbort(id, input.signal);
+      return { ok: true, id, outcome };
+    },
+
+    respond(requestId, response) {
+      if (stateOf(requestId).status === 'absent') return { ok: false, code: 'not_found' };
+      if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
+      const result = dispatch(requestId, { type: 'humanResponded', response });
+      if ('ignored' in result) return { ok: false, code: respondCode(result.ignored) };
+      return { ok: true, request: toView(result.state) };
+    },
+
+    get(requestId) {
+      const state = stateOf(requestId);
+      return state.status === 'absent' ? undefined : toView(state);
+    },
+
+    snapshot(visibleSessionIds) {
+      return [...live.values()]
+        .filter((state) => !visibleSessionIds || visibleSessionIds.has(state.request.sessionId))
+        .map(toView);
+    },
+
+    pendingActionOf(sessionId) {
+      let pending: 'consent' | 'action' | null = null;
+      for (const state of live.values()) {
+        if (state.status !== 'awaiting' || state.request.sessionId !== sessionId) continue;
+        if (state.request.kind === 'consent') return 'consent';
+        pending = 'action';
+      }
+      return pending;
+    },
+
+    turnEnded(sessionId, outcome) {
+      for (const id of liveIds((state) => state.request.sessionId === sessionId)) {
+        dispatch(id, { type: 'turnEnded', outcome });
+      }
+    },
+
+    supersede(requestId) {
+      return !('ignored' in dispatch(requestId, { type: 'superseded' }));
+    },
+
+    sessionDeleted(sessionId) {
+      return settleWhere((state) => state.request.sessionId === sessionId, 'session_deleted');
+    },
+
+    taskDeleted(taskId) {
+      return settleWhere((state) => state.request.taskId === taskId, 'task_deleted');
+    },
+
+    reset() {
+      return settleWhere(() => true, 'reset');
+    },
+
+    queuedFollowUps(sessionId) {
+      return [...live.values()]
+        .filter((state) => state.request.sessionId === sessionId)
+        .filter(isQueued)
+        .map(toQueueItem);
+    },
+
+    claimQueued(sessionId, requestId) {
+      return onQueueItem(sessionId, requestId, { type: 'queueItemClaimed' });
+    },
+
+    reject(requestId) {
+      return onQueueItem(null, requestId, { type: 'queueItemRemoved' });
+    },
+
+    restoreQueued(requestId) {
+      return onQueueItem(null, requestId, { type: 'queueClaimReleased' });
+    },
+
+    takeForDispatch(sessionId, requestId) {
+      return onQueueItem(sessionId, requestId, { type: 'takenForDispatch' });
+    },
+
+    async drain() {
+      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    },
+
+    close() {
+      if (closed) return;
+      closed = true;
+      settleWhere(() => true, 'shutdown');
+      for (const map of [deadlines, retries, attemptTimeouts]) {
+        for (const handle of map.values()) handle.cancel();
+        map.clear();
+      }
+    },
+  };
+}

@@ -1,0 +1,102 @@
+/**
+ * What an agent-facing caller (ACP host, MCP tool) hands the registry to open
+ * a request, and the pure checks it must pass. Callers parse wire input with
+ * their own schemas; this guards the registry's invariants (options exist and
+ * are unique, a URL shown to a person is http(s)).
+ */
+import type { ConsentOption, ConsentOptionKind } from './types.js';
+
+export const MAX_CONSENT_OPTIONS = 16;
+export const MAX_TITLE_CHARS = 500;
+export const MAX_INSTRUCTIONS_CHARS = 8_000;
+export const MAX_URL_CHARS = 2_048;
+
+interface RequestInputBase {
+  sessionId: string;
+  taskId: string;
+  /** The agent's call went away: an awaiting request is then swept. */
+  signal?: AbortSignal;
+}
+
+export interface ConsentRequestInput extends RequestInputBase {
+  kind: 'consent';
+  /** The agent profile; with `toolKey` it is what "allow always" remembers. */
+  profile: string;
+  toolKey: string;
+  title: string;
+  toolCallId?: string | null;
+  options: readonly ConsentOption[];
+}
+
+export interface ActionRequestInput extends RequestInputBase {
+  kind: 'action';
+  title: string;
+  instructions: string;
+  url?: string | null;
+}
+
+export type RequestInput = ConsentRequestInput | ActionRequestInput;
+
+const OPTION_KINDS: ReadonlySet<ConsentOptionKind> = new Set([
+  'allow_once',
+  'allow_always',
+  'reject_once',
+  'reject_always',
+]);
+
+function nonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value.trim().length > 0;
+}
+
+function problemsOfConsent(input: ConsentRequestInput): string[] {
+  const problems: string[] = [];
+  if (!nonEmpty(input.profile)) problems.push('profile is required');
+  if (!nonEmpty(input.toolKey)) problems.push('toolKey is required');
+  if (input.options.length === 0) problems.push('at least one option is required');
+  if (input.options.length > MAX_CONSENT_OPTIONS) problems.push('too many options');
+  const seen = new Set<string>();
+  for (const option of input.options) {
+    if (!nonEmpty(option.option_id)) problems.push('option_id is required');
+    else if (seen.has(option.option_id)) problems.push(`duplicate option_id ${option.option_id}`);
+    seen.add(option.option_id);
+    if (!OPTION_KINDS.has(option.kind))
+      problems.push(`unknown option kind for ${option.option_id}`);
+  }
+  return problems;
+}
+
+function problemsOfAction(input: ActionRequestInput): string[] {
+  const problems: string[] = [];
+  if (!nonEmpty(input.title)) problems.push('title is required');
+  if (typeof input.instructions !== 'string') problems.push('instructions must be text');
+  else if (input.instructions.length > MAX_INSTRUCTIONS_CHARS)
+    problems.push('instructions are too long');
+  if (input.url !== undefined && input.url !== null && !isSafeUrl(input.url)) {
+    problems.push('url must be an http(s) URL');
+  }
+  return problems;
+}
+
+/** Only http(s) links are shown to a person; `javascript:` and friends are refused. */
+export function isSafeUrl(value: string): boolean {
+  if (value.length > MAX_URL_CHARS) return false;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'https:' || url.protocol === 'http:';
+  } catch {
+    return false;
+  }
+}
+
+/** Empty when the input may open a request; otherwise human-readable problems. */
+export function requestInputProblems(input: RequestInput): string[] {
+  const problems: string[] = [];
+  if (!nonEmpty(input.sessionId)) problems.push('sessionId is required');
+  if (!nonEmpty(input.taskId)) problems.push('taskId is required');
+  if (typeof input.title !== 'string' || input.title.length > MAX_TITLE_CHARS) {
+    problems.push('title must be text of at most 500 characters');
+  }
+  return problems.concat(
+    input.kind === 'consent' ? problemsOfConsent(input) : problemsOfAction(input),
+  );
+}

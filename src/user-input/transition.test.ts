@@ -1,0 +1,548 @@
+import { describe, expect, it } from 'vitest';
+import { followUpText, retryDelayMs, transition } from './transition.js';
+import {
+  ACTION_DEADLINE_MS,
+  CONSENT_DEADLINE_MS,
+  FOLLOW_UP_BUSY_RECHECK_MS,
+  type ActionRequest,
+  type ConsentRequest,
+  type DueState,
+  type RequestState,
+  type SettlementReason,
+  type TransitionResult,
+  type UserInputCommand,
+  type UserInputEvent,
+  type UserInputState,
+} from './types.js';
+
+const T0 = 1_767_225_600_000;
+
+const consent: ConsentRequest = {
+  id: 'req-1',
+  kind: 'consent',
+  sessionId: 'session-1',
+  taskId: 'task-1',
+  createdAtMs: T0,
+  deadlineAtMs: T0 + CONSENT_DEADLINE_MS,
+  profile: 'demo',
+  toolKey: 'execute:rm',
+  title: 'Run rm -rf build',
+  toolCallId: 'call-1',
+  options: [
+    { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
+    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
+    { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+    { option_id: 'never', label: 'Never', kind: 'reject_always' },
+  ],
+};
+const rejectOnly: ConsentRequest = {
+  ...consent,
+  options: [{ option_id: 'reject', label: 'Reject', kind: 'reject_once' }],
+};
+const action: ActionRequest = {
+  id: 'req-2',
+  kind: 'action',
+  sessionId: 'session-1',
+  taskId: 'task-1',
+  createdAtMs: T0,
+  deadlineAtMs: T0 + ACTION_DEADLINE_MS,
+  title: 'Connect GitHub',
+  instructions: 'Open the link and authorise the app.',
+  url: 'https://example.test/connect',
+};
+
+const due = (overrides: Partial<DueState>): DueState => ({
+  status: 'due',
+  request: action,
+  revision: 4,
+  decision: 'done',
+  followUpText: followUpText('done', action.title),
+  phase: 'waiting',
+  attempts: 2,
+  failures: 2,
+  last: 'failed',
+  ...overrides,
+});
+const settled = (reason: SettlementReason): RequestState => ({
+  status: 'settled',
+  request: action,
+  revision: 5,
+  reason,
+  answer: null,
+});
+
+const STATES = {
+  absent: { status: 'absent' },
+  awaitingConsent: { status: 'awaiting', request: consent, revision: 1, turnEnded: false },
+  awaitingAction: { status: 'awaiting', request: action, revision: 1, turnEnded: false },
+  awaitingActionAfterTurn: { status: 'awaiting', request: action, revision: 2, turnEnded: true },
+  armed: {
+    status: 'armed',
+    request: action,
+    revision: 2,
+    decision: 'skip',
+    followUpText: followUpText('skip', action.title),
+  },
+  dueAttempting: due({ phase: 'attempting', failures: 1 }),
+  dueWaiting: due({}),
+  dueWaitingBusy: due({ attempts: 1, failures: 0, last: 'busy' }),
+  dueClaimed: due({ phase: 'claimed' }),
+  settledHuman: settled('human'),
+  settledTimedOut: settled('timed_out'),
+  settledSwept: settled('swept'),
+  settledSuperseded: settled('superseded'),
+  settledDispatched: settled('dispatched'),
+  settledRejected: settled('rejected'),
+} satisfies Record<string, UserInputState>;
+type StateName = keyof typeof STATES;
+
+const EVENTS = {
+  requestedConsent: { type: 'requested', request: consent, rememberedAlways: false },
+  requestedRemembered: { type: 'requested', request: consent, rememberedAlways: true },
+  requestedRememberedNoAllow: { type: 'requested', request: rejectOnly, rememberedAlways: true },
+  requestedAction: { type: 'requested', request: action, rememberedAlways: false },
+  pickedAllowOnce: { type: 'humanResponded', response: { option_id: 'allow' } },
+  pickedAllowAlways: { type: 'humanResponded', response: { option_id: 'always' } },
+  pickedReject: { type: 'humanResponded', response: { option_id: 'reject' } },
+  pickedUnknown: { type: 'humanResponded', response: { option_id: 'nope' } },
+  decidedDone: { type: 'humanResponded', response: { decision: 'done' } },
+  decidedSkip: { type: 'humanResponded', response: { decision: 'skip' } },
+  deadlinePassed: { type: 'deadlinePassed' },
+  turnNormal: { type: 'turnEnded', outcome: 'normal' },
+  turnCancelled: { type: 'turnEnded', outcome: 'cancelled' },
+  turnFailed: { type: 'turnEnded', outcome: 'failed' },
+  agentCallAborted: { type: 'agentCallAborted' },
+  superseded: { type: 'superseded' },
+  accepted1: { type: 'dispatchAccepted', attempt: 1 },
+  accepted2: { type: 'dispatchAccepted', attempt: 2 },
+  accepted3: { type: 'dispatchAccepted', attempt: 3 },
+  busy1: { type: 'dispatchBusy', attempt: 1 },
+  busy2: { type: 'dispatchBusy', attempt: 2 },
+  refused2: { type: 'dispatchRefused', attempt: 2 },
+  failed1: { type: 'dispatchFailed', attempt: 1 },
+  failed2: { type: 'dispatchFailed', attempt: 2 },
+  retryTimerElapsed: { type: 'retryTimerElapsed' },
+  takenForDispatch: { type: 'takenForDispatch' },
+  queueItemClaimed: { type: 'queueItemClaimed' },
+  queueClaimReleased: { type: 'queueClaimReleased' },
+  queueItemRemoved: { type: 'queueItemRemoved' },
+  sessionDeleted: { type: 'sessionDeleted', cause: 'session_deleted' },
+} satisfies Record<string, UserInputEvent>;
+type EventName = keyof typeof EVENTS;
+const EVENT_NAMES = Object.keys(EVENTS) as EventName[];
+const STATE_NAMES = Object.keys(STATES) as StateName[];
+
+/** Expected result: `status` or `status:phase|reason` when applied, `!reason` when ignored. */
+type Expected = string;
+type Row = Record<EventName, Expected>;
+
+const REQUESTS: EventName[] = [
+  'requestedConsent',
+  'requestedRemembered',
+  'requestedRememberedNoAllow',
+  'requestedAction',
+];
+const RESPONSES: EventName[] = [
+  'pickedAllowOnce',
+  'pickedAllowAlways',
+  'pickedReject',
+  'pickedUnknown',
+  'decidedDone',
+  'decidedSkip',
+];
+const TURNS: EventName[] = ['turnNormal', 'turnCancelled', 'turnFailed'];
+const DISPATCH_RESULTS: EventName[] = ['busy1', 'busy2', 'refused2', 'failed1', 'failed2'];
+const DISPATCH: EventName[] = ['accepted1', 'accepted2', 'accepted3', ...DISPATCH_RESULTS];
+const QUEUE: EventName[] = [
+  'retryTimerElapsed',
+  'takenForDispatch',
+  'queueItemClaimed',
+  'queueClaimReleased',
+  'queueItemRemoved',
+];
+
+function row(fill: Expected, overrides: Partial<Row>): Row {
+  const base = Object.fromEntries(EVENT_NAMES.map((name) => [name, fill])) as Row;
+  return { ...base, ...overrides };
+}
+function same(names: EventName[], expected: Expected): Partial<Row> {
+  return Object.fromEntries(names.map((name) => [name, expected]));
+}
+
+const liveBase: Partial<Row> = {
+  ...same(REQUESTS, '!duplicate_request'),
+  sessionDeleted: 'settled|swept',
+};
+const awaitingBase: Partial<Row> = {
+  ...liveBase,
+  deadlinePassed: 'settled|timed_out',
+  agentCallAborted: 'settled|swept',
+  superseded: 'settled|superseded',
+  ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
+  ...same([...DISPATCH, ...QUEUE], '!not_due'),
+};
+const answeredBase: Partial<Row> = {
+  ...liveBase,
+  ...same(RESPONSES, '!already_answered'),
+  deadlinePassed: '!deadline_not_running',
+  agentCallAborted: '!already_answered',
+  superseded: '!already_answered',
+};
+const dueBase: Partial<Row> = {
+  ...answeredBase,
+  accepted1: 'settled|dispatched',
+  accepted2: 'settled|dispatched',
+  accepted3: '!stale_attempt',
+  ...same(DISPATCH_RESULTS, '!no_dispatch_in_flight'),
+};
+const dueWaitingRow: Partial<Row> = {
+  ...dueBase,
+  ...same(TURNS, 'due:attempting'),
+  retryTimerElapsed: 'due:attempting',
+  takenForDispatch: 'due:attempting',
+  queueItemClaimed: 'due:claimed',
+  queueClaimReleased: '!not_claimed',
+  queueItemRemoved: 'settled|rejected',
+};
+
+const settledRow = row('!already_settled', same(REQUESTS, '!duplicate_request'));
+
+const TABLE: Record<StateName, Row> = {
+  absent: row('!unknown_request', {
+    requestedConsent: 'awaiting',
+    requestedRemembered: 'settled|human',
+    requestedRememberedNoAllow: 'awaiting',
+    requestedAction: 'awaiting',
+  }),
+  awaitingConsent: row('?', {
+    ...awaitingBase,
+    ...same(['pickedAllowOnce', 'pickedAllowAlways', 'pickedReject'], 'settled|human'),
+    pickedUnknown: '!unknown_option',
+    ...same(['decidedDone', 'decidedSkip'], '!response_kind_mismatch'),
+    turnNormal: 'settled|swept',
+  }),
+  awaitingAction: row('?', {
+    ...awaitingBase,
+    ...same(RESPONSES.slice(0, 4), '!response_kind_mismatch'),
+    ...same(['decidedDone', 'decidedSkip'], 'armed'),
+    turnNormal: 'awaiting',
+  }),
+  awaitingActionAfterTurn: row('?', {
+    ...awaitingBase,
+    ...same(RESPONSES.slice(0, 4), '!response_kind_mismatch'),
+    ...same(['decidedDone', 'decidedSkip'], 'due:attempting'),
+    turnNormal: '!turn_already_ended',
+  }),
+  armed: row('?', {
+    ...answeredBase,
+    turnNormal: 'due:attempting',
+    ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
+    ...same([...DISPATCH, ...QUEUE], '!not_due'),
+  }),
+  dueAttempting: row('?', {
+    ...dueBase,
+    ...same(TURNS, '!dispatch_in_flight'),
+    busy1: '!stale_attempt',
+    failed1: '!stale_attempt',
+    busy2: 'due:waiting',
+    failed2: 'due:waiting',
+    refused2: 'settled|rejected',
+    ...same(['retryTimerElapsed', 'takenForDispatch'], '!dispatch_in_flight'),
+    queueItemClaimed: '!dispatch_in_flight',
+    queueClaimReleased: '!not_claimed',
+    queueItemRemoved: '!dispatch_in_flight',
+  }),
+  dueWaiting: row('?', dueWaitingRow),
+  dueWaitingBusy: row('?', { ...dueWaitingRow, accepted2: '!stale_attempt' }),
+  dueClaimed: row('?', {
+    ...dueBase,
+    ...same(TURNS, '!claimed_for_removal'),
+    ...same(['retryTimerElapsed', 'takenForDispatch'], '!claimed_for_removal'),
+    queueItemClaimed: '!already_claimed',
+    queueClaimReleased: 'due:waiting',
+    queueItemRemoved: 'settled|rejected',
+  }),
+  settledHuman: settledRow,
+  settledTimedOut: settledRow,
+  settledSwept: settledRow,
+  settledSuperseded: settledRow,
+  settledDispatched: settledRow,
+  settledRejected: settledRow,
+};
+
+function describeResult(result: TransitionResult): Expected {
+  if ('ignored' in result) return `!${result.ignored}`;
+  const { state } = result;
+  if (state.status === 'due') return `due:${state.phase}`;
+  if (state.status === 'settled') return `settled|${state.reason}`;
+  return state.status;
+}
+
+const types = (commands: UserInputCommand[]) => commands.map((command) => command.type);
+
+/** Properties every applied transition must have, whatever the pair. */
+function checkInvariants(before: UserInputState, event: UserInputEvent, result: TransitionResult) {
+  if ('ignored' in result) return;
+  const { state, commands } = result;
+  const publishes = commands.filter((command) => command.type === 'publishChanged');
+  const expectedRevision = before.status === 'absent' ? 1 : before.revision + 1;
+  expect(state.revision).toBe(expectedRevision);
+  expect(publishes).toEqual([{ type: 'publishChanged', revision: expectedRevision }]);
+  const answersAgent = commands.filter((command) => command.type === 'answerAgent').length;
+  const agentWaiting = before.status === 'awaiting' || before.status === 'absent';
+  const leavesAwaiting = agentWaiting && state.status !== 'awaiting';
+  expect(answersAgent).toBe(leavesAwaiting ? 1 : 0);
+  if (before.status === 'awaiting' && state.status !== 'awaiting') {
+    expect(types(commands).includes('cancelDeadline')).toBe(event.type !== 'deadlinePassed');
+  }
+  const dispatches = commands.filter((command) => command.type === 'dispatchFollowUp');
+  if (state.status === 'due' && state.phase === 'attempting') {
+    expect(dispatches).toEqual([
+      {
+        type: 'dispatchFollowUp',
+        sessionId: state.request.sessionId,
+        text: state.followUpText,
+        attempt: state.attempts,
+      },
+    ]);
+  } else {
+    expect(dispatches).toEqual([]);
+  }
+  const retries = types(commands).filter((type) => type === 'scheduleRetry');
+  expect(retries.length).toBe(state.status === 'due' && state.phase === 'waiting' ? 1 : 0);
+  if (before.status === 'due' && before.phase === 'waiting' && !isWaiting(state)) {
+    expect(types(commands).includes('cancelRetry')).toBe(event.type !== 'retryTimerElapsed');
+  }
+  if (state.status === 'settled') {
+    expect(types(commands)).not.toContain('startDeadline');
+  }
+}
+const isWaiting = (state: RequestState) => state.status === 'due' && state.phase === 'waiting';
+
+describe('transition: every state × every event', () => {
+  const pairs = STATE_NAMES.flatMap((stateName) =>
+    EVENT_NAMES.map((eventName) => [stateName, eventName] as const),
+  );
+
+  it('has an expectation for every pair', () => {
+    expect(pairs.length).toBe(STATE_NAMES.length * EVENT_NAMES.length);
+    for (const [stateName, eventName] of pairs) {
+      expect(TABLE[stateName][eventName], `${stateName} × ${eventName}`).not.toBe('?');
+    }
+  });
+
+  it.each(pairs)('%s × %s', (stateName, eventName) => {
+    const before = STATES[stateName];
+    const event = EVENTS[eventName];
+    const result = transition(before, event);
+    expect(describeResult(result)).toBe(TABLE[stateName][eventName]);
+    checkInvariants(before, event, result);
+  });
+});
+
+function apply(state: UserInputState, event: UserInputEvent) {
+  const result = transition(state, event);
+  if ('ignored' in result) throw new Error(`ignored: ${result.ignored}`);
+  return result;
+}
+
+describe('transition: commands of the rules', () => {
+  it('a human reject is a selected option, a timeout a refusal', () => {
+    const rejected = apply(STATES.awaitingConsent, EVENTS.pickedReject);
+    expect(rejected.commands).toContainEqual({
+      type: 'answerAgent',
+      outcome: {
+        kind: 'selected',
+        option_id: 'reject',
+        option_kind: 'reject_once',
+        remembered: false,
+      },
+    });
+    const timedOut = apply(STATES.awaitingConsent, EVENTS.deadlinePassed);
+    expect(timedOut.commands).toContainEqual({
+      type: 'answerAgent',
+      outcome: { kind: 'refused', reason: 'timed_out' },
+    });
+  });
+
+  it('allow always is remembered per profile and tool, and a remembered request needs nobody', () => {
+    const always = apply(STATES.awaitingConsent, EVENTS.pickedAllowAlways);
+    expect(always.commands).toContainEqual({
+      type: 'rememberAlways',
+      profile: 'demo',
+      toolKey: 'execute:rm',
+    });
+    expect(types(apply(STATES.awaitingConsent, EVENTS.pickedAllowOnce).commands)).not.toContain(
+      'rememberAlways',
+    );
+    const remembered = apply(STATES.absent, EVENTS.requestedRemembered);
+    expect(remembered.commands).toEqual([
+      { type: 'publishChanged', revision: 1 },
+      {
+        type: 'answerAgent',
+        outcome: {
+          kind: 'selected',
+          option_id: 'always',
+          option_kind: 'allow_always',
+          remembered: true,
+        },
+      },
+    ]);
+  });
+
+  it('a new request starts its deadline', () => {
+    expect(apply(STATES.absent, EVENTS.requestedConsent).commands[0]).toEqual({
+      type: 'startDeadline',
+      afterMs: CONSENT_DEADLINE_MS,
+    });
+    expect(apply(STATES.absent, EVENTS.requestedAction).commands[0]).toEqual({
+      type: 'startDeadline',
+      afterMs: ACTION_DEADLINE_MS,
+    });
+  });
+
+  it('an answered action arms its follow-up and answers the agent', () => {
+    const armed = apply(STATES.awaitingAction, EVENTS.decidedDone);
+    expect(armed.state).toMatchObject({
+      status: 'armed',
+      followUpText: 'Continue. I have completed: Connect GitHub',
+    });
+    expect(armed.commands).toEqual([
+      { type: 'cancelDeadline' },
+      { type: 'publishChanged', revision: 2 },
+      { type: 'answerAgent', outcome: { kind: 'decided', decision: 'done' } },
+    ]);
+    const skipped = apply(STATES.awaitingAction, EVENTS.decidedSkip);
+    expect(skipped.state).toMatchObject({
+      followUpText: 'I skipped: Connect GitHub. Continue without it.',
+    });
+  });
+
+  it('a normal turn end makes an armed follow-up due and dispatches it', () => {
+    const dueNow = apply(STATES.armed, EVENTS.turnNormal);
+    expect(dueNow.commands).toEqual([
+      { type: 'publishChanged', revision: 3 },
+      {
+        type: 'dispatchFollowUp',
+        sessionId: 'session-1',
+        text: 'I skipped: Connect GitHub. Continue without it.',
+        attempt: 1,
+      },
+    ]);
+  });
+
+  it('failed attempts back off exponentially, busy ones recheck later', () => {
+    expect([1, 2, 3, 4, 5, 6, 7, 50].map(retryDelayMs)).toEqual([
+      1000, 2000, 4000, 8000, 16000, 30000, 30000, 30000,
+    ]);
+    const failed = apply(STATES.dueAttempting, EVENTS.failed2);
+    expect(failed.commands).toContainEqual({ type: 'scheduleRetry', afterMs: 2000 });
+    expect(failed.state).toMatchObject({ failures: 2, last: 'failed' });
+    const busy = apply(STATES.dueAttempting, EVENTS.busy2);
+    expect(busy.commands).toContainEqual({
+      type: 'scheduleRetry',
+      afterMs: FOLLOW_UP_BUSY_RECHECK_MS,
+    });
+    expect(busy.state).toMatchObject({ failures: 0, last: 'busy' });
+    const restored = apply(STATES.dueClaimed, EVENTS.queueClaimReleased);
+    expect(restored.commands).toContainEqual({ type: 'scheduleRetry', afterMs: 2000 });
+  });
+
+  it('a sweep of an armed action does not answer the agent twice', () => {
+    const swept = apply(STATES.armed, EVENTS.turnCancelled);
+    expect(types(swept.commands)).toEqual(['publishChanged']);
+  });
+});
+
+const SETTLING: EventName[] = EVENT_NAMES.filter((name) => !REQUESTS.includes(name));
+
+describe('transition: first settlement wins', () => {
+  const live = STATE_NAMES.filter((name) => TABLE[name].sessionDeleted === 'settled|swept');
+  const cases = live.flatMap((stateName) =>
+    SETTLING.filter((name) => TABLE[stateName][name].startsWith('settled')).flatMap((first) =>
+      SETTLING.filter((name) => TABLE[stateName][name].startsWith('settled')).map(
+        (second) => [stateName, first, second] as const,
+      ),
+    ),
+  );
+
+  it.each(cases)('%s: %s then %s', (stateName, first, second) => {
+    const once = apply(STATES[stateName], EVENTS[first]);
+    expect(transition(once.state, EVENTS[second])).toEqual({ ignored: 'already_settled' });
+    expect(describeResult(once)).toBe(TABLE[stateName][first]);
+  });
+
+  function replay(start: UserInputState, events: EventName[]): string[] {
+    let state = start;
+    return events.map((name) => {
+      const result = transition(state, EVENTS[name]);
+      if (!('ignored' in result)) state = result.state;
+      return describeResult(result);
+    });
+  }
+
+  it('human answer against the deadline, either order', () => {
+    expect(replay(STATES.awaitingConsent, ['pickedAllowOnce', 'deadlinePassed'])).toEqual([
+      'settled|human',
+      '!already_settled',
+    ]);
+    expect(replay(STATES.awaitingConsent, ['deadlinePassed', 'pickedAllowOnce'])).toEqual([
+      'settled|timed_out',
+      '!already_settled',
+    ]);
+  });
+
+  it('dispatch accepted against session deleted, either order', () => {
+    expect(replay(STATES.dueAttempting, ['accepted2', 'sessionDeleted'])).toEqual([
+      'settled|dispatched',
+      '!already_settled',
+    ]);
+    expect(replay(STATES.dueAttempting, ['sessionDeleted', 'accepted2'])).toEqual([
+      'settled|swept',
+      '!already_settled',
+    ]);
+  });
+
+  it('queue claim against the driver taking the item, either order', () => {
+    expect(replay(STATES.dueWaiting, ['queueItemClaimed', 'takenForDispatch'])).toEqual([
+      'due:claimed',
+      '!claimed_for_removal',
+    ]);
+    expect(replay(STATES.dueWaiting, ['takenForDispatch', 'queueItemClaimed'])).toEqual([
+      'due:attempting',
+      '!dispatch_in_flight',
+    ]);
+  });
+
+  it('an answered action against its turn being cancelled, either order', () => {
+    expect(replay(STATES.awaitingAction, ['decidedDone', 'turnCancelled', 'turnNormal'])).toEqual([
+      'armed',
+      'settled|swept',
+      '!already_settled',
+    ]);
+    expect(replay(STATES.awaitingAction, ['turnCancelled', 'decidedDone'])).toEqual([
+      'settled|swept',
+      '!already_settled',
+    ]);
+  });
+
+  it('a due follow-up survives failed turns and failed attempts until accepted', () => {
+    expect(
+      replay(STATES.armed, [
+        'turnNormal',
+        'failed1',
+        'turnFailed',
+        'busy2',
+        'turnCancelled',
+        'accepted3',
+      ]),
+    ).toEqual([
+      'due:attempting',
+      'due:waiting',
+      'due:attempting',
+      'due:waiting',
+      'due:attempting',
+      'settled|dispatched',
+    ]);
+  });
+});

@@ -1,0 +1,399 @@
+/**
+ * The registry's rules (DESIGN §7) as one pure, total function:
+ * `transition(state, event)` is either the next state with the commands to
+ * run, or an ignore with a reason. No clock, no timers, no I/O: deadlines and
+ * retries leave here as commands with a duration, and the runner comes back
+ * with `deadlinePassed` / `retryTimerElapsed`.
+ *
+ * Invariants: settled is final (first settlement wins); every applied event
+ * bumps `revision` by exactly 1 and emits exactly one `publishChanged`;
+ * every awaiting → settled path answers the agent once; a due follow-up is
+ * settled `dispatched` only on an acknowledged acceptance, and ordinary turn
+ * errors never sweep it.
+ */
+import {
+  FOLLOW_UP_BUSY_RECHECK_MS,
+  FOLLOW_UP_RETRY_BASE_MS,
+  FOLLOW_UP_RETRY_MAX_MS,
+  type ActionDecision,
+  type ActionRequest,
+  type Answer,
+  type AwaitingState,
+  type ConsentOption,
+  type ConsentRequest,
+  type DueState,
+  type HumanResponse,
+  type IgnoreReason,
+  type LiveState,
+  type RefusalReason,
+  type RequestState,
+  type SettledState,
+  type SettlementReason,
+  type TransitionResult,
+  type TurnOutcome,
+  type UserInputCommand,
+  type UserInputEvent,
+  type UserInputRequest,
+  type UserInputState,
+} from './types.js';
+
+/** The message the person "sends" once the agent's turn is over. */
+export function followUpText(decision: ActionDecision, title: string): string {
+  const subject = title.trim();
+  return decision === 'done'
+    ? `Continue. I have completed: ${subject}`
+    : `I skipped: ${subject}. Continue without it.`;
+}
+
+/** Delay before the next attempt after `failures` consecutive failures (1 s, 2 s, 4 s … 30 s). */
+export function retryDelayMs(failures: number): number {
+  const exponent = Math.max(0, failures - 1);
+  return Math.min(FOLLOW_UP_RETRY_BASE_MS * 2 ** Math.min(exponent, 30), FOLLOW_UP_RETRY_MAX_MS);
+}
+
+/** The option a remembered "always" selects: the agent's own always-allow, else allow-once. */
+export function rememberedOption(options: readonly ConsentOption[]): ConsentOption | undefined {
+  return (
+    options.find((option) => option.kind === 'allow_always') ??
+    options.find((option) => option.kind === 'allow_once')
+  );
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled user-input event: ${JSON.stringify(value)}`);
+}
+
+function ignore(reason: IgnoreReason): TransitionResult {
+  return { ignored: reason };
+}
+
+function applied(state: RequestState, commands: UserInputCommand[]): TransitionResult {
+  return { state, commands };
+}
+
+function publish(state: RequestState): UserInputCommand {
+  return { type: 'publishChanged', revision: state.revision };
+}
+
+function refuse(reason: RefusalReason): UserInputCommand {
+  return { type: 'answerAgent', outcome: { kind: 'refused', reason } };
+}
+
+function answerOf(state: LiveState): Answer | null {
+  return state.status === 'awaiting' ? null : { kind: 'decision', decision: state.decision };
+}
+
+/** Timers that must stop when `state` leaves its status. */
+function cleanupOf(state: LiveState): UserInputCommand[] {
+  if (state.status === 'awaiting') return [{ type: 'cancelDeadline' }];
+  if (state.status === 'due' && state.phase === 'waiting') return [{ type: 'cancelRetry' }];
+  return [];
+}
+
+/**
+ * Settles a live request. `refusal` answers an agent that is still waiting;
+ * `cleanup: false` when the timer being cancelled is the one that fired.
+ */
+function settle(
+  state: LiveState,
+  reason: SettlementReason,
+  options: { refusal?: RefusalReason; cleanup?: boolean } = {},
+): TransitionResult {
+  const next: SettledState = {
+    status: 'settled',
+    request: state.request,
+    revision: state.revision + 1,
+    reason,
+    answer: answerOf(state),
+  };
+  const commands = options.cleanup === false ? [] : cleanupOf(state);
+  commands.push(publish(next));
+  if (state.status === 'awaiting' && options.refusal) commands.push(refuse(options.refusal));
+  return applied(next, commands);
+}
+
+/** Commands run in this order: `before` (timers), publish, `after` (agent answer), dispatch. */
+function startAttempt(
+  state: DueState,
+  before: UserInputCommand[],
+  after: UserInputCommand[] = [],
+): TransitionResult {
+  const next: DueState = {
+    ...state,
+    revision: state.revision + 1,
+    phase: 'attempting',
+    attempts: state.attempts + 1,
+  };
+  return applied(next, [
+    ...before,
+    publish(next),
+    ...after,
+    {
+      type: 'dispatchFollowUp',
+      sessionId: next.request.sessionId,
+      text: next.followUpText,
+      attempt: next.attempts,
+    },
+  ]);
+}
+
+/**
+ * An armed (or just-answered) action becomes due and makes its first attempt;
+ * `revision` is the current one (the attempt bumps it once).
+ */
+function becomeDue(
+  request: ActionRequest,
+  revision: number,
+  decision: ActionDecision,
+  before: UserInputCommand[],
+  after: UserInputCommand[] = [],
+): TransitionResult {
+  const due: DueState = {
+    status: 'due',
+    request,
+    revision,
+    decision,
+    followUpText: followUpText(decision, request.title),
+    phase: 'waiting',
+    attempts: 0,
+    failures: 0,
+    last: null,
+  };
+  return startAttempt(due, before, after);
+}
+
+function waitAgain(state: DueState, last: 'busy' | 'failed'): TransitionResult {
+  const failures = last === 'failed' ? state.failures + 1 : 0;
+  const next: DueState = {
+    ...state,
+    revision: state.revision + 1,
+    phase: 'waiting',
+    failures,
+    last,
+  };
+  const afterMs = last === 'failed' ? retryDelayMs(failures) : FOLLOW_UP_BUSY_RECHECK_MS;
+  return applied(next, [publish(next), { type: 'scheduleRetry', afterMs }]);
+}
+
+function onRequested(
+  state: UserInputState,
+  request: UserInputRequest,
+  rememberedAlways: boolean,
+): TransitionResult {
+  if (state.status !== 'absent') return ignore('duplicate_request');
+  const remembered =
+    request.kind === 'consent' && rememberedAlways ? rememberedOption(request.options) : undefined;
+  if (remembered) {
+    const next: SettledState = {
+      status: 'settled',
+      request,
+      revision: 1,
+      reason: 'human',
+      answer: { kind: 'option', option_id: remembered.option_id, remembered: true },
+    };
+    return applied(next, [
+      publish(next),
+      {
+        type: 'answerAgent',
+        outcome: {
+          kind: 'selected',
+          option_id: remembered.option_id,
+          option_kind: remembered.kind,
+          remembered: true,
+        },
+      },
+    ]);
+  }
+  const next: AwaitingState = { status: 'awaiting', request, revision: 1, turnEnded: false };
+  return applied(next, [
+    { type: 'startDeadline', afterMs: request.deadlineAtMs - request.createdAtMs },
+    publish(next),
+  ]);
+}
+
+function answerConsent(
+  state: AwaitingState,
+  request: ConsentRequest,
+  response: HumanResponse,
+): TransitionResult {
+  if (!('option_id' in response)) return ignore('response_kind_mismatch');
+  const option = request.options.find((candidate) => candidate.option_id === response.option_id);
+  if (!option) return ignore('unknown_option');
+  const next: SettledState = {
+    status: 'settled',
+    request,
+    revision: state.revision + 1,
+    reason: 'human',
+    answer: { kind: 'option', option_id: option.option_id, remembered: false },
+  };
+  const commands: UserInputCommand[] = [{ type: 'cancelDeadline' }];
+  if (option.kind === 'allow_always') {
+    commands.push({ type: 'rememberAlways', profile: request.profile, toolKey: request.toolKey });
+  }
+  commands.push(publish(next), {
+    type: 'answerAgent',
+    outcome: {
+      kind: 'selected',
+      option_id: option.option_id,
+      option_kind: option.kind,
+      remembered: false,
+    },
+  });
+  return applied(next, commands);
+}
+
+function answerAction(
+  state: AwaitingState,
+  request: ActionRequest,
+  response: HumanResponse,
+): TransitionResult {
+  if (!('decision' in response)) return ignore('response_kind_mismatch');
+  const { decision } = response;
+  const answer: UserInputCommand = { type: 'answerAgent', outcome: { kind: 'decided', decision } };
+  if (state.turnEnded) {
+    return becomeDue(request, state.revision, decision, [{ type: 'cancelDeadline' }], [answer]);
+  }
+  const next: RequestState = {
+    status: 'armed',
+    request,
+    revision: state.revision + 1,
+    decision,
+    followUpText: followUpText(decision, request.title),
+  };
+  return applied(next, [{ type: 'cancelDeadline' }, publish(next), answer]);
+}
+
+function onHumanResponded(state: LiveState, response: HumanResponse): TransitionResult {
+  if (state.status !== 'awaiting') return ignore('already_answered');
+  return state.request.kind === 'consent'
+    ? answerConsent(state, state.request, response)
+    : answerAction(state, state.request, response);
+}
+
+function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
+  switch (state.status) {
+    case 'awaiting': {
+      // A consent belongs to the turn that asked it; an action outlives a
+      // normal end (the person can still do it) but not a cancel or failure.
+      if (state.request.kind === 'consent' || outcome !== 'normal') {
+        return settle(state, 'swept', { refusal: 'swept' });
+      }
+      if (state.turnEnded) return ignore('turn_already_ended');
+      const next: AwaitingState = { ...state, revision: state.revision + 1, turnEnded: true };
+      return applied(next, [publish(next)]);
+    }
+    case 'armed':
+      if (outcome !== 'normal') return settle(state, 'swept');
+      return becomeDue(state.request, state.revision, state.decision, []);
+    case 'due':
+      // Ordinary turn errors never sweep a due follow-up; any turn end may
+      // have freed the session, so a waiting one is tried now.
+      return nudge(state);
+  }
+}
+
+function nudge(state: DueState): TransitionResult {
+  switch (state.phase) {
+    case 'attempting':
+      return ignore('dispatch_in_flight');
+    case 'claimed':
+      return ignore('claimed_for_removal');
+    case 'waiting':
+      return startAttempt(state, [{ type: 'cancelRetry' }]);
+  }
+}
+
+function onAttemptResult(
+  state: LiveState,
+  attempt: number,
+  result: 'busy' | 'refused' | 'failed',
+): TransitionResult {
+  if (state.status !== 'due') return ignore('not_due');
+  if (state.phase !== 'attempting') return ignore('no_dispatch_in_flight');
+  if (attempt !== state.attempts) return ignore('stale_attempt');
+  if (result === 'refused') return settle(state, 'rejected');
+  return waitAgain(state, result);
+}
+
+function onDispatchAccepted(state: LiveState, attempt: number): TransitionResult {
+  if (state.status !== 'due') return ignore('not_due');
+  // Acceptance is a fact about the admission key, whichever attempt saw it:
+  // a late acknowledgement of a timed-out attempt still settles the owner.
+  if (attempt < 1 || attempt > state.attempts) return ignore('stale_attempt');
+  return settle(state, 'dispatched');
+}
+
+function onQueueEvent(
+  state: LiveState,
+  type: 'queueItemClaimed' | 'queueClaimReleased' | 'queueItemRemoved',
+): TransitionResult {
+  if (state.status !== 'due') return ignore('not_due');
+  if (state.phase === 'attempting') {
+    return ignore(type === 'queueClaimReleased' ? 'not_claimed' : 'dispatch_in_flight');
+  }
+  switch (type) {
+    case 'queueItemClaimed': {
+      if (state.phase === 'claimed') return ignore('already_claimed');
+      const next: DueState = { ...state, revision: state.revision + 1, phase: 'claimed' };
+      return applied(next, [{ type: 'cancelRetry' }, publish(next)]);
+    }
+    case 'queueClaimReleased': {
+      if (state.phase !== 'claimed') return ignore('not_claimed');
+      const next: DueState = { ...state, revision: state.revision + 1, phase: 'waiting' };
+      const afterMs =
+        state.last === 'failed' ? retryDelayMs(state.failures) : FOLLOW_UP_BUSY_RECHECK_MS;
+      return applied(next, [publish(next), { type: 'scheduleRetry', afterMs }]);
+    }
+    case 'queueItemRemoved':
+      return settle(state, 'rejected');
+  }
+}
+
+/** The whole table. Total: every (state, event) pair is applied or ignored with a reason. */
+export function transition(state: UserInputState, event: UserInputEvent): TransitionResult {
+  if (event.type === 'requested') {
+    return onRequested(state, event.request, event.rememberedAlways);
+  }
+  if (state.status === 'absent') return ignore('unknown_request');
+  if (state.status === 'settled') return ignore('already_settled');
+  switch (event.type) {
+    case 'humanResponded':
+      return onHumanResponded(state, event.response);
+    case 'deadlinePassed':
+      if (state.status !== 'awaiting') return ignore('deadline_not_running');
+      return settle(state, 'timed_out', { refusal: 'timed_out', cleanup: false });
+    case 'turnEnded':
+      return onTurnEnded(state, event.outcome);
+    case 'agentCallAborted':
+      if (state.status !== 'awaiting') return ignore('already_answered');
+      return settle(state, 'swept', { refusal: 'swept' });
+    case 'superseded':
+      if (state.status !== 'awaiting') return ignore('already_answered');
+      return settle(state, 'superseded', { refusal: 'superseded' });
+    case 'dispatchAccepted':
+      return onDispatchAccepted(state, event.attempt);
+    case 'dispatchBusy':
+      return onAttemptResult(state, event.attempt, 'busy');
+    case 'dispatchRefused':
+      return onAttemptResult(state, event.attempt, 'refused');
+    case 'dispatchFailed':
+      return onAttemptResult(state, event.attempt, 'failed');
+    case 'retryTimerElapsed':
+      if (state.status !== 'due') return ignore('not_due');
+      // The timer that fired needs no cancelling.
+      return state.phase === 'waiting'
+        ? startAttempt(state, [])
+        : ignore(state.phase === 'attempting' ? 'dispatch_in_flight' : 'claimed_for_removal');
+    case 'takenForDispatch':
+      if (state.status !== 'due') return ignore('not_due');
+      return nudge(state);
+    case 'queueItemClaimed':
+    case 'queueClaimReleased':
+    case 'queueItemRemoved':
+      return onQueueEvent(state, event.type);
+    case 'sessionDeleted':
+      return settle(state, 'swept', { refusal: 'swept' });
+    default:
+      return assertNever(event);
+  }
+}

@@ -1,0 +1,251 @@
+/**
+ * The user-input registry's vocabulary (DESIGN §7): request kinds, the states
+ * of one request, the events that move it, the commands the runner performs,
+ * the reasons an event is ignored, what the agent is answered, and the wire
+ * view clients see.
+ *
+ * Owns: types and constants only; no behaviour.
+ * Invariants: `settled` is final (first settlement wins); `revision` starts at
+ * 1 and grows by exactly 1 on every applied event; nothing here is persisted
+ * (a restart drops every request by design).
+ */
+
+export const CONSENT_DEADLINE_MS = 5 * 60 * 1000;
+export const ACTION_DEADLINE_MS = 30 * 60 * 1000;
+/** Backoff after the n-th consecutive failed follow-up attempt: base · 2^(n-1), capped. */
+export const FOLLOW_UP_RETRY_BASE_MS = 1_000;
+export const FOLLOW_UP_RETRY_MAX_MS = 30_000;
+/** A follow-up that found its session busy is tried again after this, or at the next turn end. */
+export const FOLLOW_UP_BUSY_RECHECK_MS = 30_000;
+/** An admission attempt that has not answered by then counts as failed (a late acceptance still settles). */
+export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
+/** Settled requests kept so a late respond gets `already_settled` rather than `not_found`. */
+export const MAX_SETTLED_TOMBSTONES = 1_000;
+
+export type UserInputKind = 'consent' | 'action';
+
+export type ConsentOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
+
+/** One choice the agent offers for a consent, passed through unchanged. */
+export interface ConsentOption {
+  option_id: string;
+  label: string;
+  kind: ConsentOptionKind;
+}
+
+interface RequestBase {
+  id: string;
+  sessionId: string;
+  taskId: string;
+  createdAtMs: number;
+  deadlineAtMs: number;
+}
+
+/** An agent asks to run a tool. `profile` + `toolKey` identify what "always" remembers. */
+export interface ConsentRequest extends RequestBase {
+  kind: 'consent';
+  profile: string;
+  toolKey: string;
+  title: string;
+  /** The agent's tool-call identity; a newer consent for the same call supersedes an older one. */
+  toolCallId: string | null;
+  options: readonly ConsentOption[];
+}
+
+/** An agent asks the person to do something outside (connect a service, sign in, …). */
+export interface ActionRequest extends RequestBase {
+  kind: 'action';
+  title: string;
+  instructions: string;
+  url: string | null;
+}
+
+export type UserInputRequest = ConsentRequest | ActionRequest;
+
+export type ActionDecision = 'done' | 'skip';
+
+/** What a person sends; principal-free (the caller has checked visibility). */
+export type HumanResponse = { option_id: string } | { decision: ActionDecision };
+
+export type SettlementReason =
+  'human' | 'timed_out' | 'swept' | 'superseded' | 'dispatched' | 'rejected';
+
+/** Why an agent got no human answer; never confused with a person's "reject" option. */
+export type RefusalReason = 'timed_out' | 'swept' | 'superseded';
+
+/** What the agent's waiting call resolves with, exactly once. */
+export type AgentOutcome =
+  | { kind: 'selected'; option_id: string; option_kind: ConsentOptionKind; remembered: boolean }
+  | { kind: 'decided'; decision: ActionDecision }
+  | { kind: 'refused'; reason: RefusalReason };
+
+/** What the person chose, kept on the request for views. */
+export type Answer =
+  | { kind: 'option'; option_id: string; remembered: boolean }
+  | { kind: 'decision'; decision: ActionDecision };
+
+export type TurnOutcome = 'normal' | 'cancelled' | 'failed';
+
+/** How the admission port answered one follow-up attempt. */
+export type FollowUpAdmission = 'accepted' | 'busy' | 'refused';
+
+export type DeleteCause = 'session_deleted' | 'task_deleted' | 'reset' | 'shutdown';
+
+// ---------------------------------------------------------------- states
+
+export interface AbsentState {
+  status: 'absent';
+}
+
+export interface AwaitingState {
+  status: 'awaiting';
+  request: UserInputRequest;
+  revision: number;
+  /**
+   * The agent's turn already ended normally while this waited (its call timed
+   * out on the agent side). An answered action then becomes due at once,
+   * because no later turn end would arm it.
+   */
+  turnEnded: boolean;
+}
+
+export interface ArmedState {
+  status: 'armed';
+  request: ActionRequest;
+  revision: number;
+  decision: ActionDecision;
+  followUpText: string;
+}
+
+/**
+ * A follow-up owed to the session. `attempting`: one admission attempt is in
+ * flight (number `attempts`); `waiting`: a retry is scheduled and the item is
+ * listed in the session queue; `claimed`: a queue delete/clear holds it.
+ */
+export interface DueState {
+  status: 'due';
+  request: ActionRequest;
+  revision: number;
+  decision: ActionDecision;
+  followUpText: string;
+  phase: 'attempting' | 'waiting' | 'claimed';
+  attempts: number;
+  /** Consecutive failed attempts; drives the backoff. */
+  failures: number;
+  last: 'busy' | 'failed' | null;
+}
+
+export interface SettledState {
+  status: 'settled';
+  request: UserInputRequest;
+  revision: number;
+  reason: SettlementReason;
+  answer: Answer | null;
+}
+
+export type LiveState = AwaitingState | ArmedState | DueState;
+export type RequestState = LiveState | SettledState;
+export type UserInputState = AbsentState | RequestState;
+export type UserInputStatus = RequestState['status'];
+
+// ---------------------------------------------------------------- events (past-tense facts)
+
+export type UserInputEvent =
+  | { type: 'requested'; request: UserInputRequest; rememberedAlways: boolean }
+  | { type: 'humanResponded'; response: HumanResponse }
+  | { type: 'deadlinePassed' }
+  | { type: 'turnEnded'; outcome: TurnOutcome }
+  | { type: 'agentCallAborted' }
+  | { type: 'superseded' }
+  | { type: 'dispatchAccepted'; attempt: number }
+  | { type: 'dispatchBusy'; attempt: number }
+  | { type: 'dispatchRefused'; attempt: number }
+  | { type: 'dispatchFailed'; attempt: number }
+  | { type: 'retryTimerElapsed' }
+  | { type: 'takenForDispatch' }
+  | { type: 'queueItemClaimed' }
+  | { type: 'queueClaimReleased' }
+  | { type: 'queueItemRemoved' }
+  | { type: 'sessionDeleted'; cause: DeleteCause };
+
+export type UserInputEventType = UserInputEvent['type'];
+
+// ---------------------------------------------------------------- commands (imperatives, as data)
+
+export type UserInputCommand =
+  | { type: 'startDeadline'; afterMs: number }
+  | { type: 'cancelDeadline' }
+  | { type: 'rememberAlways'; profile: string; toolKey: string }
+  | { type: 'publishChanged'; revision: number }
+  | { type: 'answerAgent'; outcome: AgentOutcome }
+  | { type: 'dispatchFollowUp'; sessionId: string; text: string; attempt: number }
+  | { type: 'scheduleRetry'; afterMs: number }
+  | { type: 'cancelRetry' };
+
+export type IgnoreReason =
+  | 'unknown_request'
+  | 'already_settled'
+  | 'duplicate_request'
+  | 'response_kind_mismatch'
+  | 'unknown_option'
+  | 'already_answered'
+  | 'deadline_not_running'
+  | 'turn_already_ended'
+  | 'not_due'
+  | 'dispatch_in_flight'
+  | 'no_dispatch_in_flight'
+  | 'stale_attempt'
+  | 'claimed_for_removal'
+  | 'already_claimed'
+  | 'not_claimed';
+
+export type TransitionResult =
+  { state: RequestState; commands: UserInputCommand[] } | { ignored: IgnoreReason };
+
+// ---------------------------------------------------------------- wire views
+
+interface ViewBase {
+  id: string;
+  session_id: string;
+  task_id: string;
+  status: UserInputStatus;
+  revision: number;
+  created_at: string;
+  /** While awaiting only; an answered request no longer has a running deadline. */
+  deadline_at: string | null;
+  settled_reason: SettlementReason | null;
+  title: string;
+}
+
+export interface ConsentView extends ViewBase {
+  kind: 'consent';
+  tool_key: string;
+  options: ConsentOption[];
+  selected_option_id: string | null;
+  /** Allowed by an earlier "always" for this profile and tool, without asking. */
+  remembered: boolean;
+}
+
+export interface ActionView extends ViewBase {
+  kind: 'action';
+  instructions: string;
+  url: string | null;
+  decision: ActionDecision | null;
+  follow_up_text: string | null;
+  /** Listed in the session queue as a machine-owned item. */
+  queued: boolean;
+  follow_up_attempts: number;
+}
+
+export type UserInputView = ConsentView | ActionView;
+
+/** A due follow-up as the session queue lists it next to people's messages. */
+export interface MachineQueueItem {
+  id: string;
+  session_id: string;
+  text: string;
+  owner: 'machine';
+  editable: false;
+  removable: true;
+  created_at: string;
+}

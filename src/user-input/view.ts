@@ -1,0 +1,76 @@
+/**
+ * Pure projections of registry state to what clients see: the request view
+ * (REST snapshot and events, compared by `revision`) and the machine-owned
+ * queue item of a due follow-up. No behaviour, no I/O.
+ */
+import { followUpText } from './transition.js';
+import type {
+  ActionDecision,
+  DueState,
+  MachineQueueItem,
+  RequestState,
+  UserInputView,
+} from './types.js';
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** A due follow-up is listed in the session queue while it waits for its next attempt. */
+export function isQueued(state: RequestState): state is DueState {
+  return state.status === 'due' && state.phase === 'waiting';
+}
+
+export function toView(state: RequestState): UserInputView {
+  const { request } = state;
+  const base = {
+    id: request.id,
+    session_id: request.sessionId,
+    task_id: request.taskId,
+    status: state.status,
+    revision: state.revision,
+    created_at: iso(request.createdAtMs),
+    deadline_at: state.status === 'awaiting' ? iso(request.deadlineAtMs) : null,
+    settled_reason: state.status === 'settled' ? state.reason : null,
+    title: request.title,
+  };
+  if (request.kind === 'consent') {
+    const answer = state.status === 'settled' ? state.answer : null;
+    const option = answer?.kind === 'option' ? answer : null;
+    return {
+      ...base,
+      kind: 'consent',
+      tool_key: request.toolKey,
+      options: request.options.map((entry) => ({ ...entry })),
+      selected_option_id: option?.option_id ?? null,
+      remembered: option?.remembered ?? false,
+    };
+  }
+  let decision: ActionDecision | null = null;
+  if (state.status === 'armed' || state.status === 'due') decision = state.decision;
+  if (state.status === 'settled' && state.answer?.kind === 'decision') {
+    decision = state.answer.decision;
+  }
+  return {
+    ...base,
+    kind: 'action',
+    instructions: request.instructions,
+    url: request.url,
+    decision,
+    follow_up_text: decision === null ? null : followUpText(decision, request.title),
+    queued: isQueued(state),
+    follow_up_attempts: state.status === 'due' ? state.attempts : 0,
+  };
+}
+
+export function toQueueItem(state: DueState): MachineQueueItem {
+  return {
+    id: state.request.id,
+    session_id: state.request.sessionId,
+    text: state.followUpText,
+    owner: 'machine',
+    editable: false,
+    removable: true,
+    created_at: iso(state.request.createdAtMs),
+  };
+}

@@ -36,6 +36,8 @@ import { systemTimers } from './support/timers.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
+import { consentHandler, followUpAdmitter, publishUserInput } from './turns/user-input-bridge.js';
+import { createUserInputRegistry, type UserInputRegistry } from './user-input/index.js';
 
 export interface RunningServer {
   readonly url: string;
@@ -70,7 +72,15 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   const store = await openStore(config.database, options);
-  const host = options.host ?? createAcpHost({ logger: logger.child({ component: 'acp-host' }) });
+  // The registry and the turns services come later; the host reaches them through these.
+  let registry: UserInputRegistry | undefined;
+  let turnsRef: TurnsDeps | undefined;
+  const host =
+    options.host ??
+    createAcpHost({
+      logger: logger.child({ component: 'acp-host' }),
+      onPermissionRequest: consentHandler({ store }, () => registry),
+    });
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     await recoverClarifications(store, logger.child({ component: 'recovery' }));
@@ -102,13 +112,26 @@ export async function startServer(
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     });
+    const userInputs = createUserInputRegistry({
+      clock: store.clock,
+      ids: store.ids,
+      timers: systemTimers,
+      publish: (view) => {
+        publishUserInput(hub, () => registry, view);
+      },
+      admitFollowUp: followUpAdmitter(() => turnsRef),
+      logger: logger.child({ component: 'user-input' }),
+    });
+    registry = userInputs;
     const turns: TurnsDeps = {
       ...launch,
       clarification,
+      userInputs,
       events: hub,
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
     };
+    turnsRef = turns;
     const pump = new RuntimeEventPump(turns);
     const { app, mcp } = createApp({
       store,
@@ -136,6 +159,7 @@ export async function startServer(
       async close() {
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
+        userInputs.close();
         await mcp.close();
         await host.close();
         hub.closeAll();

@@ -6,6 +6,7 @@
  * state the store already holds; they are never a second source of truth.
  */
 import type { SessionState } from '../store/index.js';
+import type { UserInputView } from '../user-input/index.js';
 
 /** What a session is waiting for from a person, if anything. */
 export type PendingAction = 'clarification' | 'consent' | 'action' | null;
@@ -35,7 +36,18 @@ interface SessionScoped {
 export type ClarionEvent =
   | (SessionScoped & { type: 'message.added'; message: MessageView })
   | (SessionScoped & { type: 'message.updated'; message: MessageView })
-  | (SessionScoped & { type: 'session.state_changed'; state: SessionState });
+  | (SessionScoped & { type: 'session.state_changed'; state: SessionState })
+  /**
+   * A memory-owned user-input request changed. `revision` here is the
+   * request's own revision (requests live in memory, not in a session row);
+   * clients keep the highest per request ID.
+   */
+  | (SessionScoped & {
+      type: 'user_input.requested' | 'user_input.armed' | 'user_input.settled';
+      request: UserInputView;
+    })
+  /** The session's queue changed (a machine-owned follow-up came or went); refetch it. */
+  | (SessionScoped & { type: 'queue.changed' });
 
 export type ClarionEventType = ClarionEvent['type'];
 

@@ -21,6 +21,7 @@ import { handleUnexpectedErrors } from './errors.js';
 import { registerEventsRoute } from './events-route.js';
 import { registerHealthRoute } from './health-route.js';
 import { registerTaskRoutes } from './task-routes.js';
+import { registerUserInputRoutes } from './user-input-routes.js';
 import { registerWebApp } from './web-app.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
 
@@ -61,6 +62,7 @@ export function createApp(deps: AppDeps): App {
   });
   registerClarificationRoutes(app, { clarification: deps.clarification, store: deps.store });
   registerTaskRoutes(app, deps.turns);
+  registerUserInputRoutes(app, { store: deps.store, userInputs: deps.turns.userInputs });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,
@@ -73,6 +75,7 @@ export function createApp(deps: AppDeps): App {
     clarification: deps.clarification,
     resolvePrincipal,
     logger: deps.logger.child({ component: 'mcp' }),
+    userInputs: deps.turns.userInputs,
   });
   // Last, and it only answers GET/HEAD outside the API prefixes: it never shadows a route.
   registerWebApp(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });

@@ -17,6 +17,7 @@ import {
 import { admitMessage, MAX_MESSAGE_CHARS, type AdmissionResult } from '../turns/admission.js';
 import type { TurnsDeps } from '../turns/context.js';
 import {
+  type SessionQueue,
   clearQueued,
   editQueued,
   queueOf,
@@ -118,6 +119,8 @@ function admissionResponse(c: Context<AppEnv>, result: AdmissionResult) {
       return errorResponse(c, 'conflict', 'the session cannot take messages', {
         reason: result.reason,
       });
+    case 'busy':
+      return errorResponse(c, 'conflict', 'the session is busy', { reason: 'busy' });
     case 'not_found':
       return errorResponse(c, 'not_found', 'session not found');
   }
@@ -127,7 +130,13 @@ function queueResponse<T>(c: Context<AppEnv>, result: QueueResult<T>, view: (val
   if (result.ok) return c.json(view(result.value));
   return result.code === 'not_found'
     ? errorResponse(c, 'not_found', 'queued message not found')
-    : errorResponse(c, 'invalid_request', 'ids must list every queued message exactly once');
+    : result.code === 'conflict'
+      ? errorResponse(c, 'conflict', 'the queued follow-up could not be removed')
+      : errorResponse(c, 'invalid_request', 'ids must list every queued message exactly once');
+}
+
+function sessionQueueView(queue: SessionQueue) {
+  return [...queue.user.map(queueItemView), ...queue.machine];
 }
 
 export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
@@ -229,8 +238,8 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   );
 
   app.get('/api/v1/sessions/:id/queue', async (c) =>
-    queueResponse(c, await queueOf(deps, c.get('principal'), c.req.param('id')), (items) => ({
-      items: items.map(queueItemView),
+    queueResponse(c, await queueOf(deps, c.get('principal'), c.req.param('id')), (queue) => ({
+      items: sessionQueueView(queue),
     })),
   );
 
@@ -261,11 +270,13 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       c.req.param('id'),
       c.req.param('itemId'),
     );
-    return queueResponse(c, result, (item) => ({ item: queueItemView(item) }));
+    return queueResponse(c, result, (item) =>
+      typeof item === 'string' ? { removed: item } : { item: queueItemView(item) },
+    );
   });
 
   app.delete('/api/v1/sessions/:id/queue', async (c) => {
     const result = await clearQueued(deps, c.get('principal'), c.req.param('id'));
-    return queueResponse(c, result, (items) => ({ removed: items.map(queueItemView) }));
+    return queueResponse(c, result, (queue) => ({ removed: sessionQueueView(queue) }));
   });
 }

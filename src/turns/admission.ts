@@ -31,6 +31,8 @@ export type AdmissionResult =
   | { outcome: 'sent'; message: MessageRecord }
   | { outcome: 'queued'; item: QueuedMessage }
   | { outcome: 'refused'; reason: 'session_ended' | 'external_agent' }
+  /** Only for machine messages, which never wait in the persisted queue. */
+  | { outcome: 'busy' }
   | { outcome: 'not_found' };
 
 interface Admitted {
@@ -43,7 +45,12 @@ interface Admitted {
 async function admitInTransaction(
   tx: RepoContext,
   sessionId: string,
-  input: { text: string; admissionKey: string; userId: string | null },
+  input: {
+    text: string;
+    admissionKey: string;
+    userId: string | null;
+    metadata?: Record<string, unknown>;
+  },
   options: { queueWhenBusy: boolean },
 ): Promise<Admitted> {
   await tx.dialect.lockSession(tx.db, sessionId);
@@ -59,8 +66,7 @@ async function admitInTransaction(
     return { result: { outcome: 'refused', reason: mode.reason }, events: [] };
   }
   if (mode.mode === 'queue') {
-    if (!options.queueWhenBusy)
-      return { result: { outcome: 'refused', reason: 'session_ended' }, events: [] };
+    if (!options.queueWhenBusy) return { result: { outcome: 'busy' }, events: [] };
     const item = await enqueueMessage(tx, {
       sessionId,
       taskId: session.task_id,
@@ -79,7 +85,7 @@ async function admitInTransaction(
     type: 'message',
     content: input.text,
     admissionKey: input.admissionKey,
-    ...(input.userId ? { metadata: { user_id: input.userId } } : {}),
+    metadata: { ...(input.userId ? { user_id: input.userId } : {}), ...input.metadata },
   });
   const moved = await transitionSession(tx, sessionId, ['idle'], 'running');
   const events = await stageEvents(tx, sessionId, {
@@ -132,4 +138,21 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
   if (!admitted) return;
   publishAll(deps.events, admitted.events);
   if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
+}
+
+/**
+ * A machine-owned message (a user-input follow-up): admitted now or not at
+ * all, never written to the persisted queue, keyed so repeats are one message.
+ */
+export async function admitMachineMessage(
+  deps: TurnsDeps,
+  sessionId: string,
+  input: { text: string; admissionKey: string; metadata: Record<string, unknown> },
+): Promise<AdmissionResult> {
+  const admitted = await deps.store.transaction((tx) =>
+    admitInTransaction(tx, sessionId, { ...input, userId: null }, { queueWhenBusy: false }),
+  );
+  publishAll(deps.events, admitted.events);
+  if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
+  return admitted.result;
 }

@@ -4,6 +4,7 @@ import type { ClarificationService } from '../clarification/index.js';
 import type { EventPublisher } from '../events/types.js';
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../store/index.js';
+import type { UserInputRegistry } from '../user-input/index.js';
 
 /** What starting a session's agent needs. */
 export interface AgentLaunchDeps {
@@ -18,6 +19,7 @@ export interface AgentLaunchDeps {
 
 export interface TurnsDeps extends AgentLaunchDeps {
   clarification: ClarificationService;
+  userInputs: UserInputRegistry;
   events: EventPublisher;
   logger: Logger;
   defaultProfile: string;

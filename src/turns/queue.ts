@@ -14,10 +14,17 @@ import {
   type QueuedMessage,
   type RepoContext,
 } from '../store/index.js';
+import type { MachineQueueItem } from '../user-input/index.js';
 import type { TurnsDeps } from './context.js';
 
 export type QueueResult<T> =
-  { ok: true; value: T } | { ok: false; code: 'not_found' | 'invalid_request' };
+  { ok: true; value: T } | { ok: false; code: 'not_found' | 'invalid_request' | 'conflict' };
+
+/** A session's queue: people's messages (persisted) and due follow-ups (memory, machine-owned). */
+export interface SessionQueue {
+  user: QueuedMessage[];
+  machine: MachineQueueItem[];
+}
 
 async function underLock<T>(
   deps: TurnsDeps,
@@ -33,11 +40,40 @@ async function underLock<T>(
   });
 }
 
-export function queueOf(deps: TurnsDeps, principal: Principal, sessionId: string) {
+export function queueOf(
+  deps: TurnsDeps,
+  principal: Principal,
+  sessionId: string,
+): Promise<QueueResult<SessionQueue>> {
   return underLock(deps, principal, sessionId, async (tx) => ({
     ok: true,
-    value: await listQueue(tx, sessionId),
+    value: {
+      user: await listQueue(tx, sessionId),
+      machine: deps.userInputs.queuedFollowUps(sessionId),
+    },
   }));
+}
+
+/**
+ * Removes a machine-owned follow-up: claimed under the queue lock so the
+ * driver cannot start it, then its owner is rejected; if that fails the item
+ * is put back and the error returned.
+ */
+function removeMachineItem(deps: TurnsDeps, sessionId: string, id: string): QueueResult<string> {
+  const claimed = deps.userInputs.claimQueued(sessionId, id);
+  if (!claimed.ok) {
+    return {
+      ok: false,
+      code:
+        claimed.code === 'not_found' || claimed.code === 'not_queued' ? 'not_found' : 'conflict',
+    };
+  }
+  const rejected = deps.userInputs.reject(id);
+  if (!rejected.ok) {
+    deps.userInputs.restoreQueued(id);
+    return { ok: false, code: 'conflict' };
+  }
+  return { ok: true, value: id };
 }
 
 export function editQueued(
@@ -71,10 +107,11 @@ export function removeQueued(
   principal: Principal,
   sessionId: string,
   id: string,
-): Promise<QueueResult<QueuedMessage>> {
-  return underLock(deps, principal, sessionId, async (tx) => {
+): Promise<QueueResult<QueuedMessage | string>> {
+  return underLock<QueuedMessage | string>(deps, principal, sessionId, async (tx) => {
     const item = await deleteQueued(tx, sessionId, id);
-    return item ? { ok: true, value: item } : { ok: false, code: 'not_found' };
+    if (item) return { ok: true, value: item };
+    return removeMachineItem(deps, sessionId, id);
   });
 }
 
@@ -82,9 +119,10 @@ export function clearQueued(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
-): Promise<QueueResult<QueuedMessage[]>> {
-  return underLock(deps, principal, sessionId, async (tx) => ({
-    ok: true,
-    value: await clearQueue(tx, sessionId),
-  }));
+): Promise<QueueResult<SessionQueue>> {
+  return underLock(deps, principal, sessionId, async (tx) => {
+    const machine = deps.userInputs.queuedFollowUps(sessionId);
+    const removed = machine.filter((item) => removeMachineItem(deps, sessionId, item.id).ok);
+    return { ok: true, value: { user: await clearQueue(tx, sessionId), machine: removed } };
+  });
 }

@@ -4,12 +4,22 @@
  * next queued message), and an agent that exits fails its session and
  * expires its bundles.
  */
-import type { RuntimeEvent } from '../agents/runtime.js';
+import type { RuntimeEvent, StopReason } from '../agents/runtime.js';
+import type { TurnOutcome } from '../user-input/index.js';
 import { publishAll, stageEvents } from '../clarification/publication.js';
 import { deleteSessionTokens } from '../store/tokens.js';
 import { appendMessage, completeTurn, getSession, transitionSession } from '../store/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
+
+const TURN_OUTCOMES: Record<StopReason, TurnOutcome> = {
+  end_turn: 'normal',
+  max_tokens: 'normal',
+  max_turn_requests: 'normal',
+  refusal: 'normal',
+  cancelled: 'cancelled',
+  failed: 'failed',
+};
 
 const OUTPUT_TYPES = {
   text: 'message',
@@ -91,6 +101,9 @@ async function endTurn(
   publishAll(deps.events, events);
   // The turn is over, so no live wait can remain: open questions stay answerable, detached.
   await deps.clarification.detachSession(event.sessionId);
+  deps.userInputs.turnEnded(event.sessionId, TURN_OUTCOMES[event.stopReason]);
+  // A follow-up the turn's end made due goes before the next queued message.
+  await deps.userInputs.drain();
   // A turn that failed because the agent died is followed by its exit; do not restart it here.
   if (deps.host.isStarted(event.sessionId)) await startNextQueued(deps, event.sessionId);
 }

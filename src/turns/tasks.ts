@@ -121,8 +121,9 @@ export async function deleteTask(
   return deps.store.transaction((tx) => deleteTaskRow(tx, taskId));
 }
 
-/** Stops the agent and ends live waits before the rows go. */
+/** Settles memory-owned requests, stops the agent and ends live waits before the rows go. */
 async function settleSession(deps: TurnsDeps, sessionId: string): Promise<void> {
+  deps.userInputs.sessionDeleted(sessionId);
   if (deps.host.isStarted(sessionId)) await deps.host.stop(sessionId);
   await deps.clarification.expireSession(sessionId);
 }

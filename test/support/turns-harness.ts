@@ -4,6 +4,10 @@
  */
 import type { Driver } from '../../src/store/index.js';
 import { registerTaskRoutes } from '../../src/http/task-routes.js';
+import { registerUserInputRoutes } from '../../src/http/user-input-routes.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { followUpAdmitter, publishUserInput } from '../../src/turns/user-input-bridge.js';
+import { createUserInputRegistry } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { TurnsDeps } from '../../src/turns/context.js';
 import { RuntimeEventPump } from '../../src/turns/event-pump.js';
@@ -20,10 +24,22 @@ export interface TurnsHarness extends Harness {
 export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
   const host = new TestHost();
   const h = await clarificationHarness(driver, { runtime: host });
+  const ref: { turns?: TurnsDeps } = {};
+  const userInputs = createUserInputRegistry({
+    clock: h.store.clock,
+    ids: h.store.ids,
+    timers: systemTimers,
+    publish: (view) => {
+      publishUserInput(h.events, () => userInputs, view);
+    },
+    admitFollowUp: followUpAdmitter(() => ref.turns),
+    logger: silentLogger,
+  });
   const turns: TurnsDeps = {
     store: h.store,
     host,
     clarification: h.service,
+    userInputs,
     events: h.events,
     logger: silentLogger,
     profiles: new Map([['demo', { name: 'demo', command: 'demo-agent', args: [], env: {} }]]),
@@ -31,7 +47,9 @@ export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
     mcpUrl: () => 'http://127.0.0.1:1/mcp',
     agentCwd: process.cwd(),
   };
+  ref.turns = turns;
   registerTaskRoutes(h.app, turns);
+  registerUserInputRoutes(h.app, { store: h.store, userInputs });
   const pump = new RuntimeEventPump(turns);
   return {
     ...h,
@@ -48,6 +66,7 @@ export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
       ),
     dispose: async () => {
       pump.stop();
+      userInputs.close();
       await h.dispose();
     },
   };

@@ -13,6 +13,7 @@ import { bearerSecret } from '../../http/auth.js';
 import { errorBody } from '../../http/errors.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Store } from '../../store/index.js';
+import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, principalKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { openMcpSession, type McpSessionHandle } from './server.js';
@@ -28,6 +29,8 @@ export interface McpRouteDeps {
   logger: Logger;
   /** Between progress notifications of a waiting call; 20 s unless a test shortens it. */
   progressIntervalMs?: number;
+  /** Enables `request_user_action`. */
+  userInputs?: UserInputRegistry;
 }
 
 export interface McpEndpoint {
@@ -70,6 +73,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     clarification: deps.clarification,
     logger: deps.logger,
     progressIntervalMs: deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+    ...(deps.userInputs ? { userInputs: deps.userInputs } : {}),
   };
 
   app.all(MCP_PATH, async (c) => {

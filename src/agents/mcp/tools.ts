@@ -22,6 +22,8 @@ import {
   externalSessionLive,
   externalTaskTitle,
 } from './external-session.js';
+import type { UserInputRegistry } from '../../user-input/index.js';
+import { registerActionTool } from './action-tool.js';
 import { withProgress } from './progress.js';
 import { decisionPayload, openPayload, toolError, toolResult } from './results.js';
 import {
@@ -35,6 +37,8 @@ import {
 export interface McpToolDeps {
   store: Store;
   clarification: ClarificationService;
+  /** When given, agents can also ask for an action (`request_user_action`). */
+  userInputs?: UserInputRegistry;
   logger: Logger;
   progressIntervalMs: number;
 }
@@ -101,6 +105,10 @@ export function registerClarionTools(
       session.callEnded();
       if (extra.signal.aborted) session.closeStream(extra.requestId);
     }
+  }
+
+  if (deps.userInputs) {
+    registerActionTool(server, { store, userInputs: deps.userInputs, progress }, authenticated);
   }
 
   server.registerTool(

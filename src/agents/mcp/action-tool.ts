@@ -1,0 +1,78 @@
+/**
+ * `request_user_action`: an agent asks the person to do something outside
+ * (connect a service, sign a form) and waits for Done or Skip. The answer
+ * also arms a follow-up message, sent for the person when the agent's turn
+ * ends (DESIGN §7). Only an agent's own session can ask.
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { getSession } from '../../store/index.js';
+import type { Store } from '../../store/index.js';
+import type { UserInputRegistry } from '../../user-input/index.js';
+import type { CallContext, ToolExtra } from './call-context.js';
+import { withProgress } from './progress.js';
+import { toolError, toolResult } from './results.js';
+
+const actionInput = z.strictObject({
+  title: z.string().trim().min(1).max(200).describe('What the person should do, briefly'),
+  instructions: z.string().trim().min(1).max(8000).describe('How to do it, step by step'),
+  url: z.string().trim().max(2048).optional().describe('Where to do it (http or https)'),
+});
+
+export interface ActionToolDeps {
+  store: Store;
+  userInputs: UserInputRegistry;
+  progress: Parameters<typeof withProgress>[1];
+}
+
+export function registerActionTool(
+  server: McpServer,
+  deps: ActionToolDeps,
+  authenticated: (
+    extra: ToolExtra,
+    body: (caller: CallContext) => Promise<CallToolResult>,
+  ) => Promise<CallToolResult>,
+): void {
+  server.registerTool(
+    'request_user_action',
+    {
+      title: 'Ask the person to do something',
+      description:
+        'Ask the person to do something outside this conversation and wait until they press ' +
+        "Done or Skip. Returns status 'done' or 'skipped', or 'expired' when nobody answered.",
+      inputSchema: actionInput.shape,
+    },
+    (args, extra) =>
+      authenticated(extra, async ({ principal, signal }) => {
+        if (principal.kind !== 'agent') {
+          return toolError('forbidden', 'only an agent inside a Clarion session can ask this');
+        }
+        const session = await getSession(deps.store, principal.sessionId);
+        if (!session) return toolError('not_found', 'session not found');
+        const created = deps.userInputs.request({
+          kind: 'action',
+          sessionId: session.id,
+          taskId: session.task_id,
+          title: args.title,
+          instructions: args.instructions,
+          url: args.url ?? null,
+          signal,
+        });
+        if (!created.ok) {
+          return created.code === 'invalid'
+            ? toolError('invalid_request', created.problems.join('; '))
+            : toolError('unavailable', 'the server is shutting down');
+        }
+        const outcome = await withProgress(extra, deps.progress, () => created.outcome);
+        if (outcome.kind === 'decided') {
+          return toolResult({
+            status: outcome.decision === 'done' ? 'done' : 'skipped',
+            request_id: created.id,
+          });
+        }
+        const reason = outcome.kind === 'refused' ? outcome.reason : 'unexpected';
+        return toolResult({ status: 'expired', reason, request_id: created.id });
+      }),
+  );
+}

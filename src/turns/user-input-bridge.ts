@@ -1,0 +1,105 @@
+/**
+ * Where the user-input registry meets the rest of Clarion: an agent's ACP
+ * permission request becomes a consent request, a due follow-up is admitted
+ * as a machine-owned message keyed by its request ID, and every request change
+ * is published as an event for its session.
+ */
+import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
+import type { PermissionHandler } from '../agents/acp-host/index.js';
+import type { ClarionEvent, EventPublisher } from '../events/types.js';
+import { getSession } from '../store/index.js';
+import type {
+  FollowUpAdmission,
+  UserInputPorts,
+  UserInputRegistry,
+  UserInputView,
+} from '../user-input/index.js';
+import { admitMachineMessage } from './admission.js';
+import type { AgentLaunchDeps, TurnsDeps } from './context.js';
+
+const EVENT_TYPES = {
+  awaiting: 'user_input.requested',
+  armed: 'user_input.armed',
+  due: 'user_input.armed',
+  settled: 'user_input.settled',
+} as const satisfies Record<UserInputView['status'], ClarionEvent['type']>;
+
+/** Publishes a request's change, and a queue change when a follow-up may have come or gone. */
+export function publishUserInput(
+  events: EventPublisher,
+  registry: () => UserInputRegistry | undefined,
+  view: UserInputView,
+): void {
+  const scope = {
+    session_id: view.session_id,
+    task_id: view.task_id,
+    revision: view.revision,
+    pending_action: registry()?.pendingActionOf(view.session_id) ?? null,
+  };
+  events.publish({ ...scope, type: EVENT_TYPES[view.status], request: view });
+  if (view.kind === 'action') events.publish({ ...scope, type: 'queue.changed' });
+}
+
+/** The registry's follow-up port on top of admission. */
+export function followUpAdmitter(
+  turns: () => TurnsDeps | undefined,
+): UserInputPorts['admitFollowUp'] {
+  return async ({ sessionId, requestId, text }): Promise<FollowUpAdmission> => {
+    const deps = turns();
+    if (!deps) return 'busy';
+    const result = await admitMachineMessage(deps, sessionId, {
+      text,
+      admissionKey: requestId,
+      metadata: { user_input_request_id: requestId },
+    });
+    switch (result.outcome) {
+      case 'sent':
+        return 'accepted';
+      case 'busy':
+      case 'queued':
+        return 'busy';
+      case 'refused':
+      case 'not_found':
+        return 'refused';
+    }
+  };
+}
+
+/**
+ * Turns `session/request_permission` into a consent request and its outcome
+ * back into ACP: a person's choice is `selected`; a timeout or sweep is
+ * `cancelled`, which agents read as "not allowed", distinct from a chosen reject.
+ */
+export function consentHandler(
+  launch: Pick<AgentLaunchDeps, 'store'>,
+  registry: () => UserInputRegistry | undefined,
+): PermissionHandler {
+  return async (sessionId, request: RequestPermissionRequest, context) => {
+    const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
+    const live = registry();
+    const session = await getSession(launch.store, sessionId);
+    if (!live || !session) return cancelled;
+    const toolCall = request.toolCall;
+    const title = toolCall.title ?? 'Run a tool';
+    const created = live.request({
+      kind: 'consent',
+      sessionId,
+      taskId: session.task_id,
+      profile: session.agent_profile,
+      toolKey: toolCall.kind ?? title,
+      title,
+      toolCallId: toolCall.toolCallId,
+      options: request.options.map((option) => ({
+        option_id: option.optionId,
+        label: option.name,
+        kind: option.kind,
+      })),
+      signal: context.signal,
+    });
+    if (!created.ok) return cancelled;
+    const outcome = await created.outcome;
+    return outcome.kind === 'selected'
+      ? { outcome: { outcome: 'selected', optionId: outcome.option_id } }
+      : cancelled;
+  };
+}

@@ -1,0 +1,122 @@
+/**
+ * Follow-ups as machine-owned queue items (DESIGN §7), with agents played by
+ * the test so the busy windows are exact.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { followUpAdmitter } from '../../src/turns/user-input-bridge.js';
+import { DRIVERS } from '../support/databases.js';
+import { eventually } from '../support/clarification-harness.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+describe.each(DRIVERS)('follow-ups on %s', (driver) => {
+  let h: TurnsHarness;
+  let sessionId: string;
+  let taskId: string;
+
+  beforeEach(async () => {
+    h = await turnsHarness(driver);
+    const created = await h.request('POST', '/api/v1/tasks', { title: 'action', prompt: 'first' });
+    const body = (await created.json()) as { task: { id: string }; session: { id: string } };
+    sessionId = body.session.id;
+    taskId = body.task.id;
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  async function userMessages(): Promise<string[]> {
+    const page = (await (
+      await h.request('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)
+    ).json()) as { messages: { author: string; content: string }[] };
+    return page.messages.filter((m) => m.author === 'user').map((m) => m.content);
+  }
+
+  /** An action answered Done while the session is busy with another turn: a queued follow-up. */
+  async function queuedFollowUp(): Promise<string> {
+    const created = h.turns.userInputs.request({
+      kind: 'action',
+      sessionId,
+      taskId,
+      title: 'Connect the database',
+      instructions: 'Open the console and add the key.',
+    });
+    if (!created.ok) throw new Error('request refused');
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    await h.request('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'meanwhile, lint',
+      admission_key: 'k-lint',
+    });
+    const answered = await h.request('POST', `/api/v1/user-inputs/${created.id}/respond`, {
+      decision: 'done',
+    });
+    expect(answered.status).toBe(200);
+    await h.turns.userInputs.drain();
+    return created.id;
+  }
+
+  it('lists a due follow-up in the queue as a machine item, and sends it when the turn ends', async () => {
+    const requestId = await queuedFollowUp();
+    const queue = (await (
+      await h.request('GET', `/api/v1/sessions/${sessionId}/queue`)
+    ).json()) as {
+      items: { id: string; owner: string; editable: boolean }[];
+    };
+    expect(queue.items).toEqual([
+      expect.objectContaining({ id: requestId, owner: 'machine', editable: false }),
+    ]);
+    const edit = await h.request('PATCH', `/api/v1/sessions/${sessionId}/queue/${requestId}`, {
+      text: 'changed',
+    });
+    expect(edit.status).toBe(404);
+
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    await h.turns.userInputs.drain();
+    await eventually(async () =>
+      (await userMessages()).some((text) => text.startsWith('Continue.')),
+    );
+    expect(h.turns.userInputs.get(requestId)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'dispatched',
+    });
+    expect((await userMessages()).filter((text) => text.startsWith('Continue.'))).toHaveLength(1);
+  });
+
+  it('removes a queued follow-up: it never starts and its owner is rejected', async () => {
+    const requestId = await queuedFollowUp();
+    const removed = await h.request('DELETE', `/api/v1/sessions/${sessionId}/queue/${requestId}`);
+    expect(removed.status).toBe(200);
+    expect(h.turns.userInputs.get(requestId)).toMatchObject({ settled_reason: 'rejected' });
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    await h.turns.userInputs.drain();
+    expect((await userMessages()).some((text) => text.startsWith('Continue.'))).toBe(false);
+  });
+
+  it('settles a due follow-up before its session is deleted; nothing is sent afterwards', async () => {
+    const requestId = await queuedFollowUp();
+    expect((await h.request('DELETE', `/api/v1/sessions/${sessionId}`)).status).toBe(200);
+    expect(h.turns.userInputs.get(requestId)).toMatchObject({ settled_reason: 'swept' });
+    await h.pump.idle();
+    await h.turns.userInputs.drain();
+    const left = await h.store.db
+      .selectFrom('task_session_messages')
+      .select('id')
+      .where('task_session_id', '=', sessionId)
+      .execute();
+    expect(left).toEqual([]);
+  });
+
+  it('admits the same follow-up from two paths at once as one message', async () => {
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    const admit = followUpAdmitter(() => h.turns);
+    const input = { sessionId, requestId: 'request-twice', text: 'Continue. I have completed: x' };
+    const outcomes = await Promise.all([admit(input), admit(input)]);
+    expect(outcomes).toEqual(['accepted', 'accepted']);
+    expect((await userMessages()).filter((text) => text.startsWith('Continue.'))).toHaveLength(1);
+    expect(h.host.prompts.filter((prompt) => prompt.text.startsWith('Continue.'))).toHaveLength(1);
+  });
+});

@@ -39,6 +39,9 @@ import { sessionRuntime } from './turns/session-runtime.js';
 import { consentHandler, followUpAdmitter, publishUserInput } from './turns/user-input-bridge.js';
 import { createUserInputRegistry, type UserInputRegistry } from './user-input/index.js';
 
+/** How often SQLite's planner statistics are refreshed while serving. */
+const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
+
 export interface RunningServer {
   readonly url: string;
   /** The one-time sign-in link for this start; a credential, never logged. */
@@ -150,6 +153,11 @@ export async function startServer(
     const { port } = server.address() as AddressInfo;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info({ url }, 'listening');
+    const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
+      store.refreshStatistics().catch((error: unknown) => {
+        logger.warn({ err: error }, 'refreshing planner statistics failed');
+      });
+    });
     return {
       url,
       signInUrl: `${config.publicOrigin ?? url}/auth/sign-in?token=${boot.signInSecret}`,
@@ -159,6 +167,7 @@ export async function startServer(
       async close() {
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
+        statistics.cancel();
         userInputs.close();
         await mcp.close();
         await host.close();

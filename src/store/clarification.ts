@@ -70,10 +70,11 @@ export async function activeClarificationRows(
   const rows = await ctx.db
     .selectFrom('task_session_messages')
     .selectAll()
+    // The turn first: its index bounds the read to one turn, not the whole transcript.
+    .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
     .where('task_session_id', '=', sessionId)
     .where('type', '=', CLARIFICATION_TYPE)
     .where(isPending(ctx))
-    .where(inCurrentTurn(ctx))
     .where(sessionLive())
     .orderBy('created_at')
     .orderBy('id')
@@ -215,9 +216,13 @@ async function updatePendingRows(
     .where('type', '=', CLARIFICATION_TYPE)
     .where(isPending(ctx))
     .where(inCurrentTurn(ctx));
+  // A session's rows are reached through its current turn's index, a bundle's through the
+  // ordered pending-ID index; neither reads the whole transcript.
   query =
     'sessionId' in scope
-      ? query.where('task_session_id', '=', scope.sessionId)
+      ? query
+          .where('turn_id', '=', currentTurnIdOf(ctx, scope.sessionId))
+          .where('task_session_id', '=', scope.sessionId)
       : query.where(ctx.dialect.pendingId(), '=', scope.pendingId);
   if (guards.liveSession) query = query.where(sessionLive());
   if (guards.stillAttached) {

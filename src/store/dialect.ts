@@ -79,6 +79,13 @@ export interface Dialect {
    * that runs out cancels the work in the database, not only the wait for it.
    */
   boundTransaction(db: Kysely<Database>, ms: number): Promise<void>;
+  /**
+   * Keeps the planner's statistics current, so it picks the ordered pending-ID
+   * index over the bare one. SQLite has no automatic statistics (`PRAGMA
+   * optimize` gathers them where they are stale, cheaply); PostgreSQL's
+   * autovacuum already analyzes.
+   */
+  refreshStatistics(db: Kysely<Database>): Promise<void>;
   /** Names of the indexes that exist on `table`, read from the catalog. */
   listIndexes(db: Kysely<Database>, table: string): Promise<string[]>;
   /**
@@ -143,6 +150,9 @@ export const sqliteDialect: Dialect = {
     sql<string>`json_remove(${base}, ${sql.join(keys.map((name) => sql.lit(`$.${key(name)}`)))})`,
   lockSession: () => Promise.resolve(),
   boundTransaction: () => Promise.resolve(),
+  async refreshStatistics(db) {
+    await sql`PRAGMA optimize`.execute(db);
+  },
   async listIndexes(db, table) {
     const result = await sql<{ name: string }>`
       SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ${table}
@@ -181,6 +191,7 @@ export const postgresDialect: Dialect = {
       db,
     );
   },
+  refreshStatistics: () => Promise.resolve(),
   async boundTransaction(db, ms) {
     const bound = Math.max(1, Math.ceil(ms));
     await sql.raw(`SET LOCAL statement_timeout = ${bound}`).execute(db);

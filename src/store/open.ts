@@ -37,6 +37,8 @@ export interface Store extends RepoContext {
   transaction<T>(work: (tx: RepoContext) => Promise<T>): Promise<T>;
   /** Round trip to the database, for health checks. */
   ping(): Promise<void>;
+  /** Brings planner statistics up to date where the engine does not do it itself. */
+  refreshStatistics(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -82,6 +84,7 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
   try {
     const steps = (options.steps ?? schemaSteps)(dialect);
     const schema = await applySchema(db, dialect, steps);
+    await dialect.refreshStatistics(db);
     return {
       driver: target.driver,
       dialect,
@@ -94,6 +97,7 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
       ping: async () => {
         await sql`SELECT 1`.execute(db);
       },
+      refreshStatistics: () => dialect.refreshStatistics(db),
       close: () => db.destroy(),
     };
   } catch (error) {

@@ -50,6 +50,7 @@ function legacyStore(db: Kysely<Database>, dialect: Dialect): Store {
     schema: { state: 'ready', steps: 0 },
     transaction: () => Promise.reject(new Error('not used')),
     ping: () => Promise.resolve(),
+    refreshStatistics: () => Promise.resolve(),
     close: () => db.destroy(),
   };
 }

@@ -1,0 +1,92 @@
+/**
+ * Benchmark 4: the full cycle. Each agent is a real MCP client (Streamable
+ * HTTP, its own agent token for its own session) calling
+ * `ask_user_question`; the responder learns of the question from the event
+ * stream and answers over REST; the cycle ends when the agent's tool call
+ * returns the answer. Cycles per second count whole cycles over the wall
+ * time of a level; each agent runs its cycles back to back.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { issueToken } from '../src/auth/tokens.js';
+import { askArgs, type ClarionInstance } from './clarion-instance.js';
+import { startResponder } from './responder.js';
+import { elapsedMs, round, runPool, summarize, type LatencySummary } from './stats.js';
+
+export interface CycleLevel {
+  agents: number;
+  cycles: number;
+  perSecond: number;
+  latency: LatencySummary;
+  failures: number;
+}
+
+export interface Agents {
+  /** Runs `cyclesPerAgent` cycles on each of the first `count` agents at once. */
+  level(count: number, cyclesPerAgent: number): Promise<CycleLevel>;
+  close(): Promise<void>;
+}
+
+/** Connects `count` agents (one session and agent token each) and one responder. */
+export async function connectAgents(instance: ClarionInstance, count: number): Promise<Agents> {
+  const sessions = await instance.seedSessions(count);
+  const responder = await startResponder(instance.server.url);
+  const clients: Client[] = [];
+  let tag = 0;
+  try {
+    for (const sessionId of sessions) {
+      const { secret } = await issueToken(instance.server.store, {
+        kind: 'agent',
+        userId: instance.adminUserId,
+        sessionId,
+      });
+      const client = new Client({ name: 'clarion-bench-agent', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL('/mcp', instance.server.url), {
+        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
+      });
+      await client.connect(transport);
+      clients.push(client);
+    }
+  } catch (error) {
+    responder.close();
+    await Promise.allSettled(clients.map((client) => client.close()));
+    throw error;
+  }
+
+  return {
+    async level(agents, cyclesPerAgent) {
+      const ms: number[] = [];
+      let failures = 0;
+      const started = performance.now();
+      await runPool(agents, agents, async (agent) => {
+        const client = clients[agent];
+        if (!client) throw new Error(`no agent ${agent}`);
+        for (let cycle = 0; cycle < cyclesPerAgent; cycle++) {
+          const t0 = performance.now();
+          const result = await client.callTool(
+            { name: 'ask_user_question', arguments: askArgs(`cycle ${tag++}`) },
+            CallToolResultSchema,
+          );
+          ms.push(elapsedMs(t0));
+          const status = (result.structuredContent as { status?: unknown } | undefined)?.status;
+          if (result.isError === true || status !== 'answered') {
+            failures++;
+          }
+        }
+      });
+      const wallMs = elapsedMs(started);
+      return {
+        agents,
+        cycles: ms.length,
+        perSecond: round((ms.length / wallMs) * 1000, 1),
+        latency: summarize(ms),
+        failures: failures + responder.failures(),
+      };
+    },
+    async close() {
+      responder.close();
+      await Promise.allSettled(clients.map((client) => client.close()));
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Sizes of a full run and of the `--quick` smoke run. Data set sizes are what
+ * the issue names; a run that takes too long scales sample counts, never data.
+ */
+export interface BenchSizes {
+  /** Unrelated messages for the baseline and the large data set. */
+  small: number;
+  large: number;
+  /** Sessions the unrelated messages are spread over. */
+  fillerSessions: number;
+  warmup: number;
+  /** Sequential respond samples per flatness scenario. */
+  flatSamples: number;
+  /** Samples with only the session-leading index: each one scans the table. */
+  scanSamples: number;
+  /** The "many" of "1 and 32 concurrent". */
+  concurrency: number;
+  /** Floor benchmark: bundles per round (one per session) and rounds per concurrency. */
+  floorBatch: number;
+  floorRounds: number;
+  /** Full cycles per agent: with one agent, and with `concurrency` agents. */
+  cyclesSingle: number;
+  cyclesPerAgent: number;
+  /** Finished bundles (Clarion) and threads (LangGraph) stored for the history run. */
+  history: number;
+}
+
+export const FULL: BenchSizes = {
+  small: 1_000,
+  large: 1_000_000,
+  fillerSessions: 1_000,
+  warmup: 30,
+  flatSamples: 600,
+  scanSamples: 12,
+  concurrency: 32,
+  floorBatch: 256,
+  floorRounds: 4,
+  cyclesSingle: 300,
+  cyclesPerAgent: 20,
+  history: 100_000,
+};
+
+export const QUICK: BenchSizes = {
+  small: 100,
+  large: 2_000,
+  fillerSessions: 4,
+  warmup: 2,
+  flatSamples: 8,
+  scanSamples: 2,
+  concurrency: 4,
+  floorBatch: 8,
+  floorRounds: 1,
+  cyclesSingle: 4,
+  cyclesPerAgent: 2,
+  history: 500,
+};

@@ -1,0 +1,73 @@
+/**
+ * Keeps the benchmark harness from rotting: runs every benchmark of
+ * `npm run bench` in `--quick` mode (tiny sizes, PostgreSQL from the test
+ * run's global setup) and checks that each produced a well-formed result.
+ * The numbers themselves mean nothing at these sizes.
+ */
+import { describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { runBench } from '../../bench/harness.js';
+import type { LatencySummary } from '../../bench/stats.js';
+
+function expectLatency(latency: LatencySummary, samples: number): void {
+  expect(latency.samples).toBe(samples);
+  for (const value of [latency.p50Ms, latency.p99Ms, latency.meanMs]) {
+    expect(Number.isFinite(value) && value > 0).toBe(true);
+  }
+  expect(latency.p99Ms).toBeGreaterThanOrEqual(latency.p50Ms);
+}
+
+const finitePositive = (value: number) => Number.isFinite(value) && value > 0;
+
+describe('the benchmark harness in quick mode', () => {
+  it('measures every benchmark and fills the goal table', { timeout: 60_000 }, async () => {
+    const results = await runBench({ quick: true, pgAdminUrl: inject('pgAdminUrl') });
+    const { sizes } = results.meta;
+
+    for (const driver of ['sqlite', 'postgres'] as const) {
+      const flat = results.flatness[driver];
+      if (!flat) throw new Error(`no flatness result for ${driver}`);
+      expectLatency(flat.small.latency, sizes.flatSamples);
+      expectLatency(flat.large.latency, sizes.flatSamples);
+      expectLatency(flat.bareIndexOnly.latency, sizes.flatSamples);
+      expectLatency(flat.sessionIndexOnly.latency, sizes.scanSamples);
+      expect(flat.small.failures + flat.large.failures + flat.bareIndexOnly.failures).toBe(0);
+      expect(flat.large.claimPlan.length).toBeGreaterThan(0);
+      expect(flat.large.claimAccess).toBe('seek');
+      expect(flat.sessionIndexOnly.claimAccess).not.toBe('seek');
+      for (const pair of Object.values(flat.ratios)) {
+        expect(finitePositive(pair.p50) && finitePositive(pair.p99)).toBe(true);
+      }
+    }
+
+    const floor = results.floor;
+    if (!floor) throw new Error('no floor result');
+    const perLevel = sizes.floorBatch * sizes.floorRounds;
+    for (const side of [floor.clarion, floor.floor]) {
+      expect(side.single.responds).toBe(perLevel);
+      expect(side.many.responds).toBe(perLevel);
+      expect(side.single.failures + side.many.failures).toBe(0);
+      expect(finitePositive(side.many.cpuMsPerRespond)).toBe(true);
+    }
+    expect(Object.values(floor.ratios).every(finitePositive)).toBe(true);
+
+    const peer = results.peer;
+    if (!peer) throw new Error('no peer result');
+    for (const side of [peer.clarion, peer.langgraph]) {
+      for (const levels of [side.empty, side.withHistory]) {
+        expect(levels.single.cycles).toBe(sizes.cyclesSingle);
+        expect(levels.many.cycles).toBe(sizes.concurrency * sizes.cyclesPerAgent);
+        expect(levels.single.failures + levels.many.failures).toBe(0);
+        expectLatency(levels.many.latency, sizes.concurrency * sizes.cyclesPerAgent);
+      }
+    }
+    expect(Object.values(peer.ratios.clarionVsLangGraph).every(finitePositive)).toBe(true);
+
+    // Every benchmark of the issue has a row, measured or marked as not measured yet.
+    const benchmarks = new Set(results.rows.map((row) => row.benchmark.split(' ')[0]));
+    expect([...benchmarks].sort()).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    for (const row of results.rows) {
+      expect(typeof row.value === 'string' || Number.isFinite(row.value)).toBe(true);
+    }
+  });
+});

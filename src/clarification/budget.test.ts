@@ -1,43 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { fakeClock, type FakeClock } from '../../test/support/fakes.js';
-import type { Timers } from '../support/timers.js';
+import { ClockTimers, fakeClock } from '../../test/support/fakes.js';
 import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget } from './budget.js';
 
 /** Timers driven by a fake clock: `advance` moves the clock and fires what fell due. */
-class ClockTimers implements Timers {
-  private readonly scheduled: { at: number; callback: () => void }[] = [];
-
-  constructor(private readonly clock: FakeClock) {}
-
-  setTimeout(callback: () => void, ms: number): { cancel(): void } {
-    const entry = { at: this.clock.nowMs() + ms, callback };
-    this.scheduled.push(entry);
-    return {
-      cancel: () => {
-        const index = this.scheduled.indexOf(entry);
-        if (index >= 0) this.scheduled.splice(index, 1);
-      },
-    };
-  }
-
-  advance(ms: number): void {
-    const target = this.clock.nowMs() + ms;
-    for (;;) {
-      const due = this.scheduled
-        .filter((entry) => entry.at <= target)
-        .sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.scheduled.splice(this.scheduled.indexOf(due), 1);
-      this.clock.advance(due.at - this.clock.nowMs());
-      due.callback();
-    }
-    this.clock.advance(target - this.clock.nowMs());
-  }
-
-  get active(): number {
-    return this.scheduled.length;
-  }
-}
 
 function setup() {
   const clock = fakeClock();

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeClock, sequentialIds, type FakeClock } from '../../test/support/fakes.js';
-import type { Timers } from '../support/timers.js';
+import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
 import type { ActionRequestInput, ConsentRequestInput } from './request-input.js';
 import type { FollowUpAdmissionInput, UserInputRegistry } from './ports.js';
 import { createUserInputRegistry } from './registry.js';
@@ -14,41 +13,6 @@ import {
 } from './types.js';
 
 /** Timers driven by a fake clock: `advance` moves the clock and fires what fell due, in order. */
-class ClockTimers implements Timers {
-  private sequence = 0;
-  private readonly scheduled: { at: number; seq: number; callback: () => void }[] = [];
-
-  constructor(private readonly clock: FakeClock) {}
-
-  setTimeout(callback: () => void, ms: number): { cancel(): void } {
-    const entry = { at: this.clock.nowMs() + ms, seq: this.sequence++, callback };
-    this.scheduled.push(entry);
-    return {
-      cancel: () => {
-        const index = this.scheduled.indexOf(entry);
-        if (index >= 0) this.scheduled.splice(index, 1);
-      },
-    };
-  }
-
-  advance(ms: number): void {
-    const target = this.clock.nowMs() + ms;
-    for (;;) {
-      const due = this.scheduled
-        .filter((entry) => entry.at <= target)
-        .sort((a, b) => a.at - b.at || a.seq - b.seq)[0];
-      if (!due) break;
-      this.scheduled.splice(this.scheduled.indexOf(due), 1);
-      this.clock.advance(due.at - this.clock.nowMs());
-      due.callback();
-    }
-    this.clock.advance(target - this.clock.nowMs());
-  }
-
-  get active(): number {
-    return this.scheduled.length;
-  }
-}
 
 /** Lets queued promise reactions (admission attempts and their reports) run. */
 async function flush(): Promise<void> {

@@ -26,7 +26,7 @@ import type { Bundle } from './bundle.js';
 import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
-import { publishAll, stageEvents } from './publication.js';
+import { publishAll, stageEvents } from '../events/session-publication.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
 

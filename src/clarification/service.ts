@@ -27,7 +27,7 @@ import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus }
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
 import type { ClarificationResponse, Issue } from './outcome.js';
-import { publishAll, stageEvents } from './publication.js';
+import { publishAll, stageEvents } from '../events/session-publication.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
 import { Resolver, type RespondResult } from './resolver.js';
 import type { RespondInput } from './outcome.js';

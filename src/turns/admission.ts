@@ -5,7 +5,7 @@
  * a second message or turn. Queued messages start when the turn ends.
  */
 import type { Principal } from '../auth/principal.js';
-import { publishAll, stageEvents } from '../clarification/publication.js';
+import { publishAll, stageEvents } from '../events/session-publication.js';
 import type { ClarionEvent } from '../events/types.js';
 import {
   appendMessage,

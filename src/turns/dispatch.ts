@@ -5,7 +5,7 @@
  * admitted message itself stays, so a retry with its key does not duplicate it.
  */
 import { issueToken } from '../auth/tokens.js';
-import { publishAll, stageEvents } from '../clarification/publication.js';
+import { publishAll, stageEvents } from '../events/session-publication.js';
 import {
   appendMessage,
   completeTurn,

@@ -6,7 +6,7 @@
  */
 import type { RuntimeEvent, StopReason } from '../agents/runtime.js';
 import type { TurnOutcome } from '../user-input/index.js';
-import { publishAll, stageEvents } from '../clarification/publication.js';
+import { publishAll, stageEvents } from '../events/session-publication.js';
 import { deleteSessionTokens } from '../store/tokens.js';
 import { appendMessage, completeTurn, getSession, transitionSession } from '../store/index.js';
 import { startNextQueued } from './admission.js';

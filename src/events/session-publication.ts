@@ -1,10 +1,9 @@
 /**
- * Turning committed clarification changes into events. The revision is taken
- * inside the same transaction as the change, so event order and row state
- * agree; the events are handed out only after the commit.
+ * Turning a session's committed changes (transcript rows, state) into events,
+ * for every service that changes a session. The revision is taken inside the
+ * same transaction as the change, so event order and row state agree; the
+ * events are handed out only after the commit.
  */
-import { toMessageView } from '../events/message-view.js';
-import type { ClarionEvent, EventPublisher, PendingAction } from '../events/types.js';
 import {
   activeClarificationRows,
   bumpSessionRevision,
@@ -12,6 +11,8 @@ import {
   type RepoContext,
   type SessionState,
 } from '../store/index.js';
+import { toMessageView } from './message-view.js';
+import type { ClarionEvent, EventPublisher, PendingAction } from './types.js';
 
 export interface SessionChanges {
   added?: readonly MessageRecord[];

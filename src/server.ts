@@ -37,7 +37,11 @@ import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
 import { consentHandler, followUpAdmitter, publishUserInput } from './turns/user-input-bridge.js';
-import { createUserInputRegistry, type UserInputRegistry } from './user-input/index.js';
+import {
+  createUserInputRegistry,
+  type UserInputDeadlines,
+  type UserInputRegistry,
+} from './user-input/index.js';
 
 /** How often SQLite's planner statistics are refreshed while serving. */
 const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
@@ -56,6 +60,8 @@ export interface ServerOptions extends OpenOptions {
   /** Replaces the ACP host; tests play agents with it. */
   host?: AgentHost;
   budgets?: Partial<ClarificationBudgets>;
+  /** Shortens how long consent and action requests wait (tests of their timeouts). */
+  userInputDeadlines?: Partial<UserInputDeadlines>;
 }
 
 export class ListenError extends Error {
@@ -124,6 +130,7 @@ export async function startServer(
       },
       admitFollowUp: followUpAdmitter(() => turnsRef),
       logger: logger.child({ component: 'user-input' }),
+      deadlines: options.userInputDeadlines,
     });
     registry = userInputs;
     const turns: TurnsDeps = {

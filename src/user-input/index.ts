@@ -5,6 +5,7 @@ export type {
   QueueItemResult,
   RequestResult,
   RespondResult,
+  UserInputDeadlines,
   UserInputLogger,
   UserInputPorts,
   UserInputRegistry,

@@ -46,6 +46,13 @@ export interface UserInputPorts {
    */
   admitFollowUp(input: FollowUpAdmissionInput): Promise<FollowUpAdmission>;
   logger: UserInputLogger;
+  /** How long a request waits for a person; the kinds' defaults when absent. */
+  deadlines?: Partial<UserInputDeadlines>;
+}
+
+export interface UserInputDeadlines {
+  consentMs: number;
+  actionMs: number;
 }
 
 export type RequestResult =

@@ -14,7 +14,12 @@
  * registry; the admission port is never called from inside a transition, and
  * never for a request that stopped being due before the call.
  */
-import type { QueueItemResult, UserInputPorts, UserInputRegistry } from './ports.js';
+import type {
+  QueueItemResult,
+  UserInputDeadlines,
+  UserInputPorts,
+  UserInputRegistry,
+} from './ports.js';
 import { requestInputProblems, type RequestInput } from './request-input.js';
 import { transition } from './transition.js';
 import {
@@ -76,13 +81,18 @@ function queueResult(result: TransitionResult): QueueItemResult {
   }
 }
 
-function buildRequest(id: string, input: RequestInput, nowMs: number): UserInputRequest {
+function buildRequest(
+  id: string,
+  input: RequestInput,
+  nowMs: number,
+  deadlines: UserInputDeadlines,
+): UserInputRequest {
   const base = { id, sessionId: input.sessionId, taskId: input.taskId, createdAtMs: nowMs };
   if (input.kind === 'consent') {
     return {
       ...base,
       kind: 'consent',
-      deadlineAtMs: nowMs + CONSENT_DEADLINE_MS,
+      deadlineAtMs: nowMs + deadlines.consentMs,
       profile: input.profile,
       toolKey: input.toolKey,
       title: input.title,
@@ -93,7 +103,7 @@ function buildRequest(id: string, input: RequestInput, nowMs: number): UserInput
   return {
     ...base,
     kind: 'action',
-    deadlineAtMs: nowMs + ACTION_DEADLINE_MS,
+    deadlineAtMs: nowMs + deadlines.actionMs,
     title: input.title.trim(),
     instructions: input.instructions,
     url: input.url ?? null,
@@ -102,6 +112,11 @@ function buildRequest(id: string, input: RequestInput, nowMs: number): UserInput
 
 export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistry {
   const { logger, timers } = ports;
+  const waitFor: UserInputDeadlines = {
+    consentMs: CONSENT_DEADLINE_MS,
+    actionMs: ACTION_DEADLINE_MS,
+    ...ports.deadlines,
+  };
   const live = new Map<string, LiveState>();
   const tombstones = new Map<string, SettledState>();
   const answers = new Map<string, PendingAnswer>();
@@ -350,7 +365,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       const id = ports.ids.next();
       if (stateOf(id).status !== 'absent')
         throw new Error(`user-input request ${id} already exists`);
-      const request = buildRequest(id, input, ports.clock.nowMs());
+      const request = buildRequest(id, input, ports.clock.nowMs(), waitFor);
       let resolve: (outcome: AgentOutcome) => void = () => {};
       const outcome = new Promise<AgentOutcome>((settle) => {
         resolve = settle;

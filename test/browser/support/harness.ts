@@ -18,7 +18,7 @@ import { loadAgentProfiles } from '../../../src/agents/profiles.js';
 import type { Config } from '../../../src/config.js';
 import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
 import { silentLogger } from '../../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../../src/server.js';
+import { startServer, type RunningServer, type ServerOptions } from '../../../src/server.js';
 
 export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
 export const WEB_ROOT = resolve(import.meta.dirname, '../../../dist/web');
@@ -44,7 +44,7 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(): Promise<World> {
+export async function startWorld(options: ServerOptions = {}): Promise<World> {
   const dataDir = await mkdtemp(join(tmpdir(), 'clarion-browser-'));
   const config: Config = {
     host: '127.0.0.1',
@@ -56,7 +56,7 @@ export async function startWorld(): Promise<World> {
     publicOrigin: undefined,
     agentProfiles: loadAgentProfiles({}),
   };
-  const clarion = await startServer(config, silentLogger);
+  const clarion = await startServer(config, silentLogger, options);
   const upstream = new URL(clarion.url);
   const front = await startFrontDoor(upstream);
   const origin = `http://127.0.0.1:${String((front.address() as { port: number }).port)}`;

@@ -21,7 +21,10 @@ import { silentLogger } from '../../../src/observability/logger.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../../src/server.js';
 
 export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
-export const WEB_ROOT = resolve(import.meta.dirname, '../../../dist/web');
+/** `CLARION_TEST_WEB_ROOT` lets parallel work build and test its own copy of the app. */
+export const WEB_ROOT = resolve(
+  process.env.CLARION_TEST_WEB_ROOT ?? resolve(import.meta.dirname, '../../../dist/web'),
+);
 export const ARTIFACTS = resolve(import.meta.dirname, '../../../dist/test-artifacts');
 
 export const CHROMIUM_ARGS = [

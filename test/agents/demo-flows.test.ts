@@ -39,19 +39,8 @@ describe.each(DRIVERS)('the demo agent through ACP and MCP on %s', (driver) => {
   });
 
   // The caller names the JSON shape it expects; the assertion is the test's own.
-  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
-  async function api<T>(
-    method: string,
-    path: string,
-    body?: unknown,
-  ): Promise<{ status: number; json: T }> {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as T };
-  }
+  const api = <T>(method: string, path: string, body?: unknown) =>
+    running.api<T>(method, path, body);
 
   async function startTask(prompt: string): Promise<string> {
     const created = await api<{ session: { id: string } }>('POST', '/api/v1/tasks', {

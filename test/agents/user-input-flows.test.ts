@@ -3,8 +3,8 @@
  * request and its MCP `request_user_action`, answered over REST, with the
  * follow-up admitted as an ordinary message once the agent's turn ends.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningServer } from '../../src/server.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerOptions } from '../../src/server.js';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
@@ -12,27 +12,26 @@ import { startInProcessServer, type InProcessServer } from '../support/in-proces
 
 const TOKEN = 'user-input-flows-admin-token-0123';
 
-describe.each(DRIVERS)('consent and action through the demo agent on %s', (driver) => {
-  let running: InProcessServer;
-  let server: RunningServer;
+/** Short enough to wait out in a test, long enough for the agent to ask first. */
+const SHORT_DEADLINE_MS = 1_500;
 
-  beforeEach(async () => {
-    running = await startInProcessServer(driver, TOKEN);
-    server = running.server;
-  });
+describe.each(DRIVERS)('consent and action through the demo agent on %s', (driver) => {
+  let running: InProcessServer | undefined;
+
+  /** Each test starts its own server, so a test can shorten the deadlines. */
+  async function start(options: ServerOptions = {}): Promise<void> {
+    running = await startInProcessServer(driver, TOKEN, options);
+  }
 
   afterEach(async () => {
-    await running.dispose();
+    await running?.dispose();
+    running = undefined;
   });
 
-  async function call(method: string, path: string, body?: unknown) {
-    const response = await fetch(`${server.url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-  }
+  const call = (method: string, path: string, body?: unknown) => {
+    if (!running) throw new Error('start() the server first');
+    return running.api(method, path, body);
+  };
 
   async function startTask(prompt: string): Promise<string> {
     const created = await call('POST', '/api/v1/tasks', { title: prompt, prompt });
@@ -64,6 +63,7 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
   }
 
   it('asks consent over ACP; the chosen option reaches the agent; a repeat answer is 409', async () => {
+    await start();
     const sessionId = await startTask('/permission');
     const request = await awaitRequest(sessionId, 'consent');
     expect(request.kind === 'consent' && request.options.map((o) => o.kind)).toEqual([
@@ -88,7 +88,47 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
     expect(unknown.status).toBe(404);
   });
 
+  it('refuses the agent when the consent deadline passes, distinct from a person rejecting', async () => {
+    await start({ userInputDeadlines: { consentMs: SHORT_DEADLINE_MS } });
+    const sessionId = await startTask('/permission');
+    const request = await awaitRequest(sessionId, 'consent');
+    expect(Date.parse(request.deadline_at ?? '') - Date.parse(request.created_at)).toBe(
+      SHORT_DEADLINE_MS,
+    );
+    await eventually(
+      async () => (await agentText(sessionId)).includes('The permission request was cancelled.'),
+      15_000,
+    );
+    expect(await agentText(sessionId)).not.toContain('Permission answer');
+    const late = await call('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-once',
+    });
+    expect(late.status).toBe(409);
+    const listed = await call('GET', '/api/v1/user-inputs');
+    expect((listed.json.requests as UserInputView[]).map((r) => r.id)).not.toContain(request.id);
+  });
+
+  it('answers an action nobody decided with "expired" when its deadline passes, and arms nothing', async () => {
+    await start({ userInputDeadlines: { actionMs: SHORT_DEADLINE_MS } });
+    const sessionId = await startTask('/action');
+    const request = await awaitRequest(sessionId, 'action');
+    await eventually(async () => (await agentText(sessionId)).includes('"expired"'), 15_000);
+    expect(await agentText(sessionId)).toContain('"reason":"timed_out"');
+    const late = await call('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'done',
+    });
+    expect(late.status).toBe(409);
+    const queue = await call('GET', `/api/v1/sessions/${sessionId}/queue`);
+    expect(queue.json.items).toEqual([]);
+    const page = await call('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+    const userMessages = (page.json.messages as { author: string }[]).filter(
+      (message) => message.author === 'user',
+    );
+    expect(userMessages).toHaveLength(1);
+  });
+
   it('remembers "always" per profile and tool: the next permission is not asked', async () => {
+    await start();
     const first = await startTask('/permission');
     const request = await awaitRequest(first, 'consent');
     await call('POST', `/api/v1/user-inputs/${request.id}/respond`, { option_id: 'allow-always' });
@@ -100,6 +140,7 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
   });
 
   it('asks for an action over MCP; Done arms a follow-up that runs once the turn ends', async () => {
+    await start();
     const sessionId = await startTask('/action');
     const request = await awaitRequest(sessionId, 'action');
     const done = await call('POST', `/api/v1/user-inputs/${request.id}/respond`, {

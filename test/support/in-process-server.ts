@@ -9,9 +9,33 @@ import { startServer, type RunningServer, type ServerOptions } from '../../src/s
 import type { Driver } from '../../src/store/index.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 
+export interface ApiReply<T> {
+  status: number;
+  json: T;
+}
+
+/** One REST call as the admin, JSON in and out. */
+export type ApiCall = <T = Record<string, unknown>>(
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<ApiReply<T>>;
+
 export interface InProcessServer {
   server: RunningServer;
+  api: ApiCall;
   dispose(): Promise<void>;
+}
+
+export function bearerApi(baseUrl: string, token: string): ApiCall {
+  return async <T>(method: string, path: string, body?: unknown): Promise<ApiReply<T>> => {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: response.status, json: (await response.json()) as T };
+  };
 }
 
 export async function startInProcessServer(
@@ -33,6 +57,7 @@ export async function startInProcessServer(
   const server = await startServer(config, silentLogger, options);
   return {
     server,
+    api: bearerApi(server.url, adminToken),
     dispose: async () => {
       await server.close();
       await database.dispose();

@@ -114,6 +114,8 @@ const ANSWERS = {
   ],
 };
 
+type BundleState = Awaited<ReturnType<typeof bundleState>>;
+
 describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
   let database: TestDatabase;
 
@@ -121,88 +123,91 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
     await database.dispose();
   });
 
-  it('after the claim commits: the restart restores the bundle and a retry claims it', async () => {
+  /** Seeds a detached bundle, answers it on a server told to die at `point`, and reads what the crash left. */
+  async function answerAndKillAt(
+    point: FailpointName,
+    body: unknown,
+  ): Promise<{ pendingId: string; atDeath: BundleState }> {
     database = await freshDatabase(driver);
     const pendingId = await seedDetachedBundle(database.target);
-
-    const doomed = await startServing(envFor(database.target, ['respond.after_claim']));
-    await expect(respond(doomed.url, pendingId, { rejected: true })).rejects.toThrow();
+    const doomed = await startServing(envFor(database.target, [point]));
+    await expect(respond(doomed.url, pendingId, body)).rejects.toThrow();
     expect((await doomed.exited).signal).toBe('SIGKILL');
+    return { pendingId, atDeath: await bundleState(database.target, pendingId) };
+  }
+
+  /** Starts a healthy server on the same database (recovery runs first) and checks it. */
+  async function afterRestart(check: (url: string) => Promise<void>): Promise<void> {
+    const restarted = await startServing(envFor(database.target));
+    try {
+      await check(restarted.url);
+    } finally {
+      await restarted.stop();
+    }
+  }
+
+  it('after the claim commits: the restart restores the bundle and a retry claims it', async () => {
+    const { pendingId, atDeath } = await answerAndKillAt('respond.after_claim', {
+      rejected: true,
+    });
     // The claim committed, its hand-off never happened.
-    expect(await bundleState(database.target, pendingId)).toEqual({
+    expect(atDeath).toEqual({
       statuses: ['rejected', 'rejected'],
       intents: [true, true],
       reservations: 0,
       turns: 1,
     });
 
-    const restarted = await startServing(envFor(database.target));
-    try {
+    await afterRestart(async (url) => {
       expect(await bundleState(database.target, pendingId)).toEqual({
         statuses: ['pending', 'pending'],
         intents: [false, false],
         reservations: 0,
         turns: 1,
       });
-      const retry = await respond(restarted.url, pendingId, { rejected: true });
+      const retry = await respond(url, pendingId, { rejected: true });
       expect(retry.status).toBe(200);
       expect(await retry.json()).toMatchObject({ claimed: true, status: 'rejected' });
-      const again = await respond(restarted.url, pendingId, ANSWERS);
+      const again = await respond(url, pendingId, ANSWERS);
       expect(await again.json()).toMatchObject({ claimed: false, status: 'rejected' });
-    } finally {
-      await restarted.stop();
-    }
+    });
   });
 
   it('after reserving the successor turn: nothing was sent, so it is rolled back and resumed on retry', async () => {
-    database = await freshDatabase(driver);
-    const pendingId = await seedDetachedBundle(database.target);
-
-    const doomed = await startServing(envFor(database.target, ['dispatch.after_reservation']));
-    await expect(respond(doomed.url, pendingId, ANSWERS)).rejects.toThrow();
-    expect((await doomed.exited).signal).toBe('SIGKILL');
-    expect(await bundleState(database.target, pendingId)).toEqual({
+    const { pendingId, atDeath } = await answerAndKillAt('dispatch.after_reservation', ANSWERS);
+    expect(atDeath).toEqual({
       statuses: ['answered', 'answered'],
       intents: [true, true],
       reservations: 1,
       turns: 2,
     });
 
-    const restarted = await startServing(envFor(database.target));
-    try {
+    await afterRestart(async (url) => {
       expect(await bundleState(database.target, pendingId)).toEqual({
         statuses: ['pending', 'pending'],
         intents: [false, false],
         reservations: 0,
         turns: 1,
       });
-      const retry = await respond(restarted.url, pendingId, ANSWERS);
+      const retry = await respond(url, pendingId, ANSWERS);
       expect(retry.status).toBe(200);
       expect(await retry.json()).toMatchObject({ claimed: true, status: 'answered' });
       expect(await bundleState(database.target, pendingId)).toMatchObject({ turns: 2 });
-    } finally {
-      await restarted.stop();
-    }
+    });
   });
 
   it.each(['dispatch.after_attempted_mark', 'dispatch.after_prompt'] as const)(
     'at %s: the answer stays recorded and the prompt is never sent again',
     async (point) => {
-      database = await freshDatabase(driver);
-      const pendingId = await seedDetachedBundle(database.target);
-
-      const doomed = await startServing(envFor(database.target, [point]));
-      await expect(respond(doomed.url, pendingId, ANSWERS)).rejects.toThrow();
-      expect((await doomed.exited).signal).toBe('SIGKILL');
-      expect(await bundleState(database.target, pendingId)).toEqual({
+      const { pendingId, atDeath } = await answerAndKillAt(point, ANSWERS);
+      expect(atDeath).toEqual({
         statuses: ['answered', 'answered'],
         intents: [true, true],
         reservations: 1,
         turns: 2,
       });
 
-      const restarted = await startServing(envFor(database.target));
-      try {
+      await afterRestart(async (url) => {
         // Past the attempted mark the prompt may have reached the agent: keep, never resend.
         expect(await bundleState(database.target, pendingId)).toEqual({
           statuses: ['answered', 'answered'],
@@ -210,7 +215,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
           reservations: 0,
           turns: 2,
         });
-        const retry = await respond(restarted.url, pendingId, { rejected: true });
+        const retry = await respond(url, pendingId, { rejected: true });
         expect(retry.status).toBe(200);
         expect(await retry.json()).toMatchObject({
           claimed: false,
@@ -220,9 +225,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
           },
         });
         expect(await bundleState(database.target, pendingId)).toMatchObject({ turns: 2 });
-      } finally {
-        await restarted.stop();
-      }
+      });
     },
   );
 });

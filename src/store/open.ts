@@ -13,6 +13,7 @@ import { uuidSource, type IdSource } from '../support/ids.js';
 import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
+import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
 
 export type DatabaseTarget =
@@ -124,7 +125,9 @@ function openSqlite(dataDir: string): Kysely<Database> {
   // crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({ dialect: new SqliteDialect({ database }) });
+  return new Kysely<Database>({
+    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+  });
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Kysely<Database>> {

@@ -1,0 +1,164 @@
+/** A small model of the wire contract (the strict body shape and the bundle rules of `decide`) that computes what each hostile case must get back. */
+import { decide, type RespondInput } from '../../../src/clarification/outcome.js';
+import type { Question } from '../../../src/clarification/questions.js';
+import {
+  BODY_LIMIT,
+  CASES_PER_DIALECT,
+  type RealKey,
+  SEED,
+  SHAPE_OF,
+  type Shape,
+  VISIBLE_TO,
+  type Who,
+} from './world.js';
+import { Gen } from './gen.js';
+import { BODY_WEIGHTS, type BodyCategory, generateBody } from './bodies.js';
+import { ID_WEIGHTS, type IdCategory, type Target, encoded, generateTarget } from './targets.js';
+
+/**
+ * What the server reads out of the bytes sent, decoded exactly as the route
+ * decodes them (`Request.text()`: UTF-8, U+FFFD for broken bytes, and in
+ * Node's fetch, leading BOMs dropped, two of them included).
+ */
+export function serverText(body: string | Uint8Array): Promise<string> {
+  return new Response(body).text();
+}
+
+export function byteLength(body: string | Uint8Array): number {
+  return typeof body === 'string' ? new TextEncoder().encode(body).byteLength : body.byteLength;
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function onlyKeys(value: Record<string, unknown>, allowed: readonly string[]): boolean {
+  return Object.keys(value).every((key) => allowed.includes(key));
+}
+
+export const isString = (value: unknown, min: number, max: number): value is string =>
+  typeof value === 'string' && value.length >= min && value.length <= max;
+
+/**
+ * The body shape the route accepts (DESIGN §5.1): a strict object, unknown
+ * fields refused; undefined when it fits, else a reason.
+ */
+export function schemaProblem(text: string): string | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return 'not JSON';
+  }
+  if (!isPlainObject(raw)) return 'not an object';
+  if (!onlyKeys(raw, ['answers', 'rejected', 'reject_reason'])) return 'unknown field';
+  if ('rejected' in raw && typeof raw.rejected !== 'boolean') return 'rejected';
+  if ('reject_reason' in raw && !isString(raw.reject_reason, 0, 8000)) return 'reject_reason';
+  if (!('answers' in raw)) return undefined;
+  if (!Array.isArray(raw.answers) || raw.answers.length > 4) return 'answers';
+  for (const answer of raw.answers as unknown[]) {
+    if (!isPlainObject(answer)) return 'answer';
+    if (!onlyKeys(answer, ['question_id', 'selected_options', 'custom_text'])) {
+      return 'unknown answer field';
+    }
+    if (!isString(answer.question_id, 1, 64)) return 'question_id';
+    if ('selected_options' in answer) {
+      const selected = answer.selected_options;
+      if (!Array.isArray(selected) || selected.length > 6) return 'selected_options';
+      if (!selected.every((option) => isString(option, 1, 64))) return 'option';
+    }
+    if ('custom_text' in answer && !isString(answer.custom_text, 0, 8000)) return 'custom_text';
+  }
+  return undefined;
+}
+
+export type Expectation =
+  | { kind: 'exact'; statuses: readonly number[]; why: string }
+  | { kind: 'like-unknown'; status: number; why: string };
+
+export interface Case {
+  index: number;
+  idCategory: IdCategory;
+  bodyCategory: BodyCategory;
+  target: Target;
+  body: string | Uint8Array;
+  as: Who;
+  expectation: Expectation;
+}
+
+export async function expectationFor(
+  target: Target,
+  as: Who,
+  body: string | Uint8Array,
+  questions: Record<Shape, readonly Question[]>,
+): Promise<Expectation> {
+  if (byteLength(body) > BODY_LIMIT) return { kind: 'exact', statuses: [413], why: 'over 64 KiB' };
+  const text = await serverText(body);
+  const problem = schemaProblem(text);
+  // The route reads the body before it looks the ID up.
+  if (problem !== undefined) return { kind: 'exact', statuses: [400], why: `shape: ${problem}` };
+  const visible = target.real !== undefined && VISIBLE_TO[target.real].includes(as);
+  if (!target.real || !visible) {
+    return { kind: 'like-unknown', status: 404, why: 'unknown or not visible' };
+  }
+  const decided = decide(questions[SHAPE_OF[target.real]], JSON.parse(text) as RespondInput);
+  if (target.real === 'active') {
+    if (decided.ok) throw new Error('generator bug: a valid answer aimed at the active bundle');
+    return { kind: 'exact', statuses: [400], why: 'invalid for the active bundle' };
+  }
+  return decided.ok
+    ? { kind: 'exact', statuses: [409], why: `valid for the ${target.real} bundle` }
+    : { kind: 'exact', statuses: [400, 409], why: `invalid for the ${target.real} bundle` };
+}
+
+/** Whether `body` would be a valid answer to the active bundle if `as` sent it there. */
+export async function claimsActive(
+  body: string | Uint8Array,
+  questions: readonly Question[],
+): Promise<boolean> {
+  if (byteLength(body) > BODY_LIMIT) return false;
+  const text = await serverText(body);
+  if (schemaProblem(text) !== undefined) return false;
+  return decide(questions, JSON.parse(text) as RespondInput).ok;
+}
+
+export async function generateCases(
+  ids: Record<RealKey, string>,
+  questions: Record<Shape, readonly Question[]>,
+): Promise<Case[]> {
+  const g = new Gen(SEED);
+  const cases: Case[] = [];
+  for (let index = 0; index < CASES_PER_DIALECT; index++) {
+    const bodyCategory = g.weighted(BODY_WEIGHTS);
+    const raw = generateBody(g, bodyCategory);
+    const body = typeof raw === 'string' || raw instanceof Uint8Array ? raw : JSON.stringify(raw);
+    const as = g.weighted<Who>({ member: 70, agent: 15, outsider: 15 });
+    let idCategory = g.weighted(ID_WEIGHTS);
+    let target = generateTarget(g, idCategory, ids);
+    if (bodyCategory === 'valid' && g.chance(0.4)) {
+      // Valid answers aimed at bundles that can no longer take them: 409, or 404 if hidden.
+      idCategory = 'real';
+      const key = g.pick<RealKey>(['superseded', 'expired', 'ended', 'foreign']);
+      target = encoded(idCategory, ids[key], key);
+    }
+    // The active bundle stays unclaimed: nobody who can see it gets to answer it validly.
+    while (
+      target.real === 'active' &&
+      VISIBLE_TO.active.includes(as) &&
+      (await claimsActive(body, questions.parser))
+    ) {
+      idCategory = g.weighted(ID_WEIGHTS);
+      target = generateTarget(g, idCategory, ids);
+    }
+    cases.push({
+      index,
+      idCategory,
+      bodyCategory,
+      target,
+      body,
+      as,
+      expectation: await expectationFor(target, as, body, questions),
+    });
+  }
+  return cases;
+}

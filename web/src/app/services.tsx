@@ -7,10 +7,13 @@ import { createApiClient, type ApiClient } from '../model/api.js';
 import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
 import { ReadModel, type ModelState } from '../model/read-model.js';
 import { ModelSync, type SocketLike } from '../model/sync.js';
+import { UserInputModel, type UserInputsState } from '../model/user-inputs.js';
 import { readConfig, type WebConfig } from './config.js';
 
 export interface Services {
   model: ReadModel;
+  /** Consent and action requests; kept apart because their revisions are per request. */
+  userInputs: UserInputModel;
   sync: ModelSync;
   api: ApiClient;
   keyStore: KeyStore;
@@ -30,9 +33,11 @@ function browserKeyStore(): KeyStore {
 
 export function createServices(): Services {
   const model = new ReadModel();
+  const userInputs = new UserInputModel();
   const api = createApiClient();
   const sync = new ModelSync({
     model,
+    userInputs,
     api,
     openSocket: () => {
       const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
@@ -56,7 +61,7 @@ export function createServices(): Services {
       return adapter;
     },
   });
-  return { model, sync, api, keyStore: browserKeyStore(), config: readConfig() };
+  return { model, userInputs, sync, api, keyStore: browserKeyStore(), config: readConfig() };
 }
 
 const ServicesContext = createContext<Services | undefined>(undefined);
@@ -71,6 +76,12 @@ export function useServices(): Services {
   const services = useContext(ServicesContext);
   if (!services) throw new Error('ServicesProvider is missing');
   return services;
+}
+
+/** The user-input model's current state; re-renders on every change. */
+export function useUserInputs(): UserInputsState {
+  const { userInputs } = useServices();
+  return useSyncExternalStore(userInputs.subscribe, userInputs.getState, userInputs.getState);
 }
 
 /** The read model's current state; re-renders on every change. */

@@ -4,7 +4,16 @@
  * cookie, so every request is same-origin with `credentials: 'same-origin'`
  * and state-changing ones carry JSON (the server refuses anything else).
  */
-import type { MessageView, PendingBundle, QueueItemView, SessionView, TaskView } from './types.js';
+import type {
+  MessageView,
+  PendingBundle,
+  QueueItemView,
+  SessionView,
+  TaskView,
+  UserInputAnswer,
+  UserInputView,
+  UserQueueItem,
+} from './types.js';
 
 export type ApiFailure =
   | { ok: false; kind: 'http'; status: number; code: string; error: string; details?: unknown }
@@ -18,7 +27,7 @@ export interface Me {
 }
 
 export type AdmissionOutcome =
-  { outcome: 'sent'; message: MessageView } | { outcome: 'queued'; item: QueueItemView };
+  { outcome: 'sent'; message: MessageView } | { outcome: 'queued'; item: UserQueueItem };
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -40,6 +49,19 @@ export interface ApiClient {
   ): Promise<ApiResult<AdmissionOutcome>>;
   queue(sessionId: string): Promise<ApiResult<{ items: QueueItemView[] }>>;
   removeQueued(sessionId: string, itemId: string): Promise<ApiResult<unknown>>;
+  /** Only a person's own items; follow-ups are not editable. */
+  editQueued(
+    sessionId: string,
+    itemId: string,
+    text: string,
+  ): Promise<ApiResult<{ item: UserQueueItem }>>;
+  /** Live consent and action requests the caller can see. */
+  userInputs(): Promise<ApiResult<{ requests: UserInputView[] }>>;
+  respondUserInput(
+    requestId: string,
+    answer: UserInputAnswer,
+    signal?: AbortSignal,
+  ): Promise<ApiResult<{ request: UserInputView }>>;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -113,6 +135,18 @@ export function createApiClient(
     removeQueued: (sessionId, itemId) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
         method: 'DELETE',
+      }),
+    editQueued: (sessionId, itemId, text) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
+        method: 'PATCH',
+        body: JSON.stringify({ text }),
+      }),
+    userInputs: () => request(fetchImpl, '/api/v1/user-inputs'),
+    respondUserInput: (requestId, answer, signal) =>
+      request(fetchImpl, `/api/v1/user-inputs/${enc(requestId)}/respond`, {
+        method: 'POST',
+        body: JSON.stringify(answer),
+        ...(signal ? { signal } : {}),
       }),
   };
 }

@@ -1,14 +1,25 @@
 /**
- * Keeps a `ReadModel` in step with the server: subscribe to `/api/v1/events`
- * FIRST, and only once the server confirms the subscription fetch the
- * snapshots (tasks, their sessions, pending bundles, open transcripts). Any
- * change after the confirmation arrives as an event, and the model's version
- * rules let those events win over snapshots that raced them. A dropped socket
- * reconnects with backoff and repeats the whole sequence.
+ * Keeps a `ReadModel` and a `UserInputModel` in step with the server:
+ * subscribe to `/api/v1/events` FIRST, and only once the server confirms the
+ * subscription fetch the snapshots (tasks, their sessions, pending bundles,
+ * user-input requests, open transcripts). Any change after the confirmation
+ * arrives as an event, and the models' version rules let those events win over
+ * snapshots that raced them. A dropped socket reconnects with backoff and
+ * repeats the whole sequence.
+ *
+ * User-input events carry the request's own revision, not the session's, so
+ * they go to the user-input model only; `queue.changed` only makes open queue
+ * lists reload.
  */
 import type { ApiClient } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
-import type { PendingBundle, ServerFrame } from './types.js';
+import {
+  USER_INPUT_EVENT_TYPES,
+  type ClarionEvent,
+  type PendingBundle,
+  type ServerFrame,
+} from './types.js';
+import { userInputTransitions, type UserInputModel } from './user-inputs.js';
 
 /** The part of a browser WebSocket this module uses. */
 export interface SocketLike {
@@ -22,6 +33,7 @@ export interface SocketLike {
 
 export interface SyncDeps {
   model: ReadModel;
+  userInputs: UserInputModel;
   api: ApiClient;
   openSocket: () => SocketLike;
   setTimer?: (callback: () => void, ms: number) => unknown;
@@ -110,14 +122,11 @@ export class ModelSync {
       case 'subscribed':
         this.attempts = 0;
         model.update((state) => transitions.subscribed(state));
+        this.deps.userInputs.update((state) => userInputTransitions.subscribed(state));
         void this.snapshots();
         return;
       case 'event':
-        model.update((state) => transitions.event(state, frame.event));
-        if (frame.event.type === 'message.added' && !model.getState().tasks[frame.event.task_id]) {
-          // A task created elsewhere: its title comes with the task list.
-          void this.loadTasks();
-        }
+        this.applyEvent(frame.event);
         return;
       case 'unsubscribed':
       case 'error':
@@ -125,12 +134,40 @@ export class ModelSync {
     }
   }
 
+  private applyEvent(event: ClarionEvent): void {
+    const { model, userInputs } = this.deps;
+    if (isUserInputEvent(event)) {
+      userInputs.update((state) => userInputTransitions.view(state, event.request));
+    } else if (event.type === 'queue.changed') {
+      model.update((state) => transitions.queueTouched(state, event.session_id));
+    } else {
+      model.update((state) => transitions.event(state, event));
+    }
+    const news = event.type === 'message.added' || isUserInputEvent(event);
+    if (news && !model.getState().tasks[event.task_id]) {
+      // A task created elsewhere: its title comes with the task list.
+      void this.loadTasks();
+    }
+  }
+
   private async snapshots(): Promise<void> {
     await Promise.all([
       this.loadTasks(),
       this.loadPending(),
+      this.loadUserInputs(),
       ...[...this.openSessions].map((id) => this.loadMessages(id)),
     ]);
+  }
+
+  private async loadUserInputs(): Promise<void> {
+    const { api, userInputs } = this.deps;
+    // Taken before the request: a snapshot that outlived its subscription is dropped.
+    const generation = userInputs.getState().generation;
+    const result = await api.userInputs();
+    if (!result.ok) return;
+    userInputs.update((state) =>
+      userInputTransitions.snapshot(state, result.value.requests, generation),
+    );
   }
 
   private async loadTasks(): Promise<void> {
@@ -182,4 +219,10 @@ export class ModelSync {
       if (!this.stopped) this.connect();
     }, delay);
   }
+}
+
+function isUserInputEvent(
+  event: ClarionEvent,
+): event is Extract<ClarionEvent, { request: unknown }> {
+  return (USER_INPUT_EVENT_TYPES as readonly string[]).includes(event.type);
 }

@@ -1,0 +1,78 @@
+/**
+ * The consent part of a user-input card: the tool the agent wants to run, its
+ * options as buttons (the agent's labels, with the option's kind), and once
+ * settled what happened. A timeout, a sweep or a replacement reads clearly
+ * differently from a person choosing "reject".
+ */
+import type { TFunction } from 'i18next';
+import { useTranslation } from 'react-i18next';
+import type { ConsentView } from '../model/types.js';
+import type { UserInputBodyProps } from './user-input-card.js';
+
+export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
+  const { t } = useTranslation();
+  const { view, outcome } = props;
+  return (
+    <>
+      <p className="user-input-detail muted">{t('userInput.tool', { tool: view.tool_key })}</p>
+      {props.choices ? (
+        <div className="consent-options" role="group" aria-label={view.title}>
+          {view.options.map((option) => {
+            const chosen =
+              props.pending !== undefined &&
+              'option_id' in props.pending &&
+              props.pending.option_id === option.option_id;
+            return (
+              <button
+                key={option.option_id}
+                type="button"
+                className="button consent-option"
+                data-testid="consent-option"
+                data-option-id={option.option_id}
+                data-kind={option.kind}
+                disabled={props.busy}
+                aria-busy={chosen}
+                onClick={() => {
+                  props.respond({ option_id: option.option_id });
+                }}
+              >
+                <span className="consent-option-label">{option.label}</span>
+                <span className="consent-option-kind">
+                  {t(`userInput.optionKind.${option.kind}`)}
+                </span>
+              </button>
+            );
+          })}
+        </div>
+      ) : null}
+      {outcome.kind === 'waiting' ? null : (
+        <p className="user-input-outcome" data-testid="user-input-outcome">
+          {consentOutcomeText(t, outcome)}
+        </p>
+      )}
+    </>
+  );
+}
+
+function consentOutcomeText(
+  t: TFunction,
+  outcome: UserInputBodyProps<ConsentView>['outcome'],
+): string {
+  switch (outcome.kind) {
+    case 'chosen': {
+      const option = outcome.option.label;
+      if (outcome.remembered) return t('userInput.outcome.remembered', { option });
+      return outcome.allowed
+        ? t('userInput.outcome.allowed', { option })
+        : t('userInput.outcome.rejected', { option });
+    }
+    case 'timed_out':
+      return t('userInput.outcome.consentTimedOut');
+    case 'swept':
+      return t('userInput.outcome.swept');
+    case 'superseded':
+      return t('userInput.outcome.superseded');
+    default:
+      return t('userInput.outcome.closed');
+  }
+}

@@ -1,0 +1,186 @@
+/**
+ * `UserInputCard`: one consent or action request, the same card in the inbox
+ * and the session view. The frame shows the kind, the task (in the inbox), the
+ * deadline while it waits and the state of this tab's answer; the kind's body
+ * shows the choices or, once settled, what happened.
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { navigate } from '../app/router.js';
+import { useUserInputResponse, type ResponseState } from '../hooks/use-user-input-response.js';
+import type { UserInputAnswer, UserInputView } from '../model/types.js';
+import {
+  formatRemaining,
+  outcomeOf,
+  type UserInputEntry,
+  type UserInputOutcome,
+} from '../model/user-inputs.js';
+import { ActionBody } from './action-card.js';
+import { ConsentBody } from './consent-card.js';
+
+/** What a kind's body gets from the frame. */
+export interface UserInputBodyProps<V extends UserInputView> {
+  view: V;
+  outcome: UserInputOutcome;
+  /** Show the choices (otherwise the outcome). */
+  choices: boolean;
+  /** An answer from this tab is on its way: choices are disabled. */
+  busy: boolean;
+  pending: UserInputAnswer | undefined;
+  respond: (answer: UserInputAnswer) => void;
+}
+
+/** The data attribute tests and styles read: one value per distinct outcome. */
+function outcomeKey(outcome: UserInputOutcome): string {
+  if (outcome.kind !== 'chosen') return outcome.kind;
+  if (outcome.remembered) return 'remembered';
+  return outcome.allowed ? 'allowed' : 'rejected';
+}
+
+/** Whether this tab still offers the choices: waiting, and not already answered from here. */
+function offersChoices(outcome: UserInputOutcome, response: ResponseState): boolean {
+  if (outcome.kind !== 'waiting') return false;
+  return (
+    response.phase !== 'answered' &&
+    response.phase !== 'already_settled' &&
+    response.phase !== 'gone'
+  );
+}
+
+export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string }) {
+  const { t } = useTranslation();
+  const { entry, taskTitle } = props;
+  const { view } = entry;
+  const response = useUserInputResponse(view.id);
+  const outcome = outcomeOf(entry);
+  const choices = offersChoices(outcome, response.state);
+  const body = {
+    outcome,
+    choices,
+    busy: response.state.phase === 'submitting',
+    pending: response.state.phase === 'submitting' ? response.state.answer : undefined,
+    respond: response.respond,
+  };
+  const path = `/sessions/${encodeURIComponent(view.session_id)}`;
+
+  return (
+    <article
+      className="user-input-card"
+      data-testid="user-input-card"
+      data-request-id={view.id}
+      data-kind={view.kind}
+      data-status={entry.retired ? 'retired' : view.status}
+      data-outcome={outcomeKey(outcome)}
+      aria-busy={body.busy}
+    >
+      <header className="user-input-header">
+        <span className="chip user-input-kind" data-kind={view.kind}>
+          {t(view.kind === 'consent' ? 'userInput.consentLabel' : 'userInput.actionLabel')}
+        </span>
+        {taskTitle !== undefined ? (
+          <a
+            href={path}
+            className="user-input-task"
+            onClick={(event) => {
+              event.preventDefault();
+              navigate(path);
+            }}
+          >
+            {taskTitle}
+          </a>
+        ) : null}
+      </header>
+      <h3 className="user-input-title">{view.title}</h3>
+      {view.kind === 'consent' ? (
+        <ConsentBody view={view} {...body} />
+      ) : (
+        <ActionBody view={view} {...body} />
+      )}
+      {choices && view.deadline_at !== null ? <Deadline at={view.deadline_at} /> : null}
+      <ResponseStatus
+        state={response.state}
+        waiting={outcome.kind === 'waiting'}
+        retry={response.retry}
+      />
+    </article>
+  );
+}
+
+function useNow(intervalMs: number): number {
+  const [now, setNow] = useState(() => Date.now());
+  useEffect(() => {
+    const timer = window.setInterval(() => {
+      setNow(Date.now());
+    }, intervalMs);
+    return () => {
+      window.clearInterval(timer);
+    };
+  }, [intervalMs]);
+  return now;
+}
+
+function Deadline({ at }: { at: string }) {
+  const { t, i18n } = useTranslation();
+  const now = useNow(1000);
+  const deadline = Date.parse(at);
+  const remaining = deadline - now;
+  const clock = new Date(deadline).toLocaleTimeString(i18n.resolvedLanguage);
+  return (
+    <p className="user-input-deadline muted" data-testid="user-input-deadline">
+      <time dateTime={at} title={clock}>
+        {remaining > 0
+          ? t('userInput.deadline', { time: formatRemaining(remaining), clock })
+          : t('userInput.deadlinePassed')}
+      </time>
+    </p>
+  );
+}
+
+function ResponseStatus(props: { state: ResponseState; waiting: boolean; retry: () => void }) {
+  const { t } = useTranslation();
+  const { state } = props;
+  switch (state.phase) {
+    case 'submitting':
+      return (
+        <p className="user-input-status" role="status" data-testid="user-input-status">
+          <span className="spinner" aria-hidden="true" /> {t('userInput.submitting')}
+        </p>
+      );
+    case 'error':
+      return (
+        <div className="banner banner-error" role="alert" data-testid="user-input-error">
+          <span>{t('userInput.error')}</span>
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="user-input-retry"
+            onClick={props.retry}
+          >
+            {t('userInput.retry')}
+          </button>
+        </div>
+      );
+    case 'refused':
+      return (
+        <p className="user-input-status error" role="alert" data-testid="user-input-error">
+          {t('userInput.refused', { code: state.code })}
+        </p>
+      );
+    case 'already_settled':
+      // Only until the settled event says how it ended.
+      return props.waiting ? (
+        <p className="user-input-status muted" role="status" data-testid="user-input-status">
+          {t('userInput.alreadySettled')}
+        </p>
+      ) : null;
+    case 'gone':
+      return (
+        <p className="user-input-status muted" role="status" data-testid="user-input-status">
+          {t('userInput.gone')}
+        </p>
+      );
+    case 'idle':
+    case 'answered':
+      return null;
+  }
+}

@@ -4,81 +4,36 @@
  * network failure and the client deadline, a late answer, and the phone
  * layout. Screenshots go to dist/test-artifacts/.
  */
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page, Route } from 'playwright-core';
+import type { Page, Route } from 'playwright-core';
+import { api, askingTask, type World } from './support/harness.js';
 import {
-  api,
-  ARTIFACTS,
-  askingTask,
-  launchChromium,
-  startWorld,
-  type World,
-} from './support/harness.js';
-
-const RESPOND = '**/api/v1/clarification/*/respond';
-const WAIT = { timeout: 30_000 };
-
-type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+  agentSaid,
+  openSession as openSessionIn,
+  option,
+  RESPOND,
+  startSuite,
+  WAIT,
+  type Suite,
+} from './support/clarification-pages.js';
 
 describe('the web app in Chromium', () => {
+  let suite: Suite;
   let world: World;
-  let browser: Browser;
-  let signedIn: StorageState;
-  const screenshots: string[] = [];
 
   beforeAll(async () => {
-    await mkdir(ARTIFACTS, { recursive: true });
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
-    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
-    signedIn = await context.storageState();
-    await context.close();
+    suite = await startSuite();
+    world = suite.world;
   });
 
   afterAll(async () => {
-    await browser.close();
-    await world.close();
-    if (screenshots.length > 0) console.log(`screenshots:\n${screenshots.join('\n')}`);
+    await suite.close();
   });
 
-  async function desktop(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({
-      storageState: signedIn,
-      locale: 'en-US',
-      viewport: { width: 1280, height: 900 },
-    });
-    context.setDefaultTimeout(30_000);
-    return { context, page: await context.newPage() };
-  }
-
-  async function shoot(page: Page, name: string, fullPage = true): Promise<void> {
-    const path = join(ARTIFACTS, `${name}.png`);
-    // A full-page capture re-emulates the viewport, which briefly drops touch emulation.
-    await page.screenshot({ path, fullPage });
-    screenshots.push(path);
-  }
-
-  async function openSession(page: Page, sessionId: string, query = ''): Promise<void> {
-    await page.goto(`${world.origin}/sessions/${sessionId}${query}`);
-    await page.getByTestId('clarification-overlay').waitFor(WAIT);
-  }
-
-  function option(page: Page, label: string) {
-    const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
-    return page
-      .getByTestId('clarification-overlay')
-      .locator('button.option')
-      .filter({ has: page.locator('.option-label', { hasText: exact }) });
-  }
-
-  function agentSaid(page: Page, text: string) {
-    return page.getByTestId('transcript').getByText(text).first();
-  }
+  const desktop = () => suite.desktop();
+  const shoot = (page: Page, name: string, fullPage = true) => suite.shoot(page, name, fullPage);
+  const openSession = (page: Page, sessionId: string, query = '') =>
+    openSessionIn(world, page, sessionId, query);
 
   it('answers a single question from the inbox and the agent quotes the label', async () => {
     const { context, page } = await desktop();
@@ -279,16 +234,7 @@ describe('the web app in Chromium', () => {
   });
 
   it('works at phone size with touch: 44 px targets, no horizontal overflow, Send submits', async () => {
-    const context = await browser.newContext({
-      storageState: signedIn,
-      locale: 'en-US',
-      viewport: { width: 390, height: 844 },
-      hasTouch: true,
-      isMobile: true,
-      deviceScaleFactor: 2,
-    });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
+    const { context, page } = await suite.phone();
     const created = await askingTask(world, 'On the phone', '/ask');
     await openSession(page, created.session.id);
     await expect(page.evaluate('matchMedia("(pointer: coarse)").matches')).resolves.toBe(true);

@@ -157,6 +157,47 @@ describe('the read model', () => {
     expect(activeBundles(state)).toEqual([]);
   });
 
+  it('takes the state change that shares its revision with the messages of the same change', () => {
+    let state = subscribed();
+    // The server stages one change's events with one revision, message events first.
+    state = transitions.event(state, event('message.added', row('pending', 1), 4, 'clarification'));
+    state = transitions.event(state, {
+      type: 'session.state_changed',
+      state: 'waiting_for_input',
+      revision: 4,
+      pending_action: 'clarification',
+      session_id: S,
+      task_id: T,
+    });
+    expect(state.sessions[S]?.state).toBe('waiting_for_input');
+    state = transitions.event(state, {
+      type: 'session.state_changed',
+      state: 'running',
+      revision: 4,
+      pending_action: null,
+      session_id: S,
+      task_id: T,
+    });
+    expect(state.sessions[S]?.state).toBe('waiting_for_input');
+  });
+
+  it('takes a session snapshot’s state even when events already raised the revision', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 6, 'clarification'));
+    const view = {
+      id: S,
+      task_id: T,
+      agent_profile: 'demo',
+      created_at: ts(1),
+      updated_at: ts(6),
+    };
+    state = transitions.sessions(state, [{ ...view, state: 'waiting_for_input', revision: 6 }]);
+    expect(state.sessions[S]?.state).toBe('waiting_for_input');
+    state = transitions.sessions(state, [{ ...view, state: 'running', revision: 5 }]);
+    expect(state.sessions[S]?.state).toBe('waiting_for_input');
+    expect(state.sessions[S]?.revision).toBe(6);
+  });
+
   it('retires a bundle learned before a reconnect when the new snapshot lacks it', () => {
     let state = subscribed();
     state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));

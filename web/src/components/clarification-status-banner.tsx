@@ -138,7 +138,10 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
         sending: t('banner.lateSending'),
         sent: t('banner.lateSent'),
         queued: t('banner.lateQueued'),
-        failed: t('banner.lateFailed'),
+        failed:
+          state.message === 'failed' && state.reason === 'refused'
+            ? t('banner.lateRefused')
+            : t('banner.lateFailed'),
       }[state.message];
       return (
         <div

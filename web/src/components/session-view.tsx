@@ -1,8 +1,9 @@
 /**
- * `/sessions/:id`: transcript, the clarification overlay and banner, the
- * queue and the composer. Reads the model; owns only drafts.
+ * `/sessions/:id`: transcript, the clarification overlay and banner, consent
+ * and action cards, the queue and the composer. Reads the models; owns only
+ * drafts.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useModelState, useServices } from '../app/services.js';
 import { navigate } from '../app/router.js';
@@ -15,9 +16,12 @@ import {
   transcriptOf,
   type BundleState,
 } from '../model/read-model.js';
-import type { MessageView, QueueItemView } from '../model/types.js';
+import type { MessageView } from '../model/types.js';
+import { ClarificationHistoryRow } from './clarification-history.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
+import { SessionQueue } from './session-queue.js';
+import { UserInputPanel } from './user-input-panel.js';
 
 export function SessionView({ sessionId }: { sessionId: string }) {
   const { t } = useTranslation();
@@ -29,6 +33,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const group = useClarificationGroup(live);
   const messages = transcriptOf(state, sessionId);
   const endRef = useRef<HTMLDivElement>(null);
+  const composerRef = useRef<HTMLTextAreaElement>(null);
+  const focusComposer = useCallback(() => {
+    composerRef.current?.focus();
+  }, []);
 
   useEffect(() => {
     sync.openSession(sessionId);
@@ -41,8 +49,16 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     endRef.current?.scrollIntoView({ block: 'end' });
   }, [messages.length]);
 
-  const showOverlay =
-    live !== undefined && group.state.phase !== 'resolved' && group.state.phase !== 'late';
+  const showOverlay = group.formVisible;
+  const overlayShown = useRef(showOverlay);
+  useEffect(() => {
+    // The overlay went away under the person's focus (answered, expired): the composer takes it.
+    const active = document.activeElement;
+    if (overlayShown.current && !showOverlay && (!active || active === document.body)) {
+      focusComposer();
+    }
+    overlayShown.current = showOverlay;
+  }, [focusComposer, showOverlay]);
 
   return (
     <div className="session-view">
@@ -69,18 +85,19 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <section className="transcript" aria-label={t('session.transcript')} data-testid="transcript">
         {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}
         {messages.map((message) => (
-          <TranscriptRow key={message.id} message={message} active={live} />
+          <TranscriptRow key={message.id} message={message} active={live} bundles={state.bundles} />
         ))}
         <div ref={endRef} />
       </section>
       <div className="session-dock">
         <ClarificationStatusBanner group={group} />
-        {showOverlay ? <ClarificationOverlay group={group} /> : null}
-        <QueueList
+        {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}
+        <UserInputPanel sessionId={sessionId} />
+        <SessionQueue
           sessionId={sessionId}
           revision={(session?.revision ?? -1) * 1000 + (state.queueTicks[sessionId] ?? 0)}
         />
-        <Composer sessionId={sessionId} />
+        <Composer sessionId={sessionId} inputRef={composerRef} />
       </div>
     </div>
   );
@@ -89,35 +106,23 @@ export function SessionView({ sessionId }: { sessionId: string }) {
 function TranscriptRow({
   message,
   active,
+  bundles,
 }: {
   message: MessageView;
   active: BundleState | undefined;
+  bundles: Readonly<Record<string, BundleState>>;
 }) {
   const { t } = useTranslation();
   const row = questionOfRow(message);
   if (row) {
     // The active bundle is answered in the overlay, not in the transcript.
     if (active && row.pendingId === active.pending_id) return null;
-    const response = message.metadata.response as
-      { selected_options?: string[]; custom_text?: string } | undefined;
-    const labels = (response?.selected_options ?? []).map(
-      (id) => row.question.options.find((option) => option.option_id === id)?.label ?? id,
-    );
-    const custom = response?.custom_text ? [`“${response.custom_text}”`] : [];
-    const summary = {
-      pending: t('transcript.pending'),
-      answered: t('transcript.answered', {
-        answer: [...labels, ...custom].join(', ') || t('transcript.noSelection'),
-      }),
-      rejected: t('transcript.skipped'),
-      expired: t('transcript.expired'),
-      cancelled: t('transcript.cancelled'),
-    }[row.question.status];
     return (
-      <article className="message message-question" data-status={row.question.status}>
-        <p className="muted">{row.question.prompt}</p>
-        <p className="question-outcome">{summary}</p>
-      </article>
+      <ClarificationHistoryRow
+        message={message}
+        question={row.question}
+        bundle={bundles[row.pendingId]}
+      />
     );
   }
   if (message.type === 'tool_call' && message.content === '') return null;
@@ -131,50 +136,15 @@ function TranscriptRow({
   );
 }
 
-function QueueList({ sessionId, revision }: { sessionId: string; revision: number }) {
-  const { t } = useTranslation();
-  const { api } = useServices();
-  const [items, setItems] = useState<QueueItemView[]>([]);
-
-  const load = useCallback(async () => {
-    const result = await api.queue(sessionId);
-    if (result.ok) setItems(result.value.items);
-  }, [api, sessionId]);
-
-  useEffect(() => {
-    void load();
-  }, [load, revision]);
-
-  if (items.length === 0) return null;
-  return (
-    <section className="queue" aria-label={t('queue.title')} data-testid="queue">
-      <h2 className="section-title">{t('queue.title')}</h2>
-      <ul>
-        {items.map((item) => (
-          <li key={item.id} className="queue-item">
-            {item.owner === 'follow_up' ? (
-              <span className="chip">{t('queue.followUp')}</span>
-            ) : null}
-            <span className="queue-text">{item.text}</span>
-            <button
-              type="button"
-              className="button"
-              onClick={() => {
-                void api.removeQueued(sessionId, item.id).then(load);
-              }}
-            >
-              {t('queue.remove')}
-            </button>
-          </li>
-        ))}
-      </ul>
-    </section>
-  );
-}
-
 type ComposerStatus = 'idle' | 'sending' | 'queued' | 'failed' | 'refused';
 
-function Composer({ sessionId }: { sessionId: string }) {
+function Composer({
+  sessionId,
+  inputRef,
+}: {
+  sessionId: string;
+  inputRef: RefObject<HTMLTextAreaElement | null>;
+}) {
   const { t } = useTranslation();
   const { keyStore } = useServices();
   const send = useMessageHandler(sessionId);
@@ -208,6 +178,7 @@ function Composer({ sessionId }: { sessionId: string }) {
       }}
     >
       <textarea
+        ref={inputRef}
         className="composer-input"
         data-testid="composer-input"
         aria-label={t('composer.label')}

@@ -2,32 +2,42 @@
  * `useClarificationGroup`: the state of answering one bundle, shared by the
  * desktop and phone layouts (they differ in layout only).
  *
- * Owns the draft answers, the step, and the submission state machine:
+ * Owns the submission state machine around a `useClarificationDraft`:
  * idle → submitting → resolved | expired | error (Retry resends the same
- * action) | late (an affirmative answer to an inactive bundle, sent as an
- * ordinary message through `useMessageHandler` with a stable admission key).
- * A single in-flight guard drops concurrent submits. The bundle and answers
- * are captured before each submit, so the outcome never depends on what the
- * live model shows by then. Escape/collapse never touch the server.
+ * action) | refused | late (an affirmative answer to an inactive bundle, sent
+ * as an ordinary message with a stable admission key). A single in-flight
+ * guard drops concurrent submits. The bundle and answers are captured before
+ * each submit, so the outcome never depends on what the live model shows by
+ * then. Escape/collapse never touch the server.
+ *
+ * Which bundle is on screen: the live one, unless an outcome for the captured
+ * one still needs the person (in flight, Retry, a late message not yet
+ * admitted) or is the last word (no live bundle replaced it).
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useServices } from '../app/services.js';
-import { admissionKeyFor, formatLateAnswer, type AnswerSnapshot } from '../model/late-answer.js';
 import {
-  orderedQuestions,
-  transitions,
-  type BundleQuestion,
-  type BundleState,
-} from '../model/read-model.js';
+  captureAnswers,
+  lateAnswerScope,
+  releaseAdmissionKey,
+  type CapturedAnswers,
+} from '../model/late-answer.js';
+import { transitions, type BundleQuestion, type BundleState } from '../model/read-model.js';
 import { postClarification, type RetryReason } from '../model/respond.js';
 import type { Answer, RespondBody, RespondOk } from '../model/types.js';
-import { useMessageHandler } from './use-message-handler.js';
+import { useClarificationDraft, type ClarificationDraft } from './use-clarification-draft.js';
+import { useLateAnswerSender, type FailureReason } from './use-message-handler.js';
 
-export const MAX_CUSTOM_CODE_POINTS = 2000;
+export { codePointLength, isAnswered, MAX_CUSTOM_CODE_POINTS } from './use-clarification-draft.js';
+
 export const SKIP_REASON = 'User skipped';
 
 export type SubmitAction =
   { kind: 'answer'; body: RespondBody } | { kind: 'skip'; body: RespondBody };
+
+export type LateMessageState =
+  | { phase: 'late'; message: 'sending' | 'sent' | 'queued' }
+  | { phase: 'late'; message: 'failed'; reason: FailureReason };
 
 export type SubmitState =
   | { phase: 'idle' }
@@ -36,157 +46,137 @@ export type SubmitState =
   | { phase: 'resolved'; action: SubmitAction; result: RespondOk }
   | { phase: 'expired' }
   | { phase: 'refused'; action: SubmitAction; code: string }
-  | { phase: 'late'; message: 'sending' | 'sent' | 'queued' | 'failed' };
+  | LateMessageState;
 
-/** Length in Unicode code points, the unit of the server's 2000 cap (not UTF-16 units). */
-export function codePointLength(text: string): number {
-  let count = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index++;
-    }
-    count++;
-  }
-  return count;
-}
-
-/** Whether an answer counts: an option picked or non-empty text within the limit. */
-export function isAnswered(answer: Answer | undefined): boolean {
-  if (!answer) return false;
-  const text = answer.custom_text.trim();
-  return (
-    answer.selected_options.length > 0 ||
-    (text !== '' && codePointLength(text) <= MAX_CUSTOM_CODE_POINTS)
-  );
-}
+/**
+ * `respond` answers the bundle itself; `message` sends the draft as an
+ * ordinary message because the bundle turned out to be inactive.
+ */
+export type GroupMode = 'respond' | 'message';
 
 export interface ClarificationGroup {
   /** The bundle on screen: the live one, or the one captured at the last submit. */
   bundle: BundleState | undefined;
+  draft: ClarificationDraft;
+  /** Kept for the banner, which names questions of the winner's answers. */
   questions: BundleQuestion[];
-  activeIndex: number;
-  setActiveIndex: (index: number) => void;
-  answers: Record<string, Answer>;
-  drafts: Record<string, string>;
-  answeredCount: number;
-  allAnswered: boolean;
+  mode: GroupMode;
   state: SubmitState;
   busy: boolean;
+  /** Whether the overlay has work to show: a live bundle or a draft still to be admitted. */
+  formVisible: boolean;
   collapsed: boolean;
   setCollapsed: (collapsed: boolean) => void;
-  pickOption: (questionId: string, optionId: string) => void;
-  setCustomText: (questionId: string, text: string) => void;
-  commitCustom: (questionId: string) => void;
-  submit: () => void;
   skip: () => void;
   retry: () => void;
   dismiss: () => void;
 }
 
+interface Outcome {
+  captured: CapturedAnswers;
+  state: SubmitState;
+}
+
+/** The person still has work on the captured bundle: it must stay on screen. */
+function holdsDraft(state: SubmitState): boolean {
+  switch (state.phase) {
+    case 'submitting':
+    case 'error':
+    case 'refused':
+      return true;
+    case 'late':
+      return state.message === 'sending' || state.message === 'failed';
+    case 'idle':
+    case 'resolved':
+    case 'expired':
+      return false;
+  }
+}
+
+function outcomeApplies(outcome: Outcome | undefined, live: BundleState | undefined): boolean {
+  if (!outcome) return false;
+  return holdsDraft(outcome.state) || !live || live.pending_id === outcome.captured.pendingId;
+}
+
 export function useClarificationGroup(live: BundleState | undefined): ClarificationGroup {
   const { model, config, keyStore } = useServices();
-  const [captured, setCaptured] = useState<AnswerSnapshot & { bundle: BundleState }>();
-  const [answers, setAnswers] = useState<Record<string, Answer>>({});
-  const [drafts, setDrafts] = useState<Record<string, string>>({});
-  const [activeIndex, setActiveIndexState] = useState(0);
-  const [state, setState] = useState<SubmitState>({ phase: 'idle' });
-  const [collapsed, setCollapsed] = useState(false);
+  const sendLateAnswer = useLateAnswerSender();
+  const [stored, setOutcome] = useState<Outcome>();
+  const [collapsedFor, setCollapsedFor] = useState<string>();
   const inFlight = useRef(false);
-  const bundleId = useRef<string | undefined>(undefined);
 
-  const keepOutcome = state.phase !== 'idle';
-  const bundle =
-    live && (!captured || live.pending_id === captured.pendingId || !keepOutcome)
-      ? live
-      : captured?.bundle;
-  const sessionId = bundle?.session_id ?? live?.session_id ?? '';
-  const sendMessage = useMessageHandler(sessionId);
-
-  // A different bundle starts a fresh draft, unless an outcome for the old one is on screen.
+  // A new live bundle replaces a finished outcome of an older one.
+  const outcome = outcomeApplies(stored, live) ? stored : undefined;
   useEffect(() => {
-    if (!live || live.pending_id === bundleId.current) return;
-    if (inFlight.current) return;
-    bundleId.current = live.pending_id;
-    setAnswers({});
-    setDrafts({});
-    setActiveIndexState(0);
-    setCollapsed(false);
-    setCaptured(undefined);
-    setState({ phase: 'idle' });
-  }, [live]);
+    if (stored && !outcome) setOutcome(undefined);
+  }, [stored, outcome]);
 
-  const questions = useMemo(() => (bundle ? orderedQuestions(bundle) : []), [bundle]);
-  const answeredCount = questions.filter((question) =>
-    isAnswered(answers[question.question_id]),
-  ).length;
-  const allAnswered = questions.length > 0 && answeredCount === questions.length;
+  const state: SubmitState = outcome?.state ?? { phase: 'idle' };
+  const bundle =
+    outcome && live?.pending_id !== outcome.captured.pendingId ? outcome.captured.bundle : live;
+  const lateMessage = state.phase === 'late';
   const busy =
     state.phase === 'submitting' || (state.phase === 'late' && state.message === 'sending');
 
-  const setActiveIndex = useCallback(
-    (index: number) => {
-      setActiveIndexState(Math.max(0, Math.min(index, Math.max(0, questions.length - 1))));
-    },
-    [questions.length],
-  );
-
   const sendLate = useCallback(
-    async (snapshot: AnswerSnapshot) => {
-      const scope = `late:${snapshot.pendingId}`;
-      const key = admissionKeyFor(keyStore, scope);
-      setState({ phase: 'late', message: 'sending' });
-      const outcome = await sendMessage(formatLateAnswer(snapshot), key, scope);
-      setState({
-        phase: 'late',
-        message: outcome.outcome === 'failed' ? 'failed' : outcome.outcome,
-      });
+    async (captured: CapturedAnswers) => {
+      inFlight.current = true;
+      setOutcome({ captured, state: { phase: 'late', message: 'sending' } });
+      try {
+        const sent = await sendLateAnswer(captured);
+        const next: LateMessageState =
+          sent.outcome === 'failed'
+            ? { phase: 'late', message: 'failed', reason: sent.reason }
+            : { phase: 'late', message: sent.outcome };
+        setOutcome({ captured, state: next });
+      } finally {
+        inFlight.current = false;
+      }
     },
-    [keyStore, sendMessage],
+    [sendLateAnswer],
   );
 
   const run = useCallback(
-    async (action: SubmitAction, snapshot: AnswerSnapshot & { bundle: BundleState }) => {
+    async (action: SubmitAction, captured: CapturedAnswers) => {
       if (inFlight.current) return;
       inFlight.current = true;
-      setCaptured(snapshot);
-      setState({ phase: 'submitting', action });
+      const settle = (next: SubmitState) => {
+        setOutcome({ captured, state: next });
+      };
+      settle({ phase: 'submitting', action });
       try {
-        const outcome = await postClarification(snapshot.pendingId, action.body, {
+        const result = await postClarification(captured.pendingId, action.body, {
           deadlineMs: config.respondDeadlineMs,
         });
-        switch (outcome.kind) {
-          case 'resolved':
+        switch (result.kind) {
+          case 'resolved': {
+            const { status, response } = result.result;
             model.update((s) =>
-              transitions.retireBundle(
-                s,
-                snapshot.pendingId,
-                outcome.result.status,
-                outcome.result.response.responded_at,
-              ),
+              transitions.retireBundle(s, captured.pendingId, status, response.responded_at),
             );
-            setState({ phase: 'resolved', action, result: outcome.result });
+            settle({ phase: 'resolved', action, result: result.result });
             return;
+          }
           case 'not_active':
-            model.update((s) => transitions.retireBundle(s, snapshot.pendingId, 'expired'));
+            model.update((s) => transitions.retireBundle(s, captured.pendingId, 'expired'));
+            // A skip of an inactive question has nothing left to say; an answer still does.
             if (action.kind === 'skip') {
-              setState({ phase: 'expired' });
+              settle({ phase: 'expired' });
               return;
             }
             inFlight.current = false;
-            await sendLate(snapshot);
+            await sendLate(captured);
             return;
           case 'retryable':
-            setState({ phase: 'error', action, reason: outcome.reason });
+            settle({ phase: 'error', action, reason: result.reason });
             return;
           case 'refused':
-            if (outcome.status === 404) {
-              model.update((s) => transitions.retireBundle(s, snapshot.pendingId, 'expired'));
-              setState({ phase: 'expired' });
+            if (result.status === 404) {
+              model.update((s) => transitions.retireBundle(s, captured.pendingId, 'expired'));
+              settle({ phase: 'expired' });
               return;
             }
-            setState({ phase: 'refused', action, code: outcome.code });
+            settle({ phase: 'refused', action, code: result.code });
             return;
         }
       } finally {
@@ -196,173 +186,81 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
     [config.respondDeadlineMs, model, sendLate],
   );
 
-  const snapshotOf = useCallback(
-    (
-      current: BundleState,
-      chosen: Record<string, Answer>,
-    ): AnswerSnapshot & { bundle: BundleState } => {
-      const ordered = orderedQuestions(current);
-      return {
-        bundle: current,
-        pendingId: current.pending_id,
-        taskId: current.task_id,
-        sessionId: current.session_id,
-        questions: ordered.map((q) => ({
-          question_id: q.question_id,
-          prompt: q.prompt,
-          options: q.options,
-        })),
-        answers: ordered.map(
-          (q) =>
-            chosen[q.question_id] ?? {
-              question_id: q.question_id,
-              selected_options: [],
-              custom_text: '',
-            },
-        ),
-      };
-    },
-    [],
-  );
-
-  const submitWith = useCallback(
+  const onComplete = useCallback(
     (chosen: Record<string, Answer>) => {
-      if (!bundle || busy || inFlight.current) return;
-      const ordered = orderedQuestions(bundle);
-      if (!ordered.every((q) => isAnswered(chosen[q.question_id]))) return;
-      const snapshot = snapshotOf(bundle, chosen);
+      if (!bundle || inFlight.current) return;
+      const captured = captureAnswers(bundle, chosen);
+      if (lateMessage) {
+        void sendLate(captured);
+        return;
+      }
       const body: RespondBody = {
-        answers: snapshot.answers.map((answer) => ({
+        answers: captured.answers.map((answer) => ({
           question_id: answer.question_id,
           selected_options: answer.selected_options,
           custom_text: answer.custom_text.trim(),
         })),
         rejected: false,
       };
-      void run({ kind: 'answer', body }, snapshot);
+      void run({ kind: 'answer', body }, captured);
     },
-    [bundle, busy, run, snapshotOf],
+    [bundle, lateMessage, run, sendLate],
   );
 
-  const pickOption = useCallback(
-    (questionId: string, optionId: string) => {
-      if (busy) return;
-      const question = questions.find((q) => q.question_id === questionId);
-      if (!question) return;
-      const previous = answers[questionId];
-      let next: Answer;
-      if (question.multi_select) {
-        const selected = previous?.selected_options ?? [];
-        next = {
-          question_id: questionId,
-          selected_options: selected.includes(optionId)
-            ? selected.filter((id) => id !== optionId)
-            : [...selected, optionId],
-          custom_text: previous?.custom_text ?? '',
-        };
-      } else {
-        next = { question_id: questionId, selected_options: [optionId], custom_text: '' };
-        setDrafts((d) => ({ ...d, [questionId]: '' }));
-      }
-      const chosen = { ...answers, [questionId]: next };
-      setAnswers(chosen);
-      if (question.multi_select) return;
-      if (questions.length === 1) {
-        submitWith(chosen);
-        return;
-      }
-      const index = questions.indexOf(question);
-      if (index < questions.length - 1) setActiveIndexState(index + 1);
-    },
-    [answers, busy, questions, submitWith],
-  );
-
-  const setCustomText = useCallback(
-    (questionId: string, text: string) => {
-      if (busy) return;
-      setDrafts((d) => ({ ...d, [questionId]: text }));
-      const question = questions.find((q) => q.question_id === questionId);
-      const trimmed = text.trim();
-      setAnswers((current) => {
-        const previous = current[questionId];
-        const keep = question?.multi_select ? (previous?.selected_options ?? []) : [];
-        const usable = trimmed !== '' && codePointLength(trimmed) <= MAX_CUSTOM_CODE_POINTS;
-        if (!usable && keep.length === 0) {
-          return Object.fromEntries(Object.entries(current).filter(([id]) => id !== questionId));
-        }
-        return {
-          ...current,
-          [questionId]: {
-            question_id: questionId,
-            selected_options: keep,
-            custom_text: usable ? trimmed : '',
-          },
-        };
-      });
-    },
-    [busy, questions],
-  );
-
-  const commitCustom = useCallback(
-    (questionId: string) => {
-      if (busy) return;
-      const answer = answers[questionId];
-      if (!isAnswered(answer)) return;
-      if (questions.length === 1) {
-        submitWith(answers);
-        return;
-      }
-      const index = questions.findIndex((q) => q.question_id === questionId);
-      if (index < questions.length - 1) setActiveIndexState(index + 1);
-      else submitWith(answers);
-    },
-    [answers, busy, questions, submitWith],
-  );
-
-  const submit = useCallback(() => {
-    submitWith(answers);
-  }, [answers, submitWith]);
-
-  const skip = useCallback(() => {
-    if (!bundle || busy || inFlight.current) return;
-    void run(
-      { kind: 'skip', body: { rejected: true, reject_reason: SKIP_REASON } },
-      snapshotOf(bundle, answers),
-    );
-  }, [answers, bundle, busy, run, snapshotOf]);
-
-  const retry = useCallback(() => {
-    if (inFlight.current) return;
-    if (state.phase === 'error' && captured) {
-      void run(state.action, captured);
-    } else if (state.phase === 'late' && state.message === 'failed' && captured) {
-      void sendLate(captured);
-    }
-  }, [captured, run, sendLate, state]);
+  const draft = useClarificationDraft(bundle, {
+    locked: busy,
+    autoSubmit: !lateMessage,
+    onComplete,
+  });
 
   const dismiss = useCallback(() => {
     if (inFlight.current) return;
-    setCaptured(undefined);
-    setState({ phase: 'idle' });
-  }, []);
+    // A late answer the person throws away must not be reconciled into a later one.
+    if (outcome?.state.phase === 'late' && outcome.state.message === 'failed') {
+      releaseAdmissionKey(keyStore, lateAnswerScope(outcome.captured.pendingId));
+    }
+    setOutcome(undefined);
+  }, [keyStore, outcome]);
+
+  const skip = useCallback(() => {
+    if (!bundle || busy || inFlight.current) return;
+    if (lateMessage) {
+      dismiss();
+      return;
+    }
+    void run(
+      { kind: 'skip', body: { rejected: true, reject_reason: SKIP_REASON } },
+      captureAnswers(bundle, draft.answers),
+    );
+  }, [bundle, busy, dismiss, draft.answers, lateMessage, run]);
+
+  const retry = useCallback(() => {
+    if (inFlight.current || !outcome) return;
+    if (state.phase === 'error' || state.phase === 'refused') {
+      void run(state.action, outcome.captured);
+    } else if (state.phase === 'late' && state.message === 'failed') {
+      // The person may have edited the kept draft; the admission key stays the same.
+      draft.submit();
+    }
+  }, [draft, outcome, run, state]);
+
+  const formVisible =
+    bundle !== undefined &&
+    (state.phase === 'idle' || holdsDraft(state)) &&
+    draft.questions.length > 0;
 
   return {
     bundle,
-    questions,
-    activeIndex: Math.min(activeIndex, Math.max(0, questions.length - 1)),
-    setActiveIndex,
-    answers,
-    drafts,
-    answeredCount,
-    allAnswered,
+    draft,
+    questions: draft.questions,
+    mode: lateMessage ? 'message' : 'respond',
     state,
     busy,
-    collapsed,
-    setCollapsed,
-    pickOption,
-    setCustomText,
-    commitCustom,
-    submit,
+    formVisible,
+    collapsed: bundle !== undefined && collapsedFor === bundle.pending_id,
+    setCollapsed: (collapsed: boolean) => {
+      setCollapsedFor(collapsed ? bundle?.pending_id : undefined);
+    },
     skip,
     retry,
     dismiss,

@@ -86,6 +86,10 @@ export const de: Catalog = {
     remaining: 'Noch {{count}} Zeichen',
     movedOn:
       'Der Agent hat weitergemacht. Deine Antwort wird bei Bedarf als neue Nachricht gesendet.',
+    lateNotice:
+      'Diese Frage ist nicht mehr aktiv. Deine Antwort wird dem Agenten als neue Nachricht gesendet.',
+    sendAsMessage: 'Als neue Nachricht senden',
+    discard: 'Verwerfen',
   },
   banner: {
     submitting: 'Deine Antwort wird gesendet…',
@@ -103,6 +107,8 @@ export const de: Catalog = {
     lateQueued: 'Die Frage ist abgelaufen; deine Antwort wartet als neue Nachricht.',
     lateFailed:
       'Die Frage ist abgelaufen und die neue Nachricht wurde nicht gesendet. Deine Antwort bleibt erhalten.',
+    lateRefused:
+      'Die Frage ist abgelaufen und diese Sitzung nimmt keine Nachrichten mehr an. Deine Antwort bleibt erhalten.',
     lateRetry: 'Als neue Nachricht senden',
     refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
   },
@@ -112,6 +118,75 @@ export const de: Catalog = {
     skipped: 'Übersprungen',
     expired: 'Abgelaufen (Agent hat weitergemacht)',
     cancelled: 'Abgebrochen',
-    pending: 'Wartet auf eine Antwort',
+    superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
+  },
+  lateAnswer: {
+    open: 'In einer neuen Nachricht antworten',
+    title: 'In einer neuen Nachricht antworten',
+    explain:
+      'Deine Antwort geht als neue Nachricht an den Agenten. Die ursprüngliche Frage bleibt unverändert.',
+    send: 'Als neue Nachricht senden',
+    sending: 'Wird gesendet…',
+    cancel: 'Abbrechen',
+    sent: 'Deine Antwort wurde als neue Nachricht gesendet.',
+    queued:
+      'Deine Antwort wartet als neue Nachricht; sie startet, wenn der Agent mit seinem Zug fertig ist.',
+    failed: 'Die Nachricht wurde nicht bestätigt. Deine Antwort bleibt erhalten; sende sie erneut.',
+    refused: 'Diese Sitzung nimmt keine Nachrichten mehr an. Deine Antwort bleibt erhalten.',
+  },
+  userInput: {
+    consentLabel: 'Erlaubnis',
+    actionLabel: 'Aktion',
+    panel: 'Anfragen des Agenten',
+    recentTitle: 'Gerade erledigt',
+    waitingConsent: 'Wartet auf deine Erlaubnis',
+    waitingAction: 'Wartet darauf, dass du etwas erledigst',
+    tool: 'Werkzeug: {{tool}}',
+    optionKind: {
+      allow_once: 'einmal erlauben',
+      allow_always: 'immer erlauben',
+      reject_once: 'einmal ablehnen',
+      reject_always: 'immer ablehnen',
+    },
+    deadline: 'Antwort innerhalb von {{time}} (bis {{clock}})',
+    deadlinePassed: 'Die Zeit zum Antworten ist abgelaufen.',
+    openLink: 'Link öffnen',
+    done: 'Erledigt',
+    skip: 'Überspringen',
+    submitting: 'Deine Antwort wird gesendet…',
+    error: 'Deine Antwort wurde nicht bestätigt. Versuche es noch einmal.',
+    retry: 'Erneut versuchen',
+    refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
+    alreadySettled: 'Das wurde bereits an anderer Stelle beantwortet.',
+    gone: 'Diese Anfrage ist nicht mehr verfügbar.',
+    outcome: {
+      allowed: 'Erlaubt: {{option}}',
+      rejected: 'Abgelehnt: {{option}}',
+      remembered: 'Ohne Nachfrage erlaubt: Du hast früher „{{option}}“ gewählt.',
+      consentTimedOut:
+        'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet, daher wurde es dem Agenten nicht erlaubt.',
+      actionTimedOut: 'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet.',
+      swept: 'Zurückgezogen: Der Agent hat aufgehört zu warten, bevor jemand geantwortet hat.',
+      superseded: 'Durch eine neuere Anfrage ersetzt.',
+      closed: 'Wartet nicht mehr.',
+      done: 'Erledigt.',
+      skipped: 'Übersprungen.',
+      followUpPending:
+        'Sobald der Agent seinen aktuellen Durchgang beendet hat, wird diese Nachricht für dich gesendet:',
+      followUpQueued:
+        'In der Warteschlange; diese Nachricht wird für dich gesendet, sobald die Sitzung frei ist:',
+      followUpSent: 'Diese Nachricht wurde für dich gesendet:',
+      followUpDropped: 'Diese Folgenachricht wurde nicht gesendet:',
+    },
+    queue: {
+      edit: 'Bearbeiten',
+      save: 'Speichern',
+      cancel: 'Abbrechen',
+      editLabel: 'Nachricht in der Warteschlange bearbeiten',
+      followUpHint:
+        'Wird nach einer Aktion für dich gesendet. Du kannst sie entfernen, aber nicht bearbeiten.',
+      removeFailed: 'Nicht entfernt; sie startet vielleicht gerade. Versuche es noch einmal.',
+      saveFailed: 'Nicht gespeichert; sie wurde vielleicht schon gestartet.',
+    },
   },
 };

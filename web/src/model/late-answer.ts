@@ -5,6 +5,7 @@
  * which survives retries and remounts through a `KeyStore` (sessionStorage
  * in the browser).
  */
+import { orderedQuestions, type BundleState } from './read-model.js';
 import type { Answer, QuestionOption } from './types.js';
 
 /** What the hook captures before submitting, so nothing depends on the live bundle afterwards. */
@@ -14,6 +15,45 @@ export interface AnswerSnapshot {
   sessionId: string;
   questions: { question_id: string; prompt: string; options: QuestionOption[] }[];
   answers: Answer[];
+}
+
+/** A snapshot plus the bundle it was taken from, so an outcome can still show its questions. */
+export type CapturedAnswers = AnswerSnapshot & { bundle: BundleState };
+
+/** Captures `bundle` and the chosen answers, in question order; an unanswered question gets an empty answer. */
+export function captureAnswers(
+  bundle: BundleState,
+  chosen: Readonly<Record<string, Answer>>,
+): CapturedAnswers {
+  const ordered = orderedQuestions(bundle);
+  return {
+    bundle,
+    pendingId: bundle.pending_id,
+    taskId: bundle.task_id,
+    sessionId: bundle.session_id,
+    questions: ordered.map((q) => ({
+      question_id: q.question_id,
+      prompt: q.prompt,
+      options: q.options,
+    })),
+    answers: ordered.map(
+      (q) =>
+        chosen[q.question_id] ?? {
+          question_id: q.question_id,
+          selected_options: [],
+          custom_text: '',
+        },
+    ),
+  };
+}
+
+/**
+ * The key-store scope of a bundle's late answer. The overlay and the
+ * transcript share it, so an unresolved attempt from either one is
+ * reconciled by the same admission key.
+ */
+export function lateAnswerScope(pendingId: string): string {
+  return `late:${pendingId}`;
 }
 
 export function formatLateAnswer(snapshot: AnswerSnapshot): string {

@@ -7,8 +7,10 @@
  * the server said:
  * - a row (message or question) is replaced only by a strictly newer
  *   `updated_at` (RFC 3339, nine fractional digits, so strings compare);
- * - a session's `state` and `pending_action` only by a strictly higher
- *   `revision`;
+ * - a session's `pending_action` only by a strictly higher `revision`, and
+ *   its `state` only by a state of a strictly higher revision than the state
+ *   we hold (events of one change share a revision, message events first, so
+ *   a message event must not shut out the state change that came with it);
  * - snapshot rows carry no version and never override a row an event reported,
  *   so a snapshot read before an answer cannot resurrect the answered question;
  * - a bundle learned before the current subscription and missing from its
@@ -62,8 +64,10 @@ export interface SessionEntry {
   task_id: string;
   agent_profile: string | undefined;
   state: SessionState | undefined;
-  /** Highest revision applied to `state`/`pending_action`; -1 when unknown. */
+  /** Highest revision seen (it orders `pending_action`); -1 when unknown. */
   revision: number;
+  /** The revision `state` was read at; -1 when unknown. */
+  state_revision: number;
   pending_action: PendingAction | undefined;
   latest_turn: { turn_id: string; created_at: string } | undefined;
   created_at: string;
@@ -97,6 +101,7 @@ function emptySession(id: string, taskId: string): SessionEntry {
     agent_profile: undefined,
     state: undefined,
     revision: -1,
+    state_revision: -1,
     pending_action: undefined,
     latest_turn: undefined,
     created_at: '',
@@ -193,12 +198,18 @@ export const transitions = {
     let result = state;
     for (const view of sessions) {
       const known = result.sessions[view.id] ?? emptySession(view.id, view.task_id);
-      const newer = view.revision > known.revision;
+      const newer = view.revision > known.state_revision;
       const entry: SessionEntry = {
         ...known,
         agent_profile: view.agent_profile,
         created_at: view.created_at,
-        ...(newer ? { state: view.state, revision: view.revision } : {}),
+        ...(newer
+          ? {
+              state: view.state,
+              state_revision: view.revision,
+              revision: Math.max(known.revision, view.revision),
+            }
+          : {}),
       };
       result = { ...result, sessions: { ...result.sessions, [view.id]: entry } };
     }
@@ -282,16 +293,22 @@ export const transitions = {
     let result = state;
     const known =
       result.sessions[event.session_id] ?? emptySession(event.session_id, event.task_id);
-    if (event.revision > known.revision) {
+    const newer = event.revision > known.revision;
+    const newerState =
+      event.type === 'session.state_changed' && event.revision > known.state_revision
+        ? event.state
+        : undefined;
+    if (newer || newerState !== undefined) {
       result = {
         ...result,
         sessions: {
           ...result.sessions,
           [event.session_id]: {
             ...known,
-            revision: event.revision,
-            pending_action: event.pending_action,
-            ...(event.type === 'session.state_changed' ? { state: event.state } : {}),
+            ...(newer ? { revision: event.revision, pending_action: event.pending_action } : {}),
+            ...(newerState === undefined
+              ? {}
+              : { state: newerState, state_revision: event.revision }),
           },
         },
       };

@@ -1,0 +1,194 @@
+/**
+ * A clarification question in the transcript, once it is history (answered,
+ * skipped, expired, cancelled, or superseded by a newer turn). Every such
+ * question offers "Answer in a new message": the same question form as the
+ * overlay, inline under the row, that sends the answer as an ordinary message
+ * and never touches the question itself. Closing the form (Cancel, Escape, or
+ * a sent message) returns focus to the button that opened it.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useClarificationHistory } from '../hooks/use-clarification-history.js';
+import type { BundleQuestion, BundleState } from '../model/read-model.js';
+import type { MessageView } from '../model/types.js';
+import {
+  ClarificationQuestionCard,
+  ClarificationStepNav,
+  ClarificationStepper,
+  questionKeyHandler,
+} from './clarification-question-form.js';
+
+type Admitted = 'sent' | 'queued';
+
+function useOutcomeSummary(message: MessageView, question: BundleQuestion): string {
+  const { t } = useTranslation();
+  const response = message.metadata.response as
+    { selected_options?: string[]; custom_text?: string } | undefined;
+  const labels = (response?.selected_options ?? []).map(
+    (id) => question.options.find((option) => option.option_id === id)?.label ?? id,
+  );
+  const custom = response?.custom_text ? [`“${response.custom_text}”`] : [];
+  switch (question.status) {
+    // Only the active bundle is answerable; a pending row shown here was superseded.
+    case 'pending':
+      return t('transcript.superseded');
+    case 'answered':
+      return t('transcript.answered', {
+        answer: [...labels, ...custom].join(', ') || t('transcript.noSelection'),
+      });
+    case 'rejected':
+      return t('transcript.skipped');
+    case 'expired':
+      return t('transcript.expired');
+    case 'cancelled':
+      return t('transcript.cancelled');
+  }
+}
+
+export function ClarificationHistoryRow({
+  message,
+  question: rowQuestion,
+  bundle,
+}: {
+  message: MessageView;
+  question: BundleQuestion;
+  /** The bundle the row belongs to; without it there is nothing to answer. */
+  bundle: BundleState | undefined;
+}) {
+  const { t } = useTranslation();
+  // The bundle also knows what this client learned from its own respond call.
+  const question = bundle?.questions[rowQuestion.question_id] ?? rowQuestion;
+  const summary = useOutcomeSummary(message, question);
+  const [open, setOpen] = useState(false);
+  const [admitted, setAdmitted] = useState<Admitted>();
+  const openerRef = useRef<HTMLButtonElement>(null);
+
+  const close = useCallback(() => {
+    setOpen(false);
+    openerRef.current?.focus();
+  }, []);
+  const onAdmitted = useCallback(
+    (outcome: Admitted) => {
+      setAdmitted(outcome);
+      close();
+    },
+    [close],
+  );
+
+  return (
+    <>
+      <article
+        className="message message-question"
+        data-testid="question-row"
+        data-status={question.status}
+        data-question-id={question.question_id}
+      >
+        <p className="muted">{question.prompt}</p>
+        <p className="question-outcome">{summary}</p>
+        {bundle ? (
+          <button
+            ref={openerRef}
+            type="button"
+            className="button button-link late-answer-open"
+            data-testid="late-answer-open"
+            aria-expanded={open}
+            onClick={() => {
+              setAdmitted(undefined);
+              setOpen(true);
+            }}
+          >
+            {t('lateAnswer.open')}
+          </button>
+        ) : null}
+        {admitted ? (
+          <p className="muted" role="status" data-testid="late-answer-status" data-state={admitted}>
+            {admitted === 'sent' ? t('lateAnswer.sent') : t('lateAnswer.queued')}
+          </p>
+        ) : null}
+      </article>
+      {open && bundle ? (
+        <HistoryForm
+          bundle={bundle}
+          initialIndex={question.index}
+          onClose={close}
+          onAdmitted={onAdmitted}
+        />
+      ) : null}
+    </>
+  );
+}
+
+function HistoryForm({
+  bundle,
+  initialIndex,
+  onClose,
+  onAdmitted,
+}: {
+  bundle: BundleState;
+  initialIndex: number;
+  onClose: () => void;
+  onAdmitted: (outcome: Admitted) => void;
+}) {
+  const { t } = useTranslation();
+  const rootRef = useRef<HTMLElement>(null);
+  const { draft, state, busy } = useClarificationHistory(bundle, initialIndex, onAdmitted);
+
+  useEffect(() => {
+    rootRef.current?.focus();
+  }, []);
+  useEffect(() => {
+    // A step change unmounts the focused option; keep the form's shortcuts and Escape working.
+    const active = document.activeElement;
+    if (!active || active === document.body) rootRef.current?.focus();
+  }, [draft.activeIndex]);
+
+  return (
+    <section
+      ref={rootRef}
+      className="clarification-overlay late-answer-form"
+      data-testid="late-answer-form"
+      data-pending-id={bundle.pending_id}
+      aria-label={t('lateAnswer.title')}
+      aria-busy={busy}
+      tabIndex={-1}
+      onKeyDown={questionKeyHandler(draft, { busy, onEscape: onClose })}
+    >
+      <header className="clarification-header">
+        <h3 className="clarification-title">{t('lateAnswer.title')}</h3>
+        <ClarificationStepper draft={draft} busy={busy} />
+      </header>
+      <p className="muted late-answer-explain">{t('lateAnswer.explain')}</p>
+      {bundle.context.trim() !== '' ? (
+        <p className="clarification-context">{bundle.context.trim()}</p>
+      ) : null}
+      <ClarificationQuestionCard draft={draft} busy={busy} />
+      <ClarificationStepNav draft={draft} busy={busy} />
+      {state.phase === 'failed' ? (
+        <p className="error" role="alert" data-testid="late-answer-error">
+          {state.reason === 'refused' ? t('lateAnswer.refused') : t('lateAnswer.failed')}
+        </p>
+      ) : null}
+      <div className="late-answer-actions">
+        <button
+          type="button"
+          className="button button-primary"
+          data-testid="late-answer-send"
+          disabled={!draft.allAnswered || busy}
+          onClick={draft.submit}
+        >
+          {busy ? <span className="spinner" aria-hidden="true" /> : null}
+          {busy ? t('lateAnswer.sending') : t('lateAnswer.send')}
+        </button>
+        <button
+          type="button"
+          className="button"
+          data-testid="late-answer-cancel"
+          disabled={busy}
+          onClick={onClose}
+        >
+          {t('lateAnswer.cancel')}
+        </button>
+      </div>
+    </section>
+  );
+}

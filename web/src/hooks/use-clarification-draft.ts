@@ -1,0 +1,198 @@
+/**
+ * `useClarificationDraft`: the answers being composed for one bundle, shared
+ * by the live overlay and the transcript's "answer in a new message" form.
+ *
+ * Owns the picked options, the custom-text drafts and the step. The draft
+ * belongs to one pending ID: when the bundle changes, it starts empty (no
+ * effect needed; data for another ID is simply not read). What a complete
+ * draft means is the caller's `onComplete`: a respond call or a message.
+ * While `locked` (a request in flight) nothing can change.
+ */
+import { useCallback, useMemo, useState } from 'react';
+import { orderedQuestions, type BundleQuestion, type BundleState } from '../model/read-model.js';
+import type { Answer } from '../model/types.js';
+
+export const MAX_CUSTOM_CODE_POINTS = 2000;
+
+/** Length in Unicode code points, the unit of the server's 2000 cap (not UTF-16 units). */
+export function codePointLength(text: string): number {
+  let count = 0;
+  for (let index = 0; index < text.length; index++) {
+    const unit = text.charCodeAt(index);
+    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
+      const next = text.charCodeAt(index + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) index++;
+    }
+    count++;
+  }
+  return count;
+}
+
+/** Whether an answer counts: an option picked or non-empty text within the limit. */
+export function isAnswered(answer: Answer | undefined): boolean {
+  if (!answer) return false;
+  const text = answer.custom_text.trim();
+  return (
+    answer.selected_options.length > 0 ||
+    (text !== '' && codePointLength(text) <= MAX_CUSTOM_CODE_POINTS)
+  );
+}
+
+export interface ClarificationDraft {
+  questions: BundleQuestion[];
+  activeIndex: number;
+  setActiveIndex: (index: number) => void;
+  answers: Record<string, Answer>;
+  drafts: Record<string, string>;
+  answeredCount: number;
+  allAnswered: boolean;
+  pickOption: (questionId: string, optionId: string) => void;
+  setCustomText: (questionId: string, text: string) => void;
+  /** Enter (or Send) in a custom answer: the next step, or `onComplete` on the last. */
+  commitCustom: (questionId: string) => void;
+  /** `onComplete` with the draft, when every question is answered. */
+  submit: () => void;
+}
+
+export interface DraftOptions {
+  locked: boolean;
+  /** A single-choice pick on a one-question bundle completes it at once. */
+  autoSubmit: boolean;
+  /** The step to start on, e.g. the question whose transcript row was used. */
+  initialIndex?: number;
+  onComplete: (answers: Record<string, Answer>) => void;
+}
+
+interface DraftData {
+  forId: string | undefined;
+  answers: Record<string, Answer>;
+  drafts: Record<string, string>;
+  activeIndex: number;
+}
+
+function emptyDraft(forId: string | undefined, activeIndex: number): DraftData {
+  return { forId, answers: {}, drafts: {}, activeIndex };
+}
+
+export function useClarificationDraft(
+  bundle: BundleState | undefined,
+  options: DraftOptions,
+): ClarificationDraft {
+  const { locked, autoSubmit, onComplete } = options;
+  const initialIndex = options.initialIndex ?? 0;
+  const id = bundle?.pending_id;
+  const [raw, setRaw] = useState<DraftData>(() => emptyDraft(id, initialIndex));
+  const data = raw.forId === id ? raw : emptyDraft(id, initialIndex);
+  const update = useCallback(
+    (change: (current: DraftData) => DraftData) => {
+      setRaw((previous) => change(previous.forId === id ? previous : emptyDraft(id, initialIndex)));
+    },
+    [id, initialIndex],
+  );
+
+  const questions = useMemo(() => (bundle ? orderedQuestions(bundle) : []), [bundle]);
+  const { answers } = data;
+  const activeIndex = Math.min(data.activeIndex, Math.max(0, questions.length - 1));
+  const answeredCount = questions.filter((q) => isAnswered(answers[q.question_id])).length;
+  const allAnswered = questions.length > 0 && answeredCount === questions.length;
+
+  const complete = useCallback(
+    (chosen: Record<string, Answer>) => {
+      if (questions.every((q) => isAnswered(chosen[q.question_id]))) onComplete(chosen);
+    },
+    [onComplete, questions],
+  );
+
+  const setActiveIndex = useCallback(
+    (index: number) => {
+      const bounded = Math.max(0, Math.min(index, Math.max(0, questions.length - 1)));
+      update((current) => ({ ...current, activeIndex: bounded }));
+    },
+    [questions.length, update],
+  );
+
+  const pickOption = useCallback(
+    (questionId: string, optionId: string) => {
+      if (locked) return;
+      const index = questions.findIndex((q) => q.question_id === questionId);
+      const question = questions[index];
+      if (!question) return;
+      const previous = answers[questionId];
+      const selected = previous?.selected_options ?? [];
+      const next: Answer = question.multi_select
+        ? {
+            question_id: questionId,
+            selected_options: selected.includes(optionId)
+              ? selected.filter((other) => other !== optionId)
+              : [...selected, optionId],
+            custom_text: previous?.custom_text ?? '',
+          }
+        : { question_id: questionId, selected_options: [optionId], custom_text: '' };
+      const chosen = { ...answers, [questionId]: next };
+      const advance = !question.multi_select && index < questions.length - 1;
+      update((current) => ({
+        ...current,
+        answers: chosen,
+        drafts: question.multi_select ? current.drafts : { ...current.drafts, [questionId]: '' },
+        activeIndex: advance ? index + 1 : current.activeIndex,
+      }));
+      if (!question.multi_select && questions.length === 1 && autoSubmit) complete(chosen);
+    },
+    [answers, autoSubmit, complete, locked, questions, update],
+  );
+
+  const setCustomText = useCallback(
+    (questionId: string, text: string) => {
+      if (locked) return;
+      const question = questions.find((q) => q.question_id === questionId);
+      const trimmed = text.trim();
+      update((current) => {
+        const previous = current.answers[questionId];
+        const keep = question?.multi_select ? (previous?.selected_options ?? []) : [];
+        const usable = trimmed !== '' && codePointLength(trimmed) <= MAX_CUSTOM_CODE_POINTS;
+        const drafts = { ...current.drafts, [questionId]: text };
+        if (!usable && keep.length === 0) {
+          const rest = Object.fromEntries(
+            Object.entries(current.answers).filter(([other]) => other !== questionId),
+          );
+          return { ...current, drafts, answers: rest };
+        }
+        const answer: Answer = {
+          question_id: questionId,
+          selected_options: keep,
+          custom_text: usable ? trimmed : '',
+        };
+        return { ...current, drafts, answers: { ...current.answers, [questionId]: answer } };
+      });
+    },
+    [locked, questions, update],
+  );
+
+  const commitCustom = useCallback(
+    (questionId: string) => {
+      if (locked || !isAnswered(answers[questionId])) return;
+      const index = questions.findIndex((q) => q.question_id === questionId);
+      if (index < questions.length - 1) setActiveIndex(index + 1);
+      else complete(answers);
+    },
+    [answers, complete, locked, questions, setActiveIndex],
+  );
+
+  const submit = useCallback(() => {
+    if (!locked) complete(answers);
+  }, [answers, complete, locked]);
+
+  return {
+    questions,
+    activeIndex,
+    setActiveIndex,
+    answers,
+    drafts: data.drafts,
+    answeredCount,
+    allAnswered,
+    pickOption,
+    setCustomText,
+    commitCustom,
+    submit,
+  };
+}

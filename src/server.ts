@@ -36,7 +36,12 @@ import { systemTimers } from './support/timers.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
-import { consentHandler, followUpAdmitter, publishUserInput } from './turns/user-input-bridge.js';
+import {
+  consentHandler,
+  followUpAdmitter,
+  publishUserInput,
+  withUserInputPendingAction,
+} from './turns/user-input-bridge.js';
 import {
   createUserInputRegistry,
   type UserInputDeadlines,
@@ -111,11 +116,12 @@ export async function startServer(
       logger: logger.child({ component: 'events' }),
       metrics,
     });
+    const sessionEvents = withUserInputPendingAction(hub, () => registry);
     const clarification = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
       runtime: sessionRuntime(launch),
-      events: hub,
+      events: sessionEvents,
       observer: createResponseObserver({ logger, metrics, driver: store.driver }),
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
@@ -137,7 +143,7 @@ export async function startServer(
       ...launch,
       clarification,
       userInputs,
-      events: hub,
+      events: sessionEvents,
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
     };

@@ -40,6 +40,28 @@ export function publishUserInput(
   if (view.kind === 'action') events.publish({ ...scope, type: 'queue.changed' });
 }
 
+/**
+ * Session events know only clarifications (they are staged inside a store
+ * transaction); consent and action live in the registry's memory. This fills
+ * in what they leave open, so every event about a session agrees on what it
+ * waits for.
+ */
+export function withUserInputPendingAction(
+  events: EventPublisher,
+  registry: () => UserInputRegistry | undefined,
+): EventPublisher {
+  return {
+    publish(event) {
+      if (event.pending_action !== null) {
+        events.publish(event);
+        return;
+      }
+      const pending = registry()?.pendingActionOf(event.session_id) ?? null;
+      events.publish(pending === null ? event : { ...event, pending_action: pending });
+    },
+  };
+}
+
 /** The registry's follow-up port on top of admission. */
 export function followUpAdmitter(
   turns: () => TurnsDeps | undefined,

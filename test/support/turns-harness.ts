@@ -6,7 +6,11 @@ import type { Driver } from '../../src/store/index.js';
 import { registerTaskRoutes } from '../../src/http/task-routes.js';
 import { registerUserInputRoutes } from '../../src/http/user-input-routes.js';
 import { systemTimers } from '../../src/support/timers.js';
-import { followUpAdmitter, publishUserInput } from '../../src/turns/user-input-bridge.js';
+import {
+  followUpAdmitter,
+  publishUserInput,
+  withUserInputPendingAction,
+} from '../../src/turns/user-input-bridge.js';
 import { createUserInputRegistry } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { TurnsDeps } from '../../src/turns/context.js';
@@ -40,7 +44,7 @@ export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
     host,
     clarification: h.service,
     userInputs,
-    events: h.events,
+    events: withUserInputPendingAction(h.events, () => userInputs),
     logger: silentLogger,
     profiles: new Map([['demo', { name: 'demo', command: 'demo-agent', args: [], env: {} }]]),
     defaultProfile: 'demo',

@@ -56,6 +56,31 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     return created.id;
   }
 
+  it('says the session waits for an action in its own events while the request is open', async () => {
+    const created = h.turns.userInputs.request({
+      kind: 'action',
+      sessionId,
+      taskId,
+      title: 'Sign in to the registry',
+      instructions: 'Run npm login.',
+    });
+    if (!created.ok) throw new Error('request refused');
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    const stateChange = h.events.events.findLast(
+      (event) => event.type === 'session.state_changed' && event.session_id === sessionId,
+    );
+    expect(stateChange).toMatchObject({ state: 'idle', pending_action: 'action' });
+
+    await h.request('POST', `/api/v1/user-inputs/${created.id}/respond`, { decision: 'skip' });
+    await h.turns.userInputs.drain();
+    await h.pump.idle();
+    const later = h.events.events.findLast(
+      (event) => event.type === 'message.added' && event.session_id === sessionId,
+    );
+    expect(later).toMatchObject({ pending_action: null });
+  });
+
   it('lists a due follow-up in the queue as a machine item, and sends it when the turn ends', async () => {
     const requestId = await queuedFollowUp();
     const queue = (await (

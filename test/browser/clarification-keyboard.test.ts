@@ -7,7 +7,7 @@
  * size with 44 px targets and no sideways scrolling.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Page, Route } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { askingTask, type World } from './support/harness.js';
 import {
   agentReplies,
@@ -27,6 +27,7 @@ import {
   WAIT,
   type Suite,
 } from './support/clarification-pages.js';
+import { scriptRoute } from './support/scripted-route.js';
 
 describe('clarification focus, keyboard and phone layout in Chromium', () => {
   let suite: Suite;
@@ -224,22 +225,7 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
   it('retries at phone size: the answer is kept and Retry is a 44 px target', async () => {
     const created = await askingTask(world, 'Phone retry', '/ask');
     const { context, page } = await suite.phone();
-    let attempts = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      attempts++;
-      if (attempts === 1) {
-        await route.fulfill({
-          status: 503,
-          contentType: 'application/json',
-          body: JSON.stringify({
-            error: 'clarification response is temporarily unavailable',
-            code: 'temporarily_unavailable',
-          }),
-        });
-        return;
-      }
-      await route.continue();
-    });
+    const responds = await scriptRoute(page, RESPOND, ['unavailable']);
     await openSession(world, page, created.session.id);
     await option(page, 'Hand-written').tap();
     const error = banner(page, 'error');
@@ -252,7 +238,7 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
 
     await error.getByRole('button', { name: 'Retry' }).tap();
     await agentSaid(page, 'Answer to q1: "Hand-written"').waitFor(WAIT);
-    expect(attempts).toBe(2);
+    expect(responds.attempts).toBe(2);
     await context.close();
   });
 });

@@ -33,6 +33,7 @@ import {
   WAIT,
   type Suite,
 } from './support/clarification-pages.js';
+import { scriptRoute } from './support/scripted-route.js';
 
 const CONFIG_PROMPT = 'How should I create the configuration file?';
 const RESUMED = 'You previously asked the user, and they have now answered:';
@@ -273,22 +274,7 @@ describe('clarification races in Chromium', () => {
     const created = await askingTask(world, 'Errors are not late answers', '/ask');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
-    let attempts = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      attempts++;
-      if (attempts === 1) {
-        await route.fulfill({
-          status: 500,
-          contentType: 'application/json',
-          body: JSON.stringify({ error: 'boom', code: 'internal' }),
-        });
-      } else if (attempts === 2) {
-        await route.fulfill({ status: 200, contentType: 'application/json', body: '{"claimed":' });
-      } else if (attempts > 3) {
-        await route.continue();
-      }
-      // The third attempt never gets an answer; the client's own deadline must end it.
-    });
+    const responds = await scriptRoute(page, RESPOND, ['internal', 'malformed', 'silent']);
     await openSession(world, page, created.session.id, '?respond_deadline_ms=1000');
     const error = banner(page, 'error');
 
@@ -296,14 +282,14 @@ describe('clarification races in Chromium', () => {
     await error.waitFor(WAIT);
     await error.getByRole('button', { name: 'Retry' }).click();
     await until(
-      () => Promise.resolve(attempts),
+      () => Promise.resolve(responds.attempts),
       (count) => count === 2,
     );
     await error.waitFor(WAIT);
     await error.getByRole('button', { name: 'Retry' }).click();
     await banner(page, 'submitting').waitFor(WAIT);
     await error.waitFor(WAIT);
-    expect(attempts).toBe(3);
+    expect(responds.attempts).toBe(3);
     expect(recorded.messages).toHaveLength(0);
     await expect(option(page, 'Generated').getAttribute('aria-checked')).resolves.toBe('true');
 

@@ -16,6 +16,7 @@ import {
   WAIT,
   type Suite,
 } from './support/clarification-pages.js';
+import { scriptRoute } from './support/scripted-route.js';
 
 describe('the web app in Chromium', () => {
   let suite: Suite;
@@ -133,24 +134,7 @@ describe('the web app in Chromium', () => {
   it('keeps the answers after a 503 and a network failure, and Retry delivers them', async () => {
     const { context, page } = await desktop();
     const created = await askingTask(world, 'Flaky network', '/ask');
-    let attempts = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      attempts++;
-      if (attempts === 1) {
-        await route.fulfill({
-          status: 503,
-          contentType: 'application/json',
-          body: JSON.stringify({
-            error: 'clarification response is temporarily unavailable',
-            code: 'temporarily_unavailable',
-          }),
-        });
-      } else if (attempts === 2) {
-        await route.abort('failed');
-      } else {
-        await route.continue();
-      }
-    });
+    const responds = await scriptRoute(page, RESPOND, ['unavailable', 'network']);
     await openSession(page, created.session.id);
     await option(page, 'Hand-written').click();
     const error = page.locator('[data-testid="clarification-banner"][data-state="error"]');
@@ -160,24 +144,19 @@ describe('the web app in Chromium', () => {
 
     await error.getByRole('button', { name: 'Retry' }).click();
     await error.waitFor(WAIT);
-    expect(attempts).toBe(2);
+    expect(responds.attempts).toBe(2);
     await expect(option(page, 'Hand-written').getAttribute('aria-checked')).resolves.toBe('true');
 
     await error.getByRole('button', { name: 'Retry' }).click();
     await agentSaid(page, 'Answer to q1: "Hand-written"').waitFor(WAIT);
-    expect(attempts).toBe(3);
+    expect(responds.attempts).toBe(3);
     await context.close();
   });
 
   it('gives up after the client deadline with the answers kept, and Retry succeeds', async () => {
     const { context, page } = await desktop();
     const created = await askingTask(world, 'Silent server', '/ask');
-    let attempts = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      attempts++;
-      // The first attempt never gets an answer; the client's own deadline must end it.
-      if (attempts > 1) await route.continue();
-    });
+    await scriptRoute(page, RESPOND, ['silent']);
     await openSession(page, created.session.id, '?respond_deadline_ms=1000');
     await page.getByTestId('clarification-custom').fill('keep it small');
     await page.getByTestId('clarification-custom').press('Enter');

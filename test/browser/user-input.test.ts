@@ -21,6 +21,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
+import { scriptRoute } from './support/scripted-route.js';
 
 const WAIT = { timeout: 30_000 };
 const RESPOND = '**/api/v1/user-inputs/*/respond';
@@ -264,21 +265,7 @@ describe('consent and action cards in Chromium', () => {
     const { context, page } = await desktop();
     const created = await startTask(world, 'Consent flaky', '/permission');
     const request = await awaitRequest(world, created.session.id, 'consent');
-    let attempts = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      attempts++;
-      if (attempts === 1) {
-        await route.fulfill({
-          status: 503,
-          contentType: 'application/json',
-          body: JSON.stringify({ error: 'unavailable', code: 'temporarily_unavailable' }),
-        });
-      } else if (attempts === 2) {
-        await route.abort('failed');
-      } else {
-        await route.continue();
-      }
-    });
+    const responds = await scriptRoute(page, RESPOND, ['unavailable', 'network']);
     await openSession(page, world, created.session.id);
     const allow = card(page, request.id).locator('[data-option-id="allow-once"]');
     await allow.click();
@@ -288,11 +275,11 @@ describe('consent and action cards in Chromium', () => {
     await error.getByTestId('user-input-retry').click();
     await page.getByTestId('user-input-status').waitFor({ state: 'detached', ...WAIT });
     await error.waitFor(WAIT);
-    expect(attempts).toBe(2);
+    expect(responds.attempts).toBe(2);
     await error.getByTestId('user-input-retry').click();
     await settledAs(page, request.id, 'allowed').waitFor(WAIT);
     await agentSaid(page, 'Permission answer: "allow-once" (Allow once).').waitFor(WAIT);
-    expect(attempts).toBe(3);
+    expect(responds.attempts).toBe(3);
     await context.close();
   });
 

@@ -43,6 +43,8 @@ export {
   MAX_TRANSCRIPT_PAGE,
   messagesByPendingId,
   messagesByPendingIdQuery,
+  reviseMessage,
+  toolCallMessage,
   transcriptPage,
 } from './messages.js';
 export { canSeeSession, canSeeTask, memberWorkspaceIds } from './access.js';

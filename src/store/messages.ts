@@ -52,6 +52,46 @@ export async function appendMessage(ctx: RepoContext, input: NewMessage): Promis
   return toMessageRecord(row);
 }
 
+/**
+ * The turn's row for one agent tool call, if the agent reported that call
+ * before. Reads the turn's tool-call rows through `idx_messages_turn`; a turn
+ * holds few, so the match on the agent's ID is made here.
+ */
+export async function toolCallMessage(
+  ctx: RepoContext,
+  turnId: string,
+  toolCallId: string,
+): Promise<MessageRecord | undefined> {
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where('turn_id', '=', turnId)
+    .where('type', '=', 'tool_call')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toMessageRecord).find((row) => row.metadata.toolCallId === toolCallId);
+}
+
+/** Replaces a row's text and metadata (an agent's later report of the same thing). */
+export async function reviseMessage(
+  ctx: RepoContext,
+  id: string,
+  revision: { content: string; metadata: Metadata },
+): Promise<MessageRecord | undefined> {
+  const row = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      content: revision.content,
+      metadata: JSON.stringify(revision.metadata),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && toMessageRecord(row);
+}
+
 /** The query behind every pending-ID read; exported so plan tests explain the real text. */
 export function messagesByPendingIdQuery(ctx: RepoContext, pendingId: string) {
   return ctx.db

@@ -8,7 +8,16 @@ import type { RuntimeEvent, StopReason } from '../agents/runtime.js';
 import type { TurnOutcome } from '../user-input/index.js';
 import { publishAll, stageEvents } from '../events/session-publication.js';
 import { deleteSessionTokens } from '../store/tokens.js';
-import { appendMessage, completeTurn, getSession, transitionSession } from '../store/index.js';
+import {
+  appendMessage,
+  completeTurn,
+  getSession,
+  reviseMessage,
+  toolCallMessage,
+  transitionSession,
+  type MessageRecord,
+  type RepoContext,
+} from '../store/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 
@@ -46,15 +55,17 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
   }
 }
 
-async function recordOutput(
-  deps: TurnsDeps,
-  event: Extract<RuntimeEvent, { type: 'agent_output' }>,
-): Promise<void> {
-  // A status-only tool update carries no words; a blank transcript row helps nobody.
-  if (event.content.trim() === '') return;
+type AgentOutput = Extract<RuntimeEvent, { type: 'agent_output' }>;
+
+async function recordOutput(deps: TurnsDeps, event: AgentOutput): Promise<void> {
+  if (event.kind !== 'tool_call' && event.content.trim() === '') return;
   const events = await deps.store.transaction(async (tx) => {
     const session = await getSession(tx, event.sessionId);
     if (!session) return [];
+    const revised = await reviseToolCall(tx, event);
+    if (revised) return stageEvents(tx, event.sessionId, { updated: [revised] });
+    // Words are what a transcript row is for; a blank one helps nobody.
+    if (event.content.trim() === '') return [];
     const message = await appendMessage(tx, {
       sessionId: event.sessionId,
       taskId: session.task_id,
@@ -67,6 +78,26 @@ async function recordOutput(
     return stageEvents(tx, event.sessionId, { added: [message] });
   });
   publishAll(deps.events, events);
+}
+
+/**
+ * An agent reports one tool call many times (announced, in progress,
+ * completed), often with only a new status. Later reports update the call's
+ * row rather than adding rows, keeping its title when they carry none.
+ */
+async function reviseToolCall(
+  tx: RepoContext,
+  event: AgentOutput,
+): Promise<MessageRecord | undefined> {
+  const toolCallId = event.metadata.toolCallId;
+  if (event.kind !== 'tool_call' || typeof toolCallId !== 'string') return undefined;
+  const known = await toolCallMessage(tx, event.turnId, toolCallId);
+  if (!known) return undefined;
+  const reported = Object.entries(event.metadata).filter(([, value]) => value !== undefined);
+  return reviseMessage(tx, known.id, {
+    content: event.content.trim() === '' ? known.content : event.content,
+    metadata: { ...known.metadata, ...Object.fromEntries(reported) },
+  });
 }
 
 async function endTurn(

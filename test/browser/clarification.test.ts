@@ -61,9 +61,19 @@ describe('the web app in Chromium', () => {
     );
     await shoot(page, 'overlay');
 
+    const toolCall = page
+      .getByTestId('message')
+      .filter({ has: page.getByTestId('tool-status') })
+      .filter({ hasText: 'Asking you a question' });
+    await expect(toolCall.getByTestId('tool-status').getAttribute('data-status')).resolves.toBe(
+      'in_progress',
+    );
     await option(page, 'Generated').click();
     await agentSaid(page, 'Answer to q1: "Generated"').waitFor(WAIT);
     await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
+    // The agent's later report of its tool call revises the one row live.
+    await toolCall.locator('[data-status="completed"]').waitFor(WAIT);
+    await expect(toolCall.count()).resolves.toBe(1);
     await page.goto(`${world.origin}/`);
     await page.getByTestId('inbox-empty').or(page.getByTestId('inbox-item')).first().waitFor(WAIT);
     await expect(

@@ -76,6 +76,20 @@ export class TestHost implements AgentHost {
     this.emit({ type: 'agent_output', sessionId, turnId, kind: 'text', content, metadata: {} });
   }
 
+  /** The agent reports a tool call of its running turn: announced, or a later status. */
+  reportToolCall(sessionId: string, toolCallId: string, title: string, status?: string): void {
+    const turnId = this.running.get(sessionId);
+    if (turnId === undefined) throw new Error('no running turn');
+    this.emit({
+      type: 'agent_output',
+      sessionId,
+      turnId,
+      kind: 'tool_call',
+      content: title,
+      metadata: { toolCallId, status, kind: undefined },
+    });
+  }
+
   /** The agent's running turn ends. */
   endTurn(sessionId: string, stopReason: StopReason = 'end_turn'): void {
     const turnId = this.running.get(sessionId);

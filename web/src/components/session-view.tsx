@@ -128,9 +128,15 @@ function TranscriptRow({
   if (message.type === 'tool_call' && message.content === '') return null;
   const author =
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';
+  const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
   return (
     <article className={`message message-${author}`} data-type={message.type} data-testid="message">
       <span className="message-author">{t(`session.author.${author}`)}</span>
+      {toolStatus ? (
+        <span className="chip" data-testid="tool-status" data-status={toolStatus}>
+          {t(`session.toolStatus.${toolStatus}`)}
+        </span>
+      ) : null}
       <p className="message-content">{message.content}</p>
     </article>
   );
@@ -217,4 +223,11 @@ function Composer({
       ) : null}
     </form>
   );
+}
+
+const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
+
+/** ACP's tool-call statuses; anything else an agent sends is not shown. */
+function knownToolStatus(value: unknown): (typeof TOOL_STATUSES)[number] | null {
+  return TOOL_STATUSES.find((status) => status === value) ?? null;
 }

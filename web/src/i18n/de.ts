@@ -39,6 +39,12 @@ export const de: Catalog = {
       agent: 'Agent',
       system: 'Clarion',
     },
+    toolStatus: {
+      pending: 'Ausstehend',
+      in_progress: 'Läuft',
+      completed: 'Erledigt',
+      failed: 'Fehlgeschlagen',
+    },
     state: {
       idle: 'Bereit',
       running: 'Läuft',

@@ -37,6 +37,12 @@ export const en = {
       agent: 'Agent',
       system: 'Clarion',
     },
+    toolStatus: {
+      pending: 'Pending',
+      in_progress: 'Running',
+      completed: 'Done',
+      failed: 'Failed',
+    },
     state: {
       idle: 'Idle',
       running: 'Running',

@@ -39,6 +39,12 @@ export const ja: Catalog = {
       agent: 'エージェント',
       system: 'Clarion',
     },
+    toolStatus: {
+      pending: '保留中',
+      in_progress: '実行中',
+      completed: '完了',
+      failed: '失敗',
+    },
     state: {
       idle: '待機中',
       running: '実行中',

@@ -36,17 +36,32 @@ export interface LoadOptions {
 /** Creates `count` filler sessions and the lookup table the load joins. */
 export async function createFillers(store: Store, count: number): Promise<void> {
   const workspace = await createWorkspace(store, { name: 'bench fillers' });
+  await createSessionSlots(store, FILLER_TABLE, workspace.id, count);
+}
+
+/**
+ * Creates `count` sessions (task, session, current turn) in a workspace and
+ * the table `(slot, session_id, task_id, turn_id)` that numbered rows join to
+ * spread themselves over the sessions.
+ */
+export async function createSessionSlots(
+  store: Store,
+  table: string,
+  workspaceId: string,
+  count: number,
+): Promise<void> {
+  if (!/^\w+$/.test(table)) throw new Error(`bad table name ${table}`);
   await sql
     .raw(
-      `CREATE TABLE IF NOT EXISTS ${FILLER_TABLE} ` +
+      `CREATE TABLE IF NOT EXISTS ${table} ` +
         '(slot INTEGER PRIMARY KEY, session_id TEXT NOT NULL, task_id TEXT NOT NULL, turn_id TEXT NOT NULL)',
     )
     .execute(store.db);
   for (let slot = 0; slot < count; slot++) {
-    const task = await createTask(store, { workspaceId: workspace.id, title: `filler ${slot}` });
+    const task = await createTask(store, { workspaceId, title: `${table} ${slot}` });
     const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
     const turn = await startTurn(store, { sessionId: session.id, taskId: task.id });
-    await sql`INSERT INTO ${sql.table(FILLER_TABLE)} VALUES (${slot}, ${session.id}, ${task.id}, ${turn.id})`.execute(
+    await sql`INSERT INTO ${sql.table(table)} VALUES (${slot}, ${session.id}, ${task.id}, ${turn.id})`.execute(
       store.db,
     );
   }
@@ -120,6 +135,51 @@ function postgresLoad(options: LoadOptions, slots: number): string {
       0, NULL, ${ts}, ${ts}
     FROM generate_series(${from}, ${to - 1}) AS n(i)
     JOIN ${FILLER_TABLE} f ON f.slot = n.i % ${slots}`;
+}
+
+export interface CloneOptions {
+  /** The message row of a real one-question bundle to copy. */
+  templateId: string;
+  /** A table made by `createSessionSlots`: row `i` goes to slot `i % slots`. */
+  table: string;
+  count: number;
+  seed: number;
+}
+
+/**
+ * Copies a one-question bundle `count` times, each copy a bundle of its own
+ * (a fresh message ID and pending ID, derived from the seed) in the current
+ * turn of a slot session. Everything else, the metadata included, is the
+ * template's, so the copies are whatever state the product left it in.
+ */
+export async function cloneBundle(store: Store, options: CloneOptions): Promise<void> {
+  const { table, count, seed } = options;
+  if (!/^\w+$/.test(table)) throw new Error(`bad table name ${table}`);
+  for (const value of [count, seed]) {
+    if (!Number.isSafeInteger(value) || value < 1) throw new Error(`bad clone parameter ${value}`);
+  }
+  const slots = `(SELECT COUNT(*) FROM ${table})`;
+  const from =
+    store.driver === 'sqlite'
+      ? `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i + 1 < ${count})
+         SELECT
+           printf('%08x-%04x-4%03x-c%03x-%012x', ((n.i + ${seed}) * 2654435761) % 4294967296, ((n.i + ${seed}) * 40503) % 65536, n.i % 4096, (n.i * 7) % 4096, n.i),
+           h.session_id, h.task_id, h.turn_id, t.author_type, t.type, t.content,
+           json_set(t.metadata, '$.pending_id', printf('%08x-%04x-4%03x-d%03x-%012x', ((n.i + ${seed}) * 2654435761) % 4294967296, ((n.i + ${seed}) * 40503) % 65536, (n.i * 3) % 4096, (n.i * 5) % 4096, n.i)),
+           t.requests_input, NULL,
+           '2021-01-01T00:00:00.' || printf('%09d', n.i) || 'Z', '2021-01-01T00:00:00.' || printf('%09d', n.i) || 'Z'
+         FROM n`
+      : `SELECT
+           md5('${seed}:clone-row:' || n.i)::uuid::text,
+           h.session_id, h.task_id, h.turn_id, t.author_type, t.type, t.content,
+           jsonb_set(t.metadata::jsonb, '{pending_id}', to_jsonb(md5('${seed}:clone-bundle:' || n.i)::uuid::text))::text,
+           t.requests_input, NULL,
+           '2021-01-01T00:00:00.' || lpad(n.i::text, 9, '0') || 'Z', '2021-01-01T00:00:00.' || lpad(n.i::text, 9, '0') || 'Z'
+         FROM generate_series(0, ${count - 1}) AS n(i)`;
+  await sql`${sql.raw(`INSERT INTO ${MESSAGES} (${COLUMNS}) ${from}
+    JOIN ${table} h ON h.slot = n.i % ${slots}
+    JOIN ${MESSAGES} t ON t.id = `)}${options.templateId}`.execute(store.db);
+  await settle(store);
 }
 
 /**

@@ -6,11 +6,10 @@
  * returns the answer. Cycles per second count whole cycles over the wall
  * time of a level; each agent runs its cycles back to back.
  */
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { issueToken } from '../src/auth/tokens.js';
 import { askArgs, type ClarionInstance } from './clarion-instance.js';
+import { askQuestion, connectAgent } from './mcp-agent.js';
 import { startResponder } from './responder.js';
 import { elapsedMs, round, runPool, summarize, type LatencySummary } from './stats.js';
 
@@ -41,12 +40,7 @@ export async function connectAgents(instance: ClarionInstance, count: number): P
         userId: instance.adminUserId,
         sessionId,
       });
-      const client = new Client({ name: 'clarion-bench-agent', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL('/mcp', instance.server.url), {
-        requestInit: { headers: { Authorization: `Bearer ${secret}` } },
-      });
-      await client.connect(transport);
-      clients.push(client);
+      clients.push(await connectAgent(instance.server.url, secret));
     }
   } catch (error) {
     responder.close();
@@ -64,15 +58,9 @@ export async function connectAgents(instance: ClarionInstance, count: number): P
         if (!client) throw new Error(`no agent ${agent}`);
         for (let cycle = 0; cycle < cyclesPerAgent; cycle++) {
           const t0 = performance.now();
-          const result = await client.callTool(
-            { name: 'ask_user_question', arguments: askArgs(`cycle ${tag++}`) },
-            CallToolResultSchema,
-          );
+          const outcome = await askQuestion(client, askArgs(`cycle ${tag++}`));
           ms.push(elapsedMs(t0));
-          const status = (result.structuredContent as { status?: unknown } | undefined)?.status;
-          if (result.isError === true || status !== 'answered') {
-            failures++;
-          }
+          if (outcome.status !== 'answered') failures++;
         }
       });
       const wallMs = elapsedMs(started);

@@ -10,12 +10,21 @@ import { createRequire } from 'node:module';
 import { measureFlatness, type FlatnessResult } from './flatness.js';
 import { measureFloor, type FloorResult } from './floor.js';
 import { FULL, QUICK, type BenchSizes } from './options.js';
+import { measureLoad, type LoadResult } from './load.js';
 import { measurePeer, type PeerResult } from './peer.js';
-import { startPostgres } from './postgres.js';
-import { NOT_MEASURED, flatnessRows, floorRows, peerRows, type GoalRow } from './report.js';
+import { measurePendingScale, type PendingResult } from './pending-scale.js';
+import { startPostgres, type BenchPostgres } from './postgres.js';
+import {
+  flatnessRows,
+  floorRows,
+  loadRows,
+  peerRows,
+  pendingRows,
+  type GoalRow,
+} from './report.js';
 import { round } from './stats.js';
 
-export const BENCHMARKS = ['flatness', 'floor', 'peer'] as const;
+export const BENCHMARKS = ['flatness', 'floor', 'peer', 'pending', 'load'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export interface BenchOptions {
@@ -40,6 +49,8 @@ export interface BenchResults {
   flatness: { sqlite?: FlatnessResult; postgres?: FlatnessResult };
   floor?: FloorResult;
   peer?: PeerResult;
+  pending: { sqlite?: PendingResult; postgres?: PendingResult };
+  load?: LoadResult;
   rows: GoalRow[];
 }
 
@@ -100,32 +111,50 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
       sizes,
     },
     flatness: {},
+    pending: {},
     rows: [],
   };
 
-  if (wanted.has('flatness')) {
-    results.flatness.sqlite = await step('flatness sqlite', () =>
-      measureFlatness('sqlite', sizes, undefined, log),
-    );
-    const postgres = await step('start postgres', () => startPostgres(options.pgAdminUrl));
-    try {
-      results.flatness.postgres = await step('flatness postgres', () =>
-        measureFlatness('postgres', sizes, postgres, log),
+  // Started once, on first need, for every benchmark that runs on both drivers.
+  let postgres: BenchPostgres | undefined;
+  const pg = async () =>
+    (postgres ??= await step('start postgres', () => startPostgres(options.pgAdminUrl)));
+  try {
+    if (wanted.has('flatness')) {
+      results.flatness.sqlite = await step('flatness sqlite', () =>
+        measureFlatness('sqlite', sizes, undefined, log),
       );
-    } finally {
-      await postgres.stop();
+      const server = await pg();
+      results.flatness.postgres = await step('flatness postgres', () =>
+        measureFlatness('postgres', sizes, server, log),
+      );
     }
+    if (wanted.has('floor')) results.floor = await step('floor', () => measureFloor(sizes));
+    if (wanted.has('peer'))
+      results.peer = await step('full cycle and peer', () => measurePeer(sizes));
+    if (wanted.has('pending')) {
+      results.pending.sqlite = await step('pending scale sqlite', () =>
+        measurePendingScale('sqlite', sizes, undefined, log),
+      );
+      const server = await pg();
+      results.pending.postgres = await step('pending scale postgres', () =>
+        measurePendingScale('postgres', sizes, server, log),
+      );
+    }
+    if (wanted.has('load'))
+      results.load = await step('load sqlite', () => measureLoad('sqlite', sizes, undefined, log));
+  } finally {
+    await postgres?.stop();
   }
-  if (wanted.has('floor')) results.floor = await step('floor', () => measureFloor(sizes));
-  if (wanted.has('peer'))
-    results.peer = await step('full cycle and peer', () => measurePeer(sizes));
 
   results.rows = [
     ...(results.flatness.sqlite ? flatnessRows(results.flatness.sqlite) : []),
     ...(results.flatness.postgres ? flatnessRows(results.flatness.postgres) : []),
     ...(results.floor ? floorRows(results.floor, sizes.concurrency) : []),
     ...(results.peer ? peerRows(results.peer, sizes.concurrency) : []),
-    ...NOT_MEASURED,
+    ...(results.pending.sqlite ? pendingRows(results.pending.sqlite) : []),
+    ...(results.pending.postgres ? pendingRows(results.pending.postgres) : []),
+    ...(results.load ? loadRows(results.load) : []),
   ];
   results.meta.durationMs = round(performance.now() - started, 0);
   return results;

@@ -15,36 +15,47 @@ export class BenchClient {
 
   constructor(private readonly baseUrl: string) {}
 
-  async post(
+  post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<JsonReply> {
+    return this.retryStale('POST', path, JSON.stringify(body), headers);
+  }
+
+  get(path: string, headers: Record<string, string> = {}): Promise<JsonReply> {
+    return this.retryStale('GET', path, undefined, headers);
+  }
+
+  private async retryStale(
+    method: 'GET' | 'POST',
     path: string,
-    body: unknown,
-    headers: Record<string, string> = {},
+    payload: string | undefined,
+    headers: Record<string, string>,
   ): Promise<JsonReply> {
     try {
-      return await this.send(path, body, headers);
+      return await this.send(method, path, payload, headers, this.agent);
     } catch (error) {
       // The server closes idle keep-alive sockets (after a long data load, say); a
       // request that raced that close never reached it, so sending it again is safe.
-      if (error instanceof StaleSocket) return this.send(path, body, headers);
+      // Again on a new connection: the pool's other idle sockets may be closing too.
+      if (error instanceof StaleSocket) return this.send(method, path, payload, headers, false);
       throw error;
     }
   }
 
-  private send(path: string, body: unknown, headers: Record<string, string>): Promise<JsonReply> {
-    const payload = JSON.stringify(body);
+  private send(
+    method: 'GET' | 'POST',
+    path: string,
+    payload: string | undefined,
+    headers: Record<string, string>,
+    agent: Agent | false,
+  ): Promise<JsonReply> {
     const url = new URL(path, this.baseUrl);
+    const bodyHeaders =
+      payload === undefined
+        ? {}
+        : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
     return new Promise((resolve, reject) => {
       const req = request(
         url,
-        {
-          method: 'POST',
-          agent: this.agent,
-          headers: {
-            ...headers,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(payload),
-          },
-        },
+        { method, agent, headers: { ...headers, ...bodyHeaders } },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -55,7 +66,7 @@ export class BenchClient {
         },
       );
       // A hung server must fail the run, not stall it.
-      req.setTimeout(60_000, () => req.destroy(new Error(`timeout POST ${path}`)));
+      req.setTimeout(60_000, () => req.destroy(new Error(`timeout ${method} ${path}`)));
       req.on('error', (error: NodeJS.ErrnoException) => {
         reject(req.reusedSocket && error.code === 'ECONNRESET' ? new StaleSocket(error) : error);
       });

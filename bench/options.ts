@@ -23,6 +23,17 @@ export interface BenchSizes {
   cyclesPerAgent: number;
   /** Finished bundles (Clarion) and threads (LangGraph) stored for the history run. */
   history: number;
+  /** Pending bundles held at the baseline (each with a live waiter) and at scale. */
+  pendingFew: number;
+  pendingMany: number;
+  /** Live waiters at scale (agents blocked in `ask_user_question`); the other bundles are detached. */
+  waitersMany: number;
+  /** Sequential respond samples at each pending level. */
+  pendingSamples: number;
+  /** Load: how long agents keep asking, and how many agents and responders take part. */
+  loadMs: number;
+  loadAgents: number;
+  loadResponders: number;
 }
 
 export const FULL: BenchSizes = {
@@ -38,6 +49,13 @@ export const FULL: BenchSizes = {
   cyclesSingle: 300,
   cyclesPerAgent: 20,
   history: 100_000,
+  pendingFew: 10,
+  pendingMany: 10_000,
+  waitersMany: 1_000,
+  pendingSamples: 600,
+  loadMs: 120_000,
+  loadAgents: 100,
+  loadResponders: 100,
 };
 
 export const QUICK: BenchSizes = {
@@ -53,4 +71,11 @@ export const QUICK: BenchSizes = {
   cyclesSingle: 4,
   cyclesPerAgent: 2,
   history: 500,
+  pendingFew: 2,
+  pendingMany: 24,
+  waitersMany: 4,
+  pendingSamples: 6,
+  loadMs: 1_000,
+  loadAgents: 4,
+  loadResponders: 4,
 };

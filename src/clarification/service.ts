@@ -69,6 +69,8 @@ export type DecisionWait =
 export class ClarificationService {
   readonly resolver: Resolver;
   private readonly deps: ClarificationDeps & { decisions: DecisionBoard };
+  /** Asks and responses still running; `close` lets them finish their writes. */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(deps: ClarificationDeps) {
     this.deps = { ...deps, decisions: deps.decisions ?? new DecisionBoard() };
@@ -81,9 +83,30 @@ export class ClarificationService {
     input: RespondInput,
     callerSignal?: AbortSignal,
   ): Promise<RespondResult> {
-    const result = await this.resolver.respond(principal, pendingId, input, callerSignal);
+    const result = await this.track(
+      this.resolver.respond(principal, pendingId, input, callerSignal),
+    );
     this.deps.observer.responded(result);
     return result;
+  }
+
+  /**
+   * For shutdown, before the store closes: ends every live wait as detached
+   * (the agents are going down) and waits for running asks and responses, so
+   * their detach and delivery writes land rather than meet a closed store.
+   */
+  async close(): Promise<void> {
+    this.deps.waiters.endAll('detached');
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight.add(work);
+    const forget = () => {
+      this.inFlight.delete(work);
+    };
+    work.then(forget, forget);
+    return work;
   }
 
   /**
@@ -96,6 +119,14 @@ export class ClarificationService {
     sessionId: string,
     raw: unknown,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
+  ): Promise<AskResult> {
+    return this.track(this.askAndWait(sessionId, raw, options));
+  }
+
+  private async askAndWait(
+    sessionId: string,
+    raw: unknown,
+    options: { signal?: AbortSignal; timeoutMs?: number },
   ): Promise<AskResult> {
     const normalized = normalizeAsk(raw);
     if (!normalized.ok) return { ok: false, code: 'invalid_request', issues: normalized.issues };

@@ -132,6 +132,11 @@ export class LiveWaiters {
     return entry.waiters.size > 0;
   }
 
+  /** Ends every wait there is (the server is stopping). */
+  endAll(reason: WaitEnd): void {
+    for (const pendingId of [...this.entries.keys()]) this.end(pendingId, reason);
+  }
+
   /** Ends every wait of a session; returns the pending IDs that had one. */
   endSession(sessionId: string, reason: WaitEnd): string[] {
     const ended = this.pendingIdsOf(sessionId);

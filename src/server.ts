@@ -50,6 +50,8 @@ import {
 
 /** How often SQLite's planner statistics are refreshed while serving. */
 const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
+/** How long an idle client connection stays open. */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -161,6 +163,10 @@ export async function startServer(
     });
     const wss = createEventsWebSocketServer();
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
+    // Outlive the clients' idle keep-alive (Node's and undici's are about 5 s): a server
+    // that drops an idle socket first races a request the client just wrote on it.
+    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
     await listen(server, config.host, config.port);
 
     const { port } = server.address() as AddressInfo;
@@ -192,6 +198,7 @@ export async function startServer(
           });
           server.closeAllConnections();
         });
+        await clarification.close();
         await store.close();
       },
     };

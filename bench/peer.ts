@@ -2,10 +2,13 @@
  * Benchmarks 4 and 5 together, on SQLite: Clarion's full cycle at 1 and N
  * agents, then LangGraph's at 1 and N threads, each again after `history`
  * finished bundles (Clarion, in filler sessions) or threads (LangGraph) are
- * stored. Both sides run in this process, one after the other.
+ * stored. Both sides run in this process, one after the other. Clarion's
+ * engine cycle without the network (`engine-cycle.ts`) is measured beside
+ * its full cycle, as the like-for-like peer of LangGraph's in-process graph.
  */
 import { createFillers, loadUnrelated } from './bulk-data.js';
 import { startClarion } from './clarion-instance.js';
+import { engineAgents } from './engine-cycle.js';
 import { connectAgents, type CycleLevel } from './full-cycle.js';
 import { startLangGraph } from './langgraph-peer.js';
 import type { BenchSizes } from './options.js';
@@ -20,9 +23,16 @@ export interface PeerResult {
   history: number;
   historyGenerationMs: { clarion: number; langgraph: number };
   clarion: { empty: Levels; withHistory: Levels };
+  engine: { empty: Levels; withHistory: Levels };
   langgraph: { empty: Levels; withHistory: Levels };
   ratios: {
     clarionVsLangGraph: {
+      emptySingle: number;
+      emptyMany: number;
+      historySingle: number;
+      historyMany: number;
+    };
+    engineVsLangGraph: {
       emptySingle: number;
       emptyMany: number;
       historySingle: number;
@@ -52,10 +62,14 @@ async function measureClarion(sizes: BenchSizes) {
   try {
     await createFillers(instance.server.store, sizes.fillerSessions);
     const agents = await connectAgents(instance, sizes.concurrency);
+    const engine = await engineAgents(instance, sizes.concurrency);
     try {
       const run = (count: number, cycles: number) => agents.level(count, cycles);
+      const runEngine = (count: number, cycles: number) => engine.level(count, cycles);
       await run(sizes.concurrency, 2); // warm-up
+      await runEngine(sizes.concurrency, 2);
       const empty = await levels(run, sizes);
+      const engineEmpty = await levels(runEngine, sizes);
       const generationMs = await loadUnrelated(instance.server.store, {
         from: 0,
         to: sizes.history,
@@ -63,8 +77,15 @@ async function measureClarion(sizes: BenchSizes) {
         questionEvery: 1,
       });
       const withHistory = await levels(run, sizes);
-      return { empty, withHistory, generationMs: round(generationMs, 0) };
+      const engineWithHistory = await levels(runEngine, sizes);
+      return {
+        empty,
+        withHistory,
+        engine: { empty: engineEmpty, withHistory: engineWithHistory },
+        generationMs: round(generationMs, 0),
+      };
     } finally {
+      await engine.close();
       await agents.close();
     }
   } finally {
@@ -94,6 +115,7 @@ export async function measurePeer(sizes: BenchSizes): Promise<PeerResult> {
     history: sizes.history,
     historyGenerationMs: { clarion: clarion.generationMs, langgraph: langgraph.generationMs },
     clarion: { empty: clarion.empty, withHistory: clarion.withHistory },
+    engine: clarion.engine,
     langgraph: { empty: langgraph.empty, withHistory: langgraph.withHistory },
     ratios: {
       clarionVsLangGraph: {
@@ -104,6 +126,18 @@ export async function measurePeer(sizes: BenchSizes): Promise<PeerResult> {
           cps(langgraph.withHistory, 'single'),
         ),
         historyMany: ratio(cps(clarion.withHistory, 'many'), cps(langgraph.withHistory, 'many')),
+      },
+      engineVsLangGraph: {
+        emptySingle: ratio(cps(clarion.engine.empty, 'single'), cps(langgraph.empty, 'single')),
+        emptyMany: ratio(cps(clarion.engine.empty, 'many'), cps(langgraph.empty, 'many')),
+        historySingle: ratio(
+          cps(clarion.engine.withHistory, 'single'),
+          cps(langgraph.withHistory, 'single'),
+        ),
+        historyMany: ratio(
+          cps(clarion.engine.withHistory, 'many'),
+          cps(langgraph.withHistory, 'many'),
+        ),
       },
       historyRetention: {
         clarionSingle: ratio(cps(clarion.withHistory, 'single'), cps(clarion.empty, 'single')),

@@ -101,12 +101,19 @@ export function floorRows(result: FloorResult, concurrency: number): GoalRow[] {
 
 export function peerRows(result: PeerResult, concurrency: number): GoalRow[] {
   const { clarion } = result;
-  const { clarionVsLangGraph: vs, historyRetention: kept } = result.ratios;
-  const failures =
-    clarion.empty.single.failures +
-    clarion.empty.many.failures +
-    clarion.withHistory.single.failures +
-    clarion.withHistory.many.failures;
+  const {
+    clarionVsLangGraph: vs,
+    engineVsLangGraph: engine,
+    historyRetention: kept,
+  } = result.ratios;
+  const failures = [
+    clarion.empty,
+    clarion.withHistory,
+    result.engine.empty,
+    result.engine.withHistory,
+  ]
+    .flatMap((levels) => [levels.single.failures, levels.many.failures])
+    .reduce((sum, count) => sum + count, 0);
   const h = `${result.history / 1000}k`;
   return [
     row('4 full cycle', 'cycles/s, 1 agent', clarion.empty.single.perSecond, 'report'),
@@ -118,11 +125,20 @@ export function peerRows(result: PeerResult, concurrency: number): GoalRow[] {
       clarion.empty.many.latency.p99Ms,
       'report',
     ),
-    row('4 full cycle', 'failed cycles', failures, '0', (v) => v === 0),
+    row('4 full cycle', 'failed cycles (full and engine)', failures, '0', (v) => v === 0),
     row('5 peer', 'Clarion/LangGraph cycles/s at 1', vs.emptySingle, '≥ 5', atLeast(5)),
     row('5 peer', `Clarion/LangGraph cycles/s at ${concurrency}`, vs.emptyMany, '≥ 5', atLeast(5)),
     row('5 peer', `… with ${h} finished, at 1`, vs.historySingle, '≥ 5', atLeast(5)),
     row('5 peer', `… with ${h} finished, at ${concurrency}`, vs.historyMany, '≥ 5', atLeast(5)),
+    row('5 peer', 'engine in-process/LangGraph cycles/s at 1', engine.emptySingle, 'report'),
+    row(
+      '5 peer',
+      `engine in-process/LangGraph cycles/s at ${concurrency}`,
+      engine.emptyMany,
+      'report',
+    ),
+    row('5 peer', `… engine with ${h} finished, at 1`, engine.historySingle, 'report'),
+    row('5 peer', `… engine with ${h} finished, at ${concurrency}`, engine.historyMany, 'report'),
     row(
       '5 peer',
       `Clarion cycles/s ${h}/empty at 1`,

@@ -53,7 +53,7 @@ describe('the benchmark harness in quick mode', () => {
 
     const peer = results.peer;
     if (!peer) throw new Error('no peer result');
-    for (const side of [peer.clarion, peer.langgraph]) {
+    for (const side of [peer.clarion, peer.engine, peer.langgraph]) {
       for (const levels of [side.empty, side.withHistory]) {
         expect(levels.single.cycles).toBe(sizes.cyclesSingle);
         expect(levels.many.cycles).toBe(sizes.concurrency * sizes.cyclesPerAgent);
@@ -62,6 +62,7 @@ describe('the benchmark harness in quick mode', () => {
       }
     }
     expect(Object.values(peer.ratios.clarionVsLangGraph).every(finitePositive)).toBe(true);
+    expect(Object.values(peer.ratios.engineVsLangGraph).every(finitePositive)).toBe(true);
 
     for (const driver of ['sqlite', 'postgres'] as const) {
       const pending = results.pending[driver];

@@ -14,10 +14,11 @@ import type { ClarionEvent, EventPublisher } from '../src/events/types.js';
 import { silentLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { createResponseObserver } from '../src/observability/response-observer.js';
+import type { Store } from '../src/store/index.js';
 import { systemTimers } from '../src/support/timers.js';
 import { ANSWER, askArgs, type ClarionInstance } from './clarion-instance.js';
 import type { Agents } from './full-cycle.js';
-import { elapsedMs, round, runPool, summarize } from './stats.js';
+import { runCycleLevel } from './cycle-level.js';
 
 /** Hands each session's next new question to whoever waits for it. */
 class QuestionHandOff implements EventPublisher {
@@ -37,15 +38,17 @@ class QuestionHandOff implements EventPublisher {
   }
 }
 
-export async function engineAgents(instance: ClarionInstance, count: number): Promise<Agents> {
-  const { store } = instance.server;
-  const sessions = await instance.seedSessions(count);
-  const handOff = new QuestionHandOff();
-  const engine = new ClarificationService({
+/**
+ * The clarification service as `startServer` builds it, without agents to
+ * resume (a detached answer is refused and restored) and without metrics
+ * anyone reads.
+ */
+export function clarificationEngine(store: Store, events: EventPublisher) {
+  return new ClarificationService({
     store,
     waiters: new LiveWaiters(systemTimers),
     runtime: unavailableRuntime,
-    events: handOff,
+    events,
     observer: createResponseObserver({
       logger: silentLogger,
       metrics: createMetrics(),
@@ -55,6 +58,13 @@ export async function engineAgents(instance: ClarionInstance, count: number): Pr
     timers: systemTimers,
     budgets: DEFAULT_BUDGETS,
   });
+}
+
+export async function engineAgents(instance: ClarionInstance, count: number): Promise<Agents> {
+  const { store } = instance.server;
+  const sessions = await instance.seedSessions(count);
+  const handOff = new QuestionHandOff();
+  const engine = clarificationEngine(store, handOff);
   const person: Principal = { kind: 'user', userId: instance.adminUserId, isAdmin: true };
   let tag = 0;
 
@@ -68,29 +78,12 @@ export async function engineAgents(instance: ClarionInstance, count: number): Pr
   }
 
   return {
-    async level(agents, cyclesPerAgent) {
-      const ms: number[] = [];
-      let failures = 0;
-      const started = performance.now();
-      await runPool(agents, agents, async (lane) => {
-        const sessionId = sessions[lane];
-        if (sessionId === undefined) throw new Error(`no session for lane ${String(lane)}`);
-        for (let i = 0; i < cyclesPerAgent; i++) {
-          const t0 = performance.now();
-          const ok = await cycle(sessionId);
-          ms.push(elapsedMs(t0));
-          if (!ok) failures++;
-        }
-      });
-      const wallMs = elapsedMs(started);
-      return {
-        agents,
-        cycles: ms.length,
-        perSecond: round((ms.length / wallMs) * 1000, 1),
-        latency: summarize(ms),
-        failures,
-      };
-    },
+    level: (agents, cyclesPerAgent) =>
+      runCycleLevel(agents, cyclesPerAgent, (agent) => {
+        const sessionId = sessions[agent];
+        if (sessionId === undefined) throw new Error(`no session for agent ${String(agent)}`);
+        return cycle(sessionId);
+      }),
     close: () => engine.close(),
   };
 }

@@ -11,15 +11,7 @@ import { issueToken } from '../src/auth/tokens.js';
 import { askArgs, type ClarionInstance } from './clarion-instance.js';
 import { askQuestion, connectAgent } from './mcp-agent.js';
 import { startResponder } from './responder.js';
-import { elapsedMs, round, runPool, summarize, type LatencySummary } from './stats.js';
-
-export interface CycleLevel {
-  agents: number;
-  cycles: number;
-  perSecond: number;
-  latency: LatencySummary;
-  failures: number;
-}
+import { runCycleLevel, type CycleLevel } from './cycle-level.js';
 
 export interface Agents {
   /** Runs `cyclesPerAgent` cycles on each of the first `count` agents at once. */
@@ -50,27 +42,13 @@ export async function connectAgents(instance: ClarionInstance, count: number): P
 
   return {
     async level(agents, cyclesPerAgent) {
-      const ms: number[] = [];
-      let failures = 0;
-      const started = performance.now();
-      await runPool(agents, agents, async (agent) => {
+      const level = await runCycleLevel(agents, cyclesPerAgent, async (agent) => {
         const client = clients[agent];
-        if (!client) throw new Error(`no agent ${agent}`);
-        for (let cycle = 0; cycle < cyclesPerAgent; cycle++) {
-          const t0 = performance.now();
-          const outcome = await askQuestion(client, askArgs(`cycle ${tag++}`));
-          ms.push(elapsedMs(t0));
-          if (outcome.status !== 'answered') failures++;
-        }
+        if (!client) throw new Error(`no agent ${String(agent)}`);
+        const outcome = await askQuestion(client, askArgs(`cycle ${String(tag++)}`));
+        return outcome.status === 'answered';
       });
-      const wallMs = elapsedMs(started);
-      return {
-        agents,
-        cycles: ms.length,
-        perSecond: round((ms.length / wallMs) * 1000, 1),
-        latency: summarize(ms),
-        failures: failures + responder.failures(),
-      };
+      return { ...level, failures: level.failures + responder.failures() };
     },
     async close() {
       responder.close();

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { Annotation, Command, END, START, StateGraph, interrupt } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import BetterSqlite3 from 'better-sqlite3';
-import type { CycleLevel } from './full-cycle.js';
-import { elapsedMs, round, runPool, summarize } from './stats.js';
+import { runCycleLevel, type CycleLevel } from './cycle-level.js';
+import { elapsedMs, round } from './stats.js';
 
 const State = Annotation.Root({
   question: Annotation<string>(),
@@ -57,27 +57,8 @@ export async function startLangGraph(): Promise<LangGraphPeer> {
   }
 
   return {
-    async level(threads, cyclesPerThread) {
-      const ms: number[] = [];
-      let failures = 0;
-      const started = performance.now();
-      await runPool(threads, threads, async () => {
-        for (let i = 0; i < cyclesPerThread; i++) {
-          const t0 = performance.now();
-          const ok = await cycle(`bench-${tag++}`);
-          ms.push(elapsedMs(t0));
-          if (!ok) failures++;
-        }
-      });
-      const wallMs = elapsedMs(started);
-      return {
-        agents: threads,
-        cycles: ms.length,
-        perSecond: round((ms.length / wallMs) * 1000, 1),
-        latency: summarize(ms),
-        failures,
-      };
-    },
+    level: (threads, cyclesPerThread) =>
+      runCycleLevel(threads, cyclesPerThread, () => cycle(`bench-${String(tag++)}`)),
     async addHistory(count) {
       const started = performance.now();
       const template = 'history-template';

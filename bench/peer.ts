@@ -9,7 +9,8 @@
 import { createFillers, loadUnrelated } from './bulk-data.js';
 import { startClarion } from './clarion-instance.js';
 import { engineAgents } from './engine-cycle.js';
-import { connectAgents, type CycleLevel } from './full-cycle.js';
+import type { CycleLevel } from './cycle-level.js';
+import { connectAgents } from './full-cycle.js';
 import { startLangGraph } from './langgraph-peer.js';
 import type { BenchSizes } from './options.js';
 import { ratio, round } from './stats.js';

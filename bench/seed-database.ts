@@ -12,16 +12,9 @@
  * cost the bench tens of seconds and say nothing more.
  */
 import { sql } from 'kysely';
-import { unavailableRuntime } from '../src/agents/unavailable-runtime.js';
 import { bootstrapAccounts } from '../src/auth/bootstrap.js';
 import { issueToken } from '../src/auth/tokens.js';
-import {
-  ClarificationService,
-  DEFAULT_BUDGETS,
-  LiveWaiters,
-  normalizeAsk,
-} from '../src/clarification/index.js';
-import { createMetrics, createResponseObserver, silentLogger } from '../src/observability/index.js';
+import { normalizeAsk } from '../src/clarification/index.js';
 import {
   createSession,
   createTask,
@@ -32,9 +25,9 @@ import {
   type DatabaseTarget,
   type Store,
 } from '../src/store/index.js';
-import { systemTimers } from '../src/support/timers.js';
 import { cloneBundle, createSessionSlots } from './bulk-data.js';
 import { ADMIN_TOKEN, askArgs } from './clarion-instance.js';
+import { clarificationEngine } from './engine-cycle.js';
 
 export interface SeedPlan {
   /** Sessions with an agent token each, for MCP agents to ask in. */
@@ -99,20 +92,7 @@ export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Prom
 
 /** A real detached one-question bundle in the first holder session; returns its row ID. */
 async function detachedTemplate(store: Store): Promise<string> {
-  const service = new ClarificationService({
-    store,
-    waiters: new LiveWaiters(systemTimers),
-    runtime: unavailableRuntime,
-    events: { publish: () => {} },
-    observer: createResponseObserver({
-      logger: silentLogger,
-      metrics: createMetrics(),
-      driver: store.driver,
-    }),
-    logger: silentLogger,
-    timers: systemTimers,
-    budgets: DEFAULT_BUDGETS,
-  });
+  const service = clarificationEngine(store, { publish: () => {} });
   const holder = await sql<{
     session_id: string;
   }>`SELECT session_id FROM ${sql.table(HOLDER_TABLE)} WHERE slot = 0`.execute(store.db);

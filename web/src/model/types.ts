@@ -1,10 +1,11 @@
 /**
  * Wire shapes of the Clarion REST and WebSocket API as the browser sees them
- * (mirrors `src/events/types.ts`, `src/http/task-routes.ts`,
- * `src/clarification/pending-list.ts` and the views of
- * `src/user-input/types.ts`). Kept free of DOM and React so the read models
- * can be tested in Node.
+ * (mirrors `src/events/types.ts`, `src/http/task-routes.ts` and
+ * `src/clarification/pending-list.ts`, whose modules reach into the store;
+ * the user-input views are the server's own). Kept free of DOM and React so
+ * the read models can be tested in Node.
  */
+import type { ActionDecision, UserInputView } from '../../../src/user-input/types.js';
 
 export type SessionState =
   'idle' | 'running' | 'waiting_for_input' | 'completed' | 'failed' | 'cancelled';
@@ -159,58 +160,17 @@ export type ServerFrame =
 export const CLARIFICATION_TYPE = 'clarification_request';
 
 // ---------------------------------------------------------------- user-input requests
-// Mirrors `UserInputView` in `src/user-input/types.ts` (DESIGN §7).
-
-export type UserInputStatus = 'awaiting' | 'armed' | 'due' | 'settled';
-
-export type SettlementReason =
-  'human' | 'timed_out' | 'swept' | 'superseded' | 'dispatched' | 'rejected';
-
-export type ConsentOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
-
-/** One choice the agent offers for a consent, with the agent's own label. */
-export interface ConsentOption {
-  option_id: string;
-  label: string;
-  kind: ConsentOptionKind;
-}
-
-export type ActionDecision = 'done' | 'skip';
-
-interface UserInputViewBase {
-  id: string;
-  session_id: string;
-  task_id: string;
-  status: UserInputStatus;
-  /** Starts at 1 and grows by 1 on every change: the higher one is newer. */
-  revision: number;
-  created_at: string;
-  /** While awaiting only. */
-  deadline_at: string | null;
-  settled_reason: SettlementReason | null;
-  title: string;
-}
-
-export interface ConsentView extends UserInputViewBase {
-  kind: 'consent';
-  tool_key: string;
-  options: ConsentOption[];
-  selected_option_id: string | null;
-  /** Allowed by an earlier "always" without asking. */
-  remembered: boolean;
-}
-
-export interface ActionView extends UserInputViewBase {
-  kind: 'action';
-  instructions: string;
-  url: string | null;
-  decision: ActionDecision | null;
-  follow_up_text: string | null;
-  /** Listed in the session queue as a machine-owned item. */
-  queued: boolean;
-  follow_up_attempts: number;
-}
-
-export type UserInputView = ConsentView | ActionView;
+// The server's own wire types: `src/user-input/types.ts` imports nothing and
+// is types only, so the browser shares it rather than a copy that can drift.
+export type {
+  ActionDecision,
+  ActionView,
+  ConsentOption,
+  ConsentOptionKind,
+  ConsentView,
+  SettlementReason,
+  UserInputStatus,
+  UserInputView,
+} from '../../../src/user-input/types.js';
 
 export type UserInputAnswer = { option_id: string } | { decision: ActionDecision };

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { CLARIFICATION_TYPE } from './clarification.js';
 import { postgresDialect, sqliteDialect, type Dialect } from './dialect.js';
 import { sql } from 'kysely';
 import { Kysely, PostgresAdapter, DummyDriver, PostgresQueryCompiler } from 'kysely';
@@ -41,6 +42,19 @@ describe('dialect expressions', () => {
       'CREATE INDEX IF NOT EXISTS idx_messages_metadata_pending_id_lookup_ordered ON task_session_messages ' +
         "((metadata::jsonb ->> 'pending_id'), created_at, id) " +
         "WHERE (metadata::jsonb ->> 'pending_id') IS NOT NULL",
+    );
+  });
+
+  it('spells the pending-row predicate as the pending-rows index does', () => {
+    for (const dialect of [sqliteDialect, postgresDialect]) {
+      const predicate = text(dialect, (d) => d.pendingClarificationRow());
+      expect(dialect.pendingRowsIndex.ddl).toMatch(/ON task_session_messages \(turn_id\) WHERE /);
+      expect(dialect.pendingRowsIndex.ddl.endsWith(`WHERE ${predicate.slice(1, -1)}`)).toBe(true);
+      expect(predicate).toContain(`type = '${CLARIFICATION_TYPE}'`);
+    }
+    expect(text(sqliteDialect, (d) => d.pendingClarificationRow('m'))).toBe(
+      "(m.type = 'clarification_request' AND (json_extract(m.metadata, '$.status') IS NULL " +
+        "OR json_extract(m.metadata, '$.status') = 'pending') AND json_extract(m.metadata, '$.pending_id') IS NOT NULL)",
     );
   });
 

@@ -38,6 +38,14 @@ export function jsonValue(value: unknown): RawBuilder<string> {
 export const PENDING_ID_INDEX = 'idx_messages_metadata_pending_id';
 export const PENDING_ID_LOOKUP_INDEX = 'idx_messages_metadata_pending_id_lookup';
 export const PENDING_ID_ORDERED_INDEX = 'idx_messages_metadata_pending_id_lookup_ordered';
+export const PENDING_ROWS_INDEX = 'idx_messages_pending_clarification_turn';
+
+/**
+ * `CLARIFICATION_TYPE` of clarification.ts, spelled here because that module
+ * imports this one. A literal, not a bound parameter: SQLite only uses a
+ * partial index when the query carries its predicate as the same literal.
+ */
+const CLARIFICATION_ROW_TYPE = 'clarification_request';
 
 export interface IndexDefinition {
   readonly name: string;
@@ -58,6 +66,18 @@ export interface Dialect {
   metadataFlag(key: MetadataKey, alias?: string): RawBuilder<boolean>;
   /** The three pending-ID indexes of DESIGN §4, in creation order. */
   readonly pendingIdIndexes: readonly IndexDefinition[];
+  /**
+   * Whether a `task_session_messages` row (optionally by alias) is a pending
+   * clarification row: the claim's status guard plus type and pending ID,
+   * spelled as the predicate of `pendingRowsIndex` so a query carrying it
+   * may use that index. For the inbox only (see `pendingRowPredicate`).
+   */
+  pendingClarificationRow(alias?: string): RawBuilder<boolean>;
+  /**
+   * Pending clarification rows by turn: what the inbox reads per session.
+   * Small, since rows leave it once answered, rejected, cancelled or expired.
+   */
+  readonly pendingRowsIndex: IndexDefinition;
   /**
    * `metadata` with top-level keys set, as JSON text. Each value is an SQL
    * expression yielding JSON text (use `jsonValue` for a bound value), so a
@@ -99,10 +119,10 @@ const METADATA = sql.raw<string>('metadata');
 
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
-function column(alias: string | undefined): string {
-  if (alias === undefined) return 'metadata';
+function column(alias: string | undefined, name = 'metadata'): string {
+  if (alias === undefined) return name;
   if (!IDENTIFIER.test(alias)) throw new Error(`invalid table alias: ${alias}`);
-  return `${alias}.metadata`;
+  return `${alias}.${name}`;
 }
 
 function key(name: MetadataWriteKey): string {
@@ -130,6 +150,31 @@ function pendingIdIndexes(expression: string): IndexDefinition[] {
   ];
 }
 
+/**
+ * The claim's status guard, `COALESCE(status, 'pending') = 'pending'`, on
+ * purpose spelled as an OR: neither planner can then prove that a claim (or
+ * detach, expiry, cancel) implies this index's predicate, so those keep
+ * seeking the ordered pending-ID index. PostgreSQL cannot estimate a JSON
+ * predicate and takes a partial index over one as nearly empty: it was seen
+ * to claim by scanning this whole index instead.
+ */
+function pendingRowPredicate(text: (name: MetadataKey, alias?: string) => string) {
+  return (alias?: string) => {
+    const status = text('status', alias);
+    return (
+      `${column(alias, 'type')} = '${CLARIFICATION_ROW_TYPE}' AND ` +
+      `(${status} IS NULL OR ${status} = 'pending') AND ${text('pending_id', alias)} IS NOT NULL`
+    );
+  };
+}
+
+function pendingRowsIndex(predicate: string): IndexDefinition {
+  return {
+    name: PENDING_ROWS_INDEX,
+    ddl: `CREATE INDEX IF NOT EXISTS ${PENDING_ROWS_INDEX} ON task_session_messages (turn_id) WHERE ${predicate}`,
+  };
+}
+
 function sqliteText(name: MetadataKey, alias?: string): string {
   return `json_extract(${column(alias)}, '$.${key(name)}')`;
 }
@@ -142,6 +187,9 @@ export const sqliteDialect: Dialect = {
   metadataFlag: (name, alias) =>
     sql.raw<boolean>(`COALESCE(${sqliteText(name, alias)} IN (1, 'true', '1'), 0)`),
   pendingIdIndexes: pendingIdIndexes(sqliteText('pending_id')),
+  pendingClarificationRow: (alias) =>
+    sql.raw<boolean>(`(${pendingRowPredicate(sqliteText)(alias)})`),
+  pendingRowsIndex: pendingRowsIndex(pendingRowPredicate(sqliteText)()),
   metadataSet: (entries, base = METADATA) => {
     const pairs = entries.map(([name, value]) => sql`${sql.lit(`$.${key(name)}`)}, json(${value})`);
     return sql<string>`json_set(${base}, ${sql.join(pairs)})`;
@@ -178,6 +226,9 @@ export const postgresDialect: Dialect = {
   metadataFlag: (name, alias) =>
     sql.raw<boolean>(`COALESCE(${postgresText(name, alias)} IN ('true', '1'), false)`),
   pendingIdIndexes: pendingIdIndexes(postgresText('pending_id')),
+  pendingClarificationRow: (alias) =>
+    sql.raw<boolean>(`(${pendingRowPredicate(postgresText)(alias)})`),
+  pendingRowsIndex: pendingRowsIndex(pendingRowPredicate(postgresText)()),
   metadataSet: (entries, base = METADATA) => {
     const pairs = entries.map(([name, value]) => sql`${sql.lit(key(name))}, (${value})::jsonb`);
     return sql<string>`((${base})::jsonb || jsonb_build_object(${sql.join(pairs)}))::text`;

@@ -10,6 +10,7 @@ export {
   PENDING_ID_INDEX,
   PENDING_ID_LOOKUP_INDEX,
   PENDING_ID_ORDERED_INDEX,
+  PENDING_ROWS_INDEX,
   dialectFor,
 } from './dialect.js';
 export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './open.js';
@@ -121,4 +122,4 @@ export type {
   PendingCursor,
   PendingScope,
 } from './pending-bundles.js';
-export { activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';
+export { activeBundleHeadsQuery, activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';

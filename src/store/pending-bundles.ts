@@ -6,8 +6,7 @@
  * `created_at`, pending ID), so pages neither skip nor repeat a bundle while
  * others are added or answered between reads.
  */
-import { sql, type Expression, type SqlBool } from 'kysely';
-import { CLARIFICATION_TYPE } from './clarification.js';
+import { sql, type SqlBool } from 'kysely';
 import type { RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
@@ -40,48 +39,59 @@ export interface ActiveBundlePage {
   next: PendingCursor | null;
 }
 
-const ROW_SESSION = sql.ref<string>('task_session_messages.task_session_id');
-
-function activeRow(ctx: RepoContext): Expression<SqlBool> {
-  const terminal = sql.join(TERMINAL_SESSION_STATES.map((state) => sql.lit(state)));
-  // The same three guards as the claim in clarification.ts, so the inbox never
-  // lists a bundle the resolver would refuse as no longer active.
-  return sql<SqlBool>`(
-    COALESCE(${ctx.dialect.metadataText('status')}, 'pending') = 'pending'
-    AND task_session_messages.turn_id = (${currentTurnIdOf(ctx, ROW_SESSION)})
-    AND NOT EXISTS (
-      SELECT 1 FROM task_sessions s WHERE s.id = ${ROW_SESSION} AND s.state IN (${terminal})
-    )
-  )`;
+/**
+ * The live sessions `scope` can see, each with its current turn. Visibility
+ * and liveness come first so that everything after is bounded by what the
+ * caller can see; the current-turn rule runs once per session, not per row.
+ */
+function visibleCurrentTurns(ctx: RepoContext, scope: PendingScope) {
+  const terminal = TERMINAL_SESSION_STATES.map((state) => sql.lit(state));
+  const sessions =
+    scope.kind === 'session'
+      ? ctx.db.selectFrom('task_sessions as s').where('s.id', '=', scope.sessionId)
+      : ctx.db
+          .selectFrom('workspace_members as vm')
+          .innerJoin('tasks as vt', 'vt.workspace_id', 'vm.workspace_id')
+          .innerJoin('task_sessions as s', 's.task_id', 'vt.id')
+          .where('vm.user_id', '=', scope.userId);
+  return sessions
+    .where(sql<SqlBool>`s.state NOT IN (${sql.join(terminal)})`)
+    .select(['s.id as session_id', currentTurnIdOf(ctx, sql.ref<string>('s.id')).as('turn_id')]);
 }
 
-/** One page of active bundles visible to `scope`, oldest first, after `after`. */
-export async function activeBundlePage(
+/**
+ * The positions of up to `limit` active bundles after `after`; exported so
+ * plan tests explain the real text.
+ */
+export function activeBundleHeadsQuery(
   ctx: RepoContext,
   scope: PendingScope,
   options: { after?: PendingCursor | undefined; limit: number },
-): Promise<ActiveBundlePage> {
-  const limit = Math.max(1, Math.min(Math.floor(options.limit), MAX_PENDING_PAGE));
+) {
   const pendingId = ctx.dialect.pendingId();
-
-  let active = ctx.db
-    .selectFrom('task_session_messages')
+  // The same guards as the claim in clarification.ts (pending row, current
+  // turn, live session), so the inbox never lists a bundle the resolver would
+  // refuse as no longer active. The row guards are the partial index's
+  // predicate, so each session's active rows are one seek by its current turn.
+  // Materialized: inlined, PostgreSQL put the current-turn subquery into a
+  // hash key and ran it twice per session.
+  const active = ctx.db
+    .with(
+      (cte) => cte('c').materialized(),
+      () => visibleCurrentTurns(ctx, scope),
+    )
+    .selectFrom('c')
+    .innerJoin('task_session_messages', (join) =>
+      join
+        .onRef('task_session_messages.turn_id', '=', 'c.turn_id')
+        .onRef('task_session_messages.task_session_id', '=', 'c.session_id'),
+    )
+    .where(ctx.dialect.pendingClarificationRow())
     .select([
       pendingId.as('pending_id'),
       sql<string>`MIN(task_session_messages.created_at)`.as('bundle_created_at'),
     ])
-    .where('task_session_messages.type', '=', CLARIFICATION_TYPE)
-    .where(sql<SqlBool>`${pendingId} IS NOT NULL`)
-    .where(activeRow(ctx))
     .groupBy(pendingId);
-  if (scope.kind === 'session') {
-    active = active.where('task_session_messages.task_session_id', '=', scope.sessionId);
-  } else {
-    active = active
-      .innerJoin('tasks as vt', 'vt.id', 'task_session_messages.task_id')
-      .innerJoin('workspace_members as vm', 'vm.workspace_id', 'vt.workspace_id')
-      .where('vm.user_id', '=', scope.userId);
-  }
 
   let page = ctx.db.selectFrom(active.as('b')).select(['b.pending_id', 'b.bundle_created_at']);
   const after = options.after;
@@ -96,12 +106,22 @@ export async function activeBundlePage(
       ]),
     );
   }
+  return page.orderBy('b.bundle_created_at').orderBy('b.pending_id').limit(options.limit);
+}
+
+/** One page of active bundles visible to `scope`, oldest first, after `after`. */
+export async function activeBundlePage(
+  ctx: RepoContext,
+  scope: PendingScope,
+  options: { after?: PendingCursor | undefined; limit: number },
+): Promise<ActiveBundlePage> {
+  const limit = Math.max(1, Math.min(Math.floor(options.limit), MAX_PENDING_PAGE));
+  const pendingId = ctx.dialect.pendingId();
   // One extra bundle tells whether another page exists without a count query.
-  const heads = await page
-    .orderBy('b.bundle_created_at')
-    .orderBy('b.pending_id')
-    .limit(limit + 1)
-    .execute();
+  const heads = await activeBundleHeadsQuery(ctx, scope, {
+    after: options.after,
+    limit: limit + 1,
+  }).execute();
   const shown = heads
     .slice(0, limit)
     .flatMap((head) =>

@@ -160,7 +160,11 @@ export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
     name: `index ${definition.name}`,
     ddl: definition.ddl,
   }));
-  return [...TABLES, ...PLAIN_INDEXES, ...pendingId];
+  const pendingRows = {
+    name: `index ${dialect.pendingRowsIndex.name}`,
+    ddl: dialect.pendingRowsIndex.ddl,
+  };
+  return [...TABLES, ...PLAIN_INDEXES, ...pendingId, pendingRows];
 }
 
 export class SchemaStepError extends Error {

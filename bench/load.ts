@@ -117,6 +117,12 @@ export async function measureLoad(
             if (failedCalls.length < 10) failedCalls.push(`agent ${agent}: ${String(error)}`);
             return { status: 'error', pendingId: undefined, selected: [] };
           });
+          if (outcome.status !== 'answered' && failedCalls.length < 10) {
+            const late = call.signal.aborted ? ' (aborted after the grace period)' : '';
+            failedCalls.push(
+              `agent ${agent} cycle ${cycle}: ${outcome.status}${late} after ${Math.round(elapsedMs(t0))} ms`,
+            );
+          }
           cycleMs.push(elapsedMs(t0));
           inFlight.delete(call);
           if (outcome.status === 'answered' && outcome.pendingId !== undefined) {

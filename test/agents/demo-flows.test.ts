@@ -129,11 +129,14 @@ describe.each(DRIVERS)('the demo agent through ACP and MCP on %s', (driver) => {
       15_000,
     );
     await eventually(async () => (await sessionState(sessionId)) === 'idle', 15_000);
-    const view = await api<{ detached: boolean; active: boolean }>(
-      'GET',
-      `/api/v1/clarification/${bundle.pending_id}`,
-    );
-    expect(view.json).toMatchObject({ detached: true, active: true });
+    // The rows are marked detached just after the turn's end commits, in their own transaction.
+    const view = () =>
+      api<{ detached: boolean; active: boolean }>(
+        'GET',
+        `/api/v1/clarification/${bundle.pending_id}`,
+      );
+    await eventually(async () => (await view()).json.detached, 15_000);
+    expect((await view()).json).toMatchObject({ detached: true, active: true });
 
     const answer = await api('POST', `/api/v1/clarification/${bundle.pending_id}/respond`, {
       answers: [{ question_id: 'q1', selected_options: ['generated'] }],

@@ -6,44 +6,33 @@
  * and a reload), never calls the respond endpoint, and gives focus back to
  * the button that opened it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
-import { api, askingTask, type World } from './support/harness.js';
+import { api, askingTask } from './support/harness.js';
 import {
   agentReplies,
   MESSAGES,
   option,
   recordRequests,
   sessionState,
-  startSuite,
+  useSuite,
   until,
   userMessages,
   WAIT,
-  type Suite,
 } from './support/clarification-pages.js';
 
 const FORM = 'late-answer-form';
 
 describe('answering a historical question in a new message', () => {
-  let suite: Suite;
-  let world: World;
-
-  beforeAll(async () => {
-    suite = await startSuite();
-    world = suite.world;
-  });
-
-  afterAll(async () => {
-    await suite.close();
-  });
+  const suite = useSuite();
 
   async function respond(pendingId: string, body: unknown): Promise<void> {
-    await api(world, 'POST', `/api/v1/clarification/${pendingId}/respond`, body);
+    await api(suite.world, 'POST', `/api/v1/clarification/${pendingId}/respond`, body);
   }
 
   async function pendingIdOf(sessionId: string): Promise<string> {
     const pending = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
-      world,
+      suite.world,
       'GET',
       '/api/v1/pending',
     );
@@ -54,7 +43,7 @@ describe('answering a historical question in a new message', () => {
 
   async function settled(created: { session: { id: string }; task: { id: string } }) {
     await until(
-      () => sessionState(world, created.session.id, created.task.id),
+      () => sessionState(suite.world, created.session.id, created.task.id),
       (state) => state === 'idle',
     );
   }
@@ -75,7 +64,7 @@ describe('answering a historical question in a new message', () => {
   }
 
   it('offers every answered question the inline form and sends one formatted message', async () => {
-    const created = await askingTask(world, 'History, answered', '/ask-multi');
+    const created = await askingTask(suite.world, 'History, answered', '/ask-multi');
     await respond(await pendingIdOf(created.session.id), {
       answers: [
         { question_id: 'q1', selected_options: ['hosted'] },
@@ -86,7 +75,7 @@ describe('answering a historical question in a new message', () => {
     await settled(created);
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
-    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    await page.goto(`${suite.world.origin}/sessions/${created.session.id}`);
 
     const openers = page.getByTestId('late-answer-open');
     await row(page, 'q3').getByText('Answered: Node 20').waitFor(WAIT);
@@ -143,7 +132,7 @@ describe('answering a historical question in a new message', () => {
     expect(recorded.messages.map((message) => message.text)).toEqual([formatted]);
     expect(recorded.responds).toEqual([]);
     const replies = await until(
-      () => agentReplies(world, created.session.id),
+      () => agentReplies(suite.world, created.session.id),
       (all) => all.includes(`You said: ${formatted}`),
     );
     expect(replies.filter((reply) => reply === `You said: ${formatted}`)).toHaveLength(1);
@@ -155,7 +144,7 @@ describe('answering a historical question in a new message', () => {
   });
 
   it('keeps one admission key across a lost reply, a failure and a reload, so one message lands', async () => {
-    const created = await askingTask(world, 'History, skipped', '/ask');
+    const created = await askingTask(suite.world, 'History, skipped', '/ask');
     await respond(await pendingIdOf(created.session.id), {
       rejected: true,
       reject_reason: 'not now',
@@ -180,7 +169,7 @@ describe('answering a historical question in a new message', () => {
         await route.continue();
       }
     });
-    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    await page.goto(`${suite.world.origin}/sessions/${created.session.id}`);
     await row(page, 'q1').getByText('Skipped', { exact: true }).waitFor(WAIT);
 
     const formatted = 'How should I create the configuration file?\nNo file';
@@ -213,9 +202,9 @@ describe('answering a historical question in a new message', () => {
     const keys = new Set(recorded.messages.map((message) => message.admission_key));
     expect(keys.size).toBe(1);
     await settled(created);
-    const sent = await userMessages(world, created.session.id);
+    const sent = await userMessages(suite.world, created.session.id);
     expect(sent.filter((text) => text === formatted)).toHaveLength(1);
-    const replies = await agentReplies(world, created.session.id);
+    const replies = await agentReplies(suite.world, created.session.id);
     expect(replies.filter((reply) => reply === `You said: ${formatted}`)).toHaveLength(1);
     expect(recorded.responds).toEqual([]);
     await context.close();

@@ -6,9 +6,9 @@
  * Shift+Enter on desktop; skip, Retry and the transcript's form at phone
  * size with 44 px targets and no sideways scrolling.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { askingTask, type World } from './support/harness.js';
+import { askingTask } from './support/harness.js';
 import {
   agentReplies,
   agentSaid,
@@ -22,25 +22,14 @@ import {
   RESPOND,
   sessionState,
   smallTargets,
-  startSuite,
+  useSuite,
   until,
   WAIT,
-  type Suite,
 } from './support/clarification-pages.js';
 import { scriptRoute } from './support/scripted-route.js';
 
 describe('clarification focus, keyboard and phone layout in Chromium', () => {
-  let suite: Suite;
-  let world: World;
-
-  beforeAll(async () => {
-    suite = await startSuite();
-    world = suite.world;
-  });
-
-  afterAll(async () => {
-    await suite.close();
-  });
+  const suite = useSuite();
 
   function focusedTestId(page: Page): Promise<string | null> {
     return page.evaluate<string | null>('document.activeElement?.dataset.testid ?? null');
@@ -60,10 +49,10 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
   }
 
   it('collapses on Escape without rejecting, gives focus to the composer, and expands into focus', async () => {
-    const created = await askingTask(world, 'Escape is local', '/ask-multi');
+    const created = await askingTask(suite.world, 'Escape is local', '/ask-multi');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
 
     await option(page, 'Hosted').click(); // advances: the clicked option goes away
     await expect(focusInOverlay(page)).resolves.toBe(true);
@@ -72,8 +61,8 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
     await expect(focusedTestId(page)).resolves.toBe('composer-input');
 
     expect(recorded.responds).toEqual([]);
-    await expect(pendingIds(world, created.session.id)).resolves.toHaveLength(1);
-    await expect(sessionState(world, created.session.id, created.task.id)).resolves.toBe(
+    await expect(pendingIds(suite.world, created.session.id)).resolves.toHaveLength(1);
+    await expect(sessionState(suite.world, created.session.id, created.task.id)).resolves.toBe(
       'waiting_for_input',
     );
 
@@ -94,11 +83,11 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
   });
 
   it('acts on shortcuts only while the overlay has focus, and not while submitting', async () => {
-    const created = await askingTask(world, 'Scoped shortcuts', '/ask-multi');
+    const created = await askingTask(suite.world, 'Scoped shortcuts', '/ask-multi');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     const held = await holdFirst(page, RESPOND);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
 
     await page.getByTestId('composer-input').click();
     await page.keyboard.type('12');
@@ -151,10 +140,10 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
   });
 
   it('submits custom text with Enter and keeps Shift+Enter as a new line on desktop', async () => {
-    const created = await askingTask(world, 'Desktop Enter', '/ask');
+    const created = await askingTask(suite.world, 'Desktop Enter', '/ask');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
     const custom = page.getByTestId('clarification-custom');
     await custom.click();
     await page.keyboard.type('first line');
@@ -173,7 +162,7 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
         rejected: false,
       },
     ]);
-    const replies = await agentReplies(world, created.session.id);
+    const replies = await agentReplies(suite.world, created.session.id);
     expect(replies).toContain('Answer to q1: wrote "first line\nsecond line"');
     await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
     await expect(focusedTestId(page)).resolves.toBe('composer-input');
@@ -181,10 +170,10 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
   });
 
   it('skips at phone size with 44 px targets and no sideways scrolling', async () => {
-    const created = await askingTask(world, 'Phone skip', '/ask');
+    const created = await askingTask(suite.world, 'Phone skip', '/ask');
     const { context, page } = await suite.phone();
     const recorded = recordRequests(page);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
     await expect(smallTargets(page, 'clarification-overlay')).resolves.toEqual([]);
 
     await page.getByTestId('clarification-skip').tap();
@@ -194,7 +183,7 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
     await expect(smallTargets(page, 'clarification-banner')).resolves.toEqual([]);
     expect(recorded.responds).toEqual([{ rejected: true, reject_reason: 'User skipped' }]);
     await until(
-      () => sessionState(world, created.session.id, created.task.id),
+      () => sessionState(suite.world, created.session.id, created.task.id),
       (state) => state === 'idle',
     );
     await expect(overflowsHorizontally(page)).resolves.toBe(false);
@@ -223,10 +212,10 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
   });
 
   it('retries at phone size: the answer is kept and Retry is a 44 px target', async () => {
-    const created = await askingTask(world, 'Phone retry', '/ask');
+    const created = await askingTask(suite.world, 'Phone retry', '/ask');
     const { context, page } = await suite.phone();
     const responds = await scriptRoute(page, RESPOND, ['unavailable']);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
     await option(page, 'Hand-written').tap();
     const error = banner(page, 'error');
     await error.waitFor(WAIT);

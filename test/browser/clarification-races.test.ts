@@ -10,9 +10,9 @@
  * edge while the test acts through the REST API, then letting it go on to
  * the server, which decides.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
-import { api, askingTask, type World } from './support/harness.js';
+import { api, askingTask } from './support/harness.js';
 import {
   agentReplies,
   agentSaid,
@@ -27,11 +27,10 @@ import {
   RESPOND,
   sendMessage,
   sessionState,
-  startSuite,
+  useSuite,
   until,
   userMessages,
   WAIT,
-  type Suite,
 } from './support/clarification-pages.js';
 import { scriptRoute } from './support/scripted-route.js';
 
@@ -39,41 +38,31 @@ const CONFIG_PROMPT = 'How should I create the configuration file?';
 const RESUMED = 'You previously asked the user, and they have now answered:';
 
 describe('clarification races in Chromium', () => {
-  let suite: Suite;
-  let world: World;
-
-  beforeAll(async () => {
-    suite = await startSuite();
-    world = suite.world;
-  });
-
-  afterAll(async () => {
-    await suite.close();
-  });
+  const suite = useSuite();
 
   /** A task whose question has detached: the agent's turn ended and the session is idle. */
   async function detachedTask(title: string) {
-    const created = await askingTask(world, title, '/ask-detach');
+    const created = await askingTask(suite.world, title, '/ask-detach');
     await until(
-      () => sessionState(world, created.session.id, created.task.id),
+      () => sessionState(suite.world, created.session.id, created.task.id),
       (state) => state === 'idle',
     );
     return created;
   }
 
   it('shows the winner’s answers when another responder claims first, and the agent gets one answer', async () => {
-    const created = await askingTask(world, 'Lost race', '/ask');
+    const created = await askingTask(suite.world, 'Lost race', '/ask');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     const held = await holdFirst(page, RESPOND);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
     const pendingId = await overlayPendingId(page);
     const ownResponse = page.waitForResponse((response) => response.url().endsWith('/respond'));
 
     await option(page, 'Generated').click();
     await held.arrived;
     const winner = await api<{ claimed: boolean }>(
-      world,
+      suite.world,
       'POST',
       `/api/v1/clarification/${pendingId}/respond`,
       { answers: [{ question_id: 'q1', selected_options: ['hand_written'] }] },
@@ -94,7 +83,7 @@ describe('clarification races in Chromium', () => {
 
     await agentSaid(page, 'Answer to q1: "Hand-written"').waitFor(WAIT);
     const replies = await until(
-      () => agentReplies(world, created.session.id),
+      () => agentReplies(suite.world, created.session.id),
       (all) => all.some((reply) => reply.startsWith('Answer to')),
     );
     expect(replies.filter((reply) => reply.startsWith('Answer to'))).toEqual([
@@ -110,10 +99,10 @@ describe('clarification races in Chromium', () => {
   });
 
   it('says a detached question will resume the agent, and the answer resumes it once', async () => {
-    const created = await askingTask(world, 'Detached', '/ask-detach');
+    const created = await askingTask(suite.world, 'Detached', '/ask-detach');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
 
     const detached = banner(page, 'detached');
     await detached.waitFor(WAIT);
@@ -127,10 +116,10 @@ describe('clarification races in Chromium', () => {
     await banner(page, 'resolved').waitFor(WAIT);
     await agentSaid(page, 'A1: The user selected "No file".').waitFor(WAIT);
     await until(
-      () => sessionState(world, created.session.id, created.task.id),
+      () => sessionState(suite.world, created.session.id, created.task.id),
       (state) => state === 'idle',
     );
-    const replies = await agentReplies(world, created.session.id);
+    const replies = await agentReplies(suite.world, created.session.id);
     expect(replies.filter((reply) => reply.includes(RESUMED))).toHaveLength(1);
     expect(recorded.responds).toHaveLength(1);
     expect(recorded.messages).toHaveLength(0);
@@ -142,19 +131,19 @@ describe('clarification races in Chromium', () => {
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     const held = await holdFirst(page, RESPOND);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
     const ownResponse = page.waitForResponse((response) => response.url().endsWith('/respond'));
 
     await option(page, 'Generated').click();
     await held.arrived;
     // A newer turn starts while the answer is on its way: the question is superseded.
-    await sendMessage(world, created.session.id, 'let us talk about something else');
+    await sendMessage(suite.world, created.session.id, 'let us talk about something else');
     await until(
-      () => agentReplies(world, created.session.id),
+      () => agentReplies(suite.world, created.session.id),
       (all) => all.includes('You said: let us talk about something else'),
     );
     await until(
-      () => sessionState(world, created.session.id, created.task.id),
+      () => sessionState(suite.world, created.session.id, created.task.id),
       (state) => state === 'idle',
     );
     held.release();
@@ -164,7 +153,7 @@ describe('clarification races in Chromium', () => {
     await banner(page, 'late-sent').waitFor(WAIT);
     await agentSaid(page, `You said: ${CONFIG_PROMPT}`).waitFor(WAIT);
     expect(recorded.messages.map((message) => message.text)).toEqual([formatted]);
-    const sent = await userMessages(world, created.session.id);
+    const sent = await userMessages(suite.world, created.session.id);
     expect(sent.filter((text) => text === formatted)).toHaveLength(1);
     await expect(page.getByTestId('clarification-overlay').count()).resolves.toBe(0);
     await context.close();
@@ -191,16 +180,16 @@ describe('clarification races in Chromium', () => {
       }
       await route.continue();
     });
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
     const oldId = await overlayPendingId(page);
 
     await option(page, 'Hand-written').click();
     await held.arrived;
     // The newer turn asks again, so the session waits for input and new messages queue.
-    await sendMessage(world, created.session.id, '/ask Which database should I use?');
+    await sendMessage(suite.world, created.session.id, '/ask Which database should I use?');
     const newId = (
       await until(
-        () => pendingIds(world, created.session.id),
+        () => pendingIds(suite.world, created.session.id),
         (ids) => ids.some((id) => id !== oldId),
       )
     ).find((id) => id !== oldId);
@@ -222,7 +211,7 @@ describe('clarification races in Chromium', () => {
     expect(recorded.messages.map((message) => message.text)).toEqual([formatted, formatted]);
     expect(recorded.messages[1]?.admission_key).toBe(recorded.messages[0]?.admission_key);
     const queue = await api<{ items: { text: string }[] }>(
-      world,
+      suite.world,
       'GET',
       `/api/v1/sessions/${created.session.id}/queue`,
     );
@@ -249,13 +238,13 @@ describe('clarification races in Chromium', () => {
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     const held = await holdFirst(page, RESPOND);
-    await openSession(world, page, created.session.id);
+    await openSession(suite.world, page, created.session.id);
 
     await page.getByTestId('clarification-skip').click();
     await held.arrived;
-    await sendMessage(world, created.session.id, 'never mind');
+    await sendMessage(suite.world, created.session.id, 'never mind');
     await until(
-      () => agentReplies(world, created.session.id),
+      () => agentReplies(suite.world, created.session.id),
       (all) => all.includes('You said: never mind'),
     );
     held.release();
@@ -263,7 +252,7 @@ describe('clarification races in Chromium', () => {
     await banner(page, 'expired').waitFor(WAIT);
     expect(recorded.responds).toEqual([{ rejected: true, reject_reason: 'User skipped' }]);
     expect(recorded.messages).toHaveLength(0);
-    await expect(userMessages(world, created.session.id)).resolves.toEqual([
+    await expect(userMessages(suite.world, created.session.id)).resolves.toEqual([
       '/ask-detach',
       'never mind',
     ]);
@@ -271,11 +260,11 @@ describe('clarification races in Chromium', () => {
   });
 
   it('never turns a server error, a malformed reply or a timeout into a message', async () => {
-    const created = await askingTask(world, 'Errors are not late answers', '/ask');
+    const created = await askingTask(suite.world, 'Errors are not late answers', '/ask');
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     const responds = await scriptRoute(page, RESPOND, ['internal', 'malformed', 'silent']);
-    await openSession(world, page, created.session.id, '?respond_deadline_ms=1000');
+    await openSession(suite.world, page, created.session.id, '?respond_deadline_ms=1000');
     const error = banner(page, 'error');
 
     await option(page, 'Generated').click();
@@ -296,7 +285,7 @@ describe('clarification races in Chromium', () => {
     await error.getByRole('button', { name: 'Retry' }).click();
     await agentSaid(page, 'Answer to q1: "Generated"').waitFor(WAIT);
     expect(recorded.messages).toHaveLength(0);
-    await expect(userMessages(world, created.session.id)).resolves.toEqual(['/ask']);
+    await expect(userMessages(suite.world, created.session.id)).resolves.toEqual(['/ask']);
     await context.close();
   });
 });

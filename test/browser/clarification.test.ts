@@ -4,42 +4,31 @@
  * network failure and the client deadline, a late answer, and the phone
  * layout. Screenshots go to dist/test-artifacts/.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
-import { api, askingTask, type World } from './support/harness.js';
+import { api, askingTask } from './support/harness.js';
 import {
   agentSaid,
   openSession as openSessionIn,
   option,
   RESPOND,
-  startSuite,
+  useSuite,
   WAIT,
-  type Suite,
 } from './support/clarification-pages.js';
 import { scriptRoute } from './support/scripted-route.js';
 
 describe('the web app in Chromium', () => {
-  let suite: Suite;
-  let world: World;
-
-  beforeAll(async () => {
-    suite = await startSuite();
-    world = suite.world;
-  });
-
-  afterAll(async () => {
-    await suite.close();
-  });
+  const suite = useSuite();
 
   const desktop = () => suite.desktop();
   const shoot = (page: Page, name: string, fullPage = true) => suite.shoot(page, name, fullPage);
   const openSession = (page: Page, sessionId: string, query = '') =>
-    openSessionIn(world, page, sessionId, query);
+    openSessionIn(suite.world, page, sessionId, query);
 
   it('answers a single question from the inbox and the agent quotes the label', async () => {
     const { context, page } = await desktop();
-    const created = await askingTask(world, 'Single question', '/ask');
-    await page.goto(`${world.origin}/`);
+    const created = await askingTask(suite.world, 'Single question', '/ask');
+    await page.goto(`${suite.world.origin}/`);
     const item = page.locator(`[data-testid="inbox-item"]`).filter({ hasText: 'Single question' });
     await item.waitFor(WAIT);
     await expect(item.textContent()).resolves.toContain(
@@ -74,7 +63,7 @@ describe('the web app in Chromium', () => {
     // The agent's later report of its tool call revises the one row live.
     await toolCall.locator('[data-status="completed"]').waitFor(WAIT);
     await expect(toolCall.count()).resolves.toBe(1);
-    await page.goto(`${world.origin}/`);
+    await page.goto(`${suite.world.origin}/`);
     await page.getByTestId('inbox-empty').or(page.getByTestId('inbox-item')).first().waitFor(WAIT);
     await expect(
       page.locator(`[data-testid="inbox-item"]`).filter({ hasText: 'Single question' }).count(),
@@ -84,7 +73,7 @@ describe('the web app in Chromium', () => {
 
   it('steps through three questions, keeps choices on Back, and submits with Ctrl+Enter', async () => {
     const { context, page } = await desktop();
-    const created = await askingTask(world, 'Three questions', '/ask-multi');
+    const created = await askingTask(suite.world, 'Three questions', '/ask-multi');
     await openSession(page, created.session.id);
     const overlay = page.getByTestId('clarification-overlay');
     await expect(
@@ -127,7 +116,7 @@ describe('the web app in Chromium', () => {
 
   it('skips a question: the bundle is rejected and the session goes idle', async () => {
     const { context, page } = await desktop();
-    const created = await askingTask(world, 'Skip me', '/ask');
+    const created = await askingTask(suite.world, 'Skip me', '/ask');
     const bodies: unknown[] = [];
     page.on('request', (request) => {
       if (request.url().endsWith('/respond')) bodies.push(request.postDataJSON());
@@ -143,7 +132,7 @@ describe('the web app in Chromium', () => {
 
   it('keeps the answers after a 503 and a network failure, and Retry delivers them', async () => {
     const { context, page } = await desktop();
-    const created = await askingTask(world, 'Flaky network', '/ask');
+    const created = await askingTask(suite.world, 'Flaky network', '/ask');
     const responds = await scriptRoute(page, RESPOND, ['unavailable', 'network']);
     await openSession(page, created.session.id);
     await option(page, 'Hand-written').click();
@@ -165,7 +154,7 @@ describe('the web app in Chromium', () => {
 
   it('gives up after the client deadline with the answers kept, and Retry succeeds', async () => {
     const { context, page } = await desktop();
-    const created = await askingTask(world, 'Silent server', '/ask');
+    const created = await askingTask(suite.world, 'Silent server', '/ask');
     await scriptRoute(page, RESPOND, ['silent']);
     await openSession(page, created.session.id, '?respond_deadline_ms=1000');
     await page.getByTestId('clarification-custom').fill('keep it small');
@@ -185,7 +174,7 @@ describe('the web app in Chromium', () => {
 
   it('sends an affirmative answer to an inactive question as a new message, once', async () => {
     const { context, page } = await desktop();
-    const created = await askingTask(world, 'Gone stale', '/ask');
+    const created = await askingTask(suite.world, 'Gone stale', '/ask');
     await page.route(RESPOND, async (route: Route) => {
       await route.fulfill({
         status: 409,
@@ -211,7 +200,7 @@ describe('the web app in Chromium', () => {
     expect(admissions).toHaveLength(1);
     expect(admissions[0]?.text).toBe('How should I create the configuration file?\nNo file');
     const queue = await api<{ items: { text: string }[] }>(
-      world,
+      suite.world,
       'GET',
       `/api/v1/sessions/${created.session.id}/queue`,
     );
@@ -224,7 +213,7 @@ describe('the web app in Chromium', () => {
 
   it('works at phone size with touch: 44 px targets, no horizontal overflow, Send submits', async () => {
     const { context, page } = await suite.phone();
-    const created = await askingTask(world, 'On the phone', '/ask');
+    const created = await askingTask(suite.world, 'On the phone', '/ask');
     await openSession(page, created.session.id);
     await expect(page.evaluate('matchMedia("(pointer: coarse)").matches')).resolves.toBe(true);
 
@@ -255,7 +244,7 @@ describe('the web app in Chromium', () => {
       page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),
     ).resolves.toBe(true);
 
-    await page.goto(`${world.origin}/`);
+    await page.goto(`${suite.world.origin}/`);
     await page.getByTestId('task-link').first().waitFor(WAIT);
     await expect(
       page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'),

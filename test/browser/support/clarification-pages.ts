@@ -4,6 +4,7 @@
  * for the overlay, a recorder of the page's respond and message requests,
  * and REST helpers that read what the agent actually received.
  */
+import { afterAll, beforeAll } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
@@ -69,6 +70,36 @@ export async function startSuite(): Promise<Suite> {
       await world.close();
       if (screenshots.length > 0) console.log(`screenshots:\n${screenshots.join('\n')}`);
     },
+  };
+}
+
+/**
+ * The suite of the enclosing `describe`: started before its tests and closed
+ * after them. Its members are read when a test runs, not when it is defined.
+ */
+export function useSuite(): Suite {
+  let started: Suite | undefined;
+  beforeAll(async () => {
+    started = await startSuite();
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  const current = (): Suite => {
+    if (!started) throw new Error('the suite starts in beforeAll');
+    return started;
+  };
+  return {
+    get world() {
+      return current().world;
+    },
+    get browser() {
+      return current().browser;
+    },
+    desktop: () => current().desktop(),
+    phone: () => current().phone(),
+    shoot: (page, name, fullPage) => current().shoot(page, name, fullPage),
+    close: () => current().close(),
   };
 }
 

@@ -87,7 +87,12 @@ export async function startServer(
   logger: Logger,
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const store = await openStore(config.database, options);
+  const store = await openStore(config.database, {
+    onBackgroundFailure: (error) => {
+      logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
+    },
+    ...options,
+  });
   // The registry and the turns services come later; the host reaches them through these.
   let registry: UserInputRegistry | undefined;
   let turnsRef: TurnsDeps | undefined;

@@ -15,6 +15,7 @@ import { dialectFor, type Dialect, type Driver } from './dialect.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
+import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export type DatabaseTarget =
   | { readonly driver: 'sqlite'; readonly dataDir: string }
@@ -29,6 +30,10 @@ export interface OpenOptions {
   poolSize?: number;
   /** Kysely plugins around every query; tests inject a slow database this way. */
   plugins?: KyselyPlugin[];
+  /** SQLite: how often the background WAL checkpoint runs (`wal-checkpointer.ts`). */
+  checkpointIntervalMs?: number;
+  /** Told when background work stops and the store falls back to doing it inline. */
+  onBackgroundFailure?: (error: Error) => void;
 }
 
 export interface Store extends RepoContext {
@@ -68,17 +73,27 @@ export async function connectDatabase(
   target: DatabaseTarget,
   poolSize = 10,
 ): Promise<Kysely<Database>> {
+  return (await connect(target, poolSize)).db;
+}
+
+interface Connection {
+  db: Kysely<Database>;
+  /** SQLite's own handle and file, for the background WAL checkpoints. */
+  sqlite?: { database: BetterSqlite3.Database; file: string };
+}
+
+async function connect(target: DatabaseTarget, poolSize = 10): Promise<Connection> {
   return target.driver === 'sqlite'
     ? openSqlite(target.dataDir)
-    : await openPostgres(target.url, poolSize);
+    : { db: await openPostgres(target.url, poolSize) };
 }
 
 export async function openStore(target: DatabaseTarget, options: OpenOptions = {}): Promise<Store> {
   const dialect = dialectFor(target.driver);
-  const connection = await connectDatabase(target, options.poolSize);
+  const connection = await connect(target, options.poolSize);
   const db = (options.plugins ?? []).reduce(
     (wrapped, plugin) => wrapped.withPlugin(plugin),
-    connection,
+    connection.db,
   );
   const clock = options.clock ?? systemClock();
   const ids = options.ids ?? uuidSource;
@@ -86,6 +101,13 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
     const steps = (options.steps ?? schemaSteps)(dialect);
     const schema = await applySchema(db, dialect, steps);
     await dialect.refreshStatistics(db);
+    const checkpointer =
+      connection.sqlite === undefined
+        ? undefined
+        : startWalCheckpointer(connection.sqlite.database, connection.sqlite.file, {
+            ...(options.checkpointIntervalMs ? { intervalMs: options.checkpointIntervalMs } : {}),
+            ...(options.onBackgroundFailure ? { onFailure: options.onBackgroundFailure } : {}),
+          });
     return {
       driver: target.driver,
       dialect,
@@ -99,7 +121,12 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
         await sql`SELECT 1`.execute(db);
       },
       refreshStatistics: () => dialect.refreshStatistics(db),
-      close: () => db.destroy(),
+      close: async () => {
+        // First, so that the serving connection is the last one and its close
+        // checkpoints the rest of the WAL and removes it.
+        await checkpointer?.stop();
+        await db.destroy();
+      },
     };
   } catch (error) {
     await db.destroy();
@@ -107,11 +134,12 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
   }
 }
 
-function openSqlite(dataDir: string): Kysely<Database> {
+function openSqlite(dataDir: string): Connection {
+  const file = join(dataDir, SQLITE_FILE);
   let database: BetterSqlite3.Database;
   try {
     mkdirSync(dataDir, { recursive: true });
-    database = new BetterSqlite3(join(dataDir, SQLITE_FILE));
+    database = new BetterSqlite3(file);
     database.pragma('journal_mode = WAL');
   } catch (error) {
     throw new StoreOpenError(
@@ -125,9 +153,10 @@ function openSqlite(dataDir: string): Kysely<Database> {
   // crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
   database.pragma('busy_timeout = 5000');
-  return new Kysely<Database>({
+  const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
   });
+  return { db, sqlite: { database, file } };
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Kysely<Database>> {

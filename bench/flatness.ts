@@ -1,9 +1,13 @@
 /**
- * Benchmarks 1 and 2 on one driver: respond latency with a small and a large
- * number of unrelated messages, then at the large size with the ordered
- * pending-ID index dropped (only the bare one left), then with the bare one
- * dropped too (only the session-leading one, which a pending-ID-only claim
- * cannot seek). Each step records the claim's plan, so a scan shows as one.
+ * Benchmarks 1 and 2 on one driver. Two servers run side by side in this
+ * process: the baseline over a small number of unrelated messages, the other
+ * over a large number. Every scenario takes its samples interleaved with the
+ * baseline's (see `interleavedSeries`), so its ratio compares the two sizes
+ * under the same machine conditions. The scenarios: the large store with
+ * every index, then with the ordered pending-ID index dropped (only the bare
+ * one left), then with the bare one dropped too (only the session-leading
+ * one, which a pending-ID-only claim cannot seek). Each records the claim's
+ * plan, so a scan shows as one.
  */
 import {
   PENDING_ID_INDEX,
@@ -14,16 +18,18 @@ import {
   type Store,
 } from '../src/store/index.js';
 import { createFillers, dropIndex, loadUnrelated } from './bulk-data.js';
-import { startClarion } from './clarion-instance.js';
+import { startClarion, type ClarionInstance } from './clarion-instance.js';
 import { BenchClient } from './http-client.js';
 import type { BenchSizes } from './options.js';
 import type { BenchPostgres } from './postgres.js';
-import { respondSeries, type SeriesResult } from './respond-series.js';
+import { interleavedSeries, type RespondTarget, type SeriesResult } from './respond-series.js';
 import { ratio, round } from './stats.js';
 
 export interface ScenarioResult extends SeriesResult {
   unrelated: number;
   indexes: string;
+  /** The baseline's samples, taken in alternation with this scenario's. */
+  baseline: SeriesResult;
   claimPlan: string[];
   /**
    * How the claim reaches the bundle's rows: `seek` on a pending-ID-leading
@@ -35,11 +41,12 @@ export interface ScenarioResult extends SeriesResult {
 
 export interface FlatnessResult {
   driver: Driver;
+  baselineUnrelated: number;
   generationMs: { small: number; large: number };
-  small: ScenarioResult;
   large: ScenarioResult;
   bareIndexOnly: ScenarioResult;
   sessionIndexOnly: ScenarioResult;
+  /** Each scenario's p50 and p99 over those of the baseline samples interleaved with it. */
   ratios: {
     largeVsSmall: { p50: number; p99: number };
     bareOnlyVsSmall: { p50: number; p99: number };
@@ -48,6 +55,8 @@ export interface FlatnessResult {
 }
 
 const SCAN = /SCAN task_session_messages\b(?! r\b)|Seq Scan on task_session_messages\b(?! r\b)/;
+const SEED = 7;
+const SCENARIOS = 3;
 
 export async function measureFlatness(
   driver: Driver,
@@ -55,74 +64,93 @@ export async function measureFlatness(
   postgres: BenchPostgres | undefined,
   log: (line: string) => void = () => {},
 ): Promise<FlatnessResult> {
-  const instance = await startClarion(driver, postgres);
-  const client = new BenchClient(instance.server.url);
-  try {
-    const { store } = instance.server;
-    // A fresh session per scenario: the respond path also reads the session's
-    // own transcript (see RESULTS.md), which would otherwise grow from one
-    // scenario to the next and blur what the unrelated rows cost.
-    const sessions = await instance.seedSessions(4);
-    await createFillers(store, sizes.fillerSessions);
-    const counts = { warmup: sizes.warmup, samples: sizes.flatSamples };
-    const scenario = async (label: string, unrelated: number, indexes: string, n = counts) => {
+  const opened: { instance: ClarionInstance; client: BenchClient }[] = [];
+  const open = async (unrelated: number) => {
+    const instance = await startClarion(driver, postgres);
+    const client = new BenchClient(instance.server.url);
+    opened.push({ instance, client });
+    // A fresh session per scenario on each side, so no scenario's transcript
+    // carries the previous one's answered bundles.
+    const sessions = await instance.seedSessions(SCENARIOS);
+    await createFillers(instance.server.store, sizes.fillerSessions);
+    const ms = await loadUnrelated(instance.server.store, {
+      from: 0,
+      to: unrelated,
+      seed: SEED,
+      questionEvery: 100,
+    });
+    const target = (): RespondTarget => {
       const sessionId = sessions.shift();
       if (!sessionId) throw new Error('no fresh session left');
-      const series = await respondSeries(instance, client, sessionId, label, n);
-      const claimPlan = await claimPlanOf(store);
+      return { instance, client, sessionId };
+    };
+    return { store: instance.server.store, target, ms };
+  };
+  try {
+    const small = await open(sizes.small);
+    const large = await open(sizes.large);
+    log(`${driver}: ${sizes.large} rows generated in ${round(large.ms / 1000, 1)} s`);
+
+    const scenario = async (
+      label: string,
+      indexes: string,
+      counts = { warmup: sizes.warmup, samples: sizes.flatSamples },
+    ): Promise<ScenarioResult> => {
+      const [baseline, series] = await interleavedSeries(
+        small.target(),
+        large.target(),
+        label,
+        counts,
+      );
+      const claimPlan = await claimPlanOf(large.store);
       return {
         ...series,
-        unrelated,
+        unrelated: sizes.large,
         indexes,
+        baseline,
         claimPlan,
         claimAccess: accessOf(claimPlan),
       };
     };
-
-    const seed = 7;
-    const smallMs = await loadUnrelated(store, {
-      from: 0,
-      to: sizes.small,
-      seed,
-      questionEvery: 100,
-    });
-    const small = await scenario('small', sizes.small, 'all');
-    const largeMs = await loadUnrelated(store, {
-      from: sizes.small,
-      to: sizes.large,
-      seed,
-      questionEvery: 100,
-    });
-    log(`${driver}: ${sizes.large - sizes.small} rows generated in ${round(largeMs / 1000, 1)} s`);
-    const large = await scenario('large', sizes.large, 'all');
-    await dropIndex(store, PENDING_ID_ORDERED_INDEX);
-    const bareIndexOnly = await scenario('bare', sizes.large, 'bare pending-ID + session-leading');
-    await dropIndex(store, PENDING_ID_LOOKUP_INDEX);
-    const sessionIndexOnly = await scenario('session', sizes.large, 'session-leading only', {
+    const largeAll = await scenario('large', 'all');
+    await dropIndex(large.store, PENDING_ID_ORDERED_INDEX);
+    const bareIndexOnly = await scenario('bare', 'bare pending-ID + session-leading');
+    await dropIndex(large.store, PENDING_ID_LOOKUP_INDEX);
+    const sessionIndexOnly = await scenario('session', 'session-leading only', {
       warmup: 1,
       samples: sizes.scanSamples,
     });
-    const versus = (other: ScenarioResult) => ({
-      p50: ratio(other.latency.p50Ms, small.latency.p50Ms),
-      p99: ratio(other.latency.p99Ms, small.latency.p99Ms),
+    const versusBaseline = ({ latency, baseline }: ScenarioResult) => ({
+      p50: ratio(latency.p50Ms, baseline.latency.p50Ms),
+      p99: ratio(latency.p99Ms, baseline.latency.p99Ms),
     });
     return {
       driver,
-      generationMs: { small: round(smallMs, 0), large: round(largeMs, 0) },
-      small,
-      large,
+      baselineUnrelated: sizes.small,
+      generationMs: { small: round(small.ms, 0), large: round(large.ms, 0) },
+      large: largeAll,
       bareIndexOnly,
       sessionIndexOnly,
       ratios: {
-        largeVsSmall: versus(large),
-        bareOnlyVsSmall: versus(bareIndexOnly),
-        sessionOnlyVsSmall: versus(sessionIndexOnly),
+        largeVsSmall: versusBaseline(largeAll),
+        bareOnlyVsSmall: versusBaseline(bareIndexOnly),
+        sessionOnlyVsSmall: versusBaseline(sessionIndexOnly),
       },
     };
   } finally {
-    client.close();
-    await instance.close();
+    for (const { instance, client } of opened) {
+      client.close();
+      await instance.close();
+    }
   }
+}
+
+/** Failed responds in every scenario and in the baseline samples beside them. */
+export function flatnessFailures(result: FlatnessResult): number {
+  return [result.large, result.bareIndexOnly, result.sessionIndexOnly].reduce(
+    (sum, scenario) => sum + scenario.failures + scenario.baseline.failures,
+    0,
+  );
 }
 
 function accessOf(plan: readonly string[]): ScenarioResult['claimAccess'] {

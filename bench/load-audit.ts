@@ -27,6 +27,8 @@ export interface DatabaseAudit {
   resumed: string[];
   pendingRows: number;
   deliveryIntents: number;
+  /** When each bundle's question row was written (epoch ms), for the slow-cycle diagnosis. */
+  writtenAtMs: ReadonlyMap<string, number>;
 }
 
 export interface Tally {
@@ -102,9 +104,14 @@ export async function auditDatabase(
       .execute();
     const rows = await store.db
       .selectFrom('task_session_messages')
-      .select('metadata')
+      .select(['metadata', 'created_at'])
       .where('type', '=', CLARIFICATION_TYPE)
       .execute();
+    const writtenAtMs = new Map<string, number>();
+    for (const row of rows) {
+      const pendingId = parseMetadata(row.metadata).pending_id;
+      if (typeof pendingId === 'string') writtenAtMs.set(pendingId, Date.parse(row.created_at));
+    }
     return {
       resumed: resumes.flatMap((turn) => {
         const pendingId = parseMetadata(turn.metadata).prompt_dispatch_clarification_pending_id;
@@ -112,6 +119,7 @@ export async function auditDatabase(
       }),
       pendingRows: rows.filter((row) => parseMetadata(row.metadata).status === 'pending').length,
       deliveryIntents: (await rowsWithDeliveryIntent(store)).length,
+      writtenAtMs,
     };
   } finally {
     await store.close();

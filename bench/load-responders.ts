@@ -21,9 +21,16 @@ export interface ResponderReply {
   selected: string[] | undefined;
 }
 
+/** When the responders first saw a bundle's question, and first got a 200 for it (`performance.now()`). */
+export interface ResponderTiming {
+  seenAtMs: number;
+  repliedAtMs: number | undefined;
+}
+
 export interface Responders {
   /** Replies per pending ID, in arrival order. */
   readonly replies: ReadonlyMap<string, readonly ResponderReply[]>;
+  readonly timings: ReadonlyMap<string, ResponderTiming>;
   /** The first few replies that were not 200 (body or error message), to say why. */
   readonly unexpected: readonly string[];
   /** Resolves once every answer already sent has its reply. */
@@ -55,6 +62,7 @@ export async function startResponders(
   count: number,
 ): Promise<Responders> {
   const replies = new Map<string, ResponderReply[]>();
+  const timings = new Map<string, ResponderTiming>();
   const unexpected: string[] = [];
   const note = (line: string) => {
     if (unexpected.length < MAX_UNEXPECTED) unexpected.push(line);
@@ -64,8 +72,14 @@ export async function startResponders(
   const clients: BenchClient[] = [];
 
   const answer = (responder: number, client: BenchClient, pendingId: string, option: string) => {
+    const timing = timings.get(pendingId) ?? {
+      seenAtMs: performance.now(),
+      repliedAtMs: undefined,
+    };
+    timings.set(pendingId, timing);
     const record = (reply: ResponderReply) => {
       replies.set(pendingId, [...(replies.get(pendingId) ?? []), reply]);
+      if (reply.status === 200) timing.repliedAtMs ??= performance.now();
     };
     const sent = client
       .post(
@@ -108,6 +122,7 @@ export async function startResponders(
 
   return {
     replies,
+    timings,
     unexpected,
     async settled() {
       while (inFlight.size > 0) await Promise.all(inFlight);

@@ -20,10 +20,22 @@
  *   than the winner's answer;
  * - 5xx: every HTTP response of the server, REST and MCP alike.
  */
+import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Driver } from '../src/store/index.js';
+import { SQLITE_FILE, type Driver } from '../src/store/index.js';
 import { askArgs } from './clarion-instance.js';
 import { auditDatabase, tally, type Received, type Tally } from './load-audit.js';
+import {
+  cycleStages,
+  serverLoopDelay,
+  slowestCycles,
+  watchFileSize,
+  type AnsweredCycle,
+  type CycleStages,
+  type LoopDelay,
+  type SlowCycle,
+} from './load-diagnostics.js';
 import { loadTag, startResponders } from './load-responders.js';
 import { askQuestion, connectAgent, type AskOutcome } from './mcp-agent.js';
 import type { BenchSizes } from './options.js';
@@ -41,10 +53,17 @@ export interface LoadResult extends Tally {
   answered: number;
   perSecond: number;
   cycle: LatencySummary;
+  stages: CycleStages;
+  /** The slowest answered cycles, stage by stage, and when in the run they started (s). */
+  slowest: SlowCycle[];
+  /** Event-loop delay over the run, ms: the server's (from its `/metrics`) and the load generator's. */
+  loopDelay: { server: LoopDelay; generator: LoopDelay };
   /** Agent requests sent again after a connection reset (see `mcp-agent.ts`). */
   retried: number;
   /** Mean resident memory over the first and the second half of the run. */
   rss: { firstMeanMiB: number; lastMeanMiB: number; lastVsFirst: number; maxMiB: number };
+  /** SQLite: the largest the WAL file grew during the run (checkpoints keep it bounded). */
+  walMaxMiB: number | undefined;
   /** Left in the database after the run: none of either when every answer was handed off. */
   leftover: { pendingRows: number; deliveryIntents: number };
   /** The first few responder replies that were not 200, and agent calls that failed. */
@@ -94,10 +113,19 @@ export async function measureLoad(
     const received: Received[] = [];
     const failedCalls: string[] = [];
     const cycleMs: number[] = [];
+    const answeredCycles: AnsweredCycle[] = [];
     let asks = 0;
     // One controller per call: the SDK leaves its listener on the signal it is given.
     const inFlight = new Set<AbortController>();
-    const sampler = sampleRss(server, Math.max(50, Math.round(sizes.loadMs / RSS_SAMPLES)));
+    await serverLoopDelay(server.url);
+    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+    generatorLoop.enable();
+    const everyMs = Math.max(50, Math.round(sizes.loadMs / RSS_SAMPLES));
+    const sampler = sampleRss(server, everyMs);
+    const walWatch =
+      seeded.target.driver === 'sqlite'
+        ? watchFileSize(join(seeded.target.dataDir, `${SQLITE_FILE}-wal`), everyMs)
+        : undefined;
     const started = performance.now();
     const deadline = started + sizes.loadMs;
     const grace = setTimeout(() => {
@@ -127,12 +155,28 @@ export async function measureLoad(
           inFlight.delete(call);
           if (outcome.status === 'answered' && outcome.pendingId !== undefined) {
             received.push({ pendingId: outcome.pendingId, selected: outcome.selected });
+            answeredCycles.push({
+              agent,
+              cycle,
+              pendingId: outcome.pendingId,
+              startedAtMs: t0,
+              endedAtMs: performance.now(),
+            });
           }
         }
       }),
     );
     await new Promise((resolve) => setTimeout(resolve, sizes.loadMs));
     const rss = await sampler.stop();
+    generatorLoop.disable();
+    const loopDelay = {
+      server: await serverLoopDelay(server.url),
+      generator: {
+        p99Ms: round(generatorLoop.percentile(99) / 1e6, 1),
+        maxMs: round(generatorLoop.max / 1e6, 1),
+      },
+    };
+    const walMaxMiB = walWatch?.stop();
     await agentsDone;
     clearTimeout(grace);
     await responders.settled();
@@ -153,10 +197,14 @@ export async function measureLoad(
       answered: received.length,
       perSecond: round((received.length / durationMs) * 1000, 1),
       cycle: summarize(cycleMs),
+      stages: cycleStages(answeredCycles, responders.timings),
+      slowest: slowestCycles(answeredCycles, responders.timings, database.writtenAtMs, started),
+      loopDelay,
       ...counts,
       serverErrors: counts.serverErrors + mcpServerErrors,
       retried,
       rss: rssHalves(rss, sizes.loadMs),
+      walMaxMiB,
       leftover: { pendingRows: database.pendingRows, deliveryIntents: database.deliveryIntents },
       unexpected: [...responders.unexpected, ...failedCalls],
     };

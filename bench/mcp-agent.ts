@@ -42,10 +42,11 @@ export async function connectAgent(
 
 /**
  * `fetch`, sending a request once more when its connection was reset before
- * any response: the server closes idle keep-alive sockets after 5 s, and a
- * client whose timers run late on a busy machine reuses one just as it
- * closes. Sending again is what an agent must do and is safe here: an
- * identical `ask_user_question` retry reuses its bundle (DESIGN §5).
+ * any response. The server keeps idle connections 65 s, longer than the
+ * client's own idle timeout, so a reused socket should never be one the
+ * server is closing; when it was (that was the case with a 5 s server
+ * timeout), sending again is what an agent must do, is safe (an identical
+ * `ask_user_question` retry reuses its bundle, DESIGN §5) and is counted.
  */
 function retryingFetch(options: AgentOptions) {
   return async (url: string | URL, init?: RequestInit): Promise<Response> => {

@@ -2,7 +2,7 @@
  * The closing table: every measured ratio beside its goal from issue 7, with
  * a pass mark where the issue sets a goal.
  */
-import type { FlatnessResult } from './flatness.js';
+import { flatnessFailures, type FlatnessResult } from './flatness.js';
 import type { FloorResult } from './floor.js';
 import type { LoadResult } from './load.js';
 import type { PeerResult } from './peer.js';
@@ -32,18 +32,12 @@ function row(
 }
 
 export function flatnessRows(result: FlatnessResult): GoalRow[] {
-  const { driver, ratios, small, large } = result;
+  const { driver, ratios } = result;
   const flat = within(0.85, 1.15);
   return [
     row(`1 flatness ${driver}`, 'respond p50 1M/1k', ratios.largeVsSmall.p50, '0.85–1.15', flat),
     row(`1 flatness ${driver}`, 'respond p99 1M/1k', ratios.largeVsSmall.p99, '0.85–1.15', flat),
-    row(
-      `1 flatness ${driver}`,
-      'failed responds',
-      small.failures + large.failures,
-      '0',
-      (v) => v === 0,
-    ),
+    row(`1 flatness ${driver}`, 'failed responds', flatnessFailures(result), '0', (v) => v === 0),
     row(`2 index ${driver}`, 'bare index only: p50 vs 1k', ratios.bareOnlyVsSmall.p50, 'report'),
     row(`2 index ${driver}`, 'bare index only: p99 vs 1k', ratios.bareOnlyVsSmall.p99, 'report'),
     row(
@@ -203,9 +197,30 @@ export function loadRows(result: LoadResult): GoalRow[] {
       within(0.9, 1.1),
     ),
     row(b, 'server RSS max MiB', result.rss.maxMiB, 'report'),
+    ...(result.walMaxMiB === undefined
+      ? []
+      : [row(b, 'SQLite WAL file max MiB', result.walMaxMiB, 'report')]),
     row(b, `answered asks (${result.raced} raced)`, result.answered, 'report'),
     row(b, 'cycles/s', result.perSecond, 'report'),
     row(b, 'cycle p99 ms', result.cycle.p99Ms, 'report'),
+    {
+      benchmark: b,
+      metric: 'p99 / max ms: ask to question seen; seen to agent; respond',
+      value: [result.stages.askToSeen, result.stages.seenToAgent, result.stages.respond]
+        .map((stage) => `${stage.p99Ms} / ${Math.round(stage.maxMs)}`)
+        .join('; '),
+      goal: 'report',
+      pass: null,
+    },
+    {
+      benchmark: b,
+      metric: 'event-loop delay p99 / max ms: server; load generator',
+      value: [result.loopDelay.server, result.loopDelay.generator]
+        .map((delay) => `${delay.p99Ms} / ${delay.maxMs}`)
+        .join('; '),
+      goal: 'report',
+      pass: null,
+    },
     row(b, 'answers resumed as a new turn (agent had stopped waiting)', result.resumed, 'report'),
     row(b, 'agent requests resent after a connection reset', result.retried, 'report'),
     {

@@ -13,23 +13,58 @@ export interface SeriesResult {
   failures: number;
 }
 
-export async function respondSeries(
-  instance: ClarionInstance,
-  client: BenchClient,
-  sessionId: string,
+/** One server, one session to ask in, one client to respond with. */
+export interface RespondTarget {
+  instance: ClarionInstance;
+  client: BenchClient;
+  sessionId: string;
+}
+
+/**
+ * Two series taken in alternation, one sample of each per round, in the
+ * order ABBA ABBA …, so that the machine's drift during the run (seen here
+ * at 1.5× within minutes) lands on both sides of their ratio alike, and
+ * neither side always runs right after the other.
+ */
+export async function interleavedSeries(
+  first: RespondTarget,
+  second: RespondTarget,
   label: string,
   counts: { warmup: number; samples: number },
-): Promise<SeriesResult> {
-  const samples: number[] = [];
-  let failures = 0;
+): Promise<[SeriesResult, SeriesResult]> {
+  const a = new SampleSeries(counts.warmup);
+  const b = new SampleSeries(counts.warmup);
   for (let index = 0; index < counts.warmup + counts.samples; index++) {
-    const { pendingId, done } = await instance.ask(sessionId, `${label} ${index}`);
+    const tag = `${label} ${index}`;
+    if (index % 2 === 0) {
+      await a.take(first, tag);
+      await b.take(second, tag);
+    } else {
+      await b.take(second, tag);
+      await a.take(first, tag);
+    }
+  }
+  return [a.result(), b.result()];
+}
+
+class SampleSeries {
+  private readonly samples: number[] = [];
+  private failures = 0;
+  private taken = 0;
+
+  constructor(private readonly warmup: number) {}
+
+  async take({ instance, client, sessionId }: RespondTarget, tag: string): Promise<void> {
+    const { pendingId, done } = await instance.ask(sessionId, tag);
     const started = performance.now();
     const reply = await instance.respond(client, pendingId);
     const ms = elapsedMs(started);
     const outcome = await done;
-    if (reply.status !== 200 || !outcome.ok || outcome.outcome !== 'answered') failures++;
-    if (index >= counts.warmup) samples.push(ms);
+    if (reply.status !== 200 || !outcome.ok || outcome.outcome !== 'answered') this.failures++;
+    if (this.taken++ >= this.warmup) this.samples.push(ms);
   }
-  return { latency: summarize(samples), failures };
+
+  result(): SeriesResult {
+    return { latency: summarize(this.samples), failures: this.failures };
+  }
 }

@@ -11,8 +11,17 @@ export interface LatencySummary {
   maxMs: number;
 }
 
+/** NaN throughout for no samples, so an empty stage shows as missing rather than as zero. */
 export function summarize(samplesMs: readonly number[]): LatencySummary {
-  if (samplesMs.length === 0) throw new Error('no samples to summarize');
+  if (samplesMs.length === 0) {
+    return {
+      samples: 0,
+      p50Ms: Number.NaN,
+      p99Ms: Number.NaN,
+      meanMs: Number.NaN,
+      maxMs: Number.NaN,
+    };
+  }
   const sorted = [...samplesMs].sort((a, b) => a - b);
   const total = sorted.reduce((sum, value) => sum + value, 0);
   return {

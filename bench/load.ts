@@ -24,6 +24,7 @@ import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SQLITE_FILE, type Driver } from '../src/store/index.js';
+import { measureAcceptRate, type AcceptRateResult } from './accept-rate.js';
 import { askArgs } from './clarion-instance.js';
 import { auditDatabase, tally, type Received, type Tally } from './load-audit.js';
 import {
@@ -56,6 +57,8 @@ export interface LoadResult extends Tally {
   stages: CycleStages;
   /** The slowest answered cycles, stage by stage, and when in the run they started (s). */
   slowest: SlowCycle[];
+  /** How fast this machine lets a busy Node server accept new connections (`accept-rate.ts`). */
+  platform: AcceptRateResult;
   /** Event-loop delay over the run, ms: the server's (from its `/metrics`) and the load generator's. */
   loopDelay: { server: LoopDelay; generator: LoopDelay };
   /** Agent requests sent again after a connection reset (see `mcp-agent.ts`). */
@@ -82,6 +85,8 @@ export async function measureLoad(
   postgres: BenchPostgres | undefined,
   log: (line: string) => void = () => {},
 ): Promise<LoadResult> {
+  // First, while nothing else runs: it measures the machine, not Clarion.
+  const platform = await measureAcceptRate(sizes.acceptBurst, sizes.acceptTurnMs);
   const seeded = await startSeededServer(driver, postgres, {
     agents: sizes.loadAgents,
     detached: 0,
@@ -200,6 +205,7 @@ export async function measureLoad(
       stages: cycleStages(answeredCycles, responders.timings),
       slowest: slowestCycles(answeredCycles, responders.timings, database.writtenAtMs, started),
       loopDelay,
+      platform,
       ...counts,
       serverErrors: counts.serverErrors + mcpServerErrors,
       retried,

@@ -34,6 +34,9 @@ export interface BenchSizes {
   loadMs: number;
   loadAgents: number;
   loadResponders: number;
+  /** Platform check beside the load: new connections in one burst, and the busy server's turn. */
+  acceptBurst: number;
+  acceptTurnMs: number;
 }
 
 export const FULL: BenchSizes = {
@@ -56,6 +59,8 @@ export const FULL: BenchSizes = {
   loadMs: 120_000,
   loadAgents: 100,
   loadResponders: 100,
+  acceptBurst: 100,
+  acceptTurnMs: 50,
 };
 
 export const QUICK: BenchSizes = {
@@ -78,4 +83,6 @@ export const QUICK: BenchSizes = {
   loadMs: 1_000,
   loadAgents: 4,
   loadResponders: 4,
+  acceptBurst: 8,
+  acceptTurnMs: 10,
 };

@@ -221,6 +221,21 @@ export function loadRows(result: LoadResult): GoalRow[] {
       goal: 'report',
       pass: null,
     },
+    {
+      benchmark: b,
+      metric: `platform: ${result.platform.burst} new connections, p50 / max ms, idle server; loop busy ${result.platform.turnMs} ms a turn`,
+      value: [result.platform.idle, result.platform.busy]
+        .map((burst) => `${Math.round(burst.p50Ms)} / ${Math.round(burst.maxMs)}`)
+        .join('; '),
+      goal: 'report',
+      pass: null,
+    },
+    row(
+      b,
+      'platform: new connections a busy server took per turn',
+      result.platform.acceptedPerTurn,
+      'report',
+    ),
     row(b, 'answers resumed as a new turn (agent had stopped waiting)', result.resumed, 'report'),
     row(b, 'agent requests resent after a connection reset', result.retried, 'report'),
     {

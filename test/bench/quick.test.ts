@@ -104,6 +104,11 @@ describe('the benchmark harness in quick mode', () => {
     expect(load.resumed).toBe(0);
     expect(load.unexpected).toEqual([]);
     expect(Number.isFinite(load.rss.lastVsFirst)).toBe(true);
+    for (const stage of Object.values(load.stages)) expectLatency(stage, load.answered);
+    expect(load.slowest.length).toBeGreaterThan(0);
+    expect(load.walMaxMiB).toBeGreaterThan(0);
+    expectLatency(load.platform.idle, sizes.acceptBurst);
+    expectLatency(load.platform.busy, sizes.acceptBurst);
 
     // Every benchmark of the issue has a row.
     const benchmarks = new Set(results.rows.map((row) => row.benchmark.split(' ')[0]));

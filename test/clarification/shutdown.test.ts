@@ -4,62 +4,28 @@
  * restart the questions are still answerable and resume their agents.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import type { Config } from '../../src/config.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer } from '../../src/server.js';
-import {
-  createSession,
-  createTask,
-  firstAdmin,
-  listMemberWorkspaces,
-  messagesByPendingId,
-  openStore,
-  setSessionState,
-  startTurn,
-  type RepoContext,
-} from '../../src/store/index.js';
+import { messagesByPendingId, openStore } from '../../src/store/index.js';
 import { eventually, TWO_QUESTIONS } from '../support/clarification-harness.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { DRIVERS } from '../support/databases.js';
+import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
+import { seedAdminSession } from '../support/seed.js';
 
 const TOKEN = 'shutdown-admin-token-0123456789ab';
 
-async function runningSession(store: RepoContext): Promise<string> {
-  const admin = await firstAdmin(store);
-  const [workspace] = admin ? await listMemberWorkspaces(store, admin.id) : [];
-  if (!admin || !workspace) throw new Error('no admin workspace');
-  const task = await createTask(store, {
-    workspaceId: workspace.id,
-    title: 'shutdown',
-    createdBy: admin.id,
-  });
-  const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
-  await startTurn(store, { sessionId: session.id, taskId: task.id });
-  await setSessionState(store, session.id, 'running');
-  return session.id;
-}
-
 describe.each(DRIVERS)('shutting down with live waits on %s', (driver) => {
-  let database: TestDatabase;
+  let running: InProcessServer;
 
   afterEach(async () => {
-    await database.dispose();
+    await running.dispose();
   });
 
   it('ends each wait as detached and writes that before the store closes', async () => {
-    database = await freshDatabase(driver);
-    const config: Config = {
-      host: '127.0.0.1',
-      port: 0,
-      dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
-      database: database.target,
-      logLevel: 'silent',
-      adminToken: TOKEN,
-      publicOrigin: undefined,
-      agentProfiles: loadAgentProfiles({}),
-    };
-    const server = await startServer(config, silentLogger);
-    const sessions = [await runningSession(server.store), await runningSession(server.store)];
+    running = await startInProcessServer(driver, TOKEN);
+    const { server } = running;
+    const sessions = [
+      await seedAdminSession(server.store, 'shutdown'),
+      await seedAdminSession(server.store, 'shutdown'),
+    ];
     const asks = sessions.map((sessionId) => server.clarification.ask(sessionId, TWO_QUESTIONS));
     const pendingIds: string[] = [];
     await eventually(async () => {
@@ -79,14 +45,14 @@ describe.each(DRIVERS)('shutting down with live waits on %s', (driver) => {
       return pendingIds.length === sessions.length;
     });
 
-    await server.close();
+    await running.stop();
     const outcomes = await Promise.all(asks);
     expect(outcomes).toEqual([
       expect.objectContaining({ ok: true, outcome: 'open', reason: 'detached' }),
       expect.objectContaining({ ok: true, outcome: 'open', reason: 'detached' }),
     ]);
 
-    const store = await openStore(database.target);
+    const store = await openStore(running.database.target);
     try {
       for (const pendingId of pendingIds) {
         const rows = await messagesByPendingId(store, pendingId);

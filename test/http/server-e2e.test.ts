@@ -8,17 +8,11 @@ import { WebSocket } from 'ws';
 import { PRE_CLAIM_BUDGET_MS } from '../../src/clarification/index.js';
 import type { ClarionEvent } from '../../src/events/index.js';
 import type { RunningServer } from '../../src/server.js';
-import {
-  createSession,
-  createTask,
-  listMemberWorkspaces,
-  setSessionState,
-  startTurn,
-  firstAdmin,
-} from '../../src/store/index.js';
+import { startTurn } from '../../src/store/index.js';
 import { TWO_QUESTIONS, ANSWERS, eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
+import { seedAdminSession } from '../support/seed.js';
 import { SlowDatabase } from '../support/slow-database.js';
 
 const ADMIN_TOKEN = 'e2e-admin-token-0123456789abcdef';
@@ -37,23 +31,6 @@ describe.each(DRIVERS)('the server over a real socket on %s', (driver) => {
     await running.dispose();
   });
 
-  async function seedSessionForAdmin() {
-    const { store } = server;
-    const admin = await firstAdmin(store);
-    if (!admin) throw new Error('no admin');
-    const [workspace] = await listMemberWorkspaces(store, admin.id);
-    if (!workspace) throw new Error('no workspace');
-    const task = await createTask(store, {
-      workspaceId: workspace.id,
-      title: 'e2e',
-      createdBy: admin.id,
-    });
-    const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
-    await startTurn(store, { sessionId: session.id, taskId: task.id });
-    await setSessionState(store, session.id, 'running');
-    return session.id;
-  }
-
   function post(path: string, body: unknown, token = ADMIN_TOKEN) {
     return fetch(`${server.url}${path}`, {
       method: 'POST',
@@ -63,7 +40,7 @@ describe.each(DRIVERS)('the server over a real socket on %s', (driver) => {
   }
 
   it('answers every row of the outcome table', async () => {
-    const sessionId = await seedSessionForAdmin();
+    const sessionId = await seedAdminSession(server.store, 'e2e');
     const live = server.clarification.ask(sessionId, TWO_QUESTIONS);
     let pendingId = '';
     await eventually(async () => {
@@ -157,7 +134,7 @@ describe.each(DRIVERS)('the server over a real socket on %s', (driver) => {
   });
 
   it('streams the ask and the answer to a subscribed client with rising revisions', async () => {
-    const sessionId = await seedSessionForAdmin();
+    const sessionId = await seedAdminSession(server.store, 'e2e');
     const socket = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/events`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });

@@ -24,6 +24,10 @@ export type ApiCall = <T = Record<string, unknown>>(
 export interface InProcessServer {
   server: RunningServer;
   api: ApiCall;
+  /** The server's database, still there after `stop` for reading what it left. */
+  database: TestDatabase;
+  /** Closes the server once; `dispose` calls it too. */
+  stop(): Promise<void>;
   dispose(): Promise<void>;
 }
 
@@ -55,11 +59,15 @@ export async function startInProcessServer(
     agentProfiles: loadAgentProfiles({}),
   };
   const server = await startServer(config, silentLogger, options);
+  let stopped: Promise<void> | undefined;
+  const stop = () => (stopped ??= server.close());
   return {
     server,
     api: bearerApi(server.url, adminToken),
+    database,
+    stop,
     dispose: async () => {
-      await server.close();
+      await stop();
       await database.dispose();
     },
   };

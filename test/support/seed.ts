@@ -3,6 +3,9 @@ import {
   createSession,
   createTask,
   createWorkspace,
+  firstAdmin,
+  listMemberWorkspaces,
+  setSessionState,
   startTurn,
   type RepoContext,
   type SessionRecord,
@@ -22,6 +25,18 @@ export async function seedSession(ctx: RepoContext, title = 'task'): Promise<See
   const session = await createSession(ctx, { taskId: task.id, agentProfile: 'demo' });
   const turn = await startTurn(ctx, { sessionId: session.id, taskId: task.id });
   return { task, session, turn };
+}
+
+/** A running session with a current turn in the first admin's workspace, as a server's admin sees it. */
+export async function seedAdminSession(ctx: RepoContext, title = 'task'): Promise<string> {
+  const admin = await firstAdmin(ctx);
+  const [workspace] = admin ? await listMemberWorkspaces(ctx, admin.id) : [];
+  if (!admin || !workspace) throw new Error('no admin workspace');
+  const task = await createTask(ctx, { workspaceId: workspace.id, title, createdBy: admin.id });
+  const session = await createSession(ctx, { taskId: task.id, agentProfile: 'demo' });
+  await startTurn(ctx, { sessionId: session.id, taskId: task.id });
+  await setSessionState(ctx, session.id, 'running');
+  return session.id;
 }
 
 /** The rows of one clarification bundle, as later issues will write them. */

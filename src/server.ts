@@ -60,6 +60,8 @@ export interface RunningServer {
   readonly store: Store;
   readonly clarification: ClarificationService;
   readonly turns: TurnsDeps;
+  /** Every route the HTTP app registered (Hono's table), for contract tests. */
+  readonly routes: readonly { readonly method: string; readonly path: string }[];
   close(): Promise<void>;
 }
 
@@ -188,6 +190,7 @@ export async function startServer(
       store,
       clarification,
       turns,
+      routes: app.routes.map(({ method, path }) => ({ method, path })),
       async close() {
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();

@@ -29,6 +29,7 @@ import type { ClarificationResponse, Decision } from './outcome.js';
 import { publishAll, stageEvents } from '../events/session-publication.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
+import { failure } from '../wire/index.js';
 
 export interface Delivered {
   result: RespondResult;
@@ -124,11 +125,7 @@ async function restore(
   });
   publishAll(deps.events, events);
   return {
-    result: {
-      ok: false,
-      code: 'internal',
-      message: 'clarification response could not be delivered',
-    },
+    result: failure('internal', 'clarification response could not be delivered'),
     outcome: 'restored',
   };
 }
@@ -210,11 +207,10 @@ async function resume(
   publishAll(deps.events, events);
   if (accepted) return { result: success, outcome: 'resumed' };
   return {
-    result: {
-      ok: false,
-      code: 'internal',
-      message: 'the answer was recorded, but the agent did not confirm it received it',
-    },
+    result: failure(
+      'internal',
+      'the answer was recorded, but the agent did not confirm it received it',
+    ),
     outcome: 'dispatch_unconfirmed',
   };
 }

@@ -17,7 +17,6 @@ export type { WaitOutcome } from './waiters.js';
 export type { RecoveryReport } from './recovery.js';
 export { recoverClarifications } from './recovery.js';
 export type { Answer, ClarificationResponse, RespondInput } from './outcome.js';
-export { MAX_ANSWER_TEXT_CODE_POINTS } from './outcome.js';
 export type { Question, QuestionOption } from './questions.js';
 export { normalizeAsk } from './questions.js';
 export type {
@@ -34,5 +33,3 @@ export {
   encodePendingCursor,
   listPendingBundles,
 } from './pending-list.js';
-export { askInput } from './questions.js';
-export { respondInput, respondInputShape } from './respond-input.js';

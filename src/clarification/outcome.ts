@@ -4,28 +4,18 @@
  * winner's response from stored rows. Everything here is deterministic, so the
  * winner and every later caller see the same body.
  */
-import type { Question } from './questions.js';
-import { textProblem } from './text.js';
+import {
+  codePoints,
+  MAX_ANSWER_TEXT_CODE_POINTS,
+  textProblem,
+  type Answer,
+  type Issue,
+  type Question,
+  type RespondInput,
+} from '../wire/index.js';
 
-export const MAX_ANSWER_TEXT_CODE_POINTS = 2000;
-
-export interface AnswerInput {
-  question_id: string;
-  selected_options?: string[] | undefined;
-  custom_text?: string | undefined;
-}
-
-export interface RespondInput {
-  answers?: AnswerInput[] | undefined;
-  rejected?: boolean | undefined;
-  reject_reason?: string | undefined;
-}
-
-export interface Answer {
-  question_id: string;
-  selected_options: string[];
-  custom_text: string;
-}
+export type { Answer, ClarificationResponse, Issue, RespondInput } from '../wire/index.js';
+export { MAX_ANSWER_TEXT_CODE_POINTS };
 
 /** A decision before it is claimed: what will be stored on the rows. */
 export interface Decision {
@@ -34,35 +24,7 @@ export interface Decision {
   reject_reason: string;
 }
 
-export interface ClarificationResponse {
-  pending_id: string;
-  answers: Answer[];
-  rejected: boolean;
-  reject_reason: string;
-  responded_at: string;
-}
-
-export interface Issue {
-  path: string;
-  message: string;
-}
-
 export type DecisionResult = { ok: true; decision: Decision } | { ok: false; issues: Issue[] };
-
-/** Length in Unicode code points, the unit of the 2000 cap (not UTF-16 units, not graphemes). */
-function codePoints(value: string): number {
-  let count = 0;
-  for (let index = 0; index < value.length; index++) {
-    const unit = value.charCodeAt(index);
-    // A high surrogate followed by a low one is one code point.
-    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < value.length) {
-      const next = value.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index++;
-    }
-    count++;
-  }
-  return count;
-}
 
 /** Checks a response against the bundle's questions and normalizes it. */
 export function decide(questions: readonly Question[], input: RespondInput): DecisionResult {

@@ -6,46 +6,22 @@
  * workspaces; an agent token sees only its own session (DESIGN §8).
  */
 import type { Principal } from '../auth/principal.js';
+import { activeBundlePage, type PendingCursor, type RepoContext } from '../store/index.js';
 import {
-  activeBundlePage,
+  DEFAULT_PENDING_PAGE,
+  MAX_CURSOR_CHARS,
+  MAX_PENDING_ID_CHARS,
   MAX_PENDING_PAGE,
-  type PendingCursor,
-  type RepoContext,
-} from '../store/index.js';
-import { readBundle, type RowStatus } from './bundle.js';
+  type PendingBundle,
+  type PendingPage,
+} from '../wire/index.js';
+import { readBundle } from './bundle.js';
 import type { Issue } from './outcome.js';
 
-export const DEFAULT_PENDING_PAGE = 50;
-export { MAX_PENDING_PAGE };
+export { DEFAULT_PENDING_PAGE, MAX_PENDING_PAGE };
+export type { PendingBundle, PendingPage, PendingQuestion } from '../wire/index.js';
 
-/** Longer cursors are not ours; refusing them early bounds the decode. */
-const MAX_CURSOR_CHARS = 512;
-const MAX_PENDING_ID_CHARS = 128;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
-
-export interface PendingQuestion {
-  question_id: string;
-  title: string;
-  prompt: string;
-  multi_select: boolean;
-  status: RowStatus;
-  options: { option_id: string; label: string; description: string }[];
-}
-
-export interface PendingBundle {
-  pending_id: string;
-  task_id: string;
-  session_id: string;
-  created_at: string;
-  context: string;
-  detached: boolean;
-  questions: PendingQuestion[];
-}
-
-export interface PendingPage {
-  pending: PendingBundle[];
-  next_cursor: string | null;
-}
 
 export type PendingListResult =
   { ok: true; page: PendingPage } | { ok: false; code: 'invalid_request'; issues: Issue[] };

@@ -1,17 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_CONTEXT_CHARS,
-  MAX_DESCRIPTION_CHARS,
-  MAX_LABEL_CHARS,
+  MAX_OPTION_DESCRIPTION_CHARS as MAX_DESCRIPTION_CHARS,
+  MAX_OPTION_LABEL_CHARS as MAX_LABEL_CHARS,
   MAX_OPTIONS,
   MAX_PROMPT_CHARS,
   MAX_QUESTIONS,
-  MAX_TITLE_CHARS,
+  MAX_QUESTION_TITLE_CHARS as MAX_TITLE_CHARS,
   MIN_OPTIONS,
-  normalizeAsk,
-  type AskValidation,
-  type NormalizedAsk,
-} from './questions.js';
+} from '../wire/index.js';
+import { normalizeAsk, type AskValidation, type NormalizedAsk } from './questions.js';
 
 type Issues = Extract<AskValidation, { ok: false }>['issues'];
 

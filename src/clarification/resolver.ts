@@ -22,27 +22,22 @@ import { readBundle, winnerResponse, type Bundle } from './bundle.js';
 import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import { deliverClaim } from './delivery.js';
-import {
-  decide,
-  type ClarificationResponse,
-  type Decision,
-  type Issue,
-  type RespondInput,
-} from './outcome.js';
+import { failure, type Failure, type RespondReply } from '../wire/index.js';
+import { decide, type Decision, type RespondInput } from './outcome.js';
 
+/** The respond reply of DESIGN §5.1, or a failure from the outcome catalogue. */
 export type RespondResult =
-  | {
-      ok: true;
-      claimed: boolean;
-      status: 'answered' | 'rejected';
-      response: ClarificationResponse;
-    }
-  | { ok: false; code: 'invalid_request'; issues: Issue[] }
-  | { ok: false; code: 'not_found' }
-  | { ok: false; code: 'not_active' }
-  | { ok: false; code: 'temporarily_unavailable'; phase: 'identity' | 'claim' }
-  | { ok: false; code: 'caller_gone' }
-  | { ok: false; code: 'internal'; message: string };
+  | ({ ok: true } & RespondReply)
+  | Failure<
+      | 'invalid_request'
+      | 'not_found'
+      | 'not_active'
+      | 'temporarily_unavailable'
+      | 'caller_gone'
+      | 'internal'
+    >;
+
+const NOT_FOUND = failure('not_found', 'clarification request not found');
 
 type Identified =
   | { ok: true; bundle: Bundle; decision: Decision }
@@ -71,7 +66,7 @@ export class Resolver {
       if (identity === EXHAUSTED) return this.exhausted('identity', pendingId, started);
       this.record('identity', identity.ok ? 'ok' : identity.outcome, pendingId, started);
       if (!identity.ok) return identity.result;
-      if (callerSignal?.aborted) return { ok: false, code: 'caller_gone' };
+      if (callerSignal?.aborted) return failure('caller_gone');
 
       started = clock.nowMs();
       const claimWork = this.claim(identity.bundle, identity.decision, budget);
@@ -96,7 +91,7 @@ export class Resolver {
         { err: error, pending_id: pendingId },
         'clarification response failed',
       );
-      return { ok: false, code: 'internal', message: 'clarification response failed' };
+      return failure('internal', 'clarification response failed');
     } finally {
       budget.dispose();
     }
@@ -112,17 +107,17 @@ export class Resolver {
     const rows = await messagesByPendingId(store, pendingId);
     const first = rows[0];
     if (!first || !(await canSeeSession(store, principal, first.task_session_id))) {
-      return { ok: false, result: { ok: false, code: 'not_found' }, outcome: 'not_found' };
+      return { ok: false, result: NOT_FOUND, outcome: 'not_found' };
     }
     const read = readBundle(pendingId, rows);
     if (!read.ok) {
-      return { ok: false, result: { ok: false, code: 'not_active' }, outcome: 'malformed' };
+      return { ok: false, result: failure('not_active'), outcome: 'malformed' };
     }
     const decision = decide(read.bundle.questions, input);
     if (!decision.ok) {
       return {
         ok: false,
-        result: { ok: false, code: 'invalid_request', issues: decision.issues },
+        result: failure('invalid_request', 'invalid clarification response', decision.issues),
         outcome: 'invalid',
       };
     }
@@ -155,7 +150,7 @@ export class Resolver {
   private async replayWinner(pendingId: string): Promise<RespondResult> {
     const read = readBundle(pendingId, await messagesByPendingId(this.deps.store, pendingId));
     const winner = read.ok ? winnerResponse(read.bundle) : undefined;
-    if (!winner) return { ok: false, code: 'not_active' };
+    if (!winner) return failure('not_active');
     return {
       ok: true,
       claimed: false,
@@ -201,7 +196,7 @@ export class Resolver {
   ): RespondResult {
     this.deps.observer.timeout(phase);
     this.record(phase, 'timeout', pendingId, started);
-    return { ok: false, code: 'temporarily_unavailable', phase };
+    return failure('temporarily_unavailable');
   }
 
   private record(

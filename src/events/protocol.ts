@@ -4,32 +4,11 @@
  * without a socket; a malformed frame is answered with an error frame and
  * never closes the connection.
  */
-import { z } from 'zod';
-import type { ClarionEvent } from './types.js';
+import type { z } from 'zod';
+import { clientFrame, MAX_CLIENT_FRAME_BYTES, type ClientFrame } from '../wire/index.js';
 
-/** Largest client frame accepted, in UTF-8 bytes. */
-export const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
-/** Most session IDs one subscribe or unsubscribe may name. */
-export const MAX_SESSIONS_PER_FRAME = 500;
-const MAX_SESSION_ID_LENGTH = 200;
-
-const sessionIds = z
-  .array(z.string().min(1).max(MAX_SESSION_ID_LENGTH))
-  .max(MAX_SESSIONS_PER_FRAME, `at most ${MAX_SESSIONS_PER_FRAME} session ids per frame`);
-
-const clientFrameSchema = z.union([
-  z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), sessions: sessionIds }),
-  z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), all: z.literal(true) }),
-]);
-
-/** `sessions` names explicit sessions; `all: true` means everything the principal can see. */
-export type ClientFrame = z.infer<typeof clientFrameSchema>;
-
-export type ServerFrame =
-  | { type: 'subscribed'; sessions: string[]; all: boolean; refused: string[] }
-  | { type: 'unsubscribed'; sessions: string[]; all: boolean }
-  | { type: 'event'; event: ClarionEvent }
-  | { type: 'error'; code: 'invalid_request'; error: string };
+export type { ClientFrame, ServerFrame } from '../wire/index.js';
+export { MAX_CLIENT_FRAME_BYTES, MAX_SESSIONS_PER_FRAME } from '../wire/index.js';
 
 export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; error: string };
 
@@ -49,7 +28,7 @@ export function parseClientFrame(data: unknown): ParsedFrame {
   if (type !== 'subscribe' && type !== 'unsubscribe') {
     return { ok: false, error: 'unknown frame type; expected "subscribe" or "unsubscribe"' };
   }
-  const parsed = clientFrameSchema.safeParse(json);
+  const parsed = clientFrame.safeParse(json);
   if (!parsed.success) return { ok: false, error: describe(parsed.error) };
   return { ok: true, frame: parsed.data };
 }

@@ -6,7 +6,14 @@
  * access (`store/access.ts`); nothing here decides access to tasks itself.
  */
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
+import {
+  newMemberBody,
+  newUserBody,
+  newWorkspaceBody,
+  type MemberView,
+  type UserView,
+  type WorkspaceView,
+} from '../wire/index.js';
 import type { Principal } from '../auth/principal.js';
 import { issueToken } from '../auth/tokens.js';
 import {
@@ -35,16 +42,6 @@ export interface AccountRouteDeps {
   /** Marks the session cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
   readonly secureCookies?: boolean;
 }
-
-const MAX_NAME_LENGTH = 200;
-const name = z.string().trim().min(1).max(MAX_NAME_LENGTH);
-
-const newUserBody = z.strictObject({ name, is_admin: z.boolean().optional() });
-const newWorkspaceBody = z.strictObject({ name });
-const newMemberBody = z.strictObject({
-  user_id: z.string().min(1),
-  role: z.enum(['member', 'owner']).optional(),
-});
 
 type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 type Gate = { ok: true; principal: UserPrincipal } | { ok: false; response: Response };
@@ -170,7 +167,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   });
 }
 
-function userWire(user: UserRecord) {
+function userWire(user: UserRecord): UserView {
   return {
     id: user.id,
     name: user.name,
@@ -179,15 +176,15 @@ function userWire(user: UserRecord) {
   };
 }
 
-function workspaceWire(workspace: WorkspaceRecord) {
+function workspaceWire(workspace: WorkspaceRecord): WorkspaceView {
   return { id: workspace.id, name: workspace.name, created_at: workspace.created_at };
 }
 
-function memberWire(member: MemberRecord) {
+function memberWire(member: MemberRecord): MemberView {
   return {
     workspace_id: member.workspace_id,
     user_id: member.user_id,
-    role: member.role,
+    role: member.role === 'owner' ? 'owner' : 'member',
     created_at: member.created_at,
   };
 }

@@ -24,6 +24,7 @@ import { registerTaskRoutes } from './task-routes.js';
 import { registerUserInputRoutes } from './user-input-routes.js';
 import { registerWebApp } from './web-app.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
+import { registerOpenApiRoute } from './openapi.js';
 
 export interface AppDeps {
   readonly store: Store;
@@ -54,6 +55,8 @@ export function createApp(deps: AppDeps): App {
 
   registerHealthRoute(app, deps);
   registerObservabilityRoutes(app, { metrics: deps.metrics });
+  // Before the API's access control: the document describes the API and holds no data.
+  registerOpenApiRoute(app);
 
   mountApiAccess(app, { store: deps.store, trustedOrigins });
   registerAccountRoutes(app, {

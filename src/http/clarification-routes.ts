@@ -2,46 +2,20 @@
  * `/api/v1/clarification/:pendingId` routes: parse, call the service, map
  * the typed result to the wire (DESIGN §5.1). Nothing else is decided here.
  */
-import type { Context, Hono } from 'hono';
-import {
-  listPendingBundles,
-  respondInput,
-  type ClarificationService,
-  type RespondResult,
-} from '../clarification/index.js';
+import type { Hono } from 'hono';
+import { listPendingBundles, type ClarificationService } from '../clarification/index.js';
 import type { RepoContext } from '../store/index.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
+import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
+import { MAX_PENDING_ID_CHARS, respondBody } from '../wire/index.js';
 
 /** Pending IDs are UUIDs Clarion mints; anything else is unknown without asking the database. */
-const PENDING_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
+const PENDING_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_PENDING_ID_CHARS}}$`);
 
 export interface ClarificationRouteDeps {
   clarification: ClarificationService;
   store: RepoContext;
-}
-
-/** Answers a raw response body as the catalogue says; only codes from the table of DESIGN §5.1. */
-function respondResponse(c: Context<AppEnv>, result: RespondResult): Response {
-  if (result.ok) {
-    return c.json({ claimed: result.claimed, status: result.status, response: result.response });
-  }
-  switch (result.code) {
-    case 'invalid_request':
-      return errorResponse(c, 'invalid_request', 'invalid clarification response', result.issues);
-    case 'not_found':
-      return errorResponse(c, 'not_found', 'clarification request not found');
-    case 'not_active':
-      return errorResponse(c, 'not_active');
-    case 'temporarily_unavailable':
-      return errorResponse(c, 'temporarily_unavailable');
-    case 'caller_gone':
-      // Nobody is listening; the status only shows in access logs.
-      return new Response(null, { status: 499 });
-    case 'internal':
-      return errorResponse(c, 'internal', result.message);
-  }
 }
 
 export function registerClarificationRoutes(app: Hono<AppEnv>, deps: ClarificationRouteDeps): void {
@@ -49,7 +23,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
 
   app.post('/api/v1/clarification/:pendingId/respond', async (c) => {
     const pendingId = c.req.param('pendingId');
-    const body = await parseJsonBody(c, respondInput);
+    const body = await parseJsonBody(c, respondBody);
     if (!body.ok) return body.response;
     if (!PENDING_ID_PATTERN.test(pendingId)) {
       return errorResponse(c, 'not_found', 'clarification request not found');
@@ -60,7 +34,8 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
       body.value,
       c.req.raw.signal,
     );
-    return respondResponse(c, result);
+    if (!result.ok) return failureResponse(c, result);
+    return c.json({ claimed: result.claimed, status: result.status, response: result.response });
   });
 
   app.post('/api/v1/clarification/:pendingId/cancel', async (c) => {

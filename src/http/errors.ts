@@ -1,51 +1,45 @@
 /**
- * The one catalogue from error codes to HTTP status and wire body. Services
- * return or throw codes; only this file knows what they look like on the
- * wire. Anything without a known code is a 500 `internal`, never a client fault.
+ * Where REST meets the outcome catalogue (`wire/outcomes.ts`): a service's
+ * failure becomes the catalogue's status and body, and nothing else decides
+ * either. Anything without a known code is a 500 `internal`, never a client
+ * fault.
  */
 import type { Context, Env, Hono } from 'hono';
-import type { Logger } from '../observability/logger.js';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Logger } from '../observability/logger.js';
+import { errorBodyOf, OUTCOMES, type Failure, type OutcomeCode } from '../wire/index.js';
 
-export const ERROR_CATALOGUE = {
-  invalid_request: { status: 400, message: 'invalid request' },
-  unauthorized: { status: 401, message: 'authentication required' },
-  forbidden: { status: 403, message: 'not allowed' },
-  not_found: { status: 404, message: 'not found' },
-  not_active: { status: 409, message: 'clarification request is no longer active' },
-  conflict: { status: 409, message: 'conflict' },
-  payload_too_large: { status: 413, message: 'request body is too large' },
-  unsupported_media_type: { status: 415, message: 'request body must be JSON' },
-  temporarily_unavailable: {
-    status: 503,
-    message: 'clarification response is temporarily unavailable',
-  },
-  internal: { status: 500, message: 'internal error' },
-} as const satisfies Record<string, { status: ContentfulStatusCode; message: string }>;
+export type { ErrorBody } from '../wire/index.js';
 
-export type ErrorCode = keyof typeof ERROR_CATALOGUE;
-
-export interface ErrorBody {
-  error: string;
-  code: ErrorCode;
-  details?: unknown;
+/** The catalogue's status and body for a failure; a gone caller gets an empty 499. */
+export function failureResponse(
+  c: Context,
+  failed: Pick<Failure, 'code' | 'message' | 'details'>,
+): Response {
+  const status = OUTCOMES[failed.code].status;
+  // Nobody is listening; the status only shows in access logs.
+  if (status === 499) return new Response(null, { status });
+  return c.json(errorBodyOf(failed), status as ContentfulStatusCode);
 }
 
-export function errorBody(code: ErrorCode, message?: string, details?: unknown): ErrorBody {
-  const body: ErrorBody = { error: message ?? ERROR_CATALOGUE[code].message, code };
-  if (details !== undefined) body.details = details;
-  return body;
-}
-
-/** Writes the catalogue's status and body for `code`. */
-export function errorResponse(c: Context, code: ErrorCode, message?: string, details?: unknown) {
-  return c.json(errorBody(code, message, details), ERROR_CATALOGUE[code].status);
+/** `failureResponse` for a code, an optional message naming the subject, and details. */
+export function errorResponse(
+  c: Context,
+  code: OutcomeCode,
+  message?: string,
+  details?: Failure['details'],
+): Response {
+  return failureResponse(c, {
+    code,
+    ...(message === undefined ? {} : { message }),
+    ...(details === undefined ? {} : { details }),
+  });
 }
 
 /** Anything a route did not map is a 500 `internal`, in the same JSON shape, and logged. */
 export function handleUnexpectedErrors<E extends Env>(app: Hono<E>, logger: Logger): void {
   app.onError((error, c) => {
     logger.error({ err: error, path: c.req.path }, 'unhandled error');
-    return c.json(errorBody('internal'), 500);
+    return c.json(errorBodyOf({ code: 'internal' }), 500);
   });
 }

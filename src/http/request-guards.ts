@@ -9,8 +9,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { errorResponse } from './errors.js';
+import { MAX_BODY_BYTES } from '../wire/index.js';
 
-export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
+export const DEFAULT_MAX_BODY_BYTES = MAX_BODY_BYTES;
 
 const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 

@@ -3,7 +3,6 @@
  * REST. Parse, call one service, map the typed result; nothing else.
  */
 import type { Context, Hono } from 'hono';
-import { z } from 'zod';
 import { toMessageView } from '../events/message-view.js';
 import {
   MAX_TRANSCRIPT_PAGE,
@@ -14,7 +13,18 @@ import {
   type TaskRecord,
   type TranscriptCursor,
 } from '../store/index.js';
-import { admitMessage, MAX_MESSAGE_CHARS, type AdmissionResult } from '../turns/admission.js';
+import { admitMessage, type AdmissionResult } from '../turns/admission.js';
+import {
+  createTaskBody,
+  DEFAULT_TRANSCRIPT_PAGE,
+  messageBody,
+  queueEditBody,
+  queueOrderBody,
+  type MachineQueueItem,
+  type SessionView,
+  type TaskView,
+  type UserQueueItem,
+} from '../wire/index.js';
 import type { TurnsDeps } from '../turns/context.js';
 import {
   type SessionQueue,
@@ -37,21 +47,7 @@ import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
 
-const text = z.string().trim().min(1).max(MAX_MESSAGE_CHARS);
-const createTaskBody = z.strictObject({
-  title: z.string().trim().min(1).max(200),
-  workspace_id: z.string().min(1).max(128).optional(),
-  agent_profile: z.string().min(1).max(64).optional(),
-  prompt: text.optional(),
-});
-const messageBody = z.strictObject({
-  text,
-  admission_key: z.string().min(1).max(128),
-});
-const editBody = z.strictObject({ text });
-const orderBody = z.strictObject({ ids: z.array(z.string().min(1).max(128)).max(1000) });
-
-export function taskView(task: TaskRecord) {
+export function taskView(task: TaskRecord): TaskView {
   return {
     id: task.id,
     workspace_id: task.workspace_id,
@@ -61,7 +57,7 @@ export function taskView(task: TaskRecord) {
   };
 }
 
-export function sessionView(session: SessionRecord) {
+export function sessionView(session: SessionRecord): SessionView {
   return {
     id: session.id,
     task_id: session.task_id,
@@ -73,7 +69,7 @@ export function sessionView(session: SessionRecord) {
   };
 }
 
-export function queueItemView(item: QueuedMessage) {
+export function queueItemView(item: QueuedMessage): UserQueueItem {
   return {
     id: item.id,
     session_id: item.task_session_id,
@@ -81,7 +77,7 @@ export function queueItemView(item: QueuedMessage) {
     admission_key: item.admission_key,
     position: item.position,
     owner: 'user' as const,
-    editable: true,
+    editable: true as const,
     created_at: item.created_at,
     updated_at: item.updated_at,
   };
@@ -135,7 +131,7 @@ function queueResponse<T>(c: Context<AppEnv>, result: QueueResult<T>, view: (val
       : errorResponse(c, 'invalid_request', 'ids must list every queued message exactly once');
 }
 
-function sessionQueueView(queue: SessionQueue) {
+function sessionQueueView(queue: SessionQueue): (UserQueueItem | MachineQueueItem)[] {
   return [...queue.user.map(queueItemView), ...queue.machine];
 }
 
@@ -199,7 +195,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
         { path: 'cursor', message: 'is not a cursor from this API' },
       ]);
     }
-    const limit = Number(c.req.query('limit') ?? 100);
+    const limit = Number(c.req.query('limit') ?? DEFAULT_TRANSCRIPT_PAGE);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE) {
       return errorResponse(c, 'invalid_request', 'invalid limit', [
         { path: 'limit', message: `must be a whole number from 1 to ${MAX_TRANSCRIPT_PAGE}` },
@@ -244,14 +240,14 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   );
 
   app.put('/api/v1/sessions/:id/queue/order', async (c) => {
-    const body = await parseJsonBody(c, orderBody);
+    const body = await parseJsonBody(c, queueOrderBody);
     if (!body.ok) return body.response;
     const result = await reorderQueued(deps, c.get('principal'), c.req.param('id'), body.value.ids);
     return queueResponse(c, result, (items) => ({ items: items.map(queueItemView) }));
   });
 
   app.patch('/api/v1/sessions/:id/queue/:itemId', async (c) => {
-    const body = await parseJsonBody(c, editBody);
+    const body = await parseJsonBody(c, queueEditBody);
     if (!body.ok) return body.response;
     const result = await editQueued(
       deps,

@@ -3,18 +3,13 @@
  * see, and their answers. The registry decides; this maps its typed results.
  */
 import type { Hono } from 'hono';
-import { z } from 'zod';
 import type { Principal } from '../auth/principal.js';
 import { canSeeSession, type RepoContext } from '../store/index.js';
 import type { UserInputRegistry, UserInputView } from '../user-input/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
-
-const respondBody = z.strictObject({
-  option_id: z.string().min(1).max(200).optional(),
-  decision: z.enum(['done', 'skip']).optional(),
-});
+import { userInputRespondBody } from '../wire/index.js';
 
 export interface UserInputRouteDeps {
   store: RepoContext;
@@ -45,7 +40,7 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
   );
 
   app.post('/api/v1/user-inputs/:id/respond', async (c) => {
-    const body = await parseJsonBody(c, respondBody);
+    const body = await parseJsonBody(c, userInputRespondBody);
     if (!body.ok) return body.response;
     const { option_id: optionId, decision } = body.value;
     if ((optionId === undefined) === (decision === undefined)) {

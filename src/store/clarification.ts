@@ -10,9 +10,10 @@ import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
+import { CLARIFICATION_TYPE } from '../wire/index.js';
 import { currentTurnIdOf } from './turns.js';
 
-export const CLARIFICATION_TYPE = 'clarification_request';
+export { CLARIFICATION_TYPE };
 
 const ROW_SESSION = sql.ref<string>('task_session_messages.task_session_id');
 

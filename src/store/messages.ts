@@ -5,6 +5,7 @@
  * index serves both the seek and the order whatever the transcript size.
  */
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
+import { MAX_TRANSCRIPT_PAGE } from '../wire/index.js';
 import type { TaskSessionMessagesTable } from './tables.js';
 
 export type MessageRecord = Omit<TaskSessionMessagesTable, 'metadata' | 'requests_input'> & {
@@ -123,7 +124,7 @@ export interface TranscriptPage {
   next: TranscriptCursor | null;
 }
 
-export const MAX_TRANSCRIPT_PAGE = 500;
+export { MAX_TRANSCRIPT_PAGE };
 
 /** One page of a session's transcript, oldest first, after `cursor`. */
 export async function transcriptPage(

@@ -10,9 +10,10 @@ import { sql, type SqlBool } from 'kysely';
 import type { RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
+import { MAX_PENDING_PAGE } from '../wire/index.js';
 import { currentTurnIdOf } from './turns.js';
 
-export const MAX_PENDING_PAGE = 200;
+export { MAX_PENDING_PAGE };
 
 /** Who is listing: a user sees their workspaces' sessions, an agent its own session. */
 export type PendingScope =

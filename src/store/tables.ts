@@ -3,6 +3,7 @@
  * types: text for identities, versions and JSON; integers for counters and
  * 0/1 flags. `metadata` is JSON text in both dialects (DESIGN §4).
  */
+import type { SessionState } from '../wire/index.js';
 
 /** RFC 3339 UTC with nine fractional digits; see `support/clock.ts`. */
 export type Timestamp = string;
@@ -59,18 +60,7 @@ export interface TasksTable {
   updated_at: Timestamp;
 }
 
-export const SESSION_STATES = [
-  'idle',
-  'running',
-  'waiting_for_input',
-  'completed',
-  'failed',
-  'cancelled',
-] as const;
-export type SessionState = (typeof SESSION_STATES)[number];
-
-/** States a session never leaves; its bundles are expired, never answerable. */
-export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as const;
+export { SESSION_STATES, TERMINAL_SESSION_STATES, type SessionState } from '../wire/index.js';
 
 export interface TaskSessionsTable {
   id: string;

@@ -25,8 +25,6 @@ import type { TurnsDeps } from './context.js';
 import { dispatchTurn } from './dispatch.js';
 import { deriveSessionInputMode } from './input-mode.js';
 
-export const MAX_MESSAGE_CHARS = 32_000;
-
 export type AdmissionResult =
   | { outcome: 'sent'; message: MessageRecord }
   | { outcome: 'queued'; item: QueuedMessage }

@@ -6,10 +6,12 @@
  */
 import type { ConsentOption, ConsentOptionKind } from './types.js';
 
-export const MAX_CONSENT_OPTIONS = 16;
-export const MAX_TITLE_CHARS = 500;
-export const MAX_INSTRUCTIONS_CHARS = 8_000;
-export const MAX_URL_CHARS = 2_048;
+import {
+  MAX_ACTION_INSTRUCTIONS_CHARS as MAX_INSTRUCTIONS_CHARS,
+  MAX_CONSENT_OPTIONS,
+  MAX_URL_CHARS,
+  MAX_USER_INPUT_TITLE_CHARS as MAX_TITLE_CHARS,
+} from '../wire/index.js';
 
 interface RequestInputBase {
   sessionId: string;
@@ -94,7 +96,7 @@ export function requestInputProblems(input: RequestInput): string[] {
   if (!nonEmpty(input.sessionId)) problems.push('sessionId is required');
   if (!nonEmpty(input.taskId)) problems.push('taskId is required');
   if (typeof input.title !== 'string' || input.title.length > MAX_TITLE_CHARS) {
-    problems.push('title must be text of at most 500 characters');
+    problems.push(`title must be text of at most ${MAX_TITLE_CHARS} characters`);
   }
   return problems.concat(
     input.kind === 'consent' ? problemsOfConsent(input) : problemsOfAction(input),

@@ -4,11 +4,32 @@
  * the reasons an event is ignored, what the agent is answered, and the wire
  * view clients see.
  *
- * Owns: types and constants only; no behaviour.
+ * Owns: types and constants only; no behaviour. The wire views and their
+ * vocabulary (options, decisions, statuses, settlement reasons) come from
+ * `wire/`, so the registry and its clients cannot disagree.
  * Invariants: `settled` is final (first settlement wins); `revision` starts at
  * 1 and grows by exactly 1 on every applied event; nothing here is persisted
  * (a restart drops every request by design).
  */
+
+import type {
+  ActionDecision,
+  ConsentOption,
+  ConsentOptionKind,
+  SettlementReason,
+} from '../wire/index.js';
+
+export type {
+  ActionDecision,
+  ActionView,
+  ConsentOption,
+  ConsentOptionKind,
+  ConsentView,
+  MachineQueueItem,
+  SettlementReason,
+  UserInputStatus,
+  UserInputView,
+} from '../wire/index.js';
 
 export const CONSENT_DEADLINE_MS = 5 * 60 * 1000;
 export const ACTION_DEADLINE_MS = 30 * 60 * 1000;
@@ -23,15 +44,6 @@ export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
 export const MAX_SETTLED_TOMBSTONES = 1_000;
 
 export type UserInputKind = 'consent' | 'action';
-
-export type ConsentOptionKind = 'allow_once' | 'allow_always' | 'reject_once' | 'reject_always';
-
-/** One choice the agent offers for a consent, passed through unchanged. */
-export interface ConsentOption {
-  option_id: string;
-  label: string;
-  kind: ConsentOptionKind;
-}
 
 interface RequestBase {
   id: string;
@@ -62,13 +74,8 @@ export interface ActionRequest extends RequestBase {
 
 export type UserInputRequest = ConsentRequest | ActionRequest;
 
-export type ActionDecision = 'done' | 'skip';
-
 /** What a person sends; principal-free (the caller has checked visibility). */
 export type HumanResponse = { option_id: string } | { decision: ActionDecision };
-
-export type SettlementReason =
-  'human' | 'timed_out' | 'swept' | 'superseded' | 'dispatched' | 'rejected';
 
 /** Why an agent got no human answer; never confused with a person's "reject" option. */
 export type RefusalReason = 'timed_out' | 'swept' | 'superseded';
@@ -146,7 +153,6 @@ export interface SettledState {
 export type LiveState = AwaitingState | ArmedState | DueState;
 export type RequestState = LiveState | SettledState;
 export type UserInputState = AbsentState | RequestState;
-export type UserInputStatus = RequestState['status'];
 
 // ---------------------------------------------------------------- events (past-tense facts)
 
@@ -203,49 +209,4 @@ export type TransitionResult =
   { state: RequestState; commands: UserInputCommand[] } | { ignored: IgnoreReason };
 
 // ---------------------------------------------------------------- wire views
-
-interface ViewBase {
-  id: string;
-  session_id: string;
-  task_id: string;
-  status: UserInputStatus;
-  revision: number;
-  created_at: string;
-  /** While awaiting only; an answered request no longer has a running deadline. */
-  deadline_at: string | null;
-  settled_reason: SettlementReason | null;
-  title: string;
-}
-
-export interface ConsentView extends ViewBase {
-  kind: 'consent';
-  tool_key: string;
-  options: ConsentOption[];
-  selected_option_id: string | null;
-  /** Allowed by an earlier "always" for this profile and tool, without asking. */
-  remembered: boolean;
-}
-
-export interface ActionView extends ViewBase {
-  kind: 'action';
-  instructions: string;
-  url: string | null;
-  decision: ActionDecision | null;
-  follow_up_text: string | null;
-  /** Listed in the session queue as a machine-owned item. */
-  queued: boolean;
-  follow_up_attempts: number;
-}
-
-export type UserInputView = ConsentView | ActionView;
-
-/** A due follow-up as the session queue lists it next to people's messages. */
-export interface MachineQueueItem {
-  id: string;
-  session_id: string;
-  text: string;
-  owner: 'machine';
-  editable: false;
-  removable: true;
-  created_at: string;
-}
+// The views clients see are the wire's (`src/wire/user-input.ts`).

@@ -17,7 +17,8 @@ import {
 } from '../../src/clarification/index.js';
 import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
 import type { AppEnv } from '../../src/http/env.js';
-import { errorBody, handleUnexpectedErrors } from '../../src/http/errors.js';
+import { handleUnexpectedErrors } from '../../src/http/errors.js';
+import { errorBodyOf } from '../../src/wire/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { ResponseObserver } from '../../src/observability/response-observer.js';
 import {
@@ -139,7 +140,8 @@ export async function clarificationHarness(
   handleUnexpectedErrors(app, silentLogger);
   app.use('/api/v1/*', async (c, next) => {
     const principal = principals[c.req.header('x-test-principal') as keyof typeof principals];
-    if (!(principal as Principal | undefined)) return c.json(errorBody('unauthorized'), 401);
+    if (!(principal as Principal | undefined))
+      return c.json(errorBodyOf({ code: 'unauthorized' }), 401);
     c.set('principal', principal);
     await next();
   });

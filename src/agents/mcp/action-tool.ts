@@ -6,19 +6,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { failure, requestUserActionInput } from '../../wire/index.js';
 import { getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import type { CallContext, ToolExtra } from './call-context.js';
 import { withProgress } from './progress.js';
-import { toolError, toolResult } from './results.js';
-
-const actionInput = z.strictObject({
-  title: z.string().trim().min(1).max(200).describe('What the person should do, briefly'),
-  instructions: z.string().trim().min(1).max(8000).describe('How to do it, step by step'),
-  url: z.string().trim().max(2048).optional().describe('Where to do it (http or https)'),
-});
+import { toolFailure, toolResult } from './results.js';
 
 export interface ActionToolDeps {
   store: Store;
@@ -41,15 +35,17 @@ export function registerActionTool(
       description:
         'Ask the person to do something outside this conversation and wait until they press ' +
         "Done or Skip. Returns status 'done' or 'skipped', or 'expired' when nobody answered.",
-      inputSchema: actionInput.shape,
+      inputSchema: requestUserActionInput.shape,
     },
     (args, extra) =>
       authenticated(extra, async ({ principal, signal }) => {
         if (principal.kind !== 'agent') {
-          return toolError('forbidden', 'only an agent inside a Clarion session can ask this');
+          return toolFailure(
+            failure('forbidden', 'only an agent inside a Clarion session can ask this'),
+          );
         }
         const session = await getSession(deps.store, principal.sessionId);
-        if (!session) return toolError('not_found', 'session not found');
+        if (!session) return toolFailure(failure('not_found', 'session not found'));
         const created = deps.userInputs.request({
           kind: 'action',
           sessionId: session.id,
@@ -61,8 +57,8 @@ export function registerActionTool(
         });
         if (!created.ok) {
           return created.code === 'invalid'
-            ? toolError('invalid_request', created.problems.join('; '))
-            : toolError('unavailable', 'the server is shutting down');
+            ? toolFailure(failure('invalid_request', created.problems.join('; ')))
+            : toolFailure(failure('shutting_down'));
         }
         const outcome = await withProgress(extra, deps.progress, () => created.outcome);
         if (outcome.kind === 'decided') {

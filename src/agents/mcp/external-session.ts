@@ -9,6 +9,7 @@
  * workspaces), once per MCP session: the caller caches the result and only
  * re-checks that the session is still live.
  */
+import { MAX_TASK_TITLE_CHARS } from '../../wire/index.js';
 import {
   createSession,
   createTask,
@@ -27,7 +28,6 @@ import { EXTERNAL_AGENT_PROFILE } from '../runtime.js';
 
 export const DEFAULT_EXTERNAL_TASK_TITLE = 'External agent';
 /** Client names are chosen by the client; a task title stays readable. */
-const MAX_TITLE_CHARS = 200;
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
@@ -37,7 +37,7 @@ export type ExternalSessionResult =
 
 /** The task title for an MCP client's name (`clientInfo.name`). */
 export function externalTaskTitle(clientName: string | undefined): string {
-  const name = (clientName ?? '').trim().slice(0, MAX_TITLE_CHARS);
+  const name = (clientName ?? '').trim().slice(0, MAX_TASK_TITLE_CHARS);
   return name === '' ? DEFAULT_EXTERNAL_TASK_TITLE : name;
 }
 

@@ -4,9 +4,10 @@ import {
   OPEN_MESSAGE_EXTERNAL,
   OPEN_MESSAGE_SESSION,
   openPayload,
-  toolError,
+  toolFailure,
   toolResult,
 } from './results.js';
+import { failure } from '../../wire/index.js';
 
 const QUESTIONS = [
   {
@@ -72,10 +73,12 @@ describe('MCP tool results', () => {
   });
 
   it('lists issues in a tool error, one per line', () => {
-    const result = toolError('invalid_request', 'invalid questions', [
-      { path: 'questions.0', message: 'bad' },
-      { path: '', message: 'worse' },
-    ]);
+    const result = toolFailure(
+      failure('invalid_request', 'invalid questions', [
+        { path: 'questions.0', message: 'bad' },
+        { path: '', message: 'worse' },
+      ]),
+    );
     expect(result).toEqual({
       isError: true,
       content: [{ type: 'text', text: 'invalid questions\n- questions.0: bad\n- (input): worse' }],
@@ -88,7 +91,7 @@ describe('MCP tool results', () => {
         ],
       },
     });
-    expect(toolError('not_found', 'gone').structuredContent).toEqual({
+    expect(toolFailure(failure('not_found', 'gone')).structuredContent).toEqual({
       error: 'gone',
       code: 'not_found',
     });

@@ -6,6 +6,7 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClarificationResponse, Question } from '../../clarification/index.js';
+import { OUTCOMES, type Failure, type OutcomeEntry } from '../../wire/index.js';
 
 export const OPEN_MESSAGE_SESSION =
   'The question stays open. The answer will come to you as a new message.';
@@ -73,8 +74,22 @@ export function toolResult(payload: object): CallToolResult {
   };
 }
 
+/**
+ * A service's failure as a tool error, through the outcome catalogue: the same
+ * code and message REST gives, or the agent's own wording where its next step
+ * differs (retry the same call).
+ */
+export function toolFailure(failed: Pick<Failure, 'code' | 'message' | 'details'>): CallToolResult {
+  const entry: OutcomeEntry = OUTCOMES[failed.code];
+  return toolError(
+    entry.wire,
+    failed.message ?? entry.mcpMessage ?? entry.message,
+    Array.isArray(failed.details) ? failed.details : [],
+  );
+}
+
 /** A tool error the agent can act on: the message, then one line per issue. */
-export function toolError(
+function toolError(
   code: string,
   message: string,
   issues: readonly ToolIssue[] = [],

@@ -10,7 +10,7 @@ import type { Env, Hono } from 'hono';
 import type { Principal } from '../../auth/principal.js';
 import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../http/auth.js';
-import { errorBody } from '../../http/errors.js';
+import { errorBodyOf } from '../../wire/index.js';
 import type { Logger } from '../../observability/logger.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -41,7 +41,7 @@ export interface McpEndpoint {
 }
 
 function unauthorized(): Response {
-  return Response.json(errorBody('unauthorized'), {
+  return Response.json(errorBodyOf({ code: 'unauthorized' }), {
     status: 401,
     headers: { 'WWW-Authenticate': 'Bearer' },
   });

@@ -25,14 +25,15 @@ import {
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { registerActionTool } from './action-tool.js';
 import { withProgress } from './progress.js';
-import { decisionPayload, openPayload, toolError, toolResult } from './results.js';
+import { decisionPayload, openPayload, toolFailure, toolResult } from './results.js';
 import {
+  failure,
   answerQuestionInput,
   askQuestionInput,
   DEFAULT_WAIT_SECONDS,
   listPendingInput,
   waitForAnswerInput,
-} from './tool-schemas.js';
+} from '../../wire/index.js';
 
 export interface McpToolDeps {
   store: Store;
@@ -93,14 +94,14 @@ export function registerClarionTools(
     body: (caller: CallContext) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
-    if (!caller) return toolError('unauthorized', 'authentication required');
+    if (!caller) return toolFailure(failure('unauthorized'));
     session.callStarted();
     try {
       return await body(caller);
     } catch (error) {
       // Unknown causes are internal, never a client fault, and their text stays in the log.
       logger.error({ err: error, requestId: extra.requestId }, 'mcp tool call failed');
-      return toolError('internal', 'internal error');
+      return toolFailure(failure('internal'));
     } finally {
       session.callEnded();
       if (extra.signal.aborted) session.closeStream(extra.requestId);
@@ -118,15 +119,15 @@ export function registerClarionTools(
       authenticated(extra, async ({ principal, signal }) => {
         const target = await askTarget(principal);
         if (!target) {
-          return toolError('no_workspace', 'your account belongs to no workspace to ask in');
+          return toolFailure(failure('no_workspace'));
         }
         const result = await withProgress(extra, progress, () =>
           clarification.ask(target.sessionId, args, { signal }),
         );
         if (!result.ok) {
           return result.code === 'invalid_request'
-            ? toolError('invalid_request', 'invalid questions', result.issues)
-            : toolError('not_active', 'this session can no longer ask questions');
+            ? toolFailure(failure('invalid_request', 'invalid questions', result.issues))
+            : toolFailure(failure('not_active', 'this session can no longer ask questions'));
         }
         if (result.outcome === 'answered') {
           return toolResult(decisionPayload(result.response, result.questions));
@@ -153,9 +154,9 @@ export function registerClarionTools(
         if (result.ok) return toolResult(decisionPayload(result.response, result.questions));
         switch (result.code) {
           case 'not_found':
-            return toolError('not_found', 'clarification request not found');
+            return toolFailure(failure('not_found', 'clarification request not found'));
           case 'not_active':
-            return toolError('not_active', 'clarification request is no longer active');
+            return toolFailure(failure('not_active'));
           case 'timeout':
             return toolResult({
               status: 'open',
@@ -181,7 +182,7 @@ export function registerClarionTools(
         const result = await listPendingBundles(store, principal, args);
         return result.ok
           ? toolResult(result.page)
-          : toolError('invalid_request', 'invalid listing request', result.issues);
+          : toolFailure(failure('invalid_request', 'invalid listing request', result.issues));
       }),
   );
 
@@ -205,29 +206,6 @@ export function registerClarionTools(
 
 /** The resolver's outcome as a tool result; the same cases as REST's table (DESIGN §5.1). */
 export function respondResult(result: RespondResult): CallToolResult {
-  if (result.ok) {
-    return toolResult({
-      claimed: result.claimed,
-      status: result.status,
-      response: result.response,
-    });
-  }
-  switch (result.code) {
-    case 'invalid_request':
-      return toolError('invalid_request', 'invalid clarification response', result.issues);
-    case 'not_found':
-      return toolError('not_found', 'clarification request not found');
-    case 'not_active':
-      return toolError('not_active', 'clarification request is no longer active');
-    case 'temporarily_unavailable':
-      return toolError(
-        'temporarily_unavailable',
-        'clarification response is temporarily unavailable; nothing was recorded, retry the same call',
-      );
-    case 'caller_gone':
-      // The call was cancelled; this result is never delivered.
-      return toolError('cancelled', 'the call was cancelled');
-    case 'internal':
-      return toolError('internal', 'internal error');
-  }
+  if (!result.ok) return toolFailure(result);
+  return toolResult({ claimed: result.claimed, status: result.status, response: result.response });
 }

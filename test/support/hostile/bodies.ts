@@ -359,7 +359,7 @@ export function generateBody(g: Gen, category: BodyCategory): string | Uint8Arra
         }));
       }
       if (kind === 3) return { rejected: true, reject_reason: 'r'.repeat(g.int(8_001, 40_000)) };
-      // Within the UTF-16 cap of the shape but over 2000 code points.
+      // Over 2000 code points, and within 4000 UTF-16 units.
       return withAnswer(g, (answer) => ({
         ...answer,
         custom_text: '🦀'.repeat(g.int(2_001, 4_000)),

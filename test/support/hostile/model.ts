@@ -39,6 +39,10 @@ export function onlyKeys(value: Record<string, unknown>, allowed: readonly strin
 export const isString = (value: unknown, min: number, max: number): value is string =>
   typeof value === 'string' && value.length >= min && value.length <= max;
 
+/** Custom text and reject reasons: at most 2000 code points (a string iterates by code point). */
+const isAnswerText = (value: unknown): boolean =>
+  typeof value === 'string' && Array.from(value).length <= 2000;
+
 /**
  * The body shape the route accepts (DESIGN §5.1): a strict object, unknown
  * fields refused; undefined when it fits, else a reason.
@@ -53,7 +57,7 @@ export function schemaProblem(text: string): string | undefined {
   if (!isPlainObject(raw)) return 'not an object';
   if (!onlyKeys(raw, ['answers', 'rejected', 'reject_reason'])) return 'unknown field';
   if ('rejected' in raw && typeof raw.rejected !== 'boolean') return 'rejected';
-  if ('reject_reason' in raw && !isString(raw.reject_reason, 0, 8000)) return 'reject_reason';
+  if ('reject_reason' in raw && !isAnswerText(raw.reject_reason)) return 'reject_reason';
   if (!('answers' in raw)) return undefined;
   if (!Array.isArray(raw.answers) || raw.answers.length > 4) return 'answers';
   for (const answer of raw.answers as unknown[]) {
@@ -67,7 +71,7 @@ export function schemaProblem(text: string): string | undefined {
       if (!Array.isArray(selected) || selected.length > 6) return 'selected_options';
       if (!selected.every((option) => isString(option, 1, 64))) return 'option';
     }
-    if ('custom_text' in answer && !isString(answer.custom_text, 0, 8000)) return 'custom_text';
+    if ('custom_text' in answer && !isAnswerText(answer.custom_text)) return 'custom_text';
   }
   return undefined;
 }

@@ -11,22 +11,12 @@
 import { useCallback, useMemo, useState } from 'react';
 import { orderedQuestions, type BundleQuestion, type BundleState } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
+import { MAX_ANSWER_TEXT_CODE_POINTS } from '../../../src/wire/limits.js';
+import { codePoints } from '../../../src/wire/text.js';
 
-export const MAX_CUSTOM_CODE_POINTS = 2000;
-
-/** Length in Unicode code points, the unit of the server's 2000 cap (not UTF-16 units). */
-export function codePointLength(text: string): number {
-  let count = 0;
-  for (let index = 0; index < text.length; index++) {
-    const unit = text.charCodeAt(index);
-    if (unit >= 0xd800 && unit <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) index++;
-    }
-    count++;
-  }
-  return count;
-}
+/** The server's cap on custom text, in Unicode code points (not UTF-16 units). */
+export const MAX_CUSTOM_CODE_POINTS = MAX_ANSWER_TEXT_CODE_POINTS;
+export const codePointLength = codePoints;
 
 /** Whether an answer counts: an option picked or non-empty text within the limit. */
 export function isAnswered(answer: Answer | undefined): boolean {

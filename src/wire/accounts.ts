@@ -1,0 +1,55 @@
+/** Accounts on the wire: who am I, users, workspaces and their members. */
+import { z } from 'zod';
+import { timestamp } from './common.js';
+import { MAX_ACCOUNT_NAME_CHARS, MAX_RECORD_ID_CHARS } from './limits.js';
+
+const name = z.string().trim().min(1).max(MAX_ACCOUNT_NAME_CHARS);
+
+export const newUserBody = z
+  .strictObject({ name, is_admin: z.boolean().optional() })
+  .meta({ id: 'NewUserBody' });
+export const newWorkspaceBody = z.strictObject({ name }).meta({ id: 'NewWorkspaceBody' });
+export const newMemberBody = z
+  .strictObject({
+    user_id: z.string().min(1).max(MAX_RECORD_ID_CHARS),
+    role: z.enum(['member', 'owner']).optional(),
+  })
+  .meta({ id: 'NewMemberBody' });
+
+export const userView = z
+  .object({ id: z.string(), name: z.string(), is_admin: z.boolean(), created_at: timestamp })
+  .meta({ id: 'User' });
+export type UserView = z.infer<typeof userView>;
+
+export const workspaceView = z
+  .object({ id: z.string(), name: z.string(), created_at: timestamp })
+  .meta({ id: 'Workspace' });
+export type WorkspaceView = z.infer<typeof workspaceView>;
+
+export const memberView = z
+  .object({
+    workspace_id: z.string(),
+    user_id: z.string(),
+    role: z.enum(['member', 'owner']),
+    created_at: timestamp,
+  })
+  .meta({ id: 'Member' });
+export type MemberView = z.infer<typeof memberView>;
+
+const meUser = z.object({ id: z.string(), name: z.string(), is_admin: z.boolean() });
+export const meReply = z.union([
+  z.object({ user: meUser, kind: z.literal('user') }),
+  z.object({ user: meUser, kind: z.literal('agent'), session: z.object({ id: z.string() }) }),
+]);
+
+export const newUserReply = z.object({
+  user: userView,
+  token: z.string().describe('A bearer token, shown only this once'),
+});
+export const userListReply = z.object({ users: z.array(userView) });
+export const workspaceReply = z.object({ workspace: workspaceView });
+export const workspaceListReply = z.object({ workspaces: z.array(workspaceView) });
+export const memberReply = z.object({ member: memberView });
+export const memberListReply = z.object({
+  members: z.array(memberView.extend({ user_name: z.string() })),
+});

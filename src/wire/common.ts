@@ -1,0 +1,19 @@
+/** Shapes several parts of the wire share: states, timestamps, record IDs. */
+import { z } from 'zod';
+import { ROW_STATUSES, SESSION_STATES } from './constants.js';
+
+/** RFC 3339 with nine fractional digits: the row version clients compare (DESIGN §4). */
+export const timestamp = z.string().describe('RFC 3339 timestamp with nine fractional digits');
+
+export const sessionState = z.enum(SESSION_STATES).meta({ id: 'SessionState' });
+export type SessionState = z.infer<typeof sessionState>;
+
+/** What a session waits on a person for, if anything. */
+export const pendingAction = z
+  .enum(['clarification', 'consent', 'action'])
+  .nullable()
+  .meta({ id: 'PendingAction' });
+export type PendingAction = z.infer<typeof pendingAction>;
+
+export const rowStatus = z.enum(ROW_STATUSES).meta({ id: 'RowStatus' });
+export type RowStatus = z.infer<typeof rowStatus>;

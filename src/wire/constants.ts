@@ -1,0 +1,27 @@
+/**
+ * The wire's closed vocabularies as plain constants (no zod), so the browser
+ * can import them without bundling the schemas.
+ */
+
+export const SESSION_STATES = [
+  'idle',
+  'running',
+  'waiting_for_input',
+  'completed',
+  'failed',
+  'cancelled',
+] as const;
+
+/** Sessions in these states take no more turns; their bundles are expired. */
+export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as const;
+
+export const ROW_STATUSES = ['pending', 'answered', 'rejected', 'expired', 'cancelled'] as const;
+
+/** The transcript type of a clarification row. */
+export const CLARIFICATION_TYPE = 'clarification_request';
+
+export const USER_INPUT_EVENT_TYPES = [
+  'user_input.requested',
+  'user_input.armed',
+  'user_input.settled',
+] as const;

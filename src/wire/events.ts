@@ -1,0 +1,66 @@
+/**
+ * `/api/v1/events`: JSON text frames in both directions. Each event carries
+ * the session's revision (bumped in the same transaction as the change it
+ * reports), so a client keeps the highest revision it has seen per session and
+ * drops anything older. Events only say what the store already holds.
+ */
+import { z } from 'zod';
+import { pendingAction, sessionState } from './common.js';
+import { USER_INPUT_EVENT_TYPES } from './constants.js';
+import { MAX_SESSION_ID_CHARS, MAX_SESSIONS_PER_FRAME } from './limits.js';
+import { messageView } from './sessions.js';
+import { userInputView } from './user-input.js';
+
+const sessionScoped = {
+  session_id: z.string(),
+  task_id: z.string(),
+  revision: z.number().int(),
+  pending_action: pendingAction,
+};
+
+export type UserInputEventType = (typeof USER_INPUT_EVENT_TYPES)[number];
+
+export const clarionEvent = z
+  .discriminatedUnion('type', [
+    z.object({ ...sessionScoped, type: z.literal('message.added'), message: messageView }),
+    z.object({ ...sessionScoped, type: z.literal('message.updated'), message: messageView }),
+    z.object({ ...sessionScoped, type: z.literal('session.state_changed'), state: sessionState }),
+    /**
+     * A memory-owned user-input request changed. `revision` here is the
+     * request's own revision; clients keep the highest per request ID.
+     */
+    z.object({
+      ...sessionScoped,
+      type: z.enum(USER_INPUT_EVENT_TYPES),
+      request: userInputView,
+    }),
+    /** The session's queue changed (a machine-owned follow-up came or went); refetch it. */
+    z.object({ ...sessionScoped, type: z.literal('queue.changed') }),
+  ])
+  .meta({ id: 'Event' });
+export type ClarionEvent = z.infer<typeof clarionEvent>;
+export type ClarionEventType = ClarionEvent['type'];
+
+const sessionIds = z
+  .array(z.string().min(1).max(MAX_SESSION_ID_CHARS))
+  .max(MAX_SESSIONS_PER_FRAME, `at most ${MAX_SESSIONS_PER_FRAME} session ids per frame`);
+
+/** `sessions` names explicit sessions; `all: true` means everything the principal can see. */
+export const clientFrame = z.union([
+  z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), sessions: sessionIds }),
+  z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), all: z.literal(true) }),
+]);
+export type ClientFrame = z.infer<typeof clientFrame>;
+
+export const serverFrame = z.discriminatedUnion('type', [
+  z.object({
+    type: z.literal('subscribed'),
+    sessions: z.array(z.string()),
+    all: z.boolean(),
+    refused: z.array(z.string()),
+  }),
+  z.object({ type: z.literal('unsubscribed'), sessions: z.array(z.string()), all: z.boolean() }),
+  z.object({ type: z.literal('event'), event: clarionEvent }),
+  z.object({ type: z.literal('error'), code: z.literal('invalid_request'), error: z.string() }),
+]);
+export type ServerFrame = z.infer<typeof serverFrame>;

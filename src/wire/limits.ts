@@ -1,0 +1,64 @@
+/**
+ * Every size and count limit of Clarion's wire contract, written once. Server
+ * schemas, MCP tool schemas and the web app read these; nothing restates a
+ * number. Plain constants, no zod, so the browser can import them for free.
+ */
+
+// ---------------------------------------------------------------- asking (DESIGN §5)
+export const MAX_QUESTIONS = 4;
+export const MIN_OPTIONS = 2;
+export const MAX_OPTIONS = 6;
+export const MAX_QUESTION_TITLE_CHARS = 80;
+export const MAX_PROMPT_CHARS = 4000;
+export const MAX_OPTION_LABEL_CHARS = 200;
+export const MAX_OPTION_DESCRIPTION_CHARS = 1000;
+export const MAX_CONTEXT_CHARS = 8000;
+/** Question and option IDs: 1–64 of letters, digits, `_ . -`. */
+export const MAX_ID_CHARS = 64;
+
+// ---------------------------------------------------------------- responding (DESIGN §5.1)
+/** Custom text and reject reasons, in Unicode code points (not UTF-16 units). */
+export const MAX_ANSWER_TEXT_CODE_POINTS = 2000;
+/** Pending IDs are UUIDs Clarion mints; anything longer is unknown without a lookup. */
+export const MAX_PENDING_ID_CHARS = 128;
+
+// ---------------------------------------------------------------- listing
+export const DEFAULT_PENDING_PAGE = 50;
+export const MAX_PENDING_PAGE = 200;
+export const MAX_CURSOR_CHARS = 512;
+export const DEFAULT_TRANSCRIPT_PAGE = 100;
+export const MAX_TRANSCRIPT_PAGE = 500;
+
+// ---------------------------------------------------------------- tasks, sessions, messages
+export const MAX_TASK_TITLE_CHARS = 200;
+export const MAX_MESSAGE_CHARS = 32_000;
+export const MAX_ADMISSION_KEY_CHARS = 128;
+export const MAX_RECORD_ID_CHARS = 128;
+export const MAX_PROFILE_NAME_CHARS = 64;
+export const MAX_QUEUE_ORDER_IDS = 1000;
+
+// ---------------------------------------------------------------- accounts
+export const MAX_ACCOUNT_NAME_CHARS = 200;
+
+// ---------------------------------------------------------------- user-input requests (DESIGN §7)
+export const MAX_CONSENT_OPTIONS = 16;
+export const MAX_CONSENT_OPTION_ID_CHARS = 200;
+export const MAX_USER_INPUT_TITLE_CHARS = 500;
+export const MAX_ACTION_TITLE_CHARS = 200;
+export const MAX_ACTION_INSTRUCTIONS_CHARS = 8000;
+export const MAX_URL_CHARS = 2048;
+
+// ---------------------------------------------------------------- MCP waits
+export const DEFAULT_WAIT_SECONDS = 600;
+export const MAX_WAIT_SECONDS = 3600;
+
+// ---------------------------------------------------------------- event frames
+/** Largest client frame accepted on `/api/v1/events`, in UTF-8 bytes. */
+export const MAX_CLIENT_FRAME_BYTES = 16 * 1024;
+/** Most session IDs one subscribe or unsubscribe may name. */
+export const MAX_SESSIONS_PER_FRAME = 500;
+export const MAX_SESSION_ID_CHARS = 200;
+
+// ---------------------------------------------------------------- bodies
+/** Largest state-changing request body, in bytes (413 beyond). */
+export const MAX_BODY_BYTES = 64 * 1024;

@@ -1,0 +1,120 @@
+/**
+ * Clarion's MCP tools on the wire: each tool's input, with the same limits as
+ * REST (`answer_question` takes exactly the respond body), and the payloads
+ * the tools return as structured content.
+ */
+import { z } from 'zod';
+import { respondInputShape } from './clarification.js';
+import {
+  DEFAULT_PENDING_PAGE,
+  DEFAULT_WAIT_SECONDS,
+  MAX_ACTION_INSTRUCTIONS_CHARS,
+  MAX_ACTION_TITLE_CHARS,
+  MAX_CURSOR_CHARS,
+  MAX_PENDING_ID_CHARS,
+  MAX_PENDING_PAGE,
+  MAX_URL_CHARS,
+  MAX_WAIT_SECONDS,
+} from './limits.js';
+
+const pendingId = z
+  .string()
+  .min(1)
+  .max(MAX_PENDING_ID_CHARS)
+  .describe('The pending_id a question was asked under');
+
+export { askInput as askQuestionInput } from './clarification.js';
+
+export const waitForAnswerInput = z.strictObject({
+  pending_id: pendingId,
+  timeout_seconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_WAIT_SECONDS)
+    .optional()
+    .describe(`How long to wait, in seconds (default ${DEFAULT_WAIT_SECONDS})`),
+});
+
+export const listPendingInput = z.strictObject({
+  cursor: z
+    .string()
+    .min(1)
+    .max(MAX_CURSOR_CHARS)
+    .optional()
+    .describe('next_cursor of the previous page'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_PENDING_PAGE)
+    .optional()
+    .describe(`Bundles per page (default ${DEFAULT_PENDING_PAGE})`),
+});
+
+export const answerQuestionInput = z.strictObject({ pending_id: pendingId, ...respondInputShape });
+
+export const requestUserActionInput = z.strictObject({
+  title: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_ACTION_TITLE_CHARS)
+    .describe('What the person should do, briefly'),
+  instructions: z
+    .string()
+    .trim()
+    .min(1)
+    .max(MAX_ACTION_INSTRUCTIONS_CHARS)
+    .describe('How to do it, step by step'),
+  url: z.string().trim().max(MAX_URL_CHARS).optional().describe('Where to do it (http or https)'),
+});
+
+// ---------------------------------------------------------------- structured results
+
+export const selectedOption = z.object({ id: z.string(), label: z.string() });
+export type SelectedOption = z.infer<typeof selectedOption>;
+
+export const answerPayload = z.object({
+  selected: z.array(selectedOption),
+  custom_text: z.string(),
+});
+export type AnswerPayload = z.infer<typeof answerPayload>;
+
+/** A decided bundle as an agent reads it: option labels keyed by question ID. */
+export const decisionPayload = z.discriminatedUnion('status', [
+  z.object({
+    status: z.literal('answered'),
+    pending_id: z.string(),
+    answers: z.record(z.string(), answerPayload),
+  }),
+  z.object({ status: z.literal('skipped'), pending_id: z.string(), reason: z.string() }),
+]);
+export type DecisionPayload = z.infer<typeof decisionPayload>;
+
+export const openPayload = z.object({
+  status: z.literal('open'),
+  pending_id: z.string(),
+  message: z.string(),
+});
+export type OpenPayload = z.infer<typeof openPayload>;
+
+/** `ask_user_question` and `wait_for_answer`. */
+export const askOutput = z.union([decisionPayload, openPayload]);
+
+/** `answer_question`: the REST respond reply. */
+export { respondReply as answerQuestionOutput } from './clarification.js';
+
+export const actionOutput = z.object({
+  status: z.enum(['done', 'skipped', 'expired']),
+  /** Why nobody answered, with `expired`. */
+  reason: z.string().optional(),
+  request_id: z.string(),
+});
+
+/** A tool error's structured content. */
+export const toolErrorPayload = z.object({
+  error: z.string(),
+  code: z.string(),
+  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});

@@ -1,0 +1,121 @@
+/**
+ * The one outcome catalogue: every code a service can fail with, its HTTP
+ * status, the code and message clients see, and what an MCP tool call gets.
+ * `http/` and `agents/mcp/` both map through this table and nothing else, so
+ * a code cannot mean one thing on REST and another to an agent.
+ *
+ * Services fail with `Failure` (`{ ok: false, code }`, optionally a message
+ * naming the subject and issue details); anything without a code is
+ * `internal`, never a client fault.
+ */
+import { z } from 'zod';
+
+export interface OutcomeEntry {
+  /** HTTP status. 499 is nginx's "client closed": nobody reads the reply. */
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 499 | 500 | 503;
+  /** The `code` field on the wire; several service codes may share one. */
+  readonly wire: string;
+  readonly message: string;
+  /** What an agent reads instead, where its next step differs from a browser's. */
+  readonly mcpMessage?: string;
+}
+
+export const OUTCOMES = {
+  invalid_request: { status: 400, wire: 'invalid_request', message: 'invalid request' },
+  unauthorized: { status: 401, wire: 'unauthorized', message: 'authentication required' },
+  forbidden: { status: 403, wire: 'forbidden', message: 'not allowed' },
+  no_workspace: {
+    status: 403,
+    wire: 'no_workspace',
+    message: 'your account belongs to no workspace to ask in',
+  },
+  not_found: { status: 404, wire: 'not_found', message: 'not found' },
+  not_active: {
+    status: 409,
+    wire: 'not_active',
+    message: 'clarification request is no longer active',
+  },
+  conflict: { status: 409, wire: 'conflict', message: 'conflict' },
+  already_settled: {
+    status: 409,
+    wire: 'conflict',
+    message: 'the request is already settled',
+  },
+  session_busy: { status: 409, wire: 'conflict', message: 'the session is busy' },
+  session_refused: {
+    status: 409,
+    wire: 'conflict',
+    message: 'the session cannot take messages',
+  },
+  payload_too_large: {
+    status: 413,
+    wire: 'payload_too_large',
+    message: 'request body is too large',
+  },
+  unsupported_media_type: {
+    status: 415,
+    wire: 'unsupported_media_type',
+    message: 'request body must be JSON',
+  },
+  caller_gone: { status: 499, wire: 'cancelled', message: 'the call was cancelled' },
+  temporarily_unavailable: {
+    status: 503,
+    wire: 'temporarily_unavailable',
+    message: 'clarification response is temporarily unavailable',
+    mcpMessage:
+      'clarification response is temporarily unavailable; nothing was recorded, retry the same call',
+  },
+  shutting_down: { status: 503, wire: 'unavailable', message: 'the server is shutting down' },
+  internal: { status: 500, wire: 'internal', message: 'internal error' },
+} as const satisfies Record<string, OutcomeEntry>;
+
+export type OutcomeCode = keyof typeof OUTCOMES;
+
+export const OUTCOME_CODES = Object.keys(OUTCOMES) as OutcomeCode[];
+
+/** One problem with an input: a dotted path (empty for the whole body) and what is wrong. */
+export const issue = z.object({ path: z.string(), message: z.string() }).meta({ id: 'Issue' });
+export type Issue = z.infer<typeof issue>;
+
+/** A service's failure, the one shape every service returns on its `ok: false` side. */
+export interface Failure<C extends OutcomeCode = OutcomeCode> {
+  readonly ok: false;
+  readonly code: C;
+  /** Names the subject ("session not found"); the catalogue's message otherwise. */
+  readonly message?: string;
+  /** Input issues for `invalid_request`, or a small object saying why (`{ reason }`). */
+  readonly details?: readonly Issue[] | Readonly<Record<string, unknown>>;
+}
+
+export function failure<C extends OutcomeCode>(
+  code: C,
+  message?: string,
+  details?: Failure['details'],
+): Failure<C> {
+  return {
+    ok: false,
+    code,
+    ...(message === undefined ? {} : { message }),
+    ...(details === undefined ? {} : { details }),
+  };
+}
+
+/** The JSON body of every REST error. */
+export const errorBody = z
+  .object({
+    error: z.string(),
+    code: z.string(),
+    details: z.unknown().optional(),
+  })
+  .meta({ id: 'Error' });
+export type ErrorBody = z.infer<typeof errorBody>;
+
+/** The wire body of a failure, as REST sends it. */
+export function errorBodyOf(failed: Pick<Failure, 'code' | 'message' | 'details'>): ErrorBody {
+  const entry: OutcomeEntry = OUTCOMES[failed.code];
+  return {
+    error: failed.message ?? entry.message,
+    code: entry.wire,
+    ...(failed.details === undefined ? {} : { details: failed.details }),
+  };
+}

@@ -1,0 +1,376 @@
+/**
+ * The HTTP surface as data: every route Clarion serves, with its body, its
+ * replies and the outcome codes it can fail with. The OpenAPI document is
+ * generated from this table (`http/openapi.ts`), and a test fails when the
+ * server registers a route the table lacks, so the two cannot drift.
+ */
+import { z } from 'zod';
+import {
+  meReply,
+  memberListReply,
+  memberReply,
+  newMemberBody,
+  newUserBody,
+  newUserReply,
+  newWorkspaceBody,
+  userListReply,
+  workspaceListReply,
+  workspaceReply,
+} from './accounts.js';
+import {
+  bundleView,
+  cancelReply,
+  pendingListReply,
+  respondBody,
+  respondReply,
+} from './clarification.js';
+import { DEFAULT_PENDING_PAGE, DEFAULT_TRANSCRIPT_PAGE } from './limits.js';
+import type { OutcomeCode } from './outcomes.js';
+import {
+  cancellingReply,
+  createTaskBody,
+  createTaskReply,
+  deletedReply,
+  messageBody,
+  messageQueuedReply,
+  messageSentReply,
+  queueClearedReply,
+  queueEditBody,
+  queueItemReply,
+  queueOrderBody,
+  queueRemovedReply,
+  queueReply,
+  sessionListReply,
+  taskListReply,
+  transcriptPageReply,
+  userQueueReply,
+} from './sessions.js';
+import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+export interface RouteSpec {
+  readonly method: HttpMethod;
+  /** OpenAPI form: `{name}` for a path parameter. */
+  readonly path: string;
+  readonly summary: string;
+  /** Who may call: a signed-in person or token, or anyone. */
+  readonly access: 'principal' | 'public';
+  readonly body?: z.ZodType;
+  readonly query?: z.ZodObject;
+  /** Success replies by status; `null` is a reply without a JSON body. */
+  readonly replies: Readonly<Record<number, z.ZodType | null>>;
+  /** Failures beyond the ones every `/api/v1` route can give (401, 413, 415, 500). */
+  readonly errors: readonly OutcomeCode[];
+  /** Media type of a non-JSON success reply. */
+  readonly produces?: string;
+}
+
+const page = (defaultLimit: number, max: string) =>
+  z.object({
+    limit: z.string().optional().describe(`Items per page, 1 to ${max} (default ${defaultLimit})`),
+    cursor: z.string().optional().describe('next_cursor of the previous page'),
+  });
+
+export const ROUTES: readonly RouteSpec[] = [
+  // ---------------------------------------------------------------- clarification
+  {
+    method: 'post',
+    path: '/api/v1/clarification/{pendingId}/respond',
+    summary: 'Answer or skip a bundle of questions; the first responder wins',
+    access: 'principal',
+    body: respondBody,
+    replies: { 200: respondReply },
+    errors: ['invalid_request', 'not_found', 'not_active', 'temporarily_unavailable'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/clarification/{pendingId}/cancel',
+    summary: 'Cancel a live bundle (operator)',
+    access: 'principal',
+    replies: { 200: cancelReply },
+    errors: ['not_found', 'not_active'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/clarification/{pendingId}',
+    summary: 'One bundle in any state, with its response',
+    access: 'principal',
+    replies: { 200: bundleView },
+    errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/pending',
+    summary: 'Every active bundle the caller can see, oldest first',
+    access: 'principal',
+    query: page(DEFAULT_PENDING_PAGE, '200'),
+    replies: { 200: pendingListReply },
+    errors: ['invalid_request'],
+  },
+  // ---------------------------------------------------------------- tasks and sessions
+  {
+    method: 'post',
+    path: '/api/v1/tasks',
+    summary: 'Create a task with one session, optionally sending its first prompt',
+    access: 'principal',
+    body: createTaskBody,
+    replies: { 201: createTaskReply },
+    errors: ['invalid_request', 'forbidden', 'not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/tasks',
+    summary: 'Tasks the caller can see',
+    access: 'principal',
+    replies: { 200: taskListReply },
+    errors: [],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/tasks/{id}',
+    summary: 'Delete a task, its sessions and their agents',
+    access: 'principal',
+    replies: { 200: deletedReply },
+    errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/tasks/{id}/sessions',
+    summary: 'The sessions of a task',
+    access: 'principal',
+    replies: { 200: sessionListReply },
+    errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/sessions/{id}/messages',
+    summary: 'One page of a session’s transcript, oldest first',
+    access: 'principal',
+    query: page(DEFAULT_TRANSCRIPT_PAGE, '500'),
+    replies: { 200: transcriptPageReply },
+    errors: ['invalid_request', 'not_found'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/sessions/{id}/messages',
+    summary: 'Send a message: sent now (200) or queued while the agent is busy (202)',
+    access: 'principal',
+    body: messageBody,
+    replies: { 200: messageSentReply, 202: messageQueuedReply },
+    errors: ['invalid_request', 'not_found', 'session_refused', 'session_busy'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/sessions/{id}/cancel',
+    summary: 'Cancel the agent’s current turn',
+    access: 'principal',
+    replies: { 202: cancellingReply },
+    errors: ['not_found'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/sessions/{id}',
+    summary: 'Delete a session and stop its agent',
+    access: 'principal',
+    replies: { 200: deletedReply },
+    errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/sessions/{id}/queue',
+    summary: 'The session queue: people’s messages, then due follow-ups',
+    access: 'principal',
+    replies: { 200: queueReply },
+    errors: ['not_found'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/sessions/{id}/queue',
+    summary: 'Clear the session queue',
+    access: 'principal',
+    replies: { 200: queueClearedReply },
+    errors: ['not_found', 'conflict'],
+  },
+  {
+    method: 'put',
+    path: '/api/v1/sessions/{id}/queue/order',
+    summary: 'Reorder the queued messages (every ID exactly once)',
+    access: 'principal',
+    body: queueOrderBody,
+    replies: { 200: userQueueReply },
+    errors: ['invalid_request', 'not_found'],
+  },
+  {
+    method: 'patch',
+    path: '/api/v1/sessions/{id}/queue/{itemId}',
+    summary: 'Edit a queued message',
+    access: 'principal',
+    body: queueEditBody,
+    replies: { 200: queueItemReply },
+    errors: ['invalid_request', 'not_found'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/sessions/{id}/queue/{itemId}',
+    summary: 'Remove a queued message or a due follow-up',
+    access: 'principal',
+    replies: { 200: queueRemovedReply },
+    errors: ['not_found', 'conflict'],
+  },
+  // ---------------------------------------------------------------- user-input requests
+  {
+    method: 'get',
+    path: '/api/v1/user-inputs',
+    summary: 'Live consent and action requests the caller can see',
+    access: 'principal',
+    replies: { 200: userInputListReply },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/user-inputs/{id}/respond',
+    summary: 'Answer a consent (option_id) or an action (decision)',
+    access: 'principal',
+    body: userInputRespondBody,
+    replies: { 200: userInputReply },
+    errors: ['invalid_request', 'not_found', 'already_settled'],
+  },
+  // ---------------------------------------------------------------- accounts
+  {
+    method: 'get',
+    path: '/api/v1/me',
+    summary: 'Who the caller is',
+    access: 'principal',
+    replies: { 200: meReply },
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/users',
+    summary: 'Create a user and its first token (admin)',
+    access: 'principal',
+    body: newUserBody,
+    replies: { 201: newUserReply },
+    errors: ['invalid_request', 'forbidden'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/users',
+    summary: 'Every user (admin)',
+    access: 'principal',
+    replies: { 200: userListReply },
+    errors: ['forbidden'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/workspaces',
+    summary: 'Create a workspace owned by the caller (admin)',
+    access: 'principal',
+    body: newWorkspaceBody,
+    replies: { 201: workspaceReply },
+    errors: ['invalid_request', 'forbidden'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/workspaces',
+    summary: 'Workspaces the caller belongs to',
+    access: 'principal',
+    replies: { 200: workspaceListReply },
+    errors: ['forbidden'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/workspaces/{id}/members',
+    summary: 'Add a member, or change its role (admin)',
+    access: 'principal',
+    body: newMemberBody,
+    replies: { 200: memberReply, 201: memberReply },
+    errors: ['invalid_request', 'forbidden', 'not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/workspaces/{id}/members',
+    summary: 'The members of a workspace',
+    access: 'principal',
+    replies: { 200: memberListReply },
+    errors: ['forbidden', 'not_found'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/workspaces/{id}/members/{userId}',
+    summary: 'Remove a member (admin)',
+    access: 'principal',
+    replies: { 204: null },
+    errors: ['forbidden', 'not_found'],
+  },
+  // ---------------------------------------------------------------- sign-in and events
+  {
+    method: 'get',
+    path: '/auth/sign-in',
+    summary: 'Redeem a one-time sign-in link: sets the session cookie, opens the app',
+    access: 'public',
+    query: z.object({ token: z.string().describe('The one-time secret from the link') }),
+    replies: { 303: null },
+    errors: ['unauthorized'],
+    produces: 'text/html',
+  },
+  {
+    method: 'post',
+    path: '/api/v1/auth/sign-out',
+    summary: 'End the browser session',
+    access: 'principal',
+    replies: { 204: null },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/events',
+    summary: 'WebSocket of session events (frames: see the Event schema)',
+    access: 'principal',
+    replies: { 101: null },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/openapi.json',
+    summary: 'This document',
+    access: 'public',
+    replies: { 200: null },
+    errors: [],
+  },
+  // ---------------------------------------------------------------- operations and agents
+  {
+    method: 'get',
+    path: '/healthz',
+    summary: 'Liveness, the database driver and the schema state',
+    access: 'public',
+    replies: { 200: null },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/debug/vars',
+    summary: 'Counters as JSON',
+    access: 'public',
+    replies: { 200: null },
+    errors: [],
+  },
+  {
+    method: 'get',
+    path: '/metrics',
+    summary: 'Counters in Prometheus text format',
+    access: 'public',
+    replies: { 200: null },
+    produces: 'text/plain',
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/mcp',
+    summary: 'Clarion’s MCP server (Streamable HTTP; GET and DELETE as the transport defines)',
+    access: 'principal',
+    replies: { 200: null },
+    errors: [],
+  },
+];

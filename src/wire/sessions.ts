@@ -1,0 +1,149 @@
+/** Tasks, sessions, transcripts, message admission and the session queue on the wire. */
+import { z } from 'zod';
+import { sessionState, timestamp } from './common.js';
+import {
+  MAX_ADMISSION_KEY_CHARS,
+  MAX_MESSAGE_CHARS,
+  MAX_PROFILE_NAME_CHARS,
+  MAX_QUEUE_ORDER_IDS,
+  MAX_RECORD_ID_CHARS,
+  MAX_TASK_TITLE_CHARS,
+} from './limits.js';
+
+/** One transcript row, shared by REST and events. `metadata` is the row's JSON. */
+export const messageView = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    task_id: z.string(),
+    turn_id: z.string(),
+    type: z.string().describe('What the row is: message, clarification_request, tool_call, …'),
+    author: z.string(),
+    content: z.string(),
+    metadata: z.record(z.string(), z.unknown()),
+    requests_input: z.boolean(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Message' });
+export type MessageView = z.infer<typeof messageView>;
+
+export const taskView = z
+  .object({
+    id: z.string(),
+    workspace_id: z.string(),
+    title: z.string(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Task' });
+export type TaskView = z.infer<typeof taskView>;
+
+export const sessionView = z
+  .object({
+    id: z.string(),
+    task_id: z.string(),
+    agent_profile: z.string(),
+    state: sessionState,
+    revision: z.number().int(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'Session' });
+export type SessionView = z.infer<typeof sessionView>;
+
+/** A person's queued message: persisted, editable and removable. */
+export const userQueueItem = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    text: z.string(),
+    admission_key: z.string(),
+    position: z.number().int(),
+    owner: z.literal('user'),
+    editable: z.literal(true),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .meta({ id: 'UserQueueItem' });
+export type UserQueueItem = z.infer<typeof userQueueItem>;
+
+/**
+ * A due follow-up waiting for the session (DESIGN §7): memory-owned by the
+ * server's registry, never persisted, not editable, removable. Its ID is the
+ * user-input request's ID.
+ */
+export const machineQueueItem = z
+  .object({
+    id: z.string(),
+    session_id: z.string(),
+    text: z.string(),
+    owner: z.literal('machine'),
+    editable: z.literal(false),
+    removable: z.literal(true),
+    created_at: timestamp,
+  })
+  .meta({ id: 'MachineQueueItem' });
+export type MachineQueueItem = z.infer<typeof machineQueueItem>;
+
+export const queueItemView = z.union([userQueueItem, machineQueueItem]);
+export type QueueItemView = z.infer<typeof queueItemView>;
+
+// ---------------------------------------------------------------- bodies
+
+const messageText = z.string().trim().min(1).max(MAX_MESSAGE_CHARS);
+const recordId = z.string().min(1).max(MAX_RECORD_ID_CHARS);
+
+export const createTaskBody = z
+  .strictObject({
+    title: z.string().trim().min(1).max(MAX_TASK_TITLE_CHARS),
+    workspace_id: recordId.optional(),
+    agent_profile: z.string().min(1).max(MAX_PROFILE_NAME_CHARS).optional(),
+    prompt: messageText.optional().describe('The first message, sent as the session starts'),
+  })
+  .meta({ id: 'CreateTaskBody' });
+
+/** A message for a session; resending the same `admission_key` never duplicates it. */
+export const messageBody = z
+  .strictObject({
+    text: messageText,
+    admission_key: z.string().min(1).max(MAX_ADMISSION_KEY_CHARS),
+  })
+  .meta({ id: 'MessageBody' });
+
+export const queueEditBody = z.strictObject({ text: messageText }).meta({ id: 'QueueEditBody' });
+
+export const queueOrderBody = z
+  .strictObject({ ids: z.array(recordId).max(MAX_QUEUE_ORDER_IDS) })
+  .meta({ id: 'QueueOrderBody' });
+
+// ---------------------------------------------------------------- replies
+
+export const ADMISSION_OUTCOMES = ['sent', 'queued'] as const;
+
+export const createTaskReply = z.object({
+  task: taskView,
+  session: sessionView,
+  /** How the first prompt was admitted; absent without a prompt. */
+  admission: z.enum(['sent', 'queued', 'refused', 'busy', 'not_found']).optional(),
+});
+
+export const messageSentReply = z.object({ outcome: z.literal('sent'), message: messageView });
+export const messageQueuedReply = z.object({ outcome: z.literal('queued'), item: userQueueItem });
+
+export const taskListReply = z.object({ tasks: z.array(taskView) });
+export const sessionListReply = z.object({ sessions: z.array(sessionView) });
+export const transcriptPageReply = z.object({
+  messages: z.array(messageView),
+  next_cursor: z.string().nullable(),
+});
+export const queueReply = z.object({ items: z.array(queueItemView) });
+export const userQueueReply = z.object({ items: z.array(userQueueItem) });
+export const queueItemReply = z.object({ item: userQueueItem });
+export const queueRemovedReply = z.union([
+  z.object({ removed: z.string().describe('The removed follow-up’s request ID') }),
+  z.object({ item: userQueueItem }),
+]);
+export const queueClearedReply = z.object({ removed: z.array(queueItemView) });
+export const deletedReply = z.object({ deleted: z.literal(true) });
+export const cancellingReply = z.object({ cancelling: z.literal(true) });

@@ -1,0 +1,98 @@
+/**
+ * Consent and action requests on the wire (DESIGN §7): the views the registry
+ * publishes and lists, and what a person sends back. The requests themselves
+ * live in the server's memory only.
+ */
+import { z } from 'zod';
+import { timestamp } from './common.js';
+import { MAX_CONSENT_OPTION_ID_CHARS } from './limits.js';
+
+export const CONSENT_OPTION_KINDS = [
+  'allow_once',
+  'allow_always',
+  'reject_once',
+  'reject_always',
+] as const;
+export const consentOptionKind = z.enum(CONSENT_OPTION_KINDS);
+export type ConsentOptionKind = z.infer<typeof consentOptionKind>;
+
+/** One choice the agent offers for a consent, passed through unchanged. */
+export const consentOption = z
+  .object({ option_id: z.string(), label: z.string(), kind: consentOptionKind })
+  .meta({ id: 'ConsentOption' });
+export type ConsentOption = z.infer<typeof consentOption>;
+
+export const ACTION_DECISIONS = ['done', 'skip'] as const;
+export const actionDecision = z.enum(ACTION_DECISIONS);
+export type ActionDecision = z.infer<typeof actionDecision>;
+
+export const USER_INPUT_STATUSES = ['awaiting', 'armed', 'due', 'settled'] as const;
+export const userInputStatus = z.enum(USER_INPUT_STATUSES);
+export type UserInputStatus = z.infer<typeof userInputStatus>;
+
+export const SETTLEMENT_REASONS = [
+  'human',
+  'timed_out',
+  'swept',
+  'superseded',
+  'dispatched',
+  'rejected',
+] as const;
+export const settlementReason = z.enum(SETTLEMENT_REASONS);
+export type SettlementReason = z.infer<typeof settlementReason>;
+
+const viewBase = {
+  id: z.string(),
+  session_id: z.string(),
+  task_id: z.string(),
+  status: userInputStatus,
+  revision: z.number().int().describe('The request’s own revision; keep the highest per ID'),
+  created_at: timestamp,
+  /** While awaiting only; an answered request no longer has a running deadline. */
+  deadline_at: timestamp.nullable(),
+  settled_reason: settlementReason.nullable(),
+  title: z.string(),
+};
+
+export const consentView = z
+  .object({
+    ...viewBase,
+    kind: z.literal('consent'),
+    tool_key: z.string(),
+    options: z.array(consentOption),
+    selected_option_id: z.string().nullable(),
+    /** Allowed by an earlier "always" for this profile and tool, without asking. */
+    remembered: z.boolean(),
+  })
+  .meta({ id: 'ConsentRequest' });
+export type ConsentView = z.infer<typeof consentView>;
+
+export const actionView = z
+  .object({
+    ...viewBase,
+    kind: z.literal('action'),
+    instructions: z.string(),
+    url: z.string().nullable(),
+    decision: actionDecision.nullable(),
+    follow_up_text: z.string().nullable(),
+    /** Listed in the session queue as a machine-owned item. */
+    queued: z.boolean(),
+    follow_up_attempts: z.number().int(),
+  })
+  .meta({ id: 'ActionRequest' });
+export type ActionView = z.infer<typeof actionView>;
+
+export const userInputView = z.discriminatedUnion('kind', [consentView, actionView]);
+export type UserInputView = z.infer<typeof userInputView>;
+
+/** A person's answer: an option of a consent, or Done/Skip of an action. */
+export const userInputRespondBody = z
+  .strictObject({
+    option_id: z.string().min(1).max(MAX_CONSENT_OPTION_ID_CHARS).optional(),
+    decision: actionDecision.optional(),
+  })
+  .meta({ id: 'UserInputRespondBody' });
+export type UserInputAnswer = { option_id: string } | { decision: ActionDecision };
+
+export const userInputListReply = z.object({ requests: z.array(userInputView) });
+export const userInputReply = z.object({ request: userInputView });

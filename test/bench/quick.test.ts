@@ -46,13 +46,25 @@ describe('the benchmark harness in quick mode', () => {
     const floor = results.floor;
     if (!floor) throw new Error('no floor result');
     const perLevel = sizes.floorBatch * sizes.floorRounds;
-    for (const side of [floor.clarion, floor.floor]) {
-      expect(side.single.responds).toBe(perLevel);
-      expect(side.many.responds).toBe(perLevel);
-      expect(side.single.failures + side.many.failures).toBe(0);
-      expect(finitePositive(side.many.cpuMsPerRespond)).toBe(true);
+    // Clarion and both floors, the same-work floor included: a side missing or measuring
+    // nothing fails here, as does a ratio against either floor that is not a positive number.
+    for (const side of [floor.clarion, floor.sameWork, floor.bare]) {
+      for (const level of [side.single, side.many]) {
+        expect(level.responds).toBe(perLevel);
+        expect(level.failures).toBe(0);
+        expect(finitePositive(level.perSecond)).toBe(true);
+        expect(finitePositive(level.cpuMsPerRespond)).toBe(true);
+        expectLatency(level.latency, perLevel);
+      }
     }
-    expect(Object.values(floor.ratios).every(finitePositive)).toBe(true);
+    for (const ratios of [floor.ratios.sameWork, floor.ratios.bare]) {
+      expect(Object.values(ratios).every(finitePositive)).toBe(true);
+    }
+    const floorMetrics = results.rows
+      .filter((row) => row.benchmark === '3 floor')
+      .map((row) => row.metric);
+    expect(floorMetrics).toContain('respond CPU vs same-work floor');
+    expect(floorMetrics).toContain('respond CPU vs bare floor');
 
     const peer = results.peer;
     if (!peer) throw new Error('no peer result');

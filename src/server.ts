@@ -5,6 +5,7 @@
  * start-up step has succeeded; any failure before `listen` leaves nothing
  * served.
  */
+import { HTTP_KEEP_ALIVE_TIMEOUT_MS, STATISTICS_INTERVAL_MS } from './tunables.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
@@ -47,11 +48,6 @@ import {
   type UserInputDeadlines,
   type UserInputRegistry,
 } from './user-input/index.js';
-
-/** How often SQLite's planner statistics are refreshed while serving. */
-const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
-/** How long an idle client connection stays open. */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
 export interface RunningServer {
   readonly url: string;
@@ -172,8 +168,8 @@ export async function startServer(
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
     // Outlive the clients' idle keep-alive (Node's and undici's are about 5 s): a server
     // that drops an idle socket first races a request the client just wrote on it.
-    server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
+    server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
+    server.headersTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;
     await listen(server, config.host, config.port);
 
     const { port } = server.address() as AddressInfo;

@@ -5,6 +5,7 @@
  * takes `user` and `agent` tokens, the session cookie only `browser` tokens,
  * and a `sign_in` token authenticates nothing until it is redeemed.
  */
+import { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS } from '../tunables.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { RepoContext } from '../store/context.js';
 import type { ApiTokenKind } from '../store/tables.js';
@@ -23,8 +24,7 @@ const SECRET_BYTES = 32;
 /** Longer values are not ours; refusing them early saves hashing attacker-sized input. */
 const MAX_SECRET_LENGTH = 512;
 
-export const SIGN_IN_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
-export const BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+export { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS };
 
 export type CredentialChannel = 'bearer' | 'cookie';
 

@@ -1,4 +1,5 @@
 /** Everything the clarification services share, passed in once at start-up. */
+import { DELIVERY_BUDGET_MS, LIVE_WAIT_MS, PRE_CLAIM_BUDGET_MS } from '../tunables.js';
 import type { AgentRuntime } from '../agents/runtime.js';
 import type { EventPublisher } from '../events/types.js';
 import type { Logger } from '../observability/logger.js';
@@ -8,9 +9,7 @@ import type { Timers } from '../support/timers.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
 
-export const PRE_CLAIM_BUDGET_MS = 5_000;
-export const DELIVERY_BUDGET_MS = 30_000;
-export const LIVE_WAIT_MS = 2 * 60 * 60 * 1000;
+export { DELIVERY_BUDGET_MS, LIVE_WAIT_MS, PRE_CLAIM_BUDGET_MS };
 
 export interface ClarificationBudgets {
   preClaimMs: number;

@@ -7,6 +7,7 @@
  * per subscriber and session, in order); a subscriber that cannot keep up is
  * disconnected with 1013 instead of buffering without bound.
  */
+import { EVENTS_VISIBILITY_TTL_MS } from '../tunables.js';
 import type { Principal } from '../auth/principal.js';
 import type { Logger } from '../observability/logger.js';
 import type { ClarionMetrics } from '../observability/metrics.js';
@@ -24,7 +25,7 @@ export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
 /** Events one subscriber may have waiting on visibility lookups (a stalled database) before 1013. */
 export const DEFAULT_MAX_WAITING_EVENTS = 10_000;
 /** How long a visibility answer is trusted; a revoked membership takes effect within it. */
-export const DEFAULT_VISIBILITY_TTL_MS = 10_000;
+export { EVENTS_VISIBILITY_TTL_MS as DEFAULT_VISIBILITY_TTL_MS };
 /** Sessions remembered per connection; an "all" subscriber on a busy server stays bounded. */
 export const DEFAULT_MAX_CACHED_SESSIONS = 10_000;
 
@@ -68,7 +69,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
     logger,
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
     maxWaitingEvents: options.maxWaitingEvents ?? DEFAULT_MAX_WAITING_EVENTS,
-    visibilityTtlMs: options.visibilityTtlMs ?? DEFAULT_VISIBILITY_TTL_MS,
+    visibilityTtlMs: options.visibilityTtlMs ?? EVENTS_VISIBILITY_TTL_MS,
     maxCachedSessions: options.maxCachedSessions ?? DEFAULT_MAX_CACHED_SESSIONS,
     onClosed(connection: Connection, reason: 'disconnected' | 'slow' | 'failed') {
       connections.delete(connection);

@@ -7,6 +7,7 @@
  * (401 JSON); a peer that misses a keepalive round trip is terminated so dead
  * connections do not count as subscribers.
  */
+import { EVENTS_KEEPALIVE_INTERVAL_MS } from '../tunables.js';
 import type { upgradeWebSocket as nodeUpgradeWebSocket } from '@hono/node-server';
 import type { Env, Hono } from 'hono';
 import type { WSEvents } from 'hono/ws';
@@ -17,7 +18,6 @@ import type { Logger } from '../observability/logger.js';
 import { errorResponse } from './errors.js';
 
 export const EVENTS_PATH = '/api/v1/events';
-export const KEEPALIVE_INTERVAL_MS = 30_000;
 /**
  * `ws` closes the socket (1009) on frames beyond this. It sits above the
  * protocol's 16 KiB bound so a merely oversized frame gets an error frame and
@@ -78,7 +78,7 @@ function socketEvents(principal: Principal, deps: EventsRouteDeps): WSEvents {
         return;
       }
       subscription = deps.hub.connect(raw, principal);
-      stopKeepalive = keepAlive(raw, deps.keepaliveMs ?? KEEPALIVE_INTERVAL_MS);
+      stopKeepalive = keepAlive(raw, deps.keepaliveMs ?? EVENTS_KEEPALIVE_INTERVAL_MS);
     },
     onMessage(event: { readonly data: unknown }) {
       void subscription?.receive(event.data);

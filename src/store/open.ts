@@ -3,6 +3,7 @@
  * else in Clarion constructs a connection. The returned store admits work only
  * after every schema step has succeeded.
  */
+import { PG_CONNECT_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -63,7 +64,6 @@ export class StoreOpenError extends Error {
 }
 
 export const SQLITE_FILE = 'clarion.db';
-const PG_CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * A connection with no schema work: `openStore` builds on it, and tests use it
@@ -152,7 +152,7 @@ function openSqlite(dataDir: string): Connection {
   // NORMAL is durable across application crashes in WAL mode; only an OS
   // crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
-  database.pragma('busy_timeout = 5000');
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const db = new Kysely<Database>({
     dialect: new SqliteDialect({ database: withStatementCache(database) }),
   });

@@ -15,15 +15,18 @@
  * most pages are already copied and synced. If the worker fails, SQLite's
  * own threshold comes back.
  */
+import {
+  SQLITE_BUSY_TIMEOUT_MS,
+  WAL_CHECKPOINTER_STOP_TIMEOUT_MS,
+  WAL_CHECKPOINT_INTERVAL_MS,
+} from '../tunables.js';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
 
-const DEFAULT_INTERVAL_MS = 200;
 /** SQLite's default, and the serving connection's threshold while the worker runs. */
 const AUTOCHECKPOINT_PAGES = 1_000;
 const BACKSTOP_PAGES = 10_000;
-const STOP_TIMEOUT_MS = 5_000;
 
 /**
  * The worker's whole program. It is evaluated rather than loaded from a file
@@ -35,7 +38,7 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driverPath);
 const db = new Database(workerData.file, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
+db.pragma('busy_timeout = ' + workerData.busyTimeoutMs);
 const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), workerData.intervalMs);
 parentPort.on('message', () => {
   clearInterval(timer);
@@ -71,7 +74,8 @@ export function startWalCheckpointer(
     workerData: {
       driverPath: createRequire(import.meta.url).resolve('better-sqlite3'),
       file,
-      intervalMs: options.intervalMs ?? DEFAULT_INTERVAL_MS,
+      intervalMs: options.intervalMs ?? WAL_CHECKPOINT_INTERVAL_MS,
+      busyTimeoutMs: SQLITE_BUSY_TIMEOUT_MS,
     },
   });
   let stopping = false;
@@ -104,7 +108,7 @@ export function startWalCheckpointer(
       if (stopping) return exited;
       stopping = true;
       worker.postMessage('stop');
-      const timeout = setTimeout(() => void worker.terminate(), STOP_TIMEOUT_MS);
+      const timeout = setTimeout(() => void worker.terminate(), WAL_CHECKPOINTER_STOP_TIMEOUT_MS);
       await exited;
       clearTimeout(timeout);
     },

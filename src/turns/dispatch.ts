@@ -4,6 +4,7 @@
  * A failure is written into the transcript and the session is free again; the
  * admitted message itself stays, so a retry with its key does not duplicate it.
  */
+import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
 import { issueToken } from '../auth/tokens.js';
 import { publishAll, stageEvents } from '../events/session-publication.js';
 import {
@@ -14,8 +15,6 @@ import {
   transitionSession,
 } from '../store/index.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
-
-const ACCEPT_TIMEOUT_MS = 30_000;
 
 export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Promise<void> {
   const { host, store } = deps;
@@ -50,7 +49,7 @@ export async function dispatchTurn(
   const controller = new AbortController();
   const timer = setTimeout(() => {
     controller.abort();
-  }, ACCEPT_TIMEOUT_MS);
+  }, PROMPT_ACCEPT_TIMEOUT_MS);
   try {
     await ensureAgent(deps, sessionId);
     await deps.host.prompt({

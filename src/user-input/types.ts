@@ -31,15 +31,14 @@ export type {
   UserInputView,
 } from '../wire/index.js';
 
-export const CONSENT_DEADLINE_MS = 5 * 60 * 1000;
-export const ACTION_DEADLINE_MS = 30 * 60 * 1000;
-/** Backoff after the n-th consecutive failed follow-up attempt: base · 2^(n-1), capped. */
-export const FOLLOW_UP_RETRY_BASE_MS = 1_000;
-export const FOLLOW_UP_RETRY_MAX_MS = 30_000;
-/** A follow-up that found its session busy is tried again after this, or at the next turn end. */
-export const FOLLOW_UP_BUSY_RECHECK_MS = 30_000;
-/** An admission attempt that has not answered by then counts as failed (a late acceptance still settles). */
-export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
+export {
+  ACTION_DEADLINE_MS,
+  CONSENT_DEADLINE_MS,
+  FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
+  FOLLOW_UP_BUSY_RECHECK_MS,
+  FOLLOW_UP_RETRY_BASE_MS,
+  FOLLOW_UP_RETRY_MAX_MS,
+} from '../tunables.js';
 /** Settled requests kept so a late respond gets `already_settled` rather than `not_found`. */
 export const MAX_SETTLED_TOMBSTONES = 1_000;
 

@@ -13,6 +13,11 @@
  * - Output of a turn is emitted before its `turn_ended`, in arrival order.
  * - `readiness` answers from memory, so a refusal has sent nothing.
  */
+import {
+  AGENT_OUTPUT_FLUSH_INTERVAL_MS,
+  AGENT_START_TIMEOUT_MS,
+  AGENT_STOP_GRACE_MS,
+} from '../../tunables.js';
 import { fileURLToPath } from 'node:url';
 import {
   client,
@@ -42,10 +47,6 @@ import { clarionMcpServers, type StdioBridge } from './mcp-servers.js';
 import { OutputCoalescer } from './output-coalescer.js';
 import { describeUpdate } from './session-updates.js';
 import { mapStopReason } from './stop-reasons.js';
-
-export const DEFAULT_FLUSH_INTERVAL_MS = 200;
-export const DEFAULT_START_TIMEOUT_MS = 30_000;
-export const DEFAULT_STOP_GRACE_MS = 2_000;
 
 /**
  * Answers an agent's `session/request_permission`. `signal` aborts when the
@@ -111,9 +112,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const timers = options.timers ?? systemTimers;
   const stdioBridge = options.stdioBridge ?? defaultStdioBridge();
   const onPermissionRequest = options.onPermissionRequest ?? cancelEveryPermission;
-  const flushIntervalMs = options.flushIntervalMs ?? DEFAULT_FLUSH_INTERVAL_MS;
-  const startTimeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
-  const stopGraceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
+  const flushIntervalMs = options.flushIntervalMs ?? AGENT_OUTPUT_FLUSH_INTERVAL_MS;
+  const startTimeoutMs = options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS;
+  const stopGraceMs = options.stopGraceMs ?? AGENT_STOP_GRACE_MS;
   const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
   const sessions = new Map<string, HostedSession>();
   const listeners = new RuntimeListeners(logger);

@@ -13,7 +13,7 @@ export type DemoCommand =
   | { kind: 'plain'; text: string };
 
 /** How long `/ask-detach` waits before it gives up its own call. */
-export const DETACH_AFTER_MS = 2_000;
+export { DEMO_DETACH_AFTER_MS as DETACH_AFTER_MS } from '../../tunables.js';
 
 export function parseCommand(text: string): DemoCommand {
   const trimmed = text.trim();

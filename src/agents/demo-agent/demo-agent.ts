@@ -6,6 +6,7 @@
  * cancelled turn ends with `cancelled`; it writes nothing but ACP to stdout
  * (logging goes through `log`, which `main.ts` points at stderr).
  */
+import { DEMO_MCP_IDLE_TIMEOUT_MS } from '../../tunables.js';
 import { randomUUID } from 'node:crypto';
 import {
   agent,
@@ -35,9 +36,6 @@ import {
 } from './replies.js';
 
 export const DEMO_AGENT_INFO = { name: 'clarion-demo-agent', version: '0.1.0' };
-
-/** MCP requests time out without progress; Clarion sends progress every 20 s while it waits. */
-const MCP_IDLE_TIMEOUT_MS = 60_000;
 
 interface DemoSession {
   readonly id: string;
@@ -171,7 +169,7 @@ async function ask(
     const mcp = await session.mcp.client();
     result = await mcp.callTool({ name: 'ask_user_question', arguments: { ...input } }, undefined, {
       signal: callSignal,
-      timeout: MCP_IDLE_TIMEOUT_MS,
+      timeout: DEMO_MCP_IDLE_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       // Asking for progress makes Clarion send it while it waits, which keeps the call alive.
       onprogress: () => undefined,
@@ -241,7 +239,7 @@ async function requestAction(
       undefined,
       {
         signal,
-        timeout: MCP_IDLE_TIMEOUT_MS,
+        timeout: DEMO_MCP_IDLE_TIMEOUT_MS,
         resetTimeoutOnProgress: true,
         onprogress: () => undefined,
       },

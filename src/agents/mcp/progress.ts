@@ -8,7 +8,7 @@
 import type { Logger } from '../../observability/logger.js';
 import type { ToolExtra } from './call-context.js';
 
-export const PROGRESS_INTERVAL_MS = 20_000;
+export { MCP_PROGRESS_INTERVAL_MS as PROGRESS_INTERVAL_MS } from '../../tunables.js';
 const WAITING_MESSAGE = 'Waiting for the person to answer';
 
 export async function withProgress<T>(

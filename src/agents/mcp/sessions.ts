@@ -7,6 +7,7 @@
  * Bounded: sessions idle for `idleMs` with no call in flight are closed
  * whenever room is needed, so clients that never send DELETE cannot pile up.
  */
+import { MCP_SESSION_IDLE_MS } from '../../tunables.js';
 export interface SessionEntry {
   readonly id: string;
   readonly owner: string;
@@ -17,7 +18,7 @@ export interface SessionEntry {
 }
 
 export const MAX_MCP_SESSIONS = 1_000;
-export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
+export { MCP_SESSION_IDLE_MS };
 
 export class McpSessions<T extends SessionEntry = SessionEntry> {
   private readonly entries = new Map<string, T>();

@@ -1,0 +1,66 @@
+/**
+ * Every budget, deadline, timeout and interval of the server, in one place
+ * with its unit in its name. Owners import what they use from here; tests
+ * that need other values pass them in through the owner's options, never by
+ * editing these. Sizes and counts of the wire contract live in
+ * `wire/limits.ts`.
+ */
+
+// ---------------------------------------------------------------- clarification (DESIGN §5)
+/** One fresh budget for identity, authorization, validation and the claim. */
+export const PRE_CLAIM_BUDGET_MS = 5_000;
+/** Delivery after the claim, owned by the server even if the caller left. */
+export const DELIVERY_BUDGET_MS = 30_000;
+/** How long an agent's `ask_user_question` waits live before detaching. */
+export const LIVE_WAIT_MS = 2 * 60 * 60 * 1000;
+
+// ---------------------------------------------------------------- user-input requests (DESIGN §7)
+export const CONSENT_DEADLINE_MS = 5 * 60 * 1000;
+export const ACTION_DEADLINE_MS = 30 * 60 * 1000;
+/** Backoff after the n-th consecutive failed follow-up attempt: base · 2^(n-1), capped. */
+export const FOLLOW_UP_RETRY_BASE_MS = 1_000;
+export const FOLLOW_UP_RETRY_MAX_MS = 30_000;
+/** A follow-up that found its session busy is tried again after this, or at the next turn end. */
+export const FOLLOW_UP_BUSY_RECHECK_MS = 30_000;
+/** An admission attempt that has not answered by then counts as failed (a late acceptance still settles). */
+export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
+
+// ---------------------------------------------------------------- agents
+/** How long a new agent process may take to answer `initialize` and `session/new`. */
+export const AGENT_START_TIMEOUT_MS = 30_000;
+/** SIGTERM to SIGKILL for an agent's process group. */
+export const AGENT_STOP_GRACE_MS = 2_000;
+/** Streamed agent output is coalesced into one transcript write per interval. */
+export const AGENT_OUTPUT_FLUSH_INTERVAL_MS = 200;
+/** How long a prompt may wait for the agent to accept it. */
+export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
+/** MCP progress notifications keep clients from timing out a long wait (DESIGN §5). */
+export const MCP_PROGRESS_INTERVAL_MS = 20_000;
+/** An MCP session without calls for this long is closed. */
+export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
+/** The demo agent's `/ask-detach`: how long it waits before its call gives up. */
+export const DEMO_DETACH_AFTER_MS = 2_000;
+/** The demo agent's MCP client: a call with no reply for this long fails. */
+export const DEMO_MCP_IDLE_TIMEOUT_MS = 60_000;
+
+// ---------------------------------------------------------------- sign-in
+export const SIGN_IN_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
+export const BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+
+// ---------------------------------------------------------------- HTTP and events
+/** Outlives the clients' idle keep-alive (Node's and undici's are about 5 s). */
+export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** WebSocket pings that keep proxies from closing an idle events socket. */
+export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
+/** How long the hub trusts a cached "may see this session" answer. */
+export const EVENTS_VISIBILITY_TTL_MS = 10_000;
+
+// ---------------------------------------------------------------- store
+export const PG_CONNECT_TIMEOUT_MS = 5_000;
+/** SQLite's own wait for a lock; synchronous, so it must stay short (see TOOLCHAIN). */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+/** The WAL checkpoint worker's period (off the request path). */
+export const WAL_CHECKPOINT_INTERVAL_MS = 200;
+export const WAL_CHECKPOINTER_STOP_TIMEOUT_MS = 5_000;
+/** Planner statistics refresh. */
+export const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;

@@ -7,7 +7,7 @@
  */
 import { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS } from '../tunables.js';
 import { createHash, randomBytes } from 'node:crypto';
-import type { RepoContext } from '../store/context.js';
+import type { RepoContext, Store } from '../store/index.js';
 import type { ApiTokenKind } from '../store/tables.js';
 import {
   deleteToken,
@@ -104,6 +104,11 @@ export async function redeemSignIn(ctx: RepoContext, secret: string): Promise<Si
   if (!redeemed) return { ok: false, code: 'link_invalid' };
   const browser = await issueToken(ctx, { kind: 'browser', userId: redeemed.user_id });
   return { ok: true, userId: redeemed.user_id, browserSecret: browser.secret };
+}
+
+/** `redeemSignIn` in its own transaction: a failure after the redemption leaves the link unused. */
+export function redeemSignInLink(store: Store, secret: string): Promise<SignInOutcome> {
+  return store.transaction((tx) => redeemSignIn(tx, secret));
 }
 
 /** Ends a browser session; true when it existed. */

@@ -13,16 +13,15 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookies } from 'hono/utils/cookie';
-import type { Principal } from '../auth/principal.js';
 import {
   BROWSER_SESSION_TTL_MS,
-  redeemSignIn,
+  redeemSignInLink,
   resolveToken,
   revokeBrowserSession,
   type CredentialChannel,
-} from '../auth/tokens.js';
-import type { RepoContext } from '../store/context.js';
-import type { Store } from '../store/open.js';
+  type Principal,
+} from '../auth/index.js';
+import type { RepoContext, Store } from '../store/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import {
@@ -159,7 +158,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     // Hono answers HEAD with the GET handler; a link checker's HEAD must not spend the link.
     if (c.req.method === 'HEAD') return c.body(null, 200);
     const secret = c.req.query('token') ?? '';
-    const outcome = await deps.store.transaction((tx) => redeemSignIn(tx, secret));
+    const outcome = await redeemSignInLink(deps.store, secret);
     if (!outcome.ok) return c.html(LINK_INVALID_PAGE, 401);
     setCookie(c, SESSION_COOKIE, outcome.browserSecret, {
       httpOnly: true,

@@ -6,8 +6,6 @@ import type { Context, Hono } from 'hono';
 import { toMessageView } from '../events/message-view.js';
 import {
   MAX_TRANSCRIPT_PAGE,
-  transcriptPage,
-  canSeeSession,
   type QueuedMessage,
   type SessionRecord,
   type TaskRecord,
@@ -44,7 +42,8 @@ import {
   visibleTasks,
 } from '../turns/tasks.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
+import { errorResponse, failureResponse } from './errors.js';
+import { sessionTranscript } from '../turns/session-reads.js';
 import { parseJsonBody } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {
@@ -184,10 +183,6 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   );
 
   app.get('/api/v1/sessions/:id/messages', async (c) => {
-    const sessionId = c.req.param('id');
-    if (!(await canSeeSession(deps.store, c.get('principal'), sessionId))) {
-      return errorResponse(c, 'not_found', 'session not found');
-    }
     const rawCursor = c.req.query('cursor');
     const after = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
     if (rawCursor !== undefined && !after) {
@@ -201,10 +196,12 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
         { path: 'limit', message: `must be a whole number from 1 to ${MAX_TRANSCRIPT_PAGE}` },
       ]);
     }
-    const page = await transcriptPage(deps.store, sessionId, {
+    const result = await sessionTranscript(deps, c.get('principal'), c.req.param('id'), {
       limit,
-      ...(after ? { after } : {}),
+      after,
     });
+    if (!result.ok) return failureResponse(c, result);
+    const { page } = result;
     return c.json({
       messages: page.messages.map(toMessageView),
       next_cursor: page.next ? encodeCursor(page.next) : null,

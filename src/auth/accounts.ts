@@ -1,0 +1,139 @@
+/**
+ * Accounts as services: who a principal is, users, workspaces and their
+ * members. Creating users and workspaces and changing membership is for
+ * admins; the route checks who may call, this decides what the call does.
+ * A workspace the caller may not see is `not_found`, the same as one that
+ * does not exist. Membership is what grants task access (`store/access.ts`).
+ */
+import {
+  createUser,
+  createWorkspace,
+  ensureWorkspaceMember,
+  getUser,
+  getWorkspace,
+  getWorkspaceMember,
+  listMemberWorkspaces,
+  listUsers,
+  listWorkspaceMembers,
+  removeWorkspaceMember,
+  type MemberRecord,
+  type Store,
+  type UserRecord,
+  type WorkspaceRecord,
+} from '../store/index.js';
+import {
+  failure,
+  type Failure,
+  type MemberView,
+  type UserView,
+  type WorkspaceView,
+} from '../wire/index.js';
+import type { Principal } from './principal.js';
+import { issueToken } from './tokens.js';
+
+export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
+
+export function userView(user: UserRecord): UserView {
+  return {
+    id: user.id,
+    name: user.name,
+    is_admin: user.is_admin === 1,
+    created_at: user.created_at,
+  };
+}
+
+export function workspaceView(workspace: WorkspaceRecord): WorkspaceView {
+  return { id: workspace.id, name: workspace.name, created_at: workspace.created_at };
+}
+
+export function memberView(member: MemberRecord): MemberView {
+  return {
+    workspace_id: member.workspace_id,
+    user_id: member.user_id,
+    role: member.role === 'owner' ? 'owner' : 'member',
+    created_at: member.created_at,
+  };
+}
+
+/** The principal's own user record; `undefined` once the user is gone. */
+export function whoIs(store: Store, principal: Principal): Promise<UserRecord | undefined> {
+  return getUser(store, principal.userId);
+}
+
+/** A new user and its first bearer token, in one transaction. */
+export function createUserWithToken(
+  store: Store,
+  input: { name: string; isAdmin?: boolean | undefined },
+): Promise<{ user: UserRecord; token: string }> {
+  return store.transaction(async (tx) => {
+    const user = await createUser(tx, { name: input.name, isAdmin: input.isAdmin });
+    const token = await issueToken(tx, { kind: 'user', userId: user.id });
+    return { user, token: token.secret };
+  });
+}
+
+export function allUsers(store: Store): Promise<UserRecord[]> {
+  return listUsers(store);
+}
+
+/** A new workspace, owned by the person who created it. */
+export function createOwnedWorkspace(
+  store: Store,
+  owner: UserPrincipal,
+  name: string,
+): Promise<WorkspaceRecord> {
+  return store.transaction(async (tx) => {
+    const row = await createWorkspace(tx, { name });
+    await ensureWorkspaceMember(tx, { workspaceId: row.id, userId: owner.userId, role: 'owner' });
+    return row;
+  });
+}
+
+export function workspacesOf(store: Store, principal: UserPrincipal): Promise<WorkspaceRecord[]> {
+  return listMemberWorkspaces(store, principal.userId);
+}
+
+export type MembershipResult =
+  { ok: true; member: MemberRecord; created: boolean } | Failure<'not_found'>;
+
+/** Adds a member, or changes its role; a repeated call finds it in place (`created: false`). */
+export function addMember(
+  store: Store,
+  input: { workspaceId: string; userId: string; role?: 'member' | 'owner' | undefined },
+): Promise<MembershipResult> {
+  return store.transaction(async (tx): Promise<MembershipResult> => {
+    if (!(await getWorkspace(tx, input.workspaceId))) {
+      return failure('not_found', 'unknown workspace');
+    }
+    if (!(await getUser(tx, input.userId))) return failure('not_found', 'unknown user');
+    const result = await ensureWorkspaceMember(tx, input);
+    return { ok: true, ...result };
+  });
+}
+
+export type MemberListResult =
+  { ok: true; members: (MemberRecord & { user_name: string })[] } | Failure<'not_found'>;
+
+/** The members of a workspace the caller belongs to (admins see every workspace). */
+export async function membersOf(
+  store: Store,
+  principal: UserPrincipal,
+  workspaceId: string,
+): Promise<MemberListResult> {
+  const visible =
+    (await getWorkspace(store, workspaceId)) !== undefined &&
+    (principal.isAdmin ||
+      (await getWorkspaceMember(store, workspaceId, principal.userId)) !== undefined);
+  if (!visible) return failure('not_found', 'unknown workspace');
+  return { ok: true, members: await listWorkspaceMembers(store, workspaceId) };
+}
+
+export async function removeMember(
+  store: Store,
+  workspaceId: string,
+  userId: string,
+): Promise<{ ok: true } | Failure<'not_found'>> {
+  return (await removeWorkspaceMember(store, workspaceId, userId))
+    ? { ok: true }
+    : failure('not_found', 'unknown membership');
+}

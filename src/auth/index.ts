@@ -1,0 +1,45 @@
+/** Principals, tokens, sign-in links, accounts and the first admin. */
+export {
+  addMember,
+  allUsers,
+  createOwnedWorkspace,
+  createUserWithToken,
+  memberView,
+  membersOf,
+  removeMember,
+  userView,
+  whoIs,
+  workspacesOf,
+  workspaceView,
+  type MemberListResult,
+  type MembershipResult,
+  type UserPrincipal,
+} from './accounts.js';
+export {
+  adminTokenProblem,
+  ADMIN_TOKEN_MAX_LENGTH,
+  ADMIN_TOKEN_MIN_LENGTH,
+  BOOTSTRAP_ADMIN_NAME,
+  BOOTSTRAP_WORKSPACE_NAME,
+  BootstrapError,
+  bootstrapAccounts,
+  type BootstrapOptions,
+  type BootstrapResult,
+} from './bootstrap.js';
+export type { Principal } from './principal.js';
+export {
+  BROWSER_SESSION_TTL_MS,
+  generateSecret,
+  hashSecret,
+  issueToken,
+  redeemSignIn,
+  redeemSignInLink,
+  resolveToken,
+  revokeBrowserSession,
+  SIGN_IN_TOKEN_TTL_MS,
+  TOKEN_PREFIX,
+  type CredentialChannel,
+  type IssuedToken,
+  type SignInOutcome,
+  type TokenRequest,
+} from './tokens.js';

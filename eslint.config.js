@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.clarion/', 'coverage/'] },
@@ -14,6 +15,19 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
       'no-empty': ['error', { allowEmptyCatch: false }],
     },
+  },
+  {
+    // Import cycles among the server's modules (type-only imports do not count).
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.tsx', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.tsx'] },
+      'import-x/resolver-next': [
+        createNodeResolver({ extensionAlias: { '.js': ['.ts', '.tsx', '.js'] } }),
+      ],
+    },
+    rules: { 'import-x/no-cycle': 'error' },
   },
   {
     files: ['**/*.js'],

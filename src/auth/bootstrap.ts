@@ -12,9 +12,9 @@ import {
   firstAdmin,
   hasAnyUser,
   type UserRecord,
-} from '../store/accounts.js';
-import type { Store } from '../store/open.js';
-import { bindToken, deleteSpentTokens } from '../store/tokens.js';
+} from '../store/index.js';
+import type { Store } from '../store/index.js';
+import { bindToken, deleteSpentTokens } from '../store/index.js';
 import { hashSecret, issueToken } from './tokens.js';
 
 export const BOOTSTRAP_ADMIN_NAME = 'admin';

@@ -28,6 +28,7 @@ export {
 } from './bootstrap.js';
 export type { Principal } from './principal.js';
 export {
+  bearerSecret,
   BROWSER_SESSION_TTL_MS,
   generateSecret,
   hashSecret,

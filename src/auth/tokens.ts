@@ -8,7 +8,7 @@
 import { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS } from '../tunables.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { RepoContext, Store } from '../store/index.js';
-import type { ApiTokenKind } from '../store/tables.js';
+import type { ApiTokenKind } from '../store/index.js';
 import {
   deleteToken,
   findLiveToken,
@@ -16,7 +16,7 @@ import {
   redeemToken,
   wallTimestamp,
   type TokenRecord,
-} from '../store/tokens.js';
+} from '../store/index.js';
 import type { Principal } from './principal.js';
 
 export const TOKEN_PREFIX = 'clr_';
@@ -104,6 +104,13 @@ export async function redeemSignIn(ctx: RepoContext, secret: string): Promise<Si
   if (!redeemed) return { ok: false, code: 'link_invalid' };
   const browser = await issueToken(ctx, { kind: 'browser', userId: redeemed.user_id });
   return { ok: true, userId: redeemed.user_id, browserSecret: browser.secret };
+}
+
+/** The bearer secret, `undefined` without an Authorization header, `null` when it is malformed. */
+export function bearerSecret(header: string | null | undefined): string | null | undefined {
+  if (header === null || header === undefined) return undefined;
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return match?.[1] ?? null;
 }
 
 /** `redeemSignIn` in its own transaction: a failure after the redemption leaves the link unused. */

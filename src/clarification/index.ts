@@ -33,3 +33,4 @@ export {
   encodePendingCursor,
   listPendingBundles,
 } from './pending-list.js';
+export { type AskInput } from './questions.js';

@@ -12,9 +12,9 @@
  *   and an acknowledgement is sent before any event it enables.
  * - Nothing here throws into the hub or the socket's event handlers.
  */
-import type { Principal } from '../auth/principal.js';
-import type { Logger } from '../observability/logger.js';
-import type { Clock } from '../support/clock.js';
+import type { Principal } from '../auth/index.js';
+import type { Logger } from '../observability/index.js';
+import type { Clock } from '../support/index.js';
 import { parseClientFrame, uniqueIds, type ClientFrame, type ServerFrame } from './protocol.js';
 import type { ClarionEvent } from './types.js';
 import { VisibilityCache } from './visibility-cache.js';

@@ -8,10 +8,10 @@
  * disconnected with 1013 instead of buffering without bound.
  */
 import { EVENTS_VISIBILITY_TTL_MS } from '../tunables.js';
-import type { Principal } from '../auth/principal.js';
-import type { Logger } from '../observability/logger.js';
-import type { ClarionMetrics } from '../observability/metrics.js';
-import type { Clock } from '../support/clock.js';
+import type { Principal } from '../auth/index.js';
+import type { Logger } from '../observability/index.js';
+import type { ClarionMetrics } from '../observability/index.js';
+import type { Clock } from '../support/index.js';
 import {
   CLOSE_GOING_AWAY,
   Connection,

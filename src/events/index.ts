@@ -23,3 +23,4 @@ export {
 } from './connection.js';
 export type { ClientFrame, ParsedFrame, ServerFrame } from './protocol.js';
 export { MAX_CLIENT_FRAME_BYTES, MAX_SESSIONS_PER_FRAME, parseClientFrame } from './protocol.js';
+export { toMessageView } from './message-view.js';

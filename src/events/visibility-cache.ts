@@ -7,7 +7,7 @@
  * out). Concurrent questions about one session share one lookup. A failed
  * lookup is never remembered, so the next event asks again.
  */
-import type { Clock } from '../support/clock.js';
+import type { Clock } from '../support/index.js';
 
 type Entry =
   | { readonly kind: 'settled'; readonly visible: boolean; readonly expiresAtMs: number }

@@ -14,6 +14,7 @@ import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { parse as parseCookies } from 'hono/utils/cookie';
 import {
+  bearerSecret,
   BROWSER_SESSION_TTL_MS,
   redeemSignInLink,
   resolveToken,
@@ -46,12 +47,7 @@ export type AuthResult =
   | { readonly ok: true; readonly principal: Principal; readonly via: CredentialChannel }
   | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' };
 
-/** The bearer secret, `undefined` without an Authorization header, `null` when it is malformed. */
-export function bearerSecret(header: string | null | undefined): string | null | undefined {
-  if (header === null || header === undefined) return undefined;
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match?.[1] ?? null;
-}
+export { bearerSecret };
 
 export function isWebSocketUpgrade(request: Request): boolean {
   return request.headers.get('upgrade')?.toLowerCase() === 'websocket';

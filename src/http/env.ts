@@ -1,5 +1,5 @@
 /** What Clarion's middleware puts on a request's context for the routes after it. */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 
 export interface AppEnv {
   Variables: {

@@ -6,7 +6,7 @@
  */
 import type { Context, Env, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/index.js';
 import { errorBodyOf, OUTCOMES, type Failure, type OutcomeCode } from '../wire/index.js';
 
 export type { ErrorBody } from '../wire/index.js';

@@ -12,9 +12,9 @@ import type { upgradeWebSocket as nodeUpgradeWebSocket } from '@hono/node-server
 import type { Env, Hono } from 'hono';
 import type { WSEvents } from 'hono/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import { CLOSE_INTERNAL_ERROR, type EventHub, type EventSubscription } from '../events/index.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/index.js';
 import { errorResponse } from './errors.js';
 
 export const EVENTS_PATH = '/api/v1/events';

@@ -4,8 +4,8 @@
  * Neither carries an identity: no label is a pending, session or user ID.
  */
 import type { Env, Hono } from 'hono';
-import { debugVars, processProbe, type ProcessProbe } from '../observability/debug-vars.js';
-import type { ClarionMetrics } from '../observability/metrics.js';
+import { debugVars, processProbe, type ProcessProbe } from '../observability/index.js';
+import type { ClarionMetrics } from '../observability/index.js';
 
 export interface ObservabilityRoutesDeps {
   readonly metrics: Pick<ClarionMetrics, 'registry'>;

@@ -3,18 +3,18 @@
  * REST. Parse, call one service, map the typed result; nothing else.
  */
 import type { Context, Hono } from 'hono';
-import { toMessageView } from '../events/message-view.js';
+import { toMessageView } from '../events/index.js';
 import {
-  MAX_TRANSCRIPT_PAGE,
   type QueuedMessage,
   type SessionRecord,
   type TaskRecord,
   type TranscriptCursor,
 } from '../store/index.js';
-import { admitMessage, type AdmissionResult } from '../turns/admission.js';
+import { admitMessage, type AdmissionResult } from '../turns/index.js';
 import {
   createTaskBody,
   DEFAULT_TRANSCRIPT_PAGE,
+  MAX_TRANSCRIPT_PAGE,
   messageBody,
   queueEditBody,
   queueOrderBody,
@@ -23,7 +23,7 @@ import {
   type TaskView,
   type UserQueueItem,
 } from '../wire/index.js';
-import type { TurnsDeps } from '../turns/context.js';
+import type { TurnsDeps } from '../turns/index.js';
 import {
   type SessionQueue,
   clearQueued,
@@ -32,7 +32,7 @@ import {
   reorderQueued,
   removeQueued,
   type QueueResult,
-} from '../turns/queue.js';
+} from '../turns/index.js';
 import {
   cancelTurn,
   createTaskWithSession,
@@ -40,10 +40,10 @@ import {
   deleteTask,
   visibleSessions,
   visibleTasks,
-} from '../turns/tasks.js';
+} from '../turns/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { sessionTranscript } from '../turns/session-reads.js';
+import { sessionTranscript } from '../turns/index.js';
 import { parseJsonBody } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {

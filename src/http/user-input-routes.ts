@@ -3,8 +3,8 @@
  * see, and their answers. The registry decides; this maps its typed results.
  */
 import type { Hono } from 'hono';
-import type { TurnsDeps } from '../turns/context.js';
-import { respondToUserInput, visibleUserInputs } from '../turns/session-reads.js';
+import type { TurnsDeps } from '../turns/index.js';
+import { respondToUserInput, visibleUserInputs } from '../turns/index.js';
 import { userInputRespondBody } from '../wire/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';

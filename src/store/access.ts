@@ -3,7 +3,7 @@
  * could reveal a task goes through here, so "unknown" and "not yours" can be
  * answered the same way.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import type { RepoContext } from './context.js';
 
 /** Whether `principal` may see the session; false for an unknown session too. */

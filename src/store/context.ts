@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Clock } from '../support/clock.js';
-import type { IdSource } from '../support/ids.js';
+import type { Clock } from '../support/index.js';
+import type { IdSource } from '../support/index.js';
 import type { Dialect } from './dialect.js';
 import type { Database } from './tables.js';
 

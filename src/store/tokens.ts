@@ -4,8 +4,8 @@
  * not expired; expiry is compared as text, which is time order because every
  * timestamp has the same fixed-width RFC 3339 form (`support/clock.ts`).
  */
-import type { Clock } from '../support/clock.js';
-import { formatTimestamp } from '../support/clock.js';
+import type { Clock } from '../support/index.js';
+import { formatTimestamp } from '../support/index.js';
 import type { RepoContext } from './context.js';
 import type { ApiTokenKind, ApiTokensTable, Timestamp } from './tables.js';
 

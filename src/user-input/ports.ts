@@ -3,9 +3,9 @@
  * (clock, IDs, timers, publisher, admission, logger) and the API it offers to
  * the ACP host, the MCP server, the queue and REST. Types only.
  */
-import type { Clock } from '../support/clock.js';
-import type { IdSource } from '../support/ids.js';
-import type { Timers } from '../support/timers.js';
+import type { Clock } from '../support/index.js';
+import type { IdSource } from '../support/index.js';
+import type { Timers } from '../support/index.js';
 import type { RequestInput } from './request-input.js';
 import type {
   AgentOutcome,

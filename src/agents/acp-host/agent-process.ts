@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream, type AnyMessage, type Stream } from '@agentclientprotocol/sdk';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/index.js';
 import { AgentHostError, errorText } from './errors.js';
 
 export interface AgentExit {

@@ -30,8 +30,8 @@ import {
   type RequestPermissionRequest,
   type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
-import { silentLogger, type Logger } from '../../observability/logger.js';
-import { systemTimers, type Timers } from '../../support/timers.js';
+import { silentLogger, type Logger } from '../../observability/index.js';
+import { systemTimers, type Timers } from '../../support/index.js';
 import type {
   AgentHost,
   PromptRequest,

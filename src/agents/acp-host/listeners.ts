@@ -2,7 +2,7 @@
  * Fan-out of runtime events to subscribers. Invariant: a listener that
  * throws is logged and skipped; it never breaks the host or other listeners.
  */
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/index.js';
 import type { RuntimeEvent } from '../runtime.js';
 import { errorText } from './errors.js';
 

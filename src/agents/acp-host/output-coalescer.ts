@@ -6,7 +6,7 @@
  * arrives, `flush()` is called (turn end, exit), or `flushIntervalMs` after
  * its first piece, so a long answer still shows up while it streams.
  */
-import type { Timers } from '../../support/timers.js';
+import type { Timers } from '../../support/index.js';
 import type { OutputKind, OutputPiece } from './session-updates.js';
 
 export interface CoalescedOutput {

@@ -2,7 +2,7 @@
  * What the demo agent does for a prompt: decided by the prompt's first word
  * alone, so a person (or a test) can drive every flow by typing it. Pure.
  */
-import type { AskInput } from '../../clarification/questions.js';
+import type { AskInput } from '../../clarification/index.js';
 
 export type DemoCommand =
   | { kind: 'ask'; ask: AskInput }

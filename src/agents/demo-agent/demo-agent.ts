@@ -18,7 +18,7 @@ import {
   type RequestPermissionRequest,
   type SessionUpdate,
 } from '@agentclientprotocol/sdk';
-import type { AskInput } from '../../clarification/questions.js';
+import type { AskInput } from '../../clarification/index.js';
 import {
   CONTINUE_LATER_REPLY,
   formatAskReply,

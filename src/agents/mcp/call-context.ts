@@ -8,7 +8,7 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/index.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 

@@ -5,7 +5,7 @@
  * person who takes an hour to answer (DESIGN §5: every 20 s). Progress only
  * ever increases, as the protocol requires.
  */
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/index.js';
 import type { ToolExtra } from './call-context.js';
 
 export { MCP_PROGRESS_INTERVAL_MS as PROGRESS_INTERVAL_MS } from '../../tunables.js';

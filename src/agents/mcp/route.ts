@@ -7,11 +7,11 @@
  * opened; anything else reads as an unknown session.
  */
 import type { Env, Hono } from 'hono';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
-import { bearerSecret } from '../../http/auth.js';
+import { bearerSecret } from '../../auth/index.js';
 import { errorBodyOf } from '../../wire/index.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, principalKey } from './call-context.js';

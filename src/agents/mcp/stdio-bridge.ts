@@ -18,7 +18,7 @@ import {
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/index.js';
 
 export const MCP_URL_ENV = 'CLARION_MCP_URL';
 export const TOKEN_ENV = 'CLARION_TOKEN';

@@ -8,13 +8,13 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../auth/principal.js';
+import type { Principal } from '../../auth/index.js';
 import {
   listPendingBundles,
   type ClarificationService,
   type RespondResult,
 } from '../../clarification/index.js';
-import type { Logger } from '../../observability/logger.js';
+import type { Logger } from '../../observability/index.js';
 import type { Store } from '../../store/index.js';
 import { callContext, type CallContext, type ToolExtra } from './call-context.js';
 import {

@@ -1,0 +1,4 @@
+/** The public surface of `src/support/`. */
+export { type Clock, formatTimestamp, systemClock } from './clock.js';
+export { type IdSource, uuidSource } from './ids.js';
+export { type Timers, systemTimers } from './timers.js';

@@ -1,0 +1,21 @@
+/** The public surface of `src/turns/`. */
+export { type AdmissionResult, admitMessage } from './admission.js';
+export { type TurnsDeps } from './context.js';
+export {
+  type QueueResult,
+  type SessionQueue,
+  clearQueued,
+  editQueued,
+  queueOf,
+  removeQueued,
+  reorderQueued,
+} from './queue.js';
+export { respondToUserInput, sessionTranscript, visibleUserInputs } from './session-reads.js';
+export {
+  cancelTurn,
+  createTaskWithSession,
+  deleteSession,
+  deleteTask,
+  visibleSessions,
+  visibleTasks,
+} from './tasks.js';

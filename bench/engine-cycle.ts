@@ -11,6 +11,7 @@ import { unavailableRuntime } from '../src/agents/unavailable-runtime.js';
 import type { Principal } from '../src/auth/principal.js';
 import { ClarificationService, DEFAULT_BUDGETS, LiveWaiters } from '../src/clarification/index.js';
 import type { ClarionEvent, EventPublisher } from '../src/events/types.js';
+import { createSessionWriter } from '../src/events/session-writer.js';
 import { silentLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { createResponseObserver } from '../src/observability/response-observer.js';
@@ -48,7 +49,7 @@ export function clarificationEngine(store: Store, events: EventPublisher) {
     store,
     waiters: new LiveWaiters(systemTimers),
     runtime: unavailableRuntime,
-    events,
+    sessions: createSessionWriter({ store, events, userInputPending: () => null }),
     observer: createResponseObserver({
       logger: silentLogger,
       metrics: createMetrics(),

@@ -1,6 +1,6 @@
 /** Everything the clarification services share, passed in once at start-up. */
 import type { AgentRuntime } from '../agents/runtime.js';
-import type { EventPublisher } from '../events/types.js';
+import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { ResponseObserver } from '../observability/response-observer.js';
 import type { Store } from '../store/index.js';
@@ -28,7 +28,8 @@ export interface ClarificationDeps {
   store: Store;
   waiters: LiveWaiters;
   runtime: AgentRuntime;
-  events: EventPublisher;
+  /** Every session write goes through it: lock, change, revision, commit, publish. */
+  sessions: SessionWriter;
   observer: ResponseObserver;
   logger: Logger;
   timers: Timers;

@@ -26,7 +26,6 @@ import type { Bundle } from './bundle.js';
 import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
-import { publishAll, stageEvents } from '../events/session-publication.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
 
@@ -95,13 +94,10 @@ async function deliverOnce(
 
 /** Clears the intent: the hand-off is confirmed. The session runs again. */
 async function finalize(deps: ClarificationDeps, sessionId: string, ids: string[]): Promise<void> {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, sessionId);
-    const updated = await clearDeliveryIntent(tx, ids);
-    const session = await transitionSession(tx, sessionId, ['waiting_for_input'], 'running');
-    return stageEvents(tx, sessionId, { updated, ...(session ? { state: session.state } : {}) });
+  await deps.sessions.write(sessionId, async (write) => {
+    write.updated(...(await clearDeliveryIntent(write.tx, ids)));
+    write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
   });
-  publishAll(deps.events, events);
 }
 
 /**
@@ -114,15 +110,12 @@ async function restore(
   decision: Decision,
   ids: string[],
 ): Promise<Delivered> {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    const restored = await restoreClaim(tx, ids, decision.status, {
+  await deps.sessions.write(bundle.sessionId, async (write) => {
+    const restored = await restoreClaim(write.tx, ids, decision.status, {
       detached: !deps.waiters.has(bundle.pendingId),
     });
-    const updated = restored ?? (await clearDeliveryIntent(tx, ids));
-    return stageEvents(tx, bundle.sessionId, { updated });
+    write.updated(...(restored ?? (await clearDeliveryIntent(write.tx, ids))));
   });
-  publishAll(deps.events, events);
   return {
     result: {
       ok: false,
@@ -141,9 +134,8 @@ async function resume(
   success: RespondResult,
 ): Promise<Delivered> {
   const { store, runtime } = deps;
-  const turn = await store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    return reserveSuccessorTurn(tx, {
+  const turn = await deps.sessions.write(bundle.sessionId, ({ tx }) =>
+    reserveSuccessorTurn(tx, {
       sessionId: bundle.sessionId,
       taskId: bundle.taskId,
       recovery: {
@@ -151,8 +143,8 @@ async function resume(
         clarificationTurnId: bundle.turnId,
         messageIds: ids,
       },
-    });
-  });
+    }),
+  );
   failpoint('dispatch.after_reservation');
 
   const readiness = await runtime.prepare(bundle.sessionId);
@@ -161,17 +153,13 @@ async function resume(
       { pending_id: bundle.pendingId, reason: readiness.reason },
       'agent cannot take the answer now',
     );
-    await store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, bundle.sessionId);
-      await deleteUnattemptedReservation(tx, turn.id);
-    });
+    await deps.sessions.write(bundle.sessionId, ({ tx }) =>
+      deleteUnattemptedReservation(tx, turn.id),
+    );
     return restore(deps, bundle, decision, ids);
   }
 
-  await store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    await markDispatchAttempted(tx, turn.id);
-  });
+  await deps.sessions.write(bundle.sessionId, ({ tx }) => markDispatchAttempted(tx, turn.id));
   failpoint('dispatch.after_attempted_mark');
 
   const budget = startBudget(deps.budgets.deliveryMs, store.clock, deps.timers);
@@ -195,19 +183,20 @@ async function resume(
   if (accepted) failpoint('dispatch.after_prompt');
 
   // Past the attempted mark the answer stays terminal either way; only the outcome differs.
-  const events = await store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    await publishReservedTurn(tx, turn.id);
-    const updated = await clearDeliveryIntent(tx, ids);
-    const session = accepted
-      ? await transitionSession(tx, bundle.sessionId, ['waiting_for_input', 'idle'], 'running')
-      : undefined;
-    return stageEvents(tx, bundle.sessionId, {
-      updated,
-      ...(session ? { state: session.state } : {}),
-    });
+  await deps.sessions.write(bundle.sessionId, async (write) => {
+    await publishReservedTurn(write.tx, turn.id);
+    write.updated(...(await clearDeliveryIntent(write.tx, ids)));
+    if (accepted) {
+      write.moved(
+        await transitionSession(
+          write.tx,
+          bundle.sessionId,
+          ['waiting_for_input', 'idle'],
+          'running',
+        ),
+      );
+    }
   });
-  publishAll(deps.events, events);
   if (accepted) return { result: success, outcome: 'resumed' };
   return {
     result: {

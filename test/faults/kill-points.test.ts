@@ -12,6 +12,7 @@ import {
   DEFAULT_BUDGETS,
   LiveWaiters,
 } from '../../src/clarification/index.js';
+import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   createSession,
@@ -64,7 +65,11 @@ async function seedDetachedBundle(target: DatabaseTarget): Promise<string> {
       store,
       waiters: new LiveWaiters(systemTimers),
       runtime: unavailableRuntime,
-      events: new RecordingPublisher(),
+      sessions: createSessionWriter({
+        store,
+        events: new RecordingPublisher(),
+        userInputPending: () => null,
+      }),
       observer: new RecordingObserver(),
       logger: silentLogger,
       timers: systemTimers,

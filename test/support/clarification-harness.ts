@@ -15,6 +15,11 @@ import {
   LiveWaiters,
   type ClarificationBudgets,
 } from '../../src/clarification/index.js';
+import {
+  createSessionWriter,
+  type SessionWriter,
+  type UserInputPending,
+} from '../../src/events/index.js';
 import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { errorBody, handleUnexpectedErrors } from '../../src/http/errors.js';
@@ -76,6 +81,8 @@ export interface HarnessOptions {
   budgets?: Partial<ClarificationBudgets>;
   plugins?: KyselyPlugin[];
   observer?: ResponseObserver;
+  /** The registry's half of pending_action; none by default. */
+  userInputPending?: UserInputPending;
 }
 
 export interface Harness {
@@ -83,6 +90,8 @@ export interface Harness {
   seeded: Seeded;
   runtime: TestRuntime;
   events: RecordingPublisher;
+  /** The write unit the service writes through, publishing into `events`. */
+  sessions: SessionWriter;
   observer: RecordingObserver;
   waiters: LiveWaiters;
   service: ClarificationService;
@@ -117,13 +126,15 @@ export async function clarificationHarness(
 
   const runtime = new TestRuntime();
   const events = new RecordingPublisher();
+  const userInputPending = options.userInputPending ?? (() => null);
+  const sessions = createSessionWriter({ store, events, userInputPending });
   const observer = new RecordingObserver();
   const waiters = new LiveWaiters(systemTimers);
   const service = new ClarificationService({
     store,
     waiters,
     runtime: options.runtime ?? runtime,
-    events,
+    sessions,
     observer: options.observer ?? observer,
     logger: silentLogger,
     timers: systemTimers,
@@ -150,6 +161,7 @@ export async function clarificationHarness(
     seeded,
     runtime,
     events,
+    sessions,
     observer,
     waiters,
     service,

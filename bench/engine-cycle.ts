@@ -17,6 +17,7 @@ import { createMetrics } from '../src/observability/metrics.js';
 import { createResponseObserver } from '../src/observability/response-observer.js';
 import type { Store } from '../src/store/index.js';
 import { systemTimers } from '../src/support/timers.js';
+import { createSuccessorTurns } from '../src/turns/successor-turn.js';
 import { ANSWER, askArgs, type ClarionInstance } from './clarion-instance.js';
 import type { Agents } from './full-cycle.js';
 import { runCycleLevel } from './cycle-level.js';
@@ -48,7 +49,7 @@ export function clarificationEngine(store: Store, events: EventPublisher) {
   return new ClarificationService({
     store,
     waiters: new LiveWaiters(systemTimers),
-    runtime: unavailableRuntime,
+    successors: createSuccessorTurns(unavailableRuntime),
     sessions: createSessionWriter({ store, events, userInputPending: () => null }),
     observer: createResponseObserver({
       logger: silentLogger,

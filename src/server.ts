@@ -36,6 +36,7 @@ import { systemTimers } from './support/timers.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
+import { createSuccessorTurns } from './turns/successor-turn.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import {
   createUserInputRegistry,
@@ -128,7 +129,7 @@ export async function startServer(
     const clarification = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
-      runtime: sessionRuntime(launch),
+      successors: createSuccessorTurns(sessionRuntime(launch)),
       sessions,
       observer: createResponseObserver({ logger, metrics, driver: store.driver }),
       logger: logger.child({ component: 'clarification' }),

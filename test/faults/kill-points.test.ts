@@ -28,6 +28,7 @@ import {
 } from '../../src/store/index.js';
 import type { FailpointName } from '../../src/support/failpoints.js';
 import { systemTimers } from '../../src/support/timers.js';
+import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { startServing } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { RecordingObserver, RecordingPublisher } from '../support/recorders.js';
@@ -64,7 +65,7 @@ async function seedDetachedBundle(target: DatabaseTarget): Promise<string> {
     const service = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
-      runtime: unavailableRuntime,
+      successors: createSuccessorTurns(unavailableRuntime),
       sessions: createSessionWriter({
         store,
         events: new RecordingPublisher(),

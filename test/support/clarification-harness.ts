@@ -36,6 +36,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
+import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 import { RecordingObserver, RecordingPublisher } from './recorders.js';
 import { seedSession, type Seeded } from './seed.js';
@@ -133,7 +134,7 @@ export async function clarificationHarness(
   const service = new ClarificationService({
     store,
     waiters,
-    runtime: options.runtime ?? runtime,
+    successors: createSuccessorTurns(options.runtime ?? runtime),
     sessions,
     observer: options.observer ?? observer,
     logger: silentLogger,

@@ -12,6 +12,7 @@ import {
   completeTurn,
   getSession,
   reviseMessage,
+  setAgentSessionId,
   toolCallMessage,
   transitionSession,
   type MessageRecord,
@@ -43,11 +44,10 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
     case 'turn_ended':
       return endTurn(deps, event);
     case 'agent_session':
-      await deps.store.db
-        .updateTable('task_sessions')
-        .set({ agent_session_id: event.agentSessionId, updated_at: deps.store.clock.timestamp() })
-        .where('id', '=', event.sessionId)
-        .execute();
+      // A session write like any other, though it reports nothing: no subscriber sees this ID.
+      await deps.sessions.write(event.sessionId, ({ tx }) =>
+        setAgentSessionId(tx, event.sessionId, event.agentSessionId),
+      );
       return;
     case 'agent_exited':
       return agentExited(deps, event.sessionId);

@@ -11,11 +11,13 @@ import { unavailableRuntime } from '../src/agents/unavailable-runtime.js';
 import type { Principal } from '../src/auth/principal.js';
 import { ClarificationService, DEFAULT_BUDGETS, LiveWaiters } from '../src/clarification/index.js';
 import type { ClarionEvent, EventPublisher } from '../src/events/types.js';
+import { createSessionWriter } from '../src/events/session-writer.js';
 import { silentLogger } from '../src/observability/logger.js';
 import { createMetrics } from '../src/observability/metrics.js';
 import { createResponseObserver } from '../src/observability/response-observer.js';
 import type { Store } from '../src/store/index.js';
 import { systemTimers } from '../src/support/timers.js';
+import { createSuccessorTurns } from '../src/turns/successor-turn.js';
 import { ANSWER, askArgs, type ClarionInstance } from './clarion-instance.js';
 import type { Agents } from './full-cycle.js';
 import { runCycleLevel } from './cycle-level.js';
@@ -47,8 +49,8 @@ export function clarificationEngine(store: Store, events: EventPublisher) {
   return new ClarificationService({
     store,
     waiters: new LiveWaiters(systemTimers),
-    runtime: unavailableRuntime,
-    events,
+    successors: createSuccessorTurns(unavailableRuntime),
+    sessions: createSessionWriter({ store, events, userInputPending: () => null }),
     observer: createResponseObserver({
       logger: silentLogger,
       metrics: createMetrics(),

@@ -21,7 +21,7 @@ import {
   type ClarificationBudgets,
 } from './clarification/index.js';
 import type { Config } from './config.js';
-import { createEventHub } from './events/index.js';
+import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
 import type { Logger } from './observability/logger.js';
@@ -37,12 +37,8 @@ import { systemTimers } from './support/timers.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
-import {
-  consentHandler,
-  followUpAdmitter,
-  publishUserInput,
-  withUserInputPendingAction,
-} from './turns/user-input-bridge.js';
+import { createSuccessorTurns } from './turns/successor-turn.js';
+import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import {
   createUserInputRegistry,
   type UserInputDeadlines,
@@ -102,7 +98,21 @@ export async function startServer(
     });
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
-    await recoverClarifications(store, logger.child({ component: 'recovery' }));
+    const metrics = createMetrics({ collectDefaults: true });
+    const hub = createEventHub({
+      canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
+      clock: store.clock,
+      logger: logger.child({ component: 'events' }),
+      metrics,
+    });
+    // Every session write: clarification rows and the registry's requests make pending_action.
+    const sessions = createSessionWriter({
+      store,
+      events: hub,
+      userInputPending: (sessionId) => registry?.pendingActionOf(sessionId) ?? null,
+    });
+    // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
+    await recoverClarifications({ store, sessions }, logger.child({ component: 'recovery' }));
     await resetInterruptedSessions(store);
     const boot = await bootstrapAccounts(store, { adminToken: config.adminToken });
 
@@ -114,19 +124,11 @@ export async function startServer(
       mcpUrl: () => `${url}/mcp`,
       agentCwd: process.cwd(),
     };
-    const metrics = createMetrics({ collectDefaults: true });
-    const hub = createEventHub({
-      canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
-      clock: store.clock,
-      logger: logger.child({ component: 'events' }),
-      metrics,
-    });
-    const sessionEvents = withUserInputPendingAction(hub, () => registry);
     const clarification = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
-      runtime: sessionRuntime(launch),
-      events: sessionEvents,
+      successors: createSuccessorTurns(sessionRuntime(launch)),
+      sessions,
       observer: createResponseObserver({ logger, metrics, driver: store.driver }),
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
@@ -136,9 +138,11 @@ export async function startServer(
       clock: store.clock,
       ids: store.ids,
       timers: systemTimers,
-      publish: (view) => {
-        publishUserInput(hub, () => registry, view);
-      },
+      publish: userInputPublisher({
+        sessions,
+        events: hub,
+        logger: logger.child({ component: 'user-input' }),
+      }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
       logger: logger.child({ component: 'user-input' }),
       deadlines: options.userInputDeadlines,
@@ -148,7 +152,7 @@ export async function startServer(
       ...launch,
       clarification,
       userInputs,
-      events: sessionEvents,
+      sessions,
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
     };

@@ -1,10 +1,10 @@
 /** Everything the clarification services share, passed in once at start-up. */
 import { DELIVERY_BUDGET_MS, LIVE_WAIT_MS, PRE_CLAIM_BUDGET_MS } from '../tunables.js';
-import type { AgentRuntime } from '../agents/runtime.js';
-import type { EventPublisher } from '../events/types.js';
+import type { Readiness } from '../agents/runtime.js';
+import type { SessionWrite, SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { ResponseObserver } from '../observability/response-observer.js';
-import type { Store } from '../store/index.js';
+import type { DispatchRecovery, Store, TurnRecord } from '../store/index.js';
 import type { Timers } from '../support/timers.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
@@ -23,11 +23,41 @@ export const DEFAULT_BUDGETS: ClarificationBudgets = {
   liveWaitMs: LIVE_WAIT_MS,
 };
 
+/**
+ * The successor turn a detached answer starts. Turn authority belongs to
+ * `turns/` (`successor-turn.ts` implements this); clarification only drives
+ * it, so it is passed in rather than imported. The `write` functions run
+ * inside a session write the caller opened.
+ */
+export interface SuccessorTurns {
+  /** Reserves the turn, unpublished: the answered bundle's turn stays current. */
+  reserve(
+    write: SessionWrite,
+    input: { taskId: string; recovery: DispatchRecovery },
+  ): Promise<TurnRecord>;
+  /** Whether the agent can take a prompt now (starting it if need be); never sends one. */
+  readiness(sessionId: string): Promise<Readiness>;
+  /** Drops a reservation that was never attempted. */
+  release(write: SessionWrite, turnId: string): Promise<boolean>;
+  /** The at-most-once boundary; false when the reservation is gone. */
+  markAttempted(write: SessionWrite, turnId: string): Promise<boolean>;
+  /** Sends the prompt; resolves once the agent accepted it. */
+  dispatch(input: {
+    sessionId: string;
+    turnId: string;
+    text: string;
+    signal: AbortSignal;
+  }): Promise<void>;
+  /** The turn becomes an ordinary turn; on acceptance the session runs. */
+  settle(write: SessionWrite, turnId: string, accepted: boolean): Promise<void>;
+}
+
 export interface ClarificationDeps {
   store: Store;
   waiters: LiveWaiters;
-  runtime: AgentRuntime;
-  events: EventPublisher;
+  successors: SuccessorTurns;
+  /** Every session write goes through it: lock, change, revision, commit, publish. */
+  sessions: SessionWriter;
   observer: ResponseObserver;
   logger: Logger;
   timers: Timers;

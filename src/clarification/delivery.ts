@@ -1,32 +1,34 @@
 /**
- * Delivery of a claimed response (DESIGN §5.1 step 4), within its own budget
- * and owned by the server: nothing here listens to the HTTP caller.
+ * The delivery runner (DESIGN §5.1 step 4): the only place a claimed
+ * response's delivery has effects. `delivery-plan.ts` decides each step from
+ * what is known; this performs it, records the result as a fact and asks for
+ * the next one. Delivery has its own budget and is owned by the server:
+ * nothing here listens to the HTTP caller.
  *
- * - Live waiter: the intent is durably cleared, then the agent gets the answer.
- * - Detached rejection: recorded, no resume.
- * - Detached answer: reserve a successor turn, check the runtime can take a
- *   prompt (a refusal here sent nothing, so the claim is restored), durably
- *   mark the turn attempted, then dispatch. After the mark the answer stays
- *   terminal whatever happens: a prompt is never sent twice.
+ * Every database step is one session write; the successor turn's steps are
+ * `turns/`'s, reached through the `SuccessorTurns` port. Failpoints sit just
+ * after the commits they name (the kill-point suite stops the server there).
  */
 import { EXTERNAL_AGENT_PROFILE } from '../agents/runtime.js';
 import { failpoint } from '../support/failpoints.js';
 import {
   clearDeliveryIntent,
-  deleteUnattemptedReservation,
   getSession,
-  markDispatchAttempted,
-  publishReservedTurn,
-  reserveSuccessorTurn,
   restoreClaim,
   transitionSession,
   type MessageRecord,
+  type TurnRecord,
 } from '../store/index.js';
 import type { Bundle } from './bundle.js';
 import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
+import {
+  deliveryVerdict,
+  nextDeliveryStep,
+  type DeliveryFacts,
+  type DeliveryOutcome,
+} from './delivery-plan.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
-import { publishAll, stageEvents } from '../events/session-publication.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
 import { failure } from '../wire/index.js';
@@ -34,8 +36,11 @@ import { failure } from '../wire/index.js';
 export interface Delivered {
   result: RespondResult;
   /** Phase-record outcome. */
-  outcome: string;
+  outcome: DeliveryOutcome;
 }
+
+/** A plan is a handful of steps; more means the plan stopped making progress. */
+const MAX_DELIVERY_STEPS = 16;
 
 function responseOf(
   bundle: Bundle,
@@ -52,165 +57,183 @@ function responseOf(
   };
 }
 
+function resultOf(outcome: DeliveryOutcome, success: RespondResult): RespondResult {
+  const verdict = deliveryVerdict(outcome);
+  switch (verdict) {
+    case 'delivered':
+      return success;
+    case 'not_delivered':
+      return failure('internal', 'clarification response could not be delivered');
+    case 'unconfirmed':
+      return failure(
+        'internal',
+        'the answer was recorded, but the agent did not confirm it received it',
+      );
+    default:
+      return assertNever(verdict);
+  }
+}
+
+function assertNever(value: never): never {
+  throw new Error(`unhandled delivery step: ${JSON.stringify(value)}`);
+}
+
 export async function deliverClaim(
   deps: ClarificationDeps,
   bundle: Bundle,
   decision: Decision,
   claimed: MessageRecord[],
 ): Promise<Delivered> {
-  const delivered = await deliverOnce(deps, bundle, decision, claimed);
-  if (delivered.result.ok) deps.decisions?.decided(bundle.pendingId);
-  return delivered;
+  const response = responseOf(bundle, decision, claimed);
+  const outcome = await run(deps, bundle, decision, claimed, response);
+  const result = resultOf(outcome, {
+    ok: true,
+    claimed: true,
+    status: decision.status,
+    response,
+  });
+  if (result.ok) deps.decisions?.decided(bundle.pendingId);
+  return { result, outcome };
 }
 
-async function deliverOnce(
+async function run(
   deps: ClarificationDeps,
   bundle: Bundle,
   decision: Decision,
   claimed: MessageRecord[],
-): Promise<Delivered> {
-  const response = responseOf(bundle, decision, claimed);
-  const success: RespondResult = { ok: true, claimed: true, status: decision.status, response };
+  response: ClarificationResponse,
+): Promise<DeliveryOutcome> {
+  const { sessions, successors, waiters } = deps;
+  const { sessionId, pendingId } = bundle;
   const ids = claimed.map((row) => row.id);
-
-  const live = await deps.waiters.deliver(bundle.pendingId, response, () =>
-    finalize(deps, bundle.sessionId, ids),
-  );
-  if (live.kind === 'delivered') return { result: success, outcome: 'live' };
-  if (live.kind === 'confirm_failed') {
-    deps.logger.error({ err: live.error, pending_id: bundle.pendingId }, 'live delivery failed');
-    return restore(deps, bundle, decision, ids);
-  }
-  if (decision.status === 'rejected') {
-    await finalize(deps, bundle.sessionId, ids);
-    return { result: success, outcome: 'detached_rejected' };
-  }
-  const session = await getSession(deps.store, bundle.sessionId);
-  if (session?.agent_profile === EXTERNAL_AGENT_PROFILE) {
-    // No process to resume: the answer is recorded for the agent to collect.
-    await finalize(deps, bundle.sessionId, ids);
-    return { result: success, outcome: 'recorded' };
-  }
-  return resume(deps, bundle, decision, ids, success);
-}
-
-/** Clears the intent: the hand-off is confirmed. The session runs again. */
-async function finalize(deps: ClarificationDeps, sessionId: string, ids: string[]): Promise<void> {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, sessionId);
-    const updated = await clearDeliveryIntent(tx, ids);
-    const session = await transitionSession(tx, sessionId, ['waiting_for_input'], 'running');
-    return stageEvents(tx, sessionId, { updated, ...(session ? { state: session.state } : {}) });
-  });
-  publishAll(deps.events, events);
-}
-
-/**
- * Puts the claim back to pending so a retry can claim again. When the bundle
- * moved on meanwhile, the answer is kept as history and only its intent goes.
- */
-async function restore(
-  deps: ClarificationDeps,
-  bundle: Bundle,
-  decision: Decision,
-  ids: string[],
-): Promise<Delivered> {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    const restored = await restoreClaim(tx, ids, decision.status, {
-      detached: !deps.waiters.has(bundle.pendingId),
-    });
-    const updated = restored ?? (await clearDeliveryIntent(tx, ids));
-    return stageEvents(tx, bundle.sessionId, { updated });
-  });
-  publishAll(deps.events, events);
-  return {
-    result: failure('internal', 'clarification response could not be delivered'),
-    outcome: 'restored',
+  const facts: DeliveryFacts = { decision: decision.status, liveWaiter: waiters.has(pendingId) };
+  let turn: TurnRecord | undefined;
+  const successor = (): TurnRecord => {
+    if (!turn) throw new Error('no successor turn was reserved');
+    return turn;
   };
+
+  /** The hand-off is confirmed: the intent goes and a session waiting for input runs again. */
+  const clearIntent = () =>
+    sessions.write(sessionId, async (write) => {
+      write.updated(...(await clearDeliveryIntent(write.tx, ids)));
+      write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
+    });
+
+  for (let steps = 0; steps < MAX_DELIVERY_STEPS; steps++) {
+    const step = nextDeliveryStep(facts);
+    switch (step.kind) {
+      case 'handToLiveWaiter': {
+        const live = await waiters.deliver(pendingId, response, clearIntent);
+        if (live.kind === 'confirm_failed') {
+          deps.logger.error({ err: live.error, pending_id: pendingId }, 'live delivery failed');
+        }
+        facts.liveHandOff = live.kind;
+        break;
+      }
+      case 'readSession': {
+        const session = await getSession(deps.store, sessionId);
+        facts.external = session?.agent_profile === EXTERNAL_AGENT_PROFILE;
+        break;
+      }
+      case 'clearIntent':
+        await clearIntent();
+        facts.intentCleared = true;
+        break;
+      case 'reserveSuccessorTurn':
+        turn = await sessions.write(sessionId, (write) =>
+          successors.reserve(write, {
+            taskId: bundle.taskId,
+            recovery: { pendingId, clarificationTurnId: bundle.turnId, messageIds: ids },
+          }),
+        );
+        facts.reserved = true;
+        failpoint('dispatch.after_reservation');
+        break;
+      case 'checkReadiness': {
+        const readiness = await successors.readiness(sessionId);
+        if (!readiness.ready) {
+          deps.logger.warn(
+            { pending_id: pendingId, reason: readiness.reason },
+            'agent cannot take the answer now',
+          );
+        }
+        facts.readiness = readiness.ready ? 'ready' : 'refused';
+        break;
+      }
+      case 'releaseAndRestore':
+      case 'restore': {
+        const reserved = step.kind === 'releaseAndRestore' ? successor() : undefined;
+        const restored = await sessions.write(sessionId, async (write) => {
+          if (reserved) await successors.release(write, reserved.id);
+          const rows = await restoreClaim(write.tx, ids, decision.status, {
+            detached: !waiters.has(pendingId),
+          });
+          write.updated(...(rows ?? []));
+          return rows !== undefined;
+        });
+        facts.restore = restored ? 'restored' : 'moved_on';
+        break;
+      }
+      case 'retire':
+        await sessions.write(sessionId, async (write) => {
+          write.updated(...(await clearDeliveryIntent(write.tx, ids)));
+        });
+        facts.retired = true;
+        break;
+      case 'markAttempted': {
+        const reserved = successor();
+        const marked = await sessions.write(sessionId, (write) =>
+          successors.markAttempted(write, reserved.id),
+        );
+        facts.attemptMark = marked ? 'marked' : 'missing';
+        if (marked) failpoint('dispatch.after_attempted_mark');
+        break;
+      }
+      case 'dispatch':
+        facts.dispatch = await dispatchWithinBudget(deps, bundle, decision, successor());
+        if (facts.dispatch === 'accepted') failpoint('dispatch.after_prompt');
+        break;
+      case 'settleSuccessor': {
+        const reserved = successor();
+        await sessions.write(sessionId, async (write) => {
+          await successors.settle(write, reserved.id, step.accepted);
+          write.updated(...(await clearDeliveryIntent(write.tx, ids)));
+        });
+        facts.settled = true;
+        break;
+      }
+      case 'done':
+        return step.outcome;
+      default:
+        return assertNever(step);
+    }
+  }
+  throw new Error(`delivery of ${pendingId} did not finish in ${MAX_DELIVERY_STEPS} steps`);
 }
 
-async function resume(
+async function dispatchWithinBudget(
   deps: ClarificationDeps,
   bundle: Bundle,
   decision: Decision,
-  ids: string[],
-  success: RespondResult,
-): Promise<Delivered> {
-  const { store, runtime } = deps;
-  const turn = await store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    return reserveSuccessorTurn(tx, {
-      sessionId: bundle.sessionId,
-      taskId: bundle.taskId,
-      recovery: {
-        pendingId: bundle.pendingId,
-        clarificationTurnId: bundle.turnId,
-        messageIds: ids,
-      },
-    });
-  });
-  failpoint('dispatch.after_reservation');
-
-  const readiness = await runtime.prepare(bundle.sessionId);
-  if (!readiness.ready) {
-    deps.logger.warn(
-      { pending_id: bundle.pendingId, reason: readiness.reason },
-      'agent cannot take the answer now',
-    );
-    await store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, bundle.sessionId);
-      await deleteUnattemptedReservation(tx, turn.id);
-    });
-    return restore(deps, bundle, decision, ids);
-  }
-
-  await store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    await markDispatchAttempted(tx, turn.id);
-  });
-  failpoint('dispatch.after_attempted_mark');
-
-  const budget = startBudget(deps.budgets.deliveryMs, store.clock, deps.timers);
-  let accepted = false;
+  turn: TurnRecord,
+): Promise<'accepted' | 'unconfirmed'> {
+  const budget = startBudget(deps.budgets.deliveryMs, deps.store.clock, deps.timers);
   try {
     const sent = await withinBudget(
       budget,
-      runtime.prompt({
+      deps.successors.dispatch({
         sessionId: bundle.sessionId,
         turnId: turn.id,
         text: resumePrompt(bundle.questions, decision.answers),
         signal: budget.signal,
       }),
     );
-    accepted = sent !== EXHAUSTED;
+    return sent === EXHAUSTED ? 'unconfirmed' : 'accepted';
   } catch (error) {
     deps.logger.error({ err: error, pending_id: bundle.pendingId }, 'resume prompt failed');
+    return 'unconfirmed';
   } finally {
     budget.dispose();
   }
-  if (accepted) failpoint('dispatch.after_prompt');
-
-  // Past the attempted mark the answer stays terminal either way; only the outcome differs.
-  const events = await store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, bundle.sessionId);
-    await publishReservedTurn(tx, turn.id);
-    const updated = await clearDeliveryIntent(tx, ids);
-    const session = accepted
-      ? await transitionSession(tx, bundle.sessionId, ['waiting_for_input', 'idle'], 'running')
-      : undefined;
-    return stageEvents(tx, bundle.sessionId, {
-      updated,
-      ...(session ? { state: session.state } : {}),
-    });
-  });
-  publishAll(deps.events, events);
-  if (accepted) return { result: success, outcome: 'resumed' };
-  return {
-    result: failure(
-      'internal',
-      'the answer was recorded, but the agent did not confirm it received it',
-    ),
-    outcome: 'dispatch_unconfirmed',
-  };
 }

@@ -11,6 +11,7 @@
  *
  * Nothing is live after a restart, so restored bundles are detached.
  */
+import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/logger.js';
 import {
   clearDeliveryIntent,
@@ -48,7 +49,15 @@ function claimStatus(rows: readonly MessageRecord[]): 'answered' | 'rejected' | 
   return status === 'answered' || status === 'rejected' ? status : undefined;
 }
 
-export async function recoverClarifications(store: Store, logger: Logger): Promise<RecoveryReport> {
+export interface RecoveryDeps {
+  store: Store;
+  sessions: SessionWriter;
+}
+
+export async function recoverClarifications(
+  { store, sessions }: RecoveryDeps,
+  logger: Logger,
+): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     reservationsKept: 0,
     reservationsRolledBack: 0,
@@ -58,13 +67,12 @@ export async function recoverClarifications(store: Store, logger: Logger): Promi
 
   for (const turn of await pendingReservations(store)) {
     const ids = recordedIds(turn);
-    await store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, turn.task_session_id);
+    await sessions.write(turn.task_session_id, async ({ tx, updated }) => {
       if (
         isTruthy(turn.metadata.prompt_dispatch_attempted) ||
         (await turnHasMessages(tx, turn.id))
       ) {
-        await clearDeliveryIntent(tx, ids);
+        updated(...(await clearDeliveryIntent(tx, ids)));
         await publishReservedTurn(tx, turn.id);
         report.reservationsKept++;
         return;
@@ -73,7 +81,7 @@ export async function recoverClarifications(store: Store, logger: Logger): Promi
         throw new Error(`reservation ${turn.id} could not be rolled back`);
       }
       const restored = await restoreClaim(tx, ids, 'answered', { detached: true });
-      if (!restored) await clearDeliveryIntent(tx, ids);
+      updated(...(restored ?? (await clearDeliveryIntent(tx, ids))));
       report.reservationsRolledBack++;
     });
   }
@@ -88,14 +96,14 @@ export async function recoverClarifications(store: Store, logger: Logger): Promi
     if (sessionId === undefined) continue;
     const ids = rows.map((row) => row.id);
     const status = claimStatus(rows);
-    await store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, sessionId);
+    await sessions.write(sessionId, async ({ tx, updated }) => {
       const restored = status && (await restoreClaim(tx, ids, status, { detached: true }));
       if (restored) {
+        updated(...restored);
         report.claimsRestored++;
         return;
       }
-      await clearDeliveryIntent(tx, ids);
+      updated(...(await clearDeliveryIntent(tx, ids)));
       report.claimsRetired++;
       logger.info({ pending_id: pendingId }, 'retired a claim whose bundle moved on');
     });

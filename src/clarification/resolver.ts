@@ -131,20 +131,23 @@ export class Resolver {
    * `deliverLateCommit` covers).
    */
   private claim(bundle: Bundle, decision: Decision, budget: Budget): Promise<MessageRecord[]> {
-    const { store } = this.deps;
-    return store.transaction(async (tx) => {
-      await tx.dialect.boundTransaction(tx.db, budget.remainingMs());
-      await tx.dialect.lockSession(tx.db, bundle.sessionId);
-      const rows = await claimBundle(tx, {
-        pendingId: bundle.pendingId,
-        status: decision.status,
-        responses: new Map(decision.answers.map((answer) => [answer.question_id, answer])),
-        rejectReason: decision.reject_reason,
-        respondedAt: tx.clock.timestamp(),
-      });
-      budget.check();
-      return rows;
-    });
+    // The claimed rows are not reported: delivery's next write reports them in their
+    // handed-off state, and staging here would add statements after the budget check.
+    return this.deps.sessions.write(
+      bundle.sessionId,
+      async ({ tx }) => {
+        const rows = await claimBundle(tx, {
+          pendingId: bundle.pendingId,
+          status: decision.status,
+          responses: new Map(decision.answers.map((answer) => [answer.question_id, answer])),
+          rejectReason: decision.reject_reason,
+          respondedAt: tx.clock.timestamp(),
+        });
+        budget.check();
+        return rows;
+      },
+      { remainingMs: () => budget.remainingMs() },
+    );
   }
 
   private async replayWinner(pendingId: string): Promise<RespondResult> {

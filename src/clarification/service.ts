@@ -27,7 +27,6 @@ import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus }
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
 import type { ClarificationResponse, Issue } from './outcome.js';
-import { publishAll, stageEvents } from '../events/session-publication.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
 import { Resolver, type RespondResult } from './resolver.js';
 import type { RespondInput } from './outcome.js';
@@ -152,20 +151,18 @@ export class ClarificationService {
 
   /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
   async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
-    const { store } = this.deps;
-    const written = await store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, sessionId);
+    return this.deps.sessions.write(sessionId, async (write) => {
+      const { tx } = write;
       const session = await getSession(tx, sessionId);
       if (!session || TERMINAL.has(session.state)) return undefined;
       const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
-      if (existing) return { pendingId: existing, events: [] };
+      if (existing) return existing;
       const turn =
         (await currentTurn(tx, sessionId)) ??
         (await startTurn(tx, { sessionId, taskId: session.task_id }));
       const pendingId = tx.ids.next();
-      const added: MessageRecord[] = [];
       for (const [index, question] of ask.questions.entries()) {
-        added.push(
+        write.added(
           await appendMessage(tx, {
             sessionId,
             taskId: session.task_id,
@@ -187,21 +184,9 @@ export class ClarificationService {
           }),
         );
       }
-      const moved = await transitionSession(
-        tx,
-        sessionId,
-        ['idle', 'running'],
-        'waiting_for_input',
-      );
-      const events = await stageEvents(tx, sessionId, {
-        added,
-        ...(moved ? { state: moved.state } : {}),
-      });
-      return { pendingId, events };
+      write.moved(await transitionSession(tx, sessionId, ['idle', 'running'], 'waiting_for_input'));
+      return pendingId;
     });
-    if (!written) return undefined;
-    publishAll(this.deps.events, written.events);
-    return written.pendingId;
   }
 
   /** One bundle as its owner sees it; undefined when unknown or not visible. */
@@ -285,14 +270,13 @@ export class ClarificationService {
     const bundle = await this.visibleBundle(principal, pendingId);
     if (!bundle) return { ok: false, code: 'not_found' };
     if (!this.deps.waiters.has(pendingId)) return { ok: false, code: 'not_active' };
-    const events = await this.deps.store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, bundle.sessionId);
-      const updated = await cancelBundleRows(tx, pendingId);
-      return updated.length === 0 ? undefined : stageEvents(tx, bundle.sessionId, { updated });
+    const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
+      const updated = await cancelBundleRows(write.tx, pendingId);
+      write.updated(...updated);
+      return updated.length > 0;
     });
-    if (!events) return { ok: false, code: 'not_active' };
+    if (!cancelled) return { ok: false, code: 'not_active' };
     this.deps.waiters.end(pendingId, 'cancelled');
-    publishAll(this.deps.events, events);
     return { ok: true };
   }
 
@@ -305,23 +289,19 @@ export class ClarificationService {
   /** The session ended: its current bundles expire and can no longer be answered. */
   async expireSession(sessionId: string): Promise<MessageRecord[]> {
     this.deps.waiters.endSession(sessionId, 'cancelled');
-    const result = await this.deps.store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, sessionId);
-      const updated = await expireSessionRows(tx, sessionId);
-      return { updated, events: await stageEvents(tx, sessionId, { updated }) };
+    return this.deps.sessions.write(sessionId, async (write) => {
+      const updated = await expireSessionRows(write.tx, sessionId);
+      write.updated(...updated);
+      return updated;
     });
-    publishAll(this.deps.events, result.events);
-    return result.updated;
   }
 
   private async detachRows(sessionId: string): Promise<MessageRecord[]> {
-    const result = await this.deps.store.transaction(async (tx) => {
-      await tx.dialect.lockSession(tx.db, sessionId);
-      const updated = await detachSessionRows(tx, sessionId);
-      return { updated, events: await stageEvents(tx, sessionId, { updated }) };
+    return this.deps.sessions.write(sessionId, async (write) => {
+      const updated = await detachSessionRows(write.tx, sessionId);
+      write.updated(...updated);
+      return updated;
     });
-    publishAll(this.deps.events, result.events);
-    return result.updated;
   }
 
   private async visibleBundle(

@@ -6,6 +6,14 @@ export type {
   MessageView,
   PendingAction,
 } from './types.js';
+export type {
+  SessionWrite,
+  SessionWriter,
+  SessionWriterDeps,
+  UserInputPending,
+  WriteOptions,
+} from './session-writer.js';
+export { createSessionWriter } from './session-writer.js';
 export type { EventHub, EventHubOptions, EventSubscription, HubMetrics } from './hub.js';
 export {
   createEventHub,

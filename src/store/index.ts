@@ -50,7 +50,12 @@ export {
 } from './messages.js';
 export { canSeeSession, canSeeTask, memberWorkspaceIds } from './access.js';
 export { TERMINAL_SESSION_STATES } from './tables.js';
-export { bumpSessionRevision, resetInterruptedSessions, transitionSession } from './tasks.js';
+export {
+  bumpSessionRevision,
+  resetInterruptedSessions,
+  setAgentSessionId,
+  transitionSession,
+} from './tasks.js';
 export type { DispatchRecovery } from './turns.js';
 export {
   deleteUnattemptedReservation,

@@ -113,6 +113,19 @@ export async function transitionSession(
     .executeTakeFirst();
 }
 
+/** Remembers the agent's own session ID, so a restarted agent can load the conversation. */
+export async function setAgentSessionId(
+  ctx: RepoContext,
+  id: string,
+  agentSessionId: string,
+): Promise<void> {
+  await ctx.db
+    .updateTable('task_sessions')
+    .set({ agent_session_id: agentSessionId, updated_at: ctx.clock.timestamp() })
+    .where('id', '=', id)
+    .execute();
+}
+
 /** A new revision for a session whose transcript changed; `undefined` if it is gone. */
 export async function bumpSessionRevision(
   ctx: RepoContext,

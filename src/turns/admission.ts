@@ -5,8 +5,7 @@
  * a second message or turn. Queued messages start when the turn ends.
  */
 import type { Principal } from '../auth/principal.js';
-import { publishAll, stageEvents } from '../events/session-publication.js';
-import type { ClarionEvent } from '../events/types.js';
+import type { SessionWrite } from '../events/index.js';
 import {
   appendMessage,
   canSeeSession,
@@ -19,7 +18,6 @@ import {
   transitionSession,
   type MessageRecord,
   type QueuedMessage,
-  type RepoContext,
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
 import { dispatchTurn } from './dispatch.js';
@@ -35,14 +33,13 @@ export type AdmissionResult =
 
 interface Admitted {
   result: AdmissionResult;
-  events: ClarionEvent[];
   /** Set when this call started a turn that still has to reach the agent. */
   dispatch?: { turnId: string; text: string };
 }
 
-async function admitInTransaction(
-  tx: RepoContext,
-  sessionId: string,
+/** Inside a session write: decides and writes the admission, reporting what it added. */
+async function admitInWrite(
+  write: SessionWrite,
   input: {
     text: string;
     admissionKey: string;
@@ -51,20 +48,20 @@ async function admitInTransaction(
   },
   options: { queueWhenBusy: boolean },
 ): Promise<Admitted> {
-  await tx.dialect.lockSession(tx.db, sessionId);
+  const { tx, sessionId } = write;
   const session = await getSession(tx, sessionId);
-  if (!session) return { result: { outcome: 'not_found' }, events: [] };
+  if (!session) return { result: { outcome: 'not_found' } };
   const sent = await messageByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (sent) return { result: { outcome: 'sent', message: sent }, events: [] };
+  if (sent) return { result: { outcome: 'sent', message: sent } };
   const queued = await queuedByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (queued) return { result: { outcome: 'queued', item: queued }, events: [] };
+  if (queued) return { result: { outcome: 'queued', item: queued } };
 
   const mode = deriveSessionInputMode(session);
   if (mode.mode === 'refuse') {
-    return { result: { outcome: 'refused', reason: mode.reason }, events: [] };
+    return { result: { outcome: 'refused', reason: mode.reason } };
   }
   if (mode.mode === 'queue') {
-    if (!options.queueWhenBusy) return { result: { outcome: 'busy' }, events: [] };
+    if (!options.queueWhenBusy) return { result: { outcome: 'busy' } };
     const item = await enqueueMessage(tx, {
       sessionId,
       taskId: session.task_id,
@@ -72,7 +69,7 @@ async function admitInTransaction(
       admissionKey: input.admissionKey,
       createdBy: input.userId,
     });
-    return { result: { outcome: 'queued', item }, events: [] };
+    return { result: { outcome: 'queued', item } };
   }
   const turn = await startTurn(tx, { sessionId, taskId: session.task_id });
   const message = await appendMessage(tx, {
@@ -85,14 +82,10 @@ async function admitInTransaction(
     admissionKey: input.admissionKey,
     metadata: { ...(input.userId ? { user_id: input.userId } : {}), ...input.metadata },
   });
-  const moved = await transitionSession(tx, sessionId, ['idle'], 'running');
-  const events = await stageEvents(tx, sessionId, {
-    added: [message],
-    ...(moved ? { state: moved.state } : {}),
-  });
+  write.added(message);
+  write.moved(await transitionSession(tx, sessionId, ['idle'], 'running'));
   return {
     result: { outcome: 'sent', message },
-    events,
     dispatch: { turnId: turn.id, text: input.text },
   };
 }
@@ -106,10 +99,9 @@ export async function admitMessage(
 ): Promise<AdmissionResult> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return { outcome: 'not_found' };
   const userId = principal.kind === 'user' ? principal.userId : null;
-  const admitted = await deps.store.transaction((tx) =>
-    admitInTransaction(tx, sessionId, { ...input, userId }, { queueWhenBusy: true }),
+  const admitted = await deps.sessions.write(sessionId, (write) =>
+    admitInWrite(write, { ...input, userId }, { queueWhenBusy: true }),
   );
-  publishAll(deps.events, admitted.events);
   if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
   return admitted.result;
 }
@@ -120,21 +112,18 @@ export async function admitMessage(
  * so a concurrent delete either wins before or finds it gone.
  */
 export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promise<void> {
-  const admitted = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, sessionId);
-    const session = await getSession(tx, sessionId);
+  const admitted = await deps.sessions.write(sessionId, async (write) => {
+    const session = await getSession(write.tx, sessionId);
     if (session?.state !== 'idle') return undefined;
-    const next = await takeNextQueued(tx, sessionId);
+    const next = await takeNextQueued(write.tx, sessionId);
     if (!next) return undefined;
-    return admitInTransaction(
-      tx,
-      sessionId,
+    return admitInWrite(
+      write,
       { text: next.content, admissionKey: next.admission_key, userId: next.created_by },
       { queueWhenBusy: false },
     );
   });
   if (!admitted) return;
-  publishAll(deps.events, admitted.events);
   if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
 }
 
@@ -147,10 +136,9 @@ export async function admitMachineMessage(
   sessionId: string,
   input: { text: string; admissionKey: string; metadata: Record<string, unknown> },
 ): Promise<AdmissionResult> {
-  const admitted = await deps.store.transaction((tx) =>
-    admitInTransaction(tx, sessionId, { ...input, userId: null }, { queueWhenBusy: false }),
+  const admitted = await deps.sessions.write(sessionId, (write) =>
+    admitInWrite(write, { ...input, userId: null }, { queueWhenBusy: false }),
   );
-  publishAll(deps.events, admitted.events);
   if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
   return admitted.result;
 }

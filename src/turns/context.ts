@@ -1,7 +1,7 @@
 /** What the turns services share, passed in once at start-up. */
 import type { AgentHost, AgentProfile } from '../agents/runtime.js';
 import type { ClarificationService } from '../clarification/index.js';
-import type { EventPublisher } from '../events/types.js';
+import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/logger.js';
 import type { Store } from '../store/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
@@ -20,7 +20,8 @@ export interface AgentLaunchDeps {
 export interface TurnsDeps extends AgentLaunchDeps {
   clarification: ClarificationService;
   userInputs: UserInputRegistry;
-  events: EventPublisher;
+  /** Every session write goes through it: lock, change, revision, commit, publish. */
+  sessions: SessionWriter;
   logger: Logger;
   defaultProfile: string;
 }

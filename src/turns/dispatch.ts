@@ -6,7 +6,6 @@
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
 import { issueToken } from '../auth/tokens.js';
-import { publishAll, stageEvents } from '../events/session-publication.js';
 import {
   appendMessage,
   completeTurn,
@@ -67,10 +66,10 @@ export async function dispatchTurn(
 }
 
 async function failTurn(deps: TurnsDeps, sessionId: string, turnId: string, error: unknown) {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, sessionId);
+  await deps.sessions.write(sessionId, async (write) => {
+    const { tx } = write;
     const session = await getSession(tx, sessionId);
-    if (!session) return [];
+    if (!session) return;
     const note = await appendMessage(tx, {
       sessionId,
       taskId: session.task_id,
@@ -79,9 +78,8 @@ async function failTurn(deps: TurnsDeps, sessionId: string, turnId: string, erro
       type: 'error',
       content: `The agent did not take this message: ${error instanceof Error ? error.message : String(error)}`,
     });
+    write.added(note);
     await completeTurn(tx, turnId);
-    const moved = await transitionSession(tx, sessionId, ['running', 'waiting_for_input'], 'idle');
-    return stageEvents(tx, sessionId, { added: [note], ...(moved ? { state: moved.state } : {}) });
+    write.moved(await transitionSession(tx, sessionId, ['running', 'waiting_for_input'], 'idle'));
   });
-  publishAll(deps.events, events);
 }

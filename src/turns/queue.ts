@@ -34,10 +34,8 @@ async function underLock<T>(
 ): Promise<QueueResult<T>> {
   if (!(await canSeeSession(deps.store, principal, sessionId)))
     return { ok: false, code: 'not_found' };
-  return deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, sessionId);
-    return work(tx);
-  });
+  // Nothing here reports rows: queue edits change no transcript or state, so no event.
+  return deps.sessions.write(sessionId, ({ tx }) => work(tx));
 }
 
 export function queueOf(

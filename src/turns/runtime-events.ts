@@ -6,13 +6,13 @@
  */
 import type { RuntimeEvent, StopReason } from '../agents/runtime.js';
 import type { TurnOutcome } from '../user-input/index.js';
-import { publishAll, stageEvents } from '../events/session-publication.js';
 import { deleteSessionTokens } from '../store/tokens.js';
 import {
   appendMessage,
   completeTurn,
   getSession,
   reviseMessage,
+  setAgentSessionId,
   toolCallMessage,
   transitionSession,
   type MessageRecord,
@@ -44,11 +44,10 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
     case 'turn_ended':
       return endTurn(deps, event);
     case 'agent_session':
-      await deps.store.db
-        .updateTable('task_sessions')
-        .set({ agent_session_id: event.agentSessionId, updated_at: deps.store.clock.timestamp() })
-        .where('id', '=', event.sessionId)
-        .execute();
+      // A session write like any other, though it reports nothing: no subscriber sees this ID.
+      await deps.sessions.write(event.sessionId, ({ tx }) =>
+        setAgentSessionId(tx, event.sessionId, event.agentSessionId),
+      );
       return;
     case 'agent_exited':
       return agentExited(deps, event.sessionId);
@@ -59,13 +58,17 @@ type AgentOutput = Extract<RuntimeEvent, { type: 'agent_output' }>;
 
 async function recordOutput(deps: TurnsDeps, event: AgentOutput): Promise<void> {
   if (event.kind !== 'tool_call' && event.content.trim() === '') return;
-  const events = await deps.store.transaction(async (tx) => {
+  await deps.sessions.write(event.sessionId, async (write) => {
+    const { tx } = write;
     const session = await getSession(tx, event.sessionId);
-    if (!session) return [];
+    if (!session) return;
     const revised = await reviseToolCall(tx, event);
-    if (revised) return stageEvents(tx, event.sessionId, { updated: [revised] });
+    if (revised) {
+      write.updated(revised);
+      return;
+    }
     // Words are what a transcript row is for; a blank one helps nobody.
-    if (event.content.trim() === '') return [];
+    if (event.content.trim() === '') return;
     const message = await appendMessage(tx, {
       sessionId: event.sessionId,
       taskId: session.task_id,
@@ -75,9 +78,8 @@ async function recordOutput(deps: TurnsDeps, event: AgentOutput): Promise<void> 
       content: event.content,
       metadata: event.metadata,
     });
-    return stageEvents(tx, event.sessionId, { added: [message] });
+    write.added(message);
   });
-  publishAll(deps.events, events);
 }
 
 /**
@@ -104,32 +106,27 @@ async function endTurn(
   deps: TurnsDeps,
   event: Extract<RuntimeEvent, { type: 'turn_ended' }>,
 ): Promise<void> {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, event.sessionId);
+  await deps.sessions.write(event.sessionId, async (write) => {
+    const { tx } = write;
     const session = await getSession(tx, event.sessionId);
-    if (!session) return [];
-    const added = event.error
-      ? [
-          await appendMessage(tx, {
-            sessionId: event.sessionId,
-            taskId: session.task_id,
-            turnId: event.turnId,
-            authorType: 'system',
-            type: 'error',
-            content: `The agent's turn failed: ${event.error}`,
-          }),
-        ]
-      : [];
+    if (!session) return;
+    if (event.error) {
+      write.added(
+        await appendMessage(tx, {
+          sessionId: event.sessionId,
+          taskId: session.task_id,
+          turnId: event.turnId,
+          authorType: 'system',
+          type: 'error',
+          content: `The agent's turn failed: ${event.error}`,
+        }),
+      );
+    }
     await completeTurn(tx, event.turnId);
-    const moved = await transitionSession(
-      tx,
-      event.sessionId,
-      ['running', 'waiting_for_input'],
-      'idle',
+    write.moved(
+      await transitionSession(tx, event.sessionId, ['running', 'waiting_for_input'], 'idle'),
     );
-    return stageEvents(tx, event.sessionId, { added, ...(moved ? { state: moved.state } : {}) });
   });
-  publishAll(deps.events, events);
   // The turn is over, so no live wait can remain: open questions stay answerable, detached.
   await deps.clarification.detachSession(event.sessionId);
   deps.userInputs.turnEnded(event.sessionId, TURN_OUTCOMES[event.stopReason]);
@@ -140,17 +137,16 @@ async function endTurn(
 }
 
 async function agentExited(deps: TurnsDeps, sessionId: string): Promise<void> {
-  const events = await deps.store.transaction(async (tx) => {
-    await tx.dialect.lockSession(tx.db, sessionId);
-    const moved = await transitionSession(
-      tx,
-      sessionId,
-      ['idle', 'running', 'waiting_for_input'],
-      'failed',
+  await deps.sessions.write(sessionId, async (write) => {
+    write.moved(
+      await transitionSession(
+        write.tx,
+        sessionId,
+        ['idle', 'running', 'waiting_for_input'],
+        'failed',
+      ),
     );
-    await deleteSessionTokens(tx, sessionId);
-    return moved ? stageEvents(tx, sessionId, { state: moved.state }) : [];
+    await deleteSessionTokens(write.tx, sessionId);
   });
-  publishAll(deps.events, events);
   await deps.clarification.expireSession(sessionId);
 }

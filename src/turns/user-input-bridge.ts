@@ -2,11 +2,18 @@
  * Where the user-input registry meets the rest of Clarion: an agent's ACP
  * permission request becomes a consent request, a due follow-up is admitted
  * as a machine-owned message keyed by its request ID, and every request change
- * is published as an event for its session.
+ * is published as an event for its session, with the same `pending_action` a
+ * session write computes.
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import type { PermissionHandler } from '../agents/acp-host/index.js';
-import type { ClarionEvent, EventPublisher } from '../events/types.js';
+import type {
+  ClarionEvent,
+  EventPublisher,
+  PendingAction,
+  SessionWriter,
+} from '../events/index.js';
+import type { Logger } from '../observability/logger.js';
 import { getSession } from '../store/index.js';
 import type {
   FollowUpAdmission,
@@ -24,41 +31,55 @@ const EVENT_TYPES = {
   settled: 'user_input.settled',
 } as const satisfies Record<UserInputView['status'], ClarionEvent['type']>;
 
-/** Publishes a request's change, and a queue change when a follow-up may have come or gone. */
-export function publishUserInput(
-  events: EventPublisher,
-  registry: () => UserInputRegistry | undefined,
-  view: UserInputView,
-): void {
-  const scope = {
-    session_id: view.session_id,
-    task_id: view.task_id,
-    revision: view.revision,
-    pending_action: registry()?.pendingActionOf(view.session_id) ?? null,
-  };
-  events.publish({ ...scope, type: EVENT_TYPES[view.status], request: view });
-  if (view.kind === 'action') events.publish({ ...scope, type: 'queue.changed' });
+export interface UserInputPublisherDeps {
+  sessions: SessionWriter;
+  events: EventPublisher;
+  logger: Logger;
 }
 
 /**
- * Session events know only clarifications (they are staged inside a store
- * transaction); consent and action live in the registry's memory. This fills
- * in what they leave open, so every event about a session agrees on what it
- * waits for.
+ * The registry's publish port: a request's change, and a queue change when a
+ * follow-up may have come or gone. `pending_action` is what a session write
+ * would compute (clarification rows first, then the registry), read when the
+ * event goes out. The registry calls this synchronously, so the read runs
+ * behind it; one chain per session keeps that session's events in the order
+ * the registry made them.
  */
-export function withUserInputPendingAction(
-  events: EventPublisher,
-  registry: () => UserInputRegistry | undefined,
-): EventPublisher {
-  return {
-    publish(event) {
-      if (event.pending_action !== null) {
-        events.publish(event);
-        return;
-      }
-      const pending = registry()?.pendingActionOf(event.session_id) ?? null;
-      events.publish(pending === null ? event : { ...event, pending_action: pending });
-    },
+export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInputView) => void {
+  const chains = new Map<string, Promise<void>>();
+
+  async function pendingActionOf(sessionId: string): Promise<PendingAction> {
+    try {
+      return await deps.sessions.pendingAction(sessionId);
+    } catch (error) {
+      // The store is closing (shutdown) or failing: the change itself still goes out.
+      deps.logger.warn(
+        { err: error, session_id: sessionId },
+        'pending action unknown for a user-input event',
+      );
+      return null;
+    }
+  }
+
+  async function publish(view: UserInputView): Promise<void> {
+    const scope = {
+      session_id: view.session_id,
+      task_id: view.task_id,
+      revision: view.revision,
+      pending_action: await pendingActionOf(view.session_id),
+    };
+    deps.events.publish({ ...scope, type: EVENT_TYPES[view.status], request: view });
+    if (view.kind === 'action') deps.events.publish({ ...scope, type: 'queue.changed' });
+  }
+
+  return (view) => {
+    const sessionId = view.session_id;
+    // `publish` never rejects, so the chain never stops.
+    const next = (chains.get(sessionId) ?? Promise.resolve()).then(() => publish(view));
+    chains.set(sessionId, next);
+    void next.then(() => {
+      if (chains.get(sessionId) === next) chains.delete(sessionId);
+    });
   };
 }
 

@@ -68,7 +68,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
   }
 
   async function recover(): Promise<RecoveryReport> {
-    return recoverClarifications(h.store, silentLogger);
+    return recoverClarifications(h, silentLogger);
   }
 
   async function statuses() {

@@ -12,6 +12,7 @@ import {
   DEFAULT_BUDGETS,
   LiveWaiters,
 } from '../../src/clarification/index.js';
+import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   createSession,
@@ -27,6 +28,7 @@ import {
 } from '../../src/store/index.js';
 import type { FailpointName } from '../../src/support/failpoints.js';
 import { systemTimers } from '../../src/support/timers.js';
+import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { startServing } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { RecordingObserver, RecordingPublisher } from '../support/recorders.js';
@@ -63,8 +65,12 @@ async function seedDetachedBundle(target: DatabaseTarget): Promise<string> {
     const service = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
-      runtime: unavailableRuntime,
-      events: new RecordingPublisher(),
+      successors: createSuccessorTurns(unavailableRuntime),
+      sessions: createSessionWriter({
+        store,
+        events: new RecordingPublisher(),
+        userInputPending: () => null,
+      }),
       observer: new RecordingObserver(),
       logger: silentLogger,
       timers: systemTimers,

@@ -15,6 +15,11 @@ import {
   LiveWaiters,
   type ClarificationBudgets,
 } from '../../src/clarification/index.js';
+import {
+  createSessionWriter,
+  type SessionWriter,
+  type UserInputPending,
+} from '../../src/events/index.js';
 import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { handleUnexpectedErrors } from '../../src/http/errors.js';
@@ -32,6 +37,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
+import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 import { RecordingObserver, RecordingPublisher } from './recorders.js';
 import { seedSession, type Seeded } from './seed.js';
@@ -77,6 +83,8 @@ export interface HarnessOptions {
   budgets?: Partial<ClarificationBudgets>;
   plugins?: KyselyPlugin[];
   observer?: ResponseObserver;
+  /** The registry's half of pending_action; none by default. */
+  userInputPending?: UserInputPending;
 }
 
 export interface Harness {
@@ -84,6 +92,8 @@ export interface Harness {
   seeded: Seeded;
   runtime: TestRuntime;
   events: RecordingPublisher;
+  /** The write unit the service writes through, publishing into `events`. */
+  sessions: SessionWriter;
   observer: RecordingObserver;
   waiters: LiveWaiters;
   service: ClarificationService;
@@ -118,13 +128,15 @@ export async function clarificationHarness(
 
   const runtime = new TestRuntime();
   const events = new RecordingPublisher();
+  const userInputPending = options.userInputPending ?? (() => null);
+  const sessions = createSessionWriter({ store, events, userInputPending });
   const observer = new RecordingObserver();
   const waiters = new LiveWaiters(systemTimers);
   const service = new ClarificationService({
     store,
     waiters,
-    runtime: options.runtime ?? runtime,
-    events,
+    successors: createSuccessorTurns(options.runtime ?? runtime),
+    sessions,
     observer: options.observer ?? observer,
     logger: silentLogger,
     timers: systemTimers,
@@ -152,6 +164,7 @@ export async function clarificationHarness(
     seeded,
     runtime,
     events,
+    sessions,
     observer,
     waiters,
     service,

@@ -6,12 +6,8 @@ import type { Driver } from '../../src/store/index.js';
 import { registerTaskRoutes } from '../../src/http/task-routes.js';
 import { registerUserInputRoutes } from '../../src/http/user-input-routes.js';
 import { systemTimers } from '../../src/support/timers.js';
-import {
-  followUpAdmitter,
-  publishUserInput,
-  withUserInputPendingAction,
-} from '../../src/turns/user-input-bridge.js';
-import { createUserInputRegistry } from '../../src/user-input/index.js';
+import { followUpAdmitter, userInputPublisher } from '../../src/turns/user-input-bridge.js';
+import { createUserInputRegistry, type UserInputRegistry } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import type { TurnsDeps } from '../../src/turns/context.js';
 import { RuntimeEventPump } from '../../src/turns/event-pump.js';
@@ -27,15 +23,16 @@ export interface TurnsHarness extends Harness {
 
 export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
   const host = new TestHost();
-  const h = await clarificationHarness(driver, { runtime: host });
-  const ref: { turns?: TurnsDeps } = {};
+  const ref: { turns?: TurnsDeps; userInputs?: UserInputRegistry } = {};
+  const h = await clarificationHarness(driver, {
+    runtime: host,
+    userInputPending: (sessionId) => ref.userInputs?.pendingActionOf(sessionId) ?? null,
+  });
   const userInputs = createUserInputRegistry({
     clock: h.store.clock,
     ids: h.store.ids,
     timers: systemTimers,
-    publish: (view) => {
-      publishUserInput(h.events, () => userInputs, view);
-    },
+    publish: userInputPublisher({ sessions: h.sessions, events: h.events, logger: silentLogger }),
     admitFollowUp: followUpAdmitter(() => ref.turns),
     logger: silentLogger,
   });
@@ -44,7 +41,7 @@ export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
     host,
     clarification: h.service,
     userInputs,
-    events: withUserInputPendingAction(h.events, () => userInputs),
+    sessions: h.sessions,
     logger: silentLogger,
     profiles: new Map([['demo', { name: 'demo', command: 'demo-agent', args: [], env: {} }]]),
     defaultProfile: 'demo',
@@ -52,6 +49,7 @@ export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
     agentCwd: process.cwd(),
   };
   ref.turns = turns;
+  ref.userInputs = userInputs;
   registerTaskRoutes(h.app, turns);
   registerUserInputRoutes(h.app, { store: h.store, userInputs });
   const pump = new RuntimeEventPump(turns);

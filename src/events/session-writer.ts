@@ -1,0 +1,149 @@
+/**
+ * The session write unit: the one way a service changes a session and tells
+ * subscribers about it.
+ *
+ * Owns the order of every session write: lock the session, run the caller's
+ * changes (the caller reports the rows it added or updated and the state moves
+ * it made), take the revision and stage the events inside the same
+ * transaction, commit, then publish. It also owns `pending_action`: what the
+ * session waits on a person for, computed once per write from both places
+ * that can hold it — the clarification rows in the store, and the user-input
+ * registry's memory-owned consent/action requests (an injected port).
+ *
+ * Invariants:
+ * - Events go out only after the commit; a change that throws rolls the
+ *   transaction back and publishes nothing.
+ * - One revision per write that reports anything: a state move already took
+ *   one (`transitionSession` bumps it), so no second bump goes on top; a write
+ *   that reports nothing takes no revision and publishes nothing.
+ * - Precedence: a clarification first, then the registry's request. Both are
+ *   open at once only when an agent runs tool calls side by side; the
+ *   clarification is the durable one (it outlives a restart, the inbox lists
+ *   it), so the session shows as waiting on it until it is answered.
+ */
+import {
+  activeClarificationRows,
+  bumpSessionRevision,
+  type MessageRecord,
+  type RepoContext,
+  type SessionRecord,
+  type Store,
+} from '../store/index.js';
+import { toMessageView } from './message-view.js';
+import type { ClarionEvent, EventPublisher, PendingAction } from './types.js';
+
+/** The registry's half of `pending_action`: its live consent or action request, if any. */
+export type UserInputPending = (sessionId: string) => 'consent' | 'action' | null;
+
+export interface SessionWriterDeps {
+  store: Store;
+  events: EventPublisher;
+  userInputPending: UserInputPending;
+}
+
+/** What a change reports through while it runs inside the write. */
+export interface SessionWrite {
+  readonly tx: RepoContext;
+  readonly sessionId: string;
+  readonly added: (...rows: readonly MessageRecord[]) => void;
+  readonly updated: (...rows: readonly MessageRecord[]) => void;
+  /** A state move as `transitionSession` returned it; `undefined` (the guard refused) is no move. */
+  readonly moved: (session: SessionRecord | undefined) => void;
+}
+
+export interface WriteOptions {
+  /**
+   * Bounds every statement of the transaction, the session lock included, to
+   * what this returns when the transaction begins (the resolver's pre-claim
+   * budget, whose remainder shrinks while the transaction waits to begin).
+   */
+  remainingMs?: () => number;
+}
+
+export interface SessionWriter {
+  /** Runs `change` as one session write and returns what it returned, after publishing. */
+  write<T>(
+    sessionId: string,
+    change: (write: SessionWrite) => Promise<T>,
+    options?: WriteOptions,
+  ): Promise<T>;
+  /** `pending_action` as a write would compute it, read now (for events no write carries). */
+  pendingAction(sessionId: string): Promise<PendingAction>;
+}
+
+interface Changes {
+  added: MessageRecord[];
+  updated: MessageRecord[];
+  moved?: SessionRecord;
+}
+
+export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
+  async function pendingAction(ctx: RepoContext, sessionId: string): Promise<PendingAction> {
+    const questions = await activeClarificationRows(ctx, sessionId);
+    if (questions.length > 0) return 'clarification';
+    return deps.userInputPending(sessionId);
+  }
+
+  async function stage(
+    tx: RepoContext,
+    sessionId: string,
+    changes: Changes,
+  ): Promise<ClarionEvent[]> {
+    const { added, updated, moved } = changes;
+    if (added.length === 0 && updated.length === 0 && moved === undefined) return [];
+    const session = moved ?? (await bumpSessionRevision(tx, sessionId));
+    if (!session) return [];
+    const scope = {
+      session_id: session.id,
+      task_id: session.task_id,
+      revision: session.revision,
+      pending_action: await pendingAction(tx, sessionId),
+    };
+    return [
+      ...added.map((message): ClarionEvent => ({
+        ...scope,
+        type: 'message.added',
+        message: toMessageView(message),
+      })),
+      ...updated.map((message): ClarionEvent => ({
+        ...scope,
+        type: 'message.updated',
+        message: toMessageView(message),
+      })),
+      ...(moved === undefined
+        ? []
+        : [{ ...scope, type: 'session.state_changed' as const, state: moved.state }]),
+    ];
+  }
+
+  return {
+    async write(sessionId, change, options = {}) {
+      const { result, events } = await deps.store.transaction(async (tx) => {
+        if (options.remainingMs) await tx.dialect.boundTransaction(tx.db, options.remainingMs());
+        await tx.dialect.lockSession(tx.db, sessionId);
+        const changes: Changes = { added: [], updated: [] };
+        const result = await change({
+          tx,
+          sessionId,
+          added: (...rows) => {
+            changes.added.push(...rows);
+          },
+          updated: (...rows) => {
+            changes.updated.push(...rows);
+          },
+          moved: (session) => {
+            if (session === undefined) return;
+            if (session.id !== sessionId) {
+              throw new Error(`a write to session ${sessionId} moved session ${session.id}`);
+            }
+            changes.moved = session;
+          },
+        });
+        return { result, events: await stage(tx, sessionId, changes) };
+      });
+      for (const event of events) deps.events.publish(event);
+      return result;
+    },
+    pendingAction: (sessionId) => pendingAction(deps.store, sessionId),
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * The session write unit on both dialects: events leave only after the
+ * commit, a rolled-back write publishes nothing, each write takes one
+ * revision, and `pending_action` combines the clarification rows with the
+ * registry's port.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createSessionWriter,
+  type ClarionEvent,
+  type EventPublisher,
+  type PendingAction,
+  type SessionWriter,
+} from '../../src/events/index.js';
+import {
+  appendMessage,
+  getSession,
+  messagesByPendingId,
+  openStore,
+  transitionSession,
+  type MessageRecord,
+  type Store,
+} from '../../src/store/index.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { fakeClock, sequentialIds } from '../support/fakes.js';
+import { bundleRows, seedSession, type Seeded } from '../support/seed.js';
+
+/** Keeps every event, and for each one whether its row was already committed when it left. */
+class CommitCheckingPublisher implements EventPublisher {
+  readonly events: ClarionEvent[] = [];
+  readonly checks: Promise<boolean>[] = [];
+  constructor(
+    private readonly store: () => Store,
+    private readonly log: string[],
+  ) {}
+
+  publish(event: ClarionEvent): void {
+    this.events.push(event);
+    this.log.push(`publish ${event.type}`);
+    if (event.type === 'message.added') {
+      // A read outside the write: it sees the row only once the write has committed.
+      this.checks.push(
+        messagesByPendingId(this.store(), String(event.message.metadata.pending_id)).then((rows) =>
+          rows.some((row) => row.id === event.message.id),
+        ),
+      );
+    }
+  }
+}
+
+describe.each(DRIVERS)('session write unit on %s', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  let seeded: Seeded;
+  let publisher: CommitCheckingPublisher;
+  let registryPending: 'consent' | 'action' | null;
+  let writer: SessionWriter;
+  /** Commits and publications, in the order they happened. */
+  let log: string[];
+
+  beforeEach(async () => {
+    database = await freshDatabase(driver);
+    store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
+    seeded = await seedSession(store);
+    await transitionSession(store, seeded.session.id, ['idle'], 'running');
+    log = [];
+    publisher = new CommitCheckingPublisher(() => store, log);
+    registryPending = null;
+    const logged = store;
+    writer = createSessionWriter({
+      store: {
+        ...logged,
+        transaction: async (work) => {
+          const result = await logged.transaction(work);
+          log.push('commit');
+          return result;
+        },
+      },
+      events: publisher,
+      userInputPending: (sessionId) => (sessionId === seeded.session.id ? registryPending : null),
+    });
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  async function revision(): Promise<number> {
+    return (await getSession(store, seeded.session.id))?.revision ?? -1;
+  }
+
+  /** One pending clarification bundle of `questions` rows in the current turn. */
+  function askBundle(pendingId: string, questions = 1): Promise<MessageRecord[]> {
+    return writer.write(seeded.session.id, async (write) => {
+      const rows: MessageRecord[] = [];
+      for (const row of bundleRows(seeded, pendingId, questions)) {
+        rows.push(await appendMessage(write.tx, row));
+      }
+      write.added(...rows);
+      return rows;
+    });
+  }
+
+  it('publishes only after the commit, and returns what the change returned', async () => {
+    const rows = await askBundle('bundle-1', 2);
+
+    expect(rows).toHaveLength(2);
+    expect(log).toEqual(['commit', 'publish message.added', 'publish message.added']);
+    expect(await Promise.all(publisher.checks)).toEqual([true, true]);
+  });
+
+  it('publishes nothing and keeps nothing when the change throws', async () => {
+    const before = await revision();
+    const failing = writer.write(seeded.session.id, async (write) => {
+      const [row] = bundleRows(seeded, 'bundle-doomed', 1);
+      if (!row) throw new Error('no row');
+      write.added(await appendMessage(write.tx, row));
+      write.moved(
+        await transitionSession(write.tx, seeded.session.id, ['running'], 'waiting_for_input'),
+      );
+      throw new Error('the change failed after writing');
+    });
+
+    await expect(failing).rejects.toThrow('the change failed after writing');
+    expect(publisher.events).toEqual([]);
+    expect(log).toEqual([]);
+    expect(await messagesByPendingId(store, 'bundle-doomed')).toEqual([]);
+    expect(await revision()).toBe(before);
+    expect((await getSession(store, seeded.session.id))?.state).toBe('running');
+  });
+
+  it('rolls back a write that moves another session', async () => {
+    const other = await seedSession(store, 'other');
+    const failing = writer.write(seeded.session.id, async (write) => {
+      write.moved(await transitionSession(write.tx, other.session.id, ['idle'], 'running'));
+    });
+
+    await expect(failing).rejects.toThrow(/moved session/);
+    expect(publisher.events).toEqual([]);
+    expect((await getSession(store, other.session.id))?.state).toBe('idle');
+  });
+
+  it('takes one revision per write, a state move included, and none for a write that reports nothing', async () => {
+    const start = await revision();
+
+    await writer.write(seeded.session.id, async (write) => {
+      const [row] = bundleRows(seeded, 'bundle-2', 1);
+      if (!row) throw new Error('no row');
+      write.added(await appendMessage(write.tx, row));
+      write.moved(
+        await transitionSession(write.tx, seeded.session.id, ['running'], 'waiting_for_input'),
+      );
+    });
+    expect(await revision()).toBe(start + 1);
+    expect(publisher.events.map((event) => [event.type, event.revision])).toEqual([
+      ['message.added', start + 1],
+      ['session.state_changed', start + 1],
+    ]);
+
+    const [added] = await messagesByPendingId(store, 'bundle-2');
+    await writer.write(seeded.session.id, async (write) => {
+      if (added) write.updated(added);
+      // A refused move reports nothing and takes nothing.
+      write.moved(await transitionSession(write.tx, seeded.session.id, ['idle'], 'running'));
+    });
+    expect(await revision()).toBe(start + 2);
+    expect(publisher.events.at(-1)).toMatchObject({
+      type: 'message.updated',
+      revision: start + 2,
+    });
+
+    const count = publisher.events.length;
+    expect(await writer.write(seeded.session.id, () => Promise.resolve('quiet'))).toBe('quiet');
+    expect(await revision()).toBe(start + 2);
+    expect(publisher.events).toHaveLength(count);
+  });
+
+  it('computes pending_action from the clarification rows first, then the registry', async () => {
+    const pendingOfLastWrite = (): PendingAction | undefined =>
+      publisher.events.at(-1)?.pending_action;
+    const stateWrite = (
+      from: 'running' | 'waiting_for_input',
+      to: 'running' | 'waiting_for_input',
+    ) =>
+      writer.write(seeded.session.id, async (write) => {
+        write.moved(await transitionSession(write.tx, seeded.session.id, [from], to));
+      });
+
+    await stateWrite('running', 'waiting_for_input');
+    expect(pendingOfLastWrite()).toBeNull();
+    expect(await writer.pendingAction(seeded.session.id)).toBeNull();
+
+    registryPending = 'consent';
+    await stateWrite('waiting_for_input', 'running');
+    expect(pendingOfLastWrite()).toBe('consent');
+    expect(await writer.pendingAction(seeded.session.id)).toBe('consent');
+
+    registryPending = 'action';
+    await askBundle('bundle-3');
+    expect(pendingOfLastWrite()).toBe('clarification');
+    expect(await writer.pendingAction(seeded.session.id)).toBe('clarification');
+
+    // Once the question is no longer pending, the registry's request shows again.
+    const [row] = await messagesByPendingId(store, 'bundle-3');
+    await writer.write(seeded.session.id, async (write) => {
+      await write.tx.db
+        .updateTable('task_session_messages')
+        .set({ metadata: JSON.stringify({ ...row?.metadata, status: 'answered' }) })
+        .where('id', '=', row?.id ?? '')
+        .execute();
+      const [answered] = await messagesByPendingId(write.tx, 'bundle-3');
+      if (answered) write.updated(answered);
+    });
+    expect(pendingOfLastWrite()).toBe('action');
+    expect(await writer.pendingAction(seeded.session.id)).toBe('action');
+  });
+
+  it('bounds the transaction with the budget left when it begins', async () => {
+    let asked = 0;
+    await writer.write(seeded.session.id, () => Promise.resolve(), {
+      remainingMs: () => {
+        asked++;
+        return 5_000;
+      },
+    });
+    expect(asked).toBe(1);
+  });
+});

@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
+import { boundaries } from './eslint.boundaries.js';
 
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.clarion/', 'coverage/'] },
@@ -29,6 +30,7 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': 'error' },
   },
+  ...boundaries,
   {
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],

@@ -1,11 +1,11 @@
 /** Everything the clarification services share, passed in once at start-up. */
 import { DELIVERY_BUDGET_MS, LIVE_WAIT_MS, PRE_CLAIM_BUDGET_MS } from '../tunables.js';
-import type { Readiness } from '../agents/runtime.js';
+import type { Readiness } from '../agents/index.js';
 import type { SessionWrite, SessionWriter } from '../events/index.js';
-import type { Logger } from '../observability/logger.js';
-import type { ResponseObserver } from '../observability/response-observer.js';
+import type { Logger } from '../observability/index.js';
+import type { ResponseObserver } from '../observability/index.js';
 import type { DispatchRecovery, Store, TurnRecord } from '../store/index.js';
-import type { Timers } from '../support/timers.js';
+import type { Timers } from '../support/index.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
 

@@ -9,8 +9,8 @@
  * `turns/`'s, reached through the `SuccessorTurns` port. Failpoints sit just
  * after the commits they name (the kill-point suite stops the server there).
  */
-import { EXTERNAL_AGENT_PROFILE } from '../agents/runtime.js';
-import { failpoint } from '../support/failpoints.js';
+import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
+import { failpoint } from '../support/index.js';
 import {
   clearDeliveryIntent,
   getSession,

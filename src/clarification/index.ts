@@ -34,3 +34,4 @@ export {
   listPendingBundles,
 } from './pending-list.js';
 export { type AskInput } from './questions.js';
+export { type SuccessorTurns } from './context.js';

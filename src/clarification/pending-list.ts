@@ -5,7 +5,7 @@
  * (base64url of `<created_at>|<pending_id>`). Users see the sessions of their
  * workspaces; an agent token sees only its own session (DESIGN §8).
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import { activeBundlePage, type PendingCursor, type RepoContext } from '../store/index.js';
 import {
   DEFAULT_PENDING_PAGE,

@@ -12,7 +12,7 @@
  * Nothing is live after a restart, so restored bundles are detached.
  */
 import type { SessionWriter } from '../events/index.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/index.js';
 import {
   clearDeliveryIntent,
   deleteUnattemptedReservation,

@@ -10,8 +10,8 @@
  *    to the live waiter, or by resuming a detached agent with a new turn,
  *    marked attempted just before dispatch (the at-most-once boundary).
  */
-import type { Principal } from '../auth/principal.js';
-import { failpoint } from '../support/failpoints.js';
+import type { Principal } from '../auth/index.js';
+import { failpoint } from '../support/index.js';
 import {
   canSeeSession,
   claimBundle,

@@ -4,7 +4,7 @@
  * and expired are decided by the store's guards, so repeating either is a
  * no-op that publishes nothing.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import {
   activePendingIdByFingerprint,
   appendMessage,

@@ -8,7 +8,7 @@
  * any waiter sees the answer, so an agent never holds an answer whose
  * delivery intent is still set.
  */
-import type { Timers } from '../support/timers.js';
+import type { Timers } from '../support/index.js';
 import type { ClarificationResponse } from './outcome.js';
 
 export type WaitEnd = 'timeout' | 'caller_gone' | 'detached' | 'cancelled' | 'delivery_failed';

@@ -2,3 +2,4 @@
 export { type Clock, formatTimestamp, systemClock } from './clock.js';
 export { type IdSource, uuidSource } from './ids.js';
 export { type Timers, systemTimers } from './timers.js';
+export { failpoint } from './failpoints.js';

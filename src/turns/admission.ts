@@ -4,7 +4,7 @@
  * refused; a repeat with the same key returns the first outcome and never adds
  * a second message or turn. Queued messages start when the turn ends.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import type { SessionWrite } from '../events/index.js';
 import {
   appendMessage,

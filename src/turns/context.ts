@@ -1,8 +1,8 @@
 /** What the turns services share, passed in once at start-up. */
-import type { AgentHost, AgentProfile } from '../agents/runtime.js';
+import type { AgentHost, AgentProfile } from '../agents/index.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { SessionWriter } from '../events/index.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
 

@@ -5,7 +5,7 @@
  * admitted message itself stays, so a retry with its key does not duplicate it.
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
-import { issueToken } from '../auth/tokens.js';
+import { issueToken } from '../auth/index.js';
 import {
   appendMessage,
   completeTurn,

@@ -3,7 +3,7 @@
  * the order the host reported them, so a turn's output is always written
  * before its end. A failing handler is logged and never stops later events.
  */
-import type { RuntimeEvent } from '../agents/runtime.js';
+import type { RuntimeEvent } from '../agents/index.js';
 import type { TurnsDeps } from './context.js';
 import { handleRuntimeEvent } from './runtime-events.js';
 

@@ -6,7 +6,7 @@
  * A pending clarification does not decide this: a stale question must never
  * queue an otherwise idle session forever (first seed document).
  */
-import { EXTERNAL_AGENT_PROFILE } from '../agents/runtime.js';
+import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import type { SessionState } from '../store/index.js';
 
 export type InputMode =

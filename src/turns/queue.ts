@@ -3,7 +3,7 @@
  * lock the queue driver also takes, so an item is either started or removed,
  * never both.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import {
   canSeeSession,
   clearQueue,

@@ -4,9 +4,9 @@
  * next queued message), and an agent that exits fails its session and
  * expires its bundles.
  */
-import type { RuntimeEvent, StopReason } from '../agents/runtime.js';
+import type { RuntimeEvent, StopReason } from '../agents/index.js';
 import type { TurnOutcome } from '../user-input/index.js';
-import { deleteSessionTokens } from '../store/tokens.js';
+import { deleteSessionTokens } from '../store/index.js';
 import {
   appendMessage,
   completeTurn,

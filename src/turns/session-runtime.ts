@@ -4,7 +4,7 @@
  * before its first prompt), so a detached answer can always resume its agent.
  * Starting sends no prompt, so a failed start is still a clean refusal.
  */
-import type { AgentRuntime, Readiness } from '../agents/runtime.js';
+import type { AgentRuntime, Readiness } from '../agents/index.js';
 import type { AgentLaunchDeps } from './context.js';
 import { ensureAgent } from './dispatch.js';
 

@@ -11,8 +11,8 @@
  * never sends a prompt, so its refusal — a throw included — means nothing
  * reached the agent.
  */
-import type { AgentRuntime, Readiness } from '../agents/runtime.js';
-import type { SuccessorTurns } from '../clarification/context.js';
+import type { AgentRuntime, Readiness } from '../agents/index.js';
+import type { SuccessorTurns } from '../clarification/index.js';
 import {
   deleteUnattemptedReservation,
   markDispatchAttempted,

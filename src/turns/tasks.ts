@@ -3,7 +3,7 @@
  * list, cancel the running turn, delete. Deleting stops the agent and settles
  * what is live in memory before any row goes.
  */
-import type { Principal } from '../auth/principal.js';
+import type { Principal } from '../auth/index.js';
 import {
   canSeeSession,
   canSeeTask,

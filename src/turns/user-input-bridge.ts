@@ -13,7 +13,7 @@ import type {
   PendingAction,
   SessionWriter,
 } from '../events/index.js';
-import type { Logger } from '../observability/logger.js';
+import type { Logger } from '../observability/index.js';
 import { getSession } from '../store/index.js';
 import type {
   FollowUpAdmission,

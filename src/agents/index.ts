@@ -1,0 +1,10 @@
+/** The public surface of `src/agents/`. */
+export {
+  type AgentHost,
+  type AgentProfile,
+  type AgentRuntime,
+  EXTERNAL_AGENT_PROFILE,
+  type Readiness,
+  type RuntimeEvent,
+  type StopReason,
+} from './runtime.js';

@@ -4,6 +4,7 @@
  * answered the same way.
  */
 import type { Principal } from '../auth/index.js';
+import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 
 /** Whether `principal` may see the session; false for an unknown session too. */
@@ -13,16 +14,21 @@ export async function canSeeSession(
   sessionId: string,
 ): Promise<boolean> {
   if (principal.kind === 'agent') return principal.sessionId === sessionId;
-  const row = await ctx.db
-    .selectFrom('task_sessions as s')
-    .innerJoin('tasks as t', 't.id', 's.task_id')
-    .innerJoin('workspace_members as wm', 'wm.workspace_id', 't.workspace_id')
-    .select('s.id')
-    .where('s.id', '=', sessionId)
-    .where('wm.user_id', '=', principal.userId)
-    .executeTakeFirst();
-  return row !== undefined;
+  const rows = await sessionMemberStatement(ctx, '', sessionId, principal.userId);
+  return rows.length > 0;
 }
+
+const sessionMemberStatement = compiledStatement(
+  'session member',
+  (ctx: RepoContext, sessionId: string, userId: string) =>
+    ctx.db
+      .selectFrom('task_sessions as s')
+      .innerJoin('tasks as t', 't.id', 's.task_id')
+      .innerJoin('workspace_members as wm', 'wm.workspace_id', 't.workspace_id')
+      .select('s.id')
+      .where('s.id', '=', sessionId)
+      .where('wm.user_id', '=', userId),
+);
 
 /** Whether `principal` may see the task; agents see only their own session's task. */
 export async function canSeeTask(

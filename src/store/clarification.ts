@@ -5,7 +5,8 @@
  * session that has not ended. Pending-ID predicates use the dialect's
  * expression verbatim so they seek the ordered index.
  */
-import { sql, type Expression, type SqlBool } from 'kysely';
+import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
+import { compiledStatement } from './compiled.js';
 import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
@@ -68,20 +69,25 @@ export async function activeClarificationRows(
   ctx: RepoContext,
   sessionId: string,
 ): Promise<MessageRecord[]> {
-  const rows = await ctx.db
-    .selectFrom('task_session_messages')
-    .selectAll()
-    // The turn first: its index bounds the read to one turn, not the whole transcript.
-    .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
-    .where('task_session_id', '=', sessionId)
-    .where('type', '=', CLARIFICATION_TYPE)
-    .where(isPending(ctx))
-    .where(sessionLive())
-    .orderBy('created_at')
-    .orderBy('id')
-    .execute();
+  const rows = await activeRowsStatement(ctx, '', sessionId);
   return rows.map(toMessageRecord);
 }
+
+const activeRowsStatement = compiledStatement(
+  'active clarification rows',
+  (ctx: RepoContext, sessionId: string) =>
+    ctx.db
+      .selectFrom('task_session_messages')
+      .selectAll()
+      // The turn first: its index bounds the read to one turn, not the whole transcript.
+      .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
+      .where('task_session_id', '=', sessionId)
+      .where('type', '=', CLARIFICATION_TYPE)
+      .where(isPending(ctx))
+      .where(sessionLive())
+      .orderBy('created_at')
+      .orderBy('id'),
+);
 
 export interface ClaimInput {
   pendingId: string;
@@ -98,16 +104,51 @@ export interface ClaimInput {
  * claimers cannot both see pending rows, so at most one gets rows back.
  */
 export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<MessageRecord[]> {
-  const rows = await claimBundleQuery(ctx, input).execute();
+  const values = claimValues(ctx, input);
+  const rows = await claimStatement(ctx, String(input.responses.size), ...values);
   return rows.map(toMessageRecord).sort(byCreation);
 }
 
 /** The claim statement itself; exported so plan tests explain the real text. */
 export function claimBundleQuery(ctx: RepoContext, input: ClaimInput) {
+  return claimQuery(ctx, ...claimValues(ctx, input));
+}
+
+/**
+ * The claim's bound values, in `claimQuery`'s order: JSON texts already
+ * serialized, then each question ID followed by its response's JSON.
+ */
+type ClaimValues = [
+  pendingId: string,
+  status: string,
+  rejectReason: string,
+  respondedAt: string,
+  updatedAt: string,
+  ...whens: string[],
+];
+
+function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
+  const whens = [...input.responses].flatMap(([questionId, response]) => [
+    questionId,
+    JSON.stringify(response),
+  ]);
+  return [
+    input.pendingId,
+    JSON.stringify(input.status),
+    JSON.stringify(input.rejectReason),
+    JSON.stringify(input.respondedAt),
+    ctx.clock.timestamp(),
+    ...whens,
+  ];
+}
+
+function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
   const { dialect } = ctx;
-  const whens = [...input.responses].map(
-    ([questionId, response]) => sql`WHEN ${questionId} THEN ${JSON.stringify(response)}`,
-  );
+  const [pendingId, status, rejectReason, respondedAt, updatedAt, ...pairs] = values;
+  const whens: RawBuilder<unknown>[] = [];
+  for (let index = 0; index + 1 < pairs.length; index += 2) {
+    whens.push(sql`WHEN ${pairs[index]} THEN ${pairs[index + 1]}`);
+  }
   const response =
     whens.length > 0
       ? sql`CASE ${dialect.metadataText('question_id')} ${sql.join(whens, sql` `)} ELSE 'null' END`
@@ -116,22 +157,24 @@ export function claimBundleQuery(ctx: RepoContext, input: ClaimInput) {
     .updateTable('task_session_messages')
     .set({
       metadata: dialect.metadataSet([
-        ['status', jsonValue(input.status)],
+        ['status', sql<string>`${status}`],
         ['response', response],
-        ['reject_reason', jsonValue(input.rejectReason)],
-        ['responded_at', jsonValue(input.respondedAt)],
+        ['reject_reason', sql<string>`${rejectReason}`],
+        ['responded_at', sql<string>`${respondedAt}`],
         ['response_delivery_pending', jsonValue(true)],
       ]),
-      updated_at: ctx.clock.timestamp(),
+      updated_at: updatedAt,
     })
-    .where(dialect.pendingId(), '=', input.pendingId)
+    .where(dialect.pendingId(), '=', pendingId)
     .where('type', '=', CLARIFICATION_TYPE)
     .where(isPending(ctx))
     .where(inCurrentTurn(ctx))
     .where(sessionLive())
-    .where(wellFormed(ctx, input.pendingId))
+    .where(wellFormed(ctx, pendingId))
     .returningAll();
 }
+
+const claimStatement = compiledStatement('claim', claimQuery);
 
 /** Clears the delivery intent of claimed rows: the hand-off is confirmed (or given up). */
 export async function clearDeliveryIntent(
@@ -139,18 +182,24 @@ export async function clearDeliveryIntent(
   messageIds: readonly string[],
 ): Promise<MessageRecord[]> {
   if (messageIds.length === 0) return [];
-  const rows = await ctx.db
-    .updateTable('task_session_messages')
-    .set({
-      metadata: ctx.dialect.metadataRemove(['response_delivery_pending']),
-      updated_at: ctx.clock.timestamp(),
-    })
-    .where('id', 'in', messageIds)
-    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
-    .returningAll()
-    .execute();
+  const updatedAt = ctx.clock.timestamp();
+  const rows = await clearIntentStatement(ctx, String(messageIds.length), updatedAt, ...messageIds);
   return rows.map(toMessageRecord).sort(byCreation);
 }
+
+const clearIntentStatement = compiledStatement(
+  'clear delivery intent',
+  (ctx: RepoContext, updatedAt: string, ...messageIds: string[]) =>
+    ctx.db
+      .updateTable('task_session_messages')
+      .set({
+        metadata: ctx.dialect.metadataRemove(['response_delivery_pending']),
+        updated_at: updatedAt,
+      })
+      .where('id', 'in', messageIds)
+      .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+      .returningAll(),
+);
 
 /**
  * Puts claimed rows back to pending, all or none: only while they still carry

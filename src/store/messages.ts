@@ -4,6 +4,7 @@
  * key order of `idx_messages_metadata_pending_id_lookup_ordered`, so the
  * index serves both the seek and the order whatever the transcript size.
  */
+import { compiledStatement } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { MAX_TRANSCRIPT_PAGE } from '../wire/index.js';
 import type { TaskSessionMessagesTable } from './tables.js';
@@ -108,9 +109,14 @@ export async function messagesByPendingId(
   ctx: RepoContext,
   pendingId: string,
 ): Promise<MessageRecord[]> {
-  const rows = await messagesByPendingIdQuery(ctx, pendingId).execute();
+  const rows = await messagesByPendingIdStatement(ctx, '', pendingId);
   return rows.map(toMessageRecord);
 }
+
+const messagesByPendingIdStatement = compiledStatement(
+  'messages by pending ID',
+  messagesByPendingIdQuery,
+);
 
 /** Position in a transcript: the last row a page ended on. */
 export interface TranscriptCursor {

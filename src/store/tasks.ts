@@ -1,6 +1,7 @@
 /** Tasks and their sessions. */
+import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
-import type { SessionState, TaskSessionsTable, TasksTable } from './tables.js';
+import type { SessionState, TaskSessionsTable, TasksTable, Timestamp } from './tables.js';
 
 export type TaskRecord = TasksTable;
 export type SessionRecord = TaskSessionsTable;
@@ -100,17 +101,9 @@ export async function transitionSession(
   state: SessionState,
 ): Promise<SessionRecord | undefined> {
   if (from.length === 0) return undefined;
-  return ctx.db
-    .updateTable('task_sessions')
-    .set((eb) => ({
-      state,
-      revision: eb('revision', '+', 1),
-      updated_at: ctx.clock.timestamp(),
-    }))
-    .where('id', '=', id)
-    .where('state', 'in', from)
-    .returningAll()
-    .executeTakeFirst();
+  const updatedAt = ctx.clock.timestamp();
+  const [row] = await transitionStatement(ctx, String(from.length), id, state, updatedAt, ...from);
+  return row;
 }
 
 /** Remembers the agent's own session ID, so a restarted agent can load the conversation. */
@@ -126,18 +119,41 @@ export async function setAgentSessionId(
     .execute();
 }
 
+const transitionStatement = compiledStatement(
+  'session transition',
+  (
+    ctx: RepoContext,
+    id: string,
+    state: SessionState,
+    updatedAt: Timestamp,
+    ...from: SessionState[]
+  ) =>
+    ctx.db
+      .updateTable('task_sessions')
+      .set((eb) => ({ state, revision: eb('revision', '+', 1), updated_at: updatedAt }))
+      .where('id', '=', id)
+      .where('state', 'in', from)
+      .returningAll(),
+);
+
 /** A new revision for a session whose transcript changed; `undefined` if it is gone. */
 export async function bumpSessionRevision(
   ctx: RepoContext,
   id: string,
 ): Promise<SessionRecord | undefined> {
-  return ctx.db
-    .updateTable('task_sessions')
-    .set((eb) => ({ revision: eb('revision', '+', 1) }))
-    .where('id', '=', id)
-    .returningAll()
-    .executeTakeFirst();
+  const [row] = await bumpRevisionStatement(ctx, '', id);
+  return row;
 }
+
+const bumpRevisionStatement = compiledStatement(
+  'session revision',
+  (ctx: RepoContext, id: string) =>
+    ctx.db
+      .updateTable('task_sessions')
+      .set((eb) => ({ revision: eb('revision', '+', 1) }))
+      .where('id', '=', id)
+      .returningAll(),
+);
 
 /**
  * Start-up: agent processes do not survive a restart, so a session that was

@@ -6,6 +6,7 @@
  */
 import type { Clock } from '../support/index.js';
 import { formatTimestamp } from '../support/index.js';
+import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import type { ApiTokenKind, ApiTokensTable, Timestamp } from './tables.js';
 
@@ -113,6 +114,19 @@ export async function bindToken(
   return { record: rebound, changed: true };
 }
 
+const liveTokenStatement = compiledStatement(
+  'live token',
+  (ctx: RepoContext, tokenHash: string, now: Timestamp, ...kinds: ApiTokenKind[]) =>
+    ctx.db
+      .selectFrom('api_tokens as t')
+      .innerJoin('users as u', 'u.id', 't.user_id')
+      .select(['t.id', 't.kind', 't.user_id', 't.task_session_id', 'u.is_admin'])
+      .where('t.token_hash', '=', tokenHash)
+      .where('t.kind', 'in', kinds)
+      .where('t.used_at', 'is', null)
+      .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)])),
+);
+
 /** The live token with this hash if its kind is one of `kinds`. */
 export async function findLiveToken(
   ctx: RepoContext,
@@ -121,15 +135,7 @@ export async function findLiveToken(
 ): Promise<LiveToken | undefined> {
   if (kinds.length === 0) return undefined;
   const now = wallTimestamp(ctx.clock);
-  const row = await ctx.db
-    .selectFrom('api_tokens as t')
-    .innerJoin('users as u', 'u.id', 't.user_id')
-    .select(['t.id', 't.kind', 't.user_id', 't.task_session_id', 'u.is_admin'])
-    .where('t.token_hash', '=', tokenHash)
-    .where('t.kind', 'in', kinds)
-    .where('t.used_at', 'is', null)
-    .where((eb) => eb.or([eb('t.expires_at', 'is', null), eb('t.expires_at', '>', now)]))
-    .executeTakeFirst();
+  const [row] = await liveTokenStatement(ctx, String(kinds.length), tokenHash, now, ...kinds);
   if (!row) return undefined;
   return {
     id: row.id,

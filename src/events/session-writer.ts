@@ -22,7 +22,7 @@
  *   it), so the session shows as waiting on it until it is answered.
  */
 import {
-  activeClarificationRows,
+  hasActiveClarification,
   bumpSessionRevision,
   type MessageRecord,
   type RepoContext,
@@ -79,8 +79,7 @@ interface Changes {
 
 export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   async function pendingAction(ctx: RepoContext, sessionId: string): Promise<PendingAction> {
-    const questions = await activeClarificationRows(ctx, sessionId);
-    if (questions.length > 0) return 'clarification';
+    if (await hasActiveClarification(ctx, sessionId)) return 'clarification';
     return deps.userInputPending(sessionId);
   }
 

@@ -64,29 +64,30 @@ export async function activePendingIdByFingerprint(
   return row?.pending_id ?? undefined;
 }
 
-/** Active clarification rows of a session, oldest first: what the person still has to answer. */
-export async function activeClarificationRows(
+/**
+ * Whether a session waits on a person for a clarification: one row of the
+ * small pending-rows index, not the rows themselves. A row without a pending
+ * ID is malformed and never answerable, so it does not count.
+ */
+export async function hasActiveClarification(
   ctx: RepoContext,
   sessionId: string,
-): Promise<MessageRecord[]> {
-  const rows = await activeRowsStatement(ctx, '', sessionId);
-  return rows.map(toMessageRecord);
+): Promise<boolean> {
+  const rows = await hasActiveStatement(ctx, '', sessionId);
+  return rows.length > 0;
 }
 
-const activeRowsStatement = compiledStatement(
-  'active clarification rows',
+const hasActiveStatement = compiledStatement(
+  'has active clarification',
   (ctx: RepoContext, sessionId: string) =>
     ctx.db
       .selectFrom('task_session_messages')
-      .selectAll()
-      // The turn first: its index bounds the read to one turn, not the whole transcript.
+      .select(sql<number>`1`.as('one'))
       .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
       .where('task_session_id', '=', sessionId)
-      .where('type', '=', CLARIFICATION_TYPE)
-      .where(isPending(ctx))
+      .where(ctx.dialect.pendingClarificationRow())
       .where(sessionLive())
-      .orderBy('created_at')
-      .orderBy('id'),
+      .limit(1),
 );
 
 export interface ClaimInput {

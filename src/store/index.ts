@@ -68,7 +68,7 @@ export {
 export type { ClaimInput } from './clarification.js';
 export {
   CLARIFICATION_TYPE,
-  activeClarificationRows,
+  hasActiveClarification,
   activePendingIdByFingerprint,
   cancelBundleRows,
   claimBundle,

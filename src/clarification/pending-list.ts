@@ -12,6 +12,8 @@ import {
   MAX_CURSOR_CHARS,
   MAX_PENDING_ID_CHARS,
   MAX_PENDING_PAGE,
+  failure,
+  type Failure,
   type PendingBundle,
   type PendingPage,
 } from '../wire/index.js';
@@ -23,8 +25,7 @@ export type { PendingBundle, PendingPage, PendingQuestion } from '../wire/index.
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
 
-export type PendingListResult =
-  { ok: true; page: PendingPage } | { ok: false; code: 'invalid_request'; issues: Issue[] };
+export type PendingListResult = { ok: true; page: PendingPage } | Failure<'invalid_request'>;
 
 export interface PendingListOptions {
   cursor?: string | undefined;
@@ -67,7 +68,7 @@ export async function listPendingBundles(
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PENDING_PAGE) {
     issues.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_PENDING_PAGE}` });
   }
-  if (issues.length > 0) return { ok: false, code: 'invalid_request', issues };
+  if (issues.length > 0) return failure('invalid_request', 'invalid listing request', issues);
 
   const scope =
     principal.kind === 'agent'

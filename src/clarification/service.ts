@@ -26,7 +26,8 @@ import {
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
-import type { ClarificationResponse, Issue } from './outcome.js';
+import type { ClarificationResponse } from './outcome.js';
+import { failure, type Failure } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
 import { Resolver, type RespondResult } from './resolver.js';
 import type { RespondInput } from './outcome.js';
@@ -41,8 +42,9 @@ export type AskResult =
       questions: Question[];
     }
   | { ok: true; pendingId: string; outcome: 'open'; reason: WaitEnd }
-  | { ok: false; code: 'invalid_request'; issues: Issue[] }
-  | { ok: false; code: 'not_active' };
+  | Failure<'invalid_request' | 'not_active'>;
+
+const NOT_FOUND = failure('not_found', 'clarification request not found');
 
 export interface BundleView {
   pending_id: string;
@@ -61,9 +63,11 @@ export interface BundleView {
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
+/** A decision, or `waiting` when the wait ended before one (the bundle stays open). */
 export type DecisionWait =
-  | { ok: true; response: ClarificationResponse; questions: Question[] }
-  | { ok: false; code: 'not_found' | 'not_active' | 'timeout' };
+  | { ok: true; outcome: 'decided'; response: ClarificationResponse; questions: Question[] }
+  | { ok: true; outcome: 'waiting' }
+  | Failure<'not_found' | 'not_active'>;
 
 export class ClarificationService {
   readonly resolver: Resolver;
@@ -128,9 +132,9 @@ export class ClarificationService {
     options: { signal?: AbortSignal; timeoutMs?: number },
   ): Promise<AskResult> {
     const normalized = normalizeAsk(raw);
-    if (!normalized.ok) return { ok: false, code: 'invalid_request', issues: normalized.issues };
+    if (!normalized.ok) return failure('invalid_request', 'invalid questions', normalized.issues);
     const created = await this.createBundle(sessionId, normalized.value);
-    if (!created) return { ok: false, code: 'not_active' };
+    if (!created) return failure('not_active', 'this session can no longer ask questions');
 
     const outcome = await this.deps.waiters.wait(created, sessionId, {
       timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
@@ -241,20 +245,19 @@ export class ClarificationService {
     options.signal?.addEventListener('abort', onAbort, { once: true });
     try {
       let view = await this.get(principal, pendingId);
-      if (!view) return { ok: false, code: 'not_found' };
+      if (!view) return NOT_FOUND;
       // A claimed bundle is no longer active but may still be handing off: wait for it.
-      if (!view.response && !view.active) return { ok: false, code: 'not_active' };
+      if (!view.response && !view.active) return failure('not_active');
       if (!view.response || view.delivery_pending) {
         await decided;
         view = await this.get(principal, pendingId);
       }
       if (!view?.response || view.delivery_pending) {
-        return {
-          ok: false,
-          code: view && !view.response && !view.active ? 'not_active' : 'timeout',
-        };
+        return view && !view.response && !view.active
+          ? failure('not_active')
+          : { ok: true, outcome: 'waiting' };
       }
-      return { ok: true, response: view.response, questions: view.questions };
+      return { ok: true, outcome: 'decided', response: view.response, questions: view.questions };
     } finally {
       stop();
       timer.cancel();
@@ -266,16 +269,16 @@ export class ClarificationService {
   async cancel(
     principal: Principal,
     pendingId: string,
-  ): Promise<{ ok: true } | { ok: false; code: 'not_found' | 'not_active' }> {
+  ): Promise<{ ok: true } | Failure<'not_found' | 'not_active'>> {
     const bundle = await this.visibleBundle(principal, pendingId);
-    if (!bundle) return { ok: false, code: 'not_found' };
-    if (!this.deps.waiters.has(pendingId)) return { ok: false, code: 'not_active' };
+    if (!bundle) return NOT_FOUND;
+    if (!this.deps.waiters.has(pendingId)) return failure('not_active');
     const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
       const updated = await cancelBundleRows(write.tx, pendingId);
       write.updated(...updated);
       return updated.length > 0;
     });
-    if (!cancelled) return { ok: false, code: 'not_active' };
+    if (!cancelled) return failure('not_active');
     this.deps.waiters.end(pendingId, 'cancelled');
     return { ok: true };
   }

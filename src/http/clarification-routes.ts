@@ -44,10 +44,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
       return errorResponse(c, 'not_found', 'clarification request not found');
     }
     const result = await clarification.cancel(c.get('principal'), pendingId);
-    if (result.ok) return c.json({ cancelled: true });
-    return result.code === 'not_found'
-      ? errorResponse(c, 'not_found', 'clarification request not found')
-      : errorResponse(c, 'not_active');
+    return result.ok ? c.json({ cancelled: true }) : failureResponse(c, result);
   });
 
   app.get('/api/v1/pending', async (c) => {
@@ -57,7 +54,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
       ...(cursor === undefined ? {} : { cursor }),
       ...(limit === undefined ? {} : { limit: Number(limit) }),
     });
-    if (!result.ok) return errorResponse(c, 'invalid_request', 'invalid page', result.issues);
+    if (!result.ok) return failureResponse(c, result);
     return c.json({ bundles: result.page.pending, next_cursor: result.page.next_cursor });
   });
 

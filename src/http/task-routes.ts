@@ -105,29 +105,25 @@ export function decodeCursor(value: string): TranscriptCursor | undefined {
 }
 
 function admissionResponse(c: Context<AppEnv>, result: AdmissionResult) {
-  switch (result.outcome) {
-    case 'sent':
-      return c.json({ outcome: 'sent', message: toMessageView(result.message) });
-    case 'queued':
-      return c.json({ outcome: 'queued', item: queueItemView(result.item) }, 202);
-    case 'refused':
-      return errorResponse(c, 'conflict', 'the session cannot take messages', {
-        reason: result.reason,
-      });
-    case 'busy':
-      return errorResponse(c, 'conflict', 'the session is busy', { reason: 'busy' });
-    case 'not_found':
-      return errorResponse(c, 'not_found', 'session not found');
-  }
+  if (!result.ok) return failureResponse(c, result);
+  return result.outcome === 'sent'
+    ? c.json({ outcome: 'sent', message: toMessageView(result.message) })
+    : c.json({ outcome: 'queued', item: queueItemView(result.item) }, 202);
+}
+
+/** How the task's first prompt was admitted, as the create reply names it. */
+const ADMISSION_NAMES = {
+  session_refused: 'refused',
+  session_busy: 'busy',
+  not_found: 'not_found',
+} as const;
+
+function admissionName(result: AdmissionResult) {
+  return result.ok ? result.outcome : ADMISSION_NAMES[result.code];
 }
 
 function queueResponse<T>(c: Context<AppEnv>, result: QueueResult<T>, view: (value: T) => unknown) {
-  if (result.ok) return c.json(view(result.value));
-  return result.code === 'not_found'
-    ? errorResponse(c, 'not_found', 'queued message not found')
-    : result.code === 'conflict'
-      ? errorResponse(c, 'conflict', 'the queued follow-up could not be removed')
-      : errorResponse(c, 'invalid_request', 'ids must list every queued message exactly once');
+  return result.ok ? c.json(view(result.value)) : failureResponse(c, result);
 }
 
 function sessionQueueView(queue: SessionQueue): (UserQueueItem | MachineQueueItem)[] {
@@ -144,23 +140,12 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       ...(body.value.agent_profile ? { agentProfile: body.value.agent_profile } : {}),
       ...(body.value.prompt ? { prompt: body.value.prompt } : {}),
     });
-    if (!result.ok) {
-      if (result.code === 'forbidden') return errorResponse(c, 'forbidden');
-      if (result.code === 'unknown_profile') {
-        return errorResponse(c, 'invalid_request', 'unknown agent profile', [
-          {
-            path: 'agent_profile',
-            message: `must be one of ${[...deps.profiles.keys()].join(', ')}`,
-          },
-        ]);
-      }
-      return errorResponse(c, 'not_found', 'workspace not found');
-    }
+    if (!result.ok) return failureResponse(c, result);
     return c.json(
       {
         task: taskView(result.task),
         session: sessionView(result.session),
-        admission: result.admission && result.admission.outcome,
+        admission: result.admission && admissionName(result.admission),
       },
       201,
     );
@@ -171,16 +156,15 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   );
 
   app.get('/api/v1/tasks/:id/sessions', async (c) => {
-    const sessions = await visibleSessions(deps, c.get('principal'), c.req.param('id'));
-    if (!sessions) return errorResponse(c, 'not_found', 'task not found');
-    return c.json({ sessions: sessions.map(sessionView) });
+    const result = await visibleSessions(deps, c.get('principal'), c.req.param('id'));
+    if (!result.ok) return failureResponse(c, result);
+    return c.json({ sessions: result.sessions.map(sessionView) });
   });
 
-  app.delete('/api/v1/tasks/:id', async (c) =>
-    (await deleteTask(deps, c.get('principal'), c.req.param('id')))
-      ? c.json({ deleted: true })
-      : errorResponse(c, 'not_found', 'task not found'),
-  );
+  app.delete('/api/v1/tasks/:id', async (c) => {
+    const result = await deleteTask(deps, c.get('principal'), c.req.param('id'));
+    return result.ok ? c.json({ deleted: true }) : failureResponse(c, result);
+  });
 
   app.get('/api/v1/sessions/:id/messages', async (c) => {
     const rawCursor = c.req.query('cursor');
@@ -218,17 +202,15 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     return admissionResponse(c, result);
   });
 
-  app.post('/api/v1/sessions/:id/cancel', async (c) =>
-    (await cancelTurn(deps, c.get('principal'), c.req.param('id')))
-      ? c.json({ cancelling: true }, 202)
-      : errorResponse(c, 'not_found', 'session not found'),
-  );
+  app.post('/api/v1/sessions/:id/cancel', async (c) => {
+    const result = await cancelTurn(deps, c.get('principal'), c.req.param('id'));
+    return result.ok ? c.json({ cancelling: true }, 202) : failureResponse(c, result);
+  });
 
-  app.delete('/api/v1/sessions/:id', async (c) =>
-    (await deleteSession(deps, c.get('principal'), c.req.param('id')))
-      ? c.json({ deleted: true })
-      : errorResponse(c, 'not_found', 'session not found'),
-  );
+  app.delete('/api/v1/sessions/:id', async (c) => {
+    const result = await deleteSession(deps, c.get('principal'), c.req.param('id'));
+    return result.ok ? c.json({ deleted: true }) : failureResponse(c, result);
+  });
 
   app.get('/api/v1/sessions/:id/queue', async (c) =>
     queueResponse(c, await queueOf(deps, c.get('principal'), c.req.param('id')), (queue) => ({

@@ -20,16 +20,22 @@ import {
   type QueuedMessage,
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
+import { failure, type Failure } from '../wire/index.js';
 import { dispatchTurn } from './dispatch.js';
 import { deriveSessionInputMode } from './input-mode.js';
 
+/**
+ * Sent now, queued, or refused: a session that cannot take messages
+ * (`session_refused`, with the reason), one that is busy (`session_busy`;
+ * only machine messages, which never wait in the persisted queue), or none
+ * the caller can see.
+ */
 export type AdmissionResult =
-  | { outcome: 'sent'; message: MessageRecord }
-  | { outcome: 'queued'; item: QueuedMessage }
-  | { outcome: 'refused'; reason: 'session_ended' | 'external_agent' }
-  /** Only for machine messages, which never wait in the persisted queue. */
-  | { outcome: 'busy' }
-  | { outcome: 'not_found' };
+  | { ok: true; outcome: 'sent'; message: MessageRecord }
+  | { ok: true; outcome: 'queued'; item: QueuedMessage }
+  | Failure<'session_refused' | 'session_busy' | 'not_found'>;
+
+const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
 interface Admitted {
   result: AdmissionResult;
@@ -50,18 +56,20 @@ async function admitInWrite(
 ): Promise<Admitted> {
   const { tx, sessionId } = write;
   const session = await getSession(tx, sessionId);
-  if (!session) return { result: { outcome: 'not_found' } };
+  if (!session) return { result: SESSION_NOT_FOUND };
   const sent = await messageByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (sent) return { result: { outcome: 'sent', message: sent } };
+  if (sent) return { result: { ok: true, outcome: 'sent', message: sent } };
   const queued = await queuedByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (queued) return { result: { outcome: 'queued', item: queued } };
+  if (queued) return { result: { ok: true, outcome: 'queued', item: queued } };
 
   const mode = deriveSessionInputMode(session);
   if (mode.mode === 'refuse') {
-    return { result: { outcome: 'refused', reason: mode.reason } };
+    return { result: failure('session_refused', undefined, { reason: mode.reason }) };
   }
   if (mode.mode === 'queue') {
-    if (!options.queueWhenBusy) return { result: { outcome: 'busy' } };
+    if (!options.queueWhenBusy) {
+      return { result: failure('session_busy', undefined, { reason: 'busy' }) };
+    }
     const item = await enqueueMessage(tx, {
       sessionId,
       taskId: session.task_id,
@@ -69,7 +77,7 @@ async function admitInWrite(
       admissionKey: input.admissionKey,
       createdBy: input.userId,
     });
-    return { result: { outcome: 'queued', item } };
+    return { result: { ok: true, outcome: 'queued', item } };
   }
   const turn = await startTurn(tx, { sessionId, taskId: session.task_id });
   const message = await appendMessage(tx, {
@@ -85,7 +93,7 @@ async function admitInWrite(
   write.added(message);
   write.moved(await transitionSession(tx, sessionId, ['idle'], 'running'));
   return {
-    result: { outcome: 'sent', message },
+    result: { ok: true, outcome: 'sent', message },
     dispatch: { turnId: turn.id, text: input.text },
   };
 }
@@ -97,7 +105,7 @@ export async function admitMessage(
   sessionId: string,
   input: { text: string; admissionKey: string },
 ): Promise<AdmissionResult> {
-  if (!(await canSeeSession(deps.store, principal, sessionId))) return { outcome: 'not_found' };
+  if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   const userId = principal.kind === 'user' ? principal.userId : null;
   const admitted = await deps.sessions.write(sessionId, (write) =>
     admitInWrite(write, { ...input, userId }, { queueWhenBusy: true }),

@@ -16,9 +16,13 @@ import {
 } from '../store/index.js';
 import type { MachineQueueItem } from '../user-input/index.js';
 import type { TurnsDeps } from './context.js';
+import { failure, type Failure } from '../wire/index.js';
 
 export type QueueResult<T> =
-  { ok: true; value: T } | { ok: false; code: 'not_found' | 'invalid_request' | 'conflict' };
+  { ok: true; value: T } | Failure<'not_found' | 'invalid_request' | 'conflict'>;
+
+const NOT_FOUND = failure('not_found', 'queued message not found');
+const NOT_REMOVED = failure('conflict', 'the queued follow-up could not be removed');
 
 /** A session's queue: people's messages (persisted) and due follow-ups (memory, machine-owned). */
 export interface SessionQueue {
@@ -32,8 +36,7 @@ async function underLock<T>(
   sessionId: string,
   work: (tx: RepoContext) => Promise<QueueResult<T>>,
 ): Promise<QueueResult<T>> {
-  if (!(await canSeeSession(deps.store, principal, sessionId)))
-    return { ok: false, code: 'not_found' };
+  if (!(await canSeeSession(deps.store, principal, sessionId))) return NOT_FOUND;
   // Nothing here reports rows: queue edits change no transcript or state, so no event.
   return deps.sessions.write(sessionId, ({ tx }) => work(tx));
 }
@@ -60,16 +63,12 @@ export function queueOf(
 function removeMachineItem(deps: TurnsDeps, sessionId: string, id: string): QueueResult<string> {
   const claimed = deps.userInputs.claimQueued(sessionId, id);
   if (!claimed.ok) {
-    return {
-      ok: false,
-      code:
-        claimed.code === 'not_found' || claimed.code === 'not_queued' ? 'not_found' : 'conflict',
-    };
+    return claimed.code === 'not_found' || claimed.code === 'not_queued' ? NOT_FOUND : NOT_REMOVED;
   }
   const rejected = deps.userInputs.reject(id);
   if (!rejected.ok) {
     deps.userInputs.restoreQueued(id);
-    return { ok: false, code: 'conflict' };
+    return NOT_REMOVED;
   }
   return { ok: true, value: id };
 }
@@ -83,7 +82,7 @@ export function editQueued(
 ): Promise<QueueResult<QueuedMessage>> {
   return underLock(deps, principal, sessionId, async (tx) => {
     const item = await updateQueuedContent(tx, sessionId, id, content);
-    return item ? { ok: true, value: item } : { ok: false, code: 'not_found' };
+    return item ? { ok: true, value: item } : NOT_FOUND;
   });
 }
 
@@ -96,7 +95,7 @@ export function reorderQueued(
   return underLock(deps, principal, sessionId, async (tx) =>
     (await reorderQueue(tx, sessionId, ids))
       ? { ok: true, value: await listQueue(tx, sessionId) }
-      : { ok: false, code: 'invalid_request' },
+      : failure('invalid_request', 'ids must list every queued message exactly once'),
   );
 }
 

@@ -23,19 +23,30 @@ import {
 } from '../store/index.js';
 import { admitMessage, type AdmissionResult } from './admission.js';
 import type { TurnsDeps } from './context.js';
+import { failure, type Failure } from '../wire/index.js';
 
 export type CreateTaskResult =
   | { ok: true; task: TaskRecord; session: SessionRecord; admission: AdmissionResult | null }
-  | { ok: false; code: 'not_found' | 'forbidden' | 'unknown_profile' };
+  | Failure<'not_found' | 'forbidden' | 'invalid_request'>;
+
+/** What the routes answer for a session or task the caller cannot see, or that is gone. */
+export type Found<T = object> = ({ ok: true } & T) | Failure<'not_found'>;
+
+const SESSION_NOT_FOUND = failure('not_found', 'session not found');
+const TASK_NOT_FOUND = failure('not_found', 'task not found');
 
 export async function createTaskWithSession(
   deps: TurnsDeps,
   principal: Principal,
   input: { title: string; workspaceId?: string; agentProfile?: string; prompt?: string },
 ): Promise<CreateTaskResult> {
-  if (principal.kind !== 'user') return { ok: false, code: 'forbidden' };
+  if (principal.kind !== 'user') return failure('forbidden');
   const profile = input.agentProfile ?? deps.defaultProfile;
-  if (!deps.profiles.has(profile)) return { ok: false, code: 'unknown_profile' };
+  if (!deps.profiles.has(profile)) {
+    return failure('invalid_request', 'unknown agent profile', [
+      { path: 'agent_profile', message: `must be one of ${[...deps.profiles.keys()].join(', ')}` },
+    ]);
+  }
   const workspaceId =
     input.workspaceId ?? (await listMemberWorkspaces(deps.store, principal.userId))[0]?.id;
   const member = await memberWorkspaceIds(deps.store, principal.userId);
@@ -44,7 +55,7 @@ export async function createTaskWithSession(
     !member.includes(workspaceId) ||
     !(await getWorkspace(deps.store, workspaceId))
   ) {
-    return { ok: false, code: 'not_found' };
+    return failure('not_found', 'workspace not found');
   }
   const created = await deps.store.transaction(async (tx) => {
     const task = await createTask(tx, {
@@ -79,12 +90,16 @@ export async function visibleSessions(
   deps: TurnsDeps,
   principal: Principal,
   taskId: string,
-): Promise<SessionRecord[] | undefined> {
-  if (!(await canSeeTask(deps.store, principal, taskId))) return undefined;
+): Promise<Found<{ sessions: SessionRecord[] }>> {
+  if (!(await canSeeTask(deps.store, principal, taskId))) return TASK_NOT_FOUND;
   const sessions = await listSessions(deps.store, taskId);
-  return principal.kind === 'agent'
-    ? sessions.filter((session) => session.id === principal.sessionId)
-    : sessions;
+  return {
+    ok: true,
+    sessions:
+      principal.kind === 'agent'
+        ? sessions.filter((session) => session.id === principal.sessionId)
+        : sessions,
+  };
 }
 
 /** Asks the agent to stop its running turn; the turn ends by the agent's report. */
@@ -92,33 +107,37 @@ export async function cancelTurn(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
-): Promise<boolean> {
-  if (!(await canSeeSession(deps.store, principal, sessionId))) return false;
+): Promise<Found> {
+  if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   if (deps.host.isStarted(sessionId)) await deps.host.cancel(sessionId);
-  return true;
+  return { ok: true };
 }
 
 export async function deleteSession(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
-): Promise<boolean> {
+): Promise<Found> {
   if (principal.kind !== 'user' || !(await canSeeSession(deps.store, principal, sessionId))) {
-    return false;
+    return SESSION_NOT_FOUND;
   }
   await settleSession(deps, sessionId);
-  return deps.store.transaction((tx) => deleteSessionRow(tx, sessionId));
+  const deleted = await deps.store.transaction((tx) => deleteSessionRow(tx, sessionId));
+  return deleted ? { ok: true } : SESSION_NOT_FOUND;
 }
 
 export async function deleteTask(
   deps: TurnsDeps,
   principal: Principal,
   taskId: string,
-): Promise<boolean> {
-  if (principal.kind !== 'user' || !(await canSeeTask(deps.store, principal, taskId))) return false;
+): Promise<Found> {
+  if (principal.kind !== 'user' || !(await canSeeTask(deps.store, principal, taskId))) {
+    return TASK_NOT_FOUND;
+  }
   for (const session of await listSessions(deps.store, taskId))
     await settleSession(deps, session.id);
-  return deps.store.transaction((tx) => deleteTaskRow(tx, taskId));
+  const deleted = await deps.store.transaction((tx) => deleteTaskRow(tx, taskId));
+  return deleted ? { ok: true } : TASK_NOT_FOUND;
 }
 
 /** Settles memory-owned requests, stops the agent and ends live waits before the rows go. */

@@ -95,13 +95,11 @@ export function followUpAdmitter(
       admissionKey: requestId,
       metadata: { user_input_request_id: requestId },
     });
-    switch (result.outcome) {
-      case 'sent':
-        return 'accepted';
-      case 'busy':
-      case 'queued':
+    if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';
+    switch (result.code) {
+      case 'session_busy':
         return 'busy';
-      case 'refused':
+      case 'session_refused':
       case 'not_found':
         return 'refused';
     }

@@ -4,7 +4,7 @@ export type {
   FollowUpAdmissionInput,
   QueueItemResult,
   RequestResult,
-  RespondResult,
+  UserInputRespondResult,
   UserInputDeadlines,
   UserInputLogger,
   UserInputPorts,

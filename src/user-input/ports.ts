@@ -60,7 +60,7 @@ export type RequestResult =
   | { ok: false; code: 'invalid'; problems: string[] }
   | { ok: false; code: 'closed' };
 
-export type RespondResult =
+export type UserInputRespondResult =
   | { ok: true; request: UserInputView }
   | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' };
 
@@ -69,7 +69,7 @@ export type QueueItemResult =
 
 export interface UserInputRegistry {
   request(input: RequestInput): RequestResult;
-  respond(requestId: string, response: HumanResponse): RespondResult;
+  respond(requestId: string, response: HumanResponse): UserInputRespondResult;
   get(requestId: string): UserInputView | undefined;
   /** Live requests (awaiting, armed, due), oldest first, optionally only of visible sessions. */
   snapshot(visibleSessionIds?: ReadonlySet<string>): UserInputView[];

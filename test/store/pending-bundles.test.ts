@@ -100,7 +100,7 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
 
   async function list(principal: Principal, cursor?: string, limit?: number) {
     const result = await listPendingBundles(store, principal, { cursor, limit });
-    if (!result.ok) throw new Error(JSON.stringify(result.issues));
+    if (!result.ok) throw new Error(JSON.stringify(result.details));
     return result.page;
   }
 
@@ -215,12 +215,13 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
       expect(await listPendingBundles(store, member, { cursor })).toEqual({
         ok: false,
         code: 'invalid_request',
-        issues: [{ path: 'cursor', message: 'is not a valid cursor' }],
+        message: 'invalid listing request',
+        details: [{ path: 'cursor', message: 'is not a valid cursor' }],
       });
     }
     for (const limit of [0, -1, 201, 1.5]) {
       const result = await listPendingBundles(store, member, { limit });
-      expect(result).toMatchObject({ ok: false, issues: [{ path: 'limit' }] });
+      expect(result).toMatchObject({ ok: false, details: [{ path: 'limit' }] });
     }
     const cursor = { createdAt: '2026-01-01T00:00:00.000000001Z', pendingId: 'p-1' };
     expect(decodePendingCursor(encodePendingCursor(cursor))).toEqual(cursor);

@@ -124,11 +124,7 @@ export function registerClarionTools(
         const result = await withProgress(extra, progress, () =>
           clarification.ask(target.sessionId, args, { signal }),
         );
-        if (!result.ok) {
-          return result.code === 'invalid_request'
-            ? toolFailure(failure('invalid_request', 'invalid questions', result.issues))
-            : toolFailure(failure('not_active', 'this session can no longer ask questions'));
-        }
+        if (!result.ok) return toolFailure(result);
         if (result.outcome === 'answered') {
           return toolResult(decisionPayload(result.response, result.questions));
         }
@@ -151,19 +147,15 @@ export function registerClarionTools(
         const result = await withProgress(extra, progress, () =>
           clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
         );
-        if (result.ok) return toolResult(decisionPayload(result.response, result.questions));
-        switch (result.code) {
-          case 'not_found':
-            return toolFailure(failure('not_found', 'clarification request not found'));
-          case 'not_active':
-            return toolFailure(failure('not_active'));
-          case 'timeout':
-            return toolResult({
-              status: 'open',
-              pending_id: args.pending_id,
-              message: WAIT_AGAIN_MESSAGE,
-            });
+        if (!result.ok) return toolFailure(result);
+        if (result.outcome === 'decided') {
+          return toolResult(decisionPayload(result.response, result.questions));
         }
+        return toolResult({
+          status: 'open',
+          pending_id: args.pending_id,
+          message: WAIT_AGAIN_MESSAGE,
+        });
       }),
   );
 
@@ -180,9 +172,7 @@ export function registerClarionTools(
     (args, extra) =>
       authenticated(extra, async ({ principal }) => {
         const result = await listPendingBundles(store, principal, args);
-        return result.ok
-          ? toolResult(result.page)
-          : toolFailure(failure('invalid_request', 'invalid listing request', result.issues));
+        return result.ok ? toolResult(result.page) : toolFailure(result);
       }),
   );
 

@@ -7,7 +7,7 @@
  * the two servers read the same bytes.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,19 +87,26 @@ export async function startFloorServer(options: {
   return {
     url: `http://127.0.0.1:${port}`,
     pendingIds,
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      });
-      db.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    close: () => closeFloorServer(server, db, dir),
   };
 }
 
 function stamp(i: number): string {
   return `2020-01-01T00:00:00.${String(i).padStart(9, '0')}Z`;
+}
+
+/** Stops a floor server: its sockets, its database, its directory. */
+export async function closeFloorServer(
+  server: Server,
+  db: BetterSqlite3.Database,
+  dir: string,
+): Promise<void> {
+  await new Promise<void>((resolve) => {
+    server.close(() => {
+      resolve();
+    });
+    server.closeAllConnections();
+  });
+  db.close();
+  await rm(dir, { recursive: true, force: true });
 }

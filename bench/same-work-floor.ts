@@ -47,13 +47,14 @@
  * (`floor-server.ts`): the same count, one row in a hundred a finished
  * question of another bundle.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { hashSecret } from '../src/auth/tokens.js';
+import { closeFloorServer } from './floor-server.js';
 
 export interface SameWorkFloor {
   readonly url: string;
@@ -309,16 +310,7 @@ export async function startSameWorkFloor(options: SameWorkFloorOptions): Promise
         claim: plan(CLAIM, { answers: '{}', status: 'answered', reason: '', at, pendingId: 'x' }),
       };
     },
-    async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      });
-      db.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+    close: () => closeFloorServer(server, db, dir),
   };
 }
 

@@ -29,6 +29,11 @@ import { DecisionBoard } from './decisions.js';
 import type { ClarificationResponse } from './outcome.js';
 import { failure, type Failure } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
+import {
+  listPendingBundles,
+  type PendingListOptions,
+  type PendingListResult,
+} from './pending-list.js';
 import { Resolver, type RespondResult } from './resolver.js';
 import type { RespondInput } from './outcome.js';
 import type { WaitEnd } from './waiters.js';
@@ -194,6 +199,11 @@ export class ClarificationService {
   }
 
   /** One bundle as its owner sees it; undefined when unknown or not visible. */
+  /** One page of the inbox: every active bundle the principal can see, oldest first. */
+  listPending(principal: Principal, options: PendingListOptions = {}): Promise<PendingListResult> {
+    return listPendingBundles(this.deps.store, principal, options);
+  }
+
   async get(principal: Principal, pendingId: string): Promise<BundleView | undefined> {
     const bundle = await this.visibleBundle(principal, pendingId);
     if (!bundle) return undefined;

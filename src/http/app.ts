@@ -63,7 +63,7 @@ export function createApp(deps: AppDeps): App {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
   });
-  registerClarificationRoutes(app, { clarification: deps.clarification, store: deps.store });
+  registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, { store: deps.store, userInputs: deps.turns.userInputs });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });

@@ -3,8 +3,7 @@
  * the typed result to the wire (DESIGN §5.1). Nothing else is decided here.
  */
 import type { Hono } from 'hono';
-import { listPendingBundles, type ClarificationService } from '../clarification/index.js';
-import type { RepoContext } from '../store/index.js';
+import type { ClarificationService } from '../clarification/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
@@ -15,7 +14,6 @@ const PENDING_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_PENDING_ID_CHARS}}
 
 export interface ClarificationRouteDeps {
   clarification: ClarificationService;
-  store: RepoContext;
 }
 
 export function registerClarificationRoutes(app: Hono<AppEnv>, deps: ClarificationRouteDeps): void {
@@ -50,7 +48,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
   app.get('/api/v1/pending', async (c) => {
     const limit = c.req.query('limit');
     const cursor = c.req.query('cursor');
-    const result = await listPendingBundles(deps.store, c.get('principal'), {
+    const result = await clarification.listPending(c.get('principal'), {
       ...(cursor === undefined ? {} : { cursor }),
       ...(limit === undefined ? {} : { limit: Number(limit) }),
     });

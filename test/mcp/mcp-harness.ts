@@ -100,7 +100,7 @@ export async function mcpHarness(
       : { progressIntervalMs: options.progressIntervalMs }),
   });
   mountApiAccess(app, { store });
-  registerClarificationRoutes(app, { clarification: h.service, store });
+  registerClarificationRoutes(app, { clarification: h.service });
 
   const server = createAdaptorServer({ fetch: app.fetch, hostname: '127.0.0.1' }) as Server;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

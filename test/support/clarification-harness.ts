@@ -157,7 +157,7 @@ export async function clarificationHarness(
     c.set('principal', principal);
     await next();
   });
-  registerClarificationRoutes(app, { clarification: service, store });
+  registerClarificationRoutes(app, { clarification: service });
 
   return {
     store,

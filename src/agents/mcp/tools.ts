@@ -9,11 +9,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../auth/index.js';
-import {
-  listPendingBundles,
-  type ClarificationService,
-  type RespondResult,
-} from '../../clarification/index.js';
+import { type ClarificationService, type RespondResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
 import type { Store } from '../../store/index.js';
 import { callContext, type CallContext, type ToolExtra } from './call-context.js';
@@ -171,7 +167,7 @@ export function registerClarionTools(
     },
     (args, extra) =>
       authenticated(extra, async ({ principal }) => {
-        const result = await listPendingBundles(store, principal, args);
+        const result = await clarification.listPending(principal, args);
         return result.ok ? toolResult(result.page) : toolFailure(result);
       }),
   );

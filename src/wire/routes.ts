@@ -24,7 +24,12 @@ import {
   respondBody,
   respondReply,
 } from './clarification.js';
-import { DEFAULT_PENDING_PAGE, DEFAULT_TRANSCRIPT_PAGE } from './limits.js';
+import {
+  DEFAULT_PENDING_PAGE,
+  DEFAULT_TRANSCRIPT_PAGE,
+  MAX_PENDING_PAGE,
+  MAX_TRANSCRIPT_PAGE,
+} from './limits.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
   cancellingReply,
@@ -66,7 +71,7 @@ export interface RouteSpec {
   readonly produces?: string;
 }
 
-const page = (defaultLimit: number, max: string) =>
+const page = (defaultLimit: number, max: number) =>
   z.object({
     limit: z.string().optional().describe(`Items per page, 1 to ${max} (default ${defaultLimit})`),
     cursor: z.string().optional().describe('next_cursor of the previous page'),
@@ -104,7 +109,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/pending',
     summary: 'Every active bundle the caller can see, oldest first',
     access: 'principal',
-    query: page(DEFAULT_PENDING_PAGE, '200'),
+    query: page(DEFAULT_PENDING_PAGE, MAX_PENDING_PAGE),
     replies: { 200: pendingListReply },
     errors: ['invalid_request'],
   },
@@ -147,7 +152,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/sessions/{id}/messages',
     summary: 'One page of a session’s transcript, oldest first',
     access: 'principal',
-    query: page(DEFAULT_TRANSCRIPT_PAGE, '500'),
+    query: page(DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE),
     replies: { 200: transcriptPageReply },
     errors: ['invalid_request', 'not_found'],
   },

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PENDING_ID_ORDERED_INDEX,
   appendMessage,
+  bundleForPrincipalQuery,
   claimBundleQuery,
   messagesByPendingIdQuery,
   openStore,
@@ -15,19 +16,20 @@ import {
 } from '../../src/store/index.js';
 import { insertUnrelatedMessages } from '../support/bulk.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bundleRows, seedSession } from '../support/seed.js';
+import { bundleRows, seedSession, type Seeded } from '../support/seed.js';
 
 const UNRELATED_MESSAGES = 100_000;
 
 describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
   let database: TestDatabase;
   let store: Store;
+  let seeded: Seeded;
 
   beforeAll(async () => {
     database = await freshDatabase(driver);
     store = await openStore(database.target);
     await insertUnrelatedMessages(store, UNRELATED_MESSAGES);
-    const seeded = await seedSession(store, 'target');
+    seeded = await seedSession(store, 'target');
     for (const row of bundleRows(seeded, 'target-bundle', 3)) await appendMessage(store, row);
     await refreshAsInProduction();
   });
@@ -75,6 +77,24 @@ describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
     expect(rows.map((row) => row.content)).toEqual(['question 1', 'question 2', 'question 3']);
     await sql.raw(store.dialect.pendingIdIndexes[2]?.ddl ?? '').execute(store.db);
   });
+
+  it.each(['user', 'agent'] as const)(
+    'reads a bundle with its visibility to a %s through the ordered index in one statement',
+    async (kind) => {
+      await refreshAsInProduction();
+      const principal =
+        kind === 'user'
+          ? ({ kind, userId: 'someone', isAdmin: true } as const)
+          : ({ kind, userId: 'someone', sessionId: seeded.session.id } as const);
+      const query = bundleForPrincipalQuery(store, principal, 'target-bundle').compile();
+      const plan = (await store.dialect.explain(store.db, query)).join('\n');
+      console.info(`[${driver}] bundle-for-${kind} plan:\n${plan}`);
+      expect(plan).toContain(PENDING_ID_ORDERED_INDEX);
+      // The index yields the bundle order; the visibility probe reads no transcript.
+      expect(plan).not.toMatch(/TEMP B-TREE|Sort/);
+      expect(plan).not.toMatch(/SCAN task_session_messages\b|Seq Scan on task_session_messages\b/);
+    },
+  );
 
   it('claims through the ordered index, every pending-ID predicate included', async () => {
     await refreshAsInProduction();

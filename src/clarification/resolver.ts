@@ -138,6 +138,8 @@ export class Resolver {
       async ({ tx }) => {
         const rows = await claimBundle(tx, {
           pendingId: bundle.pendingId,
+          sessionId: bundle.sessionId,
+          turnId: bundle.turnId,
           status: decision.status,
           responses: new Map(decision.answers.map((answer) => [answer.question_id, answer])),
           rejectReason: decision.reject_reason,

@@ -163,6 +163,8 @@ function accessOf(plan: readonly string[]): ScenarioResult['claimAccess'] {
 async function claimPlanOf(store: Store): Promise<string[]> {
   const claim = claimBundleQuery(store, {
     pendingId: '00000000-0000-4000-8000-000000000000',
+    sessionId: '00000000-0000-4000-8000-000000000001',
+    turnId: '00000000-0000-4000-8000-000000000002',
     status: 'answered',
     responses: new Map([['q1', { question_id: 'q1' }]]),
     rejectReason: '',

@@ -13,7 +13,7 @@
 import type { Principal } from '../auth/index.js';
 import { failpoint } from '../support/index.js';
 import {
-  canSeeSession,
+  bundleForPrincipal,
   claimBundle,
   messagesByPendingId,
   type MessageRecord,
@@ -104,9 +104,9 @@ export class Resolver {
     input: RespondInput,
   ): Promise<Identified> {
     const { store } = this.deps;
-    const rows = await messagesByPendingId(store, pendingId);
-    const first = rows[0];
-    if (!first || !(await canSeeSession(store, principal, first.task_session_id))) {
+    // Rows and visibility in one read; no rows and rows not visible look the same.
+    const { rows, visible } = await bundleForPrincipal(store, principal, pendingId);
+    if (!visible) {
       return { ok: false, result: NOT_FOUND, outcome: 'not_found' };
     }
     const read = readBundle(pendingId, rows);
@@ -138,6 +138,8 @@ export class Resolver {
       async ({ tx }) => {
         const rows = await claimBundle(tx, {
           pendingId: bundle.pendingId,
+          sessionId: bundle.sessionId,
+          turnId: bundle.turnId,
           status: decision.status,
           responses: new Map(decision.answers.map((answer) => [answer.question_id, answer])),
           rejectReason: decision.reject_reason,

@@ -3,9 +3,11 @@
  * could reveal a task goes through here, so "unknown" and "not yours" can be
  * answered the same way.
  */
+import { sql, type RawBuilder } from 'kysely';
 import type { Principal } from '../auth/index.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
+import { toMessageRecord, type MessageRecord } from './messages.js';
 
 /** Whether `principal` may see the session; false for an unknown session too. */
 export async function canSeeSession(
@@ -28,6 +30,88 @@ const sessionMemberStatement = compiledStatement(
       .select('s.id')
       .where('s.id', '=', sessionId)
       .where('wm.user_id', '=', userId),
+);
+
+/** One bundle's rows and whether the principal may see their session. */
+export interface PrincipalBundle {
+  /** The bundle's rows in bundle order; empty when the pending ID is unknown. */
+  rows: MessageRecord[];
+  /** `canSeeSession` for the first row's session; false when there are no rows. */
+  visible: boolean;
+}
+
+type Viewer = { kind: 'agent'; sessionId: string } | { kind: 'user'; userId: string };
+
+/**
+ * `canSeeSession` for the row's own session, as an expression over
+ * `task_session_messages`: agents see only their session, users the sessions
+ * of their workspaces (admins included: membership decides, as there).
+ */
+function rowVisibleTo(ctx: RepoContext, viewer: Viewer): RawBuilder<boolean> {
+  const rowSession = sql.ref<string>('task_session_messages.task_session_id');
+  if (viewer.kind === 'agent') return sql<boolean>`(${rowSession} = ${viewer.sessionId})`;
+  const member = ctx.db
+    .selectFrom('task_sessions as s')
+    .innerJoin('tasks as t', 't.id', 's.task_id')
+    .innerJoin('workspace_members as wm', 'wm.workspace_id', 't.workspace_id')
+    .select('s.id')
+    .where('s.id', '=', rowSession)
+    .where('wm.user_id', '=', viewer.userId);
+  return sql<boolean>`EXISTS ${member}`;
+}
+
+function viewerOf(principal: Principal): Viewer {
+  return principal.kind === 'agent'
+    ? { kind: 'agent', sessionId: principal.sessionId }
+    : { kind: 'user', userId: principal.userId };
+}
+
+function bundleQuery(ctx: RepoContext, viewer: Viewer, pendingId: string) {
+  return ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .select(rowVisibleTo(ctx, viewer).as('visible'))
+    .where(ctx.dialect.pendingId(), '=', pendingId)
+    .orderBy('created_at')
+    .orderBy('id');
+}
+
+/**
+ * The identity read of a response in one statement: the bundle's rows through
+ * the ordered pending-ID index (the same seek and order as
+ * `messagesByPendingIdQuery`), each with whether `principal` may see its
+ * session. Exported so plan tests explain the real text.
+ */
+export function bundleForPrincipalQuery(ctx: RepoContext, principal: Principal, pendingId: string) {
+  return bundleQuery(ctx, viewerOf(principal), pendingId);
+}
+
+/** A bundle's rows and their visibility to `principal`, in one read. */
+export async function bundleForPrincipal(
+  ctx: RepoContext,
+  principal: Principal,
+  pendingId: string,
+): Promise<PrincipalBundle> {
+  const rows =
+    principal.kind === 'agent'
+      ? await agentBundleStatement(ctx, '', principal.sessionId, pendingId)
+      : await userBundleStatement(ctx, '', principal.userId, pendingId);
+  const first = rows[0];
+  // SQLite answers a truth value as 1 or 0, PostgreSQL as a boolean.
+  const visible = first !== undefined && Number(first.visible) === 1;
+  return { rows: rows.map(({ visible: _visible, ...row }) => toMessageRecord(row)), visible };
+}
+
+const agentBundleStatement = compiledStatement(
+  'bundle for agent',
+  (ctx: RepoContext, sessionId: string, pendingId: string) =>
+    bundleQuery(ctx, { kind: 'agent', sessionId }, pendingId),
+);
+
+const userBundleStatement = compiledStatement(
+  'bundle for user',
+  (ctx: RepoContext, userId: string, pendingId: string) =>
+    bundleQuery(ctx, { kind: 'user', userId }, pendingId),
 );
 
 /** Whether `principal` may see the task; agents see only their own session's task. */

@@ -2,7 +2,8 @@
  * SQL of the clarification lifecycle (DESIGN §5). Every statement that
  * decides a bundle's fate carries the same guards, written once here:
  * a clarification row, still pending, in its session's current turn, in a
- * session that has not ended. Pending-ID predicates use the dialect's
+ * session that has not ended (the claim binds them to the session and turn
+ * its identity read found). Pending-ID predicates use the dialect's
  * expression verbatim so they seek the ordered index.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
@@ -33,16 +34,12 @@ function sessionLive(): Expression<SqlBool> {
   )`;
 }
 
-/**
- * All rows of the bundle agree on type, session and turn. An uncorrelated
- * subquery, so `metadata` there is the inner table's and the expression text
- * stays identical to the index.
- */
-function wellFormed(ctx: RepoContext, pendingId: string): Expression<SqlBool> {
-  return sql<SqlBool>`(
-    SELECT COUNT(DISTINCT type || '|' || task_session_id || '|' || turn_id)
-    FROM task_session_messages WHERE ${ctx.dialect.pendingId()} = ${pendingId}
-  ) = 1`;
+/** The session, given by ID, has not ended: an uncorrelated probe, run once per statement. */
+function boundSessionLive(sessionId: string): Expression<SqlBool> {
+  const terminal = sql.join(TERMINAL_SESSION_STATES.map((state) => sql.lit(state)));
+  return sql<SqlBool>`EXISTS (
+    SELECT 1 FROM task_sessions s WHERE s.id = ${sessionId} AND s.state NOT IN (${terminal})
+  )`;
 }
 
 /** Pending rows of one session's current turn whose bundle carries `fingerprint`. */
@@ -92,6 +89,10 @@ const hasActiveStatement = compiledStatement(
 
 export interface ClaimInput {
   pendingId: string;
+  /** The bundle's session, as the identity read found it. */
+  sessionId: string;
+  /** The bundle's turn, as the identity read found it (turn IDs are unique). */
+  turnId: string;
   status: 'answered' | 'rejected';
   /** The normalized answer per question ID (answered only). */
   responses: ReadonlyMap<string, unknown>;
@@ -100,9 +101,18 @@ export interface ClaimInput {
 }
 
 /**
- * The claim: one statement moves every pending row of an active, well-formed
- * bundle to its terminal status with the delivery intent set. Concurrent
- * claimers cannot both see pending rows, so at most one gets rows back.
+ * The claim: one statement moves every pending row of an active bundle to its
+ * terminal status with the delivery intent set. Concurrent claimers cannot
+ * both see pending rows, so at most one gets rows back.
+ *
+ * The guards are bound to the session and turn the identity read found, so
+ * each runs once per statement instead of once per row: the rows are in that
+ * turn, that turn is still its session's current turn, and the session lives.
+ * Rows of one pending ID never disagree on type, session or turn: the only
+ * writer of `pending_id` is the ask, which writes a fresh ID's rows in one
+ * turn of one session in one transaction, no statement changes `pending_id`,
+ * `type`, `task_session_id` or `turn_id` afterwards, and the identity read
+ * refuses a bundle whose rows disagree (`readBundle`).
  */
 export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<MessageRecord[]> {
   const values = claimValues(ctx, input);
@@ -121,6 +131,8 @@ export function claimBundleQuery(ctx: RepoContext, input: ClaimInput) {
  */
 type ClaimValues = [
   pendingId: string,
+  sessionId: string,
+  turnId: string,
   status: string,
   rejectReason: string,
   respondedAt: string,
@@ -135,6 +147,8 @@ function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
   ]);
   return [
     input.pendingId,
+    input.sessionId,
+    input.turnId,
     JSON.stringify(input.status),
     JSON.stringify(input.rejectReason),
     JSON.stringify(input.respondedAt),
@@ -145,7 +159,8 @@ function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
 
 function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
   const { dialect } = ctx;
-  const [pendingId, status, rejectReason, respondedAt, updatedAt, ...pairs] = values;
+  const [pendingId, sessionId, turnId, status, rejectReason, respondedAt, updatedAt, ...pairs] =
+    values;
   const whens: RawBuilder<unknown>[] = [];
   for (let index = 0; index + 1 < pairs.length; index += 2) {
     whens.push(sql`WHEN ${pairs[index]} THEN ${pairs[index + 1]}`);
@@ -169,9 +184,9 @@ function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
     .where(dialect.pendingId(), '=', pendingId)
     .where('type', '=', CLARIFICATION_TYPE)
     .where(isPending(ctx))
-    .where(inCurrentTurn(ctx))
-    .where(sessionLive())
-    .where(wellFormed(ctx, pendingId))
+    .where('turn_id', '=', turnId)
+    .where(sql<SqlBool>`${turnId} = (${currentTurnIdOf(ctx, sessionId)})`)
+    .where(boundSessionLive(sessionId))
     .returningAll();
 }
 

@@ -48,7 +48,14 @@ export {
   toolCallMessage,
   transcriptPage,
 } from './messages.js';
-export { canSeeSession, canSeeTask, memberWorkspaceIds } from './access.js';
+export type { PrincipalBundle } from './access.js';
+export {
+  bundleForPrincipal,
+  bundleForPrincipalQuery,
+  canSeeSession,
+  canSeeTask,
+  memberWorkspaceIds,
+} from './access.js';
 export { TERMINAL_SESSION_STATES } from './tables.js';
 export {
   bumpSessionRevision,

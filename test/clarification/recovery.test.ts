@@ -43,6 +43,8 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
   async function claim(status: 'answered' | 'rejected' = 'answered'): Promise<MessageRecord[]> {
     const rows = await claimBundle(h.store, {
       pendingId,
+      sessionId: h.seeded.session.id,
+      turnId: (await currentTurn(h.store, h.seeded.session.id))?.id ?? '',
       status,
       responses: new Map([
         ['q1', ANSWER],

@@ -18,6 +18,7 @@ import {
   createSession,
   createUser,
   detachSessionRows,
+  messagesByPendingId,
   openStore,
   setSessionState,
   startTurn,
@@ -229,8 +230,12 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
   });
 
   async function claim(pendingId: string, status: 'answered' | 'rejected' = 'answered') {
+    // The session and turn the resolver's identity read would find.
+    const [first] = await messagesByPendingId(store, pendingId);
     const rows = await claimBundle(store, {
       pendingId,
+      sessionId: first?.task_session_id ?? '',
+      turnId: first?.turn_id ?? '',
       status,
       responses: new Map(
         status === 'answered'

@@ -1,7 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/auth/index.js';
 import {
+  addWorkspaceMember,
   appendMessage,
+  bundleForPrincipal,
+  canSeeSession,
   completeTurn,
+  createUser,
   createSession,
   currentTurn,
   getSession,
@@ -188,6 +193,41 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
     expect(bundle.map((row) => row.metadata.question_id)).toEqual(['q1', 'q2', 'q3']);
     expect(bundle.map((row) => row.requests_input)).toEqual([false, false, true]);
     expect(await messagesByPendingId(store, 'unknown')).toEqual([]);
+  });
+
+  it('reads a bundle with exactly the visibility canSeeSession gives every principal', async () => {
+    const mine = await seedSession(store, 'mine');
+    const other = await seedSession(store, 'other');
+    const written = [];
+    for (const row of bundleRows(mine, 'bundle-1', 2))
+      written.push(await appendMessage(store, row));
+    const member = await createUser(store, { name: 'member' });
+    const outsider = await createUser(store, { name: 'outsider' });
+    const admin = await createUser(store, { name: 'admin', isAdmin: true });
+    await addWorkspaceMember(store, {
+      workspaceId: mine.task.workspace_id,
+      userId: member.id,
+      role: 'member',
+    });
+    const principals: Principal[] = [
+      { kind: 'user', userId: member.id, isAdmin: false },
+      { kind: 'user', userId: outsider.id, isAdmin: false },
+      { kind: 'user', userId: admin.id, isAdmin: true },
+      { kind: 'agent', userId: member.id, sessionId: mine.session.id },
+      { kind: 'agent', userId: member.id, sessionId: other.session.id },
+    ];
+    const seen = [];
+    for (const principal of principals) {
+      const read = await bundleForPrincipal(store, principal, 'bundle-1');
+      expect(read.rows).toEqual(written);
+      expect(read.visible).toBe(await canSeeSession(store, principal, mine.session.id));
+      seen.push(read.visible);
+      expect(await bundleForPrincipal(store, principal, 'unknown')).toEqual({
+        rows: [],
+        visible: false,
+      });
+    }
+    expect(seen).toEqual([true, false, false, true, false]);
   });
 
   it('orders bundle rows with equal created_at by id', async () => {

@@ -9,13 +9,12 @@ import {
   activePendingIdByFingerprint,
   appendMessage,
   cancelBundleRows,
-  canSeeSession,
+  bundleForPrincipal,
   CLARIFICATION_TYPE,
   currentTurn,
   detachSessionRows,
   expireSessionRows,
   getSession,
-  messagesByPendingId,
   rowsStillCurrent,
   startTurn,
   TERMINAL_SESSION_STATES,
@@ -321,10 +320,8 @@ export class ClarificationService {
     principal: Principal,
     pendingId: string,
   ): Promise<Bundle | undefined> {
-    const { store } = this.deps;
-    const rows = await messagesByPendingId(store, pendingId);
-    const first = rows[0];
-    if (!first || !(await canSeeSession(store, principal, first.task_session_id))) return undefined;
+    const { rows, visible } = await bundleForPrincipal(this.deps.store, principal, pendingId);
+    if (!visible) return undefined;
     const read = readBundle(pendingId, rows);
     return read.ok ? read.bundle : undefined;
   }

@@ -106,8 +106,8 @@ export interface ClaimInput {
  * both see pending rows, so at most one gets rows back.
  *
  * The guards are bound to the session and turn the identity read found, so
- * each runs once per statement instead of once per row: the rows are in that
- * turn, that turn is still its session's current turn, and the session lives.
+ * each runs once per statement instead of once per row: that turn is still its
+ * session's current turn, and the session lives.
  * Rows of one pending ID never disagree on type, session or turn: the only
  * writer of `pending_id` is the ask, which writes a fresh ID's rows in one
  * turn of one session in one transaction, no statement changes `pending_id`,
@@ -169,25 +169,29 @@ function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
     whens.length > 0
       ? sql`CASE ${dialect.metadataText('question_id')} ${sql.join(whens, sql` `)} ELSE 'null' END`
       : jsonValue(null);
-  return ctx.db
-    .updateTable('task_session_messages')
-    .set({
-      metadata: dialect.metadataSet([
-        ['status', sql<string>`${status}`],
-        ['response', response],
-        ['reject_reason', sql<string>`${rejectReason}`],
-        ['responded_at', sql<string>`${respondedAt}`],
-        ['response_delivery_pending', jsonValue(true)],
-      ]),
-      updated_at: updatedAt,
-    })
-    .where(dialect.pendingId(), '=', pendingId)
-    .where('type', '=', CLARIFICATION_TYPE)
-    .where(isPending(ctx))
-    .where('turn_id', '=', turnId)
-    .where(sql<SqlBool>`${turnId} = (${currentTurnIdOf(ctx, sessionId)})`)
-    .where(boundSessionLive(sessionId))
-    .returningAll();
+  return (
+    ctx.db
+      .updateTable('task_session_messages')
+      .set({
+        metadata: dialect.metadataSet([
+          ['status', sql<string>`${status}`],
+          ['response', response],
+          ['reject_reason', sql<string>`${rejectReason}`],
+          ['responded_at', sql<string>`${respondedAt}`],
+          ['response_delivery_pending', jsonValue(true)],
+        ]),
+        updated_at: updatedAt,
+      })
+      .where(dialect.pendingId(), '=', pendingId)
+      .where('type', '=', CLARIFICATION_TYPE)
+      .where(isPending(ctx))
+      // The bundle's rows all carry `turnId` (see above), so the turn is checked once,
+      // not per row: a row predicate on `turn_id` would let a planner reach the rows
+      // through the turn index instead of the ordered pending-ID index (DESIGN §4).
+      .where(sql<SqlBool>`${turnId} = (${currentTurnIdOf(ctx, sessionId)})`)
+      .where(boundSessionLive(sessionId))
+      .returningAll()
+  );
 }
 
 const claimStatement = compiledStatement('claim', claimQuery);

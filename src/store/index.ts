@@ -77,6 +77,7 @@ export {
   CLARIFICATION_TYPE,
   hasActiveClarification,
   activePendingIdByFingerprint,
+  activePendingIdByFingerprintQuery,
   cancelBundleRows,
   claimBundle,
   claimBundleQuery,

@@ -7,6 +7,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PENDING_ID_ORDERED_INDEX,
+  activePendingIdByFingerprint,
+  activePendingIdByFingerprintQuery,
   appendMessage,
   bundleForPrincipalQuery,
   claimBundleQuery,
@@ -129,5 +131,41 @@ describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
     expect(plan).not.toMatch(
       /CORRELATED SCALAR SUBQUERY \d+\nSEARCH (t|s)\b|SubPlan \d+\n\s+-> {2}Limit/,
     );
+  });
+  it("finds an ask's duplicate through the current turn's pending rows, not the session's transcript", async () => {
+    const [first] = bundleRows(seeded, 'fingerprinted-bundle', 1);
+    if (!first) throw new Error('no bundle row');
+    await appendMessage(store, {
+      ...first,
+      metadata: { ...first.metadata, request_fingerprint: 'fingerprint-1' },
+    });
+    await refreshAsInProduction();
+    const query = activePendingIdByFingerprintQuery(
+      store,
+      seeded.session.id,
+      'fingerprint-1',
+    ).compile();
+    const plan = (await store.dialect.explain(store.db, query)).join('\n');
+    console.info(`[${driver}] ask fingerprint plan:\n${plan}`);
+    // Every question a session ever asked stays in its transcript: the check
+    // seeks the pending-rows index of the bound current turn and reads no
+    // session-wide range (the session-leading indexes grow with each cycle).
+    expect(plan).toContain(store.dialect.pendingRowsIndex.name);
+    expect(plan).not.toMatch(
+      /SCAN task_session_messages\b(?! r\b)|Seq Scan on task_session_messages\b(?! r\b)/,
+    );
+    expect(plan).not.toMatch(
+      /SEARCH task_session_messages USING (COVERING )?INDEX (?!idx_messages_pending_clarification_turn\b)/,
+    );
+    expect(plan).not.toMatch(
+      /(Index|Index Only|Bitmap Index) Scan (using|on) (?!idx_messages_pending_clarification_turn\b)\S+ on task_session_messages\b(?! r\b)/,
+    );
+    expect(plan).not.toMatch(/CORRELATED SCALAR SUBQUERY \d+\nSEARCH (t|s)\b/);
+    expect(await activePendingIdByFingerprint(store, seeded.session.id, 'fingerprint-1')).toBe(
+      'fingerprinted-bundle',
+    );
+    expect(
+      await activePendingIdByFingerprint(store, seeded.session.id, 'fingerprint-2'),
+    ).toBeUndefined();
   });
 });

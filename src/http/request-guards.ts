@@ -11,8 +11,6 @@ import type { z } from 'zod';
 import { errorResponse } from './errors.js';
 import { MAX_BODY_BYTES } from '../wire/index.js';
 
-export const DEFAULT_MAX_BODY_BYTES = MAX_BODY_BYTES;
-
 const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function isStateChanging(method: string): boolean {
@@ -31,7 +29,7 @@ export interface RequestGuardOptions {
 }
 
 export function createRequestGuards(options: RequestGuardOptions = {}): MiddlewareHandler {
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   return async (c, next) => {
     if (!isStateChanging(c.req.method)) {
       await next();

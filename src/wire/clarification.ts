@@ -12,7 +12,6 @@ import {
   MAX_OPTION_DESCRIPTION_CHARS,
   MAX_OPTION_LABEL_CHARS,
   MAX_OPTIONS,
-  MAX_PENDING_ID_CHARS,
   MAX_PROMPT_CHARS,
   MAX_QUESTION_TITLE_CHARS,
   MAX_QUESTIONS,
@@ -202,5 +201,3 @@ export const bundleView = z
   })
   .meta({ id: 'Bundle' });
 export type BundleView = z.infer<typeof bundleView>;
-
-export const pendingIdParam = z.string().min(1).max(MAX_PENDING_ID_CHARS);

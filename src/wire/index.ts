@@ -79,7 +79,6 @@ export {
   clarificationResponse,
   optionInput,
   pendingBundle,
-  pendingIdParam,
   pendingListReply,
   pendingPage,
   pendingQuestion,
@@ -187,8 +186,6 @@ export {
   actionOutput,
   answerPayload,
   answerQuestionInput,
-  answerQuestionOutput,
-  askOutput,
   askQuestionInput,
   decisionPayload,
   listPendingInput,
@@ -197,9 +194,11 @@ export {
   selectedOption,
   toolErrorPayload,
   waitForAnswerInput,
+  type ActionOutput,
   type AnswerPayload,
   type DecisionPayload,
   type OpenPayload,
   type SelectedOption,
+  type ToolErrorPayload,
 } from './mcp.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';

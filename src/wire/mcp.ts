@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { respondInputShape } from './clarification.js';
+import { issue } from './outcomes.js';
 import {
   DEFAULT_PENDING_PAGE,
   DEFAULT_WAIT_SECONDS,
@@ -99,22 +100,19 @@ export const openPayload = z.object({
 });
 export type OpenPayload = z.infer<typeof openPayload>;
 
-/** `ask_user_question` and `wait_for_answer`. */
-export const askOutput = z.union([decisionPayload, openPayload]);
-
-/** `answer_question`: the REST respond reply. */
-export { respondReply as answerQuestionOutput } from './clarification.js';
-
+/** `request_user_action`'s result; `answer_question` returns the REST respond reply. */
 export const actionOutput = z.object({
   status: z.enum(['done', 'skipped', 'expired']),
   /** Why nobody answered, with `expired`. */
   reason: z.string().optional(),
   request_id: z.string(),
 });
+export type ActionOutput = z.infer<typeof actionOutput>;
 
 /** A tool error's structured content. */
 export const toolErrorPayload = z.object({
   error: z.string(),
   code: z.string(),
-  issues: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  issues: z.array(issue).optional(),
 });
+export type ToolErrorPayload = z.infer<typeof toolErrorPayload>;

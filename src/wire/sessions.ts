@@ -119,8 +119,6 @@ export const queueOrderBody = z
 
 // ---------------------------------------------------------------- replies
 
-export const ADMISSION_OUTCOMES = ['sent', 'queued'] as const;
-
 export const createTaskReply = z.object({
   task: taskView,
   session: sessionView,

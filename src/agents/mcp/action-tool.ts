@@ -6,7 +6,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { failure, requestUserActionInput } from '../../wire/index.js';
+import { failure, requestUserActionInput, type ActionOutput } from '../../wire/index.js';
 import { getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -62,13 +62,15 @@ export function registerActionTool(
         }
         const outcome = await withProgress(extra, deps.progress, () => created.outcome);
         if (outcome.kind === 'decided') {
-          return toolResult({
+          const decided: ActionOutput = {
             status: outcome.decision === 'done' ? 'done' : 'skipped',
             request_id: created.id,
-          });
+          };
+          return toolResult(decided);
         }
         const reason = outcome.kind === 'refused' ? outcome.reason : 'unexpected';
-        return toolResult({ status: 'expired', reason, request_id: created.id });
+        const expired: ActionOutput = { status: 'expired', reason, request_id: created.id };
+        return toolResult(expired);
       }),
   );
 }

@@ -6,33 +6,21 @@
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ClarificationResponse, Question } from '../../clarification/index.js';
-import { OUTCOMES, type Failure, type OutcomeEntry } from '../../wire/index.js';
+import {
+  OUTCOMES,
+  type AnswerPayload,
+  type DecisionPayload,
+  type Failure,
+  type Issue,
+  type OpenPayload,
+  type OutcomeEntry,
+  type ToolErrorPayload,
+} from '../../wire/index.js';
 
 export const OPEN_MESSAGE_SESSION =
   'The question stays open. The answer will come to you as a new message.';
 export const OPEN_MESSAGE_EXTERNAL =
   'The question stays open. Call wait_for_answer with this pending_id to get the answer.';
-
-export interface SelectedOption {
-  id: string;
-  label: string;
-}
-
-export interface AnswerPayload {
-  selected: SelectedOption[];
-  custom_text: string;
-}
-
-export type DecisionPayload =
-  | { status: 'answered'; pending_id: string; answers: Record<string, AnswerPayload> }
-  | { status: 'skipped'; pending_id: string; reason: string };
-
-export type OpenPayload = { status: 'open'; pending_id: string; message: string };
-
-export interface ToolIssue {
-  path: string;
-  message: string;
-}
 
 /** The decided response as the agent reads it: labels from the question's options. */
 export function decisionPayload(
@@ -89,21 +77,18 @@ export function toolFailure(failed: Pick<Failure, 'code' | 'message' | 'details'
 }
 
 /** A tool error the agent can act on: the message, then one line per issue. */
-function toolError(
-  code: string,
-  message: string,
-  issues: readonly ToolIssue[] = [],
-): CallToolResult {
+function toolError(code: string, message: string, issues: readonly Issue[] = []): CallToolResult {
   const lines = issues.map(
     (issue) => `- ${issue.path === '' ? '(input)' : issue.path}: ${issue.message}`,
   );
+  const payload: ToolErrorPayload = {
+    error: message,
+    code,
+    ...(issues.length > 0 ? { issues: [...issues] } : {}),
+  };
   return {
     isError: true,
     content: [{ type: 'text', text: [message, ...lines].join('\n') }],
-    structuredContent: {
-      error: message,
-      code,
-      ...(issues.length > 0 ? { issues: [...issues] } : {}),
-    },
+    structuredContent: payload,
   };
 }

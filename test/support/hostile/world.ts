@@ -1,10 +1,10 @@
 /** The bundles every hostile case aims at: who asks, which bundle, its question shape, and who may see it. */
-import { DEFAULT_MAX_BODY_BYTES } from '../../../src/http/request-guards.js';
+import { MAX_BODY_BYTES } from '../../../src/wire/index.js';
 
 export const SEED = 0x5eed_c1a7;
 export const CASES_PER_DIALECT = 2_400;
 export const CONCURRENCY = 8;
-export const BODY_LIMIT = DEFAULT_MAX_BODY_BYTES;
+export const BODY_LIMIT = MAX_BODY_BYTES;
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 export const NOT_FOUND = { error: 'clarification request not found', code: 'not_found' };
 export const NOT_ACTIVE = {

@@ -28,6 +28,12 @@ export type DecisionSurface = (typeof DECISION_SURFACES)[number];
 /** The transcript type of a clarification row. */
 export const CLARIFICATION_TYPE = 'clarification_request';
 
+/**
+ * The transcript type of a person's decision on a consent or action request:
+ * the registry forgets requests on restart, the transcript keeps who decided.
+ */
+export const USER_INPUT_DECISION_TYPE = 'user_input_decision';
+
 export const USER_INPUT_EVENT_TYPES = [
   'user_input.requested',
   'user_input.armed',

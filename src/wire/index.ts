@@ -48,6 +48,7 @@ export {
   ROW_STATUSES,
   SESSION_STATES,
   TERMINAL_SESSION_STATES,
+  USER_INPUT_DECISION_TYPE,
   USER_INPUT_EVENT_TYPES,
   type DecisionSurface,
 } from './constants.js';

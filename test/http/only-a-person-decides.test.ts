@@ -216,6 +216,26 @@ describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
       settled_reason: 'human',
       responded_by: { user_id: me.id, name: me.name, surface: 'rest' },
     });
+    // The registry forgets requests on restart; the transcript keeps the decision.
+    let decision: { author: string; metadata: Record<string, unknown> } | undefined;
+    await eventually(async () => {
+      const page = await admin<{
+        messages: { type: string; author: string; metadata: Record<string, unknown> }[];
+      }>('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+      decision = page.json.messages.find((message) => message.type === 'user_input_decision');
+      return decision !== undefined;
+    });
+    expect(decision).toMatchObject({
+      author: 'user',
+      metadata: {
+        user_input_request_id: request.id,
+        kind: 'consent',
+        option_id: 'allow-once',
+        option_label: 'Allow once',
+        remembered: false,
+        responded_by: { user_id: me.id, name: me.name, surface: 'rest' },
+      },
+    });
   });
 
   it('records a cancel by a person on the web, with the cookie as the surface', async () => {

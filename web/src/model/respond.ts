@@ -8,14 +8,8 @@
  * send the same action again, and the server's loser path reconciles. A 409 is
  * `not_active` (expired), never a success.
  */
-import {
-  DECISION_SURFACES,
-  type Answer,
-  type ClarificationResponse,
-  type RespondBody,
-  type RespondOk,
-  type Responder,
-} from './types.js';
+import { parseResponder } from './responder.js';
+import type { Answer, ClarificationResponse, RespondBody, RespondOk } from './types.js';
 import type { FetchLike } from './api.js';
 
 export const CLIENT_RESPONSE_DEADLINE_MS = 40_000;
@@ -59,17 +53,6 @@ function isAnswer(value: unknown): value is Answer {
     isStringArray(answer.selected_options) &&
     typeof answer.custom_text === 'string'
   );
-}
-
-const SURFACES = new Set<string>(DECISION_SURFACES);
-
-/** Who decided, when the body says so in the shape we know; older servers send nothing. */
-function parseResponder(value: unknown): Responder | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const r = value as Record<string, unknown>;
-  if (typeof r.user_id !== 'string' || typeof r.name !== 'string') return null;
-  if (typeof r.surface !== 'string' || !SURFACES.has(r.surface)) return null;
-  return { user_id: r.user_id, name: r.name, surface: r.surface as Responder['surface'] };
 }
 
 /** The 200 body, or `undefined` when it is not the shape of DESIGN §5.1 for this bundle. */

@@ -19,7 +19,7 @@ import {
   type MessageRecord,
   type TurnRecord,
 } from '../store/index.js';
-import type { Bundle } from './bundle.js';
+import { readResponder, type Bundle } from './bundle.js';
 import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import {
@@ -49,6 +49,7 @@ function responseOf(
 ): ClarificationResponse {
   const respondedAt = claimed[0]?.metadata.responded_at;
   return {
+    responded_by: readResponder(claimed[0]?.metadata.responded_by) ?? null,
     pending_id: bundle.pendingId,
     answers: decision.answers,
     rejected: decision.status === 'rejected',

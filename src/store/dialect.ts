@@ -26,6 +26,7 @@ export type MetadataWriteKey =
   | 'response'
   | 'reject_reason'
   | 'responded_at'
+  | 'responded_by'
   | 'prompt_dispatch_clarification_pending_id'
   | 'prompt_dispatch_clarification_turn_id'
   | 'prompt_dispatch_clarification_message_ids';

@@ -44,17 +44,22 @@ export {
 export { codePoints, textProblem } from './text.js';
 export {
   CLARIFICATION_TYPE,
+  DECISION_SURFACES,
   ROW_STATUSES,
   SESSION_STATES,
   TERMINAL_SESSION_STATES,
+  USER_INPUT_DECISION_TYPE,
   USER_INPUT_EVENT_TYPES,
+  type DecisionSurface,
 } from './constants.js';
 export {
   pendingAction,
+  responder,
   rowStatus,
   sessionState,
   timestamp,
   type PendingAction,
+  type Responder,
   type RowStatus,
   type SessionState,
 } from './common.js';

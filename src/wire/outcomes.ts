@@ -24,6 +24,13 @@ export const OUTCOMES = {
   invalid_request: { status: 400, wire: 'invalid_request', message: 'invalid request' },
   unauthorized: { status: 401, wire: 'unauthorized', message: 'authentication required' },
   forbidden: { status: 403, wire: 'forbidden', message: 'not allowed' },
+  person_required: {
+    status: 403,
+    wire: 'person_required',
+    message: 'only a person can decide this; an agent may ask and wait',
+    mcpMessage:
+      'only a person can answer or cancel this; wait for their decision with wait_for_answer',
+  },
   no_workspace: {
     status: 403,
     wire: 'no_workspace',

@@ -52,6 +52,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       ]),
       rejectReason: '',
       respondedAt: h.store.clock.timestamp(),
+      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' },
     });
     expect(rows).toHaveLength(2);
     return rows;

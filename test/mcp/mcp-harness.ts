@@ -114,7 +114,7 @@ export async function mcpHarness(
     endpoint,
     otherSession,
     tokens,
-    colleague: { kind: 'user', userId: colleagueUser.id, isAdmin: false },
+    colleague: { kind: 'user', userId: colleagueUser.id, name: 'Test user', isAdmin: false },
     async connect(token, name = 'clarion-test-client') {
       const client = new Client({ name, version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(url, {

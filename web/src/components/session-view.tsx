@@ -16,8 +16,9 @@ import {
   transcriptOf,
   type BundleState,
 } from '../model/read-model.js';
-import type { MessageView } from '../model/types.js';
+import { USER_INPUT_DECISION_TYPE, type MessageView } from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
+import { UserInputDecisionRow } from './decision-record.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { SessionQueue } from './session-queue.js';
@@ -125,6 +126,7 @@ function TranscriptRow({
       />
     );
   }
+  if (message.type === USER_INPUT_DECISION_TYPE) return <UserInputDecisionRow message={message} />;
   if (message.type === 'tool_call' && message.content === '') return null;
   const author =
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';

@@ -126,6 +126,19 @@ export const de: Catalog = {
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
   },
+  decision: {
+    by: 'Von {{name}} ({{surface}})',
+    surface: {
+      web: 'Web-App',
+      rest: 'API',
+      mcp: 'MCP-Client',
+      link: 'Antwort-Link',
+    },
+    consent: '{{option}}: {{title}}',
+    remembered: '{{option}} (gemerktes „Immer erlauben“): {{title}}',
+    done: 'Erledigt: {{title}}',
+    skip: 'Übersprungen: {{title}}',
+  },
   lateAnswer: {
     open: 'In einer neuen Nachricht antworten',
     title: 'In einer neuen Nachricht antworten',

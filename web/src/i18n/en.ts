@@ -122,6 +122,19 @@ export const en = {
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
   },
+  decision: {
+    by: 'By {{name}} ({{surface}})',
+    surface: {
+      web: 'web app',
+      rest: 'API',
+      mcp: 'MCP client',
+      link: 'answer link',
+    },
+    consent: '{{option}}: {{title}}',
+    remembered: '{{option}} (remembered “Always allow”): {{title}}',
+    done: 'Done: {{title}}',
+    skip: 'Skipped: {{title}}',
+  },
   lateAnswer: {
     open: 'Answer in a new message',
     title: 'Answer in a new message',

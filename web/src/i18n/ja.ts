@@ -125,6 +125,19 @@ export const ja: Catalog = {
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
   },
+  decision: {
+    by: '{{name}} ({{surface}})',
+    surface: {
+      web: 'Webアプリ',
+      rest: 'API',
+      mcp: 'MCPクライアント',
+      link: '回答リンク',
+    },
+    consent: '{{option}}: {{title}}',
+    remembered: '{{option}} (記憶された「常に許可」): {{title}}',
+    done: '完了: {{title}}',
+    skip: 'スキップ: {{title}}',
+  },
   lateAnswer: {
     open: '新しいメッセージで回答',
     title: '新しいメッセージで回答',

@@ -57,7 +57,7 @@ describe('running-agent quota with real agent processes', () => {
       return {
         status: response.status,
         retryAfter: response.headers.get('retry-after'),
-        json: (text === '' ? {} : JSON.parse(text)) as Record<string, never>,
+        json: (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>,
       };
     };
     const pid = child.pid ?? 0;

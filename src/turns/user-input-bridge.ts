@@ -110,7 +110,9 @@ export function followUpAdmitter(
     });
     if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';
     switch (result.code) {
+      // No agent may start now (`quota_exceeded`): tried again later, like a busy session.
       case 'session_busy':
+      case 'quota_exceeded':
         return 'busy';
       case 'session_refused':
       case 'not_found':

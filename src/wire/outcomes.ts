@@ -12,12 +12,14 @@ import { z } from 'zod';
 
 export interface OutcomeEntry {
   /** HTTP status. 499 is nginx's "client closed": nobody reads the reply. */
-  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 499 | 500 | 503;
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 499 | 500 | 503;
   /** The `code` field on the wire; several service codes may share one. */
   readonly wire: string;
   readonly message: string;
   /** What an agent reads instead, where its next step differs from a browser's. */
   readonly mcpMessage?: string;
+  /** Seconds a client should wait before trying again, sent as `Retry-After`. */
+  readonly retryAfterS?: number;
 }
 
 export const OUTCOMES = {
@@ -63,6 +65,13 @@ export const OUTCOMES = {
     status: 415,
     wire: 'unsupported_media_type',
     message: 'request body must be JSON',
+  },
+  quota_exceeded: {
+    status: 429,
+    wire: 'quota_exceeded',
+    message: 'quota exceeded; try again later',
+    // A hint, not a promise: a slot frees when a session or agent of the caller ends.
+    retryAfterS: 60,
   },
   caller_gone: { status: 499, wire: 'cancelled', message: 'the call was cancelled' },
   temporarily_unavailable: {

@@ -63,6 +63,8 @@ export {
   setAgentSessionId,
   transitionSession,
 } from './tasks.js';
+export type { InterruptedTurn } from './interrupted-turns.js';
+export { OPEN_TURNS_INDEX, openTurns, turnIsOpen, turnRowsOfTypes } from './interrupted-turns.js';
 export type { DispatchRecovery } from './turns.js';
 export {
   deleteUnattemptedReservation,

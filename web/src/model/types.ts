@@ -35,3 +35,8 @@ export type {
   UserQueueItem,
 } from '../../../src/wire/index.js';
 export { CLARIFICATION_TYPE, USER_INPUT_EVENT_TYPES } from '../../../src/wire/constants.js';
+export {
+  DELIVERY_UNCONFIRMED_TYPE,
+  deliveryUnconfirmedNoteOf,
+  type DeliveryUnconfirmedNote,
+} from '../../../src/wire/unconfirmed-delivery.js';

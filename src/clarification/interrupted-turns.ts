@@ -1,8 +1,9 @@
 /**
- * Start-up recovery's last step: the turns a restart cut off. Gathers each
- * open turn's facts, asks `decideInterruptedTurn` (pure) what to do, and does
- * it in one session write per turn: a note for every unconfirmed answer, its
- * tool calls marked failed, the turn completed.
+ * Start-up recovery's last step: the turns a restart cut off. For each open
+ * turn that holds something a person must see, gathers its facts, asks
+ * `decideInterruptedTurn` (pure) what to do, and does it in one session write:
+ * a note for every unconfirmed answer, its tool calls marked failed, the turn
+ * completed. The other open turns are then closed in one statement.
  *
  * Idempotent: a closed turn is never read again, and each note carries a
  * stable admission key per bundle, checked before it is written, so however
@@ -18,7 +19,8 @@ import {
   currentTurn,
   messageByAdmissionKey,
   messagesByPendingId,
-  openTurns,
+  closeOpenTurns,
+  interruptedTurnsToExamine,
   reviseMessage,
   turnIsOpen,
   turnRowsOfTypes,
@@ -56,7 +58,7 @@ export async function closeInterruptedTurns(
   logger: Logger,
 ): Promise<InterruptedTurnsReport> {
   const report: InterruptedTurnsReport = { turnsClosed: 0, deliveriesUnconfirmed: 0 };
-  for (const turn of await openTurns(deps.store)) {
+  for (const turn of await interruptedTurnsToExamine(deps.store)) {
     await deps.sessions.write(turn.task_session_id, async (write) => {
       if (!(await turnIsOpen(write.tx, turn.id))) return;
       const { facts, bundles, toolCalls } = await gather(write.tx, turn);
@@ -85,6 +87,7 @@ export async function closeInterruptedTurns(
       report.turnsClosed++;
     });
   }
+  report.turnsClosed += await closeOpenTurns(deps.store, EXTERNAL_AGENT_PROFILE);
   return report;
 }
 

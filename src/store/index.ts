@@ -64,7 +64,13 @@ export {
   transitionSession,
 } from './tasks.js';
 export type { InterruptedTurn } from './interrupted-turns.js';
-export { OPEN_TURNS_INDEX, openTurns, turnIsOpen, turnRowsOfTypes } from './interrupted-turns.js';
+export {
+  OPEN_TURNS_INDEX,
+  closeOpenTurns,
+  interruptedTurnsToExamine,
+  turnIsOpen,
+  turnRowsOfTypes,
+} from './interrupted-turns.js';
 export type { DispatchRecovery } from './turns.js';
 export {
   deleteUnattemptedReservation,

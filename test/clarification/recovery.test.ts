@@ -5,11 +5,13 @@
  * effects: no prompt is sent by recovery, ever.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_AGENT_PROFILE } from '../../src/agents/index.js';
 import { recoverClarifications, type RecoveryReport } from '../../src/clarification/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   appendMessage,
   claimBundle,
+  createSession,
   currentTurn,
   getTurn,
   markDispatchAttempted,
@@ -268,6 +270,17 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       expect((await getTurn(h.store, turn.id))?.completed_at).not.toBeNull();
       expect(await recover()).toMatchObject({ deliveriesUnconfirmed: 0 });
       expect(await notes()).toHaveLength(1);
+    });
+
+    it('leaves an external agent’s turn open: that agent outlives a restart', async () => {
+      const external = await createSession(h.store, {
+        taskId: h.seeded.task.id,
+        agentProfile: EXTERNAL_AGENT_PROFILE,
+      });
+      const turn = await startTurn(h.store, { sessionId: external.id, taskId: h.seeded.task.id });
+      await recover();
+      expect((await getTurn(h.store, turn.id))?.completed_at).toBeNull();
+      expect((await getTurn(h.store, h.seeded.turn.id))?.completed_at).not.toBeNull();
     });
 
     it('writes no note for a claim that was never handed off, yet closes the cut-off turn', async () => {

@@ -130,6 +130,8 @@ async function run(
           deps.logger.error({ err: live.error, pending_id: pendingId }, 'live delivery failed');
         }
         facts.liveHandOff = live.kind;
+        // The agent holds the answer and the intent is gone; its turn has not ended yet.
+        if (live.kind === 'delivered') failpoint('delivery.after_live_hand_off');
         break;
       }
       case 'readSession': {

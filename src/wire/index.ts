@@ -207,3 +207,13 @@ export {
   type ToolErrorPayload,
 } from './mcp.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
+export {
+  DELIVERY_UNCONFIRMED_TYPE,
+  deliveryUnconfirmedNoteKey,
+  deliveryUnconfirmedNoteOf,
+  formatAnswerAsMessage,
+  resendAdmissionKey,
+  type AnsweredQuestion,
+  type DeliveryUnconfirmedNote,
+  type GivenAnswer,
+} from './unconfirmed-delivery.js';

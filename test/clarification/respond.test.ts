@@ -249,7 +249,8 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     const turn = await currentTurn(h.store, h.seeded.session.id);
     expect(turn?.id).toBe(prompt?.turnId);
     expect(turn?.id).not.toBe(clarificationTurn);
-    expect(turn?.metadata).toEqual({});
+    // Published: only the bundle it carried stays named (recovery checks whether it finished).
+    expect(turn?.metadata).toEqual({ prompt_dispatch_clarification_pending_id: pendingId });
     const after = await h.rows(pendingId);
     expect(after.every((row) => row.metadata.response_delivery_pending === undefined)).toBe(true);
     expect((await getSession(h.store, h.seeded.session.id))?.state).toBe('running');

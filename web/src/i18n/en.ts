@@ -148,6 +148,17 @@ export const en = {
     failed: 'The message was not confirmed. Your answer is kept; send it again.',
     refused: 'This session no longer takes messages. Your answer is kept.',
   },
+  deliveryUnconfirmed: {
+    title: 'Answer not confirmed',
+    note: 'Clarion restarted before the agent finished the turn that received this answer, so the agent may not have received it.',
+    answer: 'Your answer',
+    resend: 'Send the answer again as a new message',
+    sending: 'Sending…',
+    sent: 'Your answer was sent again as a new message.',
+    queued: 'Your answer is queued as a new message; it runs when the agent’s turn ends.',
+    failed: 'The message was not confirmed. Send it again.',
+    refused: 'This session no longer takes messages.',
+  },
   userInput: {
     consentLabel: 'Permission',
     actionLabel: 'Action',

@@ -42,3 +42,8 @@ export {
   USER_INPUT_EVENT_TYPES,
 } from '../../../src/wire/constants.js';
 export type { DecisionSurface } from '../../../src/wire/constants.js';
+export {
+  DELIVERY_UNCONFIRMED_TYPE,
+  deliveryUnconfirmedNoteOf,
+  type DeliveryUnconfirmedNote,
+} from '../../../src/wire/unconfirmed-delivery.js';

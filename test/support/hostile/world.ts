@@ -13,6 +13,7 @@ export const NOT_ACTIVE = {
 };
 export const CODE_OF_STATUS: Record<number, string> = {
   400: 'invalid_request',
+  403: 'person_required',
   404: 'not_found',
   409: 'not_active',
   413: 'payload_too_large',

@@ -13,6 +13,7 @@ import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
 import type { AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
+import { revokeAllAgentTokens } from './auth/index.js';
 import {
   ClarificationService,
   DEFAULT_BUDGETS,
@@ -198,6 +199,8 @@ export async function startServer(
         userInputs.close();
         await mcp.close();
         await host.close();
+        // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
+        await revokeAllAgentTokens(store);
         hub.closeAll();
         terminateWebSockets(wss);
         await new Promise<void>((resolve) => {

@@ -93,6 +93,7 @@ export { toMessageRecord } from './messages.js';
 export type { ApiTokenKind } from './tables.js';
 export type { MemberListing, MemberRecord, MemberRole } from './accounts.js';
 export {
+  deleteUserRow,
   ensureWorkspaceMember,
   firstAdmin,
   getUser,
@@ -109,6 +110,8 @@ export {
   deleteSessionTokens,
   deleteSpentTokens,
   deleteToken,
+  deleteTokenById,
+  deleteTokensOfKind,
   findLiveToken,
   insertToken,
   listUserTokens,

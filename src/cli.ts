@@ -9,7 +9,7 @@ import { BootstrapError } from './auth/bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './observability/logger.js';
 import { ListenError, startServer } from './server.js';
-import { SchemaStepError, StoreOpenError } from './store/index.js';
+import { DataDirLockedError, SchemaStepError, StoreOpenError } from './store/index.js';
 
 const USAGE = 'usage: clarion serve | clarion mcp-stdio';
 
@@ -64,6 +64,7 @@ async function mcpStdio(): Promise<number> {
 function explain(error: unknown): string {
   if (error instanceof ConfigError) return `invalid configuration: ${error.message}`;
   if (error instanceof StoreOpenError) return error.message;
+  if (error instanceof DataDirLockedError) return error.message;
   if (error instanceof SchemaStepError) return `database start-up failed: ${error.message}`;
   if (error instanceof ListenError) return error.message;
   if (error instanceof BootstrapError) return error.message;

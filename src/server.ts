@@ -29,6 +29,7 @@ import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
 import {
   canSeeSession,
+  lockDataDir,
   openStore,
   resetInterruptedSessions,
   type OpenOptions,
@@ -82,12 +83,22 @@ export async function startServer(
   logger: Logger,
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const store = await openStore(config.database, {
-    onBackgroundFailure: (error) => {
-      logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
-    },
-    ...options,
-  });
+  // Before anything reads the database: a second server's recovery would run over the first's work.
+  // PostgreSQL uses no data directory; one server per database there is a later issue's.
+  const lock =
+    config.database.driver === 'sqlite' ? lockDataDir(config.database.dataDir) : undefined;
+  let store: Store;
+  try {
+    store = await openStore(config.database, {
+      onBackgroundFailure: (error) => {
+        logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
+      },
+      ...options,
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   // The registry and the turns services come later; the host reaches them through these.
   let registry: UserInputRegistry | undefined;
   let turnsRef: TurnsDeps | undefined;
@@ -211,11 +222,13 @@ export async function startServer(
         });
         await clarification.close();
         await store.close();
+        lock?.release();
       },
     };
   } catch (error) {
     await host.close();
     await store.close();
+    lock?.release();
     throw error;
   }
 }

@@ -15,6 +15,8 @@ export {
 } from './dialect.js';
 export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './open.js';
 export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } from './open.js';
+export type { DataDirLock } from './data-dir-lock.js';
+export { DataDirLockedError, lockDataDir, LOCK_FILE, PID_FILE } from './data-dir-lock.js';
 export type { SchemaState, SchemaStep } from './schema.js';
 export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
 export type {

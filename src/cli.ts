@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { MCP_URL_ENV, runStdioBridge, TOKEN_ENV } from './agents/mcp/index.js';
 import { BootstrapError } from './auth/bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { exposureWarning } from './http/exposure.js';
 import { createLogger } from './observability/logger.js';
 import { ListenError, startServer } from './server.js';
 import { DataDirLockedError, SchemaStepError, StoreOpenError } from './store/index.js';
@@ -25,6 +26,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const server = await startServer(config, logger);
   process.stdout.write(`Clarion is serving on ${server.url}\n`);
   process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
+  const exposed = exposureWarning(config.host, config.publicOrigin);
+  if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = () => {

@@ -8,6 +8,7 @@
 import { HTTP_KEEP_ALIVE_TIMEOUT_MS, STATISTICS_INTERVAL_MS } from './tunables.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Context } from 'hono';
 import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
 import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
@@ -24,6 +25,7 @@ import {
 import type { Config } from './config.js';
 import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
+import { allowedHostnames, exposureWarning } from './http/exposure.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
@@ -65,6 +67,8 @@ export interface ServerOptions extends OpenOptions {
   budgets?: Partial<ClarificationBudgets>;
   /** Shortens how long consent and action requests wait (tests of their timeouts). */
   userInputDeadlines?: Partial<UserInputDeadlines>;
+  /** Replaces the socket's peer address for `/metrics` access (tests of a remote peer). */
+  peerAddress?: (c: Context) => string | undefined;
 }
 
 export class ListenError extends Error {
@@ -179,6 +183,8 @@ export async function startServer(
       logger,
       upgradeWebSocket,
       publicOrigin: config.publicOrigin,
+      hostnames: allowedHostnames(config.host, config.publicOrigin),
+      ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     });
     const wss = createEventsWebSocketServer();
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
@@ -191,6 +197,8 @@ export async function startServer(
     const { port } = server.address() as AddressInfo;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info({ url }, 'listening');
+    const exposed = exposureWarning(config.host, config.publicOrigin);
+    if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');

@@ -230,3 +230,35 @@ describe('one clarion serve per data directory', () => {
     expect((await fetch(`${next.url}/healthz`)).status).toBe(200);
   });
 });
+
+describe('clarion serve beyond loopback', () => {
+  const scratch: string[] = [];
+
+  afterEach(async () => {
+    await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function serveOnce(env: Record<string, string>): Promise<Exited> {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-exposed-'));
+    scratch.push(dir);
+    const server = await startServing({ CLARION_DATA_DIR: dir, ...env });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    return server.stop();
+  }
+
+  it('warns when listening on every interface without an https public origin', async () => {
+    const exposed = await serveOnce({ CLARION_HOST: '0.0.0.0' });
+    expect(exposed.code).toBe(0);
+    expect(exposed.stderr).toMatch(
+      /^clarion: warning: listening on 0\.0\.0\.0, reachable from other machines, without an https:\/\/ CLARION_PUBLIC_ORIGIN/m,
+    );
+
+    const proxied = await serveOnce({
+      CLARION_HOST: '0.0.0.0',
+      CLARION_PUBLIC_ORIGIN: 'https://clarion.example.com',
+    });
+    expect(proxied.stderr).not.toContain('warning');
+    const local = await serveOnce({});
+    expect(local.stderr).not.toContain('warning');
+  });
+});

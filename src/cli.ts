@@ -7,9 +7,10 @@ import { pino } from 'pino';
 import { MCP_URL_ENV, runStdioBridge, TOKEN_ENV } from './agents/mcp/index.js';
 import { BootstrapError } from './auth/bootstrap.js';
 import { ConfigError, loadConfig } from './config.js';
+import { exposureWarning } from './http/exposure.js';
 import { createLogger } from './observability/logger.js';
 import { ListenError, startServer } from './server.js';
-import { SchemaStepError, StoreOpenError } from './store/index.js';
+import { DataDirLockedError, SchemaStepError, StoreOpenError } from './store/index.js';
 
 const USAGE = 'usage: clarion serve | clarion mcp-stdio';
 
@@ -25,6 +26,8 @@ async function main(argv: readonly string[]): Promise<number> {
   const server = await startServer(config, logger);
   process.stdout.write(`Clarion is serving on ${server.url}\n`);
   process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
+  const exposed = exposureWarning(config.host, config.publicOrigin);
+  if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
 
   await new Promise<void>((resolve) => {
     const stop = () => {
@@ -64,6 +67,7 @@ async function mcpStdio(): Promise<number> {
 function explain(error: unknown): string {
   if (error instanceof ConfigError) return `invalid configuration: ${error.message}`;
   if (error instanceof StoreOpenError) return error.message;
+  if (error instanceof DataDirLockedError) return error.message;
   if (error instanceof SchemaStepError) return `database start-up failed: ${error.message}`;
   if (error instanceof ListenError) return error.message;
   if (error instanceof BootstrapError) return error.message;

@@ -8,11 +8,13 @@
 import { HTTP_KEEP_ALIVE_TIMEOUT_MS, STATISTICS_INTERVAL_MS } from './tunables.js';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
+import type { Context } from 'hono';
 import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
 import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
 import type { AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
+import { revokeAllAgentTokens } from './auth/index.js';
 import {
   ClarificationService,
   DEFAULT_BUDGETS,
@@ -23,11 +25,13 @@ import {
 import type { Config } from './config.js';
 import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
+import { allowedHostnames, exposureWarning } from './http/exposure.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
 import {
   canSeeSession,
+  lockDataDir,
   openStore,
   resetInterruptedSessions,
   type OpenOptions,
@@ -64,6 +68,8 @@ export interface ServerOptions extends OpenOptions {
   budgets?: Partial<ClarificationBudgets>;
   /** Shortens how long consent and action requests wait (tests of their timeouts). */
   userInputDeadlines?: Partial<UserInputDeadlines>;
+  /** Replaces the socket's peer address for `/metrics` access (tests of a remote peer). */
+  peerAddress?: (c: Context) => string | undefined;
 }
 
 export class ListenError extends Error {
@@ -82,12 +88,22 @@ export async function startServer(
   logger: Logger,
   options: ServerOptions = {},
 ): Promise<RunningServer> {
-  const store = await openStore(config.database, {
-    onBackgroundFailure: (error) => {
-      logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
-    },
-    ...options,
-  });
+  // Before anything reads the database: a second server's recovery would run over the first's work.
+  // PostgreSQL uses no data directory; one server per database there is a later issue's.
+  const lock =
+    config.database.driver === 'sqlite' ? lockDataDir(config.database.dataDir) : undefined;
+  let store: Store;
+  try {
+    store = await openStore(config.database, {
+      onBackgroundFailure: (error) => {
+        logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
+      },
+      ...options,
+    });
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
   // The registry and the turns services come later; the host reaches them through these.
   let registry: UserInputRegistry | undefined;
   let turnsRef: TurnsDeps | undefined;
@@ -172,6 +188,8 @@ export async function startServer(
       logger,
       upgradeWebSocket,
       publicOrigin: config.publicOrigin,
+      hostnames: allowedHostnames(config.host, config.publicOrigin),
+      ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     });
     const wss = createEventsWebSocketServer();
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
@@ -184,6 +202,8 @@ export async function startServer(
     const { port } = server.address() as AddressInfo;
     url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
     logger.info({ url }, 'listening');
+    const exposed = exposureWarning(config.host, config.publicOrigin);
+    if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');
@@ -203,6 +223,8 @@ export async function startServer(
         userInputs.close();
         await mcp.close();
         await host.close();
+        // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
+        await revokeAllAgentTokens(store);
         hub.closeAll();
         terminateWebSockets(wss);
         await new Promise<void>((resolve) => {
@@ -213,11 +235,13 @@ export async function startServer(
         });
         await clarification.close();
         await store.close();
+        lock?.release();
       },
     };
   } catch (error) {
     await host.close();
     await store.close();
+    lock?.release();
     throw error;
   }
 }

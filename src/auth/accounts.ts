@@ -8,6 +8,7 @@
 import {
   createUser,
   createWorkspace,
+  deleteUserRow,
   ensureWorkspaceMember,
   getUser,
   getWorkspace,
@@ -70,6 +71,22 @@ export function createUserWithToken(
     const token = await issueToken(tx, { kind: 'user', userId: user.id });
     return { user, token: token.secret };
   });
+}
+
+/**
+ * Deletes a user and with it every credential it holds: bearer and preset
+ * tokens, browser sessions, unused sign-in links and the agent tokens minted
+ * on its behalf, all rows the database deletes with the user. An admin may
+ * not delete themselves: the last admin would lock everyone out until a
+ * restart.
+ */
+export async function deleteUser(
+  store: Store,
+  caller: UserPrincipal,
+  userId: string,
+): Promise<{ ok: true } | Failure<'not_found' | 'conflict'>> {
+  if (userId === caller.userId) return failure('conflict', 'you cannot delete your own account');
+  return (await deleteUserRow(store, userId)) ? { ok: true } : failure('not_found', 'unknown user');
 }
 
 export function allUsers(store: Store): Promise<UserRecord[]> {

@@ -1,9 +1,15 @@
 /**
  * Accounts at start-up. A database without users gets an admin named `admin`
  * and a workspace `Default` holding it; `CLARION_ADMIN_TOKEN`, when set, is
- * bound to the oldest admin as a `user` token (one row, however many
+ * bound to the oldest admin as its `preset` token (one row, however many
  * restarts); and every start issues a fresh one-time sign-in link. Running it
  * again changes nothing but the new link and the removal of spent tokens.
+ *
+ * A start also revokes what no longer has a holder: a preset token whose
+ * value is no longer configured (rotating or unsetting `CLARION_ADMIN_TOKEN`
+ * ends the old one), the unused sign-in links of earlier starts, and every
+ * agent token (no agent of an earlier run is still running; see
+ * `revocation.ts`).
  */
 import {
   createUser,
@@ -14,7 +20,8 @@ import {
   type UserRecord,
 } from '../store/index.js';
 import type { Store } from '../store/index.js';
-import { bindToken, deleteSpentTokens } from '../store/index.js';
+import { bindToken, deleteSpentTokens, deleteTokensOfKind } from '../store/index.js';
+import { revokeAllAgentTokens } from './revocation.js';
 import { hashSecret, issueToken } from './tokens.js';
 
 export const BOOTSTRAP_ADMIN_NAME = 'admin';
@@ -88,14 +95,18 @@ export async function bootstrapAccounts(
     }
 
     let adminTokenChanged = false;
-    if (adminToken !== undefined) {
+    const presetHash = adminToken === undefined ? undefined : hashSecret(adminToken);
+    if (presetHash !== undefined) {
       const bound = await bindToken(tx, {
         userId: admin.id,
-        kind: 'user',
-        tokenHash: hashSecret(adminToken),
+        kind: 'preset',
+        tokenHash: presetHash,
       });
       adminTokenChanged = bound.changed;
     }
+    await deleteTokensOfKind(tx, 'preset', presetHash);
+    await deleteTokensOfKind(tx, 'sign_in');
+    await revokeAllAgentTokens(tx);
     await deleteSpentTokens(tx);
     const signIn = await issueToken(tx, { kind: 'sign_in', userId: admin.id });
     return { admin, createdAdmin, adminTokenChanged, signInSecret: signIn.secret };

@@ -4,6 +4,7 @@ export {
   allUsers,
   createOwnedWorkspace,
   createUserWithToken,
+  deleteUser,
   memberView,
   membersOf,
   removeMember,
@@ -27,6 +28,7 @@ export {
   type BootstrapResult,
 } from './bootstrap.js';
 export { responderOf, type DecisionSurface, type Principal, type Responder } from './principal.js';
+export { revokeAgentTokens, revokeAllAgentTokens, revokeIssuedToken } from './revocation.js';
 export {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,

@@ -2,7 +2,7 @@
  * Token secrets and what they resolve to. A secret is `clr_` plus 32 random
  * bytes in base64url; it is returned once, when issued, and only its SHA-256
  * hex hash is stored. Each channel accepts its own kinds: a bearer header
- * takes `user` and `agent` tokens, the session cookie only `browser` tokens,
+ * takes `user`, `preset` and `agent` tokens, the session cookie only `browser` tokens,
  * and a `sign_in` token authenticates nothing until it is redeemed.
  */
 import { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS } from '../tunables.js';
@@ -29,12 +29,13 @@ export { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS };
 export type CredentialChannel = 'bearer' | 'cookie';
 
 const CHANNEL_KINDS: Record<CredentialChannel, readonly ApiTokenKind[]> = {
-  bearer: ['user', 'agent'],
+  bearer: ['user', 'preset', 'agent'],
   cookie: ['browser'],
 };
 
 const TTL_MS: Record<ApiTokenKind, number | undefined> = {
   user: undefined,
+  preset: undefined,
   agent: undefined,
   sign_in: SIGN_IN_TOKEN_TTL_MS,
   browser: BROWSER_SESSION_TTL_MS,

@@ -11,6 +11,7 @@ import {
   allUsers,
   createOwnedWorkspace,
   createUserWithToken,
+  deleteUser,
   memberView,
   membersOf,
   removeMember,
@@ -83,6 +84,14 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const allowed = gate(c, true);
     if (!allowed.ok) return allowed.response;
     return c.json({ users: (await allUsers(store)).map(userView) });
+  });
+
+  app.delete('/api/v1/users/:id', async (c) => {
+    const allowed = gate(c, true);
+    if (!allowed.ok) return allowed.response;
+    const deleted = await deleteUser(store, allowed.principal, c.req.param('id'));
+    if (!deleted.ok) return failureResponse(c, deleted);
+    return c.body(null, 204);
   });
 
   app.post('/api/v1/workspaces', async (c) => {

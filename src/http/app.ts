@@ -4,7 +4,7 @@
  * registration order, so access control is mounted before any `/api/v1` route.
  */
 import { fileURLToPath } from 'node:url';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
 import type { ClarificationService } from '../clarification/index.js';
@@ -24,6 +24,7 @@ import { registerTaskRoutes } from './task-routes.js';
 import { registerUserInputRoutes } from './user-input-routes.js';
 import { registerWebApp } from './web-app.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
+import { createHostGuard } from './exposure.js';
 import { registerOpenApiRoute } from './openapi.js';
 
 export interface AppDeps {
@@ -38,6 +39,10 @@ export interface AppDeps {
   readonly webRoot?: string;
   /** The browser-facing origin behind a TLS proxy; cookies are then `Secure`. */
   readonly publicOrigin?: string | undefined;
+  /** Host names answered (`allowedHostnames`); a request naming another gets 403. */
+  readonly hostnames: readonly string[];
+  /** The connecting peer's address, for `/metrics`; tests play a remote peer with it. */
+  readonly peerAddress?: (c: Context) => string | undefined;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
@@ -53,8 +58,14 @@ export function createApp(deps: AppDeps): App {
   handleUnexpectedErrors(app, deps.logger);
   const trustedOrigins = deps.publicOrigin ? [deps.publicOrigin] : [];
 
+  // Before the host check: probes address a server by IP, and health holds nothing to steal.
   registerHealthRoute(app, deps);
-  registerObservabilityRoutes(app, { metrics: deps.metrics });
+  app.use('*', createHostGuard(deps.hostnames));
+  registerObservabilityRoutes(app, {
+    metrics: deps.metrics,
+    store: deps.store,
+    ...(deps.peerAddress ? { peerAddress: deps.peerAddress } : {}),
+  });
   // Before the API's access control: the document describes the API and holds no data.
   registerOpenApiRoute(app);
 

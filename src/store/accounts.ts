@@ -71,6 +71,16 @@ export async function getUser(ctx: RepoContext, id: string): Promise<UserRecord 
   return ctx.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/**
+ * Deletes a user; true when it existed. The schema's cascades take its
+ * tokens of every kind (so its credentials stop working in this statement)
+ * and its memberships; its tasks stay, without a creator.
+ */
+export async function deleteUserRow(ctx: RepoContext, id: string): Promise<boolean> {
+  const result = await ctx.db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
 export async function listUsers(ctx: RepoContext): Promise<UserRecord[]> {
   return ctx.db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
 }

@@ -15,6 +15,8 @@ export {
 } from './dialect.js';
 export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './open.js';
 export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } from './open.js';
+export type { DataDirLock } from './data-dir-lock.js';
+export { DataDirLockedError, lockDataDir, LOCK_FILE, PID_FILE } from './data-dir-lock.js';
 export type { SchemaState, SchemaStep } from './schema.js';
 export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
 export type {
@@ -108,6 +110,7 @@ export { toMessageRecord } from './messages.js';
 export type { ApiTokenKind } from './tables.js';
 export type { MemberListing, MemberRecord, MemberRole } from './accounts.js';
 export {
+  deleteUserRow,
   ensureWorkspaceMember,
   firstAdmin,
   getUser,
@@ -124,6 +127,8 @@ export {
   deleteSessionTokens,
   deleteSpentTokens,
   deleteToken,
+  deleteTokenById,
+  deleteTokensOfKind,
   findLiveToken,
   insertToken,
   listUserTokens,

@@ -17,10 +17,12 @@ export interface UsersTable {
 }
 
 /**
- * `user` and `agent` are bearer tokens, `sign_in` is the one-time link,
- * `browser` is the session cookie a redeemed link turns into.
+ * `user`, `preset` and `agent` are bearer tokens, `sign_in` is the one-time
+ * link, `browser` is the session cookie a redeemed link turns into. `preset`
+ * is the first admin's token whose secret `CLARION_ADMIN_TOKEN` chose: its own
+ * kind, so a start with another value can find the old one and revoke it.
  */
-export type ApiTokenKind = 'user' | 'agent' | 'sign_in' | 'browser';
+export type ApiTokenKind = 'user' | 'preset' | 'agent' | 'sign_in' | 'browser';
 
 export interface ApiTokensTable {
   id: string;

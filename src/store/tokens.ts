@@ -194,6 +194,24 @@ export async function deleteSessionTokens(ctx: RepoContext, sessionId: string): 
   return Number(result.numDeletedRows);
 }
 
+/** Deletes one token by its row ID; true when it existed. */
+export async function deleteTokenById(ctx: RepoContext, id: string): Promise<boolean> {
+  const result = await ctx.db.deleteFrom('api_tokens').where('id', '=', id).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/** Deletes every token of `kind`, except the one whose hash is `keepHash`. */
+export async function deleteTokensOfKind(
+  ctx: RepoContext,
+  kind: ApiTokenKind,
+  keepHash?: string,
+): Promise<number> {
+  let query = ctx.db.deleteFrom('api_tokens').where('kind', '=', kind);
+  if (keepHash !== undefined) query = query.where('token_hash', '!=', keepHash);
+  const result = await query.executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /** Deletes tokens that can never authenticate again: used or expired ones. */
 export async function deleteSpentTokens(ctx: RepoContext): Promise<number> {
   const now = wallTimestamp(ctx.clock);

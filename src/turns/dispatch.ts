@@ -5,7 +5,7 @@
  * admitted message itself stays, so a retry with its key does not duplicate it.
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
-import { issueToken } from '../auth/index.js';
+import { issueToken, revokeIssuedToken } from '../auth/index.js';
 import {
   appendMessage,
   completeTurn,
@@ -38,14 +38,20 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   if (!place.ok) throw new Error(place.message);
   try {
     const token = await issueToken(store, { kind: 'agent', userId, sessionId });
-    await host.start({
-      sessionId,
-      taskId: task.id,
-      profile,
-      mcp: { url: deps.mcpUrl(), token: token.secret },
-      agentSessionId: session.agent_session_id ?? undefined,
-      cwd: deps.agentCwd,
-    });
+    try {
+      await host.start({
+        sessionId,
+        taskId: task.id,
+        profile,
+        mcp: { url: deps.mcpUrl(), token: token.secret },
+        agentSessionId: session.agent_session_id ?? undefined,
+        cwd: deps.agentCwd,
+      });
+    } catch (error) {
+      // A process that never spawned reports no exit, so nothing else would revoke its token.
+      await revokeIssuedToken(store, token.record.id);
+      throw error;
+    }
   } finally {
     // Started: the host counts it from now on. Failed: the place is free again.
     place.slot.release();

@@ -6,7 +6,7 @@
  */
 import type { RuntimeEvent, StopReason } from '../agents/index.js';
 import type { TurnOutcome } from '../user-input/index.js';
-import { deleteSessionTokens } from '../store/index.js';
+import { revokeAgentTokens } from '../auth/index.js';
 import {
   appendMessage,
   completeTurn,
@@ -137,6 +137,8 @@ async function endTurn(
 }
 
 async function agentExited(deps: TurnsDeps, sessionId: string): Promise<void> {
+  // First and on its own: the credential must die with the process even if the session write fails.
+  await revokeAgentTokens(deps.store, sessionId);
   await deps.sessions.write(sessionId, async (write) => {
     write.moved(
       await transitionSession(
@@ -146,7 +148,6 @@ async function agentExited(deps: TurnsDeps, sessionId: string): Promise<void> {
         'failed',
       ),
     );
-    await deleteSessionTokens(write.tx, sessionId);
   });
   await deps.clarification.expireSession(sessionId);
 }

@@ -38,6 +38,12 @@ export const OUTCOMES = {
     wire: 'no_workspace',
     message: 'your account belongs to no workspace to ask in',
   },
+  foreign_host: {
+    status: 403,
+    wire: 'foreign_host',
+    message:
+      'this server does not answer to that host name: use CLARION_PUBLIC_ORIGIN or a loopback address',
+  },
   not_found: { status: 404, wire: 'not_found', message: 'not found' },
   not_active: {
     status: 409,

@@ -281,6 +281,14 @@ export const ROUTES: readonly RouteSpec[] = [
     errors: ['forbidden'],
   },
   {
+    method: 'delete',
+    path: '/api/v1/users/{id}',
+    summary: 'Delete a user and revoke every token it holds (admin; not yourself)',
+    access: 'principal',
+    replies: { 204: null },
+    errors: ['forbidden', 'not_found', 'conflict'],
+  },
+  {
     method: 'post',
     path: '/api/v1/workspaces',
     summary: 'Create a workspace owned by the caller (admin)',

@@ -16,6 +16,7 @@ import {
   type DatabaseTarget,
   type Driver,
 } from '../../src/store/index.js';
+import { eventually } from '../support/clarification-harness.js';
 import { runUntilExit, startServing, type Exited } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 
@@ -168,5 +169,96 @@ describe('clarion serve with bad configuration', () => {
     expectOneLineFailure(result, /invalid configuration: CLARION_PORT must be a number/);
     const url = await runUntilExit({ DATABASE_URL: 'mysql://localhost/clarion' });
     expectOneLineFailure(url, /DATABASE_URL must start with postgres:\/\//);
+  });
+});
+
+describe('one clarion serve per data directory', () => {
+  const scratch: string[] = [];
+  const servers: { stop(): Promise<Exited> }[] = [];
+
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.stop()));
+    await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  const ADMIN = 'one-server-admin-token-0123456789';
+  const asAdmin = { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' };
+
+  async function sessionState(url: string, taskId: string): Promise<string | undefined> {
+    const reply = await fetch(`${url}/api/v1/tasks/${taskId}/sessions`, { headers: asAdmin });
+    const body = (await reply.json()) as { sessions: { state: string }[] };
+    return body.sessions[0]?.state;
+  }
+
+  it('refuses a second server at once, naming the first one’s PID, and leaves the first alone', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-two-'));
+    scratch.push(dir);
+    const env = { CLARION_DATA_DIR: dir, CLARION_ADMIN_TOKEN: ADMIN };
+    const first = await startServing(env);
+    servers.push(first);
+    const created = await fetch(`${first.url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: asAdmin,
+      body: JSON.stringify({ title: 'waits', prompt: '/ask' }),
+    });
+    const { task } = (await created.json()) as { task: { id: string } };
+    await eventually(
+      async () => (await sessionState(first.url, task.id)) === 'waiting_for_input',
+      20_000,
+    );
+
+    const second = await runUntilExit(env);
+    expectOneLineFailure(
+      second,
+      new RegExp(
+        `data directory ${dir} is in use by another Clarion server \\(PID ${first.child.pid}\\)`,
+      ),
+    );
+    expect(await sessionState(first.url, task.id)).toBe('waiting_for_input');
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  });
+
+  it('starts on the directory of a server that was SIGKILLed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-killed-'));
+    scratch.push(dir);
+    const first = await startServing({ CLARION_DATA_DIR: dir });
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+
+    const next = await startServing({ CLARION_DATA_DIR: dir });
+    servers.push(next);
+    expect((await fetch(`${next.url}/healthz`)).status).toBe(200);
+  });
+});
+
+describe('clarion serve beyond loopback', () => {
+  const scratch: string[] = [];
+
+  afterEach(async () => {
+    await Promise.all(scratch.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+
+  async function serveOnce(env: Record<string, string>): Promise<Exited> {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-exposed-'));
+    scratch.push(dir);
+    const server = await startServing({ CLARION_DATA_DIR: dir, ...env });
+    expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
+    return server.stop();
+  }
+
+  it('warns when listening on every interface without an https public origin', async () => {
+    const exposed = await serveOnce({ CLARION_HOST: '0.0.0.0' });
+    expect(exposed.code).toBe(0);
+    expect(exposed.stderr).toMatch(
+      /^clarion: warning: listening on 0\.0\.0\.0, reachable from other machines, without an https:\/\/ CLARION_PUBLIC_ORIGIN/m,
+    );
+
+    const proxied = await serveOnce({
+      CLARION_HOST: '0.0.0.0',
+      CLARION_PUBLIC_ORIGIN: 'https://clarion.example.com',
+    });
+    expect(proxied.stderr).not.toContain('warning');
+    const local = await serveOnce({});
+    expect(local.stderr).not.toContain('warning');
   });
 });

@@ -184,12 +184,29 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
           json: { user_id: 'id-0001' },
         }),
         call(`/api/v1/workspaces/${workspaceId}/members/id-0001`, token, { method: 'DELETE' }),
+        call('/api/v1/users/id-0001', token, { method: 'DELETE' }),
       ];
       for (const response of await Promise.all(attempts)) {
         expect(response.status).toBe(403);
         expect(await response.json()).toMatchObject({ code: 'forbidden' });
       }
       expect((await listUsers(store)).map((user) => user.name)).toEqual(['admin', 'grace']);
+    });
+
+    it('deletes a user, whose token is refused at once; never the caller', async () => {
+      const { user, token } = await newUser('grace', true);
+      expect((await call('/api/v1/me', token)).status).toBe(200);
+
+      const deleted = await call(`/api/v1/users/${user.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      expect((await call('/api/v1/me', token)).status).toBe(401);
+      const again = await call(`/api/v1/users/${user.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(again.status).toBe(404);
+
+      const me = (await (await call('/api/v1/me', ADMIN_TOKEN)).json()) as { user: WireUser };
+      const self = await call(`/api/v1/users/${me.user.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(self.status).toBe(409);
+      expect((await listUsers(store)).map((one) => one.name)).toEqual(['admin']);
     });
   });
 

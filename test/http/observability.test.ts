@@ -2,11 +2,18 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { registerObservabilityRoutes } from '../../src/http/observability-routes.js';
 import { createMetrics } from '../../src/observability/metrics.js';
+import type { RepoContext } from '../../src/store/index.js';
 
+/** A peer on this machine: no token asked, so no token store is ever read. */
 function appWith() {
   const metrics = createMetrics();
   const app = new Hono();
-  registerObservabilityRoutes(app, { metrics, probe: () => ({ rss_bytes: 10, uptime_s: 20 }) });
+  registerObservabilityRoutes(app, {
+    metrics,
+    store: {} as RepoContext,
+    probe: () => ({ rss_bytes: 10, uptime_s: 20 }),
+    peerAddress: () => '127.0.0.1',
+  });
   return { app, metrics };
 }
 

@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deleteUser } from '../../src/auth/accounts.js';
 import {
   BOOTSTRAP_ADMIN_NAME,
   BOOTSTRAP_WORKSPACE_NAME,
@@ -89,6 +90,32 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
 
       expect(await deleteSessionTokens(store, session.id)).toBe(1);
       expect(await resolveToken(store, secret, 'bearer')).toBeUndefined();
+    });
+
+    it('deleting a user revokes every token it holds, of every kind', async () => {
+      const admin = await createUser(store, { name: 'root', isAdmin: true });
+      const user = await createUser(store, { name: 'ada' });
+      const { session } = await seedSession(store);
+      const secrets = [
+        (await issueToken(store, { kind: 'user', userId: user.id })).secret,
+        (await issueToken(store, { kind: 'agent', userId: user.id, sessionId: session.id })).secret,
+      ];
+      const browser = (await issueToken(store, { kind: 'browser', userId: user.id })).secret;
+      const link = (await issueToken(store, { kind: 'sign_in', userId: user.id })).secret;
+      for (const secret of secrets)
+        expect(await resolveToken(store, secret, 'bearer')).toBeDefined();
+      expect(await resolveToken(store, browser, 'cookie')).toBeDefined();
+
+      const caller = { kind: 'user', userId: admin.id, name: 'admin', isAdmin: true } as const;
+      expect(await deleteUser(store, caller, admin.id)).toMatchObject({ code: 'conflict' });
+      expect(await deleteUser(store, caller, user.id)).toEqual({ ok: true });
+      expect(await deleteUser(store, caller, user.id)).toMatchObject({ code: 'not_found' });
+
+      for (const secret of secrets)
+        expect(await resolveToken(store, secret, 'bearer')).toBeUndefined();
+      expect(await resolveToken(store, browser, 'cookie')).toBeUndefined();
+      expect(await redeemSignIn(store, link)).toEqual({ ok: false, code: 'link_invalid' });
+      expect(await listUserTokens(store, user.id)).toEqual([]);
     });
 
     it('accepts a browser token only on the cookie channel, until it expires or is revoked', async () => {
@@ -232,6 +259,48 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
         .execute();
       expect(signIns).toEqual([{ used_at: null }]);
       expect(await listUserTokens(store, first.admin.id)).toHaveLength(2);
+    });
+
+    it('revokes the old admin token when CLARION_ADMIN_TOKEN is rotated or unset', async () => {
+      const rotated = `${ADMIN_TOKEN}-rotated`;
+      const first = await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
+      const second = await bootstrapAccounts(store, { adminToken: rotated });
+      expect(second.adminTokenChanged).toBe(true);
+      expect(await resolveToken(store, ADMIN_TOKEN, 'bearer')).toBeUndefined();
+      expect(await resolveToken(store, rotated, 'bearer')).toEqual({
+        kind: 'user',
+        userId: first.admin.id,
+        isAdmin: true,
+      });
+
+      await bootstrapAccounts(store);
+      expect(await resolveToken(store, rotated, 'bearer')).toBeUndefined();
+    });
+
+    it('leaves tokens it did not preset alone when the admin token rotates', async () => {
+      const first = await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
+      const own = await issueToken(store, { kind: 'user', userId: first.admin.id });
+      await bootstrapAccounts(store, { adminToken: `${ADMIN_TOKEN}-rotated` });
+      expect(await resolveToken(store, own.secret, 'bearer')).toMatchObject({ kind: 'user' });
+    });
+
+    it("refuses an earlier start's unused sign-in link and an earlier run's agent tokens", async () => {
+      const first = await bootstrapAccounts(store);
+      const { session } = await seedSession(store);
+      const agent = await issueToken(store, {
+        kind: 'agent',
+        userId: first.admin.id,
+        sessionId: session.id,
+      });
+      expect(await resolveToken(store, agent.secret, 'bearer')).toMatchObject({ kind: 'agent' });
+
+      const second = await bootstrapAccounts(store);
+      expect(await redeemSignIn(store, first.signInSecret)).toEqual({
+        ok: false,
+        code: 'link_invalid',
+      });
+      expect(await resolveToken(store, agent.secret, 'bearer')).toBeUndefined();
+      expect(await redeemSignIn(store, second.signInSecret)).toMatchObject({ ok: true });
     });
 
     it('refuses a short admin token before touching the database', async () => {

@@ -1,0 +1,53 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DataDirLockedError, lockDataDir, PID_FILE } from './data-dir-lock.js';
+
+describe('the data directory lock', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'clarion-lock-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a second holder at once, naming the first one’s PID, until released', () => {
+    const first = lockDataDir(dir, 4242);
+    const startedAt = Date.now();
+    expect(() => lockDataDir(dir, 4343)).toThrow(DataDirLockedError);
+    try {
+      lockDataDir(dir, 4343);
+    } catch (error) {
+      expect(error).toMatchObject({ holderPid: 4242 });
+      expect((error as Error).message).toMatch(/in use by another Clarion server \(PID 4242\)/);
+    }
+    // No busy wait: the refusal does not sit out a timeout.
+    expect(Date.now() - startedAt).toBeLessThan(1_000);
+
+    first.release();
+    first.release();
+    expect(existsSync(join(dir, PID_FILE))).toBe(false);
+    const second = lockDataDir(dir, 4343);
+    second.release();
+  });
+
+  it('takes over a stale PID file left by a holder that died', async () => {
+    await writeFile(join(dir, PID_FILE), '999999\n');
+    const lock = lockDataDir(dir, 4242);
+    expect(await readFile(join(dir, PID_FILE), 'utf8')).toBe('4242\n');
+    lock.release();
+  });
+
+  it('names the directory it cannot use', async () => {
+    const file = join(dir, 'a-file');
+    await writeFile(file, 'not a directory');
+    expect(() => lockDataDir(join(file, 'data'))).toThrow(
+      /data directory .*a-file\/data is not usable/,
+    );
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * One server per SQLite data directory. Two servers on one database each
+ * believe they own its sessions and live waits: the second one's start-up
+ * recovery would reset the first one's waiting sessions and answers in
+ * flight. So a server holds an exclusive lock on a side file for as long as
+ * it runs, and a second one refuses to start, naming the holder's PID.
+ *
+ * The lock is SQLite's own: a small side database in exclusive locking mode,
+ * written once, keeps its POSIX lock until the connection closes or the
+ * process dies, and the kernel drops it on any death, SIGKILL included, so a
+ * crash never leaves a stale lock behind. The main database file is not
+ * locked: other processes (a future `clarion sign-in-link`, tests, an
+ * operator's `sqlite3`) may still read and write it while the server runs.
+ * The PID file only names the holder in the refusal; the lock decides.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { StoreOpenError } from './open.js';
+
+export const LOCK_FILE = 'server.lock';
+export const PID_FILE = 'server.pid';
+
+/** Another live server holds the data directory. */
+export class DataDirLockedError extends Error {
+  readonly code = 'data_dir_locked';
+  constructor(
+    readonly dataDir: string,
+    /** The holder's PID as its PID file says; `undefined` when the file is unreadable. */
+    readonly holderPid: number | undefined,
+  ) {
+    super(
+      `data directory ${dataDir} is in use by another Clarion server ` +
+        `(${holderPid === undefined ? 'its PID is unknown' : `PID ${holderPid}`}); ` +
+        'stop it first, or give this one its own CLARION_DATA_DIR',
+    );
+    this.name = 'DataDirLockedError';
+  }
+}
+
+export interface DataDirLock {
+  /** Releases the lock and removes the PID file; safe to call twice. */
+  release(): void;
+}
+
+/** Takes the data directory's lock, or throws `DataDirLockedError` at once without waiting. */
+export function lockDataDir(dataDir: string, pid: number = process.pid): DataDirLock {
+  const pidFile = join(dataDir, PID_FILE);
+  let lock: BetterSqlite3.Database;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    // No busy wait: a held lock is an answer, not something to wait out.
+    lock = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
+  } catch (error) {
+    throw new StoreOpenError(
+      'data_dir_unusable',
+      `data directory ${dataDir} is not usable: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
+  }
+  try {
+    lock.pragma('locking_mode = EXCLUSIVE');
+    // The write takes the exclusive lock; exclusive locking mode keeps it after the commit.
+    lock.exec('BEGIN EXCLUSIVE');
+    lock.exec('CREATE TABLE IF NOT EXISTS holder (pid INTEGER NOT NULL)');
+    lock.exec('DELETE FROM holder');
+    lock.prepare('INSERT INTO holder (pid) VALUES (?)').run(pid);
+    lock.exec('COMMIT');
+  } catch (error) {
+    lock.close();
+    if (isBusy(error)) throw new DataDirLockedError(dataDir, readPid(pidFile));
+    throw new StoreOpenError(
+      'data_dir_unusable',
+      `data directory ${dataDir} is not usable: cannot lock ${LOCK_FILE}: ${error instanceof Error ? error.message : String(error)}`,
+      error,
+    );
+  }
+  writeFileSync(pidFile, `${pid}\n`);
+  let held = true;
+  return {
+    release() {
+      if (!held) return;
+      held = false;
+      // Only our own PID file: the lock is still ours here, so nobody else wrote one.
+      if (readPid(pidFile) === pid) rmSync(pidFile, { force: true });
+      lock.close();
+    },
+  };
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+function readPid(file: string): number | undefined {
+  try {
+    const value = Number(readFileSync(file, 'utf8').trim());
+    return Number.isSafeInteger(value) && value > 0 ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

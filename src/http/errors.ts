@@ -7,6 +7,8 @@
 import type { Context, Env, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../observability/index.js';
+import type { StorageUnavailableError } from '../store/index.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '../tunables.js';
 import { errorBodyOf, OUTCOMES, type Failure, type OutcomeCode } from '../wire/index.js';
 
 export type { ErrorBody } from '../wire/index.js';
@@ -19,7 +21,10 @@ export function failureResponse(
   const status = OUTCOMES[failed.code].status;
   // Nobody is listening; the status only shows in access logs.
   if (status === 499) return new Response(null, { status });
-  return c.json(errorBodyOf(failed), status as ContentfulStatusCode);
+  // Every 503 is worth retrying (a budget ran out, the disk filled); say when.
+  const headers =
+    status === 503 ? { 'Retry-After': String(SERVICE_UNAVAILABLE_RETRY_AFTER_S) } : undefined;
+  return c.json(errorBodyOf(failed), status as ContentfulStatusCode, headers);
 }
 
 /** `failureResponse` for a code, an optional message naming the subject, and details. */
@@ -36,9 +41,21 @@ export function errorResponse(
   });
 }
 
-/** Anything a route did not map is a 500 `internal`, in the same JSON shape, and logged. */
+/** The store's fault for a full disk, an I/O error or a lock held too long, told by its code. */
+function isStorageUnavailable(error: unknown): error is StorageUnavailableError {
+  return (error as { code?: unknown } | null)?.code === 'storage_unavailable';
+}
+
+/**
+ * Anything a route did not map is a 500 `internal`, in the same JSON shape,
+ * and logged; except a storage fault, which is a 503 with its cause logged.
+ */
 export function handleUnexpectedErrors<E extends Env>(app: Hono<E>, logger: Logger): void {
   app.onError((error, c) => {
+    if (isStorageUnavailable(error)) {
+      logger.error({ err: error, reason: error.reason, path: c.req.path }, 'storage unavailable');
+      return failureResponse(c, { code: 'storage_unavailable' });
+    }
     logger.error({ err: error, path: c.req.path }, 'unhandled error');
     return c.json(errorBodyOf({ code: 'internal' }), 500);
   });

@@ -15,6 +15,9 @@ export {
 } from './dialect.js';
 export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './open.js';
 export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } from './open.js';
+export type { StorageFaultReason } from './faults.js';
+export { isStorageUnavailable, StorageUnavailableError } from './faults.js';
+export type { TransactionOptions } from './transaction.js';
 export type { SchemaState, SchemaStep } from './schema.js';
 export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
 export type {

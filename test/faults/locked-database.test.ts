@@ -6,8 +6,6 @@
  * froze `/healthz` for seconds); no claim commits late, so the bundle is
  * still pending once the lock goes, and a retry then claims it.
  */
-import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
@@ -31,15 +29,11 @@ import {
   type Harness,
 } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
+import { holdSqliteLock, type HeldLock } from '../support/lock-holder.js';
 
 const LOCK_HELD_MS = 8_000;
 /** The issue's bound: the budget plus room for a loaded machine, far below the lock. */
 const ANSWERED_WITHIN_MS = 5_500;
-
-interface HeldLock {
-  /** Resolves once the holder has let go. */
-  readonly released: Promise<void>;
-}
 
 /**
  * How another party holds what the claim needs, per engine: on SQLite a
@@ -48,37 +42,9 @@ interface HeldLock {
  */
 const HOLD_LOCK: Record<Driver, (target: DatabaseTarget, pendingId: string) => Promise<HeldLock>> =
   {
-    sqlite: async (target) => {
+    sqlite: (target) => {
       if (target.driver !== 'sqlite') throw new Error('not SQLite');
-      const holder = spawn(
-        process.execPath,
-        [
-          '-e',
-          `const Database = require(process.argv[1]);
-           const db = new Database(process.argv[2]);
-           db.exec('BEGIN EXCLUSIVE');
-           process.stdout.write('locked\\n');
-           setTimeout(() => { db.exec('ROLLBACK'); db.close(); }, Number(process.argv[3]));`,
-          createRequire(import.meta.url).resolve('better-sqlite3'),
-          join(target.dataDir, SQLITE_FILE),
-          String(LOCK_HELD_MS),
-        ],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
-      const released = new Promise<void>((resolve) =>
-        holder.once('exit', () => {
-          resolve();
-        }),
-      );
-      await new Promise<void>((resolve, reject) => {
-        holder.stdout.once('data', () => {
-          resolve();
-        });
-        void released.then(() => {
-          reject(new Error('the lock holder exited before locking'));
-        });
-      });
-      return { released };
+      return holdSqliteLock(join(target.dataDir, SQLITE_FILE), LOCK_HELD_MS);
     },
     postgres: async (target, pendingId) => {
       if (target.driver !== 'postgres') throw new Error('not PostgreSQL');

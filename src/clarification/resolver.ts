@@ -163,7 +163,7 @@ export class Resolver {
         budget.check();
         return rows;
       },
-      { remainingMs: () => budget.remainingMs() },
+      { remainingMs: () => budget.remainingMs(), signal: budget.signal },
     );
   }
 

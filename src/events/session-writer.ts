@@ -58,6 +58,8 @@ export interface WriteOptions {
    * whose remainder shrinks while the transaction waits to begin).
    */
   remainingMs?: () => number;
+  /** Ends the wait for the write lock early (the budget's own timer). */
+  signal?: AbortSignal;
 }
 
 export interface SessionWriter {

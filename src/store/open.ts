@@ -191,7 +191,7 @@ function openSqlite(dataDir: string): Connection {
 
 /**
  * SQLite opens a file it may not write read-only, without a word, and the
- * first write fails much later; taking the write lock once says it now.
+ * first write fails much later; one write, rolled back, says it now.
  */
 function probeWritable(database: BetterSqlite3.Database): void {
   const version = Number(database.pragma('user_version', { simple: true }));

@@ -32,6 +32,11 @@ export const AGENT_START_TIMEOUT_MS = 30_000;
 export const AGENT_STOP_GRACE_MS = 2_000;
 /** Streamed agent output is coalesced into one transcript write per interval. */
 export const AGENT_OUTPUT_FLUSH_INTERVAL_MS = 200;
+/** A report of an agent the storage could not take is written again after base · 2^(n-1), capped… */
+export const AGENT_EVENT_RETRY_BASE_MS = 100;
+export const AGENT_EVENT_RETRY_MAX_MS = 5_000;
+/** …and given up (logged with its cause) once this long has passed since the first try. */
+export const AGENT_EVENT_RETRY_LIMIT_MS = 2 * 60 * 1000;
 /** How long a prompt may wait for the agent to accept it. */
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
 /** MCP progress notifications keep clients from timing out a long wait (DESIGN §5). */
@@ -54,13 +59,23 @@ export const BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** WebSocket pings that keep proxies from closing an idle events socket. */
 export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
+/** `Retry-After` of every 503: a budget ran out or the storage failed; worth a retry soon. */
+export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 2;
 /** How long the hub trusts a cached "may see this session" answer. */
 export const EVENTS_VISIBILITY_TTL_MS = 10_000;
 
 // ---------------------------------------------------------------- store
 export const PG_CONNECT_TIMEOUT_MS = 5_000;
-/** SQLite's own wait for a lock; synchronous, so it must stay short (see TOOLCHAIN). */
-export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+/**
+ * SQLite's own wait for a lock. It waits inside the call, stopping the event
+ * loop (see TOOLCHAIN), so it is zero: the store waits asynchronously instead.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 0;
+/** The longest any store statement or transaction waits for a lock another connection holds. */
+export const STORE_LOCK_WAIT_MAX_MS = 5_000;
+/** The store's sleeps between tries for a busy lock: jittered, growing from min to max. */
+export const STORE_LOCK_RETRY_MIN_MS = 2;
+export const STORE_LOCK_RETRY_MAX_MS = 50;
 /** The WAL checkpoint worker's period (off the request path). */
 export const WAL_CHECKPOINT_INTERVAL_MS = 200;
 export const WAL_CHECKPOINTER_STOP_TIMEOUT_MS = 5_000;

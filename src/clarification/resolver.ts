@@ -15,6 +15,7 @@ import { failpoint } from '../support/index.js';
 import {
   bundleForPrincipal,
   claimBundle,
+  isStorageUnavailable,
   messagesByPendingId,
   type MessageRecord,
 } from '../store/index.js';
@@ -34,6 +35,7 @@ export type RespondResult =
       | 'not_found'
       | 'not_active'
       | 'temporarily_unavailable'
+      | 'storage_unavailable'
       | 'caller_gone'
       | 'internal'
     >;
@@ -50,8 +52,13 @@ type Identified =
   | { ok: true; bundle: Bundle; decision: Decision }
   | { ok: false; result: RespondResult; outcome: string };
 
-/** PostgreSQL's own budget enforcement: statement or lock timeout. */
+/**
+ * The budget enforced in the database: PostgreSQL's statement or lock
+ * timeout, or the store giving up its wait for a lock another connection
+ * holds (bounded by the same budget).
+ */
 function isDatabaseTimeout(error: unknown): boolean {
+  if (isStorageUnavailable(error)) return error.reason === 'lock_busy';
   const code = (error as { code?: unknown } | null)?.code;
   return code === '57014' || code === '55P03';
 }
@@ -98,6 +105,14 @@ export class Resolver {
       this.record('delivery', delivered.outcome, pendingId, started);
       return delivered.result;
     } catch (error) {
+      if (isStorageUnavailable(error)) {
+        // A full disk or an I/O error: the database rolled back, and a retry may succeed.
+        this.deps.logger.error(
+          { err: error, reason: error.reason, pending_id: pendingId },
+          'clarification response failed: storage unavailable',
+        );
+        return failure('storage_unavailable');
+      }
       this.deps.logger.error(
         { err: error, pending_id: pendingId },
         'clarification response failed',
@@ -165,7 +180,7 @@ export class Resolver {
         budget.check();
         return rows;
       },
-      { remainingMs: () => budget.remainingMs() },
+      { remainingMs: () => budget.remainingMs(), signal: budget.signal },
     );
   }
 

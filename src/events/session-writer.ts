@@ -53,11 +53,13 @@ export interface SessionWrite {
 
 export interface WriteOptions {
   /**
-   * Bounds every statement of the transaction, the session lock included, to
-   * what this returns when the transaction begins (the resolver's pre-claim
-   * budget, whose remainder shrinks while the transaction waits to begin).
+   * Bounds the wait for the write lock and every statement of the
+   * transaction, the session lock included (the resolver's pre-claim budget,
+   * whose remainder shrinks while the transaction waits to begin).
    */
   remainingMs?: () => number;
+  /** Ends the wait for the write lock early (the budget's own timer). */
+  signal?: AbortSignal;
 }
 
 export interface SessionWriter {
@@ -118,7 +120,6 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   return {
     async write(sessionId, change, options = {}) {
       const { result, events } = await deps.store.transaction(async (tx) => {
-        if (options.remainingMs) await tx.dialect.boundTransaction(tx.db, options.remainingMs());
         await tx.dialect.lockSession(tx.db, sessionId);
         const changes: Changes = { added: [], updated: [] };
         const result = await change({
@@ -139,7 +140,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
           },
         });
         return { result, events: await stage(tx, sessionId, changes) };
-      });
+      }, options);
       for (const event of events) deps.events.publish(event);
       return result;
     },

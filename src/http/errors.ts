@@ -7,6 +7,8 @@
 import type { Context, Env, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../observability/index.js';
+import type { StorageUnavailableError } from '../store/index.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '../tunables.js';
 import {
   errorBodyOf,
   OUTCOMES,
@@ -26,8 +28,10 @@ export function failureResponse(
   const status = entry.status;
   // Nobody is listening; the status only shows in access logs.
   if (status === 499) return new Response(null, { status });
-  const headers =
-    entry.retryAfterS === undefined ? undefined : { 'Retry-After': String(entry.retryAfterS) };
+  // A quota says when to come back; any other 503 is worth retrying soon (a budget ran out, the disk filled).
+  const retryAfterS =
+    entry.retryAfterS ?? (status === 503 ? SERVICE_UNAVAILABLE_RETRY_AFTER_S : undefined);
+  const headers = retryAfterS === undefined ? undefined : { 'Retry-After': String(retryAfterS) };
   return c.json(errorBodyOf(failed), status as ContentfulStatusCode, headers);
 }
 
@@ -45,9 +49,21 @@ export function errorResponse(
   });
 }
 
-/** Anything a route did not map is a 500 `internal`, in the same JSON shape, and logged. */
+/** The store's fault for a full disk, an I/O error or a lock held too long, told by its code. */
+function isStorageUnavailable(error: unknown): error is StorageUnavailableError {
+  return (error as { code?: unknown } | null)?.code === 'storage_unavailable';
+}
+
+/**
+ * Anything a route did not map is a 500 `internal`, in the same JSON shape,
+ * and logged; except a storage fault, which is a 503 with its cause logged.
+ */
 export function handleUnexpectedErrors<E extends Env>(app: Hono<E>, logger: Logger): void {
   app.onError((error, c) => {
+    if (isStorageUnavailable(error)) {
+      logger.error({ err: error, reason: error.reason, path: c.req.path }, 'storage unavailable');
+      return failureResponse(c, { code: 'storage_unavailable' });
+    }
     logger.error({ err: error, path: c.req.path }, 'unhandled error');
     return c.json(errorBodyOf({ code: 'internal' }), 500);
   });

@@ -33,6 +33,7 @@ const COMMON_FAILURES = [
   'unauthorized',
   'payload_too_large',
   'unsupported_media_type',
+  'storage_unavailable',
   'internal',
 ] as const;
 

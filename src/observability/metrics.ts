@@ -45,6 +45,7 @@ export function responseOutcomeOf(result: RespondResultLike): ResponseOutcome {
     case 'caller_gone':
       return result.code;
     case 'temporarily_unavailable':
+    case 'storage_unavailable':
       return 'unavailable';
     default:
       return 'internal';

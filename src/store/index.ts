@@ -17,6 +17,9 @@ export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './o
 export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } from './open.js';
 export type { DataDirLock } from './data-dir-lock.js';
 export { DataDirLockedError, lockDataDir, LOCK_FILE, PID_FILE } from './data-dir-lock.js';
+export type { StorageFaultReason } from './faults.js';
+export { isStorageUnavailable, StorageUnavailableError } from './faults.js';
+export type { TransactionOptions } from './transaction.js';
 export type { SchemaState, SchemaStep } from './schema.js';
 export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
 export type {

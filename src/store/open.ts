@@ -4,18 +4,27 @@
  * after every schema step has succeeded.
  */
 import { PG_CONNECT_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql, type KyselyPlugin } from 'kysely';
+import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import pg from 'pg';
 import { systemClock, type Clock } from '../support/index.js';
 import { uuidSource, type IdSource } from '../support/index.js';
 import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
+import { reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
+import { SqliteLockWaitingDriver, sqliteLockWaitingDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
+import {
+  postgresControl,
+  runTransaction,
+  sqliteControl,
+  type TransactionControl,
+  type TransactionOptions,
+} from './transaction.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
 
 export type DatabaseTarget =
@@ -40,8 +49,13 @@ export interface OpenOptions {
 export interface Store extends RepoContext {
   readonly driver: Driver;
   readonly schema: SchemaState;
-  /** Runs `work` in one transaction; it commits when `work` resolves. */
-  transaction<T>(work: (tx: RepoContext) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one write transaction; it commits when `work` resolves. A
+   * lock held elsewhere is waited for without blocking the event loop, within
+   * `options` and the store's own bound; past them, and on a full disk or an
+   * I/O error, it fails with `StorageUnavailableError`.
+   */
+  transaction<T>(work: (tx: RepoContext) => Promise<T>, options?: TransactionOptions): Promise<T>;
   /** Round trip to the database, for health checks. */
   ping(): Promise<void>;
   /** Brings planner statistics up to date where the engine does not do it itself. */
@@ -49,7 +63,8 @@ export interface Store extends RepoContext {
   close(): Promise<void>;
 }
 
-export type StoreOpenErrorCode = 'data_dir_unusable' | 'database_unreachable';
+export type StoreOpenErrorCode =
+  'data_dir_unusable' | 'database_read_only' | 'database_unreachable';
 
 /** The database could not be reached or created; the message is one line meant for a person. */
 export class StoreOpenError extends Error {
@@ -78,6 +93,7 @@ export async function connectDatabase(
 
 interface Connection {
   db: Kysely<Database>;
+  control: TransactionControl;
   /** SQLite's own handle and file, for the background WAL checkpoints. */
   sqlite?: { database: BetterSqlite3.Database; file: string };
 }
@@ -85,7 +101,7 @@ interface Connection {
 async function connect(target: DatabaseTarget, poolSize = 10): Promise<Connection> {
   return target.driver === 'sqlite'
     ? openSqlite(target.dataDir)
-    : { db: await openPostgres(target.url, poolSize) };
+    : { db: await openPostgres(target.url, poolSize), control: postgresControl };
 }
 
 export async function openStore(target: DatabaseTarget, options: OpenOptions = {}): Promise<Store> {
@@ -115,8 +131,10 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
       clock,
       ids,
       schema,
-      transaction: (work) =>
-        db.transaction().execute((trx) => work({ db: trx, dialect, clock, ids })),
+      transaction: (work, transactionOptions = {}) =>
+        runTransaction(db, dialect, connection.control, transactionOptions, (conn) =>
+          work({ db: conn, dialect, clock, ids }),
+        ),
       ping: async () => {
         await sql`SELECT 1`.execute(db);
       },
@@ -141,7 +159,17 @@ function openSqlite(dataDir: string): Connection {
     mkdirSync(dataDir, { recursive: true });
     database = new BetterSqlite3(file);
     database.pragma('journal_mode = WAL');
+    probeWritable(database);
   } catch (error) {
+    const readOnly = readOnlyPart(dataDir, file, error);
+    if (readOnly) {
+      throw new StoreOpenError(
+        'database_read_only',
+        `${readOnly} is read-only; Clarion must be able to write it ` +
+          `(check its permissions and the file system): ${describe(error)}`,
+        error,
+      );
+    }
     throw new StoreOpenError(
       'data_dir_unusable',
       `data directory ${dataDir} is not usable: ${describe(error)}`,
@@ -152,11 +180,58 @@ function openSqlite(dataDir: string): Connection {
   // NORMAL is durable across application crashes in WAL mode; only an OS
   // crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
+  // Waits for locks happen in the driver, asynchronously (sqlite-driver.ts).
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  const driver = new SqliteLockWaitingDriver(database, withStatementCache(database));
   const db = new Kysely<Database>({
-    dialect: new SqliteDialect({ database: withStatementCache(database) }),
+    dialect: reportingStorageFaults(sqliteLockWaitingDialect(driver)),
   });
-  return { db, sqlite: { database, file } };
+  return { db, control: sqliteControl(driver), sqlite: { database, file } };
+}
+
+/**
+ * SQLite opens a file it may not write read-only, without a word, and the
+ * first write fails much later; one write, rolled back, says it now.
+ */
+function probeWritable(database: BetterSqlite3.Database): void {
+  const version = Number(database.pragma('user_version', { simple: true }));
+  try {
+    database.exec('BEGIN IMMEDIATE');
+  } catch (error) {
+    // Another process writing right now says nothing about permissions.
+    if (storageFaultReason(error) === 'lock_busy') return;
+    throw error;
+  }
+  try {
+    // A write of what is already there, rolled back: only the permission is tested.
+    database.pragma(`user_version = ${version}`);
+  } finally {
+    if (database.inTransaction) database.exec('ROLLBACK');
+  }
+}
+
+/** Which of the database's places cannot be written, if that is why opening failed. */
+function readOnlyPart(dataDir: string, file: string, error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const refused =
+    storageFaultReason(error) === 'read_only' ||
+    code === 'EROFS' ||
+    code === 'EACCES' ||
+    code === 'SQLITE_CANTOPEN';
+  if (!refused) return undefined;
+  if (existsSync(file) && !writable(file)) return `database file ${file}`;
+  if (existsSync(dataDir) && !writable(dataDir)) return `data directory ${dataDir}`;
+  // Neither says so to this process (root, say), but the engine did.
+  return storageFaultReason(error) === 'read_only' ? `database file ${file}` : undefined;
+}
+
+function writable(path: string): boolean {
+  try {
+    accessSync(path, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 async function openPostgres(url: string, poolSize: number): Promise<Kysely<Database>> {
@@ -177,7 +252,7 @@ async function openPostgres(url: string, poolSize: number): Promise<Kysely<Datab
       error,
     );
   }
-  return new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<Database>({ dialect: reportingStorageFaults(new PostgresDialect({ pool })) });
 }
 
 /** The URL without its password, fit for a log line. */

@@ -2,7 +2,8 @@
  * What agents report becomes transcript and session state: streamed output
  * is appended to the turn, a turn's end frees the session (and starts the
  * next queued message), and an agent that exits fails its session and
- * expires its bundles.
+ * expires its bundles. Each write is retried while the storage is
+ * unavailable (`durable-write.ts`): a report is never dropped for that.
  */
 import type { RuntimeEvent, StopReason } from '../agents/index.js';
 import type { TurnOutcome } from '../user-input/index.js';
@@ -20,6 +21,7 @@ import {
 } from '../store/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
+import { writeRetrying } from './durable-write.js';
 
 const TURN_OUTCOMES: Record<StopReason, TurnOutcome> = {
   end_turn: 'normal',
@@ -45,7 +47,7 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
       return endTurn(deps, event);
     case 'agent_session':
       // A session write like any other, though it reports nothing: no subscriber sees this ID.
-      await deps.sessions.write(event.sessionId, ({ tx }) =>
+      await writeRetrying(deps, event.sessionId, ({ tx }) =>
         setAgentSessionId(tx, event.sessionId, event.agentSessionId),
       );
       return;
@@ -58,7 +60,7 @@ type AgentOutput = Extract<RuntimeEvent, { type: 'agent_output' }>;
 
 async function recordOutput(deps: TurnsDeps, event: AgentOutput): Promise<void> {
   if (event.kind !== 'tool_call' && event.content.trim() === '') return;
-  await deps.sessions.write(event.sessionId, async (write) => {
+  await writeRetrying(deps, event.sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
     if (!session) return;
@@ -106,7 +108,7 @@ async function endTurn(
   deps: TurnsDeps,
   event: Extract<RuntimeEvent, { type: 'turn_ended' }>,
 ): Promise<void> {
-  await deps.sessions.write(event.sessionId, async (write) => {
+  await writeRetrying(deps, event.sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
     if (!session) return;
@@ -139,7 +141,7 @@ async function endTurn(
 async function agentExited(deps: TurnsDeps, sessionId: string): Promise<void> {
   // First and on its own: the credential must die with the process even if the session write fails.
   await revokeAgentTokens(deps.store, sessionId);
-  await deps.sessions.write(sessionId, async (write) => {
+  await writeRetrying(deps, sessionId, async (write) => {
     write.moved(
       await transitionSession(
         write.tx,

@@ -88,6 +88,12 @@ export const OUTCOMES = {
       'clarification response is temporarily unavailable; nothing was recorded, retry the same call',
   },
   shutting_down: { status: 503, wire: 'unavailable', message: 'the server is shutting down' },
+  storage_unavailable: {
+    status: 503,
+    wire: 'temporarily_unavailable',
+    message: 'storage is temporarily unavailable; retry shortly',
+    mcpMessage: 'storage is temporarily unavailable; retry the same call shortly',
+  },
   internal: { status: 500, wire: 'internal', message: 'internal error' },
 } as const satisfies Record<string, OutcomeEntry>;
 

@@ -2,7 +2,7 @@
  * `clarion serve` as a process: it serves only after start-up succeeded, and
  * every failure before that ends with one clear line and a non-zero exit.
  */
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,14 +10,16 @@ import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   PENDING_ID_ORDERED_INDEX,
+  SQLITE_FILE,
   connectDatabase,
+  openStore,
   dialectFor,
   schemaSteps,
   type DatabaseTarget,
   type Driver,
 } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { runUntilExit, startServing, type Exited } from '../support/clarion-process.js';
+import { runUntilExit, startServing, type Exited, type RunAs } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 
 function envFor(target: DatabaseTarget): Record<string, string> {
@@ -150,6 +152,42 @@ describe('clarion serve with bad configuration', () => {
     await writeFile(file, 'not a directory');
     const result = await runUntilExit({ CLARION_DATA_DIR: join(file, 'data') });
     expectOneLineFailure(result, /data directory .*a-file\/data is not usable/);
+  });
+
+  /** Root writes any file whatever its mode; the server then runs as nobody. */
+  const unprivileged: RunAs | undefined =
+    process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+
+  /** A data directory holding a database Clarion made, owned by whoever the server runs as. */
+  async function existingDatabase(): Promise<{ dir: string; file: string }> {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-read-only-'));
+    scratch.push(dir);
+    const store = await openStore({ driver: 'sqlite', dataDir: dir });
+    await store.close();
+    const file = join(dir, SQLITE_FILE);
+    if (unprivileged) {
+      await chown(dir, unprivileged.uid, unprivileged.gid);
+      await chown(file, unprivileged.uid, unprivileged.gid);
+    }
+    return { dir, file };
+  }
+
+  it('names a read-only database file', async () => {
+    const { dir, file } = await existingDatabase();
+    await chmod(file, 0o444);
+    const result = await runUntilExit({ CLARION_DATA_DIR: dir }, 30_000, unprivileged);
+    expectOneLineFailure(result, new RegExp(`database file ${file} is read-only`));
+  });
+
+  it('names a read-only data directory', async () => {
+    const { dir } = await existingDatabase();
+    await chmod(dir, 0o555);
+    try {
+      const result = await runUntilExit({ CLARION_DATA_DIR: dir }, 30_000, unprivileged);
+      expectOneLineFailure(result, new RegExp(`data directory ${dir} is read-only`));
+    } finally {
+      await chmod(dir, 0o755);
+    }
   });
 
   it('names a port that is already in use', async () => {

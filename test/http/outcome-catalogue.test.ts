@@ -7,6 +7,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { toolFailure } from '../../src/agents/mcp/results.js';
 import { failureResponse } from '../../src/http/errors.js';
+import { SERVICE_UNAVAILABLE_RETRY_AFTER_S } from '../../src/tunables.js';
 import { failure, OUTCOME_CODES, OUTCOMES, type OutcomeCode } from '../../src/wire/index.js';
 
 async function rest(code: OutcomeCode, message?: string, details?: unknown) {
@@ -16,7 +17,11 @@ async function rest(code: OutcomeCode, message?: string, details?: unknown) {
   );
   const response = await app.request('/');
   const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : (JSON.parse(text) as object) };
+  return {
+    status: response.status,
+    body: text === '' ? undefined : (JSON.parse(text) as object),
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 describe('the outcome catalogue', () => {
@@ -29,6 +34,10 @@ describe('the outcome catalogue', () => {
     } else {
       expect(reply.body).toEqual({ error: entry.message, code: entry.wire });
     }
+    // Every 503 is worth retrying and says when; no other status does.
+    expect(reply.retryAfter).toBe(
+      entry.status === 503 ? String(SERVICE_UNAVAILABLE_RETRY_AFTER_S) : null,
+    );
   });
 
   it.each(OUTCOME_CODES)('maps %s to the same code as an MCP tool error', (code) => {
@@ -46,6 +55,7 @@ describe('the outcome catalogue', () => {
     expect(await rest('invalid_request', 'invalid clarification response', issues)).toEqual({
       status: 400,
       body: { error: 'invalid clarification response', code: 'invalid_request', details: issues },
+      retryAfter: null,
     });
     expect(
       toolFailure(failure('invalid_request', 'invalid clarification response', issues))

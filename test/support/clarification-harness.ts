@@ -24,7 +24,7 @@ import { registerClarificationRoutes } from '../../src/http/clarification-routes
 import type { AppEnv } from '../../src/http/env.js';
 import { handleUnexpectedErrors } from '../../src/http/errors.js';
 import { errorBodyOf } from '../../src/wire/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import type { ResponseObserver } from '../../src/observability/response-observer.js';
 import {
   addWorkspaceMember,
@@ -32,6 +32,7 @@ import {
   messagesByPendingId,
   openStore,
   setSessionState,
+  type DatabaseTarget,
   type Driver,
   type MessageRecord,
   type Store,
@@ -85,10 +86,14 @@ export interface HarnessOptions {
   observer?: ResponseObserver;
   /** The registry's half of pending_action; none by default. */
   userInputPending?: UserInputPending;
+  /** The service's and the routes' logger; silent by default. */
+  logger?: Logger;
 }
 
 export interface Harness {
   store: Store;
+  /** Where the store lives, for other connections and processes. */
+  target: DatabaseTarget;
   seeded: Seeded;
   runtime: TestRuntime;
   events: RecordingPublisher;
@@ -138,7 +143,7 @@ export async function clarificationHarness(
     successors: createSuccessorTurns(options.runtime ?? runtime),
     sessions,
     observer: options.observer ?? observer,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     timers: systemTimers,
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
   });
@@ -149,7 +154,7 @@ export async function clarificationHarness(
   } satisfies Record<string, Principal>;
 
   const app = new Hono<AppEnv>();
-  handleUnexpectedErrors(app, silentLogger);
+  handleUnexpectedErrors(app, options.logger ?? silentLogger);
   app.use('/api/v1/*', async (c, next) => {
     const principal = principals[c.req.header('x-test-principal') as keyof typeof principals];
     if (!(principal as Principal | undefined))
@@ -162,6 +167,7 @@ export async function clarificationHarness(
 
   return {
     store,
+    target: database.target,
     seeded,
     runtime,
     events,

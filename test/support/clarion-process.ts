@@ -25,11 +25,18 @@ export interface Serving {
 
 const SERVING_LINE = /Clarion is serving on (\S+)/;
 
-function start(env: Record<string, string>): ChildProcess {
+/** Another user to run the server as (tests of permissions, which root would bypass). */
+export interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+function start(env: Record<string, string>, runAs?: RunAs): ChildProcess {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
   return spawn(process.execPath, [CLI, 'serve'], {
     env: { PATH: process.env.PATH ?? '', CLARION_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...runAs,
   });
 }
 
@@ -53,8 +60,9 @@ function collect(child: ChildProcess): { exited: Promise<Exited>; output: () => 
 export async function runUntilExit(
   env: Record<string, string>,
   timeoutMs = 30_000,
+  runAs?: RunAs,
 ): Promise<Exited> {
-  const child = start(env);
+  const child = start(env, runAs);
   const { exited } = collect(child);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   try {

@@ -11,7 +11,7 @@ import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.
 import type { Principal } from '../../auth/index.js';
 import { type ClarificationService, type RespondResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
-import type { Store } from '../../store/index.js';
+import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { callContext, type CallContext, type ToolExtra } from './call-context.js';
 import {
   ensureExternalSession,
@@ -95,6 +95,13 @@ export function registerClarionTools(
     try {
       return await body(caller);
     } catch (error) {
+      if (isStorageUnavailable(error)) {
+        logger.error(
+          { err: error, requestId: extra.requestId },
+          'mcp tool call: storage unavailable',
+        );
+        return toolFailure(failure('storage_unavailable'));
+      }
       // Unknown causes are internal, never a client fault, and their text stays in the log.
       logger.error({ err: error, requestId: extra.requestId }, 'mcp tool call failed');
       return toolFailure(failure('internal'));

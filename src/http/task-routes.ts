@@ -84,6 +84,32 @@ export function queueItemView(item: QueuedMessage): UserQueueItem {
   };
 }
 
+/** `cursor` and `limit` of a paged read, or the 400 that says which one is wrong. */
+function pageQuery(
+  c: Context<AppEnv>,
+  defaultLimit: number,
+  maxLimit: number,
+):
+  | { ok: true; cursor: TranscriptCursor | undefined; limit: number }
+  | { ok: false; response: Response } {
+  const rawCursor = c.req.query('cursor');
+  const cursor = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
+  if (rawCursor !== undefined && !cursor) {
+    const response = errorResponse(c, 'invalid_request', 'invalid cursor', [
+      { path: 'cursor', message: 'is not a cursor from this API' },
+    ]);
+    return { ok: false, response };
+  }
+  const limit = Number(c.req.query('limit') ?? defaultLimit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) {
+    const response = errorResponse(c, 'invalid_request', 'invalid limit', [
+      { path: 'limit', message: `must be a whole number from 1 to ${maxLimit}` },
+    ]);
+    return { ok: false, response };
+  }
+  return { ok: true, cursor, limit };
+}
+
 /** Transcript cursors are opaque to clients: base64url of the last row's (created_at, id). */
 export function encodeCursor(cursor: TranscriptCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
@@ -171,22 +197,12 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   });
 
   app.get('/api/v1/decisions', async (c) => {
-    const rawCursor = c.req.query('cursor');
-    const before = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
-    if (rawCursor !== undefined && !before) {
-      return errorResponse(c, 'invalid_request', 'invalid cursor', [
-        { path: 'cursor', message: 'is not a cursor from this API' },
-      ]);
-    }
-    const limit = Number(c.req.query('limit') ?? DEFAULT_DECISION_PAGE);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DECISION_PAGE) {
-      return errorResponse(c, 'invalid_request', 'invalid limit', [
-        { path: 'limit', message: `must be a whole number from 1 to ${MAX_DECISION_PAGE}` },
-      ]);
-    }
+    const query = pageQuery(c, DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);
+    if (!query.ok) return query.response;
+    const { cursor, limit } = query;
     const page = await decisionHistory(deps, c.get('principal'), {
       limit,
-      before: before && { updatedAt: before.createdAt, id: before.id },
+      before: cursor && { updatedAt: cursor.createdAt, id: cursor.id },
     });
     return c.json({
       decisions: page.entries,
@@ -197,19 +213,9 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   });
 
   app.get('/api/v1/sessions/:id/messages', async (c) => {
-    const rawCursor = c.req.query('cursor');
-    const after = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
-    if (rawCursor !== undefined && !after) {
-      return errorResponse(c, 'invalid_request', 'invalid cursor', [
-        { path: 'cursor', message: 'is not a cursor from this API' },
-      ]);
-    }
-    const limit = Number(c.req.query('limit') ?? DEFAULT_TRANSCRIPT_PAGE);
-    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_TRANSCRIPT_PAGE) {
-      return errorResponse(c, 'invalid_request', 'invalid limit', [
-        { path: 'limit', message: `must be a whole number from 1 to ${MAX_TRANSCRIPT_PAGE}` },
-      ]);
-    }
+    const query = pageQuery(c, DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE);
+    if (!query.ok) return query.response;
+    const { cursor: after, limit } = query;
     const result = await sessionTranscript(deps, c.get('principal'), c.req.param('id'), {
       limit,
       after,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodePeerAddress } from '../../src/http/exposure.js';
 import { DRIVERS } from '../support/databases.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
+import { initializeBody } from '../mcp/mcp-harness.js';
 
 const ADMIN_TOKEN = 'exposure-admin-token-0123456789';
 
@@ -96,16 +97,7 @@ describe.each(DRIVERS)('exposure on %s', (driver) => {
   });
 
   it('refuses a foreign Host on /mcp', async () => {
-    const initialize = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'exposure-test', version: '1.0.0' },
-      },
-    });
+    const initialize = initializeBody('exposure-test');
     const headers = {
       ...admin,
       'content-type': 'application/json',

@@ -8,7 +8,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
+import {
+  initializeBody,
+  mcpHarness,
+  structured,
+  toolErrorText,
+  type McpHarness,
+} from './mcp-harness.js';
 
 describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
   let m: McpHarness;
@@ -30,28 +36,19 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
   }
 
   it('refuses requests without a valid bearer token with 401 JSON', async () => {
-    const init = {
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'x', version: '1' },
-      },
-    };
+    const init = initializeBody('x');
     const headers = {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
-    const bare = await fetch(m.url, { method: 'POST', headers, body: JSON.stringify(init) });
+    const bare = await fetch(m.url, { method: 'POST', headers, body: init });
     expect(bare.status).toBe(401);
     expect(await bare.json()).toEqual({ error: 'authentication required', code: 'unauthorized' });
     for (const authorization of ['Bearer clr_unknown', 'Basic abc', 'Bearer']) {
       const refused = await fetch(m.url, {
         method: 'POST',
         headers: { ...headers, authorization },
-        body: JSON.stringify(init),
+        body: init,
       });
       expect(refused.status).toBe(401);
     }
@@ -59,7 +56,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     const cookie = await fetch(m.url, {
       method: 'POST',
       headers: { ...headers, cookie: 'clarion_session=clr_whatever' },
-      body: JSON.stringify(init),
+      body: init,
     });
     expect(cookie.status).toBe(401);
   });

@@ -181,3 +181,17 @@ export function toolErrorText(result: CallToolResult): string {
   const text = result.content[0];
   return text?.type === 'text' ? text.text : '';
 }
+
+/** A raw JSON-RPC `initialize` body, for tests that speak to `/mcp` without the SDK. */
+export function initializeBody(clientName: string): string {
+  return JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'initialize',
+    params: {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name: clientName, version: '1.0.0' },
+    },
+  });
+}

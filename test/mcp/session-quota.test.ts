@@ -9,18 +9,9 @@ import { ensureExternalSession } from '../../src/agents/mcp/external-session.js'
 import type { RepeatingTimers } from '../../src/support/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
+import { initializeBody, mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
-const INITIALIZE = JSON.stringify({
-  jsonrpc: '2.0',
-  id: 1,
-  method: 'initialize',
-  params: {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'flood', version: '1' },
-  },
-});
+const INITIALIZE = initializeBody('flood');
 
 /** One raw `initialize`, its body read to the end. */
 async function initialize(m: McpHarness, token: string) {

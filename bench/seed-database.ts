@@ -47,7 +47,12 @@ export interface SeededAgent {
 
 const HOLDER_TABLE = 'bench_holders';
 
-export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Promise<SeededAgent[]> {
+/**
+ * Seeds `plan`; returns the agent sessions it made. Their tokens come from
+ * `mintAgentTokens` once the server runs: a server's start revokes every agent
+ * token an earlier process left (they would outlive their agents).
+ */
+export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Promise<string[]> {
   const store = await openStore(target);
   try {
     const admin =
@@ -55,7 +60,7 @@ export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Prom
       (await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN })).admin;
     const [workspace] = await listMemberWorkspaces(store, admin.id);
     if (!workspace) throw new Error('bootstrap made no admin workspace');
-    const agents: SeededAgent[] = [];
+    const sessions: string[] = [];
     for (let index = 0; index < plan.agents; index++) {
       const task = await createTask(store, {
         workspaceId: workspace.id,
@@ -64,12 +69,7 @@ export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Prom
       });
       const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
       await startTurn(store, { sessionId: session.id, taskId: task.id });
-      const { secret } = await issueToken(store, {
-        kind: 'agent',
-        userId: admin.id,
-        sessionId: session.id,
-      });
-      agents.push({ sessionId: session.id, secret });
+      sessions.push(session.id);
     }
     if (plan.detached > 0) {
       const holders = Math.ceil(plan.detached / plan.detachedPerSession);
@@ -83,6 +83,26 @@ export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Prom
           seed: plan.seed,
         });
       }
+    }
+    return sessions;
+  } finally {
+    await store.close();
+  }
+}
+
+/** An agent token per seeded session, as the admin; call it while the server runs. */
+export async function mintAgentTokens(
+  target: DatabaseTarget,
+  sessionIds: readonly string[],
+): Promise<SeededAgent[]> {
+  const store = await openStore(target);
+  try {
+    const admin = await firstAdmin(store);
+    if (!admin) throw new Error('the seeded database has no admin');
+    const agents: SeededAgent[] = [];
+    for (const sessionId of sessionIds) {
+      const { secret } = await issueToken(store, { kind: 'agent', userId: admin.id, sessionId });
+      agents.push({ sessionId, secret });
     }
     return agents;
   } finally {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DatabaseTarget, Driver } from '../src/store/index.js';
 import type { BenchPostgres } from './postgres.js';
-import { seedDatabase, type SeedPlan, type SeededAgent } from './seed-database.js';
+import { mintAgentTokens, seedDatabase, type SeedPlan, type SeededAgent } from './seed-database.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
 
 export interface SeededServer {
@@ -42,10 +42,13 @@ export async function startSeededServer(
       drop = () => database.drop();
       target = { driver: 'postgres', url: database.url };
     }
-    const agents = await seedDatabase(target, plan);
+    const sessions = await seedDatabase(target, plan);
     server = await startServerProcess(target);
     const seeded = target;
-    return { server, target, agents, grow: (plan) => seedDatabase(seeded, plan), close };
+    const agents = await mintAgentTokens(seeded, sessions);
+    const grow = async (more: SeedPlan) =>
+      mintAgentTokens(seeded, await seedDatabase(seeded, more));
+    return { server, target, agents, grow, close };
   } catch (error) {
     await close();
     throw error;

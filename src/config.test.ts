@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
+import { AGENTS_PER_SERVER, AGENTS_PER_USER } from './tunables.js';
 
 describe('loadConfig', () => {
   it('defaults to SQLite in ./.clarion on 127.0.0.1:7420', () => {
@@ -16,7 +17,10 @@ describe('loadConfig', () => {
   });
 
   it('reads the running-agent quotas, 8 per user and 32 per server unless set', () => {
-    expect(loadConfig({}).agentQuota).toEqual({ perUser: 8, perServer: 32 });
+    expect(loadConfig({}).agentQuota).toEqual({
+      perUser: AGENTS_PER_USER,
+      perServer: AGENTS_PER_SERVER,
+    });
     expect(
       loadConfig({ CLARION_AGENTS_PER_USER: '2', CLARION_AGENTS_PER_SERVER: '100' }).agentQuota,
     ).toEqual({ perUser: 2, perServer: 100 });

@@ -84,9 +84,9 @@ export const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
 
 // ---------------------------------------------------------------- quotas (issue 17)
 /** Agent processes running at once on behalf of one user (the task's owner); `CLARION_AGENTS_PER_USER`. */
-export const AGENTS_PER_USER = 8;
+export const AGENTS_PER_USER = 16;
 /** Agent processes running at once on the whole server; `CLARION_AGENTS_PER_SERVER`. */
-export const AGENTS_PER_SERVER = 32;
+export const AGENTS_PER_SERVER = 64;
 /** Open MCP sessions of one principal: a user token, or one session's agent token. */
 export const MCP_SESSIONS_PER_PRINCIPAL = 16;
 /**
@@ -96,8 +96,8 @@ export const MCP_SESSIONS_PER_PRINCIPAL = 16;
 export const MCP_SESSIONS_PER_USER = MCP_SESSIONS_PER_PRINCIPAL * (1 + AGENTS_PER_USER);
 /**
  * Open MCP sessions on the whole server, a memory bound. Above
- * `MCP_SESSIONS_PER_USER` (144), so no one user can fill it alone; it takes
- * seven users at their own limit, each with every session busy, before anyone
+ * `MCP_SESSIONS_PER_USER` (272), so no one user can fill it alone; it takes
+ * four users at their own limit, each with every session busy, before anyone
  * is refused for the server's sake.
  */
 export const MCP_SESSIONS_PER_SERVER = 1_000;

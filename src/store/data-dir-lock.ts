@@ -16,7 +16,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { StoreOpenError } from './open.js';
+import { unusableDataDir } from './open.js';
 
 export const LOCK_FILE = 'server.lock';
 export const PID_FILE = 'server.pid';
@@ -46,17 +46,14 @@ export interface DataDirLock {
 /** Takes the data directory's lock, or throws `DataDirLockedError` at once without waiting. */
 export function lockDataDir(dataDir: string, pid: number = process.pid): DataDirLock {
   const pidFile = join(dataDir, PID_FILE);
+  const lockFile = join(dataDir, LOCK_FILE);
   let lock: BetterSqlite3.Database;
   try {
     mkdirSync(dataDir, { recursive: true });
     // No busy wait: a held lock is an answer, not something to wait out.
-    lock = new BetterSqlite3(join(dataDir, LOCK_FILE), { timeout: 0 });
+    lock = new BetterSqlite3(lockFile, { timeout: 0 });
   } catch (error) {
-    throw new StoreOpenError(
-      'data_dir_unusable',
-      `data directory ${dataDir} is not usable: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    throw unusableDataDir(dataDir, lockFile, error);
   }
   try {
     lock.pragma('locking_mode = EXCLUSIVE');
@@ -69,11 +66,7 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
   } catch (error) {
     lock.close();
     if (isBusy(error)) throw new DataDirLockedError(dataDir, readPid(pidFile));
-    throw new StoreOpenError(
-      'data_dir_unusable',
-      `data directory ${dataDir} is not usable: cannot lock ${LOCK_FILE}: ${error instanceof Error ? error.message : String(error)}`,
-      error,
-    );
+    throw unusableDataDir(dataDir, lockFile, error);
   }
   writeFileSync(pidFile, `${pid}\n`);
   let held = true;

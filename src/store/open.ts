@@ -161,20 +161,7 @@ function openSqlite(dataDir: string): Connection {
     database.pragma('journal_mode = WAL');
     probeWritable(database);
   } catch (error) {
-    const readOnly = readOnlyPart(dataDir, file, error);
-    if (readOnly) {
-      throw new StoreOpenError(
-        'database_read_only',
-        `${readOnly} is read-only; Clarion must be able to write it ` +
-          `(check its permissions and the file system): ${describe(error)}`,
-        error,
-      );
-    }
-    throw new StoreOpenError(
-      'data_dir_unusable',
-      `data directory ${dataDir} is not usable: ${describe(error)}`,
-      error,
-    );
+    throw unusableDataDir(dataDir, file, error);
   }
   database.pragma('foreign_keys = ON');
   // NORMAL is durable across application crashes in WAL mode; only an OS
@@ -208,6 +195,27 @@ function probeWritable(database: BetterSqlite3.Database): void {
   } finally {
     if (database.inTransaction) database.exec('ROLLBACK');
   }
+}
+
+/**
+ * Why a SQLite file in `dataDir` could not be opened or written, as the
+ * start-up error: a read-only file or directory is named as such.
+ */
+export function unusableDataDir(dataDir: string, file: string, error: unknown): StoreOpenError {
+  const readOnly = readOnlyPart(dataDir, file, error);
+  if (readOnly) {
+    return new StoreOpenError(
+      'database_read_only',
+      `${readOnly} is read-only; Clarion must be able to write it ` +
+        `(check its permissions and the file system): ${describe(error)}`,
+      error,
+    );
+  }
+  return new StoreOpenError(
+    'data_dir_unusable',
+    `data directory ${dataDir} is not usable: ${describe(error)}`,
+    error,
+  );
 }
 
 /** Which of the database's places cannot be written, if that is why opening failed. */

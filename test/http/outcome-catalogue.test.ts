@@ -34,10 +34,12 @@ describe('the outcome catalogue', () => {
     } else {
       expect(reply.body).toEqual({ error: entry.message, code: entry.wire });
     }
-    // Every 503 is worth retrying and says when; no other status does.
-    expect(reply.retryAfter).toBe(
-      entry.status === 503 ? String(SERVICE_UNAVAILABLE_RETRY_AFTER_S) : null,
-    );
+    // Every 503 is worth retrying and says when, and so does a quota; no other status does.
+    const entryRetryAfterS: number | undefined =
+      'retryAfterS' in entry ? entry.retryAfterS : undefined;
+    const expected =
+      entryRetryAfterS ?? (entry.status === 503 ? SERVICE_UNAVAILABLE_RETRY_AFTER_S : undefined);
+    expect(reply.retryAfter).toBe(expected === undefined ? null : String(expected));
   });
 
   it.each(OUTCOME_CODES)('maps %s to the same code as an MCP tool error', (code) => {

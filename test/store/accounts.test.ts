@@ -67,6 +67,7 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
       expect(await resolveToken(store, secret, 'bearer')).toEqual({
         kind: 'user',
         userId: user.id,
+        name: user.name,
         isAdmin: true,
       });
       expect(await resolveToken(store, secret, 'cookie')).toBeUndefined();
@@ -241,6 +242,7 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
       expect(await resolveToken(store, ADMIN_TOKEN, 'bearer')).toEqual({
         kind: 'user',
         userId: first.admin.id,
+        name: 'admin',
         isAdmin: true,
       });
 
@@ -270,6 +272,7 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
       expect(await resolveToken(store, rotated, 'bearer')).toEqual({
         kind: 'user',
         userId: first.admin.id,
+        name: 'admin',
         isAdmin: true,
       });
 

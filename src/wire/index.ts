@@ -41,7 +41,16 @@ export {
   MAX_WAIT_SECONDS,
   MIN_OPTIONS,
 } from './limits.js';
-export { codePoints, textProblem } from './text.js';
+export {
+  answerText,
+  codePoints,
+  decodeUtf8,
+  isBlankText,
+  storableText,
+  textIssues,
+  textProblem,
+  type TextIssue,
+} from './text.js';
 export {
   CLARIFICATION_TYPE,
   ROW_STATUSES,

@@ -11,7 +11,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { errorResponse } from './errors.js';
-import { decodeUtf8, MAX_BODY_BYTES, textIssues } from '../wire/index.js';
+import { decodeUtf8, MAX_BODY_BYTES, textIssues, textProblem } from '../wire/index.js';
 
 const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -77,6 +77,23 @@ async function measureBody(c: Context, limit: number): Promise<number | 'too_lar
   }
   c.req.raw = new Request(raw, { body: Buffer.concat(chunks) });
   return size;
+}
+
+/**
+ * Answers 404 with `message` when a path parameter of the route holds text no
+ * record ID can: a NUL (`%00`), which PostgreSQL refuses as a query parameter
+ * (a 500). Such an ID is as unknown as any other, so it gets the route's
+ * not-found reply without a query.
+ */
+export function storableParams(message: string): MiddlewareHandler {
+  return async (c, next) => {
+    const params: Record<string, string> = c.req.param();
+    if (Object.values(params).some((value) => textProblem(value) !== undefined)) {
+      return errorResponse(c, 'not_found', message);
+    }
+    await next();
+    return;
+  };
 }
 
 export interface IssueDetail {

@@ -44,7 +44,7 @@ import {
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { sessionTranscript } from '../turns/index.js';
-import { parseJsonBody } from './request-guards.js';
+import { parseJsonBody, storableParams } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {
   return {
@@ -131,6 +131,10 @@ function sessionQueueView(queue: SessionQueue): (UserQueueItem | MachineQueueIte
 }
 
 export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
+  // A wildcard also matches the bare `/:id`, and keeps these out of the route table.
+  app.use('/api/v1/tasks/:id/*', storableParams('task not found'));
+  app.use('/api/v1/sessions/:id/*', storableParams('session not found'));
+  app.use('/api/v1/sessions/:id/queue/:itemId/*', storableParams('queued message not found'));
   app.post('/api/v1/tasks', async (c) => {
     const body = await parseJsonBody(c, createTaskBody);
     if (!body.ok) return body.response;

@@ -45,11 +45,11 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
   const host = new TestHost();
   const clients: Client[] = [];
 
-  function rest(method: string, path: string, body: string | Uint8Array) {
+  function rest(method: string, path: string, body?: string | Uint8Array) {
     return fetch(`${running.server.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-      body,
+      ...(body === undefined ? {} : { body }),
     });
   }
 
@@ -171,6 +171,54 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
     expect(failures, failures.join('\n')).toEqual([]);
     expect(await fingerprint(running.server.store)).toEqual(before);
     expect(await statuses(targets.pendingId)).toEqual(['pending', 'pending']);
+  });
+
+  it('answers not-found for record IDs in the path that hold NUL, without a query', async () => {
+    const before = await fingerprint(running.server.store);
+    const nul = encodeURIComponent('\u0000');
+    const { sessionId, workspaceId } = targets;
+    const cases: [string, string, unknown?][] = [
+      ['GET', `/api/v1/tasks/${nul}/sessions`],
+      ['DELETE', `/api/v1/tasks/a${nul}`],
+      ['GET', `/api/v1/sessions/${nul}/messages`],
+      [
+        'POST',
+        `/api/v1/sessions/${sessionId}${nul}/messages`,
+        { text: 'x', admission_key: 'k-nul' },
+      ],
+      ['POST', `/api/v1/sessions/${nul}/cancel`],
+      ['DELETE', `/api/v1/sessions/${nul}`],
+      ['GET', `/api/v1/sessions/${nul}/queue`],
+      ['DELETE', `/api/v1/sessions/${nul}/queue`],
+      ['PUT', `/api/v1/sessions/${nul}/queue/order`, { ids: [] }],
+      ['PATCH', `/api/v1/sessions/${sessionId}/queue/${nul}`, { text: 'x' }],
+      ['DELETE', `/api/v1/sessions/${sessionId}/queue/${nul}`],
+      ['GET', `/api/v1/workspaces/${nul}/members`],
+      ['POST', `/api/v1/workspaces/${nul}/members`, { user_id: adminId }],
+      ['DELETE', `/api/v1/workspaces/${workspaceId}/members/${nul}`],
+      ['POST', `/api/v1/user-inputs/${nul}/respond`, { decision: 'done' }],
+      ['GET', `/api/v1/clarification/${nul}`],
+    ];
+    const failures: string[] = [];
+    for (const [method, path, body] of cases) {
+      const response = await rest(
+        method,
+        path,
+        body === undefined ? undefined : JSON.stringify(body),
+      );
+      const text = await response.text();
+      let code: unknown;
+      try {
+        code = (JSON.parse(text) as ErrorReply).code;
+      } catch {
+        code = undefined;
+      }
+      if (response.status !== 404 || code !== 'not_found') {
+        failures.push(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+      }
+    }
+    expect(failures, failures.join('\n')).toEqual([]);
+    expect(await fingerprint(running.server.store)).toEqual(before);
   });
 
   it('refuses request bodies that are not UTF-8 on REST and on /mcp instead of reading U+FFFD', async () => {

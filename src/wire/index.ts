@@ -46,6 +46,8 @@ export {
   codePoints,
   decodeUtf8,
   isBlankText,
+  storableJson,
+  storableLabel,
   storableText,
   textIssues,
   textProblem,

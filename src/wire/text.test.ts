@@ -4,6 +4,8 @@ import {
   answerText,
   decodeUtf8,
   isBlankText,
+  storableJson,
+  storableLabel,
   storableText,
   textIssues,
   textProblem,
@@ -71,10 +73,22 @@ describe('the text rules', () => {
     expect(answerText('  zero\u200bwidth  ')).toBe('zero\u200bwidth');
   });
 
-  it('makes a label storable without splitting a pair', () => {
-    expect(storableText('claude\u0000code\ud800', 200)).toBe('claudecode\ufffd');
-    expect(storableText('x🦀🦀', 2)).toBe('x🦀');
-    expect(storableText('🦀'.repeat(300), 200)).toBe('🦀'.repeat(200));
+  it('makes text from sources it cannot refuse storable', () => {
+    expect(storableText('a\u0000b\ud800c\n')).toBe('ab\ufffdc\n');
+    expect(storableText('🦀 fine')).toBe('🦀 fine');
+    const clean = { a: ['x'], n: 1 };
+    expect(storableJson(clean)).toBe(clean);
+    expect(storableJson({ 'k\u0000': ['\udfffx', { deep: 'y\u0000' }], n: 1, z: null })).toEqual({
+      k: ['\ufffdx', { deep: 'y' }],
+      n: 1,
+      z: null,
+    });
+  });
+
+  it('makes a label storable, on one line, without splitting a pair', () => {
+    expect(storableLabel('claude\u0000code\ud800\n', 200)).toBe('claudecode\ufffd');
+    expect(storableLabel('x🦀🦀', 2)).toBe('x🦀');
+    expect(storableLabel('🦀'.repeat(300), 200)).toBe('🦀'.repeat(200));
   });
 
   it('decodes UTF-8 strictly', () => {

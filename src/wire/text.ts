@@ -92,20 +92,49 @@ export function answerText(value: string): string {
 }
 
 /**
- * Text from a source that cannot be refused (an MCP client's self-chosen
- * name), made storable and cut to `maxCodePoints` without splitting a pair:
- * NUL and other control characters dropped, unpaired surrogates as U+FFFD.
+ * Text from a source that cannot be refused (an agent's output), made
+ * storable: NUL dropped, unpaired surrogates as U+FFFD.
  */
-export function storableText(value: string, maxCodePoints: number): string {
+export function storableText(value: string): string {
+  if (textProblem(value) === undefined) return value;
   let kept = '';
-  let count = 0;
+  // A string iterates by code point; an unpaired surrogate comes out alone.
   for (const char of value) {
-    if (count >= maxCodePoints) break;
-    // A string iterates by code point; an unpaired surrogate comes out alone.
     const unit = char.charCodeAt(0);
     if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) kept += '\ufffd';
-    else if (!CONTROL.test(char)) kept += char;
-    else continue;
+    else if (char !== '\u0000') kept += char;
+  }
+  return kept;
+}
+
+/** `storableText` for every string of a JSON value, keys included; the value itself when all are. */
+export function storableJson<T>(value: T): T {
+  if (textIssues(value).length === 0) return value;
+  const clean = (item: unknown): unknown => {
+    if (typeof item === 'string') return storableText(item);
+    if (Array.isArray(item)) return item.map(clean);
+    if (typeof item === 'object' && item !== null) {
+      return Object.fromEntries(
+        Object.entries(item).map(([key, child]) => [storableText(key), clean(child)]),
+      );
+    }
+    return item;
+  };
+  return clean(value) as T;
+}
+
+/**
+ * A label from a source that cannot be refused (an MCP client's self-chosen
+ * name), storable, on one line, and cut to `maxCodePoints` without splitting
+ * a pair.
+ */
+export function storableLabel(value: string, maxCodePoints: number): string {
+  let kept = '';
+  let count = 0;
+  for (const char of storableText(value)) {
+    if (count >= maxCodePoints) break;
+    if (CONTROL.test(char)) continue;
+    kept += char;
     count++;
   }
   return kept;

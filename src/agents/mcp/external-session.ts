@@ -9,7 +9,7 @@
  * workspaces), once per MCP session: the caller caches the result and only
  * re-checks that the session is still live.
  */
-import { isBlankText, MAX_TASK_TITLE_CHARS, storableText } from '../../wire/index.js';
+import { isBlankText, MAX_TASK_TITLE_CHARS, storableLabel } from '../../wire/index.js';
 import {
   createSession,
   createTask,
@@ -42,7 +42,7 @@ export type ExternalSessionResult =
  * the cut never splits a pair, and a name with nothing visible is no name.
  */
 export function externalTaskTitle(clientName: string | undefined): string {
-  const name = storableText((clientName ?? '').trim(), MAX_TASK_TITLE_CHARS).trim();
+  const name = storableLabel((clientName ?? '').trim(), MAX_TASK_TITLE_CHARS).trim();
   return isBlankText(name) ? DEFAULT_EXTERNAL_TASK_TITLE : name;
 }
 

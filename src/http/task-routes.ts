@@ -18,6 +18,7 @@ import {
   messageBody,
   queueEditBody,
   queueOrderBody,
+  textIssues,
   type MachineQueueItem,
   type SessionView,
   type TaskView,
@@ -94,7 +95,9 @@ export function decodeCursor(value: string): TranscriptCursor | undefined {
       Array.isArray(parsed) &&
       parsed.length === 2 &&
       typeof parsed[0] === 'string' &&
-      typeof parsed[1] === 'string'
+      typeof parsed[1] === 'string' &&
+      // Clarion never writes NUL into a cursor, and PostgreSQL would refuse it as a parameter.
+      textIssues(parsed).length === 0
     ) {
       return { createdAt: parsed[0], id: parsed[1] };
     }

@@ -173,7 +173,7 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
     expect(await statuses(targets.pendingId)).toEqual(['pending', 'pending']);
   });
 
-  it('answers not-found for record IDs in the path that hold NUL, without a query', async () => {
+  it('answers not-found for record IDs in the path that hold NUL, and refuses such cursors, without a query', async () => {
     const before = await fingerprint(running.server.store);
     const nul = encodeURIComponent('\u0000');
     const { sessionId, workspaceId } = targets;
@@ -199,6 +199,12 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
       ['POST', `/api/v1/user-inputs/${nul}/respond`, { decision: 'done' }],
       ['GET', `/api/v1/clarification/${nul}`],
     ];
+    // Cursors are opaque, but a crafted one could still carry NUL into a query: unreadable, 400.
+    const cursor = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
+    const cursors = [
+      `/api/v1/pending?cursor=${cursor('2026-12-01T00:00:00.000000000Z|\u0000')}`,
+      `/api/v1/sessions/${sessionId}/messages?cursor=${cursor('["2026-12-01T00:00:00.000000000Z","\u0000"]')}`,
+    ];
     const failures: string[] = [];
     for (const [method, path, body] of cases) {
       const response = await rest(
@@ -215,6 +221,13 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
       }
       if (response.status !== 404 || code !== 'not_found') {
         failures.push(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
+      }
+    }
+    for (const path of cursors) {
+      const response = await rest('GET', path);
+      const text = await response.text();
+      if (response.status !== 400 || !text.includes('"invalid_request"')) {
+        failures.push(`GET ${path}: ${response.status} ${text.slice(0, 200)}`);
       }
     }
     expect(failures, failures.join('\n')).toEqual([]);

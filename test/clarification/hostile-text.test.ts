@@ -14,6 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
+import { getSession } from '../../src/store/index.js';
 import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import {
@@ -358,6 +359,9 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
 
     // The agent's turn ends, so the answer can start the turn that carries it.
     host.endTurn(targets.sessionId);
+    await eventually(
+      async () => (await getSession(running.server.store, targets.sessionId))?.state === 'idle',
+    );
     const client = (await connect(ADMIN_TOKEN)).client;
     const answered = await call(client, 'answer_question', {
       pending_id: targets.pendingId,

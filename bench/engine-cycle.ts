@@ -67,14 +67,23 @@ export async function engineAgents(instance: ClarionInstance, count: number): Pr
   const sessions = await instance.seedSessions(count);
   const handOff = new QuestionHandOff();
   const engine = clarificationEngine(store, handOff);
-  const person: Principal = { kind: 'user', userId: instance.adminUserId, isAdmin: true };
+  const person: Principal = {
+    kind: 'user',
+    userId: instance.adminUserId,
+    name: 'Test user',
+    isAdmin: true,
+  };
   let tag = 0;
 
   /** One cycle in `sessionId`; true when the ask returned the person's answer. */
   async function cycle(sessionId: string): Promise<boolean> {
     const asked = handOff.next(sessionId);
     const waiting = engine.ask(sessionId, askArgs(`engine ${String(tag++)}`));
-    const answered = await engine.respond(person, await asked, ANSWER);
+    const answered = await engine.respond(
+      { principal: person, surface: 'rest' },
+      await asked,
+      ANSWER,
+    );
     const outcome = await waiting;
     return answered.ok && outcome.ok && outcome.outcome === 'answered';
   }

@@ -169,6 +169,7 @@ async function claimPlanOf(store: Store): Promise<string[]> {
     responses: new Map([['q1', { question_id: 'q1' }]]),
     rejectReason: '',
     respondedAt: store.clock.timestamp(),
+    respondedBy: { user_id: 'bench', name: 'Bench', surface: 'rest' },
   }).compile();
   return store.dialect.explain(store.db, claim);
 }

@@ -15,6 +15,19 @@ describe('loadConfig', () => {
     expect([...loadConfig({}).agentProfiles.keys()]).toEqual(['demo']);
   });
 
+  it('reads the running-agent quotas, 8 per user and 32 per server unless set', () => {
+    expect(loadConfig({}).agentQuota).toEqual({ perUser: 8, perServer: 32 });
+    expect(
+      loadConfig({ CLARION_AGENTS_PER_USER: '2', CLARION_AGENTS_PER_SERVER: '100' }).agentQuota,
+    ).toEqual({ perUser: 2, perServer: 100 });
+    expect(() => loadConfig({ CLARION_AGENTS_PER_USER: '0' })).toThrow(
+      'CLARION_AGENTS_PER_USER must be at least 1',
+    );
+    expect(() => loadConfig({ CLARION_AGENTS_PER_SERVER: 'many' })).toThrow(
+      'CLARION_AGENTS_PER_SERVER must be a number',
+    );
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ CLARION_PORT: '', DATABASE_URL: '' }).port).toBe(7420);
   });

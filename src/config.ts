@@ -9,6 +9,8 @@ import { AgentProfileConfigError, loadAgentProfiles } from './agents/profiles.js
 import type { AgentProfile } from './agents/runtime.js';
 import { adminTokenProblem } from './auth/bootstrap.js';
 import type { DatabaseTarget } from './store/index.js';
+import { AGENTS_PER_SERVER, AGENTS_PER_USER } from './tunables.js';
+import type { AgentQuotaLimits } from './turns/agent-quota.js';
 
 export interface Config {
   readonly host: string;
@@ -22,6 +24,8 @@ export interface Config {
   readonly publicOrigin: string | undefined;
   /** Agent command lines by profile name; always has the demo agent. */
   readonly agentProfiles: ReadonlyMap<string, AgentProfile>;
+  /** Running agents per user and per server; the tunables' defaults when absent. */
+  readonly agentQuota?: AgentQuotaLimits;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -41,6 +45,12 @@ const nonEmpty = (name: string) =>
     .string({ error: `${name} must be a string` })
     .trim()
     .min(1, `${name} must not be empty`);
+
+const quota = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(1, `${name} must be at least 1`);
 
 const environment = z.object({
   CLARION_PORT: z.coerce
@@ -68,6 +78,8 @@ const environment = z.object({
       if (problem) ctx.addIssue({ code: 'custom', message: problem });
     })
     .optional(),
+  CLARION_AGENTS_PER_USER: quota('CLARION_AGENTS_PER_USER').default(AGENTS_PER_USER),
+  CLARION_AGENTS_PER_SERVER: quota('CLARION_AGENTS_PER_SERVER').default(AGENTS_PER_SERVER),
   CLARION_PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
     .transform((url) => new URL(url).origin)
@@ -103,5 +115,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     adminToken: settings.CLARION_ADMIN_TOKEN,
     publicOrigin: settings.CLARION_PUBLIC_ORIGIN,
     agentProfiles,
+    agentQuota: {
+      perUser: settings.CLARION_AGENTS_PER_USER,
+      perServer: settings.CLARION_AGENTS_PER_SERVER,
+    },
   };
 }

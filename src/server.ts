@@ -34,6 +34,7 @@ import {
   type Store,
 } from './store/index.js';
 import { systemTimers } from './support/timers.js';
+import { AgentQuota, DEFAULT_AGENT_QUOTA } from './turns/agent-quota.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
@@ -123,6 +124,10 @@ export async function startServer(
       profiles: config.agentProfiles,
       mcpUrl: () => `${url}/mcp`,
       agentCwd: process.cwd(),
+      agentQuota: new AgentQuota(
+        (sessionId) => host.isStarted(sessionId),
+        config.agentQuota ?? DEFAULT_AGENT_QUOTA,
+      ),
     };
     const clarification = new ClarificationService({
       store,

@@ -36,8 +36,10 @@ export const AGENT_OUTPUT_FLUSH_INTERVAL_MS = 200;
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
 /** MCP progress notifications keep clients from timing out a long wait (DESIGN §5). */
 export const MCP_PROGRESS_INTERVAL_MS = 20_000;
-/** An MCP session without calls for this long is closed. */
-export const MCP_SESSION_IDLE_MS = 60 * 60 * 1000;
+/** An MCP session without calls for this long is closed (clients initialize again). */
+export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
+/** How often idle MCP sessions are looked for. */
+export const MCP_SESSION_SWEEP_INTERVAL_MS = 60 * 1000;
 /** The demo agent's `/ask-detach`: how long it waits before its call gives up. */
 export const DEMO_DETACH_AFTER_MS = 2_000;
 /** The demo agent's MCP client: a call with no reply for this long fails. */
@@ -64,3 +66,23 @@ export const WAL_CHECKPOINT_INTERVAL_MS = 200;
 export const WAL_CHECKPOINTER_STOP_TIMEOUT_MS = 5_000;
 /** Planner statistics refresh. */
 export const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
+
+// ---------------------------------------------------------------- quotas (issue 17)
+/** Agent processes running at once on behalf of one user (the task's owner); `CLARION_AGENTS_PER_USER`. */
+export const AGENTS_PER_USER = 8;
+/** Agent processes running at once on the whole server; `CLARION_AGENTS_PER_SERVER`. */
+export const AGENTS_PER_SERVER = 32;
+/** Open MCP sessions of one principal: a user token, or one session's agent token. */
+export const MCP_SESSIONS_PER_PRINCIPAL = 16;
+/**
+ * Open MCP sessions of all principals of one user together: their own token
+ * plus the agent token of each agent that may run for them.
+ */
+export const MCP_SESSIONS_PER_USER = MCP_SESSIONS_PER_PRINCIPAL * (1 + AGENTS_PER_USER);
+/**
+ * Open MCP sessions on the whole server, a memory bound. Above
+ * `MCP_SESSIONS_PER_USER` (144), so no one user can fill it alone; it takes
+ * seven users at their own limit, each with every session busy, before anyone
+ * is refused for the server's sake.
+ */
+export const MCP_SESSIONS_PER_SERVER = 1_000;

@@ -26,7 +26,7 @@ export {
   type BootstrapOptions,
   type BootstrapResult,
 } from './bootstrap.js';
-export type { Principal } from './principal.js';
+export { responderOf, type DecisionSurface, type Principal, type Responder } from './principal.js';
 export {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,

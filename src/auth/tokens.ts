@@ -86,7 +86,7 @@ export async function resolveToken(
     if (token.sessionId === null) return undefined;
     return { kind: 'agent', userId: token.userId, sessionId: token.sessionId };
   }
-  return { kind: 'user', userId: token.userId, isAdmin: token.isAdmin };
+  return { kind: 'user', userId: token.userId, name: token.userName, isAdmin: token.isAdmin };
 }
 
 export type SignInOutcome =

@@ -294,8 +294,15 @@ describe('readBundle', () => {
   });
 });
 
+const ADA = { user_id: 'user-ada', name: 'Ada', surface: 'web' } as const;
+
 function answeredRow(n: number, answer: Answer, respondedAt = '2026-05-05T00:00:00.000000000Z') {
-  return row(n, { status: 'answered', response: answer, responded_at: respondedAt });
+  return row(n, {
+    status: 'answered',
+    response: answer,
+    responded_at: respondedAt,
+    responded_by: ADA,
+  });
 }
 
 describe('winnerResponse', () => {
@@ -324,6 +331,7 @@ describe('winnerResponse', () => {
       rejected: false,
       reject_reason: '',
       responded_at: '2026-05-05T00:00:00.000000000Z',
+      responded_by: ADA,
     });
   });
 
@@ -347,6 +355,7 @@ describe('winnerResponse', () => {
         status: 'rejected',
         reject_reason: 'wrong question',
         responded_at: '2026-06-06T00:00:00.000000000Z',
+        responded_by: { user_id: 'user-bo', name: 'Bo', surface: 'mcp' },
         // A stray stored response is never surfaced for a rejection.
         response: { question_id: 'q1', selected_options: ['q1_opt1'], custom_text: '' },
       }),
@@ -358,6 +367,7 @@ describe('winnerResponse', () => {
       rejected: true,
       reject_reason: 'wrong question',
       responded_at: '2026-06-06T00:00:00.000000000Z',
+      responded_by: { user_id: 'user-bo', name: 'Bo', surface: 'mcp' },
     });
   });
 
@@ -396,7 +406,19 @@ describe('winnerResponse', () => {
       rejected: false,
       reject_reason: '',
       responded_at: '2026-08-08T00:00:00.000000000Z',
+      responded_by: ADA,
     });
+  });
+
+  it.each([
+    ['absent', undefined],
+    ['not an object', 'Ada'],
+    ['an unknown surface', { user_id: 'u', name: 'Ada', surface: 'telepathy' }],
+    ['no user', { name: 'Ada', surface: 'web' }],
+  ])('reports no responder when the stored one is %s', (_case, stored) => {
+    const a1: Answer = { question_id: 'q1', selected_options: ['q1_opt1'], custom_text: '' };
+    const bundle = read([row(1, { status: 'answered', response: a1, responded_by: stored })]);
+    expect(winnerResponse(bundle)?.responded_by).toBeNull();
   });
 
   it('uses the pending id it was read with', () => {

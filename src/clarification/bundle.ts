@@ -5,6 +5,7 @@
  */
 import type { MessageRecord } from '../store/index.js';
 import { CLARIFICATION_TYPE } from '../store/index.js';
+import { DECISION_SURFACES, type Responder } from '../wire/index.js';
 import type { Answer, ClarificationResponse } from './outcome.js';
 import type { Question, QuestionOption } from './questions.js';
 
@@ -19,6 +20,8 @@ export interface BundleRow {
   response: Answer | undefined;
   rejectReason: string;
   respondedAt: string;
+  /** Who decided (answered, skipped or cancelled); undefined while pending or before it was kept. */
+  respondedBy: Responder | undefined;
   createdAt: string;
   updatedAt: string;
 }
@@ -84,6 +87,22 @@ function readAnswer(value: unknown): Answer | undefined {
   };
 }
 
+const SURFACES = new Set<string>(DECISION_SURFACES);
+
+/** The stored `responded_by`, or undefined when absent or not one. */
+export function readResponder(value: unknown): Responder | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const record = value as Record<string, unknown>;
+  const userId = asString(record.user_id);
+  const surface = asString(record.surface);
+  if (userId === undefined || surface === undefined || !SURFACES.has(surface)) return undefined;
+  return {
+    user_id: userId,
+    name: asString(record.name) ?? '',
+    surface: surface as Responder['surface'],
+  };
+}
+
 function flag(value: unknown): boolean {
   return value === true || value === 'true' || value === '1' || value === 1;
 }
@@ -125,6 +144,7 @@ export function readBundle(pendingId: string, messages: readonly MessageRecord[]
       response,
       rejectReason: asString(meta.reject_reason) ?? '',
       respondedAt: asString(meta.responded_at) ?? message.updated_at,
+      respondedBy: readResponder(meta.responded_by),
       createdAt: message.created_at,
       updatedAt: message.updated_at,
     });
@@ -166,6 +186,7 @@ export function winnerResponse(bundle: Bundle): ClarificationResponse | undefine
     rejected,
     reject_reason: rejected ? decided.rejectReason : '',
     responded_at: decided.respondedAt,
+    responded_by: decided.respondedBy ?? null,
   };
 }
 

@@ -19,7 +19,7 @@ import {
   type MessageRecord,
   type TurnRecord,
 } from '../store/index.js';
-import type { Bundle } from './bundle.js';
+import { readResponder, type Bundle } from './bundle.js';
 import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import {
@@ -49,6 +49,7 @@ function responseOf(
 ): ClarificationResponse {
   const respondedAt = claimed[0]?.metadata.responded_at;
   return {
+    responded_by: readResponder(claimed[0]?.metadata.responded_by) ?? null,
     pending_id: bundle.pendingId,
     answers: decision.answers,
     rejected: decision.status === 'rejected',
@@ -129,6 +130,8 @@ async function run(
           deps.logger.error({ err: live.error, pending_id: pendingId }, 'live delivery failed');
         }
         facts.liveHandOff = live.kind;
+        // The agent holds the answer and the intent is gone; its turn has not ended yet.
+        if (live.kind === 'delivered') failpoint('delivery.after_live_hand_off');
         break;
       }
       case 'readSession': {

@@ -4,7 +4,7 @@
  */
 export type { AskResult, BundleView, DecisionWait } from './service.js';
 export { ClarificationService } from './service.js';
-export type { RespondResult } from './resolver.js';
+export type { DecisionCaller, RespondResult } from './resolver.js';
 export type { ClarificationBudgets, ClarificationDeps } from './context.js';
 export {
   DEFAULT_BUDGETS,

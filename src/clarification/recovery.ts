@@ -8,11 +8,15 @@
  *    an unattempted one sent nothing, so it is deleted and its rows restored.
  * 2. Remaining claims with an intent: restored to pending while still
  *    current, otherwise retired (intent cleared, answer kept as history).
+ * 3. Turns the restart cut off are closed, and an answer handed off in one
+ *    of them gets a note that the agent may not have received it
+ *    (`interrupted-turns.ts`).
  *
  * Nothing is live after a restart, so restored bundles are detached.
  */
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
+import { closeInterruptedTurns, type InterruptedTurnsReport } from './interrupted-turns.js';
 import {
   clearDeliveryIntent,
   deleteUnattemptedReservation,
@@ -26,7 +30,7 @@ import {
   type TurnRecord,
 } from '../store/index.js';
 
-export interface RecoveryReport {
+export interface RecoveryReport extends InterruptedTurnsReport {
   reservationsKept: number;
   reservationsRolledBack: number;
   claimsRestored: number;
@@ -63,6 +67,8 @@ export async function recoverClarifications(
     reservationsRolledBack: 0,
     claimsRestored: 0,
     claimsRetired: 0,
+    turnsClosed: 0,
+    deliveriesUnconfirmed: 0,
   };
 
   for (const turn of await pendingReservations(store)) {
@@ -108,6 +114,7 @@ export async function recoverClarifications(
       logger.info({ pending_id: pendingId }, 'retired a claim whose bundle moved on');
     });
   }
+  Object.assign(report, await closeInterruptedTurns({ store, sessions }, logger));
   logger.info({ ...report }, 'clarification recovery done');
   return report;
 }

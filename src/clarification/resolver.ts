@@ -10,7 +10,7 @@
  *    to the live waiter, or by resuming a detached agent with a new turn,
  *    marked attempted just before dispatch (the at-most-once boundary).
  */
-import type { Principal } from '../auth/index.js';
+import { responderOf, type Principal, type Responder } from '../auth/index.js';
 import { failpoint } from '../support/index.js';
 import {
   bundleForPrincipal,
@@ -22,7 +22,7 @@ import { readBundle, winnerResponse, type Bundle } from './bundle.js';
 import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import { deliverClaim } from './delivery.js';
-import { failure, type Failure, type RespondReply } from '../wire/index.js';
+import { failure, type DecisionSurface, type Failure, type RespondReply } from '../wire/index.js';
 import { decide, type Decision, type RespondInput } from './outcome.js';
 
 /** The respond reply of DESIGN §5.1, or a failure from the outcome catalogue. */
@@ -30,6 +30,7 @@ export type RespondResult =
   | ({ ok: true } & RespondReply)
   | Failure<
       | 'invalid_request'
+      | 'person_required'
       | 'not_found'
       | 'not_active'
       | 'temporarily_unavailable'
@@ -38,6 +39,12 @@ export type RespondResult =
     >;
 
 const NOT_FOUND = failure('not_found', 'clarification request not found');
+
+/** A person answering through a surface; an agent principal is refused before any read. */
+export interface DecisionCaller {
+  readonly principal: Principal;
+  readonly surface: DecisionSurface;
+}
 
 type Identified =
   | { ok: true; bundle: Bundle; decision: Decision }
@@ -53,11 +60,15 @@ export class Resolver {
   constructor(private readonly deps: ClarificationDeps) {}
 
   async respond(
-    principal: Principal,
+    caller: DecisionCaller,
     pendingId: string,
     input: RespondInput,
     callerSignal?: AbortSignal,
   ): Promise<RespondResult> {
+    const { principal } = caller;
+    const responder = responderOf(principal, caller.surface);
+    // Refused before any read: an agent learns nothing, not even whether the ID exists.
+    if (!responder) return failure('person_required');
     const { clock } = this.deps.store;
     const budget = startBudget(this.deps.budgets.preClaimMs, clock, this.deps.timers);
     try {
@@ -69,7 +80,7 @@ export class Resolver {
       if (callerSignal?.aborted) return failure('caller_gone');
 
       started = clock.nowMs();
-      const claimWork = this.claim(identity.bundle, identity.decision, budget);
+      const claimWork = this.claim(identity.bundle, identity.decision, responder, budget);
       const claimed = await this.bounded(budget, claimWork);
       if (claimed === EXHAUSTED) {
         this.deliverLateCommit(claimWork, identity.bundle, identity.decision);
@@ -130,7 +141,12 @@ export class Resolver {
    * (except in the instant between that check and the commit, which
    * `deliverLateCommit` covers).
    */
-  private claim(bundle: Bundle, decision: Decision, budget: Budget): Promise<MessageRecord[]> {
+  private claim(
+    bundle: Bundle,
+    decision: Decision,
+    responder: Responder,
+    budget: Budget,
+  ): Promise<MessageRecord[]> {
     // The claimed rows are not reported: delivery's next write reports them in their
     // handed-off state, and staging here would add statements after the budget check.
     return this.deps.sessions.write(
@@ -144,6 +160,7 @@ export class Resolver {
           responses: new Map(decision.answers.map((answer) => [answer.question_id, answer])),
           rejectReason: decision.reject_reason,
           respondedAt: tx.clock.timestamp(),
+          respondedBy: responder,
         });
         budget.check();
         return rows;

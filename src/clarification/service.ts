@@ -4,7 +4,7 @@
  * and expired are decided by the store's guards, so repeating either is a
  * no-op that publishes nothing.
  */
-import type { Principal } from '../auth/index.js';
+import { responderOf, type Principal } from '../auth/index.js';
 import {
   activePendingIdByFingerprint,
   appendMessage,
@@ -33,7 +33,7 @@ import {
   type PendingListOptions,
   type PendingListResult,
 } from './pending-list.js';
-import { Resolver, type RespondResult } from './resolver.js';
+import { Resolver, type DecisionCaller, type RespondResult } from './resolver.js';
 import type { RespondInput } from './outcome.js';
 import type { WaitEnd } from './waiters.js';
 
@@ -85,14 +85,12 @@ export class ClarificationService {
   }
 
   async respond(
-    principal: Principal,
+    caller: DecisionCaller,
     pendingId: string,
     input: RespondInput,
     callerSignal?: AbortSignal,
   ): Promise<RespondResult> {
-    const result = await this.track(
-      this.resolver.respond(principal, pendingId, input, callerSignal),
-    );
+    const result = await this.track(this.resolver.respond(caller, pendingId, input, callerSignal));
     this.deps.observer.responded(result);
     return result;
   }
@@ -274,16 +272,21 @@ export class ClarificationService {
     }
   }
 
-  /** Operator cancel of a live request: its rows become `cancelled` and the agent's wait ends. */
+  /**
+   * A person's cancel of a live request: its rows become `cancelled`, record
+   * who cancelled, and the agent's wait ends. An agent cannot cancel.
+   */
   async cancel(
-    principal: Principal,
+    caller: DecisionCaller,
     pendingId: string,
-  ): Promise<{ ok: true } | Failure<'not_found' | 'not_active'>> {
-    const bundle = await this.visibleBundle(principal, pendingId);
+  ): Promise<{ ok: true } | Failure<'person_required' | 'not_found' | 'not_active'>> {
+    const responder = responderOf(caller.principal, caller.surface);
+    if (!responder) return failure('person_required');
+    const bundle = await this.visibleBundle(caller.principal, pendingId);
     if (!bundle) return NOT_FOUND;
     if (!this.deps.waiters.has(pendingId)) return failure('not_active');
     const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
-      const updated = await cancelBundleRows(write.tx, pendingId);
+      const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
       return updated.length > 0;
     });

@@ -77,6 +77,7 @@ function response(pendingId = 'p1'): ClarificationResponse {
     rejected: false,
     reject_reason: '',
     responded_at: '2026-01-01T00:00:00.000000000Z',
+    responded_by: { user_id: 'u1', name: 'Ada', surface: 'web' },
   };
 }
 

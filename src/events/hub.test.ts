@@ -84,7 +84,7 @@ function stateEvent(sessionId: string, revision: number): ClarionEvent {
   };
 }
 
-const alice: Principal = { kind: 'user', userId: 'alice', isAdmin: false };
+const alice: Principal = { kind: 'user', userId: 'alice', name: 'Test user', isAdmin: false };
 const agent: Principal = { kind: 'agent', userId: 'alice', sessionId: 's-agent' };
 
 /** Lets every queued promise callback run. */

@@ -20,6 +20,7 @@ import {
   resolveToken,
   revokeBrowserSession,
   type CredentialChannel,
+  type DecisionSurface,
   type Principal,
 } from '../auth/index.js';
 import type { RepoContext, Store } from '../store/index.js';
@@ -117,10 +118,26 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
   return async (c, next) => {
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
     if (!result.ok) return errorResponse(c, result.code);
+    // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.
+    if (result.principal.kind === 'agent' && isStateChanging(c.req.method)) {
+      return errorResponse(c, 'person_required', AGENT_READ_ONLY);
+    }
     c.set('principal', result.principal);
+    c.set('surface', result.via === 'cookie' ? 'web' : 'rest');
     await next();
     return;
   };
+}
+
+const AGENT_READ_ONLY =
+  "an agent's token can only read its own session; a person makes every change and decision";
+
+/** The caller of a decision route, as the services take it. */
+export function decisionCaller(c: Context<AppEnv>): {
+  principal: Principal;
+  surface: DecisionSurface;
+} {
+  return { principal: c.get('principal'), surface: c.get('surface') };
 }
 
 /**

@@ -4,6 +4,7 @@
  */
 import type { Hono } from 'hono';
 import type { ClarificationService } from '../clarification/index.js';
+import { decisionCaller } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
@@ -27,7 +28,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
       return errorResponse(c, 'not_found', 'clarification request not found');
     }
     const result = await clarification.respond(
-      c.get('principal'),
+      decisionCaller(c),
       pendingId,
       body.value,
       c.req.raw.signal,
@@ -41,7 +42,7 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
     if (!PENDING_ID_PATTERN.test(pendingId)) {
       return errorResponse(c, 'not_found', 'clarification request not found');
     }
-    const result = await clarification.cancel(c.get('principal'), pendingId);
+    const result = await clarification.cancel(decisionCaller(c), pendingId);
     return result.ok ? c.json({ cancelled: true }) : failureResponse(c, result);
   });
 

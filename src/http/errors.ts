@@ -7,7 +7,13 @@
 import type { Context, Env, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { Logger } from '../observability/index.js';
-import { errorBodyOf, OUTCOMES, type Failure, type OutcomeCode } from '../wire/index.js';
+import {
+  errorBodyOf,
+  OUTCOMES,
+  type Failure,
+  type OutcomeCode,
+  type OutcomeEntry,
+} from '../wire/index.js';
 
 export type { ErrorBody } from '../wire/index.js';
 
@@ -16,10 +22,13 @@ export function failureResponse(
   c: Context,
   failed: Pick<Failure, 'code' | 'message' | 'details'>,
 ): Response {
-  const status = OUTCOMES[failed.code].status;
+  const entry: OutcomeEntry = OUTCOMES[failed.code];
+  const status = entry.status;
   // Nobody is listening; the status only shows in access logs.
   if (status === 499) return new Response(null, { status });
-  return c.json(errorBodyOf(failed), status as ContentfulStatusCode);
+  const headers =
+    entry.retryAfterS === undefined ? undefined : { 'Retry-After': String(entry.retryAfterS) };
+  return c.json(errorBodyOf(failed), status as ContentfulStatusCode, headers);
 }
 
 /** `failureResponse` for a code, an optional message naming the subject, and details. */

@@ -36,6 +36,9 @@ const COMMON_FAILURES = [
   'internal',
 ] as const;
 
+/** An agent's token may only read (DESIGN §6): every other method of a principal route refuses it. */
+const AGENT_REFUSAL = ['person_required'] as const;
+
 function pathParams(path: string): z.ZodObject | undefined {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
   if (names.length === 0) return undefined;
@@ -52,8 +55,12 @@ function responsesOf(route: RouteSpec): ZodOpenApiResponsesObject {
           ...(route.produces ? { content: { [route.produces]: {} } } : {}),
         };
   }
+  const refusesAgents =
+    route.access === 'principal' && route.method !== 'get' && route.path.startsWith('/api/v1/');
   const failures =
-    route.access === 'principal' ? [...route.errors, ...COMMON_FAILURES] : route.errors;
+    route.access === 'principal'
+      ? [...route.errors, ...COMMON_FAILURES, ...(refusesAgents ? AGENT_REFUSAL : [])]
+      : route.errors;
   for (const code of failures) {
     const { status, message } = OUTCOMES[code];
     const key = String(status);

@@ -119,6 +119,8 @@ const ADMISSION_NAMES = {
   session_refused: 'refused',
   session_busy: 'busy',
   not_found: 'not_found',
+  // Not met in practice: the create holds the agent's place before writing anything.
+  quota_exceeded: 'refused',
 } as const;
 
 function admissionName(result: AdmissionResult) {

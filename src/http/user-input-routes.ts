@@ -6,6 +6,7 @@ import type { Hono } from 'hono';
 import type { TurnsDeps } from '../turns/index.js';
 import { respondToUserInput, visibleUserInputs } from '../turns/index.js';
 import { userInputRespondBody } from '../wire/index.js';
+import { decisionCaller } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
@@ -28,7 +29,7 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
     }
     const result = await respondToUserInput(
       deps,
-      c.get('principal'),
+      decisionCaller(c),
       c.req.param('id'),
       optionId !== undefined ? { option_id: optionId } : { decision: decision ?? 'done' },
     );

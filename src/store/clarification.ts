@@ -12,7 +12,7 @@ import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
-import { CLARIFICATION_TYPE } from '../wire/index.js';
+import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
 import { currentTurnIdOf } from './turns.js';
 
 export { CLARIFICATION_TYPE };
@@ -118,6 +118,8 @@ export interface ClaimInput {
   responses: ReadonlyMap<string, unknown>;
   rejectReason: string;
   respondedAt: string;
+  /** The person deciding, as the wire's `Responder`. */
+  respondedBy: Responder;
 }
 
 /**
@@ -156,6 +158,7 @@ type ClaimValues = [
   status: string,
   rejectReason: string,
   respondedAt: string,
+  respondedBy: string,
   updatedAt: string,
   ...whens: string[],
 ];
@@ -172,6 +175,7 @@ function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
     JSON.stringify(input.status),
     JSON.stringify(input.rejectReason),
     JSON.stringify(input.respondedAt),
+    JSON.stringify(input.respondedBy),
     ctx.clock.timestamp(),
     ...whens,
   ];
@@ -179,8 +183,17 @@ function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
 
 function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
   const { dialect } = ctx;
-  const [pendingId, sessionId, turnId, status, rejectReason, respondedAt, updatedAt, ...pairs] =
-    values;
+  const [
+    pendingId,
+    sessionId,
+    turnId,
+    status,
+    rejectReason,
+    respondedAt,
+    respondedBy,
+    updatedAt,
+    ...pairs
+  ] = values;
   const whens: RawBuilder<unknown>[] = [];
   for (let index = 0; index + 1 < pairs.length; index += 2) {
     whens.push(sql`WHEN ${pairs[index]} THEN ${pairs[index + 1]}`);
@@ -198,6 +211,7 @@ function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
           ['response', response],
           ['reject_reason', sql<string>`${rejectReason}`],
           ['responded_at', sql<string>`${respondedAt}`],
+          ['responded_by', sql<string>`${respondedBy}`],
           ['response_delivery_pending', jsonValue(true)],
         ]),
         updated_at: updatedAt,
@@ -348,8 +362,16 @@ export function expireSessionRows(ctx: RepoContext, sessionId: string): Promise<
 }
 
 /** Operator cancel: the active bundle's pending rows become `cancelled`. */
-export function cancelBundleRows(ctx: RepoContext, pendingId: string): Promise<MessageRecord[]> {
-  return updatePendingRows(ctx, { pendingId }, [['status', jsonValue('cancelled')]], {
+export function cancelBundleRows(
+  ctx: RepoContext,
+  pendingId: string,
+  cancelledBy: Responder,
+): Promise<MessageRecord[]> {
+  const entries = [
+    ['status', jsonValue('cancelled')],
+    ['responded_by', jsonValue(cancelledBy)],
+  ] as const;
+  return updatePendingRows(ctx, { pendingId }, entries, {
     liveSession: true,
     stillAttached: false,
   });

@@ -18,6 +18,7 @@ export type MetadataKey =
   | 'response_delivery_pending'
   | 'prompt_dispatch_pending'
   | 'prompt_dispatch_attempted'
+  | 'prompt_dispatch_clarification_pending_id'
   | 'request_fingerprint';
 
 /** Keys that SQL writes; a superset of the read keys. */
@@ -26,7 +27,7 @@ export type MetadataWriteKey =
   | 'response'
   | 'reject_reason'
   | 'responded_at'
-  | 'prompt_dispatch_clarification_pending_id'
+  | 'responded_by'
   | 'prompt_dispatch_clarification_turn_id'
   | 'prompt_dispatch_clarification_message_ids';
 

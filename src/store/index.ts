@@ -63,6 +63,14 @@ export {
   setAgentSessionId,
   transitionSession,
 } from './tasks.js';
+export type { InterruptedTurn } from './interrupted-turns.js';
+export {
+  OPEN_TURNS_INDEX,
+  closeOpenTurns,
+  interruptedTurnsToExamine,
+  turnIsOpen,
+  turnRowsOfTypes,
+} from './interrupted-turns.js';
 export type { DispatchRecovery } from './turns.js';
 export {
   deleteUnattemptedReservation,

@@ -6,6 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
+import { OPEN_TURNS_INDEX, OPEN_TURNS_INDEX_DDL } from './interrupted-turns.js';
 import type { Database } from './tables.js';
 
 export interface SchemaStep {
@@ -148,6 +149,7 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
       'ON task_session_messages (task_session_id, admission_key) WHERE admission_key IS NOT NULL',
   },
   index('idx_message_queue_session', 'message_queue (task_session_id, position)'),
+  { name: `index ${OPEN_TURNS_INDEX}`, ddl: OPEN_TURNS_INDEX_DDL },
 ];
 
 function index(name: string, target: string): SchemaStep {

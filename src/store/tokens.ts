@@ -17,6 +17,7 @@ export interface LiveToken {
   readonly id: string;
   readonly kind: ApiTokenKind;
   readonly userId: string;
+  readonly userName: string;
   readonly isAdmin: boolean;
   readonly sessionId: string | null;
 }
@@ -120,7 +121,7 @@ const liveTokenStatement = compiledStatement(
     ctx.db
       .selectFrom('api_tokens as t')
       .innerJoin('users as u', 'u.id', 't.user_id')
-      .select(['t.id', 't.kind', 't.user_id', 't.task_session_id', 'u.is_admin'])
+      .select(['t.id', 't.kind', 't.user_id', 't.task_session_id', 'u.name', 'u.is_admin'])
       .where('t.token_hash', '=', tokenHash)
       .where('t.kind', 'in', kinds)
       .where('t.used_at', 'is', null)
@@ -141,6 +142,7 @@ export async function findLiveToken(
     id: row.id,
     kind: row.kind,
     userId: row.user_id,
+    userName: row.name,
     isAdmin: row.is_admin === 1,
     sessionId: row.task_session_id,
   };

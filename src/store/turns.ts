@@ -100,10 +100,14 @@ export interface DispatchRecovery {
   messageIds: readonly string[];
 }
 
+/**
+ * What publishing a reservation drops. The pending ID stays: the published
+ * turn carries that bundle's answer, and start-up recovery asks whether the
+ * turn that carried an answer ever finished.
+ */
 const RESERVATION_KEYS = [
   'prompt_dispatch_pending',
   'prompt_dispatch_attempted',
-  'prompt_dispatch_clarification_pending_id',
   'prompt_dispatch_clarification_turn_id',
   'prompt_dispatch_clarification_message_ids',
 ] as const;

@@ -5,6 +5,7 @@
  */
 export type FailpointName =
   | 'respond.after_claim'
+  | 'delivery.after_live_hand_off'
   | 'dispatch.after_reservation'
   | 'dispatch.after_attempted_mark'
   | 'dispatch.after_prompt';

@@ -1,5 +1,5 @@
 /** The public surface of `src/support/`. */
 export { type Clock, formatTimestamp, systemClock } from './clock.js';
 export { type IdSource, uuidSource } from './ids.js';
-export { type Timers, systemTimers } from './timers.js';
+export { type RepeatingTimers, type Timers, systemTimers } from './timers.js';
 export { failpoint } from './failpoints.js';

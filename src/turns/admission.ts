@@ -21,7 +21,7 @@ import {
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
 import { failure, type Failure } from '../wire/index.js';
-import { dispatchTurn } from './dispatch.js';
+import { agentPlace, dispatchTurn } from './dispatch.js';
 import { deriveSessionInputMode } from './input-mode.js';
 
 /**
@@ -33,7 +33,7 @@ import { deriveSessionInputMode } from './input-mode.js';
 export type AdmissionResult =
   | { ok: true; outcome: 'sent'; message: MessageRecord }
   | { ok: true; outcome: 'queued'; item: QueuedMessage }
-  | Failure<'session_refused' | 'session_busy' | 'not_found'>;
+  | Failure<'session_refused' | 'session_busy' | 'not_found' | 'quota_exceeded'>;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
@@ -52,7 +52,11 @@ async function admitInWrite(
     userId: string | null;
     metadata?: Record<string, unknown>;
   },
-  options: { queueWhenBusy: boolean },
+  options: {
+    queueWhenBusy: boolean;
+    /** A message that starts its session's agent needs a place first (`agentPlace`). */
+    place?: ReturnType<typeof agentPlace>;
+  },
 ): Promise<Admitted> {
   const { tx, sessionId } = write;
   const session = await getSession(tx, sessionId);
@@ -79,6 +83,9 @@ async function admitInWrite(
     });
     return { result: { ok: true, outcome: 'queued', item } };
   }
+  // Refused at the quota before anything is written: no message, no turn.
+  const refused = await options.place?.claim(tx, session);
+  if (refused) return { result: refused };
   const turn = await startTurn(tx, { sessionId, taskId: session.task_id });
   const message = await appendMessage(tx, {
     sessionId,
@@ -107,11 +114,16 @@ export async function admitMessage(
 ): Promise<AdmissionResult> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   const userId = principal.kind === 'user' ? principal.userId : null;
-  const admitted = await deps.sessions.write(sessionId, (write) =>
-    admitInWrite(write, { ...input, userId }, { queueWhenBusy: true }),
-  );
-  if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
-  return admitted.result;
+  const place = agentPlace(deps);
+  try {
+    const admitted = await deps.sessions.write(sessionId, (write) =>
+      admitInWrite(write, { ...input, userId }, { queueWhenBusy: true, place }),
+    );
+    if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
+    return admitted.result;
+  } finally {
+    place.release();
+  }
 }
 
 /**
@@ -144,9 +156,14 @@ export async function admitMachineMessage(
   sessionId: string,
   input: { text: string; admissionKey: string; metadata: Record<string, unknown> },
 ): Promise<AdmissionResult> {
-  const admitted = await deps.sessions.write(sessionId, (write) =>
-    admitInWrite(write, { ...input, userId: null }, { queueWhenBusy: false }),
-  );
-  if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
-  return admitted.result;
+  const place = agentPlace(deps);
+  try {
+    const admitted = await deps.sessions.write(sessionId, (write) =>
+      admitInWrite(write, { ...input, userId: null }, { queueWhenBusy: false, place }),
+    );
+    if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
+    return admitted.result;
+  } finally {
+    place.release();
+  }
 }

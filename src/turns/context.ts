@@ -1,5 +1,6 @@
 /** What the turns services share, passed in once at start-up. */
 import type { AgentHost, AgentProfile } from '../agents/index.js';
+import type { AgentQuota } from './agent-quota.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
@@ -15,6 +16,8 @@ export interface AgentLaunchDeps {
   mcpUrl: () => string;
   /** Working directory agents start in. */
   agentCwd: string;
+  /** Running agents per user and per server, counted from `host`. */
+  agentQuota: AgentQuota;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

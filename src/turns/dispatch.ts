@@ -12,7 +12,11 @@ import {
   getSession,
   getTask,
   transitionSession,
+  type RepoContext,
+  type SessionRecord,
 } from '../store/index.js';
+import type { Failure } from '../wire/index.js';
+import type { AgentSlot } from './agent-quota.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 
 export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Promise<void> {
@@ -29,15 +33,52 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   }
   const userId = task.created_by;
   if (!userId) throw new Error('the task has no owner to act for');
-  const token = await issueToken(store, { kind: 'agent', userId, sessionId });
-  await host.start({
-    sessionId,
-    taskId: task.id,
-    profile,
-    mcp: { url: deps.mcpUrl(), token: token.secret },
-    agentSessionId: session.agent_session_id ?? undefined,
-    cwd: deps.agentCwd,
-  });
+  // Every agent start passes here, so no path starts one past the quota.
+  const place = deps.agentQuota.hold(userId, sessionId);
+  if (!place.ok) throw new Error(place.message);
+  try {
+    const token = await issueToken(store, { kind: 'agent', userId, sessionId });
+    await host.start({
+      sessionId,
+      taskId: task.id,
+      profile,
+      mcp: { url: deps.mcpUrl(), token: token.secret },
+      agentSessionId: session.agent_session_id ?? undefined,
+      cwd: deps.agentCwd,
+    });
+  } finally {
+    // Started: the host counts it from now on. Failed: the place is free again.
+    place.slot.release();
+  }
+}
+
+/**
+ * The running-agent place a message needs before it is admitted, taken
+ * inside the admission's session write: only a message that will start its
+ * session's agent needs one. Released once the dispatch is over, whatever
+ * happened (the host then counts the agent, if it runs).
+ */
+export function agentPlace(deps: AgentLaunchDeps) {
+  let slot: AgentSlot | undefined;
+  return {
+    async claim(
+      tx: RepoContext,
+      session: Pick<SessionRecord, 'id' | 'task_id'>,
+    ): Promise<Failure<'quota_exceeded'> | undefined> {
+      if (slot || deps.host.isStarted(session.id)) return undefined;
+      const owner = (await getTask(tx, session.task_id))?.created_by;
+      // No owner: `ensureAgent` refuses the start with its own reason.
+      if (!owner) return undefined;
+      const held = deps.agentQuota.hold(owner, session.id);
+      if (!held.ok) return held;
+      slot = held.slot;
+      return undefined;
+    },
+    release(): void {
+      slot?.release();
+      slot = undefined;
+    },
+  };
 }
 
 export async function dispatchTurn(

@@ -4,7 +4,7 @@
  * visibility rule as everything else (DESIGN §8): a session the caller may
  * not see is `not_found`, the same as one that does not exist.
  */
-import type { Principal } from '../auth/index.js';
+import { responderOf, type DecisionSurface, type Principal } from '../auth/index.js';
 import {
   canSeeSession,
   transcriptPage,
@@ -59,19 +59,26 @@ export function visibleUserInputs(
 
 export type UserInputResponseResult =
   | { ok: true; request: UserInputView }
-  | Failure<'not_found' | 'already_settled' | 'invalid_request'>;
+  | Failure<'person_required' | 'not_found' | 'already_settled' | 'invalid_request'>;
 
-/** A person's answer to a consent or action request they can see. */
+/**
+ * A person's answer to a consent or action request they can see. An agent is
+ * refused before anything is looked up: it may not approve its own requests.
+ */
 export async function respondToUserInput(
   deps: Pick<TurnsDeps, 'store' | 'userInputs'>,
-  principal: Principal,
+  caller: { principal: Principal; surface: DecisionSurface },
   requestId: string,
   response: HumanResponse,
 ): Promise<UserInputResponseResult> {
+  const responder = responderOf(caller.principal, caller.surface);
+  if (!responder) return failure('person_required');
   const notFound = failure('not_found', 'request not found');
   const current = deps.userInputs.get(requestId);
-  if (!current || (await visibleOf(deps, principal, [current])).length === 0) return notFound;
-  const result = deps.userInputs.respond(current.id, response);
+  if (!current || (await visibleOf(deps, caller.principal, [current])).length === 0) {
+    return notFound;
+  }
+  const result = deps.userInputs.respond(current.id, response, responder);
   if (result.ok) return result;
   switch (result.code) {
     case 'not_found':

@@ -22,12 +22,13 @@ import {
   type TaskRecord,
 } from '../store/index.js';
 import { admitMessage, type AdmissionResult } from './admission.js';
+import type { AgentSlot } from './agent-quota.js';
 import type { TurnsDeps } from './context.js';
 import { failure, type Failure } from '../wire/index.js';
 
 export type CreateTaskResult =
   | { ok: true; task: TaskRecord; session: SessionRecord; admission: AdmissionResult | null }
-  | Failure<'not_found' | 'forbidden' | 'invalid_request'>;
+  | Failure<'not_found' | 'forbidden' | 'invalid_request' | 'quota_exceeded'>;
 
 /** What the routes answer for a session or task the caller cannot see, or that is gone. */
 export type Found<T = object> = ({ ok: true } & T) | Failure<'not_found'>;
@@ -57,6 +58,29 @@ export async function createTaskWithSession(
   ) {
     return failure('not_found', 'workspace not found');
   }
+  // A first prompt starts the agent: its place is held before any row is written,
+  // so a user at the quota gets 429 and no task. A task without a prompt starts nothing.
+  const place = input.prompt === undefined ? undefined : deps.agentQuota.hold(principal.userId);
+  if (place && !place.ok) return place;
+  try {
+    return await createWithSession(
+      deps,
+      principal,
+      { ...input, workspaceId, profile },
+      place?.slot,
+    );
+  } finally {
+    place?.slot.release();
+  }
+}
+
+async function createWithSession(
+  deps: TurnsDeps,
+  principal: Extract<Principal, { kind: 'user' }>,
+  input: { title: string; workspaceId: string; profile: string; prompt?: string },
+  slot: AgentSlot | undefined,
+): Promise<CreateTaskResult> {
+  const { workspaceId, profile } = input;
   const created = await deps.store.transaction(async (tx) => {
     const task = await createTask(tx, {
       workspaceId,
@@ -66,6 +90,7 @@ export async function createTaskWithSession(
     const session = await createSession(tx, { taskId: task.id, agentProfile: profile });
     return { task, session };
   });
+  slot?.bind(created.session.id);
   const admission =
     input.prompt === undefined
       ? null

@@ -22,6 +22,7 @@ import type {
   UserInputView,
 } from '../user-input/index.js';
 import { admitMachineMessage } from './admission.js';
+import { decisionRecordOf, recordDecision } from './decision-record.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 
 const EVENT_TYPES = {
@@ -62,6 +63,18 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
   }
 
   async function publish(view: UserInputView): Promise<void> {
+    const record = decisionRecordOf(view);
+    if (record) {
+      try {
+        await recordDecision(deps.sessions, view, record);
+      } catch (error) {
+        // The session is being deleted, or the store is failing: the answer still reached the agent.
+        deps.logger.error(
+          { err: error, session_id: view.session_id, request_id: view.id },
+          'a decision could not be kept in the transcript',
+        );
+      }
+    }
     const scope = {
       session_id: view.session_id,
       task_id: view.task_id,
@@ -97,7 +110,9 @@ export function followUpAdmitter(
     });
     if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';
     switch (result.code) {
+      // No agent may start now (`quota_exceeded`): tried again later, like a busy session.
       case 'session_busy':
+      case 'quota_exceeded':
         return 'busy';
       case 'session_refused':
       case 'not_found':

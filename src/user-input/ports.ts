@@ -12,6 +12,7 @@ import type {
   FollowUpAdmission,
   HumanResponse,
   MachineQueueItem,
+  Responder,
   TurnOutcome,
   UserInputView,
 } from './types.js';
@@ -69,7 +70,8 @@ export type QueueItemResult =
 
 export interface UserInputRegistry {
   request(input: RequestInput): RequestResult;
-  respond(requestId: string, response: HumanResponse): UserInputRespondResult;
+  /** A person's answer; `responder` is who gave it and where (agents never reach here). */
+  respond(requestId: string, response: HumanResponse, responder: Responder): UserInputRespondResult;
   get(requestId: string): UserInputView | undefined;
   /** Live requests (awaiting, armed, due), oldest first, optionally only of visible sessions. */
   snapshot(visibleSessionIds?: ReadonlySet<string>): UserInputView[];

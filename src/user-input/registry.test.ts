@@ -9,8 +9,11 @@ import {
   FOLLOW_UP_BUSY_RECHECK_MS,
   type AgentOutcome,
   type FollowUpAdmission,
+  type Responder,
   type UserInputView,
 } from './types.js';
+
+const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
 
 /** Timers driven by a fake clock: `advance` moves the clock and fires what fell due, in order. */
 
@@ -87,7 +90,7 @@ function open(registry: UserInputRegistry, input: ConsentRequestInput | ActionRe
 /** An action answered and its turn ended normally: its first attempt has been made. */
 async function dueAction(ctx: ReturnType<typeof setup>, decision: 'done' | 'skip' = 'done') {
   const action = open(ctx.registry, actionInput());
-  expect(ctx.registry.respond(action.id, { decision }).ok).toBe(true);
+  expect(ctx.registry.respond(action.id, { decision }, ADA).ok).toBe(true);
   ctx.registry.turnEnded('session-1', 'normal');
   await flush();
   return action;
@@ -110,7 +113,7 @@ describe('consent', () => {
     );
     expect(ctx.registry.pendingActionOf('session-1')).toBe('consent');
 
-    expect(ctx.registry.respond(consent.id, { option_id: 'allow' })).toMatchObject({
+    expect(ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA)).toMatchObject({
       ok: true,
       request: { status: 'settled', settled_reason: 'human', selected_option_id: 'allow' },
     });
@@ -130,7 +133,7 @@ describe('consent', () => {
   it('a human reject is a selected option; a timeout is a refusal', async () => {
     const ctx = setup();
     const rejected = open(ctx.registry, consentInput());
-    ctx.registry.respond(rejected.id, { option_id: 'reject' });
+    ctx.registry.respond(rejected.id, { option_id: 'reject' }, ADA);
     const timedOut = open(ctx.registry, consentInput());
     ctx.timers.advance(CONSENT_DEADLINE_MS - 1);
     expect(ctx.registry.get(timedOut.id)?.status).toBe('awaiting');
@@ -142,7 +145,7 @@ describe('consent', () => {
       status: 'settled',
       settled_reason: 'timed_out',
     });
-    expect(ctx.registry.respond(timedOut.id, { option_id: 'allow' })).toEqual({
+    expect(ctx.registry.respond(timedOut.id, { option_id: 'allow' }, ADA)).toEqual({
       ok: false,
       code: 'already_settled',
     });
@@ -151,7 +154,7 @@ describe('consent', () => {
   it('"always" allows the next request for the same profile and tool, not another tool', async () => {
     const ctx = setup();
     const first = open(ctx.registry, consentInput());
-    ctx.registry.respond(first.id, { option_id: 'always' });
+    ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
     const again = open(ctx.registry, consentInput());
     const otherTool = open(ctx.registry, consentInput({ toolKey: 'edit' }));
     const otherProfile = open(ctx.registry, consentInput({ profile: 'codex' }));
@@ -193,21 +196,21 @@ describe('consent', () => {
     const ctx = setup();
     const consent = open(ctx.registry, consentInput());
     const action = open(ctx.registry, actionInput());
-    expect(ctx.registry.respond('req-9999', { option_id: 'allow' })).toEqual({
+    expect(ctx.registry.respond('req-9999', { option_id: 'allow' }, ADA)).toEqual({
       ok: false,
       code: 'not_found',
     });
-    expect(ctx.registry.respond(consent.id, { decision: 'done' }).ok).toBe(false);
-    expect(ctx.registry.respond(consent.id, { option_id: 'nope' })).toEqual({
+    expect(ctx.registry.respond(consent.id, { decision: 'done' }, ADA).ok).toBe(false);
+    expect(ctx.registry.respond(consent.id, { option_id: 'nope' }, ADA)).toEqual({
       ok: false,
       code: 'invalid',
     });
-    expect(ctx.registry.respond(action.id, { option_id: 'allow' })).toEqual({
+    expect(ctx.registry.respond(action.id, { option_id: 'allow' }, ADA)).toEqual({
       ok: false,
       code: 'invalid',
     });
-    ctx.registry.respond(action.id, { decision: 'done' });
-    expect(ctx.registry.respond(action.id, { decision: 'skip' })).toEqual({
+    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    expect(ctx.registry.respond(action.id, { decision: 'skip' }, ADA)).toEqual({
       ok: false,
       code: 'already_settled',
     });
@@ -231,7 +234,7 @@ describe('action follow-ups', () => {
   it('done → armed → turn ended → due → admitted with the request ID → dispatched', async () => {
     const ctx = setup();
     const action = open(ctx.registry, actionInput());
-    ctx.registry.respond(action.id, { decision: 'done' });
+    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     await flush();
     expect(action.outcome()).toEqual({ kind: 'decided', decision: 'done' });
     expect(ctx.registry.get(action.id)).toMatchObject({
@@ -408,7 +411,7 @@ describe('action follow-ups', () => {
   it.each(['cancelled', 'failed'] as const)('a %s turn sweeps an armed action', async (outcome) => {
     const ctx = setup();
     const action = open(ctx.registry, actionInput());
-    ctx.registry.respond(action.id, { decision: 'done' });
+    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     ctx.registry.turnEnded('session-1', outcome);
     ctx.registry.turnEnded('session-1', 'normal');
     ctx.timers.advance(60 * 60_000);
@@ -435,7 +438,7 @@ describe('action follow-ups', () => {
     const action = open(ctx.registry, actionInput());
     ctx.registry.turnEnded('session-1', 'normal');
     expect(ctx.registry.get(action.id)?.status).toBe('awaiting');
-    ctx.registry.respond(action.id, { decision: 'done' });
+    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     await flush();
     expect(ctx.admissions).toHaveLength(1);
     expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
@@ -448,7 +451,7 @@ describe('deletion and reset', () => {
     ctx.script.push(failing());
     const due = await dueAction(ctx);
     const armed = open(ctx.registry, actionInput());
-    ctx.registry.respond(armed.id, { decision: 'skip' });
+    ctx.registry.respond(armed.id, { decision: 'skip' }, ADA);
     const consent = open(ctx.registry, consentInput());
     const elsewhere = open(ctx.registry, consentInput({ sessionId: 'session-2' }));
 
@@ -490,7 +493,7 @@ describe('deletion and reset', () => {
   it('a deletion in the same tick as a new attempt stops the port being called', async () => {
     const ctx = setup();
     const action = open(ctx.registry, actionInput());
-    ctx.registry.respond(action.id, { decision: 'done' });
+    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     ctx.registry.turnEnded('session-1', 'normal');
     ctx.registry.sessionDeleted('session-1');
     await flush();
@@ -588,8 +591,8 @@ describe('publication', () => {
     ctx.registry.turnEnded('session-1', 'normal');
     await flush();
     const consent = open(ctx.registry, consentInput());
-    ctx.registry.respond(consent.id, { option_id: 'allow' });
-    ctx.registry.respond(consent.id, { option_id: 'reject' });
+    ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
+    ctx.registry.respond(consent.id, { option_id: 'reject' }, ADA);
 
     for (const id of [action.id, consent.id]) {
       const revisions = ctx.viewsOf(id).map((view) => view.revision);
@@ -623,7 +626,7 @@ describe('publication', () => {
       logger: { info: () => {}, warn: () => {}, error: () => {} },
     });
     const action = open(registry, actionInput());
-    registry.respond(action.id, { decision: 'done' });
+    registry.respond(action.id, { decision: 'done' }, ADA);
     registry.turnEnded('session-1', 'normal');
     await flush();
     expect(registry.get(action.id)?.settled_reason).toBe('dispatched');

@@ -34,6 +34,7 @@ import {
   type IgnoreReason,
   type LiveState,
   type RequestState,
+  type Responder,
   type SettledState,
   type TransitionResult,
   type UserInputCommand,
@@ -124,7 +125,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const retries = new Map<string, { cancel(): void }>();
   const attemptTimeouts = new Map<string, { cancel(): void }>();
   const inFlight = new Set<Promise<void>>();
-  const alwaysAllowed = new Set<string>();
+  /** Remembered "always" answers, each with the person who gave it. */
+  const alwaysAllowed = new Map<string, Responder>();
   let closed = false;
 
   const alwaysKey = (profile: string, toolKey: string) => JSON.stringify([profile, toolKey]);
@@ -216,7 +218,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         stopTimer(deadlines, id);
         return;
       case 'rememberAlways':
-        alwaysAllowed.add(alwaysKey(command.profile, command.toolKey));
+        alwaysAllowed.set(alwaysKey(command.profile, command.toolKey), command.setBy);
         return;
       case 'publishChanged':
         safely('publish', id, () => {
@@ -382,18 +384,19 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         );
         for (const olderId of older) dispatch(olderId, { type: 'superseded' });
       }
-      const rememberedAlways =
-        request.kind === 'consent' &&
-        alwaysAllowed.has(alwaysKey(request.profile, request.toolKey));
-      dispatch(id, { type: 'requested', request, rememberedAlways });
+      const rememberedBy =
+        request.kind === 'consent'
+          ? (alwaysAllowed.get(alwaysKey(request.profile, request.toolKey)) ?? null)
+          : null;
+      dispatch(id, { type: 'requested', request, rememberedBy });
       watchAbort(id, input.signal);
       return { ok: true, id, outcome };
     },
 
-    respond(requestId, response) {
+    respond(requestId, response, responder) {
       if (stateOf(requestId).status === 'absent') return { ok: false, code: 'not_found' };
       if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
-      const result = dispatch(requestId, { type: 'humanResponded', response });
+      const result = dispatch(requestId, { type: 'humanResponded', response, responder });
       if ('ignored' in result) return { ok: false, code: respondCode(result.ignored) };
       return { ok: true, request: toView(result.state) };
     },

@@ -8,6 +8,7 @@ import {
   type ConsentRequest,
   type DueState,
   type RequestState,
+  type Responder,
   type SettlementReason,
   type TransitionResult,
   type UserInputCommand,
@@ -51,11 +52,14 @@ const action: ActionRequest = {
   url: 'https://example.test/connect',
 };
 
+const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
+
 const due = (overrides: Partial<DueState>): DueState => ({
   status: 'due',
   request: action,
   revision: 4,
   decision: 'done',
+  respondedBy: ADA,
   followUpText: followUpText('done', action.title),
   phase: 'waiting',
   attempts: 2,
@@ -81,6 +85,7 @@ const STATES = {
     request: action,
     revision: 2,
     decision: 'skip',
+    respondedBy: ADA,
     followUpText: followUpText('skip', action.title),
   },
   dueAttempting: due({ phase: 'attempting', failures: 1 }),
@@ -97,16 +102,16 @@ const STATES = {
 type StateName = keyof typeof STATES;
 
 const EVENTS = {
-  requestedConsent: { type: 'requested', request: consent, rememberedAlways: false },
-  requestedRemembered: { type: 'requested', request: consent, rememberedAlways: true },
-  requestedRememberedNoAllow: { type: 'requested', request: rejectOnly, rememberedAlways: true },
-  requestedAction: { type: 'requested', request: action, rememberedAlways: false },
-  pickedAllowOnce: { type: 'humanResponded', response: { option_id: 'allow' } },
-  pickedAllowAlways: { type: 'humanResponded', response: { option_id: 'always' } },
-  pickedReject: { type: 'humanResponded', response: { option_id: 'reject' } },
-  pickedUnknown: { type: 'humanResponded', response: { option_id: 'nope' } },
-  decidedDone: { type: 'humanResponded', response: { decision: 'done' } },
-  decidedSkip: { type: 'humanResponded', response: { decision: 'skip' } },
+  requestedConsent: { type: 'requested', request: consent, rememberedBy: null },
+  requestedRemembered: { type: 'requested', request: consent, rememberedBy: ADA },
+  requestedRememberedNoAllow: { type: 'requested', request: rejectOnly, rememberedBy: ADA },
+  requestedAction: { type: 'requested', request: action, rememberedBy: null },
+  pickedAllowOnce: { type: 'humanResponded', response: { option_id: 'allow' }, responder: ADA },
+  pickedAllowAlways: { type: 'humanResponded', response: { option_id: 'always' }, responder: ADA },
+  pickedReject: { type: 'humanResponded', response: { option_id: 'reject' }, responder: ADA },
+  pickedUnknown: { type: 'humanResponded', response: { option_id: 'nope' }, responder: ADA },
+  decidedDone: { type: 'humanResponded', response: { decision: 'done' }, responder: ADA },
+  decidedSkip: { type: 'humanResponded', response: { decision: 'skip' }, responder: ADA },
   deadlinePassed: { type: 'deadlinePassed' },
   turnNormal: { type: 'turnEnded', outcome: 'normal' },
   turnCancelled: { type: 'turnEnded', outcome: 'cancelled' },
@@ -371,6 +376,7 @@ describe('transition: commands of the rules', () => {
       type: 'rememberAlways',
       profile: 'demo',
       toolKey: 'execute:rm',
+      setBy: ADA,
     });
     expect(types(apply(STATES.awaitingConsent, EVENTS.pickedAllowOnce).commands)).not.toContain(
       'rememberAlways',
@@ -388,6 +394,22 @@ describe('transition: commands of the rules', () => {
         },
       },
     ]);
+    // The remembered answer names the person whose "always" it was.
+    expect(remembered.state).toMatchObject({
+      answer: { kind: 'option', remembered: true, respondedBy: ADA },
+    });
+  });
+
+  it('keeps who decided through arming, the follow-up and its settlement', () => {
+    const armed = apply(STATES.awaitingAction, EVENTS.decidedDone);
+    expect(armed.state).toMatchObject({ status: 'armed', respondedBy: ADA });
+    const dueNow = apply(armed.state, EVENTS.turnNormal);
+    expect(dueNow.state).toMatchObject({ status: 'due', respondedBy: ADA });
+    const dispatched = apply(dueNow.state, { type: 'dispatchAccepted', attempt: 1 });
+    expect(dispatched.state).toMatchObject({
+      status: 'settled',
+      answer: { kind: 'decision', decision: 'done', respondedBy: ADA },
+    });
   });
 
   it('a new request starts its deadline', () => {

@@ -27,6 +27,7 @@ import {
   type LiveState,
   type RefusalReason,
   type RequestState,
+  type Responder,
   type SettledState,
   type SettlementReason,
   type TransitionResult,
@@ -80,7 +81,8 @@ function refuse(reason: RefusalReason): UserInputCommand {
 }
 
 function answerOf(state: LiveState): Answer | null {
-  return state.status === 'awaiting' ? null : { kind: 'decision', decision: state.decision };
+  if (state.status === 'awaiting') return null;
+  return { kind: 'decision', decision: state.decision, respondedBy: state.respondedBy };
 }
 
 /** Timers that must stop when `state` leaves its status. */
@@ -144,15 +146,17 @@ function startAttempt(
 function becomeDue(
   request: ActionRequest,
   revision: number,
-  decision: ActionDecision,
+  answer: { decision: ActionDecision; respondedBy: Responder },
   before: UserInputCommand[],
   after: UserInputCommand[] = [],
 ): TransitionResult {
+  const { decision, respondedBy } = answer;
   const due: DueState = {
     status: 'due',
     request,
     revision,
     decision,
+    respondedBy,
     followUpText: followUpText(decision, request.title),
     phase: 'waiting',
     attempts: 0,
@@ -178,18 +182,23 @@ function waitAgain(state: DueState, last: 'busy' | 'failed'): TransitionResult {
 function onRequested(
   state: UserInputState,
   request: UserInputRequest,
-  rememberedAlways: boolean,
+  rememberedBy: Responder | null,
 ): TransitionResult {
   if (state.status !== 'absent') return ignore('duplicate_request');
   const remembered =
-    request.kind === 'consent' && rememberedAlways ? rememberedOption(request.options) : undefined;
-  if (remembered) {
+    request.kind === 'consent' && rememberedBy ? rememberedOption(request.options) : undefined;
+  if (remembered && rememberedBy) {
     const next: SettledState = {
       status: 'settled',
       request,
       revision: 1,
       reason: 'human',
-      answer: { kind: 'option', option_id: remembered.option_id, remembered: true },
+      answer: {
+        kind: 'option',
+        option_id: remembered.option_id,
+        remembered: true,
+        respondedBy: rememberedBy,
+      },
     };
     return applied(next, [
       publish(next),
@@ -215,6 +224,7 @@ function answerConsent(
   state: AwaitingState,
   request: ConsentRequest,
   response: HumanResponse,
+  respondedBy: Responder,
 ): TransitionResult {
   if (!('option_id' in response)) return ignore('response_kind_mismatch');
   const option = request.options.find((candidate) => candidate.option_id === response.option_id);
@@ -224,11 +234,16 @@ function answerConsent(
     request,
     revision: state.revision + 1,
     reason: 'human',
-    answer: { kind: 'option', option_id: option.option_id, remembered: false },
+    answer: { kind: 'option', option_id: option.option_id, remembered: false, respondedBy },
   };
   const commands: UserInputCommand[] = [{ type: 'cancelDeadline' }];
   if (option.kind === 'allow_always') {
-    commands.push({ type: 'rememberAlways', profile: request.profile, toolKey: request.toolKey });
+    commands.push({
+      type: 'rememberAlways',
+      profile: request.profile,
+      toolKey: request.toolKey,
+      setBy: respondedBy,
+    });
   }
   commands.push(publish(next), {
     type: 'answerAgent',
@@ -246,28 +261,35 @@ function answerAction(
   state: AwaitingState,
   request: ActionRequest,
   response: HumanResponse,
+  respondedBy: Responder,
 ): TransitionResult {
   if (!('decision' in response)) return ignore('response_kind_mismatch');
   const { decision } = response;
   const answer: UserInputCommand = { type: 'answerAgent', outcome: { kind: 'decided', decision } };
   if (state.turnEnded) {
-    return becomeDue(request, state.revision, decision, [{ type: 'cancelDeadline' }], [answer]);
+    const decided = { decision, respondedBy };
+    return becomeDue(request, state.revision, decided, [{ type: 'cancelDeadline' }], [answer]);
   }
   const next: RequestState = {
     status: 'armed',
     request,
     revision: state.revision + 1,
     decision,
+    respondedBy,
     followUpText: followUpText(decision, request.title),
   };
   return applied(next, [{ type: 'cancelDeadline' }, publish(next), answer]);
 }
 
-function onHumanResponded(state: LiveState, response: HumanResponse): TransitionResult {
+function onHumanResponded(
+  state: LiveState,
+  response: HumanResponse,
+  responder: Responder,
+): TransitionResult {
   if (state.status !== 'awaiting') return ignore('already_answered');
   return state.request.kind === 'consent'
-    ? answerConsent(state, state.request, response)
-    : answerAction(state, state.request, response);
+    ? answerConsent(state, state.request, response, responder)
+    : answerAction(state, state.request, response, responder);
 }
 
 function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
@@ -284,7 +306,7 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
     }
     case 'armed':
       if (outcome !== 'normal') return settle(state, 'swept');
-      return becomeDue(state.request, state.revision, state.decision, []);
+      return becomeDue(state.request, state.revision, state, []);
     case 'due':
       // Ordinary turn errors never sweep a due follow-up; any turn end may
       // have freed the session, so a waiting one is tried now.
@@ -352,13 +374,13 @@ function onQueueEvent(
 /** The whole table. Total: every (state, event) pair is applied or ignored with a reason. */
 export function transition(state: UserInputState, event: UserInputEvent): TransitionResult {
   if (event.type === 'requested') {
-    return onRequested(state, event.request, event.rememberedAlways);
+    return onRequested(state, event.request, event.rememberedBy);
   }
   if (state.status === 'absent') return ignore('unknown_request');
   if (state.status === 'settled') return ignore('already_settled');
   switch (event.type) {
     case 'humanResponded':
-      return onHumanResponded(state, event.response);
+      return onHumanResponded(state, event.response, event.responder);
     case 'deadlinePassed':
       if (state.status !== 'awaiting') return ignore('deadline_not_running');
       return settle(state, 'timed_out', { refusal: 'timed_out', cleanup: false });

@@ -16,6 +16,7 @@ import type {
   ActionDecision,
   ConsentOption,
   ConsentOptionKind,
+  Responder,
   SettlementReason,
 } from '../wire/index.js';
 
@@ -26,6 +27,7 @@ export type {
   ConsentOptionKind,
   ConsentView,
   MachineQueueItem,
+  Responder,
   SettlementReason,
   UserInputStatus,
   UserInputView,
@@ -85,10 +87,13 @@ export type AgentOutcome =
   | { kind: 'decided'; decision: ActionDecision }
   | { kind: 'refused'; reason: RefusalReason };
 
-/** What the person chose, kept on the request for views. */
+/**
+ * What the person chose, kept on the request for views, with who chose it. A
+ * remembered "always" names the person who set it.
+ */
 export type Answer =
-  | { kind: 'option'; option_id: string; remembered: boolean }
-  | { kind: 'decision'; decision: ActionDecision };
+  | { kind: 'option'; option_id: string; remembered: boolean; respondedBy: Responder }
+  | { kind: 'decision'; decision: ActionDecision; respondedBy: Responder };
 
 export type TurnOutcome = 'normal' | 'cancelled' | 'failed';
 
@@ -120,6 +125,7 @@ export interface ArmedState {
   request: ActionRequest;
   revision: number;
   decision: ActionDecision;
+  respondedBy: Responder;
   followUpText: string;
 }
 
@@ -133,6 +139,7 @@ export interface DueState {
   request: ActionRequest;
   revision: number;
   decision: ActionDecision;
+  respondedBy: Responder;
   followUpText: string;
   phase: 'attempting' | 'waiting' | 'claimed';
   attempts: number;
@@ -156,8 +163,9 @@ export type UserInputState = AbsentState | RequestState;
 // ---------------------------------------------------------------- events (past-tense facts)
 
 export type UserInputEvent =
-  | { type: 'requested'; request: UserInputRequest; rememberedAlways: boolean }
-  | { type: 'humanResponded'; response: HumanResponse }
+  /** `rememberedBy`: the person whose "always" already answers this consent. */
+  | { type: 'requested'; request: UserInputRequest; rememberedBy: Responder | null }
+  | { type: 'humanResponded'; response: HumanResponse; responder: Responder }
   | { type: 'deadlinePassed' }
   | { type: 'turnEnded'; outcome: TurnOutcome }
   | { type: 'agentCallAborted' }
@@ -180,7 +188,7 @@ export type UserInputEventType = UserInputEvent['type'];
 export type UserInputCommand =
   | { type: 'startDeadline'; afterMs: number }
   | { type: 'cancelDeadline' }
-  | { type: 'rememberAlways'; profile: string; toolKey: string }
+  | { type: 'rememberAlways'; profile: string; toolKey: string; setBy: Responder }
   | { type: 'publishChanged'; revision: number }
   | { type: 'answerAgent'; outcome: AgentOutcome }
   | { type: 'dispatchFollowUp'; sessionId: string; text: string; attempt: number }

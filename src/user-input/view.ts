@@ -9,6 +9,7 @@ import type {
   DueState,
   MachineQueueItem,
   RequestState,
+  Responder,
   UserInputView,
 } from './types.js';
 
@@ -19,6 +20,12 @@ function iso(ms: number): string {
 /** A due follow-up is listed in the session queue while it waits for its next attempt. */
 export function isQueued(state: RequestState): state is DueState {
   return state.status === 'due' && state.phase === 'waiting';
+}
+
+function respondedByOf(state: RequestState): Responder | null {
+  if (state.status === 'awaiting') return null;
+  if (state.status === 'settled') return state.answer?.respondedBy ?? null;
+  return state.respondedBy;
 }
 
 export function toView(state: RequestState): UserInputView {
@@ -32,6 +39,7 @@ export function toView(state: RequestState): UserInputView {
     created_at: iso(request.createdAtMs),
     deadline_at: state.status === 'awaiting' ? iso(request.deadlineAtMs) : null,
     settled_reason: state.status === 'settled' ? state.reason : null,
+    responded_by: respondedByOf(state),
     title: request.title,
   };
   if (request.kind === 'consent') {

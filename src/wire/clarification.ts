@@ -4,7 +4,7 @@
  * an answer fits its bundle is the resolver's rule (`clarification/outcome.ts`).
  */
 import { z } from 'zod';
-import { rowStatus, timestamp, visibleText } from './common.js';
+import { responder, rowStatus, timestamp, visibleText } from './common.js';
 import {
   MAX_ANSWER_TEXT_CODE_POINTS,
   MAX_CONTEXT_CHARS,
@@ -117,6 +117,8 @@ export const clarificationResponse = z
     rejected: z.boolean(),
     reject_reason: z.string(),
     responded_at: timestamp,
+    /** Null only for answers recorded before Clarion kept who decided. */
+    responded_by: responder.nullable(),
   })
   .meta({ id: 'ClarificationResponse' });
 export type ClarificationResponse = z.infer<typeof clarificationResponse>;

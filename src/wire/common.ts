@@ -1,6 +1,6 @@
 /** Shapes several parts of the wire share: states, timestamps, record IDs. */
 import { z } from 'zod';
-import { ROW_STATUSES, SESSION_STATES } from './constants.js';
+import { DECISION_SURFACES, ROW_STATUSES, SESSION_STATES } from './constants.js';
 import { isBlankText } from './text.js';
 
 /**
@@ -34,3 +34,12 @@ export type PendingAction = z.infer<typeof pendingAction>;
 
 export const rowStatus = z.enum(ROW_STATUSES).meta({ id: 'RowStatus' });
 export type RowStatus = z.infer<typeof rowStatus>;
+
+/**
+ * Who made a decision and where: always a person, never an agent (DESIGN §6).
+ * `name` is the person's name when they decided, kept as the record.
+ */
+export const responder = z
+  .object({ user_id: z.string(), name: z.string(), surface: z.enum(DECISION_SURFACES) })
+  .meta({ id: 'Responder' });
+export type Responder = z.infer<typeof responder>;

@@ -17,8 +17,22 @@ export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as c
 
 export const ROW_STATUSES = ['pending', 'answered', 'rejected', 'expired', 'cancelled'] as const;
 
+/**
+ * Where a person made a decision: the web app (browser session), the REST API
+ * (a user's bearer token), an MCP client holding a user's token, or a
+ * one-time answer link. Agents have no surface: they never decide.
+ */
+export const DECISION_SURFACES = ['web', 'rest', 'mcp', 'link'] as const;
+export type DecisionSurface = (typeof DECISION_SURFACES)[number];
+
 /** The transcript type of a clarification row. */
 export const CLARIFICATION_TYPE = 'clarification_request';
+
+/**
+ * The transcript type of a person's decision on a consent or action request:
+ * the registry forgets requests on restart, the transcript keeps who decided.
+ */
+export const USER_INPUT_DECISION_TYPE = 'user_input_decision';
 
 export const USER_INPUT_EVENT_TYPES = [
   'user_input.requested',

@@ -55,17 +55,22 @@ export {
 } from './text.js';
 export {
   CLARIFICATION_TYPE,
+  DECISION_SURFACES,
   ROW_STATUSES,
   SESSION_STATES,
   TERMINAL_SESSION_STATES,
+  USER_INPUT_DECISION_TYPE,
   USER_INPUT_EVENT_TYPES,
+  type DecisionSurface,
 } from './constants.js';
 export {
   pendingAction,
+  responder,
   rowStatus,
   sessionState,
   timestamp,
   type PendingAction,
+  type Responder,
   type RowStatus,
   type SessionState,
 } from './common.js';
@@ -213,3 +218,13 @@ export {
   type ToolErrorPayload,
 } from './mcp.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
+export {
+  DELIVERY_UNCONFIRMED_TYPE,
+  deliveryUnconfirmedNoteKey,
+  deliveryUnconfirmedNoteOf,
+  formatAnswerAsMessage,
+  resendAdmissionKey,
+  type AnsweredQuestion,
+  type DeliveryUnconfirmedNote,
+  type GivenAnswer,
+} from './unconfirmed-delivery.js';

@@ -12,12 +12,14 @@ import { z } from 'zod';
 
 export interface OutcomeEntry {
   /** HTTP status. 499 is nginx's "client closed": nobody reads the reply. */
-  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 499 | 500 | 503;
+  readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 499 | 500 | 503;
   /** The `code` field on the wire; several service codes may share one. */
   readonly wire: string;
   readonly message: string;
   /** What an agent reads instead, where its next step differs from a browser's. */
   readonly mcpMessage?: string;
+  /** Seconds a client should wait before trying again, sent as `Retry-After`. */
+  readonly retryAfterS?: number;
 }
 
 export const OUTCOMES = {
@@ -30,6 +32,13 @@ export const OUTCOMES = {
   },
   unauthorized: { status: 401, wire: 'unauthorized', message: 'authentication required' },
   forbidden: { status: 403, wire: 'forbidden', message: 'not allowed' },
+  person_required: {
+    status: 403,
+    wire: 'person_required',
+    message: 'only a person can decide this; an agent may ask and wait',
+    mcpMessage:
+      'only a person can answer or cancel this; wait for their decision with wait_for_answer',
+  },
   no_workspace: {
     status: 403,
     wire: 'no_workspace',
@@ -62,6 +71,13 @@ export const OUTCOMES = {
     status: 415,
     wire: 'unsupported_media_type',
     message: 'request body must be JSON',
+  },
+  quota_exceeded: {
+    status: 429,
+    wire: 'quota_exceeded',
+    message: 'quota exceeded; try again later',
+    // A hint, not a promise: a slot frees when a session or agent of the caller ends.
+    retryAfterS: 60,
   },
   caller_gone: { status: 499, wire: 'cancelled', message: 'the call was cancelled' },
   temporarily_unavailable: {

@@ -121,7 +121,7 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: createTaskBody,
     replies: { 201: createTaskReply },
-    errors: ['invalid_request', 'forbidden', 'not_found'],
+    errors: ['invalid_request', 'forbidden', 'not_found', 'quota_exceeded'],
   },
   {
     method: 'get',
@@ -163,7 +163,7 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: messageBody,
     replies: { 200: messageSentReply, 202: messageQueuedReply },
-    errors: ['invalid_request', 'not_found', 'session_refused', 'session_busy'],
+    errors: ['invalid_request', 'not_found', 'session_refused', 'session_busy', 'quota_exceeded'],
   },
   {
     method: 'post',

@@ -4,7 +4,7 @@
  * live in the server's memory only.
  */
 import { z } from 'zod';
-import { timestamp } from './common.js';
+import { responder, timestamp } from './common.js';
 import { MAX_CONSENT_OPTION_ID_CHARS } from './limits.js';
 
 export const CONSENT_OPTION_KINDS = [
@@ -51,6 +51,8 @@ const viewBase = {
   /** While awaiting only; an answered request no longer has a running deadline. */
   deadline_at: timestamp.nullable(),
   settled_reason: settlementReason.nullable(),
+  /** The person who answered; null until a person has. */
+  responded_by: responder.nullable(),
   title: z.string(),
 };
 

@@ -79,6 +79,10 @@ describe('answering a historical question in a new message', () => {
 
     const openers = page.getByTestId('late-answer-open');
     await row(page, 'q3').getByText('Answered: Node 20').waitFor(WAIT);
+    // Answered over the API with the admin's token: the row says who and where.
+    await expect(row(page, 'q3').getByTestId('decided-by').textContent()).resolves.toBe(
+      'By admin (API)',
+    );
     await expect(openers.allTextContents()).resolves.toEqual([
       'Answer in a new message',
       'Answer in a new message',

@@ -44,6 +44,7 @@ function consent(revision: number, extra: Partial<ConsentView> = {}): ConsentVie
     created_at: '2026-01-01T00:00:01.000Z',
     deadline_at: '2026-01-01T00:05:01.000Z',
     settled_reason: null,
+    responded_by: null,
     title: 'Delete the build cache',
     tool_key: 'delete',
     options: [
@@ -77,6 +78,7 @@ function action(revision: number, extra: Partial<ActionView> = {}): ActionView {
     created_at: '2026-01-01T00:00:02.000Z',
     deadline_at: '2026-01-01T00:30:02.000Z',
     settled_reason: null,
+    responded_by: null,
     title: 'Connect the staging database',
     instructions: 'Open the link.',
     url: 'https://example.com/connect',

@@ -184,6 +184,14 @@ describe('consent and action cards in Chromium', () => {
       card(page, request.id).getByTestId('user-input-outcome').textContent(),
     ).resolves.toBe('Allowed: Allow once');
     await expect(card(page, request.id).getByTestId('consent-option').count()).resolves.toBe(0);
+    // The transcript keeps the decision and who made it, also after a reload.
+    await page.reload();
+    const kept = page.getByTestId('user-input-decision');
+    await kept.waitFor(WAIT);
+    await expect(kept.locator('.message-content').textContent()).resolves.toBe(
+      'Allow once: Delete the build cache (rm -rf .cache)',
+    );
+    await expect(kept.getByTestId('decided-by').textContent()).resolves.toBe('By admin (web app)');
     await context.close();
   });
 

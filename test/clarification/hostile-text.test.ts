@@ -79,7 +79,7 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
 
   async function statuses(pendingId: string): Promise<string[]> {
     const view = await running.server.clarification.get(
-      { kind: 'user', userId: adminId, isAdmin: true },
+      { kind: 'user', userId: adminId, name: 'admin', isAdmin: true },
       pendingId,
     );
     return view?.questions.map((question) => question.status) ?? [];
@@ -372,7 +372,7 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
     });
     expect(answered.isError, JSON.stringify(answered)).not.toBe(true);
     const view = await running.server.clarification.get(
-      { kind: 'user', userId: adminId, isAdmin: true },
+      { kind: 'user', userId: adminId, name: 'admin', isAdmin: true },
       targets.pendingId,
     );
     expect(view?.response?.answers[1]?.custom_text).toBe(RICH);

@@ -5,21 +5,28 @@
  * effects: no prompt is sent by recovery, ever.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_AGENT_PROFILE } from '../../src/agents/index.js';
 import { recoverClarifications, type RecoveryReport } from '../../src/clarification/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
+  appendMessage,
   claimBundle,
+  createSession,
   currentTurn,
+  getTurn,
   markDispatchAttempted,
   reserveSuccessorTurn,
   startTurn,
+  transcriptPage,
   type MessageRecord,
 } from '../../src/store/index.js';
+import { DELIVERY_UNCONFIRMED_TYPE } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   TWO_QUESTIONS,
   clarificationHarness,
   type Harness,
+  eventually,
 } from '../support/clarification-harness.js';
 
 const ANSWER = { question_id: 'q1', selected_options: ['q1_opt1'], custom_text: '' };
@@ -52,6 +59,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       ]),
       rejectReason: '',
       respondedAt: h.store.clock.timestamp(),
+      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' },
     });
     expect(rows).toHaveLength(2);
     return rows;
@@ -130,7 +138,8 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     ]);
     const current = await currentTurn(h.store, h.seeded.session.id);
     expect(current?.id).toBe(turn.id);
-    expect(current?.metadata).toEqual({});
+    // Published, it still names the bundle it carried (for the unconfirmed-delivery check).
+    expect(current?.metadata).toEqual({ prompt_dispatch_clarification_pending_id: pendingId });
     expect(h.runtime.prompts).toEqual([]);
 
     const retry = await h.respond(pendingId, { rejected: true });
@@ -157,7 +166,134 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       reservationsRolledBack: 0,
       claimsRestored: 0,
       claimsRetired: 0,
+      turnsClosed: 0,
+      deliveriesUnconfirmed: 0,
     });
     expect(await h.rows(pendingId)).toEqual(before);
+  });
+
+  describe('an answer handed off whose turn never finished', () => {
+    const ANSWERS = {
+      answers: [
+        { question_id: 'q1', selected_options: ['q1_opt2'] },
+        { question_id: 'q2', selected_options: ['q2_opt1', 'q2_opt3'], custom_text: ' and e2e ' },
+      ],
+    };
+    const RESEND_TEXT =
+      'Which parser should we use?\nGenerated\n\nWhich checks should run?\nLint; Tests; and e2e';
+
+    async function toolCall(status: string): Promise<MessageRecord> {
+      return appendMessage(h.store, {
+        sessionId: h.seeded.session.id,
+        taskId: h.seeded.task.id,
+        turnId: h.seeded.turn.id,
+        authorType: 'agent',
+        type: 'tool_call',
+        content: 'Asking you a question',
+        metadata: { toolCallId: `call-${status}`, status },
+      });
+    }
+
+    async function transcript(): Promise<MessageRecord[]> {
+      return (await transcriptPage(h.store, h.seeded.session.id, { limit: 500 })).messages;
+    }
+
+    async function notes(): Promise<MessageRecord[]> {
+      return (await transcript()).filter((row) => row.type === DELIVERY_UNCONFIRMED_TYPE);
+    }
+
+    /** The agent's identical retry waits live; the person answers; the waiter takes it. */
+    async function handOffLive(): Promise<void> {
+      const waiting = h.service.ask(h.seeded.session.id, TWO_QUESTIONS, { timeoutMs: 60_000 });
+      await eventually(() => h.waiters.has(pendingId));
+      const response = await h.respond(pendingId, ANSWERS);
+      expect(response.status).toBe(200);
+      expect(await waiting).toMatchObject({ ok: true, outcome: 'answered' });
+    }
+
+    it('gets one note, its tool call failed and its turn completed, however often recovery runs', async () => {
+      const asking = await toolCall('in_progress');
+      const done = await toolCall('completed');
+      await handOffLive();
+      expect(await statuses()).toEqual([
+        { status: 'answered', intent: false },
+        { status: 'answered', intent: false },
+      ]);
+      const before = h.events.events.length;
+
+      // The server died here: recovery runs on what the store holds.
+      expect(await recover()).toMatchObject({ deliveriesUnconfirmed: 1 });
+      const [note, ...others] = await notes();
+      expect(others).toEqual([]);
+      expect(note).toMatchObject({
+        turn_id: h.seeded.turn.id,
+        author_type: 'system',
+        metadata: {
+          clarification_pending_id: pendingId,
+          resend_text: RESEND_TEXT,
+          resend_admission_key: `resend:${pendingId}`,
+        },
+      });
+      const rows = await transcript();
+      expect(rows.find((row) => row.id === asking.id)?.metadata).toMatchObject({
+        status: 'failed',
+        interrupted: true,
+      });
+      expect(rows.find((row) => row.id === done.id)?.metadata.status).toBe('completed');
+      expect((await getTurn(h.store, h.seeded.turn.id))?.completed_at).not.toBeNull();
+      // The answer itself stays as it was: terminal, never sent again by recovery.
+      expect(await statuses()).toEqual([
+        { status: 'answered', intent: false },
+        { status: 'answered', intent: false },
+      ]);
+      expect(h.runtime.prompts).toEqual([]);
+
+      // One session write: the note and the closed tool call share one new revision.
+      const published = h.events.events.slice(before);
+      expect(published.map((event) => event.type)).toEqual(['message.added', 'message.updated']);
+      expect(new Set(published.map((event) => event.revision)).size).toBe(1);
+
+      expect(await recover()).toMatchObject({ deliveriesUnconfirmed: 0, turnsClosed: 0 });
+      expect(await notes()).toHaveLength(1);
+    });
+
+    it('notes the answer an attempted successor turn carried, in that turn', async () => {
+      const rows = await claim();
+      const turn = await reserve(rows);
+      await markDispatchAttempted(h.store, turn.id);
+      expect(await recover()).toMatchObject({ reservationsKept: 1, deliveriesUnconfirmed: 1 });
+      const [note, ...others] = await notes();
+      expect(others).toEqual([]);
+      expect(note).toMatchObject({
+        turn_id: turn.id,
+        metadata: { clarification_pending_id: pendingId },
+      });
+      expect((await getTurn(h.store, turn.id))?.completed_at).not.toBeNull();
+      expect(await recover()).toMatchObject({ deliveriesUnconfirmed: 0 });
+      expect(await notes()).toHaveLength(1);
+    });
+
+    it('leaves an external agent’s turn open: that agent outlives a restart', async () => {
+      const external = await createSession(h.store, {
+        taskId: h.seeded.task.id,
+        agentProfile: EXTERNAL_AGENT_PROFILE,
+      });
+      const turn = await startTurn(h.store, { sessionId: external.id, taskId: h.seeded.task.id });
+      await recover();
+      expect((await getTurn(h.store, turn.id))?.completed_at).toBeNull();
+      expect((await getTurn(h.store, h.seeded.turn.id))?.completed_at).not.toBeNull();
+    });
+
+    it('writes no note for a claim that was never handed off, yet closes the cut-off turn', async () => {
+      await claim();
+      expect(await recover()).toMatchObject({ claimsRestored: 1, deliveriesUnconfirmed: 0 });
+      expect(await notes()).toEqual([]);
+      // The turn the restart cut off is closed all the same; the question stays answerable.
+      expect((await getTurn(h.store, h.seeded.turn.id))?.completed_at).not.toBeNull();
+      const retry = await h.respond(pendingId, { rejected: true });
+      expect(retry.status).toBe(200);
+      expect(await recover()).toMatchObject({ deliveriesUnconfirmed: 0 });
+      expect(await notes()).toEqual([]);
+    });
   });
 });

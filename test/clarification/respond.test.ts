@@ -62,6 +62,7 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
         rejected: false,
         reject_reason: '',
         responded_at: expect.stringMatching(/\.\d{9}Z$/) as unknown,
+        responded_by: { user_id: h.memberId, name: 'member', surface: 'rest' },
       },
     });
 
@@ -248,7 +249,8 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     const turn = await currentTurn(h.store, h.seeded.session.id);
     expect(turn?.id).toBe(prompt?.turnId);
     expect(turn?.id).not.toBe(clarificationTurn);
-    expect(turn?.metadata).toEqual({});
+    // Published: only the bundle it carried stays named (recovery checks whether it finished).
+    expect(turn?.metadata).toEqual({ prompt_dispatch_clarification_pending_id: pendingId });
     const after = await h.rows(pendingId);
     expect(after.every((row) => row.metadata.response_delivery_pending === undefined)).toBe(true);
     expect((await getSession(h.store, h.seeded.session.id))?.state).toBe('running');
@@ -332,11 +334,39 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect((await list('member')).bundles.map((bundle) => bundle.pending_id)).toEqual([second]);
   });
 
+  it('refuses an agent principal before any read: it neither answers nor cancels', async () => {
+    const { pendingId, call } = await askLive();
+    const agent = { principal: h.principals.agent, surface: 'mcp' } as const;
+    const reads = h.observer.phases.length;
+    expect(await h.service.respond(agent, pendingId, ANSWERS)).toEqual({
+      ok: false,
+      code: 'person_required',
+    });
+    expect(await h.service.cancel(agent, pendingId)).toEqual({
+      ok: false,
+      code: 'person_required',
+    });
+    // No identity phase ran: the refusal reveals nothing about the pending ID.
+    expect(h.observer.phases.length).toBe(reads);
+    expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+    expect(h.waiters.pendingIdsOf(h.seeded.session.id)).toEqual([pendingId]);
+    await h.respond(pendingId, { rejected: true });
+    await call;
+  });
+
   it('tells a caller that went away from its own budget: no claim, no timeout counted', async () => {
     const pendingId = await askDetached();
     const gone = new AbortController();
     gone.abort();
-    const result = await h.service.respond(h.principals.member, pendingId, ANSWERS, gone.signal);
+    const result = await h.service.respond(
+      { principal: h.principals.member, surface: 'rest' },
+      pendingId,
+      ANSWERS,
+      gone.signal,
+    );
     expect(result).toEqual({ ok: false, code: 'caller_gone' });
     expect(h.observer.timeouts).toEqual([]);
     expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
@@ -349,7 +379,12 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     const pendingId = await askDetached();
     const leaving = new AbortController();
     h.runtime.behaviour = 'gated';
-    const pending = h.service.respond(h.principals.member, pendingId, ANSWERS, leaving.signal);
+    const pending = h.service.respond(
+      { principal: h.principals.member, surface: 'rest' },
+      pendingId,
+      ANSWERS,
+      leaving.signal,
+    );
     await eventually(() => h.runtime.prompts.length === 1);
     leaving.abort();
     h.runtime.accept();

@@ -17,6 +17,7 @@ import { silentLogger } from '../../src/observability/logger.js';
 import {
   createSession,
   createTask,
+  getSession,
   listMemberWorkspaces,
   messagesByPendingId,
   openStore,
@@ -30,9 +31,11 @@ import type { FailpointName } from '../../src/support/failpoints.js';
 import { systemTimers } from '../../src/support/timers.js';
 import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { startServing } from '../support/clarion-process.js';
+import { bearerApi } from '../support/in-process-server.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { RecordingObserver, RecordingPublisher } from '../support/recorders.js';
-import { TWO_QUESTIONS } from '../support/clarification-harness.js';
+import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { DELIVERY_UNCONFIRMED_TYPE } from '../../src/wire/index.js';
 
 const ADMIN_TOKEN = 'fault-test-admin-token-0123456789';
 
@@ -120,7 +123,61 @@ const ANSWERS = {
   ],
 };
 
+function api<T>(url: string, method: string, path: string, body?: unknown) {
+  return bearerApi(url, ADMIN_TOKEN)<T>(method, path, body);
+}
+
+interface Row {
+  id: string;
+  type: string;
+  author: string;
+  content: string;
+  turn_id: string;
+  metadata: Record<string, unknown>;
+}
+
+/** The session's transcript as a person reads it over REST. */
+async function transcript(url: string, sessionId: string): Promise<Row[]> {
+  const page = await api<{ messages: Row[] }>(
+    url,
+    'GET',
+    `/api/v1/sessions/${sessionId}/messages?limit=500`,
+  );
+  expect(page.status).toBe(200);
+  return page.json.messages;
+}
+
+async function unconfirmedNotes(url: string, sessionId: string): Promise<Row[]> {
+  return (await transcript(url, sessionId)).filter((row) => row.type === DELIVERY_UNCONFIRMED_TYPE);
+}
+
+/** Turns of the session that never got `completed_at`, and the session's state. */
+async function turnsAndState(target: DatabaseTarget, sessionId: string) {
+  const store = await openStore(target);
+  try {
+    const open = await store.db
+      .selectFrom('task_session_turns')
+      .select('id')
+      .where('task_session_id', '=', sessionId)
+      .where('completed_at', 'is', null)
+      .execute();
+    const session = await getSession(store, sessionId);
+    return { openTurns: open.length, state: session?.state };
+  } finally {
+    await store.close();
+  }
+}
+
 type BundleState = Awaited<ReturnType<typeof bundleState>>;
+
+async function sessionOf(target: DatabaseTarget, pendingId: string): Promise<string> {
+  const store = await openStore(target);
+  try {
+    return (await messagesByPendingId(store, pendingId))[0]?.task_session_id ?? '';
+  } finally {
+    await store.close();
+  }
+}
 
 describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
   let database: TestDatabase;
@@ -231,7 +288,127 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
           },
         });
         expect(await bundleState(database.target, pendingId)).toMatchObject({ turns: 2 });
+
+        // The successor turn never finished: the person is told, once, and can send it again.
+        const sessionId = await sessionOf(database.target, pendingId);
+        const notes = await unconfirmedNotes(url, sessionId);
+        expect(notes).toHaveLength(1);
+        expect(notes[0]?.metadata).toMatchObject({
+          clarification_pending_id: pendingId,
+          resend_text:
+            'Which parser should we use?\nHand-written\n\nWhich checks should run?\nTypes',
+          resend_admission_key: `resend:${pendingId}`,
+        });
+        expect(await turnsAndState(database.target, sessionId)).toEqual({
+          openTurns: 0,
+          state: 'idle',
+        });
+      });
+      await afterRestart(async (url) => {
+        const sessionId = await sessionOf(database.target, pendingId);
+        expect(await unconfirmedNotes(url, sessionId)).toHaveLength(1);
       });
     },
   );
+
+  it('after a live waiter took the answer: the restart notes it, closes the call and the turn, and the answer can be sent again', async () => {
+    database = await freshDatabase(driver);
+    const doomed = await startServing(envFor(database.target, ['delivery.after_live_hand_off']));
+    const created = await api<{ session: { id: string } }>(doomed.url, 'POST', '/api/v1/tasks', {
+      title: 'live hand-off',
+      prompt: '/ask',
+    });
+    expect(created.status).toBe(201);
+    const sessionId = created.json.session.id;
+    let pendingId = '';
+    await eventually(async () => {
+      const list = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
+        doomed.url,
+        'GET',
+        '/api/v1/pending',
+      );
+      pendingId = list.json.bundles.find((b) => b.session_id === sessionId)?.pending_id ?? '';
+      const rows = await transcript(doomed.url, sessionId);
+      const asking = rows.some(
+        (row) => row.type === 'tool_call' && row.metadata.status === 'in_progress',
+      );
+      return pendingId !== '' && asking;
+    }, 20_000);
+
+    await expect(
+      respond(doomed.url, pendingId, {
+        answers: [{ question_id: 'q1', selected_options: ['hand_written'], custom_text: 'tiny' }],
+      }),
+    ).rejects.toThrow();
+    expect((await doomed.exited).signal).toBe('SIGKILL');
+    // Handed off (the intent is gone), the agent's turn not ended.
+    expect(await bundleState(database.target, pendingId)).toMatchObject({
+      statuses: ['answered'],
+      intents: [false],
+    });
+    // The hand-off moved the session back to running; only the turn's end would free it.
+    expect(await turnsAndState(database.target, sessionId)).toEqual({
+      openTurns: 1,
+      state: 'running',
+    });
+
+    let resend = { text: '', key: '' };
+    await afterRestart(async (url) => {
+      const rows = await transcript(url, sessionId);
+      const notes = rows.filter((row) => row.type === DELIVERY_UNCONFIRMED_TYPE);
+      expect(notes).toHaveLength(1);
+      expect(notes[0]).toMatchObject({
+        author: 'system',
+        metadata: {
+          clarification_pending_id: pendingId,
+          resend_text: 'How should I create the configuration file?\nHand-written; tiny',
+          resend_admission_key: `resend:${pendingId}`,
+        },
+      });
+      resend = {
+        text: String(notes[0]?.metadata.resend_text),
+        key: String(notes[0]?.metadata.resend_admission_key),
+      };
+      const calls = rows.filter((row) => row.type === 'tool_call');
+      expect(calls.map((row) => row.metadata.status)).toEqual(['failed']);
+      expect(await turnsAndState(database.target, sessionId)).toEqual({
+        openTurns: 0,
+        state: 'idle',
+      });
+
+      // Sending it again is an ordinary message; a second click admits nothing new.
+      const body = { text: resend.text, admission_key: resend.key };
+      const sent = await api<{ outcome: string; message: { id: string } }>(
+        url,
+        'POST',
+        `/api/v1/sessions/${sessionId}/messages`,
+        body,
+      );
+      expect(sent).toMatchObject({ status: 200, json: { outcome: 'sent' } });
+      const again = await api<{ outcome: string; message: { id: string } }>(
+        url,
+        'POST',
+        `/api/v1/sessions/${sessionId}/messages`,
+        body,
+      );
+      expect(again.json.message.id).toBe(sent.json.message.id);
+      await eventually(async () => {
+        const replies = (await transcript(url, sessionId)).filter(
+          (row) => row.author === 'agent' && row.type === 'message',
+        );
+        return replies.some((row) => row.content.includes('Hand-written; tiny'));
+      }, 20_000);
+      await eventually(
+        async () => (await turnsAndState(database.target, sessionId)).state === 'idle',
+        20_000,
+      );
+    });
+
+    // Recovery runs again: still one note, nothing reopened.
+    await afterRestart(async (url) => {
+      expect(await unconfirmedNotes(url, sessionId)).toHaveLength(1);
+      const users = (await transcript(url, sessionId)).filter((row) => row.author === 'user');
+      expect(users.map((row) => row.content)).toEqual(['/ask', resend.text]);
+    });
+  });
 });

@@ -97,7 +97,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
       userId: user.id,
       role: 'member',
     });
-    tokens.set('user-token', { kind: 'user', userId: user.id, isAdmin: false });
+    tokens.set('user-token', { kind: 'user', userId: user.id, name: 'Test user', isAdmin: false });
     tokens.set('agent-token', { kind: 'agent', userId: user.id, sessionId: theirs.session.id });
 
     hub = createEventHub({
@@ -243,7 +243,7 @@ describe('GET /api/v1/events without a socket', () => {
     resolvePrincipal: (request) =>
       Promise.resolve<Principal | undefined>(
         request.headers.get('authorization') === 'Bearer ok'
-          ? { kind: 'user', userId: 'u', isAdmin: false }
+          ? { kind: 'user', userId: 'u', name: 'Test user', isAdmin: false }
           : undefined,
       ),
   });

@@ -73,10 +73,13 @@ describe('the OpenAPI document', () => {
     expect(documentedEndpoints(document)).not.toEqual(registeredEndpoints(planted));
   });
 
-  it('gives the respond route every row of the outcome table', () => {
+  it('gives the respond route every row of the outcome table, and the refusal of agents', () => {
     const respond = document.paths['/api/v1/clarification/{pendingId}/respond']?.post;
     expect(Object.keys(respond?.responses ?? {}).sort()).toEqual(
-      ['200', '400', '401', '404', '409', '413', '415', '500', '503'].sort(),
+      ['200', '400', '401', '403', '404', '409', '413', '415', '500', '503'].sort(),
     );
+    // Reads stay open to an agent's token for its own session.
+    const read = document.paths['/api/v1/clarification/{pendingId}']?.get;
+    expect(Object.keys(read?.responses ?? {})).not.toContain('403');
   });
 });

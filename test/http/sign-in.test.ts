@@ -183,7 +183,7 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     const upgrade = (headers: Record<string, string>) =>
       new Request(`${ORIGIN}/api/v1/events`, { headers: { upgrade: 'websocket', ...headers } });
     const withSession = { cookie: `${SESSION_COOKIE}=${cookie}` };
-    const admin = { kind: 'user', userId: adminId, isAdmin: true };
+    const admin = { kind: 'user', userId: adminId, name: 'admin', isAdmin: true };
 
     expect(await resolve(upgrade({ ...withSession, origin: ORIGIN }))).toEqual(admin);
     expect(

@@ -5,6 +5,7 @@
  * answering within the own session only, and authentication.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
@@ -108,10 +109,14 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     const client = await m.connect(m.tokens.agent);
     const call = m.call(client, 'ask_user_question', TWO_QUESTIONS);
     const pendingId = await livePendingId();
-    const skipped = await m.h.service.respond(m.h.principals.member, pendingId, {
-      rejected: true,
-      reject_reason: 'Not now',
-    });
+    const skipped = await m.h.service.respond(
+      { principal: m.h.principals.member, surface: 'rest' },
+      pendingId,
+      {
+        rejected: true,
+        reject_reason: 'Not now',
+      },
+    );
     expect(skipped).toMatchObject({ ok: true, claimed: true, status: 'rejected' });
     expect(structured(await call)).toEqual({
       status: 'skipped',
@@ -132,7 +137,11 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
       (await m.h.rows(pendingId)).every((row) => row.metadata.agent_disconnected === true),
     );
     expect(m.h.waiters.has(pendingId)).toBe(false);
-    const late = await m.h.service.respond(m.h.principals.member, pendingId, ANSWERS);
+    const late = await m.h.service.respond(
+      { principal: m.h.principals.member, surface: 'rest' },
+      pendingId,
+      ANSWERS,
+    );
     expect(late).toMatchObject({ ok: true, claimed: true, status: 'answered' });
     // The detached answer resumes the agent with a new turn.
     expect(m.h.runtime.prompts).toHaveLength(1);
@@ -200,7 +209,11 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     });
     const pendingId = await livePendingId();
     await eventually(() => progress.length >= 3);
-    await m.h.service.respond(m.h.principals.member, pendingId, ANSWERS);
+    await m.h.service.respond(
+      { principal: m.h.principals.member, surface: 'rest' },
+      pendingId,
+      ANSWERS,
+    );
     expect(structured(await call)).toMatchObject({ status: 'answered' });
     const values = progress.map((entry) => entry.progress);
     expect(values).toEqual([...values].sort((a, b) => a - b));
@@ -233,7 +246,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(m.h.waiters.pendingIdsOf(m.h.seeded.session.id)).toEqual([]);
   });
 
-  it('lists and answers only within its own session', async () => {
+  it('lists only its own session and answers nothing, not even its own questions', async () => {
     const own = await m.h.service.ask(m.h.seeded.session.id, TWO_QUESTIONS, { timeoutMs: 1 });
     const other = await m.h.service.ask(m.otherSession.id, TWO_QUESTIONS, { timeoutMs: 1 });
     if (!own.ok || !other.ok) throw new Error('asks failed');
@@ -243,11 +256,13 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(listed).toMatchObject({ next_cursor: null, pending: [{ pending_id: own.pendingId }] });
     expect(listed.pending).toHaveLength(1);
 
-    const refused = await m.call(agent, 'answer_question', {
-      pending_id: other.pendingId,
-      ...ANSWERS,
-    });
-    expect(toolErrorText(refused)).toBe('clarification request not found');
+    // The same refusal for its own bundle and another session's: it learns nothing.
+    for (const pendingId of [own.pendingId, other.pendingId]) {
+      const refused = await m.call(agent, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+      expect(toolErrorText(refused)).toBe(OUTCOMES.person_required.mcpMessage);
+    }
+    const ownRows = await m.h.rows(own.pendingId);
+    expect(ownRows.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
 
     const member = await m.connect(m.tokens.member);
     const all = structured(await m.call(member, 'list_pending_questions', {}));
@@ -332,7 +347,11 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     const waiting = m.call(agent, 'wait_for_answer', { pending_id: asked.pendingId });
     // Let the wait start first: this case is an answer given while it waits.
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await m.h.service.respond(m.h.principals.member, asked.pendingId, ANSWERS);
+    await m.h.service.respond(
+      { principal: m.h.principals.member, surface: 'rest' },
+      asked.pendingId,
+      ANSWERS,
+    );
     expect(structured(await waiting)).toMatchObject({
       status: 'answered',
       answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }] } },

@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { getSession, getTask } from '../../src/store/index.js';
+import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
@@ -74,14 +75,18 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     const again = m.call(external, 'ask_user_question', { ...TWO_QUESTIONS, context: 'again' });
     const second = await newestVisible();
     expect(second.sessionId).toBe(sessionId);
-    await m.h.service.respond(m.colleague, second.pendingId, { rejected: true });
+    await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, second.pendingId, {
+      rejected: true,
+    });
     expect(structured(await again)).toMatchObject({ status: 'skipped', reason: '' });
 
     const otherClient = await m.connect(m.tokens.member, 'other-tool');
     const third = m.call(otherClient, 'ask_user_question', TWO_QUESTIONS);
     const elsewhere = await newestVisible();
     expect(elsewhere.sessionId).not.toBe(sessionId);
-    await m.h.service.respond(m.colleague, elsewhere.pendingId, { rejected: true });
+    await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, elsewhere.pendingId, {
+      rejected: true,
+    });
     await third;
   });
 
@@ -104,7 +109,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       pending_id: pendingId,
       ...ANSWERS,
     });
-    expect(toolErrorText(refused)).toBe('clarification request not found');
+    expect(toolErrorText(refused)).toBe(OUTCOMES.person_required.mcpMessage);
     expect(structured(await m.call(stranger, 'list_pending_questions', {})).pending).toEqual([]);
     const outsider = await m.connect(m.tokens.outsider);
     expect(

@@ -11,7 +11,11 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
-import { registerMcpRoute, type McpEndpoint } from '../../src/agents/mcp/index.js';
+import {
+  registerMcpRoute,
+  type McpEndpoint,
+  type McpRouteDeps,
+} from '../../src/agents/mcp/index.js';
 import type { Principal } from '../../src/auth/principal.js';
 import { issueToken } from '../../src/auth/tokens.js';
 import type { ClarificationBudgets } from '../../src/clarification/index.js';
@@ -60,7 +64,12 @@ export interface McpHarness {
 
 export async function mcpHarness(
   driver: Driver,
-  options: { progressIntervalMs?: number; budgets?: Partial<ClarificationBudgets> } = {},
+  options: {
+    progressIntervalMs?: number;
+    budgets?: Partial<ClarificationBudgets>;
+    /** Passed to the route as they are: session quotas, clock and sweep timer. */
+    route?: Pick<McpRouteDeps, 'sessionLimits' | 'nowMs' | 'timers'>;
+  } = {},
 ): Promise<McpHarness> {
   const h = await clarificationHarness(driver, options.budgets ? { budgets: options.budgets } : {});
   const { store } = h;
@@ -98,6 +107,7 @@ export async function mcpHarness(
     ...(options.progressIntervalMs === undefined
       ? {}
       : { progressIntervalMs: options.progressIntervalMs }),
+    ...options.route,
   });
   mountApiAccess(app, { store });
   registerClarificationRoutes(app, { clarification: h.service });
@@ -114,7 +124,7 @@ export async function mcpHarness(
     endpoint,
     otherSession,
     tokens,
-    colleague: { kind: 'user', userId: colleagueUser.id, isAdmin: false },
+    colleague: { kind: 'user', userId: colleagueUser.id, name: 'Test user', isAdmin: false },
     async connect(token, name = 'clarion-test-client') {
       const client = new Client({ name, version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(url, {

@@ -61,7 +61,11 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
     await eventually(() => m.h.waiters.pendingIdsOf(m.h.seeded.session.id).length > 0);
     const [pendingId] = m.h.waiters.pendingIdsOf(m.h.seeded.session.id);
     await eventually(() => progress.length >= 2);
-    await m.h.service.respond(m.h.principals.member, pendingId ?? '', ANSWERS);
+    await m.h.service.respond(
+      { principal: m.h.principals.member, surface: 'rest' },
+      pendingId ?? '',
+      ANSWERS,
+    );
 
     expect(structured((await call) as CallToolResult)).toMatchObject({
       status: 'answered',

@@ -54,8 +54,8 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
       userId: user.id,
       role: 'member',
     });
-    member = { kind: 'user', userId: user.id, isAdmin: false };
-    outsider = { kind: 'user', userId: stranger.id, isAdmin: false };
+    member = { kind: 'user', userId: user.id, name: 'Test user', isAdmin: false };
+    outsider = { kind: 'user', userId: stranger.id, name: 'Test user', isAdmin: false };
   });
 
   afterEach(async () => {
@@ -244,6 +244,7 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
       ),
       rejectReason: '',
       respondedAt: '2026-01-01T00:00:01.000000000Z',
+      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' },
     });
     expect(rows.length).toBeGreaterThan(0);
   }

@@ -86,7 +86,7 @@ describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
       await refreshAsInProduction();
       const principal =
         kind === 'user'
-          ? ({ kind, userId: 'someone', isAdmin: true } as const)
+          ? ({ kind, userId: 'someone', name: 'Someone', isAdmin: true } as const)
           : ({ kind, userId: 'someone', sessionId: seeded.session.id } as const);
       const query = bundleForPrincipalQuery(store, principal, 'target-bundle').compile();
       const plan = (await store.dialect.explain(store.db, query)).join('\n');
@@ -108,6 +108,7 @@ describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
       responses: new Map([['q1', { question_id: 'q1' }]]),
       rejectReason: '',
       respondedAt: store.clock.timestamp(),
+      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' },
     }).compile();
     const plan = (await store.dialect.explain(store.db, claim)).join('\n');
     console.info(`[${driver}] claim plan:\n${plan}`);

@@ -210,9 +210,9 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
       role: 'member',
     });
     const principals: Principal[] = [
-      { kind: 'user', userId: member.id, isAdmin: false },
-      { kind: 'user', userId: outsider.id, isAdmin: false },
-      { kind: 'user', userId: admin.id, isAdmin: true },
+      { kind: 'user', userId: member.id, name: 'Test user', isAdmin: false },
+      { kind: 'user', userId: outsider.id, name: 'Test user', isAdmin: false },
+      { kind: 'user', userId: admin.id, name: 'Test user', isAdmin: true },
       { kind: 'agent', userId: member.id, sessionId: mine.session.id },
       { kind: 'agent', userId: member.id, sessionId: other.session.id },
     ];

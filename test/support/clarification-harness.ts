@@ -143,8 +143,8 @@ export async function clarificationHarness(
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
   });
   const principals = {
-    member: { kind: 'user', userId: member.id, isAdmin: false },
-    outsider: { kind: 'user', userId: outsider.id, isAdmin: false },
+    member: { kind: 'user', userId: member.id, name: member.name, isAdmin: false },
+    outsider: { kind: 'user', userId: outsider.id, name: 'Test user', isAdmin: false },
     agent: { kind: 'agent', userId: member.id, sessionId: seeded.session.id },
   } satisfies Record<string, Principal>;
 
@@ -155,6 +155,7 @@ export async function clarificationHarness(
     if (!(principal as Principal | undefined))
       return c.json(errorBodyOf({ code: 'unauthorized' }), 401);
     c.set('principal', principal);
+    c.set('surface', 'rest');
     await next();
   });
   registerClarificationRoutes(app, { clarification: service });

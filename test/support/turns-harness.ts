@@ -9,6 +9,11 @@ import { systemTimers } from '../../src/support/timers.js';
 import { followUpAdmitter, userInputPublisher } from '../../src/turns/user-input-bridge.js';
 import { createUserInputRegistry, type UserInputRegistry } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import {
+  AgentQuota,
+  DEFAULT_AGENT_QUOTA,
+  type AgentQuotaLimits,
+} from '../../src/turns/agent-quota.js';
 import type { TurnsDeps } from '../../src/turns/context.js';
 import { RuntimeEventPump } from '../../src/turns/event-pump.js';
 import { clarificationHarness, type Harness } from './clarification-harness.js';
@@ -21,7 +26,10 @@ export interface TurnsHarness extends Harness {
   request(method: string, path: string, body?: unknown, as?: string): Promise<Response>;
 }
 
-export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
+export async function turnsHarness(
+  driver: Driver,
+  options: { agentQuota?: AgentQuotaLimits } = {},
+): Promise<TurnsHarness> {
   const host = new TestHost();
   const ref: { turns?: TurnsDeps; userInputs?: UserInputRegistry } = {};
   const h = await clarificationHarness(driver, {
@@ -47,6 +55,10 @@ export async function turnsHarness(driver: Driver): Promise<TurnsHarness> {
     defaultProfile: 'demo',
     mcpUrl: () => 'http://127.0.0.1:1/mcp',
     agentCwd: process.cwd(),
+    agentQuota: new AgentQuota(
+      (sessionId) => host.isStarted(sessionId),
+      options.agentQuota ?? DEFAULT_AGENT_QUOTA,
+    ),
   };
   ref.turns = turns;
   ref.userInputs = userInputs;

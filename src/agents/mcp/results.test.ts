@@ -25,6 +25,7 @@ const response = {
   rejected: false,
   reject_reason: '',
   responded_at: '2026-01-01T00:00:00.000000000Z',
+  responded_by: null,
   answers: [
     { question_id: 'q1', selected_options: ['a', 'b'], custom_text: '' },
     { question_id: 'q2', selected_options: ['gone'], custom_text: 'typed' },

@@ -10,7 +10,9 @@ import type { Env, Hono } from 'hono';
 import type { Principal } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
-import { errorBodyOf } from '../../wire/index.js';
+import { MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
+import { systemTimers, type RepeatingTimers } from '../../support/index.js';
+import { errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -18,7 +20,13 @@ import { callerAuthInfo, principalKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { strictUtf8Body } from './body.js';
 import { MAX_MCP_BODY_BYTES, openMcpSession, type McpSessionHandle } from './server.js';
-import { McpSessions, type SessionEntry } from './sessions.js';
+import {
+  DEFAULT_MCP_SESSION_LIMITS,
+  McpSessions,
+  type McpSessionLimits,
+  type QuotaScope,
+  type SessionEntry,
+} from './sessions.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -32,6 +40,11 @@ export interface McpRouteDeps {
   progressIntervalMs?: number;
   /** Enables `request_user_action`. */
   userInputs?: UserInputRegistry;
+  /** Session quotas and idle expiry; the tunables unless a test shrinks them. */
+  sessionLimits?: Partial<McpSessionLimits>;
+  /** Clock and timer of the idle sweep; the system's unless a test fakes them. */
+  nowMs?: () => number;
+  timers?: RepeatingTimers;
 }
 
 export interface McpEndpoint {
@@ -56,10 +69,21 @@ function sessionNotFound(): Response {
   );
 }
 
-function tooManySessions(): Response {
+/**
+ * A refused `initialize`, as a JSON-RPC error the way the SDK answers over
+ * HTTP, with the catalogue's status, code and `Retry-After`.
+ */
+function quotaExceeded(scope: QuotaScope, limit: number): Response {
+  const entry: OutcomeEntry = OUTCOMES.quota_exceeded;
+  const whose = { principal: 'this token', user: 'this user', server: 'the server' }[scope];
+  const message = `too many open MCP sessions for ${whose} (limit ${limit}, none idle); close one or retry later`;
   return Response.json(
-    { jsonrpc: '2.0', error: { code: -32000, message: 'Too many open MCP sessions' }, id: null },
-    { status: 503, headers: { 'Retry-After': '60' } },
+    {
+      jsonrpc: '2.0',
+      error: { code: -32000, message, data: { code: entry.wire, scope, limit } },
+      id: null,
+    },
+    { status: entry.status, headers: { 'Retry-After': String(entry.retryAfterS ?? 60) } },
   );
 }
 
@@ -68,7 +92,21 @@ interface OpenSession extends SessionEntry {
 }
 
 export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps): McpEndpoint {
-  const sessions = new McpSessions<OpenSession>(() => Date.now());
+  const nowMs = deps.nowMs ?? (() => Date.now());
+  const sessions = new McpSessions<OpenSession>(nowMs, {
+    ...DEFAULT_MCP_SESSION_LIMITS,
+    ...deps.sessionLimits,
+  });
+  const sweeper = (deps.timers ?? systemTimers).every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
+    sessions.sweep().then(
+      (closed) => {
+        if (closed > 0) deps.logger.info({ closed }, 'idle mcp sessions closed');
+      },
+      (error: unknown) => {
+        deps.logger.warn({ err: error }, 'closing idle mcp sessions failed');
+      },
+    );
+  });
   const toolDeps = {
     store: deps.store,
     clarification: deps.clarification,
@@ -96,30 +134,50 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     }
 
     // No session yet: only an `initialize` opens one; the transport refuses anything else.
-    if (!(await sessions.makeRoom())) return tooManySessions();
-    const handle = await openMcpSession(toolDeps, {
-      onInitialized: (id) => {
-        sessions.add({
-          id,
-          owner,
-          handle,
-          lastSeenMs: Date.now(),
-          inFlight: () => handle.inFlight(),
-          close: () => handle.close(),
-        });
-        deps.logger.info({ mcpSession: id, principal: principal.kind }, 'mcp session opened');
-      },
-      onClosed: (id) => {
-        sessions.remove(id);
-      },
-    });
-    const response = await handle.transport.handleRequest(decoded, { authInfo });
-    if (handle.transport.sessionId === undefined) await handle.close();
-    return response;
+    const admission = await sessions.admit({ owner, user: principal.userId });
+    if (!admission.ok) {
+      deps.logger.warn(
+        { principal: principal.kind, scope: admission.scope, limit: admission.limit },
+        'mcp session refused: quota exceeded',
+      );
+      return quotaExceeded(admission.scope, admission.limit);
+    }
+    const { slot } = admission;
+    try {
+      const handle = await openMcpSession(toolDeps, {
+        onInitialized: (id) => {
+          slot.fill({
+            id,
+            owner,
+            user: principal.userId,
+            handle,
+            lastSeenMs: nowMs(),
+            inFlight: () => handle.inFlight(),
+            close: () => handle.close(),
+          });
+          deps.logger.info({ mcpSession: id, principal: principal.kind }, 'mcp session opened');
+        },
+        onClosed: (id) => {
+          sessions.remove(id);
+        },
+        onCallEnded: (id) => {
+          sessions.touch(id);
+        },
+      });
+      const response = await handle.transport.handleRequest(decoded, { authInfo });
+      if (handle.transport.sessionId === undefined) await handle.close();
+      return response;
+    } finally {
+      // A no-op once filled; frees the place of an `initialize` that failed.
+      slot.release();
+    }
   });
 
   return {
     sessionCount: () => sessions.size,
-    close: () => sessions.closeAll(),
+    close: () => {
+      sweeper.cancel();
+      return sessions.closeAll();
+    },
   };
 }

@@ -36,6 +36,8 @@ export interface McpSessionCallbacks {
   onInitialized(sessionId: string): void;
   /** The client ended the session (DELETE) or it was closed here. */
   onClosed(sessionId: string): void;
+  /** A tool call of the session finished: the session was in use until now. */
+  onCallEnded?(sessionId: string): void;
 }
 
 export async function openMcpSession(
@@ -67,6 +69,8 @@ export async function openMcpSession(
     },
     callEnded: () => {
       calls -= 1;
+      const sessionId = transport.sessionId;
+      if (sessionId !== undefined) callbacks.onCallEnded?.(sessionId);
     },
   });
   server.server.onerror = (error) => {

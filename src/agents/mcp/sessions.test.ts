@@ -1,52 +1,168 @@
 import { describe, expect, it } from 'vitest';
 import { externalTaskTitle } from './external-session.js';
-import { McpSessions, type SessionEntry } from './sessions.js';
+import {
+  DEFAULT_MCP_SESSION_LIMITS,
+  McpSessions,
+  type McpSessionLimits,
+  type SessionEntry,
+} from './sessions.js';
 
-function entry(id: string, owner: string, lastSeenMs: number, busy = 0) {
+interface Fixture {
+  sessions: McpSessions;
+  closed: string[];
+  /** Busy sessions: ID → calls in flight. */
+  busy: Map<string, number>;
+  clock: { now: number };
+  /** Admits and fills one session; the admission's refusal otherwise. */
+  open(id: string, owner: string, user?: string): Promise<{ scope: string } | undefined>;
+}
+
+function fixture(limits: Partial<McpSessionLimits> = {}): Fixture {
+  const clock = { now: 1_000 };
   const closed: string[] = [];
-  const value: SessionEntry = {
-    id,
-    owner,
-    lastSeenMs,
-    inFlight: () => busy,
-    close: () => {
-      closed.push(id);
-      return Promise.resolve();
+  const busy = new Map<string, number>();
+  const sessions = new McpSessions(() => clock.now, { ...DEFAULT_MCP_SESSION_LIMITS, ...limits });
+  return {
+    sessions,
+    closed,
+    busy,
+    clock,
+    async open(id, owner, user = owner.split(':')[1] ?? owner) {
+      const admission = await sessions.admit({ owner, user });
+      if (!admission.ok) return { scope: admission.scope };
+      const entry: SessionEntry = {
+        id,
+        owner,
+        user,
+        lastSeenMs: clock.now,
+        inFlight: () => busy.get(id) ?? 0,
+        close: () => {
+          closed.push(id);
+          sessions.remove(id);
+          return Promise.resolve();
+        },
+      };
+      admission.slot.fill(entry);
+      clock.now += 1;
+      return undefined;
     },
   };
-  return { value, closed };
 }
 
 describe('MCP sessions', () => {
-  it('answers a session only to the principal that opened it', () => {
-    let now = 1_000;
-    const sessions = new McpSessions(() => now);
-    sessions.add(entry('s1', 'agent:u:1', 0).value);
-    expect(sessions.lookup('s1', 'agent:u:2')).toBeUndefined();
-    expect(sessions.lookup('missing', 'agent:u:1')).toBeUndefined();
-    now = 5_000;
-    expect(sessions.lookup('s1', 'agent:u:1')?.lastSeenMs).toBe(5_000);
+  it('answers a session only to the principal that opened it', async () => {
+    const f = fixture();
+    await f.open('s1', 'agent:u:1');
+    expect(f.sessions.lookup('s1', 'agent:u:2')).toBeUndefined();
+    expect(f.sessions.lookup('missing', 'agent:u:1')).toBeUndefined();
+    f.clock.now = 5_000;
+    expect(f.sessions.lookup('s1', 'agent:u:1')?.lastSeenMs).toBe(5_000);
   });
 
-  it('makes room by closing idle sessions, oldest first, never busy ones', async () => {
-    const now = 10_000;
-    const sessions = new McpSessions(() => now, { maxSessions: 3, idleMs: 1_000 });
-    const busy = entry('busy', 'o', 0, 1);
-    const oldest = entry('oldest', 'o', 100);
-    const fresh = entry('fresh', 'o', 9_500);
-    for (const { value } of [busy, oldest, fresh]) sessions.add(value);
+  it('gives a principal at its quota the place of its own oldest idle session', async () => {
+    const f = fixture({ perPrincipal: 3 });
+    await f.open('other', 'user:b');
+    for (const id of ['busy', 'oldest', 'newer']) await f.open(id, 'user:a');
+    f.busy.set('busy', 1);
 
-    expect(await sessions.makeRoom()).toBe(true);
-    expect(oldest.closed).toEqual(['oldest']);
-    expect(busy.closed).toEqual([]);
-    expect(sessions.size).toBe(2);
+    expect(await f.open('fourth', 'user:a')).toBeUndefined();
+    expect(f.closed).toEqual(['oldest']);
+    expect(await f.open('fifth', 'user:a')).toBeUndefined();
+    expect(f.closed).toEqual(['oldest', 'newer']);
+    // Another principal's session and a busy one are never taken.
+    expect(f.sessions.lookup('other', 'user:b')).toBeDefined();
+    expect(f.sessions.lookup('busy', 'user:a')).toBeDefined();
+  });
 
-    sessions.add(entry('another', 'o', 9_900).value);
-    // Nothing idle is left: the registry is full.
-    expect(await sessions.makeRoom()).toBe(false);
-    await sessions.closeAll();
-    expect(sessions.size).toBe(0);
-    expect(fresh.closed).toEqual(['fresh']);
+  it('refuses a principal whose every session has a call in flight', async () => {
+    const f = fixture({ perPrincipal: 2 });
+    await f.open('a1', 'user:a');
+    await f.open('a2', 'user:a');
+    f.busy.set('a1', 1);
+    f.busy.set('a2', 2);
+    expect(await f.open('a3', 'user:a')).toEqual({ scope: 'principal' });
+    expect(f.closed).toEqual([]);
+    // Others are not affected.
+    expect(await f.open('b1', 'user:b')).toBeUndefined();
+    // Once a call ends, that session is idle and gives up its place.
+    f.busy.set('a2', 0);
+    expect(await f.open('a3', 'user:a')).toBeUndefined();
+    expect(f.closed).toEqual(['a2']);
+  });
+
+  it('counts places reserved by initializes still in progress', async () => {
+    const f = fixture({ perPrincipal: 2 });
+    const first = await f.sessions.admit({ owner: 'user:a', user: 'a' });
+    const second = await f.sessions.admit({ owner: 'user:a', user: 'a' });
+    expect(first.ok && second.ok).toBe(true);
+    expect(await f.sessions.admit({ owner: 'user:a', user: 'a' })).toMatchObject({
+      ok: false,
+      scope: 'principal',
+      limit: 2,
+    });
+    if (first.ok) first.slot.release();
+    expect((await f.sessions.admit({ owner: 'user:a', user: 'a' })).ok).toBe(true);
+  });
+
+  it('bounds all principals of one user together', async () => {
+    const f = fixture({ perPrincipal: 2, perUser: 3 });
+    await f.open('own', 'user:a', 'a');
+    await f.open('agent1', 'agent:a:s1', 'a');
+    await f.open('agent2', 'agent:a:s2', 'a');
+    f.busy.set('agent1', 1);
+    f.busy.set('agent2', 1);
+    // The user's own token is under its quota, but the user is at theirs: its idle one goes.
+    expect(await f.open('own2', 'user:a', 'a')).toBeUndefined();
+    expect(f.closed).toEqual(['own']);
+    f.busy.set('own2', 1);
+    expect(await f.open('agent3', 'agent:a:s3', 'a')).toEqual({ scope: 'user' });
+  });
+
+  it('never lets one user fill the server: 1,010 initializes leave room for others', async () => {
+    const f = fixture();
+    for (let i = 0; i < 1_010; i += 1) {
+      expect(await f.open(`flood-${i}`, 'user:flooder')).toBeUndefined();
+    }
+    expect(f.sessions.size).toBe(DEFAULT_MCP_SESSION_LIMITS.perPrincipal);
+    expect(f.closed).toHaveLength(1_010 - DEFAULT_MCP_SESSION_LIMITS.perPrincipal);
+    // The survivors are the newest.
+    expect(f.sessions.lookup('flood-1009', 'user:flooder')).toBeDefined();
+    expect(f.sessions.lookup('flood-0', 'user:flooder')).toBeUndefined();
+    expect(await f.open('victim', 'agent:victim:s1')).toBeUndefined();
+    // The defaults keep one user, all their principals together, below the server's bound.
+    expect(DEFAULT_MCP_SESSION_LIMITS.perUser).toBeLessThan(DEFAULT_MCP_SESSION_LIMITS.perServer);
+  });
+
+  it('at the server bound takes the oldest idle session anywhere, else refuses', async () => {
+    const f = fixture({ perServer: 2 });
+    await f.open('a', 'user:a');
+    await f.open('b', 'user:b');
+    expect(await f.open('c', 'user:c')).toBeUndefined();
+    expect(f.closed).toEqual(['a']);
+    f.busy.set('b', 1);
+    f.busy.set('c', 1);
+    expect(await f.open('d', 'user:d')).toEqual({ scope: 'server' });
+  });
+
+  it('closes sessions idle for the idle time, on a fake clock, never busy ones', async () => {
+    const f = fixture({ idleMs: 10 * 60_000 });
+    await f.open('idle', 'user:a');
+    await f.open('busy', 'user:a');
+    await f.open('used', 'user:a');
+    f.busy.set('busy', 1);
+    f.clock.now += 10 * 60_000 - 10;
+    expect(await f.sessions.sweep()).toBe(0);
+    f.sessions.touch('used');
+    f.clock.now += 10;
+    expect(await f.sessions.sweep()).toBe(1);
+    expect(f.closed).toEqual(['idle']);
+    f.clock.now += 10 * 60_000;
+    expect(await f.sessions.sweep()).toBe(1);
+    expect(f.closed).toEqual(['idle', 'used']);
+    expect(f.sessions.lookup('busy', 'user:a')).toBeDefined();
+    await f.sessions.closeAll();
+    expect(f.sessions.size).toBe(0);
+    expect(f.closed).toEqual(['idle', 'used', 'busy']);
   });
 
   it('names an external task after the client, or a default', () => {

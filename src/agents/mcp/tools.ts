@@ -192,7 +192,8 @@ export function registerClarionTools(
     (args, extra) =>
       authenticated(args, extra, async ({ principal, signal }) => {
         const { pending_id: pendingId, ...input } = args;
-        const result = await clarification.respond(principal, pendingId, input, signal);
+        const caller = { principal, surface: 'mcp' } as const;
+        const result = await clarification.respond(caller, pendingId, input, signal);
         return respondResult(result);
       }),
   );

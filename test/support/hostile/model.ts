@@ -117,6 +117,16 @@ export function expectationFor(
   if (verdict !== undefined) {
     return { kind: 'exact', statuses: [400], why: `body: ${verdict.why}`, code: verdict.code };
   }
+  // An agent never decides (DESIGN §6): refused for every ID the route lets through to the service.
+  if (as === 'agent') {
+    return target.real
+      ? { kind: 'exact', statuses: [403], why: 'an agent never decides' }
+      : {
+          kind: 'exact',
+          statuses: [403, 404],
+          why: 'an agent never decides; a malformed ID is 404',
+        };
+  }
   const visible = target.real !== undefined && VISIBLE_TO[target.real].includes(as);
   if (!target.real || !visible) {
     return { kind: 'like-unknown', status: 404, why: 'unknown or not visible' };

@@ -11,6 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { useClarificationHistory } from '../hooks/use-clarification-history.js';
 import type { BundleQuestion, BundleState } from '../model/read-model.js';
 import type { MessageView } from '../model/types.js';
+import { DecidedBy } from './decision-record.js';
 import {
   ClarificationQuestionCard,
   ClarificationStepNav,
@@ -85,6 +86,7 @@ export function ClarificationHistoryRow({
       >
         <p className="muted">{question.prompt}</p>
         <p className="question-outcome">{summary}</p>
+        {question.status === 'pending' ? null : <DecidedBy value={message.metadata.responded_by} />}
         {bundle ? (
           <button
             ref={openerRef}

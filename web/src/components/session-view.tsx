@@ -16,10 +16,17 @@ import {
   transcriptOf,
   type BundleState,
 } from '../model/read-model.js';
-import type { MessageView } from '../model/types.js';
+import {
+  DELIVERY_UNCONFIRMED_TYPE,
+  deliveryUnconfirmedNoteOf,
+  USER_INPUT_DECISION_TYPE,
+  type MessageView,
+} from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
+import { UserInputDecisionRow } from './decision-record.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
+import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
 import { SessionQueue } from './session-queue.js';
 import { UserInputPanel } from './user-input-panel.js';
 
@@ -125,6 +132,12 @@ function TranscriptRow({
       />
     );
   }
+  if (message.type === USER_INPUT_DECISION_TYPE) return <UserInputDecisionRow message={message} />;
+  const note =
+    message.type === DELIVERY_UNCONFIRMED_TYPE
+      ? deliveryUnconfirmedNoteOf(message.metadata)
+      : undefined;
+  if (note) return <DeliveryUnconfirmedNoteRow message={message} note={note} />;
   if (message.type === 'tool_call' && message.content === '') return null;
   const author =
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';

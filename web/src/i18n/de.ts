@@ -126,6 +126,19 @@ export const de: Catalog = {
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
   },
+  decision: {
+    by: 'Von {{name}} ({{surface}})',
+    surface: {
+      web: 'Web-App',
+      rest: 'API',
+      mcp: 'MCP-Client',
+      link: 'Antwort-Link',
+    },
+    consent: '{{option}}: {{title}}',
+    remembered: '{{option}} (gemerktes „Immer erlauben“): {{title}}',
+    done: 'Erledigt: {{title}}',
+    skip: 'Übersprungen: {{title}}',
+  },
   lateAnswer: {
     open: 'In einer neuen Nachricht antworten',
     title: 'In einer neuen Nachricht antworten',
@@ -139,6 +152,18 @@ export const de: Catalog = {
       'Deine Antwort wartet als neue Nachricht; sie startet, wenn der Agent mit seinem Zug fertig ist.',
     failed: 'Die Nachricht wurde nicht bestätigt. Deine Antwort bleibt erhalten; sende sie erneut.',
     refused: 'Diese Sitzung nimmt keine Nachrichten mehr an. Deine Antwort bleibt erhalten.',
+  },
+  deliveryUnconfirmed: {
+    title: 'Antwort nicht bestätigt',
+    note: 'Clarion wurde neu gestartet, bevor der Agent den Zug mit dieser Antwort beendet hat. Der Agent hat sie vielleicht nicht erhalten.',
+    answer: 'Deine Antwort',
+    resend: 'Antwort erneut als neue Nachricht senden',
+    sending: 'Wird gesendet…',
+    sent: 'Deine Antwort wurde erneut als neue Nachricht gesendet.',
+    queued:
+      'Deine Antwort wartet als neue Nachricht; sie startet, wenn der Agent mit seinem Zug fertig ist.',
+    failed: 'Die Nachricht wurde nicht bestätigt. Sende sie erneut.',
+    refused: 'Diese Sitzung nimmt keine Nachrichten mehr an.',
   },
   userInput: {
     consentLabel: 'Erlaubnis',

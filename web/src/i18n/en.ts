@@ -122,6 +122,19 @@ export const en = {
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
   },
+  decision: {
+    by: 'By {{name}} ({{surface}})',
+    surface: {
+      web: 'web app',
+      rest: 'API',
+      mcp: 'MCP client',
+      link: 'answer link',
+    },
+    consent: '{{option}}: {{title}}',
+    remembered: '{{option}} (remembered “Always allow”): {{title}}',
+    done: 'Done: {{title}}',
+    skip: 'Skipped: {{title}}',
+  },
   lateAnswer: {
     open: 'Answer in a new message',
     title: 'Answer in a new message',
@@ -134,6 +147,17 @@ export const en = {
     queued: 'Your answer is queued as a new message; it runs when the agent’s turn ends.',
     failed: 'The message was not confirmed. Your answer is kept; send it again.',
     refused: 'This session no longer takes messages. Your answer is kept.',
+  },
+  deliveryUnconfirmed: {
+    title: 'Answer not confirmed',
+    note: 'Clarion restarted before the agent finished the turn that received this answer, so the agent may not have received it.',
+    answer: 'Your answer',
+    resend: 'Send the answer again as a new message',
+    sending: 'Sending…',
+    sent: 'Your answer was sent again as a new message.',
+    queued: 'Your answer is queued as a new message; it runs when the agent’s turn ends.',
+    failed: 'The message was not confirmed. Send it again.',
+    refused: 'This session no longer takes messages.',
   },
   userInput: {
     consentLabel: 'Permission',

@@ -125,6 +125,19 @@ export const ja: Catalog = {
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
   },
+  decision: {
+    by: '{{name}} ({{surface}})',
+    surface: {
+      web: 'Webアプリ',
+      rest: 'API',
+      mcp: 'MCPクライアント',
+      link: '回答リンク',
+    },
+    consent: '{{option}}: {{title}}',
+    remembered: '{{option}} (記憶された「常に許可」): {{title}}',
+    done: '完了: {{title}}',
+    skip: 'スキップ: {{title}}',
+  },
   lateAnswer: {
     open: '新しいメッセージで回答',
     title: '新しいメッセージで回答',
@@ -137,6 +150,18 @@ export const ja: Catalog = {
       '回答を新しいメッセージとしてキューに追加しました。エージェントのターンが終わると実行されます。',
     failed: 'メッセージを確認できませんでした。回答は保持されています。もう一度送信してください。',
     refused: 'このセッションはもうメッセージを受け付けません。回答は保持されています。',
+  },
+  deliveryUnconfirmed: {
+    title: '回答は未確認です',
+    note: 'この回答を受け取ったターンをエージェントが終える前に Clarion が再起動したため、エージェントは回答を受け取っていない可能性があります。',
+    answer: 'あなたの回答',
+    resend: '回答を新しいメッセージとして再送信',
+    sending: '送信中…',
+    sent: '回答を新しいメッセージとして再送信しました。',
+    queued:
+      '回答を新しいメッセージとしてキューに追加しました。エージェントのターンが終わると実行されます。',
+    failed: 'メッセージを確認できませんでした。もう一度送信してください。',
+    refused: 'このセッションはもうメッセージを受け付けません。',
   },
   userInput: {
     consentLabel: '許可',

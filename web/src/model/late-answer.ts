@@ -5,6 +5,7 @@
  * which survives retries and remounts through a `KeyStore` (sessionStorage
  * in the browser).
  */
+import { formatAnswerAsMessage } from '../../../src/wire/unconfirmed-delivery.js';
 import { orderedQuestions, type BundleState } from './read-model.js';
 import type { Answer, QuestionOption } from './types.js';
 
@@ -57,16 +58,7 @@ export function lateAnswerScope(pendingId: string): string {
 }
 
 export function formatLateAnswer(snapshot: AnswerSnapshot): string {
-  const blocks = snapshot.questions.map((question) => {
-    const answer = snapshot.answers.find((item) => item.question_id === question.question_id);
-    const labels = (answer?.selected_options ?? []).map(
-      (id) => question.options.find((option) => option.option_id === id)?.label ?? id,
-    );
-    const custom = answer?.custom_text.trim() ?? '';
-    const parts = [...labels, ...(custom === '' ? [] : [custom])];
-    return `${question.prompt}\n${parts.length > 0 ? parts.join('; ') : '—'}`;
-  });
-  return blocks.join('\n\n');
+  return formatAnswerAsMessage(snapshot.questions, snapshot.answers);
 }
 
 export interface KeyStore {

@@ -8,6 +8,7 @@
  * send the same action again, and the server's loser path reconciles. A 409 is
  * `not_active` (expired), never a success.
  */
+import { parseResponder } from './responder.js';
 import type { Answer, ClarificationResponse, RespondBody, RespondOk } from './types.js';
 import type { FetchLike } from './api.js';
 
@@ -74,6 +75,7 @@ export function parseRespondOk(body: unknown, pendingId: string): RespondOk | un
     rejected: r.rejected,
     reject_reason: typeof r.reject_reason === 'string' ? r.reject_reason : '',
     responded_at: r.responded_at,
+    responded_by: parseResponder(r.responded_by),
   };
   return { claimed: record.claimed, status: record.status, response: parsed };
 }

@@ -22,6 +22,7 @@ export type {
   QuestionOption,
   RespondBody,
   RespondReply as RespondOk,
+  Responder,
   RowStatus,
   ServerFrame,
   SessionState,
@@ -34,4 +35,15 @@ export type {
   UserInputView,
   UserQueueItem,
 } from '../../../src/wire/index.js';
-export { CLARIFICATION_TYPE, USER_INPUT_EVENT_TYPES } from '../../../src/wire/constants.js';
+export {
+  CLARIFICATION_TYPE,
+  DECISION_SURFACES,
+  USER_INPUT_DECISION_TYPE,
+  USER_INPUT_EVENT_TYPES,
+} from '../../../src/wire/constants.js';
+export type { DecisionSurface } from '../../../src/wire/constants.js';
+export {
+  DELIVERY_UNCONFIRMED_TYPE,
+  deliveryUnconfirmedNoteOf,
+  type DeliveryUnconfirmedNote,
+} from '../../../src/wire/unconfirmed-delivery.js';

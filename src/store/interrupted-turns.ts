@@ -1,0 +1,110 @@
+/**
+ * Turns a restart interrupted, for start-up recovery. No agent process that
+ * Clarion started outlives the server, so at start-up every such turn without
+ * `completed_at` was cut off: its agent never reported the turn's end.
+ *
+ * Most of them need nothing but closing (a transcript of many sessions holds
+ * many, and older databases never closed a turn whose agent died), so they
+ * are closed in one statement; only the few that hold something a person
+ * must see (a tool call still running, an answer, a carried answer) are read
+ * one by one. The open-turns index keeps both to open turns.
+ */
+import { sql, type SqlBool } from 'kysely';
+import { parseMetadata, type RepoContext } from './context.js';
+import { toMessageRecord, type MessageRecord } from './messages.js';
+import { CLARIFICATION_TYPE } from '../wire/index.js';
+import type { TurnRecord } from './turns.js';
+
+export const OPEN_TURNS_INDEX = 'idx_turns_open';
+
+/** The open-turns index definition (partial: completed turns never enter it). */
+export const OPEN_TURNS_INDEX_DDL =
+  `CREATE INDEX IF NOT EXISTS ${OPEN_TURNS_INDEX} ` +
+  'ON task_session_turns (task_session_id) WHERE completed_at IS NULL';
+
+const TOOL_CALL_TYPE = 'tool_call';
+
+/** An open turn with the profile of its session's agent. */
+export type InterruptedTurn = TurnRecord & { agent_profile: string };
+
+/**
+ * Open turns that hold something recovery must look at: a tool call not
+ * reported ended, an answered clarification row, or a carried bundle (a
+ * successor turn). Oldest first within each session.
+ */
+export async function interruptedTurnsToExamine(ctx: RepoContext): Promise<InterruptedTurn[]> {
+  const { dialect } = ctx;
+  const toolCallRunning = sql<SqlBool>`EXISTS (
+    SELECT 1 FROM task_session_messages m
+    WHERE m.turn_id = t.id AND m.type = ${TOOL_CALL_TYPE}
+      AND COALESCE(${dialect.metadataText('status', 'm')}, '') NOT IN ('completed', 'failed')
+  )`;
+  const answered = sql<SqlBool>`EXISTS (
+    SELECT 1 FROM task_session_messages m
+    WHERE m.turn_id = t.id AND m.type = ${CLARIFICATION_TYPE}
+      AND ${dialect.metadataText('status', 'm')} = 'answered'
+  )`;
+  const carries = sql<SqlBool>`${dialect.metadataText('prompt_dispatch_clarification_pending_id', 't')} IS NOT NULL`;
+  const rows = await ctx.db
+    .selectFrom('task_session_turns as t')
+    .innerJoin('task_sessions as s', 's.id', 't.task_session_id')
+    .selectAll('t')
+    .select('s.agent_profile')
+    .where('t.completed_at', 'is', null)
+    .where((eb) => eb.or([carries, toolCallRunning, answered]))
+    .orderBy('t.task_session_id')
+    .orderBy('t.started_at')
+    .orderBy('t.created_at')
+    .orderBy('t.id')
+    .execute();
+  return rows.map((row) => ({ ...row, metadata: parseMetadata(row.metadata) }));
+}
+
+/**
+ * Closes every other open turn of sessions whose agent is not `keepProfile`
+ * (an external agent outlives a restart). Nothing on the wire shows a turn's
+ * end, so no session revision moves.
+ */
+export async function closeOpenTurns(ctx: RepoContext, keepProfile: string): Promise<number> {
+  const now = ctx.clock.timestamp();
+  const result = await ctx.db
+    .updateTable('task_session_turns')
+    .set({ completed_at: now, updated_at: now })
+    .where('completed_at', 'is', null)
+    .where(
+      'task_session_id',
+      'in',
+      ctx.db.selectFrom('task_sessions').select('id').where('agent_profile', '<>', keepProfile),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+/** A turn's rows of the given types, in transcript order (through `idx_messages_turn`). */
+export async function turnRowsOfTypes(
+  ctx: RepoContext,
+  turnId: string,
+  types: readonly string[],
+): Promise<MessageRecord[]> {
+  if (types.length === 0) return [];
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where('turn_id', '=', turnId)
+    .where('type', 'in', types)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+  return rows.map(toMessageRecord);
+}
+
+/** Whether `turnId` has no `completed_at` (a re-check inside a session write). */
+export async function turnIsOpen(ctx: RepoContext, turnId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('task_session_turns')
+    .select('id')
+    .where('id', '=', turnId)
+    .where('completed_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}

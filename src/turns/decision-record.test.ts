@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { ActionView, ConsentView } from '../wire/index.js';
+import { decisionRecordOf } from './decision-record.js';
+
+const ADA = { user_id: 'user-1', name: 'Ada', surface: 'web' } as const;
+
+const consent: ConsentView = {
+  id: 'req-1',
+  kind: 'consent',
+  session_id: 's1',
+  task_id: 't1',
+  status: 'settled',
+  revision: 2,
+  created_at: '2026-01-01T00:00:00.000Z',
+  deadline_at: null,
+  settled_reason: 'human',
+  responded_by: ADA,
+  title: 'Delete the build cache',
+  tool_key: 'delete',
+  options: [
+    { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
+    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
+  ],
+  selected_option_id: 'always',
+  remembered: false,
+};
+
+const action: ActionView = {
+  ...consent,
+  kind: 'action',
+  instructions: 'Open the link',
+  url: null,
+  decision: 'skip',
+  follow_up_text: 'skipped',
+  queued: false,
+  follow_up_attempts: 0,
+};
+
+describe('decisionRecordOf', () => {
+  it('keeps the chosen option and who chose it', () => {
+    expect(decisionRecordOf(consent)).toEqual({
+      content: 'Ada chose "Always allow": Delete the build cache',
+      metadata: {
+        user_input_request_id: 'req-1',
+        kind: 'consent',
+        title: 'Delete the build cache',
+        responded_by: ADA,
+        option_id: 'always',
+        option_label: 'Always allow',
+        option_kind: 'allow_always',
+        remembered: false,
+      },
+    });
+  });
+
+  it('says when an earlier "always" answered, naming the person who set it', () => {
+    const remembered = decisionRecordOf({ ...consent, remembered: true });
+    expect(remembered?.content).toBe(
+      'Ada chose "Always allow" (remembered "always"): Delete the build cache',
+    );
+  });
+
+  it('keeps an action decision', () => {
+    expect(decisionRecordOf(action)?.metadata).toMatchObject({ kind: 'action', decision: 'skip' });
+  });
+
+  it.each([
+    ['still awaiting', { ...consent, status: 'awaiting', settled_reason: null }],
+    ['timed out', { ...consent, settled_reason: 'timed_out', responded_by: null }],
+    ['no person named', { ...consent, responded_by: null }],
+    ['an option the request does not have', { ...consent, selected_option_id: 'gone' }],
+  ] as const)('writes nothing for a view %s', (_case, view) => {
+    expect(decisionRecordOf(view as ConsentView)).toBeUndefined();
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * A person's decision on a consent or action request, kept in the transcript.
+ * The registry holds requests in memory only (DESIGN §7), so without this row
+ * a reload or a restart would lose what was decided and by whom. The row is
+ * written once, when the request settles with a person's answer (a
+ * remembered "always" names the person who set it).
+ */
+import { currentTurn } from '../store/index.js';
+import type { SessionWriter } from '../events/index.js';
+import type { UserInputView } from '../user-input/index.js';
+import { USER_INPUT_DECISION_TYPE, type Responder } from '../wire/index.js';
+import { appendMessage } from '../store/index.js';
+
+export interface DecisionRecord {
+  /** A plain-text line for readers without the web app (the API, logs). */
+  content: string;
+  metadata: {
+    user_input_request_id: string;
+    kind: UserInputView['kind'];
+    title: string;
+    responded_by: Responder;
+    option_id?: string;
+    option_label?: string;
+    option_kind?: string;
+    remembered?: boolean;
+    decision?: 'done' | 'skip';
+  };
+}
+
+/** The row for a settled view a person decided; `undefined` for any other view. Pure. */
+export function decisionRecordOf(view: UserInputView): DecisionRecord | undefined {
+  if (view.status !== 'settled' || view.settled_reason !== 'human' || !view.responded_by) {
+    return undefined;
+  }
+  const base = {
+    user_input_request_id: view.id,
+    kind: view.kind,
+    title: view.title,
+    responded_by: view.responded_by,
+  };
+  const who = view.responded_by.name;
+  if (view.kind === 'consent') {
+    const option = view.options.find((entry) => entry.option_id === view.selected_option_id);
+    if (!option) return undefined;
+    const how = view.remembered ? ' (remembered "always")' : '';
+    return {
+      content: `${who} chose "${option.label}"${how}: ${view.title}`,
+      metadata: {
+        ...base,
+        option_id: option.option_id,
+        option_label: option.label,
+        option_kind: option.kind,
+        remembered: view.remembered,
+      },
+    };
+  }
+  if (view.decision === null) return undefined;
+  return {
+    content: `${who} marked "${view.title}" ${view.decision === 'done' ? 'done' : 'skipped'}`,
+    metadata: { ...base, decision: view.decision },
+  };
+}
+
+/** Appends the decision row to the request's session, in the session's current turn. */
+export async function recordDecision(
+  sessions: SessionWriter,
+  view: UserInputView,
+  record: DecisionRecord,
+): Promise<void> {
+  await sessions.write(view.session_id, async (write) => {
+    const turn = await currentTurn(write.tx, view.session_id);
+    // A session without turns has had no agent to ask anything; nothing to keep.
+    if (!turn) return;
+    const row = await appendMessage(write.tx, {
+      sessionId: view.session_id,
+      taskId: view.task_id,
+      turnId: turn.id,
+      authorType: 'user',
+      type: USER_INPUT_DECISION_TYPE,
+      content: record.content,
+      metadata: record.metadata,
+    });
+    write.added(row);
+  });
+}

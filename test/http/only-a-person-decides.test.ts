@@ -1,0 +1,272 @@
+/**
+ * Only a person decides (DESIGN §6, issue 17 finding 1). The token a
+ * session's agent holds reaches `/mcp` and can read its own session; with it
+ * the agent must not answer, approve or cancel anything, over REST or MCP, and
+ * must change nothing. Every decision a person makes records who and where.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/index.js';
+import type { UserInputView } from '../../src/user-input/index.js';
+import { ROUTES, type Responder } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS } from '../support/databases.js';
+import {
+  bearerApi,
+  startInProcessServer,
+  type ApiCall,
+  type InProcessServer,
+} from '../support/in-process-server.js';
+
+const TOKEN = 'only-a-person-decides-admin-token';
+
+interface PendingBundle {
+  pending_id: string;
+  session_id: string;
+  questions: { question_id: string; options: { option_id: string }[] }[];
+}
+
+describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
+  let running: InProcessServer;
+  let admin: ApiCall;
+  let me: { id: string; name: string };
+
+  beforeAll(async () => {
+    running = await startInProcessServer(driver, TOKEN);
+    admin = running.api;
+    me = (await admin<{ user: { id: string; name: string } }>('GET', '/api/v1/me')).json.user;
+  });
+  afterAll(async () => {
+    await running.dispose();
+  });
+
+  async function startTask(prompt: string): Promise<{ sessionId: string; taskId: string }> {
+    const created = await admin<{ task: { id: string }; session: { id: string } }>(
+      'POST',
+      '/api/v1/tasks',
+      { title: prompt, prompt },
+    );
+    expect(created.status).toBe(201);
+    return { sessionId: created.json.session.id, taskId: created.json.task.id };
+  }
+
+  async function pendingOf(sessionId: string): Promise<PendingBundle> {
+    let found: PendingBundle | undefined;
+    await eventually(async () => {
+      const list = await admin<{ bundles: PendingBundle[] }>('GET', '/api/v1/pending');
+      found = list.json.bundles.find((bundle) => bundle.session_id === sessionId);
+      return found !== undefined;
+    }, 15_000);
+    if (!found) throw new Error('no pending bundle');
+    return found;
+  }
+
+  async function consentOf(sessionId: string): Promise<UserInputView> {
+    let found: UserInputView | undefined;
+    await eventually(async () => {
+      const list = await admin<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
+      found = list.json.requests.find((request) => request.session_id === sessionId);
+      return found !== undefined;
+    }, 15_000);
+    if (!found) throw new Error('no consent request');
+    return found;
+  }
+
+  /** The same kind of token the session's agent process is given. */
+  async function agentTokenFor(sessionId: string): Promise<string> {
+    const issued = await issueToken(running.server.store, {
+      kind: 'agent',
+      userId: me.id,
+      sessionId,
+    });
+    return issued.secret;
+  }
+
+  async function mcpClient(token: string): Promise<Client> {
+    const client = new Client({ name: 'decides-test', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', running.server.url), {
+        requestInit: { headers: { authorization: `Bearer ${token}` } },
+      }),
+    );
+    return client;
+  }
+
+  function answersFor(bundle: PendingBundle) {
+    return {
+      answers: bundle.questions.map((question) => ({
+        question_id: question.question_id,
+        selected_options: [question.options[0]?.option_id ?? ''],
+      })),
+    };
+  }
+
+  it('refuses an agent token on every state-changing REST route, and nothing changes', async () => {
+    const { sessionId, taskId } = await startTask('/ask');
+    const bundle = await pendingOf(sessionId);
+    const agent = bearerApi(running.server.url, await agentTokenFor(sessionId));
+    const params: Record<string, string> = {
+      pendingId: bundle.pending_id,
+      id: sessionId,
+      itemId: 'item-1',
+      userId: me.id,
+    };
+    const writes = ROUTES.filter(
+      (route) => route.method !== 'get' && route.path.startsWith('/api/v1/'),
+    );
+    expect(writes.length).toBeGreaterThan(10);
+    for (const route of writes) {
+      const path = route.path
+        .replace(/\{(\w+)\}/g, (_all, name: string) => params[name] ?? 'x')
+        .replace(`/tasks/${sessionId}`, `/tasks/${taskId}`);
+      const body = route.path.endsWith('/respond') ? answersFor(bundle) : {};
+      const reply = await agent(route.method.toUpperCase(), path, body);
+      expect({ route: `${route.method} ${route.path}`, status: reply.status }).toEqual({
+        route: `${route.method} ${route.path}`,
+        status: 403,
+      });
+      expect(reply.json).toMatchObject({ code: 'person_required' });
+    }
+    // Still pending, still the agent's; the task and session are where they were.
+    const view = await admin<{ status: string; response: unknown }>(
+      'GET',
+      `/api/v1/clarification/${bundle.pending_id}`,
+    );
+    expect(view.json).toMatchObject({ status: 'pending', response: null });
+    expect((await admin('GET', `/api/v1/tasks/${taskId}/sessions`)).status).toBe(200);
+    // Reading its own session is still allowed.
+    expect((await agent('GET', `/api/v1/sessions/${sessionId}/messages`)).status).toBe(200);
+
+    const answered = await admin<{ response: { responded_by: Responder } }>(
+      'POST',
+      `/api/v1/clarification/${bundle.pending_id}/respond`,
+      answersFor(bundle),
+    );
+    expect(answered.status).toBe(200);
+    expect(answered.json.response.responded_by).toEqual({
+      user_id: me.id,
+      name: me.name,
+      surface: 'rest',
+    });
+  });
+
+  it('refuses answer_question to an agent over MCP; a person over MCP is recorded as mcp', async () => {
+    const { sessionId } = await startTask('/ask');
+    const bundle = await pendingOf(sessionId);
+    const agentClient = await mcpClient(await agentTokenFor(sessionId));
+    try {
+      const refused = (await agentClient.callTool({
+        name: 'answer_question',
+        arguments: { pending_id: bundle.pending_id, ...answersFor(bundle) },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(JSON.stringify(refused.content)).toContain('only a person');
+    } finally {
+      await agentClient.close();
+    }
+    const still = await admin('GET', `/api/v1/clarification/${bundle.pending_id}`);
+    expect(still.json).toMatchObject({ status: 'pending' });
+
+    const personClient = await mcpClient(TOKEN);
+    try {
+      const answered = (await personClient.callTool({
+        name: 'answer_question',
+        arguments: { pending_id: bundle.pending_id, ...answersFor(bundle) },
+      })) as CallToolResult;
+      expect(answered.isError ?? false).toBe(false);
+      expect(answered.structuredContent).toMatchObject({
+        claimed: true,
+        response: { responded_by: { user_id: me.id, name: me.name, surface: 'mcp' } },
+      });
+    } finally {
+      await personClient.close();
+    }
+    // The transcript row keeps who answered, for every later reader.
+    const page = await admin<{ messages: { metadata: Record<string, unknown> }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+    const row = page.json.messages.find(
+      (message) => message.metadata.pending_id === bundle.pending_id,
+    );
+    expect(row?.metadata.responded_by).toEqual({ user_id: me.id, name: me.name, surface: 'mcp' });
+  });
+
+  it('refuses an agent approving its own permission request, "always" included', async () => {
+    const { sessionId } = await startTask('/permission');
+    const request = await consentOf(sessionId);
+    const agent = bearerApi(running.server.url, await agentTokenFor(sessionId));
+    const refused = await agent('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toMatchObject({ code: 'person_required' });
+    expect((await consentOf(sessionId)).status).toBe('awaiting');
+
+    const chosen = await admin<{ request: UserInputView }>(
+      'POST',
+      `/api/v1/user-inputs/${request.id}/respond`,
+      { option_id: 'allow-once' },
+    );
+    expect(chosen.status).toBe(200);
+    expect(chosen.json.request).toMatchObject({
+      status: 'settled',
+      settled_reason: 'human',
+      responded_by: { user_id: me.id, name: me.name, surface: 'rest' },
+    });
+    // The registry forgets requests on restart; the transcript keeps the decision.
+    let decision: { author: string; metadata: Record<string, unknown> } | undefined;
+    await eventually(async () => {
+      const page = await admin<{
+        messages: { type: string; author: string; metadata: Record<string, unknown> }[];
+      }>('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+      decision = page.json.messages.find((message) => message.type === 'user_input_decision');
+      return decision !== undefined;
+    });
+    expect(decision).toMatchObject({
+      author: 'user',
+      metadata: {
+        user_input_request_id: request.id,
+        kind: 'consent',
+        option_id: 'allow-once',
+        option_label: 'Allow once',
+        remembered: false,
+        responded_by: { user_id: me.id, name: me.name, surface: 'rest' },
+      },
+    });
+  });
+
+  it('records a cancel by a person on the web, with the cookie as the surface', async () => {
+    const { sessionId } = await startTask('/ask');
+    const bundle = await pendingOf(sessionId);
+    const signIn = await fetch(running.server.signInUrl, { redirect: 'manual' });
+    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(cookie).toMatch(/^clarion_session=/);
+    const cancelled = await fetch(
+      `${running.server.url}/api/v1/clarification/${bundle.pending_id}/cancel`,
+      {
+        method: 'POST',
+        headers: {
+          cookie,
+          origin: running.server.url,
+          'content-type': 'application/json',
+        },
+        body: '{}',
+      },
+    );
+    expect(cancelled.status).toBe(200);
+    const page = await admin<{ messages: { metadata: Record<string, unknown> }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+    const row = page.json.messages.find(
+      (message) => message.metadata.pending_id === bundle.pending_id,
+    );
+    expect(row?.metadata).toMatchObject({
+      status: 'cancelled',
+      responded_by: { user_id: me.id, name: me.name, surface: 'web' },
+    });
+  });
+});

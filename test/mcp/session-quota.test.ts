@@ -1,0 +1,161 @@
+/**
+ * MCP session quotas through the real HTTP route (issue 17, finding 2): one
+ * user opening sessions without end takes the places of their own oldest
+ * idle sessions and never locks anyone else out; with every session of theirs
+ * busy they get 429 with `Retry-After`; idle sessions expire on a fake clock.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ensureExternalSession } from '../../src/agents/mcp/external-session.js';
+import type { RepeatingTimers } from '../../src/support/index.js';
+import { DRIVERS } from '../support/databases.js';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
+
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'flood', version: '1' },
+  },
+});
+
+/** One raw `initialize`, its body read to the end. */
+async function initialize(m: McpHarness, token: string) {
+  const response = await fetch(m.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: INITIALIZE,
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    sessionId: response.headers.get('mcp-session-id'),
+    retryAfter: response.headers.get('retry-after'),
+    text,
+  };
+}
+
+/** A request on an existing session; 404 once the session is gone. */
+async function ping(m: McpHarness, token: string, sessionId: string): Promise<number> {
+  const response = await fetch(m.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+  });
+  await response.text();
+  return response.status;
+}
+
+/** The repeating timer of the idle sweep, fired by hand. */
+function manualTimers(): RepeatingTimers & { fire(): void } {
+  const callbacks: (() => void)[] = [];
+  return {
+    every(_ms, callback) {
+      callbacks.push(callback);
+      return { cancel: () => callbacks.splice(callbacks.indexOf(callback), 1) };
+    },
+    setTimeout: () => ({ cancel: () => undefined }),
+    fire: () => {
+      for (const callback of callbacks) callback();
+    },
+  };
+}
+
+describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
+  let m: McpHarness | undefined;
+
+  afterEach(async () => {
+    await m?.dispose();
+    m = undefined;
+  });
+
+  it('1,010 initializes from one user leave another user’s agent able to ask', async () => {
+    const h = (m = await mcpHarness(driver));
+    const flooder = h.tokens.colleague;
+    const first = await initialize(h, flooder);
+    expect(first.status).toBe(200);
+    // In rounds of 9, below the quota of 16, so each round finds idle sessions to replace.
+    for (let sent = 1; sent < 1_010; sent += 9) {
+      const round = await Promise.all(
+        Array.from({ length: Math.min(9, 1_010 - sent) }, () => initialize(h, flooder)),
+      );
+      // Every one is served: it takes the place of the flooder's own oldest idle session.
+      for (const reply of round) expect(reply.status, reply.text).toBe(200);
+    }
+    expect(h.endpoint.sessionCount()).toBe(16);
+    expect(await ping(h, flooder, first.sessionId ?? '')).toBe(404);
+
+    // Another user's agent connects and asks, and a person answers.
+    const client = await h.connect(h.tokens.agent);
+    const call = h.call(client, 'ask_user_question', TWO_QUESTIONS);
+    await eventually(() => h.h.waiters.pendingIdsOf(h.h.seeded.session.id).length > 0);
+    const [pendingId] = h.h.waiters.pendingIdsOf(h.h.seeded.session.id);
+    expect((await h.respond(pendingId ?? '', ANSWERS, h.tokens.member)).status).toBe(200);
+    expect(structured(await call)).toMatchObject({ status: 'answered', pending_id: pendingId });
+    // A thousand requests on two shared cores: generous.
+  }, 240_000);
+
+  it('refuses with 429 and Retry-After a user whose every session is busy', async () => {
+    const h = (m = await mcpHarness(driver, { route: { sessionLimits: { perPrincipal: 2 } } }));
+    // Two clients of the flooder, each with a question waiting: neither session is idle.
+    const busy = [];
+    const external: string[] = [];
+    for (const name of ['busy-1', 'busy-2']) {
+      const found = await ensureExternalSession(h.h.store, h.colleague.userId, name);
+      if (!found.ok) throw new Error('no external session');
+      external.push(found.sessionId);
+      busy.push(await h.connect(h.tokens.colleague, name));
+    }
+    const calls = busy.map((client) =>
+      h.call(client, 'ask_user_question', TWO_QUESTIONS).catch(() => undefined),
+    );
+    await eventually(() =>
+      external.every((sessionId) => h.h.waiters.pendingIdsOf(sessionId).length === 1),
+    );
+
+    const refused = await initialize(h, h.tokens.colleague);
+    expect(refused.status).toBe(429);
+    expect(refused.retryAfter).toBe('60');
+    expect(refused.sessionId).toBeNull();
+    expect(JSON.parse(refused.text)).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32000, data: { code: 'quota_exceeded', scope: 'principal', limit: 2 } },
+    });
+    expect(h.endpoint.sessionCount()).toBe(2);
+    // Nobody else is refused for it.
+    expect((await initialize(h, h.tokens.agent)).status).toBe(200);
+
+    await Promise.all(busy.map((client) => client.close()));
+    await Promise.all(calls);
+  });
+
+  it('closes sessions idle for the idle time, on a fake clock', async () => {
+    const clock = { now: 1_000_000 };
+    const timers = manualTimers();
+    const h = (m = await mcpHarness(driver, {
+      route: { sessionLimits: { idleMs: 600_000 }, nowMs: () => clock.now, timers },
+    }));
+    const idle = await initialize(h, h.tokens.colleague);
+    const kept = await initialize(h, h.tokens.colleague);
+    clock.now += 599_999;
+    expect(await ping(h, h.tokens.colleague, kept.sessionId ?? '')).toBe(200);
+    clock.now += 1;
+    timers.fire();
+    await eventually(() => h.endpoint.sessionCount() === 1);
+    expect(await ping(h, h.tokens.colleague, idle.sessionId ?? '')).toBe(404);
+    expect(await ping(h, h.tokens.colleague, kept.sessionId ?? '')).toBe(200);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * What the transcript shows of a person's decision: who made it and where,
+ * under a question's outcome, and the row a consent or action decision
+ * leaves behind once its request is gone from the registry.
+ */
+import { useTranslation } from 'react-i18next';
+import { parseResponder } from '../model/responder.js';
+import type { MessageView } from '../model/types.js';
+
+export function DecidedBy({ value }: { value: unknown }) {
+  const { t } = useTranslation();
+  const responder = parseResponder(value);
+  if (!responder) return null;
+  return (
+    <p className="muted decided-by" data-testid="decided-by" data-surface={responder.surface}>
+      {t('decision.by', {
+        name: responder.name,
+        surface: t(`decision.surface.${responder.surface}`),
+      })}
+    </p>
+  );
+}
+
+function useDecisionSummary(metadata: Record<string, unknown>): string {
+  const { t } = useTranslation();
+  const title = typeof metadata.title === 'string' ? metadata.title : '';
+  if (metadata.kind === 'action') {
+    return metadata.decision === 'done'
+      ? t('decision.done', { title })
+      : t('decision.skip', { title });
+  }
+  const option = typeof metadata.option_label === 'string' ? metadata.option_label : '';
+  return metadata.remembered === true
+    ? t('decision.remembered', { option, title })
+    : t('decision.consent', { option, title });
+}
+
+export function UserInputDecisionRow({ message }: { message: MessageView }) {
+  const summary = useDecisionSummary(message.metadata);
+  return (
+    <article
+      className="message message-decision"
+      data-testid="user-input-decision"
+      data-kind={String(message.metadata.kind)}
+    >
+      <p className="message-content">{summary}</p>
+      <DecidedBy value={message.metadata.responded_by} />
+    </article>
+  );
+}

@@ -13,7 +13,9 @@ import {
 import { admitMessage, type AdmissionResult } from '../turns/index.js';
 import {
   createTaskBody,
+  DEFAULT_DECISION_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
+  MAX_DECISION_PAGE,
   MAX_TRANSCRIPT_PAGE,
   messageBody,
   queueEditBody,
@@ -44,7 +46,7 @@ import {
 } from '../turns/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { sessionTranscript } from '../turns/index.js';
+import { decisionHistory, sessionTranscript } from '../turns/index.js';
 import { parseJsonBody, storableParams } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {
@@ -173,6 +175,32 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   app.delete('/api/v1/tasks/:id', async (c) => {
     const result = await deleteTask(deps, c.get('principal'), c.req.param('id'));
     return result.ok ? c.json({ deleted: true }) : failureResponse(c, result);
+  });
+
+  app.get('/api/v1/decisions', async (c) => {
+    const rawCursor = c.req.query('cursor');
+    const before = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
+    if (rawCursor !== undefined && !before) {
+      return errorResponse(c, 'invalid_request', 'invalid cursor', [
+        { path: 'cursor', message: 'is not a cursor from this API' },
+      ]);
+    }
+    const limit = Number(c.req.query('limit') ?? DEFAULT_DECISION_PAGE);
+    if (!Number.isInteger(limit) || limit < 1 || limit > MAX_DECISION_PAGE) {
+      return errorResponse(c, 'invalid_request', 'invalid limit', [
+        { path: 'limit', message: `must be a whole number from 1 to ${MAX_DECISION_PAGE}` },
+      ]);
+    }
+    const page = await decisionHistory(deps, c.get('principal'), {
+      limit,
+      before: before && { updatedAt: before.createdAt, id: before.id },
+    });
+    return c.json({
+      decisions: page.entries,
+      next_cursor: page.next
+        ? encodeCursor({ createdAt: page.next.updatedAt, id: page.next.id })
+        : null,
+    });
   });
 
   app.get('/api/v1/sessions/:id/messages', async (c) => {

@@ -19,7 +19,8 @@ export type MetadataKey =
   | 'prompt_dispatch_pending'
   | 'prompt_dispatch_attempted'
   | 'prompt_dispatch_clarification_pending_id'
-  | 'request_fingerprint';
+  | 'request_fingerprint'
+  | 'responded_by';
 
 /** Keys that SQL writes; a superset of the read keys. */
 export type MetadataWriteKey =
@@ -27,7 +28,6 @@ export type MetadataWriteKey =
   | 'response'
   | 'reject_reason'
   | 'responded_at'
-  | 'responded_by'
   | 'prompt_dispatch_clarification_turn_id'
   | 'prompt_dispatch_clarification_message_ids';
 

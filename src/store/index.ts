@@ -40,6 +40,13 @@ export type { TurnRecord } from './turns.js';
 export { completeTurn, currentTurn, currentTurnIdOf, getTurn, startTurn } from './turns.js';
 export type { MessageRecord, NewMessage, TranscriptCursor, TranscriptPage } from './messages.js';
 export {
+  decisionPage,
+  type DecisionCursor,
+  type DecisionPage,
+  type DecisionReader,
+  type DecisionRow,
+} from './decisions.js';
+export {
   appendMessage,
   MAX_TRANSCRIPT_PAGE,
   messagesByPendingId,

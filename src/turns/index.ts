@@ -12,6 +12,7 @@ export {
   reorderQueued,
 } from './queue.js';
 export { respondToUserInput, sessionTranscript, visibleUserInputs } from './session-reads.js';
+export { decisionEntryOf, decisionHistory } from './decision-history.js';
 export {
   cancelTurn,
   createTaskWithSession,

@@ -5,6 +5,7 @@
  * MCP tools and the web app all read it; it imports nothing but zod.
  */
 export {
+  DEFAULT_DECISION_PAGE,
   DEFAULT_PENDING_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
   DEFAULT_WAIT_SECONDS,
@@ -19,6 +20,7 @@ export {
   MAX_CONSENT_OPTION_ID_CHARS,
   MAX_CONTEXT_CHARS,
   MAX_CURSOR_CHARS,
+  MAX_DECISION_PAGE,
   MAX_ID_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_OPTIONS,
@@ -228,3 +230,10 @@ export {
   type DeliveryUnconfirmedNote,
   type GivenAnswer,
 } from './unconfirmed-delivery.js';
+export {
+  DECISION_OUTCOMES,
+  decisionEntry,
+  decisionListReply,
+  type DecisionEntry,
+  type DecisionListReply,
+} from './decisions.js';

@@ -28,6 +28,8 @@ export const MAX_PENDING_PAGE = 200;
 export const MAX_CURSOR_CHARS = 512;
 export const DEFAULT_TRANSCRIPT_PAGE = 100;
 export const MAX_TRANSCRIPT_PAGE = 500;
+export const DEFAULT_DECISION_PAGE = 50;
+export const MAX_DECISION_PAGE = 200;
 
 // ---------------------------------------------------------------- tasks, sessions, messages
 export const MAX_TASK_TITLE_CHARS = 200;

@@ -26,10 +26,13 @@ import {
 } from './clarification.js';
 import {
   DEFAULT_PENDING_PAGE,
+  DEFAULT_DECISION_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
+  MAX_DECISION_PAGE,
   MAX_PENDING_PAGE,
   MAX_TRANSCRIPT_PAGE,
 } from './limits.js';
+import { decisionListReply } from './decisions.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
   cancellingReply,
@@ -146,6 +149,16 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     replies: { 200: sessionListReply },
     errors: ['not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/decisions',
+    summary:
+      'Every decision a person made that the caller can see, who made it and where, newest first',
+    access: 'principal',
+    query: page(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE),
+    replies: { 200: decisionListReply },
+    errors: ['invalid_request'],
   },
   {
     method: 'get',

@@ -147,6 +147,27 @@ describe('answering a historical question in a new message', () => {
     await context.close();
   });
 
+  it('lists the answers in the decision log with who and where, and opens their session', async () => {
+    const created = await askingTask(suite.world, 'Decision log', '/ask');
+    await respond(await pendingIdOf(created.session.id), {
+      answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
+    });
+    await settled(created);
+    const { context, page } = await suite.desktop();
+    await page.goto(`${suite.world.origin}/`);
+    await page.getByTestId('decisions-link').click();
+    const newest = page.getByTestId('decision-item').first();
+    await newest.waitFor(WAIT);
+    await expect(newest.getByTestId('decision-outcome').textContent()).resolves.toBe(
+      'Answered: Hand-written',
+    );
+    await expect(newest.getByTestId('decided-by').textContent()).resolves.toBe('By admin (API)');
+    await expect(newest.locator('time').getAttribute('datetime')).resolves.toMatch(/Z$/);
+    await newest.getByRole('link', { name: 'Decision log' }).click();
+    await page.waitForURL(`**/sessions/${created.session.id}`, WAIT);
+    await context.close();
+  });
+
   it('keeps one admission key across a lost reply, a failure and a reload, so one message lands', async () => {
     const created = await askingTask(suite.world, 'History, skipped', '/ask');
     await respond(await pendingIdOf(created.session.id), {

@@ -312,6 +312,7 @@ function fakeApi(snapshot: () => Snapshot): ApiClient {
     editQueued: () => Promise.reject(new Error('unused')),
     userInputs: snapshot,
     respondUserInput: () => Promise.reject(new Error('unused')),
+    decisions: () => Promise.reject(new Error('unused')),
   };
 }
 

@@ -205,6 +205,7 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
     const cursors = [
       `/api/v1/pending?cursor=${cursor('2026-12-01T00:00:00.000000000Z|\u0000')}`,
       `/api/v1/sessions/${sessionId}/messages?cursor=${cursor('["2026-12-01T00:00:00.000000000Z","\u0000"]')}`,
+      `/api/v1/decisions?cursor=${cursor('["2026-12-01T00:00:00.000000000Z","\u0000"]')}`,
     ];
     const failures: string[] = [];
     for (const [method, path, body] of cases) {

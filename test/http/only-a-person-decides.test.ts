@@ -269,4 +269,61 @@ describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
       responded_by: { user_id: me.id, name: me.name, surface: 'web' },
     });
   });
+
+  it('lists every decision in the log, newest first, with who and where; an agent only its own', async () => {
+    const { sessionId } = await startTask('/ask');
+    const bundle = await pendingOf(sessionId);
+    await admin('POST', `/api/v1/clarification/${bundle.pending_id}/respond`, {
+      rejected: true,
+      reject_reason: 'not now',
+    });
+    const log = await admin<{ decisions: Record<string, unknown>[]; next_cursor: string | null }>(
+      'GET',
+      '/api/v1/decisions?limit=200',
+    );
+    expect(log.status).toBe(200);
+    expect(log.json.decisions[0]).toMatchObject({
+      session_id: sessionId,
+      kind: 'question',
+      outcome: 'skipped',
+      detail: 'not now',
+      task_title: '/ask',
+      responded_by: { user_id: me.id, name: me.name, surface: 'rest' },
+    });
+    const kinds = new Set(
+      log.json.decisions.map((entry) => `${String(entry.kind)}:${String(entry.outcome)}`),
+    );
+    // The earlier tests of this server answered over REST and MCP, allowed a consent, cancelled on the web.
+    expect([...kinds]).toEqual(
+      expect.arrayContaining([
+        'question:skipped',
+        'question:answered',
+        'consent:allowed',
+        'question:cancelled',
+      ]),
+    );
+    const surfaces = new Set(
+      log.json.decisions.map((entry) => (entry.responded_by as { surface: string }).surface),
+    );
+    expect([...surfaces].sort()).toEqual(['mcp', 'rest', 'web']);
+
+    // Pages follow one another without gaps or repeats.
+    const first = await admin<{ decisions: { message_id: string }[]; next_cursor: string | null }>(
+      'GET',
+      '/api/v1/decisions?limit=2',
+    );
+    expect(first.json.next_cursor).not.toBeNull();
+    const second = await admin<{ decisions: { message_id: string }[] }>(
+      'GET',
+      `/api/v1/decisions?limit=2&cursor=${first.json.next_cursor ?? ''}`,
+    );
+    expect(
+      [...first.json.decisions, ...second.json.decisions].map((entry) => entry.message_id),
+    ).toEqual(log.json.decisions.slice(0, 4).map((entry) => entry.message_id));
+    expect((await admin('GET', '/api/v1/decisions?cursor=nonsense')).status).toBe(400);
+
+    const agent = bearerApi(running.server.url, await agentTokenFor(sessionId));
+    const own = await agent<{ decisions: { session_id: string }[] }>('GET', '/api/v1/decisions');
+    expect(own.json.decisions.map((entry) => entry.session_id)).toEqual([sessionId]);
+  });
 });

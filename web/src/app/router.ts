@@ -1,9 +1,11 @@
-/** A two-route history router: `/` (inbox) and `/sessions/:id`. */
+/** A small history router: `/` (inbox), `/sessions/:id` and `/decisions` (the decision log). */
 import { useSyncExternalStore } from 'react';
 
-export type Route = { name: 'inbox' } | { name: 'session'; sessionId: string };
+export type Route =
+  { name: 'inbox' } | { name: 'session'; sessionId: string } | { name: 'decisions' };
 
 export function parseRoute(pathname: string): Route {
+  if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
   return { name: 'inbox' };

@@ -5,6 +5,7 @@ import { navigate, useRoute } from '../app/router.js';
 import { useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
+import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
 
@@ -51,6 +52,20 @@ export function App() {
         >
           {t('app.title')}
         </a>
+        {auth === 'signed_in' ? (
+          <a
+            href="/decisions"
+            className="header-link"
+            data-testid="decisions-link"
+            aria-current={route.name === 'decisions' ? 'page' : undefined}
+            onClick={(event) => {
+              event.preventDefault();
+              navigate('/decisions');
+            }}
+          >
+            {t('decisions.title')}
+          </a>
+        ) : null}
         {auth === 'signed_in' ? <ConnectionBadge /> : null}
         <LanguageSwitch />
       </header>
@@ -63,6 +78,7 @@ export function App() {
           </section>
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
+        {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}
         {auth === 'signed_in' && route.name === 'session' ? (
           <SessionView key={route.sessionId} sessionId={route.sessionId} />
         ) : null}

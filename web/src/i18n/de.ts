@@ -126,6 +126,25 @@ export const de: Catalog = {
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
   },
+  decisions: {
+    title: 'Entscheidungen',
+    explain:
+      'Jede Antwort, jedes Überspringen, jede Erlaubnis und Aktion, die ein Mensch entschieden hat, neueste zuerst.',
+    empty: 'Noch keine Entscheidungen.',
+    failed: 'Die Entscheidungen konnten nicht geladen werden.',
+    retry: 'Erneut versuchen',
+    more: 'Ältere Entscheidungen zeigen',
+    remembered: '(durch ein früheres „Immer erlauben“)',
+    kind: { question: 'Frage', consent: 'Erlaubnis', action: 'Aktion' },
+    outcome: {
+      answered: 'Beantwortet',
+      skipped: 'Übersprungen',
+      cancelled: 'Abgebrochen',
+      allowed: 'Erlaubt',
+      rejected: 'Abgelehnt',
+      done: 'Erledigt',
+    },
+  },
   decision: {
     by: 'Von {{name}} ({{surface}})',
     surface: {

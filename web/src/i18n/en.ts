@@ -122,6 +122,24 @@ export const en = {
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
   },
+  decisions: {
+    title: 'Decisions',
+    explain: 'Every answer, skip, permission and action a person decided, newest first.',
+    empty: 'No decisions yet.',
+    failed: 'The decisions could not be loaded.',
+    retry: 'Try again',
+    more: 'Show older decisions',
+    remembered: '(by an earlier “Always allow”)',
+    kind: { question: 'Question', consent: 'Permission', action: 'Action' },
+    outcome: {
+      answered: 'Answered',
+      skipped: 'Skipped',
+      cancelled: 'Cancelled',
+      allowed: 'Allowed',
+      rejected: 'Rejected',
+      done: 'Done',
+    },
+  },
   decision: {
     by: 'By {{name}} ({{surface}})',
     surface: {

@@ -125,6 +125,24 @@ export const ja: Catalog = {
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
   },
+  decisions: {
+    title: '決定履歴',
+    explain: '人が決めた回答・スキップ・許可・アクションを新しい順に表示します。',
+    empty: 'まだ決定はありません。',
+    failed: '決定履歴を読み込めませんでした。',
+    retry: '再試行',
+    more: '古い決定を表示',
+    remembered: '(以前の「常に許可」による)',
+    kind: { question: '質問', consent: '許可', action: 'アクション' },
+    outcome: {
+      answered: '回答済み',
+      skipped: 'スキップ',
+      cancelled: 'キャンセル済み',
+      allowed: '許可',
+      rejected: '拒否',
+      done: '完了',
+    },
+  },
   decision: {
     by: '{{name}} ({{surface}})',
     surface: {

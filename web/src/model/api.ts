@@ -5,6 +5,7 @@
  * and state-changing ones carry JSON (the server refuses anything else).
  */
 import type {
+  DecisionListReply,
   MessageView,
   PendingBundle,
   QueueItemView,
@@ -57,6 +58,8 @@ export interface ApiClient {
   ): Promise<ApiResult<{ item: UserQueueItem }>>;
   /** Live consent and action requests the caller can see. */
   userInputs(): Promise<ApiResult<{ requests: UserInputView[] }>>;
+  /** The decision log: who decided what and where, newest first. */
+  decisions(cursor?: string): Promise<ApiResult<DecisionListReply>>;
   respondUserInput(
     requestId: string,
     answer: UserInputAnswer,
@@ -132,6 +135,8 @@ export function createApiClient(
         body: JSON.stringify({ text, admission_key: admissionKey }),
       }),
     queue: (sessionId) => request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue`),
+    decisions: (cursor) =>
+      request(fetchImpl, `/api/v1/decisions?limit=50${cursor ? `&cursor=${enc(cursor)}` : ''}`),
     removeQueued: (sessionId, itemId) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
         method: 'DELETE',

@@ -13,6 +13,8 @@ export type {
   ConsentOption,
   ConsentOptionKind,
   ConsentView,
+  DecisionEntry,
+  DecisionListReply,
   MachineQueueItem,
   MessageView,
   PendingAction,

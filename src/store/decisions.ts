@@ -1,0 +1,85 @@
+/**
+ * The decision log: every transcript row that records a person's decision (a
+ * decided clarification row, or a consent or action decision), newest first,
+ * across the sessions a user may see. Rows that carry no responder (answers
+ * kept before Clarion recorded who decided, expiries) are not decisions.
+ */
+import { sql, type SqlBool } from 'kysely';
+import { CLARIFICATION_TYPE, USER_INPUT_DECISION_TYPE } from '../wire/index.js';
+import type { RepoContext } from './context.js';
+import { toMessageRecord, type MessageRecord } from './messages.js';
+
+export interface DecisionCursor {
+  readonly updatedAt: string;
+  readonly id: string;
+}
+
+export interface DecisionRow {
+  readonly message: MessageRecord;
+  readonly taskTitle: string;
+}
+
+export interface DecisionPage {
+  readonly rows: DecisionRow[];
+  readonly next: DecisionCursor | null;
+}
+
+/** Who may read: a user the sessions of their workspaces, an agent only its own session. */
+export type DecisionReader =
+  | { readonly kind: 'user'; readonly userId: string }
+  | { readonly kind: 'agent'; readonly sessionId: string };
+
+export async function decisionPage(
+  ctx: RepoContext,
+  reader: DecisionReader,
+  options: { before?: DecisionCursor | undefined; limit: number },
+): Promise<DecisionPage> {
+  const responder = ctx.dialect.metadataText('responded_by', 'm');
+  let query = ctx.db
+    .selectFrom('task_session_messages as m')
+    .innerJoin('tasks as t', 't.id', 'm.task_id')
+    .selectAll('m')
+    .select('t.title as task_title')
+    .where((eb) =>
+      eb.or([
+        eb('m.type', '=', USER_INPUT_DECISION_TYPE),
+        eb.and([eb('m.type', '=', CLARIFICATION_TYPE), sql<SqlBool>`${responder} IS NOT NULL`]),
+      ]),
+    );
+  if (reader.kind === 'agent') {
+    query = query.where('m.task_session_id', '=', reader.sessionId);
+  } else {
+    query = query.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('workspace_members as wm')
+          .select('wm.user_id')
+          .whereRef('wm.workspace_id', '=', 't.workspace_id')
+          .where('wm.user_id', '=', reader.userId),
+      ),
+    );
+  }
+  const before = options.before;
+  if (before) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('m.updated_at', '<', before.updatedAt),
+        eb.and([eb('m.updated_at', '=', before.updatedAt), eb('m.id', '<', before.id)]),
+      ]),
+    );
+  }
+  // One extra row tells whether another page exists without a count query.
+  const found = await query
+    .orderBy('m.updated_at', 'desc')
+    .orderBy('m.id', 'desc')
+    .limit(options.limit + 1)
+    .execute();
+  const rows = found.slice(0, options.limit).map(({ task_title: taskTitle, ...row }) => ({
+    message: toMessageRecord(row),
+    taskTitle,
+  }));
+  const last = rows.at(-1)?.message;
+  const next =
+    found.length > options.limit && last ? { updatedAt: last.updated_at, id: last.id } : null;
+  return { rows, next };
+}

@@ -1,0 +1,117 @@
+import { describe, expect, it } from 'vitest';
+import type { DecisionRow, MessageRecord } from '../store/index.js';
+import { decisionEntryOf } from './decision-history.js';
+
+const ADA = { user_id: 'user-1', name: 'Ada', surface: 'web' } as const;
+
+function row(type: string, metadata: Record<string, unknown>): DecisionRow {
+  const message: MessageRecord = {
+    id: 'm1',
+    task_session_id: 's1',
+    task_id: 't1',
+    turn_id: 'turn-1',
+    author_type: 'user',
+    type,
+    content: '',
+    metadata,
+    requests_input: false,
+    admission_key: null,
+    created_at: '2026-01-01T00:00:00.000000000Z',
+    updated_at: '2026-01-01T00:00:09.000000000Z',
+  };
+  return { message, taskTitle: 'Fix the build' };
+}
+
+const question = {
+  prompt: 'Which config?',
+  options: [
+    { option_id: 'a', label: 'Generated' },
+    { option_id: 'b', label: 'Hand-written' },
+  ],
+};
+
+describe('decisionEntryOf', () => {
+  it('reads an answered question with its labels, typed text, who and when', () => {
+    const entry = decisionEntryOf(
+      row('clarification_request', {
+        question,
+        status: 'answered',
+        response: { selected_options: ['b', 'gone'], custom_text: 'small' },
+        responded_at: '2026-01-01T00:00:05.000000000Z',
+        responded_by: ADA,
+      }),
+    );
+    expect(entry).toEqual({
+      message_id: 'm1',
+      session_id: 's1',
+      task_id: 't1',
+      task_title: 'Fix the build',
+      kind: 'question',
+      subject: 'Which config?',
+      outcome: 'answered',
+      detail: 'Hand-written, gone, “small”',
+      remembered: false,
+      responded_by: ADA,
+      decided_at: '2026-01-01T00:00:05.000000000Z',
+    });
+  });
+
+  it.each([
+    ['rejected', 'skipped', 'later'],
+    ['cancelled', 'cancelled', ''],
+  ])('reads a %s question as %s', (status, outcome, detail) => {
+    const entry = decisionEntryOf(
+      row('clarification_request', { question, status, reject_reason: 'later', responded_by: ADA }),
+    );
+    expect(entry).toMatchObject({ outcome, detail, decided_at: '2026-01-01T00:00:09.000000000Z' });
+  });
+
+  it('reads consent and action decisions', () => {
+    const consent = (optionKind: string, remembered: boolean) =>
+      decisionEntryOf(
+        row('user_input_decision', {
+          kind: 'consent',
+          title: 'Delete the cache',
+          option_label: 'Always allow',
+          option_kind: optionKind,
+          remembered,
+          responded_by: ADA,
+        }),
+      );
+    expect(consent('allow_always', true)).toMatchObject({
+      kind: 'consent',
+      outcome: 'allowed',
+      detail: 'Always allow',
+      remembered: true,
+    });
+    expect(consent('reject_once', false)).toMatchObject({ outcome: 'rejected' });
+    const action = decisionEntryOf(
+      row('user_input_decision', {
+        kind: 'action',
+        title: 'Connect',
+        decision: 'skip',
+        responded_by: ADA,
+      }),
+    );
+    expect(action).toMatchObject({ kind: 'action', subject: 'Connect', outcome: 'skipped' });
+  });
+
+  it.each([
+    ['no responder', 'clarification_request', { question, status: 'answered' }],
+    ['a pending question', 'clarification_request', { question, responded_by: ADA }],
+    [
+      'an expired question',
+      'clarification_request',
+      { question, status: 'expired', responded_by: ADA },
+    ],
+    [
+      'an unknown surface',
+      'user_input_decision',
+      { kind: 'action', decision: 'done', responded_by: { ...ADA, surface: 'fax' } },
+    ],
+    ['an action without a decision', 'user_input_decision', { kind: 'action', responded_by: ADA }],
+    ['an unknown kind', 'user_input_decision', { kind: 'form', responded_by: ADA }],
+  ])('leaves out a row with %s', (_case, type, metadata) => {
+    expect(decisionEntryOf(row(type, metadata))).toBeUndefined();
+  });
+});

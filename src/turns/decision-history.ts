@@ -1,0 +1,114 @@
+/**
+ * The decision log as people read it: each decision row of the store turned
+ * into one entry (pure), and the read that pages through the ones the caller
+ * may see. A row that does not read as a decision is left out, never guessed.
+ */
+import type { Principal } from '../auth/index.js';
+import { decisionPage, type DecisionCursor, type DecisionRow } from '../store/index.js';
+import {
+  CLARIFICATION_TYPE,
+  DECISION_SURFACES,
+  type DecisionEntry,
+  type Responder,
+} from '../wire/index.js';
+import type { TurnsDeps } from './context.js';
+
+const SURFACES = new Set<string>(DECISION_SURFACES);
+
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+function record(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+}
+
+function responderOf(value: unknown): Responder | undefined {
+  const r = record(value);
+  if (typeof r.user_id !== 'string' || typeof r.surface !== 'string') return undefined;
+  if (!SURFACES.has(r.surface)) return undefined;
+  return { user_id: r.user_id, name: text(r.name), surface: r.surface as Responder['surface'] };
+}
+
+type Decided = Pick<DecisionEntry, 'kind' | 'subject' | 'outcome' | 'detail' | 'remembered'>;
+
+function questionDecision(meta: Record<string, unknown>): Decided | undefined {
+  const question = record(meta.question);
+  const subject = text(question.prompt);
+  const base = { kind: 'question', subject, remembered: false } as const;
+  switch (meta.status) {
+    case 'answered': {
+      const response = record(meta.response);
+      const options = Array.isArray(question.options) ? question.options.map(record) : [];
+      const selected = Array.isArray(response.selected_options) ? response.selected_options : [];
+      const labels = selected.map(
+        (id) => text(options.find((option) => option.option_id === id)?.label) || text(id),
+      );
+      const custom = text(response.custom_text);
+      const detail = [...labels, ...(custom === '' ? [] : [`“${custom}”`])].join(', ');
+      return { ...base, outcome: 'answered', detail };
+    }
+    case 'rejected':
+      return { ...base, outcome: 'skipped', detail: text(meta.reject_reason) };
+    case 'cancelled':
+      return { ...base, outcome: 'cancelled', detail: '' };
+    default:
+      return undefined;
+  }
+}
+
+function userInputDecision(meta: Record<string, unknown>): Decided | undefined {
+  const subject = text(meta.title);
+  if (meta.kind === 'action') {
+    if (meta.decision !== 'done' && meta.decision !== 'skip') return undefined;
+    const outcome = meta.decision === 'done' ? 'done' : 'skipped';
+    return { kind: 'action', subject, outcome, detail: '', remembered: false };
+  }
+  if (meta.kind !== 'consent') return undefined;
+  const optionKind = text(meta.option_kind);
+  return {
+    kind: 'consent',
+    subject,
+    outcome: optionKind.startsWith('reject') ? 'rejected' : 'allowed',
+    detail: text(meta.option_label),
+    remembered: meta.remembered === true,
+  };
+}
+
+/** One row of the decision log as an entry; `undefined` when it does not read as a decision. */
+export function decisionEntryOf(row: DecisionRow): DecisionEntry | undefined {
+  const { message } = row;
+  const meta = message.metadata;
+  const respondedBy = responderOf(meta.responded_by);
+  if (!respondedBy) return undefined;
+  const decided =
+    message.type === CLARIFICATION_TYPE ? questionDecision(meta) : userInputDecision(meta);
+  if (!decided) return undefined;
+  return {
+    message_id: message.id,
+    session_id: message.task_session_id,
+    task_id: message.task_id,
+    task_title: row.taskTitle,
+    ...decided,
+    responded_by: respondedBy,
+    decided_at: text(meta.responded_at) || message.updated_at,
+  };
+}
+
+/** A page of the decisions the caller may see, newest first. */
+export async function decisionHistory(
+  deps: Pick<TurnsDeps, 'store'>,
+  principal: Principal,
+  options: { before?: DecisionCursor | undefined; limit: number },
+): Promise<{ entries: DecisionEntry[]; next: DecisionCursor | null }> {
+  const reader =
+    principal.kind === 'agent'
+      ? ({ kind: 'agent', sessionId: principal.sessionId } as const)
+      : ({ kind: 'user', userId: principal.userId } as const);
+  const page = await decisionPage(deps.store, reader, options);
+  const entries = page.rows.flatMap((row) => {
+    const entry = decisionEntryOf(row);
+    return entry ? [entry] : [];
+  });
+  return { entries, next: page.next };
+}

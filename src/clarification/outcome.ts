@@ -5,7 +5,9 @@
  * winner and every later caller see the same body.
  */
 import {
+  answerText,
   codePoints,
+  isBlankText,
   MAX_ANSWER_TEXT_CODE_POINTS,
   textProblem,
   type Answer,
@@ -45,7 +47,7 @@ export function decide(questions: readonly Question[], input: RespondInput): Dec
     if (issues.length > 0) return { ok: false, issues };
     return {
       ok: true,
-      decision: { status: 'rejected', answers: [], reject_reason: reason.trim() },
+      decision: { status: 'rejected', answers: [], reject_reason: answerText(reason) },
     };
   }
   if (input.reject_reason !== undefined) {
@@ -90,7 +92,8 @@ export function decide(questions: readonly Question[], input: RespondInput): Dec
         message: `must be at most ${MAX_ANSWER_TEXT_CODE_POINTS} characters`,
       });
     }
-    if (selected.length === 0 && text.trim() === '') {
+    // Only whitespace or invisible characters (a zero-width space) says nothing.
+    if (selected.length === 0 && isBlankText(text)) {
       issues.push({ path, message: 'needs a selected option or custom text' });
     }
   });
@@ -106,7 +109,7 @@ export function decide(questions: readonly Question[], input: RespondInput): Dec
       selected_options: question.options
         .map((option) => option.option_id)
         .filter((optionId) => selected.has(optionId)),
-      custom_text: (answer?.custom_text ?? '').trim(),
+      custom_text: answerText(answer?.custom_text ?? ''),
     };
   });
   return { ok: true, decision: { status: 'answered', answers: normalized, reject_reason: '' } };

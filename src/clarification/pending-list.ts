@@ -13,6 +13,7 @@ import {
   MAX_PENDING_ID_CHARS,
   MAX_PENDING_PAGE,
   failure,
+  textProblem,
   type Failure,
   type PendingBundle,
   type PendingPage,
@@ -50,6 +51,8 @@ export function decodePendingCursor(text: string): PendingCursor | undefined {
   const pendingId = decoded.slice(separator + 1);
   if (!TIMESTAMP.test(createdAt)) return undefined;
   if (pendingId.length === 0 || pendingId.length > MAX_PENDING_ID_CHARS) return undefined;
+  // Clarion never writes NUL into a cursor, and PostgreSQL would refuse it as a parameter.
+  if (textProblem(pendingId) !== undefined) return undefined;
   return { createdAt, pendingId };
 }
 

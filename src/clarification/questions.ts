@@ -5,7 +5,7 @@
  * are refused, and the call's content gets a fingerprint.
  */
 import { createHash } from 'node:crypto';
-import { askInput, type Question } from '../wire/index.js';
+import { askInput, textIssues, type Question } from '../wire/index.js';
 
 export type { AskInput, Question, QuestionOption } from '../wire/index.js';
 
@@ -21,6 +21,9 @@ export type AskValidation =
 
 /** Validates and normalizes an `ask_user_question` call. */
 export function normalizeAsk(raw: unknown): AskValidation {
+  // The surfaces refuse such text first, as `invalid_text`; this keeps it out of every other caller's ask.
+  const badText = textIssues(raw);
+  if (badText.length > 0) return { ok: false, issues: badText };
   const parsed = askInput.safeParse(raw);
   if (!parsed.success) {
     return {

@@ -159,7 +159,11 @@ export class Connection {
     if (this.closed) return;
     const parsed = parseClientFrame(data);
     if (!parsed.ok) {
-      this.sendFrame({ type: 'error', code: 'invalid_request', error: parsed.error });
+      this.sendFrame({
+        type: 'error',
+        code: parsed.code ?? 'invalid_request',
+        error: parsed.error,
+      });
       return;
     }
     await this.apply(parsed.frame);

@@ -35,6 +35,15 @@ describe('parseClientFrame', () => {
     if (!parsed.ok) expect(parsed.error).toMatch(message);
   });
 
+  it.each(['\u0000', 'a\u0000', '\ud800', 'x\udfff'])(
+    'refuses a session id %j as invalid_text, naming where it is',
+    (id) => {
+      const parsed = parseClientFrame(JSON.stringify({ type: 'subscribe', sessions: ['ok', id] }));
+      expect(parsed).toMatchObject({ ok: false, code: 'invalid_text' });
+      if (!parsed.ok) expect(parsed.error).toMatch(/^sessions\.1 must/);
+    },
+  );
+
   it(`refuses more than ${MAX_SESSIONS_PER_FRAME} ids, naming the bound`, () => {
     const sessions = Array.from({ length: MAX_SESSIONS_PER_FRAME + 1 }, (_, i) => `s${i}`);
     const parsed = parseClientFrame(JSON.stringify({ type: 'subscribe', sessions }));

@@ -5,12 +5,18 @@
  * never closes the connection.
  */
 import type { z } from 'zod';
-import { clientFrame, MAX_CLIENT_FRAME_BYTES, type ClientFrame } from '../wire/index.js';
+import {
+  clientFrame,
+  MAX_CLIENT_FRAME_BYTES,
+  textIssues,
+  type ClientFrame,
+} from '../wire/index.js';
 
 export type { ClientFrame, ServerFrame } from '../wire/index.js';
 export { MAX_CLIENT_FRAME_BYTES, MAX_SESSIONS_PER_FRAME } from '../wire/index.js';
 
-export type ParsedFrame = { ok: true; frame: ClientFrame } | { ok: false; error: string };
+export type ParsedFrame =
+  { ok: true; frame: ClientFrame } | { ok: false; error: string; code?: 'invalid_text' };
 
 /** Parses one received frame; `data` is a string for text frames, anything else for binary. */
 export function parseClientFrame(data: unknown): ParsedFrame {
@@ -23,6 +29,12 @@ export function parseClientFrame(data: unknown): ParsedFrame {
     json = JSON.parse(data);
   } catch {
     return { ok: false, error: 'frame is not valid JSON' };
+  }
+  // A session ID holding NUL would reach PostgreSQL as a query parameter; no ID can.
+  const [badText] = textIssues(json);
+  if (badText) {
+    const where = badText.path === '' ? 'frame' : badText.path;
+    return { ok: false, error: `${where} ${badText.message}`, code: 'invalid_text' };
   }
   const type = isRecord(json) ? json.type : undefined;
   if (type !== 'subscribe' && type !== 'unsubscribe') {

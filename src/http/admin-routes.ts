@@ -26,7 +26,7 @@ import { newMemberBody, newUserBody, newWorkspaceBody } from '../wire/index.js';
 import { principalOf, registerSessionRoutes } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { parseJsonBody } from './request-guards.js';
+import { parseJsonBody, storableParams } from './request-guards.js';
 
 export interface AccountRouteDeps {
   readonly store: Store;
@@ -54,6 +54,8 @@ function gate(c: Context<AppEnv>, admin: boolean): Gate {
 export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps): void {
   const { store } = deps;
   registerSessionRoutes(app, deps);
+  app.use('/api/v1/workspaces/:id/*', storableParams('unknown workspace'));
+  app.use('/api/v1/workspaces/:id/members/:userId/*', storableParams('unknown membership'));
 
   app.get('/api/v1/me', async (c) => {
     const principal = principalOf(c);

@@ -3,13 +3,15 @@
  * it: a body of at most `maxBodyBytes` (413 `payload_too_large`) that is JSON
  * (415 `unsupported_media_type`). Requiring JSON also keeps plain HTML forms
  * from other sites out, since a form cannot send `application/json`.
- * `parseJsonBody` then validates against a strict zod object: unknown fields
- * are refused, and every issue is listed in a 400 `invalid_request`.
+ * `parseJsonBody` then decodes it as strict UTF-8 and refuses any string in
+ * it that is not storable text (400 `invalid_text`: broken bytes are refused,
+ * never read as U+FFFD), and validates against a strict zod object: unknown
+ * fields are refused, and every issue is listed in a 400 `invalid_request`.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { errorResponse } from './errors.js';
-import { MAX_BODY_BYTES } from '../wire/index.js';
+import { decodeUtf8, MAX_BODY_BYTES, textIssues, textProblem } from '../wire/index.js';
 
 const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -77,6 +79,23 @@ async function measureBody(c: Context, limit: number): Promise<number | 'too_lar
   return size;
 }
 
+/**
+ * Answers 404 with `message` when a path parameter of the route holds text no
+ * record ID can: a NUL (`%00`), which PostgreSQL refuses as a query parameter
+ * (a 500). Such an ID is as unknown as any other, so it gets the route's
+ * not-found reply without a query.
+ */
+export function storableParams(message: string): MiddlewareHandler {
+  return async (c, next) => {
+    const params: Record<string, string> = c.req.param();
+    if (Object.values(params).some((value) => textProblem(value) !== undefined)) {
+      return errorResponse(c, 'not_found', message);
+    }
+    await next();
+    return;
+  };
+}
+
 export interface IssueDetail {
   /** Dotted path to the offending field; empty for the body itself. */
   readonly path: string;
@@ -115,7 +134,15 @@ export async function parseJsonBody<S extends StrictObjectSchema>(
   if (!isJsonMediaType(c.req.header('content-type'))) {
     return { ok: false, response: errorResponse(c, 'unsupported_media_type') };
   }
-  const text = await c.req.text();
+  const text = decodeUtf8(await c.req.arrayBuffer());
+  if (text === undefined) {
+    return {
+      ok: false,
+      response: errorResponse(c, 'invalid_text', 'request body is not valid UTF-8', [
+        { path: '', message: 'must be UTF-8' },
+      ]),
+    };
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -127,6 +154,11 @@ export async function parseJsonBody<S extends StrictObjectSchema>(
         { path: '', message: reason },
       ]),
     };
+  }
+  // Before the shape: text no database keeps as sent is refused wherever it is.
+  const badText = textIssues(value);
+  if (badText.length > 0) {
+    return { ok: false, response: errorResponse(c, 'invalid_text', undefined, badText) };
   }
   const parsed = schema.safeParse(value);
   if (!parsed.success) {

@@ -20,6 +20,7 @@ import {
   messageBody,
   queueEditBody,
   queueOrderBody,
+  textIssues,
   type MachineQueueItem,
   type SessionView,
   type TaskView,
@@ -46,7 +47,7 @@ import {
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { decisionHistory, sessionTranscript } from '../turns/index.js';
-import { parseJsonBody } from './request-guards.js';
+import { parseJsonBody, storableParams } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {
   return {
@@ -122,7 +123,9 @@ export function decodeCursor(value: string): TranscriptCursor | undefined {
       Array.isArray(parsed) &&
       parsed.length === 2 &&
       typeof parsed[0] === 'string' &&
-      typeof parsed[1] === 'string'
+      typeof parsed[1] === 'string' &&
+      // Clarion never writes NUL into a cursor, and PostgreSQL would refuse it as a parameter.
+      textIssues(parsed).length === 0
     ) {
       return { createdAt: parsed[0], id: parsed[1] };
     }
@@ -161,6 +164,10 @@ function sessionQueueView(queue: SessionQueue): (UserQueueItem | MachineQueueIte
 }
 
 export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
+  // A wildcard also matches the bare `/:id`, and keeps these out of the route table.
+  app.use('/api/v1/tasks/:id/*', storableParams('task not found'));
+  app.use('/api/v1/sessions/:id/*', storableParams('session not found'));
+  app.use('/api/v1/sessions/:id/queue/:itemId/*', storableParams('queued message not found'));
   app.post('/api/v1/tasks', async (c) => {
     const body = await parseJsonBody(c, createTaskBody);
     if (!body.ok) return body.response;

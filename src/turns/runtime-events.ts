@@ -19,6 +19,7 @@ import {
   type MessageRecord,
   type RepoContext,
 } from '../store/index.js';
+import { storableJson, storableText } from '../wire/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 import { writeRetrying } from './durable-write.js';
@@ -58,7 +59,13 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
 
 type AgentOutput = Extract<RuntimeEvent, { type: 'agent_output' }>;
 
-async function recordOutput(deps: TurnsDeps, event: AgentOutput): Promise<void> {
+async function recordOutput(deps: TurnsDeps, reported: AgentOutput): Promise<void> {
+  // An agent's words cannot be refused, only kept as text the database stores as given.
+  const event = {
+    ...reported,
+    content: storableText(reported.content),
+    metadata: storableJson(reported.metadata),
+  };
   if (event.kind !== 'tool_call' && event.content.trim() === '') return;
   await writeRetrying(deps, event.sessionId, async (write) => {
     const { tx } = write;
@@ -120,7 +127,7 @@ async function endTurn(
           turnId: event.turnId,
           authorType: 'system',
           type: 'error',
-          content: `The agent's turn failed: ${event.error}`,
+          content: storableText(`The agent's turn failed: ${event.error}`),
         }),
       );
     }

@@ -1,9 +1,9 @@
 /** Accounts on the wire: who am I, users, workspaces and their members. */
 import { z } from 'zod';
-import { timestamp } from './common.js';
+import { timestamp, visibleText } from './common.js';
 import { MAX_ACCOUNT_NAME_CHARS, MAX_RECORD_ID_CHARS } from './limits.js';
 
-const name = z.string().trim().min(1).max(MAX_ACCOUNT_NAME_CHARS);
+const name = visibleText(MAX_ACCOUNT_NAME_CHARS);
 
 export const newUserBody = z
   .strictObject({ name, is_admin: z.boolean().optional() })

@@ -4,7 +4,7 @@
  * an answer fits its bundle is the resolver's rule (`clarification/outcome.ts`).
  */
 import { z } from 'zod';
-import { responder, rowStatus, timestamp } from './common.js';
+import { responder, rowStatus, timestamp, visibleText } from './common.js';
 import {
   MAX_ANSWER_TEXT_CODE_POINTS,
   MAX_CONTEXT_CHARS,
@@ -17,22 +17,10 @@ import {
   MAX_QUESTIONS,
   MIN_OPTIONS,
 } from './limits.js';
-import { codePoints, textProblem } from './text.js';
+import { codePoints } from './text.js';
 
 const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 const id = z.string().regex(ID_PATTERN, `must be 1–${MAX_ID_CHARS} letters, digits, _ . or -`);
-
-const storable = (value: string, ctx: z.RefinementCtx) => {
-  const problem = textProblem(value);
-  if (problem) ctx.addIssue({ code: 'custom', message: problem });
-};
-const text = (max: number) =>
-  z
-    .string()
-    .trim()
-    .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
-    .superRefine(storable);
 
 /** Custom text and reject reasons: capped in code points, the unit people count in. */
 const answerText = z
@@ -46,14 +34,14 @@ const answerText = z
 
 export const optionInput = z.strictObject({
   id: id.optional(),
-  label: text(MAX_OPTION_LABEL_CHARS),
-  description: text(MAX_OPTION_DESCRIPTION_CHARS),
+  label: visibleText(MAX_OPTION_LABEL_CHARS),
+  description: visibleText(MAX_OPTION_DESCRIPTION_CHARS),
 });
 
 export const questionInput = z.strictObject({
   id: id.optional(),
-  title: z.string().trim().max(MAX_QUESTION_TITLE_CHARS).superRefine(storable).optional(),
-  prompt: text(MAX_PROMPT_CHARS),
+  title: z.string().trim().max(MAX_QUESTION_TITLE_CHARS).optional(),
+  prompt: visibleText(MAX_PROMPT_CHARS),
   options: z
     .array(optionInput)
     .min(MIN_OPTIONS, `needs at least ${MIN_OPTIONS} options`)
@@ -67,7 +55,7 @@ export const askInput = z.strictObject({
     .array(questionInput)
     .min(1, 'needs at least 1 question')
     .max(MAX_QUESTIONS, `allows at most ${MAX_QUESTIONS} questions`),
-  context: z.string().trim().max(MAX_CONTEXT_CHARS).superRefine(storable).optional(),
+  context: z.string().trim().max(MAX_CONTEXT_CHARS).optional(),
 });
 export type AskInput = z.input<typeof askInput>;
 

@@ -61,6 +61,11 @@ export const serverFrame = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('unsubscribed'), sessions: z.array(z.string()), all: z.boolean() }),
   z.object({ type: z.literal('event'), event: clarionEvent }),
-  z.object({ type: z.literal('error'), code: z.literal('invalid_request'), error: z.string() }),
+  z.object({
+    type: z.literal('error'),
+    // `invalid_text`: a string in the frame holds NUL or an unpaired surrogate.
+    code: z.enum(['invalid_request', 'invalid_text']),
+    error: z.string(),
+  }),
 ]);
 export type ServerFrame = z.infer<typeof serverFrame>;

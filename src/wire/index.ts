@@ -43,7 +43,18 @@ export {
   MAX_WAIT_SECONDS,
   MIN_OPTIONS,
 } from './limits.js';
-export { codePoints, textProblem } from './text.js';
+export {
+  answerText,
+  codePoints,
+  decodeUtf8,
+  isBlankText,
+  storableJson,
+  storableLabel,
+  storableText,
+  textIssues,
+  textProblem,
+  type TextIssue,
+} from './text.js';
 export {
   CLARIFICATION_TYPE,
   DECISION_SURFACES,

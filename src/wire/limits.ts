@@ -62,5 +62,7 @@ export const MAX_SESSIONS_PER_FRAME = 500;
 export const MAX_SESSION_ID_CHARS = 200;
 
 // ---------------------------------------------------------------- bodies
+/** Most strings one `invalid_text` reply names; the rest of the body is refused all the same. */
+export const MAX_TEXT_ISSUES = 20;
 /** Largest state-changing request body, in bytes (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;

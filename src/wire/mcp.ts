@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { respondInputShape } from './clarification.js';
+import { visibleText } from './common.js';
 import { issue } from './outcomes.js';
 import {
   DEFAULT_PENDING_PAGE,
@@ -56,18 +57,8 @@ export const listPendingInput = z.strictObject({
 export const answerQuestionInput = z.strictObject({ pending_id: pendingId, ...respondInputShape });
 
 export const requestUserActionInput = z.strictObject({
-  title: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_ACTION_TITLE_CHARS)
-    .describe('What the person should do, briefly'),
-  instructions: z
-    .string()
-    .trim()
-    .min(1)
-    .max(MAX_ACTION_INSTRUCTIONS_CHARS)
-    .describe('How to do it, step by step'),
+  title: visibleText(MAX_ACTION_TITLE_CHARS).describe('What the person should do, briefly'),
+  instructions: visibleText(MAX_ACTION_INSTRUCTIONS_CHARS).describe('How to do it, step by step'),
   url: z.string().trim().max(MAX_URL_CHARS).optional().describe('Where to do it (http or https)'),
 });
 

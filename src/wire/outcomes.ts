@@ -24,6 +24,12 @@ export interface OutcomeEntry {
 
 export const OUTCOMES = {
   invalid_request: { status: 400, wire: 'invalid_request', message: 'invalid request' },
+  /** NUL, unpaired surrogates or bytes that are not UTF-8: text no database keeps as sent. */
+  invalid_text: {
+    status: 400,
+    wire: 'invalid_text',
+    message: 'text must be well-formed UTF-8 without NUL characters',
+  },
   unauthorized: { status: 401, wire: 'unauthorized', message: 'authentication required' },
   forbidden: { status: 403, wire: 'forbidden', message: 'not allowed' },
   person_required: {
@@ -111,7 +117,7 @@ export interface Failure<C extends OutcomeCode = OutcomeCode> {
   readonly code: C;
   /** Names the subject ("session not found"); the catalogue's message otherwise. */
   readonly message?: string;
-  /** Input issues for `invalid_request`, or a small object saying why (`{ reason }`). */
+  /** Input issues for `invalid_request` and `invalid_text`, or a small object saying why (`{ reason }`). */
   readonly details?: readonly Issue[] | Readonly<Record<string, unknown>>;
 }
 

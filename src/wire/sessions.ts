@@ -1,6 +1,6 @@
 /** Tasks, sessions, transcripts, message admission and the session queue on the wire. */
 import { z } from 'zod';
-import { sessionState, timestamp } from './common.js';
+import { sessionState, timestamp, visibleText } from './common.js';
 import {
   MAX_ADMISSION_KEY_CHARS,
   MAX_MESSAGE_CHARS,
@@ -91,12 +91,12 @@ export type QueueItemView = z.infer<typeof queueItemView>;
 
 // ---------------------------------------------------------------- bodies
 
-const messageText = z.string().trim().min(1).max(MAX_MESSAGE_CHARS);
+const messageText = visibleText(MAX_MESSAGE_CHARS);
 const recordId = z.string().min(1).max(MAX_RECORD_ID_CHARS);
 
 export const createTaskBody = z
   .strictObject({
-    title: z.string().trim().min(1).max(MAX_TASK_TITLE_CHARS),
+    title: visibleText(MAX_TASK_TITLE_CHARS),
     workspace_id: recordId.optional(),
     agent_profile: z.string().min(1).max(MAX_PROFILE_NAME_CHARS).optional(),
     prompt: messageText.optional().describe('The first message, sent as the session starts'),

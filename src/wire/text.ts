@@ -1,15 +1,145 @@
 /**
- * Text rules every surface shares (pure, no zod): what is storable as JSON in
- * both engines, and how the answer-text cap counts. PostgreSQL's jsonb refuses
- * NUL and unpaired surrogates, so both are refused up front as invalid input
- * rather than failing later as a server error.
+ * Text rules every surface shares (pure, no zod, so the web app uses the same
+ * ones): what text is storable in both engines, what counts as saying
+ * nothing, and how the answer-text cap counts.
+ *
+ * Storable: PostgreSQL refuses NUL in text and jsonb (a 500 once it reaches
+ * the database), and both drivers encode an unpaired surrogate as U+FFFD, so
+ * the stored text would silently differ from what was sent. Both are refused
+ * up front, anywhere in a request, as `invalid_text`.
  */
+import { MAX_TEXT_ISSUES } from './limits.js';
 
 export function textProblem(value: string): string | undefined {
   if (value.includes('\u0000')) return 'must not contain NUL characters';
   if (hasLoneSurrogate(value)) return 'must be well-formed Unicode (no unpaired surrogates)';
   return undefined;
 }
+
+/**
+ * Bytes as UTF-8 text, or undefined when they are not UTF-8: never U+FFFD in
+ * place of a broken sequence. A leading BOM is dropped, as `Request.text()`
+ * drops it.
+ */
+export function decodeUtf8(bytes: ArrayBuffer | Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One string that is not storable text: its dotted path in the value, and why. */
+export interface TextIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * Every string (object keys included) in a parsed JSON value that
+ * `textProblem` refuses, up to `MAX_TEXT_ISSUES`. Iterative, so a deeply
+ * nested body cannot exhaust the stack.
+ */
+export function textIssues(value: unknown): TextIssue[] {
+  interface Node {
+    readonly value: unknown;
+    readonly key: string | undefined;
+    readonly parent: Node | undefined;
+  }
+  const pathOf = (node: Node, key?: string): string => {
+    const keys: string[] = key === undefined ? [] : [key];
+    for (let at: Node | undefined = node; at?.key !== undefined; at = at.parent) keys.push(at.key);
+    return keys.reverse().join('.');
+  };
+  const issues: TextIssue[] = [];
+  const stack: Node[] = [{ value, key: undefined, parent: undefined }];
+  while (stack.length > 0 && issues.length < MAX_TEXT_ISSUES) {
+    const node = stack.pop() as Node;
+    const current = node.value;
+    if (typeof current === 'string') {
+      const problem = textProblem(current);
+      if (problem) issues.push({ path: pathOf(node), message: problem });
+    } else if (Array.isArray(current)) {
+      for (let index = current.length - 1; index >= 0; index--) {
+        stack.push({ value: current[index] as unknown, key: String(index), parent: node });
+      }
+    } else if (typeof current === 'object' && current !== null) {
+      const entries = Object.entries(current as Record<string, unknown>).reverse();
+      for (const [key, child] of entries) {
+        const problem = textProblem(key);
+        if (problem) issues.push({ path: pathOf(node, key), message: problem });
+        stack.push({ value: child, key, parent: node });
+      }
+    }
+  }
+  return issues.slice(0, MAX_TEXT_ISSUES);
+}
+
+/**
+ * Whether a reader would see nothing: only whitespace, control characters
+ * and invisible format characters (zero-width space and joiners, word
+ * joiner, BOM, soft hyphen, direction marks, and every other default-ignorable
+ * code point). Such text is no answer and no name.
+ */
+export function isBlankText(value: string): boolean {
+  return BLANK.test(value);
+}
+const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
+
+/** Custom text and reasons as they are kept: trimmed, and empty when nothing in them shows. */
+export function answerText(value: string): string {
+  return isBlankText(value) ? '' : value.trim();
+}
+
+/**
+ * Text from a source that cannot be refused (an agent's output), made
+ * storable: NUL dropped, unpaired surrogates as U+FFFD.
+ */
+export function storableText(value: string): string {
+  if (textProblem(value) === undefined) return value;
+  let kept = '';
+  // A string iterates by code point; an unpaired surrogate comes out alone.
+  for (const char of value) {
+    const unit = char.charCodeAt(0);
+    if (char.length === 1 && unit >= 0xd800 && unit <= 0xdfff) kept += '\ufffd';
+    else if (char !== '\u0000') kept += char;
+  }
+  return kept;
+}
+
+/** `storableText` for every string of a JSON value, keys included; the value itself when all are. */
+export function storableJson<T>(value: T): T {
+  if (textIssues(value).length === 0) return value;
+  const clean = (item: unknown): unknown => {
+    if (typeof item === 'string') return storableText(item);
+    if (Array.isArray(item)) return item.map(clean);
+    if (typeof item === 'object' && item !== null) {
+      return Object.fromEntries(
+        Object.entries(item).map(([key, child]) => [storableText(key), clean(child)]),
+      );
+    }
+    return item;
+  };
+  return clean(value) as T;
+}
+
+/**
+ * A label from a source that cannot be refused (an MCP client's self-chosen
+ * name), storable, on one line, and cut to `maxCodePoints` without splitting
+ * a pair.
+ */
+export function storableLabel(value: string, maxCodePoints: number): string {
+  let kept = '';
+  let count = 0;
+  for (const char of storableText(value)) {
+    if (count >= maxCodePoints) break;
+    if (CONTROL.test(char)) continue;
+    kept += char;
+    count++;
+  }
+  return kept;
+}
+const CONTROL = /^\p{Cc}$/u;
 
 /** Length in Unicode code points, the unit of the answer-text cap (not UTF-16 units, not graphemes). */
 export function codePoints(value: string): number {

@@ -17,6 +17,7 @@ import {
   transitions,
   type ModelState,
 } from '../../web/src/model/read-model.js';
+import { isAnswered } from '../../web/src/hooks/use-clarification-draft.js';
 import { parseRespondOk, postClarification, type Timers } from '../../web/src/model/respond.js';
 import type { ClarionEvent, MessageView, PendingBundle } from '../../web/src/model/types.js';
 
@@ -371,5 +372,23 @@ describe('late answers', () => {
     releaseAdmissionKey(store, `late:${P}`);
     expect(admissionKeyFor(store, `late:${P}`, random)).not.toBe(first);
     expect(first.length).toBeLessThanOrEqual(128);
+  });
+});
+
+describe('what a draft counts as an answer', () => {
+  const answer = (customText: string, selected: string[] = []) => ({
+    question_id: 'q1',
+    selected_options: selected,
+    custom_text: customText,
+  });
+
+  it('follows the server: text a reader would not see is no answer', () => {
+    for (const blank of ['', '   ', '\u200b', '\u200c\u200d', '\u2060', '\ufeff', '\u00ad']) {
+      expect(isAnswered(answer(blank)), JSON.stringify(blank)).toBe(false);
+      expect(isAnswered(answer(blank, ['q1_opt1']))).toBe(true);
+    }
+    for (const shown of ['ok', 'zero\u200bwidth', '🦀', 'e\u0301']) {
+      expect(isAnswered(answer(shown)), JSON.stringify(shown)).toBe(true);
+    }
   });
 });

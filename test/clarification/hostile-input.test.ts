@@ -9,12 +9,11 @@
  * Cases come from a seeded PRNG (mulberry32, `SEED` below), so a failure
  * names the seed and the case number and is reproducible. Every expectation
  * is computed from a small model of the wire contract written here: the
- * route's strict body shape (`schemaProblem`) and the bundle rules of
- * DESIGN §5.1 (`decide`, the pure rule set the resolver uses).
+ * route's body rules (`bodyVerdict`: strict UTF-8, storable text as
+ * `invalid_text`, the strict shape as `invalid_request`) and the bundle rules
+ * of DESIGN §5.1 (`decide`, the pure rule set the resolver uses).
  */
-import { createHash } from 'node:crypto';
 import { Hono } from 'hono';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import type { Question } from '../../src/clarification/questions.js';
@@ -40,10 +39,13 @@ import {
   VISIBLE_TO,
   REAL_KEYS,
   DB_HOSTILE_TEXTS,
+  INVISIBLE_TEXTS,
+  fingerprint as tableFingerprint,
   byteLength,
   generateCases,
   read,
   bodyProblems,
+  codeOf,
   preview,
   inBatches,
   tally,
@@ -86,28 +88,8 @@ describe.each(DRIVERS)('hostile input to the clarification routes on %s', (drive
     });
   }
 
-  /** One hash per table over every row, so a failure names the table that changed. */
-  async function fingerprint(): Promise<Record<string, string>> {
-    const tables = (await h.store.db.introspection.getTables()).map((table) => table.name).sort();
-    expect(tables).toEqual(
-      expect.arrayContaining(['task_session_messages', 'task_session_turns', 'task_sessions']),
-    );
-    const hashes: Record<string, string> = {};
-    for (const table of tables) {
-      const { rows } = await sql<
-        Record<string, unknown>
-      >`SELECT * FROM ${sql.table(table)}`.execute(h.store.db);
-      const lines = rows
-        .map((row) =>
-          JSON.stringify(row, (_key, value: unknown) =>
-            typeof value === 'bigint' ? value.toString() : value,
-          ),
-        )
-        .sort();
-      hashes[table] =
-        `${rows.length}:${createHash('sha256').update(lines.join('\n')).digest('hex')}`;
-    }
-    return hashes;
+  function fingerprint(): Promise<Record<string, string>> {
+    return tableFingerprint(h.store);
   }
 
   async function expectUnchanged(): Promise<void> {
@@ -181,7 +163,7 @@ describe.each(DRIVERS)('hostile input to the clarification routes on %s', (drive
     guarded.use('/api/v1/*', createRequestGuards());
     guarded.all('*', (ctx) => h.app.fetch(ctx.req.raw));
 
-    cases = await generateCases(ids, questions);
+    cases = generateCases(ids, questions);
     before = await fingerprint();
     eventsBefore = h.events.events.length;
   });
@@ -219,6 +201,12 @@ describe.each(DRIVERS)('hostile input to the clarification routes on %s', (drive
       if (expectation.kind === 'exact') {
         if (!expectation.statuses.includes(reply.status)) {
           problems.push(`status ${reply.status}, expected ${expectation.statuses.join('|')}`);
+        }
+        if (reply.status === 400 && expectation.code !== undefined) {
+          const code = codeOf(reply);
+          if (code !== expectation.code) {
+            problems.push(`code ${String(code)}, expected ${expectation.code}`);
+          }
         }
       } else {
         const unknown = await baseline(item.body, item.as);
@@ -377,12 +365,14 @@ describe.each(DRIVERS)('hostile input to the clarification routes on %s', (drive
 });
 
 /**
- * Text within the length caps that holds NUL or lone surrogates, which
- * PostgreSQL's jsonb cannot store: it is invalid input, refused with 400
- * before any bundle state is looked at (validation precedes the claim), and
- * never a 500. Each claim gets a fresh bundle on a harness of its own.
+ * Text within the length caps that no database keeps as sent (NUL, unpaired
+ * surrogates) is refused with 400 `invalid_text` before any bundle state is
+ * looked at, and an answer that shows nothing (only whitespace or invisible
+ * characters, no option) is refused like an empty one; either way the bundle
+ * stays pending and a real answer still goes through. Each claim gets a
+ * fresh bundle on a harness of its own.
  */
-describe.each(DRIVERS)('valid responses with text PostgreSQL jsonb cannot hold on %s', (driver) => {
+describe.each(DRIVERS)('responses with text no database keeps as sent on %s', (driver) => {
   let h: Harness;
   let superseded: string;
 
@@ -407,39 +397,96 @@ describe.each(DRIVERS)('valid responses with text PostgreSQL jsonb cannot hold o
   });
 
   it.each(DB_HOSTILE_TEXTS)(
-    'refuses a rejection of a superseded bundle with %j as invalid',
+    'refuses a rejection of a superseded bundle with %j as invalid_text',
     async (text) => {
       const reply = await read(
         await h.respond(superseded, { rejected: true, reject_reason: text }),
       );
       expect(reply.status, reply.text).toBe(400);
-      expect(JSON.parse(reply.text)).toMatchObject({ code: 'invalid_request' });
+      expect(JSON.parse(reply.text)).toEqual({
+        error: 'text must be well-formed UTF-8 without NUL characters',
+        code: 'invalid_text',
+        details: [{ path: 'reject_reason', message: expect.any(String) as unknown }],
+      });
     },
   );
 
   it.each(
-    DB_HOSTILE_TEXTS.flatMap((text) => [['answer', text] as const, ['rejection', text] as const]),
-  )('takes a %s with %j', async (kind, text) => {
-    const pendingId = await askDetached(`${kind} ${JSON.stringify(text)}`);
-    const body =
-      kind === 'answer'
-        ? {
-            answers: [
-              { question_id: 'q1', selected_options: ['q1_opt1'] },
-              { question_id: 'q2', custom_text: text },
-            ],
-          }
-        : { rejected: true, reject_reason: text };
-    const reply = await read(await h.respond(pendingId, body));
-    const rows = await h.rows(pendingId);
-    if (reply.status !== 200) {
-      // Whatever the outcome, an unclaimed bundle stays pending and retryable.
+    DB_HOSTILE_TEXTS.flatMap((text) => [
+      ['answer', 'answers.1.custom_text', text] as const,
+      ['answer', 'answers.0.selected_options.0', text] as const,
+      ['rejection', 'reject_reason', text] as const,
+    ]),
+  )(
+    'refuses a %s with %s %j as invalid_text, the bundle still pending',
+    async (kind, path, text) => {
+      const pendingId = await askDetached(`${kind} ${path} ${JSON.stringify(text)}`);
+      const body =
+        kind === 'rejection'
+          ? { rejected: true, reject_reason: text }
+          : path === 'answers.1.custom_text'
+            ? {
+                answers: [
+                  { question_id: 'q1', selected_options: ['q1_opt1'] },
+                  { question_id: 'q2', custom_text: text },
+                ],
+              }
+            : {
+                answers: [
+                  { question_id: 'q1', selected_options: [text] },
+                  { question_id: 'q2', custom_text: 'x' },
+                ],
+              };
+      const reply = await read(await h.respond(pendingId, body));
+      expect(reply.status, reply.text).toBe(400);
+      expect(JSON.parse(reply.text)).toMatchObject({ code: 'invalid_text', details: [{ path }] });
+      const rows = await h.rows(pendingId);
       expect(rows.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
-    }
-    expect([200, 400], `${reply.status} ${reply.text}`).toContain(reply.status);
-    if (reply.status === 200) {
-      const view = await h.service.get(h.principals.member, pendingId);
-      expect(view?.response).toEqual((JSON.parse(reply.text) as { response: unknown }).response);
-    }
+    },
+  );
+
+  it.each(INVISIBLE_TEXTS)(
+    'refuses an answer of only %j like an empty one, the bundle still pending',
+    async (text) => {
+      const pendingId = await askDetached(`invisible ${JSON.stringify(text)}`);
+      const reply = await read(
+        await h.respond(pendingId, {
+          answers: [
+            { question_id: 'q1', selected_options: ['q1_opt1'] },
+            { question_id: 'q2', custom_text: text },
+          ],
+        }),
+      );
+      expect(reply.status, reply.text).toBe(400);
+      expect(JSON.parse(reply.text)).toMatchObject({
+        code: 'invalid_request',
+        details: [{ path: 'answers.1', message: 'needs a selected option or custom text' }],
+      });
+      const rows = await h.rows(pendingId);
+      expect(rows.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
+    },
+  );
+
+  it('keeps emoji, CJK, combining marks and right-to-left text exactly as sent', async () => {
+    const pendingId = await askDetached('round trip');
+    const text =
+      'Ship it 🚢👩🏽‍💻🏳️‍🌈 — 日本語のテキスト, e\u0301 n\u0303, שלום עולם, مرحبا\u200f, zero\u200bwidth';
+    const reply = await read(
+      await h.respond(pendingId, {
+        answers: [
+          { question_id: 'q1', selected_options: ['q1_opt1'], custom_text: '\u200b' },
+          { question_id: 'q2', custom_text: `  ${text}  ` },
+        ],
+      }),
+    );
+    expect(reply.status, reply.text).toBe(200);
+    const response = (JSON.parse(reply.text) as { response: { answers: unknown[] } }).response;
+    // Trimmed, and invisible-only text beside an option kept as no text at all.
+    expect(response.answers).toEqual([
+      { question_id: 'q1', selected_options: ['q1_opt1'], custom_text: '' },
+      { question_id: 'q2', selected_options: [], custom_text: text },
+    ]);
+    const view = await h.service.get(h.principals.member, pendingId);
+    expect(view?.response).toEqual(response);
   });
 });

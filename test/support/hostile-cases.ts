@@ -10,3 +10,5 @@ export * from './hostile/bodies.js';
 export * from './hostile/targets.js';
 export * from './hostile/model.js';
 export * from './hostile/wire.js';
+export * from './hostile/fingerprint.js';
+export * from './hostile/text-fields.js';

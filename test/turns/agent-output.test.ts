@@ -1,6 +1,7 @@
 /**
  * What an agent reports becomes transcript rows: one row per tool call,
- * revised by the agent's later reports of it, on both dialects.
+ * revised by the agent's later reports of it, and text no database keeps as
+ * sent made storable rather than lost, on both dialects.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DRIVERS } from '../support/databases.js';
@@ -9,6 +10,7 @@ import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 interface Row {
   id: string;
   type: string;
+  author: string;
   content: string;
   metadata: Record<string, unknown>;
 }
@@ -71,5 +73,21 @@ describe.each(DRIVERS)('agent output on %s', (driver) => {
       ['Read package.json', 'completed'],
       ['Read package.json again', 'pending'],
     ]);
+  });
+
+  it('keeps output holding NUL or unpaired surrogates as storable text, on both engines', async () => {
+    h.host.say(sessionId, 'binary \u0000 bytes and a lone \ud800 half, 日本語 🦀');
+    h.host.reportToolCall(sessionId, 'call-\u0000', 'cat a.bin \u0000\udfff', 'completed');
+    await h.pump.idle();
+
+    const page = (await (
+      await h.request('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)
+    ).json()) as { messages: Row[] };
+    const agent = page.messages.filter((row) => row.author === 'agent');
+    expect(agent.map((row) => [row.type, row.content])).toEqual([
+      ['message', 'binary  bytes and a lone \ufffd half, 日本語 🦀'],
+      ['tool_call', 'cat a.bin \ufffd'],
+    ]);
+    expect(agent[1]?.metadata.toolCallId).toBe('call-');
   });
 });

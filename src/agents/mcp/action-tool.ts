@@ -24,6 +24,7 @@ export function registerActionTool(
   server: McpServer,
   deps: ActionToolDeps,
   authenticated: (
+    args: unknown,
     extra: ToolExtra,
     body: (caller: CallContext) => Promise<CallToolResult>,
   ) => Promise<CallToolResult>,
@@ -38,7 +39,7 @@ export function registerActionTool(
       inputSchema: requestUserActionInput.shape,
     },
     (args, extra) =>
-      authenticated(extra, async ({ principal, signal }) => {
+      authenticated(args, extra, async ({ principal, signal }) => {
         if (principal.kind !== 'agent') {
           return toolFailure(
             failure('forbidden', 'only an agent inside a Clarion session can ask this'),

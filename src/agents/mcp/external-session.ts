@@ -9,7 +9,7 @@
  * workspaces), once per MCP session: the caller caches the result and only
  * re-checks that the session is still live.
  */
-import { MAX_TASK_TITLE_CHARS } from '../../wire/index.js';
+import { isBlankText, MAX_TASK_TITLE_CHARS, storableLabel } from '../../wire/index.js';
 import {
   createSession,
   createTask,
@@ -27,7 +27,6 @@ import {
 import { EXTERNAL_AGENT_PROFILE } from '../runtime.js';
 
 export const DEFAULT_EXTERNAL_TASK_TITLE = 'External agent';
-/** Client names are chosen by the client; a task title stays readable. */
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
@@ -35,10 +34,16 @@ export type ExternalSessionResult =
   | { ok: true; sessionId: string; taskId: string; created: boolean }
   | { ok: false; code: 'no_workspace' };
 
-/** The task title for an MCP client's name (`clientInfo.name`). */
+/**
+ * The task title for an MCP client's name (`clientInfo.name`). The name is
+ * the client's to choose and only labels a task, so it is made storable
+ * rather than refused: refusing would fail `initialize`, and with it every
+ * tool, over a label. NUL and controls go, unpaired surrogates become U+FFFD,
+ * the cut never splits a pair, and a name with nothing visible is no name.
+ */
 export function externalTaskTitle(clientName: string | undefined): string {
-  const name = (clientName ?? '').trim().slice(0, MAX_TASK_TITLE_CHARS);
-  return name === '' ? DEFAULT_EXTERNAL_TASK_TITLE : name;
+  const name = storableLabel((clientName ?? '').trim(), MAX_TASK_TITLE_CHARS).trim();
+  return isBlankText(name) ? DEFAULT_EXTERNAL_TASK_TITLE : name;
 }
 
 /** Whether a session found earlier can still take questions. */

@@ -18,7 +18,8 @@ import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, principalKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
-import { openMcpSession, type McpSessionHandle } from './server.js';
+import { strictUtf8Body } from './body.js';
+import { MAX_MCP_BODY_BYTES, openMcpSession, type McpSessionHandle } from './server.js';
 import {
   DEFAULT_MCP_SESSION_LIMITS,
   McpSessions,
@@ -122,12 +123,14 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     if (!principal) return unauthorized();
     const owner = principalKey(principal);
     const authInfo = callerAuthInfo(principal, secret, request.signal);
+    const decoded = await strictUtf8Body(request, MAX_MCP_BODY_BYTES);
+    if (decoded instanceof Response) return decoded;
 
     const sessionId = request.headers.get('mcp-session-id');
     if (sessionId !== null) {
       const entry = sessions.lookup(sessionId, owner);
       if (!entry) return sessionNotFound();
-      return entry.handle.transport.handleRequest(request, { authInfo });
+      return entry.handle.transport.handleRequest(decoded, { authInfo });
     }
 
     // No session yet: only an `initialize` opens one; the transport refuses anything else.
@@ -161,7 +164,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
           sessions.touch(id);
         },
       });
-      const response = await handle.transport.handleRequest(request, { authInfo });
+      const response = await handle.transport.handleRequest(decoded, { authInfo });
       if (handle.transport.sessionId === undefined) await handle.close();
       return response;
     } finally {

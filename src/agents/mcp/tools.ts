@@ -28,6 +28,7 @@ import {
   askQuestionInput,
   DEFAULT_WAIT_SECONDS,
   listPendingInput,
+  textIssues,
   waitForAnswerInput,
 } from '../../wire/index.js';
 
@@ -84,13 +85,20 @@ export function registerClarionTools(
     return { sessionId: found.sessionId, external: true };
   }
 
-  /** Runs a tool body for an authenticated caller; a cancelled call's stream is closed after. */
+  /**
+   * Runs a tool body for an authenticated caller whose arguments are storable
+   * text (`invalid_text` otherwise, as REST answers the same strings); a
+   * cancelled call's stream is closed after.
+   */
   async function authenticated(
+    args: unknown,
     extra: ToolExtra,
     body: (caller: CallContext) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
     if (!caller) return toolFailure(failure('unauthorized'));
+    const badText = textIssues(args);
+    if (badText.length > 0) return toolFailure(failure('invalid_text', undefined, badText));
     session.callStarted();
     try {
       return await body(caller);
@@ -119,7 +127,7 @@ export function registerClarionTools(
     'ask_user_question',
     { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
     (args, extra) =>
-      authenticated(extra, async ({ principal, signal }) => {
+      authenticated(args, extra, async ({ principal, signal }) => {
         const target = await askTarget(principal);
         if (!target) {
           return toolFailure(failure('no_workspace'));
@@ -145,7 +153,7 @@ export function registerClarionTools(
       inputSchema: waitForAnswerInput,
     },
     (args, extra) =>
-      authenticated(extra, async ({ principal, signal }) => {
+      authenticated(args, extra, async ({ principal, signal }) => {
         const timeoutMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
         const result = await withProgress(extra, progress, () =>
           clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
@@ -173,7 +181,7 @@ export function registerClarionTools(
       annotations: { readOnlyHint: true },
     },
     (args, extra) =>
-      authenticated(extra, async ({ principal }) => {
+      authenticated(args, extra, async ({ principal }) => {
         const result = await clarification.listPending(principal, args);
         return result.ok ? toolResult(result.page) : toolFailure(result);
       }),
@@ -189,7 +197,7 @@ export function registerClarionTools(
       inputSchema: answerQuestionInput,
     },
     (args, extra) =>
-      authenticated(extra, async ({ principal, signal }) => {
+      authenticated(args, extra, async ({ principal, signal }) => {
         const { pending_id: pendingId, ...input } = args;
         const caller = { principal, surface: 'mcp' } as const;
         const result = await clarification.respond(caller, pendingId, input, signal);

@@ -4,16 +4,29 @@ import { BODY_LIMIT, SHAPES, type Shape } from './world.js';
 import { Gen } from './gen.js';
 
 /**
- * Texts the wire contract accepts that PostgreSQL's jsonb cannot hold: NUL
- * and lone surrogates. They 500 on PostgreSQL once they reach the claim, so
- * they are kept out of the generated valid bodies and tried in the suite at
- * the end of this file instead (see the report there).
+ * Texts no database keeps as sent: NUL (PostgreSQL refuses it) and unpaired
+ * surrogates (both drivers store U+FFFD instead). Anywhere in a body they are
+ * refused with 400 `invalid_text` before anything else is looked at.
  */
 export const DB_HOSTILE_TEXTS: readonly string[] = [
   'nul \u0000 inside',
   'lone high \ud800 surrogate',
   'lone low \udfff surrogate',
   'reversed \udc00\ud800 pair',
+];
+
+/** Custom texts a reader would see nothing of: no answer without a selected option. */
+export const INVISIBLE_TEXTS: readonly string[] = [
+  '\u200b',
+  '\u200c\u200d',
+  '\u2060',
+  '\ufeff\u200b',
+  '\u00ad',
+  ' \u200b\u3000 ',
+  '\u200e\u200f\u202e',
+  '\u180e',
+  '\u034f',
+  '\u3164',
 ];
 
 /** Texts that are valid custom text or reject reasons (at most 2000 code points, not blank). */
@@ -148,6 +161,7 @@ export const BODY_WEIGHTS = {
   'text-too-long': 5,
   'proto-key': 6,
   'duplicate-json-key': 4,
+  'bad-text': 8,
   binary: 3,
   oversized: 1,
   valid: 14,
@@ -388,10 +402,17 @@ export function generateBody(g: Gen, category: BodyCategory): string | Uint8Arra
         // Text with raw lone surrogates: the client's UTF-8 encoder makes them U+FFFD.
         return `{"answers":[{"question_id":"q\ud8001","custom_text":"\udfff"}]}`;
       }
-      // Blank after trimming, with no option: unicode spaces that trim removes.
+      // Blank, with no option: spaces that trim removes, and characters nobody sees.
       return withAnswer(g, (answer) => ({
         question_id: answer.question_id,
-        custom_text: g.pick(['\u3000', '\u00a0\u2028\u2029', '\ufeff', ' \t\n ', '']),
+        custom_text: g.pick([
+          '\u3000',
+          '\u00a0\u2028\u2029',
+          '\ufeff',
+          ' \t\n ',
+          '',
+          ...INVISIBLE_TEXTS,
+        ]),
       }));
     }
     case 'foreign-option': {
@@ -496,6 +517,28 @@ export function generateBody(g: Gen, category: BodyCategory): string | Uint8Arra
         '{"answers":[{"question_id":"q1","question_id":"q9","selected_options":["q1_opt1"]}]}',
       ]);
     }
+    case 'bad-text': {
+      // One string of an otherwise valid body, or a key, made text no database keeps.
+      const bad = g.pick(DB_HOSTILE_TEXTS);
+      const body = anyValid(g);
+      const answers = answersOf(body);
+      const answer = answers.length > 0 ? g.pick(answers) : undefined;
+      const where = g.int(0, 4);
+      if (where === 0 || !answer) {
+        body.reject_reason = bad;
+        body.rejected = true;
+        delete body.answers;
+      } else if (where === 1) {
+        answer.custom_text = `${typeof answer.custom_text === 'string' ? answer.custom_text : ''}${bad}`;
+      } else if (where === 2) {
+        answer.question_id = `${typeof answer.question_id === 'string' ? answer.question_id : ''}${bad}`;
+      } else if (where === 3) {
+        answer.selected_options = [bad];
+      } else {
+        body[bad] = true;
+      }
+      return body;
+    }
     case 'binary': {
       const encoder = new TextEncoder();
       const kind = g.int(0, 3);
@@ -505,7 +548,7 @@ export function generateBody(g: Gen, category: BodyCategory): string | Uint8Arra
         return new Uint8Array(Buffer.from(JSON.stringify(anyValid(g)), 'utf16le'));
       }
       if (kind === 2) {
-        // A broken byte inside a string: read as U+FFFD, which may well be acceptable text.
+        // A broken byte inside a string: not UTF-8, refused (never read as U+FFFD).
         const text = encoder.encode('{"rejected":true,"reject_reason":"x');
         return new Uint8Array([...text, g.pick([0xff, 0xc0, 0xed, 0x80]), ...encoder.encode('"}')]);
       }

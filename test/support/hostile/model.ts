@@ -1,5 +1,6 @@
 /** A small model of the wire contract (the strict body shape and the bundle rules of `decide`) that computes what each hostile case must get back. */
 import { decide, type RespondInput } from '../../../src/clarification/outcome.js';
+import { decodeUtf8, textIssues } from '../../../src/wire/index.js';
 import type { Question } from '../../../src/clarification/questions.js';
 import {
   BODY_LIMIT,
@@ -17,11 +18,11 @@ import { ID_WEIGHTS, type IdCategory, type Target, encoded, generateTarget } fro
 
 /**
  * What the server reads out of the bytes sent, decoded exactly as the route
- * decodes them (`Request.text()`: UTF-8, U+FFFD for broken bytes, and in
- * Node's fetch, leading BOMs dropped, two of them included).
+ * decodes them: strict UTF-8 (undefined for broken bytes, which are refused,
+ * never read as U+FFFD), one leading BOM dropped.
  */
-export function serverText(body: string | Uint8Array): Promise<string> {
-  return new Response(body).text();
+export function serverText(body: string | Uint8Array): string | undefined {
+  return decodeUtf8(typeof body === 'string' ? new TextEncoder().encode(body) : body);
 }
 
 export function byteLength(body: string | Uint8Array): number {
@@ -44,16 +45,26 @@ const isAnswerText = (value: unknown): boolean =>
   typeof value === 'string' && Array.from(value).length <= 2000;
 
 /**
- * The body shape the route accepts (DESIGN §5.1): a strict object, unknown
- * fields refused; undefined when it fits, else a reason.
+ * The body the route accepts (DESIGN §5.1): JSON whose every string is
+ * storable text (else `invalid_text`), then a strict object, unknown fields
+ * refused; undefined when it fits, else the reason and the 400's code.
  */
-export function schemaProblem(text: string): string | undefined {
+export function bodyVerdict(text: string): { why: string; code: Code400 } | undefined {
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    return 'not JSON';
+    return { why: 'not JSON', code: 'invalid_request' };
   }
+  if (textIssues(raw).length > 0) return { why: 'text no database keeps', code: 'invalid_text' };
+  const problem = schemaProblem(raw);
+  return problem === undefined ? undefined : { why: problem, code: 'invalid_request' };
+}
+
+export type Code400 = 'invalid_request' | 'invalid_text';
+
+/** The strict body shape: undefined when it fits, else a reason. */
+export function schemaProblem(raw: unknown): string | undefined {
   if (!isPlainObject(raw)) return 'not an object';
   if (!onlyKeys(raw, ['answers', 'rejected', 'reject_reason'])) return 'unknown field';
   if ('rejected' in raw && typeof raw.rejected !== 'boolean') return 'rejected';
@@ -77,7 +88,7 @@ export function schemaProblem(text: string): string | undefined {
 }
 
 export type Expectation =
-  | { kind: 'exact'; statuses: readonly number[]; why: string }
+  | { kind: 'exact'; statuses: readonly number[]; why: string; code?: Code400 }
   | { kind: 'like-unknown'; status: number; why: string };
 
 export interface Case {
@@ -90,17 +101,22 @@ export interface Case {
   expectation: Expectation;
 }
 
-export async function expectationFor(
+export function expectationFor(
   target: Target,
   as: Who,
   body: string | Uint8Array,
   questions: Record<Shape, readonly Question[]>,
-): Promise<Expectation> {
+): Expectation {
   if (byteLength(body) > BODY_LIMIT) return { kind: 'exact', statuses: [413], why: 'over 64 KiB' };
-  const text = await serverText(body);
-  const problem = schemaProblem(text);
+  const text = serverText(body);
+  if (text === undefined) {
+    return { kind: 'exact', statuses: [400], why: 'not UTF-8', code: 'invalid_text' };
+  }
+  const verdict = bodyVerdict(text);
   // The route reads the body before it looks the ID up.
-  if (problem !== undefined) return { kind: 'exact', statuses: [400], why: `shape: ${problem}` };
+  if (verdict !== undefined) {
+    return { kind: 'exact', statuses: [400], why: `body: ${verdict.why}`, code: verdict.code };
+  }
   // An agent never decides (DESIGN §6): refused for every ID the route lets through to the service.
   if (as === 'agent') {
     return target.real
@@ -118,28 +134,35 @@ export async function expectationFor(
   const decided = decide(questions[SHAPE_OF[target.real]], JSON.parse(text) as RespondInput);
   if (target.real === 'active') {
     if (decided.ok) throw new Error('generator bug: a valid answer aimed at the active bundle');
-    return { kind: 'exact', statuses: [400], why: 'invalid for the active bundle' };
+    return {
+      kind: 'exact',
+      statuses: [400],
+      why: 'invalid for the active bundle',
+      code: 'invalid_request',
+    };
   }
   return decided.ok
     ? { kind: 'exact', statuses: [409], why: `valid for the ${target.real} bundle` }
-    : { kind: 'exact', statuses: [400, 409], why: `invalid for the ${target.real} bundle` };
+    : {
+        kind: 'exact',
+        statuses: [400, 409],
+        why: `invalid for the ${target.real} bundle`,
+        code: 'invalid_request',
+      };
 }
 
 /** Whether `body` would be a valid answer to the active bundle if `as` sent it there. */
-export async function claimsActive(
-  body: string | Uint8Array,
-  questions: readonly Question[],
-): Promise<boolean> {
+export function claimsActive(body: string | Uint8Array, questions: readonly Question[]): boolean {
   if (byteLength(body) > BODY_LIMIT) return false;
-  const text = await serverText(body);
-  if (schemaProblem(text) !== undefined) return false;
+  const text = serverText(body);
+  if (text === undefined || bodyVerdict(text) !== undefined) return false;
   return decide(questions, JSON.parse(text) as RespondInput).ok;
 }
 
-export async function generateCases(
+export function generateCases(
   ids: Record<RealKey, string>,
   questions: Record<Shape, readonly Question[]>,
-): Promise<Case[]> {
+): Case[] {
   const g = new Gen(SEED);
   const cases: Case[] = [];
   for (let index = 0; index < CASES_PER_DIALECT; index++) {
@@ -159,7 +182,7 @@ export async function generateCases(
     while (
       target.real === 'active' &&
       VISIBLE_TO.active.includes(as) &&
-      (await claimsActive(body, questions.parser))
+      claimsActive(body, questions.parser)
     ) {
       idCategory = g.weighted(ID_WEIGHTS);
       target = generateTarget(g, idCategory, ids);
@@ -171,7 +194,7 @@ export async function generateCases(
       target,
       body,
       as,
-      expectation: await expectationFor(target, as, body, questions),
+      expectation: expectationFor(target, as, body, questions),
     });
   }
   return cases;

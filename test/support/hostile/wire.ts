@@ -1,5 +1,5 @@
 /** Wire helpers of the hostile suite: reading replies, checking their bodies, running cases in batches, counting. */
-import { CODE_OF_STATUS, CONCURRENCY } from './world.js';
+import { CODES_OF_STATUS, CONCURRENCY } from './world.js';
 import { isPlainObject } from './model.js';
 
 export interface Reply {
@@ -27,12 +27,23 @@ export function bodyProblems(reply: Reply): string[] {
   if (!isPlainObject(json)) return ['body is not an object'];
   const problems: string[] = [];
   if (typeof json.error !== 'string') problems.push('no string error');
-  const code = CODE_OF_STATUS[reply.status];
-  if (json.code !== code) problems.push(`code ${String(json.code)} for status ${reply.status}`);
+  const codes = CODES_OF_STATUS[reply.status] ?? [];
+  if (typeof json.code !== 'string' || !codes.includes(json.code)) {
+    problems.push(`code ${String(json.code)} for status ${reply.status}`);
+  }
   if (!reply.contentType.startsWith('application/json')) {
     problems.push(`content-type ${reply.contentType}`);
   }
   return problems;
+}
+
+/** The `code` of a JSON reply, if it has one. */
+export function codeOf(reply: Reply): unknown {
+  try {
+    return (JSON.parse(reply.text) as { code?: unknown }).code;
+  } catch {
+    return undefined;
+  }
 }
 
 export function preview(value: string | Uint8Array, max = 160): string {

@@ -11,12 +11,13 @@ export const NOT_ACTIVE = {
   error: 'clarification request is no longer active',
   code: 'not_active',
 };
-export const CODE_OF_STATUS: Record<number, string> = {
-  400: 'invalid_request',
-  403: 'person_required',
-  404: 'not_found',
-  409: 'not_active',
-  413: 'payload_too_large',
+/** The codes a status may carry: a 400 is a body's shape or its text. */
+export const CODES_OF_STATUS: Record<number, readonly string[]> = {
+  400: ['invalid_request', 'invalid_text'],
+  403: ['person_required'],
+  404: ['not_found'],
+  409: ['not_active'],
+  413: ['payload_too_large'],
 };
 
 // ---------------------------------------------------------------------------

@@ -12,16 +12,19 @@ import { useCallback, useMemo, useState } from 'react';
 import { orderedQuestions, type BundleQuestion, type BundleState } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
 import { MAX_ANSWER_TEXT_CODE_POINTS } from '../../../src/wire/limits.js';
-import { codePoints } from '../../../src/wire/text.js';
+import { answerText, codePoints } from '../../../src/wire/text.js';
 
 /** The server's cap on custom text, in Unicode code points (not UTF-16 units). */
 export const MAX_CUSTOM_CODE_POINTS = MAX_ANSWER_TEXT_CODE_POINTS;
 export const codePointLength = codePoints;
 
-/** Whether an answer counts: an option picked or non-empty text within the limit. */
+/**
+ * Whether an answer counts: an option picked or text within the limit that
+ * shows something (the server's rule: only invisible characters is no answer).
+ */
 export function isAnswered(answer: Answer | undefined): boolean {
   if (!answer) return false;
-  const text = answer.custom_text.trim();
+  const text = answerText(answer.custom_text);
   return (
     answer.selected_options.length > 0 ||
     (text !== '' && codePointLength(text) <= MAX_CUSTOM_CODE_POINTS)
@@ -135,7 +138,7 @@ export function useClarificationDraft(
     (questionId: string, text: string) => {
       if (locked) return;
       const question = questions.find((q) => q.question_id === questionId);
-      const trimmed = text.trim();
+      const trimmed = answerText(text);
       update((current) => {
         const previous = current.answers[questionId];
         const keep = question?.multi_select ? (previous?.selected_options ?? []) : [];

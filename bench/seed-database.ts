@@ -17,6 +17,7 @@ import { issueToken } from '../src/auth/tokens.js';
 import { normalizeAsk } from '../src/clarification/index.js';
 import {
   createSession,
+  createUser,
   createTask,
   firstAdmin,
   listMemberWorkspaces,
@@ -25,6 +26,7 @@ import {
   type DatabaseTarget,
   type Store,
 } from '../src/store/index.js';
+import { AGENTS_PER_USER } from '../src/tunables.js';
 import { cloneBundle, createSessionSlots } from './bulk-data.js';
 import { ADMIN_TOKEN, askArgs } from './clarion-instance.js';
 import { clarificationEngine } from './engine-cycle.js';
@@ -90,18 +92,25 @@ export async function seedDatabase(target: DatabaseTarget, plan: SeedPlan): Prom
   }
 }
 
-/** An agent token per seeded session, as the admin; call it while the server runs. */
+/**
+ * An agent token per seeded session; call it while the server runs. A user
+ * never has more than `AGENTS_PER_USER` agents running, so the tokens are
+ * spread over that many per bench user, as real agents would be (the
+ * server's per-user MCP bound assumes it).
+ */
 export async function mintAgentTokens(
   target: DatabaseTarget,
   sessionIds: readonly string[],
 ): Promise<SeededAgent[]> {
   const store = await openStore(target);
   try {
-    const admin = await firstAdmin(store);
-    if (!admin) throw new Error('the seeded database has no admin');
     const agents: SeededAgent[] = [];
-    for (const sessionId of sessionIds) {
-      const { secret } = await issueToken(store, { kind: 'agent', userId: admin.id, sessionId });
+    let owner = '';
+    for (const [index, sessionId] of sessionIds.entries()) {
+      if (index % AGENTS_PER_USER === 0) {
+        owner = (await createUser(store, { name: `bench owner ${String(index)}` })).id;
+      }
+      const { secret } = await issueToken(store, { kind: 'agent', userId: owner, sessionId });
       agents.push({ sessionId, secret });
     }
     return agents;

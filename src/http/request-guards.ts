@@ -10,6 +10,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
+import { readBodyAtMost } from '../support/index.js';
 import { errorResponse } from './errors.js';
 import { decodeUtf8, MAX_BODY_BYTES, textIssues, textProblem } from '../wire/index.js';
 
@@ -62,21 +63,10 @@ async function measureBody(c: Context, limit: number): Promise<number | 'too_lar
     return length > limit ? 'too_large' : length;
   }
   if (!raw.body) return 0;
-  const reader = (raw.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return 'too_large';
-    }
-    chunks.push(value);
-  }
-  c.req.raw = new Request(raw, { body: Buffer.concat(chunks) });
-  return size;
+  const bytes = await readBodyAtMost(raw.body as ReadableStream<Uint8Array>, limit);
+  if (bytes === 'too_large') return 'too_large';
+  c.req.raw = new Request(raw, { body: bytes });
+  return bytes.byteLength;
 }
 
 /**

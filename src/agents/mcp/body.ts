@@ -6,6 +6,7 @@
  * `invalid_text` body. Everything else about the body (its JSON, its size)
  * stays the transport's to judge.
  */
+import { readBodyAtMost } from '../../support/index.js';
 import { decodeUtf8, errorBodyOf, failure, OUTCOMES } from '../../wire/index.js';
 
 /** The request with its body checked and buffered, or the reply refusing it. */
@@ -17,7 +18,7 @@ export async function strictUtf8Body(
   const declared = Number(request.headers.get('content-length'));
   // The transport refuses an oversized declared body without reading it.
   if (declared > maxBytes) return request;
-  const bytes = await readAtMost(request.body, maxBytes);
+  const bytes = await readBodyAtMost(request.body, maxBytes);
   if (bytes === 'too_large') {
     // The transport's own reply for a body over its limit.
     return jsonRpcError(
@@ -36,26 +37,6 @@ export async function strictUtf8Body(
     );
   }
   return new Request(request, { body: bytes });
-}
-
-async function readAtMost(
-  body: ReadableStream<Uint8Array>,
-  maxBytes: number,
-): Promise<Uint8Array | 'too_large'> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      await reader.cancel();
-      return 'too_large';
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 function jsonRpcError(status: number, code: number, message: string, data?: unknown): Response {

@@ -14,6 +14,7 @@ export {
 } from './context.js';
 export { LiveWaiters } from './waiters.js';
 export type { WaitOutcome } from './waiters.js';
+export { readResponder } from './bundle.js';
 export type { RecoveryReport } from './recovery.js';
 export { recoverClarifications } from './recovery.js';
 export type { Answer, ClarificationResponse, RespondInput } from './outcome.js';

@@ -4,16 +4,10 @@
  * may see. A row that does not read as a decision is left out, never guessed.
  */
 import type { Principal } from '../auth/index.js';
+import { readResponder } from '../clarification/index.js';
 import { decisionPage, type DecisionCursor, type DecisionRow } from '../store/index.js';
-import {
-  CLARIFICATION_TYPE,
-  DECISION_SURFACES,
-  type DecisionEntry,
-  type Responder,
-} from '../wire/index.js';
+import { CLARIFICATION_TYPE, type DecisionEntry } from '../wire/index.js';
 import type { TurnsDeps } from './context.js';
-
-const SURFACES = new Set<string>(DECISION_SURFACES);
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value : '';
@@ -21,13 +15,6 @@ function text(value: unknown): string {
 
 function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-}
-
-function responderOf(value: unknown): Responder | undefined {
-  const r = record(value);
-  if (typeof r.user_id !== 'string' || typeof r.surface !== 'string') return undefined;
-  if (!SURFACES.has(r.surface)) return undefined;
-  return { user_id: r.user_id, name: text(r.name), surface: r.surface as Responder['surface'] };
 }
 
 type Decided = Pick<DecisionEntry, 'kind' | 'subject' | 'outcome' | 'detail' | 'remembered'>;
@@ -79,7 +66,7 @@ function userInputDecision(meta: Record<string, unknown>): Decided | undefined {
 export function decisionEntryOf(row: DecisionRow): DecisionEntry | undefined {
   const { message } = row;
   const meta = message.metadata;
-  const respondedBy = responderOf(meta.responded_by);
+  const respondedBy = readResponder(meta.responded_by);
   if (!respondedBy) return undefined;
   const decided =
     message.type === CLARIFICATION_TYPE ? questionDecision(meta) : userInputDecision(meta);

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useServices } from '../app/services.js';
 import type { DecisionEntry } from '../model/types.js';
+import { DecidedBy } from './decision-record.js';
 
 type Load = { phase: 'loading' } | { phase: 'failed' } | { phase: 'ready' };
 
@@ -101,16 +102,7 @@ function DecisionItem({ entry }: { entry: DecisionEntry }) {
         {entry.detail === '' ? outcome : `${outcome}: ${entry.detail}`}
         {entry.remembered ? ` ${t('decisions.remembered')}` : ''}
       </p>
-      <p
-        className="muted decided-by"
-        data-testid="decided-by"
-        data-surface={entry.responded_by.surface}
-      >
-        {t('decision.by', {
-          name: entry.responded_by.name,
-          surface: t(`decision.surface.${entry.responded_by.surface}`),
-        })}
-      </p>
+      <DecidedBy value={entry.responded_by} />
     </li>
   );
 }

@@ -7,11 +7,21 @@
 /** Owners by folder under `src/`, and the owners each may never import. */
 const NEVER = {
   wire: ['*'],
-  store: ['http', 'clarification', 'turns', 'user-input', 'agents', 'events', 'observability'],
+  store: [
+    'http',
+    'clarification',
+    'turns',
+    'user-input',
+    'agents',
+    'events',
+    'observability',
+    'notify',
+  ],
   'user-input': ['store', 'http', 'clarification', 'turns', 'agents', 'events'],
   events: ['http', 'clarification', 'turns', 'agents'],
   clarification: ['http', 'turns'],
   agents: ['http'],
+  notify: ['http'],
   observability: ['http', 'clarification', 'turns', 'user-input', 'agents', 'events'],
   support: ['*'],
 };
@@ -65,6 +75,7 @@ function folderConfigs() {
     'http',
     'turns',
     'auth',
+    'notify',
   ];
   for (const owner of owners) {
     for (const depth of [1, 2]) {

@@ -1,7 +1,10 @@
-/** Accounts on the wire: who am I, users, workspaces and their members. */
+/**
+ * Accounts on the wire: who am I, users, workspaces and their members,
+ * sign-in links for another device or person, and a person's own API tokens.
+ */
 import { z } from 'zod';
 import { timestamp, visibleText } from './common.js';
-import { MAX_ACCOUNT_NAME_CHARS, MAX_RECORD_ID_CHARS } from './limits.js';
+import { MAX_ACCOUNT_NAME_CHARS, MAX_RECORD_ID_CHARS, MAX_TOKEN_NAME_CHARS } from './limits.js';
 
 const name = visibleText(MAX_ACCOUNT_NAME_CHARS);
 
@@ -45,6 +48,7 @@ export const meReply = z.union([
 export const newUserReply = z.object({
   user: userView,
   token: z.string().describe('A bearer token, shown only this once'),
+  sign_in_url: z.string().describe('A one-time link that signs the new user in to the web app'),
 });
 export const userListReply = z.object({ users: z.array(userView) });
 export const workspaceReply = z.object({ workspace: workspaceView });
@@ -53,3 +57,38 @@ export const memberReply = z.object({ member: memberView });
 export const memberListReply = z.object({
   members: z.array(memberView.extend({ user_name: z.string() })),
 });
+
+// ---------------------------------------------------------------- sign-in links
+/** Empty for a link for oneself; an admin may name another user. */
+export const signInLinkBody = z
+  .strictObject({ user_id: z.string().min(1).max(MAX_RECORD_ID_CHARS).optional() })
+  .meta({ id: 'SignInLinkBody' });
+export const signInLinkReply = z
+  .object({
+    url: z.string().describe('Opens a browser session once; keep it out of shared places'),
+    expires_at: timestamp,
+  })
+  .meta({ id: 'SignInLink' });
+export type SignInLinkReply = z.infer<typeof signInLinkReply>;
+
+// ---------------------------------------------------------------- personal API tokens
+export const newTokenBody = z
+  .strictObject({ name: visibleText(MAX_TOKEN_NAME_CHARS) })
+  .meta({ id: 'NewTokenBody' });
+/** A token as its owner sees it later: never its secret. */
+export const tokenView = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    created_at: timestamp,
+    last_used_at: timestamp.nullable().describe('Approximate: updated at most once a minute'),
+  })
+  .meta({ id: 'ApiToken' });
+export type TokenView = z.infer<typeof tokenView>;
+export const newTokenReply = z.object({
+  token: tokenView,
+  secret: z.string().describe('The bearer secret, shown only this once'),
+});
+export type NewTokenReply = z.infer<typeof newTokenReply>;
+export const tokenListReply = z.object({ tokens: z.array(tokenView) });
+export type TokenListReply = z.infer<typeof tokenListReply>;

@@ -41,6 +41,22 @@ export const MAX_QUEUE_ORDER_IDS = 1000;
 
 // ---------------------------------------------------------------- accounts
 export const MAX_ACCOUNT_NAME_CHARS = 200;
+export const MAX_TOKEN_NAME_CHARS = 100;
+/** Tokens one person may hold at once, so a script's loop cannot fill the table. */
+export const MAX_TOKENS_PER_USER = 50;
+
+// ---------------------------------------------------------------- notifications
+export const MAX_CHANNEL_NAME_CHARS = 100;
+export const MAX_CHANNELS_PER_USER = 20;
+/** A webhook's signing secret, and an ntfy access token. */
+export const MIN_CHANNEL_SECRET_CHARS = 16;
+export const MAX_CHANNEL_SECRET_CHARS = 256;
+/** Web Push subscription keys (base64url of a P-256 point and a 16-byte secret, with slack). */
+export const MAX_PUSH_KEY_CHARS = 256;
+/** A reminder later than a day helps nobody; 0 turns reminders off. */
+export const MAX_REMINDER_DELAY_S = 86_400;
+/** An answer link's secret as it appears in the link. */
+export const MAX_ANSWER_LINK_TOKEN_CHARS = 256;
 
 // ---------------------------------------------------------------- user-input requests (DESIGN §7)
 export const MAX_CONSENT_OPTIONS = 16;

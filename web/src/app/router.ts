@@ -1,11 +1,18 @@
-/** A small history router: `/` (inbox), `/sessions/:id` and `/decisions` (the decision log). */
+/**
+ * A small history router: `/` (inbox), `/sessions/:id`, `/decisions` (the
+ * decision log) and `/settings` (devices, tokens, notifications).
+ */
 import { useSyncExternalStore } from 'react';
 
 export type Route =
-  { name: 'inbox' } | { name: 'session'; sessionId: string } | { name: 'decisions' };
+  | { name: 'inbox' }
+  | { name: 'session'; sessionId: string }
+  | { name: 'decisions' }
+  | { name: 'settings' };
 
 export function parseRoute(pathname: string): Route {
   if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
+  if (/^\/settings\/?$/.test(pathname)) return { name: 'settings' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
   return { name: 'inbox' };

@@ -8,6 +8,7 @@ import { setLanguage } from '../i18n/index.js';
 import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
+import { SettingsPage } from './settings-page.js';
 
 type Auth = 'checking' | 'signed_in' | 'signed_out';
 
@@ -66,6 +67,20 @@ export function App() {
             {t('decisions.title')}
           </a>
         ) : null}
+        {auth === 'signed_in' ? (
+          <a
+            href="/settings"
+            className="header-link"
+            data-testid="settings-link"
+            aria-current={route.name === 'settings' ? 'page' : undefined}
+            onClick={(event) => {
+              event.preventDefault();
+              navigate('/settings');
+            }}
+          >
+            {t('settings.title')}
+          </a>
+        ) : null}
         {auth === 'signed_in' ? <ConnectionBadge /> : null}
         <LanguageSwitch />
       </header>
@@ -79,6 +94,7 @@ export function App() {
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}
+        {auth === 'signed_in' && route.name === 'settings' ? <SettingsPage /> : null}
         {auth === 'signed_in' && route.name === 'session' ? (
           <SessionView key={route.sessionId} sessionId={route.sessionId} />
         ) : null}

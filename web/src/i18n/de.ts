@@ -126,6 +126,11 @@ export const de: Catalog = {
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
   },
+  settings: {
+    title: 'Einstellungen',
+    explain:
+      'Auf einem anderen Gerät anmelden, eigene Agenten verbinden und festlegen, wie Clarion Sie benachrichtigt, wenn ein Agent Sie braucht.',
+  },
   decisions: {
     title: 'Entscheidungen',
     explain:

@@ -122,6 +122,11 @@ export const en = {
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
   },
+  settings: {
+    title: 'Settings',
+    explain:
+      'Sign in on another device, connect your agents, and choose how Clarion tells you an agent needs you.',
+  },
   decisions: {
     title: 'Decisions',
     explain: 'Every answer, skip, permission and action a person decided, newest first.',

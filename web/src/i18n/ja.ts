@@ -125,6 +125,11 @@ export const ja: Catalog = {
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
   },
+  settings: {
+    title: '設定',
+    explain:
+      '別のデバイスでのサインイン、エージェントの接続、エージェントがあなたを必要とするときの通知方法を設定します。',
+  },
   decisions: {
     title: '決定履歴',
     explain: '人が決めた回答・スキップ・許可・アクションを新しい順に表示します。',

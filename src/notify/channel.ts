@@ -1,0 +1,60 @@
+/**
+ * What a channel is given and what it answers: the seam between the outbox
+ * (which owns when and how often) and each kind of channel (which owns how a
+ * notice looks on the wire). A sender makes exactly one bounded attempt and
+ * says whether another could help; it never retries, sleeps or writes.
+ */
+import type { ChannelKind, NoticeEvent, NoticeKind } from '../wire/index.js';
+
+/** One notice about one item, as stored in the outbox: retries send it unchanged. */
+export interface Notice {
+  /** The outbox row's ID: stable across retries (a webhook's `X-Clarion-Delivery`). */
+  readonly deliveryId: string;
+  readonly event: NoticeEvent;
+  readonly kind: NoticeKind;
+  /** The item: a bundle's pending ID or a request's ID. */
+  readonly itemId: string;
+  readonly sessionId: string;
+  readonly taskId: string;
+  readonly taskTitle: string;
+  /** Only when the person turned "include the question" on. */
+  readonly question?: string | undefined;
+  /** Opens the item in the web app (absolute, from the public origin). */
+  readonly url: string;
+  readonly createdAt: string;
+  /** When the item stops waiting (its deadline), if it has one: a push expires with it. */
+  readonly expiresAt?: string | null | undefined;
+  /** One single-use answer link per choice, when the item can be decided from a notice. */
+  readonly answerLinks?: readonly AnswerLinkChoice[] | undefined;
+}
+
+export interface AnswerLinkChoice {
+  readonly label: string;
+  readonly url: string;
+}
+
+/** A channel as a sender needs it: its kind, its target and its secrets, decrypted config. */
+export interface ChannelTarget {
+  readonly id: string;
+  readonly kind: ChannelKind;
+  /** The kind's own settings (URL, subscription, access token, signing secret). */
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+export type SendResult =
+  | { readonly ok: true; readonly status: number | null }
+  | {
+      readonly ok: false;
+      readonly status: number | null;
+      readonly error: string;
+      /** False when no retry can help (the subscription is gone: 404/410; a 4xx refusal). */
+      readonly retryable: boolean;
+      /** The receiver's `Retry-After`, when it gave one. */
+      readonly retryAfterMs?: number | undefined;
+    };
+
+export interface ChannelSender {
+  readonly kind: ChannelKind;
+  /** One attempt; `signal` aborts it at the outbox's per-send bound. */
+  send(target: ChannelTarget, notice: Notice, signal: AbortSignal): Promise<SendResult>;
+}

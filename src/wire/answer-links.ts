@@ -1,0 +1,39 @@
+/**
+ * Answer links: one signed, single-use link per choice of an item, carried by
+ * a notification so a person can decide from their phone's lock screen.
+ * Opening the link shows what it would do and changes nothing; the confirm
+ * page's POST decides, as the person the link was made for (surface `link`).
+ * The secret travels in the body, never in a URL the server logs.
+ */
+import { z } from 'zod';
+import { responder, timestamp } from './common.js';
+import { MAX_ANSWER_LINK_TOKEN_CHARS } from './limits.js';
+import { NOTICE_KINDS } from './notifications.js';
+
+export const answerLinkBody = z
+  .strictObject({ token: z.string().min(1).max(MAX_ANSWER_LINK_TOKEN_CHARS) })
+  .meta({ id: 'AnswerLinkBody' });
+
+/** `open`: the choice can still be made; otherwise why not. */
+export const ANSWER_LINK_STATES = ['open', 'answered', 'expired'] as const;
+
+export const answerLinkView = z
+  .object({
+    kind: z.enum(NOTICE_KINDS),
+    state: z.enum(ANSWER_LINK_STATES),
+    task_title: z.string(),
+    /** The question or request as the agent put it. */
+    title: z.string(),
+    /** What this link chooses, e.g. an option's label, "Allow once" or "Done". */
+    choice: z.string(),
+    expires_at: timestamp.nullable(),
+    /** Once decided (through this link or anywhere else): what was chosen, and by whom. */
+    decided: z.object({ choice: z.string(), responded_by: responder.nullable() }).nullable(),
+    /** Opens the item in the web app, for a person who wants to see more first. */
+    url: z.string(),
+  })
+  .meta({ id: 'AnswerLink' });
+export type AnswerLinkView = z.infer<typeof answerLinkView>;
+
+export const answerLinkReply = z.object({ link: answerLinkView });
+export type AnswerLinkReply = z.infer<typeof answerLinkReply>;

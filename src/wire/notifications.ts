@@ -1,0 +1,201 @@
+/**
+ * Notifications on the wire: a person's channels (Web Push, ntfy, a webhook,
+ * Slack), their settings, and the JSON a webhook receives. What is sent is a
+ * notice about an item (a question bundle, a consent, an action or a form
+ * request), never a decision: answering happens in Clarion, or through an
+ * answer link (`answer-links.ts`).
+ */
+import { z } from 'zod';
+import { timestamp } from './common.js';
+import {
+  MAX_CHANNEL_NAME_CHARS,
+  MAX_CHANNEL_SECRET_CHARS,
+  MAX_PUSH_KEY_CHARS,
+  MAX_REMINDER_DELAY_S,
+  MAX_URL_CHARS,
+  MIN_CHANNEL_SECRET_CHARS,
+} from './limits.js';
+
+export const CHANNEL_KINDS = ['web_push', 'ntfy', 'webhook', 'slack'] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+
+/**
+ * Why a notice is sent. `answered` follows an `asked` to channels that can
+ * retract or update it (the item was decided elsewhere or ended); `test` is
+ * the settings page's "Send a test".
+ */
+export const NOTICE_EVENTS = ['asked', 'reminder', 'answered', 'test'] as const;
+export type NoticeEvent = (typeof NOTICE_EVENTS)[number];
+
+/** What waits on the person; one notice per item, never per question row. */
+export const NOTICE_KINDS = ['question', 'consent', 'action', 'form'] as const;
+export type NoticeKind = (typeof NOTICE_KINDS)[number];
+
+/**
+ * An http(s) URL. Loopback and private addresses are allowed on purpose: a
+ * self-hosted server talks to its own LAN (ntfy, a relay).
+ */
+export const httpUrl = z
+  .string()
+  .trim()
+  .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
+  .refine(isHttpUrl, { error: 'must be an http:// or https:// URL' });
+
+function isHttpUrl(value: string): boolean {
+  if (!URL.canParse(value)) return false;
+  const url = new URL(value);
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+const channelName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(MAX_CHANNEL_NAME_CHARS, `must be at most ${MAX_CHANNEL_NAME_CHARS} characters`)
+  .optional()
+  .describe('Shown in the settings; defaults to the kind and host');
+
+const channelSecret = z
+  .string()
+  .min(MIN_CHANNEL_SECRET_CHARS, `must be at least ${MIN_CHANNEL_SECRET_CHARS} characters`)
+  .max(MAX_CHANNEL_SECRET_CHARS, `must be at most ${MAX_CHANNEL_SECRET_CHARS} characters`)
+  .regex(/^[\x21-\x7e]+$/, 'must be printable ASCII without spaces');
+
+const base64url = z
+  .string()
+  .min(1)
+  .max(MAX_PUSH_KEY_CHARS)
+  .regex(/^[A-Za-z0-9_-]+={0,2}$/, 'must be base64url');
+
+/** A browser's `PushSubscription.toJSON()`, as the web app sends it. */
+export const pushSubscription = z
+  .object({
+    endpoint: httpUrl.refine((value) => value.startsWith('https://') || isLoopbackUrl(value), {
+      error: 'a push service endpoint must be https:// (loopback http:// is allowed for tests)',
+    }),
+    expirationTime: z.number().nullable().optional(),
+    keys: z.strictObject({ p256dh: base64url, auth: base64url }),
+  })
+  .meta({ id: 'PushSubscription' });
+export type PushSubscriptionJson = z.infer<typeof pushSubscription>;
+
+function isLoopbackUrl(value: string): boolean {
+  const host = new URL(value).hostname;
+  return host === '127.0.0.1' || host === 'localhost' || host === '[::1]';
+}
+
+export const newChannelBody = z
+  .discriminatedUnion('kind', [
+    z.strictObject({
+      kind: z.literal('web_push'),
+      name: channelName,
+      subscription: pushSubscription,
+    }),
+    z.strictObject({
+      kind: z.literal('ntfy'),
+      name: channelName,
+      url: httpUrl.describe('The topic URL, e.g. https://ntfy.sh/my-clarion-topic'),
+      access_token: channelSecret.optional().describe('For a protected topic (sent as Bearer)'),
+    }),
+    z.strictObject({
+      kind: z.literal('webhook'),
+      name: channelName,
+      url: httpUrl,
+      secret: channelSecret
+        .optional()
+        .describe(
+          'HMAC-SHA256 key for X-Clarion-Signature; generated (and returned once) if absent',
+        ),
+    }),
+    z.strictObject({
+      kind: z.literal('slack'),
+      name: channelName,
+      url: httpUrl.describe('A Slack incoming-webhook URL'),
+    }),
+  ])
+  .meta({ id: 'NewNotificationChannelBody' });
+export type NewChannelBody = z.infer<typeof newChannelBody>;
+
+export const DELIVERY_STATES = ['pending', 'delivered', 'retrying', 'failed'] as const;
+
+export const channelView = z
+  .object({
+    id: z.string(),
+    kind: z.enum(CHANNEL_KINDS),
+    name: z.string(),
+    /** Where it goes, without secrets: a host and path, or the push service's host. */
+    target: z.string(),
+    created_at: timestamp,
+    last_delivery: z
+      .object({
+        state: z.enum(DELIVERY_STATES),
+        at: timestamp,
+        error: z.string().nullable(),
+      })
+      .nullable(),
+  })
+  .meta({ id: 'NotificationChannel' });
+export type ChannelView = z.infer<typeof channelView>;
+
+export const newChannelReply = z.object({
+  channel: channelView,
+  /** A webhook's generated secret, shown only this once. */
+  secret: z.string().optional(),
+});
+export type NewChannelReply = z.infer<typeof newChannelReply>;
+export const channelListReply = z.object({ channels: z.array(channelView) });
+export type ChannelListReply = z.infer<typeof channelListReply>;
+
+/** The outcome of "Send a test": one bounded attempt, outside the outbox. */
+export const channelTestReply = z
+  .object({
+    delivered: z.boolean(),
+    status: z.number().int().nullable().describe('The receiver’s HTTP status, if it answered'),
+    error: z.string().nullable(),
+  })
+  .meta({ id: 'NotificationChannelTest' });
+export type ChannelTestReply = z.infer<typeof channelTestReply>;
+
+export const notificationSettings = z
+  .object({
+    /** Seconds an item waits unanswered before its one reminder; 0 sends none. */
+    reminder_delay_s: z.number().int().min(0).max(MAX_REMINDER_DELAY_S),
+    /** Off by default: a notice carries the task title and the kind, not the question. */
+    include_question: z.boolean(),
+  })
+  .meta({ id: 'NotificationSettings' });
+export type NotificationSettings = z.infer<typeof notificationSettings>;
+export const notificationSettingsBody = notificationSettings
+  .partial()
+  .strict()
+  .meta({ id: 'NotificationSettingsBody' });
+export const notificationSettingsReply = z.object({
+  settings: notificationSettings,
+  /** The server's VAPID public key (base64url) for `PushManager.subscribe`. */
+  web_push_public_key: z.string(),
+});
+export type NotificationSettingsReply = z.infer<typeof notificationSettingsReply>;
+
+/**
+ * The JSON body a webhook receives, signed `X-Clarion-Signature:
+ * sha256=<hex HMAC of the raw body>`; `X-Clarion-Delivery` carries a stable
+ * ID, the same on every retry of one notice.
+ */
+export const webhookPayload = z
+  .object({
+    event: z.enum(NOTICE_EVENTS),
+    kind: z.enum(NOTICE_KINDS),
+    /** The item: a bundle's pending ID or a request's ID. */
+    id: z.string(),
+    session_id: z.string(),
+    task_id: z.string(),
+    /** The task's title. */
+    title: z.string(),
+    /** The question or request text, only when the person turned `include_question` on. */
+    question: z.string().optional(),
+    /** Opens the item in the web app. */
+    url: z.string(),
+    created_at: timestamp,
+  })
+  .meta({ id: 'WebhookPayload' });
+export type WebhookPayload = z.infer<typeof webhookPayload>;

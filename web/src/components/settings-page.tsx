@@ -1,0 +1,18 @@
+/**
+ * `/settings`: what connects this person to Clarion beyond this tab. Each
+ * section owns its own data and errors, so one failing section (a channel
+ * list that cannot load) leaves the others usable.
+ */
+import { useTranslation } from 'react-i18next';
+
+export function SettingsPage() {
+  const { t } = useTranslation();
+  return (
+    <section className="settings" data-testid="settings" aria-labelledby="settings-title">
+      <h1 id="settings-title" className="page-title">
+        {t('settings.title')}
+      </h1>
+      <p className="muted">{t('settings.explain')}</p>
+    </section>
+  );
+}

@@ -9,6 +9,7 @@ import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
 import { SettingsPage } from './settings-page.js';
+import { WaitingCountTitle } from './waiting-count-title.js';
 
 type Auth = 'checking' | 'signed_in' | 'signed_out';
 
@@ -82,6 +83,7 @@ export function App() {
           </a>
         ) : null}
         {auth === 'signed_in' ? <ConnectionBadge /> : null}
+        {auth === 'signed_in' ? <WaitingCountTitle /> : null}
         <LanguageSwitch />
       </header>
       <main id="main" className="app-main">

@@ -37,8 +37,13 @@ export function ClarificationOverlay({
     // A new bundle, or a step that replaced the focused option, takes focus
     // back into the overlay unless the person is typing somewhere else.
     const active = document.activeElement;
-    if (!active || active === document.body) rootRef.current?.focus();
+    if (!active || active === document.body) rootRef.current?.focus({ preventScroll: true });
   }, [pendingId, draft.activeIndex]);
+
+  useEffect(() => {
+    // A question that arrives is shown, not just focused: the person must see what a key answers.
+    rootRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [pendingId]);
 
   useEffect(() => {
     if (collapsed || !focusOnExpand.current) return;

@@ -5,7 +5,7 @@
  *
  * Keyboard (the handler goes on the form's root, so it only acts while focus
  * is inside it; nothing but Escape acts while a request is in flight): 1–N
- * pick an option, ←/→ move (→ on the last step submits when complete),
+ * pick an option that is wholly visible, ←/→ move (→ on the last step submits when complete),
  * Ctrl/Cmd+Enter submits when every question is answered, Escape closes or
  * collapses (never a rejection). In the custom answer, Enter commits and
  * Shift+Enter adds a line on fine pointers; on coarse pointers Enter is a
@@ -26,6 +26,19 @@ const COUNTER_FROM = 1800;
 function isEditable(target: EventTarget): boolean {
   if (!(target instanceof HTMLElement)) return false;
   return target.isContentEditable || target.tagName === 'TEXTAREA' || target.tagName === 'INPUT';
+}
+
+/**
+ * Whether `element` is wholly on screen and not scrolled away inside the
+ * overlay: a shortcut must never choose an option the person cannot see.
+ */
+function fullyVisible(element: Element | null, within: Element): boolean {
+  if (!element) return false;
+  const rect = element.getBoundingClientRect();
+  const frame = within.getBoundingClientRect();
+  const top = Math.max(0, frame.top);
+  const bottom = Math.min(window.innerHeight, frame.bottom);
+  return rect.height > 0 && rect.top >= top - 1 && rect.bottom <= bottom + 1;
 }
 
 function overLimit(draft: ClarificationDraft): boolean {
@@ -57,10 +70,13 @@ export function questionKeyHandler(
     if (!question) return;
     if (/^[1-9]$/.test(event.key)) {
       const option = question.options[Number(event.key) - 1];
-      if (option) {
-        event.preventDefault();
-        draft.pickOption(question.question_id, option.option_id);
-      }
+      if (!option) return;
+      const button = event.currentTarget.querySelector(
+        `[data-option-id="${CSS.escape(option.option_id)}"]`,
+      );
+      if (!fullyVisible(button, event.currentTarget)) return;
+      event.preventDefault();
+      draft.pickOption(question.question_id, option.option_id);
       return;
     }
     if (event.key === 'ArrowLeft') {

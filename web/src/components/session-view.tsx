@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { useModelState, useServices } from '../app/services.js';
 import { navigate } from '../app/router.js';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
+import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { admissionKeyFor } from '../model/late-answer.js';
 import {
@@ -39,7 +40,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const live = activeBundleOfSession(state, sessionId);
   const group = useClarificationGroup(live);
   const messages = transcriptOf(state, sessionId);
-  const endRef = useRef<HTMLDivElement>(null);
+  const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback(() => {
     composerRef.current?.focus();
@@ -53,7 +54,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   }, [sessionId, sync]);
 
   useEffect(() => {
-    endRef.current?.scrollIntoView({ block: 'end' });
+    // The page's end, not the transcript's: the sticky dock would cover the newest rows.
+    dockRef.current?.scrollIntoView({ block: 'end' });
   }, [messages.length]);
 
   const showOverlay = group.formVisible;
@@ -94,11 +96,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         {messages.map((message) => (
           <TranscriptRow key={message.id} message={message} active={live} bundles={state.bundles} />
         ))}
-        <div ref={endRef} />
       </section>
-      <div className="session-dock">
-        <ClarificationStatusBanner group={group} />
-        {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}
+      <div className="session-dock" ref={dockRef}>
+        <div className="question-sheet" data-open={showOverlay && !group.collapsed}>
+          <ClarificationStatusBanner group={group} />
+          {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}
+        </div>
         <UserInputPanel sessionId={sessionId} />
         <SessionQueue
           sessionId={sessionId}
@@ -167,6 +170,7 @@ function Composer({
   const { t } = useTranslation();
   const { keyStore } = useServices();
   const send = useMessageHandler(sessionId);
+  const coarse = useCoarsePointer();
   const draftKey = `clarion.draft.${sessionId}`;
   const [text, setText] = useState(() => keyStore.getItem(draftKey) ?? '');
   const [status, setStatus] = useState<ComposerStatus>('idle');
@@ -209,10 +213,13 @@ function Composer({
           keyStore.setItem(draftKey, event.target.value);
         }}
         onKeyDown={(event) => {
-          if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
-            event.preventDefault();
-            void submit();
-          }
+          if (event.key !== 'Enter' || event.nativeEvent.isComposing) return;
+          // As in the question's custom answer: a phone's Enter is a newline, Send sends.
+          const newline =
+            event.shiftKey || event.altKey || (coarse && !event.ctrlKey && !event.metaKey);
+          if (newline) return;
+          event.preventDefault();
+          void submit();
         }}
       />
       <button
@@ -223,6 +230,7 @@ function Composer({
       >
         {status === 'sending' ? t('composer.sending') : t('composer.send')}
       </button>
+      {!coarse ? <p className="hint muted composer-status">{t('composer.hint')}</p> : null}
       {status === 'queued' ? <p className="muted composer-status">{t('composer.queued')}</p> : null}
       {status === 'failed' ? (
         <p className="error composer-status" role="alert">

@@ -56,6 +56,7 @@ export const de: Catalog = {
     },
   },
   composer: {
+    hint: 'Enter sendet · Umschalt+Enter fügt eine Zeile ein',
     label: 'Nachricht',
     placeholder: 'Nachricht an den Agenten…',
     send: 'Senden',

@@ -54,6 +54,7 @@ export const en = {
     },
   },
   composer: {
+    hint: 'Enter sends · Shift+Enter adds a line',
     label: 'Message',
     placeholder: 'Message the agent…',
     send: 'Send',

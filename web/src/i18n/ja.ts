@@ -56,6 +56,7 @@ export const ja: Catalog = {
     },
   },
   composer: {
+    hint: 'Enter で送信 · Shift+Enter で改行',
     label: 'メッセージ',
     placeholder: 'エージェントへのメッセージ…',
     send: '送信',

@@ -175,6 +175,10 @@ describe('consent and action cards in Chromium', () => {
       /Answer within [45]:\d\d/,
     );
     await shoot(consent, 'consent-card');
+    // The chip names the wait, not the agent's process ("Running").
+    await expect(page.getByTestId('session-state').textContent()).resolves.toBe(
+      'Waiting for permission',
+    );
 
     await consent.locator('[data-option-id="allow-once"]').click();
     await settledAs(page, request.id, 'allowed').waitFor(WAIT);
@@ -237,6 +241,9 @@ describe('consent and action cards in Chromium', () => {
     await expect(link.getAttribute('href')).resolves.toBe('https://example.com/connect/staging');
     await expect(link.getAttribute('target')).resolves.toBe('_blank');
     await expect(link.getAttribute('rel')).resolves.toBe('noopener noreferrer');
+    await expect(page.getByTestId('session-state').textContent()).resolves.toBe(
+      'Waiting for an action',
+    );
 
     await action.getByTestId('action-done').click();
     const followUp = card(page, request.id).getByTestId('follow-up-text');

@@ -5,12 +5,14 @@
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useModelState, useServices } from '../app/services.js';
+import { useModelState, useServices, useUserInputs } from '../app/services.js';
 import { navigate } from '../app/router.js';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { admissionKeyFor } from '../model/late-answer.js';
+import { sessionLabel } from '../model/session-label.js';
+import { waitingRequests } from '../model/user-inputs.js';
 import {
   activeBundleOfSession,
   questionOfRow,
@@ -39,6 +41,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const task = session ? state.tasks[session.task_id] : undefined;
   const live = activeBundleOfSession(state, sessionId);
   const group = useClarificationGroup(live);
+  const userInputs = useUserInputs();
+  const label = sessionLabel(
+    session,
+    live,
+    waitingRequests(userInputs)
+      .filter((entry) => entry.view.session_id === sessionId)
+      .map((entry) => entry.view.kind),
+  );
   const messages = transcriptOf(state, sessionId);
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -87,8 +97,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           className="state-chip"
           data-testid="session-state"
           data-state={session?.state ?? 'unknown'}
+          data-label={label}
         >
-          {t(`session.state.${session?.state ?? 'unknown'}`)}
+          {t(`session.state.${label}`)}
         </span>
       </header>
       <section className="transcript" aria-label={t('session.transcript')} data-testid="transcript">

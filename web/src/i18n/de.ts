@@ -46,6 +46,10 @@ export const de: Catalog = {
       failed: 'Fehlgeschlagen',
     },
     state: {
+      waiting_permission: 'Wartet auf Erlaubnis',
+      waiting_action: 'Wartet auf eine Aktion',
+      waiting_answer: 'Wartet auf Ihre Antwort',
+      waiting_detached: 'Wartet (der Agent macht weiter)',
       idle: 'Bereit',
       running: 'Läuft',
       waiting_for_input: 'Wartet auf dich',

@@ -44,6 +44,10 @@ export const en = {
       failed: 'Failed',
     },
     state: {
+      waiting_permission: 'Waiting for permission',
+      waiting_action: 'Waiting for an action',
+      waiting_answer: 'Waiting for your answer',
+      waiting_detached: 'Waiting (the agent will resume)',
       idle: 'Idle',
       running: 'Running',
       waiting_for_input: 'Waiting for you',

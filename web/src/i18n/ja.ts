@@ -46,6 +46,10 @@ export const ja: Catalog = {
       failed: '失敗',
     },
     state: {
+      waiting_permission: '許可待ち',
+      waiting_action: '操作待ち',
+      waiting_answer: '回答待ち',
+      waiting_detached: '待機中（エージェントは再開します）',
       idle: '待機中',
       running: '実行中',
       waiting_for_input: '回答待ち',

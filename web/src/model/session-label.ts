@@ -1,0 +1,38 @@
+/**
+ * What a session's chip says. "Running" is true of the agent's process, not
+ * of what the person sees: while the agent waits on a permission, an action
+ * or an answer, the chip names that wait. Pure.
+ */
+import type { BundleState, SessionEntry } from './read-model.js';
+
+export type SessionLabel =
+  | NonNullable<SessionEntry['state']>
+  | 'unknown'
+  | 'waiting_permission'
+  | 'waiting_action'
+  | 'waiting_answer'
+  | 'waiting_detached';
+
+/**
+ * `waiting` are the kinds of the session's consent and action requests still
+ * waiting for a person, as the page shows them; `pending_action` reaches the
+ * model only through live events, so a page opened later learns it there.
+ */
+export function sessionLabel(
+  session: SessionEntry | undefined,
+  live: BundleState | undefined,
+  waiting: readonly ('consent' | 'action')[] = [],
+): SessionLabel {
+  const state = session?.state;
+  if (state === undefined) return 'unknown';
+  if (state === 'completed' || state === 'failed' || state === 'cancelled') return state;
+  if (session?.pending_action === 'consent' || waiting.includes('consent')) {
+    return 'waiting_permission';
+  }
+  if (session?.pending_action === 'action' || waiting.includes('action')) return 'waiting_action';
+  if (live) return live.detached ? 'waiting_detached' : 'waiting_answer';
+  if (state === 'waiting_for_input' || session?.pending_action === 'clarification') {
+    return 'waiting_answer';
+  }
+  return state;
+}

@@ -2,7 +2,9 @@
  * The question stays in reach in a long session (issue 15): the header and
  * the dock stick, on a phone the question is a bottom sheet, opening a
  * session shows the pending question whole, and a digit never picks an
- * option the person cannot see. Real server, demo agent and Chromium.
+ * option the person cannot see; the composer sends on Enter, the tab title
+ * counts what waits, and an unknown session offers nothing to type into.
+ * Real server, demo agent and Chromium.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -146,6 +148,17 @@ describe('the question stays in reach', () => {
       (messages) => messages.some((message) => message.content === 'first line\nsecond line'),
     );
     await expect.poll(() => composer.inputValue(), { timeout: 30_000 }).toBe('');
+    await context.close();
+  });
+
+  it('says an unknown session is not available, with no composer to type into', async () => {
+    const { context, page } = await suite.desktop();
+    await page.goto(`${suite.world.origin}/sessions/no-such-session`);
+    await page.getByTestId('session-missing').waitFor();
+    await expect(page.getByTestId('session-missing').textContent()).resolves.toContain(
+      'This session is not available.',
+    );
+    await expect(page.getByTestId('composer-input').count()).resolves.toBe(0);
     await context.close();
   });
 

@@ -79,19 +79,19 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     overlayShown.current = showOverlay;
   }, [focusComposer, showOverlay]);
 
+  if (state.missing[sessionId] && !session) {
+    return (
+      <section className="session-view" data-testid="session-missing">
+        <BackToInbox />
+        <p>{t('session.notFound')}</p>
+      </section>
+    );
+  }
+
   return (
     <div className="session-view">
       <header className="page-header">
-        <a
-          href="/"
-          className="button button-link"
-          onClick={(event) => {
-            event.preventDefault();
-            navigate('/');
-          }}
-        >
-          ← {t('nav.backToInbox')}
-        </a>
+        <BackToInbox />
         <h1 className="page-title">{task?.title ?? t('session.title')}</h1>
         <span
           className="state-chip"
@@ -121,6 +121,22 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <Composer sessionId={sessionId} inputRef={composerRef} />
       </div>
     </div>
+  );
+}
+
+function BackToInbox() {
+  const { t } = useTranslation();
+  return (
+    <a
+      href="/"
+      className="button button-link"
+      onClick={(event) => {
+        event.preventDefault();
+        navigate('/');
+      }}
+    >
+      ← {t('nav.backToInbox')}
+    </a>
   );
 }
 

@@ -86,6 +86,8 @@ export interface ModelState {
   bundles: Record<string, BundleState>;
   /** Bumped when this client changed a session's queue; queue lists reload on it. */
   queueTicks: Record<string, number>;
+  /** Sessions the server says do not exist for this person (deleted, or never theirs). */
+  missing: Record<string, true>;
 }
 
 export const TERMINAL_STATES: readonly SessionState[] = ['completed', 'failed', 'cancelled'];
@@ -179,6 +181,12 @@ export function questionOfRow(message: MessageView):
 export const transitions = {
   connection(state: ModelState, connection: ConnectionState): ModelState {
     return state.connection === connection ? state : { ...state, connection };
+  },
+
+  /** The transcript read answered 404: nothing of this session can be shown or sent to. */
+  sessionMissing(state: ModelState, sessionId: string): ModelState {
+    if (state.missing[sessionId]) return state;
+    return { ...state, missing: { ...state.missing, [sessionId]: true } };
   },
 
   subscribed(state: ModelState): ModelState {
@@ -439,6 +447,7 @@ export function initialState(): ModelState {
     sessions: {},
     bundles: {},
     queueTicks: {},
+    missing: {},
   };
 }
 

@@ -203,7 +203,12 @@ export class ModelSync {
     let cursor: string | undefined;
     for (let page = 0; page < 50; page++) {
       const result = await api.messages(sessionId, cursor);
-      if (!result.ok) return;
+      if (!result.ok) {
+        if (result.kind === 'http' && result.status === 404) {
+          model.update((state) => transitions.sessionMissing(state, sessionId));
+        }
+        return;
+      }
       const done = result.value.next_cursor === null;
       model.update((state) => transitions.messages(state, sessionId, result.value.messages, done));
       if (done) return;

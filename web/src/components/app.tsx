@@ -5,6 +5,7 @@ import { navigate, useRoute } from '../app/router.js';
 import { useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
+import { ConnectionBanner } from './connection-banner.js';
 import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
@@ -87,6 +88,7 @@ export function App() {
         <LanguageSwitch />
       </header>
       <main id="main" className="app-main">
+        {auth === 'signed_in' ? <ConnectionBanner /> : null}
         {auth === 'checking' ? <p className="muted">{t('app.loading')}</p> : null}
         {auth === 'signed_out' ? (
           <section className="sign-in" data-testid="sign-in">

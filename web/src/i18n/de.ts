@@ -8,6 +8,8 @@ export const de: Catalog = {
     live: 'Live',
     connecting: 'Verbinde…',
     offline: 'Verbindung wird wiederhergestellt…',
+    offlineBanner:
+      'Verbindung verloren. Verbinde neu… Bis dahin ist die Anzeige womöglich nicht aktuell.',
     loading: 'Lädt…',
     signInTitle: 'Anmelden',
     signInBody: 'Öffne den einmaligen Anmeldelink, den Clarion beim Start ausgegeben hat.',

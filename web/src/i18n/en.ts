@@ -6,6 +6,8 @@ export const en = {
     live: 'Live',
     connecting: 'Connecting…',
     offline: 'Reconnecting…',
+    offlineBanner:
+      'Connection lost. Reconnecting… What you see may be out of date until it returns.',
     loading: 'Loading…',
     signInTitle: 'Sign in',
     signInBody: 'Open the one-time sign-in link that Clarion printed when it started.',

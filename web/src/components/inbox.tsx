@@ -16,6 +16,7 @@ import {
   type UserInputEntry,
   type UserInputsState,
 } from '../model/user-inputs.js';
+import { RelativeTime } from './relative-time.js';
 import { UserInputCard } from './user-input-card.js';
 
 function go(path: string) {
@@ -143,6 +144,8 @@ function BundleItem({ state, bundle }: { state: ModelState; bundle: BundleState 
         <span className="inbox-meta muted">
           {t('inbox.questionCount', { count: bundle.total })}
           {bundle.detached ? ` · ${t('inbox.detached')}` : ''}
+          {' · '}
+          <RelativeTime at={bundle.created_at} className="relative-time" />
         </span>
       </a>
     </li>

@@ -30,6 +30,7 @@ import { UserInputDecisionRow } from './decision-record.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
+import { RelativeTime } from './relative-time.js';
 import { SessionQueue } from './session-queue.js';
 import { UserInputPanel } from './user-input-panel.js';
 
@@ -175,6 +176,7 @@ function TranscriptRow({
   return (
     <article className={`message message-${author}`} data-type={message.type} data-testid="message">
       <span className="message-author">{t(`session.author.${author}`)}</span>
+      <RelativeTime at={message.created_at} />
       {toolStatus ? (
         <span className="chip" data-testid="tool-status" data-status={toolStatus}>
           {t(`session.toolStatus.${toolStatus}`)}

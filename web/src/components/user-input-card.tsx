@@ -4,9 +4,9 @@
  * deadline while it waits and the state of this tab's answer; the kind's body
  * shows the choices or, once settled, what happened.
  */
-import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
+import { useNow } from '../hooks/use-now.js';
 import { useUserInputResponse, type ResponseState } from '../hooks/use-user-input-response.js';
 import type { UserInputAnswer, UserInputView } from '../model/types.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from '../model/user-inputs.js';
 import { ActionBody } from './action-card.js';
 import { ConsentBody } from './consent-card.js';
+import { RelativeTime } from './relative-time.js';
 
 /** What a kind's body gets from the frame. */
 export interface UserInputBodyProps<V extends UserInputView> {
@@ -89,6 +90,7 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
             {taskTitle}
           </a>
         ) : null}
+        <RelativeTime at={view.created_at} />
       </header>
       <h3 className="user-input-title">{view.title}</h3>
       {view.kind === 'consent' ? (
@@ -104,19 +106,6 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
       />
     </article>
   );
-}
-
-function useNow(intervalMs: number): number {
-  const [now, setNow] = useState(() => Date.now());
-  useEffect(() => {
-    const timer = window.setInterval(() => {
-      setNow(Date.now());
-    }, intervalMs);
-    return () => {
-      window.clearInterval(timer);
-    };
-  }, [intervalMs]);
-  return now;
 }
 
 function Deadline({ at }: { at: string }) {

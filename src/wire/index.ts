@@ -43,6 +43,7 @@ export {
   MAX_WAIT_SECONDS,
   MIN_OPTIONS,
 } from './limits.js';
+export { bearerChallenge, INVALID_TOKEN_CHALLENGE, MISSING_TOKEN_CHALLENGE } from './challenge.js';
 export {
   answerText,
   codePoints,

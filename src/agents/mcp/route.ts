@@ -12,7 +12,7 @@ import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
 import { MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
 import { systemTimers, type RepeatingTimers } from '../../support/index.js';
-import { errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
+import { bearerChallenge, errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -54,10 +54,11 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-function unauthorized(): Response {
+/** The catalogue's 401, challenging for a token or naming the one sent as invalid. */
+function unauthorized(request: Request): Response {
   return Response.json(errorBodyOf({ code: 'unauthorized' }), {
-    status: 401,
-    headers: { 'WWW-Authenticate': 'Bearer' },
+    status: OUTCOMES.unauthorized.status,
+    headers: { 'WWW-Authenticate': bearerChallenge(request.headers.get('authorization')) },
   });
 }
 
@@ -118,9 +119,9 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
   app.all(MCP_PATH, async (c) => {
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
-    if (typeof secret !== 'string') return unauthorized();
+    if (typeof secret !== 'string') return unauthorized(request);
     const principal = await deps.resolvePrincipal(request);
-    if (!principal) return unauthorized();
+    if (!principal) return unauthorized(request);
     const owner = principalKey(principal);
     const authInfo = callerAuthInfo(principal, secret, request.signal);
     const decoded = await strictUtf8Body(request, MAX_MCP_BODY_BYTES);

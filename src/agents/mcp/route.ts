@@ -145,7 +145,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     }
     const { slot } = admission;
     try {
-      const handle = await openMcpSession(toolDeps, {
+      const handle = await openMcpSession(toolDeps, principal.kind, {
         onInitialized: (id) => {
           slot.fill({
             id,

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { registerClarionTools, type McpToolDeps } from './tools.js';
+import { registerClarionTools, type McpSessionHooks, type McpToolDeps } from './tools.js';
 
 export const MCP_SERVER_NAME = 'clarion';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -42,6 +42,7 @@ export interface McpSessionCallbacks {
 
 export async function openMcpSession(
   deps: McpToolDeps,
+  openedBy: McpSessionHooks['openedBy'],
   callbacks: McpSessionCallbacks,
 ): Promise<McpSessionHandle> {
   let calls = 0;
@@ -61,6 +62,7 @@ export async function openMcpSession(
     { instructions: INSTRUCTIONS },
   );
   registerClarionTools(server, deps, {
+    openedBy,
     closeStream: (requestId) => {
       transport.closeSSEStream(requestId);
     },

@@ -43,6 +43,11 @@ export interface McpToolDeps {
 
 /** What the tools need from the MCP session they run in. */
 export interface McpSessionHooks {
+  /**
+   * Who opened the session; every later request of it is theirs (the route
+   * binds a session to its principal), so the tool list can be theirs too.
+   */
+  readonly openedBy: Principal['kind'];
   /** Ends the response stream of a cancelled call, which the SDK would leave open. */
   closeStream(requestId: RequestId): void;
   /** Counts calls in flight, so a busy session is never evicted as idle. */
@@ -119,7 +124,8 @@ export function registerClarionTools(
     }
   }
 
-  if (deps.userInputs) {
+  // Only an agent inside a Clarion session can ask for an action; nobody else is offered it.
+  if (deps.userInputs && session.openedBy === 'agent') {
     registerActionTool(server, { store, userInputs: deps.userInputs, progress }, authenticated);
   }
 

@@ -212,6 +212,7 @@ export {
   requestUserActionInput,
   selectedOption,
   toolErrorPayload,
+  waitingPayload,
   waitForAnswerInput,
   type ActionOutput,
   type AnswerPayload,
@@ -219,6 +220,7 @@ export {
   type OpenPayload,
   type SelectedOption,
   type ToolErrorPayload,
+  type WaitingPayload,
 } from './mcp.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
 export {

@@ -10,7 +10,7 @@ import type { Env, Hono } from 'hono';
 import type { Principal } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
-import { MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
+import { MCP_CALL_WITHOUT_PROGRESS_MS, MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
 import { systemTimers, type RepeatingTimers } from '../../support/index.js';
 import { bearerChallenge, errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
@@ -38,6 +38,8 @@ export interface McpRouteDeps {
   logger: Logger;
   /** Between progress notifications of a waiting call; 20 s unless a test shortens it. */
   progressIntervalMs?: number;
+  /** A waiting call's bound when its client sends no progress token; the tunable unless a test shortens it. */
+  callWithoutProgressMs?: number;
   /** Enables `request_user_action`. */
   userInputs?: UserInputRegistry;
   /** Session quotas and idle expiry; the tunables unless a test shrinks them. */
@@ -113,6 +115,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     clarification: deps.clarification,
     logger: deps.logger,
     progressIntervalMs: deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+    callWithoutProgressMs: deps.callWithoutProgressMs ?? MCP_CALL_WITHOUT_PROGRESS_MS,
     ...(deps.userInputs ? { userInputs: deps.userInputs } : {}),
   };
 

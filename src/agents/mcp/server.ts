@@ -20,8 +20,9 @@ export const MAX_MCP_BODY_BYTES = 256 * 1024;
 const INSTRUCTIONS =
   'Clarion connects you with the person you work for. When you need a decision or ' +
   'information only they have, call ask_user_question with 1-4 multiple-choice questions ' +
-  'and wait for the answer. If the result is open, continue with other work: the answer ' +
-  'arrives later (or call wait_for_answer with the pending_id when told to).';
+  'and wait for the answer. If the result is waiting, call wait_for_answer with its ' +
+  'pending_id. If it is open, continue with other work: the answer arrives later (or call ' +
+  'wait_for_answer with the pending_id when told to).';
 
 export interface McpSessionHandle {
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -47,12 +48,15 @@ export async function openMcpSession(
 ): Promise<McpSessionHandle> {
   let calls = 0;
   let closed = false;
+  // Ends the asks a client without progress left waiting (`bounded-ask.ts`).
+  const ended = new AbortController();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (sessionId) => {
       callbacks.onInitialized(sessionId);
     },
     onsessionclosed: (sessionId) => {
+      ended.abort();
       callbacks.onClosed(sessionId);
     },
     maxRequestBodySize: MAX_MCP_BODY_BYTES,
@@ -63,6 +67,7 @@ export async function openMcpSession(
   );
   registerClarionTools(server, deps, {
     openedBy,
+    ended: ended.signal,
     closeStream: (requestId) => {
       transport.closeSSEStream(requestId);
     },
@@ -87,6 +92,7 @@ export async function openMcpSession(
     close: async () => {
       if (closed) return;
       closed = true;
+      ended.abort();
       const sessionId = transport.sessionId;
       await server.close();
       if (sessionId !== undefined) callbacks.onClosed(sessionId);

@@ -41,6 +41,12 @@ export const AGENT_EVENT_RETRY_LIMIT_MS = 2 * 60 * 1000;
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
 /** MCP progress notifications keep clients from timing out a long wait (DESIGN §5). */
 export const MCP_PROGRESS_INTERVAL_MS = 20_000;
+/**
+ * A waiting tool call from a client that sends no progress token returns by
+ * then (an ask as `waiting`, to be continued with `wait_for_answer`): such
+ * clients give up on a request after 60 s by default, and nothing resets it.
+ */
+export const MCP_CALL_WITHOUT_PROGRESS_MS = 50_000;
 /** An MCP session without calls for this long is closed (clients initialize again). */
 export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** How often idle MCP sessions are looked for. */

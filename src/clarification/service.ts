@@ -67,6 +67,13 @@ export interface BundleView {
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
+export interface AskOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** The bundle is written (or reused) and its live wait begins: its pending ID. */
+  onBundle?: (pendingId: string) => void;
+}
+
 /** A decision, or `waiting` when the wait ended before one (the bundle stays open). */
 export type DecisionWait =
   | { ok: true; outcome: 'decided'; response: ClarificationResponse; questions: Question[] }
@@ -120,23 +127,20 @@ export class ClarificationService {
    * wait that ends without an answer detaches the bundle; it stays open and
    * an answer will resume the agent with a new turn.
    */
-  async ask(
-    sessionId: string,
-    raw: unknown,
-    options: { signal?: AbortSignal; timeoutMs?: number } = {},
-  ): Promise<AskResult> {
+  async ask(sessionId: string, raw: unknown, options: AskOptions = {}): Promise<AskResult> {
     return this.track(this.askAndWait(sessionId, raw, options));
   }
 
   private async askAndWait(
     sessionId: string,
     raw: unknown,
-    options: { signal?: AbortSignal; timeoutMs?: number },
+    options: AskOptions,
   ): Promise<AskResult> {
     const normalized = normalizeAsk(raw);
     if (!normalized.ok) return failure('invalid_request', 'invalid questions', normalized.issues);
     const created = await this.createBundle(sessionId, normalized.value);
     if (!created) return failure('not_active', 'this session can no longer ask questions');
+    options.onBundle?.(created);
 
     const outcome = await this.deps.waiters.wait(created, sessionId, {
       timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,

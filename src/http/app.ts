@@ -14,6 +14,7 @@ import type { ClarionMetrics } from '../observability/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
 import { registerAccountRoutes } from './admin-routes.js';
+import { mountBearerChallenge } from './bearer-challenge.js';
 import { createPrincipalResolver, mountApiAccess } from './auth.js';
 import { registerClarificationRoutes } from './clarification-routes.js';
 import type { AppEnv } from './env.js';
@@ -69,6 +70,7 @@ export function createApp(deps: AppDeps): App {
   // Before the API's access control: the document describes the API and holds no data.
   registerOpenApiRoute(app);
 
+  mountBearerChallenge(app, '/api/v1/*');
   mountApiAccess(app, { store: deps.store, trustedOrigins });
   registerAccountRoutes(app, {
     store: deps.store,

@@ -2,15 +2,19 @@
  * Serves the built web app (`dist/web`) for GET and HEAD: files under `root`
  * with their content type, `index.html` for client routes. Hashed assets
  * (`/assets/…`) are cached for a year; `index.html` is never cached, so a new
- * build reaches browsers on their next load.
+ * build reaches browsers on their next load. Whatever no route and no file
+ * answers gets the catalogue's 404 `not_found` JSON.
  *
  * Invariants: never answers for the server's own prefixes (`/api`, `/mcp`,
- * `/auth`, `/healthz`, `/debug`, `/metrics`), whatever the registration order
- * (it passes them on with `next()`); never serves a file outside `root`.
+ * `/auth`, `/healthz`, `/debug`, `/metrics`) nor for `/.well-known`, whatever
+ * the registration order (it passes them on with `next()`); never serves a
+ * file outside `root`. A client route is any path without a file extension,
+ * so the app can add routes without the server knowing them.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { Env, Hono } from 'hono';
+import { errorResponse } from './errors.js';
 
 export const RESERVED_PREFIXES = [
   '/api',
@@ -19,6 +23,9 @@ export const RESERVED_PREFIXES = [
   '/healthz',
   '/debug',
   '/metrics',
+  // Discovery documents (OAuth metadata and the like) that Clarion does not
+  // publish: an OAuth-aware MCP client must read "none here", never the app's HTML.
+  '/.well-known',
 ] as const;
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -136,4 +143,8 @@ export function registerWebApp<E extends Env>(app: Hono<E>, options: WebAppOptio
       'Referrer-Policy': 'same-origin',
     });
   });
+
+  // Registered once for the whole app: an unknown API path, a missing file and a
+  // discovery probe all read as the same JSON a known route gives for a missing record.
+  app.notFound((c) => errorResponse(c, 'not_found'));
 }

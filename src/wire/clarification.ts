@@ -19,15 +19,20 @@ import {
 } from './limits.js';
 import { codePoints } from './text.js';
 
-const ID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+const ID_PATTERN = new RegExp(`^[A-Za-z0-9_.-]{1,${MAX_ID_CHARS}}$`);
 const id = z.string().regex(ID_PATTERN, `must be 1–${MAX_ID_CHARS} letters, digits, _ . or -`);
 
-/** Custom text and reject reasons: capped in code points, the unit people count in. */
+/**
+ * Custom text and reject reasons: capped in code points, the unit people count
+ * in. zod's `max` counts UTF-16 units, so the cap is a refinement, and the
+ * JSON Schema bound is stated as metadata: `maxLength` counts code points too.
+ */
 const answerText = z
   .string()
   .refine((value) => codePoints(value) <= MAX_ANSWER_TEXT_CODE_POINTS, {
     error: `must be at most ${MAX_ANSWER_TEXT_CODE_POINTS} characters`,
   })
+  .meta({ maxLength: MAX_ANSWER_TEXT_CODE_POINTS })
   .describe(`At most ${MAX_ANSWER_TEXT_CODE_POINTS} Unicode code points`);
 
 // ---------------------------------------------------------------- asking

@@ -52,6 +52,7 @@ export {
   MAX_REMINDER_DELAY_S,
   MAX_ANSWER_LINK_TOKEN_CHARS,
 } from './limits.js';
+export { bearerChallenge, INVALID_TOKEN_CHALLENGE, MISSING_TOKEN_CHALLENGE } from './challenge.js';
 export {
   answerText,
   codePoints,
@@ -267,6 +268,7 @@ export {
   requestUserActionInput,
   selectedOption,
   toolErrorPayload,
+  waitingPayload,
   waitForAnswerInput,
   type ActionOutput,
   type AnswerPayload,
@@ -274,6 +276,7 @@ export {
   type OpenPayload,
   type SelectedOption,
   type ToolErrorPayload,
+  type WaitingPayload,
 } from './mcp.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
 export {

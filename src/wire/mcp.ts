@@ -91,6 +91,18 @@ export const openPayload = z.object({
 });
 export type OpenPayload = z.infer<typeof openPayload>;
 
+/**
+ * An ask whose caller cannot wait long (its client sends no progress token):
+ * the question stays open and live, and `wait_for_answer` with `pending_id`
+ * collects the answer.
+ */
+export const waitingPayload = z.object({
+  status: z.literal('waiting'),
+  pending_id: z.string(),
+  message: z.string(),
+});
+export type WaitingPayload = z.infer<typeof waitingPayload>;
+
 /** `request_user_action`'s result; `answer_question` returns the REST respond reply. */
 export const actionOutput = z.object({
   status: z.enum(['done', 'skipped', 'expired']),

@@ -67,8 +67,8 @@ export async function mcpHarness(
   options: {
     progressIntervalMs?: number;
     budgets?: Partial<ClarificationBudgets>;
-    /** Passed to the route as they are: session quotas, clock and sweep timer. */
-    route?: Pick<McpRouteDeps, 'sessionLimits' | 'nowMs' | 'timers'>;
+    /** Passed to the route as they are: session quotas, clock, sweep timer, the no-progress bound. */
+    route?: Pick<McpRouteDeps, 'sessionLimits' | 'nowMs' | 'timers' | 'callWithoutProgressMs'>;
   } = {},
 ): Promise<McpHarness> {
   const h = await clarificationHarness(driver, options.budgets ? { budgets: options.budgets } : {});

@@ -11,6 +11,11 @@ import type { ToolExtra } from './call-context.js';
 export { MCP_PROGRESS_INTERVAL_MS as PROGRESS_INTERVAL_MS } from '../../tunables.js';
 const WAITING_MESSAGE = 'Waiting for the person to answer';
 
+/** Whether the client asked for progress, and so resets its request timeout on it. */
+export function hasProgressToken(extra: ToolExtra): boolean {
+  return extra._meta?.progressToken !== undefined;
+}
+
 export async function withProgress<T>(
   extra: ToolExtra,
   options: { intervalMs: number; logger: Logger },

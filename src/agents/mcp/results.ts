@@ -15,6 +15,7 @@ import {
   type OpenPayload,
   type OutcomeEntry,
   type ToolErrorPayload,
+  type WaitingPayload,
 } from '../../wire/index.js';
 
 export const OPEN_MESSAGE_SESSION =
@@ -52,6 +53,15 @@ export function openPayload(pendingId: string, external: boolean): OpenPayload {
     pending_id: pendingId,
     message: external ? OPEN_MESSAGE_EXTERNAL : OPEN_MESSAGE_SESSION,
   };
+}
+
+export const ASK_WAITING_MESSAGE =
+  'The person has not answered yet; the question stays open. Call wait_for_answer with ' +
+  'this pending_id now to wait for the answer (call it again while it returns open).';
+
+/** An ask returned early, before its client gives up on it (`bounded-ask.ts`). */
+export function waitingPayload(pendingId: string): WaitingPayload {
+  return { status: 'waiting', pending_id: pendingId, message: ASK_WAITING_MESSAGE };
 }
 
 /** A successful tool result: structured content plus its JSON text copy. */

@@ -10,9 +10,9 @@ import type { Env, Hono } from 'hono';
 import type { Principal } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
-import { MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
+import { MCP_CALL_WITHOUT_PROGRESS_MS, MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
 import { systemTimers, type RepeatingTimers } from '../../support/index.js';
-import { errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
+import { bearerChallenge, errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -38,6 +38,8 @@ export interface McpRouteDeps {
   logger: Logger;
   /** Between progress notifications of a waiting call; 20 s unless a test shortens it. */
   progressIntervalMs?: number;
+  /** A waiting call's bound when its client sends no progress token; the tunable unless a test shortens it. */
+  callWithoutProgressMs?: number;
   /** Enables `request_user_action`. */
   userInputs?: UserInputRegistry;
   /** Session quotas and idle expiry; the tunables unless a test shrinks them. */
@@ -54,10 +56,11 @@ export interface McpEndpoint {
   close(): Promise<void>;
 }
 
-function unauthorized(): Response {
+/** The catalogue's 401, challenging for a token or naming the one sent as invalid. */
+function unauthorized(request: Request): Response {
   return Response.json(errorBodyOf({ code: 'unauthorized' }), {
-    status: 401,
-    headers: { 'WWW-Authenticate': 'Bearer' },
+    status: OUTCOMES.unauthorized.status,
+    headers: { 'WWW-Authenticate': bearerChallenge(request.headers.get('authorization')) },
   });
 }
 
@@ -112,15 +115,16 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     clarification: deps.clarification,
     logger: deps.logger,
     progressIntervalMs: deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
+    callWithoutProgressMs: deps.callWithoutProgressMs ?? MCP_CALL_WITHOUT_PROGRESS_MS,
     ...(deps.userInputs ? { userInputs: deps.userInputs } : {}),
   };
 
   app.all(MCP_PATH, async (c) => {
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
-    if (typeof secret !== 'string') return unauthorized();
+    if (typeof secret !== 'string') return unauthorized(request);
     const principal = await deps.resolvePrincipal(request);
-    if (!principal) return unauthorized();
+    if (!principal) return unauthorized(request);
     const owner = principalKey(principal);
     const authInfo = callerAuthInfo(principal, secret, request.signal);
     const decoded = await strictUtf8Body(request, MAX_MCP_BODY_BYTES);
@@ -144,7 +148,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     }
     const { slot } = admission;
     try {
-      const handle = await openMcpSession(toolDeps, {
+      const handle = await openMcpSession(toolDeps, principal.kind, {
         onInitialized: (id) => {
           slot.fill({
             id,

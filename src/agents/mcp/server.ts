@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
-import { registerClarionTools, type McpToolDeps } from './tools.js';
+import { registerClarionTools, type McpSessionHooks, type McpToolDeps } from './tools.js';
 
 export const MCP_SERVER_NAME = 'clarion';
 export const MCP_SERVER_VERSION = '0.1.0';
@@ -20,8 +20,9 @@ export const MAX_MCP_BODY_BYTES = 256 * 1024;
 const INSTRUCTIONS =
   'Clarion connects you with the person you work for. When you need a decision or ' +
   'information only they have, call ask_user_question with 1-4 multiple-choice questions ' +
-  'and wait for the answer. If the result is open, continue with other work: the answer ' +
-  'arrives later (or call wait_for_answer with the pending_id when told to).';
+  'and wait for the answer. If the result is waiting, call wait_for_answer with its ' +
+  'pending_id. If it is open, continue with other work: the answer arrives later (or call ' +
+  'wait_for_answer with the pending_id when told to).';
 
 export interface McpSessionHandle {
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -42,16 +43,20 @@ export interface McpSessionCallbacks {
 
 export async function openMcpSession(
   deps: McpToolDeps,
+  openedBy: McpSessionHooks['openedBy'],
   callbacks: McpSessionCallbacks,
 ): Promise<McpSessionHandle> {
   let calls = 0;
   let closed = false;
+  // Ends the asks a client without progress left waiting (`bounded-ask.ts`).
+  const ended = new AbortController();
   const transport = new WebStandardStreamableHTTPServerTransport({
     sessionIdGenerator: () => randomUUID(),
     onsessioninitialized: (sessionId) => {
       callbacks.onInitialized(sessionId);
     },
     onsessionclosed: (sessionId) => {
+      ended.abort();
       callbacks.onClosed(sessionId);
     },
     maxRequestBodySize: MAX_MCP_BODY_BYTES,
@@ -61,6 +66,8 @@ export async function openMcpSession(
     { instructions: INSTRUCTIONS },
   );
   registerClarionTools(server, deps, {
+    openedBy,
+    ended: ended.signal,
     closeStream: (requestId) => {
       transport.closeSSEStream(requestId);
     },
@@ -85,6 +92,7 @@ export async function openMcpSession(
     close: async () => {
       if (closed) return;
       closed = true;
+      ended.abort();
       const sessionId = transport.sessionId;
       await server.close();
       if (sessionId !== undefined) callbacks.onClosed(sessionId);

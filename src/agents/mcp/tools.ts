@@ -9,7 +9,11 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal } from '../../auth/index.js';
-import { type ClarificationService, type RespondResult } from '../../clarification/index.js';
+import {
+  type AskResult,
+  type ClarificationService,
+  type RespondResult,
+} from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
 import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { callContext, type CallContext, type ToolExtra } from './call-context.js';
@@ -20,8 +24,15 @@ import {
 } from './external-session.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { registerActionTool } from './action-tool.js';
-import { withProgress } from './progress.js';
-import { decisionPayload, openPayload, toolFailure, toolResult } from './results.js';
+import { askWithinBound } from './bounded-ask.js';
+import { hasProgressToken, withProgress } from './progress.js';
+import {
+  decisionPayload,
+  openPayload,
+  toolFailure,
+  toolResult,
+  waitingPayload,
+} from './results.js';
 import {
   failure,
   answerQuestionInput,
@@ -39,15 +50,24 @@ export interface McpToolDeps {
   userInputs?: UserInputRegistry;
   logger: Logger;
   progressIntervalMs: number;
+  /** How long a call may wait when its client sends no progress token (`bounded-ask.ts`). */
+  callWithoutProgressMs: number;
 }
 
 /** What the tools need from the MCP session they run in. */
 export interface McpSessionHooks {
+  /**
+   * Who opened the session; every later request of it is theirs (the route
+   * binds a session to its principal), so the tool list can be theirs too.
+   */
+  readonly openedBy: Principal['kind'];
   /** Ends the response stream of a cancelled call, which the SDK would leave open. */
   closeStream(requestId: RequestId): void;
   /** Counts calls in flight, so a busy session is never evicted as idle. */
   callStarted(): void;
   callEnded(): void;
+  /** Aborts when the MCP session closes. */
+  readonly ended: AbortSignal;
 }
 
 const WAIT_AGAIN_MESSAGE =
@@ -57,7 +77,8 @@ const ASK_DESCRIPTION =
   'Ask the person 1-4 multiple-choice questions and wait for the answer. Each question has ' +
   '2-6 options {label, description}; the person may also type custom text. Returns ' +
   "status 'answered' with the chosen options' labels per question_id, 'skipped' with a " +
-  "reason, or 'open' when the wait ended before an answer.";
+  "reason, 'waiting' with a pending_id to pass to wait_for_answer when the person has not " +
+  "answered yet, or 'open' when the wait ended before an answer.";
 
 export function registerClarionTools(
   server: McpServer,
@@ -119,7 +140,8 @@ export function registerClarionTools(
     }
   }
 
-  if (deps.userInputs) {
+  // Only an agent inside a Clarion session can ask for an action; nobody else is offered it.
+  if (deps.userInputs && session.openedBy === 'agent') {
     registerActionTool(server, { store, userInputs: deps.userInputs, progress }, authenticated);
   }
 
@@ -132,9 +154,24 @@ export function registerClarionTools(
         if (!target) {
           return toolFailure(failure('no_workspace'));
         }
-        const result = await withProgress(extra, progress, () =>
-          clarification.ask(target.sessionId, args, { signal }),
-        );
+        let result: AskResult;
+        if (hasProgressToken(extra)) {
+          result = await withProgress(extra, progress, () =>
+            clarification.ask(target.sessionId, args, { signal }),
+          );
+        } else {
+          const bounded = await askWithinBound(
+            (options) => clarification.ask(target.sessionId, args, options),
+            {
+              boundMs: deps.callWithoutProgressMs,
+              callSignal: signal,
+              sessionEnded: session.ended,
+              logger,
+            },
+          );
+          if (bounded.kind === 'waiting') return toolResult(waitingPayload(bounded.pendingId));
+          result = bounded.result;
+        }
         if (!result.ok) return toolFailure(result);
         if (result.outcome === 'answered') {
           return toolResult(decisionPayload(result.response, result.questions));
@@ -154,7 +191,11 @@ export function registerClarionTools(
     },
     (args, extra) =>
       authenticated(args, extra, async ({ principal, signal }) => {
-        const timeoutMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+        const askedMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+        // A client that cannot be kept waiting is told to call again, before it gives up.
+        const timeoutMs = hasProgressToken(extra)
+          ? askedMs
+          : Math.min(askedMs, deps.callWithoutProgressMs);
         const result = await withProgress(extra, progress, () =>
           clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
         );

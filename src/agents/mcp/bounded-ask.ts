@@ -1,0 +1,81 @@
+/**
+ * `ask_user_question` for a client that sends no progress token. Such a
+ * client cannot be kept waiting: nothing resets its request timeout (60 s by
+ * default in the SDKs), so a blocking ask would die there and the model
+ * would never learn the pending ID. So the call returns by `boundMs` with the
+ * pending ID, and the ask itself goes on: its live wait keeps the bundle
+ * attached, an answer is handed over as to any live waiter, and
+ * `wait_for_answer` reads it back from the store. The model is told to call
+ * it.
+ *
+ * Bounds: the held wait ends like any live wait (the live-wait budget, the
+ * session's turn ending, shutdown) and also when the MCP session closes; until
+ * the call returns, a cancelled call ends it as before (the bundle detaches).
+ */
+import type { AskOptions, AskResult } from '../../clarification/index.js';
+import type { Logger } from '../../observability/index.js';
+
+export type BoundedAsk =
+  | { readonly kind: 'settled'; readonly result: AskResult }
+  | { readonly kind: 'waiting'; readonly pendingId: string };
+
+export interface BoundedAskOptions {
+  readonly boundMs: number;
+  /** The call: cancelled or disconnected before it returns, the ask ends with it. */
+  readonly callSignal: AbortSignal;
+  /** The MCP session: once it closes, nobody can collect the answer through it. */
+  readonly sessionEnded: AbortSignal;
+  readonly logger: Logger;
+}
+
+export async function askWithinBound(
+  ask: (options: AskOptions) => Promise<AskResult>,
+  options: BoundedAskOptions,
+): Promise<BoundedAsk> {
+  const { callSignal, sessionEnded } = options;
+  const held = new AbortController();
+  const end = () => {
+    held.abort();
+  };
+  if (callSignal.aborted || sessionEnded.aborted) end();
+  callSignal.addEventListener('abort', end, { once: true });
+  sessionEnded.addEventListener('abort', end, { once: true });
+
+  let bundleWritten: (pendingId: string) => void = () => undefined;
+  const bundle = new Promise<string>((resolve) => {
+    bundleWritten = resolve;
+  });
+  let returned = false;
+  const asking = ask({ signal: held.signal, onBundle: bundleWritten });
+  asking.then(
+    () => {
+      sessionEnded.removeEventListener('abort', end);
+    },
+    (error: unknown) => {
+      sessionEnded.removeEventListener('abort', end);
+      // Before the call returned, the call reports it; after, only the log can.
+      if (returned) options.logger.error({ err: error }, 'held mcp ask failed');
+    },
+  );
+  const settled = asking.then((result): BoundedAsk => ({ kind: 'settled', result }));
+
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'bound'>((resolve) => {
+    timer = setTimeout(resolve, options.boundMs, 'bound');
+    // A pending bound must never keep the process alive on shutdown.
+    timer.unref();
+  });
+  try {
+    const first = await Promise.race([settled, bound]);
+    if (first !== 'bound') return first;
+    // The bundle is normally written long before; until it is, there is no ID to hand out.
+    return await Promise.race([
+      settled,
+      bundle.then((pendingId): BoundedAsk => ({ kind: 'waiting', pendingId })),
+    ]);
+  } finally {
+    clearTimeout(timer);
+    callSignal.removeEventListener('abort', end);
+    returned = true;
+  }
+}

@@ -240,6 +240,8 @@ export {
 } from './notifications.js';
 export {
   ANSWER_LINK_STATES,
+  ANSWER_LINK_USE_PATH,
+  ANSWER_LINK_VIEW_PATH,
   answerLinkBody,
   answerLinkReply,
   answerLinkView,

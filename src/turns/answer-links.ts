@@ -26,7 +26,8 @@ import {
 } from '../auth/index.js';
 import type { BundleView, ClarificationResponse } from '../clarification/index.js';
 import type { AnswerLinkChoice } from '../notify/index.js';
-import { canSeeSession, getSession, getTask, getUser, wallTimestamp } from '../store/index.js';
+import { canSeeSession, getSession, getTask, getUser } from '../store/index.js';
+import { formatTimestamp } from '../support/index.js';
 import { ANSWER_LINK_MAX_TTL_MS } from '../tunables.js';
 import type { ActionDecision, UserInputView } from '../user-input/index.js';
 import {
@@ -83,6 +84,8 @@ const ACTION_CHOICES: readonly LinkChoice[] = [
   { label: 'Skip', answer: { kind: 'action', decision: 'skip' } },
 ];
 
+const NS_PER_MS = 1_000_000n;
+
 const NOT_FOUND = failure('not_found', 'answer link not found');
 
 /**
@@ -119,7 +122,7 @@ export async function mintAnswerLinks(
       sessionId: item.sessionId,
       itemKind: item.kind,
       itemId: request.itemId,
-      expiresAt: wallTimestamp(tx.clock, untilMs - nowMs),
+      expiresAt: formatTimestamp(BigInt(Math.trunc(untilMs)) * NS_PER_MS),
       choices: item.choices.map((choice) => JSON.stringify(choice)),
     }),
   );

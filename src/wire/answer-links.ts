@@ -10,10 +10,6 @@ import { responder, timestamp } from './common.js';
 import { MAX_ANSWER_LINK_TOKEN_CHARS } from './limits.js';
 import { NOTICE_KINDS } from './notifications.js';
 
-/** Both routes take the secret in the body; the auth middleware lets them through without a principal. */
-export const ANSWER_LINK_VIEW_PATH = '/api/v1/answer-links/view';
-export const ANSWER_LINK_USE_PATH = '/api/v1/answer-links/use';
-
 export const answerLinkBody = z
   .strictObject({ token: z.string().min(1).max(MAX_ANSWER_LINK_TOKEN_CHARS) })
   .meta({ id: 'AnswerLinkBody' });

@@ -74,6 +74,7 @@ export {
   USER_INPUT_EVENT_TYPES,
   type DecisionSurface,
 } from './constants.js';
+export { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 export {
   pendingAction,
   responder,
@@ -240,8 +241,6 @@ export {
 } from './notifications.js';
 export {
   ANSWER_LINK_STATES,
-  ANSWER_LINK_USE_PATH,
-  ANSWER_LINK_VIEW_PATH,
   answerLinkBody,
   answerLinkReply,
   answerLinkView,

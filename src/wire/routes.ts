@@ -54,12 +54,8 @@ import {
   userQueueReply,
 } from './sessions.js';
 import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
-import {
-  ANSWER_LINK_USE_PATH,
-  ANSWER_LINK_VIEW_PATH,
-  answerLinkBody,
-  answerLinkReply,
-} from './answer-links.js';
+import { answerLinkBody, answerLinkReply } from './answer-links.js';
+import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 

@@ -117,8 +117,9 @@ export function createPrincipalResolver(
 /** Sets `principal` for the routes after it, or answers 401/403 itself. */
 export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    // An answer link's secret in the body is these routes' credential; they read no principal.
-    if (ANSWER_LINK_PATHS.has(c.req.path)) return next();
+    // An answer link's secret in the body is these routes' credential, so no cookie is needed;
+    // a bearer is still checked, and an agent's refused, as on every other write.
+    if (ANSWER_LINK_PATHS.has(c.req.path) && !c.req.header('authorization')) return next();
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
     if (!result.ok) return errorResponse(c, result.code);
     // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.

@@ -375,7 +375,7 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'public',
     body: answerLinkBody,
     replies: { 200: answerLinkReply },
-    errors: ['invalid_request', 'not_found'],
+    errors: ['invalid_request', 'not_found', 'person_required'],
   },
   {
     method: 'post',
@@ -385,7 +385,13 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'public',
     body: answerLinkBody,
     replies: { 200: answerLinkReply },
-    errors: ['invalid_request', 'not_found', 'temporarily_unavailable', 'storage_unavailable'],
+    errors: [
+      'invalid_request',
+      'not_found',
+      'person_required',
+      'temporarily_unavailable',
+      'storage_unavailable',
+    ],
   },
   // ---------------------------------------------------------------- operations and agents
   {

@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/tokens.js';
 import { mintAnswerLinks, type AnswerLinkDeps } from '../../src/turns/index.js';
 import type { AnswerLinkView, NoticeKind } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
@@ -121,7 +122,7 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
     const reply = await s.api<{
       status: string;
       session_id: string;
-      response: { responded_by: unknown; answers: unknown } | null;
+      response: { responded_by: unknown; answers: unknown; responded_at: string } | null;
     }>('GET', `/api/v1/clarification/${pendingId}`);
     return reply.json;
   }
@@ -213,6 +214,34 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
     expect((await bundle(pendingId)).response?.answers).toEqual([
       { question_id: 'q1', selected_options: ['q1_opt2'], custom_text: '' },
     ]);
+  });
+
+  it('concurrent uses of a link and its sibling decide once; an unspent used link shows the winner', async () => {
+    const { pendingId, answer } = await ask();
+    const [first, second] = (await mint('question', pendingId)).map((entry) => secretOf(entry.url));
+    // All of them see the item open and reach the resolver; its claim lets exactly one win.
+    const replies = await Promise.all(
+      [first, second, first, second, first].map((secret) => link('use', secret)),
+    );
+    const decided = replies.map((reply) => reply.body.link?.decided);
+    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    expect(new Set(decided.map((entry) => JSON.stringify(entry))).size).toBe(1);
+    const result = await answer;
+    const winner = decided[0]?.choice;
+    expect(result.structuredContent).toMatchObject({
+      answers: { q1: { selected: [{ label: winner }] } },
+    });
+    const respondedAt = (await bundle(pendingId)).response?.responded_at;
+
+    // A crash between the decision and the mark leaves a link unspent: its next use shows the winner.
+    await s.server.store.db.updateTable('answer_links').set({ used_at: null }).execute();
+    for (const secret of [first, second]) {
+      expect((await link('use', secret)).body.link).toMatchObject({
+        state: 'answered',
+        decided: { choice: winner },
+      });
+    }
+    expect((await bundle(pendingId)).response?.responded_at).toBe(respondedAt);
   });
 
   it('a web answer first: the link then shows the web winner and decides nothing', async () => {
@@ -462,7 +491,24 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
       ).toBe(413);
     }
     expect(await bundle(pendingId)).toMatchObject({ status: 'pending', response: null });
-    expect((await link('view', secret)).body.link?.state).toBe('open');
+
+    // An agent's token is refused here as on every write, even with a good secret.
+    const agent = await issueToken(s.server.store, {
+      kind: 'agent',
+      userId: adminId,
+      sessionId: (await bundle(pendingId)).session_id,
+    });
+    expect(
+      await link('use', secret, {
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${agent.secret}` },
+      }),
+    ).toMatchObject({ status: 403, body: { code: 'person_required' } });
+    expect(await bundle(pendingId)).toMatchObject({ status: 'pending', response: null });
+    // A stale session cookie neither helps nor hinders: the secret is the credential.
+    const stale = await link('view', secret, {
+      headers: { 'content-type': 'application/json', cookie: 'clarion_session=clr_stale' },
+    });
+    expect(stale.body.link?.state).toBe('open');
     // GET is no way to use a link.
     const get = await fetch(`${s.server.url}/api/v1/answer-links/use?token=${secret}`);
     expect(get.status).toBe(404);

@@ -4,7 +4,7 @@
  * task, the question and its choice, and nothing changes until it taps
  * Confirm; then the demo agent gets exactly that answer, recorded as decided
  * on surface `link`. Another phone opening the sibling link sees the winner,
- * and a broken link says it is not valid. Screenshots go to
+ * a broken link says it is not valid, and an expired one says so. Screenshots go to
  * dist/test-artifacts/.
  */
 import { mkdir } from 'node:fs/promises';
@@ -65,10 +65,14 @@ describe('answer links in the browser', () => {
     return found.pending_id;
   }
 
-  async function links(pendingId: string): Promise<AnswerLinkChoice[]> {
+  async function links(pendingId: string, maxTtlMs?: number): Promise<AnswerLinkChoice[]> {
     const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
     return mintAnswerLinks(
-      { ...world.clarion.turns, origin: () => world.origin },
+      {
+        ...world.clarion.turns,
+        origin: () => world.origin,
+        ...(maxTtlMs === undefined ? {} : { maxTtlMs }),
+      },
       { userId: me.user.id, kind: 'question', itemId: pendingId },
     );
   }
@@ -147,5 +151,23 @@ describe('answer links in the browser', () => {
     await invalid.waitFor(WAIT);
     await expect(other.page.locator('h1').textContent()).resolves.toBe('This link is not valid');
     await other.context.close();
+  });
+
+  it('an expired link says so and offers no Confirm', async () => {
+    const created = await askingTask(world, 'Pick a runner', '/ask');
+    const pendingId = await pendingOf(created.session.id);
+    const [first] = await links(pendingId, 1);
+    await new Promise((done) => setTimeout(done, 20));
+    const { context, page } = await phone();
+    await page.goto(first?.url ?? '');
+    const result = page.locator('[data-testid="answer-result"][data-state="expired"]');
+    await result.waitFor(WAIT);
+    await expect(result.textContent()).resolves.toBe(
+      'This link has expired: the agent is no longer waiting for this answer.',
+    );
+    await expect(page.getByTestId('answer-confirm').count()).resolves.toBe(0);
+    const still = await api<Bundle>(world, 'GET', `/api/v1/clarification/${pendingId}`);
+    expect(still).toMatchObject({ status: 'pending', response: null });
+    await context.close();
   });
 });

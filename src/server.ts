@@ -187,6 +187,7 @@ export async function startServer(
       metrics,
       logger,
       upgradeWebSocket,
+      origin: () => url,
       publicOrigin: config.publicOrigin,
       hostnames: allowedHostnames(config.host, config.publicOrigin),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),

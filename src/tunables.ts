@@ -107,3 +107,9 @@ export const MCP_SESSIONS_PER_USER = MCP_SESSIONS_PER_PRINCIPAL * (1 + AGENTS_PE
  * is refused for the server's sake.
  */
 export const MCP_SESSIONS_PER_SERVER = 1_000;
+
+// ---------------------------------------------------------------- answer links
+/** An answer link lives as long as its item waits, and never longer than this (a bundle has no deadline). */
+export const ANSWER_LINK_MAX_TTL_MS = 24 * 60 * 60 * 1000;
+/** Expired links still say "expired" this long; after it they are pruned and read as unknown. */
+export const ANSWER_LINK_RETAIN_EXPIRED_MS = 7 * 24 * 60 * 60 * 1000;

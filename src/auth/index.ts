@@ -27,6 +27,14 @@ export {
   type BootstrapOptions,
   type BootstrapResult,
 } from './bootstrap.js';
+export {
+  ANSWER_LINK_PREFIX,
+  issueAnswerLinks,
+  redeemAnswerLink,
+  spendAnswerLink,
+  type AnswerLinkGrant,
+  type RedeemedAnswerLink,
+} from './answer-links.js';
 export { responderOf, type DecisionSurface, type Principal, type Responder } from './principal.js';
 export { revokeAgentTokens, revokeAllAgentTokens, revokeIssuedToken } from './revocation.js';
 export {

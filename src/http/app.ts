@@ -15,6 +15,7 @@ import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
 import { registerAccountRoutes } from './admin-routes.js';
 import { mountBearerChallenge } from './bearer-challenge.js';
+import { registerAnswerLinkRoutes } from './answer-link-routes.js';
 import { createPrincipalResolver, mountApiAccess } from './auth.js';
 import { registerClarificationRoutes } from './clarification-routes.js';
 import type { AppEnv } from './env.js';
@@ -38,6 +39,8 @@ export interface AppDeps {
   readonly upgradeWebSocket: typeof upgradeWebSocket;
   /** The built web app; defaults to `dist/web` next to the compiled server. */
   readonly webRoot?: string;
+  /** The server's own URL, known once it listens: where links point without a public origin. */
+  readonly origin: () => string;
   /** The browser-facing origin behind a TLS proxy; cookies are then `Secure`. */
   readonly publicOrigin?: string | undefined;
   /** Host names answered (`allowedHostnames`); a request naming another gets 403. */
@@ -79,6 +82,10 @@ export function createApp(deps: AppDeps): App {
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, { store: deps.store, userInputs: deps.turns.userInputs });
+  registerAnswerLinkRoutes(app, {
+    ...deps.turns,
+    origin: () => deps.publicOrigin ?? deps.origin(),
+  });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,

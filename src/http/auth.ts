@@ -24,6 +24,7 @@ import {
   type Principal,
 } from '../auth/index.js';
 import type { RepoContext, Store } from '../store/index.js';
+import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from '../wire/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse } from './errors.js';
 import {
@@ -116,6 +117,9 @@ export function createPrincipalResolver(
 /** Sets `principal` for the routes after it, or answers 401/403 itself. */
 export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
+    // An answer link's secret in the body is these routes' credential, so no cookie is needed;
+    // a bearer is still checked, and an agent's refused, as on every other write.
+    if (ANSWER_LINK_PATHS.has(c.req.path) && !c.req.header('authorization')) return next();
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
     if (!result.ok) return errorResponse(c, result.code);
     // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.
@@ -128,6 +132,11 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     return;
   };
 }
+
+const ANSWER_LINK_PATHS: ReadonlySet<string> = new Set([
+  ANSWER_LINK_VIEW_PATH,
+  ANSWER_LINK_USE_PATH,
+]);
 
 const AGENT_READ_ONLY =
   "an agent's token can only read its own session; a person makes every change and decision";

@@ -159,3 +159,10 @@ export type {
   PendingScope,
 } from './pending-bundles.js';
 export { activeBundleHeadsQuery, activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';
+export type { AnswerLinkHolder, AnswerLinkRecord, NewAnswerLink } from './answer-links.js';
+export {
+  deleteExpiredAnswerLinks,
+  findAnswerLink,
+  insertAnswerLinks,
+  markAnswerLinkUsed,
+} from './answer-links.js';

@@ -129,6 +129,21 @@ const TABLES: readonly SchemaStep[] = [
       UNIQUE (task_session_id, admission_key)
     )`,
   },
+  {
+    name: 'table answer_links',
+    ddl: `CREATE TABLE IF NOT EXISTS answer_links (
+      id TEXT PRIMARY KEY,
+      token_hash TEXT NOT NULL UNIQUE,
+      user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      task_session_id TEXT NOT NULL REFERENCES task_sessions (id) ON DELETE CASCADE,
+      item_kind TEXT NOT NULL,
+      item_id TEXT NOT NULL,
+      choice TEXT NOT NULL,
+      expires_at TEXT NOT NULL,
+      used_at TEXT,
+      created_at TEXT NOT NULL
+    )`,
+  },
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [
@@ -150,6 +165,9 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   },
   index('idx_message_queue_session', 'message_queue (task_session_id, position)'),
   { name: `index ${OPEN_TURNS_INDEX}`, ddl: OPEN_TURNS_INDEX_DDL },
+  index('idx_answer_links_user', 'answer_links (user_id)'),
+  index('idx_answer_links_session', 'answer_links (task_session_id)'),
+  index('idx_answer_links_expires', 'answer_links (expires_at)'),
 ];
 
 function index(name: string, target: string): SchemaStep {

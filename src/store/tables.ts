@@ -116,6 +116,23 @@ export interface MessageQueueTable {
   updated_at: Timestamp;
 }
 
+/** One single-use answer link: only the secret's hash is kept (`auth/answer-links.ts`). */
+export interface AnswerLinksTable {
+  id: string;
+  token_hash: string;
+  user_id: string;
+  /** The item's session: visibility is checked against it at every use. */
+  task_session_id: string;
+  item_kind: string;
+  /** A bundle's pending ID or a consent or action request's ID. */
+  item_id: string;
+  /** JSON: the choice's label and the answer it gives. */
+  choice: string;
+  expires_at: Timestamp;
+  used_at: Timestamp | null;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -126,4 +143,5 @@ export interface Database {
   task_session_turns: TaskSessionTurnsTable;
   task_session_messages: TaskSessionMessagesTable;
   message_queue: MessageQueueTable;
+  answer_links: AnswerLinksTable;
 }

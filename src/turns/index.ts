@@ -21,3 +21,11 @@ export {
   visibleSessions,
   visibleTasks,
 } from './tasks.js';
+export {
+  mintAnswerLinks,
+  useAnswerLink,
+  viewAnswerLink,
+  type AnswerLinkDeps,
+  type AnswerLinkRequest,
+  type AnswerLinkResult,
+} from './answer-links.js';

@@ -39,3 +39,11 @@ export const USER_INPUT_EVENT_TYPES = [
   'user_input.armed',
   'user_input.settled',
 ] as const;
+
+/**
+ * The answer-link routes: public, the secret in the body is their credential
+ * (the auth middleware lets them through without a principal); zod-free so
+ * the web app's confirm page names them too.
+ */
+export const ANSWER_LINK_VIEW_PATH = '/api/v1/answer-links/view';
+export const ANSWER_LINK_USE_PATH = '/api/v1/answer-links/use';

@@ -75,6 +75,7 @@ export {
   USER_INPUT_EVENT_TYPES,
   type DecisionSurface,
 } from './constants.js';
+export { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 export {
   pendingAction,
   responder,

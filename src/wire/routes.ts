@@ -54,6 +54,8 @@ import {
   userQueueReply,
 } from './sessions.js';
 import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
+import { answerLinkBody, answerLinkReply } from './answer-links.js';
+import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -364,6 +366,32 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'public',
     replies: { 200: null },
     errors: [],
+  },
+  // ---------------------------------------------------------------- answer links
+  {
+    method: 'post',
+    path: ANSWER_LINK_VIEW_PATH,
+    summary: 'What an answer link would decide, and where its item stands; changes nothing',
+    access: 'public',
+    body: answerLinkBody,
+    replies: { 200: answerLinkReply },
+    errors: ['invalid_request', 'not_found', 'person_required'],
+  },
+  {
+    method: 'post',
+    path: ANSWER_LINK_USE_PATH,
+    summary:
+      'Decide once through an answer link, as the person it was made for; later uses show the winner',
+    access: 'public',
+    body: answerLinkBody,
+    replies: { 200: answerLinkReply },
+    errors: [
+      'invalid_request',
+      'not_found',
+      'person_required',
+      'temporarily_unavailable',
+      'storage_unavailable',
+    ],
   },
   // ---------------------------------------------------------------- operations and agents
   {

@@ -1,6 +1,7 @@
 /**
  * A small history router: `/` (inbox), `/sessions/:id`, `/decisions` (the
- * decision log) and `/settings` (devices, tokens, notifications).
+ * decision log), `/settings` (devices, tokens, notifications) and `/answer`
+ * (an answer link's confirm page, the one route that needs no session).
  */
 import { useSyncExternalStore } from 'react';
 
@@ -8,11 +9,13 @@ export type Route =
   | { name: 'inbox' }
   | { name: 'session'; sessionId: string }
   | { name: 'decisions' }
-  | { name: 'settings' };
+  | { name: 'settings' }
+  | { name: 'answer' };
 
 export function parseRoute(pathname: string): Route {
   if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
   if (/^\/settings\/?$/.test(pathname)) return { name: 'settings' };
+  if (/^\/answer\/?$/.test(pathname)) return { name: 'answer' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
   return { name: 'inbox' };

@@ -6,6 +6,7 @@ import { useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
 import { ConnectionBanner } from './connection-banner.js';
+import { AnswerPage } from './answer-page.js';
 import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
@@ -89,8 +90,12 @@ export function App() {
       </header>
       <main id="main" className="app-main">
         {auth === 'signed_in' ? <ConnectionBanner /> : null}
-        {auth === 'checking' ? <p className="muted">{t('app.loading')}</p> : null}
-        {auth === 'signed_out' ? (
+        {/* An answer link's secret is its credential: the page works signed in or not. */}
+        {route.name === 'answer' ? <AnswerPage /> : null}
+        {auth === 'checking' && route.name !== 'answer' ? (
+          <p className="muted">{t('app.loading')}</p>
+        ) : null}
+        {auth === 'signed_out' && route.name !== 'answer' ? (
           <section className="sign-in" data-testid="sign-in">
             <h1 className="page-title">{t('app.signInTitle')}</h1>
             <p>{t('app.signInBody')}</p>

@@ -138,6 +138,28 @@ export const de: Catalog = {
     explain:
       'Auf einem anderen Gerät anmelden, eigene Agenten verbinden und festlegen, wie Clarion Sie benachrichtigt, wenn ein Agent Sie braucht.',
   },
+  answerLink: {
+    title: 'Aus einer Benachrichtigung antworten',
+    yourChoice: 'Ihre Antwort:',
+    confirm: 'Bestätigen: {{choice}}',
+    sending: 'Wird gesendet…',
+    open: 'In Clarion öffnen',
+    done: 'Erledigt: Sie haben „{{choice}}“ gewählt.',
+    alreadyDecidedBy: 'Bereits entschieden: „{{choice}}“ von {{name}} ({{surface}}).',
+    alreadyDecided: 'Bereits entschieden: „{{choice}}“.',
+    expired: 'Dieser Link ist abgelaufen: Der Agent wartet nicht mehr auf diese Antwort.',
+    invalidTitle: 'Dieser Link ist ungültig',
+    invalid:
+      'Er ist unvollständig, oder Sie können diese Anfrage nicht mehr sehen. Öffnen Sie Clarion, um zu sehen, was auf Sie wartet.',
+    failed:
+      'Die Antwort konnte nicht gesendet werden. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+    kind: {
+      question: 'Frage',
+      consent: 'Berechtigungsanfrage',
+      action: 'Aufgabe',
+      form: 'Formular',
+    },
+  },
   decisions: {
     title: 'Entscheidungen',
     explain:

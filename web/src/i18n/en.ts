@@ -134,6 +134,27 @@ export const en = {
     explain:
       'Sign in on another device, connect your agents, and choose how Clarion tells you an agent needs you.',
   },
+  answerLink: {
+    title: 'Answer from a notification',
+    yourChoice: 'Your answer:',
+    confirm: 'Confirm: {{choice}}',
+    sending: 'Sending…',
+    open: 'Open in Clarion',
+    done: 'Done: you chose “{{choice}}”.',
+    alreadyDecidedBy: 'Already decided: “{{choice}}” by {{name}} ({{surface}}).',
+    alreadyDecided: 'Already decided: “{{choice}}”.',
+    expired: 'This link has expired: the agent is no longer waiting for this answer.',
+    invalidTitle: 'This link is not valid',
+    invalid:
+      'It is incomplete, or you can no longer see this request. Open Clarion to see what is waiting for you.',
+    failed: 'The answer could not be sent. Check your connection and try again.',
+    kind: {
+      question: 'Question',
+      consent: 'Permission request',
+      action: 'Action request',
+      form: 'Form',
+    },
+  },
   decisions: {
     title: 'Decisions',
     explain: 'Every answer, skip, permission and action a person decided, newest first.',

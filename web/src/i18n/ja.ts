@@ -136,6 +136,27 @@ export const ja: Catalog = {
     explain:
       '別のデバイスでのサインイン、エージェントの接続、エージェントがあなたを必要とするときの通知方法を設定します。',
   },
+  answerLink: {
+    title: '通知から回答',
+    yourChoice: 'あなたの回答:',
+    confirm: '確定: {{choice}}',
+    sending: '送信中…',
+    open: 'Clarion で開く',
+    done: '完了: 「{{choice}}」を選びました。',
+    alreadyDecidedBy: '決定済み: {{name}}（{{surface}}）が「{{choice}}」を選びました。',
+    alreadyDecided: '決定済み: 「{{choice}}」。',
+    expired: 'このリンクは期限切れです。エージェントはもうこの回答を待っていません。',
+    invalidTitle: 'このリンクは無効です',
+    invalid:
+      'リンクが不完全か、このリクエストを表示できなくなりました。Clarion を開いて、あなたを待っている項目を確認してください。',
+    failed: '回答を送信できませんでした。接続を確認して、もう一度お試しください。',
+    kind: {
+      question: '質問',
+      consent: '許可のリクエスト',
+      action: '作業のリクエスト',
+      form: 'フォーム',
+    },
+  },
   decisions: {
     title: '決定履歴',
     explain: '人が決めた回答・スキップ・許可・アクションを新しい順に表示します。',

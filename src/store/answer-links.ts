@@ -1,0 +1,91 @@
+/**
+ * Answer-link rows. Only SHA-256 hashes of secrets reach this file; minting
+ * and hashing live in `auth/answer-links.ts`. Expiry is compared as text,
+ * which is time order for the fixed-width timestamps (`support/clock.ts`).
+ * A row goes with its user and with its session (both cascade), so a deleted
+ * user's links find nothing.
+ */
+import type { RepoContext } from './context.js';
+import type { AnswerLinksTable, Timestamp } from './tables.js';
+import { wallTimestamp } from './tokens.js';
+
+export type AnswerLinkRecord = AnswerLinksTable;
+
+export interface NewAnswerLink {
+  readonly tokenHash: string;
+  readonly userId: string;
+  readonly sessionId: string;
+  readonly itemKind: string;
+  readonly itemId: string;
+  readonly choice: string;
+  readonly expiresAt: Timestamp;
+}
+
+/** A link with what a principal needs from its user. */
+export interface AnswerLinkHolder {
+  readonly link: AnswerLinkRecord;
+  readonly userName: string;
+  readonly isAdmin: boolean;
+}
+
+export async function insertAnswerLinks(
+  ctx: RepoContext,
+  links: readonly NewAnswerLink[],
+): Promise<AnswerLinkRecord[]> {
+  if (links.length === 0) return [];
+  const now = ctx.clock.timestamp();
+  const rows: AnswerLinkRecord[] = links.map((link) => ({
+    id: ctx.ids.next(),
+    token_hash: link.tokenHash,
+    user_id: link.userId,
+    task_session_id: link.sessionId,
+    item_kind: link.itemKind,
+    item_id: link.itemId,
+    choice: link.choice,
+    expires_at: link.expiresAt,
+    used_at: null,
+    created_at: now,
+  }));
+  await ctx.db.insertInto('answer_links').values(rows).execute();
+  return rows;
+}
+
+/** The link with this hash and its user, used or expired alike: the caller says which it is. */
+export async function findAnswerLink(
+  ctx: RepoContext,
+  tokenHash: string,
+): Promise<AnswerLinkHolder | undefined> {
+  const row = await ctx.db
+    .selectFrom('answer_links as a')
+    .innerJoin('users as u', 'u.id', 'a.user_id')
+    .selectAll('a')
+    .select(['u.name as user_name', 'u.is_admin as user_is_admin'])
+    .where('a.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { user_name: userName, user_is_admin: isAdmin, ...link } = row;
+  return { link, userName, isAdmin: isAdmin === 1 };
+}
+
+/** Marks the link used; false when it already was. */
+export async function markAnswerLinkUsed(ctx: RepoContext, id: string): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('answer_links')
+    .set({ used_at: wallTimestamp(ctx.clock) })
+    .where('id', '=', id)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Deletes links whose expiry passed before `before`; how many went. */
+export async function deleteExpiredAnswerLinks(
+  ctx: RepoContext,
+  before: Timestamp,
+): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('answer_links')
+    .where('expires_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

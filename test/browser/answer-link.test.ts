@@ -1,0 +1,173 @@
+/**
+ * An answer link in Debian's Chromium: a phone with no session (a fresh
+ * context, no cookie) opens the link a notification would carry, sees the
+ * task, the question and its choice, and nothing changes until it taps
+ * Confirm; then the demo agent gets exactly that answer, recorded as decided
+ * on surface `link`. Another phone opening the sibling link sees the winner,
+ * a broken link says it is not valid, and an expired one says so. Screenshots go to
+ * dist/test-artifacts/.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { mintAnswerLinks } from '../../src/turns/index.js';
+import type { AnswerLinkChoice } from '../../src/notify/index.js';
+import {
+  api,
+  ARTIFACTS,
+  askingTask,
+  launchChromium,
+  startWorld,
+  type World,
+} from './support/harness.js';
+
+const WAIT = { timeout: 30_000 };
+
+interface Bundle {
+  status: string;
+  response: { responded_by: { surface: string; name: string } | null } | null;
+}
+
+describe('answer links in the browser', () => {
+  let world: World;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    world = await startWorld();
+    browser = await launchChromium();
+    await mkdir(ARTIFACTS, { recursive: true });
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  /** A phone that has never signed in: no cookie, a touch screen. */
+  async function phone(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+    });
+    return { context, page: await context.newPage() };
+  }
+
+  async function pendingOf(sessionId: string): Promise<string> {
+    const pending = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/pending',
+    );
+    const found = pending.bundles.find((bundle) => bundle.session_id === sessionId);
+    if (!found) throw new Error('nothing pending');
+    return found.pending_id;
+  }
+
+  async function links(pendingId: string, maxTtlMs?: number): Promise<AnswerLinkChoice[]> {
+    const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
+    return mintAnswerLinks(
+      {
+        ...world.clarion.turns,
+        origin: () => world.origin,
+        ...(maxTtlMs === undefined ? {} : { maxTtlMs }),
+      },
+      { userId: me.user.id, kind: 'question', itemId: pendingId },
+    );
+  }
+
+  it('a phone without a session opens the link, confirms, and the agent gets that answer', async () => {
+    const created = await askingTask(world, 'Configure the app', '/ask');
+    const pendingId = await pendingOf(created.session.id);
+    const minted = await links(pendingId);
+    expect(minted.map((link) => link.label)).toEqual(['Generated', 'Hand-written', 'No file']);
+    const handWritten = minted[1]?.url ?? '';
+    expect(handWritten.startsWith(`${world.origin}/answer#cla_`)).toBe(true);
+
+    const { context, page } = await phone();
+    await page.goto(handWritten);
+    const confirm = page.getByTestId('answer-confirm');
+    await confirm.waitFor(WAIT);
+    await expect(page.getByTestId('answer-task').textContent()).resolves.toBe('Configure the app');
+    await expect(page.getByTestId('answer-title').textContent()).resolves.toBe(
+      'How should I create the configuration file?',
+    );
+    await expect(page.getByTestId('answer-choice').textContent()).resolves.toBe('Hand-written');
+    for (const target of [confirm, page.getByTestId('answer-open')]) {
+      const box = await target.boundingBox();
+      expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
+    }
+    await expect(page.getByTestId('answer-open').getAttribute('href')).resolves.toBe(
+      `/sessions/${created.session.id}`,
+    );
+    await page.screenshot({ path: join(ARTIFACTS, 'answer-link-confirm.png') });
+
+    // Opening the page decided nothing, and it signed nobody in.
+    const before = await api<Bundle>(world, 'GET', `/api/v1/clarification/${pendingId}`);
+    expect(before).toMatchObject({ status: 'pending', response: null });
+    expect(await context.cookies()).toEqual([]);
+
+    await confirm.click();
+    const result = page.getByTestId('answer-result');
+    await result.waitFor(WAIT);
+    await expect(result.textContent()).resolves.toBe('Done: you chose “Hand-written”.');
+    await expect(result.getAttribute('data-state')).resolves.toBe('answered');
+    await page.screenshot({ path: join(ARTIFACTS, 'answer-link-done.png') });
+
+    const after = await api<Bundle>(world, 'GET', `/api/v1/clarification/${pendingId}`);
+    expect(after.response?.responded_by).toMatchObject({ surface: 'link', name: 'admin' });
+    const deadline = Date.now() + 30_000;
+    let reply: string | undefined;
+    while (reply === undefined && Date.now() < deadline) {
+      const transcript = await api<{ messages: { author: string; content: string }[] }>(
+        world,
+        'GET',
+        `/api/v1/sessions/${created.session.id}/messages?limit=500`,
+      );
+      reply = transcript.messages.find((message) =>
+        message.content.startsWith('Answer to q1:'),
+      )?.content;
+      if (reply === undefined) await new Promise((done) => setTimeout(done, 100));
+    }
+    expect(reply).toBe('Answer to q1: "Hand-written"');
+    await context.close();
+
+    // Another phone with the sibling link sees the winner and cannot decide again.
+    const other = await phone();
+    await other.page.goto(minted[0]?.url ?? '');
+    const shown = other.page.getByTestId('answer-result');
+    await shown.waitFor(WAIT);
+    await expect(shown.textContent()).resolves.toBe(
+      'Already decided: “Hand-written” by admin (answer link).',
+    );
+    await expect(other.page.getByTestId('answer-confirm').count()).resolves.toBe(0);
+    await other.page.screenshot({ path: join(ARTIFACTS, 'answer-link-already.png') });
+
+    // A broken link says so, in the page's own words.
+    await other.page.goto(`${world.origin}/answer#cla_not-a-real-link`);
+    await other.page.reload();
+    const invalid = other.page.locator('[data-testid="answer-result"][data-state="invalid"]');
+    await invalid.waitFor(WAIT);
+    await expect(other.page.locator('h1').textContent()).resolves.toBe('This link is not valid');
+    await other.context.close();
+  });
+
+  it('an expired link says so and offers no Confirm', async () => {
+    const created = await askingTask(world, 'Pick a runner', '/ask');
+    const pendingId = await pendingOf(created.session.id);
+    const [first] = await links(pendingId, 1);
+    await new Promise((done) => setTimeout(done, 20));
+    const { context, page } = await phone();
+    await page.goto(first?.url ?? '');
+    const result = page.locator('[data-testid="answer-result"][data-state="expired"]');
+    await result.waitFor(WAIT);
+    await expect(result.textContent()).resolves.toBe(
+      'This link has expired: the agent is no longer waiting for this answer.',
+    );
+    await expect(page.getByTestId('answer-confirm').count()).resolves.toBe(0);
+    const still = await api<Bundle>(world, 'GET', `/api/v1/clarification/${pendingId}`);
+    expect(still).toMatchObject({ status: 'pending', response: null });
+    await context.close();
+  });
+});

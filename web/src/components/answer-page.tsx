@@ -1,0 +1,199 @@
+/**
+ * `/answer#<secret>`: the confirm page a notification's answer link opens.
+ * Opening it only reads (view); the person's tap on Confirm decides (use).
+ * It needs no session: the secret in the fragment, which browsers never send
+ * to a server, is the credential, and the page sends it in a POST body.
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { answerWithLink, viewAnswerLink } from '../model/answer-links-api.js';
+import type { AnswerLinkView } from '../../../src/wire/index.js';
+
+type PageState =
+  | { step: 'loading' }
+  | { step: 'invalid' }
+  | { step: 'unreachable' }
+  | { step: 'ready'; link: AnswerLinkView; failed: boolean }
+  | { step: 'sending'; link: AnswerLinkView }
+  | { step: 'result'; link: AnswerLinkView; usedHere: boolean };
+
+function secretOfLocation(): string {
+  try {
+    return decodeURIComponent(window.location.hash.replace(/^#/, ''));
+  } catch {
+    return '';
+  }
+}
+
+/** Stays on the origin the phone reached, whatever origin the server believes it has. */
+function pathOf(url: string): string {
+  try {
+    const parsed = new URL(url, window.location.origin);
+    return `${parsed.pathname}${parsed.search}`;
+  } catch {
+    return '/';
+  }
+}
+
+export function AnswerPage() {
+  const { t } = useTranslation();
+  const [token] = useState(secretOfLocation);
+  const [state, setState] = useState<PageState>({ step: 'loading' });
+
+  useEffect(() => {
+    if (token === '') {
+      setState({ step: 'invalid' });
+      return;
+    }
+    let cancelled = false;
+    void viewAnswerLink(token).then((result) => {
+      if (cancelled) return;
+      if (result.ok) {
+        const { link } = result.value;
+        setState(
+          link.state === 'open'
+            ? { step: 'ready', link, failed: false }
+            : { step: 'result', link, usedHere: false },
+        );
+      } else if (result.kind === 'http' && result.status >= 400 && result.status < 500) {
+        setState({ step: 'invalid' });
+      } else {
+        setState({ step: 'unreachable' });
+      }
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [token]);
+
+  async function confirm(link: AnswerLinkView) {
+    setState({ step: 'sending', link });
+    const result = await answerWithLink(token);
+    if (result.ok) {
+      setState({ step: 'result', link: result.value.link, usedHere: true });
+    } else if (result.kind === 'http' && result.status === 404) {
+      setState({ step: 'invalid' });
+    } else {
+      setState({ step: 'ready', link, failed: true });
+    }
+  }
+
+  return (
+    <section className="answer-page" data-testid="answer-page" aria-labelledby="answer-title">
+      {state.step === 'loading' ? <p className="muted">{t('app.loading')}</p> : null}
+      {state.step === 'invalid' ? (
+        <>
+          <h1 id="answer-title" className="page-title">
+            {t('answerLink.invalidTitle')}
+          </h1>
+          <p data-testid="answer-result" data-state="invalid">
+            {t('answerLink.invalid')}
+          </p>
+        </>
+      ) : null}
+      {state.step === 'unreachable' ? (
+        <>
+          <h1 id="answer-title" className="page-title">
+            {t('answerLink.title')}
+          </h1>
+          <p className="error" role="alert">
+            {t('answerLink.failed')}
+          </p>
+        </>
+      ) : null}
+      {state.step === 'ready' || state.step === 'sending' || state.step === 'result' ? (
+        <LinkDetails
+          link={state.link}
+          busy={state.step === 'sending'}
+          failed={state.step === 'ready' && state.failed}
+          result={state.step === 'result' ? state.usedHere : undefined}
+          onConfirm={(link) => void confirm(link)}
+        />
+      ) : null}
+    </section>
+  );
+}
+
+function LinkDetails(props: {
+  link: AnswerLinkView;
+  busy: boolean;
+  failed: boolean;
+  /** Set once there is an outcome: whether this page's tap made the decision. */
+  result: boolean | undefined;
+  onConfirm: (link: AnswerLinkView) => void;
+}) {
+  const { t } = useTranslation();
+  const { link } = props;
+  const canConfirm = link.state === 'open' && props.result === undefined;
+  return (
+    <>
+      <p className="muted" data-testid="answer-task">
+        {link.task_title}
+      </p>
+      <h1 id="answer-title" className="page-title" data-testid="answer-title">
+        {link.title === '' ? t(`answerLink.kind.${link.kind}`) : link.title}
+      </h1>
+      {canConfirm ? (
+        <>
+          <p>
+            {t('answerLink.yourChoice')} <strong data-testid="answer-choice">{link.choice}</strong>
+          </p>
+          <button
+            type="button"
+            className="button button-primary answer-button"
+            data-testid="answer-confirm"
+            disabled={props.busy}
+            onClick={() => {
+              props.onConfirm(link);
+            }}
+          >
+            {props.busy
+              ? t('answerLink.sending')
+              : t('answerLink.confirm', { choice: link.choice })}
+          </button>
+          {props.failed ? (
+            <p className="error" role="alert">
+              {t('answerLink.failed')}
+            </p>
+          ) : null}
+        </>
+      ) : (
+        <Outcome link={link} usedHere={props.result === true} />
+      )}
+      <p>
+        <a className="button answer-button" data-testid="answer-open" href={pathOf(link.url)}>
+          {t('answerLink.open')}
+        </a>
+      </p>
+    </>
+  );
+}
+
+function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
+  const { t } = useTranslation();
+  const { link } = props;
+  const decided = link.decided;
+  let text: string;
+  if (decided === null) {
+    text = t('answerLink.expired');
+  } else if (
+    props.usedHere &&
+    decided.choice === link.choice &&
+    decided.responded_by?.surface === 'link'
+  ) {
+    text = t('answerLink.done', { choice: decided.choice });
+  } else if (decided.responded_by) {
+    text = t('answerLink.alreadyDecidedBy', {
+      choice: decided.choice,
+      name: decided.responded_by.name,
+      surface: t(`decision.surface.${decided.responded_by.surface}`),
+    });
+  } else {
+    text = t('answerLink.alreadyDecided', { choice: decided.choice });
+  }
+  return (
+    <p data-testid="answer-result" data-state={link.state} role="status">
+      {text}
+    </p>
+  );
+}

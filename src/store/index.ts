@@ -159,3 +159,4 @@ export type {
   PendingScope,
 } from './pending-bundles.js';
 export { activeBundleHeadsQuery, activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';
+export { claimServerKey, getServerKey } from './server-keys.js';

@@ -129,6 +129,14 @@ const TABLES: readonly SchemaStep[] = [
       UNIQUE (task_session_id, admission_key)
     )`,
   },
+  {
+    name: 'table server_keys',
+    ddl: `CREATE TABLE IF NOT EXISTS server_keys (
+      name TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  },
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -116,6 +116,13 @@ export interface MessageQueueTable {
   updated_at: Timestamp;
 }
 
+/** The server's own keys (the VAPID pair), written once at first start; `server-keys.ts`. */
+export interface ServerKeysTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -126,4 +133,5 @@ export interface Database {
   task_session_turns: TaskSessionTurnsTable;
   task_session_messages: TaskSessionMessagesTable;
   message_queue: MessageQueueTable;
+  server_keys: ServerKeysTable;
 }

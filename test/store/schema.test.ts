@@ -29,6 +29,7 @@ const TABLES = [
   'task_session_turns',
   'task_session_messages',
   'message_queue',
+  'server_keys',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

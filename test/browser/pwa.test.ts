@@ -190,6 +190,7 @@ describe('the installable web app', () => {
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('device-notifications');
     await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
+    await suite.shoot(page, 'settings-device-notifications');
 
     await context.grantPermissions(['notifications'], { origin: world.origin });
     await section.getByRole('button', { name: 'Turn on notifications on this device' }).click();

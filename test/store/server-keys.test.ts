@@ -4,6 +4,7 @@
  * (bound to its public key) stay valid. Both drivers.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { startWebPush } from '../../src/notify/index.js';
 import { loadVapidKeys, VAPID_KEY_NAME } from '../../src/notify/vapid.js';
 import { claimServerKey, getServerKey, openStore, type Store } from '../../src/store/index.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -61,5 +62,17 @@ describe.each(DRIVERS)('server keys on %s', (driver) => {
     await claimServerKey(store, VAPID_KEY_NAME, JSON.stringify({ publicKey: 'short' }));
     await expect(loadVapidKeys(store)).rejects.toThrow('not a P-256 key pair');
     expect(await getServerKey(store, VAPID_KEY_NAME)).toBe(JSON.stringify({ publicKey: 'short' }));
+  });
+
+  it('gives the composition root the sender and the stored public key', async () => {
+    const store = await open();
+    const keys = await loadVapidKeys(store);
+    const push = await startWebPush(store, {
+      clock: fakeClock(),
+      publicOrigin: 'http://192.168.1.20:7420',
+    });
+    expect(push.vapidPublicKey).toBe(keys.publicKey);
+    expect(push.sender.kind).toBe('web_push');
+    expect(push).toMatchObject({ subject: 'mailto:clarion@localhost', subjectUsable: false });
   });
 });

@@ -10,7 +10,7 @@
  * subscription otherwise), so `answered` first replaces the notice with a
  * silent one of the same tag, then closes it.
  */
-/* global self, URL */
+/* global self, URL, setTimeout */
 
 self.addEventListener('install', () => {
   void self.skipWaiting();
@@ -54,8 +54,7 @@ async function showPush(message) {
   const body = typeof message.body === 'string' ? message.body : '';
   if (message.event === 'answered') {
     await self.registration.showNotification(title, { body, tag: message.tag, silent: true });
-    const shown = await self.registration.getNotifications({ tag: message.tag });
-    for (const notification of shown) notification.close();
+    await closeTag(message.tag);
     return;
   }
   await self.registration.showNotification(title, {
@@ -66,6 +65,21 @@ async function showPush(message) {
     badge: '/favicon-32.png',
     data: { url: sameOrigin(message.url) },
   });
+}
+
+/**
+ * Closes what `tag` shows. The notice just shown may not be listed at once,
+ * so it looks again a few times (about a second in all).
+ */
+async function closeTag(tag) {
+  for (let attempt = 0; attempt < 10; attempt += 1) {
+    const shown = await self.registration.getNotifications({ tag });
+    if (shown.length === 0 && attempt > 0) return;
+    for (const notification of shown) notification.close();
+    await new Promise((resolve) => {
+      setTimeout(resolve, 100);
+    });
+  }
 }
 
 /** Only this app's own pages open from a notification. */

@@ -32,6 +32,13 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the Web Push contact', () => {
+    expect(loadConfig({}).vapidSubject).toBeUndefined();
+    expect(loadConfig({ CLARION_VAPID_SUBJECT: 'mailto:ops@example.org' }).vapidSubject).toBe(
+      'mailto:ops@example.org',
+    );
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ CLARION_PORT: '', DATABASE_URL: '' }).port).toBe(7420);
   });
@@ -58,6 +65,8 @@ describe('loadConfig', () => {
     [{ CLARION_HOST: '   ' }, 'CLARION_HOST must not be empty'],
     [{ DATABASE_URL: 'sqlite://x' }, 'DATABASE_URL must start with postgres://'],
     [{ CLARION_LOG_LEVEL: 'loud' }, 'CLARION_LOG_LEVEL must be one of'],
+    [{ CLARION_VAPID_SUBJECT: 'ops@example.org' }, 'CLARION_VAPID_SUBJECT must be a mailto:'],
+    [{ CLARION_VAPID_SUBJECT: 'http://example.org' }, 'CLARION_VAPID_SUBJECT must be a mailto:'],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

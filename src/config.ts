@@ -22,6 +22,8 @@ export interface Config {
   readonly adminToken: string | undefined;
   /** The browser-facing origin when a TLS proxy sits in front of Clarion. */
   readonly publicOrigin: string | undefined;
+  /** Web Push's VAPID contact (`mailto:` or `https:`); see `notify/vapid.ts` `vapidSubject`. */
+  readonly vapidSubject?: string | undefined;
   /** Agent command lines by profile name; always has the demo agent. */
   readonly agentProfiles: ReadonlyMap<string, AgentProfile>;
   /** Running agents per user and per server; the tunables' defaults when absent. */
@@ -84,6 +86,13 @@ const environment = z.object({
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
     .transform((url) => new URL(url).origin)
     .optional(),
+  CLARION_VAPID_SUBJECT: z
+    .string()
+    .trim()
+    .refine((value) => /^mailto:[^@\s]+@[^@\s]+$/.test(value) || /^https:\/\/\S+$/.test(value), {
+      error: 'CLARION_VAPID_SUBJECT must be a mailto: address or an https:// URL',
+    })
+    .optional(),
 });
 
 /** Reads the configuration; unset and empty variables take their defaults. */
@@ -114,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     logLevel: settings.CLARION_LOG_LEVEL,
     adminToken: settings.CLARION_ADMIN_TOKEN,
     publicOrigin: settings.CLARION_PUBLIC_ORIGIN,
+    vapidSubject: settings.CLARION_VAPID_SUBJECT,
     agentProfiles,
     agentQuota: {
       perUser: settings.CLARION_AGENTS_PER_USER,

@@ -113,3 +113,13 @@ export const MCP_SESSIONS_PER_SERVER = 1_000;
 export const ANSWER_LINK_MAX_TTL_MS = 24 * 60 * 60 * 1000;
 /** Expired links still say "expired" this long; after it they are pruned and read as unknown. */
 export const ANSWER_LINK_RETAIN_EXPIRED_MS = 7 * 24 * 60 * 60 * 1000;
+
+// ---------------------------------------------------------------- Web Push (issue 14)
+/** How long a push service keeps a notice for an offline device when the item has no deadline. */
+export const WEB_PUSH_DEFAULT_TTL_S = 60 * 60;
+/** A notice older than a day helps nobody, even when its item waits longer. */
+export const WEB_PUSH_MAX_TTL_S = 24 * 60 * 60;
+/** One request to a push service, whole response included; the outbox's own bound may be shorter. */
+export const WEB_PUSH_SEND_TIMEOUT_MS = 10_000;
+/** How much of a refusal's body is kept for the error (Apple names its reason there). */
+export const WEB_PUSH_ERROR_BODY_BYTES = 512;

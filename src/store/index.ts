@@ -166,3 +166,4 @@ export {
   insertAnswerLinks,
   markAnswerLinkUsed,
 } from './answer-links.js';
+export { claimServerKey, getServerKey } from './server-keys.js';

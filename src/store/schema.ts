@@ -144,6 +144,14 @@ const TABLES: readonly SchemaStep[] = [
       created_at TEXT NOT NULL
     )`,
   },
+  {
+    name: 'table server_keys',
+    ddl: `CREATE TABLE IF NOT EXISTS server_keys (
+      name TEXT PRIMARY KEY,
+      value TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  },
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -133,6 +133,13 @@ export interface AnswerLinksTable {
   created_at: Timestamp;
 }
 
+/** The server's own keys (the VAPID pair), written once at first start; `server-keys.ts`. */
+export interface ServerKeysTable {
+  name: string;
+  value: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -144,4 +151,5 @@ export interface Database {
   task_session_messages: TaskSessionMessagesTable;
   message_queue: MessageQueueTable;
   answer_links: AnswerLinksTable;
+  server_keys: ServerKeysTable;
 }

@@ -51,6 +51,9 @@ export {
   MAX_PUSH_KEY_CHARS,
   MAX_REMINDER_DELAY_S,
   MAX_ANSWER_LINK_TOKEN_CHARS,
+  MAX_WEB_PUSH_PLAINTEXT_BYTES,
+  MAX_WEB_PUSH_TITLE_CHARS,
+  MAX_WEB_PUSH_BODY_CHARS,
 } from './limits.js';
 export { bearerChallenge, INVALID_TOKEN_CHALLENGE, MISSING_TOKEN_CHALLENGE } from './challenge.js';
 export {
@@ -240,6 +243,7 @@ export {
   type PushSubscriptionJson,
   type WebhookPayload,
 } from './notifications.js';
+export { webPushMessage, type WebPushMessage } from './web-push.js';
 export {
   ANSWER_LINK_STATES,
   answerLinkBody,

@@ -58,6 +58,17 @@ export const MAX_REMINDER_DELAY_S = 86_400;
 /** An answer link's secret as it appears in the link. */
 export const MAX_ANSWER_LINK_TOKEN_CHARS = 256;
 
+// ---------------------------------------------------------------- Web Push messages (issue 14)
+/**
+ * Largest plaintext of one push message: push services take 4096 bytes of
+ * body, less the aes128gcm header (86), the tag (16) and the padding
+ * delimiter (1) of RFC 8291's single record.
+ */
+export const MAX_WEB_PUSH_PLAINTEXT_BYTES = 3993;
+/** A notification's title and body are cut to these, so a message always fits. */
+export const MAX_WEB_PUSH_TITLE_CHARS = 120;
+export const MAX_WEB_PUSH_BODY_CHARS = 400;
+
 // ---------------------------------------------------------------- user-input requests (DESIGN §7)
 export const MAX_CONSENT_OPTIONS = 16;
 export const MAX_CONSENT_OPTION_ID_CHARS = 200;

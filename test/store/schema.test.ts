@@ -30,6 +30,7 @@ const TABLES = [
   'task_session_messages',
   'message_queue',
   'answer_links',
+  'server_keys',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

@@ -160,6 +160,27 @@ export const de: Catalog = {
       form: 'Formular',
     },
   },
+  devicePush: {
+    title: 'Benachrichtigungen auf diesem Gerät',
+    explain:
+      'Eine Benachrichtigung auf diesem Gerät erhalten, wenn ein Agent Sie etwas fragt – auch wenn Clarion nicht geöffnet ist.',
+    turnOn: 'Benachrichtigungen auf diesem Gerät einschalten',
+    working: 'Wird eingeschaltet…',
+    on: 'Dieses Gerät erhält eine Benachrichtigung, wenn ein Agent Sie braucht.',
+    turnOff: 'Auf diesem Gerät ausschalten',
+    insecure:
+      'Benachrichtigungen brauchen HTTPS. Öffnen Sie Clarion über eine https://-Adresse (ein TLS-Reverse-Proxy; siehe README), um sie hier einzuschalten.',
+    unsupported:
+      'Dieser Browser kann keine Push-Benachrichtigungen empfangen. Auf einem iPhone oder iPad fügen Sie Clarion zum Home-Bildschirm hinzu und öffnen es von dort.',
+    blocked:
+      'Benachrichtigungen sind für diese Website blockiert. Erlauben Sie sie in den Website-Einstellungen des Browsers und laden Sie die Seite neu.',
+    problem: {
+      dismissed:
+        'Benachrichtigungen wurden nicht erlaubt. Drücken Sie die Schaltfläche erneut, um noch einmal gefragt zu werden.',
+      unavailable: 'Dieser Server kann noch keine Push-Benachrichtigungen senden.',
+      failed: 'Benachrichtigungen konnten nicht eingeschaltet werden: {{error}}',
+    },
+  },
   decisions: {
     title: 'Entscheidungen',
     explain:

@@ -155,6 +155,26 @@ export const en = {
       form: 'Form',
     },
   },
+  devicePush: {
+    title: 'Notifications on this device',
+    explain:
+      'Get a notification on this device when an agent asks you something, even when Clarion is not open.',
+    turnOn: 'Turn on notifications on this device',
+    working: 'Turning on…',
+    on: 'This device gets a notification when an agent needs you.',
+    turnOff: 'Turn off on this device',
+    insecure:
+      'Notifications need HTTPS. Open Clarion through an https:// address (a TLS reverse proxy; see the README) to turn them on here.',
+    unsupported:
+      'This browser cannot receive push notifications. On an iPhone or iPad, add Clarion to the Home Screen and open it from there.',
+    blocked:
+      'Notifications are blocked for this site. Allow them in the browser’s site settings, then reload this page.',
+    problem: {
+      dismissed: 'Notifications were not allowed. Press the button again to be asked once more.',
+      unavailable: 'This server cannot send push notifications yet.',
+      failed: 'Notifications could not be turned on: {{error}}',
+    },
+  },
   decisions: {
     title: 'Decisions',
     explain: 'Every answer, skip, permission and action a person decided, newest first.',

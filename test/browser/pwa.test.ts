@@ -1,0 +1,214 @@
+/**
+ * The installable web app in Chromium: the manifest parses without a
+ * complaint from Chromium's own parser, its icons are real PNGs of the sizes
+ * it declares, `/sw.js` is served as a script that is never cached for long,
+ * and the service worker registers at scope `/` and activates.
+ *
+ * The push handler is exercised through DevTools' `deliverPushMessage`,
+ * which hands the worker a message as a push service would after the
+ * browser decrypted it. It does not prove delivery from a push service (no
+ * push service is reachable offline); the sender's side of that is
+ * `test/notify/web-push-sender.test.ts`.
+ */
+import { describe, expect, it } from 'vitest';
+import type { CDPSession, Page } from 'playwright-core';
+import { useSuite, WAIT } from './support/clarification-pages.js';
+
+interface ManifestIcon {
+  src: string;
+  sizes: string;
+  type: string;
+  purpose: string;
+}
+
+// Page scripts are strings: this suite's tsconfig has no DOM types.
+async function registerWorker(page: Page): Promise<{ scope: string; script: string | null }> {
+  return page.evaluate<{ scope: string; script: string | null }>(`(async () => {
+    await navigator.serviceWorker.register('/sw.js', { scope: '/' });
+    const ready = await navigator.serviceWorker.ready;
+    return { scope: ready.scope, script: ready.active ? ready.active.scriptURL : null };
+  })()`);
+}
+
+async function registrationId(cdp: CDPSession, origin: string): Promise<string> {
+  const found = new Promise<string>((resolve) => {
+    cdp.on('ServiceWorker.workerRegistrationUpdated', (event) => {
+      const match = event.registrations.find(
+        (registration) => registration.scopeURL === `${origin}/` && !registration.isDeleted,
+      );
+      if (match) resolve(match.registrationId);
+    });
+  });
+  await cdp.send('ServiceWorker.enable');
+  return found;
+}
+
+interface Shown {
+  title: string;
+  body: string;
+  tag: string;
+  data: unknown;
+}
+
+async function shownNotifications(page: Page): Promise<Shown[]> {
+  return page.evaluate<Shown[]>(`(async () => {
+    const registration = await navigator.serviceWorker.ready;
+    const shown = await registration.getNotifications();
+    return shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data }));
+  })()`);
+}
+
+describe('the installable web app', () => {
+  const suite = useSuite();
+
+  it('serves a manifest Chromium accepts, with real icons of the declared sizes', async () => {
+    const { world } = suite;
+    const manifestResponse = await fetch(`${world.origin}/manifest.webmanifest`);
+    expect(manifestResponse.headers.get('content-type')).toBe('application/manifest+json');
+    const manifest = (await manifestResponse.json()) as {
+      name: string;
+      short_name: string;
+      start_url: string;
+      display: string;
+      icons: ManifestIcon[];
+    };
+    expect(manifest).toMatchObject({
+      name: 'Clarion',
+      short_name: 'Clarion',
+      start_url: '/',
+      display: 'standalone',
+    });
+    const declared = manifest.icons.map((icon) => `${icon.sizes} ${icon.purpose}`).sort();
+    expect(declared).toEqual([
+      '192x192 any',
+      '192x192 maskable',
+      '512x512 any',
+      '512x512 maskable',
+    ]);
+    for (const icon of [...manifest.icons, { src: '/apple-touch-icon.png', sizes: '180x180' }]) {
+      const response = await fetch(`${world.origin}${icon.src}`);
+      expect(response.headers.get('content-type'), icon.src).toBe('image/png');
+      const bytes = Buffer.from(await response.arrayBuffer());
+      expect(bytes.subarray(1, 4).toString('ascii'), icon.src).toBe('PNG');
+      const size = `${String(bytes.readUInt32BE(16))}x${String(bytes.readUInt32BE(20))}`;
+      expect(size, icon.src).toBe(icon.sizes);
+    }
+
+    const { context, page } = await suite.desktop();
+    const problems: string[] = [];
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    await page.goto(world.origin);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    const cdp = await context.newCDPSession(page);
+    const parsed = await cdp.send('Page.getAppManifest');
+    expect(parsed.url).toBe(`${world.origin}/manifest.webmanifest`);
+    expect(parsed.errors).toEqual([]);
+    expect(await page.locator('meta[name="theme-color"]').count()).toBe(2);
+    expect(await page.locator('link[rel="icon"]').getAttribute('href')).toBe('/favicon-32.png');
+    // Nothing the page loads (manifest, icons) is refused by the app's CSP.
+    expect(problems.filter((text) => text.includes('Content Security Policy'))).toEqual([]);
+    await context.close();
+  });
+
+  it('serves /sw.js as a script without a long cache, and it registers at scope /', async () => {
+    const { world } = suite;
+    const response = await fetch(`${world.origin}/sw.js`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+
+    const { context, page } = await suite.desktop();
+    await page.goto(world.origin);
+    expect(await page.evaluate<boolean>('window.isSecureContext')).toBe(true);
+    expect(await registerWorker(page)).toEqual({
+      scope: `${world.origin}/`,
+      script: `${world.origin}/sw.js`,
+    });
+    await context.close();
+  });
+
+  it('shows a pushed notice with its tag and URL, and closes it when answered', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    await context.grantPermissions(['notifications'], { origin: world.origin });
+    await page.goto(world.origin);
+    const cdp = await context.newCDPSession(page);
+    const id = registrationId(cdp, world.origin);
+    await registerWorker(page);
+    const registration = await id;
+    const push = (message: object) =>
+      cdp.send('ServiceWorker.deliverPushMessage', {
+        origin: world.origin,
+        registrationId: registration,
+        data: JSON.stringify(message),
+      });
+    const asked = {
+      event: 'asked',
+      kind: 'consent',
+      title: 'Refactor billing',
+      body: 'An agent asks for your permission.',
+      url: `${world.origin}/sessions/s-1`,
+      tag: 'clarion-r-1',
+    };
+
+    await push(asked);
+    await expect
+      .poll(() => shownNotifications(page), WAIT)
+      .toEqual([
+        {
+          title: 'Refactor billing',
+          body: 'An agent asks for your permission.',
+          tag: 'clarion-r-1',
+          data: { url: `${world.origin}/sessions/s-1` },
+        },
+      ]);
+
+    // A reminder replaces it (one tag per item), a URL elsewhere is not followed.
+    await push({ ...asked, event: 'reminder', body: 'Still waiting', url: 'https://evil.test/x' });
+    await expect
+      .poll(() => shownNotifications(page), WAIT)
+      .toEqual([
+        expect.objectContaining({ body: 'Still waiting', data: { url: `${world.origin}/` } }),
+      ]);
+
+    // `answered` closes its item's notice and leaves another item's alone (Chromium may also
+    // drop a headless notice on its own after a while; the other item shows it was not that).
+    await push({ ...asked, tag: 'clarion-r-2', title: 'Other task' });
+    await expect.poll(async () => (await shownNotifications(page)).length, WAIT).toBe(2);
+    await push({ ...asked, event: 'answered', body: 'Answered.' });
+    await expect
+      .poll(async () => (await shownNotifications(page)).map((shown) => shown.tag), WAIT)
+      .toEqual(['clarion-r-2']);
+    await context.close();
+  });
+
+  it('offers "turn on" in Settings and leaves no half-made subscription when it cannot finish', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('device-notifications');
+    await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
+    await suite.shoot(page, 'settings-device-notifications');
+
+    await context.grantPermissions(['notifications'], { origin: world.origin });
+    await section.getByRole('button', { name: 'Turn on notifications on this device' }).click();
+    const alert = section.getByRole('alert');
+    await alert.waitFor(WAIT);
+    // Without the notification routes the server says so; with them, headless Chromium has
+    // no push service to subscribe with. Either way the page says why, and nothing is half on.
+    expect(await alert.textContent()).toMatch(
+      /^(This server cannot send push notifications yet\.|Notifications could not be turned on: AbortError: .+)$/,
+    );
+    expect(await section.getAttribute('data-state')).toBe('off');
+    expect(
+      await page.evaluate<{ registered: boolean; subscribed: boolean }>(`(async () => {
+        const registration = await navigator.serviceWorker.getRegistration('/');
+        const subscription = registration ? await registration.pushManager.getSubscription() : null;
+        return { registered: registration !== undefined, subscribed: subscription !== null };
+      })()`),
+    ).toEqual({ registered: true, subscribed: false });
+    await context.close();
+  });
+});

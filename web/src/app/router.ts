@@ -1,6 +1,7 @@
 /**
  * A small history router: `/` (inbox), `/sessions/:id`, `/decisions` (the
- * decision log) and `/settings` (devices, tokens, notifications).
+ * decision log), `/settings` (devices, tokens, notifications) and
+ * `/signed-out` (how to get a sign-in link; where a spent link leads).
  */
 import { useSyncExternalStore } from 'react';
 
@@ -8,11 +9,13 @@ export type Route =
   | { name: 'inbox' }
   | { name: 'session'; sessionId: string }
   | { name: 'decisions' }
-  | { name: 'settings' };
+  | { name: 'settings' }
+  | { name: 'signedOut' };
 
 export function parseRoute(pathname: string): Route {
   if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
   if (/^\/settings\/?$/.test(pathname)) return { name: 'settings' };
+  if (/^\/signed-out\/?$/.test(pathname)) return { name: 'signedOut' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
   return { name: 'inbox' };

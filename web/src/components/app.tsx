@@ -9,6 +9,12 @@ import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
 import { SettingsPage } from './settings-page.js';
+import { SignInHelp } from './sign-in-help.js';
+
+/** The server sends a sign-in link that no longer works to `/signed-out?reason=link_invalid`. */
+function linkInvalid(): boolean {
+  return new URLSearchParams(window.location.search).get('reason') === 'link_invalid';
+}
 
 type Auth = 'checking' | 'signed_in' | 'signed_out';
 
@@ -86,11 +92,11 @@ export function App() {
       </header>
       <main id="main" className="app-main">
         {auth === 'checking' ? <p className="muted">{t('app.loading')}</p> : null}
-        {auth === 'signed_out' ? (
-          <section className="sign-in" data-testid="sign-in">
-            <h1 className="page-title">{t('app.signInTitle')}</h1>
-            <p>{t('app.signInBody')}</p>
-          </section>
+        {route.name === 'signedOut' && auth !== 'checking' ? (
+          <SignInHelp linkInvalid={linkInvalid()} signedIn={auth === 'signed_in'} />
+        ) : null}
+        {auth === 'signed_out' && route.name !== 'signedOut' ? (
+          <SignInHelp linkInvalid={false} signedIn={false} />
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}

@@ -6,6 +6,7 @@
  * `MAX_TOKENS_PER_USER` live at once, so a script's loop cannot fill the table.
  */
 import {
+  countLiveTokens,
   deletePersonalToken,
   listPersonalTokens,
   lockUserRow,
@@ -41,8 +42,7 @@ export function createPersonalToken(
   return store.transaction(async (tx): Promise<NewTokenResult> => {
     // Counting and adding must not interleave with a second request's.
     if (!(await lockUserRow(tx, owner.userId))) return failure('unauthorized');
-    const live = await listPersonalTokens(tx, owner.userId);
-    if (live.length >= MAX_TOKENS_PER_USER) {
+    if ((await countLiveTokens(tx, owner.userId, 'user')) >= MAX_TOKENS_PER_USER) {
       return failure(
         'conflict',
         `you already hold ${MAX_TOKENS_PER_USER} tokens, the most allowed; revoke one first`,

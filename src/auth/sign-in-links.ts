@@ -10,12 +10,14 @@
  * `CLARION_PUBLIC_ORIGIN` when set, else the server's own URL; the caller
  * passes it in, since only the composition root knows where it listens.
  */
-import { SIGN_IN_LINK_TTL_MS } from '../tunables.js';
+import { SIGN_IN_LINK_TTL_MS, SIGN_IN_LINKS_PER_USER } from '../tunables.js';
 import {
+  countLiveTokens,
   deleteSignInLinksNamed,
   firstAdmin,
   getUser,
   listUsers,
+  lockUserRow,
   type RepoContext,
   type Store,
   type UserRecord,
@@ -62,12 +64,14 @@ export function revokeStartUpLinks(ctx: RepoContext): Promise<number> {
 }
 
 export type SignInLinkResult =
-  ({ ok: true } & SignInLinkReply) | Failure<'forbidden' | 'not_found'>;
+  ({ ok: true } & SignInLinkReply) | Failure<'forbidden' | 'not_found' | 'quota_exceeded'>;
 
 /**
  * `POST /api/v1/auth/sign-in-links`: a link for the caller, or, for an admin,
  * for the user they name. A person who is not an admin naming someone else is
  * refused before the name is looked up, so the answer says nothing of who exists.
+ * At most `SIGN_IN_LINKS_PER_USER` live links per user, so a loop cannot fill
+ * the table.
  */
 export async function signInLinkFor(
   store: Store,
@@ -80,7 +84,14 @@ export async function signInLinkFor(
     return failure('forbidden', 'only an admin may mint a sign-in link for another user');
   }
   return store.transaction(async (tx): Promise<SignInLinkResult> => {
-    if (!(await getUser(tx, userId))) return failure('not_found', 'unknown user');
+    // Also the existence check; it keeps a concurrent mint from slipping past the count.
+    if (!(await lockUserRow(tx, userId))) return failure('not_found', 'unknown user');
+    if ((await countLiveTokens(tx, userId, 'sign_in')) >= SIGN_IN_LINKS_PER_USER) {
+      return failure(
+        'quota_exceeded',
+        `${SIGN_IN_LINKS_PER_USER} unused sign-in links are already out; use one or wait until one expires`,
+      );
+    }
     const link = await mintSignInLink(tx, {
       userId,
       origin: input.origin,

@@ -127,6 +127,7 @@ export {
 export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
 export {
   bindToken,
+  countLiveTokens,
   deleteSessionTokens,
   deleteSpentTokens,
   deleteToken,

@@ -272,6 +272,24 @@ export async function listPersonalTokens(ctx: RepoContext, userId: string): Prom
     .execute();
 }
 
+/** How many live (unused, unexpired) tokens of `kind` the user holds. */
+export async function countLiveTokens(
+  ctx: RepoContext,
+  userId: string,
+  kind: ApiTokenKind,
+): Promise<number> {
+  const now = wallTimestamp(ctx.clock);
+  const row = await ctx.db
+    .selectFrom('api_tokens')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('live'))
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.live);
+}
+
 /**
  * Holds the user's row until the transaction ends, so that counting and then
  * adding a token is not raced by a second request on PostgreSQL (SQLite has a

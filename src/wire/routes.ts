@@ -356,7 +356,7 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: signInLinkBody,
     replies: { 201: signInLinkReply },
-    errors: ['invalid_request', 'forbidden', 'not_found'],
+    errors: ['invalid_request', 'forbidden', 'not_found', 'quota_exceeded'],
   },
   // ---------------------------------------------------------------- personal API tokens
   {

@@ -13,7 +13,11 @@ import { registerAccountRoutes } from '../../src/http/admin-routes.js';
 import { mountApiAccess, SESSION_COOKIE } from '../../src/http/auth.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import { SIGN_IN_LINK_TTL_MS, TOKEN_LAST_USED_INTERVAL_MS } from '../../src/tunables.js';
+import {
+  SIGN_IN_LINK_TTL_MS,
+  SIGN_IN_LINKS_PER_USER,
+  TOKEN_LAST_USED_INTERVAL_MS,
+} from '../../src/tunables.js';
 import { MAX_TOKEN_NAME_CHARS, MAX_TOKENS_PER_USER } from '../../src/wire/index.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds, type FakeClock } from '../support/fakes.js';
@@ -174,6 +178,22 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
         headers: { cookie: `${SESSION_COOKIE}=${cookie ?? ''}` },
       });
       expect(((await me.json()) as { user: { id: string } }).user.id).toBe(bob.id);
+    });
+
+    it(`holds at most ${SIGN_IN_LINKS_PER_USER} live links per user; one more is 429 and stores nothing`, async () => {
+      const bob = await newUser('bob');
+      const mint = () =>
+        call('/api/v1/auth/sign-in-links', bob.token, { method: 'POST', json: {} });
+      // Bob's new-user link is live too.
+      for (let i = 1; i < SIGN_IN_LINKS_PER_USER; i++) expect((await mint()).status).toBe(201);
+      const before = await tokenRows();
+      const refused = await mint();
+      expect(refused.status).toBe(429);
+      expect(await refused.json()).toMatchObject({ code: 'quota_exceeded' });
+      expect(await tokenRows()).toBe(before);
+      // Minted links expire; then there is room again.
+      clock.advance(SIGN_IN_LINK_TTL_MS);
+      expect((await mint()).status).toBe(201);
     });
 
     it('refuses bad requests with a clear 4xx and stores nothing', async () => {

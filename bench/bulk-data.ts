@@ -203,6 +203,7 @@ async function settle(store: Store): Promise<void> {
 function messageIndexSteps(store: Store): Map<string, string> {
   const steps = new Map<string, string>();
   for (const step of schemaSteps(store.dialect)) {
+    if (!('ddl' in step)) continue;
     const match = /^CREATE (?:UNIQUE )?INDEX IF NOT EXISTS (\w+) ON task_session_messages\b/.exec(
       step.ddl,
     );

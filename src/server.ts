@@ -14,7 +14,7 @@ import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
 import type { AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
-import { revokeAllAgentTokens } from './auth/index.js';
+import { revokeAllAgentTokens, signInUrl } from './auth/index.js';
 import {
   ClarificationService,
   DEFAULT_BUDGETS,
@@ -189,6 +189,7 @@ export async function startServer(
       upgradeWebSocket,
       origin: () => url,
       publicOrigin: config.publicOrigin,
+      linkOrigin: () => config.publicOrigin ?? url,
       hostnames: allowedHostnames(config.host, config.publicOrigin),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     });
@@ -212,7 +213,7 @@ export async function startServer(
     });
     return {
       url,
-      signInUrl: `${config.publicOrigin ?? url}/auth/sign-in?token=${boot.signInSecret}`,
+      signInUrl: signInUrl(config.publicOrigin ?? url, boot.signInSecret),
       store,
       clarification,
       turns,

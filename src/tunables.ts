@@ -57,8 +57,18 @@ export const DEMO_DETACH_AFTER_MS = 2_000;
 export const DEMO_MCP_IDLE_TIMEOUT_MS = 60_000;
 
 // ---------------------------------------------------------------- sign-in
+/** The link printed at start-up: the first way in, so it outlasts a long lunch. */
 export const SIGN_IN_TOKEN_TTL_MS = 24 * 60 * 60 * 1000;
 export const BROWSER_SESSION_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+/** A link minted on demand (Settings, the admin API, `clarion sign-in-link`): shown, scanned, gone. */
+export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
+/**
+ * Unused, unexpired links one person may hold from `POST /api/v1/auth/sign-in-links`,
+ * so a loop cannot fill the table; a slot frees when a link is used or expires.
+ */
+export const SIGN_IN_LINKS_PER_USER = 20;
+/** A personal token's `last_used_at` is written at most this often, never once per request. */
+export const TOKEN_LAST_USED_INTERVAL_MS = 60 * 1000;
 
 // ---------------------------------------------------------------- HTTP and events
 /** Outlives the clients' idle keep-alive (Node's and undici's are about 5 s). */

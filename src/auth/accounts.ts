@@ -30,7 +30,8 @@ import {
   type WorkspaceView,
 } from '../wire/index.js';
 import type { Principal } from './principal.js';
-import { issueToken } from './tokens.js';
+import { mintSignInLink, SIGN_IN_ORIGINS } from './sign-in-links.js';
+import { issueToken, SIGN_IN_TOKEN_TTL_MS } from './tokens.js';
 
 export type UserPrincipal = Extract<Principal, { kind: 'user' }>;
 
@@ -61,15 +62,28 @@ export function whoIs(store: Store, principal: Principal): Promise<UserRecord | 
   return getUser(store, principal.userId);
 }
 
-/** A new user and its first bearer token, in one transaction. */
+/** How a new user's first bearer token is listed among their tokens. */
+export const FIRST_TOKEN_NAME = 'First token';
+
+/**
+ * A new user, its first bearer token and a one-time sign-in link for the web
+ * app, in one transaction. The link lives as long as a start-up link: the
+ * admin still has to hand it over.
+ */
 export function createUserWithToken(
   store: Store,
-  input: { name: string; isAdmin?: boolean | undefined },
-): Promise<{ user: UserRecord; token: string }> {
+  input: { name: string; isAdmin?: boolean | undefined; origin: string },
+): Promise<{ user: UserRecord; token: string; signInUrl: string }> {
   return store.transaction(async (tx) => {
     const user = await createUser(tx, { name: input.name, isAdmin: input.isAdmin });
-    const token = await issueToken(tx, { kind: 'user', userId: user.id });
-    return { user, token: token.secret };
+    const token = await issueToken(tx, { kind: 'user', userId: user.id, name: FIRST_TOKEN_NAME });
+    const link = await mintSignInLink(tx, {
+      userId: user.id,
+      origin: input.origin,
+      mintedBy: SIGN_IN_ORIGINS.newUser,
+      ttlMs: SIGN_IN_TOKEN_TTL_MS,
+    });
+    return { user, token: token.secret, signInUrl: link.url };
   });
 }
 

@@ -7,7 +7,8 @@
  *
  * A start also revokes what no longer has a holder: a preset token whose
  * value is no longer configured (rotating or unsetting `CLARION_ADMIN_TOKEN`
- * ends the old one), the unused sign-in links of earlier starts, and every
+ * ends the old one), the unused sign-in links earlier starts printed (links
+ * minted since, in Settings or by `clarion sign-in-link`, stay), and every
  * agent token (no agent of an earlier run is still running; see
  * `revocation.ts`).
  */
@@ -22,6 +23,7 @@ import {
 import type { Store } from '../store/index.js';
 import { bindToken, deleteSpentTokens, deleteTokensOfKind } from '../store/index.js';
 import { revokeAllAgentTokens } from './revocation.js';
+import { revokeStartUpLinks, SIGN_IN_ORIGINS } from './sign-in-links.js';
 import { hashSecret, issueToken } from './tokens.js';
 
 export const BOOTSTRAP_ADMIN_NAME = 'admin';
@@ -105,10 +107,14 @@ export async function bootstrapAccounts(
       adminTokenChanged = bound.changed;
     }
     await deleteTokensOfKind(tx, 'preset', presetHash);
-    await deleteTokensOfKind(tx, 'sign_in');
+    await revokeStartUpLinks(tx);
     await revokeAllAgentTokens(tx);
     await deleteSpentTokens(tx);
-    const signIn = await issueToken(tx, { kind: 'sign_in', userId: admin.id });
+    const signIn = await issueToken(tx, {
+      kind: 'sign_in',
+      userId: admin.id,
+      name: SIGN_IN_ORIGINS.startUp,
+    });
     return { admin, createdAdmin, adminTokenChanged, signInSecret: signIn.secret };
   });
 }

@@ -5,6 +5,7 @@ export {
   createOwnedWorkspace,
   createUserWithToken,
   deleteUser,
+  FIRST_TOKEN_NAME,
   memberView,
   membersOf,
   removeMember,
@@ -54,3 +55,21 @@ export {
   type SignInOutcome,
   type TokenRequest,
 } from './tokens.js';
+export {
+  createPersonalToken,
+  personalTokensOf,
+  revokePersonalToken,
+  tokenView,
+  type NewTokenResult,
+} from './personal-tokens.js';
+export {
+  cliSignInLink,
+  mintSignInLink,
+  SIGN_IN_ORIGINS,
+  SIGN_IN_PATH,
+  signInLinkFor,
+  signInUrl,
+  type CliLinkResult,
+  type SignInLinkResult,
+  type SignInOrigin,
+} from './sign-in-links.js';

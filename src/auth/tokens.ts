@@ -5,7 +5,11 @@
  * takes `user`, `preset` and `agent` tokens, the session cookie only `browser` tokens,
  * and a `sign_in` token authenticates nothing until it is redeemed.
  */
-import { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS } from '../tunables.js';
+import {
+  BROWSER_SESSION_TTL_MS,
+  SIGN_IN_TOKEN_TTL_MS,
+  TOKEN_LAST_USED_INTERVAL_MS,
+} from '../tunables.js';
 import { createHash, randomBytes } from 'node:crypto';
 import type { RepoContext, Store } from '../store/index.js';
 import type { ApiTokenKind } from '../store/index.js';
@@ -14,7 +18,9 @@ import {
   findLiveToken,
   insertToken,
   redeemToken,
+  touchTokenUse,
   wallTimestamp,
+  type LiveToken,
   type TokenRecord,
 } from '../store/index.js';
 import type { Principal } from './principal.js';
@@ -50,7 +56,14 @@ export function hashSecret(secret: string): string {
 }
 
 export type TokenRequest =
-  | { readonly kind: 'user' | 'sign_in' | 'browser'; readonly userId: string }
+  | {
+      readonly kind: 'user' | 'sign_in' | 'browser';
+      readonly userId: string;
+      /** A personal token's label, or who minted a sign-in link. */
+      readonly name?: string;
+      /** Replaces the kind's lifetime (a sign-in link minted on demand is shorter). */
+      readonly ttlMs?: number;
+    }
   | { readonly kind: 'agent'; readonly userId: string; readonly sessionId: string };
 
 export interface IssuedToken {
@@ -62,13 +75,14 @@ export interface IssuedToken {
 /** Stores a new token; its lifetime follows from its kind. */
 export async function issueToken(ctx: RepoContext, request: TokenRequest): Promise<IssuedToken> {
   const secret = generateSecret();
-  const ttlMs = TTL_MS[request.kind];
+  const ttlMs = (request.kind === 'agent' ? undefined : request.ttlMs) ?? TTL_MS[request.kind];
   const record = await insertToken(ctx, {
     userId: request.userId,
     kind: request.kind,
     tokenHash: hashSecret(secret),
     sessionId: request.kind === 'agent' ? request.sessionId : null,
     expiresAt: ttlMs === undefined ? null : wallTimestamp(ctx.clock, ttlMs),
+    name: request.kind === 'agent' ? null : (request.name ?? null),
   });
   return { secret, record };
 }
@@ -82,6 +96,7 @@ export async function resolveToken(
   if (!plausibleSecret(secret)) return undefined;
   const token = await findLiveToken(ctx, hashSecret(secret), CHANNEL_KINDS[channel]);
   if (!token) return undefined;
+  if (token.kind === 'user') await noteTokenUse(ctx, token);
   if (token.kind === 'agent') {
     // An agent token without a session would reach nothing; refuse it outright.
     if (token.sessionId === null) return undefined;
@@ -123,6 +138,21 @@ export function redeemSignInLink(store: Store, secret: string): Promise<SignInOu
 export async function revokeBrowserSession(ctx: RepoContext, secret: string): Promise<boolean> {
   if (!plausibleSecret(secret)) return false;
   return deleteToken(ctx, hashSecret(secret), 'browser');
+}
+
+/**
+ * Keeps a personal token's `last_used_at` roughly current: a write only when
+ * the value read with the token is older than the interval, so the hot paths
+ * (respond with a bearer token) stay reads. Approximate by design: a touch
+ * the storage refuses is simply tried again at the token's next use, and
+ * never fails the request it rides on.
+ */
+async function noteTokenUse(ctx: RepoContext, token: LiveToken): Promise<void> {
+  const staleBefore = wallTimestamp(ctx.clock, -TOKEN_LAST_USED_INTERVAL_MS);
+  if (token.lastUsedAt !== null && token.lastUsedAt > staleBefore) return;
+  await touchTokenUse(ctx, token.id, wallTimestamp(ctx.clock), staleBefore).catch(
+    (error: unknown) => error,
+  );
 }
 
 function plausibleSecret(secret: string): boolean {

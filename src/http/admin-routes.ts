@@ -1,5 +1,6 @@
 /**
- * Accounts over REST: who am I, users, workspaces and their members. Creating
+ * Accounts over REST: who am I, users (a new one comes with a token and a
+ * sign-in link), workspaces and their members. Creating
  * users and workspaces and changing membership is for admins; agents reach
  * none of these routes but `/me`. A workspace the caller may not see answers
  * 404, the same as one that does not exist. Membership is what grants task
@@ -27,8 +28,9 @@ import { principalOf, registerSessionRoutes } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody, storableParams } from './request-guards.js';
+import { linkOriginOf, registerTokenRoutes, type TokenRouteDeps } from './token-routes.js';
 
-export interface AccountRouteDeps {
+export interface AccountRouteDeps extends TokenRouteDeps {
   readonly store: Store;
   /** Marks the session cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
   readonly secureCookies?: boolean;
@@ -47,13 +49,15 @@ function gate(c: Context<AppEnv>, admin: boolean): Gate {
 }
 
 /**
- * Registers the session routes (sign-in, sign-out) and the account routes.
+ * Registers the session routes (sign-in, sign-out), the account routes and
+ * the routes that mint sign-in links and personal tokens.
  * The auth middleware and request guards must already be mounted on
  * `/api/v1/*`.
  */
 export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps): void {
   const { store } = deps;
   registerSessionRoutes(app, deps);
+  registerTokenRoutes(app, deps);
   app.use('/api/v1/workspaces/:id/*', storableParams('unknown workspace'));
   app.use('/api/v1/workspaces/:id/members/:userId/*', storableParams('unknown membership'));
 
@@ -76,10 +80,14 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const created = await createUserWithToken(store, {
       name: body.value.name,
       isAdmin: body.value.is_admin,
+      origin: linkOriginOf(c, deps),
     });
-    // The body holds a secret shown only this once; no cache may keep it.
+    // The body holds secrets shown only this once; no cache may keep it.
     c.header('Cache-Control', 'no-store');
-    return c.json({ user: userView(created.user), token: created.token }, 201);
+    return c.json(
+      { user: userView(created.user), token: created.token, sign_in_url: created.signInUrl },
+      201,
+    );
   });
 
   app.get('/api/v1/users', async (c) => {

@@ -43,6 +43,8 @@ export interface AppDeps {
   readonly origin: () => string;
   /** The browser-facing origin behind a TLS proxy; cookies are then `Secure`. */
   readonly publicOrigin?: string | undefined;
+  /** Where minted sign-in links point: the public origin, else the server's URL once it listens. */
+  readonly linkOrigin?: () => string;
   /** Host names answered (`allowedHostnames`); a request naming another gets 403. */
   readonly hostnames: readonly string[];
   /** The connecting peer's address, for `/metrics`; tests play a remote peer with it. */
@@ -78,6 +80,7 @@ export function createApp(deps: AppDeps): App {
   registerAccountRoutes(app, {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
+    ...(deps.linkOrigin ? { linkOrigin: deps.linkOrigin } : {}),
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);

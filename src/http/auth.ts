@@ -19,6 +19,7 @@ import {
   redeemSignInLink,
   resolveToken,
   revokeBrowserSession,
+  SIGN_IN_PATH,
   type CredentialChannel,
   type DecisionSurface,
   type Principal,
@@ -34,8 +35,14 @@ import {
 } from './request-guards.js';
 
 export const SESSION_COOKIE = 'clarion_session';
-export const SIGN_IN_PATH = '/auth/sign-in';
+export { SIGN_IN_PATH };
 export const SIGN_OUT_PATH = '/api/v1/auth/sign-out';
+/**
+ * Where a link that cannot sign in sends the browser: the web app's styled,
+ * translated page saying how to get a new link. The reason is the same for
+ * unknown, used and expired links, so the page tells an attacker nothing.
+ */
+export const LINK_INVALID_LOCATION = '/signed-out?reason=link_invalid';
 
 export interface AuthOptions {
   /**
@@ -164,13 +171,6 @@ export interface SessionRouteDeps {
   readonly secureCookies?: boolean;
 }
 
-const LINK_INVALID_PAGE = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Sign-in link not valid</title></head>
-<body><h1>This sign-in link is not valid</h1>
-<p>It was already used, or it has expired: a sign-in link works once, within 24 hours.
-Restart Clarion to print a new link, or ask an administrator.</p></body></html>
-`;
-
 /** `GET /auth/sign-in?token=…` and `POST /api/v1/auth/sign-out`; mount the auth middleware first. */
 export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps): void {
   app.get(SIGN_IN_PATH, async (c) => {
@@ -181,7 +181,8 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     if (c.req.method === 'HEAD') return c.body(null, 200);
     const secret = c.req.query('token') ?? '';
     const outcome = await redeemSignInLink(deps.store, secret);
-    if (!outcome.ok) return c.html(LINK_INVALID_PAGE, 401);
+    // 303 like a success: the app renders the page, in the person's language.
+    if (!outcome.ok) return c.redirect(LINK_INVALID_LOCATION, 303);
     setCookie(c, SESSION_COOKIE, outcome.browserSecret, {
       httpOnly: true,
       sameSite: 'Strict',

@@ -20,8 +20,8 @@ export { DataDirLockedError, lockDataDir, LOCK_FILE, PID_FILE } from './data-dir
 export type { StorageFaultReason } from './faults.js';
 export { isStorageUnavailable, StorageUnavailableError } from './faults.js';
 export type { TransactionOptions } from './transaction.js';
-export type { SchemaState, SchemaStep } from './schema.js';
-export { applySchema, schemaSteps, SchemaStepError } from './schema.js';
+export type { ColumnAddition, SchemaState, SchemaStep } from './schema.js';
+export { applySchema, runSchemaStep, schemaSteps, SchemaStepError } from './schema.js';
 export type {
   Database,
   SessionState,
@@ -127,15 +127,21 @@ export {
 export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
 export {
   bindToken,
+  countLiveTokens,
   deleteSessionTokens,
   deleteSpentTokens,
   deleteToken,
   deleteTokenById,
   deleteTokensOfKind,
+  deletePersonalToken,
+  deleteSignInLinksNamed,
   findLiveToken,
   insertToken,
+  listPersonalTokens,
   listUserTokens,
+  lockUserRow,
   redeemToken,
+  touchTokenUse,
   wallTimestamp,
 } from './tokens.js';
 export type { QueuedMessage } from './admission.js';

@@ -1,18 +1,26 @@
 /**
- * Start-up schema: an ordered list of `CREATE … IF NOT EXISTS` steps. A fresh
- * and an existing database converge by replaying the list; nothing rewrites
- * rows and there is no version flag. A failed step stops start-up (the caller
- * must not admit work), and the error names the step.
+ * Start-up schema: an ordered list of `CREATE … IF NOT EXISTS` steps and
+ * column additions made only where the column is missing. A fresh and an
+ * existing database converge by replaying the list; nothing rewrites rows and
+ * there is no version flag. A failed step stops start-up (the caller must not
+ * admit work), and the error names the step.
  */
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from './dialect.js';
 import { OPEN_TURNS_INDEX, OPEN_TURNS_INDEX_DDL } from './interrupted-turns.js';
 import type { Database } from './tables.js';
 
-export interface SchemaStep {
-  readonly name: string;
-  readonly ddl: string;
+/** A nullable column added to an existing table; existing rows read it as NULL. */
+export interface ColumnAddition {
+  readonly table: string;
+  readonly column: string;
+  /** The column's type, spelled so both engines read it the same way (`TEXT`). */
+  readonly type: string;
 }
+
+export type SchemaStep =
+  | { readonly name: string; readonly ddl: string }
+  | { readonly name: string; readonly addColumn: ColumnAddition };
 
 // Types are spelled so that SQLite and PostgreSQL read them the same way.
 const TABLES: readonly SchemaStep[] = [
@@ -154,6 +162,13 @@ const TABLES: readonly SchemaStep[] = [
   },
 ];
 
+/** Columns added after their table first shipped; a fresh database gets them the same way. */
+const COLUMNS: readonly SchemaStep[] = [
+  // A personal token's label and its approximate last use (issue 14).
+  column('api_tokens', 'name', 'TEXT'),
+  column('api_tokens', 'last_used_at', 'TEXT'),
+];
+
 const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_api_tokens_user', 'api_tokens (user_id)'),
   index('idx_workspace_members_user', 'workspace_members (user_id)'),
@@ -182,6 +197,33 @@ function index(name: string, target: string): SchemaStep {
   return { name: `index ${name}`, ddl: `CREATE INDEX IF NOT EXISTS ${name} ON ${target}` };
 }
 
+function column(table: string, name: string, type: string): SchemaStep {
+  return { name: `column ${table}.${name}`, addColumn: { table, column: name, type } };
+}
+
+/**
+ * Runs one step. A column is added only when the catalog lacks it; if a
+ * concurrent start added it between the look and the `ALTER`, the failure is
+ * forgiven once the catalog shows the column.
+ */
+export async function runSchemaStep(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  step: SchemaStep,
+): Promise<void> {
+  if ('ddl' in step) {
+    await sql.raw(step.ddl).execute(db);
+    return;
+  }
+  const { table, column: name, type } = step.addColumn;
+  if ((await dialect.listColumns(db, table)).includes(name)) return;
+  try {
+    await sql.raw(`ALTER TABLE ${table} ADD COLUMN ${name} ${type}`).execute(db);
+  } catch (error) {
+    if (!(await dialect.listColumns(db, table)).includes(name)) throw error;
+  }
+}
+
 /** Every start-up step for a driver, in the order they must run. */
 export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
   const pendingId = dialect.pendingIdIndexes.map((definition) => ({
@@ -192,7 +234,7 @@ export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
     name: `index ${dialect.pendingRowsIndex.name}`,
     ddl: dialect.pendingRowsIndex.ddl,
   };
-  return [...TABLES, ...PLAIN_INDEXES, ...pendingId, pendingRows];
+  return [...TABLES, ...COLUMNS, ...PLAIN_INDEXES, ...pendingId, pendingRows];
 }
 
 export class SchemaStepError extends Error {
@@ -231,7 +273,7 @@ export async function applySchema(
 ): Promise<SchemaState> {
   for (const step of steps) {
     try {
-      await sql.raw(step.ddl).execute(db);
+      await runSchemaStep(db, dialect, step);
     } catch (error) {
       throw new SchemaStepError(step.name, error);
     }

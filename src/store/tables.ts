@@ -36,6 +36,13 @@ export interface ApiTokensTable {
   used_at: Timestamp | null;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /**
+   * A person's label for a `user` token; for a `sign_in` link, who minted it
+   * (`SIGN_IN_ORIGINS` in `auth/sign-in-links.ts`). Null on rows older than the column.
+   */
+  name: string | null;
+  /** When a `user` token last authenticated; updated at most once per `TOKEN_LAST_USED_INTERVAL_MS`. */
+  last_used_at: Timestamp | null;
 }
 
 export interface WorkspacesTable {

@@ -20,6 +20,7 @@ export interface LiveToken {
   readonly userName: string;
   readonly isAdmin: boolean;
   readonly sessionId: string | null;
+  readonly lastUsedAt: Timestamp | null;
 }
 
 export interface NewToken {
@@ -28,6 +29,7 @@ export interface NewToken {
   readonly tokenHash: string;
   readonly sessionId?: string | null;
   readonly expiresAt?: Timestamp | null;
+  readonly name?: string | null;
 }
 
 const NS_PER_MS = 1_000_000n;
@@ -52,6 +54,8 @@ export async function insertToken(ctx: RepoContext, input: NewToken): Promise<To
     used_at: null,
     created_at: now,
     updated_at: now,
+    name: input.name ?? null,
+    last_used_at: null,
   };
   await ctx.db.insertInto('api_tokens').values(row).execute();
   return row;
@@ -80,6 +84,8 @@ export async function bindToken(
       used_at: null,
       created_at: now,
       updated_at: now,
+      name: null,
+      last_used_at: null,
     })
     .onConflict((conflict) => conflict.column('token_hash').doNothing())
     .returningAll()
@@ -121,7 +127,15 @@ const liveTokenStatement = compiledStatement(
     ctx.db
       .selectFrom('api_tokens as t')
       .innerJoin('users as u', 'u.id', 't.user_id')
-      .select(['t.id', 't.kind', 't.user_id', 't.task_session_id', 'u.name', 'u.is_admin'])
+      .select([
+        't.id',
+        't.kind',
+        't.user_id',
+        't.task_session_id',
+        't.last_used_at',
+        'u.name',
+        'u.is_admin',
+      ])
       .where('t.token_hash', '=', tokenHash)
       .where('t.kind', 'in', kinds)
       .where('t.used_at', 'is', null)
@@ -145,7 +159,28 @@ export async function findLiveToken(
     userName: row.name,
     isAdmin: row.is_admin === 1,
     sessionId: row.task_session_id,
+    lastUsedAt: row.last_used_at,
   };
+}
+
+/**
+ * Records that a token authenticated at `now`, unless it already did after
+ * `staleBefore`: the condition makes a racing second touch a no-op, and the
+ * caller only calls when the row it read was stale, so a busy token costs one
+ * write per interval, not one per request.
+ */
+export async function touchTokenUse(
+  ctx: RepoContext,
+  id: string,
+  now: Timestamp,
+  staleBefore: Timestamp,
+): Promise<void> {
+  await ctx.db
+    .updateTable('api_tokens')
+    .set({ last_used_at: now })
+    .where('id', '=', id)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<=', staleBefore)]))
+    .execute();
 }
 
 /**
@@ -218,6 +253,88 @@ export async function deleteSpentTokens(ctx: RepoContext): Promise<number> {
   const result = await ctx.db
     .deleteFrom('api_tokens')
     .where((eb) => eb.or([eb('used_at', 'is not', null), eb('expires_at', '<=', now)]))
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** A user's live `user` tokens (personal API tokens), oldest first. */
+export async function listPersonalTokens(ctx: RepoContext, userId: string): Promise<TokenRecord[]> {
+  const now = wallTimestamp(ctx.clock);
+  return ctx.db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'user')
+    .where('used_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** How many live (unused, unexpired) tokens of `kind` the user holds. */
+export async function countLiveTokens(
+  ctx: RepoContext,
+  userId: string,
+  kind: ApiTokenKind,
+): Promise<number> {
+  const now = wallTimestamp(ctx.clock);
+  const row = await ctx.db
+    .selectFrom('api_tokens')
+    .select((eb) => eb.fn.countAll<number | string | bigint>().as('live'))
+    .where('user_id', '=', userId)
+    .where('kind', '=', kind)
+    .where('used_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .executeTakeFirstOrThrow();
+  return Number(row.live);
+}
+
+/**
+ * Holds the user's row until the transaction ends, so that counting and then
+ * adding a token is not raced by a second request on PostgreSQL (SQLite has a
+ * single writer already). False when the user is gone.
+ */
+export async function lockUserRow(ctx: RepoContext, userId: string): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('users')
+    .set((eb) => ({ updated_at: eb.ref('updated_at') }))
+    .where('id', '=', userId)
+    .executeTakeFirst();
+  return result.numUpdatedRows > 0n;
+}
+
+/** Deletes one of the user's own `user` tokens; false when no such token is theirs. */
+export async function deletePersonalToken(
+  ctx: RepoContext,
+  userId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await ctx.db
+    .deleteFrom('api_tokens')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'user')
+    .executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}
+
+/**
+ * Deletes the sign-in links minted by one of `names`, and those from before
+ * links carried a name; links of other origins are left to expire or be used.
+ */
+export async function deleteSignInLinksNamed(
+  ctx: RepoContext,
+  names: readonly string[],
+): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('api_tokens')
+    .where('kind', '=', 'sign_in')
+    .where((eb) =>
+      names.length === 0
+        ? eb('name', 'is', null)
+        : eb.or([eb('name', 'is', null), eb('name', 'in', names)]),
+    )
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

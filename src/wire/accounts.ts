@@ -63,6 +63,7 @@ export const memberListReply = z.object({
 export const signInLinkBody = z
   .strictObject({ user_id: z.string().min(1).max(MAX_RECORD_ID_CHARS).optional() })
   .meta({ id: 'SignInLinkBody' });
+export type SignInLinkBody = z.infer<typeof signInLinkBody>;
 export const signInLinkReply = z
   .object({
     url: z.string().describe('Opens a browser session once; keep it out of shared places'),

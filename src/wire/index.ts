@@ -209,6 +209,7 @@ export {
   type MemberView,
   type NewTokenReply,
   type SignInLinkReply,
+  type SignInLinkBody,
   type TokenListReply,
   type TokenView,
   type UserView,

@@ -12,7 +12,12 @@ import {
   newMemberBody,
   newUserBody,
   newUserReply,
+  newTokenBody,
+  newTokenReply,
   newWorkspaceBody,
+  signInLinkBody,
+  signInLinkReply,
+  tokenListReply,
   userListReply,
   workspaceListReply,
   workspaceReply,
@@ -268,7 +273,7 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'post',
     path: '/api/v1/users',
-    summary: 'Create a user and its first token (admin)',
+    summary: 'Create a user, its first token and a one-time sign-in link (admin)',
     access: 'principal',
     body: newUserBody,
     replies: { 201: newUserReply },
@@ -336,12 +341,50 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'get',
     path: '/auth/sign-in',
-    summary: 'Redeem a one-time sign-in link: sets the session cookie, opens the app',
+    summary:
+      'Redeem a one-time sign-in link: sets the session cookie and opens the app; ' +
+      'an unknown, used or expired link opens the page saying how to get a new one',
     access: 'public',
     query: z.object({ token: z.string().describe('The one-time secret from the link') }),
     replies: { 303: null },
-    errors: ['unauthorized'],
-    produces: 'text/html',
+    errors: [],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/auth/sign-in-links',
+    summary:
+      'A new one-time sign-in link for the caller (an empty body), or for user_id (admin); ' +
+      'other links stay valid',
+    access: 'principal',
+    body: signInLinkBody,
+    replies: { 201: signInLinkReply },
+    errors: ['invalid_request', 'forbidden', 'not_found', 'quota_exceeded'],
+  },
+  // ---------------------------------------------------------------- personal API tokens
+  {
+    method: 'post',
+    path: '/api/v1/tokens',
+    summary: 'Create a personal API token; its secret is in this reply only',
+    access: 'principal',
+    body: newTokenBody,
+    replies: { 201: newTokenReply },
+    errors: ['invalid_request', 'forbidden', 'conflict'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/tokens',
+    summary: 'The caller’s personal API tokens (never their secrets)',
+    access: 'principal',
+    replies: { 200: tokenListReply },
+    errors: ['forbidden'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/tokens/{id}',
+    summary: 'Revoke one of the caller’s personal API tokens at once',
+    access: 'principal',
+    replies: { 204: null },
+    errors: ['forbidden', 'not_found'],
   },
   {
     method: 'post',

@@ -66,7 +66,9 @@ describe.each(DRIVERS)('tokens across restarts on %s', (driver: Driver) => {
     expect((await get(`${url}/api/v1/me`, TOKEN_B)).status).toBe(200);
     const old = new URL(link ?? '');
     const redeemed = await fetch(`${url}${old.pathname}${old.search}`, { redirect: 'manual' });
-    expect(redeemed.status).toBe(401);
+    expect(redeemed.status).toBe(303);
+    expect(redeemed.headers.get('location')).toBe('/signed-out?reason=link_invalid');
+    expect(redeemed.headers.get('set-cookie')).toBeNull();
   });
 
   it('revokes at start-up the agent tokens a killed server left behind', async () => {

@@ -5,6 +5,7 @@ import { issueToken, SIGN_IN_TOKEN_TTL_MS } from '../../src/auth/tokens.js';
 import { registerAccountRoutes } from '../../src/http/admin-routes.js';
 import {
   createPrincipalResolver,
+  LINK_INVALID_LOCATION,
   mountApiAccess,
   resolvePrincipal,
   SESSION_COOKIE,
@@ -98,14 +99,14 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     });
   });
 
-  it('redeems a link only once', async () => {
+  it('redeems a link only once; a second use goes to the page saying how to get a new link', async () => {
     await signIn();
     const again = await app.request(link);
-    expect(again.status).toBe(401);
-    expect(again.headers.get('content-type')).toContain('text/html');
-    const page = await again.text();
-    expect(page).toContain('already used');
-    expect(page).not.toContain(link.split('=')[1]);
+    expect(again.status).toBe(303);
+    expect(again.headers.get('location')).toBe(LINK_INVALID_LOCATION);
+    expect(again.headers.get('location')).not.toContain(link.split('=')[1]);
+    expect(again.headers.get('cache-control')).toBe('no-store');
+    expect(again.headers.get('referrer-policy')).toBe('no-referrer');
     expect(again.headers.get('set-cookie')).toBeNull();
   });
 
@@ -118,7 +119,11 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
 
   it('lets exactly one of two concurrent redemptions through', async () => {
     const responses = await Promise.all([app.request(link), app.request(link)]);
-    expect(responses.map((response) => response.status).sort()).toEqual([303, 401]);
+    expect(responses.map((response) => response.headers.get('location')).sort()).toEqual([
+      '/',
+      LINK_INVALID_LOCATION,
+    ]);
+    expect(responses.filter((response) => response.headers.has('set-cookie'))).toHaveLength(1);
   });
 
   it('refuses an expired, unknown or missing link the same way', async () => {
@@ -128,9 +133,13 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
       app.request('/auth/sign-in?token=clr_unknown'),
       app.request('/auth/sign-in'),
     ]);
-    expect(responses.map((response) => response.status)).toEqual([401, 401, 401]);
-    const pages = await Promise.all(responses.map((response) => response.text()));
-    expect(new Set(pages).size).toBe(1);
+    expect(responses.map((response) => response.status)).toEqual([303, 303, 303]);
+    expect(responses.map((response) => response.headers.get('location'))).toEqual([
+      LINK_INVALID_LOCATION,
+      LINK_INVALID_LOCATION,
+      LINK_INVALID_LOCATION,
+    ]);
+    expect(responses.every((response) => !response.headers.has('set-cookie'))).toBe(true);
   });
 
   it('refuses a cookie POST from a foreign origin and changes nothing', async () => {

@@ -8,6 +8,7 @@ import {
   connectDatabase,
   dialectFor,
   openStore,
+  runSchemaStep,
   schemaSteps,
   type Database,
   type Dialect,
@@ -136,7 +137,7 @@ describe.each(DRIVERS)('schema start-up on %s', (driver) => {
     // The legacy schema lacks the ordered index, so it is built step by step, unverified.
     const dialect = dialectFor(driver);
     const raw = await connectDatabase(database.target);
-    for (const step of legacySteps(dialect)) await sql.raw(step.ddl).execute(raw);
+    for (const step of legacySteps(dialect)) await runSchemaStep(raw, dialect, step);
     const legacy = legacyStore(raw, dialect);
     await insertUnrelatedMessages(legacy, 10_000);
     const indexesBefore = await dialect.listIndexes(raw, 'task_session_messages');
@@ -153,6 +154,47 @@ describe.each(DRIVERS)('schema start-up on %s', (driver) => {
     );
     expect(await tableFingerprint(upgraded, 'task_session_messages')).toEqual(before);
     expect(before.rows).toBe(10_000);
+  });
+
+  it('adds api_tokens.name and last_used_at where missing, keeping rows, and only once', async () => {
+    database = await freshDatabase(driver);
+    const fresh = await open();
+    expect(await fresh.dialect.listColumns(fresh.db, 'api_tokens')).toEqual(
+      expect.arrayContaining(['name', 'last_used_at']),
+    );
+    await fresh.close();
+    opened.splice(0);
+    await database.dispose();
+
+    // A database from before the columns: the tables as they then were, one token in them.
+    database = await freshDatabase(driver);
+    const dialect = dialectFor(driver);
+    const raw = await connectDatabase(database.target);
+    const older = schemaSteps(dialect).filter(
+      (step) => 'ddl' in step && /^CREATE TABLE IF NOT EXISTS (users|api_tokens) /.test(step.ddl),
+    );
+    expect(older).toHaveLength(2);
+    for (const step of older) await runSchemaStep(raw, dialect, step);
+    expect(await dialect.listColumns(raw, 'api_tokens')).not.toContain('name');
+    await sql`INSERT INTO users (id, name, is_admin, created_at, updated_at)
+      VALUES ('u1', 'old admin', 1, 't', 't')`.execute(raw);
+    await sql`INSERT INTO api_tokens (id, user_id, kind, token_hash, created_at, updated_at)
+      VALUES ('k1', 'u1', 'user', 'hash-1', 't', 't')`.execute(raw);
+    await raw.destroy();
+
+    const upgraded = await open();
+    expect(await upgraded.dialect.listColumns(upgraded.db, 'api_tokens')).toEqual(
+      expect.arrayContaining(['name', 'last_used_at']),
+    );
+    const rows = await upgraded.db.selectFrom('api_tokens').selectAll().execute();
+    expect(rows).toEqual([
+      expect.objectContaining({ id: 'k1', token_hash: 'hash-1', name: null, last_used_at: null }),
+    ]);
+    await upgraded.close();
+    opened.splice(0);
+    // A replay finds the columns in place and changes nothing.
+    const replayed = await open();
+    expect(await replayed.db.selectFrom('api_tokens').selectAll().execute()).toEqual(rows);
   });
 
   it('fails closed, naming the step, when creating the ordered index fails', async () => {

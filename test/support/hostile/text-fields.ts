@@ -32,6 +32,20 @@ export const REST_TEXT_FIELDS: readonly RestTextField[] = [
     issue: () => 'name',
   },
   {
+    name: 'token name',
+    method: 'POST',
+    path: () => '/api/v1/tokens',
+    body: (text) => ({ name: text }),
+    issue: () => 'name',
+  },
+  {
+    name: 'sign-in link user_id',
+    method: 'POST',
+    path: () => '/api/v1/auth/sign-in-links',
+    body: (text) => ({ user_id: text }),
+    issue: () => 'user_id',
+  },
+  {
     name: 'workspace name',
     method: 'POST',
     path: () => '/api/v1/workspaces',

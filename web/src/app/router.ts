@@ -1,7 +1,8 @@
 /**
  * A small history router: `/` (inbox), `/sessions/:id`, `/decisions` (the
- * decision log), `/settings` (devices, tokens, notifications) and `/answer`
- * (an answer link's confirm page, the one route that needs no session).
+ * decision log), `/settings` (devices, tokens, notifications), `/answer`
+ * (an answer link's confirm page, the one route that needs no session) and
+ * `/signed-out` (how to get a sign-in link; where a spent link leads).
  */
 import { useSyncExternalStore } from 'react';
 
@@ -10,12 +11,14 @@ export type Route =
   | { name: 'session'; sessionId: string }
   | { name: 'decisions' }
   | { name: 'settings' }
-  | { name: 'answer' };
+  | { name: 'answer' }
+  | { name: 'signedOut' };
 
 export function parseRoute(pathname: string): Route {
   if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
   if (/^\/settings\/?$/.test(pathname)) return { name: 'settings' };
   if (/^\/answer\/?$/.test(pathname)) return { name: 'answer' };
+  if (/^\/signed-out\/?$/.test(pathname)) return { name: 'signedOut' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
   return { name: 'inbox' };

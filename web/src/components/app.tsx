@@ -12,6 +12,12 @@ import { Inbox } from './inbox.js';
 import { SessionView } from './session-view.js';
 import { SettingsPage } from './settings-page.js';
 import { WaitingCountTitle } from './waiting-count-title.js';
+import { SignInHelp } from './sign-in-help.js';
+
+/** The server sends a sign-in link that no longer works to `/signed-out?reason=link_invalid`. */
+function linkInvalid(): boolean {
+  return new URLSearchParams(window.location.search).get('reason') === 'link_invalid';
+}
 
 type Auth = 'checking' | 'signed_in' | 'signed_out';
 
@@ -95,11 +101,11 @@ export function App() {
         {auth === 'checking' && route.name !== 'answer' ? (
           <p className="muted">{t('app.loading')}</p>
         ) : null}
-        {auth === 'signed_out' && route.name !== 'answer' ? (
-          <section className="sign-in" data-testid="sign-in">
-            <h1 className="page-title">{t('app.signInTitle')}</h1>
-            <p>{t('app.signInBody')}</p>
-          </section>
+        {route.name === 'signedOut' && auth !== 'checking' ? (
+          <SignInHelp linkInvalid={linkInvalid()} signedIn={auth === 'signed_in'} />
+        ) : null}
+        {auth === 'signed_out' && route.name !== 'signedOut' && route.name !== 'answer' ? (
+          <SignInHelp linkInvalid={false} signedIn={false} />
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}

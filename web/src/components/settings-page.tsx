@@ -4,6 +4,7 @@
  * list that cannot load) leaves the others usable.
  */
 import { useTranslation } from 'react-i18next';
+import { AccessSettings } from './access-settings.js';
 import { DeviceNotifications } from './device-notifications.js';
 
 export function SettingsPage() {
@@ -14,6 +15,7 @@ export function SettingsPage() {
         {t('settings.title')}
       </h1>
       <p className="muted">{t('settings.explain')}</p>
+      <AccessSettings />
       <DeviceNotifications />
     </section>
   );

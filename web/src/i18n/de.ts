@@ -12,7 +12,8 @@ export const de: Catalog = {
       'Verbindung verloren. Verbinde neu… Bis dahin ist die Anzeige womöglich nicht aktuell.',
     loading: 'Lädt…',
     signInTitle: 'Anmelden',
-    signInBody: 'Öffne den einmaligen Anmeldelink, den Clarion beim Start ausgegeben hat.',
+    signInBody:
+      'Öffne einen einmaligen Anmeldelink: den, den Clarion beim Start ausgegeben hat, oder einen neuen.',
     skipToContent: 'Zum Inhalt springen',
   },
   nav: {
@@ -293,5 +294,63 @@ export const de: Catalog = {
       removeFailed: 'Nicht entfernt; sie startet vielleicht gerade. Versuche es noch einmal.',
       saveFailed: 'Nicht gespeichert; sie wurde vielleicht schon gestartet.',
     },
+  },
+  // ---------------------------------------------------------------- signin (issue 14)
+  access: {
+    signedOut: {
+      linkInvalidTitle: 'Dieser Anmeldelink funktioniert nicht mehr',
+      linkInvalidBody:
+        'Ein Anmeldelink funktioniert einmal und nur für begrenzte Zeit. Dieser wurde schon benutzt, ist abgelaufen oder war nie gültig.',
+      howTitle: 'So bekommst du einen neuen Link',
+      fromDevice:
+        'Öffne auf einem Gerät, auf dem du angemeldet bist, Einstellungen → „Auf dem Handy anmelden“ und scanne oder kopiere den neuen Link.',
+      fromCli: 'Führe auf dem Rechner, auf dem Clarion läuft, aus:',
+      fromAdmin: 'Oder bitte deine Clarion-Administration um einen neuen Link.',
+      continue: 'Weiter zum Posteingang',
+    },
+    phone: {
+      title: 'Auf dem Handy anmelden',
+      explain:
+        'Erstellt einen einmaligen Link, der dieses Konto auf einem anderen Gerät anmeldet. Scanne den Code mit der Handykamera oder kopiere den Link.',
+      mint: 'Anmeldelink anzeigen',
+      mintAgain: 'Neuen Link erstellen',
+      minting: 'Link wird erstellt…',
+      qrAlt: 'QR-Code des Anmeldelinks',
+      expires: 'Funktioniert einmal, bis {{time}}.',
+      warning: 'Wer diesen Link öffnet, ist als du angemeldet. Gib ihn nicht weiter.',
+      failed: 'Es wurde kein Link erstellt ({{error}}). Versuche es noch einmal.',
+    },
+    tokens: {
+      title: 'API-Tokens',
+      explain:
+        'Mit Tokens handeln Skripte und Agenten über die REST-API und MCP in deinem Namen. Widerrufe Tokens, die du nicht mehr brauchst.',
+      empty: 'Du hast keine API-Tokens.',
+      nameLabel: 'Name des Tokens',
+      namePlaceholder: 'z. B. Laptop-Skript',
+      create: 'Token erstellen',
+      creating: 'Wird erstellt…',
+      created: 'Kopiere dieses Geheimnis jetzt: Es wird nur einmal angezeigt.',
+      createdAt: 'Erstellt {{time}}',
+      lastUsed: 'Zuletzt benutzt {{time}}',
+      neverUsed: 'Nie benutzt',
+      revoke: 'Widerrufen',
+      revokeLabel: 'Token {{name}} widerrufen',
+      loadFailed: 'Die Tokens konnten nicht geladen werden ({{error}}).',
+      createFailed: 'Es wurde kein Token erstellt ({{error}}).',
+      revokeFailed: 'Der Token wurde nicht widerrufen ({{error}}).',
+    },
+    claudeCode: {
+      title: 'Claude Code verbinden',
+      explain:
+        'Erstellt einen Token namens „Claude Code“ und zeigt den Befehl, der Clarion als MCP-Server hinzufügt. Führe ihn in einem Terminal aus.',
+      tokenName: 'Claude Code',
+      mint: 'Befehl erstellen',
+      minting: 'Token wird erstellt…',
+      once: 'Der Befehl enthält einen neuen Token, der nur jetzt angezeigt wird. Du kannst ihn unter API-Tokens widerrufen.',
+      failed: 'Es wurde kein Token erstellt ({{error}}).',
+    },
+    copy: 'Kopieren',
+    copied: 'Kopiert',
+    copyFailed: 'Markiere den Text und kopiere ihn.',
   },
 };

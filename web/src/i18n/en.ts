@@ -10,7 +10,8 @@ export const en = {
       'Connection lost. Reconnecting… What you see may be out of date until it returns.',
     loading: 'Loading…',
     signInTitle: 'Sign in',
-    signInBody: 'Open the one-time sign-in link that Clarion printed when it started.',
+    signInBody:
+      'Open a one-time sign-in link: the one Clarion printed when it started, or a new one.',
     skipToContent: 'Skip to content',
   },
   nav: {
@@ -280,6 +281,64 @@ export const en = {
       removeFailed: 'Not removed; it may be starting right now. Try again.',
       saveFailed: 'Not saved; it may have started already.',
     },
+  },
+  // ---------------------------------------------------------------- signin (issue 14)
+  access: {
+    signedOut: {
+      linkInvalidTitle: 'This sign-in link no longer works',
+      linkInvalidBody:
+        'A sign-in link works once, for a limited time. This one was already used, has expired, or was never valid.',
+      howTitle: 'How to get a new link',
+      fromDevice:
+        'On a device where you are signed in, open Settings → “Sign in on your phone” and scan or copy the new link.',
+      fromCli: 'On the machine that runs Clarion, run:',
+      fromAdmin: 'Or ask your Clarion administrator for a new link.',
+      continue: 'Continue to the inbox',
+    },
+    phone: {
+      title: 'Sign in on your phone',
+      explain:
+        'Makes a one-time link that signs this account in on another device. Scan the code with the phone’s camera, or copy the link.',
+      mint: 'Show a sign-in link',
+      mintAgain: 'Make a new link',
+      minting: 'Making a link…',
+      qrAlt: 'QR code of the sign-in link',
+      expires: 'Works once, until {{time}}.',
+      warning: 'Anyone who opens this link is signed in as you. Do not share it.',
+      failed: 'No link was made ({{error}}). Try again.',
+    },
+    tokens: {
+      title: 'API tokens',
+      explain:
+        'Tokens let scripts and agents act as you over the REST API and MCP. Revoke one you no longer use.',
+      empty: 'You have no API tokens.',
+      nameLabel: 'Token name',
+      namePlaceholder: 'e.g. laptop script',
+      create: 'Create token',
+      creating: 'Creating…',
+      created: 'Copy this secret now: it is shown only once.',
+      createdAt: 'Created {{time}}',
+      lastUsed: 'Last used {{time}}',
+      neverUsed: 'Never used',
+      revoke: 'Revoke',
+      revokeLabel: 'Revoke the token {{name}}',
+      loadFailed: 'The tokens could not be loaded ({{error}}).',
+      createFailed: 'No token was created ({{error}}).',
+      revokeFailed: 'The token was not revoked ({{error}}).',
+    },
+    claudeCode: {
+      title: 'Connect Claude Code',
+      explain:
+        'Makes a token named “Claude Code” and shows the command that adds Clarion as an MCP server. Run it in a terminal.',
+      tokenName: 'Claude Code',
+      mint: 'Make the command',
+      minting: 'Making a token…',
+      once: 'The command holds a new token, shown only this once. You can revoke it under API tokens.',
+      failed: 'No token was made ({{error}}).',
+    },
+    copy: 'Copy',
+    copied: 'Copied',
+    copyFailed: 'Select the text and copy it.',
   },
 } as const;
 

@@ -11,7 +11,8 @@ export const ja: Catalog = {
     offlineBanner: '接続が切れました。再接続しています… 復帰するまで表示が古い可能性があります。',
     loading: '読み込み中…',
     signInTitle: 'サインイン',
-    signInBody: 'Clarion の起動時に表示された一回限りのサインインリンクを開いてください。',
+    signInBody:
+      '一回限りのサインインリンクを開いてください。Clarion の起動時に表示されたもの、または新しいものです。',
     skipToContent: '本文へ移動',
   },
   nav: {
@@ -286,5 +287,63 @@ export const ja: Catalog = {
         '削除できませんでした。ちょうど開始されたところかもしれません。もう一度お試しください。',
       saveFailed: '保存できませんでした。すでに開始されている可能性があります。',
     },
+  },
+  // ---------------------------------------------------------------- signin (issue 14)
+  access: {
+    signedOut: {
+      linkInvalidTitle: 'このサインインリンクはもう使えません',
+      linkInvalidBody:
+        'サインインリンクは一度だけ、限られた時間だけ使えます。このリンクは使用済みか、期限切れか、無効です。',
+      howTitle: '新しいリンクを入手するには',
+      fromDevice:
+        'サインイン済みのデバイスで「設定」→「スマートフォンでサインイン」を開き、新しいリンクをスキャンするかコピーしてください。',
+      fromCli: 'Clarion を実行しているマシンで次を実行してください:',
+      fromAdmin: 'または Clarion の管理者に新しいリンクを依頼してください。',
+      continue: '受信箱へ進む',
+    },
+    phone: {
+      title: 'スマートフォンでサインイン',
+      explain:
+        '別のデバイスでこのアカウントにサインインする一回限りのリンクを作成します。スマートフォンのカメラでコードを読み取るか、リンクをコピーしてください。',
+      mint: 'サインインリンクを表示',
+      mintAgain: '新しいリンクを作成',
+      minting: 'リンクを作成しています…',
+      qrAlt: 'サインインリンクの QR コード',
+      expires: '{{time}} まで一度だけ使えます。',
+      warning: 'このリンクを開いた人は誰でもあなたとしてサインインします。共有しないでください。',
+      failed: 'リンクを作成できませんでした ({{error}})。もう一度お試しください。',
+    },
+    tokens: {
+      title: 'API トークン',
+      explain:
+        'トークンを使うと、スクリプトやエージェントが REST API と MCP であなたとして操作できます。使わなくなったトークンは取り消してください。',
+      empty: 'API トークンはありません。',
+      nameLabel: 'トークン名',
+      namePlaceholder: '例: ノートPCのスクリプト',
+      create: 'トークンを作成',
+      creating: '作成しています…',
+      created: 'このシークレットを今すぐコピーしてください。表示されるのは一度だけです。',
+      createdAt: '作成 {{time}}',
+      lastUsed: '最終使用 {{time}}',
+      neverUsed: '未使用',
+      revoke: '取り消す',
+      revokeLabel: 'トークン {{name}} を取り消す',
+      loadFailed: 'トークンを読み込めませんでした ({{error}})。',
+      createFailed: 'トークンを作成できませんでした ({{error}})。',
+      revokeFailed: 'トークンを取り消せませんでした ({{error}})。',
+    },
+    claudeCode: {
+      title: 'Claude Code を接続',
+      explain:
+        '「Claude Code」という名前のトークンを作成し、Clarion を MCP サーバーとして追加するコマンドを表示します。ターミナルで実行してください。',
+      tokenName: 'Claude Code',
+      mint: 'コマンドを作成',
+      minting: 'トークンを作成しています…',
+      once: 'このコマンドには新しいトークンが含まれ、表示されるのは今回だけです。「API トークン」で取り消せます。',
+      failed: 'トークンを作成できませんでした ({{error}})。',
+    },
+    copy: 'コピー',
+    copied: 'コピーしました',
+    copyFailed: 'テキストを選択してコピーしてください。',
   },
 };

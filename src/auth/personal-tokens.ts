@@ -1,0 +1,70 @@
+/**
+ * A person's own API tokens (`user` kind): made with a name, listed by name,
+ * creation and approximate last use, revoked at once. The secret is returned
+ * only when made; a list never holds a secret or a hash. Someone else's token
+ * is `not_found`, the same as one that does not exist, and at most
+ * `MAX_TOKENS_PER_USER` live at once, so a script's loop cannot fill the table.
+ */
+import {
+  countLiveTokens,
+  deletePersonalToken,
+  listPersonalTokens,
+  lockUserRow,
+  type Store,
+  type TokenRecord,
+} from '../store/index.js';
+import {
+  failure,
+  MAX_TOKENS_PER_USER,
+  type Failure,
+  type NewTokenReply,
+  type TokenView,
+} from '../wire/index.js';
+import type { UserPrincipal } from './accounts.js';
+import { issueToken } from './tokens.js';
+
+export function tokenView(record: TokenRecord): TokenView {
+  return {
+    id: record.id,
+    name: record.name ?? '',
+    created_at: record.created_at,
+    last_used_at: record.last_used_at,
+  };
+}
+
+export type NewTokenResult = ({ ok: true } & NewTokenReply) | Failure<'conflict' | 'unauthorized'>;
+
+export function createPersonalToken(
+  store: Store,
+  owner: UserPrincipal,
+  name: string,
+): Promise<NewTokenResult> {
+  return store.transaction(async (tx): Promise<NewTokenResult> => {
+    // Counting and adding must not interleave with a second request's.
+    if (!(await lockUserRow(tx, owner.userId))) return failure('unauthorized');
+    if ((await countLiveTokens(tx, owner.userId, 'user')) >= MAX_TOKENS_PER_USER) {
+      return failure(
+        'conflict',
+        `you already hold ${MAX_TOKENS_PER_USER} tokens, the most allowed; revoke one first`,
+        { reason: 'token_limit', limit: MAX_TOKENS_PER_USER },
+      );
+    }
+    const issued = await issueToken(tx, { kind: 'user', userId: owner.userId, name });
+    return { ok: true, token: tokenView(issued.record), secret: issued.secret };
+  });
+}
+
+export async function personalTokensOf(store: Store, owner: UserPrincipal): Promise<TokenView[]> {
+  return (await listPersonalTokens(store, owner.userId)).map(tokenView);
+}
+
+/** Revokes at once: the row goes, and the next request with the secret is refused. */
+export async function revokePersonalToken(
+  store: Store,
+  owner: UserPrincipal,
+  tokenId: string,
+): Promise<{ ok: true } | Failure<'not_found'>> {
+  return (await deletePersonalToken(store, owner.userId, tokenId))
+    ? { ok: true }
+    : failure('not_found', 'unknown token');
+}

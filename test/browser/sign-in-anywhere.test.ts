@@ -1,0 +1,212 @@
+/**
+ * Issue 14 in Debian's Chromium against a real server: the desktop signs in
+ * with the start-up link and mints a phone link in Settings; a phone opens it
+ * and answers from the inbox; the spent link shows the styled, translated
+ * page; an admin-made second user signs in with `sign_in_url` and sees only
+ * their workspace's items; the token sections make, show and revoke tokens.
+ * Screenshots go to dist/test-artifacts/.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { api, ARTIFACTS, launchChromium, startWorld, type World } from './support/harness.js';
+import { agentSaid, option, WAIT } from './support/clarification-pages.js';
+
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  hasTouch: true,
+  isMobile: true,
+  deviceScaleFactor: 2,
+};
+
+describe('signing in anywhere, as anyone', () => {
+  let world: World;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    await browser.close();
+    await world.close();
+  });
+
+  async function open(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
+    const context = await browser.newContext({ locale: 'en-US', ...options });
+    context.setDefaultTimeout(30_000);
+    contexts.push(context);
+    return context.newPage();
+  }
+
+  /** A link the server printed for its own address, opened through the browser's origin. */
+  const viaOrigin = (link: string) => {
+    const url = new URL(link);
+    return `${world.origin}${url.pathname}${url.search}`;
+  };
+
+  const shoot = (page: Page, name: string) =>
+    page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  /** A task whose demo agent asks at once, optionally in another workspace; waits for its question. */
+  async function askingTaskIn(title: string, workspaceId?: string): Promise<void> {
+    const created = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title,
+      prompt: '/ask',
+      ...(workspaceId === undefined ? {} : { workspace_id: workspaceId }),
+    });
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const pending = await api<{ bundles: { session_id: string }[] }>(
+        world,
+        'GET',
+        '/api/v1/pending',
+      );
+      if (pending.bundles.some((bundle) => bundle.session_id === created.session.id)) return;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    throw new Error(`no question in ${title} within 30 s`);
+  }
+
+  let phoneLink = '';
+
+  it('mints a phone link on the desktop; the phone opens it and answers from the inbox', async () => {
+    await askingTaskIn('Phone question');
+    const desktop = await open({ viewport: { width: 1280, height: 900 } });
+    await desktop.goto(world.signInUrl);
+    await desktop.waitForURL(`${world.origin}/`);
+    await desktop.getByTestId('settings-link').click();
+    await desktop.getByTestId('phone-sign-in-mint').click();
+    const url = desktop.getByTestId('phone-sign-in-url');
+    await url.waitFor(WAIT);
+    phoneLink = await url.inputValue();
+    expect(phoneLink).toMatch(/\/auth\/sign-in\?token=clr_[\w-]+$/);
+    // The QR code is an SVG image the CSP let load.
+    const qr = desktop.getByTestId('phone-sign-in-qr');
+    await expect(qr.getAttribute('src')).resolves.toMatch(/^data:image\/svg\+xml/);
+    await expect(
+      desktop.evaluate("document.querySelector('[data-testid=phone-sign-in-qr]').naturalWidth"),
+    ).resolves.toBeGreaterThan(0);
+    await expect(desktop.getByTestId('phone-sign-in-expires').textContent()).resolves.toMatch(
+      /^Works once, until \d/,
+    );
+    await shoot(desktop, 'sign-in-phone-link');
+
+    const phone = await open(PHONE);
+    await phone.goto(viaOrigin(phoneLink));
+    await phone.waitForURL(`${world.origin}/`);
+    const item = phone.getByTestId('inbox-item').filter({ hasText: 'Phone question' });
+    await item.waitFor(WAIT);
+    await shoot(phone, 'sign-in-phone-inbox');
+    await item.getByRole('link').click();
+    await phone.getByTestId('clarification-overlay').waitFor(WAIT);
+    await option(phone, 'Generated').click();
+    await agentSaid(phone, 'Answer to q1: "Generated"').waitFor(WAIT);
+  });
+
+  it('shows a spent link the styled page, in the browser’s language, with how to get a new one', async () => {
+    expect(phoneLink).not.toBe('');
+    const german = await open({ ...PHONE, locale: 'de-DE' });
+    await german.goto(viaOrigin(phoneLink));
+    await german.waitForURL(`${world.origin}/signed-out?reason=link_invalid`);
+    const page = german.getByTestId('link-invalid');
+    await page.waitFor(WAIT);
+    await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'Dieser Anmeldelink funktioniert nicht mehr',
+    );
+    await expect(page.textContent()).resolves.toContain('clarion sign-in-link');
+    await expect(page.textContent()).resolves.toContain('Auf dem Handy anmelden');
+    // Styled by the app's own stylesheet, not a bare HTML page.
+    await expect(
+      german.evaluate(
+        "getComputedStyle(document.querySelector('[data-testid=link-invalid]')).maxWidth",
+      ),
+    ).resolves.toBe('640px');
+    await shoot(german, 'sign-in-link-invalid-de');
+
+    const japanese = await open({ locale: 'ja-JP' });
+    await japanese.goto(viaOrigin(phoneLink));
+    await japanese.getByTestId('link-invalid').waitFor(WAIT);
+    await expect(japanese.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
+      'このサインインリンクはもう使えません',
+    );
+  });
+
+  it('signs a second user in with sign_in_url; they see only their workspace’s items', async () => {
+    const bob = await api<{ user: { id: string }; sign_in_url: string }>(
+      world,
+      'POST',
+      '/api/v1/users',
+      { name: 'bob' },
+    );
+    const workspace = await api<{ workspace: { id: string } }>(
+      world,
+      'POST',
+      '/api/v1/workspaces',
+      { name: 'Bob’s team' },
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspace.workspace.id}/members`, {
+      user_id: bob.user.id,
+    });
+    await askingTaskIn('Bob question', workspace.workspace.id);
+    await askingTaskIn('Admin-only question');
+
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    await page.goto(viaOrigin(bob.sign_in_url));
+    await page.waitForURL(`${world.origin}/`);
+    await page.getByTestId('inbox-item').filter({ hasText: 'Bob question' }).waitFor(WAIT);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    const titles = await page.getByTestId('task-link').allTextContents();
+    expect(titles.some((title) => title.includes('Bob question'))).toBe(true);
+    expect(titles.some((title) => title.includes('Admin-only question'))).toBe(false);
+    expect(titles.some((title) => title.includes('Phone question'))).toBe(false);
+    await expect(
+      page.getByTestId('inbox-item').filter({ hasText: 'Admin-only question' }).count(),
+    ).resolves.toBe(0);
+    await shoot(page, 'sign-in-second-user');
+  });
+
+  it('makes, shows once and revokes API tokens, and gives the Claude Code line', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const link = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
+    await page.goto(viaOrigin(link.url));
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/settings`);
+
+    await page.getByTestId('claude-code-mint').click();
+    const command = await page.getByTestId('claude-code-command').inputValue();
+    expect(command).toMatch(
+      new RegExp(
+        `^claude mcp add --transport http clarion ${world.origin.replaceAll('.', '\\.')}/mcp ` +
+          '--header "Authorization: Bearer (clr_[\\w-]+)"$',
+      ),
+    );
+    const secret = /Bearer (clr_[\w-]+)/.exec(command)?.[1] ?? '';
+    const me = await fetch(`${world.clarion.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(me.status).toBe(200);
+    const tokens = page.getByTestId('api-token');
+    await tokens.filter({ hasText: 'Claude Code' }).waitFor(WAIT);
+
+    await page.getByTestId('api-token-name').fill('laptop script');
+    await page.getByTestId('api-token-create').click();
+    const shown = await page.getByTestId('api-token-secret').inputValue();
+    expect(shown).toMatch(/^clr_/);
+    await tokens.filter({ hasText: 'laptop script' }).waitFor(WAIT);
+    // The list names tokens; no secret appears in it.
+    expect((await tokens.allTextContents()).join(' ')).not.toContain('clr_');
+    await shoot(page, 'sign-in-tokens');
+
+    await page.getByRole('button', { name: 'Revoke the token Claude Code' }).click();
+    await tokens.filter({ hasText: 'Claude Code' }).waitFor({ state: 'detached', ...WAIT });
+    const after = await fetch(`${world.clarion.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    expect(after.status).toBe(401);
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * Settings → "API tokens": the person's own tokens by name, creation and
+ * last use; create one (its secret is shown once, with Copy) and revoke one.
+ * The list is read from the server after every change, never patched by
+ * guesswork.
+ */
+import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { TokenView } from '../../../src/wire/index.js';
+import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
+import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
+import { CopyField } from './copy-field.js';
+
+export function ApiTokensSection(props: { refreshKey?: number }) {
+  const { t, i18n } = useTranslation();
+  const [tokens, setTokens] = useState<TokenView[] | undefined>();
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [secret, setSecret] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  const load = useCallback(async () => {
+    const result = await listTokens();
+    if (result.ok) setTokens(result.value.tokens);
+    else setError(t('access.tokens.loadFailed', { error: result.error }));
+  }, [t]);
+
+  useEffect(() => {
+    void load();
+  }, [load, props.refreshKey]);
+
+  async function create(event: SyntheticEvent): Promise<void> {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    const result = await createToken(name.trim());
+    if (result.ok) {
+      setSecret(result.value.secret);
+      setName('');
+    } else {
+      setError(t('access.tokens.createFailed', { error: result.error }));
+    }
+    setBusy(false);
+    await load();
+  }
+
+  async function revoke(id: string): Promise<void> {
+    setError(undefined);
+    const result = await revokeToken(id);
+    if (!result.ok) setError(t('access.tokens.revokeFailed', { error: result.error }));
+    await load();
+  }
+
+  const when = (timestamp: string) =>
+    new Date(timestamp).toLocaleString(i18n.resolvedLanguage, {
+      dateStyle: 'medium',
+      timeStyle: 'short',
+    });
+
+  return (
+    <section className="settings-section" data-testid="api-tokens" aria-labelledby="tokens-title">
+      <h2 id="tokens-title" className="section-title">
+        {t('access.tokens.title')}
+      </h2>
+      <p className="muted">{t('access.tokens.explain')}</p>
+      {tokens !== undefined && tokens.length === 0 ? (
+        <p className="muted">{t('access.tokens.empty')}</p>
+      ) : null}
+      {tokens !== undefined && tokens.length > 0 ? (
+        <ul className="token-list" data-testid="api-token-list">
+          {tokens.map((token) => (
+            <li key={token.id} className="token-item" data-testid="api-token">
+              <span className="token-name">{token.name}</span>
+              <span className="muted">
+                {t('access.tokens.createdAt', { time: when(token.created_at) })} ·{' '}
+                {token.last_used_at === null
+                  ? t('access.tokens.neverUsed')
+                  : t('access.tokens.lastUsed', { time: when(token.last_used_at) })}
+              </span>
+              <button
+                type="button"
+                className="button"
+                aria-label={t('access.tokens.revokeLabel', { name: token.name })}
+                onClick={() => void revoke(token.id)}
+              >
+                {t('access.tokens.revoke')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <form className="token-form" onSubmit={(event) => void create(event)}>
+        <label className="token-form-label">
+          <span>{t('access.tokens.nameLabel')}</span>
+          <input
+            data-testid="api-token-name"
+            value={name}
+            maxLength={MAX_TOKEN_NAME_CHARS}
+            placeholder={t('access.tokens.namePlaceholder')}
+            onChange={(event) => {
+              setName(event.target.value);
+            }}
+          />
+        </label>
+        <button
+          type="submit"
+          className="button button-primary"
+          data-testid="api-token-create"
+          disabled={busy || name.trim() === ''}
+        >
+          {busy ? t('access.tokens.creating') : t('access.tokens.create')}
+        </button>
+      </form>
+      {secret !== undefined ? (
+        <div className="token-secret">
+          <p>{t('access.tokens.created')}</p>
+          <CopyField value={secret} label={t('access.tokens.title')} testId="api-token-secret" />
+        </div>
+      ) : null}
+      {error !== undefined ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * Settings → "Connect Claude Code": mints a personal token named "Claude
+ * Code" and shows the one command that adds Clarion to Claude Code as an
+ * HTTP MCP server, the same form the README gives. The origin is the one this
+ * page was loaded from: the address that reached Clarion from this machine.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { claudeMcpCommand, createToken } from '../model/credentials-api.js';
+import { CopyField } from './copy-field.js';
+
+export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
+  const { t } = useTranslation();
+  const [busy, setBusy] = useState(false);
+  const [command, setCommand] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  async function mint(): Promise<void> {
+    setBusy(true);
+    setError(undefined);
+    const result = await createToken(t('access.claudeCode.tokenName'));
+    if (result.ok) {
+      setCommand(claudeMcpCommand(window.location.origin, result.value.secret));
+      props.onTokenCreated?.();
+    } else {
+      setError(t('access.claudeCode.failed', { error: result.error }));
+    }
+    setBusy(false);
+  }
+
+  return (
+    <section className="settings-section" data-testid="claude-code" aria-labelledby="claude-title">
+      <h2 id="claude-title" className="section-title">
+        {t('access.claudeCode.title')}
+      </h2>
+      <p className="muted">{t('access.claudeCode.explain')}</p>
+      <button
+        type="button"
+        className="button button-primary"
+        data-testid="claude-code-mint"
+        disabled={busy}
+        onClick={() => void mint()}
+      >
+        {busy ? t('access.claudeCode.minting') : t('access.claudeCode.mint')}
+      </button>
+      {command !== undefined ? (
+        <>
+          <CopyField
+            value={command}
+            label={t('access.claudeCode.title')}
+            testId="claude-code-command"
+          />
+          <p className="muted">{t('access.claudeCode.once')}</p>
+        </>
+      ) : null}
+      {error !== undefined ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

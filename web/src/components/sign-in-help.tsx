@@ -1,0 +1,46 @@
+/**
+ * The signed-out screen, and the page a sign-in link that no longer works
+ * leads to (`/signed-out?reason=link_invalid`, where the server redirects an
+ * unknown, used or expired link). It says how to get a new link: from a
+ * device already signed in, or with `clarion sign-in-link` on the server.
+ */
+import { useTranslation } from 'react-i18next';
+import { navigate } from '../app/router.js';
+
+export const CLI_COMMAND = 'clarion sign-in-link';
+
+export function SignInHelp(props: { linkInvalid: boolean; signedIn: boolean }) {
+  const { t } = useTranslation();
+  return (
+    <section
+      className="sign-in"
+      data-testid={props.linkInvalid ? 'link-invalid' : 'sign-in'}
+      aria-labelledby="sign-in-title"
+    >
+      <h1 id="sign-in-title" className="page-title">
+        {props.linkInvalid ? t('access.signedOut.linkInvalidTitle') : t('app.signInTitle')}
+      </h1>
+      <p>{props.linkInvalid ? t('access.signedOut.linkInvalidBody') : t('app.signInBody')}</p>
+      <h2 className="section-title">{t('access.signedOut.howTitle')}</h2>
+      <ul className="sign-in-ways">
+        <li>{t('access.signedOut.fromDevice')}</li>
+        <li>
+          {t('access.signedOut.fromCli')} <code>{CLI_COMMAND}</code>
+        </li>
+        <li>{t('access.signedOut.fromAdmin')}</li>
+      </ul>
+      {props.signedIn ? (
+        <a
+          href="/"
+          className="button"
+          onClick={(event) => {
+            event.preventDefault();
+            navigate('/');
+          }}
+        >
+          {t('access.signedOut.continue')}
+        </a>
+      ) : null}
+    </section>
+  );
+}

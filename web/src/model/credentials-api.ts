@@ -1,0 +1,41 @@
+/**
+ * REST calls for credentials a person mints for themselves (issue 14):
+ * one-time sign-in links and personal API tokens. Kept apart from
+ * `ApiClient` so the Settings sections own their data; results are typed,
+ * failures are values, never exceptions.
+ */
+import type { NewTokenReply, SignInLinkReply, TokenListReply } from '../../../src/wire/index.js';
+import { request, type ApiResult, type FetchLike } from './api.js';
+
+const browserFetch: FetchLike = (input, init) => fetch(input, init);
+
+export function mintSignInLink(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<SignInLinkReply>> {
+  return request(fetchImpl, '/api/v1/auth/sign-in-links', { method: 'POST', body: '{}' });
+}
+
+export function listTokens(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<TokenListReply>> {
+  return request(fetchImpl, '/api/v1/tokens');
+}
+
+export function createToken(
+  name: string,
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<NewTokenReply>> {
+  return request(fetchImpl, '/api/v1/tokens', { method: 'POST', body: JSON.stringify({ name }) });
+}
+
+export function revokeToken(
+  id: string,
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<null>> {
+  return request(fetchImpl, `/api/v1/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
+}
+
+/** The one line that adds Clarion to Claude Code, as the README gives it. */
+export function claudeMcpCommand(origin: string, secret: string): string {
+  return `claude mcp add --transport http clarion ${origin}/mcp --header "Authorization: Bearer ${secret}"`;
+}

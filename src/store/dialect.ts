@@ -109,6 +109,8 @@ export interface Dialect {
   refreshStatistics(db: Kysely<Database>): Promise<void>;
   /** Names of the indexes that exist on `table`, read from the catalog. */
   listIndexes(db: Kysely<Database>, table: string): Promise<string[]>;
+  /** Names of the columns of `table`, read from the catalog. */
+  listColumns(db: Kysely<Database>, table: string): Promise<string[]>;
   /**
    * The planner's plan for `query`, one line per node, for plan tests and
    * benchmarks. Never run per request.
@@ -208,6 +210,12 @@ export const sqliteDialect: Dialect = {
     `.execute(db);
     return result.rows.map((row) => row.name);
   },
+  async listColumns(db, table) {
+    const result = await sql<{ name: string }>`
+      SELECT name FROM pragma_table_info(${table})
+    `.execute(db);
+    return result.rows.map((row) => row.name);
+  },
   async explain(db, query) {
     const plan = await db.executeQuery<{ detail: string }>(
       CompiledQuery.raw(`EXPLAIN QUERY PLAN ${query.sql}`, [...query.parameters]),
@@ -253,6 +261,13 @@ export const postgresDialect: Dialect = {
     const result = await sql<{ name: string }>`
       SELECT indexname AS name FROM pg_indexes
       WHERE schemaname = current_schema() AND tablename = ${table}
+    `.execute(db);
+    return result.rows.map((row) => row.name);
+  },
+  async listColumns(db, table) {
+    const result = await sql<{ name: string }>`
+      SELECT column_name AS name FROM information_schema.columns
+      WHERE table_schema = current_schema() AND table_name = ${table}
     `.execute(db);
     return result.rows.map((row) => row.name);
   },

@@ -1,7 +1,9 @@
 /**
- * Start-up schema: an ordered list of `CREATE … IF NOT EXISTS` steps. A fresh
- * and an existing database converge by replaying the list; nothing rewrites
- * rows and there is no version flag. A failed step stops start-up (the caller
+ * Start-up schema: an ordered list of `CREATE … IF NOT EXISTS` steps, and
+ * `ALTER TABLE … ADD COLUMN` steps that run only where the column is missing
+ * (SQLite has no `ADD COLUMN IF NOT EXISTS`). A fresh and an existing
+ * database converge by replaying the list; nothing rewrites rows and there is
+ * no version flag. A failed step stops start-up (the caller
  * must not admit work), and the error names the step.
  */
 import { sql, type Kysely } from 'kysely';
@@ -12,6 +14,8 @@ import type { Database } from './tables.js';
 export interface SchemaStep {
   readonly name: string;
   readonly ddl: string;
+  /** Run only when this column is missing from the catalog. */
+  readonly unlessColumn?: { readonly table: string; readonly column: string };
 }
 
 // Types are spelled so that SQLite and PostgreSQL read them the same way.
@@ -131,6 +135,22 @@ const TABLES: readonly SchemaStep[] = [
   },
 ];
 
+/** Columns added after the tables first shipped; nullable, so old rows need nothing. */
+const ADDED_COLUMNS: readonly SchemaStep[] = [
+  addColumn('task_sessions', 'failure_code', 'TEXT'),
+  addColumn('task_sessions', 'failure_message', 'TEXT'),
+  addColumn('task_sessions', 'failed_at', 'TEXT'),
+  addColumn('tasks', 'cwd', 'TEXT'),
+];
+
+function addColumn(table: string, column: string, type: string): SchemaStep {
+  return {
+    name: `column ${table}.${column}`,
+    ddl: `ALTER TABLE ${table} ADD COLUMN ${column} ${type}`,
+    unlessColumn: { table, column },
+  };
+}
+
 const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_api_tokens_user', 'api_tokens (user_id)'),
   index('idx_workspace_members_user', 'workspace_members (user_id)'),
@@ -166,7 +186,7 @@ export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
     name: `index ${dialect.pendingRowsIndex.name}`,
     ddl: dialect.pendingRowsIndex.ddl,
   };
-  return [...TABLES, ...PLAIN_INDEXES, ...pendingId, pendingRows];
+  return [...TABLES, ...ADDED_COLUMNS, ...PLAIN_INDEXES, ...pendingId, pendingRows];
 }
 
 export class SchemaStepError extends Error {
@@ -205,6 +225,8 @@ export async function applySchema(
 ): Promise<SchemaState> {
   for (const step of steps) {
     try {
+      const guard = step.unlessColumn;
+      if (guard && (await dialect.listColumns(db, guard.table)).includes(guard.column)) continue;
       await sql.raw(step.ddl).execute(db);
     } catch (error) {
       throw new SchemaStepError(step.name, error);

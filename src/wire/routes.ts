@@ -49,6 +49,7 @@ import {
   queueRemovedReply,
   queueReply,
   sessionListReply,
+  sessionReply,
   taskListReply,
   transcriptPageReply,
   userQueueReply,
@@ -176,7 +177,24 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: messageBody,
     replies: { 200: messageSentReply, 202: messageQueuedReply },
-    errors: ['invalid_request', 'not_found', 'session_refused', 'session_busy', 'quota_exceeded'],
+    errors: [
+      'invalid_request',
+      'not_found',
+      'session_refused',
+      'session_failed',
+      'agent_unavailable',
+      'session_busy',
+      'quota_exceeded',
+    ],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/sessions/{id}/restart',
+    summary:
+      'Start a failed session’s agent again; 409 session_failed says why when it fails again',
+    access: 'principal',
+    replies: { 200: sessionReply },
+    errors: ['not_found', 'conflict', 'session_failed'],
   },
   {
     method: 'post',

@@ -37,6 +37,7 @@ import {
   type QueueResult,
 } from '../turns/index.js';
 import {
+  agentProfileList,
   cancelTurn,
   createTaskWithSession,
   restartSession,
@@ -181,6 +182,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       ...(body.value.workspace_id ? { workspaceId: body.value.workspace_id } : {}),
       ...(body.value.agent_profile ? { agentProfile: body.value.agent_profile } : {}),
       ...(body.value.prompt ? { prompt: body.value.prompt } : {}),
+      ...(body.value.cwd ? { cwd: body.value.cwd } : {}),
     });
     if (!result.ok) return failureResponse(c, result);
     return c.json(
@@ -192,6 +194,8 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       201,
     );
   });
+
+  app.get('/api/v1/agent-profiles', (c) => c.json({ profiles: agentProfileList(deps) }));
 
   app.get('/api/v1/tasks', async (c) =>
     c.json({ tasks: (await visibleTasks(deps, c.get('principal'))).map(taskView) }),

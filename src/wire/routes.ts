@@ -35,6 +35,7 @@ import {
 import { decisionListReply } from './decisions.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
+  agentProfileListReply,
   cancellingReply,
   createTaskBody,
   createTaskReply,
@@ -126,6 +127,15 @@ export const ROUTES: readonly RouteSpec[] = [
     body: createTaskBody,
     replies: { 201: createTaskReply },
     errors: ['invalid_request', 'forbidden', 'not_found', 'quota_exceeded'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/agent-profiles',
+    summary:
+      'The agent profiles tasks can use: command, args, handed-through variable names; no secrets',
+    access: 'principal',
+    replies: { 200: agentProfileListReply },
+    errors: [],
   },
   {
     method: 'get',

@@ -1,7 +1,12 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.js';
-import { AGENTS_PER_SERVER, AGENTS_PER_USER } from './tunables.js';
+import {
+  AGENT_START_TIMEOUT_MS,
+  AGENT_STOP_GRACE_MS,
+  AGENTS_PER_SERVER,
+  AGENTS_PER_USER,
+} from './tunables.js';
 
 describe('loadConfig', () => {
   it('defaults to SQLite in ./.clarion on 127.0.0.1:7420', () => {
@@ -36,6 +41,24 @@ describe('loadConfig', () => {
     expect(loadConfig({}).vapidSubject).toBeUndefined();
     expect(loadConfig({ CLARION_VAPID_SUBJECT: 'mailto:ops@example.org' }).vapidSubject).toBe(
       'mailto:ops@example.org',
+    );
+  });
+
+  it('reads the agent start timeout and stop grace in seconds, 30 and 5 unless set', () => {
+    expect(loadConfig({}).agentTimings).toEqual({
+      startTimeoutMs: AGENT_START_TIMEOUT_MS,
+      stopGraceMs: AGENT_STOP_GRACE_MS,
+    });
+    expect(AGENT_STOP_GRACE_MS).toBe(5_000);
+    expect(
+      loadConfig({ CLARION_AGENT_START_TIMEOUT_S: '2', CLARION_AGENT_STOP_GRACE_S: '0.5' })
+        .agentTimings,
+    ).toEqual({ startTimeoutMs: 2_000, stopGraceMs: 500 });
+    expect(() => loadConfig({ CLARION_AGENT_STOP_GRACE_S: '0' })).toThrow(
+      'CLARION_AGENT_STOP_GRACE_S must be more than 0',
+    );
+    expect(() => loadConfig({ CLARION_AGENT_START_TIMEOUT_S: 'soon' })).toThrow(
+      'CLARION_AGENT_START_TIMEOUT_S must be a number of seconds',
     );
   });
 

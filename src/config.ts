@@ -9,7 +9,12 @@ import { AgentProfileConfigError, loadAgentProfiles } from './agents/profiles.js
 import type { AgentProfile } from './agents/runtime.js';
 import { adminTokenProblem } from './auth/bootstrap.js';
 import type { DatabaseTarget } from './store/index.js';
-import { AGENTS_PER_SERVER, AGENTS_PER_USER } from './tunables.js';
+import {
+  AGENT_START_TIMEOUT_MS,
+  AGENT_STOP_GRACE_MS,
+  AGENTS_PER_SERVER,
+  AGENTS_PER_USER,
+} from './tunables.js';
 import type { AgentQuotaLimits } from './turns/agent-quota.js';
 
 export interface Config {
@@ -28,6 +33,8 @@ export interface Config {
   readonly agentProfiles: ReadonlyMap<string, AgentProfile>;
   /** Running agents per user and per server; the tunables' defaults when absent. */
   readonly agentQuota?: AgentQuotaLimits;
+  /** How long an agent may take to start, and to stop after SIGTERM; the tunables' defaults when absent. */
+  readonly agentTimings?: { readonly startTimeoutMs: number; readonly stopGraceMs: number };
 }
 
 export const DEFAULT_PORT = 7420;
@@ -53,6 +60,14 @@ const quota = (name: string) =>
     .number({ error: `${name} must be a number` })
     .int(`${name} must be a whole number`)
     .min(1, `${name} must be at least 1`);
+
+/** Seconds, fractions allowed (tests stop agents in half a second), read as milliseconds. */
+const seconds = (name: string) =>
+  z.coerce
+    .number({ error: `${name} must be a number of seconds` })
+    .positive(`${name} must be more than 0`)
+    .max(3600, `${name} must be at most 3600`)
+    .transform((value) => Math.round(value * 1000));
 
 const environment = z.object({
   CLARION_PORT: z.coerce
@@ -82,6 +97,8 @@ const environment = z.object({
     .optional(),
   CLARION_AGENTS_PER_USER: quota('CLARION_AGENTS_PER_USER').default(AGENTS_PER_USER),
   CLARION_AGENTS_PER_SERVER: quota('CLARION_AGENTS_PER_SERVER').default(AGENTS_PER_SERVER),
+  CLARION_AGENT_START_TIMEOUT_S: seconds('CLARION_AGENT_START_TIMEOUT_S').optional(),
+  CLARION_AGENT_STOP_GRACE_S: seconds('CLARION_AGENT_STOP_GRACE_S').optional(),
   CLARION_PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
     .transform((url) => new URL(url).origin)
@@ -128,6 +145,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     agentQuota: {
       perUser: settings.CLARION_AGENTS_PER_USER,
       perServer: settings.CLARION_AGENTS_PER_SERVER,
+    },
+    agentTimings: {
+      startTimeoutMs: settings.CLARION_AGENT_START_TIMEOUT_S ?? AGENT_START_TIMEOUT_MS,
+      stopGraceMs: settings.CLARION_AGENT_STOP_GRACE_S ?? AGENT_STOP_GRACE_MS,
     },
   };
 }

@@ -112,6 +112,7 @@ export async function startServer(
     createAcpHost({
       logger: logger.child({ component: 'acp-host' }),
       onPermissionRequest: consentHandler({ store }, () => registry),
+      ...config.agentTimings,
     });
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');

@@ -26,10 +26,16 @@ export const FOLLOW_UP_BUSY_RECHECK_MS = 30_000;
 export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
 
 // ---------------------------------------------------------------- agents
-/** How long a new agent process may take to answer `initialize` and `session/new`. */
+/** How long a new agent process may take to answer `initialize` and `session/new`; `CLARION_AGENT_START_TIMEOUT_S`. */
 export const AGENT_START_TIMEOUT_MS = 30_000;
-/** SIGTERM to SIGKILL for an agent's process group. */
-export const AGENT_STOP_GRACE_MS = 2_000;
+/** SIGTERM to SIGKILL for an agent's process group; `CLARION_AGENT_STOP_GRACE_S`. */
+export const AGENT_STOP_GRACE_MS = 5_000;
+/** After SIGKILL, how long a stop still waits for the agent's exit before it gives up on it. */
+export const AGENT_KILL_WAIT_MS = 2_000;
+/** How long an exited agent's stdio may stay open (a grandchild holding it) before it is destroyed. */
+export const AGENT_PIPE_DRAIN_MS = 500;
+/** How often a stop looks whether the agent's process group is gone. */
+export const AGENT_GROUP_POLL_INTERVAL_MS = 50;
 /** Streamed agent output is coalesced into one transcript write per interval. */
 export const AGENT_OUTPUT_FLUSH_INTERVAL_MS = 200;
 /** A report of an agent the storage could not take is written again after base · 2^(n-1), capped… */

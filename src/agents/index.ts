@@ -1,5 +1,7 @@
 /** The public surface of `src/agents/`. */
 export {
+  agentFailureOf,
+  type AgentFailure,
   type AgentHost,
   type AgentProfile,
   type AgentRuntime,

@@ -38,9 +38,10 @@ describe('agent profiles', () => {
     const profiles = loadAgentProfiles({
       CLARION_AGENT_PROFILES: JSON.stringify({
         claude: {
-          command: 'npx',
-          args: ['@zed-industries/claude-code-acp'],
-          env: { ANTHROPIC_API_KEY: 'k' },
+          command: 'claude-agent-acp',
+          env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+          pass_env: ['ANTHROPIC_API_KEY'],
+          cwd: '/srv/work',
         },
         gemini: { command: 'gemini', args: ['--experimental-acp'] },
         demo: { command: '/usr/local/bin/other-demo' },
@@ -48,9 +49,11 @@ describe('agent profiles', () => {
     });
     expect(profiles.get('claude')).toEqual({
       name: 'claude',
-      command: 'npx',
-      args: ['@zed-industries/claude-code-acp'],
-      env: { ANTHROPIC_API_KEY: 'k' },
+      command: 'claude-agent-acp',
+      args: [],
+      env: { CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      passEnv: ['ANTHROPIC_API_KEY'],
+      cwd: '/srv/work',
     });
     expect(profiles.get('gemini')?.env).toEqual({});
     expect(profiles.get('demo')).toEqual({
@@ -58,6 +61,7 @@ describe('agent profiles', () => {
       command: '/usr/local/bin/other-demo',
       args: [],
       env: {},
+      passEnv: [],
     });
   });
 
@@ -75,6 +79,9 @@ describe('agent profiles', () => {
     ['{"x": {"command": "a", "extra": true}}', /x/],
     ['{"bad name!": {"command": "a"}}', /profile names must be/],
     ['{"external": {"command": "a"}}', /reserved/],
+    ['{"x": {"command": "a", "pass_env": "KEY"}}', /x\.pass_env/],
+    ['{"x": {"command": "a", "pass_env": ["A=B"]}}', /x\.pass_env\.0: pass_env names must be/],
+    ['{"x": {"command": "a", "cwd": "relative/dir"}}', /x\.cwd: cwd must be an absolute path/],
   ])('refuses %s with a clear invalid_config error', (raw, message) => {
     const error = configError({ CLARION_AGENT_PROFILES: raw });
     expect(error.code).toBe('invalid_config');

@@ -1,10 +1,13 @@
 /**
  * Agent profiles from configuration: `CLARION_AGENT_PROFILES` as JSON
- * `{"name": {"command": "...", "args": [...], "env": {...}}}`, merged over the
- * built-in `demo` profile (a configured `demo` replaces it). A bad value is
- * one clear error naming the variable and the path of each problem.
+ * `{"name": {"command": "...", "args": [...], "env": {...}, "pass_env":
+ * ["ANTHROPIC_API_KEY"], "cwd": "/abs/dir"}}`, merged over the built-in
+ * `demo` profile (a configured `demo` replaces it). `env` values may be
+ * secrets: they are never listed. A bad value is one clear error naming the
+ * variable and the path of each problem.
  */
 import { existsSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 import { EXTERNAL_AGENT_PROFILE, type AgentProfile } from './runtime.js';
@@ -37,6 +40,18 @@ const profileEntry = z.strictObject({
       error: 'env must be an object of strings',
     })
     .default({}),
+  pass_env: z
+    .array(
+      z
+        .string({ error: 'pass_env must name variables' })
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'pass_env names must be environment variable names'),
+      { error: 'pass_env must be an array of variable names' },
+    )
+    .default([]),
+  cwd: z
+    .string({ error: 'cwd must be a string' })
+    .refine((value) => isAbsolute(value), 'cwd must be an absolute path')
+    .optional(),
 });
 
 const profileMap = z.record(
@@ -107,7 +122,14 @@ export function loadAgentProfiles(
     );
   }
   for (const [name, entry] of Object.entries(parsed.data)) {
-    profiles.set(name, { name, command: entry.command, args: entry.args, env: entry.env });
+    profiles.set(name, {
+      name,
+      command: entry.command,
+      args: entry.args,
+      env: entry.env,
+      passEnv: entry.pass_env,
+      ...(entry.cwd === undefined ? {} : { cwd: entry.cwd }),
+    });
   }
   return profiles;
 }

@@ -7,6 +7,7 @@
  * end; the end of a turn, streamed output and the process exiting arrive as
  * `RuntimeEvent`s.
  */
+import type { SessionFailureCode } from '../wire/index.js';
 
 export type Readiness = { ready: true } | { ready: false; reason: string };
 
@@ -16,6 +17,23 @@ export interface AgentProfile {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** Names of Clarion's own environment variables handed to the agent (API keys). */
+  readonly passEnv?: readonly string[];
+  /** The agent's working directory; the task's, else Clarion's, when absent. */
+  readonly cwd?: string;
+}
+
+/** Why an agent failed, in words a person can act on (exit, stderr tail, ACP error). */
+export interface AgentFailure {
+  readonly code: SessionFailureCode;
+  readonly message: string;
+}
+
+/** The failure a thrown start error carries, if it says one. */
+export function agentFailureOf(error: unknown): AgentFailure | undefined {
+  if (typeof error !== 'object' || error === null || !('failure' in error)) return undefined;
+  const failure = (error as { failure?: AgentFailure }).failure;
+  return failure && typeof failure.code === 'string' ? failure : undefined;
 }
 
 export interface SessionLaunch {
@@ -59,7 +77,14 @@ export type RuntimeEvent =
       error?: string;
     }
   | { type: 'agent_session'; sessionId: string; agentSessionId: string }
-  | { type: 'agent_exited'; sessionId: string; code: number | null; signal: string | null };
+  | {
+      type: 'agent_exited';
+      sessionId: string;
+      code: number | null;
+      signal: string | null;
+      /** Why the session failed; null for a deliberate stop or an exit its start already reported. */
+      failure: AgentFailure | null;
+    };
 
 export interface AgentRuntime {
   /**
@@ -85,7 +110,7 @@ export interface AgentHost extends AgentRuntime {
   isStarted(sessionId: string): boolean;
   /** Asks the agent to stop its current turn (`session/cancel`); the turn still ends by event. */
   cancel(sessionId: string): Promise<void>;
-  /** Ends the agent process of a session; resolves once it has exited. */
+  /** Ends the agent process group of a session, bounded; not a failure of the session. */
   stop(sessionId: string): Promise<void>;
   subscribe(listener: (event: RuntimeEvent) => void): () => void;
   /** Stops every agent; for server shutdown. */

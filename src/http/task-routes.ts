@@ -10,7 +10,7 @@ import {
   type TaskRecord,
   type TranscriptCursor,
 } from '../store/index.js';
-import { admitMessage, type AdmissionResult } from '../turns/index.js';
+import { admitMessage, sessionFailureOf, type AdmissionResult } from '../turns/index.js';
 import {
   createTaskBody,
   DEFAULT_DECISION_PAGE,
@@ -37,8 +37,10 @@ import {
   type QueueResult,
 } from '../turns/index.js';
 import {
+  agentProfileList,
   cancelTurn,
   createTaskWithSession,
+  restartSession,
   deleteSession,
   deleteTask,
   visibleSessions,
@@ -65,6 +67,7 @@ export function sessionView(session: SessionRecord): SessionView {
     task_id: session.task_id,
     agent_profile: session.agent_profile,
     state: session.state,
+    failure: sessionFailureOf(session),
     revision: session.revision,
     created_at: session.created_at,
     updated_at: session.updated_at,
@@ -145,6 +148,9 @@ function admissionResponse(c: Context<AppEnv>, result: AdmissionResult) {
 /** How the task's first prompt was admitted, as the create reply names it. */
 const ADMISSION_NAMES = {
   session_refused: 'refused',
+  // The agent could not be started: the session in the reply says why.
+  session_failed: 'failed',
+  agent_unavailable: 'failed',
   session_busy: 'busy',
   not_found: 'not_found',
   // Not met in practice: the create holds the agent's place before writing anything.
@@ -176,6 +182,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       ...(body.value.workspace_id ? { workspaceId: body.value.workspace_id } : {}),
       ...(body.value.agent_profile ? { agentProfile: body.value.agent_profile } : {}),
       ...(body.value.prompt ? { prompt: body.value.prompt } : {}),
+      ...(body.value.cwd ? { cwd: body.value.cwd } : {}),
     });
     if (!result.ok) return failureResponse(c, result);
     return c.json(
@@ -187,6 +194,8 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       201,
     );
   });
+
+  app.get('/api/v1/agent-profiles', (c) => c.json({ profiles: agentProfileList(deps) }));
 
   app.get('/api/v1/tasks', async (c) =>
     c.json({ tasks: (await visibleTasks(deps, c.get('principal'))).map(taskView) }),
@@ -243,6 +252,13 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       admissionKey: body.value.admission_key,
     });
     return admissionResponse(c, result);
+  });
+
+  app.post('/api/v1/sessions/:id/restart', async (c) => {
+    const result = await restartSession(deps, c.get('principal'), c.req.param('id'));
+    return result.ok
+      ? c.json({ session: sessionView(result.session) })
+      : failureResponse(c, result);
   });
 
   app.post('/api/v1/sessions/:id/cancel', async (c) => {

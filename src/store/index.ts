@@ -56,6 +56,7 @@ export {
   MAX_TRANSCRIPT_PAGE,
   messagesByPendingId,
   messagesByPendingIdQuery,
+  releaseTurnAdmissionKeys,
   reviseMessage,
   toolCallMessage,
   transcriptPage,
@@ -71,6 +72,8 @@ export {
 export { TERMINAL_SESSION_STATES } from './tables.js';
 export {
   bumpSessionRevision,
+  clearSessionFailure,
+  failSession,
   resetInterruptedSessions,
   setAgentSessionId,
   transitionSession,

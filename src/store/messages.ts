@@ -55,6 +55,20 @@ export async function appendMessage(ctx: RepoContext, input: NewMessage): Promis
 }
 
 /**
+ * Frees the admission keys of a turn whose message never reached the agent:
+ * the row stays in the transcript as what was tried, and the same key sent
+ * again (after a restart) is a new message that is really sent.
+ */
+export async function releaseTurnAdmissionKeys(ctx: RepoContext, turnId: string): Promise<void> {
+  await ctx.db
+    .updateTable('task_session_messages')
+    .set({ admission_key: null })
+    .where('turn_id', '=', turnId)
+    .where('admission_key', 'is not', null)
+    .execute();
+}
+
+/**
  * The turn's row for one agent tool call, if the agent reported that call
  * before. Reads the turn's tool-call rows through `idx_messages_turn`; a turn
  * holds few, so the match on the agent's ID is made here.

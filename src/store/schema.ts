@@ -167,6 +167,11 @@ const COLUMNS: readonly SchemaStep[] = [
   // A personal token's label and its approximate last use (issue 14).
   column('api_tokens', 'name', 'TEXT'),
   column('api_tokens', 'last_used_at', 'TEXT'),
+  // Why a session failed, and the task's working directory for its agents (issue 13).
+  column('task_sessions', 'failure_code', 'TEXT'),
+  column('task_sessions', 'failure_message', 'TEXT'),
+  column('task_sessions', 'failed_at', 'TEXT'),
+  column('tasks', 'cwd', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -65,6 +65,8 @@ export interface TasksTable {
   workspace_id: string;
   title: string;
   created_by: string | null;
+  /** The agents' working directory for this task; Clarion's when null. */
+  cwd: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }
@@ -78,6 +80,10 @@ export interface TaskSessionsTable {
   state: SessionState;
   /** The agent's own session identity, for `session/load` after a restart. */
   agent_session_id: string | null;
+  /** Why the session's agent failed (`SessionFailureCode`); null unless it did. */
+  failure_code: string | null;
+  failure_message: string | null;
+  failed_at: Timestamp | null;
   /** Bumped on every published change, so clients can drop stale events. */
   revision: number;
   created_at: Timestamp;

@@ -8,7 +8,7 @@ export type SessionRecord = TaskSessionsTable;
 
 export async function createTask(
   ctx: RepoContext,
-  input: { workspaceId: string; title: string; createdBy?: string },
+  input: { workspaceId: string; title: string; createdBy?: string; cwd?: string },
 ): Promise<TaskRecord> {
   const now = ctx.clock.timestamp();
   const row: TaskRecord = {
@@ -16,6 +16,7 @@ export async function createTask(
     workspace_id: input.workspaceId,
     title: input.title,
     created_by: input.createdBy ?? null,
+    cwd: input.cwd ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -53,6 +54,9 @@ export async function createSession(
     agent_profile: input.agentProfile,
     state: input.state ?? 'idle',
     agent_session_id: null,
+    failure_code: null,
+    failure_message: null,
+    failed_at: null,
     revision: 0,
     created_at: now,
     updated_at: now,
@@ -104,6 +108,55 @@ export async function transitionSession(
   const updatedAt = ctx.clock.timestamp();
   const [row] = await transitionStatement(ctx, String(from.length), id, state, updatedAt, ...from);
   return row;
+}
+
+/**
+ * Fails a session from one of `from`, keeping why: the failure's code and
+ * words and when. `undefined` when the session was elsewhere (or gone).
+ */
+export async function failSession(
+  ctx: RepoContext,
+  id: string,
+  from: readonly SessionState[],
+  failure: { code: string; message: string },
+): Promise<SessionRecord | undefined> {
+  if (from.length === 0) return undefined;
+  const now = ctx.clock.timestamp();
+  return ctx.db
+    .updateTable('task_sessions')
+    .set((eb) => ({
+      state: 'failed' as const,
+      failure_code: failure.code,
+      failure_message: failure.message,
+      failed_at: now,
+      revision: eb('revision', '+', 1),
+      updated_at: now,
+    }))
+    .where('id', '=', id)
+    .where('state', 'in', from)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A failed session made idle again for a restart, its failure cleared; `undefined` if it was not failed. */
+export async function clearSessionFailure(
+  ctx: RepoContext,
+  id: string,
+): Promise<SessionRecord | undefined> {
+  return ctx.db
+    .updateTable('task_sessions')
+    .set((eb) => ({
+      state: 'idle' as const,
+      failure_code: null,
+      failure_message: null,
+      failed_at: null,
+      revision: eb('revision', '+', 1),
+      updated_at: ctx.clock.timestamp(),
+    }))
+    .where('id', '=', id)
+    .where('state', '=', 'failed')
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Remembers the agent's own session ID, so a restarted agent can load the conversation. */

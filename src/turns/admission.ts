@@ -22,18 +22,29 @@ import {
 import type { TurnsDeps } from './context.js';
 import { failure, type Failure } from '../wire/index.js';
 import { agentPlace, dispatchTurn } from './dispatch.js';
+import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
 
 /**
  * Sent now, queued, or refused: a session that cannot take messages
- * (`session_refused`, with the reason), one that is busy (`session_busy`;
- * only machine messages, which never wait in the persisted queue), or none
- * the caller can see.
+ * (`session_refused`, with the reason), one whose agent failed
+ * (`session_failed`, with the failure: also when this very message could
+ * not start it), one whose running agent did not take the message
+ * (`agent_unavailable`), one that is busy (`session_busy`; only machine
+ * messages, which never wait in the persisted queue), or none the caller
+ * can see. `sent` means the agent has the message.
  */
 export type AdmissionResult =
   | { ok: true; outcome: 'sent'; message: MessageRecord }
   | { ok: true; outcome: 'queued'; item: QueuedMessage }
-  | Failure<'session_refused' | 'session_busy' | 'not_found' | 'quota_exceeded'>;
+  | Failure<
+      | 'session_refused'
+      | 'session_failed'
+      | 'agent_unavailable'
+      | 'session_busy'
+      | 'not_found'
+      | 'quota_exceeded'
+    >;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
@@ -66,6 +77,8 @@ async function admitInWrite(
   const queued = await queuedByAdmissionKey(tx, sessionId, input.admissionKey);
   if (queued) return { result: { ok: true, outcome: 'queued', item: queued } };
 
+  // Before the mode: a failed session says why, and that a restart may help.
+  if (session.state === 'failed') return { result: sessionFailed(session) };
   const mode = deriveSessionInputMode(session);
   if (mode.mode === 'refuse') {
     return { result: failure('session_refused', undefined, { reason: mode.reason }) };
@@ -105,6 +118,17 @@ async function admitInWrite(
   };
 }
 
+/** The admission's result once its turn reached the agent, or why it did not. */
+async function dispatched(
+  deps: TurnsDeps,
+  sessionId: string,
+  admitted: Admitted,
+): Promise<AdmissionResult> {
+  if (!admitted.dispatch) return admitted.result;
+  const reached = await dispatchTurn(deps, sessionId, admitted.dispatch);
+  return reached.ok ? admitted.result : reached;
+}
+
 /** Admits one user message into a session the principal can see. */
 export async function admitMessage(
   deps: TurnsDeps,
@@ -119,8 +143,7 @@ export async function admitMessage(
     const admitted = await deps.sessions.write(sessionId, (write) =>
       admitInWrite(write, { ...input, userId }, { queueWhenBusy: true, place }),
     );
-    if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
-    return admitted.result;
+    return await dispatched(deps, sessionId, admitted);
   } finally {
     place.release();
   }
@@ -161,8 +184,7 @@ export async function admitMachineMessage(
     const admitted = await deps.sessions.write(sessionId, (write) =>
       admitInWrite(write, { ...input, userId: null }, { queueWhenBusy: false, place }),
     );
-    if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
-    return admitted.result;
+    return await dispatched(deps, sessionId, admitted);
   } finally {
     place.release();
   }

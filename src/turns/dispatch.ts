@@ -1,21 +1,30 @@
 /**
  * Getting a started turn to the agent: start the session's agent process when
  * it is not running (with a session-scoped MCP token), then send the prompt.
- * A failure is written into the transcript and the session is free again; the
- * admitted message itself stays, so a retry with its key does not duplicate it.
+ *
+ * A message that did not reach the agent is never reported as sent. An agent
+ * that could not be started fails its session with the reason (`failSession`);
+ * one that runs but did not take the prompt leaves the session free again.
+ * Either way the reason is written into the transcript, the message stays as
+ * what was tried, and its admission key is released so the same key sent
+ * again is a new message.
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
 import { issueToken, revokeIssuedToken } from '../auth/index.js';
+import { agentFailureOf, type AgentFailure } from '../agents/index.js';
 import {
   appendMessage,
   completeTurn,
+  failSession,
   getSession,
   getTask,
+  releaseTurnAdmissionKeys,
   transitionSession,
   type RepoContext,
   type SessionRecord,
 } from '../store/index.js';
-import type { Failure } from '../wire/index.js';
+import { failure, storableText, type Failure } from '../wire/index.js';
+import { sessionFailed } from './session-failure.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 
@@ -27,12 +36,12 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   const task = session && (await getTask(store, session.task_id));
   if (!session || !task) throw new Error('session not found');
   const profile = deps.profiles.get(session.agent_profile);
-  if (!profile) throw new Error(`unknown agent profile ${session.agent_profile}`);
+  if (!profile) throw startRefused(`unknown agent profile ${session.agent_profile}`);
   if (host.isStarted(sessionId)) {
     throw new Error(readiness.reason);
   }
   const userId = task.created_by;
-  if (!userId) throw new Error('the task has no owner to act for');
+  if (!userId) throw startRefused('the task has no owner to act for');
   // Every agent start passes here, so no path starts one past the quota.
   const place = deps.agentQuota.hold(userId, sessionId);
   if (!place.ok) throw new Error(place.message);
@@ -45,7 +54,7 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
         profile,
         mcp: { url: deps.mcpUrl(), token: token.secret },
         agentSessionId: session.agent_session_id ?? undefined,
-        cwd: deps.agentCwd,
+        cwd: profile.cwd ?? task.cwd ?? deps.agentCwd,
       });
     } catch (error) {
       // A process that never spawned reports no exit, so nothing else would revoke its token.
@@ -87,11 +96,21 @@ export function agentPlace(deps: AgentLaunchDeps) {
   };
 }
 
+/** A start Clarion itself refuses for good (no such profile): the session fails with it. */
+function startRefused(message: string): Error & { failure: AgentFailure } {
+  return Object.assign(new Error(message), {
+    failure: { code: 'start_failed' as const, message },
+  });
+}
+
+/** Whether the prompt reached the agent; a refusal says why, as admission answers it. */
+export type DispatchResult = { ok: true } | Failure<'session_failed' | 'agent_unavailable'>;
+
 export async function dispatchTurn(
   deps: TurnsDeps,
   sessionId: string,
   turn: { turnId: string; text: string },
-): Promise<void> {
+): Promise<DispatchResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => {
     controller.abort();
@@ -104,29 +123,50 @@ export async function dispatchTurn(
       text: turn.text,
       signal: controller.signal,
     });
+    return { ok: true };
   } catch (error) {
     deps.logger.warn({ err: error, session_id: sessionId }, 'prompt was not accepted');
-    await failTurn(deps, sessionId, turn.turnId, error);
+    return await failTurn(deps, sessionId, turn.turnId, error);
   } finally {
     clearTimeout(timer);
   }
 }
 
-async function failTurn(deps: TurnsDeps, sessionId: string, turnId: string, error: unknown) {
-  await deps.sessions.write(sessionId, async (write) => {
+async function failTurn(
+  deps: TurnsDeps,
+  sessionId: string,
+  turnId: string,
+  error: unknown,
+): Promise<Exclude<DispatchResult, { ok: true }>> {
+  const failed = agentFailureOf(error);
+  // An agent's stderr is quoted as given, so it is made storable like any agent text.
+  const reason = storableText(
+    failed?.message ?? (error instanceof Error ? error.message : String(error)),
+  );
+  return deps.sessions.write(sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, sessionId);
-    if (!session) return;
+    if (!session) return failure('agent_unavailable');
     const note = await appendMessage(tx, {
       sessionId,
       taskId: session.task_id,
       turnId,
       authorType: 'system',
       type: 'error',
-      content: `The agent did not take this message: ${error instanceof Error ? error.message : String(error)}`,
+      content: `The agent did not take this message: ${reason}`,
     });
     write.added(note);
     await completeTurn(tx, turnId);
-    write.moved(await transitionSession(tx, sessionId, ['running', 'waiting_for_input'], 'idle'));
+    await releaseTurnAdmissionKeys(tx, turnId);
+    if (!failed) {
+      write.moved(await transitionSession(tx, sessionId, ['running', 'waiting_for_input'], 'idle'));
+      return failure('agent_unavailable', reason);
+    }
+    const moved = await failSession(tx, sessionId, ['idle', 'running', 'waiting_for_input'], {
+      code: failed.code,
+      message: reason,
+    });
+    write.moved(moved);
+    return sessionFailed(moved ?? session);
   });
 }

@@ -11,6 +11,9 @@ export {
   removeQueued,
   reorderQueued,
 } from './queue.js';
+export { agentProfileList } from './agent-profiles.js';
+export { restartSession, type RestartResult } from './restart.js';
+export { sessionFailureOf } from './session-failure.js';
 export { respondToUserInput, sessionTranscript, visibleUserInputs } from './session-reads.js';
 export { decisionEntryOf, decisionHistory } from './decision-history.js';
 export {

@@ -1,8 +1,9 @@
 /**
  * What agents report becomes transcript and session state: streamed output
  * is appended to the turn, a turn's end frees the session (and starts the
- * next queued message), and an agent that exits fails its session and
- * expires its bundles. Each write is retried while the storage is
+ * next queued message), and an agent that fails fails its session with the
+ * reason and expires its bundles. A deliberate stop (delete, shutdown) only
+ * revokes the agent's credential: it is no failure. Each write is retried while the storage is
  * unavailable (`durable-write.ts`): a report is never dropped for that.
  */
 import type { RuntimeEvent, StopReason } from '../agents/index.js';
@@ -11,6 +12,7 @@ import { revokeAgentTokens } from '../auth/index.js';
 import {
   appendMessage,
   completeTurn,
+  failSession,
   getSession,
   reviseMessage,
   setAgentSessionId,
@@ -53,7 +55,7 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
       );
       return;
     case 'agent_exited':
-      return agentExited(deps, event.sessionId);
+      return agentExited(deps, event);
   }
 }
 
@@ -145,17 +147,20 @@ async function endTurn(
   if (deps.host.isStarted(event.sessionId)) await startNextQueued(deps, event.sessionId);
 }
 
-async function agentExited(deps: TurnsDeps, sessionId: string): Promise<void> {
+async function agentExited(
+  deps: TurnsDeps,
+  event: Extract<RuntimeEvent, { type: 'agent_exited' }>,
+): Promise<void> {
+  const { sessionId, failure } = event;
   // First and on its own: the credential must die with the process even if the session write fails.
   await revokeAgentTokens(deps.store, sessionId);
+  if (!failure) return;
   await writeRetrying(deps, sessionId, async (write) => {
     write.moved(
-      await transitionSession(
-        write.tx,
-        sessionId,
-        ['idle', 'running', 'waiting_for_input'],
-        'failed',
-      ),
+      await failSession(write.tx, sessionId, ['idle', 'running', 'waiting_for_input'], {
+        code: failure.code,
+        message: storableText(failure.message),
+      }),
     );
   });
   await deps.clarification.expireSession(sessionId);

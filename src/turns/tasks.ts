@@ -3,6 +3,8 @@
  * list, cancel the running turn, delete. Deleting stops the agent and settles
  * what is live in memory before any row goes.
  */
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
 import type { Principal } from '../auth/index.js';
 import {
   canSeeSession,
@@ -36,12 +38,31 @@ export type Found<T = object> = ({ ok: true } & T) | Failure<'not_found'>;
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 const TASK_NOT_FOUND = failure('not_found', 'task not found');
 
+/** Why `cwd` cannot be the agents' working directory, if it cannot. */
+function cwdProblem(cwd: string): string | undefined {
+  if (!isAbsolute(cwd)) return 'must be an absolute path';
+  try {
+    if (statSync(cwd).isDirectory()) return undefined;
+  } catch {
+    // Missing or unreadable: the same answer for the person.
+  }
+  return 'must be an existing directory';
+}
+
 export async function createTaskWithSession(
   deps: TurnsDeps,
   principal: Principal,
-  input: { title: string; workspaceId?: string; agentProfile?: string; prompt?: string },
+  input: {
+    title: string;
+    workspaceId?: string;
+    agentProfile?: string;
+    prompt?: string;
+    cwd?: string;
+  },
 ): Promise<CreateTaskResult> {
   if (principal.kind !== 'user') return failure('forbidden');
+  const badCwd = input.cwd === undefined ? undefined : cwdProblem(input.cwd);
+  if (badCwd) return failure('invalid_request', 'invalid cwd', [{ path: 'cwd', message: badCwd }]);
   const profile = input.agentProfile ?? deps.defaultProfile;
   if (!deps.profiles.has(profile)) {
     return failure('invalid_request', 'unknown agent profile', [
@@ -77,7 +98,7 @@ export async function createTaskWithSession(
 async function createWithSession(
   deps: TurnsDeps,
   principal: Extract<Principal, { kind: 'user' }>,
-  input: { title: string; workspaceId: string; profile: string; prompt?: string },
+  input: { title: string; workspaceId: string; profile: string; prompt?: string; cwd?: string },
   slot: AgentSlot | undefined,
 ): Promise<CreateTaskResult> {
   const { workspaceId, profile } = input;
@@ -86,6 +107,7 @@ async function createWithSession(
       workspaceId,
       title: input.title,
       createdBy: principal.userId,
+      ...(input.cwd === undefined ? {} : { cwd: input.cwd }),
     });
     const session = await createSession(tx, { taskId: task.id, agentProfile: profile });
     return { task, session };

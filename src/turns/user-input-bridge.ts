@@ -111,10 +111,13 @@ export function followUpAdmitter(
     if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';
     switch (result.code) {
       // No agent may start now (`quota_exceeded`): tried again later, like a busy session.
+      // The agent runs but did not take it: tried again later too.
       case 'session_busy':
       case 'quota_exceeded':
+      case 'agent_unavailable':
         return 'busy';
       case 'session_refused':
+      case 'session_failed':
       case 'not_found':
         return 'refused';
     }

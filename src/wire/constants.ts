@@ -12,6 +12,16 @@ export const SESSION_STATES = [
   'cancelled',
 ] as const;
 
+/**
+ * Why a session's agent failed: it could not be started (`spawn_failed`: no
+ * such program, not executable), it did not open an ACP session
+ * (`start_failed`: not an ACP agent, exited while starting, an
+ * `initialize` or `session/new` error, no answer in time), or it exited once
+ * running (`exited`).
+ */
+export const SESSION_FAILURE_CODES = ['spawn_failed', 'start_failed', 'exited'] as const;
+export type SessionFailureCode = (typeof SESSION_FAILURE_CODES)[number];
+
 /** Sessions in these states take no more turns; their bundles are expired. */
 export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as const;
 

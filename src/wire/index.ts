@@ -28,6 +28,7 @@ export {
   MAX_OPTION_LABEL_CHARS,
   MAX_PENDING_ID_CHARS,
   MAX_PENDING_PAGE,
+  MAX_CWD_CHARS,
   MAX_PROFILE_NAME_CHARS,
   MAX_PROMPT_CHARS,
   MAX_QUESTIONS,
@@ -72,11 +73,13 @@ export {
   CLARIFICATION_TYPE,
   DECISION_SURFACES,
   ROW_STATUSES,
+  SESSION_FAILURE_CODES,
   SESSION_STATES,
   TERMINAL_SESSION_STATES,
   USER_INPUT_DECISION_TYPE,
   USER_INPUT_EVENT_TYPES,
   type DecisionSurface,
+  type SessionFailureCode,
 } from './constants.js';
 export { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 export {
@@ -134,6 +137,8 @@ export {
   type RespondReply,
 } from './clarification.js';
 export {
+  agentProfileListReply,
+  agentProfileView,
   cancellingReply,
   createTaskBody,
   createTaskReply,
@@ -150,7 +155,9 @@ export {
   queueOrderBody,
   queueRemovedReply,
   queueReply,
+  sessionFailure,
   sessionListReply,
+  sessionReply,
   sessionView,
   taskListReply,
   taskView,
@@ -160,6 +167,8 @@ export {
   type MachineQueueItem,
   type MessageView,
   type QueueItemView,
+  type AgentProfileView,
+  type SessionFailure,
   type SessionView,
   type TaskView,
   type UserQueueItem,

@@ -37,6 +37,8 @@ export const MAX_MESSAGE_CHARS = 32_000;
 export const MAX_ADMISSION_KEY_CHARS = 128;
 export const MAX_RECORD_ID_CHARS = 128;
 export const MAX_PROFILE_NAME_CHARS = 64;
+/** A task's working directory for its agents (PATH_MAX on Linux). */
+export const MAX_CWD_CHARS = 4096;
 export const MAX_QUEUE_ORDER_IDS = 1000;
 
 // ---------------------------------------------------------------- accounts

@@ -68,6 +68,18 @@ export const OUTCOMES = {
     wire: 'conflict',
     message: 'the session cannot take messages',
   },
+  /** The session's agent failed; `details.failure` says why, and a restart may bring it back. */
+  session_failed: {
+    status: 409,
+    wire: 'session_failed',
+    message: 'the session’s agent failed; restart the session',
+  },
+  /** The agent runs but did not take the message in time; nothing says it will. */
+  agent_unavailable: {
+    status: 503,
+    wire: 'agent_unavailable',
+    message: 'the agent did not take the message; try again',
+  },
   payload_too_large: {
     status: 413,
     wire: 'payload_too_large',

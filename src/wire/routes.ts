@@ -40,6 +40,7 @@ import {
 import { decisionListReply } from './decisions.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
+  agentProfileListReply,
   cancellingReply,
   createTaskBody,
   createTaskReply,
@@ -54,6 +55,7 @@ import {
   queueRemovedReply,
   queueReply,
   sessionListReply,
+  sessionReply,
   taskListReply,
   transcriptPageReply,
   userQueueReply,
@@ -135,6 +137,15 @@ export const ROUTES: readonly RouteSpec[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/agent-profiles',
+    summary:
+      'The agent profiles tasks can use: command, args, handed-through variable names; no secrets',
+    access: 'principal',
+    replies: { 200: agentProfileListReply },
+    errors: [],
+  },
+  {
+    method: 'get',
     path: '/api/v1/tasks',
     summary: 'Tasks the caller can see',
     access: 'principal',
@@ -183,7 +194,24 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: messageBody,
     replies: { 200: messageSentReply, 202: messageQueuedReply },
-    errors: ['invalid_request', 'not_found', 'session_refused', 'session_busy', 'quota_exceeded'],
+    errors: [
+      'invalid_request',
+      'not_found',
+      'session_refused',
+      'session_failed',
+      'agent_unavailable',
+      'session_busy',
+      'quota_exceeded',
+    ],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/sessions/{id}/restart',
+    summary:
+      'Start a failed session’s agent again; 409 session_failed says why when it fails again',
+    access: 'principal',
+    replies: { 200: sessionReply },
+    errors: ['not_found', 'conflict', 'session_failed'],
   },
   {
     method: 'post',

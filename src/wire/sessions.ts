@@ -1,8 +1,10 @@
 /** Tasks, sessions, transcripts, message admission and the session queue on the wire. */
 import { z } from 'zod';
 import { sessionState, timestamp, visibleText } from './common.js';
+import { SESSION_FAILURE_CODES } from './constants.js';
 import {
   MAX_ADMISSION_KEY_CHARS,
+  MAX_CWD_CHARS,
   MAX_MESSAGE_CHARS,
   MAX_PROFILE_NAME_CHARS,
   MAX_QUEUE_ORDER_IDS,
@@ -39,12 +41,23 @@ export const taskView = z
   .meta({ id: 'Task' });
 export type TaskView = z.infer<typeof taskView>;
 
+/** Why a session's agent failed: the exit code or signal, its stderr's last lines, or the ACP error. */
+export const sessionFailure = z
+  .object({
+    code: z.enum(SESSION_FAILURE_CODES),
+    message: z.string(),
+    at: timestamp,
+  })
+  .meta({ id: 'SessionFailure' });
+export type SessionFailure = z.infer<typeof sessionFailure>;
+
 export const sessionView = z
   .object({
     id: z.string(),
     task_id: z.string(),
     agent_profile: z.string(),
     state: sessionState,
+    failure: sessionFailure.nullable().describe('Why the session failed; null unless it did'),
     revision: z.number().int(),
     created_at: timestamp,
     updated_at: timestamp,
@@ -100,6 +113,12 @@ export const createTaskBody = z
     workspace_id: recordId.optional(),
     agent_profile: z.string().min(1).max(MAX_PROFILE_NAME_CHARS).optional(),
     prompt: messageText.optional().describe('The first message, sent as the session starts'),
+    cwd: z
+      .string()
+      .min(1)
+      .max(MAX_CWD_CHARS)
+      .optional()
+      .describe('Absolute path of an existing directory the agents work in (default: Clarion’s)'),
   })
   .meta({ id: 'CreateTaskBody' });
 
@@ -123,8 +142,25 @@ export const createTaskReply = z.object({
   task: taskView,
   session: sessionView,
   /** How the first prompt was admitted; absent without a prompt. */
-  admission: z.enum(['sent', 'queued', 'refused', 'busy', 'not_found']).optional(),
+  admission: z.enum(['sent', 'queued', 'refused', 'busy', 'not_found', 'failed']).optional(),
 });
+
+/** A session after its agent was started again. */
+export const sessionReply = z.object({ session: sessionView });
+
+/** A configured way to start an agent, without the values of its `env` (they may be secrets). */
+export const agentProfileView = z
+  .object({
+    name: z.string(),
+    command: z.string(),
+    args: z.array(z.string()),
+    pass_env: z.array(z.string()).describe('Names of Clarion’s variables handed to the agent'),
+    env_names: z.array(z.string()).describe('Names the profile sets; never their values'),
+    cwd: z.string().nullable(),
+  })
+  .meta({ id: 'AgentProfile' });
+export type AgentProfileView = z.infer<typeof agentProfileView>;
+export const agentProfileListReply = z.object({ profiles: z.array(agentProfileView) });
 
 export const messageSentReply = z.object({ outcome: z.literal('sent'), message: messageView });
 export const messageQueuedReply = z.object({ outcome: z.literal('queued'), item: userQueueItem });

@@ -311,6 +311,7 @@ describe('ACP host with the demo agent', () => {
       sessionId: 's1',
       code: null,
       signal: 'SIGKILL',
+      failure: { code: 'exited', message: 'the agent exited (signal SIGKILL)' },
     });
     const tail = log.events.filter(
       (event) => event.type === 'turn_ended' || event.type === 'agent_exited',
@@ -321,7 +322,8 @@ describe('ACP host with the demo agent', () => {
         sessionId: 's1',
         turnId: 'turn-1',
         stopReason: 'failed',
-        error: expect.any(String) as unknown,
+        // The exit, not the connection it broke, is why the turn failed.
+        error: 'agent process exited (signal SIGKILL)',
       },
       exited,
     ]);
@@ -338,6 +340,8 @@ describe('ACP host with the demo agent', () => {
       type: 'agent_exited',
       sessionId: 's1',
       signal: 'SIGTERM',
+      // Stopped on purpose: no failure of the session.
+      failure: null,
     });
     expect(host.pid('s1')).toBeUndefined();
     expect(host.readiness('s1')).toMatchObject({ ready: false });

@@ -189,6 +189,7 @@ describe('the read model', () => {
       id: S,
       task_id: T,
       agent_profile: 'demo',
+      failure: null,
       created_at: ts(1),
       updated_at: ts(6),
     };

@@ -55,7 +55,7 @@ export class TestHost implements AgentHost {
   }
 
   stop(sessionId: string): Promise<void> {
-    this.exit(sessionId);
+    this.exit(sessionId, { deliberate: true });
     return Promise.resolve();
   }
 
@@ -65,7 +65,7 @@ export class TestHost implements AgentHost {
   }
 
   close(): Promise<void> {
-    for (const sessionId of [...this.running.keys()]) this.exit(sessionId);
+    for (const sessionId of [...this.running.keys()]) this.exit(sessionId, { deliberate: true });
     return Promise.resolve();
   }
 
@@ -98,8 +98,8 @@ export class TestHost implements AgentHost {
     this.emit({ type: 'turn_ended', sessionId, turnId, stopReason });
   }
 
-  /** The agent process dies, mid-turn or not. */
-  exit(sessionId: string): void {
+  /** The agent process dies, mid-turn or not; a deliberate stop is no failure. */
+  exit(sessionId: string, options: { deliberate?: boolean } = {}): void {
     const turnId = this.running.get(sessionId);
     if (!this.running.has(sessionId)) return;
     this.running.delete(sessionId);
@@ -112,7 +112,16 @@ export class TestHost implements AgentHost {
         error: 'agent exited',
       });
     }
-    this.emit({ type: 'agent_exited', sessionId, code: null, signal: 'SIGKILL' });
+    const signal = options.deliberate ? 'SIGTERM' : 'SIGKILL';
+    this.emit({
+      type: 'agent_exited',
+      sessionId,
+      code: null,
+      signal,
+      failure: options.deliberate
+        ? null
+        : { code: 'exited', message: `the agent exited (signal ${signal})` },
+    });
   }
 
   private emit(event: RuntimeEvent): void {

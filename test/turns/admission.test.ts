@@ -169,7 +169,12 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
     expect(answer.status).toBe(409);
     const refused = await send(session.id, 'anyone there?', 'late');
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ code: 'conflict', details: { reason: 'session_ended' } });
+    // The refusal says why the agent failed, and that a restart may help.
+    expect(refused.body).toMatchObject({
+      code: 'session_failed',
+      error: 'the agent exited (signal SIGKILL)',
+      details: { failure: { code: 'exited', message: 'the agent exited (signal SIGKILL)' } },
+    });
   });
 
   it('resumes a detached question through the host as exactly one new turn', async () => {

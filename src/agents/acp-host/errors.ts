@@ -3,6 +3,7 @@
  * message; `not_started`, `busy` and `aborted` before a write are known to
  * have sent nothing to the agent.
  */
+import type { AgentFailure } from '../runtime.js';
 
 export type AgentHostErrorCode =
   | 'already_started'
@@ -15,11 +16,18 @@ export type AgentHostErrorCode =
 
 export class AgentHostError extends Error {
   readonly code: AgentHostErrorCode;
+  /** Set when the error is why the session's agent failed (a start that did not come up). */
+  readonly failure: AgentFailure | undefined;
 
-  constructor(code: AgentHostErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(
+    code: AgentHostErrorCode,
+    message: string,
+    options?: { cause?: unknown; failure?: AgentFailure },
+  ) {
     super(message, options);
     this.name = 'AgentHostError';
     this.code = code;
+    this.failure = options?.failure;
   }
 }
 

@@ -9,12 +9,19 @@
  *   response; the response ends the turn with `turn_ended`.
  * - Every accepted turn ends exactly once: by the agent's response, or as
  *   `failed` when the connection breaks or the process exits, and then
- *   before `agent_exited`.
+ *   before `agent_exited`, naming the exit code or signal.
+ * - Nothing here waits on an agent without a bound: start by
+ *   `startTimeoutMs`, stop and close by the process supervisor's grace and
+ *   kill wait (`agent-process.ts`).
+ * - `agent_exited` carries a failure only for an agent that was running and
+ *   was not stopped on purpose; a start that fails throws its failure instead.
  * - Output of a turn is emitted before its `turn_ended`, in arrival order.
  * - `readiness` answers from memory, so a refusal has sent nothing.
  */
 import {
+  AGENT_KILL_WAIT_MS,
   AGENT_OUTPUT_FLUSH_INTERVAL_MS,
+  AGENT_PIPE_DRAIN_MS,
   AGENT_START_TIMEOUT_MS,
   AGENT_STOP_GRACE_MS,
 } from '../../tunables.js';
@@ -42,6 +49,7 @@ import type {
 } from '../runtime.js';
 import { spawnAgent, type AgentExit, type AgentProcess } from './agent-process.js';
 import { AgentHostError, errorText } from './errors.js';
+import { acpErrorText, agentFailure, exitText } from './failures.js';
 import { RuntimeListeners } from './listeners.js';
 import { clarionMcpServers, type StdioBridge } from './mcp-servers.js';
 import { OutputCoalescer } from './output-coalescer.js';
@@ -71,8 +79,12 @@ export interface AcpHostOptions {
   flushIntervalMs?: number;
   /** Bounds `initialize` plus `session/new` or `session/load`. */
   startTimeoutMs?: number;
-  /** How long `stop` waits after SIGTERM before SIGKILL. */
+  /** How long `stop` waits after SIGTERM to the agent's group before SIGKILL. */
   stopGraceMs?: number;
+  /** How long a stop still waits after SIGKILL. */
+  killWaitMs?: number;
+  /** How long an exited agent's pipes may stay open before they are destroyed. */
+  pipeDrainMs?: number;
   clientInfo?: { name: string; version: string };
 }
 
@@ -105,6 +117,8 @@ interface HostedSession {
   agentSessionId: string | undefined;
   turn: Turn | undefined;
   readonly output: OutputCoalescer;
+  /** Set by `stop`: the exit that follows is no failure of the session. */
+  stopRequested: boolean;
 }
 
 export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
@@ -115,6 +129,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const flushIntervalMs = options.flushIntervalMs ?? AGENT_OUTPUT_FLUSH_INTERVAL_MS;
   const startTimeoutMs = options.startTimeoutMs ?? AGENT_START_TIMEOUT_MS;
   const stopGraceMs = options.stopGraceMs ?? AGENT_STOP_GRACE_MS;
+  const killWaitMs = options.killWaitMs ?? AGENT_KILL_WAIT_MS;
+  const pipeDrainMs = options.pipeDrainMs ?? AGENT_PIPE_DRAIN_MS;
+  /** Group sweeps after exits, so `close` leaves no agent's process behind. */
+  const sweeps = new Set<Promise<void>>();
   const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
   const sessions = new Map<string, HostedSession>();
   const listeners = new RuntimeListeners(logger);
@@ -188,18 +206,34 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     });
   }
 
-  function onExit(hosted: HostedSession, exit: AgentExit): void {
+  function onExit(hosted: HostedSession, agentProcess: AgentProcess, exit: AgentExit): void {
+    const starting = hosted.phase === 'starting';
     hosted.phase = 'exited';
     const sessionId = hosted.launch.sessionId;
-    logger.info({ sessionId, code: exit.code, signal: exit.signal }, 'agent exited');
+    const how = exitText(exit);
+    // Whatever the wrapper left in its group goes too (bounded); `close` waits for it.
+    const sweep = agentProcess.stop();
+    sweeps.add(sweep);
+    void sweep.finally(() => sweeps.delete(sweep));
+    const failure =
+      hosted.stopRequested || starting
+        ? null
+        : agentFailure('exited', `the agent exited (${how})`, agentProcess.stderrTail());
+    if (failure) {
+      logger.warn(
+        { sessionId, code: exit.code, signal: exit.signal, failure: failure.message },
+        'agent failed',
+      );
+    } else {
+      logger.info({ sessionId, code: exit.code, signal: exit.signal }, 'agent exited');
+    }
     if (hosted.turn) {
-      const how = exit.signal === null ? `code ${exit.code ?? 'unknown'}` : `signal ${exit.signal}`;
       endTurn(hosted, hosted.turn, 'failed', `agent process exited (${how})`);
     }
     hosted.output.flush();
     hosted.connection?.close(new Error('agent process exited'));
     if (sessions.get(sessionId) === hosted) sessions.delete(sessionId);
-    emit({ type: 'agent_exited', sessionId, code: exit.code, signal: exit.signal });
+    emit({ type: 'agent_exited', sessionId, code: exit.code, signal: exit.signal, failure });
   }
 
   async function handlePermission(
@@ -229,22 +263,34 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       clientCapabilities: {},
       clientInfo,
     };
-    const init = await connection.agent.request(methods.agent.initialize, initialize);
+    const init = await step('initialize', () =>
+      connection.agent.request(methods.agent.initialize, initialize),
+    );
     const capabilities = init.agentCapabilities;
     const mcpServers = clarionMcpServers(launch.mcp, capabilities?.mcpCapabilities, stdioBridge);
     if (launch.agentSessionId !== undefined && capabilities?.loadSession === true) {
-      await connection.agent.request(methods.agent.session.load, {
-        sessionId: launch.agentSessionId,
-        cwd: launch.cwd,
-        mcpServers,
-      });
+      await step('session/load', () =>
+        connection.agent.request(methods.agent.session.load, {
+          sessionId: launch.agentSessionId ?? '',
+          cwd: launch.cwd,
+          mcpServers,
+        }),
+      );
       return launch.agentSessionId;
     }
-    const created = await connection.agent.request(methods.agent.session.new, {
-      cwd: launch.cwd,
-      mcpServers,
-    });
+    const created = await step('session/new', () =>
+      connection.agent.request(methods.agent.session.new, { cwd: launch.cwd, mcpServers }),
+    );
     return created.sessionId;
+  }
+
+  /** One handshake request, its failure named after the ACP method. */
+  async function step<T>(name: string, request: () => Promise<T>): Promise<T> {
+    try {
+      return await request();
+    } catch (error) {
+      throw new Error(acpErrorText(name, error), { cause: error });
+    }
   }
 
   async function start(launch: SessionLaunch): Promise<void> {
@@ -259,6 +305,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       connection: undefined,
       agentSessionId: undefined,
       turn: undefined,
+      stopRequested: false,
       output: new OutputCoalescer({
         timers,
         flushIntervalMs,
@@ -274,8 +321,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         command: profile.command,
         args: profile.args,
         env: profile.env,
+        ...(profile.passEnv ? { passEnv: profile.passEnv } : {}),
         cwd: launch.cwd,
         logger: logger.child({ sessionId, profile: profile.name }),
+        timers,
+        stopGraceMs,
+        killWaitMs,
+        pipeDrainMs,
         onIncoming: (message) => {
           onIncoming(hosted, message);
         },
@@ -285,12 +337,20 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       });
     } catch (error) {
       sessions.delete(sessionId);
-      throw error;
+      const reason = errorText(error);
+      logger.warn({ sessionId, err: reason }, 'agent could not be started');
+      throw new AgentHostError('spawn_failed', reason, {
+        cause: error,
+        failure: agentFailure('spawn_failed', reason, []),
+      });
     }
     hosted.process = agentProcess;
     void agentProcess.exited.then((exit) => {
-      onExit(hosted, exit);
+      onExit(hosted, agentProcess, exit);
     });
+    if (hosted.stopRequested) {
+      throw await startFailed(hosted, agentProcess, 'it was stopped while starting', undefined);
+    }
     const connection = client({ name: clientInfo.name })
       .onRequest(methods.client.session.requestPermission, (context) =>
         handlePermission(hosted, context.params),
@@ -304,21 +364,50 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         `the agent did not open a session within ${startTimeoutMs} ms`,
       );
     } catch (error) {
-      logger.warn({ sessionId, err: errorText(error) }, 'agent handshake failed');
-      await stopHosted(hosted);
-      throw new AgentHostError(
-        'handshake_failed',
-        `agent ${profile.name} did not start: ${errorText(error)}`,
-        {
-          cause: error,
-        },
-      );
+      throw await startFailed(hosted, agentProcess, errorText(error), error);
     }
-    if (agentProcess.hasExited()) {
-      throw new AgentHostError('handshake_failed', `agent ${profile.name} exited while starting`);
+    // A stop may have come in while the handshake ran.
+    if (agentProcess.hasExited() || stopWasRequested(hosted)) {
+      throw await startFailed(hosted, agentProcess, 'the connection closed', undefined);
     }
     hosted.phase = 'open';
     emit({ type: 'agent_session', sessionId, agentSessionId: hosted.agentSessionId });
+  }
+
+  /**
+   * A start that did not come up: stops what is left of the agent and says
+   * why, preferring the exit (code or signal) over the broken connection it
+   * caused, and quoting the agent's stderr.
+   */
+  async function startFailed(
+    hosted: HostedSession,
+    agentProcess: AgentProcess,
+    reason: string,
+    cause: unknown,
+  ): Promise<AgentHostError> {
+    const name = hosted.launch.profile.name;
+    // Give an exit that broke the connection the moment to be seen, so its code is the reason.
+    await Promise.race([agentProcess.exited, delay(pipeDrainMs)]);
+    const exit = agentProcess.hasExited() ? await agentProcess.exited : undefined;
+    await stopHosted(hosted);
+    const said =
+      exit && !hosted.stopRequested
+        ? `agent ${name} exited while starting (${exitText(exit)})`
+        : `agent ${name} did not start: ${reason}`;
+    // Stopped on purpose (a delete, shutdown): the start is abandoned, nothing failed.
+    if (hosted.stopRequested) return new AgentHostError('handshake_failed', said, { cause });
+    const failure = agentFailure('start_failed', said, agentProcess.stderrTail());
+    logger.warn(
+      { sessionId: hosted.launch.sessionId, failure: failure.message },
+      'agent failed to start',
+    );
+    return new AgentHostError('handshake_failed', said, { cause, failure });
+  }
+
+  function delay(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      timers.setTimeout(resolve, ms);
+    });
   }
 
   function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
@@ -339,20 +428,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     });
   }
 
+  /**
+   * Ends the agent's process group, bounded by the supervisor. The exit
+   * handler was attached to `exited` first, so once the agent exited it has
+   * run (and `agent_exited` was emitted) before this resolves.
+   */
   async function stopHosted(hosted: HostedSession): Promise<void> {
-    const agentProcess = hosted.process;
-    if (!agentProcess) return;
-    if (!agentProcess.hasExited()) {
-      agentProcess.kill('SIGTERM');
-      const escalation = timers.setTimeout(() => {
-        agentProcess.kill('SIGKILL');
-      }, stopGraceMs);
-      await agentProcess.exited;
-      escalation.cancel();
-    }
-    // The exit handler was attached to `exited` first, so it has run (and
-    // `agent_exited` was emitted) before this resolves.
-    await agentProcess.exited;
+    await hosted.process?.stop();
   }
 
   function readiness(sessionId: string): Readiness {
@@ -400,8 +482,16 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         },
         (error: unknown) => {
           // An error response from the agent also proves it received the prompt.
-          if (error instanceof RequestError) accept(turn);
-          endTurn(hosted, turn, 'failed', errorText(error));
+          if (error instanceof RequestError) {
+            accept(turn);
+            endTurn(hosted, turn, 'failed', errorText(error));
+            return;
+          }
+          // A closed connection is the symptom; the exit that follows is the cause and
+          // ends the turn first with its code or signal, if it comes within the drain.
+          void Promise.race([hosted.process?.exited, delay(pipeDrainMs)]).then(() => {
+            endTurn(hosted, turn, 'failed', errorText(error));
+          });
         },
       );
     return new Promise<void>((resolve, reject) => {
@@ -439,6 +529,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   async function stop(sessionId: string): Promise<void> {
     const hosted = sessions.get(sessionId);
     if (!hosted) return;
+    hosted.stopRequested = true;
     await stopHosted(hosted);
   }
 
@@ -453,6 +544,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     subscribe: (listener) => listeners.subscribe(listener),
     close: async () => {
       await Promise.all([...sessions.keys()].map((sessionId) => stop(sessionId)));
+      await Promise.all([...sweeps]);
     },
     isStarted: (sessionId) => {
       const hosted = sessions.get(sessionId);
@@ -462,6 +554,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     },
     pid: (sessionId) => sessions.get(sessionId)?.process?.pid,
   };
+}
+
+function stopWasRequested(hosted: HostedSession): boolean {
+  return hosted.stopRequested;
 }
 
 interface Deferred {

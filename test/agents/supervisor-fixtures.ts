@@ -1,0 +1,80 @@
+/**
+ * Agent programs the supervisor suites run, written to a temporary folder
+ * at test time (plain ES modules for node; the SDK is imported by its
+ * resolved URL, so they run from anywhere).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const SDK = import.meta.resolve('@agentclientprotocol/sdk');
+
+const AUTH_REQUIRED_AGENT = `/**
+ * An ACP agent that answers \`initialize\` and refuses every \`session/new\` the
+ * way real agents do without a key: "Authentication required". It says why
+ * on stderr first, as they do.
+ */
+import { Readable, Writable } from 'node:stream';
+import {
+  agent,
+  methods,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  RequestError,
+} from '${SDK}';
+
+const app = agent({ name: 'auth-required' })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false, promptCapabilities: {} },
+    authMethods: [{ id: 'api-key', name: 'API key', description: 'Set FIXTURE_API_KEY' }],
+  }))
+  .onRequest(methods.agent.session.new, () => {
+    process.stderr.write('no FIXTURE_API_KEY in the environment\\n');
+    throw RequestError.authRequired();
+  });
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
+await connection.closed;
+process.exit(0);
+`;
+
+const STUBBORN_WRAPPER = `/**
+ * A wrapper the way npm launchers are: it starts the real program as a child
+ * that shares its stdio, and never speaks ACP itself. The child ignores
+ * SIGTERM and outlives the wrapper, holding the pipes open; only SIGKILL to
+ * the group ends it. Both write their pids to \`$PID_FILE\`.
+ */
+import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
+
+const file = process.env.PID_FILE;
+if (process.argv[2] === 'child') {
+  process.on('SIGTERM', () => {
+    process.stderr.write('child: ignoring SIGTERM\\n');
+  });
+  appendFileSync(file, \`child \${process.pid}\\n\`);
+  setInterval(() => undefined, 60_000);
+} else {
+  appendFileSync(file, \`wrapper \${process.pid}\\n\`);
+  spawn(process.execPath, [new URL(import.meta.url).pathname, 'child'], { stdio: 'inherit' });
+  setInterval(() => undefined, 60_000);
+}
+`;
+
+export interface Fixtures {
+  /** An ACP agent whose `session/new` answers "Authentication required". */
+  authRequired: string;
+  /** A wrapper whose child ignores SIGTERM and holds the pipes; both append their pids to `$PID_FILE`. */
+  stubborn: string;
+}
+
+export function writeFixtures(dir: string): Fixtures {
+  const fixtures = {
+    authRequired: join(dir, 'auth-required-agent.mjs'),
+    stubborn: join(dir, 'stubborn-wrapper.mjs'),
+  };
+  writeFileSync(fixtures.authRequired, AUTH_REQUIRED_AGENT);
+  writeFileSync(fixtures.stubborn, STUBBORN_WRAPPER);
+  return fixtures;
+}

@@ -26,6 +26,8 @@ export interface Config {
   readonly agentProfiles: ReadonlyMap<string, AgentProfile>;
   /** Running agents per user and per server; the tunables' defaults when absent. */
   readonly agentQuota?: AgentQuotaLimits;
+  /** Host suffixes notification channels may send to; empty or absent allows every host. */
+  readonly notifyAllowedHosts?: readonly string[];
 }
 
 export const DEFAULT_PORT = 7420;
@@ -84,6 +86,18 @@ const environment = z.object({
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
     .transform((url) => new URL(url).origin)
     .optional(),
+  CLARION_NOTIFY_ALLOWED_HOSTS: z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((entry) => entry.trim().toLowerCase())
+        .filter((entry) => entry !== ''),
+    )
+    .refine((hosts) => hosts.every((host) => /^\.?[a-z0-9.:[\]-]+$/.test(host)), {
+      error: 'CLARION_NOTIFY_ALLOWED_HOSTS must be a comma-separated list of host names',
+    })
+    .optional(),
 });
 
 /** Reads the configuration; unset and empty variables take their defaults. */
@@ -119,5 +133,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       perUser: settings.CLARION_AGENTS_PER_USER,
       perServer: settings.CLARION_AGENTS_PER_SERVER,
     },
+    notifyAllowedHosts: settings.CLARION_NOTIFY_ALLOWED_HOSTS ?? [],
   };
 }

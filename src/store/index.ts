@@ -159,3 +159,37 @@ export type {
   PendingScope,
 } from './pending-bundles.js';
 export { activeBundleHeadsQuery, activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';
+export type {
+  AttemptRecord,
+  ChannelRecord,
+  DeliveredAsk,
+  NewOutboxRow,
+  NoticeSettingsRecord,
+  OutboxKey,
+  OutboxRecord,
+  SessionAudience,
+} from './notifications.js';
+export {
+  anyChannel,
+  channelsWithDueRows,
+  claimNextDue,
+  countUserChannels,
+  DEFAULT_NOTICE_SETTINGS,
+  deleteUserChannel,
+  deliveredAsksWithoutAnswer,
+  getNoticeSettings,
+  getUserChannel,
+  giveUpRows,
+  insertChannel,
+  insertOutboxRows,
+  latestRowPerChannel,
+  listAllChannels,
+  listUserChannels,
+  outboxKeysOf,
+  owedPrompts,
+  putNoticeSettings,
+  recordAttempt,
+  sessionAudiences,
+  settingsOfUsers,
+  timestampAtMs,
+} from './notifications.js';

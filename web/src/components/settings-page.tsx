@@ -4,6 +4,7 @@
  * list that cannot load) leaves the others usable.
  */
 import { useTranslation } from 'react-i18next';
+import { NotificationSettings } from './notification-settings.js';
 
 export function SettingsPage() {
   const { t } = useTranslation();
@@ -13,6 +14,7 @@ export function SettingsPage() {
         {t('settings.title')}
       </h1>
       <p className="muted">{t('settings.explain')}</p>
+      <NotificationSettings />
     </section>
   );
 }

@@ -29,6 +29,9 @@ const TABLES = [
   'task_session_turns',
   'task_session_messages',
   'message_queue',
+  'notification_channels',
+  'notification_settings',
+  'notification_outbox',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

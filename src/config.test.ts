@@ -94,4 +94,14 @@ describe('loadConfig', () => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
   });
+
+  it('reads CLARION_NOTIFY_ALLOWED_HOSTS as a list, and names it when it is wrong', () => {
+    expect(loadConfig({}).notifyAllowedHosts).toEqual([]);
+    expect(
+      loadConfig({ CLARION_NOTIFY_ALLOWED_HOSTS: ' ntfy.sh, Example.com ,' }).notifyAllowedHosts,
+    ).toEqual(['ntfy.sh', 'example.com']);
+    expect(() => loadConfig({ CLARION_NOTIFY_ALLOWED_HOSTS: 'https://x.test/' })).toThrow(
+      /CLARION_NOTIFY_ALLOWED_HOSTS/,
+    );
+  });
 });

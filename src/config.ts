@@ -35,6 +35,8 @@ export interface Config {
   readonly agentQuota?: AgentQuotaLimits;
   /** How long an agent may take to start, and to stop after SIGTERM; the tunables' defaults when absent. */
   readonly agentTimings?: { readonly startTimeoutMs: number; readonly stopGraceMs: number };
+  /** Host suffixes notification channels may send to; empty or absent allows every host. */
+  readonly notifyAllowedHosts?: readonly string[];
 }
 
 export const DEFAULT_PORT = 7420;
@@ -110,6 +112,18 @@ const environment = z.object({
       error: 'CLARION_VAPID_SUBJECT must be a mailto: address or an https:// URL',
     })
     .optional(),
+  CLARION_NOTIFY_ALLOWED_HOSTS: z
+    .string()
+    .transform((text) =>
+      text
+        .split(',')
+        .map((entry) => entry.trim().toLowerCase())
+        .filter((entry) => entry !== ''),
+    )
+    .refine((hosts) => hosts.every((host) => /^\.?[a-z0-9.:[\]-]+$/.test(host)), {
+      error: 'CLARION_NOTIFY_ALLOWED_HOSTS must be a comma-separated list of host names',
+    })
+    .optional(),
 });
 
 /** Reads the configuration; unset and empty variables take their defaults. */
@@ -150,5 +164,6 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       startTimeoutMs: settings.CLARION_AGENT_START_TIMEOUT_S ?? AGENT_START_TIMEOUT_MS,
       stopGraceMs: settings.CLARION_AGENT_STOP_GRACE_S ?? AGENT_STOP_GRACE_MS,
     },
+    notifyAllowedHosts: settings.CLARION_NOTIFY_ALLOWED_HOSTS ?? [],
   };
 }

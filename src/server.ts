@@ -27,6 +27,19 @@ import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
 import { allowedHostnames, exposureWarning } from './http/exposure.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
+import {
+  createNotifier,
+  startWebPush,
+  DEFAULT_NOTIFY_TUNABLES,
+  NotificationService,
+  ntfySender,
+  slackSender,
+  webhookSender,
+  type AnswerLinkPort,
+  type ChannelSender,
+  type NotifyTunables,
+} from './notify/index.js';
+import type { ChannelKind } from './wire/index.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
 import {
@@ -42,6 +55,7 @@ import { AgentQuota, DEFAULT_AGENT_QUOTA } from './turns/agent-quota.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
+import { mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import {
@@ -70,6 +84,25 @@ export interface ServerOptions extends OpenOptions {
   userInputDeadlines?: Partial<UserInputDeadlines>;
   /** Replaces the socket's peer address for `/metrics` access (tests of a remote peer). */
   peerAddress?: (c: Context) => string | undefined;
+  /** Notifications: senders by kind (added to the built-in ones), tunables, ports. */
+  notify?: NotifyOptions;
+}
+
+export interface NotifyOptions {
+  senders?: ReadonlyMap<ChannelKind, ChannelSender>;
+  tunables?: Partial<NotifyTunables>;
+  random?: () => number;
+  answerLinks?: AnswerLinkPort;
+  vapidPublicKey?: () => string | Promise<string>;
+}
+
+/** The senders this server has (Web Push with the server's own VAPID keys); tests add or replace. */
+function builtInSenders(webPush: ChannelSender, extra?: ReadonlyMap<ChannelKind, ChannelSender>) {
+  const senders = new Map<ChannelKind, ChannelSender>(
+    [webhookSender, ntfySender, slackSender, webPush].map((sender) => [sender.kind, sender]),
+  );
+  for (const [kind, sender] of extra ?? []) senders.set(kind, sender);
+  return senders;
 }
 
 export class ListenError extends Error {
@@ -179,12 +212,56 @@ export async function startServer(
       defaultProfile: DEFAULT_AGENT_PROFILE,
     };
     turnsRef = turns;
+    const notifyTunables = { ...DEFAULT_NOTIFY_TUNABLES, ...options.notify?.tunables };
+    const webPush = await startWebPush(store, {
+      clock: store.clock,
+      contact: config.vapidSubject,
+      publicOrigin: config.publicOrigin,
+    });
+    if (!webPush.subjectUsable) {
+      logger.warn(
+        { subject: webPush.subject },
+        'Web Push to Safari and iOS needs CLARION_VAPID_SUBJECT or an https CLARION_PUBLIC_ORIGIN',
+      );
+    }
+    const senders = builtInSenders(webPush.sender, options.notify?.senders);
+    const origin = () => config.publicOrigin ?? url;
+    const allowedHosts = config.notifyAllowedHosts ?? [];
+    const answerLinkDeps = { store, clarification, userInputs, origin };
+    const notifier = createNotifier({
+      store,
+      requests: userInputs,
+      origin,
+      answerLinks:
+        options.notify?.answerLinks ??
+        ((item, userId) =>
+          mintAnswerLinks(answerLinkDeps, { userId, kind: item.kind, itemId: item.itemId })),
+      logger: logger.child({ component: 'notify' }),
+      senders,
+      timers: systemTimers,
+      tunables: notifyTunables,
+      allowedHosts,
+      ...(options.notify?.random ? { random: options.notify.random } : {}),
+    });
+    const stopObserving = hub.observe(() => {
+      notifier.changed();
+    });
+    const notifications = new NotificationService({
+      store,
+      senders,
+      timers: systemTimers,
+      sendTimeoutMs: notifyTunables.sendTimeoutMs,
+      allowedHosts,
+      origin,
+      vapidPublicKey: options.notify?.vapidPublicKey ?? (() => webPush.vapidPublicKey),
+    });
     const pump = new RuntimeEventPump(turns);
     const { app, mcp } = createApp({
       store,
       clarification,
       turns,
       hub,
+      notifications,
       metrics,
       logger,
       upgradeWebSocket,
@@ -207,6 +284,7 @@ export async function startServer(
     logger.info({ url }, 'listening');
     const exposed = exposureWarning(config.host, config.publicOrigin);
     if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
+    notifier.start();
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');
@@ -223,6 +301,8 @@ export async function startServer(
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
         statistics.cancel();
+        stopObserving();
+        await notifier.close();
         userInputs.close();
         await mcp.close();
         await host.close();

@@ -139,3 +139,24 @@ export const WEB_PUSH_MAX_TTL_S = 24 * 60 * 60;
 export const WEB_PUSH_SEND_TIMEOUT_MS = 10_000;
 /** How much of a refusal's body is kept for the error (Apple names its reason there). */
 export const WEB_PUSH_ERROR_BODY_BYTES = 512;
+// ---------------------------------------------------------------- notifications (issue 14)
+/** Events arriving within this window cause one reconcile pass, not one each. */
+export const NOTIFY_RECONCILE_DEBOUNCE_MS = 200;
+/** A reconcile pass and an outbox poll run at least this often (reminders, retries, a lost wake-up). */
+export const NOTIFY_RECONCILE_INTERVAL_MS = 5_000;
+/** One send to one channel; past it the attempt is aborted and counts as failed (retryable). */
+export const NOTIFY_SEND_TIMEOUT_MS = 10_000;
+/** Backoff after the n-th failed attempt: base · 2^(n-1), jittered, capped… */
+export const NOTIFY_RETRY_BASE_MS = 5_000;
+export const NOTIFY_RETRY_MAX_MS = 60 * 60 * 1000;
+/** …and a notice is given up once this long has passed since its first attempt. */
+export const NOTIFY_GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
+/**
+ * A claimed row is not due again before this: longer than a send may take,
+ * so only a server that died mid-send leaves a row for the lease to free.
+ */
+export const NOTIFY_CLAIM_LEASE_MS = NOTIFY_SEND_TIMEOUT_MS + 20_000;
+/** Shutdown waits at most this long for sends in flight (they are aborted first). */
+export const NOTIFY_STOP_TIMEOUT_MS = 2_000;
+/** Channels the worker starts lanes for per poll; the rest wait for the next poll. */
+export const NOTIFY_LANES_PER_POLL = 100;

@@ -18,7 +18,7 @@ import {
   type EventSocket,
   type SessionVisibility,
 } from './connection.js';
-import type { EventPublisher } from './types.js';
+import type { ClarionEvent, EventPublisher } from './types.js';
 
 /** Past this many unsent bytes a subscriber is too slow and is disconnected. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -58,11 +58,18 @@ export interface EventHub extends EventPublisher {
   readonly subscriberCount: number;
   /** Closes every subscriber with 1001 (server shutting down). */
   closeAll(): void;
+  /**
+   * Calls `observer` after every publication, in-process (notifications
+   * reconcile on it). It must return at once; one that throws is logged and
+   * the event still reaches everyone. Returns the unsubscribe.
+   */
+  observe(observer: (event: ClarionEvent) => void): () => void;
 }
 
 export function createEventHub(options: EventHubOptions): EventHub {
   const { logger, metrics } = options;
   const connections = new Set<Connection>();
+  const observers = new Set<(event: ClarionEvent) => void>();
   const settings = {
     canSeeSession: options.canSeeSession,
     clock: options.clock,
@@ -82,6 +89,13 @@ export function createEventHub(options: EventHubOptions): EventHub {
     publish(event) {
       try {
         metrics?.eventPublished();
+        for (const observer of observers) {
+          try {
+            observer(event);
+          } catch (error) {
+            logger.error({ err: error, session_id: event.session_id }, 'events.observer_failed');
+          }
+        }
         if (connections.size === 0) return;
         // Serialized once for every subscriber; a failure here drops this event for all alike.
         const frame = JSON.stringify({ type: 'event', event });
@@ -104,6 +118,12 @@ export function createEventHub(options: EventHubOptions): EventHub {
       connections.add(connection);
       metrics?.subscribersChanged(connections.size);
       return connection;
+    },
+    observe(observer) {
+      observers.add(observer);
+      return () => {
+        observers.delete(observer);
+      };
     },
     get subscriberCount() {
       return connections.size;

@@ -10,6 +10,7 @@ import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { TurnsDeps } from '../turns/index.js';
 import type { EventHub } from '../events/index.js';
+import type { NotificationService } from '../notify/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
@@ -24,6 +25,7 @@ import { registerEventsRoute } from './events-route.js';
 import { registerHealthRoute } from './health-route.js';
 import { registerTaskRoutes } from './task-routes.js';
 import { registerUserInputRoutes } from './user-input-routes.js';
+import { registerNotificationRoutes } from './notification-routes.js';
 import { registerWebApp } from './web-app.js';
 import { registerObservabilityRoutes } from './observability-routes.js';
 import { createHostGuard } from './exposure.js';
@@ -34,6 +36,7 @@ export interface AppDeps {
   readonly clarification: ClarificationService;
   readonly turns: TurnsDeps;
   readonly hub: EventHub;
+  readonly notifications: NotificationService;
   readonly metrics: ClarionMetrics;
   readonly logger: Logger;
   readonly upgradeWebSocket: typeof upgradeWebSocket;
@@ -89,6 +92,7 @@ export function createApp(deps: AppDeps): App {
     ...deps.turns,
     origin: () => deps.publicOrigin ?? deps.origin(),
   });
+  registerNotificationRoutes(app, { notifications: deps.notifications });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,

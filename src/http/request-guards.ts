@@ -106,7 +106,10 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): IssueDetail
   });
 }
 
-/** A zod object built with `z.strictObject` (or `.strict()`); nested objects should be strict too. */
+/**
+ * A zod object built with `z.strictObject` (or `.strict()`); nested objects
+ * should be strict too. A discriminated union of such objects is as strict.
+ */
 export type StrictObjectSchema = z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
 
 export type BodyResult<T> =
@@ -117,10 +120,9 @@ export type BodyResult<T> =
  * `ok` is false. Checks the media type itself, so a route stays safe even
  * where the guard middleware is not mounted.
  */
-export async function parseJsonBody<S extends StrictObjectSchema>(
-  c: Context,
-  schema: S,
-): Promise<BodyResult<z.output<S>>> {
+export async function parseJsonBody<
+  S extends StrictObjectSchema | z.ZodDiscriminatedUnion<readonly StrictObjectSchema[]>,
+>(c: Context, schema: S): Promise<BodyResult<z.output<S>>> {
   if (!isJsonMediaType(c.req.header('content-type'))) {
     return { ok: false, response: errorResponse(c, 'unsupported_media_type') };
   }
@@ -150,7 +152,7 @@ export async function parseJsonBody<S extends StrictObjectSchema>(
   if (badText.length > 0) {
     return { ok: false, response: errorResponse(c, 'invalid_text', undefined, badText) };
   }
-  const parsed = schema.safeParse(value);
+  const parsed = (schema as unknown as z.ZodType<z.output<S>>).safeParse(value);
   if (!parsed.success) {
     return {
       ok: false,

@@ -12,3 +12,16 @@ export type { WebPushSenderOptions } from './web-push.js';
 export { createWebPushSender } from './web-push.js';
 export type { WebPushChannel } from './web-push-channel.js';
 export { startWebPush } from './web-push-channel.js';
+export type { WaitingItem } from './planner.js';
+export type { AnswerLinkPort, PassReport, WaitingRequests } from './reconciler.js';
+export {
+  createNotifier,
+  DEFAULT_NOTIFY_TUNABLES,
+  type Notifier,
+  type NotifierDeps,
+  type NotifyTunables,
+} from './notifier.js';
+export { NotificationService, type NotificationServiceDeps, type SettingsBody } from './service.js';
+export { ntfySender } from './ntfy.js';
+export { slackSender } from './slack.js';
+export { webhookSender } from './webhook.js';

@@ -176,3 +176,37 @@ export {
   markAnswerLinkUsed,
 } from './answer-links.js';
 export { claimServerKey, getServerKey } from './server-keys.js';
+export type {
+  AttemptRecord,
+  ChannelRecord,
+  DeliveredAsk,
+  NewOutboxRow,
+  NoticeSettingsRecord,
+  OutboxKey,
+  OutboxRecord,
+  SessionAudience,
+} from './notifications.js';
+export {
+  anyChannel,
+  channelsWithDueRows,
+  claimNextDue,
+  countUserChannels,
+  DEFAULT_NOTICE_SETTINGS,
+  deleteUserChannel,
+  deliveredAsksWithoutAnswer,
+  getNoticeSettings,
+  getUserChannel,
+  giveUpRows,
+  insertChannel,
+  insertOutboxRows,
+  latestRowPerChannel,
+  listAllChannels,
+  listUserChannels,
+  outboxKeysOf,
+  owedPrompts,
+  putNoticeSettings,
+  recordAttempt,
+  sessionAudiences,
+  settingsOfUsers,
+  timestampAtMs,
+} from './notifications.js';

@@ -160,6 +160,52 @@ const TABLES: readonly SchemaStep[] = [
       created_at TEXT NOT NULL
     )`,
   },
+  // Notifications (issue 14): a person's channels, their settings, and the
+  // outbox whose (channel, event, occurrence) key makes a second notice for
+  // one item impossible.
+  {
+    name: 'table notification_channels',
+    ddl: `CREATE TABLE IF NOT EXISTS notification_channels (
+      id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      kind TEXT NOT NULL,
+      name TEXT NOT NULL,
+      config TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table notification_settings',
+    ddl: `CREATE TABLE IF NOT EXISTS notification_settings (
+      user_id TEXT PRIMARY KEY REFERENCES users (id) ON DELETE CASCADE,
+      reminder_delay_s INTEGER NOT NULL DEFAULT 600,
+      include_question INTEGER NOT NULL DEFAULT 0,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
+  {
+    name: 'table notification_outbox',
+    ddl: `CREATE TABLE IF NOT EXISTS notification_outbox (
+      id TEXT PRIMARY KEY,
+      channel_id TEXT NOT NULL REFERENCES notification_channels (id) ON DELETE CASCADE,
+      user_id TEXT NOT NULL,
+      event TEXT NOT NULL,
+      occurrence TEXT NOT NULL,
+      payload TEXT NOT NULL,
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at TEXT NOT NULL,
+      first_attempt_at TEXT,
+      delivered_at TEXT,
+      gave_up_at TEXT,
+      last_error TEXT,
+      last_status INTEGER,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      UNIQUE (channel_id, event, occurrence)
+    )`,
+  },
 ];
 
 /** Columns added after their table first shipped; a fresh database gets them the same way. */
@@ -196,6 +242,17 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_answer_links_user', 'answer_links (user_id)'),
   index('idx_answer_links_session', 'answer_links (task_session_id)'),
   index('idx_answer_links_expires', 'answer_links (expires_at)'),
+  index('idx_notification_channels_user', 'notification_channels (user_id, created_at, id)'),
+  {
+    // What the worker polls: only rows still owed, so the index stays small.
+    name: 'index idx_notification_outbox_due',
+    ddl:
+      'CREATE INDEX IF NOT EXISTS idx_notification_outbox_due ' +
+      'ON notification_outbox (channel_id, next_attempt_at) ' +
+      'WHERE delivered_at IS NULL AND gave_up_at IS NULL',
+  },
+  index('idx_notification_outbox_channel_updated', 'notification_outbox (channel_id, updated_at)'),
+  index('idx_notification_outbox_occurrence', 'notification_outbox (occurrence)'),
 ];
 
 function index(name: string, target: string): SchemaStep {

@@ -153,6 +153,50 @@ export interface ServerKeysTable {
   created_at: Timestamp;
 }
 
+/** A person's notification channel; `config` is JSON holding the target and its secrets. */
+export interface NotificationChannelsTable {
+  id: string;
+  user_id: string;
+  kind: string;
+  name: string;
+  config: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+export interface NotificationSettingsTable {
+  user_id: string;
+  reminder_delay_s: number;
+  include_question: number;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
+/**
+ * One notice owed to one channel. `next_attempt_at` is also the claim's
+ * lease: a row being sent has it in the future, so a crash mid-send leaves a
+ * row that falls due again by itself.
+ */
+export interface NotificationOutboxTable {
+  id: string;
+  channel_id: string;
+  user_id: string;
+  event: string;
+  /** The item: a bundle's pending ID or a request's ID. */
+  occurrence: string;
+  /** JSON of the notice minus its delivery ID (which is this row's ID). */
+  payload: string;
+  attempts: number;
+  next_attempt_at: Timestamp;
+  first_attempt_at: Timestamp | null;
+  delivered_at: Timestamp | null;
+  gave_up_at: Timestamp | null;
+  last_error: string | null;
+  last_status: number | null;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -165,4 +209,7 @@ export interface Database {
   message_queue: MessageQueueTable;
   answer_links: AnswerLinksTable;
   server_keys: ServerKeysTable;
+  notification_channels: NotificationChannelsTable;
+  notification_settings: NotificationSettingsTable;
+  notification_outbox: NotificationOutboxTable;
 }

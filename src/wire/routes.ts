@@ -60,6 +60,14 @@ import {
   transcriptPageReply,
   userQueueReply,
 } from './sessions.js';
+import {
+  channelListReply,
+  channelTestReply,
+  newChannelBody,
+  newChannelReply,
+  notificationSettingsBody,
+  notificationSettingsReply,
+} from './notifications.js';
 import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
 import { answerLinkBody, answerLinkReply } from './answer-links.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
@@ -322,6 +330,57 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     replies: { 204: null },
     errors: ['forbidden', 'not_found', 'conflict'],
+  },
+  // ---------------------------------------------------------------- notifications (a person's own)
+  {
+    method: 'get',
+    path: '/api/v1/notification-channels',
+    summary: 'Your notification channels, with each one’s last delivery',
+    access: 'principal',
+    replies: { 200: channelListReply },
+    errors: ['forbidden'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/notification-channels',
+    summary: 'Add a notification channel (a webhook’s generated secret is returned once)',
+    access: 'principal',
+    body: newChannelBody,
+    replies: { 201: newChannelReply },
+    errors: ['invalid_request', 'invalid_text', 'forbidden', 'conflict'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/notification-channels/{id}',
+    summary: 'Remove one of your notification channels and its owed notices',
+    access: 'principal',
+    replies: { 204: null },
+    errors: ['forbidden', 'not_found'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/notification-channels/{id}/test',
+    summary: 'Send a test notice now: one bounded attempt, not retried',
+    access: 'principal',
+    replies: { 200: channelTestReply },
+    errors: ['forbidden', 'not_found'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/notification-settings',
+    summary: 'Your reminder delay and privacy setting, and the server’s Web Push key',
+    access: 'principal',
+    replies: { 200: notificationSettingsReply },
+    errors: ['forbidden'],
+  },
+  {
+    method: 'put',
+    path: '/api/v1/notification-settings',
+    summary: 'Change your reminder delay or whether notices include the question',
+    access: 'principal',
+    body: notificationSettingsBody,
+    replies: { 200: notificationSettingsReply },
+    errors: ['invalid_request', 'invalid_text', 'forbidden'],
   },
   {
     method: 'post',

@@ -32,6 +32,9 @@ const TABLES = [
   'message_queue',
   'answer_links',
   'server_keys',
+  'notification_channels',
+  'notification_settings',
+  'notification_outbox',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

@@ -6,6 +6,7 @@
 import { useTranslation } from 'react-i18next';
 import { AccessSettings } from './access-settings.js';
 import { DeviceNotifications } from './device-notifications.js';
+import { NotificationSettings } from './notification-settings.js';
 
 export function SettingsPage() {
   const { t } = useTranslation();
@@ -17,6 +18,7 @@ export function SettingsPage() {
       <p className="muted">{t('settings.explain')}</p>
       <AccessSettings />
       <DeviceNotifications />
+      <NotificationSettings />
     </section>
   );
 }

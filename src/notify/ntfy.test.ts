@@ -1,0 +1,97 @@
+/** The ntfy sender against a real local receiver playing an ntfy server. */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startReceiver, type Receiver } from '../../test/support/receiver.js';
+import type { Notice } from './channel.js';
+import { ntfySender, splitTopicUrl } from './ntfy.js';
+
+const NOTICE: Notice = {
+  deliveryId: 'delivery-1',
+  event: 'asked',
+  kind: 'consent',
+  itemId: 'request-1',
+  sessionId: 'session-1',
+  taskId: 'task-1',
+  taskTitle: 'Deploy — Bereitstellung',
+  url: 'http://clarion.test/sessions/session-1',
+  createdAt: '2026-12-01T10:00:00.000000000Z',
+};
+
+describe('the ntfy sender', () => {
+  let receiver: Receiver | undefined;
+  afterEach(async () => {
+    await receiver?.close();
+    receiver = undefined;
+  });
+
+  it('splits a topic URL into the server root and the topic', () => {
+    expect(splitTopicUrl('https://ntfy.sh/my-topic')).toEqual({
+      root: 'https://ntfy.sh/',
+      topic: 'my-topic',
+    });
+    expect(splitTopicUrl('http://10.0.0.2:8080/ntfy/alerts?x=1')).toEqual({
+      root: 'http://10.0.0.2:8080/ntfy',
+      topic: 'alerts',
+    });
+  });
+
+  it('publishes title, message, click URL, tags and a bearer token as JSON', async () => {
+    receiver = await startReceiver();
+    const result = await ntfySender.send(
+      {
+        id: 'c',
+        kind: 'ntfy',
+        config: { url: `${receiver.url}/clarion`, access_token: 'tk_secret_0123456789' },
+      },
+      NOTICE,
+      AbortSignal.timeout(5_000),
+    );
+    expect(result).toEqual({ ok: true, status: 200 });
+    const [request] = receiver.received;
+    expect(request?.path).toBe('/');
+    expect(request?.headers.authorization).toBe('Bearer tk_secret_0123456789');
+    const body = JSON.parse(request?.body ?? '') as Record<string, unknown>;
+    expect(body).toMatchObject({
+      topic: 'clarion',
+      title: 'Clarion: Deploy — Bereitstellung',
+      message: 'An agent asks for permission',
+      click: 'http://clarion.test/sessions/session-1',
+      tags: ['lock'],
+      actions: [{ action: 'view', label: 'Open in Clarion', url: NOTICE.url }],
+    });
+  });
+
+  it('turns a consent’s answer links into action buttons (at most three)', async () => {
+    receiver = await startReceiver();
+    const links = ['Allow once', 'Allow always', 'Reject', 'Reject always'].map((label, i) => ({
+      label,
+      url: `http://clarion.test/answer#t${i}`,
+    }));
+    await ntfySender.send(
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      { ...NOTICE, answerLinks: links },
+      AbortSignal.timeout(5_000),
+    );
+    const body = JSON.parse(receiver.received[0]?.body ?? '') as { actions: unknown[] };
+    expect(receiver.received[0]?.headers.authorization).toBeUndefined();
+    expect(body.actions).toEqual(
+      links
+        .slice(0, 3)
+        .map((link) => ({ action: 'view', label: link.label, url: link.url, clear: true })),
+    );
+  });
+
+  it('reports a refusal as final', async () => {
+    receiver = await startReceiver(() => ({ status: 403, body: 'forbidden' }));
+    const result = await ntfySender.send(
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      NOTICE,
+      AbortSignal.timeout(5_000),
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      status: 403,
+      retryable: false,
+      error: 'HTTP 403: forbidden',
+    });
+  });
+});

@@ -1,0 +1,73 @@
+/**
+ * The ntfy sender. It publishes as JSON to the server's root with the topic
+ * in the body rather than with `Title`/`Click` headers on the topic URL:
+ * headers cannot carry a task title in Japanese or German without RFC 2047
+ * encoding, and the JSON form says the same (title, message, click URL, tags,
+ * action buttons). A protected topic's access token goes as `Bearer`.
+ *
+ * Action buttons open the notice's answer links (each shows a confirm page,
+ * so a tap never decides by itself); without links, one button opens the
+ * item. ntfy shows at most three.
+ */
+import type { ChannelSender, Notice } from './channel.js';
+import { configString, postOnce } from './http-send.js';
+import { noticeMessage, noticeTitle } from './notice-text.js';
+
+const MAX_NTFY_ACTIONS = 3;
+
+const TAGS: Record<Notice['kind'], string> = {
+  question: 'question',
+  consent: 'lock',
+  action: 'point_right',
+  form: 'memo',
+};
+
+/** The server's root and the topic, from a topic URL (`https://ntfy.sh/my-topic`). */
+export function splitTopicUrl(topicUrl: string): { root: string; topic: string } {
+  const url = new URL(topicUrl);
+  const segments = url.pathname.split('/').filter((segment) => segment !== '');
+  const topic = segments.pop() ?? '';
+  url.pathname = `/${segments.join('/')}`;
+  url.search = '';
+  url.hash = '';
+  return { root: url.toString(), topic: decodeURIComponent(topic) };
+}
+
+export function ntfyMessage(topic: string, notice: Notice) {
+  const links = notice.answerLinks ?? [];
+  const actions =
+    links.length > 0 && notice.event !== 'answered'
+      ? links
+          .slice(0, MAX_NTFY_ACTIONS)
+          .map((link) => ({ action: 'view', label: link.label, url: link.url, clear: true }))
+      : [{ action: 'view', label: 'Open in Clarion', url: notice.url, clear: true }];
+  return {
+    topic,
+    title: noticeTitle(notice),
+    message: noticeMessage(notice),
+    click: notice.url,
+    tags: [notice.event === 'answered' ? 'white_check_mark' : TAGS[notice.kind]],
+    priority: notice.event === 'answered' ? 2 : 4,
+    actions,
+  };
+}
+
+export const ntfySender: ChannelSender = {
+  kind: 'ntfy',
+  send(target, notice, signal) {
+    const { root, topic } = splitTopicUrl(configString(target.config, 'url'));
+    const token = configString(target.config, 'access_token');
+    return postOnce(
+      {
+        url: root,
+        body: JSON.stringify(ntfyMessage(topic, notice)),
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Clarion',
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+        },
+      },
+      signal,
+    );
+  },
+};

@@ -1,0 +1,266 @@
+/**
+ * The outbox worker: sends owed notices through the sender of their
+ * channel's kind, one lane per channel, so a slow or failing channel never
+ * delays another. The rows are the truth: a lane claims one due row at a
+ * time (the claim moves `next_attempt_at` to a lease's end), makes one
+ * bounded attempt and records its verdict; a server that dies mid-send
+ * leaves a row that falls due again when the lease runs out.
+ *
+ * Invariants: nothing here runs on the path of asking or answering (the
+ * worker is woken, never awaited); every send is bounded by the send
+ * timeout; `close` aborts sends in flight and returns within its bound.
+ */
+import {
+  channelsWithDueRows,
+  claimNextDue,
+  recordAttempt,
+  type ChannelRecord,
+  type OutboxRecord,
+  type RepoContext,
+} from '../store/index.js';
+import type { RepeatingTimers } from '../support/index.js';
+import type { ChannelKind } from '../wire/index.js';
+import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel.js';
+import { timestampMs } from './planner.js';
+import { judgeAttempt, type RetryTunables } from './retry-policy.js';
+import { channelUrl, hostAllowed } from './targets.js';
+
+export interface OutboxTunables extends RetryTunables {
+  readonly sendTimeoutMs: number;
+  readonly claimLeaseMs: number;
+  readonly pollIntervalMs: number;
+  readonly stopTimeoutMs: number;
+  readonly lanesPerPoll: number;
+}
+
+export interface NotifyLogger {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+  error(fields: Record<string, unknown>, message: string): void;
+}
+
+export interface OutboxDeps {
+  readonly store: RepoContext;
+  readonly senders: ReadonlyMap<ChannelKind, ChannelSender>;
+  readonly timers: RepeatingTimers;
+  readonly logger: NotifyLogger;
+  readonly tunables: OutboxTunables;
+  /** Hosts a channel may send to (`CLARION_NOTIFY_ALLOWED_HOSTS`); empty allows all. */
+  readonly allowedHosts: readonly string[];
+  /** The jitter's source; tests pass a fixed one. */
+  readonly random?: () => number;
+}
+
+export interface OutboxWorker {
+  start(): void;
+  /** Look for due rows soon (new rows were written). Never waits. */
+  kick(): void;
+  close(): Promise<void>;
+}
+
+/** A stored channel as a sender sees it. */
+export function channelTarget(channel: ChannelRecord): ChannelTarget {
+  const config: unknown = JSON.parse(channel.config);
+  return {
+    id: channel.id,
+    kind: channel.kind as ChannelKind,
+    config:
+      typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {},
+  };
+}
+
+/** An outbox row's notice: its stored payload, with the row's ID as the delivery ID. */
+export function noticeOf(row: OutboxRecord): Notice {
+  const payload = JSON.parse(row.payload) as Omit<Notice, 'deliveryId'>;
+  return { ...payload, deliveryId: row.id };
+}
+
+/**
+ * One bounded attempt through `sender`: aborted at `timeoutMs` or by `stop`,
+ * and settled at the bound even if the sender ignores its signal.
+ */
+export async function attemptOnce(
+  sender: ChannelSender,
+  target: ChannelTarget,
+  notice: Notice,
+  timers: RepeatingTimers,
+  timeoutMs: number,
+  stop?: AbortSignal,
+): Promise<SendResult> {
+  const timeout = new AbortController();
+  const signal = stop ? AbortSignal.any([timeout.signal, stop]) : timeout.signal;
+  let timer: { cancel(): void } | undefined;
+  const bound = new Promise<SendResult>((resolve) => {
+    timer = timers.setTimeout(() => {
+      timeout.abort();
+      resolve({ ok: false, status: null, error: 'timed out', retryable: true });
+    }, timeoutMs);
+  });
+  let onStop: (() => void) | undefined;
+  const stopped = new Promise<SendResult>((resolve) => {
+    onStop = () => {
+      resolve({ ok: false, status: null, error: 'server shutting down', retryable: true });
+    };
+    if (stop?.aborted) onStop();
+    else stop?.addEventListener('abort', onStop, { once: true });
+  });
+  try {
+    const sending = sender.send(target, notice, signal).catch((error: unknown): SendResult => ({
+      ok: false,
+      status: null,
+      error: error instanceof Error ? error.message : String(error),
+      retryable: true,
+    }));
+    return await Promise.race([sending, bound, stopped]);
+  } finally {
+    timer?.cancel();
+    if (onStop) stop?.removeEventListener('abort', onStop);
+  }
+}
+
+export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
+  const { store, tunables, logger } = deps;
+  const random = deps.random ?? Math.random;
+  const lanes = new Map<string, Promise<void>>();
+  const stop = new AbortController();
+  let interval: { cancel(): void } | undefined;
+  // An object, not two lets: the compiler cannot see other calls change them across an await.
+  const state = { polling: false, pollAgain: false };
+  let kicked: { cancel(): void } | undefined;
+
+  /** Whether a poll was asked for while one ran (and clears the request). */
+  function takeAgain(): boolean {
+    const again = state.pollAgain && !stop.signal.aborted;
+    state.pollAgain = false;
+    return again;
+  }
+
+  async function poll(): Promise<void> {
+    if (stop.signal.aborted) return;
+    if (state.polling) {
+      state.pollAgain = true;
+      return;
+    }
+    state.polling = true;
+    try {
+      do {
+        const channels = await channelsWithDueRows(
+          store,
+          store.clock.nowMs(),
+          tunables.lanesPerPoll,
+        );
+        for (const channel of channels) startLane(channel);
+      } while (takeAgain());
+    } catch (error) {
+      logger.warn({ err: error }, 'notify.outbox_poll_failed');
+    } finally {
+      state.polling = false;
+    }
+  }
+
+  function startLane(channel: ChannelRecord): void {
+    if (stop.signal.aborted || lanes.has(channel.id)) return;
+    // A kind with no sender here (Web Push before its sender is wired) stays owed.
+    const sender = deps.senders.get(channel.kind as ChannelKind);
+    if (!sender) return;
+    const lane = runLane(channel, sender)
+      .catch((error: unknown) => {
+        logger.warn({ err: error, channel_id: channel.id }, 'notify.lane_failed');
+      })
+      .finally(() => {
+        lanes.delete(channel.id);
+      });
+    lanes.set(channel.id, lane);
+  }
+
+  async function runLane(channel: ChannelRecord, sender: ChannelSender): Promise<void> {
+    const target = channelTarget(channel);
+    while (!stop.signal.aborted) {
+      const row = await claimNextDue(store, channel.id, store.clock.nowMs(), tunables.claimLeaseMs);
+      if (!row) return;
+      await sendRow(target, sender, row);
+    }
+  }
+
+  async function sendRow(target: ChannelTarget, sender: ChannelSender, row: OutboxRecord) {
+    let result: SendResult;
+    if (!hostAllowed(channelUrl(target.kind, target.config), deps.allowedHosts)) {
+      result = {
+        ok: false,
+        status: null,
+        error: 'the target host is not in CLARION_NOTIFY_ALLOWED_HOSTS',
+        retryable: false,
+      };
+    } else {
+      result = await attemptOnce(
+        sender,
+        target,
+        noticeOf(row),
+        deps.timers,
+        tunables.sendTimeoutMs,
+        stop.signal,
+      );
+    }
+    const nowMs = store.clock.nowMs();
+    if (stop.signal.aborted && !result.ok) {
+      // Cut short by shutdown: due again at the next start, not after a backoff.
+      await recordAttempt(store, row.id, {
+        outcome: 'retry',
+        status: result.status,
+        error: result.error,
+        nextAttemptMs: nowMs,
+      });
+      return;
+    }
+    const verdict = judgeAttempt(
+      {
+        result,
+        attempts: row.attempts,
+        firstAttemptMs: row.first_attempt_at ? timestampMs(row.first_attempt_at) : nowMs,
+        nowMs,
+        random: random(),
+      },
+      tunables,
+    );
+    await recordAttempt(store, row.id, verdict);
+    const fields = {
+      delivery_id: row.id,
+      channel_id: target.id,
+      kind: target.kind,
+      event: row.event,
+      attempts: row.attempts,
+      status: verdict.status,
+    };
+    if (verdict.outcome === 'retry')
+      logger.info({ ...fields, error: verdict.error }, 'notify.retry');
+    if (verdict.outcome === 'gave_up')
+      logger.warn({ ...fields, error: verdict.error }, 'notify.gave_up');
+  }
+
+  return {
+    start() {
+      interval ??= deps.timers.every(tunables.pollIntervalMs, () => void poll());
+      void poll();
+    },
+    kick() {
+      if (stop.signal.aborted || kicked) return;
+      kicked = deps.timers.setTimeout(() => {
+        kicked = undefined;
+        void poll();
+      }, 0);
+    },
+    async close() {
+      stop.abort();
+      interval?.cancel();
+      kicked?.cancel();
+      let timer: { cancel(): void } | undefined;
+      await Promise.race([
+        Promise.all(lanes.values()),
+        new Promise<void>((resolve) => {
+          timer = deps.timers.setTimeout(resolve, tunables.stopTimeoutMs);
+        }),
+      ]);
+      timer?.cancel();
+    },
+  };
+}

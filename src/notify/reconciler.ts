@@ -1,0 +1,230 @@
+/**
+ * The reconcile pass: reads what waits on people now (active bundles from the
+ * store, live consent and action requests from the registry's memory), plans
+ * the notices owed (`planner.ts`), gives each its payload and writes them to
+ * the outbox. Passes run one at a time; a pass asked for while one runs runs
+ * once more after it, so no change is missed and none is planned twice at
+ * once.
+ *
+ * Visibility is the inbox's: a bundle is read per person with a channel
+ * through the same listing `GET /api/v1/pending` uses; a request reaches the
+ * members of its session's workspace.
+ */
+import type { Principal } from '../auth/index.js';
+import { listPendingBundles, MAX_PENDING_PAGE } from '../clarification/index.js';
+import {
+  anyChannel,
+  DEFAULT_NOTICE_SETTINGS,
+  deliveredAsksWithoutAnswer,
+  giveUpRows,
+  insertOutboxRows,
+  listAllChannels,
+  outboxKeysOf,
+  owedPrompts,
+  sessionAudiences,
+  settingsOfUsers,
+  type NewOutboxRow,
+  type RepoContext,
+} from '../store/index.js';
+import type { ChannelKind, PendingBundle, UserInputView } from '../wire/index.js';
+import type { AnswerLinkChoice, Notice } from './channel.js';
+import type { NotifyLogger } from './outbox.js';
+import {
+  planNotices,
+  RETRACTING_KINDS,
+  timestampMs,
+  type PlannedPrompt,
+  type WaitingItem,
+} from './planner.js';
+
+/** The registry as the reconciler sees it: its live requests. */
+export interface WaitingRequests {
+  snapshot(): readonly UserInputView[];
+}
+
+/** Mints one single-use answer link per choice of `item` for `userId` (the answer-links owner). */
+export type AnswerLinkPort = (
+  item: WaitingItem,
+  userId: string,
+) => Promise<readonly AnswerLinkChoice[]>;
+
+export interface ReconcilerDeps {
+  readonly store: RepoContext;
+  readonly requests: WaitingRequests;
+  /** Where the web app is reached: `CLARION_PUBLIC_ORIGIN`, else the server's URL. */
+  readonly origin: () => string;
+  readonly answerLinks?: AnswerLinkPort | undefined;
+  readonly logger: NotifyLogger;
+}
+
+export interface PassReport {
+  readonly inserted: number;
+  readonly dropped: number;
+}
+
+export function itemUrl(origin: string, sessionId: string): string {
+  return `${origin.replace(/\/+$/, '')}/sessions/${encodeURIComponent(sessionId)}`;
+}
+
+function bundleQuestion(bundle: PendingBundle): string {
+  return bundle.questions.map((question) => question.prompt).join('\n');
+}
+
+async function waitingItems(
+  deps: ReconcilerDeps,
+  userIds: readonly string[],
+): Promise<WaitingItem[]> {
+  const bundles = new Map<string, PendingBundle>();
+  for (const userId of userIds) {
+    const principal: Principal = { kind: 'user', userId, name: '', isAdmin: false };
+    let cursor: string | undefined;
+    do {
+      const listed = await listPendingBundles(deps.store, principal, {
+        cursor,
+        limit: MAX_PENDING_PAGE,
+      });
+      if (!listed.ok) break;
+      for (const bundle of listed.page.pending) bundles.set(bundle.pending_id, bundle);
+      cursor = listed.page.next_cursor ?? undefined;
+    } while (cursor !== undefined);
+  }
+  // Only requests still waiting for a person: an answered action's follow-up is the agent's.
+  const requests = deps.requests.snapshot().filter((request) => request.status === 'awaiting');
+  const audiences = await sessionAudiences(deps.store, [
+    ...[...bundles.values()].map((bundle) => bundle.session_id),
+    ...requests.map((request) => request.session_id),
+  ]);
+
+  const items: WaitingItem[] = [];
+  for (const bundle of bundles.values()) {
+    const audience = audiences.get(bundle.session_id);
+    if (!audience) continue;
+    const [first] = bundle.questions;
+    items.push({
+      kind: 'question',
+      itemId: bundle.pending_id,
+      sessionId: bundle.session_id,
+      taskId: bundle.task_id,
+      taskTitle: audience.taskTitle,
+      question: bundleQuestion(bundle),
+      createdAt: bundle.created_at,
+      expiresAt: null,
+      decidable: bundle.questions.length === 1 && first !== undefined && !first.multi_select,
+      userIds: audience.userIds,
+    });
+  }
+  for (const request of requests) {
+    const audience = audiences.get(request.session_id);
+    if (!audience) continue;
+    items.push({
+      kind: request.kind,
+      itemId: request.id,
+      sessionId: request.session_id,
+      taskId: request.task_id,
+      taskTitle: audience.taskTitle,
+      question:
+        request.kind === 'action' ? `${request.title}\n${request.instructions}` : request.title,
+      createdAt: request.created_at,
+      expiresAt: request.deadline_at,
+      decidable: true,
+      userIds: audience.userIds,
+    });
+  }
+  return items;
+}
+
+async function promptPayload(
+  deps: ReconcilerDeps,
+  prompt: PlannedPrompt,
+): Promise<Omit<Notice, 'deliveryId'>> {
+  const { item } = prompt;
+  let answerLinks: readonly AnswerLinkChoice[] | undefined;
+  if (deps.answerLinks && item.decidable) {
+    try {
+      answerLinks = await deps.answerLinks(item, prompt.userId);
+    } catch (error) {
+      // A notice without links still brings the person to Clarion.
+      deps.logger.warn({ err: error, item_id: item.itemId }, 'notify.answer_links_failed');
+    }
+  }
+  return {
+    event: prompt.event,
+    kind: item.kind,
+    itemId: item.itemId,
+    sessionId: item.sessionId,
+    taskId: item.taskId,
+    taskTitle: item.taskTitle,
+    ...(prompt.includeQuestion ? { question: item.question } : {}),
+    url: itemUrl(deps.origin(), item.sessionId),
+    createdAt: item.createdAt,
+    expiresAt: item.expiresAt,
+    ...(answerLinks && answerLinks.length > 0 ? { answerLinks } : {}),
+  };
+}
+
+/** `answered` repeats what the channel was told, without links that no longer decide anything. */
+function answeredPayload(askedPayload: string): Record<string, unknown> {
+  const payload: Record<string, unknown> = {
+    ...(JSON.parse(askedPayload) as Record<string, unknown>),
+    event: 'answered',
+  };
+  delete payload.answerLinks;
+  delete payload.expiresAt;
+  return payload;
+}
+
+/** One pass: plan what is owed now and write it. */
+export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
+  const { store } = deps;
+  if (!(await anyChannel(store))) return { inserted: 0, dropped: 0 };
+  const channels = await listAllChannels(store);
+  const userIds = [...new Set(channels.map((channel) => channel.user_id))];
+  const items = await waitingItems(deps, userIds);
+  const [settings, existing, deliveredAsks, owed] = [
+    await settingsOfUsers(store, userIds),
+    await outboxKeysOf(
+      store,
+      items.map((item) => item.itemId),
+    ),
+    await deliveredAsksWithoutAnswer(store, RETRACTING_KINDS),
+    await owedPrompts(store),
+  ];
+  const plan = planNotices({
+    items,
+    channels: channels.map((channel) => ({
+      id: channel.id,
+      userId: channel.user_id,
+      kind: channel.kind as ChannelKind,
+    })),
+    settings,
+    defaults: DEFAULT_NOTICE_SETTINGS,
+    existing: existing.map((row) => ({ ...row, createdAtMs: timestampMs(row.createdAt) })),
+    deliveredAsks,
+    owed,
+    nowMs: store.clock.nowMs(),
+  });
+
+  const rows: NewOutboxRow[] = [];
+  for (const prompt of plan.prompts) {
+    rows.push({
+      channelId: prompt.channelId,
+      userId: prompt.userId,
+      event: prompt.event,
+      occurrence: prompt.item.itemId,
+      payload: await promptPayload(deps, prompt),
+    });
+  }
+  for (const answered of plan.answered) {
+    rows.push({
+      channelId: answered.channelId,
+      userId: answered.userId,
+      event: 'answered',
+      occurrence: answered.occurrence,
+      payload: answeredPayload(answered.askedPayload),
+    });
+  }
+  // Dropped first: a prompt for an item that stopped waiting must not go out after its `answered`.
+  await giveUpRows(store, plan.drop, 'no longer waiting');
+  const inserted = await insertOutboxRows(store, rows);
+  return { inserted, dropped: plan.drop.length };
+}

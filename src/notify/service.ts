@@ -1,0 +1,216 @@
+/**
+ * A person's notification channels and settings, as REST offers them: list,
+ * add (at most `MAX_CHANNELS_PER_USER`), delete, "send a test" (one bounded
+ * attempt outside the outbox), and the reminder and privacy settings. Only
+ * one's own channels exist for anyone: another person's answers `not_found`.
+ * Bodies arrive parsed by their wire schemas; this adds what a schema cannot
+ * check (the admin's allowed hosts, the per-person limit).
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  countUserChannels,
+  deleteUserChannel,
+  getNoticeSettings,
+  getUserChannel,
+  insertChannel,
+  latestRowPerChannel,
+  listUserChannels,
+  putNoticeSettings,
+  type ChannelRecord,
+  type OutboxRecord,
+  type RepoContext,
+} from '../store/index.js';
+import type { RepeatingTimers } from '../support/index.js';
+import {
+  failure,
+  MAX_CHANNELS_PER_USER,
+  type ChannelKind,
+  type ChannelListReply,
+  type ChannelTestReply,
+  type ChannelView,
+  type Failure,
+  type NewChannelBody,
+  type NewChannelReply,
+  type NotificationSettings,
+  type NotificationSettingsReply,
+} from '../wire/index.js';
+import type { ChannelSender, Notice } from './channel.js';
+import { attemptOnce, channelTarget } from './outbox.js';
+import { channelUrl, hostAllowed, targetLabel } from './targets.js';
+
+export interface NotificationServiceDeps {
+  readonly store: RepoContext;
+  readonly senders: ReadonlyMap<ChannelKind, ChannelSender>;
+  readonly timers: RepeatingTimers;
+  readonly sendTimeoutMs: number;
+  readonly allowedHosts: readonly string[];
+  /** Where the web app is reached, for the test notice's link. */
+  readonly origin: () => string;
+  /** The server's VAPID public key for the web app's `PushManager.subscribe`; empty when none. */
+  readonly vapidPublicKey: () => string | Promise<string>;
+}
+
+export type SettingsBody = Partial<NotificationSettings>;
+
+/** Bytes of a generated webhook secret (43 base64url characters). */
+const GENERATED_SECRET_BYTES = 32;
+
+function lastDelivery(row: OutboxRecord | undefined): ChannelView['last_delivery'] {
+  if (!row) return null;
+  if (row.delivered_at) return { state: 'delivered', at: row.delivered_at, error: null };
+  if (row.gave_up_at) return { state: 'failed', at: row.gave_up_at, error: row.last_error };
+  if (row.attempts > 0) return { state: 'retrying', at: row.updated_at, error: row.last_error };
+  return { state: 'pending', at: row.created_at, error: null };
+}
+
+export function channelView(channel: ChannelRecord, latest?: OutboxRecord): ChannelView {
+  const target = channelTarget(channel);
+  return {
+    id: channel.id,
+    kind: target.kind,
+    name: channel.name,
+    target: targetLabel(target.kind, target.config),
+    created_at: channel.created_at,
+    last_delivery: lastDelivery(latest),
+  };
+}
+
+function configOf(body: NewChannelBody): { config: Record<string, unknown>; secret?: string } {
+  switch (body.kind) {
+    case 'web_push':
+      return { config: { subscription: body.subscription } };
+    case 'ntfy':
+      return {
+        config: {
+          url: body.url,
+          ...(body.access_token ? { access_token: body.access_token } : {}),
+        },
+      };
+    case 'webhook': {
+      if (body.secret !== undefined) return { config: { url: body.url, secret: body.secret } };
+      const secret = randomBytes(GENERATED_SECRET_BYTES).toString('base64url');
+      return { config: { url: body.url, secret }, secret };
+    }
+    case 'slack':
+      return { config: { url: body.url } };
+  }
+}
+
+const KIND_NAMES: Record<ChannelKind, string> = {
+  web_push: 'Web Push',
+  ntfy: 'ntfy',
+  webhook: 'Webhook',
+  slack: 'Slack',
+};
+
+export class NotificationService {
+  constructor(private readonly deps: NotificationServiceDeps) {}
+
+  async listChannels(userId: string): Promise<ChannelListReply> {
+    const channels = await listUserChannels(this.deps.store, userId);
+    const latest = await latestRowPerChannel(
+      this.deps.store,
+      channels.map((channel) => channel.id),
+    );
+    return { channels: channels.map((channel) => channelView(channel, latest.get(channel.id))) };
+  }
+
+  async createChannel(
+    userId: string,
+    body: NewChannelBody,
+  ): Promise<({ ok: true } & NewChannelReply) | Failure<'invalid_request' | 'conflict'>> {
+    const { config, secret } = configOf(body);
+    const url = channelUrl(body.kind, config);
+    if (!hostAllowed(url, this.deps.allowedHosts)) {
+      const path = body.kind === 'web_push' ? 'subscription.endpoint' : 'url';
+      return failure('invalid_request', 'this server does not send notifications there', [
+        { path, message: 'the host is not in CLARION_NOTIFY_ALLOWED_HOSTS' },
+      ]);
+    }
+    if ((await countUserChannels(this.deps.store, userId)) >= MAX_CHANNELS_PER_USER) {
+      return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`);
+    }
+    const name = body.name ?? `${KIND_NAMES[body.kind]} · ${new URL(url).host}`;
+    const channel = await insertChannel(this.deps.store, {
+      userId,
+      kind: body.kind,
+      name,
+      config,
+    });
+    return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
+  }
+
+  async deleteChannel(userId: string, id: string): Promise<{ ok: true } | Failure<'not_found'>> {
+    return (await deleteUserChannel(this.deps.store, userId, id))
+      ? { ok: true }
+      : failure('not_found', 'notification channel not found');
+  }
+
+  /** One bounded attempt now, outside the outbox: nothing is retried or recorded. */
+  async testChannel(
+    userId: string,
+    id: string,
+  ): Promise<({ ok: true } & ChannelTestReply) | Failure<'not_found'>> {
+    const channel = await getUserChannel(this.deps.store, userId, id);
+    if (!channel) return failure('not_found', 'notification channel not found');
+    const target = channelTarget(channel);
+    const sender = this.deps.senders.get(target.kind);
+    if (!sender) {
+      return {
+        ok: true,
+        delivered: false,
+        status: null,
+        error: `this server cannot send ${KIND_NAMES[target.kind]} notifications yet`,
+      };
+    }
+    if (!hostAllowed(channelUrl(target.kind, target.config), this.deps.allowedHosts)) {
+      return {
+        ok: true,
+        delivered: false,
+        status: null,
+        error: 'the target host is not in CLARION_NOTIFY_ALLOWED_HOSTS',
+      };
+    }
+    const now = this.deps.store.clock.timestamp();
+    const notice: Notice = {
+      deliveryId: this.deps.store.ids.next(),
+      event: 'test',
+      kind: 'question',
+      itemId: 'test',
+      sessionId: '',
+      taskId: '',
+      taskTitle: 'Test notification',
+      url: `${this.deps.origin().replace(/\/+$/, '')}/settings`,
+      createdAt: now,
+    };
+    const result = await attemptOnce(
+      sender,
+      target,
+      notice,
+      this.deps.timers,
+      this.deps.sendTimeoutMs,
+    );
+    return result.ok
+      ? { ok: true, delivered: true, status: result.status, error: null }
+      : { ok: true, delivered: false, status: result.status, error: result.error };
+  }
+
+  async settings(userId: string): Promise<NotificationSettingsReply> {
+    const settings = await getNoticeSettings(this.deps.store, userId);
+    return {
+      settings: {
+        reminder_delay_s: settings.reminderDelayS,
+        include_question: settings.includeQuestion,
+      },
+      web_push_public_key: await this.deps.vapidPublicKey(),
+    };
+  }
+
+  async updateSettings(userId: string, body: SettingsBody): Promise<NotificationSettingsReply> {
+    await putNoticeSettings(this.deps.store, userId, {
+      ...(body.reminder_delay_s === undefined ? {} : { reminderDelayS: body.reminder_delay_s }),
+      ...(body.include_question === undefined ? {} : { includeQuestion: body.include_question }),
+    });
+    return this.settings(userId);
+  }
+}

@@ -1,0 +1,506 @@
+/**
+ * Notifications in the store: a person's channels and settings, and the
+ * outbox of notices owed to channels. The outbox row is the truth about a
+ * notice: the unique (channel, event, occurrence) key makes a second notice
+ * for one item impossible, and `next_attempt_at` doubles as the claim's lease,
+ * so a row claimed by a server that died falls due again by itself.
+ *
+ * Times the worker compares (`next_attempt_at`, `first_attempt_at`) are wall
+ * times formatted like row versions, so plain string order is time order.
+ */
+import { sql } from 'kysely';
+import { formatTimestamp } from '../support/index.js';
+import type { RepoContext } from './context.js';
+import type {
+  NotificationChannelsTable,
+  NotificationOutboxTable,
+  NotificationSettingsTable,
+} from './tables.js';
+
+export type ChannelRecord = NotificationChannelsTable;
+export type OutboxRecord = NotificationOutboxTable;
+
+export interface NoticeSettingsRecord {
+  readonly reminderDelayS: number;
+  readonly includeQuestion: boolean;
+}
+
+export const DEFAULT_NOTICE_SETTINGS: NoticeSettingsRecord = {
+  reminderDelayS: 600,
+  includeQuestion: false,
+};
+
+/** Statements stay well under both engines' bound-parameter limits. */
+const CHUNK = 200;
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let start = 0; start < items.length; start += CHUNK) {
+    out.push(items.slice(start, start + CHUNK));
+  }
+  return out;
+}
+
+/** A wall time in milliseconds as a row timestamp, comparable with any other. */
+export function timestampAtMs(ms: number): string {
+  return formatTimestamp(BigInt(Math.floor(ms)) * 1_000_000n);
+}
+
+// ---------------------------------------------------------------- channels
+
+export async function insertChannel(
+  ctx: RepoContext,
+  input: { userId: string; kind: string; name: string; config: Record<string, unknown> },
+): Promise<ChannelRecord> {
+  const now = ctx.clock.timestamp();
+  const row: ChannelRecord = {
+    id: ctx.ids.next(),
+    user_id: input.userId,
+    kind: input.kind,
+    name: input.name,
+    config: JSON.stringify(input.config),
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.insertInto('notification_channels').values(row).execute();
+  return row;
+}
+
+export function listUserChannels(ctx: RepoContext, userId: string): Promise<ChannelRecord[]> {
+  return ctx.db
+    .selectFrom('notification_channels')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function countUserChannels(ctx: RepoContext, userId: string): Promise<number> {
+  const row = await ctx.db
+    .selectFrom('notification_channels')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** Every channel of every person: bounded by users × `MAX_CHANNELS_PER_USER`. */
+export function listAllChannels(ctx: RepoContext): Promise<ChannelRecord[]> {
+  return ctx.db.selectFrom('notification_channels').selectAll().orderBy('id').execute();
+}
+
+/** A person's own channel; someone else's is as absent as a missing one. */
+export function getUserChannel(
+  ctx: RepoContext,
+  userId: string,
+  id: string,
+): Promise<ChannelRecord | undefined> {
+  return ctx.db
+    .selectFrom('notification_channels')
+    .selectAll()
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+}
+
+/** Deletes a person's channel and (by cascade) its outbox rows; false when it was not theirs. */
+export async function deleteUserChannel(
+  ctx: RepoContext,
+  userId: string,
+  id: string,
+): Promise<boolean> {
+  const result = await ctx.db
+    .deleteFrom('notification_channels')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+// ---------------------------------------------------------------- settings
+
+function toSettings(row: Pick<NotificationSettingsTable, 'reminder_delay_s' | 'include_question'>) {
+  return { reminderDelayS: row.reminder_delay_s, includeQuestion: row.include_question === 1 };
+}
+
+export async function getNoticeSettings(
+  ctx: RepoContext,
+  userId: string,
+): Promise<NoticeSettingsRecord> {
+  const row = await ctx.db
+    .selectFrom('notification_settings')
+    .select(['reminder_delay_s', 'include_question'])
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row ? toSettings(row) : DEFAULT_NOTICE_SETTINGS;
+}
+
+export async function putNoticeSettings(
+  ctx: RepoContext,
+  userId: string,
+  change: Partial<NoticeSettingsRecord>,
+): Promise<NoticeSettingsRecord> {
+  const next = { ...(await getNoticeSettings(ctx, userId)), ...change };
+  const now = ctx.clock.timestamp();
+  const values = {
+    reminder_delay_s: next.reminderDelayS,
+    include_question: next.includeQuestion ? 1 : 0,
+    updated_at: now,
+  };
+  await ctx.db
+    .insertInto('notification_settings')
+    .values({ user_id: userId, ...values, created_at: now })
+    .onConflict((conflict) => conflict.column('user_id').doUpdateSet(values))
+    .execute();
+  return next;
+}
+
+export async function settingsOfUsers(
+  ctx: RepoContext,
+  userIds: readonly string[],
+): Promise<Map<string, NoticeSettingsRecord>> {
+  const out = new Map<string, NoticeSettingsRecord>();
+  for (const part of chunks(userIds)) {
+    const rows = await ctx.db
+      .selectFrom('notification_settings')
+      .select(['user_id', 'reminder_delay_s', 'include_question'])
+      .where('user_id', 'in', part)
+      .execute();
+    for (const row of rows) out.set(row.user_id, toSettings(row));
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- who an item is for
+
+export interface SessionAudience {
+  readonly taskId: string;
+  readonly taskTitle: string;
+  /** Members of the task's workspace: everyone who may see the session. */
+  readonly userIds: readonly string[];
+}
+
+/** For each session: its task and the people who may see it (workspace membership). */
+export async function sessionAudiences(
+  ctx: RepoContext,
+  sessionIds: readonly string[],
+): Promise<Map<string, SessionAudience>> {
+  const out = new Map<string, { taskId: string; taskTitle: string; userIds: string[] }>();
+  for (const part of chunks([...new Set(sessionIds)])) {
+    const rows = await ctx.db
+      .selectFrom('task_sessions as s')
+      .innerJoin('tasks as t', 't.id', 's.task_id')
+      .leftJoin('workspace_members as m', 'm.workspace_id', 't.workspace_id')
+      .select(['s.id as session_id', 't.id as task_id', 't.title', 'm.user_id'])
+      .where('s.id', 'in', part)
+      .execute();
+    for (const row of rows) {
+      let audience = out.get(row.session_id);
+      if (!audience) {
+        audience = { taskId: row.task_id, taskTitle: row.title, userIds: [] };
+        out.set(row.session_id, audience);
+      }
+      if (row.user_id !== null) audience.userIds.push(row.user_id);
+    }
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------- the outbox
+
+export interface NewOutboxRow {
+  readonly channelId: string;
+  readonly userId: string;
+  readonly event: string;
+  readonly occurrence: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/**
+ * Inserts the rows whose (channel, event, occurrence) key is new; a key that
+ * exists already is left as it is. Returns how many were inserted.
+ */
+export async function insertOutboxRows(
+  ctx: RepoContext,
+  rows: readonly NewOutboxRow[],
+): Promise<number> {
+  let inserted = 0;
+  for (const part of chunks(rows)) {
+    const now = ctx.clock.timestamp();
+    const due = timestampAtMs(ctx.clock.nowMs());
+    const result = await ctx.db
+      .insertInto('notification_outbox')
+      .values(
+        part.map((row) => ({
+          id: ctx.ids.next(),
+          channel_id: row.channelId,
+          user_id: row.userId,
+          event: row.event,
+          occurrence: row.occurrence,
+          payload: JSON.stringify(row.payload),
+          attempts: 0,
+          next_attempt_at: due,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
+      .onConflict((conflict) => conflict.columns(['channel_id', 'event', 'occurrence']).doNothing())
+      .returning('id')
+      .execute();
+    inserted += result.length;
+  }
+  return inserted;
+}
+
+export interface OutboxKey {
+  readonly channelId: string;
+  readonly event: string;
+  readonly occurrence: string;
+  readonly createdAt: string;
+}
+
+/** The notices already owed or sent for these items, whatever their state. */
+export async function outboxKeysOf(
+  ctx: RepoContext,
+  occurrences: readonly string[],
+): Promise<OutboxKey[]> {
+  const out: OutboxKey[] = [];
+  for (const part of chunks([...new Set(occurrences)])) {
+    const rows = await ctx.db
+      .selectFrom('notification_outbox')
+      .select(['channel_id', 'event', 'occurrence', 'created_at'])
+      .where('occurrence', 'in', part)
+      .execute();
+    for (const row of rows) {
+      out.push({
+        channelId: row.channel_id,
+        event: row.event,
+        occurrence: row.occurrence,
+        createdAt: row.created_at,
+      });
+    }
+  }
+  return out;
+}
+
+export interface DeliveredAsk {
+  readonly channelId: string;
+  readonly userId: string;
+  readonly occurrence: string;
+  readonly payload: string;
+}
+
+/**
+ * `asked` notices that reached a channel of one of `kinds` and have had no
+ * `answered` yet: the candidates for "answered elsewhere". Bounded by the
+ * items still waiting plus those that just stopped.
+ */
+export function deliveredAsksWithoutAnswer(
+  ctx: RepoContext,
+  kinds: readonly string[],
+): Promise<DeliveredAsk[]> {
+  if (kinds.length === 0) return Promise.resolve([]);
+  return ctx.db
+    .selectFrom('notification_outbox as o')
+    .innerJoin('notification_channels as c', 'c.id', 'o.channel_id')
+    .select(['o.channel_id as channelId', 'o.user_id as userId', 'o.occurrence', 'o.payload'])
+    .where('o.event', '=', 'asked')
+    .where('o.delivered_at', 'is not', null)
+    .where('c.kind', 'in', kinds)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('notification_outbox as a')
+            .select('a.id')
+            .whereRef('a.channel_id', '=', 'o.channel_id')
+            .whereRef('a.occurrence', '=', 'o.occurrence')
+            .where('a.event', '=', 'answered'),
+        ),
+      ),
+    )
+    .execute();
+}
+
+/** `asked` and `reminder` notices still owed: dropped once their item stops waiting. */
+export function owedPrompts(ctx: RepoContext): Promise<{ id: string; occurrence: string }[]> {
+  return ctx.db
+    .selectFrom('notification_outbox')
+    .select(['id', 'occurrence'])
+    .where('event', 'in', ['asked', 'reminder'])
+    .where('delivered_at', 'is', null)
+    .where('gave_up_at', 'is', null)
+    .execute();
+}
+
+/** Stops rows that are still owed; a row already delivered keeps its delivery. */
+export async function giveUpRows(
+  ctx: RepoContext,
+  ids: readonly string[],
+  reason: string,
+): Promise<void> {
+  const now = ctx.clock.timestamp();
+  for (const part of chunks(ids)) {
+    await ctx.db
+      .updateTable('notification_outbox')
+      .set({ gave_up_at: now, last_error: reason, updated_at: now })
+      .where('id', 'in', part)
+      .where('delivered_at', 'is', null)
+      .where('gave_up_at', 'is', null)
+      .execute();
+  }
+}
+
+/** Channels with at least one row due at `nowMs`, with what a sender needs. */
+export function channelsWithDueRows(
+  ctx: RepoContext,
+  nowMs: number,
+  limit: number,
+): Promise<ChannelRecord[]> {
+  const due = timestampAtMs(nowMs);
+  return ctx.db
+    .selectFrom('notification_channels as c')
+    .selectAll('c')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('notification_outbox as o')
+          .select('o.id')
+          .whereRef('o.channel_id', '=', 'c.id')
+          .where('o.delivered_at', 'is', null)
+          .where('o.gave_up_at', 'is', null)
+          .where('o.next_attempt_at', '<=', due),
+      ),
+    )
+    .limit(limit)
+    .execute();
+}
+
+/**
+ * Claims the channel's earliest due row in one statement: the attempt is
+ * counted and `next_attempt_at` moves to the lease's end, so no other lane
+ * takes it, and a crash before the result is recorded leaves it due again
+ * after the lease.
+ */
+export async function claimNextDue(
+  ctx: RepoContext,
+  channelId: string,
+  nowMs: number,
+  leaseMs: number,
+): Promise<OutboxRecord | undefined> {
+  const due = timestampAtMs(nowMs);
+  const next = ctx.db
+    .selectFrom('notification_outbox')
+    .select('id')
+    .where('channel_id', '=', channelId)
+    .where('delivered_at', 'is', null)
+    .where('gave_up_at', 'is', null)
+    .where('next_attempt_at', '<=', due)
+    .orderBy('next_attempt_at')
+    .orderBy('created_at')
+    .limit(1);
+  return ctx.db
+    .updateTable('notification_outbox')
+    .set({
+      attempts: sql`attempts + 1`,
+      next_attempt_at: timestampAtMs(nowMs + leaseMs),
+      first_attempt_at: sql`COALESCE(first_attempt_at, ${due})`,
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', '=', next)
+    .where('next_attempt_at', '<=', due)
+    .where('delivered_at', 'is', null)
+    .where('gave_up_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export type AttemptRecord =
+  | { readonly outcome: 'delivered'; readonly status: number | null }
+  | {
+      readonly outcome: 'retry';
+      readonly status: number | null;
+      readonly error: string;
+      readonly nextAttemptMs: number;
+    }
+  | { readonly outcome: 'gave_up'; readonly status: number | null; readonly error: string };
+
+/**
+ * Records one attempt's result. A delivery is recorded even if the row was
+ * dropped meanwhile (its item stopped waiting): it did reach the channel.
+ */
+export async function recordAttempt(
+  ctx: RepoContext,
+  id: string,
+  result: AttemptRecord,
+): Promise<void> {
+  const now = ctx.clock.timestamp();
+  const base = ctx.db.updateTable('notification_outbox').where('id', '=', id);
+  switch (result.outcome) {
+    case 'delivered':
+      await base
+        .set({ delivered_at: now, gave_up_at: null, last_status: result.status, updated_at: now })
+        .execute();
+      return;
+    case 'retry':
+      await base
+        .set({
+          next_attempt_at: timestampAtMs(result.nextAttemptMs),
+          last_error: result.error,
+          last_status: result.status,
+          updated_at: now,
+        })
+        .where('gave_up_at', 'is', null)
+        .execute();
+      return;
+    case 'gave_up':
+      await base
+        .set({
+          gave_up_at: now,
+          last_error: result.error,
+          last_status: result.status,
+          updated_at: now,
+        })
+        .where('delivered_at', 'is', null)
+        .execute();
+      return;
+  }
+}
+
+/** The most recently changed outbox row of each channel: what "last delivery" shows. */
+export async function latestRowPerChannel(
+  ctx: RepoContext,
+  channelIds: readonly string[],
+): Promise<Map<string, OutboxRecord>> {
+  const out = new Map<string, OutboxRecord>();
+  for (const part of chunks(channelIds)) {
+    // A notice dropped before any attempt (its item stopped waiting) says nothing of the channel.
+    const rows = await ctx.db
+      .selectFrom('notification_outbox as o')
+      .selectAll('o')
+      .where('o.channel_id', 'in', part)
+      .where((eb) =>
+        eb(
+          'o.updated_at',
+          '=',
+          eb
+            .selectFrom('notification_outbox as l')
+            .select(({ fn }) => fn.max('l.updated_at').as('latest'))
+            .whereRef('l.channel_id', '=', 'o.channel_id')
+            .where((inner) =>
+              inner.or([inner('l.gave_up_at', 'is', null), inner('l.attempts', '>', 0)]),
+            ),
+        ),
+      )
+      .execute();
+    for (const row of rows) out.set(row.channel_id, row);
+  }
+  return out;
+}
+
+/** Whether anyone has a channel: with none, there is nothing to plan. */
+export async function anyChannel(ctx: RepoContext): Promise<boolean> {
+  const row = await ctx.db.selectFrom('notification_channels').select('id').limit(1).execute();
+  return row.length > 0;
+}

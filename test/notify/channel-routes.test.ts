@@ -1,0 +1,199 @@
+/**
+ * The channel and settings routes against hostile input: every bad body is a
+ * clear 4xx and stores nothing; a person sees and touches only their own
+ * channels; the per-person limit holds; loopback targets are allowed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_CHANNELS_PER_USER } from '../../src/wire/index.js';
+import { DRIVERS } from '../support/databases.js';
+import {
+  bearerApi,
+  startInProcessServer,
+  type ApiCall,
+  type InProcessServer,
+} from '../support/in-process-server.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+
+const ADMIN_TOKEN = 'channels-admin-token-0123456789abcdef';
+
+const HOSTILE: readonly [string, unknown][] = [
+  ['an unknown kind', { kind: 'pager', url: 'https://example.com/' }],
+  ['no kind', { url: 'https://example.com/' }],
+  ['a javascript: URL', { kind: 'webhook', url: 'javascript:alert(1)' }],
+  ['a file: URL', { kind: 'ntfy', url: 'file:///etc/passwd' }],
+  ['an ftp: URL', { kind: 'slack', url: 'ftp://example.com/x' }],
+  ['a relative URL', { kind: 'webhook', url: '/api/v1/users' }],
+  ['a URL that is not one', { kind: 'webhook', url: 'http://' }],
+  ['a huge URL', { kind: 'webhook', url: `https://example.com/${'a'.repeat(5_000)}` }],
+  ['a huge secret', { kind: 'webhook', url: 'https://example.com/', secret: 'x'.repeat(5_000) }],
+  ['a short secret', { kind: 'webhook', url: 'https://example.com/', secret: 'short' }],
+  [
+    'a secret with spaces',
+    { kind: 'webhook', url: 'https://example.com/', secret: 'a b c d e f g h i j' },
+  ],
+  ['a huge name', { kind: 'slack', url: 'https://example.com/', name: 'n'.repeat(1_000) }],
+  ['an unknown field', { kind: 'slack', url: 'https://example.com/', admin: true }],
+  ['a NUL in the name', { kind: 'slack', url: 'https://example.com/', name: 'a\u0000b' }],
+  [
+    'a push endpoint over plain http',
+    {
+      kind: 'web_push',
+      subscription: {
+        endpoint: 'http://push.example.com/x',
+        keys: { p256dh: 'AAAA', auth: 'BBBB' },
+      },
+    },
+  ],
+  ['an array', [{ kind: 'slack', url: 'https://example.com/' }]],
+  ['null', null],
+];
+
+describe.each(DRIVERS)('the notification routes on %s', (driver) => {
+  let clarion: InProcessServer;
+  let api: ApiCall;
+  let other: ApiCall;
+  let otherToken = '';
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    clarion = await startInProcessServer(driver, ADMIN_TOKEN);
+    api = clarion.api;
+    const created = await api<{ token: string }>('POST', '/api/v1/users', { name: 'Bob' });
+    expect(created.status).toBe(201);
+    otherToken = created.json.token;
+    other = bearerApi(clarion.server.url, otherToken);
+    receiver = await startReceiver();
+  });
+  afterAll(async () => {
+    await receiver.close();
+    await clarion.dispose();
+  });
+
+  const count = async () =>
+    (await api<{ channels: unknown[] }>('GET', '/api/v1/notification-channels')).json.channels
+      .length;
+
+  it.each(HOSTILE)('refuses %s with a 4xx and stores nothing', async (_label, body) => {
+    const before = await count();
+    const reply = await api('POST', '/api/v1/notification-channels', body);
+    expect(reply.status).toBeGreaterThanOrEqual(400);
+    expect(reply.status).toBeLessThan(500);
+    expect(reply.json).toMatchObject({ code: expect.stringMatching(/invalid_/) as unknown });
+    expect(await count()).toBe(before);
+  });
+
+  it('refuses a body that is not JSON', async () => {
+    const response = await fetch(`${clarion.server.url}/api/v1/notification-channels`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'text/plain' },
+      body: 'kind=webhook',
+    });
+    expect(response.status).toBe(415);
+  });
+
+  it.each([
+    [{ reminder_delay_s: -1 }],
+    [{ reminder_delay_s: 10_000_000 }],
+    [{ reminder_delay_s: 1.5 }],
+    [{ include_question: 'yes' }],
+    [{ other: 1 }],
+  ])('refuses settings %j and keeps the old ones', async (body) => {
+    const reply = await api('PUT', '/api/v1/notification-settings', body);
+    expect(reply.status).toBe(400);
+    const settings = await api('GET', '/api/v1/notification-settings');
+    expect(settings.json).toEqual({
+      settings: { reminder_delay_s: 600, include_question: false },
+      web_push_public_key: '',
+    });
+  });
+
+  it('keeps channels personal: another person’s is not found, and never listed', async () => {
+    const created = await api<{ channel: { id: string; target: string; kind: string } }>(
+      'POST',
+      '/api/v1/notification-channels',
+      {
+        kind: 'ntfy',
+        url: `${receiver.url}/topic?auth=secret`,
+        access_token: 'tk_0123456789abcdef',
+      },
+    );
+    expect(created.status).toBe(201);
+    // Loopback is allowed; the view shows host and path, never the query or the token.
+    expect(created.json.channel.target).toBe(`${new URL(receiver.url).host}/topic`);
+    expect(JSON.stringify(created.json)).not.toContain('tk_0123456789abcdef');
+    const id = created.json.channel.id;
+
+    expect((await other('GET', '/api/v1/notification-channels')).json).toEqual({ channels: [] });
+    expect((await other('DELETE', `/api/v1/notification-channels/${id}`)).status).toBe(404);
+    expect((await other('POST', `/api/v1/notification-channels/${id}/test`)).status).toBe(404);
+    expect((await api('POST', `/api/v1/notification-channels/%00/test`)).status).toBe(404);
+
+    const tested = await api('POST', `/api/v1/notification-channels/${id}/test`);
+    expect(tested).toEqual({ status: 200, json: { delivered: true, status: 200, error: null } });
+    expect(JSON.parse(receiver.received.at(-1)?.body ?? '{}')).toMatchObject({
+      topic: 'topic',
+      message: 'A test notification from Clarion',
+    });
+
+    const deleted = await fetch(`${clarion.server.url}/api/v1/notification-channels/${id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(deleted.status).toBe(204);
+    expect((await api('DELETE', `/api/v1/notification-channels/${id}`)).status).toBe(404);
+  });
+
+  it('reports a failing test without storing anything', async () => {
+    const created = await other<{ channel: { id: string } }>(
+      'POST',
+      '/api/v1/notification-channels',
+      {
+        kind: 'slack',
+        url: 'http://127.0.0.1:9/nothing-listens-here',
+      },
+    );
+    const tested = await other(
+      'POST',
+      `/api/v1/notification-channels/${created.json.channel.id}/test`,
+    );
+    expect(tested.status).toBe(200);
+    expect(tested.json).toMatchObject({ delivered: false, status: null });
+    // It stays listed: a test is outside the outbox and records no delivery.
+    const listed = await other<{ channels: { id: string; last_delivery: unknown }[] }>(
+      'GET',
+      '/api/v1/notification-channels',
+    );
+    expect(listed.json.channels).toEqual([
+      expect.objectContaining({ id: created.json.channel.id, last_delivery: null }),
+    ]);
+    const deleted = await fetch(
+      `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
+    // Not the admin's to delete; its owner's.
+    expect(deleted.status).toBe(404);
+    const own = await fetch(
+      `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${otherToken}` } },
+    );
+    expect(own.status).toBe(204);
+  });
+
+  it(`allows at most ${MAX_CHANNELS_PER_USER} channels each`, async () => {
+    for (let i = 0; i < MAX_CHANNELS_PER_USER; i += 1) {
+      const reply = await other('POST', '/api/v1/notification-channels', {
+        kind: 'slack',
+        url: `https://hooks.slack.test/${i}`,
+      });
+      expect(reply.status).toBe(201);
+    }
+    const over = await other('POST', '/api/v1/notification-channels', {
+      kind: 'slack',
+      url: 'https://hooks.slack.test/over',
+    });
+    expect(over.status).toBe(409);
+    expect(
+      (await other<{ channels: unknown[] }>('GET', '/api/v1/notification-channels')).json.channels,
+    ).toHaveLength(MAX_CHANNELS_PER_USER);
+  });
+});

@@ -1,0 +1,364 @@
+/**
+ * Notifications end to end, on SQLite and PostgreSQL: the whole server in
+ * this process, agents asking through the clarification service and the
+ * user-input registry, and real HTTP receivers standing in for a webhook
+ * endpoint and an ntfy server. Short backoff and poll tunables keep it quick;
+ * what is proved is the count and identity of what arrives.
+ */
+import { createHmac } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadAgentProfiles } from '../../src/agents/profiles.js';
+import type { Config } from '../../src/config.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer, type NotifyOptions } from '../../src/server.js';
+import type { Driver } from '../../src/store/index.js';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bearerApi, type ApiCall } from '../support/in-process-server.js';
+import { startReceiver, type Receiver, type Received } from '../support/receiver.js';
+import { seedAdminSession } from '../support/seed.js';
+
+const ADMIN_TOKEN = 'notify-admin-token-0123456789abcdef';
+
+const FAST: NotifyOptions = {
+  tunables: {
+    debounceMs: 20,
+    reconcileIntervalMs: 150,
+    pollIntervalMs: 150,
+    retryBaseMs: 100,
+    retryMaxMs: 400,
+    sendTimeoutMs: 3_000,
+    claimLeaseMs: 5_000,
+    stopTimeoutMs: 1_000,
+  },
+  random: () => 0,
+};
+
+const ONE_QUESTION = {
+  questions: [
+    {
+      prompt: 'Ship it today?',
+      options: [
+        { label: 'Yes', description: 'now' },
+        { label: 'No', description: 'later' },
+      ],
+    },
+  ],
+};
+
+interface Running {
+  server: RunningServer;
+  api: ApiCall;
+}
+
+async function startOn(database: TestDatabase, notify: NotifyOptions = FAST): Promise<Running> {
+  const config: Config = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
+    database: database.target,
+    logLevel: 'silent',
+    adminToken: ADMIN_TOKEN,
+    publicOrigin: undefined,
+    agentProfiles: loadAgentProfiles({}),
+  };
+  const server = await startServer(config, silentLogger, { notify });
+  return { server, api: bearerApi(server.url, ADMIN_TOKEN) };
+}
+
+function signed(secret: string, request: Received): boolean {
+  const expected = `sha256=${createHmac('sha256', secret).update(request.body).digest('hex')}`;
+  return request.headers['x-clarion-signature'] === expected;
+}
+
+function json(request: Received | undefined): Record<string, unknown> {
+  return JSON.parse(request?.body ?? '{}') as Record<string, unknown>;
+}
+
+const events = (receiver: Receiver, event: string) =>
+  receiver.received.filter((request) => json(request).event === event);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
+  let database: TestDatabase;
+  let running: Running | undefined;
+  const receivers: Receiver[] = [];
+
+  beforeEach(async () => {
+    database = await freshDatabase(driver);
+  });
+
+  afterEach(async () => {
+    await running?.server.close();
+    running = undefined;
+    await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+    await database.dispose();
+  });
+
+  async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
+    const started = await startReceiver(respond);
+    receivers.push(started);
+    return started;
+  }
+
+  async function addChannel(api: ApiCall, body: Record<string, unknown>) {
+    const created = await api<{ channel: { id: string }; secret?: string }>(
+      'POST',
+      '/api/v1/notification-channels',
+      body,
+    );
+    expect(created.status).toBe(201);
+    return created.json;
+  }
+
+  /** An agent asks in a new session of the admin's workspace; resolves with the bundle's ID. */
+  async function ask(server: RunningServer, api: ApiCall, input: unknown = TWO_QUESTIONS) {
+    const sessionId = await seedAdminSession(server.store, `task ${Math.random()}`);
+    server.clarification.ask(sessionId, input).catch(() => undefined);
+    let pendingId = '';
+    await eventually(async () => {
+      const page = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
+        'GET',
+        '/api/v1/pending?limit=100',
+      );
+      pendingId = page.json.bundles.find((b) => b.session_id === sessionId)?.pending_id ?? '';
+      return pendingId !== '';
+    });
+    return { sessionId, pendingId };
+  }
+
+  it('sends exactly one signed webhook per bundle, then one "answered"', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const hook = await receiver();
+    const { secret } = await addChannel(api, { kind: 'webhook', url: `${hook.url}/hook` });
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+
+    const { sessionId, pendingId } = await ask(server, api);
+    await eventually(() => hook.received.length >= 1);
+    // Several reconcile passes and polls later, still one.
+    await sleep(1_000);
+    expect(hook.received).toHaveLength(1);
+    const [request] = hook.received;
+    expect(request && signed(secret ?? '', request)).toBe(true);
+    expect(request?.headers['x-clarion-event']).toBe('asked');
+    expect(json(request)).toEqual({
+      event: 'asked',
+      kind: 'question',
+      id: pendingId,
+      session_id: sessionId,
+      task_id: expect.any(String) as unknown,
+      title: expect.stringContaining('task') as unknown,
+      url: `${server.url}/sessions/${sessionId}`,
+      created_at: expect.any(String) as unknown,
+    });
+
+    const answered = await api('POST', `/api/v1/clarification/${pendingId}/respond`, ANSWERS);
+    expect(answered.status).toBe(200);
+    await eventually(() => events(hook, 'answered').length === 1);
+    await sleep(600);
+    expect(hook.received.map((r) => json(r).event)).toEqual(['asked', 'answered']);
+    const ids = new Set(hook.received.map((r) => r.headers['x-clarion-delivery']));
+    expect(ids.size).toBe(2);
+    expect(hook.received.every((r) => signed(secret ?? '', r))).toBe(true);
+
+    const list = await api<{ channels: { last_delivery: { state: string } | null }[] }>(
+      'GET',
+      '/api/v1/notification-channels',
+    );
+    expect(list.json.channels[0]?.last_delivery?.state).toBe('delivered');
+  });
+
+  it('retries three 503s and delivers once, under one delivery ID', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const hook = await receiver((_request, index) =>
+      index < 3 ? { status: 503, body: 'busy' } : { status: 200 },
+    );
+    await addChannel(api, {
+      kind: 'webhook',
+      url: hook.url,
+      secret: 'a-secret-of-16-chars-or-more',
+    });
+    const { pendingId } = await ask(server, api);
+    await eventually(() => hook.received.length >= 4, 10_000);
+    await sleep(800);
+    expect(hook.received).toHaveLength(4);
+    expect(new Set(hook.received.map((r) => r.headers['x-clarion-delivery'])).size).toBe(1);
+    const rows = await server.store.db
+      .selectFrom('notification_outbox')
+      .selectAll()
+      .where('occurrence', '=', pendingId)
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({ attempts: 4, last_status: 200, gave_up_at: null });
+    expect(rows[0]?.delivered_at).not.toBeNull();
+    expect(rows[0]?.id).toBe(hook.received[0]?.headers['x-clarion-delivery']);
+  });
+
+  it('loses nothing across a restart in the middle of retrying and of a send', async () => {
+    running = await startOn(database);
+    const first = running;
+    let accept = false;
+    let slow = true;
+    const hook = await receiver(() =>
+      accept ? { status: 200 } : slow ? { status: 200, delayMs: 20_000 } : { status: 503 },
+    );
+    await addChannel(first.api, { kind: 'webhook', url: hook.url });
+    const one = await ask(first.server, first.api);
+    // The first notice is in flight (the receiver holds it) when the server stops.
+    await eventually(() => hook.received.length === 1);
+    slow = false;
+    const two = await ask(first.server, first.api, ONE_QUESTION);
+    await first.server.close();
+    running = undefined;
+
+    accept = true;
+    running = await startOn(database);
+    await eventually(
+      () =>
+        new Set(
+          hook.received.filter((r) => json(r).event === 'asked').map((r) => json(r).id as string),
+        ).size === 2,
+      10_000,
+    );
+    const rows = await running.server.store.db
+      .selectFrom('notification_outbox')
+      .select(['occurrence', 'delivered_at', 'event'])
+      .execute();
+    expect(
+      rows
+        .filter((row) => row.event === 'asked')
+        .map((row) => row.occurrence)
+        .sort(),
+    ).toEqual([one.pendingId, two.pendingId].sort());
+    await eventually(async () => {
+      const left = await running?.server.store.db
+        .selectFrom('notification_outbox')
+        .select('id')
+        .where('delivered_at', 'is', null)
+        .execute();
+      return left?.length === 0;
+    });
+    // At least once, once per occurrence: repeats carry the same delivery ID.
+    const perItem = new Map<string, Set<unknown>>();
+    for (const request of hook.received) {
+      const id = json(request).id as string;
+      perItem.set(id, (perItem.get(id) ?? new Set()).add(request.headers['x-clarion-delivery']));
+    }
+    expect([...perItem.values()].map((ids) => ids.size)).toEqual([1, 1]);
+  });
+
+  it('reminds once after the delay, and never after an answer', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const hook = await receiver();
+    await addChannel(api, { kind: 'webhook', url: hook.url });
+    const set = await api('PUT', '/api/v1/notification-settings', { reminder_delay_s: 2 });
+    expect(set.json).toMatchObject({ settings: { reminder_delay_s: 2, include_question: false } });
+
+    const waiting = await ask(server, api);
+    const answered = await ask(server, api, ONE_QUESTION);
+    await eventually(() => events(hook, 'asked').length === 2);
+    const reply = await api('POST', `/api/v1/clarification/${answered.pendingId}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['q1_opt1'] }],
+    });
+    expect(reply.status).toBe(200);
+    await eventually(() => events(hook, 'reminder').length >= 1, 10_000);
+    await sleep(3_000);
+    expect(events(hook, 'reminder').map((r) => json(r).id)).toEqual([waiting.pendingId]);
+    expect(events(hook, 'answered').map((r) => json(r).id)).toEqual([answered.pendingId]);
+  });
+
+  it('sends 20 notices per channel when 20 bundles are asked at once', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const hook = await receiver();
+    const ntfy = await receiver();
+    await addChannel(api, { kind: 'webhook', url: hook.url });
+    await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion` });
+    const sessions = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => seedAdminSession(server.store, `bulk ${i}`)),
+    );
+    for (const sessionId of sessions) {
+      server.clarification.ask(sessionId, TWO_QUESTIONS).catch(() => undefined);
+    }
+    await eventually(() => hook.received.length >= 20 && ntfy.received.length >= 20, 15_000);
+    await sleep(800);
+    expect(hook.received).toHaveLength(20);
+    expect(ntfy.received).toHaveLength(20);
+    expect(new Set(hook.received.map((r) => json(r).session_id))).toEqual(new Set(sessions));
+    expect(new Set(ntfy.received.map((r) => json(r).click))).toEqual(
+      new Set(sessions.map((id) => `${server.url}/sessions/${id}`)),
+    );
+  });
+
+  it('lets neither respond nor another channel wait on a channel that takes 10 s', async () => {
+    running = await startOn(database, {
+      ...FAST,
+      tunables: { ...FAST.tunables, sendTimeoutMs: 15_000, claimLeaseMs: 30_000 },
+    });
+    const { server, api } = running;
+    const slow = await receiver(() => ({ status: 200, delayMs: 10_000 }));
+    const fast = await receiver();
+    await addChannel(api, { kind: 'webhook', url: slow.url });
+    await addChannel(api, { kind: 'slack', url: fast.url });
+    const asked = Date.now();
+    const { pendingId } = await ask(server, api);
+    await eventually(() => slow.received.length === 1 && fast.received.length === 1);
+    // The slow receiver holds its request; the Slack one arrived regardless.
+    expect((fast.received[0]?.at ?? Infinity) - asked).toBeLessThan(5_000);
+    const started = performance.now();
+    const reply = await api('POST', `/api/v1/clarification/${pendingId}/respond`, ANSWERS);
+    const elapsed = performance.now() - started;
+    expect(reply.status).toBe(200);
+    expect(elapsed).toBeLessThan(2_000);
+  });
+
+  it('sends one notice for a consent request, and "answered" once it is decided', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const hook = await receiver();
+    await addChannel(api, { kind: 'webhook', url: hook.url });
+    await api('PUT', '/api/v1/notification-settings', { include_question: true });
+    const sessionId = await seedAdminSession(server.store, 'consent task');
+    const session = await server.store.db
+      .selectFrom('task_sessions')
+      .select('task_id')
+      .where('id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    const requested = server.turns.userInputs.request({
+      kind: 'consent',
+      sessionId,
+      taskId: session.task_id,
+      profile: 'demo',
+      toolKey: 'shell',
+      title: 'Run rm -rf build/',
+      options: [
+        { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
+        { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    expect(requested.ok).toBe(true);
+    if (!requested.ok) return;
+    await eventually(() => hook.received.length >= 1);
+    await sleep(800);
+    expect(hook.received).toHaveLength(1);
+    expect(json(hook.received[0])).toMatchObject({
+      event: 'asked',
+      kind: 'consent',
+      id: requested.id,
+      session_id: sessionId,
+      title: 'consent task',
+      question: 'Run rm -rf build/',
+    });
+    const decided = await api('POST', `/api/v1/user-inputs/${requested.id}/respond`, {
+      option_id: 'allow',
+    });
+    expect(decided.status).toBe(200);
+    await eventually(() => events(hook, 'answered').length === 1);
+    await sleep(500);
+    expect(hook.received).toHaveLength(2);
+  });
+});

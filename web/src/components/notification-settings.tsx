@@ -1,0 +1,233 @@
+/**
+ * Settings › Notifications: this person's channels (ntfy, webhook, Slack;
+ * Web Push devices appear here once added from their own section), a test
+ * for each, and the reminder and privacy settings. Owns only its own data
+ * and errors; a failure here leaves the other sections usable.
+ */
+import { useCallback, useEffect, useMemo, useState, type SyntheticEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import {
+  notificationsApi,
+  type ChannelTestReply,
+  type ChannelView,
+  type NewChannelBody,
+  type NotificationSettings as Settings,
+} from '../model/notifications-api.js';
+
+type AddKind = 'ntfy' | 'webhook' | 'slack';
+type Load = 'loading' | 'failed' | 'ready';
+
+export function NotificationSettings() {
+  const { t } = useTranslation();
+  const api = useMemo(() => notificationsApi(), []);
+  const [channels, setChannels] = useState<ChannelView[]>([]);
+  const [settings, setSettings] = useState<Settings | null>(null);
+  const [load, setLoad] = useState<Load>('loading');
+  const [kind, setKind] = useState<AddKind>('ntfy');
+  const [url, setUrl] = useState('');
+  const [name, setName] = useState('');
+  const [error, setError] = useState<string | null>(null);
+  const [secret, setSecret] = useState<string | null>(null);
+  const [tests, setTests] = useState<Record<string, ChannelTestReply | 'sending'>>({});
+
+  const refresh = useCallback(async () => {
+    const [listed, current] = await Promise.all([api.channels(), api.settings()]);
+    if (!listed.ok || !current.ok) {
+      setLoad('failed');
+      return;
+    }
+    setChannels(listed.value.channels);
+    setSettings(current.value.settings);
+    setLoad('ready');
+  }, [api]);
+
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+
+  async function add(event: SyntheticEvent) {
+    event.preventDefault();
+    setError(null);
+    setSecret(null);
+    const body: NewChannelBody = {
+      kind,
+      url: url.trim(),
+      ...(name.trim() ? { name: name.trim() } : {}),
+    };
+    const created = await api.addChannel(body);
+    if (!created.ok) {
+      setError(created.kind === 'http' ? created.error : t('notifications.failed'));
+      return;
+    }
+    if (created.value.secret) setSecret(created.value.secret);
+    setUrl('');
+    setName('');
+    await refresh();
+  }
+
+  async function remove(id: string) {
+    await api.deleteChannel(id);
+    await refresh();
+  }
+
+  async function test(id: string) {
+    setTests((shown) => ({ ...shown, [id]: 'sending' }));
+    const result = await api.testChannel(id);
+    setTests((shown) => ({
+      ...shown,
+      [id]: result.ok
+        ? result.value
+        : { delivered: false, status: null, error: t('notifications.failed') },
+    }));
+  }
+
+  async function change(next: Partial<Settings>) {
+    const saved = await api.updateSettings(next);
+    if (saved.ok) setSettings(saved.value.settings);
+  }
+
+  return (
+    <section
+      className="settings-section"
+      data-testid="notification-settings"
+      aria-labelledby="notifications-title"
+      aria-busy={load === 'loading'}
+    >
+      <h2 id="notifications-title">{t('notifications.title')}</h2>
+      <p className="muted">{t('notifications.explain')}</p>
+      {load === 'failed' ? (
+        <p role="alert">
+          {t('notifications.failed')}{' '}
+          <button type="button" className="button" onClick={() => void refresh()}>
+            {t('notifications.retry')}
+          </button>
+        </p>
+      ) : null}
+      {load === 'ready' && channels.length === 0 ? (
+        <p className="muted" data-testid="notification-channels-empty">
+          {t('notifications.empty')}
+        </p>
+      ) : null}
+      <ul className="notification-channels" data-testid="notification-channels">
+        {channels.map((channel) => {
+          const tested = tests[channel.id];
+          return (
+            <li key={channel.id} data-testid="notification-channel">
+              <strong>{channel.name}</strong>{' '}
+              <span className="muted">
+                {t(`notifications.kind.${channel.kind}`)} · {channel.target}
+              </span>{' '}
+              <span className="muted" data-testid="notification-channel-state">
+                {channel.last_delivery
+                  ? t(`notifications.state.${channel.last_delivery.state}`)
+                  : t('notifications.state.none')}
+                {channel.last_delivery?.error ? ` (${channel.last_delivery.error})` : ''}
+              </span>{' '}
+              <button type="button" className="button" onClick={() => void test(channel.id)}>
+                {t('notifications.test')}
+              </button>{' '}
+              <button type="button" className="button" onClick={() => void remove(channel.id)}>
+                {t('notifications.remove')}
+              </button>
+              {tested ? (
+                <span role="status" data-testid="notification-test-result">
+                  {' '}
+                  {tested === 'sending'
+                    ? t('notifications.testSending')
+                    : tested.delivered
+                      ? t('notifications.testDelivered')
+                      : t('notifications.testFailed', { error: tested.error ?? '' })}
+                </span>
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+
+      <form className="notification-add" onSubmit={(event) => void add(event)}>
+        <h3>{t('notifications.add')}</h3>
+        <label>
+          {t('notifications.kindLabel')}{' '}
+          <select
+            value={kind}
+            onChange={(event) => {
+              setKind(event.target.value as AddKind);
+            }}
+          >
+            <option value="ntfy">{t('notifications.kind.ntfy')}</option>
+            <option value="webhook">{t('notifications.kind.webhook')}</option>
+            <option value="slack">{t('notifications.kind.slack')}</option>
+          </select>
+        </label>{' '}
+        <label>
+          {t(`notifications.urlLabel.${kind}`)}{' '}
+          <input
+            type="url"
+            required
+            value={url}
+            onChange={(event) => {
+              setUrl(event.target.value);
+            }}
+            data-testid="notification-url"
+          />
+        </label>{' '}
+        <label>
+          {t('notifications.nameLabel')}{' '}
+          <input
+            value={name}
+            onChange={(event) => {
+              setName(event.target.value);
+            }}
+          />
+        </label>{' '}
+        <button type="submit" className="button button-primary">
+          {t('notifications.addButton')}
+        </button>
+        {error ? <p role="alert">{error}</p> : null}
+        {secret ? (
+          <p role="status" data-testid="notification-secret">
+            {t('notifications.secretOnce')} <code>{secret}</code>
+          </p>
+        ) : null}
+      </form>
+
+      {settings ? (
+        <fieldset className="notification-preferences">
+          <legend>{t('notifications.preferences')}</legend>
+          <label>
+            {t('notifications.reminder')}{' '}
+            <select
+              value={settings.reminder_delay_s}
+              onChange={(event) => void change({ reminder_delay_s: Number(event.target.value) })}
+              data-testid="notification-reminder"
+            >
+              {[0, 300, 600, 1800, 3600].map((seconds) => (
+                <option key={seconds} value={seconds}>
+                  {seconds === 0
+                    ? t('notifications.reminderOff')
+                    : t('notifications.reminderMinutes', { count: seconds / 60 })}
+                </option>
+              ))}
+              {[0, 300, 600, 1800, 3600].includes(settings.reminder_delay_s) ? null : (
+                <option value={settings.reminder_delay_s}>
+                  {t('notifications.reminderMinutes', {
+                    count: Math.round(settings.reminder_delay_s / 60),
+                  })}
+                </option>
+              )}
+            </select>
+          </label>
+          <label>
+            <input
+              type="checkbox"
+              checked={settings.include_question}
+              onChange={(event) => void change({ include_question: event.target.checked })}
+              data-testid="notification-include-question"
+            />{' '}
+            {t('notifications.includeQuestion')}
+          </label>
+        </fieldset>
+      ) : null}
+    </section>
+  );
+}

@@ -47,7 +47,11 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(options: ServerOptions = {}): Promise<World> {
+/** `profilesEnv` may hold `CLARION_AGENT_PROFILES` for agents beyond the demo. */
+export async function startWorld(
+  options: ServerOptions = {},
+  profilesEnv: NodeJS.ProcessEnv = {},
+): Promise<World> {
   const dataDir = await mkdtemp(join(tmpdir(), 'clarion-browser-'));
   const config: Config = {
     host: '127.0.0.1',
@@ -57,7 +61,7 @@ export async function startWorld(options: ServerOptions = {}): Promise<World> {
     logLevel: 'silent',
     adminToken: ADMIN_TOKEN,
     publicOrigin: undefined,
-    agentProfiles: loadAgentProfiles({}),
+    agentProfiles: loadAgentProfiles(profilesEnv),
   };
   const clarion = await startServer(config, silentLogger, options);
   const upstream = new URL(clarion.url);

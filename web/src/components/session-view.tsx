@@ -31,6 +31,7 @@ import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
 import { RelativeTime } from './relative-time.js';
+import { SessionFailureBanner } from './session-failure.js';
 import { SessionQueue } from './session-queue.js';
 import { UserInputPanel } from './user-input-panel.js';
 
@@ -110,6 +111,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         ))}
       </section>
       <div className="session-dock" ref={dockRef}>
+        {session?.state === 'failed' ? (
+          <SessionFailureBanner sessionId={sessionId} taskId={session.task_id} />
+        ) : null}
         <div className="question-sheet" data-open={showOverlay && !group.collapsed}>
           <ClarificationStatusBanner group={group} />
           {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}

@@ -48,6 +48,12 @@ export const de: Catalog = {
       completed: 'Erledigt',
       failed: 'Fehlgeschlagen',
     },
+    failure: {
+      title: 'Der Agent wurde beendet',
+      restart: 'Agent neu starten',
+      restarting: 'Startet neu…',
+      again: 'Erneut fehlgeschlagen; der Grund steht oben.',
+    },
     state: {
       waiting_permission: 'Wartet auf Erlaubnis',
       waiting_action: 'Wartet auf eine Aktion',

@@ -46,6 +46,12 @@ export const en = {
       completed: 'Done',
       failed: 'Failed',
     },
+    failure: {
+      title: 'The agent stopped',
+      restart: 'Restart the agent',
+      restarting: 'Restarting…',
+      again: 'It failed again; the reason is above.',
+    },
     state: {
       waiting_permission: 'Waiting for permission',
       waiting_action: 'Waiting for an action',

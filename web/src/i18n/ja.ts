@@ -47,6 +47,12 @@ export const ja: Catalog = {
       completed: '完了',
       failed: '失敗',
     },
+    failure: {
+      title: 'エージェントが停止しました',
+      restart: 'エージェントを再起動',
+      restarting: '再起動しています…',
+      again: '再び失敗しました。理由は上に表示されています。',
+    },
     state: {
       waiting_permission: '許可待ち',
       waiting_action: '操作待ち',

@@ -1,0 +1,78 @@
+/**
+ * A failed session says why in the web app and can be restarted there: a
+ * real agent script that fails with a message on stderr, then is fixed, and
+ * the restarted agent answers. Real server, real processes, Chromium.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { demoAgentPath } from '../../src/agents/profiles.js';
+import {
+  api,
+  launchChromium,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+import { agentReplies, sendMessage, until, WAIT } from './support/clarification-pages.js';
+
+describe('a failed session in the web app', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'clarion-failing-agent-'));
+  const script = join(dir, 'agent.sh');
+  let world: World;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    writeFileSync(script, 'echo "no API key configured" >&2\nexit 3\n');
+    const profiles = { flaky: { command: '/bin/sh', args: [script] } };
+    [world, browser] = await Promise.all([
+      startWorld({}, { CLARION_AGENT_PROFILES: JSON.stringify(profiles) }),
+      launchChromium(),
+    ]);
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('shows the reason and restarts the agent once the cause is gone', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Flaky agent',
+      agent_profile: 'flaky',
+      prompt: 'hello',
+    });
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(world.signInUrl);
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    const banner = page.getByTestId('session-failure');
+    await banner.waitFor(WAIT);
+    await expect
+      .poll(() => page.getByTestId('session-failure-message').textContent(), WAIT)
+      .toContain('no API key configured');
+
+    writeFileSync(script, `exec "${process.execPath}" "${demoAgentPath()}"\n`);
+    await page.getByTestId('session-restart').click();
+    await banner.waitFor({ state: 'detached', ...WAIT });
+
+    // While the restarted agent initializes a message gets 503 agent_unavailable: try again.
+    await until(
+      () =>
+        sendMessage(world, created.session.id, 'are you back?').then(
+          () => true,
+          () => false,
+        ),
+      (sent) => sent,
+    );
+    await until(
+      () => agentReplies(world, created.session.id),
+      (replies) => replies.some((reply) => reply.includes('are you back?')),
+    );
+    await context.close();
+  });
+});

@@ -1,0 +1,85 @@
+/**
+ * Why a failed session's agent stopped (the exit, the agent's last words on
+ * stderr, or its ACP error) and a Restart button. The failure is read from
+ * the session list when the session is seen failed: events carry the state,
+ * not the reason.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
+import { request } from '../model/api.js';
+import type { SessionFailure } from '../../../src/wire/index.js';
+
+type Phase = 'idle' | 'restarting';
+
+function failureOf(details: unknown): SessionFailure | undefined {
+  if (typeof details !== 'object' || details === null || !('failure' in details)) return undefined;
+  return (details as { failure?: SessionFailure }).failure;
+}
+
+export function SessionFailureBanner(props: { sessionId: string; taskId: string }) {
+  const { t } = useTranslation();
+  const { api, sync } = useServices();
+  const { sessionId, taskId } = props;
+  const [failure, setFailure] = useState<SessionFailure | null>();
+  const [phase, setPhase] = useState<Phase>('idle');
+  const [error, setError] = useState<string>();
+
+  useEffect(() => {
+    let cancelled = false;
+    void api.sessions(taskId).then((result) => {
+      if (cancelled || !result.ok) return;
+      setFailure(
+        result.value.sessions.find((session) => session.id === sessionId)?.failure ?? null,
+      );
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [api, sessionId, taskId]);
+
+  const restart = useCallback(async () => {
+    setPhase('restarting');
+    setError(undefined);
+    const result = await request(
+      (input, init) => fetch(input, init),
+      `/api/v1/sessions/${encodeURIComponent(sessionId)}/restart`,
+      { method: 'POST', body: '{}' },
+    );
+    setPhase('idle');
+    if (result.ok) {
+      await sync.refresh();
+      return;
+    }
+    const again = result.kind === 'http' ? failureOf(result.details) : undefined;
+    if (again) setFailure(again);
+    setError(again ? t('session.failure.again') : result.error);
+  }, [sessionId, sync, t]);
+
+  return (
+    <section
+      className="banner banner-error session-failure"
+      data-testid="session-failure"
+      role="alert"
+    >
+      <div>
+        <strong>{t('session.failure.title')}</strong>
+        {failure ? (
+          <pre className="session-failure-message" data-testid="session-failure-message">
+            {failure.message}
+          </pre>
+        ) : null}
+        {error ? <p className="error">{error}</p> : null}
+      </div>
+      <button
+        type="button"
+        className="button button-primary"
+        data-testid="session-restart"
+        disabled={phase === 'restarting'}
+        onClick={() => void restart()}
+      >
+        {phase === 'restarting' ? t('session.failure.restarting') : t('session.failure.restart')}
+      </button>
+    </section>
+  );
+}

@@ -5,6 +5,7 @@
  * a notice is given up once the next try would fall past the give-up window,
  * counted from its first attempt.
  */
+import type { AttemptRecord } from '../store/index.js';
 import type { SendResult } from './channel.js';
 
 export interface RetryTunables {
@@ -13,15 +14,8 @@ export interface RetryTunables {
   readonly giveUpAfterMs: number;
 }
 
-export type AttemptVerdict =
-  | { readonly outcome: 'delivered'; readonly status: number | null }
-  | {
-      readonly outcome: 'retry';
-      readonly status: number | null;
-      readonly error: string;
-      readonly nextAttemptMs: number;
-    }
-  | { readonly outcome: 'gave_up'; readonly status: number | null; readonly error: string };
+/** What an attempt comes to is exactly what the outbox row records of it. */
+export type AttemptVerdict = AttemptRecord;
 
 export interface AttemptFacts {
   readonly result: SendResult;

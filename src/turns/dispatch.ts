@@ -38,7 +38,10 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   const profile = deps.profiles.get(session.agent_profile);
   if (!profile) throw startRefused(`unknown agent profile ${session.agent_profile}`);
   if (host.isStarted(sessionId)) {
-    throw new Error(readiness.reason);
+    // Another message (or a restart) is starting this agent: wait for that start, bounded by it.
+    const now = await host.prepare(sessionId);
+    if (now.ready) return;
+    throw new Error(now.reason);
   }
   const userId = task.created_by;
   if (!userId) throw startRefused('the task has no owner to act for');

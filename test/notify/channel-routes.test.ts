@@ -103,7 +103,8 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     const settings = await api('GET', '/api/v1/notification-settings');
     expect(settings.json).toEqual({
       settings: { reminder_delay_s: 600, include_question: false },
-      web_push_public_key: '',
+      // The server's VAPID public key: an uncompressed P-256 point in base64url.
+      web_push_public_key: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/) as unknown,
     });
   });
 

@@ -533,11 +533,35 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     await stopHosted(hosted);
   }
 
+  /** Starts in flight by session: a second caller waits for the first instead of being refused. */
+  const opening = new Map<string, Promise<void>>();
+
+  function startOnce(launch: SessionLaunch): Promise<void> {
+    const { sessionId } = launch;
+    if (sessions.has(sessionId)) return start(launch);
+    const started = start(launch);
+    opening.set(sessionId, started);
+    const forget = () => {
+      if (opening.get(sessionId) === started) opening.delete(sessionId);
+    };
+    started.then(forget, forget);
+    return started;
+  }
+
+  /**
+   * The host alone cannot start an agent without its launch; it waits for a
+   * start in flight (bounded by the start timeout) and says where that left it.
+   */
+  async function prepare(sessionId: string): Promise<Readiness> {
+    const started = opening.get(sessionId);
+    if (started) await started.catch(() => undefined);
+    return readiness(sessionId);
+  }
+
   return {
-    start,
+    start: startOnce,
     readiness,
-    // The host alone cannot start an agent without its launch: it only reports.
-    prepare: (sessionId) => Promise.resolve(readiness(sessionId)),
+    prepare,
     prompt,
     cancel,
     stop,

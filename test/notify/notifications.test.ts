@@ -361,4 +361,56 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     await sleep(500);
     expect(hook.received).toHaveLength(2);
   });
+
+  it('carries answer links on an ntfy notice for a consent, and one of them decides it', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const ntfy = await receiver();
+    await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion-topic` });
+    const sessionId = await seedAdminSession(server.store, 'linked consent');
+    const session = await server.store.db
+      .selectFrom('task_sessions')
+      .select('task_id')
+      .where('id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    const requested = server.turns.userInputs.request({
+      kind: 'consent',
+      sessionId,
+      taskId: session.task_id,
+      profile: 'demo',
+      toolKey: 'shell',
+      title: 'Run the migrations',
+      options: [
+        { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
+        { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    if (!requested.ok) throw new Error('the consent was not requested');
+    await eventually(() => ntfy.received.length >= 1);
+    const actions = json(ntfy.received[0]).actions as { label: string; url: string }[];
+    expect(actions.map((action) => action.label)).toEqual(['Allow once', 'Reject']);
+    const allow = actions[0]?.url ?? '';
+    expect(allow).toMatch(new RegExp(`^${server.url}/answer#cla_`));
+
+    // The link's secret is its credential: no bearer token, no cookie.
+    const token = allow.slice(allow.indexOf('#') + 1);
+    const use = await fetch(`${server.url}/api/v1/answer-links/use`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ token }),
+    });
+    expect(use.status).toBe(200);
+    const { link } = (await use.json()) as {
+      link: { state: string; decided: { choice: string; responded_by: unknown } | null };
+    };
+    expect(link).toMatchObject({
+      state: 'answered',
+      decided: { choice: 'Allow once', responded_by: { surface: 'link', name: 'admin' } },
+    });
+    expect(server.turns.userInputs.get(requested.id)).toMatchObject({
+      status: 'settled',
+      selected_option_id: 'allow',
+      responded_by: { surface: 'link' },
+    });
+  });
 });

@@ -267,7 +267,6 @@ export async function startServer(
       upgradeWebSocket,
       origin: () => url,
       publicOrigin: config.publicOrigin,
-      linkOrigin: () => config.publicOrigin ?? url,
       hostnames: allowedHostnames(config.host, config.publicOrigin),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
     });

@@ -46,8 +46,6 @@ export interface AppDeps {
   readonly origin: () => string;
   /** The browser-facing origin behind a TLS proxy; cookies are then `Secure`. */
   readonly publicOrigin?: string | undefined;
-  /** Where minted sign-in links point: the public origin, else the server's URL once it listens. */
-  readonly linkOrigin?: () => string;
   /** Host names answered (`allowedHostnames`); a request naming another gets 403. */
   readonly hostnames: readonly string[];
   /** The connecting peer's address, for `/metrics`; tests play a remote peer with it. */
@@ -78,20 +76,20 @@ export function createApp(deps: AppDeps): App {
   // Before the API's access control: the document describes the API and holds no data.
   registerOpenApiRoute(app);
 
+  // Where minted links (sign-in, answer) point: the public origin, else the server's own URL.
+  const linkOrigin = () => deps.publicOrigin ?? deps.origin();
+
   mountBearerChallenge(app, '/api/v1/*');
   mountApiAccess(app, { store: deps.store, trustedOrigins });
   registerAccountRoutes(app, {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
-    ...(deps.linkOrigin ? { linkOrigin: deps.linkOrigin } : {}),
+    linkOrigin,
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, { store: deps.store, userInputs: deps.turns.userInputs });
-  registerAnswerLinkRoutes(app, {
-    ...deps.turns,
-    origin: () => deps.publicOrigin ?? deps.origin(),
-  });
+  registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {

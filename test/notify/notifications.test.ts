@@ -80,6 +80,29 @@ const events = (receiver: Receiver, event: string) =>
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A consent request (Allow once / Reject) in a new session of the admin's workspace. */
+async function requestConsent(server: RunningServer, taskTitle: string, title: string) {
+  const sessionId = await seedAdminSession(server.store, taskTitle);
+  const session = await server.store.db
+    .selectFrom('task_sessions')
+    .select('task_id')
+    .where('id', '=', sessionId)
+    .executeTakeFirstOrThrow();
+  const requested = server.turns.userInputs.request({
+    kind: 'consent',
+    sessionId,
+    taskId: session.task_id,
+    profile: 'demo',
+    toolKey: 'shell',
+    title,
+    options: [
+      { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
+      { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+    ],
+  });
+  return { sessionId, requested };
+}
+
 describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
   let database: TestDatabase;
   let running: Running | undefined;
@@ -322,24 +345,11 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     const hook = await receiver();
     await addChannel(api, { kind: 'webhook', url: hook.url });
     await api('PUT', '/api/v1/notification-settings', { include_question: true });
-    const sessionId = await seedAdminSession(server.store, 'consent task');
-    const session = await server.store.db
-      .selectFrom('task_sessions')
-      .select('task_id')
-      .where('id', '=', sessionId)
-      .executeTakeFirstOrThrow();
-    const requested = server.turns.userInputs.request({
-      kind: 'consent',
-      sessionId,
-      taskId: session.task_id,
-      profile: 'demo',
-      toolKey: 'shell',
-      title: 'Run rm -rf build/',
-      options: [
-        { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
-        { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
-      ],
-    });
+    const { sessionId, requested } = await requestConsent(
+      server,
+      'consent task',
+      'Run rm -rf build/',
+    );
     expect(requested.ok).toBe(true);
     if (!requested.ok) return;
     await eventually(() => hook.received.length >= 1);
@@ -367,24 +377,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     const { server, api } = running;
     const ntfy = await receiver();
     await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion-topic` });
-    const sessionId = await seedAdminSession(server.store, 'linked consent');
-    const session = await server.store.db
-      .selectFrom('task_sessions')
-      .select('task_id')
-      .where('id', '=', sessionId)
-      .executeTakeFirstOrThrow();
-    const requested = server.turns.userInputs.request({
-      kind: 'consent',
-      sessionId,
-      taskId: session.task_id,
-      profile: 'demo',
-      toolKey: 'shell',
-      title: 'Run the migrations',
-      options: [
-        { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
-        { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
-      ],
-    });
+    const { requested } = await requestConsent(server, 'linked consent', 'Run the migrations');
     if (!requested.ok) throw new Error('the consent was not requested');
     await eventually(() => ntfy.received.length >= 1);
     const actions = json(ntfy.received[0]).actions as { label: string; url: string }[];

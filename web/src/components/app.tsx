@@ -63,32 +63,10 @@ export function App() {
           {t('app.title')}
         </a>
         {auth === 'signed_in' ? (
-          <a
-            href="/decisions"
-            className="header-link"
-            data-testid="decisions-link"
-            aria-current={route.name === 'decisions' ? 'page' : undefined}
-            onClick={(event) => {
-              event.preventDefault();
-              navigate('/decisions');
-            }}
-          >
-            {t('decisions.title')}
-          </a>
-        ) : null}
-        {auth === 'signed_in' ? (
-          <a
-            href="/settings"
-            className="header-link"
-            data-testid="settings-link"
-            aria-current={route.name === 'settings' ? 'page' : undefined}
-            onClick={(event) => {
-              event.preventDefault();
-              navigate('/settings');
-            }}
-          >
-            {t('settings.title')}
-          </a>
+          <>
+            <HeaderLink to="decisions" current={route.name} label={t('decisions.title')} />
+            <HeaderLink to="settings" current={route.name} label={t('settings.title')} />
+          </>
         ) : null}
         {auth === 'signed_in' ? <ConnectionBadge /> : null}
         {auth === 'signed_in' ? <WaitingCountTitle /> : null}
@@ -115,6 +93,25 @@ export function App() {
         ) : null}
       </main>
     </div>
+  );
+}
+
+/** A page link in the header; `to` is both the route's name and its path. */
+function HeaderLink(props: { to: 'decisions' | 'settings'; current: string; label: string }) {
+  const path = `/${props.to}`;
+  return (
+    <a
+      href={path}
+      className="header-link"
+      data-testid={`${props.to}-link`}
+      aria-current={props.current === props.to ? 'page' : undefined}
+      onClick={(event) => {
+        event.preventDefault();
+        navigate(path);
+      }}
+    >
+      {props.label}
+    </a>
   );
 }
 

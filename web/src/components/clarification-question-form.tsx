@@ -143,11 +143,7 @@ export function ClarificationStepper({
                 data-active={current}
                 data-answered={answered}
                 aria-current={current ? 'step' : undefined}
-                aria-label={
-                  answered
-                    ? t('clarification.goToAnsweredStep', { step: index + 1 })
-                    : t('clarification.goToStep', { step: index + 1 })
-                }
+                aria-label={t('clarification.goToStep', { step: index + 1 })}
                 disabled={busy}
                 onClick={() => {
                   draft.setActiveIndex(index);

@@ -89,7 +89,6 @@ export const de: Catalog = {
     questionCount: 'Fragen: {{count}}',
     stepOf: 'Frage {{current}} von {{total}}',
     goToStep: 'Zu Frage {{step}}',
-    goToAnsweredStep: 'Zu Frage {{step}} (beantwortet)',
     answeredOf: '{{answered}} von {{total}} beantwortet',
     submit: 'Antworten senden',
     submitting: 'Antworten werden gesendet…',

@@ -87,7 +87,6 @@ export const en = {
     questionCount: 'Questions: {{count}}',
     stepOf: 'Question {{current}} of {{total}}',
     goToStep: 'Go to question {{step}}',
-    goToAnsweredStep: 'Go to question {{step}} (answered)',
     answeredOf: '{{answered}} of {{total}} answered',
     submit: 'Submit',
     submitting: 'Submitting…',

@@ -88,7 +88,6 @@ export const ja: Catalog = {
     questionCount: '質問数: {{count}}',
     stepOf: '質問 {{current}} / {{total}}',
     goToStep: '質問 {{step}} へ移動',
-    goToAnsweredStep: '質問 {{step}} へ移動 (回答済み)',
     answeredOf: '{{total}} 問中 {{answered}} 問回答済み',
     submit: '回答を送信',
     submitting: '回答を送信中…',

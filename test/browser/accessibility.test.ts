@@ -344,6 +344,27 @@ describe('every screen, light and dark, desktop and phone', () => {
     await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe('build');
   });
 
+  it('labels each button by what it does in Japanese, on a phone', async () => {
+    const context = await browser.newContext({
+      ...SIZES.phone,
+      locale: 'ja-JP',
+      bypassCSP: true,
+      storageState: signedIn,
+    });
+    const page = await context.newPage();
+    await page.goto(`${world.origin}/sessions/${multi.session.id}`);
+    await page.getByTestId('clarification-overlay').waitFor(WAIT);
+    await expect(page.getByTestId('connection').textContent()).resolves.toBe('接続済み');
+    const labels = await Promise.all(
+      ['composer-send', 'clarification-submit', 'clarification-custom-send'].map(async (testId) =>
+        (await page.getByTestId(testId).textContent())?.trim(),
+      ),
+    );
+    expect(labels).toEqual(['メッセージを送信', '回答を送信', 'この回答にする']);
+    expect(await audit(page)).toEqual([]);
+    await context.close();
+  });
+
   it('keeps status colours at 4.5:1 or more as text, light and dark', async () => {
     const page = await pageOf('desktop', 'person');
     const failures: string[] = [];

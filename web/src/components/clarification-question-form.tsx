@@ -6,12 +6,13 @@
  * Keyboard (the handler goes on the form's root, so it only acts while focus
  * is inside it; nothing but Escape acts while a request is in flight): 1–N
  * pick an option that is wholly visible, ←/→ move (→ on the last step submits when complete),
+ * ↑/↓ (and Home/End) move focus between the options of the group (one roving tab stop),
  * Ctrl/Cmd+Enter submits when every question is answered, Escape closes or
  * collapses (never a rejection). In the custom answer, Enter commits and
  * Shift+Enter adds a line on fine pointers; on coarse pointers Enter is a
  * newline and the Send button commits.
  */
-import { useRef, type KeyboardEvent } from 'react';
+import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   codePointLength,
@@ -39,6 +40,34 @@ function fullyVisible(element: Element | null, within: Element): boolean {
   const top = Math.max(0, frame.top);
   const bottom = Math.min(window.innerHeight, frame.bottom);
   return rect.height > 0 && rect.top >= top - 1 && rect.bottom <= bottom + 1;
+}
+
+/** Where ↑/↓/Home/End take focus among `count` options from `from`; undefined for other keys. */
+function optionStep(key: string, from: number, count: number): number | undefined {
+  switch (key) {
+    case 'ArrowDown':
+      return (from + 1) % count;
+    case 'ArrowUp':
+      return (from - 1 + count) % count;
+    case 'Home':
+      return 0;
+    case 'End':
+      return count - 1;
+    default:
+      return undefined;
+  }
+}
+
+/** Arrow keys move focus inside a radio or checkbox group; they never pick (a pick may send). */
+function moveOptionFocus(event: KeyboardEvent<HTMLElement>): void {
+  if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+  const buttons = [...event.currentTarget.querySelectorAll<HTMLButtonElement>('button.option')];
+  const from = buttons.findIndex((button) => button === document.activeElement);
+  if (from < 0) return;
+  const to = optionStep(event.key, from, buttons.length);
+  if (to === undefined) return;
+  event.preventDefault();
+  buttons[to]?.focus();
 }
 
 function overLimit(draft: ClarificationDraft): boolean {
@@ -126,7 +155,8 @@ export function ClarificationStepper({
           );
         })}
       </ol>
-      <span className="muted answered-count" data-testid="clarification-answered">
+      {/* A live region: answering a step is announced, not only drawn as a tick. */}
+      <span className="muted answered-count" data-testid="clarification-answered" role="status">
         {t('clarification.answeredOf', {
           answered: draft.answeredCount,
           total: draft.questions.length,
@@ -148,6 +178,9 @@ export function ClarificationQuestionCard({
   const { t } = useTranslation();
   const coarse = useCoarsePointer();
   const textRef = useRef<HTMLTextAreaElement>(null);
+  const promptId = useId();
+  // The group's one tab stop: the option focused last, else the first selected, else the first.
+  const [focused, setFocused] = useState<{ questionId: string; optionId: string }>();
   const question = draft.questions[draft.activeIndex];
   if (!question) return null;
   const multi = draft.questions.length > 1;
@@ -156,6 +189,14 @@ export function ClarificationQuestionCard({
   const over = length - MAX_CUSTOM_CODE_POINTS;
   const answer = draft.answers[question.question_id];
   const customRecorded = answer !== undefined && answer.custom_text !== '';
+  const focusedIndex =
+    focused?.questionId === question.question_id
+      ? question.options.findIndex((option) => option.option_id === focused.optionId)
+      : -1;
+  const selectedIndex = question.options.findIndex(
+    (option) => answer?.selected_options.includes(option.option_id) ?? false,
+  );
+  const tabStop = focusedIndex >= 0 ? focusedIndex : Math.max(0, selectedIndex);
 
   const onTextKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
     if (event.key !== 'Enter' || event.nativeEvent.isComposing) return;
@@ -181,13 +222,20 @@ export function ClarificationQuestionCard({
         </span>
       ) : null}
       {question.title ? <h3 className="question-title">{question.title}</h3> : null}
-      <p className="question-prompt">{question.prompt}</p>
+      <p className="question-prompt" id={promptId}>
+        {question.prompt}
+      </p>
       {notice ? <p className="notice">{notice}</p> : null}
-      <ul className="options" role={question.multi_select ? 'group' : 'radiogroup'}>
+      <ul
+        className="options"
+        role={question.multi_select ? 'group' : 'radiogroup'}
+        aria-labelledby={promptId}
+        onKeyDown={moveOptionFocus}
+      >
         {question.options.map((option, index) => {
           const selected = answer?.selected_options.includes(option.option_id) ?? false;
           return (
-            <li key={option.option_id}>
+            <li key={option.option_id} role="none">
               <button
                 type="button"
                 className="option"
@@ -195,7 +243,11 @@ export function ClarificationQuestionCard({
                 aria-checked={selected}
                 data-selected={selected}
                 data-option-id={option.option_id}
+                tabIndex={index === tabStop ? 0 : -1}
                 disabled={busy}
+                onFocus={() => {
+                  setFocused({ questionId: question.question_id, optionId: option.option_id });
+                }}
                 onClick={() => {
                   draft.pickOption(question.question_id, option.option_id);
                 }}

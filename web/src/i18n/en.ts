@@ -98,7 +98,7 @@ export const en = {
     customLabel: 'Custom answer',
     customPlaceholder: 'Or type a custom answer…',
     customUpdate: 'Press Enter to update your answer…',
-    send: 'Send',
+    send: 'Use this answer',
     hint: 'Enter sends · Shift+Enter adds a line · 1–{{count}} pick an option',
     overLimit: '{{count}} characters over the 2000-character limit.',
     remaining: '{{count}} characters left',

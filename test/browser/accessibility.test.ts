@@ -1,0 +1,393 @@
+/**
+ * Every screen of the web app, audited by axe-core and photographed, on a
+ * 1440×900 desktop and a 390×844 phone, in light and dark (issue 15): the
+ * inbox (empty and with items), a session with a pending question (single
+ * and multi-select steps), the consent and action cards, settings, the
+ * decision log, the answer page and the signed-out page. No serious or
+ * critical violation may remain; screenshots go to
+ * `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
+ *
+ * One world and one Chromium; one page per size and sign-in state, reused
+ * from screen to screen, so the whole matrix stays a short run.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { mintAnswerLinks } from '../../src/turns/index.js';
+import {
+  api,
+  ARTIFACTS,
+  askingTask,
+  launchChromium,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+
+const WAIT = { timeout: 30_000 };
+const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
+const SIZES = {
+  desktop: { viewport: { width: 1440, height: 900 } },
+  phone: {
+    viewport: { width: 390, height: 844 },
+    hasTouch: true,
+    isMobile: true,
+    deviceScaleFactor: 2,
+  },
+} as const;
+type Size = keyof typeof SIZES;
+const SCHEMES = ['light', 'dark'] as const;
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[]; failureSummary?: string }[];
+}
+
+type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
+/** The serious and critical findings of axe on what the page shows now, one line each. */
+async function audit(page: Page): Promise<string[]> {
+  if (!(await page.evaluate<boolean>("typeof window.axe === 'object'"))) {
+    await page.addScriptTag({ path: AXE });
+  }
+  const violations = await page.evaluate<Violation[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)`,
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .flatMap((violation) =>
+      violation.nodes.map(
+        (node) =>
+          `${violation.id} (${violation.impact ?? ''}) ${node.target.join(' ')}: ${
+            node.failureSummary?.replace(/\s+/g, ' ') ?? violation.help
+          }`,
+      ),
+    );
+}
+
+/** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(one: string, two: string): number {
+  const luminance = (rgb: string) => {
+    const [r = 0, g = 0, b = 0] = (rgb.match(/\d+/g) ?? []).slice(0, 3).map((value) => {
+      const channel = Number(value) / 255;
+      return channel <= 0.03928 ? channel / 12.92 : ((channel + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const [light, dark] = [luminance(one), luminance(two)].sort((a, b) => b - a);
+  return ((light ?? 0) + 0.05) / ((dark ?? 0) + 0.05);
+}
+
+/** Two animation frames: a colour-scheme switch has restyled and painted. */
+function settle(page: Page): Promise<unknown> {
+  return page.evaluate(
+    'new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))',
+  );
+}
+
+describe('every screen, light and dark, desktop and phone', () => {
+  let world: World;
+  let browser: Browser;
+  let signedIn: StorageState;
+  const pages = new Map<string, Page>();
+  const screenshots: string[] = [];
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(world.signInUrl);
+    await page.waitForURL(`${world.origin}/`);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    signedIn = await context.storageState();
+    await context.close();
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+    if (screenshots.length > 0) console.log(`screenshots:\n${screenshots.join('\n')}`);
+  });
+
+  /** The page of one size, signed in or a stranger's (no cookie); made once, then reused. */
+  async function pageOf(size: Size, who: 'person' | 'stranger'): Promise<Page> {
+    const key = `${size}-${who}`;
+    const known = pages.get(key);
+    if (known) return known;
+    const context = await browser.newContext({
+      ...SIZES[size],
+      locale: 'en-US',
+      // The app's CSP refuses an injected script; only the audit needs this.
+      bypassCSP: true,
+      ...(who === 'person' ? { storageState: signedIn } : {}),
+    });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    pages.set(key, page);
+    return page;
+  }
+
+  /**
+   * Opens `path` on both sizes, lets `ready` wait for the screen, then audits
+   * and photographs it in each colour scheme. Every finding fails the test.
+   */
+  async function check(
+    screen: string,
+    path: string,
+    ready: (page: Page) => Promise<unknown>,
+    who: 'person' | 'stranger' = 'person',
+  ): Promise<void> {
+    const findings: string[] = [];
+    for (const size of Object.keys(SIZES) as Size[]) {
+      const page = await pageOf(size, who);
+      await page.emulateMedia({ colorScheme: 'light' });
+      await page.goto(`${world.origin}${path}`);
+      await ready(page);
+      for (const scheme of SCHEMES) {
+        await page.emulateMedia({ colorScheme: scheme });
+        await settle(page);
+        findings.push(...(await audit(page)).map((line) => `${size} ${scheme}: ${line}`));
+        const file = join(ARTIFACTS, `screen-${screen}-${size}-${scheme}.png`);
+        await page.screenshot({ path: file, fullPage: true });
+        screenshots.push(file);
+      }
+    }
+    expect(findings).toEqual([]);
+  }
+
+  function startTask(title: string, prompt: string): Promise<CreatedTask> {
+    return api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title, prompt });
+  }
+
+  interface Request {
+    id: string;
+    session_id: string;
+    options?: { option_id: string }[];
+  }
+
+  async function waitForRequest(sessionId: string): Promise<Request> {
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline) {
+      const list = await api<{ requests: Request[] }>(world, 'GET', '/api/v1/user-inputs');
+      const found = list.requests.find((request) => request.session_id === sessionId);
+      if (found) return found;
+      await new Promise((done) => setTimeout(done, 100));
+    }
+    throw new Error('no consent or action request within 30 s');
+  }
+
+  async function pendingOf(sessionId: string): Promise<string> {
+    const pending = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/pending',
+    );
+    const found = pending.bundles.find((bundle) => bundle.session_id === sessionId);
+    if (!found) throw new Error('nothing pending');
+    return found.pending_id;
+  }
+
+  let single: CreatedTask;
+  let multi: CreatedTask;
+  let consent: CreatedTask;
+  let action: CreatedTask;
+
+  it('the empty inbox', async () => {
+    await check('inbox-empty', '/', (page) => page.getByTestId('inbox-empty').waitFor());
+  });
+
+  it('the inbox with items', async () => {
+    [single, multi, consent, action] = await Promise.all([
+      askingTask(world, 'Configure the app', '/ask'),
+      askingTask(world, 'Set up CI', '/ask-multi'),
+      startTask('Read the secrets', '/permission'),
+      startTask('Connect staging', '/action'),
+    ]);
+    await Promise.all([waitForRequest(consent.session.id), waitForRequest(action.session.id)]);
+    await check('inbox', '/', (page) =>
+      page.getByTestId('inbox-item').nth(1).and(page.locator(':visible')).waitFor(),
+    );
+  });
+
+  it('a session with a pending single question', async () => {
+    await check('session-question', `/sessions/${single.session.id}`, (page) =>
+      page.getByTestId('clarification-overlay').waitFor(),
+    );
+  });
+
+  it('a multi-select step of a three-question bundle', async () => {
+    await check('question-multi', `/sessions/${multi.session.id}`, async (page) => {
+      await page.getByTestId('clarification-overlay').waitFor();
+      await page.getByTestId('clarification-next').click();
+      await page.locator('[data-question-id="q2"]').waitFor();
+    });
+  });
+
+  it('the consent card', async () => {
+    await check('consent', `/sessions/${consent.session.id}`, (page) =>
+      page.getByTestId('consent-option').first().waitFor(),
+    );
+  });
+
+  it('the action card', async () => {
+    await check('action', `/sessions/${action.session.id}`, (page) =>
+      page.getByTestId('action-done').waitFor(),
+    );
+  });
+
+  it('settings', async () => {
+    await check('settings', '/settings', (page) => page.getByTestId('settings').waitFor());
+  });
+
+  it('the decision log', async () => {
+    const decided = await startTask('Run the migrations', '/permission');
+    const request = await waitForRequest(decided.session.id);
+    await api(world, 'POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: request.options?.[0]?.option_id,
+    });
+    await check('decisions', '/decisions', (page) =>
+      page.getByTestId('decision-item').first().waitFor(),
+    );
+  });
+
+  it('the answer page of an answer link', async () => {
+    const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
+    const links = await mintAnswerLinks(
+      { ...world.clarion.turns, origin: () => world.origin },
+      { userId: me.user.id, kind: 'question', itemId: await pendingOf(single.session.id) },
+    );
+    const url = new URL(links[1]?.url ?? '');
+    await check(
+      'answer',
+      `${url.pathname}${url.hash}`,
+      (page) => page.getByTestId('answer-confirm').waitFor(),
+      'stranger',
+    );
+  });
+
+  it('the signed-out page', async () => {
+    await check(
+      'signed-out',
+      '/signed-out',
+      (page) => page.getByTestId('sign-in').waitFor(),
+      'stranger',
+    );
+  });
+
+  it('names the option groups by their question, moves between options with arrow keys and announces progress', async () => {
+    const page = await pageOf('desktop', 'person');
+    await page.emulateMedia({ colorScheme: 'light' });
+    await page.goto(`${world.origin}/sessions/${multi.session.id}`);
+    const runner = page.getByRole('radiogroup', {
+      name: 'Which CI runner should the pipeline use?',
+      exact: true,
+    });
+    await runner.waitFor();
+    const options = runner.getByRole('radio');
+    await expect(options.count()).resolves.toBe(2);
+    const tabStops = () =>
+      page.evaluate<string[]>(
+        `[...document.querySelectorAll('[data-testid="clarification-question"] [role="radio"], [data-testid="clarification-question"] [role="checkbox"]')]
+          .filter((option) => option.tabIndex === 0).map((option) => option.dataset.optionId)`,
+      );
+    await expect(tabStops()).resolves.toEqual(['hosted']);
+
+    // ↓ moves focus (and the one tab stop) without picking; ↓ again wraps to the first.
+    await options.first().focus();
+    await page.keyboard.press('ArrowDown');
+    await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe(
+      'self_hosted',
+    );
+    await expect(tabStops()).resolves.toEqual(['self_hosted']);
+    await expect(options.nth(1).getAttribute('aria-checked')).resolves.toBe('false');
+    await page.keyboard.press('ArrowDown');
+    await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe('hosted');
+    await page.keyboard.press('End');
+    await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe(
+      'self_hosted',
+    );
+
+    // The keyboard focus ring is not the active step's ring: another colour, and an outline.
+    const rings = await page.evaluate<{ focus: string; width: string; step: string }>(
+      `(() => {
+        const focused = getComputedStyle(document.activeElement);
+        const step = getComputedStyle(document.querySelector('.step[data-active="true"]'));
+        return { focus: focused.outlineStyle + ' ' + focused.outlineColor, width: focused.outlineWidth, step: step.boxShadow + ' ' + step.outlineStyle };
+      })()`,
+    );
+    expect(rings.focus).toMatch(/^solid rgb/);
+    expect(parseFloat(rings.width)).toBeGreaterThanOrEqual(2);
+    const focusColour = rings.focus.replace('solid ', '');
+    expect(rings.step).toContain('rgb');
+    expect(rings.step).not.toContain(focusColour);
+    expect(rings.step).toMatch(/none$/);
+
+    // Picking is announced through the live region.
+    const progress = page.getByRole('status').filter({ hasText: 'answered' });
+    await expect(progress.textContent()).resolves.toBe('0 of 3 answered');
+    await page.keyboard.press('Space');
+    await expect.poll(() => progress.textContent()).toBe('1 of 3 answered');
+
+    // The multi-select step is a named group of checkboxes with the same movement.
+    const checks = page.getByRole('group', {
+      name: 'Which checks should run on every pull request?',
+      exact: true,
+    });
+    await checks.getByRole('checkbox').first().waitFor();
+    await expect(checks.getByRole('checkbox').count()).resolves.toBe(3);
+    await checks.getByRole('checkbox').first().focus();
+    await page.keyboard.press('ArrowUp');
+    await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe('build');
+  });
+
+  it('labels each button by what it does in Japanese, on a phone', async () => {
+    const context = await browser.newContext({
+      ...SIZES.phone,
+      locale: 'ja-JP',
+      bypassCSP: true,
+      storageState: signedIn,
+    });
+    const page = await context.newPage();
+    await page.goto(`${world.origin}/sessions/${multi.session.id}`);
+    await page.getByTestId('clarification-overlay').waitFor(WAIT);
+    await expect(page.getByTestId('connection').textContent()).resolves.toBe('接続済み');
+    const labels = await Promise.all(
+      ['composer-send', 'clarification-submit', 'clarification-custom-send'].map(async (testId) =>
+        (await page.getByTestId(testId).textContent())?.trim(),
+      ),
+    );
+    expect(labels).toEqual(['メッセージを送信', '回答を送信', 'この回答にする']);
+    expect(await audit(page)).toEqual([]);
+    await context.close();
+  });
+
+  it('keeps status colours at 4.5:1 or more as text, light and dark', async () => {
+    const page = await pageOf('desktop', 'person');
+    const failures: string[] = [];
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await settle(page);
+      // A probe resolves each token to the colour the browser paints, whatever its spelling.
+      const colours = await page.evaluate<Record<string, string>>(
+        `(() => {
+          const probe = document.body.appendChild(document.createElement('span'));
+          const resolved = Object.fromEntries(['--bg', '--surface', '--text', '--muted', '--accent', '--ok', '--warn', '--error']
+            .map((name) => { probe.style.color = 'var(' + name + ')'; return [name, getComputedStyle(probe).color]; }));
+          probe.remove();
+          return resolved;
+        })()`,
+      );
+      for (const text of ['--text', '--muted', '--accent', '--ok', '--warn', '--error']) {
+        for (const ground of ['--bg', '--surface']) {
+          const ratio = contrast(colours[text] ?? '', colours[ground] ?? '');
+          if (!(ratio >= 4.5)) failures.push(`${scheme} ${text} on ${ground}: ${ratio.toFixed(2)}`);
+        }
+      }
+    }
+    expect(failures).toEqual([]);
+  });
+});

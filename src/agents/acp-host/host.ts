@@ -33,6 +33,9 @@ import {
   RequestError,
   type AnyMessage,
   type ClientConnection,
+  type CompleteElicitationNotification,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type InitializeRequest,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -66,6 +69,23 @@ export type PermissionHandler = (
   context: { turnId: string | undefined; signal: AbortSignal },
 ) => Promise<RequestPermissionResponse>;
 
+/**
+ * Answers an agent's `elicitation/create` (DESIGN §6). `signal` aborts when
+ * the turn is cancelled, the agent withdraws the request or its connection
+ * closes; ACP then expects `cancel`.
+ */
+export type ElicitationHandler = (
+  sessionId: string,
+  request: CreateElicitationRequest,
+  context: { turnId: string | undefined; signal: AbortSignal },
+) => Promise<CreateElicitationResponse>;
+
+/** The agent's `elicitation/complete`: the URL elicitation it names is done. */
+export type ElicitationCompleteHandler = (
+  sessionId: string,
+  notification: CompleteElicitationNotification,
+) => void;
+
 /** Until permission requests reach a person, every one is answered `cancelled`. */
 export const cancelEveryPermission: PermissionHandler = () =>
   Promise.resolve({ outcome: { outcome: 'cancelled' } });
@@ -76,6 +96,9 @@ export interface AcpHostOptions {
   /** The command an agent without HTTP MCP runs to reach Clarion's MCP server. */
   stdioBridge?: StdioBridge;
   onPermissionRequest?: PermissionHandler;
+  /** Without one, Clarion advertises no elicitation and agents ask their own way. */
+  onElicitation?: ElicitationHandler;
+  onElicitationComplete?: ElicitationCompleteHandler;
   flushIntervalMs?: number;
   /** Bounds `initialize` plus `session/new` or `session/load`. */
   startTimeoutMs?: number;
@@ -256,11 +279,32 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     }
   }
 
+  async function handleElicitation(
+    hosted: HostedSession,
+    request: CreateElicitationRequest,
+    requestSignal: AbortSignal,
+  ): Promise<CreateElicitationResponse> {
+    const turn = hosted.turn;
+    const handler = options.onElicitation;
+    if (!handler || !turn) return { action: 'cancel' };
+    const signal = AbortSignal.any([turn.cancelled.signal, requestSignal]);
+    try {
+      return await handler(hosted.launch.sessionId, request, { turnId: turn.turnId, signal });
+    } catch (error) {
+      logger.warn(
+        { sessionId: hosted.launch.sessionId, err: errorText(error) },
+        'elicitation handler failed',
+      );
+      return { action: 'cancel' };
+    }
+  }
+
   async function handshake(hosted: HostedSession, connection: ClientConnection): Promise<string> {
     const { launch } = hosted;
     const initialize: InitializeRequest = {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: {},
+      // Objects, not booleans: Claude's adapter disallows AskUserQuestion otherwise.
+      clientCapabilities: options.onElicitation ? { elicitation: { form: {}, url: {} } } : {},
       clientInfo,
     };
     const init = await step('initialize', () =>
@@ -355,6 +399,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       .onRequest(methods.client.session.requestPermission, (context) =>
         handlePermission(hosted, context.params),
       )
+      .onRequest(methods.client.elicitation.create, (context) =>
+        handleElicitation(hosted, context.params, context.signal),
+      )
+      .onNotification(methods.client.elicitation.complete, (context) => {
+        options.onElicitationComplete?.(hosted.launch.sessionId, context.params);
+      })
       .connect(agentProcess.stream);
     hosted.connection = connection;
     try {

@@ -10,7 +10,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
@@ -21,12 +20,10 @@ import {
   type MessagesApiStandIn,
   type MessagesRequest,
 } from '../support/messages-api-stand-in.js';
+import { claudeProfile } from './claude-profile.js';
 import { clarionApi } from './supervisor-support.js';
 
 const ADMIN_TOKEN = 'claude-code-asks-admin-token-0123456789';
-export const CLAUDE_ACP = fileURLToPath(
-  import.meta.resolve('@agentclientprotocol/claude-agent-acp/dist/index.js'),
-);
 const TOOL_USE_ID = 'toolu_standin_ask';
 
 const ASK = {
@@ -73,21 +70,6 @@ function script(request: MessagesRequest): AssistantBlock[] {
   const result = askResult(request);
   if (result !== undefined) return [{ type: 'text', text: `The tool said: ${result}` }];
   return [{ type: 'tool_use', id: TOOL_USE_ID, name: 'AskUserQuestion', input: ASK }];
-}
-
-/** The profile the README gives, pointed at the stand-in, in a home of its own. */
-export function claudeProfile(home: string, baseUrl: string | undefined) {
-  return {
-    command: process.execPath,
-    args: [CLAUDE_ACP],
-    env: {
-      HOME: home,
-      CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-      ...(baseUrl === undefined
-        ? {}
-        : { ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'sk-ant-stand-in-not-a-key' }),
-    },
-  };
 }
 
 interface Bundle {

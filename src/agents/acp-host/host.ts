@@ -43,6 +43,7 @@ import {
 import { silentLogger, type Logger } from '../../observability/index.js';
 import { systemTimers, type Timers } from '../../support/index.js';
 import type {
+  AgentFailure,
   AgentHost,
   PromptRequest,
   Readiness,
@@ -142,6 +143,8 @@ interface HostedSession {
   readonly output: OutputCoalescer;
   /** Set by `stop`: the exit that follows is no failure of the session. */
   stopRequested: boolean;
+  /** Why Clarion stopped a running agent that cannot work (no credentials). */
+  failure: AgentFailure | undefined;
 }
 
 export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
@@ -239,9 +242,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     sweeps.add(sweep);
     void sweep.finally(() => sweeps.delete(sweep));
     const failure =
-      hosted.stopRequested || starting
+      hosted.failure ??
+      (hosted.stopRequested || starting
         ? null
-        : agentFailure('exited', `the agent exited (${how})`, agentProcess.stderrTail());
+        : agentFailure('exited', `the agent exited (${how})`, agentProcess.stderrTail()));
     if (failure) {
       logger.warn(
         { sessionId, code: exit.code, signal: exit.signal, failure: failure.message },
@@ -350,6 +354,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       agentSessionId: undefined,
       turn: undefined,
       stopRequested: false,
+      failure: undefined,
       output: new OutputCoalescer({
         timers,
         flushIntervalMs,
@@ -535,6 +540,8 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
           if (error instanceof RequestError) {
             accept(turn);
             endTurn(hosted, turn, 'failed', errorText(error));
+            // Without credentials every prompt fails alike: the session fails, a restart retries.
+            if (error.code === AUTH_REQUIRED_CODE) void failRunning(hosted, error);
             return;
           }
           // A closed connection is the symptom; the exit that follows is the cause and
@@ -562,6 +569,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         },
       );
     });
+  }
+
+  async function failRunning(hosted: HostedSession, error: RequestError): Promise<void> {
+    const name = hosted.launch.profile.name;
+    const reason = `agent ${name} cannot work: ${acpErrorText('session/prompt', error)}`;
+    hosted.failure = agentFailure('start_failed', reason, hosted.process?.stderrTail() ?? []);
+    await stopHosted(hosted);
   }
 
   async function cancel(sessionId: string): Promise<void> {
@@ -629,6 +643,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     pid: (sessionId) => sessions.get(sessionId)?.process?.pid,
   };
 }
+
+/** ACP's "Authentication required" (`RequestError.authRequired`). */
+const AUTH_REQUIRED_CODE = -32000;
 
 function stopWasRequested(hosted: HostedSession): boolean {
   return hosted.stopRequested;

@@ -58,6 +58,7 @@ import { sessionRuntime } from './turns/session-runtime.js';
 import { mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
+import { elicitationHandlers } from './turns/elicitation-bridge.js';
 import {
   createUserInputRegistry,
   type UserInputDeadlines,
@@ -140,11 +141,19 @@ export async function startServer(
   // The registry and the turns services come later; the host reaches them through these.
   let registry: UserInputRegistry | undefined;
   let turnsRef: TurnsDeps | undefined;
+  let clarificationRef: ClarificationService | undefined;
   const host =
     options.host ??
     createAcpHost({
       logger: logger.child({ component: 'acp-host' }),
       onPermissionRequest: consentHandler({ store }, () => registry),
+      // Generic forms wait for the `form` user-input kind: until it is wired they are declined.
+      ...elicitationHandlers({
+        store,
+        clarification: () => clarificationRef,
+        registry: () => registry,
+        logger: logger.child({ component: 'elicitation' }),
+      }),
       ...config.agentTimings,
     });
   try {
@@ -189,6 +198,7 @@ export async function startServer(
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
     });
+    clarificationRef = clarification;
     const userInputs = createUserInputRegistry({
       clock: store.clock,
       ids: store.ids,

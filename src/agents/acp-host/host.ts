@@ -33,6 +33,9 @@ import {
   RequestError,
   type AnyMessage,
   type ClientConnection,
+  type CompleteElicitationNotification,
+  type CreateElicitationRequest,
+  type CreateElicitationResponse,
   type InitializeRequest,
   type RequestPermissionRequest,
   type RequestPermissionResponse,
@@ -40,6 +43,7 @@ import {
 import { silentLogger, type Logger } from '../../observability/index.js';
 import { systemTimers, type Timers } from '../../support/index.js';
 import type {
+  AgentFailure,
   AgentHost,
   PromptRequest,
   Readiness,
@@ -66,6 +70,23 @@ export type PermissionHandler = (
   context: { turnId: string | undefined; signal: AbortSignal },
 ) => Promise<RequestPermissionResponse>;
 
+/**
+ * Answers an agent's `elicitation/create` (DESIGN §6). `signal` aborts when
+ * the turn is cancelled, the agent withdraws the request or its connection
+ * closes; ACP then expects `cancel`.
+ */
+export type ElicitationHandler = (
+  sessionId: string,
+  request: CreateElicitationRequest,
+  context: { turnId: string | undefined; signal: AbortSignal },
+) => Promise<CreateElicitationResponse>;
+
+/** The agent's `elicitation/complete`: the URL elicitation it names is done. */
+export type ElicitationCompleteHandler = (
+  sessionId: string,
+  notification: CompleteElicitationNotification,
+) => void;
+
 /** Until permission requests reach a person, every one is answered `cancelled`. */
 export const cancelEveryPermission: PermissionHandler = () =>
   Promise.resolve({ outcome: { outcome: 'cancelled' } });
@@ -76,6 +97,9 @@ export interface AcpHostOptions {
   /** The command an agent without HTTP MCP runs to reach Clarion's MCP server. */
   stdioBridge?: StdioBridge;
   onPermissionRequest?: PermissionHandler;
+  /** Without one, Clarion advertises no elicitation and agents ask their own way. */
+  onElicitation?: ElicitationHandler;
+  onElicitationComplete?: ElicitationCompleteHandler;
   flushIntervalMs?: number;
   /** Bounds `initialize` plus `session/new` or `session/load`. */
   startTimeoutMs?: number;
@@ -119,6 +143,8 @@ interface HostedSession {
   readonly output: OutputCoalescer;
   /** Set by `stop`: the exit that follows is no failure of the session. */
   stopRequested: boolean;
+  /** Why Clarion stopped a running agent that cannot work (no credentials). */
+  failure: AgentFailure | undefined;
 }
 
 export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
@@ -216,9 +242,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     sweeps.add(sweep);
     void sweep.finally(() => sweeps.delete(sweep));
     const failure =
-      hosted.stopRequested || starting
+      hosted.failure ??
+      (hosted.stopRequested || starting
         ? null
-        : agentFailure('exited', `the agent exited (${how})`, agentProcess.stderrTail());
+        : agentFailure('exited', `the agent exited (${how})`, agentProcess.stderrTail()));
     if (failure) {
       logger.warn(
         { sessionId, code: exit.code, signal: exit.signal, failure: failure.message },
@@ -256,11 +283,32 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     }
   }
 
+  async function handleElicitation(
+    hosted: HostedSession,
+    request: CreateElicitationRequest,
+    requestSignal: AbortSignal,
+  ): Promise<CreateElicitationResponse> {
+    const turn = hosted.turn;
+    const handler = options.onElicitation;
+    if (!handler || !turn) return { action: 'cancel' };
+    const signal = AbortSignal.any([turn.cancelled.signal, requestSignal]);
+    try {
+      return await handler(hosted.launch.sessionId, request, { turnId: turn.turnId, signal });
+    } catch (error) {
+      logger.warn(
+        { sessionId: hosted.launch.sessionId, err: errorText(error) },
+        'elicitation handler failed',
+      );
+      return { action: 'cancel' };
+    }
+  }
+
   async function handshake(hosted: HostedSession, connection: ClientConnection): Promise<string> {
     const { launch } = hosted;
     const initialize: InitializeRequest = {
       protocolVersion: PROTOCOL_VERSION,
-      clientCapabilities: {},
+      // Objects, not booleans: Claude's adapter disallows AskUserQuestion otherwise.
+      clientCapabilities: options.onElicitation ? { elicitation: { form: {}, url: {} } } : {},
       clientInfo,
     };
     const init = await step('initialize', () =>
@@ -306,6 +354,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       agentSessionId: undefined,
       turn: undefined,
       stopRequested: false,
+      failure: undefined,
       output: new OutputCoalescer({
         timers,
         flushIntervalMs,
@@ -355,6 +404,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       .onRequest(methods.client.session.requestPermission, (context) =>
         handlePermission(hosted, context.params),
       )
+      .onRequest(methods.client.elicitation.create, (context) =>
+        handleElicitation(hosted, context.params, context.signal),
+      )
+      .onNotification(methods.client.elicitation.complete, (context) => {
+        options.onElicitationComplete?.(hosted.launch.sessionId, context.params);
+      })
       .connect(agentProcess.stream);
     hosted.connection = connection;
     try {
@@ -485,6 +540,8 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
           if (error instanceof RequestError) {
             accept(turn);
             endTurn(hosted, turn, 'failed', errorText(error));
+            // Without credentials every prompt fails alike: the session fails, a restart retries.
+            if (error.code === AUTH_REQUIRED_CODE) void failRunning(hosted, error);
             return;
           }
           // A closed connection is the symptom; the exit that follows is the cause and
@@ -512,6 +569,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         },
       );
     });
+  }
+
+  async function failRunning(hosted: HostedSession, error: RequestError): Promise<void> {
+    const name = hosted.launch.profile.name;
+    const reason = `agent ${name} cannot work: ${acpErrorText('session/prompt', error)}`;
+    hosted.failure = agentFailure('start_failed', reason, hosted.process?.stderrTail() ?? []);
+    await stopHosted(hosted);
   }
 
   async function cancel(sessionId: string): Promise<void> {
@@ -579,6 +643,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     pid: (sessionId) => sessions.get(sessionId)?.process?.pid,
   };
 }
+
+/** ACP's "Authentication required" (`RequestError.authRequired`). */
+const AUTH_REQUIRED_CODE = -32000;
 
 function stopWasRequested(hosted: HostedSession): boolean {
   return hosted.stopRequested;

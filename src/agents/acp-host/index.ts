@@ -5,7 +5,19 @@ export {
   defaultStdioBridge,
   type AcpHost,
   type AcpHostOptions,
+  type ElicitationCompleteHandler,
+  type ElicitationHandler,
   type PermissionHandler,
 } from './host.js';
 export { AgentHostError, type AgentHostErrorCode } from './errors.js';
 export { CLARION_MCP_SERVER_NAME, type StdioBridge } from './mcp-servers.js';
+export {
+  CANCEL,
+  classifyElicitation,
+  DECLINE,
+  questionsReply,
+  type BundleAnswer,
+  type ElicitationKind,
+  type FlatFormSchema,
+  type QuestionField,
+} from './elicitation.js';

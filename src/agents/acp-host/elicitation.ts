@@ -1,0 +1,251 @@
+/**
+ * Reading an agent's `elicitation/create` and writing the reply, pure (DESIGN §6).
+ *
+ * Three kinds reach a person differently:
+ * - `questions`: a form in the question convention the Claude and Codex
+ *   adapters send (`AskUserQuestion`, `request_user_input`): one
+ *   `question_<n>` field per question, a single-select as a string `oneOf`
+ *   (or `enum`), a multi-select as an array whose items are `anyOf` (or
+ *   `enum`), each with its `question_<n>_custom` free-text companion. It
+ *   becomes an `ask_user_question` call, so every clarification rule holds.
+ * - `form`: any other flat form (string, number, integer, boolean and enum
+ *   fields).
+ * - `url`: open a page out of band (MCP OAuth, a sign-in).
+ * Anything else is `unsupported`, answered `decline`.
+ *
+ * The accept content is what the adapters read back: an option's enum
+ * `const` (its label, for Claude), an array for a multi-select, custom text
+ * in `question_<n>_custom`. A question left blank is left out.
+ */
+import type {
+  CreateElicitationRequest,
+  CreateElicitationResponse,
+  ElicitationSchema,
+} from '@agentclientprotocol/sdk';
+import {
+  MAX_OPTIONS,
+  MAX_QUESTION_TITLE_CHARS,
+  MAX_QUESTIONS,
+  MIN_OPTIONS,
+  type AskInput,
+} from '../../wire/index.js';
+
+/** One question field and how its answer is written back. */
+export interface QuestionField {
+  /** `question_<n>`: also the question's ID in the bundle, so answers map back by name. */
+  readonly key: string;
+  readonly customKey: string;
+  readonly multiSelect: boolean;
+  /** Option IDs in the bundle, each with the enum value the agent reads back. */
+  readonly options: readonly { readonly id: string; readonly value: string }[];
+}
+
+export type ElicitationKind =
+  | { kind: 'questions'; ask: AskInput; fields: readonly QuestionField[] }
+  | { kind: 'form'; message: string; schema: FlatFormSchema }
+  | { kind: 'url'; message: string; url: string; elicitationId: string }
+  | { kind: 'unsupported'; reason: string };
+
+/** A form whose fields are all scalars or enums, as a person can fill it in. */
+export interface FlatFormSchema {
+  readonly title?: string;
+  readonly description?: string;
+  readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly required: readonly string[];
+}
+
+/** An answer to a question bundle, as the clarification response holds it. */
+export interface BundleAnswer {
+  readonly question_id: string;
+  readonly selected_options: readonly string[];
+  readonly custom_text: string;
+}
+
+const QUESTION_KEY = /^question_(\d+)$/;
+const FLAT_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'integer', 'boolean']);
+
+export function classifyElicitation(request: CreateElicitationRequest): ElicitationKind {
+  if (request.mode === 'url') {
+    const { url, elicitationId } = request as { url?: unknown; elicitationId?: unknown };
+    if (typeof url !== 'string' || typeof elicitationId !== 'string') {
+      return { kind: 'unsupported', reason: 'a url elicitation without url or elicitationId' };
+    }
+    return { kind: 'url', message: request.message, url, elicitationId };
+  }
+  if (request.mode !== 'form') {
+    return { kind: 'unsupported', reason: `unknown elicitation mode ${request.mode}` };
+  }
+  const schema = (request as { requestedSchema?: ElicitationSchema }).requestedSchema;
+  const properties = schema?.properties ?? {};
+  const questions = questionFields(request.message, properties);
+  if (questions) return questions;
+  return flatForm(request.message, schema, properties);
+}
+
+/** The question convention, or undefined when the form is not (wholly) in it. */
+function questionFields(
+  message: string,
+  properties: Record<string, unknown>,
+): ElicitationKind | undefined {
+  const keys = Object.keys(properties);
+  const numbers = keys.flatMap((key) => QUESTION_KEY.exec(key)?.[1] ?? []).map(Number);
+  if (numbers.length === 0 || numbers.length > MAX_QUESTIONS) return undefined;
+  // Every field is a question or the custom box of one; each question has its box.
+  const expected = new Set(numbers.flatMap((n) => [`question_${n}`, `question_${n}_custom`]));
+  if (keys.length !== expected.size || !keys.every((key) => expected.has(key))) return undefined;
+  numbers.sort((a, b) => a - b);
+  const single = numbers.length === 1;
+  const fields: QuestionField[] = [];
+  const asked: AskInput['questions'] = [];
+  for (const n of numbers) {
+    const key = `question_${n}`;
+    const field = record(properties[key]);
+    const custom = record(properties[`${key}_custom`]);
+    if (!field || custom?.type !== 'string') return undefined;
+    const choice = choicesOf(field);
+    if (!choice || choice.options.length < MIN_OPTIONS || choice.options.length > MAX_OPTIONS) {
+      return undefined;
+    }
+    const options = choice.options.map((option, index) => ({
+      id: `${key}_opt_${index + 1}`,
+      value: option.value,
+    }));
+    fields.push({ key, customKey: `${key}_custom`, multiSelect: choice.multiSelect, options });
+    const description = text(field.description);
+    const title = text(field.title);
+    asked.push({
+      id: key,
+      // Claude's header is short; another agent's title may not be.
+      ...(title ? { title: title.slice(0, MAX_QUESTION_TITLE_CHARS) } : {}),
+      // A single question's prompt is the message (Claude leaves its description out).
+      prompt: description ?? (single ? message : (title ?? message)),
+      options: choice.options.map((option, index) => ({
+        id: options[index]?.id,
+        label: option.label,
+        // Clarion shows every option with a description; the label stands in for a missing one.
+        description: option.description ?? option.label,
+      })),
+      multi_select: choice.multiSelect,
+    });
+  }
+  const promptIsMessage = asked.some((question) => question.prompt === message);
+  const context = promptIsMessage ? undefined : message.trim() || undefined;
+  const ask: AskInput = { questions: asked, ...(context ? { context } : {}) };
+  return { kind: 'questions', ask, fields };
+}
+
+interface Choice {
+  multiSelect: boolean;
+  options: { value: string; label: string; description: string | undefined }[];
+}
+
+function choicesOf(field: Record<string, unknown>): Choice | undefined {
+  if (field.type === 'string') {
+    const options = enumOptions(field.oneOf, field.enum);
+    return options ? { multiSelect: false, options } : undefined;
+  }
+  if (field.type === 'array') {
+    const items = record(field.items);
+    const options = items ? enumOptions(items.anyOf, items.enum) : undefined;
+    return options ? { multiSelect: true, options } : undefined;
+  }
+  return undefined;
+}
+
+/** Titled options (`oneOf`/`anyOf` of `{const, title, description}`) or plain `enum` values. */
+function enumOptions(titled: unknown, plain: unknown): Choice['options'] | undefined {
+  if (Array.isArray(titled)) {
+    const options: Choice['options'] = [];
+    for (const entry of titled) {
+      const option = record(entry);
+      if (typeof option?.const !== 'string') return undefined;
+      options.push({
+        value: option.const,
+        label: text(option.title) ?? option.const,
+        description: text(option.description),
+      });
+    }
+    return options;
+  }
+  if (Array.isArray(plain) && plain.every((value) => typeof value === 'string')) {
+    return plain.map((value) => ({ value, label: value, description: undefined }));
+  }
+  return undefined;
+}
+
+function flatForm(
+  message: string,
+  schema: ElicitationSchema | undefined,
+  properties: Record<string, unknown>,
+): ElicitationKind {
+  const fields: Record<string, Record<string, unknown>> = {};
+  for (const [key, value] of Object.entries(properties)) {
+    const field = record(value);
+    if (!field || !isFlatField(field)) {
+      return { kind: 'unsupported', reason: `field ${key} is not a flat form field` };
+    }
+    fields[key] = field;
+  }
+  if (Object.keys(fields).length === 0) {
+    return { kind: 'unsupported', reason: 'a form without fields' };
+  }
+  const title = text(schema?.title);
+  const description = text(schema?.description);
+  return {
+    kind: 'form',
+    message,
+    schema: {
+      ...(title ? { title } : {}),
+      ...(description ? { description } : {}),
+      properties: fields,
+      required: (schema?.required ?? []).filter((key) => key in fields),
+    },
+  };
+}
+
+function isFlatField(field: Record<string, unknown>): boolean {
+  if (typeof field.type === 'string' && FLAT_TYPES.has(field.type)) return true;
+  if (field.type !== 'array') return false;
+  const items = record(field.items);
+  return items !== undefined && enumOptions(items.anyOf, items.enum) !== undefined;
+}
+
+/**
+ * The reply to a question form: an answer as the adapter reads it back, a
+ * rejection as `decline` (Claude tells the model the person skipped).
+ */
+export function questionsReply(
+  fields: readonly QuestionField[],
+  response: { rejected: boolean; answers: readonly BundleAnswer[] },
+): CreateElicitationResponse {
+  if (response.rejected) return DECLINE;
+  const content: Record<string, string | string[]> = {};
+  for (const field of fields) {
+    const answer = response.answers.find((candidate) => candidate.question_id === field.key);
+    if (!answer) continue;
+    const values = answer.selected_options.flatMap(
+      (id) => field.options.find((option) => option.id === id)?.value ?? [],
+    );
+    if (field.multiSelect) {
+      if (values.length > 0) content[field.key] = values;
+    } else if (values[0] !== undefined) {
+      content[field.key] = values[0];
+    }
+    const custom = answer.custom_text.trim();
+    if (custom !== '') content[field.customKey] = custom;
+  }
+  return { action: 'accept', content };
+}
+
+export const DECLINE: CreateElicitationResponse = { action: 'decline' };
+export const CANCEL: CreateElicitationResponse = { action: 'cancel' };
+
+function record(value: unknown): Record<string, unknown> | undefined {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+}

@@ -1,0 +1,161 @@
+/**
+ * Where an agent's own question channel, ACP elicitation, meets Clarion's
+ * (DESIGN §6). A form in the adapters' question convention is asked exactly
+ * as the session's agent would ask `ask_user_question` (same service, so the
+ * same inbox, budgets, races, restart recovery and late-answer rules) and
+ * waits live; a URL elicitation becomes an `action` request that the agent's
+ * `elicitation/complete` settles; any other flat form goes to the `form`
+ * port. The agent hears `accept` with content, `decline` for a skip, and
+ * `cancel` whenever its wait ended without a person's answer (turn cancelled,
+ * turn or session over, a person's cancel, the live wait's bound); an answer
+ * that comes after that is a late answer and resumes the agent in a new turn.
+ */
+import type { CreateElicitationResponse } from '@agentclientprotocol/sdk';
+import {
+  CANCEL,
+  classifyElicitation,
+  DECLINE,
+  questionsReply,
+  type ElicitationCompleteHandler,
+  type ElicitationHandler,
+  type FlatFormSchema,
+} from '../agents/acp-host/index.js';
+import type { ClarificationService } from '../clarification/index.js';
+import type { Logger } from '../observability/index.js';
+import { getSession, type Store } from '../store/index.js';
+import type { UserInputRegistry } from '../user-input/index.js';
+import { MAX_ACTION_INSTRUCTIONS_CHARS, MAX_USER_INPUT_TITLE_CHARS } from '../wire/index.js';
+
+/** A generic form for a person, as the `form` user-input kind will take it. */
+export interface FormRequestInput {
+  sessionId: string;
+  taskId: string;
+  turnId: string;
+  message: string;
+  schema: FlatFormSchema;
+  /** Aborts when the agent's wait ends; the request is then settled. */
+  signal: AbortSignal;
+}
+
+export type FormReply =
+  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
+  | { action: 'decline' }
+  | { action: 'cancel' };
+
+/** The `form` kind of the user-input registry, once it is wired. */
+export interface FormPort {
+  requestForm(input: FormRequestInput): Promise<FormReply>;
+}
+
+export interface ElicitationBridgeDeps {
+  store: Store;
+  clarification: () => ClarificationService | undefined;
+  registry: () => UserInputRegistry | undefined;
+  forms?: FormPort;
+  logger: Logger;
+}
+
+export interface ElicitationHandlers {
+  onElicitation: ElicitationHandler;
+  onElicitationComplete: ElicitationCompleteHandler;
+}
+
+interface OpenUrl {
+  readonly requestId: string;
+  completed: boolean;
+}
+
+export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHandlers {
+  const { logger } = deps;
+  /** URL elicitations waiting for a person, by session and elicitation ID. */
+  const openUrls = new Map<string, OpenUrl>();
+  const urlKey = (sessionId: string, elicitationId: string) => `${sessionId}\n${elicitationId}`;
+
+  const onElicitation: ElicitationHandler = async (sessionId, request, context) => {
+    const { turnId, signal } = context;
+    if (signal.aborted || turnId === undefined) return CANCEL;
+    const kind = classifyElicitation(request);
+    switch (kind.kind) {
+      case 'questions': {
+        const clarification = deps.clarification();
+        if (!clarification) return CANCEL;
+        const result = await clarification.ask(sessionId, kind.ask, { signal });
+        if (!result.ok) {
+          logger.warn(
+            { sessionId, code: result.code, details: result.details },
+            'an agent question form could not be asked',
+          );
+          // A form Clarion cannot show is refused; a session that can no longer ask is over.
+          return result.code === 'invalid_request' ? DECLINE : CANCEL;
+        }
+        if (result.outcome === 'answered') return questionsReply(kind.fields, result.response);
+        return CANCEL;
+      }
+      case 'url':
+        return askToOpen(sessionId, kind, signal);
+      case 'form': {
+        if (!deps.forms) {
+          logger.info({ sessionId }, 'an agent form was declined: form requests are not wired');
+          return DECLINE;
+        }
+        const session = await getSession(deps.store, sessionId);
+        if (!session) return CANCEL;
+        const input = { sessionId, taskId: session.task_id, turnId, signal };
+        return deps.forms.requestForm({ ...input, message: kind.message, schema: kind.schema });
+      }
+      case 'unsupported':
+        logger.info({ sessionId, reason: kind.reason }, 'an agent elicitation was declined');
+        return DECLINE;
+    }
+  };
+
+  async function askToOpen(
+    sessionId: string,
+    elicitation: { message: string; url: string; elicitationId: string },
+    signal: AbortSignal,
+  ): Promise<CreateElicitationResponse> {
+    const registry = deps.registry();
+    const session = await getSession(deps.store, sessionId);
+    if (!registry || !session) return CANCEL;
+    const message = elicitation.message.trim();
+    const created = registry.request({
+      kind: 'action',
+      sessionId,
+      taskId: session.task_id,
+      title: (message.split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || 'Open a link',
+      instructions: message.slice(0, MAX_ACTION_INSTRUCTIONS_CHARS),
+      url: elicitation.url,
+      signal,
+    });
+    if (!created.ok) {
+      const problems = created.code === 'invalid' ? created.problems : [created.code];
+      logger.warn({ sessionId, problems }, 'an agent URL elicitation was declined');
+      return created.code === 'invalid' ? DECLINE : CANCEL;
+    }
+    const key = urlKey(sessionId, elicitation.elicitationId);
+    const open: OpenUrl = { requestId: created.id, completed: false };
+    openUrls.set(key, open);
+    try {
+      const outcome = await created.outcome;
+      if (outcome.kind === 'decided') return outcome.decision === 'done' ? ACCEPT : DECLINE;
+      // The agent said it is done before the person did: that is the answer.
+      return open.completed ? ACCEPT : CANCEL;
+    } finally {
+      if (openUrls.get(key) === open) openUrls.delete(key);
+    }
+  }
+
+  const onElicitationComplete: ElicitationCompleteHandler = (sessionId, notification) => {
+    const open = openUrls.get(urlKey(sessionId, notification.elicitationId));
+    if (!open) {
+      logger.debug({ sessionId, elicitationId: notification.elicitationId }, 'completion unknown');
+      return;
+    }
+    open.completed = true;
+    deps.registry()?.supersede(open.requestId);
+  };
+
+  return { onElicitation, onElicitationComplete };
+}
+
+const ACCEPT: CreateElicitationResponse = { action: 'accept' };

@@ -1,0 +1,177 @@
+/**
+ * The real Claude Code asks through Clarion, offline (issue 13, "Prove"):
+ * the pinned ACP adapter (`@agentclientprotocol/claude-agent-acp` 0.101.0 and
+ * its Claude Code CLI) runs as an agent profile of the built server, its
+ * model API is a scripted local stand-in, its HOME a temporary folder. The
+ * model calls the built-in `AskUserQuestion`; the question must reach the
+ * inbox with its header, options and descriptions, the person's answer must
+ * reach the tool, and the model's final words quote the tool's result.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/clarification-harness.js';
+import { startServing, type Serving } from '../support/clarion-process.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import {
+  startMessagesApiStandIn,
+  type AssistantBlock,
+  type MessagesApiStandIn,
+  type MessagesRequest,
+} from '../support/messages-api-stand-in.js';
+import { claudeProfile } from './claude-profile.js';
+import { clarionApi } from './supervisor-support.js';
+
+const ADMIN_TOKEN = 'claude-code-asks-admin-token-0123456789';
+const TOOL_USE_ID = 'toolu_standin_ask';
+
+const ASK = {
+  questions: [
+    {
+      question: 'Which database should the service use?',
+      header: 'Database',
+      multiSelect: false,
+      options: [
+        { label: 'PostgreSQL', description: 'One server, strong SQL' },
+        { label: 'SQLite', description: 'Embedded, no server' },
+      ],
+    },
+    {
+      question: 'Which checks run on every push?',
+      header: 'Checks',
+      multiSelect: true,
+      options: [
+        { label: 'Lint', description: 'eslint and prettier' },
+        { label: 'Tests', description: 'the unit suite' },
+        { label: 'Bench', description: 'the ratios' },
+      ],
+    },
+  ],
+};
+
+/** The text of the tool result for our ask in the last user turn, if there is one. */
+function askResult(request: MessagesRequest): string | undefined {
+  const last = request.messages.at(-1);
+  if (!last || typeof last.content === 'string') return undefined;
+  for (const block of last.content) {
+    if (block.type !== 'tool_result' || block.tool_use_id !== TOOL_USE_ID) continue;
+    const content = block.content as string | { type: string; text?: string }[];
+    return typeof content === 'string' ? content : content.map((part) => part.text ?? '').join('');
+  }
+  return undefined;
+}
+
+/** The model: ask with the built-in tool, then quote what came back; side requests get a word. */
+function script(request: MessagesRequest): AssistantBlock[] {
+  if (!request.tools?.some((tool) => tool.name === 'AskUserQuestion')) {
+    return [{ type: 'text', text: 'Database choice' }];
+  }
+  const result = askResult(request);
+  if (result !== undefined) return [{ type: 'text', text: `The tool said: ${result}` }];
+  return [{ type: 'tool_use', id: TOOL_USE_ID, name: 'AskUserQuestion', input: ASK }];
+}
+
+interface Bundle {
+  pending_id: string;
+  session_id: string;
+  questions: {
+    question_id: string;
+    title: string;
+    prompt: string;
+    multi_select: boolean;
+    options: { option_id: string; label: string; description: string }[];
+  }[];
+}
+
+describe('the real Claude Code through Clarion, offline', () => {
+  let standIn: MessagesApiStandIn | undefined;
+  let database: TestDatabase | undefined;
+  let server: Serving | undefined;
+  let home: string | undefined;
+
+  afterEach(async () => {
+    await server?.stop();
+    await standIn?.close();
+    await database?.dispose();
+    if (home) rmSync(home, { recursive: true, force: true });
+  });
+
+  it('asks AskUserQuestion in the inbox, and its final message quotes the chosen labels and custom text', async () => {
+    standIn = await startMessagesApiStandIn(script);
+    home = mkdtempSync(join(tmpdir(), 'clarion-claude-home-'));
+    database = await freshDatabase('sqlite');
+    if (database.target.driver !== 'sqlite') throw new Error('sqlite expected');
+    server = await startServing({
+      CLARION_DATA_DIR: database.target.dataDir,
+      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+      CLARION_AGENT_PROFILES: JSON.stringify({ claude: claudeProfile(home, standIn.url) }),
+    });
+    const api = clarionApi(server.url, ADMIN_TOKEN);
+    const created = await api('POST', '/api/v1/tasks', {
+      title: 'pick a database',
+      agent_profile: 'claude',
+      prompt: 'Ask me which database to use.',
+    });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json.session as { id: string }).id;
+
+    let bundle: Bundle | undefined;
+    await eventually(async () => {
+      const list = await api('GET', '/api/v1/pending');
+      bundle = (list.json.bundles as Bundle[]).find((found) => found.session_id === sessionId);
+      return bundle !== undefined;
+    }, 60_000);
+    if (!bundle) throw new Error('no bundle');
+    expect(bundle.questions).toEqual([
+      expect.objectContaining({
+        question_id: 'question_0',
+        title: 'Database',
+        prompt: 'Which database should the service use?',
+        multi_select: false,
+        options: [
+          {
+            option_id: 'question_0_opt_1',
+            label: 'PostgreSQL',
+            description: 'One server, strong SQL',
+          },
+          { option_id: 'question_0_opt_2', label: 'SQLite', description: 'Embedded, no server' },
+        ],
+      }),
+      expect.objectContaining({
+        question_id: 'question_1',
+        title: 'Checks',
+        multi_select: true,
+        options: [
+          expect.objectContaining({ label: 'Lint', description: 'eslint and prettier' }),
+          expect.objectContaining({ label: 'Tests' }),
+          expect.objectContaining({ label: 'Bench' }),
+        ],
+      }),
+    ]);
+
+    const answered = await api('POST', `/api/v1/clarification/${bundle.pending_id}/respond`, {
+      answers: [
+        { question_id: 'question_0', selected_options: ['question_0_opt_2'] },
+        {
+          question_id: 'question_1',
+          selected_options: ['question_1_opt_2'],
+          custom_text: 'types as well',
+        },
+      ],
+    });
+    expect(answered.status).toBe(200);
+
+    let final = '';
+    await eventually(async () => {
+      const page = await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+      final = (page.json.messages as { author: string; type: string; content: string }[])
+        .filter((message) => message.author === 'agent' && message.type === 'message')
+        .map((message) => message.content)
+        .join('\n');
+      return final.includes('The tool said:');
+    }, 60_000);
+    expect(final).toContain('"Which database should the service use?"="SQLite"');
+    expect(final).toContain('Tests, types as well');
+  }, 120_000);
+});

@@ -1,0 +1,141 @@
+/**
+ * An ACP agent that asks through `elicitation/create` with the adapters' real
+ * conventions: its question form is built by the Claude adapter's own
+ * `askUserQuestionsToCreateRequest` (0.101.0), imported by resolved URL, so
+ * the test exercises exactly what Claude Code sends. Written to a temporary
+ * folder at test time and run by `node`.
+ *
+ * Keywords in the prompt: `/questions` (three questions, one multi-select),
+ * `/give-up` (asks, then ends its turn after 1.5 s without the answer),
+ * `/url` (a URL elicitation), `/url-complete` (the same, completed by the
+ * agent after 1.5 s), `/form` (a generic form), `/caps` (the capabilities it
+ * was given). Every prompt is echoed as `PROMPT <text>`, every reply as
+ * `REPLY <json>`.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const SDK = import.meta.resolve('@agentclientprotocol/sdk');
+const CLAUDE_ELICITATION = import.meta
+  .resolve('@agentclientprotocol/claude-agent-acp/dist/elicitation.js');
+
+export const THREE_QUESTIONS = [
+  {
+    question: 'Which database should the service use?',
+    header: 'Database',
+    multiSelect: false,
+    options: [
+      { label: 'PostgreSQL', description: 'One server, strong SQL' },
+      { label: 'SQLite', description: 'Embedded, no server' },
+    ],
+  },
+  {
+    question: 'Which checks run on every push?',
+    header: 'Checks',
+    multiSelect: true,
+    options: [
+      { label: 'Lint', description: 'eslint and prettier' },
+      { label: 'Tests', description: 'the unit suite' },
+      { label: 'Bench', description: 'the ratios' },
+    ],
+  },
+  {
+    question: 'How many replicas?',
+    header: 'Replicas',
+    multiSelect: false,
+    options: [
+      { label: 'One', description: 'cheapest' },
+      { label: 'Three', description: 'survives one loss' },
+    ],
+  },
+];
+
+const AGENT = `
+import { randomUUID } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '${SDK}';
+import { askUserQuestionsToCreateRequest } from '${CLAUDE_ELICITATION}';
+
+const QUESTIONS = ${JSON.stringify(THREE_QUESTIONS)};
+let capabilities = null;
+const cancelled = new Set();
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function say(client, sessionId, text) {
+  await client.notify(methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: text + '\\n' } },
+  });
+}
+
+function elicit(client, params) {
+  return client.request(methods.client.elicitation.create, params);
+}
+
+const app = agent({ name: 'elicitation-fixture' })
+  .onRequest(methods.agent.initialize, (context) => {
+    capabilities = context.params.clientCapabilities ?? null;
+    return {
+      protocolVersion: PROTOCOL_VERSION,
+      agentCapabilities: { loadSession: false, promptCapabilities: {} },
+    };
+  })
+  .onRequest(methods.agent.session.new, () => ({ sessionId: randomUUID() }))
+  .onNotification(methods.agent.session.cancel, (context) => {
+    cancelled.add(context.params.sessionId);
+  })
+  .onRequest(methods.agent.session.prompt, async (context) => {
+    const { sessionId } = context.params;
+    const client = context.client;
+    cancelled.delete(sessionId);
+    const text = context.params.prompt.map((block) => block.text ?? '').join('');
+    await say(client, sessionId, 'PROMPT ' + text);
+    let reply;
+    if (text.includes('/questions')) {
+      reply = await elicit(client, askUserQuestionsToCreateRequest(QUESTIONS, sessionId, 'toolu_q'));
+    } else if (text.includes('/give-up')) {
+      elicit(client, askUserQuestionsToCreateRequest(QUESTIONS, sessionId, 'toolu_g')).then(
+        (late) => process.stderr.write('late reply ' + JSON.stringify(late) + '\\n'),
+        () => undefined,
+      );
+      await sleep(1500);
+      await say(client, sessionId, 'GAVE UP');
+      return { stopReason: 'end_turn' };
+    } else if (text.includes('/url-complete')) {
+      const elicitationId = 'oauth-' + randomUUID();
+      const pending = elicit(client, {
+        mode: 'url', sessionId, elicitationId,
+        message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
+      });
+      await sleep(1500);
+      await client.notify(methods.client.elicitation.complete, { elicitationId });
+      reply = await pending;
+    } else if (text.includes('/url')) {
+      reply = await elicit(client, {
+        mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
+        message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
+      });
+    } else if (text.includes('/form')) {
+      reply = await elicit(client, {
+        mode: 'form', sessionId, message: 'Your details',
+        requestedSchema: { type: 'object', properties: { email: { type: 'string' } } },
+      });
+    } else if (text.includes('/caps')) {
+      await say(client, sessionId, 'CAPS ' + JSON.stringify(capabilities));
+    }
+    if (reply !== undefined) await say(client, sessionId, 'REPLY ' + JSON.stringify(reply));
+    return { stopReason: cancelled.has(sessionId) ? 'cancelled' : 'end_turn' };
+  });
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
+await connection.closed;
+process.exit(0);
+`;
+
+/** Writes the agent into `dir`; returns its path. */
+export function writeElicitationAgent(dir: string): string {
+  const path = join(dir, 'elicitation-agent.mjs');
+  writeFileSync(path, AGENT);
+  return path;
+}

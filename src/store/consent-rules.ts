@@ -42,7 +42,9 @@ export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): P
       created_at: now,
       updated_at: now,
     })
-    .onConflict((conflict) => conflict.columns(['user_id', 'agent_profile', 'tool_key']).doNothing())
+    .onConflict((conflict) =>
+      conflict.columns(['user_id', 'agent_profile', 'tool_key']).doNothing(),
+    )
     .execute();
 }
 

@@ -28,6 +28,15 @@ type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
+/**
+ * Whether the page is wider than the phone. On a mobile viewport an overflow
+ * widens the layout viewport itself, so `innerWidth` cannot be the yardstick.
+ */
+async function widerThanPhone(page: Page): Promise<boolean> {
+  const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+  return width > PHONE.viewport.width;
+}
+
 describe('first run, new task and "Always allow" rules in Chromium', () => {
   let world: World;
   let browser: Browser;
@@ -113,6 +122,7 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     const tokens = await api<{ tokens: { name: string }[] }>(world, 'GET', '/api/v1/tokens');
     expect(tokens.tokens.map((token) => token.name)).toContain('Claude Code');
     expect(await overflowsHorizontally(page)).toBe(false);
+    expect(await widerThanPhone(page)).toBe(false);
     await shoot(page, 'first-run-phone-connect');
     await context.close();
   });
@@ -139,6 +149,7 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     const before = await api<{ tasks: unknown[] }>(world, 'GET', '/api/v1/tasks');
     expect(await smallTargets(page, 'new-task')).toEqual([]);
     expect(await overflowsHorizontally(page)).toBe(false);
+    expect(await widerThanPhone(page)).toBe(false);
     await shoot(page, 'new-task-phone-bad-cwd');
 
     await page.getByTestId('new-task-cwd').fill(tmpdir());

@@ -5,6 +5,7 @@
  * else's rule is 404 to a person; a revoked rule makes the next request ask.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/tokens.js';
 import type { UserInputView } from '../../src/user-input/index.js';
 import type { ConsentRuleView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
@@ -163,5 +164,24 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
 
     const asked = await startPermissionTask(admin);
     expect(await consentOf(admin, asked)).toMatchObject({ kind: 'consent', status: 'awaiting' });
+  });
+
+  it('refuses an agent’s token: an agent has no rules and never revokes one', async () => {
+    await allowAlways(admin);
+    const [rule] = await rulesOf(admin);
+    const sessionId = await startPermissionTask(admin);
+    const me = await admin<{ user: { id: string } }>('GET', '/api/v1/me');
+    const agent = await issueToken(running.server.store, {
+      kind: 'agent',
+      userId: me.json.user.id,
+      sessionId,
+    });
+    const listed = await bearerApi(running.server.url, agent.secret)(
+      'GET',
+      '/api/v1/consent-rules',
+    );
+    expect(listed.status).toBe(403);
+    expect((await revoke(agent.secret, rule?.id)).status).toBe(403);
+    expect((await rulesOf(admin)).map((kept) => kept.id)).toEqual([rule?.id]);
   });
 });

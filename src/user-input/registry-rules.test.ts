@@ -8,7 +8,12 @@ import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.
 import type { ConsentRuleQuery, ConsentRulesPort } from './ports.js';
 import type { ConsentRequestInput } from './request-input.js';
 import { createUserInputRegistry } from './registry.js';
-import type { AgentOutcome, Responder, UserInputView } from './types.js';
+import {
+  CONSENT_RULE_LOOKUP_TIMEOUT_MS,
+  type AgentOutcome,
+  type Responder,
+  type UserInputView,
+} from './types.js';
 
 const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
 
@@ -37,10 +42,12 @@ function slowRules() {
   const pendingWrites: (() => void)[] = [];
   const lookups: ConsentRuleQuery[] = [];
   let failLookups = false;
+  let hangLookups = false;
   const port: ConsentRulesPort = {
     find(query) {
       lookups.push(query);
       if (failLookups) return Promise.reject(new Error('store unavailable'));
+      if (hangLookups) return new Promise<never>(() => {});
       return Promise.resolve(rules.get(key(query.profile, query.toolKey)) ?? null);
     },
     keep({ profile, toolKey, setBy }) {
@@ -62,17 +69,21 @@ function slowRules() {
     failLookups: () => {
       failLookups = true;
     },
+    hangLookups: () => {
+      hangLookups = true;
+    },
   };
 }
 
 function setup() {
   const clock = fakeClock();
+  const timers = new ClockTimers(clock);
   const rules = slowRules();
   const published: UserInputView[] = [];
   const registry = createUserInputRegistry({
     clock,
     ids: sequentialIds('req'),
-    timers: new ClockTimers(clock),
+    timers,
     publish: (view) => published.push(view),
     admitFollowUp: () => Promise.resolve('accepted'),
     consentRules: rules.port,
@@ -85,7 +96,7 @@ function setup() {
     void result.outcome.then((value) => (outcome = value));
     return { id: result.id, outcome: () => outcome };
   };
-  return { registry, rules, published, open };
+  return { registry, rules, published, open, timers };
 }
 
 describe('consent with a consentRules port', () => {
@@ -128,6 +139,20 @@ describe('consent with a consentRules port', () => {
     await flush();
     expect(consent.outcome()).toBeUndefined();
     expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
+  });
+
+  it('a lookup that does not answer in time asks a person', async () => {
+    const ctx = setup();
+    ctx.rules.hangLookups();
+    const consent = ctx.open();
+    await flush();
+    ctx.timers.advance(CONSENT_RULE_LOOKUP_TIMEOUT_MS - 1);
+    await flush();
+    expect(ctx.registry.get(consent.id)).toBeUndefined();
+    ctx.timers.advance(1);
+    await flush();
+    expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
+    expect(consent.outcome()).toBeUndefined();
   });
 
   it('a close during the lookup refuses the agent and opens nothing', async () => {

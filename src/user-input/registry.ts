@@ -28,6 +28,7 @@ import { transition } from './transition.js';
 import {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,
+  CONSENT_RULE_LOOKUP_TIMEOUT_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   MAX_SETTLED_TOMBSTONES,
   type AgentOutcome,
@@ -271,23 +272,43 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     void work.then(() => keeping.delete(work));
   }
 
-  /** The person whose rule answers `request`; a failing lookup asks a person. */
-  async function standingRule(
+  /**
+   * The person whose rule answers `request`. A failing lookup, or one slower
+   * than `CONSENT_RULE_LOOKUP_TIMEOUT_MS`, asks a person: the agent never
+   * waits on the store without a bound.
+   */
+  function standingRule(
     rules: NonNullable<UserInputPorts['consentRules']>,
     request: Extract<UserInputRequest, { kind: 'consent' }>,
   ): Promise<Responder | null> {
-    await Promise.all([...keeping]);
-    try {
-      return await rules.find({
+    const lookup = Promise.all([...keeping]).then(() =>
+      rules.find({
         sessionId: request.sessionId,
         taskId: request.taskId,
         profile: request.profile,
         toolKey: request.toolKey,
-      });
-    } catch (error) {
-      logger.warn({ request_id: request.id, err: error }, 'user_input.consent_rule_lookup_failed');
-      return null;
-    }
+      }),
+    );
+    return new Promise((resolve) => {
+      const timer = timers.setTimeout(() => {
+        logger.warn({ request_id: request.id }, 'user_input.consent_rule_lookup_timed_out');
+        resolve(null);
+      }, CONSENT_RULE_LOOKUP_TIMEOUT_MS);
+      lookup.then(
+        (rule) => {
+          timer.cancel();
+          resolve(rule);
+        },
+        (error: unknown) => {
+          timer.cancel();
+          logger.warn(
+            { request_id: request.id, err: error },
+            'user_input.consent_rule_lookup_failed',
+          );
+          resolve(null);
+        },
+      );
+    });
   }
 
   function startAttempt(

@@ -55,7 +55,7 @@ import { AgentQuota, DEFAULT_AGENT_QUOTA } from './turns/agent-quota.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
-import { mintAnswerLinks } from './turns/index.js';
+import { consentRulesPort, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
@@ -209,6 +209,7 @@ export async function startServer(
         logger: logger.child({ component: 'user-input' }),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
+      consentRules: consentRulesPort(store),
       logger: logger.child({ component: 'user-input' }),
       deadlines: options.userInputDeadlines,
     });

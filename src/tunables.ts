@@ -24,6 +24,8 @@ export const FOLLOW_UP_RETRY_MAX_MS = 30_000;
 export const FOLLOW_UP_BUSY_RECHECK_MS = 30_000;
 /** An admission attempt that has not answered by then counts as failed (a late acceptance still settles). */
 export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
+/** A consent asks its "Always allow" rule for at most this long (waiting writes included), then a person. */
+export const CONSENT_RULE_LOOKUP_TIMEOUT_MS = 5_000;
 
 // ---------------------------------------------------------------- agents
 /** How long a new agent process may take to answer `initialize` and `session/new`; `CLARION_AGENT_START_TIMEOUT_S`. */

@@ -19,6 +19,7 @@ import { mountBearerChallenge } from './bearer-challenge.js';
 import { registerAnswerLinkRoutes } from './answer-link-routes.js';
 import { createPrincipalResolver, mountApiAccess } from './auth.js';
 import { registerClarificationRoutes } from './clarification-routes.js';
+import { registerConsentRuleRoutes } from './consent-rule-routes.js';
 import type { AppEnv } from './env.js';
 import { handleUnexpectedErrors } from './errors.js';
 import { registerEventsRoute } from './events-route.js';
@@ -89,6 +90,7 @@ export function createApp(deps: AppDeps): App {
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, { store: deps.store, userInputs: deps.turns.userInputs });
+  registerConsentRuleRoutes(app, { store: deps.store });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });

@@ -210,3 +210,10 @@ export {
   settingsOfUsers,
   timestampAtMs,
 } from './notifications.js';
+export type { ConsentRuleRecord, NewConsentRule } from './consent-rules.js';
+export {
+  consentRuleFor,
+  deleteConsentRule,
+  keepConsentRule,
+  listConsentRules,
+} from './consent-rules.js';

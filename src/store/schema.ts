@@ -206,6 +206,20 @@ const TABLES: readonly SchemaStep[] = [
       UNIQUE (channel_id, event, occurrence)
     )`,
   },
+  // "Always allow" kept per person, agent profile and tool (issue 15).
+  {
+    name: 'table consent_rules',
+    ddl: `CREATE TABLE IF NOT EXISTS consent_rules (
+      id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      agent_profile TEXT NOT NULL,
+      tool_key TEXT NOT NULL,
+      surface TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      UNIQUE (user_id, agent_profile, tool_key)
+    )`,
+  },
 ];
 
 /** Columns added after their table first shipped; a fresh database gets them the same way. */
@@ -253,6 +267,7 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   },
   index('idx_notification_outbox_channel_updated', 'notification_outbox (channel_id, updated_at)'),
   index('idx_notification_outbox_occurrence', 'notification_outbox (occurrence)'),
+  index('idx_consent_rules_tool', 'consent_rules (agent_profile, tool_key)'),
 ];
 
 function index(name: string, target: string): SchemaStep {

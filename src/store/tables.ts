@@ -197,6 +197,22 @@ export interface NotificationOutboxTable {
   updated_at: Timestamp;
 }
 
+/**
+ * A person's standing "Always allow" for one agent profile's tool: a consent
+ * the agent asks in a workspace the person belongs to is allowed without
+ * asking. One row per (person, profile, tool); revoking deletes it.
+ */
+export interface ConsentRulesTable {
+  id: string;
+  user_id: string;
+  agent_profile: string;
+  tool_key: string;
+  /** Where the person chose "Always allow" (`DecisionSurface`). */
+  surface: string;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -212,4 +228,5 @@ export interface Database {
   notification_channels: NotificationChannelsTable;
   notification_settings: NotificationSettingsTable;
   notification_outbox: NotificationOutboxTable;
+  consent_rules: ConsentRulesTable;
 }

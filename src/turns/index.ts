@@ -32,3 +32,4 @@ export {
   type AnswerLinkRequest,
   type AnswerLinkResult,
 } from './answer-links.js';
+export { consentRulesOf, consentRulesPort, revokeConsentRule } from './consent-rules.js';

@@ -1,6 +1,8 @@
 /** The user-input registry's public surface (DESIGN §7). */
 export { createUserInputRegistry } from './registry.js';
 export type {
+  ConsentRuleQuery,
+  ConsentRulesPort,
   FollowUpAdmissionInput,
   QueueItemResult,
   RequestResult,

@@ -47,8 +47,27 @@ export interface UserInputPorts {
    */
   admitFollowUp(input: FollowUpAdmissionInput): Promise<FollowUpAdmission>;
   logger: UserInputLogger;
+  /**
+   * Durable "Always allow" rules. Given, each consent asks it before it asks
+   * a person; absent (unit tests), the registry remembers "always" in memory.
+   */
+  consentRules?: ConsentRulesPort;
   /** How long a request waits for a person; the kinds' defaults when absent. */
   deadlines?: Partial<UserInputDeadlines>;
+}
+
+export interface ConsentRuleQuery {
+  sessionId: string;
+  taskId: string;
+  profile: string;
+  toolKey: string;
+}
+
+export interface ConsentRulesPort {
+  /** The person whose standing rule answers this consent, or null: ask a person. */
+  find(query: ConsentRuleQuery): Promise<Responder | null>;
+  /** Keeps a person's "always" for the profile's tool; a throw is logged, the answer stands. */
+  keep(rule: { profile: string; toolKey: string; setBy: Responder }): Promise<void>;
 }
 
 export interface UserInputDeadlines {

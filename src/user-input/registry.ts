@@ -1,12 +1,15 @@
 /**
  * The user-input registry (DESIGN §7): the runner around `transition`, and
  * the only place its effects happen — deadline and retry timers, answering
- * the agent's waiting call, publishing views, remembering "allow always",
+ * the agent's waiting call, publishing views, keeping "allow always",
  * and admitting follow-ups through the injected admission port.
  *
  * Owns: every memory-only request (live ones plus a bounded set of settled
- * tombstones), the agents' pending answers, and the remembered always-allows.
- * Nothing is persisted; a restart drops it all by design.
+ * tombstones) and the agents' pending answers. Nothing is persisted here; a
+ * restart drops it all by design. "Always allow" rules are the exception the
+ * `consentRules` port keeps durably: a consent asks the port before it asks a
+ * person, after any rule still being kept, so an "always" answers the very
+ * next request. Without the port (unit tests) the rules live in memory.
  *
  * Invariants: state is committed before any command runs; commands run in
  * the order the rules give them; an ignored event changes nothing and is
@@ -25,6 +28,7 @@ import { transition } from './transition.js';
 import {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,
+  CONSENT_RULE_LOOKUP_TIMEOUT_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   MAX_SETTLED_TOMBSTONES,
   type AgentOutcome,
@@ -125,8 +129,10 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const retries = new Map<string, { cancel(): void }>();
   const attemptTimeouts = new Map<string, { cancel(): void }>();
   const inFlight = new Set<Promise<void>>();
-  /** Remembered "always" answers, each with the person who gave it. */
+  /** Remembered "always" answers, each with the person who gave it (no `consentRules` port). */
   const alwaysAllowed = new Map<string, Responder>();
+  /** "Always" rules the port is still keeping. */
+  const keeping = new Set<Promise<void>>();
   let closed = false;
 
   const alwaysKey = (profile: string, toolKey: string) => JSON.stringify([profile, toolKey]);
@@ -218,7 +224,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         stopTimer(deadlines, id);
         return;
       case 'rememberAlways':
-        alwaysAllowed.set(alwaysKey(command.profile, command.toolKey), command.setBy);
+        rememberAlways(id, command);
         return;
       case 'publishChanged':
         safely('publish', id, () => {
@@ -247,6 +253,62 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       default:
         assertNever(command);
     }
+  }
+
+  function rememberAlways(
+    id: string,
+    { profile, toolKey, setBy }: Extract<UserInputCommand, { type: 'rememberAlways' }>,
+  ): void {
+    const rules = ports.consentRules;
+    if (!rules) {
+      alwaysAllowed.set(alwaysKey(profile, toolKey), setBy);
+      return;
+    }
+    const work = rules.keep({ profile, toolKey, setBy }).catch((error: unknown) => {
+      // The agent already has its answer; only the next consent will ask again.
+      logger.error({ request_id: id, err: error }, 'user_input.consent_rule_not_kept');
+    });
+    keeping.add(work);
+    void work.then(() => keeping.delete(work));
+  }
+
+  /**
+   * The person whose rule answers `request`. A failing lookup, or one slower
+   * than `CONSENT_RULE_LOOKUP_TIMEOUT_MS`, asks a person: the agent never
+   * waits on the store without a bound.
+   */
+  function standingRule(
+    rules: NonNullable<UserInputPorts['consentRules']>,
+    request: Extract<UserInputRequest, { kind: 'consent' }>,
+  ): Promise<Responder | null> {
+    const lookup = Promise.all([...keeping]).then(() =>
+      rules.find({
+        sessionId: request.sessionId,
+        taskId: request.taskId,
+        profile: request.profile,
+        toolKey: request.toolKey,
+      }),
+    );
+    return new Promise((resolve) => {
+      const timer = timers.setTimeout(() => {
+        logger.warn({ request_id: request.id }, 'user_input.consent_rule_lookup_timed_out');
+        resolve(null);
+      }, CONSENT_RULE_LOOKUP_TIMEOUT_MS);
+      lookup.then(
+        (rule) => {
+          timer.cancel();
+          resolve(rule);
+        },
+        (error: unknown) => {
+          timer.cancel();
+          logger.warn(
+            { request_id: request.id, err: error },
+            'user_input.consent_rule_lookup_failed',
+          );
+          resolve(null);
+        },
+      );
+    });
   }
 
   function startAttempt(
@@ -373,23 +435,38 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         resolve = settle;
       });
       answers.set(id, { resolve, detach: () => {} });
-      if (request.kind === 'consent' && request.toolCallId !== null) {
-        const { sessionId, toolCallId } = request;
-        const older = liveIds(
-          (state) =>
-            state.status === 'awaiting' &&
-            state.request.kind === 'consent' &&
-            state.request.sessionId === sessionId &&
-            state.request.toolCallId === toolCallId,
-        );
-        for (const olderId of older) dispatch(olderId, { type: 'superseded' });
+      const open = (rememberedBy: Responder | null) => {
+        if (request.kind === 'consent' && request.toolCallId !== null) {
+          const { sessionId, toolCallId } = request;
+          const older = liveIds(
+            (state) =>
+              state.status === 'awaiting' &&
+              state.request.kind === 'consent' &&
+              state.request.sessionId === sessionId &&
+              state.request.toolCallId === toolCallId,
+          );
+          for (const olderId of older) dispatch(olderId, { type: 'superseded' });
+        }
+        dispatch(id, { type: 'requested', request, rememberedBy });
+        watchAbort(id, input.signal);
+      };
+      const rules = ports.consentRules;
+      if (request.kind !== 'consent') {
+        open(null);
+      } else if (!rules) {
+        open(alwaysAllowed.get(alwaysKey(request.profile, request.toolKey)) ?? null);
+      } else {
+        // The request exists once its rule is known; a close meanwhile refuses it like a sweep.
+        void standingRule(rules, request)
+          .then((rememberedBy) => {
+            if (closed) answer(id, { kind: 'refused', reason: 'swept' });
+            else open(rememberedBy);
+          })
+          .catch((error: unknown) => {
+            logger.error({ request_id: id, err: error }, 'user_input.request_open_failed');
+            answer(id, { kind: 'refused', reason: 'swept' });
+          });
       }
-      const rememberedBy =
-        request.kind === 'consent'
-          ? (alwaysAllowed.get(alwaysKey(request.profile, request.toolKey)) ?? null)
-          : null;
-      dispatch(id, { type: 'requested', request, rememberedBy });
-      watchAbort(id, input.signal);
       return { ok: true, id, outcome };
     },
 

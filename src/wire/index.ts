@@ -311,3 +311,9 @@ export {
   type DecisionEntry,
   type DecisionListReply,
 } from './decisions.js';
+export {
+  consentRuleListReply,
+  consentRuleView,
+  type ConsentRuleListReply,
+  type ConsentRuleView,
+} from './consent-rules.js';

@@ -70,6 +70,7 @@ import {
 } from './notifications.js';
 import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
 import { answerLinkBody, answerLinkReply } from './answer-links.js';
+import { consentRuleListReply } from './consent-rules.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -296,6 +297,22 @@ export const ROUTES: readonly RouteSpec[] = [
     body: userInputRespondBody,
     replies: { 200: userInputReply },
     errors: ['invalid_request', 'not_found', 'already_settled'],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/consent-rules',
+    summary: 'The caller’s "Always allow" rules (an admin’s: everyone’s), newest first',
+    access: 'principal',
+    replies: { 200: consentRuleListReply },
+    errors: ['forbidden'],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/consent-rules/{id}',
+    summary: 'Revoke an "Always allow" rule: the next such consent asks a person again',
+    access: 'principal',
+    replies: { 204: null },
+    errors: ['forbidden', 'not_found'],
   },
   // ---------------------------------------------------------------- accounts
   {

@@ -35,6 +35,7 @@ const TABLES = [
   'notification_channels',
   'notification_settings',
   'notification_outbox',
+  'consent_rules',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

@@ -1,5 +1,6 @@
 /**
- * A small history router: `/` (inbox), `/sessions/:id`, `/decisions` (the
+ * A small history router: `/` (inbox), `/sessions/:id`, `/tasks/new` (start
+ * a task), `/decisions` (the
  * decision log), `/settings` (devices, tokens, notifications), `/answer`
  * (an answer link's confirm page, the one route that needs no session) and
  * `/signed-out` (how to get a sign-in link; where a spent link leads).
@@ -11,12 +12,14 @@ export type Route =
   | { name: 'session'; sessionId: string }
   | { name: 'decisions' }
   | { name: 'settings' }
+  | { name: 'newTask' }
   | { name: 'answer' }
   | { name: 'signedOut' };
 
 export function parseRoute(pathname: string): Route {
   if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
   if (/^\/settings\/?$/.test(pathname)) return { name: 'settings' };
+  if (/^\/tasks\/new\/?$/.test(pathname)) return { name: 'newTask' };
   if (/^\/answer\/?$/.test(pathname)) return { name: 'answer' };
   if (/^\/signed-out\/?$/.test(pathname)) return { name: 'signedOut' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);

@@ -9,6 +9,7 @@ import { ConnectionBanner } from './connection-banner.js';
 import { AnswerPage } from './answer-page.js';
 import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
+import { NewTaskForm } from './new-task-form.js';
 import { SessionView } from './session-view.js';
 import { SettingsPage } from './settings-page.js';
 import { WaitingCountTitle } from './waiting-count-title.js';
@@ -64,6 +65,7 @@ export function App() {
         </a>
         {auth === 'signed_in' ? (
           <>
+            <HeaderLink to="tasks/new" current={route.name} label={t('newTask.headerLink')} />
             <HeaderLink to="decisions" current={route.name} label={t('decisions.title')} />
             <HeaderLink to="settings" current={route.name} label={t('settings.title')} />
           </>
@@ -88,6 +90,7 @@ export function App() {
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}
         {auth === 'signed_in' && route.name === 'settings' ? <SettingsPage /> : null}
+        {auth === 'signed_in' && route.name === 'newTask' ? <NewTaskForm /> : null}
         {auth === 'signed_in' && route.name === 'session' ? (
           <SessionView key={route.sessionId} sessionId={route.sessionId} />
         ) : null}
@@ -97,14 +100,19 @@ export function App() {
 }
 
 /** A page link in the header; `to` is both the route's name and its path. */
-function HeaderLink(props: { to: 'decisions' | 'settings'; current: string; label: string }) {
+function HeaderLink(props: {
+  to: 'decisions' | 'settings' | 'tasks/new';
+  current: string;
+  label: string;
+}) {
   const path = `/${props.to}`;
+  const name = props.to === 'tasks/new' ? 'newTask' : props.to;
   return (
     <a
       href={path}
       className="header-link"
-      data-testid={`${props.to}-link`}
-      aria-current={props.current === props.to ? 'page' : undefined}
+      data-testid={`${name}-link`}
+      aria-current={props.current === name ? 'page' : undefined}
       onClick={(event) => {
         event.preventDefault();
         navigate(path);

@@ -16,6 +16,7 @@ import {
   type UserInputEntry,
   type UserInputsState,
 } from '../model/user-inputs.js';
+import { FirstRun } from './first-run.js';
 import { RelativeTime } from './relative-time.js';
 import { UserInputCard } from './user-input-card.js';
 
@@ -77,9 +78,12 @@ export function Inbox() {
           {t('inbox.title')}
         </h1>
         {entries.length === 0 ? (
-          <p className="muted" data-testid="inbox-empty">
-            {t('inbox.empty')}
-          </p>
+          <>
+            <p className="muted" data-testid="inbox-empty">
+              {t('inbox.empty')}
+            </p>
+            <FirstRun />
+          </>
         ) : null}
         <ul className="inbox-list" data-testid="inbox-list">
           {entries.map((item) =>

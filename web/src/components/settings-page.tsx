@@ -5,6 +5,7 @@
  */
 import { useTranslation } from 'react-i18next';
 import { AccessSettings } from './access-settings.js';
+import { ConsentRulesSection } from './consent-rules-section.js';
 import { DeviceNotifications } from './device-notifications.js';
 import { NotificationSettings } from './notification-settings.js';
 
@@ -17,6 +18,7 @@ export function SettingsPage() {
       </h1>
       <p className="muted">{t('settings.explain')}</p>
       <AccessSettings />
+      <ConsentRulesSection />
       <DeviceNotifications />
       <NotificationSettings />
     </section>

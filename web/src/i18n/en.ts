@@ -382,6 +382,45 @@ export const en = {
     copied: 'Copied',
     copyFailed: 'Select the text and copy it.',
   },
+  // ------------------------------------------------ first run, new task, "Always allow" (issue 15)
+  firstRun: {
+    title: 'Get started',
+    explain: 'Try Clarion with the bundled demo agent, connect your own agent, or start a task.',
+    demo: 'Try the demo',
+    demoStarting: 'Starting the demo…',
+    demoTaskTitle: 'Demo: an agent asks you a question',
+    demoFailed: 'The demo could not start ({{error}}).',
+    connect: 'Connect an agent',
+    newTask: 'New task',
+  },
+  newTask: {
+    headerLink: 'New task',
+    title: 'New task',
+    explain: 'An agent starts on it at once with your first prompt.',
+    titleLabel: 'Title',
+    profileLabel: 'Agent profile',
+    cwdLabel: 'Working directory (optional)',
+    cwdPlaceholder: '/home/you/project',
+    promptLabel: 'First prompt',
+    promptPlaceholder: 'What should the agent do? (Ctrl+Enter starts the task)',
+    create: 'Start task',
+    creating: 'Starting…',
+    cancel: 'Cancel',
+    failed: 'The task was not started: {{error}}',
+    profilesFailed: 'The agent profiles could not be loaded ({{error}}).',
+  },
+  consentRules: {
+    title: 'Always allow',
+    explain:
+      'Tools you chose “Always allow” for run without asking. Revoke a rule and the agent asks again.',
+    empty: 'No rules: every permission request asks.',
+    rule: '{{tool}} · {{profile}}',
+    setBy: 'Set by {{name}}',
+    revoke: 'Revoke',
+    revokeLabel: 'Revoke “Always allow” for {{tool}} ({{profile}})',
+    loadFailed: 'The rules could not be loaded ({{error}}).',
+    revokeFailed: 'The rule was not revoked ({{error}}).',
+  },
 } as const;
 
 type Widen<T> = { -readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

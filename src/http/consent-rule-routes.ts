@@ -1,0 +1,42 @@
+/**
+ * `/api/v1/consent-rules`: a person's "Always allow" rules, listed and
+ * revoked (an admin's list and revokes reach everyone's). Only a person has
+ * rules: an agent's token is refused here (`forbidden`), on the read too.
+ */
+import type { Context, Hono } from 'hono';
+import type { UserPrincipal } from '../auth/index.js';
+import type { Store } from '../store/index.js';
+import { consentRulesOf, revokeConsentRule } from '../turns/index.js';
+import { textProblem } from '../wire/index.js';
+import { principalOf } from './auth.js';
+import type { AppEnv } from './env.js';
+import { errorResponse, failureResponse } from './errors.js';
+
+export interface ConsentRuleRouteDeps {
+  readonly store: Store;
+}
+
+function person(c: Context<AppEnv>): UserPrincipal | Response {
+  const principal = principalOf(c);
+  if (!principal) return errorResponse(c, 'unauthorized');
+  if (principal.kind !== 'user') return errorResponse(c, 'forbidden');
+  return principal;
+}
+
+export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRouteDeps): void {
+  app.get('/api/v1/consent-rules', async (c) => {
+    const caller = person(c);
+    if (caller instanceof Response) return caller;
+    return c.json({ rules: await consentRulesOf(deps.store, caller) });
+  });
+
+  app.delete('/api/v1/consent-rules/:id', async (c) => {
+    const caller = person(c);
+    if (caller instanceof Response) return caller;
+    const id = c.req.param('id');
+    // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
+    if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown rule');
+    const result = await revokeConsentRule(deps.store, caller, id);
+    return result.ok ? c.body(null, 204) : failureResponse(c, result);
+  });
+}

@@ -1,0 +1,106 @@
+/**
+ * "Always allow" rules in the store: a person's standing answer to consent
+ * requests for one agent profile's tool. The row is the only truth about a
+ * rule: the registry asks for it at every consent request (never caches it),
+ * so a revoke takes effect at the next request on every server.
+ *
+ * A rule applies only where its person could have answered: in tasks of a
+ * workspace the person belongs to. (person, profile, tool) is unique; keeping
+ * an existing rule again leaves the first one, with its time, in place.
+ */
+import type { RepoContext } from './context.js';
+
+export interface ConsentRuleRecord {
+  readonly id: string;
+  readonly user_id: string;
+  /** The person's name now (from `users`), not when the rule was made. */
+  readonly user_name: string;
+  readonly agent_profile: string;
+  readonly tool_key: string;
+  readonly surface: string;
+  readonly created_at: string;
+}
+
+export interface NewConsentRule {
+  readonly userId: string;
+  readonly profile: string;
+  readonly toolKey: string;
+  readonly surface: string;
+}
+
+/** Keeps a rule; a second "always" for the same person, profile and tool changes nothing. */
+export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): Promise<void> {
+  const now = ctx.clock.timestamp();
+  await ctx.db
+    .insertInto('consent_rules')
+    .values({
+      id: ctx.ids.next(),
+      user_id: rule.userId,
+      agent_profile: rule.profile,
+      tool_key: rule.toolKey,
+      surface: rule.surface,
+      created_at: now,
+      updated_at: now,
+    })
+    .onConflict((conflict) =>
+      conflict.columns(['user_id', 'agent_profile', 'tool_key']).doNothing(),
+    )
+    .execute();
+}
+
+function rulesWithNames(ctx: RepoContext) {
+  return ctx.db
+    .selectFrom('consent_rules as r')
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .select([
+      'r.id',
+      'r.user_id',
+      'u.name as user_name',
+      'r.agent_profile',
+      'r.tool_key',
+      'r.surface',
+      'r.created_at',
+    ]);
+}
+
+/**
+ * The oldest rule that answers a consent for `profile`'s `toolKey` in
+ * `taskId`: one set by a member of the task's workspace.
+ */
+export async function consentRuleFor(
+  ctx: RepoContext,
+  query: { taskId: string; profile: string; toolKey: string },
+): Promise<ConsentRuleRecord | undefined> {
+  return rulesWithNames(ctx)
+    .innerJoin('workspace_members as wm', 'wm.user_id', 'r.user_id')
+    .innerJoin('tasks as t', 't.workspace_id', 'wm.workspace_id')
+    .where('t.id', '=', query.taskId)
+    .where('r.agent_profile', '=', query.profile)
+    .where('r.tool_key', '=', query.toolKey)
+    .orderBy('r.created_at')
+    .orderBy('r.id')
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** Every rule of `userId`, or of everyone when `userId` is null; newest first. */
+export function listConsentRules(
+  ctx: RepoContext,
+  userId: string | null,
+): Promise<ConsentRuleRecord[]> {
+  const all = rulesWithNames(ctx);
+  const scoped = userId === null ? all : all.where('r.user_id', '=', userId);
+  return scoped.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').execute();
+}
+
+/** Deletes a rule, only `userId`'s unless null; whether a row went. */
+export async function deleteConsentRule(
+  ctx: RepoContext,
+  ruleId: string,
+  userId: string | null,
+): Promise<boolean> {
+  let statement = ctx.db.deleteFrom('consent_rules').where('id', '=', ruleId);
+  if (userId !== null) statement = statement.where('user_id', '=', userId);
+  const result = await statement.executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,69 @@
+/**
+ * "Always allow" rules (issue 15): the registry's `consentRules` port over the
+ * store, and the REST reads and revokes. A person lists and revokes their own
+ * rules; an admin sees and revokes everyone's. Someone else's rule is
+ * `not_found` to anyone else, the same as one that does not exist.
+ */
+import type { UserPrincipal } from '../auth/index.js';
+import {
+  consentRuleFor,
+  deleteConsentRule,
+  keepConsentRule,
+  listConsentRules,
+  type ConsentRuleRecord,
+  type RepoContext,
+} from '../store/index.js';
+import type { UserInputPorts } from '../user-input/index.js';
+import {
+  DECISION_SURFACES,
+  failure,
+  type ConsentRuleView,
+  type DecisionSurface,
+  type Failure,
+} from '../wire/index.js';
+
+function surfaceOf(text: string): DecisionSurface {
+  return DECISION_SURFACES.find((surface) => surface === text) ?? 'web';
+}
+
+function ruleView(record: ConsentRuleRecord): ConsentRuleView {
+  return {
+    id: record.id,
+    agent_profile: record.agent_profile,
+    tool_key: record.tool_key,
+    set_by: { user_id: record.user_id, name: record.user_name },
+    surface: surfaceOf(record.surface),
+    created_at: record.created_at,
+  };
+}
+
+/** The registry's port: rules are read at every consent, so a revoke counts at once. */
+export function consentRulesPort(store: RepoContext): NonNullable<UserInputPorts['consentRules']> {
+  return {
+    async find(query) {
+      const rule = await consentRuleFor(store, query);
+      return rule
+        ? { user_id: rule.user_id, name: rule.user_name, surface: surfaceOf(rule.surface) }
+        : null;
+    },
+    keep: ({ profile, toolKey, setBy }) =>
+      keepConsentRule(store, { userId: setBy.user_id, profile, toolKey, surface: setBy.surface }),
+  };
+}
+
+export async function consentRulesOf(
+  store: RepoContext,
+  caller: UserPrincipal,
+): Promise<ConsentRuleView[]> {
+  return (await listConsentRules(store, caller.isAdmin ? null : caller.userId)).map(ruleView);
+}
+
+export async function revokeConsentRule(
+  store: RepoContext,
+  caller: UserPrincipal,
+  ruleId: string,
+): Promise<{ ok: true } | Failure<'not_found'>> {
+  return (await deleteConsentRule(store, ruleId, caller.isAdmin ? null : caller.userId))
+    ? { ok: true }
+    : failure('not_found', 'unknown rule');
+}

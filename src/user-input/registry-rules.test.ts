@@ -1,0 +1,167 @@
+/**
+ * The registry with a `consentRules` port (issue 15): a consent asks the port
+ * before it asks a person, after any "always" still being kept; a failing
+ * port asks a person; a close during the lookup refuses the agent.
+ */
+import { describe, expect, it } from 'vitest';
+import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
+import type { ConsentRuleQuery, ConsentRulesPort } from './ports.js';
+import type { ConsentRequestInput } from './request-input.js';
+import { createUserInputRegistry } from './registry.js';
+import {
+  CONSENT_RULE_LOOKUP_TIMEOUT_MS,
+  type AgentOutcome,
+  type Responder,
+  type UserInputView,
+} from './types.js';
+
+const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
+
+async function flush(): Promise<void> {
+  for (let i = 0; i < 20; i++) await Promise.resolve();
+}
+
+const consentInput: ConsentRequestInput = {
+  kind: 'consent',
+  sessionId: 'session-1',
+  taskId: 'task-1',
+  profile: 'demo',
+  toolKey: 'execute',
+  title: 'Run npm test',
+  toolCallId: null,
+  options: [
+    { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
+    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
+  ],
+};
+
+/** A store-like port whose writes finish only when the test releases them. */
+function slowRules() {
+  const rules = new Map<string, Responder>();
+  const key = (profile: string, toolKey: string) => `${profile}/${toolKey}`;
+  const pendingWrites: (() => void)[] = [];
+  const lookups: ConsentRuleQuery[] = [];
+  let failLookups = false;
+  let hangLookups = false;
+  const port: ConsentRulesPort = {
+    find(query) {
+      lookups.push(query);
+      if (failLookups) return Promise.reject(new Error('store unavailable'));
+      if (hangLookups) return new Promise<never>(() => {});
+      return Promise.resolve(rules.get(key(query.profile, query.toolKey)) ?? null);
+    },
+    keep({ profile, toolKey, setBy }) {
+      return new Promise((done) => {
+        pendingWrites.push(() => {
+          rules.set(key(profile, toolKey), setBy);
+          done();
+        });
+      });
+    },
+  };
+  return {
+    port,
+    rules,
+    lookups,
+    releaseWrites: () => {
+      for (const release of pendingWrites.splice(0)) release();
+    },
+    failLookups: () => {
+      failLookups = true;
+    },
+    hangLookups: () => {
+      hangLookups = true;
+    },
+  };
+}
+
+function setup() {
+  const clock = fakeClock();
+  const timers = new ClockTimers(clock);
+  const rules = slowRules();
+  const published: UserInputView[] = [];
+  const registry = createUserInputRegistry({
+    clock,
+    ids: sequentialIds('req'),
+    timers,
+    publish: (view) => published.push(view),
+    admitFollowUp: () => Promise.resolve('accepted'),
+    consentRules: rules.port,
+    logger: { info: () => {}, warn: () => {}, error: () => {} },
+  });
+  const open = () => {
+    const result = registry.request(consentInput);
+    if (!result.ok) throw new Error(result.code);
+    let outcome: AgentOutcome | undefined;
+    void result.outcome.then((value) => (outcome = value));
+    return { id: result.id, outcome: () => outcome };
+  };
+  return { registry, rules, published, open, timers };
+}
+
+describe('consent with a consentRules port', () => {
+  it('asks the port with the request’s task, profile and tool, then waits for a person', async () => {
+    const ctx = setup();
+    const consent = ctx.open();
+    await flush();
+    expect(ctx.rules.lookups).toEqual([
+      { sessionId: 'session-1', taskId: 'task-1', profile: 'demo', toolKey: 'execute' },
+    ]);
+    expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
+  });
+
+  it('an "always" still being kept answers the next request: the lookup waits for the write', async () => {
+    const ctx = setup();
+    const first = ctx.open();
+    await flush();
+    ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    const next = ctx.open();
+    await flush();
+    expect(ctx.rules.lookups).toHaveLength(1);
+    expect(next.outcome()).toBeUndefined();
+    ctx.rules.releaseWrites();
+    await flush();
+    expect(ctx.rules.rules.get('demo/execute')).toEqual(ADA);
+    expect(next.outcome()).toEqual({
+      kind: 'selected',
+      option_id: 'always',
+      option_kind: 'allow_always',
+      remembered: true,
+    });
+    expect(ctx.registry.get(next.id)).toMatchObject({ status: 'settled', remembered: true });
+  });
+
+  it('a failing lookup asks a person instead', async () => {
+    const ctx = setup();
+    ctx.rules.rules.set('demo/execute', ADA);
+    ctx.rules.failLookups();
+    const consent = ctx.open();
+    await flush();
+    expect(consent.outcome()).toBeUndefined();
+    expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
+  });
+
+  it('a lookup that does not answer in time asks a person', async () => {
+    const ctx = setup();
+    ctx.rules.hangLookups();
+    const consent = ctx.open();
+    await flush();
+    ctx.timers.advance(CONSENT_RULE_LOOKUP_TIMEOUT_MS - 1);
+    await flush();
+    expect(ctx.registry.get(consent.id)).toBeUndefined();
+    ctx.timers.advance(1);
+    await flush();
+    expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
+    expect(consent.outcome()).toBeUndefined();
+  });
+
+  it('a close during the lookup refuses the agent and opens nothing', async () => {
+    const ctx = setup();
+    const consent = ctx.open();
+    ctx.registry.close();
+    await flush();
+    expect(consent.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(consent.id)).toBeUndefined();
+    expect(ctx.published).toEqual([]);
+  });
+});

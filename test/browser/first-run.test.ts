@@ -1,0 +1,209 @@
+/**
+ * Issue 15 in Chromium against a real server and the demo agent: the empty
+ * inbox's first run (the demo task made from the UI and answered there, and
+ * the MCP command with a fresh token), the New task page (a bad working
+ * directory shows the server's reason beside the field), and an "Always
+ * allow" rule revoked in Settings making the next permission request ask.
+ * Desktop and phone; screenshots go to dist/test-artifacts/.
+ */
+import { mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { UserInputView } from '../../src/user-input/index.js';
+import type { ConsentRuleView } from '../../src/wire/index.js';
+import { api, ARTIFACTS, launchChromium, startWorld, type World } from './support/harness.js';
+import {
+  agentReplies,
+  agentSaid,
+  option,
+  overflowsHorizontally,
+  smallTargets,
+  until,
+  WAIT,
+} from './support/clarification-pages.js';
+
+type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
+const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
+
+/**
+ * Whether the page is wider than the phone. On a mobile viewport an overflow
+ * widens the layout viewport itself, so `innerWidth` cannot be the yardstick.
+ */
+async function widerThanPhone(page: Page): Promise<boolean> {
+  const width = await page.evaluate<number>('document.documentElement.scrollWidth');
+  return width > PHONE.viewport.width;
+}
+
+describe('first run, new task and "Always allow" rules in Chromium', () => {
+  let world: World;
+  let browser: Browser;
+  let signedIn: StorageState;
+
+  async function open(size: 'desktop' | 'phone'): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({
+      storageState: signedIn,
+      locale: 'en-US',
+      ...(size === 'phone' ? PHONE : { viewport: { width: 1280, height: 900 } }),
+    });
+    context.setDefaultTimeout(30_000);
+    return { context, page: await context.newPage() };
+  }
+
+  async function live(page: Page): Promise<void> {
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+  }
+
+  const shoot = (page: Page, name: string) =>
+    page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+  async function waitingConsent(sessionId: string): Promise<UserInputView> {
+    const found = await until(
+      () => api<{ requests: UserInputView[] }>(world, 'GET', '/api/v1/user-inputs'),
+      (list) => list.requests.some((request) => request.session_id === sessionId),
+    );
+    const request = found.requests.find((item) => item.session_id === sessionId);
+    if (!request) throw new Error('no consent request');
+    return request;
+  }
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(world.signInUrl);
+    await page.waitForURL(`${world.origin}/`);
+    signedIn = await context.storageState();
+    await context.close();
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  it('the empty inbox starts the demo task, which asks; answering it in the UI reaches the agent', async () => {
+    const { context, page } = await open('desktop');
+    await page.goto(`${world.origin}/`);
+    await live(page);
+    const firstRun = page.getByTestId('first-run');
+    await firstRun.waitFor(WAIT);
+    await shoot(page, 'first-run-desktop');
+    await page.getByTestId('first-run-demo').click();
+    await page.waitForURL(/\/sessions\/[^/]+$/, WAIT);
+    const sessionId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
+    await page.getByTestId('clarification-overlay').waitFor(WAIT);
+    await option(page, 'Generated').click();
+    await agentSaid(page, 'Answer to q1: "Generated"').waitFor(WAIT);
+    const replies = await agentReplies(world, sessionId);
+    expect(replies.some((reply) => reply.includes('Answer to q1: "Generated"'))).toBe(true);
+    const tasks = await api<{ tasks: { title: string }[] }>(world, 'GET', '/api/v1/tasks');
+    expect(tasks.tasks.map((task) => task.title)).toContain('Demo: an agent asks you a question');
+    await context.close();
+  });
+
+  it('"Connect an agent" shows the MCP command with a new token, on a phone with 44 px targets', async () => {
+    const { context, page } = await open('phone');
+    await page.goto(`${world.origin}/`);
+    await live(page);
+    await page.getByTestId('first-run').waitFor(WAIT);
+    expect(await smallTargets(page, 'first-run')).toEqual([]);
+    await page.getByTestId('first-run-connect').click();
+    await page.getByTestId('claude-code-mint').click();
+    const command = page.getByTestId('claude-code-command');
+    await expect
+      .poll(() => command.inputValue(), WAIT)
+      .toMatch(
+        /^claude mcp add --transport http clarion http:\/\/127\.0\.0\.1:\d+\/mcp --header "Authorization: Bearer \S+"$/,
+      );
+    const tokens = await api<{ tokens: { name: string }[] }>(world, 'GET', '/api/v1/tokens');
+    expect(tokens.tokens.map((token) => token.name)).toContain('Claude Code');
+    expect(await overflowsHorizontally(page)).toBe(false);
+    expect(await widerThanPhone(page)).toBe(false);
+    await shoot(page, 'first-run-phone-connect');
+    await context.close();
+  });
+
+  it('New task shows the server’s reason for a bad working directory, then starts with a good one', async () => {
+    const { context, page } = await open('phone');
+    await page.goto(`${world.origin}/`);
+    await live(page);
+    await page.getByTestId('newTask-link').click();
+    await page.getByTestId('new-task').waitFor(WAIT);
+    await expect
+      .poll(() => page.getByTestId('new-task-profile').locator('option').allTextContents(), WAIT)
+      .toContain('demo');
+    await page.getByTestId('new-task-title').fill('Typed in the form');
+    await page.getByTestId('new-task-cwd').fill('relative/path');
+    await page.getByTestId('new-task-prompt').fill('/ask Which file first?');
+    await page.getByTestId('new-task-create').click();
+    const problem = page.getByTestId('new-task-cwd-problem');
+    await problem.waitFor(WAIT);
+    await expect(problem.textContent()).resolves.toContain('absolute');
+    await expect(page.getByTestId('new-task-cwd').getAttribute('aria-invalid')).resolves.toBe(
+      'true',
+    );
+    const before = await api<{ tasks: unknown[] }>(world, 'GET', '/api/v1/tasks');
+    expect(await smallTargets(page, 'new-task')).toEqual([]);
+    expect(await overflowsHorizontally(page)).toBe(false);
+    expect(await widerThanPhone(page)).toBe(false);
+    await shoot(page, 'new-task-phone-bad-cwd');
+
+    await page.getByTestId('new-task-cwd').fill(tmpdir());
+    // Enter in a field submits the form.
+    await page.getByTestId('new-task-title').press('Enter');
+    await page.waitForURL(/\/sessions\/[^/]+$/, WAIT);
+    await page.getByTestId('clarification-overlay').waitFor(WAIT);
+    await expect(page.getByTestId('clarification-overlay').textContent()).resolves.toContain(
+      'Which file first?',
+    );
+    const after = await api<{ tasks: unknown[] }>(world, 'GET', '/api/v1/tasks');
+    expect(after.tasks.length).toBe(before.tasks.length + 1);
+    await context.close();
+  });
+
+  it('a rule revoked in Settings makes the next permission request ask again', async () => {
+    const first = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title: 'Always allowed',
+      prompt: '/permission',
+    });
+    const asked = await waitingConsent(first.session.id);
+    await api(world, 'POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    await until(
+      () => api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules'),
+      (list) => list.rules.length === 1,
+    );
+
+    const { context, page } = await open('desktop');
+    await page.goto(`${world.origin}/settings`);
+    await live(page);
+    const rule = page.getByTestId('consent-rule');
+    await rule.waitFor(WAIT);
+    await expect(rule.textContent()).resolves.toContain('demo');
+    await expect(rule.textContent()).resolves.toContain('Set by admin');
+    await shoot(page, 'settings-consent-rules-desktop');
+    await rule.getByTestId('consent-rule-revoke').click();
+    await page.getByTestId('consent-rules-empty').waitFor(WAIT);
+    const rules = await api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules');
+    expect(rules.rules).toEqual([]);
+
+    const next = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title: 'Asks again',
+      prompt: '/permission',
+    });
+    const again = await waitingConsent(next.session.id);
+    expect(again).toMatchObject({ kind: 'consent', status: 'awaiting' });
+    await page.goto(`${world.origin}/sessions/${next.session.id}`);
+    await page
+      .locator(`[data-testid="user-input-card"][data-request-id="${again.id}"]`)
+      .getByTestId('consent-option')
+      .first()
+      .waitFor(WAIT);
+    await context.close();
+  });
+});

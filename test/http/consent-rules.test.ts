@@ -1,0 +1,187 @@
+/**
+ * Issue 15: "Always allow" rules kept per person, agent profile and tool, on
+ * SQLite and PostgreSQL, through the demo agent's real permission request.
+ * A person lists and revokes their own rules, an admin everyone's; someone
+ * else's rule is 404 to a person; a revoked rule makes the next request ask.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/tokens.js';
+import type { UserInputView } from '../../src/user-input/index.js';
+import type { ConsentRuleView } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS } from '../support/databases.js';
+import {
+  bearerApi,
+  startInProcessServer,
+  type ApiCall,
+  type InProcessServer,
+} from '../support/in-process-server.js';
+
+const TOKEN = 'consent-rules-admin-token-0123456';
+
+describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
+  let running: InProcessServer;
+  let admin: ApiCall;
+  let bob: ApiCall;
+  let bobId: string;
+  let bobToken: string;
+
+  beforeEach(async () => {
+    running = await startInProcessServer(driver, TOKEN);
+    admin = running.api;
+    const created = await admin<{ user: { id: string }; token: string }>('POST', '/api/v1/users', {
+      name: 'Bob',
+    });
+    bobId = created.json.user.id;
+    bobToken = created.json.token;
+    bob = bearerApi(running.server.url, bobToken);
+  });
+
+  afterEach(async () => {
+    await running.dispose();
+  });
+
+  async function startPermissionTask(as: ApiCall): Promise<string> {
+    const created = await as<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'Permission',
+      prompt: '/permission',
+    });
+    expect(created.status).toBe(201);
+    return created.json.session.id;
+  }
+
+  async function agentText(sessionId: string): Promise<string> {
+    const page = await admin<{ messages: { author: string; type: string; content: string }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+    return page.json.messages
+      .filter((message) => message.author === 'agent' && message.type === 'message')
+      .map((message) => message.content)
+      .join('\n');
+  }
+
+  async function consentOf(as: ApiCall, sessionId: string): Promise<UserInputView> {
+    let found: UserInputView | undefined;
+    await eventually(async () => {
+      const list = await as<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
+      found = list.json.requests.find((request) => request.session_id === sessionId);
+      return found !== undefined;
+    }, 15_000);
+    if (!found) throw new Error('no consent request');
+    return found;
+  }
+
+  async function allowAlways(as: ApiCall): Promise<void> {
+    const sessionId = await startPermissionTask(as);
+    const request = await consentOf(as, sessionId);
+    const chosen = await as('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    expect(chosen.status).toBe(200);
+    await eventually(async () => (await agentText(sessionId)).includes('allow-always'), 15_000);
+  }
+
+  /** DELETE answers 204 without a body: the status, and the body's code when there is one. */
+  async function revoke(token: string, id: string | undefined) {
+    const response = await fetch(`${running.server.url}/api/v1/consent-rules/${id ?? ''}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    });
+    const text = await response.text();
+    const body = text === '' ? undefined : (JSON.parse(text) as { code: string });
+    return { status: response.status, code: body?.code };
+  }
+
+  const rulesOf = async (as: ApiCall) =>
+    (await as<{ rules: ConsentRuleView[] }>('GET', '/api/v1/consent-rules')).json.rules;
+
+  it('lists a person’s rule for them and an admin; only they or an admin revoke it', async () => {
+    const workspaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const workspaceId = workspaces.json.workspaces[0]?.id ?? '';
+    const member = await admin('POST', `/api/v1/workspaces/${workspaceId}/members`, {
+      user_id: bobId,
+    });
+    expect(member.status).toBe(201);
+
+    expect(await rulesOf(bob)).toEqual([]);
+    await allowAlways(bob);
+    const [bobsRule] = await rulesOf(bob);
+    expect(bobsRule).toMatchObject({
+      agent_profile: 'demo',
+      set_by: { user_id: bobId, name: 'Bob' },
+      surface: 'rest',
+    });
+    expect(typeof bobsRule?.tool_key).toBe('string');
+    // An admin sees everyone's rules.
+    expect((await rulesOf(admin)).map((rule) => rule.id)).toEqual([bobsRule?.id]);
+
+    // Bob's rule answers the admin's consent in the workspace they share: nobody is asked.
+    const answered = await startPermissionTask(admin);
+    await eventually(async () => (await agentText(answered)).includes('Permission answer'), 15_000);
+    expect(await agentText(answered)).toContain('allow-always');
+
+    // The admin's own "always" next to Bob's: Bob neither sees nor revokes it.
+    expect(await revoke(bobToken, bobsRule?.id)).toEqual({ status: 204, code: undefined });
+    await allowAlways(admin);
+    const [adminsRule] = await rulesOf(admin);
+    expect(adminsRule?.set_by.name).not.toBe('Bob');
+    expect(await rulesOf(bob)).toEqual([]);
+    expect(await revoke(bobToken, adminsRule?.id)).toEqual({ status: 404, code: 'not_found' });
+    expect((await rulesOf(admin)).map((rule) => rule.id)).toEqual([adminsRule?.id]);
+    expect((await revoke(TOKEN, 'no-such-rule')).status).toBe(404);
+    expect((await revoke(TOKEN, '%00')).status).toBe(404);
+  });
+
+  it('a revoked rule makes the next request ask a person again', async () => {
+    await allowAlways(admin);
+    const remembered = await startPermissionTask(admin);
+    await eventually(
+      async () => (await agentText(remembered)).includes('Permission answer'),
+      15_000,
+    );
+    const [rule] = await rulesOf(admin);
+    expect((await revoke(TOKEN, rule?.id)).status).toBe(204);
+    expect(await rulesOf(admin)).toEqual([]);
+    expect((await revoke(TOKEN, rule?.id)).status).toBe(404);
+
+    const asked = await startPermissionTask(admin);
+    const request = await consentOf(admin, asked);
+    expect(request).toMatchObject({ kind: 'consent', status: 'awaiting' });
+  });
+
+  it('a rule of someone outside the task’s workspace does not answer its consent', async () => {
+    // Bob works only in a workspace of his own, which the admin is not asked about.
+    const own = await admin<{ workspace: { id: string } }>('POST', '/api/v1/workspaces', {
+      name: 'Bob’s',
+    });
+    const joined = await admin('POST', `/api/v1/workspaces/${own.json.workspace.id}/members`, {
+      user_id: bobId,
+    });
+    expect(joined.status).toBe(201);
+    await allowAlways(bob);
+    expect(await rulesOf(bob)).toHaveLength(1);
+
+    const asked = await startPermissionTask(admin);
+    expect(await consentOf(admin, asked)).toMatchObject({ kind: 'consent', status: 'awaiting' });
+  });
+
+  it('refuses an agent’s token: an agent has no rules and never revokes one', async () => {
+    await allowAlways(admin);
+    const [rule] = await rulesOf(admin);
+    const sessionId = await startPermissionTask(admin);
+    const me = await admin<{ user: { id: string } }>('GET', '/api/v1/me');
+    const agent = await issueToken(running.server.store, {
+      kind: 'agent',
+      userId: me.json.user.id,
+      sessionId,
+    });
+    const listed = await bearerApi(running.server.url, agent.secret)(
+      'GET',
+      '/api/v1/consent-rules',
+    );
+    expect(listed.status).toBe(403);
+    expect((await revoke(agent.secret, rule?.id)).status).toBe(403);
+    expect((await rulesOf(admin)).map((kept) => kept.id)).toEqual([rule?.id]);
+  });
+});

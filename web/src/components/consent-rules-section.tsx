@@ -1,0 +1,89 @@
+/**
+ * Settings → "Always allow": the standing rules that answer an agent's
+ * permission request without asking (the person's own; an admin's list holds
+ * everyone's), each with its agent profile, tool, who set it and when, and
+ * Revoke. After a revoke the next such request asks again.
+ */
+import { useCallback, useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ConsentRuleView } from '../../../src/wire/index.js';
+import { consentRules, revokeConsentRule } from '../model/tasks-api.js';
+import { RelativeTime } from './relative-time.js';
+
+export function ConsentRulesSection() {
+  const { t } = useTranslation();
+  const [rules, setRules] = useState<ConsentRuleView[] | undefined>();
+  const [error, setError] = useState<string | undefined>();
+
+  const load = useCallback(async () => {
+    const result = await consentRules();
+    if (result.ok) setRules(result.value.rules);
+    else setError(t('consentRules.loadFailed', { error: result.error }));
+  }, [t]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  async function revoke(rule: ConsentRuleView): Promise<void> {
+    setError(undefined);
+    const result = await revokeConsentRule(rule.id);
+    if (!result.ok) setError(t('consentRules.revokeFailed', { error: result.error }));
+    await load();
+  }
+
+  return (
+    <section
+      className="settings-section"
+      data-testid="consent-rules"
+      aria-labelledby="consent-rules-title"
+    >
+      <h2 id="consent-rules-title" className="section-title">
+        {t('consentRules.title')}
+      </h2>
+      <p className="muted">{t('consentRules.explain')}</p>
+      {rules !== undefined && rules.length === 0 ? (
+        <p className="muted" data-testid="consent-rules-empty">
+          {t('consentRules.empty')}
+        </p>
+      ) : null}
+      {rules !== undefined && rules.length > 0 ? (
+        <ul className="token-list" data-testid="consent-rule-list">
+          {rules.map((rule) => (
+            <li
+              key={rule.id}
+              className="token-item"
+              data-testid="consent-rule"
+              data-rule-id={rule.id}
+            >
+              <span className="token-name">
+                {t('consentRules.rule', { tool: rule.tool_key, profile: rule.agent_profile })}
+              </span>
+              <span className="muted">
+                {t('consentRules.setBy', { name: rule.set_by.name })} ·{' '}
+                <RelativeTime at={rule.created_at} className="relative-time" />
+              </span>
+              <button
+                type="button"
+                className="button"
+                data-testid="consent-rule-revoke"
+                aria-label={t('consentRules.revokeLabel', {
+                  tool: rule.tool_key,
+                  profile: rule.agent_profile,
+                })}
+                onClick={() => void revoke(rule)}
+              >
+                {t('consentRules.revoke')}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {error !== undefined ? (
+        <p className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,195 @@
+/**
+ * `/tasks/new`: start a task from the web app — title, agent profile (from
+ * `GET /api/v1/agent-profiles`), an optional working directory and the first
+ * prompt. The server validates; its 400 problems show beside their fields.
+ * On success the new session opens. Every control is a native form control
+ * (Enter submits from any field, Ctrl/⌘+Enter from the prompt) and at least
+ * the target size on touch screens.
+ */
+import { useEffect, useId, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { AgentProfileView } from '../../../src/wire/index.js';
+import { navigate } from '../app/router.js';
+import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
+
+const FIELDS = ['title', 'agent_profile', 'cwd', 'prompt'] as const;
+type Field = (typeof FIELDS)[number];
+
+export function NewTaskForm() {
+  const { t } = useTranslation();
+  const id = useId();
+  const [profiles, setProfiles] = useState<AgentProfileView[] | undefined>();
+  const [title, setTitle] = useState('');
+  const [profile, setProfile] = useState('');
+  const [cwd, setCwd] = useState('');
+  const [prompt, setPrompt] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [problems, setProblems] = useState<Partial<Record<Field, string>>>({});
+  const [error, setError] = useState<string | undefined>();
+
+  useEffect(() => {
+    let cancelled = false;
+    void agentProfiles().then((result) => {
+      if (cancelled) return;
+      if (result.ok) {
+        setProfiles(result.value.profiles);
+        setProfile((chosen) => chosen || (result.value.profiles[0]?.name ?? ''));
+      } else {
+        setError(t('newTask.profilesFailed', { error: result.error }));
+      }
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [t]);
+
+  async function submit(event?: { preventDefault(): void }): Promise<void> {
+    event?.preventDefault();
+    if (busy) return;
+    setBusy(true);
+    setError(undefined);
+    setProblems({});
+    const result = await createTask({
+      title,
+      ...(profile === '' ? {} : { agent_profile: profile }),
+      ...(cwd.trim() === '' ? {} : { cwd: cwd.trim() }),
+      ...(prompt.trim() === '' ? {} : { prompt }),
+    });
+    setBusy(false);
+    if (result.ok) {
+      navigate(`/sessions/${encodeURIComponent(result.value.session.id)}`);
+      return;
+    }
+    const byField = fieldProblems(result);
+    const known: Partial<Record<Field, string>> = {};
+    const other: string[] = [];
+    for (const [field, message] of Object.entries(byField)) {
+      if ((FIELDS as readonly string[]).includes(field)) known[field as Field] = message;
+      else other.push(message);
+    }
+    setProblems(known);
+    if (Object.keys(known).length === 0 || other.length > 0) {
+      setError(t('newTask.failed', { error: [result.error, ...other].join('; ') }));
+    }
+  }
+
+  const described = (field: Field) =>
+    problems[field] === undefined ? undefined : `${id}-${field}-problem`;
+  const problem = (field: Field) =>
+    problems[field] === undefined ? null : (
+      <span
+        id={`${id}-${field}-problem`}
+        className="field-problem"
+        role="alert"
+        data-testid={`new-task-${field}-problem`}
+      >
+        {problems[field]}
+      </span>
+    );
+
+  return (
+    <section className="new-task" data-testid="new-task" aria-labelledby={`${id}-title`}>
+      <h1 id={`${id}-title`} className="page-title">
+        {t('newTask.title')}
+      </h1>
+      <p className="muted">{t('newTask.explain')}</p>
+      <form className="new-task-form" noValidate onSubmit={(event) => void submit(event)}>
+        <label className="form-field">
+          <span>{t('newTask.titleLabel')}</span>
+          <input
+            data-testid="new-task-title"
+            value={title}
+            required
+            autoFocus
+            aria-invalid={problems.title !== undefined}
+            aria-describedby={described('title')}
+            onChange={(event) => {
+              setTitle(event.target.value);
+            }}
+          />
+          {problem('title')}
+        </label>
+        <label className="form-field">
+          <span>{t('newTask.profileLabel')}</span>
+          <select
+            data-testid="new-task-profile"
+            value={profile}
+            aria-invalid={problems.agent_profile !== undefined}
+            aria-describedby={described('agent_profile')}
+            onChange={(event) => {
+              setProfile(event.target.value);
+            }}
+          >
+            {(profiles ?? []).map((item) => (
+              <option key={item.name} value={item.name}>
+                {item.name}
+              </option>
+            ))}
+          </select>
+          {problem('agent_profile')}
+        </label>
+        <label className="form-field">
+          <span>{t('newTask.cwdLabel')}</span>
+          <input
+            data-testid="new-task-cwd"
+            value={cwd}
+            placeholder={t('newTask.cwdPlaceholder')}
+            spellCheck={false}
+            autoCapitalize="off"
+            aria-invalid={problems.cwd !== undefined}
+            aria-describedby={described('cwd')}
+            onChange={(event) => {
+              setCwd(event.target.value);
+            }}
+          />
+          {problem('cwd')}
+        </label>
+        <label className="form-field">
+          <span>{t('newTask.promptLabel')}</span>
+          <textarea
+            data-testid="new-task-prompt"
+            value={prompt}
+            rows={4}
+            placeholder={t('newTask.promptPlaceholder')}
+            aria-invalid={problems.prompt !== undefined}
+            aria-describedby={described('prompt')}
+            onChange={(event) => {
+              setPrompt(event.target.value);
+            }}
+            onKeyDown={(event) => {
+              if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) {
+                event.preventDefault();
+                void submit();
+              }
+            }}
+          />
+          {problem('prompt')}
+        </label>
+        <div className="form-actions">
+          <button
+            type="submit"
+            className="button button-primary"
+            data-testid="new-task-create"
+            disabled={busy}
+          >
+            {busy ? t('newTask.creating') : t('newTask.create')}
+          </button>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              navigate('/');
+            }}
+          >
+            {t('newTask.cancel')}
+          </button>
+        </div>
+      </form>
+      {error !== undefined ? (
+        <p className="error" role="alert" data-testid="new-task-error">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,63 @@
+/**
+ * REST calls for starting work from the web app (issue 15): the agent
+ * profiles a task may use, a new task with its first prompt, and the
+ * person's "Always allow" rules. Results are typed; failures are values.
+ */
+import type {
+  AgentProfileView,
+  ConsentRuleListReply,
+  SessionView,
+  TaskView,
+} from '../../../src/wire/index.js';
+import { request, type ApiFailure, type ApiResult, type FetchLike } from './api.js';
+
+const browserFetch: FetchLike = (input, init) => fetch(input, init);
+
+export interface NewTask {
+  title: string;
+  agent_profile?: string;
+  cwd?: string;
+  prompt?: string;
+}
+
+export function agentProfiles(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<{ profiles: AgentProfileView[] }>> {
+  return request(fetchImpl, '/api/v1/agent-profiles');
+}
+
+export function createTask(
+  task: NewTask,
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<{ task: TaskView; session: SessionView }>> {
+  return request(fetchImpl, '/api/v1/tasks', { method: 'POST', body: JSON.stringify(task) });
+}
+
+export function consentRules(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<ConsentRuleListReply>> {
+  return request(fetchImpl, '/api/v1/consent-rules');
+}
+
+export function revokeConsentRule(
+  id: string,
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<null>> {
+  return request(fetchImpl, `/api/v1/consent-rules/${encodeURIComponent(id)}`, {
+    method: 'DELETE',
+  });
+}
+
+/** A 400's field problems (`details: [{path, message}]`), keyed by field. */
+export function fieldProblems(failure: ApiFailure): Record<string, string> {
+  if (failure.kind !== 'http' || !Array.isArray(failure.details)) return {};
+  const problems: Record<string, string> = {};
+  for (const item of failure.details as unknown[]) {
+    if (typeof item !== 'object' || item === null) continue;
+    const { path, message } = item as { path?: unknown; message?: unknown };
+    if (typeof message !== 'string') continue;
+    const field = typeof path === 'string' ? path : Array.isArray(path) ? path.join('.') : '';
+    problems[field] = problems[field] ? `${problems[field]}; ${message}` : message;
+  }
+  return problems;
+}

@@ -10,6 +10,7 @@ import type { AgentProfile } from './agents/runtime.js';
 import { adminTokenProblem } from './auth/bootstrap.js';
 import type { DatabaseTarget } from './store/index.js';
 import {
+  AGENT_IDLE_MS,
   AGENT_START_TIMEOUT_MS,
   AGENT_STOP_GRACE_MS,
   AGENTS_PER_SERVER,
@@ -35,6 +36,8 @@ export interface Config {
   readonly agentQuota?: AgentQuotaLimits;
   /** How long an agent may take to start, and to stop after SIGTERM; the tunables' defaults when absent. */
   readonly agentTimings?: { readonly startTimeoutMs: number; readonly stopGraceMs: number };
+  /** How long an agent may sit idle before it is stopped; the tunable's default when absent. */
+  readonly agentIdleMs?: number;
   /** Host suffixes notification channels may send to; empty or absent allows every host. */
   readonly notifyAllowedHosts?: readonly string[];
 }
@@ -101,6 +104,12 @@ const environment = z.object({
   CLARION_AGENTS_PER_SERVER: quota('CLARION_AGENTS_PER_SERVER').default(AGENTS_PER_SERVER),
   CLARION_AGENT_START_TIMEOUT_S: seconds('CLARION_AGENT_START_TIMEOUT_S').optional(),
   CLARION_AGENT_STOP_GRACE_S: seconds('CLARION_AGENT_STOP_GRACE_S').optional(),
+  CLARION_AGENT_IDLE_S: z.coerce
+    .number({ error: 'CLARION_AGENT_IDLE_S must be a number of seconds' })
+    .positive('CLARION_AGENT_IDLE_S must be more than 0')
+    .max(7 * 24 * 3600, 'CLARION_AGENT_IDLE_S must be at most a week')
+    .transform((value) => Math.round(value * 1000))
+    .optional(),
   CLARION_PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
     .transform((url) => new URL(url).origin)
@@ -164,6 +173,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
       startTimeoutMs: settings.CLARION_AGENT_START_TIMEOUT_S ?? AGENT_START_TIMEOUT_MS,
       stopGraceMs: settings.CLARION_AGENT_STOP_GRACE_S ?? AGENT_STOP_GRACE_MS,
     },
+    agentIdleMs: settings.CLARION_AGENT_IDLE_S ?? AGENT_IDLE_MS,
     notifyAllowedHosts: settings.CLARION_NOTIFY_ALLOWED_HOSTS ?? [],
   };
 }

@@ -52,6 +52,11 @@ import {
 } from './store/index.js';
 import { systemTimers } from './support/timers.js';
 import { AgentQuota, DEFAULT_AGENT_QUOTA } from './turns/agent-quota.js';
+import { AgentStarts } from './turns/agent-starts.js';
+import { CancelRequests } from './turns/cancellations.js';
+import { IdleStops } from './turns/idle-policy.js';
+import { drainQueuesAfterRestart } from './turns/admission.js';
+import { AGENT_IDLE_MS } from './tunables.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
@@ -187,6 +192,8 @@ export async function startServer(
         (sessionId) => host.isStarted(sessionId),
         config.agentQuota ?? DEFAULT_AGENT_QUOTA,
       ),
+      idleStops: new IdleStops(systemTimers, config.agentIdleMs ?? AGENT_IDLE_MS),
+      starts: new AgentStarts(),
     };
     const clarification = new ClarificationService({
       store,
@@ -221,6 +228,7 @@ export async function startServer(
       sessions,
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
+      cancellations: new CancelRequests(),
     };
     turnsRef = turns;
     const notifyTunables = { ...DEFAULT_NOTIFY_TUNABLES, ...options.notify?.tunables };
@@ -295,6 +303,8 @@ export async function startServer(
     const exposed = exposureWarning(config.host, config.publicOrigin);
     if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
     notifier.start();
+    // Sessions a stop of Clarion interrupted with messages waiting: their agents start again now.
+    await drainQueuesAfterRestart(turns);
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');
@@ -315,7 +325,10 @@ export async function startServer(
         await notifier.close();
         userInputs.close();
         await mcp.close();
+        launch.idleStops.close();
         await host.close();
+        // Starts the stop cut short end now; let them say so before the store closes.
+        await launch.starts.idle();
         // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
         await revokeAllAgentTokens(store);
         hub.closeAll();

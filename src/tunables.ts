@@ -30,6 +30,17 @@ export const CONSENT_RULE_LOOKUP_TIMEOUT_MS = 5_000;
 // ---------------------------------------------------------------- agents
 /** How long a new agent process may take to answer `initialize` and `session/new`; `CLARION_AGENT_START_TIMEOUT_S`. */
 export const AGENT_START_TIMEOUT_MS = 30_000;
+/**
+ * An agent with no turn, no open question and no user-input request for this
+ * long is stopped (the next prompt starts it again); `CLARION_AGENT_IDLE_S`.
+ */
+export const AGENT_IDLE_MS = 600_000;
+/**
+ * How long a message that starts its session's agent waits for that start
+ * before its admission answers `queued` (the session shows `starting`); a
+ * quicker start answers `sent`, or the failure, as a person expects.
+ */
+export const ADMISSION_START_WAIT_MS = 2_000;
 /** SIGTERM to SIGKILL for an agent's process group; `CLARION_AGENT_STOP_GRACE_S`. */
 export const AGENT_STOP_GRACE_MS = 5_000;
 /** After SIGKILL, how long a stop still waits for the agent's exit before it gives up on it. */

@@ -76,7 +76,13 @@ export type RuntimeEvent =
       stopReason: StopReason;
       error?: string;
     }
-  | { type: 'agent_session'; sessionId: string; agentSessionId: string }
+  | {
+      type: 'agent_session';
+      sessionId: string;
+      agentSessionId: string;
+      /** The agent loaded the earlier conversation (`session/load`) rather than opening a new one. */
+      loaded: boolean;
+    }
   | {
       type: 'agent_exited';
       sessionId: string;

@@ -75,6 +75,7 @@ export {
   clearSessionFailure,
   failSession,
   resetInterruptedSessions,
+  idleSessionsWithQueue,
   setAgentSessionId,
   transitionSession,
 } from './tasks.js';

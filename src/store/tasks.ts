@@ -210,7 +210,7 @@ const bumpRevisionStatement = compiledStatement(
 
 /**
  * Start-up: agent processes do not survive a restart, so a session that was
- * running or waiting for input is idle again; its next prompt, or a detached
+ * starting, running or waiting for input is idle again; its next prompt, or a detached
  * answer, starts its agent anew.
  */
 export async function resetInterruptedSessions(ctx: RepoContext): Promise<number> {
@@ -221,7 +221,26 @@ export async function resetInterruptedSessions(ctx: RepoContext): Promise<number
       revision: eb('revision', '+', 1),
       updated_at: ctx.clock.timestamp(),
     }))
-    .where('state', 'in', ['running', 'waiting_for_input'])
+    .where('state', 'in', ['starting', 'running', 'waiting_for_input'])
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
+}
+
+/** Idle sessions with queued messages: after a restart nothing else would start them. */
+export async function idleSessionsWithQueue(ctx: RepoContext): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_sessions')
+    .select('id')
+    .where('state', '=', 'idle')
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('message_queue')
+          .select('message_queue.id')
+          .whereRef('message_queue.task_session_id', '=', 'task_sessions.id'),
+      ),
+    )
+    .orderBy('updated_at')
+    .execute();
+  return rows.map((row) => row.id);
 }

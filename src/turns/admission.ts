@@ -3,12 +3,25 @@
  * per admission key. Sent now (a new turn), queued behind a running turn, or
  * refused; a repeat with the same key returns the first outcome and never adds
  * a second message or turn. Queued messages start when the turn ends.
+ *
+ * A person's message to a session whose agent is not running is queued, and
+ * the session shows `starting` while its agent starts after the answer: the
+ * message is durable in the queue and either runs once the agent is up or
+ * stays there on a failed session, for its restart (never "sent" unless the
+ * agent has it).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ADMISSION_START_WAIT_MS } from '../tunables.js';
+import { agentFailureOf } from '../agents/index.js';
 import type { Principal } from '../auth/index.js';
 import type { SessionWrite } from '../events/index.js';
 import {
+  failSession,
+  idleSessionsWithQueue,
+  listQueue,
   appendMessage,
   canSeeSession,
+  deleteQueued,
   enqueueMessage,
   getSession,
   messageByAdmissionKey,
@@ -20,8 +33,9 @@ import {
   type QueuedMessage,
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
-import { failure, type Failure } from '../wire/index.js';
-import { agentPlace, dispatchTurn } from './dispatch.js';
+import { failure, storableText, type Failure } from '../wire/index.js';
+import type { AgentSlot } from './agent-quota.js';
+import { agentPlace, dispatchTurn, ensureAgent } from './dispatch.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
 
@@ -52,10 +66,18 @@ interface Admitted {
   result: AdmissionResult;
   /** Set when this call started a turn that still has to reach the agent. */
   dispatch?: { turnId: string; text: string };
+  /** Set when this call queued the message and made the session `starting`. */
+  start?: true;
+}
+
+/** Whether the session's agent runs and can be given a prompt (not being stopped for idleness). */
+function agentRuns(deps: TurnsDeps, sessionId: string): boolean {
+  return deps.host.isStarted(sessionId) && !deps.idleStops.isStopping(sessionId);
 }
 
 /** Inside a session write: decides and writes the admission, reporting what it added. */
 async function admitInWrite(
+  deps: TurnsDeps,
   write: SessionWrite,
   input: {
     text: string;
@@ -67,6 +89,8 @@ async function admitInWrite(
     queueWhenBusy: boolean;
     /** A message that starts its session's agent needs a place first (`agentPlace`). */
     place?: ReturnType<typeof agentPlace>;
+    /** Queue it and start the agent after answering, when the agent is not running. */
+    startLater?: boolean;
   },
 ): Promise<Admitted> {
   const { tx, sessionId } = write;
@@ -75,7 +99,13 @@ async function admitInWrite(
   const sent = await messageByAdmissionKey(tx, sessionId, input.admissionKey);
   if (sent) return { result: { ok: true, outcome: 'sent', message: sent } };
   const queued = await queuedByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (queued) return { result: { ok: true, outcome: 'queued', item: queued } };
+  // A repeat while the first one's start is under way hears what the first hears.
+  if (queued) {
+    return {
+      result: { ok: true, outcome: 'queued', item: queued },
+      ...(session.state === 'starting' ? { start: true as const } : {}),
+    };
+  }
 
   // Before the mode: a failed session says why, and that a restart may help.
   if (session.state === 'failed') return { result: sessionFailed(session) };
@@ -99,6 +129,17 @@ async function admitInWrite(
   // Refused at the quota before anything is written: no message, no turn.
   const refused = await options.place?.claim(tx, session);
   if (refused) return { result: refused };
+  if (options.startLater && !agentRuns(deps, sessionId)) {
+    const item = await enqueueMessage(tx, {
+      sessionId,
+      taskId: session.task_id,
+      content: input.text,
+      admissionKey: input.admissionKey,
+      createdBy: input.userId,
+    });
+    write.moved(await transitionSession(tx, sessionId, ['idle'], 'starting'));
+    return { result: { ok: true, outcome: 'queued', item }, start: true };
+  }
   const turn = await startTurn(tx, { sessionId, taskId: session.task_id });
   const message = await appendMessage(tx, {
     sessionId,
@@ -141,12 +182,109 @@ export async function admitMessage(
   const place = agentPlace(deps);
   try {
     const admitted = await deps.sessions.write(sessionId, (write) =>
-      admitInWrite(write, { ...input, userId }, { queueWhenBusy: true, place }),
+      admitInWrite(
+        deps,
+        write,
+        { ...input, userId },
+        { queueWhenBusy: true, place, startLater: true },
+      ),
     );
+    if (admitted.start) {
+      const started =
+        deps.starts.current(sessionId) ?? startAgentLater(deps, sessionId, place.take());
+      return await answerAfterStart(deps, sessionId, input.admissionKey, admitted.result, started);
+    }
     return await dispatched(deps, sessionId, admitted);
   } finally {
     place.release();
   }
+}
+
+/**
+ * Starts a `starting` session's agent after the admission answered, then
+ * runs its queue. A start that fails fails the session with the reason; its
+ * queued messages stay for a restart. The place (quota) is held until then.
+ */
+function startAgentLater(
+  deps: TurnsDeps,
+  sessionId: string,
+  slot?: AgentSlot,
+): Promise<void> | undefined {
+  const begun = deps.starts.begin(sessionId, async () => {
+    try {
+      await startThenDrain(deps, sessionId);
+    } catch (error) {
+      deps.logger.error({ err: error, session_id: sessionId }, 'starting the agent failed');
+    } finally {
+      slot?.release();
+    }
+  });
+  if (!begun) slot?.release();
+  return begun;
+}
+
+/**
+ * What the admission of a message that starts the agent answers: `sent` if
+ * the agent started and took it within `ADMISSION_START_WAIT_MS`, else
+ * `queued` (it runs once the agent is up). A start that failed in that time
+ * is refused as today (409 with the reason) and the message taken back out
+ * of the queue, since its sender hears it; a later failure leaves it queued.
+ */
+async function answerAfterStart(
+  deps: TurnsDeps,
+  sessionId: string,
+  admissionKey: string,
+  queued: AdmissionResult,
+  started: Promise<void> | undefined,
+): Promise<AdmissionResult> {
+  if (!started) return queued;
+  const wait = new AbortController();
+  const inTime = await Promise.race([
+    started.then(() => true),
+    sleep(ADMISSION_START_WAIT_MS, false, { signal: wait.signal, ref: false }).catch(() => false),
+  ]);
+  wait.abort();
+  if (!inTime) return queued;
+  return deps.sessions.write(sessionId, async ({ tx }): Promise<AdmissionResult> => {
+    const sent = await messageByAdmissionKey(tx, sessionId, admissionKey);
+    if (sent) return { ok: true, outcome: 'sent', message: sent };
+    const session = await getSession(tx, sessionId);
+    if (!session) return SESSION_NOT_FOUND;
+    const item = await queuedByAdmissionKey(tx, sessionId, admissionKey);
+    if (session.state === 'failed') {
+      if (item) await deleteQueued(tx, sessionId, item.id);
+      return sessionFailed(session);
+    }
+    if (item) return { ok: true, outcome: 'queued', item };
+    // Its turn started but the agent did not take it (the transcript says why).
+    return failure('agent_unavailable', 'the agent did not take this message');
+  });
+}
+
+async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void> {
+  try {
+    await ensureAgent(deps, sessionId);
+  } catch (error) {
+    deps.logger.warn({ err: error, session_id: sessionId }, 'the agent did not start');
+    const failed = agentFailureOf(error);
+    await deps.sessions.write(sessionId, async (write) => {
+      // No failure said: stopped on purpose (delete, shutdown) or refused for now (quota).
+      // The session is idle again with its queue; the next message or start-up tries again.
+      write.moved(
+        failed
+          ? await failSession(write.tx, sessionId, ['starting'], {
+              code: failed.code,
+              message: storableText(failed.message),
+            })
+          : await transitionSession(write.tx, sessionId, ['starting'], 'idle'),
+      );
+    });
+    return;
+  }
+  await deps.sessions.write(sessionId, async (write) => {
+    write.moved(await transitionSession(write.tx, sessionId, ['starting'], 'idle'));
+  });
+  await startNextQueued(deps, sessionId);
 }
 
 /**
@@ -155,19 +293,29 @@ export async function admitMessage(
  * so a concurrent delete either wins before or finds it gone.
  */
 export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promise<void> {
-  const admitted = await deps.sessions.write(sessionId, async (write) => {
-    const session = await getSession(write.tx, sessionId);
-    if (session?.state !== 'idle') return undefined;
-    const next = await takeNextQueued(write.tx, sessionId);
-    if (!next) return undefined;
-    return admitInWrite(
-      write,
-      { text: next.content, admissionKey: next.admission_key, userId: next.created_by },
-      { queueWhenBusy: false },
-    );
-  });
-  if (!admitted) return;
-  if (admitted.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
+  const admitted = await deps.sessions.write(
+    sessionId,
+    async (write): Promise<Admitted | 'start' | undefined> => {
+      const session = await getSession(write.tx, sessionId);
+      if (session?.state !== 'idle') return undefined;
+      if (!agentRuns(deps, sessionId)) {
+        // Its agent was stopped (idle, or a restart of Clarion): start it, then the queue goes on.
+        if ((await listQueue(write.tx, sessionId)).length === 0) return undefined;
+        write.moved(await transitionSession(write.tx, sessionId, ['idle'], 'starting'));
+        return 'start';
+      }
+      const next = await takeNextQueued(write.tx, sessionId);
+      if (!next) return undefined;
+      return admitInWrite(
+        deps,
+        write,
+        { text: next.content, admissionKey: next.admission_key, userId: next.created_by },
+        { queueWhenBusy: false },
+      );
+    },
+  );
+  if (admitted === 'start') void startAgentLater(deps, sessionId);
+  else if (admitted?.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
 }
 
 /**
@@ -182,10 +330,22 @@ export async function admitMachineMessage(
   const place = agentPlace(deps);
   try {
     const admitted = await deps.sessions.write(sessionId, (write) =>
-      admitInWrite(write, { ...input, userId: null }, { queueWhenBusy: false, place }),
+      admitInWrite(deps, write, { ...input, userId: null }, { queueWhenBusy: false, place }),
     );
     return await dispatched(deps, sessionId, admitted);
   } finally {
     place.release();
+  }
+}
+
+/**
+ * Start-up: sessions that were running when Clarion stopped are idle again
+ * (`resetInterruptedSessions`); those with queued messages start their agent
+ * now, so the queue runs without anything else happening. The others start
+ * theirs lazily, on their next prompt.
+ */
+export async function drainQueuesAfterRestart(deps: TurnsDeps): Promise<void> {
+  for (const sessionId of await idleSessionsWithQueue(deps.store)) {
+    await startNextQueued(deps, sessionId);
   }
 }

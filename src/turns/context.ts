@@ -1,6 +1,9 @@
 /** What the turns services share, passed in once at start-up. */
 import type { AgentHost, AgentProfile } from '../agents/index.js';
 import type { AgentQuota } from './agent-quota.js';
+import type { AgentStarts } from './agent-starts.js';
+import type { CancelRequests } from './cancellations.js';
+import type { IdleStops } from './idle-policy.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
@@ -18,6 +21,10 @@ export interface AgentLaunchDeps {
   agentCwd: string;
   /** Running agents per user and per server, counted from `host`. */
   agentQuota: AgentQuota;
+  /** Idle agents' deadlines and the stops under way, which a new start waits for. */
+  idleStops: IdleStops;
+  /** Starts running after their admission answered (the session shows `starting`). */
+  starts: AgentStarts;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {
@@ -27,4 +34,6 @@ export interface TurnsDeps extends AgentLaunchDeps {
   sessions: SessionWriter;
   logger: Logger;
   defaultProfile: string;
+  /** Who asked to cancel a running turn, for its transcript row. */
+  cancellations: CancelRequests;
 }

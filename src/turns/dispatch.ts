@@ -30,6 +30,8 @@ import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 
 export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Promise<void> {
   const { host, store } = deps;
+  // An idle stop under way ends the old process first; then a new one starts.
+  await deps.idleStops.settled(sessionId);
   const readiness = host.readiness(sessionId);
   if (readiness.ready) return;
   const session = await getSession(store, sessionId);
@@ -91,6 +93,12 @@ export function agentPlace(deps: AgentLaunchDeps) {
       if (!held.ok) return held;
       slot = held.slot;
       return undefined;
+    },
+    /** Hands the held place to whoever starts the agent later; this holder no longer frees it. */
+    take(): AgentSlot | undefined {
+      const taken = slot;
+      slot = undefined;
+      return taken;
     },
     release(): void {
       slot?.release();

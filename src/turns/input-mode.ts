@@ -24,6 +24,7 @@ export function deriveSessionInputMode(session: {
   switch (session.state) {
     case 'idle':
       return { mode: 'send' };
+    case 'starting':
     case 'running':
     case 'waiting_for_input':
       return { mode: 'queue' };

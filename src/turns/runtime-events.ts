@@ -12,6 +12,7 @@ import { revokeAgentTokens } from '../auth/index.js';
 import {
   appendMessage,
   completeTurn,
+  currentTurn,
   failSession,
   getSession,
   reviseMessage,
@@ -49,10 +50,8 @@ export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): 
     case 'turn_ended':
       return endTurn(deps, event);
     case 'agent_session':
-      // A session write like any other, though it reports nothing: no subscriber sees this ID.
-      await writeRetrying(deps, event.sessionId, ({ tx }) =>
-        setAgentSessionId(tx, event.sessionId, event.agentSessionId),
-      );
+      await agentSessionOpened(deps, event);
+      deps.idleStops.arm(deps, event.sessionId);
       return;
     case 'agent_exited':
       return agentExited(deps, event);
@@ -113,6 +112,43 @@ async function reviseToolCall(
   });
 }
 
+/**
+ * Keeps the agent's own session ID for a later `session/load`. An agent that
+ * had a conversation here and opened a new one instead (it cannot load)
+ * leaves a note: it does not remember what came before.
+ */
+async function agentSessionOpened(
+  deps: TurnsDeps,
+  event: Extract<RuntimeEvent, { type: 'agent_session' }>,
+): Promise<void> {
+  await writeRetrying(deps, event.sessionId, async (write) => {
+    const { tx } = write;
+    const session = await getSession(tx, event.sessionId);
+    if (!session) return;
+    const earlier = session.agent_session_id;
+    await setAgentSessionId(tx, event.sessionId, event.agentSessionId);
+    if (event.loaded || earlier === null || earlier === event.agentSessionId) return;
+    // Rows belong to a turn: the note goes with the last one, the conversation it could not load.
+    const last = await currentTurn(tx, event.sessionId);
+    if (!last) return;
+    write.added(
+      await appendMessage(tx, {
+        sessionId: event.sessionId,
+        taskId: session.task_id,
+        turnId: last.id,
+        authorType: 'system',
+        type: 'status',
+        content: FRESH_START_NOTE,
+        metadata: { agent_session: 'fresh' },
+      }),
+    );
+  });
+}
+
+/** The transcript's note when a stopped agent could not load its conversation. */
+export const FRESH_START_NOTE =
+  'The agent started again in a new conversation: it cannot load the earlier one, so it does not remember what was said before.';
+
 async function endTurn(
   deps: TurnsDeps,
   event: Extract<RuntimeEvent, { type: 'turn_ended' }>,
@@ -121,6 +157,19 @@ async function endTurn(
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
     if (!session) return;
+    if (event.stopReason === 'cancelled') {
+      write.added(
+        await appendMessage(tx, {
+          sessionId: event.sessionId,
+          taskId: session.task_id,
+          turnId: event.turnId,
+          authorType: 'system',
+          type: 'status',
+          content: cancelledNote(deps.cancellations.take(event.sessionId)),
+          metadata: { turn_outcome: 'cancelled' },
+        }),
+      );
+    }
     if (event.error) {
       write.added(
         await appendMessage(tx, {
@@ -144,7 +193,14 @@ async function endTurn(
   // A follow-up the turn's end made due goes before the next queued message.
   await deps.userInputs.drain();
   // A turn that failed because the agent died is followed by its exit; do not restart it here.
-  if (deps.host.isStarted(event.sessionId)) await startNextQueued(deps, event.sessionId);
+  if (deps.host.isStarted(event.sessionId)) {
+    deps.idleStops.arm(deps, event.sessionId);
+    await startNextQueued(deps, event.sessionId);
+  }
+}
+
+function cancelledNote(byName: string | undefined): string {
+  return byName === undefined ? 'Cancelled' : `Cancelled by ${byName}`;
 }
 
 async function agentExited(
@@ -152,12 +208,13 @@ async function agentExited(
   event: Extract<RuntimeEvent, { type: 'agent_exited' }>,
 ): Promise<void> {
   const { sessionId, failure } = event;
+  deps.idleStops.forget(sessionId);
   // First and on its own: the credential must die with the process even if the session write fails.
   await revokeAgentTokens(deps.store, sessionId);
   if (!failure) return;
   await writeRetrying(deps, sessionId, async (write) => {
     write.moved(
-      await failSession(write.tx, sessionId, ['idle', 'running', 'waiting_for_input'], {
+      await failSession(write.tx, sessionId, ['idle', 'starting', 'running', 'waiting_for_input'], {
         code: failure.code,
         message: storableText(failure.message),
       }),

@@ -156,7 +156,11 @@ export async function cancelTurn(
   sessionId: string,
 ): Promise<Found> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
-  if (deps.host.isStarted(sessionId)) await deps.host.cancel(sessionId);
+  if (deps.host.isStarted(sessionId)) {
+    // Agents' tokens never reach this (state-changing route), but say who it was either way.
+    if (principal.kind === 'user') deps.cancellations.noted(sessionId, principal.name);
+    await deps.host.cancel(sessionId);
+  }
   return { ok: true };
 }
 

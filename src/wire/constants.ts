@@ -5,6 +5,8 @@
 
 export const SESSION_STATES = [
   'idle',
+  /** Its agent is being started; admitted messages wait in the queue until it runs. */
+  'starting',
   'running',
   'waiting_for_input',
   'completed',

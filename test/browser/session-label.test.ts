@@ -23,6 +23,10 @@ function session(overrides: Partial<SessionEntry>): SessionEntry {
 const bundle = (detached: boolean) => ({ detached }) as BundleState;
 
 describe('sessionLabel', () => {
+  it('says an agent that is still starting is starting', () => {
+    expect(sessionLabel(session({ state: 'starting' }), undefined)).toBe('starting');
+  });
+
   it('names what the running agent waits on', () => {
     expect(sessionLabel(session({ pending_action: 'consent' }), undefined)).toBe(
       'waiting_permission',

@@ -16,6 +16,10 @@ import {
 } from '../../src/turns/agent-quota.js';
 import type { TurnsDeps } from '../../src/turns/context.js';
 import { RuntimeEventPump } from '../../src/turns/event-pump.js';
+import { AgentStarts } from '../../src/turns/agent-starts.js';
+import { CancelRequests } from '../../src/turns/cancellations.js';
+import { IdleStops } from '../../src/turns/idle-policy.js';
+import type { Timers } from '../../src/support/timers.js';
 import { clarificationHarness, type Harness } from './clarification-harness.js';
 import { TestHost } from './test-host.js';
 
@@ -23,12 +27,14 @@ export interface TurnsHarness extends Harness {
   host: TestHost;
   turns: TurnsDeps;
   pump: RuntimeEventPump;
+  /** Resolves once agent starts begun after their admission, and the reports they caused, are done. */
+  settled(): Promise<void>;
   request(method: string, path: string, body?: unknown, as?: string): Promise<Response>;
 }
 
 export async function turnsHarness(
   driver: Driver,
-  options: { agentQuota?: AgentQuotaLimits } = {},
+  options: { agentQuota?: AgentQuotaLimits; timers?: Timers; agentIdleMs?: number } = {},
 ): Promise<TurnsHarness> {
   const host = new TestHost();
   const ref: { turns?: TurnsDeps; userInputs?: UserInputRegistry } = {};
@@ -59,6 +65,9 @@ export async function turnsHarness(
       (sessionId) => host.isStarted(sessionId),
       options.agentQuota ?? DEFAULT_AGENT_QUOTA,
     ),
+    idleStops: new IdleStops(options.timers ?? systemTimers, options.agentIdleMs ?? 600_000),
+    starts: new AgentStarts(),
+    cancellations: new CancelRequests(),
   };
   ref.turns = turns;
   ref.userInputs = userInputs;
@@ -70,6 +79,11 @@ export async function turnsHarness(
     host,
     turns,
     pump,
+    settled: async () => {
+      await turns.starts.idle();
+      await pump.idle();
+      await turns.starts.idle();
+    },
     request: (method, path, body, as = 'member') =>
       Promise.resolve(
         h.app.request(path, {
@@ -79,6 +93,7 @@ export async function turnsHarness(
         }),
       ),
     dispose: async () => {
+      turns.idleStops.close();
       pump.stop();
       userInputs.close();
       await h.dispose();

@@ -303,7 +303,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     }
   }
 
-  async function handshake(hosted: HostedSession, connection: ClientConnection): Promise<string> {
+  async function handshake(
+    hosted: HostedSession,
+    connection: ClientConnection,
+  ): Promise<{ agentSessionId: string; loaded: boolean }> {
     const { launch } = hosted;
     const initialize: InitializeRequest = {
       protocolVersion: PROTOCOL_VERSION,
@@ -324,12 +327,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
           mcpServers,
         }),
       );
-      return launch.agentSessionId;
+      return { agentSessionId: launch.agentSessionId, loaded: true };
     }
     const created = await step('session/new', () =>
       connection.agent.request(methods.agent.session.new, { cwd: launch.cwd, mcpServers }),
     );
-    return created.sessionId;
+    return { agentSessionId: created.sessionId, loaded: false };
   }
 
   /** One handshake request, its failure named after the ACP method. */
@@ -412,12 +415,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       })
       .connect(agentProcess.stream);
     hosted.connection = connection;
+    let loaded: boolean;
     try {
-      hosted.agentSessionId = await withDeadline(
+      ({ agentSessionId: hosted.agentSessionId, loaded } = await withDeadline(
         handshake(hosted, connection),
         startTimeoutMs,
         `the agent did not open a session within ${startTimeoutMs} ms`,
-      );
+      ));
     } catch (error) {
       throw await startFailed(hosted, agentProcess, errorText(error), error);
     }
@@ -426,7 +430,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       throw await startFailed(hosted, agentProcess, 'the connection closed', undefined);
     }
     hosted.phase = 'open';
-    emit({ type: 'agent_session', sessionId, agentSessionId: hosted.agentSessionId });
+    emit({ type: 'agent_session', sessionId, agentSessionId: hosted.agentSessionId, loaded });
   }
 
   /**

@@ -10,6 +10,7 @@ export type DemoCommand =
   | { kind: 'ask_detach'; ask: AskInput }
   | { kind: 'permission' }
   | { kind: 'action'; rest: string }
+  | { kind: 'recall' }
   | { kind: 'plain'; text: string };
 
 /** How long `/ask-detach` waits before it gives up its own call. */
@@ -31,6 +32,8 @@ export function parseCommand(text: string): DemoCommand {
       return { kind: 'permission' };
     case '/action':
       return { kind: 'action', rest };
+    case '/recall':
+      return { kind: 'recall' };
     default:
       return { kind: 'plain', text };
   }

@@ -1,8 +1,10 @@
 /**
  * The demo agent (DESIGN §6): a real ACP agent, scripted by the first word of
  * each prompt (see `commands.ts`), that asks Clarion through its MCP server.
- * Owns its ACP sessions: the Clarion endpoint each was given and the running
- * turn's cancellation. Invariants: one turn per session at a time; a
+ * Owns its ACP sessions: the Clarion endpoint each was given, the running
+ * turn's cancellation, and the conversation's prompts (kept in a history
+ * file, so `session/load` in a new process goes on where it stopped;
+ * `DEMO_AGENT_NO_LOAD=1` makes it an agent that cannot load). Invariants: one turn per session at a time; a
  * cancelled turn ends with `cancelled`; it writes nothing but ACP to stdout
  * (logging goes through `log`, which `main.ts` points at stderr).
  */
@@ -26,6 +28,7 @@ import {
   type ToolResultLike,
 } from './ask-result.js';
 import { ClarionMcp, findClarionEndpoint } from './clarion-mcp.js';
+import { DemoHistory } from './history.js';
 import { DETACH_AFTER_MS, parseCommand, type DemoCommand } from './commands.js';
 import {
   actionReply,
@@ -33,6 +36,7 @@ import {
   PERMISSION_OPTIONS,
   permissionReply,
   plainReply,
+  recallReply,
 } from './replies.js';
 
 export const DEMO_AGENT_INFO = { name: 'clarion-demo-agent', version: '0.1.0' };
@@ -42,6 +46,8 @@ interface DemoSession {
   readonly mcp: ClarionMcp | undefined;
   turn: AbortController | undefined;
   toolCalls: number;
+  /** The prompts of this conversation before the running one. */
+  readonly prompts: string[];
 }
 
 export interface DemoAgent {
@@ -50,14 +56,35 @@ export interface DemoAgent {
   close(): Promise<void>;
 }
 
-export function createDemoAgent(log: (message: string) => void): DemoAgent {
+export function createDemoAgent(
+  log: (message: string) => void,
+  options: { history?: DemoHistory; canLoad?: boolean } = {},
+): DemoAgent {
   const sessions = new Map<string, DemoSession>();
+  const history = options.history ?? DemoHistory.fromEnvironment(process.env);
+  const canLoad = options.canLoad ?? process.env.DEMO_AGENT_NO_LOAD !== '1';
+
+  function open(
+    id: string,
+    mcpServers: Parameters<typeof findClarionEndpoint>[0],
+    prompts: string[],
+  ) {
+    const endpoint = findClarionEndpoint(mcpServers);
+    if (!endpoint) log('session without a clarion HTTP MCP server; asking will be unavailable');
+    sessions.set(id, {
+      id,
+      mcp: endpoint ? new ClarionMcp(endpoint, DEMO_AGENT_INFO) : undefined,
+      turn: undefined,
+      toolCalls: 0,
+      prompts,
+    });
+  }
 
   const app = agent({ name: DEMO_AGENT_INFO.name })
     .onRequest(methods.agent.initialize, () => ({
       protocolVersion: PROTOCOL_VERSION,
       agentCapabilities: {
-        loadSession: false,
+        loadSession: canLoad,
         mcpCapabilities: { http: true, sse: false },
         promptCapabilities: {},
       },
@@ -65,17 +92,17 @@ export function createDemoAgent(log: (message: string) => void): DemoAgent {
       authMethods: [],
     }))
     .onRequest(methods.agent.session.new, ({ params }) => {
-      const endpoint = findClarionEndpoint(params.mcpServers);
-      if (!endpoint)
-        log('session/new without a clarion HTTP MCP server; asking will be unavailable');
       const id = randomUUID();
-      sessions.set(id, {
-        id,
-        mcp: endpoint ? new ClarionMcp(endpoint, DEMO_AGENT_INFO) : undefined,
-        turn: undefined,
-        toolCalls: 0,
-      });
+      open(id, params.mcpServers, []);
+      // Known from the start, so a load before its first prompt finished still finds it.
+      history.save(id, []);
       return { sessionId: id };
+    })
+    .onRequest(methods.agent.session.load, ({ params }) => {
+      const prompts = canLoad ? history.load(params.sessionId) : undefined;
+      if (!prompts) throw RequestError.resourceNotFound(params.sessionId);
+      open(params.sessionId, params.mcpServers, prompts);
+      return {};
     })
     .onNotification(methods.agent.session.cancel, ({ params }) => {
       sessions.get(params.sessionId)?.turn?.abort();
@@ -89,6 +116,8 @@ export function createDemoAgent(log: (message: string) => void): DemoAgent {
       const text = params.prompt.map((block) => (block.type === 'text' ? block.text : '')).join('');
       try {
         const reply = await runCommand(session, client, parseCommand(text), turn.signal);
+        session.prompts.push(text);
+        history.save(session.id, session.prompts);
         if (turn.signal.aborted) return { stopReason: 'cancelled' };
         for (const chunk of chunkReply(reply)) {
           await sendUpdate(client, session, {
@@ -152,6 +181,8 @@ async function runCommand(
       return askPermission(session, client, signal);
     case 'action':
       return requestAction(session, client, signal);
+    case 'recall':
+      return recallReply(session.prompts);
   }
 }
 

@@ -8,6 +8,12 @@ export function plainReply(text: string): string {
   return `You said: ${text}`;
 }
 
+/** `/recall`: what was said earlier in this conversation, proving a loaded session remembers. */
+export function recallReply(earlier: readonly string[]): string {
+  if (earlier.length === 0) return 'Nothing was said earlier in this conversation.';
+  return `Earlier in this conversation: ${earlier.map((text) => `“${text}”`).join(', ')}.`;
+}
+
 export const PERMISSION_OPTIONS = [
   { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
   { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' },

@@ -60,6 +60,7 @@ export const de: Catalog = {
       waiting_answer: 'Wartet auf Ihre Antwort',
       waiting_detached: 'Wartet (der Agent macht weiter)',
       idle: 'Bereit',
+      starting: 'Startet',
       running: 'Läuft',
       waiting_for_input: 'Wartet auf dich',
       completed: 'Abgeschlossen',

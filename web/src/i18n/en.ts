@@ -58,6 +58,7 @@ export const en = {
       waiting_answer: 'Waiting for your answer',
       waiting_detached: 'Waiting (the agent will resume)',
       idle: 'Idle',
+      starting: 'Starting',
       running: 'Running',
       waiting_for_input: 'Waiting for you',
       completed: 'Completed',

@@ -59,6 +59,7 @@ export const ja: Catalog = {
       waiting_answer: '回答待ち',
       waiting_detached: '待機中（エージェントは再開します）',
       idle: '待機中',
+      starting: '起動中',
       running: '実行中',
       waiting_for_input: '回答待ち',
       completed: '完了',

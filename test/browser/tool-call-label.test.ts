@@ -88,4 +88,15 @@ describe('toolCallLabel', () => {
     );
     expect(toolCallLabel([call('bogus')], 0, none)).toBeNull();
   });
+
+  it('says Skipped for a completed call followed by a skipped action request, before the next call', () => {
+    const first = call('completed');
+    const second = call('completed');
+    const between = new Date(Date.parse(first.created_at) + 500).toISOString();
+    const later = new Date(Date.parse(second.created_at) + 500).toISOString();
+    expect(toolCallLabel([first, second], 0, none, [between])).toBe('skipped');
+    expect(toolCallLabel([first, second], 1, none, [between])).toBe('completed');
+    expect(toolCallLabel([first, second], 1, none, [later])).toBe('skipped');
+    expect(toolCallLabel([call('failed')], 0, none, [later])).toBe('failed');
+  });
 });

@@ -211,7 +211,20 @@ describe('consent and action cards in Chromium', () => {
     const task = page.getByTestId('task-link').filter({ hasText: 'Consent reject' });
     await expect(task.getAttribute('data-waiting')).resolves.toBe('consent');
 
+    // A Reject is confirmed, then held for the undo window; Undo sends nothing.
     await item.locator('[data-option-id="reject-once"]').click();
+    await item.getByTestId('decision-confirm-yes').click();
+    await item.getByTestId('user-input-undo').waitFor(WAIT);
+    await item.getByTestId('undo').click();
+    await item.getByTestId('user-input-undo').waitFor({ state: 'detached', ...WAIT });
+    await page.waitForTimeout(6_000);
+    await expect(awaitRequest(world, created.session.id, 'consent')).resolves.toMatchObject({
+      id: request.id,
+      status: 'awaiting',
+    });
+    await item.locator('[data-option-id="reject-once"]').click();
+    await item.getByTestId('decision-confirm-yes').click();
+    await item.getByTestId('send-now').click();
     const settled = page
       .getByTestId('inbox-recent')
       .locator(`[data-request-id="${request.id}"] [data-outcome="rejected"]`);
@@ -268,11 +281,42 @@ describe('consent and action cards in Chromium', () => {
     const request = await awaitRequest(world, created.session.id, 'action');
     await openSession(page, world, created.session.id);
     await card(page, request.id).getByTestId('action-skip').click();
+    await card(page, request.id).getByTestId('decision-confirm-yes').click();
+    await card(page, request.id).getByTestId('send-now').click();
     await expect(
       card(page, request.id).getByTestId('follow-up-text').textContent(WAIT),
     ).resolves.toBe(FOLLOW_UP_SKIP);
     await agentSaid(page, `You said: ${FOLLOW_UP_SKIP}`).waitFor(WAIT);
     await agentSaid(page, '"status":"skipped"').waitFor(WAIT);
+    await context.close();
+  });
+
+  it('skips an action with the person’s reason: the agent and the follow-up get it, the call reads Skipped', async () => {
+    const { context, page } = await desktop();
+    const created = await startTask(world, 'Action skip reason', '/action');
+    const request = await awaitRequest(world, created.session.id, 'action');
+    await openSession(page, world, created.session.id);
+    await card(page, request.id).getByTestId('action-skip').click();
+    await card(page, request.id).getByTestId('decision-reason').fill('Der Zugang kommt morgen');
+    await card(page, request.id).getByTestId('decision-confirm-yes').click();
+    // Nothing leaves before the undo window ends on its own.
+    await card(page, request.id).getByTestId('user-input-undo').waitFor(WAIT);
+    await card(page, request.id)
+      .getByTestId('user-input-undo')
+      .waitFor({ state: 'detached', ...WAIT });
+    const text = `${FOLLOW_UP_SKIP} My reason: Der Zugang kommt morgen`;
+    await expect(
+      card(page, request.id).getByTestId('follow-up-text').textContent(WAIT),
+    ).resolves.toBe(text);
+    await agentSaid(page, '"reason":"Der Zugang kommt morgen"').waitFor(WAIT);
+    await agentSaid(page, `You said: ${text}`).waitFor(WAIT);
+    const call = page
+      .getByTestId('message')
+      .filter({ hasText: 'Asking you to connect the staging database' })
+      .getByTestId('tool-status');
+    await expect(call.getAttribute('data-status')).resolves.toBe('completed');
+    await expect(call.getAttribute('data-label')).resolves.toBe('skipped');
+    await expect(call.textContent()).resolves.toBe('Skipped');
     await context.close();
   });
 

@@ -13,7 +13,7 @@ import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { admissionKeyFor } from '../model/late-answer.js';
 import { sessionLabel } from '../model/session-label.js';
 import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
-import { waitingRequests } from '../model/user-inputs.js';
+import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
 import {
   activeBundleOfSession,
   questionOfRow,
@@ -53,6 +53,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       .map((entry) => entry.view.kind),
   );
   const messages = transcriptOf(state, sessionId);
+  const skippedActionTimes = requestsOfSession(userInputs, sessionId).flatMap((entry) =>
+    entry.view.kind === 'action' && entry.view.decision === 'skip' ? [entry.view.created_at] : [],
+  );
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback(() => {
@@ -114,7 +117,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             active={live}
             bundles={state.bundles}
             toolLabel={
-              message.type === 'tool_call' ? toolCallLabel(messages, index, state.bundles) : null
+              message.type === 'tool_call'
+                ? toolCallLabel(messages, index, state.bundles, skippedActionTimes)
+                : null
             }
           />
         ))}

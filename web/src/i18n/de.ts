@@ -408,7 +408,7 @@ export const de: Catalog = {
     skipReasonPlaceholder: 'Grund, in deinen Worten (optional)',
     skipConfirmYes: 'Alle Fragen überspringen',
     skipCancel: 'Weiter beantworten',
-    rejectConfirm: 'Ablehnen? Du kannst dem Agenten den Grund nennen.',
+    rejectConfirm: 'Diese Anfrage ablehnen?',
     skipActionConfirm: 'Diese Aktion überspringen? Du kannst dem Agenten den Grund nennen.',
     rejectConfirmYes: 'Ablehnen',
     skipActionYes: 'Aktion überspringen',

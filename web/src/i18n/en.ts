@@ -395,7 +395,7 @@ export const en = {
     skipReasonPlaceholder: 'Reason, in your own words (optional)',
     skipConfirmYes: 'Skip all questions',
     skipCancel: 'Keep answering',
-    rejectConfirm: 'Reject? You may tell the agent why.',
+    rejectConfirm: 'Reject this request?',
     skipActionConfirm: 'Skip this action? You may tell the agent why.',
     rejectConfirmYes: 'Reject',
     skipActionYes: 'Skip the action',

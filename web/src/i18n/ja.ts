@@ -401,7 +401,7 @@ export const ja: Catalog = {
     skipReasonPlaceholder: '理由（任意・自分の言葉で）',
     skipConfirmYes: 'すべての質問をスキップ',
     skipCancel: '回答を続ける',
-    rejectConfirm: '拒否しますか？理由をエージェントに伝えられます。',
+    rejectConfirm: 'このリクエストを拒否しますか？',
     skipActionConfirm: 'この操作をスキップしますか？理由をエージェントに伝えられます。',
     rejectConfirmYes: '拒否する',
     skipActionYes: '操作をスキップ',

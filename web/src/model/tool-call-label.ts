@@ -4,7 +4,10 @@
  * reports its ask as failed, yet the question still waits and its answer
  * will resume the agent; an action the person skipped completes the call,
  * yet nothing was done. A tool call is tied to the question or decision row
- * that follows it in the same turn, before the turn's next tool call. Pure.
+ * that follows it in the same turn, before the turn's next tool call, or to
+ * a skipped action request made after it and before the session's next tool
+ * call (the request views the page holds; an action leaves no transcript row
+ * of its own). Pure.
  */
 import { questionOfRow, type BundleState } from './read-model.js';
 import { USER_INPUT_DECISION_TYPE, type MessageView } from './types.js';
@@ -31,13 +34,35 @@ function askedRow(transcript: readonly MessageView[], index: number): MessageVie
   return undefined;
 }
 
+/** Whether an action request made at one of `times` (RFC 3339) followed the call at `index`. */
+function skippedActionFollows(
+  transcript: readonly MessageView[],
+  index: number,
+  times: readonly string[],
+): boolean {
+  const call = transcript[index];
+  if (!call) return false;
+  const from = Date.parse(call.created_at);
+  const next = transcript.slice(index + 1).find((row) => row.type === 'tool_call');
+  const until = next ? Date.parse(next.created_at) : Infinity;
+  return times.some((at) => {
+    const ms = Date.parse(at);
+    return ms >= from && ms < until;
+  });
+}
+
 export function toolCallLabel(
   transcript: readonly MessageView[],
   index: number,
   bundles: Readonly<Record<string, BundleState>>,
+  /** When this session's skipped action requests were made. */
+  skippedActionTimes: readonly string[] = [],
 ): ToolCallLabel | null {
   const status = knownToolStatus(transcript[index]?.metadata.status);
   if (!status) return null;
+  if (status === 'completed' && skippedActionFollows(transcript, index, skippedActionTimes)) {
+    return 'skipped';
+  }
   const asked = askedRow(transcript, index);
   if (!asked) return status;
   if (asked.type === USER_INPUT_DECISION_TYPE) {

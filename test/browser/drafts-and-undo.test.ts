@@ -20,6 +20,7 @@ import {
   pendingIds,
   recordRequests,
   RESPOND,
+  sessionState,
   transcript,
   until,
   userMessages,
@@ -250,6 +251,23 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
       (all) => all.some((reply) => reply.startsWith('Answer to')),
     );
     expect(replies.filter((reply) => reply.startsWith('Answer to'))).toHaveLength(1);
+    await context.close();
+  });
+  it('reads a detached question’s tool call as waiting for the person, not failed (phone)', async () => {
+    const created = await askingTask(suite.world, 'Detached label', '/ask-detach');
+    await until(
+      () => sessionState(suite.world, created.session.id, created.task.id),
+      (state) => state === 'idle',
+    );
+    const { context, page } = await suite.phone();
+    await openSession(suite.world, page, created.session.id);
+    const chip = page
+      .getByTestId('message')
+      .filter({ hasText: 'Asking you a question' })
+      .getByTestId('tool-status');
+    await expect(chip.getAttribute('data-status')).resolves.toBe('failed');
+    await expect(chip.getAttribute('data-label')).resolves.toBe('waiting_detached');
+    await expect(chip.textContent()).resolves.toBe('Waiting (the agent will resume)');
     await context.close();
   });
 });

@@ -10,7 +10,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
+import type {
+  Browser,
+  BrowserContext,
+  Locator,
+  Page,
+  Route,
+  WebSocketRoute,
+} from 'playwright-core';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { TestHost } from '../support/test-host.js';
 import {
@@ -317,6 +324,52 @@ describe('consent and action cards in Chromium', () => {
     await expect(call.getAttribute('data-status')).resolves.toBe('completed');
     await expect(call.getAttribute('data-label')).resolves.toBe('skipped');
     await expect(call.textContent()).resolves.toBe('Skipped');
+    await context.close();
+  });
+
+  it('sends an answer given while the server is unreachable once, when the connection returns', async () => {
+    const { context, page } = await desktop();
+    const created = await startTask(world, 'Consent offline', '/permission');
+    const request = await awaitRequest(world, created.session.id, 'consent');
+    let down = false;
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+      if (down) {
+        void socket.close({ code: 1011, reason: 'test: server unreachable' });
+        return;
+      }
+      socket.connectToServer();
+      sockets.push(socket);
+    });
+    let reached = 0;
+    await page.route(RESPOND, async (route: Route) => {
+      if (down) {
+        await route.abort('connectionrefused');
+        return;
+      }
+      reached++;
+      await route.continue();
+    });
+    await openSession(page, world, created.session.id);
+    const allow = card(page, request.id).locator('[data-option-id="allow-once"]');
+    await allow.waitFor(WAIT);
+
+    down = true;
+    await sockets[0]?.close({ code: 1012, reason: 'test: server unreachable' });
+    await page.getByTestId('offline-banner').waitFor(WAIT);
+    await allow.click();
+    const waiting = card(page, request.id).locator(
+      '[data-testid="user-input-error"][data-waiting="true"]',
+    );
+    await waiting.waitFor(WAIT);
+    await expect(waiting.textContent()).resolves.toContain(
+      'will be sent when the connection returns',
+    );
+
+    down = false;
+    await settledAs(page, request.id, 'allowed').waitFor(WAIT);
+    await agentSaid(page, 'Permission answer: "allow-once" (Allow once).').waitFor(WAIT);
+    expect(reached).toBe(1);
     await context.close();
   });
 

@@ -16,6 +16,7 @@ function withRow(status: string, respondedBy?: Responder) {
     author: 'system',
     type: 'clarification_request',
     content: 'How?',
+    requests_input: true,
     metadata: {
       pending_id: 'p1',
       question_id: 'q1',

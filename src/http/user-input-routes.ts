@@ -21,17 +21,27 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
   app.post('/api/v1/user-inputs/:id/respond', async (c) => {
     const body = await parseJsonBody(c, userInputRespondBody);
     if (!body.ok) return body.response;
-    const { option_id: optionId, decision } = body.value;
+    const { option_id: optionId, decision, reason } = body.value;
     if ((optionId === undefined) === (decision === undefined)) {
       return errorResponse(c, 'invalid_request', 'give either option_id or decision', [
         { path: '', message: 'exactly one of option_id (consent) or decision (action)' },
       ]);
     }
+    if (reason !== undefined && decision !== 'skip') {
+      return errorResponse(c, 'invalid_request', 'a reason goes with decision "skip" only', [
+        { path: 'reason', message: 'only with decision "skip"' },
+      ]);
+    }
+    const words = reason?.trim() ?? '';
     const result = await respondToUserInput(
       deps,
       decisionCaller(c),
       c.req.param('id'),
-      optionId !== undefined ? { option_id: optionId } : { decision: decision ?? 'done' },
+      optionId !== undefined
+        ? { option_id: optionId }
+        : decision === 'skip' && words !== ''
+          ? { decision, reason: words }
+          : { decision: decision ?? 'done' },
     );
     return result.ok ? c.json({ request: result.request }) : failureResponse(c, result);
   });

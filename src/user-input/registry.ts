@@ -63,6 +63,7 @@ function isHumanResponse(value: unknown): value is HumanResponse {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
   if ('option_id' in record) return typeof record.option_id === 'string' && !('decision' in record);
+  if (record.reason !== undefined && typeof record.reason !== 'string') return false;
   return record.decision === 'done' || record.decision === 'skip';
 }
 

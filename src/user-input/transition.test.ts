@@ -440,6 +440,50 @@ describe('transition: commands of the rules', () => {
     });
   });
 
+  it('a Skip carries the person’s reason to the agent, its follow-up and, once settled, its view', () => {
+    const event: UserInputEvent = {
+      type: 'humanResponded',
+      response: { decision: 'skip', reason: 'Der Zugang kommt erst morgen' },
+      responder: ADA,
+    };
+    const armed = apply(STATES.awaitingAction, event);
+    expect(armed.state).toMatchObject({
+      status: 'armed',
+      reason: 'Der Zugang kommt erst morgen',
+      followUpText:
+        'I skipped: Connect GitHub. Continue without it. My reason: Der Zugang kommt erst morgen',
+    });
+    expect(armed.commands).toContainEqual({
+      type: 'answerAgent',
+      outcome: { kind: 'decided', decision: 'skip', reason: 'Der Zugang kommt erst morgen' },
+    });
+    const due = apply({ ...STATES.awaitingAction, turnEnded: true }, event);
+    expect(due.commands).toContainEqual(
+      expect.objectContaining({
+        type: 'dispatchFollowUp',
+        text: 'I skipped: Connect GitHub. Continue without it. My reason: Der Zugang kommt erst morgen',
+      }),
+    );
+    const dueLater = apply(armed.state, EVENTS.turnNormal);
+    expect(dueLater.commands).toContainEqual(
+      expect.objectContaining({
+        type: 'dispatchFollowUp',
+        text: 'I skipped: Connect GitHub. Continue without it. My reason: Der Zugang kommt erst morgen',
+      }),
+    );
+    // A Done never carries one, even if a caller of the registry passed it.
+    const done = apply(STATES.awaitingAction, {
+      type: 'humanResponded',
+      response: { decision: 'done', reason: 'ignored' },
+      responder: ADA,
+    });
+    expect(done.state).not.toHaveProperty('reason');
+    expect(done.commands).toContainEqual({
+      type: 'answerAgent',
+      outcome: { kind: 'decided', decision: 'done' },
+    });
+  });
+
   it('a normal turn end makes an armed follow-up due and dispatches it', () => {
     const dueNow = apply(STATES.armed, EVENTS.turnNormal);
     expect(dueNow.commands).toEqual([

@@ -38,12 +38,12 @@ import {
   type UserInputState,
 } from './types.js';
 
-/** The message the person "sends" once the agent's turn is over. */
-export function followUpText(decision: ActionDecision, title: string): string {
+/** The message the person "sends" once the agent's turn is over, with their reason for a Skip. */
+export function followUpText(decision: ActionDecision, title: string, reason?: string): string {
   const subject = title.trim();
-  return decision === 'done'
-    ? `Continue. I have completed: ${subject}`
-    : `I skipped: ${subject}. Continue without it.`;
+  if (decision === 'done') return `Continue. I have completed: ${subject}`;
+  const skipped = `I skipped: ${subject}. Continue without it.`;
+  return reason === undefined || reason === '' ? skipped : `${skipped} My reason: ${reason}`;
 }
 
 /** Delay before the next attempt after `failures` consecutive failures (1 s, 2 s, 4 s … 30 s). */
@@ -82,7 +82,12 @@ function refuse(reason: RefusalReason): UserInputCommand {
 
 function answerOf(state: LiveState): Answer | null {
   if (state.status === 'awaiting') return null;
-  return { kind: 'decision', decision: state.decision, respondedBy: state.respondedBy };
+  return {
+    kind: 'decision',
+    decision: state.decision,
+    ...(state.reason === undefined ? {} : { reason: state.reason }),
+    respondedBy: state.respondedBy,
+  };
 }
 
 /** Timers that must stop when `state` leaves its status. */
@@ -146,18 +151,19 @@ function startAttempt(
 function becomeDue(
   request: ActionRequest,
   revision: number,
-  answer: { decision: ActionDecision; respondedBy: Responder },
+  answer: { decision: ActionDecision; reason?: string; respondedBy: Responder },
   before: UserInputCommand[],
   after: UserInputCommand[] = [],
 ): TransitionResult {
-  const { decision, respondedBy } = answer;
+  const { decision, reason, respondedBy } = answer;
   const due: DueState = {
     status: 'due',
     request,
     revision,
     decision,
+    ...(reason === undefined ? {} : { reason }),
     respondedBy,
-    followUpText: followUpText(decision, request.title),
+    followUpText: followUpText(decision, request.title, reason),
     phase: 'waiting',
     attempts: 0,
     failures: 0,
@@ -265,9 +271,15 @@ function answerAction(
 ): TransitionResult {
   if (!('decision' in response)) return ignore('response_kind_mismatch');
   const { decision } = response;
-  const answer: UserInputCommand = { type: 'answerAgent', outcome: { kind: 'decided', decision } };
+  // Only a Skip carries the person's reason; REST refuses one with Done.
+  const reason = decision === 'skip' && response.reason ? response.reason : undefined;
+  const words = reason === undefined ? {} : { reason };
+  const answer: UserInputCommand = {
+    type: 'answerAgent',
+    outcome: { kind: 'decided', decision, ...words },
+  };
   if (state.turnEnded) {
-    const decided = { decision, respondedBy };
+    const decided = { decision, ...words, respondedBy };
     return becomeDue(request, state.revision, decided, [{ type: 'cancelDeadline' }], [answer]);
   }
   const next: RequestState = {
@@ -275,8 +287,9 @@ function answerAction(
     request,
     revision: state.revision + 1,
     decision,
+    ...words,
     respondedBy,
-    followUpText: followUpText(decision, request.title),
+    followUpText: followUpText(decision, request.title, reason),
   };
   return applied(next, [{ type: 'cancelDeadline' }, publish(next), answer]);
 }

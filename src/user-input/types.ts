@@ -77,7 +77,7 @@ export interface ActionRequest extends RequestBase {
 export type UserInputRequest = ConsentRequest | ActionRequest;
 
 /** What a person sends; principal-free (the caller has checked visibility). */
-export type HumanResponse = { option_id: string } | { decision: ActionDecision };
+export type HumanResponse = { option_id: string } | { decision: ActionDecision; reason?: string };
 
 /** Why an agent got no human answer; never confused with a person's "reject" option. */
 export type RefusalReason = 'timed_out' | 'swept' | 'superseded';
@@ -85,7 +85,8 @@ export type RefusalReason = 'timed_out' | 'swept' | 'superseded';
 /** What the agent's waiting call resolves with, exactly once. */
 export type AgentOutcome =
   | { kind: 'selected'; option_id: string; option_kind: ConsentOptionKind; remembered: boolean }
-  | { kind: 'decided'; decision: ActionDecision }
+  /** `reason`: the person's own words with a Skip, when they gave some. */
+  | { kind: 'decided'; decision: ActionDecision; reason?: string }
   | { kind: 'refused'; reason: RefusalReason };
 
 /**
@@ -94,7 +95,7 @@ export type AgentOutcome =
  */
 export type Answer =
   | { kind: 'option'; option_id: string; remembered: boolean; respondedBy: Responder }
-  | { kind: 'decision'; decision: ActionDecision; respondedBy: Responder };
+  | { kind: 'decision'; decision: ActionDecision; reason?: string; respondedBy: Responder };
 
 export type TurnOutcome = 'normal' | 'cancelled' | 'failed';
 
@@ -126,6 +127,8 @@ export interface ArmedState {
   request: ActionRequest;
   revision: number;
   decision: ActionDecision;
+  /** The person's own words with a Skip, when they gave some. */
+  reason?: string;
   respondedBy: Responder;
   followUpText: string;
 }
@@ -140,6 +143,8 @@ export interface DueState {
   request: ActionRequest;
   revision: number;
   decision: ActionDecision;
+  /** The person's own words with a Skip, when they gave some. */
+  reason?: string;
   respondedBy: Responder;
   followUpText: string;
   phase: 'attempting' | 'waiting' | 'claimed';

@@ -55,9 +55,14 @@ export function toView(state: RequestState): UserInputView {
     };
   }
   let decision: ActionDecision | null = null;
-  if (state.status === 'armed' || state.status === 'due') decision = state.decision;
+  let reason: string | undefined;
+  if (state.status === 'armed' || state.status === 'due') {
+    decision = state.decision;
+    reason = state.reason;
+  }
   if (state.status === 'settled' && state.answer?.kind === 'decision') {
     decision = state.answer.decision;
+    reason = state.answer.reason;
   }
   return {
     ...base,
@@ -65,7 +70,7 @@ export function toView(state: RequestState): UserInputView {
     instructions: request.instructions,
     url: request.url,
     decision,
-    follow_up_text: decision === null ? null : followUpText(decision, request.title),
+    follow_up_text: decision === null ? null : followUpText(decision, request.title, reason),
     queued: isQueued(state),
     follow_up_attempts: state.status === 'due' ? state.attempts : 0,
   };

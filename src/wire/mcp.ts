@@ -106,7 +106,7 @@ export type WaitingPayload = z.infer<typeof waitingPayload>;
 /** `request_user_action`'s result; `answer_question` returns the REST respond reply. */
 export const actionOutput = z.object({
   status: z.enum(['done', 'skipped', 'expired']),
-  /** Why nobody answered, with `expired`. */
+  /** Why nobody answered, with `expired`; the person's own words, when they gave some, with `skipped`. */
   reason: z.string().optional(),
   request_id: z.string(),
 });

@@ -5,7 +5,8 @@
  */
 import { z } from 'zod';
 import { responder, timestamp } from './common.js';
-import { MAX_CONSENT_OPTION_ID_CHARS } from './limits.js';
+import { MAX_ANSWER_TEXT_CODE_POINTS, MAX_CONSENT_OPTION_ID_CHARS } from './limits.js';
+import { codePoints } from './text.js';
 
 export const CONSENT_OPTION_KINDS = [
   'allow_once',
@@ -87,14 +88,30 @@ export type ActionView = z.infer<typeof actionView>;
 export const userInputView = z.discriminatedUnion('kind', [consentView, actionView]);
 export type UserInputView = z.infer<typeof userInputView>;
 
-/** A person's answer: an option of a consent, or Done/Skip of an action. */
+/**
+ * Why the person skipped an action, in their own words: capped in code points
+ * like every answer text (zod's `max` counts UTF-16 units).
+ */
+const skipReason = z
+  .string()
+  .refine((value) => codePoints(value) <= MAX_ANSWER_TEXT_CODE_POINTS, {
+    error: `must be at most ${MAX_ANSWER_TEXT_CODE_POINTS} characters`,
+  })
+  .meta({ maxLength: MAX_ANSWER_TEXT_CODE_POINTS })
+  .describe(
+    `With decision "skip" only: the person's reason, passed to the agent. At most ${MAX_ANSWER_TEXT_CODE_POINTS} Unicode code points`,
+  );
+
+/** A person's answer: an option of a consent, or Done/Skip of an action (Skip with an optional reason). */
 export const userInputRespondBody = z
   .strictObject({
     option_id: z.string().min(1).max(MAX_CONSENT_OPTION_ID_CHARS).optional(),
     decision: actionDecision.optional(),
+    reason: skipReason.optional(),
   })
   .meta({ id: 'UserInputRespondBody' });
-export type UserInputAnswer = { option_id: string } | { decision: ActionDecision };
+export type UserInputAnswer =
+  { option_id: string } | { decision: 'done' } | { decision: 'skip'; reason?: string };
 
 export const userInputListReply = z.object({ requests: z.array(userInputView) });
 export const userInputReply = z.object({ request: userInputView });

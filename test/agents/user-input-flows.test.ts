@@ -162,4 +162,31 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
     );
     expect(followUps).toHaveLength(1);
   });
+  it('passes a Skip’s reason to the agent and its follow-up; a reason with Done, or too long, is a 400', async () => {
+    await start();
+    const sessionId = await startTask('/action');
+    const request = await awaitRequest(sessionId, 'action');
+    const path = `/api/v1/user-inputs/${request.id}/respond`;
+    const withDone = await call('POST', path, { decision: 'done', reason: 'because' });
+    expect(withDone.status).toBe(400);
+    const tooLong = await call('POST', path, { decision: 'skip', reason: '理'.repeat(2001) });
+    expect(tooLong.status).toBe(400);
+    expect((await call('GET', '/api/v1/user-inputs')).json.requests).toContainEqual(
+      expect.objectContaining({ id: request.id, status: 'awaiting' }),
+    );
+
+    const skipped = await call('POST', path, { decision: 'skip', reason: '  Kein Zugang heute  ' });
+    expect(skipped.status).toBe(200);
+    expect(skipped.json.request).toMatchObject({
+      decision: 'skip',
+      follow_up_text:
+        'I skipped: Connect the staging database. Continue without it. My reason: Kein Zugang heute',
+    });
+    await eventually(async () => (await agentText(sessionId)).includes('"skipped"'), 15_000);
+    expect(await agentText(sessionId)).toContain('"reason":"Kein Zugang heute"');
+    await eventually(
+      async () => (await agentText(sessionId)).includes('My reason: Kein Zugang heute'),
+      15_000,
+    );
+  });
 });

@@ -74,7 +74,9 @@ describe('clarification races in Chromium', () => {
     expect(body).toMatchObject({ claimed: false, status: 'answered' });
     const lost = banner(page, 'winner');
     await lost.waitFor(WAIT);
-    await expect(lost.textContent()).resolves.toContain('Someone else answered first:');
+    // The script answers with the same person's token, through REST: their own answer elsewhere.
+    await expect(lost.getAttribute('data-by')).resolves.toBe('you_elsewhere');
+    await expect(lost.textContent()).resolves.toContain('You already answered this elsewhere:');
     await expect(lost.locator('.winner-answers').textContent()).resolves.toBe(
       `${CONFIG_PROMPT} Hand-written`,
     );
@@ -241,6 +243,8 @@ describe('clarification races in Chromium', () => {
     await openSession(suite.world, page, created.session.id);
 
     await page.getByTestId('clarification-skip').click();
+    await page.getByTestId('clarification-skip-confirm-yes').click();
+    await page.getByTestId('send-now').click();
     await held.arrived;
     await sendMessage(suite.world, created.session.id, 'never mind');
     await until(
@@ -250,7 +254,7 @@ describe('clarification races in Chromium', () => {
     held.release();
 
     await banner(page, 'expired').waitFor(WAIT);
-    expect(recorded.responds).toEqual([{ rejected: true, reject_reason: 'User skipped' }]);
+    expect(recorded.responds).toEqual([{ rejected: true }]);
     expect(recorded.messages).toHaveLength(0);
     await expect(userMessages(suite.world, created.session.id)).resolves.toEqual([
       '/ask-detach',

@@ -123,8 +123,10 @@ describe('the web app in Chromium', () => {
     });
     await openSession(page, created.session.id);
     await page.getByTestId('clarification-skip').click();
+    await page.getByTestId('clarification-skip-confirm-yes').click();
+    await page.getByTestId('send-now').click();
     await page.locator('[data-testid="clarification-banner"][data-state="resolved"]').waitFor(WAIT);
-    expect(bodies).toEqual([{ rejected: true, reject_reason: 'User skipped' }]);
+    expect(bodies).toEqual([{ rejected: true }]);
     await page.locator('[data-testid="session-state"][data-state="idle"]').waitFor(WAIT);
     await page.getByTestId('transcript').getByText('Skipped', { exact: true }).waitFor(WAIT);
     await context.close();

@@ -10,7 +10,14 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
+import type {
+  Browser,
+  BrowserContext,
+  Locator,
+  Page,
+  Route,
+  WebSocketRoute,
+} from 'playwright-core';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { TestHost } from '../support/test-host.js';
 import {
@@ -211,7 +218,20 @@ describe('consent and action cards in Chromium', () => {
     const task = page.getByTestId('task-link').filter({ hasText: 'Consent reject' });
     await expect(task.getAttribute('data-waiting')).resolves.toBe('consent');
 
+    // A Reject is confirmed, then held for the undo window; Undo sends nothing.
     await item.locator('[data-option-id="reject-once"]').click();
+    await item.getByTestId('decision-confirm-yes').click();
+    await item.getByTestId('user-input-undo').waitFor(WAIT);
+    await item.getByTestId('undo').click();
+    await item.getByTestId('user-input-undo').waitFor({ state: 'detached', ...WAIT });
+    await page.waitForTimeout(6_000);
+    await expect(awaitRequest(world, created.session.id, 'consent')).resolves.toMatchObject({
+      id: request.id,
+      status: 'awaiting',
+    });
+    await item.locator('[data-option-id="reject-once"]').click();
+    await item.getByTestId('decision-confirm-yes').click();
+    await item.getByTestId('send-now').click();
     const settled = page
       .getByTestId('inbox-recent')
       .locator(`[data-request-id="${request.id}"] [data-outcome="rejected"]`);
@@ -268,11 +288,88 @@ describe('consent and action cards in Chromium', () => {
     const request = await awaitRequest(world, created.session.id, 'action');
     await openSession(page, world, created.session.id);
     await card(page, request.id).getByTestId('action-skip').click();
+    await card(page, request.id).getByTestId('decision-confirm-yes').click();
+    await card(page, request.id).getByTestId('send-now').click();
     await expect(
       card(page, request.id).getByTestId('follow-up-text').textContent(WAIT),
     ).resolves.toBe(FOLLOW_UP_SKIP);
     await agentSaid(page, `You said: ${FOLLOW_UP_SKIP}`).waitFor(WAIT);
     await agentSaid(page, '"status":"skipped"').waitFor(WAIT);
+    await context.close();
+  });
+
+  it('skips an action with the person’s reason: the agent and the follow-up get it, the call reads Skipped', async () => {
+    const { context, page } = await desktop();
+    const created = await startTask(world, 'Action skip reason', '/action');
+    const request = await awaitRequest(world, created.session.id, 'action');
+    await openSession(page, world, created.session.id);
+    await card(page, request.id).getByTestId('action-skip').click();
+    await card(page, request.id).getByTestId('decision-reason').fill('Der Zugang kommt morgen');
+    await card(page, request.id).getByTestId('decision-confirm-yes').click();
+    // Nothing leaves before the undo window ends on its own.
+    await card(page, request.id).getByTestId('user-input-undo').waitFor(WAIT);
+    await card(page, request.id)
+      .getByTestId('user-input-undo')
+      .waitFor({ state: 'detached', ...WAIT });
+    const text = `${FOLLOW_UP_SKIP} My reason: Der Zugang kommt morgen`;
+    await expect(
+      card(page, request.id).getByTestId('follow-up-text').textContent(WAIT),
+    ).resolves.toBe(text);
+    await agentSaid(page, '"reason":"Der Zugang kommt morgen"').waitFor(WAIT);
+    await agentSaid(page, `You said: ${text}`).waitFor(WAIT);
+    const call = page
+      .getByTestId('message')
+      .filter({ hasText: 'Asking you to connect the staging database' })
+      .getByTestId('tool-status');
+    await expect(call.getAttribute('data-status')).resolves.toBe('completed');
+    await expect(call.getAttribute('data-label')).resolves.toBe('skipped');
+    await expect(call.textContent()).resolves.toBe('Skipped');
+    await context.close();
+  });
+
+  it('sends an answer given while the server is unreachable once, when the connection returns', async () => {
+    const { context, page } = await desktop();
+    const created = await startTask(world, 'Consent offline', '/permission');
+    const request = await awaitRequest(world, created.session.id, 'consent');
+    let down = false;
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+      if (down) {
+        void socket.close({ code: 1011, reason: 'test: server unreachable' });
+        return;
+      }
+      socket.connectToServer();
+      sockets.push(socket);
+    });
+    let reached = 0;
+    await page.route(RESPOND, async (route: Route) => {
+      if (down) {
+        await route.abort('connectionrefused');
+        return;
+      }
+      reached++;
+      await route.continue();
+    });
+    await openSession(page, world, created.session.id);
+    const allow = card(page, request.id).locator('[data-option-id="allow-once"]');
+    await allow.waitFor(WAIT);
+
+    down = true;
+    await sockets[0]?.close({ code: 1012, reason: 'test: server unreachable' });
+    await page.getByTestId('offline-banner').waitFor(WAIT);
+    await allow.click();
+    const waiting = card(page, request.id).locator(
+      '[data-testid="user-input-error"][data-waiting="true"]',
+    );
+    await waiting.waitFor(WAIT);
+    await expect(waiting.textContent()).resolves.toContain(
+      'will be sent when the connection returns',
+    );
+
+    down = false;
+    await settledAs(page, request.id, 'allowed').waitFor(WAIT);
+    await agentSaid(page, 'Permission answer: "allow-once" (Allow once).').waitFor(WAIT);
+    expect(reached).toBe(1);
     await context.close();
   });
 

@@ -35,7 +35,7 @@ export function registerActionTool(
       title: 'Ask the person to do something',
       description:
         'Ask the person to do something outside this conversation and wait until they press ' +
-        "Done or Skip. Returns status 'done' or 'skipped', or 'expired' when nobody answered.",
+        "Done or Skip. Returns status 'done' or 'skipped' (with the person's reason, if they gave one), or 'expired' when nobody answered.",
       inputSchema: requestUserActionInput.shape,
     },
     (args, extra) =>
@@ -65,6 +65,7 @@ export function registerActionTool(
         if (outcome.kind === 'decided') {
           const decided: ActionOutput = {
             status: outcome.decision === 'done' ? 'done' : 'skipped',
+            ...(outcome.reason === undefined ? {} : { reason: outcome.reason }),
             request_id: created.id,
           };
           return toolResult(decided);

@@ -5,8 +5,12 @@
  */
 import { CLIENT_RESPONSE_DEADLINE_MS } from '../model/respond.js';
 
+/** How long a one-tap answer, Skip or Reject waits for Undo before it is sent. */
+export const UNDO_WINDOW_MS = 5_000;
+
 export interface WebConfig {
   respondDeadlineMs: number;
+  undoWindowMs: number;
 }
 
 declare global {
@@ -45,5 +49,6 @@ export function readConfig(): WebConfig {
       fromQuery ??
       stored ??
       CLIENT_RESPONSE_DEADLINE_MS,
+    undoWindowMs: positive(window.__CLARION_CONFIG__?.undoWindowMs) ?? UNDO_WINDOW_MS,
   };
 }

@@ -5,14 +5,18 @@
  * for the person once the agent's turn ends, and whether it was sent.
  */
 import type { TFunction } from 'i18next';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ActionView } from '../model/types.js';
 import { safeHttpUrl, type UserInputOutcome } from '../model/user-inputs.js';
+import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
 
 export function ActionBody(props: UserInputBodyProps<ActionView>) {
   const { t } = useTranslation();
   const { view, outcome } = props;
+  // A Skip is deliberate: confirmed (with an optional reason), then held for the undo window.
+  const [skipping, setSkipping] = useState(false);
   const href = safeHttpUrl(view.url);
   const pendingDecision =
     props.pending !== undefined && 'decision' in props.pending ? props.pending.decision : undefined;
@@ -36,7 +40,22 @@ export function ActionBody(props: UserInputBodyProps<ActionView>) {
           {view.url}
         </p>
       ) : null}
-      {props.choices ? (
+      {props.choices && skipping && !props.busy ? (
+        <DecisionConfirm
+          prompt={t('decide.skipActionConfirm')}
+          yes={t('decide.skipActionYes')}
+          withReason
+          onConfirm={(reason) => {
+            setSkipping(false);
+            props.respondAfterUndo(
+              reason === '' ? { decision: 'skip' } : { decision: 'skip', reason },
+            );
+          }}
+          onCancel={() => {
+            setSkipping(false);
+          }}
+        />
+      ) : props.choices ? (
         <div className="action-buttons">
           <button
             type="button"
@@ -57,7 +76,7 @@ export function ActionBody(props: UserInputBodyProps<ActionView>) {
             disabled={props.busy}
             aria-busy={pendingDecision === 'skip'}
             onClick={() => {
-              props.respond({ decision: 'skip' });
+              setSkipping(true);
             }}
           >
             {t('userInput.skip')}

@@ -5,13 +5,18 @@
  * posts, and focus goes back to the composer through `onClose`; expanding
  * again puts focus in the overlay so its shortcuts work.
  *
- * In `message` mode the bundle turned out to be inactive: the same draft is
- * sent as an ordinary message instead, and Skip becomes Discard (it sends
- * nothing).
+ * In `message` mode the bundle turned out to be inactive or was settled
+ * elsewhere: the same draft (complete or not) is sent as an ordinary message
+ * instead, and Skip becomes Discard (it sends nothing).
+ *
+ * "Skip all questions" is deliberate: it sits apart from Submit, asks to
+ * confirm and takes an optional reason in the person's own words, which is
+ * what the agent reads.
  */
-import { useEffect, useRef } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
+import { MAX_CUSTOM_CODE_POINTS, codePointLength } from '../hooks/use-clarification-draft.js';
 import {
   ClarificationQuestionCard,
   ClarificationStepNav,
@@ -30,6 +35,7 @@ export function ClarificationOverlay({
   const { t } = useTranslation();
   const rootRef = useRef<HTMLElement>(null);
   const focusOnExpand = useRef(false);
+  const [skipping, setSkipping] = useState<{ forId: string; reason: string }>();
   const { bundle, draft, busy, collapsed, mode } = group;
   const pendingId = bundle?.pending_id;
 
@@ -84,8 +90,16 @@ export function ClarificationOverlay({
 
   const late = mode === 'message';
   const showSubmit = late || draft.questions.length > 1;
+  const confirmSkip = skipping?.forId === bundle.pending_id && !late ? skipping : undefined;
+  const reasonOver = confirmSkip
+    ? codePointLength(confirmSkip.reason.trim()) > MAX_CUSTOM_CODE_POINTS
+    : false;
+  // A kept draft's banner already says what happened and that nothing goes unless asked.
+  const kept = group.state.phase === 'late' && group.state.message === 'kept';
   const notice = late
-    ? t('clarification.lateNotice')
+    ? kept
+      ? undefined
+      : t('clarification.lateNotice')
     : bundle.detached && draft.activeIndex === 0
       ? t('clarification.movedOn')
       : undefined;
@@ -114,8 +128,8 @@ export function ClarificationOverlay({
               type="button"
               className="button button-primary"
               data-testid="clarification-submit"
-              disabled={!draft.allAnswered || busy}
-              onClick={draft.submit}
+              disabled={(late ? draft.answeredCount === 0 : !draft.allAnswered) || busy}
+              onClick={late ? group.sendDraft : draft.submit}
             >
               {busy ? <span className="spinner" aria-hidden="true" /> : null}
               {busy
@@ -125,15 +139,17 @@ export function ClarificationOverlay({
                   : t('clarification.submit')}
             </button>
           ) : null}
-          <button
-            type="button"
-            className="button"
-            data-testid="clarification-skip"
-            disabled={busy}
-            onClick={group.skip}
-          >
-            {late ? t('clarification.discard') : t('clarification.skip')}
-          </button>
+          {late ? (
+            <button
+              type="button"
+              className="button"
+              data-testid="clarification-discard"
+              disabled={busy}
+              onClick={group.dismiss}
+            >
+              {t('clarification.discard')}
+            </button>
+          ) : null}
           <button
             type="button"
             className="button button-icon"
@@ -153,6 +169,74 @@ export function ClarificationOverlay({
       ) : null}
       <ClarificationQuestionCard draft={draft} busy={busy} notice={notice} />
       <ClarificationStepNav draft={draft} busy={busy} />
+      {late ? null : confirmSkip ? (
+        <div className="skip-confirm" data-testid="clarification-skip-confirm" role="group">
+          <label className="skip-reason-label">
+            {t('decide.skipConfirm')}
+            <textarea
+              className="custom-input skip-reason"
+              data-testid="clarification-skip-reason"
+              placeholder={t('decide.skipReasonPlaceholder')}
+              value={confirmSkip.reason}
+              rows={2}
+              maxLength={MAX_CUSTOM_CODE_POINTS * 2}
+              disabled={busy}
+              onKeyDown={(event) => {
+                // The reason is text, not the question's keyboard.
+                if (event.key !== 'Escape') event.stopPropagation();
+              }}
+              onChange={(event) => {
+                setSkipping({ forId: bundle.pending_id, reason: event.target.value });
+              }}
+            />
+          </label>
+          {reasonOver ? (
+            <p className="counter counter-over" aria-live="polite">
+              {t('clarification.overLimit', {
+                count: codePointLength(confirmSkip.reason.trim()) - MAX_CUSTOM_CODE_POINTS,
+              })}
+            </p>
+          ) : null}
+          <div className="skip-confirm-actions">
+            <button
+              type="button"
+              className="button button-danger"
+              data-testid="clarification-skip-confirm-yes"
+              disabled={busy || reasonOver}
+              onClick={() => {
+                group.skip(confirmSkip.reason);
+                setSkipping(undefined);
+              }}
+            >
+              {t('decide.skipConfirmYes')}
+            </button>
+            <button
+              type="button"
+              className="button"
+              data-testid="clarification-skip-cancel"
+              onClick={() => {
+                setSkipping(undefined);
+              }}
+            >
+              {t('decide.skipCancel')}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <div className="skip-row">
+          <button
+            type="button"
+            className="button button-quiet"
+            data-testid="clarification-skip"
+            disabled={busy}
+            onClick={() => {
+              setSkipping({ forId: bundle.pending_id, reason: '' });
+            }}
+          >
+            {t('clarification.skip')}
+          </button>
+        </div>
+      )}
     </section>
   );
 }

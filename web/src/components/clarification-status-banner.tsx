@@ -1,9 +1,13 @@
 /**
  * `ClarificationStatusBanner`: the one status line of a bundle, on desktop and
  * phone alike: submitting, error with Retry, detached, expired, the winner's
- * answers after a lost race, and the late-answer message outcome.
+ * answers after a lost race, the undo window of a one-tap answer or Skip,
+ * and the late-answer message outcome (including a draft kept because the
+ * question settled elsewhere).
  */
 import { useTranslation } from 'react-i18next';
+import { useSyncExternalStore } from 'react';
+import { useServices } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import type { BundleQuestion } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
@@ -17,8 +21,40 @@ export function describeAnswer(question: BundleQuestion | undefined, answer: Ans
 
 export function ClarificationStatusBanner({ group }: { group: ClarificationGroup }) {
   const { t } = useTranslation();
+  const { model } = useServices();
+  const connection = useSyncExternalStore(
+    model.subscribe,
+    () => model.getState().connection,
+    () => model.getState().connection,
+  );
   const { state, bundle } = group;
   switch (state.phase) {
+    case 'undo':
+      return (
+        <div
+          className="banner banner-info undo-banner"
+          role="status"
+          data-testid="clarification-banner"
+          data-state="undo"
+        >
+          <span>
+            {state.action.kind === 'skip' ? t('decide.undo.skipping') : t('decide.undo.answering')}
+          </span>
+          <span className="undo-buttons">
+            <button
+              type="button"
+              className="button button-primary"
+              data-testid="undo"
+              onClick={group.undo}
+            >
+              {t('decide.undo.undo')}
+            </button>
+            <button type="button" className="button" data-testid="send-now" onClick={group.sendNow}>
+              {t('decide.undo.sendNow')}
+            </button>
+          </span>
+        </div>
+      );
     case 'idle':
       return bundle?.detached ? (
         <div
@@ -41,20 +77,25 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           <span className="spinner" aria-hidden="true" /> {t('banner.submitting')}
         </div>
       );
-    case 'error':
+    case 'error': {
+      // Retried on its own when the connection returns (use-clarification-group).
+      const waiting =
+        connection !== 'live' && state.reason !== 'server' && state.reason !== 'malformed';
       return (
         <div
           className="banner banner-error"
           role="alert"
           data-testid="clarification-banner"
           data-state="error"
+          data-waiting={waiting}
         >
-          <span>{t('banner.error')}</span>
+          <span>{waiting ? t('decide.errorWaiting') : t('banner.error')}</span>
           <button type="button" className="button button-primary" onClick={group.retry}>
             {t('banner.retry')}
           </button>
         </div>
       );
+    }
     case 'refused':
       return (
         <div
@@ -85,7 +126,7 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
       );
     case 'resolved': {
       const { result } = state;
-      if (result.claimed) {
+      if (state.by === 'this_tab') {
         return (
           <div
             className="banner banner-ok"
@@ -106,12 +147,13 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           role="status"
           data-testid="clarification-banner"
           data-state="winner"
+          data-by={state.by}
         >
           {result.response.rejected ? (
-            <span>{t('banner.winnerSkipped')}</span>
+            <span>{t(`decide.skippedBy.${state.by}`)}</span>
           ) : (
             <div>
-              <span>{t('banner.winner')}</span>
+              <span>{t(`decide.answeredBy.${state.by}`)}</span>
               <ul className="winner-answers">
                 {result.response.answers.map((answer) => {
                   const question = group.questions.find(
@@ -134,24 +176,35 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
       );
     }
     case 'late': {
-      const text = {
-        sending: t('banner.lateSending'),
-        sent: t('banner.lateSent'),
-        queued: t('banner.lateQueued'),
-        failed:
-          state.message === 'failed' && state.reason === 'refused'
-            ? t('banner.lateRefused')
-            : t('banner.lateFailed'),
-      }[state.message];
+      const refused = state.message === 'failed' && state.reason === 'refused';
+      // An expired question keeps its one-sentence wording; elsewhere-settled ones say why first.
+      const text =
+        state.cause === 'expired' && state.message !== 'kept'
+          ? {
+              sending: t('banner.lateSending'),
+              sent: t('banner.lateSent'),
+              queued: t('banner.lateQueued'),
+              failed: refused ? t('banner.lateRefused') : t('banner.lateFailed'),
+            }[state.message]
+          : `${t(`decide.settled.${state.cause}`)} ${
+              {
+                kept: t('decide.draftKept'),
+                sending: t('decide.draftSending'),
+                sent: t('decide.draftSent'),
+                queued: t('decide.draftQueued'),
+                failed: refused ? t('decide.draftRefused') : t('decide.draftFailed'),
+              }[state.message]
+            }`;
       return (
         <div
           className={`banner ${state.message === 'failed' ? 'banner-error' : 'banner-info'}`}
           role={state.message === 'failed' ? 'alert' : 'status'}
           data-testid="clarification-banner"
           data-state={`late-${state.message}`}
+          data-cause={state.cause}
         >
           <span>{text}</span>
-          {state.message === 'failed' ? (
+          {state.message === 'kept' ? null : state.message === 'failed' ? (
             <button type="button" className="button button-primary" onClick={group.retry}>
               {t('banner.lateRetry')}
             </button>

@@ -5,17 +5,36 @@
  * differently from a person choosing "reject".
  */
 import type { TFunction } from 'i18next';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsentView } from '../model/types.js';
+import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
 
 export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
   const { t } = useTranslation();
   const { view, outcome } = props;
+  // A Reject is deliberate: confirmed first, then held for the undo window.
+  const [rejecting, setRejecting] = useState<string>();
+  const confirming = view.options.find((option) => option.option_id === rejecting);
   return (
     <>
       <p className="user-input-detail muted">{t('userInput.tool', { tool: view.tool_key })}</p>
-      {props.choices ? (
+      {props.choices && confirming && !props.busy ? (
+        <DecisionConfirm
+          prompt={t('decide.rejectConfirm')}
+          yes={confirming.label}
+          withReason={false}
+          onConfirm={() => {
+            setRejecting(undefined);
+            props.respondAfterUndo({ option_id: confirming.option_id });
+          }}
+          onCancel={() => {
+            setRejecting(undefined);
+          }}
+        />
+      ) : null}
+      {props.choices && !(confirming && !props.busy) ? (
         <div className="consent-options" role="group" aria-label={view.title}>
           {view.options.map((option) => {
             const chosen =
@@ -33,7 +52,11 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
                 disabled={props.busy}
                 aria-busy={chosen}
                 onClick={() => {
-                  props.respond({ option_id: option.option_id });
+                  if (option.kind === 'reject_once' || option.kind === 'reject_always') {
+                    setRejecting(option.option_id);
+                  } else {
+                    props.respond({ option_id: option.option_id });
+                  }
                 }}
               >
                 <span className="consent-option-label">{option.label}</span>

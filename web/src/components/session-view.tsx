@@ -12,7 +12,8 @@ import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { admissionKeyFor } from '../model/late-answer.js';
 import { sessionLabel } from '../model/session-label.js';
-import { waitingRequests } from '../model/user-inputs.js';
+import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
+import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
 import {
   activeBundleOfSession,
   questionOfRow,
@@ -52,6 +53,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       .map((entry) => entry.view.kind),
   );
   const messages = transcriptOf(state, sessionId);
+  const skippedActionTimes = requestsOfSession(userInputs, sessionId).flatMap((entry) =>
+    entry.view.kind === 'action' && entry.view.decision === 'skip' ? [entry.view.created_at] : [],
+  );
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback(() => {
@@ -106,8 +110,18 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       </header>
       <section className="transcript" aria-label={t('session.transcript')} data-testid="transcript">
         {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}
-        {messages.map((message) => (
-          <TranscriptRow key={message.id} message={message} active={live} bundles={state.bundles} />
+        {messages.map((message, index) => (
+          <TranscriptRow
+            key={message.id}
+            message={message}
+            active={live}
+            bundles={state.bundles}
+            toolLabel={
+              message.type === 'tool_call'
+                ? toolCallLabel(messages, index, state.bundles, skippedActionTimes)
+                : null
+            }
+          />
         ))}
       </section>
       <div className="session-dock" ref={dockRef}>
@@ -149,10 +163,13 @@ function TranscriptRow({
   message,
   active,
   bundles,
+  toolLabel,
 }: {
   message: MessageView;
   active: BundleState | undefined;
   bundles: Readonly<Record<string, BundleState>>;
+  /** What a tool call's chip says (`tool-call-label.ts`); null for other rows. */
+  toolLabel: ToolCallLabel | null;
 }) {
   const { t } = useTranslation();
   const row = questionOfRow(message);
@@ -177,13 +194,21 @@ function TranscriptRow({
   const author =
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';
   const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
+  const label = toolLabel ?? toolStatus;
   return (
     <article className={`message message-${author}`} data-type={message.type} data-testid="message">
       <span className="message-author">{t(`session.author.${author}`)}</span>
       <RelativeTime at={message.created_at} />
       {toolStatus ? (
-        <span className="chip" data-testid="tool-status" data-status={toolStatus}>
-          {t(`session.toolStatus.${toolStatus}`)}
+        <span
+          className="chip"
+          data-testid="tool-status"
+          data-status={toolStatus}
+          data-label={label}
+        >
+          {label === 'waiting_detached' || label === 'answered_later' || label === 'skipped'
+            ? t(`decide.toolStatus.${label}`)
+            : t(`session.toolStatus.${label ?? toolStatus}`)}
         </span>
       ) : null}
       <p className="message-content">{message.content}</p>
@@ -277,11 +302,4 @@ function Composer({
       ) : null}
     </form>
   );
-}
-
-const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
-
-/** ACP's tool-call statuses; anything else an agent sends is not shown. */
-function knownToolStatus(value: unknown): (typeof TOOL_STATUSES)[number] | null {
-  return TOOL_STATUSES.find((status) => status === value) ?? null;
 }

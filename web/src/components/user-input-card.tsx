@@ -4,8 +4,10 @@
  * deadline while it waits and the state of this tab's answer; the kind's body
  * shows the choices or, once settled, what happened.
  */
+import { useSyncExternalStore } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
+import { useServices } from '../app/services.js';
 import { useNow } from '../hooks/use-now.js';
 import { useUserInputResponse, type ResponseState } from '../hooks/use-user-input-response.js';
 import type { UserInputAnswer, UserInputView } from '../model/types.js';
@@ -25,10 +27,12 @@ export interface UserInputBodyProps<V extends UserInputView> {
   outcome: UserInputOutcome;
   /** Show the choices (otherwise the outcome). */
   choices: boolean;
-  /** An answer from this tab is on its way: choices are disabled. */
+  /** An answer from this tab is on its way (or in its undo window): choices are disabled. */
   busy: boolean;
   pending: UserInputAnswer | undefined;
   respond: (answer: UserInputAnswer) => void;
+  /** For Reject and Skip: sent once the undo window has passed. */
+  respondAfterUndo: (answer: UserInputAnswer) => void;
 }
 
 /** The data attribute tests and styles read: one value per distinct outcome. */
@@ -55,12 +59,17 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
   const response = useUserInputResponse(view.id);
   const outcome = outcomeOf(entry);
   const choices = offersChoices(outcome, response.state);
+  const held =
+    response.state.phase === 'submitting' || response.state.phase === 'undo'
+      ? response.state.answer
+      : undefined;
   const body = {
     outcome,
     choices,
-    busy: response.state.phase === 'submitting',
-    pending: response.state.phase === 'submitting' ? response.state.answer : undefined,
+    busy: held !== undefined,
+    pending: held,
     respond: response.respond,
+    respondAfterUndo: response.respondAfterUndo,
   };
   const path = `/sessions/${encodeURIComponent(view.session_id)}`;
 
@@ -103,6 +112,8 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
         state={response.state}
         waiting={outcome.kind === 'waiting'}
         retry={response.retry}
+        undo={response.undo}
+        sendNow={response.sendNow}
       />
     </article>
   );
@@ -125,10 +136,45 @@ function Deadline({ at }: { at: string }) {
   );
 }
 
-function ResponseStatus(props: { state: ResponseState; waiting: boolean; retry: () => void }) {
+function ResponseStatus(props: {
+  state: ResponseState;
+  waiting: boolean;
+  retry: () => void;
+  undo: () => void;
+  sendNow: () => void;
+}) {
   const { t } = useTranslation();
+  const { model } = useServices();
+  const connection = useSyncExternalStore(
+    model.subscribe,
+    () => model.getState().connection,
+    () => model.getState().connection,
+  );
   const { state } = props;
   switch (state.phase) {
+    case 'undo':
+      return (
+        <div className="banner banner-info undo-banner" role="status" data-testid="user-input-undo">
+          <span>
+            {'option_id' in state.answer
+              ? t('decide.undo.rejecting')
+              : t('decide.undo.skippingAction')}
+          </span>
+          <span className="undo-buttons">
+            <button
+              type="button"
+              className="button button-primary"
+              data-testid="undo"
+              onClick={props.undo}
+            >
+              {t('decide.undo.undo')}
+            </button>
+            <button type="button" className="button" data-testid="send-now" onClick={props.sendNow}>
+              {t('decide.undo.sendNow')}
+            </button>
+          </span>
+        </div>
+      );
     case 'submitting':
       return (
         <p className="user-input-status" role="status" data-testid="user-input-status">
@@ -137,8 +183,14 @@ function ResponseStatus(props: { state: ResponseState; waiting: boolean; retry: 
       );
     case 'error':
       return (
-        <div className="banner banner-error" role="alert" data-testid="user-input-error">
-          <span>{t('userInput.error')}</span>
+        <div
+          className="banner banner-error"
+          role="alert"
+          data-testid="user-input-error"
+          data-waiting={connection !== 'live'}
+        >
+          {/* Sent again by itself when the connection returns (use-user-input-response). */}
+          <span>{connection === 'live' ? t('userInput.error') : t('decide.errorWaiting')}</span>
           <button
             type="button"
             className="button button-primary"

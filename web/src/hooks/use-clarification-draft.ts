@@ -47,13 +47,16 @@ export interface ClarificationDraft {
   submit: () => void;
 }
 
+/** How a draft was completed: a single tap on a one-question bundle, or an explicit submit. */
+export type CompletedVia = 'tap' | 'submit';
+
 export interface DraftOptions {
   locked: boolean;
   /** A single-choice pick on a one-question bundle completes it at once. */
   autoSubmit: boolean;
   /** The step to start on, e.g. the question whose transcript row was used. */
   initialIndex?: number;
-  onComplete: (answers: Record<string, Answer>) => void;
+  onComplete: (answers: Record<string, Answer>, via: CompletedVia) => void;
 }
 
 interface DraftData {
@@ -90,8 +93,8 @@ export function useClarificationDraft(
   const allAnswered = questions.length > 0 && answeredCount === questions.length;
 
   const complete = useCallback(
-    (chosen: Record<string, Answer>) => {
-      if (questions.every((q) => isAnswered(chosen[q.question_id]))) onComplete(chosen);
+    (chosen: Record<string, Answer>, via: CompletedVia = 'submit') => {
+      if (questions.every((q) => isAnswered(chosen[q.question_id]))) onComplete(chosen, via);
     },
     [onComplete, questions],
   );
@@ -129,7 +132,7 @@ export function useClarificationDraft(
         drafts: question.multi_select ? current.drafts : { ...current.drafts, [questionId]: '' },
         activeIndex: advance ? index + 1 : current.activeIndex,
       }));
-      if (!question.multi_select && questions.length === 1 && autoSubmit) complete(chosen);
+      if (!question.multi_select && questions.length === 1 && autoSubmit) complete(chosen, 'tap');
     },
     [answers, autoSubmit, complete, locked, questions, update],
   );

@@ -3,18 +3,25 @@
  * desktop and phone layouts (they differ in layout only).
  *
  * Owns the submission state machine around a `useClarificationDraft`:
- * idle → submitting → resolved | expired | error (Retry resends the same
- * action) | refused | late (an affirmative answer to an inactive bundle, sent
- * as an ordinary message with a stable admission key). A single in-flight
- * guard drops concurrent submits. The bundle and answers are captured before
- * each submit, so the outcome never depends on what the live model shows by
- * then. Escape/collapse never touch the server.
+ * idle → (undo →) submitting → resolved | expired | error (Retry resends the
+ * same action, and so does the connection's return) | refused | late (an
+ * affirmative answer to an inactive bundle, sent as an ordinary message with
+ * a stable admission key). A single in-flight guard drops concurrent submits.
+ * The bundle and answers are captured before each submit, so the outcome
+ * never depends on what the live model shows by then. Escape/collapse never
+ * touch the server.
+ *
+ * One-tap answers and Skip wait out an undo window first: Undo returns to
+ * idle before any request, so the server never sees them. A bundle settled
+ * elsewhere (another tab, a cancel, expiry) while the person had typed
+ * something keeps the draft as `late`/`kept`: it can go as a new message or
+ * be discarded, never silently lost.
  *
  * Which bundle is on screen: the live one, unless an outcome for the captured
  * one still needs the person (in flight, Retry, a late message not yet
  * admitted) or is the last word (no live bundle replaced it).
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useServices } from '../app/services.js';
 import {
   captureAnswers,
@@ -24,26 +31,41 @@ import {
 } from '../model/late-answer.js';
 import { transitions, type BundleQuestion, type BundleState } from '../model/read-model.js';
 import { postClarification, type RetryReason } from '../model/respond.js';
+import {
+  responderLabel,
+  settledElsewhere,
+  type SettledElsewhere,
+} from '../model/settled-elsewhere.js';
 import type { Answer, RespondBody, RespondOk } from '../model/types.js';
-import { useClarificationDraft, type ClarificationDraft } from './use-clarification-draft.js';
+import {
+  useClarificationDraft,
+  type ClarificationDraft,
+  type CompletedVia,
+} from './use-clarification-draft.js';
+import { useMe } from './use-me.js';
 import { useLateAnswerSender, type FailureReason } from './use-message-handler.js';
 
 export { codePointLength, isAnswered, MAX_CUSTOM_CODE_POINTS } from './use-clarification-draft.js';
 
-export const SKIP_REASON = 'User skipped';
-
 export type SubmitAction =
   { kind: 'answer'; body: RespondBody } | { kind: 'skip'; body: RespondBody };
 
+/** Why a draft became a message: the question expired (409) or settled elsewhere. */
+export type LateCause = SettledElsewhere;
+
 export type LateMessageState =
-  | { phase: 'late'; message: 'sending' | 'sent' | 'queued' }
-  | { phase: 'late'; message: 'failed'; reason: FailureReason };
+  | { phase: 'late'; cause: LateCause; message: 'kept' | 'sending' | 'sent' | 'queued' }
+  | { phase: 'late'; cause: LateCause; message: 'failed'; reason: FailureReason };
+
+/** Who settled the bundle, as the respond reply says: this attempt, or who else. */
+export type ResolvedBy = 'this_tab' | 'another_tab' | 'you_elsewhere' | 'someone_else';
 
 export type SubmitState =
   | { phase: 'idle' }
+  | { phase: 'undo'; action: SubmitAction }
   | { phase: 'submitting'; action: SubmitAction }
   | { phase: 'error'; action: SubmitAction; reason: RetryReason }
-  | { phase: 'resolved'; action: SubmitAction; result: RespondOk }
+  | { phase: 'resolved'; action: SubmitAction; result: RespondOk; by: ResolvedBy }
   | { phase: 'expired' }
   | { phase: 'refused'; action: SubmitAction; code: string }
   | LateMessageState;
@@ -67,7 +89,14 @@ export interface ClarificationGroup {
   formVisible: boolean;
   collapsed: boolean;
   setCollapsed: (collapsed: boolean) => void;
-  skip: () => void;
+  /** Skips every question after the undo window; `reason` is the person's own words, if any. */
+  skip: (reason: string) => void;
+  /** Sends the kept draft (complete or not) as a new message. */
+  sendDraft: () => void;
+  /** Cancels an action still in its undo window: nothing reaches the server. */
+  undo: () => void;
+  /** Ends the undo window at once. */
+  sendNow: () => void;
   retry: () => void;
   dismiss: () => void;
 }
@@ -80,12 +109,13 @@ interface Outcome {
 /** The person still has work on the captured bundle: it must stay on screen. */
 function holdsDraft(state: SubmitState): boolean {
   switch (state.phase) {
+    case 'undo':
     case 'submitting':
     case 'error':
     case 'refused':
       return true;
     case 'late':
-      return state.message === 'sending' || state.message === 'failed';
+      return state.message === 'kept' || state.message === 'sending' || state.message === 'failed';
     case 'idle':
     case 'resolved':
     case 'expired':
@@ -98,12 +128,48 @@ function outcomeApplies(outcome: Outcome | undefined, live: BundleState | undefi
   return holdsDraft(outcome.state) || !live || live.pending_id === outcome.captured.pendingId;
 }
 
+/** Whether the person has put anything into the draft that would be lost with it. */
+function hasWork(draft: ClarificationDraft): boolean {
+  return draft.answeredCount > 0 || Object.values(draft.drafts).some((text) => text.trim() !== '');
+}
+
+/** The same decision as the one this tab sent: an earlier attempt of ours landed after all. */
+function sameDecision(body: RespondBody, result: RespondOk): boolean {
+  const { response } = result;
+  if (response.rejected !== (body.rejected === true)) return false;
+  if (response.rejected) return true;
+  const sent = body.answers ?? [];
+  return (
+    sent.length === response.answers.length &&
+    sent.every((answer) => {
+      const got = response.answers.find((other) => other.question_id === answer.question_id);
+      return (
+        got !== undefined &&
+        got.custom_text === (answer.custom_text ?? '') &&
+        [...got.selected_options].sort().join('\u0000') ===
+          [...(answer.selected_options ?? [])].sort().join('\u0000')
+      );
+    })
+  );
+}
+
+/** Reasons a failed attempt may simply not have reached the server; the connection's return retries them. */
+const RETRY_ON_RECONNECT: ReadonlySet<RetryReason> = new Set(['network', 'timeout', 'unavailable']);
+
 export function useClarificationGroup(live: BundleState | undefined): ClarificationGroup {
   const { model, config, keyStore } = useServices();
+  const me = useMe();
   const sendLateAnswer = useLateAnswerSender();
   const [stored, setOutcome] = useState<Outcome>();
   const [collapsedFor, setCollapsedFor] = useState<string>();
   const inFlight = useRef(false);
+  const undoTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const pendingUndo = useRef<(() => void) | undefined>(undefined);
+  const connection = useSyncExternalStore(
+    model.subscribe,
+    () => model.getState().connection,
+    () => model.getState().connection,
+  );
 
   // A new live bundle replaces a finished outcome of an older one.
   const outcome = outcomeApplies(stored, live) ? stored : undefined;
@@ -116,18 +182,20 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
     outcome && live?.pending_id !== outcome.captured.pendingId ? outcome.captured.bundle : live;
   const lateMessage = state.phase === 'late';
   const busy =
-    state.phase === 'submitting' || (state.phase === 'late' && state.message === 'sending');
+    state.phase === 'submitting' ||
+    state.phase === 'undo' ||
+    (state.phase === 'late' && state.message === 'sending');
 
   const sendLate = useCallback(
-    async (captured: CapturedAnswers) => {
+    async (captured: CapturedAnswers, cause: LateCause) => {
       inFlight.current = true;
-      setOutcome({ captured, state: { phase: 'late', message: 'sending' } });
+      setOutcome({ captured, state: { phase: 'late', cause, message: 'sending' } });
       try {
         const sent = await sendLateAnswer(captured);
         const next: LateMessageState =
           sent.outcome === 'failed'
-            ? { phase: 'late', message: 'failed', reason: sent.reason }
-            : { phase: 'late', message: sent.outcome };
+            ? { phase: 'late', cause, message: 'failed', reason: sent.reason }
+            : { phase: 'late', cause, message: sent.outcome };
         setOutcome({ captured, state: next });
       } finally {
         inFlight.current = false;
@@ -150,11 +218,16 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
         });
         switch (result.kind) {
           case 'resolved': {
-            const { status, response } = result.result;
+            const { claimed, status, response } = result.result;
             model.update((s) =>
               transitions.retireBundle(s, captured.pendingId, status, response.responded_at),
             );
-            settle({ phase: 'resolved', action, result: result.result });
+            const mine = response.responded_by?.user_id === me && me !== undefined;
+            const by: ResolvedBy =
+              claimed || (mine && sameDecision(action.body, result.result))
+                ? 'this_tab'
+                : responderLabel(response.responded_by, me);
+            settle({ phase: 'resolved', action, result: result.result, by });
             return;
           }
           case 'not_active':
@@ -165,7 +238,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
               return;
             }
             inFlight.current = false;
-            await sendLate(captured);
+            await sendLate(captured, 'expired');
             return;
           case 'retryable':
             settle({ phase: 'error', action, reason: result.reason });
@@ -183,15 +256,39 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
         inFlight.current = false;
       }
     },
-    [config.respondDeadlineMs, model, sendLate],
+    [config.respondDeadlineMs, me, model, sendLate],
   );
 
+  const clearUndo = useCallback(() => {
+    clearTimeout(undoTimer.current);
+    undoTimer.current = undefined;
+    pendingUndo.current = undefined;
+  }, []);
+
+  /** Holds `action` for the undo window; only then does anything reach the server. */
+  const afterUndo = useCallback(
+    (action: SubmitAction, captured: CapturedAnswers) => {
+      if (inFlight.current || undoTimer.current !== undefined) return;
+      const fire = () => {
+        clearUndo();
+        void run(action, captured);
+      };
+      setOutcome({ captured, state: { phase: 'undo', action } });
+      pendingUndo.current = fire;
+      undoTimer.current = setTimeout(fire, config.undoWindowMs);
+    },
+    [clearUndo, config.undoWindowMs, run],
+  );
+
+  // Leaving the page is not Undo: what the person chose still goes.
+  useEffect(() => () => pendingUndo.current?.(), []);
+
   const onComplete = useCallback(
-    (chosen: Record<string, Answer>) => {
+    (chosen: Record<string, Answer>, via: CompletedVia) => {
       if (!bundle || inFlight.current) return;
       const captured = captureAnswers(bundle, chosen);
-      if (lateMessage) {
-        void sendLate(captured);
+      if (state.phase === 'late') {
+        void sendLate(captured, state.cause);
         return;
       }
       const body: RespondBody = {
@@ -202,9 +299,10 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
         })),
         rejected: false,
       };
-      void run({ kind: 'answer', body }, captured);
+      if (via === 'tap') afterUndo({ kind: 'answer', body }, captured);
+      else void run({ kind: 'answer', body }, captured);
     },
-    [bundle, lateMessage, run, sendLate],
+    [afterUndo, bundle, run, sendLate, state],
   );
 
   const draft = useClarificationDraft(bundle, {
@@ -222,27 +320,76 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
     setOutcome(undefined);
   }, [keyStore, outcome]);
 
-  const skip = useCallback(() => {
-    if (!bundle || busy || inFlight.current) return;
-    if (lateMessage) {
-      dismiss();
-      return;
-    }
-    void run(
-      { kind: 'skip', body: { rejected: true, reject_reason: SKIP_REASON } },
-      captureAnswers(bundle, draft.answers),
-    );
-  }, [bundle, busy, dismiss, draft.answers, lateMessage, run]);
+  const skip = useCallback(
+    (reason: string) => {
+      if (!bundle || busy || inFlight.current) return;
+      if (lateMessage) {
+        dismiss();
+        return;
+      }
+      const words = reason.trim();
+      afterUndo(
+        {
+          kind: 'skip',
+          body: { rejected: true, ...(words === '' ? {} : { reject_reason: words }) },
+        },
+        captureAnswers(bundle, draft.answers),
+      );
+    },
+    [afterUndo, bundle, busy, dismiss, draft.answers, lateMessage],
+  );
+
+  const undo = useCallback(() => {
+    if (state.phase !== 'undo') return;
+    clearUndo();
+    setOutcome(undefined);
+  }, [clearUndo, state.phase]);
+
+  const sendNow = useCallback(() => {
+    pendingUndo.current?.();
+  }, []);
+
+  const sendDraft = useCallback(() => {
+    if (!bundle || inFlight.current || state.phase !== 'late' || draft.answeredCount === 0) return;
+    // The person may have edited the kept draft; the admission key stays the same.
+    void sendLate(captureAnswers(bundle, draft.answers), state.cause);
+  }, [bundle, draft.answeredCount, draft.answers, sendLate, state]);
 
   const retry = useCallback(() => {
     if (inFlight.current || !outcome) return;
     if (state.phase === 'error' || state.phase === 'refused') {
       void run(state.action, outcome.captured);
     } else if (state.phase === 'late' && state.message === 'failed') {
-      // The person may have edited the kept draft; the admission key stays the same.
-      draft.submit();
+      sendDraft();
     }
-  }, [draft, outcome, run, state]);
+  }, [outcome, run, sendDraft, state]);
+
+  // The connection came back: an attempt that may never have reached the server goes again.
+  // Safe to repeat: the first claim wins and a repeat of our own answer reads as ours.
+  const wasLive = useRef(connection === 'live');
+  useEffect(() => {
+    const back = connection === 'live' && !wasLive.current;
+    wasLive.current = connection === 'live';
+    if (back && state.phase === 'error' && RETRY_ON_RECONNECT.has(state.reason)) retry();
+  }, [connection, retry, state]);
+
+  // A bundle settled elsewhere under a draft with work in it: keep the draft on screen.
+  const watched = useRef<{ bundle: BundleState; answers: Record<string, Answer> }>(undefined);
+  useEffect(() => {
+    const previous = watched.current;
+    watched.current =
+      state.phase === 'idle' && live !== undefined && bundle === live && hasWork(draft)
+        ? { bundle: live, answers: draft.answers }
+        : undefined;
+    if (!previous || stored || state.phase !== 'idle') return;
+    if (previous.bundle.pending_id === live?.pending_id) return;
+    const { session_id: sessionId, pending_id: pendingId } = previous.bundle;
+    const cause = settledElsewhere(model.getState(), sessionId, pendingId, me);
+    setOutcome({
+      captured: captureAnswers(previous.bundle, previous.answers),
+      state: { phase: 'late', cause, message: 'kept' },
+    });
+  });
 
   const formVisible =
     bundle !== undefined &&
@@ -262,6 +409,9 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
       setCollapsedFor(collapsed ? bundle?.pending_id : undefined);
     },
     skip,
+    sendDraft,
+    undo,
+    sendNow,
     retry,
     dismiss,
   };

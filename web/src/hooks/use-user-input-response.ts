@@ -5,11 +5,13 @@
  * updates at once (the event that follows is the same revision, so it changes
  * nothing).
  *
- * One attempt at a time; a failed one keeps its answer for Retry. A 409 is
+ * One attempt at a time; a failed one keeps its answer for Retry, and is sent
+ * again by itself when the events connection returns. A 409 is
  * `already_settled` (someone else was first; the settled event shows how),
- * never an error.
+ * never an error. A Reject or Skip first waits out the undo window: Undo
+ * returns to idle before any request is made.
  */
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { useServices } from '../app/services.js';
 import { postUserInputAnswer } from '../model/user-input-respond.js';
 import { userInputTransitions } from '../model/user-inputs.js';
@@ -17,6 +19,7 @@ import type { UserInputAnswer } from '../model/types.js';
 
 export type ResponseState =
   | { phase: 'idle' }
+  | { phase: 'undo'; answer: UserInputAnswer }
   | { phase: 'submitting'; answer: UserInputAnswer }
   | { phase: 'answered'; answer: UserInputAnswer }
   | { phase: 'already_settled' }
@@ -27,14 +30,25 @@ export type ResponseState =
 export interface UserInputResponse {
   state: ResponseState;
   respond: (answer: UserInputAnswer) => void;
+  /** Sends `answer` once the undo window has passed, unless `undo` comes first. */
+  respondAfterUndo: (answer: UserInputAnswer) => void;
+  undo: () => void;
+  sendNow: () => void;
   /** Sends the failed answer again; the registry's first-wins rule makes that safe. */
   retry: () => void;
 }
 
 export function useUserInputResponse(requestId: string): UserInputResponse {
-  const { api, config, userInputs } = useServices();
+  const { api, config, model, userInputs } = useServices();
   const [state, setState] = useState<ResponseState>({ phase: 'idle' });
   const inFlight = useRef(false);
+  const undoTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
+  const pendingUndo = useRef<(() => void) | undefined>(undefined);
+  const connection = useSyncExternalStore(
+    model.subscribe,
+    () => model.getState().connection,
+    () => model.getState().connection,
+  );
 
   const respond = useCallback(
     (answer: UserInputAnswer) => {
@@ -69,9 +83,50 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
     [api, config.respondDeadlineMs, requestId, userInputs],
   );
 
+  const clearUndo = useCallback(() => {
+    clearTimeout(undoTimer.current);
+    undoTimer.current = undefined;
+    pendingUndo.current = undefined;
+  }, []);
+
+  const respondAfterUndo = useCallback(
+    (answer: UserInputAnswer) => {
+      if (inFlight.current || undoTimer.current !== undefined) return;
+      const fire = () => {
+        clearUndo();
+        respond(answer);
+      };
+      setState({ phase: 'undo', answer });
+      pendingUndo.current = fire;
+      undoTimer.current = setTimeout(fire, config.undoWindowMs);
+    },
+    [clearUndo, config.undoWindowMs, respond],
+  );
+
+  // Leaving the page is not Undo: what the person chose still goes.
+  useEffect(() => () => pendingUndo.current?.(), []);
+
+  const undo = useCallback(() => {
+    if (undoTimer.current === undefined) return;
+    clearUndo();
+    setState({ phase: 'idle' });
+  }, [clearUndo]);
+
+  const sendNow = useCallback(() => {
+    pendingUndo.current?.();
+  }, []);
+
   const retry = useCallback(() => {
     if (state.phase === 'error') respond(state.answer);
   }, [respond, state]);
 
-  return { state, respond, retry };
+  // The connection came back: an answer that may never have reached the server goes again.
+  const wasLive = useRef(connection === 'live');
+  useEffect(() => {
+    const back = connection === 'live' && !wasLive.current;
+    wasLive.current = connection === 'live';
+    if (back && state.phase === 'error') retry();
+  }, [connection, retry, state.phase]);
+
+  return { state, respond, respondAfterUndo, undo, sendNow, retry };
 }

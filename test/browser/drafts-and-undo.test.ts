@@ -1,0 +1,273 @@
+/**
+ * Nothing typed is lost, and deliberate actions can be taken back (issue 15),
+ * in Chromium against the real server and demo agent, on desktop and phone:
+ * a draft survives another tab's answer and goes as a new message; the same
+ * person racing themselves in two tabs is told "Answered in another tab";
+ * Undo of a one-tap answer means the server never saw it; Skip carries the
+ * person's own reason to the agent; an answer sent while the server is
+ * unreachable is delivered once when the connection returns.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Route, WebSocketRoute } from 'playwright-core';
+import { askingTask } from './support/harness.js';
+import {
+  agentReplies,
+  banner,
+  holdFirst,
+  openSession,
+  option,
+  overlayPendingId,
+  pendingIds,
+  recordRequests,
+  RESPOND,
+  sessionState,
+  transcript,
+  until,
+  userMessages,
+  useSuite,
+  WAIT,
+} from './support/clarification-pages.js';
+
+const CONFIG_PROMPT = 'How should I create the configuration file?';
+
+describe('drafts, undo and deliberate actions in Chromium', () => {
+  const suite = useSuite();
+
+  it('keeps a draft when another tab answers, and sends it as a new message', async () => {
+    const created = await askingTask(suite.world, 'Draft survives', '/ask-multi');
+    const { context, page } = await suite.desktop();
+    const other = await context.newPage();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await openSession(suite.world, other, created.session.id);
+
+    // This tab picks a runner and starts typing on the checks question.
+    await option(page, 'Hosted').click();
+    await page.getByTestId('clarification-custom').fill('Only the fast checks, please');
+
+    // The other tab answers every question and submits.
+    await option(other, 'Self-hosted').click();
+    await option(other, 'Lint').click();
+    await other.getByTestId('clarification-next').click();
+    await option(other, 'Node 22').click();
+    await other.getByTestId('clarification-submit').click();
+    await banner(other, 'resolved').waitFor(WAIT);
+
+    const kept = banner(page, 'late-kept');
+    await kept.waitFor(WAIT);
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('another_tab');
+    await expect(kept.textContent()).resolves.toContain('Answered in another tab.');
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'Only the fast checks, please',
+    );
+    await suite.shoot(page, 'draft-kept-desktop');
+    expect(recorded.responds).toHaveLength(0);
+
+    await page.getByTestId('clarification-submit').click();
+    await banner(page, 'late-sent').waitFor(WAIT);
+    const sent = await until(
+      () => userMessages(suite.world, created.session.id),
+      (all) => all.some((text) => text.includes('Only the fast checks, please')),
+    );
+    const draft = sent.filter((text) => text.includes('Only the fast checks, please'));
+    expect(draft).toHaveLength(1);
+    expect(draft[0]).toContain('Which CI runner should the pipeline use?\nHosted');
+    expect(recorded.responds).toHaveLength(0);
+    await context.close();
+  });
+
+  it('discards a kept draft without sending anything (phone)', async () => {
+    const created = await askingTask(suite.world, 'Draft discarded', '/ask-multi');
+    const { context, page } = await suite.phone();
+    const other = await context.newPage();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await openSession(suite.world, other, created.session.id);
+    await page.getByTestId('clarification-custom').fill('A runner of our own');
+
+    await other.getByTestId('clarification-skip').tap();
+    await other.getByTestId('clarification-skip-confirm-yes').tap();
+    await other.getByTestId('send-now').tap();
+    await banner(other, 'resolved').waitFor(WAIT);
+
+    await banner(page, 'late-kept').waitFor(WAIT);
+    await suite.shoot(page, 'draft-kept-phone');
+    await page.getByTestId('clarification-discard').tap();
+    await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
+    expect(recorded.messages).toHaveLength(0);
+    expect(recorded.responds).toHaveLength(0);
+    await context.close();
+  });
+
+  it('tells a person racing themselves in two tabs “Answered in another tab”', async () => {
+    const created = await askingTask(suite.world, 'Own race', '/ask');
+    const { context, page } = await suite.desktop();
+    const other = await context.newPage();
+    const held = await holdFirst(page, RESPOND);
+    await openSession(suite.world, page, created.session.id);
+    await openSession(suite.world, other, created.session.id);
+
+    await option(page, 'Generated').click();
+    await page.getByTestId('send-now').click();
+    await held.arrived;
+    await option(other, 'Hand-written').click();
+    await other.getByTestId('send-now').click();
+    await banner(other, 'resolved').waitFor(WAIT);
+    held.release();
+
+    const lost = banner(page, 'winner');
+    await lost.waitFor(WAIT);
+    await expect(lost.getAttribute('data-by')).resolves.toBe('another_tab');
+    await expect(lost.textContent()).resolves.toContain('Answered in another tab:');
+    await expect(lost.textContent()).resolves.not.toContain('Someone else');
+    await expect(lost.locator('.winner-answers').textContent()).resolves.toBe(
+      `${CONFIG_PROMPT} Hand-written`,
+    );
+    await context.close();
+  });
+
+  for (const size of ['desktop', 'phone'] as const) {
+    it(`Undo cancels a one-tap answer before the server sees it (${size})`, async () => {
+      const created = await askingTask(suite.world, `Undo ${size}`, '/ask');
+      const { context, page } = await suite[size]();
+      const recorded = recordRequests(page);
+      await openSession(suite.world, page, created.session.id);
+      const pendingId = await overlayPendingId(page);
+
+      await (size === 'phone'
+        ? option(page, 'Generated').tap()
+        : option(page, 'Generated').click());
+      const undo = banner(page, 'undo');
+      await undo.waitFor(WAIT);
+      await suite.shoot(page, `undo-${size}`);
+      await (size === 'phone' ? page.getByTestId('undo').tap() : page.getByTestId('undo').click());
+      await undo.waitFor({ state: 'detached', ...WAIT });
+
+      // Well past the 5 s window: nothing went out, and the bundle still waits.
+      await page.waitForTimeout(6_500);
+      expect(recorded.responds).toHaveLength(0);
+      await expect(pendingIds(suite.world, created.session.id)).resolves.toEqual([pendingId]);
+      await page.getByTestId('clarification-overlay').waitFor(WAIT);
+      await context.close();
+    });
+  }
+
+  it('sends a one-tap answer by itself once the undo window ends', async () => {
+    const created = await askingTask(suite.world, 'Undo window ends', '/ask');
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    const tapped = Date.now();
+    await option(page, 'Hand-written').click();
+    await banner(page, 'resolved').waitFor(WAIT);
+    expect(Date.now() - tapped).toBeGreaterThanOrEqual(4_500);
+    expect(recorded.responds).toEqual([
+      {
+        answers: [{ question_id: 'q1', selected_options: ['hand_written'], custom_text: '' }],
+        rejected: false,
+      },
+    ]);
+    await context.close();
+  });
+
+  it('asks to confirm Skip and gives the agent the person’s own reason', async () => {
+    const created = await askingTask(suite.world, 'Skip with a reason', '/ask');
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+
+    // Skip sits apart from the answers and sends nothing until confirmed.
+    await page.getByTestId('clarification-skip').click();
+    await page.getByTestId('clarification-skip-cancel').click();
+    await page.getByTestId('clarification-skip').click();
+    await page.getByTestId('clarification-skip-reason').fill('Ich entscheide das morgen');
+    await suite.shoot(page, 'skip-confirm-desktop');
+    expect(recorded.responds).toHaveLength(0);
+    await page.getByTestId('clarification-skip-confirm-yes').click();
+    await banner(page, 'undo').waitFor(WAIT);
+    await page.getByTestId('send-now').click();
+    await banner(page, 'resolved').waitFor(WAIT);
+
+    expect(recorded.responds).toEqual([
+      { rejected: true, reject_reason: 'Ich entscheide das morgen' },
+    ]);
+    const replies = await until(
+      () => agentReplies(suite.world, created.session.id),
+      (all) => all.some((reply) => reply.startsWith('You skipped')),
+    );
+    expect(replies).toContain('You skipped the questions. Reason: "Ich entscheide das morgen"');
+    await context.close();
+  });
+
+  it('delivers an answer sent while the server is unreachable once, when it returns', async () => {
+    const created = await askingTask(suite.world, 'Offline answer', '/ask');
+    const { context, page } = await suite.desktop();
+    let down = false;
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+      if (down) {
+        void socket.close({ code: 1011, reason: 'test: server unreachable' });
+        return;
+      }
+      socket.connectToServer();
+      sockets.push(socket);
+    });
+    let reached = 0;
+    await page.route(RESPOND, async (route: Route) => {
+      if (down) {
+        await route.abort('connectionrefused');
+        return;
+      }
+      reached++;
+      await route.continue();
+    });
+    await openSession(suite.world, page, created.session.id);
+    await page.locator('[data-testid="connection"][data-state="live"]').waitFor(WAIT);
+
+    down = true;
+    await sockets[0]?.close({ code: 1012, reason: 'test: server unreachable' });
+    await page.getByTestId('offline-banner').waitFor(WAIT);
+    await option(page, 'No file').click();
+    await page.getByTestId('send-now').click();
+    const waiting = page.locator(
+      '[data-testid="clarification-banner"][data-state="error"][data-waiting="true"]',
+    );
+    await waiting.waitFor(WAIT);
+    await expect(waiting.textContent()).resolves.toContain(
+      'will be sent when the connection returns',
+    );
+    await suite.shoot(page, 'answer-waiting-for-connection');
+
+    down = false;
+    await banner(page, 'resolved').waitFor(WAIT);
+    expect(reached).toBe(1);
+    const rows = await until(
+      () => transcript(suite.world, created.session.id),
+      (all) => all.some((row) => row.metadata.status === 'answered'),
+    );
+    expect(rows.filter((row) => row.metadata.status === 'answered')).toHaveLength(1);
+    const replies = await until(
+      () => agentReplies(suite.world, created.session.id),
+      (all) => all.some((reply) => reply.startsWith('Answer to')),
+    );
+    expect(replies.filter((reply) => reply.startsWith('Answer to'))).toHaveLength(1);
+    await context.close();
+  });
+  it('reads a detached question’s tool call as waiting for the person, not failed (phone)', async () => {
+    const created = await askingTask(suite.world, 'Detached label', '/ask-detach');
+    await until(
+      () => sessionState(suite.world, created.session.id, created.task.id),
+      (state) => state === 'idle',
+    );
+    const { context, page } = await suite.phone();
+    await openSession(suite.world, page, created.session.id);
+    const chip = page
+      .getByTestId('message')
+      .filter({ hasText: 'Asking you a question' })
+      .getByTestId('tool-status');
+    await expect(chip.getAttribute('data-status')).resolves.toBe('failed');
+    await expect(chip.getAttribute('data-label')).resolves.toBe('waiting_detached');
+    await expect(chip.textContent()).resolves.toBe('Waiting (the agent will resume)');
+    await context.close();
+  });
+});

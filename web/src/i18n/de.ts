@@ -57,6 +57,7 @@ export const de: Catalog = {
     state: {
       waiting_permission: 'Wartet auf Erlaubnis',
       waiting_action: 'Wartet auf eine Aktion',
+      waiting_form: 'Wartet auf ein Formular',
       waiting_answer: 'Wartet auf Ihre Antwort',
       waiting_detached: 'Wartet (der Agent macht weiter)',
       idle: 'Bereit',

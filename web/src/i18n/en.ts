@@ -55,6 +55,7 @@ export const en = {
     state: {
       waiting_permission: 'Waiting for permission',
       waiting_action: 'Waiting for an action',
+      waiting_form: 'Waiting for a form',
       waiting_answer: 'Waiting for your answer',
       waiting_detached: 'Waiting (the agent will resume)',
       idle: 'Idle',

@@ -56,6 +56,7 @@ export const ja: Catalog = {
     state: {
       waiting_permission: '許可待ち',
       waiting_action: '操作待ち',
+      waiting_form: 'フォーム入力待ち',
       waiting_answer: '回答待ち',
       waiting_detached: '待機中（エージェントは再開します）',
       idle: '待機中',

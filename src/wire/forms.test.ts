@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  formSchema,
-  optionsOf,
-  validateFormContent,
-  type FormField,
-  type FormSchema,
-} from './forms.js';
+import { optionsOf, validateFormContent } from './form-content.js';
+import { formSchema, type FormField, type FormSchema } from './forms.js';
 import { MAX_FORM_FIELDS, MAX_FORM_TEXT_CODE_POINTS } from './limits.js';
 
 const schema: FormSchema = formSchema.parse({

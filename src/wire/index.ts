@@ -207,26 +207,28 @@ export {
 } from './user-input.js';
 export {
   FORM_DECISIONS,
-  FORM_ERROR_CODES,
   FORM_STRING_FORMATS,
   formContent,
   formDecision,
-  formErrorMessage,
   formField,
   formSchema,
+  type FormDecision,
+  type FormField,
+  type FormOption,
+  type FormSchema,
+  type FormStringFormat,
+} from './forms.js';
+export {
+  FORM_ERROR_CODES,
+  formErrorMessage,
   optionsOf,
   validateFormContent,
   type FormContent,
   type FormContentValue,
-  type FormDecision,
   type FormErrorCode,
-  type FormField,
   type FormFieldError,
-  type FormOption,
-  type FormSchema,
-  type FormStringFormat,
   type FormValidation,
-} from './forms.js';
+} from './form-content.js';
 export {
   meReply,
   memberListReply,

@@ -17,6 +17,8 @@ export const LIVE_WAIT_MS = 2 * 60 * 60 * 1000;
 // ---------------------------------------------------------------- user-input requests (DESIGN §7)
 export const CONSENT_DEADLINE_MS = 5 * 60 * 1000;
 export const ACTION_DEADLINE_MS = 30 * 60 * 1000;
+/** A form blocks the agent like a consent, but takes longer to fill in. */
+export const FORM_DEADLINE_MS = 15 * 60 * 1000;
 /** Backoff after the n-th consecutive failed follow-up attempt: base · 2^(n-1), capped. */
 export const FOLLOW_UP_RETRY_BASE_MS = 1_000;
 export const FOLLOW_UP_RETRY_MAX_MS = 30_000;

@@ -33,7 +33,7 @@ import { toMessageView } from './message-view.js';
 import type { ClarionEvent, EventPublisher, PendingAction } from './types.js';
 
 /** The registry's half of `pending_action`: its live consent or action request, if any. */
-export type UserInputPending = (sessionId: string) => 'consent' | 'action' | null;
+export type UserInputPending = (sessionId: string) => 'consent' | 'form' | 'action' | null;
 
 export interface SessionWriterDeps {
   store: Store;

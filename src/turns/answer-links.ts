@@ -237,6 +237,7 @@ async function readItem(
     return view ? questionItem(view) : undefined;
   }
   const view = deps.userInputs.get(itemId);
+  // A form needs its fields filled in: no one-tap link answers it (no form `LinkKind`).
   if (view?.kind !== kind) return undefined;
   if (!(await canSeeSession(deps.store, principal, view.session_id))) return undefined;
   return userInputItem(view);
@@ -278,7 +279,9 @@ function decidedQuestion(
   return { choice: labels.join(', '), responded_by: response.responded_by };
 }
 
-function userInputItem(view: UserInputView): ItemState {
+type LinkableView = Exclude<UserInputView, { kind: 'form' }>;
+
+function userInputItem(view: LinkableView): ItemState {
   const decided = decidedUserInput(view);
   const base = {
     sessionId: view.session_id,
@@ -298,7 +301,7 @@ function userInputItem(view: UserInputView): ItemState {
   };
 }
 
-function decidedUserInput(view: UserInputView): AnswerLinkView['decided'] {
+function decidedUserInput(view: LinkableView): AnswerLinkView['decided'] {
   const respondedBy: Responder | null = view.responded_by;
   // Settled without a person (timed out, swept, superseded) is no decision: it expired.
   if (view.status === 'awaiting' || respondedBy === null) return null;

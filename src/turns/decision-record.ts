@@ -23,7 +23,7 @@ export interface DecisionRecord {
     option_label?: string;
     option_kind?: string;
     remembered?: boolean;
-    decision?: 'done' | 'skip';
+    decision?: 'done' | 'skip' | 'accept' | 'decline';
   };
 }
 
@@ -55,6 +55,14 @@ export function decisionRecordOf(view: UserInputView): DecisionRecord | undefine
     };
   }
   if (view.decision === null) return undefined;
+  if (view.kind === 'form') {
+    // The values went to the agent; the transcript says only that they did.
+    const how = view.decision === 'accept' ? 'sent' : 'declined';
+    return {
+      content: `${who} ${how} the form "${view.title}"`,
+      metadata: { ...base, decision: view.decision },
+    };
+  }
   return {
     content: `${who} marked "${view.title}" ${view.decision === 'done' ? 'done' : 'skipped'}`,
     metadata: { ...base, decision: view.decision },

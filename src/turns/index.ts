@@ -14,6 +14,12 @@ export {
 export { agentProfileList } from './agent-profiles.js';
 export { restartSession, type RestartResult } from './restart.js';
 export { sessionFailureOf } from './session-failure.js';
+export {
+  formRequester,
+  type AgentFormInput,
+  type AgentFormResult,
+  type RequestForm,
+} from './form-requests.js';
 export { respondToUserInput, sessionTranscript, visibleUserInputs } from './session-reads.js';
 export { decisionEntryOf, decisionHistory } from './decision-history.js';
 export {

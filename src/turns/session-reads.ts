@@ -12,7 +12,7 @@ import {
   type TranscriptPage,
 } from '../store/index.js';
 import type { HumanResponse, UserInputView } from '../user-input/index.js';
-import { failure, type Failure } from '../wire/index.js';
+import { failure, formErrorMessage, type Failure } from '../wire/index.js';
 import type { TurnsDeps } from './context.js';
 
 export async function sessionTranscript(
@@ -59,10 +59,16 @@ export function visibleUserInputs(
 
 export type UserInputResponseResult =
   | { ok: true; request: UserInputView }
-  | Failure<'person_required' | 'not_found' | 'already_settled' | 'invalid_request'>;
+  | Failure<
+      | 'person_required'
+      | 'not_found'
+      | 'already_settled'
+      | 'invalid_request'
+      | 'invalid_form_content'
+    >;
 
 /**
- * A person's answer to a consent or action request they can see. An agent is
+ * A person's answer to a consent, action or form request they can see. An agent is
  * refused before anything is looked up: it may not approve its own requests.
  */
 export async function respondToUserInput(
@@ -87,5 +93,14 @@ export async function respondToUserInput(
       return failure('already_settled');
     case 'invalid':
       return failure('invalid_request', 'that answer does not fit this request');
+    case 'invalid_content':
+      return failure(
+        'invalid_form_content',
+        undefined,
+        result.errors.map((error) => ({
+          path: error.field === '' ? 'content' : `content.${error.field}`,
+          message: formErrorMessage(error),
+        })),
+      );
   }
 }

@@ -17,12 +17,14 @@ export {
   requestInputProblems,
   type ActionRequestInput,
   type ConsentRequestInput,
+  type FormRequestInput,
   type RequestInput,
 } from './request-input.js';
 export { followUpText, retryDelayMs, transition } from './transition.js';
 export {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,
+  FORM_DEADLINE_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   FOLLOW_UP_BUSY_RECHECK_MS,
   FOLLOW_UP_RETRY_BASE_MS,
@@ -34,6 +36,10 @@ export {
   type ConsentOptionKind,
   type ConsentView,
   type FollowUpAdmission,
+  type FormContent,
+  type FormResponse,
+  type FormSchema,
+  type FormView,
   type HumanResponse,
   type MachineQueueItem,
   type RefusalReason,

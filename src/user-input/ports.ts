@@ -6,6 +6,7 @@
 import type { Clock } from '../support/index.js';
 import type { IdSource } from '../support/index.js';
 import type { Timers } from '../support/index.js';
+import type { FormFieldError } from '../wire/index.js';
 import type { RequestInput } from './request-input.js';
 import type {
   AgentOutcome,
@@ -73,6 +74,7 @@ export interface ConsentRulesPort {
 export interface UserInputDeadlines {
   consentMs: number;
   actionMs: number;
+  formMs: number;
 }
 
 export type RequestResult =
@@ -82,7 +84,8 @@ export type RequestResult =
 
 export type UserInputRespondResult =
   | { ok: true; request: UserInputView }
-  | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' };
+  | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' }
+  | { ok: false; code: 'invalid_content'; errors: FormFieldError[] };
 
 export type QueueItemResult =
   { ok: true } | { ok: false; code: 'not_found' | 'already_settled' | 'in_flight' | 'not_queued' };
@@ -94,7 +97,8 @@ export interface UserInputRegistry {
   get(requestId: string): UserInputView | undefined;
   /** Live requests (awaiting, armed, due), oldest first, optionally only of visible sessions. */
   snapshot(visibleSessionIds?: ReadonlySet<string>): UserInputView[];
-  pendingActionOf(sessionId: string): 'consent' | 'action' | null;
+  /** What the session's live requests wait for, the most blocking first: consent, form, action. */
+  pendingActionOf(sessionId: string): 'consent' | 'form' | 'action' | null;
   turnEnded(sessionId: string, outcome: TurnOutcome): void;
   supersede(requestId: string): boolean;
   /** Settle (`swept`) before the rows go; each returns how many requests it settled. */

@@ -23,12 +23,14 @@ import type {
   UserInputPorts,
   UserInputRegistry,
 } from './ports.js';
-import { requestInputProblems, type RequestInput } from './request-input.js';
+import { formSchema, validateFormContent } from '../wire/index.js';
+import { formTitle, requestInputProblems, type RequestInput } from './request-input.js';
 import { transition } from './transition.js';
 import {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,
   CONSENT_RULE_LOOKUP_TIMEOUT_MS,
+  FORM_DEADLINE_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   MAX_SETTLED_TOMBSTONES,
   type AgentOutcome,
@@ -64,12 +66,19 @@ function isHumanResponse(value: unknown): value is HumanResponse {
   const record = value as Record<string, unknown>;
   if ('option_id' in record) return typeof record.option_id === 'string' && !('decision' in record);
   if (record.reason !== undefined && typeof record.reason !== 'string') return false;
-  return record.decision === 'done' || record.decision === 'skip';
+  if (record.decision === 'accept') return 'content' in record;
+  return ['done', 'skip', 'decline'].includes(record.decision as string);
 }
 
 function respondCode(reason: IgnoreReason): 'not_found' | 'already_settled' | 'invalid' {
   if (reason === 'unknown_request') return 'not_found';
-  if (reason === 'response_kind_mismatch' || reason === 'unknown_option') return 'invalid';
+  if (
+    reason === 'response_kind_mismatch' ||
+    reason === 'unknown_option' ||
+    reason === 'invalid_content'
+  ) {
+    return 'invalid';
+  }
   return 'already_settled';
 }
 
@@ -106,6 +115,18 @@ function buildRequest(
       options: input.options.map((option) => ({ ...option })),
     };
   }
+  if (input.kind === 'form') {
+    return {
+      ...base,
+      kind: 'form',
+      deadlineAtMs: nowMs + deadlines.formMs,
+      title: formTitle(input),
+      message: input.message,
+      // Checked by `requestInputProblems`; parsed again to keep only what is rendered.
+      schema: formSchema.parse(input.schema),
+      turnId: input.turnId ?? null,
+    };
+  }
   return {
     ...base,
     kind: 'action',
@@ -121,6 +142,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const waitFor: UserInputDeadlines = {
     consentMs: CONSENT_DEADLINE_MS,
     actionMs: ACTION_DEADLINE_MS,
+    formMs: FORM_DEADLINE_MS,
     ...ports.deadlines,
   };
   const live = new Map<string, LiveState>();
@@ -472,8 +494,19 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     respond(requestId, response, responder) {
-      if (stateOf(requestId).status === 'absent') return { ok: false, code: 'not_found' };
+      const current = stateOf(requestId);
+      if (current.status === 'absent') return { ok: false, code: 'not_found' };
       if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
+      // Named per field before the rules run; an answered form says already_settled instead.
+      if (
+        current.status === 'awaiting' &&
+        current.request.kind === 'form' &&
+        'decision' in response &&
+        response.decision === 'accept'
+      ) {
+        const checked = validateFormContent(current.request.schema, response.content);
+        if (!checked.ok) return { ok: false, code: 'invalid_content', errors: checked.errors };
+      }
       const result = dispatch(requestId, { type: 'humanResponded', response, responder });
       if ('ignored' in result) return { ok: false, code: respondCode(result.ignored) };
       return { ok: true, request: toView(result.state) };
@@ -491,11 +524,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     pendingActionOf(sessionId) {
-      let pending: 'consent' | 'action' | null = null;
+      let pending: 'form' | 'action' | null = null;
       for (const state of live.values()) {
         if (state.status !== 'awaiting' || state.request.sessionId !== sessionId) continue;
         if (state.request.kind === 'consent') return 'consent';
-        pending = 'action';
+        if (state.request.kind === 'form') pending = 'form';
+        else pending ??= 'action';
       }
       return pending;
     },

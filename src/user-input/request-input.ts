@@ -4,11 +4,13 @@
  * their own schemas; this guards the registry's invariants (options exist and
  * are unique, a URL shown to a person is http(s)).
  */
-import type { ConsentOption, ConsentOptionKind } from './types.js';
+import type { ConsentOption, ConsentOptionKind, FormSchema } from './types.js';
 
 import {
+  formSchema,
   MAX_ACTION_INSTRUCTIONS_CHARS as MAX_INSTRUCTIONS_CHARS,
   MAX_CONSENT_OPTIONS,
+  MAX_FORM_MESSAGE_CHARS,
   MAX_URL_CHARS,
   MAX_USER_INPUT_TITLE_CHARS as MAX_TITLE_CHARS,
 } from '../wire/index.js';
@@ -37,7 +39,23 @@ export interface ActionRequestInput extends RequestInputBase {
   url?: string | null;
 }
 
-export type RequestInput = ConsentRequestInput | ActionRequestInput;
+export interface FormRequestInput extends RequestInputBase {
+  kind: 'form';
+  /** What the agent says it needs; the card's title is the schema's title or its first line. */
+  message: string;
+  schema: FormSchema;
+  /** The turn that asked; null or absent for a form outside any turn. */
+  turnId?: string | null;
+}
+
+export type RequestInput = ConsentRequestInput | ActionRequestInput | FormRequestInput;
+
+/** A form's card title: its schema's title, else the message's first line, cut to the limit. */
+export function formTitle(input: Pick<FormRequestInput, 'message' | 'schema'>): string {
+  const title = input.schema.title?.trim() || input.message.trim().split('\n')[0]?.trim() || '';
+  // By code point, so the cut never leaves half a surrogate pair.
+  return Array.from(title).slice(0, MAX_TITLE_CHARS).join('');
+}
 
 const OPTION_KINDS: ReadonlySet<ConsentOptionKind> = new Set([
   'allow_once',
@@ -79,6 +97,20 @@ function problemsOfAction(input: ActionRequestInput): string[] {
   return problems;
 }
 
+function problemsOfForm(input: FormRequestInput): string[] {
+  const problems: string[] = [];
+  if (!nonEmpty(input.message)) problems.push('message is required');
+  else if (input.message.length > MAX_FORM_MESSAGE_CHARS) problems.push('message is too long');
+  // The caller's schema is typed, but it came from an agent: parse it again.
+  const parsed = formSchema.safeParse(input.schema);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      problems.push(`schema.${issue.path.join('.')}: ${issue.message}`);
+    }
+  }
+  return problems;
+}
+
 /** Only http(s) links are shown to a person; `javascript:` and friends are refused. */
 export function isSafeUrl(value: string): boolean {
   if (value.length > MAX_URL_CHARS) return false;
@@ -95,6 +127,7 @@ export function requestInputProblems(input: RequestInput): string[] {
   const problems: string[] = [];
   if (!nonEmpty(input.sessionId)) problems.push('sessionId is required');
   if (!nonEmpty(input.taskId)) problems.push('taskId is required');
+  if (input.kind === 'form') return problems.concat(problemsOfForm(input));
   if (typeof input.title !== 'string' || input.title.length > MAX_TITLE_CHARS) {
     problems.push(`title must be text of at most ${MAX_TITLE_CHARS} characters`);
   }

@@ -11,6 +11,7 @@
  * settled `dispatched` only on an acknowledged acceptance, and ordinary turn
  * errors never sweep it.
  */
+import { validateFormContent } from '../wire/index.js';
 import {
   FOLLOW_UP_BUSY_RECHECK_MS,
   FOLLOW_UP_RETRY_BASE_MS,
@@ -22,6 +23,8 @@ import {
   type ConsentOption,
   type ConsentRequest,
   type DueState,
+  type FormRequest,
+  type FormResponse,
   type HumanResponse,
   type IgnoreReason,
   type LiveState,
@@ -269,7 +272,9 @@ function answerAction(
   response: HumanResponse,
   respondedBy: Responder,
 ): TransitionResult {
-  if (!('decision' in response)) return ignore('response_kind_mismatch');
+  if (!('decision' in response) || isFormResponse(response)) {
+    return ignore('response_kind_mismatch');
+  }
   const { decision } = response;
   // Only a Skip carries the person's reason; REST refuses one with Done.
   const reason = decision === 'skip' && response.reason ? response.reason : undefined;
@@ -294,23 +299,75 @@ function answerAction(
   return applied(next, [{ type: 'cancelDeadline' }, publish(next), answer]);
 }
 
+function isFormResponse(response: HumanResponse): response is FormResponse {
+  return (
+    'decision' in response && (response.decision === 'accept' || response.decision === 'decline')
+  );
+}
+
+/**
+ * A form settles on the person's answer at once: the agent is waiting for it.
+ * Content is checked here too, so no path can hand the agent content its
+ * schema refuses (the registry checks first to name the fields).
+ */
+function answerForm(
+  state: AwaitingState,
+  request: FormRequest,
+  response: HumanResponse,
+  respondedBy: Responder,
+): TransitionResult {
+  if (!isFormResponse(response)) return ignore('response_kind_mismatch');
+  let accepted: FormResponse = { decision: 'decline' };
+  if (response.decision === 'accept') {
+    const checked = validateFormContent(request.schema, response.content);
+    if (!checked.ok) return ignore('invalid_content');
+    accepted = { decision: 'accept', content: checked.content };
+  }
+  const next: SettledState = {
+    status: 'settled',
+    request,
+    revision: state.revision + 1,
+    reason: 'human',
+    answer: { kind: 'form', response: accepted, respondedBy },
+  };
+  const outcome =
+    accepted.decision === 'accept'
+      ? ({ kind: 'submitted', content: accepted.content } as const)
+      : ({ kind: 'declined' } as const);
+  return applied(next, [
+    { type: 'cancelDeadline' },
+    publish(next),
+    { type: 'answerAgent', outcome },
+  ]);
+}
+
 function onHumanResponded(
   state: LiveState,
   response: HumanResponse,
   responder: Responder,
 ): TransitionResult {
   if (state.status !== 'awaiting') return ignore('already_answered');
-  return state.request.kind === 'consent'
-    ? answerConsent(state, state.request, response, responder)
-    : answerAction(state, state.request, response, responder);
+  switch (state.request.kind) {
+    case 'consent':
+      return answerConsent(state, state.request, response, responder);
+    case 'action':
+      return answerAction(state, state.request, response, responder);
+    case 'form':
+      return answerForm(state, state.request, response, responder);
+  }
 }
 
 function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
   switch (state.status) {
     case 'awaiting': {
-      // A consent belongs to the turn that asked it; an action outlives a
-      // normal end (the person can still do it) but not a cancel or failure.
-      if (state.request.kind === 'consent' || outcome !== 'normal') {
+      // A form asked outside any turn waits for its own deadline or call.
+      if (state.request.kind === 'form' && state.request.turnId === null) {
+        return ignore('not_turn_scoped');
+      }
+      // A consent or a form belongs to the turn that asked it; an action
+      // outlives a normal end (the person can still do it) but not a cancel
+      // or failure.
+      if (state.request.kind !== 'action' || outcome !== 'normal') {
         return settle(state, 'swept', { refusal: 'swept' });
       }
       if (state.turnEnded) return ignore('turn_already_ended');

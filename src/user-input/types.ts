@@ -16,6 +16,8 @@ import type {
   ActionDecision,
   ConsentOption,
   ConsentOptionKind,
+  FormContent,
+  FormSchema,
   Responder,
   SettlementReason,
 } from '../wire/index.js';
@@ -26,6 +28,9 @@ export type {
   ConsentOption,
   ConsentOptionKind,
   ConsentView,
+  FormContent,
+  FormSchema,
+  FormView,
   MachineQueueItem,
   Responder,
   SettlementReason,
@@ -37,6 +42,7 @@ export {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,
   CONSENT_RULE_LOOKUP_TIMEOUT_MS,
+  FORM_DEADLINE_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   FOLLOW_UP_BUSY_RECHECK_MS,
   FOLLOW_UP_RETRY_BASE_MS,
@@ -45,7 +51,7 @@ export {
 /** Settled requests kept so a late respond gets `already_settled` rather than `not_found`. */
 export const MAX_SETTLED_TOMBSTONES = 1_000;
 
-export type UserInputKind = 'consent' | 'action';
+export type UserInputKind = 'consent' | 'action' | 'form';
 
 interface RequestBase {
   id: string;
@@ -74,10 +80,29 @@ export interface ActionRequest extends RequestBase {
   url: string | null;
 }
 
-export type UserInputRequest = ConsentRequest | ActionRequest;
+/**
+ * An agent asks the person to fill in a form (an ACP form elicitation). It
+ * blocks the agent like a consent; `turnId` null means it belongs to the
+ * session rather than a turn, so no turn end sweeps it.
+ */
+export interface FormRequest extends RequestBase {
+  kind: 'form';
+  title: string;
+  message: string;
+  schema: FormSchema;
+  turnId: string | null;
+}
+
+export type UserInputRequest = ConsentRequest | ActionRequest | FormRequest;
+
+/** A person's answer to a form; accepted content has been checked against its schema. */
+export type FormResponse = { decision: 'accept'; content: FormContent } | { decision: 'decline' };
 
 /** What a person sends; principal-free (the caller has checked visibility). */
-export type HumanResponse = { option_id: string } | { decision: ActionDecision; reason?: string };
+export type HumanResponse =
+  | { option_id: string }
+  | { decision: ActionDecision; reason?: string }
+  | FormResponse;
 
 /** Why an agent got no human answer; never confused with a person's "reject" option. */
 export type RefusalReason = 'timed_out' | 'swept' | 'superseded';
@@ -87,6 +112,8 @@ export type AgentOutcome =
   | { kind: 'selected'; option_id: string; option_kind: ConsentOptionKind; remembered: boolean }
   /** `reason`: the person's own words with a Skip, when they gave some. */
   | { kind: 'decided'; decision: ActionDecision; reason?: string }
+  | { kind: 'submitted'; content: FormContent }
+  | { kind: 'declined' }
   | { kind: 'refused'; reason: RefusalReason };
 
 /**
@@ -95,7 +122,8 @@ export type AgentOutcome =
  */
 export type Answer =
   | { kind: 'option'; option_id: string; remembered: boolean; respondedBy: Responder }
-  | { kind: 'decision'; decision: ActionDecision; reason?: string; respondedBy: Responder };
+  | { kind: 'decision'; decision: ActionDecision; reason?: string; respondedBy: Responder }
+  | { kind: 'form'; response: FormResponse; respondedBy: Responder };
 
 export type TurnOutcome = 'normal' | 'cancelled' | 'failed';
 
@@ -207,6 +235,8 @@ export type IgnoreReason =
   | 'duplicate_request'
   | 'response_kind_mismatch'
   | 'unknown_option'
+  | 'invalid_content'
+  | 'not_turn_scoped'
   | 'already_answered'
   | 'deadline_not_running'
   | 'turn_already_ended'

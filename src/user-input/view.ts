@@ -54,6 +54,19 @@ export function toView(state: RequestState): UserInputView {
       remembered: option?.remembered ?? false,
     };
   }
+  if (request.kind === 'form') {
+    const answer =
+      state.status === 'settled' && state.answer?.kind === 'form' ? state.answer : null;
+    const response = answer?.response;
+    return {
+      ...base,
+      kind: 'form',
+      message: request.message,
+      schema: request.schema,
+      decision: response?.decision ?? null,
+      content: response?.decision === 'accept' ? response.content : null,
+    };
+  }
   let decision: ActionDecision | null = null;
   let reason: string | undefined;
   if (state.status === 'armed' || state.status === 'due') {

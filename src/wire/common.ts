@@ -27,7 +27,7 @@ export type SessionState = z.infer<typeof sessionState>;
 
 /** What a session waits on a person for, if anything. */
 export const pendingAction = z
-  .enum(['clarification', 'consent', 'action'])
+  .enum(['clarification', 'consent', 'form', 'action'])
   .nullable()
   .meta({ id: 'PendingAction' });
 export type PendingAction = z.infer<typeof pendingAction>;

@@ -55,6 +55,14 @@ export {
   MAX_WEB_PUSH_PLAINTEXT_BYTES,
   MAX_WEB_PUSH_TITLE_CHARS,
   MAX_WEB_PUSH_BODY_CHARS,
+  MAX_FORM_FIELDS,
+  MAX_FORM_FIELD_NAME_CHARS,
+  MAX_FORM_MESSAGE_CHARS,
+  MAX_FORM_LABEL_CHARS,
+  MAX_FORM_DESCRIPTION_CHARS,
+  MAX_FORM_OPTIONS,
+  MAX_FORM_OPTION_CHARS,
+  MAX_FORM_TEXT_CODE_POINTS,
 } from './limits.js';
 export { bearerChallenge, INVALID_TOKEN_CHALLENGE, MISSING_TOKEN_CHALLENGE } from './challenge.js';
 export {
@@ -190,11 +198,37 @@ export {
   type ConsentOption,
   type ConsentOptionKind,
   type ConsentView,
+  formView,
+  type FormView,
   type SettlementReason,
   type UserInputAnswer,
   type UserInputStatus,
   type UserInputView,
 } from './user-input.js';
+export {
+  FORM_DECISIONS,
+  FORM_STRING_FORMATS,
+  formContent,
+  formDecision,
+  formField,
+  formSchema,
+  type FormDecision,
+  type FormField,
+  type FormOption,
+  type FormSchema,
+  type FormStringFormat,
+} from './forms.js';
+export {
+  FORM_ERROR_CODES,
+  formErrorMessage,
+  optionsOf,
+  validateFormContent,
+  type FormContent,
+  type FormContentValue,
+  type FormErrorCode,
+  type FormFieldError,
+  type FormValidation,
+} from './form-content.js';
 export {
   meReply,
   memberListReply,

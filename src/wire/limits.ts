@@ -79,6 +79,22 @@ export const MAX_ACTION_TITLE_CHARS = 200;
 export const MAX_ACTION_INSTRUCTIONS_CHARS = 8000;
 export const MAX_URL_CHARS = 2048;
 
+// ---------------------------------------------------------------- form requests (issue 13)
+/** Fields of one form: a form is a few questions, not a document. */
+export const MAX_FORM_FIELDS = 20;
+export const MAX_FORM_FIELD_NAME_CHARS = 64;
+/** The agent's message above the form. */
+export const MAX_FORM_MESSAGE_CHARS = 4000;
+/** A form's, a field's or an option's title. */
+export const MAX_FORM_LABEL_CHARS = 200;
+export const MAX_FORM_DESCRIPTION_CHARS = 1000;
+/** Choices of one enum or multi-select field. */
+export const MAX_FORM_OPTIONS = 50;
+/** An option's value (`const` / `enum` entry). */
+export const MAX_FORM_OPTION_CHARS = 200;
+/** A text answer, in Unicode code points; a field's `maxLength` cannot raise it. */
+export const MAX_FORM_TEXT_CODE_POINTS = 2000;
+
 // ---------------------------------------------------------------- MCP waits
 export const DEFAULT_WAIT_SECONDS = 600;
 export const MAX_WAIT_SECONDS = 3600;

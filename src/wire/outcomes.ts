@@ -24,6 +24,12 @@ export interface OutcomeEntry {
 
 export const OUTCOMES = {
   invalid_request: { status: 400, wire: 'invalid_request', message: 'invalid request' },
+  /** A form's answer that its schema refuses; `details` names each field (`content.<name>`). */
+  invalid_form_content: {
+    status: 400,
+    wire: 'invalid_form_content',
+    message: 'the form content does not fit its schema',
+  },
   /** NUL, unpaired surrogates or bytes that are not UTF-8: text no database keeps as sent. */
   invalid_text: {
     status: 400,

@@ -7,6 +7,14 @@ import { z } from 'zod';
 import { responder, timestamp } from './common.js';
 import { MAX_ANSWER_TEXT_CODE_POINTS, MAX_CONSENT_OPTION_ID_CHARS } from './limits.js';
 import { codePoints } from './text.js';
+import {
+  FORM_DECISIONS,
+  formContent,
+  formDecision,
+  formSchema,
+  type FormContent,
+  type FormDecision,
+} from './forms.js';
 
 export const CONSENT_OPTION_KINDS = [
   'allow_once',
@@ -85,7 +93,22 @@ export const actionView = z
   .meta({ id: 'ActionRequest' });
 export type ActionView = z.infer<typeof actionView>;
 
-export const userInputView = z.discriminatedUnion('kind', [consentView, actionView]);
+/** An agent's form (an ACP form elicitation), rendered from its schema. */
+export const formView = z
+  .object({
+    ...viewBase,
+    kind: z.literal('form'),
+    /** What the agent says it needs, shown above the fields. */
+    message: z.string(),
+    schema: formSchema,
+    decision: formDecision.nullable(),
+    /** What the person sent, once accepted. */
+    content: formContent.nullable(),
+  })
+  .meta({ id: 'FormRequest' });
+export type FormView = z.infer<typeof formView>;
+
+export const userInputView = z.discriminatedUnion('kind', [consentView, actionView, formView]);
 export type UserInputView = z.infer<typeof userInputView>;
 
 /**
@@ -102,16 +125,28 @@ const skipReason = z
     `With decision "skip" only: the person's reason, passed to the agent. At most ${MAX_ANSWER_TEXT_CODE_POINTS} Unicode code points`,
   );
 
-/** A person's answer: an option of a consent, or Done/Skip of an action (Skip with an optional reason). */
+/**
+ * A person's answer: an option of a consent, Done/Skip of an action (Skip with
+ * an optional reason), or accept (with `content`) / decline of a form.
+ * `content` is checked against the form's own schema by the server, field by field.
+ */
 export const userInputRespondBody = z
   .strictObject({
     option_id: z.string().min(1).max(MAX_CONSENT_OPTION_ID_CHARS).optional(),
-    decision: actionDecision.optional(),
+    decision: z.enum([...ACTION_DECISIONS, ...FORM_DECISIONS]).optional(),
     reason: skipReason.optional(),
+    content: z
+      .unknown()
+      .optional()
+      .describe('With decision "accept" of a form: one value per field (FormContent)'),
   })
   .meta({ id: 'UserInputRespondBody' });
 export type UserInputAnswer =
-  { option_id: string } | { decision: 'done' } | { decision: 'skip'; reason?: string };
+  | { option_id: string }
+  | { decision: 'done' }
+  | { decision: 'skip'; reason?: string }
+  | { decision: Extract<FormDecision, 'accept'>; content: FormContent }
+  | { decision: Extract<FormDecision, 'decline'> };
 
 export const userInputListReply = z.object({ requests: z.array(userInputView) });
 export const userInputReply = z.object({ request: userInputView });

@@ -7,7 +7,11 @@ import { registerTaskRoutes } from '../../src/http/task-routes.js';
 import { registerUserInputRoutes } from '../../src/http/user-input-routes.js';
 import { systemTimers } from '../../src/support/timers.js';
 import { followUpAdmitter, userInputPublisher } from '../../src/turns/user-input-bridge.js';
-import { createUserInputRegistry, type UserInputRegistry } from '../../src/user-input/index.js';
+import {
+  createUserInputRegistry,
+  type UserInputDeadlines,
+  type UserInputRegistry,
+} from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   AgentQuota,
@@ -34,7 +38,12 @@ export interface TurnsHarness extends Harness {
 
 export async function turnsHarness(
   driver: Driver,
-  options: { agentQuota?: AgentQuotaLimits; timers?: Timers; agentIdleMs?: number } = {},
+  options: {
+    agentQuota?: AgentQuotaLimits;
+    timers?: Timers;
+    agentIdleMs?: number;
+    userInputDeadlines?: Partial<UserInputDeadlines>;
+  } = {},
 ): Promise<TurnsHarness> {
   const host = new TestHost();
   const ref: { turns?: TurnsDeps; userInputs?: UserInputRegistry } = {};
@@ -49,6 +58,7 @@ export async function turnsHarness(
     publish: userInputPublisher({ sessions: h.sessions, events: h.events, logger: silentLogger }),
     admitFollowUp: followUpAdmitter(() => ref.turns),
     logger: silentLogger,
+    deadlines: options.userInputDeadlines,
   });
   const turns: TurnsDeps = {
     store: h.store,

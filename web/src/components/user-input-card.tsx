@@ -1,5 +1,5 @@
 /**
- * `UserInputCard`: one consent or action request, the same card in the inbox
+ * `UserInputCard`: one consent, action or form request, the same card in the inbox
  * and the session view. The frame shows the kind, the task (in the inbox), the
  * deadline while it waits and the state of this tab's answer; the kind's body
  * shows the choices or, once settled, what happened.
@@ -19,6 +19,7 @@ import {
 } from '../model/user-inputs.js';
 import { ActionBody } from './action-card.js';
 import { ConsentBody } from './consent-card.js';
+import { FormBody } from './form-card.js';
 import { RelativeTime } from './relative-time.js';
 
 /** What a kind's body gets from the frame. */
@@ -34,6 +35,12 @@ export interface UserInputBodyProps<V extends UserInputView> {
   /** For Reject and Skip: sent once the undo window has passed. */
   respondAfterUndo: (answer: UserInputAnswer) => void;
 }
+
+const KIND_LABELS = {
+  consent: 'userInput.consentLabel',
+  action: 'userInput.actionLabel',
+  form: 'formCard.label',
+} as const satisfies Record<UserInputView['kind'], string>;
 
 /** The data attribute tests and styles read: one value per distinct outcome. */
 function outcomeKey(outcome: UserInputOutcome): string {
@@ -85,7 +92,7 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
     >
       <header className="user-input-header">
         <span className="chip user-input-kind" data-kind={view.kind}>
-          {t(view.kind === 'consent' ? 'userInput.consentLabel' : 'userInput.actionLabel')}
+          {t(KIND_LABELS[view.kind])}
         </span>
         {taskTitle !== undefined ? (
           <a
@@ -102,11 +109,9 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
         <RelativeTime at={view.created_at} />
       </header>
       <h3 className="user-input-title">{view.title}</h3>
-      {view.kind === 'consent' ? (
-        <ConsentBody view={view} {...body} />
-      ) : (
-        <ActionBody view={view} {...body} />
-      )}
+      {view.kind === 'consent' ? <ConsentBody view={view} {...body} /> : null}
+      {view.kind === 'action' ? <ActionBody view={view} {...body} /> : null}
+      {view.kind === 'form' ? <FormBody view={view} {...body} /> : null}
       {choices && view.deadline_at !== null ? <Deadline at={view.deadline_at} /> : null}
       <ResponseStatus
         state={response.state}

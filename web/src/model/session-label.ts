@@ -10,6 +10,7 @@ export type SessionLabel =
   | 'unknown'
   | 'waiting_permission'
   | 'waiting_action'
+  | 'waiting_form'
   | 'waiting_answer'
   | 'waiting_detached';
 
@@ -21,7 +22,7 @@ export type SessionLabel =
 export function sessionLabel(
   session: SessionEntry | undefined,
   live: BundleState | undefined,
-  waiting: readonly ('consent' | 'action')[] = [],
+  waiting: readonly ('consent' | 'form' | 'action')[] = [],
 ): SessionLabel {
   const state = session?.state;
   if (state === undefined) return 'unknown';
@@ -29,6 +30,7 @@ export function sessionLabel(
   if (session?.pending_action === 'consent' || waiting.includes('consent')) {
     return 'waiting_permission';
   }
+  if (session?.pending_action === 'form' || waiting.includes('form')) return 'waiting_form';
   if (session?.pending_action === 'action' || waiting.includes('action')) return 'waiting_action';
   if (live) return live.detached ? 'waiting_detached' : 'waiting_answer';
   if (state === 'waiting_for_input' || session?.pending_action === 'clarification') {

@@ -15,6 +15,10 @@ export type {
   ConsentView,
   DecisionEntry,
   DecisionListReply,
+  FormField,
+  FormOption,
+  FormSchema,
+  FormView,
   MachineQueueItem,
   MessageView,
   PendingAction,
@@ -37,6 +41,13 @@ export type {
   UserInputView,
   UserQueueItem,
 } from '../../../src/wire/index.js';
+export {
+  optionsOf,
+  validateFormContent,
+  type FormContent,
+  type FormErrorCode,
+  type FormFieldError,
+} from '../../../src/wire/form-content.js';
 export {
   CLARIFICATION_TYPE,
   DECISION_SURFACES,

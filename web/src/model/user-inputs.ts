@@ -153,6 +153,7 @@ export function requestsOfSession(state: UserInputsState, sessionId: string): Us
     .sort((a, b) => newestFirst(b, a));
 }
 
+/** The task list's markers: a form to fill in shows as something to do (an action). */
 export type WaitingKind = 'consent' | 'action';
 
 /** What each task waits on a person for; consent first, since it blocks the agent. */
@@ -161,7 +162,8 @@ export function waitingByTask(state: UserInputsState): Record<string, WaitingKin
   for (const entry of Object.values(state.requests)) {
     if (!isWaiting(entry)) continue;
     const task = entry.view.task_id;
-    if (result[task] !== 'consent') result[task] = entry.view.kind;
+    if (result[task] !== 'consent')
+      result[task] = entry.view.kind === 'consent' ? 'consent' : 'action';
   }
   return result;
 }

@@ -1,0 +1,61 @@
+/**
+ * An agent's form (an ACP `elicitation/create` in form mode, not in the
+ * Claude/Codex question convention) as a `form` request of the user-input
+ * registry, and its settlement back as the elicitation's answer. The ACP
+ * host calls the function `formRequester` returns; it never sees the registry.
+ *
+ * Invariants: resolves exactly once, and always: a person's content or
+ * decline, otherwise `cancel` (deadline, turn end, session gone, the agent's
+ * call aborted, a schema the registry refuses, or no registry yet). The
+ * content handed back has passed `validateFormContent` against the schema.
+ */
+import { getSession } from '../store/index.js';
+import type { FormContent, FormSchema, UserInputRegistry } from '../user-input/index.js';
+import type { AgentLaunchDeps } from './context.js';
+
+export interface AgentFormInput {
+  sessionId: string;
+  /** The turn the elicitation arrived in; undefined for one outside any turn. */
+  turnId: string | undefined;
+  message: string;
+  schema: FormSchema;
+  /** Aborted when the agent's call goes away: the request is then swept. */
+  signal: AbortSignal;
+}
+
+/** What the elicitation is answered with (ACP `CreateElicitationResponse`). */
+export type AgentFormResult =
+  { action: 'accept'; content: FormContent } | { action: 'decline' } | { action: 'cancel' };
+
+export type RequestForm = (input: AgentFormInput) => Promise<AgentFormResult>;
+
+export function formRequester(
+  launch: Pick<AgentLaunchDeps, 'store'>,
+  registry: () => UserInputRegistry | undefined,
+): RequestForm {
+  return async (input) => {
+    const cancel: AgentFormResult = { action: 'cancel' };
+    const live = registry();
+    const session = await getSession(launch.store, input.sessionId);
+    if (!live || !session) return cancel;
+    const created = live.request({
+      kind: 'form',
+      sessionId: input.sessionId,
+      taskId: session.task_id,
+      turnId: input.turnId ?? null,
+      message: input.message,
+      schema: input.schema,
+      signal: input.signal,
+    });
+    if (!created.ok) return cancel;
+    const outcome = await created.outcome;
+    switch (outcome.kind) {
+      case 'submitted':
+        return { action: 'accept', content: outcome.content };
+      case 'declined':
+        return { action: 'decline' };
+      default:
+        return cancel;
+    }
+  };
+}

@@ -1,0 +1,168 @@
+import { describe, expect, it } from 'vitest';
+import { optionsOf, validateFormContent } from './form-content.js';
+import { formSchema, type FormField, type FormSchema } from './forms.js';
+import { MAX_FORM_FIELDS, MAX_FORM_TEXT_CODE_POINTS } from './limits.js';
+
+const schema: FormSchema = formSchema.parse({
+  type: 'object',
+  title: 'Deploy settings',
+  properties: {
+    name: { type: 'string', title: 'Name', minLength: 2, maxLength: 5 },
+    email: { type: 'string', format: 'email' },
+    site: { type: 'string', format: 'uri' },
+    day: { type: 'string', format: 'date' },
+    at: { type: 'string', format: 'date-time' },
+    replicas: { type: 'integer', minimum: 1, maximum: 3 },
+    ratio: { type: 'number', minimum: 0, maximum: 1 },
+    dryRun: { type: 'boolean', default: true },
+    env: { type: 'string', enum: ['dev', 'prod'], enumNames: ['Development', 'Production'] },
+    region: {
+      type: 'string',
+      oneOf: [
+        { const: 'eu', title: 'Europe' },
+        { const: 'us', title: 'US' },
+      ],
+    },
+    tags: {
+      type: 'array',
+      items: { type: 'string', enum: ['a', 'b', 'c'] },
+      minItems: 1,
+      maxItems: 2,
+    },
+    teams: { type: 'array', items: { anyOf: [{ const: 'x', title: 'Team X' }] } },
+  },
+  required: ['name', 'env'],
+});
+
+const valid = { name: 'Ada', env: 'prod' };
+
+function errorsOf(content: unknown) {
+  const result = validateFormContent(schema, content);
+  return result.ok ? [] : result.errors;
+}
+
+describe('formSchema', () => {
+  it('parses every field kind and drops keywords it does not render', () => {
+    const parsed = formSchema.parse({
+      properties: { code: { type: 'string', pattern: '(a+)+$', _meta: { x: 1 } } },
+    });
+    expect(parsed).toEqual({ type: 'object', properties: { code: { type: 'string' } } });
+    expect(Object.keys(schema.properties)).toHaveLength(12);
+  });
+
+  it('keeps no __proto__ field, and takes none as a prototype', () => {
+    const parsed = formSchema.parse(
+      JSON.parse('{"properties":{"__proto__":{"type":"boolean"}}}') as unknown,
+    );
+    expect(Object.keys(parsed.properties)).toEqual([]);
+    expect('type' in parsed.properties).toBe(false);
+  });
+
+  it('lists the choices of enum, oneOf, enum items and anyOf items with titles', () => {
+    const field = (name: string) => schema.properties[name] as FormField;
+    expect(optionsOf(field('env'))).toEqual([
+      { const: 'dev', title: 'Development' },
+      { const: 'prod', title: 'Production' },
+    ]);
+    expect(optionsOf(field('region')).map((option) => option.title)).toEqual(['Europe', 'US']);
+    expect(optionsOf(field('tags')).map((option) => option.const)).toEqual(['a', 'b', 'c']);
+    expect(optionsOf(field('teams'))).toEqual([{ const: 'x', title: 'Team X' }]);
+    expect(optionsOf(field('name'))).toEqual([]);
+  });
+
+  it.each([
+    ['an unknown field type', { properties: { f: { type: 'object' } } }],
+    ['a required name that is no field', { properties: {}, required: ['ghost'] }],
+    [
+      'both enum and oneOf',
+      { properties: { f: { type: 'string', enum: ['a'], oneOf: [{ const: 'a', title: 'A' }] } } },
+    ],
+    [
+      'enumNames of the wrong length',
+      { properties: { f: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } },
+    ],
+    ['duplicate options', { properties: { f: { type: 'string', enum: ['a', 'a'] } } }],
+    ['minimum above maximum', { properties: { f: { type: 'number', minimum: 2, maximum: 1 } } }],
+    [
+      'minLength above maxLength',
+      { properties: { f: { type: 'string', minLength: 3, maxLength: 1 } } },
+    ],
+    [
+      'a maxLength above the text limit',
+      { properties: { f: { type: 'string', maxLength: MAX_FORM_TEXT_CODE_POINTS + 1 } } },
+    ],
+    [
+      'too many fields',
+      {
+        properties: Object.fromEntries(
+          Array.from({ length: MAX_FORM_FIELDS + 1 }, (_, i) => [`f${i}`, { type: 'boolean' }]),
+        ),
+      },
+    ],
+    ['a type other than object', { type: 'array', properties: {} }],
+  ])('refuses %s', (_, input) => {
+    expect(formSchema.safeParse(input).success).toBe(false);
+  });
+});
+
+describe('validateFormContent', () => {
+  it('accepts content that fits, keeping exactly the fields given', () => {
+    const content = {
+      ...valid,
+      email: 'ada@example.test',
+      site: 'https://example.test/x',
+      day: '2026-02-28',
+      at: '2026-02-28T10:00:00Z',
+      replicas: 3,
+      ratio: 0.5,
+      dryRun: false,
+      region: 'eu',
+      tags: ['a', 'c'],
+      teams: [],
+    };
+    expect(validateFormContent(schema, content)).toEqual({ ok: true, content });
+  });
+
+  it('says which required fields are missing or blank', () => {
+    expect(errorsOf({ name: '   ' })).toEqual([
+      { field: 'name', code: 'required' },
+      { field: 'env', code: 'required' },
+    ]);
+  });
+
+  it.each([
+    [{ name: 'A' }, { field: 'name', code: 'too_short', limit: 2 }],
+    [{ name: 'Adalbert' }, { field: 'name', code: 'too_long', limit: 5 }],
+    [{ name: 42 }, { field: 'name', code: 'not_text' }],
+    [{ name: 'A\u0000b' }, { field: 'name', code: 'invalid_text' }],
+    [{ email: 'ada' }, { field: 'email', code: 'not_email' }],
+    [{ site: 'not a uri' }, { field: 'site', code: 'not_uri' }],
+    [{ day: '2026-02-30' }, { field: 'day', code: 'not_date' }],
+    [{ at: '2026-02-28 noon' }, { field: 'at', code: 'not_date_time' }],
+    [{ replicas: 1.5 }, { field: 'replicas', code: 'not_integer' }],
+    [{ replicas: 0 }, { field: 'replicas', code: 'too_small', limit: 1 }],
+    [{ ratio: 2 }, { field: 'ratio', code: 'too_large', limit: 1 }],
+    [{ ratio: '0.5' }, { field: 'ratio', code: 'not_number' }],
+    [{ dryRun: 'yes' }, { field: 'dryRun', code: 'not_boolean' }],
+    [{ env: 'staging' }, { field: 'env', code: 'not_option' }],
+    [{ region: 'Europe' }, { field: 'region', code: 'not_option' }],
+    [{ tags: 'a' }, { field: 'tags', code: 'not_options' }],
+    [{ tags: ['a', 'z'] }, { field: 'tags', code: 'not_option' }],
+    [{ tags: ['a', 'a'] }, { field: 'tags', code: 'duplicate' }],
+    [{ tags: ['a', 'b', 'c'] }, { field: 'tags', code: 'too_many', limit: 2 }],
+    [{ extra: 1 }, { field: 'extra', code: 'unknown_field' }],
+  ])('refuses %j', (change, error) => {
+    expect(errorsOf({ ...valid, ...change })).toEqual([error]);
+  });
+
+  it('counts text in code points, not UTF-16 units', () => {
+    expect(errorsOf({ ...valid, name: '😀😀😀😀😀' })).toEqual([]);
+  });
+
+  it('refuses content that is not an object, and a __proto__ key as an unknown field', () => {
+    expect(errorsOf(['Ada'])).toEqual([{ field: '', code: 'not_object' }]);
+    expect(errorsOf(null)).toEqual([{ field: '', code: 'not_object' }]);
+    const hostile = JSON.parse('{"name":"Ada","env":"dev","__proto__":{"env":"x"}}') as unknown;
+    expect(errorsOf(hostile)).toEqual([{ field: '__proto__', code: 'unknown_field' }]);
+  });
+});

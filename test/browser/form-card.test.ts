@@ -1,0 +1,186 @@
+/**
+ * A form request's card in Debian's Chromium against a real server, on a
+ * phone: the form an agent's elicitation carries (raised through
+ * `formRequester`, what the ACP host calls) is rendered from its schema,
+ * checked in the browser before anything is sent, and submitted; the agent
+ * gets exactly the content, and the card says it was sent.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { formRequester } from '../../src/turns/index.js';
+import { formSchema } from '../../src/wire/index.js';
+import { TestHost } from '../support/test-host.js';
+import {
+  api,
+  ARTIFACTS,
+  launchChromium,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+
+const WAIT = { timeout: 30_000 };
+
+const schema = formSchema.parse({
+  title: 'Deploy settings',
+  properties: {
+    service: {
+      type: 'string',
+      title: 'Service name',
+      minLength: 3,
+      description: 'As in the registry',
+    },
+    env: {
+      type: 'string',
+      title: 'Environment',
+      oneOf: [
+        { const: 'dev', title: 'Development' },
+        { const: 'prod', title: 'Production' },
+      ],
+    },
+    replicas: { type: 'integer', title: 'Replicas', minimum: 1, maximum: 5 },
+    notify: { type: 'boolean', title: 'Notify the team' },
+    regions: {
+      type: 'array',
+      title: 'Regions',
+      items: {
+        anyOf: [
+          { const: 'eu', title: 'Europe' },
+          { const: 'us', title: 'Americas' },
+        ],
+      },
+    },
+  },
+  required: ['service', 'env', 'replicas'],
+});
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${what} within 30 s`);
+}
+
+describe('the form card in Chromium', () => {
+  let world: World;
+  let browser: Browser;
+  const host = new TestHost();
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  it('fills in and sends a form on a phone: checked first, 44 px targets, the agent gets the content', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Deploy with a form',
+      prompt: 'deploy',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () =>
+      Promise.resolve(host.prompts.some((prompt) => prompt.sessionId === sessionId) || undefined),
+    );
+    const requestForm = formRequester(
+      { store: world.clarion.store },
+      () => world.clarion.turns.userInputs,
+    );
+    const answer = requestForm({
+      sessionId,
+      turnId: undefined,
+      message: 'Where should this be deployed?',
+      schema,
+      signal: new AbortController().signal,
+    });
+
+    const signInContext = await browser.newContext({ locale: 'en-US' });
+    const signInPage = await signInContext.newPage();
+    await signInPage.goto(world.signInUrl);
+    await signInPage.waitForURL(`${world.origin}/`);
+    const storageState = await signInContext.storageState();
+    await signInContext.close();
+    const context = await browser.newContext({
+      storageState,
+      locale: 'en-US',
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      deviceScaleFactor: 2,
+    });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    const sent: unknown[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/respond')) sent.push(request.postDataJSON());
+    });
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    const card = page.locator('[data-testid="user-input-card"][data-kind="form"]');
+    await card.getByTestId('form-submit').waitFor(WAIT);
+    await expect(card.getByTestId('form-message').textContent()).resolves.toBe(
+      'Where should this be deployed?',
+    );
+    await expect(card.locator('.user-input-title').textContent()).resolves.toBe('Deploy settings');
+
+    // Labelled inputs of each kind, with required marks.
+    await expect(card.getByLabel('Service name').getAttribute('aria-required')).resolves.toBe(
+      'true',
+    );
+    await expect(card.getByRole('radio', { name: 'Production' }).count()).resolves.toBe(1);
+    await expect(card.getByRole('checkbox', { name: 'Americas' }).count()).resolves.toBe(1);
+    await expect(card.getByLabel('Replicas').getAttribute('type')).resolves.toBe('number');
+    await expect(card.locator('.form-required').count()).resolves.toBe(3);
+
+    // Nothing filled in: the browser names each required field and sends nothing.
+    await card.getByTestId('form-submit').tap();
+    await expect(card.getByTestId('form-error').allTextContents()).resolves.toEqual([
+      'Required.',
+      'Required.',
+      'Required.',
+    ]);
+    await card.getByLabel('Service name').fill('ap');
+    await card.getByRole('radio', { name: 'Production' }).check();
+    await card.getByLabel('Replicas').fill('9');
+    await card.getByTestId('form-submit').tap();
+    await expect(card.getByTestId('form-error').allTextContents()).resolves.toEqual([
+      'At least 3 characters.',
+      'At most 5.',
+    ]);
+    expect(sent).toEqual([]);
+
+    await card.getByLabel('Service name').fill('api');
+    await card.getByLabel('Replicas').fill('2');
+    await card.getByRole('checkbox', { name: 'Notify the team' }).check();
+    await card.getByRole('checkbox', { name: 'Europe' }).check();
+    await expect(card.getByTestId('form-error').count()).resolves.toBe(0);
+
+    const targets = card.locator('button, label.form-choice, .form-input');
+    const count = await targets.count();
+    expect(count).toBe(9); // 2 inputs, 2 radios, 1 yes/no, 2 regions, Send, Decline
+    for (let index = 0; index < count; index++) {
+      const box = await targets.nth(index).boundingBox();
+      expect(box?.height ?? 0, `target ${String(index)}`).toBeGreaterThanOrEqual(44);
+    }
+    await card.scrollIntoViewIfNeeded();
+    await card.screenshot({ path: join(ARTIFACTS, 'phone-form-card.png') });
+
+    await card.getByTestId('form-submit').tap();
+    const content = { service: 'api', env: 'prod', replicas: 2, notify: true, regions: ['eu'] };
+    await expect(answer).resolves.toEqual({ action: 'accept', content });
+    expect(sent).toEqual([{ decision: 'accept', content }]);
+    await card.getByTestId('form-sent').waitFor(WAIT);
+    await expect(card.getByTestId('user-input-outcome').textContent()).resolves.toContain(
+      'You sent the form.',
+    );
+    await expect(card.getByTestId('form-sent').textContent()).resolves.toContain('Production');
+    await context.close();
+  });
+});

@@ -60,7 +60,7 @@ import { AGENT_IDLE_MS } from './tunables.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
-import { consentRulesPort, mintAnswerLinks } from './turns/index.js';
+import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
@@ -152,11 +152,11 @@ export async function startServer(
     createAcpHost({
       logger: logger.child({ component: 'acp-host' }),
       onPermissionRequest: consentHandler({ store }, () => registry),
-      // Generic forms wait for the `form` user-input kind: until it is wired they are declined.
       ...elicitationHandlers({
         store,
         clarification: () => clarificationRef,
         registry: () => registry,
+        requestForm: formRequester({ store }, () => registry),
         logger: logger.child({ component: 'elicitation' }),
       }),
       ...config.agentTimings,

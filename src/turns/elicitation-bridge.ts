@@ -4,8 +4,8 @@
  * as the session's agent would ask `ask_user_question` (same service, so the
  * same inbox, budgets, races, restart recovery and late-answer rules) and
  * waits live; a URL elicitation becomes an `action` request that the agent's
- * `elicitation/complete` settles; any other flat form goes to the `form`
- * port. The agent hears `accept` with content, `decline` for a skip, and
+ * `elicitation/complete` settles; any other flat form becomes a `form`
+ * request. The agent hears `accept` with content, `decline` for a skip, and
  * `cancel` whenever its wait ended without a person's answer (turn cancelled,
  * turn or session over, a person's cancel, the live wait's bound); an answer
  * that comes after that is a late answer and resumes the agent in a new turn.
@@ -18,40 +18,24 @@ import {
   questionsReply,
   type ElicitationCompleteHandler,
   type ElicitationHandler,
-  type FlatFormSchema,
 } from '../agents/acp-host/index.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { Logger } from '../observability/index.js';
 import { getSession, type Store } from '../store/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
-import { MAX_ACTION_INSTRUCTIONS_CHARS, MAX_USER_INPUT_TITLE_CHARS } from '../wire/index.js';
-
-/** A generic form for a person, as the `form` user-input kind will take it. */
-export interface FormRequestInput {
-  sessionId: string;
-  taskId: string;
-  turnId: string;
-  message: string;
-  schema: FlatFormSchema;
-  /** Aborts when the agent's wait ends; the request is then settled. */
-  signal: AbortSignal;
-}
-
-export type FormReply =
-  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
-  | { action: 'decline' }
-  | { action: 'cancel' };
-
-/** The `form` kind of the user-input registry, once it is wired. */
-export interface FormPort {
-  requestForm(input: FormRequestInput): Promise<FormReply>;
-}
+import {
+  formSchema,
+  MAX_ACTION_INSTRUCTIONS_CHARS,
+  MAX_USER_INPUT_TITLE_CHARS,
+} from '../wire/index.js';
+import type { RequestForm } from './form-requests.js';
 
 export interface ElicitationBridgeDeps {
   store: Store;
   clarification: () => ClarificationService | undefined;
   registry: () => UserInputRegistry | undefined;
-  forms?: FormPort;
+  /** The `form` user-input kind (`form-requests.ts`). */
+  requestForm: RequestForm;
   logger: Logger;
 }
 
@@ -94,14 +78,22 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       case 'url':
         return askToOpen(sessionId, kind, signal);
       case 'form': {
-        if (!deps.forms) {
-          logger.info({ sessionId }, 'an agent form was declined: form requests are not wired');
+        // The registry takes only what the web app can render and check: a form beyond that is refused.
+        const schema = formSchema.safeParse({ type: 'object', ...kind.schema });
+        if (!schema.success) {
+          logger.info(
+            { sessionId, issues: schema.error.issues.length },
+            'an agent form was declined',
+          );
           return DECLINE;
         }
-        const session = await getSession(deps.store, sessionId);
-        if (!session) return CANCEL;
-        const input = { sessionId, taskId: session.task_id, turnId, signal };
-        return deps.forms.requestForm({ ...input, message: kind.message, schema: kind.schema });
+        return deps.requestForm({
+          sessionId,
+          turnId,
+          message: kind.message,
+          schema: schema.data,
+          signal,
+        });
       }
       case 'unsupported':
         logger.info({ sessionId, reason: kind.reason }, 'an agent elicitation was declined');

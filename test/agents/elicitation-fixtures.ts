@@ -118,7 +118,15 @@ const app = agent({ name: 'elicitation-fixture' })
     } else if (text.includes('/form')) {
       reply = await elicit(client, {
         mode: 'form', sessionId, message: 'Your details',
-        requestedSchema: { type: 'object', properties: { email: { type: 'string' } } },
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            email: { type: 'string', title: 'Email', format: 'email' },
+            seats: { type: 'integer', title: 'Seats', minimum: 1, maximum: 9 },
+            plan: { type: 'string', title: 'Plan', enum: ['free', 'team'] },
+          },
+          required: ['email', 'plan'],
+        },
       });
     } else if (text.includes('/caps')) {
       await say(client, sessionId, 'CAPS ' + JSON.stringify(capabilities));

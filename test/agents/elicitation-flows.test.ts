@@ -105,6 +105,19 @@ describe('ACP elicitation through Clarion', () => {
     return found;
   }
 
+  async function userInputOf(sessionId: string, kind: string): Promise<{ id: string }> {
+    let found: { id: string } | undefined;
+    await eventually(async () => {
+      const list = await api('GET', '/api/v1/user-inputs');
+      found = (list.json.requests as { id: string; kind: string; session_id: string }[]).find(
+        (request) => request.session_id === sessionId && request.kind === kind,
+      );
+      return found !== undefined;
+    }, 20_000);
+    if (!found) throw new Error(`no ${kind} request`);
+    return found;
+  }
+
   async function actionRequest(sessionId: string): Promise<{ id: string; title: string }> {
     let found: { id: string; title: string; kind: string; url: string | null } | undefined;
     await eventually(async () => {
@@ -175,7 +188,7 @@ describe('ACP elicitation through Clarion', () => {
     });
   }, 90_000);
 
-  it('declines a skip, cancels on a turn cancel and on an operator cancel, and declines a generic form', async () => {
+  it('declines a skip, and cancels on a turn cancel and on an operator cancel', async () => {
     await serve();
     const skipped = await startTask('/questions');
     const skipBundle = await pendingBundle(skipped);
@@ -194,9 +207,31 @@ describe('ACP elicitation through Clarion', () => {
     const cancel = await api('POST', `/api/v1/clarification/${operatorBundle.pending_id}/cancel`);
     expect(cancel.status).toBe(200);
     expect(await replyOf(operator)).toEqual({ action: 'cancel' });
+  }, 90_000);
 
-    const form = await startTask('/form');
-    expect(await replyOf(form)).toEqual({ action: 'decline' });
+  it('asks any other flat form as a form request: content the schema refuses changes nothing, valid content is accepted, decline is decline', async () => {
+    await serve();
+    const accepted = await startTask('/form');
+    const request = await userInputOf(accepted, 'form');
+    const refused = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'accept',
+      content: { email: 'not an address', seats: 12 },
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.json.code).toBe('invalid_form_content');
+    expect((await userInputOf(accepted, 'form')).id).toBe(request.id);
+    const content = { email: 'ada@example.com', seats: 3, plan: 'team' };
+    const sent = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'accept',
+      content,
+    });
+    expect(sent.status).toBe(200);
+    expect(await replyOf(accepted)).toEqual({ action: 'accept', content });
+
+    const declined = await startTask('/form');
+    const second = await userInputOf(declined, 'form');
+    await api('POST', `/api/v1/user-inputs/${second.id}/respond`, { decision: 'decline' });
+    expect(await replyOf(declined)).toEqual({ action: 'decline' });
   }, 90_000);
 
   it('takes a late answer after the agent gave up, and resumes it in a new turn', async () => {

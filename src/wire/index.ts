@@ -305,9 +305,14 @@ export {
   type GivenAnswer,
 } from './unconfirmed-delivery.js';
 export {
+  DECISION_KINDS,
   DECISION_OUTCOMES,
   decisionEntry,
+  decisionFilterQuery,
   decisionListReply,
+  rowVersionOf,
   type DecisionEntry,
+  type DecisionFilterQuery,
+  type DecisionKind,
   type DecisionListReply,
 } from './decisions.js';

@@ -8,7 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { agentReplies, option, useSuite, WAIT } from './support/clarification-pages.js';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
@@ -52,15 +52,16 @@ async function pendingIdOf(world: World, sessionId: string): Promise<string> {
   return found.pending_id;
 }
 
-/** One attribute of every element `locator` matches, in document order. */
-async function attributes(locator: Locator, name: string): Promise<(string | null)[]> {
-  const values: (string | null)[] = [];
-  for (const element of await locator.all()) values.push(await element.getAttribute(name));
-  return values;
+/** One attribute of every element `selector` matches, in document order, read at one instant. */
+async function attributes(page: Page, selector: string, name: string): Promise<(string | null)[]> {
+  const values: unknown = await page.evaluate(
+    `[...document.querySelectorAll(${JSON.stringify(selector)})].map((element) => element.getAttribute(${JSON.stringify(name)}))`,
+  );
+  return values as (string | null)[];
 }
 
 function triageKeys(page: Page): Promise<(string | null)[]> {
-  return attributes(page.locator('[data-triage-key]'), 'data-triage-key');
+  return attributes(page, '[data-triage-key]', 'data-triage-key');
 }
 
 async function icon(page: Page): Promise<{ href: string | null; count: string | null }> {
@@ -100,10 +101,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await expect(row.locator('time').first().getAttribute('datetime')).resolves.toMatch(
       /^\d{4}-\d{2}-\d{2}T/,
     );
-    const kinds = await attributes(
-      page.locator('[data-triage-key] [data-testid="triage-kind"]'),
-      'data-kind',
-    );
+    const kinds = await attributes(page, '[data-triage-key]', 'data-kind');
     expect(kinds.sort()).toEqual(['action', 'permission', 'question']);
     // The consent and the action have deadlines; the question has none, so it comes last.
     expect((await triageKeys(page)).at(-1)).toBe(questionKey);
@@ -275,7 +273,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await page.getByTestId('decision-item').first().waitFor(WAIT);
     await page.getByTestId('filter-kind').selectOption('consent');
     await expect
-      .poll(() => attributes(page.getByTestId('decision-item'), 'data-kind'), WAIT)
+      .poll(() => attributes(page, '[data-testid="decision-item"]', 'data-kind'), WAIT)
       .toEqual(consents.decisions.map(() => 'consent'));
     await suite.shoot(page, 'decision-log-filtered');
 
@@ -301,7 +299,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await page.getByTestId('filter-kind').selectOption('');
     await page.getByTestId('filter-task').selectOption(inline.id);
     await expect
-      .poll(() => attributes(page.getByTestId('decision-item'), 'data-kind'), WAIT)
+      .poll(() => attributes(page, '[data-testid="decision-item"]', 'data-kind'), WAIT)
       .toEqual(['question']);
     await context.close();
   });

@@ -187,23 +187,28 @@ export function Inbox() {
   );
 }
 
-/** Kind, task, agent and age: the line every row starts with. */
-function TriageMeta({ item, withTask }: { item: TriageItem; withTask: boolean }) {
+/** Kind, task, agent and age: the line a question's row starts with. */
+function TriageMeta({ item }: { item: TriageItem }) {
   const { t } = useTranslation();
   return (
     <span className="triage-meta muted">
       <span className="chip triage-kind" data-testid="triage-kind" data-kind={item.kind}>
         {t(`triage.kind.${item.kind}`)}
       </span>
-      {withTask ? <span className="inbox-task">{item.task_title}</span> : null}
-      {item.agent !== '' ? (
-        <span className="triage-agent" data-testid="triage-agent">
-          {t('triage.agent', { agent: item.agent })}
-        </span>
-      ) : null}
+      <span className="inbox-task">{item.task_title}</span>
+      <AgentName item={item} />
       <RelativeTime at={item.created_at} className="relative-time" />
     </span>
   );
+}
+
+function AgentName({ item }: { item: TriageItem }) {
+  const { t } = useTranslation();
+  return item.agent !== '' ? (
+    <span className="triage-agent muted" data-testid="triage-agent">
+      {t('triage.agent', { agent: item.agent })}
+    </span>
+  ) : null;
 }
 
 function TriageRow(props: {
@@ -215,6 +220,7 @@ function TriageRow(props: {
 }) {
   const { t } = useTranslation();
   const { item, bulk } = props;
+  // A consent's or action's card names its kind, task and age; the row adds the agent.
   const common = {
     className: 'inbox-item triage-item',
     tabIndex: -1,
@@ -224,7 +230,12 @@ function TriageRow(props: {
   };
   if (item.source === 'bundle') {
     return (
-      <li {...common} data-testid="inbox-item" data-pending-id={item.key}>
+      <li
+        {...common}
+        className={`${common.className} triage-bundle`}
+        data-testid="inbox-item"
+        data-pending-id={item.key}
+      >
         <BundleSummary item={item} bundle={item.bundle} />
         {item.kind === 'question' ? (
           <InlineQuestion
@@ -255,7 +266,7 @@ function TriageRow(props: {
             <span className="sr-only">{t('triage.bulkSelect', { title: entry.view.title })}</span>
           </label>
         ) : null}
-        <TriageMeta item={item} withTask={false} />
+        <AgentName item={item} />
       </span>
       <UserInputCard entry={entry} taskTitle={item.task_title} />
     </li>
@@ -268,7 +279,7 @@ function BundleSummary({ item, bundle }: { item: TriageItem; bundle: BundleState
   const path = sessionPath(bundle.session_id);
   return (
     <a href={path} className="inbox-link" onClick={go(path)}>
-      <TriageMeta item={item} withTask />
+      <TriageMeta item={item} />
       <span className="inbox-prompt">{first?.prompt}</span>
       <span className="inbox-meta muted">
         {t('inbox.questionCount', { count: bundle.total })}

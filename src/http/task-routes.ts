@@ -13,6 +13,7 @@ import {
 import { admitMessage, sessionFailureOf, type AdmissionResult } from '../turns/index.js';
 import {
   createTaskBody,
+  decisionFilterQuery,
   DEFAULT_DECISION_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
   MAX_DECISION_PAGE,
@@ -49,7 +50,7 @@ import {
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { decisionHistory, sessionTranscript } from '../turns/index.js';
-import { parseJsonBody, storableParams } from './request-guards.js';
+import { describeIssues, parseJsonBody, storableParams } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {
   return {
@@ -216,9 +217,20 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     const query = pageQuery(c, DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);
     if (!query.ok) return query.response;
     const { cursor, limit } = query;
+    const filters = decisionFilterQuery.safeParse(c.req.query());
+    if (!filters.success) {
+      return errorResponse(
+        c,
+        'invalid_request',
+        'invalid filter',
+        describeIssues(filters.error.issues),
+      );
+    }
+    const { task_id: taskId, kind, user_id: userId, since, until } = filters.data;
     const page = await decisionHistory(deps, c.get('principal'), {
       limit,
       before: cursor && { updatedAt: cursor.createdAt, id: cursor.id },
+      filter: { taskId, kind, userId, since, until },
     });
     return c.json({
       decisions: page.entries,

@@ -3,6 +3,7 @@
  * decided clarification row, or a consent or action decision), newest first,
  * across the sessions a user may see. Rows that carry no responder (answers
  * kept before Clarion recorded who decided, expiries) are not decisions.
+ * Filters narrow the rows in SQL, so a page is full whenever more match.
  */
 import { sql, type SqlBool } from 'kysely';
 import { CLARIFICATION_TYPE, USER_INPUT_DECISION_TYPE } from '../wire/index.js';
@@ -24,6 +25,17 @@ export interface DecisionPage {
   readonly next: DecisionCursor | null;
 }
 
+/** Narrows the log; every field optional, all of them combined. */
+export interface DecisionFilter {
+  readonly taskId?: string | undefined;
+  readonly kind?: 'question' | 'consent' | 'action' | undefined;
+  /** Who decided (`responded_by.user_id`). */
+  readonly userId?: string | undefined;
+  /** Row versions: `updated_at >= since` and `updated_at < until`. */
+  readonly since?: string | undefined;
+  readonly until?: string | undefined;
+}
+
 /** Who may read: a user the sessions of their workspaces, an agent only its own session. */
 export type DecisionReader =
   | { readonly kind: 'user'; readonly userId: string }
@@ -32,9 +44,10 @@ export type DecisionReader =
 export async function decisionPage(
   ctx: RepoContext,
   reader: DecisionReader,
-  options: { before?: DecisionCursor | undefined; limit: number },
+  options: { before?: DecisionCursor | undefined; limit: number; filter?: DecisionFilter },
 ): Promise<DecisionPage> {
   const responder = ctx.dialect.metadataText('responded_by', 'm');
+  const filter = options.filter ?? {};
   let query = ctx.db
     .selectFrom('task_session_messages as m')
     .innerJoin('tasks as t', 't.id', 'm.task_id')
@@ -59,6 +72,21 @@ export async function decisionPage(
       ),
     );
   }
+  if (filter.taskId !== undefined) query = query.where('m.task_id', '=', filter.taskId);
+  if (filter.kind === 'question') {
+    query = query.where('m.type', '=', CLARIFICATION_TYPE);
+  } else if (filter.kind !== undefined) {
+    const kind = ctx.dialect.metadataText('kind', 'm');
+    query = query
+      .where('m.type', '=', USER_INPUT_DECISION_TYPE)
+      .where(sql<SqlBool>`${kind} = ${filter.kind}`);
+  }
+  if (filter.userId !== undefined) {
+    const decider = ctx.dialect.metadataFieldText('responded_by', 'user_id', 'm');
+    query = query.where(sql<SqlBool>`${decider} = ${filter.userId}`);
+  }
+  if (filter.since !== undefined) query = query.where('m.updated_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('m.updated_at', '<', filter.until);
   const before = options.before;
   if (before) {
     query = query.where((eb) =>

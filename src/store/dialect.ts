@@ -20,7 +20,11 @@ export type MetadataKey =
   | 'prompt_dispatch_attempted'
   | 'prompt_dispatch_clarification_pending_id'
   | 'request_fingerprint'
-  | 'responded_by';
+  | 'responded_by'
+  | 'kind';
+
+/** Fields of an object-valued metadata key that SQL filters on (`responded_by.user_id`). */
+export type MetadataField = 'user_id';
 
 /** Keys that SQL writes; a superset of the read keys. */
 export type MetadataWriteKey =
@@ -63,6 +67,12 @@ export interface Dialect {
   pendingId(): RawBuilder<string | null>;
   /** `metadata.<key>` as text (or SQL NULL), optionally qualified by a table alias. */
   metadataText(key: MetadataKey, alias?: string): RawBuilder<string | null>;
+  /** `metadata.<key>.<field>` as text (or SQL NULL), optionally qualified by a table alias. */
+  metadataFieldText(
+    key: MetadataKey,
+    field: MetadataField,
+    alias?: string,
+  ): RawBuilder<string | null>;
   /** Whether `metadata.<key>` holds a truthy flag (`true`, `"true"`, `"1"`, `1`); never NULL. */
   metadataFlag(key: MetadataKey, alias?: string): RawBuilder<boolean>;
   /** The three pending-ID indexes of DESIGN §4, in creation order. */
@@ -128,7 +138,7 @@ function column(alias: string | undefined, name = 'metadata'): string {
   return `${alias}.${name}`;
 }
 
-function key(name: MetadataWriteKey): string {
+function key(name: MetadataWriteKey | MetadataField): string {
   // Keys are a closed union, but they are spliced into SQL text: check anyway.
   if (!IDENTIFIER.test(name)) throw new Error(`invalid metadata key: ${name}`);
   return name;
@@ -182,10 +192,16 @@ function sqliteText(name: MetadataKey, alias?: string): string {
   return `json_extract(${column(alias)}, '$.${key(name)}')`;
 }
 
+function sqliteFieldText(name: MetadataKey, field: MetadataField, alias?: string): string {
+  return `json_extract(${column(alias)}, '$.${key(name)}.${key(field)}')`;
+}
+
 export const sqliteDialect: Dialect = {
   driver: 'sqlite',
   pendingId: () => sql.raw<string | null>(sqliteText('pending_id')),
   metadataText: (name, alias) => sql.raw<string | null>(sqliteText(name, alias)),
+  metadataFieldText: (name, field, alias) =>
+    sql.raw<string | null>(sqliteFieldText(name, field, alias)),
   // json_extract turns JSON true into 1; `IN` on NULL is NULL, hence the COALESCE.
   metadataFlag: (name, alias) =>
     sql.raw<boolean>(`COALESCE(${sqliteText(name, alias)} IN (1, 'true', '1'), 0)`),
@@ -228,10 +244,16 @@ function postgresText(name: MetadataKey, alias?: string): string {
   return `(${column(alias)}::jsonb ->> '${key(name)}')`;
 }
 
+function postgresFieldText(name: MetadataKey, field: MetadataField, alias?: string): string {
+  return `(${column(alias)}::jsonb -> '${key(name)}' ->> '${key(field)}')`;
+}
+
 export const postgresDialect: Dialect = {
   driver: 'postgres',
   pendingId: () => sql.raw<string | null>(postgresText('pending_id')),
   metadataText: (name, alias) => sql.raw<string | null>(postgresText(name, alias)),
+  metadataFieldText: (name, field, alias) =>
+    sql.raw<string | null>(postgresFieldText(name, field, alias)),
   metadataFlag: (name, alias) =>
     sql.raw<boolean>(`COALESCE(${postgresText(name, alias)} IN ('true', '1'), false)`),
   pendingIdIndexes: pendingIdIndexes(postgresText('pending_id')),

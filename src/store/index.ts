@@ -47,6 +47,7 @@ export type { MessageRecord, NewMessage, TranscriptCursor, TranscriptPage } from
 export {
   decisionPage,
   type DecisionCursor,
+  type DecisionFilter,
   type DecisionPage,
   type DecisionReader,
   type DecisionRow,

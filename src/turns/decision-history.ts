@@ -5,7 +5,12 @@
  */
 import type { Principal } from '../auth/index.js';
 import { readResponder } from '../clarification/index.js';
-import { decisionPage, type DecisionCursor, type DecisionRow } from '../store/index.js';
+import {
+  decisionPage,
+  type DecisionCursor,
+  type DecisionFilter,
+  type DecisionRow,
+} from '../store/index.js';
 import { CLARIFICATION_TYPE, type DecisionEntry } from '../wire/index.js';
 import type { TurnsDeps } from './context.js';
 
@@ -82,11 +87,11 @@ export function decisionEntryOf(row: DecisionRow): DecisionEntry | undefined {
   };
 }
 
-/** A page of the decisions the caller may see, newest first. */
+/** A page of the decisions the caller may see that match `filter`, newest first. */
 export async function decisionHistory(
   deps: Pick<TurnsDeps, 'store'>,
   principal: Principal,
-  options: { before?: DecisionCursor | undefined; limit: number },
+  options: { before?: DecisionCursor | undefined; limit: number; filter?: DecisionFilter },
 ): Promise<{ entries: DecisionEntry[]; next: DecisionCursor | null }> {
   const reader =
     principal.kind === 'agent'

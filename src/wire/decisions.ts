@@ -4,6 +4,8 @@
  */
 import { z } from 'zod';
 import { responder, timestamp } from './common.js';
+import { MAX_RECORD_ID_CHARS } from './limits.js';
+import { textProblem } from './text.js';
 
 export const DECISION_OUTCOMES = [
   'answered',
@@ -14,13 +16,16 @@ export const DECISION_OUTCOMES = [
   'done',
 ] as const;
 
+export const DECISION_KINDS = ['question', 'consent', 'action'] as const;
+export type DecisionKind = (typeof DECISION_KINDS)[number];
+
 export const decisionEntry = z
   .object({
     message_id: z.string(),
     session_id: z.string(),
     task_id: z.string(),
     task_title: z.string(),
-    kind: z.enum(['question', 'consent', 'action']),
+    kind: z.enum(DECISION_KINDS),
     /** The question's prompt, or the consent or action request's title. */
     subject: z.string(),
     outcome: z.enum(DECISION_OUTCOMES),
@@ -38,3 +43,56 @@ export const decisionListReply = z
   .object({ decisions: z.array(decisionEntry), next_cursor: z.string().nullable() })
   .meta({ id: 'DecisionList' });
 export type DecisionListReply = z.infer<typeof decisionListReply>;
+
+const RFC3339 = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})$/i;
+
+/**
+ * Any RFC 3339 date-time as a row version (UTC, nine fractional digits), so it
+ * compares with stored versions as plain text; `undefined` when it is not one
+ * or names no real instant (Feb 30, hour 25).
+ */
+export function rowVersionOf(value: string): string | undefined {
+  const match = RFC3339.exec(value);
+  if (!match) return undefined;
+  const [, whole = '', fraction = '', zone = 'Z'] = match;
+  const ms = Date.parse(`${whole}${zone.toUpperCase()}`);
+  if (Number.isNaN(ms)) return undefined;
+  // Date.parse rolls Feb 30 over to Mar 2; a round trip of the date and time catches that.
+  const local = new Date(Date.parse(`${whole}Z`)).toISOString().slice(0, 19);
+  if (local !== whole) return undefined;
+  return `${new Date(ms).toISOString().slice(0, 19)}.${fraction.padEnd(9, '0')}Z`;
+}
+
+const recordIdFilter = z
+  .string()
+  .min(1, 'must not be empty')
+  .max(MAX_RECORD_ID_CHARS, `must be at most ${MAX_RECORD_ID_CHARS} characters`)
+  .refine((value) => textProblem(value) === undefined, { error: 'must be storable text' });
+
+const instantFilter = z.string().transform((value, ctx) => {
+  const version = rowVersionOf(value);
+  if (version === undefined) {
+    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time' });
+    return z.NEVER;
+  }
+  return version;
+});
+
+/**
+ * The decision log's filters, from the query string; every one optional and
+ * all of them combined. `since` is inclusive, `until` exclusive, both on the
+ * time the decision was recorded.
+ */
+export const decisionFilterQuery = z
+  .object({
+    task_id: recordIdFilter.optional().describe('Only decisions in this task'),
+    kind: z.enum(DECISION_KINDS).optional().describe('Only this kind of decision'),
+    user_id: recordIdFilter.optional().describe('Only decisions this person made'),
+    since: instantFilter.optional().describe('Only decisions at or after this RFC 3339 time'),
+    until: instantFilter.optional().describe('Only decisions before this RFC 3339 time'),
+  })
+  .refine((query) => !query.since || !query.until || query.since < query.until, {
+    path: ['until'],
+    error: 'must be later than since',
+  });
+export type DecisionFilterQuery = z.infer<typeof decisionFilterQuery>;

@@ -339,10 +339,15 @@ export {
   type GivenAnswer,
 } from './unconfirmed-delivery.js';
 export {
+  DECISION_KINDS,
   DECISION_OUTCOMES,
   decisionEntry,
+  decisionFilterQuery,
   decisionListReply,
+  rowVersionOf,
   type DecisionEntry,
+  type DecisionFilterQuery,
+  type DecisionKind,
   type DecisionListReply,
 } from './decisions.js';
 export {

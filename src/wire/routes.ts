@@ -37,7 +37,7 @@ import {
   MAX_PENDING_PAGE,
   MAX_TRANSCRIPT_PAGE,
 } from './limits.js';
-import { decisionListReply } from './decisions.js';
+import { decisionFilterQuery, decisionListReply } from './decisions.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
   agentProfileListReply,
@@ -181,9 +181,9 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'get',
     path: '/api/v1/decisions',
     summary:
-      'Every decision a person made that the caller can see, who made it and where, newest first',
+      'Every decision a person made that the caller can see, who made it and where, newest first; filtered by task, kind, person and time',
     access: 'principal',
-    query: page(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE),
+    query: page(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE).extend(decisionFilterQuery.shape),
     replies: { 200: decisionListReply },
     errors: ['invalid_request'],
   },

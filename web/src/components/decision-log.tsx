@@ -1,14 +1,18 @@
 /**
  * The decision log: every decision a person made on what an agent asked,
- * newest first, with who made it, where and when. Read-only; a row opens its
- * session.
+ * newest first, with who made it, where and when, narrowed by task, kind,
+ * person and dates, and exported as CSV (every page of the filtered log).
+ * Read-only; a row opens its session.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useServices } from '../app/services.js';
+import type { DecisionFilter } from '../model/api.js';
+import { allDecisions, decisionsCsv } from '../model/decision-csv.js';
 import type { DecisionEntry } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
+import { DecisionFilters, type FilterFields, filterOf } from './decision-filters.js';
 
 type Load = { phase: 'loading' } | { phase: 'failed' } | { phase: 'ready' };
 
@@ -18,27 +22,61 @@ export function DecisionLog() {
   const [entries, setEntries] = useState<DecisionEntry[]>([]);
   const [next, setNext] = useState<string | null>(null);
   const [load, setLoad] = useState<Load>({ phase: 'loading' });
+  const [fields, setFields] = useState<FilterFields>({});
+  const [people, setPeople] = useState<Record<string, string>>({});
+  const [exporting, setExporting] = useState<'idle' | 'running' | 'failed'>('idle');
+  const filter: DecisionFilter = filterOf(fields);
+  const filterKey = JSON.stringify(filter);
+  // Only the newest request may fill the list: a reply to an older filter arrives too late.
+  const latest = useRef(0);
 
   const fetchPage = useCallback(
     async (cursor?: string) => {
+      const mine = ++latest.current;
       setLoad({ phase: 'loading' });
-      const result = await api.decisions(cursor);
+      const result = await api.decisions(cursor, JSON.parse(filterKey) as DecisionFilter);
+      if (mine !== latest.current) return;
       if (!result.ok) {
         setLoad({ phase: 'failed' });
         return;
       }
-      setEntries((shown) =>
-        cursor === undefined ? result.value.decisions : [...shown, ...result.value.decisions],
-      );
+      const page = result.value.decisions;
+      setEntries((shown) => (cursor === undefined ? page : [...shown, ...page]));
+      setPeople((known) => {
+        const added = page.filter((entry) => known[entry.responded_by.user_id] === undefined);
+        if (added.length === 0) return known;
+        const more = Object.fromEntries(
+          added.map((entry) => [entry.responded_by.user_id, entry.responded_by.name]),
+        );
+        return { ...known, ...more };
+      });
       setNext(result.value.next_cursor);
       setLoad({ phase: 'ready' });
     },
-    [api],
+    [api, filterKey],
   );
 
   useEffect(() => {
     void fetchPage();
   }, [fetchPage]);
+
+  const exportCsv = async () => {
+    setExporting('running');
+    const all = await allDecisions(api, filter);
+    if (!all) {
+      setExporting('failed');
+      return;
+    }
+    const url = URL.createObjectURL(new Blob([decisionsCsv(all)], { type: 'text/csv' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = 'clarion-decisions.csv';
+    link.click();
+    setTimeout(() => {
+      URL.revokeObjectURL(url);
+    }, 0);
+    setExporting('idle');
+  };
 
   return (
     <section
@@ -48,6 +86,24 @@ export function DecisionLog() {
     >
       <h1 className="page-title">{t('decisions.title')}</h1>
       <p className="muted">{t('decisions.explain')}</p>
+      <DecisionFilters fields={fields} people={people} onChange={setFields} />
+      <p>
+        <button
+          type="button"
+          className="button"
+          data-testid="decisions-export"
+          disabled={exporting === 'running'}
+          onClick={() => void exportCsv()}
+        >
+          {exporting === 'running' ? t('decisionFilters.exporting') : t('decisionFilters.export')}
+        </button>
+        {exporting === 'failed' ? (
+          <span className="error" role="alert">
+            {' '}
+            {t('decisionFilters.exportFailed')}
+          </span>
+        ) : null}
+      </p>
       {load.phase === 'ready' && entries.length === 0 ? (
         <p className="muted" data-testid="decisions-empty">
           {t('decisions.empty')}

@@ -1,21 +1,29 @@
 /**
- * `/`: everything waiting for a person across tasks, newest first and live
- * (clarification bundles, consent and action cards), the cards this visit
- * saw settle, and the task list with waiting markers.
+ * `/`: the triage list of everything waiting for a person across tasks
+ * (expiring first, then the longest waiting; see `model/triage.ts`), each row
+ * with its kind, task, agent and age; a one-question bundle, a consent and an
+ * action answered in place; J/K/Enter to move and open; several consents of
+ * one tool decided at once. Then the cards this visit saw settle, and the task
+ * list with waiting markers.
  */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useModelState, useUserInputs } from '../app/services.js';
-import { activeBundles, orderedQuestions, sessionsOfTask } from '../model/read-model.js';
+import { useTriageItems } from '../hooks/use-triage-items.js';
+import { useTriageKeys } from '../hooks/use-triage-keys.js';
+import { orderedQuestions, sessionsOfTask } from '../model/read-model.js';
 import type { BundleState, ModelState } from '../model/read-model.js';
+import { bulkGroupOf, triageOrder, type TriageItem } from '../model/triage.js';
+import type { ConsentView } from '../model/types.js';
 import {
   isWaiting,
   waitingByTask,
-  waitingRequests,
   type UserInputEntry,
   type UserInputsState,
 } from '../model/user-inputs.js';
+import { BulkConsentBar } from './bulk-consent-bar.js';
+import { InlineQuestion } from './inline-question.js';
 import { FirstRun } from './first-run.js';
 import { RelativeTime } from './relative-time.js';
 import { UserInputCard } from './user-input-card.js';
@@ -27,9 +35,9 @@ function go(path: string) {
   };
 }
 
-type InboxEntry =
-  | { kind: 'bundle'; created_at: string; bundle: BundleState }
-  | { kind: 'user_input'; created_at: string; entry: UserInputEntry };
+function sessionPath(sessionId: string): string {
+  return `/sessions/${encodeURIComponent(sessionId)}`;
+}
 
 /**
  * Requests this inbox showed as waiting that are now over: kept on screen, in
@@ -51,25 +59,70 @@ function useSettledSinceShown(state: UserInputsState, waiting: UserInputEntry[])
     .reverse();
 }
 
+/**
+ * Bundles answered from this inbox stay listed, in their place, after they
+ * stop waiting, so the answer's outcome (or a lost race) stays on screen until
+ * closed.
+ */
+function useKeptItems(items: TriageItem[]) {
+  const [kept, setKept] = useState<Record<string, TriageItem>>({});
+  const keep = useCallback((item: TriageItem) => {
+    setKept((known) => (known[item.key] ? known : { ...known, [item.key]: item }));
+  }, []);
+  const release = useCallback((key: string) => {
+    setKept((known) => Object.fromEntries(Object.entries(known).filter(([k]) => k !== key)));
+  }, []);
+  const live = new Set(items.map((item) => item.key));
+  const shown = [...items, ...Object.values(kept).filter((item) => !live.has(item.key))].sort(
+    triageOrder,
+  );
+  return { shown, live, keep, release };
+}
+
+/** The selected consents, all of one group (tool and agent profile). */
+function useBulkSelection(items: TriageItem[]) {
+  const [selected, setSelected] = useState<readonly string[]>([]);
+  const waiting = items.filter((item) => bulkGroupOf(item) !== undefined);
+  const chosen = waiting.filter((item) => selected.includes(item.key));
+  const group = chosen[0] ? bulkGroupOf(chosen[0]) : undefined;
+  const toggle = (item: TriageItem) => {
+    setSelected((known) =>
+      known.includes(item.key) ? known.filter((key) => key !== item.key) : [...known, item.key],
+    );
+  };
+  const views = chosen.flatMap((item) =>
+    item.source === 'user_input' && item.entry.view.kind === 'consent' ? [item.entry.view] : [],
+  );
+  return {
+    views,
+    isSelected: (item: TriageItem) => selected.includes(item.key),
+    /** Only consents of the group already chosen can join it. */
+    selectable: (item: TriageItem) => {
+      const own = bulkGroupOf(item);
+      return own !== undefined && (group === undefined || own === group);
+    },
+    toggle,
+    clear: () => {
+      setSelected([]);
+    },
+  };
+}
+
 export function Inbox() {
   const { t } = useTranslation();
   const state = useModelState();
   const userInputs = useUserInputs();
-  const bundles = activeBundles(state);
-  const waiting = waitingRequests(userInputs);
+  const items = useTriageItems();
+  const { shown, live, keep, release } = useKeptItems(items);
+  const waiting = items.flatMap((item) => (item.source === 'user_input' ? [item.entry] : []));
   const recent = useSettledSinceShown(userInputs, waiting);
-  const entries: InboxEntry[] = [
-    ...bundles.map((bundle): InboxEntry => ({
-      kind: 'bundle',
-      created_at: bundle.created_at,
-      bundle,
-    })),
-    ...waiting.map((entry): InboxEntry => ({
-      kind: 'user_input',
-      created_at: entry.view.created_at,
-      entry,
-    })),
-  ].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+  const bulk = useBulkSelection(items);
+  const listRef = useRef<HTMLUListElement>(null);
+  const open = useCallback((sessionId: string) => {
+    navigate(sessionPath(sessionId));
+  }, []);
+  useTriageKeys(listRef, open);
+  const taskTitle = (view: ConsentView) => state.tasks[view.task_id]?.title ?? '';
 
   return (
     <div className="inbox-layout">
@@ -77,32 +130,34 @@ export function Inbox() {
         <h1 id="inbox-title" className="page-title">
           {t('inbox.title')}
         </h1>
-        {entries.length === 0 ? (
+        {shown.length === 0 ? (
           <>
             <p className="muted" data-testid="inbox-empty">
               {t('inbox.empty')}
             </p>
             <FirstRun />
           </>
-        ) : null}
-        <ul className="inbox-list" data-testid="inbox-list">
-          {entries.map((item) =>
-            item.kind === 'bundle' ? (
-              <BundleItem key={item.bundle.pending_id} state={state} bundle={item.bundle} />
-            ) : (
-              <li
-                key={item.entry.view.id}
-                className="inbox-item"
-                data-testid="inbox-user-input"
-                data-request-id={item.entry.view.id}
-              >
-                <UserInputCard
-                  entry={item.entry}
-                  taskTitle={state.tasks[item.entry.view.task_id]?.title ?? ''}
-                />
-              </li>
-            ),
-          )}
+        ) : (
+          <p className="muted triage-hint" data-testid="triage-hint">
+            {t('triage.keysHint')}
+          </p>
+        )}
+        <BulkConsentBar selected={bulk.views} taskTitle={taskTitle} onFinished={bulk.clear} />
+        <ul className="inbox-list" data-testid="inbox-list" ref={listRef}>
+          {shown.map((item) => (
+            <TriageRow
+              key={item.key}
+              item={item}
+              live={live.has(item.key)}
+              bulk={bulk}
+              onEngaged={() => {
+                keep(item);
+              }}
+              onReleased={() => {
+                release(item.key);
+              }}
+            />
+          ))}
         </ul>
         {recent.length > 0 ? (
           <section
@@ -131,39 +186,123 @@ export function Inbox() {
           </section>
         ) : null}
       </section>
-      <TaskList state={state} bundles={bundles} userInputs={userInputs} />
+      <TaskList state={state} bundles={items} userInputs={userInputs} />
     </div>
   );
 }
 
-function BundleItem({ state, bundle }: { state: ModelState; bundle: BundleState }) {
+/** Kind, task, agent and age: the line a question's row starts with. */
+function TriageMeta({ item }: { item: TriageItem }) {
+  const { t } = useTranslation();
+  return (
+    <span className="triage-meta muted">
+      <span className="chip triage-kind" data-testid="triage-kind" data-kind={item.kind}>
+        {t(`triage.kind.${item.kind}`)}
+      </span>
+      <span className="inbox-task">{item.task_title}</span>
+      <AgentName item={item} />
+      <RelativeTime at={item.created_at} className="relative-time" />
+    </span>
+  );
+}
+
+function AgentName({ item }: { item: TriageItem }) {
+  const { t } = useTranslation();
+  return item.agent !== '' ? (
+    <span className="triage-agent muted" data-testid="triage-agent">
+      {t('triage.agent', { agent: item.agent })}
+    </span>
+  ) : null;
+}
+
+function TriageRow(props: {
+  item: TriageItem;
+  live: boolean;
+  bulk: ReturnType<typeof useBulkSelection>;
+  onEngaged: () => void;
+  onReleased: () => void;
+}) {
+  const { t } = useTranslation();
+  const { item, bulk } = props;
+  // A consent's or action's card names its kind, task and age; the row adds the agent.
+  const common = {
+    className: 'inbox-item triage-item',
+    tabIndex: -1,
+    'data-triage-key': item.key,
+    'data-session-id': item.session_id,
+    'data-kind': item.kind,
+  };
+  if (item.source === 'bundle') {
+    return (
+      <li
+        {...common}
+        className={`${common.className} triage-bundle`}
+        data-testid="inbox-item"
+        data-pending-id={item.key}
+      >
+        <BundleSummary item={item} bundle={item.bundle} />
+        {item.kind === 'question' ? (
+          <InlineQuestion
+            bundle={props.live ? item.bundle : undefined}
+            onEngaged={props.onEngaged}
+            onReleased={props.onReleased}
+          />
+        ) : null}
+      </li>
+    );
+  }
+  const { entry } = item;
+  const selectable = bulk.selectable(item);
+  return (
+    <li {...common} data-testid="inbox-user-input" data-request-id={item.key}>
+      <span className="triage-row-head">
+        {bulkGroupOf(item) !== undefined ? (
+          <label className="bulk-select">
+            <input
+              type="checkbox"
+              data-testid="bulk-select"
+              checked={bulk.isSelected(item)}
+              disabled={!selectable && !bulk.isSelected(item)}
+              onChange={() => {
+                bulk.toggle(item);
+              }}
+            />
+            <span className="sr-only">{t('triage.bulkSelect', { title: entry.view.title })}</span>
+          </label>
+        ) : null}
+        <AgentName item={item} />
+      </span>
+      <UserInputCard entry={entry} taskTitle={item.task_title} />
+    </li>
+  );
+}
+
+function BundleSummary({ item, bundle }: { item: TriageItem; bundle: BundleState }) {
   const { t } = useTranslation();
   const first = orderedQuestions(bundle)[0];
-  const path = `/sessions/${encodeURIComponent(bundle.session_id)}`;
+  const path = sessionPath(bundle.session_id);
   return (
-    <li className="inbox-item" data-testid="inbox-item" data-pending-id={bundle.pending_id}>
-      <a href={path} className="inbox-link" onClick={go(path)}>
-        <span className="inbox-task">{state.tasks[bundle.task_id]?.title ?? ''}</span>
-        <span className="inbox-prompt">{first?.prompt}</span>
-        <span className="inbox-meta muted">
-          {t('inbox.questionCount', { count: bundle.total })}
-          {bundle.detached ? ` · ${t('inbox.detached')}` : ''}
-          {' · '}
-          <RelativeTime at={bundle.created_at} className="relative-time" />
-        </span>
-      </a>
-    </li>
+    <a href={path} className="inbox-link" onClick={go(path)}>
+      <TriageMeta item={item} />
+      <span className="inbox-prompt">{first?.prompt}</span>
+      <span className="inbox-meta muted">
+        {t('inbox.questionCount', { count: bundle.total })}
+        {bundle.detached ? ` · ${t('inbox.detached')}` : ''}
+      </span>
+    </a>
   );
 }
 
 function TaskList(props: {
   state: ModelState;
-  bundles: BundleState[];
+  bundles: TriageItem[];
   userInputs: UserInputsState;
 }) {
   const { t } = useTranslation();
   const { state } = props;
-  const questions = new Set(props.bundles.map((bundle) => bundle.task_id));
+  const questions = new Set(
+    props.bundles.flatMap((item) => (item.source === 'bundle' ? [item.task_id] : [])),
+  );
   const requests = waitingByTask(props.userInputs);
   const tasks = Object.values(state.tasks).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
   return (
@@ -175,7 +314,7 @@ function TaskList(props: {
       <ul>
         {tasks.map((task) => {
           const session = sessionsOfTask(state, task.id)[0];
-          const path = session ? `/sessions/${encodeURIComponent(session.id)}` : '/';
+          const path = session ? sessionPath(session.id) : '/';
           const request = requests[task.id];
           return (
             <li key={task.id}>

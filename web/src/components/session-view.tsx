@@ -31,6 +31,7 @@ import { UserInputDecisionRow } from './decision-record.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
+import { NextWaitingItem } from './next-waiting-item.js';
 import { RelativeTime } from './relative-time.js';
 import { SessionFailureBanner } from './session-failure.js';
 import { SessionQueue } from './session-queue.js';
@@ -133,6 +134,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}
         </div>
         <UserInputPanel sessionId={sessionId} />
+        <NextWaitingItem sessionId={sessionId} />
         <SessionQueue
           sessionId={sessionId}
           revision={(session?.revision ?? -1) * 1000 + (state.queueTicks[sessionId] ?? 0)}

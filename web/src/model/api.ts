@@ -30,6 +30,15 @@ export interface Me {
 export type AdmissionOutcome =
   { outcome: 'sent'; message: MessageView } | { outcome: 'queued'; item: UserQueueItem };
 
+/** The decision log's query filters; `since` and `until` are RFC 3339 times. */
+export interface DecisionFilter {
+  task_id?: string;
+  kind?: 'question' | 'consent' | 'action';
+  user_id?: string;
+  since?: string;
+  until?: string;
+}
+
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export interface ApiClient {
@@ -58,8 +67,12 @@ export interface ApiClient {
   ): Promise<ApiResult<{ item: UserQueueItem }>>;
   /** Live consent and action requests the caller can see. */
   userInputs(): Promise<ApiResult<{ requests: UserInputView[] }>>;
-  /** The decision log: who decided what and where, newest first. */
-  decisions(cursor?: string): Promise<ApiResult<DecisionListReply>>;
+  /** The decision log: who decided what and where, newest first, narrowed by `filter`. */
+  decisions(
+    cursor?: string,
+    filter?: DecisionFilter,
+    limit?: number,
+  ): Promise<ApiResult<DecisionListReply>>;
   respondUserInput(
     requestId: string,
     answer: UserInputAnswer,
@@ -135,8 +148,14 @@ export function createApiClient(
         body: JSON.stringify({ text, admission_key: admissionKey }),
       }),
     queue: (sessionId) => request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue`),
-    decisions: (cursor) =>
-      request(fetchImpl, `/api/v1/decisions?limit=50${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+    decisions: (cursor, filter = {}, limit = 50) => {
+      const query = new URLSearchParams({ limit: String(limit) });
+      if (cursor) query.set('cursor', cursor);
+      for (const [key, value] of Object.entries(filter)) {
+        if (typeof value === 'string' && value !== '') query.set(key, value);
+      }
+      return request(fetchImpl, `/api/v1/decisions?${query.toString()}`);
+    },
     removeQueued: (sessionId, itemId) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
         method: 'DELETE',

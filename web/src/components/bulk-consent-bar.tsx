@@ -1,0 +1,124 @@
+/**
+ * The bar that decides the selected consent requests (all of one tool for
+ * one agent profile) at once, then lists each one that did not go through
+ * and why. Answers land in the user-input model one by one, as they do from
+ * a card.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
+import { decideAll, type BulkChoice, type BulkItemResult } from '../model/bulk-consent.js';
+import type { ConsentView } from '../model/types.js';
+import { userInputTransitions } from '../model/user-inputs.js';
+
+type BarState =
+  | { phase: 'idle' }
+  | { phase: 'sending'; choice: BulkChoice; done: number }
+  | { phase: 'done'; failures: BulkItemResult[] };
+
+export function BulkConsentBar(props: {
+  selected: ConsentView[];
+  taskTitle: (view: ConsentView) => string;
+  onFinished: () => void;
+}) {
+  const { t } = useTranslation();
+  const { api, config, userInputs } = useServices();
+  const [state, setState] = useState<BarState>({ phase: 'idle' });
+  const count = props.selected.length;
+
+  const run = (choice: BulkChoice) => {
+    if (state.phase === 'sending' || count === 0) return;
+    let done = 0;
+    setState({ phase: 'sending', choice, done });
+    void decideAll(api, props.selected, choice, {
+      deadlineMs: config.respondDeadlineMs,
+      onEach: ({ view, outcome }) => {
+        done += 1;
+        if (outcome.kind === 'answered') {
+          userInputs.update((model) => userInputTransitions.view(model, outcome.request));
+        } else if (outcome.kind === 'gone') {
+          userInputs.update((model) => userInputTransitions.retire(model, view.id));
+        }
+        setState({ phase: 'sending', choice, done });
+      },
+    }).then((results) => {
+      setState({
+        phase: 'done',
+        failures: results.filter((result) => result.outcome.kind !== 'answered'),
+      });
+      props.onFinished();
+    });
+  };
+
+  if (count === 0 && state.phase !== 'done') return null;
+  return (
+    <div
+      className="bulk-bar"
+      data-testid="bulk-bar"
+      role="region"
+      aria-label={t('triage.bulkTitle')}
+    >
+      {count > 0 ? (
+        <div className="bulk-actions">
+          <span>{t('triage.bulkSelected', { count })}</span>
+          <button
+            type="button"
+            className="button button-primary"
+            data-testid="bulk-allow"
+            disabled={state.phase === 'sending'}
+            onClick={() => {
+              run('allow');
+            }}
+          >
+            {t('triage.bulkAllow', { count })}
+          </button>
+          <button
+            type="button"
+            className="button"
+            data-testid="bulk-reject"
+            disabled={state.phase === 'sending'}
+            onClick={() => {
+              run('reject');
+            }}
+          >
+            {t('triage.bulkReject', { count })}
+          </button>
+        </div>
+      ) : null}
+      {state.phase === 'sending' ? (
+        <p role="status" data-testid="bulk-status">
+          {t('triage.bulkSending', { done: state.done, count })}
+        </p>
+      ) : null}
+      {state.phase === 'done' ? (
+        <BulkReport failures={state.failures} taskTitle={props.taskTitle} />
+      ) : null}
+    </div>
+  );
+}
+
+function BulkReport(props: {
+  failures: BulkItemResult[];
+  taskTitle: (view: ConsentView) => string;
+}) {
+  const { t } = useTranslation();
+  if (props.failures.length === 0) {
+    return (
+      <p role="status" data-testid="bulk-report" data-failures="0">
+        {t('triage.bulkAllDone')}
+      </p>
+    );
+  }
+  return (
+    <div role="alert" data-testid="bulk-report" data-failures={props.failures.length}>
+      <p>{t('triage.bulkSomeFailed', { count: props.failures.length })}</p>
+      <ul>
+        {props.failures.map(({ view, outcome }) => (
+          <li key={view.id} data-testid="bulk-failure" data-request-id={view.id}>
+            {props.taskTitle(view)}: {view.title} — {t(`triage.bulkFailure.${outcome.kind}`)}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}

@@ -1,0 +1,149 @@
+/**
+ * The decision log's filter controls: task, kind, person and a date range
+ * (local days; "to" includes its day). Each change applies at once. The
+ * people offered are the ones the log has shown so far.
+ */
+import { useTranslation } from 'react-i18next';
+import { useModelState } from '../app/services.js';
+import type { DecisionFilter } from '../model/api.js';
+
+export interface FilterFields {
+  taskId?: string;
+  kind?: 'question' | 'consent' | 'action';
+  userId?: string;
+  /** `YYYY-MM-DD` from a date input, local time. */
+  fromDay?: string;
+  toDay?: string;
+}
+
+const KINDS = ['question', 'consent', 'action'] as const;
+
+/** Local midnight of a `YYYY-MM-DD` day, `days` later, as an RFC 3339 time. */
+function localMidnight(day: string, days = 0): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
+  if (!match) return undefined;
+  const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + days);
+  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
+}
+
+export function filterOf(fields: FilterFields): DecisionFilter {
+  const since = fields.fromDay ? localMidnight(fields.fromDay) : undefined;
+  const until = fields.toDay ? localMidnight(fields.toDay, 1) : undefined;
+  return {
+    ...(fields.taskId ? { task_id: fields.taskId } : {}),
+    ...(fields.kind ? { kind: fields.kind } : {}),
+    ...(fields.userId ? { user_id: fields.userId } : {}),
+    ...(since ? { since } : {}),
+    ...(until && (!since || since < until) ? { until } : {}),
+  };
+}
+
+export function DecisionFilters(props: {
+  fields: FilterFields;
+  people: Record<string, string>;
+  onChange: (fields: FilterFields) => void;
+}) {
+  const { t } = useTranslation();
+  const tasks = Object.values(useModelState().tasks).sort((a, b) => a.title.localeCompare(b.title));
+  const { fields } = props;
+  const set = (change: Partial<FilterFields>) => {
+    props.onChange({ ...fields, ...change });
+  };
+  const isKind = (value: string): value is (typeof KINDS)[number] =>
+    (KINDS as readonly string[]).includes(value);
+  return (
+    <form
+      className="decision-filters"
+      aria-label={t('decisionFilters.title')}
+      data-testid="decision-filters"
+      onSubmit={(event) => {
+        event.preventDefault();
+      }}
+    >
+      <label>
+        {t('decisionFilters.task')}
+        <select
+          data-testid="filter-task"
+          value={fields.taskId ?? ''}
+          onChange={(event) => {
+            set({ taskId: event.target.value || undefined });
+          }}
+        >
+          <option value="">{t('decisionFilters.any')}</option>
+          {tasks.map((task) => (
+            <option key={task.id} value={task.id}>
+              {task.title}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('decisionFilters.kind')}
+        <select
+          data-testid="filter-kind"
+          value={fields.kind ?? ''}
+          onChange={(event) => {
+            const value = event.target.value;
+            set({ kind: isKind(value) ? value : undefined });
+          }}
+        >
+          <option value="">{t('decisionFilters.any')}</option>
+          {KINDS.map((kind) => (
+            <option key={kind} value={kind}>
+              {t(`decisions.kind.${kind}`)}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('decisionFilters.person')}
+        <select
+          data-testid="filter-person"
+          value={fields.userId ?? ''}
+          onChange={(event) => {
+            set({ userId: event.target.value || undefined });
+          }}
+        >
+          <option value="">{t('decisionFilters.any')}</option>
+          {Object.entries(props.people).map(([id, name]) => (
+            <option key={id} value={id}>
+              {name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        {t('decisionFilters.since')}
+        <input
+          type="date"
+          data-testid="filter-since"
+          value={fields.fromDay ?? ''}
+          onChange={(event) => {
+            set({ fromDay: event.target.value || undefined });
+          }}
+        />
+      </label>
+      <label>
+        {t('decisionFilters.until')}
+        <input
+          type="date"
+          data-testid="filter-until"
+          value={fields.toDay ?? ''}
+          onChange={(event) => {
+            set({ toDay: event.target.value || undefined });
+          }}
+        />
+      </label>
+      <button
+        type="button"
+        className="button"
+        data-testid="filter-clear"
+        onClick={() => {
+          props.onChange({});
+        }}
+      >
+        {t('decisionFilters.clear')}
+      </button>
+    </form>
+  );
+}

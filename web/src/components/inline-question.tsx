@@ -1,0 +1,76 @@
+/**
+ * A one-question bundle answered from the inbox without opening its session.
+ * Shares the overlay's hook (`useClarificationGroup`): the same respond call,
+ * deadline, Retry, late-answer message and race outcomes, told by the same
+ * `ClarificationStatusBanner`. Multi-question bundles (forms) open their
+ * session instead: a form needs the stepper.
+ *
+ * The inbox keeps this item mounted after the bundle leaves the waiting list
+ * (`onEngaged`), so the outcome of an answer stays on screen until closed.
+ */
+import { useTranslation } from 'react-i18next';
+import { useClarificationGroup } from '../hooks/use-clarification-group.js';
+import type { BundleState } from '../model/read-model.js';
+import { ClarificationStatusBanner } from './clarification-status-banner.js';
+
+export function InlineQuestion(props: {
+  /** The live bundle; `undefined` once it is no longer waiting. */
+  bundle: BundleState | undefined;
+  onEngaged: () => void;
+  onReleased: () => void;
+}) {
+  const { t } = useTranslation();
+  const group = useClarificationGroup(props.bundle);
+  const { draft } = group;
+  const question = draft.questions[0];
+  const banner = {
+    ...group,
+    dismiss: () => {
+      group.dismiss();
+      props.onReleased();
+    },
+  };
+  if (!question || draft.questions.length !== 1) return null;
+  const chosen = draft.answers[question.question_id]?.selected_options ?? [];
+  return (
+    <div className="inline-question" data-testid="inline-question">
+      {group.formVisible && group.mode === 'respond' ? (
+        <div className="inline-options" role="group" aria-label={question.prompt}>
+          {question.options.map((option) => (
+            <button
+              key={option.option_id}
+              type="button"
+              className="button inline-option"
+              data-testid="inline-option"
+              data-option-id={option.option_id}
+              aria-pressed={chosen.includes(option.option_id)}
+              disabled={group.busy}
+              title={option.description}
+              onClick={() => {
+                props.onEngaged();
+                draft.pickOption(question.question_id, option.option_id);
+              }}
+            >
+              {option.label}
+            </button>
+          ))}
+          {question.multi_select ? (
+            <button
+              type="button"
+              className="button button-primary"
+              data-testid="inline-send"
+              disabled={group.busy || chosen.length === 0}
+              onClick={() => {
+                props.onEngaged();
+                draft.submit();
+              }}
+            >
+              {t('triage.send')}
+            </button>
+          ) : null}
+        </div>
+      ) : null}
+      <ClarificationStatusBanner group={banner} />
+    </div>
+  );
+}

@@ -65,6 +65,22 @@ describe('decisionRecordOf', () => {
   });
 
   it.each([
+    ['armed (the turn still runs)', 'armed'],
+    ['due (its follow-up is going out)', 'due'],
+  ] as const)('keeps an action once a person answered it: %s', (_case, status) => {
+    const decided = { ...action, status, settled_reason: null, decision: 'done' } as const;
+    expect(decisionRecordOf(decided)?.content).toBe('Ada marked "Delete the build cache" done');
+  });
+
+  it.each([
+    ['awaiting', { ...action, status: 'awaiting', settled_reason: null, decision: null }],
+    // Its row was written when the person answered; the follow-up settles it, not a person.
+    ['settled by its follow-up', { ...action, settled_reason: 'dispatched' }],
+  ] as const)('writes nothing for an action %s', (_case, view) => {
+    expect(decisionRecordOf(view as ActionView)).toBeUndefined();
+  });
+
+  it.each([
     ['still awaiting', { ...consent, status: 'awaiting', settled_reason: null }],
     ['timed out', { ...consent, settled_reason: 'timed_out', responded_by: null }],
     ['no person named', { ...consent, responded_by: null }],

@@ -2,8 +2,10 @@
  * A person's decision on a consent or action request, kept in the transcript.
  * The registry holds requests in memory only (DESIGN §7), so without this row
  * a reload or a restart would lose what was decided and by whom. The row is
- * written once, when the request settles with a person's answer (a
- * remembered "always" names the person who set it).
+ * written once, when a person's answer is first seen: a consent or form
+ * settles with it (a remembered "always" names the person who set it); an
+ * action is only armed or due by it, and settles later, when its follow-up
+ * went out or was swept, no longer by the person.
  */
 import { currentTurn } from '../store/index.js';
 import type { SessionWriter } from '../events/index.js';
@@ -27,11 +29,9 @@ export interface DecisionRecord {
   };
 }
 
-/** The row for a settled view a person decided; `undefined` for any other view. Pure. */
+/** The row for a view a person decided; `undefined` for any other view. Pure. */
 export function decisionRecordOf(view: UserInputView): DecisionRecord | undefined {
-  if (view.status !== 'settled' || view.settled_reason !== 'human' || !view.responded_by) {
-    return undefined;
-  }
+  if (!view.responded_by || !decidedByPerson(view)) return undefined;
   const base = {
     user_input_request_id: view.id,
     kind: view.kind,
@@ -67,6 +67,11 @@ export function decisionRecordOf(view: UserInputView): DecisionRecord | undefine
     content: `${who} marked "${view.title}" ${view.decision === 'done' ? 'done' : 'skipped'}`,
     metadata: { ...base, decision: view.decision },
   };
+}
+
+function decidedByPerson(view: UserInputView): boolean {
+  if (view.status === 'settled') return view.settled_reason === 'human';
+  return view.kind === 'action' && view.status !== 'awaiting';
 }
 
 /** Appends the decision row to the request's session, in the session's current turn. */

@@ -117,6 +117,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       title: (message.split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || 'Open a link',
       instructions: message.slice(0, MAX_ACTION_INSTRUCTIONS_CHARS),
       url: elicitation.url,
+      followUp: false,
       signal,
     });
     if (!created.ok) {

@@ -62,8 +62,13 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
     }
   }
 
+  /** Requests whose decision row is written: an action is published decided more than once. */
+  const recorded = new Set<string>();
+
   async function publish(view: UserInputView): Promise<void> {
-    const record = decisionRecordOf(view);
+    const record = recorded.has(view.id) ? undefined : decisionRecordOf(view);
+    if (view.status === 'settled') recorded.delete(view.id);
+    else if (record) recorded.add(view.id);
     if (record) {
       try {
         await recordDecision(deps.sessions, view, record);

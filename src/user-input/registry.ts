@@ -134,6 +134,7 @@ function buildRequest(
     title: input.title.trim(),
     instructions: input.instructions,
     url: input.url ?? null,
+    followUp: input.followUp ?? true,
   };
 }
 

@@ -37,6 +37,8 @@ export interface ActionRequestInput extends RequestInputBase {
   title: string;
   instructions: string;
   url?: string | null;
+  /** Default true: see `ActionRequest.followUp`. */
+  followUp?: boolean;
 }
 
 export interface FormRequestInput extends RequestInputBase {

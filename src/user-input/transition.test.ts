@@ -50,6 +50,7 @@ const action: ActionRequest = {
   title: 'Connect GitHub',
   instructions: 'Open the link and authorise the app.',
   url: 'https://example.test/connect',
+  followUp: true,
 };
 
 const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
@@ -438,6 +439,17 @@ describe('transition: commands of the rules', () => {
     expect(skipped.state).toMatchObject({
       followUpText: 'I skipped: Connect GitHub. Continue without it.',
     });
+  });
+
+  it('an action without a follow-up (a URL elicitation) settles on the answer and only answers the agent', () => {
+    const state = { ...STATES.awaitingAction, request: { ...action, followUp: false } };
+    const settled = apply(state, EVENTS.decidedDone);
+    expect(settled.state).toMatchObject({ status: 'settled', reason: 'human' });
+    expect(settled.commands).toEqual([
+      { type: 'cancelDeadline' },
+      { type: 'publishChanged', revision: 2 },
+      { type: 'answerAgent', outcome: { kind: 'decided', decision: 'done' } },
+    ]);
   });
 
   it('a Skip carries the person’s reason to the agent, its follow-up and, once settled, its view', () => {

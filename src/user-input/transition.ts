@@ -283,6 +283,17 @@ function answerAction(
     type: 'answerAgent',
     outcome: { kind: 'decided', decision, ...words },
   };
+  if (!request.followUp) {
+    // The agent's own call carries on from the answer (a URL elicitation): no second prompt.
+    const settled: SettledState = {
+      status: 'settled',
+      request,
+      revision: state.revision + 1,
+      reason: 'human',
+      answer: { kind: 'decision', decision, ...words, respondedBy },
+    };
+    return applied(settled, [{ type: 'cancelDeadline' }, publish(settled), answer]);
+  }
   if (state.turnEnded) {
     const decided = { decision, ...words, respondedBy };
     return becomeDue(request, state.revision, decided, [{ type: 'cancelDeadline' }], [answer]);

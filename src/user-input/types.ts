@@ -78,6 +78,12 @@ export interface ActionRequest extends RequestBase {
   title: string;
   instructions: string;
   url: string | null;
+  /**
+   * Whether the answer is also sent as a follow-up message once the turn
+   * ends (an MCP `request_user_action`). False where the agent's waiting
+   * call alone carries on from the answer (an ACP URL elicitation).
+   */
+  followUp: boolean;
 }
 
 /**

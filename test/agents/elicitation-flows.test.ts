@@ -286,6 +286,16 @@ describe('ACP elicitation through Clarion', () => {
     });
     expect(answered.status).toBe(200);
     expect(await replyOf(done)).toEqual({ action: 'accept' });
+    // The agent's own call carried on from the answer: it is settled, with no follow-up prompt.
+    await eventually(async () => {
+      const list = await api('GET', '/api/v1/user-inputs');
+      return !(list.json.requests as { id: string }[]).some((r) => r.id === doneRequest.id);
+    }, 20_000);
+    const page = await api('GET', `/api/v1/sessions/${done}/messages?limit=500`);
+    const prompts = (page.json.messages as { author: string; content: string }[]).filter(
+      (message) => message.author === 'user' && message.content.startsWith('Continue.'),
+    );
+    expect(prompts).toEqual([]);
 
     const skipped = await startTask('/url');
     const skipRequest = await actionRequest(skipped);

@@ -139,7 +139,7 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
     expect(await agentText(second)).toContain('allow-always');
   });
 
-  it('asks for an action over MCP; Done arms a follow-up that runs once the turn ends', async () => {
+  it('asks for an action over MCP; Done arms a follow-up that runs once the turn ends, and the decision is kept once', async () => {
     await start();
     const sessionId = await startTask('/action');
     const request = await awaitRequest(sessionId, 'action');
@@ -161,7 +161,15 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
       (message) => message.author === 'user' && message.content.startsWith('Continue.'),
     );
     expect(followUps).toHaveLength(1);
+    // Armed, then due, then settled by its follow-up: one decision row, naming the person.
+    const log = await call('GET', '/api/v1/decisions?kind=action');
+    const kept = (log.json.decisions as { request_id?: string; user_input_request_id?: string }[])
+      .map((entry) => JSON.stringify(entry))
+      .filter((entry) => entry.includes(request.id));
+    expect(kept).toHaveLength(1);
+    expect(kept[0]).toContain('"done"');
   });
+
   it('passes a Skip’s reason to the agent and its follow-up; a reason with Done, or too long, is a 400', async () => {
     await start();
     const sessionId = await startTask('/action');

@@ -150,19 +150,21 @@ describe.each(DRIVERS)('agent tokens on %s', (driver: Driver) => {
   it('is revoked when its agent never started', async () => {
     const recorded = recordingHost();
     const server = await start(recorded);
-    const created = await bearerApi(server.url, ADMIN_TOKEN)<{ session: { id: string } }>(
+    const api = bearerApi(server.url, ADMIN_TOKEN);
+    const created = await api<{ task: { id: string }; session: { id: string } }>(
       'POST',
       '/api/v1/tasks',
       { title: 'no agent', prompt: 'hello', agent_profile: 'missing' },
     );
     expect(created.status).toBe(201);
     const sessionId = created.json.session.id;
+    // The start fails in the background or before admission answers: either way the session fails.
     await eventually(async () => {
-      const page = await bearerApi(server.url, ADMIN_TOKEN)<{ messages: { type: string }[] }>(
+      const listed = await api<{ sessions: { state: string }[] }>(
         'GET',
-        `/api/v1/sessions/${sessionId}/messages`,
+        `/api/v1/tasks/${created.json.task.id}/sessions`,
       );
-      return page.json.messages.some((message) => message.type === 'error');
+      return listed.json.sessions[0]?.state === 'failed';
     }, 15_000);
     const token = recorded.tokens.get(sessionId) ?? '';
     expect(token).not.toBe('');

@@ -163,11 +163,10 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
     expect(followUps).toHaveLength(1);
     // Armed, then due, then settled by its follow-up: one decision row, naming the person.
     const log = await call('GET', '/api/v1/decisions?kind=action');
-    const kept = (log.json.decisions as { request_id?: string; user_input_request_id?: string }[])
-      .map((entry) => JSON.stringify(entry))
-      .filter((entry) => entry.includes(request.id));
-    expect(kept).toHaveLength(1);
-    expect(kept[0]).toContain('"done"');
+    const kept = (log.json.decisions as { session_id: string; outcome: string }[]).filter(
+      (entry) => entry.session_id === sessionId,
+    );
+    expect(kept).toMatchObject([{ outcome: 'done', responded_by: { surface: 'rest' } }]);
   });
 
   it('passes a Skip’s reason to the agent and its follow-up; a reason with Done, or too long, is a 400', async () => {

@@ -11,6 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { THREE_QUESTIONS } from '../support/ask-user-questions.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -26,29 +27,7 @@ import { clarionApi } from './supervisor-support.js';
 const ADMIN_TOKEN = 'claude-code-asks-admin-token-0123456789';
 const TOOL_USE_ID = 'toolu_standin_ask';
 
-const ASK = {
-  questions: [
-    {
-      question: 'Which database should the service use?',
-      header: 'Database',
-      multiSelect: false,
-      options: [
-        { label: 'PostgreSQL', description: 'One server, strong SQL' },
-        { label: 'SQLite', description: 'Embedded, no server' },
-      ],
-    },
-    {
-      question: 'Which checks run on every push?',
-      header: 'Checks',
-      multiSelect: true,
-      options: [
-        { label: 'Lint', description: 'eslint and prettier' },
-        { label: 'Tests', description: 'the unit suite' },
-        { label: 'Bench', description: 'the ratios' },
-      ],
-    },
-  ],
-};
+const ASK = { questions: THREE_QUESTIONS.slice(0, 2) };
 
 /** The text of the tool result for our ask in the last user turn, if there is one. */
 function askResult(request: MessagesRequest): string | undefined {

@@ -14,41 +14,11 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { THREE_QUESTIONS } from '../support/ask-user-questions.js';
 
 const SDK = import.meta.resolve('@agentclientprotocol/sdk');
 const CLAUDE_ELICITATION = import.meta
   .resolve('@agentclientprotocol/claude-agent-acp/dist/elicitation.js');
-
-export const THREE_QUESTIONS = [
-  {
-    question: 'Which database should the service use?',
-    header: 'Database',
-    multiSelect: false,
-    options: [
-      { label: 'PostgreSQL', description: 'One server, strong SQL' },
-      { label: 'SQLite', description: 'Embedded, no server' },
-    ],
-  },
-  {
-    question: 'Which checks run on every push?',
-    header: 'Checks',
-    multiSelect: true,
-    options: [
-      { label: 'Lint', description: 'eslint and prettier' },
-      { label: 'Tests', description: 'the unit suite' },
-      { label: 'Bench', description: 'the ratios' },
-    ],
-  },
-  {
-    question: 'How many replicas?',
-    header: 'Replicas',
-    multiSelect: false,
-    options: [
-      { label: 'One', description: 'cheapest' },
-      { label: 'Three', description: 'survives one loss' },
-    ],
-  },
-];
 
 const AGENT = `
 import { randomUUID } from 'node:crypto';

@@ -10,39 +10,11 @@ import {
 } from '@agentclientprotocol/claude-agent-acp/dist/elicitation.js';
 import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
+import { THREE_QUESTIONS } from '../../../test/support/ask-user-questions.js';
 import { normalizeAsk } from '../../clarification/index.js';
 import { classifyElicitation, questionsReply, type ElicitationKind } from './elicitation.js';
 
-const QUESTIONS: AskUserQuestion[] = [
-  {
-    question: 'Which database should the service use?',
-    header: 'Database',
-    multiSelect: false,
-    options: [
-      { label: 'PostgreSQL', description: 'One server, strong SQL' },
-      { label: 'SQLite', description: 'Embedded, no server' },
-    ],
-  },
-  {
-    question: 'Which checks run on every push?',
-    header: 'Checks',
-    multiSelect: true,
-    options: [
-      { label: 'Lint', description: 'eslint and prettier' },
-      { label: 'Tests', description: 'the unit suite' },
-      { label: 'Bench', description: 'the ratios' },
-    ],
-  },
-  {
-    question: 'How many replicas?',
-    header: 'Replicas',
-    multiSelect: false,
-    options: [
-      { label: 'One', description: 'cheapest' },
-      { label: 'Three', description: 'survives one loss' },
-    ],
-  },
-];
+const QUESTIONS: AskUserQuestion[] = THREE_QUESTIONS;
 
 function claudeRequest(questions = QUESTIONS): CreateElicitationRequest {
   return askUserQuestionsToCreateRequest(questions, 'agent-session', 'toolu_1');

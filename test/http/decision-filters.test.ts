@@ -5,8 +5,6 @@
  * dialects; a bad value is a 400 that names the parameter and changes nothing.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordDecision } from '../../src/turns/decision-record.js';
-import type { UserInputView } from '../../src/user-input/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import {
@@ -15,6 +13,7 @@ import {
   type ApiCall,
   type InProcessServer,
 } from '../support/in-process-server.js';
+import { waitingItems, type WaitingItems } from '../support/waiting-items.js';
 
 const TOKEN = 'decision-filters-admin-token';
 
@@ -32,17 +31,14 @@ interface Log {
   next_cursor: string | null;
 }
 
-interface PendingBundle {
-  pending_id: string;
-  session_id: string;
-  questions: { question_id: string; options: { option_id: string }[] }[];
-}
-
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
   let running: InProcessServer;
   let admin: ApiCall;
+  let startTask: WaitingItems['startTask'];
+  let pendingOf: WaitingItems['pendingOf'];
+  let userInputOf: WaitingItems['userInputOf'];
   let bob: ApiCall;
   let meId: string;
   let bobId: string;
@@ -55,38 +51,6 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
   /** A moment after the first two decisions and before the last two. */
   let middle = '';
 
-  async function startTask(prompt: string): Promise<{ sessionId: string; taskId: string }> {
-    const created = await admin<{ task: { id: string }; session: { id: string } }>(
-      'POST',
-      '/api/v1/tasks',
-      { title: prompt, prompt },
-    );
-    expect(created.status).toBe(201);
-    return { sessionId: created.json.session.id, taskId: created.json.task.id };
-  }
-
-  async function pendingOf(sessionId: string): Promise<PendingBundle> {
-    let found: PendingBundle | undefined;
-    await eventually(async () => {
-      const list = await admin<{ bundles: PendingBundle[] }>('GET', '/api/v1/pending');
-      found = list.json.bundles.find((bundle) => bundle.session_id === sessionId);
-      return found !== undefined;
-    }, 15_000);
-    if (!found) throw new Error('no pending bundle');
-    return found;
-  }
-
-  async function requestOf(sessionId: string): Promise<UserInputView> {
-    let found: UserInputView | undefined;
-    await eventually(async () => {
-      const list = await admin<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
-      found = list.json.requests.find((request) => request.session_id === sessionId);
-      return found !== undefined;
-    }, 15_000);
-    if (!found) throw new Error('no user-input request');
-    return found;
-  }
-
   async function log(query = ''): Promise<Entry[]> {
     const reply = await admin<Log>('GET', `/api/v1/decisions?limit=200${query}`);
     expect(reply.status).toBe(200);
@@ -96,6 +60,7 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
   beforeAll(async () => {
     running = await startInProcessServer(driver, TOKEN);
     admin = running.api;
+    ({ startTask, pendingOf, userInputOf } = waitingItems(admin));
     meId = (await admin<{ user: { id: string } }>('GET', '/api/v1/me')).json.user.id;
     const created = await admin<{ user: { id: string }; token: string }>('POST', '/api/v1/users', {
       name: 'bob',
@@ -127,7 +92,7 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
 
     const consent = await startTask('/permission');
     tasks.consent = consent.taskId;
-    const request = await requestOf(consent.sessionId);
+    const request = await userInputOf(consent.sessionId);
     const allowed = await admin('POST', `/api/v1/user-inputs/${request.id}/respond`, {
       option_id: 'allow-once',
     });
@@ -140,26 +105,12 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
 
     const action = await startTask('/action');
     tasks.action = action.taskId;
-    const step = await requestOf(action.sessionId);
-    const done = await admin<{ request: UserInputView }>(
-      'POST',
-      `/api/v1/user-inputs/${step.id}/respond`,
-      { decision: 'done' },
-    );
-    expect(done.status).toBe(200);
-    // An action's row is kept only once its follow-up settles, which waits on the agent's
-    // turn; the row it will be is written here so the filter has one to find.
-    const view = done.json.request;
-    await recordDecision(running.server.turns.sessions, view, {
-      content: `marked "${view.title}" done`,
-      metadata: {
-        user_input_request_id: view.id,
-        kind: 'action',
-        title: view.title,
-        responded_by: { user_id: meId, name: 'admin', surface: 'rest' },
-        decision: 'done',
-      },
+    const step = await userInputOf(action.sessionId);
+    const done = await admin('POST', `/api/v1/user-inputs/${step.id}/respond`, {
+      decision: 'done',
     });
+    expect(done.status).toBe(200);
+    // The row is written when the person's answer arms the action, not when it settles.
     await eventually(async () => (await log(`&task_id=${tasks.action}`)).length === 1);
 
     const bobs = await startTask('/ask');

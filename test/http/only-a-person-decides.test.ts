@@ -10,7 +10,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/index.js';
 import type { UserInputView } from '../../src/user-input/index.js';
-import { ROUTES, type Responder } from '../../src/wire/index.js';
+import { ROUTES, type PendingBundle, type Responder } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import {
@@ -19,60 +19,27 @@ import {
   type ApiCall,
   type InProcessServer,
 } from '../support/in-process-server.js';
+import { waitingItems, type WaitingItems } from '../support/waiting-items.js';
 
 const TOKEN = 'only-a-person-decides-admin-token';
-
-interface PendingBundle {
-  pending_id: string;
-  session_id: string;
-  questions: { question_id: string; options: { option_id: string }[] }[];
-}
 
 describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
   let running: InProcessServer;
   let admin: ApiCall;
+  let startTask: WaitingItems['startTask'];
+  let pendingOf: WaitingItems['pendingOf'];
+  let userInputOf: WaitingItems['userInputOf'];
   let me: { id: string; name: string };
 
   beforeAll(async () => {
     running = await startInProcessServer(driver, TOKEN);
     admin = running.api;
+    ({ startTask, pendingOf, userInputOf } = waitingItems(admin));
     me = (await admin<{ user: { id: string; name: string } }>('GET', '/api/v1/me')).json.user;
   });
   afterAll(async () => {
     await running.dispose();
   });
-
-  async function startTask(prompt: string): Promise<{ sessionId: string; taskId: string }> {
-    const created = await admin<{ task: { id: string }; session: { id: string } }>(
-      'POST',
-      '/api/v1/tasks',
-      { title: prompt, prompt },
-    );
-    expect(created.status).toBe(201);
-    return { sessionId: created.json.session.id, taskId: created.json.task.id };
-  }
-
-  async function pendingOf(sessionId: string): Promise<PendingBundle> {
-    let found: PendingBundle | undefined;
-    await eventually(async () => {
-      const list = await admin<{ bundles: PendingBundle[] }>('GET', '/api/v1/pending');
-      found = list.json.bundles.find((bundle) => bundle.session_id === sessionId);
-      return found !== undefined;
-    }, 15_000);
-    if (!found) throw new Error('no pending bundle');
-    return found;
-  }
-
-  async function consentOf(sessionId: string): Promise<UserInputView> {
-    let found: UserInputView | undefined;
-    await eventually(async () => {
-      const list = await admin<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
-      found = list.json.requests.find((request) => request.session_id === sessionId);
-      return found !== undefined;
-    }, 15_000);
-    if (!found) throw new Error('no consent request');
-    return found;
-  }
 
   /** The same kind of token the session's agent process is given. */
   async function agentTokenFor(sessionId: string): Promise<string> {
@@ -196,14 +163,14 @@ describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
 
   it('refuses an agent approving its own permission request, "always" included', async () => {
     const { sessionId } = await startTask('/permission');
-    const request = await consentOf(sessionId);
+    const request = await userInputOf(sessionId);
     const agent = bearerApi(running.server.url, await agentTokenFor(sessionId));
     const refused = await agent('POST', `/api/v1/user-inputs/${request.id}/respond`, {
       option_id: 'allow-always',
     });
     expect(refused.status).toBe(403);
     expect(refused.json).toMatchObject({ code: 'person_required' });
-    expect((await consentOf(sessionId)).status).toBe('awaiting');
+    expect((await userInputOf(sessionId)).status).toBe('awaiting');
 
     const chosen = await admin<{ request: UserInputView }>(
       'POST',

@@ -106,9 +106,7 @@ export type FormResponse = { decision: 'accept'; content: FormContent } | { deci
 
 /** What a person sends; principal-free (the caller has checked visibility). */
 export type HumanResponse =
-  | { option_id: string }
-  | { decision: ActionDecision; reason?: string }
-  | FormResponse;
+  { option_id: string } | { decision: ActionDecision; reason?: string } | FormResponse;
 
 /** Why an agent got no human answer; never confused with a person's "reject" option. */
 export type RefusalReason = 'timed_out' | 'swept' | 'superseded';

@@ -17,6 +17,7 @@ const consent: ConsentView = {
   responded_by: ADA,
   title: 'Delete the build cache',
   tool_key: 'delete',
+  details: [],
   options: [
     { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
     { option_id: 'always', label: 'Always allow', kind: 'allow_always' },

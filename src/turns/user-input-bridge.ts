@@ -6,7 +6,7 @@
  * session write computes.
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
-import type { PermissionHandler } from '../agents/acp-host/index.js';
+import { permissionDetails, type PermissionHandler } from '../agents/acp-host/index.js';
 import type {
   ClarionEvent,
   EventPublisher,
@@ -153,6 +153,7 @@ export function consentHandler(
       toolKey: toolCall.kind ?? title,
       title,
       toolCallId: toolCall.toolCallId,
+      details: permissionDetails(toolCall),
       options: request.options.map((option) => ({
         option_id: option.optionId,
         label: option.name,

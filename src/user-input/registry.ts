@@ -113,6 +113,7 @@ function buildRequest(
       title: input.title,
       toolCallId: input.toolCallId ?? null,
       options: input.options.map((option) => ({ ...option })),
+      details: input.details ?? [],
     };
   }
   if (input.kind === 'form') {

@@ -4,7 +4,7 @@
  * their own schemas; this guards the registry's invariants (options exist and
  * are unique, a URL shown to a person is http(s)).
  */
-import type { ConsentOption, ConsentOptionKind, FormSchema } from './types.js';
+import type { ConsentDetail, ConsentOption, ConsentOptionKind, FormSchema } from './types.js';
 
 import {
   formSchema,
@@ -30,6 +30,8 @@ export interface ConsentRequestInput extends RequestInputBase {
   title: string;
   toolCallId?: string | null;
   options: readonly ConsentOption[];
+  /** What the tool call will do (its command, its diffs), for the person to read. */
+  details?: readonly ConsentDetail[];
 }
 
 export interface ActionRequestInput extends RequestInputBase {

@@ -29,6 +29,7 @@ const consent: ConsentRequest = {
   toolKey: 'execute:rm',
   title: 'Run rm -rf build',
   toolCallId: 'call-1',
+  details: [],
   options: [
     { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
     { option_id: 'always', label: 'Always allow', kind: 'allow_always' },

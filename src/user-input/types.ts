@@ -14,6 +14,7 @@
 
 import type {
   ActionDecision,
+  ConsentDetail,
   ConsentOption,
   ConsentOptionKind,
   FormContent,
@@ -25,6 +26,7 @@ import type {
 export type {
   ActionDecision,
   ActionView,
+  ConsentDetail,
   ConsentOption,
   ConsentOptionKind,
   ConsentView,
@@ -70,6 +72,7 @@ export interface ConsentRequest extends RequestBase {
   /** The agent's tool-call identity; a newer consent for the same call supersedes an older one. */
   toolCallId: string | null;
   options: readonly ConsentOption[];
+  details: readonly ConsentDetail[];
 }
 
 /** An agent asks the person to do something outside (connect a service, sign in, …). */

@@ -49,6 +49,7 @@ export function toView(state: RequestState): UserInputView {
       ...base,
       kind: 'consent',
       tool_key: request.toolKey,
+      details: request.details.map((detail) => ({ ...detail })),
       options: request.options.map((entry) => ({ ...entry })),
       selected_option_id: option?.option_id ?? null,
       remembered: option?.remembered ?? false,

@@ -74,6 +74,9 @@ export const MAX_WEB_PUSH_BODY_CHARS = 400;
 // ---------------------------------------------------------------- user-input requests (DESIGN §7)
 export const MAX_CONSENT_OPTIONS = 16;
 export const MAX_CONSENT_OPTION_ID_CHARS = 200;
+/** What a consent shows of its tool call (a command, a diff): enough to decide, never a whole file. */
+export const MAX_CONSENT_DETAILS = 4;
+export const MAX_CONSENT_DETAIL_CHARS = 4_000;
 export const MAX_USER_INPUT_TITLE_CHARS = 500;
 export const MAX_ACTION_TITLE_CHARS = 200;
 export const MAX_ACTION_INSTRUCTIONS_CHARS = 8000;

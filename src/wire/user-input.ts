@@ -65,11 +65,28 @@ const viewBase = {
   title: z.string(),
 };
 
+/** A piece of what the tool will do, as the agent described it: a command or text, or a diff. */
+export const consentDetail = z
+  .discriminatedUnion('type', [
+    z.object({ type: z.literal('text'), text: z.string() }),
+    z.object({
+      type: z.literal('diff'),
+      path: z.string(),
+      /** Null for a new file. */
+      old_text: z.string().nullable(),
+      new_text: z.string(),
+    }),
+  ])
+  .meta({ id: 'ConsentDetail' });
+export type ConsentDetail = z.infer<typeof consentDetail>;
+
 export const consentView = z
   .object({
     ...viewBase,
     kind: z.literal('consent'),
     tool_key: z.string(),
+    /** The tool call's command and changes, each cut to `MAX_CONSENT_DETAIL_CHARS`. */
+    details: z.array(consentDetail),
     options: z.array(consentOption),
     selected_option_id: z.string().nullable(),
     /** Allowed by an earlier "always" for this profile and tool, without asking. */

@@ -62,10 +62,13 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
     return found;
   }
 
-  it('asks consent over ACP; the chosen option reaches the agent; a repeat answer is 409', async () => {
+  it('asks consent over ACP with what the tool will run; the chosen option reaches the agent; a repeat answer is 409', async () => {
     await start();
     const sessionId = await startTask('/permission');
     const request = await awaitRequest(sessionId, 'consent');
+    expect(request.kind === 'consent' && request.details).toEqual([
+      { type: 'text', text: 'rm -rf .cache' },
+    ]);
     expect(request.kind === 'consent' && request.options.map((o) => o.kind)).toEqual([
       'allow_once',
       'allow_always',

@@ -39,6 +39,7 @@ function consent(id: string, extra: Partial<ConsentView> = {}): ConsentView {
     title: `Run ${id}`,
     kind: 'consent',
     tool_key: 'bash',
+    details: [],
     options: [
       { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
       { option_id: 'once', label: 'Allow once', kind: 'allow_once' },

@@ -47,6 +47,7 @@ function consent(revision: number, extra: Partial<ConsentView> = {}): ConsentVie
     responded_by: null,
     title: 'Delete the build cache',
     tool_key: 'delete',
+    details: [],
     options: [
       { option_id: 'allow-once', label: 'Allow once', kind: 'allow_once' },
       { option_id: 'allow-always', label: 'Always allow', kind: 'allow_always' },

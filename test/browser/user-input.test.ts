@@ -157,7 +157,7 @@ describe('consent and action cards in Chromium', () => {
     if (screenshots.length > 0) console.log(`screenshots:\n${screenshots.join('\n')}`);
   });
 
-  it('allows once from the session view: the agent proceeds', async () => {
+  it('allows once from the session view, with the command in view: the agent proceeds', async () => {
     const { context, page } = await desktop();
     const created = await startTask(world, 'Consent allow once', '/permission');
     const request = await awaitRequest(world, created.session.id, 'consent');
@@ -172,6 +172,9 @@ describe('consent and action cards in Chromium', () => {
       'Delete the build cache (rm -rf .cache)',
     );
     await expect(consent.textContent()).resolves.toContain('Tool: delete');
+    await expect(consent.getByTestId('consent-detail').allTextContents()).resolves.toEqual([
+      'rm -rf .cache',
+    ]);
     const options = consent.getByTestId('consent-option');
     await expect(options.allTextContents()).resolves.toEqual([
       'Allow onceallow once',

@@ -10,6 +10,7 @@ export {
   type PermissionHandler,
 } from './host.js';
 export { AgentHostError, type AgentHostErrorCode } from './errors.js';
+export { permissionDetails } from './permission-details.js';
 export { CLARION_MCP_SERVER_NAME, type StdioBridge } from './mcp-servers.js';
 export {
   CANCEL,

@@ -232,6 +232,8 @@ async function askPermission(
       title: 'Delete the build cache (rm -rf .cache)',
       kind: 'delete',
       status: 'pending',
+      content: [{ type: 'content', content: { type: 'text', text: 'rm -rf .cache' } }],
+      rawInput: { command: 'rm -rf .cache' },
     },
     options: [...PERMISSION_OPTIONS],
   };

@@ -7,7 +7,7 @@
 import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { ConsentView } from '../model/types.js';
+import type { ConsentDetail, ConsentView } from '../model/types.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
 
@@ -20,6 +20,7 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
   return (
     <>
       <p className="user-input-detail muted">{t('userInput.tool', { tool: view.tool_key })}</p>
+      <ToolDetails details={view.details} />
       {props.choices && confirming && !props.busy ? (
         <DecisionConfirm
           prompt={t('decide.rejectConfirm')}
@@ -98,4 +99,47 @@ function consentOutcomeText(
     default:
       return t('userInput.outcome.closed');
   }
+}
+
+/** The command and the changes the agent described, so the decision is made on what will run. */
+function ToolDetails({ details }: { details: readonly ConsentDetail[] }) {
+  const { t } = useTranslation();
+  if (details.length === 0) return null;
+  return (
+    <div className="consent-details" aria-label={t('userInput.toolDetails')} role="group">
+      {details.map((detail, index) =>
+        detail.type === 'text' ? (
+          <pre key={index} className="consent-detail" data-testid="consent-detail">
+            {detail.text}
+          </pre>
+        ) : (
+          <figure key={index} className="consent-diff" data-testid="consent-diff">
+            <figcaption>
+              {detail.old_text === null
+                ? t('userInput.newFile', { path: detail.path })
+                : t('userInput.diffOf', { path: detail.path })}
+            </figcaption>
+            <pre className="consent-detail">
+              {diffLines(detail).map((line, lineIndex) => (
+                <span key={lineIndex} className={`diff-line diff-${line.kind}`}>
+                  {line.text}
+                  {'\n'}
+                </span>
+              ))}
+            </pre>
+          </figure>
+        ),
+      )}
+    </div>
+  );
+}
+
+/** Old lines then new ones, marked; a person reads a short change at a glance, no diff algorithm needed. */
+function diffLines(detail: Extract<ConsentDetail, { type: 'diff' }>) {
+  const removed = (detail.old_text ?? '').split('\n').filter((line) => line !== '');
+  const added = detail.new_text.split('\n');
+  return [
+    ...removed.map((line) => ({ kind: 'removed', text: `- ${line}` })),
+    ...added.map((line) => ({ kind: 'added', text: `+ ${line}` })),
+  ];
 }

@@ -329,6 +329,9 @@ export const de: Catalog = {
     waitingConsent: 'Wartet auf deine Erlaubnis',
     waitingAction: 'Wartet darauf, dass du etwas erledigst',
     tool: 'Werkzeug: {{tool}}',
+    toolDetails: 'Was das Werkzeug tun wird',
+    diffOf: 'Änderungen an {{path}}',
+    newFile: 'Neue Datei {{path}}',
     optionKind: {
       allow_once: 'einmal erlauben',
       allow_always: 'immer erlauben',

@@ -320,6 +320,9 @@ export const en = {
     waitingConsent: 'Waiting for your permission',
     waitingAction: 'Waiting for you to do something',
     tool: 'Tool: {{tool}}',
+    toolDetails: 'What the tool will do',
+    diffOf: 'Changes to {{path}}',
+    newFile: 'New file {{path}}',
     optionKind: {
       allow_once: 'allow once',
       allow_always: 'always allow',

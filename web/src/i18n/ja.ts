@@ -322,6 +322,9 @@ export const ja: Catalog = {
     waitingConsent: 'あなたの許可を待っています',
     waitingAction: 'あなたの作業を待っています',
     tool: 'ツール: {{tool}}',
+    toolDetails: 'ツールが行うこと',
+    diffOf: '{{path}} の変更',
+    newFile: '新しいファイル {{path}}',
     optionKind: {
       allow_once: '今回のみ許可',
       allow_always: '常に許可',

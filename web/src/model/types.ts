@@ -10,6 +10,7 @@ export type {
   Answer,
   ClarificationResponse,
   ClarionEvent,
+  ConsentDetail,
   ConsentOption,
   ConsentOptionKind,
   ConsentView,

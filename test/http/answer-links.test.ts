@@ -291,6 +291,8 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
       ],
     });
     if (!consent.ok) throw new Error('consent refused');
+    // A consent opens once its "Always allow" rule lookup has answered.
+    await eventually(() => registry.get(consent.id)?.status === 'awaiting');
     const consentLinks = await mint('consent', consent.id);
     expect(consentLinks.map((entry) => entry.label)).toEqual(['Allow once', 'Reject']);
     const allow = secretOf(consentLinks[0]?.url ?? '');

@@ -8,7 +8,7 @@
  * unreachable is delivered once when the connection returns.
  */
 import { describe, expect, it } from 'vitest';
-import type { Route, WebSocketRoute } from 'playwright-core';
+import { scriptOutage } from './support/scripted-route.js';
 import { askingTask } from './support/harness.js';
 import {
   agentReplies,
@@ -202,30 +202,11 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
   it('delivers an answer sent while the server is unreachable once, when it returns', async () => {
     const created = await askingTask(suite.world, 'Offline answer', '/ask');
     const { context, page } = await suite.desktop();
-    let down = false;
-    const sockets: WebSocketRoute[] = [];
-    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
-      if (down) {
-        void socket.close({ code: 1011, reason: 'test: server unreachable' });
-        return;
-      }
-      socket.connectToServer();
-      sockets.push(socket);
-    });
-    let reached = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      if (down) {
-        await route.abort('connectionrefused');
-        return;
-      }
-      reached++;
-      await route.continue();
-    });
+    const outage = await scriptOutage(page, RESPOND);
     await openSession(suite.world, page, created.session.id);
     await page.locator('[data-testid="connection"][data-state="live"]').waitFor(WAIT);
 
-    down = true;
-    await sockets[0]?.close({ code: 1012, reason: 'test: server unreachable' });
+    await outage.begin();
     await page.getByTestId('offline-banner').waitFor(WAIT);
     await option(page, 'No file').click();
     await page.getByTestId('send-now').click();
@@ -238,9 +219,9 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     );
     await suite.shoot(page, 'answer-waiting-for-connection');
 
-    down = false;
+    outage.end();
     await banner(page, 'resolved').waitFor(WAIT);
-    expect(reached).toBe(1);
+    expect(outage.reached).toBe(1);
     const rows = await until(
       () => transcript(suite.world, created.session.id),
       (all) => all.some((row) => row.metadata.status === 'answered'),

@@ -10,14 +10,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type {
-  Browser,
-  BrowserContext,
-  Locator,
-  Page,
-  Route,
-  WebSocketRoute,
-} from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { TestHost } from '../support/test-host.js';
 import {
@@ -28,7 +21,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
-import { scriptRoute } from './support/scripted-route.js';
+import { scriptOutage, scriptRoute } from './support/scripted-route.js';
 
 const WAIT = { timeout: 30_000 };
 const RESPOND = '**/api/v1/user-inputs/*/respond';
@@ -334,31 +327,12 @@ describe('consent and action cards in Chromium', () => {
     const { context, page } = await desktop();
     const created = await startTask(world, 'Consent offline', '/permission');
     const request = await awaitRequest(world, created.session.id, 'consent');
-    let down = false;
-    const sockets: WebSocketRoute[] = [];
-    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
-      if (down) {
-        void socket.close({ code: 1011, reason: 'test: server unreachable' });
-        return;
-      }
-      socket.connectToServer();
-      sockets.push(socket);
-    });
-    let reached = 0;
-    await page.route(RESPOND, async (route: Route) => {
-      if (down) {
-        await route.abort('connectionrefused');
-        return;
-      }
-      reached++;
-      await route.continue();
-    });
+    const outage = await scriptOutage(page, RESPOND);
     await openSession(page, world, created.session.id);
     const allow = card(page, request.id).locator('[data-option-id="allow-once"]');
     await allow.waitFor(WAIT);
 
-    down = true;
-    await sockets[0]?.close({ code: 1012, reason: 'test: server unreachable' });
+    await outage.begin();
     await page.getByTestId('offline-banner').waitFor(WAIT);
     await allow.click();
     const waiting = card(page, request.id).locator(
@@ -369,10 +343,10 @@ describe('consent and action cards in Chromium', () => {
       'will be sent when the connection returns',
     );
 
-    down = false;
+    outage.end();
     await settledAs(page, request.id, 'allowed').waitFor(WAIT);
     await agentSaid(page, 'Permission answer: "allow-once" (Allow once).').waitFor(WAIT);
-    expect(reached).toBe(1);
+    expect(outage.reached).toBe(1);
     await context.close();
   });
 

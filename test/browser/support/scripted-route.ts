@@ -3,7 +3,7 @@
  * pattern meet the scripted faults in order, every later one reaches the
  * server unchanged.
  */
-import type { Page, Route } from 'playwright-core';
+import type { Page, Route, WebSocketRoute } from 'playwright-core';
 
 export type Fault =
   /** 503 `temporarily_unavailable`, as the server's pre-claim budget answers. */
@@ -65,4 +65,53 @@ export async function scriptRoute(
     else await inject(route, fault);
   });
   return seen;
+}
+
+export interface Outage {
+  /** Answers that reached the server (none do while it is down). */
+  readonly reached: number;
+  /** Drops the events socket and refuses every answer until `end`. */
+  begin(): Promise<void>;
+  end(): void;
+}
+
+/**
+ * The server unreachable from the page, on demand: the events socket closes
+ * and will not reconnect, and requests matching `respond` fail to connect.
+ * Register before the page opens, so the first socket is the one dropped.
+ */
+export async function scriptOutage(page: Page, respond: string): Promise<Outage> {
+  let down = false;
+  let reached = 0;
+  const sockets: WebSocketRoute[] = [];
+  await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+    if (down) {
+      void socket.close({ code: 1011, reason: 'test: server unreachable' });
+      return;
+    }
+    socket.connectToServer();
+    sockets.push(socket);
+  });
+  await page.route(respond, async (route: Route) => {
+    if (down) {
+      await route.abort('connectionrefused');
+      return;
+    }
+    reached++;
+    await route.continue();
+  });
+  return {
+    get reached() {
+      return reached;
+    },
+    async begin() {
+      down = true;
+      await Promise.all(
+        sockets.map((socket) => socket.close({ code: 1012, reason: 'test: server unreachable' })),
+      );
+    },
+    end() {
+      down = false;
+    },
+  };
 }

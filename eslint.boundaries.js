@@ -16,12 +16,14 @@ const NEVER = {
     'events',
     'observability',
     'notify',
+    'cluster',
   ],
   'user-input': ['store', 'http', 'clarification', 'turns', 'agents', 'events'],
   events: ['http', 'clarification', 'turns', 'agents'],
   clarification: ['http', 'turns'],
   agents: ['http'],
   notify: ['http'],
+  cluster: ['http', 'clarification', 'turns', 'user-input', 'agents'],
   observability: ['http', 'clarification', 'turns', 'user-input', 'agents', 'events'],
   support: ['*'],
 };
@@ -76,6 +78,7 @@ function folderConfigs() {
     'turns',
     'auth',
     'notify',
+    'cluster',
   ];
   for (const owner of owners) {
     for (const depth of [1, 2]) {

@@ -1,0 +1,6 @@
+/**
+ * Several servers on one PostgreSQL (issue 16): which replica this server is,
+ * which sessions it holds by lease, and the wake-ups that cross replicas. The
+ * store stays the only truth; nothing here is authority a restart would lose.
+ */
+export {};

@@ -11,45 +11,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { THREE_QUESTIONS } from '../support/ask-user-questions.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import {
   startMessagesApiStandIn,
-  type AssistantBlock,
   type MessagesApiStandIn,
-  type MessagesRequest,
 } from '../support/messages-api-stand-in.js';
+import { askThenQuote, QUOTE_PREFIX } from './claude-ask-script.js';
 import { claudeProfile } from './claude-profile.js';
 import { clarionApi } from './supervisor-support.js';
 
 const ADMIN_TOKEN = 'claude-code-asks-admin-token-0123456789';
-const TOOL_USE_ID = 'toolu_standin_ask';
-
-const ASK = { questions: THREE_QUESTIONS.slice(0, 2) };
-
-/** The text of the tool result for our ask in the last user turn, if there is one. */
-function askResult(request: MessagesRequest): string | undefined {
-  const last = request.messages.at(-1);
-  if (!last || typeof last.content === 'string') return undefined;
-  for (const block of last.content) {
-    if (block.type !== 'tool_result' || block.tool_use_id !== TOOL_USE_ID) continue;
-    const content = block.content as string | { type: string; text?: string }[];
-    return typeof content === 'string' ? content : content.map((part) => part.text ?? '').join('');
-  }
-  return undefined;
-}
-
-/** The model: ask with the built-in tool, then quote what came back; side requests get a word. */
-function script(request: MessagesRequest): AssistantBlock[] {
-  if (!request.tools?.some((tool) => tool.name === 'AskUserQuestion')) {
-    return [{ type: 'text', text: 'Database choice' }];
-  }
-  const result = askResult(request);
-  if (result !== undefined) return [{ type: 'text', text: `The tool said: ${result}` }];
-  return [{ type: 'tool_use', id: TOOL_USE_ID, name: 'AskUserQuestion', input: ASK }];
-}
 
 interface Bundle {
   pending_id: string;
@@ -77,7 +50,7 @@ describe('the real Claude Code through Clarion, offline', () => {
   });
 
   it('asks AskUserQuestion in the inbox, and its final message quotes the chosen labels and custom text', async () => {
-    standIn = await startMessagesApiStandIn(script);
+    standIn = await startMessagesApiStandIn(askThenQuote);
     home = mkdtempSync(join(tmpdir(), 'clarion-claude-home-'));
     database = await freshDatabase('sqlite');
     if (database.target.driver !== 'sqlite') throw new Error('sqlite expected');
@@ -148,7 +121,7 @@ describe('the real Claude Code through Clarion, offline', () => {
         .filter((message) => message.author === 'agent' && message.type === 'message')
         .map((message) => message.content)
         .join('\n');
-      return final.includes('The tool said:');
+      return final.includes(QUOTE_PREFIX);
     }, 60_000);
     expect(final).toContain('"Which database should the service use?"="SQLite"');
     expect(final).toContain('Tests, types as well');

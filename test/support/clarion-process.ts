@@ -20,6 +20,8 @@ export interface Serving {
   child: ChildProcess;
   /** Resolves when the process ends, however it ends. */
   exited: Promise<Exited>;
+  /** What the process printed so far (the one-time sign-in link is on stdout). */
+  output(): Exited;
   stop(): Promise<Exited>;
 }
 
@@ -100,6 +102,7 @@ export async function startServing(
     url,
     child,
     exited,
+    output,
     stop: () => {
       child.kill('SIGTERM');
       return exited;

@@ -265,8 +265,10 @@ async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void>
   try {
     await ensureAgent(deps, sessionId);
   } catch (error) {
-    deps.logger.warn({ err: error, session_id: sessionId }, 'the agent did not start');
     const failed = agentFailureOf(error);
+    // A start abandoned on purpose (delete, shutdown) or refused for now is no warning.
+    if (failed) deps.logger.warn({ err: error, session_id: sessionId }, 'the agent did not start');
+    else deps.logger.info({ err: error, session_id: sessionId }, 'the agent start was abandoned');
     await deps.sessions.write(sessionId, async (write) => {
       // No failure said: stopped on purpose (delete, shutdown) or refused for now (quota).
       // The session is idle again with its queue; the next message or start-up tries again.

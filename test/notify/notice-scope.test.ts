@@ -55,7 +55,13 @@ interface Running {
   api: ApiCall;
 }
 
-async function startOn(database: TestDatabase, allowedHosts: readonly string[] = []) {
+const PUBLIC_ORIGIN = 'https://clarion.example.test';
+
+async function startOn(
+  database: TestDatabase,
+  allowedHosts: readonly string[] = [],
+  publicOrigin?: string,
+) {
   const config: Config = {
     host: '127.0.0.1',
     port: 0,
@@ -63,7 +69,7 @@ async function startOn(database: TestDatabase, allowedHosts: readonly string[] =
     database: database.target,
     logLevel: 'silent',
     adminToken: ADMIN_TOKEN,
-    publicOrigin: undefined,
+    publicOrigin,
     agentProfiles: loadAgentProfiles({}),
     notifyAllowedHosts: allowedHosts,
   };
@@ -155,7 +161,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
   });
 
   it('keeps the question and its options out of every channel unless the person includes it', async () => {
-    running = await startOn(database);
+    running = await startOn(database, [], PUBLIC_ORIGIN);
     const { server, api } = running;
     const hook = await receiver();
     const ntfy = await receiver();
@@ -193,6 +199,15 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
       for (const secret of [SECRET_PROMPT, ...SECRET_OPTIONS, SECRET_CONSENT]) {
         expect(body).not.toContain(secret);
       }
+    }
+    // Links lead to CLARION_PUBLIC_ORIGIN, where the person reaches Clarion.
+    const hookBodies = hook.received.map((request) => JSON.parse(request.body) as { url: string });
+    expect(hookBodies.map((body) => body.url).sort()).toEqual(
+      [hidden, consentSession].map((id) => `${PUBLIC_ORIGIN}/sessions/${id}`).sort(),
+    );
+    for (const request of ntfy.received) {
+      const { actions } = JSON.parse(request.body) as { actions: { url: string }[] };
+      for (const action of actions) expect(action.url.startsWith(`${PUBLIC_ORIGIN}/`)).toBe(true);
     }
     // The consent still offers its one-tap choices; the question only opens Clarion.
     const ntfyActions = ntfy.received.map((request) =>

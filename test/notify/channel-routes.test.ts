@@ -204,6 +204,25 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     expect(own.status).toBe(204);
   });
 
+  it.each([
+    ['ntfy', 'http://192.168.1.20:8080/clarion'],
+    ['webhook', 'http://10.0.0.5/hook'],
+    ['slack', 'http://[::1]:9000/relay'],
+    ['webhook', 'http://relay.lan/clarion'],
+  ])('allows a %s on the LAN or loopback (%s)', async (kind, url) => {
+    const created = await api<{ channel: { id: string } }>(
+      'POST',
+      '/api/v1/notification-channels',
+      { kind, url },
+    );
+    expect(created.status).toBe(201);
+    const deleted = await fetch(
+      `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
+    expect(deleted.status).toBe(204);
+  });
+
   it('takes a browser’s subscription as PushSubscription.toJSON() gives it', async () => {
     const created = await api<{ channel: { id: string; kind: string; target: string } }>(
       'POST',

@@ -139,7 +139,10 @@ async function promptPayload(
 ): Promise<Omit<Notice, 'deliveryId'>> {
   const { item } = prompt;
   let answerLinks: readonly AnswerLinkChoice[] | undefined;
-  if (deps.answerLinks && item.decidable) {
+  // A question's links are labelled with its options, which are its text: without
+  // "include the question" a notice says no more than the task and the kind.
+  const linkable = item.decidable && (item.kind !== 'question' || prompt.includeQuestion);
+  if (deps.answerLinks && linkable) {
     try {
       answerLinks = await deps.answerLinks(item, prompt.userId);
     } catch (error) {

@@ -74,7 +74,15 @@ export const pushSubscription = z
       error: 'a push service endpoint must be https:// (loopback http:// is allowed for tests)',
     }),
     expirationTime: z.number().nullable().optional(),
-    keys: z.strictObject({ p256dh: base64url, auth: base64url }),
+    keys: z.strictObject({
+      // RFC 8291: the browser's key is an uncompressed P-256 point (65 bytes, 0x04 first) and
+      // its auth secret 16 bytes; anything else could only fail at every send.
+      p256dh: base64url.regex(
+        /^B[A-Za-z0-9_-]{86}=?$/,
+        'must be an uncompressed P-256 public key (65 bytes)',
+      ),
+      auth: base64url.regex(/^[A-Za-z0-9_-]{22}(==)?$/, 'must be 16 bytes'),
+    }),
   })
   .meta({ id: 'PushSubscription' });
 export type PushSubscriptionJson = z.infer<typeof pushSubscription>;

@@ -10,6 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import QRCode from 'qrcode';
 import { api, ARTIFACTS, launchChromium, startWorld, type World } from './support/harness.js';
 import { agentSaid, option, WAIT } from './support/clarification-pages.js';
 
@@ -85,9 +86,14 @@ describe('signing in anywhere, as anyone', () => {
     await url.waitFor(WAIT);
     phoneLink = await url.inputValue();
     expect(phoneLink).toMatch(/\/auth\/sign-in\?token=clr_[\w-]+$/);
-    // The QR code is an SVG image the CSP let load.
+    // The QR code is an SVG image the CSP let load, and it encodes exactly that link.
     const qr = desktop.getByTestId('phone-sign-in-qr');
-    await expect(qr.getAttribute('src')).resolves.toMatch(/^data:image\/svg\+xml/);
+    const src = (await qr.getAttribute('src')) ?? '';
+    const prefix = 'data:image/svg+xml;charset=utf-8,';
+    expect(src.startsWith(prefix)).toBe(true);
+    expect(decodeURIComponent(src.slice(prefix.length))).toBe(
+      await QRCode.toString(phoneLink, { type: 'svg', margin: 2, errorCorrectionLevel: 'M' }),
+    );
     await expect(
       desktop.evaluate("document.querySelector('[data-testid=phone-sign-in-qr]').naturalWidth"),
     ).resolves.toBeGreaterThan(0);

@@ -3,6 +3,7 @@
  * clear 4xx and stores nothing; a person sees and touches only their own
  * channels; the per-person limit holds; loopback targets are allowed.
  */
+import { createECDH, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_CHANNELS_PER_USER } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
@@ -15,6 +16,12 @@ import {
 import { startReceiver, type Receiver } from '../support/receiver.js';
 
 const ADMIN_TOKEN = 'channels-admin-token-0123456789abcdef';
+
+/** A browser's subscription keys: a P-256 point and a 16-byte auth secret. */
+const PUSH_KEYS = {
+  p256dh: createECDH('prime256v1').generateKeys().toString('base64url'),
+  auth: randomBytes(16).toString('base64url'),
+};
 
 const HOSTILE: readonly [string, unknown][] = [
   ['an unknown kind', { kind: 'pager', url: 'https://example.com/' }],
@@ -38,9 +45,26 @@ const HOSTILE: readonly [string, unknown][] = [
     'a push endpoint over plain http',
     {
       kind: 'web_push',
+      subscription: { endpoint: 'http://push.example.com/x', keys: PUSH_KEYS },
+    },
+  ],
+  [
+    'a push key that is no P-256 point',
+    {
+      kind: 'web_push',
       subscription: {
-        endpoint: 'http://push.example.com/x',
-        keys: { p256dh: 'AAAA', auth: 'BBBB' },
+        endpoint: 'https://push.example.com/x',
+        keys: { ...PUSH_KEYS, p256dh: 'AAAA' },
+      },
+    },
+  ],
+  [
+    'a push auth secret of the wrong length',
+    {
+      kind: 'web_push',
+      subscription: {
+        endpoint: 'https://push.example.com/x',
+        keys: { ...PUSH_KEYS, auth: 'BBBB' },
       },
     },
   ],
@@ -178,6 +202,47 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
       { method: 'DELETE', headers: { authorization: `Bearer ${otherToken}` } },
     );
     expect(own.status).toBe(204);
+  });
+
+  it.each([
+    ['ntfy', 'http://192.168.1.20:8080/clarion'],
+    ['webhook', 'http://10.0.0.5/hook'],
+    ['slack', 'http://[::1]:9000/relay'],
+    ['webhook', 'http://relay.lan/clarion'],
+  ])('allows a %s on the LAN or loopback (%s)', async (kind, url) => {
+    const created = await api<{ channel: { id: string } }>(
+      'POST',
+      '/api/v1/notification-channels',
+      { kind, url },
+    );
+    expect(created.status).toBe(201);
+    const deleted = await fetch(
+      `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
+    expect(deleted.status).toBe(204);
+  });
+
+  it('takes a browser’s subscription as PushSubscription.toJSON() gives it', async () => {
+    const created = await api<{ channel: { id: string; kind: string; target: string } }>(
+      'POST',
+      '/api/v1/notification-channels',
+      {
+        kind: 'web_push',
+        subscription: {
+          endpoint: 'https://fcm.googleapis.com/fcm/send/abc:def',
+          expirationTime: null,
+          keys: PUSH_KEYS,
+        },
+      },
+    );
+    expect(created.status).toBe(201);
+    expect(created.json.channel).toMatchObject({ kind: 'web_push', target: 'fcm.googleapis.com' });
+    const deleted = await fetch(
+      `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
+    expect(deleted.status).toBe(204);
   });
 
   it(`allows at most ${MAX_CHANNELS_PER_USER} channels each`, async () => {

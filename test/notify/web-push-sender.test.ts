@@ -247,7 +247,8 @@ describe('the Web Push sender against a push service', () => {
       config: {
         subscription: {
           endpoint: `${service.origin}/push/x`,
-          keys: { p256dh: 'AAAA', auth: 'AAAA' },
+          // Shaped like a P-256 point, but (0, 0) is not on the curve.
+          keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
         },
       },
     };

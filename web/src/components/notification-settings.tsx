@@ -81,9 +81,18 @@ export function NotificationSettings() {
     }));
   }
 
+  // Shown at once (a controlled checkbox would otherwise spring back until the server
+  // answers); the server's reply, or the previous value on failure, is what stays.
   async function change(next: Partial<Settings>) {
+    const before = settings;
+    if (before) setSettings({ ...before, ...next });
     const saved = await api.updateSettings(next);
-    if (saved.ok) setSettings(saved.value.settings);
+    if (saved.ok) {
+      setSettings(saved.value.settings);
+    } else {
+      setSettings(before);
+      setError(t('notifications.failed'));
+    }
   }
 
   return (

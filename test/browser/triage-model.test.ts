@@ -47,6 +47,7 @@ function consent(id: string, extra: Partial<ConsentView> = {}): ConsentView {
     ],
     selected_option_id: null,
     remembered: false,
+    reason: null,
     ...extra,
   };
 }

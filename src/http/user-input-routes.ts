@@ -31,10 +31,14 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
         },
       ]);
     }
-    if (reason !== undefined && decision !== 'skip') {
-      return errorResponse(c, 'invalid_request', 'a reason goes with decision "skip" only', [
-        { path: 'reason', message: 'only with decision "skip"' },
-      ]);
+    // A consent's option may carry one too; the registry refuses it on any but a reject.
+    if (reason !== undefined && decision !== undefined && decision !== 'skip') {
+      return errorResponse(
+        c,
+        'invalid_request',
+        'a reason goes with decision "skip" or a reject option only',
+        [{ path: 'reason', message: 'only with decision "skip" or a reject option_id' }],
+      );
     }
     if (content !== undefined && decision !== 'accept') {
       return errorResponse(c, 'invalid_request', 'content goes only with decision "accept"', [
@@ -43,7 +47,9 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
     }
     const words = reason?.trim() ?? '';
     let answer: UserInputAnswer;
-    if (optionId !== undefined) answer = { option_id: optionId };
+    if (optionId !== undefined) {
+      answer = words === '' ? { option_id: optionId } : { option_id: optionId, reason: words };
+    }
     // A form may have no fields: accepting it sends empty content. The registry
     // checks the content against the form's schema before anything changes.
     else if (decision === 'accept') answer = { decision, content: (content ?? {}) as FormContent };

@@ -96,6 +96,30 @@ describe('decisionEntryOf', () => {
     expect(action).toMatchObject({ kind: 'action', subject: 'Connect', outcome: 'skipped' });
   });
 
+  it('quotes the person reason of a Reject and of a Skip in the detail', () => {
+    const rejected = decisionEntryOf(
+      row('user_input_decision', {
+        kind: 'consent',
+        title: 'Delete the cache',
+        option_label: 'Reject',
+        option_kind: 'reject_once',
+        reason: 'Keep the cache',
+        responded_by: ADA,
+      }),
+    );
+    expect(rejected).toMatchObject({ outcome: 'rejected', detail: 'Reject, “Keep the cache”' });
+    const skipped = decisionEntryOf(
+      row('user_input_decision', {
+        kind: 'action',
+        title: 'Connect',
+        decision: 'skip',
+        reason: 'No access yet',
+        responded_by: ADA,
+      }),
+    );
+    expect(skipped).toMatchObject({ outcome: 'skipped', detail: '“No access yet”' });
+  });
+
   it.each([
     ['no responder', 'clarification_request', { question, status: 'answered' }],
     ['a pending question', 'clarification_request', { question, responded_by: ADA }],

@@ -22,6 +22,12 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 }
 
+/** A person's own words as the log quotes typed text; empty when there are none. */
+function quoted(value: unknown): string {
+  const words = text(value);
+  return words === '' ? '' : `“${words}”`;
+}
+
 type Decided = Pick<DecisionEntry, 'kind' | 'subject' | 'outcome' | 'detail' | 'remembered'>;
 
 function questionDecision(meta: Record<string, unknown>): Decided | undefined {
@@ -54,15 +60,16 @@ function userInputDecision(meta: Record<string, unknown>): Decided | undefined {
   if (meta.kind === 'action') {
     if (meta.decision !== 'done' && meta.decision !== 'skip') return undefined;
     const outcome = meta.decision === 'done' ? 'done' : 'skipped';
-    return { kind: 'action', subject, outcome, detail: '', remembered: false };
+    return { kind: 'action', subject, outcome, detail: quoted(meta.reason), remembered: false };
   }
   if (meta.kind !== 'consent') return undefined;
   const optionKind = text(meta.option_kind);
+  const detail = [text(meta.option_label), quoted(meta.reason)].filter((part) => part !== '');
   return {
     kind: 'consent',
     subject,
     outcome: optionKind.startsWith('reject') ? 'rejected' : 'allowed',
-    detail: text(meta.option_label),
+    detail: detail.join(', '),
     remembered: meta.remembered === true,
   };
 }

@@ -24,6 +24,7 @@ const consent: ConsentView = {
   ],
   selected_option_id: 'always',
   remembered: false,
+  reason: null,
 };
 
 const action: ActionView = {
@@ -59,6 +60,35 @@ describe('decisionRecordOf', () => {
     expect(remembered?.content).toBe(
       'Ada chose "Always allow" (remembered "always"): Delete the build cache',
     );
+  });
+
+  it('keeps a Reject with its reason, from the moment it is answered (armed)', () => {
+    const rejected: ConsentView = {
+      ...consent,
+      status: 'armed',
+      settled_reason: null,
+      options: [{ option_id: 'no', label: 'Reject', kind: 'reject_once' }],
+      selected_option_id: 'no',
+      reason: 'Use the staging bucket',
+    };
+    expect(decisionRecordOf(rejected)).toEqual({
+      content: 'Ada chose "Reject": Delete the build cache. Reason: Use the staging bucket',
+      metadata: expect.objectContaining({
+        option_kind: 'reject_once',
+        reason: 'Use the staging bucket',
+      }) as unknown,
+    });
+    // Its follow-up settles it later; the row is not written a second time.
+    expect(decisionRecordOf({ ...rejected, status: 'settled', settled_reason: 'dispatched' })).toBe(
+      undefined,
+    );
+  });
+
+  it('keeps a Skip reason', () => {
+    expect(decisionRecordOf({ ...action, reason: 'No access yet' })).toMatchObject({
+      content: 'Ada marked "Delete the build cache" skipped. Reason: No access yet',
+      metadata: { decision: 'skip', reason: 'No access yet' },
+    });
   });
 
   it('keeps an action decision', () => {

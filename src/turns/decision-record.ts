@@ -26,6 +26,8 @@ export interface DecisionRecord {
     option_kind?: string;
     remembered?: boolean;
     decision?: 'done' | 'skip' | 'accept' | 'decline';
+    /** The person's own words with a Reject or a Skip. */
+    reason?: string;
   };
 }
 
@@ -44,13 +46,14 @@ export function decisionRecordOf(view: UserInputView): DecisionRecord | undefine
     if (!option) return undefined;
     const how = view.remembered ? ' (remembered "always")' : '';
     return {
-      content: `${who} chose "${option.label}"${how}: ${view.title}`,
+      content: `${who} chose "${option.label}"${how}: ${view.title}${because(view.reason)}`,
       metadata: {
         ...base,
         option_id: option.option_id,
         option_label: option.label,
         option_kind: option.kind,
         remembered: view.remembered,
+        ...words(view.reason),
       },
     };
   }
@@ -63,15 +66,28 @@ export function decisionRecordOf(view: UserInputView): DecisionRecord | undefine
       metadata: { ...base, decision: view.decision },
     };
   }
+  const how = view.decision === 'done' ? 'done' : 'skipped';
   return {
-    content: `${who} marked "${view.title}" ${view.decision === 'done' ? 'done' : 'skipped'}`,
-    metadata: { ...base, decision: view.decision },
+    content: `${who} marked "${view.title}" ${how}${because(view.reason)}`,
+    metadata: { ...base, decision: view.decision, ...words(view.reason) },
   };
 }
 
+function because(reason: string | null): string {
+  return reason === null ? '' : `. Reason: ${reason}`;
+}
+
+function words(reason: string | null): { reason?: string } {
+  return reason === null ? {} : { reason };
+}
+
+/**
+ * An action, and a Reject with a reason, are decided once armed: they settle
+ * later, when the follow-up went out or was swept, no longer by the person.
+ */
 function decidedByPerson(view: UserInputView): boolean {
   if (view.status === 'settled') return view.settled_reason === 'human';
-  return view.kind === 'action' && view.status !== 'awaiting';
+  return view.status !== 'awaiting' && view.kind !== 'form';
 }
 
 /** Appends the decision row to the request's session, in the session's current turn. */

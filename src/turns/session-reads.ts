@@ -93,6 +93,10 @@ export async function respondToUserInput(
       return failure('already_settled');
     case 'invalid':
       return failure('invalid_request', 'that answer does not fit this request');
+    case 'reason_not_allowed':
+      return failure('invalid_request', 'a reason goes with a reject option only', [
+        { path: 'reason', message: 'only with a reject option' },
+      ]);
     case 'invalid_content':
       return failure(
         'invalid_form_content',

@@ -87,7 +87,10 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
       pending_action: await pendingActionOf(view.session_id),
     };
     deps.events.publish({ ...scope, type: EVENT_TYPES[view.status], request: view });
-    if (view.kind === 'action') deps.events.publish({ ...scope, type: 'queue.changed' });
+    // A follow-up may have come or gone: an action's, or a Reject's reason.
+    if (view.kind === 'action' || (view.kind === 'consent' && view.reason !== null)) {
+      deps.events.publish({ ...scope, type: 'queue.changed' });
+    }
   }
 
   return (view) => {

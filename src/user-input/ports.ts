@@ -85,6 +85,8 @@ export type RequestResult =
 export type UserInputRespondResult =
   | { ok: true; request: UserInputView }
   | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' }
+  /** A reason was given with an option other than a reject. */
+  | { ok: false; code: 'reason_not_allowed' }
   | { ok: false; code: 'invalid_content'; errors: FormFieldError[] };
 
 export type QueueItemResult =

@@ -216,6 +216,51 @@ describe('consent', () => {
     });
   });
 
+  it('a Reject with a reason answers the agent now and sends the reason after its turn', async () => {
+    const ctx = setup();
+    const consent = open(ctx.registry, consentInput());
+    expect(ctx.registry.respond(consent.id, { option_id: 'allow', reason: 'why' }, ADA)).toEqual({
+      ok: false,
+      code: 'reason_not_allowed',
+    });
+    expect(ctx.registry.get(consent.id)).toMatchObject({ status: 'awaiting', revision: 1 });
+    expect(
+      ctx.registry.respond(
+        consent.id,
+        { option_id: 'reject', reason: 'Run the unit tests only' },
+        ADA,
+      ),
+    ).toMatchObject({
+      ok: true,
+      request: { status: 'armed', selected_option_id: 'reject', reason: 'Run the unit tests only' },
+    });
+    await flush();
+    expect(consent.outcome()).toEqual({
+      kind: 'selected',
+      option_id: 'reject',
+      option_kind: 'reject_once',
+      remembered: false,
+    });
+    expect(ctx.registry.pendingActionOf('session-1')).toBeNull();
+    expect(ctx.admissions).toEqual([]);
+    ctx.registry.turnEnded('session-1', 'normal');
+    await flush();
+    expect(ctx.admissions).toMatchObject([
+      {
+        sessionId: 'session-1',
+        requestId: consent.id,
+        text: 'I rejected: Run npm test. My reason: Run the unit tests only',
+      },
+    ]);
+    expect(ctx.registry.get(consent.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'dispatched',
+      selected_option_id: 'reject',
+      reason: 'Run the unit tests only',
+      responded_by: ADA,
+    });
+  });
+
   it('refuses invalid requests without opening them', () => {
     const ctx = setup();
     expect(ctx.registry.request(actionInput({ url: 'javascript:alert(1)' }))).toMatchObject({

@@ -64,14 +64,17 @@ function assertNever(value: never): never {
 function isHumanResponse(value: unknown): value is HumanResponse {
   if (typeof value !== 'object' || value === null) return false;
   const record = value as Record<string, unknown>;
-  if ('option_id' in record) return typeof record.option_id === 'string' && !('decision' in record);
   if (record.reason !== undefined && typeof record.reason !== 'string') return false;
+  if ('option_id' in record) return typeof record.option_id === 'string' && !('decision' in record);
   if (record.decision === 'accept') return 'content' in record;
   return ['done', 'skip', 'decline'].includes(record.decision as string);
 }
 
-function respondCode(reason: IgnoreReason): 'not_found' | 'already_settled' | 'invalid' {
+function respondCode(
+  reason: IgnoreReason,
+): 'not_found' | 'already_settled' | 'invalid' | 'reason_not_allowed' {
   if (reason === 'unknown_request') return 'not_found';
+  if (reason === 'reason_without_reject') return 'reason_not_allowed';
   if (
     reason === 'response_kind_mismatch' ||
     reason === 'unknown_option' ||

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { followUpText, retryDelayMs, transition } from './transition.js';
+import { followUpText, rejectFollowUpText, retryDelayMs, transition } from './transition.js';
 import {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,
@@ -56,19 +56,22 @@ const action: ActionRequest = {
 
 const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
 
-const due = (overrides: Partial<DueState>): DueState => ({
-  status: 'due',
-  request: action,
-  revision: 4,
-  decision: 'done',
-  respondedBy: ADA,
-  followUpText: followUpText('done', action.title),
-  phase: 'waiting',
-  attempts: 2,
-  failures: 2,
-  last: 'failed',
-  ...overrides,
-});
+const due = (overrides: Partial<DueState>): DueState =>
+  ({
+    status: 'due',
+    kind: 'action',
+    request: action,
+    revision: 4,
+    decision: 'done',
+    respondedBy: ADA,
+    followUpText: followUpText('done', action.title),
+    phase: 'waiting',
+    attempts: 2,
+    failures: 2,
+    last: 'failed',
+    ...overrides,
+  }) as DueState;
+const REASON = 'Use the staging bucket instead';
 const settled = (reason: SettlementReason): RequestState => ({
   status: 'settled',
   request: action,
@@ -84,11 +87,36 @@ const STATES = {
   awaitingActionAfterTurn: { status: 'awaiting', request: action, revision: 2, turnEnded: true },
   armed: {
     status: 'armed',
+    kind: 'action',
     request: action,
     revision: 2,
     decision: 'skip',
     respondedBy: ADA,
     followUpText: followUpText('skip', action.title),
+  },
+  armedConsent: {
+    status: 'armed',
+    kind: 'consent',
+    request: consent,
+    option_id: 'reject',
+    reason: REASON,
+    revision: 2,
+    respondedBy: ADA,
+    followUpText: rejectFollowUpText(consent.title, REASON),
+  },
+  dueConsentWaiting: {
+    status: 'due',
+    kind: 'consent',
+    request: consent,
+    option_id: 'never',
+    reason: REASON,
+    revision: 4,
+    respondedBy: ADA,
+    followUpText: rejectFollowUpText(consent.title, REASON),
+    phase: 'waiting',
+    attempts: 2,
+    failures: 2,
+    last: 'failed',
   },
   dueAttempting: due({ phase: 'attempting', failures: 1 }),
   dueWaiting: due({}),
@@ -112,6 +140,16 @@ const EVENTS = {
   pickedAllowAlways: { type: 'humanResponded', response: { option_id: 'always' }, responder: ADA },
   pickedReject: { type: 'humanResponded', response: { option_id: 'reject' }, responder: ADA },
   pickedUnknown: { type: 'humanResponded', response: { option_id: 'nope' }, responder: ADA },
+  pickedRejectWithReason: {
+    type: 'humanResponded',
+    response: { option_id: 'never', reason: REASON },
+    responder: ADA,
+  },
+  pickedAllowWithReason: {
+    type: 'humanResponded',
+    response: { option_id: 'allow', reason: REASON },
+    responder: ADA,
+  },
   decidedDone: { type: 'humanResponded', response: { decision: 'done' }, responder: ADA },
   decidedSkip: { type: 'humanResponded', response: { decision: 'skip' }, responder: ADA },
   deadlinePassed: { type: 'deadlinePassed' },
@@ -149,14 +187,15 @@ const REQUESTS: EventName[] = [
   'requestedRememberedNoAllow',
   'requestedAction',
 ];
-const RESPONSES: EventName[] = [
+const PICKS: EventName[] = [
   'pickedAllowOnce',
   'pickedAllowAlways',
   'pickedReject',
   'pickedUnknown',
-  'decidedDone',
-  'decidedSkip',
+  'pickedRejectWithReason',
+  'pickedAllowWithReason',
 ];
+const RESPONSES: EventName[] = [...PICKS, 'decidedDone', 'decidedSkip'];
 const TURNS: EventName[] = ['turnNormal', 'turnCancelled', 'turnFailed'];
 const DISPATCH_RESULTS: EventName[] = ['busy1', 'busy2', 'refused2', 'failed1', 'failed2'];
 const DISPATCH: EventName[] = ['accepted1', 'accepted2', 'accepted3', ...DISPATCH_RESULTS];
@@ -212,6 +251,13 @@ const dueWaitingRow: Partial<Row> = {
   queueItemRemoved: 'settled|rejected',
 };
 
+const armedRow: Partial<Row> = {
+  ...answeredBase,
+  turnNormal: 'due:attempting',
+  ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
+  ...same([...DISPATCH, ...QUEUE], '!not_due'),
+};
+
 const settledRow = row('!already_settled', same(REQUESTS, '!duplicate_request'));
 
 const TABLE: Record<StateName, Row> = {
@@ -225,27 +271,26 @@ const TABLE: Record<StateName, Row> = {
     ...awaitingBase,
     ...same(['pickedAllowOnce', 'pickedAllowAlways', 'pickedReject'], 'settled|human'),
     pickedUnknown: '!unknown_option',
+    pickedRejectWithReason: 'armed',
+    pickedAllowWithReason: '!reason_without_reject',
     ...same(['decidedDone', 'decidedSkip'], '!response_kind_mismatch'),
     turnNormal: 'settled|swept',
   }),
   awaitingAction: row('?', {
     ...awaitingBase,
-    ...same(RESPONSES.slice(0, 4), '!response_kind_mismatch'),
+    ...same(PICKS, '!response_kind_mismatch'),
     ...same(['decidedDone', 'decidedSkip'], 'armed'),
     turnNormal: 'awaiting',
   }),
   awaitingActionAfterTurn: row('?', {
     ...awaitingBase,
-    ...same(RESPONSES.slice(0, 4), '!response_kind_mismatch'),
+    ...same(PICKS, '!response_kind_mismatch'),
     ...same(['decidedDone', 'decidedSkip'], 'due:attempting'),
     turnNormal: '!turn_already_ended',
   }),
-  armed: row('?', {
-    ...answeredBase,
-    turnNormal: 'due:attempting',
-    ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
-    ...same([...DISPATCH, ...QUEUE], '!not_due'),
-  }),
+  armed: row('?', armedRow),
+  armedConsent: row('?', armedRow),
+  dueConsentWaiting: row('?', dueWaitingRow),
   dueAttempting: row('?', {
     ...dueBase,
     ...same(TURNS, '!dispatch_in_flight'),
@@ -623,5 +668,73 @@ describe('transition: first settlement wins', () => {
       'due:attempting',
       'settled|dispatched',
     ]);
+  });
+});
+
+describe('transition: a Reject with the person reason', () => {
+  it('answers the agent with the reject now and owes the reason as a follow-up after its turn', () => {
+    const armed = apply(STATES.awaitingConsent, EVENTS.pickedRejectWithReason);
+    expect(armed.state).toMatchObject({
+      status: 'armed',
+      kind: 'consent',
+      option_id: 'never',
+      reason: REASON,
+      respondedBy: ADA,
+      followUpText: `I rejected: Run rm -rf build. My reason: ${REASON}`,
+    });
+    expect(armed.commands).toEqual([
+      { type: 'cancelDeadline' },
+      { type: 'publishChanged', revision: 2 },
+      {
+        type: 'answerAgent',
+        outcome: {
+          kind: 'selected',
+          option_id: 'never',
+          option_kind: 'reject_always',
+          remembered: false,
+        },
+      },
+    ]);
+    const due = apply(armed.state, EVENTS.turnNormal);
+    expect(due.commands).toContainEqual({
+      type: 'dispatchFollowUp',
+      sessionId: 'session-1',
+      text: `I rejected: Run rm -rf build. My reason: ${REASON}`,
+      attempt: 1,
+    });
+    const sent = apply(due.state, EVENTS.accepted1);
+    expect(sent.state).toMatchObject({
+      status: 'settled',
+      reason: 'dispatched',
+      answer: {
+        kind: 'option',
+        option_id: 'never',
+        remembered: false,
+        reason: REASON,
+        respondedBy: ADA,
+      },
+    });
+  });
+
+  it('a reason is refused with an allow, and an empty one is no reason', () => {
+    expect(transition(STATES.awaitingConsent, EVENTS.pickedAllowWithReason)).toEqual({
+      ignored: 'reason_without_reject',
+    });
+    const plain = apply(STATES.awaitingConsent, {
+      type: 'humanResponded',
+      response: { option_id: 'reject', reason: '' },
+      responder: ADA,
+    });
+    expect(plain.state).toMatchObject({ status: 'settled', reason: 'human' });
+  });
+
+  it('a cancelled turn drops the owed reason but keeps who rejected, and why', () => {
+    const swept = apply(STATES.armedConsent, EVENTS.turnCancelled);
+    expect(swept.state).toMatchObject({
+      status: 'settled',
+      reason: 'swept',
+      answer: { kind: 'option', option_id: 'reject', reason: REASON, respondedBy: ADA },
+    });
+    expect(types(swept.commands)).not.toContain('dispatchFollowUp');
   });
 });

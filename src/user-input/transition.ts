@@ -19,6 +19,7 @@ import {
   type ActionDecision,
   type ActionRequest,
   type Answer,
+  type ArmedState,
   type AwaitingState,
   type ConsentOption,
   type ConsentRequest,
@@ -28,6 +29,7 @@ import {
   type HumanResponse,
   type IgnoreReason,
   type LiveState,
+  type OwedAnswer,
   type RefusalReason,
   type RequestState,
   type Responder,
@@ -47,6 +49,21 @@ export function followUpText(decision: ActionDecision, title: string, reason?: s
   if (decision === 'done') return `Continue. I have completed: ${subject}`;
   const skipped = `I skipped: ${subject}. Continue without it.`;
   return reason === undefined || reason === '' ? skipped : `${skipped} My reason: ${reason}`;
+}
+
+/**
+ * What a Reject's reason becomes once the agent's turn is over: ACP's
+ * permission reply carries no words, so, as Claude Code's "No, and tell
+ * Claude what to do differently" does, they follow as the person's message.
+ */
+export function rejectFollowUpText(title: string, reason: string): string {
+  return `I rejected: ${title.trim()}. My reason: ${reason}`;
+}
+
+function followUpTextOf(owed: OwedAnswer): string {
+  return owed.kind === 'consent'
+    ? rejectFollowUpText(owed.request.title, owed.reason)
+    : followUpText(owed.decision, owed.request.title, owed.reason);
 }
 
 /** Delay before the next attempt after `failures` consecutive failures (1 s, 2 s, 4 s … 30 s). */
@@ -85,6 +102,15 @@ function refuse(reason: RefusalReason): UserInputCommand {
 
 function answerOf(state: LiveState): Answer | null {
   if (state.status === 'awaiting') return null;
+  if (state.kind === 'consent') {
+    return {
+      kind: 'option',
+      option_id: state.option_id,
+      remembered: false,
+      reason: state.reason,
+      respondedBy: state.respondedBy,
+    };
+  }
   return {
     kind: 'decision',
     decision: state.decision,
@@ -148,31 +174,37 @@ function startAttempt(
 }
 
 /**
- * An armed (or just-answered) action becomes due and makes its first attempt;
+ * An armed (or just-answered) request becomes due and makes its first attempt;
  * `revision` is the current one (the attempt bumps it once).
  */
 function becomeDue(
-  request: ActionRequest,
+  owed: OwedAnswer & { respondedBy: Responder },
   revision: number,
-  answer: { decision: ActionDecision; reason?: string; respondedBy: Responder },
   before: UserInputCommand[],
   after: UserInputCommand[] = [],
 ): TransitionResult {
-  const { decision, reason, respondedBy } = answer;
   const due: DueState = {
+    ...ownedOf(owed),
     status: 'due',
-    request,
     revision,
-    decision,
-    ...(reason === undefined ? {} : { reason }),
-    respondedBy,
-    followUpText: followUpText(decision, request.title, reason),
+    respondedBy: owed.respondedBy,
+    followUpText: followUpTextOf(owed),
     phase: 'waiting',
     attempts: 0,
     failures: 0,
     last: null,
   };
   return startAttempt(due, before, after);
+}
+
+/** Only the owed answer's own fields, whatever state it is read from. */
+function ownedOf(owed: OwedAnswer): OwedAnswer {
+  if (owed.kind === 'consent') {
+    const { kind, request, option_id, reason } = owed;
+    return { kind, request, option_id, reason };
+  }
+  const { kind, request, decision, reason } = owed;
+  return { kind, request, decision, ...(reason === undefined ? {} : { reason }) };
 }
 
 function waitAgain(state: DueState, last: 'busy' | 'failed'): TransitionResult {
@@ -238,6 +270,33 @@ function answerConsent(
   if (!('option_id' in response)) return ignore('response_kind_mismatch');
   const option = request.options.find((candidate) => candidate.option_id === response.option_id);
   if (!option) return ignore('unknown_option');
+  const reason = response.reason === '' ? undefined : response.reason;
+  const rejected = option.kind === 'reject_once' || option.kind === 'reject_always';
+  if (reason !== undefined && !rejected) return ignore('reason_without_reject');
+  const selected: UserInputCommand = {
+    type: 'answerAgent',
+    outcome: {
+      kind: 'selected',
+      option_id: option.option_id,
+      option_kind: option.kind,
+      remembered: false,
+    },
+  };
+  if (reason !== undefined) {
+    // The agent hears the reject now; the reason follows once its turn ends,
+    // like an answered action (the consent's turn is running: it asked).
+    const armed: ArmedState = {
+      status: 'armed',
+      kind: 'consent',
+      request,
+      option_id: option.option_id,
+      reason,
+      revision: state.revision + 1,
+      respondedBy,
+      followUpText: rejectFollowUpText(request.title, reason),
+    };
+    return applied(armed, [{ type: 'cancelDeadline' }, publish(armed), selected]);
+  }
   const next: SettledState = {
     status: 'settled',
     request,
@@ -254,15 +313,7 @@ function answerConsent(
       setBy: respondedBy,
     });
   }
-  commands.push(publish(next), {
-    type: 'answerAgent',
-    outcome: {
-      kind: 'selected',
-      option_id: option.option_id,
-      option_kind: option.kind,
-      remembered: false,
-    },
-  });
+  commands.push(publish(next), selected);
   return applied(next, commands);
 }
 
@@ -295,11 +346,12 @@ function answerAction(
     return applied(settled, [{ type: 'cancelDeadline' }, publish(settled), answer]);
   }
   if (state.turnEnded) {
-    const decided = { decision, ...words, respondedBy };
-    return becomeDue(request, state.revision, decided, [{ type: 'cancelDeadline' }], [answer]);
+    const decided = { kind: 'action' as const, request, decision, ...words, respondedBy };
+    return becomeDue(decided, state.revision, [{ type: 'cancelDeadline' }], [answer]);
   }
   const next: RequestState = {
     status: 'armed',
+    kind: 'action',
     request,
     revision: state.revision + 1,
     decision,
@@ -387,7 +439,7 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
     }
     case 'armed':
       if (outcome !== 'normal') return settle(state, 'swept');
-      return becomeDue(state.request, state.revision, state, []);
+      return becomeDue(state, state.revision, []);
     case 'due':
       // Ordinary turn errors never sweep a due follow-up; any turn end may
       // have freed the session, so a waiting one is tried now.

@@ -107,9 +107,15 @@ export type UserInputRequest = ConsentRequest | ActionRequest | FormRequest;
 /** A person's answer to a form; accepted content has been checked against its schema. */
 export type FormResponse = { decision: 'accept'; content: FormContent } | { decision: 'decline' };
 
-/** What a person sends; principal-free (the caller has checked visibility). */
+/**
+ * What a person sends; principal-free (the caller has checked visibility). A
+ * consent's reject may carry the person's reason: ACP's permission reply has
+ * no field for it, so it reaches the agent as a follow-up once its turn ends.
+ */
 export type HumanResponse =
-  { option_id: string } | { decision: ActionDecision; reason?: string } | FormResponse;
+  | { option_id: string; reason?: string }
+  | { decision: ActionDecision; reason?: string }
+  | FormResponse;
 
 /** Why an agent got no human answer; never confused with a person's "reject" option. */
 export type RefusalReason = 'timed_out' | 'swept' | 'superseded';
@@ -128,7 +134,14 @@ export type AgentOutcome =
  * remembered "always" names the person who set it.
  */
 export type Answer =
-  | { kind: 'option'; option_id: string; remembered: boolean; respondedBy: Responder }
+  | {
+      kind: 'option';
+      option_id: string;
+      remembered: boolean;
+      /** The person's own words with a Reject, when they gave some. */
+      reason?: string;
+      respondedBy: Responder;
+    }
   | { kind: 'decision'; decision: ActionDecision; reason?: string; respondedBy: Responder }
   | { kind: 'form'; response: FormResponse; respondedBy: Responder };
 
@@ -157,29 +170,36 @@ export interface AwaitingState {
   turnEnded: boolean;
 }
 
-export interface ArmedState {
+/**
+ * The answer a follow-up carries to the agent once its turn ends: an action's
+ * Done or Skip, or a consent's Reject with the person's reason (the agent was
+ * already answered with the reject option; the reason is all that is owed).
+ */
+export type OwedAnswer =
+  | {
+      kind: 'action';
+      request: ActionRequest;
+      decision: ActionDecision;
+      /** The person's own words with a Skip, when they gave some. */
+      reason?: string;
+    }
+  | { kind: 'consent'; request: ConsentRequest; option_id: string; reason: string };
+
+export type ArmedState = OwedAnswer & {
   status: 'armed';
-  request: ActionRequest;
   revision: number;
-  decision: ActionDecision;
-  /** The person's own words with a Skip, when they gave some. */
-  reason?: string;
   respondedBy: Responder;
   followUpText: string;
-}
+};
 
 /**
  * A follow-up owed to the session. `attempting`: one admission attempt is in
  * flight (number `attempts`); `waiting`: a retry is scheduled and the item is
  * listed in the session queue; `claimed`: a queue delete/clear holds it.
  */
-export interface DueState {
+export type DueState = OwedAnswer & {
   status: 'due';
-  request: ActionRequest;
   revision: number;
-  decision: ActionDecision;
-  /** The person's own words with a Skip, when they gave some. */
-  reason?: string;
   respondedBy: Responder;
   followUpText: string;
   phase: 'attempting' | 'waiting' | 'claimed';
@@ -187,7 +207,7 @@ export interface DueState {
   /** Consecutive failed attempts; drives the backoff. */
   failures: number;
   last: 'busy' | 'failed' | null;
-}
+};
 
 export interface SettledState {
   status: 'settled';
@@ -244,6 +264,7 @@ export type IgnoreReason =
   | 'unknown_option'
   | 'invalid_content'
   | 'not_turn_scoped'
+  | 'reason_without_reject'
   | 'already_answered'
   | 'deadline_not_running'
   | 'turn_already_ended'

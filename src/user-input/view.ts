@@ -44,7 +44,11 @@ export function toView(state: RequestState): UserInputView {
   };
   if (request.kind === 'consent') {
     const answer = state.status === 'settled' ? state.answer : null;
-    const option = answer?.kind === 'option' ? answer : null;
+    let option = answer?.kind === 'option' ? answer : null;
+    // A Reject with a reason is answered while its follow-up is still owed.
+    if ((state.status === 'armed' || state.status === 'due') && state.kind === 'consent') {
+      option = { ...state, kind: 'option', remembered: false };
+    }
     return {
       ...base,
       kind: 'consent',
@@ -53,6 +57,7 @@ export function toView(state: RequestState): UserInputView {
       options: request.options.map((entry) => ({ ...entry })),
       selected_option_id: option?.option_id ?? null,
       remembered: option?.remembered ?? false,
+      reason: option?.reason ?? null,
     };
   }
   if (request.kind === 'form') {
@@ -70,7 +75,7 @@ export function toView(state: RequestState): UserInputView {
   }
   let decision: ActionDecision | null = null;
   let reason: string | undefined;
-  if (state.status === 'armed' || state.status === 'due') {
+  if ((state.status === 'armed' || state.status === 'due') && state.kind === 'action') {
     decision = state.decision;
     reason = state.reason;
   }
@@ -84,6 +89,7 @@ export function toView(state: RequestState): UserInputView {
     instructions: request.instructions,
     url: request.url,
     decision,
+    reason: reason ?? null,
     follow_up_text: decision === null ? null : followUpText(decision, request.title, reason),
     queued: isQueued(state),
     follow_up_attempts: state.status === 'due' ? state.attempts : 0,

@@ -29,7 +29,10 @@ export const decisionEntry = z
     /** The question's prompt, or the consent or action request's title. */
     subject: z.string(),
     outcome: z.enum(DECISION_OUTCOMES),
-    /** The chosen labels and typed text, the chosen option, or a skip reason; may be empty. */
+    /**
+     * The chosen labels and typed text, the chosen option (with a Reject's
+     * reason, quoted), or a Skip's reason; may be empty.
+     */
     detail: z.string(),
     /** A consent answered by an earlier "always" of `responded_by`. */
     remembered: z.boolean(),

@@ -91,6 +91,8 @@ export const consentView = z
     selected_option_id: z.string().nullable(),
     /** Allowed by an earlier "always" for this profile and tool, without asking. */
     remembered: z.boolean(),
+    /** The person's own words with a Reject; the agent gets them as a follow-up message. */
+    reason: z.string().nullable(),
   })
   .meta({ id: 'ConsentRequest' });
 export type ConsentView = z.infer<typeof consentView>;
@@ -102,6 +104,8 @@ export const actionView = z
     instructions: z.string(),
     url: z.string().nullable(),
     decision: actionDecision.nullable(),
+    /** The person's own words with a Skip; they are part of `follow_up_text`. */
+    reason: z.string().nullable(),
     follow_up_text: z.string().nullable(),
     /** Listed in the session queue as a machine-owned item. */
     queued: z.boolean(),
@@ -129,29 +133,29 @@ export const userInputView = z.discriminatedUnion('kind', [consentView, actionVi
 export type UserInputView = z.infer<typeof userInputView>;
 
 /**
- * Why the person skipped an action, in their own words: capped in code points
- * like every answer text (zod's `max` counts UTF-16 units).
+ * Why the person skipped an action or rejected a consent, in their own words:
+ * capped in code points like every answer text (zod's `max` counts UTF-16 units).
  */
-const skipReason = z
+const decisionReason = z
   .string()
   .refine((value) => codePoints(value) <= MAX_ANSWER_TEXT_CODE_POINTS, {
     error: `must be at most ${MAX_ANSWER_TEXT_CODE_POINTS} characters`,
   })
   .meta({ maxLength: MAX_ANSWER_TEXT_CODE_POINTS })
   .describe(
-    `With decision "skip" only: the person's reason, passed to the agent. At most ${MAX_ANSWER_TEXT_CODE_POINTS} Unicode code points`,
+    `With decision "skip" or a consent's reject option only: the person's reason, passed to the agent (a reject's as a follow-up message once its turn ends). At most ${MAX_ANSWER_TEXT_CODE_POINTS} Unicode code points`,
   );
 
 /**
- * A person's answer: an option of a consent, Done/Skip of an action (Skip with
- * an optional reason), or accept (with `content`) / decline of a form.
+ * A person's answer: an option of a consent (a reject one with an optional
+ * reason), Done/Skip of an action (Skip with an optional reason), or accept (with `content`) / decline of a form.
  * `content` is checked against the form's own schema by the server, field by field.
  */
 export const userInputRespondBody = z
   .strictObject({
     option_id: z.string().min(1).max(MAX_CONSENT_OPTION_ID_CHARS).optional(),
     decision: z.enum([...ACTION_DECISIONS, ...FORM_DECISIONS]).optional(),
-    reason: skipReason.optional(),
+    reason: decisionReason.optional(),
     content: z
       .unknown()
       .optional()
@@ -159,7 +163,7 @@ export const userInputRespondBody = z
   })
   .meta({ id: 'UserInputRespondBody' });
 export type UserInputAnswer =
-  | { option_id: string }
+  | { option_id: string; reason?: string }
   | { decision: 'done' }
   | { decision: 'skip'; reason?: string }
   | { decision: Extract<FormDecision, 'accept'>; content: FormContent }

@@ -91,6 +91,25 @@ describe.each(DRIVERS)('consent and action through the demo agent on %s', (drive
     expect(unknown.status).toBe(404);
   });
 
+  it('a Reject’s reason reaches the demo agent as the next message, after the rejected call’s turn', async () => {
+    await start();
+    const sessionId = await startTask('/permission');
+    const request = await awaitRequest(sessionId, 'consent');
+    const rejected = await call('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'reject-once',
+      reason: 'Clean only the dist folder',
+    });
+    expect(rejected.status).toBe(200);
+    const followUp = `I rejected: ${request.title}. My reason: Clean only the dist folder`;
+    await eventually(async () => (await agentText(sessionId)).includes(followUp), 15_000);
+    const text = await agentText(sessionId);
+    // The turn that asked heard the reject itself; only the next turn brings the words.
+    expect(text.indexOf('Permission answer: "reject-once"')).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf(`You said: ${followUp}`)).toBeGreaterThan(
+      text.indexOf('Permission answer: "reject-once"'),
+    );
+  });
+
   it('refuses the agent when the consent deadline passes, distinct from a person rejecting', async () => {
     await start({ userInputDeadlines: { consentMs: SHORT_DEADLINE_MS } });
     const sessionId = await startTask('/permission');

@@ -233,6 +233,13 @@ describe('every screen, light and dark, desktop and phone', () => {
     );
   });
 
+  it('the consent card asking for a Reject’s reason', async () => {
+    await check('consent-reject-reason', `/sessions/${consent.session.id}`, async (page) => {
+      await page.locator('[data-testid="consent-option"][data-kind="reject_once"]').click();
+      await page.getByTestId('decision-reason').waitFor();
+    });
+  });
+
   it('the action card', async () => {
     await check('action', `/sessions/${action.session.id}`, (page) =>
       page.getByTestId('action-done').waitFor(),

@@ -47,6 +47,7 @@ function consent(id: string, extra: Partial<ConsentView> = {}): ConsentView {
     ],
     selected_option_id: null,
     remembered: false,
+    reason: null,
     ...extra,
   };
 }
@@ -157,6 +158,29 @@ describe('bulk consent', () => {
       ['taken', 'already_settled'],
       ['down', 'retryable'],
       ['odd', 'no_option'],
+    ]);
+  });
+
+  it('sends one reason with every reject of a bulk Reject, and none with an allow or a blank one', async () => {
+    const sent: [string, unknown][] = [];
+    const api: Pick<ApiClient, 'respondUserInput'> = {
+      respondUserInput: (id, answer) => {
+        sent.push([id, answer]);
+        return Promise.resolve({
+          ok: true as const,
+          status: 200,
+          value: { request: consent(id, { status: 'settled', revision: 2 }) },
+        });
+      },
+    };
+    await decideAll(api, [consent('a'), consent('b')], 'reject', { reason: 'Not on main' });
+    await decideAll(api, [consent('c')], 'reject', { reason: '' });
+    await decideAll(api, [consent('d')], 'allow', { reason: 'ignored' });
+    expect(sent).toEqual([
+      ['a', { option_id: 'no', reason: 'Not on main' }],
+      ['b', { option_id: 'no', reason: 'Not on main' }],
+      ['c', { option_id: 'no' }],
+      ['d', { option_id: 'once' }],
     ]);
   });
 });

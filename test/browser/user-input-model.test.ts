@@ -55,6 +55,7 @@ function consent(revision: number, extra: Partial<ConsentView> = {}): ConsentVie
     ],
     selected_option_id: null,
     remembered: false,
+    reason: null,
     ...extra,
   };
 }
@@ -84,6 +85,7 @@ function action(revision: number, extra: Partial<ActionView> = {}): ActionView {
     instructions: 'Open the link.',
     url: 'https://example.com/connect',
     decision: null,
+    reason: null,
     follow_up_text: null,
     queued: false,
     follow_up_attempts: 0,

@@ -243,6 +243,52 @@ describe('consent and action cards in Chromium', () => {
     await context.close();
   });
 
+  it('rejects with the person’s reason: Undo sends nothing; the agent gets the reason after its turn; the transcript keeps it', async () => {
+    const { context, page } = await desktop();
+    const created = await startTask(world, 'Consent reject reason', '/permission');
+    const request = await awaitRequest(world, created.session.id, 'consent');
+    const bodies: unknown[] = [];
+    page.on('request', (sent) => {
+      if (sent.url().endsWith('/respond')) bodies.push(sent.postDataJSON());
+    });
+    await openSession(page, world, created.session.id);
+    const consent = card(page, request.id);
+    const reason = 'Delete only .cache/tmp, keep the rest';
+    await consent.locator('[data-option-id="reject-once"]').click();
+    await consent.getByTestId('decision-reason').fill(reason);
+    await consent.getByTestId('decision-confirm-yes').click();
+    await consent.getByTestId('user-input-undo').waitFor(WAIT);
+    await consent.getByTestId('undo').click();
+    await consent.locator('[data-option-id="reject-once"]').waitFor(WAIT);
+    expect(bodies).toEqual([]);
+
+    await consent.locator('[data-option-id="reject-once"]').click();
+    await consent.getByTestId('decision-reason').fill(reason);
+    await consent.getByTestId('decision-confirm-yes').click();
+    // Held for the undo window, then sent on its own.
+    await consent.getByTestId('user-input-undo').waitFor(WAIT);
+    await consent.getByTestId('user-input-undo').waitFor({ state: 'detached', ...WAIT });
+    await settledAs(page, request.id, 'rejected').waitFor(WAIT);
+    expect(bodies).toEqual([{ option_id: 'reject-once', reason }]);
+    await expect(consent.getByTestId('user-input-outcome').textContent()).resolves.toBe(
+      `Rejected: Reject. Your reason: “${reason}”`,
+    );
+    await agentSaid(page, 'Permission answer: "reject-once" (Reject).').waitFor(WAIT);
+    const followUp = `I rejected: ${request.title}. My reason: ${reason}`;
+    await agentSaid(page, `You said: ${followUp}`).waitFor(WAIT);
+    await page.reload();
+    const kept = page.getByTestId('user-input-decision');
+    await kept.waitFor(WAIT);
+    await expect(kept.locator('.message-content').textContent()).resolves.toBe(
+      `Reject: ${request.title}`,
+    );
+    await expect(kept.getByTestId('decision-reason').textContent()).resolves.toBe(
+      `Reason: “${reason}”`,
+    );
+    await shoot(kept, 'consent-reject-reason');
+    await context.close();
+  });
+
   it('does Done on an action: the link is safe, and the follow-up is sent once', async () => {
     const { context, page } = await desktop();
     const created = await startTask(world, 'Action done', '/action');

@@ -10,9 +10,12 @@ import { useServices } from '../app/services.js';
 import { decideAll, type BulkChoice, type BulkItemResult } from '../model/bulk-consent.js';
 import type { ConsentView } from '../model/types.js';
 import { userInputTransitions } from '../model/user-inputs.js';
+import { DecisionConfirm } from './decision-confirm.js';
 
 type BarState =
   | { phase: 'idle' }
+  /** A Reject waits for its confirmation and the one optional reason for all. */
+  | { phase: 'confirming' }
   | { phase: 'sending'; choice: BulkChoice; done: number }
   | { phase: 'done'; failures: BulkItemResult[] };
 
@@ -26,12 +29,13 @@ export function BulkConsentBar(props: {
   const [state, setState] = useState<BarState>({ phase: 'idle' });
   const count = props.selected.length;
 
-  const run = (choice: BulkChoice) => {
+  const run = (choice: BulkChoice, reason = '') => {
     if (state.phase === 'sending' || count === 0) return;
     let done = 0;
     setState({ phase: 'sending', choice, done });
     void decideAll(api, props.selected, choice, {
       deadlineMs: config.respondDeadlineMs,
+      ...(reason === '' ? {} : { reason }),
       onEach: ({ view, outcome }) => {
         done += 1;
         if (outcome.kind === 'answered') {
@@ -58,7 +62,21 @@ export function BulkConsentBar(props: {
       role="region"
       aria-label={t('triage.bulkTitle')}
     >
-      {count > 0 ? (
+      {count > 0 && state.phase === 'confirming' ? (
+        <DecisionConfirm
+          prompt={t('rejectReason.bulkPrompt', { count })}
+          placeholder={t('rejectReason.placeholder')}
+          yes={t('rejectReason.bulkYes', { count })}
+          withReason
+          onConfirm={(reason) => {
+            run('reject', reason);
+          }}
+          onCancel={() => {
+            setState({ phase: 'idle' });
+          }}
+        />
+      ) : null}
+      {count > 0 && state.phase !== 'confirming' ? (
         <div className="bulk-actions">
           <span>{t('triage.bulkSelected', { count })}</span>
           <button
@@ -78,7 +96,7 @@ export function BulkConsentBar(props: {
             data-testid="bulk-reject"
             disabled={state.phase === 'sending'}
             onClick={() => {
-              run('reject');
+              setState({ phase: 'confirming' });
             }}
           >
             {t('triage.bulkReject', { count })}

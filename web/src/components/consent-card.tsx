@@ -23,12 +23,14 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
       <ToolDetails details={view.details} />
       {props.choices && confirming && !props.busy ? (
         <DecisionConfirm
-          prompt={t('decide.rejectConfirm')}
+          prompt={t('rejectReason.prompt')}
+          placeholder={t('rejectReason.placeholder')}
           yes={confirming.label}
-          withReason={false}
-          onConfirm={() => {
+          withReason
+          onConfirm={(reason) => {
             setRejecting(undefined);
-            props.respondAfterUndo({ option_id: confirming.option_id });
+            const { option_id } = confirming;
+            props.respondAfterUndo(reason === '' ? { option_id } : { option_id, reason });
           }}
           onCancel={() => {
             setRejecting(undefined);
@@ -86,6 +88,8 @@ function consentOutcomeText(
     case 'chosen': {
       const option = outcome.option.label;
       if (outcome.remembered) return t('userInput.outcome.remembered', { option });
+      if (outcome.reason !== null)
+        return t('rejectReason.outcome', { option, reason: outcome.reason });
       return outcome.allowed
         ? t('userInput.outcome.allowed', { option })
         : t('userInput.outcome.rejected', { option });

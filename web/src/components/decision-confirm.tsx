@@ -1,8 +1,9 @@
 /**
  * `DecisionConfirm`: the second step of a Reject or Skip on a consent or
- * action card. It asks to confirm and, where the agent can be told (an
- * action's Skip), takes an optional reason in the person's own words; the
- * card then holds the answer for the undo window before it is sent.
+ * action card, and of a bulk Reject. It asks to confirm and takes an optional
+ * reason in the person's own words (a Skip's goes with the answer, a
+ * Reject's follows the agent's turn as a message); the card then holds the
+ * answer for the undo window before it is sent.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -14,6 +15,8 @@ export function DecisionConfirm(props: {
   yes: string;
   /** Offer a reason field: only where the server passes it on. */
   withReason: boolean;
+  /** The reason field's hint; a Skip's by default. */
+  placeholder?: string;
   onConfirm: (reason: string) => void;
   onCancel: () => void;
 }) {
@@ -28,7 +31,7 @@ export function DecisionConfirm(props: {
           <textarea
             className="custom-input skip-reason"
             data-testid="decision-reason"
-            placeholder={t('decide.skipReasonPlaceholder')}
+            placeholder={props.placeholder ?? t('decide.skipReasonPlaceholder')}
             value={reason}
             rows={2}
             maxLength={MAX_ANSWER_TEXT_CODE_POINTS * 2}

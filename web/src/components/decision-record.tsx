@@ -36,7 +36,9 @@ function useDecisionSummary(metadata: Record<string, unknown>): string {
 }
 
 export function UserInputDecisionRow({ message }: { message: MessageView }) {
+  const { t } = useTranslation();
   const summary = useDecisionSummary(message.metadata);
+  const reason = typeof message.metadata.reason === 'string' ? message.metadata.reason : '';
   return (
     <article
       className="message message-decision"
@@ -44,6 +46,11 @@ export function UserInputDecisionRow({ message }: { message: MessageView }) {
       data-kind={String(message.metadata.kind)}
     >
       <p className="message-content">{summary}</p>
+      {reason === '' ? null : (
+        <p className="decision-reason" data-testid="decision-reason">
+          {t('rejectReason.transcript', { reason })}
+        </p>
+      )}
       <DecidedBy value={message.metadata.responded_by} />
     </article>
   );

@@ -567,4 +567,12 @@ export const de: Catalog = {
       too_many: 'Wähle höchstens {{limit}}.',
     },
   },
+  rejectReason: {
+    prompt: 'Diese Anfrage ablehnen? Du kannst dem Agenten sagen, was er stattdessen tun soll.',
+    placeholder: 'Was der Agent stattdessen tun soll (optional)',
+    outcome: 'Abgelehnt: {{option}}. Dein Grund: „{{reason}}“',
+    transcript: 'Grund: „{{reason}}“',
+    bulkPrompt: '{{count}} Anfragen ablehnen? Ein Grund für alle Agenten, oder keiner.',
+    bulkYes: '{{count}} ablehnen',
+  },
 };

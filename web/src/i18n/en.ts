@@ -550,6 +550,15 @@ export const en = {
       too_many: 'Choose at most {{limit}}.',
     },
   },
+  /** A Reject's reason (consent card, inline, bulk) and where it is shown again. */
+  rejectReason: {
+    prompt: 'Reject this request? You may tell the agent what to do instead.',
+    placeholder: 'What the agent should do instead (optional)',
+    outcome: 'Rejected: {{option}}. Your reason: “{{reason}}”',
+    transcript: 'Reason: “{{reason}}”',
+    bulkPrompt: 'Reject {{count}} requests? One reason goes to every agent, or none.',
+    bulkYes: 'Reject {{count}}',
+  },
 } as const;
 
 type Widen<T> = { -readonly [K in keyof T]: T[K] extends string ? string : Widen<T[K]> };

@@ -557,4 +557,13 @@ export const ja: Catalog = {
       too_many: '{{limit}} 個以内で選んでください。',
     },
   },
+  rejectReason: {
+    prompt: 'このリクエストを拒否しますか？代わりにしてほしいことをエージェントに伝えられます。',
+    placeholder: '代わりにエージェントにしてほしいこと（任意）',
+    outcome: '拒否しました：{{option}}。理由：「{{reason}}」',
+    transcript: '理由：「{{reason}}」',
+    bulkPrompt:
+      '{{count}} 件を拒否しますか？理由はすべてのエージェントに同じものを送るか、送りません。',
+    bulkYes: '{{count}} 件を拒否',
+  },
 };

@@ -1,7 +1,8 @@
 /**
  * Deciding several consent requests of one kind at once: the client sends the
  * ordinary respond call for each, one after another, with each request's own
- * once-only option, and reports what became of each. No bulk route: every
+ * once-only option (a Reject with the one reason given for all, or none), and
+ * reports what became of each. No bulk route: every
  * request settles by the same first-wins rule as a single answer, and a
  * failure of one leaves the others decided.
  */
@@ -25,6 +26,8 @@ export async function decideAll(
   views: readonly ConsentView[],
   choice: BulkChoice,
   options: {
+    /** With a Reject: the person's words, sent with each request's reject. */
+    reason?: string;
     deadlineMs?: number;
     timers?: Timers;
     /** Called after each request, so the model can take each answer as it lands. */
@@ -32,6 +35,7 @@ export async function decideAll(
   } = {},
 ): Promise<BulkItemResult[]> {
   const results: BulkItemResult[] = [];
+  const words = choice === 'reject' && options.reason ? { reason: options.reason } : {};
   for (const view of views) {
     const optionId = bulkOptionOf(view, choice);
     const outcome: BulkItemOutcome =
@@ -40,7 +44,7 @@ export async function decideAll(
         : await postUserInputAnswer(
             api,
             view.id,
-            { option_id: optionId },
+            { option_id: optionId, ...words },
             {
               ...(options.deadlineMs === undefined ? {} : { deadlineMs: options.deadlineMs }),
               ...(options.timers ? { timers: options.timers } : {}),

@@ -174,7 +174,14 @@ export function waitingByTask(state: UserInputsState): Record<string, WaitingKin
 export type UserInputOutcome =
   | { kind: 'waiting' }
   /** A person's choice, or an earlier "always" applied without asking (`remembered`). */
-  | { kind: 'chosen'; option: ConsentOption; allowed: boolean; remembered: boolean }
+  | {
+      kind: 'chosen';
+      option: ConsentOption;
+      allowed: boolean;
+      remembered: boolean;
+      /** A Reject's reason in the person's words; it follows the agent's turn. */
+      reason: string | null;
+    }
   /** Nobody answered in time; the agent was refused. */
   | { kind: 'timed_out' }
   /** The agent's turn or call ended first, or the session went away. */
@@ -210,6 +217,7 @@ export function outcomeOf(entry: UserInputEntry): UserInputOutcome {
         option,
         allowed: option.kind === 'allow_once' || option.kind === 'allow_always',
         remembered: view.remembered,
+        reason: view.reason,
       };
     }
   }

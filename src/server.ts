@@ -6,6 +6,7 @@
  * served.
  */
 import { HTTP_KEEP_ALIVE_TIMEOUT_MS, STATISTICS_INTERVAL_MS } from './tunables.js';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Context } from 'hono';
@@ -22,6 +23,7 @@ import {
   recoverClarifications,
   type ClarificationBudgets,
 } from './clarification/index.js';
+import { createWakeBus, type WakeBus } from './cluster/index.js';
 import type { Config } from './config.js';
 import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
@@ -79,6 +81,8 @@ export interface RunningServer {
   readonly turns: TurnsDeps;
   /** Every route the HTTP app registered (Hono's table), for contract tests. */
   readonly routes: readonly { readonly method: string; readonly path: string }[];
+  /** Cross-replica wake-ups; `wakes.listenerState()` is the listener's state for `/healthz`. */
+  readonly wakes: WakeBus;
   close(): Promise<void>;
 }
 
@@ -92,6 +96,10 @@ export interface ServerOptions extends OpenOptions {
   peerAddress?: (c: Context) => string | undefined;
   /** Notifications: senders by kind (added to the built-in ones), tunables, ports. */
   notify?: NotifyOptions;
+  /** This server among the replicas on one database; generated when absent (issue 16). */
+  replicaId?: string;
+  /** How often wake subscribers resync from the store (tests shorten it). */
+  wakePollIntervalMs?: number;
 }
 
 export interface NotifyOptions {
@@ -137,6 +145,12 @@ export async function startServer(
       onBackgroundFailure: (error) => {
         logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
       },
+      onListenerDown: (error, retryMs) => {
+        logger.warn(
+          { err: error, retry_ms: retryMs },
+          'wake listener down; polling until it is back',
+        );
+      },
       ...options,
     });
   } catch (error) {
@@ -164,6 +178,13 @@ export async function startServer(
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     const metrics = createMetrics({ collectDefaults: true });
+    const wakes = createWakeBus({
+      store,
+      replicaId: options.replicaId ?? randomUUID(),
+      timers: systemTimers,
+      logger: logger.child({ component: 'wake-bus' }),
+      ...(options.wakePollIntervalMs ? { pollIntervalMs: options.wakePollIntervalMs } : {}),
+    });
     const hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
       clock: store.clock,
@@ -317,6 +338,7 @@ export async function startServer(
       clarification,
       turns,
       routes: app.routes.map(({ method, path }) => ({ method, path })),
+      wakes,
       async close() {
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
@@ -340,6 +362,7 @@ export async function startServer(
           server.closeAllConnections();
         });
         await clarification.close();
+        wakes.close();
         await store.close();
         lock?.release();
       },

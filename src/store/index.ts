@@ -219,3 +219,5 @@ export {
   keepConsentRule,
   listConsentRules,
 } from './consent-rules.js';
+export type { ListenerState, WakeChannel, WakeHandlers } from './wake.js';
+export { localWakeChannel, WAKE_CHANNEL, WAKE_LISTENER_APPLICATION } from './wake.js';

@@ -14,6 +14,7 @@ import {
   type Dialect,
   type Driver,
   type Store,
+  localWakeChannel,
 } from '../../src/store/index.js';
 import { systemClock } from '../../src/support/clock.js';
 import { uuidSource } from '../../src/support/ids.js';
@@ -55,6 +56,7 @@ function legacyStore(db: Kysely<Database>, dialect: Dialect): Store {
     clock: systemClock(),
     ids: uuidSource,
     schema: { state: 'ready', steps: 0 },
+    wakes: localWakeChannel(),
     transaction: () => Promise.reject(new Error('not used')),
     ping: () => Promise.resolve(),
     refreshStatistics: () => Promise.resolve(),

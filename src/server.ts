@@ -23,7 +23,13 @@ import {
   recoverClarifications,
   type ClarificationBudgets,
 } from './clarification/index.js';
-import { createWakeBus, type WakeBus } from './cluster/index.js';
+import {
+  createWakeBus,
+  loggingPublisher,
+  sessionEventLog,
+  startEventRelay,
+  type WakeBus,
+} from './cluster/index.js';
 import type { Config } from './config.js';
 import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
@@ -191,11 +197,23 @@ export async function startServer(
       logger: logger.child({ component: 'events' }),
       metrics,
     });
+    // Several servers share PostgreSQL: events are logged for the others and relayed from them.
+    const replicated = store.driver === 'postgres';
+    const relay = replicated
+      ? await startEventRelay({
+          store,
+          bus: wakes,
+          hub,
+          timers: systemTimers,
+          logger: logger.child({ component: 'event-relay' }),
+        })
+      : undefined;
     // Every session write: clarification rows and the registry's requests make pending_action.
     const sessions = createSessionWriter({
       store,
       events: hub,
       userInputPending: (sessionId) => registry?.pendingActionOf(sessionId) ?? null,
+      ...(replicated ? { log: sessionEventLog(wakes) } : {}),
     });
     // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
     await recoverClarifications({ store, sessions }, logger.child({ component: 'recovery' }));
@@ -233,7 +251,9 @@ export async function startServer(
       timers: systemTimers,
       publish: userInputPublisher({
         sessions,
-        events: hub,
+        events: replicated
+          ? loggingPublisher(store, wakes, hub, logger.child({ component: 'event-relay' }))
+          : hub,
         logger: logger.child({ component: 'user-input' }),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
@@ -362,6 +382,7 @@ export async function startServer(
           server.closeAllConnections();
         });
         await clarification.close();
+        await relay?.stop();
         wakes.close();
         await store.close();
         lock?.release();

@@ -14,3 +14,5 @@ export type {
   WakeTopic,
 } from './wake-bus.js';
 export { createWakeBus, encodeWake, parseWake } from './wake-bus.js';
+export type { EventRelay, EventRelayOptions } from './event-relay.js';
+export { loggingPublisher, sessionEventLog, startEventRelay } from './event-relay.js';

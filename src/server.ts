@@ -181,6 +181,8 @@ export async function startServer(
       }),
       ...config.agentTimings,
     });
+  // A start that fails after the wake bus began stops its polls with the store.
+  let stopWakes: (() => Promise<void>) | undefined;
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     const metrics = createMetrics({ collectDefaults: true });
@@ -208,6 +210,10 @@ export async function startServer(
           logger: logger.child({ component: 'event-relay' }),
         })
       : undefined;
+    stopWakes = async () => {
+      await relay?.stop();
+      wakes.close();
+    };
     // Every session write: clarification rows and the registry's requests make pending_action.
     const sessions = createSessionWriter({
       store,
@@ -382,13 +388,13 @@ export async function startServer(
           server.closeAllConnections();
         });
         await clarification.close();
-        await relay?.stop();
-        wakes.close();
+        await stopWakes?.();
         await store.close();
         lock?.release();
       },
     };
   } catch (error) {
+    await stopWakes?.();
     await host.close();
     await store.close();
     lock?.release();

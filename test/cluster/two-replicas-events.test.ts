@@ -1,8 +1,8 @@
 /**
  * Issue 16, events across replicas with real processes: two `clarion serve`
  * on one embedded PostgreSQL. A browser's socket on B sees a session that
- * lives on A (its messages, its state changes) with A's revisions, after
- * subscribing first and reading its snapshot from B.
+ * lives on A (its messages, its state changes, its consent request) with A's
+ * revisions, after subscribing first and reading its snapshot from B.
  */
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -151,5 +151,19 @@ describe('events across two replicas on one PostgreSQL', () => {
     const known = new Set([...snapshotMessages.json.messages.map((m) => m.id), ...addedAfter]);
     expect(final.json.messages.length).toBeGreaterThan(1);
     for (const { id } of final.json.messages) expect(known.has(id)).toBe(true);
+
+    // An event no session write carries (the registry's consent request on A) crosses too.
+    const asking = await apiA<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'Consent across replicas',
+      prompt: '/permission',
+    });
+    expect(asking.status).toBe(201);
+    await eventually(
+      () =>
+        Promise.resolve(
+          onB.events(asking.json.session.id).some((event) => event.type === 'user_input.requested'),
+        ),
+      20_000,
+    );
   });
 });

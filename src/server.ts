@@ -6,6 +6,7 @@
  * served.
  */
 import { HTTP_KEEP_ALIVE_TIMEOUT_MS, STATISTICS_INTERVAL_MS } from './tunables.js';
+import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Context } from 'hono';
@@ -22,6 +23,13 @@ import {
   recoverClarifications,
   type ClarificationBudgets,
 } from './clarification/index.js';
+import {
+  createWakeBus,
+  loggingPublisher,
+  sessionEventLog,
+  startEventRelay,
+  type WakeBus,
+} from './cluster/index.js';
 import type { Config } from './config.js';
 import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
@@ -79,6 +87,8 @@ export interface RunningServer {
   readonly turns: TurnsDeps;
   /** Every route the HTTP app registered (Hono's table), for contract tests. */
   readonly routes: readonly { readonly method: string; readonly path: string }[];
+  /** Cross-replica wake-ups; `wakes.listenerState()` is the listener's state for `/healthz`. */
+  readonly wakes: WakeBus;
   close(): Promise<void>;
 }
 
@@ -92,6 +102,10 @@ export interface ServerOptions extends OpenOptions {
   peerAddress?: (c: Context) => string | undefined;
   /** Notifications: senders by kind (added to the built-in ones), tunables, ports. */
   notify?: NotifyOptions;
+  /** This server among the replicas on one database; generated when absent (issue 16). */
+  replicaId?: string;
+  /** How often wake subscribers resync from the store (tests shorten it). */
+  wakePollIntervalMs?: number;
 }
 
 export interface NotifyOptions {
@@ -137,6 +151,12 @@ export async function startServer(
       onBackgroundFailure: (error) => {
         logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
       },
+      onListenerDown: (error, retryMs) => {
+        logger.warn(
+          { err: error, retry_ms: retryMs },
+          'wake listener down; polling until it is back',
+        );
+      },
       ...options,
     });
   } catch (error) {
@@ -161,20 +181,45 @@ export async function startServer(
       }),
       ...config.agentTimings,
     });
+  // A start that fails after the wake bus began stops its polls with the store.
+  let stopWakes: (() => Promise<void>) | undefined;
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     const metrics = createMetrics({ collectDefaults: true });
+    const wakes = createWakeBus({
+      store,
+      replicaId: options.replicaId ?? randomUUID(),
+      timers: systemTimers,
+      logger: logger.child({ component: 'wake-bus' }),
+      ...(options.wakePollIntervalMs ? { pollIntervalMs: options.wakePollIntervalMs } : {}),
+    });
     const hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
       clock: store.clock,
       logger: logger.child({ component: 'events' }),
       metrics,
     });
+    // Several servers share PostgreSQL: events are logged for the others and relayed from them.
+    const replicated = store.driver === 'postgres';
+    const relay = replicated
+      ? await startEventRelay({
+          store,
+          bus: wakes,
+          hub,
+          timers: systemTimers,
+          logger: logger.child({ component: 'event-relay' }),
+        })
+      : undefined;
+    stopWakes = async () => {
+      await relay?.stop();
+      wakes.close();
+    };
     // Every session write: clarification rows and the registry's requests make pending_action.
     const sessions = createSessionWriter({
       store,
       events: hub,
       userInputPending: (sessionId) => registry?.pendingActionOf(sessionId) ?? null,
+      ...(replicated ? { log: sessionEventLog(wakes) } : {}),
     });
     // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
     await recoverClarifications({ store, sessions }, logger.child({ component: 'recovery' }));
@@ -212,7 +257,9 @@ export async function startServer(
       timers: systemTimers,
       publish: userInputPublisher({
         sessions,
-        events: hub,
+        events: replicated
+          ? loggingPublisher(store, wakes, hub, logger.child({ component: 'event-relay' }))
+          : hub,
         logger: logger.child({ component: 'user-input' }),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
@@ -317,6 +364,7 @@ export async function startServer(
       clarification,
       turns,
       routes: app.routes.map(({ method, path }) => ({ method, path })),
+      wakes,
       async close() {
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
@@ -340,11 +388,13 @@ export async function startServer(
           server.closeAllConnections();
         });
         await clarification.close();
+        await stopWakes?.();
         await store.close();
         lock?.release();
       },
     };
   } catch (error) {
+    await stopWakes?.();
     await host.close();
     await store.close();
     lock?.release();

@@ -175,3 +175,14 @@ export const NOTIFY_CLAIM_LEASE_MS = NOTIFY_SEND_TIMEOUT_MS + 20_000;
 export const NOTIFY_STOP_TIMEOUT_MS = 2_000;
 /** Channels the worker starts lanes for per poll; the rest wait for the next poll. */
 export const NOTIFY_LANES_PER_POLL = 100;
+
+// Cross-replica wake-ups and events (issue 16, part B).
+/** Every subscriber of the wake bus resyncs from the store this often: how late a lost notification may be. */
+export const WAKE_POLL_INTERVAL_MS = 2_000;
+/** The listener connection's reconnect backoff after it died: doubles from the first, capped. */
+export const WAKE_LISTENER_RETRY_MIN_MS = 100;
+export const WAKE_LISTENER_RETRY_MAX_MS = 5_000;
+/** Rows of the event log older than this are pruned; a replica lagging longer resyncs from the store. */
+export const EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
+/** How often the event log is pruned. */
+export const EVENT_LOG_PRUNE_INTERVAL_MS = 60 * 1000;

@@ -3,4 +3,16 @@
  * which sessions it holds by lease, and the wake-ups that cross replicas. The
  * store stays the only truth; nothing here is authority a restart would lose.
  */
-export {};
+
+// Cross-replica wake-ups and events (part B).
+export type {
+  Wake,
+  WakeBus,
+  WakeBusOptions,
+  WakeKind,
+  WakeSubscriber,
+  WakeTopic,
+} from './wake-bus.js';
+export { createWakeBus, encodeWake, parseWake } from './wake-bus.js';
+export type { EventRelay, EventRelayOptions } from './event-relay.js';
+export { loggingPublisher, sessionEventLog, startEventRelay } from './event-relay.js';

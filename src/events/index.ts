@@ -7,6 +7,7 @@ export type {
   PendingAction,
 } from './types.js';
 export type {
+  SessionEventLog,
   SessionWrite,
   SessionWriter,
   SessionWriterDeps,

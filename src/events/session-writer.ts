@@ -35,10 +35,22 @@ import type { ClarionEvent, EventPublisher, PendingAction } from './types.js';
 /** The registry's half of `pending_action`: its live consent or action request, if any. */
 export type UserInputPending = (sessionId: string) => 'consent' | 'form' | 'action' | null;
 
+/**
+ * Keeps a write's staged events with its transaction for other replicas, and
+ * wakes them (one statement; issue 16). Absent with a single server (SQLite),
+ * whose writes cost what they did.
+ */
+export type SessionEventLog = (
+  tx: RepoContext,
+  sessionId: string,
+  events: readonly ClarionEvent[],
+) => Promise<void>;
+
 export interface SessionWriterDeps {
   store: Store;
   events: EventPublisher;
   userInputPending: UserInputPending;
+  log?: SessionEventLog;
 }
 
 /** What a change reports through while it runs inside the write. */
@@ -139,7 +151,9 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
             changes.moved = session;
           },
         });
-        return { result, events: await stage(tx, sessionId, changes) };
+        const events = await stage(tx, sessionId, changes);
+        if (events.length > 0 && deps.log) await deps.log(tx, sessionId, events);
+        return { result, events };
       }, options);
       for (const event of events) deps.events.publish(event);
       return result;

@@ -219,3 +219,7 @@ export {
   keepConsentRule,
   listConsentRules,
 } from './consent-rules.js';
+export type { ListenerState, WakeChannel, WakeHandlers } from './wake.js';
+export { localWakeChannel, WAKE_CHANNEL, WAKE_LISTENER_APPLICATION } from './wake.js';
+export type { EventLogCursor, LoggableEvent, LoggedEvent } from './event-log.js';
+export { appendSessionEvents, eventLogStart, pruneEventLog, readEventLog } from './event-log.js';

@@ -26,12 +26,18 @@ import {
   type TransactionOptions,
 } from './transaction.js';
 import { startWalCheckpointer } from './wal-checkpointer.js';
+import {
+  localWakeChannel,
+  postgresWakeChannel,
+  type ListenerEvents,
+  type WakeChannel,
+} from './wake.js';
 
 export type DatabaseTarget =
   | { readonly driver: 'sqlite'; readonly dataDir: string }
   | { readonly driver: 'postgres'; readonly url: string };
 
-export interface OpenOptions {
+export interface OpenOptions extends ListenerEvents {
   clock?: Clock;
   ids?: IdSource;
   /** Replaces the start-up steps; tests use it to inject a failing step. */
@@ -56,6 +62,8 @@ export interface Store extends RepoContext {
    * I/O error, it fails with `StorageUnavailableError`.
    */
   transaction<T>(work: (tx: RepoContext) => Promise<T>, options?: TransactionOptions): Promise<T>;
+  /** Wake-ups sent with a commit, heard by every server on the database (`wake.ts`). */
+  readonly wakes: WakeChannel;
   /** Round trip to the database, for health checks. */
   ping(): Promise<void>;
   /** Brings planner statistics up to date where the engine does not do it itself. */
@@ -124,6 +132,12 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
             ...(options.checkpointIntervalMs ? { intervalMs: options.checkpointIntervalMs } : {}),
             ...(options.onBackgroundFailure ? { onFailure: options.onBackgroundFailure } : {}),
           });
+    const wakes =
+      target.driver === 'sqlite'
+        ? localWakeChannel()
+        : postgresWakeChannel(target.url, {
+            ...(options.onListenerDown ? { onListenerDown: options.onListenerDown } : {}),
+          });
     return {
       driver: target.driver,
       dialect,
@@ -131,10 +145,23 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
       clock,
       ids,
       schema,
-      transaction: (work, transactionOptions = {}) =>
-        runTransaction(db, dialect, connection.control, transactionOptions, (conn) =>
-          work({ db: conn, dialect, clock, ids }),
-        ),
+      wakes,
+      transaction: async (work, transactionOptions = {}) => {
+        let tx: RepoContext | undefined;
+        const result = await runTransaction(
+          db,
+          dialect,
+          connection.control,
+          transactionOptions,
+          (conn) => {
+            tx = { db: conn, dialect, clock, ids };
+            wakes.begun(tx);
+            return work(tx);
+          },
+        );
+        if (tx) wakes.committed(tx);
+        return result;
+      },
       ping: async () => {
         await sql`SELECT 1`.execute(db);
       },
@@ -143,6 +170,7 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
         // First, so that the serving connection is the last one and its close
         // checkpoints the rest of the WAL and removes it.
         await checkpointer?.stop();
+        await wakes.close();
         await db.destroy();
       },
     };

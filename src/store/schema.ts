@@ -270,6 +270,26 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_consent_rules_tool', 'consent_rules (agent_profile, tool_key)'),
 ];
 
+// The event log that carries session events across replicas (issue 16, part B;
+// `event-log.ts`). PostgreSQL only: SQLite is one server and logs nothing. `txid`
+// orders readers by transaction, so a late commit is never read past.
+const EVENT_LOG: readonly SchemaStep[] = [
+  {
+    name: 'table session_events',
+    ddl: `CREATE TABLE IF NOT EXISTS session_events (
+      id BIGSERIAL PRIMARY KEY,
+      txid XID8 NOT NULL DEFAULT pg_current_xact_id(),
+      session_id TEXT NOT NULL,
+      revision INTEGER NOT NULL,
+      origin TEXT NOT NULL,
+      event TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  },
+  index('idx_session_events_order', 'session_events (txid, id)'),
+  index('idx_session_events_created', 'session_events (created_at)'),
+];
+
 function index(name: string, target: string): SchemaStep {
   return { name: `index ${name}`, ddl: `CREATE INDEX IF NOT EXISTS ${name} ON ${target}` };
 }
@@ -311,7 +331,8 @@ export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
     name: `index ${dialect.pendingRowsIndex.name}`,
     ddl: dialect.pendingRowsIndex.ddl,
   };
-  return [...TABLES, ...COLUMNS, ...PLAIN_INDEXES, ...pendingId, pendingRows];
+  const eventLog = dialect.driver === 'postgres' ? EVENT_LOG : [];
+  return [...TABLES, ...COLUMNS, ...PLAIN_INDEXES, ...pendingId, pendingRows, ...eventLog];
 }
 
 export class SchemaStepError extends Error {

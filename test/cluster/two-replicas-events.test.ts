@@ -1,0 +1,169 @@
+/**
+ * Issue 16, events across replicas with real processes: two `clarion serve`
+ * on one embedded PostgreSQL. A browser's socket on B sees a session that
+ * lives on A (its messages, its state changes, its consent request) with A's
+ * revisions, after subscribing first and reading its snapshot from B.
+ */
+import { once } from 'node:events';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import type { ClarionEvent } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { startServing, type Serving } from '../support/clarion-process.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bearerApi } from '../support/in-process-server.js';
+
+const TOKEN = 'two-replicas-admin-token-0123456';
+
+/** A socket on `/api/v1/events` that keeps every frame. */
+async function eventsSocket(url: string) {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/events`, {
+    headers: { authorization: `Bearer ${TOKEN}` },
+  });
+  const frames: { type: string; event?: ClarionEvent }[] = [];
+  socket.on('message', (data: Buffer) => {
+    frames.push(JSON.parse(data.toString('utf8')) as { type: string; event?: ClarionEvent });
+  });
+  await once(socket, 'open');
+  socket.send(JSON.stringify({ type: 'subscribe', all: true }));
+  await eventually(() => Promise.resolve(frames.some((frame) => frame.type === 'subscribed')));
+  return {
+    socket,
+    events: (sessionId: string) =>
+      frames.flatMap((frame) =>
+        frame.type === 'event' && frame.event?.session_id === sessionId ? [frame.event] : [],
+      ),
+  };
+}
+
+const shape = (event: ClarionEvent) => ({
+  type: event.type,
+  revision: event.revision,
+  ...('message' in event ? { message: event.message.id } : {}),
+  ...('state' in event ? { state: event.state } : {}),
+});
+
+describe('events across two replicas on one PostgreSQL', () => {
+  let database: TestDatabase | undefined;
+  const servers: Serving[] = [];
+  const sockets: WebSocket[] = [];
+
+  afterEach(async () => {
+    for (const socket of sockets.splice(0)) socket.close();
+    for (const server of servers.splice(0)) await server.stop();
+    await database?.dispose();
+    database = undefined;
+  });
+
+  it("a socket on B sees A's session live, with A's revisions", async () => {
+    database = await freshDatabase('postgres');
+    if (database.target.driver !== 'postgres') throw new Error('postgres expected');
+    const env = {
+      DATABASE_URL: database.target.url,
+      CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused'),
+      CLARION_ADMIN_TOKEN: TOKEN,
+    };
+    // Both start before any session exists: a start still resets every running session.
+    const a = await startServing(env);
+    servers.push(a);
+    const b = await startServing(env);
+    servers.push(b);
+    const onA = await eventsSocket(a.url);
+    const onB = await eventsSocket(b.url);
+    sockets.push(onA.socket, onB.socket);
+
+    // The session lives on A: its agent runs there and its writes are A's.
+    const apiA = bearerApi(a.url, TOKEN);
+    const apiB = bearerApi(b.url, TOKEN);
+    const created = await apiA<{ task: { id: string }; session: { id: string } }>(
+      'POST',
+      '/api/v1/tasks',
+      { title: 'Across replicas', prompt: 'hello from A' },
+    );
+    expect(created.status).toBe(201);
+    const sessionId = created.json.session.id;
+
+    // Subscribed first, then the snapshot from B: nothing after it is missed.
+    const snapshot = await apiB<{ sessions: { id: string; revision: number }[] }>(
+      'GET',
+      `/api/v1/tasks/${created.json.task.id}/sessions`,
+    );
+    expect(snapshot.status).toBe(200);
+    const snapshotRevision = snapshot.json.sessions.find((s) => s.id === sessionId)?.revision;
+    expect(snapshotRevision).toBeDefined();
+    // Read after the revision: it holds at least what that revision did.
+    const snapshotMessages = await apiB<{ messages: { id: string }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+
+    // The demo agent answers on A; B's socket sees the reply and the state changes.
+    await eventually(
+      () =>
+        Promise.resolve(
+          onB
+            .events(sessionId)
+            .some(
+              (event) =>
+                event.type === 'message.added' &&
+                event.message.author === 'agent' &&
+                event.message.type === 'message',
+            ),
+        ),
+      20_000,
+    );
+    await eventually(
+      () =>
+        Promise.resolve(
+          onB.events(sessionId).some((event) => event.type === 'session.state_changed'),
+        ),
+      20_000,
+    );
+    // Let A's last writes reach B, then compare: B saw what A's own socket saw, once, in order.
+    await eventually(async () => {
+      const now = await apiA<{ sessions: { id: string; revision: number }[] }>(
+        'GET',
+        `/api/v1/tasks/${created.json.task.id}/sessions`,
+      );
+      const revision = now.json.sessions.find((s) => s.id === sessionId)?.revision ?? -1;
+      const seen = (events: ClarionEvent[]) => Math.max(-1, ...events.map((e) => e.revision));
+      return seen(onA.events(sessionId)) >= revision && seen(onB.events(sessionId)) >= revision;
+    }, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+
+    const fromA = onA.events(sessionId).map(shape);
+    const fromB = onB.events(sessionId).map(shape);
+    expect(fromB).toEqual(fromA);
+    const revisions = fromB.map((event) => event.revision);
+    expect([...revisions].sort((x, y) => x - y)).toEqual(revisions);
+
+    // The snapshot plus the events past its revision hold every message A has.
+    const final = await apiA<{ messages: { id: string }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+    const addedAfter = onB
+      .events(sessionId)
+      .filter((event) => event.revision > (snapshotRevision ?? 0))
+      .flatMap((event) => (event.type === 'message.added' ? [event.message.id] : []));
+    const known = new Set([...snapshotMessages.json.messages.map((m) => m.id), ...addedAfter]);
+    expect(final.json.messages.length).toBeGreaterThan(1);
+    for (const { id } of final.json.messages) expect(known.has(id)).toBe(true);
+
+    // An event no session write carries (the registry's consent request on A) crosses too.
+    const asking = await apiA<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'Consent across replicas',
+      prompt: '/permission',
+    });
+    expect(asking.status).toBe(201);
+    await eventually(
+      () =>
+        Promise.resolve(
+          onB.events(asking.json.session.id).some((event) => event.type === 'user_input.requested'),
+        ),
+      20_000,
+    );
+  });
+});

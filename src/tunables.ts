@@ -175,3 +175,13 @@ export const NOTIFY_CLAIM_LEASE_MS = NOTIFY_SEND_TIMEOUT_MS + 20_000;
 export const NOTIFY_STOP_TIMEOUT_MS = 2_000;
 /** Channels the worker starts lanes for per poll; the rest wait for the next poll. */
 export const NOTIFY_LANES_PER_POLL = 100;
+
+// ---------------------------------------------------------------- replicas (issue 16)
+/** How long a session lease lasts unless renewed (`CLARION_LEASE_S` replaces it). */
+export const SESSION_LEASE_MS = 15_000;
+/**
+ * How often a replica heartbeats, renews its leases and looks for expired
+ * ones to take over; at most a third of the lease, so two missed beats still
+ * leave the lease held.
+ */
+export const REPLICA_HEARTBEAT_INTERVAL_MS = 5_000;

@@ -132,6 +132,7 @@ export {
 export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
 export {
   bindToken,
+  deleteAgentTokensIn,
   countLiveTokens,
   deleteSessionTokens,
   deleteSpentTokens,
@@ -219,3 +220,26 @@ export {
   keepConsentRule,
   listConsentRules,
 } from './consent-rules.js';
+// Several servers on one database (issue 16).
+export type { ReplicaLock } from './replica-lock.js';
+export { holdReplicaLock } from './replica-lock.js';
+export type { Registration, ReplicaRecord } from './replicas.js';
+export {
+  getReplica,
+  heartbeatReplica,
+  markReplicaStopped,
+  registerReplica,
+  retireOtherReplicas,
+} from './replicas.js';
+export type { LeaseTerms, SessionScope } from './leases.js';
+export {
+  acquireLease,
+  ALL_SESSIONS,
+  countLeases,
+  leasedSessions,
+  releaseLease,
+  releaseLeasesOf,
+  renewLeases,
+  sessionInScope,
+  takeOverLeases,
+} from './leases.js';

@@ -185,3 +185,5 @@ export const SESSION_LEASE_MS = 15_000;
  * leave the lease held.
  */
 export const REPLICA_HEARTBEAT_INTERVAL_MS = 5_000;
+/** A replica row silent this long and holding no lease is deleted at the next start (generated IDs pile up). */
+export const REPLICA_ROW_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

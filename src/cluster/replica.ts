@@ -11,6 +11,7 @@ import {
   heartbeatReplica,
   holdReplicaLock,
   markReplicaStopped,
+  pruneReplicas,
   registerReplica,
   retireOtherReplicas,
   timestampAtMs,
@@ -20,6 +21,7 @@ import {
   type Store,
 } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
+import { REPLICA_ROW_RETENTION_MS } from '../tunables.js';
 import { SessionLeases } from './leases.js';
 
 export class ReplicaIdInUseError extends Error {
@@ -82,6 +84,7 @@ export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
   }
   const leases = new SessionLeases({ store, replicaId: id, leaseMs });
   if (deps.exclusive) await retireOtherReplicas(store, id, timestampAtMs(store.clock.nowMs()));
+  await pruneReplicas(store, timestampAtMs(store.clock.nowMs() - REPLICA_ROW_RETENTION_MS));
   // Leases of replicas already dead are ours before recovery looks, so no other replica recovers them too.
   const inherited = await leases.takeOver();
   if (inherited.length > 0) {

@@ -228,6 +228,7 @@ export {
   getReplica,
   heartbeatReplica,
   markReplicaStopped,
+  pruneReplicas,
   registerReplica,
   retireOtherReplicas,
 } from './replicas.js';

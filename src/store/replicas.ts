@@ -102,6 +102,25 @@ export async function retireOtherReplicas(
   await ctx.db.deleteFrom('session_leases').where('replica_id', '<>', id).execute();
 }
 
+/** Deletes replicas silent since `before` that hold no lease (each start of a generated ID adds one). */
+export async function pruneReplicas(ctx: RepoContext, before: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('replicas')
+    .where('heartbeat_at', '<', before)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('session_leases')
+            .select('session_leases.session_id')
+            .whereRef('session_leases.replica_id', '=', 'replicas.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export function getReplica(ctx: RepoContext, id: string): Promise<ReplicaRecord | undefined> {
   return ctx.db.selectFrom('replicas').selectAll().where('id', '=', id).executeTakeFirst();
 }

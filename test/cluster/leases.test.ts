@@ -139,4 +139,19 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     const again = await replica('same-id');
     expect(again.id).toBe('same-id');
   });
+
+  it('forgets replicas silent for a week that hold no lease, at the next start', async () => {
+    await setUp();
+    const gone = await replica('gone');
+    const holding = await replica('holding');
+    const { session } = await seedSession(store, 'kept');
+    expect(await holding.leases.acquire(session.id)).toBe(true);
+    await gone.stop();
+    clock.advance(8 * 24 * 60 * 60 * 1000);
+    await replica('next');
+    const ids = (await store.db.selectFrom('replicas').select('id').orderBy('id').execute()).map(
+      (row) => row.id,
+    );
+    expect(ids).toEqual(['holding', 'next']);
+  });
 });

@@ -2,9 +2,10 @@
  * Two real `clarion serve` processes on one real PostgreSQL (issue 16, part
  * A). Starting B leaves A's running session and A's agent token alone (before
  * replicas, every start reset every session and revoked every agent token);
- * `/healthz` names each replica and its leases; after a SIGKILL of A, B takes
- * A's session within the lease, recovers it once, and its own demo agent
- * drives the message that was queued on A.
+ * `/healthz` names each replica and its leases; a message through B to a
+ * session whose agent runs on A is queued and B starts no agent; after a
+ * SIGKILL of A, B takes A's sessions within the lease, recovers them once, and
+ * its own demo agent drives the messages that were waiting.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type DatabaseTarget } from '../../src/store/index.js';
@@ -113,6 +114,35 @@ describe('two replicas on one PostgreSQL', () => {
     expect(await health(a.url)).toMatchObject({ replica: { id: 'replica-a', leases: 1 } });
     expect(await health(b.url)).toMatchObject({ replica: { id: 'replica-b', leases: 0 } });
 
+    // An idle session whose agent runs on A: a message through B waits for A, B starts nothing.
+    const idle = (await onA('POST', '/api/v1/tasks', { title: 'idle on A', prompt: 'hello' }))
+      .json as { session: { id: string; task_id: string } };
+    const idleTranscript = async () =>
+      (
+        (await onA('GET', `/api/v1/sessions/${idle.session.id}/messages?limit=500`)).json
+          .messages as { content: string }[]
+      ).map((message) => message.content);
+    await eventually(async () => (await idleTranscript()).includes('You said: hello'), 30_000);
+    const idleState = async () =>
+      (
+        (await onB('GET', `/api/v1/tasks/${idle.session.task_id}/sessions`)).json.sessions as {
+          state: string;
+        }[]
+      )[0]?.state;
+    await eventually(async () => (await idleState()) === 'idle', 30_000);
+    const tokensBefore = await agentTokens(target);
+    expect(tokensBefore).toHaveLength(2);
+    const throughB = await onB('POST', `/api/v1/sessions/${idle.session.id}/messages`, {
+      text: 'sent through B',
+      admission_key: 'through-b',
+    });
+    expect(throughB).toMatchObject({ status: 202, json: { outcome: 'queued' } });
+    expect(await leaseHolder(target, idle.session.id)).toBe('replica-a');
+    expect(await agentTokens(target)).toEqual(tokensBefore);
+    await eventually(async () => (await idleState()) === 'idle', 10_000);
+    expect(await health(a.url)).toMatchObject({ replica: { leases: 2 } });
+    expect(await health(b.url)).toMatchObject({ replica: { leases: 0 } });
+
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
     const killedAt = Date.now();
@@ -131,11 +161,18 @@ describe('two replicas on one PostgreSQL', () => {
       30_000,
     );
     expect(await agentTokens(target)).not.toContain(tokensOfA[0]);
+    // The message sent through B while A held the idle session ran too, once B took it over.
+    const idleOnB = async () =>
+      (
+        (await onB('GET', `/api/v1/sessions/${idle.session.id}/messages?limit=500`)).json
+          .messages as { content: string }[]
+      ).map((message) => message.content);
+    await eventually(async () => (await idleOnB()).includes('You said: sent through B'), 30_000);
     expect((await onB('GET', `/api/v1/sessions/${session.id}/queue`)).json).toEqual({ items: [] });
     expect(
       (await transcript()).filter((c) => c === 'driven by whoever holds the lease'),
     ).toHaveLength(1);
-    expect(await health(b.url)).toMatchObject({ replica: { id: 'replica-b', leases: 1 } });
+    expect(await health(b.url)).toMatchObject({ replica: { id: 'replica-b', leases: 2 } });
 
     const exited = await b.stop();
     expect(exited.code).toBe(0);
@@ -145,5 +182,6 @@ describe('two replicas on one PostgreSQL', () => {
     expect(recoveries).toHaveLength(1);
     // A clean stop gives back its leases.
     expect(await leaseHolder(target, session.id)).toBeUndefined();
+    expect(await leaseHolder(target, idle.session.id)).toBeUndefined();
   }, 180_000);
 });

@@ -114,6 +114,12 @@ describe('two replicas on one PostgreSQL', () => {
     expect(await health(a.url)).toMatchObject({ replica: { id: 'replica-a', leases: 1 } });
     expect(await health(b.url)).toMatchObject({ replica: { id: 'replica-b', leases: 0 } });
 
+    // A replica's clean stop revokes only its own agents' tokens and gives back only its leases.
+    const c = await startServing(env('replica-c'));
+    expect((await c.stop()).code).toBe(0);
+    expect(await agentTokens(target)).toEqual(tokensOfA);
+    expect(await leaseHolder(target, session.id)).toBe('replica-a');
+
     // An idle session whose agent runs on A: a message through B waits for A, B starts nothing.
     const idle = (await onA('POST', '/api/v1/tasks', { title: 'idle on A', prompt: 'hello' }))
       .json as { session: { id: string; task_id: string } };

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type DatabaseTarget } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
+import { runUntilExit, startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { clarionApi } from '../agents/supervisor-support.js';
 
@@ -190,4 +190,19 @@ describe('two replicas on one PostgreSQL', () => {
     expect(await leaseHolder(target, session.id)).toBeUndefined();
     expect(await leaseHolder(target, idle.session.id)).toBeUndefined();
   }, 180_000);
+
+  it('refuses a second server under a live replica’s ID in one line naming it', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const env = { DATABASE_URL: target.url, CLARION_REPLICA_ID: 'only-one' };
+    const first = await startServing(env);
+    servers.push(first);
+    const second = await runUntilExit(env);
+    expect(second.code).not.toBe(0);
+    expect(second.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^clarion: replica only-one is already running on this database/),
+    ]);
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  }, 60_000);
 });

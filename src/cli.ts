@@ -11,6 +11,7 @@ import { pino } from 'pino';
 import { MCP_URL_ENV, runStdioBridge, TOKEN_ENV } from './agents/mcp/index.js';
 import { BootstrapError } from './auth/bootstrap.js';
 import { cliSignInLink } from './auth/index.js';
+import { ReplicaIdInUseError } from './cluster/index.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { exposureWarning } from './http/exposure.js';
 import { createLogger } from './observability/logger.js';
@@ -144,6 +145,7 @@ function explain(error: unknown): string {
   if (error instanceof SchemaStepError) return `database start-up failed: ${error.message}`;
   if (error instanceof ListenError) return error.message;
   if (error instanceof BootstrapError) return error.message;
+  if (error instanceof ReplicaIdInUseError) return error.message;
   return `unexpected start-up failure: ${error instanceof Error ? error.message : String(error)}`;
 }
 

@@ -6,6 +6,7 @@ import {
   AGENT_STOP_GRACE_MS,
   AGENTS_PER_SERVER,
   AGENTS_PER_USER,
+  SESSION_LEASE_MS,
 } from './tunables.js';
 
 describe('loadConfig', () => {
@@ -103,5 +104,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ CLARION_NOTIFY_ALLOWED_HOSTS: 'https://x.test/' })).toThrow(
       /CLARION_NOTIFY_ALLOWED_HOSTS/,
     );
+  });
+
+  it('reads the replica ID, else generates one per start, and the lease in seconds', () => {
+    const generated = loadConfig({}).replicaId ?? '';
+    expect(generated).toMatch(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/);
+    expect(loadConfig({}).replicaId).not.toBe(generated);
+    expect(loadConfig({ CLARION_REPLICA_ID: ' web-1.eu_west ' }).replicaId).toBe('web-1.eu_west');
+    expect(loadConfig({}).leaseMs).toBe(SESSION_LEASE_MS);
+    expect(loadConfig({ CLARION_LEASE_S: '2.5' }).leaseMs).toBe(2_500);
+  });
+
+  it.each([
+    [{ CLARION_REPLICA_ID: 'has space' }, /CLARION_REPLICA_ID must be 1 to 63 letters/],
+    [{ CLARION_REPLICA_ID: '-leading' }, /CLARION_REPLICA_ID/],
+    [{ CLARION_REPLICA_ID: 'x'.repeat(64) }, /CLARION_REPLICA_ID/],
+    [{ CLARION_LEASE_S: 'soon' }, /CLARION_LEASE_S must be a number of seconds/],
+    [{ CLARION_LEASE_S: '0.5' }, /CLARION_LEASE_S must be at least 1/],
+    [{ CLARION_LEASE_S: '601' }, /CLARION_LEASE_S must be at most 600/],
+  ])('names a bad replica setting %o', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(message);
   });
 });

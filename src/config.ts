@@ -3,6 +3,8 @@
  * `npm start` work on a fresh clone; a bad value is one clear error naming the
  * variable.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { AgentProfileConfigError, loadAgentProfiles } from './agents/profiles.js';
@@ -15,6 +17,7 @@ import {
   AGENT_STOP_GRACE_MS,
   AGENTS_PER_SERVER,
   AGENTS_PER_USER,
+  SESSION_LEASE_MS,
 } from './tunables.js';
 import type { AgentQuotaLimits } from './turns/agent-quota.js';
 
@@ -40,6 +43,10 @@ export interface Config {
   readonly agentIdleMs?: number;
   /** Host suffixes notification channels may send to; empty or absent allows every host. */
   readonly notifyAllowedHosts?: readonly string[];
+  /** This server's name among replicas on one database; generated per start when unset. */
+  readonly replicaId?: string;
+  /** How long a session lease lasts unless renewed; the tunable's default when absent. */
+  readonly leaseMs?: number;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -133,6 +140,20 @@ const environment = z.object({
       error: 'CLARION_NOTIFY_ALLOWED_HOSTS must be a comma-separated list of host names',
     })
     .optional(),
+  CLARION_REPLICA_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, {
+      error:
+        'CLARION_REPLICA_ID must be 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit',
+    })
+    .optional(),
+  CLARION_LEASE_S: z.coerce
+    .number({ error: 'CLARION_LEASE_S must be a number of seconds' })
+    .min(1, 'CLARION_LEASE_S must be at least 1')
+    .max(600, 'CLARION_LEASE_S must be at most 600')
+    .transform((value) => Math.round(value * 1000))
+    .optional(),
 });
 
 /** Reads the configuration; unset and empty variables take their defaults. */
@@ -175,5 +196,16 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     },
     agentIdleMs: settings.CLARION_AGENT_IDLE_S ?? AGENT_IDLE_MS,
     notifyAllowedHosts: settings.CLARION_NOTIFY_ALLOWED_HOSTS ?? [],
+    replicaId: settings.CLARION_REPLICA_ID ?? generatedReplicaId(),
+    leaseMs: settings.CLARION_LEASE_S ?? SESSION_LEASE_MS,
   };
+}
+
+/** A replica ID unique per start, readable in logs: the host name and a random suffix. */
+function generatedReplicaId(): string {
+  const host = hostname()
+    .replace(/[^A-Za-z0-9.-]/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 40);
+  return `${host || 'clarion'}-${randomBytes(4).toString('hex')}`;
 }

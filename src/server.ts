@@ -5,7 +5,12 @@
  * start-up step has succeeded; any failure before `listen` leaves nothing
  * served.
  */
-import { HTTP_KEEP_ALIVE_TIMEOUT_MS, STATISTICS_INTERVAL_MS } from './tunables.js';
+import {
+  HTTP_KEEP_ALIVE_TIMEOUT_MS,
+  REPLICA_HEARTBEAT_INTERVAL_MS,
+  SESSION_LEASE_MS,
+  STATISTICS_INTERVAL_MS,
+} from './tunables.js';
 import { randomUUID } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -15,7 +20,8 @@ import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
 import type { AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
-import { revokeAllAgentTokens, signInUrl } from './auth/index.js';
+import { revokeAgentTokensIn, signInUrl } from './auth/index.js';
+import { startReplica, type Replica } from './cluster/index.js';
 import {
   ClarificationService,
   DEFAULT_BUDGETS,
@@ -70,6 +76,7 @@ import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
 import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
+import { recoverTakenSessions } from './turns/takeover.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
 import {
@@ -102,8 +109,6 @@ export interface ServerOptions extends OpenOptions {
   peerAddress?: (c: Context) => string | undefined;
   /** Notifications: senders by kind (added to the built-in ones), tunables, ports. */
   notify?: NotifyOptions;
-  /** This server among the replicas on one database; generated when absent (issue 16). */
-  replicaId?: string;
   /** How often wake subscribers resync from the store (tests shorten it). */
   wakePollIntervalMs?: number;
 }
@@ -142,7 +147,7 @@ export async function startServer(
   options: ServerOptions = {},
 ): Promise<RunningServer> {
   // Before anything reads the database: a second server's recovery would run over the first's work.
-  // PostgreSQL uses no data directory; one server per database there is a later issue's.
+  // PostgreSQL uses no data directory: there replicas share the database by session leases.
   const lock =
     config.database.driver === 'sqlite' ? lockDataDir(config.database.dataDir) : undefined;
   let store: Store;
@@ -181,14 +186,30 @@ export async function startServer(
       }),
       ...config.agentTimings,
     });
+  let replica: Replica | undefined;
   // A start that fails after the wake bus began stops its polls with the store.
   let stopWakes: (() => Promise<void>) | undefined;
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
-    const metrics = createMetrics({ collectDefaults: true });
+    const leaseMs = config.leaseMs ?? SESSION_LEASE_MS;
+    replica = await startReplica({
+      store,
+      target: config.database,
+      id: config.replicaId ?? `clarion-${randomUUID().slice(0, 8)}`,
+      leaseMs,
+      // At most a third of the lease, so a short test lease still survives two late beats.
+      heartbeatMs: Math.min(REPLICA_HEARTBEAT_INTERVAL_MS, Math.floor(leaseMs / 3)),
+      timers: systemTimers,
+      logger: logger.child({ component: 'replica' }),
+      exclusive: lock !== undefined,
+    });
+    const running = replica;
+    const scope = replica.startUpScope;
+    logger.info({ replica: replica.id }, 'replica registered');
+    const metrics = createMetrics({ collectDefaults: true, replica: replica.id });
     const wakes = createWakeBus({
       store,
-      replicaId: options.replicaId ?? randomUUID(),
+      replicaId: replica.id,
       timers: systemTimers,
       logger: logger.child({ component: 'wake-bus' }),
       ...(options.wakePollIntervalMs ? { pollIntervalMs: options.wakePollIntervalMs } : {}),
@@ -222,9 +243,16 @@ export async function startServer(
       ...(replicated ? { log: sessionEventLog(wakes) } : {}),
     });
     // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
-    await recoverClarifications({ store, sessions }, logger.child({ component: 'recovery' }));
-    await resetInterruptedSessions(store);
-    const boot = await bootstrapAccounts(store, { adminToken: config.adminToken });
+    await recoverClarifications(
+      { store, sessions },
+      logger.child({ component: 'recovery' }),
+      scope,
+    );
+    await resetInterruptedSessions(store, scope);
+    const boot = await bootstrapAccounts(store, {
+      adminToken: config.adminToken,
+      agentTokens: scope,
+    });
 
     let url = '';
     const launch: AgentLaunchDeps = {
@@ -239,6 +267,7 @@ export async function startServer(
       ),
       idleStops: new IdleStops(systemTimers, config.agentIdleMs ?? AGENT_IDLE_MS),
       starts: new AgentStarts(),
+      leases: replica.leases,
     };
     const clarification = new ClarificationService({
       store,
@@ -335,6 +364,11 @@ export async function startServer(
       publicOrigin: config.publicOrigin,
       hostnames: allowedHostnames(config.host, config.publicOrigin),
       ...(options.peerAddress ? { peerAddress: options.peerAddress } : {}),
+      replica: {
+        id: replica.id,
+        leases: () => running.leases.count(),
+        listener: () => wakes.listenerState(),
+      },
     });
     const wss = createEventsWebSocketServer();
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
@@ -351,7 +385,10 @@ export async function startServer(
     if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
     notifier.start();
     // Sessions a stop of Clarion interrupted with messages waiting: their agents start again now.
-    await drainQueuesAfterRestart(turns);
+    await drainQueuesAfterRestart(turns, scope);
+    // Leases recovery inherited for sessions whose agent did not start here are free again.
+    await replica.leases.releaseUnused();
+    replica.beat((taken) => recoverTakenSessions(turns, taken));
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');
@@ -366,6 +403,8 @@ export async function startServer(
       routes: app.routes.map(({ method, path }) => ({ method, path })),
       wakes,
       async close() {
+        // No more takeovers: a session taken now would start an agent the stop then kills.
+        running.quiesce();
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
         statistics.cancel();
@@ -378,7 +417,11 @@ export async function startServer(
         // Starts the stop cut short end now; let them say so before the store closes.
         await launch.starts.idle();
         // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
-        await revokeAllAgentTokens(store);
+        await revokeAgentTokensIn(
+          store,
+          lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
+        );
+        await running.stop();
         hub.closeAll();
         terminateWebSockets(wss);
         await new Promise<void>((resolve) => {
@@ -396,6 +439,9 @@ export async function startServer(
   } catch (error) {
     await stopWakes?.();
     await host.close();
+    await replica?.stop().catch((stopError: unknown) => {
+      logger.warn({ err: stopError }, 'stopping the replica after a failed start failed');
+    });
     await store.close();
     lock?.release();
     throw error;

@@ -186,3 +186,14 @@ export const WAKE_LISTENER_RETRY_MAX_MS = 5_000;
 export const EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
 /** How often the event log is pruned. */
 export const EVENT_LOG_PRUNE_INTERVAL_MS = 60 * 1000;
+// ---------------------------------------------------------------- replicas (issue 16)
+/** How long a session lease lasts unless renewed (`CLARION_LEASE_S` replaces it). */
+export const SESSION_LEASE_MS = 15_000;
+/**
+ * How often a replica heartbeats, renews its leases and looks for expired
+ * ones to take over; at most a third of the lease, so two missed beats still
+ * leave the lease held.
+ */
+export const REPLICA_HEARTBEAT_INTERVAL_MS = 5_000;
+/** A replica row silent this long and holding no lease is deleted at the next start (generated IDs pile up). */
+export const REPLICA_ROW_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

@@ -10,7 +10,7 @@
  * ends the old one), the unused sign-in links earlier starts printed (links
  * minted since, in Settings or by `clarion sign-in-link`, stay), and every
  * agent token (no agent of an earlier run is still running; see
- * `revocation.ts`).
+ * `revocation.ts`) but those of sessions another live replica runs.
  */
 import {
   createUser,
@@ -18,11 +18,12 @@ import {
   ensureWorkspaceMember,
   firstAdmin,
   hasAnyUser,
+  type SessionScope,
   type UserRecord,
 } from '../store/index.js';
 import type { Store } from '../store/index.js';
 import { bindToken, deleteSpentTokens, deleteTokensOfKind } from '../store/index.js';
-import { revokeAllAgentTokens } from './revocation.js';
+import { revokeAgentTokensIn } from './revocation.js';
 import { revokeStartUpLinks, SIGN_IN_ORIGINS } from './sign-in-links.js';
 import { hashSecret, issueToken } from './tokens.js';
 
@@ -56,6 +57,8 @@ export function adminTokenProblem(value: string): string | undefined {
 
 export interface BootstrapOptions {
   readonly adminToken?: string | undefined;
+  /** Whose agent tokens this start revokes: all, unless other replicas run agents (issue 16). */
+  readonly agentTokens?: SessionScope;
 }
 
 export interface BootstrapResult {
@@ -108,7 +111,7 @@ export async function bootstrapAccounts(
     }
     await deleteTokensOfKind(tx, 'preset', presetHash);
     await revokeStartUpLinks(tx);
-    await revokeAllAgentTokens(tx);
+    await revokeAgentTokensIn(tx, options.agentTokens ?? { kind: 'all' });
     await deleteSpentTokens(tx);
     const signIn = await issueToken(tx, {
       kind: 'sign_in',

@@ -37,7 +37,12 @@ export {
   type RedeemedAnswerLink,
 } from './answer-links.js';
 export { responderOf, type DecisionSurface, type Principal, type Responder } from './principal.js';
-export { revokeAgentTokens, revokeAllAgentTokens, revokeIssuedToken } from './revocation.js';
+export {
+  revokeAgentTokens,
+  revokeAgentTokensIn,
+  revokeAllAgentTokens,
+  revokeIssuedToken,
+} from './revocation.js';
 export {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,

@@ -6,10 +6,12 @@
  * revocation: a token is only ever checked against its stored hash.
  */
 import {
+  deleteAgentTokensIn,
   deleteSessionTokens,
   deleteTokenById,
   deleteTokensOfKind,
   type RepoContext,
+  type SessionScope,
 } from '../store/index.js';
 
 /** Revokes the agent tokens of one session; how many there were. */
@@ -23,6 +25,15 @@ export function revokeAgentTokens(ctx: RepoContext, sessionId: string): Promise<
  */
 export function revokeAllAgentTokens(ctx: RepoContext): Promise<number> {
   return deleteTokensOfKind(ctx, 'agent');
+}
+
+/**
+ * Revokes the agent tokens of the sessions in `scope`: with several replicas
+ * on one database, a start or stop ends only the tokens of agents no live
+ * replica runs, or of its own.
+ */
+export function revokeAgentTokensIn(ctx: RepoContext, scope: SessionScope): Promise<number> {
+  return deleteAgentTokensIn(ctx, scope);
 }
 
 /** Revokes one issued token by its record ID, such as one minted for an agent that never started. */

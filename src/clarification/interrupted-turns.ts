@@ -27,6 +27,7 @@ import {
   type InterruptedTurn,
   type MessageRecord,
   type RepoContext,
+  type SessionScope,
   type Store,
 } from '../store/index.js';
 import {
@@ -56,9 +57,10 @@ export interface InterruptedTurnsReport {
 export async function closeInterruptedTurns(
   deps: { store: Store; sessions: SessionWriter },
   logger: Logger,
+  scope: SessionScope = { kind: 'all' },
 ): Promise<InterruptedTurnsReport> {
   const report: InterruptedTurnsReport = { turnsClosed: 0, deliveriesUnconfirmed: 0 };
-  for (const turn of await interruptedTurnsToExamine(deps.store)) {
+  for (const turn of await interruptedTurnsToExamine(deps.store, scope)) {
     await deps.sessions.write(turn.task_session_id, async (write) => {
       if (!(await turnIsOpen(write.tx, turn.id))) return;
       const { facts, bundles, toolCalls } = await gather(write.tx, turn);
@@ -87,7 +89,7 @@ export async function closeInterruptedTurns(
       report.turnsClosed++;
     });
   }
-  report.turnsClosed += await closeOpenTurns(deps.store, EXTERNAL_AGENT_PROFILE);
+  report.turnsClosed += await closeOpenTurns(deps.store, EXTERNAL_AGENT_PROFILE, scope);
   return report;
 }
 

@@ -12,7 +12,9 @@
  *    of them gets a note that the agent may not have received it
  *    (`interrupted-turns.ts`).
  *
- * Nothing is live after a restart, so restored bundles are detached.
+ * Nothing is live after a restart, so restored bundles are detached. With
+ * several replicas on one database it acts only on `scope`: the sessions no
+ * live replica holds at start-up, or those a takeover just took (issue 16).
  */
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
@@ -26,6 +28,7 @@ import {
   rowsWithDeliveryIntent,
   turnHasMessages,
   type MessageRecord,
+  type SessionScope,
   type Store,
   type TurnRecord,
 } from '../store/index.js';
@@ -61,6 +64,7 @@ export interface RecoveryDeps {
 export async function recoverClarifications(
   { store, sessions }: RecoveryDeps,
   logger: Logger,
+  scope: SessionScope = { kind: 'all' },
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     reservationsKept: 0,
@@ -71,7 +75,7 @@ export async function recoverClarifications(
     deliveriesUnconfirmed: 0,
   };
 
-  for (const turn of await pendingReservations(store)) {
+  for (const turn of await pendingReservations(store, scope)) {
     const ids = recordedIds(turn);
     await sessions.write(turn.task_session_id, async ({ tx, updated }) => {
       if (
@@ -93,7 +97,7 @@ export async function recoverClarifications(
   }
 
   const byBundle = new Map<string, MessageRecord[]>();
-  for (const row of await rowsWithDeliveryIntent(store)) {
+  for (const row of await rowsWithDeliveryIntent(store, scope)) {
     const pendingId = String(row.metadata.pending_id);
     byBundle.set(pendingId, [...(byBundle.get(pendingId) ?? []), row]);
   }
@@ -114,7 +118,7 @@ export async function recoverClarifications(
       logger.info({ pending_id: pendingId }, 'retired a claim whose bundle moved on');
     });
   }
-  Object.assign(report, await closeInterruptedTurns({ store, sessions }, logger));
+  Object.assign(report, await closeInterruptedTurns({ store, sessions }, logger, scope));
   logger.info({ ...report }, 'clarification recovery done');
   return report;
 }

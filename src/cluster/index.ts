@@ -16,3 +16,12 @@ export type {
 export { createWakeBus, encodeWake, parseWake } from './wake-bus.js';
 export type { EventRelay, EventRelayOptions } from './event-relay.js';
 export { loggingPublisher, sessionEventLog, startEventRelay } from './event-relay.js';
+// Part A: replica identity, heartbeat, session leases, takeover.
+export { SessionLeases, type SessionLeaseDeps } from './leases.js';
+export {
+  ReplicaIdInUseError,
+  startReplica,
+  type RecoverSessions,
+  type Replica,
+  type ReplicaDeps,
+} from './replica.js';

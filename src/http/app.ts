@@ -23,7 +23,7 @@ import { registerConsentRuleRoutes } from './consent-rule-routes.js';
 import type { AppEnv } from './env.js';
 import { handleUnexpectedErrors } from './errors.js';
 import { registerEventsRoute } from './events-route.js';
-import { registerHealthRoute } from './health-route.js';
+import { registerHealthRoute, type ReplicaHealth } from './health-route.js';
 import { registerTaskRoutes } from './task-routes.js';
 import { registerUserInputRoutes } from './user-input-routes.js';
 import { registerNotificationRoutes } from './notification-routes.js';
@@ -51,6 +51,8 @@ export interface AppDeps {
   readonly hostnames: readonly string[];
   /** The connecting peer's address, for `/metrics`; tests play a remote peer with it. */
   readonly peerAddress?: (c: Context) => string | undefined;
+  /** This server as one replica on the database, for `/healthz` (issue 16). */
+  readonly replica?: ReplicaHealth;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */

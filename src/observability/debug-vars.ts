@@ -37,9 +37,8 @@ export async function debugVars(
   for (const metric of await registry.getMetricsAsJSON()) {
     // prom-client's typings declare a numeric enum, but the runtime value is the string.
     const isHistogram = (metric.type as unknown as string) === 'histogram';
-    vars[metric.name] = isHistogram
-      ? histogramVar(metric.name, metric.values)
-      : plainVar(metric.values);
+    const values = metric.values.map(withoutProcessLabels);
+    vars[metric.name] = isHistogram ? histogramVar(metric.name, values) : plainVar(values);
   }
   vars.process = probe();
   return vars as DebugVars;
@@ -49,6 +48,20 @@ interface SeriesValue {
   value: number;
   labels: Partial<Record<string, string | number>>;
   metricName?: string;
+}
+
+/**
+ * Labels every series of this process carries (the replica's, issue 16):
+ * they tell processes apart on a Prometheus server scraping several, but
+ * `/debug/vars` is one process's own view, so its shape stays the same.
+ */
+const PROCESS_LABELS: ReadonlySet<string> = new Set(['replica']);
+
+function withoutProcessLabels<T extends { labels: SeriesValue['labels'] }>(series: T): T {
+  const labels = Object.fromEntries(
+    Object.entries(series.labels).filter(([name]) => !PROCESS_LABELS.has(name)),
+  );
+  return { ...series, labels };
 }
 
 function seriesKey(labels: SeriesValue['labels'], skip?: string): string {

@@ -71,6 +71,24 @@ describe('metrics', () => {
     });
   });
 
+  it('labels every series with the replica, and /debug/vars keeps its shape', async () => {
+    const metrics = createMetrics({ replica: 'replica-a' });
+    metrics.responseTimeout('claim');
+    metrics.subscribersChanged(2);
+    const text = await metrics.registry.metrics();
+    expect(text).toContain(
+      'clarification_response_timeout_total{phase="claim",replica="replica-a"} 1',
+    );
+    expect(text).toContain('events_subscribers{replica="replica-a"} 2');
+    const vars = await debugVars(metrics.registry, fixedProcess);
+    expect(vars.clarification_response_timeout_total).toEqual({
+      identity: 0,
+      claim: 1,
+      delivery: 0,
+    });
+    expect(vars.events_subscribers).toBe(2);
+  });
+
   it('keeps every fresh registry apart', async () => {
     const first = createMetrics();
     first.responseTimeout('delivery');

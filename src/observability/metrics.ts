@@ -60,6 +60,8 @@ const PHASE_BUCKETS_S = [
 export interface MetricsOptions {
   /** Also collect prom-client's process and runtime metrics (production only; tests skip them). */
   readonly collectDefaults?: boolean;
+  /** Labels every series with this replica's ID, so replicas on one database stay apart (issue 16). */
+  readonly replica?: string;
 }
 
 export interface ClarionMetrics {
@@ -83,6 +85,7 @@ const OUTCOME_SET: ReadonlySet<string> = new Set(RESPONSE_OUTCOMES);
 
 export function createMetrics(options: MetricsOptions = {}): ClarionMetrics {
   const registry = new Registry();
+  if (options.replica !== undefined) registry.setDefaultLabels({ replica: options.replica });
   if (options.collectDefaults === true) collectDefaultMetrics({ register: registry });
 
   const timeouts = new Counter({

@@ -10,6 +10,7 @@ import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
 import { compiledStatement } from './compiled.js';
 import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
+import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
 import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
@@ -382,12 +383,16 @@ export function cancelBundleRows(
  * recovery. `pending_id IS NOT NULL` lets the partial ordered index bound the
  * scan to clarification rows instead of the whole transcript table.
  */
-export async function rowsWithDeliveryIntent(ctx: RepoContext): Promise<MessageRecord[]> {
+export async function rowsWithDeliveryIntent(
+  ctx: RepoContext,
+  scope: SessionScope = ALL_SESSIONS,
+): Promise<MessageRecord[]> {
   const rows = await ctx.db
     .selectFrom('task_session_messages')
     .selectAll()
     .where(sql<SqlBool>`${ctx.dialect.pendingId()} IS NOT NULL`)
     .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .where(sessionInScope(ctx, scope, 'task_session_messages.task_session_id'))
     .orderBy('created_at')
     .orderBy('id')
     .execute();

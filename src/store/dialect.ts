@@ -40,6 +40,12 @@ export function jsonValue(value: unknown): RawBuilder<string> {
   return sql<string>`${JSON.stringify(value)}`;
 }
 
+/**
+ * The first key of a replica's two-key advisory lock (the second is its
+ * `lock_key`); two-key locks never collide with the one-key session locks.
+ */
+export const REPLICA_LOCK_CLASS = 1_668_050_538;
+
 export const PENDING_ID_INDEX = 'idx_messages_metadata_pending_id';
 export const PENDING_ID_LOOKUP_INDEX = 'idx_messages_metadata_pending_id_lookup';
 export const PENDING_ID_ORDERED_INDEX = 'idx_messages_metadata_pending_id_lookup_ordered';
@@ -105,6 +111,13 @@ export interface Dialect {
    * transaction-scoped advisory lock; SQLite already has a single writer.
    */
   lockSession(db: Kysely<Database>, sessionId: string): Promise<void>;
+  /**
+   * Whether the replica whose `replicas.lock_key` is the column `lockKey`
+   * still holds its lock. PostgreSQL frees an advisory lock the moment its
+   * connection ends, so a killed replica reads dead at once; SQLite has one
+   * server per data directory, so only the lease's expiry counts there (true).
+   */
+  replicaLockHeld(lockKey: string): RawBuilder<boolean>;
   /**
    * Bounds every statement of the current transaction to `ms`, so a budget
    * that runs out cancels the work in the database, not only the wait for it.
@@ -216,6 +229,7 @@ export const sqliteDialect: Dialect = {
   metadataRemove: (keys, base = METADATA) =>
     sql<string>`json_remove(${base}, ${sql.join(keys.map((name) => sql.lit(`$.${key(name)}`)))})`,
   lockSession: () => Promise.resolve(),
+  replicaLockHeld: () => sql<boolean>`1 = 1`,
   boundTransaction: () => Promise.resolve(),
   async refreshStatistics(db) {
     await sql`PRAGMA optimize`.execute(db);
@@ -273,6 +287,13 @@ export const postgresDialect: Dialect = {
       db,
     );
   },
+  replicaLockHeld: (lockKey) => sql<boolean>`EXISTS (
+    SELECT 1 FROM pg_locks l
+    WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2
+      AND l.classid = ${sql.raw(String(REPLICA_LOCK_CLASS))}
+      AND l.objid = (${sql.ref(lockKey)})::oid
+      AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+  )`,
   refreshStatistics: () => Promise.resolve(),
   async boundTransaction(db, ms) {
     const bound = Math.max(1, Math.ceil(ms));

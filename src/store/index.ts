@@ -132,6 +132,7 @@ export {
 export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
 export {
   bindToken,
+  deleteAgentTokensIn,
   countLiveTokens,
   deleteSessionTokens,
   deleteSpentTokens,
@@ -223,3 +224,27 @@ export type { ListenerState, WakeChannel, WakeHandlers } from './wake.js';
 export { localWakeChannel, WAKE_CHANNEL, WAKE_LISTENER_APPLICATION } from './wake.js';
 export type { EventLogCursor, LoggableEvent, LoggedEvent } from './event-log.js';
 export { appendSessionEvents, eventLogStart, pruneEventLog, readEventLog } from './event-log.js';
+// Several servers on one database (issue 16).
+export type { ReplicaLock } from './replica-lock.js';
+export { holdReplicaLock } from './replica-lock.js';
+export type { Registration, ReplicaRecord } from './replicas.js';
+export {
+  getReplica,
+  heartbeatReplica,
+  markReplicaStopped,
+  pruneReplicas,
+  registerReplica,
+  retireOtherReplicas,
+} from './replicas.js';
+export type { LeaseTerms, SessionScope } from './leases.js';
+export {
+  acquireLease,
+  ALL_SESSIONS,
+  countLeases,
+  leasedSessions,
+  releaseLease,
+  releaseLeasesOf,
+  renewLeases,
+  sessionInScope,
+  takeOverLeases,
+} from './leases.js';

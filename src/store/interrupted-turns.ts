@@ -14,6 +14,7 @@ import { parseMetadata, type RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import { CLARIFICATION_TYPE } from '../wire/index.js';
 import type { TurnRecord } from './turns.js';
+import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 
 export const OPEN_TURNS_INDEX = 'idx_turns_open';
 
@@ -32,7 +33,10 @@ export type InterruptedTurn = TurnRecord & { agent_profile: string };
  * reported ended, an answered clarification row, or a carried bundle (a
  * successor turn). Oldest first within each session.
  */
-export async function interruptedTurnsToExamine(ctx: RepoContext): Promise<InterruptedTurn[]> {
+export async function interruptedTurnsToExamine(
+  ctx: RepoContext,
+  scope: SessionScope = ALL_SESSIONS,
+): Promise<InterruptedTurn[]> {
   const { dialect } = ctx;
   const toolCallRunning = sql<SqlBool>`EXISTS (
     SELECT 1 FROM task_session_messages m
@@ -51,6 +55,7 @@ export async function interruptedTurnsToExamine(ctx: RepoContext): Promise<Inter
     .selectAll('t')
     .select('s.agent_profile')
     .where('t.completed_at', 'is', null)
+    .where(sessionInScope(ctx, scope, 't.task_session_id'))
     .where((eb) => eb.or([carries, toolCallRunning, answered]))
     .orderBy('t.task_session_id')
     .orderBy('t.started_at')
@@ -65,12 +70,17 @@ export async function interruptedTurnsToExamine(ctx: RepoContext): Promise<Inter
  * (an external agent outlives a restart). Nothing on the wire shows a turn's
  * end, so no session revision moves.
  */
-export async function closeOpenTurns(ctx: RepoContext, keepProfile: string): Promise<number> {
+export async function closeOpenTurns(
+  ctx: RepoContext,
+  keepProfile: string,
+  scope: SessionScope = ALL_SESSIONS,
+): Promise<number> {
   const now = ctx.clock.timestamp();
   const result = await ctx.db
     .updateTable('task_session_turns')
     .set({ completed_at: now, updated_at: now })
     .where('completed_at', 'is', null)
+    .where(sessionInScope(ctx, scope, 'task_session_turns.task_session_id'))
     .where(
       'task_session_id',
       'in',

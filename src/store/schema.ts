@@ -220,6 +220,26 @@ const TABLES: readonly SchemaStep[] = [
       UNIQUE (user_id, agent_profile, tool_key)
     )`,
   },
+  // Several servers on one database (issue 16): who is running, and who runs which session's agent.
+  {
+    name: 'table replicas',
+    ddl: `CREATE TABLE IF NOT EXISTS replicas (
+      id TEXT PRIMARY KEY,
+      lock_key INTEGER,
+      started_at TEXT NOT NULL,
+      heartbeat_at TEXT NOT NULL,
+      stopped_at TEXT
+    )`,
+  },
+  {
+    name: 'table session_leases',
+    ddl: `CREATE TABLE IF NOT EXISTS session_leases (
+      session_id TEXT PRIMARY KEY REFERENCES task_sessions (id) ON DELETE CASCADE,
+      replica_id TEXT NOT NULL,
+      acquired_at TEXT NOT NULL,
+      expires_at TEXT NOT NULL
+    )`,
+  },
 ];
 
 /** Columns added after their table first shipped; a fresh database gets them the same way. */
@@ -268,6 +288,7 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_notification_outbox_channel_updated', 'notification_outbox (channel_id, updated_at)'),
   index('idx_notification_outbox_occurrence', 'notification_outbox (occurrence)'),
   index('idx_consent_rules_tool', 'consent_rules (agent_profile, tool_key)'),
+  index('idx_session_leases_replica', 'session_leases (replica_id, expires_at)'),
 ];
 
 // The event log that carries session events across replicas (issue 16, part B;

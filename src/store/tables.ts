@@ -213,6 +213,27 @@ export interface ConsentRulesTable {
   updated_at: Timestamp;
 }
 
+/**
+ * A server sharing the database (issue 16). Live while it heartbeats and has
+ * not stopped; on PostgreSQL also while its advisory lock (`lock_key`) is held,
+ * which ends the moment its process dies.
+ */
+export interface ReplicasTable {
+  id: string;
+  lock_key: number | null;
+  started_at: Timestamp;
+  heartbeat_at: Timestamp;
+  stopped_at: Timestamp | null;
+}
+
+/** Which replica runs a session's agent, until `expires_at` unless renewed. */
+export interface SessionLeasesTable {
+  session_id: string;
+  replica_id: string;
+  acquired_at: Timestamp;
+  expires_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -229,4 +250,6 @@ export interface Database {
   notification_settings: NotificationSettingsTable;
   notification_outbox: NotificationOutboxTable;
   consent_rules: ConsentRulesTable;
+  replicas: ReplicasTable;
+  session_leases: SessionLeasesTable;
 }

@@ -1,6 +1,7 @@
 /** Tasks and their sessions. */
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
+import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { SessionState, TaskSessionsTable, TasksTable, Timestamp } from './tables.js';
 
 export type TaskRecord = TasksTable;
@@ -213,7 +214,10 @@ const bumpRevisionStatement = compiledStatement(
  * starting, running or waiting for input is idle again; its next prompt, or a detached
  * answer, starts its agent anew.
  */
-export async function resetInterruptedSessions(ctx: RepoContext): Promise<number> {
+export async function resetInterruptedSessions(
+  ctx: RepoContext,
+  scope: SessionScope = ALL_SESSIONS,
+): Promise<number> {
   const result = await ctx.db
     .updateTable('task_sessions')
     .set((eb) => ({
@@ -222,16 +226,21 @@ export async function resetInterruptedSessions(ctx: RepoContext): Promise<number
       updated_at: ctx.clock.timestamp(),
     }))
     .where('state', 'in', ['starting', 'running', 'waiting_for_input'])
+    .where(sessionInScope(ctx, scope, 'task_sessions.id'))
     .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }
 
 /** Idle sessions with queued messages: after a restart nothing else would start them. */
-export async function idleSessionsWithQueue(ctx: RepoContext): Promise<string[]> {
+export async function idleSessionsWithQueue(
+  ctx: RepoContext,
+  scope: SessionScope = ALL_SESSIONS,
+): Promise<string[]> {
   const rows = await ctx.db
     .selectFrom('task_sessions')
     .select('id')
     .where('state', '=', 'idle')
+    .where(sessionInScope(ctx, scope, 'task_sessions.id'))
     .where((eb) =>
       eb.exists(
         eb

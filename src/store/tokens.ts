@@ -8,6 +8,7 @@ import type { Clock } from '../support/index.js';
 import { formatTimestamp } from '../support/index.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
+import { sessionInScope, type SessionScope } from './leases.js';
 import type { ApiTokenKind, ApiTokensTable, Timestamp } from './tables.js';
 
 export type TokenRecord = ApiTokensTable;
@@ -225,6 +226,16 @@ export async function deleteSessionTokens(ctx: RepoContext, sessionId: string): 
     .deleteFrom('api_tokens')
     .where('kind', '=', 'agent')
     .where('task_session_id', '=', sessionId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes the agent tokens of the sessions in `scope` (a replica's start, takeover or stop). */
+export async function deleteAgentTokensIn(ctx: RepoContext, scope: SessionScope): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('api_tokens')
+    .where('kind', '=', 'agent')
+    .where(sessionInScope(ctx, scope, 'api_tokens.task_session_id'))
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -11,6 +11,7 @@
 import { sql, type Expression, type SqlBool } from 'kysely';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
+import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { TaskSessionTurnsTable } from './tables.js';
 
 export type TurnRecord = Omit<TaskSessionTurnsTable, 'metadata'> & { metadata: Metadata };
@@ -181,11 +182,15 @@ export async function deleteUnattemptedReservation(
 }
 
 /** Turns still carrying a reservation, oldest first, for start-up recovery. */
-export async function pendingReservations(ctx: RepoContext): Promise<TurnRecord[]> {
+export async function pendingReservations(
+  ctx: RepoContext,
+  scope: SessionScope = ALL_SESSIONS,
+): Promise<TurnRecord[]> {
   const rows = await ctx.db
     .selectFrom('task_session_turns')
     .selectAll()
     .where(ctx.dialect.metadataFlag('prompt_dispatch_pending'))
+    .where(sessionInScope(ctx, scope, 'task_session_turns.task_session_id'))
     .orderBy('task_session_id')
     .orderBy('started_at')
     .orderBy('id')

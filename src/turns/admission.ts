@@ -31,6 +31,7 @@ import {
   transitionSession,
   type MessageRecord,
   type QueuedMessage,
+  type SessionScope,
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
@@ -346,8 +347,11 @@ export async function admitMachineMessage(
  * now, so the queue runs without anything else happening. The others start
  * theirs lazily, on their next prompt.
  */
-export async function drainQueuesAfterRestart(deps: TurnsDeps): Promise<void> {
-  for (const sessionId of await idleSessionsWithQueue(deps.store)) {
+export async function drainQueuesAfterRestart(
+  deps: TurnsDeps,
+  scope: SessionScope = { kind: 'all' },
+): Promise<void> {
+  for (const sessionId of await idleSessionsWithQueue(deps.store, scope)) {
     await startNextQueued(deps, sessionId);
   }
 }

@@ -25,6 +25,18 @@ export interface AgentLaunchDeps {
   idleStops: IdleStops;
   /** Starts running after their admission answered (the session shows `starting`). */
   starts: AgentStarts;
+  /** Session leases, when several replicas share the database (issue 16); absent: this server runs every agent. */
+  leases?: SessionLeasePort;
+}
+
+/**
+ * Only the holder of a session's lease starts, prompts or stops its agent. A
+ * start acquires it (false: another live replica runs the agent, and the
+ * message waits in the store for it); an agent's exit releases it.
+ */
+export interface SessionLeasePort {
+  acquire(sessionId: string): Promise<boolean>;
+  release(sessionId: string): Promise<void>;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

@@ -51,19 +51,29 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   const place = deps.agentQuota.hold(userId, sessionId);
   if (!place.ok) throw new Error(place.message);
   try {
-    const token = await issueToken(store, { kind: 'agent', userId, sessionId });
+    // Another replica runs this session's agent: no failure, the queue waits for its holder.
+    if (deps.leases && !(await deps.leases.acquire(sessionId))) {
+      throw new Error('another replica runs this session’s agent');
+    }
     try {
-      await host.start({
-        sessionId,
-        taskId: task.id,
-        profile,
-        mcp: { url: deps.mcpUrl(), token: token.secret },
-        agentSessionId: session.agent_session_id ?? undefined,
-        cwd: profile.cwd ?? task.cwd ?? deps.agentCwd,
-      });
+      const token = await issueToken(store, { kind: 'agent', userId, sessionId });
+      try {
+        await host.start({
+          sessionId,
+          taskId: task.id,
+          profile,
+          mcp: { url: deps.mcpUrl(), token: token.secret },
+          agentSessionId: session.agent_session_id ?? undefined,
+          cwd: profile.cwd ?? task.cwd ?? deps.agentCwd,
+        });
+      } catch (error) {
+        // A process that never spawned reports no exit, so nothing else would revoke its token.
+        await revokeIssuedToken(store, token.record.id);
+        throw error;
+      }
     } catch (error) {
-      // A process that never spawned reports no exit, so nothing else would revoke its token.
-      await revokeIssuedToken(store, token.record.id);
+      // No agent runs here after all: another replica may start it.
+      await deps.leases?.release(sessionId);
       throw error;
     }
   } finally {

@@ -211,6 +211,8 @@ async function agentExited(
   deps.idleStops.forget(sessionId);
   // First and on its own: the credential must die with the process even if the session write fails.
   await revokeAgentTokens(deps.store, sessionId);
+  // Another replica may start this session's agent from now on.
+  await deps.leases?.release(sessionId);
   if (!failure) return;
   await writeRetrying(deps, sessionId, async (write) => {
     write.moved(

@@ -109,6 +109,7 @@ describe.each(DRIVERS)('clarion serve on %s', (driver) => {
         driver,
         database: 'reachable',
         schema: { state: 'ready', steps: schemaSteps(dialectFor(driver)).length },
+        replica: { id: expect.any(String) as unknown, leases: 0, listener: 'local' },
       });
     } finally {
       const exited = await server.stop();

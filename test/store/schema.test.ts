@@ -37,6 +37,8 @@ const TABLES = [
   'notification_settings',
   'notification_outbox',
   'consent_rules',
+  'replicas',
+  'session_leases',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

@@ -1,0 +1,126 @@
+/**
+ * The `replicas` table (issue 16): every server on the database registers
+ * here, heartbeats, and marks itself stopped on a clean shutdown. A replica
+ * is live while it has not stopped, its heartbeat is within the lease and
+ * (PostgreSQL) its advisory lock is held; a second server under a live
+ * replica's ID is refused with one conditional statement.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { RepoContext } from './context.js';
+import type { ReplicasTable } from './tables.js';
+
+export type ReplicaRecord = ReplicasTable;
+
+/** Whether the replica row aliased `alias` is live at `now` (a heartbeat after `heartbeatAfter`). */
+function replicaLive(ctx: RepoContext, alias: string, heartbeatAfter: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.ref(`${alias}.stopped_at`)} IS NULL
+    AND ${sql.ref(`${alias}.heartbeat_at`)} > ${heartbeatAfter}
+    AND ${ctx.dialect.replicaLockHeld(`${alias}.lock_key`)})`;
+}
+
+/**
+ * Whether the holder of the lease aliased `leaseAlias` still runs: it has not
+ * stopped and (PostgreSQL) still holds its lock. Its heartbeat is the lease's
+ * own expiry, checked by the caller.
+ */
+export function leaseHolderRuns(ctx: RepoContext, leaseAlias: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (
+    SELECT 1 FROM replicas holder
+    WHERE holder.id = ${sql.ref(`${leaseAlias}.replica_id`)}
+      AND holder.stopped_at IS NULL
+      AND ${ctx.dialect.replicaLockHeld('holder.lock_key')}
+  )`;
+}
+
+export type Registration =
+  { readonly ok: true } | { readonly ok: false; readonly live: ReplicaRecord };
+
+/**
+ * Registers `id` unless a live replica holds it; a dead or stopped one of the
+ * same ID (a restart) is taken over in the same statement.
+ */
+export async function registerReplica(
+  ctx: RepoContext,
+  input: { id: string; lockKey: number | null; now: string; heartbeatAfter: string },
+): Promise<Registration> {
+  const { id, lockKey, now, heartbeatAfter } = input;
+  const result = await sql<{ id: string }>`
+    INSERT INTO replicas (id, lock_key, started_at, heartbeat_at, stopped_at)
+    VALUES (${id}, ${lockKey}, ${now}, ${now}, NULL)
+    ON CONFLICT (id) DO UPDATE SET
+      lock_key = excluded.lock_key,
+      started_at = excluded.started_at,
+      heartbeat_at = excluded.heartbeat_at,
+      stopped_at = NULL
+    WHERE NOT ${replicaLive(ctx, 'replicas', heartbeatAfter)}
+    RETURNING id
+  `.execute(ctx.db);
+  if (result.rows.length > 0) return { ok: true };
+  const live = await ctx.db
+    .selectFrom('replicas')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow();
+  return { ok: false, live };
+}
+
+/** Records a heartbeat; false when the row is gone or marked stopped (another start took the ID). */
+export async function heartbeatReplica(
+  ctx: RepoContext,
+  id: string,
+  now: string,
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('replicas')
+    .set({ heartbeat_at: now })
+    .where('id', '=', id)
+    .where('stopped_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function markReplicaStopped(ctx: RepoContext, id: string, now: string): Promise<void> {
+  await ctx.db.updateTable('replicas').set({ stopped_at: now }).where('id', '=', id).execute();
+}
+
+/**
+ * For a server that knows it is alone on the database (SQLite's data-directory
+ * lock): every other replica stopped, whatever it left unfinished, and their
+ * leases are void.
+ */
+export async function retireOtherReplicas(
+  ctx: RepoContext,
+  id: string,
+  now: string,
+): Promise<void> {
+  await ctx.db
+    .updateTable('replicas')
+    .set({ stopped_at: now })
+    .where('id', '<>', id)
+    .where('stopped_at', 'is', null)
+    .execute();
+  await ctx.db.deleteFrom('session_leases').where('replica_id', '<>', id).execute();
+}
+
+/** Deletes replicas silent since `before` that hold no lease (each start of a generated ID adds one). */
+export async function pruneReplicas(ctx: RepoContext, before: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('replicas')
+    .where('heartbeat_at', '<', before)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('session_leases')
+            .select('session_leases.session_id')
+            .whereRef('session_leases.replica_id', '=', 'replicas.id'),
+        ),
+      ),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+export function getReplica(ctx: RepoContext, id: string): Promise<ReplicaRecord | undefined> {
+  return ctx.db.selectFrom('replicas').selectAll().where('id', '=', id).executeTakeFirst();
+}

@@ -1,0 +1,30 @@
+/**
+ * Takeover (issue 16): when a replica stops heartbeating, another takes its
+ * session leases and does for exactly those sessions what start-up recovery
+ * does (restore undelivered claims, close the interrupted turns, make the
+ * sessions idle, revoke the dead agents' tokens, re-run the queue). The
+ * lease's conditional take gives each session to one replica, so this runs
+ * at most once per takeover; every step is also safe to repeat.
+ */
+import { revokeAgentTokensIn } from '../auth/index.js';
+import { recoverClarifications } from '../clarification/index.js';
+import { transitionSession, type SessionScope } from '../store/index.js';
+import { drainQueuesAfterRestart } from './admission.js';
+import type { TurnsDeps } from './context.js';
+
+const INTERRUPTED_STATES = ['starting', 'running', 'waiting_for_input'] as const;
+
+export async function recoverTakenSessions(deps: TurnsDeps, sessionIds: readonly string[]) {
+  const scope: SessionScope = { kind: 'sessions', ids: sessionIds };
+  const logger = deps.logger.child({ component: 'takeover' });
+  await recoverClarifications({ store: deps.store, sessions: deps.sessions }, logger, scope);
+  // Through the write unit, unlike at start-up: people are watching these sessions now.
+  for (const sessionId of sessionIds) {
+    await deps.sessions.write(sessionId, async (write) => {
+      write.moved(await transitionSession(write.tx, sessionId, INTERRUPTED_STATES, 'idle'));
+    });
+  }
+  await revokeAgentTokensIn(deps.store, scope);
+  await drainQueuesAfterRestart(deps, scope);
+  logger.info({ sessions: sessionIds.length }, 'recovered the sessions of a replica that is gone');
+}

@@ -1,0 +1,157 @@
+/**
+ * Replicas and session leases on both engines (issue 16): one winner among
+ * racing acquires, renewal, expiry, a dead holder, takeover by two racing
+ * scanners (each session taken once), and a live replica's ID refused.
+ * Several replicas share one store here as they share one database in
+ * production; time is a fake clock, so expiry is exact.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReplicaIdInUseError, startReplica, type Replica } from '../../src/cluster/index.js';
+import { silentLogger } from '../../src/observability/index.js';
+import { openStore, type Driver, type Store } from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { fakeClock, type FakeClock } from '../support/fakes.js';
+import { seedSession } from '../support/seed.js';
+
+const LEASE_MS = 15_000;
+
+describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  let clock: FakeClock;
+  const replicas: Replica[] = [];
+
+  async function setUp(): Promise<void> {
+    database = await freshDatabase(driver);
+    clock = fakeClock();
+    store = await openStore(database.target, { clock, poolSize: 30 });
+  }
+
+  async function replica(id: string): Promise<Replica> {
+    const started = await startReplica({
+      store,
+      target: database.target,
+      id,
+      leaseMs: LEASE_MS,
+      heartbeatMs: LEASE_MS / 3,
+      timers: systemTimers,
+      logger: silentLogger,
+      exclusive: false,
+    });
+    replicas.push(started);
+    return started;
+  }
+
+  afterEach(async () => {
+    for (const started of replicas.splice(0)) await started.stop();
+    await store.close();
+    await database.dispose();
+  });
+
+  it('gives a session to exactly one of 20 replicas acquiring at once', async () => {
+    await setUp();
+    const { session } = await seedSession(store);
+    const racers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => replica(`racer-${index}`)),
+    );
+    const won = await Promise.all(racers.map((racer) => racer.leases.acquire(session.id)));
+    expect(won.filter(Boolean)).toHaveLength(1);
+    const winner = racers[won.indexOf(true)];
+    expect(await winner?.leases.count()).toBe(1);
+    // The holder takes its own lease again; the others still cannot.
+    expect(await winner?.leases.acquire(session.id)).toBe(true);
+    const loser = racers[won.indexOf(false)];
+    expect(await loser?.leases.acquire(session.id)).toBe(false);
+  });
+
+  it('keeps a renewed lease past its first expiry and frees an unrenewed one', async () => {
+    await setUp();
+    const a = await replica('a');
+    const b = await replica('b');
+    const { session } = await seedSession(store, 'renewed');
+    expect(await a.leases.acquire(session.id)).toBe(true);
+    clock.advance(LEASE_MS - 1_000);
+    expect(await a.leases.renew()).toBe(1);
+    clock.advance(2_000);
+    expect(await b.leases.acquire(session.id)).toBe(false);
+    clock.advance(LEASE_MS);
+    expect(await b.leases.acquire(session.id)).toBe(true);
+    expect(await a.leases.count()).toBe(0);
+    expect(await a.leases.renew()).toBe(0);
+  });
+
+  it('frees the leases of a replica that stopped, before they expire', async () => {
+    await setUp();
+    const a = await replica('a');
+    const b = await replica('b');
+    const { session } = await seedSession(store, 'stopped');
+    expect(await a.leases.acquire(session.id)).toBe(true);
+    await a.stop();
+    expect(await b.leases.acquire(session.id)).toBe(true);
+  });
+
+  it('releases one lease and, at shutdown, all of a replica’s', async () => {
+    await setUp();
+    const a = await replica('a');
+    const b = await replica('b');
+    const first = await seedSession(store, 'first');
+    const second = await seedSession(store, 'second');
+    expect(await a.leases.acquire(first.session.id)).toBe(true);
+    expect(await a.leases.acquire(second.session.id)).toBe(true);
+    await a.leases.release(first.session.id);
+    expect(await b.leases.acquire(first.session.id)).toBe(true);
+    expect(await a.leases.releaseAll()).toBe(1);
+    expect(await b.leases.acquire(second.session.id)).toBe(true);
+  });
+
+  it('hands each expired session to one of two scanners taking over at once', async () => {
+    await setUp();
+    const dead = await replica('dead');
+    const b = await replica('b');
+    const c = await replica('c');
+    const ids: string[] = [];
+    for (let index = 0; index < 5; index++) {
+      const { session } = await seedSession(store, `held ${index}`);
+      expect(await dead.leases.acquire(session.id)).toBe(true);
+      ids.push(session.id);
+    }
+    // Live: nothing to take.
+    expect(await b.leases.takeOver()).toEqual([]);
+    clock.advance(LEASE_MS + 1);
+    const [byB, byC] = await Promise.all([b.leases.takeOver(), c.leases.takeOver()]);
+    expect([...byB, ...byC].sort()).toEqual([...ids].sort());
+    expect(byB.filter((id) => byC.includes(id))).toEqual([]);
+    // Taken once: a later scan finds nothing more.
+    expect(await b.leases.takeOver()).toEqual([]);
+    expect(await c.leases.takeOver()).toEqual([]);
+    expect((await b.leases.count()) + (await c.leases.count())).toBe(5);
+  });
+
+  it('refuses a second start under a live replica’s ID, naming it, and allows it once stopped', async () => {
+    await setUp();
+    const first = await replica('same-id');
+    const second = replica('same-id');
+    await expect(second).rejects.toBeInstanceOf(ReplicaIdInUseError);
+    await expect(second).rejects.toThrow(/replica same-id is already running on this database/);
+    await first.stop();
+    replicas.splice(replicas.indexOf(first), 1);
+    const again = await replica('same-id');
+    expect(again.id).toBe('same-id');
+  });
+
+  it('forgets replicas silent for a week that hold no lease, at the next start', async () => {
+    await setUp();
+    const gone = await replica('gone');
+    const holding = await replica('holding');
+    const { session } = await seedSession(store, 'kept');
+    expect(await holding.leases.acquire(session.id)).toBe(true);
+    await gone.stop();
+    clock.advance(8 * 24 * 60 * 60 * 1000);
+    await replica('next');
+    const ids = (await store.db.selectFrom('replicas').select('id').orderBy('id').execute()).map(
+      (row) => row.id,
+    );
+    expect(ids).toEqual(['holding', 'next']);
+  });
+});

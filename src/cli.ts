@@ -37,18 +37,21 @@ async function main(argv: readonly string[]): Promise<number> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
-  process.stdout.write(`Clarion is serving on ${server.url}\n`);
-  process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
-  const exposed = exposureWarning(config.host, config.publicOrigin);
-  if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
-
-  await new Promise<void>((resolve) => {
+  // Before the line that says Clarion serves: a supervisor may stop it the moment it reads
+  // that line, and a signal with no handler yet would kill the process without a shutdown.
+  const stopRequested = new Promise<void>((resolve) => {
     const stop = () => {
       resolve();
     };
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
+  process.stdout.write(`Clarion is serving on ${server.url}\n`);
+  process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
+  const exposed = exposureWarning(config.host, config.publicOrigin);
+  if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
+
+  await stopRequested;
   await server.close();
   return 0;
 }

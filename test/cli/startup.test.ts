@@ -102,14 +102,21 @@ describe.each(DRIVERS)('clarion serve on %s', (driver) => {
     database = await freshDatabase(driver);
     const server = await startServing(envFor(database.target));
     try {
-      const response = await fetch(`${server.url}/healthz`);
+      // PostgreSQL's wake-up listener connects beside the start; SQLite has none to wait for.
+      const listener = driver === 'postgres' ? 'listening' : 'local';
+      let response = await fetch(`${server.url}/healthz`);
+      await eventually(async () => {
+        response = await fetch(`${server.url}/healthz`);
+        const body = (await response.clone().json()) as { replica: { listener: string } };
+        return body.replica.listener === listener;
+      });
       expect(response.status).toBe(200);
       expect(await response.json()).toEqual({
         status: 'ok',
         driver,
         database: 'reachable',
         schema: { state: 'ready', steps: schemaSteps(dialectFor(driver)).length },
-        replica: { id: expect.any(String) as unknown, leases: 0, listener: 'local' },
+        replica: { id: expect.any(String) as unknown, leases: 0, listener },
       });
     } finally {
       const exited = await server.stop();

@@ -77,6 +77,7 @@ import { sessionRuntime } from './turns/session-runtime.js';
 import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { recoverTakenSessions } from './turns/takeover.js';
+import { queueWakes } from './turns/queue-wakes.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
 import {
@@ -267,7 +268,15 @@ export async function startServer(
       ),
       idleStops: new IdleStops(systemTimers, config.agentIdleMs ?? AGENT_IDLE_MS),
       starts: new AgentStarts(),
-      leases: replica.leases,
+      leases: {
+        acquire: async (sessionId) => {
+          if (await running.leases.acquire(sessionId)) return true;
+          // The holder runs the message this start could not: tell it to look at the queue.
+          await wakes.send(store, { kind: 'queue', sessionId });
+          return false;
+        },
+        release: (sessionId) => running.leases.release(sessionId),
+      },
     };
     const clarification = new ClarificationService({
       store,
@@ -389,6 +398,7 @@ export async function startServer(
     // Leases recovery inherited for sessions whose agent did not start here are free again.
     await replica.leases.releaseUnused();
     replica.beat((taken) => recoverTakenSessions(turns, taken));
+    if (replicated) wakes.subscribe(queueWakes(turns, replica.id));
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');

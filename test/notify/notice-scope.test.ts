@@ -10,9 +10,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadAgentProfiles } from '../../src/agents/profiles.js';
 import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type NotifyOptions, type RunningServer } from '../../src/server.js';
+import { startServer, type RunningServer } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
+import { FAST_NOTIFY } from '../support/notify-options.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -20,19 +21,7 @@ import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'notice-scope-admin-token-0123456789';
 
-const FAST: NotifyOptions = {
-  tunables: {
-    debounceMs: 20,
-    reconcileIntervalMs: 150,
-    pollIntervalMs: 150,
-    retryBaseMs: 100,
-    retryMaxMs: 400,
-    sendTimeoutMs: 3_000,
-    claimLeaseMs: 5_000,
-    stopTimeoutMs: 1_000,
-  },
-  random: () => 0,
-};
+const FAST = FAST_NOTIFY;
 
 /** Words that must not leave the server unless the person asked for them. */
 const SECRET_PROMPT = 'Drop the customers table in production?';

@@ -13,6 +13,7 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer, type NotifyOptions } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { FAST_NOTIFY } from '../support/notify-options.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.js';
@@ -20,19 +21,7 @@ import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'notify-admin-token-0123456789abcdef';
 
-const FAST: NotifyOptions = {
-  tunables: {
-    debounceMs: 20,
-    reconcileIntervalMs: 150,
-    pollIntervalMs: 150,
-    retryBaseMs: 100,
-    retryMaxMs: 400,
-    sendTimeoutMs: 3_000,
-    claimLeaseMs: 5_000,
-    stopTimeoutMs: 1_000,
-  },
-  random: () => 0,
-};
+const FAST = FAST_NOTIFY;
 
 const ONE_QUESTION = {
   questions: [

@@ -1,7 +1,7 @@
 /**
  * Nothing typed is lost, and deliberate actions can be taken back (issue 15),
  * in Chromium against the real server and demo agent, on desktop and phone:
- * a draft survives another tab's answer, and an operator's cancel, and goes
+ * a draft survives another tab's answer, an operator's cancel and an expiry, and goes
  * as a new message or is discarded; the same
  * person racing themselves in two tabs is told "Answered in another tab";
  * Undo of a one-tap answer means the server never saw it; Skip carries the
@@ -21,6 +21,7 @@ import {
   pendingIds,
   recordRequests,
   RESPOND,
+  sendMessage,
   sessionState,
   transcript,
   until,
@@ -157,6 +158,36 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     expect(recorded.responds).toHaveLength(0);
     const typed = await userMessages(suite.world, created.session.id);
     expect(typed.some((text) => text.includes('A file in the repository root'))).toBe(false);
+    await context.close();
+  });
+
+  it('keeps a draft when the question expires (the conversation moved on) and sends it as a new message', async () => {
+    const created = await askingTask(suite.world, 'Draft outlives an expiry', '/ask-detach');
+    await until(
+      () => sessionState(suite.world, created.session.id, created.task.id),
+      (state) => state === 'idle',
+    );
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await page.getByTestId('clarification-custom').fill('Keep it in the repository');
+
+    await sendMessage(suite.world, created.session.id, 'never mind');
+    const kept = banner(page, 'late-kept');
+    await kept.waitFor(WAIT);
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('expired');
+    await expect(kept.textContent()).resolves.toContain('This question is no longer active.');
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'Keep it in the repository',
+    );
+
+    await page.getByTestId('clarification-submit').click();
+    await banner(page, 'late-sent').waitFor(WAIT);
+    await until(
+      () => userMessages(suite.world, created.session.id),
+      (all) => all.filter((text) => text.includes('Keep it in the repository')).length === 1,
+    );
+    expect(recorded.responds).toHaveLength(0);
     await context.close();
   });
 

@@ -2,7 +2,8 @@
  * Every screen of the web app, audited by axe-core and photographed, on a
  * 1440×900 desktop and a 390×844 phone, in light and dark (issue 15): the
  * inbox (empty and with items), a session with a pending question (single
- * and multi-select steps), the consent and action cards, settings, the
+ * and multi-select steps), the consent, action and form cards (the form
+ * also with its errors shown), settings, the
  * decision log, the answer page and the signed-out page. No serious or
  * critical violation may remain; screenshots go to
  * `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
@@ -14,7 +15,8 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { mintAnswerLinks } from '../../src/turns/index.js';
+import { formRequester, mintAnswerLinks } from '../../src/turns/index.js';
+import { formSchema } from '../../src/wire/index.js';
 import {
   api,
   ARTIFACTS,
@@ -244,6 +246,63 @@ describe('every screen, light and dark, desktop and phone', () => {
     await check('action', `/sessions/${action.session.id}`, (page) =>
       page.getByTestId('action-done').waitFor(),
     );
+  });
+
+  it('the form card, and the form card showing its errors', async () => {
+    // A form comes only from an agent's generic elicitation: raised here as the ACP host would.
+    const created = await startTask('Deploy with a form', 'deploy');
+    const requestForm = formRequester(
+      { store: world.clarion.store },
+      () => world.clarion.turns.userInputs,
+    );
+    const abandon = new AbortController();
+    void requestForm({
+      sessionId: created.session.id,
+      turnId: undefined,
+      message: 'Where should this be deployed?',
+      schema: formSchema.parse({
+        title: 'Deploy settings',
+        properties: {
+          service: {
+            type: 'string',
+            title: 'Service name',
+            minLength: 3,
+            description: 'As in the registry',
+          },
+          env: {
+            type: 'string',
+            title: 'Environment',
+            oneOf: [
+              { const: 'dev', title: 'Development' },
+              { const: 'prod', title: 'Production' },
+            ],
+          },
+          replicas: { type: 'integer', title: 'Replicas', minimum: 1, maximum: 5 },
+          notify: { type: 'boolean', title: 'Notify the team' },
+          regions: {
+            type: 'array',
+            title: 'Regions',
+            items: {
+              anyOf: [
+                { const: 'eu', title: 'Europe' },
+                { const: 'us', title: 'Americas' },
+              ],
+            },
+          },
+        },
+        required: ['service', 'env', 'replicas'],
+      }),
+      signal: abandon.signal,
+    }).catch(() => undefined);
+    const card = (page: Page) => page.locator('[data-testid="user-input-card"][data-kind="form"]');
+    await check('form', `/sessions/${created.session.id}`, (page) =>
+      card(page).getByTestId('form-submit').waitFor(),
+    );
+    await check('form-errors', `/sessions/${created.session.id}`, async (page) => {
+      await card(page).getByTestId('form-submit').click();
+      await card(page).getByTestId('form-error').first().waitFor();
+    });
+    abandon.abort();
   });
 
   it('settings', async () => {

@@ -410,6 +410,89 @@ describe('every screen, light and dark, desktop and phone', () => {
     await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe('build');
   });
 
+  it('draws the keyboard focus ring visibly apart from the active step’s ring, light and dark', async () => {
+    const created = await askingTask(world, 'Focus rings', '/ask-multi');
+    const page = await pageOf('desktop', 'person');
+    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    const options = page.getByRole('radiogroup').first().getByRole('radio');
+    await options.first().waitFor();
+    interface Rings {
+      focusStyle: string;
+      focusColour: string;
+      focusWidth: number;
+      focusOffset: number;
+      optionShadow: string;
+      stepOutline: string;
+      stepShadow: string;
+      stepFocusedOutline: string;
+      grounds: string[];
+    }
+    const channels = (rgb: string) => (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
+    /** How far from grey a colour is: 0 for a neutral, up to 255 for a pure hue. */
+    const chroma = (rgb: string) => Math.max(...channels(rgb)) - Math.min(...channels(rgb));
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await settle(page);
+      // By keyboard, so :focus-visible (the ring a keyboard user sees) applies.
+      await options.first().focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowUp');
+      const rings = await page.evaluate<Rings>(
+        `(() => {
+          const option = document.activeElement;
+          // Computed styles are live: read each before focus moves on.
+          const focused = getComputedStyle(option);
+          const stepElement = document.querySelector('.step[data-active="true"]');
+          const step = getComputedStyle(stepElement);
+          const probe = document.body.appendChild(document.createElement('span'));
+          const grounds = ['--bg', '--surface'].map((name) => {
+            probe.style.color = 'var(' + name + ')';
+            return getComputedStyle(probe).color;
+          });
+          probe.remove();
+          const result = {
+            focusStyle: focused.outlineStyle,
+            focusColour: focused.outlineColor,
+            focusWidth: parseFloat(focused.outlineWidth),
+            focusOffset: parseFloat(focused.outlineOffset),
+            optionShadow: focused.boxShadow,
+            stepOutline: step.outlineStyle,
+            stepShadow: step.boxShadow,
+            grounds,
+          };
+          stepElement.focus({ focusVisible: true });
+          result.stepFocusedOutline = step.outlineStyle + ' ' + step.outlineColor;
+          option.focus();
+          return result;
+        })()`,
+      );
+      // The focus ring: a solid outline, thicker than the step's ring and standing off the element.
+      expect(rings.focusStyle, scheme).toBe('solid');
+      expect(rings.focusWidth, scheme).toBeGreaterThanOrEqual(3);
+      expect(rings.focusOffset, scheme).toBeGreaterThanOrEqual(2);
+      expect(rings.optionShadow, scheme).toBe('none');
+      // The active step: a 2 px shadow ring hugging the circle, never an outline.
+      expect(rings.stepOutline, scheme).toBe('none');
+      const stepColour = /rgba?\([^)]*\)/.exec(rings.stepShadow)?.[0] ?? '';
+      expect(rings.stepShadow, scheme).toMatch(/ 0px 0px 0px 2px$/);
+      // Apart in hue even where their lightness is close: a neutral ring against the accent's blue.
+      expect(chroma(rings.focusColour), `${scheme} focus ${rings.focusColour}`).toBeLessThanOrEqual(
+        24,
+      );
+      expect(chroma(stepColour), `${scheme} step ${stepColour}`).toBeGreaterThanOrEqual(96);
+      // And the focus ring itself stands out from what it is drawn on (WCAG 1.4.11: 3:1).
+      for (const ground of rings.grounds) {
+        expect(
+          contrast(rings.focusColour, ground),
+          `${scheme} on ${ground}`,
+        ).toBeGreaterThanOrEqual(3);
+      }
+      // The active step with focus shows both: the focus outline outside its own ring.
+      expect(rings.stepFocusedOutline, scheme).toBe(`solid ${rings.focusColour}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+
   it('labels each button by what it does in Japanese, on a phone', async () => {
     const context = await browser.newContext({
       ...SIZES.phone,

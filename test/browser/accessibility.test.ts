@@ -2,7 +2,8 @@
  * Every screen of the web app, audited by axe-core and photographed, on a
  * 1440×900 desktop and a 390×844 phone, in light and dark (issue 15): the
  * inbox (empty and with items), a session with a pending question (single
- * and multi-select steps), the consent and action cards, settings, the
+ * and multi-select steps), the consent, action and form cards (the form
+ * also with its errors shown), settings, the
  * decision log, the answer page and the signed-out page. No serious or
  * critical violation may remain; screenshots go to
  * `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
@@ -14,7 +15,8 @@ import { mkdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { mintAnswerLinks } from '../../src/turns/index.js';
+import { formRequester, mintAnswerLinks } from '../../src/turns/index.js';
+import { formSchema } from '../../src/wire/index.js';
 import {
   api,
   ARTIFACTS,
@@ -246,6 +248,63 @@ describe('every screen, light and dark, desktop and phone', () => {
     );
   });
 
+  it('the form card, and the form card showing its errors', async () => {
+    // A form comes only from an agent's generic elicitation: raised here as the ACP host would.
+    const created = await startTask('Deploy with a form', 'deploy');
+    const requestForm = formRequester(
+      { store: world.clarion.store },
+      () => world.clarion.turns.userInputs,
+    );
+    const abandon = new AbortController();
+    void requestForm({
+      sessionId: created.session.id,
+      turnId: undefined,
+      message: 'Where should this be deployed?',
+      schema: formSchema.parse({
+        title: 'Deploy settings',
+        properties: {
+          service: {
+            type: 'string',
+            title: 'Service name',
+            minLength: 3,
+            description: 'As in the registry',
+          },
+          env: {
+            type: 'string',
+            title: 'Environment',
+            oneOf: [
+              { const: 'dev', title: 'Development' },
+              { const: 'prod', title: 'Production' },
+            ],
+          },
+          replicas: { type: 'integer', title: 'Replicas', minimum: 1, maximum: 5 },
+          notify: { type: 'boolean', title: 'Notify the team' },
+          regions: {
+            type: 'array',
+            title: 'Regions',
+            items: {
+              anyOf: [
+                { const: 'eu', title: 'Europe' },
+                { const: 'us', title: 'Americas' },
+              ],
+            },
+          },
+        },
+        required: ['service', 'env', 'replicas'],
+      }),
+      signal: abandon.signal,
+    }).catch(() => undefined);
+    const card = (page: Page) => page.locator('[data-testid="user-input-card"][data-kind="form"]');
+    await check('form', `/sessions/${created.session.id}`, (page) =>
+      card(page).getByTestId('form-submit').waitFor(),
+    );
+    await check('form-errors', `/sessions/${created.session.id}`, async (page) => {
+      await card(page).getByTestId('form-submit').click();
+      await card(page).getByTestId('form-error').first().waitFor();
+    });
+    abandon.abort();
+  });
+
   it('settings', async () => {
     await check('settings', '/settings', (page) => page.getByTestId('settings').waitFor());
   });
@@ -349,6 +408,89 @@ describe('every screen, light and dark, desktop and phone', () => {
     await checks.getByRole('checkbox').first().focus();
     await page.keyboard.press('ArrowUp');
     await expect(page.evaluate('document.activeElement.dataset.optionId')).resolves.toBe('build');
+  });
+
+  it('draws the keyboard focus ring visibly apart from the active step’s ring, light and dark', async () => {
+    const created = await askingTask(world, 'Focus rings', '/ask-multi');
+    const page = await pageOf('desktop', 'person');
+    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    const options = page.getByRole('radiogroup').first().getByRole('radio');
+    await options.first().waitFor();
+    interface Rings {
+      focusStyle: string;
+      focusColour: string;
+      focusWidth: number;
+      focusOffset: number;
+      optionShadow: string;
+      stepOutline: string;
+      stepShadow: string;
+      stepFocusedOutline: string;
+      grounds: string[];
+    }
+    const channels = (rgb: string) => (rgb.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
+    /** How far from grey a colour is: 0 for a neutral, up to 255 for a pure hue. */
+    const chroma = (rgb: string) => Math.max(...channels(rgb)) - Math.min(...channels(rgb));
+    for (const scheme of SCHEMES) {
+      await page.emulateMedia({ colorScheme: scheme });
+      await settle(page);
+      // By keyboard, so :focus-visible (the ring a keyboard user sees) applies.
+      await options.first().focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('ArrowUp');
+      const rings = await page.evaluate<Rings>(
+        `(() => {
+          const option = document.activeElement;
+          // Computed styles are live: read each before focus moves on.
+          const focused = getComputedStyle(option);
+          const stepElement = document.querySelector('.step[data-active="true"]');
+          const step = getComputedStyle(stepElement);
+          const probe = document.body.appendChild(document.createElement('span'));
+          const grounds = ['--bg', '--surface'].map((name) => {
+            probe.style.color = 'var(' + name + ')';
+            return getComputedStyle(probe).color;
+          });
+          probe.remove();
+          const result = {
+            focusStyle: focused.outlineStyle,
+            focusColour: focused.outlineColor,
+            focusWidth: parseFloat(focused.outlineWidth),
+            focusOffset: parseFloat(focused.outlineOffset),
+            optionShadow: focused.boxShadow,
+            stepOutline: step.outlineStyle,
+            stepShadow: step.boxShadow,
+            grounds,
+          };
+          stepElement.focus({ focusVisible: true });
+          result.stepFocusedOutline = step.outlineStyle + ' ' + step.outlineColor;
+          option.focus();
+          return result;
+        })()`,
+      );
+      // The focus ring: a solid outline, thicker than the step's ring and standing off the element.
+      expect(rings.focusStyle, scheme).toBe('solid');
+      expect(rings.focusWidth, scheme).toBeGreaterThanOrEqual(3);
+      expect(rings.focusOffset, scheme).toBeGreaterThanOrEqual(2);
+      expect(rings.optionShadow, scheme).toBe('none');
+      // The active step: a 2 px shadow ring hugging the circle, never an outline.
+      expect(rings.stepOutline, scheme).toBe('none');
+      const stepColour = /rgba?\([^)]*\)/.exec(rings.stepShadow)?.[0] ?? '';
+      expect(rings.stepShadow, scheme).toMatch(/ 0px 0px 0px 2px$/);
+      // Apart in hue even where their lightness is close: a neutral ring against the accent's blue.
+      expect(chroma(rings.focusColour), `${scheme} focus ${rings.focusColour}`).toBeLessThanOrEqual(
+        24,
+      );
+      expect(chroma(stepColour), `${scheme} step ${stepColour}`).toBeGreaterThanOrEqual(96);
+      // And the focus ring itself stands out from what it is drawn on (WCAG 1.4.11: 3:1).
+      for (const ground of rings.grounds) {
+        expect(
+          contrast(rings.focusColour, ground),
+          `${scheme} on ${ground}`,
+        ).toBeGreaterThanOrEqual(3);
+      }
+      // The active step with focus shows both: the focus outline outside its own ring.
+      expect(rings.stepFocusedOutline, scheme).toBe(`solid ${rings.focusColour}`);
+    }
+    await page.emulateMedia({ colorScheme: 'light' });
   });
 
   it('labels each button by what it does in Japanese, on a phone', async () => {

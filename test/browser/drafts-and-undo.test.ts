@@ -1,7 +1,8 @@
 /**
  * Nothing typed is lost, and deliberate actions can be taken back (issue 15),
  * in Chromium against the real server and demo agent, on desktop and phone:
- * a draft survives another tab's answer and goes as a new message; the same
+ * a draft survives another tab's answer, an operator's cancel and an expiry, and goes
+ * as a new message or is discarded; the same
  * person racing themselves in two tabs is told "Answered in another tab";
  * Undo of a one-tap answer means the server never saw it; Skip carries the
  * person's own reason to the agent; an answer sent while the server is
@@ -9,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { scriptOutage } from './support/scripted-route.js';
-import { askingTask } from './support/harness.js';
+import { api, askingTask } from './support/harness.js';
 import {
   agentReplies,
   banner,
@@ -20,6 +21,7 @@ import {
   pendingIds,
   recordRequests,
   RESPOND,
+  sendMessage,
   sessionState,
   transcript,
   until,
@@ -95,6 +97,96 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await page.getByTestId('clarification-discard').tap();
     await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
     expect(recorded.messages).toHaveLength(0);
+    expect(recorded.responds).toHaveLength(0);
+    await context.close();
+  });
+
+  it('keeps a half-filled answer when an operator cancels the question, and sends it as a new message', async () => {
+    const created = await askingTask(suite.world, 'Draft outlives a cancel', '/ask-multi');
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await option(page, 'Hosted').click();
+    await page.getByTestId('clarification-custom').fill('Only the fast checks, please');
+
+    const pendingId = await overlayPendingId(page);
+    await api(suite.world, 'POST', `/api/v1/clarification/${pendingId}/cancel`);
+
+    const kept = banner(page, 'late-kept');
+    await kept.waitFor(WAIT);
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled');
+    await expect(kept.textContent()).resolves.toContain('This question was cancelled.');
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'Only the fast checks, please',
+    );
+    const send = page.getByTestId('clarification-submit');
+    await expect(send.textContent()).resolves.toBe('Send as a new message');
+    await expect(page.getByTestId('clarification-discard').isVisible()).resolves.toBe(true);
+    await suite.shoot(page, 'draft-kept-cancelled-desktop');
+
+    await send.click();
+    await banner(page, 'late-sent').waitFor(WAIT);
+    const sent = await until(
+      () => userMessages(suite.world, created.session.id),
+      (all) => all.some((text) => text.includes('Only the fast checks, please')),
+    );
+    const draft = sent.filter((text) => text.includes('Only the fast checks, please'));
+    expect(draft).toHaveLength(1);
+    expect(draft[0]).toContain('Which CI runner should the pipeline use?\nHosted');
+    expect(recorded.responds).toHaveLength(0);
+    await context.close();
+  });
+
+  it('discards a draft kept after a cancel without sending anything (phone)', async () => {
+    const created = await askingTask(suite.world, 'Cancelled draft discarded', '/ask');
+    const { context, page } = await suite.phone();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await page.getByTestId('clarification-custom').fill('A file in the repository root');
+
+    await api(suite.world, 'POST', `/api/v1/clarification/${await overlayPendingId(page)}/cancel`);
+    const kept = banner(page, 'late-kept');
+    await kept.waitFor(WAIT);
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled');
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'A file in the repository root',
+    );
+    await suite.shoot(page, 'draft-kept-cancelled-phone');
+    await page.getByTestId('clarification-discard').tap();
+    await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
+    expect(recorded.messages).toHaveLength(0);
+    expect(recorded.responds).toHaveLength(0);
+    const typed = await userMessages(suite.world, created.session.id);
+    expect(typed.some((text) => text.includes('A file in the repository root'))).toBe(false);
+    await context.close();
+  });
+
+  it('keeps a draft when the question expires (the conversation moved on) and sends it as a new message', async () => {
+    const created = await askingTask(suite.world, 'Draft outlives an expiry', '/ask-detach');
+    await until(
+      () => sessionState(suite.world, created.session.id, created.task.id),
+      (state) => state === 'idle',
+    );
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await page.getByTestId('clarification-custom').fill('Keep it in the repository');
+
+    await sendMessage(suite.world, created.session.id, 'never mind');
+    const kept = banner(page, 'late-kept');
+    await kept.waitFor(WAIT);
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('expired');
+    await expect(kept.textContent()).resolves.toContain('This question is no longer active.');
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'Keep it in the repository',
+    );
+
+    await page.getByTestId('clarification-submit').click();
+    await banner(page, 'late-sent').waitFor(WAIT);
+    await until(
+      () => userMessages(suite.world, created.session.id),
+      (all) => all.filter((text) => text.includes('Keep it in the repository')).length === 1,
+    );
     expect(recorded.responds).toHaveLength(0);
     await context.close();
   });

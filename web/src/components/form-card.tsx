@@ -220,11 +220,18 @@ function Field(props: FieldProps) {
         className="form-field form-choices"
         data-field={props.name}
         data-testid="form-field"
+        // A plain group may not carry aria-required (axe: critical); a radio group may.
+        role={multiple ? undefined : 'radiogroup'}
         aria-describedby={describedBy}
         aria-invalid={error !== undefined}
-        aria-required={props.required}
+        aria-required={multiple ? undefined : props.required}
       >
-        <legend className="form-label">{title}</legend>
+        <legend className="form-label">
+          {title}
+          {multiple && props.required ? (
+            <span className="sr-only"> ({t('formCard.required')})</span>
+          ) : null}
+        </legend>
         {options.map((option) => (
           <label key={option.const} className="form-choice">
             <input

@@ -35,7 +35,7 @@ import { NextWaitingItem } from './next-waiting-item.js';
 import { RelativeTime } from './relative-time.js';
 import { SessionFailureBanner } from './session-failure.js';
 import { SessionQueue } from './session-queue.js';
-import { UserInputPanel } from './user-input-panel.js';
+import { UserInputPanel, useSessionAwaitsInput } from './user-input-panel.js';
 
 export function SessionView({ sessionId }: { sessionId: string }) {
   const { t } = useTranslation();
@@ -57,6 +57,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const skippedActionTimes = requestsOfSession(userInputs, sessionId).flatMap((entry) =>
     entry.view.kind === 'action' && entry.view.decision === 'skip' ? [entry.view.created_at] : [],
   );
+  const awaitsInput = useSessionAwaitsInput(sessionId);
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback(() => {
@@ -129,11 +130,17 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         {session?.state === 'failed' ? (
           <SessionFailureBanner sessionId={sessionId} taskId={session.task_id} />
         ) : null}
-        <div className="question-sheet" data-open={showOverlay && !group.collapsed}>
+        {/* Every pending kind shares one sheet: on a phone two fixed sheets would cover each other. */}
+        <div
+          className="question-sheet"
+          data-testid="pending-sheet"
+          data-open={(showOverlay && !group.collapsed) || awaitsInput}
+        >
           <ClarificationStatusBanner group={group} />
           {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}
+          <UserInputPanel sessionId={sessionId} part="waiting" />
         </div>
-        <UserInputPanel sessionId={sessionId} />
+        <UserInputPanel sessionId={sessionId} part="settled" />
         <NextWaitingItem sessionId={sessionId} />
         <SessionQueue
           sessionId={sessionId}

@@ -157,6 +157,9 @@ export async function startServer(
       onBackgroundFailure: (error) => {
         logger.warn({ err: error }, 'background WAL checkpoints stopped; commits checkpoint again');
       },
+      onIdleConnectionLost: (error) => {
+        logger.warn({ err: error }, 'an idle PostgreSQL connection was lost; the pool reconnects');
+      },
       onListenerDown: (error, retryMs) => {
         logger.warn(
           { err: error, retry_ms: retryMs },

@@ -50,6 +50,12 @@ export interface OpenOptions extends ListenerEvents {
   checkpointIntervalMs?: number;
   /** Told when background work stops and the store falls back to doing it inline. */
   onBackgroundFailure?: (error: Error) => void;
+  /**
+   * PostgreSQL: an idle pooled connection was lost (the server restarted, an
+   * admin or `idle_session_timeout` ended it). The pool drops it and connects
+   * again on demand; without a handler the error would end the process.
+   */
+  onIdleConnectionLost?: (error: Error) => void;
 }
 
 export interface Store extends RepoContext {
@@ -106,15 +112,22 @@ interface Connection {
   sqlite?: { database: BetterSqlite3.Database; file: string };
 }
 
-async function connect(target: DatabaseTarget, poolSize = 10): Promise<Connection> {
+async function connect(
+  target: DatabaseTarget,
+  poolSize = 10,
+  onIdleConnectionLost: (error: Error) => void = () => undefined,
+): Promise<Connection> {
   return target.driver === 'sqlite'
     ? openSqlite(target.dataDir)
-    : { db: await openPostgres(target.url, poolSize), control: postgresControl };
+    : {
+        db: await openPostgres(target.url, poolSize, onIdleConnectionLost),
+        control: postgresControl,
+      };
 }
 
 export async function openStore(target: DatabaseTarget, options: OpenOptions = {}): Promise<Store> {
   const dialect = dialectFor(target.driver);
-  const connection = await connect(target, options.poolSize);
+  const connection = await connect(target, options.poolSize, options.onIdleConnectionLost);
   const db = (options.plugins ?? []).reduce(
     (wrapped, plugin) => wrapped.withPlugin(plugin),
     connection.db,
@@ -270,12 +283,18 @@ function writable(path: string): boolean {
   }
 }
 
-async function openPostgres(url: string, poolSize: number): Promise<Kysely<Database>> {
+async function openPostgres(
+  url: string,
+  poolSize: number,
+  onIdleConnectionLost: (error: Error) => void,
+): Promise<Kysely<Database>> {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
   });
+  // The pool re-emits an idle client's error; unheard, an EventEmitter's 'error' throws.
+  pool.on('error', onIdleConnectionLost);
   // Surface a bad URL here, as one clear error, rather than at the first request.
   try {
     const client = await pool.connect();

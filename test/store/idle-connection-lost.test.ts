@@ -1,0 +1,54 @@
+/**
+ * A PostgreSQL restart, an admin, or `idle_session_timeout` can end the
+ * store's idle pooled connections at any time. The pool re-emits that as an
+ * 'error' event, which ends the process unless someone listens: the store
+ * must hear it, say so, and carry on with new connections.
+ */
+import { sql } from 'kysely';
+import pg from 'pg';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+
+describe('the store on postgres when its idle connections are ended', () => {
+  let database: TestDatabase | undefined;
+  let store: Store | undefined;
+
+  afterEach(async () => {
+    await store?.close();
+    store = undefined;
+    await database?.dispose();
+    database = undefined;
+  });
+
+  it('reports each lost idle connection and serves the next query on a new one', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const lost: unknown[] = [];
+    store = await openStore(target, {
+      onIdleConnectionLost: (error) => {
+        lost.push(error);
+      },
+    });
+    // Two queries at once leave two connections idle in the pool.
+    await Promise.all([store.ping(), sql`SELECT pg_sleep(0.05)`.execute(store.db)]);
+
+    const admin = new pg.Client({ connectionString: target.url });
+    await admin.connect();
+    try {
+      const { rows } = await admin.query<{ ended: boolean }>(
+        `SELECT pg_terminate_backend(pid) AS ended FROM pg_stat_activity
+          WHERE datname = current_database() AND pid <> pg_backend_pid()`,
+      );
+      expect(rows.filter((row) => row.ended).length).toBeGreaterThanOrEqual(2);
+    } finally {
+      await admin.end();
+    }
+
+    await eventually(() => lost.length >= 2);
+    expect(lost.every((error) => (error as { code?: string }).code === '57P01')).toBe(true);
+    await store.ping();
+  });
+});

@@ -4,6 +4,9 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
+    // Two files at a time: most suites wait on processes, browsers and databases rather than
+    // the CPU, and vitest's default on a 2-core machine is one worker.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
   },

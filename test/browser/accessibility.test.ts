@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { formRequester, mintAnswerLinks } from '../../src/turns/index.js';
-import { formSchema } from '../../src/wire/index.js';
+import { DEPLOY_FORM } from './support/deploy-form.js';
 import {
   api,
   ARTIFACTS,
@@ -260,38 +260,7 @@ describe('every screen, light and dark, desktop and phone', () => {
       sessionId: created.session.id,
       turnId: undefined,
       message: 'Where should this be deployed?',
-      schema: formSchema.parse({
-        title: 'Deploy settings',
-        properties: {
-          service: {
-            type: 'string',
-            title: 'Service name',
-            minLength: 3,
-            description: 'As in the registry',
-          },
-          env: {
-            type: 'string',
-            title: 'Environment',
-            oneOf: [
-              { const: 'dev', title: 'Development' },
-              { const: 'prod', title: 'Production' },
-            ],
-          },
-          replicas: { type: 'integer', title: 'Replicas', minimum: 1, maximum: 5 },
-          notify: { type: 'boolean', title: 'Notify the team' },
-          regions: {
-            type: 'array',
-            title: 'Regions',
-            items: {
-              anyOf: [
-                { const: 'eu', title: 'Europe' },
-                { const: 'us', title: 'Americas' },
-              ],
-            },
-          },
-        },
-        required: ['service', 'env', 'replicas'],
-      }),
+      schema: DEPLOY_FORM,
       signal: abandon.signal,
     }).catch(() => undefined);
     const card = (page: Page) => page.locator('[data-testid="user-input-card"][data-kind="form"]');

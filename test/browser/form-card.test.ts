@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { formRequester } from '../../src/turns/index.js';
-import { formSchema } from '../../src/wire/index.js';
+import { DEPLOY_FORM } from './support/deploy-form.js';
 import { TestHost } from '../support/test-host.js';
 import {
   api,
@@ -23,38 +23,7 @@ import {
 
 const WAIT = { timeout: 30_000 };
 
-const schema = formSchema.parse({
-  title: 'Deploy settings',
-  properties: {
-    service: {
-      type: 'string',
-      title: 'Service name',
-      minLength: 3,
-      description: 'As in the registry',
-    },
-    env: {
-      type: 'string',
-      title: 'Environment',
-      oneOf: [
-        { const: 'dev', title: 'Development' },
-        { const: 'prod', title: 'Production' },
-      ],
-    },
-    replicas: { type: 'integer', title: 'Replicas', minimum: 1, maximum: 5 },
-    notify: { type: 'boolean', title: 'Notify the team' },
-    regions: {
-      type: 'array',
-      title: 'Regions',
-      items: {
-        anyOf: [
-          { const: 'eu', title: 'Europe' },
-          { const: 'us', title: 'Americas' },
-        ],
-      },
-    },
-  },
-  required: ['service', 'env', 'replicas'],
-});
+const schema = DEPLOY_FORM;
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 30_000;

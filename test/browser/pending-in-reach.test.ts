@@ -11,25 +11,16 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { formRequester } from '../../src/turns/index.js';
 import { formSchema, type UserInputView } from '../../src/wire/index.js';
-import { api, type CreatedTask, type World } from './support/harness.js';
-import { agentReplies, sendMessage, until, useSuite } from './support/clarification-pages.js';
+import { api, type World } from './support/harness.js';
+import {
+  scrollToStart,
+  sendMessage,
+  twentyExchanges,
+  until,
+  useSuite,
+} from './support/clarification-pages.js';
 
 const USER_INPUT_RESPOND = /\/api\/v1\/user-inputs\/[^/]+\/respond$/;
-
-async function twentyExchanges(world: World): Promise<CreatedTask> {
-  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-    title: 'A long conversation with requests',
-    prompt: 'exchange 1: tell me about the build',
-  });
-  for (let n = 2; n <= 20; n++) {
-    await sendMessage(world, created.session.id, `exchange ${String(n)}: and then?`);
-  }
-  await until(
-    () => agentReplies(world, created.session.id),
-    (replies) => replies.length >= 20,
-  );
-  return created;
-}
 
 async function waitingRequest(
   world: World,
@@ -85,16 +76,6 @@ function placementOf(page: Page, requestId: string): Promise<Placement> {
   );
 }
 
-async function scrollToStart(page: Page): Promise<number> {
-  return page.evaluate<number>(
-    `(() => {
-      window.scrollTo(0, 0);
-      window.scrollBy(0, 200);
-      return window.scrollY;
-    })()`,
-  );
-}
-
 function expectInReach(placed: Placement, size: 'desktop' | 'phone'): void {
   expect(placed.top).toBeGreaterThanOrEqual(0);
   expect(placed.bottom).toBeLessThanOrEqual(placed.viewport + 1);
@@ -108,7 +89,7 @@ describe('every pending kind stays in reach', () => {
   const suite = useSuite();
 
   it('opens a consent, an action and a form after 20 exchanges wholly in view: a sheet on a phone, docked on a desktop', async () => {
-    const created = await twentyExchanges(suite.world);
+    const created = await twentyExchanges(suite.world, 'A long conversation with requests');
     const sessionId = created.session.id;
     const requestForm = formRequester(
       { store: suite.world.clarion.store },

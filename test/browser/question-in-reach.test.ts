@@ -10,29 +10,20 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
 import {
-  agentReplies,
   openSession,
   option,
   recordRequests,
+  scrollToStart,
   sendMessage,
   transcript,
+  twentyExchanges,
   until,
   useSuite,
 } from './support/clarification-pages.js';
 
 /** Twenty exchanges with the demo agent, then its three-question bundle. */
 async function longSession(world: World): Promise<CreatedTask> {
-  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-    title: 'A long conversation',
-    prompt: 'exchange 1: tell me about the build',
-  });
-  for (let n = 2; n <= 20; n++) {
-    await sendMessage(world, created.session.id, `exchange ${String(n)}: and then?`);
-  }
-  await until(
-    () => agentReplies(world, created.session.id),
-    (replies) => replies.length >= 20,
-  );
+  const created = await twentyExchanges(world, 'A long conversation');
   await sendMessage(world, created.session.id, '/ask-multi');
   await until(
     () => api<{ bundles: { session_id: string }[] }>(world, 'GET', '/api/v1/pending'),
@@ -58,17 +49,6 @@ function boxOf(page: Page, testId: string): Promise<Box> {
 
 function headerTop(page: Page): Promise<number> {
   return page.evaluate<number>("document.querySelector('.app-header').getBoundingClientRect().top");
-}
-
-/** Scrolls back to the conversation's start, then a little down, as a reader would. */
-async function scrollToStart(page: Page): Promise<number> {
-  return page.evaluate<number>(
-    `(() => {
-      window.scrollTo(0, 0);
-      window.scrollBy(0, 200);
-      return window.scrollY;
-    })()`,
-  );
 }
 
 describe('the question stays in reach', () => {

@@ -8,7 +8,14 @@ import { afterAll, beforeAll } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
-import { api, ARTIFACTS, launchChromium, startWorld, type World } from './harness.js';
+import {
+  api,
+  ARTIFACTS,
+  launchChromium,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './harness.js';
 
 export const RESPOND = '**/api/v1/clarification/*/respond';
 export const MESSAGES = '**/api/v1/sessions/*/messages';
@@ -282,4 +289,31 @@ export function sendMessage(world: World, sessionId: string, text: string) {
     text,
     admission_key: `test-${String(process.pid)}-${String(keys)}`,
   });
+}
+
+/** A session with twenty exchanges with the demo agent: long enough that its start is far off screen. */
+export async function twentyExchanges(world: World, title: string): Promise<CreatedTask> {
+  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+    title,
+    prompt: 'exchange 1: tell me about the build',
+  });
+  for (let n = 2; n <= 20; n++) {
+    await sendMessage(world, created.session.id, `exchange ${String(n)}: and then?`);
+  }
+  await until(
+    () => agentReplies(world, created.session.id),
+    (replies) => replies.length >= 20,
+  );
+  return created;
+}
+
+/** Scrolls back to the conversation's start, then a little down, as a reader would. */
+export async function scrollToStart(page: Page): Promise<number> {
+  return page.evaluate<number>(
+    `(() => {
+      window.scrollTo(0, 0);
+      window.scrollBy(0, 200);
+      return window.scrollY;
+    })()`,
+  );
 }

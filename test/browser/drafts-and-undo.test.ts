@@ -20,6 +20,7 @@ import {
   overlayPendingId,
   pendingIds,
   recordRequests,
+  type Recorded,
   RESPOND,
   sendMessage,
   sessionState,
@@ -34,6 +35,18 @@ const CONFIG_PROMPT = 'How should I create the configuration file?';
 
 describe('drafts, undo and deliberate actions in Chromium', () => {
   const suite = useSuite();
+
+  /** The kept draft (a choice and custom text) arrived as one new message, and no answer was sent. */
+  async function expectDraftSentOnce(sessionId: string, recorded: Recorded): Promise<void> {
+    const sent = await until(
+      () => userMessages(suite.world, sessionId),
+      (all) => all.some((text) => text.includes('Only the fast checks, please')),
+    );
+    const draft = sent.filter((text) => text.includes('Only the fast checks, please'));
+    expect(draft).toHaveLength(1);
+    expect(draft[0]).toContain('Which CI runner should the pipeline use?\nHosted');
+    expect(recorded.responds).toHaveLength(0);
+  }
 
   it('keeps a draft when another tab answers, and sends it as a new message', async () => {
     const created = await askingTask(suite.world, 'Draft survives', '/ask-multi');
@@ -67,14 +80,7 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
 
     await page.getByTestId('clarification-submit').click();
     await banner(page, 'late-sent').waitFor(WAIT);
-    const sent = await until(
-      () => userMessages(suite.world, created.session.id),
-      (all) => all.some((text) => text.includes('Only the fast checks, please')),
-    );
-    const draft = sent.filter((text) => text.includes('Only the fast checks, please'));
-    expect(draft).toHaveLength(1);
-    expect(draft[0]).toContain('Which CI runner should the pipeline use?\nHosted');
-    expect(recorded.responds).toHaveLength(0);
+    await expectDraftSentOnce(created.session.id, recorded);
     await context.close();
   });
 
@@ -126,14 +132,7 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
 
     await send.click();
     await banner(page, 'late-sent').waitFor(WAIT);
-    const sent = await until(
-      () => userMessages(suite.world, created.session.id),
-      (all) => all.some((text) => text.includes('Only the fast checks, please')),
-    );
-    const draft = sent.filter((text) => text.includes('Only the fast checks, please'));
-    expect(draft).toHaveLength(1);
-    expect(draft[0]).toContain('Which CI runner should the pipeline use?\nHosted');
-    expect(recorded.responds).toHaveLength(0);
+    await expectDraftSentOnce(created.session.id, recorded);
     await context.close();
   });
 

@@ -184,6 +184,13 @@ export const WAKE_LISTENER_RETRY_MIN_MS = 100;
 export const WAKE_LISTENER_RETRY_MAX_MS = 5_000;
 /** Rows of the event log older than this are pruned; a replica lagging longer resyncs from the store. */
 export const EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
+/**
+ * A relay that found rows held behind a transaction still running reads again
+ * after this, doubling while they stay held, up to the max: no wake will come
+ * for them again, and the poll is seconds away.
+ */
+export const EVENT_LOG_HELD_RETRY_MIN_MS = 10;
+export const EVENT_LOG_HELD_RETRY_MAX_MS = 500;
 /** How often the event log is pruned. */
 export const EVENT_LOG_PRUNE_INTERVAL_MS = 60 * 1000;
 // ---------------------------------------------------------------- replicas (issue 16)

@@ -64,25 +64,36 @@ export async function eventLogStart(ctx: RepoContext): Promise<EventLogCursor> {
 
 /**
  * The rows of up to `limit` past `after` not appended by `exclude`, in order,
- * where the reader stands after them (past `exclude`'s rows too), and how
- * many rows were read.
+ * where the reader stands after them (past `exclude`'s rows too), how many
+ * rows were read, and whether rows past them are `held`: logged by a
+ * transaction newer than one still running, so not yet final. A held row
+ * was already announced by its wake; the reader must come back for it.
  */
 export async function readEventLog(
   ctx: RepoContext,
   after: EventLogCursor,
   exclude: string,
   limit: number,
-): Promise<{ events: LoggedEvent[]; cursor: EventLogCursor; rows: number }> {
-  const { rows } = await sql<{ txid: string; id: string; origin: string; event: string }>`
-    SELECT txid::text AS txid, id::text AS id, origin, event
-      FROM session_events
+): Promise<{ events: LoggedEvent[]; cursor: EventLogCursor; rows: number; held: boolean }> {
+  // Rows come in txid order, so the final ones are a prefix; the rest are read
+  // without their event, only to learn that they wait.
+  const { rows } = await sql<{
+    txid: string;
+    id: string;
+    origin: string;
+    event: string | null;
+  }>`
+    SELECT txid::text AS txid, id::text AS id, origin,
+           CASE WHEN txid < horizon.xmin THEN event END AS event
+      FROM session_events,
+           (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) AS horizon
      WHERE (txid, id) > (${after.txid}::xid8, ${after.id}::bigint)
-       AND txid < pg_snapshot_xmin(pg_current_snapshot())
      ORDER BY txid, id
      LIMIT ${limit}`.execute(ctx.db);
-  const last = rows.at(-1);
+  const final = rows.filter((row): row is typeof row & { event: string } => row.event !== null);
+  const last = final.at(-1);
   return {
-    events: rows
+    events: final
       .filter((row) => row.origin !== exclude)
       .map((row) => ({
         cursor: { txid: row.txid, id: row.id },
@@ -90,7 +101,8 @@ export async function readEventLog(
         event: JSON.parse(row.event) as unknown,
       })),
     cursor: last ? { txid: last.txid, id: last.id } : after,
-    rows: rows.length,
+    rows: final.length,
+    held: final.length < rows.length,
   };
 }
 

@@ -6,6 +6,7 @@
  * the prune keeps the log short.
  */
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createWakeBus,
@@ -54,6 +55,11 @@ async function eventually(check: () => boolean, withinMs = 5_000) {
     if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+function pgUrl(database: TestDatabase): string {
+  if (database.target.driver !== 'postgres') throw new Error('a PostgreSQL database was expected');
+  return database.target.url;
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 500));
@@ -196,6 +202,28 @@ describe('event relay on postgres', () => {
     await eventually(() => b.hub.events.length === 1);
     await settle();
     expect(b.hub.events).toEqual([queueChanged]);
+  });
+
+  it('a row held behind an older transaction still running is relayed once that ends, with no wake', async () => {
+    const a = await replica('A');
+    const b = await replica('B');
+    seeded = await seedSession(a.store);
+    // Another writer (anywhere on the server) began first and is still running,
+    // so A's row is not yet final when its one wake reaches B.
+    const older = new pg.Client({ connectionString: pgUrl(database) });
+    await older.connect();
+    try {
+      await older.query('BEGIN');
+      await older.query('SELECT pg_current_xact_id()');
+      await ask(a, 'held');
+      await settle();
+      expect(b.hub.events).toEqual([]);
+      await older.query('COMMIT');
+      await eventually(() => b.hub.events.length === 1, 2_000);
+      expect(b.hub.events.map(shape)).toEqual(a.hub.events.map(shape));
+    } finally {
+      await older.end();
+    }
   });
 
   it('the poll alone relays when no wake is heard, and the prune drops old rows', async () => {

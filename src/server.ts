@@ -30,6 +30,7 @@ import {
   type ClarificationBudgets,
 } from './clarification/index.js';
 import {
+  claimReplicas,
   createWakeBus,
   loggingPublisher,
   sessionEventLog,
@@ -290,6 +291,9 @@ export async function startServer(
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+      ...(replicated
+        ? { replicas: claimReplicas({ store, bus: wakes, leaseMs, timers: systemTimers }) }
+        : {}),
     });
     clarificationRef = clarification;
     const userInputs = createUserInputRegistry({
@@ -401,7 +405,10 @@ export async function startServer(
     // Leases recovery inherited for sessions whose agent did not start here are free again.
     await replica.leases.releaseUnused();
     replica.beat((taken) => recoverTakenSessions(turns, taken));
-    if (replicated) wakes.subscribe(queueWakes(turns, replica.id));
+    if (replicated) {
+      wakes.subscribe(queueWakes(turns, replica.id));
+      wakes.subscribe(clarification.deliveryWakes());
+    }
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {
         logger.warn({ err: error }, 'refreshing planner statistics failed');

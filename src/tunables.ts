@@ -191,6 +191,13 @@ export const EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
  */
 export const EVENT_LOG_HELD_RETRY_MIN_MS = 10;
 export const EVENT_LOG_HELD_RETRY_MAX_MS = 500;
+/**
+ * A responder whose claim another replica delivers reads the claim at every
+ * wake about its session and at least this often, and announces it again
+ * this often in case the first announcement was lost.
+ */
+export const ELSEWHERE_RECHECK_MS = 250;
+export const ELSEWHERE_ANNOUNCE_INTERVAL_MS = 1_000;
 /** How often the event log is pruned. */
 export const EVENT_LOG_PRUNE_INTERVAL_MS = 60 * 1000;
 // ---------------------------------------------------------------- replicas (issue 16)

@@ -35,6 +35,8 @@ export interface Bundle {
   createdAt: string;
   questions: Question[];
   rows: BundleRow[];
+  /** The replica its last live wait began on (several replicas only). */
+  askedOn: string | undefined;
 }
 
 export type BundleRead =
@@ -163,6 +165,7 @@ export function readBundle(pendingId: string, messages: readonly MessageRecord[]
       createdAt: first.created_at,
       questions,
       rows,
+      askedOn: asString(first.metadata.asked_on),
     },
   };
 }

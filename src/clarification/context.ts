@@ -4,7 +4,7 @@ import type { Readiness } from '../agents/index.js';
 import type { SessionWrite, SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import type { ResponseObserver } from '../observability/index.js';
-import type { DispatchRecovery, Store, TurnRecord } from '../store/index.js';
+import type { DeliveryOwners, DispatchRecovery, Store, TurnRecord } from '../store/index.js';
 import type { Timers } from '../support/index.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
@@ -52,6 +52,21 @@ export interface SuccessorTurns {
   settle(write: SessionWrite, turnId: string, accepted: boolean): Promise<void>;
 }
 
+/**
+ * The other replicas on the store (issue 16), as delivery needs them; absent
+ * with one server. `cluster/` implements it over the wake bus.
+ */
+export interface ClaimReplicas {
+  /** This replica's ID. */
+  readonly id: string;
+  /** The session's live lease holder, and whether `askedOn` is a live replica. */
+  owners(sessionId: string, askedOn: string | undefined): Promise<DeliveryOwners>;
+  /** Tells every replica that a claim of `pendingId` waits for its deliverer. */
+  announce(pendingId: string): Promise<void>;
+  /** Resolves at the next wake about the session, after `ms`, or when `signal` aborts. */
+  changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
+}
+
 export interface ClarificationDeps {
   store: Store;
   waiters: LiveWaiters;
@@ -62,6 +77,8 @@ export interface ClarificationDeps {
   logger: Logger;
   timers: Timers;
   budgets: ClarificationBudgets;
+  /** Several replicas share the store: delivery may belong to another. */
+  replicas?: ClaimReplicas;
   /** Told when a claim is handed off; the service makes one when none is given. */
   decisions?: DecisionBoard;
 }

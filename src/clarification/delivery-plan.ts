@@ -49,7 +49,16 @@ export interface DeliveryFacts {
 }
 
 export type DeliveryOutcome =
-  'live' | 'detached_rejected' | 'recorded' | 'resumed' | 'dispatch_unconfirmed' | 'restored';
+  | 'live'
+  | 'detached_rejected'
+  | 'recorded'
+  | 'resumed'
+  | 'dispatch_unconfirmed'
+  | 'restored'
+  /** Another replica delivered it (several replicas, `delivery-elsewhere.ts`). */
+  | 'elsewhere'
+  /** Another replica was to deliver it and had not when the budget ran out. */
+  | 'elsewhere_unconfirmed';
 
 export type DeliveryStep =
   /** Hand the response to the live waiter; its confirmation durably clears the intent first. */
@@ -124,10 +133,12 @@ export function deliveryVerdict(outcome: DeliveryOutcome): DeliveryVerdict {
     case 'detached_rejected':
     case 'recorded':
     case 'resumed':
+    case 'elsewhere':
       return 'delivered';
     case 'restored':
       return 'not_delivered';
     case 'dispatch_unconfirmed':
+    case 'elsewhere_unconfirmed':
       return 'unconfirmed';
     default:
       return assertNever(outcome);

@@ -14,12 +14,13 @@ import { failpoint } from '../support/index.js';
 import {
   clearDeliveryIntent,
   getSession,
+  messagesByPendingId,
   restoreClaim,
   transitionSession,
   type MessageRecord,
   type TurnRecord,
 } from '../store/index.js';
-import { readResponder, type Bundle } from './bundle.js';
+import { readBundle, readResponder, winnerResponse, type Bundle } from './bundle.js';
 import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import {
@@ -28,6 +29,7 @@ import {
   type DeliveryFacts,
   type DeliveryOutcome,
 } from './delivery-plan.js';
+import { awaitDeliveryElsewhere, routeClaim } from './delivery-elsewhere.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
@@ -86,7 +88,22 @@ export async function deliverClaim(
   claimed: MessageRecord[],
 ): Promise<Delivered> {
   const response = responseOf(bundle, decision, claimed);
-  const outcome = await run(deps, bundle, decision, claimed, response);
+  const { replicas, waiters } = deps;
+  let outcome: DeliveryOutcome;
+  if (!replicas || waiters.has(bundle.pendingId)) {
+    outcome = await run(deps, bundle, decision, claimed, response);
+  } else {
+    const ids = claimed.map((row) => row.id);
+    const routed = await routeClaim(deps, replicas, bundle, ids, {
+      origin: replicas.id,
+      waiterHere: false,
+      announce: true,
+    });
+    outcome =
+      routed === 'here'
+        ? await run(deps, bundle, decision, claimed, response)
+        : await awaitDeliveryElsewhere(deps, replicas, bundle, ids);
+  }
   const result = resultOf(outcome, {
     ok: true,
     claimed: true,
@@ -95,6 +112,44 @@ export async function deliverClaim(
   });
   if (result.ok) deps.decisions?.decided(bundle.pendingId);
   return { result, outcome };
+}
+
+/**
+ * Several replicas: a claim of `pendingId` that `origin` announced (or a
+ * poll found waiting) is delivered here when its route says so. Nobody waits
+ * on the outcome here; the responder reads it from the store.
+ */
+export async function deliverAnnounced(
+  deps: ClarificationDeps,
+  pendingId: string,
+  origin: string,
+): Promise<DeliveryOutcome | undefined> {
+  const { replicas } = deps;
+  if (!replicas) return undefined;
+  const rows = await messagesByPendingId(deps.store, pendingId);
+  const read = readBundle(pendingId, rows);
+  if (!read.ok) return undefined;
+  const { bundle } = read;
+  // `readBundle` keeps the rows' order.
+  const claimed = rows.filter((_, index) => bundle.rows[index]?.deliveryPending === true);
+  const winner = winnerResponse(bundle);
+  if (!winner || claimed.length === 0) return undefined;
+  const routed = await routeClaim(
+    deps,
+    replicas,
+    bundle,
+    claimed.map((row) => row.id),
+    { origin, waiterHere: deps.waiters.has(pendingId), announce: false },
+  );
+  if (routed === 'elsewhere') return undefined;
+  const decision: Decision = {
+    status: winner.rejected ? 'rejected' : 'answered',
+    answers: winner.answers,
+    reject_reason: winner.reject_reason,
+  };
+  const outcome = await run(deps, bundle, decision, claimed, responseOf(bundle, decision, claimed));
+  if (deliveryVerdict(outcome) === 'delivered') deps.decisions?.decided(pendingId);
+  return outcome;
 }
 
 async function run(

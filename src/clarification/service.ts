@@ -5,19 +5,23 @@
  * no-op that publishes nothing.
  */
 import { responderOf, type Principal } from '../auth/index.js';
+import type { WakeSubscriber } from '../cluster/index.js';
 import {
   activePendingIdByFingerprint,
   appendMessage,
   cancelBundleRows,
+  claimsLeftUndelivered,
   bundleForPrincipal,
   CLARIFICATION_TYPE,
   currentTurn,
   detachSessionRows,
   expireSessionRows,
   getSession,
+  markAskedOn,
   rowsStillCurrent,
   startTurn,
   TERMINAL_SESSION_STATES,
+  timestampAtMs,
   transitionSession,
   type MessageRecord,
   type SessionState,
@@ -25,6 +29,7 @@ import {
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
+import { deliverAnnounced } from './delivery.js';
 import type { ClarificationResponse } from './outcome.js';
 import { failure, type Failure } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
@@ -103,6 +108,36 @@ export class ClarificationService {
   }
 
   /**
+   * Several replicas: hears every claim announced on the wake bus and
+   * delivers those whose route ends here. Its poll routes again the claims
+   * nobody took within the delivery budget (their announcement was lost and
+   * their responder stopped waiting).
+   */
+  deliveryWakes(): WakeSubscriber {
+    const deliver = (pendingId: string, origin: string) =>
+      this.track(deliverAnnounced(this.deps, pendingId, origin)).catch((error: unknown) => {
+        this.deps.logger.error(
+          { err: error, pending_id: pendingId },
+          'a claim announced by another replica could not be delivered',
+        );
+      });
+    return {
+      kinds: ['delivery'],
+      wake({ topic, origin }) {
+        if (topic.kind === 'delivery') void deliver(topic.pendingId, origin);
+      },
+      resync: async () => {
+        const { replicas, store, budgets } = this.deps;
+        if (!replicas) return;
+        const before = timestampAtMs(store.clock.nowMs() - budgets.deliveryMs);
+        for (const pendingId of await claimsLeftUndelivered(store, before)) {
+          await deliver(pendingId, replicas.id);
+        }
+      },
+    };
+  }
+
+  /**
    * For shutdown, before the store closes: ends every live wait as detached
    * (the agents are going down) and waits for running asks and responses, so
    * their detach and delivery writes land rather than meet a closed store.
@@ -161,12 +196,17 @@ export class ClarificationService {
 
   /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
   async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
+    const replicaId = this.deps.replicas?.id;
     return this.deps.sessions.write(sessionId, async (write) => {
       const { tx } = write;
       const session = await getSession(tx, sessionId);
       if (!session || TERMINAL.has(session.state)) return undefined;
       const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
-      if (existing) return existing;
+      if (existing) {
+        // Its wait runs here now: an answer on any replica must find it here.
+        if (replicaId) write.updated(...(await markAskedOn(tx, existing, replicaId)));
+        return existing;
+      }
       const turn =
         (await currentTurn(tx, sessionId)) ??
         (await startTurn(tx, { sessionId, taskId: session.task_id }));
@@ -190,6 +230,7 @@ export class ClarificationService {
               context: ask.context,
               status: 'pending',
               request_fingerprint: ask.fingerprint,
+              ...(replicaId ? { asked_on: replicaId } : {}),
             },
           }),
         );

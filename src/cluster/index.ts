@@ -16,6 +16,7 @@ export type {
 export { createWakeBus, encodeWake, parseWake } from './wake-bus.js';
 export type { EventRelay, EventRelayOptions } from './event-relay.js';
 export { loggingPublisher, sessionEventLog, startEventRelay } from './event-relay.js';
+export { claimReplicas, type ClaimReplicasDeps, type ClaimReplicasView } from './claim-replicas.js';
 // Part A: replica identity, heartbeat, session leases, takeover.
 export { SessionLeases, type SessionLeaseDeps } from './leases.js';
 export {

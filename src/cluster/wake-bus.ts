@@ -19,7 +19,9 @@ export type WakeTopic =
   | { readonly kind: 'session'; readonly sessionId: string }
   | { readonly kind: 'queue'; readonly sessionId: string }
   | { readonly kind: 'cancel'; readonly sessionId: string }
-  | { readonly kind: 'registry'; readonly requestId: string };
+  | { readonly kind: 'registry'; readonly requestId: string }
+  /** A claim of the bundle waits for the replica that delivers it. */
+  | { readonly kind: 'delivery'; readonly pendingId: string };
 
 export type WakeKind = WakeTopic['kind'];
 
@@ -55,23 +57,46 @@ export interface WakeBusOptions {
   readonly pollIntervalMs?: number;
 }
 
-const KINDS: ReadonlySet<string> = new Set<WakeKind>(['session', 'queue', 'cancel', 'registry']);
+const KINDS: ReadonlySet<string> = new Set<WakeKind>([
+  'session',
+  'queue',
+  'cancel',
+  'registry',
+  'delivery',
+]);
+
+function topicId(topic: WakeTopic): string {
+  switch (topic.kind) {
+    case 'registry':
+      return topic.requestId;
+    case 'delivery':
+      return topic.pendingId;
+    default:
+      return topic.sessionId;
+  }
+}
 
 /** `<origin> <kind> <id>`: ids are never blank and hold no spaces. */
 export function encodeWake(origin: string, topic: WakeTopic): string {
-  const id = topic.kind === 'registry' ? topic.requestId : topic.sessionId;
-  return `${origin} ${topic.kind} ${id}`;
+  return `${origin} ${topic.kind} ${topicId(topic)}`;
+}
+
+function topicOf(kind: string, id: string): WakeTopic {
+  switch (kind) {
+    case 'registry':
+      return { kind, requestId: id };
+    case 'delivery':
+      return { kind, pendingId: id };
+    default:
+      return { kind: kind as 'session' | 'queue' | 'cancel', sessionId: id };
+  }
 }
 
 /** The wake a payload says, or `undefined` for one this version does not know. */
 export function parseWake(payload: string): Wake | undefined {
   const [origin, kind, id, ...rest] = payload.split(' ');
   if (!origin || !kind || !id || rest.length > 0 || !KINDS.has(kind)) return undefined;
-  const topic: WakeTopic =
-    kind === 'registry'
-      ? { kind, requestId: id }
-      : { kind: kind as 'session' | 'queue' | 'cancel', sessionId: id };
-  return { topic, origin };
+  return { topic: topicOf(kind, id), origin };
 }
 
 export function createWakeBus(options: WakeBusOptions): WakeBus {

@@ -248,7 +248,7 @@ const clearIntentStatement = compiledStatement(
     ctx.db
       .updateTable('task_session_messages')
       .set({
-        metadata: ctx.dialect.metadataRemove(['response_delivery_pending']),
+        metadata: ctx.dialect.metadataRemove(['response_delivery_pending', 'delivery_by']),
         updated_at: updatedAt,
       })
       .where('id', 'in', messageIds)
@@ -293,6 +293,7 @@ export async function restoreClaim(
           'reject_reason',
           'responded_at',
           'response_delivery_pending',
+          'delivery_by',
         ]),
       ),
       updated_at: ctx.clock.timestamp(),
@@ -301,6 +302,83 @@ export async function restoreClaim(
     .returningAll()
     .execute();
   return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/**
+ * Several replicas (issue 16): takes the delivery of claimed rows for
+ * `replicaId`, all or none, while they carry the intent and nobody took them.
+ * Whoever takes them is the one replica that delivers; the rows' revision and
+ * `updated_at` stay, since nothing a person sees changed.
+ */
+export async function takeDelivery(
+  ctx: RepoContext,
+  messageIds: readonly string[],
+  replicaId: string,
+): Promise<boolean> {
+  if (messageIds.length === 0) return false;
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({ metadata: ctx.dialect.metadataSet([['delivery_by', jsonValue(replicaId)]]) })
+    .where('id', 'in', messageIds)
+    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .where(sql<SqlBool>`${ctx.dialect.metadataText('delivery_by')} IS NULL`)
+    .returning('id')
+    .execute();
+  return rows.length === messageIds.length;
+}
+
+/**
+ * Pending IDs of claims nobody took that still wait for their delivery since
+ * before `claimedBefore` (their announcement was lost): a replica's poll
+ * routes them again. Reads the nearly empty delivery-intent index.
+ */
+export async function claimsLeftUndelivered(
+  ctx: RepoContext,
+  claimedBefore: string,
+): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .select(ctx.dialect.pendingId().as('pending_id'))
+    .distinct()
+    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .where('updated_at', '<', claimedBefore)
+    .where(sql<SqlBool>`${ctx.dialect.metadataText('delivery_by')} IS NULL`)
+    .execute();
+  return rows.flatMap((row) => (row.pending_id ? [row.pending_id] : []));
+}
+
+/**
+ * The live wait a claim was meant for has ended on the replica it began on:
+ * its rows say so, so no replica routes the delivery back there.
+ */
+export async function detachClaim(ctx: RepoContext, messageIds: readonly string[]): Promise<void> {
+  if (messageIds.length === 0) return;
+  await ctx.db
+    .updateTable('task_session_messages')
+    .set({ metadata: ctx.dialect.metadataSet([['agent_disconnected', jsonValue(true)]]) })
+    .where('id', 'in', messageIds)
+    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .execute();
+}
+
+/**
+ * An agent's repeated ask reached another replica and waits there now: the
+ * bundle's pending rows name it and are attached again.
+ */
+export function markAskedOn(
+  ctx: RepoContext,
+  pendingId: string,
+  replicaId: string,
+): Promise<MessageRecord[]> {
+  return updatePendingRows(
+    ctx,
+    { pendingId },
+    [
+      ['asked_on', jsonValue(replicaId)],
+      ['agent_disconnected', jsonValue(false)],
+    ],
+    { liveSession: true, stillAttached: false },
+  );
 }
 
 type RowScope = { sessionId: string } | { pendingId: string };

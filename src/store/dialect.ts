@@ -21,7 +21,9 @@ export type MetadataKey =
   | 'prompt_dispatch_clarification_pending_id'
   | 'request_fingerprint'
   | 'responded_by'
-  | 'kind';
+  | 'kind'
+  | 'asked_on'
+  | 'delivery_by';
 
 /** Fields of an object-valued metadata key that SQL filters on (`responded_by.user_id`). */
 export type MetadataField = 'user_id';
@@ -50,6 +52,7 @@ export const PENDING_ID_INDEX = 'idx_messages_metadata_pending_id';
 export const PENDING_ID_LOOKUP_INDEX = 'idx_messages_metadata_pending_id_lookup';
 export const PENDING_ID_ORDERED_INDEX = 'idx_messages_metadata_pending_id_lookup_ordered';
 export const PENDING_ROWS_INDEX = 'idx_messages_pending_clarification_turn';
+export const DELIVERY_INTENT_INDEX = 'idx_messages_delivery_intent';
 
 /**
  * `CLARIFICATION_TYPE` of clarification.ts, spelled here because that module
@@ -95,6 +98,12 @@ export interface Dialect {
    * Small, since rows leave it once answered, rejected, cancelled or expired.
    */
   readonly pendingRowsIndex: IndexDefinition;
+  /**
+   * Rows whose claim waits for its delivery, by claim time: nearly empty, so
+   * a replica's poll for claims left undelivered reads only those. PostgreSQL
+   * only (several replicas); SQLite has none.
+   */
+  readonly deliveryIntentIndexes: readonly IndexDefinition[];
   /**
    * `metadata` with top-level keys set, as JSON text. Each value is an SQL
    * expression yielding JSON text (use `jsonValue` for a bound value), so a
@@ -222,6 +231,7 @@ export const sqliteDialect: Dialect = {
   pendingClarificationRow: (alias) =>
     sql.raw<boolean>(`(${pendingRowPredicate(sqliteText)(alias)})`),
   pendingRowsIndex: pendingRowsIndex(pendingRowPredicate(sqliteText)()),
+  deliveryIntentIndexes: [],
   metadataSet: (entries, base = METADATA) => {
     const pairs = entries.map(([name, value]) => sql`${sql.lit(`$.${key(name)}`)}, json(${value})`);
     return sql<string>`json_set(${base}, ${sql.join(pairs)})`;
@@ -258,6 +268,10 @@ function postgresText(name: MetadataKey, alias?: string): string {
   return `(${column(alias)}::jsonb ->> '${key(name)}')`;
 }
 
+function postgresFlag(name: MetadataKey, alias?: string): string {
+  return `COALESCE(${postgresText(name, alias)} IN ('true', '1'), false)`;
+}
+
 function postgresFieldText(name: MetadataKey, field: MetadataField, alias?: string): string {
   return `(${column(alias)}::jsonb -> '${key(name)}' ->> '${key(field)}')`;
 }
@@ -268,12 +282,19 @@ export const postgresDialect: Dialect = {
   metadataText: (name, alias) => sql.raw<string | null>(postgresText(name, alias)),
   metadataFieldText: (name, field, alias) =>
     sql.raw<string | null>(postgresFieldText(name, field, alias)),
-  metadataFlag: (name, alias) =>
-    sql.raw<boolean>(`COALESCE(${postgresText(name, alias)} IN ('true', '1'), false)`),
+  metadataFlag: (name, alias) => sql.raw<boolean>(postgresFlag(name, alias)),
   pendingIdIndexes: pendingIdIndexes(postgresText('pending_id')),
   pendingClarificationRow: (alias) =>
     sql.raw<boolean>(`(${pendingRowPredicate(postgresText)(alias)})`),
   pendingRowsIndex: pendingRowsIndex(pendingRowPredicate(postgresText)()),
+  deliveryIntentIndexes: [
+    {
+      name: DELIVERY_INTENT_INDEX,
+      ddl:
+        `CREATE INDEX IF NOT EXISTS ${DELIVERY_INTENT_INDEX} ON task_session_messages (updated_at) ` +
+        `WHERE ${postgresFlag('response_delivery_pending')}`,
+    },
+  ],
   metadataSet: (entries, base = METADATA) => {
     const pairs = entries.map(([name, value]) => sql`${sql.lit(key(name))}, (${value})::jsonb`);
     return sql<string>`((${base})::jsonb || jsonb_build_object(${sql.join(pairs)}))::text`;

@@ -106,7 +106,11 @@ export {
   cancelBundleRows,
   claimBundle,
   claimBundleQuery,
+  claimsLeftUndelivered,
   clearDeliveryIntent,
+  detachClaim,
+  markAskedOn,
+  takeDelivery,
   detachSessionRows,
   expireSessionRows,
   restoreClaim,
@@ -236,11 +240,12 @@ export {
   registerReplica,
   retireOtherReplicas,
 } from './replicas.js';
-export type { LeaseTerms, SessionScope } from './leases.js';
+export type { DeliveryOwners, LeaseTerms, SessionScope } from './leases.js';
 export {
   acquireLease,
   ALL_SESSIONS,
   countLeases,
+  deliveryOwners,
   leasedSessions,
   releaseLease,
   releaseLeasesOf,

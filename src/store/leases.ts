@@ -7,7 +7,7 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { RepoContext } from './context.js';
-import { leaseHolderRuns } from './replicas.js';
+import { leaseHolderRuns, replicaLive } from './replicas.js';
 
 /** Whether the lease aliased `alias` is live at `now`. */
 function leaseLive(ctx: RepoContext, alias: string, now: string): RawBuilder<SqlBool> {
@@ -95,6 +95,32 @@ export async function releaseLeasesOf(ctx: RepoContext, replicaId: string): Prom
     .where('replica_id', '=', replicaId)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** Who may deliver a claim of the session: the live lease holder, and whether `askedOn` is live. */
+export interface DeliveryOwners {
+  readonly holder: string | undefined;
+  readonly askedOnLive: boolean;
+}
+
+/** One read for both; a replica is live with a heartbeat after `heartbeatAfter`. */
+export async function deliveryOwners(
+  ctx: RepoContext,
+  input: { sessionId: string; askedOn: string | undefined; now: string; heartbeatAfter: string },
+): Promise<DeliveryOwners> {
+  const { rows } = await sql<{ holder: string | null; asked_on_live: unknown }>`
+    SELECT
+      (SELECT l.replica_id FROM session_leases l
+        WHERE l.session_id = ${input.sessionId} AND ${leaseLive(ctx, 'l', input.now)}) AS holder,
+      EXISTS (SELECT 1 FROM replicas r
+        WHERE r.id = ${input.askedOn ?? ''} AND ${replicaLive(ctx, 'r', input.heartbeatAfter)})
+        AS asked_on_live`.execute(ctx.db);
+  const row = rows[0];
+  const live = row?.asked_on_live;
+  return {
+    holder: row?.holder ?? undefined,
+    askedOnLive: live === true || live === 1 || live === '1',
+  };
 }
 
 /** The sessions whose lease the replica holds. */

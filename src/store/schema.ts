@@ -6,7 +6,7 @@
  * admit work), and the error names the step.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './dialect.js';
+import type { Dialect, IndexDefinition } from './dialect.js';
 import { OPEN_TURNS_INDEX, OPEN_TURNS_INDEX_DDL } from './interrupted-turns.js';
 import type { Database } from './tables.js';
 
@@ -342,18 +342,21 @@ export async function runSchemaStep(
   }
 }
 
+const indexSteps = (definitions: readonly IndexDefinition[]): SchemaStep[] =>
+  definitions.map((definition) => ({ name: `index ${definition.name}`, ddl: definition.ddl }));
+
 /** Every start-up step for a driver, in the order they must run. */
 export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
-  const pendingId = dialect.pendingIdIndexes.map((definition) => ({
-    name: `index ${definition.name}`,
-    ddl: definition.ddl,
-  }));
-  const pendingRows = {
-    name: `index ${dialect.pendingRowsIndex.name}`,
-    ddl: dialect.pendingRowsIndex.ddl,
-  };
   const eventLog = dialect.driver === 'postgres' ? EVENT_LOG : [];
-  return [...TABLES, ...COLUMNS, ...PLAIN_INDEXES, ...pendingId, pendingRows, ...eventLog];
+  return [
+    ...TABLES,
+    ...COLUMNS,
+    ...PLAIN_INDEXES,
+    ...indexSteps(dialect.pendingIdIndexes),
+    ...indexSteps([dialect.pendingRowsIndex]),
+    ...indexSteps(dialect.deliveryIntentIndexes),
+    ...eventLog,
+  ];
 }
 
 export class SchemaStepError extends Error {

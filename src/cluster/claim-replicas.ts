@@ -1,0 +1,61 @@
+/**
+ * The other replicas as a claim's delivery sees them (issue 16): who holds a
+ * session's lease and whether a replica runs (one read of the store), a wake
+ * that announces a claim to every replica, and a wait for the next wake about
+ * a session. Clarification takes this as its `ClaimReplicas` port.
+ */
+import type { DeliveryOwners, Store } from '../store/index.js';
+import { deliveryOwners, timestampAtMs } from '../store/index.js';
+import type { Timers } from '../support/index.js';
+import type { WakeBus } from './wake-bus.js';
+
+export interface ClaimReplicasDeps {
+  readonly store: Store;
+  readonly bus: WakeBus;
+  /** A replica is live while its last heartbeat is younger than this. */
+  readonly leaseMs: number;
+  readonly timers: Timers;
+}
+
+export interface ClaimReplicasView {
+  readonly id: string;
+  owners(sessionId: string, askedOn: string | undefined): Promise<DeliveryOwners>;
+  announce(pendingId: string): Promise<void>;
+  changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
+}
+
+export function claimReplicas({ store, bus, leaseMs, timers }: ClaimReplicasDeps): ClaimReplicasView {
+  return {
+    id: bus.replicaId,
+    owners(sessionId, askedOn) {
+      const nowMs = store.clock.nowMs();
+      return deliveryOwners(store, {
+        sessionId,
+        askedOn,
+        now: timestampAtMs(nowMs),
+        heartbeatAfter: timestampAtMs(nowMs - leaseMs),
+      });
+    },
+    announce: (pendingId) => bus.send(store, { kind: 'delivery', pendingId }),
+    changed(sessionId, ms, signal) {
+      return new Promise((resolve) => {
+        const done = () => {
+          timer.cancel();
+          unsubscribe();
+          signal.removeEventListener('abort', done);
+          resolve();
+        };
+        const timer = timers.setTimeout(done, ms);
+        const unsubscribe = bus.subscribe({
+          kinds: ['session'],
+          wake({ topic }) {
+            if (topic.kind === 'session' && topic.sessionId === sessionId) done();
+          },
+          resync: () => undefined,
+        });
+        if (signal.aborted) done();
+        else signal.addEventListener('abort', done, { once: true });
+      });
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * An answer that reaches another replica (issue 16), with real `clarion
+ * serve` processes on one real PostgreSQL: an external agent's
+ * `ask_user_question` is held live on A; a person answers through B (or
+ * through A, B and C at once) and the agent gets the answer once, from A,
+ * while every responder hears who won.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { startServing, type Serving } from '../support/clarion-process.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { pendingListReply } from '../../src/wire/index.js';
+import { structured } from '../mcp/mcp-harness.js';
+
+const ADMIN_TOKEN = 'answer-elsewhere-admin-token-0123456789';
+const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+
+async function pendingIds(server: Serving): Promise<string[]> {
+  const response = await fetch(`${server.url}/api/v1/pending`, { headers: auth });
+  const page = pendingListReply.parse(await response.json());
+  return page.bundles.map((bundle) => bundle.pending_id);
+}
+
+function respond(server: Serving, pendingId: string, body: unknown): Promise<Response> {
+  return fetch(`${server.url}/api/v1/clarification/${encodeURIComponent(pendingId)}/respond`, {
+    method: 'POST',
+    headers: { ...auth, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+}
+
+describe('an answer through another replica', () => {
+  let database: TestDatabase | undefined;
+  const servers: Serving[] = [];
+  const clients: Client[] = [];
+
+  afterEach(async () => {
+    for (const client of clients.splice(0)) await client.close().catch(() => undefined);
+    for (const server of servers.splice(0)) {
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+    }
+    await database?.dispose();
+    database = undefined;
+  });
+
+  async function replicas(count: number): Promise<Serving[]> {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    for (const name of ['a', 'b', 'c'].slice(0, count)) {
+      servers.push(
+        await startServing({
+          DATABASE_URL: target.url,
+          CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+          CLARION_REPLICA_ID: `replica-${name}`,
+        }),
+      );
+    }
+    return servers;
+  }
+
+  /** An external agent asks on `server` and waits live; resolves with the tool result. */
+  async function askOn(
+    server: Serving,
+  ): Promise<{ pendingId: string; result: Promise<CallToolResult> }> {
+    const client = new Client({ name: 'elsewhere-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: auth },
+      }),
+    );
+    clients.push(client);
+    const before = new Set(await pendingIds(server));
+    const result = client.callTool(
+      { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+      CallToolResultSchema,
+      { onprogress: () => undefined, resetTimeoutOnProgress: true, timeout: 60_000 },
+    ) as Promise<CallToolResult>;
+    let pendingId: string | undefined;
+    await eventually(async () => {
+      pendingId = (await pendingIds(server)).find((id) => !before.has(id));
+      return pendingId !== undefined;
+    });
+    if (!pendingId) throw new Error('the ask never became pending');
+    return { pendingId, result };
+  }
+
+  it('a wait held on A gets the answer posted to B, and B says it was delivered', async () => {
+    const [a, b] = await replicas(2);
+    if (!a || !b) throw new Error('two replicas expected');
+    const { pendingId, result } = await askOn(a);
+
+    const response = await respond(b, pendingId, ANSWERS);
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ claimed: true, status: 'answered' });
+    expect(structured(await result)).toMatchObject({
+      status: 'answered',
+      pending_id: pendingId,
+      answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }] } },
+    });
+    // Answered once: nothing is pending on either replica, and A took no second delivery.
+    expect(await pendingIds(a)).toEqual([]);
+    expect(await pendingIds(b)).toEqual([]);
+  });
+
+  it('200 responders racing over A, B and C: one winner, every loser sees it, the agent gets it once', async () => {
+    const all = await replicas(3);
+    const [a] = all;
+    if (!a) throw new Error('replicas expected');
+    const { pendingId, result } = await askOn(a);
+
+    const bodies = Array.from({ length: 200 }, (_, n) =>
+      n % 2 === 0 ? ANSWERS : { rejected: true, reject_reason: `responder ${n}` },
+    );
+    const replies = await Promise.all(
+      bodies.map(async (body, n) => {
+        const server = all[n % all.length];
+        if (!server) throw new Error('no server');
+        const response = await respond(server, pendingId, body);
+        return {
+          status: response.status,
+          body: (await response.json()) as Record<string, unknown>,
+        };
+      }),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200));
+    const winners = replies.filter((reply) => reply.body.claimed === true);
+    expect(winners).toHaveLength(1);
+    const winner = winners[0]?.body.response;
+    for (const reply of replies) expect(reply.body.response).toEqual(winner);
+
+    const got = structured(await result);
+    expect(got).toMatchObject({ pending_id: pendingId });
+    expect(got.status).toBe(winners[0]?.body.status);
+    // The agent's session asks nothing more and was handed the answer once.
+    expect(await pendingIds(a)).toEqual([]);
+  });
+});

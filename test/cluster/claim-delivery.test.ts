@@ -1,0 +1,257 @@
+/**
+ * Which replica delivers a claim (issue 16), with two replicas in one test
+ * process on one real PostgreSQL: each has its own store connection, replica
+ * row, wake bus, live waiters, agent runtime and clarification service. An
+ * answer on B reaches A's live wait; a wait that ended on A moves the claim
+ * on without a loop; a claim on a dead replica's bundle is delivered by the
+ * responder; a lost announcement is delivered by A's poll; two replicas
+ * taking one claim get one taker.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/auth/principal.js';
+import {
+  ClarificationService,
+  DEFAULT_BUDGETS,
+  LiveWaiters,
+  type ClarificationBudgets,
+} from '../../src/clarification/index.js';
+import {
+  claimReplicas,
+  createWakeBus,
+  sessionEventLog,
+  startReplica,
+  type ClaimReplicasView,
+  type Replica,
+  type WakeBus,
+} from '../../src/cluster/index.js';
+import { createSessionWriter } from '../../src/events/index.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import {
+  addWorkspaceMember,
+  claimBundle,
+  createUser,
+  messagesByPendingId,
+  openStore,
+  setSessionState,
+  takeDelivery,
+  type Store,
+} from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { normalizeAsk } from '../../src/clarification/index.js';
+import { RecordingObserver } from '../support/recorders.js';
+import { seedSession, type Seeded } from '../support/seed.js';
+import { TestRuntime } from '../support/test-runtime.js';
+
+const LEASE_MS = 15_000;
+
+interface Node {
+  id: string;
+  store: Store;
+  replica: Replica;
+  bus: WakeBus;
+  waiters: LiveWaiters;
+  runtime: TestRuntime;
+  observer: RecordingObserver;
+  service: ClarificationService;
+}
+
+describe('claim delivery across replicas on postgres', () => {
+  let database: TestDatabase;
+  let seeded: Seeded;
+  let person: Principal;
+  const nodes: Node[] = [];
+
+  beforeEach(async () => {
+    database = await freshDatabase('postgres');
+    const store = await openStore(database.target);
+    try {
+      seeded = await seedSession(store, 'parser');
+      const member = await createUser(store, { name: 'member' });
+      await addWorkspaceMember(store, {
+        workspaceId: seeded.task.workspace_id,
+        userId: member.id,
+        role: 'member',
+      });
+      await setSessionState(store, seeded.session.id, 'running');
+      person = { kind: 'user', userId: member.id, name: member.name, isAdmin: false };
+    } finally {
+      await store.close();
+    }
+  });
+
+  afterEach(async () => {
+    for (const node of nodes.splice(0).reverse()) {
+      await node.service.close();
+      node.bus.close();
+      await node.replica.stop().catch(() => undefined);
+      await node.store.close();
+    }
+    await database.dispose();
+  });
+
+  async function node(
+    id: string,
+    options: {
+      budgets?: Partial<ClarificationBudgets>;
+      pollIntervalMs?: number;
+      replicas?: (view: ClaimReplicasView) => ClaimReplicasView;
+    } = {},
+  ): Promise<Node> {
+    const store = await openStore(database.target);
+    const replica = await startReplica({
+      store,
+      target: database.target,
+      id,
+      leaseMs: LEASE_MS,
+      heartbeatMs: 1_000,
+      timers: systemTimers,
+      logger: silentLogger,
+      exclusive: false,
+    });
+    const bus = createWakeBus({
+      store,
+      replicaId: id,
+      timers: systemTimers,
+      logger: silentLogger,
+      pollIntervalMs: options.pollIntervalMs ?? 60_000,
+    });
+    const sessions = createSessionWriter({
+      store,
+      events: { publish: () => undefined },
+      userInputPending: () => null,
+      log: sessionEventLog(bus),
+    });
+    const view = claimReplicas({ store, bus, leaseMs: LEASE_MS, timers: systemTimers });
+    const waiters = new LiveWaiters(systemTimers);
+    const runtime = new TestRuntime();
+    const observer = new RecordingObserver();
+    const service = new ClarificationService({
+      store,
+      waiters,
+      successors: createSuccessorTurns(runtime),
+      sessions,
+      observer,
+      logger: silentLogger,
+      timers: systemTimers,
+      budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+      replicas: options.replicas ? options.replicas(view) : view,
+    });
+    bus.subscribe(service.deliveryWakes());
+    const made = { id, store, replica, bus, waiters, runtime, observer, service };
+    nodes.push(made);
+    await eventually(() => bus.listenerState() === 'listening');
+    return made;
+  }
+
+  const caller = () => ({ principal: person, surface: 'rest' as const });
+
+  /** An ask held live on `on`; resolves with the pending ID once its rows exist. */
+  async function askLive(on: Node) {
+    let pendingId: string | undefined;
+    const asked = on.service.ask(seeded.session.id, TWO_QUESTIONS, {
+      onBundle: (id) => {
+        pendingId = id;
+      },
+    });
+    await eventually(() => pendingId !== undefined && on.waiters.has(pendingId));
+    return { pendingId: pendingId ?? '', asked };
+  }
+
+  /** A bundle asked on `on` whose wait is already gone there (no live waiter anywhere). */
+  async function askedWithoutWaiter(on: Node): Promise<string> {
+    const normalized = normalizeAsk(TWO_QUESTIONS);
+    if (!normalized.ok) throw new Error('bad questions');
+    const pendingId = await on.service.createBundle(seeded.session.id, normalized.value);
+    if (!pendingId) throw new Error('no bundle');
+    return pendingId;
+  }
+
+  const deliveryOutcomes = (on: Node) =>
+    on.observer.phases.filter((phase) => phase.phase === 'delivery').map((phase) => phase.outcome);
+
+  it('an answer on B reaches the live wait on A, and B reports it delivered', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { pendingId, asked } = await askLive(a);
+
+    const result = await b.service.respond(caller(), pendingId, ANSWERS);
+    expect(result).toMatchObject({ ok: true, claimed: true, status: 'answered' });
+    expect(await asked).toMatchObject({ ok: true, outcome: 'answered', pendingId });
+    expect(deliveryOutcomes(b)).toEqual(['elsewhere']);
+    // Handed over live: no resume prompt on either replica, and the intent is gone.
+    expect(a.runtime.prompts).toEqual([]);
+    expect(b.runtime.prompts).toEqual([]);
+    const rows = await messagesByPendingId(a.store, pendingId);
+    expect(rows.map((row) => row.metadata.response_delivery_pending ?? null)).toEqual([null, null]);
+  });
+
+  it('a wait that ended on A moves the claim on once; one replica resumes the agent', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+
+    const result = await b.service.respond(caller(), pendingId, ANSWERS);
+    expect(result).toMatchObject({ ok: true, claimed: true });
+    // A marked the claim detached and, holding no wait, resumed the agent itself.
+    const prompts = [...a.runtime.prompts, ...b.runtime.prompts];
+    expect(prompts).toHaveLength(1);
+    const rows = await messagesByPendingId(a.store, pendingId);
+    expect(rows.every((row) => row.metadata.agent_disconnected === true)).toBe(true);
+  });
+
+  it('a bundle asked on a replica that stopped is delivered by the responder', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+    await a.replica.stop();
+
+    const result = await b.service.respond(caller(), pendingId, ANSWERS);
+    expect(result).toMatchObject({ ok: true, claimed: true });
+    expect(b.runtime.prompts).toHaveLength(1);
+    expect(a.runtime.prompts).toEqual([]);
+    expect(deliveryOutcomes(b)).toEqual(['resumed']);
+  });
+
+  it('a lost announcement is delivered by the poll of the replica holding the wait', async () => {
+    const budgets = { deliveryMs: 400 };
+    const a = await node('A', { budgets, pollIntervalMs: 200 });
+    const b = await node('B', {
+      budgets,
+      // Every announcement B makes is lost.
+      replicas: (view) => ({ ...view, announce: () => Promise.resolve() }),
+    });
+    const { pendingId, asked } = await askLive(a);
+
+    const result = await b.service.respond(caller(), pendingId, ANSWERS);
+    // B stopped waiting at its budget: recorded, but not confirmed handed over.
+    expect(result).toMatchObject({ ok: false, code: 'internal' });
+    expect(deliveryOutcomes(b)).toEqual(['elsewhere_unconfirmed']);
+    expect(await asked).toMatchObject({ ok: true, outcome: 'answered', pendingId });
+  });
+
+  it('of two replicas taking one claim, one takes it', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+    const rows = await messagesByPendingId(a.store, pendingId);
+    const claimed = await claimBundle(a.store, {
+      pendingId,
+      sessionId: seeded.session.id,
+      turnId: rows[0]?.turn_id ?? '',
+      status: 'rejected',
+      responses: new Map(),
+      rejectReason: 'no',
+      respondedAt: a.store.clock.timestamp(),
+      respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
+    });
+    const ids = claimed.map((row) => row.id);
+    const takes = await Promise.all([
+      ...Array.from({ length: 5 }, () => takeDelivery(a.store, ids, 'A')),
+      ...Array.from({ length: 5 }, () => takeDelivery(b.store, ids, 'B')),
+    ]);
+    expect(takes.filter(Boolean)).toHaveLength(1);
+  });
+});

@@ -78,7 +78,7 @@ import { sessionRuntime } from './turns/session-runtime.js';
 import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { recoverTakenSessions } from './turns/takeover.js';
-import { queueWakes } from './turns/queue-wakes.js';
+import { holderWakes } from './turns/holder-wakes.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
 import {
@@ -280,6 +280,7 @@ export async function startServer(
           return false;
         },
         release: (sessionId) => running.leases.release(sessionId),
+        tellHolder: (sessionId, kind) => wakes.send(store, { kind, sessionId }),
       },
     };
     const clarification = new ClarificationService({
@@ -406,7 +407,7 @@ export async function startServer(
     await replica.leases.releaseUnused();
     replica.beat((taken) => recoverTakenSessions(turns, taken));
     if (replicated) {
-      wakes.subscribe(queueWakes(turns, replica.id));
+      wakes.subscribe(holderWakes(turns, replica.id));
       wakes.subscribe(clarification.deliveryWakes());
     }
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {

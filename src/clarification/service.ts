@@ -284,24 +284,42 @@ export class ClarificationService {
     pendingId: string,
     options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<DecisionWait> {
-    let notified: () => void = () => {};
-    const decided = new Promise<void>((resolve) => {
-      notified = resolve;
-    });
-    // Listen before reading, so a decision between the read and the wait is not missed.
-    const stop = this.deps.decisions.listen(pendingId, notified);
-    const timer = this.deps.timers.setTimeout(notified, options.timeoutMs);
-    const onAbort = () => {
-      notified();
+    const { replicas } = this.deps;
+    let wake: () => void = () => {};
+    const nextLocal = () =>
+      new Promise<void>((resolve) => {
+        wake = resolve;
+      });
+    let local = nextLocal();
+    let over = false;
+    // A call, so each read sees what the timer or an abort set meanwhile.
+    const isOver = () => over;
+    const end = () => {
+      over = true;
+      wake();
     };
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    // Listen before reading, so a decision between the read and the wait is not missed.
+    const stop = this.deps.decisions.listen(pendingId, () => {
+      wake();
+    });
+    const timer = this.deps.timers.setTimeout(end, options.timeoutMs);
+    options.signal?.addEventListener('abort', end, { once: true });
+    // Ends the waits on other replicas' wakes this call started.
+    const finished = new AbortController();
     try {
       let view = await this.get(principal, pendingId);
       if (!view) return NOT_FOUND;
       // A claimed bundle is no longer active but may still be handing off: wait for it.
       if (!view.response && !view.active) return failure('not_active');
-      if (!view.response || view.delivery_pending) {
-        await decided;
+      while (view && (!view.response || view.delivery_pending) && !isOver()) {
+        // Several replicas: another one may decide it; any write to its session wakes us too.
+        const sessionChanged = replicas?.changed(
+          view.session_id,
+          options.timeoutMs,
+          finished.signal,
+        );
+        await (sessionChanged ? Promise.race([local, sessionChanged]) : local);
+        local = nextLocal();
         view = await this.get(principal, pendingId);
       }
       if (!view?.response || view.delivery_pending) {
@@ -311,9 +329,10 @@ export class ClarificationService {
       }
       return { ok: true, outcome: 'decided', response: view.response, questions: view.questions };
     } finally {
+      finished.abort();
       stop();
       timer.cancel();
-      options.signal?.removeEventListener('abort', onAbort);
+      options.signal?.removeEventListener('abort', end);
     }
   }
 

@@ -19,6 +19,8 @@ export type WakeTopic =
   | { readonly kind: 'session'; readonly sessionId: string }
   | { readonly kind: 'queue'; readonly sessionId: string }
   | { readonly kind: 'cancel'; readonly sessionId: string }
+  /** The session was deleted elsewhere: its agent's holder stops it. */
+  | { readonly kind: 'stop'; readonly sessionId: string }
   | { readonly kind: 'registry'; readonly requestId: string }
   /** A claim of the bundle waits for the replica that delivers it. */
   | { readonly kind: 'delivery'; readonly pendingId: string };
@@ -61,6 +63,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'session',
   'queue',
   'cancel',
+  'stop',
   'registry',
   'delivery',
 ]);
@@ -88,7 +91,7 @@ function topicOf(kind: string, id: string): WakeTopic {
     case 'delivery':
       return { kind, pendingId: id };
     default:
-      return { kind: kind as 'session' | 'queue' | 'cancel', sessionId: id };
+      return { kind: kind as 'session' | 'queue' | 'cancel' | 'stop', sessionId: id };
   }
 }
 

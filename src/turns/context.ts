@@ -37,6 +37,8 @@ export interface AgentLaunchDeps {
 export interface SessionLeasePort {
   acquire(sessionId: string): Promise<boolean>;
   release(sessionId: string): Promise<void>;
+  /** Asks whichever replica runs the session's agent to cancel its turn or stop it. */
+  tellHolder(sessionId: string, kind: 'cancel' | 'stop'): Promise<void>;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

@@ -160,6 +160,9 @@ export async function cancelTurn(
     // Agents' tokens never reach this (state-changing route), but say who it was either way.
     if (principal.kind === 'user') deps.cancellations.noted(sessionId, principal.name);
     await deps.host.cancel(sessionId);
+  } else {
+    // Several replicas: the agent may run on another one.
+    await deps.leases?.tellHolder(sessionId, 'cancel');
   }
   return { ok: true };
 }
@@ -195,5 +198,6 @@ export async function deleteTask(
 async function settleSession(deps: TurnsDeps, sessionId: string): Promise<void> {
   deps.userInputs.sessionDeleted(sessionId);
   if (deps.host.isStarted(sessionId)) await deps.host.stop(sessionId);
+  else await deps.leases?.tellHolder(sessionId, 'stop');
   await deps.clarification.expireSession(sessionId);
 }

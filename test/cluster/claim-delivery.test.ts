@@ -232,6 +232,19 @@ describe('claim delivery across replicas on postgres', () => {
     expect(await asked).toMatchObject({ ok: true, outcome: 'answered', pendingId });
   });
 
+  it('a wait for the decision on B ends when A hands the answer over, not at its timeout', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { pendingId, asked } = await askLive(a);
+    const started = Date.now();
+    const waited = b.service.awaitDecision(person, pendingId, { timeoutMs: 20_000 });
+
+    expect(await a.service.respond(caller(), pendingId, ANSWERS)).toMatchObject({ ok: true });
+    expect(await asked).toMatchObject({ outcome: 'answered' });
+    expect(await waited).toMatchObject({ ok: true, outcome: 'decided' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
   it('of two replicas taking one claim, one takes it', async () => {
     const a = await node('A');
     const b = await node('B');

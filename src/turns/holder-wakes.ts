@@ -1,0 +1,43 @@
+/**
+ * What another replica asks of the one running a session's agent (issue 16).
+ * Only the lease holder starts, prompts or stops an agent, so a replica that
+ * cannot leaves the work in the store or wakes the holder:
+ * - `queue`: a message queued through it; the holder runs it as its own
+ *   turn's end would. The wake bus's poll does the same for every session
+ *   this replica holds, so a lost wake delays the message by one poll.
+ * - `cancel`: a person cancelled the running turn there.
+ * - `stop`: the session was deleted there; the agent goes down here.
+ */
+import type { WakeSubscriber } from '../cluster/index.js';
+import { idleSessionsWithQueue } from '../store/index.js';
+import { startNextQueued } from './admission.js';
+import type { TurnsDeps } from './context.js';
+
+export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber {
+  const run = (sessionId: string) =>
+    startNextQueued(deps, sessionId).catch((error: unknown) => {
+      deps.logger.warn({ err: error, session_id: sessionId }, 'a queue woken elsewhere failed');
+    });
+  const settle = (work: Promise<void>, sessionId: string, what: string) =>
+    work.catch((error: unknown) => {
+      deps.logger.warn({ err: error, session_id: sessionId }, `a ${what} asked elsewhere failed`);
+    });
+  return {
+    kinds: ['queue', 'cancel', 'stop'],
+    wake({ topic }) {
+      if (topic.kind !== 'queue' && topic.kind !== 'cancel' && topic.kind !== 'stop') return;
+      const { sessionId } = topic;
+      // Only where the agent runs: anywhere else there is nothing to act on.
+      if (!deps.host.isStarted(sessionId)) return;
+      if (topic.kind === 'queue') void run(sessionId);
+      else if (topic.kind === 'cancel') void settle(deps.host.cancel(sessionId), sessionId, 'cancel');
+      else void settle(deps.host.stop(sessionId), sessionId, 'stop');
+    },
+    async resync() {
+      const held = await idleSessionsWithQueue(deps.store, { kind: 'held_by', replicaId });
+      for (const sessionId of held) {
+        if (deps.host.isStarted(sessionId)) await run(sessionId);
+      }
+    },
+  };
+}

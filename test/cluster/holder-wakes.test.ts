@@ -1,0 +1,83 @@
+/**
+ * A cancel or a delete through a replica that does not run the session's
+ * agent (issue 16), with two real `clarion serve` processes on one real
+ * PostgreSQL: the holder cancels the turn or stops the agent, and gives its
+ * lease back; before the holder wakes, neither reached the agent.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/clarification-harness.js';
+import { startServing, type Serving } from '../support/clarion-process.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { clarionApi } from '../agents/supervisor-support.js';
+
+const ADMIN_TOKEN = 'holder-wakes-admin-token-0123456789';
+
+async function leasesOf(server: Serving): Promise<number> {
+  const health = (await (await fetch(`${server.url}/healthz`)).json()) as {
+    replica: { leases: number };
+  };
+  return health.replica.leases;
+}
+
+describe('asking the holder from another replica', () => {
+  let database: TestDatabase | undefined;
+  const servers: Serving[] = [];
+
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+    }
+    await database?.dispose();
+    database = undefined;
+  });
+
+  it('a turn cancelled through B ends on A; a session deleted through B stops its agent on A', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    for (const id of ['replica-a', 'replica-b']) {
+      servers.push(
+        await startServing({
+          DATABASE_URL: target.url,
+          CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+          CLARION_REPLICA_ID: id,
+        }),
+      );
+    }
+    const [a, b] = servers;
+    if (!a || !b) throw new Error('two replicas expected');
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+    // The demo agent's turn waits on a consent: it runs until someone cancels it.
+    const created = await onA('POST', '/api/v1/tasks', {
+      title: 'held by A',
+      prompt: '/permission',
+    });
+    expect(created.status).toBe(201);
+    const session = (created.json as { session: { id: string; task_id: string } }).session;
+    const stateOn = async () =>
+      (
+        (await onB('GET', `/api/v1/tasks/${session.task_id}/sessions`)).json.sessions as {
+          id: string;
+          state: string;
+        }[]
+      ).find((s) => s.id === session.id)?.state;
+    await eventually(async () => (await stateOn()) === 'running', 30_000);
+    expect(await leasesOf(a)).toBe(1);
+
+    expect((await onB('POST', `/api/v1/sessions/${session.id}/cancel`)).status).toBe(202);
+    await eventually(async () => (await stateOn()) === 'idle', 15_000);
+    const transcript = (
+      (await onB('GET', `/api/v1/sessions/${session.id}/messages?limit=500`)).json.messages as {
+        content: string;
+      }[]
+    ).map((message) => message.content);
+    expect(transcript.some((content) => content.startsWith('Cancelled'))).toBe(true);
+    // The agent still runs on A, idle: a cancel ends the turn, not the agent.
+    expect(await leasesOf(a)).toBe(1);
+
+    expect((await onB('DELETE', `/api/v1/sessions/${session.id}`)).status).toBe(200);
+    await eventually(async () => (await leasesOf(a)) === 0, 15_000);
+    expect(await leasesOf(b)).toBe(0);
+  });
+});

@@ -24,7 +24,12 @@ export interface ClaimReplicasView {
   changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
 }
 
-export function claimReplicas({ store, bus, leaseMs, timers }: ClaimReplicasDeps): ClaimReplicasView {
+export function claimReplicas({
+  store,
+  bus,
+  leaseMs,
+  timers,
+}: ClaimReplicasDeps): ClaimReplicasView {
   return {
     id: bus.replicaId,
     owners(sessionId, askedOn) {

@@ -12,7 +12,11 @@ import type { ReplicasTable } from './tables.js';
 export type ReplicaRecord = ReplicasTable;
 
 /** Whether the replica row aliased `alias` is live at `now` (a heartbeat after `heartbeatAfter`). */
-export function replicaLive(ctx: RepoContext, alias: string, heartbeatAfter: string): RawBuilder<SqlBool> {
+export function replicaLive(
+  ctx: RepoContext,
+  alias: string,
+  heartbeatAfter: string,
+): RawBuilder<SqlBool> {
   return sql<SqlBool>`(${sql.ref(`${alias}.stopped_at`)} IS NULL
     AND ${sql.ref(`${alias}.heartbeat_at`)} > ${heartbeatAfter}
     AND ${ctx.dialect.replicaLockHeld(`${alias}.lock_key`)})`;

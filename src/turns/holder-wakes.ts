@@ -30,7 +30,8 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
       // Only where the agent runs: anywhere else there is nothing to act on.
       if (!deps.host.isStarted(sessionId)) return;
       if (topic.kind === 'queue') void run(sessionId);
-      else if (topic.kind === 'cancel') void settle(deps.host.cancel(sessionId), sessionId, 'cancel');
+      else if (topic.kind === 'cancel')
+        void settle(deps.host.cancel(sessionId), sessionId, 'cancel');
       else void settle(deps.host.stop(sessionId), sessionId, 'stop');
     },
     async resync() {

@@ -386,6 +386,7 @@ export async function startServer(
         leases: () => running.leases.count(),
         listener: () => wakes.listenerState(),
       },
+      sharedMcpSessions: replicated,
     });
     const wss = createEventsWebSocketServer();
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;

@@ -72,6 +72,12 @@ export const MCP_CALL_WITHOUT_PROGRESS_MS = 50_000;
 export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** How often idle MCP sessions are looked for. */
 export const MCP_SESSION_SWEEP_INTERVAL_MS = 60 * 1000;
+/**
+ * Several replicas: an MCP session any replica may serve is kept in the store
+ * this long after its `initialize` unless the client closes it; a client
+ * still using it then gets "Session not found" and initializes again.
+ */
+export const MCP_SHARED_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
 /** The demo agent's `/ask-detach`: how long it waits before its call gives up. */
 export const DEMO_DETACH_AFTER_MS = 2_000;
 /** The demo agent's MCP client: a call with no reply for this long fails. */

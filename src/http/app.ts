@@ -53,6 +53,8 @@ export interface AppDeps {
   readonly peerAddress?: (c: Context) => string | undefined;
   /** This server as one replica on the database, for `/healthz` (issue 16). */
   readonly replica?: ReplicaHealth;
+  /** Several replicas: an MCP session opened on one is served by all (`agents/mcp/route.ts`). */
+  readonly sharedMcpSessions?: boolean;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
@@ -108,6 +110,7 @@ export function createApp(deps: AppDeps): App {
     resolvePrincipal,
     logger: deps.logger.child({ component: 'mcp' }),
     userInputs: deps.turns.userInputs,
+    sharedSessions: deps.sharedMcpSessions ?? false,
   });
   // Last, and it only answers GET/HEAD outside the API prefixes: it never shadows a route.
   registerWebApp(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });

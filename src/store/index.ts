@@ -253,3 +253,10 @@ export {
   sessionInScope,
   takeOverLeases,
 } from './leases.js';
+export type { McpSessionRecord } from './mcp-sessions.js';
+export {
+  findMcpSession,
+  forgetMcpSession,
+  pruneMcpSessions,
+  recordMcpSession,
+} from './mcp-sessions.js';

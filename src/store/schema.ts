@@ -240,6 +240,17 @@ const TABLES: readonly SchemaStep[] = [
       expires_at TEXT NOT NULL
     )`,
   },
+  {
+    name: 'table mcp_sessions',
+    ddl: `CREATE TABLE IF NOT EXISTS mcp_sessions (
+      id TEXT PRIMARY KEY,
+      owner TEXT NOT NULL,
+      client_name TEXT NOT NULL,
+      client_version TEXT NOT NULL,
+      capabilities TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  },
 ];
 
 /** Columns added after their table first shipped; a fresh database gets them the same way. */

@@ -226,6 +226,21 @@ export interface ReplicasTable {
   stopped_at: Timestamp | null;
 }
 
+/**
+ * An MCP session as its `initialize` opened it, so any replica can serve its
+ * next request (several replicas, issue 16). `owner` is the principal key a
+ * request must match; the rest is what the server learned from `initialize`.
+ */
+export interface McpSessionsTable {
+  id: string;
+  owner: string;
+  client_name: string;
+  client_version: string;
+  /** The client's capabilities, JSON. */
+  capabilities: string;
+  created_at: Timestamp;
+}
+
 /** Which replica runs a session's agent, until `expires_at` unless renewed. */
 export interface SessionLeasesTable {
   session_id: string;
@@ -252,4 +267,5 @@ export interface Database {
   consent_rules: ConsentRulesTable;
   replicas: ReplicasTable;
   session_leases: SessionLeasesTable;
+  mcp_sessions: McpSessionsTable;
 }

@@ -14,12 +14,19 @@ import { MCP_CALL_WITHOUT_PROGRESS_MS, MCP_SESSION_SWEEP_INTERVAL_MS } from '../
 import { systemTimers, type RepeatingTimers } from '../../support/index.js';
 import { bearerChallenge, errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
+import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/index.js';
+import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, principalKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { strictUtf8Body } from './body.js';
-import { MAX_MCP_BODY_BYTES, openMcpSession, type McpSessionHandle } from './server.js';
+import {
+  MAX_MCP_BODY_BYTES,
+  openMcpSession,
+  type McpSessionHandle,
+  type McpSessionOrigin,
+} from './server.js';
 import {
   DEFAULT_MCP_SESSION_LIMITS,
   McpSessions,
@@ -44,6 +51,11 @@ export interface McpRouteDeps {
   userInputs?: UserInputRegistry;
   /** Session quotas and idle expiry; the tunables unless a test shrinks them. */
   sessionLimits?: Partial<McpSessionLimits>;
+  /**
+   * Several replicas without sticky routing (issue 16): sessions are kept in
+   * the store, and a request for one another replica opened opens it here.
+   */
+  sharedSessions?: boolean;
   /** Clock and timer of the idle sweep; the system's unless a test fakes them. */
   nowMs?: () => number;
   timers?: RepeatingTimers;
@@ -100,7 +112,11 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     ...DEFAULT_MCP_SESSION_LIMITS,
     ...deps.sessionLimits,
   });
+  const shared = deps.sharedSessions
+    ? sharedMcpSessions(deps.store, deps.logger, nowMs)
+    : undefined;
   const sweeper = (deps.timers ?? systemTimers).every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
+    if (shared) void shared.prune();
     sessions.sweep().then(
       (closed) => {
         if (closed > 0) deps.logger.info({ closed }, 'idle mcp sessions closed');
@@ -131,13 +147,16 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     if (decoded instanceof Response) return decoded;
 
     const sessionId = request.headers.get('mcp-session-id');
+    let resume: McpSessionOrigin | undefined;
     if (sessionId !== null) {
       const entry = sessions.lookup(sessionId, owner);
-      if (!entry) return sessionNotFound();
-      return entry.handle.transport.handleRequest(decoded, { authInfo });
+      if (entry) return entry.handle.transport.handleRequest(decoded, { authInfo });
+      resume = await shared?.find(sessionId, owner, request);
+      if (!resume) return sessionNotFound();
     }
 
-    // No session yet: only an `initialize` opens one; the transport refuses anything else.
+    // No session here yet: an `initialize` opens one (the transport refuses anything
+    // else), or a session another replica opened is opened again.
     const admission = await sessions.admit({ owner, user: principal.userId });
     if (!admission.ok) {
       deps.logger.warn(
@@ -147,29 +166,44 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       return quotaExceeded(admission.scope, admission.limit);
     }
     const { slot } = admission;
+    const id = sessionId ?? randomUUID();
     try {
-      const handle = await openMcpSession(toolDeps, principal.kind, {
-        onInitialized: (id) => {
-          slot.fill({
-            id,
-            owner,
-            user: principal.userId,
-            handle,
-            lastSeenMs: nowMs(),
-            inFlight: () => handle.inFlight(),
-            close: () => handle.close(),
-          });
-          deps.logger.info({ mcpSession: id, principal: principal.kind }, 'mcp session opened');
+      // Kept before the client learns the ID, so its next request may go to any replica.
+      if (!resume) await shared?.keep(id, owner, decoded);
+      const handle = await openMcpSession(
+        toolDeps,
+        principal.kind,
+        {
+          onInitialized: (opened, handle) => {
+            slot.fill({
+              id: opened,
+              owner,
+              user: principal.userId,
+              handle,
+              lastSeenMs: nowMs(),
+              inFlight: () => handle.inFlight(),
+              close: () => handle.close(),
+            });
+            deps.logger.info(
+              { mcpSession: opened, principal: principal.kind },
+              'mcp session opened',
+            );
+          },
+          onClosed: (id) => {
+            sessions.remove(id);
+          },
+          onCallEnded: (id) => {
+            sessions.touch(id);
+          },
+          ...(shared ? { onEndedByClient: (ended: string) => void shared.forget(ended) } : {}),
         },
-        onClosed: (id) => {
-          sessions.remove(id);
-        },
-        onCallEnded: (id) => {
-          sessions.touch(id);
-        },
-      });
+        { sessionId: id, ...(resume ? { resume } : {}) },
+      );
       const response = await handle.transport.handleRequest(decoded, { authInfo });
-      if (handle.transport.sessionId === undefined) await handle.close();
+      if (handle.transport.sessionId === undefined) {
+        await handle.close();
+        if (!resume) await shared?.forget(id);
+      }
       return response;
     } finally {
       // A no-op once filled; frees the place of an `initialize` that failed.

@@ -7,7 +7,6 @@
  * streams on its own POST's SSE response, so progress notifications reach the
  * call they belong to and a closed connection ends exactly that call.
  */
-import { randomUUID } from 'node:crypto';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { registerClarionTools, type McpSessionHooks, type McpToolDeps } from './tools.js';
@@ -32,32 +31,55 @@ export interface McpSessionHandle {
   close(): Promise<void>;
 }
 
+/** Who the client said it is in `initialize`. */
+export interface McpClientOrigin {
+  readonly clientInfo: { readonly name: string; readonly version: string };
+  readonly capabilities: Record<string, unknown>;
+}
+
+/** What an MCP session's `initialize` told its server: enough to open it again elsewhere. */
+export interface McpSessionOrigin extends McpClientOrigin {
+  /** The version the client's later requests carry (`mcp-protocol-version`). */
+  readonly protocolVersion: string;
+}
+
 export interface McpSessionCallbacks {
-  /** The transport assigned the session its ID (on `initialize`). */
-  onInitialized(sessionId: string): void;
+  /** The transport assigned the session its ID (on `initialize`, or its replay). */
+  onInitialized(sessionId: string, handle: McpSessionHandle): void;
   /** The client ended the session (DELETE) or it was closed here. */
   onClosed(sessionId: string): void;
+  /** The client ended the session (DELETE): it is over on every replica. */
+  onEndedByClient?(sessionId: string): void;
   /** A tool call of the session finished: the session was in use until now. */
   onCallEnded?(sessionId: string): void;
 }
 
+/**
+ * Opens a session under `sessionId` (its `initialize` is still to come); with
+ * `resume`, one another replica opened (several replicas, no sticky routing):
+ * the client's own `initialize` is replayed here, so the tools see the same
+ * client.
+ */
 export async function openMcpSession(
   deps: McpToolDeps,
   openedBy: McpSessionHooks['openedBy'],
   callbacks: McpSessionCallbacks,
+  opening: { sessionId: string; resume?: McpSessionOrigin },
 ): Promise<McpSessionHandle> {
+  const { resume } = opening;
   let calls = 0;
   let closed = false;
   // Ends the asks a client without progress left waiting (`bounded-ask.ts`).
   const ended = new AbortController();
   const transport = new WebStandardStreamableHTTPServerTransport({
-    sessionIdGenerator: () => randomUUID(),
+    sessionIdGenerator: () => opening.sessionId,
     onsessioninitialized: (sessionId) => {
-      callbacks.onInitialized(sessionId);
+      callbacks.onInitialized(sessionId, handle);
     },
     onsessionclosed: (sessionId) => {
       ended.abort();
       callbacks.onClosed(sessionId);
+      callbacks.onEndedByClient?.(sessionId);
     },
     maxRequestBodySize: MAX_MCP_BODY_BYTES,
   });
@@ -85,7 +107,7 @@ export async function openMcpSession(
     deps.logger.debug({ err: error }, 'mcp protocol error');
   };
   await server.connect(transport);
-  return {
+  const handle: McpSessionHandle = {
     transport,
     server,
     inFlight: () => calls,
@@ -98,4 +120,44 @@ export async function openMcpSession(
       if (sessionId !== undefined) callbacks.onClosed(sessionId);
     },
   };
+  if (resume) await replayInitialize(transport, resume);
+  return handle;
+}
+
+/** Feeds the transport the client's `initialize` and `initialized` again; their replies go nowhere. */
+async function replayInitialize(
+  transport: WebStandardStreamableHTTPServerTransport,
+  origin: McpSessionOrigin,
+): Promise<void> {
+  const sessionId = transport.sessionId ?? '';
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    new Request('http://clarion.invalid/mcp', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+  const initialized = await transport.handleRequest(
+    post({
+      jsonrpc: '2.0',
+      id: 'resume',
+      method: 'initialize',
+      params: {
+        protocolVersion: origin.protocolVersion,
+        capabilities: origin.capabilities,
+        clientInfo: origin.clientInfo,
+      },
+    }),
+  );
+  await initialized.text();
+  const notified = await transport.handleRequest(
+    post(
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { 'mcp-session-id': sessionId, 'mcp-protocol-version': origin.protocolVersion },
+    ),
+  );
+  await notified.text();
 }

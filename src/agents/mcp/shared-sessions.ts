@@ -1,0 +1,86 @@
+/**
+ * MCP sessions every replica serves (issue 16: several servers behind a
+ * balancer that does not stick). A new session's client, as its
+ * `initialize` names it, is kept in the store before the session ID reaches
+ * the client, so its next request may land anywhere; a replica that gets a
+ * request for a session it does not have opens it again from that row
+ * (`openMcpSession`'s `resume`). Only the client's own close ends a shared
+ * session; a replica's idle close or shutdown leaves it to the others.
+ */
+import {
+  InitializeRequestSchema,
+  LATEST_PROTOCOL_VERSION,
+} from '@modelcontextprotocol/sdk/types.js';
+import { MCP_SHARED_SESSION_TTL_MS } from '../../tunables.js';
+import type { Logger } from '../../observability/index.js';
+import {
+  findMcpSession,
+  forgetMcpSession,
+  pruneMcpSessions,
+  recordMcpSession,
+  timestampAtMs,
+  type Store,
+} from '../../store/index.js';
+import type { McpSessionOrigin } from './server.js';
+
+export interface SharedMcpSessions {
+  /** The session as another replica's `initialize` opened it, for `owner` only. */
+  find(sessionId: string, owner: string, request: Request): Promise<McpSessionOrigin | undefined>;
+  /** Keeps the client an `initialize` request names, under the ID its session will get. */
+  keep(sessionId: string, owner: string, initialize: Request): Promise<void>;
+  /** The client closed it, or its `initialize` failed. */
+  forget(sessionId: string): Promise<void>;
+  /** Drops sessions past their age (clients that never closed theirs). */
+  prune(): Promise<void>;
+}
+
+export function sharedMcpSessions(
+  store: Store,
+  logger: Logger,
+  nowMs: () => number,
+): SharedMcpSessions {
+  return {
+    async find(sessionId, owner, request) {
+      const record = await findMcpSession(store, sessionId, owner);
+      if (!record) return undefined;
+      return {
+        clientInfo: { name: record.client_name, version: record.client_version },
+        capabilities: JSON.parse(record.capabilities) as Record<string, unknown>,
+        protocolVersion: request.headers.get('mcp-protocol-version') ?? LATEST_PROTOCOL_VERSION,
+      };
+    },
+    async keep(sessionId, owner, initialize) {
+      // Anything but one well-formed `initialize` opens no session: nothing to keep.
+      const parsed = InitializeRequestSchema.safeParse(
+        await initialize
+          .clone()
+          .json()
+          .catch(() => undefined),
+      );
+      if (!parsed.success) return;
+      const { clientInfo, capabilities } = parsed.data.params;
+      await recordMcpSession(store, {
+        id: sessionId,
+        owner,
+        client_name: clientInfo.name,
+        client_version: clientInfo.version,
+        capabilities: JSON.stringify(capabilities),
+        created_at: store.clock.timestamp(),
+      });
+    },
+    async forget(sessionId) {
+      try {
+        await forgetMcpSession(store, sessionId);
+      } catch (error) {
+        logger.warn({ err: error, mcpSession: sessionId }, 'a closed mcp session stays shared');
+      }
+    },
+    async prune() {
+      try {
+        await pruneMcpSessions(store, timestampAtMs(nowMs() - MCP_SHARED_SESSION_TTL_MS));
+      } catch (error) {
+        logger.warn({ err: error }, 'pruning shared mcp sessions failed');
+      }
+    },
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * MCP sessions any replica can serve (issue 16): the replica that answered a
+ * session's `initialize` keeps what it learned here, and a replica that gets
+ * a later request of that session (no sticky routing) opens it again from
+ * this row. Written only with several replicas; a clean close deletes it.
+ */
+import type { RepoContext } from './context.js';
+import type { McpSessionsTable } from './tables.js';
+
+export type McpSessionRecord = McpSessionsTable;
+
+export async function recordMcpSession(ctx: RepoContext, record: McpSessionRecord): Promise<void> {
+  await ctx.db
+    .insertInto('mcp_sessions')
+    .values(record)
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .execute();
+}
+
+/** The session, when `owner` opened it. */
+export function findMcpSession(
+  ctx: RepoContext,
+  id: string,
+  owner: string,
+): Promise<McpSessionRecord | undefined> {
+  return ctx.db
+    .selectFrom('mcp_sessions')
+    .selectAll()
+    .where('id', '=', id)
+    .where('owner', '=', owner)
+    .executeTakeFirst();
+}
+
+export async function forgetMcpSession(ctx: RepoContext, id: string): Promise<void> {
+  await ctx.db.deleteFrom('mcp_sessions').where('id', '=', id).execute();
+}
+
+/** Deletes sessions opened before `before` (clients that never closed theirs). */
+export async function pruneMcpSessions(ctx: RepoContext, before: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('mcp_sessions')
+    .where('created_at', '<', before)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

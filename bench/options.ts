@@ -68,11 +68,11 @@ export const FULL: BenchSizes = {
   loadResponders: 100,
   acceptBurst: 100,
   acceptTurnMs: 50,
-  replicaWarmup: 400,
-  replicaResponds: 4_000,
+  replicaWarmup: 200,
+  replicaResponds: 2_000,
   replicaRounds: 2,
   replicaLatencyWarmup: 20,
-  replicaLatencySamples: 300,
+  replicaLatencySamples: 200,
 };
 
 export const QUICK: BenchSizes = {

@@ -17,6 +17,7 @@ import { CLARIFICATION_TYPE, openStore, type DatabaseTarget } from '../src/store
 import { ADMIN_TOKEN, ANSWER } from './clarion-instance.js';
 import { BenchClient, type JsonReply } from './http-client.js';
 import { openCensus } from './pending-census.js';
+import { backendsCpuMs, processCpuMs } from './process-cpu.js';
 import type { BenchPostgres } from './postgres.js';
 import { seedDatabase } from './seed-database.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
@@ -28,6 +29,12 @@ export interface ThroughputPhase {
   responds: number;
   wallMs: number;
   perSecond: number;
+  /**
+   * CPU per timed respond, ms: the server processes together, the
+   * PostgreSQL backends of this phase's database (`process-cpu.ts`), and
+   * this process (the responders' HTTP client).
+   */
+  cpuMsPerRespond: { servers: number; database: number; generator: number };
   /** Timed responds whose reply was not `200` with a winning claim. */
   failures: number;
   /** Seeded bundles still pending after the phase (0 when every respond claimed). */
@@ -67,9 +74,20 @@ export async function throughputPhase(
     for (const server of servers) clients.push(new BenchClient(server.url));
     const unexpected: string[] = [];
     const warm = await respondAll(ids.slice(0, size.warmup), clients, size.concurrency);
+    const databaseName = new URL(database.url).pathname.slice(1);
+    const cpu = async () => ({
+      servers: (await Promise.all(servers.map((server) => processCpuMs(server.pid)))).reduce(
+        (sum, ms) => sum + ms,
+        0,
+      ),
+      database: await backendsCpuMs(databaseName),
+      generator: ((usage) => (usage.user + usage.system) / 1000)(process.cpuUsage()),
+    });
+    const before = await cpu();
     const started = performance.now();
     const timed = await respondAll(ids.slice(size.warmup), clients, size.concurrency);
     const wallMs = elapsedMs(started);
+    const after = await cpu();
     for (const reply of [...warm, ...timed]) {
       if (!won(reply) && unexpected.length < MAX_UNEXPECTED) {
         unexpected.push(`${reply.status} ${reply.body.slice(0, 200)}`);
@@ -82,6 +100,11 @@ export async function throughputPhase(
       responds: timed.length,
       wallMs: round(wallMs, 1),
       perSecond: round((timed.length / wallMs) * 1000, 1),
+      cpuMsPerRespond: {
+        servers: round((after.servers - before.servers) / timed.length),
+        database: round((after.database - before.database) / timed.length),
+        generator: round((after.generator - before.generator) / timed.length),
+      },
       failures: timed.filter((reply) => !won(reply)).length,
       leftPending: leftPending.pending,
       unexpected,

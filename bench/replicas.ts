@@ -10,6 +10,7 @@
  * - Cross-replica answer latency (`replica-latency.ts`): an agent waiting on
  *   replica A, answered through A or through B; cross p99 over same p99.
  */
+import { cpus } from 'node:os';
 import type { BenchSizes } from './options.js';
 import type { BenchPostgres } from './postgres.js';
 import { measureCrossLatency, type CrossLatencyResult } from './replica-latency.js';
@@ -22,6 +23,8 @@ export interface ReplicaRate {
   perSecond: number;
   failures: number;
   leftPending: number;
+  /** Mean over the phases, ms per timed respond (see `ThroughputPhase`). */
+  cpuMsPerRespond: { servers: number; database: number; generator: number };
 }
 
 export interface ReplicasResult {
@@ -37,6 +40,13 @@ export interface ReplicasResult {
   ratios: {
     /** Answers/s through two replicas ÷ through one. */
     throughput: number;
+    /**
+     * What that ratio could be at most if CPU alone bound it, from the one-
+     * replica phases: one server process uses at most one core, everything
+     * together at most `cores`; `max(1, cores × server CPU ÷ all CPU)`.
+     * Near 1 means one replica already saturates the machine.
+     */
+    throughputCeiling: number;
     /** Cross-replica ÷ same-replica, POST to the agent's tool result. */
     answerP99: number;
     answerP50: number;
@@ -65,7 +75,9 @@ export async function measureReplicas(
     const phase = await throughputPhase(postgres, replicas, size, SEED);
     log(
       `replicas: ${replicas} serving, ${phase.responds} answers at ${size.concurrency} ` +
-        `in ${round(phase.wallMs / 1000, 2)} s: ${phase.perSecond}/s, ${phase.failures} failed`,
+        `in ${round(phase.wallMs / 1000, 2)} s: ${phase.perSecond}/s, ${phase.failures} failed; ` +
+        `CPU ms per answer: servers ${phase.cpuMsPerRespond.servers}, ` +
+        `database ${phase.cpuMsPerRespond.database}, generator ${phase.cpuMsPerRespond.generator}`,
     );
     for (const line of phase.unexpected) log(`replicas: unexpected reply ${line}`);
     phases.push(phase);
@@ -94,6 +106,7 @@ export async function measureReplicas(
     latency,
     ratios: {
       throughput: ratio(two.perSecond, one.perSecond),
+      throughputCeiling: ceiling(one),
       answerP99: ratio(latency.cross.answer.p99Ms, latency.same.answer.p99Ms),
       answerP50: ratio(latency.cross.answer.p50Ms, latency.same.answer.p50Ms),
       postP99: ratio(latency.cross.post.p99Ms, latency.same.post.p99Ms),
@@ -101,15 +114,28 @@ export async function measureReplicas(
   };
 }
 
+function ceiling(one: ReplicaRate): number {
+  const { servers, database, generator } = one.cpuMsPerRespond;
+  const all = servers + database + generator;
+  return all > 0 ? round(Math.max(1, (cpus().length * servers) / all)) : Number.NaN;
+}
+
 function rate(phases: readonly ThroughputPhase[], replicas: number): ReplicaRate {
   const mine = phases.filter((phase) => phase.replicas === replicas);
   const responds = mine.reduce((sum, phase) => sum + phase.responds, 0);
   const wallMs = mine.reduce((sum, phase) => sum + phase.wallMs, 0);
+  const cpu = (of: (phase: ThroughputPhase) => number) =>
+    mine.reduce((sum, phase) => sum + of(phase) * phase.responds, 0) / responds;
   return {
     replicas,
     responds,
     perSecond: wallMs > 0 ? round((responds / wallMs) * 1000, 1) : Number.NaN,
     failures: mine.reduce((sum, phase) => sum + phase.failures, 0),
     leftPending: mine.reduce((sum, phase) => sum + phase.leftPending, 0),
+    cpuMsPerRespond: {
+      servers: round(cpu((phase) => phase.cpuMsPerRespond.servers)),
+      database: round(cpu((phase) => phase.cpuMsPerRespond.database)),
+      generator: round(cpu((phase) => phase.cpuMsPerRespond.generator)),
+    },
   };
 }

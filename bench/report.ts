@@ -269,6 +269,21 @@ export function replicasRows(result: ReplicasResult): GoalRow[] {
     row(b, `answers/s at ${concurrency}, 2 replicas / 1`, ratios.throughput, '≥ 1.3', atLeast(1.3)),
     row(b, `answers/s at ${concurrency}, 1 replica`, one.perSecond, 'report'),
     row(b, `answers/s at ${concurrency}, 2 replicas`, two.perSecond, 'report'),
+    {
+      benchmark: b,
+      metric: 'CPU ms per answer, servers + database backends + load generator: 1 replica; 2',
+      value: [one, two]
+        .map(({ cpuMsPerRespond: cpu }) => `${cpu.servers} + ${cpu.database} + ${cpu.generator}`)
+        .join('; '),
+      goal: 'report',
+      pass: null,
+    },
+    row(
+      b,
+      'CPU-bound ceiling of 2 replicas / 1 on this machine (from the 1-replica CPU)',
+      ratios.throughputCeiling,
+      'report',
+    ),
     row(
       b,
       'failed responds or bundles left pending (throughput)',

@@ -69,7 +69,7 @@ export const FULL: BenchSizes = {
   acceptBurst: 100,
   acceptTurnMs: 50,
   replicaWarmup: 200,
-  replicaResponds: 2_000,
+  replicaResponds: 1_600,
   replicaRounds: 2,
   replicaLatencyWarmup: 20,
   replicaLatencySamples: 200,

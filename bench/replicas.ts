@@ -43,7 +43,8 @@ export interface ReplicasResult {
     /**
      * What that ratio could be at most if CPU alone bound it, from the one-
      * replica phases: one server process uses at most one core, everything
-     * together at most `cores`; `max(1, cores × server CPU ÷ all CPU)`.
+     * together at most `cores`, and two replicas at most twice one:
+     * `min(2, max(1, cores × server CPU ÷ all CPU))`.
      * Near 1 means one replica already saturates the machine.
      */
     throughputCeiling: number;
@@ -117,7 +118,7 @@ export async function measureReplicas(
 function ceiling(one: ReplicaRate): number {
   const { servers, database, generator } = one.cpuMsPerRespond;
   const all = servers + database + generator;
-  return all > 0 ? round(Math.max(1, (cpus().length * servers) / all)) : Number.NaN;
+  return all > 0 ? round(Math.min(2, Math.max(1, (cpus().length * servers) / all))) : Number.NaN;
 }
 
 function rate(phases: readonly ThroughputPhase[], replicas: number): ReplicaRate {

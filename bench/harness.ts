@@ -1,5 +1,5 @@
 /**
- * Runs the benchmarks of issue 7 in priority order into one results object.
+ * Runs the benchmarks of issue 7 (and issue 16's replicas) in priority order into one results object.
  * Shared by `bench/run.ts` (the `npm run bench` entry) and the quick smoke
  * test. PostgreSQL is started here unless an admin URL is given.
  */
@@ -14,17 +14,19 @@ import { measureLoad, type LoadResult } from './load.js';
 import { measurePeer, type PeerResult } from './peer.js';
 import { measurePendingScale, type PendingResult } from './pending-scale.js';
 import { startPostgres, type BenchPostgres } from './postgres.js';
+import { measureReplicas, type ReplicasResult } from './replicas.js';
 import {
   flatnessRows,
   floorRows,
   loadRows,
   peerRows,
   pendingRows,
+  replicasRows,
   type GoalRow,
 } from './report.js';
 import { round } from './stats.js';
 
-export const BENCHMARKS = ['flatness', 'floor', 'peer', 'pending', 'load'] as const;
+export const BENCHMARKS = ['flatness', 'floor', 'peer', 'pending', 'load', 'replicas'] as const;
 export type BenchmarkName = (typeof BENCHMARKS)[number];
 
 export interface BenchOptions {
@@ -51,6 +53,7 @@ export interface BenchResults {
   peer?: PeerResult;
   pending: { sqlite?: PendingResult; postgres?: PendingResult };
   load?: LoadResult;
+  replicas?: ReplicasResult;
   rows: GoalRow[];
 }
 
@@ -143,6 +146,10 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     }
     if (wanted.has('load'))
       results.load = await step('load sqlite', () => measureLoad('sqlite', sizes, undefined, log));
+    if (wanted.has('replicas')) {
+      const server = await pg();
+      results.replicas = await step('replicas postgres', () => measureReplicas(server, sizes, log));
+    }
   } finally {
     await postgres?.stop();
   }
@@ -155,6 +162,7 @@ export async function runBench(options: BenchOptions): Promise<BenchResults> {
     ...(results.pending.sqlite ? pendingRows(results.pending.sqlite) : []),
     ...(results.pending.postgres ? pendingRows(results.pending.postgres) : []),
     ...(results.load ? loadRows(results.load) : []),
+    ...(results.replicas ? replicasRows(results.replicas) : []),
   ];
   results.meta.durationMs = round(performance.now() - started, 0);
   return results;

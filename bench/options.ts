@@ -37,6 +37,13 @@ export interface BenchSizes {
   /** Platform check beside the load: new connections in one burst, and the busy server's turn. */
   acceptBurst: number;
   acceptTurnMs: number;
+  /** Replicas: responds per throughput phase (untimed warm-up, then timed), and 1/2 rounds (ABBA). */
+  replicaWarmup: number;
+  replicaResponds: number;
+  replicaRounds: number;
+  /** Replicas: answer-latency samples of each kind (same, cross replica), after warm-up ones. */
+  replicaLatencyWarmup: number;
+  replicaLatencySamples: number;
 }
 
 export const FULL: BenchSizes = {
@@ -61,6 +68,11 @@ export const FULL: BenchSizes = {
   loadResponders: 100,
   acceptBurst: 100,
   acceptTurnMs: 50,
+  replicaWarmup: 200,
+  replicaResponds: 1_600,
+  replicaRounds: 2,
+  replicaLatencyWarmup: 20,
+  replicaLatencySamples: 200,
 };
 
 export const QUICK: BenchSizes = {
@@ -85,4 +97,9 @@ export const QUICK: BenchSizes = {
   loadResponders: 4,
   acceptBurst: 8,
   acceptTurnMs: 10,
+  replicaWarmup: 8,
+  replicaResponds: 64,
+  replicaRounds: 1,
+  replicaLatencyWarmup: 2,
+  replicaLatencySamples: 8,
 };

@@ -7,6 +7,7 @@ import type { FloorResult } from './floor.js';
 import type { LoadResult } from './load.js';
 import type { PeerResult } from './peer.js';
 import type { PendingResult } from './pending-scale.js';
+import type { ReplicasResult } from './replicas.js';
 
 export interface GoalRow {
   benchmark: string;
@@ -256,6 +257,57 @@ export function loadRows(result: LoadResult): GoalRow[] {
       goal: '0 / 0',
       pass: result.leftover.pendingRows === 0 && result.leftover.deliveryIntents === 0,
     },
+  ];
+}
+
+/** Benchmark 8 (issue 16): two replicas on one PostgreSQL against one. */
+export function replicasRows(result: ReplicasResult): GoalRow[] {
+  const b = '8 replicas postgres';
+  const { one, two, latency, ratios, concurrency } = result;
+  const ms = (summary: { p50Ms: number; p99Ms: number }) => `${summary.p50Ms} / ${summary.p99Ms}`;
+  return [
+    row(b, `answers/s at ${concurrency}, 2 replicas / 1`, ratios.throughput, '≥ 1.3', atLeast(1.3)),
+    row(b, `answers/s at ${concurrency}, 1 replica`, one.perSecond, 'report'),
+    row(b, `answers/s at ${concurrency}, 2 replicas`, two.perSecond, 'report'),
+    {
+      benchmark: b,
+      metric: 'CPU ms per answer, servers + database backends + load generator: 1 replica; 2',
+      value: [one, two]
+        .map(({ cpuMsPerRespond: cpu }) => `${cpu.servers} + ${cpu.database} + ${cpu.generator}`)
+        .join('; '),
+      goal: 'report',
+      pass: null,
+    },
+    row(
+      b,
+      'CPU-bound ceiling of 2 replicas / 1 on this machine (from the 1-replica CPU)',
+      ratios.throughputCeiling,
+      'report',
+    ),
+    row(
+      b,
+      'failed responds or bundles left pending (throughput)',
+      one.failures + two.failures + one.leftPending + two.leftPending,
+      '0',
+      zero,
+    ),
+    row(b, 'answer p99, cross replica / same replica', ratios.answerP99, '≤ 2', atMost(2)),
+    row(b, 'answer p50, cross replica / same replica', ratios.answerP50, 'report'),
+    {
+      benchmark: b,
+      metric: `POST to agent's result p50 / p99 ms (${latency.same.answer.samples} each): same; cross`,
+      value: `${ms(latency.same.answer)}; ${ms(latency.cross.answer)}`,
+      goal: 'report',
+      pass: null,
+    },
+    {
+      benchmark: b,
+      metric: 'POST to its reply p50 / p99 ms: same; cross',
+      value: `${ms(latency.same.post)}; ${ms(latency.cross.post)}`,
+      goal: 'report',
+      pass: null,
+    },
+    row(b, 'failed answer-latency samples', latency.failures, '0', zero),
   ];
 }
 

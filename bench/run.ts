@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --only=flatness,floor,peer,pending,load]`: runs the
+ * `npm run bench [-- --quick] [-- --only=flatness,floor,peer,pending,load,replicas]`: runs the
  * benchmarks, prints the table of ratios against goals, and writes
  * bench/results/latest.json (or latest-quick.json for a quick run, so a
  * smoke run never overwrites a full one).

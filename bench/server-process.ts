@@ -39,7 +39,11 @@ function cliPath(): string {
   return cli;
 }
 
-export async function startServerProcess(target: DatabaseTarget): Promise<ServerProcess> {
+/** `env` adds settings, e.g. `CLARION_REPLICA_ID` for one of several replicas on one database. */
+export async function startServerProcess(
+  target: DatabaseTarget,
+  env: Readonly<Record<string, string>> = {},
+): Promise<ServerProcess> {
   // Node flags for the server alone, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
   const flags = (process.env.CLARION_BENCH_SERVER_FLAGS ?? '').split(' ').filter(Boolean);
   const child = spawn(process.execPath, [...flags, cliPath(), 'serve'], {
@@ -51,6 +55,7 @@ export async function startServerProcess(target: DatabaseTarget): Promise<Server
       ...(target.driver === 'sqlite'
         ? { CLARION_DATA_DIR: target.dataDir }
         : { DATABASE_URL: target.url }),
+      ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -40,7 +40,10 @@ import {
 import type { TurnsDeps } from './context.js';
 import { respondToUserInput } from './session-reads.js';
 
-export interface AnswerLinkDeps extends Pick<TurnsDeps, 'store' | 'clarification' | 'userInputs'> {
+export interface AnswerLinkDeps extends Pick<
+  TurnsDeps,
+  'store' | 'clarification' | 'userInputs' | 'userInputsElsewhere'
+> {
   /** Where people reach the web app: `CLARION_PUBLIC_ORIGIN`, else the server's own URL. */
   readonly origin: () => string;
   /** Bound on a link's life when its item has no deadline; `ANSWER_LINK_MAX_TTL_MS` by default. */

@@ -22,7 +22,7 @@ function ownerLive(ctx: RepoContext, heartbeatAfter: string): RawBuilder<SqlBool
       AND ${replicaLive(ctx, 'r', heartbeatAfter)})`;
 }
 
-/** Keeps the owner's latest view of a request (its revision only grows). */
+/** Keeps the owner's latest view of a request: a view older than the kept one changes nothing. */
 export async function mirrorUserInput(
   ctx: RepoContext,
   input: { replicaId: string; view: UserInputView },
@@ -33,7 +33,9 @@ export async function mirrorUserInput(
     VALUES (${view.id}, ${view.session_id}, ${replicaId}, ${view.status},
             ${JSON.stringify(view)}, ${ctx.clock.timestamp()})
     ON CONFLICT (id) DO UPDATE SET status = excluded.status, view = excluded.view
-    WHERE user_input_requests.replica_id = excluded.replica_id`.execute(ctx.db);
+    WHERE user_input_requests.replica_id = excluded.replica_id
+      AND (user_input_requests.view::jsonb ->> 'revision')::integer
+        <= (excluded.view::jsonb ->> 'revision')::integer`.execute(ctx.db);
 }
 
 /** Forgets the owner's settled requests its registry no longer remembers. */

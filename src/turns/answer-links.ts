@@ -239,7 +239,8 @@ async function readItem(
     const view = await deps.clarification.get(principal, itemId);
     return view ? questionItem(view) : undefined;
   }
-  const view = deps.userInputs.get(itemId);
+  // Several servers: the request may live in another replica's registry.
+  const view = deps.userInputs.get(itemId) ?? (await deps.userInputsElsewhere?.find(itemId))?.view;
   // A form needs its fields filled in: no one-tap link answers it (no form `LinkKind`).
   if (view?.kind !== kind) return undefined;
   if (!(await canSeeSession(deps.store, principal, view.session_id))) return undefined;

@@ -147,6 +147,8 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
       logger.error({ err: error, request_id: answer.requestId }, 'a forwarded answer failed');
       outcome = { ok: false, code: 'internal' };
     }
+    // The responder's next read of the mirror (a link's page, a list) shows the answer.
+    if (outcome.ok) await mirrorUserInput(store, { replicaId: me, view: outcome.request });
     await settleForwardedAnswer(store, answer.id, outcome);
     await bus.send(store, { kind: 'registry', requestId: answer.requestId });
   }

@@ -27,7 +27,14 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
-import { respondToUserInput, visibleUserInputs } from '../../src/turns/index.js';
+import type { ClarificationService } from '../../src/clarification/index.js';
+import {
+  mintAnswerLinks,
+  respondToUserInput,
+  useAnswerLink,
+  visibleUserInputs,
+  type AnswerLinkDeps,
+} from '../../src/turns/index.js';
 import { userInputPublisher } from '../../src/turns/user-input-bridge.js';
 import {
   userInputReplicas,
@@ -60,6 +67,7 @@ describe('registry requests across replicas on postgres', () => {
   let database: TestDatabase;
   let seeded: Seeded;
   let person: Principal;
+  let personId: string;
   let stranger: Principal;
   const nodes: Node[] = [];
 
@@ -76,6 +84,7 @@ describe('registry requests across replicas on postgres', () => {
       });
       const other = await createUser(store, { name: 'other' });
       await setSessionState(store, seeded.session.id, 'running');
+      personId = member.id;
       person = { kind: 'user', userId: member.id, name: member.name, isAdmin: false };
       stranger = { kind: 'user', userId: other.id, name: other.name, isAdmin: false };
     } finally {
@@ -224,7 +233,7 @@ describe('registry requests across replicas on postgres', () => {
         id,
         status: 'settled',
         settled_reason: 'human',
-        responded_by: { user_id: person.kind === 'user' ? person.userId : '', surface: 'rest' },
+        responded_by: { user_id: personId, surface: 'rest' },
       },
     });
     const reached: AgentOutcome = await outcome;
@@ -251,6 +260,33 @@ describe('registry requests across replicas on postgres', () => {
     expect(decision?.metadata).toMatchObject({
       option_id: 'allow',
       responded_by: { name: 'member', surface: 'rest' },
+    });
+  });
+
+  it('an answer link minted on A for its consent is used through B', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { id, outcome } = await consent(a, b);
+    // A consent's links never reach the clarification service.
+    const linkDeps = (on: Node): AnswerLinkDeps => ({
+      ...on.deps,
+      clarification: null as unknown as ClarificationService,
+      origin: () => 'https://clarion.test',
+    });
+    const links = await mintAnswerLinks(linkDeps(a), {
+      userId: personId,
+      kind: 'consent',
+      itemId: id,
+    });
+    const allow = links.find((link) => link.label === 'Allow');
+    const secret = new URL(allow?.url ?? 'https://clarion.test/').hash.slice(1);
+
+    const used = await useAnswerLink(linkDeps(b), secret);
+    expect(used).toMatchObject({ ok: true, link: { state: 'answered' } });
+    expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'allow' });
+    expect(a.registry.get(id)).toMatchObject({
+      status: 'settled',
+      responded_by: { user_id: personId, surface: 'link' },
     });
   });
 

@@ -12,7 +12,9 @@
  * `FORWARDED_ANSWER_RECHECK_MS`; then it takes the answer back (the owner
  * never took it, so nothing changed) and answers 503. An answer whose wake
  * was lost is applied by the owner's poll. The owner takes an answer in the
- * store before it applies it, so it is applied at most once.
+ * store before it applies it, so it is applied at most once; an answer
+ * taken but never confirmed (the owner died applying it) is a 500 after a
+ * second `FORWARDED_ANSWER_WAIT_MS`, since it may have reached the agent.
  */
 import type { WakeBus, WakeSubscriber } from '../cluster/index.js';
 import type { Logger } from '../observability/index.js';
@@ -133,6 +135,15 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     'the server holding this request did not answer in time; nothing was recorded',
   );
 
+  async function mirror(view: UserInputView): Promise<void> {
+    try {
+      await mirrorUserInput(store, { replicaId: me, view });
+    } catch (error) {
+      // Other replicas miss this change until the next one; this replica still answers it.
+      logger.warn({ err: error, request_id: view.id }, 'a request could not be mirrored');
+    }
+  }
+
   async function apply(registry: UserInputRegistry, answer: ForwardedAnswer): Promise<void> {
     if (!(await takeForwardedAnswer(store, answer.id))) return;
     let outcome: UserInputRespondResult | { ok: false; code: 'internal' };
@@ -148,7 +159,7 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
       outcome = { ok: false, code: 'internal' };
     }
     // The responder's next read of the mirror (a link's page, a list) shows the answer.
-    if (outcome.ok) await mirrorUserInput(store, { replicaId: me, view: outcome.request });
+    if (outcome.ok) await mirror(outcome.request);
     await settleForwardedAnswer(store, answer.id, outcome);
     await bus.send(store, { kind: 'registry', requestId: answer.requestId });
   }
@@ -228,8 +239,12 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
         ) {
           return ownerGone ? failure('not_found', 'request not found') : unavailable;
         }
-        // Taken, the owner is between applying and writing: a moment more, within a second bound.
-        if (remainingMs <= -waitMs) return unavailable;
+        // Taken, the owner is between applying and writing: a moment more, within a second
+        // bound. Past it the answer may have been applied: not "nothing recorded", unconfirmed.
+        if (remainingMs <= -waitMs) {
+          logger.error({ request_id: requestId }, 'a forwarded answer was taken but not confirmed');
+          return failure('internal');
+        }
         await waits.next(
           Math.max(1, Math.min(recheckMs, remainingMs > 0 ? remainingMs : recheckMs)),
         );
@@ -266,13 +281,6 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
   return {
     elsewhere,
     wakes,
-    async mirror(view) {
-      try {
-        await mirrorUserInput(store, { replicaId: me, view });
-      } catch (error) {
-        // Other replicas miss this change until the next one; this replica still answers it.
-        logger.warn({ err: error, request_id: view.id }, 'a request could not be mirrored');
-      }
-    },
+    mirror,
   };
 }

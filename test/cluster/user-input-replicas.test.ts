@@ -22,7 +22,9 @@ import {
   addWorkspaceMember,
   createUser,
   openStore,
+  pendingForwardedAnswers,
   setSessionState,
+  takeForwardedAnswer,
   transcriptPage,
   type Store,
 } from '../../src/store/index.js';
@@ -353,6 +355,50 @@ describe('registry requests across replicas on postgres', () => {
     });
     await late.wakes.resync();
     expect(a.registry.get(id)).toMatchObject({ status: 'awaiting' });
+  });
+
+  it('an action answered on B is armed on A with the person who answered', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const created = a.registry.request({
+      kind: 'action',
+      sessionId: seeded.session.id,
+      taskId: seeded.task.id,
+      title: 'Connect GitHub',
+      instructions: 'Open the link and authorise Clarion.',
+      url: 'https://example.test/connect',
+    });
+    if (!created.ok) throw new Error('action refused');
+    await eventually(async () =>
+      (await visibleUserInputs(b.deps, person)).some((view) => view.id === created.id),
+    );
+
+    expect(await respond(b, created.id, { decision: 'done' })).toMatchObject({
+      ok: true,
+      request: { id: created.id, kind: 'action', status: 'armed' },
+    });
+    expect(a.registry.get(created.id)).toMatchObject({
+      status: 'armed',
+      responded_by: { user_id: personId, surface: 'rest' },
+    });
+  });
+
+  it('an answer the owner took but never confirmed is a 500, not a 503', async () => {
+    const a = await node('A', { applies: false });
+    const b = await node('B', { across: { waitMs: 300, recheckMs: 50 } });
+    const { id } = await consent(a, b);
+
+    // A takes the answer, then says nothing more (as if it died applying it).
+    const taking = (async () => {
+      for (;;) {
+        const [answer] = await pendingForwardedAnswers(a.store, 'A');
+        if (answer) return takeForwardedAnswer(a.store, answer.id);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const result = await respond(b, id, { option_id: 'allow' });
+    expect(await taking).toBe(true);
+    expect(result).toMatchObject({ ok: false, code: 'internal' });
   });
 
   it('the requests of an owner that stopped are listed nowhere and not found', async () => {

@@ -79,6 +79,7 @@ import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { recoverTakenSessions } from './turns/takeover.js';
 import { holderWakes } from './turns/holder-wakes.js';
+import { userInputReplicas } from './turns/user-input-replicas.js';
 import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
 import {
@@ -297,6 +298,17 @@ export async function startServer(
         : {}),
     });
     clarificationRef = clarification;
+    // Several servers: requests are mirrored for the others, answers on them forwarded here.
+    const userInputsAcross = replicated
+      ? userInputReplicas({
+          store,
+          bus: wakes,
+          registry: () => registry,
+          leaseMs,
+          timers: systemTimers,
+          logger: logger.child({ component: 'user-input-replicas' }),
+        })
+      : undefined;
     const userInputs = createUserInputRegistry({
       clock: store.clock,
       ids: store.ids,
@@ -307,6 +319,7 @@ export async function startServer(
           ? loggingPublisher(store, wakes, hub, logger.child({ component: 'event-relay' }))
           : hub,
         logger: logger.child({ component: 'user-input' }),
+        ...(userInputsAcross ? { mirror: userInputsAcross.mirror } : {}),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
       consentRules: consentRulesPort(store),
@@ -318,6 +331,7 @@ export async function startServer(
       ...launch,
       clarification,
       userInputs,
+      ...(userInputsAcross ? { userInputsElsewhere: userInputsAcross.elsewhere } : {}),
       sessions,
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
@@ -339,7 +353,13 @@ export async function startServer(
     const senders = builtInSenders(webPush.sender, options.notify?.senders);
     const origin = () => config.publicOrigin ?? url;
     const allowedHosts = config.notifyAllowedHosts ?? [];
-    const answerLinkDeps = { store, clarification, userInputs, origin };
+    const answerLinkDeps = {
+      store,
+      clarification,
+      userInputs,
+      userInputsElsewhere: turns.userInputsElsewhere,
+      origin,
+    };
     const notifier = createNotifier({
       store,
       requests: userInputs,
@@ -410,6 +430,7 @@ export async function startServer(
     if (replicated) {
       wakes.subscribe(holderWakes(turns, replica.id));
       wakes.subscribe(clarification.deliveryWakes());
+      if (userInputsAcross) wakes.subscribe(userInputsAcross.wakes);
     }
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {

@@ -204,6 +204,16 @@ export const EVENT_LOG_HELD_RETRY_MAX_MS = 500;
  */
 export const ELSEWHERE_RECHECK_MS = 250;
 export const ELSEWHERE_ANNOUNCE_INTERVAL_MS = 1_000;
+/**
+ * A consent, action or form answered on a replica whose registry does not
+ * hold it (issue 16): how long the responder waits for the owner to apply
+ * the answer before it takes it back and answers 503, how often it reads the
+ * store meanwhile besides the owner's wake, and how long a forgotten
+ * forwarded answer stays in the store.
+ */
+export const FORWARDED_ANSWER_WAIT_MS = 10_000;
+export const FORWARDED_ANSWER_RECHECK_MS = 250;
+export const FORWARDED_ANSWER_KEEP_MS = 10 * 60 * 1000;
 /** How often the event log is pruned. */
 export const EVENT_LOG_PRUNE_INTERVAL_MS = 60 * 1000;
 // ---------------------------------------------------------------- replicas (issue 16)

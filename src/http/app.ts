@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): App {
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
-  registerUserInputRoutes(app, { store: deps.store, userInputs: deps.turns.userInputs });
+  registerUserInputRoutes(app, deps.turns);
   registerConsentRuleRoutes(app, { store: deps.store });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });

@@ -12,7 +12,7 @@ import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
 
-export type UserInputRouteDeps = Pick<TurnsDeps, 'store' | 'userInputs'>;
+export type UserInputRouteDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
 
 export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteDeps): void {
   app.get('/api/v1/user-inputs', async (c) =>

@@ -227,6 +227,22 @@ export {
 export type { ListenerState, WakeChannel, WakeHandlers } from './wake.js';
 export { localWakeChannel, WAKE_CHANNEL, WAKE_LISTENER_APPLICATION } from './wake.js';
 export type { EventLogCursor, LoggableEvent, LoggedEvent } from './event-log.js';
+export type { ForwardedAnswer, ForwardedAnswerState } from './user-input-mirror.js';
+export {
+  dropForwardedAnswer,
+  forgetUserInputs,
+  forwardedAnswerState,
+  forwardUserInputAnswer,
+  mirroredUserInput,
+  mirroredUserInputs,
+  mirrorUserInput,
+  pendingForwardedAnswers,
+  pruneForwardedAnswers,
+  pruneUserInputMirror,
+  settleForwardedAnswer,
+  takeForwardedAnswer,
+  withdrawForwardedAnswer,
+} from './user-input-mirror.js';
 export { appendSessionEvents, eventLogStart, pruneEventLog, readEventLog } from './event-log.js';
 // Several servers on one database (issue 16).
 export type { ReplicaLock } from './replica-lock.js';

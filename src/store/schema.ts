@@ -322,6 +322,46 @@ const EVENT_LOG: readonly SchemaStep[] = [
   index('idx_session_events_created', 'session_events (created_at)'),
 ];
 
+// The registry's live requests as their owner replica sees them, and answers
+// given on another replica waiting for the owner to apply them (issue 16;
+// `user-input-mirror.ts`). PostgreSQL only: SQLite is one server, whose
+// registry answers everything itself.
+const USER_INPUT_MIRROR: readonly SchemaStep[] = [
+  {
+    name: 'table user_input_requests',
+    ddl: `CREATE TABLE IF NOT EXISTS user_input_requests (
+      id TEXT PRIMARY KEY,
+      session_id TEXT NOT NULL,
+      replica_id TEXT NOT NULL,
+      status TEXT NOT NULL,
+      view TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  },
+  index('idx_user_input_requests_replica', 'user_input_requests (replica_id, status)'),
+  {
+    name: 'table user_input_answers',
+    ddl: `CREATE TABLE IF NOT EXISTS user_input_answers (
+      id TEXT PRIMARY KEY,
+      request_id TEXT NOT NULL,
+      owner TEXT NOT NULL,
+      origin TEXT NOT NULL,
+      answer TEXT NOT NULL,
+      responder TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      taken_at TEXT,
+      outcome TEXT
+    )`,
+  },
+  {
+    // What an owner polls: only answers not yet applied, so the index stays small.
+    name: 'index idx_user_input_answers_pending',
+    ddl:
+      'CREATE INDEX IF NOT EXISTS idx_user_input_answers_pending ' +
+      'ON user_input_answers (owner, created_at) WHERE outcome IS NULL',
+  },
+];
+
 function index(name: string, target: string): SchemaStep {
   return { name: `index ${name}`, ddl: `CREATE INDEX IF NOT EXISTS ${name} ON ${target}` };
 }
@@ -358,7 +398,7 @@ const indexSteps = (definitions: readonly IndexDefinition[]): SchemaStep[] =>
 
 /** Every start-up step for a driver, in the order they must run. */
 export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
-  const eventLog = dialect.driver === 'postgres' ? EVENT_LOG : [];
+  const eventLog = dialect.driver === 'postgres' ? [...EVENT_LOG, ...USER_INPUT_MIRROR] : [];
   return [
     ...TABLES,
     ...COLUMNS,

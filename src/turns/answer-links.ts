@@ -40,7 +40,10 @@ import {
 import type { TurnsDeps } from './context.js';
 import { respondToUserInput } from './session-reads.js';
 
-export interface AnswerLinkDeps extends Pick<TurnsDeps, 'store' | 'clarification' | 'userInputs'> {
+export interface AnswerLinkDeps extends Pick<
+  TurnsDeps,
+  'store' | 'clarification' | 'userInputs' | 'userInputsElsewhere'
+> {
   /** Where people reach the web app: `CLARION_PUBLIC_ORIGIN`, else the server's own URL. */
   readonly origin: () => string;
   /** Bound on a link's life when its item has no deadline; `ANSWER_LINK_MAX_TTL_MS` by default. */
@@ -236,7 +239,8 @@ async function readItem(
     const view = await deps.clarification.get(principal, itemId);
     return view ? questionItem(view) : undefined;
   }
-  const view = deps.userInputs.get(itemId);
+  // Several servers: the request may live in another replica's registry.
+  const view = deps.userInputs.get(itemId) ?? (await deps.userInputsElsewhere?.find(itemId))?.view;
   // A form needs its fields filled in: no one-tap link answers it (no form `LinkKind`).
   if (view?.kind !== kind) return undefined;
   if (!(await canSeeSession(deps.store, principal, view.session_id))) return undefined;

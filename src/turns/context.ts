@@ -9,6 +9,7 @@ import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
+import type { UserInputsElsewhere } from './user-input-replicas.js';
 
 /** What starting a session's agent needs. */
 export interface AgentLaunchDeps {
@@ -44,6 +45,8 @@ export interface SessionLeasePort {
 export interface TurnsDeps extends AgentLaunchDeps {
   clarification: ClarificationService;
   userInputs: UserInputRegistry;
+  /** Several servers (PostgreSQL): the requests other replicas' registries hold. */
+  userInputsElsewhere?: UserInputsElsewhere;
   /** Every session write goes through it: lock, change, revision, commit, publish. */
   sessions: SessionWriter;
   logger: Logger;

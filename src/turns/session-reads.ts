@@ -11,7 +11,7 @@ import {
   type TranscriptCursor,
   type TranscriptPage,
 } from '../store/index.js';
-import type { HumanResponse, UserInputView } from '../user-input/index.js';
+import type { HumanResponse, UserInputRespondResult, UserInputView } from '../user-input/index.js';
 import { failure, formErrorMessage, type Failure } from '../wire/index.js';
 import type { TurnsDeps } from './context.js';
 
@@ -50,11 +50,21 @@ async function visibleOf(
   return result;
 }
 
-export function visibleUserInputs(
-  deps: Pick<TurnsDeps, 'store' | 'userInputs'>,
+export type UserInputReadDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
+
+/** This replica's live requests, and (several servers) those other live replicas hold. */
+export async function visibleUserInputs(
+  deps: UserInputReadDeps,
   principal: Principal,
 ): Promise<UserInputView[]> {
-  return visibleOf(deps, principal, deps.userInputs.snapshot());
+  const own = deps.userInputs.snapshot();
+  const others = (await deps.userInputsElsewhere?.list()) ?? [];
+  if (others.length === 0) return visibleOf(deps, principal, own);
+  const ids = new Set(own.map((view) => view.id));
+  const all = [...own, ...others.filter((view) => !ids.has(view.id))];
+  // Oldest first, as one registry lists them; the sort is stable for equal times.
+  all.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0));
+  return visibleOf(deps, principal, all);
 }
 
 export type UserInputResponseResult =
@@ -65,6 +75,8 @@ export type UserInputResponseResult =
       | 'already_settled'
       | 'invalid_request'
       | 'invalid_form_content'
+      | 'temporarily_unavailable'
+      | 'internal'
     >;
 
 /**
@@ -72,7 +84,7 @@ export type UserInputResponseResult =
  * refused before anything is looked up: it may not approve its own requests.
  */
 export async function respondToUserInput(
-  deps: Pick<TurnsDeps, 'store' | 'userInputs'>,
+  deps: UserInputReadDeps,
   caller: { principal: Principal; surface: DecisionSurface },
   requestId: string,
   response: HumanResponse,
@@ -80,15 +92,37 @@ export async function respondToUserInput(
   const responder = responderOf(caller.principal, caller.surface);
   if (!responder) return failure('person_required');
   const notFound = failure('not_found', 'request not found');
+  const visible = async (view: UserInputView) =>
+    (await visibleOf(deps, caller.principal, [view])).length > 0;
+  let result: UserInputRespondResult;
   const current = deps.userInputs.get(requestId);
-  if (!current || (await visibleOf(deps, caller.principal, [current])).length === 0) {
-    return notFound;
+  if (current) {
+    if (!(await visible(current))) return notFound;
+    result = deps.userInputs.respond(current.id, response, responder);
+  } else {
+    // Held by another replica (several servers): its registry decides, through the store.
+    const held = await deps.userInputsElsewhere?.find(requestId);
+    if (!held || !(await visible(held.view))) return notFound;
+    if (held.view.status === 'settled') return failure('already_settled');
+    const forwarded = await deps.userInputsElsewhere?.forward(
+      held.owner,
+      requestId,
+      response,
+      responder,
+    );
+    if (!forwarded) return notFound;
+    if (!forwarded.ok) return forwarded;
+    result = forwarded.applied;
   }
-  const result = deps.userInputs.respond(current.id, response, responder);
+  return respondOutcome(result);
+}
+
+/** The registry's answer as the catalogue says it, the same on the owner and elsewhere. */
+function respondOutcome(result: UserInputRespondResult): UserInputResponseResult {
   if (result.ok) return result;
   switch (result.code) {
     case 'not_found':
-      return notFound;
+      return failure('not_found', 'request not found');
     case 'already_settled':
       return failure('already_settled');
     case 'invalid':

@@ -36,6 +36,8 @@ export interface UserInputPublisherDeps {
   sessions: SessionWriter;
   events: EventPublisher;
   logger: Logger;
+  /** Several servers: keeps the view for the other replicas (`user-input-replicas.ts`). */
+  mirror?: (view: UserInputView) => Promise<void>;
 }
 
 /**
@@ -66,6 +68,8 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
   const recorded = new Set<string>();
 
   async function publish(view: UserInputView): Promise<void> {
+    // Before the event: a person who sees it on another replica can then list and answer it.
+    if (deps.mirror) await deps.mirror(view);
     const record = recorded.has(view.id) ? undefined : decisionRecordOf(view);
     if (view.status === 'settled') recorded.delete(view.id);
     else if (record) recorded.add(view.id);

@@ -104,8 +104,10 @@ describe.each(DRIVERS)('schema start-up on %s', (driver) => {
     const store = await open();
 
     expect(store.schema).toEqual({ state: 'ready', steps: schemaSteps(store.dialect).length });
-    // The event log carries events between replicas; SQLite has one server and keeps none.
-    const perDriver = driver === 'postgres' ? ['session_events'] : [];
+    // The event log carries events between replicas, and the registry's requests are
+    // mirrored for them; SQLite has one server and keeps neither.
+    const perDriver =
+      driver === 'postgres' ? ['session_events', 'user_input_answers', 'user_input_requests'] : [];
     expect(await tableNames(store)).toEqual([...TABLES, ...perDriver].sort());
     const indexes = await store.dialect.listIndexes(store.db, 'task_session_messages');
     expect(indexes).toEqual(

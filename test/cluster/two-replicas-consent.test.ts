@@ -1,0 +1,94 @@
+/**
+ * A consent across two real `clarion serve` processes on one real PostgreSQL
+ * (issue 16): the demo agent asks permission on A; a person whose requests
+ * land on B lists it there and answers it over B's REST; the agent on A gets
+ * that option, and a second answer on either replica is 409.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { eventually } from '../support/clarification-harness.js';
+import { startServing, type Serving } from '../support/clarion-process.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { clarionApi } from '../agents/supervisor-support.js';
+
+const ADMIN_TOKEN = 'two-replicas-consent-token-0123456789';
+
+interface RequestView {
+  id: string;
+  kind: string;
+  session_id: string;
+  status: string;
+}
+
+describe('a consent across two replicas', () => {
+  let database: TestDatabase | undefined;
+  const servers: Serving[] = [];
+
+  afterEach(async () => {
+    for (const server of servers.splice(0)) {
+      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+    }
+    await database?.dispose();
+    database = undefined;
+  });
+
+  it('raised by the agent on A is listed and answered on B; the agent on A gets the answer', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const env = (id: string) => ({
+      DATABASE_URL: target.url,
+      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+      CLARION_REPLICA_ID: id,
+    });
+    const a = await startServing(env('replica-a'));
+    servers.push(a);
+    const b = await startServing(env('replica-b'));
+    servers.push(b);
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+
+    const created = await onA('POST', '/api/v1/tasks', { title: 'asks', prompt: '/permission' });
+    expect(created.status).toBe(201);
+    const session = (created.json as { session: { id: string } }).session;
+
+    const requestsOn = async (api: typeof onA) =>
+      ((await api('GET', '/api/v1/user-inputs')).json.requests as RequestView[]).filter(
+        (request) => request.session_id === session.id,
+      );
+    await eventually(async () => (await requestsOn(onB)).length === 1, 30_000);
+    const [consent] = await requestsOn(onB);
+    expect(consent).toMatchObject({ kind: 'consent', status: 'awaiting' });
+    const id = consent?.id ?? '';
+    // A, where the agent runs, lists the same request.
+    expect((await requestsOn(onA)).map((request) => request.id)).toEqual([id]);
+
+    const answered = await onB('POST', `/api/v1/user-inputs/${id}/respond`, {
+      option_id: 'allow-once',
+    });
+    expect(answered).toMatchObject({
+      status: 200,
+      json: { request: { id, status: 'settled', responded_by: { surface: 'rest' } } },
+    });
+
+    const transcript = async () =>
+      (
+        (await onA('GET', `/api/v1/sessions/${session.id}/messages?limit=500`)).json.messages as {
+          content: string;
+        }[]
+      ).map((message) => message.content);
+    await eventually(
+      async () => (await transcript()).some((text) => text.includes('"allow-once"')),
+      30_000,
+    );
+
+    for (const api of [onB, onA]) {
+      expect(
+        await api('POST', `/api/v1/user-inputs/${id}/respond`, { option_id: 'reject-once' }),
+      ).toMatchObject({ status: 409, json: { code: 'conflict' } });
+    }
+    expect(await requestsOn(onB)).toEqual([]);
+    expect(
+      await onB('POST', '/api/v1/user-inputs/no-such-request/respond', { option_id: 'allow-once' }),
+    ).toMatchObject({ status: 404 });
+  });
+});

@@ -1,0 +1,416 @@
+/**
+ * Consent and form requests answered through another replica (issue 16), with
+ * two replicas in one test process on one real PostgreSQL: each has its own
+ * store connection, replica row, wake bus and user-input registry (with the
+ * publisher that mirrors its views). A request raised on A is listed on B and
+ * answered there with A's own answers; a lost wake is applied by A's poll; a
+ * stopped owner's requests are gone; an owner that never answers costs B a
+ * 503 and changes nothing.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Principal } from '../../src/auth/principal.js';
+import {
+  createWakeBus,
+  sessionEventLog,
+  startReplica,
+  type Replica,
+  type WakeBus,
+} from '../../src/cluster/index.js';
+import { createSessionWriter } from '../../src/events/index.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import {
+  addWorkspaceMember,
+  createUser,
+  openStore,
+  pendingForwardedAnswers,
+  setSessionState,
+  takeForwardedAnswer,
+  transcriptPage,
+  type Store,
+} from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import type { ClarificationService } from '../../src/clarification/index.js';
+import {
+  mintAnswerLinks,
+  respondToUserInput,
+  useAnswerLink,
+  visibleUserInputs,
+  type AnswerLinkDeps,
+} from '../../src/turns/index.js';
+import { userInputPublisher } from '../../src/turns/user-input-bridge.js';
+import {
+  userInputReplicas,
+  type UserInputReplicasDeps,
+} from '../../src/turns/user-input-replicas.js';
+import {
+  createUserInputRegistry,
+  type AgentOutcome,
+  type HumanResponse,
+  type UserInputRegistry,
+} from '../../src/user-input/index.js';
+import { formSchema } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { seedSession, type Seeded } from '../support/seed.js';
+
+const LEASE_MS = 15_000;
+
+interface Node {
+  id: string;
+  store: Store;
+  replica: Replica;
+  bus: WakeBus;
+  registry: UserInputRegistry;
+  /** What `respondToUserInput` and `visibleUserInputs` are given on this replica. */
+  deps: Parameters<typeof respondToUserInput>[0];
+}
+
+describe('registry requests across replicas on postgres', () => {
+  let database: TestDatabase;
+  let seeded: Seeded;
+  let person: Principal;
+  let personId: string;
+  let stranger: Principal;
+  const nodes: Node[] = [];
+
+  beforeEach(async () => {
+    database = await freshDatabase('postgres');
+    const store = await openStore(database.target);
+    try {
+      seeded = await seedSession(store, 'parser');
+      const member = await createUser(store, { name: 'member' });
+      await addWorkspaceMember(store, {
+        workspaceId: seeded.task.workspace_id,
+        userId: member.id,
+        role: 'member',
+      });
+      const other = await createUser(store, { name: 'other' });
+      await setSessionState(store, seeded.session.id, 'running');
+      personId = member.id;
+      person = { kind: 'user', userId: member.id, name: member.name, isAdmin: false };
+      stranger = { kind: 'user', userId: other.id, name: other.name, isAdmin: false };
+    } finally {
+      await store.close();
+    }
+  });
+
+  afterEach(async () => {
+    for (const node of nodes.splice(0).reverse()) {
+      node.registry.close();
+      await node.registry.drain();
+      node.bus.close();
+      await node.replica.stop().catch(() => undefined);
+      await node.store.close();
+    }
+    await database.dispose();
+  });
+
+  async function node(
+    id: string,
+    options: {
+      pollIntervalMs?: number;
+      /** false: this replica never hears wakes or polls for answers left for it. */
+      applies?: boolean;
+      across?: Partial<Pick<UserInputReplicasDeps, 'waitMs' | 'recheckMs'>>;
+      bus?: (bus: WakeBus) => WakeBus;
+    } = {},
+  ): Promise<Node> {
+    const store = await openStore(database.target);
+    const replica = await startReplica({
+      store,
+      target: database.target,
+      id,
+      leaseMs: LEASE_MS,
+      heartbeatMs: 1_000,
+      timers: systemTimers,
+      logger: silentLogger,
+      exclusive: false,
+    });
+    const bus = createWakeBus({
+      store,
+      replicaId: id,
+      timers: systemTimers,
+      logger: silentLogger,
+      pollIntervalMs: options.pollIntervalMs ?? 60_000,
+    });
+    const sessions = createSessionWriter({
+      store,
+      events: { publish: () => undefined },
+      // Called only once the registry below exists.
+      userInputPending: (sessionId) => registry.pendingActionOf(sessionId),
+      log: sessionEventLog(bus),
+    });
+    const across = userInputReplicas({
+      store,
+      bus: options.bus ? options.bus(bus) : bus,
+      registry: () => registry,
+      leaseMs: LEASE_MS,
+      timers: systemTimers,
+      logger: silentLogger,
+      ...options.across,
+    });
+    const registry: UserInputRegistry = createUserInputRegistry({
+      clock: store.clock,
+      ids: store.ids,
+      timers: systemTimers,
+      publish: userInputPublisher({
+        sessions,
+        events: { publish: () => undefined },
+        logger: silentLogger,
+        mirror: across.mirror,
+      }),
+      admitFollowUp: () => Promise.resolve('accepted'),
+      logger: silentLogger,
+    });
+    if (options.applies !== false) bus.subscribe(across.wakes);
+    const deps = { store, userInputs: registry, userInputsElsewhere: across.elsewhere };
+    const made = { id, store, replica, bus, registry, deps };
+    nodes.push(made);
+    await eventually(() => bus.listenerState() === 'listening');
+    return made;
+  }
+
+  const caller = (principal: Principal = person) => ({ principal, surface: 'rest' as const });
+
+  /** A consent raised on `on` (its agent waits on `outcome`), once B can see it. */
+  async function consent(on: Node, seen: Node) {
+    const created = on.registry.request({
+      kind: 'consent',
+      sessionId: seeded.session.id,
+      taskId: seeded.task.id,
+      profile: 'demo',
+      toolKey: 'execute',
+      title: 'Run npm test',
+      options: [
+        { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
+        { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    if (!created.ok) throw new Error('consent refused');
+    await eventually(async () =>
+      (await visibleUserInputs(seen.deps, person)).some((view) => view.id === created.id),
+    );
+    return { id: created.id, outcome: created.outcome };
+  }
+
+  async function form(on: Node, seen: Node) {
+    const created = on.registry.request({
+      kind: 'form',
+      sessionId: seeded.session.id,
+      taskId: seeded.task.id,
+      message: 'Where to deploy?',
+      schema: formSchema.parse({
+        properties: { env: { type: 'string', enum: ['dev', 'prod'] } },
+        required: ['env'],
+      }),
+    });
+    if (!created.ok) throw new Error('form refused');
+    await eventually(async () =>
+      (await visibleUserInputs(seen.deps, person)).some((view) => view.id === created.id),
+    );
+    return { id: created.id, outcome: created.outcome };
+  }
+
+  const respond = (on: Node, id: string, response: HumanResponse, principal?: Principal) =>
+    respondToUserInput(on.deps, caller(principal), id, response);
+
+  it('a consent raised on A is listed on B, answered there, and reaches the agent on A', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { id, outcome } = await consent(a, b);
+
+    // Listed on B as A lists it; not to a person who cannot see the session.
+    const listed = (await visibleUserInputs(b.deps, person)).find((view) => view.id === id);
+    expect(listed).toEqual(a.registry.get(id));
+    expect(await visibleUserInputs(b.deps, stranger)).toEqual([]);
+    expect(await respond(b, id, { option_id: 'allow' }, stranger)).toMatchObject({
+      ok: false,
+      code: 'not_found',
+    });
+
+    const answered = await respond(b, id, { option_id: 'allow' });
+    expect(answered).toMatchObject({
+      ok: true,
+      request: {
+        id,
+        status: 'settled',
+        settled_reason: 'human',
+        responded_by: { user_id: personId, surface: 'rest' },
+      },
+    });
+    const reached: AgentOutcome = await outcome;
+    expect(reached).toMatchObject({ kind: 'selected', option_id: 'allow' });
+
+    // A second answer, on either replica, finds it settled.
+    for (const on of [b, a, b]) {
+      expect(await respond(on, id, { option_id: 'reject' })).toMatchObject({
+        ok: false,
+        code: 'already_settled',
+      });
+    }
+    // Settled: listed nowhere.
+    await eventually(async () => (await visibleUserInputs(b.deps, person)).length === 0);
+    expect(await visibleUserInputs(a.deps, person)).toEqual([]);
+
+    // A kept the decision with the person who made it on B, as for its own answer.
+    await eventually(async () => {
+      const page = await transcriptPage(a.store, seeded.session.id, { limit: 50 });
+      return page.messages.some((message) => message.metadata.user_input_request_id === id);
+    });
+    const page = await transcriptPage(a.store, seeded.session.id, { limit: 50 });
+    const decision = page.messages.find((message) => message.metadata.user_input_request_id === id);
+    expect(decision?.metadata).toMatchObject({
+      option_id: 'allow',
+      responded_by: { name: 'member', surface: 'rest' },
+    });
+  });
+
+  it('an answer link minted on A for its consent is used through B', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { id, outcome } = await consent(a, b);
+    // A consent's links never reach the clarification service.
+    const linkDeps = (on: Node): AnswerLinkDeps => ({
+      ...on.deps,
+      clarification: null as unknown as ClarificationService,
+      origin: () => 'https://clarion.test',
+    });
+    const links = await mintAnswerLinks(linkDeps(a), {
+      userId: personId,
+      kind: 'consent',
+      itemId: id,
+    });
+    const allow = links.find((link) => link.label === 'Allow');
+    const secret = new URL(allow?.url ?? 'https://clarion.test/').hash.slice(1);
+
+    const used = await useAnswerLink(linkDeps(b), secret);
+    expect(used).toMatchObject({ ok: true, link: { state: 'answered' } });
+    expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'allow' });
+    expect(a.registry.get(id)).toMatchObject({
+      status: 'settled',
+      responded_by: { user_id: personId, surface: 'link' },
+    });
+  });
+
+  it('an unknown request is not found on B', async () => {
+    await node('A');
+    const b = await node('B');
+    expect(await respond(b, 'no-such-request', { option_id: 'allow' })).toMatchObject({
+      ok: false,
+      code: 'not_found',
+    });
+  });
+
+  it('a form answered on B with content that does not fit gets what A gives, and nothing changes', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { id, outcome } = await form(a, b);
+    const bad: HumanResponse = { decision: 'accept', content: { env: 'staging' } };
+
+    const onB = await respond(b, id, bad);
+    const onA = await respond(a, id, bad);
+    expect(onB).toMatchObject({ ok: false, code: 'invalid_form_content' });
+    expect(onB).toEqual(onA);
+    expect(a.registry.get(id)).toMatchObject({ status: 'awaiting', revision: 1 });
+
+    // A fitting answer then goes through from B.
+    const good = await respond(b, id, { decision: 'accept', content: { env: 'prod' } });
+    expect(good).toMatchObject({ ok: true, request: { id, status: 'settled' } });
+    expect(await outcome).toMatchObject({ kind: 'submitted', content: { env: 'prod' } });
+  });
+
+  it('an answer whose wake was lost is applied by the owner’s poll', async () => {
+    const a = await node('A', { pollIntervalMs: 200 });
+    // Every wake B sends is lost.
+    const b = await node('B', {
+      bus: (bus) => ({ ...bus, send: () => Promise.resolve() }),
+      across: { waitMs: 8_000 },
+    });
+    const { id, outcome } = await consent(a, b);
+
+    expect(await respond(b, id, { option_id: 'reject' })).toMatchObject({
+      ok: true,
+      request: { id, status: 'settled' },
+    });
+    expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'reject' });
+  });
+
+  it('an owner that does not answer in time costs a 503, and the answer is taken back', async () => {
+    const a = await node('A', { applies: false });
+    const b = await node('B', { across: { waitMs: 300, recheckMs: 50 } });
+    const { id } = await consent(a, b);
+
+    expect(await respond(b, id, { option_id: 'allow' })).toMatchObject({
+      ok: false,
+      code: 'temporarily_unavailable',
+    });
+    // A starts applying now: the withdrawn answer is not there to apply.
+    const late = userInputReplicas({
+      store: a.store,
+      bus: a.bus,
+      registry: () => a.registry,
+      leaseMs: LEASE_MS,
+      timers: systemTimers,
+      logger: silentLogger,
+    });
+    await late.wakes.resync();
+    expect(a.registry.get(id)).toMatchObject({ status: 'awaiting' });
+  });
+
+  it('an action answered on B is armed on A with the person who answered', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const created = a.registry.request({
+      kind: 'action',
+      sessionId: seeded.session.id,
+      taskId: seeded.task.id,
+      title: 'Connect GitHub',
+      instructions: 'Open the link and authorise Clarion.',
+      url: 'https://example.test/connect',
+    });
+    if (!created.ok) throw new Error('action refused');
+    await eventually(async () =>
+      (await visibleUserInputs(b.deps, person)).some((view) => view.id === created.id),
+    );
+
+    expect(await respond(b, created.id, { decision: 'done' })).toMatchObject({
+      ok: true,
+      request: { id: created.id, kind: 'action', status: 'armed' },
+    });
+    expect(a.registry.get(created.id)).toMatchObject({
+      status: 'armed',
+      responded_by: { user_id: personId, surface: 'rest' },
+    });
+  });
+
+  it('an answer the owner took but never confirmed is a 500, not a 503', async () => {
+    const a = await node('A', { applies: false });
+    const b = await node('B', { across: { waitMs: 300, recheckMs: 50 } });
+    const { id } = await consent(a, b);
+
+    // A takes the answer, then says nothing more (as if it died applying it).
+    const taking = (async () => {
+      for (;;) {
+        const [answer] = await pendingForwardedAnswers(a.store, 'A');
+        if (answer) return takeForwardedAnswer(a.store, answer.id);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    })();
+    const result = await respond(b, id, { option_id: 'allow' });
+    expect(await taking).toBe(true);
+    expect(result).toMatchObject({ ok: false, code: 'internal' });
+  });
+
+  it('the requests of an owner that stopped are listed nowhere and not found', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { id } = await consent(a, b);
+    await a.replica.stop();
+
+    expect(await visibleUserInputs(b.deps, person)).toEqual([]);
+    expect(await respond(b, id, { option_id: 'allow' })).toMatchObject({
+      ok: false,
+      code: 'not_found',
+    });
+  });
+});

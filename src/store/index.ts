@@ -7,6 +7,7 @@ export type { RepoContext, Metadata } from './context.js';
 export { parseMetadata } from './context.js';
 export type { Dialect, Driver, MetadataKey } from './dialect.js';
 export {
+  DELIVERY_INTENT_INDEX,
   PENDING_ID_INDEX,
   PENDING_ID_LOOKUP_INDEX,
   PENDING_ID_ORDERED_INDEX,

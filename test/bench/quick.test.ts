@@ -21,7 +21,7 @@ function expectLatency(latency: LatencySummary, samples: number): void {
 const finitePositive = (value: number) => Number.isFinite(value) && value > 0;
 
 describe('the benchmark harness in quick mode', () => {
-  it('measures every benchmark and fills the goal table', { timeout: 120_000 }, async () => {
+  it('measures every benchmark and fills the goal table', { timeout: 180_000 }, async () => {
     const results = await runBench({ quick: true, pgAdminUrl: inject('pgAdminUrl') });
     const { sizes } = results.meta;
 
@@ -123,9 +123,23 @@ describe('the benchmark harness in quick mode', () => {
     expectLatency(load.platform.idle, sizes.acceptBurst);
     expectLatency(load.platform.busy, sizes.acceptBurst);
 
-    // Every benchmark of the issue has a row.
+    const replicas = results.replicas;
+    if (!replicas) throw new Error('no replicas result');
+    expect([...new Set(replicas.phases.map((phase) => phase.replicas))].sort()).toEqual([1, 2]);
+    for (const phase of replicas.phases) {
+      expect(phase.responds).toBe(sizes.replicaResponds);
+      expect([phase.failures, phase.leftPending]).toEqual([0, 0]);
+      expect(finitePositive(phase.perSecond)).toBe(true);
+    }
+    expectLatency(replicas.latency.same.answer, sizes.replicaLatencySamples);
+    expectLatency(replicas.latency.cross.answer, sizes.replicaLatencySamples);
+    expect(replicas.latency.failures).toBe(0);
+    expect(finitePositive(replicas.ratios.throughput)).toBe(true);
+    expect(finitePositive(replicas.ratios.answerP99)).toBe(true);
+
+    // Every benchmark of the issues has a row.
     const benchmarks = new Set(results.rows.map((row) => row.benchmark.split(' ')[0]));
-    expect([...benchmarks].sort()).toEqual(['1', '2', '3', '4', '5', '6', '7']);
+    expect([...benchmarks].sort()).toEqual(['1', '2', '3', '4', '5', '6', '7', '8']);
     for (const row of results.rows) {
       expect(typeof row.value === 'string' || Number.isFinite(row.value)).toBe(true);
     }

@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  DELIVERY_INTENT_INDEX,
   PENDING_ID_INDEX,
   PENDING_ID_LOOKUP_INDEX,
   PENDING_ID_ORDERED_INDEX,
@@ -39,6 +40,7 @@ const TABLES = [
   'consent_rules',
   'replicas',
   'session_leases',
+  'mcp_sessions',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */
@@ -123,6 +125,9 @@ describe.each(DRIVERS)('schema start-up on %s', (driver) => {
     expect(await indexDefinition(store, PENDING_ID_ORDERED_INDEX)).toMatch(
       ORDERED_INDEX_DEFINITION[driver],
     );
+    // Claims waiting for their delivery, for the replicas' poll; one server needs none.
+    if (driver === 'postgres') expect(indexes).toContain(DELIVERY_INTENT_INDEX);
+    else expect(indexes).not.toContain(DELIVERY_INTENT_INDEX);
   });
 
   it('replays on an existing database without error or change', async () => {

@@ -10,7 +10,7 @@ import { userInputRespondBody, type FormContent, type UserInputAnswer } from '..
 import { decisionCaller } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { parseJsonBody } from './request-guards.js';
+import { parseJsonBody, storableParams } from './request-guards.js';
 
 export type UserInputRouteDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
 
@@ -19,6 +19,7 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
     c.json({ requests: await visibleUserInputs(deps, c.get('principal')) }),
   );
 
+  app.use('/api/v1/user-inputs/:id/*', storableParams('request not found'));
   app.post('/api/v1/user-inputs/:id/respond', async (c) => {
     const body = await parseJsonBody(c, userInputRespondBody);
     if (!body.ok) return body.response;

@@ -237,6 +237,8 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
   });
 
   it('refuses request bodies that are not UTF-8 on REST and on /mcp instead of reading U+FFFD', async () => {
+    // An MCP session is stored when it opens (several replicas share it): open it first.
+    const { transport } = await connect(agentToken);
     const before = await fingerprint(running.server.store);
     const broken = (prefix: string, suffix: string, byte: number) =>
       new Uint8Array([
@@ -269,7 +271,6 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
       });
     }
 
-    const { transport } = await connect(agentToken);
     const mcpPost = (body: Uint8Array, sessionId?: string) =>
       fetch(new URL('/mcp', running.server.url), {
         method: 'POST',

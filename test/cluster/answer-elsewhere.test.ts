@@ -10,8 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import type { Serving } from '../support/clarion-process.js';
+import { replicaProcesses } from '../support/replicas.js';
 import { pendingListReply } from '../../src/wire/index.js';
 import { structured } from '../mcp/mcp-harness.js';
 
@@ -33,34 +33,16 @@ function respond(server: Serving, pendingId: string, body: unknown): Promise<Res
 }
 
 describe('an answer through another replica', () => {
-  let database: TestDatabase | undefined;
-  const servers: Serving[] = [];
+  const processes = replicaProcesses(ADMIN_TOKEN);
   const clients: Client[] = [];
 
   afterEach(async () => {
     for (const client of clients.splice(0)) await client.close().catch(() => undefined);
-    for (const server of servers.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
-    }
-    await database?.dispose();
-    database = undefined;
+    await processes.stopAll();
   });
 
-  async function replicas(count: number): Promise<Serving[]> {
-    database = await freshDatabase('postgres');
-    const { target } = database;
-    if (target.driver !== 'postgres') throw new Error('postgres only');
-    for (const name of ['a', 'b', 'c'].slice(0, count)) {
-      servers.push(
-        await startServing({
-          DATABASE_URL: target.url,
-          CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-          CLARION_REPLICA_ID: `replica-${name}`,
-        }),
-      );
-    }
-    return servers;
-  }
+  const replicas = (count: number) =>
+    processes.start(['replica-a', 'replica-b', 'replica-c'].slice(0, count));
 
   /** An external agent asks on `server` and waits live; resolves with the tool result. */
   async function askOn(

@@ -17,9 +17,7 @@ import {
 } from '../../src/clarification/index.js';
 import {
   claimReplicas,
-  createWakeBus,
   sessionEventLog,
-  startReplica,
   type ClaimReplicasView,
   type Replica,
   type WakeBus,
@@ -43,6 +41,7 @@ import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { normalizeAsk } from '../../src/clarification/index.js';
 import { RecordingObserver } from '../support/recorders.js';
 import { seedSession, type Seeded } from '../support/seed.js';
+import { inProcessReplica } from '../support/replicas.js';
 import { TestRuntime } from '../support/test-runtime.js';
 
 const LEASE_MS = 15_000;
@@ -56,6 +55,7 @@ interface Node {
   runtime: TestRuntime;
   observer: RecordingObserver;
   service: ClarificationService;
+  close(): Promise<void>;
 }
 
 describe('claim delivery across replicas on postgres', () => {
@@ -85,9 +85,7 @@ describe('claim delivery across replicas on postgres', () => {
   afterEach(async () => {
     for (const node of nodes.splice(0).reverse()) {
       await node.service.close();
-      node.bus.close();
-      await node.replica.stop().catch(() => undefined);
-      await node.store.close();
+      await node.close();
     }
     await database.dispose();
   });
@@ -100,23 +98,9 @@ describe('claim delivery across replicas on postgres', () => {
       replicas?: (view: ClaimReplicasView) => ClaimReplicasView;
     } = {},
   ): Promise<Node> {
-    const store = await openStore(database.target);
-    const replica = await startReplica({
-      store,
-      target: database.target,
-      id,
+    const { store, replica, bus, close } = await inProcessReplica(database.target, id, {
       leaseMs: LEASE_MS,
-      heartbeatMs: 1_000,
-      timers: systemTimers,
-      logger: silentLogger,
-      exclusive: false,
-    });
-    const bus = createWakeBus({
-      store,
-      replicaId: id,
-      timers: systemTimers,
-      logger: silentLogger,
-      pollIntervalMs: options.pollIntervalMs ?? 60_000,
+      ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
     const sessions = createSessionWriter({
       store,
@@ -140,7 +124,7 @@ describe('claim delivery across replicas on postgres', () => {
       replicas: options.replicas ? options.replicas(view) : view,
     });
     bus.subscribe(service.deliveryWakes());
-    const made = { id, store, replica, bus, waiters, runtime, observer, service };
+    const made = { id, store, replica, bus, waiters, runtime, observer, service, close };
     nodes.push(made);
     await eventually(() => bus.listenerState() === 'listening');
     return made;

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import type { Serving } from '../support/clarion-process.js';
+import { replicaProcesses } from '../support/replicas.js';
 import { clarionApi } from '../agents/supervisor-support.js';
 
 const ADMIN_TOKEN = 'holder-wakes-admin-token-0123456789';
@@ -20,31 +20,12 @@ async function leasesOf(server: Serving): Promise<number> {
 }
 
 describe('asking the holder from another replica', () => {
-  let database: TestDatabase | undefined;
-  const servers: Serving[] = [];
+  const processes = replicaProcesses(ADMIN_TOKEN);
 
-  afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
-    }
-    await database?.dispose();
-    database = undefined;
-  });
+  afterEach(() => processes.stopAll());
 
   it('a turn cancelled through B ends on A; a session deleted through B stops its agent on A', async () => {
-    database = await freshDatabase('postgres');
-    const { target } = database;
-    if (target.driver !== 'postgres') throw new Error('postgres only');
-    for (const id of ['replica-a', 'replica-b']) {
-      servers.push(
-        await startServing({
-          DATABASE_URL: target.url,
-          CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-          CLARION_REPLICA_ID: id,
-        }),
-      );
-    }
-    const [a, b] = servers;
+    const [a, b] = await processes.start(['replica-a', 'replica-b']);
     if (!a || !b) throw new Error('two replicas expected');
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);

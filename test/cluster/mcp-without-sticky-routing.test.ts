@@ -15,8 +15,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { pendingListReply, taskListReply } from '../../src/wire/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import type { Serving } from '../support/clarion-process.js';
+import { replicaProcesses } from '../support/replicas.js';
 import { structured } from '../mcp/mcp-harness.js';
 
 const ADMIN_TOKEN = 'mcp-no-sticky-admin-token-0123456789';
@@ -66,33 +66,16 @@ async function pendingIds(server: Serving): Promise<string[]> {
 }
 
 describe('MCP without sticky routing', () => {
-  let database: TestDatabase | undefined;
-  const servers: Serving[] = [];
+  const processes = replicaProcesses(ADMIN_TOKEN);
   const cleanups: (() => Promise<unknown>)[] = [];
 
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
-    for (const server of servers.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
-    }
-    await database?.dispose();
-    database = undefined;
+    await processes.stopAll();
   });
 
   it('a session opened on A is served by B, and an ask held on B is collected on A', async () => {
-    database = await freshDatabase('postgres');
-    const { target } = database;
-    if (target.driver !== 'postgres') throw new Error('postgres only');
-    for (const id of ['replica-a', 'replica-b']) {
-      servers.push(
-        await startServing({
-          DATABASE_URL: target.url,
-          CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-          CLARION_REPLICA_ID: id,
-        }),
-      );
-    }
-    const [a, b] = servers;
+    const [a, b] = await processes.start(['replica-a', 'replica-b']);
     if (!a || !b) throw new Error('two replicas expected');
     const proxy = await steeringProxy(a);
     cleanups.push(proxy.close);
@@ -152,7 +135,7 @@ describe('MCP without sticky routing', () => {
 
     // The client's own close ends the shared session: no replica opens it again.
     await transport.terminateSession();
-    const store = await openStore(target);
+    const store = await openStore(processes.target());
     try {
       expect(await store.db.selectFrom('mcp_sessions').select('id').execute()).toEqual([]);
     } finally {

@@ -6,8 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { replicaProcesses } from '../support/replicas.js';
 import { clarionApi } from '../agents/supervisor-support.js';
 
 const ADMIN_TOKEN = 'two-replicas-consent-token-0123456789';
@@ -20,30 +19,13 @@ interface RequestView {
 }
 
 describe('a consent across two replicas', () => {
-  let database: TestDatabase | undefined;
-  const servers: Serving[] = [];
+  const processes = replicaProcesses(ADMIN_TOKEN);
 
-  afterEach(async () => {
-    for (const server of servers.splice(0)) {
-      if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
-    }
-    await database?.dispose();
-    database = undefined;
-  });
+  afterEach(() => processes.stopAll());
 
   it('raised by the agent on A is listed and answered on B; the agent on A gets the answer', async () => {
-    database = await freshDatabase('postgres');
-    const { target } = database;
-    if (target.driver !== 'postgres') throw new Error('postgres only');
-    const env = (id: string) => ({
-      DATABASE_URL: target.url,
-      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-      CLARION_REPLICA_ID: id,
-    });
-    const a = await startServing(env('replica-a'));
-    servers.push(a);
-    const b = await startServing(env('replica-b'));
-    servers.push(b);
+    const [a, b] = await processes.start(['replica-a', 'replica-b']);
+    if (!a || !b) throw new Error('two replicas expected');
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
 

@@ -9,13 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
-import {
-  createWakeBus,
-  sessionEventLog,
-  startReplica,
-  type Replica,
-  type WakeBus,
-} from '../../src/cluster/index.js';
+import { sessionEventLog, type Replica, type WakeBus } from '../../src/cluster/index.js';
 import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
@@ -51,6 +45,7 @@ import {
 import { formSchema } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { inProcessReplica } from '../support/replicas.js';
 import { seedSession, type Seeded } from '../support/seed.js';
 
 const LEASE_MS = 15_000;
@@ -63,6 +58,7 @@ interface Node {
   registry: UserInputRegistry;
   /** What `respondToUserInput` and `visibleUserInputs` are given on this replica. */
   deps: Parameters<typeof respondToUserInput>[0];
+  close(): Promise<void>;
 }
 
 describe('registry requests across replicas on postgres', () => {
@@ -98,9 +94,7 @@ describe('registry requests across replicas on postgres', () => {
     for (const node of nodes.splice(0).reverse()) {
       node.registry.close();
       await node.registry.drain();
-      node.bus.close();
-      await node.replica.stop().catch(() => undefined);
-      await node.store.close();
+      await node.close();
     }
     await database.dispose();
   });
@@ -115,23 +109,9 @@ describe('registry requests across replicas on postgres', () => {
       bus?: (bus: WakeBus) => WakeBus;
     } = {},
   ): Promise<Node> {
-    const store = await openStore(database.target);
-    const replica = await startReplica({
-      store,
-      target: database.target,
-      id,
+    const { store, replica, bus, close } = await inProcessReplica(database.target, id, {
       leaseMs: LEASE_MS,
-      heartbeatMs: 1_000,
-      timers: systemTimers,
-      logger: silentLogger,
-      exclusive: false,
-    });
-    const bus = createWakeBus({
-      store,
-      replicaId: id,
-      timers: systemTimers,
-      logger: silentLogger,
-      pollIntervalMs: options.pollIntervalMs ?? 60_000,
+      ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
     const sessions = createSessionWriter({
       store,
@@ -164,7 +144,7 @@ describe('registry requests across replicas on postgres', () => {
     });
     if (options.applies !== false) bus.subscribe(across.wakes);
     const deps = { store, userInputs: registry, userInputsElsewhere: across.elsewhere };
-    const made = { id, store, replica, bus, registry, deps };
+    const made = { id, store, replica, bus, registry, deps, close };
     nodes.push(made);
     await eventually(() => bus.listenerState() === 'listening');
     return made;

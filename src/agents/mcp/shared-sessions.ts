@@ -21,6 +21,7 @@ import {
   timestampAtMs,
   type Store,
 } from '../../store/index.js';
+import { storableJson, storableText } from '../../wire/index.js';
 import type { McpSessionOrigin } from './server.js';
 
 export interface SharedMcpSessions {
@@ -59,12 +60,13 @@ export function sharedMcpSessions(
       );
       if (!parsed.success) return;
       const { clientInfo, capabilities } = parsed.data.params;
+      // The client's own words, made storable as its task title is (a NUL cannot be kept).
       await recordMcpSession(store, {
         id: sessionId,
         owner,
-        client_name: clientInfo.name,
-        client_version: clientInfo.version,
-        capabilities: JSON.stringify(capabilities),
+        client_name: storableText(clientInfo.name),
+        client_version: storableText(clientInfo.version),
+        capabilities: JSON.stringify(storableJson(capabilities)),
         created_at: store.clock.timestamp(),
       });
     },

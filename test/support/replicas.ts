@@ -1,0 +1,112 @@
+/**
+ * Several replicas on one real PostgreSQL for the cluster suites (issue 16):
+ * real `clarion serve` processes on a fresh database, or in-process replicas
+ * (a store connection, a registered replica and a wake bus each) for suites
+ * that wire the owners themselves.
+ */
+import {
+  createWakeBus,
+  startReplica,
+  type Replica,
+  type WakeBus,
+} from '../../src/cluster/index.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { openStore, type DatabaseTarget, type Store } from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { startServing, type Serving } from './clarion-process.js';
+import { freshDatabase, type TestDatabase } from './databases.js';
+
+type PostgresTarget = Extract<DatabaseTarget, { driver: 'postgres' }>;
+
+/** A fresh PostgreSQL database; `dispose` in `afterEach`. */
+export async function freshPostgres(): Promise<TestDatabase & { target: PostgresTarget }> {
+  const database = await freshDatabase('postgres');
+  if (database.target.driver !== 'postgres') throw new Error('postgres only');
+  return database as TestDatabase & { target: PostgresTarget };
+}
+
+/**
+ * `clarion serve` replicas on one fresh database, all with `adminToken`;
+ * `stopAll` (in `afterEach`) stops those still running and drops the database.
+ */
+export function replicaProcesses(adminToken: string) {
+  let database: (TestDatabase & { target: PostgresTarget }) | undefined;
+  const servers: Serving[] = [];
+  return {
+    servers,
+    /** The database, once `start` made it. */
+    target(): PostgresTarget {
+      if (!database) throw new Error('no replicas started');
+      return database.target;
+    },
+    /** Starts one replica per ID, in order, on the same database. */
+    async start(ids: readonly string[], env: Record<string, string> = {}): Promise<Serving[]> {
+      database ??= await freshPostgres();
+      const started: Serving[] = [];
+      for (const id of ids) {
+        const server = await startServing({
+          DATABASE_URL: database.target.url,
+          CLARION_ADMIN_TOKEN: adminToken,
+          CLARION_REPLICA_ID: id,
+          ...env,
+        });
+        servers.push(server);
+        started.push(server);
+      }
+      return started;
+    },
+    async stopAll(): Promise<void> {
+      for (const server of servers.splice(0)) {
+        if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
+      }
+      await database?.dispose();
+      database = undefined;
+    },
+  };
+}
+
+export interface InProcessReplica {
+  readonly id: string;
+  readonly store: Store;
+  readonly replica: Replica;
+  readonly bus: WakeBus;
+  /** Closes the bus, stops the replica and closes the store. */
+  readonly close: () => Promise<void>;
+}
+
+/** A registered replica with its own store connection and wake bus (no owners wired). */
+export async function inProcessReplica(
+  target: DatabaseTarget,
+  id: string,
+  options: { leaseMs: number; pollIntervalMs?: number },
+): Promise<InProcessReplica> {
+  const store = await openStore(target);
+  const replica = await startReplica({
+    store,
+    target,
+    id,
+    leaseMs: options.leaseMs,
+    heartbeatMs: 1_000,
+    timers: systemTimers,
+    logger: silentLogger,
+    exclusive: false,
+  });
+  const bus = createWakeBus({
+    store,
+    replicaId: id,
+    timers: systemTimers,
+    logger: silentLogger,
+    pollIntervalMs: options.pollIntervalMs ?? 60_000,
+  });
+  return {
+    id,
+    store,
+    replica,
+    bus,
+    close: async () => {
+      bus.close();
+      await replica.stop().catch(() => undefined);
+      await store.close();
+    },
+  };
+}

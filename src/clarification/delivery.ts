@@ -117,7 +117,8 @@ export async function deliverClaim(
 /**
  * Several replicas: a claim of `pendingId` that `origin` announced (or a
  * poll found waiting) is delivered here when its route says so. Nobody waits
- * on the outcome here; the responder reads it from the store.
+ * on the outcome here; the responder reads it from the store. A bundle
+ * cancelled elsewhere ends its wait here.
  */
 export async function deliverAnnounced(
   deps: ClarificationDeps,
@@ -132,6 +133,11 @@ export async function deliverAnnounced(
   const { bundle } = read;
   // `readBundle` keeps the rows' order.
   const claimed = rows.filter((_, index) => bundle.rows[index]?.deliveryPending === true);
+  // A person cancelled it on another replica: the wait held here ends as a local cancel would.
+  if (bundle.rows.every((row) => row.status === 'cancelled')) {
+    deps.waiters.end(pendingId, 'cancelled');
+    return undefined;
+  }
   const winner = winnerResponse(bundle);
   if (!winner || claimed.length === 0) return undefined;
   const routed = await routeClaim(

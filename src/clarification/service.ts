@@ -348,7 +348,9 @@ export class ClarificationService {
     if (!responder) return failure('person_required');
     const bundle = await this.visibleBundle(caller.principal, pendingId);
     if (!bundle) return NOT_FOUND;
-    if (!this.deps.waiters.has(pendingId)) return failure('not_active');
+    const waitsHere = this.deps.waiters.has(pendingId);
+    const waitsElsewhere = !waitsHere && (await this.waitsElsewhere(bundle));
+    if (!waitsHere && !waitsElsewhere) return failure('not_active');
     const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
       const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
@@ -356,7 +358,18 @@ export class ClarificationService {
     });
     if (!cancelled) return failure('not_active');
     this.deps.waiters.end(pendingId, 'cancelled');
+    // The replica holding the wait ends it when it hears of the cancel (`deliverAnnounced`).
+    if (waitsElsewhere) await this.deps.replicas?.announce(pendingId);
     return { ok: true };
+  }
+
+  /** Several replicas: the bundle's live wait may run on another live replica. */
+  private async waitsElsewhere(bundle: Bundle): Promise<boolean> {
+    const { replicas } = this.deps;
+    const { askedOn } = bundle;
+    if (!replicas || askedOn === undefined || askedOn === replicas.id) return false;
+    if (bundle.rows.some((row) => row.detached)) return false;
+    return (await replicas.owners(bundle.sessionId, askedOn)).askedOnLive;
   }
 
   /** The agent's live wait ended (turn over, agent gone): bundles stay answerable, detached. */

@@ -229,6 +229,30 @@ describe('claim delivery across replicas on postgres', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('a person cancels on B a question whose wait runs on A: the wait ends on A, the cancel says who', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const { pendingId, asked } = await askLive(a);
+
+    expect(await b.service.cancel(caller(), pendingId)).toEqual({ ok: true });
+    expect(await asked).toMatchObject({ ok: true, outcome: 'open', reason: 'cancelled' });
+    const rows = await messagesByPendingId(a.store, pendingId);
+    expect(rows.map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
+    expect(rows[0]?.metadata.responded_by).toMatchObject({ name: 'member', surface: 'rest' });
+    // No wait anywhere now: a second cancel has nothing to end.
+    expect(await b.service.cancel(caller(), pendingId)).toMatchObject({ code: 'not_active' });
+  });
+
+  it('a cancel on B of a question no replica waits on is not active, and changes nothing', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+    await a.replica.stop();
+    expect(await b.service.cancel(caller(), pendingId)).toMatchObject({ code: 'not_active' });
+    const rows = await messagesByPendingId(b.store, pendingId);
+    expect(rows.map((row) => row.metadata.status ?? 'pending')).toEqual(['pending', 'pending']);
+  });
+
   it('of two replicas taking one claim, one takes it', async () => {
     const a = await node('A');
     const b = await node('B');

@@ -210,7 +210,8 @@ describe('consent and action cards in Chromium', () => {
     const request = await awaitRequest(world, created.session.id, 'consent');
     const item = page.locator(`[data-testid="inbox-user-input"][data-request-id="${request.id}"]`);
     await item.getByTestId('consent-option').first().waitFor(WAIT);
-    await expect(item.locator('.user-input-task').textContent()).resolves.toBe('Consent reject');
+    // The task's title arrives with the task list, which may come after the request.
+    await item.locator('.user-input-task', { hasText: /^Consent reject$/ }).waitFor(WAIT);
     const task = page.getByTestId('task-link').filter({ hasText: 'Consent reject' });
     await expect(task.getAttribute('data-waiting')).resolves.toBe('consent');
 

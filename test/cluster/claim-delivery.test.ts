@@ -25,12 +25,8 @@ import {
 import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
-  addWorkspaceMember,
   claimBundle,
-  createUser,
   messagesByPendingId,
-  openStore,
-  setSessionState,
   takeDelivery,
   type Store,
 } from '../../src/store/index.js';
@@ -40,8 +36,8 @@ import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-har
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { normalizeAsk } from '../../src/clarification/index.js';
 import { RecordingObserver } from '../support/recorders.js';
-import { seedSession, type Seeded } from '../support/seed.js';
-import { inProcessReplica } from '../support/replicas.js';
+import type { Seeded } from '../support/seed.js';
+import { inProcessReplica, seedAnsweringMember } from '../support/replicas.js';
 import { TestRuntime } from '../support/test-runtime.js';
 
 const LEASE_MS = 15_000;
@@ -66,20 +62,7 @@ describe('claim delivery across replicas on postgres', () => {
 
   beforeEach(async () => {
     database = await freshDatabase('postgres');
-    const store = await openStore(database.target);
-    try {
-      seeded = await seedSession(store, 'parser');
-      const member = await createUser(store, { name: 'member' });
-      await addWorkspaceMember(store, {
-        workspaceId: seeded.task.workspace_id,
-        userId: member.id,
-        role: 'member',
-      });
-      await setSessionState(store, seeded.session.id, 'running');
-      person = { kind: 'user', userId: member.id, name: member.name, isAdmin: false };
-    } finally {
-      await store.close();
-    }
+    ({ seeded, person } = await seedAnsweringMember(database.target));
   });
 
   afterEach(async () => {

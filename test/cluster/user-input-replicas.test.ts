@@ -13,11 +13,9 @@ import { sessionEventLog, type Replica, type WakeBus } from '../../src/cluster/i
 import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
-  addWorkspaceMember,
   createUser,
   openStore,
   pendingForwardedAnswers,
-  setSessionState,
   takeForwardedAnswer,
   transcriptPage,
   type Store,
@@ -45,8 +43,8 @@ import {
 import { formSchema } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { inProcessReplica } from '../support/replicas.js';
-import { seedSession, type Seeded } from '../support/seed.js';
+import { inProcessReplica, seedAnsweringMember } from '../support/replicas.js';
+import type { Seeded } from '../support/seed.js';
 
 const LEASE_MS = 15_000;
 
@@ -71,19 +69,11 @@ describe('registry requests across replicas on postgres', () => {
 
   beforeEach(async () => {
     database = await freshDatabase('postgres');
+    ({ seeded, person } = await seedAnsweringMember(database.target));
+    personId = person.userId;
     const store = await openStore(database.target);
     try {
-      seeded = await seedSession(store, 'parser');
-      const member = await createUser(store, { name: 'member' });
-      await addWorkspaceMember(store, {
-        workspaceId: seeded.task.workspace_id,
-        userId: member.id,
-        role: 'member',
-      });
       const other = await createUser(store, { name: 'other' });
-      await setSessionState(store, seeded.session.id, 'running');
-      personId = member.id;
-      person = { kind: 'user', userId: member.id, name: member.name, isAdmin: false };
       stranger = { kind: 'user', userId: other.id, name: other.name, isAdmin: false };
     } finally {
       await store.close();

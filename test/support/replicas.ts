@@ -11,10 +11,19 @@ import {
   type WakeBus,
 } from '../../src/cluster/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { openStore, type DatabaseTarget, type Store } from '../../src/store/index.js';
+import type { Principal } from '../../src/auth/principal.js';
+import {
+  addWorkspaceMember,
+  createUser,
+  openStore,
+  setSessionState,
+  type DatabaseTarget,
+  type Store,
+} from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
 import { startServing, type Serving } from './clarion-process.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
+import { seedSession, type Seeded } from './seed.js';
 
 type PostgresTarget = Extract<DatabaseTarget, { driver: 'postgres' }>;
 
@@ -109,4 +118,27 @@ export async function inProcessReplica(
       await store.close();
     },
   };
+}
+
+/** A running session and a workspace member who may answer it, written through a short-lived store. */
+export async function seedAnsweringMember(
+  target: DatabaseTarget,
+): Promise<{ seeded: Seeded; person: Extract<Principal, { kind: 'user' }> }> {
+  const store = await openStore(target);
+  try {
+    const seeded = await seedSession(store, 'parser');
+    const member = await createUser(store, { name: 'member' });
+    await addWorkspaceMember(store, {
+      workspaceId: seeded.task.workspace_id,
+      userId: member.id,
+      role: 'member',
+    });
+    await setSessionState(store, seeded.session.id, 'running');
+    return {
+      seeded,
+      person: { kind: 'user', userId: member.id, name: member.name, isAdmin: false },
+    };
+  } finally {
+    await store.close();
+  }
 }

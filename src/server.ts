@@ -80,7 +80,12 @@ import { createSuccessorTurns } from './turns/successor-turn.js';
 import { recoverTakenSessions } from './turns/takeover.js';
 import { holderWakes } from './turns/holder-wakes.js';
 import { userInputReplicas } from './turns/user-input-replicas.js';
-import { consentHandler, followUpAdmitter, userInputPublisher } from './turns/user-input-bridge.js';
+import {
+  consentHandler,
+  followUpAdmitter,
+  userInputPending,
+  userInputPublisher,
+} from './turns/user-input-bridge.js';
 import { elicitationHandlers } from './turns/elicitation-bridge.js';
 import {
   createUserInputRegistry,
@@ -241,11 +246,26 @@ export async function startServer(
       await relay?.stop();
       wakes.close();
     };
+    // Several servers: requests are mirrored for the others, answers on them forwarded here.
+    const userInputsAcross = replicated
+      ? userInputReplicas({
+          store,
+          bus: wakes,
+          registry: () => registry,
+          leaseMs,
+          timers: systemTimers,
+          logger: logger.child({ component: 'user-input-replicas' }),
+        })
+      : undefined;
     // Every session write: clarification rows and the registry's requests make pending_action.
     const sessions = createSessionWriter({
       store,
       events: hub,
-      userInputPending: (sessionId) => registry?.pendingActionOf(sessionId) ?? null,
+      userInputPending: userInputPending({
+        registry: () => registry,
+        runsHere: (sessionId) => host.isStarted(sessionId),
+        ...(userInputsAcross ? { elsewhere: userInputsAcross.pendingElsewhere } : {}),
+      }),
       ...(replicated ? { log: sessionEventLog(wakes) } : {}),
     });
     // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
@@ -298,17 +318,6 @@ export async function startServer(
         : {}),
     });
     clarificationRef = clarification;
-    // Several servers: requests are mirrored for the others, answers on them forwarded here.
-    const userInputsAcross = replicated
-      ? userInputReplicas({
-          store,
-          bus: wakes,
-          registry: () => registry,
-          leaseMs,
-          timers: systemTimers,
-          logger: logger.child({ component: 'user-input-replicas' }),
-        })
-      : undefined;
     const userInputs = createUserInputRegistry({
       clock: store.clock,
       ids: store.ids,
@@ -362,7 +371,15 @@ export async function startServer(
     };
     const notifier = createNotifier({
       store,
-      requests: userInputs,
+      // Several servers: another replica's requests still wait, so none is taken for answered here.
+      requests: userInputsAcross
+        ? {
+            snapshot: async () => [
+              ...userInputs.snapshot(),
+              ...(await userInputsAcross.waitingElsewhere()),
+            ],
+          }
+        : userInputs,
       origin,
       answerLinks:
         options.notify?.answerLinks ??

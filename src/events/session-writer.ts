@@ -8,7 +8,9 @@
  * transaction, commit, then publish. It also owns `pending_action`: what the
  * session waits on a person for, computed once per write from both places
  * that can hold it — the clarification rows in the store, and the user-input
- * registry's memory-owned consent/action requests (an injected port).
+ * registry's memory-owned consent/action requests (an injected port; with
+ * several servers it also reads the requests other replicas keep in the
+ * store, inside the write's own transaction).
  *
  * Invariants:
  * - Events go out only after the commit; a change that throws rolls the
@@ -32,8 +34,13 @@ import {
 import { toMessageView } from './message-view.js';
 import type { ClarionEvent, EventPublisher, PendingAction } from './types.js';
 
-/** The registry's half of `pending_action`: its live consent or action request, if any. */
-export type UserInputPending = (sessionId: string) => 'consent' | 'form' | 'action' | null;
+type RequestPending = 'consent' | 'form' | 'action' | null;
+
+/** The registry's half of `pending_action`: its live consent, form or action request, if any. */
+export type UserInputPending = (
+  sessionId: string,
+  tx: RepoContext,
+) => RequestPending | Promise<RequestPending>;
 
 /**
  * Keeps a write's staged events with its transaction for other replicas, and
@@ -94,7 +101,7 @@ interface Changes {
 export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   async function pendingAction(ctx: RepoContext, sessionId: string): Promise<PendingAction> {
     if (await hasActiveClarification(ctx, sessionId)) return 'clarification';
-    return deps.userInputPending(sessionId);
+    return await deps.userInputPending(sessionId, ctx);
   }
 
   async function stage(

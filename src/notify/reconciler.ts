@@ -37,9 +37,9 @@ import {
   type WaitingItem,
 } from './planner.js';
 
-/** The registry as the reconciler sees it: its live requests. */
+/** The registry as the reconciler sees it: its live requests (with several servers, theirs too). */
 export interface WaitingRequests {
-  snapshot(): readonly UserInputView[];
+  snapshot(): readonly UserInputView[] | Promise<readonly UserInputView[]>;
 }
 
 /** Mints one single-use answer link per choice of `item` for `userId` (the answer-links owner). */
@@ -89,7 +89,9 @@ async function waitingItems(
     } while (cursor !== undefined);
   }
   // Only requests still waiting for a person: an answered action's follow-up is the agent's.
-  const requests = deps.requests.snapshot().filter((request) => request.status === 'awaiting');
+  const requests = (await deps.requests.snapshot()).filter(
+    (request) => request.status === 'awaiting',
+  );
   const audiences = await sessionAudiences(deps.store, [
     ...[...bundles.values()].map((bundle) => bundle.session_id),
     ...requests.map((request) => request.session_id),

@@ -234,6 +234,7 @@ export {
   forgetUserInputs,
   forwardedAnswerState,
   forwardUserInputAnswer,
+  mirroredPendingAction,
   mirroredUserInput,
   mirroredUserInputs,
   mirrorUserInput,
@@ -242,6 +243,7 @@ export {
   pruneUserInputMirror,
   settleForwardedAnswer,
   takeForwardedAnswer,
+  waitingUserInputsElsewhere,
   withdrawForwardedAnswer,
 } from './user-input-mirror.js';
 export { appendSessionEvents, eventLogStart, pruneEventLog, readEventLog } from './event-log.js';

@@ -339,6 +339,7 @@ const USER_INPUT_MIRROR: readonly SchemaStep[] = [
     )`,
   },
   index('idx_user_input_requests_replica', 'user_input_requests (replica_id, status)'),
+  index('idx_user_input_requests_session', 'user_input_requests (session_id)'),
   {
     name: 'table user_input_answers',
     ddl: `CREATE TABLE IF NOT EXISTS user_input_answers (

@@ -15,6 +15,16 @@ import type { Responder, UserInputView } from '../wire/index.js';
 import type { RepoContext } from './context.js';
 import { replicaLive } from './replicas.js';
 
+/**
+ * The owner of the mirror row aliased `m` runs (it has not stopped and holds
+ * its lock, however late its heartbeat) and is the incarnation that wrote it.
+ */
+function ownerRuns(ctx: RepoContext): RawBuilder<SqlBool> {
+  return sql<SqlBool>`EXISTS (SELECT 1 FROM replicas r
+    WHERE r.id = m.replica_id AND r.started_at <= m.created_at AND r.stopped_at IS NULL
+      AND ${ctx.dialect.replicaLockHeld('r.lock_key')})`;
+}
+
 /** The owner of the mirror row aliased `m` runs, and is the incarnation that wrote it. */
 function ownerLive(ctx: RepoContext, heartbeatAfter: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`EXISTS (SELECT 1 FROM replicas r
@@ -61,11 +71,23 @@ export async function forgetUserInputs(
  * nothing, so a slow owner's requests come back into lists once it beats.
  */
 export async function pruneUserInputMirror(ctx: RepoContext): Promise<void> {
-  await sql`
-    DELETE FROM user_input_requests m
-    WHERE NOT EXISTS (SELECT 1 FROM replicas r
-      WHERE r.id = m.replica_id AND r.started_at <= m.created_at AND r.stopped_at IS NULL
-        AND ${ctx.dialect.replicaLockHeld('r.lock_key')})`.execute(ctx.db);
+  await sql`DELETE FROM user_input_requests m WHERE NOT ${ownerRuns(ctx)}`.execute(ctx.db);
+}
+
+/**
+ * The requests other owners still wait on a person for, for notifications:
+ * judged by whether their owner runs, not by its heartbeat, since telling a
+ * channel "answered" cannot be taken back when a slow owner beats again.
+ */
+export async function waitingUserInputsElsewhere(
+  ctx: RepoContext,
+  exclude: string,
+): Promise<UserInputView[]> {
+  const { rows } = await sql<{ view: string }>`
+    SELECT m.view FROM user_input_requests m
+    WHERE m.replica_id <> ${exclude} AND m.status = 'awaiting' AND ${ownerRuns(ctx)}
+    ORDER BY m.created_at, m.id`.execute(ctx.db);
+  return rows.map((row) => JSON.parse(row.view) as UserInputView);
 }
 
 /** The live (not settled) requests of live owners other than `exclude`, oldest first. */
@@ -79,6 +101,26 @@ export async function mirroredUserInputs(
       AND ${ownerLive(ctx, input.heartbeatAfter)}
     ORDER BY m.created_at, m.id`.execute(ctx.db);
   return rows.map((row) => JSON.parse(row.view) as UserInputView);
+}
+
+/**
+ * What a session waits on in other live owners' registries, as the registry
+ * ranks it: a consent, else a form, else an action.
+ */
+export async function mirroredPendingAction(
+  ctx: RepoContext,
+  input: { sessionId: string; exclude: string; heartbeatAfter: string },
+): Promise<'consent' | 'form' | 'action' | null> {
+  const { rows } = await sql<{ kind: string }>`
+    SELECT DISTINCT m.view::jsonb ->> 'kind' AS kind FROM user_input_requests m
+    WHERE m.session_id = ${input.sessionId} AND m.status = 'awaiting'
+      AND m.replica_id <> ${input.exclude} AND ${ownerLive(ctx, input.heartbeatAfter)}`.execute(
+    ctx.db,
+  );
+  const kinds = new Set(rows.map((row) => row.kind));
+  if (kinds.has('consent')) return 'consent';
+  if (kinds.has('form')) return 'form';
+  return kinds.has('action') ? 'action' : null;
 }
 
 /** A request a live owner other than `exclude` holds (settled too), and that owner. */

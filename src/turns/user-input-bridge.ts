@@ -12,9 +12,10 @@ import type {
   EventPublisher,
   PendingAction,
   SessionWriter,
+  UserInputPending,
 } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
-import { getSession } from '../store/index.js';
+import { getSession, type RepoContext } from '../store/index.js';
 import type {
   FollowUpAdmission,
   UserInputPorts,
@@ -38,6 +39,22 @@ export interface UserInputPublisherDeps {
   logger: Logger;
   /** Several servers: keeps the view for the other replicas (`user-input-replicas.ts`). */
   mirror?: (view: UserInputView) => Promise<void>;
+}
+
+/**
+ * The session writer's half of `pending_action` from the registry: this
+ * replica's requests, and with several servers (`elsewhere`) the copies other
+ * replicas keep for a session whose agent does not run here. A session whose
+ * agent runs here has every request in this registry, so it costs no read.
+ */
+export function userInputPending(deps: {
+  registry: () => UserInputRegistry | undefined;
+  runsHere: (sessionId: string) => boolean;
+  elsewhere?: (tx: RepoContext, sessionId: string) => ReturnType<UserInputPending>;
+}): UserInputPending {
+  return (sessionId, tx) =>
+    deps.registry()?.pendingActionOf(sessionId) ??
+    (deps.elsewhere && !deps.runsHere(sessionId) ? deps.elsewhere(tx, sessionId) : null);
 }
 
 /**

@@ -23,6 +23,7 @@ import {
   forgetUserInputs,
   forwardedAnswerState,
   forwardUserInputAnswer,
+  mirroredPendingAction,
   mirroredUserInput,
   mirroredUserInputs,
   mirrorUserInput,
@@ -32,8 +33,10 @@ import {
   settleForwardedAnswer,
   takeForwardedAnswer,
   timestampAtMs,
+  waitingUserInputsElsewhere,
   withdrawForwardedAnswer,
   type ForwardedAnswer,
+  type RepoContext,
   type Store,
 } from '../store/index.js';
 import type { Timers } from '../support/index.js';
@@ -88,6 +91,13 @@ export interface UserInputReplicas {
   readonly mirror: (view: UserInputView) => Promise<void>;
   /** The owner's side: applies answers left for it, at their wake and at every poll. */
   readonly wakes: WakeSubscriber;
+  /** The requests other running replicas wait on a person for (what notifications owe). */
+  readonly waitingElsewhere: () => Promise<UserInputView[]>;
+  /** What the session waits on in other live replicas' registries, read in `tx`. */
+  readonly pendingElsewhere: (
+    tx: RepoContext,
+    sessionId: string,
+  ) => Promise<'consent' | 'form' | 'action' | null>;
 }
 
 /** Resolves at the next wake about `requestId` (or one since the last), or after `ms`. */
@@ -282,5 +292,8 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     elsewhere,
     wakes,
     mirror,
+    waitingElsewhere: () => waitingUserInputsElsewhere(store, me),
+    pendingElsewhere: (tx, sessionId) =>
+      mirroredPendingAction(tx, { sessionId, exclude: me, heartbeatAfter: heartbeatAfter() }),
   };
 }

@@ -10,7 +10,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import { sessionEventLog, type Replica, type WakeBus } from '../../src/cluster/index.js';
-import { createSessionWriter } from '../../src/events/index.js';
+import { createSessionWriter, type SessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   createUser,
@@ -29,7 +29,7 @@ import {
   visibleUserInputs,
   type AnswerLinkDeps,
 } from '../../src/turns/index.js';
-import { userInputPublisher } from '../../src/turns/user-input-bridge.js';
+import { userInputPending, userInputPublisher } from '../../src/turns/user-input-bridge.js';
 import {
   userInputReplicas,
   type UserInputReplicasDeps,
@@ -54,6 +54,7 @@ interface Node {
   replica: Replica;
   bus: WakeBus;
   registry: UserInputRegistry;
+  sessions: SessionWriter;
   /** What `respondToUserInput` and `visibleUserInputs` are given on this replica. */
   deps: Parameters<typeof respondToUserInput>[0];
   close(): Promise<void>;
@@ -103,21 +104,26 @@ describe('registry requests across replicas on postgres', () => {
       leaseMs: LEASE_MS,
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const sessions = createSessionWriter({
-      store,
-      events: { publish: () => undefined },
-      // Called only once the registry below exists.
-      userInputPending: (sessionId) => registry.pendingActionOf(sessionId),
-      log: sessionEventLog(bus),
-    });
     const across = userInputReplicas({
       store,
       bus: options.bus ? options.bus(bus) : bus,
+      // Called only once the registry below exists.
       registry: () => registry,
       leaseMs: LEASE_MS,
       timers: systemTimers,
       logger: silentLogger,
       ...options.across,
+    });
+    const sessions = createSessionWriter({
+      store,
+      events: { publish: () => undefined },
+      // As the server wires it; no agent runs in these replicas.
+      userInputPending: userInputPending({
+        registry: () => registry,
+        runsHere: () => false,
+        elsewhere: across.pendingElsewhere,
+      }),
+      log: sessionEventLog(bus),
     });
     const registry: UserInputRegistry = createUserInputRegistry({
       clock: store.clock,
@@ -134,7 +140,7 @@ describe('registry requests across replicas on postgres', () => {
     });
     if (options.applies !== false) bus.subscribe(across.wakes);
     const deps = { store, userInputs: registry, userInputsElsewhere: across.elsewhere };
-    const made = { id, store, replica, bus, registry, deps, close };
+    const made = { id, store, replica, bus, registry, sessions, deps, close };
     nodes.push(made);
     await eventually(() => bus.listenerState() === 'listening');
     return made;
@@ -183,6 +189,25 @@ describe('registry requests across replicas on postgres', () => {
 
   const respond = (on: Node, id: string, response: HumanResponse, principal?: Principal) =>
     respondToUserInput(on.deps, caller(principal), id, response);
+
+  it("a session write on B says what the session waits on in A's registry", async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const sessionId = seeded.session.id;
+    expect(await b.sessions.pendingAction(sessionId)).toBeNull();
+
+    const asked = await form(a, b);
+    expect(await b.sessions.pendingAction(sessionId)).toBe('form');
+    // As the registry ranks them: a consent before a form.
+    const { id } = await consent(a, b);
+    expect(await b.sessions.pendingAction(sessionId)).toBe('consent');
+    expect(await a.sessions.pendingAction(sessionId)).toBe('consent');
+
+    expect(await respond(b, id, { option_id: 'allow' })).toMatchObject({ ok: true });
+    await eventually(async () => (await b.sessions.pendingAction(sessionId)) === 'form');
+    expect(await respond(b, asked.id, { decision: 'decline' })).toMatchObject({ ok: true });
+    await eventually(async () => (await b.sessions.pendingAction(sessionId)) === null);
+  });
 
   it('a consent raised on A is listed on B, answered there, and reaches the agent on A', async () => {
     const a = await node('A');

@@ -301,7 +301,7 @@ export async function startServer(
           return false;
         },
         release: (sessionId) => running.leases.release(sessionId),
-        tellHolder: (sessionId, kind) => wakes.send(store, { kind, sessionId }),
+        tellHolder: (ctx, sessionId, kind) => wakes.send(ctx, { kind, sessionId }),
       },
     };
     const clarification = new ClarificationService({

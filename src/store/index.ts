@@ -95,7 +95,10 @@ export {
   markDispatchAttempted,
   pendingReservations,
   publishReservedTurn,
+  requestTurnCancel,
   reserveSuccessorTurn,
+  sessionsWithCancelRequest,
+  takeTurnCancel,
   turnHasMessages,
 } from './turns.js';
 export type { ClaimInput } from './clarification.js';

@@ -263,6 +263,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('task_sessions', 'failure_message', 'TEXT'),
   column('task_sessions', 'failed_at', 'TEXT'),
   column('tasks', 'cwd', 'TEXT'),
+  column('task_session_turns', 'cancel_requested_by', 'TEXT'),
+  column('task_session_turns', 'cancel_requested_at', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -99,6 +99,10 @@ export interface TaskSessionTurnsTable {
   metadata: string;
   created_at: Timestamp;
   updated_at: Timestamp;
+  /** The user who asked, through another replica, to cancel this running turn. */
+  cancel_requested_by: string | null;
+  /** Set while that cancel waits for the replica running the agent; cleared once it acts. */
+  cancel_requested_at: Timestamp | null;
 }
 
 export interface TaskSessionMessagesTable {

@@ -34,6 +34,8 @@ export async function startTurn(
     metadata: JSON.stringify(input.metadata ?? {}),
     created_at: now,
     updated_at: now,
+    cancel_requested_by: null,
+    cancel_requested_at: null,
   };
   await ctx.db.insertInto('task_session_turns').values(row).execute();
   return toRecord(row);
@@ -92,6 +94,65 @@ export async function currentTurn(
     .where('id', '=', currentTurnIdOf(ctx, sessionId))
     .executeTakeFirst();
   return row && toRecord(row);
+}
+
+/**
+ * Keeps a person's cancel of the session's running turn for the replica that
+ * runs its agent (several servers): durable, so a lost wake-up delays the
+ * cancel and never drops it. Whether a running turn took it.
+ */
+export async function requestTurnCancel(
+  ctx: RepoContext,
+  input: { sessionId: string; userId: string },
+): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable('task_session_turns')
+    .set({ cancel_requested_by: input.userId, cancel_requested_at: ctx.clock.timestamp() })
+    .where('id', '=', currentTurnIdOf(ctx, input.sessionId))
+    .where('completed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Takes the running turn's waiting cancel request, once; the name of who asked. */
+export async function takeTurnCancel(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<{ readonly byName: string | undefined } | undefined> {
+  const taken = await ctx.db
+    .updateTable('task_session_turns')
+    .set({ cancel_requested_at: null })
+    .where('id', '=', currentTurnIdOf(ctx, sessionId))
+    .where('completed_at', 'is', null)
+    .where('cancel_requested_at', 'is not', null)
+    .returning('cancel_requested_by')
+    .executeTakeFirst();
+  if (!taken) return undefined;
+  const user =
+    taken.cancel_requested_by === null
+      ? undefined
+      : await ctx.db
+          .selectFrom('users')
+          .select('name')
+          .where('id', '=', taken.cancel_requested_by)
+          .executeTakeFirst();
+  return { byName: user?.name };
+}
+
+/** The sessions in `scope` whose running turn has a cancel waiting. */
+export async function sessionsWithCancelRequest(
+  ctx: RepoContext,
+  scope: SessionScope,
+): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_session_turns')
+    .select('task_session_id')
+    .distinct()
+    .where('completed_at', 'is', null)
+    .where('cancel_requested_at', 'is not', null)
+    .where(sessionInScope(ctx, scope, 'task_session_turns.task_session_id'))
+    .execute();
+  return rows.map((row) => row.task_session_id);
 }
 
 /** What a successor turn records about the claim it will deliver, for start-up recovery. */

@@ -7,7 +7,7 @@ import type { IdleStops } from './idle-policy.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
-import type { Store } from '../store/index.js';
+import type { RepoContext, Store } from '../store/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
 import type { UserInputsElsewhere } from './user-input-replicas.js';
 
@@ -38,8 +38,11 @@ export interface AgentLaunchDeps {
 export interface SessionLeasePort {
   acquire(sessionId: string): Promise<boolean>;
   release(sessionId: string): Promise<void>;
-  /** Asks whichever replica runs the session's agent to cancel its turn or stop it. */
-  tellHolder(sessionId: string, kind: 'cancel' | 'stop'): Promise<void>;
+  /**
+   * Wakes whichever replica runs the session's agent to cancel its turn (the
+   * request is in the store) or stop it, with the commit of `ctx`.
+   */
+  tellHolder(ctx: RepoContext, sessionId: string, kind: 'cancel' | 'stop'): Promise<void>;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

@@ -5,11 +5,17 @@
  * - `queue`: a message queued through it; the holder runs it as its own
  *   turn's end would. The wake bus's poll does the same for every session
  *   this replica holds, so a lost wake delays the message by one poll.
- * - `cancel`: a person cancelled the running turn there.
+ * - `cancel`: a person cancelled the running turn there. The request waits
+ *   on the turn's row with who asked, so the poll finds one whose wake was
+ *   lost, and the transcript says "Cancelled by …" as for a local cancel.
  * - `stop`: the session was deleted there; the agent goes down here.
  */
 import type { WakeSubscriber } from '../cluster/index.js';
-import { idleSessionsWithQueue } from '../store/index.js';
+import {
+  idleSessionsWithQueue,
+  sessionsWithCancelRequest,
+  takeTurnCancel,
+} from '../store/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 
@@ -22,6 +28,12 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
     work.catch((error: unknown) => {
       deps.logger.warn({ err: error, session_id: sessionId }, `a ${what} asked elsewhere failed`);
     });
+  const cancel = async (sessionId: string) => {
+    const asked = await takeTurnCancel(deps.store, sessionId);
+    if (!asked) return;
+    if (asked.byName !== undefined) deps.cancellations.noted(sessionId, asked.byName);
+    await deps.host.cancel(sessionId);
+  };
   return {
     kinds: ['queue', 'cancel', 'stop'],
     wake({ topic }) {
@@ -30,13 +42,15 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
       // Only where the agent runs: anywhere else there is nothing to act on.
       if (!deps.host.isStarted(sessionId)) return;
       if (topic.kind === 'queue') void run(sessionId);
-      else if (topic.kind === 'cancel')
-        void settle(deps.host.cancel(sessionId), sessionId, 'cancel');
+      else if (topic.kind === 'cancel') void settle(cancel(sessionId), sessionId, 'cancel');
       else void settle(deps.host.stop(sessionId), sessionId, 'stop');
     },
     async resync() {
-      const held = await idleSessionsWithQueue(deps.store, { kind: 'held_by', replicaId });
-      for (const sessionId of held) {
+      const mine = { kind: 'held_by', replicaId } as const;
+      for (const sessionId of await sessionsWithCancelRequest(deps.store, mine)) {
+        if (deps.host.isStarted(sessionId)) await settle(cancel(sessionId), sessionId, 'cancel');
+      }
+      for (const sessionId of await idleSessionsWithQueue(deps.store, mine)) {
         if (deps.host.isStarted(sessionId)) await run(sessionId);
       }
     },

@@ -20,6 +20,7 @@ import {
   listSessions,
   listTasks,
   memberWorkspaceIds,
+  requestTurnCancel,
   type SessionRecord,
   type TaskRecord,
 } from '../store/index.js';
@@ -160,9 +161,15 @@ export async function cancelTurn(
     // Agents' tokens never reach this (state-changing route), but say who it was either way.
     if (principal.kind === 'user') deps.cancellations.noted(sessionId, principal.name);
     await deps.host.cancel(sessionId);
-  } else {
-    // Several replicas: the agent may run on another one.
-    await deps.leases?.tellHolder(sessionId, 'cancel');
+  } else if (deps.leases && principal.kind === 'user') {
+    // Several replicas: the agent may run on another one, which takes the request from the
+    // store at this wake or, if the wake is lost, at its next poll.
+    const { leases } = deps;
+    await deps.store.transaction(async (tx) => {
+      if (await requestTurnCancel(tx, { sessionId, userId: principal.userId })) {
+        await leases.tellHolder(tx, sessionId, 'cancel');
+      }
+    });
   }
   return { ok: true };
 }
@@ -198,6 +205,6 @@ export async function deleteTask(
 async function settleSession(deps: TurnsDeps, sessionId: string): Promise<void> {
   deps.userInputs.sessionDeleted(sessionId);
   if (deps.host.isStarted(sessionId)) await deps.host.stop(sessionId);
-  else await deps.leases?.tellHolder(sessionId, 'stop');
+  else await deps.leases?.tellHolder(deps.store, sessionId, 'stop');
   await deps.clarification.expireSession(sessionId);
 }

@@ -1,9 +1,14 @@
 /**
  * A cancelled turn leaves a trace (issue 13): the transcript gets a status
  * row naming the person who cancelled it, on both dialects, with the agent
- * played by the test.
+ * played by the test. A cancel made through a replica that does not run the
+ * agent (issue 16) waits on the turn's row, so the holder takes it even when
+ * the wake-up is lost, and still names the person.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { acquireLease, timestampAtMs } from '../../src/store/index.js';
+import { holderWakes } from '../../src/turns/holder-wakes.js';
+import { cancelTurn } from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
@@ -27,6 +32,64 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
     const cancel = await h.request('POST', `/api/v1/sessions/${sessionId}/cancel`);
     expect(cancel.status).toBe(202);
     await h.pump.idle();
+    const rows = (
+      (await (await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)).json()) as {
+        messages: { author: string; type: string; content: string }[];
+      }
+    ).messages;
+    expect(rows.map((row) => [row.author, row.type, row.content])).toEqual([
+      ['user', 'message', 'work for hours'],
+      ['system', 'status', 'Cancelled by member'],
+    ]);
+  });
+
+  it('a cancel through another replica waits for the holder, which names the person', async () => {
+    const created = (await (
+      await h.request('POST', '/api/v1/tasks', { title: 'Long job', prompt: 'work for hours' })
+    ).json()) as { session: { id: string } };
+    const sessionId = created.session.id;
+    const nowMs = h.store.clock.nowMs();
+    const held = await acquireLease(h.store, sessionId, {
+      replicaId: 'holder',
+      now: timestampAtMs(nowMs),
+      expiresAt: timestampAtMs(nowMs + 60_000),
+    });
+    expect(held).toBe(true);
+
+    const cancels: string[] = [];
+    const cancel = h.host.cancel.bind(h.host);
+    h.host.cancel = (id) => {
+      cancels.push(id);
+      return cancel(id);
+    };
+    // Replica B: the agent does not run there, and its wake-up to the holder is lost.
+    const woken: string[] = [];
+    const notHere = Object.assign(Object.create(h.host) as typeof h.host, {
+      isStarted: () => false,
+    });
+    const throughB = {
+      ...h.turns,
+      host: notHere,
+      leases: {
+        acquire: () => Promise.resolve(false),
+        release: () => Promise.resolve(),
+        tellHolder: (_ctx: unknown, id: string, kind: string) => {
+          woken.push(`${kind} ${id}`);
+          return Promise.resolve();
+        },
+      },
+    };
+    expect(await cancelTurn(throughB, h.principals.member, sessionId)).toEqual({ ok: true });
+    expect(woken).toEqual([`cancel ${sessionId}`]);
+    await h.pump.idle();
+    expect(cancels).toEqual([]);
+
+    // The holder's poll finds it, takes it once, and the turn ends naming who asked.
+    const holder = holderWakes(h.turns, 'holder');
+    await holder.resync();
+    await holder.resync();
+    await h.pump.idle();
+    expect(cancels).toEqual([sessionId]);
     const rows = (
       (await (await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)).json()) as {
         messages: { author: string; type: string; content: string }[];

@@ -50,9 +50,37 @@ export async function appendMessage(ctx: RepoContext, input: NewMessage): Promis
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.insertInto('task_session_messages').values(row).execute();
+  await insertMessageStatement(ctx, '', ...MESSAGE_COLUMNS.map((column) => row[column]));
   return toMessageRecord(row);
 }
+
+const MESSAGE_COLUMNS = [
+  'id',
+  'task_session_id',
+  'task_id',
+  'turn_id',
+  'author_type',
+  'type',
+  'content',
+  'metadata',
+  'requests_input',
+  'admission_key',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof TaskSessionMessagesTable)[];
+
+// Every ask, answer and agent report appends rows: built once (`compiled.ts`), each column a value.
+const insertMessageStatement = compiledStatement(
+  'insert message',
+  (ctx: RepoContext, ...values: unknown[]) =>
+    ctx.db
+      .insertInto('task_session_messages')
+      .values(
+        Object.fromEntries(
+          MESSAGE_COLUMNS.map((column, index) => [column, values[index]]),
+        ) as unknown as TaskSessionMessagesTable,
+      ),
+);
 
 /**
  * Frees the admission keys of a turn whose message never reached the agent:

@@ -67,8 +67,14 @@ export async function createSession(
 }
 
 export async function getSession(ctx: RepoContext, id: string): Promise<SessionRecord | undefined> {
-  return ctx.db.selectFrom('task_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  const [row] = await sessionStatement(ctx, '', id);
+  return row;
 }
+
+// Read in every session write and on every ask: built once (`compiled.ts`).
+const sessionStatement = compiledStatement('session by id', (ctx: RepoContext, id: string) =>
+  ctx.db.selectFrom('task_sessions').selectAll().where('id', '=', id),
+);
 
 export async function listSessions(ctx: RepoContext, taskId: string): Promise<SessionRecord[]> {
   return ctx.db

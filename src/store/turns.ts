@@ -9,6 +9,7 @@
  * stays.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
+import { compiledStatement } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -88,13 +89,19 @@ export async function currentTurn(
   ctx: RepoContext,
   sessionId: string,
 ): Promise<TurnRecord | undefined> {
-  const row = await ctx.db
-    .selectFrom('task_session_turns')
-    .selectAll()
-    .where('id', '=', currentTurnIdOf(ctx, sessionId))
-    .executeTakeFirst();
+  const [row] = await currentTurnStatement(ctx, '', sessionId);
   return row && toRecord(row);
 }
+
+// Read on every ask: built once (`compiled.ts`).
+const currentTurnStatement = compiledStatement(
+  'current turn',
+  (ctx: RepoContext, sessionId: string) =>
+    ctx.db
+      .selectFrom('task_session_turns')
+      .selectAll()
+      .where('id', '=', currentTurnIdOf(ctx, sessionId)),
+);
 
 /**
  * Keeps a person's cancel of the session's running turn for the replica that

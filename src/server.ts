@@ -451,6 +451,8 @@ export async function startServer(
       routes: app.routes.map(({ method, path }) => ({ method, path })),
       wakes,
       async close() {
+        // No more takeovers: a session taken now would start an agent the stop then kills.
+        running.quiesce();
         // Said first: a load balancer's health check takes this replica out while it still answers.
         draining.start();
         if (config.drainDelayMs !== undefined && config.drainDelayMs > 0) {
@@ -475,8 +477,6 @@ export async function startServer(
             'requests still in flight at shutdown are cut',
           );
         }
-        // No more takeovers: a session taken now would start an agent the stop then kills.
-        running.quiesce();
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
         statistics.cancel();

@@ -6,6 +6,11 @@
  * to the next responder, and both answer at once with different options, a
  * real race on the same bundle. Every reply is kept for the audit; nothing is
  * retried, so a lost answer shows as an agent that never gets one.
+ *
+ * With `reconnect`, a responder whose event stream ends (its server stopped
+ * behind a load balancer) opens it again, as the web app does, and reads the
+ * pending list after subscribing (subscribe before snapshot), so a question
+ * asked meanwhile is still seen; each responder answers a bundle once.
  */
 import { WebSocket } from 'ws';
 import type { ServerFrame } from '../src/events/index.js';
@@ -55,11 +60,19 @@ export const PRIMARY_OPTION = 'q1_opt1';
 export const RACER_OPTION = 'q1_opt2';
 
 const MAX_UNEXPECTED = 10;
+/** How soon a closed event stream is opened again (`reconnect`). */
+const RECONNECT_DELAY_MS = 100;
+
+export interface ResponderOptions {
+  /** Open a closed event stream again and read the pending list once subscribed. */
+  reconnect?: boolean;
+}
 
 export async function startResponders(
   serverUrl: string,
   agentSessions: readonly string[],
   count: number,
+  options: ResponderOptions = {},
 ): Promise<Responders> {
   const replies = new Map<string, ResponderReply[]>();
   const timings = new Map<string, ResponderTiming>();
@@ -70,8 +83,15 @@ export async function startResponders(
   const inFlight = new Set<Promise<void>>();
   const sockets: WebSocket[] = [];
   const clients: BenchClient[] = [];
+  let closed = false;
+  /** Per responder: the bundles it answered, so a question seen twice is answered once. */
+  const answeredBy = new Map<number, Set<string>>();
 
   const answer = (responder: number, client: BenchClient, pendingId: string, option: string) => {
+    const mine = answeredBy.get(responder) ?? new Set<string>();
+    answeredBy.set(responder, mine);
+    if (mine.has(pendingId)) return;
+    mine.add(pendingId);
     const timing = timings.get(pendingId) ?? {
       seenAtMs: performance.now(),
       repliedAtMs: undefined,
@@ -108,13 +128,27 @@ export async function startResponders(
       const mine = agentSessions.filter(
         (_, agent) => agent % count === responder || (agent + 1) % count === responder,
       );
-      const socket = await subscribe(serverUrl, mine, (agent, cycle, pendingId) => {
+      const onQuestion = (agent: number, cycle: number, pendingId: string) => {
         if (agent % count === responder) answer(responder, client, pendingId, PRIMARY_OPTION);
         else if (races(agent, cycle)) answer(responder, client, pendingId, RACER_OPTION);
-      });
-      sockets.push(socket);
+      };
+      const open = async (): Promise<void> => {
+        const socket = await subscribe(serverUrl, mine, onQuestion);
+        sockets.push(socket);
+        if (options.reconnect !== true) return;
+        socket.once('close', () => {
+          if (!closed) setTimeout(reopen, RECONNECT_DELAY_MS);
+        });
+        await readPending(client, new Set(mine), onQuestion);
+      };
+      const reopen = () => {
+        if (closed) return;
+        open().catch(() => setTimeout(reopen, RECONNECT_DELAY_MS));
+      };
+      await open();
     }
   } catch (error) {
+    closed = true;
     for (const socket of sockets) socket.terminate();
     for (const client of clients) client.close();
     throw error;
@@ -128,10 +162,38 @@ export async function startResponders(
       while (inFlight.size > 0) await Promise.all(inFlight);
     },
     close() {
+      closed = true;
       for (const socket of sockets) socket.terminate();
       for (const client of clients) client.close();
     },
   };
+}
+
+/** The pending list, every page, as a browser reads it after subscribing; `onQuestion` for each load question. */
+async function readPending(
+  client: BenchClient,
+  sessions: ReadonlySet<string>,
+  onQuestion: (agent: number, cycle: number, pendingId: string) => void,
+): Promise<void> {
+  let cursor: string | null = null;
+  do {
+    const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+    const reply = await client.get(`/api/v1/pending?limit=200${query}`, {
+      authorization: `Bearer ${ADMIN_TOKEN}`,
+    });
+    if (reply.status !== 200) throw new Error(`pending list: ${reply.status}`);
+    const page = JSON.parse(reply.body) as {
+      bundles: { pending_id: string; session_id: string; context: string }[];
+      next_cursor: string | null;
+    };
+    for (const bundle of page.bundles) {
+      const tag = TAG.exec(bundle.context);
+      if (tag && sessions.has(bundle.session_id)) {
+        onQuestion(Number(tag[1]), Number(tag[2]), bundle.pending_id);
+      }
+    }
+    cursor = page.next_cursor;
+  } while (cursor !== null);
 }
 
 /** One WebSocket subscribed to `sessions`; calls `onQuestion` for each new load question. */
@@ -144,7 +206,11 @@ async function subscribe(
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
   });
   await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
+    // Errors after the subscription are the close that follows them (see `reconnect`).
+    socket.on('error', reject);
+    socket.once('close', () => {
+      reject(new Error('event stream closed before it subscribed'));
+    });
     socket.once('open', () => {
       socket.send(JSON.stringify({ type: 'subscribe', sessions }));
     });

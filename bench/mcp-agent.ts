@@ -16,11 +16,14 @@ export interface AgentOptions {
   onStatus?: (status: number) => void;
   /** Told of each request sent again after its connection was reset. */
   onRetry?: () => void;
+  /** The MCP client's name (an external agent's task is named after it). */
+  clientName?: string;
 }
 
 /** What an agent read from one `ask_user_question` call. */
 export interface AskOutcome {
-  status: 'answered' | 'skipped' | 'open' | 'error';
+  /** `waiting`: an ask returned early, still open; `wait_for_answer` collects it. */
+  status: 'answered' | 'skipped' | 'open' | 'waiting' | 'error';
   pendingId: string | undefined;
   /** Option IDs chosen for question `q1`, when answered. */
   selected: string[];
@@ -31,7 +34,10 @@ export async function connectAgent(
   secret: string,
   options: AgentOptions = {},
 ): Promise<Client> {
-  const client = new Client({ name: 'clarion-bench-agent', version: '1.0.0' });
+  const client = new Client({
+    name: options.clientName ?? 'clarion-bench-agent',
+    version: '1.0.0',
+  });
   const transport = new StreamableHTTPClientTransport(new URL('/mcp', serverUrl), {
     requestInit: { headers: { Authorization: `Bearer ${secret}` } },
     fetch: retryingFetch(options),
@@ -88,6 +94,30 @@ export async function askQuestion(
       ...(options.signal ? { signal: options.signal } : {}),
     },
   );
+  return askOutcome(result);
+}
+
+/** `wait_for_answer` for `pendingId`: what an agent does with an ask that came back open. */
+export async function waitForAnswer(
+  client: Client,
+  pendingId: string,
+  options: AskOptions & { timeoutSeconds?: number } = {},
+): Promise<AskOutcome> {
+  const result = await client.callTool(
+    {
+      name: 'wait_for_answer',
+      arguments: { pending_id: pendingId, timeout_seconds: options.timeoutSeconds ?? 30 },
+    },
+    CallToolResultSchema,
+    {
+      ...(options.longWait === true ? { onprogress: () => {}, resetTimeoutOnProgress: true } : {}),
+      ...(options.signal ? { signal: options.signal } : {}),
+    },
+  );
+  return askOutcome(result);
+}
+
+function askOutcome(result: Awaited<ReturnType<Client['callTool']>>): AskOutcome {
   const content = result.structuredContent as
     | { status?: unknown; pending_id?: unknown; answers?: Record<string, { selected?: unknown }> }
     | undefined;
@@ -97,7 +127,7 @@ export async function askQuestion(
     status:
       result.isError === true
         ? 'error'
-        : status === 'answered' || status === 'skipped' || status === 'open'
+        : status === 'answered' || status === 'skipped' || status === 'open' || status === 'waiting'
           ? status
           : 'error',
     pendingId: typeof content?.pending_id === 'string' ? content.pending_id : undefined,

@@ -18,6 +18,7 @@ import {
   AGENTS_PER_SERVER,
   AGENTS_PER_USER,
   SESSION_LEASE_MS,
+  SHUTDOWN_DRAIN_DELAY_MS,
 } from './tunables.js';
 import type { AgentQuotaLimits } from './turns/agent-quota.js';
 
@@ -47,6 +48,8 @@ export interface Config {
   readonly replicaId?: string;
   /** How long a session lease lasts unless renewed; the tunable's default when absent. */
   readonly leaseMs?: number;
+  /** How long a stop says `draining` on `/healthz` before it stops accepting; none when absent. */
+  readonly drainDelayMs?: number;
 }
 
 export const DEFAULT_PORT = 7420;
@@ -154,6 +157,12 @@ const environment = z.object({
     .max(600, 'CLARION_LEASE_S must be at most 600')
     .transform((value) => Math.round(value * 1000))
     .optional(),
+  CLARION_DRAIN_DELAY_S: z.coerce
+    .number({ error: 'CLARION_DRAIN_DELAY_S must be a number of seconds' })
+    .min(0, 'CLARION_DRAIN_DELAY_S must be at least 0')
+    .max(300, 'CLARION_DRAIN_DELAY_S must be at most 300')
+    .transform((value) => Math.round(value * 1000))
+    .optional(),
 });
 
 /** Reads the configuration; unset and empty variables take their defaults. */
@@ -198,6 +207,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     notifyAllowedHosts: settings.CLARION_NOTIFY_ALLOWED_HOSTS ?? [],
     replicaId: settings.CLARION_REPLICA_ID ?? generatedReplicaId(),
     leaseMs: settings.CLARION_LEASE_S ?? SESSION_LEASE_MS,
+    drainDelayMs: settings.CLARION_DRAIN_DELAY_S ?? SHUTDOWN_DRAIN_DELAY_MS,
   };
 }
 

@@ -8,6 +8,7 @@
 import {
   HTTP_KEEP_ALIVE_TIMEOUT_MS,
   REPLICA_HEARTBEAT_INTERVAL_MS,
+  SHUTDOWN_DRAIN_MS,
   SESSION_LEASE_MS,
   STATISTICS_INTERVAL_MS,
 } from './tunables.js';
@@ -42,6 +43,7 @@ import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
 import { allowedHostnames, exposureWarning } from './http/exposure.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
+import { createDrain } from './http/drain.js';
 import {
   createNotifier,
   startWebPush,
@@ -405,6 +407,7 @@ export async function startServer(
       vapidPublicKey: options.notify?.vapidPublicKey ?? (() => webPush.vapidPublicKey),
     });
     const pump = new RuntimeEventPump(turns);
+    const draining = createDrain(systemTimers);
     const { app, mcp } = createApp({
       store,
       clarification,
@@ -424,6 +427,7 @@ export async function startServer(
         listener: () => wakes.listenerState(),
       },
       sharedMcpSessions: replicated,
+      draining: () => draining.draining(),
     });
     const wss = createEventsWebSocketServer();
     const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
@@ -431,6 +435,7 @@ export async function startServer(
     // that drops an idle socket first races a request the client just wrote on it.
     server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
     server.headersTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;
+    draining.track(server);
     await listen(server, config.host, config.port);
 
     const { port } = server.address() as AddressInfo;
@@ -465,6 +470,30 @@ export async function startServer(
       async close() {
         // No more takeovers: a session taken now would start an agent the stop then kills.
         running.quiesce();
+        // Said first: a load balancer's health check takes this replica out while it still answers.
+        draining.start();
+        if (config.drainDelayMs !== undefined && config.drainDelayMs > 0) {
+          await new Promise<void>((resolve) => {
+            systemTimers.setTimeout(resolve, config.drainDelayMs ?? 0);
+          });
+        }
+        // No new connections (a balancer sends those elsewhere); the requests in flight are
+        // answered: waits end now with their pending ID (collected on another replica), event
+        // streams close (clients reconnect elsewhere), and the rest finish within a bound.
+        const stopped = new Promise<void>((resolve) => {
+          server.close(() => {
+            resolve();
+          });
+        });
+        clarification.drain();
+        hub.closeAll();
+        terminateWebSockets(wss);
+        if (!(await draining.idle(SHUTDOWN_DRAIN_MS))) {
+          logger.warn(
+            { bound_ms: SHUTDOWN_DRAIN_MS },
+            'requests still in flight at shutdown are cut',
+          );
+        }
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
         statistics.cancel();
@@ -482,14 +511,8 @@ export async function startServer(
           lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
         );
         await running.stop();
-        hub.closeAll();
-        terminateWebSockets(wss);
-        await new Promise<void>((resolve) => {
-          server.close(() => {
-            resolve();
-          });
-          server.closeAllConnections();
-        });
+        server.closeAllConnections();
+        await stopped;
         await clarification.close();
         await stopWakes?.();
         await store.close();

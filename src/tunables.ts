@@ -100,6 +100,14 @@ export const TOKEN_LAST_USED_INTERVAL_MS = 60 * 1000;
 // ---------------------------------------------------------------- HTTP and events
 /** Outlives the clients' idle keep-alive (Node's and undici's are about 5 s). */
 export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/**
+ * A graceful stop waits this long for requests in flight once it stops accepting
+ * (issue 16); what is left then is cut. Waits end at the stop's start, so only
+ * short work (a respond, a page) is waited for.
+ */
+export const SHUTDOWN_DRAIN_MS = 10_000;
+/** A stop's `/healthz` says `draining` this long before it stops accepting (`CLARION_DRAIN_DELAY_S`). */
+export const SHUTDOWN_DRAIN_DELAY_MS = 0;
 /** WebSocket pings that keep proxies from closing an idle events socket. */
 export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
 /** `Retry-After` of every 503: a budget ran out or the storage failed; worth a retry soon. */

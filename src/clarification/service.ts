@@ -40,7 +40,7 @@ import {
 } from './pending-list.js';
 import { Resolver, type DecisionCaller, type RespondResult } from './resolver.js';
 import type { RespondInput } from './outcome.js';
-import type { WaitEnd } from './waiters.js';
+import type { WaitEnd, WaitOutcome } from './waiters.js';
 
 export type AskResult =
   | {
@@ -90,6 +90,8 @@ export class ClarificationService {
   private readonly deps: ClarificationDeps & { decisions: DecisionBoard };
   /** Asks and responses still running; `close` lets them finish their writes. */
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** Aborted by `drain`: no wait runs on a server that is stopping. */
+  private readonly draining = new AbortController();
 
   constructor(deps: ClarificationDeps) {
     this.deps = { ...deps, decisions: deps.decisions ?? new DecisionBoard() };
@@ -138,6 +140,18 @@ export class ClarificationService {
   }
 
   /**
+   * For a graceful stop, while the server still answers (issue 16): ends
+   * every live wait as detached and every `awaitDecision` as still waiting,
+   * and later ones at once, so each caller gets its result (open, with the
+   * pending ID) before the connections close, rather than a cut call, and
+   * collects the answer through any other replica.
+   */
+  drain(): void {
+    this.draining.abort();
+    this.deps.waiters.endAll('detached');
+  }
+
+  /**
    * For shutdown, before the store closes: ends every live wait as detached
    * (the agents are going down) and waits for running asks and responses, so
    * their detach and delivery writes land rather than meet a closed store.
@@ -177,10 +191,12 @@ export class ClarificationService {
     if (!created) return failure('not_active', 'this session can no longer ask questions');
     options.onBundle?.(created);
 
-    const outcome = await this.deps.waiters.wait(created, sessionId, {
-      timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
-      ...(options.signal ? { signal: options.signal } : {}),
-    });
+    const outcome: WaitOutcome = this.draining.signal.aborted
+      ? { kind: 'ended', reason: 'detached' }
+      : await this.deps.waiters.wait(created, sessionId, {
+          timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
     if (outcome.kind === 'answered') {
       return {
         ok: true,
@@ -304,6 +320,8 @@ export class ClarificationService {
     });
     const timer = this.deps.timers.setTimeout(end, options.timeoutMs);
     options.signal?.addEventListener('abort', end, { once: true });
+    if (this.draining.signal.aborted) end();
+    this.draining.signal.addEventListener('abort', end, { once: true });
     // Ends the waits on other replicas' wakes this call started.
     const finished = new AbortController();
     try {
@@ -333,6 +351,7 @@ export class ClarificationService {
       stop();
       timer.cancel();
       options.signal?.removeEventListener('abort', end);
+      this.draining.signal.removeEventListener('abort', end);
     }
   }
 

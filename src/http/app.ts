@@ -55,6 +55,8 @@ export interface AppDeps {
   readonly replica?: ReplicaHealth;
   /** Several replicas: an MCP session opened on one is served by all (`agents/mcp/route.ts`). */
   readonly sharedMcpSessions?: boolean;
+  /** True once a graceful stop began (`drain.ts`): `/healthz` says 503 `draining`. */
+  readonly draining?: () => boolean;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */

@@ -29,4 +29,24 @@ describe('GET /healthz', () => {
     expect(response.status).toBe(503);
     expect(await response.json()).toMatchObject({ status: 'unavailable', database: 'unreachable' });
   });
+
+  it('answers 503 draining once a stop began, naming the replica', async () => {
+    const app = new Hono();
+    let draining = false;
+    registerHealthRoute(app, {
+      store: { driver: 'postgres', schema, ping: () => Promise.resolve() },
+      replica: { id: 'replica-a', leases: () => Promise.resolve(0), listener: () => 'listening' },
+      draining: () => draining,
+    });
+    expect((await app.request('/healthz')).status).toBe(200);
+    draining = true;
+    const response = await app.request('/healthz');
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      status: 'draining',
+      driver: 'postgres',
+      schema,
+      replica: { id: 'replica-a' },
+    });
+  });
 });

@@ -77,6 +77,7 @@ import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
 import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
+import { fenceSessions } from './turns/fencing.js';
 import { recoverTakenSessions } from './turns/takeover.js';
 import { holderWakes } from './turns/holder-wakes.js';
 import { userInputReplicas } from './turns/user-input-replicas.js';
@@ -282,6 +283,8 @@ export async function startServer(
         },
         release: (sessionId) => running.leases.release(sessionId),
         tellHolder: (sessionId, kind) => wakes.send(store, { kind, sessionId }),
+        confirm: (sessionId) => running.leases.confirm(sessionId),
+        isFenced: (sessionId) => running.leases.isFenced(sessionId),
       },
     };
     const clarification = new ClarificationService({
@@ -293,6 +296,7 @@ export async function startServer(
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+      leases: running.leases,
       ...(replicated
         ? { replicas: claimReplicas({ store, bus: wakes, leaseMs, timers: systemTimers }) }
         : {}),
@@ -307,6 +311,7 @@ export async function startServer(
           leaseMs,
           timers: systemTimers,
           logger: logger.child({ component: 'user-input-replicas' }),
+          leases: running.leases,
         })
       : undefined;
     const userInputs = createUserInputRegistry({
@@ -338,6 +343,8 @@ export async function startServer(
       cancellations: new CancelRequests(),
     };
     turnsRef = turns;
+    // A session lost while this server did not run: what runs here for it ends, writing nothing.
+    running.leases.onLost((sessionIds) => fenceSessions(turns, sessionIds));
     const notifyTunables = { ...DEFAULT_NOTIFY_TUNABLES, ...options.notify?.tunables };
     const webPush = await startWebPush(store, {
       clock: store.clock,

@@ -12,6 +12,7 @@ import type { WakeSubscriber } from '../cluster/index.js';
 import { idleSessionsWithQueue } from '../store/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
+import { confirmLease } from './fencing.js';
 
 export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber {
   const run = (sessionId: string) =>
@@ -26,13 +27,16 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
     kinds: ['queue', 'cancel', 'stop'],
     wake({ topic }) {
       if (topic.kind !== 'queue' && topic.kind !== 'cancel' && topic.kind !== 'stop') return;
-      const { sessionId } = topic;
+      const { sessionId, kind } = topic;
       // Only where the agent runs: anywhere else there is nothing to act on.
       if (!deps.host.isStarted(sessionId)) return;
-      if (topic.kind === 'queue') void run(sessionId);
-      else if (topic.kind === 'cancel')
-        void settle(deps.host.cancel(sessionId), sessionId, 'cancel');
-      else void settle(deps.host.stop(sessionId), sessionId, 'stop');
+      // A lease lost while this replica did not run: its agent here is fenced, not woken.
+      void settle(confirmLease(deps, sessionId), sessionId, kind).then(() => {
+        if (!deps.host.isStarted(sessionId)) return;
+        if (kind === 'queue') void run(sessionId);
+        else if (kind === 'cancel') void settle(deps.host.cancel(sessionId), sessionId, 'cancel');
+        else void settle(deps.host.stop(sessionId), sessionId, 'stop');
+      });
     },
     async resync() {
       const held = await idleSessionsWithQueue(deps.store, { kind: 'held_by', replicaId });

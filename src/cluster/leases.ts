@@ -165,7 +165,13 @@ export class SessionLeases {
     // A renew that was already under way may have begun before a pause: then once more.
     for (let renews = 0; renews < 2; renews++) {
       if (!this.held.has(sessionId) || this.monotonicNow() < this.validUntilMs) break;
-      await this.renew();
+      try {
+        await this.renew();
+      } catch (error) {
+        // The database cannot say: the action goes on as before fencing, and its own writes fail.
+        this.deps.logger?.warn({ err: error, session_id: sessionId }, 'renewing leases failed');
+        break;
+      }
     }
     const fencing = this.fencing.get(sessionId);
     if (fencing) await fencing;

@@ -140,4 +140,80 @@ describe('a replica that hung past its lease', () => {
       expect(view.json).toMatchObject({ status: 'answered', delivery_pending: false });
     }
   }, 180_000);
+
+  it('fences before a hand-off: an answer sent to A while it was stopped never reaches its old agent', async () => {
+    const [a, b] = await processes.start(['replica-a', 'replica-b'], {
+      CLARION_LEASE_S: String(LEASE_S),
+    });
+    if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
+    const aPid = a.child.pid;
+    const bPid = b.child.pid;
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+    const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json as { session: { id: string } }).session.id;
+    const pendingOf = async () =>
+      (
+        (await onB('GET', '/api/v1/pending')).json as {
+          bundles: { pending_id: string; session_id: string }[];
+        }
+      ).bundles.find((bundle) => bundle.session_id === sessionId);
+    await eventually(async () => (await pendingOf()) !== undefined, 30_000);
+    const ask = await pendingOf();
+    if (!ask) throw new Error('the ask is pending');
+    const [agentOnA] = childrenOf(aPid);
+    if (agentOnA === undefined) throw new Error('A runs the demo agent');
+
+    process.kill(aPid, 'SIGSTOP');
+    stoppedPid = aPid;
+    const store = await openStore(processes.target());
+    try {
+      // B took the session over (the lease is then B's, or free again once B gave it back).
+      await eventually(
+        async () => {
+          const lease = await store.db
+            .selectFrom('session_leases')
+            .select('replica_id')
+            .where('session_id', '=', sessionId)
+            .executeTakeFirst();
+          return lease?.replica_id !== 'replica-a';
+        },
+        3 * LEASE_S * 1000,
+      );
+    } finally {
+      await store.close();
+    }
+    // Sent while A is stopped: A reads it when it runs again, before or as its heartbeat renews.
+    const answered = onA('POST', `/api/v1/clarification/${ask.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(aPid, 'SIGCONT');
+    stoppedPid = undefined;
+    expect((await answered).status).toBe(200);
+
+    const agentText = async () =>
+      (
+        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
+          author: string;
+          content: string;
+        }[]
+      )
+        .filter((message) => message.author === 'agent')
+        .map((message) => message.content);
+    await eventually(
+      async () => (await agentText()).some((t) => t.includes('"Generated"')),
+      30_000,
+    );
+    await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
+    // One agent runs the session now, a new one, on whichever replica resumed it.
+    const agents = [...childrenOf(aPid), ...childrenOf(bPid)];
+    expect(agents).toHaveLength(1);
+    expect(agents).not.toContain(agentOnA);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect((await agentText()).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
+    const view = await onB('GET', `/api/v1/clarification/${ask.pending_id}`);
+    expect(view.json).toMatchObject({ status: 'answered', delivery_pending: false });
+  }, 180_000);
 });

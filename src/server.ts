@@ -79,6 +79,7 @@ import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
 import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
+import { fenceSessions } from './turns/fencing.js';
 import { recoverTakenSessions } from './turns/takeover.js';
 import { holderWakes } from './turns/holder-wakes.js';
 import { userInputReplicas } from './turns/user-input-replicas.js';
@@ -257,6 +258,7 @@ export async function startServer(
           leaseMs,
           timers: systemTimers,
           logger: logger.child({ component: 'user-input-replicas' }),
+          leases: running.leases,
         })
       : undefined;
     // Every session write: clarification rows and the registry's requests make pending_action.
@@ -304,6 +306,8 @@ export async function startServer(
         },
         release: (sessionId) => running.leases.release(sessionId),
         tellHolder: (ctx, sessionId, kind) => wakes.send(ctx, { kind, sessionId }),
+        confirm: (sessionId) => running.leases.confirm(sessionId),
+        isFenced: (sessionId) => running.leases.isFenced(sessionId),
       },
     };
     const clarification = new ClarificationService({
@@ -315,6 +319,7 @@ export async function startServer(
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+      leases: running.leases,
       ...(replicated
         ? { replicas: claimReplicas({ store, bus: wakes, leaseMs, timers: systemTimers }) }
         : {}),
@@ -349,6 +354,8 @@ export async function startServer(
       cancellations: new CancelRequests(),
     };
     turnsRef = turns;
+    // A session lost while this server did not run: what runs here for it ends, writing nothing.
+    running.leases.onLost((sessionIds) => fenceSessions(turns, sessionIds));
     const notifyTunables = { ...DEFAULT_NOTIFY_TUNABLES, ...options.notify?.tunables };
     const webPush = await startWebPush(store, {
       clock: store.clock,

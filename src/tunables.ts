@@ -233,5 +233,13 @@ export const SESSION_LEASE_MS = 15_000;
  * leave the lease held.
  */
 export const REPLICA_HEARTBEAT_INTERVAL_MS = 5_000;
+/**
+ * How much sooner than its lease a replica stops trusting its leases from
+ * memory (measured on its monotonic clock from when its last renew started):
+ * past that, an action that needs a lease renews first and fences the
+ * sessions it lost. Covers clock skew between replicas and the renew's own
+ * latency; capped at a third of the lease so a short test lease still works.
+ */
+export const LEASE_FENCE_MARGIN_MS = 2_000;
 /** A replica row silent this long and holding no lease is deleted at the next start (generated IDs pile up). */
 export const REPLICA_ROW_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

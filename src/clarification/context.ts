@@ -79,6 +79,12 @@ export interface ClarificationDeps {
   budgets: ClarificationBudgets;
   /** Several replicas share the store: delivery may belong to another. */
   replicas?: ClaimReplicas;
+  /**
+   * Several replicas: before an answer goes to a live wait here, renews this
+   * replica's leases when they are no longer certainly valid; a session lost
+   * meanwhile is fenced first (its waits end), so the claim goes to its holder.
+   */
+  leases?: { confirm(sessionId: string): Promise<boolean> };
   /** Told when a claim is handed off; the service makes one when none is given. */
   decisions?: DecisionBoard;
 }

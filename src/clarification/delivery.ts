@@ -89,6 +89,7 @@ export async function deliverClaim(
 ): Promise<Delivered> {
   const response = responseOf(bundle, decision, claimed);
   const { replicas, waiters } = deps;
+  await confirmWaiterHere(deps, bundle);
   let outcome: DeliveryOutcome;
   if (!replicas || waiters.has(bundle.pendingId)) {
     outcome = await run(deps, bundle, decision, claimed, response);
@@ -140,6 +141,7 @@ export async function deliverAnnounced(
   }
   const winner = winnerResponse(bundle);
   if (!winner || claimed.length === 0) return undefined;
+  await confirmWaiterHere(deps, bundle);
   const routed = await routeClaim(
     deps,
     replicas,
@@ -156,6 +158,13 @@ export async function deliverAnnounced(
   const outcome = await run(deps, bundle, decision, claimed, responseOf(bundle, decision, claimed));
   if (deliveryVerdict(outcome) === 'delivered') deps.decisions?.decided(pendingId);
   return outcome;
+}
+
+/** A wait held here for a session this replica lost while it did not run is ended first. */
+async function confirmWaiterHere(deps: ClarificationDeps, bundle: Bundle): Promise<void> {
+  if (deps.leases && deps.waiters.has(bundle.pendingId)) {
+    await deps.leases.confirm(bundle.sessionId);
+  }
 }
 
 async function run(

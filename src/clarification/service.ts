@@ -206,6 +206,10 @@ export class ClarificationService {
         questions: normalized.value.questions,
       };
     }
+    // Fenced: the replica that took the session over already detached the bundle.
+    if (outcome.reason === 'fenced') {
+      return failure('not_active', 'another server took this session over; ask again there');
+    }
     if (!this.deps.waiters.has(created)) await this.detachRows(sessionId);
     return { ok: true, pendingId: created, outcome: 'open', reason: outcome.reason };
   }
@@ -395,6 +399,15 @@ export class ClarificationService {
   async detachSession(sessionId: string): Promise<MessageRecord[]> {
     this.deps.waiters.endSession(sessionId, 'detached');
     return this.detachRows(sessionId);
+  }
+
+  /**
+   * Fencing (issue 16): another replica took the session over while this one
+   * did not run. Its waits here end and write nothing: that replica's
+   * recovery already made the bundles detached and answerable there.
+   */
+  fenceSession(sessionId: string): void {
+    this.deps.waiters.endSession(sessionId, 'fenced');
   }
 
   /** The session ended: its current bundles expire and can no longer be answered. */

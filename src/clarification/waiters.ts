@@ -11,7 +11,14 @@
 import type { Timers } from '../support/index.js';
 import type { ClarificationResponse } from './outcome.js';
 
-export type WaitEnd = 'timeout' | 'caller_gone' | 'detached' | 'cancelled' | 'delivery_failed';
+export type WaitEnd =
+  | 'timeout'
+  | 'caller_gone'
+  | 'detached'
+  | 'cancelled'
+  | 'delivery_failed'
+  /** Another replica took the session over while this one did not run; its rows are not ours. */
+  | 'fenced';
 
 export type WaitOutcome =
   { kind: 'answered'; response: ClarificationResponse } | { kind: 'ended'; reason: WaitEnd };

@@ -18,7 +18,7 @@ export type { EventRelay, EventRelayOptions } from './event-relay.js';
 export { loggingPublisher, sessionEventLog, startEventRelay } from './event-relay.js';
 export { claimReplicas, type ClaimReplicasDeps, type ClaimReplicasView } from './claim-replicas.js';
 // Part A: replica identity, heartbeat, session leases, takeover.
-export { SessionLeases, type SessionLeaseDeps } from './leases.js';
+export { SessionLeases, type LostSessions, type SessionLeaseDeps } from './leases.js';
 export {
   ReplicaIdInUseError,
   startReplica,

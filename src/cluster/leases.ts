@@ -7,7 +7,19 @@
  * `started` remembers the sessions whose lease a start took, so a pass that
  * gives back leases nobody uses (after recovery) never frees one whose agent
  * is starting.
+ *
+ * Fencing: a replica that hung past its lease (SIGSTOP, a GC pause, a frozen
+ * VM) has lost its sessions to another replica without being told. So it
+ * trusts its leases from memory only until its last renew's start plus the
+ * lease, less a margin, on its monotonic clock; past that, `confirm` renews
+ * first. Every renew compares what it still holds with what it held when it
+ * began: the sessions lost are handed to the `onLost` listener (which stops
+ * their agents and waits here, writing nothing) and stay fenced until a start
+ * here takes their lease again.
  */
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '../observability/index.js';
+import { LEASE_FENCE_MARGIN_MS } from '../tunables.js';
 import {
   acquireLease,
   countLeases,
@@ -25,12 +37,37 @@ export interface SessionLeaseDeps {
   readonly store: Store;
   readonly replicaId: string;
   readonly leaseMs: number;
+  /** Monotonic milliseconds (a fake in tests); `performance.now` when absent. */
+  readonly monotonicMs?: () => number;
+  readonly fenceMarginMs?: number;
+  readonly logger?: Logger;
 }
+
+/** Ends what runs here for sessions whose lease another replica now holds; writes nothing. */
+export type LostSessions = (sessionIds: readonly string[]) => Promise<void>;
 
 export class SessionLeases {
   private readonly started = new Set<string>();
+  /** The sessions this replica believes it holds: taken by a start, a takeover or start-up. */
+  private readonly held = new Set<string>();
+  /** Lost to another replica and not taken again here since. */
+  private readonly lost = new Set<string>();
+  /** Fencing under way, per session: a `confirm` waits for it. */
+  private readonly fencing = new Map<string, Promise<void>>();
+  private validUntilMs = Number.NEGATIVE_INFINITY;
+  private renewing: Promise<number> | undefined;
+  private lostListener: LostSessions = () => Promise.resolve();
 
   constructor(private readonly deps: SessionLeaseDeps) {}
+
+  private monotonicNow(): number {
+    return (this.deps.monotonicMs ?? (() => performance.now()))();
+  }
+
+  /** Who ends what runs here for lost sessions (the composition root wires turns). */
+  onLost(listener: LostSessions): void {
+    this.lostListener = listener;
+  }
 
   get replicaId(): string {
     return this.deps.replicaId;
@@ -48,24 +85,109 @@ export class SessionLeases {
   /** Takes the session's lease for an agent start; false while another live replica holds it. */
   async acquire(sessionId: string): Promise<boolean> {
     const held = await acquireLease(this.deps.store, sessionId, this.terms());
-    if (held) this.started.add(sessionId);
+    if (held) {
+      this.started.add(sessionId);
+      this.holding(sessionId);
+    }
     return held;
+  }
+
+  private holding(sessionId: string): void {
+    this.held.add(sessionId);
+    this.lost.delete(sessionId);
   }
 
   /** Gives the session's lease back (its agent stopped or never started). */
   async release(sessionId: string): Promise<void> {
     this.started.delete(sessionId);
+    this.held.delete(sessionId);
     await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
   }
 
-  /** Renews every lease of this replica; how many it holds. */
+  /**
+   * Renews every lease of this replica in one statement and fences the
+   * sessions it held when it began but no longer holds; how many it holds.
+   * Concurrent calls share one renew.
+   */
   renew(): Promise<number> {
-    return renewLeases(this.deps.store, this.deps.replicaId, this.terms().expiresAt);
+    this.renewing ??= this.renewOnce().finally(() => {
+      this.renewing = undefined;
+    });
+    return this.renewing;
+  }
+
+  private async renewOnce(): Promise<number> {
+    const began = this.monotonicNow();
+    const before = [...this.held];
+    const kept = new Set(
+      await renewLeases(this.deps.store, this.deps.replicaId, this.terms().expiresAt),
+    );
+    const margin = Math.min(
+      this.deps.fenceMarginMs ?? LEASE_FENCE_MARGIN_MS,
+      Math.floor(this.deps.leaseMs / 3),
+    );
+    this.validUntilMs = began + this.deps.leaseMs - margin;
+    // Still in `held`: a release or a new acquire meanwhile decided for itself.
+    const lost = before.filter((sessionId) => !kept.has(sessionId) && this.held.has(sessionId));
+    if (lost.length > 0) await this.fence(lost);
+    return kept.size;
+  }
+
+  private async fence(sessionIds: readonly string[]): Promise<void> {
+    for (const sessionId of sessionIds) {
+      this.held.delete(sessionId);
+      this.started.delete(sessionId);
+      this.lost.add(sessionId);
+      this.deps.logger?.warn(
+        { session_id: sessionId, replica: this.deps.replicaId },
+        'another replica took this session’s lease while this one was not running (paused past its lease): ' +
+          'its agent, waits and requests here end without writing',
+      );
+    }
+    const done = this.lostListener(sessionIds).catch((error: unknown) => {
+      this.deps.logger?.error({ err: error }, 'fencing lost sessions failed');
+    });
+    for (const sessionId of sessionIds) this.fencing.set(sessionId, done);
+    await done;
+    for (const sessionId of sessionIds) {
+      if (this.fencing.get(sessionId) === done) this.fencing.delete(sessionId);
+    }
+  }
+
+  /**
+   * Before an action that needs the session's lease (hand an answer to a
+   * live waiter, prompt, cancel or stop its agent, apply a forwarded answer):
+   * false when this replica held it and has lost it, once what ran here for
+   * it has ended; true otherwise (held, or never ours: the caller's own path
+   * decides). Talks to the database only when the local validity lapsed.
+   */
+  async confirm(sessionId: string): Promise<boolean> {
+    // A renew that was already under way may have begun before a pause: then once more.
+    for (let renews = 0; renews < 2; renews++) {
+      if (!this.held.has(sessionId) || this.monotonicNow() < this.validUntilMs) break;
+      try {
+        await this.renew();
+      } catch (error) {
+        // The database cannot say: the action goes on as before fencing, and its own writes fail.
+        this.deps.logger?.warn({ err: error, session_id: sessionId }, 'renewing leases failed');
+        break;
+      }
+    }
+    const fencing = this.fencing.get(sessionId);
+    if (fencing) await fencing;
+    return !this.lost.has(sessionId);
+  }
+
+  /** Whether the session was lost here to another replica and not taken again since. */
+  isFenced(sessionId: string): boolean {
+    return this.lost.has(sessionId);
   }
 
   /** Takes the leases whose holder stopped heartbeating or died; each goes to one replica. */
-  takeOver(): Promise<string[]> {
-    return takeOverLeases(this.deps.store, this.terms());
+  async takeOver(): Promise<string[]> {
+    const taken = await takeOverLeases(this.deps.store, this.terms());
+    for (const sessionId of taken) this.holding(sessionId);
+    return taken;
   }
 
   /** Releases the leases recovery took for sessions whose agent did not start here. */
@@ -76,13 +198,17 @@ export class SessionLeases {
       if (!(await releaseLease(this.deps.store, sessionId, this.deps.replicaId))) continue;
       // A start that took it while we let go: it keeps the lease it had.
       if (this.started.has(sessionId)) await acquireLease(this.deps.store, sessionId, this.terms());
-      else released++;
+      else {
+        this.held.delete(sessionId);
+        released++;
+      }
     }
     return released;
   }
 
   releaseAll(): Promise<number> {
     this.started.clear();
+    this.held.clear();
     return releaseLeasesOf(this.deps.store, this.deps.replicaId);
   }
 

@@ -1,7 +1,8 @@
 /**
  * This server as one replica of several on the database (issue 16): it
  * registers under its ID (a live replica of the same ID refuses the start),
- * heartbeats every `heartbeatMs`, renews its leases and takes over those of
+ * heartbeats every `heartbeatMs`, renews its leases (fencing the sessions it
+ * lost while it did not run, `leases.ts`) and takes over those of
  * replicas that stopped heartbeating or died, handing exactly the sessions it
  * took to `recover` (start-up recovery for those sessions, injected by the
  * composition root). A clean stop releases its leases and marks it stopped.
@@ -42,6 +43,8 @@ export interface ReplicaDeps {
   readonly logger: Logger;
   /** This server is alone on the database (SQLite's data-directory lock): others' leases are void. */
   readonly exclusive: boolean;
+  /** The monotonic clock fencing measures lease validity on (a fake in tests). */
+  readonly monotonicMs?: () => number;
 }
 
 /** Runs start-up recovery for exactly these sessions (their lease was just taken over). */
@@ -82,7 +85,13 @@ export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
     await lock.release();
     throw error;
   }
-  const leases = new SessionLeases({ store, replicaId: id, leaseMs });
+  const leases = new SessionLeases({
+    store,
+    replicaId: id,
+    leaseMs,
+    logger,
+    ...(deps.monotonicMs ? { monotonicMs: deps.monotonicMs } : {}),
+  });
   if (deps.exclusive) await retireOtherReplicas(store, id, timestampAtMs(store.clock.nowMs()));
   await pruneReplicas(store, timestampAtMs(store.clock.nowMs() - REPLICA_ROW_RETENTION_MS));
   // Leases of replicas already dead are ours before recovery looks, so no other replica recovers them too.

@@ -44,18 +44,19 @@ export async function acquireLease(
   return result.rows.length > 0;
 }
 
-/** Renews every lease the replica holds, in one statement; how many. */
+/** Renews every lease the replica holds, in one statement; the sessions it still holds. */
 export async function renewLeases(
   ctx: RepoContext,
   replicaId: string,
   expiresAt: string,
-): Promise<number> {
-  const result = await ctx.db
+): Promise<string[]> {
+  const rows = await ctx.db
     .updateTable('session_leases')
     .set({ expires_at: expiresAt })
     .where('replica_id', '=', replicaId)
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows);
+    .returning('session_id')
+    .execute();
+  return rows.map((row) => row.session_id);
 }
 
 /**

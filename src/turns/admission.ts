@@ -37,6 +37,7 @@ import type { TurnsDeps } from './context.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
 import type { AgentSlot } from './agent-quota.js';
 import { agentPlace, dispatchTurn, ensureAgent } from './dispatch.js';
+import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
 
@@ -179,6 +180,7 @@ export async function admitMessage(
   input: { text: string; admissionKey: string },
 ): Promise<AdmissionResult> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
+  await confirmLease(deps, sessionId);
   const userId = principal.kind === 'user' ? principal.userId : null;
   const place = agentPlace(deps);
   try {
@@ -296,6 +298,9 @@ async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void>
  * so a concurrent delete either wins before or finds it gone.
  */
 export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promise<void> {
+  // A queue driver of a session lost while this replica did not run stops here.
+  await confirmLease(deps, sessionId);
+  if (deps.leases?.isFenced(sessionId)) return;
   const admitted = await deps.sessions.write(
     sessionId,
     async (write): Promise<Admitted | 'start' | undefined> => {

@@ -43,6 +43,14 @@ export interface SessionLeasePort {
    * request is in the store) or stop it, with the commit of `ctx`.
    */
   tellHolder(ctx: RepoContext, sessionId: string, kind: 'cancel' | 'stop'): Promise<void>;
+  /**
+   * Before acting on the session's agent here: renews first when this
+   * replica's leases are no longer certainly valid, and resolves once a
+   * session lost meanwhile is fenced (`fencing.ts`); false when it was lost.
+   */
+  confirm(sessionId: string): Promise<boolean>;
+  /** Lost to another replica and not taken again here: what its old agent reports is void. */
+  isFenced(sessionId: string): boolean;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

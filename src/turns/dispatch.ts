@@ -24,6 +24,7 @@ import {
   type SessionRecord,
 } from '../store/index.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
+import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
@@ -32,6 +33,8 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   const { host, store } = deps;
   // An idle stop under way ends the old process first; then a new one starts.
   await deps.idleStops.settled(sessionId);
+  // An agent still running here for a session lost while this replica did not run is stopped first.
+  await confirmLease(deps, sessionId);
   const readiness = host.readiness(sessionId);
   if (readiness.ready) return;
   const session = await getSession(store, sessionId);

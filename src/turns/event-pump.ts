@@ -17,10 +17,16 @@ export class RuntimeEventPump {
     });
   }
 
+  /** A fenced session's rows belong to another replica: its old agent's reports change nothing. */
+  private fenced(event: RuntimeEvent): boolean {
+    return this.deps.leases?.isFenced(event.sessionId) === true;
+  }
+
   private enqueue(event: RuntimeEvent): void {
+    if (this.fenced(event)) return;
     const previous = this.chains.get(event.sessionId) ?? Promise.resolve();
     const next = previous
-      .then(() => handleRuntimeEvent(this.deps, event))
+      .then(() => (this.fenced(event) ? undefined : handleRuntimeEvent(this.deps, event)))
       .catch((error: unknown) => {
         this.deps.logger.error(
           { err: error, event: event.type, session_id: event.sessionId },

@@ -18,6 +18,7 @@ import {
 } from '../store/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
+import { confirmLease } from './fencing.js';
 
 export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber {
   const run = (sessionId: string) =>
@@ -38,12 +39,16 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
     kinds: ['queue', 'cancel', 'stop'],
     wake({ topic }) {
       if (topic.kind !== 'queue' && topic.kind !== 'cancel' && topic.kind !== 'stop') return;
-      const { sessionId } = topic;
+      const { sessionId, kind } = topic;
       // Only where the agent runs: anywhere else there is nothing to act on.
       if (!deps.host.isStarted(sessionId)) return;
-      if (topic.kind === 'queue') void run(sessionId);
-      else if (topic.kind === 'cancel') void settle(cancel(sessionId), sessionId, 'cancel');
-      else void settle(deps.host.stop(sessionId), sessionId, 'stop');
+      // A lease lost while this replica did not run: its agent here is fenced, not woken.
+      void settle(confirmLease(deps, sessionId), sessionId, kind).then(() => {
+        if (!deps.host.isStarted(sessionId)) return;
+        if (kind === 'queue') void run(sessionId);
+        else if (kind === 'cancel') void settle(cancel(sessionId), sessionId, 'cancel');
+        else void settle(deps.host.stop(sessionId), sessionId, 'stop');
+      });
     },
     async resync() {
       const mine = { kind: 'held_by', replicaId } as const;

@@ -7,12 +7,14 @@
 import type { AgentRuntime, Readiness } from '../agents/index.js';
 import type { AgentLaunchDeps } from './context.js';
 import { ensureAgent } from './dispatch.js';
+import { confirmLease } from './fencing.js';
 
 export function sessionRuntime(deps: AgentLaunchDeps): AgentRuntime {
   const { host } = deps;
   return {
     readiness: (sessionId) => host.readiness(sessionId),
     async prepare(sessionId): Promise<Readiness> {
+      await confirmLease(deps, sessionId);
       if (!host.isStarted(sessionId)) {
         try {
           await ensureAgent(deps, sessionId);
@@ -22,6 +24,9 @@ export function sessionRuntime(deps: AgentLaunchDeps): AgentRuntime {
       }
       return host.readiness(sessionId);
     },
-    prompt: (request) => host.prompt(request),
+    async prompt(request) {
+      await confirmLease(deps, request.sessionId);
+      await host.prompt(request);
+    },
   };
 }

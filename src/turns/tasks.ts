@@ -27,6 +27,7 @@ import {
 import { admitMessage, type AdmissionResult } from './admission.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { TurnsDeps } from './context.js';
+import { confirmLease } from './fencing.js';
 import { failure, type Failure } from '../wire/index.js';
 
 export type CreateTaskResult =
@@ -157,6 +158,7 @@ export async function cancelTurn(
   sessionId: string,
 ): Promise<Found> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
+  await confirmLease(deps, sessionId);
   if (deps.host.isStarted(sessionId)) {
     // Agents' tokens never reach this (state-changing route), but say who it was either way.
     if (principal.kind === 'user') deps.cancellations.noted(sessionId, principal.name);
@@ -204,6 +206,7 @@ export async function deleteTask(
 /** Settles memory-owned requests, stops the agent and ends live waits before the rows go. */
 async function settleSession(deps: TurnsDeps, sessionId: string): Promise<void> {
   deps.userInputs.sessionDeleted(sessionId);
+  await confirmLease(deps, sessionId);
   if (deps.host.isStarted(sessionId)) await deps.host.stop(sessionId);
   else await deps.leases?.tellHolder(deps.store, sessionId, 'stop');
   await deps.clarification.expireSession(sessionId);

@@ -83,6 +83,8 @@ export interface UserInputReplicasDeps {
   readonly logger: Logger;
   readonly waitMs?: number;
   readonly recheckMs?: number;
+  /** Before applying an answer: a session lost while this replica did not run is fenced first. */
+  readonly leases?: { confirm(sessionId: string): Promise<boolean> };
 }
 
 export interface UserInputReplicas {
@@ -155,6 +157,9 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
   }
 
   async function apply(registry: UserInputRegistry, answer: ForwardedAnswer): Promise<void> {
+    const sessionId = registry.get(answer.requestId)?.session_id;
+    // Fenced, the registry forgot the request: the answer hears not_found, as on its new holder.
+    if (sessionId !== undefined) await deps.leases?.confirm(sessionId);
     if (!(await takeForwardedAnswer(store, answer.id))) return;
     let outcome: UserInputRespondResult | { ok: false; code: 'internal' };
     try {

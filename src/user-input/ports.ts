@@ -105,6 +105,13 @@ export interface UserInputRegistry {
   supersede(requestId: string): boolean;
   /** Settle (`swept`) before the rows go; each returns how many requests it settled. */
   sessionDeleted(sessionId: string): number;
+  /**
+   * Several replicas: another one took the session over while this one did
+   * not run (fencing). Its requests leave memory without publishing anything
+   * (their rows and mirror are the other replica's now); a waiting agent
+   * call is refused. How many were dropped.
+   */
+  forgetSession(sessionId: string): number;
   taskDeleted(taskId: string): number;
   reset(): number;
   queuedFollowUps(sessionId: string): MachineQueueItem[];

@@ -512,6 +512,29 @@ describe('deletion and reset', () => {
     expect(ctx.registry.get(elsewhere.id)?.settled_reason).toBe('timed_out');
   });
 
+  it('forgetSession (fenced: another replica took the session) drops its requests without publishing', async () => {
+    const ctx = setup();
+    ctx.script.push(failing());
+    const due = await dueAction(ctx);
+    const consent = open(ctx.registry, consentInput());
+    const elsewhere = open(ctx.registry, consentInput({ sessionId: 'session-2' }));
+    const publishedBefore = ctx.published.length;
+    const admittedBefore = ctx.admissions.length;
+
+    expect(ctx.registry.forgetSession('session-1')).toBe(2);
+    // Their rows and mirror belong to the replica that took the session over.
+    expect(ctx.published).toHaveLength(publishedBefore);
+    for (const id of [due.id, consent.id]) expect(ctx.registry.get(id)).toBeUndefined();
+    await flush();
+    expect(consent.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.pendingActionOf('session-1')).toBeNull();
+    // No timer of theirs fires later: no retry of the follow-up.
+    ctx.timers.advance(60 * 60_000);
+    await flush();
+    expect(ctx.admissions).toHaveLength(admittedBefore);
+    expect(ctx.registry.get(elsewhere.id)?.settled_reason).toBe('timed_out');
+  });
+
   it('a deletion while an attempt is in flight wins over its late acceptance', async () => {
     const ctx = setup();
     let accept: (value: FollowUpAdmission) => void = () => {};

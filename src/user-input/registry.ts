@@ -553,6 +553,16 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       return settleWhere((state) => state.request.sessionId === sessionId, 'session_deleted');
     },
 
+    forgetSession(sessionId) {
+      const ids = [...live.keys()].filter((id) => live.get(id)?.request.sessionId === sessionId);
+      for (const id of ids) {
+        live.delete(id);
+        for (const map of [deadlines, retries, attemptTimeouts]) stopTimer(map, id);
+        if (answers.has(id)) answer(id, { kind: 'refused', reason: 'swept' });
+      }
+      return ids.length;
+    },
+
     taskDeleted(taskId) {
       return settleWhere((state) => state.request.taskId === taskId, 'task_deleted');
     },

@@ -73,6 +73,8 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
       leases: {
         acquire: () => Promise.resolve(false),
         release: () => Promise.resolve(),
+        confirm: () => Promise.resolve(true),
+        isFenced: () => false,
         tellHolder: (_ctx: unknown, id: string, kind: string) => {
           woken.push(`${kind} ${id}`);
           return Promise.resolve();

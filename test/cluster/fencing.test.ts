@@ -1,0 +1,165 @@
+/**
+ * The local validity rule of fencing (issue 16), on both engines with a fake
+ * clock for both the rows' time and the replica's monotonic clock. A replica
+ * trusts its leases from memory until its last renew's start plus the lease,
+ * less the margin: within that an action proceeds without a statement; past
+ * it the action renews first; a session another replica took meanwhile is
+ * fenced (once) and stays fenced until a start here takes it again.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { startReplica, type Replica } from '../../src/cluster/index.js';
+import { silentLogger } from '../../src/observability/index.js';
+import { openStore, type Driver, type Store } from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { LEASE_FENCE_MARGIN_MS } from '../../src/tunables.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { fakeClock, type FakeClock } from '../support/fakes.js';
+import { seedSession } from '../support/seed.js';
+
+const LEASE_MS = 15_000;
+/** How long after a renew began its leases are trusted from memory. */
+const VALID_MS = LEASE_MS - LEASE_FENCE_MARGIN_MS;
+
+describe.each(DRIVERS)(
+  'fencing a replica that did not run past its lease, on %s',
+  (driver: Driver) => {
+    let database: TestDatabase;
+    let store: Store;
+    let clock: FakeClock;
+    const replicas: Replica[] = [];
+
+    async function setUp(): Promise<void> {
+      database = await freshDatabase(driver);
+      clock = fakeClock();
+      store = await openStore(database.target, { clock });
+    }
+
+    async function replica(id: string): Promise<Replica> {
+      const started = await startReplica({
+        store,
+        target: database.target,
+        id,
+        leaseMs: LEASE_MS,
+        heartbeatMs: LEASE_MS / 3,
+        timers: systemTimers,
+        logger: silentLogger,
+        exclusive: false,
+        monotonicMs: () => clock.nowMs(),
+      });
+      replicas.push(started);
+      return started;
+    }
+
+    async function expiresAt(sessionId: string): Promise<string | undefined> {
+      const row = await store.db
+        .selectFrom('session_leases')
+        .select(['expires_at', 'replica_id'])
+        .where('session_id', '=', sessionId)
+        .executeTakeFirst();
+      return row ? `${row.replica_id}@${row.expires_at}` : undefined;
+    }
+
+    afterEach(async () => {
+      for (const started of replicas.splice(0)) await started.stop();
+      await store.close();
+      await database.dispose();
+    });
+
+    it('proceeds from memory while valid, renews first once lapsed, and fences a lost session once', async () => {
+      await setUp();
+      const a = await replica('a');
+      const b = await replica('b');
+      const fenced: string[][] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push([...sessionIds]);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'held');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+
+      // Kept, still valid: no statement (the lease's row is as the renew left it).
+      const renewed = await expiresAt(session.id);
+      clock.advance(VALID_MS - 1);
+      expect(await a.leases.confirm(session.id)).toBe(true);
+      expect(await expiresAt(session.id)).toBe(renewed);
+
+      // Lapsed but kept: one renew first, then proceed.
+      clock.advance(1);
+      expect(await a.leases.confirm(session.id)).toBe(true);
+      expect(await expiresAt(session.id)).not.toBe(renewed);
+      expect(fenced).toEqual([]);
+
+      // A did not run past its lease; B took the session over.
+      clock.advance(LEASE_MS + 1);
+      expect(await b.leases.takeOver()).toEqual([session.id]);
+      expect(await a.leases.confirm(session.id)).toBe(false);
+      expect(fenced).toEqual([[session.id]]);
+      expect(a.leases.isFenced(session.id)).toBe(true);
+      // Once: a later action or beat hears the same and fences nothing again.
+      clock.advance(LEASE_MS);
+      expect(await a.leases.confirm(session.id)).toBe(false);
+      expect(await a.leases.renew()).toBe(0);
+      expect(fenced).toEqual([[session.id]]);
+      expect(await expiresAt(session.id)).toMatch(/^b@/);
+
+      // B lets go; a start on A takes it again, and it is A's once more.
+      await b.leases.release(session.id);
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(a.leases.isFenced(session.id)).toBe(false);
+      expect(await a.leases.confirm(session.id)).toBe(true);
+    });
+
+    it('fences on a beat too: the renew compares what it still holds with what it held', async () => {
+      await setUp();
+      const a = await replica('a');
+      const b = await replica('b');
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const lost = (await seedSession(store, 'lost')).session.id;
+      const kept = (await seedSession(store, 'kept')).session.id;
+      expect(await a.leases.acquire(lost)).toBe(true);
+      clock.advance(LEASE_MS + 1);
+      expect(await b.leases.takeOver()).toEqual([lost]);
+      expect(await a.leases.acquire(kept)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      expect(fenced).toEqual([lost]);
+      expect(a.leases.isFenced(kept)).toBe(false);
+      // A session A never held is no business of fencing: the caller's own path decides.
+      expect(await a.leases.confirm('never-held')).toBe(true);
+    });
+
+    it('waits for the fencing to end before an action proceeds', async () => {
+      await setUp();
+      const a = await replica('a');
+      const b = await replica('b');
+      let release: () => void = () => undefined;
+      const order: string[] = [];
+      a.leases.onLost(
+        () =>
+          new Promise<void>((resolve) => {
+            release = () => {
+              order.push('fenced');
+              resolve();
+            };
+          }),
+      );
+      const { session } = await seedSession(store, 'slow');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      clock.advance(LEASE_MS + 1);
+      expect(await b.leases.takeOver()).toEqual([session.id]);
+      const beat = a.leases.renew();
+      const action = a.leases.confirm(session.id).then((held) => {
+        order.push(`action:${String(held)}`);
+      });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(order).toEqual([]);
+      release();
+      await Promise.all([beat, action]);
+      expect(order).toEqual(['fenced', 'action:false']);
+    });
+  },
+);

@@ -1,0 +1,219 @@
+/**
+ * A replica that hangs past its lease is fenced when it runs again (issue
+ * 16), with two real `clarion serve` processes on one real PostgreSQL. A's
+ * demo agent waits on a live ask; A is stopped (SIGSTOP), B takes the
+ * session over and an answer through B reaches a demo agent B starts. When
+ * A runs again (SIGCONT) nothing tells it, yet within a bound its old agent's
+ * process group is gone and it holds no lease; a message and an answer sent
+ * through A afterwards reach B's agent, and every answer reached an agent once.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
+import { eventually } from '../support/clarification-harness.js';
+import { replicaProcesses } from '../support/replicas.js';
+import { openStore } from '../../src/store/index.js';
+
+const ADMIN_TOKEN = 'hung-replica-admin-token-0123456789';
+const LEASE_S = 6;
+
+describe('a replica that hung past its lease', () => {
+  const processes = replicaProcesses(ADMIN_TOKEN);
+  let stoppedPid: number | undefined;
+
+  afterEach(async () => {
+    // A stopped process cannot shut down: let it run before it is asked to.
+    if (stoppedPid !== undefined) process.kill(stoppedPid, 'SIGCONT');
+    stoppedPid = undefined;
+    await processes.stopAll();
+  });
+
+  it('is fenced when it runs again: its agent stops and the session stays with B', async () => {
+    const [a, b] = await processes.start(['replica-a', 'replica-b'], {
+      CLARION_LEASE_S: String(LEASE_S),
+    });
+    if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
+    const aPid = a.child.pid;
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+    const pendingOf = async (sessionId: string) => {
+      const list = (await onB('GET', '/api/v1/pending')).json as {
+        bundles: { pending_id: string; session_id: string }[];
+      };
+      return list.bundles.find((bundle) => bundle.session_id === sessionId);
+    };
+    const agentText = async (sessionId: string) =>
+      (
+        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
+          author: string;
+          content: string;
+        }[]
+      )
+        .filter((message) => message.author === 'agent')
+        .map((message) => message.content);
+    const leasesOf = async (api: typeof onA) =>
+      ((await api('GET', '/healthz')).json as { replica: { leases: number } }).replica.leases;
+
+    const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json as { session: { id: string } }).session.id;
+    await eventually(async () => (await pendingOf(sessionId)) !== undefined, 30_000);
+    const firstAsk = await pendingOf(sessionId);
+    if (!firstAsk) throw new Error('the ask is pending');
+    const asks = [firstAsk];
+    // The demo agent runs in its own process group, a child of A.
+    const [agentOnA, ...others] = childrenOf(aPid);
+    expect(others).toEqual([]);
+    if (agentOnA === undefined) throw new Error('A runs the demo agent');
+
+    process.kill(aPid, 'SIGSTOP');
+    stoppedPid = aPid;
+
+    const store = await openStore(processes.target());
+    try {
+      const holderOf = async () =>
+        (
+          await store.db
+            .selectFrom('session_leases')
+            .select('replica_id')
+            .where('session_id', '=', sessionId)
+            .executeTakeFirst()
+        )?.replica_id;
+      // Within the lease (and a beat of B's): B holds the session, as its /healthz says.
+      await eventually(async () => (await holderOf()) === 'replica-b', 3 * LEASE_S * 1000);
+      expect(await leasesOf(onB)).toBeGreaterThanOrEqual(1);
+
+      const answered = await onB('POST', `/api/v1/clarification/${firstAsk.pending_id}/respond`, {
+        answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+      });
+      expect(answered.status).toBe(200);
+      expect(answered.json).toMatchObject({ claimed: true });
+      await eventually(
+        async () => (await agentText(sessionId)).some((t) => t.includes('"Generated"')),
+        30_000,
+      );
+      expect(childrenOf(b.child.pid).length).toBe(1);
+
+      // A runs again and learns nothing from anyone: its own lease check fences the session.
+      process.kill(aPid, 'SIGCONT');
+      stoppedPid = undefined;
+      await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
+      expect(childrenOf(aPid)).toEqual([]);
+      expect(await leasesOf(onA)).toBe(0);
+      expect(await holderOf()).toBe('replica-b');
+      expect(a.output().stdout + a.output().stderr).toContain('paused past its lease');
+
+      // A message through A runs on B's agent, which asks again; an answer through A reaches it.
+      const sent = await onA('POST', `/api/v1/sessions/${sessionId}/messages`, {
+        text: '/ask after the pause',
+        admission_key: 'after-the-pause',
+      });
+      expect([200, 202]).toContain(sent.status);
+      const nextAsk = async () => {
+        const pending = await pendingOf(sessionId);
+        return pending && pending.pending_id !== firstAsk.pending_id ? pending : undefined;
+      };
+      await eventually(async () => (await nextAsk()) !== undefined, 30_000);
+      const secondAsk = await nextAsk();
+      if (!secondAsk) throw new Error('the second ask is pending');
+      asks.push(secondAsk);
+      const late = await onA('POST', `/api/v1/clarification/${secondAsk.pending_id}/respond`, {
+        answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
+      });
+      expect(late.status).toBe(200);
+      expect(late.json).toMatchObject({ claimed: true });
+      await eventually(
+        async () => (await agentText(sessionId)).some((t) => t.includes('"Hand-written"')),
+        30_000,
+      );
+      expect(await holderOf()).toBe('replica-b');
+      expect(childrenOf(aPid)).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    // Each answer reached an agent once; A's old agent added nothing.
+    const text = await agentText(sessionId);
+    expect(text.filter((t) => t.includes('"Generated"'))).toHaveLength(1);
+    expect(text.filter((t) => t.includes('"Hand-written"'))).toHaveLength(1);
+    expect(asks).toHaveLength(2);
+    for (const ask of asks) {
+      const view = await onA('GET', `/api/v1/clarification/${ask.pending_id}`);
+      expect(view.json).toMatchObject({ status: 'answered', delivery_pending: false });
+    }
+  }, 180_000);
+
+  it('fences before a hand-off: an answer sent to A while it was stopped never reaches its old agent', async () => {
+    const [a, b] = await processes.start(['replica-a', 'replica-b'], {
+      CLARION_LEASE_S: String(LEASE_S),
+    });
+    if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
+    const aPid = a.child.pid;
+    const bPid = b.child.pid;
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+    const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json as { session: { id: string } }).session.id;
+    const pendingOf = async () =>
+      (
+        (await onB('GET', '/api/v1/pending')).json as {
+          bundles: { pending_id: string; session_id: string }[];
+        }
+      ).bundles.find((bundle) => bundle.session_id === sessionId);
+    await eventually(async () => (await pendingOf()) !== undefined, 30_000);
+    const ask = await pendingOf();
+    if (!ask) throw new Error('the ask is pending');
+    const [agentOnA] = childrenOf(aPid);
+    if (agentOnA === undefined) throw new Error('A runs the demo agent');
+
+    process.kill(aPid, 'SIGSTOP');
+    stoppedPid = aPid;
+    const store = await openStore(processes.target());
+    try {
+      // B took the session over (the lease is then B's, or free again once B gave it back).
+      await eventually(
+        async () => {
+          const lease = await store.db
+            .selectFrom('session_leases')
+            .select('replica_id')
+            .where('session_id', '=', sessionId)
+            .executeTakeFirst();
+          return lease?.replica_id !== 'replica-a';
+        },
+        3 * LEASE_S * 1000,
+      );
+    } finally {
+      await store.close();
+    }
+    // Sent while A is stopped: A reads it when it runs again, before or as its heartbeat renews.
+    const answered = onA('POST', `/api/v1/clarification/${ask.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    process.kill(aPid, 'SIGCONT');
+    stoppedPid = undefined;
+    expect((await answered).status).toBe(200);
+
+    const agentText = async () =>
+      (
+        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
+          author: string;
+          content: string;
+        }[]
+      )
+        .filter((message) => message.author === 'agent')
+        .map((message) => message.content);
+    await eventually(
+      async () => (await agentText()).some((t) => t.includes('"Generated"')),
+      30_000,
+    );
+    await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
+    // One agent runs the session now, a new one, on whichever replica resumed it.
+    const agents = [...childrenOf(aPid), ...childrenOf(bPid)];
+    expect(agents).toHaveLength(1);
+    expect(agents).not.toContain(agentOnA);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    expect((await agentText()).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
+    const view = await onB('GET', `/api/v1/clarification/${ask.pending_id}`);
+    expect(view.json).toMatchObject({ status: 'answered', delivery_pending: false });
+  }, 180_000);
+});

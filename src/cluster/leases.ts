@@ -140,8 +140,9 @@ export class SessionLeases {
       this.lost.add(sessionId);
       this.deps.logger?.warn(
         { session_id: sessionId, replica: this.deps.replicaId },
-        'another replica took this session’s lease while this one was not running (paused past its lease): ' +
-          'its agent, waits and requests here end without writing',
+        'this replica no longer holds this session’s lease (taken over while this one was paused ' +
+          'past its lease, or the session was deleted elsewhere): its agent, waits and requests here ' +
+          'end without writing',
       );
     }
     const done = this.lostListener(sessionIds).catch((error: unknown) => {

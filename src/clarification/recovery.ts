@@ -15,6 +15,10 @@
  * Nothing is live after a restart, so restored bundles are detached. With
  * several replicas on one database it acts only on `scope`: the sessions no
  * live replica holds at start-up, or those a takeover just took (issue 16).
+ * A takeover leaves alone the claims `leave` names: this replica is
+ * delivering them, or a responder of this replica still routes them and its
+ * next announcement reaches the session's new holder (restoring one would
+ * undo a delivery under way, and fail its responder with a 500).
  */
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
@@ -65,6 +69,7 @@ export async function recoverClarifications(
   { store, sessions }: RecoveryDeps,
   logger: Logger,
   scope: SessionScope = { kind: 'all' },
+  leave: (pendingId: string, rows: readonly MessageRecord[]) => boolean = () => false,
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     reservationsKept: 0,
@@ -103,7 +108,7 @@ export async function recoverClarifications(
   }
   for (const [pendingId, rows] of byBundle) {
     const sessionId = rows[0]?.task_session_id;
-    if (sessionId === undefined) continue;
+    if (sessionId === undefined || leave(pendingId, rows)) continue;
     const ids = rows.map((row) => row.id);
     const status = claimStatus(rows);
     await sessions.write(sessionId, async ({ tx, updated }) => {

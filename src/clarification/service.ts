@@ -87,14 +87,18 @@ export type DecisionWait =
 
 export class ClarificationService {
   readonly resolver: Resolver;
-  private readonly deps: ClarificationDeps & { decisions: DecisionBoard };
+  private readonly deps: ClarificationDeps & { decisions: DecisionBoard; awaiting: Set<string> };
   /** Asks and responses still running; `close` lets them finish their writes. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Aborted by `drain`: no wait runs on a server that is stopping. */
   private readonly draining = new AbortController();
 
   constructor(deps: ClarificationDeps) {
-    this.deps = { ...deps, decisions: deps.decisions ?? new DecisionBoard() };
+    this.deps = {
+      ...deps,
+      decisions: deps.decisions ?? new DecisionBoard(),
+      awaiting: deps.awaiting ?? new Set(),
+    };
     this.resolver = new Resolver(this.deps);
   }
 
@@ -137,6 +141,19 @@ export class ClarificationService {
         }
       },
     };
+  }
+
+  /**
+   * Several replicas: whether this replica is delivering the claim (it took
+   * the rows), or a responder here waits while another replica delivers it.
+   * A takeover's recovery leaves such a claim alone.
+   */
+  claimInFlightHere(pendingId: string, rows: readonly MessageRecord[]): boolean {
+    const here = this.deps.replicas?.id;
+    return (
+      this.deps.awaiting.has(pendingId) ||
+      (here !== undefined && rows.some((row) => row.metadata.delivery_by === here))
+    );
   }
 
   /**

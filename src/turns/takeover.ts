@@ -17,7 +17,12 @@ const INTERRUPTED_STATES = ['starting', 'running', 'waiting_for_input'] as const
 export async function recoverTakenSessions(deps: TurnsDeps, sessionIds: readonly string[]) {
   const scope: SessionScope = { kind: 'sessions', ids: sessionIds };
   const logger = deps.logger.child({ component: 'takeover' });
-  await recoverClarifications({ store: deps.store, sessions: deps.sessions }, logger, scope);
+  await recoverClarifications(
+    { store: deps.store, sessions: deps.sessions },
+    logger,
+    scope,
+    (pendingId, rows) => deps.clarification.claimInFlightHere(pendingId, rows),
+  );
   // Through the write unit, unlike at start-up: people are watching these sessions now.
   for (const sessionId of sessionIds) {
     await deps.sessions.write(sessionId, async (write) => {

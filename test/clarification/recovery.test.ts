@@ -109,6 +109,22 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     expect(h.runtime.prompts).toHaveLength(1);
   });
 
+  it('leaves a claim in flight here to its delivery or its responder (a takeover)', async () => {
+    await claim();
+    const report = await recoverClarifications(
+      h,
+      silentLogger,
+      { kind: 'sessions', ids: [h.seeded.session.id] },
+      (id, rows) => id === pendingId && rows.length === 2,
+    );
+    expect(report).toMatchObject({ claimsRestored: 0, claimsRetired: 0 });
+    // Still answered and still waiting for its delivery: the session's new holder delivers it.
+    expect(await statuses()).toEqual([
+      { status: 'answered', intent: true },
+      { status: 'answered', intent: true },
+    ]);
+  });
+
   it('deletes an unattempted reservation and restores its rows: nothing was sent', async () => {
     const rows = await claim();
     const turn = await reserve(rows);

@@ -257,5 +257,11 @@ describe('claim delivery across replicas on postgres', () => {
       ...Array.from({ length: 5 }, () => takeDelivery(b.store, ids, 'B')),
     ]);
     expect(takes.filter(Boolean)).toHaveLength(1);
+    // The taker is delivering it: a takeover there leaves it alone; the other replica would not.
+    const taken = await messagesByPendingId(a.store, pendingId);
+    const taker = taken[0]?.metadata.delivery_by === 'A' ? a : b;
+    const other = taker === a ? b : a;
+    expect(taker.service.claimInFlightHere(pendingId, taken)).toBe(true);
+    expect(other.service.claimInFlightHere(pendingId, taken)).toBe(false);
   });
 });

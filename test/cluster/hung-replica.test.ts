@@ -216,4 +216,50 @@ describe('a replica that hung past its lease', () => {
     const view = await onB('GET', `/api/v1/clarification/${ask.pending_id}`);
     expect(view.json).toMatchObject({ status: 'answered', delivery_pending: false });
   }, 180_000);
+
+  it('an answer through B while A hangs waits for the takeover, then reaches an agent on B', async () => {
+    const [a, b] = await processes.start(['replica-a', 'replica-b'], {
+      CLARION_LEASE_S: String(LEASE_S),
+    });
+    if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+    const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json as { session: { id: string } }).session.id;
+    let pendingId = '';
+    await eventually(async () => {
+      const list = (await onB('GET', '/api/v1/pending')).json as {
+        bundles: { pending_id: string; session_id: string }[];
+      };
+      pendingId = list.bundles.find((bundle) => bundle.session_id === sessionId)?.pending_id ?? '';
+      return pendingId !== '';
+    }, 30_000);
+
+    // A still looks live (its heartbeat is fresh, its lock held): B routes the claim to A's
+    // wait and waits for it. At the lease B takes the session over and must not restore
+    // the claim its own responder waits on, but deliver it to an agent it starts.
+    process.kill(a.child.pid, 'SIGSTOP');
+    stoppedPid = a.child.pid;
+    const answered = await onB('POST', `/api/v1/clarification/${pendingId}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.json).toMatchObject({ claimed: true });
+    const agentText = async () =>
+      (
+        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
+          author: string;
+          content: string;
+        }[]
+      )
+        .filter((message) => message.author === 'agent')
+        .map((message) => message.content);
+    await eventually(
+      async () => (await agentText()).some((t) => t.includes('"Generated"')),
+      30_000,
+    );
+    expect(childrenOf(b.child.pid).length).toBe(1);
+    expect((await agentText()).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
+  });
 });

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { replicaProcesses } from '../support/replicas.js';
+import { replicaProcesses, sessionReads } from '../support/replicas.js';
 import { openStore } from '../../src/store/index.js';
 
 const ADMIN_TOKEN = 'hung-replica-admin-token-0123456789';
@@ -35,21 +35,7 @@ describe('a replica that hung past its lease', () => {
     const aPid = a.child.pid;
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
-    const pendingOf = async (sessionId: string) => {
-      const list = (await onB('GET', '/api/v1/pending')).json as {
-        bundles: { pending_id: string; session_id: string }[];
-      };
-      return list.bundles.find((bundle) => bundle.session_id === sessionId);
-    };
-    const agentText = async (sessionId: string) =>
-      (
-        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
-          author: string;
-          content: string;
-        }[]
-      )
-        .filter((message) => message.author === 'agent')
-        .map((message) => message.content);
+    const { pendingOf, agentText } = sessionReads(onB);
     const leasesOf = async (api: typeof onA) =>
       ((await api('GET', '/healthz')).json as { replica: { leases: number } }).replica.leases;
 
@@ -153,12 +139,8 @@ describe('a replica that hung past its lease', () => {
     const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
     expect(created.status).toBe(201);
     const sessionId = (created.json as { session: { id: string } }).session.id;
-    const pendingOf = async () =>
-      (
-        (await onB('GET', '/api/v1/pending')).json as {
-          bundles: { pending_id: string; session_id: string }[];
-        }
-      ).bundles.find((bundle) => bundle.session_id === sessionId);
+    const reads = sessionReads(onB);
+    const pendingOf = () => reads.pendingOf(sessionId);
     await eventually(async () => (await pendingOf()) !== undefined, 30_000);
     const ask = await pendingOf();
     if (!ask) throw new Error('the ask is pending');
@@ -193,15 +175,7 @@ describe('a replica that hung past its lease', () => {
     stoppedPid = undefined;
     expect((await answered).status).toBe(200);
 
-    const agentText = async () =>
-      (
-        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
-          author: string;
-          content: string;
-        }[]
-      )
-        .filter((message) => message.author === 'agent')
-        .map((message) => message.content);
+    const agentText = () => reads.agentText(sessionId);
     await eventually(
       async () => (await agentText()).some((t) => t.includes('"Generated"')),
       30_000,
@@ -246,15 +220,7 @@ describe('a replica that hung past its lease', () => {
     });
     expect(answered.status).toBe(200);
     expect(answered.json).toMatchObject({ claimed: true });
-    const agentText = async () =>
-      (
-        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
-          author: string;
-          content: string;
-        }[]
-      )
-        .filter((message) => message.author === 'agent')
-        .map((message) => message.content);
+    const agentText = () => sessionReads(onB).agentText(sessionId);
     await eventually(
       async () => (await agentText()).some((t) => t.includes('"Generated"')),
       30_000,

@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { replicaProcesses } from '../support/replicas.js';
+import { replicaProcesses, sessionReads } from '../support/replicas.js';
 import { openStore } from '../../src/store/index.js';
 
 const ADMIN_TOKEN = 'kill-replica-admin-token-0123456789';
@@ -33,21 +33,7 @@ describe('a replica killed with questions open', () => {
       expect(created.status).toBe(201);
       return (created.json as { session: { id: string } }).session.id;
     };
-    const pendingOf = async (sessionId: string) => {
-      const list = (await onB('GET', '/api/v1/pending')).json as {
-        bundles: { pending_id: string; session_id: string; detached: boolean }[];
-      };
-      return list.bundles.find((bundle) => bundle.session_id === sessionId);
-    };
-    const agentText = async (sessionId: string) =>
-      (
-        (await onB('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as {
-          author: string;
-          content: string;
-        }[]
-      )
-        .filter((message) => message.author === 'agent')
-        .map((message) => message.content);
+    const { pendingOf, agentText } = sessionReads(onB);
 
     const live = await startOnA('/ask');
     const detached = await startOnA('/ask-detach');

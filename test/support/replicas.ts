@@ -142,3 +142,24 @@ export async function seedAnsweringMember(
     await store.close();
   }
 }
+
+type Api = (method: string, path: string, body?: unknown) => Promise<{ json: unknown }>;
+
+/** What the cluster suites read of a session through one replica's REST API. */
+export function sessionReads(api: Api) {
+  return {
+    /** The session's pending bundle, as the inbox lists it. */
+    pendingOf: async (sessionId: string) => {
+      const list = (await api('GET', '/api/v1/pending')).json as {
+        bundles: { pending_id: string; session_id: string; detached: boolean }[];
+      };
+      return list.bundles.find((bundle) => bundle.session_id === sessionId);
+    },
+    /** What the session's agents said, oldest first. */
+    agentText: async (sessionId: string) => {
+      const { messages } = (await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`))
+        .json as { messages: { author: string; content: string }[] };
+      return messages.filter((message) => message.author === 'agent').map((m) => m.content);
+    },
+  };
+}

@@ -11,28 +11,33 @@ import type { ReplicasTable } from './tables.js';
 
 export type ReplicaRecord = ReplicasTable;
 
-/** Whether the replica row aliased `alias` is live at `now` (a heartbeat after `heartbeatAfter`). */
+/**
+ * Whether the replica row aliased `alias` runs: it has not stopped and
+ * (PostgreSQL) still holds its lock, however late its heartbeat.
+ */
+export function replicaRuns(ctx: RepoContext, alias: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`(${sql.ref(`${alias}.stopped_at`)} IS NULL
+    AND ${ctx.dialect.replicaLockHeld(`${alias}.lock_key`)})`;
+}
+
+/** Whether the replica row aliased `alias` runs with a heartbeat after `heartbeatAfter`. */
 export function replicaLive(
   ctx: RepoContext,
   alias: string,
   heartbeatAfter: string,
 ): RawBuilder<SqlBool> {
-  return sql<SqlBool>`(${sql.ref(`${alias}.stopped_at`)} IS NULL
-    AND ${sql.ref(`${alias}.heartbeat_at`)} > ${heartbeatAfter}
-    AND ${ctx.dialect.replicaLockHeld(`${alias}.lock_key`)})`;
+  return sql<SqlBool>`(${replicaRuns(ctx, alias)}
+    AND ${sql.ref(`${alias}.heartbeat_at`)} > ${heartbeatAfter})`;
 }
 
 /**
- * Whether the holder of the lease aliased `leaseAlias` still runs: it has not
- * stopped and (PostgreSQL) still holds its lock. Its heartbeat is the lease's
- * own expiry, checked by the caller.
+ * Whether the holder of the lease aliased `leaseAlias` still runs. Its
+ * heartbeat is the lease's own expiry, checked by the caller.
  */
 export function leaseHolderRuns(ctx: RepoContext, leaseAlias: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`EXISTS (
     SELECT 1 FROM replicas holder
-    WHERE holder.id = ${sql.ref(`${leaseAlias}.replica_id`)}
-      AND holder.stopped_at IS NULL
-      AND ${ctx.dialect.replicaLockHeld('holder.lock_key')}
+    WHERE holder.id = ${sql.ref(`${leaseAlias}.replica_id`)} AND ${replicaRuns(ctx, 'holder')}
   )`;
 }
 

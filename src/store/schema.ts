@@ -263,11 +263,19 @@ const COLUMNS: readonly SchemaStep[] = [
   column('task_sessions', 'failure_message', 'TEXT'),
   column('task_sessions', 'failed_at', 'TEXT'),
   column('tasks', 'cwd', 'TEXT'),
+  // A cancel made through a replica that does not run the agent, with who asked (issue 16).
   column('task_session_turns', 'cancel_requested_by', 'TEXT'),
   column('task_session_turns', 'cancel_requested_at', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [
+  {
+    // What every replica's 2 s poll reads: nearly empty, so the poll never scans the turns.
+    name: 'index idx_turns_cancel_requested',
+    ddl:
+      'CREATE INDEX IF NOT EXISTS idx_turns_cancel_requested ' +
+      'ON task_session_turns (task_session_id) WHERE cancel_requested_at IS NOT NULL',
+  },
   index('idx_api_tokens_user', 'api_tokens (user_id)'),
   index('idx_workspace_members_user', 'workspace_members (user_id)'),
   index('idx_tasks_workspace', 'tasks (workspace_id, created_at, id)'),

@@ -151,15 +151,19 @@ export async function sessionsWithCancelRequest(
   ctx: RepoContext,
   scope: SessionScope,
 ): Promise<string[]> {
-  const rows = await ctx.db
+  const rows = await cancelRequestsQuery(ctx, scope).execute();
+  return rows.map((row) => row.task_session_id);
+}
+
+/** Every replica polls this: it reads `idx_turns_cancel_requested`, nearly empty. */
+export function cancelRequestsQuery(ctx: RepoContext, scope: SessionScope) {
+  return ctx.db
     .selectFrom('task_session_turns')
     .select('task_session_id')
     .distinct()
     .where('completed_at', 'is', null)
     .where('cancel_requested_at', 'is not', null)
-    .where(sessionInScope(ctx, scope, 'task_session_turns.task_session_id'))
-    .execute();
-  return rows.map((row) => row.task_session_id);
+    .where(sessionInScope(ctx, scope, 'task_session_turns.task_session_id'));
 }
 
 /** What a successor turn records about the claim it will deliver, for start-up recovery. */

@@ -13,24 +13,20 @@
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { Responder, UserInputView } from '../wire/index.js';
 import type { RepoContext } from './context.js';
-import { replicaLive } from './replicas.js';
+import { replicaLive, replicaRuns } from './replicas.js';
 
-/**
- * The owner of the mirror row aliased `m` runs (it has not stopped and holds
- * its lock, however late its heartbeat) and is the incarnation that wrote it.
- */
-function ownerRuns(ctx: RepoContext): RawBuilder<SqlBool> {
+/** The owner of the mirror row aliased `m` is the incarnation that wrote it, and is `alive` (as `r`). */
+function ownerIs(alive: RawBuilder<SqlBool>): RawBuilder<SqlBool> {
   return sql<SqlBool>`EXISTS (SELECT 1 FROM replicas r
-    WHERE r.id = m.replica_id AND r.started_at <= m.created_at AND r.stopped_at IS NULL
-      AND ${ctx.dialect.replicaLockHeld('r.lock_key')})`;
+    WHERE r.id = m.replica_id AND r.started_at <= m.created_at AND ${alive})`;
 }
 
-/** The owner of the mirror row aliased `m` runs, and is the incarnation that wrote it. */
-function ownerLive(ctx: RepoContext, heartbeatAfter: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`EXISTS (SELECT 1 FROM replicas r
-    WHERE r.id = m.replica_id AND r.started_at <= m.created_at
-      AND ${replicaLive(ctx, 'r', heartbeatAfter)})`;
-}
+/** It runs, however late its heartbeat. */
+const ownerRuns = (ctx: RepoContext) => ownerIs(replicaRuns(ctx, 'r'));
+
+/** It runs and heartbeats. */
+const ownerLive = (ctx: RepoContext, heartbeatAfter: string) =>
+  ownerIs(replicaLive(ctx, 'r', heartbeatAfter));
 
 /** Keeps the owner's latest view of a request: a view older than the kept one changes nothing. */
 export async function mirrorUserInput(
@@ -103,24 +99,18 @@ export async function mirroredUserInputs(
   return rows.map((row) => JSON.parse(row.view) as UserInputView);
 }
 
-/**
- * What a session waits on in other live owners' registries, as the registry
- * ranks it: a consent, else a form, else an action.
- */
-export async function mirroredPendingAction(
+/** The kinds of the session's awaiting requests in other live owners' registries. */
+export async function mirroredAwaitingKinds(
   ctx: RepoContext,
   input: { sessionId: string; exclude: string; heartbeatAfter: string },
-): Promise<'consent' | 'form' | 'action' | null> {
-  const { rows } = await sql<{ kind: string }>`
+): Promise<UserInputView['kind'][]> {
+  const { rows } = await sql<{ kind: UserInputView['kind'] }>`
     SELECT DISTINCT m.view::jsonb ->> 'kind' AS kind FROM user_input_requests m
     WHERE m.session_id = ${input.sessionId} AND m.status = 'awaiting'
       AND m.replica_id <> ${input.exclude} AND ${ownerLive(ctx, input.heartbeatAfter)}`.execute(
     ctx.db,
   );
-  const kinds = new Set(rows.map((row) => row.kind));
-  if (kinds.has('consent')) return 'consent';
-  if (kinds.has('form')) return 'form';
-  return kinds.has('action') ? 'action' : null;
+  return rows.map((row) => row.kind);
 }
 
 /** A request a live owner other than `exclude` holds (settled too), and that owner. */

@@ -23,7 +23,7 @@ import {
   forgetUserInputs,
   forwardedAnswerState,
   forwardUserInputAnswer,
-  mirroredPendingAction,
+  mirroredAwaitingKinds,
   mirroredUserInput,
   mirroredUserInputs,
   mirrorUserInput,
@@ -45,11 +45,12 @@ import {
   FORWARDED_ANSWER_RECHECK_MS,
   FORWARDED_ANSWER_WAIT_MS,
 } from '../tunables.js';
-import type {
-  HumanResponse,
-  UserInputRegistry,
-  UserInputRespondResult,
-  UserInputView,
+import {
+  mostBlocking,
+  type HumanResponse,
+  type UserInputRegistry,
+  type UserInputRespondResult,
+  type UserInputView,
 } from '../user-input/index.js';
 import { failure, type Failure, type Responder } from '../wire/index.js';
 
@@ -298,7 +299,13 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     wakes,
     mirror,
     waitingElsewhere: () => waitingUserInputsElsewhere(store, me),
-    pendingElsewhere: (tx, sessionId) =>
-      mirroredPendingAction(tx, { sessionId, exclude: me, heartbeatAfter: heartbeatAfter() }),
+    pendingElsewhere: async (tx, sessionId) =>
+      mostBlocking(
+        await mirroredAwaitingKinds(tx, {
+          sessionId,
+          exclude: me,
+          heartbeatAfter: heartbeatAfter(),
+        }),
+      ),
   };
 }

@@ -21,6 +21,7 @@ export {
   type RequestInput,
 } from './request-input.js';
 export { followUpText, retryDelayMs, transition } from './transition.js';
+export { mostBlocking } from './view.js';
 export {
   ACTION_DEADLINE_MS,
   CONSENT_DEADLINE_MS,

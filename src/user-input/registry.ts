@@ -48,7 +48,7 @@ import {
   type UserInputRequest,
   type UserInputState,
 } from './types.js';
-import { isQueued, toQueueItem, toView } from './view.js';
+import { isQueued, mostBlocking, toQueueItem, toView } from './view.js';
 
 const ABSENT: UserInputState = { status: 'absent' };
 
@@ -529,14 +529,11 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     pendingActionOf(sessionId) {
-      let pending: 'form' | 'action' | null = null;
-      for (const state of live.values()) {
-        if (state.status !== 'awaiting' || state.request.sessionId !== sessionId) continue;
-        if (state.request.kind === 'consent') return 'consent';
-        if (state.request.kind === 'form') pending = 'form';
-        else pending ??= 'action';
-      }
-      return pending;
+      return mostBlocking(
+        [...live.values()]
+          .filter((state) => state.status === 'awaiting' && state.request.sessionId === sessionId)
+          .map((state) => state.request.kind),
+      );
     },
 
     turnEnded(sessionId, outcome) {

@@ -10,6 +10,7 @@ import type {
   MachineQueueItem,
   RequestState,
   Responder,
+  UserInputKind,
   UserInputView,
 } from './types.js';
 
@@ -106,4 +107,19 @@ export function toQueueItem(state: DueState): MachineQueueItem {
     removable: true,
     created_at: iso(state.request.createdAtMs),
   };
+}
+
+/**
+ * What a session waits on among the kinds of its awaiting requests, the most
+ * blocking first: a consent (the agent's tool call is held), else a form,
+ * else an action. One rule for this registry's requests and other replicas'.
+ */
+export function mostBlocking(kinds: Iterable<UserInputKind>): UserInputKind | null {
+  let pending: UserInputKind | null = null;
+  for (const kind of kinds) {
+    if (kind === 'consent') return 'consent';
+    if (kind === 'form') pending = 'form';
+    else pending ??= 'action';
+  }
+  return pending;
 }

@@ -11,7 +11,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { replicaProcesses, sessionReads } from '../support/replicas.js';
-import { openStore } from '../../src/store/index.js';
 
 const ADMIN_TOKEN = 'hung-replica-admin-token-0123456789';
 const LEASE_S = 6;
@@ -54,68 +53,56 @@ describe('a replica that hung past its lease', () => {
     process.kill(aPid, 'SIGSTOP');
     stoppedPid = aPid;
 
-    const store = await openStore(processes.target());
-    try {
-      const holderOf = async () =>
-        (
-          await store.db
-            .selectFrom('session_leases')
-            .select('replica_id')
-            .where('session_id', '=', sessionId)
-            .executeTakeFirst()
-        )?.replica_id;
-      // Within the lease (and a beat of B's): B holds the session, as its /healthz says.
-      await eventually(async () => (await holderOf()) === 'replica-b', 3 * LEASE_S * 1000);
-      expect(await leasesOf(onB)).toBeGreaterThanOrEqual(1);
+    const holderOf = () => processes.leaseHolder(sessionId);
+    // Within the lease (and a beat of B's): B holds the session, as its /healthz says.
+    await eventually(async () => (await holderOf()) === 'replica-b', 3 * LEASE_S * 1000);
+    expect(await leasesOf(onB)).toBeGreaterThanOrEqual(1);
 
-      const answered = await onB('POST', `/api/v1/clarification/${firstAsk.pending_id}/respond`, {
-        answers: [{ question_id: 'q1', selected_options: ['generated'] }],
-      });
-      expect(answered.status).toBe(200);
-      expect(answered.json).toMatchObject({ claimed: true });
-      await eventually(
-        async () => (await agentText(sessionId)).some((t) => t.includes('"Generated"')),
-        30_000,
-      );
-      expect(childrenOf(b.child.pid).length).toBe(1);
+    const answered = await onB('POST', `/api/v1/clarification/${firstAsk.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.json).toMatchObject({ claimed: true });
+    await eventually(
+      async () => (await agentText(sessionId)).some((t) => t.includes('"Generated"')),
+      30_000,
+    );
+    expect(childrenOf(b.child.pid).length).toBe(1);
 
-      // A runs again and learns nothing from anyone: its own lease check fences the session.
-      process.kill(aPid, 'SIGCONT');
-      stoppedPid = undefined;
-      await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
-      expect(childrenOf(aPid)).toEqual([]);
-      expect(await leasesOf(onA)).toBe(0);
-      expect(await holderOf()).toBe('replica-b');
-      expect(a.output().stdout + a.output().stderr).toContain('paused past its lease');
+    // A runs again and learns nothing from anyone: its own lease check fences the session.
+    process.kill(aPid, 'SIGCONT');
+    stoppedPid = undefined;
+    await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
+    expect(childrenOf(aPid)).toEqual([]);
+    expect(await leasesOf(onA)).toBe(0);
+    expect(await holderOf()).toBe('replica-b');
+    expect(a.output().stdout + a.output().stderr).toContain('paused past its lease');
 
-      // A message through A runs on B's agent, which asks again; an answer through A reaches it.
-      const sent = await onA('POST', `/api/v1/sessions/${sessionId}/messages`, {
-        text: '/ask after the pause',
-        admission_key: 'after-the-pause',
-      });
-      expect([200, 202]).toContain(sent.status);
-      const nextAsk = async () => {
-        const pending = await pendingOf(sessionId);
-        return pending && pending.pending_id !== firstAsk.pending_id ? pending : undefined;
-      };
-      await eventually(async () => (await nextAsk()) !== undefined, 30_000);
-      const secondAsk = await nextAsk();
-      if (!secondAsk) throw new Error('the second ask is pending');
-      asks.push(secondAsk);
-      const late = await onA('POST', `/api/v1/clarification/${secondAsk.pending_id}/respond`, {
-        answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
-      });
-      expect(late.status).toBe(200);
-      expect(late.json).toMatchObject({ claimed: true });
-      await eventually(
-        async () => (await agentText(sessionId)).some((t) => t.includes('"Hand-written"')),
-        30_000,
-      );
-      expect(await holderOf()).toBe('replica-b');
-      expect(childrenOf(aPid)).toEqual([]);
-    } finally {
-      await store.close();
-    }
+    // A message through A runs on B's agent, which asks again; an answer through A reaches it.
+    const sent = await onA('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: '/ask after the pause',
+      admission_key: 'after-the-pause',
+    });
+    expect([200, 202]).toContain(sent.status);
+    const nextAsk = async () => {
+      const pending = await pendingOf(sessionId);
+      return pending && pending.pending_id !== firstAsk.pending_id ? pending : undefined;
+    };
+    await eventually(async () => (await nextAsk()) !== undefined, 30_000);
+    const secondAsk = await nextAsk();
+    if (!secondAsk) throw new Error('the second ask is pending');
+    asks.push(secondAsk);
+    const late = await onA('POST', `/api/v1/clarification/${secondAsk.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
+    });
+    expect(late.status).toBe(200);
+    expect(late.json).toMatchObject({ claimed: true });
+    await eventually(
+      async () => (await agentText(sessionId)).some((t) => t.includes('"Hand-written"')),
+      30_000,
+    );
+    expect(await holderOf()).toBe('replica-b');
+    expect(childrenOf(aPid)).toEqual([]);
     // Each answer reached an agent once; A's old agent added nothing.
     const text = await agentText(sessionId);
     expect(text.filter((t) => t.includes('"Generated"'))).toHaveLength(1);
@@ -149,23 +136,11 @@ describe('a replica that hung past its lease', () => {
 
     process.kill(aPid, 'SIGSTOP');
     stoppedPid = aPid;
-    const store = await openStore(processes.target());
-    try {
-      // B took the session over (the lease is then B's, or free again once B gave it back).
-      await eventually(
-        async () => {
-          const lease = await store.db
-            .selectFrom('session_leases')
-            .select('replica_id')
-            .where('session_id', '=', sessionId)
-            .executeTakeFirst();
-          return lease?.replica_id !== 'replica-a';
-        },
-        3 * LEASE_S * 1000,
-      );
-    } finally {
-      await store.close();
-    }
+    // B took the session over (the lease is then B's, or free again once B gave it back).
+    await eventually(
+      async () => (await processes.leaseHolder(sessionId)) !== 'replica-a',
+      3 * LEASE_S * 1000,
+    );
     // Sent while A is stopped: A reads it when it runs again, before or as its heartbeat renews.
     const answered = onA('POST', `/api/v1/clarification/${ask.pending_id}/respond`, {
       answers: [{ question_id: 'q1', selected_options: ['generated'] }],

@@ -10,7 +10,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { replicaProcesses, sessionReads } from '../support/replicas.js';
-import { openStore } from '../../src/store/index.js';
 
 const ADMIN_TOKEN = 'kill-replica-admin-token-0123456789';
 const LEASE_S = 6;
@@ -54,35 +53,23 @@ describe('a replica killed with questions open', () => {
     expect(answered.json).toMatchObject({ claimed: true });
 
     // After the takeover: the detached ask's answer resumes its agent on B.
-    const store = await openStore(processes.target());
-    try {
-      const holderOf = async (sessionId: string) =>
-        (
-          await store.db
-            .selectFrom('session_leases')
-            .select('replica_id')
-            .where('session_id', '=', sessionId)
-            .executeTakeFirst()
-        )?.replica_id;
-      // B took A's leases over (and gave back those of agents it did not start).
-      await eventually(async () => (await holderOf(detached)) !== 'replica-a', 20_000);
-      const late = await onB('POST', `/api/v1/clarification/${detachedAsk.pending_id}/respond`, {
-        answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
-      });
-      expect(late.status).toBe(200);
+    const holderOf = (sessionId: string) => processes.leaseHolder(sessionId);
+    // B took A's leases over (and gave back those of agents it did not start).
+    await eventually(async () => (await holderOf(detached)) !== 'replica-a', 20_000);
+    const late = await onB('POST', `/api/v1/clarification/${detachedAsk.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
+    });
+    expect(late.status).toBe(200);
 
-      await eventually(
-        async () => (await agentText(live)).some((t) => t.includes('"Generated"')),
-        30_000,
-      );
-      await eventually(
-        async () => (await agentText(detached)).some((t) => t.includes('"Hand-written"')),
-        30_000,
-      );
-      for (const sessionId of [live, detached]) expect(await holderOf(sessionId)).toBe('replica-b');
-    } finally {
-      await store.close();
-    }
+    await eventually(
+      async () => (await agentText(live)).some((t) => t.includes('"Generated"')),
+      30_000,
+    );
+    await eventually(
+      async () => (await agentText(detached)).some((t) => t.includes('"Hand-written"')),
+      30_000,
+    );
+    for (const sessionId of [live, detached]) expect(await holderOf(sessionId)).toBe('replica-b');
     // Once each, and both stay answered.
     expect((await agentText(live)).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
     expect((await agentText(detached)).filter((t) => t.includes('"Hand-written"'))).toHaveLength(1);

@@ -8,45 +8,21 @@
  * its own demo agent drives the messages that were waiting.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type DatabaseTarget } from '../../src/store/index.js';
+import type { DatabaseTarget } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { runUntilExit, startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { clarionApi } from '../agents/supervisor-support.js';
+import { leaseHolder, readStore } from '../support/replicas.js';
 
 const ADMIN_TOKEN = 'two-replicas-admin-token-0123456789';
 const LEASE_S = 6;
-
-async function readStore<T>(
-  target: DatabaseTarget,
-  read: (store: Awaited<ReturnType<typeof openStore>>) => Promise<T>,
-): Promise<T> {
-  const store = await openStore(target);
-  try {
-    return await read(store);
-  } finally {
-    await store.close();
-  }
-}
 
 const agentTokens = (target: DatabaseTarget) =>
   readStore(target, async (store) =>
     (
       await store.db.selectFrom('api_tokens').select('id').where('kind', '=', 'agent').execute()
     ).map((row) => row.id),
-  );
-
-const leaseHolder = (target: DatabaseTarget, sessionId: string) =>
-  readStore(
-    target,
-    async (store) =>
-      (
-        await store.db
-          .selectFrom('session_leases')
-          .select('replica_id')
-          .where('session_id', '=', sessionId)
-          .executeTakeFirst()
-      )?.replica_id,
   );
 
 async function health(url: string): Promise<{ replica: { id: string; leases: number } }> {

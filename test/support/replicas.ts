@@ -41,6 +41,8 @@ export async function freshPostgres(): Promise<TestDatabase & { target: Postgres
 export function replicaProcesses(adminToken: string) {
   let database: (TestDatabase & { target: PostgresTarget }) | undefined;
   const servers: Serving[] = [];
+  // One connection for the suite's reads: opening a store per read is slow enough to miss a state.
+  let reader: Store | undefined;
   return {
     servers,
     /** The database, once `start` made it. */
@@ -64,7 +66,15 @@ export function replicaProcesses(adminToken: string) {
       }
       return started;
     },
+    /** The replica holding the session's lease, as the store says now. */
+    async leaseHolder(sessionId: string): Promise<string | undefined> {
+      if (!database) throw new Error('no replicas started');
+      reader ??= await openStore(database.target);
+      return leaseHolderIn(reader, sessionId);
+    },
     async stopAll(): Promise<void> {
+      await reader?.close();
+      reader = undefined;
       for (const server of servers.splice(0)) {
         if (server.child.exitCode === null && server.child.signalCode === null) await server.stop();
       }
@@ -163,3 +173,29 @@ export function sessionReads(api: Api) {
     },
   };
 }
+
+/** Reads the database with a store of its own, closed after `read`. */
+export async function readStore<T>(
+  target: DatabaseTarget,
+  read: (store: Store) => Promise<T>,
+): Promise<T> {
+  const store = await openStore(target);
+  try {
+    return await read(store);
+  } finally {
+    await store.close();
+  }
+}
+
+async function leaseHolderIn(store: Store, sessionId: string): Promise<string | undefined> {
+  const row = await store.db
+    .selectFrom('session_leases')
+    .select('replica_id')
+    .where('session_id', '=', sessionId)
+    .executeTakeFirst();
+  return row?.replica_id;
+}
+
+/** The replica holding the session's lease, read with a store of its own. */
+export const leaseHolder = (target: DatabaseTarget, sessionId: string) =>
+  readStore(target, (store) => leaseHolderIn(store, sessionId));

@@ -23,6 +23,14 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
     await h.dispose();
   });
 
+  /** The session's rows as author, type and text. */
+  async function transcript(sessionId: string) {
+    const { messages } = (await (
+      await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)
+    ).json()) as { messages: { author: string; type: string; content: string }[] };
+    return messages.map((row) => [row.author, row.type, row.content]);
+  }
+
   it('writes "Cancelled by <person>" into the turn, once', async () => {
     const created = (await (
       await h.request('POST', '/api/v1/tasks', { title: 'Long job', prompt: 'work for hours' })
@@ -32,12 +40,7 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
     const cancel = await h.request('POST', `/api/v1/sessions/${sessionId}/cancel`);
     expect(cancel.status).toBe(202);
     await h.pump.idle();
-    const rows = (
-      (await (await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)).json()) as {
-        messages: { author: string; type: string; content: string }[];
-      }
-    ).messages;
-    expect(rows.map((row) => [row.author, row.type, row.content])).toEqual([
+    expect(await transcript(sessionId)).toEqual([
       ['user', 'message', 'work for hours'],
       ['system', 'status', 'Cancelled by member'],
     ]);
@@ -92,12 +95,7 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
     await holder.resync();
     await h.pump.idle();
     expect(cancels).toEqual([sessionId]);
-    const rows = (
-      (await (await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)).json()) as {
-        messages: { author: string; type: string; content: string }[];
-      }
-    ).messages;
-    expect(rows.map((row) => [row.author, row.type, row.content])).toEqual([
+    expect(await transcript(sessionId)).toEqual([
       ['user', 'message', 'work for hours'],
       ['system', 'status', 'Cancelled by member'],
     ]);

@@ -114,9 +114,13 @@ describe('an answer through another replica', () => {
     const winner = winners[0]?.body.response;
     for (const reply of replies) expect(reply.body.response).toEqual(winner);
 
-    const got = structured(await result);
-    expect(got).toMatchObject({ pending_id: pendingId });
-    expect(got.status).toBe(winners[0]?.body.status);
+    // The agent reads the winner in its own words: a rejection is 'skipped' with its reason.
+    const decided = winner as { rejected: boolean; reject_reason?: string };
+    expect(structured(await result)).toMatchObject(
+      decided.rejected
+        ? { status: 'skipped', pending_id: pendingId, reason: decided.reject_reason }
+        : { status: 'answered', pending_id: pendingId },
+    );
     // The agent's session asks nothing more and was handed the answer once.
     expect(await pendingIds(a)).toEqual([]);
   });

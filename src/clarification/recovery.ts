@@ -15,10 +15,11 @@
  * Nothing is live after a restart, so restored bundles are detached. With
  * several replicas on one database it acts only on `scope`: the sessions no
  * live replica holds at start-up, or those a takeover just took (issue 16).
- * A takeover leaves alone the claims `leave` names: this replica is
- * delivering them, or a responder of this replica still routes them and its
- * next announcement reaches the session's new holder (restoring one would
- * undo a delivery under way, and fail its responder with a 500).
+ * A takeover leaves alone the claims `leave` names, and the successor turns
+ * reserved for them: this replica is delivering them, or a responder of this
+ * replica still routes them and its next announcement reaches the session's
+ * new holder (restoring one, or deleting its reservation, would undo a
+ * delivery under way and fail its responder with a 500).
  */
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
@@ -26,6 +27,7 @@ import { closeInterruptedTurns, type InterruptedTurnsReport } from './interrupte
 import {
   clearDeliveryIntent,
   deleteUnattemptedReservation,
+  messagesByPendingId,
   pendingReservations,
   publishReservedTurn,
   restoreClaim,
@@ -69,7 +71,7 @@ export async function recoverClarifications(
   { store, sessions }: RecoveryDeps,
   logger: Logger,
   scope: SessionScope = { kind: 'all' },
-  leave: (pendingId: string, rows: readonly MessageRecord[]) => boolean = () => false,
+  leave?: (pendingId: string, rows: readonly MessageRecord[]) => boolean,
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     reservationsKept: 0,
@@ -82,6 +84,15 @@ export async function recoverClarifications(
 
   for (const turn of await pendingReservations(store, scope)) {
     const ids = recordedIds(turn);
+    // A delivery under way here reserved it: deleting it would fail that delivery's mark.
+    const pendingId = turn.metadata.prompt_dispatch_clarification_pending_id;
+    if (
+      leave &&
+      typeof pendingId === 'string' &&
+      leave(pendingId, await messagesByPendingId(store, pendingId))
+    ) {
+      continue;
+    }
     await sessions.write(turn.task_session_id, async ({ tx, updated }) => {
       if (
         isTruthy(turn.metadata.prompt_dispatch_attempted) ||
@@ -108,7 +119,7 @@ export async function recoverClarifications(
   }
   for (const [pendingId, rows] of byBundle) {
     const sessionId = rows[0]?.task_session_id;
-    if (sessionId === undefined || leave(pendingId, rows)) continue;
+    if (sessionId === undefined || leave?.(pendingId, rows) === true) continue;
     const ids = rows.map((row) => row.id);
     const status = claimStatus(rows);
     await sessions.write(sessionId, async ({ tx, updated }) => {

@@ -125,6 +125,24 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     ]);
   });
 
+  it('leaves the reservation of a delivery in flight here: its mark and dispatch go on', async () => {
+    const rows = await claim();
+    const turn = await reserve(rows);
+    const report = await recoverClarifications(
+      h,
+      silentLogger,
+      { kind: 'sessions', ids: [h.seeded.session.id] },
+      (id) => id === pendingId,
+    );
+    expect(report).toMatchObject({ reservationsRolledBack: 0, reservationsKept: 0 });
+    expect(await statuses()).toEqual([
+      { status: 'answered', intent: true },
+      { status: 'answered', intent: true },
+    ]);
+    // The delivery's next step, the at-most-once mark, still finds its reservation.
+    expect(await markDispatchAttempted(h.store, turn.id)).toBe(true);
+  });
+
   it('deletes an unattempted reservation and restores its rows: nothing was sent', async () => {
     const rows = await claim();
     const turn = await reserve(rows);

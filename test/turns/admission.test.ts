@@ -82,8 +82,17 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
     const results = await Promise.all(
       Array.from({ length: 10 }, () => send(session.id, 'do the thing', 'key-1')),
     );
-    expect(results.map((result) => result.status)).toEqual(Array(10).fill(200));
-    expect(new Set(results.map((result) => JSON.stringify(result.body))).size).toBe(1);
+    // The first starts the agent; each retry hears what it hears: `sent` once the start
+    // took the message, or `queued` (202) when that start outlasted the admission's wait
+    // (ADMISSION_START_WAIT_MS), as it may on a loaded machine. Never a second message.
+    const sent = results.filter((result) => result.status === 200);
+    const queued = results.filter((result) => result.status === 202);
+    expect(sent.length + queued.length).toBe(10);
+    expect(new Set(sent.map((result) => JSON.stringify(result.body))).size).toBeLessThanOrEqual(1);
+    for (const result of sent) expect(result.body).toMatchObject({ outcome: 'sent' });
+    const items = new Set(queued.map((result) => (result.body.item as { id: string }).id));
+    expect(items.size).toBeLessThanOrEqual(1);
+    await h.settled();
     expect(h.host.prompts).toHaveLength(1);
     expect((await transcript(session.id)).filter((m) => m.author === 'user')).toHaveLength(1);
     const turns = await h.store.db

@@ -98,6 +98,12 @@ const environment = z.object({
       error: 'DATABASE_URL must start with postgres:// or postgresql://',
     })
     .optional(),
+  CLARION_PG_PREPARED_STATEMENTS: z.coerce
+    .number({ error: 'CLARION_PG_PREPARED_STATEMENTS must be a number' })
+    .int('CLARION_PG_PREPARED_STATEMENTS must be a whole number')
+    .min(0, 'CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000')
+    .max(10_000, 'CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000')
+    .optional(),
   CLARION_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'CLARION_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
@@ -188,7 +194,13 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     port: settings.CLARION_PORT,
     dataDir,
     database: settings.DATABASE_URL
-      ? { driver: 'postgres', url: settings.DATABASE_URL }
+      ? {
+          driver: 'postgres',
+          url: settings.DATABASE_URL,
+          ...(settings.CLARION_PG_PREPARED_STATEMENTS === undefined
+            ? {}
+            : { preparedStatements: settings.CLARION_PG_PREPARED_STATEMENTS }),
+        }
       : { driver: 'sqlite', dataDir },
     logLevel: settings.CLARION_LOG_LEVEL,
     adminToken: settings.CLARION_ADMIN_TOKEN,

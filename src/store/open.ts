@@ -15,6 +15,7 @@ import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
 import { reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
+import { DEFAULT_PREPARED_STATEMENTS, StatementNames, preparingPool } from './pg-prepared.js';
 import { SqliteLockWaitingDriver, sqliteLockWaitingDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -35,7 +36,12 @@ import {
 
 export type DatabaseTarget =
   | { readonly driver: 'sqlite'; readonly dataDir: string }
-  | { readonly driver: 'postgres'; readonly url: string };
+  | {
+      readonly driver: 'postgres';
+      readonly url: string;
+      /** How many statement texts to prepare by name (`pg-prepared.ts`); 0 sends all unnamed. */
+      readonly preparedStatements?: number;
+    };
 
 export interface OpenOptions extends ListenerEvents {
   clock?: Clock;
@@ -120,7 +126,7 @@ async function connect(
   return target.driver === 'sqlite'
     ? openSqlite(target.dataDir)
     : {
-        db: await openPostgres(target.url, poolSize, onIdleConnectionLost),
+        db: await openPostgres(target, poolSize, onIdleConnectionLost),
         control: postgresControl,
       };
 }
@@ -284,7 +290,10 @@ function writable(path: string): boolean {
 }
 
 async function openPostgres(
-  url: string,
+  {
+    url,
+    preparedStatements = DEFAULT_PREPARED_STATEMENTS,
+  }: DatabaseTarget & { driver: 'postgres' },
   poolSize: number,
   onIdleConnectionLost: (error: Error) => void,
 ): Promise<Kysely<Database>> {
@@ -307,7 +316,11 @@ async function openPostgres(
       error,
     );
   }
-  return new Kysely<Database>({ dialect: reportingStorageFaults(new PostgresDialect({ pool })) });
+  const dialect = new PostgresDialect({
+    pool:
+      preparedStatements > 0 ? preparingPool(pool, new StatementNames(preparedStatements)) : pool,
+  });
+  return new Kysely<Database>({ dialect: reportingStorageFaults(dialect) });
 }
 
 /** The URL without its password, fit for a log line. */

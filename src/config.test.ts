@@ -115,6 +115,20 @@ describe('loadConfig', () => {
     expect(loadConfig({ CLARION_LEASE_S: '2.5' }).leaseMs).toBe(2_500);
   });
 
+  it('prepares PostgreSQL statements by default, as many as CLARION_PG_PREPARED_STATEMENTS says', () => {
+    const url = 'postgres://clarion@db.test/clarion';
+    expect(loadConfig({ DATABASE_URL: url }).database).toEqual({ driver: 'postgres', url });
+    expect(loadConfig({ DATABASE_URL: url, CLARION_PG_PREPARED_STATEMENTS: '0' }).database).toEqual(
+      { driver: 'postgres', url, preparedStatements: 0 },
+    );
+    expect(() => loadConfig({ DATABASE_URL: url, CLARION_PG_PREPARED_STATEMENTS: '-1' })).toThrow(
+      /CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000/,
+    );
+    expect(() => loadConfig({ DATABASE_URL: url, CLARION_PG_PREPARED_STATEMENTS: 'many' })).toThrow(
+      /CLARION_PG_PREPARED_STATEMENTS must be a number/,
+    );
+  });
+
   it.each([
     [{ CLARION_REPLICA_ID: 'has space' }, /CLARION_REPLICA_ID must be 1 to 63 letters/],
     [{ CLARION_REPLICA_ID: '-leading' }, /CLARION_REPLICA_ID/],

@@ -434,6 +434,12 @@ export async function startServer(
         listener: () => wakes.listenerState(),
       },
       sharedMcpSessions: replicated,
+      ...(replicated
+        ? {
+            mcpSessionEnded: (id: string) =>
+              wakes.send(store, { kind: 'mcp_close', mcpSessionId: id }),
+          }
+        : {}),
       draining: () => draining.draining(),
     });
     const wss = createEventsWebSocketServer();
@@ -457,9 +463,21 @@ export async function startServer(
     await replica.leases.releaseUnused();
     replica.beat((taken) => recoverTakenSessions(turns, taken));
     if (replicated) {
-      wakes.subscribe(holderWakes(turns, replica.id));
+      const here = replica.id;
+      wakes.subscribe(holderWakes(turns, here));
       wakes.subscribe(clarification.deliveryWakes());
       if (userInputsAcross) wakes.subscribe(userInputsAcross.wakes);
+      // A lost wake leaves a copy to its idle close (`MCP_SESSION_IDLE_MS`); its row is gone.
+      wakes.subscribe({
+        kinds: ['mcp_close'],
+        wake: ({ topic, origin }) => {
+          if (topic.kind !== 'mcp_close' || origin === here) return;
+          void mcp.closeEndedElsewhere(topic.mcpSessionId).catch((error: unknown) => {
+            logger.warn({ err: error }, 'closing an mcp session closed elsewhere failed');
+          });
+        },
+        resync: () => undefined,
+      });
     }
     const statistics = systemTimers.every(STATISTICS_INTERVAL_MS, () => {
       store.refreshStatistics().catch((error: unknown) => {

@@ -23,7 +23,9 @@ export type WakeTopic =
   | { readonly kind: 'stop'; readonly sessionId: string }
   | { readonly kind: 'registry'; readonly requestId: string }
   /** A claim of the bundle waits for the replica that delivers it. */
-  | { readonly kind: 'delivery'; readonly pendingId: string };
+  | { readonly kind: 'delivery'; readonly pendingId: string }
+  /** An MCP session's client closed it through the sender: every copy of it closes. */
+  | { readonly kind: 'mcp_close'; readonly mcpSessionId: string };
 
 export type WakeKind = WakeTopic['kind'];
 
@@ -66,6 +68,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'stop',
   'registry',
   'delivery',
+  'mcp_close',
 ]);
 
 function topicId(topic: WakeTopic): string {
@@ -74,6 +77,8 @@ function topicId(topic: WakeTopic): string {
       return topic.requestId;
     case 'delivery':
       return topic.pendingId;
+    case 'mcp_close':
+      return topic.mcpSessionId;
     default:
       return topic.sessionId;
   }
@@ -90,6 +95,8 @@ function topicOf(kind: string, id: string): WakeTopic {
       return { kind, requestId: id };
     case 'delivery':
       return { kind, pendingId: id };
+    case 'mcp_close':
+      return { kind, mcpSessionId: id };
     default:
       return { kind: kind as 'session' | 'queue' | 'cancel' | 'stop', sessionId: id };
   }

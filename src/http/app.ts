@@ -55,6 +55,8 @@ export interface AppDeps {
   readonly replica?: ReplicaHealth;
   /** Several replicas: an MCP session opened on one is served by all (`agents/mcp/route.ts`). */
   readonly sharedMcpSessions?: boolean;
+  /** Several replicas: a client closed a shared MCP session here; the others close theirs. */
+  readonly mcpSessionEnded?: (sessionId: string) => Promise<void>;
   /** True once a graceful stop began (`drain.ts`): `/healthz` says 503 `draining`. */
   readonly draining?: () => boolean;
 }
@@ -113,6 +115,7 @@ export function createApp(deps: AppDeps): App {
     logger: deps.logger.child({ component: 'mcp' }),
     userInputs: deps.turns.userInputs,
     sharedSessions: deps.sharedMcpSessions ?? false,
+    ...(deps.mcpSessionEnded ? { onSharedSessionEnded: deps.mcpSessionEnded } : {}),
   });
   // Last, and it only answers GET/HEAD outside the API prefixes: it never shadows a route.
   registerWebApp(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });

@@ -4,13 +4,17 @@
  * behind a small proxy the test steers. The session opened on A is served by
  * B without a new `initialize` (same client, same external session); an ask
  * held on B whose call went away is collected with `wait_for_answer` on A,
- * answered through B's REST.
+ * answered through B's REST. The client's close through A closes B's copy.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  LATEST_PROTOCOL_VERSION,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/store/index.js';
 import { pendingListReply, taskListReply } from '../../src/wire/index.js';
@@ -133,8 +137,25 @@ describe('MCP without sticky routing', () => {
       answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }] } },
     });
 
-    // The client's own close ends the shared session: no replica opens it again.
+    // The client's own close, through A, ends the shared session: no replica opens it
+    // again, and B closes the copy it opened (a request for it there is not found).
+    const mcpSessionId = transport.sessionId;
+    if (!mcpSessionId) throw new Error('no MCP session');
+    const onB = () =>
+      fetch(`${b.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          ...auth,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': mcpSessionId,
+          'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+      });
+    expect((await onB()).status).toBe(200);
     await transport.terminateSession();
+    await eventually(async () => (await onB()).status === 404, 10_000);
     const store = await openStore(processes.target());
     try {
       expect(await store.db.selectFrom('mcp_sessions').select('id').execute()).toEqual([]);

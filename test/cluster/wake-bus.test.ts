@@ -78,6 +78,7 @@ describe('wake bus', () => {
       topic: { kind: 'session', sessionId: 's-1' },
     });
     expect(parseWake('a registry r-1')?.topic).toEqual({ kind: 'registry', requestId: 'r-1' });
+    expect(parseWake('a mcp_close m-1')?.topic).toEqual({ kind: 'mcp_close', mcpSessionId: 'm-1' });
     expect(parseWake('a gossip s-1')).toBeUndefined();
     expect(parseWake('a session')).toBeUndefined();
   });

@@ -56,6 +56,11 @@ export interface McpRouteDeps {
    * the store, and a request for one another replica opened opens it here.
    */
   sharedSessions?: boolean;
+  /**
+   * Several replicas: a client closed a shared session here (its row is
+   * gone); tells the replicas that opened it again to close their copies.
+   */
+  onSharedSessionEnded?: (sessionId: string) => Promise<void>;
   /** Clock and timer of the idle sweep; the system's unless a test fakes them. */
   nowMs?: () => number;
   timers?: RepeatingTimers;
@@ -66,6 +71,8 @@ export interface McpEndpoint {
   sessionCount(): number;
   /** Closes every session; their waiting calls end and their bundles detach. */
   close(): Promise<void>;
+  /** The session's client closed it through another replica: this replica's copy closes too. */
+  closeEndedElsewhere(sessionId: string): Promise<boolean>;
 }
 
 /** The catalogue's 401, challenging for a token or naming the one sent as invalid. */
@@ -135,6 +142,17 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     ...(deps.userInputs ? { userInputs: deps.userInputs } : {}),
   };
 
+  /** A client's own close of a shared session: gone from the store, then from every replica. */
+  async function endShared(sessionId: string): Promise<void> {
+    await shared?.forget(sessionId);
+    await deps.onSharedSessionEnded?.(sessionId).catch((error: unknown) => {
+      deps.logger.warn(
+        { err: error, mcpSession: sessionId },
+        'other replicas keep their copy of a closed mcp session until it idles',
+      );
+    });
+  }
+
   app.all(MCP_PATH, async (c) => {
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
@@ -195,7 +213,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
           onCallEnded: (id) => {
             sessions.touch(id);
           },
-          ...(shared ? { onEndedByClient: (ended: string) => void shared.forget(ended) } : {}),
+          ...(shared ? { onEndedByClient: (ended: string) => void endShared(ended) } : {}),
         },
         { sessionId: id, ...(resume ? { resume } : {}) },
       );
@@ -216,6 +234,11 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     close: () => {
       sweeper.cancel();
       return sessions.closeAll();
+    },
+    closeEndedElsewhere: async (sessionId) => {
+      const closed = await sessions.close(sessionId);
+      if (closed) deps.logger.info({ mcpSession: sessionId }, 'mcp session closed by its client');
+      return closed;
     },
   };
 }

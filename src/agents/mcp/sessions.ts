@@ -152,6 +152,15 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
     return expired.length;
   }
 
+  /** Closes one session whoever holds it; false when it is not open here. */
+  async close(id: string): Promise<boolean> {
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    this.entries.delete(id);
+    await entry.close();
+    return true;
+  }
+
   async closeAll(): Promise<void> {
     const all = [...this.entries.values()];
     this.entries.clear();

@@ -308,6 +308,7 @@ export async function startServer(
         tellHolder: (ctx, sessionId, kind) => wakes.send(ctx, { kind, sessionId }),
         confirm: (sessionId) => running.leases.confirm(sessionId),
         isFenced: (sessionId) => running.leases.isFenced(sessionId),
+        liveReplicas: () => running.leases.liveReplicas(),
       },
     };
     const clarification = new ClarificationService({

@@ -16,10 +16,11 @@
  * several replicas on one database it acts only on `scope`: the sessions no
  * live replica holds at start-up, or those a takeover just took (issue 16).
  * A takeover leaves alone the claims `leave` names, and the successor turns
- * reserved for them: this replica is delivering them, or a responder of this
- * replica still routes them and its next announcement reaches the session's
- * new holder (restoring one, or deleting its reservation, would undo a
- * delivery under way and fail its responder with a 500).
+ * reserved for them: a live replica (this one or a third) is delivering
+ * them, or a responder of this replica still routes them and its next
+ * announcement reaches the session's new holder (restoring one, or deleting
+ * its reservation, would undo a delivery under way and fail its responder
+ * with a 500).
  */
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';

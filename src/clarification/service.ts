@@ -144,15 +144,24 @@ export class ClarificationService {
   }
 
   /**
-   * Several replicas: whether this replica is delivering the claim (it took
-   * the rows), or a responder here waits while another replica delivers it.
-   * A takeover's recovery leaves such a claim alone.
+   * Several replicas: whether a claim is still being delivered, so a
+   * takeover's recovery leaves it alone: a responder here waits while another
+   * replica delivers it, or a replica in `live` took the rows (this one, or a
+   * third replica still running). A claim taken by the replica that is gone
+   * is not.
    */
-  claimInFlightHere(pendingId: string, rows: readonly MessageRecord[]): boolean {
+  claimInFlight(
+    pendingId: string,
+    rows: readonly MessageRecord[],
+    live: ReadonlySet<string>,
+  ): boolean {
     const here = this.deps.replicas?.id;
     return (
       this.deps.awaiting.has(pendingId) ||
-      (here !== undefined && rows.some((row) => row.metadata.delivery_by === here))
+      rows.some((row) => {
+        const by = row.metadata.delivery_by;
+        return typeof by === 'string' && (by === here || live.has(by));
+      })
     );
   }
 

@@ -24,6 +24,7 @@ import {
   acquireLease,
   countLeases,
   leasedSessions,
+  liveReplicaIds,
   releaseLease,
   releaseLeasesOf,
   renewLeases,
@@ -215,6 +216,12 @@ export class SessionLeases {
 
   count(): Promise<number> {
     return countLeases(this.deps.store, this.deps.replicaId);
+  }
+
+  /** The replicas running with a heartbeat within the lease, this one included. */
+  async liveReplicas(): Promise<ReadonlySet<string>> {
+    const heartbeatAfter = timestampAtMs(this.deps.store.clock.nowMs() - this.deps.leaseMs);
+    return new Set(await liveReplicaIds(this.deps.store, heartbeatAfter));
   }
 
   /** Timestamp of now, as leases are judged. */

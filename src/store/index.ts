@@ -258,6 +258,7 @@ export type { Registration, ReplicaRecord } from './replicas.js';
 export {
   getReplica,
   heartbeatReplica,
+  liveReplicaIds,
   markReplicaStopped,
   pruneReplicas,
   registerReplica,

@@ -133,3 +133,13 @@ export async function pruneReplicas(ctx: RepoContext, before: string): Promise<n
 export function getReplica(ctx: RepoContext, id: string): Promise<ReplicaRecord | undefined> {
   return ctx.db.selectFrom('replicas').selectAll().where('id', '=', id).executeTakeFirst();
 }
+
+/** The replicas live now: running, with a heartbeat after `heartbeatAfter`. */
+export async function liveReplicaIds(ctx: RepoContext, heartbeatAfter: string): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('replicas as r')
+    .select('r.id')
+    .where(replicaLive(ctx, 'r', heartbeatAfter))
+    .execute();
+  return rows.map((row) => row.id);
+}

@@ -51,6 +51,8 @@ export interface SessionLeasePort {
   confirm(sessionId: string): Promise<boolean>;
   /** Lost to another replica and not taken again here: what its old agent reports is void. */
   isFenced(sessionId: string): boolean;
+  /** The replicas live now (running, heartbeat within the lease), this one included. */
+  liveReplicas(): Promise<ReadonlySet<string>>;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

@@ -17,11 +17,12 @@ const INTERRUPTED_STATES = ['starting', 'running', 'waiting_for_input'] as const
 export async function recoverTakenSessions(deps: TurnsDeps, sessionIds: readonly string[]) {
   const scope: SessionScope = { kind: 'sessions', ids: sessionIds };
   const logger = deps.logger.child({ component: 'takeover' });
+  const live = deps.leases ? await deps.leases.liveReplicas() : new Set<string>();
   await recoverClarifications(
     { store: deps.store, sessions: deps.sessions },
     logger,
     scope,
-    (pendingId, rows) => deps.clarification.claimInFlightHere(pendingId, rows),
+    (pendingId, rows) => deps.clarification.claimInFlight(pendingId, rows, live),
   );
   // Through the write unit, unlike at start-up: people are watching these sessions now.
   for (const sessionId of sessionIds) {

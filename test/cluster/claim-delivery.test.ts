@@ -257,11 +257,15 @@ describe('claim delivery across replicas on postgres', () => {
       ...Array.from({ length: 5 }, () => takeDelivery(b.store, ids, 'B')),
     ]);
     expect(takes.filter(Boolean)).toHaveLength(1);
-    // The taker is delivering it: a takeover there leaves it alone; the other replica would not.
+    // The taker is delivering it: a takeover there leaves it alone, and so does one on the
+    // other replica while the taker lives; once the taker is gone, the other restores it.
     const taken = await messagesByPendingId(a.store, pendingId);
     const taker = taken[0]?.metadata.delivery_by === 'A' ? a : b;
     const other = taker === a ? b : a;
-    expect(taker.service.claimInFlightHere(pendingId, taken)).toBe(true);
-    expect(other.service.claimInFlightHere(pendingId, taken)).toBe(false);
+    const takerId = taker === a ? 'A' : 'B';
+    const none = new Set<string>();
+    expect(taker.service.claimInFlight(pendingId, taken, none)).toBe(true);
+    expect(other.service.claimInFlight(pendingId, taken, new Set([takerId]))).toBe(true);
+    expect(other.service.claimInFlight(pendingId, taken, none)).toBe(false);
   });
 });

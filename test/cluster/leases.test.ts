@@ -8,7 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplicaIdInUseError, startReplica, type Replica } from '../../src/cluster/index.js';
 import { silentLogger } from '../../src/observability/index.js';
-import { openStore, type Driver, type Store } from '../../src/store/index.js';
+import { heartbeatReplica, openStore, type Driver, type Store } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, type FakeClock } from '../support/fakes.js';
@@ -89,6 +89,19 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await a.leases.acquire(session.id)).toBe(true);
     await a.stop();
     expect(await b.leases.acquire(session.id)).toBe(true);
+  });
+
+  it('counts as live the replicas that run and heartbeat within the lease', async () => {
+    await setUp();
+    const a = await replica('a');
+    await replica('b');
+    const c = await replica('c');
+    expect(await a.leases.liveReplicas()).toEqual(new Set(['a', 'b', 'c']));
+    await c.stop();
+    clock.advance(LEASE_MS + 1_000);
+    expect(await heartbeatReplica(store, 'a', clock.timestamp())).toBe(true);
+    // b's heartbeat is older than the lease, c stopped: only a is live.
+    expect(await a.leases.liveReplicas()).toEqual(new Set(['a']));
   });
 
   it('releases one lease and, at shutdown, all of a replica’s', async () => {

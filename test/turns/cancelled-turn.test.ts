@@ -78,6 +78,7 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
         release: () => Promise.resolve(),
         confirm: () => Promise.resolve(true),
         isFenced: () => false,
+        liveReplicas: () => Promise.resolve(new Set<string>()),
         tellHolder: (_ctx: unknown, id: string, kind: string) => {
           woken.push(`${kind} ${id}`);
           return Promise.resolve();

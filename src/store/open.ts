@@ -15,7 +15,7 @@ import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
 import { reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
-import { DEFAULT_PREPARED_STATEMENTS, StatementNames, preparingPool } from './pg-prepared.js';
+import { DEFAULT_PREPARED_STATEMENTS, preparingPool } from './pg-prepared.js';
 import { SqliteLockWaitingDriver, sqliteLockWaitingDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -317,8 +317,7 @@ async function openPostgres(
     );
   }
   const dialect = new PostgresDialect({
-    pool:
-      preparedStatements > 0 ? preparingPool(pool, new StatementNames(preparedStatements)) : pool,
+    pool: preparedStatements > 0 ? preparingPool(pool, preparedStatements) : pool,
   });
   return new Kysely<Database>({ dialect: reportingStorageFaults(dialect) });
 }

@@ -27,10 +27,10 @@ import type pg from 'pg';
 export const DEFAULT_PREPARED_STATEMENTS = 256;
 
 /** Names for statement texts; shared by every connection of one pool. */
-export class StatementNames {
+class StatementNames {
   readonly #names = new Map<string, string>();
 
-  constructor(readonly capacity = DEFAULT_PREPARED_STATEMENTS) {}
+  constructor(private readonly capacity: number) {}
 
   /** The text's name, or `undefined` once `capacity` texts have one. */
   nameFor(text: string): string | undefined {
@@ -40,14 +40,11 @@ export class StatementNames {
     this.#names.set(text, name);
     return name;
   }
-
-  get size(): number {
-    return this.#names.size;
-  }
 }
 
-/** `pool` as Kysely's PostgreSQL driver sees it, with statements named by `names`. */
-export function preparingPool(pool: pg.Pool, names = new StatementNames()): PostgresPool {
+/** `pool` as Kysely's PostgreSQL driver sees it, with at most `capacity` texts named. */
+export function preparingPool(pool: pg.Pool, capacity: number): PostgresPool {
+  const names = new StatementNames(capacity);
   return {
     connect: async () => preparingClient(await pool.connect(), names),
     end: () => pool.end(),
@@ -75,7 +72,8 @@ function preparingClient(client: pg.PoolClient, names: StatementNames): Postgres
       return client.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
     }
     const name = parameters.length > 0 ? names.nameFor(sqlOrCursor) : undefined;
-    const values = [...parameters];
+    // Kysely's driver passes a fresh copy of the values; `pg` only reads them.
+    const values = parameters as unknown[];
     if (name === undefined) {
       return client.query(sqlOrCursor, values) as unknown as Promise<PostgresQueryResult<R>>;
     }

@@ -6,7 +6,8 @@
  *
  * `started` remembers the sessions whose lease a start took, so a pass that
  * gives back leases nobody uses (after recovery) never frees one whose agent
- * is starting.
+ * is starting. A session's acquire and release run one at a time here, so
+ * such a pass and a start never interleave their statements.
  *
  * Fencing: a replica that hung past its lease (SIGSTOP, a GC pause, a frozen
  * VM) has lost its sessions to another replica without being told. So it
@@ -15,7 +16,9 @@
  * first. Every renew compares what it still holds with what it held when it
  * began: the sessions lost are handed to the `onLost` listener (which stops
  * their agents and waits here, writing nothing) and stay fenced until a start
- * here takes their lease again.
+ * here takes their lease again. A session acquired or released here while a
+ * renew ran is not judged by it (its row changed under the renew's statement);
+ * the next renew judges it.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/index.js';
@@ -55,6 +58,11 @@ export class SessionLeases {
   private readonly lost = new Set<string>();
   /** Fencing under way, per session: a `confirm` waits for it. */
   private readonly fencing = new Map<string, Promise<void>>();
+  /** Per session, the lease change under way here: the next one waits for it. */
+  private readonly changing = new Map<string, Promise<unknown>>();
+  /** Counts lease changes made here; `changedAt` is each session's last. */
+  private changes = 0;
+  private readonly changedAt = new Map<string, number>();
   private validUntilMs = Number.NEGATIVE_INFINITY;
   private renewing: Promise<number> | undefined;
   private lostListener: LostSessions = () => Promise.resolve();
@@ -83,14 +91,36 @@ export class SessionLeases {
     };
   }
 
+  /** Runs one lease change of the session after the one under way here, if any. */
+  private change<T>(sessionId: string, apply: () => Promise<T>): Promise<T> {
+    const previous = this.changing.get(sessionId) ?? Promise.resolve();
+    const next = previous
+      .catch(() => undefined)
+      .then(async () => {
+        try {
+          return await apply();
+        } finally {
+          this.changedAt.set(sessionId, ++this.changes);
+        }
+      });
+    this.changing.set(sessionId, next);
+    const forget = () => {
+      if (this.changing.get(sessionId) === next) this.changing.delete(sessionId);
+    };
+    next.then(forget, forget);
+    return next;
+  }
+
   /** Takes the session's lease for an agent start; false while another live replica holds it. */
-  async acquire(sessionId: string): Promise<boolean> {
-    const held = await acquireLease(this.deps.store, sessionId, this.terms());
-    if (held) {
-      this.started.add(sessionId);
-      this.holding(sessionId);
-    }
-    return held;
+  acquire(sessionId: string): Promise<boolean> {
+    return this.change(sessionId, async () => {
+      const held = await acquireLease(this.deps.store, sessionId, this.terms());
+      if (held) {
+        this.started.add(sessionId);
+        this.holding(sessionId);
+      }
+      return held;
+    });
   }
 
   private holding(sessionId: string): void {
@@ -100,9 +130,11 @@ export class SessionLeases {
 
   /** Gives the session's lease back (its agent stopped or never started). */
   async release(sessionId: string): Promise<void> {
-    this.started.delete(sessionId);
-    this.held.delete(sessionId);
-    await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+    await this.change(sessionId, async () => {
+      this.started.delete(sessionId);
+      this.held.delete(sessionId);
+      await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+    });
   }
 
   /**
@@ -120,6 +152,9 @@ export class SessionLeases {
   private async renewOnce(): Promise<number> {
     const began = this.monotonicNow();
     const before = [...this.held];
+    const changesBefore = this.changes;
+    // A change still under way may land before or after the statement: it cannot be judged either.
+    const underWay = new Set(this.changing.keys());
     const kept = new Set(
       await renewLeases(this.deps.store, this.deps.replicaId, this.terms().expiresAt),
     );
@@ -128,8 +163,17 @@ export class SessionLeases {
       Math.floor(this.deps.leaseMs / 3),
     );
     this.validUntilMs = began + this.deps.leaseMs - margin;
-    // Still in `held`: a release or a new acquire meanwhile decided for itself.
-    const lost = before.filter((sessionId) => !kept.has(sessionId) && this.held.has(sessionId));
+    const lost = before.filter(
+      (sessionId) =>
+        !kept.has(sessionId) &&
+        this.held.has(sessionId) &&
+        !underWay.has(sessionId) &&
+        (this.changedAt.get(sessionId) ?? 0) <= changesBefore,
+    );
+    // Renews never overlap, so no later one needs the changes made before this one began.
+    for (const [sessionId, at] of this.changedAt) {
+      if (at <= changesBefore) this.changedAt.delete(sessionId);
+    }
     if (lost.length > 0) await this.fence(lost);
     return kept.size;
   }
@@ -196,14 +240,13 @@ export class SessionLeases {
   async releaseUnused(): Promise<number> {
     let released = 0;
     for (const sessionId of await leasedSessions(this.deps.store, this.deps.replicaId)) {
-      if (this.started.has(sessionId)) continue;
-      if (!(await releaseLease(this.deps.store, sessionId, this.deps.replicaId))) continue;
-      // A start that took it while we let go: it keeps the lease it had.
-      if (this.started.has(sessionId)) await acquireLease(this.deps.store, sessionId, this.terms());
-      else {
+      const freed = await this.change(sessionId, async () => {
+        // A start took it first: it keeps the lease.
+        if (this.started.has(sessionId)) return false;
         this.held.delete(sessionId);
-        released++;
-      }
+        return releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+      });
+      if (freed) released++;
     }
     return released;
   }

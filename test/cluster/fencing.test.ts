@@ -132,6 +132,49 @@ describe.each(DRIVERS)(
       expect(await a.leases.confirm('never-held')).toBe(true);
     });
 
+    it('a start racing the release of unused leases and a renew keeps its lease, unfenced', async () => {
+      await setUp();
+      const dead = await replica('dead');
+      const b = await replica('b');
+      const fenced: string[] = [];
+      b.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const sessions: string[] = [];
+      for (let index = 0; index < 20; index++) {
+        const { session } = await seedSession(store, `taken-${index}`);
+        expect(await dead.leases.acquire(session.id)).toBe(true);
+        sessions.push(session.id);
+      }
+      clock.advance(LEASE_MS + 1);
+      expect(await b.leases.takeOver()).toEqual([...sessions].sort());
+      // Recovery starts the agents of some taken sessions while the takeover lets the others go.
+      const starting = sessions.filter((_, index) => index % 2 === 0);
+      const [acquired] = await Promise.all([
+        Promise.all(
+          starting.map(async (sessionId, index) => {
+            await new Promise((resolve) => setTimeout(resolve, index * 3));
+            return b.leases.acquire(sessionId);
+          }),
+        ),
+        b.leases.releaseUnused(),
+        (async () => {
+          for (let renews = 0; renews < 30; renews++) {
+            await b.leases.renew();
+          }
+        })(),
+      ]);
+      expect(acquired.every(Boolean)).toBe(true);
+      await b.leases.renew();
+      expect(fenced).toEqual([]);
+      for (const sessionId of starting) {
+        expect(b.leases.isFenced(sessionId)).toBe(false);
+        expect(await expiresAt(sessionId)).toMatch(/^b@/);
+      }
+      expect(await b.leases.count()).toBe(starting.length);
+    });
+
     it('waits for the fencing to end before an action proceeds', async () => {
       await setUp();
       const a = await replica('a');

@@ -318,8 +318,10 @@ export const postgresDialect: Dialect = {
   refreshStatistics: () => Promise.resolve(),
   async boundTransaction(db, ms) {
     const bound = Math.max(1, Math.ceil(ms));
-    await sql.raw(`SET LOCAL statement_timeout = ${bound}`).execute(db);
-    await sql.raw(`SET LOCAL lock_timeout = ${bound}`).execute(db);
+    // One round trip: without values the text goes as a simple query, which may hold two.
+    await sql
+      .raw(`SET LOCAL statement_timeout = ${bound}; SET LOCAL lock_timeout = ${bound}`)
+      .execute(db);
   },
   async listIndexes(db, table) {
     const result = await sql<{ name: string }>`

@@ -3,9 +3,11 @@
  * delivers each claim, the one `deliveryRoute` names: where its live wait
  * runs, else where its agent runs, else where it was claimed. A replica that
  * delivers a claim it did not see asked here takes it in the store first
- * (`takeDelivery`), so two replicas that judge liveness a moment apart never
- * both deliver. A responder whose claim belongs elsewhere announces it and
- * reads the end from the store, within the delivery budget.
+ * (`takeDelivery`, or the claim itself when the responder's replica knew
+ * before claiming that the delivery is its own), so two replicas that judge
+ * liveness a moment apart never both deliver. A responder whose claim belongs
+ * elsewhere announces it and reads the end from the store, within the
+ * delivery budget.
  */
 import { ELSEWHERE_ANNOUNCE_INTERVAL_MS, ELSEWHERE_RECHECK_MS } from '../tunables.js';
 import { detachClaim, messagesByPendingId, takeDelivery } from '../store/index.js';
@@ -13,9 +15,41 @@ import { readBundle, type Bundle } from './bundle.js';
 import { startBudget } from './budget.js';
 import type { ClaimReplicas, ClarificationDeps } from './context.js';
 import type { DeliveryOutcome } from './delivery-plan.js';
-import { deliveryRoute } from './delivery-route.js';
+import { deliveryRoute, type DeliveryRoute } from './delivery-route.js';
 
 export type Routed = 'here' | 'elsewhere';
+
+async function routeOf(
+  replicas: ClaimReplicas,
+  bundle: Bundle,
+  options: { detached: boolean; origin: string; waiterHere: boolean },
+): Promise<DeliveryRoute> {
+  const askedOn = options.detached ? undefined : bundle.askedOn;
+  const owners = await replicas.owners(bundle.sessionId, askedOn);
+  return deliveryRoute({
+    here: replicas.id,
+    waiterHere: options.waiterHere,
+    askedOn: owners.askedOnLive ? askedOn : undefined,
+    holder: owners.holder,
+    origin: options.origin,
+  });
+}
+
+/**
+ * Before a claim of `bundle` that no live wait here holds: whether this
+ * replica delivers it, judged as `routeClaim` would just after the claim, so
+ * the claim can take the delivery itself (one statement fewer per answer).
+ * False whenever `routeClaim` would do more than take it.
+ */
+export async function deliversHere(replicas: ClaimReplicas, bundle: Bundle): Promise<boolean> {
+  const detached = bundle.rows.some((row) => row.detached);
+  const route = await routeOf(replicas, bundle, {
+    detached,
+    origin: replicas.id,
+    waiterHere: false,
+  });
+  return route.kind === 'here';
+}
 
 /**
  * Routes a claim of `bundle` (its rows `ids`) that no live wait here holds:
@@ -30,17 +64,7 @@ export async function routeClaim(
   ids: readonly string[],
   options: { origin: string; waiterHere: boolean; announce: boolean },
 ): Promise<Routed> {
-  const route = async (detached: boolean) => {
-    const askedOn = detached ? undefined : bundle.askedOn;
-    const owners = await replicas.owners(bundle.sessionId, askedOn);
-    return deliveryRoute({
-      here: replicas.id,
-      waiterHere: options.waiterHere,
-      askedOn: owners.askedOnLive ? askedOn : undefined,
-      holder: owners.holder,
-      origin: options.origin,
-    });
-  };
+  const route = (detached: boolean) => routeOf(replicas, bundle, { ...options, detached });
   let announce = options.announce;
   let next = await route(bundle.rows.some((row) => row.detached));
   if (next.kind === 'waitEnded') {

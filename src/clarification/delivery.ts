@@ -81,6 +81,7 @@ function assertNever(value: never): never {
   throw new Error(`unhandled delivery step: ${JSON.stringify(value)}`);
 }
 
+/** Delivers a claim this replica made. */
 export async function deliverClaim(
   deps: ClarificationDeps,
   bundle: Bundle,
@@ -90,8 +91,10 @@ export async function deliverClaim(
   const response = responseOf(bundle, decision, claimed);
   const { replicas, waiters } = deps;
   await confirmWaiterHere(deps, bundle);
+  // Several replicas: the claim itself may have taken the delivery here (`deliversHere`).
+  const takenHere = claimed.every((row) => row.metadata.delivery_by === replicas?.id);
   let outcome: DeliveryOutcome;
-  if (!replicas || waiters.has(bundle.pendingId)) {
+  if (!replicas || takenHere || waiters.has(bundle.pendingId)) {
     outcome = await run(deps, bundle, decision, claimed, response);
   } else {
     const ids = claimed.map((row) => row.id);

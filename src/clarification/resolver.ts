@@ -23,6 +23,7 @@ import { readBundle, winnerResponse, type Bundle } from './bundle.js';
 import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import { deliverClaim } from './delivery.js';
+import { deliversHere } from './delivery-elsewhere.js';
 import { failure, type DecisionSurface, type Failure, type RespondReply } from '../wire/index.js';
 import { decide, type Decision, type RespondInput } from './outcome.js';
 
@@ -87,7 +88,15 @@ export class Resolver {
       if (callerSignal?.aborted) return failure('caller_gone');
 
       started = clock.nowMs();
-      const claimWork = this.claim(identity.bundle, identity.decision, responder, budget);
+      const deliveryBy = await this.bounded(budget, this.deliveryByBeforeClaim(identity.bundle));
+      if (deliveryBy === EXHAUSTED) return this.exhausted('claim', pendingId, started);
+      const claimWork = this.claim(
+        identity.bundle,
+        identity.decision,
+        responder,
+        budget,
+        deliveryBy,
+      );
       const claimed = await this.bounded(budget, claimWork);
       if (claimed === EXHAUSTED) {
         this.deliverLateCommit(claimWork, identity.bundle, identity.decision);
@@ -151,6 +160,18 @@ export class Resolver {
   }
 
   /**
+   * Several replicas: this replica's ID when it will deliver the claim and no
+   * live wait here holds the bundle, so the claim takes the delivery itself.
+   */
+  private async deliveryByBeforeClaim(bundle: Bundle): Promise<string | undefined> {
+    const { replicas, waiters } = this.deps;
+    if (!replicas || waiters.has(bundle.pendingId)) return undefined;
+    // Already decided: the claim will lose, so racing losers pay no extra read.
+    if (bundle.rows.some((row) => row.status !== 'pending')) return undefined;
+    return (await deliversHere(replicas, bundle)) ? replicas.id : undefined;
+  }
+
+  /**
    * The claim transaction. Its last step checks the budget: past it, the
    * transaction rolls back instead of committing, so a 503 never hides a claim
    * (except in the instant between that check and the commit, which
@@ -161,6 +182,7 @@ export class Resolver {
     decision: Decision,
     responder: Responder,
     budget: Budget,
+    deliveryBy: string | undefined,
   ): Promise<MessageRecord[]> {
     // The claimed rows are not reported: delivery's next write reports them in their
     // handed-off state, and staging here would add statements after the budget check.
@@ -176,6 +198,7 @@ export class Resolver {
           rejectReason: decision.reject_reason,
           respondedAt: tx.clock.timestamp(),
           respondedBy: responder,
+          ...(deliveryBy === undefined ? {} : { deliveryBy }),
         });
         budget.check();
         return rows;

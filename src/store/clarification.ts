@@ -121,6 +121,12 @@ export interface ClaimInput {
   respondedAt: string;
   /** The person deciding, as the wire's `Responder`. */
   respondedBy: Responder;
+  /**
+   * Several replicas: the replica that delivers the claim, when the claimer
+   * already knows it is itself; the claim then takes the delivery as
+   * `takeDelivery` would, in the same statement.
+   */
+  deliveryBy?: string;
 }
 
 /**
@@ -139,7 +145,11 @@ export interface ClaimInput {
  */
 export async function claimBundle(ctx: RepoContext, input: ClaimInput): Promise<MessageRecord[]> {
   const values = claimValues(ctx, input);
-  const rows = await claimStatement(ctx, String(input.responses.size), ...values);
+  const shape = String(input.responses.size);
+  const rows =
+    input.deliveryBy === undefined
+      ? await claimStatement(ctx, shape, ...values)
+      : await takenClaimStatement(ctx, shape, JSON.stringify(input.deliveryBy), ...values);
   return rows.map(toMessageRecord).sort(byCreation);
 }
 
@@ -183,6 +193,15 @@ function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
 }
 
 function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
+  return claimQueryTaking(ctx, undefined, ...values);
+}
+
+/** The claim; `deliveryBy` (JSON text) also takes its delivery for a replica. */
+function claimQueryTaking(
+  ctx: RepoContext,
+  deliveryBy: string | undefined,
+  ...values: ClaimValues
+) {
   const { dialect } = ctx;
   const [
     pendingId,
@@ -214,6 +233,9 @@ function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
           ['responded_at', sql<string>`${respondedAt}`],
           ['responded_by', sql<string>`${respondedBy}`],
           ['response_delivery_pending', jsonValue(true)],
+          ...(deliveryBy === undefined
+            ? []
+            : ([['delivery_by', sql<string>`${deliveryBy}`]] as const)),
         ]),
         updated_at: updatedAt,
       })
@@ -230,6 +252,11 @@ function claimQuery(ctx: RepoContext, ...values: ClaimValues) {
 }
 
 const claimStatement = compiledStatement('claim', claimQuery);
+const takenClaimStatement = compiledStatement(
+  'claim taken for delivery',
+  (ctx: RepoContext, deliveryBy: string, ...values: ClaimValues) =>
+    claimQueryTaking(ctx, deliveryBy, ...values),
+);
 
 /** Clears the delivery intent of claimed rows: the hand-off is confirmed (or given up). */
 export async function clearDeliveryIntent(

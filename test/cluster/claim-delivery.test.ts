@@ -236,6 +236,29 @@ describe('claim delivery across replicas on postgres', () => {
     expect(rows.map((row) => row.metadata.status ?? 'pending')).toEqual(['pending', 'pending']);
   });
 
+  it('a claim made where it will be delivered takes the delivery in the claim itself', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+    const rows = await messagesByPendingId(a.store, pendingId);
+    const claimed = await claimBundle(b.store, {
+      pendingId,
+      sessionId: seeded.session.id,
+      turnId: rows[0]?.turn_id ?? '',
+      status: 'rejected',
+      responses: new Map(),
+      rejectReason: 'no',
+      respondedAt: b.store.clock.timestamp(),
+      respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
+      deliveryBy: 'B',
+    });
+    expect(claimed.map((row) => row.metadata.delivery_by)).toEqual(rows.map(() => 'B'));
+    const ids = claimed.map((row) => row.id);
+    expect(await takeDelivery(a.store, ids, 'A')).toBe(false);
+    expect(await takeDelivery(b.store, ids, 'B')).toBe(false);
+    expect(a.service.claimInFlight(pendingId, claimed, new Set(['B']))).toBe(true);
+  });
+
   it('of two replicas taking one claim, one takes it', async () => {
     const a = await node('A');
     const b = await node('B');

@@ -5,7 +5,10 @@
  * lost while it did not run, `leases.ts`) and takes over those of
  * replicas that stopped heartbeating or died, handing exactly the sessions it
  * took to `recover` (start-up recovery for those sessions, injected by the
- * composition root). A clean stop releases its leases and marks it stopped.
+ * composition root). A recovery that failed (the database went away mid-way)
+ * is tried again at each beat until it succeeds: the leases are this
+ * replica's now, so no other replica would ever recover those sessions. A
+ * clean stop releases its leases and marks it stopped.
  */
 import type { Logger } from '../observability/index.js';
 import {
@@ -47,7 +50,11 @@ export interface ReplicaDeps {
   readonly monotonicMs?: () => number;
 }
 
-/** Runs start-up recovery for exactly these sessions (their lease was just taken over). */
+/**
+ * Runs start-up recovery for exactly these sessions (their lease was just
+ * taken over); called again with the same sessions when it failed, so it
+ * must be safe to repeat.
+ */
 export type RecoverSessions = (sessionIds: readonly string[]) => Promise<void>;
 
 export interface Replica {
@@ -110,6 +117,8 @@ class RunningReplica implements Replica {
   private tick: Promise<void> = Promise.resolve();
   private stopped = false;
   private quiesced = false;
+  /** Sessions taken over whose recovery has not yet succeeded. */
+  private readonly unrecovered = new Set<string>();
 
   constructor(
     private readonly deps: ReplicaDeps,
@@ -148,12 +157,21 @@ class RunningReplica implements Replica {
       await this.leases.renew();
       if (this.quiesced) return;
       const taken = await this.leases.takeOver();
-      if (taken.length === 0) return;
-      logger.warn(
-        { sessions: taken },
-        'took over the sessions of a replica that stopped heartbeating',
-      );
-      await recover(taken);
+      if (taken.length > 0) {
+        logger.warn(
+          { sessions: taken },
+          'took over the sessions of a replica that stopped heartbeating',
+        );
+      }
+      for (const sessionId of taken) this.unrecovered.add(sessionId);
+      // One lost meanwhile is its new holder's to recover.
+      for (const sessionId of this.unrecovered) {
+        if (this.leases.isFenced(sessionId)) this.unrecovered.delete(sessionId);
+      }
+      if (this.unrecovered.size === 0) return;
+      const due = [...this.unrecovered];
+      await recover(due);
+      for (const sessionId of due) this.unrecovered.delete(sessionId);
       await this.leases.releaseUnused();
     } catch (error) {
       logger.warn({ err: error }, 'replica heartbeat failed; trying again at the next one');

@@ -4,7 +4,9 @@
  * does (restore undelivered claims, close the interrupted turns, make the
  * sessions idle, revoke the dead agents' tokens, re-run the queue). The
  * lease's conditional take gives each session to one replica, so this runs
- * at most once per takeover; every step is also safe to repeat.
+ * once per takeover, and again only after it failed part-way: then a session
+ * whose agent this replica already started (its queue drained) is left
+ * alone, since what runs there now is no longer the dead replica's.
  */
 import { revokeAgentTokensIn } from '../auth/index.js';
 import { recoverClarifications } from '../clarification/index.js';
@@ -14,7 +16,11 @@ import type { TurnsDeps } from './context.js';
 
 const INTERRUPTED_STATES = ['starting', 'running', 'waiting_for_input'] as const;
 
-export async function recoverTakenSessions(deps: TurnsDeps, sessionIds: readonly string[]) {
+export async function recoverTakenSessions(deps: TurnsDeps, taken: readonly string[]) {
+  const sessionIds = taken.filter(
+    (sessionId) => !deps.host.isStarted(sessionId) && deps.starts.current(sessionId) === undefined,
+  );
+  if (sessionIds.length === 0) return;
   const scope: SessionScope = { kind: 'sessions', ids: sessionIds };
   const logger = deps.logger.child({ component: 'takeover' });
   const live = deps.leases ? await deps.leases.liveReplicas() : new Set<string>();

@@ -13,6 +13,7 @@ import { systemTimers } from '../../src/support/timers.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, type FakeClock } from '../support/fakes.js';
 import { seedSession } from '../support/seed.js';
+import { eventually } from '../support/clarification-harness.js';
 
 const LEASE_MS = 15_000;
 
@@ -28,13 +29,13 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     store = await openStore(database.target, { clock, poolSize: 30 });
   }
 
-  async function replica(id: string): Promise<Replica> {
+  async function replica(id: string, heartbeatMs = LEASE_MS / 3): Promise<Replica> {
     const started = await startReplica({
       store,
       target: database.target,
       id,
       leaseMs: LEASE_MS,
-      heartbeatMs: LEASE_MS / 3,
+      heartbeatMs,
       timers: systemTimers,
       logger: silentLogger,
       exclusive: false,
@@ -139,6 +140,30 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await b.leases.takeOver()).toEqual([]);
     expect(await c.leases.takeOver()).toEqual([]);
     expect((await b.leases.count()) + (await c.leases.count())).toBe(5);
+  });
+
+  it('recovers taken sessions again at the next beat when their recovery failed, then not again', async () => {
+    await setUp();
+    const dead = await replica('dead');
+    const b = await replica('b', 20);
+    const ids: string[] = [];
+    for (let index = 0; index < 3; index++) {
+      const { session } = await seedSession(store, `unrecovered ${index}`);
+      expect(await dead.leases.acquire(session.id)).toBe(true);
+      ids.push(session.id);
+    }
+    clock.advance(LEASE_MS + 1);
+    const calls: string[][] = [];
+    b.beat((taken) => {
+      calls.push([...taken]);
+      // The database went away part-way through the first one.
+      return calls.length === 1 ? Promise.reject(new Error('connection lost')) : Promise.resolve();
+    });
+    await eventually(() => Promise.resolve(calls.length >= 2), 5_000);
+    // Several beats later: recovered once it succeeded, and not again.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(calls).toEqual([ids.sort(), ids.sort()]);
+    expect(await b.leases.count()).toBe(0);
   });
 
   it('refuses a second start under a live replica’s ID, naming it, and allows it once stopped', async () => {

@@ -236,23 +236,28 @@ describe('claim delivery across replicas on postgres', () => {
     expect(rows.map((row) => row.metadata.status ?? 'pending')).toEqual(['pending', 'pending']);
   });
 
-  it('a claim made where it will be delivered takes the delivery in the claim itself', async () => {
-    const a = await node('A');
-    const b = await node('B');
-    const pendingId = await askedWithoutWaiter(a);
-    const rows = await messagesByPendingId(a.store, pendingId);
-    const claimed = await claimBundle(b.store, {
+  /** A rejection claimed straight in the store, its delivery taken for `deliveryBy` if given. */
+  async function rejectionClaim(store: Store, pendingId: string, deliveryBy?: string) {
+    const rows = await messagesByPendingId(store, pendingId);
+    return claimBundle(store, {
       pendingId,
       sessionId: seeded.session.id,
       turnId: rows[0]?.turn_id ?? '',
       status: 'rejected',
       responses: new Map(),
       rejectReason: 'no',
-      respondedAt: b.store.clock.timestamp(),
+      respondedAt: store.clock.timestamp(),
       respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
-      deliveryBy: 'B',
+      ...(deliveryBy === undefined ? {} : { deliveryBy }),
     });
-    expect(claimed.map((row) => row.metadata.delivery_by)).toEqual(rows.map(() => 'B'));
+  }
+
+  it('a claim made where it will be delivered takes the delivery in the claim itself', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+    const claimed = await rejectionClaim(b.store, pendingId, 'B');
+    expect(claimed.map((row) => row.metadata.delivery_by)).toEqual(['B', 'B']);
     const ids = claimed.map((row) => row.id);
     expect(await takeDelivery(a.store, ids, 'A')).toBe(false);
     expect(await takeDelivery(b.store, ids, 'B')).toBe(false);
@@ -263,17 +268,7 @@ describe('claim delivery across replicas on postgres', () => {
     const a = await node('A');
     const b = await node('B');
     const pendingId = await askedWithoutWaiter(a);
-    const rows = await messagesByPendingId(a.store, pendingId);
-    const claimed = await claimBundle(a.store, {
-      pendingId,
-      sessionId: seeded.session.id,
-      turnId: rows[0]?.turn_id ?? '',
-      status: 'rejected',
-      responses: new Map(),
-      rejectReason: 'no',
-      respondedAt: a.store.clock.timestamp(),
-      respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
-    });
+    const claimed = await rejectionClaim(a.store, pendingId);
     const ids = claimed.map((row) => row.id);
     const takes = await Promise.all([
       ...Array.from({ length: 5 }, () => takeDelivery(a.store, ids, 'A')),

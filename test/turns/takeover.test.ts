@@ -1,0 +1,85 @@
+/**
+ * Takeover recovery for the sessions a replica took from a dead one
+ * (issue 16), on both dialects with agents played by the test. It runs again
+ * when it failed part-way (`cluster/replica.ts`), so it must leave alone a
+ * session whose agent it already started here: what runs there now is this
+ * replica's, not the dead one's.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  enqueueMessage,
+  getSession,
+  listQueue,
+  setSessionState,
+  startTurn,
+} from '../../src/store/index.js';
+import { recoverTakenSessions } from '../../src/turns/takeover.js';
+import { DRIVERS } from '../support/databases.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+interface Created {
+  task: { id: string };
+  session: { id: string };
+}
+
+describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
+  let h: TurnsHarness;
+
+  beforeEach(async () => {
+    h = await turnsHarness(driver);
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  async function createTask(prompt?: string): Promise<Created> {
+    const response = await h.request('POST', '/api/v1/tasks', {
+      title: 'taken over',
+      ...(prompt ? { prompt } : {}),
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as Created;
+  }
+
+  it('recovers a dead replica’s running session and leaves one whose agent runs here', async () => {
+    // Its agent runs here, busy with a turn, a message queued behind it.
+    const here = await createTask('first');
+    await h.settled();
+    const queued = await h.request('POST', `/api/v1/sessions/${here.session.id}/messages`, {
+      text: 'second',
+      admission_key: 'second',
+    });
+    expect(queued.status).toBe(202);
+
+    // As the dead replica left it: running, its turn open, a message queued, no agent here.
+    const gone = await createTask();
+    await startTurn(h.store, { sessionId: gone.session.id, taskId: gone.task.id });
+    await setSessionState(h.store, gone.session.id, 'running');
+    await enqueueMessage(h.store, {
+      sessionId: gone.session.id,
+      taskId: gone.task.id,
+      content: 'waiting for whoever holds the lease',
+      admissionKey: 'waiting',
+      createdBy: null,
+    });
+
+    await recoverTakenSessions(h.turns, [here.session.id, gone.session.id]);
+    await h.settled();
+
+    expect(h.host.prompts.map((prompt) => [prompt.sessionId, prompt.text])).toEqual([
+      [here.session.id, 'first'],
+      [gone.session.id, 'waiting for whoever holds the lease'],
+    ]);
+    expect(await listQueue(h.store, gone.session.id)).toEqual([]);
+    expect((await getSession(h.store, gone.session.id))?.state).toBe('running');
+    // Untouched: still running its turn, the queued message still waiting for it.
+    expect((await getSession(h.store, here.session.id))?.state).toBe('running');
+    expect((await listQueue(h.store, here.session.id)).map((item) => item.content)).toEqual([
+      'second',
+    ]);
+    h.host.endTurn(here.session.id);
+    await h.pump.idle();
+    expect(h.host.prompts.map((prompt) => prompt.text)).toContain('second');
+  });
+});

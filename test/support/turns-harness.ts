@@ -27,6 +27,13 @@ import type { Timers } from '../../src/support/timers.js';
 import { clarificationHarness, type Harness } from './clarification-harness.js';
 import { TestHost } from './test-host.js';
 
+/** What `POST /api/v1/tasks` answers (the parts tests read). */
+export interface CreatedTask {
+  task: { id: string };
+  session: { id: string; state: string };
+  admission: string | null;
+}
+
 export interface TurnsHarness extends Harness {
   host: TestHost;
   turns: TurnsDeps;
@@ -34,6 +41,8 @@ export interface TurnsHarness extends Harness {
   /** Resolves once agent starts begun after their admission, and the reports they caused, are done. */
   settled(): Promise<void>;
   request(method: string, path: string, body?: unknown, as?: string): Promise<Response>;
+  /** Creates a task over REST as the member, its prompt (if any) admitted to a new agent; 201 or throws. */
+  createTask(prompt?: string): Promise<CreatedTask>;
 }
 
 export async function turnsHarness(
@@ -84,6 +93,14 @@ export async function turnsHarness(
   registerTaskRoutes(h.app, turns);
   registerUserInputRoutes(h.app, { store: h.store, userInputs });
   const pump = new RuntimeEventPump(turns);
+  const request: TurnsHarness['request'] = (method, path, body, as = 'member') =>
+    Promise.resolve(
+      h.app.request(path, {
+        method,
+        headers: { 'content-type': 'application/json', 'x-test-principal': as },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    );
   return {
     ...h,
     host,
@@ -94,14 +111,17 @@ export async function turnsHarness(
       await pump.idle();
       await turns.starts.idle();
     },
-    request: (method, path, body, as = 'member') =>
-      Promise.resolve(
-        h.app.request(path, {
-          method,
-          headers: { 'content-type': 'application/json', 'x-test-principal': as },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        }),
-      ),
+    request,
+    createTask: async (prompt) => {
+      const response = await request('POST', '/api/v1/tasks', {
+        title: 'Write the parser',
+        ...(prompt ? { prompt } : {}),
+      });
+      if (response.status !== 201) {
+        throw new Error(`creating a task answered ${response.status}: ${await response.text()}`);
+      }
+      return (await response.json()) as CreatedTask;
+    },
     dispose: async () => {
       turns.idleStops.close();
       pump.stop();

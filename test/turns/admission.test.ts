@@ -8,12 +8,6 @@ import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
-interface Created {
-  task: { id: string };
-  session: { id: string; state: string };
-  admission: string | null;
-}
-
 describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   let h: TurnsHarness;
 
@@ -24,15 +18,6 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   afterEach(async () => {
     await h.dispose();
   });
-
-  async function createTask(prompt?: string): Promise<Created> {
-    const response = await h.request('POST', '/api/v1/tasks', {
-      title: 'Write the parser',
-      ...(prompt ? { prompt } : {}),
-    });
-    expect(response.status).toBe(201);
-    return (await response.json()) as Created;
-  }
 
   async function send(sessionId: string, text: string, key: string) {
     const response = await h.request('POST', `/api/v1/sessions/${sessionId}/messages`, {
@@ -50,7 +35,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   }
 
   it('creates a task whose prompt starts the agent with its own MCP token', async () => {
-    const created = await createTask('hello agent');
+    const created = await h.createTask('hello agent');
     expect(created.admission).toBe('sent');
     expect(created.session.state).toBe('running');
     expect(h.host.launches).toHaveLength(1);
@@ -78,7 +63,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('admits one message and one turn for ten retries of one admission key', async () => {
-    const { session } = await createTask();
+    const { session } = await h.createTask();
     const results = await Promise.all(
       Array.from({ length: 10 }, () => send(session.id, 'do the thing', 'key-1')),
     );
@@ -104,7 +89,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('queues a message while the agent is busy and runs it after the turn', async () => {
-    const { session } = await createTask('first');
+    const { session } = await h.createTask('first');
     const queued = await send(session.id, 'second', 'key-2');
     expect(queued.status).toBe(202);
     expect(queued.body).toMatchObject({
@@ -123,7 +108,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('edits, reorders, deletes and clears queued messages; a deleted item never starts', async () => {
-    const { session } = await createTask('first');
+    const { session } = await h.createTask('first');
     const ids: string[] = [];
     for (const [index, text] of ['a', 'b', 'c'].entries()) {
       const queued = await send(session.id, text, `q-${index}`);
@@ -164,7 +149,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('fails the session when its agent dies mid-turn: bundles expire and answers get 409', async () => {
-    const { session } = await createTask('first');
+    const { session } = await h.createTask('first');
     const asked = await h.service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
     if (!asked.ok) throw new Error('ask failed');
     h.host.exit(session.id);
@@ -187,7 +172,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('resumes a detached question through the host as exactly one new turn', async () => {
-    const { session } = await createTask('first');
+    const { session } = await h.createTask('first');
     const asked = await h.service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
     if (!asked.ok) throw new Error('ask failed');
     h.host.endTurn(session.id);
@@ -208,7 +193,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('pages the transcript with an opaque cursor and refuses a forged one', async () => {
-    const { session } = await createTask('first');
+    const { session } = await h.createTask('first');
     for (let index = 0; index < 5; index++) h.host.say(session.id, `line ${index}`);
     await h.pump.idle();
     const first = (await (
@@ -236,7 +221,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
   });
 
   it('deletes a task: stops its agent and expires its questions first', async () => {
-    const { task, session } = await createTask('first');
+    const { task, session } = await h.createTask('first');
     const asked = await h.service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
     if (!asked.ok) throw new Error('ask failed');
     expect(

@@ -17,11 +17,6 @@ import { recoverTakenSessions } from '../../src/turns/takeover.js';
 import { DRIVERS } from '../support/databases.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
-interface Created {
-  task: { id: string };
-  session: { id: string };
-}
-
 describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
   let h: TurnsHarness;
 
@@ -33,18 +28,9 @@ describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
     await h.dispose();
   });
 
-  async function createTask(prompt?: string): Promise<Created> {
-    const response = await h.request('POST', '/api/v1/tasks', {
-      title: 'taken over',
-      ...(prompt ? { prompt } : {}),
-    });
-    expect(response.status).toBe(201);
-    return (await response.json()) as Created;
-  }
-
   it('recovers a dead replica’s running session and leaves one whose agent runs here', async () => {
     // Its agent runs here, busy with a turn, a message queued behind it.
-    const here = await createTask('first');
+    const here = await h.createTask('first');
     await h.settled();
     const queued = await h.request('POST', `/api/v1/sessions/${here.session.id}/messages`, {
       text: 'second',
@@ -53,7 +39,7 @@ describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
     expect(queued.status).toBe(202);
 
     // As the dead replica left it: running, its turn open, a message queued, no agent here.
-    const gone = await createTask();
+    const gone = await h.createTask();
     await startTurn(h.store, { sessionId: gone.session.id, taskId: gone.task.id });
     await setSessionState(h.store, gone.session.id, 'running');
     await enqueueMessage(h.store, {

@@ -472,6 +472,8 @@ describe('every screen, light and dark, desktop and phone', () => {
     const page = await context.newPage();
     await page.goto(`${world.origin}/sessions/${multi.session.id}`);
     await page.getByTestId('clarification-overlay').waitFor(WAIT);
+    // The events socket may still be connecting on a loaded machine: wait, then read its label.
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
     await expect(page.getByTestId('connection').textContent()).resolves.toBe('接続済み');
     const labels = await Promise.all(
       ['composer-send', 'clarification-submit', 'clarification-custom-send'].map(async (testId) =>

@@ -22,10 +22,16 @@
  *   open at once only when an agent runs tool calls side by side; the
  *   clarification is the durable one (it outlives a restart, the inbox lists
  *   it), so the session shows as waiting on it until it is answered.
+ * - A write that adds a pending clarification row leaves the session waiting
+ *   on it, and needs no read to say so: the ask is the only writer of such
+ *   rows, and writes them into the current turn of a session that has not
+ *   ended. Unless the same write ends the session, the row is active.
  */
 import {
   hasActiveClarification,
+  isPendingClarificationRow,
   bumpSessionRevision,
+  TERMINAL_SESSION_STATES,
   type MessageRecord,
   type RepoContext,
   type SessionRecord,
@@ -92,6 +98,8 @@ export interface SessionWriter {
   pendingAction(sessionId: string): Promise<PendingAction>;
 }
 
+const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_SESSION_STATES);
+
 interface Changes {
   added: MessageRecord[];
   updated: MessageRecord[];
@@ -102,6 +110,15 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   async function pendingAction(ctx: RepoContext, sessionId: string): Promise<PendingAction> {
     if (await hasActiveClarification(ctx, sessionId)) return 'clarification';
     return await deps.userInputPending(sessionId, ctx);
+  }
+
+  /** `pending_action` after a write, without a read when the write itself asked. */
+  function staged(tx: RepoContext, sessionId: string, changes: Changes): Promise<PendingAction> {
+    const ended = changes.moved !== undefined && TERMINAL.has(changes.moved.state);
+    if (!ended && changes.added.some(isPendingClarificationRow)) {
+      return Promise.resolve('clarification');
+    }
+    return pendingAction(tx, sessionId);
   }
 
   async function stage(
@@ -117,7 +134,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
       session_id: session.id,
       task_id: session.task_id,
       revision: session.revision,
-      pending_action: await pendingAction(tx, sessionId),
+      pending_action: await staged(tx, sessionId, changes),
     };
     return [
       ...added.map((message): ClarionEvent => ({

@@ -83,6 +83,20 @@ const fingerprintStatement = compiledStatement(
 );
 
 /**
+ * `pendingClarificationRow` of the dialect, read from a row already in hand:
+ * a clarification row, still pending, with a pending ID.
+ */
+export function isPendingClarificationRow(row: MessageRecord): boolean {
+  const { status, pending_id: pendingId } = row.metadata;
+  return (
+    row.type === CLARIFICATION_TYPE &&
+    (status === undefined || status === null || status === 'pending') &&
+    pendingId !== undefined &&
+    pendingId !== null
+  );
+}
+
+/**
  * Whether a session waits on a person for a clarification: one row of the
  * small pending-rows index, not the rows themselves. A row without a pending
  * ID is malformed and never answerable, so it does not count.

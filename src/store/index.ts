@@ -106,6 +106,7 @@ export type { ClaimInput } from './clarification.js';
 export {
   CLARIFICATION_TYPE,
   hasActiveClarification,
+  isPendingClarificationRow,
   activePendingIdByFingerprint,
   activePendingIdByFingerprintQuery,
   cancelBundleRows,

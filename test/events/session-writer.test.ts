@@ -4,6 +4,7 @@
  * revision, and `pending_action` combines the clarification rows with the
  * registry's port.
  */
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSessionWriter,
@@ -15,10 +16,12 @@ import {
 import {
   appendMessage,
   getSession,
+  isPendingClarificationRow,
   messagesByPendingId,
   openStore,
   transitionSession,
   type MessageRecord,
+  type RepoContext,
   type Store,
 } from '../../src/store/index.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -46,6 +49,17 @@ class CommitCheckingPublisher implements EventPublisher {
       );
     }
   }
+}
+
+/** Records the SQL of every query run through the connection it is added to. */
+function recordingPlugin(tx: RepoContext, statements: string[]): KyselyPlugin {
+  return {
+    transformQuery: ({ node, queryId }) => {
+      statements.push(tx.db.getExecutor().compileQuery(node, queryId).sql);
+      return node;
+    },
+    transformResult: ({ result }) => Promise.resolve(result),
+  };
 }
 
 describe.each(DRIVERS)('session write unit on %s', (driver) => {
@@ -218,6 +232,89 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
     });
     expect(pendingOfLastWrite()).toBe('action');
     expect(await writer.pendingAction(seeded.session.id)).toBe('action');
+  });
+
+  it('says an ask leaves a clarification pending without reading it back, unless the write ends the session', async () => {
+    const statements: string[] = [];
+    const recording = createSessionWriter({
+      store: {
+        ...store,
+        transaction: (work, options) =>
+          store.transaction(
+            (tx) => work({ ...tx, db: tx.db.withPlugin(recordingPlugin(tx, statements)) }),
+            options,
+          ),
+      },
+      events: publisher,
+      userInputPending: () => 'consent',
+    });
+    const ask = (pendingId: string, end: boolean) =>
+      recording.write(seeded.session.id, async (write) => {
+        const [row] = bundleRows(seeded, pendingId, 1);
+        if (!row) throw new Error('no row');
+        write.added(await appendMessage(write.tx, row));
+        if (end) {
+          write.moved(
+            await transitionSession(write.tx, seeded.session.id, ['running'], 'cancelled'),
+          );
+        }
+      });
+    const pendingActionReads = () =>
+      statements.filter((text) => /^select 1 as "one" from "task_session_messages"/i.test(text));
+
+    await ask('bundle-asked', false);
+    expect(publisher.events.at(-1)?.pending_action).toBe('clarification');
+    expect(pendingActionReads()).toEqual([]);
+    expect(await recording.pendingAction(seeded.session.id)).toBe('clarification');
+
+    // The same rows in a write that ends the session: the read decides, and finds none active.
+    await ask('bundle-ended', true);
+    expect(pendingActionReads()).toHaveLength(1);
+    expect(publisher.events.at(-1)).toMatchObject({
+      type: 'session.state_changed',
+      state: 'cancelled',
+      pending_action: 'consent',
+    });
+  });
+
+  it('judges a row in hand pending exactly as the pending-rows predicate does', async () => {
+    const [base] = bundleRows(seeded, 'bundle-judged', 1);
+    if (!base) throw new Error('no row');
+    const variants: [string, Record<string, unknown>][] = [
+      ['clarification_request', { ...base.metadata }],
+      ['clarification_request', { ...base.metadata, status: undefined }],
+      ['clarification_request', { ...base.metadata, status: null }],
+      ['clarification_request', { ...base.metadata, status: 'answered' }],
+      ['clarification_request', { ...base.metadata, status: 'expired' }],
+      ['clarification_request', { ...base.metadata, pending_id: undefined }],
+      ['clarification_request', { ...base.metadata, pending_id: null }],
+      ['message', { ...base.metadata }],
+    ];
+    const rows: MessageRecord[] = [];
+    for (const [type, metadata] of variants) {
+      rows.push(await appendMessage(store, { ...base, type, metadata }));
+    }
+    const judged = await store.db
+      .selectFrom('task_session_messages')
+      .select(['id', store.dialect.pendingClarificationRow().as('pending')])
+      .where('turn_id', '=', seeded.turn.id)
+      .execute();
+    // SQLite says 1 or 0, PostgreSQL true or false.
+    const bySql = new Map(judged.map((row) => [row.id, Number(row.pending) === 1]));
+
+    expect(rows.map((row) => isPendingClarificationRow(row))).toEqual(
+      rows.map((row) => bySql.get(row.id)),
+    );
+    expect(rows.map((row) => isPendingClarificationRow(row))).toEqual([
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('bounds the transaction with the budget left when it begins', async () => {

@@ -3,6 +3,7 @@
  * (`access.ts` reads them). Lists are ordered by creation, then ID, so every
  * caller sees the same order on both drivers.
  */
+import { ONE_ROW } from './compiled.js';
 import type { RepoContext } from './context.js';
 import type { UsersTable, WorkspaceMembersTable, WorkspacesTable } from './tables.js';
 
@@ -86,7 +87,7 @@ export async function listUsers(ctx: RepoContext): Promise<UserRecord[]> {
 }
 
 export async function hasAnyUser(ctx: RepoContext): Promise<boolean> {
-  const row = await ctx.db.selectFrom('users').select('id').limit(1).executeTakeFirst();
+  const row = await ctx.db.selectFrom('users').select('id').limit(ONE_ROW).executeTakeFirst();
   return row !== undefined;
 }
 
@@ -98,7 +99,7 @@ export async function firstAdmin(ctx: RepoContext): Promise<UserRecord | undefin
     .where('is_admin', '=', 1)
     .orderBy('created_at')
     .orderBy('id')
-    .limit(1)
+    .limit(ONE_ROW)
     .executeTakeFirst();
 }
 

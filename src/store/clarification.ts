@@ -7,7 +7,7 @@
  * expression verbatim so they seek the ordered index.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { compiledStatement } from './compiled.js';
+import { compiledStatement, ONE_ROW } from './compiled.js';
 import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -74,7 +74,7 @@ export function activePendingIdByFingerprintQuery(
     .where(ctx.dialect.pendingClarificationRow())
     .where(sql<SqlBool>`${ctx.dialect.metadataText('request_fingerprint')} = ${fingerprint}`)
     .where(boundSessionLive(sessionId))
-    .limit(1);
+    .limit(ONE_ROW);
 }
 
 const fingerprintStatement = compiledStatement(
@@ -109,17 +109,21 @@ export async function hasActiveClarification(
   return rows.length > 0;
 }
 
+/** `hasActiveClarification`'s statement; exported so tests read its real text. */
+export function hasActiveClarificationQuery(ctx: RepoContext, sessionId: string) {
+  return ctx.db
+    .selectFrom('task_session_messages')
+    .select(sql<number>`1`.as('one'))
+    .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
+    .where('task_session_id', '=', sessionId)
+    .where(ctx.dialect.pendingClarificationRow())
+    .where(sessionLive())
+    .limit(ONE_ROW);
+}
+
 const hasActiveStatement = compiledStatement(
   'has active clarification',
-  (ctx: RepoContext, sessionId: string) =>
-    ctx.db
-      .selectFrom('task_session_messages')
-      .select(sql<number>`1`.as('one'))
-      .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
-      .where('task_session_id', '=', sessionId)
-      .where(ctx.dialect.pendingClarificationRow())
-      .where(sessionLive())
-      .limit(1),
+  hasActiveClarificationQuery,
 );
 
 export interface ClaimInput {

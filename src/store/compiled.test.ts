@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from './accounts.js';
+import { activePendingIdByFingerprintQuery, hasActiveClarificationQuery } from './clarification.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { openStore, type Store } from './open.js';
@@ -69,5 +70,19 @@ describe('compiledStatement', () => {
       { token_hash: 'h1', kind: 'user' },
     ]);
     expect(spy).toHaveBeenCalled();
+  });
+
+  it("writes the one-row LIMIT of the ask's pending-rows reads into their text, never binds it", async () => {
+    const ctx = await seeded();
+    // SQLite plans a bound LIMIT with its value, so each execution would prepare the statement again.
+    for (const query of [
+      activePendingIdByFingerprintQuery(ctx, 'session', 'fingerprint'),
+      hasActiveClarificationQuery(ctx, 'session'),
+    ]) {
+      const { sql: text, parameters } = query.compile();
+      expect(text.match(/ limit 1\b/gi)).toHaveLength(2);
+      expect(text).not.toMatch(/limit \?/i);
+      expect(parameters).not.toContain(1);
+    }
   });
 });

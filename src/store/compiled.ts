@@ -18,8 +18,16 @@
  * way) bypasses the cache and builds with real values, so each plugin still
  * sees every query it would have seen.
  */
-import { createQueryId, type Compilable, type CompiledQuery } from 'kysely';
+import { createQueryId, sql, type Compilable, type CompiledQuery } from 'kysely';
 import type { RepoContext } from './context.js';
+
+/**
+ * `LIMIT 1` written into the text: Kysely binds a limit, and SQLite plans a
+ * bound LIMIT with its value and so prepares the statement again at every
+ * execution. Measured on the ask's pending-rows reads: 38 µs bound, 10 µs
+ * literal.
+ */
+export const ONE_ROW = sql.lit(1);
 
 /** Where a caller's value goes in a statement built once. */
 class Slot {

@@ -8,6 +8,7 @@
  * workspace the person belongs to. (person, profile, tool) is unique; keeping
  * an existing rule again leaves the first one, with its time, in place.
  */
+import { ONE_ROW } from './compiled.js';
 import type { RepoContext } from './context.js';
 
 export interface ConsentRuleRecord {
@@ -79,7 +80,7 @@ export async function consentRuleFor(
     .where('r.tool_key', '=', query.toolKey)
     .orderBy('r.created_at')
     .orderBy('r.id')
-    .limit(1)
+    .limit(ONE_ROW)
     .executeTakeFirst();
 }
 

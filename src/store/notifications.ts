@@ -8,6 +8,7 @@
  * Times the worker compares (`next_attempt_at`, `first_attempt_at`) are wall
  * times formatted like row versions, so plain string order is time order.
  */
+import { ONE_ROW } from './compiled.js';
 import { sql } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
 import type { RepoContext } from './context.js';
@@ -399,7 +400,7 @@ export async function claimNextDue(
     .where('next_attempt_at', '<=', due)
     .orderBy('next_attempt_at')
     .orderBy('created_at')
-    .limit(1);
+    .limit(ONE_ROW);
   return ctx.db
     .updateTable('notification_outbox')
     .set({
@@ -501,6 +502,10 @@ export async function latestRowPerChannel(
 
 /** Whether anyone has a channel: with none, there is nothing to plan. */
 export async function anyChannel(ctx: RepoContext): Promise<boolean> {
-  const row = await ctx.db.selectFrom('notification_channels').select('id').limit(1).execute();
+  const row = await ctx.db
+    .selectFrom('notification_channels')
+    .select('id')
+    .limit(ONE_ROW)
+    .execute();
   return row.length > 0;
 }

@@ -9,7 +9,7 @@
  * stays.
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
-import { compiledStatement } from './compiled.js';
+import { compiledStatement, ONE_ROW } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -82,7 +82,7 @@ export function currentTurnIdOf(ctx: RepoContext, session: Expression<string> | 
     .orderBy('t.started_at', 'desc')
     .orderBy('t.created_at', 'desc')
     .orderBy('t.id', 'desc')
-    .limit(1);
+    .limit(ONE_ROW);
 }
 
 export async function currentTurn(
@@ -276,7 +276,7 @@ export async function turnHasMessages(ctx: RepoContext, turnId: string): Promise
     .selectFrom('task_session_messages')
     .select('id')
     .where('turn_id', '=', turnId)
-    .limit(1)
+    .limit(ONE_ROW)
     .executeTakeFirst();
   return row !== undefined;
 }

@@ -7,7 +7,7 @@
  * expression verbatim so they seek the ordered index.
  */
 import { sql, type Expression, type RawBuilder, type SqlBool } from 'kysely';
-import { compiledStatement, ONE_ROW } from './compiled.js';
+import { compiledStatement, ONE_ROW, constantText } from './compiled.js';
 import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -258,7 +258,7 @@ function claimQueryTaking(
         updated_at: updatedAt,
       })
       .where(dialect.pendingId(), '=', pendingId)
-      .where('type', '=', CLARIFICATION_TYPE)
+      .where('type', '=', constantText(CLARIFICATION_TYPE))
       .where(isPending(ctx))
       // The bundle's rows all carry `turnId` (see above), so the turn is checked once,
       // not per row: a row predicate on `turn_id` would let a planner reach the rows
@@ -318,7 +318,7 @@ export async function restoreClaim(
     .selectFrom('task_session_messages')
     .select('id')
     .where('id', 'in', messageIds)
-    .where(sql<SqlBool>`${dialect.metadataText('status')} = ${status}`)
+    .where(sql<SqlBool>`${dialect.metadataText('status')} = ${constantText(status)}`)
     .where(dialect.metadataFlag('response_delivery_pending'))
     .where(inCurrentTurn(ctx))
     .where(sessionLive())
@@ -441,7 +441,7 @@ async function updatePendingRows(
   let query = ctx.db
     .updateTable('task_session_messages')
     .set({ metadata: ctx.dialect.metadataSet(entries), updated_at: ctx.clock.timestamp() })
-    .where('type', '=', CLARIFICATION_TYPE)
+    .where('type', '=', constantText(CLARIFICATION_TYPE))
     .where(isPending(ctx))
     .where(inCurrentTurn(ctx));
   // A session's rows are reached through its current turn's index, a bundle's through the

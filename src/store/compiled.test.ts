@@ -4,7 +4,12 @@ import { join } from 'node:path';
 import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createUser } from './accounts.js';
-import { activePendingIdByFingerprintQuery, hasActiveClarificationQuery } from './clarification.js';
+import {
+  CLARIFICATION_TYPE,
+  activePendingIdByFingerprintQuery,
+  claimBundleQuery,
+  hasActiveClarificationQuery,
+} from './clarification.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { openStore, type Store } from './open.js';
@@ -84,5 +89,23 @@ describe('compiledStatement', () => {
       expect(text).not.toMatch(/limit \?/i);
       expect(parameters).not.toContain(1);
     }
+  });
+
+  it("writes the claim's message type into its text, never binds it", async () => {
+    const ctx = await seeded();
+    // The pending-rows index names the type; SQLite judges a bound type against it by its value.
+    const { sql: text, parameters } = claimBundleQuery(ctx, {
+      pendingId: 'pending',
+      sessionId: 'session',
+      turnId: 'turn',
+      status: 'answered',
+      responses: new Map([['q1', 'yes']]),
+      rejectReason: '',
+      respondedAt: 'now',
+      respondedBy: { user_id: 'someone', name: 'Someone', surface: 'rest' },
+    }).compile();
+    expect(text).toContain(`"type" = '${CLARIFICATION_TYPE}'`);
+    expect(parameters).not.toContain(CLARIFICATION_TYPE);
+    expect(text).not.toMatch(/limit \?/i);
   });
 });

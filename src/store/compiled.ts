@@ -30,6 +30,22 @@ import type { RepoContext } from './context.js';
  */
 export const ONE_ROW = sql.lit(1);
 
+const CONSTANT_TEXT = /^[a-z_]+$/;
+
+/**
+ * A constant (a message type, a status) written into the text where a
+ * messages query compares it. The pending-rows index's predicate names
+ * `type = 'clarification_request'` and the pending status; to judge whether a
+ * bound `type = ?` implies it, SQLite reads the bound value, which again marks
+ * the statement to be prepared at every execution. Measured on the claim:
+ * about 300 µs with its type bound, 20 µs written in.
+ */
+export function constantText(value: string) {
+  // Spliced into SQL text, so only identifier-like constants.
+  if (!CONSTANT_TEXT.test(value)) throw new Error(`not a constant: ${value}`);
+  return sql.lit(value);
+}
+
 /** Where a caller's value goes in a statement built once. */
 class Slot {
   constructor(readonly index: number) {}

@@ -5,6 +5,7 @@
  * kept before Clarion recorded who decided, expiries) are not decisions.
  * Filters narrow the rows in SQL, so a page is full whenever more match.
  */
+import { constantText } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
 import { CLARIFICATION_TYPE, USER_INPUT_DECISION_TYPE } from '../wire/index.js';
 import type { RepoContext } from './context.js';
@@ -55,8 +56,11 @@ export async function decisionPage(
     .select('t.title as task_title')
     .where((eb) =>
       eb.or([
-        eb('m.type', '=', USER_INPUT_DECISION_TYPE),
-        eb.and([eb('m.type', '=', CLARIFICATION_TYPE), sql<SqlBool>`${responder} IS NOT NULL`]),
+        eb('m.type', '=', constantText(USER_INPUT_DECISION_TYPE)),
+        eb.and([
+          eb('m.type', '=', constantText(CLARIFICATION_TYPE)),
+          sql<SqlBool>`${responder} IS NOT NULL`,
+        ]),
       ]),
     );
   if (reader.kind === 'agent') {
@@ -74,11 +78,11 @@ export async function decisionPage(
   }
   if (filter.taskId !== undefined) query = query.where('m.task_id', '=', filter.taskId);
   if (filter.kind === 'question') {
-    query = query.where('m.type', '=', CLARIFICATION_TYPE);
+    query = query.where('m.type', '=', constantText(CLARIFICATION_TYPE));
   } else if (filter.kind !== undefined) {
     const kind = ctx.dialect.metadataText('kind', 'm');
     query = query
-      .where('m.type', '=', USER_INPUT_DECISION_TYPE)
+      .where('m.type', '=', constantText(USER_INPUT_DECISION_TYPE))
       .where(sql<SqlBool>`${kind} = ${filter.kind}`);
   }
   if (filter.userId !== undefined) {

@@ -9,6 +9,7 @@
  * must see (a tool call still running, an answer, a carried answer) are read
  * one by one. The open-turns index keeps both to open turns.
  */
+import { constantText } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
 import { parseMetadata, type RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
@@ -101,7 +102,7 @@ export async function turnRowsOfTypes(
     .selectFrom('task_session_messages')
     .selectAll()
     .where('turn_id', '=', turnId)
-    .where('type', 'in', types)
+    .where('type', 'in', types.map(constantText))
     .orderBy('created_at')
     .orderBy('id')
     .execute();

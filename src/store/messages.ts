@@ -4,7 +4,7 @@
  * key order of `idx_messages_metadata_pending_id_lookup_ordered`, so the
  * index serves both the seek and the order whatever the transcript size.
  */
-import { compiledStatement } from './compiled.js';
+import { compiledStatement, constantText } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { MAX_TRANSCRIPT_PAGE } from '../wire/index.js';
 import type { TaskSessionMessagesTable } from './tables.js';
@@ -110,7 +110,7 @@ export async function toolCallMessage(
     .selectFrom('task_session_messages')
     .selectAll()
     .where('turn_id', '=', turnId)
-    .where('type', '=', 'tool_call')
+    .where('type', '=', constantText('tool_call'))
     .orderBy('created_at')
     .orderBy('id')
     .execute();

@@ -21,8 +21,7 @@ describe.each(DRIVERS)('agent output on %s', (driver) => {
 
   beforeEach(async () => {
     h = await turnsHarness(driver);
-    const created = await h.request('POST', '/api/v1/tasks', { title: 'tools', prompt: 'go' });
-    sessionId = ((await created.json()) as { session: { id: string } }).session.id;
+    sessionId = (await h.createTask('go')).session.id;
   });
 
   afterEach(async () => {

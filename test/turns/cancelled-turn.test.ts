@@ -32,9 +32,7 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
   }
 
   it('writes "Cancelled by <person>" into the turn, once', async () => {
-    const created = (await (
-      await h.request('POST', '/api/v1/tasks', { title: 'Long job', prompt: 'work for hours' })
-    ).json()) as { admission: string; session: { id: string } };
+    const created = await h.createTask('work for hours');
     expect(created.admission).toBe('sent');
     const sessionId = created.session.id;
     const cancel = await h.request('POST', `/api/v1/sessions/${sessionId}/cancel`);
@@ -47,9 +45,7 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
   });
 
   it('a cancel through another replica waits for the holder, which names the person', async () => {
-    const created = (await (
-      await h.request('POST', '/api/v1/tasks', { title: 'Long job', prompt: 'work for hours' })
-    ).json()) as { session: { id: string } };
+    const created = await h.createTask('work for hours');
     const sessionId = created.session.id;
     const nowMs = h.store.clock.nowMs();
     const held = await acquireLease(h.store, sessionId, {

@@ -15,8 +15,7 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
 
   beforeEach(async () => {
     h = await turnsHarness(driver);
-    const created = await h.request('POST', '/api/v1/tasks', { title: 'action', prompt: 'first' });
-    const body = (await created.json()) as { task: { id: string }; session: { id: string } };
+    const body = await h.createTask('first');
     sessionId = body.session.id;
     taskId = body.task.id;
   });

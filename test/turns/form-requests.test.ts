@@ -28,8 +28,7 @@ describe.each(DRIVERS)('form requests on %s', (driver) => {
 
   beforeEach(async () => {
     h = await turnsHarness(driver, { userInputDeadlines: { formMs: FORM_DEADLINE_MS } });
-    const created = await h.request('POST', '/api/v1/tasks', { title: 'form', prompt: 'first' });
-    const body = (await created.json()) as { session: { id: string } };
+    const body = await h.createTask('first');
     sessionId = body.session.id;
   });
 

@@ -4,6 +4,7 @@
  * (a store connection, a registered replica and a wake bus each) for suites
  * that wire the owners themselves.
  */
+import { onTestFailed } from 'vitest';
 import {
   createWakeBus,
   startReplica,
@@ -54,6 +55,10 @@ export function replicaProcesses(adminToken: string) {
     async start(ids: readonly string[], env: Record<string, string> = {}): Promise<Serving[]> {
       database ??= await freshPostgres();
       const started: Serving[] = [];
+      // A race seen once in CI is only worth its failure with what each replica said.
+      onTestFailed(() => {
+        for (const [index, server] of started.entries()) printLogTail(ids[index] ?? '?', server);
+      });
       for (const id of ids) {
         const server = await startServing({
           DATABASE_URL: database.target.url,
@@ -82,6 +87,16 @@ export function replicaProcesses(adminToken: string) {
       database = undefined;
     },
   };
+}
+
+const LOG_TAIL_CHARS = 12_000;
+
+function printLogTail(id: string, server: Serving): void {
+  const { stdout, stderr } = server.output();
+  console.error(
+    `--- ${id} (pid ${server.child.pid ?? '?'}), its last output ---\n` +
+      `${stdout.slice(-LOG_TAIL_CHARS)}\n${stderr.slice(-LOG_TAIL_CHARS)}`,
+  );
 }
 
 export interface InProcessReplica {

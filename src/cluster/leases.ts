@@ -19,6 +19,14 @@
  * here takes their lease again. A session acquired or released here while a
  * renew ran is not judged by it (its row changed under the renew's statement);
  * the next renew judges it.
+ *
+ * A replica that runs but cannot renew (the database is unreachable from
+ * here, or a statement hangs) cannot tell either whether another replica took
+ * its sessions. `checkValidity`, called at every beat apart from the beat's
+ * own renew, fences every session held once the leases stayed past their
+ * validity for a grace period with no renew getting through. The rows are
+ * left as they are; a later renew that finds some of them still ours hands
+ * those back (`takeRegained`) to be recovered here, as a takeover would.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/index.js';
@@ -50,6 +58,15 @@ export interface SessionLeaseDeps {
 /** Ends what runs here for sessions whose lease another replica now holds; writes nothing. */
 export type LostSessions = (sessionIds: readonly string[]) => Promise<void>;
 
+const LOST =
+  'this replica no longer holds this session’s lease (taken over while this one was paused ' +
+  'past its lease, or the session was deleted elsewhere): its agent, waits and requests here ' +
+  'end without writing';
+const UNCONFIRMED =
+  'this replica could not renew this session’s lease within its validity, so another replica ' +
+  'may hold it: its agent, waits and requests here end without writing; it is recovered here ' +
+  'if the lease is still this replica’s once the database answers';
+
 export class SessionLeases {
   private readonly started = new Set<string>();
   /** The sessions this replica believes it holds: taken by a start, a takeover or start-up. */
@@ -64,6 +81,12 @@ export class SessionLeases {
   private changes = 0;
   private readonly changedAt = new Map<string, number>();
   private validUntilMs = Number.NEGATIVE_INFINITY;
+  /** When `checkValidity` first found the leases past their validity, on the monotonic clock. */
+  private lapsedSinceMs: number | undefined;
+  /** Fenced by `checkValidity`, their rows untouched: still ours if a renew keeps them. */
+  private readonly unconfirmed = new Set<string>();
+  /** Unconfirmed sessions a renew found still ours, for the replica to recover. */
+  private regained: string[] = [];
   private renewing: Promise<number> | undefined;
   private lostListener: LostSessions = () => Promise.resolve();
 
@@ -163,6 +186,8 @@ export class SessionLeases {
       Math.floor(this.deps.leaseMs / 3),
     );
     this.validUntilMs = began + this.deps.leaseMs - margin;
+    // A lapse `checkValidity` saw before this renew is over: its grace starts afresh at the next.
+    this.lapsedSinceMs = undefined;
     const lost = before.filter(
       (sessionId) =>
         !kept.has(sessionId) &&
@@ -174,21 +199,52 @@ export class SessionLeases {
     for (const [sessionId, at] of this.changedAt) {
       if (at <= changesBefore) this.changedAt.delete(sessionId);
     }
-    if (lost.length > 0) await this.fence(lost);
+    for (const sessionId of this.unconfirmed) {
+      this.unconfirmed.delete(sessionId);
+      // Not taken by another replica meanwhile (nor by a start here): ours to recover.
+      if (kept.has(sessionId) && this.lost.has(sessionId)) {
+        this.holding(sessionId);
+        this.regained.push(sessionId);
+      }
+    }
+    if (lost.length > 0) await this.fence(lost, LOST);
     return kept.size;
   }
 
-  private async fence(sessionIds: readonly string[]): Promise<void> {
+  /**
+   * At every beat, apart from the beat's renew: when the leases held here
+   * stayed past their validity for `graceMs` and no renew got through, fences
+   * them all (writing nothing); the sessions fenced. A renew that gets
+   * through within the grace (a pause that ended) fences nothing.
+   */
+  async checkValidity(graceMs: number): Promise<string[]> {
+    const now = this.monotonicNow();
+    if (this.held.size === 0 || now < this.validUntilMs) {
+      this.lapsedSinceMs = undefined;
+      return [];
+    }
+    this.lapsedSinceMs ??= now;
+    if (now - this.lapsedSinceMs < graceMs) return [];
+    this.lapsedSinceMs = undefined;
+    const sessionIds = [...this.held];
+    for (const sessionId of sessionIds) this.unconfirmed.add(sessionId);
+    await this.fence(sessionIds, UNCONFIRMED);
+    return sessionIds;
+  }
+
+  /** The sessions fenced by `checkValidity` that a renew since found still ours; each once. */
+  takeRegained(): string[] {
+    const regained = this.regained;
+    this.regained = [];
+    return regained;
+  }
+
+  private async fence(sessionIds: readonly string[], why: string): Promise<void> {
     for (const sessionId of sessionIds) {
       this.held.delete(sessionId);
       this.started.delete(sessionId);
       this.lost.add(sessionId);
-      this.deps.logger?.warn(
-        { session_id: sessionId, replica: this.deps.replicaId },
-        'this replica no longer holds this session’s lease (taken over while this one was paused ' +
-          'past its lease, or the session was deleted elsewhere): its agent, waits and requests here ' +
-          'end without writing',
-      );
+      this.deps.logger?.warn({ session_id: sessionId, replica: this.deps.replicaId }, why);
     }
     const done = this.lostListener(sessionIds).catch((error: unknown) => {
       this.deps.logger?.error({ err: error }, 'fencing lost sessions failed');
@@ -254,6 +310,7 @@ export class SessionLeases {
   releaseAll(): Promise<number> {
     this.started.clear();
     this.held.clear();
+    this.unconfirmed.clear();
     return releaseLeasesOf(this.deps.store, this.deps.replicaId);
   }
 

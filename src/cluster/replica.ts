@@ -7,8 +7,12 @@
  * took to `recover` (start-up recovery for those sessions, injected by the
  * composition root). A recovery that failed (the database went away mid-way)
  * is tried again at each beat until it succeeds: the leases are this
- * replica's now, so no other replica would ever recover those sessions. A
- * clean stop releases its leases and marks it stopped.
+ * replica's now, so no other replica would ever recover those sessions.
+ * Apart from the beat's own work, which waits on the database, each beat also
+ * checks that the leases were renewed within their validity, and fences them
+ * if not (`SessionLeases.checkValidity`); those a later renew finds still
+ * ours are recovered like taken ones. A clean stop releases its leases and
+ * marks it stopped.
  */
 import type { Logger } from '../observability/index.js';
 import {
@@ -142,6 +146,8 @@ class RunningReplica implements Replica {
   beat(recover: RecoverSessions): void {
     if (this.ticker || this.stopped) return;
     this.ticker = this.deps.timers.every(this.deps.heartbeatMs, () => {
+      // Not chained to the ticks: a tick stuck on the database must not keep this from running.
+      void this.checkValidity();
       // One tick at a time: a slow database makes beats late, never overlapping.
       this.tick = this.tick.then(() => this.once(recover));
     });
@@ -155,6 +161,8 @@ class RunningReplica implements Replica {
         logger.error({ replica: id }, 'this replica was marked stopped by another start');
       }
       await this.leases.renew();
+      // Fenced when no renew got through in time, and still ours: recovered here like taken ones.
+      for (const sessionId of this.leases.takeRegained()) this.unrecovered.add(sessionId);
       if (this.quiesced) return;
       const taken = await this.leases.takeOver();
       if (taken.length > 0) {
@@ -175,6 +183,23 @@ class RunningReplica implements Replica {
       await this.leases.releaseUnused();
     } catch (error) {
       logger.warn({ err: error }, 'replica heartbeat failed; trying again at the next one');
+    }
+  }
+
+  private async checkValidity(): Promise<void> {
+    const { logger, heartbeatMs } = this.deps;
+    try {
+      // A beat's grace: a renew after a pause gets through before this fences anything.
+      const fenced = await this.leases.checkValidity(heartbeatMs);
+      if (fenced.length > 0) {
+        logger.error(
+          { sessions: fenced.length },
+          'no lease renew got through within the leases’ validity: stopped what runs here for ' +
+            'those sessions; those still this replica’s are recovered once the database answers',
+        );
+      }
+    } catch (error) {
+      logger.error({ err: error }, 'fencing unconfirmed sessions failed');
     }
   }
 

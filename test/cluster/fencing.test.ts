@@ -6,8 +6,10 @@
  * it the action renews first; a session another replica took meanwhile is
  * fenced (once) and stays fenced until a start here takes it again.
  */
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReplica, type Replica } from '../../src/cluster/index.js';
+import { eventually } from '../support/clarification-harness.js';
 import { silentLogger } from '../../src/observability/index.js';
 import { openStore, type Driver, type Store } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
@@ -19,6 +21,8 @@ import { seedSession } from '../support/seed.js';
 const LEASE_MS = 15_000;
 /** How long after a renew began its leases are trusted from memory. */
 const VALID_MS = LEASE_MS - LEASE_FENCE_MARGIN_MS;
+/** How long past validity, with no renew getting through, before the leases are fenced. */
+const GRACE_MS = LEASE_MS / 3;
 
 describe.each(DRIVERS)(
   'fencing a replica that did not run past its lease, on %s',
@@ -34,13 +38,13 @@ describe.each(DRIVERS)(
       store = await openStore(database.target, { clock });
     }
 
-    async function replica(id: string): Promise<Replica> {
+    async function replica(id: string, through: Store = store, heartbeatMs = LEASE_MS / 3) {
       const started = await startReplica({
-        store,
+        store: through,
         target: database.target,
         id,
         leaseMs: LEASE_MS,
-        heartbeatMs: LEASE_MS / 3,
+        heartbeatMs,
         timers: systemTimers,
         logger: silentLogger,
         exclusive: false,
@@ -204,5 +208,207 @@ describe.each(DRIVERS)(
       await Promise.all([beat, action]);
       expect(order).toEqual(['fenced', 'action:false']);
     });
+
+    it('fences what it cannot renew once past validity and a grace, once and writing nothing; a session taken meanwhile stays fenced', async () => {
+      await setUp();
+      const line = cuttable(store);
+      const a = await replica('a', line.store);
+      const b = await replica('b');
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const kept = (await seedSession(store, 'kept')).session.id;
+      const taken = (await seedSession(store, 'taken')).session.id;
+      expect(await a.leases.acquire(kept)).toBe(true);
+      expect(await a.leases.acquire(taken)).toBe(true);
+      expect(await a.leases.renew()).toBe(2);
+      const rows = [await expiresAt(kept), await expiresAt(taken)];
+
+      // The database is out of A's reach: within validity, and for a grace past it, nothing happens.
+      line.cut.down = true;
+      await expect(a.leases.renew()).rejects.toThrow('connection lost');
+      clock.advance(VALID_MS - 1);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      clock.advance(1);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      clock.advance(GRACE_MS - 1);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      expect(fenced).toEqual([]);
+      clock.advance(1);
+      expect((await a.leases.checkValidity(GRACE_MS)).sort()).toEqual([kept, taken].sort());
+      expect(fenced.sort()).toEqual([kept, taken].sort());
+      expect(a.leases.isFenced(kept)).toBe(true);
+      // Once, and without a write: the rows are as the last renew left them.
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      expect([await expiresAt(kept), await expiresAt(taken)]).toEqual(rows);
+
+      // Meanwhile B takes both over and lets one go; back in reach, a start on A takes that one.
+      clock.advance(LEASE_MS);
+      expect((await b.leases.takeOver()).sort()).toEqual([kept, taken].sort());
+      await b.leases.release(kept);
+      line.cut.down = false;
+      expect(await a.leases.acquire(kept)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      // Neither is handed back for recovery: one a start took, the other is B's.
+      expect(a.leases.takeRegained()).toEqual([]);
+      expect(a.leases.isFenced(kept)).toBe(false);
+      expect(a.leases.isFenced(taken)).toBe(true);
+      expect(await expiresAt(taken)).toMatch(/^b@/);
+    });
+
+    it('hands back for recovery the sessions it fenced unconfirmed that a renew finds still its own', async () => {
+      await setUp();
+      const line = cuttable(store);
+      const a = await replica('a', line.store);
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'outage');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      line.cut.down = true;
+      clock.advance(VALID_MS);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      clock.advance(GRACE_MS);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([session.id]);
+      // The outage was everyone's: nobody took the session, and its row is still A's.
+      line.cut.down = false;
+      expect(await a.leases.renew()).toBe(1);
+      expect(a.leases.isFenced(session.id)).toBe(false);
+      expect(a.leases.takeRegained()).toEqual([session.id]);
+      expect(a.leases.takeRegained()).toEqual([]);
+      expect(await expiresAt(session.id)).toMatch(/^a@/);
+    });
+
+    it('fences nothing when a renew gets through within the grace (a pause that ended)', async () => {
+      await setUp();
+      const a = await replica('a');
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'paused');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      clock.advance(LEASE_MS);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      expect(await a.leases.renew()).toBe(1);
+      clock.advance(GRACE_MS);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      expect(fenced).toEqual([]);
+      expect(a.leases.isFenced(session.id)).toBe(false);
+    });
+
+    it('counts the grace from a lapse seen since the last renew, never from one before it', async () => {
+      await setUp();
+      const a = await replica('a');
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'fresh');
+      // Just taken, not yet renewed: a beat sees no validity yet.
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      expect(await a.leases.renew()).toBe(1);
+      // Then a pause past validity and the grace: the first beat after it only starts the grace.
+      clock.advance(VALID_MS + GRACE_MS);
+      expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+      expect(fenced).toEqual([]);
+    });
+
+    it('beats fence unconfirmed sessions while every statement fails, and recover them once it answers', async () => {
+      await setUp();
+      const line = cuttable(store);
+      const a = await replica('a', line.store, 20);
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'beating');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      const recovered: string[][] = [];
+      a.beat((sessionIds) => {
+        recovered.push([...sessionIds]);
+        return Promise.resolve();
+      });
+      line.cut.down = true;
+      clock.advance(LEASE_MS);
+      // A few beats find the leases past validity; a beat's grace later, one fences them.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(fenced).toEqual([]);
+      clock.advance(20);
+      await eventually(() => Promise.resolve(fenced.length > 0), 5_000);
+      expect(fenced).toEqual([session.id]);
+      expect(recovered).toEqual([]);
+      line.cut.down = false;
+      await eventually(() => Promise.resolve(recovered.length > 0), 5_000);
+      expect(recovered).toEqual([[session.id]]);
+      expect(fenced).toEqual([session.id]);
+    });
+
+    it('beats fence unconfirmed sessions while a statement hangs, though the beat waiting on it never ends', async () => {
+      await setUp();
+      const line = cuttable(store);
+      const a = await replica('a', line.store, 20);
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'hanging');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      a.beat(() => Promise.resolve());
+      line.cut.hang = true;
+      try {
+        await eventually(() => Promise.resolve(line.held() > 0), 5_000);
+        clock.advance(LEASE_MS);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        clock.advance(20);
+        await eventually(() => Promise.resolve(fenced.length > 0), 5_000);
+        expect(fenced).toEqual([session.id]);
+      } finally {
+        // The replica's stop waits for the beat still waiting on its statement.
+        line.cut.hang = false;
+        line.release();
+      }
+    });
   },
 );
+
+/**
+ * The store through a connection that can be cut: every statement fails
+ * while `down`; while `hang`, each runs but its answer is held back until
+ * `release`.
+ */
+function cuttable(store: Store) {
+  const cut = { down: false, hang: false };
+  const waiting: (() => void)[] = [];
+  const plugin: KyselyPlugin = {
+    transformQuery(args) {
+      if (cut.down) throw new Error('connection lost');
+      return args.node;
+    },
+    async transformResult(args) {
+      if (cut.hang) await new Promise<void>((resolve) => waiting.push(resolve));
+      return args.result;
+    },
+  };
+  return {
+    store: { ...store, db: store.db.withPlugin(plugin) } satisfies Store,
+    cut,
+    held: () => waiting.length,
+    release: () => {
+      for (const resolve of waiting.splice(0)) resolve();
+    },
+  };
+}

@@ -147,7 +147,8 @@ class RunningReplica implements Replica {
     if (this.ticker || this.stopped) return;
     this.ticker = this.deps.timers.every(this.deps.heartbeatMs, () => {
       // Not chained to the ticks: a tick stuck on the database must not keep this from running.
-      void this.checkValidity();
+      // Alone on the database (SQLite's data-directory lock), no other server can take over.
+      if (!this.deps.exclusive) void this.checkValidity();
       // One tick at a time: a slow database makes beats late, never overlapping.
       this.tick = this.tick.then(() => this.once(recover));
     });

@@ -38,7 +38,12 @@ describe.each(DRIVERS)(
       store = await openStore(database.target, { clock });
     }
 
-    async function replica(id: string, through: Store = store, heartbeatMs = LEASE_MS / 3) {
+    async function replica(
+      id: string,
+      through: Store = store,
+      heartbeatMs = LEASE_MS / 3,
+      exclusive = false,
+    ) {
       const started = await startReplica({
         store: through,
         target: database.target,
@@ -47,7 +52,7 @@ describe.each(DRIVERS)(
         heartbeatMs,
         timers: systemTimers,
         logger: silentLogger,
-        exclusive: false,
+        exclusive,
         monotonicMs: () => clock.nowMs(),
       });
       replicas.push(started);
@@ -353,6 +358,29 @@ describe.each(DRIVERS)(
       await eventually(() => Promise.resolve(recovered.length > 0), 5_000);
       expect(recovered).toEqual([[session.id]]);
       expect(fenced).toEqual([session.id]);
+    });
+
+    it('alone on the database (exclusive), beats never fence: no other server can take over', async () => {
+      await setUp();
+      const line = cuttable(store);
+      const a = await replica('a', line.store, 20, true);
+      const fenced: string[] = [];
+      a.leases.onLost((sessionIds) => {
+        fenced.push(...sessionIds);
+        return Promise.resolve();
+      });
+      const { session } = await seedSession(store, 'alone');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      a.beat(() => Promise.resolve());
+      line.cut.down = true;
+      clock.advance(LEASE_MS);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      clock.advance(LEASE_MS);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      line.cut.down = false;
+      expect(fenced).toEqual([]);
+      expect(a.leases.isFenced(session.id)).toBe(false);
     });
 
     it('beats fence unconfirmed sessions while a statement hangs, though the beat waiting on it never ends', async () => {

@@ -34,6 +34,15 @@ describe('storage faults', () => {
     expect(storageFaultReason(engineError(code))).toBe(reason);
   });
 
+  it.each([
+    ['Connection terminated unexpectedly', 'unreachable'],
+    ['Connection terminated', 'unreachable'],
+    ['timeout exceeded when trying to connect', 'unreachable'],
+    ['relation "x" does not exist', undefined],
+  ] as const)('reads pg’s uncoded "%s" as %s', (message, reason) => {
+    expect(storageFaultReason(new Error(message))).toBe(reason);
+  });
+
   it('keeps the cause, its code and its words', () => {
     const cause = engineError('SQLITE_FULL', 'database or disk is full');
     const fault = asStorageFault(cause);

@@ -72,10 +72,20 @@ const EXACT_REASONS: Readonly<Record<string, StorageFaultReason>> = {
   ETIMEDOUT: 'unreachable',
 };
 
+/**
+ * What `pg` and its pool throw, without a code, when a connection dropped
+ * under a statement or none could be made in time.
+ */
+const UNCODED_UNREACHABLE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+
 /** The storage fault `error` is, or `undefined` when it is something else. */
 export function storageFaultReason(error: unknown): StorageFaultReason | undefined {
   const code = codeOf(error);
-  if (code === undefined) return undefined;
+  if (code === undefined) {
+    return error instanceof Error && UNCODED_UNREACHABLE.test(error.message)
+      ? 'unreachable'
+      : undefined;
+  }
   if (code.startsWith('SQLITE_')) {
     return SQLITE_REASONS.find(([prefix]) => code === prefix || code.startsWith(`${prefix}_`))?.[1];
   }

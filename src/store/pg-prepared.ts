@@ -62,6 +62,14 @@ function isStalePlan(error: unknown): boolean {
 
 function preparingClient(client: pg.PoolClient, names: StatementNames): PostgresPoolClient {
   let stale = false;
+  // Checked out, a client has none of the pool's listeners: a connection that ends now (a
+  // restart, an admin, the network) would throw its 'error' event at the process. Its
+  // statement fails by itself; the client is dropped when it comes back.
+  let lost = false;
+  const onError = () => {
+    lost = true;
+  };
+  client.on('error', onError);
   function query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
   function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   function query<R>(
@@ -85,7 +93,8 @@ function preparingClient(client: pg.PoolClient, names: StatementNames): Postgres
   return {
     query,
     release: (destroy) => {
-      client.release(destroy === true || stale);
+      client.removeListener('error', onError);
+      client.release(destroy === true || stale || lost);
     },
   };
 }

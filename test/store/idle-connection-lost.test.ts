@@ -10,8 +10,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { startTcpProxy } from '../support/tcp-proxy.js';
 
-describe('the store on postgres when its idle connections are ended', () => {
+describe('the store on postgres when its connections are ended', () => {
   let database: TestDatabase | undefined;
   let store: Store | undefined;
 
@@ -50,5 +51,32 @@ describe('the store on postgres when its idle connections are ended', () => {
     await eventually(() => lost.length >= 2);
     expect(lost.every((error) => (error as { code?: string }).code === '57P01')).toBe(true);
     await store.ping();
+  });
+
+  it('fails a statement whose connection drops under it, as unreachable, and lives on', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const direct = new URL(target.url);
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    try {
+      store = await openStore({ driver: 'postgres', url: proxied.href });
+      // Checked out of the pool, a connection has no listener of the pool's: its end must not
+      // reach the process as an unheard 'error' event.
+      const failed = sql`SELECT pg_sleep(30)`.execute(store.db).then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      // The network drops it: no message from the server, the socket just ends.
+      await proxy.close();
+      expect(await failed).toMatchObject({ code: 'storage_unavailable', reason: 'unreachable' });
+      // Long enough for an unheard 'error' event to have ended this process.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await proxy.close();
+    }
   });
 });

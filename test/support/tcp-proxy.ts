@@ -1,0 +1,61 @@
+/**
+ * A TCP proxy in front of a server, to cut one process off from it without
+ * touching anyone else's connections. `blackhole` is a network partition as
+ * the cut-off side sees it: its connections stay open, and nothing sent on
+ * them, or on new ones, is answered.
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net';
+
+export interface TcpProxy {
+  readonly port: number;
+  /** From now on nothing passes either way; connections stay open. */
+  blackhole(): void;
+  /** Ends every connection and stops listening. */
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+  const sockets = new Set<Socket>();
+  let passing = true;
+  const track = (socket: Socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    // A reset on one side ends the pair below; the error itself says nothing more.
+    socket.on('error', () => undefined);
+  };
+  const server: Server = createServer((client) => {
+    const upstream = connect(target.port, target.host);
+    track(client);
+    track(upstream);
+    client.on('data', (chunk) => {
+      if (passing) upstream.write(chunk);
+    });
+    upstream.on('data', (chunk) => {
+      if (passing) client.write(chunk);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      resolve();
+    });
+  });
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('proxy has no port');
+  return {
+    port: address.port,
+    blackhole() {
+      passing = false;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+    },
+  };
+}

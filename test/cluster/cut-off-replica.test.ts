@@ -1,0 +1,84 @@
+/**
+ * A replica cut off from the database fences itself (issue 16), with two
+ * real `clarion serve` processes on one real PostgreSQL. A reaches the
+ * database through a TCP proxy; its demo agent waits on a live ask. The proxy
+ * then passes nothing (a network partition as A sees it): A keeps running,
+ * every statement it sends hangs, and its lease runs out. B takes the session
+ * over and an answer through B reaches an agent B starts, while A, unable to
+ * renew, stops its own agent within a bound: at no point after the takeover
+ * settles do two agents run the session.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
+import { eventually } from '../support/clarification-harness.js';
+import { replicaProcesses, sessionReads } from '../support/replicas.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+const ADMIN_TOKEN = 'cut-off-replica-admin-token-0123456789';
+const LEASE_S = 6;
+
+describe('a replica cut off from the database', () => {
+  const processes = replicaProcesses(ADMIN_TOKEN);
+  let proxy: TcpProxy | undefined;
+
+  afterEach(async () => {
+    // A's statements stop hanging (they fail) before it is asked to stop.
+    await proxy?.close();
+    proxy = undefined;
+    await processes.stopAll();
+  });
+
+  it('stops its own agent once it cannot renew, while B takes the session over', async () => {
+    const env = { CLARION_LEASE_S: String(LEASE_S) };
+    const [b] = await processes.start(['replica-b'], env);
+    const direct = new URL(processes.target().url);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    const [a] = await processes.start(['replica-a'], { ...env, DATABASE_URL: proxied.href });
+    if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
+    const aPid = a.child.pid;
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const onB = clarionApi(b.url, ADMIN_TOKEN);
+    const { pendingOf, agentText } = sessionReads(onB);
+
+    const created = await onA('POST', '/api/v1/tasks', { title: 'cut off', prompt: '/ask' });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json as { session: { id: string } }).session.id;
+    await eventually(async () => (await pendingOf(sessionId)) !== undefined, 30_000);
+    const ask = await pendingOf(sessionId);
+    if (!ask) throw new Error('the ask is pending');
+    const [agentOnA, ...others] = childrenOf(aPid);
+    expect(others).toEqual([]);
+    if (agentOnA === undefined) throw new Error('A runs the demo agent');
+
+    proxy.blackhole();
+    // A still runs and serves HTTP; only the database is out of its reach.
+    await eventually(
+      async () => (await processes.leaseHolder(sessionId)) === 'replica-b',
+      3 * LEASE_S * 1000,
+    );
+    // Its lease's validity, and one more beat, after its last renew: A has stopped its agent.
+    await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
+    expect(childrenOf(aPid)).toEqual([]);
+    expect(a.child.exitCode).toBeNull();
+    expect(a.output().stdout + a.output().stderr).toContain(
+      'could not renew this session’s lease within its validity',
+    );
+
+    const answered = await onB('POST', `/api/v1/clarification/${ask.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    expect(answered.status).toBe(200);
+    expect(answered.json).toMatchObject({ claimed: true });
+    await eventually(
+      async () => (await agentText(sessionId)).some((t) => t.includes('"Generated"')),
+      30_000,
+    );
+    expect(childrenOf(b.child.pid)).toHaveLength(1);
+    expect(childrenOf(aPid)).toEqual([]);
+    expect((await agentText(sessionId)).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
+    // A cut off for good is then killed, as an operator would.
+    process.kill(aPid, 'SIGKILL');
+  }, 180_000);
+});

@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { replicaProcesses, sessionReads } from '../support/replicas.js';
+import { askingSession, replicaProcesses, sessionReads } from '../support/replicas.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 const ADMIN_TOKEN = 'cut-off-replica-admin-token-0123456789';
@@ -40,17 +40,9 @@ describe('a replica cut off from the database', () => {
     const aPid = a.child.pid;
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
-    const { pendingOf, agentText } = sessionReads(onB);
-
-    const created = await onA('POST', '/api/v1/tasks', { title: 'cut off', prompt: '/ask' });
-    expect(created.status).toBe(201);
-    const sessionId = (created.json as { session: { id: string } }).session.id;
-    await eventually(async () => (await pendingOf(sessionId)) !== undefined, 30_000);
-    const ask = await pendingOf(sessionId);
-    if (!ask) throw new Error('the ask is pending');
-    const [agentOnA, ...others] = childrenOf(aPid);
-    expect(others).toEqual([]);
-    if (agentOnA === undefined) throw new Error('A runs the demo agent');
+    const reads = sessionReads(onB);
+    const { agentText } = reads;
+    const { sessionId, ask, agent: agentOnA } = await askingSession(onA, reads, aPid, 'cut off');
 
     proxy.blackhole();
     // A still runs and serves HTTP; only the database is out of its reach.

@@ -123,11 +123,7 @@ describe.each(DRIVERS)(
       await setUp();
       const a = await replica('a');
       const b = await replica('b');
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const lost = (await seedSession(store, 'lost')).session.id;
       const kept = (await seedSession(store, 'kept')).session.id;
       expect(await a.leases.acquire(lost)).toBe(true);
@@ -145,11 +141,7 @@ describe.each(DRIVERS)(
       await setUp();
       const dead = await replica('dead');
       const b = await replica('b');
-      const fenced: string[] = [];
-      b.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(b);
       const sessions: string[] = [];
       for (let index = 0; index < 20; index++) {
         const { session } = await seedSession(store, `taken-${index}`);
@@ -219,11 +211,7 @@ describe.each(DRIVERS)(
       const line = cuttable(store);
       const a = await replica('a', line.store);
       const b = await replica('b');
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const kept = (await seedSession(store, 'kept')).session.id;
       const taken = (await seedSession(store, 'taken')).session.id;
       expect(await a.leases.acquire(kept)).toBe(true);
@@ -267,11 +255,7 @@ describe.each(DRIVERS)(
       await setUp();
       const line = cuttable(store);
       const a = await replica('a', line.store);
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const { session } = await seedSession(store, 'outage');
       expect(await a.leases.acquire(session.id)).toBe(true);
       expect(await a.leases.renew()).toBe(1);
@@ -280,6 +264,7 @@ describe.each(DRIVERS)(
       expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
       clock.advance(GRACE_MS);
       expect(await a.leases.checkValidity(GRACE_MS)).toEqual([session.id]);
+      expect(fenced).toEqual([session.id]);
       // The outage was everyone's: nobody took the session, and its row is still A's.
       line.cut.down = false;
       expect(await a.leases.renew()).toBe(1);
@@ -292,11 +277,7 @@ describe.each(DRIVERS)(
     it('fences nothing when a renew gets through within the grace (a pause that ended)', async () => {
       await setUp();
       const a = await replica('a');
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const { session } = await seedSession(store, 'paused');
       expect(await a.leases.acquire(session.id)).toBe(true);
       expect(await a.leases.renew()).toBe(1);
@@ -312,11 +293,7 @@ describe.each(DRIVERS)(
     it('counts the grace from a lapse seen since the last renew, never from one before it', async () => {
       await setUp();
       const a = await replica('a');
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const { session } = await seedSession(store, 'fresh');
       // Just taken, not yet renewed: a beat sees no validity yet.
       expect(await a.leases.acquire(session.id)).toBe(true);
@@ -332,11 +309,7 @@ describe.each(DRIVERS)(
       await setUp();
       const line = cuttable(store);
       const a = await replica('a', line.store, 20);
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const { session } = await seedSession(store, 'beating');
       expect(await a.leases.acquire(session.id)).toBe(true);
       expect(await a.leases.renew()).toBe(1);
@@ -364,11 +337,7 @@ describe.each(DRIVERS)(
       await setUp();
       const line = cuttable(store);
       const a = await replica('a', line.store, 20, true);
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const { session } = await seedSession(store, 'alone');
       expect(await a.leases.acquire(session.id)).toBe(true);
       expect(await a.leases.renew()).toBe(1);
@@ -387,11 +356,7 @@ describe.each(DRIVERS)(
       await setUp();
       const line = cuttable(store);
       const a = await replica('a', line.store, 20);
-      const fenced: string[] = [];
-      a.leases.onLost((sessionIds) => {
-        fenced.push(...sessionIds);
-        return Promise.resolve();
-      });
+      const fenced = fencedOn(a);
       const { session } = await seedSession(store, 'hanging');
       expect(await a.leases.acquire(session.id)).toBe(true);
       expect(await a.leases.renew()).toBe(1);
@@ -412,6 +377,16 @@ describe.each(DRIVERS)(
     });
   },
 );
+
+/** The sessions `replica` fences from now on, in order; its fencing itself does nothing. */
+function fencedOn(replica: Replica): string[] {
+  const fenced: string[] = [];
+  replica.leases.onLost((sessionIds) => {
+    fenced.push(...sessionIds);
+    return Promise.resolve();
+  });
+  return fenced;
+}
 
 /**
  * The store through a connection that can be cut: every statement fails

@@ -10,7 +10,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { replicaProcesses, sessionReads } from '../support/replicas.js';
+import { askingSession, replicaProcesses, sessionReads } from '../support/replicas.js';
 
 const ADMIN_TOKEN = 'hung-replica-admin-token-0123456789';
 const LEASE_S = 6;
@@ -34,21 +34,15 @@ describe('a replica that hung past its lease', () => {
     const aPid = a.child.pid;
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
-    const { pendingOf, agentText } = sessionReads(onB);
+    const reads = sessionReads(onB);
+    const { pendingOf, agentText } = reads;
     const leasesOf = async (api: typeof onA) =>
       ((await api('GET', '/healthz')).json as { replica: { leases: number } }).replica.leases;
 
-    const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
-    expect(created.status).toBe(201);
-    const sessionId = (created.json as { session: { id: string } }).session.id;
-    await eventually(async () => (await pendingOf(sessionId)) !== undefined, 30_000);
-    const firstAsk = await pendingOf(sessionId);
-    if (!firstAsk) throw new Error('the ask is pending');
+    const first = await askingSession(onA, reads, aPid, 'hung');
+    const { sessionId, agent: agentOnA } = first;
+    const firstAsk = first.ask;
     const asks = [firstAsk];
-    // The demo agent runs in its own process group, a child of A.
-    const [agentOnA, ...others] = childrenOf(aPid);
-    expect(others).toEqual([]);
-    if (agentOnA === undefined) throw new Error('A runs the demo agent');
 
     process.kill(aPid, 'SIGSTOP');
     stoppedPid = aPid;
@@ -127,16 +121,8 @@ describe('a replica that hung past its lease', () => {
     const bPid = b.child.pid;
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
-    const created = await onA('POST', '/api/v1/tasks', { title: 'hung', prompt: '/ask' });
-    expect(created.status).toBe(201);
-    const sessionId = (created.json as { session: { id: string } }).session.id;
     const reads = sessionReads(onB);
-    const pendingOf = () => reads.pendingOf(sessionId);
-    await eventually(async () => (await pendingOf()) !== undefined, 30_000);
-    const ask = await pendingOf();
-    if (!ask) throw new Error('the ask is pending');
-    const [agentOnA] = childrenOf(aPid);
-    if (agentOnA === undefined) throw new Error('A runs the demo agent');
+    const { sessionId, ask, agent: agentOnA } = await askingSession(onA, reads, aPid, 'hung');
 
     process.kill(aPid, 'SIGSTOP');
     stoppedPid = aPid;

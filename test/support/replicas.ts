@@ -22,6 +22,8 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
+import { childrenOf } from '../agents/supervisor-support.js';
+import { eventually } from './clarification-harness.js';
 import { startServing, type Serving } from './clarion-process.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 import { seedSession, type Seeded } from './seed.js';
@@ -187,6 +189,32 @@ export function sessionReads(api: Api) {
       return messages.filter((message) => message.author === 'agent').map((m) => m.content);
     },
   };
+}
+
+/**
+ * A task created through `api` whose demo agent asks at once: its session,
+ * the pending bundle as `reads` lists it, and the agent process, which must
+ * be the one child of `serverPid` (the replica `api` reaches).
+ */
+export async function askingSession(
+  api: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: unknown }>,
+  reads: ReturnType<typeof sessionReads>,
+  serverPid: number,
+  title: string,
+) {
+  const created = await api('POST', '/api/v1/tasks', { title, prompt: '/ask' });
+  if (created.status !== 201) throw new Error(`the task was not created: ${created.status}`);
+  const sessionId = (created.json as { session: { id: string } }).session.id;
+  await eventually(async () => (await reads.pendingOf(sessionId)) !== undefined, 30_000);
+  const ask = await reads.pendingOf(sessionId);
+  if (!ask) throw new Error('the ask is pending');
+  // The demo agent runs in its own process group, a child of the replica.
+  const children = childrenOf(serverPid);
+  const [agent] = children;
+  if (agent === undefined || children.length !== 1) {
+    throw new Error(`one demo agent expected under ${serverPid}, found ${children.join(', ')}`);
+  }
+  return { sessionId, ask, agent };
 }
 
 /** Reads the database with a store of its own, closed after `read`. */

@@ -17,6 +17,12 @@ import { exposureWarning } from './http/exposure.js';
 import { createLogger } from './observability/logger.js';
 import { ListenError, startServer } from './server.js';
 import {
+  AGENT_KILL_WAIT_MS,
+  AGENT_STOP_GRACE_MS,
+  SHUTDOWN_DRAIN_MS,
+  SHUTDOWN_STOP_MS,
+} from './tunables.js';
+import {
   DataDirLockedError,
   openStore,
   SchemaStepError,
@@ -52,8 +58,33 @@ async function main(argv: readonly string[]): Promise<number> {
   if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
 
   await stopRequested;
-  await server.close();
-  return 0;
+  const boundMs = (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_MS;
+  if (await settlesWithin(server.close(), boundMs)) return 0;
+  logger.error(
+    { bound_ms: boundMs },
+    'the stop did not finish in time (the database or an agent does not answer): ' +
+      'stopping the agents and exiting; other replicas take its sessions over once its leases expire',
+  );
+  const agentsStopMs =
+    (config.agentTimings?.stopGraceMs ?? AGENT_STOP_GRACE_MS) + AGENT_KILL_WAIT_MS;
+  await settlesWithin(server.stopAgents(), agentsStopMs);
+  // Whatever still waits (a statement that never answers) must not keep the process alive.
+  process.exit(1);
+}
+
+/** Whether `work` settled within `ms`; it goes on either way. */
+async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => {
+      resolve(false);
+    }, ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -108,6 +108,8 @@ export interface RunningServer {
   /** Cross-replica wake-ups; `wakes.listenerState()` is the listener's state for `/healthz`. */
   readonly wakes: WakeBus;
   close(): Promise<void>;
+  /** Stops every agent this server runs (bounded), for a stop that cannot finish. */
+  stopAgents(): Promise<void>;
 }
 
 export interface ServerOptions extends OpenOptions {
@@ -493,6 +495,7 @@ export async function startServer(
       turns,
       routes: app.routes.map(({ method, path }) => ({ method, path })),
       wakes,
+      stopAgents: () => host.close(),
       async close() {
         // No more takeovers: a session taken now would start an agent the stop then kills.
         running.quiesce();

@@ -108,6 +108,13 @@ export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 export const SHUTDOWN_DRAIN_MS = 10_000;
 /** A stop's `/healthz` says `draining` this long before it stops accepting (`CLARION_DRAIN_DELAY_S`). */
 export const SHUTDOWN_DRAIN_DELAY_MS = 0;
+/**
+ * After the drain, how long the rest of a stop may take (the agents' bounded
+ * stop, the notifier, the leases, the store) before `clarion serve` stops its
+ * agents and exits anyway: a database that no longer answers must not keep
+ * the process from ending.
+ */
+export const SHUTDOWN_STOP_MS = 20_000;
 /** WebSocket pings that keep proxies from closing an idle events socket. */
 export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
 /** `Retry-After` of every 503: a budget ran out or the storage failed; worth a retry soon. */

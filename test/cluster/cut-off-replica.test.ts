@@ -13,6 +13,7 @@ import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.
 import { eventually } from '../support/clarification-harness.js';
 import { askingSession, replicaProcesses, sessionReads } from '../support/replicas.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import { SHUTDOWN_DRAIN_MS, SHUTDOWN_STOP_MS } from '../../src/tunables.js';
 
 const ADMIN_TOKEN = 'cut-off-replica-admin-token-0123456789';
 const LEASE_S = 6;
@@ -72,5 +73,29 @@ describe('a replica cut off from the database', () => {
     expect((await agentText(sessionId)).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
     // A cut off for good is then killed, as an operator would.
     process.kill(aPid, 'SIGKILL');
+  }, 180_000);
+
+  it('still stops on SIGTERM within its bound, its agent first, though no statement answers', async () => {
+    const env = { CLARION_LEASE_S: String(LEASE_S) };
+    const [b] = await processes.start(['replica-b'], env);
+    const direct = new URL(processes.target().url);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    const [a] = await processes.start(['replica-a'], { ...env, DATABASE_URL: proxied.href });
+    if (!a?.child.pid || !b) throw new Error('two replicas expected');
+    const onA = clarionApi(a.url, ADMIN_TOKEN);
+    const reads = sessionReads(clarionApi(b.url, ADMIN_TOKEN));
+    const { agent } = await askingSession(onA, reads, a.child.pid, 'stopping cut off');
+
+    proxy.blackhole();
+    const asked = Date.now();
+    a.child.kill('SIGTERM');
+    const exit = await a.exited;
+    // The drain (10 s) and the rest of the stop (20 s), then the agents' bounded stop.
+    expect(Date.now() - asked).toBeLessThan(SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_MS + 15_000);
+    expect(exit.code).toBe(1);
+    expect(exit.stdout).toContain('the stop did not finish in time');
+    expect(groupGone(agent)).toBe(true);
   }, 180_000);
 });

@@ -29,23 +29,29 @@ describe('a replica cut off from the database', () => {
     await processes.stopAll();
   });
 
-  it('stops its own agent once it cannot renew, while B takes the session over', async () => {
+  /** B on the database, then A through a proxy in front of it; the proxy, for cutting A off. */
+  async function replicasWithAProxied() {
     const env = { CLARION_LEASE_S: String(LEASE_S) };
     const [b] = await processes.start(['replica-b'], env);
     const direct = new URL(processes.target().url);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const started = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    proxy = started;
     const proxied = new URL(direct);
-    proxied.port = String(proxy.port);
+    proxied.port = String(started.port);
     const [a] = await processes.start(['replica-a'], { ...env, DATABASE_URL: proxied.href });
     if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
-    const aPid = a.child.pid;
+    return { a, aPid: a.child.pid, b, bPid: b.child.pid, proxy: started };
+  }
+
+  it('stops its own agent once it cannot renew, while B takes the session over', async () => {
+    const { a, aPid, b, bPid, proxy: line } = await replicasWithAProxied();
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
     const reads = sessionReads(onB);
     const { agentText } = reads;
     const { sessionId, ask, agent: agentOnA } = await askingSession(onA, reads, aPid, 'cut off');
 
-    proxy.blackhole();
+    line.blackhole();
     // A still runs and serves HTTP; only the database is out of its reach.
     await eventually(
       async () => (await processes.leaseHolder(sessionId)) === 'replica-b',
@@ -68,7 +74,7 @@ describe('a replica cut off from the database', () => {
       async () => (await agentText(sessionId)).some((t) => t.includes('"Generated"')),
       30_000,
     );
-    expect(childrenOf(b.child.pid)).toHaveLength(1);
+    expect(childrenOf(bPid)).toHaveLength(1);
     expect(childrenOf(aPid)).toEqual([]);
     expect((await agentText(sessionId)).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
     // A cut off for good is then killed, as an operator would.
@@ -76,19 +82,12 @@ describe('a replica cut off from the database', () => {
   }, 180_000);
 
   it('still stops on SIGTERM within its bound, its agent first, though no statement answers', async () => {
-    const env = { CLARION_LEASE_S: String(LEASE_S) };
-    const [b] = await processes.start(['replica-b'], env);
-    const direct = new URL(processes.target().url);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
-    const proxied = new URL(direct);
-    proxied.port = String(proxy.port);
-    const [a] = await processes.start(['replica-a'], { ...env, DATABASE_URL: proxied.href });
-    if (!a?.child.pid || !b) throw new Error('two replicas expected');
+    const { a, aPid, b, proxy: line } = await replicasWithAProxied();
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const reads = sessionReads(clarionApi(b.url, ADMIN_TOKEN));
-    const { agent } = await askingSession(onA, reads, a.child.pid, 'stopping cut off');
+    const { agent } = await askingSession(onA, reads, aPid, 'stopping cut off');
 
-    proxy.blackhole();
+    line.blackhole();
     const asked = Date.now();
     a.child.kill('SIGTERM');
     const exit = await a.exited;

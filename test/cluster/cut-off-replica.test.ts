@@ -61,8 +61,11 @@ describe('a replica cut off from the database', () => {
     await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
     expect(childrenOf(aPid)).toEqual([]);
     expect(a.child.exitCode).toBeNull();
-    expect(a.output().stdout + a.output().stderr).toContain(
-      'could not renew this session’s lease within its validity',
+    // Written before the agent was stopped, but read from A's pipe whenever it arrives.
+    await eventually(() =>
+      Promise.resolve(
+        a.output().stdout.includes('could not renew this session’s lease within its validity'),
+      ),
     );
 
     const answered = await onB('POST', `/api/v1/clarification/${ask.pending_id}/respond`, {

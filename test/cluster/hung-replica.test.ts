@@ -72,8 +72,10 @@ describe('a replica that hung past its lease', () => {
     expect(await holderOf()).toBe('replica-b');
     // By its own lease check: the renew that found the lease gone, or, had no renew got
     // through in time, the validity check of its beat.
-    expect(a.output().stdout + a.output().stderr).toContain(
-      'its agent, waits and requests here end without writing',
+    await eventually(() =>
+      Promise.resolve(
+        a.output().stdout.includes('its agent, waits and requests here end without writing'),
+      ),
     );
 
     // A message through A runs on B's agent, which asks again; an answer through A reaches it.

@@ -186,8 +186,8 @@ function floorSide(
 }
 
 export async function measureFloor(sizes: BenchSizes): Promise<FloorResult> {
-  // The warm-up round, then `floorRounds` rounds at each of the two levels.
-  const pending = sizes.floorBatch * (1 + 2 * sizes.floorRounds);
+  // The warm-up rounds, then `floorRounds` rounds at each of the two levels.
+  const pending = sizes.floorBatch * (sizes.floorWarmupRounds + 2 * sizes.floorRounds);
   const opened: Side[] = [];
   try {
     const clarion = await clarionSide(sizes);
@@ -207,7 +207,11 @@ export async function measureFloor(sizes: BenchSizes): Promise<FloorResult> {
 
     const sides = { clarion, sameWork, bare };
     const forward = ['clarion', 'sameWork', 'bare'] as const;
-    for (const name of forward) await sides[name].round(sizes.concurrency); // warm-up
+    // Untimed: Clarion's CPU per respond falls by half over its first ten rounds while
+    // V8 optimizes its code, so a single warm-up round measured the JIT, not the server.
+    for (let r = 0; r < sizes.floorWarmupRounds; r++) {
+      for (const name of forward) await sides[name].round(sizes.concurrency);
+    }
     const level = async (concurrency: number) => {
       const phases = { clarion: [] as Phase[], sameWork: [] as Phase[], bare: [] as Phase[] };
       for (let r = 0; r < sizes.floorRounds; r++) {

@@ -15,8 +15,9 @@ export interface BenchSizes {
   scanSamples: number;
   /** The "many" of "1 and 32 concurrent". */
   concurrency: number;
-  /** Floor benchmark: bundles per round (one per session) and rounds per concurrency. */
+  /** Floor benchmark: bundles per round (one per session), untimed warm-up rounds, rounds per concurrency. */
   floorBatch: number;
+  floorWarmupRounds: number;
   floorRounds: number;
   /** Full cycles per agent: with one agent, and with `concurrency` agents. */
   cyclesSingle: number;
@@ -55,6 +56,7 @@ export const FULL: BenchSizes = {
   scanSamples: 12,
   concurrency: 32,
   floorBatch: 256,
+  floorWarmupRounds: 10,
   floorRounds: 4,
   cyclesSingle: 300,
   cyclesPerAgent: 20,
@@ -84,6 +86,7 @@ export const QUICK: BenchSizes = {
   scanSamples: 2,
   concurrency: 4,
   floorBatch: 8,
+  floorWarmupRounds: 1,
   floorRounds: 1,
   cyclesSingle: 4,
   cyclesPerAgent: 2,

@@ -303,7 +303,12 @@ async function openPostgres(
     connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
   });
   // The pool re-emits an idle client's error; unheard, an EventEmitter's 'error' throws.
-  pool.on('error', onIdleConnectionLost);
+  pool.on('error', (error: Error & { client?: unknown }) => {
+    // pg-pool hangs the whole client on the error: a logger would write out its every
+    // prepared statement and its connection settings with it.
+    delete error.client;
+    onIdleConnectionLost(error);
+  });
   // Surface a bad URL here, as one clear error, rather than at the first request.
   try {
     const client = await pool.connect();

@@ -50,6 +50,8 @@ describe('the store on postgres when its connections are ended', () => {
 
     await eventually(() => lost.length >= 2);
     expect(lost.every((error) => (error as { code?: string }).code === '57P01')).toBe(true);
+    // Reported without the client pg-pool attaches (its statements and settings would be logged).
+    expect(lost.filter((error) => Object.hasOwn(error as object, 'client'))).toEqual([]);
     await store.ping();
   });
 

@@ -59,29 +59,45 @@ async function main(argv: readonly string[]): Promise<number> {
 
   await stopRequested;
   const boundMs = (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_MS;
-  if (await settlesWithin(server.close(), boundMs)) return 0;
-  logger.error(
-    { bound_ms: boundMs },
-    'the stop did not finish in time (the database or an agent does not answer): ' +
-      'stopping the agents and exiting; other replicas take its sessions over once its leases expire',
-  );
+  const stop = await settleWithin(server.close(), boundMs);
+  if (stop.outcome === 'done') return 0;
+  const consequence =
+    'stopping the agents and exiting; other replicas take its sessions over once its leases expire';
+  if (stop.outcome === 'late') {
+    logger.error(
+      { bound_ms: boundMs },
+      `the stop did not finish in time (the database or an agent does not answer): ${consequence}`,
+    );
+  } else {
+    // A step that fails (a database that refuses connections) leaves the rest of the stop
+    // undone, heartbeat included, and a process that would never exit on its own.
+    logger.error({ err: stop.error }, `the stop did not finish, a step failed: ${consequence}`);
+  }
   const agentsStopMs =
     (config.agentTimings?.stopGraceMs ?? AGENT_STOP_GRACE_MS) + AGENT_KILL_WAIT_MS;
-  await settlesWithin(server.stopAgents(), agentsStopMs);
+  await settleWithin(server.stopAgents(), agentsStopMs);
   // Whatever still waits (a statement that never answers) must not keep the process alive.
   process.exit(1);
 }
 
-/** Whether `work` settled within `ms`; it goes on either way. */
-async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+type Settled = { outcome: 'done' } | { outcome: 'failed'; error: unknown } | { outcome: 'late' };
+
+/** How `work` settled within `ms`; it goes on either way. */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<Settled> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
+  const late = new Promise<Settled>((resolve) => {
     timer = setTimeout(() => {
-      resolve(false);
+      resolve({ outcome: 'late' });
     }, ms);
   });
   try {
-    return await Promise.race([work.then(() => true), late]);
+    return await Promise.race([
+      work.then(
+        (): Settled => ({ outcome: 'done' }),
+        (error: unknown): Settled => ({ outcome: 'failed', error }),
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }

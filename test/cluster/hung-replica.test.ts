@@ -39,9 +39,11 @@ describe('a replica that hung past its lease', () => {
     const leasesOf = async (api: typeof onA) =>
       ((await api('GET', '/healthz')).json as { replica: { leases: number } }).replica.leases;
 
-    const first = await askingSession(onA, reads, aPid, 'hung');
-    const { sessionId, agent: agentOnA } = first;
-    const firstAsk = first.ask;
+    const {
+      sessionId,
+      ask: firstAsk,
+      agent: agentOnA,
+    } = await askingSession(onA, reads, aPid, 'hung');
     const asks = [firstAsk];
 
     process.kill(aPid, 'SIGSTOP');

@@ -170,7 +170,11 @@ export async function seedAnsweringMember(
   }
 }
 
-type Api = (method: string, path: string, body?: unknown) => Promise<{ json: unknown }>;
+type Api = (
+  method: string,
+  path: string,
+  body?: unknown,
+) => Promise<{ status: number; json: unknown }>;
 
 /** What the cluster suites read of a session through one replica's REST API. */
 export function sessionReads(api: Api) {
@@ -197,7 +201,7 @@ export function sessionReads(api: Api) {
  * be the one child of `serverPid` (the replica `api` reaches).
  */
 export async function askingSession(
-  api: (method: string, path: string, body?: unknown) => Promise<{ status: number; json: unknown }>,
+  api: Api,
   reads: ReturnType<typeof sessionReads>,
   serverPid: number,
   title: string,

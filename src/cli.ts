@@ -62,7 +62,9 @@ async function main(argv: readonly string[]): Promise<number> {
   const stop = await settleWithin(server.close(), boundMs);
   if (stop.outcome === 'done') return 0;
   const consequence =
-    'stopping the agents and exiting; other replicas take its sessions over once its leases expire';
+    config.database.driver === 'postgres'
+      ? 'stopping the agents and exiting; other replicas take its sessions over once its leases expire'
+      : 'stopping the agents and exiting; its sessions recover at the next start';
   if (stop.outcome === 'late') {
     logger.error(
       { bound_ms: boundMs },

@@ -1,9 +1,13 @@
 /**
  * Benchmark 7: sustained load on 127.0.0.1. `loadAgents` MCP agents ask back
- * to back for `loadMs` (each blocked in `ask_user_question` until answered)
- * while `loadResponders` responders answer from their event streams, one
- * ask in five raced by two of them (see `load-responders.ts`). The server
- * runs as a child process; its resident memory is sampled all along.
+ * to back for `loadWarmupMs` and then `loadMs` (each blocked in
+ * `ask_user_question` until answered) while `loadResponders` responders
+ * answer from their event streams, one ask in five raced by two of them (see
+ * `load-responders.ts`). The server runs as a child process; its resident
+ * memory is sampled all along. Rates, latencies and the memory halves come
+ * from the `loadMs` after the warm-up, once V8's heap, SQLite's caches and
+ * the connections have grown to what this load needs; the audit covers
+ * every ask, warm-up included.
  *
  * Agents wait as a long-waiting agent must, kept alive by the server's
  * progress notifications: with the SDK's plain 60 s request timeout a
@@ -47,15 +51,20 @@ import { elapsedMs, ratio, round, runPool, summarize, type LatencySummary } from
 
 export interface LoadResult extends Tally {
   driver: Driver;
+  /** The measured window, from the end of the warm-up to the last answer. */
   durationMs: number;
+  warmupMs: number;
   agents: number;
   responders: number;
+  /** Over the whole run, warm-up included: what the audit covers. */
   asks: number;
   answered: number;
+  /** Asks started in the measured window and answered. */
+  measuredAnswered: number;
   perSecond: number;
   cycle: LatencySummary;
   stages: CycleStages;
-  /** The slowest answered cycles, stage by stage, and when in the run they started (s). */
+  /** The slowest answered cycles, stage by stage, and when in the measured window they started (s). */
   slowest: SlowCycle[];
   /** How fast this machine lets a busy Node server accept new connections (`accept-rate.ts`). */
   platform: AcceptRateResult;
@@ -63,8 +72,17 @@ export interface LoadResult extends Tally {
   loopDelay: { server: LoopDelay; generator: LoopDelay };
   /** Agent requests sent again after a connection reset (see `mcp-agent.ts`). */
   retried: number;
-  /** Mean resident memory over the first and the second half of the run. */
-  rss: { firstMeanMiB: number; lastMeanMiB: number; lastVsFirst: number; maxMiB: number };
+  /**
+   * Mean resident memory over the first and the second half of the measured
+   * window; `warmupStartMiB` is the first sample, in the warm-up's first seconds.
+   */
+  rss: {
+    warmupStartMiB: number;
+    firstMeanMiB: number;
+    lastMeanMiB: number;
+    lastVsFirst: number;
+    maxMiB: number;
+  };
   /** SQLite: the largest the WAL file grew during the run (checkpoints keep it bounded). */
   walMaxMiB: number | undefined;
   /** Left in the database after the run: none of either when every answer was handed off. */
@@ -122,20 +140,27 @@ export async function measureLoad(
     let asks = 0;
     // One controller per call: the SDK leaves its listener on the signal it is given.
     const inFlight = new Set<AbortController>();
-    await serverLoopDelay(server.url);
-    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
-    generatorLoop.enable();
-    const everyMs = Math.max(50, Math.round(sizes.loadMs / RSS_SAMPLES));
+    const runMs = sizes.loadWarmupMs + sizes.loadMs;
+    const everyMs = Math.max(50, Math.round(runMs / RSS_SAMPLES));
     const sampler = sampleRss(server, everyMs);
     const walWatch =
       seeded.target.driver === 'sqlite'
         ? watchFileSize(join(seeded.target.dataDir, `${SQLITE_FILE}-wal`), everyMs)
         : undefined;
     const started = performance.now();
-    const deadline = started + sizes.loadMs;
+    const measuredFrom = started + sizes.loadWarmupMs;
+    const deadline = measuredFrom + sizes.loadMs;
+    const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
+    // The server's lag histogram starts over at each read: this one ends its warm-up.
+    const warmedUp = new Promise<void>((resolve) => {
+      setTimeout(() => {
+        generatorLoop.enable();
+        void serverLoopDelay(server.url).finally(resolve);
+      }, sizes.loadWarmupMs);
+    });
     const grace = setTimeout(() => {
       for (const call of inFlight) call.abort();
-    }, sizes.loadMs + GRACE_MS);
+    }, runMs + GRACE_MS);
     const agentsDone = Promise.all(
       clients.map(async (client, agent) => {
         for (let cycle = 0; performance.now() < deadline; cycle++) {
@@ -156,10 +181,12 @@ export async function measureLoad(
               `agent ${agent} cycle ${cycle}: ${outcome.status}${late} after ${Math.round(elapsedMs(t0))} ms`,
             );
           }
-          cycleMs.push(elapsedMs(t0));
           inFlight.delete(call);
+          const measured = t0 >= measuredFrom;
+          if (measured) cycleMs.push(elapsedMs(t0));
           if (outcome.status === 'answered' && outcome.pendingId !== undefined) {
             received.push({ pendingId: outcome.pendingId, selected: outcome.selected });
+            if (!measured) continue;
             answeredCycles.push({
               agent,
               cycle,
@@ -171,7 +198,8 @@ export async function measureLoad(
         }
       }),
     );
-    await new Promise((resolve) => setTimeout(resolve, sizes.loadMs));
+    await warmedUp;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, deadline - performance.now())));
     const rss = await sampler.stop();
     generatorLoop.disable();
     const loopDelay = {
@@ -185,8 +213,11 @@ export async function measureLoad(
     await agentsDone;
     clearTimeout(grace);
     await responders.settled();
-    const durationMs = elapsedMs(started);
-    log(`load: ${asks} asks by ${clients.length} agents in ${round(durationMs / 1000, 1)} s`);
+    const durationMs = elapsedMs(started) - sizes.loadWarmupMs;
+    log(
+      `load: ${asks} asks by ${clients.length} agents in ${round(sizes.loadWarmupMs / 1000, 1)} s ` +
+        `of warm-up and ${round(durationMs / 1000, 1)} s measured`,
+    );
 
     responders.close();
     await Promise.allSettled(clients.map((client) => client.close()));
@@ -196,20 +227,27 @@ export async function measureLoad(
     return {
       driver,
       durationMs: round(durationMs, 0),
+      warmupMs: sizes.loadWarmupMs,
       agents: clients.length,
       responders: sizes.loadResponders,
       asks,
       answered: received.length,
-      perSecond: round((received.length / durationMs) * 1000, 1),
+      measuredAnswered: answeredCycles.length,
+      perSecond: round((answeredCycles.length / durationMs) * 1000, 1),
       cycle: summarize(cycleMs),
       stages: cycleStages(answeredCycles, responders.timings),
-      slowest: slowestCycles(answeredCycles, responders.timings, database.writtenAtMs, started),
+      slowest: slowestCycles(
+        answeredCycles,
+        responders.timings,
+        database.writtenAtMs,
+        measuredFrom,
+      ),
       loopDelay,
       platform,
       ...counts,
       serverErrors: counts.serverErrors + mcpServerErrors,
       retried,
-      rss: rssHalves(rss, sizes.loadMs),
+      rss: rssHalves(rss, sizes.loadWarmupMs, runMs),
       walMaxMiB,
       leftover: { pendingRows: database.pendingRows, deliveryIntents: database.deliveryIntents },
       unexpected: [...responders.unexpected, ...failedCalls],
@@ -221,14 +259,22 @@ export async function measureLoad(
   }
 }
 
-function rssHalves(samples: readonly RssSample[], durationMs: number): LoadResult['rss'] {
+/** Sample times count from the start of the warm-up; the halves split what follows it. */
+function rssHalves(
+  samples: readonly RssSample[],
+  warmupMs: number,
+  runMs: number,
+): LoadResult['rss'] {
   const mean = (values: readonly number[]) =>
     values.length === 0
       ? Number.NaN
       : values.reduce((sum, value) => sum + value, 0) / values.length;
-  const first = mean(samples.filter((s) => s.atMs < durationMs / 2).map((s) => s.rssMiB));
-  const last = mean(samples.filter((s) => s.atMs >= durationMs / 2).map((s) => s.rssMiB));
+  const middle = (warmupMs + runMs) / 2;
+  const measured = samples.filter((s) => s.atMs >= warmupMs);
+  const first = mean(measured.filter((s) => s.atMs < middle).map((s) => s.rssMiB));
+  const last = mean(measured.filter((s) => s.atMs >= middle).map((s) => s.rssMiB));
   return {
+    warmupStartMiB: samples[0]?.rssMiB ?? Number.NaN,
     firstMeanMiB: round(first, 1),
     lastMeanMiB: round(last, 1),
     lastVsFirst: ratio(last, first),

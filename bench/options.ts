@@ -32,6 +32,8 @@ export interface BenchSizes {
   /** Sequential respond samples at each pending level. */
   pendingSamples: number;
   /** Load: how long agents keep asking, and how many agents and responders take part. */
+  /** Load before `loadMs` that only the audit counts (see `load.ts`). */
+  loadWarmupMs: number;
   loadMs: number;
   loadAgents: number;
   loadResponders: number;
@@ -65,6 +67,7 @@ export const FULL: BenchSizes = {
   pendingMany: 10_000,
   waitersMany: 1_000,
   pendingSamples: 600,
+  loadWarmupMs: 60_000,
   loadMs: 120_000,
   loadAgents: 100,
   loadResponders: 100,
@@ -95,6 +98,7 @@ export const QUICK: BenchSizes = {
   pendingMany: 24,
   waitersMany: 4,
   pendingSamples: 6,
+  loadWarmupMs: 500,
   loadMs: 1_000,
   loadAgents: 4,
   loadResponders: 4,

@@ -230,20 +230,33 @@ export class Resolver {
   }
 
   /** A claim that committed after the budget ran out is still delivered by the server. */
+  /**
+   * Nobody awaits this, so it must never reject: in a server an unhandled
+   * rejection ends the process. A delivery that fails here leaves the claim
+   * as a failed delivery in `respond` leaves it, and is logged instead.
+   */
   private deliverLateCommit(
     claimWork: Promise<MessageRecord[]>,
     bundle: Bundle,
     decision: Decision,
   ): void {
-    claimWork.then(
+    const pendingId = bundle.pendingId;
+    void claimWork.then(
       async (rows) => {
         if (rows.length === 0) return;
-        this.deps.logger.warn({ pending_id: bundle.pendingId }, 'claim committed past its budget');
-        await deliverClaim(this.deps, bundle, decision, rows);
+        this.deps.logger.warn({ pending_id: pendingId }, 'claim committed past its budget');
+        try {
+          await deliverClaim(this.deps, bundle, decision, rows);
+        } catch (error) {
+          this.deps.logger.error(
+            { err: error, pending_id: pendingId },
+            'delivering a claim committed past its budget failed',
+          );
+        }
       },
       (error: unknown) => {
         if (!(error instanceof BudgetExhausted) && !isDatabaseTimeout(error)) {
-          this.deps.logger.error({ err: error, pending_id: bundle.pendingId }, 'late claim failed');
+          this.deps.logger.error({ err: error, pending_id: pendingId }, 'late claim failed');
         }
       },
     );

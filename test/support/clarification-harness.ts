@@ -88,6 +88,8 @@ export interface HarnessOptions {
   userInputPending?: UserInputPending;
   /** The service's and the routes' logger; silent by default. */
   logger?: Logger;
+  /** Wraps the write unit the service writes through (the harness's `sessions` stays unwrapped). */
+  wrapSessions?: (sessions: SessionWriter) => SessionWriter;
 }
 
 export interface Harness {
@@ -141,7 +143,7 @@ export async function clarificationHarness(
     store,
     waiters,
     successors: createSuccessorTurns(options.runtime ?? runtime),
-    sessions,
+    sessions: options.wrapSessions?.(sessions) ?? sessions,
     observer: options.observer ?? observer,
     logger: options.logger ?? silentLogger,
     timers: systemTimers,

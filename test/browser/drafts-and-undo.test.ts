@@ -56,11 +56,13 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await openSession(suite.world, page, created.session.id);
     await openSession(suite.world, other, created.session.id);
 
-    // This tab picks a runner and starts typing on the checks question.
+    // Back in the first tab, the person picks a runner and starts typing on the checks question.
+    await page.bringToFront();
     await option(page, 'Hosted').click();
     await page.getByTestId('clarification-custom').fill('Only the fast checks, please');
 
     // The other tab answers every question and submits.
+    await other.bringToFront();
     await option(other, 'Self-hosted').click();
     await option(other, 'Lint').click();
     await other.getByTestId('clarification-next').click();
@@ -91,8 +93,10 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     const recorded = recordRequests(page);
     await openSession(suite.world, page, created.session.id);
     await openSession(suite.world, other, created.session.id);
+    await page.bringToFront();
     await page.getByTestId('clarification-custom').fill('A runner of our own');
 
+    await other.bringToFront();
     await other.getByTestId('clarification-skip').tap();
     await other.getByTestId('clarification-skip-confirm-yes').tap();
     await other.getByTestId('send-now').tap();
@@ -198,9 +202,11 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await openSession(suite.world, page, created.session.id);
     await openSession(suite.world, other, created.session.id);
 
+    await page.bringToFront();
     await option(page, 'Generated').click();
     await page.getByTestId('send-now').click();
     await held.arrived;
+    await other.bringToFront();
     await option(other, 'Hand-written').click();
     await other.getByTestId('send-now').click();
     await banner(other, 'resolved').waitFor(WAIT);

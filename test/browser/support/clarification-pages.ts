@@ -68,6 +68,9 @@ export async function startSuite(): Promise<Suite> {
       }),
     async shoot(target, name, fullPage = true) {
       const path = join(ARTIFACTS, `${name}.png`);
+      // Looking at a tab brings it to the front: headless Chromium draws no frames for a tab
+      // behind another one, and a capture of one waits about 4 s for them.
+      await target.bringToFront();
       // A full-page capture re-emulates the viewport, which briefly drops touch emulation.
       await target.screenshot({ path, fullPage });
       screenshots.push(path);

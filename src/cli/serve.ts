@@ -1,0 +1,81 @@
+/**
+ * `clarion serve`: what `npm start` runs. Start-up failures end with one line
+ * on standard error and a non-zero exit, before anything is served; a stop
+ * that does not finish within its bound still ends the process.
+ */
+import { loadConfig } from '../config.js';
+import { exposureWarning } from '../http/exposure.js';
+import { createLogger } from '../observability/logger.js';
+import { startServer } from '../server.js';
+import {
+  AGENT_KILL_WAIT_MS,
+  AGENT_STOP_GRACE_MS,
+  SHUTDOWN_DRAIN_MS,
+  SHUTDOWN_STOP_MS,
+} from '../tunables.js';
+
+export async function serve(): Promise<number> {
+  const config = loadConfig(process.env);
+  const logger = createLogger(config.logLevel);
+  const server = await startServer(config, logger);
+  // Before the line that says Clarion serves: a supervisor may stop it the moment it reads
+  // that line, and a signal with no handler yet would kill the process without a shutdown.
+  const stopRequested = new Promise<void>((resolve) => {
+    const stop = () => {
+      resolve();
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  process.stdout.write(`Clarion is serving on ${server.url}\n`);
+  process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
+  const exposed = exposureWarning(config.host, config.publicOrigin);
+  if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
+
+  await stopRequested;
+  const boundMs = (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_MS;
+  const stop = await settleWithin(server.close(), boundMs);
+  if (stop.outcome === 'done') return 0;
+  const consequence =
+    config.database.driver === 'postgres'
+      ? 'stopping the agents and exiting; other replicas take its sessions over once its leases expire'
+      : 'stopping the agents and exiting; its sessions recover at the next start';
+  if (stop.outcome === 'late') {
+    logger.error(
+      { bound_ms: boundMs },
+      `the stop did not finish in time (the database or an agent does not answer): ${consequence}`,
+    );
+  } else {
+    // A step that fails (a database that refuses connections) leaves the rest of the stop
+    // undone, heartbeat included, and a process that would never exit on its own.
+    logger.error({ err: stop.error }, `the stop did not finish, a step failed: ${consequence}`);
+  }
+  const agentsStopMs =
+    (config.agentTimings?.stopGraceMs ?? AGENT_STOP_GRACE_MS) + AGENT_KILL_WAIT_MS;
+  await settleWithin(server.stopAgents(), agentsStopMs);
+  // Whatever still waits (a statement that never answers) must not keep the process alive.
+  process.exit(1);
+}
+
+type Settled = { outcome: 'done' } | { outcome: 'failed'; error: unknown } | { outcome: 'late' };
+
+/** How `work` settled within `ms`; it goes on either way. */
+async function settleWithin(work: Promise<unknown>, ms: number): Promise<Settled> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Settled>((resolve) => {
+    timer = setTimeout(() => {
+      resolve({ outcome: 'late' });
+    }, ms);
+  });
+  try {
+    return await Promise.race([
+      work.then(
+        (): Settled => ({ outcome: 'done' }),
+        (error: unknown): Settled => ({ outcome: 'failed', error }),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -152,10 +152,11 @@ export async function measureLoad(
     const deadline = measuredFrom + sizes.loadMs;
     const generatorLoop = monitorEventLoopDelay({ resolution: 10 });
     // The server's lag histogram starts over at each read: this one ends its warm-up.
-    const warmedUp = new Promise<void>((resolve) => {
+    const warmedUp = new Promise<unknown>((resolve) => {
       setTimeout(() => {
         generatorLoop.enable();
-        void serverLoopDelay(server.url).finally(resolve);
+        // Resolved with the read itself, so a failed read fails the run where it is awaited.
+        resolve(serverLoopDelay(server.url));
       }, sizes.loadWarmupMs);
     });
     const grace = setTimeout(() => {
@@ -247,7 +248,7 @@ export async function measureLoad(
       ...counts,
       serverErrors: counts.serverErrors + mcpServerErrors,
       retried,
-      rss: rssHalves(rss, sizes.loadWarmupMs, runMs),
+      rss: rssHalves(rss, sizes.loadWarmupMs, sizes.loadMs),
       walMaxMiB,
       leftover: { pendingRows: database.pendingRows, deliveryIntents: database.deliveryIntents },
       unexpected: [...responders.unexpected, ...failedCalls],
@@ -263,13 +264,13 @@ export async function measureLoad(
 function rssHalves(
   samples: readonly RssSample[],
   warmupMs: number,
-  runMs: number,
+  loadMs: number,
 ): LoadResult['rss'] {
   const mean = (values: readonly number[]) =>
     values.length === 0
       ? Number.NaN
       : values.reduce((sum, value) => sum + value, 0) / values.length;
-  const middle = (warmupMs + runMs) / 2;
+  const middle = warmupMs + loadMs / 2;
   const measured = samples.filter((s) => s.atMs >= warmupMs);
   const first = mean(measured.filter((s) => s.atMs < middle).map((s) => s.rssMiB));
   const last = mean(measured.filter((s) => s.atMs >= middle).map((s) => s.rssMiB));

@@ -31,9 +31,9 @@ export interface BenchSizes {
   waitersMany: number;
   /** Sequential respond samples at each pending level. */
   pendingSamples: number;
-  /** Load: how long agents keep asking, and how many agents and responders take part. */
   /** Load before `loadMs` that only the audit counts (see `load.ts`). */
   loadWarmupMs: number;
+  /** Load: how long agents keep asking, and how many agents and responders take part. */
   loadMs: number;
   loadAgents: number;
   loadResponders: number;

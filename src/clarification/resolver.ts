@@ -229,11 +229,11 @@ export class Resolver {
     }
   }
 
-  /** A claim that committed after the budget ran out is still delivered by the server. */
   /**
-   * Nobody awaits this, so it must never reject: in a server an unhandled
-   * rejection ends the process. A delivery that fails here leaves the claim
-   * as a failed delivery in `respond` leaves it, and is logged instead.
+   * A claim that committed after the budget ran out is still delivered by
+   * the server. Nobody awaits this, so it must never reject: in a server an
+   * unhandled rejection ends the process. A delivery that fails here leaves
+   * the claim as a failed delivery in `respond` leaves it, and is logged.
    */
   private deliverLateCommit(
     claimWork: Promise<MessageRecord[]>,

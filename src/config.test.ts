@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, listenUrl, loadConfig } from './config.js';
 import {
   AGENT_START_TIMEOUT_MS,
   AGENT_STOP_GRACE_MS,
@@ -138,5 +138,14 @@ describe('loadConfig', () => {
     [{ CLARION_LEASE_S: '601' }, /CLARION_LEASE_S must be at most 600/],
   ])('names a bad replica setting %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(message);
+  });
+});
+
+describe('listenUrl', () => {
+  it('brackets an IPv6 host and leaves names and IPv4 addresses as they are', () => {
+    expect(listenUrl('::1', 7420)).toBe('http://[::1]:7420');
+    expect(listenUrl('::', 8080)).toBe('http://[::]:8080');
+    expect(listenUrl('127.0.0.1', 7420)).toBe('http://127.0.0.1:7420');
+    expect(listenUrl('clarion.internal', 80)).toBe('http://clarion.internal:80');
   });
 });

@@ -56,6 +56,11 @@ export const DEFAULT_PORT = 7420;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_DATA_DIR = './.clarion';
 
+/** The plain-HTTP address Clarion listens on; an IPv6 host needs brackets in a URL. */
+export function listenUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
+}
+
 export class ConfigError extends Error {
   readonly code = 'invalid_config';
   constructor(message: string) {

@@ -38,7 +38,7 @@ import {
   startEventRelay,
   type WakeBus,
 } from './cluster/index.js';
-import type { Config } from './config.js';
+import { listenUrl, type Config } from './config.js';
 import { createEventHub, createSessionWriter } from './events/index.js';
 import { createApp } from './http/app.js';
 import { allowedHostnames, exposureWarning } from './http/exposure.js';
@@ -455,7 +455,7 @@ export async function startServer(
     await listen(server, config.host, config.port);
 
     const { port } = server.address() as AddressInfo;
-    url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    url = listenUrl(config.host, port);
     logger.info({ url }, 'listening');
     const exposed = exposureWarning(config.host, config.publicOrigin);
     if (exposed !== undefined) logger.warn({ host: config.host }, exposed);

@@ -173,6 +173,28 @@ describe('withinBudget', () => {
     );
   });
 
+  it('leaves no unhandled rejection when work it refused to wait for fails later', async () => {
+    const { clock, timers } = setup();
+    const budget = startBudget(1000, clock, timers);
+    timers.advance(1000);
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      let fail: (error: Error) => void = () => {};
+      const work = new Promise<string>((_resolve, reject) => {
+        fail = reject;
+      });
+      await expect(withinBudget(budget, work)).rejects.toBeInstanceOf(BudgetExhausted);
+      fail(new Error('the statement failed after all'));
+      await new Promise((done) => setImmediate(done));
+      await new Promise((done) => setImmediate(done));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+
   it('never returns EXHAUSTED after dispose', async () => {
     const { clock, timers } = setup();
     const budget = startBudget(1000, clock, timers);

@@ -51,11 +51,19 @@ export function startBudget(ms: number, clock: Clock, timers: Timers): Budget {
 
 export const EXHAUSTED = Symbol('exhausted');
 
-/** Waits for `work` or the budget, whichever ends first. */
+/**
+ * Waits for `work` or the budget, whichever ends first. On a budget already
+ * spent it throws `BudgetExhausted` without waiting.
+ */
 export async function withinBudget<T>(
   budget: Budget,
   work: Promise<T>,
 ): Promise<T | typeof EXHAUSTED> {
-  budget.check();
+  if (budget.signal.aborted) {
+    // The work already runs and the caller gives up on it: a later failure of it must not
+    // become an unhandled rejection, which ends a Node process.
+    work.catch(() => undefined);
+    throw new BudgetExhausted();
+  }
   return Promise.race([work, budget.exhausted.then((): typeof EXHAUSTED => EXHAUSTED)]);
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliSignInLink } from '../auth/index.js';
-import { loadConfig, type Config } from '../config.js';
+import { listenUrl, loadConfig, type Config } from '../config.js';
 import { openStore, SQLITE_FILE } from '../store/index.js';
 import { USAGE } from './usage.js';
 
@@ -61,7 +61,5 @@ function parseUserFlag(args: readonly string[]): { user?: string } | undefined {
 
 /** Where the link points: as the start-up link does, the public origin or the configured address. */
 function originOf(config: Config): string {
-  if (config.publicOrigin !== undefined) return config.publicOrigin;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  return `http://${host}:${config.port}`;
+  return config.publicOrigin ?? listenUrl(config.host, config.port);
 }

@@ -100,6 +100,8 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
   });
 
   afterEach(async () => {
+    // The publisher's reads run outside any test's await: they end before their store does.
+    await Promise.allSettled(publisher.checks);
     await store.close();
     await database.dispose();
   });

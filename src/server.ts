@@ -6,17 +6,14 @@
  * served.
  */
 import {
-  HTTP_KEEP_ALIVE_TIMEOUT_MS,
   REPLICA_HEARTBEAT_INTERVAL_MS,
   SHUTDOWN_DRAIN_MS,
   SESSION_LEASE_MS,
   STATISTICS_INTERVAL_MS,
 } from './tunables.js';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
 import type { Context } from 'hono';
-import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
+import { upgradeWebSocket } from '@hono/node-server';
 import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
 import type { AgentHost } from './agents/runtime.js';
@@ -44,19 +41,8 @@ import { createApp } from './http/app.js';
 import { allowedHostnames, exposureWarning } from './http/exposure.js';
 import { createEventsWebSocketServer, terminateWebSockets } from './http/events-route.js';
 import { createDrain } from './http/drain.js';
-import {
-  createNotifier,
-  startWebPush,
-  DEFAULT_NOTIFY_TUNABLES,
-  NotificationService,
-  ntfySender,
-  slackSender,
-  webhookSender,
-  type AnswerLinkPort,
-  type ChannelSender,
-  type NotifyTunables,
-} from './notify/index.js';
-import type { ChannelKind } from './wire/index.js';
+import { createHttpServer, listen } from './server/listen.js';
+import { wireNotifications, type NotifyOptions } from './server/notifications.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
 import {
@@ -77,7 +63,7 @@ import { AGENT_IDLE_MS } from './tunables.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
-import { consentRulesPort, formRequester, mintAnswerLinks } from './turns/index.js';
+import { consentRulesPort, formRequester } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { fenceSessions } from './turns/fencing.js';
 import { recoverTakenSessions } from './turns/takeover.js';
@@ -112,6 +98,8 @@ export interface RunningServer {
   stopAgents(): Promise<void>;
 }
 
+export type { NotifyOptions } from './server/notifications.js';
+
 export interface ServerOptions extends OpenOptions {
   /** Replaces the ACP host; tests play agents with it. */
   host?: AgentHost;
@@ -124,34 +112,6 @@ export interface ServerOptions extends OpenOptions {
   notify?: NotifyOptions;
   /** How often wake subscribers resync from the store (tests shorten it). */
   wakePollIntervalMs?: number;
-}
-
-export interface NotifyOptions {
-  senders?: ReadonlyMap<ChannelKind, ChannelSender>;
-  tunables?: Partial<NotifyTunables>;
-  random?: () => number;
-  answerLinks?: AnswerLinkPort;
-  vapidPublicKey?: () => string | Promise<string>;
-}
-
-/** The senders this server has (Web Push with the server's own VAPID keys); tests add or replace. */
-function builtInSenders(webPush: ChannelSender, extra?: ReadonlyMap<ChannelKind, ChannelSender>) {
-  const senders = new Map<ChannelKind, ChannelSender>(
-    [webhookSender, ntfySender, slackSender, webPush].map((sender) => [sender.kind, sender]),
-  );
-  for (const [kind, sender] of extra ?? []) senders.set(kind, sender);
-  return senders;
-}
-
-export class ListenError extends Error {
-  constructor(
-    readonly code: 'port_in_use' | 'listen_failed',
-    message: string,
-    cause: unknown,
-  ) {
-    super(message, { cause });
-    this.name = 'ListenError';
-  }
 }
 
 export async function startServer(
@@ -359,62 +319,17 @@ export async function startServer(
     turnsRef = turns;
     // A session lost while this server did not run: what runs here for it ends, writing nothing.
     running.leases.onLost((sessionIds) => fenceSessions(turns, sessionIds));
-    const notifyTunables = { ...DEFAULT_NOTIFY_TUNABLES, ...options.notify?.tunables };
-    const webPush = await startWebPush(store, {
-      clock: store.clock,
-      contact: config.vapidSubject,
-      publicOrigin: config.publicOrigin,
-    });
-    if (!webPush.subjectUsable) {
-      logger.warn(
-        { subject: webPush.subject },
-        'Web Push to Safari and iOS needs CLARION_VAPID_SUBJECT or an https CLARION_PUBLIC_ORIGIN',
-      );
-    }
-    const senders = builtInSenders(webPush.sender, options.notify?.senders);
-    const origin = () => config.publicOrigin ?? url;
-    const allowedHosts = config.notifyAllowedHosts ?? [];
-    const answerLinkDeps = {
+    const notify = await wireNotifications({
       store,
+      config,
+      hub,
       clarification,
       userInputs,
+      userInputsAcross,
       userInputsElsewhere: turns.userInputsElsewhere,
-      origin,
-    };
-    const notifier = createNotifier({
-      store,
-      // Several servers: another replica's requests still wait, so none is taken for answered here.
-      requests: userInputsAcross
-        ? {
-            snapshot: async () => [
-              ...userInputs.snapshot(),
-              ...(await userInputsAcross.waitingElsewhere()),
-            ],
-          }
-        : userInputs,
-      origin,
-      answerLinks:
-        options.notify?.answerLinks ??
-        ((item, userId) =>
-          mintAnswerLinks(answerLinkDeps, { userId, kind: item.kind, itemId: item.itemId })),
-      logger: logger.child({ component: 'notify' }),
-      senders,
-      timers: systemTimers,
-      tunables: notifyTunables,
-      allowedHosts,
-      ...(options.notify?.random ? { random: options.notify.random } : {}),
-    });
-    const stopObserving = hub.observe(() => {
-      notifier.changed();
-    });
-    const notifications = new NotificationService({
-      store,
-      senders,
-      timers: systemTimers,
-      sendTimeoutMs: notifyTunables.sendTimeoutMs,
-      allowedHosts,
-      origin,
-      vapidPublicKey: options.notify?.vapidPublicKey ?? (() => webPush.vapidPublicKey),
+      origin: () => config.publicOrigin ?? url,
+      logger,
+      options: options.notify,
     });
     const pump = new RuntimeEventPump(turns);
     const draining = createDrain(systemTimers);
@@ -423,7 +338,7 @@ export async function startServer(
       clarification,
       turns,
       hub,
-      notifications,
+      notifications: notify.service,
       metrics,
       logger,
       upgradeWebSocket,
@@ -446,20 +361,13 @@ export async function startServer(
       draining: () => draining.draining(),
     });
     const wss = createEventsWebSocketServer();
-    const server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
-    // Outlive the clients' idle keep-alive (Node's and undici's are about 5 s): a server
-    // that drops an idle socket first races a request the client just wrote on it.
-    server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;
-    server.headersTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS + 1_000;
+    const server = createHttpServer(app.fetch, wss);
     draining.track(server);
-    await listen(server, config.host, config.port);
-
-    const { port } = server.address() as AddressInfo;
-    url = listenUrl(config.host, port);
+    url = listenUrl(config.host, await listen(server, config.host, config.port));
     logger.info({ url }, 'listening');
     const exposed = exposureWarning(config.host, config.publicOrigin);
     if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
-    notifier.start();
+    notify.notifier.start();
     // Sessions a stop of Clarion interrupted with messages waiting: their agents start again now.
     await drainQueuesAfterRestart(turns, scope);
     // Leases recovery inherited for sessions whose agent did not start here are free again.
@@ -526,8 +434,8 @@ export async function startServer(
         // Agents go down with the server; that is no failure of their sessions.
         pump.stop();
         statistics.cancel();
-        stopObserving();
-        await notifier.close();
+        notify.stopObserving();
+        await notify.notifier.close();
         userInputs.close();
         await mcp.close();
         launch.idleStops.close();
@@ -558,25 +466,4 @@ export async function startServer(
     lock?.release();
     throw error;
   }
-}
-
-function listen(server: Server, host: string, port: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onError = (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === 'EADDRINUSE'
-          ? new ListenError('port_in_use', `port ${port} on ${host} is already in use`, error)
-          : new ListenError(
-              'listen_failed',
-              `cannot listen on ${host}:${port}: ${error.message}`,
-              error,
-            ),
-      );
-    };
-    server.once('error', onError);
-    server.listen(port, host, () => {
-      server.off('error', onError);
-      resolve();
-    });
-  });
 }

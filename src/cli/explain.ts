@@ -1,7 +1,7 @@
 import { BootstrapError } from '../auth/bootstrap.js';
 import { ReplicaIdInUseError } from '../cluster/index.js';
 import { ConfigError } from '../config.js';
-import { ListenError } from '../server.js';
+import { ListenError } from '../server/listen.js';
 import { DataDirLockedError, SchemaStepError, StoreOpenError } from '../store/index.js';
 
 /** Errors a person can act on get their own message; anything else is a bug and says so. */

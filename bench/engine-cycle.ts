@@ -19,8 +19,7 @@ import type { Store } from '../src/store/index.js';
 import { systemTimers } from '../src/support/timers.js';
 import { createSuccessorTurns } from '../src/turns/successor-turn.js';
 import { ANSWER, askArgs, type ClarionInstance } from './clarion-instance.js';
-import type { Agents } from './full-cycle.js';
-import { runCycleLevel } from './cycle-level.js';
+import type { Contestant } from './cycle-level.js';
 
 /** Hands each session's next new question to whoever waits for it. */
 class QuestionHandOff implements EventPublisher {
@@ -62,7 +61,7 @@ export function clarificationEngine(store: Store, events: EventPublisher) {
   });
 }
 
-export async function engineAgents(instance: ClarionInstance, count: number): Promise<Agents> {
+export async function engineAgents(instance: ClarionInstance, count: number): Promise<Contestant> {
   const { store } = instance.server;
   const sessions = await instance.seedSessions(count);
   const handOff = new QuestionHandOff();
@@ -89,12 +88,12 @@ export async function engineAgents(instance: ClarionInstance, count: number): Pr
   }
 
   return {
-    level: (agents, cyclesPerAgent) =>
-      runCycleLevel(agents, cyclesPerAgent, (agent) => {
-        const sessionId = sessions[agent];
-        if (sessionId === undefined) throw new Error(`no session for agent ${String(agent)}`);
-        return cycle(sessionId);
-      }),
+    cycle(agent) {
+      const sessionId = sessions[agent];
+      if (sessionId === undefined) throw new Error(`no session for agent ${String(agent)}`);
+      return cycle(sessionId);
+    },
+    otherFailures: () => 0,
     close: () => engine.close(),
   };
 }

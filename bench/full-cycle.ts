@@ -11,16 +11,10 @@ import { issueToken } from '../src/auth/tokens.js';
 import { askArgs, type ClarionInstance } from './clarion-instance.js';
 import { askQuestion, connectAgent } from './mcp-agent.js';
 import { startResponder } from './responder.js';
-import { runCycleLevel, type CycleLevel } from './cycle-level.js';
-
-export interface Agents {
-  /** Runs `cyclesPerAgent` cycles on each of the first `count` agents at once. */
-  level(count: number, cyclesPerAgent: number): Promise<CycleLevel>;
-  close(): Promise<void>;
-}
+import type { Contestant } from './cycle-level.js';
 
 /** Connects `count` agents (one session and agent token each) and one responder. */
-export async function connectAgents(instance: ClarionInstance, count: number): Promise<Agents> {
+export async function connectAgents(instance: ClarionInstance, count: number): Promise<Contestant> {
   const sessions = await instance.seedSessions(count);
   const responder = await startResponder(instance.server.url);
   const clients: Client[] = [];
@@ -41,15 +35,13 @@ export async function connectAgents(instance: ClarionInstance, count: number): P
   }
 
   return {
-    async level(agents, cyclesPerAgent) {
-      const level = await runCycleLevel(agents, cyclesPerAgent, async (agent) => {
-        const client = clients[agent];
-        if (!client) throw new Error(`no agent ${String(agent)}`);
-        const outcome = await askQuestion(client, askArgs(`cycle ${String(tag++)}`));
-        return outcome.status === 'answered';
-      });
-      return { ...level, failures: level.failures + responder.failures() };
+    async cycle(agent) {
+      const client = clients[agent];
+      if (!client) throw new Error(`no agent ${String(agent)}`);
+      const outcome = await askQuestion(client, askArgs(`cycle ${String(tag++)}`));
+      return outcome.status === 'answered';
     },
+    otherFailures: () => responder.failures(),
     async close() {
       responder.close();
       await Promise.allSettled(clients.map((client) => client.close()));

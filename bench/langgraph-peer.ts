@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Annotation, Command, END, START, StateGraph, interrupt } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import BetterSqlite3 from 'better-sqlite3';
-import { runCycleLevel, type CycleLevel } from './cycle-level.js';
+import type { Contestant } from './cycle-level.js';
 import { elapsedMs, round } from './stats.js';
 
 const State = Annotation.Root({
@@ -22,11 +22,10 @@ const State = Annotation.Root({
   continued: Annotation<boolean>(),
 });
 
-export interface LangGraphPeer {
-  level(threads: number, cyclesPerThread: number): Promise<CycleLevel>;
+/** Each cycle runs on a thread of its own, so an agent's cycles share nothing. */
+export interface LangGraphPeer extends Contestant {
   /** Stores `count` finished threads, cloned from one real finished thread; returns ms. */
   addHistory(count: number): Promise<number>;
-  close(): Promise<void>;
 }
 
 export async function startLangGraph(): Promise<LangGraphPeer> {
@@ -57,8 +56,8 @@ export async function startLangGraph(): Promise<LangGraphPeer> {
   }
 
   return {
-    level: (threads, cyclesPerThread) =>
-      runCycleLevel(threads, cyclesPerThread, () => cycle(`bench-${String(tag++)}`)),
+    cycle: () => cycle(`bench-${String(tag++)}`),
+    otherFailures: () => 0,
     async addHistory(count) {
       const started = performance.now();
       const template = 'history-template';

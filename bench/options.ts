@@ -22,6 +22,8 @@ export interface BenchSizes {
   /** Full cycles per agent: with one agent, and with `concurrency` agents. */
   cyclesSingle: number;
   cyclesPerAgent: number;
+  /** Turns the cycle contestants take at each level, each running its share of the cycles. */
+  peerRounds: number;
   /** Finished bundles (Clarion) and threads (LangGraph) stored for the history run. */
   history: number;
   /** Pending bundles held at the baseline (each with a live waiter) and at scale. */
@@ -60,8 +62,9 @@ export const FULL: BenchSizes = {
   floorBatch: 256,
   floorWarmupRounds: 10,
   floorRounds: 4,
-  cyclesSingle: 300,
-  cyclesPerAgent: 20,
+  cyclesSingle: 600,
+  cyclesPerAgent: 30,
+  peerRounds: 6,
   history: 100_000,
   pendingFew: 10,
   pendingMany: 10_000,
@@ -93,6 +96,7 @@ export const QUICK: BenchSizes = {
   floorRounds: 1,
   cyclesSingle: 4,
   cyclesPerAgent: 2,
+  peerRounds: 2,
   history: 500,
   pendingFew: 2,
   pendingMany: 24,

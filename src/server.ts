@@ -326,7 +326,6 @@ export async function startServer(
       clarification,
       userInputs,
       userInputsAcross,
-      userInputsElsewhere: turns.userInputsElsewhere,
       origin: () => config.publicOrigin ?? url,
       logger,
       options: options.notify,

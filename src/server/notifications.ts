@@ -25,7 +25,7 @@ import type { Logger } from '../observability/logger.js';
 import type { Store } from '../store/index.js';
 import { systemTimers } from '../support/timers.js';
 import { mintAnswerLinks } from '../turns/index.js';
-import type { UserInputReplicas, UserInputsElsewhere } from '../turns/user-input-replicas.js';
+import type { UserInputReplicas } from '../turns/user-input-replicas.js';
 import type { UserInputRegistry } from '../user-input/index.js';
 import type { ChannelKind } from '../wire/index.js';
 
@@ -45,7 +45,6 @@ export interface NotificationDeps {
   readonly userInputs: UserInputRegistry;
   /** Several replicas: the requests other replicas hold. */
   readonly userInputsAcross: UserInputReplicas | undefined;
-  readonly userInputsElsewhere: UserInputsElsewhere | undefined;
   /** The browser-facing origin, known once the server listens. */
   readonly origin: () => string;
   readonly logger: Logger;
@@ -88,7 +87,7 @@ export async function wireNotifications(deps: NotificationDeps): Promise<Notific
     store,
     clarification: deps.clarification,
     userInputs,
-    userInputsElsewhere: deps.userInputsElsewhere,
+    userInputsElsewhere: userInputsAcross?.elsewhere,
     origin,
   };
   const notifier = createNotifier({

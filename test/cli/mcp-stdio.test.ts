@@ -4,26 +4,11 @@
  * client, relaying to the real `/mcp` with the agent's token. Misuse exits 2
  * with a line that says what is missing.
  */
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CLI } from '../support/clarion-process.js';
+import { CLI, runCommand } from '../support/clarion-process.js';
 import { mcpHarness, type McpHarness } from '../mcp/mcp-harness.js';
-
-const run = promisify(execFile);
-
-/** The exit code and standard error of a run of the CLI that is expected to fail. */
-async function failedRun(args: readonly string[], env: NodeJS.ProcessEnv) {
-  try {
-    await run(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', ...env } });
-  } catch (error) {
-    const failed = error as { code?: number; stderr?: string };
-    return { code: failed.code, stderr: failed.stderr ?? '' };
-  }
-  throw new Error(`clarion ${args.join(' ')} succeeded`);
-}
 
 describe('clarion mcp-stdio', () => {
   let m: McpHarness;
@@ -57,11 +42,13 @@ describe('clarion mcp-stdio', () => {
   });
 
   it('exits 2 naming the settings it lacks, and on arguments it does not take', async () => {
-    await expect(failedRun(['mcp-stdio'], { CLARION_MCP_URL: m.url.href })).resolves.toEqual({
-      code: 2,
-      stderr: 'clarion mcp-stdio: set CLARION_MCP_URL and CLARION_TOKEN\n',
-    });
-    const extra = await failedRun(['mcp-stdio', '--verbose'], {});
+    await expect(runCommand(['mcp-stdio'], { CLARION_MCP_URL: m.url.href })).resolves.toMatchObject(
+      {
+        code: 2,
+        stderr: 'clarion mcp-stdio: set CLARION_MCP_URL and CLARION_TOKEN\n',
+      },
+    );
+    const extra = await runCommand(['mcp-stdio', '--verbose'], {});
     expect(extra.code).toBe(2);
     expect(extra.stderr).toMatch(/^usage: clarion serve \| clarion sign-in-link/);
   });

@@ -4,14 +4,13 @@
  * honours the link at once), with the server stopped (the next start must not
  * revoke it), for a named user, and its refusals (unknown user, no database).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DatabaseTarget, Driver } from '../../src/store/index.js';
-import { CLI, startServing, type Exited, type Serving } from '../support/clarion-process.js';
+import { runCommand, startServing, type Exited, type Serving } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 
 const ADMIN_TOKEN = 'cli-link-admin-token-0123456789';
@@ -26,21 +25,7 @@ function envFor(target: DatabaseTarget): Record<string, string> {
 
 /** Runs `clarion sign-in-link …` to its end, killed if it outlives a generous bound. */
 function signInLink(env: Record<string, string>, args: string[] = []): Promise<Exited> {
-  const child = spawn(process.execPath, [CLI, 'sign-in-link', ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
-  return new Promise((resolve) => {
-    child.once('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    });
-  });
+  return runCommand(['sign-in-link', ...args], env);
 }
 
 /** Opens the link's path and query on `serverUrl`; the session cookie, or undefined. */

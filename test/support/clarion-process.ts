@@ -1,6 +1,7 @@
 /**
- * Runs the built `clarion serve` as a real child process, the way `npm start`
- * does. `npm test` builds `dist/` before the tests run.
+ * Runs the built `clarion` as a real child process: `serve` the way `npm
+ * start` does, and the other commands as a script or an agent would. `npm
+ * test` builds `dist/` before the tests run.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -33,13 +34,18 @@ export interface RunAs {
   readonly gid: number;
 }
 
-function start(env: Record<string, string>, runAs?: RunAs): ChildProcess {
+function start(args: readonly string[], env: Record<string, string>, runAs?: RunAs): ChildProcess {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first`);
-  return spawn(process.execPath, [CLI, 'serve'], {
-    env: { PATH: process.env.PATH ?? '', CLARION_PORT: '0', ...env },
+  return spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...runAs,
   });
+}
+
+/** `clarion serve` on any free port unless `env` names one. */
+function startServe(env: Record<string, string>, runAs?: RunAs): ChildProcess {
+  return start(['serve'], { CLARION_PORT: '0', ...env }, runAs);
 }
 
 function collect(child: ChildProcess): { exited: Promise<Exited>; output: () => Exited } {
@@ -58,13 +64,25 @@ function collect(child: ChildProcess): { exited: Promise<Exited>; output: () => 
   };
 }
 
+/** Runs `clarion <args>` to its end, killed if it outlives `timeoutMs`. */
+export async function runCommand(
+  args: readonly string[],
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): Promise<Exited> {
+  return ended(start(args, env), timeoutMs);
+}
+
 /** Runs a start-up that is expected to fail, and returns once the process has ended. */
-export async function runUntilExit(
+export function runUntilExit(
   env: Record<string, string>,
   timeoutMs = 30_000,
   runAs?: RunAs,
 ): Promise<Exited> {
-  const child = start(env, runAs);
+  return ended(startServe(env, runAs), timeoutMs);
+}
+
+async function ended(child: ChildProcess, timeoutMs: number): Promise<Exited> {
   const { exited } = collect(child);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
   try {
@@ -79,7 +97,7 @@ export async function startServing(
   env: Record<string, string>,
   timeoutMs = 30_000,
 ): Promise<Serving> {
-  const child = start(env);
+  const child = startServe(env);
   const { exited, output } = collect(child);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {

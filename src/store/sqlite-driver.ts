@@ -4,13 +4,17 @@
  * call (`busy_timeout`), on Node's only thread: while another process held
  * the write lock, nothing else was served and no budget could fire. Here the
  * busy timeout is zero and a busy answer is retried after a short, jittered
- * sleep, with the connection handed to other work meanwhile.
+ * sleep, with the connection handed to other work meanwhile. Write
+ * transactions that end in the same turn of the event loop share one
+ * `COMMIT` (`commit-group.ts`).
  *
  * Invariants:
  * - One connection, one holder at a time (a mutex), as in Kysely's driver.
- * - The holder gives the connection up while it sleeps only when no
- *   transaction is open on it, so no other work ever runs inside someone
- *   else's transaction.
+ * - No other work ever runs inside someone else's open write transaction:
+ *   the holder gives the connection up while it sleeps only before its
+ *   transaction begins. Between transactions, a group of ended ones may be
+ *   open; work that runs then joins it, and hears of nothing before its
+ *   `COMMIT`.
  * - A write transaction takes the write lock when it begins (`BEGIN
  *   IMMEDIATE`): it waits there, before doing anything, and never finds the
  *   lock taken half-way, where a deferred one must give up (a busy snapshot).
@@ -22,6 +26,7 @@ import {
   STORE_LOCK_RETRY_MIN_MS,
   STORE_LOCK_WAIT_MAX_MS,
 } from '../tunables.js';
+import { setImmediate, setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type BetterSqlite3 from 'better-sqlite3';
 import {
@@ -37,6 +42,7 @@ import {
   type QueryResult,
   type SqliteDatabase,
 } from 'kysely';
+import { CommitGroup } from './commit-group.js';
 import { StorageUnavailableError, storageFaultReason } from './faults.js';
 
 /** How long a lock may still be waited for. */
@@ -97,67 +103,95 @@ async function retryWhileBusy<T>(
   }
 }
 
+/** One holder's use of the connection, from acquire to release. */
+interface Hold extends DatabaseConnection {
+  held: boolean;
+}
+
 export class SqliteLockWaitingDriver implements Driver {
   private readonly mutex = new Mutex();
-  private readonly connection: DatabaseConnection;
+  /** The writes waiting for one `COMMIT`, while SQLite's transaction is open between them. */
+  private group: CommitGroup | undefined;
+  /** A write transaction is between its begin and its end (the mutex's holder runs it). */
+  private memberOpen = false;
+  private flushScheduled = false;
+  private busySince: number | undefined;
+  private spare: Hold | undefined;
 
   constructor(
     /** The raw handle: whether a transaction is open, and the statements of its control. */
     private readonly raw: BetterSqlite3.Database,
     /** Where statements are prepared (the statement cache). */
     private readonly database: SqliteDatabase,
-  ) {
-    this.connection = {
-      executeQuery: (compiled) => this.execute(compiled),
-      streamQuery: <R>(compiled: CompiledQuery) => this.stream<R>(compiled),
-    };
-  }
+  ) {}
 
   async init(): Promise<void> {}
 
   async acquireConnection(): Promise<DatabaseConnection> {
     await this.mutex.lock();
-    return this.connection;
+    const hold = this.spare ?? this.newHold();
+    this.spare = undefined;
+    hold.held = true;
+    return hold;
   }
 
-  releaseConnection(): Promise<void> {
-    this.mutex.unlock();
+  releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const hold = connection as Hold;
+    this.letGo(hold);
+    this.spare ??= hold;
     return Promise.resolve();
   }
 
   /**
-   * Begins a write transaction on the connection its caller holds. While the
-   * lock is busy the connection serves others; it is held again before the
-   * next try, and on return, with the transaction open.
+   * Begins a write transaction on the connection its caller holds: a
+   * savepoint in the open group, or a new group. While the write lock is busy
+   * the connection serves others; it is held again before the next try, and
+   * on return, with the transaction open.
    */
   async begin(bound?: LockWaitBound): Promise<void> {
     await retryWhileBusy(
-      () => this.raw.exec('BEGIN IMMEDIATE'),
+      () => {
+        // Someone may have begun the group while this caller slept on a busy lock.
+        if (this.group) {
+          this.group.join(this.raw);
+          return;
+        }
+        this.raw.exec('BEGIN IMMEDIATE');
+        this.group = new CommitGroup();
+      },
       (ms) => this.handOver(ms),
       bound,
     );
+    this.memberOpen = true;
   }
 
   /**
-   * Commits the open transaction. In WAL mode a commit does not wait for
-   * locks, but if it ever answers busy, the transaction is still open and
-   * the commit may be tried again; the connection stays held meanwhile.
+   * Ends the open transaction into its group. The caller gives the
+   * connection up, then waits for `durable`: the group's `COMMIT`, after this
+   * turn of the event loop.
    */
-  async commit(bound?: LockWaitBound): Promise<void> {
-    await retryWhileBusy(
-      () => this.raw.exec('COMMIT'),
-      (ms) => sleep(ms),
-      bound,
-    );
+  commit(): { durable: Promise<void> } {
+    const group = this.openGroup();
+    group.release(this.raw);
+    this.memberOpen = false;
+    this.scheduleFlush();
+    return { durable: group.durable };
   }
 
   /**
-   * Rolls back if a transaction is still open. SQLite rolls back by itself on
-   * some errors (a full disk, an I/O error); a `ROLLBACK` after that fails
-   * with "no transaction is active", which must not replace the cause.
+   * Undoes the open transaction's writes, and only those. SQLite rolls back
+   * the whole transaction by itself on some errors (a full disk, an I/O
+   * error); the group's other members are then lost and told so.
    */
-  rollback(): void {
-    if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+  rollback(cause?: unknown): void {
+    this.memberOpen = false;
+    const group = this.group;
+    if (group === undefined) {
+      if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+      return;
+    }
+    if (group.rollBackMember(this.raw, cause)) this.scheduleFlush();
+    else this.group = undefined;
   }
 
   /** Kysely's own `db.transaction()` (tests, scripts): the same lock discipline, bounded store-wide. */
@@ -166,7 +200,7 @@ export class SqliteLockWaitingDriver implements Driver {
   }
 
   commitTransaction(): Promise<void> {
-    return this.commit();
+    return this.commit().durable;
   }
 
   rollbackTransaction(): Promise<void> {
@@ -175,8 +209,72 @@ export class SqliteLockWaitingDriver implements Driver {
   }
 
   destroy(): Promise<void> {
+    this.flush();
+    this.group?.abandon(this.raw, new StorageUnavailableError('unreachable', 'the store closed'));
     this.database.close();
     return Promise.resolve();
+  }
+
+  /**
+   * A holder that gave the connection up early (its statement waits for a
+   * group) still owns its hold until it releases it, so holds are kept apart;
+   * released ones are reused, and most acquires take the same one.
+   */
+  private newHold(): Hold {
+    const hold: Hold = {
+      held: false,
+      executeQuery: (compiled) => this.execute(hold, compiled),
+      streamQuery: <R>(compiled: CompiledQuery) => this.stream<R>(compiled),
+    };
+    return hold;
+  }
+
+  private letGo(hold: Hold): void {
+    if (!hold.held) return;
+    hold.held = false;
+    this.mutex.unlock();
+  }
+
+  private openGroup(): CommitGroup {
+    if (!this.group || !this.memberOpen) throw new Error('no write transaction is open');
+    return this.group;
+  }
+
+  /** After this turn of the event loop, so that writes this turn's other I/O leads to can join. */
+  private scheduleFlush(): void {
+    if (this.flushScheduled) return;
+    this.flushScheduled = true;
+    setImmediate(() => {
+      this.flushScheduled = false;
+      this.flush();
+    });
+  }
+
+  /**
+   * Commits the open group, unless a write is still open in it (it awaits
+   * something outside SQLite): its end schedules the flush again. A busy
+   * answer is tried again after a short sleep, within the store-wide bound;
+   * more writes may join meanwhile.
+   */
+  private flush(): void {
+    const group = this.group;
+    if (group === undefined || this.memberOpen) return;
+    if (group.commit(this.raw)) {
+      this.group = undefined;
+      this.busySince = undefined;
+      return;
+    }
+    const now = performance.now();
+    this.busySince ??= now;
+    if (now - this.busySince >= STORE_LOCK_WAIT_MAX_MS) {
+      this.group = undefined;
+      this.busySince = undefined;
+      group.abandon(this.raw, new StorageUnavailableError('lock_busy', 'the commit stayed busy'));
+      return;
+    }
+    setTimeout(() => {
+      this.flush();
+    }, backoffMs(0));
   }
 
   private async handOver(ms: number): Promise<void> {
@@ -189,14 +287,35 @@ export class SqliteLockWaitingDriver implements Driver {
   }
 
   /**
-   * One statement. Outside a transaction a busy answer is waited out like a
-   * `BEGIN`'s (it is one statement's own transaction); inside one, the write
-   * lock is already held, so a busy answer is a fault to report.
+   * One statement. Inside the holder's transaction it runs there. Outside
+   * one, while a group is open, it runs in the group and sees its writes, so
+   * its result waits for the group's commit, with the connection given up
+   * meanwhile so that more writes can join. Otherwise it is its own
+   * transaction, and a busy answer is waited out like a `BEGIN`'s.
    */
-  private execute<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+  private async execute<R>(hold: Hold, compiled: CompiledQuery): Promise<QueryResult<R>> {
+    if (!hold.held) {
+      await this.mutex.lock();
+      hold.held = true;
+    }
     const run = () => this.run<R>(compiled);
-    if (this.raw.inTransaction) return Promise.resolve(run());
-    return retryWhileBusy(run, (ms) => this.handOver(ms));
+    if (this.memberOpen) return run();
+    const group = this.group;
+    if (group === undefined) return retryWhileBusy(run, (ms) => this.handOver(ms));
+    let result: QueryResult<R>;
+    try {
+      result = run();
+    } catch (error) {
+      // SQLite ends the whole transaction by itself on some errors: the group is gone.
+      if (!this.raw.inTransaction) {
+        this.group = undefined;
+        group.lose(error);
+      }
+      throw error;
+    }
+    this.letGo(hold);
+    await group.durable;
+    return result;
   }
 
   private run<R>({ sql, parameters }: CompiledQuery): QueryResult<R> {
@@ -210,12 +329,14 @@ export class SqliteLockWaitingDriver implements Driver {
     };
   }
 
+  /** A stream holds the connection while it is read: an open group is committed first. */
   private stream<R>({
     sql,
     parameters,
     query,
   }: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     if (!SelectQueryNode.is(query)) throw new Error('SQLite streams only SELECT statements');
+    if (!this.memberOpen) this.flush();
     const rows = this.database.prepare(sql).iterate(parameters) as Iterator<R>;
     return {
       next: () => {

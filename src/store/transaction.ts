@@ -16,18 +16,22 @@ export type TransactionOptions = LockWaitBound;
 /** An engine's begin, commit and rollback on an acquired connection. */
 export interface TransactionControl {
   begin(conn: Kysely<Database>, bound: LockWaitBound): Promise<void>;
-  commit(conn: Kysely<Database>, bound: LockWaitBound): Promise<void>;
+  /**
+   * Ends the transaction. `durable` settles once its writes are durable,
+   * which may be after the connection is given up (SQLite's group commit).
+   */
+  commit(conn: Kysely<Database>, bound: LockWaitBound): Promise<{ durable?: Promise<void> }>;
   /** Ends the transaction if the engine has not already ended it. */
-  rollback(conn: Kysely<Database>): Promise<void>;
+  rollback(conn: Kysely<Database>, cause: unknown): Promise<void>;
 }
 
 /** SQLite: the driver's own lock-waiting begin, on the connection the caller holds. */
 export function sqliteControl(driver: SqliteLockWaitingDriver): TransactionControl {
   return {
     begin: (_conn, bound) => driver.begin(bound),
-    commit: (_conn, bound) => driver.commit(bound),
-    rollback: () => {
-      driver.rollback();
+    commit: () => Promise.resolve(driver.commit()),
+    rollback: (_conn, cause) => {
+      driver.rollback(cause);
       return Promise.resolve();
     },
   };
@@ -40,6 +44,7 @@ export const postgresControl: TransactionControl = {
   },
   async commit(conn) {
     await sql`COMMIT`.execute(conn);
+    return {};
   },
   async rollback(conn) {
     // Outside a transaction (a failed COMMIT already ended it) this is only a warning.
@@ -54,7 +59,7 @@ export async function runTransaction<T>(
   options: TransactionOptions,
   work: (conn: Kysely<Database>) => Promise<T>,
 ): Promise<T> {
-  return db.connection().execute(async (conn) => {
+  const { result, durable } = await db.connection().execute(async (conn) => {
     try {
       await control.begin(conn, options);
     } catch (error) {
@@ -63,12 +68,12 @@ export async function runTransaction<T>(
     try {
       if (options.remainingMs) await dialect.boundTransaction(conn, options.remainingMs());
       const result = await work(conn);
-      await control.commit(conn, options);
-      return result;
+      const { durable } = await control.commit(conn, options);
+      return { result, durable };
     } catch (error) {
       const reported = asStorageFault(error);
       try {
-        await control.rollback(conn);
+        await control.rollback(conn, reported);
       } catch (rollbackError) {
         // The engine has ended the transaction already (or lost the
         // connection); the error that got here is the one that explains it.
@@ -77,4 +82,12 @@ export async function runTransaction<T>(
       throw reported;
     }
   });
+  if (durable) {
+    try {
+      await durable;
+    } catch (error) {
+      throw asStorageFault(error);
+    }
+  }
+  return result;
 }

@@ -272,7 +272,10 @@ export class SqliteLockWaitingDriver implements Driver {
       group.abandon(this.raw, new StorageUnavailableError('lock_busy', 'the commit stayed busy'));
       return;
     }
+    // One retry pending at a time: writes that join meanwhile need no flush of their own.
+    this.flushScheduled = true;
     setTimeout(() => {
+      this.flushScheduled = false;
       this.flush();
     }, backoffMs(0));
   }

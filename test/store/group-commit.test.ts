@@ -19,14 +19,16 @@ import {
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 
 const diskFull = () => new BetterSqlite3.SqliteError('database or disk is full', 'SQLITE_FULL');
+const busy = () => new BetterSqlite3.SqliteError('database is locked', 'SQLITE_BUSY');
 
 describe('group commit on SQLite', () => {
   let database: TestDatabase;
   let store: Store;
   let outside: BetterSqlite3.Database;
   let commits: string[];
-  /** How many `COMMIT`s to come fail as on a full disk. */
+  /** How many `COMMIT`s to come fail, and how. */
   let failCommits: number;
+  let failure: () => Error;
 
   beforeEach(async () => {
     database = await freshDatabase('sqlite');
@@ -35,6 +37,7 @@ describe('group commit on SQLite', () => {
     outside = new BetterSqlite3(join(database.target.dataDir, SQLITE_FILE), { readonly: true });
     commits = [];
     failCommits = 0;
+    failure = diskFull;
     const original = Object.getOwnPropertyDescriptor(BetterSqlite3.prototype, 'exec')?.value as (
       this: BetterSqlite3.Database,
       source: string,
@@ -47,7 +50,7 @@ describe('group commit on SQLite', () => {
         commits.push(source);
         if (failCommits > 0) {
           failCommits -= 1;
-          throw diskFull();
+          throw failure();
         }
       }
       return original.call(this, source);
@@ -177,6 +180,31 @@ describe('group commit on SQLite', () => {
 
     await expect(earlier).rejects.toBeInstanceOf(StorageUnavailableError);
     await expect(ending()).rejects.toThrow('the cause');
+    expect(onDisk()).toEqual([]);
+    expect(await addUser('after')).toBe(true);
+  });
+
+  it('tries a COMMIT that answers busy again, and writes that end meanwhile commit with it', async () => {
+    failure = busy;
+    failCommits = 3;
+    const { write, next } = writeThen('first', () => addUser('joined while busy'));
+
+    await write;
+    expect(await next()).toBe(true);
+    expect(onDisk()).toEqual(['first', 'joined while busy']);
+    expect(commits).toHaveLength(4);
+  });
+
+  it('gives up on a COMMIT busy past the store-wide bound, and every write of the group fails', async () => {
+    failure = busy;
+    failCommits = Number.POSITIVE_INFINITY;
+
+    const outcome = await Promise.allSettled([addUser('one'), addUser('two')]);
+
+    for (const settled of outcome) {
+      expect(settled).toMatchObject({ status: 'rejected', reason: { reason: 'lock_busy' } });
+    }
+    failCommits = 0;
     expect(onDisk()).toEqual([]);
     expect(await addUser('after')).toBe(true);
   });

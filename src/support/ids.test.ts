@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { uuidSource } from './ids.js';
+import { createUuidSource, uuidSource } from './ids.js';
 
 const V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -18,5 +18,15 @@ describe('uuidSource', () => {
     const ids = Array.from({ length: 5_000 }, () => uuidSource.next());
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual(ids);
+  });
+
+  it('keeps that order while the clock stands still or steps back', () => {
+    const times = [1_000, 1_000, 999, 990, 1_000, 1_001, 500];
+    const source = createUuidSource(() => times.shift() ?? 0);
+    const ids = Array.from({ length: 7 }, () => source.next());
+    expect([...ids].sort()).toEqual(ids);
+    // The clock's steps back never show: the time part stays at the latest reading.
+    const ms = ids.map((id) => Number.parseInt(id.replaceAll('-', '').slice(0, 12), 16));
+    expect(ms).toEqual([1_000, 1_000, 1_000, 1_000, 1_000, 1_001, 1_001]);
   });
 });

@@ -40,10 +40,6 @@ export class CommitGroup {
     this.durable.catch(() => undefined);
   }
 
-  get empty(): boolean {
-    return this.members === 0;
-  }
-
   /**
    * Joins the open group. The first member needs no savepoint: if it fails,
    * the whole transaction is rolled back.
@@ -74,7 +70,7 @@ export class CommitGroup {
           raw.exec(`ROLLBACK TO ${SAVEPOINT}`);
           raw.exec(`RELEASE ${SAVEPOINT}`);
         }
-        if (!this.empty) return true;
+        if (this.members > 0) return true;
         raw.exec('ROLLBACK');
         this.resolve();
         return false;

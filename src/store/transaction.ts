@@ -20,7 +20,7 @@ export interface TransactionControl {
    * Ends the transaction. `durable` settles once its writes are durable,
    * which may be after the connection is given up (SQLite's group commit).
    */
-  commit(conn: Kysely<Database>, bound: LockWaitBound): Promise<{ durable?: Promise<void> }>;
+  commit(conn: Kysely<Database>): Promise<{ durable?: Promise<void> }>;
   /** Ends the transaction if the engine has not already ended it. */
   rollback(conn: Kysely<Database>, cause: unknown): Promise<void>;
 }
@@ -68,7 +68,7 @@ export async function runTransaction<T>(
     try {
       if (options.remainingMs) await dialect.boundTransaction(conn, options.remainingMs());
       const result = await work(conn);
-      const { durable } = await control.commit(conn, options);
+      const { durable } = await control.commit(conn);
       return { result, durable };
     } catch (error) {
       const reported = asStorageFault(error);

@@ -12,19 +12,18 @@ import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
 import { readBodyAtMost } from '../support/index.js';
 import { errorResponse } from './errors.js';
-import { decodeUtf8, MAX_BODY_BYTES, textIssues, textProblem } from '../wire/index.js';
+import {
+  decodeUtf8,
+  isJsonMediaType,
+  MAX_BODY_BYTES,
+  textIssues,
+  textProblem,
+} from '../wire/index.js';
 
 const STATE_CHANGING_METHODS: ReadonlySet<string> = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function isStateChanging(method: string): boolean {
   return STATE_CHANGING_METHODS.has(method.toUpperCase());
-}
-
-/** `application/json`, with or without parameters such as `charset`. */
-export function isJsonMediaType(contentType: string | null | undefined): boolean {
-  if (!contentType) return false;
-  const [essence = ''] = contentType.split(';');
-  return essence.trim().toLowerCase() === 'application/json';
 }
 
 export interface RequestGuardOptions {

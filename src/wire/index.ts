@@ -72,6 +72,7 @@ export {
   codePoints,
   decodeUtf8,
   isBlankText,
+  isJsonMediaType,
   storableJson,
   storableLabel,
   storableText,

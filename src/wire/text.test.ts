@@ -98,4 +98,11 @@ describe('the text rules', () => {
       expect(decodeUtf8(new Uint8Array(broken))).toBeUndefined();
     }
   });
+
+  it('decodes each body on its own: a cut-off sequence does not carry into the next', () => {
+    // `e2 82` is the start of `€` (e2 82 ac); a decoder that kept it would finish it here.
+    expect(decodeUtf8(new Uint8Array([0x61, 0xe2, 0x82]))).toBeUndefined();
+    expect(decodeUtf8(new Uint8Array([0xac]))).toBeUndefined();
+    expect(decodeUtf8(new Uint8Array([0xe2, 0x82, 0xac]))).toBe('€');
+  });
 });

@@ -16,6 +16,9 @@ export function textProblem(value: string): string | undefined {
   return undefined;
 }
 
+// Reused: a decode without `stream` starts afresh, even after one that threw.
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /**
  * Bytes as UTF-8 text, or undefined when they are not UTF-8: never U+FFFD in
  * place of a broken sequence. A leading BOM is dropped, as `Request.text()`
@@ -23,10 +26,17 @@ export function textProblem(value: string): string | undefined {
  */
 export function decodeUtf8(bytes: ArrayBuffer | Uint8Array): string | undefined {
   try {
-    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    return STRICT_UTF8.decode(bytes);
   } catch {
     return undefined;
   }
+}
+
+/** `application/json`, with or without parameters such as `charset`: a body REST and `/mcp` read. */
+export function isJsonMediaType(contentType: string | null | undefined): boolean {
+  if (!contentType) return false;
+  const [essence = ''] = contentType.split(';');
+  return essence.trim().toLowerCase() === 'application/json';
 }
 
 /** One string that is not storable text: its dotted path in the value, and why. */

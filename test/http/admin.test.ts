@@ -10,7 +10,8 @@ import { issueToken } from '../../src/auth/tokens.js';
 import { registerAccountRoutes } from '../../src/http/admin-routes.js';
 import { mountApiAccess, principalOf } from '../../src/http/auth.js';
 import type { AppEnv } from '../../src/http/env.js';
-import { describeIssues, isJsonMediaType, parseJsonBody } from '../../src/http/request-guards.js';
+import { describeIssues, parseJsonBody } from '../../src/http/request-guards.js';
+import { isJsonMediaType } from '../../src/wire/index.js';
 import {
   canSeeSession,
   canSeeTask,

@@ -1,24 +1,32 @@
 /**
- * How `/mcp` reads a POST body: as strict UTF-8, before the SDK's transport
- * sees it. The transport decodes leniently, so broken bytes would reach a
- * tool as U+FFFD and be stored as if the agent had sent them; here they are
- * refused with 400 and a JSON-RPC parse error whose data is the catalogue's
- * `invalid_text` body. Everything else about the body (its JSON, its size)
- * stays the transport's to judge.
+ * How `/mcp` reads a POST body: once, as strict UTF-8, before the SDK's
+ * transport sees it. The transport decodes leniently, so broken bytes would
+ * reach a tool as U+FFFD and be stored as if the agent had sent them; here
+ * they are refused with 400 and a JSON-RPC parse error whose data is the
+ * catalogue's `invalid_text` body. The JSON read here is handed to the
+ * transport as its parsed body, so the request is neither copied nor read
+ * twice. Whatever this reader cannot judge (another media type, text that is
+ * not JSON) goes to the transport as it came, for its own reply.
  */
 import { readBodyAtMost } from '../../support/index.js';
-import { decodeUtf8, errorBodyOf, failure, OUTCOMES } from '../../wire/index.js';
+import { decodeUtf8, errorBodyOf, failure, isJsonMediaType, OUTCOMES } from '../../wire/index.js';
 
-/** The request with its body checked and buffered, or the reply refusing it. */
-export async function strictUtf8Body(
+/** The request for the transport, and its JSON when it was read here. */
+export interface McpRequestBody {
+  readonly request: Request;
+  /** For the transport's `parsedBody`; absent when the transport reads the body itself. */
+  readonly json?: unknown;
+}
+
+/** The request with its body checked and parsed, or the reply refusing it. */
+export async function readMcpBody(
   request: Request,
   maxBytes: number,
-): Promise<Request | Response> {
-  if (request.method !== 'POST' || !request.body) return request;
-  const declared = Number(request.headers.get('content-length'));
-  // The transport refuses an oversized declared body without reading it.
-  if (declared > maxBytes) return request;
-  const bytes = await readBodyAtMost(request.body, maxBytes);
+): Promise<McpRequestBody | Response> {
+  // Not `request.body`: on Hono's Node adapter that getter alone builds a web stream.
+  if (request.method !== 'POST') return { request };
+  if (!isJsonMediaType(request.headers.get('content-type'))) return { request };
+  const bytes = await readBounded(request, maxBytes);
   if (bytes === 'too_large') {
     // The transport's own reply for a body over its limit.
     return jsonRpcError(
@@ -27,7 +35,8 @@ export async function strictUtf8Body(
       `Payload Too Large: Request body must not exceed ${maxBytes} bytes`,
     );
   }
-  if (decodeUtf8(bytes) === undefined) {
+  const text = decodeUtf8(bytes);
+  if (text === undefined) {
     const refused = failure('invalid_text', 'request body is not valid UTF-8');
     return jsonRpcError(
       OUTCOMES.invalid_text.status,
@@ -36,7 +45,26 @@ export async function strictUtf8Body(
       errorBodyOf(refused),
     );
   }
-  return new Request(request, { body: bytes });
+  try {
+    return { request, json: JSON.parse(text) as unknown };
+  } catch {
+    return { request: new Request(request, { body: bytes }) };
+  }
+}
+
+/**
+ * A declared length within the bound is read in one go (the HTTP parser never
+ * delivers more than was declared); any other body is read as a stream and
+ * cancelled once it passes the bound.
+ */
+async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array | 'too_large'> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && !request.headers.has('transfer-encoding')) {
+    if (Number(declared) > maxBytes) return 'too_large';
+    return new Uint8Array(await request.arrayBuffer());
+  }
+  if (!request.body) return new Uint8Array();
+  return readBodyAtMost(request.body, maxBytes);
 }
 
 function jsonRpcError(status: number, code: number, message: string, data?: unknown): Response {

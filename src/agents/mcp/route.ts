@@ -20,7 +20,7 @@ import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, principalKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
-import { strictUtf8Body } from './body.js';
+import { readMcpBody } from './body.js';
 import {
   MAX_MCP_BODY_BYTES,
   openMcpSession,
@@ -161,14 +161,15 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     if (!principal) return unauthorized(request);
     const owner = principalKey(principal);
     const authInfo = callerAuthInfo(principal, secret, request.signal);
-    const decoded = await strictUtf8Body(request, MAX_MCP_BODY_BYTES);
-    if (decoded instanceof Response) return decoded;
+    const body = await readMcpBody(request, MAX_MCP_BODY_BYTES);
+    if (body instanceof Response) return body;
+    const handling = { authInfo, ...('json' in body ? { parsedBody: body.json } : {}) };
 
     const sessionId = request.headers.get('mcp-session-id');
     let resume: McpSessionOrigin | undefined;
     if (sessionId !== null) {
       const entry = sessions.lookup(sessionId, owner);
-      if (entry) return entry.handle.transport.handleRequest(decoded, { authInfo });
+      if (entry) return entry.handle.transport.handleRequest(body.request, handling);
       resume = await shared?.find(sessionId, owner, request);
       if (!resume) return sessionNotFound();
     }
@@ -187,7 +188,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     const id = sessionId ?? randomUUID();
     try {
       // Kept before the client learns the ID, so its next request may go to any replica.
-      if (!resume) await shared?.keep(id, owner, decoded);
+      if (!resume) await shared?.keep(id, owner, body.json);
       const handle = await openMcpSession(
         toolDeps,
         principal.kind,
@@ -217,7 +218,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
         },
         { sessionId: id, ...(resume ? { resume } : {}) },
       );
-      const response = await handle.transport.handleRequest(decoded, { authInfo });
+      const response = await handle.transport.handleRequest(body.request, handling);
       if (handle.transport.sessionId === undefined) {
         await handle.close();
         if (!resume) await shared?.forget(id);

@@ -27,8 +27,8 @@ import type { McpSessionOrigin } from './server.js';
 export interface SharedMcpSessions {
   /** The session as another replica's `initialize` opened it, for `owner` only. */
   find(sessionId: string, owner: string, request: Request): Promise<McpSessionOrigin | undefined>;
-  /** Keeps the client an `initialize` request names, under the ID its session will get. */
-  keep(sessionId: string, owner: string, initialize: Request): Promise<void>;
+  /** Keeps the client an `initialize` body (its parsed JSON) names, under the ID its session will get. */
+  keep(sessionId: string, owner: string, initialize: unknown): Promise<void>;
   /** The client closed it, or its `initialize` failed. */
   forget(sessionId: string): Promise<void>;
   /** Drops sessions past their age (clients that never closed theirs). */
@@ -52,12 +52,7 @@ export function sharedMcpSessions(
     },
     async keep(sessionId, owner, initialize) {
       // Anything but one well-formed `initialize` opens no session: nothing to keep.
-      const parsed = InitializeRequestSchema.safeParse(
-        await initialize
-          .clone()
-          .json()
-          .catch(() => undefined),
-      );
+      const parsed = InitializeRequestSchema.safeParse(initialize);
       if (!parsed.success) return;
       const { clientInfo, capabilities } = parsed.data.params;
       // The client's own words, made storable as its task title is (a NUL cannot be kept).

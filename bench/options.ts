@@ -56,7 +56,7 @@ export const FULL: BenchSizes = {
   large: 1_000_000,
   fillerSessions: 1_000,
   warmup: 30,
-  flatSamples: 600,
+  flatSamples: 2_000,
   scanSamples: 12,
   concurrency: 32,
   floorBatch: 256,

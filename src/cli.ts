@@ -23,8 +23,12 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   async (error: unknown) => {
-    const { explain } = await import('./cli/explain.js');
-    process.stderr.write(`clarion: ${explain(error).replace(/\s+/g, ' ')}\n`);
     process.exitCode = 1;
+    // An install too broken to load the explainer still gets one line, not a stack.
+    const explained = await import('./cli/explain.js').then(
+      ({ explain }) => explain(error),
+      () => (error instanceof Error ? error.message : String(error)),
+    );
+    process.stderr.write(`clarion: ${explained.replace(/\s+/g, ' ')}\n`);
   },
 );

@@ -210,7 +210,10 @@ export class SqliteLockWaitingDriver implements Driver {
 
   destroy(): Promise<void> {
     this.flush();
-    this.group?.abandon(this.raw, new StorageUnavailableError('unreachable', 'the store closed'));
+    // A commit still busy is given up; its pending retry then finds no group to commit.
+    const group = this.group;
+    this.group = undefined;
+    group?.abandon(this.raw, new StorageUnavailableError('unreachable', 'the store closed'));
     this.database.close();
     return Promise.resolve();
   }

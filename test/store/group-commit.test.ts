@@ -208,4 +208,23 @@ describe('group commit on SQLite', () => {
     expect(onDisk()).toEqual([]);
     expect(await addUser('after')).toBe(true);
   });
+
+  it('a store closed while its COMMIT answers busy fails the group and tries no COMMIT after', async () => {
+    failure = busy;
+    failCommits = Number.POSITIVE_INFINITY;
+    const write = addUser('never');
+    await vi.waitFor(() => {
+      expect(commits.length).toBeGreaterThan(1);
+    });
+
+    await store.close();
+    const triedBeforeClose = commits.length;
+    await expect(write).rejects.toMatchObject({ reason: 'unreachable' });
+    // Well past the retry's 1–2 ms backoff: a retry left pending would have tried by now.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(commits).toHaveLength(triedBeforeClose);
+    failCommits = 0;
+    expect(onDisk()).toEqual([]);
+    store = await openStore(database.target);
+  });
 });

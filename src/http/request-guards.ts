@@ -10,7 +10,7 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
-import { readBodyAtMost } from '../support/index.js';
+import { declaredLength, readBodyAtMost } from '../support/index.js';
 import { errorResponse } from './errors.js';
 import {
   decodeUtf8,
@@ -55,12 +55,9 @@ export function createRequestGuards(options: RequestGuardOptions = {}): Middlewa
  */
 async function measureBody(c: Context, limit: number): Promise<number | 'too_large' | 'malformed'> {
   const raw = c.req.raw;
-  const declared = raw.headers.get('content-length');
-  if (declared !== null && !raw.headers.has('transfer-encoding')) {
-    if (!/^\d+$/.test(declared.trim())) return 'malformed';
-    const length = Number(declared.trim());
-    return length > limit ? 'too_large' : length;
-  }
+  const length = declaredLength(raw.headers);
+  if (length === 'malformed') return 'malformed';
+  if (length !== undefined) return length > limit ? 'too_large' : length;
   if (!raw.body) return 0;
   const bytes = await readBodyAtMost(raw.body as ReadableStream<Uint8Array>, limit);
   if (bytes === 'too_large') return 'too_large';

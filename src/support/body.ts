@@ -21,3 +21,15 @@ export async function readBodyAtMost(
   }
   return Buffer.concat(chunks);
 }
+
+/**
+ * The body length a request declares, where it can be trusted: the HTTP
+ * parser holds the sender to a `Content-Length`, unless chunked transfer
+ * encoding overrides it. `undefined` when none is declared.
+ */
+export function declaredLength(headers: Headers): number | 'malformed' | undefined {
+  const declared = headers.get('content-length');
+  if (declared === null || headers.has('transfer-encoding')) return undefined;
+  const digits = declared.trim();
+  return /^\d+$/.test(digits) ? Number(digits) : 'malformed';
+}

@@ -3,4 +3,4 @@ export { type Clock, formatTimestamp, systemClock } from './clock.js';
 export { type IdSource, uuidSource } from './ids.js';
 export { type RepeatingTimers, type Timers, systemTimers } from './timers.js';
 export { failpoint } from './failpoints.js';
-export { readBodyAtMost } from './body.js';
+export { declaredLength, readBodyAtMost } from './body.js';

@@ -8,7 +8,7 @@
  * twice. Whatever this reader cannot judge (another media type, text that is
  * not JSON) goes to the transport as it came, for its own reply.
  */
-import { readBodyAtMost } from '../../support/index.js';
+import { declaredLength, readBodyAtMost } from '../../support/index.js';
 import { decodeUtf8, errorBodyOf, failure, isJsonMediaType, OUTCOMES } from '../../wire/index.js';
 
 /** The request for the transport, and its JSON when it was read here. */
@@ -58,9 +58,9 @@ export async function readMcpBody(
  * cancelled once it passes the bound.
  */
 async function readBounded(request: Request, maxBytes: number): Promise<Uint8Array | 'too_large'> {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && !request.headers.has('transfer-encoding')) {
-    if (Number(declared) > maxBytes) return 'too_large';
+  const length = declaredLength(request.headers);
+  if (typeof length === 'number') {
+    if (length > maxBytes) return 'too_large';
     return new Uint8Array(await request.arrayBuffer());
   }
   if (!request.body) return new Uint8Array();

@@ -155,8 +155,9 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
 
   return {
     async write(sessionId, change, options = {}) {
+      // The session's lock comes with the transaction's begin (one round trip on PostgreSQL).
+      const locked = { ...options, lockSession: sessionId };
       const { result, events } = await deps.store.transaction(async (tx) => {
-        await tx.dialect.lockSession(tx.db, sessionId);
         const changes: Changes = { added: [], updated: [] };
         const result = await change({
           tx,
@@ -178,7 +179,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
         const events = await stage(tx, sessionId, changes);
         if (events.length > 0 && deps.log) await deps.log(tx, sessionId, events);
         return { result, events };
-      }, options);
+      }, locked);
       for (const event of events) deps.events.publish(event);
       return result;
     },

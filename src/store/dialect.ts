@@ -5,6 +5,7 @@
  * text from here and nowhere else.
  */
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import pg from 'pg';
 import type { Database } from './tables.js';
 
 export type Driver = 'sqlite' | 'postgres';
@@ -128,11 +129,6 @@ export interface Dialect {
    */
   replicaLockHeld(lockKey: string): RawBuilder<boolean>;
   /**
-   * Bounds every statement of the current transaction to `ms`, so a budget
-   * that runs out cancels the work in the database, not only the wait for it.
-   */
-  boundTransaction(db: Kysely<Database>, ms: number): Promise<void>;
-  /**
    * Keeps the planner's statistics current, so it picks the ordered pending-ID
    * index over the bare one. SQLite has no automatic statistics (`PRAGMA
    * optimize` gathers them where they are stale, cheaply); PostgreSQL's
@@ -240,7 +236,6 @@ export const sqliteDialect: Dialect = {
     sql<string>`json_remove(${base}, ${sql.join(keys.map((name) => sql.lit(`$.${key(name)}`)))})`,
   lockSession: () => Promise.resolve(),
   replicaLockHeld: () => sql<boolean>`1 = 1`,
-  boundTransaction: () => Promise.resolve(),
   async refreshStatistics(db) {
     await sql`PRAGMA optimize`.execute(db);
   },
@@ -276,6 +271,37 @@ function postgresFieldText(name: MetadataKey, field: MetadataField, alias?: stri
   return `(${column(alias)}::jsonb -> '${key(name)}' ->> '${key(field)}')`;
 }
 
+/** The advisory lock key of a session's writers (`lockSession` and `postgresBegin` alike). */
+function sessionLockKey(sessionId: string): string {
+  return `task-session:${sessionId}`;
+}
+
+/** What a PostgreSQL transaction does as it begins, before any work. */
+export interface PostgresBeginPlan {
+  /** Bounds every statement to this many ms, so a budget that runs out cancels the work in the database. */
+  readonly boundMs?: number;
+  /** The session whose writers' lock to take first, as `lockSession` would. */
+  readonly lockedSession?: string;
+}
+
+/**
+ * `BEGIN` and what `plan` asks for, as one text without values: `pg` sends
+ * that as one simple query, one round trip however many statements it holds.
+ * The session ID goes in as a literal, escaped as `pg` escapes one.
+ */
+export function postgresBegin(plan: PostgresBeginPlan): string {
+  const statements = ['BEGIN'];
+  if (plan.boundMs !== undefined) {
+    const bound = Math.max(1, Math.ceil(plan.boundMs));
+    statements.push(`SET LOCAL statement_timeout = ${bound}`, `SET LOCAL lock_timeout = ${bound}`);
+  }
+  if (plan.lockedSession !== undefined) {
+    const key = pg.escapeLiteral(sessionLockKey(plan.lockedSession));
+    statements.push(`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+  }
+  return statements.join('; ');
+}
+
 export const postgresDialect: Dialect = {
   driver: 'postgres',
   pendingId: () => sql.raw<string | null>(postgresText('pending_id')),
@@ -304,7 +330,7 @@ export const postgresDialect: Dialect = {
     return sql<string>`((${base})::jsonb${sql.join(removals, sql``)})::text`;
   },
   async lockSession(db, sessionId) {
-    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${`task-session:${sessionId}`}, 0))`.execute(
+    await sql`SELECT pg_advisory_xact_lock(hashtextextended(${sessionLockKey(sessionId)}, 0))`.execute(
       db,
     );
   },
@@ -316,13 +342,6 @@ export const postgresDialect: Dialect = {
       AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
   )`,
   refreshStatistics: () => Promise.resolve(),
-  async boundTransaction(db, ms) {
-    const bound = Math.max(1, Math.ceil(ms));
-    // One round trip: without values the text goes as a simple query, which may hold two.
-    await sql
-      .raw(`SET LOCAL statement_timeout = ${bound}; SET LOCAL lock_timeout = ${bound}`)
-      .execute(db);
-  },
   async listIndexes(db, table) {
     const result = await sql<{ name: string }>`
       SELECT indexname AS name FROM pg_indexes

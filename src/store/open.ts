@@ -167,17 +167,11 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
       wakes,
       transaction: async (work, transactionOptions = {}) => {
         let tx: RepoContext | undefined;
-        const result = await runTransaction(
-          db,
-          dialect,
-          connection.control,
-          transactionOptions,
-          (conn) => {
-            tx = { db: conn, dialect, clock, ids };
-            wakes.begun(tx);
-            return work(tx);
-          },
-        );
+        const result = await runTransaction(db, connection.control, transactionOptions, (conn) => {
+          tx = { db: conn, dialect, clock, ids };
+          wakes.begun(tx);
+          return work(tx);
+        });
         if (tx) wakes.committed(tx);
         return result;
       },

@@ -5,17 +5,24 @@
  * the failure that got there, never one the rollback raised after it.
  */
 import { sql, type Kysely } from 'kysely';
-import type { Dialect } from './dialect.js';
+import { postgresBegin } from './dialect.js';
 import { asStorageFault } from './faults.js';
 import type { LockWaitBound, SqliteLockWaitingDriver } from './sqlite-driver.js';
 import type { Database } from './tables.js';
 
 /** How long a transaction may wait to begin, and the bound on its statements. */
-export type TransactionOptions = LockWaitBound;
+export interface TransactionOptions extends LockWaitBound {
+  /**
+   * Takes this session's writers' lock as the transaction begins (the
+   * dialect's `lockSession`), on PostgreSQL in the same round trip as `BEGIN`.
+   */
+  readonly lockSession?: string;
+}
 
 /** An engine's begin, commit and rollback on an acquired connection. */
 export interface TransactionControl {
-  begin(conn: Kysely<Database>, bound: LockWaitBound): Promise<void>;
+  /** Begins, bounds and locks as `options` say; on failure no transaction is left open. */
+  begin(conn: Kysely<Database>, options: TransactionOptions): Promise<void>;
   /**
    * Ends the transaction. `durable` settles once its writes are durable,
    * which may be after the connection is given up (SQLite's group commit).
@@ -25,10 +32,14 @@ export interface TransactionControl {
   rollback(conn: Kysely<Database>, cause: unknown): Promise<void>;
 }
 
-/** SQLite: the driver's own lock-waiting begin, on the connection the caller holds. */
+/**
+ * SQLite: the driver's own lock-waiting begin, on the connection the caller
+ * holds. Its one writer already serializes every session's writes, and a
+ * statement cannot outlast the caller's budget on a thread it does not yield.
+ */
 export function sqliteControl(driver: SqliteLockWaitingDriver): TransactionControl {
   return {
-    begin: (_conn, bound) => driver.begin(bound),
+    begin: (_conn, options) => driver.begin(options),
     commit: () => Promise.resolve(driver.commit()),
     rollback: (_conn, cause) => {
       driver.rollback(cause);
@@ -37,10 +48,23 @@ export function sqliteControl(driver: SqliteLockWaitingDriver): TransactionContr
   };
 }
 
-/** PostgreSQL waits for locks in the server, off Node's thread; `lock_timeout` bounds it. */
+/**
+ * PostgreSQL waits for locks in the server, off Node's thread; `lock_timeout`
+ * bounds it. `BEGIN`, the bound and the session lock go as one round trip.
+ */
 export const postgresControl: TransactionControl = {
-  async begin(conn) {
-    await sql`BEGIN`.execute(conn);
+  async begin(conn, options) {
+    const begin = postgresBegin({
+      ...(options.remainingMs ? { boundMs: options.remainingMs() } : {}),
+      ...(options.lockSession === undefined ? {} : { lockedSession: options.lockSession }),
+    });
+    try {
+      await sql.raw(begin).execute(conn);
+    } catch (error) {
+      // `BEGIN` may have run before the bound or the lock failed: end what it opened.
+      await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+      throw error;
+    }
   },
   async commit(conn) {
     await sql`COMMIT`.execute(conn);
@@ -54,7 +78,6 @@ export const postgresControl: TransactionControl = {
 
 export async function runTransaction<T>(
   db: Kysely<Database>,
-  dialect: Dialect,
   control: TransactionControl,
   options: TransactionOptions,
   work: (conn: Kysely<Database>) => Promise<T>,
@@ -66,7 +89,6 @@ export async function runTransaction<T>(
       throw asStorageFault(error);
     }
     try {
-      if (options.remainingMs) await dialect.boundTransaction(conn, options.remainingMs());
       const result = await work(conn);
       const { durable } = await control.commit(conn);
       return { result, durable };

@@ -2,10 +2,12 @@
  * How the store runs writes under another party's lock and under faults:
  * the error that ended a transaction is the one reported, even when the
  * engine already rolled back; on SQLite, a lock another process holds is
- * waited for without stopping the event loop, within the caller's bound.
+ * waited for without stopping the event loop, within the caller's bound; on
+ * PostgreSQL, a transaction begins bounded and holding its session's lock.
  */
 import { join } from 'node:path';
 import { sql } from 'kysely';
+import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   SQLITE_FILE,
@@ -118,5 +120,114 @@ describe('sqlite writers under another process’s lock', () => {
     const elapsed = performance.now() - started;
     expect(elapsed).toBeGreaterThanOrEqual(250);
     expect(elapsed).toBeLessThan(1_500);
+  });
+});
+
+describe('postgresql transactions that begin bounded and holding a session lock', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let holder: pg.Client | undefined;
+
+  beforeEach(async () => {
+    database = await freshDatabase('postgres');
+    store = await openStore(database.target);
+  });
+
+  afterEach(async () => {
+    await holder?.end();
+    holder = undefined;
+    await store.close();
+    await database.dispose();
+  });
+
+  /** Fails unless `work` rejects with the bound's cut: `statement_timeout` or `lock_timeout`, whichever fires first. */
+  async function expectBoundRanOut(work: Promise<unknown>): Promise<void> {
+    const error = await work.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    expect((error as { code?: unknown } | undefined)?.code).toMatch(/^(57014|55P03)$/);
+  }
+
+  /** Another connection holding `sessionId`'s writers' lock, as a writer elsewhere would. */
+  async function holdSessionLock(sessionId: string): Promise<pg.Client> {
+    if (database.target.driver !== 'postgres') throw new Error('not PostgreSQL');
+    const client = new pg.Client({ connectionString: database.target.url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+      `task-session:${sessionId}`,
+    ]);
+    return client;
+  }
+
+  it('bounds every statement by the budget left as it begins', async () => {
+    const shown = await store.transaction(
+      async (tx) => {
+        const timeouts = await sql<{ statement: string; lock: string }>`
+          SELECT current_setting('statement_timeout') AS statement,
+                 current_setting('lock_timeout') AS lock`.execute(tx.db);
+        return timeouts.rows[0];
+      },
+      { remainingMs: () => 1_234.2 },
+    );
+    expect(shown).toEqual({ statement: '1235ms', lock: '1235ms' });
+  });
+
+  it('waits for the session lock another writer holds, up to its bound, and leaves nothing open', async () => {
+    holder = await holdSessionLock('s-1');
+    let ran = false;
+    const started = performance.now();
+    const write = store.transaction(
+      async (tx) => {
+        ran = true;
+        return createUser(tx, { name: 'too late' });
+      },
+      { lockSession: 's-1', remainingMs: () => 300 },
+    );
+    await expectBoundRanOut(write);
+    expect(performance.now() - started).toBeLessThan(3_000);
+    expect(ran).toBe(false);
+
+    // Another session's writers do not wait for that lock, and the connection
+    // the failed begin used is back in the pool with no transaction open.
+    const other = await store.transaction((tx) => createUser(tx, { name: 'other session' }), {
+      lockSession: 's-2',
+    });
+    expect(await getUser(store, other.id)).toMatchObject({ name: 'other session' });
+
+    // Once the holder commits, the same session's write goes through.
+    const waiting = store.transaction((tx) => createUser(tx, { name: 'after the holder' }), {
+      lockSession: 's-1',
+    });
+    await holder.query('COMMIT');
+    const after = await waiting;
+    expect(await getUser(store, after.id)).toMatchObject({ name: 'after the holder' });
+  });
+
+  it('takes the same lock as the dialect’s lockSession, whatever the session ID holds', async () => {
+    // Quotes and a backslash: the ID goes into the begin's text as a literal.
+    const sessionId = `it's a \\ test`;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const holding = new Promise<void>((resolve) => (locked = resolve));
+    const first = store.transaction(
+      async () => {
+        locked();
+        await released;
+      },
+      { lockSession: sessionId },
+    );
+    await holding;
+    try {
+      const second = store.transaction((tx) => tx.dialect.lockSession(tx.db, sessionId), {
+        remainingMs: () => 300,
+      });
+      await expectBoundRanOut(second);
+    } finally {
+      release();
+      await first;
+    }
   });
 });

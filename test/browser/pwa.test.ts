@@ -11,7 +11,7 @@
  * `test/notify/web-push-sender.test.ts`.
  */
 import { describe, expect, it } from 'vitest';
-import type { CDPSession, Page } from 'playwright-core';
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 
 interface ManifestIcon {
@@ -129,18 +129,34 @@ describe('the installable web app', () => {
     await context.close();
   });
 
-  it('shows a pushed notice with its tag and URL, and closes it when answered', async () => {
-    const { world } = suite;
-    const { context, page } = await suite.desktop();
-    await context.grantPermissions(['notifications'], { origin: world.origin });
-    await page.goto(world.origin);
+  // Retried: twice in full `npm test` runs (never alone, 5 of 5 runs), headless Chromium's
+  // registration listed no notice at all for 30 s after a push, the previous one gone too.
+  // The worker's part is the same in every run; what varies is Chromium's notification store.
+  it(
+    'shows a pushed notice with its tag and URL, and closes it when answered',
+    { retry: 2 },
+    async () => {
+      const { world } = suite;
+      const { context, page } = await suite.desktop();
+      try {
+        await shownAndClosed(world.origin, context, page);
+      } finally {
+        await context.close();
+      }
+    },
+  );
+
+  /** Pushes as the sender would and reads what the worker showed and closed. */
+  async function shownAndClosed(origin: string, context: BrowserContext, page: Page) {
+    await context.grantPermissions(['notifications'], { origin: origin });
+    await page.goto(origin);
     const cdp = await context.newCDPSession(page);
-    const id = registrationId(cdp, world.origin);
+    const id = registrationId(cdp, origin);
     await registerWorker(page);
     const registration = await id;
     const push = (message: object) =>
       cdp.send('ServiceWorker.deliverPushMessage', {
-        origin: world.origin,
+        origin: origin,
         registrationId: registration,
         data: JSON.stringify(message),
       });
@@ -149,7 +165,7 @@ describe('the installable web app', () => {
       kind: 'consent',
       title: 'Refactor billing',
       body: 'An agent asks for your permission.',
-      url: `${world.origin}/sessions/s-1`,
+      url: `${origin}/sessions/s-1`,
       tag: 'clarion-r-1',
     };
 
@@ -161,7 +177,7 @@ describe('the installable web app', () => {
           title: 'Refactor billing',
           body: 'An agent asks for your permission.',
           tag: 'clarion-r-1',
-          data: { url: `${world.origin}/sessions/s-1` },
+          data: { url: `${origin}/sessions/s-1` },
         },
       ]);
 
@@ -169,9 +185,7 @@ describe('the installable web app', () => {
     await push({ ...asked, event: 'reminder', body: 'Still waiting', url: 'https://evil.test/x' });
     await expect
       .poll(() => shownNotifications(page), WAIT)
-      .toEqual([
-        expect.objectContaining({ body: 'Still waiting', data: { url: `${world.origin}/` } }),
-      ]);
+      .toEqual([expect.objectContaining({ body: 'Still waiting', data: { url: `${origin}/` } })]);
 
     // `answered` closes its item's notice and leaves another item's alone (Chromium may also
     // drop a headless notice on its own after a while; the other item shows it was not that).
@@ -181,8 +195,7 @@ describe('the installable web app', () => {
     await expect
       .poll(async () => (await shownNotifications(page)).map((shown) => shown.tag), WAIT)
       .toEqual(['clarion-r-2']);
-    await context.close();
-  });
+  }
 
   it('offers "turn on" in Settings and leaves no half-made subscription when it cannot finish', async () => {
     const { world } = suite;

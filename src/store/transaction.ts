@@ -48,6 +48,11 @@ export function sqliteControl(driver: SqliteLockWaitingDriver): TransactionContr
   };
 }
 
+/** Outside a transaction (a failed `COMMIT` already ended it) this is only a warning. */
+async function rollbackPostgres(conn: Kysely<Database>): Promise<void> {
+  await sql`ROLLBACK`.execute(conn);
+}
+
 /**
  * PostgreSQL waits for locks in the server, off Node's thread; `lock_timeout`
  * bounds it. `BEGIN`, the bound and the session lock go as one round trip.
@@ -62,7 +67,7 @@ export const postgresControl: TransactionControl = {
       await sql.raw(begin).execute(conn);
     } catch (error) {
       // `BEGIN` may have run before the bound or the lock failed: end what it opened.
-      await sql`ROLLBACK`.execute(conn).catch(() => undefined);
+      await rollbackPostgres(conn).catch(() => undefined);
       throw error;
     }
   },
@@ -70,10 +75,7 @@ export const postgresControl: TransactionControl = {
     await sql`COMMIT`.execute(conn);
     return {};
   },
-  async rollback(conn) {
-    // Outside a transaction (a failed COMMIT already ended it) this is only a warning.
-    await sql`ROLLBACK`.execute(conn);
-  },
+  rollback: (conn) => rollbackPostgres(conn),
 };
 
 export async function runTransaction<T>(

@@ -119,6 +119,11 @@ export const SHUTDOWN_STOP_MS = 20_000;
 export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
 /** `Retry-After` of every 503: a budget ran out or the storage failed; worth a retry soon. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 2;
+/**
+ * A subscriber's frames of one tick leave in one write up to about this many
+ * bytes; a larger burst is written as it goes.
+ */
+export const EVENTS_CORKED_BYTES_MAX = 64 * 1024;
 /** How long the hub trusts a cached "may see this session" answer. */
 export const EVENTS_VISIBILITY_TTL_MS = 10_000;
 

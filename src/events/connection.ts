@@ -15,6 +15,7 @@
 import type { Principal } from '../auth/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Clock } from '../support/index.js';
+import { EVENTS_CORKED_BYTES_MAX } from '../tunables.js';
 import { parseClientFrame, uniqueIds, type ClientFrame, type ServerFrame } from './protocol.js';
 import type { ClarionEvent } from './types.js';
 import { VisibilityCache } from './visibility-cache.js';
@@ -25,6 +26,16 @@ export interface EventSocket {
   readonly bufferedAmount: number;
   send(data: string): void;
   close(code: number, reason: string): void;
+}
+
+/**
+ * The byte stream under a socket. Frames sent between `cork` and `uncork`
+ * leave in one write: a respond publishes two events in the same tick, and
+ * writing them together halves the system calls per subscriber.
+ */
+export interface CorkableStream {
+  cork(): void;
+  uncork(): void;
 }
 
 /** Whether `principal` may see `sessionId`; false for unknown sessions too. */
@@ -64,11 +75,16 @@ export class Connection {
   /** Events queued behind visibility lookups, across all sessions of this connection. */
   private waitingEvents = 0;
   private readonly visibility: VisibilityCache;
+  /** Frames of the current tick wait in the stream until `uncork`; see `hold`. */
+  private corked = false;
+  private corkedBytes = 0;
+  private readonly corkedBytesMax: number;
 
   constructor(
     private readonly socket: EventSocket,
     readonly principal: Principal,
     private readonly settings: ConnectionSettings,
+    private readonly stream?: CorkableStream,
   ) {
     this.visibility = new VisibilityCache({
       check: (sessionId) => this.check(sessionId),
@@ -76,6 +92,8 @@ export class Connection {
       ttlMs: settings.visibilityTtlMs,
       maxEntries: settings.maxCachedSessions,
     });
+    // Corked bytes count as buffered; half the slow-consumer bound keeps a burst from tripping it.
+    this.corkedBytesMax = Math.min(EVENTS_CORKED_BYTES_MAX, settings.maxBufferedBytes / 2);
   }
 
   /** Handles one client frame after every earlier one. Never rejects. */
@@ -238,11 +256,35 @@ export class Connection {
       return;
     }
     try {
+      this.hold();
       this.socket.send(text);
+      this.corkedBytes += text.length;
+      if (this.corkedBytes >= this.corkedBytesMax) this.release();
     } catch (error) {
       this.settings.logger.warn({ err: error }, 'events.send_failed');
       this.fail();
     }
+  }
+
+  /**
+   * Corks the stream until the current tick ends, once per tick. Every cork
+   * is paired with one uncork: an early `release` leaves the scheduled one
+   * nothing to do, and a cork after it schedules its own.
+   */
+  private hold(): void {
+    if (this.stream === undefined || this.corked) return;
+    this.corked = true;
+    this.stream.cork();
+    process.nextTick(() => {
+      this.release();
+    });
+  }
+
+  private release(): void {
+    if (!this.corked) return;
+    this.corked = false;
+    this.corkedBytes = 0;
+    this.stream?.uncork();
   }
 
   private closeSlow(logMessage: string): void {

@@ -12,6 +12,7 @@ import {
   CLOSE_GOING_AWAY,
   CLOSE_SLOW_CONSUMER,
   MAX_CLIENT_FRAMES_IN_FLIGHT,
+  type CorkableStream,
   type EventSocket,
 } from './connection.js';
 import type { ClarionEvent } from './types.js';
@@ -44,6 +45,46 @@ class FakeSocket implements EventSocket {
       .map((frame) => frame.event as ClarionEvent)
       .filter((event) => event.session_id === sessionId)
       .map((event) => event.revision);
+  }
+}
+
+/**
+ * The bytes under a FakeSocket, behaving like a net.Socket: corks nest, and
+ * what is written while corked stays counted in the socket's bufferedAmount
+ * until the last uncork writes it out.
+ */
+class FakeStream implements CorkableStream {
+  depth = 0;
+  corks = 0;
+  /** Sent frames per write that reached the wire. */
+  readonly writes: number[] = [];
+  private flushed = 0;
+
+  constructor(private readonly socket: FakeSocket) {
+    const send = socket.send.bind(socket);
+    socket.send = (data: string) => {
+      send(data);
+      if (this.depth === 0) this.flush();
+      else socket.bufferedAmount += data.length;
+    };
+  }
+
+  cork(): void {
+    this.depth += 1;
+    this.corks += 1;
+  }
+
+  uncork(): void {
+    this.depth -= 1;
+    if (this.depth === 0) this.flush();
+  }
+
+  private flush(): void {
+    const frames = this.socket.sent.length - this.flushed;
+    if (frames === 0) return;
+    this.writes.push(frames);
+    this.flushed = this.socket.sent.length;
+    this.socket.bufferedAmount = 0;
   }
 }
 
@@ -344,6 +385,56 @@ describe('event hub', () => {
     expect(fine.revisions('s1')).toEqual([1, 2]);
     expect(hub.subscriberCount).toBe(1);
     expect(seen).toEqual({ published: 2, subscribers: [1, 2, 1], slow: 1 });
+  });
+
+  it('writes the frames one tick publishes in one write, and the next tick in another', async () => {
+    const hub = hubWith(countingVisibility({ alice: ['s1', 's2'] }).canSeeSession);
+    const socket = new FakeSocket();
+    const stream = new FakeStream(socket);
+    const subscription = hub.connect(socket, alice, stream);
+    await subscription.receive(JSON.stringify({ type: 'subscribe', sessions: ['s1', 's2'] }));
+    await settle();
+    expect(stream.writes).toEqual([1]);
+
+    hub.publish(stateEvent('s1', 1));
+    hub.publish(stateEvent('s2', 1));
+    hub.publish(stateEvent('s1', 2));
+    expect(stream.writes).toEqual([1]);
+    await settle();
+    hub.publish(stateEvent('s1', 3));
+    await settle();
+
+    expect(stream.writes).toEqual([1, 3, 1]);
+    expect(stream.depth).toBe(0);
+    expect(socket.revisions('s1')).toEqual([1, 2, 3]);
+    expect(socket.revisions('s2')).toEqual([1]);
+  });
+
+  it('writes a burst as it goes, so corked bytes never make a subscriber look slow', async () => {
+    const maxBufferedBytes = 64 * 1024;
+    const hub = createEventHub({
+      canSeeSession: countingVisibility({ alice: ['s1'] }).canSeeSession,
+      clock,
+      logger: silent,
+      maxBufferedBytes,
+    });
+    const socket = new FakeSocket();
+    const stream = new FakeStream(socket);
+    await hub
+      .connect(socket, alice, stream)
+      .receive(JSON.stringify({ type: 'subscribe', all: true }));
+    const frameBytes = JSON.stringify({ type: 'event', event: stateEvent('s1', 1) }).length;
+    const burst = Math.ceil((4 * maxBufferedBytes) / frameBytes);
+
+    for (let revision = 1; revision <= burst; revision += 1) {
+      hub.publish(stateEvent('s1', revision));
+    }
+    await settle();
+
+    expect(socket.closedWith).toBeUndefined();
+    expect(socket.revisions('s1')).toHaveLength(burst);
+    expect(stream.writes.length).toBeGreaterThanOrEqual(8);
+    expect(stream.depth).toBe(0);
   });
 
   it('disconnects with 1013 when events pile up behind a stalled lookup', async () => {

@@ -15,6 +15,7 @@ import type { Clock } from '../support/index.js';
 import {
   CLOSE_GOING_AWAY,
   Connection,
+  type CorkableStream,
   type EventSocket,
   type SessionVisibility,
 } from './connection.js';
@@ -54,7 +55,8 @@ export interface EventSubscription {
 }
 
 export interface EventHub extends EventPublisher {
-  connect(socket: EventSocket, principal: Principal): EventSubscription;
+  /** `stream`, the bytes under `socket`, lets one tick's frames leave in one write. */
+  connect(socket: EventSocket, principal: Principal, stream?: CorkableStream): EventSubscription;
   readonly subscriberCount: number;
   /** Closes every subscriber with 1001 (server shutting down). */
   closeAll(): void;
@@ -113,8 +115,8 @@ export function createEventHub(options: EventHubOptions): EventHub {
         );
       }
     },
-    connect(socket, principal) {
-      const connection = new Connection(socket, principal, settings);
+    connect(socket, principal, stream) {
+      const connection = new Connection(socket, principal, settings, stream);
       connections.add(connection);
       metrics?.subscribersChanged(connections.size);
       return connection;

@@ -7,6 +7,7 @@
  * (401 JSON); a peer that misses a keepalive round trip is terminated so dead
  * connections do not count as subscribers.
  */
+import type { Duplex } from 'node:stream';
 import { EVENTS_KEEPALIVE_INTERVAL_MS } from '../tunables.js';
 import type { upgradeWebSocket as nodeUpgradeWebSocket } from '@hono/node-server';
 import type { Env, Hono } from 'hono';
@@ -40,9 +41,18 @@ export interface EventsRouteDeps {
   readonly keepaliveMs?: number;
 }
 
+/**
+ * The TCP socket under each upgraded WebSocket, which `ws` keeps private. An
+ * upgrade's request socket is the one the WebSocket then speaks over, and
+ * `connection` is emitted before the route's `onOpen` runs.
+ */
+const byteStreams = new WeakMap<WebSocket, Duplex>();
+
 /** The `ws` server `createAdaptorServer({ websocket: { server } })` needs. */
 export function createEventsWebSocketServer(): WebSocketServer {
-  return new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_PAYLOAD_BYTES });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_WEBSOCKET_PAYLOAD_BYTES });
+  wss.on('connection', (ws, request) => byteStreams.set(ws, request.socket));
+  return wss;
 }
 
 /** Drops every open socket so `server.close()` can finish (upgraded sockets outlive `closeAllConnections`). */
@@ -77,7 +87,7 @@ function socketEvents(principal: Principal, deps: EventsRouteDeps): WSEvents {
         ws.close(CLOSE_INTERNAL_ERROR, 'internal error');
         return;
       }
-      subscription = deps.hub.connect(raw, principal);
+      subscription = deps.hub.connect(raw, principal, byteStreams.get(raw));
       stopKeepalive = keepAlive(raw, deps.keepaliveMs ?? EVENTS_KEEPALIVE_INTERVAL_MS);
     },
     onMessage(event: { readonly data: unknown }) {

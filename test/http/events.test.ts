@@ -26,6 +26,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { systemClock } from '../../src/support/clock.js';
+import { EVENTS_CORKED_BYTES_MAX } from '../../src/tunables.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { seedSession, type Seeded } from '../support/seed.js';
 
@@ -168,6 +169,25 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
     hub.publish(stateEvent(mine, 2));
     expect(await client.next()).toEqual({ type: 'event', event: stateEvent(mine, 1) });
     expect(await client.next()).toEqual({ type: 'event', event: stateEvent(mine, 2) });
+  });
+
+  it('delivers a burst larger than one corked write whole and in order, then the next tick', async () => {
+    const client = await connect('user-token');
+    client.send({ type: 'subscribe', sessions: [mine.session.id] });
+    await client.next();
+    const frameBytes = JSON.stringify({ type: 'event', event: stateEvent(mine, 1) }).length;
+    const burst = Math.ceil((3 * EVENTS_CORKED_BYTES_MAX) / frameBytes);
+
+    for (let revision = 1; revision <= burst; revision += 1)
+      hub.publish(stateEvent(mine, revision));
+    await new Promise((resolve) => setImmediate(resolve));
+    hub.publish(stateEvent(mine, burst + 1));
+
+    for (let revision = 1; revision <= burst + 1; revision += 1) {
+      expect(await client.next()).toEqual({ type: 'event', event: stateEvent(mine, revision) });
+    }
+    expect(client.socket.readyState).toBe(WebSocket.OPEN);
+    expect(hub.subscriberCount).toBe(1);
   });
 
   it('refuses an invisible session the same way as an unknown one', async () => {

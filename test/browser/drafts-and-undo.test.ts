@@ -9,6 +9,7 @@
  * unreachable is delivered once when the connection returns.
  */
 import { describe, expect, it } from 'vitest';
+import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { scriptOutage } from './support/scripted-route.js';
 import { api, askingTask } from './support/harness.js';
 import {
@@ -17,6 +18,7 @@ import {
   holdFirst,
   openSession,
   option,
+  pauseClock,
   overlayPendingId,
   pendingIds,
   recordRequests,
@@ -24,6 +26,7 @@ import {
   RESPOND,
   sendMessage,
   sessionState,
+  settleRequests,
   transcript,
   until,
   userMessages,
@@ -227,9 +230,12 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     it(`Undo cancels a one-tap answer before the server sees it (${size})`, async () => {
       const created = await askingTask(suite.world, `Undo ${size}`, '/ask');
       const { context, page } = await suite[size]();
+      // The page's clock runs on its own, and the test moves it past the window instead of waiting.
+      await page.clock.install();
       const recorded = recordRequests(page);
       await openSession(suite.world, page, created.session.id);
       const pendingId = await overlayPendingId(page);
+      await pauseClock(page);
 
       await (size === 'phone'
         ? option(page, 'Generated').tap()
@@ -241,7 +247,9 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
       await undo.waitFor({ state: 'detached', ...WAIT });
 
       // Well past the 5 s window: nothing went out, and the bundle still waits.
-      await page.waitForTimeout(6_500);
+      await page.clock.runFor(UNDO_WINDOW_MS + 1_500);
+      await page.clock.resume();
+      await settleRequests(page);
       expect(recorded.responds).toHaveLength(0);
       await expect(pendingIds(suite.world, created.session.id)).resolves.toEqual([pendingId]);
       await page.getByTestId('clarification-overlay').waitFor(WAIT);
@@ -252,12 +260,19 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
   it('sends a one-tap answer by itself once the undo window ends', async () => {
     const created = await askingTask(suite.world, 'Undo window ends', '/ask');
     const { context, page } = await suite.desktop();
+    await page.clock.install();
     const recorded = recordRequests(page);
     await openSession(suite.world, page, created.session.id);
-    const tapped = Date.now();
+    await pauseClock(page);
     await option(page, 'Hand-written').click();
+    await page.clock.runFor(UNDO_WINDOW_MS - 500);
+    await settleRequests(page);
+    expect(recorded.responds).toHaveLength(0);
+    await banner(page, 'undo').waitFor(WAIT);
+
+    await page.clock.runFor(1_000);
+    await page.clock.resume();
     await banner(page, 'resolved').waitFor(WAIT);
-    expect(Date.now() - tapped).toBeGreaterThanOrEqual(4_500);
     expect(recorded.responds).toEqual([
       {
         answers: [{ question_id: 'q1', selected_options: ['hand_written'], custom_text: '' }],

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page, Route } from 'playwright-core';
 import type { UserInputView } from '../../src/user-input/index.js';
+import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { TestHost } from '../support/test-host.js';
 import {
   api,
@@ -21,6 +22,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
+import { pauseClock, recordRequests, settleRequests } from './support/clarification-pages.js';
 import { scriptOutage, scriptRoute } from './support/scripted-route.js';
 
 const WAIT = { timeout: 30_000 };
@@ -204,6 +206,8 @@ describe('consent and action cards in Chromium', () => {
 
   it('rejects from the inbox: the task is marked, and the agent reports the refusal', async () => {
     const { context, page } = await desktop();
+    // The page's clock runs on its own, and the test moves it past the undo window instead of waiting.
+    await page.clock.install();
     await page.goto(`${world.origin}/`);
     await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
     const created = await startTask(world, 'Consent reject', '/permission');
@@ -216,12 +220,15 @@ describe('consent and action cards in Chromium', () => {
     await expect(task.getAttribute('data-waiting')).resolves.toBe('consent');
 
     // A Reject is confirmed, then held for the undo window; Undo sends nothing.
+    await pauseClock(page);
     await item.locator('[data-option-id="reject-once"]').click();
     await item.getByTestId('decision-confirm-yes').click();
     await item.getByTestId('user-input-undo').waitFor(WAIT);
     await item.getByTestId('undo').click();
     await item.getByTestId('user-input-undo').waitFor({ state: 'detached', ...WAIT });
-    await page.waitForTimeout(6_000);
+    await page.clock.runFor(UNDO_WINDOW_MS + 1_000);
+    await page.clock.resume();
+    await settleRequests(page);
     await expect(awaitRequest(world, created.session.id, 'consent')).resolves.toMatchObject({
       id: request.id,
       status: 'awaiting',
@@ -246,6 +253,7 @@ describe('consent and action cards in Chromium', () => {
 
   it('rejects with the person’s reason: Undo sends nothing; the agent gets the reason after its turn; the transcript keeps it', async () => {
     const { context, page } = await desktop();
+    await page.clock.install();
     const created = await startTask(world, 'Consent reject reason', '/permission');
     const request = await awaitRequest(world, created.session.id, 'consent');
     const bodies: unknown[] = [];
@@ -265,9 +273,15 @@ describe('consent and action cards in Chromium', () => {
 
     await consent.locator('[data-option-id="reject-once"]').click();
     await consent.getByTestId('decision-reason').fill(reason);
+    await pauseClock(page);
     await consent.getByTestId('decision-confirm-yes').click();
     // Held for the undo window, then sent on its own.
     await consent.getByTestId('user-input-undo').waitFor(WAIT);
+    await page.clock.runFor(UNDO_WINDOW_MS - 500);
+    await settleRequests(page);
+    expect(bodies).toEqual([]);
+    await page.clock.runFor(1_000);
+    await page.clock.resume();
     await consent.getByTestId('user-input-undo').waitFor({ state: 'detached', ...WAIT });
     await settledAs(page, request.id, 'rejected').waitFor(WAIT);
     expect(bodies).toEqual([{ option_id: 'reject-once', reason }]);
@@ -343,14 +357,22 @@ describe('consent and action cards in Chromium', () => {
 
   it('skips an action with the person’s reason: the agent and the follow-up get it, the call reads Skipped', async () => {
     const { context, page } = await desktop();
+    await page.clock.install();
     const created = await startTask(world, 'Action skip reason', '/action');
     const request = await awaitRequest(world, created.session.id, 'action');
+    const recorded = recordRequests(page);
     await openSession(page, world, created.session.id);
     await card(page, request.id).getByTestId('action-skip').click();
     await card(page, request.id).getByTestId('decision-reason').fill('Der Zugang kommt morgen');
+    await pauseClock(page);
     await card(page, request.id).getByTestId('decision-confirm-yes').click();
     // Nothing leaves before the undo window ends on its own.
     await card(page, request.id).getByTestId('user-input-undo').waitFor(WAIT);
+    await page.clock.runFor(UNDO_WINDOW_MS - 500);
+    await settleRequests(page);
+    expect(recorded.responds).toEqual([]);
+    await page.clock.runFor(1_000);
+    await page.clock.resume();
     await card(page, request.id)
       .getByTestId('user-input-undo')
       .waitFor({ state: 'detached', ...WAIT });

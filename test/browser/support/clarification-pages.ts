@@ -162,6 +162,29 @@ export function recordRequests(page: Page): Recorded {
   return recorded;
 }
 
+/**
+ * Stops the page's clock (installed with `page.clock.install()`), so only
+ * `page.clock.runFor` moves it: a window's edge then falls where the test
+ * says, however slowly a loaded machine runs the steps between.
+ */
+export async function pauseClock(page: Page): Promise<void> {
+  const now = await page.evaluate(() => Date.now());
+  // A second ahead, so the pause is never in the page's past by the time it lands.
+  await page.clock.pauseAt(now + 1_000);
+}
+
+/**
+ * Lets a request the page has just started reach `recordRequests`: its
+ * event crosses from the browser after the call that caused it returns.
+ * Waits in real time, which a clock the test installed in the page does not touch.
+ */
+export async function settleRequests(page: Page): Promise<void> {
+  await page.evaluate(() => 0);
+  await new Promise((resolve) => {
+    setTimeout(resolve, 300);
+  });
+}
+
 export interface TranscriptMessage {
   id: string;
   type: string;

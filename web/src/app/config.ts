@@ -3,10 +3,7 @@
  * for tests through `?respond_deadline_ms=` (remembered for the tab in
  * sessionStorage) or `window.__CLARION_CONFIG__ = { respondDeadlineMs }`.
  */
-import { CLIENT_RESPONSE_DEADLINE_MS } from '../model/respond.js';
-
-/** How long a one-tap answer, Skip or Reject waits for Undo before it is sent. */
-export const UNDO_WINDOW_MS = 5_000;
+import { CLIENT_RESPONSE_DEADLINE_MS, UNDO_WINDOW_MS } from '../model/respond.js';
 
 export interface WebConfig {
   respondDeadlineMs: number;

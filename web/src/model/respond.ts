@@ -14,6 +14,9 @@ import type { FetchLike } from './api.js';
 
 export const CLIENT_RESPONSE_DEADLINE_MS = 40_000;
 
+/** How long a one-tap answer, Skip or Reject waits for Undo before it is sent. */
+export const UNDO_WINDOW_MS = 5_000;
+
 export type RetryReason = 'timeout' | 'network' | 'unavailable' | 'server' | 'malformed';
 
 export type RespondOutcome =

@@ -221,6 +221,7 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
     const responds = await scriptRoute(page, RESPOND, ['unavailable']);
     await openSession(suite.world, page, created.session.id);
     await option(page, 'Hand-written').tap();
+    await page.getByTestId('send-now').tap();
     const error = banner(page, 'error');
     await error.waitFor(WAIT);
     await expect(smallTargets(page, 'clarification-banner')).resolves.toEqual([]);

@@ -60,6 +60,7 @@ describe('clarification races in Chromium', () => {
     const ownResponse = page.waitForResponse((response) => response.url().endsWith('/respond'));
 
     await option(page, 'Generated').click();
+    await page.getByTestId('send-now').click();
     await held.arrived;
     const winner = await api<{ claimed: boolean }>(
       suite.world,
@@ -115,6 +116,7 @@ describe('clarification races in Chromium', () => {
     await page.locator('[data-testid="session-state"][data-state="idle"]').waitFor(WAIT);
 
     await option(page, 'No file').click();
+    await page.getByTestId('send-now').click();
     await banner(page, 'resolved').waitFor(WAIT);
     await agentSaid(page, 'A1: The user selected "No file".').waitFor(WAIT);
     await until(
@@ -137,6 +139,7 @@ describe('clarification races in Chromium', () => {
     const ownResponse = page.waitForResponse((response) => response.url().endsWith('/respond'));
 
     await option(page, 'Generated').click();
+    await page.getByTestId('send-now').click();
     await held.arrived;
     // A newer turn starts while the answer is on its way: the question is superseded.
     await sendMessage(suite.world, created.session.id, 'let us talk about something else');
@@ -186,6 +189,7 @@ describe('clarification races in Chromium', () => {
     const oldId = await overlayPendingId(page);
 
     await option(page, 'Hand-written').click();
+    await page.getByTestId('send-now').click();
     await held.arrived;
     // The newer turn asks again, so the session waits for input and new messages queue.
     await sendMessage(suite.world, created.session.id, '/ask Which database should I use?');
@@ -272,6 +276,7 @@ describe('clarification races in Chromium', () => {
     const error = banner(page, 'error');
 
     await option(page, 'Generated').click();
+    await page.getByTestId('send-now').click();
     await error.waitFor(WAIT);
     await error.getByRole('button', { name: 'Retry' }).click();
     await until(

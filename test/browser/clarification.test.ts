@@ -138,6 +138,7 @@ describe('the web app in Chromium', () => {
     const responds = await scriptRoute(page, RESPOND, ['unavailable', 'network']);
     await openSession(page, created.session.id);
     await option(page, 'Hand-written').click();
+    await page.getByTestId('send-now').click();
     const error = page.locator('[data-testid="clarification-banner"][data-state="error"]');
     await error.waitFor(WAIT);
     await expect(option(page, 'Hand-written').getAttribute('aria-checked')).resolves.toBe('true');
@@ -195,6 +196,7 @@ describe('the web app in Chromium', () => {
     });
     await openSession(page, created.session.id);
     await option(page, 'No file').click();
+    await page.getByTestId('send-now').click();
     // The session still waits for its (real) question, so the message is queued.
     await page
       .locator('[data-testid="clarification-banner"][data-state="late-queued"]')

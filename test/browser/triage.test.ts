@@ -113,6 +113,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await suite.shoot(page, 'triage-inbox');
 
     await row.getByTestId('inline-option').filter({ hasText: 'Generated' }).click();
+    await row.getByTestId('send-now').click();
     await row.locator('[data-testid="clarification-banner"][data-state="resolved"]').waitFor(WAIT);
     await until('the agent got the inline answer', async () =>
       (await agentReplies(world, question.session.id)).some((reply) =>
@@ -184,6 +185,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await page.getByTestId('clarification-overlay').waitFor(WAIT);
     await expect(page.getByTestId('next-waiting-item').count()).resolves.toBe(0);
     await option(page, 'Generated').click();
+    await page.getByTestId('send-now').click();
     const next = page.getByTestId('next-waiting-item');
     await next.waitFor(WAIT);
     await expect(next.getAttribute('data-session-id')).resolves.toBe(second.session.id);
@@ -193,6 +195,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await page.waitForURL(`**/sessions/${second.session.id}`);
     await page.getByTestId('clarification-overlay').waitFor(WAIT);
     await option(page, 'Hand-written').click();
+    await page.getByTestId('send-now').click();
     await page.getByTestId('next-waiting-none').waitFor(WAIT);
     await context.close();
   });

@@ -77,7 +77,6 @@ export class Connection {
   private readonly visibility: VisibilityCache;
   /** Frames of the current tick wait in the stream until `uncork`; see `hold`. */
   private corked = false;
-  private corkedBytes = 0;
   private readonly corkedBytesMax: number;
 
   constructor(
@@ -258,8 +257,8 @@ export class Connection {
     try {
       this.hold();
       this.socket.send(text);
-      this.corkedBytes += text.length;
-      if (this.corkedBytes >= this.corkedBytesMax) this.release();
+      // What a corked stream holds counts in bufferedAmount, as a backlog does.
+      if (this.corked && this.socket.bufferedAmount >= this.corkedBytesMax) this.release();
     } catch (error) {
       this.settings.logger.warn({ err: error }, 'events.send_failed');
       this.fail();
@@ -283,7 +282,6 @@ export class Connection {
   private release(): void {
     if (!this.corked) return;
     this.corked = false;
-    this.corkedBytes = 0;
     this.stream?.uncork();
   }
 

@@ -55,7 +55,6 @@ class FakeSocket implements EventSocket {
  */
 class FakeStream implements CorkableStream {
   depth = 0;
-  corks = 0;
   /** Sent frames per write that reached the wire. */
   readonly writes: number[] = [];
   private flushed = 0;
@@ -71,7 +70,6 @@ class FakeStream implements CorkableStream {
 
   cork(): void {
     this.depth += 1;
-    this.corks += 1;
   }
 
   uncork(): void {

@@ -230,7 +230,7 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     it(`Undo cancels a one-tap answer before the server sees it (${size})`, async () => {
       const created = await askingTask(suite.world, `Undo ${size}`, '/ask');
       const { context, page } = await suite[size]();
-      // The page's clock runs on its own, and the test moves it past the window instead of waiting.
+      // The page's clock stops around the window, and the test moves it past the edge instead of waiting.
       await page.clock.install();
       const recorded = recordRequests(page);
       await openSession(suite.world, page, created.session.id);

@@ -206,7 +206,7 @@ describe('consent and action cards in Chromium', () => {
 
   it('rejects from the inbox: the task is marked, and the agent reports the refusal', async () => {
     const { context, page } = await desktop();
-    // The page's clock runs on its own, and the test moves it past the undo window instead of waiting.
+    // The page's clock stops around the undo window, and the test moves it past the edge instead of waiting.
     await page.clock.install();
     await page.goto(`${world.origin}/`);
     await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);

@@ -4,7 +4,13 @@ import type { Readiness } from '../agents/index.js';
 import type { SessionWrite, SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import type { ResponseObserver } from '../observability/index.js';
-import type { DeliveryOwners, DispatchRecovery, Store, TurnRecord } from '../store/index.js';
+import type {
+  DeliveryOwners,
+  DispatchRecovery,
+  RepoContext,
+  Store,
+  TurnRecord,
+} from '../store/index.js';
 import type { Timers } from '../support/index.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
@@ -61,8 +67,11 @@ export interface ClaimReplicas {
   readonly id: string;
   /** The session's live lease holder, and whether `askedOn` is a live replica. */
   owners(sessionId: string, askedOn: string | undefined): Promise<DeliveryOwners>;
-  /** Tells every replica that a claim of `pendingId` waits for its deliverer. */
-  announce(pendingId: string): Promise<void>;
+  /**
+   * Tells every replica that a claim of `pendingId` waits for its deliverer:
+   * with the commit of `tx` when given, else at once.
+   */
+  announce(pendingId: string, tx?: RepoContext): Promise<void>;
   /** Resolves at the next wake about the session, after `ms`, or when `signal` aborts. */
   changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
 }

@@ -19,11 +19,18 @@ import { deliveryRoute, type DeliveryRoute } from './delivery-route.js';
 
 export type Routed = 'here' | 'elsewhere';
 
+/** Where a claim goes, as judged before it: `undecided` leaves it to `routeClaim`. */
+export type ClaimRoute = Routed | 'undecided';
+
 async function routeOf(
   replicas: ClaimReplicas,
   bundle: Bundle,
   options: { detached: boolean; origin: string; waiterHere: boolean },
 ): Promise<DeliveryRoute> {
+  // A live wait here decides the route alone: the owners' read would be a round trip for nothing.
+  if (options.waiterHere) {
+    return deliveryRoute({ ...options, here: replicas.id, askedOn: undefined, holder: undefined });
+  }
   const askedOn = options.detached ? undefined : bundle.askedOn;
   const owners = await replicas.owners(bundle.sessionId, askedOn);
   return deliveryRoute({
@@ -36,19 +43,24 @@ async function routeOf(
 }
 
 /**
- * Before a claim of `bundle` that no live wait here holds: whether this
- * replica delivers it, judged as `routeClaim` would just after the claim, so
- * the claim can take the delivery itself (one statement fewer per answer).
- * False whenever `routeClaim` would do more than take it.
+ * Before a claim of `bundle` that no live wait here holds, judged as
+ * `routeClaim` would just after the claim: `here` when this replica delivers
+ * it (the claim takes the delivery itself, one statement fewer per answer),
+ * `elsewhere` when another replica does (the claim announces itself in its
+ * own commit, so that replica starts a round trip sooner), `undecided` when
+ * `routeClaim` must do more than either.
  */
-export async function deliversHere(replicas: ClaimReplicas, bundle: Bundle): Promise<boolean> {
+export async function routeBeforeClaim(
+  replicas: ClaimReplicas,
+  bundle: Bundle,
+): Promise<ClaimRoute> {
   const detached = bundle.rows.some((row) => row.detached);
   const route = await routeOf(replicas, bundle, {
     detached,
     origin: replicas.id,
     waiterHere: false,
   });
-  return route.kind === 'here';
+  return route.kind === 'waitEnded' ? 'undecided' : route.kind;
 }
 
 /**

@@ -81,17 +81,18 @@ function assertNever(value: never): never {
   throw new Error(`unhandled delivery step: ${JSON.stringify(value)}`);
 }
 
-/** Delivers a claim this replica made. */
+/** Delivers a claim this replica made; `announced` when the claim's commit announced it. */
 export async function deliverClaim(
   deps: ClarificationDeps,
   bundle: Bundle,
   decision: Decision,
   claimed: MessageRecord[],
+  options: { announced: boolean },
 ): Promise<Delivered> {
   const response = responseOf(bundle, decision, claimed);
   const { replicas, waiters } = deps;
   await confirmWaiterHere(deps, bundle);
-  // Several replicas: the claim itself may have taken the delivery here (`deliversHere`).
+  // Several replicas: the claim itself may have taken the delivery here (`routeBeforeClaim`).
   const takenHere = claimed.every((row) => row.metadata.delivery_by === replicas?.id);
   let outcome: DeliveryOutcome;
   if (!replicas || takenHere || waiters.has(bundle.pendingId)) {
@@ -101,7 +102,7 @@ export async function deliverClaim(
     const routed = await routeClaim(deps, replicas, bundle, ids, {
       origin: replicas.id,
       waiterHere: false,
-      announce: true,
+      announce: !options.announced,
     });
     outcome =
       routed === 'here'

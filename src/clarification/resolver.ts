@@ -23,7 +23,7 @@ import { readBundle, winnerResponse, type Bundle } from './bundle.js';
 import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import { deliverClaim } from './delivery.js';
-import { deliversHere } from './delivery-elsewhere.js';
+import { routeBeforeClaim, type ClaimRoute } from './delivery-elsewhere.js';
 import { failure, type DecisionSurface, type Failure, type RespondReply } from '../wire/index.js';
 import { decide, type Decision, type RespondInput } from './outcome.js';
 
@@ -88,18 +88,12 @@ export class Resolver {
       if (callerSignal?.aborted) return failure('caller_gone');
 
       started = clock.nowMs();
-      const deliveryBy = await this.bounded(budget, this.deliveryByBeforeClaim(identity.bundle));
-      if (deliveryBy === EXHAUSTED) return this.exhausted('claim', pendingId, started);
-      const claimWork = this.claim(
-        identity.bundle,
-        identity.decision,
-        responder,
-        budget,
-        deliveryBy,
-      );
+      const route = await this.bounded(budget, this.claimRoute(identity.bundle));
+      if (route === EXHAUSTED) return this.exhausted('claim', pendingId, started);
+      const claimWork = this.claim(identity.bundle, identity.decision, responder, budget, route);
       const claimed = await this.bounded(budget, claimWork);
       if (claimed === EXHAUSTED) {
-        this.deliverLateCommit(claimWork, identity.bundle, identity.decision);
+        this.deliverLateCommit(claimWork, identity.bundle, identity.decision, route);
         return this.exhausted('claim', pendingId, started);
       }
       if (claimed.length === 0) {
@@ -110,7 +104,9 @@ export class Resolver {
       failpoint('respond.after_claim');
 
       started = clock.nowMs();
-      const delivered = await deliverClaim(this.deps, identity.bundle, identity.decision, claimed);
+      const delivered = await deliverClaim(this.deps, identity.bundle, identity.decision, claimed, {
+        announced: route === 'elsewhere',
+      });
       this.record('delivery', delivered.outcome, pendingId, started);
       return delivered.result;
     } catch (error) {
@@ -160,15 +156,15 @@ export class Resolver {
   }
 
   /**
-   * Several replicas: this replica's ID when it will deliver the claim and no
-   * live wait here holds the bundle, so the claim takes the delivery itself.
+   * Several replicas, no live wait here: where the claim will be delivered,
+   * so the claim can take the delivery (`here`) or announce it (`elsewhere`).
    */
-  private async deliveryByBeforeClaim(bundle: Bundle): Promise<string | undefined> {
+  private async claimRoute(bundle: Bundle): Promise<ClaimRoute> {
     const { replicas, waiters } = this.deps;
-    if (!replicas || waiters.has(bundle.pendingId)) return undefined;
+    if (!replicas || waiters.has(bundle.pendingId)) return 'undecided';
     // Already decided: the claim will lose, so racing losers pay no extra read.
-    if (bundle.rows.some((row) => row.status !== 'pending')) return undefined;
-    return (await deliversHere(replicas, bundle)) ? replicas.id : undefined;
+    if (bundle.rows.some((row) => row.status !== 'pending')) return 'undecided';
+    return routeBeforeClaim(replicas, bundle);
   }
 
   /**
@@ -182,8 +178,10 @@ export class Resolver {
     decision: Decision,
     responder: Responder,
     budget: Budget,
-    deliveryBy: string | undefined,
+    route: ClaimRoute,
   ): Promise<MessageRecord[]> {
+    const { replicas } = this.deps;
+    const deliveryBy = route === 'here' ? replicas?.id : undefined;
     // The claimed rows are not reported: delivery's next write reports them in their
     // handed-off state, and staging here would add statements after the budget check.
     return this.deps.sessions.write(
@@ -200,6 +198,9 @@ export class Resolver {
           respondedBy: responder,
           ...(deliveryBy === undefined ? {} : { deliveryBy }),
         });
+        if (route === 'elsewhere' && rows.length > 0) {
+          await replicas?.announce(bundle.pendingId, tx);
+        }
         budget.check();
         return rows;
       },
@@ -239,6 +240,7 @@ export class Resolver {
     claimWork: Promise<MessageRecord[]>,
     bundle: Bundle,
     decision: Decision,
+    route: ClaimRoute,
   ): void {
     const pendingId = bundle.pendingId;
     void claimWork.then(
@@ -246,7 +248,9 @@ export class Resolver {
         if (rows.length === 0) return;
         this.deps.logger.warn({ pending_id: pendingId }, 'claim committed past its budget');
         try {
-          await deliverClaim(this.deps, bundle, decision, rows);
+          await deliverClaim(this.deps, bundle, decision, rows, {
+            announced: route === 'elsewhere',
+          });
         } catch (error) {
           this.deps.logger.error(
             { err: error, pending_id: pendingId },

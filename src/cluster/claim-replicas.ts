@@ -4,7 +4,7 @@
  * that announces a claim to every replica, and a wait for the next wake about
  * a session. Clarification takes this as its `ClaimReplicas` port.
  */
-import type { DeliveryOwners, Store } from '../store/index.js';
+import type { DeliveryOwners, RepoContext, Store } from '../store/index.js';
 import { deliveryOwners, timestampAtMs } from '../store/index.js';
 import type { Timers } from '../support/index.js';
 import type { WakeBus } from './wake-bus.js';
@@ -20,7 +20,7 @@ export interface ClaimReplicasDeps {
 export interface ClaimReplicasView {
   readonly id: string;
   owners(sessionId: string, askedOn: string | undefined): Promise<DeliveryOwners>;
-  announce(pendingId: string): Promise<void>;
+  announce(pendingId: string, tx?: RepoContext): Promise<void>;
   changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
 }
 
@@ -41,7 +41,7 @@ export function claimReplicas({
         heartbeatAfter: timestampAtMs(nowMs - leaseMs),
       });
     },
-    announce: (pendingId) => bus.send(store, { kind: 'delivery', pendingId }),
+    announce: (pendingId, tx) => bus.send(tx ?? store, { kind: 'delivery', pendingId }),
     changed(sessionId, ms, signal) {
       return new Promise((resolve) => {
         const done = () => {

@@ -155,6 +155,40 @@ describe('claim delivery across replicas on postgres', () => {
     expect(rows.map((row) => row.metadata.response_delivery_pending ?? null)).toEqual([null, null]);
   });
 
+  it('B announces its claim once, in the claim transaction, so A starts at the commit', async () => {
+    const a = await node('A');
+    const announced: { inTransaction: boolean }[] = [];
+    const b = await node('B', {
+      replicas: (view) => ({
+        ...view,
+        announce(pendingId, tx) {
+          announced.push({ inTransaction: tx !== undefined });
+          return view.announce(pendingId, tx);
+        },
+      }),
+    });
+    const heard: string[] = [];
+    a.bus.subscribe({
+      kinds: ['delivery'],
+      wake: ({ topic }) => {
+        if (topic.kind === 'delivery') heard.push(topic.pendingId);
+      },
+      resync: () => undefined,
+    });
+    const { pendingId, asked } = await askLive(a);
+
+    const result = await b.service.respond(caller(), pendingId, ANSWERS);
+    expect(result).toMatchObject({ ok: true, claimed: true });
+    expect(await asked).toMatchObject({ ok: true, outcome: 'answered', pendingId });
+    expect(announced).toEqual([{ inTransaction: true }]);
+    expect(heard).toEqual([pendingId]);
+
+    // A loser's claim changes nothing, so it announces nothing.
+    const again = await b.service.respond(caller(), pendingId, ANSWERS);
+    expect(again).toMatchObject({ ok: true, claimed: false });
+    expect(announced).toHaveLength(1);
+  });
+
   it('a wait that ended on A moves the claim on once; one replica resumes the agent', async () => {
     const a = await node('A');
     const b = await node('B');

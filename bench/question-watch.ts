@@ -1,8 +1,9 @@
 /**
  * Learns pending IDs the way a client does: one admin WebSocket on
  * `/api/v1/events`, subscribed to everything, reporting each new question's
- * pending ID per session. The benchmarks use it to find the bundle an
- * in-process ask created without polling the database while it is measured.
+ * pending ID per session (or in the order asked). The benchmarks use it to
+ * find the bundle an ask created without polling the database while it is
+ * measured.
  */
 import { WebSocket } from 'ws';
 import type { ServerFrame } from '../src/events/index.js';
@@ -13,7 +14,35 @@ export interface QuestionWatch {
   close(): void;
 }
 
-export async function watchQuestions(serverUrl: string, token: string): Promise<QuestionWatch> {
+export function watchQuestions(serverUrl: string, token: string): Promise<QuestionWatch> {
+  return watch(serverUrl, token, (sessionId) => sessionId);
+}
+
+/** Questions in the order they are asked, whatever their session (one not known beforehand). */
+export interface ArrivalWatch {
+  /** Resolves with the pending ID of the next question asked anywhere the token sees. */
+  next(timeoutMs?: number): Promise<string>;
+  close(): void;
+}
+
+const ANYWHERE = '*';
+
+export async function watchArrivals(serverUrl: string, token: string): Promise<ArrivalWatch> {
+  const watched = await watch(serverUrl, token, () => ANYWHERE);
+  return {
+    next: (timeoutMs) => watched.next(ANYWHERE, timeoutMs),
+    close: () => {
+      watched.close();
+    },
+  };
+}
+
+/** Pending IDs queued per `keyOf(session ID)`, each handed to the first `next` of its key. */
+async function watch(
+  serverUrl: string,
+  token: string,
+  keyOf: (sessionId: string) => string,
+): Promise<QuestionWatch> {
   const seen = new Map<string, string[]>();
   const waiting = new Map<string, (pendingId: string) => void>();
   const socket = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/api/v1/events`, {
@@ -29,12 +58,13 @@ export async function watchQuestions(serverUrl: string, token: string): Promise<
       if (event.type !== 'message.added' || event.message.type !== 'clarification_request') return;
       const pendingId = event.message.metadata.pending_id;
       if (typeof pendingId !== 'string') return;
-      const resolveWaiter = waiting.get(event.session_id);
+      const key = keyOf(event.session_id);
+      const resolveWaiter = waiting.get(key);
       if (resolveWaiter) {
-        waiting.delete(event.session_id);
+        waiting.delete(key);
         resolveWaiter(pendingId);
       } else {
-        seen.set(event.session_id, [...(seen.get(event.session_id) ?? []), pendingId]);
+        seen.set(key, [...(seen.get(key) ?? []), pendingId]);
       }
     });
     socket.once('open', () => {
@@ -42,16 +72,16 @@ export async function watchQuestions(serverUrl: string, token: string): Promise<
     });
   });
   return {
-    next(sessionId, timeoutMs = 10_000) {
-      const queued = seen.get(sessionId);
-      const first = queued?.shift();
+    next(key, timeoutMs = 10_000) {
+      const first = seen.get(key)?.shift();
       if (first !== undefined) return Promise.resolve(first);
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
-          waiting.delete(sessionId);
-          reject(new Error(`no question seen in session ${sessionId} within ${timeoutMs} ms`));
+          waiting.delete(key);
+          const where = key === ANYWHERE ? 'anywhere' : `in session ${key}`;
+          reject(new Error(`no question seen ${where} within ${timeoutMs} ms`));
         }, timeoutMs);
-        waiting.set(sessionId, (pendingId) => {
+        waiting.set(key, (pendingId) => {
           clearTimeout(timer);
           resolve(pendingId);
         });

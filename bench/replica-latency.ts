@@ -13,10 +13,9 @@
  * dropped.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { WebSocket } from 'ws';
-import type { ServerFrame } from '../src/events/index.js';
 import { ADMIN_TOKEN, ANSWER, askArgs } from './clarion-instance.js';
 import { BenchClient } from './http-client.js';
+import { watchArrivals, type ArrivalWatch } from './question-watch.js';
 import { askQuestion, connectAgent, type AskOutcome } from './mcp-agent.js';
 import type { BenchPostgres } from './postgres.js';
 import { startServerProcess, type ServerProcess } from './server-process.js';
@@ -56,7 +55,7 @@ export async function measureCrossLatency(
   const servers: ServerProcess[] = [];
   const http: BenchClient[] = [];
   let agent: Client | undefined;
-  let questions: QuestionFeed | undefined;
+  let questions: ArrivalWatch | undefined;
   try {
     // One after the other: the first start bootstraps the admin the second finds.
     for (const name of ['a', 'b']) {
@@ -67,7 +66,8 @@ export async function measureCrossLatency(
     http.push(new BenchClient(a.url), new BenchClient(b.url));
     const [toA, toB] = http;
     if (!toA || !toB) throw new Error('two clients expected');
-    questions = await feedQuestions(a.url);
+    // The agent's external session is made on its first ask: its ID is not known beforehand.
+    questions = await watchArrivals(a.url, ADMIN_TOKEN);
     agent = await connectAgent(a.url, ADMIN_TOKEN);
 
     const ms = {
@@ -92,7 +92,7 @@ export async function measureCrossLatency(
           selected: [],
         }),
       );
-      const pendingId = await questions.next();
+      const pendingId = await questions.next(SEEN_TIMEOUT_MS);
       const t0 = performance.now();
       const answered = call.then((outcome) => ({ outcome, ms: elapsedMs(t0) }));
       const reply = await (cross ? toB : toA).post(
@@ -126,64 +126,4 @@ export async function measureCrossLatency(
     await Promise.allSettled(servers.map((server) => server.stop()));
     await database.drop();
   }
-}
-
-interface QuestionFeed {
-  /** The pending ID of the next question asked anywhere the admin sees. */
-  next(): Promise<string>;
-  close(): void;
-}
-
-/**
- * The pending ID of each new question, in order, from one admin WebSocket
- * subscribed to everything: the agent's external session is made on its
- * first ask, so its ID is not known beforehand, and it is the only asker.
- */
-async function feedQuestions(serverUrl: string): Promise<QuestionFeed> {
-  const seen: string[] = [];
-  let waiting: ((pendingId: string) => void) | undefined;
-  const socket = new WebSocket(`${serverUrl.replace(/^http/, 'ws')}/api/v1/events`, {
-    headers: AUTH,
-  });
-  await new Promise<void>((resolve, reject) => {
-    socket.once('error', reject);
-    socket.on('message', (data: Buffer) => {
-      const frame = JSON.parse(data.toString('utf8')) as ServerFrame;
-      if (frame.type === 'subscribed') resolve();
-      if (frame.type !== 'event') return;
-      const { event } = frame;
-      if (event.type !== 'message.added' || event.message.type !== 'clarification_request') return;
-      const pendingId = event.message.metadata.pending_id;
-      if (typeof pendingId !== 'string') return;
-      if (waiting) {
-        const resolveWaiter = waiting;
-        waiting = undefined;
-        resolveWaiter(pendingId);
-      } else {
-        seen.push(pendingId);
-      }
-    });
-    socket.once('open', () => {
-      socket.send(JSON.stringify({ type: 'subscribe', all: true }));
-    });
-  });
-  return {
-    next() {
-      const first = seen.shift();
-      if (first !== undefined) return Promise.resolve(first);
-      return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => {
-          waiting = undefined;
-          reject(new Error(`no question seen within ${SEEN_TIMEOUT_MS} ms`));
-        }, SEEN_TIMEOUT_MS);
-        waiting = (pendingId) => {
-          clearTimeout(timer);
-          resolve(pendingId);
-        };
-      });
-    },
-    close() {
-      socket.terminate();
-    },
-  };
 }

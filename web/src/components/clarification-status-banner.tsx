@@ -11,6 +11,7 @@ import { useServices } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import type { BundleQuestion } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
+import { UndoButtons } from './undo-buttons.js';
 
 export function describeAnswer(question: BundleQuestion | undefined, answer: Answer): string {
   const labels = answer.selected_options.map(
@@ -40,19 +41,7 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           <span>
             {state.action.kind === 'skip' ? t('decide.undo.skipping') : t('decide.undo.answering')}
           </span>
-          <span className="undo-buttons">
-            <button
-              type="button"
-              className="button button-primary"
-              data-testid="undo"
-              onClick={group.undo}
-            >
-              {t('decide.undo.undo')}
-            </button>
-            <button type="button" className="button" data-testid="send-now" onClick={group.sendNow}>
-              {t('decide.undo.sendNow')}
-            </button>
-          </span>
+          <UndoButtons undo={group.undo} sendNow={group.sendNow} />
         </div>
       );
     case 'idle':

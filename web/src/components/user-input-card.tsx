@@ -21,6 +21,7 @@ import { ActionBody } from './action-card.js';
 import { ConsentBody } from './consent-card.js';
 import { FormBody } from './form-card.js';
 import { RelativeTime } from './relative-time.js';
+import { UndoButtons } from './undo-buttons.js';
 
 /** What a kind's body gets from the frame. */
 export interface UserInputBodyProps<V extends UserInputView> {
@@ -165,19 +166,7 @@ function ResponseStatus(props: {
               ? t('decide.undo.rejecting')
               : t('decide.undo.skippingAction')}
           </span>
-          <span className="undo-buttons">
-            <button
-              type="button"
-              className="button button-primary"
-              data-testid="undo"
-              onClick={props.undo}
-            >
-              {t('decide.undo.undo')}
-            </button>
-            <button type="button" className="button" data-testid="send-now" onClick={props.sendNow}>
-              {t('decide.undo.sendNow')}
-            </button>
-          </span>
+          <UndoButtons undo={props.undo} sendNow={props.sendNow} />
         </div>
       );
     case 'submitting':

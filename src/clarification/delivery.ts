@@ -81,13 +81,21 @@ function assertNever(value: never): never {
   throw new Error(`unhandled delivery step: ${JSON.stringify(value)}`);
 }
 
-/** Delivers a claim this replica made; `announced` when the claim's commit announced it. */
+/** What the responder learned by the time its claim committed, so delivery need not read it again. */
+export interface KnownAtClaim {
+  /** The claim's commit announced it to the replica that delivers it. */
+  readonly announced: boolean;
+  /** The session's agent is external (the identity read brings the session's profile). */
+  readonly external?: boolean;
+}
+
+/** Delivers a claim this replica made. */
 export async function deliverClaim(
   deps: ClarificationDeps,
   bundle: Bundle,
   decision: Decision,
   claimed: MessageRecord[],
-  options: { announced: boolean },
+  known: KnownAtClaim,
 ): Promise<Delivered> {
   const response = responseOf(bundle, decision, claimed);
   const { replicas, waiters } = deps;
@@ -96,17 +104,17 @@ export async function deliverClaim(
   const takenHere = claimed.every((row) => row.metadata.delivery_by === replicas?.id);
   let outcome: DeliveryOutcome;
   if (!replicas || takenHere || waiters.has(bundle.pendingId)) {
-    outcome = await run(deps, bundle, decision, claimed, response);
+    outcome = await run(deps, bundle, decision, claimed, response, known.external);
   } else {
     const ids = claimed.map((row) => row.id);
     const routed = await routeClaim(deps, replicas, bundle, ids, {
       origin: replicas.id,
       waiterHere: false,
-      announce: !options.announced,
+      announce: !known.announced,
     });
     outcome =
       routed === 'here'
-        ? await run(deps, bundle, decision, claimed, response)
+        ? await run(deps, bundle, decision, claimed, response, known.external)
         : await awaitDeliveryElsewhere(deps, replicas, bundle, ids);
   }
   const result = resultOf(outcome, {
@@ -177,11 +185,17 @@ async function run(
   decision: Decision,
   claimed: MessageRecord[],
   response: ClarificationResponse,
+  external?: boolean,
 ): Promise<DeliveryOutcome> {
   const { sessions, successors, waiters } = deps;
   const { sessionId, pendingId } = bundle;
   const ids = claimed.map((row) => row.id);
-  const facts: DeliveryFacts = { decision: decision.status, liveWaiter: waiters.has(pendingId) };
+  const facts: DeliveryFacts = {
+    decision: decision.status,
+    liveWaiter: waiters.has(pendingId),
+    // Known from the identity read, the plan skips its `readSession` step.
+    ...(external === undefined ? {} : { external }),
+  };
   let turn: TurnRecord | undefined;
   const successor = (): TurnRecord => {
     if (!turn) throw new Error('no successor turn was reserved');

@@ -10,6 +10,7 @@
  *    to the live waiter, or by resuming a detached agent with a new turn,
  *    marked attempted just before dispatch (the at-most-once boundary).
  */
+import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import { responderOf, type Principal, type Responder } from '../auth/index.js';
 import { failpoint } from '../support/index.js';
 import {
@@ -22,7 +23,7 @@ import {
 import { readBundle, winnerResponse, type Bundle } from './bundle.js';
 import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
-import { deliverClaim } from './delivery.js';
+import { deliverClaim, type KnownAtClaim } from './delivery.js';
 import { routeBeforeClaim, type ClaimRoute } from './delivery-elsewhere.js';
 import { failure, type DecisionSurface, type Failure, type RespondReply } from '../wire/index.js';
 import { decide, type Decision, type RespondInput } from './outcome.js';
@@ -50,7 +51,7 @@ export interface DecisionCaller {
 }
 
 type Identified =
-  | { ok: true; bundle: Bundle; decision: Decision }
+  | { ok: true; bundle: Bundle; decision: Decision; external: boolean }
   | { ok: false; result: RespondResult; outcome: string };
 
 /**
@@ -91,9 +92,13 @@ export class Resolver {
       const route = await this.bounded(budget, this.claimRoute(identity.bundle));
       if (route === EXHAUSTED) return this.exhausted('claim', pendingId, started);
       const claimWork = this.claim(identity.bundle, identity.decision, responder, budget, route);
+      const known: KnownAtClaim = {
+        announced: route === 'elsewhere',
+        external: identity.external,
+      };
       const claimed = await this.bounded(budget, claimWork);
       if (claimed === EXHAUSTED) {
-        this.deliverLateCommit(claimWork, identity.bundle, identity.decision, route);
+        this.deliverLateCommit(claimWork, identity.bundle, identity.decision, known);
         return this.exhausted('claim', pendingId, started);
       }
       if (claimed.length === 0) {
@@ -104,9 +109,13 @@ export class Resolver {
       failpoint('respond.after_claim');
 
       started = clock.nowMs();
-      const delivered = await deliverClaim(this.deps, identity.bundle, identity.decision, claimed, {
-        announced: route === 'elsewhere',
-      });
+      const delivered = await deliverClaim(
+        this.deps,
+        identity.bundle,
+        identity.decision,
+        claimed,
+        known,
+      );
       this.record('delivery', delivered.outcome, pendingId, started);
       return delivered.result;
     } catch (error) {
@@ -136,7 +145,7 @@ export class Resolver {
   ): Promise<Identified> {
     const { store } = this.deps;
     // Rows and visibility in one read; no rows and rows not visible look the same.
-    const { rows, visible } = await bundleForPrincipal(store, principal, pendingId);
+    const { rows, visible, agentProfile } = await bundleForPrincipal(store, principal, pendingId);
     if (!visible) {
       return { ok: false, result: NOT_FOUND, outcome: 'not_found' };
     }
@@ -152,7 +161,12 @@ export class Resolver {
         outcome: 'invalid',
       };
     }
-    return { ok: true, bundle: read.bundle, decision: decision.decision };
+    return {
+      ok: true,
+      bundle: read.bundle,
+      decision: decision.decision,
+      external: agentProfile === EXTERNAL_AGENT_PROFILE,
+    };
   }
 
   /**
@@ -240,7 +254,7 @@ export class Resolver {
     claimWork: Promise<MessageRecord[]>,
     bundle: Bundle,
     decision: Decision,
-    route: ClaimRoute,
+    known: KnownAtClaim,
   ): void {
     const pendingId = bundle.pendingId;
     void claimWork.then(
@@ -248,9 +262,7 @@ export class Resolver {
         if (rows.length === 0) return;
         this.deps.logger.warn({ pending_id: pendingId }, 'claim committed past its budget');
         try {
-          await deliverClaim(this.deps, bundle, decision, rows, {
-            announced: route === 'elsewhere',
-          });
+          await deliverClaim(this.deps, bundle, decision, rows, known);
         } catch (error) {
           this.deps.logger.error(
             { err: error, pending_id: pendingId },

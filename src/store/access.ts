@@ -38,6 +38,11 @@ export interface PrincipalBundle {
   rows: MessageRecord[];
   /** `canSeeSession` for the first row's session; false when there are no rows. */
   visible: boolean;
+  /**
+   * The agent profile of the rows' session (set once, at its creation), so a
+   * delivery that needs it reads no session; undefined when there are no rows.
+   */
+  agentProfile: string | undefined;
 }
 
 type Viewer = { kind: 'agent'; sessionId: string } | { kind: 'user'; userId: string };
@@ -71,6 +76,13 @@ function bundleQuery(ctx: RepoContext, viewer: Viewer, pendingId: string) {
     .selectFrom('task_session_messages')
     .selectAll()
     .select(rowVisibleTo(ctx, viewer).as('visible'))
+    .select((eb) =>
+      eb
+        .selectFrom('task_sessions as profiled')
+        .select('profiled.agent_profile')
+        .whereRef('profiled.id', '=', 'task_session_messages.task_session_id')
+        .as('agent_profile'),
+    )
     .where(ctx.dialect.pendingId(), '=', pendingId)
     .orderBy('created_at')
     .orderBy('id');
@@ -80,7 +92,8 @@ function bundleQuery(ctx: RepoContext, viewer: Viewer, pendingId: string) {
  * The identity read of a response in one statement: the bundle's rows through
  * the ordered pending-ID index (the same seek and order as
  * `messagesByPendingIdQuery`), each with whether `principal` may see its
- * session. Exported so plan tests explain the real text.
+ * session and that session's agent profile. Exported so plan tests explain
+ * the real text.
  */
 export function bundleForPrincipalQuery(ctx: RepoContext, principal: Principal, pendingId: string) {
   return bundleQuery(ctx, viewerOf(principal), pendingId);
@@ -99,7 +112,13 @@ export async function bundleForPrincipal(
   const first = rows[0];
   // SQLite answers a truth value as 1 or 0, PostgreSQL as a boolean.
   const visible = first !== undefined && Number(first.visible) === 1;
-  return { rows: rows.map(({ visible: _visible, ...row }) => toMessageRecord(row)), visible };
+  return {
+    rows: rows.map(({ visible: _visible, agent_profile: _profile, ...row }) =>
+      toMessageRecord(row),
+    ),
+    visible,
+    agentProfile: first?.agent_profile ?? undefined,
+  };
 }
 
 const agentBundleStatement = compiledStatement(

@@ -195,7 +195,7 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
     expect(await messagesByPendingId(store, 'unknown')).toEqual([]);
   });
 
-  it('reads a bundle with exactly the visibility canSeeSession gives every principal', async () => {
+  it('reads a bundle with exactly the visibility canSeeSession gives every principal, and its session profile', async () => {
     const mine = await seedSession(store, 'mine');
     const other = await seedSession(store, 'other');
     const written = [];
@@ -221,6 +221,8 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
       const read = await bundleForPrincipal(store, principal, 'bundle-1');
       expect(read.rows).toEqual(written);
       expect(read.visible).toBe(await canSeeSession(store, principal, mine.session.id));
+      // The rows' own session's profile, whoever reads: delivery needs no second read.
+      expect(read.agentProfile).toBe(mine.session.agent_profile);
       seen.push(read.visible);
       expect(await bundleForPrincipal(store, principal, 'unknown')).toEqual({
         rows: [],

@@ -10,7 +10,8 @@
  * that can hold it — the clarification rows in the store, and the user-input
  * registry's memory-owned consent/action requests (an injected port; with
  * several servers it also reads the requests other replicas keep in the
- * store, inside the write's own transaction).
+ * store, inside the write's own transaction). A write that moves no state
+ * learns the clarification half from its revision bump, in the same statement.
  *
  * Invariants:
  * - Events go out only after the commit; a change that throws rolls the
@@ -28,9 +29,9 @@
  *   ended. Unless the same write ends the session, the row is active.
  */
 import {
+  bumpRevisionReadingClarification,
   hasActiveClarification,
   isPendingClarificationRow,
-  bumpSessionRevision,
   TERMINAL_SESSION_STATES,
   type MessageRecord,
   type RepoContext,
@@ -112,13 +113,20 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
     return await deps.userInputPending(sessionId, ctx);
   }
 
-  /** `pending_action` after a write, without a read when the write itself asked. */
-  function staged(tx: RepoContext, sessionId: string, changes: Changes): Promise<PendingAction> {
+  /**
+   * `pending_action` after a write, without a read when the write itself
+   * asked, or when its revision bump already probed the clarification.
+   */
+  async function staged(
+    tx: RepoContext,
+    sessionId: string,
+    changes: Changes,
+    activeClarification: boolean | undefined,
+  ): Promise<PendingAction> {
     const ended = changes.moved !== undefined && TERMINAL.has(changes.moved.state);
-    if (!ended && changes.added.some(isPendingClarificationRow)) {
-      return Promise.resolve('clarification');
-    }
-    return pendingAction(tx, sessionId);
+    if (!ended && changes.added.some(isPendingClarificationRow)) return 'clarification';
+    if (activeClarification === undefined) return pendingAction(tx, sessionId);
+    return activeClarification ? 'clarification' : await deps.userInputPending(sessionId, tx);
   }
 
   async function stage(
@@ -128,13 +136,14 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   ): Promise<ClarionEvent[]> {
     const { added, updated, moved } = changes;
     if (added.length === 0 && updated.length === 0 && moved === undefined) return [];
-    const session = moved ?? (await bumpSessionRevision(tx, sessionId));
+    const revised = moved ? undefined : await bumpRevisionReadingClarification(tx, sessionId);
+    const session = moved ?? revised?.session;
     if (!session) return [];
     const scope = {
       session_id: session.id,
       task_id: session.task_id,
       revision: session.revision,
-      pending_action: await staged(tx, sessionId, changes),
+      pending_action: await staged(tx, sessionId, changes, revised?.activeClarification),
     };
     return [
       ...added.map((message): ClarionEvent => ({

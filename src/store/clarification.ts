@@ -12,6 +12,7 @@ import { jsonValue } from './dialect.js';
 import type { RepoContext } from './context.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
+import type { SessionRecord } from './tasks.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
 import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
 import { currentTurnIdOf } from './turns.js';
@@ -124,6 +125,42 @@ export function hasActiveClarificationQuery(ctx: RepoContext, sessionId: string)
 const hasActiveStatement = compiledStatement(
   'has active clarification',
   hasActiveClarificationQuery,
+);
+
+/** A session after its revision bump, with `hasActiveClarification` as of that moment. */
+export interface RevisedSession {
+  readonly session: SessionRecord;
+  readonly activeClarification: boolean;
+}
+
+/**
+ * A new revision for a session whose transcript changed, and whether it then
+ * waits on a clarification: the write unit's two statements as one (the
+ * probe sees the write's earlier statements, and the bump moves no state).
+ * `undefined` if the session is gone.
+ */
+export async function bumpRevisionReadingClarification(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<RevisedSession | undefined> {
+  const [row] = await bumpRevisionStatement(ctx, '', sessionId);
+  if (!row) return undefined;
+  const { active_clarification: active, ...session } = row;
+  // SQLite answers a truth value as 1 or 0, PostgreSQL as a boolean.
+  return { session, activeClarification: Number(active) === 1 };
+}
+
+const bumpRevisionStatement = compiledStatement(
+  'session revision',
+  (ctx: RepoContext, sessionId: string) =>
+    ctx.db
+      .updateTable('task_sessions')
+      .set((eb) => ({ revision: eb('revision', '+', 1) }))
+      .where('id', '=', sessionId)
+      .returningAll()
+      .returning((eb) =>
+        eb.exists(hasActiveClarificationQuery(ctx, sessionId)).as('active_clarification'),
+      ),
 );
 
 export interface ClaimInput {

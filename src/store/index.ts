@@ -73,7 +73,6 @@ export {
 } from './access.js';
 export { TERMINAL_SESSION_STATES } from './tables.js';
 export {
-  bumpSessionRevision,
   clearSessionFailure,
   failSession,
   resetInterruptedSessions,
@@ -105,6 +104,7 @@ export {
 export type { ClaimInput } from './clarification.js';
 export {
   CLARIFICATION_TYPE,
+  bumpRevisionReadingClarification,
   hasActiveClarification,
   isPendingClarificationRow,
   activePendingIdByFingerprint,

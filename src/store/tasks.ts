@@ -196,25 +196,6 @@ const transitionStatement = compiledStatement(
       .returningAll(),
 );
 
-/** A new revision for a session whose transcript changed; `undefined` if it is gone. */
-export async function bumpSessionRevision(
-  ctx: RepoContext,
-  id: string,
-): Promise<SessionRecord | undefined> {
-  const [row] = await bumpRevisionStatement(ctx, '', id);
-  return row;
-}
-
-const bumpRevisionStatement = compiledStatement(
-  'session revision',
-  (ctx: RepoContext, id: string) =>
-    ctx.db
-      .updateTable('task_sessions')
-      .set((eb) => ({ revision: eb('revision', '+', 1) }))
-      .where('id', '=', id)
-      .returningAll(),
-);
-
 /**
  * Start-up: agent processes do not survive a restart, so a session that was
  * starting, running or waiting for input is idle again; its next prompt, or a detached

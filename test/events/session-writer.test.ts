@@ -4,7 +4,7 @@
  * revision, and `pending_action` combines the clarification rows with the
  * registry's port.
  */
-import type { KyselyPlugin } from 'kysely';
+import type { KyselyPlugin, QueryId } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createSessionWriter,
@@ -52,13 +52,23 @@ class CommitCheckingPublisher implements EventPublisher {
 }
 
 /** Records the SQL of every query run through the connection it is added to. */
+/**
+ * Records the text of each statement the transaction sends. A subquery
+ * passes through `transformQuery` too, but only a statement that ran has a
+ * result: the text is recorded there.
+ */
 function recordingPlugin(tx: RepoContext, statements: string[]): KyselyPlugin {
+  const texts = new WeakMap<QueryId, string>();
   return {
     transformQuery: ({ node, queryId }) => {
-      statements.push(tx.db.getExecutor().compileQuery(node, queryId).sql);
+      texts.set(queryId, tx.db.getExecutor().compileQuery(node, queryId).sql);
       return node;
     },
-    transformResult: ({ result }) => Promise.resolve(result),
+    transformResult: ({ result, queryId }) => {
+      const text = texts.get(queryId);
+      if (text !== undefined) statements.push(text);
+      return Promise.resolve(result);
+    },
   };
 }
 
@@ -277,6 +287,43 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
       state: 'cancelled',
       pending_action: 'consent',
     });
+  });
+
+  it('takes pending_action from the revision bump when a write moves no state, in no statement of its own', async () => {
+    const statements: string[] = [];
+    const recording = createSessionWriter({
+      store: {
+        ...store,
+        transaction: (work, options) =>
+          store.transaction(
+            (tx) => work({ ...tx, db: tx.db.withPlugin(recordingPlugin(tx, statements)) }),
+            options,
+          ),
+      },
+      events: publisher,
+      userInputPending: () => 'consent',
+    });
+    await askBundle('bundle-open');
+    const [row] = await messagesByPendingId(store, 'bundle-open');
+    if (!row) throw new Error('no row');
+    const touch = () =>
+      recording.write(seeded.session.id, (write) => {
+        write.updated(row);
+        return Promise.resolve();
+      });
+
+    await touch();
+    expect(publisher.events.at(-1)?.pending_action).toBe('clarification');
+    await store.db
+      .updateTable('task_session_messages')
+      .set({ metadata: JSON.stringify({ ...row.metadata, status: 'answered' }) })
+      .where('id', '=', row.id)
+      .execute();
+    await touch();
+    expect(publisher.events.at(-1)?.pending_action).toBe('consent');
+    // Each write: the revision bump, which also answered whether a clarification waits.
+    expect(statements).toHaveLength(2);
+    expect(statements.every((text) => /^update "task_sessions"/i.test(text))).toBe(true);
   });
 
   it('judges a row in hand pending exactly as the pending-rows predicate does', async () => {

@@ -121,6 +121,22 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
   }
 
   /** One pending clarification bundle of `questions` rows in the current turn. */
+  /** A write unit over the same store whose transactions record each statement they send. */
+  function recordingWriter(statements: string[]): SessionWriter {
+    return createSessionWriter({
+      store: {
+        ...store,
+        transaction: (work, options) =>
+          store.transaction(
+            (tx) => work({ ...tx, db: tx.db.withPlugin(recordingPlugin(tx, statements)) }),
+            options,
+          ),
+      },
+      events: publisher,
+      userInputPending: () => 'consent',
+    });
+  }
+
   function askBundle(pendingId: string, questions = 1): Promise<MessageRecord[]> {
     return writer.write(seeded.session.id, async (write) => {
       const rows: MessageRecord[] = [];
@@ -248,18 +264,7 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
 
   it('says an ask leaves a clarification pending without reading it back, unless the write ends the session', async () => {
     const statements: string[] = [];
-    const recording = createSessionWriter({
-      store: {
-        ...store,
-        transaction: (work, options) =>
-          store.transaction(
-            (tx) => work({ ...tx, db: tx.db.withPlugin(recordingPlugin(tx, statements)) }),
-            options,
-          ),
-      },
-      events: publisher,
-      userInputPending: () => 'consent',
-    });
+    const recording = recordingWriter(statements);
     const ask = (pendingId: string, end: boolean) =>
       recording.write(seeded.session.id, async (write) => {
         const [row] = bundleRows(seeded, pendingId, 1);
@@ -291,18 +296,7 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
 
   it('takes pending_action from the revision bump when a write moves no state, in no statement of its own', async () => {
     const statements: string[] = [];
-    const recording = createSessionWriter({
-      store: {
-        ...store,
-        transaction: (work, options) =>
-          store.transaction(
-            (tx) => work({ ...tx, db: tx.db.withPlugin(recordingPlugin(tx, statements)) }),
-            options,
-          ),
-      },
-      events: publisher,
-      userInputPending: () => 'consent',
-    });
+    const recording = recordingWriter(statements);
     await askBundle('bundle-open');
     const [row] = await messagesByPendingId(store, 'bundle-open');
     if (!row) throw new Error('no row');

@@ -7,6 +7,7 @@ import type { ResponseObserver } from '../observability/index.js';
 import type {
   DeliveryOwners,
   DispatchRecovery,
+  OwnerTerms,
   RepoContext,
   Store,
   TurnRecord,
@@ -67,6 +68,8 @@ export interface ClaimReplicas {
   readonly id: string;
   /** The session's live lease holder, and whether `askedOn` is a live replica. */
   owners(sessionId: string, askedOn: string | undefined): Promise<DeliveryOwners>;
+  /** What `owners` judges by, now: for a read that judges them itself (the identity read). */
+  ownerTerms(): OwnerTerms;
   /**
    * Tells every replica that a claim of `pendingId` waits for its deliverer:
    * with the commit of `tx` when given, else at once.

@@ -10,7 +10,12 @@
  * delivery budget.
  */
 import { ELSEWHERE_ANNOUNCE_INTERVAL_MS, ELSEWHERE_RECHECK_MS } from '../tunables.js';
-import { detachClaim, messagesByPendingId, takeDelivery } from '../store/index.js';
+import {
+  detachClaim,
+  messagesByPendingId,
+  takeDelivery,
+  type DeliveryOwners,
+} from '../store/index.js';
 import { readBundle, type Bundle } from './bundle.js';
 import { startBudget } from './budget.js';
 import type { ClaimReplicas, ClarificationDeps } from './context.js';
@@ -26,13 +31,17 @@ async function routeOf(
   replicas: ClaimReplicas,
   bundle: Bundle,
   options: { detached: boolean; origin: string; waiterHere: boolean },
+  read?: DeliveryOwners,
 ): Promise<DeliveryRoute> {
   // A live wait here decides the route alone: the owners' read would be a round trip for nothing.
   if (options.waiterHere) {
     return deliveryRoute({ ...options, here: replicas.id, askedOn: undefined, holder: undefined });
   }
   const askedOn = options.detached ? undefined : bundle.askedOn;
-  const owners = await replicas.owners(bundle.sessionId, askedOn);
+  // Owners read with the bundle judged its asking replica even if detached; a detached one has none.
+  const owners = read
+    ? { holder: read.holder, askedOnLive: askedOn !== undefined && read.askedOnLive }
+    : await replicas.owners(bundle.sessionId, askedOn);
   return deliveryRoute({
     here: replicas.id,
     waiterHere: options.waiterHere,
@@ -53,13 +62,15 @@ async function routeOf(
 export async function routeBeforeClaim(
   replicas: ClaimReplicas,
   bundle: Bundle,
+  owners?: DeliveryOwners,
 ): Promise<ClaimRoute> {
   const detached = bundle.rows.some((row) => row.detached);
-  const route = await routeOf(replicas, bundle, {
-    detached,
-    origin: replicas.id,
-    waiterHere: false,
-  });
+  const route = await routeOf(
+    replicas,
+    bundle,
+    { detached, origin: replicas.id, waiterHere: false },
+    owners,
+  );
   return route.kind === 'waitEnded' ? 'undecided' : route.kind;
 }
 

@@ -18,6 +18,7 @@ import {
   claimBundle,
   isStorageUnavailable,
   messagesByPendingId,
+  type DeliveryOwners,
   type MessageRecord,
 } from '../store/index.js';
 import { readBundle, winnerResponse, type Bundle } from './bundle.js';
@@ -51,7 +52,14 @@ export interface DecisionCaller {
 }
 
 type Identified =
-  | { ok: true; bundle: Bundle; decision: Decision; external: boolean }
+  | {
+      ok: true;
+      bundle: Bundle;
+      decision: Decision;
+      external: boolean;
+      /** Several replicas: the bundle's delivery owners, judged by the same read. */
+      owners: DeliveryOwners | undefined;
+    }
   | { ok: false; result: RespondResult; outcome: string };
 
 /**
@@ -89,7 +97,7 @@ export class Resolver {
       if (callerSignal?.aborted) return failure('caller_gone');
 
       started = clock.nowMs();
-      const route = await this.bounded(budget, this.claimRoute(identity.bundle));
+      const route = await this.bounded(budget, this.claimRoute(identity.bundle, identity.owners));
       if (route === EXHAUSTED) return this.exhausted('claim', pendingId, started);
       const claimWork = this.claim(identity.bundle, identity.decision, responder, budget, route);
       const known: KnownAtClaim = {
@@ -145,7 +153,13 @@ export class Resolver {
   ): Promise<Identified> {
     const { store } = this.deps;
     // Rows and visibility in one read; no rows and rows not visible look the same.
-    const { rows, visible, agentProfile } = await bundleForPrincipal(store, principal, pendingId);
+    // Several replicas: the same read judges where a claim would be delivered.
+    const { rows, visible, agentProfile, owners } = await bundleForPrincipal(
+      store,
+      principal,
+      pendingId,
+      this.deps.replicas?.ownerTerms(),
+    );
     if (!visible) {
       return { ok: false, result: NOT_FOUND, outcome: 'not_found' };
     }
@@ -166,6 +180,7 @@ export class Resolver {
       bundle: read.bundle,
       decision: decision.decision,
       external: agentProfile === EXTERNAL_AGENT_PROFILE,
+      owners,
     };
   }
 
@@ -173,12 +188,15 @@ export class Resolver {
    * Several replicas, no live wait here: where the claim will be delivered,
    * so the claim can take the delivery (`here`) or announce it (`elsewhere`).
    */
-  private async claimRoute(bundle: Bundle): Promise<ClaimRoute> {
+  private async claimRoute(
+    bundle: Bundle,
+    owners: DeliveryOwners | undefined,
+  ): Promise<ClaimRoute> {
     const { replicas, waiters } = this.deps;
     if (!replicas || waiters.has(bundle.pendingId)) return 'undecided';
     // Already decided: the claim will lose, so racing losers pay no extra read.
     if (bundle.rows.some((row) => row.status !== 'pending')) return 'undecided';
-    return routeBeforeClaim(replicas, bundle);
+    return routeBeforeClaim(replicas, bundle, owners);
   }
 
   /**

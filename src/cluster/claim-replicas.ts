@@ -4,7 +4,7 @@
  * that announces a claim to every replica, and a wait for the next wake about
  * a session. Clarification takes this as its `ClaimReplicas` port.
  */
-import type { DeliveryOwners, RepoContext, Store } from '../store/index.js';
+import type { DeliveryOwners, OwnerTerms, RepoContext, Store } from '../store/index.js';
 import { deliveryOwners, timestampAtMs } from '../store/index.js';
 import type { Timers } from '../support/index.js';
 import type { WakeBus } from './wake-bus.js';
@@ -20,6 +20,7 @@ export interface ClaimReplicasDeps {
 export interface ClaimReplicasView {
   readonly id: string;
   owners(sessionId: string, askedOn: string | undefined): Promise<DeliveryOwners>;
+  ownerTerms(): OwnerTerms;
   announce(pendingId: string, tx?: RepoContext): Promise<void>;
   changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
 }
@@ -30,17 +31,14 @@ export function claimReplicas({
   leaseMs,
   timers,
 }: ClaimReplicasDeps): ClaimReplicasView {
+  const ownerTerms = (): OwnerTerms => {
+    const nowMs = store.clock.nowMs();
+    return { now: timestampAtMs(nowMs), heartbeatAfter: timestampAtMs(nowMs - leaseMs) };
+  };
   return {
     id: bus.replicaId,
-    owners(sessionId, askedOn) {
-      const nowMs = store.clock.nowMs();
-      return deliveryOwners(store, {
-        sessionId,
-        askedOn,
-        now: timestampAtMs(nowMs),
-        heartbeatAfter: timestampAtMs(nowMs - leaseMs),
-      });
-    },
+    owners: (sessionId, askedOn) => deliveryOwners(store, { sessionId, askedOn, ...ownerTerms() }),
+    ownerTerms,
     announce: (pendingId, tx) => bus.send(tx ?? store, { kind: 'delivery', pendingId }),
     changed(sessionId, ms, signal) {
       return new Promise((resolve) => {

@@ -7,6 +7,12 @@ import { sql, type RawBuilder } from 'kysely';
 import type { Principal } from '../auth/index.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
+import {
+  deliveryOwnerColumns,
+  readOwners,
+  type DeliveryOwners,
+  type OwnerTerms,
+} from './leases.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 
 /** Whether `principal` may see the session; false for an unknown session too. */
@@ -43,6 +49,8 @@ export interface PrincipalBundle {
    * delivery that needs it reads no session; undefined when there are no rows.
    */
   agentProfile: string | undefined;
+  /** `deliveryOwners` as the same read judged them, when asked for and the bundle exists. */
+  owners?: DeliveryOwners;
 }
 
 type Viewer = { kind: 'agent'; sessionId: string } | { kind: 'user'; userId: string };
@@ -99,16 +107,36 @@ export function bundleForPrincipalQuery(ctx: RepoContext, principal: Principal, 
   return bundleQuery(ctx, viewerOf(principal), pendingId);
 }
 
-/** A bundle's rows and their visibility to `principal`, in one read. */
+/**
+ * A bundle's rows and their visibility to `principal`, in one read; given
+ * `ownerTerms` (several replicas), the same read judges `deliveryOwners` for
+ * the bundle's session and asking replica.
+ */
 export async function bundleForPrincipal(
   ctx: RepoContext,
   principal: Principal,
   pendingId: string,
+  ownerTerms?: OwnerTerms,
 ): Promise<PrincipalBundle> {
+  if (ownerTerms) {
+    const { now, heartbeatAfter } = ownerTerms;
+    const rows =
+      principal.kind === 'agent'
+        ? await agentOwnedStatement(ctx, '', principal.sessionId, pendingId, now, heartbeatAfter)
+        : await userOwnedStatement(ctx, '', principal.userId, pendingId, now, heartbeatAfter);
+    const read = principalBundle(rows.map(({ holder: _h, asked_on_live: _l, ...row }) => row));
+    return rows[0] ? { ...read, owners: readOwners(rows[0]) } : read;
+  }
   const rows =
     principal.kind === 'agent'
       ? await agentBundleStatement(ctx, '', principal.sessionId, pendingId)
       : await userBundleStatement(ctx, '', principal.userId, pendingId);
+  return principalBundle(rows);
+}
+
+type BundleRow = Awaited<ReturnType<typeof agentBundleStatement>>[number];
+
+function principalBundle(rows: readonly BundleRow[]): PrincipalBundle {
   const first = rows[0];
   // SQLite answers a truth value as 1 or 0, PostgreSQL as a boolean.
   const visible = first !== undefined && Number(first.visible) === 1;
@@ -120,6 +148,25 @@ export async function bundleForPrincipal(
     agentProfile: first?.agent_profile ?? undefined,
   };
 }
+
+function ownedBundleQuery(ctx: RepoContext, viewer: Viewer, pendingId: string, terms: OwnerTerms) {
+  const owners = deliveryOwnerColumns(ctx, terms);
+  return bundleQuery(ctx, viewer, pendingId)
+    .select(owners.holder.as('holder'))
+    .select(owners.asked_on_live.as('asked_on_live'));
+}
+
+const agentOwnedStatement = compiledStatement(
+  'bundle for agent, with owners',
+  (ctx: RepoContext, sessionId: string, pendingId: string, now: string, heartbeatAfter: string) =>
+    ownedBundleQuery(ctx, { kind: 'agent', sessionId }, pendingId, { now, heartbeatAfter }),
+);
+
+const userOwnedStatement = compiledStatement(
+  'bundle for user, with owners',
+  (ctx: RepoContext, userId: string, pendingId: string, now: string, heartbeatAfter: string) =>
+    ownedBundleQuery(ctx, { kind: 'user', userId }, pendingId, { now, heartbeatAfter }),
+);
 
 const agentBundleStatement = compiledStatement(
   'bundle for agent',

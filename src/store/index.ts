@@ -265,7 +265,7 @@ export {
   registerReplica,
   retireOtherReplicas,
 } from './replicas.js';
-export type { DeliveryOwners, LeaseTerms, SessionScope } from './leases.js';
+export type { DeliveryOwners, LeaseTerms, OwnerTerms, SessionScope } from './leases.js';
 export {
   acquireLease,
   ALL_SESSIONS,

@@ -104,19 +104,51 @@ export interface DeliveryOwners {
   readonly askedOnLive: boolean;
 }
 
-/** One read for both; a replica is live with a heartbeat after `heartbeatAfter`. */
+/** When owners are judged: leases live at `now`, replicas live with a heartbeat after `heartbeatAfter`. */
+export interface OwnerTerms {
+  readonly now: string;
+  readonly heartbeatAfter: string;
+}
+
+/** One read for both. */
 export async function deliveryOwners(
   ctx: RepoContext,
-  input: { sessionId: string; askedOn: string | undefined; now: string; heartbeatAfter: string },
+  input: OwnerTerms & { sessionId: string; askedOn: string | undefined },
 ): Promise<DeliveryOwners> {
-  const { rows } = await sql<{ holder: string | null; asked_on_live: unknown }>`
+  const { rows } = await sql<OwnerColumns>`
     SELECT
       (SELECT l.replica_id FROM session_leases l
         WHERE l.session_id = ${input.sessionId} AND ${leaseLive(ctx, 'l', input.now)}) AS holder,
       EXISTS (SELECT 1 FROM replicas r
         WHERE r.id = ${input.askedOn ?? ''} AND ${replicaLive(ctx, 'r', input.heartbeatAfter)})
         AS asked_on_live`.execute(ctx.db);
-  const row = rows[0];
+  return readOwners(rows[0]);
+}
+
+/** `deliveryOwners`' two columns as another statement reads them, named as there. */
+export interface OwnerColumns {
+  readonly holder: string | null;
+  readonly asked_on_live: unknown;
+}
+
+/**
+ * `deliveryOwners` for the session and the asking replica of each row of a
+ * `task_session_messages` query (its `asked_on`), as two columns of that
+ * query: the respond's identity read judges the route in the same statement.
+ */
+export function deliveryOwnerColumns(ctx: RepoContext, terms: OwnerTerms) {
+  const row = 'task_session_messages';
+  return {
+    holder: sql<string | null>`(SELECT l.replica_id FROM session_leases l
+      WHERE l.session_id = ${sql.ref(`${row}.task_session_id`)}
+        AND ${leaseLive(ctx, 'l', terms.now)})`,
+    asked_on_live: sql`EXISTS (SELECT 1 FROM replicas r
+      WHERE r.id = ${ctx.dialect.metadataText('asked_on', row)}
+        AND ${replicaLive(ctx, 'r', terms.heartbeatAfter)})`,
+  };
+}
+
+export function readOwners(row: OwnerColumns | undefined): DeliveryOwners {
   const live = row?.asked_on_live;
   return {
     holder: row?.holder ?? undefined,

@@ -8,11 +8,20 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReplicaIdInUseError, startReplica, type Replica } from '../../src/cluster/index.js';
 import { silentLogger } from '../../src/observability/index.js';
-import { heartbeatReplica, openStore, type Driver, type Store } from '../../src/store/index.js';
+import {
+  appendMessage,
+  bundleForPrincipal,
+  deliveryOwners,
+  heartbeatReplica,
+  openStore,
+  timestampAtMs,
+  type Driver,
+  type Store,
+} from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, type FakeClock } from '../support/fakes.js';
-import { seedSession } from '../support/seed.js';
+import { bundleRows, seedSession } from '../support/seed.js';
 import { eventually } from '../support/clarification-harness.js';
 
 const LEASE_MS = 15_000;
@@ -191,5 +200,43 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
       (row) => row.id,
     );
     expect(ids).toEqual(['holding', 'next']);
+  });
+  it('judges delivery owners in the identity read exactly as deliveryOwners does', async () => {
+    await setUp();
+    const holder = await replica('holder');
+    const asker = await replica('asker');
+    const seeded = await seedSession(store, 'owned');
+    expect(await holder.leases.acquire(seeded.session.id)).toBe(true);
+    for (const row of bundleRows(seeded, 'owned-bundle', 2)) {
+      await appendMessage(store, { ...row, metadata: { ...row.metadata, asked_on: 'asker' } });
+    }
+    const agent = { kind: 'agent', userId: 'someone', sessionId: seeded.session.id } as const;
+    const judged = async () => {
+      const terms = {
+        now: timestampAtMs(clock.nowMs()),
+        heartbeatAfter: timestampAtMs(clock.nowMs() - LEASE_MS),
+      };
+      const read = await bundleForPrincipal(store, agent, 'owned-bundle', terms);
+      const alone = await deliveryOwners(store, {
+        ...terms,
+        sessionId: seeded.session.id,
+        askedOn: 'asker',
+      });
+      expect(read.owners).toEqual(alone);
+      return read.owners;
+    };
+
+    expect(await judged()).toEqual({ holder: 'holder', askedOnLive: true });
+    await asker.stop();
+    expect(await judged()).toEqual({ holder: 'holder', askedOnLive: false });
+    await holder.stop();
+    expect(await judged()).toEqual({ holder: undefined, askedOnLive: false });
+    // Without the terms the read judges nothing; an unknown bundle has no owners.
+    expect((await bundleForPrincipal(store, agent, 'owned-bundle')).owners).toBeUndefined();
+    const unknown = await bundleForPrincipal(store, agent, 'unknown', {
+      now: timestampAtMs(clock.nowMs()),
+      heartbeatAfter: timestampAtMs(clock.nowMs() - LEASE_MS),
+    });
+    expect(unknown.owners).toBeUndefined();
   });
 });

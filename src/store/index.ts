@@ -92,6 +92,7 @@ export type { DispatchRecovery } from './turns.js';
 export {
   deleteUnattemptedReservation,
   markDispatchAttempted,
+  hasReservedTurn,
   pendingReservations,
   publishReservedTurn,
   cancelRequestsQuery,

@@ -253,6 +253,21 @@ export async function deleteUnattemptedReservation(
   return result.numDeletedRows === 1n;
 }
 
+/**
+ * Whether a detached answer's successor turn is reserved in the session and
+ * not yet settled or released: its prompt may be on its way to the agent.
+ */
+export async function hasReservedTurn(ctx: RepoContext, sessionId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('task_session_turns')
+    .select('id')
+    .where('task_session_id', '=', sessionId)
+    .where(ctx.dialect.metadataFlag('prompt_dispatch_pending'))
+    .limit(ONE_ROW)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Turns still carrying a reservation, oldest first, for start-up recovery. */
 export async function pendingReservations(
   ctx: RepoContext,

@@ -1,8 +1,10 @@
 /**
- * Stopping idle agents (issue 13): an agent with no turn, no open
- * clarification, no consent or action request and no due follow-up for
- * `idleMs` is stopped. That is no failure: the session stays idle, and its
- * next prompt starts the agent again (`session/load` when it offers it).
+ * Stopping idle agents (issue 13): an agent with no turn (a reserved one
+ * included), no open clarification, no consent or action request and no due
+ * follow-up for `idleMs` is stopped. That is no failure: the session stays
+ * idle, and its next prompt starts the agent again (`session/load` when it
+ * offers it). A detached answer's delivery reserves its turn under the same
+ * lock as the verdict, and waits for a stop decided before it (`settled`).
  *
  * Each started agent has one deadline, armed when it opens its session and
  * again at every turn's end. When it fires, the decision is taken under the
@@ -12,7 +14,7 @@
  * (`settled`). A deadline that finds the agent busy is armed again.
  */
 import type { Timers } from '../support/index.js';
-import { getSession, hasActiveClarification } from '../store/index.js';
+import { getSession, hasActiveClarification, hasReservedTurn } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
 
 type Verdict = 'stop' | 'busy' | 'gone';
@@ -70,7 +72,9 @@ export class IdleStops {
         deps.host.readiness(sessionId).ready &&
         deps.userInputs.pendingActionOf(sessionId) === null &&
         deps.userInputs.queuedFollowUps(sessionId).length === 0 &&
-        !(await hasActiveClarification(tx, sessionId));
+        !(await hasActiveClarification(tx, sessionId)) &&
+        // A detached answer's prompt may be on its way: the reservation is taken under this lock.
+        !(await hasReservedTurn(tx, sessionId));
       if (!idle) return 'busy';
       // Still under the lock: an admission after this point sees the stop.
       this.stopping.set(

@@ -14,6 +14,8 @@ export function sessionRuntime(deps: AgentLaunchDeps): AgentRuntime {
   return {
     readiness: (sessionId) => host.readiness(sessionId),
     async prepare(sessionId): Promise<Readiness> {
+      // An idle stop decided before the caller's reservation ends that process first.
+      await deps.idleStops.settled(sessionId);
       await confirmLease(deps, sessionId);
       if (!host.isStarted(sessionId)) {
         try {

@@ -1,0 +1,73 @@
+/**
+ * The idle stop and a detached answer's successor turn (issue 13): an agent
+ * whose session holds a reserved successor turn is not idle, since that
+ * turn's prompt may be on its way to it; once the reservation is gone the
+ * next deadline stops the agent. The deadline is fired by hand.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { deleteUnattemptedReservation, reserveSuccessorTurn } from '../../src/store/index.js';
+import type { Timers } from '../../src/support/timers.js';
+import { DRIVERS } from '../support/databases.js';
+import { eventually } from '../support/clarification-harness.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+/** Timers whose callbacks run only when the test says so. */
+function manualTimers(): Timers & { fireAll(): void } {
+  let due = new Set<() => void>();
+  return {
+    setTimeout(callback) {
+      due.add(callback);
+      return {
+        cancel: () => {
+          due.delete(callback);
+        },
+      };
+    },
+    fireAll() {
+      const now = due;
+      due = new Set();
+      for (const callback of now) callback();
+    },
+  };
+}
+
+describe.each(DRIVERS)('the idle stop and a reserved successor turn on %s', (driver) => {
+  let h: TurnsHarness;
+  let timers: ReturnType<typeof manualTimers>;
+
+  beforeEach(async () => {
+    timers = manualTimers();
+    h = await turnsHarness(driver, { timers, agentIdleMs: 1_000 });
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  it('spares an agent while its session holds a reservation, and stops it once released', async () => {
+    const created = await h.createTask('first');
+    const sessionId = created.session.id;
+    await h.settled();
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+
+    const reservation = await h.sessions.write(sessionId, (write) =>
+      reserveSuccessorTurn(write.tx, {
+        sessionId,
+        taskId: created.task.id,
+        recovery: { pendingId: 'bundle-1', clarificationTurnId: 'turn-0', messageIds: [] },
+      }),
+    );
+    timers.fireAll();
+    // The verdict is a session write: once another write passes, it was taken.
+    await h.sessions.write(sessionId, () => Promise.resolve());
+    await h.pump.idle();
+    expect(h.host.isStarted(sessionId)).toBe(true);
+
+    await h.sessions.write(sessionId, (write) =>
+      deleteUnattemptedReservation(write.tx, reservation.id),
+    );
+    timers.fireAll();
+    await eventually(() => !h.host.isStarted(sessionId));
+  });
+});

@@ -115,13 +115,9 @@ export async function deliveryOwners(
   ctx: RepoContext,
   input: OwnerTerms & { sessionId: string; askedOn: string | undefined },
 ): Promise<DeliveryOwners> {
+  const columns = ownerColumns(ctx, input, sql`${input.sessionId}`, sql`${input.askedOn ?? ''}`);
   const { rows } = await sql<OwnerColumns>`
-    SELECT
-      (SELECT l.replica_id FROM session_leases l
-        WHERE l.session_id = ${input.sessionId} AND ${leaseLive(ctx, 'l', input.now)}) AS holder,
-      EXISTS (SELECT 1 FROM replicas r
-        WHERE r.id = ${input.askedOn ?? ''} AND ${replicaLive(ctx, 'r', input.heartbeatAfter)})
-        AS asked_on_live`.execute(ctx.db);
+    SELECT ${columns.holder} AS holder, ${columns.asked_on_live} AS asked_on_live`.execute(ctx.db);
   return readOwners(rows[0]);
 }
 
@@ -131,6 +127,21 @@ export interface OwnerColumns {
   readonly asked_on_live: unknown;
 }
 
+/** The session's live lease holder, and whether the `askedOn` replica is live, as expressions. */
+function ownerColumns(
+  ctx: RepoContext,
+  terms: OwnerTerms,
+  session: RawBuilder<unknown>,
+  askedOn: RawBuilder<unknown>,
+) {
+  return {
+    holder: sql<string | null>`(SELECT l.replica_id FROM session_leases l
+      WHERE l.session_id = ${session} AND ${leaseLive(ctx, 'l', terms.now)})`,
+    asked_on_live: sql`EXISTS (SELECT 1 FROM replicas r
+      WHERE r.id = ${askedOn} AND ${replicaLive(ctx, 'r', terms.heartbeatAfter)})`,
+  };
+}
+
 /**
  * `deliveryOwners` for the session and the asking replica of each row of a
  * `task_session_messages` query (its `asked_on`), as two columns of that
@@ -138,16 +149,15 @@ export interface OwnerColumns {
  */
 export function deliveryOwnerColumns(ctx: RepoContext, terms: OwnerTerms) {
   const row = 'task_session_messages';
-  return {
-    holder: sql<string | null>`(SELECT l.replica_id FROM session_leases l
-      WHERE l.session_id = ${sql.ref(`${row}.task_session_id`)}
-        AND ${leaseLive(ctx, 'l', terms.now)})`,
-    asked_on_live: sql`EXISTS (SELECT 1 FROM replicas r
-      WHERE r.id = ${ctx.dialect.metadataText('asked_on', row)}
-        AND ${replicaLive(ctx, 'r', terms.heartbeatAfter)})`,
-  };
+  return ownerColumns(
+    ctx,
+    terms,
+    sql`${sql.ref(`${row}.task_session_id`)}`,
+    sql`${ctx.dialect.metadataText('asked_on', row)}`,
+  );
 }
 
+/** The two columns as either engine answers them (a truth value is 1, '1' or true). */
 export function readOwners(row: OwnerColumns | undefined): DeliveryOwners {
   const live = row?.asked_on_live;
   return {

@@ -64,38 +64,42 @@ export class IdleStops {
   private async expire(deps: TurnsDeps, sessionId: string): Promise<void> {
     if (!deps.host.isStarted(sessionId)) return;
     let stopped: (() => void) | undefined;
-    const verdict = await deps.sessions.write(sessionId, async ({ tx }): Promise<Verdict> => {
-      const session = await getSession(tx, sessionId);
-      if (!session) return 'gone';
-      const idle =
-        session.state === 'idle' &&
-        deps.host.readiness(sessionId).ready &&
-        deps.userInputs.pendingActionOf(sessionId) === null &&
-        deps.userInputs.queuedFollowUps(sessionId).length === 0 &&
-        !(await hasActiveClarification(tx, sessionId)) &&
-        // A detached answer's prompt may be on its way: the reservation is taken under this lock.
-        !(await hasReservedTurn(tx, sessionId));
-      if (!idle) return 'busy';
-      // Still under the lock: an admission after this point sees the stop.
-      this.stopping.set(
-        sessionId,
-        new Promise<void>((resolve) => {
-          stopped = resolve;
-        }),
-      );
-      return 'stop';
-    });
-    if (verdict === 'busy') {
-      this.arm(deps, sessionId);
-      return;
-    }
-    if (verdict === 'gone') return;
     try {
+      const verdict = await deps.sessions.write(sessionId, async ({ tx }): Promise<Verdict> => {
+        const session = await getSession(tx, sessionId);
+        if (!session) return 'gone';
+        const idle =
+          session.state === 'idle' &&
+          deps.host.readiness(sessionId).ready &&
+          deps.userInputs.pendingActionOf(sessionId) === null &&
+          deps.userInputs.queuedFollowUps(sessionId).length === 0 &&
+          !(await hasActiveClarification(tx, sessionId)) &&
+          // A detached answer's prompt may be on its way: the reservation is taken under this lock.
+          !(await hasReservedTurn(tx, sessionId));
+        if (!idle) return 'busy';
+        // Still under the lock: an admission after this point sees the stop.
+        this.stopping.set(
+          sessionId,
+          new Promise<void>((resolve) => {
+            stopped = resolve;
+          }),
+        );
+        return 'stop';
+      });
+      if (verdict === 'busy') this.arm(deps, sessionId);
+      if (verdict !== 'stop') return;
       deps.logger.info({ session_id: sessionId, idle_ms: this.idleMs }, 'stopping an idle agent');
       await deps.host.stop(sessionId);
+    } catch (error) {
+      // Whether the verdict's commit or the stop failed, the agent may still run: it keeps a deadline.
+      this.arm(deps, sessionId);
+      throw error;
     } finally {
-      this.stopping.delete(sessionId);
-      stopped?.();
+      // Also when the verdict's commit failed: admissions and deliveries wait on this.
+      if (stopped) {
+        this.stopping.delete(sessionId);
+        stopped();
+      }
     }
   }
 }

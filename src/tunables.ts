@@ -130,6 +130,14 @@ export const EVENTS_VISIBILITY_TTL_MS = 10_000;
 // ---------------------------------------------------------------- store
 export const PG_CONNECT_TIMEOUT_MS = 5_000;
 /**
+ * PostgreSQL ends a transaction left idle this long (its replica frozen, its
+ * network cut), freeing its session locks before a lease takeover (15 s)
+ * needs them. No Clarion transaction waits on anything but the database.
+ */
+export const PG_IDLE_IN_TRANSACTION_MAX_MS = 10_000;
+/** An idle PostgreSQL connection is probed (TCP keepalive) after this long. */
+export const PG_KEEPALIVE_IDLE_MS = 10_000;
+/**
  * SQLite's own wait for a lock. It waits inside the call, stopping the event
  * loop (see TOOLCHAIN), so it is zero: the store waits asynchronously instead.
  */

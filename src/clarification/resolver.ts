@@ -63,14 +63,13 @@ type Identified =
   | { ok: false; result: RespondResult; outcome: string };
 
 /**
- * The budget enforced in the database: PostgreSQL's statement or lock
- * timeout, or the store giving up its wait for a lock another connection
- * holds (bounded by the same budget).
+ * The budget enforced in the database: PostgreSQL's statement timeout, or the
+ * store giving up its wait for a lock another connection holds (bounded by
+ * the same budget; PostgreSQL's lock timeout reads as `lock_busy` too).
  */
 function isDatabaseTimeout(error: unknown): boolean {
   if (isStorageUnavailable(error)) return error.reason === 'lock_busy';
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '57014' || code === '55P03';
+  return (error as { code?: unknown } | null)?.code === '57014';
 }
 
 export class Resolver {

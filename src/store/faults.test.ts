@@ -21,13 +21,14 @@ describe('storage faults', () => {
     ['53100', 'disk_full'],
     ['58030', 'io_error'],
     ['08006', 'unreachable'],
+    ['25P03', 'unreachable'],
+    ['55P03', 'lock_busy'],
     ['ECONNREFUSED', 'unreachable'],
     // What a statement got wrong, or the caller's own timeout: not storage faults.
     ['SQLITE_CONSTRAINT_UNIQUE', undefined],
     ['SQLITE_BUSYNESS', undefined],
     ['23505', undefined],
     ['57014', undefined],
-    ['55P03', undefined],
   ];
 
   it.each(cases)('reads %s as %s', (code, reason) => {

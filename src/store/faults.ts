@@ -5,10 +5,10 @@
  * wrong. Each becomes one `StorageUnavailableError` with a stable `code`, so
  * the layers above answer 503 and say the cause instead of a 500.
  *
- * Both engines' codes are read here and nowhere else. Lock and statement
- * timeouts PostgreSQL raises for a `SET LOCAL` bound (`57014`, `55P03`) are
- * left alone: they are the caller's own budget running out, which the
- * resolver counts as such.
+ * Both engines' codes are read here and nowhere else. A lock wait PostgreSQL
+ * gave up (`55P03`: the store's bound, or a caller's budget that shortened
+ * it) is `lock_busy`, as SQLite's is. A statement timeout (`57014`) is left
+ * alone: only a caller's budget sets one, and the resolver counts it as such.
  */
 import type { DatabaseConnection, Dialect, Driver, QueryResult } from 'kysely';
 
@@ -63,6 +63,9 @@ const EXACT_REASONS: Readonly<Record<string, StorageFaultReason>> = {
   '53300': 'unreachable',
   '58030': 'io_error',
   '25006': 'read_only',
+  // The server ended a transaction left idle too long (`PG_IDLE_IN_TRANSACTION_MAX_MS`).
+  '25P03': 'unreachable',
+  '55P03': 'lock_busy',
   '57P01': 'unreachable',
   '57P02': 'unreachable',
   '57P03': 'unreachable',

@@ -3,7 +3,7 @@
  * else in Clarion constructs a connection. The returned store admits work only
  * after every schema step has succeeded.
  */
-import { PG_CONNECT_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -15,6 +15,7 @@ import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
 import { reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
+import { pgConnectionConfig } from './pg-connection.js';
 import { DEFAULT_PREPARED_STATEMENTS, preparingPool } from './pg-prepared.js';
 import { SqliteLockWaitingDriver, sqliteLockWaitingDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
@@ -291,11 +292,7 @@ async function openPostgres(
   poolSize: number,
   onIdleConnectionLost: (error: Error) => void,
 ): Promise<Kysely<Database>> {
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: poolSize,
-    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
-  });
+  const pool = new pg.Pool({ ...pgConnectionConfig(url), max: poolSize });
   // The pool re-emits an idle client's error; unheard, an EventEmitter's 'error' throws.
   pool.on('error', (error: Error & { client?: unknown }) => {
     // pg-pool hangs the whole client on the error: a logger would write out its every

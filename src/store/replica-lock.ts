@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { REPLICA_LOCK_CLASS } from './dialect.js';
 import { redactUrl, type DatabaseTarget } from './open.js';
-import { PG_CONNECT_TIMEOUT_MS } from '../tunables.js';
+import { pgConnectionConfig } from './pg-connection.js';
 
 export interface ReplicaLock {
   /** The second key of the lock, stored as `replicas.lock_key`; null on SQLite. */
@@ -26,10 +26,7 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
   if (target.driver === 'sqlite') {
     return { key: null, onLost: () => undefined, release: () => Promise.resolve() };
   }
-  const client = new pg.Client({
-    connectionString: target.url,
-    connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
-  });
+  const client = new pg.Client(pgConnectionConfig(target.url));
   await client.connect();
   let released = false;
   const listeners: ((error: unknown) => void)[] = [];

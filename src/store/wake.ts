@@ -13,15 +13,12 @@
  * truth); a lost notification is the wake bus's poll to cover, so the
  * listener tells its handlers whenever it (re)connects.
  */
-import {
-  PG_CONNECT_TIMEOUT_MS,
-  WAKE_LISTENER_RETRY_MAX_MS,
-  WAKE_LISTENER_RETRY_MIN_MS,
-} from '../tunables.js';
+import { WAKE_LISTENER_RETRY_MAX_MS, WAKE_LISTENER_RETRY_MIN_MS } from '../tunables.js';
 import { sql } from 'kysely';
 import pg from 'pg';
 import { systemTimers } from '../support/index.js';
 import type { RepoContext } from './context.js';
+import { pgConnectionConfig } from './pg-connection.js';
 
 /** The one channel Clarion's servers notify and listen on. */
 export const WAKE_CHANNEL = 'clarion_wake';
@@ -137,9 +134,8 @@ export function postgresWakeChannel(
 
   async function listenOnce(): Promise<void> {
     const connection = new pg.Client({
-      connectionString: url,
+      ...pgConnectionConfig(url),
       application_name: WAKE_LISTENER_APPLICATION,
-      connectionTimeoutMillis: PG_CONNECT_TIMEOUT_MS,
     });
     let failure: Error | undefined;
     const ended = new Promise<void>((resolve) => {

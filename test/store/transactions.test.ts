@@ -13,10 +13,12 @@ import {
   SQLITE_FILE,
   StorageUnavailableError,
   createUser,
+  isStorageUnavailable,
   getUser,
   openStore,
   type Store,
 } from '../../src/store/index.js';
+import { PG_IDLE_IN_TRANSACTION_MAX_MS, STORE_LOCK_WAIT_MAX_MS } from '../../src/tunables.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { holdSqliteLock, type HeldLock } from '../support/lock-holder.js';
 
@@ -141,13 +143,20 @@ describe('postgresql transactions that begin bounded and holding a session lock'
     await database.dispose();
   });
 
-  /** Fails unless `work` rejects with the bound's cut: `statement_timeout` or `lock_timeout`, whichever fires first. */
+  /**
+   * Fails unless `work` rejects with the bound's cut: `statement_timeout`, or
+   * `lock_timeout` (a busy lock), whichever fires first.
+   */
   async function expectBoundRanOut(work: Promise<unknown>): Promise<void> {
     const error = await work.then(
       () => undefined,
       (reason: unknown) => reason,
     );
-    expect((error as { code?: unknown } | undefined)?.code).toMatch(/^(57014|55P03)$/);
+    if (isStorageUnavailable(error)) {
+      expect(error).toMatchObject({ reason: 'lock_busy', engineCode: '55P03' });
+    } else {
+      expect((error as { code?: unknown } | undefined)?.code).toBe('57014');
+    }
   }
 
   /** Another connection holding `sessionId`'s writers' lock, as a writer elsewhere would. */
@@ -204,6 +213,34 @@ describe('postgresql transactions that begin bounded and holding a session lock'
     await holder.query('COMMIT');
     const after = await waiting;
     expect(await getUser(store, after.id)).toMatchObject({ name: 'after the holder' });
+  });
+
+  it('gives up a session lock held past the store’s bound, with no budget, as a busy lock', async () => {
+    // A writer elsewhere froze holding the lock (a stopped replica): nothing waits for it forever.
+    holder = await holdSessionLock('s-1');
+    const started = performance.now();
+    const write = store.transaction((tx) => createUser(tx, { name: 'blocked' }), {
+      lockSession: 's-1',
+    });
+    const error = await write.then(
+      () => undefined,
+      (reason: unknown) => reason,
+    );
+    const waitedMs = performance.now() - started;
+    expect(error).toBeInstanceOf(StorageUnavailableError);
+    expect(error).toMatchObject({ reason: 'lock_busy', engineCode: '55P03' });
+    expect(waitedMs).toBeGreaterThanOrEqual(STORE_LOCK_WAIT_MAX_MS - 100);
+    expect(waitedMs).toBeLessThan(STORE_LOCK_WAIT_MAX_MS + 5_000);
+  });
+
+  it('opens every connection with the lock-wait and idle-transaction bounds', async () => {
+    const shown = await sql<{ lock: string; idle: string }>`
+      SELECT current_setting('lock_timeout') AS lock,
+             current_setting('idle_in_transaction_session_timeout') AS idle`.execute(store.db);
+    expect(shown.rows[0]).toEqual({
+      lock: `${String(STORE_LOCK_WAIT_MAX_MS / 1000)}s`,
+      idle: `${String(PG_IDLE_IN_TRANSACTION_MAX_MS / 1000)}s`,
+    });
   });
 
   it('takes the same lock as the dialect’s lockSession, whatever the session ID holds', async () => {

@@ -36,7 +36,14 @@ export {
   type AnswerLinkGrant,
   type RedeemedAnswerLink,
 } from './answer-links.js';
-export { responderOf, type DecisionSurface, type Principal, type Responder } from './principal.js';
+export {
+  responderOf,
+  type DecisionSurface,
+  type ExternalAgent,
+  type Principal,
+  type Responder,
+  type TokenHolder,
+} from './principal.js';
 export {
   revokeAgentTokens,
   revokeAgentTokensIn,

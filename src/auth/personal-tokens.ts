@@ -1,5 +1,7 @@
 /**
- * A person's own API tokens (`user` kind): made with a name, listed by name,
+ * A person's own API tokens: `user` ones act as the person; `agent` ones
+ * (stored as `external_agent`) are for an agent the person runs, which asks
+ * and waits through `/mcp` and never decides. Made with a name, listed by name,
  * creation and approximate last use, revoked at once. The secret is returned
  * only when made; a list never holds a secret or a hash. Someone else's token
  * is `not_found`, the same as one that does not exist, and at most
@@ -10,6 +12,7 @@ import {
   deletePersonalToken,
   listPersonalTokens,
   lockUserRow,
+  PERSONAL_TOKEN_KINDS,
   type Store,
   type TokenRecord,
 } from '../store/index.js';
@@ -18,6 +21,7 @@ import {
   MAX_TOKENS_PER_USER,
   type Failure,
   type NewTokenReply,
+  type PersonalTokenKind,
   type TokenView,
 } from '../wire/index.js';
 import type { UserPrincipal } from './accounts.js';
@@ -27,6 +31,7 @@ export function tokenView(record: TokenRecord): TokenView {
   return {
     id: record.id,
     name: record.name ?? '',
+    kind: record.kind === 'external_agent' ? 'agent' : 'user',
     created_at: record.created_at,
     last_used_at: record.last_used_at,
   };
@@ -37,19 +42,23 @@ export type NewTokenResult = ({ ok: true } & NewTokenReply) | Failure<'conflict'
 export function createPersonalToken(
   store: Store,
   owner: UserPrincipal,
-  name: string,
+  request: { readonly name: string; readonly kind: PersonalTokenKind },
 ): Promise<NewTokenResult> {
   return store.transaction(async (tx): Promise<NewTokenResult> => {
     // Counting and adding must not interleave with a second request's.
     if (!(await lockUserRow(tx, owner.userId))) return failure('unauthorized');
-    if ((await countLiveTokens(tx, owner.userId, 'user')) >= MAX_TOKENS_PER_USER) {
+    if ((await countLiveTokens(tx, owner.userId, PERSONAL_TOKEN_KINDS)) >= MAX_TOKENS_PER_USER) {
       return failure(
         'conflict',
         `you already hold ${MAX_TOKENS_PER_USER} tokens, the most allowed; revoke one first`,
         { reason: 'token_limit', limit: MAX_TOKENS_PER_USER },
       );
     }
-    const issued = await issueToken(tx, { kind: 'user', userId: owner.userId, name });
+    const issued = await issueToken(tx, {
+      kind: request.kind === 'agent' ? 'external_agent' : 'user',
+      userId: owner.userId,
+      name: request.name,
+    });
     return { ok: true, token: tokenView(issued.record), secret: issued.secret };
   });
 }

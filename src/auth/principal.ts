@@ -14,6 +14,20 @@ export type Principal =
     }
   | { readonly kind: 'agent'; readonly userId: string; readonly sessionId: string };
 
+/**
+ * The holder of an external agent's token: an agent a person runs themselves
+ * (an MCP client such as Claude Code). It is no principal yet: `/mcp` binds
+ * each of its MCP sessions to its client's external session, as an `agent`
+ * of that session; every other surface refuses it. No agent ever decides.
+ */
+export interface ExternalAgent {
+  readonly kind: 'external_agent';
+  readonly userId: string;
+}
+
+/** What a bearer token resolves to. */
+export type TokenHolder = Principal | ExternalAgent;
+
 export type { DecisionSurface, Responder };
 
 /**

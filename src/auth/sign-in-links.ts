@@ -86,7 +86,7 @@ export async function signInLinkFor(
   return store.transaction(async (tx): Promise<SignInLinkResult> => {
     // Also the existence check; it keeps a concurrent mint from slipping past the count.
     if (!(await lockUserRow(tx, userId))) return failure('not_found', 'unknown user');
-    if ((await countLiveTokens(tx, userId, 'sign_in')) >= SIGN_IN_LINKS_PER_USER) {
+    if ((await countLiveTokens(tx, userId, ['sign_in'])) >= SIGN_IN_LINKS_PER_USER) {
       return failure(
         'quota_exceeded',
         `${SIGN_IN_LINKS_PER_USER} unused sign-in links are already out; use one or wait until one expires`,

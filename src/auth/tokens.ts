@@ -2,7 +2,8 @@
  * Token secrets and what they resolve to. A secret is `clr_` plus 32 random
  * bytes in base64url; it is returned once, when issued, and only its SHA-256
  * hex hash is stored. Each channel accepts its own kinds: a bearer header
- * takes `user`, `preset` and `agent` tokens, the session cookie only `browser` tokens,
+ * takes `user`, `preset`, `agent` and `external_agent` tokens, the session
+ * cookie only `browser` tokens,
  * and a `sign_in` token authenticates nothing until it is redeemed.
  */
 import {
@@ -23,7 +24,7 @@ import {
   type LiveToken,
   type TokenRecord,
 } from '../store/index.js';
-import type { Principal } from './principal.js';
+import type { TokenHolder } from './principal.js';
 
 export const TOKEN_PREFIX = 'clr_';
 const SECRET_BYTES = 32;
@@ -35,7 +36,7 @@ export { BROWSER_SESSION_TTL_MS, SIGN_IN_TOKEN_TTL_MS };
 export type CredentialChannel = 'bearer' | 'cookie';
 
 const CHANNEL_KINDS: Record<CredentialChannel, readonly ApiTokenKind[]> = {
-  bearer: ['user', 'preset', 'agent'],
+  bearer: ['user', 'preset', 'agent', 'external_agent'],
   cookie: ['browser'],
 };
 
@@ -43,6 +44,7 @@ const TTL_MS: Record<ApiTokenKind, number | undefined> = {
   user: undefined,
   preset: undefined,
   agent: undefined,
+  external_agent: undefined,
   sign_in: SIGN_IN_TOKEN_TTL_MS,
   browser: BROWSER_SESSION_TTL_MS,
 };
@@ -57,7 +59,7 @@ export function hashSecret(secret: string): string {
 
 export type TokenRequest =
   | {
-      readonly kind: 'user' | 'sign_in' | 'browser';
+      readonly kind: 'user' | 'external_agent' | 'sign_in' | 'browser';
       readonly userId: string;
       /** A personal token's label, or who minted a sign-in link. */
       readonly name?: string;
@@ -92,11 +94,12 @@ export async function resolveToken(
   ctx: RepoContext,
   secret: string,
   channel: CredentialChannel,
-): Promise<Principal | undefined> {
+): Promise<TokenHolder | undefined> {
   if (!plausibleSecret(secret)) return undefined;
   const token = await findLiveToken(ctx, hashSecret(secret), CHANNEL_KINDS[channel]);
   if (!token) return undefined;
-  if (token.kind === 'user') await noteTokenUse(ctx, token);
+  if (token.kind === 'user' || token.kind === 'external_agent') await noteTokenUse(ctx, token);
+  if (token.kind === 'external_agent') return { kind: 'external_agent', userId: token.userId };
   if (token.kind === 'agent') {
     // An agent token without a session would reach nothing; refuse it outright.
     if (token.sessionId === null) return undefined;

@@ -17,7 +17,7 @@ import type { Store } from '../store/index.js';
 import { registerAccountRoutes } from './admin-routes.js';
 import { mountBearerChallenge } from './bearer-challenge.js';
 import { registerAnswerLinkRoutes } from './answer-link-routes.js';
-import { createPrincipalResolver, mountApiAccess } from './auth.js';
+import { createPrincipalResolver, createTokenHolderResolver, mountApiAccess } from './auth.js';
 import { registerClarificationRoutes } from './clarification-routes.js';
 import { registerConsentRuleRoutes } from './consent-rule-routes.js';
 import type { AppEnv } from './env.js';
@@ -111,7 +111,7 @@ export function createApp(deps: AppDeps): App {
   const mcp = registerMcpRoute(app, {
     store: deps.store,
     clarification: deps.clarification,
-    resolvePrincipal,
+    resolveHolder: createTokenHolderResolver({ store: deps.store, trustedOrigins }),
     logger: deps.logger.child({ component: 'mcp' }),
     userInputs: deps.turns.userInputs,
     sharedSessions: deps.sharedMcpSessions ?? false,

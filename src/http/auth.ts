@@ -23,6 +23,7 @@ import {
   type CredentialChannel,
   type DecisionSurface,
   type Principal,
+  type TokenHolder,
 } from '../auth/index.js';
 import type { RepoContext, Store } from '../store/index.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from '../wire/index.js';
@@ -53,7 +54,7 @@ export interface AuthOptions {
 }
 
 export type AuthResult =
-  | { readonly ok: true; readonly principal: Principal; readonly via: CredentialChannel }
+  | { readonly ok: true; readonly holder: TokenHolder; readonly via: CredentialChannel }
   | { readonly ok: false; readonly code: 'unauthorized' | 'forbidden' };
 
 export { bearerSecret };
@@ -86,28 +87,41 @@ export async function authenticateRequest(
 ): Promise<AuthResult> {
   const bearer = bearerSecret(request.headers.get('authorization'));
   if (bearer !== undefined) {
-    const principal = bearer === null ? undefined : await resolveToken(ctx, bearer, 'bearer');
-    return principal ? { ok: true, principal, via: 'bearer' } : { ok: false, code: 'unauthorized' };
+    const holder = bearer === null ? undefined : await resolveToken(ctx, bearer, 'bearer');
+    return holder ? { ok: true, holder, via: 'bearer' } : { ok: false, code: 'unauthorized' };
   }
   const cookie = sessionCookieOf(request);
   if (cookie === undefined) return { ok: false, code: 'unauthorized' };
-  const principal = await resolveToken(ctx, cookie, 'cookie');
-  if (!principal) return { ok: false, code: 'unauthorized' };
+  const holder = await resolveToken(ctx, cookie, 'cookie');
+  if (!holder) return { ok: false, code: 'unauthorized' };
   const needsOrigin = isStateChanging(request.method) || isWebSocketUpgrade(request);
   if (needsOrigin && !isOwnOrigin(request, options.trustedOrigins)) {
     return { ok: false, code: 'forbidden' };
   }
-  return { ok: true, principal, via: 'cookie' };
+  return { ok: true, holder, via: 'cookie' };
 }
 
-/** For the WebSocket route: the caller of an upgrade request, or `undefined` to refuse it. */
+/**
+ * For the WebSocket route: the caller of an upgrade request, or `undefined` to
+ * refuse it. An external agent's token reaches only `/mcp`.
+ */
 export async function resolvePrincipal(
   ctx: RepoContext,
   request: Request,
   options: AuthOptions = {},
 ): Promise<Principal | undefined> {
+  const holder = await resolveTokenHolder(ctx, request, options);
+  return holder?.kind === 'external_agent' ? undefined : holder;
+}
+
+/** For `/mcp`: whoever holds the request's token, external agents included. */
+export async function resolveTokenHolder(
+  ctx: RepoContext,
+  request: Request,
+  options: AuthOptions = {},
+): Promise<TokenHolder | undefined> {
   const result = await authenticateRequest(ctx, request, options);
-  return result.ok ? result.principal : undefined;
+  return result.ok ? result.holder : undefined;
 }
 
 export interface AuthDeps extends AuthOptions {
@@ -121,6 +135,13 @@ export function createPrincipalResolver(
   return (request) => resolvePrincipal(deps.store, request, deps);
 }
 
+/** `resolveTokenHolder` bound to the store and options, for `/mcp`. */
+export function createTokenHolderResolver(
+  deps: AuthDeps,
+): (request: Request) => Promise<TokenHolder | undefined> {
+  return (request) => resolveTokenHolder(deps.store, request, deps);
+}
+
 /** Sets `principal` for the routes after it, or answers 401/403 itself. */
 export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -129,11 +150,15 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     if (ANSWER_LINK_PATHS.has(c.req.path) && !c.req.header('authorization')) return next();
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
     if (!result.ok) return errorResponse(c, result.code);
+    const { holder } = result;
     // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.
-    if (result.principal.kind === 'agent' && isStateChanging(c.req.method)) {
+    if (holder.kind !== 'user' && isStateChanging(c.req.method)) {
       return errorResponse(c, 'person_required', AGENT_READ_ONLY);
     }
-    c.set('principal', result.principal);
+    if (holder.kind === 'external_agent') {
+      return errorResponse(c, 'forbidden', EXTERNAL_AGENT_MCP_ONLY);
+    }
+    c.set('principal', holder);
     c.set('surface', result.via === 'cookie' ? 'web' : 'rest');
     await next();
     return;
@@ -147,6 +172,8 @@ const ANSWER_LINK_PATHS: ReadonlySet<string> = new Set([
 
 const AGENT_READ_ONLY =
   "an agent's token can only read its own session; a person makes every change and decision";
+const EXTERNAL_AGENT_MCP_ONLY =
+  "an external agent's token works only on /mcp, where it asks and waits for the person";
 
 /** The caller of a decision route, as the services take it. */
 export function decisionCaller(c: Context<AppEnv>): {

@@ -73,7 +73,7 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     if (caller instanceof Response) return caller;
     const body = await parseJsonBody(c, newTokenBody);
     if (!body.ok) return body.response;
-    const result = await createPersonalToken(store, caller.principal, body.value.name);
+    const result = await createPersonalToken(store, caller.principal, body.value);
     if (!result.ok) return failureResponse(c, result);
     c.header('Cache-Control', 'no-store');
     return c.json({ token: result.token, secret: result.secret }, 201);

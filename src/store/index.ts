@@ -127,6 +127,7 @@ export {
 export { jsonValue } from './dialect.js';
 export { toMessageRecord } from './messages.js';
 export type { ApiTokenKind } from './tables.js';
+export { PERSONAL_TOKEN_KINDS } from './tables.js';
 export type { MemberListing, MemberRecord, MemberRole } from './accounts.js';
 export {
   deleteUserRow,

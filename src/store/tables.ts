@@ -22,7 +22,18 @@ export interface UsersTable {
  * is the first admin's token whose secret `CLARION_ADMIN_TOKEN` chose: its own
  * kind, so a start with another value can find the old one and revoke it.
  */
-export type ApiTokenKind = 'user' | 'preset' | 'agent' | 'sign_in' | 'browser';
+/**
+ * `agent`: minted by Clarion for the agent of one session. `external_agent`:
+ * minted by a person for an agent they run themselves (an MCP client), which
+ * may ask and wait through `/mcp` but never decide.
+ */
+export type ApiTokenKind = 'user' | 'preset' | 'agent' | 'external_agent' | 'sign_in' | 'browser';
+
+/** The kinds a person mints, lists and revokes as their own API tokens. */
+export const PERSONAL_TOKEN_KINDS = [
+  'user',
+  'external_agent',
+] as const satisfies readonly ApiTokenKind[];
 
 export interface ApiTokensTable {
   id: string;

@@ -9,7 +9,12 @@ import { formatTimestamp } from '../support/index.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { sessionInScope, type SessionScope } from './leases.js';
-import type { ApiTokenKind, ApiTokensTable, Timestamp } from './tables.js';
+import {
+  PERSONAL_TOKEN_KINDS,
+  type ApiTokenKind,
+  type ApiTokensTable,
+  type Timestamp,
+} from './tables.js';
 
 export type TokenRecord = ApiTokensTable;
 
@@ -268,14 +273,14 @@ export async function deleteSpentTokens(ctx: RepoContext): Promise<number> {
   return Number(result.numDeletedRows);
 }
 
-/** A user's live `user` tokens (personal API tokens), oldest first. */
+/** A user's live personal API tokens (`PERSONAL_TOKEN_KINDS`), oldest first. */
 export async function listPersonalTokens(ctx: RepoContext, userId: string): Promise<TokenRecord[]> {
   const now = wallTimestamp(ctx.clock);
   return ctx.db
     .selectFrom('api_tokens')
     .selectAll()
     .where('user_id', '=', userId)
-    .where('kind', '=', 'user')
+    .where('kind', 'in', PERSONAL_TOKEN_KINDS)
     .where('used_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .orderBy('created_at')
@@ -283,18 +288,18 @@ export async function listPersonalTokens(ctx: RepoContext, userId: string): Prom
     .execute();
 }
 
-/** How many live (unused, unexpired) tokens of `kind` the user holds. */
+/** How many live (unused, unexpired) tokens of `kinds` the user holds. */
 export async function countLiveTokens(
   ctx: RepoContext,
   userId: string,
-  kind: ApiTokenKind,
+  kinds: readonly ApiTokenKind[],
 ): Promise<number> {
   const now = wallTimestamp(ctx.clock);
   const row = await ctx.db
     .selectFrom('api_tokens')
     .select((eb) => eb.fn.countAll<number | string | bigint>().as('live'))
     .where('user_id', '=', userId)
-    .where('kind', '=', kind)
+    .where('kind', 'in', kinds)
     .where('used_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .executeTakeFirstOrThrow();
@@ -315,7 +320,7 @@ export async function lockUserRow(ctx: RepoContext, userId: string): Promise<boo
   return result.numUpdatedRows > 0n;
 }
 
-/** Deletes one of the user's own `user` tokens; false when no such token is theirs. */
+/** Deletes one of the user's own personal tokens; false when no such token is theirs. */
 export async function deletePersonalToken(
   ctx: RepoContext,
   userId: string,
@@ -325,7 +330,7 @@ export async function deletePersonalToken(
     .deleteFrom('api_tokens')
     .where('id', '=', id)
     .where('user_id', '=', userId)
-    .where('kind', '=', 'user')
+    .where('kind', 'in', PERSONAL_TOKEN_KINDS)
     .executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

@@ -73,14 +73,25 @@ export const signInLinkReply = z
 export type SignInLinkReply = z.infer<typeof signInLinkReply>;
 
 // ---------------------------------------------------------------- personal API tokens
+/**
+ * `user`: acts as the person, everywhere. `agent`: for an agent the person
+ * runs themselves (an MCP client such as Claude Code): it asks and waits
+ * through `/mcp` and never decides; every other route refuses it.
+ */
+export const personalTokenKind = z.enum(['user', 'agent']);
+export type PersonalTokenKind = z.infer<typeof personalTokenKind>;
 export const newTokenBody = z
-  .strictObject({ name: visibleText(MAX_TOKEN_NAME_CHARS) })
+  .strictObject({
+    name: visibleText(MAX_TOKEN_NAME_CHARS),
+    kind: personalTokenKind.default('user'),
+  })
   .meta({ id: 'NewTokenBody' });
 /** A token as its owner sees it later: never its secret. */
 export const tokenView = z
   .object({
     id: z.string(),
     name: z.string(),
+    kind: personalTokenKind,
     created_at: timestamp,
     last_used_at: timestamp.nullable().describe('Approximate: updated at most once a minute'),
   })

@@ -192,12 +192,17 @@ describe('signing in anywhere, as anyone', () => {
       ),
     );
     const secret = /Bearer (clr_[\w-]+)/.exec(command)?.[1] ?? '';
+    // An agent token: it asks through /mcp and reaches no REST route, not even a read.
     const me = await fetch(`${world.clarion.url}/api/v1/me`, {
       headers: { authorization: `Bearer ${secret}` },
     });
-    expect(me.status).toBe(200);
+    expect(me.status).toBe(403);
     const tokens = page.getByTestId('api-token');
-    await tokens.filter({ hasText: 'Claude Code' }).waitFor(WAIT);
+    const claude = tokens.filter({ hasText: 'Claude Code' });
+    await claude.waitFor(WAIT);
+    expect(await claude.getByTestId('api-token-kind').textContent()).toBe(
+      'Agent: asks, never decides',
+    );
 
     await page.getByTestId('api-token-name').fill('laptop script');
     await page.getByTestId('api-token-create').click();

@@ -244,6 +244,7 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
     interface Listed {
       id: string;
       name: string;
+      kind: 'user' | 'agent';
       created_at: string;
       last_used_at: string | null;
     }
@@ -268,6 +269,7 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
       expect(made.token).toEqual({
         id: expect.any(String) as string,
         name: 'Claude Code',
+        kind: 'user',
         created_at: expect.any(String) as string,
         last_used_at: null,
       });
@@ -289,6 +291,38 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
       expect(revoked.status).toBe(204);
       expect((await call('/api/v1/me', made.secret)).status).toBe(401);
       expect((await list(bob.token)).map((token) => token.name)).toEqual(['First token']);
+    });
+
+    it('makes an agent token that is listed and revoked as the person’s, and reaches no REST route', async () => {
+      const bob = await newUser('bob');
+      const response = await call('/api/v1/tokens', bob.token, {
+        method: 'POST',
+        json: { name: 'Claude Code', kind: 'agent' },
+      });
+      expect(response.status).toBe(201);
+      const made = (await response.json()) as { token: Listed; secret: string };
+      expect(made.token).toMatchObject({ name: 'Claude Code', kind: 'agent' });
+      expect((await list(bob.token)).map((token) => [token.name, token.kind])).toEqual([
+        ['First token', 'user'],
+        ['Claude Code', 'agent'],
+      ]);
+
+      // It asks and waits through /mcp only: every REST read is forbidden, every write a person's.
+      const me = await call('/api/v1/me', made.secret);
+      expect(me.status).toBe(403);
+      expect(((await me.json()) as { code: string }).code).toBe('forbidden');
+      const minted = await call('/api/v1/tokens', made.secret, {
+        method: 'POST',
+        json: { name: 'escalated' },
+      });
+      expect(minted.status).toBe(403);
+      expect(((await minted.json()) as { code: string }).code).toBe('person_required');
+
+      const revoked = await call(`/api/v1/tokens/${made.token.id}`, bob.token, {
+        method: 'DELETE',
+      });
+      expect(revoked.status).toBe(204);
+      expect((await call('/api/v1/me', made.secret)).status).toBe(401);
     });
 
     it('updates last_used_at at most once per interval, never a write per request', async () => {
@@ -351,7 +385,8 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
           'invalid_request',
         ],
         [bob.token, { method: 'POST', json: { name: 42 } }, 400, 'invalid_request'],
-        [bob.token, { method: 'POST', json: { name: 'a', kind: 'agent' } }, 400, 'invalid_request'],
+        [bob.token, { method: 'POST', json: { name: 'a', kind: 'admin' } }, 400, 'invalid_request'],
+        [bob.token, { method: 'POST', json: { name: 'a', scope: 'all' } }, 400, 'invalid_request'],
         [bob.token, { method: 'POST', json: { name: 'a\u0000b' } }, 400, 'invalid_text'],
         [bob.token, { method: 'POST' }, 415, 'unsupported_media_type'],
         [agent.secret, { method: 'POST', json: { name: 'agent' } }, 403, 'person_required'],

@@ -1,12 +1,15 @@
 /**
- * An external agent (someone's own MCP client with a user token) on both
- * dialects: its questions land in an `external` session of a task named after
- * the client, colleagues list and answer them over MCP, the asking client gets
- * the answer live, or later through `wait_for_answer` once its wait ended.
+ * An external agent (someone's own MCP client with a user token, or with the
+ * agent token its person minted for it) on both dialects: its questions land
+ * in an `external` session of a task named after the client, colleagues list
+ * and answer them over MCP, the asking client gets the answer live, or later
+ * through `wait_for_answer` once its wait ended. With an agent token it sees
+ * only its own questions and can never answer one.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
+import { issueToken } from '../../src/auth/index.js';
 import { getSession, getTask } from '../../src/store/index.js';
 import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
@@ -161,6 +164,49 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       status: 'skipped',
       pending_id: pendingId,
       reason: 'No',
+    });
+  });
+
+  it('with an agent token, asks and waits in its external session and never decides', async () => {
+    const minted = await issueToken(m.h.store, {
+      kind: 'external_agent',
+      userId: m.h.principals.member.userId,
+      name: 'Claude Code',
+    });
+    const agent = await m.connect(minted.secret, 'claude-code');
+    const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
+    const { pendingId, sessionId } = await newestVisible();
+    const session = await getSession(m.h.store, sessionId);
+    expect(session).toMatchObject({ agent_profile: 'external' });
+    expect(await getTask(m.h.store, session?.task_id ?? '')).toMatchObject({
+      title: 'claude-code',
+      created_by: m.h.principals.member.userId,
+    });
+
+    // Its own question is all it sees, and it cannot answer it: only a person decides.
+    const listed = structured(await m.call(agent, 'list_pending_questions', {}));
+    expect((listed.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
+      pendingId,
+    ]);
+    const refused = await m.call(agent, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+    expect(toolErrorText(refused)).toBe(OUTCOMES.person_required.mcpMessage);
+    expect((await m.h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+    // Nor can it ask for an action, which only an agent Clarion started may.
+    const tools = await agent.listTools();
+    expect(tools.tools.map((tool) => tool.name)).not.toContain('request_user_action');
+
+    const colleague = await m.connect(m.tokens.colleague);
+    expect(
+      structured(await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS })),
+    ).toMatchObject({ claimed: true });
+    expect(structured(await asking)).toMatchObject({ status: 'answered', pending_id: pendingId });
+    const rows = await m.h.rows(pendingId);
+    expect(rows[0]?.metadata.responded_by).toMatchObject({
+      user_id: m.colleague.userId,
+      surface: 'mcp',
     });
   });
 

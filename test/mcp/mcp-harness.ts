@@ -19,7 +19,7 @@ import {
 import type { Principal } from '../../src/auth/principal.js';
 import { issueToken } from '../../src/auth/tokens.js';
 import type { ClarificationBudgets } from '../../src/clarification/index.js';
-import { createPrincipalResolver, mountApiAccess } from '../../src/http/auth.js';
+import { createTokenHolderResolver, mountApiAccess } from '../../src/http/auth.js';
 import { registerClarificationRoutes } from '../../src/http/clarification-routes.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -102,7 +102,7 @@ export async function mcpHarness(
   const endpoint = registerMcpRoute(app, {
     store,
     clarification: h.service,
-    resolvePrincipal: createPrincipalResolver({ store }),
+    resolveHolder: createTokenHolderResolver({ store }),
     logger: silentLogger,
     ...(options.progressIntervalMs === undefined
       ? {}

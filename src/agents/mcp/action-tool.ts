@@ -10,7 +10,7 @@ import { failure, requestUserActionInput, type ActionOutput } from '../../wire/i
 import { getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
-import type { CallContext, ToolExtra } from './call-context.js';
+import type { BoundCall, ToolExtra } from './call-context.js';
 import { withProgress } from './progress.js';
 import { toolFailure, toolResult } from './results.js';
 
@@ -26,7 +26,7 @@ export function registerActionTool(
   authenticated: (
     args: unknown,
     extra: ToolExtra,
-    body: (caller: CallContext) => Promise<CallToolResult>,
+    body: (caller: BoundCall) => Promise<CallToolResult>,
   ) => Promise<CallToolResult>,
 ): void {
   server.registerTool(

@@ -1,6 +1,6 @@
 /**
  * Who is calling a tool and when the call is over. The HTTP route
- * authenticates every request and hands the principal and the request's own
+ * authenticates every request and hands the token's holder and the request's own
  * abort signal to the transport as `authInfo.extra`; a tool reads them back
  * here. A call ends when the client cancels it (MCP `notifications/cancelled`
  * aborts `extra.signal`) or when the HTTP connection carrying it closes.
@@ -8,14 +8,20 @@
 import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../auth/index.js';
+import type { Principal, TokenHolder } from '../../auth/index.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface CallContext {
-  principal: Principal;
+  /** An external agent is bound to its client's external session by the tools (`tools.ts`). */
+  holder: TokenHolder;
   /** Aborts when the MCP request is cancelled or its HTTP connection closes. */
   signal: AbortSignal;
+}
+
+/** A call whose caller is bound to a principal (an external agent: to its external session). */
+export interface BoundCall extends CallContext {
+  principal: Principal;
 }
 
 const PRINCIPAL_KEY = 'clarionPrincipal';
@@ -23,33 +29,37 @@ const CONNECTION_KEY = 'clarionConnection';
 
 /** What the route attaches to every request it hands the transport. */
 export function callerAuthInfo(
-  principal: Principal,
+  holder: TokenHolder,
   token: string,
   connection: AbortSignal,
 ): AuthInfo {
   return {
     token,
-    clientId:
-      principal.kind === 'agent' ? `agent:${principal.sessionId}` : `user:${principal.userId}`,
+    clientId: holderKey(holder),
     scopes: [],
-    extra: { [PRINCIPAL_KEY]: principal, [CONNECTION_KEY]: connection },
+    extra: { [PRINCIPAL_KEY]: holder, [CONNECTION_KEY]: connection },
   };
 }
 
 /** The caller of a tool; `undefined` when the route did not authenticate it (never served). */
 export function callContext(extra: ToolExtra): CallContext | undefined {
   const attached = extra.authInfo?.extra;
-  const principal = attached?.[PRINCIPAL_KEY] as Principal | undefined;
+  const holder = attached?.[PRINCIPAL_KEY] as TokenHolder | undefined;
   const connection = attached?.[CONNECTION_KEY];
-  if (!principal) return undefined;
+  if (!holder) return undefined;
   const signal =
     connection instanceof AbortSignal ? AbortSignal.any([extra.signal, connection]) : extra.signal;
-  return { principal, signal };
+  return { holder, signal };
 }
 
-/** Stable identity of a principal, to bind an MCP session to whoever opened it. */
-export function principalKey(principal: Principal): string {
-  return principal.kind === 'agent'
-    ? `agent:${principal.userId}:${principal.sessionId}`
-    : `user:${principal.userId}`;
+/** Stable identity of a token's holder, to bind an MCP session to whoever opened it. */
+export function holderKey(holder: TokenHolder): string {
+  switch (holder.kind) {
+    case 'agent':
+      return `agent:${holder.userId}:${holder.sessionId}`;
+    case 'external_agent':
+      return `external-agent:${holder.userId}`;
+    case 'user':
+      return `user:${holder.userId}`;
+  }
 }

@@ -7,7 +7,7 @@
  * opened; anything else reads as an unknown session.
  */
 import type { Env, Hono } from 'hono';
-import type { Principal } from '../../auth/index.js';
+import type { TokenHolder } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
 import { MCP_CALL_WITHOUT_PROGRESS_MS, MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/index.js';
 import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
-import { callerAuthInfo, principalKey } from './call-context.js';
+import { callerAuthInfo, holderKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { readMcpBody } from './body.js';
 import {
@@ -40,8 +40,8 @@ export const MCP_PATH = '/mcp';
 export interface McpRouteDeps {
   store: Store;
   clarification: ClarificationService;
-  /** The bearer resolver of `http/auth.ts` (`createPrincipalResolver`). */
-  resolvePrincipal: (request: Request) => Promise<Principal | undefined>;
+  /** The bearer resolver of `http/auth.ts` (`createTokenHolderResolver`): external agents too. */
+  resolveHolder: (request: Request) => Promise<TokenHolder | undefined>;
   logger: Logger;
   /** Between progress notifications of a waiting call; 20 s unless a test shortens it. */
   progressIntervalMs?: number;
@@ -157,10 +157,10 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
     if (typeof secret !== 'string') return unauthorized(request);
-    const principal = await deps.resolvePrincipal(request);
-    if (!principal) return unauthorized(request);
-    const owner = principalKey(principal);
-    const authInfo = callerAuthInfo(principal, secret, request.signal);
+    const holder = await deps.resolveHolder(request);
+    if (!holder) return unauthorized(request);
+    const owner = holderKey(holder);
+    const authInfo = callerAuthInfo(holder, secret, request.signal);
     const body = await readMcpBody(request, MAX_MCP_BODY_BYTES);
     if (body instanceof Response) return body;
     const handling = { authInfo, ...('json' in body ? { parsedBody: body.json } : {}) };
@@ -176,10 +176,10 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
 
     // No session here yet: an `initialize` opens one (the transport refuses anything
     // else), or a session another replica opened is opened again.
-    const admission = await sessions.admit({ owner, user: principal.userId });
+    const admission = await sessions.admit({ owner, user: holder.userId });
     if (!admission.ok) {
       deps.logger.warn(
-        { principal: principal.kind, scope: admission.scope, limit: admission.limit },
+        { principal: holder.kind, scope: admission.scope, limit: admission.limit },
         'mcp session refused: quota exceeded',
       );
       return quotaExceeded(admission.scope, admission.limit);
@@ -191,22 +191,19 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       if (!resume) await shared?.keep(id, owner, body.json);
       const handle = await openMcpSession(
         toolDeps,
-        principal.kind,
+        holder.kind,
         {
           onInitialized: (opened, handle) => {
             slot.fill({
               id: opened,
               owner,
-              user: principal.userId,
+              user: holder.userId,
               handle,
               lastSeenMs: nowMs(),
               inFlight: () => handle.inFlight(),
               close: () => handle.close(),
             });
-            deps.logger.info(
-              { mcpSession: opened, principal: principal.kind },
-              'mcp session opened',
-            );
+            deps.logger.info({ mcpSession: opened, principal: holder.kind }, 'mcp session opened');
           },
           onClosed: (id) => {
             sessions.remove(id);

@@ -8,7 +8,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
-import type { Principal } from '../../auth/index.js';
+import type { Principal, TokenHolder } from '../../auth/index.js';
 import {
   type AskResult,
   type ClarificationService,
@@ -16,7 +16,7 @@ import {
 } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
 import { isStorageUnavailable, type Store } from '../../store/index.js';
-import { callContext, type CallContext, type ToolExtra } from './call-context.js';
+import { callContext, type BoundCall, type ToolExtra } from './call-context.js';
 import {
   ensureExternalSession,
   externalSessionLive,
@@ -60,7 +60,7 @@ export interface McpSessionHooks {
    * Who opened the session; every later request of it is theirs (the route
    * binds a session to its principal), so the tool list can be theirs too.
    */
-  readonly openedBy: Principal['kind'];
+  readonly openedBy: TokenHolder['kind'];
   /** Ends the response stream of a cancelled call, which the SDK would leave open. */
   closeStream(requestId: RequestId): void;
   /** Counts calls in flight, so a busy session is never evicted as idle. */
@@ -90,20 +90,38 @@ export function registerClarionTools(
   // The external session is found once per MCP session, then only re-checked.
   let externalSessionId: string | undefined;
 
-  async function askTarget(
-    principal: Principal,
-  ): Promise<{ sessionId: string; external: boolean } | undefined> {
-    if (principal.kind === 'agent') return { sessionId: principal.sessionId, external: false };
+  /** The external session of this MCP session's client; `undefined` when the user has no workspace. */
+  async function externalSession(userId: string): Promise<string | undefined> {
     if (externalSessionId !== undefined && (await externalSessionLive(store, externalSessionId))) {
-      return { sessionId: externalSessionId, external: true };
+      return externalSessionId;
     }
     const title = externalTaskTitle(server.server.getClientVersion()?.name);
-    const found = await ensureExternalSession(store, principal.userId, title);
+    const found = await ensureExternalSession(store, userId, title);
     if (!found.ok) return undefined;
     externalSessionId = found.sessionId;
     if (found.created)
       logger.info({ sessionId: found.sessionId, title }, 'mcp external session opened');
-    return { sessionId: found.sessionId, external: true };
+    return found.sessionId;
+  }
+
+  async function askTarget(
+    holder: TokenHolder,
+  ): Promise<{ sessionId: string; external: boolean } | undefined> {
+    if (holder.kind === 'agent') return { sessionId: holder.sessionId, external: false };
+    const sessionId = await externalSession(holder.userId);
+    return sessionId === undefined ? undefined : { sessionId, external: true };
+  }
+
+  /**
+   * The principal a call acts as: an external agent is an agent of its
+   * client's external session, so it asks and waits there and never decides.
+   */
+  async function principalOf(holder: TokenHolder): Promise<Principal | undefined> {
+    if (holder.kind !== 'external_agent') return holder;
+    const sessionId = await externalSession(holder.userId);
+    return sessionId === undefined
+      ? undefined
+      : { kind: 'agent', userId: holder.userId, sessionId };
   }
 
   /**
@@ -114,7 +132,7 @@ export function registerClarionTools(
   async function authenticated(
     args: unknown,
     extra: ToolExtra,
-    body: (caller: CallContext) => Promise<CallToolResult>,
+    body: (caller: BoundCall) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
     if (!caller) return toolFailure(failure('unauthorized'));
@@ -122,7 +140,9 @@ export function registerClarionTools(
     if (badText.length > 0) return toolFailure(failure('invalid_text', undefined, badText));
     session.callStarted();
     try {
-      return await body(caller);
+      const principal = await principalOf(caller.holder);
+      if (!principal) return toolFailure(failure('no_workspace'));
+      return await body({ ...caller, principal });
     } catch (error) {
       if (isStorageUnavailable(error)) {
         logger.error(
@@ -149,8 +169,8 @@ export function registerClarionTools(
     'ask_user_question',
     { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
     (args, extra) =>
-      authenticated(args, extra, async ({ principal, signal }) => {
-        const target = await askTarget(principal);
+      authenticated(args, extra, async ({ holder, signal }) => {
+        const target = await askTarget(holder);
         if (!target) {
           return toolFailure(failure('no_workspace'));
         }

@@ -33,7 +33,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
     event.preventDefault();
     setBusy(true);
     setError(undefined);
-    const result = await createToken(name.trim());
+    const result = await createToken({ name: name.trim() });
     if (result.ok) {
       setSecret(result.value.secret);
       setName('');
@@ -71,6 +71,11 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
           {tokens.map((token) => (
             <li key={token.id} className="token-item" data-testid="api-token">
               <span className="token-name">{token.name}</span>
+              {token.kind === 'agent' ? (
+                <span className="chip" data-testid="api-token-kind">
+                  {t('access.tokens.agentKind')}
+                </span>
+              ) : null}
               <span className="muted">
                 {t('access.tokens.createdAt', { time: when(token.created_at) })} ·{' '}
                 {token.last_used_at === null

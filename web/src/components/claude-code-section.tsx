@@ -1,6 +1,6 @@
 /**
- * Settings → "Connect Claude Code": mints a personal token named "Claude
- * Code" and shows the one command that adds Clarion to Claude Code as an
+ * Settings → "Connect Claude Code": mints an agent token named "Claude
+ * Code" (Claude Code may ask and wait through MCP, never decide) and shows the one command that adds Clarion to Claude Code as an
  * HTTP MCP server, the same form the README gives. The origin is the one this
  * page was loaded from: the address that reached Clarion from this machine.
  */
@@ -18,7 +18,7 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
   async function mint(): Promise<void> {
     setBusy(true);
     setError(undefined);
-    const result = await createToken(t('access.claudeCode.tokenName'));
+    const result = await createToken({ name: t('access.claudeCode.tokenName'), kind: 'agent' });
     if (result.ok) {
       setCommand(claudeMcpCommand(window.location.origin, result.value.secret));
       props.onTokenCreated?.();

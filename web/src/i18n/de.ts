@@ -417,6 +417,7 @@ export const de: Catalog = {
       createdAt: 'Erstellt {{time}}',
       lastUsed: 'Zuletzt benutzt {{time}}',
       neverUsed: 'Nie benutzt',
+      agentKind: 'Agent: fragt, entscheidet nie',
       revoke: 'Widerrufen',
       revokeLabel: 'Token {{name}} widerrufen',
       loadFailed: 'Die Tokens konnten nicht geladen werden ({{error}}).',
@@ -426,7 +427,7 @@ export const de: Catalog = {
     claudeCode: {
       title: 'Claude Code verbinden',
       explain:
-        'Erstellt einen Token namens „Claude Code“ und zeigt den Befehl, der Clarion als MCP-Server hinzufügt. Führe ihn in einem Terminal aus.',
+        'Erstellt einen Agenten-Token namens „Claude Code“ und zeigt den Befehl, der Clarion als MCP-Server hinzufügt. Führe ihn in einem Terminal aus. Claude Code kann dich dann fragen und auf deine Antwort warten, aber nie für dich antworten.',
       tokenName: 'Claude Code',
       mint: 'Befehl erstellen',
       minting: 'Token wird erstellt…',

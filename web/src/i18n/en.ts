@@ -404,6 +404,7 @@ export const en = {
       createdAt: 'Created {{time}}',
       lastUsed: 'Last used {{time}}',
       neverUsed: 'Never used',
+      agentKind: 'Agent: asks, never decides',
       revoke: 'Revoke',
       revokeLabel: 'Revoke the token {{name}}',
       loadFailed: 'The tokens could not be loaded ({{error}}).',
@@ -413,7 +414,7 @@ export const en = {
     claudeCode: {
       title: 'Connect Claude Code',
       explain:
-        'Makes a token named “Claude Code” and shows the command that adds Clarion as an MCP server. Run it in a terminal.',
+        'Makes an agent token named “Claude Code” and shows the command that adds Clarion as an MCP server. Run it in a terminal. Claude Code can then ask you and wait for your answer, but never answer for you.',
       tokenName: 'Claude Code',
       mint: 'Make the command',
       minting: 'Making a token…',

@@ -410,6 +410,7 @@ export const ja: Catalog = {
       createdAt: '作成 {{time}}',
       lastUsed: '最終使用 {{time}}',
       neverUsed: '未使用',
+      agentKind: 'エージェント: 質問のみ、決定はしない',
       revoke: '取り消す',
       revokeLabel: 'トークン {{name}} を取り消す',
       loadFailed: 'トークンを読み込めませんでした ({{error}})。',
@@ -419,7 +420,7 @@ export const ja: Catalog = {
     claudeCode: {
       title: 'Claude Code を接続',
       explain:
-        '「Claude Code」という名前のトークンを作成し、Clarion を MCP サーバーとして追加するコマンドを表示します。ターミナルで実行してください。',
+        '「Claude Code」という名前のエージェント用トークンを作成し、Clarion を MCP サーバーとして追加するコマンドを表示します。ターミナルで実行してください。Claude Code はあなたに質問して回答を待てますが、あなたの代わりに回答することはできません。',
       tokenName: 'Claude Code',
       mint: 'コマンドを作成',
       minting: 'トークンを作成しています…',

@@ -4,7 +4,12 @@
  * `ApiClient` so the Settings sections own their data; results are typed,
  * failures are values, never exceptions.
  */
-import type { NewTokenReply, SignInLinkReply, TokenListReply } from '../../../src/wire/index.js';
+import type {
+  NewTokenReply,
+  PersonalTokenKind,
+  SignInLinkReply,
+  TokenListReply,
+} from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
 
 const browserFetch: FetchLike = (input, init) => fetch(input, init);
@@ -21,11 +26,12 @@ export function listTokens(
   return request(fetchImpl, '/api/v1/tokens');
 }
 
+/** `kind: 'agent'` for an agent the person runs: it asks and waits through MCP, never decides. */
 export function createToken(
-  name: string,
+  token: { name: string; kind?: PersonalTokenKind },
   fetchImpl: FetchLike = browserFetch,
 ): Promise<ApiResult<NewTokenReply>> {
-  return request(fetchImpl, '/api/v1/tokens', { method: 'POST', body: JSON.stringify({ name }) });
+  return request(fetchImpl, '/api/v1/tokens', { method: 'POST', body: JSON.stringify(token) });
 }
 
 export function revokeToken(

@@ -161,6 +161,8 @@ describe('tools/list on the real server', () => {
     for (const [name, bounds] of Object.entries(EXPECTED_BOUNDS)) {
       const schema = tools.find((tool) => tool.name === name)?.inputSchema as Schema | undefined;
       if (!schema) throw new Error(`${name} is not listed`);
+      // An unknown argument is refused, never dropped (a misspelt `url` must not vanish).
+      expect(schema.additionalProperties, `${name} takes unknown arguments`).toBe(false);
       for (const [path, expected] of Object.entries(bounds)) {
         expect(at(schema, path), `${name} ${path}`).toMatchObject(expected);
       }
@@ -172,6 +174,16 @@ describe('tools/list on the real server', () => {
         expect(bounded, `${name} ${leaf.path} advertises no bound`).toBe(true);
       }
     }
+  });
+
+  it('refuses an action request with an unknown argument instead of dropping it', async () => {
+    const agent = await connect(agentToken);
+    const refused = (await agent.callTool({
+      name: 'request_user_action',
+      arguments: { title: 'Connect GitHub', instructions: 'Open the link', link: 'https://x.test' },
+    })) as CallToolResult;
+    expect(refused.isError).toBe(true);
+    expect(toolErrorText(refused)).toContain('link');
   });
 
   it('accepts custom text of exactly the advertised length in code points, and not one more', async () => {

@@ -36,7 +36,7 @@ export function registerActionTool(
       description:
         'Ask the person to do something outside this conversation and wait until they press ' +
         "Done or Skip. Returns status 'done' or 'skipped' (with the person's reason, if they gave one), or 'expired' when nobody answered.",
-      inputSchema: requestUserActionInput.shape,
+      inputSchema: requestUserActionInput,
     },
     (args, extra) =>
       authenticated(args, extra, async ({ principal, signal }) => {

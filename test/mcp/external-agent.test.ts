@@ -210,6 +210,25 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     });
   });
 
+  it('refuses an invalid first ask before making the client a task', async () => {
+    const external = await m.connect(m.tokens.member, 'fresh-client');
+    const [first, second] = TWO_QUESTIONS.questions;
+    const duplicated = {
+      questions: [
+        { ...first, id: 'same' },
+        { ...second, id: 'same' },
+      ],
+    };
+    const refused = await m.call(external, 'ask_user_question', duplicated);
+    expect(toolErrorText(refused)).toContain('duplicate question id');
+    const tasks = await m.h.store.db
+      .selectFrom('tasks')
+      .select('id')
+      .where('title', '=', 'fresh-client')
+      .execute();
+    expect(tasks).toEqual([]);
+  });
+
   it('tells a user without a workspace that there is nowhere to ask', async () => {
     const outsider = await m.connect(m.tokens.outsider, 'lonely');
     const result = await m.call(outsider, 'ask_user_question', TWO_QUESTIONS);

@@ -10,13 +10,14 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, TokenHolder } from '../../auth/index.js';
 import {
+  normalizeAsk,
   type AskResult,
   type ClarificationService,
   type RespondResult,
 } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
 import { isStorageUnavailable, type Store } from '../../store/index.js';
-import { callContext, type BoundCall, type ToolExtra } from './call-context.js';
+import { callContext, type BoundCall, type CallContext, type ToolExtra } from './call-context.js';
 import {
   ensureExternalSession,
   externalSessionLive,
@@ -132,7 +133,7 @@ export function registerClarionTools(
   async function authenticated(
     args: unknown,
     extra: ToolExtra,
-    body: (caller: BoundCall) => Promise<CallToolResult>,
+    body: (caller: CallContext) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
     if (!caller) return toolFailure(failure('unauthorized'));
@@ -140,9 +141,7 @@ export function registerClarionTools(
     if (badText.length > 0) return toolFailure(failure('invalid_text', undefined, badText));
     session.callStarted();
     try {
-      const principal = await principalOf(caller.holder);
-      if (!principal) return toolFailure(failure('no_workspace'));
-      return await body({ ...caller, principal });
+      return await body(caller);
     } catch (error) {
       if (isStorageUnavailable(error)) {
         logger.error(
@@ -160,9 +159,22 @@ export function registerClarionTools(
     }
   }
 
+  /** A body that acts as a principal: an external agent is bound to its external session first. */
+  function bound(body: (caller: BoundCall) => Promise<CallToolResult>) {
+    return async (caller: CallContext): Promise<CallToolResult> => {
+      const principal = await principalOf(caller.holder);
+      if (!principal) return toolFailure(failure('no_workspace'));
+      return body({ ...caller, principal });
+    };
+  }
+
   // Only an agent inside a Clarion session can ask for an action; nobody else is offered it.
   if (deps.userInputs && session.openedBy === 'agent') {
-    registerActionTool(server, { store, userInputs: deps.userInputs, progress }, authenticated);
+    registerActionTool(
+      server,
+      { store, userInputs: deps.userInputs, progress },
+      (args, extra, body) => authenticated(args, extra, bound(body)),
+    );
   }
 
   server.registerTool(
@@ -170,6 +182,11 @@ export function registerClarionTools(
     { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
     (args, extra) =>
       authenticated(args, extra, async ({ holder, signal }) => {
+        // Checked before the external session is found: a bad ask creates no task.
+        const checked = normalizeAsk(args);
+        if (!checked.ok) {
+          return toolFailure(failure('invalid_request', 'invalid questions', checked.issues));
+        }
         const target = await askTarget(holder);
         if (!target) {
           return toolFailure(failure('no_workspace'));
@@ -210,25 +227,29 @@ export function registerClarionTools(
       inputSchema: waitForAnswerInput,
     },
     (args, extra) =>
-      authenticated(args, extra, async ({ principal, signal }) => {
-        const askedMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
-        // A client that cannot be kept waiting is told to call again, before it gives up.
-        const timeoutMs = hasProgressToken(extra)
-          ? askedMs
-          : Math.min(askedMs, deps.callWithoutProgressMs);
-        const result = await withProgress(extra, progress, () =>
-          clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
-        );
-        if (!result.ok) return toolFailure(result);
-        if (result.outcome === 'decided') {
-          return toolResult(decisionPayload(result.response, result.questions));
-        }
-        return toolResult({
-          status: 'open',
-          pending_id: args.pending_id,
-          message: WAIT_AGAIN_MESSAGE,
-        });
-      }),
+      authenticated(
+        args,
+        extra,
+        bound(async ({ principal, signal }) => {
+          const askedMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
+          // A client that cannot be kept waiting is told to call again, before it gives up.
+          const timeoutMs = hasProgressToken(extra)
+            ? askedMs
+            : Math.min(askedMs, deps.callWithoutProgressMs);
+          const result = await withProgress(extra, progress, () =>
+            clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
+          );
+          if (!result.ok) return toolFailure(result);
+          if (result.outcome === 'decided') {
+            return toolResult(decisionPayload(result.response, result.questions));
+          }
+          return toolResult({
+            status: 'open',
+            pending_id: args.pending_id,
+            message: WAIT_AGAIN_MESSAGE,
+          });
+        }),
+      ),
   );
 
   server.registerTool(
@@ -242,10 +263,14 @@ export function registerClarionTools(
       annotations: { readOnlyHint: true },
     },
     (args, extra) =>
-      authenticated(args, extra, async ({ principal }) => {
-        const result = await clarification.listPending(principal, args);
-        return result.ok ? toolResult(result.page) : toolFailure(result);
-      }),
+      authenticated(
+        args,
+        extra,
+        bound(async ({ principal }) => {
+          const result = await clarification.listPending(principal, args);
+          return result.ok ? toolResult(result.page) : toolFailure(result);
+        }),
+      ),
   );
 
   server.registerTool(
@@ -258,12 +283,16 @@ export function registerClarionTools(
       inputSchema: answerQuestionInput,
     },
     (args, extra) =>
-      authenticated(args, extra, async ({ principal, signal }) => {
-        const { pending_id: pendingId, ...input } = args;
-        const caller = { principal, surface: 'mcp' } as const;
-        const result = await clarification.respond(caller, pendingId, input, signal);
-        return respondResult(result);
-      }),
+      authenticated(
+        args,
+        extra,
+        bound(async ({ principal, signal }) => {
+          const { pending_id: pendingId, ...input } = args;
+          const caller = { principal, surface: 'mcp' } as const;
+          const result = await clarification.respond(caller, pendingId, input, signal);
+          return respondResult(result);
+        }),
+      ),
   );
 }
 

@@ -23,7 +23,7 @@ import {
   type UserPrincipal,
 } from '../auth/index.js';
 import type { Store } from '../store/index.js';
-import { newMemberBody, newUserBody, newWorkspaceBody } from '../wire/index.js';
+import { newMemberBody, newUserBody, newWorkspaceBody, textProblem } from '../wire/index.js';
 import { principalOf, registerSessionRoutes } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
@@ -99,7 +99,11 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.delete('/api/v1/users/:id', async (c) => {
     const allowed = gate(c, true);
     if (!allowed.ok) return allowed.response;
-    const deleted = await deleteUser(store, allowed.principal, c.req.param('id'));
+    const id = c.req.param('id');
+    // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
+    // Checked after the gate, so a non-admin gets 403 whatever the ID, as for the token routes.
+    if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown user');
+    const deleted = await deleteUser(store, allowed.principal, id);
     if (!deleted.ok) return failureResponse(c, deleted);
     return c.body(null, 204);
   });

@@ -89,6 +89,9 @@ export function queueItemView(item: QueuedMessage): UserQueueItem {
   };
 }
 
+/** The query keys `pageQuery` reads; a route that checks its other keys leaves these out. */
+const PAGE_PARAMS: ReadonlySet<string> = new Set(['cursor', 'limit']);
+
 /** `cursor` and `limit` of a paged read, or the 400 that says which one is wrong. */
 function pageQuery(
   c: Context<AppEnv>,
@@ -217,7 +220,11 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     const query = pageQuery(c, DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);
     if (!query.ok) return query.response;
     const { cursor, limit } = query;
-    const filters = decisionFilterQuery.safeParse(c.req.query());
+    // Every key but the page's must be a filter: the strict schema names any other.
+    const filterParams = Object.fromEntries(
+      Object.entries(c.req.query()).filter(([key]) => !PAGE_PARAMS.has(key)),
+    );
+    const filters = decisionFilterQuery.safeParse(filterParams);
     if (!filters.success) {
       return errorResponse(
         c,

@@ -84,10 +84,12 @@ const instantFilter = z.string().transform((value, ctx) => {
 /**
  * The decision log's filters, from the query string; every one optional and
  * all of them combined. `since` is inclusive, `until` exclusive, both on the
- * time the decision was recorded.
+ * time the decision was recorded. Strict: a misspelt filter (`taskid`) is
+ * refused, never dropped, since dropping it would answer with the whole log.
+ * The route takes the page's own keys (`cursor`, `limit`) out before parsing.
  */
 export const decisionFilterQuery = z
-  .object({
+  .strictObject({
     task_id: recordIdFilter.optional().describe('Only decisions in this task'),
     kind: z.enum(DECISION_KINDS).optional().describe('Only this kind of decision'),
     user_id: recordIdFilter.optional().describe('Only decisions this person made'),

@@ -209,6 +209,23 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
       expect(self.status).toBe(409);
       expect((await listUsers(store)).map((one) => one.name)).toEqual(['admin']);
     });
+
+    it('answers a NUL user ID as an unknown one (404, not 500), and deletes nothing', async () => {
+      const { token } = await newUser('grace');
+      const unknown = await call('/api/v1/users/nope', ADMIN_TOKEN, { method: 'DELETE' });
+      expect(unknown.status).toBe(404);
+      const unknownBody: unknown = await unknown.json();
+      expect(unknownBody).toEqual({ error: 'unknown user', code: 'not_found' });
+      for (const id of ['%00', 'id-0001%00', '%00id']) {
+        const response = await call(`/api/v1/users/${id}`, ADMIN_TOKEN, { method: 'DELETE' });
+        expect({ id, status: response.status }).toEqual({ id, status: 404 });
+        expect(await response.json()).toEqual(unknownBody);
+      }
+      // A non-admin is refused before the ID is looked at, whatever it is.
+      const refused = await call('/api/v1/users/%00', token, { method: 'DELETE' });
+      expect(refused.status).toBe(403);
+      expect((await listUsers(store)).map((user) => user.name)).toEqual(['admin', 'grace']);
+    });
   });
 
   describe('workspaces and members', () => {
@@ -267,6 +284,41 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
         ['admin', 'owner'],
         ['grace', 'member'],
       ]);
+    });
+
+    it('answers a NUL workspace or member ID as an unknown one (404, not 500)', async () => {
+      const { user, token } = await newUser('grace');
+      const teamId = await newWorkspace('team');
+      const members = `/api/v1/workspaces/${teamId}/members`;
+      expect(
+        (await call(members, ADMIN_TOKEN, { method: 'POST', json: { user_id: user.id } })).status,
+      ).toBe(201);
+      const attempts: [string, Promise<Response>][] = [
+        [
+          'add to',
+          call('/api/v1/workspaces/%00/members', ADMIN_TOKEN, {
+            method: 'POST',
+            json: { user_id: user.id },
+          }),
+        ],
+        ['list', call('/api/v1/workspaces/%00/members', ADMIN_TOKEN)],
+        ['list as member', call(`/api/v1/workspaces/${teamId}%00/members`, token)],
+        [
+          'remove from',
+          call(`/api/v1/workspaces/%00/members/${user.id}`, ADMIN_TOKEN, { method: 'DELETE' }),
+        ],
+        ['remove', call(`${members}/%00`, ADMIN_TOKEN, { method: 'DELETE' })],
+        ['remove suffixed', call(`${members}/${user.id}%00`, ADMIN_TOKEN, { method: 'DELETE' })],
+      ];
+      for (const [name, pending] of attempts) {
+        const response = await pending;
+        expect({ name, status: response.status }).toEqual({ name, status: 404 });
+        expect(await response.json()).toMatchObject({ code: 'not_found' });
+      }
+      const after = (await (await call(members, ADMIN_TOKEN)).json()) as {
+        members: { user_name: string }[];
+      };
+      expect(after.members.map((member) => member.user_name)).toEqual(['admin', 'grace']);
     });
 
     it('shows members to members and admins only; others get 404', async () => {

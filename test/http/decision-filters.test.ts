@@ -218,4 +218,40 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
     }
     expect(await log()).toEqual(before);
   });
+
+  it('refuses an unknown query key with a 400 that names it, never the whole log', async () => {
+    const cases: [string, string][] = [
+      [`taskid=${tasks.consent}`, 'taskid'],
+      [`task_id=${tasks.consent}&kinds=question`, 'kinds'],
+      ['limit=5&user=someone', 'user'],
+      ['limt=5', 'limt'],
+      ['Kind=question', 'Kind'],
+      ['%00=x', '\u0000'],
+    ];
+    for (const [query, key] of cases) {
+      const reply = await admin<{ code: string; details: { path: string; message: string }[] }>(
+        'GET',
+        `/api/v1/decisions?${query}`,
+      );
+      expect({ query, status: reply.status, code: reply.json.code }).toEqual({
+        query,
+        status: 400,
+        code: 'invalid_request',
+      });
+      expect(reply.json.details).toContainEqual({ path: key, message: 'unknown field' });
+    }
+    // The page's own keys and every filter are still taken together.
+    const first = await admin<Log>(
+      'GET',
+      '/api/v1/decisions?limit=1&kind=question&since=1970-01-01T00:00:00Z&until=2999-01-01T00:00:00Z',
+    );
+    expect(first.status).toBe(200);
+    expect(first.json.decisions.map((entry) => entry.task_id)).toEqual([tasks.bobs]);
+    const second = await admin<Log>(
+      'GET',
+      `/api/v1/decisions?limit=1&kind=question&user_id=${meId}&task_id=${tasks.question}&cursor=${first.json.next_cursor ?? ''}`,
+    );
+    expect(second.status).toBe(200);
+    expect(second.json.decisions.map((entry) => entry.task_id)).toEqual([tasks.question]);
+  });
 });

@@ -190,9 +190,16 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
     expect(second.json.next_cursor).toBeNull();
   });
 
-  it('refuses a bad filter with a 400 that names it, and changes nothing', async () => {
+  it('refuses a bad or unknown filter with a 400 that names it, and changes nothing', async () => {
     const before = await log();
     const cases: [string, string][] = [
+      // A misspelt filter is refused, never dropped (dropped, it would answer the whole log).
+      [`taskid=${tasks.consent}`, 'taskid'],
+      [`task_id=${tasks.consent}&kinds=question`, 'kinds'],
+      ['limit=5&user=someone', 'user'],
+      ['limt=5', 'limt'],
+      ['Kind=question', 'Kind'],
+      ['%00=x', '\u0000'],
       ['kind=approval', 'kind'],
       ['kind=', 'kind'],
       ['task_id=', 'task_id'],
@@ -219,28 +226,7 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
     expect(await log()).toEqual(before);
   });
 
-  it('refuses an unknown query key with a 400 that names it, never the whole log', async () => {
-    const cases: [string, string][] = [
-      [`taskid=${tasks.consent}`, 'taskid'],
-      [`task_id=${tasks.consent}&kinds=question`, 'kinds'],
-      ['limit=5&user=someone', 'user'],
-      ['limt=5', 'limt'],
-      ['Kind=question', 'Kind'],
-      ['%00=x', '\u0000'],
-    ];
-    for (const [query, key] of cases) {
-      const reply = await admin<{ code: string; details: { path: string; message: string }[] }>(
-        'GET',
-        `/api/v1/decisions?${query}`,
-      );
-      expect({ query, status: reply.status, code: reply.json.code }).toEqual({
-        query,
-        status: 400,
-        code: 'invalid_request',
-      });
-      expect(reply.json.details).toContainEqual({ path: key, message: 'unknown field' });
-    }
-    // The page's own keys and every filter are still taken together.
+  it('still takes the page’s own keys with every filter', async () => {
     const first = await admin<Log>(
       'GET',
       '/api/v1/decisions?limit=1&kind=question&since=1970-01-01T00:00:00Z&until=2999-01-01T00:00:00Z',

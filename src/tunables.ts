@@ -60,6 +60,8 @@ export const AGENT_EVENT_RETRY_MAX_MS = 5_000;
 export const AGENT_EVENT_RETRY_LIMIT_MS = 2 * 60 * 1000;
 /** How long a prompt may wait for the agent to accept it. */
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
+/** A cancel waits this long for `session/cancel` to reach an agent that may have stopped reading stdin. */
+export const AGENT_CANCEL_SEND_MAX_MS = 3_000;
 /** MCP progress notifications keep clients from timing out a long wait (DESIGN §5). */
 export const MCP_PROGRESS_INTERVAL_MS = 20_000;
 /**

@@ -1,10 +1,11 @@
 /**
  * The ACP host driving the real, built demo agent (`npm run build` first):
  * acceptance before the turn's end, coalesced output, busy refusal, process
- * death mid-turn, stop, permission round trips, and `/ask` against a minimal
- * real MCP server that stands in for Clarion's.
+ * death mid-turn, stop, permission round trips, a cancel bounded against a
+ * stopped agent, and `/ask` against a minimal real MCP server that stands in
+ * for Clarion's.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -13,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { pino } from 'pino';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -195,6 +197,18 @@ async function rejection(promise: Promise<unknown>): Promise<AgentHostError> {
     throw error;
   }
   throw new Error('expected a rejection');
+}
+
+/** Resolves once the process is stopped (SIGSTOP), where `/proc` says so; elsewhere at once. */
+async function stoppedState(pid: number): Promise<void> {
+  const stat = `/proc/${String(pid)}/stat`;
+  if (!existsSync(stat)) return;
+  const deadline = Date.now() + 5_000;
+  // The state follows the command name's closing parenthesis.
+  while (!/\) T /.test(readFileSync(stat, 'utf8'))) {
+    if (Date.now() > deadline) throw new Error(`process ${String(pid)} did not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** A permission handler that answers only when the test says so. */
@@ -388,6 +402,45 @@ describe('ACP host with the demo agent', () => {
     await log.waitFor((event) => event.type === 'agent_output' && event.kind === 'tool_call');
     await host.cancel('s1');
     expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'cancelled' });
+  });
+
+  it('returns from a cancel within its bound when the agent stopped reading a large prompt', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const { host, log } = startHost({ logger, cancelSendMaxMs: 300 });
+    await host.start(launch('s1'));
+    const pid = host.pid('s1') ?? 0;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await stoppedState(pid);
+      // Far past a pipe's 64 KiB: the prompt's write waits for a reader that never comes,
+      // and the SDK's next message, the cancel, waits behind it.
+      const accepted = prompt(host, 's1', 'turn-1', '漢'.repeat(100_000));
+      const started = Date.now();
+      const outcome = await Promise.race([
+        host.cancel('s1').then(() => 'returned' as const),
+        new Promise<'hung'>((resolve) => {
+          setTimeout(() => {
+            resolve('hung');
+          }, 5_000).unref();
+        }),
+      ]);
+      expect(outcome).toBe('returned');
+      expect(Date.now() - started).toBeLessThan(5_000);
+      const warned = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(warned).toContainEqual(
+        expect.objectContaining({
+          sessionId: 's1',
+          msg: 'the agent did not take the cancel in time; not waiting for it',
+        }),
+      );
+      // The agent was left running: once it reads again it takes the prompt and the turn ends.
+      process.kill(pid, 'SIGCONT');
+      await accepted;
+      expect(await log.turnEnded('turn-1')).toMatchObject({ type: 'turn_ended', sessionId: 's1' });
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
   });
 });
 

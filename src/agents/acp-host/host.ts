@@ -11,14 +11,15 @@
  *   `failed` when the connection breaks or the process exits, and then
  *   before `agent_exited`, naming the exit code or signal.
  * - Nothing here waits on an agent without a bound: start by
- *   `startTimeoutMs`, stop and close by the process supervisor's grace and
- *   kill wait (`agent-process.ts`).
+ *   `startTimeoutMs`, cancel by `cancelSendMaxMs`, stop and close by the
+ *   process supervisor's grace and kill wait (`agent-process.ts`).
  * - `agent_exited` carries a failure only for an agent that was running and
  *   was not stopped on purpose; a start that fails throws its failure instead.
  * - Output of a turn is emitted before its `turn_ended`, in arrival order.
  * - `readiness` answers from memory, so a refusal has sent nothing.
  */
 import {
+  AGENT_CANCEL_SEND_MAX_MS,
   AGENT_KILL_WAIT_MS,
   AGENT_OUTPUT_FLUSH_INTERVAL_MS,
   AGENT_PIPE_DRAIN_MS,
@@ -109,6 +110,8 @@ export interface AcpHostOptions {
   killWaitMs?: number;
   /** How long an exited agent's pipes may stay open before they are destroyed. */
   pipeDrainMs?: number;
+  /** How long `cancel` waits for `session/cancel` to be written to the agent's stdin. */
+  cancelSendMaxMs?: number;
   clientInfo?: { name: string; version: string };
 }
 
@@ -157,6 +160,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const stopGraceMs = options.stopGraceMs ?? AGENT_STOP_GRACE_MS;
   const killWaitMs = options.killWaitMs ?? AGENT_KILL_WAIT_MS;
   const pipeDrainMs = options.pipeDrainMs ?? AGENT_PIPE_DRAIN_MS;
+  const cancelSendMaxMs = options.cancelSendMaxMs ?? AGENT_CANCEL_SEND_MAX_MS;
   /** Group sweeps after exits, so `close` leaves no agent's process behind. */
   const sweeps = new Set<Promise<void>>();
   const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
@@ -469,6 +473,28 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     });
   }
 
+  /**
+   * Whether `work` settled within `ms`; its rejection within them is thrown.
+   * Past them the answer is `false` and `work` is left to settle unwatched.
+   */
+  function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+    return new Promise<boolean>((resolve, reject) => {
+      const timer = timers.setTimeout(() => {
+        resolve(false);
+      }, ms);
+      work.then(
+        () => {
+          timer.cancel();
+          resolve(true);
+        },
+        (error: unknown) => {
+          timer.cancel();
+          reject(error instanceof Error ? error : new Error(errorText(error)));
+        },
+      );
+    });
+  }
+
   function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = timers.setTimeout(() => {
@@ -589,9 +615,23 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       return;
     }
     hosted.turn?.cancelled.abort();
-    await hosted.connection.agent.notify(methods.agent.session.cancel, {
-      sessionId: hosted.agentSessionId,
-    });
+    // The SDK writes one message at a time, each once the agent's stdin took
+    // it: behind a large prompt, an agent that stopped reading (wedged,
+    // stopped) would hold this cancel, and the person's request, for ever.
+    const sent = await settledWithin(
+      hosted.connection.agent.notify(methods.agent.session.cancel, {
+        sessionId: hosted.agentSessionId,
+      }),
+      cancelSendMaxMs,
+    );
+    if (sent) return;
+    // As for a prompt not accepted in time, the agent is left running: the
+    // notification stays queued (it goes if the agent reads again), and the
+    // turn ends by the agent's report or its exit.
+    logger.warn(
+      { sessionId, waitedMs: cancelSendMaxMs },
+      'the agent did not take the cancel in time; not waiting for it',
+    );
   }
 
   async function stop(sessionId: string): Promise<void> {

@@ -17,11 +17,26 @@ import type {
 import type { Logger } from '../observability/index.js';
 import { getSession, type RepoContext } from '../store/index.js';
 import type {
+  ConsentOption,
+  ConsentOptionKind,
+  ConsentRequestInput,
   FollowUpAdmission,
   UserInputPorts,
   UserInputRegistry,
   UserInputView,
 } from '../user-input/index.js';
+import {
+  clippedText,
+  CONSENT_OPTION_KINDS,
+  isBlankText,
+  MAX_CONSENT_DETAIL_CHARS,
+  MAX_CONSENT_DETAILS,
+  MAX_CONSENT_OPTIONS,
+  MAX_USER_INPUT_TITLE_CHARS,
+  storableText,
+  textProblem,
+  type ConsentDetail,
+} from '../wire/index.js';
 import { admitMachineMessage } from './admission.js';
 import { decisionRecordOf, recordDecision } from './decision-record.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
@@ -154,6 +169,20 @@ export function followUpAdmitter(
 }
 
 /**
+ * A permission request no person could be shown (no option a person can
+ * choose): the ACP host logs its message with the session and answers the
+ * agent `cancelled`, so the refusal is never silent.
+ */
+export class ConsentNotAsked extends Error {
+  readonly code = 'consent_not_asked';
+
+  constructor(readonly problems: readonly string[]) {
+    super(`a permission request could not be shown to a person: ${problems.join('; ')}`);
+    this.name = 'ConsentNotAsked';
+  }
+}
+
+/**
  * Turns `session/request_permission` into a consent request and its outcome
  * back into ACP: a person's choice is `selected`; a timeout or sweep is
  * `cancelled`, which agents read as "not allowed", distinct from a chosen reject.
@@ -167,28 +196,100 @@ export function consentHandler(
     const live = registry();
     const session = await getSession(launch.store, sessionId);
     if (!live || !session) return cancelled;
-    const toolCall = request.toolCall;
-    const title = toolCall.title ?? 'Run a tool';
     const created = live.request({
       kind: 'consent',
       sessionId,
       taskId: session.task_id,
       profile: session.agent_profile,
-      toolKey: toolCall.kind ?? title,
-      title,
-      toolCallId: toolCall.toolCallId,
-      details: permissionDetails(toolCall),
-      options: request.options.map((option) => ({
-        option_id: option.optionId,
-        label: option.name,
-        kind: option.kind,
-      })),
+      ...consentOf(request),
       signal: context.signal,
     });
+    if (!created.ok && created.code === 'invalid') throw new ConsentNotAsked(created.problems);
+    // The registry is closing with the server: the agent is being stopped too.
     if (!created.ok) return cancelled;
     const outcome = await created.outcome;
     return outcome.kind === 'selected'
       ? { outcome: { outcome: 'selected', optionId: outcome.option_id } }
       : cancelled;
   };
+}
+
+/** What a consent says when the agent's tool call has no title of its own. */
+const UNTITLED = 'Run a tool';
+
+type AgentOption = RequestPermissionRequest['options'][number];
+
+/**
+ * An agent's permission request as the registry takes it, shaped so that
+ * whatever can be shown reaches a person. Everything is the agent's text, so
+ * it is made storable (a NUL would fail the decision's row on PostgreSQL).
+ * A long title (Claude's adapter titles a shell call with its whole command)
+ * is cut to the limit, its whole text kept among the details. Pure.
+ */
+function consentOf(
+  request: RequestPermissionRequest,
+): Pick<ConsentRequestInput, 'toolKey' | 'title' | 'toolCallId' | 'details' | 'options'> {
+  const toolCall = request.toolCall;
+  const said = storableText(toolCall.title ?? '');
+  const whole = isBlankText(said) ? UNTITLED : said;
+  const title = clippedText(whole, MAX_USER_INPUT_TITLE_CHARS);
+  const details = permissionDetails(toolCall);
+  const kind = toolCall.kind ?? '';
+  return {
+    // The whole title, never the cut one: an "always" must not cover another command that starts alike.
+    toolKey: isBlankText(kind) ? whole : storableText(kind),
+    title,
+    toolCallId: toolCall.toolCallId,
+    details: title === whole ? details : withWholeTitle(details, whole),
+    options: choosable(request.options),
+  };
+}
+
+/**
+ * A cut title's whole text as the first detail, unless a detail already shows
+ * more of it than the title does (the command from the raw input).
+ */
+function withWholeTitle(details: ConsentDetail[], whole: string): ConsentDetail[] {
+  const shown = details.some((detail) => {
+    if (detail.type !== 'text') return false;
+    const text = detail.text.endsWith('…') ? detail.text.slice(0, -1) : detail.text;
+    return text.length >= MAX_USER_INPUT_TITLE_CHARS && whole.includes(text);
+  });
+  if (shown) return details;
+  const text: ConsentDetail = { type: 'text', text: clippedText(whole, MAX_CONSENT_DETAIL_CHARS) };
+  return [text, ...details].slice(0, MAX_CONSENT_DETAILS);
+}
+
+const OPTION_KINDS: ReadonlySet<string> = new Set(CONSENT_OPTION_KINDS);
+
+function isOptionKind(kind: string): kind is ConsentOptionKind {
+  return OPTION_KINDS.has(kind);
+}
+
+/**
+ * The agent's options a person can choose: an ID that is storable text (a
+ * person's answer naming it is refused otherwise), the first of a repeated
+ * ID, a kind the registry knows. Past the limit the first option of each kind
+ * stays, so a person can still refuse, then the rest in the agent's order.
+ */
+function choosable(options: readonly AgentOption[]): ConsentOption[] {
+  const ids = new Set<string>();
+  const usable: ConsentOption[] = [];
+  for (const option of options) {
+    const id = option.optionId;
+    if (id.trim() === '' || textProblem(id) || ids.has(id) || !isOptionKind(option.kind)) continue;
+    ids.add(id);
+    usable.push({ option_id: id, label: storableText(option.name), kind: option.kind });
+  }
+  if (usable.length <= MAX_CONSENT_OPTIONS) return usable;
+  const kept = new Set<ConsentOption>();
+  for (const kind of CONSENT_OPTION_KINDS) {
+    const first = usable.find((option) => option.kind === kind);
+    if (first) kept.add(first);
+  }
+  for (const option of usable) {
+    if (kept.size >= MAX_CONSENT_OPTIONS) break;
+    kept.add(option);
+  }
+  return usable.filter((option) => kept.has(option));
 }

@@ -2,7 +2,8 @@
  * What an agent-facing caller (ACP host, MCP tool) hands the registry to open
  * a request, and the pure checks it must pass. Callers parse wire input with
  * their own schemas; this guards the registry's invariants (options exist and
- * are unique, a URL shown to a person is http(s)).
+ * are unique, a URL shown to a person is http(s), a consent's text is
+ * storable).
  */
 import type { ConsentDetail, ConsentOption, ConsentOptionKind, FormSchema } from './types.js';
 
@@ -13,6 +14,7 @@ import {
   MAX_FORM_MESSAGE_CHARS,
   MAX_URL_CHARS,
   MAX_USER_INPUT_TITLE_CHARS as MAX_TITLE_CHARS,
+  textProblem,
 } from '../wire/index.js';
 
 interface RequestInputBase {
@@ -72,20 +74,38 @@ function nonEmpty(value: unknown): value is string {
   return typeof value === 'string' && value.trim().length > 0;
 }
 
+/**
+ * A consent's text is written to the store when a person answers (the
+ * decision's row) and, with several servers, when it opens (the other
+ * replicas' copy). PostgreSQL refuses a NUL there, long after the agent began
+ * waiting: such text is refused here instead.
+ */
+function unstorable(what: string, value: unknown): string[] {
+  const problem = typeof value === 'string' ? textProblem(value) : undefined;
+  return problem === undefined ? [] : [`${what} ${problem}`];
+}
+
 function problemsOfConsent(input: ConsentRequestInput): string[] {
   const problems: string[] = [];
   if (!nonEmpty(input.profile)) problems.push('profile is required');
   if (!nonEmpty(input.toolKey)) problems.push('toolKey is required');
+  problems.push(...unstorable('title', input.title), ...unstorable('toolKey', input.toolKey));
   if (input.options.length === 0) problems.push('at least one option is required');
-  if (input.options.length > MAX_CONSENT_OPTIONS) problems.push('too many options');
-  const seen = new Set<string>();
-  for (const option of input.options) {
-    if (!nonEmpty(option.option_id)) problems.push('option_id is required');
-    else if (seen.has(option.option_id)) problems.push(`duplicate option_id ${option.option_id}`);
-    seen.add(option.option_id);
-    if (!OPTION_KINDS.has(option.kind))
-      problems.push(`unknown option kind for ${option.option_id}`);
+  if (input.options.length > MAX_CONSENT_OPTIONS) {
+    problems.push(`${input.options.length} options, more than ${MAX_CONSENT_OPTIONS}`);
   }
+  const seen = new Set<string>();
+  input.options.forEach((option, index) => {
+    const where = `options.${index}`;
+    if (!nonEmpty(option.option_id)) problems.push(`${where}.option_id is required`);
+    else if (seen.has(option.option_id)) problems.push(`${where}.option_id is a duplicate`);
+    seen.add(option.option_id);
+    problems.push(
+      ...unstorable(`${where}.option_id`, option.option_id),
+      ...unstorable(`${where}.label`, option.label),
+    );
+    if (!OPTION_KINDS.has(option.kind)) problems.push(`${where}.kind is unknown`);
+  });
   return problems;
 }
 

@@ -69,6 +69,7 @@ export {
 export { bearerChallenge, INVALID_TOKEN_CHALLENGE, MISSING_TOKEN_CHALLENGE } from './challenge.js';
 export {
   answerText,
+  clippedText,
   codePoints,
   decodeUtf8,
   isBlankText,

@@ -117,6 +117,21 @@ export function storableText(value: string): string {
   return kept;
 }
 
+/**
+ * `storableText` within `maxUnits` UTF-16 units (the unit `.length` and every
+ * text limit count): past it, its start and an ellipsis, never half a pair.
+ */
+export function clippedText(value: string, maxUnits: number): string {
+  const text = storableText(value);
+  if (text.length <= maxUnits) return text;
+  let kept = '';
+  for (const char of text) {
+    if (kept.length + char.length >= maxUnits) break;
+    kept += char;
+  }
+  return `${kept}…`;
+}
+
 /** `storableText` for every string of a JSON value, keys included; the value itself when all are. */
 export function storableJson<T>(value: T): T {
   if (textIssues(value).length === 0) return value;

@@ -1,0 +1,169 @@
+/**
+ * An agent's `session/request_permission` through the consent handler into
+ * the registry, on both stores: a request that can be shown reaches a person
+ * (a long title cut, its whole text among the details, the agent's text made
+ * storable), and one that cannot is refused with its reason for the ACP host
+ * to log, never silently.
+ */
+import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ConsentNotAsked, consentHandler } from '../../src/turns/user-input-bridge.js';
+import type { ConsentView } from '../../src/user-input/index.js';
+import {
+  MAX_CONSENT_OPTIONS,
+  MAX_USER_INPUT_TITLE_CHARS,
+  USER_INPUT_DECISION_TYPE,
+} from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS } from '../support/databases.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+const OPTIONS: RequestPermissionRequest['options'] = [
+  { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+  { optionId: 'allow_always', name: 'Always Allow', kind: 'allow_always' },
+  { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+];
+
+/** A 2,000-character shell command, as long scripts agents run are. */
+const LONG_COMMAND =
+  `for f in src/*.ts; do npx prettier --check "$f"; done && ${'echo checked; '.repeat(200)}`.slice(
+    0,
+    2_000,
+  );
+
+/** A Bash call as Claude's ACP adapter asks for it: the command as the title, the description as content. */
+function bashRequest(sessionId: string, command: string): RequestPermissionRequest {
+  return {
+    sessionId,
+    toolCall: {
+      toolCallId: 'toolu_01',
+      title: `\`${command}\``,
+      kind: 'execute',
+      status: 'pending',
+      content: [{ type: 'content', content: { type: 'text', text: 'Check formatting' } }],
+      rawInput: { command, description: 'Check formatting' },
+    },
+    options: OPTIONS,
+  };
+}
+
+describe.each(DRIVERS)('permission requests on %s', (driver) => {
+  let h: TurnsHarness;
+  let sessionId: string;
+  let handler: ReturnType<typeof consentHandler>;
+
+  beforeEach(async () => {
+    h = await turnsHarness(driver);
+    sessionId = (await h.createTask('format the sources')).session.id;
+    handler = consentHandler({ store: h.store }, () => h.turns.userInputs);
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  const ask = (request: RequestPermissionRequest) =>
+    handler(sessionId, request, { turnId: undefined, signal: new AbortController().signal });
+
+  async function pendingConsent(): Promise<ConsentView> {
+    let found: ConsentView | undefined;
+    await eventually(async () => {
+      const listed = (await (await h.request('GET', '/api/v1/user-inputs')).json()) as {
+        requests: ConsentView[];
+      };
+      found = listed.requests.find((view) => view.session_id === sessionId);
+      return found !== undefined;
+    });
+    if (!found) throw new Error('no consent');
+    return found;
+  }
+
+  it('a 2,000-character Bash command reaches a person: title cut, the whole command among the details', async () => {
+    const request = bashRequest(sessionId, LONG_COMMAND);
+    const answer = ask(request);
+    const consent = await pendingConsent();
+
+    expect(consent).toMatchObject({ kind: 'consent', status: 'awaiting', tool_key: 'execute' });
+    expect(consent.title.length).toBeLessThanOrEqual(MAX_USER_INPUT_TITLE_CHARS);
+    expect(consent.title.endsWith('…')).toBe(true);
+    expect(request.toolCall.title?.startsWith(consent.title.slice(0, -1))).toBe(true);
+    expect(consent.details).toEqual([
+      { type: 'text', text: `\`${LONG_COMMAND}\`` },
+      { type: 'text', text: 'Check formatting' },
+    ]);
+    expect(h.turns.userInputs.pendingActionOf(sessionId)).toBe('consent');
+
+    const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow',
+    });
+    expect(chosen.status).toBe(200);
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
+  });
+
+  it('a command already in the details is not repeated when its title is cut', async () => {
+    const request = bashRequest(sessionId, LONG_COMMAND);
+    request.toolCall.content = [];
+    void ask(request);
+    const consent = await pendingConsent();
+    expect(consent.title.endsWith('…')).toBe(true);
+    expect(consent.details).toEqual([{ type: 'text', text: LONG_COMMAND }]);
+  });
+
+  it('a NUL in a title and a label is dropped: the decision is kept in the transcript', async () => {
+    const request = bashRequest(sessionId, 'rm -rf build\u0000');
+    request.options = [
+      { optionId: 'allow', name: 'Allow\u0000 once', kind: 'allow_once' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+    ];
+    const answer = ask(request);
+    const consent = await pendingConsent();
+    expect(consent.title).toBe('`rm -rf build`');
+    expect(consent.options[0]).toEqual({
+      option_id: 'allow',
+      label: 'Allow once',
+      kind: 'allow_once',
+    });
+
+    const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow',
+    });
+    expect(chosen.status).toBe(200);
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
+    await h.turns.userInputs.drain();
+    await eventually(async () => {
+      const rows = await h.store.db
+        .selectFrom('task_session_messages')
+        .select('content')
+        .where('task_session_id', '=', sessionId)
+        .where('type', '=', USER_INPUT_DECISION_TYPE)
+        .execute();
+      return rows.some((row) => row.content.includes('chose "Allow once"'));
+    });
+  });
+
+  it('an untitled call is asked as "Run a tool"; more options than the limit keep one of each kind', async () => {
+    const many = Array.from({ length: MAX_CONSENT_OPTIONS + 4 }, (_, index) => ({
+      optionId: `allow-${index}`,
+      name: `Allow ${index}`,
+      kind: 'allow_once' as const,
+    }));
+    void ask({
+      sessionId,
+      toolCall: { toolCallId: 'call-2', title: '  ' },
+      options: [...many, { optionId: 'reject', name: 'Reject', kind: 'reject_once' }],
+    });
+    const consent = await pendingConsent();
+    expect(consent).toMatchObject({ title: 'Run a tool', tool_key: 'Run a tool' });
+    expect(consent.options).toHaveLength(MAX_CONSENT_OPTIONS);
+    expect(consent.options.at(-1)).toMatchObject({ option_id: 'reject', kind: 'reject_once' });
+  });
+
+  it('a request with no option a person can choose is refused with its reason, and nothing waits', async () => {
+    const request = bashRequest(sessionId, 'ls');
+    request.options = [{ optionId: ' ', name: 'Allow', kind: 'allow_once' }];
+    const refused = ask(request);
+    await expect(refused).rejects.toBeInstanceOf(ConsentNotAsked);
+    await expect(refused).rejects.toThrow(/at least one option is required/);
+    expect(h.turns.userInputs.snapshot()).toEqual([]);
+  });
+});

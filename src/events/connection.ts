@@ -159,6 +159,13 @@ export class Connection {
             { err: error, session_id: sessionId, event_type: event.type },
             'events.visibility_failed',
           );
+          // An event nobody could judge is one this subscriber would silently never
+          // see (a question, say): it reconnects and refetches rather than drift.
+          this.closeSocket(
+            CLOSE_SLOW_CONSUMER,
+            'an event could not be checked; reconnect and refetch',
+          );
+          this.end('failed');
         },
       );
     this.queues.set(sessionId, next);

@@ -501,7 +501,10 @@ describe('event hub', () => {
     expect(visibility.calls.at(-1)?.sessionId).toBe('s2');
     visibility.calls.at(-1)?.fail(new Error('database down'));
     await settle();
+    // The event could not be judged: rather than miss it silently, the subscriber resyncs.
     expect(healthy.revisions('s2')).toEqual([]);
+    expect(healthy.closedWith?.code).toBe(CLOSE_SLOW_CONSUMER);
+    expect(hub.subscriberCount).toBe(0);
 
     const unserializable = { ...stateEvent('s1', 2), extra: 1n } as unknown as ClarionEvent;
     expect(() => {

@@ -29,6 +29,9 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
 }
 
 export async function postOnce(request: PostRequest, signal: AbortSignal): Promise<SendResult> {
+  const unsendable = unsendableUrl(request.url);
+  if (unsendable !== undefined)
+    return { ok: false, status: null, error: unsendable, retryable: false };
   let response: Response;
   try {
     response = await fetch(request.url, {
@@ -66,6 +69,21 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
     retryable,
     ...(after === undefined ? {} : { retryAfterMs: after }),
   };
+}
+
+/**
+ * Why `fetch` would refuse `url` before sending, or undefined. Its error
+ * would quote the whole URL, password included, into `last_error`, the logs
+ * and the channel's view; and no retry mends it. `newChannelBody` refuses
+ * both, so only a channel stored before it did can reach here.
+ */
+function unsendableUrl(url: string): string | undefined {
+  if (!URL.canParse(url)) return 'the channel URL cannot be parsed';
+  const parsed = new URL(url);
+  if (parsed.username !== '' || parsed.password !== '') {
+    return 'the channel URL includes a username or password, which cannot be sent; add the channel again without them';
+  }
+  return undefined;
 }
 
 /** undici hides the socket's reason (ECONNREFUSED) in `cause`. */

@@ -28,8 +28,9 @@ describe('the ntfy sender', () => {
       root: 'https://ntfy.sh/',
       topic: 'my-topic',
     });
-    expect(splitTopicUrl('http://10.0.0.2:8080/ntfy/alerts?x=1')).toEqual({
-      root: 'http://10.0.0.2:8080/ntfy',
+    // The query stays on the root (ntfy reads `?auth=` there); a fragment is never sent.
+    expect(splitTopicUrl('http://10.0.0.2:8080/ntfy/alerts?auth=x#top')).toEqual({
+      root: 'http://10.0.0.2:8080/ntfy?auth=x',
       topic: 'alerts',
     });
   });

@@ -22,13 +22,17 @@ const TAGS: Record<Notice['kind'], string> = {
   form: 'memo',
 };
 
-/** The server's root and the topic, from a topic URL (`https://ntfy.sh/my-topic`). */
+/**
+ * The server's root and the topic, from a topic URL (`https://ntfy.sh/my-topic`).
+ * The query stays on the root: ntfy reads `?auth=` on every endpoint, the
+ * JSON publish included, so a topic URL with its token in it keeps working.
+ * `newChannelBody` refuses a URL without a valid topic.
+ */
 export function splitTopicUrl(topicUrl: string): { root: string; topic: string } {
   const url = new URL(topicUrl);
   const segments = url.pathname.split('/').filter((segment) => segment !== '');
   const topic = segments.pop() ?? '';
   url.pathname = `/${segments.join('/')}`;
-  url.search = '';
   url.hash = '';
   return { root: url.toString(), topic: decodeURIComponent(topic) };
 }

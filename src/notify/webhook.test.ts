@@ -117,4 +117,14 @@ describe('the webhook sender', () => {
     const result = await webhookSender.send(target(gone.url), NOTICE, AbortSignal.timeout(5_000));
     expect(result).toMatchObject({ ok: false, status: null, retryable: true });
   });
+
+  it('calls a stored URL with credentials final, without sending it or quoting it', async () => {
+    receiver = await startReceiver();
+    const url = receiver.url.replace('http://', 'http://user:hunter2@');
+    const result = await webhookSender.send(target(url), NOTICE, AbortSignal.timeout(5_000));
+    expect(result).toMatchObject({ ok: false, status: null, retryable: false });
+    expect(result.ok ? '' : result.error).toMatch(/username or password/);
+    expect(JSON.stringify(result)).not.toContain('hunter2');
+    expect(receiver.received).toHaveLength(0);
+  });
 });

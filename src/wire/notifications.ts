@@ -33,18 +33,43 @@ export type NoticeKind = (typeof NOTICE_KINDS)[number];
 
 /**
  * An http(s) URL. Loopback and private addresses are allowed on purpose: a
- * self-hosted server talks to its own LAN (ntfy, a relay).
+ * self-hosted server talks to its own LAN (ntfy, a relay). A username or
+ * password in it is refused: `fetch` will not send such a URL, so every
+ * notice would fail, and the password would be kept in the channel.
  */
 export const httpUrl = z
   .string()
   .trim()
   .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
-  .refine(isHttpUrl, { error: 'must be an http:// or https:// URL' });
+  .refine(isHttpUrl, { error: 'must be an http:// or https:// URL' })
+  .refine(hasNoCredentials, {
+    error: 'must not include a username or password (user:password@): they cannot be sent',
+  });
 
 function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+}
+
+/** True for a URL that cannot be parsed: `isHttpUrl` reports that one. */
+function hasNoCredentials(value: string): boolean {
+  if (!URL.canParse(value)) return true;
+  const url = new URL(value);
+  return url.username === '' && url.password === '';
+}
+
+/** ntfy's own rule for a topic name; any other is refused at every publish. */
+const NTFY_TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
+
+/**
+ * An ntfy topic URL ends in its topic (the last path segment); a query
+ * (`?auth=…`) is kept and sent with every publish.
+ */
+function hasNtfyTopic(value: string): boolean {
+  if (!URL.canParse(value)) return true;
+  const segments = new URL(value).pathname.split('/').filter((segment) => segment !== '');
+  return NTFY_TOPIC.test(segments.at(-1) ?? '');
 }
 
 const channelName = z
@@ -102,7 +127,12 @@ export const newChannelBody = z
     z.strictObject({
       kind: z.literal('ntfy'),
       name: channelName,
-      url: httpUrl.describe('The topic URL, e.g. https://ntfy.sh/my-clarion-topic'),
+      url: httpUrl
+        .refine(hasNtfyTopic, {
+          error:
+            'must end in a topic of 1 to 64 letters, digits, - or _, e.g. https://ntfy.sh/my-clarion-topic',
+        })
+        .describe('The topic URL, e.g. https://ntfy.sh/my-clarion-topic'),
       access_token: channelSecret.optional().describe('For a protected topic (sent as Bearer)'),
     }),
     z.strictObject({

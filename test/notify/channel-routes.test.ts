@@ -72,6 +72,63 @@ const HOSTILE: readonly [string, unknown][] = [
   ['null', null],
 ];
 
+/** URLs no send could use: each is refused with the field and the reason named. */
+const UNSENDABLE: readonly [string, unknown, string, RegExp][] = [
+  [
+    'a webhook URL with a username and password',
+    { kind: 'webhook', url: 'https://user:pw@relay.lan/h' },
+    'url',
+    /username or password/,
+  ],
+  [
+    'a webhook URL with a username only',
+    { kind: 'webhook', url: 'https://token@relay.lan/h' },
+    'url',
+    /username or password/,
+  ],
+  [
+    'an ntfy URL with a password',
+    { kind: 'ntfy', url: 'https://:pw@ntfy.sh/clarion' },
+    'url',
+    /username or password/,
+  ],
+  [
+    'a Slack URL with credentials',
+    { kind: 'slack', url: 'https://u:p@hooks.slack.test/x' },
+    'url',
+    /username or password/,
+  ],
+  [
+    'a push endpoint with credentials',
+    {
+      kind: 'web_push',
+      subscription: { endpoint: 'https://u:p@push.example.com/x', keys: PUSH_KEYS },
+    },
+    'subscription.endpoint',
+    /username or password/,
+  ],
+  ['an ntfy URL without a topic', { kind: 'ntfy', url: 'https://ntfy.sh/' }, 'url', /topic/],
+  ['an ntfy server alone', { kind: 'ntfy', url: 'https://ntfy.sh' }, 'url', /topic/],
+  [
+    'an ntfy server with only a query',
+    { kind: 'ntfy', url: 'https://ntfy.sh/?auth=x' },
+    'url',
+    /topic/,
+  ],
+  [
+    'an ntfy topic ntfy refuses',
+    { kind: 'ntfy', url: 'https://ntfy.sh/my%20topic' },
+    'url',
+    /topic/,
+  ],
+  [
+    'an ntfy topic too long',
+    { kind: 'ntfy', url: `https://ntfy.sh/${'t'.repeat(65)}` },
+    'url',
+    /topic/,
+  ],
+];
+
 describe.each(DRIVERS)('the notification routes on %s', (driver) => {
   let clarion: InProcessServer;
   let api: ApiCall;
@@ -105,6 +162,26 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     expect(reply.json).toMatchObject({ code: expect.stringMatching(/invalid_/) as unknown });
     expect(await count()).toBe(before);
   });
+
+  it.each(UNSENDABLE)(
+    'refuses %s with a 400 naming the field, and stores nothing',
+    async (_label, body, path, why) => {
+      const before = await count();
+      const reply = await api<{ code: string; details: { path: string; message: string }[] }>(
+        'POST',
+        '/api/v1/notification-channels',
+        body,
+      );
+      expect(reply.status).toBe(400);
+      expect(reply.json.code).toBe('invalid_request');
+      expect(reply.json.details).toEqual([
+        { path, message: expect.stringMatching(why) as unknown },
+      ]);
+      // The reply never echoes a password back.
+      expect(JSON.stringify(reply.json)).not.toMatch(/:pw@|:p@/);
+      expect(await count()).toBe(before);
+    },
+  );
 
   it('refuses a body that is not JSON', async () => {
     const response = await fetch(`${clarion.server.url}/api/v1/notification-channels`, {
@@ -155,6 +232,8 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
 
     const tested = await api('POST', `/api/v1/notification-channels/${id}/test`);
     expect(tested).toEqual({ status: 200, json: { delivered: true, status: 200, error: null } });
+    // The query is kept, never dropped: ntfy reads `?auth=` on the JSON publish too.
+    expect(receiver.received.at(-1)?.path).toBe('/?auth=secret');
     expect(JSON.parse(receiver.received.at(-1)?.body ?? '{}')).toMatchObject({
       topic: 'topic',
       message: 'A test notification from Clarion',

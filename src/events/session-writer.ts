@@ -95,8 +95,12 @@ export interface SessionWriter {
     change: (write: SessionWrite) => Promise<T>,
     options?: WriteOptions,
   ): Promise<T>;
-  /** `pending_action` as a write would compute it, read now (for events no write carries). */
-  pendingAction(sessionId: string): Promise<PendingAction>;
+  /**
+   * `pending_action` as a write would compute it, read now (for events no write
+   * carries, and the session list). `activeClarification`, when the caller has
+   * just read it (`listSessionsReadingClarification`), spares the clarification read.
+   */
+  pendingAction(sessionId: string, activeClarification?: boolean): Promise<PendingAction>;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_SESSION_STATES);
@@ -108,8 +112,15 @@ interface Changes {
 }
 
 export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
-  async function pendingAction(ctx: RepoContext, sessionId: string): Promise<PendingAction> {
-    if (await hasActiveClarification(ctx, sessionId)) return 'clarification';
+  /** The precedence: a clarification first, then the registry's request. */
+  async function pendingAction(
+    ctx: RepoContext,
+    sessionId: string,
+    activeClarification?: boolean,
+  ): Promise<PendingAction> {
+    if (activeClarification ?? (await hasActiveClarification(ctx, sessionId))) {
+      return 'clarification';
+    }
     return await deps.userInputPending(sessionId, ctx);
   }
 
@@ -125,8 +136,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   ): Promise<PendingAction> {
     const ended = changes.moved !== undefined && TERMINAL.has(changes.moved.state);
     if (!ended && changes.added.some(isPendingClarificationRow)) return 'clarification';
-    if (activeClarification === undefined) return pendingAction(tx, sessionId);
-    return activeClarification ? 'clarification' : await deps.userInputPending(sessionId, tx);
+    return pendingAction(tx, sessionId, activeClarification);
   }
 
   async function stage(
@@ -192,6 +202,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
       for (const event of events) deps.events.publish(event);
       return result;
     },
-    pendingAction: (sessionId) => pendingAction(deps.store, sessionId),
+    pendingAction: (sessionId, activeClarification) =>
+      pendingAction(deps.store, sessionId, activeClarification),
   };
 }

@@ -4,12 +4,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { toMessageView } from '../events/index.js';
-import {
-  type QueuedMessage,
-  type SessionRecord,
-  type TaskRecord,
-  type TranscriptCursor,
-} from '../store/index.js';
+import { type QueuedMessage, type TaskRecord, type TranscriptCursor } from '../store/index.js';
 import { admitMessage, sessionFailureOf, type AdmissionResult } from '../turns/index.js';
 import {
   createTaskBody,
@@ -27,7 +22,7 @@ import {
   type TaskView,
   type UserQueueItem,
 } from '../wire/index.js';
-import type { TurnsDeps } from '../turns/index.js';
+import type { ShownSession, TurnsDeps } from '../turns/index.js';
 import {
   type SessionQueue,
   clearQueued,
@@ -62,7 +57,7 @@ export function taskView(task: TaskRecord): TaskView {
   };
 }
 
-export function sessionView(session: SessionRecord): SessionView {
+export function sessionView({ session, pendingAction }: ShownSession): SessionView {
   return {
     id: session.id,
     task_id: session.task_id,
@@ -70,6 +65,7 @@ export function sessionView(session: SessionRecord): SessionView {
     state: session.state,
     failure: sessionFailureOf(session),
     revision: session.revision,
+    pending_action: pendingAction,
     created_at: session.created_at,
     updated_at: session.updated_at,
   };
@@ -192,7 +188,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     return c.json(
       {
         task: taskView(result.task),
-        session: sessionView(result.session),
+        session: sessionView(result),
         admission: result.admission && admissionName(result.admission),
       },
       201,
@@ -275,9 +271,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
 
   app.post('/api/v1/sessions/:id/restart', async (c) => {
     const result = await restartSession(deps, c.get('principal'), c.req.param('id'));
-    return result.ok
-      ? c.json({ session: sessionView(result.session) })
-      : failureResponse(c, result);
+    return result.ok ? c.json({ session: sessionView(result) }) : failureResponse(c, result);
   });
 
   app.post('/api/v1/sessions/:id/cancel', async (c) => {

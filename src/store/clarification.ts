@@ -110,8 +110,14 @@ export async function hasActiveClarification(
   return rows.length > 0;
 }
 
-/** `hasActiveClarification`'s statement; exported so tests read its real text. */
-export function hasActiveClarificationQuery(ctx: RepoContext, sessionId: string) {
+/**
+ * `hasActiveClarification`'s statement; exported so tests read its real text.
+ * `session` is a bound ID, or a reference to an outer query's session row.
+ */
+export function hasActiveClarificationQuery(
+  ctx: RepoContext,
+  sessionId: Expression<string> | string,
+) {
   return ctx.db
     .selectFrom('task_session_messages')
     .select(sql<number>`1`.as('one'))
@@ -148,6 +154,34 @@ export async function bumpRevisionReadingClarification(
   const { active_clarification: active, ...session } = row;
   // SQLite answers a truth value as 1 or 0, PostgreSQL as a boolean.
   return { session, activeClarification: Number(active) === 1 };
+}
+
+/**
+ * A task's sessions, oldest first, each with `hasActiveClarification` as of
+ * the same read: one statement for the whole list, not one probe per session
+ * (the session list a client reloads on every reconnect).
+ */
+export async function listSessionsReadingClarification(
+  ctx: RepoContext,
+  taskId: string,
+): Promise<RevisedSession[]> {
+  const rows = await ctx.db
+    .selectFrom('task_sessions')
+    .selectAll('task_sessions')
+    .select((eb) =>
+      eb
+        .exists(hasActiveClarificationQuery(ctx, eb.ref('task_sessions.id')))
+        .as('active_clarification'),
+    )
+    .where('task_sessions.task_id', '=', taskId)
+    .orderBy('task_sessions.created_at')
+    .orderBy('task_sessions.id')
+    .execute();
+  // SQLite answers a truth value as 1 or 0, PostgreSQL as a boolean.
+  return rows.map(({ active_clarification: active, ...session }) => ({
+    session,
+    activeClarification: Number(active) === 1,
+  }));
 }
 
 const bumpRevisionStatement = compiledStatement(

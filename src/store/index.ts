@@ -108,6 +108,7 @@ export {
   bumpRevisionReadingClarification,
   hasActiveClarification,
   isPendingClarificationRow,
+  listSessionsReadingClarification,
   activePendingIdByFingerprint,
   activePendingIdByFingerprintQuery,
   cancelBundleRows,

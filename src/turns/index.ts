@@ -29,6 +29,7 @@ export {
   deleteTask,
   visibleSessions,
   visibleTasks,
+  type ShownSession,
 } from './tasks.js';
 export {
   mintAnswerLinks,

@@ -6,21 +6,16 @@
  */
 import { agentFailureOf } from '../agents/index.js';
 import type { Principal } from '../auth/index.js';
-import {
-  canSeeSession,
-  clearSessionFailure,
-  failSession,
-  getSession,
-  type SessionRecord,
-} from '../store/index.js';
+import { canSeeSession, clearSessionFailure, failSession, getSession } from '../store/index.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 import { ensureAgent } from './dispatch.js';
 import { sessionFailed } from './session-failure.js';
+import type { ShownSession } from './tasks.js';
 
 export type RestartResult =
-  { ok: true; session: SessionRecord } | Failure<'not_found' | 'conflict' | 'session_failed'>;
+  ({ ok: true } & ShownSession) | Failure<'not_found' | 'conflict' | 'session_failed'>;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
@@ -49,7 +44,8 @@ export async function restartSession(
     if (!deps.host.isStarted(sessionId)) return failAgain(deps, sessionId, error);
   }
   await startNextQueued(deps, sessionId);
-  return { ok: true, session: (await getSession(deps.store, sessionId)) ?? cleared };
+  const session = (await getSession(deps.store, sessionId)) ?? cleared;
+  return { ok: true, session, pendingAction: await deps.sessions.pendingAction(sessionId) };
 }
 
 async function failAgain(

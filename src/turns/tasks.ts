@@ -18,6 +18,7 @@ import {
   getWorkspace,
   listMemberWorkspaces,
   listSessions,
+  listSessionsReadingClarification,
   listTasks,
   memberWorkspaceIds,
   requestTurnCancel,
@@ -28,10 +29,16 @@ import { admitMessage, type AdmissionResult } from './admission.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { TurnsDeps } from './context.js';
 import { confirmLease } from './fencing.js';
-import { failure, type Failure } from '../wire/index.js';
+import { failure, type Failure, type PendingAction } from '../wire/index.js';
+
+/** A session as the routes show it: its row, and what it waits on a person for, read after it. */
+export interface ShownSession {
+  session: SessionRecord;
+  pendingAction: PendingAction;
+}
 
 export type CreateTaskResult =
-  | { ok: true; task: TaskRecord; session: SessionRecord; admission: AdmissionResult | null }
+  | ({ ok: true; task: TaskRecord; admission: AdmissionResult | null } & ShownSession)
   | Failure<'not_found' | 'forbidden' | 'invalid_request' | 'quota_exceeded'>;
 
 /** What the routes answer for a session or task the caller cannot see, or that is gone. */
@@ -123,7 +130,8 @@ async function createWithSession(
           admissionKey: `task-prompt:${created.task.id}`,
         });
   const session = (await getSession(deps.store, created.session.id)) ?? created.session;
-  return { ok: true, task: created.task, session, admission };
+  const pendingAction = await deps.sessions.pendingAction(session.id);
+  return { ok: true, task: created.task, session, pendingAction, admission };
 }
 
 export async function visibleTasks(deps: TurnsDeps, principal: Principal): Promise<TaskRecord[]> {
@@ -139,15 +147,24 @@ export async function visibleSessions(
   deps: TurnsDeps,
   principal: Principal,
   taskId: string,
-): Promise<Found<{ sessions: SessionRecord[] }>> {
+): Promise<Found<{ sessions: ShownSession[] }>> {
   if (!(await canSeeTask(deps.store, principal, taskId))) return TASK_NOT_FOUND;
-  const sessions = await listSessions(deps.store, taskId);
+  // The clarification half of every session comes with the list's one statement; the
+  // registry's half is memory, but with several servers a session whose agent does not run
+  // here costs the mirror read a write of it would make.
+  const listed = await listSessionsReadingClarification(deps.store, taskId);
+  const visible =
+    principal.kind === 'agent'
+      ? listed.filter(({ session }) => session.id === principal.sessionId)
+      : listed;
   return {
     ok: true,
-    sessions:
-      principal.kind === 'agent'
-        ? sessions.filter((session) => session.id === principal.sessionId)
-        : sessions,
+    sessions: await Promise.all(
+      visible.map(async ({ session, activeClarification }) => ({
+        session,
+        pendingAction: await deps.sessions.pendingAction(session.id, activeClarification),
+      })),
+    ),
   };
 }
 

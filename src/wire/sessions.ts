@@ -1,6 +1,6 @@
 /** Tasks, sessions, transcripts, message admission and the session queue on the wire. */
 import { z } from 'zod';
-import { sessionState, timestamp, visibleText } from './common.js';
+import { pendingAction, sessionState, timestamp, visibleText } from './common.js';
 import { SESSION_FAILURE_CODES } from './constants.js';
 import {
   MAX_ADMISSION_KEY_CHARS,
@@ -59,6 +59,8 @@ export const sessionView = z
     state: sessionState,
     failure: sessionFailure.nullable().describe('Why the session failed; null unless it did'),
     revision: z.number().int(),
+    /** What the session waits on a person for, read no earlier than `revision` (as events carry it). */
+    pending_action: pendingAction,
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -7,13 +7,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResult } from '../../web/src/model/api.js';
-import { ReadModel } from '../../web/src/model/read-model.js';
+import { activeBundleOfSession, ReadModel } from '../../web/src/model/read-model.js';
 import type { Timers } from '../../web/src/model/respond.js';
 import { ModelSync, type SocketLike } from '../../web/src/model/sync.js';
 import type {
   ActionView,
   ClarionEvent,
   ConsentView,
+  PendingBundle,
   UserInputView,
 } from '../../web/src/model/types.js';
 import { postUserInputAnswer } from '../../web/src/model/user-input-respond.js';
@@ -430,6 +431,95 @@ describe('ModelSync with user inputs', () => {
     });
     expect(model.getState().queueTicks[S]).toBe(1);
     expect(model.getState().sessions[S]?.revision).toBe(40);
+    sync.stop();
+  });
+});
+
+describe('ModelSync with pending bundles', () => {
+  type Pending = ApiResult<{ bundles: PendingBundle[]; next_cursor: string | null }>;
+  const bundle: PendingBundle = {
+    pending_id: 'pending-b',
+    task_id: T,
+    session_id: S,
+    created_at: '2026-01-01T00:00:01.000000000Z',
+    context: '',
+    detached: false,
+    questions: [
+      {
+        question_id: 'q1',
+        title: 'T',
+        prompt: 'Which?',
+        multi_select: false,
+        status: 'pending',
+        options: [{ option_id: 'a', label: 'Alpha', description: '' }],
+      },
+    ],
+  };
+  const asked: ClarionEvent = {
+    type: 'message.added',
+    session_id: S,
+    task_id: T,
+    revision: 3,
+    pending_action: 'clarification',
+    message: {
+      id: 'row-b',
+      session_id: S,
+      task_id: T,
+      turn_id: 'turn-1',
+      type: 'clarification_request',
+      author: 'agent',
+      content: 'Which?',
+      metadata: {
+        pending_id: 'pending-b',
+        question_id: 'q1',
+        question: { id: 'q1', title: 'T', prompt: 'Which?', options: [] },
+        question_index: 0,
+        question_total: 1,
+        status: 'pending',
+      },
+      requests_input: true,
+      created_at: '2026-01-01T00:00:01.000000000Z',
+      updated_at: '2026-01-01T00:00:01.000000000Z',
+    },
+  };
+
+  it('drops a pending list that outlived its subscription: a question asked meanwhile stays shown', async () => {
+    const socket = new FakeSocket();
+    const model = new ReadModel();
+    const lists = [deferred<Pending>(), deferred<Pending>()];
+    let requested = 0;
+    let reconnect: (() => void) | undefined;
+    const sync = new ModelSync({
+      model,
+      userInputs: new UserInputModel(),
+      api: {
+        ...fakeApi(() => ok({ requests: [] })),
+        pending: () => lists[requested++]?.promise ?? Promise.reject(new Error('unexpected')),
+      },
+      openSocket: () => socket,
+      setTimer: (callback) => {
+        reconnect = callback;
+      },
+      clearTimer: () => undefined,
+    });
+    sync.start();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    // Question B arrives by event while list 1 is in flight; then the socket drops.
+    socket.frame({ type: 'event', event: asked });
+    socket.close();
+    reconnect?.();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    expect(requested).toBe(2);
+    // List 1, read before B was asked, answers late; list 2 lists B.
+    lists[0]?.resolve({ ok: true, status: 200, value: { bundles: [], next_cursor: null } });
+    await settle();
+    lists[1]?.resolve({ ok: true, status: 200, value: { bundles: [bundle], next_cursor: null } });
+    await settle();
+    expect(activeBundleOfSession(model.getState(), S)?.pending_id).toBe('pending-b');
     sync.stop();
   });
 });

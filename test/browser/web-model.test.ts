@@ -17,9 +17,15 @@ import {
   transitions,
   type ModelState,
 } from '../../web/src/model/read-model.js';
+import { sessionLabel } from '../../web/src/model/session-label.js';
 import { isAnswered } from '../../web/src/hooks/use-clarification-draft.js';
 import { parseRespondOk, postClarification, type Timers } from '../../web/src/model/respond.js';
-import type { ClarionEvent, MessageView, PendingBundle } from '../../web/src/model/types.js';
+import type {
+  ClarionEvent,
+  MessageView,
+  PendingBundle,
+  SessionView,
+} from '../../web/src/model/types.js';
 
 const S = 'session-1';
 const T = 'task-1';
@@ -97,14 +103,14 @@ function subscribed(): ModelState {
 
 describe('the read model', () => {
   it('shows a bundle from the pending snapshot', () => {
-    const state = transitions.pendingSnapshot(subscribed(), [snapshotBundle]);
+    const state = transitions.pendingSnapshot(subscribed(), [snapshotBundle], 1);
     expect(activeBundles(state).map((bundle) => bundle.pending_id)).toEqual([P]);
   });
 
   it('never lets a snapshot that raced an answer resurrect the question', () => {
     let state = subscribed();
     state = transitions.event(state, event('message.updated', row('answered', 5), 7, null));
-    state = transitions.pendingSnapshot(state, [snapshotBundle]);
+    state = transitions.pendingSnapshot(state, [snapshotBundle], state.generation);
     expect(activeBundles(state)).toEqual([]);
   });
 
@@ -190,6 +196,7 @@ describe('the read model', () => {
       task_id: T,
       agent_profile: 'demo',
       failure: null,
+      pending_action: 'clarification' as const,
       created_at: ts(1),
       updated_at: ts(6),
     };
@@ -204,14 +211,14 @@ describe('the read model', () => {
     let state = subscribed();
     state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
     state = transitions.subscribed(state);
-    state = transitions.pendingSnapshot(state, []);
+    state = transitions.pendingSnapshot(state, [], state.generation);
     expect(activeBundles(state)).toEqual([]);
   });
 
   it('keeps a bundle learned after the subscription even if the snapshot lacks it', () => {
     let state = subscribed();
     state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
-    state = transitions.pendingSnapshot(state, []);
+    state = transitions.pendingSnapshot(state, [], state.generation);
     expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
   });
 
@@ -225,6 +232,74 @@ describe('the read model', () => {
       event('message.updated', row('pending', 2), 2, 'clarification'),
     );
     expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('drops a pending snapshot requested before a reconnect: a question asked meanwhile stays shown', () => {
+    let state = subscribed();
+    const requestedUnder = state.generation;
+    // Asked while the first list was in flight; then the socket drops and subscribes again.
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.subscribed(state);
+    state = transitions.pendingSnapshot(state, [], requestedUnder);
+    expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
+    state = transitions.pendingSnapshot(state, [snapshotBundle], state.generation);
+    expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
+  });
+
+  it('never revives from a later list a bundle its own subscription’s list retired', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.subscribed(state);
+    state = transitions.pendingSnapshot(state, [], state.generation);
+    // A list of the same subscription read before the retirement (a refresh that raced it).
+    state = transitions.pendingSnapshot(state, [snapshotBundle], state.generation);
+    expect(activeBundles(state)).toEqual([]);
+  });
+
+  it('takes pending_action from a session snapshot newer than what it holds, and only then', () => {
+    const view: SessionView = {
+      id: S,
+      task_id: T,
+      agent_profile: 'demo',
+      state: 'idle',
+      failure: null,
+      revision: 9,
+      pending_action: null,
+      created_at: ts(1),
+      updated_at: ts(9),
+    };
+    let state = subscribed();
+    state = transitions.event(state, {
+      type: 'session.state_changed',
+      state: 'waiting_for_input',
+      revision: 3,
+      pending_action: 'consent',
+      session_id: S,
+      task_id: T,
+    });
+    // Offline: the consent was answered, the turn ended, and a question was asked in a new one.
+    state = transitions.subscribed(state);
+    state = transitions.sessions(state, [{ ...view, revision: 2, pending_action: 'action' }]);
+    expect(state.sessions[S]?.pending_action).toBe('consent');
+    state = transitions.sessions(state, [view]);
+    expect(state.sessions[S]?.revision).toBe(9);
+    expect(state.sessions[S]?.pending_action).toBeNull();
+    expect(sessionLabel(state.sessions[S], undefined)).toBe('idle');
+    state = transitions.sessions(state, [
+      { ...view, state: 'waiting_for_input', revision: 10, pending_action: 'clarification' },
+    ]);
+    state = transitions.pendingSnapshot(state, [snapshotBundle], state.generation);
+    expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
+    // An event of the snapshot's own revision tells nothing newer.
+    state = transitions.event(state, {
+      type: 'session.state_changed',
+      state: 'waiting_for_input',
+      revision: 10,
+      pending_action: 'consent',
+      session_id: S,
+      task_id: T,
+    });
+    expect(state.sessions[S]?.pending_action).toBe('clarification');
   });
 
   it('waits for every question of a bundle before showing it', () => {

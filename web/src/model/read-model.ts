@@ -7,15 +7,18 @@
  * the server said:
  * - a row (message or question) is replaced only by a strictly newer
  *   `updated_at` (RFC 3339, nine fractional digits, so strings compare);
- * - a session's `pending_action` only by a strictly higher `revision`, and
- *   its `state` only by a state of a strictly higher revision than the state
- *   we hold (events of one change share a revision, message events first, so
- *   a message event must not shut out the state change that came with it);
+ * - a session's `pending_action` only by a strictly higher `revision` (an
+ *   event's, or a session snapshot's), and its `state` only by a state of a
+ *   strictly higher revision than the state we hold (events of one change
+ *   share a revision, message events first, so a message event must not shut
+ *   out the state change that came with it);
  * - snapshot rows carry no version and never override a row an event reported,
  *   so a snapshot read before an answer cannot resurrect the answered question;
  * - a bundle learned before the current subscription and missing from its
  *   pending snapshot was retired while we were away and stays hidden until a
- *   newer version of its rows says otherwise.
+ *   newer version of its rows says otherwise; a pending snapshot requested
+ *   under an earlier subscription is dropped, so it cannot retire that way a
+ *   bundle it predates (and a later list, unversioned, never revives one).
  */
 import {
   CLARIFICATION_TYPE,
@@ -206,26 +209,34 @@ export const transitions = {
     let result = state;
     for (const view of sessions) {
       const known = result.sessions[view.id] ?? emptySession(view.id, view.task_id);
-      const newer = view.revision > known.state_revision;
+      const newerState = view.revision > known.state_revision;
+      // What we hold may predate a reconnect, and the events that would correct it are
+      // older than this snapshot: the snapshot's own pending_action replaces it.
+      const newer = view.revision > known.revision;
       const entry: SessionEntry = {
         ...known,
         agent_profile: view.agent_profile,
         created_at: view.created_at,
-        ...(newer
-          ? {
-              state: view.state,
-              state_revision: view.revision,
-              revision: Math.max(known.revision, view.revision),
-            }
-          : {}),
+        ...(newerState ? { state: view.state, state_revision: view.revision } : {}),
+        ...(newer ? { revision: view.revision, pending_action: view.pending_action } : {}),
       };
       result = { ...result, sessions: { ...result.sessions, [view.id]: entry } };
     }
     return result;
   },
 
-  /** A snapshot of every active bundle the caller can see, fetched after subscribing. */
-  pendingSnapshot(state: ModelState, bundles: readonly PendingBundle[]): ModelState {
+  /**
+   * A snapshot of every active bundle the caller can see, requested under
+   * subscription `generation` (taken before the first page was asked for).
+   * One that outlived its subscription is dropped: it may predate a bundle
+   * learned since, and would retire it as missing.
+   */
+  pendingSnapshot(
+    state: ModelState,
+    bundles: readonly PendingBundle[],
+    generation: number,
+  ): ModelState {
+    if (generation !== state.generation) return state;
     const nextBundles: Record<string, BundleState> = { ...state.bundles };
     const seen = new Set<string>();
     for (const bundle of bundles) {

@@ -186,6 +186,8 @@ export class ModelSync {
 
   private async loadPending(): Promise<void> {
     const { api, model } = this.deps;
+    // Taken before the request: a snapshot that outlived its subscription is dropped.
+    const generation = model.getState().generation;
     const bundles: PendingBundle[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
@@ -195,7 +197,7 @@ export class ModelSync {
       if (result.value.next_cursor === null) break;
       cursor = result.value.next_cursor;
     }
-    model.update((state) => transitions.pendingSnapshot(state, bundles));
+    model.update((state) => transitions.pendingSnapshot(state, bundles, generation));
   }
 
   private async loadMessages(sessionId: string): Promise<void> {

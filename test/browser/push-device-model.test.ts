@@ -3,8 +3,18 @@
  * browser exposes (in Node: the decision, not the DOM). An http:// page on a
  * LAN address hides the push APIs altogether, so "needs HTTPS" must win
  * over "not supported", or the person would be told the wrong remedy.
+ * Whether the device is on takes the server's channel list too: a
+ * subscription whose channel is gone, or that replaced the one the channel
+ * was made from, reads as off.
  */
 import { describe, expect, it } from 'vitest';
+import {
+  channelOfSubscription,
+  parseDeviceChannel,
+  pushDeviceOn,
+  serializeDeviceChannel,
+  type DeviceFacts,
+} from '../../web/src/model/push-channel.js';
 import { deviceName, pushSupport, type PushEnvironment } from '../../web/src/model/push-support.js';
 
 const READY: PushEnvironment = {
@@ -46,5 +56,66 @@ describe('deviceName', () => {
     ['curl/8', 'Browser on this device'],
   ])('%s', (userAgent, name) => {
     expect(deviceName(userAgent)).toBe(name);
+  });
+});
+
+describe('the device channel record', () => {
+  const record = { endpoint: 'https://push.example/sub/1', channelId: 'ch-1' };
+
+  it('reads back what it wrote', () => {
+    expect(parseDeviceChannel(serializeDeviceChannel(record))).toEqual(record);
+  });
+
+  it.each([
+    ['nothing stored', null],
+    ['not JSON', '{endpoint'],
+    ['JSON null', 'null'],
+    ['a string', '"ch-1"'],
+    ['no channel', '{"endpoint":"https://push.example/sub/1"}'],
+    ['an empty endpoint', '{"endpoint":"","channelId":"ch-1"}'],
+    ['a number for a channel', '{"endpoint":"https://push.example/sub/1","channelId":7}'],
+  ])('holds no record for %s', (_name, text) => {
+    expect(parseDeviceChannel(text)).toBeNull();
+  });
+
+  it('names the channel only for the subscription it was made from', () => {
+    expect(channelOfSubscription(record, 'https://push.example/sub/1')).toBe('ch-1');
+    expect(channelOfSubscription(record, 'https://push.example/sub/2')).toBeNull();
+    expect(channelOfSubscription(record, null)).toBeNull();
+    expect(channelOfSubscription(null, 'https://push.example/sub/1')).toBeNull();
+  });
+});
+
+describe('pushDeviceOn', () => {
+  const ON: DeviceFacts = {
+    permission: 'granted',
+    endpoint: 'https://push.example/sub/1',
+    record: { endpoint: 'https://push.example/sub/1', channelId: 'ch-1' },
+    channels: [
+      { id: 'ch-0', kind: 'ntfy' },
+      { id: 'ch-1', kind: 'web_push' },
+    ],
+  };
+
+  it.each<[string, Partial<DeviceFacts>, boolean]>([
+    ['subscribed, allowed, its channel listed', {}, true],
+    ['no subscription', { endpoint: null }, false],
+    ['permission reset', { permission: 'default' }, false],
+    ['permission denied', { permission: 'denied' }, false],
+    ['its channel deleted in Settings', { channels: [{ id: 'ch-0', kind: 'ntfy' }] }, false],
+    ['no channel at all', { channels: [] }, false],
+    ['nothing recorded (subscribed before channels were recorded)', { record: null }, false],
+    [
+      'the browser replaced the subscription the channel was made from',
+      { endpoint: 'https://push.example/sub/2' },
+      false,
+    ],
+    [
+      'a channel of another kind with that ID',
+      { channels: [{ id: 'ch-1', kind: 'webhook' }] },
+      false,
+    ],
+  ])('%s', (_name, overrides, expected) => {
+    expect(pushDeviceOn({ ...ON, ...overrides })).toBe(expected);
   });
 });

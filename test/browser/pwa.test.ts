@@ -8,11 +8,16 @@
  * which hands the worker a message as a push service would after the
  * browser decrypted it. It does not prove delivery from a push service (no
  * push service is reachable offline); the sender's side of that is
- * `test/notify/web-push-sender.test.ts`.
+ * `test/notify/web-push-sender.test.ts`. Turning a device on and off runs
+ * against a stand-in for the browser's `PushManager` (`fakePushManager`),
+ * for the same reason: the server and the page are real.
  */
+import { createECDH, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { api } from './support/harness.js';
+import { DEVICE_CHANNEL_KEY } from '../../web/src/model/push-channel.js';
 
 interface ManifestIcon {
   src: string;
@@ -56,6 +61,52 @@ async function shownNotifications(page: Page): Promise<Shown[]> {
     const shown = await registration.getNotifications();
     return shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data }));
   })()`);
+}
+
+/**
+ * A page script that stands in for the push service: `subscribe` hands out a
+ * new loopback endpoint each time (with real keys, as the server checks
+ * them), `getSubscription` returns the current one, and `unsubscribe` drops
+ * it. Kept in `sessionStorage`, so it outlives a reload as a real one does.
+ */
+function fakePushManager(): string {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  const keys = {
+    p256dh: ecdh.getPublicKey().toString('base64url'),
+    auth: randomBytes(16).toString('base64url'),
+  };
+  return `(() => {
+    const KEY = 'test.push-endpoint';
+    const keys = ${JSON.stringify(keys)};
+    const subscription = (endpoint) => ({
+      endpoint,
+      expirationTime: null,
+      options: { userVisibleOnly: true },
+      getKey: () => null,
+      toJSON: () => ({ endpoint, expirationTime: null, keys }),
+      unsubscribe: async () => {
+        if (sessionStorage.getItem(KEY) === endpoint) sessionStorage.removeItem(KEY);
+        return true;
+      },
+    });
+    PushManager.prototype.getSubscription = async function () {
+      const endpoint = sessionStorage.getItem(KEY);
+      return endpoint === null ? null : subscription(endpoint);
+    };
+    PushManager.prototype.subscribe = async function () {
+      const endpoint = 'http://127.0.0.1:9/push/' + crypto.randomUUID();
+      sessionStorage.setItem(KEY, endpoint);
+      return subscription(endpoint);
+    };
+  })()`;
+}
+
+interface Channel {
+  id: string;
+  kind: string;
+  name: string;
+  target: string;
 }
 
 describe('the installable web app', () => {
@@ -223,5 +274,78 @@ describe('the installable web app', () => {
       })()`),
     ).toEqual({ registered: true, subscribed: false });
     await context.close();
+  });
+
+  it('turns a device off and on again with one channel for it, and reads off once it is deleted', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    const webPush = async () =>
+      (await api<{ channels: Channel[] }>(world, 'GET', '/api/v1/notification-channels')).channels
+        .filter((channel) => channel.kind === 'web_push')
+        .map(({ id, target }) => ({ id, target }));
+    /** The channel this browser recorded for its subscription. */
+    const recordedChannel = () =>
+      page.evaluate<string | null>(
+        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')?.channelId ?? null`,
+      );
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const turnOn = section.getByRole('button', { name: 'Turn on notifications on this device' });
+      const turnOff = section.getByRole('button', { name: 'Turn off on this device' });
+      await reads('off');
+      expect(await webPush()).toEqual([]);
+
+      await turnOn.click();
+      await reads('on');
+      for (let round = 1; round <= 2; round += 1) {
+        await turnOff.click();
+        await reads('off');
+        expect(await webPush(), `off, round ${String(round)}`).toEqual([]);
+        await turnOn.click();
+        await reads('on');
+        expect(await webPush(), `on again, round ${String(round)}`).toEqual([
+          { id: await recordedChannel(), target: '127.0.0.1:9' },
+        ]);
+      }
+      expect(await section.getByRole('alert').count()).toBe(0);
+
+      // Permission reset while the subscription stays: it reads off, and turning on again
+      // replaces the subscription and its channel rather than adding one.
+      const [before] = await webPush();
+      await context.clearPermissions();
+      await page.reload();
+      await reads('off');
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await turnOn.click();
+      await reads('on');
+      const after = await webPush();
+      expect(after).toHaveLength(1);
+      expect(after[0]?.id).not.toBe(before?.id);
+
+      // Deleted in Settings: the device reads off although the browser still holds its
+      // subscription.
+      await page.reload();
+      await reads('on');
+      const listed = page.getByTestId('notification-settings').getByTestId('notification-channel');
+      await listed.waitFor(WAIT);
+      await listed.getByRole('button', { name: 'Remove' }).click();
+      await expect.poll(webPush, WAIT).toEqual([]);
+      await page.reload();
+      await reads('off');
+      expect(
+        await page.evaluate<boolean>(`(async () => {
+          const registration = await navigator.serviceWorker.getRegistration('/');
+          return (await registration.pushManager.getSubscription()) !== null;
+        })()`),
+      ).toBe(true);
+      expect(await section.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
   });
 });

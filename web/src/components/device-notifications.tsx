@@ -2,32 +2,37 @@
  * Settings → "Notifications on this device": Web Push for this browser. It
  * says truthfully what stands in the way (no HTTPS, no support, blocked) and
  * otherwise offers one button; the subscription becomes a `web_push`
- * channel on the server, listed with the person's other channels.
+ * channel on the server, listed with the person's other channels. "On" is
+ * read from both: a subscription whose channel was deleted reads as off.
+ * Every failure is shown in the section's alert, never dropped.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   currentEnvironment,
-  existingSubscription,
+  readPushDevice,
   turnOffPush,
   turnOnPush,
 } from '../model/push-device.js';
 import { pushSupport, type PushSupport } from '../model/push-support.js';
 
+/** `unchecked`: the channel list could not be read; `notOff`: turning off did not finish. */
+type Problem = 'dismissed' | 'unavailable' | 'failed' | 'unchecked' | 'notOff';
+
 type DeviceState =
   | { name: 'checking' }
   | { name: Exclude<PushSupport, 'ready'> }
-  | { name: 'off'; problem?: 'dismissed' | 'unavailable' | 'failed'; error?: string }
-  | { name: 'working' }
-  | { name: 'on' };
+  | { name: 'off' | 'on'; problem?: Problem; error?: string }
+  | { name: 'working'; turning: 'on' | 'off' };
 
+/** Not knowing whether it is on reads as off: "turn on" replaces whatever is there. */
 async function readState(): Promise<DeviceState> {
   const support = pushSupport(currentEnvironment());
   if (support !== 'ready') return { name: support };
-  const subscription = await existingSubscription().catch(() => null);
-  return subscription !== null && Notification.permission === 'granted'
-    ? { name: 'on' }
-    : { name: 'off' };
+  const reading = await readPushDevice();
+  if (reading.ok) return { name: reading.on ? 'on' : 'off' };
+  if (reading.reason === 'unavailable') return { name: 'off', problem: 'unavailable' };
+  return { name: 'off', problem: 'unchecked', error: reading.error ?? '' };
 }
 
 export function DeviceNotifications() {
@@ -45,7 +50,7 @@ export function DeviceNotifications() {
   }, []);
 
   async function turnOn() {
-    setState({ name: 'working' });
+    setState({ name: 'working', turning: 'on' });
     const result = await turnOnPush();
     if (result.ok) setState({ name: 'on' });
     else if (result.reason === 'blocked') setState({ name: 'blocked' });
@@ -58,9 +63,11 @@ export function DeviceNotifications() {
   }
 
   async function turnOff() {
-    setState({ name: 'working' });
-    await turnOffPush().catch(() => undefined);
-    setState(await readState());
+    setState({ name: 'working', turning: 'off' });
+    const result = await turnOffPush();
+    const next = await readState();
+    if (result.ok || (next.name !== 'on' && next.name !== 'off')) setState(next);
+    else setState({ name: next.name, problem: 'notOff', error: result.error });
   }
 
   return (
@@ -93,11 +100,15 @@ export function DeviceNotifications() {
             disabled={state.name === 'working'}
             onClick={() => void turnOn()}
           >
-            {state.name === 'working' ? t('devicePush.working') : t('devicePush.turnOn')}
+            {state.name !== 'working'
+              ? t('devicePush.turnOn')
+              : state.turning === 'on'
+                ? t('devicePush.working')
+                : t('devicePush.turningOff')}
           </button>
         </>
       ) : null}
-      {state.name === 'off' && state.problem !== undefined ? (
+      {(state.name === 'off' || state.name === 'on') && state.problem !== undefined ? (
         <p role="alert" className="error">
           {t(`devicePush.problem.${state.problem}`, { error: state.error ?? '' })}
         </p>

@@ -248,6 +248,7 @@ export const de: Catalog = {
       'Eine Benachrichtigung auf diesem Gerät erhalten, wenn ein Agent Sie etwas fragt – auch wenn Clarion nicht geöffnet ist.',
     turnOn: 'Benachrichtigungen auf diesem Gerät einschalten',
     working: 'Wird eingeschaltet…',
+    turningOff: 'Wird ausgeschaltet…',
     on: 'Dieses Gerät erhält eine Benachrichtigung, wenn ein Agent Sie braucht.',
     turnOff: 'Auf diesem Gerät ausschalten',
     insecure:
@@ -261,6 +262,8 @@ export const de: Catalog = {
         'Benachrichtigungen wurden nicht erlaubt. Drücken Sie die Schaltfläche erneut, um noch einmal gefragt zu werden.',
       unavailable: 'Dieser Server kann noch keine Push-Benachrichtigungen senden.',
       failed: 'Benachrichtigungen konnten nicht eingeschaltet werden: {{error}}',
+      unchecked: 'Es ließ sich nicht prüfen, ob dieses Gerät Benachrichtigungen erhält: {{error}}',
+      notOff: 'Benachrichtigungen konnten nicht ausgeschaltet werden: {{error}}',
     },
   },
   decisions: {

@@ -243,6 +243,7 @@ export const en = {
       'Get a notification on this device when an agent asks you something, even when Clarion is not open.',
     turnOn: 'Turn on notifications on this device',
     working: 'Turning on…',
+    turningOff: 'Turning off…',
     on: 'This device gets a notification when an agent needs you.',
     turnOff: 'Turn off on this device',
     insecure:
@@ -255,6 +256,8 @@ export const en = {
       dismissed: 'Notifications were not allowed. Press the button again to be asked once more.',
       unavailable: 'This server cannot send push notifications yet.',
       failed: 'Notifications could not be turned on: {{error}}',
+      unchecked: 'Could not check whether this device gets notifications: {{error}}',
+      notOff: 'Notifications could not be turned off: {{error}}',
     },
   },
   decisions: {

@@ -244,6 +244,7 @@ export const ja: Catalog = {
     explain: 'Clarion を開いていなくても、エージェントが質問したときにこのデバイスに通知します。',
     turnOn: 'このデバイスで通知をオンにする',
     working: 'オンにしています…',
+    turningOff: 'オフにしています…',
     on: 'エージェントがあなたを必要とするとき、このデバイスに通知が届きます。',
     turnOff: 'このデバイスでオフにする',
     insecure:
@@ -256,6 +257,8 @@ export const ja: Catalog = {
       dismissed: '通知は許可されませんでした。もう一度ボタンを押すと、再度確認されます。',
       unavailable: 'このサーバーはまだプッシュ通知を送信できません。',
       failed: '通知をオンにできませんでした: {{error}}',
+      unchecked: 'このデバイスに通知が届くかどうかを確認できませんでした: {{error}}',
+      notOff: '通知をオフにできませんでした: {{error}}',
     },
   },
   decisions: {

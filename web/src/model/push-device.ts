@@ -1,18 +1,31 @@
 /**
- * Web Push on this device: what the browser allows, and turning it on.
- * Turning on asks permission first (inside the click, as Safari requires),
- * registers `/sw.js`, subscribes with the server's VAPID public key and
- * gives the subscription to the server as a `web_push` channel. A step that
- * fails leaves no half state behind: a subscription the server did not take
- * is dropped again.
+ * Web Push on this device: what the browser allows, turning it on and off,
+ * and whether it is on. Turning on asks permission first (inside the click,
+ * as Safari requires), registers `/sw.js`, subscribes with the server's
+ * VAPID public key and gives the subscription to the server as a `web_push`
+ * channel, remembering which channel it became (`push-channel.ts`). Turning
+ * off deletes that channel before the browser unsubscribes, and turning on
+ * again first deletes the channel of the subscription it replaces, so one
+ * device holds at most one channel. A step that fails leaves no half state
+ * behind: a subscription the server did not take is dropped again. Every
+ * step, the server's calls included, ends within `PUSH_STEP_TIMEOUT_MS`.
  */
 import type {
+  ChannelListReply,
   NewChannelBody,
   NewChannelReply,
   NotificationSettingsReply,
   PushSubscriptionJson,
 } from '../../../src/wire/index.js';
-import { request, type FetchLike } from './api.js';
+import { request, type ApiResult, type FetchLike } from './api.js';
+import {
+  channelOfSubscription,
+  DEVICE_CHANNEL_KEY,
+  parseDeviceChannel,
+  pushDeviceOn,
+  serializeDeviceChannel,
+  type DeviceChannel,
+} from './push-channel.js';
 import { deviceName, type PushEnvironment } from './push-support.js';
 
 export function currentEnvironment(): PushEnvironment {
@@ -27,10 +40,13 @@ export function currentEnvironment(): PushEnvironment {
 export const SERVICE_WORKER_URL = '/sw.js';
 /**
  * The longest one step (the service worker's activation, the push service's
- * subscription) may take: a browser that cannot reach its push service may
- * otherwise leave the button spinning for minutes.
+ * subscription, one call to the server) may take: a browser that cannot
+ * reach its push service may otherwise leave the button spinning for minutes.
  */
 export const PUSH_STEP_TIMEOUT_MS = 30_000;
+
+const browserFetch: FetchLike = (input, init) => fetch(input, init);
+const CHANNELS = '/api/v1/notification-channels';
 
 /** The subscription this browser holds for Clarion, if any. */
 export async function existingSubscription(): Promise<PushSubscription | null> {
@@ -38,13 +54,46 @@ export async function existingSubscription(): Promise<PushSubscription | null> {
   return registration ? registration.pushManager.getSubscription() : null;
 }
 
+export type DeviceReading =
+  { ok: true; on: boolean } | { ok: false; reason: 'unavailable' | 'failed'; error?: string };
+
+/**
+ * Whether this device gets notifications: the browser's subscription and
+ * the server's channel list together. The server is asked only when the
+ * browser holds a subscription this device recorded a channel for.
+ */
+export async function readPushDevice(fetchImpl: FetchLike = browserFetch): Promise<DeviceReading> {
+  let subscription: PushSubscription | null;
+  try {
+    subscription = await within(existingSubscription(), 'the service worker');
+  } catch (error) {
+    return { ok: false, reason: 'failed', error: messageOf(error) };
+  }
+  const facts = {
+    permission: Notification.permission,
+    endpoint: subscription?.endpoint ?? null,
+    record: loadDeviceChannel(),
+  };
+  if (
+    facts.permission !== 'granted' ||
+    channelOfSubscription(facts.record, facts.endpoint) === null
+  ) {
+    return { ok: true, on: false };
+  }
+  const listed = await request<ChannelListReply>(fetchImpl, CHANNELS, bounded());
+  if (!listed.ok) {
+    return listed.kind === 'http' && listed.status === 404
+      ? { ok: false, reason: 'unavailable' }
+      : { ok: false, reason: 'failed', error: listed.error };
+  }
+  return { ok: true, on: pushDeviceOn({ ...facts, channels: listed.value.channels }) };
+}
+
 export type TurnOnResult =
   | { ok: true }
   | { ok: false; reason: 'dismissed' | 'blocked' | 'unavailable' | 'failed'; error?: string };
 
-export async function turnOnPush(
-  fetchImpl: FetchLike = (input, init) => fetch(input, init),
-): Promise<TurnOnResult> {
+export async function turnOnPush(fetchImpl: FetchLike = browserFetch): Promise<TurnOnResult> {
   const permission = await Notification.requestPermission();
   if (permission === 'denied') return { ok: false, reason: 'blocked' };
   if (permission !== 'granted') return { ok: false, reason: 'dismissed' };
@@ -59,12 +108,17 @@ export async function turnOnPush(
   const settings = await request<NotificationSettingsReply>(
     fetchImpl,
     '/api/v1/notification-settings',
+    bounded(),
   );
   if (!settings.ok) {
     return settings.kind === 'http' && settings.status === 404
       ? { ok: false, reason: 'unavailable' }
       : { ok: false, reason: 'failed', error: settings.error };
   }
+  // The subscription made below replaces any this browser holds; its channel goes first, so
+  // turning on again never leaves a dead channel behind nor meets the per-person limit.
+  const replaced = await forgetChannel(fetchImpl);
+  if (!replaced.ok) return { ok: false, reason: 'failed', error: replaced.error };
   let subscription: PushSubscription;
   try {
     subscription = await within(
@@ -80,13 +134,23 @@ export async function turnOnPush(
     // The browser's own JSON form is the wire's `pushSubscription`; the server checks it.
     subscription: subscription.toJSON() as PushSubscriptionJson,
   };
-  const added = await request<NewChannelReply>(fetchImpl, '/api/v1/notification-channels', {
+  const added = await request<NewChannelReply>(fetchImpl, CHANNELS, {
+    ...bounded(),
     method: 'POST',
     body: JSON.stringify(body),
   });
   if (!added.ok) {
-    await subscription.unsubscribe().catch(() => false);
+    await dropSubscription(subscription);
     return { ok: false, reason: 'failed', error: added.error };
+  }
+  const record = { endpoint: subscription.endpoint, channelId: added.value.channel.id };
+  try {
+    saveDeviceChannel(record);
+  } catch (error) {
+    // Unrecorded, the channel could never be found again to turn off: take it back.
+    await deleteChannel(fetchImpl, record.channelId);
+    await dropSubscription(subscription);
+    return { ok: false, reason: 'failed', error: messageOf(error) };
   }
   return { ok: true };
 }
@@ -102,9 +166,84 @@ async function subscribe(
   return registration.pushManager.subscribe(options);
 }
 
-export async function turnOffPush(): Promise<void> {
-  const subscription = await existingSubscription();
-  await subscription?.unsubscribe();
+export type TurnOffResult = { ok: true } | { ok: false; error: string };
+
+/**
+ * Deletes this device's channel, then unsubscribes the browser. A channel
+ * the server could not delete keeps the subscription too, so the device
+ * still reads as on and "turn off" can be pressed again.
+ */
+export async function turnOffPush(fetchImpl: FetchLike = browserFetch): Promise<TurnOffResult> {
+  let subscription: PushSubscription | null;
+  try {
+    subscription = await within(existingSubscription(), 'the service worker');
+  } catch (error) {
+    return { ok: false, error: messageOf(error) };
+  }
+  const forgotten = await forgetChannel(fetchImpl);
+  if (!forgotten.ok) return forgotten;
+  if (subscription === null) return { ok: true };
+  try {
+    await within(subscription.unsubscribe(), 'the push service');
+  } catch (error) {
+    return { ok: false, error: messageOf(error) };
+  }
+  return { ok: true };
+}
+
+/**
+ * Deletes the channel this device recorded, if any, and the record. Every
+ * record names a subscription this browser made, the current one or one it
+ * replaced, so its channel is this device's either way.
+ */
+async function forgetChannel(fetchImpl: FetchLike): Promise<TurnOffResult> {
+  const record = loadDeviceChannel();
+  if (record === null) return { ok: true };
+  const deleted = await deleteChannel(fetchImpl, record.channelId);
+  if (!deleted.ok) return { ok: false, error: deleted.error };
+  try {
+    clearDeviceChannel();
+  } catch (error) {
+    return { ok: false, error: messageOf(error) };
+  }
+  return { ok: true };
+}
+
+/** A channel already gone (deleted in Settings, on another tab) counts as deleted. */
+async function deleteChannel(fetchImpl: FetchLike, id: string): Promise<ApiResult<unknown>> {
+  const deleted = await request(fetchImpl, `${CHANNELS}/${encodeURIComponent(id)}`, {
+    ...bounded(),
+    method: 'DELETE',
+  });
+  return !deleted.ok && deleted.kind === 'http' && deleted.status === 404
+    ? { ok: true, status: 404, value: null }
+    : deleted;
+}
+
+/** Best effort after a failure that is already reported: a stray subscription reads as off. */
+async function dropSubscription(subscription: PushSubscription): Promise<void> {
+  await within(subscription.unsubscribe(), 'the push service').catch(() => false);
+}
+
+/** Storage that cannot be read (disabled, private mode) holds no record. */
+function loadDeviceChannel(): DeviceChannel | null {
+  try {
+    return parseDeviceChannel(localStorage.getItem(DEVICE_CHANNEL_KEY));
+  } catch {
+    return null;
+  }
+}
+
+function saveDeviceChannel(record: DeviceChannel): void {
+  localStorage.setItem(DEVICE_CHANNEL_KEY, serializeDeviceChannel(record));
+}
+
+function clearDeviceChannel(): void {
+  localStorage.removeItem(DEVICE_CHANNEL_KEY);
+}
+
+function bounded(): RequestInit {
+  return { signal: AbortSignal.timeout(PUSH_STEP_TIMEOUT_MS) };
 }
 
 function base64UrlBytes(text: string): Uint8Array<ArrayBuffer> {

@@ -45,6 +45,13 @@ describe('notification settings in the web app', () => {
     await section.getByTestId('notification-channels-empty').waitFor(WAIT);
 
     await section.getByLabel('Kind').selectOption('webhook');
+    // A refused URL says why, and nothing is added.
+    await section.getByTestId('notification-url').fill('https://user:pw@relay.test/hook');
+    await section.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect
+      .poll(() => section.getByRole('alert').textContent(), WAIT)
+      .toContain('url: must not include a username or password');
+    await section.getByTestId('notification-channels-empty').waitFor(WAIT);
     await section.getByTestId('notification-url').fill(`${receiver.url}/hook`);
     await section.getByRole('button', { name: 'Add', exact: true }).click();
     const secret =

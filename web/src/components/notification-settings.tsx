@@ -13,6 +13,7 @@ import {
   type NewChannelBody,
   type NotificationSettings as Settings,
 } from '../model/notifications-api.js';
+import { fieldProblems } from '../model/tasks-api.js';
 
 type AddKind = 'ntfy' | 'webhook' | 'slack';
 type Load = 'loading' | 'failed' | 'ready';
@@ -56,7 +57,13 @@ export function NotificationSettings() {
     };
     const created = await api.addChannel(body);
     if (!created.ok) {
-      setError(created.kind === 'http' ? created.error : t('notifications.failed'));
+      // A 400 says which field is wrong and why (a password in the URL, an ntfy URL without a topic).
+      const why = Object.entries(fieldProblems(created)).map(([field, message]) =>
+        field === '' ? message : `${field}: ${message}`,
+      );
+      setError(
+        created.kind === 'http' ? [created.error, ...why].join(' — ') : t('notifications.failed'),
+      );
       return;
     }
     if (created.value.secret) setSecret(created.value.secret);

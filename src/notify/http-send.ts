@@ -6,6 +6,7 @@
  * admin's allowed hosts would mean nothing if a receiver could send Clarion
  * elsewhere.
  */
+import { urlHasCredentials } from '../wire/index.js';
 import type { SendResult } from './channel.js';
 
 const RETRYABLE_STATUSES = new Set([408, 425, 429]);
@@ -79,8 +80,7 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
  */
 function unsendableUrl(url: string): string | undefined {
   if (!URL.canParse(url)) return 'the channel URL cannot be parsed';
-  const parsed = new URL(url);
-  if (parsed.username !== '' || parsed.password !== '') {
+  if (urlHasCredentials(url)) {
     return 'the channel URL includes a username or password, which cannot be sent; add the channel again without them';
   }
   return undefined;

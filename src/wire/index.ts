@@ -274,6 +274,7 @@ export {
   DELIVERY_STATES,
   httpUrl,
   newChannelBody,
+  urlHasCredentials,
   newChannelReply,
   NOTICE_EVENTS,
   NOTICE_KINDS,

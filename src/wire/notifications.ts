@@ -42,7 +42,7 @@ export const httpUrl = z
   .trim()
   .max(MAX_URL_CHARS, `must be at most ${MAX_URL_CHARS} characters`)
   .refine(isHttpUrl, { error: 'must be an http:// or https:// URL' })
-  .refine(hasNoCredentials, {
+  .refine((value) => !urlHasCredentials(value), {
     error: 'must not include a username or password (user:password@): they cannot be sent',
   });
 
@@ -52,11 +52,11 @@ function isHttpUrl(value: string): boolean {
   return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
 }
 
-/** True for a URL that cannot be parsed: `isHttpUrl` reports that one. */
-function hasNoCredentials(value: string): boolean {
-  if (!URL.canParse(value)) return true;
+/** Whether a URL carries a username or password; false for one that cannot be parsed. */
+export function urlHasCredentials(value: string): boolean {
+  if (!URL.canParse(value)) return false;
   const url = new URL(value);
-  return url.username === '' && url.password === '';
+  return url.username !== '' || url.password !== '';
 }
 
 /** ntfy's own rule for a topic name; any other is refused at every publish. */

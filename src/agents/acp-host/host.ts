@@ -474,31 +474,17 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   }
 
   /**
-   * Whether `work` settled within `ms`; its rejection within them is thrown.
-   * Past them the answer is `false` and `work` is left to settle unwatched.
+   * `work`'s outcome, or `late()`'s once `ms` pass first; `work` is then left
+   * to settle unwatched (its later rejection goes nowhere).
    */
-  function settledWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
-    return new Promise<boolean>((resolve, reject) => {
-      const timer = timers.setTimeout(() => {
-        resolve(false);
-      }, ms);
-      work.then(
-        () => {
-          timer.cancel();
-          resolve(true);
-        },
-        (error: unknown) => {
-          timer.cancel();
-          reject(error instanceof Error ? error : new Error(errorText(error)));
-        },
-      );
-    });
-  }
-
-  function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+  function within<T>(work: Promise<T>, ms: number, late: () => T): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = timers.setTimeout(() => {
-        reject(new Error(message));
+        try {
+          resolve(late());
+        } catch (error) {
+          reject(error instanceof Error ? error : new Error(errorText(error)));
+        }
       }, ms);
       work.then(
         (value) => {
@@ -510,6 +496,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
           reject(error instanceof Error ? error : new Error(errorText(error)));
         },
       );
+    });
+  }
+
+  function withDeadline<T>(work: Promise<T>, ms: number, message: string): Promise<T> {
+    return within(work, ms, () => {
+      throw new Error(message);
     });
   }
 
@@ -618,11 +610,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     // The SDK writes one message at a time, each once the agent's stdin took
     // it: behind a large prompt, an agent that stopped reading (wedged,
     // stopped) would hold this cancel, and the person's request, for ever.
-    const sent = await settledWithin(
-      hosted.connection.agent.notify(methods.agent.session.cancel, {
-        sessionId: hosted.agentSessionId,
-      }),
+    const sent = await within(
+      hosted.connection.agent
+        .notify(methods.agent.session.cancel, { sessionId: hosted.agentSessionId })
+        .then(() => true),
       cancelSendMaxMs,
+      () => false,
     );
     if (sent) return;
     // As for a prompt not accepted in time, the agent is left running: the

@@ -23,22 +23,35 @@ const browserFetch: FetchLike = (input, init) => fetch(input, init);
 const CHANNELS = '/api/v1/notification-channels';
 const SETTINGS = '/api/v1/notification-settings';
 
-export function notificationsApi(fetchImpl: FetchLike = browserFetch) {
+/**
+ * `timeoutMs` bounds every call, for a caller whose button must not spin for
+ * ever (a device turning push on or off).
+ */
+export function notificationsApi(
+  fetchImpl: FetchLike = browserFetch,
+  options: { timeoutMs?: number } = {},
+) {
+  const call = <T>(path: string, init: RequestInit = {}): Promise<ApiResult<T>> =>
+    request<T>(
+      fetchImpl,
+      path,
+      options.timeoutMs === undefined
+        ? init
+        : { ...init, signal: AbortSignal.timeout(options.timeoutMs) },
+    );
   return {
-    channels: (): Promise<ApiResult<ChannelListReply>> => request(fetchImpl, CHANNELS),
-    addChannel: (body: NewChannelBody): Promise<ApiResult<NewChannelReply>> =>
-      request(fetchImpl, CHANNELS, { method: 'POST', body: JSON.stringify(body) }),
-    deleteChannel: (id: string): Promise<ApiResult<unknown>> =>
-      request(fetchImpl, `${CHANNELS}/${encodeURIComponent(id)}`, { method: 'DELETE' }),
-    testChannel: (id: string): Promise<ApiResult<ChannelTestReply>> =>
-      request(fetchImpl, `${CHANNELS}/${encodeURIComponent(id)}/test`, {
+    channels: () => call<ChannelListReply>(CHANNELS),
+    addChannel: (body: NewChannelBody) =>
+      call<NewChannelReply>(CHANNELS, { method: 'POST', body: JSON.stringify(body) }),
+    deleteChannel: (id: string) =>
+      call<unknown>(`${CHANNELS}/${encodeURIComponent(id)}`, { method: 'DELETE' }),
+    testChannel: (id: string) =>
+      call<ChannelTestReply>(`${CHANNELS}/${encodeURIComponent(id)}/test`, {
         method: 'POST',
         body: '{}',
       }),
-    settings: (): Promise<ApiResult<NotificationSettingsReply>> => request(fetchImpl, SETTINGS),
-    updateSettings: (
-      change: Partial<NotificationSettings>,
-    ): Promise<ApiResult<NotificationSettingsReply>> =>
-      request(fetchImpl, SETTINGS, { method: 'PUT', body: JSON.stringify(change) }),
+    settings: () => call<NotificationSettingsReply>(SETTINGS),
+    updateSettings: (change: Partial<NotificationSettings>) =>
+      call<NotificationSettingsReply>(SETTINGS, { method: 'PUT', body: JSON.stringify(change) }),
   };
 }

@@ -10,14 +10,9 @@
  * behind: a subscription the server did not take is dropped again. Every
  * step, the server's calls included, ends within `PUSH_STEP_TIMEOUT_MS`.
  */
-import type {
-  ChannelListReply,
-  NewChannelBody,
-  NewChannelReply,
-  NotificationSettingsReply,
-  PushSubscriptionJson,
-} from '../../../src/wire/index.js';
-import { request, type ApiResult, type FetchLike } from './api.js';
+import type { NewChannelBody, PushSubscriptionJson } from '../../../src/wire/index.js';
+import type { ApiResult, FetchLike } from './api.js';
+import { notificationsApi } from './notifications-api.js';
 import {
   channelOfSubscription,
   DEVICE_CHANNEL_KEY,
@@ -46,7 +41,13 @@ export const SERVICE_WORKER_URL = '/sw.js';
 export const PUSH_STEP_TIMEOUT_MS = 30_000;
 
 const browserFetch: FetchLike = (input, init) => fetch(input, init);
-const CHANNELS = '/api/v1/notification-channels';
+
+/** The server's channel calls, each bounded like every other step. */
+type DeviceApi = ReturnType<typeof notificationsApi>;
+
+function deviceApi(fetchImpl: FetchLike): DeviceApi {
+  return notificationsApi(fetchImpl, { timeoutMs: PUSH_STEP_TIMEOUT_MS });
+}
 
 /** The subscription this browser holds for Clarion, if any. */
 export async function existingSubscription(): Promise<PushSubscription | null> {
@@ -80,7 +81,7 @@ export async function readPushDevice(fetchImpl: FetchLike = browserFetch): Promi
   ) {
     return { ok: true, on: false };
   }
-  const listed = await request<ChannelListReply>(fetchImpl, CHANNELS, bounded());
+  const listed = await deviceApi(fetchImpl).channels();
   if (!listed.ok) {
     return listed.kind === 'http' && listed.status === 404
       ? { ok: false, reason: 'unavailable' }
@@ -105,11 +106,8 @@ export async function turnOnPush(fetchImpl: FetchLike = browserFetch): Promise<T
   } catch (error) {
     return { ok: false, reason: 'failed', error: messageOf(error) };
   }
-  const settings = await request<NotificationSettingsReply>(
-    fetchImpl,
-    '/api/v1/notification-settings',
-    bounded(),
-  );
+  const api = deviceApi(fetchImpl);
+  const settings = await api.settings();
   if (!settings.ok) {
     return settings.kind === 'http' && settings.status === 404
       ? { ok: false, reason: 'unavailable' }
@@ -117,7 +115,7 @@ export async function turnOnPush(fetchImpl: FetchLike = browserFetch): Promise<T
   }
   // The subscription made below replaces any this browser holds; its channel goes first, so
   // turning on again never leaves a dead channel behind nor meets the per-person limit.
-  const replaced = await forgetChannel(fetchImpl);
+  const replaced = await forgetChannel(api);
   if (!replaced.ok) return { ok: false, reason: 'failed', error: replaced.error };
   let subscription: PushSubscription;
   try {
@@ -134,11 +132,7 @@ export async function turnOnPush(fetchImpl: FetchLike = browserFetch): Promise<T
     // The browser's own JSON form is the wire's `pushSubscription`; the server checks it.
     subscription: subscription.toJSON() as PushSubscriptionJson,
   };
-  const added = await request<NewChannelReply>(fetchImpl, CHANNELS, {
-    ...bounded(),
-    method: 'POST',
-    body: JSON.stringify(body),
-  });
+  const added = await api.addChannel(body);
   if (!added.ok) {
     await dropSubscription(subscription);
     return { ok: false, reason: 'failed', error: added.error };
@@ -148,7 +142,7 @@ export async function turnOnPush(fetchImpl: FetchLike = browserFetch): Promise<T
     saveDeviceChannel(record);
   } catch (error) {
     // Unrecorded, the channel could never be found again to turn off: take it back.
-    await deleteChannel(fetchImpl, record.channelId);
+    await deleteChannel(api, record.channelId);
     await dropSubscription(subscription);
     return { ok: false, reason: 'failed', error: messageOf(error) };
   }
@@ -180,7 +174,7 @@ export async function turnOffPush(fetchImpl: FetchLike = browserFetch): Promise<
   } catch (error) {
     return { ok: false, error: messageOf(error) };
   }
-  const forgotten = await forgetChannel(fetchImpl);
+  const forgotten = await forgetChannel(deviceApi(fetchImpl));
   if (!forgotten.ok) return forgotten;
   if (subscription === null) return { ok: true };
   try {
@@ -196,10 +190,10 @@ export async function turnOffPush(fetchImpl: FetchLike = browserFetch): Promise<
  * record names a subscription this browser made, the current one or one it
  * replaced, so its channel is this device's either way.
  */
-async function forgetChannel(fetchImpl: FetchLike): Promise<TurnOffResult> {
+async function forgetChannel(api: DeviceApi): Promise<TurnOffResult> {
   const record = loadDeviceChannel();
   if (record === null) return { ok: true };
-  const deleted = await deleteChannel(fetchImpl, record.channelId);
+  const deleted = await deleteChannel(api, record.channelId);
   if (!deleted.ok) return { ok: false, error: deleted.error };
   try {
     clearDeviceChannel();
@@ -210,11 +204,8 @@ async function forgetChannel(fetchImpl: FetchLike): Promise<TurnOffResult> {
 }
 
 /** A channel already gone (deleted in Settings, on another tab) counts as deleted. */
-async function deleteChannel(fetchImpl: FetchLike, id: string): Promise<ApiResult<unknown>> {
-  const deleted = await request(fetchImpl, `${CHANNELS}/${encodeURIComponent(id)}`, {
-    ...bounded(),
-    method: 'DELETE',
-  });
+async function deleteChannel(api: DeviceApi, id: string): Promise<ApiResult<unknown>> {
+  const deleted = await api.deleteChannel(id);
   return !deleted.ok && deleted.kind === 'http' && deleted.status === 404
     ? { ok: true, status: 404, value: null }
     : deleted;
@@ -240,10 +231,6 @@ function saveDeviceChannel(record: DeviceChannel): void {
 
 function clearDeviceChannel(): void {
   localStorage.removeItem(DEVICE_CHANNEL_KEY);
-}
-
-function bounded(): RequestInit {
-  return { signal: AbortSignal.timeout(PUSH_STEP_TIMEOUT_MS) };
 }
 
 function base64UrlBytes(text: string): Uint8Array<ArrayBuffer> {

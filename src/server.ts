@@ -71,6 +71,7 @@ import { holderWakes } from './turns/holder-wakes.js';
 import { userInputReplicas } from './turns/user-input-replicas.js';
 import {
   consentHandler,
+  decisionRecorder,
   followUpAdmitter,
   userInputPending,
   userInputPublisher,
@@ -301,6 +302,7 @@ export async function startServer(
         ...(userInputsAcross ? { mirror: userInputsAcross.mirror } : {}),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
+      recordDecision: decisionRecorder(sessions, store.clock),
       consentRules: consentRulesPort(store),
       logger: logger.child({ component: 'user-input' }),
       deadlines: options.userInputDeadlines,

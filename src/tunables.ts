@@ -26,6 +26,12 @@ export const FOLLOW_UP_RETRY_MAX_MS = 30_000;
 export const FOLLOW_UP_BUSY_RECHECK_MS = 30_000;
 /** An admission attempt that has not answered by then counts as failed (a late acceptance still settles). */
 export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
+/**
+ * The longest a person's decision on a consent, action or form waits to be
+ * kept (its session's lock and statements) before it is refused as not
+ * recorded; the agent hears nothing until it is kept.
+ */
+export const DECISION_RECORD_MAX_MS = 5_000;
 /** A consent asks its "Always allow" rule for at most this long (waiting writes included), then a person. */
 export const CONSENT_RULE_LOOKUP_TIMEOUT_MS = 5_000;
 

@@ -1,14 +1,15 @@
 /**
- * A person's decision on a consent or action request, kept in the transcript.
- * The registry holds requests in memory only (DESIGN §7), so without this row
- * a reload or a restart would lose what was decided and by whom. The row is
- * written once, when a person's answer is first seen: a consent or form
- * settles with it (a remembered "always" names the person who set it); an
+ * A person's decision on a consent, action or form request, kept in the
+ * transcript. The registry holds requests in memory only (DESIGN §7), so
+ * without this row a reload or a restart would lose what was decided and by
+ * whom. The row is written once, before the answer takes effect (the
+ * registry's `recordDecision` port): a consent or form settles with it; an
  * action is only armed or due by it, and settles later, when its follow-up
- * went out or was swept, no longer by the person.
+ * went out or was swept, no longer by the person. A remembered "always"
+ * answers at once and its row follows: the rule already names who set it.
  */
 import { currentTurn } from '../store/index.js';
-import type { SessionWriter } from '../events/index.js';
+import type { SessionWriter, WriteOptions } from '../events/index.js';
 import type { UserInputView } from '../user-input/index.js';
 import { USER_INPUT_DECISION_TYPE, type Responder } from '../wire/index.js';
 import { appendMessage } from '../store/index.js';
@@ -95,20 +96,25 @@ export async function recordDecision(
   sessions: SessionWriter,
   view: UserInputView,
   record: DecisionRecord,
+  options: WriteOptions = {},
 ): Promise<void> {
-  await sessions.write(view.session_id, async (write) => {
-    const turn = await currentTurn(write.tx, view.session_id);
-    // A session without turns has had no agent to ask anything; nothing to keep.
-    if (!turn) return;
-    const row = await appendMessage(write.tx, {
-      sessionId: view.session_id,
-      taskId: view.task_id,
-      turnId: turn.id,
-      authorType: 'user',
-      type: USER_INPUT_DECISION_TYPE,
-      content: record.content,
-      metadata: record.metadata,
-    });
-    write.added(row);
-  });
+  await sessions.write(
+    view.session_id,
+    async (write) => {
+      const turn = await currentTurn(write.tx, view.session_id);
+      // A session without turns has had no agent to ask anything; nothing to keep.
+      if (!turn) return;
+      const row = await appendMessage(write.tx, {
+        sessionId: view.session_id,
+        taskId: view.task_id,
+        turnId: turn.id,
+        authorType: 'user',
+        type: USER_INPUT_DECISION_TYPE,
+        content: record.content,
+        metadata: record.metadata,
+      });
+      write.added(row);
+    },
+    options,
+  );
 }

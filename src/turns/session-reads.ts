@@ -76,6 +76,7 @@ export type UserInputResponseResult =
       | 'invalid_request'
       | 'invalid_form_content'
       | 'temporarily_unavailable'
+      | 'storage_unavailable'
       | 'internal'
     >;
 
@@ -98,7 +99,7 @@ export async function respondToUserInput(
   const current = deps.userInputs.get(requestId);
   if (current) {
     if (!(await visible(current))) return notFound;
-    result = deps.userInputs.respond(current.id, response, responder);
+    result = await deps.userInputs.respond(current.id, response, responder);
   } else {
     // Held by another replica (several servers): its registry decides, through the store.
     const held = await deps.userInputsElsewhere?.find(requestId);
@@ -131,6 +132,11 @@ function respondOutcome(result: UserInputRespondResult): UserInputResponseResult
       return failure('invalid_request', 'a reason goes with a reject option only', [
         { path: 'reason', message: 'only with a reject option' },
       ]);
+    case 'not_recorded':
+      return failure(
+        'storage_unavailable',
+        'your answer could not be recorded, so it was not given; the request still waits, try again',
+      );
     case 'invalid_content':
       return failure(
         'invalid_form_content',

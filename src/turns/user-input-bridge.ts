@@ -15,6 +15,8 @@ import type {
   UserInputPending,
 } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
+import type { Clock } from '../support/index.js';
+import { DECISION_RECORD_MAX_MS } from '../tunables.js';
 import { getSession, type RepoContext } from '../store/index.js';
 import type {
   ConsentOption,
@@ -96,26 +98,9 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
     }
   }
 
-  /** Requests whose decision row is written: an action is published decided more than once. */
-  const recorded = new Set<string>();
-
   async function publish(view: UserInputView): Promise<void> {
     // Before the event: a person who sees it on another replica can then list and answer it.
     if (deps.mirror) await deps.mirror(view);
-    const record = recorded.has(view.id) ? undefined : decisionRecordOf(view);
-    if (view.status === 'settled') recorded.delete(view.id);
-    else if (record) recorded.add(view.id);
-    if (record) {
-      try {
-        await recordDecision(deps.sessions, view, record);
-      } catch (error) {
-        // The session is being deleted, or the store is failing: the answer still reached the agent.
-        deps.logger.error(
-          { err: error, session_id: view.session_id, request_id: view.id },
-          'a decision could not be kept in the transcript',
-        );
-      }
-    }
     const scope = {
       session_id: view.session_id,
       task_id: view.task_id,
@@ -136,6 +121,26 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
     chains.set(sessionId, next);
     void next.then(() => {
       if (chains.get(sessionId) === next) chains.delete(sessionId);
+    });
+  };
+}
+
+/**
+ * The registry's `recordDecision` port: a person's decision as a row of its
+ * session's transcript, written before the decision takes effect and within
+ * `DECISION_RECORD_MAX_MS` (a throw refuses the answer). A view no person
+ * decided needs no row.
+ */
+export function decisionRecorder(
+  sessions: SessionWriter,
+  clock: Clock,
+): NonNullable<UserInputPorts['recordDecision']> {
+  return async (decided) => {
+    const record = decisionRecordOf(decided);
+    if (!record) return;
+    const deadline = clock.nowMs() + DECISION_RECORD_MAX_MS;
+    await recordDecision(sessions, decided, record, {
+      remainingMs: () => Math.max(0, deadline - clock.nowMs()),
     });
   };
 }

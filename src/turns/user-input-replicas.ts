@@ -165,7 +165,7 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     let outcome: UserInputRespondResult | { ok: false; code: 'internal' };
     try {
       // The responder's replica checked the person and their sight of the session.
-      outcome = registry.respond(
+      outcome = await registry.respond(
         answer.requestId,
         answer.answer as HumanResponse,
         answer.responder,

@@ -47,6 +47,15 @@ export interface UserInputPorts {
    * (session ended or gone). A throw is a failed attempt, retried.
    */
   admitFollowUp(input: FollowUpAdmissionInput): Promise<FollowUpAdmission>;
+  /**
+   * Keeps a person's decision (what, by whom, where) durably before it takes
+   * effect: `decided` is the request as the answer will leave it. The
+   * registry holds the request's other events until this settles, then
+   * applies the answer; on a throw the answer is refused (`not_recorded`),
+   * the agent hears nothing and the request waits on. It must end within a
+   * bound of its own. Absent (unit tests), nothing is kept.
+   */
+  recordDecision?(decided: UserInputView): Promise<void>;
   logger: UserInputLogger;
   /**
    * Durable "Always allow" rules. Given, each consent asks it before it asks
@@ -85,6 +94,8 @@ export type RequestResult =
 export type UserInputRespondResult =
   | { ok: true; request: UserInputView }
   | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' }
+  /** The decision could not be kept, so it was not given: the request still waits. */
+  | { ok: false; code: 'not_recorded' }
   /** A reason was given with an option other than a reject. */
   | { ok: false; code: 'reason_not_allowed' }
   | { ok: false; code: 'invalid_content'; errors: FormFieldError[] };
@@ -94,8 +105,16 @@ export type QueueItemResult =
 
 export interface UserInputRegistry {
   request(input: RequestInput): RequestResult;
-  /** A person's answer; `responder` is who gave it and where (agents never reach here). */
-  respond(requestId: string, response: HumanResponse, responder: Responder): UserInputRespondResult;
+  /**
+   * A person's answer; `responder` is who gave it and where (agents never
+   * reach here). It takes effect only once `recordDecision` kept it; answers
+   * to one request are judged one after another.
+   */
+  respond(
+    requestId: string,
+    response: HumanResponse,
+    responder: Responder,
+  ): Promise<UserInputRespondResult>;
   get(requestId: string): UserInputView | undefined;
   /** Live requests (awaiting, armed, due), oldest first, optionally only of visible sessions. */
   snapshot(visibleSessionIds?: ReadonlySet<string>): UserInputView[];

@@ -114,7 +114,7 @@ describe('consent with a consentRules port', () => {
     const ctx = setup();
     const first = ctx.open();
     await flush();
-    ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
     const next = ctx.open();
     await flush();
     expect(ctx.rules.lookups).toHaveLength(1);

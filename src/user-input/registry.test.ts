@@ -90,7 +90,7 @@ function open(registry: UserInputRegistry, input: ConsentRequestInput | ActionRe
 /** An action answered and its turn ended normally: its first attempt has been made. */
 async function dueAction(ctx: ReturnType<typeof setup>, decision: 'done' | 'skip' = 'done') {
   const action = open(ctx.registry, actionInput());
-  expect(ctx.registry.respond(action.id, { decision }, ADA).ok).toBe(true);
+  expect((await ctx.registry.respond(action.id, { decision }, ADA)).ok).toBe(true);
   ctx.registry.turnEnded('session-1', 'normal');
   await flush();
   return action;
@@ -113,7 +113,7 @@ describe('consent', () => {
     );
     expect(ctx.registry.pendingActionOf('session-1')).toBe('consent');
 
-    expect(ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA)).toMatchObject({
+    expect(await ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA)).toMatchObject({
       ok: true,
       request: { status: 'settled', settled_reason: 'human', selected_option_id: 'allow' },
     });
@@ -133,7 +133,7 @@ describe('consent', () => {
   it('a human reject is a selected option; a timeout is a refusal', async () => {
     const ctx = setup();
     const rejected = open(ctx.registry, consentInput());
-    ctx.registry.respond(rejected.id, { option_id: 'reject' }, ADA);
+    await ctx.registry.respond(rejected.id, { option_id: 'reject' }, ADA);
     const timedOut = open(ctx.registry, consentInput());
     ctx.timers.advance(CONSENT_DEADLINE_MS - 1);
     expect(ctx.registry.get(timedOut.id)?.status).toBe('awaiting');
@@ -145,7 +145,7 @@ describe('consent', () => {
       status: 'settled',
       settled_reason: 'timed_out',
     });
-    expect(ctx.registry.respond(timedOut.id, { option_id: 'allow' }, ADA)).toEqual({
+    expect(await ctx.registry.respond(timedOut.id, { option_id: 'allow' }, ADA)).toEqual({
       ok: false,
       code: 'already_settled',
     });
@@ -154,7 +154,7 @@ describe('consent', () => {
   it('"always" allows the next request for the same profile and tool, not another tool', async () => {
     const ctx = setup();
     const first = open(ctx.registry, consentInput());
-    ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
     const again = open(ctx.registry, consentInput());
     const otherTool = open(ctx.registry, consentInput({ toolKey: 'edit' }));
     const otherProfile = open(ctx.registry, consentInput({ profile: 'codex' }));
@@ -192,25 +192,25 @@ describe('consent', () => {
     expect(ctx.timers.active).toBe(0);
   });
 
-  it('respond reports not_found, invalid and already_settled', () => {
+  it('respond reports not_found, invalid and already_settled', async () => {
     const ctx = setup();
     const consent = open(ctx.registry, consentInput());
     const action = open(ctx.registry, actionInput());
-    expect(ctx.registry.respond('req-9999', { option_id: 'allow' }, ADA)).toEqual({
+    expect(await ctx.registry.respond('req-9999', { option_id: 'allow' }, ADA)).toEqual({
       ok: false,
       code: 'not_found',
     });
-    expect(ctx.registry.respond(consent.id, { decision: 'done' }, ADA).ok).toBe(false);
-    expect(ctx.registry.respond(consent.id, { option_id: 'nope' }, ADA)).toEqual({
+    expect((await ctx.registry.respond(consent.id, { decision: 'done' }, ADA)).ok).toBe(false);
+    expect(await ctx.registry.respond(consent.id, { option_id: 'nope' }, ADA)).toEqual({
       ok: false,
       code: 'invalid',
     });
-    expect(ctx.registry.respond(action.id, { option_id: 'allow' }, ADA)).toEqual({
+    expect(await ctx.registry.respond(action.id, { option_id: 'allow' }, ADA)).toEqual({
       ok: false,
       code: 'invalid',
     });
-    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
-    expect(ctx.registry.respond(action.id, { decision: 'skip' }, ADA)).toEqual({
+    await ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    expect(await ctx.registry.respond(action.id, { decision: 'skip' }, ADA)).toEqual({
       ok: false,
       code: 'already_settled',
     });
@@ -219,13 +219,15 @@ describe('consent', () => {
   it('a Reject with a reason answers the agent now and sends the reason after its turn', async () => {
     const ctx = setup();
     const consent = open(ctx.registry, consentInput());
-    expect(ctx.registry.respond(consent.id, { option_id: 'allow', reason: 'why' }, ADA)).toEqual({
+    expect(
+      await ctx.registry.respond(consent.id, { option_id: 'allow', reason: 'why' }, ADA),
+    ).toEqual({
       ok: false,
       code: 'reason_not_allowed',
     });
     expect(ctx.registry.get(consent.id)).toMatchObject({ status: 'awaiting', revision: 1 });
     expect(
-      ctx.registry.respond(
+      await ctx.registry.respond(
         consent.id,
         { option_id: 'reject', reason: 'Run the unit tests only' },
         ADA,
@@ -279,7 +281,7 @@ describe('action follow-ups', () => {
   it('done → armed → turn ended → due → admitted with the request ID → dispatched', async () => {
     const ctx = setup();
     const action = open(ctx.registry, actionInput());
-    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    await ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     await flush();
     expect(action.outcome()).toEqual({ kind: 'decided', decision: 'done' });
     expect(ctx.registry.get(action.id)).toMatchObject({
@@ -456,7 +458,7 @@ describe('action follow-ups', () => {
   it.each(['cancelled', 'failed'] as const)('a %s turn sweeps an armed action', async (outcome) => {
     const ctx = setup();
     const action = open(ctx.registry, actionInput());
-    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    await ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     ctx.registry.turnEnded('session-1', outcome);
     ctx.registry.turnEnded('session-1', 'normal');
     ctx.timers.advance(60 * 60_000);
@@ -483,7 +485,7 @@ describe('action follow-ups', () => {
     const action = open(ctx.registry, actionInput());
     ctx.registry.turnEnded('session-1', 'normal');
     expect(ctx.registry.get(action.id)?.status).toBe('awaiting');
-    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    await ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     await flush();
     expect(ctx.admissions).toHaveLength(1);
     expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
@@ -496,7 +498,7 @@ describe('deletion and reset', () => {
     ctx.script.push(failing());
     const due = await dueAction(ctx);
     const armed = open(ctx.registry, actionInput());
-    ctx.registry.respond(armed.id, { decision: 'skip' }, ADA);
+    await ctx.registry.respond(armed.id, { decision: 'skip' }, ADA);
     const consent = open(ctx.registry, consentInput());
     const elsewhere = open(ctx.registry, consentInput({ sessionId: 'session-2' }));
 
@@ -561,7 +563,7 @@ describe('deletion and reset', () => {
   it('a deletion in the same tick as a new attempt stops the port being called', async () => {
     const ctx = setup();
     const action = open(ctx.registry, actionInput());
-    ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    await ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     ctx.registry.turnEnded('session-1', 'normal');
     ctx.registry.sessionDeleted('session-1');
     await flush();
@@ -659,8 +661,8 @@ describe('publication', () => {
     ctx.registry.turnEnded('session-1', 'normal');
     await flush();
     const consent = open(ctx.registry, consentInput());
-    ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
-    ctx.registry.respond(consent.id, { option_id: 'reject' }, ADA);
+    await ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
+    await ctx.registry.respond(consent.id, { option_id: 'reject' }, ADA);
 
     for (const id of [action.id, consent.id]) {
       const revisions = ctx.viewsOf(id).map((view) => view.revision);
@@ -694,7 +696,7 @@ describe('publication', () => {
       logger: { info: () => {}, warn: () => {}, error: () => {} },
     });
     const action = open(registry, actionInput());
-    registry.respond(action.id, { decision: 'done' }, ADA);
+    await registry.respond(action.id, { decision: 'done' }, ADA);
     registry.turnEnded('session-1', 'normal');
     await flush();
     expect(registry.get(action.id)?.settled_reason).toBe('dispatched');

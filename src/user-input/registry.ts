@@ -22,6 +22,7 @@ import type {
   UserInputDeadlines,
   UserInputPorts,
   UserInputRegistry,
+  UserInputRespondResult,
 } from './ports.js';
 import { formSchema, validateFormContent } from '../wire/index.js';
 import { formTitle, requestInputProblems, type RequestInput } from './request-input.js';
@@ -159,6 +160,10 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const inFlight = new Set<Promise<void>>();
   /** Remembered "always" answers, each with the person who gave it (no `consentRules` port). */
   const alwaysAllowed = new Map<string, Responder>();
+  /** Requests whose person's decision is being kept, with the events that came meanwhile. */
+  const held = new Map<string, UserInputEvent[]>();
+  /** The last answer judged per request: the next one waits for it. */
+  const judging = new Map<string, Promise<UserInputRespondResult>>();
   /** "Always" rules the port is still keeping. */
   const keeping = new Set<Promise<void>>();
   let closed = false;
@@ -196,6 +201,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   }
 
   function dispatch(id: string, event: UserInputEvent): TransitionResult {
+    const waiting = held.get(id);
+    if (waiting) {
+      // A person's decision is being kept: it came first, so this event follows it.
+      waiting.push(event);
+      return { ignored: 'decision_in_flight' };
+    }
     const previous = stateOf(id);
     const result = transition(previous, event);
     if ('ignored' in result) {
@@ -408,6 +419,69 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     }
   }
 
+  /**
+   * A person's answer, kept before it takes effect: the rules judge it first
+   * (nothing is kept for an answer they refuse), the request's other events
+   * wait while `recordDecision` runs, then the same event is applied to the
+   * unchanged state, so it gives what was kept. Runs synchronously up to
+   * the record, so without the port the answer is applied on the call.
+   */
+  async function judge(
+    id: string,
+    response: HumanResponse,
+    responder: Responder,
+  ): Promise<UserInputRespondResult> {
+    const current = stateOf(id);
+    if (current.status === 'absent') return { ok: false, code: 'not_found' };
+    if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
+    // Named per field before the rules run; an answered form says already_settled instead.
+    if (
+      current.status === 'awaiting' &&
+      current.request.kind === 'form' &&
+      'decision' in response &&
+      response.decision === 'accept'
+    ) {
+      const checked = validateFormContent(current.request.schema, response.content);
+      if (!checked.ok) return { ok: false, code: 'invalid_content', errors: checked.errors };
+    }
+    const event: UserInputEvent = { type: 'humanResponded', response, responder };
+    const planned = transition(current, event);
+    if ('ignored' in planned) return { ok: false, code: respondCode(planned.ignored) };
+    if (ports.recordDecision) {
+      const waiting: UserInputEvent[] = [];
+      held.set(id, waiting);
+      let kept = false;
+      try {
+        await ports.recordDecision(toView(planned.state));
+        kept = true;
+      } catch (error) {
+        logger.error({ request_id: id, err: error }, 'user_input.decision_not_recorded');
+      }
+      held.delete(id);
+      const result = kept ? applyAnswer(id, event) : ({ ok: false, code: 'not_recorded' } as const);
+      for (const later of waiting) dispatch(id, later);
+      return result;
+    }
+    return applyAnswer(id, event);
+  }
+
+  /**
+   * A remembered "always" answers at once: the person's decision is the rule,
+   * already kept with who set it, so its line in the transcript follows.
+   */
+  function keepRemembered(id: string, state: RequestState): void {
+    ports.recordDecision?.(toView(state)).catch((error: unknown) => {
+      logger.error({ request_id: id, err: error }, 'user_input.decision_not_recorded');
+    });
+  }
+
+  function applyAnswer(id: string, event: UserInputEvent): UserInputRespondResult {
+    const result = dispatch(id, event);
+    // Only a request another replica took over while the decision was kept gets here ignored.
+    if ('ignored' in result) return { ok: false, code: respondCode(result.ignored) };
+    return { ok: true, request: toView(result.state) };
+  }
+
   function liveIds(predicate: (state: LiveState) => boolean): string[] {
     return [...live].filter(([, state]) => predicate(state)).map(([id]) => id);
   }
@@ -475,7 +549,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
           );
           for (const olderId of older) dispatch(olderId, { type: 'superseded' });
         }
-        dispatch(id, { type: 'requested', request, rememberedBy });
+        const opened = dispatch(id, { type: 'requested', request, rememberedBy });
+        if (rememberedBy && !('ignored' in opened)) keepRemembered(id, opened.state);
         watchAbort(id, input.signal);
       };
       const rules = ports.consentRules;
@@ -499,22 +574,15 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     respond(requestId, response, responder) {
-      const current = stateOf(requestId);
-      if (current.status === 'absent') return { ok: false, code: 'not_found' };
-      if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
-      // Named per field before the rules run; an answered form says already_settled instead.
-      if (
-        current.status === 'awaiting' &&
-        current.request.kind === 'form' &&
-        'decision' in response &&
-        response.decision === 'accept'
-      ) {
-        const checked = validateFormContent(current.request.schema, response.content);
-        if (!checked.ok) return { ok: false, code: 'invalid_content', errors: checked.errors };
-      }
-      const result = dispatch(requestId, { type: 'humanResponded', response, responder });
-      if ('ignored' in result) return { ok: false, code: respondCode(result.ignored) };
-      return { ok: true, request: toView(result.state) };
+      const before = judging.get(requestId);
+      const judged = before
+        ? before.then(() => judge(requestId, response, responder))
+        : judge(requestId, response, responder);
+      judging.set(requestId, judged);
+      void judged.then(() => {
+        if (judging.get(requestId) === judged) judging.delete(requestId);
+      });
+      return judged;
     },
 
     get(requestId) {

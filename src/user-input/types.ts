@@ -274,7 +274,9 @@ export type IgnoreReason =
   | 'stale_attempt'
   | 'claimed_for_removal'
   | 'already_claimed'
-  | 'not_claimed';
+  | 'not_claimed'
+  /** The runner's, not the rules': a person's decision is being kept; the event waits for it. */
+  | 'decision_in_flight';
 
 export type TransitionResult =
   { state: RequestState; commands: UserInputCommand[] } | { ignored: IgnoreReason };

@@ -29,7 +29,11 @@ import {
   visibleUserInputs,
   type AnswerLinkDeps,
 } from '../../src/turns/index.js';
-import { userInputPending, userInputPublisher } from '../../src/turns/user-input-bridge.js';
+import {
+  decisionRecorder,
+  userInputPending,
+  userInputPublisher,
+} from '../../src/turns/user-input-bridge.js';
 import {
   userInputReplicas,
   type UserInputReplicasDeps,
@@ -136,6 +140,7 @@ describe('registry requests across replicas on postgres', () => {
         mirror: across.mirror,
       }),
       admitFollowUp: () => Promise.resolve('accepted'),
+      recordDecision: decisionRecorder(sessions, store.clock),
       logger: silentLogger,
     });
     if (options.applies !== false) bus.subscribe(across.wakes);

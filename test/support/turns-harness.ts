@@ -6,7 +6,11 @@ import type { Driver } from '../../src/store/index.js';
 import { registerTaskRoutes } from '../../src/http/task-routes.js';
 import { registerUserInputRoutes } from '../../src/http/user-input-routes.js';
 import { systemTimers } from '../../src/support/timers.js';
-import { followUpAdmitter, userInputPublisher } from '../../src/turns/user-input-bridge.js';
+import {
+  decisionRecorder,
+  followUpAdmitter,
+  userInputPublisher,
+} from '../../src/turns/user-input-bridge.js';
 import {
   createUserInputRegistry,
   type UserInputDeadlines,
@@ -66,6 +70,7 @@ export async function turnsHarness(
     timers: systemTimers,
     publish: userInputPublisher({ sessions: h.sessions, events: h.events, logger: silentLogger }),
     admitFollowUp: followUpAdmitter(() => ref.turns),
+    recordDecision: decisionRecorder(h.sessions, h.store.clock),
     logger: silentLogger,
     deadlines: options.userInputDeadlines,
   });

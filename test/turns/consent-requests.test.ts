@@ -6,7 +6,9 @@
  * to log, never silently.
  */
 import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Driver } from '../../src/store/index.js';
 import { ConsentNotAsked, consentHandler } from '../../src/turns/user-input-bridge.js';
 import type { ConsentView } from '../../src/user-input/index.js';
 import {
@@ -45,6 +47,53 @@ function bashRequest(sessionId: string, command: string): RequestPermissionReque
     },
     options: OPTIONS,
   };
+}
+
+/** Makes every decision row fail to be written, as a full disk or a failing store would. */
+async function refuseDecisionRows(h: TurnsHarness, driver: Driver): Promise<void> {
+  const type = `'${USER_INPUT_DECISION_TYPE}'`;
+  if (driver === 'sqlite') {
+    await sql
+      .raw(
+        `CREATE TRIGGER refuse_decisions BEFORE INSERT ON task_session_messages
+         WHEN NEW.type = ${type} BEGIN SELECT RAISE(ABORT, 'no room for decisions'); END`,
+      )
+      .execute(h.store.db);
+    return;
+  }
+  await sql
+    .raw(
+      `CREATE FUNCTION refuse_decisions() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN
+         IF NEW.type = ${type} THEN RAISE EXCEPTION 'no room for decisions'; END IF;
+         RETURN NEW;
+       END $$`,
+    )
+    .execute(h.store.db);
+  await sql
+    .raw(
+      `CREATE TRIGGER refuse_decisions BEFORE INSERT ON task_session_messages
+       FOR EACH ROW EXECUTE FUNCTION refuse_decisions()`,
+    )
+    .execute(h.store.db);
+}
+
+async function allowDecisionRows(h: TurnsHarness, driver: Driver): Promise<void> {
+  const on = driver === 'sqlite' ? '' : ' ON task_session_messages';
+  await sql.raw(`DROP TRIGGER refuse_decisions${on}`).execute(h.store.db);
+}
+
+/** The metadata of the session's decision rows, as stored. */
+async function decisionRows(h: TurnsHarness, sessionId: string): Promise<string[]> {
+  const rows = await h.store.db
+    .selectFrom('task_session_messages')
+    .select('metadata')
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', USER_INPUT_DECISION_TYPE)
+    .execute();
+  return rows.map((row) =>
+    typeof row.metadata === 'string' ? row.metadata : JSON.stringify(row.metadata),
+  );
 }
 
 describe.each(DRIVERS)('permission requests on %s', (driver) => {
@@ -138,6 +187,37 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
         .where('type', '=', USER_INPUT_DECISION_TYPE)
         .execute();
       return rows.some((row) => row.content.includes('chose "Allow once"'));
+    });
+  });
+
+  it('a decision that cannot be kept in the transcript is not given: 503, the agent still waits, a retry is kept', async () => {
+    const answer = ask(bashRequest(sessionId, 'npm publish'));
+    let heard = false;
+    void answer.then(() => (heard = true));
+    const consent = await pendingConsent();
+    await refuseDecisionRows(h, driver);
+
+    const refused = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow',
+    });
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: 'temporarily_unavailable' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heard).toBe(false);
+    expect(await decisionRows(h, sessionId)).toEqual([]);
+    expect((await pendingConsent()).status).toBe('awaiting');
+
+    await allowDecisionRows(h, driver);
+    const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'reject',
+    });
+    expect(chosen.status).toBe(200);
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    const rows = await decisionRows(h, sessionId);
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(rows[0] ?? '{}')).toMatchObject({
+      option_id: 'reject',
+      responded_by: { surface: 'rest' },
     });
   });
 

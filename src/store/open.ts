@@ -199,7 +199,9 @@ function openSqlite(dataDir: string): Connection {
   let database: BetterSqlite3.Database;
   try {
     mkdirSync(dataDir, { recursive: true });
-    database = new BetterSqlite3(file);
+    // Zero from the first statement: better-sqlite3's default waits 5 s for a
+    // lock inside the call, stopping the event loop (the probe below would).
+    database = new BetterSqlite3(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
     database.pragma('journal_mode = WAL');
     probeWritable(database);
   } catch (error) {
@@ -210,7 +212,6 @@ function openSqlite(dataDir: string): Connection {
   // crash can lose the last commits.
   database.pragma('synchronous = NORMAL');
   // Waits for locks happen in the driver, asynchronously (sqlite-driver.ts).
-  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
   const driver = new SqliteLockWaitingDriver(database, withStatementCache(database));
   const db = new Kysely<Database>({
     dialect: reportingStorageFaults(sqliteLockWaitingDialect(driver)),

@@ -7,6 +7,7 @@
  * it that is not storable text (400 `invalid_text`: broken bytes are refused,
  * never read as U+FFFD), and validates against a strict zod object: unknown
  * fields are refused, and every issue is listed in a 400 `invalid_request`.
+ * Any `/api/v1` request naming one query key twice is a 400 too.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
@@ -33,6 +34,15 @@ export interface RequestGuardOptions {
 export function createRequestGuards(options: RequestGuardOptions = {}): MiddlewareHandler {
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   return async (c, next) => {
+    const repeated = repeatedQueryKey(c);
+    if (repeated !== undefined) {
+      return errorResponse(
+        c,
+        'invalid_request',
+        `query parameter "${repeated}" is given more than once`,
+        [{ path: repeated, message: 'given more than once' }],
+      );
+    }
     if (!isStateChanging(c.req.method)) {
       await next();
       return;
@@ -46,6 +56,19 @@ export function createRequestGuards(options: RequestGuardOptions = {}): Middlewa
     await next();
     return;
   };
+}
+
+/**
+ * The first query key given more than once. Every route reads one value per
+ * key, so `?kind=question&kind=consent` would silently mean the first.
+ */
+function repeatedQueryKey(c: Context): string | undefined {
+  const seen = new Set<string>();
+  for (const key of new URL(c.req.url).searchParams.keys()) {
+    if (seen.has(key)) return key;
+    seen.add(key);
+  }
+  return undefined;
 }
 
 /**

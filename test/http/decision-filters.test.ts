@@ -210,6 +210,10 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
       ['until=2026-02-30T00:00:00Z', 'until'],
       ['since=2026-12-01T10:00:00Z&until=2026-12-01T09:00:00Z', 'until'],
       ['since=2026-12-01T10:00:00Z&until=2026-12-01T10:00:00Z', 'until'],
+      // A key given twice would mean its first value, silently: refused, on every route.
+      ['kind=question&kind=consent', 'kind'],
+      [`task_id=${tasks.consent}&task_id=${tasks.consent}`, 'task_id'],
+      ['limit=1&limit=2', 'limit'],
     ];
     for (const [query, path] of cases) {
       const reply = await admin<{ code: string; details: { path: string }[] }>(
@@ -223,6 +227,11 @@ describe.each(DRIVERS)('decision log filters, on %s', (driver) => {
       });
       expect(reply.json.details.map((detail) => detail.path)).toContain(path);
     }
+    const pending = await admin<{ code: string }>('GET', '/api/v1/pending?limit=1&limit=50');
+    expect({ status: pending.status, code: pending.json.code }).toEqual({
+      status: 400,
+      code: 'invalid_request',
+    });
     expect(await log()).toEqual(before);
   });
 

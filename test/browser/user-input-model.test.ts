@@ -14,6 +14,7 @@ import type {
   ActionView,
   ClarionEvent,
   ConsentView,
+  FormView,
   PendingBundle,
   UserInputView,
 } from '../../web/src/model/types.js';
@@ -548,6 +549,29 @@ describe('postUserInputAnswer', () => {
         option_id: 'allow-once',
       }),
     ).resolves.toEqual({ kind: 'answered', request: view });
+    // A form's reply is its view too: a sent form is answered, not an error to retry.
+    const form: FormView = {
+      id: 'form-1',
+      kind: 'form',
+      session_id: S,
+      task_id: T,
+      status: 'settled',
+      revision: 2,
+      created_at: '2026-01-01T00:00:03.000Z',
+      deadline_at: null,
+      settled_reason: 'human',
+      responded_by: { user_id: 'user-1', name: 'Ada', surface: 'web' },
+      title: 'Deploy settings',
+      message: 'Which region?',
+      schema: { type: 'object', properties: {} },
+      decision: 'decline',
+      content: null,
+    };
+    await expect(
+      postUserInputAnswer(answering({ ok: true, status: 200, value: { request: form } }), form.id, {
+        decision: 'decline',
+      }),
+    ).resolves.toEqual({ kind: 'answered', request: form });
     const cases: [ApiResult<{ request: UserInputView }>, string][] = [
       [http(409, 'conflict'), 'already_settled'],
       [http(404, 'not_found'), 'gone'],

@@ -1,7 +1,8 @@
 /**
  * `postUserInputAnswer`: one bounded attempt at
  * `POST /api/v1/user-inputs/:id/respond` with `{option_id}` (consent) or
- * `{decision}` (action), mapped to what a card does next.
+ * `{decision}` (action) or a form's `{decision, content?}`, mapped to what a
+ * card does next.
  *
  * The registry settles a request once, first answer wins, so sending the same
  * answer again after a network error or 5xx is safe: at worst it comes back
@@ -37,7 +38,7 @@ function isView(value: unknown, requestId: string): value is UserInputView {
     view.id === requestId &&
     typeof view.revision === 'number' &&
     typeof view.status === 'string' &&
-    (view.kind === 'consent' || view.kind === 'action')
+    (view.kind === 'consent' || view.kind === 'action' || view.kind === 'form')
   );
 }
 

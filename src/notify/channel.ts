@@ -6,7 +6,11 @@
  */
 import type { ChannelKind, NoticeEvent, NoticeKind } from '../wire/index.js';
 
-/** One notice about one item, as stored in the outbox: retries send it unchanged. */
+/**
+ * One notice about one item, as stored in the outbox. Retries send it again
+ * under the same delivery ID, less what its person may no longer be told
+ * (`recheck.ts`).
+ */
 export interface Notice {
   /** The outbox row's ID: stable across retries (a webhook's `X-Clarion-Delivery`). */
   readonly deliveryId: string;

@@ -6,6 +6,12 @@
  * bounded attempt and records its verdict; a server that dies mid-send
  * leaves a row that falls due again when the lease runs out.
  *
+ * A row's payload was fixed when it was planned, and a failing channel is
+ * retried for up to a day, so each attempt first asks again whether its
+ * person may still see the item and still wants the question in it
+ * (`recheck.ts`): one who may not is told nothing more (the row is given up),
+ * one who turned the question off gets the notice without it.
+ *
  * Invariants: nothing here runs on the path of asking or answering (the
  * worker is woken, never awaited); every send is bounded by the send
  * timeout; `close` aborts sends in flight and returns within its bound.
@@ -22,6 +28,7 @@ import type { RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
 import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel.js';
 import { timestampMs } from './planner.js';
+import { NO_LONGER_VISIBLE, recheckNotice } from './recheck.js';
 import { judgeAttempt, type RetryTunables } from './retry-policy.js';
 import { channelUrl, hostAllowed } from './targets.js';
 
@@ -182,24 +189,57 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     }
   }
 
-  async function sendRow(target: ChannelTarget, sender: ChannelSender, row: OutboxRecord) {
-    let result: SendResult;
+  /** One attempt at `row`, or `dropped` when its person may no longer be told of it. */
+  async function attemptRow(
+    target: ChannelTarget,
+    sender: ChannelSender,
+    row: OutboxRecord,
+    fields: Record<string, unknown>,
+  ): Promise<SendResult | 'dropped'> {
     if (!hostAllowed(channelUrl(target.kind, target.config), deps.allowedHosts)) {
-      result = {
+      return {
         ok: false,
         status: null,
         error: 'the target host is not in CLARION_NOTIFY_ALLOWED_HOSTS',
         retryable: false,
       };
-    } else {
-      result = await attemptOnce(
-        sender,
-        target,
-        noticeOf(row),
-        deps.timers,
-        tunables.sendTimeoutMs,
-        stop.signal,
-      );
+    }
+    const stored = noticeOf(row);
+    let notice: Notice | undefined;
+    try {
+      notice = await recheckNotice(store, row, stored);
+    } catch (error) {
+      // Unchecked is unsent: the row keeps its place and is judged like any failed attempt.
+      logger.warn({ ...fields, err: error }, 'notify.recheck_failed');
+      return {
+        ok: false,
+        status: null,
+        error: 'could not check the notice again before sending',
+        retryable: true,
+      };
+    }
+    if (!notice) return 'dropped';
+    return attemptOnce(sender, target, notice, deps.timers, tunables.sendTimeoutMs, stop.signal);
+  }
+
+  async function sendRow(target: ChannelTarget, sender: ChannelSender, row: OutboxRecord) {
+    const fields = {
+      delivery_id: row.id,
+      channel_id: target.id,
+      kind: target.kind,
+      event: row.event,
+      attempts: row.attempts,
+    };
+    const result = await attemptRow(target, sender, row, fields);
+    if (result === 'dropped') {
+      // The channel did not fail, so no retry window or shutdown applies: nothing more goes out.
+      await recordAttempt(store, row.id, {
+        outcome: 'gave_up',
+        status: null,
+        error: NO_LONGER_VISIBLE,
+      });
+      logger.info({ ...fields, error: NO_LONGER_VISIBLE }, 'notify.dropped');
+      return;
     }
     const nowMs = store.clock.nowMs();
     if (stop.signal.aborted && !result.ok) {
@@ -223,18 +263,10 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       tunables,
     );
     await recordAttempt(store, row.id, verdict);
-    const fields = {
-      delivery_id: row.id,
-      channel_id: target.id,
-      kind: target.kind,
-      event: row.event,
-      attempts: row.attempts,
-      status: verdict.status,
-    };
     if (verdict.outcome === 'retry')
-      logger.info({ ...fields, error: verdict.error }, 'notify.retry');
+      logger.info({ ...fields, status: verdict.status, error: verdict.error }, 'notify.retry');
     if (verdict.outcome === 'gave_up')
-      logger.warn({ ...fields, error: verdict.error }, 'notify.gave_up');
+      logger.warn({ ...fields, status: verdict.status, error: verdict.error }, 'notify.gave_up');
   }
 
   return {

@@ -1,0 +1,228 @@
+/**
+ * A notice retried for a failing channel is checked again before each
+ * attempt, end to end on SQLite and PostgreSQL with a real receiver: a
+ * person removed from the item's workspace while their channel fails hears
+ * nothing more once it recovers (the row is given up), and a person who
+ * turns "include the question" off while their channel fails gets the
+ * notice without the question's text or its options.
+ *
+ * Each test waits for an attempt claimed after the change before the
+ * receiver recovers, so an attempt already on its way when the change was
+ * made cannot be the one that arrives.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { loadAgentProfiles } from '../../src/agents/profiles.js';
+import type { Config } from '../../src/config.js';
+import { NO_LONGER_VISIBLE } from '../../src/notify/recheck.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import type { Driver } from '../../src/store/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bearerApi, type ApiCall } from '../support/in-process-server.js';
+import { FAST_NOTIFY } from '../support/notify-options.js';
+import { startReceiver, type Receiver } from '../support/receiver.js';
+import { seedAdminSession } from '../support/seed.js';
+
+const ADMIN_TOKEN = 'recheck-before-send-admin-token-0123';
+const PUBLIC_ORIGIN = 'https://clarion.example.test';
+
+const SECRET_PROMPT = 'Drop the customers table in production?';
+const SECRET_OPTIONS = ['Drop it now', 'Keep the table'];
+const SECRET_QUESTION = {
+  questions: [
+    {
+      prompt: SECRET_PROMPT,
+      options: SECRET_OPTIONS.map((label) => ({ label, description: 'a choice' })),
+    },
+  ],
+};
+
+/** Generous: a loaded machine, and PostgreSQL, are slower than the fast tunables. */
+const WAIT_MS = 20_000;
+
+const FAILING = { status: 503, body: 'busy' } as const;
+const OK = { status: 200 } as const;
+
+async function startOn(database: TestDatabase): Promise<RunningServer> {
+  const config: Config = {
+    host: '127.0.0.1',
+    port: 0,
+    dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
+    database: database.target,
+    logLevel: 'silent',
+    adminToken: ADMIN_TOKEN,
+    publicOrigin: PUBLIC_ORIGIN,
+    agentProfiles: loadAgentProfiles({}),
+  };
+  return startServer(config, silentLogger, { notify: FAST_NOTIFY });
+}
+
+describe.each(DRIVERS)(
+  'a retried notice is checked again before each attempt on %s',
+  (driver: Driver) => {
+    let database: TestDatabase;
+    let server: RunningServer | undefined;
+    const receivers: Receiver[] = [];
+
+    beforeEach(async () => {
+      database = await freshDatabase(driver);
+    });
+
+    afterEach(async () => {
+      await server?.close();
+      server = undefined;
+      await Promise.all(receivers.splice(0).map((receiver) => receiver.close()));
+      await database.dispose();
+    });
+
+    async function failingReceiver(): Promise<Receiver> {
+      const started = await startReceiver(() => FAILING);
+      receivers.push(started);
+      return started;
+    }
+
+    async function addChannel(api: ApiCall, body: Record<string, unknown>): Promise<string> {
+      const created = await api<{ channel: { id: string } }>(
+        'POST',
+        '/api/v1/notification-channels',
+        body,
+      );
+      expect(created.status).toBe(201);
+      return created.json.channel.id;
+    }
+
+    async function includeQuestion(api: ApiCall, include: boolean): Promise<void> {
+      const put = await api('PUT', '/api/v1/notification-settings', { include_question: include });
+      expect(put.status).toBe(200);
+    }
+
+    async function askedRow(running: RunningServer, channelId: string) {
+      return running.store.db
+        .selectFrom('notification_outbox')
+        .selectAll()
+        .where('channel_id', '=', channelId)
+        .where('event', '=', 'asked')
+        .executeTakeFirst();
+    }
+
+    /** Resolves once the row has been claimed after this call (or was given up meanwhile). */
+    async function claimedAgain(running: RunningServer, channelId: string): Promise<void> {
+      const before = (await askedRow(running, channelId))?.attempts ?? 0;
+      await eventually(async () => {
+        const row = await askedRow(running, channelId);
+        return row !== undefined && (row.attempts > before || row.gave_up_at !== null);
+      }, WAIT_MS);
+    }
+
+    it('sends nothing more to a person removed from the workspace while their channel retries', async () => {
+      server = await startOn(database);
+      const running = server;
+      const admin = bearerApi(running.url, ADMIN_TOKEN);
+      const sessionId = await seedAdminSession(running.store, 'Quiet migration');
+      const { workspace_id: workspaceId } = await running.store.db
+        .selectFrom('task_sessions as s')
+        .innerJoin('tasks as t', 't.id', 's.task_id')
+        .select('t.workspace_id')
+        .where('s.id', '=', sessionId)
+        .executeTakeFirstOrThrow();
+
+      const created = await admin<{ user: { id: string }; token: string }>(
+        'POST',
+        '/api/v1/users',
+        { name: 'Bea' },
+      );
+      expect(created.status).toBe(201);
+      const beaId = created.json.user.id;
+      const added = await admin('POST', `/api/v1/workspaces/${workspaceId}/members`, {
+        user_id: beaId,
+        role: 'member',
+      });
+      expect(added.status).toBe(201);
+      // Someone who still sees the item has a channel too, so the item stays waiting for
+      // notices and the reconciler has no reason of its own to drop Bea's.
+      const adminHook = await startReceiver();
+      receivers.push(adminHook);
+      await addChannel(admin, { kind: 'webhook', url: adminHook.url });
+      const bea = bearerApi(running.url, created.json.token);
+      await includeQuestion(bea, true);
+      const hook = await failingReceiver();
+      const channelId = await addChannel(bea, { kind: 'webhook', url: hook.url });
+
+      running.clarification.ask(sessionId, SECRET_QUESTION).catch(() => undefined);
+      // Retrying, and what it retries carries the question.
+      await eventually(() => hook.received.length >= 2, WAIT_MS);
+      expect(hook.received[0]?.body).toContain(SECRET_PROMPT);
+
+      const removed = await fetch(
+        `${running.url}/api/v1/workspaces/${workspaceId}/members/${beaId}`,
+        {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        },
+      );
+      await removed.arrayBuffer();
+      expect(removed.status).toBe(204);
+      await claimedAgain(running, channelId);
+
+      hook.respond = () => OK;
+      const heard = hook.received.length;
+      await eventually(async () => {
+        const row = await askedRow(running, channelId);
+        return row?.gave_up_at != null || row?.delivered_at != null;
+      }, WAIT_MS);
+      expect(hook.received).toHaveLength(heard);
+      expect(await askedRow(running, channelId)).toMatchObject({
+        delivered_at: null,
+        last_error: NO_LONGER_VISIBLE,
+        last_status: null,
+      });
+      // The item still waits, and its other member was told: only Bea's notice stopped.
+      const pending = await admin<{ bundles: { session_id: string }[] }>(
+        'GET',
+        '/api/v1/pending?limit=100',
+      );
+      expect(pending.json.bundles.map((bundle) => bundle.session_id)).toContain(sessionId);
+      expect(adminHook.received).toHaveLength(1);
+    });
+
+    it('sends a retried notice without the question once its person turns "include the question" off', async () => {
+      server = await startOn(database);
+      const running = server;
+      const admin = bearerApi(running.url, ADMIN_TOKEN);
+      await includeQuestion(admin, true);
+      const ntfy = await failingReceiver();
+      const channelId = await addChannel(admin, { kind: 'ntfy', url: `${ntfy.url}/topic` });
+
+      const sessionId = await seedAdminSession(running.store, 'Open migration');
+      running.clarification.ask(sessionId, SECRET_QUESTION).catch(() => undefined);
+      await eventually(() => ntfy.received.length >= 2, WAIT_MS);
+      // What is retried carries the question and its options as the answer links' labels.
+      const first = ntfy.received[0]?.body ?? '';
+      for (const secret of [SECRET_PROMPT, ...SECRET_OPTIONS]) expect(first).toContain(secret);
+
+      await includeQuestion(admin, false);
+      await claimedAgain(running, channelId);
+
+      ntfy.respond = () => OK;
+      const heard = ntfy.received.length;
+      await eventually(
+        async () => (await askedRow(running, channelId))?.delivered_at != null,
+        WAIT_MS,
+      );
+      const arrived = ntfy.received.slice(heard);
+      expect(arrived).toHaveLength(1);
+      const body = arrived[0]?.body ?? '';
+      for (const secret of [SECRET_PROMPT, ...SECRET_OPTIONS]) expect(body).not.toContain(secret);
+      const { actions } = JSON.parse(body) as { actions: { label: string; url: string }[] };
+      expect(actions).toEqual([
+        expect.objectContaining({
+          label: 'Open in Clarion',
+          url: `${PUBLIC_ORIGIN}/sessions/${sessionId}`,
+        }),
+      ]);
+      // The stored payload is as planned; only what is sent follows the setting.
+      expect((await askedRow(running, channelId))?.payload).toContain(SECRET_PROMPT);
+    });
+  },
+);

@@ -63,8 +63,12 @@ export function createRequestGuards(options: RequestGuardOptions = {}): Middlewa
  * key, so `?kind=question&kind=consent` would silently mean the first.
  */
 function repeatedQueryKey(c: Context): string | undefined {
+  const url = c.req.url;
+  const start = url.indexOf('?');
+  // Most requests (every respond) carry no query: no parse for them.
+  if (start < 0) return undefined;
   const seen = new Set<string>();
-  for (const key of new URL(c.req.url).searchParams.keys()) {
+  for (const key of new URLSearchParams(url.slice(start)).keys()) {
     if (seen.has(key)) return key;
     seen.add(key);
   }

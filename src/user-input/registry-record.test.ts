@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
+import { ADA, actionInput, consentInput, flush } from '../../test/support/user-input-fixtures.js';
 import type { UserInputRegistry } from './ports.js';
 import type { ActionRequestInput, ConsentRequestInput } from './request-input.js';
 import { createUserInputRegistry } from './registry.js';
@@ -17,35 +18,7 @@ import {
   type UserInputView,
 } from './types.js';
 
-const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
 const GRACE: Responder = { user_id: 'user-2', name: 'Grace', surface: 'mcp' };
-
-async function flush(): Promise<void> {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-}
-
-const consentInput: ConsentRequestInput = {
-  kind: 'consent',
-  sessionId: 'session-1',
-  taskId: 'task-1',
-  profile: 'demo',
-  toolKey: 'execute',
-  title: 'Run npm test',
-  toolCallId: null,
-  options: [
-    { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
-    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
-    { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
-  ],
-};
-
-const actionInput: ActionRequestInput = {
-  kind: 'action',
-  sessionId: 'session-1',
-  taskId: 'task-1',
-  title: 'Connect GitHub',
-  instructions: 'Open the link and authorise Clarion.',
-};
 
 /** A store-like port whose writes end only when the test says so. */
 function heldRecords() {
@@ -96,7 +69,7 @@ function open(registry: UserInputRegistry, input: ConsentRequestInput | ActionRe
 describe('a decision is kept before it takes effect', () => {
   it('the agent hears the answer only once the decision is kept, and the kept view is the answer', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     const responded = ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
     await flush();
 
@@ -118,7 +91,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it('a decision that could not be kept is refused; the agent hears nothing and a retry is kept', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     const refused = ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
     await flush();
     ctx.records.writes[0]?.fail();
@@ -140,7 +113,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it('an answer the rules refuse is never kept', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     expect(await ctx.registry.respond(consent.id, { option_id: 'nope' }, ADA)).toEqual({
       ok: false,
       code: 'invalid',
@@ -154,7 +127,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it('two people answering at once: the first is kept and wins, the second is told it is settled', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     const first = ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
     const second = ctx.registry.respond(consent.id, { option_id: 'reject' }, GRACE);
     await flush();
@@ -169,7 +142,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it('when the first could not be kept, the second answer is judged on the request still waiting', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     const first = ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
     const second = ctx.registry.respond(consent.id, { option_id: 'reject' }, GRACE);
     await flush();
@@ -186,7 +159,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it('a deadline passing while the decision is kept: the decision came first and stands', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     const responded = ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
     await flush();
     ctx.timers.advance(CONSENT_DEADLINE_MS);
@@ -201,7 +174,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it('a deadline passing while a decision fails to be kept still times the request out', async () => {
     const ctx = setup();
-    const consent = open(ctx.registry, consentInput);
+    const consent = open(ctx.registry, consentInput());
     const responded = ctx.registry.respond(consent.id, { option_id: 'allow' }, ADA);
     await flush();
     ctx.timers.advance(CONSENT_DEADLINE_MS);
@@ -215,7 +188,7 @@ describe('a decision is kept before it takes effect', () => {
 
   it("a turn's end while an action's decision is kept follows it: the follow-up is owed", async () => {
     const ctx = setup();
-    const action = open(ctx.registry, actionInput);
+    const action = open(ctx.registry, actionInput({ url: null }));
     const responded = ctx.registry.respond(action.id, { decision: 'done' }, ADA);
     await flush();
     expect(ctx.records.writes[0]?.view).toMatchObject({ status: 'armed', decision: 'done' });
@@ -235,13 +208,13 @@ describe('a decision is kept before it takes effect', () => {
 
   it('a remembered "always" answers at once and its line in the transcript follows', async () => {
     const ctx = setup();
-    const first = open(ctx.registry, consentInput);
+    const first = open(ctx.registry, consentInput());
     const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
     await flush();
     ctx.records.writes[0]?.keep();
     await responded;
 
-    const second = open(ctx.registry, consentInput);
+    const second = open(ctx.registry, consentInput());
     await flush();
     expect(second.outcome()).toMatchObject({ kind: 'selected', remembered: true });
     expect(ctx.records.writes[1]?.view).toMatchObject({ id: second.id, remembered: true });

@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
+import { ADA, consentInput, flush } from '../../test/support/user-input-fixtures.js';
 import type { ConsentRuleQuery, ConsentRulesPort } from './ports.js';
-import type { ConsentRequestInput } from './request-input.js';
 import { createUserInputRegistry } from './registry.js';
 import {
   CONSENT_RULE_LOOKUP_TIMEOUT_MS,
@@ -14,26 +14,6 @@ import {
   type Responder,
   type UserInputView,
 } from './types.js';
-
-const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
-
-async function flush(): Promise<void> {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-}
-
-const consentInput: ConsentRequestInput = {
-  kind: 'consent',
-  sessionId: 'session-1',
-  taskId: 'task-1',
-  profile: 'demo',
-  toolKey: 'execute',
-  title: 'Run npm test',
-  toolCallId: null,
-  options: [
-    { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
-    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
-  ],
-};
 
 /** A store-like port whose writes finish only when the test releases them. */
 function slowRules() {
@@ -90,7 +70,7 @@ function setup() {
     logger: { info: () => {}, warn: () => {}, error: () => {} },
   });
   const open = () => {
-    const result = registry.request(consentInput);
+    const result = registry.request(consentInput());
     if (!result.ok) throw new Error(result.code);
     let outcome: AgentOutcome | undefined;
     void result.outcome.then((value) => (outcome = value));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
+import { ADA, actionInput, consentInput, flush } from '../../test/support/user-input-fixtures.js';
 import type { ActionRequestInput, ConsentRequestInput } from './request-input.js';
 import type { FollowUpAdmissionInput, UserInputRegistry } from './ports.js';
 import { createUserInputRegistry } from './registry.js';
@@ -9,18 +10,8 @@ import {
   FOLLOW_UP_BUSY_RECHECK_MS,
   type AgentOutcome,
   type FollowUpAdmission,
-  type Responder,
   type UserInputView,
 } from './types.js';
-
-const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
-
-/** Timers driven by a fake clock: `advance` moves the clock and fires what fell due, in order. */
-
-/** Lets queued promise reactions (admission attempts and their reports) run. */
-async function flush(): Promise<void> {
-  for (let i = 0; i < 20; i++) await Promise.resolve();
-}
 
 type Admit = (input: FollowUpAdmissionInput) => Promise<FollowUpAdmission>;
 
@@ -52,32 +43,6 @@ function setup() {
   const viewsOf = (id: string) => published.filter((view) => view.id === id);
   return { clock, timers, published, admissions, logs, script, answered, registry, viewsOf };
 }
-
-const consentInput = (overrides: Partial<ConsentRequestInput> = {}): ConsentRequestInput => ({
-  kind: 'consent',
-  sessionId: 'session-1',
-  taskId: 'task-1',
-  profile: 'demo',
-  toolKey: 'execute',
-  title: 'Run npm test',
-  toolCallId: null,
-  options: [
-    { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
-    { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
-    { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
-  ],
-  ...overrides,
-});
-
-const actionInput = (overrides: Partial<ActionRequestInput> = {}): ActionRequestInput => ({
-  kind: 'action',
-  sessionId: 'session-1',
-  taskId: 'task-1',
-  title: 'Connect GitHub',
-  instructions: 'Open the link and authorise Clarion.',
-  url: 'https://example.test/connect',
-  ...overrides,
-});
 
 function open(registry: UserInputRegistry, input: ConsentRequestInput | ActionRequestInput) {
   const result = registry.request(input);

@@ -7,15 +7,13 @@
  * is added, tested, and when a stored one would be sent to.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { FAST_NOTIFY } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY } from '../support/notify-options.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, type ApiCall } from '../support/in-process-server.js';
+import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { seedAdminSession } from '../support/seed.js';
 
@@ -51,17 +49,10 @@ async function startOn(
   allowedHosts: readonly string[] = [],
   publicOrigin?: string,
 ) {
-  const config: Config = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
-    database: database.target,
-    logLevel: 'silent',
-    adminToken: ADMIN_TOKEN,
+  const config = serverConfig(database, ADMIN_TOKEN, {
     publicOrigin,
-    agentProfiles: loadAgentProfiles({}),
     notifyAllowedHosts: allowedHosts,
-  };
+  });
   const server = await startServer(config, silentLogger, { notify: FAST });
   return { server, api: bearerApi(server.url, ADMIN_TOKEN) };
 }
@@ -86,16 +77,6 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
     const started = await startReceiver();
     receivers.push(started);
     return started;
-  }
-
-  async function addChannel(api: ApiCall, body: Record<string, unknown>): Promise<string> {
-    const created = await api<{ channel: { id: string } }>(
-      'POST',
-      '/api/v1/notification-channels',
-      body,
-    );
-    expect(created.status).toBe(201);
-    return created.json.channel.id;
   }
 
   async function outboxRows(server: RunningServer) {

@@ -7,15 +7,13 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer, type NotifyOptions } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { FAST_NOTIFY } from '../support/notify-options.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, type ApiCall } from '../support/in-process-server.js';
+import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.js';
 import { seedAdminSession } from '../support/seed.js';
 
@@ -41,17 +39,7 @@ interface Running {
 }
 
 async function startOn(database: TestDatabase, notify: NotifyOptions = FAST): Promise<Running> {
-  const config: Config = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
-    database: database.target,
-    logLevel: 'silent',
-    adminToken: ADMIN_TOKEN,
-    publicOrigin: undefined,
-    agentProfiles: loadAgentProfiles({}),
-  };
-  const server = await startServer(config, silentLogger, { notify });
+  const server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, { notify });
   return { server, api: bearerApi(server.url, ADMIN_TOKEN) };
 }
 

@@ -11,16 +11,14 @@
  * made cannot be the one that arrives.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import type { Config } from '../../src/config.js';
 import { NO_LONGER_VISIBLE } from '../../src/notify/recheck.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, type ApiCall } from '../support/in-process-server.js';
-import { FAST_NOTIFY } from '../support/notify-options.js';
+import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
+import { addChannel, FAST_NOTIFY } from '../support/notify-options.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { seedAdminSession } from '../support/seed.js';
 
@@ -44,17 +42,8 @@ const WAIT_MS = 20_000;
 const FAILING = { status: 503, body: 'busy' } as const;
 const OK = { status: 200 } as const;
 
-async function startOn(database: TestDatabase): Promise<RunningServer> {
-  const config: Config = {
-    host: '127.0.0.1',
-    port: 0,
-    dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
-    database: database.target,
-    logLevel: 'silent',
-    adminToken: ADMIN_TOKEN,
-    publicOrigin: PUBLIC_ORIGIN,
-    agentProfiles: loadAgentProfiles({}),
-  };
+function startOn(database: TestDatabase): Promise<RunningServer> {
+  const config = serverConfig(database, ADMIN_TOKEN, { publicOrigin: PUBLIC_ORIGIN });
   return startServer(config, silentLogger, { notify: FAST_NOTIFY });
 }
 
@@ -80,16 +69,6 @@ describe.each(DRIVERS)(
       const started = await startReceiver(() => FAILING);
       receivers.push(started);
       return started;
-    }
-
-    async function addChannel(api: ApiCall, body: Record<string, unknown>): Promise<string> {
-      const created = await api<{ channel: { id: string } }>(
-        'POST',
-        '/api/v1/notification-channels',
-        body,
-      );
-      expect(created.status).toBe(201);
-      return created.json.channel.id;
     }
 
     async function includeQuestion(api: ApiCall, include: boolean): Promise<void> {

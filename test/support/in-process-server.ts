@@ -42,13 +42,13 @@ export function bearerApi(baseUrl: string, token: string): ApiCall {
   };
 }
 
-export async function startInProcessServer(
-  driver: Driver,
+/** A server's configuration on `database`, on a free loopback port, with `adminToken` preset. */
+export function serverConfig(
+  database: TestDatabase,
   adminToken: string,
-  options: ServerOptions = {},
-): Promise<InProcessServer> {
-  const database: TestDatabase = await freshDatabase(driver);
-  const config: Config = {
+  overrides: Partial<Config> = {},
+): Config {
+  return {
     host: '127.0.0.1',
     port: 0,
     dataDir: database.target.driver === 'sqlite' ? database.target.dataDir : '/tmp',
@@ -57,8 +57,17 @@ export async function startInProcessServer(
     adminToken,
     publicOrigin: undefined,
     agentProfiles: loadAgentProfiles({}),
+    ...overrides,
   };
-  const server = await startServer(config, silentLogger, options);
+}
+
+export async function startInProcessServer(
+  driver: Driver,
+  adminToken: string,
+  options: ServerOptions = {},
+): Promise<InProcessServer> {
+  const database: TestDatabase = await freshDatabase(driver);
+  const server = await startServer(serverConfig(database, adminToken), silentLogger, options);
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= server.close());
   return {

@@ -1,5 +1,7 @@
 /** Notification timings for tests: a notice leaves within a few hundred milliseconds, and retries fast. */
+import { expect } from 'vitest';
 import type { NotifyOptions } from '../../src/server.js';
+import type { ApiCall } from './in-process-server.js';
 
 export const FAST_NOTIFY: NotifyOptions = {
   tunables: {
@@ -14,3 +16,14 @@ export const FAST_NOTIFY: NotifyOptions = {
   },
   random: () => 0,
 };
+
+/** Adds a channel for the caller of `api` and returns its ID; anything but 201 fails the test. */
+export async function addChannel(api: ApiCall, body: Record<string, unknown>): Promise<string> {
+  const created = await api<{ channel: { id: string } }>(
+    'POST',
+    '/api/v1/notification-channels',
+    body,
+  );
+  expect(created.status).toBe(201);
+  return created.json.channel.id;
+}

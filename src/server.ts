@@ -357,6 +357,13 @@ export async function startServer(
         ? {
             mcpSessionEnded: (id: string) =>
               wakes.send(store, { kind: 'mcp_close', mcpSessionId: id }),
+            // Here at once; the other replicas' subscribers on the wake (a lost one: their TTL).
+            accessChanged: (userId: string) => {
+              hub.accessChanged(userId);
+              wakes.send(store, { kind: 'access', userId }).catch((error: unknown) => {
+                logger.warn({ err: error }, 'a membership change could not be announced');
+              });
+            },
           }
         : {}),
       draining: () => draining.draining(),
@@ -387,6 +394,14 @@ export async function startServer(
           void mcp.closeEndedElsewhere(topic.mcpSessionId).catch((error: unknown) => {
             logger.warn({ err: error }, 'closing an mcp session closed elsewhere failed');
           });
+        },
+        resync: () => undefined,
+      });
+      // The cache's TTL covers a lost wake: nothing to look at again.
+      wakes.subscribe({
+        kinds: ['access'],
+        wake: ({ topic, origin }) => {
+          if (topic.kind === 'access' && origin !== here) hub.accessChanged(topic.userId);
         },
         resync: () => undefined,
       });

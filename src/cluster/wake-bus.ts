@@ -25,7 +25,9 @@ export type WakeTopic =
   /** A claim of the bundle waits for the replica that delivers it. */
   | { readonly kind: 'delivery'; readonly pendingId: string }
   /** An MCP session's client closed it through the sender: every copy of it closes. */
-  | { readonly kind: 'mcp_close'; readonly mcpSessionId: string };
+  | { readonly kind: 'mcp_close'; readonly mcpSessionId: string }
+  /** A person's memberships changed: event subscribers ask again who may see what. */
+  | { readonly kind: 'access'; readonly userId: string };
 
 export type WakeKind = WakeTopic['kind'];
 
@@ -69,6 +71,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'registry',
   'delivery',
   'mcp_close',
+  'access',
 ]);
 
 function topicId(topic: WakeTopic): string {
@@ -79,6 +82,8 @@ function topicId(topic: WakeTopic): string {
       return topic.pendingId;
     case 'mcp_close':
       return topic.mcpSessionId;
+    case 'access':
+      return topic.userId;
     default:
       return topic.sessionId;
   }
@@ -97,6 +102,8 @@ function topicOf(kind: string, id: string): WakeTopic {
       return { kind, pendingId: id };
     case 'mcp_close':
       return { kind, mcpSessionId: id };
+    case 'access':
+      return { kind, userId: id };
     default:
       return { kind: kind as 'session' | 'queue' | 'cancel' | 'stop', sessionId: id };
   }

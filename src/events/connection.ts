@@ -120,6 +120,11 @@ export class Connection {
     return this.inbound;
   }
 
+  /** Who may see what changed for this connection's person: ask again from the next event on. */
+  forgetVisibility(): void {
+    this.visibility.clear();
+  }
+
   /** The socket is gone; stop delivering. Idempotent. */
   disconnect(): void {
     this.end('disconnected');

@@ -300,6 +300,37 @@ describe('event hub', () => {
     expect(socket.revisions('s1')).toEqual([1]);
   });
 
+  it('asks again at once when a person is added to or removed from a workspace', async () => {
+    const members: Record<string, string[]> = { alice: [], bob: ['s1'] };
+    const visibility = countingVisibility(members);
+    const hub = hubWith(visibility.canSeeSession);
+    const aliceSocket = new FakeSocket();
+    const bobSocket = new FakeSocket();
+    const bob: Principal = { kind: 'user', userId: 'bob', name: 'Bob', isAdmin: false };
+    await hub.connect(aliceSocket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    await hub.connect(bobSocket, bob).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    hub.publish(stateEvent('s1', 1));
+    await settle();
+    expect(aliceSocket.revisions('s1')).toEqual([]);
+
+    // Added, well within the cache's TTL: the next event reaches her.
+    members.alice = ['s1'];
+    hub.accessChanged('alice');
+    hub.publish(stateEvent('s1', 2));
+    await settle();
+    expect(aliceSocket.revisions('s1')).toEqual([2]);
+
+    // Removed: the next event does not.
+    members.alice = [];
+    hub.accessChanged('alice');
+    hub.publish(stateEvent('s1', 3));
+    await settle();
+    expect(aliceSocket.revisions('s1')).toEqual([2]);
+    // Nobody else's answers were forgotten: Bob's session was asked about once.
+    expect(bobSocket.revisions('s1')).toEqual([1, 2, 3]);
+    expect(visibility.calls.filter((id) => id === 's1')).toHaveLength(4);
+  });
+
   it('shows an agent only its own session, without asking about any other', async () => {
     const visibility = countingVisibility({ alice: ['s-agent', 's-other'] });
     const hub = hubWith(visibility.canSeeSession);

@@ -58,6 +58,11 @@ export interface EventHub extends EventPublisher {
   /** `stream`, the bytes under `socket`, lets one tick's frames leave in one write. */
   connect(socket: EventSocket, principal: Principal, stream?: CorkableStream): EventSubscription;
   readonly subscriberCount: number;
+  /**
+   * A person's memberships changed: their subscribers ask again who may see
+   * each session, from the next event on, instead of after the cache's TTL.
+   */
+  accessChanged(userId: string): void;
   /** Closes every subscriber with 1001 (server shutting down). */
   closeAll(): void;
   /**
@@ -126,6 +131,15 @@ export function createEventHub(options: EventHubOptions): EventHub {
       return () => {
         observers.delete(observer);
       };
+    },
+    accessChanged(userId) {
+      for (const connection of connections) {
+        // An agent sees its own session whatever the memberships say.
+        const { principal } = connection;
+        if (principal.kind === 'user' && principal.userId === userId) {
+          connection.forgetVisibility();
+        }
+      }
     },
     get subscriberCount() {
       return connections.size;

@@ -2,9 +2,9 @@
  * One connection's memory of which sessions its principal may see, so a burst
  * of events asks the database once per session, not once per event.
  *
- * Bounds: answers live `ttlMs` (a revoked membership stops deliveries within
- * that time) and at most `maxEntries` sessions are remembered (oldest first
- * out). Concurrent questions about one session share one lookup. A failed
+ * Bounds: answers live `ttlMs`, and `clear` forgets them all when a
+ * membership changes (a lost notice of that change is what `ttlMs` bounds);
+ * at most `maxEntries` sessions are remembered (oldest first out). Concurrent questions about one session share one lookup. A failed
  * lookup is never remembered, so the next event asks again.
  */
 import type { Clock } from '../support/index.js';
@@ -69,6 +69,14 @@ export class VisibilityCache {
       },
     );
     return answer;
+  }
+
+  /**
+   * Forgets every answer (a membership changed): the next event of each
+   * session asks again. A lookup still in flight is not remembered either.
+   */
+  clear(): void {
+    this.entries.clear();
   }
 
   get size(): number {

@@ -34,6 +34,8 @@ export interface AccountRouteDeps extends TokenRouteDeps {
   readonly store: Store;
   /** Marks the session cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
   readonly secureCookies?: boolean;
+  /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
+  readonly accessChanged?: (userId: string) => void;
 }
 
 type Gate = { ok: true; principal: UserPrincipal } | { ok: false; response: Response };
@@ -105,6 +107,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown user');
     const deleted = await deleteUser(store, allowed.principal, id);
     if (!deleted.ok) return failureResponse(c, deleted);
+    deps.accessChanged?.(id);
     return c.body(null, 204);
   });
 
@@ -135,6 +138,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
       role: body.value.role,
     });
     if (!result.ok) return failureResponse(c, result);
+    deps.accessChanged?.(result.member.user_id);
     // A repeated call finds the membership in place: 200, same body.
     return c.json({ member: memberView(result.member) }, result.created ? 201 : 200);
   });
@@ -157,6 +161,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const removed = await removeMember(store, c.req.param('id'), c.req.param('userId'));
     if (!removed.ok) return failureResponse(c, removed);
+    deps.accessChanged?.(c.req.param('userId'));
     return c.body(null, 204);
   });
 }

@@ -59,6 +59,8 @@ export interface AppDeps {
   readonly mcpSessionEnded?: (sessionId: string) => Promise<void>;
   /** True once a graceful stop began (`drain.ts`): `/healthz` says 503 `draining`. */
   readonly draining?: () => boolean;
+  /** A person's memberships changed; the hub's own when absent (one server). */
+  readonly accessChanged?: (userId: string) => void;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
@@ -94,6 +96,11 @@ export function createApp(deps: AppDeps): App {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
     linkOrigin,
+    accessChanged:
+      deps.accessChanged ??
+      ((userId) => {
+        deps.hub.accessChanged(userId);
+      }),
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);

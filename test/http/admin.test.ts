@@ -36,10 +36,10 @@ interface WireUser {
 }
 
 /** A small app from the register functions, plus probes that ask `store/access.ts`. */
-function buildApp(store: Store): Hono<AppEnv> {
+function buildApp(store: Store, accessChanged?: (userId: string) => void): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   mountApiAccess(app, { store, maxBodyBytes: MAX_BODY_BYTES });
-  registerAccountRoutes(app, { store });
+  registerAccountRoutes(app, { store, ...(accessChanged ? { accessChanged } : {}) });
   app.get('/api/v1/probe/sessions/:id', async (c) => {
     const principal = principalOf(c);
     if (!principal) return c.json({ visible: false });
@@ -62,12 +62,15 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
   let database: TestDatabase;
   let store: Store;
   let app: Hono<AppEnv>;
+  /** Whose memberships the routes said changed, in order (the events hub asks again for them). */
+  let accessChanges: string[];
 
   beforeEach(async () => {
     database = await freshDatabase(driver);
     store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
     await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
-    app = buildApp(store);
+    accessChanges = [];
+    app = buildApp(store, (userId) => accessChanges.push(userId));
   });
 
   afterEach(async () => {
@@ -284,6 +287,25 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
         ['admin', 'owner'],
         ['grace', 'member'],
       ]);
+    });
+
+    it('says whose access changed when a member is added or removed or a user deleted, and only then', async () => {
+      const { user } = await newUser('grace');
+      const teamId = await newWorkspace('team');
+      const path = `/api/v1/workspaces/${teamId}/members`;
+      const add = (userId: string) =>
+        call(path, ADMIN_TOKEN, { method: 'POST', json: { user_id: userId } });
+
+      expect((await add('nope')).status).toBe(404);
+      expect(accessChanges).toEqual([]);
+      expect((await add(user.id)).status).toBe(201);
+      expect(accessChanges).toEqual([user.id]);
+      const removed = await call(`${path}/${user.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(removed.status).toBe(204);
+      expect(accessChanges).toEqual([user.id, user.id]);
+      const deleted = await call(`/api/v1/users/${user.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      expect(accessChanges).toEqual([user.id, user.id, user.id]);
     });
 
     it('answers a NUL workspace or member ID as an unknown one (404, not 500)', async () => {

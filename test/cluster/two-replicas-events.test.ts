@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
+import { EVENTS_VISIBILITY_TTL_MS } from '../../src/tunables.js';
 import type { ClarionEvent } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
@@ -18,9 +19,9 @@ import { bearerApi } from '../support/in-process-server.js';
 const TOKEN = 'two-replicas-admin-token-0123456';
 
 /** A socket on `/api/v1/events` that keeps every frame. */
-async function eventsSocket(url: string) {
+async function eventsSocket(url: string, token = TOKEN) {
   const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/api/v1/events`, {
-    headers: { authorization: `Bearer ${TOKEN}` },
+    headers: { authorization: `Bearer ${token}` },
   });
   const frames: { type: string; event?: ClarionEvent }[] = [];
   socket.on('message', (data: Buffer) => {
@@ -55,6 +56,74 @@ describe('events across two replicas on one PostgreSQL', () => {
     for (const server of servers.splice(0)) await server.stop();
     await database?.dispose();
     database = undefined;
+  });
+
+  it('a person added on A sees, on B, the next event of a session they could not see, within the cache TTL', async () => {
+    database = await freshDatabase('postgres');
+    if (database.target.driver !== 'postgres') throw new Error('postgres expected');
+    const env = {
+      DATABASE_URL: database.target.url,
+      CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused'),
+      CLARION_ADMIN_TOKEN: TOKEN,
+    };
+    const a = await startServing(env);
+    servers.push(a);
+    const b = await startServing(env);
+    servers.push(b);
+    const apiA = bearerApi(a.url, TOKEN);
+    const bea = await apiA<{ user: { id: string }; token: string }>('POST', '/api/v1/users', {
+      name: 'Bea',
+    });
+    expect(bea.status).toBe(201);
+    const onB = await eventsSocket(b.url);
+    const beaOnB = await eventsSocket(b.url, bea.json.token);
+    sockets.push(onB.socket, beaOnB.socket);
+
+    // A consent on A: its request reaches B, where Bea's socket learns she may not see it.
+    const asking = await apiA<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'Not yours yet',
+      prompt: '/permission',
+    });
+    expect(asking.status).toBe(201);
+    const sessionId = asking.json.session.id;
+    await eventually(
+      () =>
+        Promise.resolve(
+          onB.events(sessionId).some((event) => event.type === 'user_input.requested'),
+        ),
+      20_000,
+    );
+    const judgedAt = Date.now();
+    expect(beaOnB.events(sessionId)).toEqual([]);
+
+    const workspaces = await apiA<{ workspaces: { id: string; name: string }[] }>(
+      'GET',
+      '/api/v1/workspaces',
+    );
+    const team = workspaces.json.workspaces.find((workspace) => workspace.name === 'Default');
+    const added = await apiA('POST', `/api/v1/workspaces/${team?.id ?? ''}/members`, {
+      user_id: bea.json.user.id,
+    });
+    expect(added.status).toBe(201);
+    const requests = await apiA<{ requests: { id: string; session_id: string }[] }>(
+      'GET',
+      '/api/v1/user-inputs',
+    );
+    const consent = requests.json.requests.find((request) => request.session_id === sessionId);
+    const allowed = await apiA('POST', `/api/v1/user-inputs/${consent?.id ?? ''}/respond`, {
+      option_id: 'allow-once',
+    });
+    expect(allowed.status).toBe(200);
+
+    // Asked again at once on B: no wait for the answer B cached before she was added.
+    await eventually(
+      () =>
+        Promise.resolve(
+          beaOnB.events(sessionId).some((event) => event.type === 'user_input.settled'),
+        ),
+      20_000,
+    );
+    expect(Date.now() - judgedAt).toBeLessThan(EVENTS_VISIBILITY_TTL_MS);
   });
 
   it("a socket on B sees A's session live, with A's revisions", async () => {

@@ -58,7 +58,8 @@ describe('events across two replicas on one PostgreSQL', () => {
     database = undefined;
   });
 
-  it('a person added on A sees, on B, the next event of a session they could not see, within the cache TTL', async () => {
+  /** Replicas A and B on a fresh PostgreSQL, both started before any session exists (a start still resets every running session). */
+  async function startTwo(): Promise<[Serving, Serving]> {
     database = await freshDatabase('postgres');
     if (database.target.driver !== 'postgres') throw new Error('postgres expected');
     const env = {
@@ -70,6 +71,11 @@ describe('events across two replicas on one PostgreSQL', () => {
     servers.push(a);
     const b = await startServing(env);
     servers.push(b);
+    return [a, b];
+  }
+
+  it('a person added on A sees, on B, the next event of a session they could not see, within the cache TTL', async () => {
+    const [a, b] = await startTwo();
     const apiA = bearerApi(a.url, TOKEN);
     const bea = await apiA<{ user: { id: string }; token: string }>('POST', '/api/v1/users', {
       name: 'Bea',
@@ -127,18 +133,7 @@ describe('events across two replicas on one PostgreSQL', () => {
   });
 
   it("a socket on B sees A's session live, with A's revisions", async () => {
-    database = await freshDatabase('postgres');
-    if (database.target.driver !== 'postgres') throw new Error('postgres expected');
-    const env = {
-      DATABASE_URL: database.target.url,
-      CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused'),
-      CLARION_ADMIN_TOKEN: TOKEN,
-    };
-    // Both start before any session exists: a start still resets every running session.
-    const a = await startServing(env);
-    servers.push(a);
-    const b = await startServing(env);
-    servers.push(b);
+    const [a, b] = await startTwo();
     const onA = await eventsSocket(a.url);
     const onB = await eventsSocket(b.url);
     sockets.push(onA.socket, onB.socket);

@@ -102,6 +102,16 @@ export const RETRACTING_KINDS: readonly ChannelKind[] = ['webhook', 'web_push'];
 const key = (channelId: string, event: string, occurrence: string) =>
   `${channelId}\u0000${event}\u0000${occurrence}`;
 
+/**
+ * Whether a notice of `kind` may carry answer links. A question's links are
+ * labelled with its options, which are its text, so they go only to a person
+ * who included the question; a consent's (the agent's option names) and an
+ * action's (Done, Skip) go either way.
+ */
+export function mayCarryAnswerLinks(kind: NoticeKind, includeQuestion: boolean): boolean {
+  return kind !== 'question' || includeQuestion;
+}
+
 export function timestampMs(timestamp: string): number {
   // Row versions carry nine fractional digits; Date.parse reads the first three.
   const ms = Date.parse(timestamp);

@@ -8,8 +8,7 @@
  * The rules are the reconciler's, not new ones: who may see a session is
  * `sessionAudiences` (the members of its task's workspace; a session or task
  * gone is seen by nobody), and without "include the question" a notice
- * carries neither the question nor, for a question, its answer links (their
- * labels are its options, which are its text; `promptPayload`).
+ * carries neither the question nor the links `mayCarryAnswerLinks` refuses.
  */
 import {
   getNoticeSettings,
@@ -18,6 +17,7 @@ import {
   type RepoContext,
 } from '../store/index.js';
 import type { Notice } from './channel.js';
+import { mayCarryAnswerLinks } from './planner.js';
 
 /** Why a row is given up when its person may no longer be told of its item. */
 export const NO_LONGER_VISIBLE = 'its person may no longer see this item';
@@ -35,7 +35,7 @@ export function noticeToSendNow(notice: Notice, facts: RecheckFacts): Notice | u
   if (facts.includeQuestion) return notice;
   const redacted: { -readonly [K in keyof Notice]: Notice[K] } = { ...notice };
   delete redacted.question;
-  if (notice.kind === 'question') delete redacted.answerLinks;
+  if (!mayCarryAnswerLinks(notice.kind, false)) delete redacted.answerLinks;
   return redacted;
 }
 

@@ -30,6 +30,7 @@ import type { ChannelKind, PendingBundle, UserInputView } from '../wire/index.js
 import type { AnswerLinkChoice, Notice } from './channel.js';
 import type { NotifyLogger } from './outbox.js';
 import {
+  mayCarryAnswerLinks,
   planNotices,
   RETRACTING_KINDS,
   timestampMs,
@@ -141,9 +142,8 @@ async function promptPayload(
 ): Promise<Omit<Notice, 'deliveryId'>> {
   const { item } = prompt;
   let answerLinks: readonly AnswerLinkChoice[] | undefined;
-  // A question's links are labelled with its options, which are its text: without
-  // "include the question" a notice says no more than the task and the kind.
-  const linkable = item.decidable && (item.kind !== 'question' || prompt.includeQuestion);
+  // Without "include the question" a question's notice says no more than the task and the kind.
+  const linkable = item.decidable && mayCarryAnswerLinks(item.kind, prompt.includeQuestion);
   if (deps.answerLinks && linkable) {
     try {
       answerLinks = await deps.answerLinks(item, prompt.userId);

@@ -575,13 +575,14 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
 
     respond(requestId, response, responder) {
       const before = judging.get(requestId);
-      const judged = before
-        ? before.then(() => judge(requestId, response, responder))
-        : judge(requestId, response, responder);
+      const next = () => judge(requestId, response, responder);
+      // After the answer before it, however that one ended.
+      const judged = before ? before.then(next, next) : next();
       judging.set(requestId, judged);
-      void judged.then(() => {
+      const forget = () => {
         if (judging.get(requestId) === judged) judging.delete(requestId);
-      });
+      };
+      judged.then(forget, forget);
       return judged;
     },
 

@@ -70,7 +70,7 @@ export async function startClarion(
     if (!postgres) throw new Error('PostgreSQL benchmark without a PostgreSQL server');
     const database = await postgres.createDatabase();
     dropDatabase = () => database.drop();
-    target = { driver: 'postgres', url: database.url };
+    target = database.target;
   }
   const config: Config = {
     host: '127.0.0.1',

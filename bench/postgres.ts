@@ -7,12 +7,16 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { DatabaseTarget } from '../src/store/index.js';
+import { PG_SCHEMA_STEP_REPLY_MAX_MS } from '../src/tunables.js';
 import { startPostgresServer } from '../test/support/embedded-postgres.js';
+
+type BenchTarget = Extract<DatabaseTarget, { driver: 'postgres' }>;
 
 export interface BenchPostgres {
   readonly adminUrl: string;
   /** A fresh, empty database; `drop` removes it. */
-  createDatabase(): Promise<{ url: string; drop(): Promise<void> }>;
+  createDatabase(): Promise<{ url: string; target: BenchTarget; drop(): Promise<void> }>;
   stop(): Promise<void>;
 }
 
@@ -32,6 +36,13 @@ function around(adminUrl: string, stop: () => Promise<void>): BenchPostgres {
       url.pathname = `/${name}`;
       return {
         url: url.toString(),
+        // The bench loads a million rows, and rebuilds indexes over them, in single
+        // statements: they may wait for their reply as long as a schema step may.
+        target: {
+          driver: 'postgres',
+          url: url.toString(),
+          statementReplyMaxMs: PG_SCHEMA_STEP_REPLY_MAX_MS,
+        },
         drop: async () => {
           await withAdmin(adminUrl, (client) =>
             client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),

@@ -51,7 +51,7 @@ export async function measureCrossLatency(
   samples: number,
 ): Promise<CrossLatencyResult> {
   const database = await postgres.createDatabase();
-  const target = { driver: 'postgres' as const, url: database.url };
+  const target = database.target;
   const servers: ServerProcess[] = [];
   const http: BenchClient[] = [];
   let agent: Client | undefined;

@@ -61,7 +61,7 @@ export async function throughputPhase(
   seed: number,
 ): Promise<ThroughputPhase> {
   const database = await postgres.createDatabase();
-  const target: DatabaseTarget = { driver: 'postgres', url: database.url };
+  const target: DatabaseTarget = database.target;
   const servers: ServerProcess[] = [];
   const clients: BenchClient[] = [];
   try {

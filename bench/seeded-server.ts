@@ -40,7 +40,7 @@ export async function startSeededServer(
       if (!postgres) throw new Error('PostgreSQL benchmark without a PostgreSQL server');
       const database = await postgres.createDatabase();
       drop = () => database.drop();
-      target = { driver: 'postgres', url: database.url };
+      target = database.target;
     }
     const sessions = await seedDatabase(target, plan);
     server = await startServerProcess(target);

@@ -146,6 +146,15 @@ export const PG_IDLE_IN_TRANSACTION_MAX_MS = 10_000;
 /** An idle PostgreSQL connection is probed (TCP keepalive) after this long. */
 export const PG_KEEPALIVE_IDLE_MS = 10_000;
 /**
+ * A statement PostgreSQL has not answered in this long is given up and its
+ * connection dropped. Keepalive cannot find a server frozen or cut off while
+ * a statement waits for its reply (the kernel retransmits for about 15 min),
+ * and every lock wait gives up well before (`STORE_LOCK_WAIT_MAX_MS`).
+ */
+export const PG_STATEMENT_REPLY_MAX_MS = 30_000;
+/** The same bound for start-up schema steps: an index built over a large table takes long. */
+export const PG_SCHEMA_STEP_REPLY_MAX_MS = 30 * 60 * 1000;
+/**
  * SQLite's own wait for a lock. It waits inside the call, stopping the event
  * loop (see TOOLCHAIN), so it is zero: the store waits asynchronously instead.
  */

@@ -77,9 +77,11 @@ const EXACT_REASONS: Readonly<Record<string, StorageFaultReason>> = {
 
 /**
  * What `pg` and its pool throw, without a code, when a connection dropped
- * under a statement or none could be made in time.
+ * under a statement or none could be made in time, and what the store throws
+ * when a statement's reply did not come in time (`pg-reply-bound.ts`).
  */
-const UNCODED_UNREACHABLE = /^(Connection terminated|timeout exceeded when trying to connect)/;
+const UNCODED_UNREACHABLE =
+  /^(Connection terminated|timeout exceeded when trying to connect|no reply from PostgreSQL)/;
 
 /** The storage fault `error` is, or `undefined` when it is something else. */
 export function storageFaultReason(error: unknown): StorageFaultReason | undefined {

@@ -3,7 +3,7 @@
  * else in Clarion constructs a connection. The returned store admits work only
  * after every schema step has succeeded.
  */
-import { SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
+import { PG_SCHEMA_STEP_REPLY_MAX_MS, SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
@@ -17,6 +17,7 @@ import { reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
 import { pgConnectionConfig } from './pg-connection.js';
 import { DEFAULT_PREPARED_STATEMENTS, preparingPool } from './pg-prepared.js';
+import { ReplyBound } from './pg-reply-bound.js';
 import { SqliteLockWaitingDriver, sqliteLockWaitingDialect } from './sqlite-driver.js';
 import { withStatementCache } from './statement-cache.js';
 import type { Database } from './tables.js';
@@ -42,6 +43,8 @@ export type DatabaseTarget =
       readonly url: string;
       /** How many statement texts to prepare by name (`pg-prepared.ts`); 0 sends all unnamed. */
       readonly preparedStatements?: number;
+      /** How long a statement's reply may take (`pg-reply-bound.ts`); tests shorten it. */
+      readonly statementReplyMaxMs?: number;
     };
 
 export interface OpenOptions extends ListenerEvents {
@@ -117,6 +120,8 @@ interface Connection {
   control: TransactionControl;
   /** SQLite's own handle and file, for the background WAL checkpoints. */
   sqlite?: { database: BetterSqlite3.Database; file: string };
+  /** PostgreSQL: the bound on every statement's reply. */
+  replyBound?: ReplyBound;
 }
 
 async function connect(
@@ -126,10 +131,7 @@ async function connect(
 ): Promise<Connection> {
   return target.driver === 'sqlite'
     ? openSqlite(target.dataDir)
-    : {
-        db: await openPostgres(target, poolSize, onIdleConnectionLost),
-        control: postgresControl,
-      };
+    : { ...(await openPostgres(target, poolSize, onIdleConnectionLost)), control: postgresControl };
 }
 
 export async function openStore(target: DatabaseTarget, options: OpenOptions = {}): Promise<Store> {
@@ -143,8 +145,14 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
   const ids = options.ids ?? uuidSource;
   try {
     const steps = (options.steps ?? schemaSteps)(dialect);
-    const schema = await applySchema(db, dialect, steps);
-    await dialect.refreshStatistics(db);
+    const schemaWork = async () => {
+      const state = await applySchema(db, dialect, steps);
+      await dialect.refreshStatistics(db);
+      return state;
+    };
+    const schema = connection.replyBound
+      ? await connection.replyBound.during(PG_SCHEMA_STEP_REPLY_MAX_MS, schemaWork)
+      : await schemaWork();
     const checkpointer =
       connection.sqlite === undefined
         ? undefined
@@ -289,10 +297,11 @@ async function openPostgres(
   {
     url,
     preparedStatements = DEFAULT_PREPARED_STATEMENTS,
+    statementReplyMaxMs,
   }: DatabaseTarget & { driver: 'postgres' },
   poolSize: number,
   onIdleConnectionLost: (error: Error) => void,
-): Promise<Kysely<Database>> {
+): Promise<{ db: Kysely<Database>; replyBound: ReplyBound }> {
   const pool = new pg.Pool({ ...pgConnectionConfig(url), max: poolSize });
   // The pool re-emits an idle client's error; unheard, an EventEmitter's 'error' throws.
   pool.on('error', (error: Error & { client?: unknown }) => {
@@ -313,10 +322,11 @@ async function openPostgres(
       error,
     );
   }
+  const replyBound = new ReplyBound(statementReplyMaxMs);
   const dialect = new PostgresDialect({
-    pool: preparedStatements > 0 ? preparingPool(pool, preparedStatements) : pool,
+    pool: preparingPool(pool, preparedStatements, replyBound),
   });
-  return new Kysely<Database>({ dialect: reportingStorageFaults(dialect) });
+  return { db: new Kysely<Database>({ dialect: reportingStorageFaults(dialect) }), replyBound };
 }
 
 /** The URL without its password, fit for a log line. */

@@ -11,13 +11,18 @@
  *   held are free before another replica's takeover needs them;
  * - TCP keepalive probes an idle connection after `PG_KEEPALIVE_IDLE_MS`, so a
  *   server that vanished without closing is found by the operating system
- *   rather than never.
+ *   rather than never;
+ * - a statement's reply is awaited at most `PG_STATEMENT_REPLY_MAX_MS`: the
+ *   pool's statements through `pg-reply-bound.ts`, a dedicated connection's
+ *   (the wake listener, the replica lock) through `pg`'s own `query_timeout`,
+ *   after which its owner ends it.
  */
 import type pg from 'pg';
 import {
   PG_CONNECT_TIMEOUT_MS,
   PG_IDLE_IN_TRANSACTION_MAX_MS,
   PG_KEEPALIVE_IDLE_MS,
+  PG_STATEMENT_REPLY_MAX_MS,
   STORE_LOCK_WAIT_MAX_MS,
 } from '../tunables.js';
 
@@ -30,4 +35,9 @@ export function pgConnectionConfig(url: string): pg.ClientConfig {
     keepAlive: true,
     keepAliveInitialDelayMillis: PG_KEEPALIVE_IDLE_MS,
   };
+}
+
+/** A connection of its own, outside the pool: its statements carry their reply bound. */
+export function pgDedicatedConnectionConfig(url: string): pg.ClientConfig {
+  return { ...pgConnectionConfig(url), query_timeout: PG_STATEMENT_REPLY_MAX_MS };
 }

@@ -23,6 +23,7 @@
  */
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
+import type { ReplyBound } from './pg-reply-bound.js';
 
 export const DEFAULT_PREPARED_STATEMENTS = 256;
 
@@ -42,11 +43,15 @@ class StatementNames {
   }
 }
 
-/** `pool` as Kysely's PostgreSQL driver sees it, with at most `capacity` texts named. */
-export function preparingPool(pool: pg.Pool, capacity: number): PostgresPool {
+/**
+ * `pool` as Kysely's PostgreSQL driver sees it: at most `capacity` texts named
+ * (0 names none), and every statement's reply awaited within `bound`
+ * (`pg-reply-bound.ts`).
+ */
+export function preparingPool(pool: pg.Pool, capacity: number, bound: ReplyBound): PostgresPool {
   const names = new StatementNames(capacity);
   return {
-    connect: async () => preparingClient(await pool.connect(), names),
+    connect: async () => preparingClient(await pool.connect(), names, bound),
     end: () => pool.end(),
   };
 }
@@ -60,7 +65,11 @@ function isStalePlan(error: unknown): boolean {
   );
 }
 
-function preparingClient(client: pg.PoolClient, names: StatementNames): PostgresPoolClient {
+function preparingClient(
+  client: pg.PoolClient,
+  names: StatementNames,
+  bound: ReplyBound,
+): PostgresPoolClient {
   let stale = false;
   // Checked out, a client has none of the pool's listeners: a connection that ends now (a
   // restart, an admin, the network) would throw its 'error' event at the process. Its
@@ -70,25 +79,32 @@ function preparingClient(client: pg.PoolClient, names: StatementNames): Postgres
     lost = true;
   };
   client.on('error', onError);
+  // With a statement in flight, `end` destroys the socket: what is queued behind it fails now.
+  const drop = () => {
+    lost = true;
+    void client.end().catch(() => undefined);
+  };
   function query<R>(sql: string, parameters: readonly unknown[]): Promise<PostgresQueryResult<R>>;
   function query<R>(cursor: PostgresCursor<R>): PostgresCursor<R>;
   function query<R>(
     sqlOrCursor: string | PostgresCursor<R>,
     parameters: readonly unknown[] = [],
   ): Promise<PostgresQueryResult<R>> | PostgresCursor<R> {
+    // A cursor reads as its caller pulls; Clarion streams nothing, so none is bounded here.
     if (typeof sqlOrCursor !== 'string') {
       return client.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
     }
     const name = parameters.length > 0 ? names.nameFor(sqlOrCursor) : undefined;
     // Kysely's driver passes a fresh copy of the values; `pg` only reads them.
     const values = parameters as unknown[];
-    if (name === undefined) {
-      return client.query(sqlOrCursor, values) as unknown as Promise<PostgresQueryResult<R>>;
-    }
-    return client.query({ name, text: sqlOrCursor, values }).catch((error: unknown) => {
-      if (isStalePlan(error)) stale = true;
-      throw error;
-    }) as unknown as Promise<PostgresQueryResult<R>>;
+    const reply =
+      name === undefined
+        ? client.query(sqlOrCursor, values)
+        : client.query({ name, text: sqlOrCursor, values }).catch((error: unknown) => {
+            if (isStalePlan(error)) stale = true;
+            throw error;
+          });
+    return bound.wait(reply, drop) as unknown as Promise<PostgresQueryResult<R>>;
   }
   return {
     query,

@@ -9,7 +9,7 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { REPLICA_LOCK_CLASS } from './dialect.js';
 import { redactUrl, type DatabaseTarget } from './open.js';
-import { pgConnectionConfig } from './pg-connection.js';
+import { pgDedicatedConnectionConfig } from './pg-connection.js';
 
 export interface ReplicaLock {
   /** The second key of the lock, stored as `replicas.lock_key`; null on SQLite. */
@@ -26,7 +26,7 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
   if (target.driver === 'sqlite') {
     return { key: null, onLost: () => undefined, release: () => Promise.resolve() };
   }
-  const client = new pg.Client(pgConnectionConfig(target.url));
+  const client = new pg.Client(pgDedicatedConnectionConfig(target.url));
   await client.connect();
   let released = false;
   const listeners: ((error: unknown) => void)[] = [];

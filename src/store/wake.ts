@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { systemTimers } from '../support/index.js';
 import type { RepoContext } from './context.js';
-import { pgConnectionConfig } from './pg-connection.js';
+import { pgDedicatedConnectionConfig } from './pg-connection.js';
 
 /** The one channel Clarion's servers notify and listen on. */
 export const WAKE_CHANNEL = 'clarion_wake';
@@ -134,7 +134,7 @@ export function postgresWakeChannel(
 
   async function listenOnce(): Promise<void> {
     const connection = new pg.Client({
-      ...pgConnectionConfig(url),
+      ...pgDedicatedConnectionConfig(url),
       application_name: WAKE_LISTENER_APPLICATION,
     });
     let failure: Error | undefined;

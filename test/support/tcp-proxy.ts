@@ -2,7 +2,8 @@
  * A TCP proxy in front of a server, to cut one process off from it without
  * touching anyone else's connections. `blackhole` is a network partition as
  * the cut-off side sees it: its connections stay open, and nothing sent on
- * them, or on new ones, is answered.
+ * them, or on new ones, is answered; `restore` heals it for what connects
+ * after (what was dropped meanwhile is lost, as in a real partition).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
@@ -10,12 +11,17 @@ export interface TcpProxy {
   readonly port: number;
   /** From now on nothing passes either way; connections stay open. */
   blackhole(): void;
+  /** From now on everything passes again. */
+  restore(): void;
+  /** Client connections open now. */
+  openConnections(): number;
   /** Ends every connection and stops listening. */
   close(): Promise<void>;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const clients = new Set<Socket>();
   let passing = true;
   const track = (socket: Socket) => {
     sockets.add(socket);
@@ -26,6 +32,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const server: Server = createServer((client) => {
     const upstream = connect(target.port, target.host);
     track(client);
+    clients.add(client);
+    client.on('close', () => clients.delete(client));
     track(upstream);
     client.on('data', (chunk) => {
       if (passing) upstream.write(chunk);
@@ -49,6 +57,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     blackhole() {
       passing = false;
     },
+    restore() {
+      passing = true;
+    },
+    openConnections: () => clients.size,
     async close() {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => {

@@ -72,15 +72,16 @@ export function createNotifier(deps: NotifierDeps): Notifier {
   }
 
   async function loop(): Promise<PassReport> {
-    let total = { inserted: 0, dropped: 0 };
+    let total = { inserted: 0, dropped: 0, rearmed: 0 };
     state.again = false;
     do {
       const report = await reconcileOnce(deps);
       total = {
         inserted: total.inserted + report.inserted,
         dropped: total.dropped + report.dropped,
+        rearmed: total.rearmed + report.rearmed,
       };
-      if (report.inserted > 0) outbox.kick();
+      if (report.inserted + report.rearmed > 0) outbox.kick();
     } while (takeAgain());
     return total;
   }

@@ -1,12 +1,15 @@
 /**
  * The planner as a table of situations on a fake clock, without a database:
  * one `asked` per item and channel, one reminder after the delay, `answered`
- * only to channels that can retract, owed prompts dropped once an item stops.
+ * only to channels that can retract, owed prompts dropped once an item stops
+ * (or given up as out of sight when it still waits), and a row given up out
+ * of sight owed again once its person may see the item again.
  */
 import { describe, expect, it } from 'vitest';
 import {
   planNotices,
   type ExistingNotice,
+  type GaveUpFor,
   type PlanInput,
   type PlannerChannel,
   type WaitingItem,
@@ -43,20 +46,37 @@ function input(overrides: Partial<PlanInput>): PlanInput {
     existing: [],
     deliveredAsks: [],
     owed: [],
+    stillWaiting: new Set(),
     nowMs: T0,
     ...overrides,
   };
 }
 
-const asked = (channelId: string, createdAtMs = T0): ExistingNotice => ({
+const asked = (
+  channelId: string,
+  createdAtMs = T0,
+  gaveUpFor: GaveUpFor | null = null,
+): ExistingNotice => ({
+  id: `${channelId}-asked`,
   channelId,
   event: 'asked',
   occurrence: 'b1',
   createdAtMs,
+  gaveUpFor,
+});
+
+const reminded = (channelId: string, gaveUpFor: GaveUpFor | null = null): ExistingNotice => ({
+  ...asked(channelId, T0, gaveUpFor),
+  id: `${channelId}-reminder`,
+  event: 'reminder',
 });
 
 const summary = (plan: ReturnType<typeof planNotices>) =>
-  plan.prompts.map((prompt) => `${prompt.event}:${prompt.channelId}:${prompt.item.itemId}`);
+  plan.prompts.map(
+    (prompt) =>
+      `${prompt.event}:${prompt.channelId}:${prompt.item.itemId}` +
+      (prompt.rearms === null ? '' : `:rearms ${prompt.rearms}`),
+  );
 
 describe('planNotices', () => {
   it('asks once on every channel of everyone who may see the item, and nobody else', () => {
@@ -99,12 +119,7 @@ describe('planNotices', () => {
   });
 
   it('reminds once', () => {
-    const existing = [
-      asked('hook'),
-      { ...asked('hook'), event: 'reminder' },
-      asked('ntfy'),
-      { ...asked('ntfy'), event: 'reminder' },
-    ];
+    const existing = [asked('hook'), reminded('hook'), asked('ntfy'), reminded('ntfy')];
     expect(planNotices(input({ existing, nowMs: T0 + 7_200_000 })).prompts).toEqual([]);
   });
 
@@ -140,7 +155,10 @@ describe('planNotices', () => {
       }),
     );
     expect(plan.prompts).toEqual([]);
-    expect(plan.drop).toEqual(['row-1', 'row-2']);
+    expect(plan.drop).toEqual([
+      { id: 'row-1', reason: 'stopped_waiting' },
+      { id: 'row-2', reason: 'stopped_waiting' },
+    ]);
   });
 
   it('keeps what is owed for items still waiting', () => {
@@ -160,5 +178,92 @@ describe('planNotices', () => {
     expect(plan.answered).toEqual([
       { channelId: 'hook', userId: 'ann', occurrence: 'b1', askedPayload: '{"event":"asked"}' },
     ]);
+  });
+
+  describe('an item out of its person’s sight', () => {
+    const deliveredToAnn = ['hook', 'ntfy'].map((channelId) => ({
+      channelId,
+      userId: 'ann',
+      occurrence: 'b1',
+      payload: '{"event":"asked"}',
+    }));
+
+    it('gives up what is owed as no longer visible, not as no longer waiting', () => {
+      const plan = planNotices(
+        input({
+          items: [],
+          owed: [
+            { id: 'row-1', occurrence: 'b1' },
+            { id: 'row-2', occurrence: 'b2' },
+          ],
+          stillWaiting: new Set(['b1']),
+        }),
+      );
+      expect(plan.drop).toEqual([
+        { id: 'row-1', reason: 'not_visible' },
+        { id: 'row-2', reason: 'stopped_waiting' },
+      ]);
+    });
+
+    it('says "answered" to nobody while the item still waits', () => {
+      const waiting = input({
+        items: [],
+        deliveredAsks: deliveredToAnn,
+        stillWaiting: new Set(['b1']),
+      });
+      expect(planNotices(waiting).answered).toEqual([]);
+      // Once it stops, the retracting channel hears of it (the send's recheck decides the rest).
+      const stopped = planNotices({ ...waiting, stillWaiting: new Set() });
+      expect(stopped.answered.map((answered) => answered.channelId)).toEqual(['hook']);
+    });
+
+    it('owes an `asked` given up out of sight again once its person may see the item', () => {
+      const plan = planNotices(
+        input({
+          existing: [asked('hook', T0, 'not_visible'), asked('ntfy')],
+          settings: new Map([['ann', { reminderDelayS: 600, includeQuestion: true }]]),
+          nowMs: T0 + 60_000,
+        }),
+      );
+      expect(summary(plan)).toEqual(['asked:hook:b1:rearms hook-asked']);
+      // Built as it is now: the person's current setting.
+      expect(plan.prompts[0]?.includeQuestion).toBe(true);
+    });
+
+    it('re-arms nothing while the person still may not see the item', () => {
+      const plan = planNotices(
+        input({
+          items: [{ ...ITEM, userIds: ['bob'] }],
+          existing: [asked('hook', T0, 'not_visible'), asked('ntfy', T0, 'not_visible')],
+        }),
+      );
+      expect(summary(plan)).toEqual(['asked:bob-slack:b1']);
+    });
+
+    it.each<[string, GaveUpFor | null]>([
+      ['given up for failure', 'failed'],
+      ['given up as no longer waiting', 'stopped_waiting'],
+      ['delivered or still owed', null],
+    ])('never re-arms a row %s', (_label, gaveUpFor) => {
+      const plan = planNotices(
+        input({ existing: [asked('hook', T0, gaveUpFor), asked('ntfy', T0, gaveUpFor)] }),
+      );
+      expect(plan.prompts).toEqual([]);
+    });
+
+    it('re-arms a reminder given up out of sight when it is due, and not before', () => {
+      const existing = [asked('hook'), reminded('hook', 'not_visible'), asked('ntfy')];
+      expect(summary(planNotices(input({ existing, nowMs: T0 + 599_999 })))).toEqual([]);
+      expect(summary(planNotices(input({ existing, nowMs: T0 + 600_000 })))).toEqual([
+        'reminder:hook:b1:rearms hook-reminder',
+        'reminder:ntfy:b1',
+      ]);
+    });
+
+    it('re-arms the `asked` before any reminder of a channel that was never told', () => {
+      const existing = [asked('hook', T0, 'not_visible'), reminded('hook', 'not_visible')];
+      const plan = planNotices(input({ existing, nowMs: T0 + 86_400_000 }));
+      expect(summary(plan)).toEqual(['asked:hook:b1:rearms hook-asked', 'asked:ntfy:b1']);
+    });
   });
 });

@@ -8,9 +8,18 @@
  * Rules: one `asked` per item per channel of anyone who may see it; one
  * `reminder` when the item still waits `reminder_delay_s` after it was asked
  * (0 sends none); one `answered` to a channel that can retract (webhook, Web
- * Push) once an item it was told about stops waiting; a prompt still owed
- * for an item that stopped waiting is dropped. A session going idle is no
- * item: only bundles and requests are.
+ * Push) once an item it was told about stops waiting. A session going idle
+ * is no item: only bundles and requests are.
+ *
+ * An item leaves `items` when it stops waiting, or when nobody with a
+ * channel may see it any more; `stillWaiting` tells the two apart. A prompt
+ * still owed for it is given up `stopped_waiting` in the first case and
+ * `not_visible` in the second, where nothing was answered, so no channel is
+ * told it was. (A prompt for an item others still see is left to the send's
+ * recheck, which gives it up for the same reason.) A row given up
+ * `not_visible` is owed again, re-armed rather than inserted since its key is
+ * taken, once its person may see the still-waiting item again; a row given
+ * up for any other reason, or delivered, stays as it is.
  */
 import type { ChannelKind, NoticeKind } from '../wire/index.js';
 
@@ -44,11 +53,25 @@ export interface PlannerSettings {
   readonly includeQuestion: boolean;
 }
 
+/** Why the planner gives up a prompt still owed. */
+export type GiveUpReason = 'stopped_waiting' | 'not_visible';
+
+/** Why an outbox row was given up: by one of the planner's reasons, or because sending failed. */
+export type GaveUpFor = GiveUpReason | 'failed';
+
 export interface ExistingNotice {
+  readonly id: string;
   readonly channelId: string;
   readonly event: string;
   readonly occurrence: string;
   readonly createdAtMs: number;
+  /** `null` while owed or once delivered. */
+  readonly gaveUpFor: GaveUpFor | null;
+}
+
+export interface OwedNotice {
+  readonly id: string;
+  readonly occurrence: string;
 }
 
 export interface DeliveredAskFact {
@@ -70,7 +93,12 @@ export interface PlanInput {
   /** `asked` notices delivered and not yet followed by `answered`. */
   readonly deliveredAsks: readonly DeliveredAskFact[];
   /** `asked`/`reminder` rows still owed (not delivered, not given up). */
-  readonly owed: readonly { readonly id: string; readonly occurrence: string }[];
+  readonly owed: readonly OwedNotice[];
+  /**
+   * Of the occurrences in `owed` and `deliveredAsks` missing from `items`,
+   * those whose item still waits (whoever may see it).
+   */
+  readonly stillWaiting: ReadonlySet<string>;
   readonly nowMs: number;
 }
 
@@ -80,6 +108,8 @@ export interface PlannedPrompt {
   readonly event: 'asked' | 'reminder';
   readonly item: WaitingItem;
   readonly includeQuestion: boolean;
+  /** The row given up `not_visible` this prompt owes again; `null` for a new row. */
+  readonly rearms: string | null;
 }
 
 export interface PlannedAnswered {
@@ -92,8 +122,13 @@ export interface PlannedAnswered {
 export interface NoticePlan {
   readonly prompts: readonly PlannedPrompt[];
   readonly answered: readonly PlannedAnswered[];
-  /** Outbox row IDs to stop: their item no longer waits. */
-  readonly drop: readonly string[];
+  /** Owed rows to give up, and why. */
+  readonly drop: readonly PlannedDrop[];
+}
+
+export interface PlannedDrop {
+  readonly id: string;
+  readonly reason: GiveUpReason;
 }
 
 /** Kinds that can take a notice back or mark it done; others would only add noise. */
@@ -118,6 +153,10 @@ export function timestampMs(timestamp: string): number {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
+/** A row given up because its person could not see its item is owed again once they may. */
+const rearmable = (notice: ExistingNotice | undefined): boolean =>
+  notice?.gaveUpFor === 'not_visible';
+
 export function planNotices(input: PlanInput): NoticePlan {
   const existing = new Map<string, ExistingNotice>();
   for (const notice of input.existing) {
@@ -137,22 +176,24 @@ export function planNotices(input: PlanInput): NoticePlan {
     for (const userId of new Set(item.userIds)) {
       const settings = input.settings.get(userId) ?? input.defaults;
       for (const channel of channelsByUser.get(userId) ?? []) {
-        const planned = { channelId: channel.id, userId, item };
+        const planned = {
+          channelId: channel.id,
+          userId,
+          item,
+          includeQuestion: settings.includeQuestion,
+        };
         const asked = existing.get(key(channel.id, 'asked', item.itemId));
-        if (!asked) {
-          prompts.push({ ...planned, event: 'asked', includeQuestion: settings.includeQuestion });
+        if (!asked || rearmable(asked)) {
+          prompts.push({ ...planned, event: 'asked', rearms: asked?.id ?? null });
           continue;
         }
         if (settings.reminderDelayS <= 0) continue;
-        if (existing.has(key(channel.id, 'reminder', item.itemId))) continue;
+        const reminder = existing.get(key(channel.id, 'reminder', item.itemId));
+        if (reminder && !rearmable(reminder)) continue;
         // From when this channel was told, so a channel added late is not reminded at once.
         const since = Math.max(timestampMs(item.createdAt), asked.createdAtMs);
         if (input.nowMs >= since + settings.reminderDelayS * 1000) {
-          prompts.push({
-            ...planned,
-            event: 'reminder',
-            includeQuestion: settings.includeQuestion,
-          });
+          prompts.push({ ...planned, event: 'reminder', rearms: reminder?.id ?? null });
         }
       }
     }
@@ -161,7 +202,8 @@ export function planNotices(input: PlanInput): NoticePlan {
   const kinds = new Map(input.channels.map((channel) => [channel.id, channel.kind]));
   const answered: PlannedAnswered[] = [];
   for (const ask of input.deliveredAsks) {
-    if (live.has(ask.occurrence)) continue;
+    // Still waiting, though perhaps no longer for this person: nothing was answered.
+    if (live.has(ask.occurrence) || input.stillWaiting.has(ask.occurrence)) continue;
     const kind = kinds.get(ask.channelId);
     if (kind === undefined || !RETRACTING_KINDS.includes(kind)) continue;
     answered.push({
@@ -172,6 +214,12 @@ export function planNotices(input: PlanInput): NoticePlan {
     });
   }
 
-  const drop = input.owed.filter((row) => !live.has(row.occurrence)).map((row) => row.id);
+  const drop = input.owed
+    .filter((row) => !live.has(row.occurrence))
+    .map((row): PlannedDrop => {
+      // Out of `items` yet waiting: nobody with a channel may see it, this row's person included.
+      const reason = input.stillWaiting.has(row.occurrence) ? 'not_visible' : 'stopped_waiting';
+      return { id: row.id, reason };
+    });
   return { prompts, answered, drop };
 }

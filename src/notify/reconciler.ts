@@ -8,11 +8,18 @@
  *
  * Visibility is the inbox's: a bundle is read per person with a channel
  * through the same listing `GET /api/v1/pending` uses; a request reaches the
- * members of its session's workspace.
+ * members of its session's workspace. So an item missing from that reading
+ * has stopped waiting or is out of sight of everyone with a channel; the
+ * pass asks which of the items its rows name still wait, whoever may see
+ * them (active bundles by pending ID, awaiting requests), so the planner
+ * gives up and re-arms for the right reason. A reason is written as the
+ * text `GIVE_UP_TEXT` holds (the visibility one is the send recheck's,
+ * `NO_LONGER_VISIBLE`) and read back from `last_error` by the same table.
  */
 import type { Principal } from '../auth/index.js';
 import { listPendingBundles, MAX_PENDING_PAGE } from '../clarification/index.js';
 import {
+  activePendingIds,
   anyChannel,
   DEFAULT_NOTICE_SETTINGS,
   deliveredAsksWithoutAnswer,
@@ -21,9 +28,12 @@ import {
   listAllChannels,
   outboxKeysOf,
   owedPrompts,
+  rearmOutboxRows,
   sessionAudiences,
   settingsOfUsers,
   type NewOutboxRow,
+  type OutboxKey,
+  type RearmedRow,
   type RepoContext,
 } from '../store/index.js';
 import type { ChannelKind, PendingBundle, UserInputView } from '../wire/index.js';
@@ -34,9 +44,13 @@ import {
   planNotices,
   RETRACTING_KINDS,
   timestampMs,
+  type ExistingNotice,
+  type GaveUpFor,
+  type GiveUpReason,
   type PlannedPrompt,
   type WaitingItem,
 } from './planner.js';
+import { NO_LONGER_VISIBLE } from './recheck.js';
 
 /** The registry as the reconciler sees it: its live requests (with several servers, theirs too). */
 export interface WaitingRequests {
@@ -61,6 +75,34 @@ export interface ReconcilerDeps {
 export interface PassReport {
   readonly inserted: number;
   readonly dropped: number;
+  /** Rows given up `not_visible` and owed again: due now, like inserted ones. */
+  readonly rearmed: number;
+}
+
+/** What `last_error` says of a row the planner gave up, and how it is read back. */
+const GIVE_UP_TEXT: Record<GiveUpReason, string> = {
+  stopped_waiting: 'no longer waiting',
+  not_visible: NO_LONGER_VISIBLE,
+};
+
+function gaveUpFor(row: OutboxKey): GaveUpFor | null {
+  if (row.gaveUpAt === null) return null;
+  // The outbox keeps no reason code: a rule's give-up is known by the exact text it wrote,
+  // which no sender's error equals (those begin with what failed: `HTTP 503`, `timed out`).
+  if (row.lastError === GIVE_UP_TEXT.not_visible) return 'not_visible';
+  if (row.lastError === GIVE_UP_TEXT.stopped_waiting) return 'stopped_waiting';
+  return 'failed';
+}
+
+function existingNotice(row: OutboxKey): ExistingNotice {
+  return {
+    id: row.id,
+    channelId: row.channelId,
+    event: row.event,
+    occurrence: row.occurrence,
+    createdAtMs: timestampMs(row.createdAt),
+    gaveUpFor: gaveUpFor(row),
+  };
 }
 
 export function itemUrl(origin: string, sessionId: string): string {
@@ -71,10 +113,14 @@ function bundleQuestion(bundle: PendingBundle): string {
   return bundle.questions.map((question) => question.prompt).join('\n');
 }
 
-async function waitingItems(
-  deps: ReconcilerDeps,
-  userIds: readonly string[],
-): Promise<WaitingItem[]> {
+interface Waiting {
+  /** What waits on someone with a channel, with who may see it. */
+  readonly items: WaitingItem[];
+  /** Every request awaiting a person, whoever may see it. */
+  readonly requestIds: ReadonlySet<string>;
+}
+
+async function waitingItems(deps: ReconcilerDeps, userIds: readonly string[]): Promise<Waiting> {
   const bundles = new Map<string, PendingBundle>();
   for (const userId of userIds) {
     const principal: Principal = { kind: 'user', userId, name: '', isAdmin: false };
@@ -133,7 +179,23 @@ async function waitingItems(
       userIds: audience.userIds,
     });
   }
-  return items;
+  return { items, requestIds: new Set(requests.map((request) => request.id)) };
+}
+
+/**
+ * Of the occurrences the outbox names beyond `items`, those that still wait
+ * whoever may see them: a request awaiting a person, or an active bundle.
+ */
+async function stillWaiting(
+  store: RepoContext,
+  waiting: Waiting,
+  occurrences: readonly string[],
+): Promise<Set<string>> {
+  const listed = new Set(waiting.items.map((item) => item.itemId));
+  const unlisted = occurrences.filter((occurrence) => !listed.has(occurrence));
+  const requests = unlisted.filter((occurrence) => waiting.requestIds.has(occurrence));
+  const others = unlisted.filter((occurrence) => !waiting.requestIds.has(occurrence));
+  return new Set([...requests, ...(await activePendingIds(store, others))]);
 }
 
 async function promptPayload(
@@ -181,10 +243,11 @@ function answeredPayload(askedPayload: string): Record<string, unknown> {
 /** One pass: plan what is owed now and write it. */
 export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
   const { store } = deps;
-  if (!(await anyChannel(store))) return { inserted: 0, dropped: 0 };
+  if (!(await anyChannel(store))) return { inserted: 0, dropped: 0, rearmed: 0 };
   const channels = await listAllChannels(store);
   const userIds = [...new Set(channels.map((channel) => channel.user_id))];
-  const items = await waitingItems(deps, userIds);
+  const waiting = await waitingItems(deps, userIds);
+  const { items } = waiting;
   const [settings, existing, deliveredAsks, owed] = [
     await settingsOfUsers(store, userIds),
     await outboxKeysOf(
@@ -194,6 +257,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
     await deliveredAsksWithoutAnswer(store, RETRACTING_KINDS),
     await owedPrompts(store),
   ];
+  const named = [...owed, ...deliveredAsks].map((row) => row.occurrence);
   const plan = planNotices({
     items,
     channels: channels.map((channel) => ({
@@ -203,20 +267,27 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
     })),
     settings,
     defaults: DEFAULT_NOTICE_SETTINGS,
-    existing: existing.map((row) => ({ ...row, createdAtMs: timestampMs(row.createdAt) })),
+    existing: existing.map(existingNotice),
     deliveredAsks,
     owed,
+    stillWaiting: await stillWaiting(store, waiting, named),
     nowMs: store.clock.nowMs(),
   });
 
   const rows: NewOutboxRow[] = [];
+  const rearms: RearmedRow[] = [];
   for (const prompt of plan.prompts) {
+    const payload = await promptPayload(deps, prompt);
+    if (prompt.rearms !== null) {
+      rearms.push({ id: prompt.rearms, payload });
+      continue;
+    }
     rows.push({
       channelId: prompt.channelId,
       userId: prompt.userId,
       event: prompt.event,
       occurrence: prompt.item.itemId,
-      payload: await promptPayload(deps, prompt),
+      payload,
     });
   }
   for (const answered of plan.answered) {
@@ -229,7 +300,11 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
     });
   }
   // Dropped first: a prompt for an item that stopped waiting must not go out after its `answered`.
-  await giveUpRows(store, plan.drop, 'no longer waiting');
+  for (const reason of Object.keys(GIVE_UP_TEXT) as GiveUpReason[]) {
+    const ids = plan.drop.filter((drop) => drop.reason === reason).map((drop) => drop.id);
+    if (ids.length > 0) await giveUpRows(store, ids, GIVE_UP_TEXT[reason]);
+  }
+  const rearmed = await rearmOutboxRows(store, rearms, GIVE_UP_TEXT.not_visible);
   const inserted = await insertOutboxRows(store, rows);
-  return { inserted, dropped: plan.drop.length };
+  return { inserted, dropped: plan.drop.length, rearmed };
 }

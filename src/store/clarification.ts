@@ -25,11 +25,13 @@ function isPending(ctx: RepoContext): Expression<SqlBool> {
   return sql<SqlBool>`COALESCE(${ctx.dialect.metadataText('status')}, 'pending') = 'pending'`;
 }
 
-function inCurrentTurn(ctx: RepoContext): Expression<SqlBool> {
+/** A messages row in its session's current turn (the row's own session, correlated). */
+export function inCurrentTurn(ctx: RepoContext): Expression<SqlBool> {
   return sql<SqlBool>`task_session_messages.turn_id = (${currentTurnIdOf(ctx, ROW_SESSION)})`;
 }
 
-function sessionLive(): Expression<SqlBool> {
+/** A messages row whose session has not ended (correlated). */
+export function sessionLive(): Expression<SqlBool> {
   const terminal = sql.join(TERMINAL_SESSION_STATES.map((state) => sql.lit(state)));
   return sql<SqlBool>`EXISTS (
     SELECT 1 FROM task_sessions s WHERE s.id = ${ROW_SESSION} AND s.state NOT IN (${terminal})

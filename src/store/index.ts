@@ -200,9 +200,11 @@ export type {
   NoticeSettingsRecord,
   OutboxKey,
   OutboxRecord,
+  RearmedRow,
   SessionAudience,
 } from './notifications.js';
 export {
+  activePendingIds,
   anyChannel,
   channelsWithDueRows,
   claimNextDue,
@@ -221,6 +223,7 @@ export {
   outboxKeysOf,
   owedPrompts,
   putNoticeSettings,
+  rearmOutboxRows,
   recordAttempt,
   sessionAudiences,
   settingsOfUsers,

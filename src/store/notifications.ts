@@ -11,6 +11,7 @@
 import { ONE_ROW } from './compiled.js';
 import { sql } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
+import { inCurrentTurn, sessionLive } from './clarification.js';
 import type { RepoContext } from './context.js';
 import type {
   NotificationChannelsTable,
@@ -208,6 +209,32 @@ export async function sessionAudiences(
   return out;
 }
 
+/**
+ * Which of these pending IDs name a bundle that still waits, whoever may see
+ * it: the inbox's guards (a pending row in its session's current turn, in a
+ * session that has not ended) without its visibility.
+ */
+export async function activePendingIds(
+  ctx: RepoContext,
+  pendingIds: readonly string[],
+): Promise<Set<string>> {
+  const pendingId = ctx.dialect.pendingId();
+  const out = new Set<string>();
+  for (const part of chunks([...new Set(pendingIds)])) {
+    const rows = await ctx.db
+      .selectFrom('task_session_messages')
+      .select(pendingId.as('pending_id'))
+      .distinct()
+      .where(pendingId, 'in', part)
+      .where(ctx.dialect.pendingClarificationRow())
+      .where(inCurrentTurn(ctx))
+      .where(sessionLive())
+      .execute();
+    for (const row of rows) if (row.pending_id !== null) out.add(row.pending_id);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- the outbox
 
 export interface NewOutboxRow {
@@ -255,10 +282,14 @@ export async function insertOutboxRows(
 }
 
 export interface OutboxKey {
+  readonly id: string;
   readonly channelId: string;
   readonly event: string;
   readonly occurrence: string;
   readonly createdAt: string;
+  readonly gaveUpAt: string | null;
+  /** Why it was given up, or the last failed attempt's error. */
+  readonly lastError: string | null;
 }
 
 /** The notices already owed or sent for these items, whatever their state. */
@@ -270,15 +301,18 @@ export async function outboxKeysOf(
   for (const part of chunks([...new Set(occurrences)])) {
     const rows = await ctx.db
       .selectFrom('notification_outbox')
-      .select(['channel_id', 'event', 'occurrence', 'created_at'])
+      .select(['id', 'channel_id', 'event', 'occurrence', 'created_at', 'gave_up_at', 'last_error'])
       .where('occurrence', 'in', part)
       .execute();
     for (const row of rows) {
       out.push({
+        id: row.id,
         channelId: row.channel_id,
         event: row.event,
         occurrence: row.occurrence,
         createdAt: row.created_at,
+        gaveUpAt: row.gave_up_at,
+        lastError: row.last_error,
       });
     }
   }
@@ -351,6 +385,50 @@ export async function giveUpRows(
       .where('gave_up_at', 'is', null)
       .execute();
   }
+}
+
+export interface RearmedRow {
+  readonly id: string;
+  readonly payload: Record<string, unknown>;
+}
+
+/**
+ * Owes again rows given up for `reason`, each with a new payload: due now,
+ * as if never tried. Each row is one statement, guarded so that a row since
+ * delivered, re-armed, or given up for another reason is left alone.
+ * `created_at` moves to now too: a reminder counts its delay from when the
+ * channel is told, and the channel's view shows the row as pending since
+ * then. Returns how many were re-armed.
+ */
+export async function rearmOutboxRows(
+  ctx: RepoContext,
+  rows: readonly RearmedRow[],
+  reason: string,
+): Promise<number> {
+  let rearmed = 0;
+  for (const row of rows) {
+    const now = ctx.clock.timestamp();
+    const result = await ctx.db
+      .updateTable('notification_outbox')
+      .set({
+        payload: JSON.stringify(row.payload),
+        attempts: 0,
+        next_attempt_at: timestampAtMs(ctx.clock.nowMs()),
+        first_attempt_at: null,
+        gave_up_at: null,
+        last_error: null,
+        last_status: null,
+        created_at: now,
+        updated_at: now,
+      })
+      .where('id', '=', row.id)
+      .where('delivered_at', 'is', null)
+      .where('gave_up_at', 'is not', null)
+      .where('last_error', '=', reason)
+      .executeTakeFirst();
+    rearmed += Number(result.numUpdatedRows);
+  }
+  return rearmed;
 }
 
 /** Channels with at least one row due at `nowMs`, with what a sender needs. */

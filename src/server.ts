@@ -302,7 +302,7 @@ export async function startServer(
         ...(userInputsAcross ? { mirror: userInputsAcross.mirror } : {}),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
-      recordDecision: decisionRecorder(sessions, store.clock),
+      recordDecision: decisionRecorder(sessions, store),
       consentRules: consentRulesPort(store),
       logger: logger.child({ component: 'user-input' }),
       deadlines: options.userInputDeadlines,

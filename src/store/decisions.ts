@@ -115,3 +115,34 @@ export async function decisionPage(
     found.length > options.limit && last ? { updatedAt: last.updated_at, id: last.id } : null;
   return { rows, next };
 }
+
+/**
+ * Removes the decision rows of a registry request in its session. Before a
+ * decision is kept, the only such row there can be is one whose commit was
+ * reported failed though it went through (its answer was refused and never
+ * took effect): it must not stand in the log beside the decision that did.
+ */
+export async function deleteUnkeptDecisions(
+  ctx: RepoContext,
+  sessionId: string,
+  requestId: string,
+): Promise<number> {
+  const request = ctx.dialect.metadataText('user_input_request_id');
+  const result = await ctx.db
+    .deleteFrom('task_session_messages')
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', constantText(USER_INPUT_DECISION_TYPE))
+    .where(sql<SqlBool>`${request} = ${requestId}`)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Whether a transcript row exists: what a write whose commit reply was lost actually did. */
+export async function messageExists(ctx: RepoContext, id: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('id', '=', id)
+    .executeTakeFirst();
+  return row !== undefined;
+}

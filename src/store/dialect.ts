@@ -24,7 +24,8 @@ export type MetadataKey =
   | 'responded_by'
   | 'kind'
   | 'asked_on'
-  | 'delivery_by';
+  | 'delivery_by'
+  | 'user_input_request_id';
 
 /** Fields of an object-valued metadata key that SQL filters on (`responded_by.user_id`). */
 export type MetadataField = 'user_id';

@@ -8,7 +8,7 @@
  * went out or was swept, no longer by the person. A remembered "always"
  * answers at once and its row follows: the rule already names who set it.
  */
-import { currentTurn } from '../store/index.js';
+import { currentTurn, deleteUnkeptDecisions } from '../store/index.js';
 import type { SessionWriter, WriteOptions } from '../events/index.js';
 import type { UserInputView } from '../user-input/index.js';
 import { USER_INPUT_DECISION_TYPE, type Responder } from '../wire/index.js';
@@ -91,12 +91,18 @@ function decidedByPerson(view: UserInputView): boolean {
   return view.status !== 'awaiting' && view.kind !== 'form';
 }
 
-/** Appends the decision row to the request's session, in the session's current turn. */
+/**
+ * Appends the decision row to the request's session, in the session's current
+ * turn, in place of any row an earlier answer's unconfirmed commit left
+ * (`deleteUnkeptDecisions`). `appended` hears the row's ID before the commit,
+ * so a caller whose commit reply was lost can read whether it was kept.
+ */
 export async function recordDecision(
   sessions: SessionWriter,
   view: UserInputView,
   record: DecisionRecord,
   options: WriteOptions = {},
+  appended: (rowId: string) => void = () => undefined,
 ): Promise<void> {
   await sessions.write(
     view.session_id,
@@ -104,6 +110,7 @@ export async function recordDecision(
       const turn = await currentTurn(write.tx, view.session_id);
       // A session without turns has had no agent to ask anything; nothing to keep.
       if (!turn) return;
+      await deleteUnkeptDecisions(write.tx, view.session_id, view.id);
       const row = await appendMessage(write.tx, {
         sessionId: view.session_id,
         taskId: view.task_id,
@@ -114,6 +121,7 @@ export async function recordDecision(
         metadata: record.metadata,
       });
       write.added(row);
+      appended(row.id);
     },
     options,
   );

@@ -15,9 +15,13 @@ import type {
   UserInputPending,
 } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
-import type { Clock } from '../support/index.js';
 import { DECISION_RECORD_MAX_MS } from '../tunables.js';
-import { getSession, type RepoContext } from '../store/index.js';
+import {
+  getSession,
+  isStorageUnavailable,
+  messageExists,
+  type RepoContext,
+} from '../store/index.js';
 import type {
   ConsentOption,
   ConsentOptionKind,
@@ -129,19 +133,37 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
  * The registry's `recordDecision` port: a person's decision as a row of its
  * session's transcript, written before the decision takes effect and within
  * `DECISION_RECORD_MAX_MS` (a throw refuses the answer). A view no person
- * decided needs no row.
+ * decided needs no row. A write whose connection was lost after its row was
+ * sent may have committed all the same: one read says which, so a decision
+ * that was kept is never refused (and then answered again by someone else).
  */
 export function decisionRecorder(
   sessions: SessionWriter,
-  clock: Clock,
+  store: RepoContext,
 ): NonNullable<UserInputPorts['recordDecision']> {
+  const { clock } = store;
   return async (decided) => {
     const record = decisionRecordOf(decided);
     if (!record) return;
     const deadline = clock.nowMs() + DECISION_RECORD_MAX_MS;
-    await recordDecision(sessions, decided, record, {
-      remainingMs: () => Math.max(0, deadline - clock.nowMs()),
-    });
+    let rowId: string | undefined;
+    try {
+      await recordDecision(
+        sessions,
+        decided,
+        record,
+        { remainingMs: () => Math.max(0, deadline - clock.nowMs()) },
+        (id) => {
+          rowId = id;
+        },
+      );
+    } catch (error) {
+      const lost = isStorageUnavailable(error) && error.reason === 'unreachable';
+      if (rowId === undefined || !lost) throw error;
+      // Unknown is refused: a later answer's write replaces the row if it was kept.
+      const kept = await messageExists(store, rowId).catch(() => false);
+      if (!kept) throw error;
+    }
   };
 }
 

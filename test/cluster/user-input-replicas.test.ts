@@ -140,7 +140,7 @@ describe('registry requests across replicas on postgres', () => {
         mirror: across.mirror,
       }),
       admitFollowUp: () => Promise.resolve('accepted'),
-      recordDecision: decisionRecorder(sessions, store.clock),
+      recordDecision: decisionRecorder(sessions, store),
       logger: silentLogger,
     });
     if (options.applies !== false) bus.subscribe(across.wakes);

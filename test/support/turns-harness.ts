@@ -2,6 +2,7 @@
  * The clarification harness plus the turns services and their REST routes,
  * with agents played by a `TestHost`.
  */
+import type { KyselyPlugin } from 'kysely';
 import type { Driver } from '../../src/store/index.js';
 import { registerTaskRoutes } from '../../src/http/task-routes.js';
 import { registerUserInputRoutes } from '../../src/http/user-input-routes.js';
@@ -56,6 +57,7 @@ export async function turnsHarness(
     timers?: Timers;
     agentIdleMs?: number;
     userInputDeadlines?: Partial<UserInputDeadlines>;
+    plugins?: KyselyPlugin[];
   } = {},
 ): Promise<TurnsHarness> {
   const host = new TestHost();
@@ -63,6 +65,7 @@ export async function turnsHarness(
   const h = await clarificationHarness(driver, {
     runtime: host,
     userInputPending: (sessionId) => ref.userInputs?.pendingActionOf(sessionId) ?? null,
+    ...(options.plugins ? { plugins: options.plugins } : {}),
   });
   const userInputs = createUserInputRegistry({
     clock: h.store.clock,
@@ -70,7 +73,7 @@ export async function turnsHarness(
     timers: systemTimers,
     publish: userInputPublisher({ sessions: h.sessions, events: h.events, logger: silentLogger }),
     admitFollowUp: followUpAdmitter(() => ref.turns),
-    recordDecision: decisionRecorder(h.sessions, h.store.clock),
+    recordDecision: decisionRecorder(h.sessions, h.store),
     logger: silentLogger,
     deadlines: options.userInputDeadlines,
   });

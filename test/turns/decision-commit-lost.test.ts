@@ -1,0 +1,150 @@
+/**
+ * A consent decision whose COMMIT went through but whose reply was lost (the
+ * connection dropped, or gave no reply in time, just after the server
+ * committed). The client cannot tell that from a commit that failed, so the
+ * recorder reads once whether its row was kept: kept, the decision stands;
+ * unknown, it is refused (503), and the retry that then decides replaces the
+ * row the lost commit left, so the log never shows a decision that did not
+ * count. PostgreSQL only: a SQLite commit is a call into the library in this
+ * process, which cannot succeed unseen.
+ */
+import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import {
+  RawNode,
+  SelectQueryNode,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { StorageUnavailableError } from '../../src/store/index.js';
+import { consentHandler } from '../../src/turns/user-input-bridge.js';
+import type { ConsentView } from '../../src/user-input/index.js';
+import { USER_INPUT_DECISION_TYPE } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+/**
+ * Once armed, the next COMMIT runs for real and its reply is then lost; with
+ * `readsToo`, so is the next read's, as when the database stays unreachable.
+ */
+class LostReplies implements KyselyPlugin {
+  private armed: { readsToo: boolean } | undefined;
+  private commitLost = false;
+  private readonly doomed = new WeakSet<object>();
+
+  arm(readsToo: boolean): void {
+    this.armed = { readsToo };
+    this.commitLost = false;
+  }
+
+  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
+    if (!this.armed) return node;
+    const commit = RawNode.is(node) && node.sqlFragments.join('').trim() === 'COMMIT';
+    if (commit && !this.commitLost) this.doomed.add(queryId);
+    if (this.commitLost && SelectQueryNode.is(node)) this.doomed.add(queryId);
+    return node;
+  }
+
+  transformResult({
+    result,
+    queryId,
+  }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (!this.armed || !this.doomed.has(queryId)) return Promise.resolve(result);
+    if (this.commitLost || !this.armed.readsToo) this.armed = undefined;
+    this.commitLost = true;
+    return Promise.reject(
+      new StorageUnavailableError('unreachable', new Error('Connection terminated unexpectedly')),
+    );
+  }
+}
+
+const REQUEST = (sessionId: string): RequestPermissionRequest => ({
+  sessionId,
+  toolCall: { toolCallId: 'toolu_01', title: 'npm publish', kind: 'execute', status: 'pending' },
+  options: [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ],
+});
+
+describe('a decision whose commit reply was lost, on postgres', () => {
+  let h: TurnsHarness;
+  let sessionId: string;
+  const lost = new LostReplies();
+
+  beforeEach(async () => {
+    h = await turnsHarness('postgres', { plugins: [lost] });
+    sessionId = (await h.createTask('publish the package')).session.id;
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  async function askConsent(): Promise<{ consent: ConsentView; answer: Promise<unknown> }> {
+    const handler = consentHandler({ store: h.store }, () => h.turns.userInputs);
+    const answer = handler(sessionId, REQUEST(sessionId), {
+      turnId: undefined,
+      signal: new AbortController().signal,
+    });
+    let consent: ConsentView | undefined;
+    await eventually(async () => {
+      const listed = (await (await h.request('GET', '/api/v1/user-inputs')).json()) as {
+        requests: ConsentView[];
+      };
+      consent = listed.requests.find((view) => view.session_id === sessionId);
+      return consent !== undefined;
+    });
+    if (!consent) throw new Error('no consent');
+    return { consent, answer };
+  }
+
+  const respond = (consent: ConsentView, optionId: string) =>
+    h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, { option_id: optionId });
+
+  async function decisionOptions(): Promise<string[]> {
+    const rows = await h.store.db
+      .selectFrom('task_session_messages')
+      .select('metadata')
+      .where('task_session_id', '=', sessionId)
+      .where('type', '=', USER_INPUT_DECISION_TYPE)
+      .execute();
+    return rows.map((row) => {
+      const metadata = typeof row.metadata === 'string' ? row.metadata : '{}';
+      return (JSON.parse(metadata) as { option_id: string }).option_id;
+    });
+  }
+
+  it('stands when one read finds its row kept: 200, the agent hears it, one row', async () => {
+    const { consent, answer } = await askConsent();
+    lost.arm(false);
+
+    const chosen = await respond(consent, 'allow');
+    expect(chosen.status).toBe(200);
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
+    expect(await decisionOptions()).toEqual(['allow']);
+  });
+
+  it('is refused while its fate is unknown; the retry that decides replaces its row', async () => {
+    const { consent, answer } = await askConsent();
+    let heard = false;
+    void answer.then(() => (heard = true));
+    lost.arm(true);
+
+    const refused = await respond(consent, 'allow');
+    expect(refused.status).toBe(503);
+    // The lost commit kept its row; the request still waits and the agent heard nothing.
+    expect(await decisionOptions()).toEqual(['allow']);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heard).toBe(false);
+
+    const chosen = await respond(consent, 'reject');
+    expect(chosen.status).toBe(200);
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    expect(await decisionOptions()).toEqual(['reject']);
+  });
+});

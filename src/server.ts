@@ -261,17 +261,13 @@ export async function startServer(
       idleStops: new IdleStops(systemTimers, config.agentIdleMs ?? AGENT_IDLE_MS),
       starts: new AgentStarts(),
       leases: {
-        acquire: async (sessionId) => {
-          if (await running.leases.acquire(sessionId)) return true;
-          // The holder runs the message this start could not: tell it to look at the queue.
-          await wakes.send(store, { kind: 'queue', sessionId });
-          return false;
-        },
+        acquire: (sessionId) => running.leases.acquire(sessionId),
         release: (sessionId) => running.leases.release(sessionId),
         tellHolder: (ctx, sessionId, kind) => wakes.send(ctx, { kind, sessionId }),
         confirm: (sessionId) => running.leases.confirm(sessionId),
         isFenced: (sessionId) => running.leases.isFenced(sessionId),
         liveReplicas: () => running.leases.liveReplicas(),
+        unlessStarted: (sessionId, work) => running.leases.unlessStarted(sessionId, work),
       },
     };
     const clarification = new ClarificationService({

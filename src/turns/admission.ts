@@ -36,7 +36,7 @@ import {
 import type { TurnsDeps } from './context.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
 import type { AgentSlot } from './agent-quota.js';
-import { agentPlace, dispatchTurn, ensureAgent } from './dispatch.js';
+import { AgentRunsElsewhere, agentPlace, dispatchTurn, ensureAgent } from './dispatch.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
@@ -283,6 +283,10 @@ async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void>
             })
           : await transitionSession(write.tx, sessionId, ['starting'], 'idle'),
       );
+      // Its holder runs the queue, but only once the session reads idle: woken with this commit.
+      if (error instanceof AgentRunsElsewhere) {
+        await deps.leases?.tellHolder(write.tx, sessionId, 'queue');
+      }
     });
     return;
   }

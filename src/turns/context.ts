@@ -39,10 +39,10 @@ export interface SessionLeasePort {
   acquire(sessionId: string): Promise<boolean>;
   release(sessionId: string): Promise<void>;
   /**
-   * Wakes whichever replica runs the session's agent to cancel its turn (the
-   * request is in the store) or stop it, with the commit of `ctx`.
+   * Wakes whichever replica runs the session's agent to run its queue, cancel
+   * its turn (the request is in the store) or stop it, with the commit of `ctx`.
    */
-  tellHolder(ctx: RepoContext, sessionId: string, kind: 'cancel' | 'stop'): Promise<void>;
+  tellHolder(ctx: RepoContext, sessionId: string, kind: 'queue' | 'cancel' | 'stop'): Promise<void>;
   /**
    * Before acting on the session's agent here: renews first when this
    * replica's leases are no longer certainly valid, and resolves once a
@@ -53,6 +53,11 @@ export interface SessionLeasePort {
   isFenced(sessionId: string): boolean;
   /** The replicas live now (running, heartbeat within the lease), this one included. */
   liveReplicas(): Promise<ReadonlySet<string>>;
+  /**
+   * Runs `work` unless an agent start here took the session's lease, never
+   * between a start's acquire and its agent's credential; whether it ran.
+   */
+  unlessStarted(sessionId: string, work: () => Promise<unknown>): Promise<boolean>;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

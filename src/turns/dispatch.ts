@@ -10,7 +10,7 @@
  * again is a new message.
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
-import { issueToken, revokeIssuedToken } from '../auth/index.js';
+import { issueToken, revokeAgentTokens, revokeIssuedToken } from '../auth/index.js';
 import { agentFailureOf, type AgentFailure } from '../agents/index.js';
 import {
   appendMessage,
@@ -55,10 +55,11 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   if (!place.ok) throw new Error(place.message);
   try {
     // Another replica runs this session's agent: no failure, the queue waits for its holder.
-    if (deps.leases && !(await deps.leases.acquire(sessionId))) {
-      throw new Error('another replica runs this session’s agent');
-    }
+    if (deps.leases && !(await deps.leases.acquire(sessionId))) throw new AgentRunsElsewhere();
     try {
+      // The session's previous agent (stopped, or fenced on a replica that hung) is not this
+      // one: its credential ends before this one's is issued.
+      await revokeAgentTokens(store, sessionId);
       const token = await issueToken(store, { kind: 'agent', userId, sessionId });
       try {
         await host.start({
@@ -82,6 +83,14 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   } finally {
     // Started: the host counts it from now on. Failed: the place is free again.
     place.slot.release();
+  }
+}
+
+/** A start refused for now: another replica holds the session's lease and runs its agent. */
+export class AgentRunsElsewhere extends Error {
+  constructor() {
+    super('another replica runs this session’s agent');
+    this.name = 'AgentRunsElsewhere';
   }
 }
 

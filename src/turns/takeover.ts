@@ -8,7 +8,7 @@
  * whose agent this replica already started (its queue drained) is left
  * alone, since what runs there now is no longer the dead replica's.
  */
-import { revokeAgentTokensIn } from '../auth/index.js';
+import { revokeAgentTokens } from '../auth/index.js';
 import { recoverClarifications } from '../clarification/index.js';
 import { transitionSession, type SessionScope } from '../store/index.js';
 import { drainQueuesAfterRestart } from './admission.js';
@@ -36,7 +36,12 @@ export async function recoverTakenSessions(deps: TurnsDeps, taken: readonly stri
       write.moved(await transitionSession(write.tx, sessionId, INTERRUPTED_STATES, 'idle'));
     });
   }
-  await revokeAgentTokensIn(deps.store, scope);
+  for (const sessionId of sessionIds) {
+    // An agent this replica started meanwhile (an answer delivered here) keeps its credential;
+    // its start already ended the dead agent's.
+    const revoke = () => revokeAgentTokens(deps.store, sessionId);
+    await (deps.leases ? deps.leases.unlessStarted(sessionId, revoke) : revoke());
+  }
   await drainQueuesAfterRestart(deps, scope);
   logger.info({ sessions: sessionIds.length }, 'recovered the sessions of a replica that is gone');
 }

@@ -75,6 +75,7 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
         confirm: () => Promise.resolve(true),
         isFenced: () => false,
         liveReplicas: () => Promise.resolve(new Set<string>()),
+        unlessStarted: () => Promise.resolve(false),
         tellHolder: (_ctx: unknown, id: string, kind: string) => {
           woken.push(`${kind} ${id}`);
           return Promise.resolve();

@@ -3,9 +3,14 @@
  * (issue 16), on both dialects with agents played by the test. It runs again
  * when it failed part-way (`cluster/replica.ts`), so it must leave alone a
  * session whose agent it already started here: what runs there now is this
- * replica's, not the dead one's.
+ * replica's, not the dead one's. Nor may it end the credential of an agent
+ * an answer delivered here started while it ran: that start already ended
+ * the dead agent's.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueToken, resolveToken } from '../../src/auth/index.js';
+import type { SessionLeasePort } from '../../src/turns/context.js';
+import { ensureAgent } from '../../src/turns/dispatch.js';
 import {
   enqueueMessage,
   getSession,
@@ -67,5 +72,50 @@ describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
     h.host.endTurn(here.session.id);
     await h.pump.idle();
     expect(h.host.prompts.map((prompt) => prompt.text)).toContain('second');
+  });
+
+  it('leaves the credential of an agent started here meanwhile; that start ended the dead one’s', async () => {
+    const { task, session } = await h.createTask();
+    const owner = (
+      await h.store.db
+        .selectFrom('tasks')
+        .select('created_by')
+        .where('id', '=', task.id)
+        .executeTakeFirstOrThrow()
+    ).created_by;
+    if (!owner) throw new Error('the task has an owner');
+    const dead = await issueToken(h.store, { kind: 'agent', userId: owner, sessionId: session.id });
+
+    // Leases as one replica keeps them; recovery waits in its first read until the test says.
+    const startedHere = new Set<string>();
+    let goOn = () => undefined as void;
+    const held = new Promise<void>((resolve) => (goOn = resolve));
+    const leases: SessionLeasePort = {
+      acquire: (id) => Promise.resolve(startedHere.add(id).has(id)),
+      release: (id) => Promise.resolve(void startedHere.delete(id)),
+      tellHolder: () => Promise.resolve(),
+      confirm: () => Promise.resolve(true),
+      isFenced: () => false,
+      liveReplicas: () => held.then(() => new Set<string>()),
+      unlessStarted: async (id, work) => {
+        if (startedHere.has(id)) return false;
+        await work();
+        return true;
+      },
+    };
+    const deps = { ...h.turns, leases };
+    const recovering = recoverTakenSessions(deps, [session.id]);
+    // An answer delivered here starts the session's agent while recovery runs.
+    await ensureAgent(deps, session.id);
+    goOn();
+    await recovering;
+
+    expect(await resolveToken(h.store, dead.secret, 'bearer')).toBeUndefined();
+    const launched = h.host.launches.find((launch) => launch.sessionId === session.id);
+    if (!launched) throw new Error('the agent was started');
+    expect(await resolveToken(h.store, launched.mcp.token, 'bearer')).toMatchObject({
+      kind: 'agent',
+      sessionId: session.id,
+    });
   });
 });

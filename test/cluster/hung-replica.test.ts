@@ -50,9 +50,9 @@ describe('a replica that hung past its lease', () => {
     stoppedPid = aPid;
 
     const holderOf = () => processes.leaseHolder(sessionId);
-    // Within the lease (and a beat of B's): B holds the session, as its /healthz says.
+    // Within the lease (and a beat of B's): B holds the session. With no agent to start for
+    // it yet, B may give the lease back at once, until the answer below starts one.
     await eventually(async () => (await holderOf()) === 'replica-b', 3 * LEASE_S * 1000);
-    expect(await leasesOf(onB)).toBeGreaterThanOrEqual(1);
 
     const answered = await onB('POST', `/api/v1/clarification/${firstAsk.pending_id}/respond`, {
       answers: [{ question_id: 'q1', selected_options: ['generated'] }],
@@ -64,6 +64,8 @@ describe('a replica that hung past its lease', () => {
       30_000,
     );
     expect(childrenOf(b.child.pid).length).toBe(1);
+    // B runs the session's agent now, and holds its lease, as its /healthz says.
+    expect(await leasesOf(onB)).toBeGreaterThanOrEqual(1);
 
     // A runs again and learns nothing from anyone: its own lease check fences the session.
     process.kill(aPid, 'SIGCONT');

@@ -88,8 +88,10 @@ describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
 
     // Leases as one replica keeps them; recovery waits in its first read until the test says.
     const startedHere = new Set<string>();
-    let goOn = () => undefined as void;
-    const held = new Promise<void>((resolve) => (goOn = resolve));
+    let goOn: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      goOn = resolve;
+    });
     const leases: SessionLeasePort = {
       acquire: (id) => Promise.resolve(startedHere.add(id).has(id)),
       release: (id) => Promise.resolve(void startedHere.delete(id)),

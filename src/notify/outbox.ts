@@ -235,6 +235,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       // The channel did not fail, so no retry window or shutdown applies: nothing more goes out.
       await recordAttempt(store, row.id, {
         outcome: 'gave_up',
+        reason: 'not_visible',
         status: null,
         error: NO_LONGER_VISIBLE,
       });

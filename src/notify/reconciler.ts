@@ -12,9 +12,9 @@
  * has stopped waiting or is out of sight of everyone with a channel; the
  * pass asks which of the items its rows name still wait, whoever may see
  * them (active bundles by pending ID, awaiting requests), so the planner
- * gives up and re-arms for the right reason. A reason is written as the
- * text `GIVE_UP_TEXT` holds (the visibility one is the send recheck's,
- * `NO_LONGER_VISIBLE`) and read back from `last_error` by the same table.
+ * gives up and re-arms for the right reason, kept on the row with the text
+ * a person reads (`GIVE_UP_TEXT`; the visibility one is the send recheck's,
+ * `NO_LONGER_VISIBLE`).
  */
 import type { Principal } from '../auth/index.js';
 import { listPendingBundles, MAX_PENDING_PAGE } from '../clarification/index.js';
@@ -45,7 +45,6 @@ import {
   RETRACTING_KINDS,
   timestampMs,
   type ExistingNotice,
-  type GaveUpFor,
   type GiveUpReason,
   type PlannedPrompt,
   type WaitingItem,
@@ -79,20 +78,11 @@ export interface PassReport {
   readonly rearmed: number;
 }
 
-/** What `last_error` says of a row the planner gave up, and how it is read back. */
+/** What `last_error` says of a row the planner gave up. */
 const GIVE_UP_TEXT: Record<GiveUpReason, string> = {
   stopped_waiting: 'no longer waiting',
   not_visible: NO_LONGER_VISIBLE,
 };
-
-function gaveUpFor(row: OutboxKey): GaveUpFor | null {
-  if (row.gaveUpAt === null) return null;
-  // The outbox keeps no reason code: a rule's give-up is known by the exact text it wrote,
-  // which no sender's error equals (those begin with what failed: `HTTP 503`, `timed out`).
-  if (row.lastError === GIVE_UP_TEXT.not_visible) return 'not_visible';
-  if (row.lastError === GIVE_UP_TEXT.stopped_waiting) return 'stopped_waiting';
-  return 'failed';
-}
 
 function existingNotice(row: OutboxKey): ExistingNotice {
   return {
@@ -101,7 +91,7 @@ function existingNotice(row: OutboxKey): ExistingNotice {
     event: row.event,
     occurrence: row.occurrence,
     createdAtMs: timestampMs(row.createdAt),
-    gaveUpFor: gaveUpFor(row),
+    gaveUpFor: row.gaveUpFor,
   };
 }
 
@@ -302,9 +292,9 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
   // Dropped first: a prompt for an item that stopped waiting must not go out after its `answered`.
   for (const reason of Object.keys(GIVE_UP_TEXT) as GiveUpReason[]) {
     const ids = plan.drop.filter((drop) => drop.reason === reason).map((drop) => drop.id);
-    if (ids.length > 0) await giveUpRows(store, ids, GIVE_UP_TEXT[reason]);
+    if (ids.length > 0) await giveUpRows(store, ids, reason, GIVE_UP_TEXT[reason]);
   }
-  const rearmed = await rearmOutboxRows(store, rearms, GIVE_UP_TEXT.not_visible);
+  const rearmed = await rearmOutboxRows(store, rearms);
   const inserted = await insertOutboxRows(store, rows);
   return { inserted, dropped: plan.drop.length, rearmed };
 }

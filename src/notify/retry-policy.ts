@@ -38,7 +38,7 @@ export function judgeAttempt(facts: AttemptFacts, tunables: RetryTunables): Atte
   const { result } = facts;
   if (result.ok) return { outcome: 'delivered', status: result.status };
   if (!result.retryable) {
-    return { outcome: 'gave_up', status: result.status, error: result.error };
+    return { outcome: 'gave_up', reason: 'failed', status: result.status, error: result.error };
   }
   let delay = backoffMs(facts.attempts, tunables, facts.random);
   if (result.retryAfterMs !== undefined) {
@@ -48,6 +48,7 @@ export function judgeAttempt(facts: AttemptFacts, tunables: RetryTunables): Atte
   if (next > facts.firstAttemptMs + tunables.giveUpAfterMs) {
     return {
       outcome: 'gave_up',
+      reason: 'failed',
       status: result.status,
       error: `${result.error} (given up after ${facts.attempts} attempts)`,
     };

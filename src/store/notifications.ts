@@ -14,6 +14,7 @@ import { formatTimestamp } from '../support/index.js';
 import { inCurrentTurn, sessionLive } from './clarification.js';
 import type { RepoContext } from './context.js';
 import type {
+  OutboxGiveUpReason,
   NotificationChannelsTable,
   NotificationOutboxTable,
   NotificationSettingsTable,
@@ -287,9 +288,8 @@ export interface OutboxKey {
   readonly event: string;
   readonly occurrence: string;
   readonly createdAt: string;
-  readonly gaveUpAt: string | null;
-  /** Why it was given up, or the last failed attempt's error. */
-  readonly lastError: string | null;
+  /** Why it was given up; `null` while owed or once delivered. */
+  readonly gaveUpFor: OutboxGiveUpReason | null;
 }
 
 /** The notices already owed or sent for these items, whatever their state. */
@@ -301,7 +301,8 @@ export async function outboxKeysOf(
   for (const part of chunks([...new Set(occurrences)])) {
     const rows = await ctx.db
       .selectFrom('notification_outbox')
-      .select(['id', 'channel_id', 'event', 'occurrence', 'created_at', 'gave_up_at', 'last_error'])
+      .select(['id', 'channel_id', 'event', 'occurrence', 'created_at', 'gave_up_at'])
+      .select('gave_up_reason')
       .where('occurrence', 'in', part)
       .execute();
     for (const row of rows) {
@@ -311,8 +312,8 @@ export async function outboxKeysOf(
         event: row.event,
         occurrence: row.occurrence,
         createdAt: row.created_at,
-        gaveUpAt: row.gave_up_at,
-        lastError: row.last_error,
+        // A row given up before its reason was kept counts as failed: it is never owed again.
+        gaveUpFor: row.gave_up_at === null ? null : (row.gave_up_reason ?? 'failed'),
       });
     }
   }
@@ -369,17 +370,21 @@ export function owedPrompts(ctx: RepoContext): Promise<{ id: string; occurrence:
     .execute();
 }
 
-/** Stops rows that are still owed; a row already delivered keeps its delivery. */
+/**
+ * Stops rows that are still owed, with why (`error` is what a person reads);
+ * a row already delivered keeps its delivery.
+ */
 export async function giveUpRows(
   ctx: RepoContext,
   ids: readonly string[],
-  reason: string,
+  reason: OutboxGiveUpReason,
+  error: string,
 ): Promise<void> {
   const now = ctx.clock.timestamp();
   for (const part of chunks(ids)) {
     await ctx.db
       .updateTable('notification_outbox')
-      .set({ gave_up_at: now, last_error: reason, updated_at: now })
+      .set({ gave_up_at: now, gave_up_reason: reason, last_error: error, updated_at: now })
       .where('id', 'in', part)
       .where('delivered_at', 'is', null)
       .where('gave_up_at', 'is', null)
@@ -393,9 +398,10 @@ export interface RearmedRow {
 }
 
 /**
- * Owes again rows given up for `reason`, each with a new payload: due now,
- * as if never tried. Each row is one statement, guarded so that a row since
- * delivered, re-armed, or given up for another reason is left alone.
+ * Owes again rows given up because their person could not see the item, each
+ * with a new payload: due now, as if never tried. Each row is one statement,
+ * guarded so that a row since delivered, re-armed, or given up for another
+ * reason is left alone.
  * `created_at` moves to now too: a reminder counts its delay from when the
  * channel is told, and the channel's view shows the row as pending since
  * then. Returns how many were re-armed.
@@ -403,7 +409,6 @@ export interface RearmedRow {
 export async function rearmOutboxRows(
   ctx: RepoContext,
   rows: readonly RearmedRow[],
-  reason: string,
 ): Promise<number> {
   let rearmed = 0;
   for (const row of rows) {
@@ -416,6 +421,7 @@ export async function rearmOutboxRows(
         next_attempt_at: timestampAtMs(ctx.clock.nowMs()),
         first_attempt_at: null,
         gave_up_at: null,
+        gave_up_reason: null,
         last_error: null,
         last_status: null,
         created_at: now,
@@ -424,7 +430,7 @@ export async function rearmOutboxRows(
       .where('id', '=', row.id)
       .where('delivered_at', 'is', null)
       .where('gave_up_at', 'is not', null)
-      .where('last_error', '=', reason)
+      .where('gave_up_reason', '=', 'not_visible')
       .executeTakeFirst();
     rearmed += Number(result.numUpdatedRows);
   }
@@ -503,7 +509,13 @@ export type AttemptRecord =
       readonly error: string;
       readonly nextAttemptMs: number;
     }
-  | { readonly outcome: 'gave_up'; readonly status: number | null; readonly error: string };
+  | {
+      readonly outcome: 'gave_up';
+      /** `not_visible` when the send's recheck found the item out of its person's sight. */
+      readonly reason: Extract<OutboxGiveUpReason, 'failed' | 'not_visible'>;
+      readonly status: number | null;
+      readonly error: string;
+    };
 
 /**
  * Records one attempt's result. A delivery is recorded even if the row was
@@ -519,7 +531,13 @@ export async function recordAttempt(
   switch (result.outcome) {
     case 'delivered':
       await base
-        .set({ delivered_at: now, gave_up_at: null, last_status: result.status, updated_at: now })
+        .set({
+          delivered_at: now,
+          gave_up_at: null,
+          gave_up_reason: null,
+          last_status: result.status,
+          updated_at: now,
+        })
         .execute();
       return;
     case 'retry':
@@ -537,6 +555,7 @@ export async function recordAttempt(
       await base
         .set({
           gave_up_at: now,
+          gave_up_reason: result.reason,
           last_error: result.error,
           last_status: result.status,
           updated_at: now,

@@ -266,6 +266,8 @@ const COLUMNS: readonly SchemaStep[] = [
   // A cancel made through a replica that does not run the agent, with who asked (issue 16).
   column('task_session_turns', 'cancel_requested_by', 'TEXT'),
   column('task_session_turns', 'cancel_requested_at', 'TEXT'),
+  // Why a notice was given up, so one given up out of its person's sight is owed again.
+  column('notification_outbox', 'gave_up_reason', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -192,6 +192,12 @@ export interface NotificationSettingsTable {
  * lease: a row being sent has it in the future, so a crash mid-send leaves a
  * row that falls due again by itself.
  */
+/**
+ * Why an outbox row was given up: its item stopped waiting, its person may no
+ * longer see the item (owed again if they may), or sending failed for good.
+ */
+export type OutboxGiveUpReason = 'stopped_waiting' | 'not_visible' | 'failed';
+
 export interface NotificationOutboxTable {
   id: string;
   channel_id: string;
@@ -206,6 +212,8 @@ export interface NotificationOutboxTable {
   first_attempt_at: Timestamp | null;
   delivered_at: Timestamp | null;
   gave_up_at: Timestamp | null;
+  /** Why it was given up; `null` while owed or delivered (and on rows from before the column). */
+  gave_up_reason: OutboxGiveUpReason | null;
   last_error: string | null;
   last_status: number | null;
   created_at: Timestamp;

@@ -164,6 +164,7 @@ describe.each(DRIVERS)('notices of a member who leaves and comes back on %s', (d
     await eventually(async () => (await rowOf(running, stuckId))?.gave_up_at != null, WAIT_MS);
     expect(await rowOf(running, stuckId)).toMatchObject({
       delivered_at: null,
+      gave_up_reason: 'not_visible',
       last_error: NO_LONGER_VISIBLE,
     });
 
@@ -193,12 +194,16 @@ describe.each(DRIVERS)('notices of a member who leaves and comes back on %s', (d
     await eventually(async () => (await rowOf(running, brokenId))?.gave_up_at != null, WAIT_MS);
     const failed = await rowOf(running, brokenId);
     expect(failed?.last_error).toContain('given up after 2 attempts');
+    expect(failed?.gave_up_reason).toBe('failed');
     await retrying(running, returnsId);
     expect(returns.received[0]?.body).not.toContain(PROMPT);
 
     await leave();
     await eventually(async () => (await rowOf(running, returnsId))?.gave_up_at != null, WAIT_MS);
-    expect((await rowOf(running, returnsId))?.last_error).toBe(NO_LONGER_VISIBLE);
+    expect(await rowOf(running, returnsId)).toMatchObject({
+      gave_up_reason: 'not_visible',
+      last_error: NO_LONGER_VISIBLE,
+    });
     // Changed while out of the workspace: the notice told again is built as of now.
     const put = await bea('PUT', '/api/v1/notification-settings', { include_question: true });
     expect(put.status).toBe(200);
@@ -221,6 +226,7 @@ describe.each(DRIVERS)('notices of a member who leaves and comes back on %s', (d
     expect(await rowOf(running, brokenId)).toMatchObject({
       delivered_at: null,
       gave_up_at: failed?.gave_up_at,
+      gave_up_reason: 'failed',
       last_error: failed?.last_error,
     });
   });

@@ -7,6 +7,27 @@
  */
 export class AgentStarts {
   private readonly running = new Map<string, Promise<void>>();
+  /** Per session, the start or exit section under way here: the next one waits for it. */
+  private readonly sections = new Map<string, Promise<unknown>>();
+
+  /**
+   * Runs `work` after the session's start or exit section under way, if any.
+   * An agent's start (from its lease to its process) and the handling of an
+   * agent's exit go one at a time per session, so an exit handled late finds
+   * the newer agent running and ends nothing of it (its credential, its
+   * lease). Each section is bounded by what it awaits (the host's start
+   * timeout, the store's bounds).
+   */
+  serially<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.sections.get(sessionId) ?? Promise.resolve();
+    const next = previous.catch(() => undefined).then(work);
+    this.sections.set(sessionId, next);
+    const forget = () => {
+      if (this.sections.get(sessionId) === next) this.sections.delete(sessionId);
+    };
+    next.then(forget, forget);
+    return next;
+  }
 
   /** Runs `start` (which never rejects) for the session unless one is under way. */
   begin(sessionId: string, start: () => Promise<void>): Promise<void> | undefined {

@@ -11,7 +11,7 @@
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
 import { issueToken, revokeAgentTokens, revokeIssuedToken } from '../auth/index.js';
-import { agentFailureOf, type AgentFailure } from '../agents/index.js';
+import { agentFailureOf, type AgentFailure, type AgentProfile } from '../agents/index.js';
 import {
   appendMessage,
   completeTurn,
@@ -22,6 +22,7 @@ import {
   transitionSession,
   type RepoContext,
   type SessionRecord,
+  type TaskRecord,
 } from '../store/index.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
 import { confirmLease } from './fencing.js';
@@ -42,14 +43,32 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   if (!session || !task) throw new Error('session not found');
   const profile = deps.profiles.get(session.agent_profile);
   if (!profile) throw startRefused(`unknown agent profile ${session.agent_profile}`);
-  if (host.isStarted(sessionId)) {
-    // Another message (or a restart) is starting this agent: wait for that start, bounded by it.
-    const now = await host.prepare(sessionId);
-    if (now.ready) return;
-    throw new Error(now.reason);
-  }
   const userId = task.created_by;
   if (!userId) throw startRefused('the task has no owner to act for');
+  await deps.starts.serially(sessionId, async () => {
+    if (host.isStarted(sessionId)) {
+      // Another message (or a restart) started this agent: wait for that start, bounded by it.
+      const now = await host.prepare(sessionId);
+      if (now.ready) return;
+      throw new Error(now.reason);
+    }
+    await startAgent(deps, { sessionId, userId, profile, session, task });
+  });
+}
+
+/** Takes the lease and a quota place, ends the previous agent's credential, starts the process. */
+async function startAgent(
+  deps: AgentLaunchDeps,
+  start: {
+    sessionId: string;
+    userId: string;
+    profile: AgentProfile;
+    session: SessionRecord;
+    task: TaskRecord;
+  },
+): Promise<void> {
+  const { host, store } = deps;
+  const { sessionId, userId, profile, session, task } = start;
   // Every agent start passes here, so no path starts one past the quota.
   const place = deps.agentQuota.hold(userId, sessionId);
   if (!place.ok) throw new Error(place.message);

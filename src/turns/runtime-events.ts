@@ -208,12 +208,18 @@ async function agentExited(
   event: Extract<RuntimeEvent, { type: 'agent_exited' }>,
 ): Promise<void> {
   const { sessionId, failure } = event;
-  deps.idleStops.forget(sessionId);
-  // First and on its own: the credential must die with the process even if the session write fails.
-  await revokeAgentTokens(deps.store, sessionId);
-  // Another replica may start this session's agent from now on.
-  await deps.leases?.release(sessionId);
-  if (!failure) return;
+  const superseded = await deps.starts.serially(sessionId, async () => {
+    // A newer agent started here since this one exited: its start ended this one's credential,
+    // and the lease, the idle deadline and the session are the newer agent's.
+    if (deps.host.isStarted(sessionId)) return true;
+    deps.idleStops.forget(sessionId);
+    // First and on its own: the credential must die with the process even if the session write fails.
+    await revokeAgentTokens(deps.store, sessionId);
+    // Another replica may start this session's agent from now on.
+    await deps.leases?.release(sessionId);
+    return false;
+  });
+  if (superseded || !failure) return;
   await writeRetrying(deps, sessionId, async (write) => {
     write.moved(
       await failSession(write.tx, sessionId, ['idle', 'starting', 'running', 'waiting_for_input'], {

@@ -14,6 +14,7 @@ import {
 } from '../../src/turns/user-input-bridge.js';
 import {
   createUserInputRegistry,
+  type ConsentView,
   type UserInputDeadlines,
   type UserInputRegistry,
 } from '../../src/user-input/index.js';
@@ -29,7 +30,7 @@ import { AgentStarts } from '../../src/turns/agent-starts.js';
 import { CancelRequests } from '../../src/turns/cancellations.js';
 import { IdleStops } from '../../src/turns/idle-policy.js';
 import type { Timers } from '../../src/support/timers.js';
-import { clarificationHarness, type Harness } from './clarification-harness.js';
+import { clarificationHarness, eventually, type Harness } from './clarification-harness.js';
 import { TestHost } from './test-host.js';
 
 /** What `POST /api/v1/tasks` answers (the parts tests read). */
@@ -137,4 +138,18 @@ export async function turnsHarness(
       await h.dispose();
     },
   };
+}
+
+/** The session's consent request as `GET /api/v1/user-inputs` lists it, once it is listed. */
+export async function listedConsent(h: TurnsHarness, sessionId: string): Promise<ConsentView> {
+  let found: ConsentView | undefined;
+  await eventually(async () => {
+    const listed = (await (await h.request('GET', '/api/v1/user-inputs')).json()) as {
+      requests: ConsentView[];
+    };
+    found = listed.requests.find((view) => view.session_id === sessionId);
+    return found !== undefined;
+  });
+  if (!found) throw new Error('no consent');
+  return found;
 }

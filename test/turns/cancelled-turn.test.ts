@@ -10,6 +10,7 @@ import { acquireLease, timestampAtMs } from '../../src/store/index.js';
 import { holderWakes } from '../../src/turns/holder-wakes.js';
 import { cancelTurn } from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
+import { leasePort } from '../support/lease-port.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
 describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
@@ -69,18 +70,13 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
     const throughB = {
       ...h.turns,
       host: notHere,
-      leases: {
+      leases: leasePort({
         acquire: () => Promise.resolve(false),
-        release: () => Promise.resolve(),
-        confirm: () => Promise.resolve(true),
-        isFenced: () => false,
-        liveReplicas: () => Promise.resolve(new Set<string>()),
-        unlessStarted: () => Promise.resolve(false),
-        tellHolder: (_ctx: unknown, id: string, kind: string) => {
+        tellHolder: (_ctx, id, kind) => {
           woken.push(`${kind} ${id}`);
           return Promise.resolve();
         },
-      },
+      }),
     };
     expect(await cancelTurn(throughB, h.principals.member, sessionId)).toEqual({ ok: true });
     expect(woken).toEqual([`cancel ${sessionId}`]);

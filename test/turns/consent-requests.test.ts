@@ -10,7 +10,6 @@ import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Driver } from '../../src/store/index.js';
 import { ConsentNotAsked, consentHandler } from '../../src/turns/user-input-bridge.js';
-import type { ConsentView } from '../../src/user-input/index.js';
 import {
   MAX_CONSENT_OPTIONS,
   MAX_USER_INPUT_TITLE_CHARS,
@@ -18,7 +17,7 @@ import {
 } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
-import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+import { listedConsent, turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
 const OPTIONS: RequestPermissionRequest['options'] = [
   { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
@@ -114,18 +113,7 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
   const ask = (request: RequestPermissionRequest) =>
     handler(sessionId, request, { turnId: undefined, signal: new AbortController().signal });
 
-  async function pendingConsent(): Promise<ConsentView> {
-    let found: ConsentView | undefined;
-    await eventually(async () => {
-      const listed = (await (await h.request('GET', '/api/v1/user-inputs')).json()) as {
-        requests: ConsentView[];
-      };
-      found = listed.requests.find((view) => view.session_id === sessionId);
-      return found !== undefined;
-    });
-    if (!found) throw new Error('no consent');
-    return found;
-  }
+  const pendingConsent = () => listedConsent(h, sessionId);
 
   it('a 2,000-character Bash command reaches a person: title cut, the whole command among the details', async () => {
     const request = bashRequest(sessionId, LONG_COMMAND);

@@ -24,8 +24,7 @@ import { StorageUnavailableError } from '../../src/store/index.js';
 import { consentHandler } from '../../src/turns/user-input-bridge.js';
 import type { ConsentView } from '../../src/user-input/index.js';
 import { USER_INPUT_DECISION_TYPE } from '../../src/wire/index.js';
-import { eventually } from '../support/clarification-harness.js';
-import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+import { listedConsent, turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
 /**
  * Once armed, the next COMMIT runs for real and its reply is then lost; with
@@ -91,16 +90,7 @@ describe('a decision whose commit reply was lost, on postgres', () => {
       turnId: undefined,
       signal: new AbortController().signal,
     });
-    let consent: ConsentView | undefined;
-    await eventually(async () => {
-      const listed = (await (await h.request('GET', '/api/v1/user-inputs')).json()) as {
-        requests: ConsentView[];
-      };
-      consent = listed.requests.find((view) => view.session_id === sessionId);
-      return consent !== undefined;
-    });
-    if (!consent) throw new Error('no consent');
-    return { consent, answer };
+    return { consent: await listedConsent(h, sessionId), answer };
   }
 
   const respond = (consent: ConsentView, optionId: string) =>

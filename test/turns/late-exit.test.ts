@@ -11,10 +11,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RuntimeEvent } from '../../src/agents/runtime.js';
 import { resolveToken } from '../../src/auth/index.js';
 import { getSession } from '../../src/store/index.js';
-import type { SessionLeasePort } from '../../src/turns/context.js';
 import { ensureAgent } from '../../src/turns/dispatch.js';
 import { handleRuntimeEvent } from '../../src/turns/runtime-events.js';
 import { DRIVERS } from '../support/databases.js';
+import { leasePort } from '../support/lease-port.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
 describe.each(DRIVERS)('an agent exit handled after a newer start, on %s', (driver) => {
@@ -31,15 +31,7 @@ describe.each(DRIVERS)('an agent exit handled after a newer start, on %s', (driv
   it('ends nothing of the newer agent: its credential, its lease and its session stay', async () => {
     const { session } = await h.createTask();
     const released: string[] = [];
-    const leases: SessionLeasePort = {
-      acquire: () => Promise.resolve(true),
-      release: (id) => Promise.resolve(void released.push(id)),
-      tellHolder: () => Promise.resolve(),
-      confirm: () => Promise.resolve(true),
-      isFenced: () => false,
-      liveReplicas: () => Promise.resolve(new Set<string>()),
-      unlessStarted: () => Promise.resolve(false),
-    };
+    const leases = leasePort({ release: (id) => Promise.resolve(void released.push(id)) });
     const deps = { ...h.turns, leases };
     await ensureAgent(deps, session.id);
 

@@ -9,8 +9,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getSession, listQueue, type RepoContext } from '../../src/store/index.js';
 import { admitMessage } from '../../src/turns/admission.js';
-import type { SessionLeasePort } from '../../src/turns/context.js';
 import { DRIVERS } from '../support/databases.js';
+import { leasePort } from '../support/lease-port.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
 describe.each(DRIVERS)('a message through a replica without the agent, on %s', (driver) => {
@@ -27,18 +27,13 @@ describe.each(DRIVERS)('a message through a replica without the agent, on %s', (
   it('is queued, and wakes the holder once the session reads idle again', async () => {
     const { session } = await h.createTask();
     const woken: [kind: string, state: string | undefined][] = [];
-    const elsewhere: SessionLeasePort = {
+    const elsewhere = leasePort({
       acquire: () => Promise.resolve(false),
-      release: () => Promise.resolve(),
-      confirm: () => Promise.resolve(true),
-      isFenced: () => false,
-      liveReplicas: () => Promise.resolve(new Set<string>()),
-      unlessStarted: () => Promise.resolve(false),
       // Read inside the transaction the wake is sent with: what the holder will find.
       tellHolder: async (ctx: RepoContext, sessionId, kind) => {
         woken.push([kind, (await getSession(ctx, sessionId))?.state]);
       },
-    };
+    });
     const throughB = { ...h.turns, leases: elsewhere };
 
     const admitted = await admitMessage(throughB, h.principals.member, session.id, {

@@ -9,7 +9,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken, resolveToken } from '../../src/auth/index.js';
-import type { SessionLeasePort } from '../../src/turns/context.js';
 import { ensureAgent } from '../../src/turns/dispatch.js';
 import {
   enqueueMessage,
@@ -20,6 +19,7 @@ import {
 } from '../../src/store/index.js';
 import { recoverTakenSessions } from '../../src/turns/takeover.js';
 import { DRIVERS } from '../support/databases.js';
+import { leasePort } from '../support/lease-port.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
 describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
@@ -92,19 +92,16 @@ describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
     const held = new Promise<void>((resolve) => {
       goOn = resolve;
     });
-    const leases: SessionLeasePort = {
+    const leases = leasePort({
       acquire: (id) => Promise.resolve(startedHere.add(id).has(id)),
       release: (id) => Promise.resolve(void startedHere.delete(id)),
-      tellHolder: () => Promise.resolve(),
-      confirm: () => Promise.resolve(true),
-      isFenced: () => false,
       liveReplicas: () => held.then(() => new Set<string>()),
       unlessStarted: async (id, work) => {
         if (startedHere.has(id)) return false;
         await work();
         return true;
       },
-    };
+    });
     const deps = { ...h.turns, leases };
     const recovering = recoverTakenSessions(deps, [session.id]);
     // An answer delivered here starts the session's agent while recovery runs.

@@ -86,6 +86,12 @@ export interface WriteOptions {
   remainingMs?: () => number;
   /** Ends the wait for the write lock early (the budget's own timer). */
   signal?: AbortSignal;
+  /**
+   * Told, when the write fails after its change staged events, how to
+   * publish them: for a caller that then learns its commit went through
+   * after all (its reply was lost) and calls `publish` once it knows.
+   */
+  unconfirmed?: (publish: () => void) => void;
 }
 
 export interface SessionWriter {
@@ -174,9 +180,11 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
 
   return {
     async write(sessionId, change, options = {}) {
+      const { unconfirmed, ...bounds } = options;
       // The session's lock comes with the transaction's begin (one round trip on PostgreSQL).
-      const locked = { ...options, lockSession: sessionId };
-      const { result, events } = await deps.store.transaction(async (tx) => {
+      const locked = { ...bounds, lockSession: sessionId };
+      let staged: ClarionEvent[] = [];
+      const written = deps.store.transaction(async (tx) => {
         const changes: Changes = { added: [], updated: [] };
         const result = await change({
           tx,
@@ -197,8 +205,18 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
         });
         const events = await stage(tx, sessionId, changes);
         if (events.length > 0 && deps.log) await deps.log(tx, sessionId, events);
+        staged = events;
         return { result, events };
       }, locked);
+      const { result, events } = await written.catch((error: unknown) => {
+        if (unconfirmed && staged.length > 0) {
+          const events = staged;
+          unconfirmed(() => {
+            for (const event of events) deps.events.publish(event);
+          });
+        }
+        throw error;
+      });
       for (const event of events) deps.events.publish(event);
       return result;
     },

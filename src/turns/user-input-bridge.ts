@@ -147,12 +147,18 @@ export function decisionRecorder(
     if (!record) return;
     const deadline = clock.nowMs() + DECISION_RECORD_MAX_MS;
     let rowId: string | undefined;
+    let publish: () => void = () => undefined;
     try {
       await recordDecision(
         sessions,
         decided,
         record,
-        { remainingMs: () => Math.max(0, deadline - clock.nowMs()) },
+        {
+          remainingMs: () => Math.max(0, deadline - clock.nowMs()),
+          unconfirmed: (staged) => {
+            publish = staged;
+          },
+        },
         (id) => {
           rowId = id;
         },
@@ -163,6 +169,8 @@ export function decisionRecorder(
       // Unknown is refused: a later answer's write replaces the row if it was kept.
       const kept = await messageExists(store, rowId).catch(() => false);
       if (!kept) throw error;
+      // Kept after all: watchers hear of its row as of any write's.
+      publish();
     }
   };
 }

@@ -109,7 +109,16 @@ describe('a decision whose commit reply was lost, on postgres', () => {
     });
   }
 
-  it('stands when one read finds its row kept: 200, the agent hears it, one row', async () => {
+  /** The decision rows watchers of the session were told of. */
+  const decisionsPublished = () =>
+    h.events.events.filter(
+      (event) =>
+        event.type === 'message.added' &&
+        event.session_id === sessionId &&
+        event.message.type === USER_INPUT_DECISION_TYPE,
+    );
+
+  it('stands when one read finds its row kept: 200, the agent hears it, one row, published', async () => {
     const { consent, answer } = await askConsent();
     lost.arm(false);
 
@@ -117,6 +126,7 @@ describe('a decision whose commit reply was lost, on postgres', () => {
     expect(chosen.status).toBe(200);
     expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
     expect(await decisionOptions()).toEqual(['allow']);
+    expect(decisionsPublished()).toHaveLength(1);
   });
 
   it('is refused while its fate is unknown; the retry that decides replaces its row', async () => {
@@ -132,9 +142,12 @@ describe('a decision whose commit reply was lost, on postgres', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toBe(false);
 
+    expect(decisionsPublished()).toEqual([]);
+
     const chosen = await respond(consent, 'reject');
     expect(chosen.status).toBe(200);
     expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
     expect(await decisionOptions()).toEqual(['reject']);
+    expect(decisionsPublished()).toHaveLength(1);
   });
 });

@@ -19,6 +19,7 @@ import {
   type UserInputRegistry,
 } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
+import { USER_INPUT_DECISION_TYPE } from '../../src/wire/index.js';
 import {
   AgentQuota,
   DEFAULT_AGENT_QUOTA,
@@ -152,4 +153,17 @@ export async function listedConsent(h: TurnsHarness, sessionId: string): Promise
   });
   if (!found) throw new Error('no consent');
   return found;
+}
+
+/** The metadata of the session's decision rows, as stored (JSON text). */
+export async function decisionRows(h: TurnsHarness, sessionId: string): Promise<string[]> {
+  const rows = await h.store.db
+    .selectFrom('task_session_messages')
+    .select('metadata')
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', USER_INPUT_DECISION_TYPE)
+    .execute();
+  return rows.map((row) =>
+    typeof row.metadata === 'string' ? row.metadata : JSON.stringify(row.metadata),
+  );
 }

@@ -17,7 +17,12 @@ import {
 } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
-import { listedConsent, turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+import {
+  decisionRows,
+  listedConsent,
+  turnsHarness,
+  type TurnsHarness,
+} from '../support/turns-harness.js';
 
 const OPTIONS: RequestPermissionRequest['options'] = [
   { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
@@ -80,19 +85,6 @@ async function refuseDecisionRows(h: TurnsHarness, driver: Driver): Promise<void
 async function allowDecisionRows(h: TurnsHarness, driver: Driver): Promise<void> {
   const on = driver === 'sqlite' ? '' : ' ON task_session_messages';
   await sql.raw(`DROP TRIGGER refuse_decisions${on}`).execute(h.store.db);
-}
-
-/** The metadata of the session's decision rows, as stored. */
-async function decisionRows(h: TurnsHarness, sessionId: string): Promise<string[]> {
-  const rows = await h.store.db
-    .selectFrom('task_session_messages')
-    .select('metadata')
-    .where('task_session_id', '=', sessionId)
-    .where('type', '=', USER_INPUT_DECISION_TYPE)
-    .execute();
-  return rows.map((row) =>
-    typeof row.metadata === 'string' ? row.metadata : JSON.stringify(row.metadata),
-  );
 }
 
 describe.each(DRIVERS)('permission requests on %s', (driver) => {

@@ -24,7 +24,12 @@ import { StorageUnavailableError } from '../../src/store/index.js';
 import { consentHandler } from '../../src/turns/user-input-bridge.js';
 import type { ConsentView } from '../../src/user-input/index.js';
 import { USER_INPUT_DECISION_TYPE } from '../../src/wire/index.js';
-import { listedConsent, turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+import {
+  decisionRows,
+  listedConsent,
+  turnsHarness,
+  type TurnsHarness,
+} from '../support/turns-harness.js';
 
 /**
  * Once armed, the next COMMIT runs for real and its reply is then lost; with
@@ -96,18 +101,10 @@ describe('a decision whose commit reply was lost, on postgres', () => {
   const respond = (consent: ConsentView, optionId: string) =>
     h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, { option_id: optionId });
 
-  async function decisionOptions(): Promise<string[]> {
-    const rows = await h.store.db
-      .selectFrom('task_session_messages')
-      .select('metadata')
-      .where('task_session_id', '=', sessionId)
-      .where('type', '=', USER_INPUT_DECISION_TYPE)
-      .execute();
-    return rows.map((row) => {
-      const metadata = typeof row.metadata === 'string' ? row.metadata : '{}';
-      return (JSON.parse(metadata) as { option_id: string }).option_id;
-    });
-  }
+  const decisionOptions = async () =>
+    (await decisionRows(h, sessionId)).map(
+      (metadata) => (JSON.parse(metadata) as { option_id: string }).option_id,
+    );
 
   /** The decision rows watchers of the session were told of. */
   const decisionsPublished = () =>

@@ -4,8 +4,9 @@
  *
  * Bounds: answers live `ttlMs`, and `clear` forgets them all when a
  * membership changes (a lost notice of that change is what `ttlMs` bounds);
- * at most `maxEntries` sessions are remembered (oldest first out). Concurrent questions about one session share one lookup. A failed
- * lookup is never remembered, so the next event asks again.
+ * at most `maxEntries` sessions are remembered (oldest first out).
+ * Concurrent questions about one session share one lookup. A failed lookup
+ * is never remembered, so the next event asks again.
  */
 import type { Clock } from '../support/index.js';
 

@@ -4,3 +4,4 @@ export { type IdSource, uuidSource } from './ids.js';
 export { type RepeatingTimers, type Timers, systemTimers } from './timers.js';
 export { failpoint } from './failpoints.js';
 export { declaredLength, readBodyAtMost } from './body.js';
+export { KeyedSerial } from './keyed-serial.js';

@@ -5,10 +5,11 @@
  * timeout. One start per session at a time; each is tracked so shutdown and
  * tests can wait for those under way.
  */
+import { KeyedSerial } from '../support/index.js';
+
 export class AgentStarts {
   private readonly running = new Map<string, Promise<void>>();
-  /** Per session, the start or exit section under way here: the next one waits for it. */
-  private readonly sections = new Map<string, Promise<unknown>>();
+  private readonly sections = new KeyedSerial();
 
   /**
    * Runs `work` after the session's start or exit section under way, if any.
@@ -19,14 +20,7 @@ export class AgentStarts {
    * timeout, the store's bounds).
    */
   serially<T>(sessionId: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.sections.get(sessionId) ?? Promise.resolve();
-    const next = previous.catch(() => undefined).then(work);
-    this.sections.set(sessionId, next);
-    const forget = () => {
-      if (this.sections.get(sessionId) === next) this.sections.delete(sessionId);
-    };
-    next.then(forget, forget);
-    return next;
+    return this.sections.run(sessionId, work);
   }
 
   /** Runs `start` (which never rejects) for the session unless one is under way. */

@@ -24,6 +24,7 @@ import type {
   UserInputRegistry,
   UserInputRespondResult,
 } from './ports.js';
+import { KeyedSerial } from '../support/index.js';
 import { formSchema, validateFormContent } from '../wire/index.js';
 import { formTitle, requestInputProblems, type RequestInput } from './request-input.js';
 import { transition } from './transition.js';
@@ -162,8 +163,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const alwaysAllowed = new Map<string, Responder>();
   /** Requests whose person's decision is being kept, with the events that came meanwhile. */
   const held = new Map<string, UserInputEvent[]>();
-  /** The last answer judged per request: the next one waits for it. */
-  const judging = new Map<string, Promise<UserInputRespondResult>>();
+  /** Answers to one request are judged one after another, however the one before ended. */
+  const judging = new KeyedSerial();
   /** "Always" rules the port is still keeping. */
   const keeping = new Set<Promise<void>>();
   let closed = false;
@@ -574,16 +575,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     respond(requestId, response, responder) {
-      const before = judging.get(requestId);
-      const next = () => judge(requestId, response, responder);
-      // After the answer before it, however that one ended.
-      const judged = before ? before.then(next, next) : next();
-      judging.set(requestId, judged);
-      const forget = () => {
-        if (judging.get(requestId) === judged) judging.delete(requestId);
-      };
-      judged.then(forget, forget);
-      return judged;
+      return judging.run(requestId, () => judge(requestId, response, responder));
     },
 
     get(requestId) {

@@ -267,7 +267,6 @@ export async function startServer(
         confirm: (sessionId) => running.leases.confirm(sessionId),
         isFenced: (sessionId) => running.leases.isFenced(sessionId),
         liveReplicas: () => running.leases.liveReplicas(),
-        unlessStarted: (sessionId, work) => running.leases.unlessStarted(sessionId, work),
       },
     };
     const clarification = new ClarificationService({

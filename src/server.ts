@@ -267,6 +267,7 @@ export async function startServer(
         confirm: (sessionId) => running.leases.confirm(sessionId),
         isFenced: (sessionId) => running.leases.isFenced(sessionId),
         liveReplicas: () => running.leases.liveReplicas(),
+        unlessStarted: (sessionId, work) => running.leases.unlessStarted(sessionId, work),
       },
     };
     const clarification = new ClarificationService({

@@ -151,6 +151,20 @@ export class SessionLeases {
     this.lost.delete(sessionId);
   }
 
+  /**
+   * Runs `work` unless a start here took the session's lease, one at a time
+   * with this replica's lease changes for it, so a start's acquire comes
+   * wholly before or after it (and its agent's credential after that).
+   * Whether `work` ran.
+   */
+  unlessStarted(sessionId: string, work: () => Promise<unknown>): Promise<boolean> {
+    return this.change(sessionId, async () => {
+      if (this.started.has(sessionId)) return false;
+      await work();
+      return true;
+    });
+  }
+
   /** Gives the session's lease back (its agent stopped or never started). */
   async release(sessionId: string): Promise<void> {
     await this.change(sessionId, async () => {

@@ -53,6 +53,11 @@ export interface SessionLeasePort {
   isFenced(sessionId: string): boolean;
   /** The replicas live now (running, heartbeat within the lease), this one included. */
   liveReplicas(): Promise<ReadonlySet<string>>;
+  /**
+   * Runs `work` unless an agent start here took the session's lease, never
+   * between a start's acquire and its agent's credential; whether it ran.
+   */
+  unlessStarted(sessionId: string, work: () => Promise<unknown>): Promise<boolean>;
 }
 
 export interface TurnsDeps extends AgentLaunchDeps {

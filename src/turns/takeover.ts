@@ -37,11 +37,10 @@ export async function recoverTakenSessions(deps: TurnsDeps, taken: readonly stri
     });
   }
   for (const sessionId of sessionIds) {
-    // In turn with this replica's agent starts: an agent started here meanwhile (an answer
-    // delivered here) keeps its credential, since its start already ended the dead agent's.
-    await deps.starts.serially(sessionId, async () => {
-      if (!deps.host.isStarted(sessionId)) await revokeAgentTokens(deps.store, sessionId);
-    });
+    // An agent this replica started meanwhile (an answer delivered here) keeps its credential;
+    // its start already ended the dead agent's.
+    const revoke = () => revokeAgentTokens(deps.store, sessionId);
+    await (deps.leases ? deps.leases.unlessStarted(sessionId, revoke) : revoke());
   }
   await drainQueuesAfterRestart(deps, scope);
   logger.info({ sessions: sessionIds.length }, 'recovered the sessions of a replica that is gone');

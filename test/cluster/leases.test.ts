@@ -128,6 +128,36 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await b.leases.acquire(second.session.id)).toBe(true);
   });
 
+  it('runs work unless a start here took the lease, judged in turn with that start’s acquire', async () => {
+    await setUp();
+    const a = await replica('a');
+    const { session } = await seedSession(store);
+    const order: string[] = [];
+    const note = (what: string) => () => Promise.resolve(void order.push(what));
+
+    expect(await a.leases.unlessStarted(session.id, note('before any start'))).toBe(true);
+    // Asked for while a start's acquire is under way: judged after it, so it does not run.
+    const acquired = a.leases.acquire(session.id).then((held) => {
+      order.push(`acquired ${held}`);
+    });
+    expect(await a.leases.unlessStarted(session.id, note('during the start'))).toBe(false);
+    await acquired;
+    // Asked for first: it runs wholly before the acquire that follows it.
+    await a.leases.release(session.id);
+    const ran = a.leases.unlessStarted(session.id, note('before the next start'));
+    const next = a.leases.acquire(session.id).then((held) => {
+      order.push(`acquired again ${held}`);
+    });
+    expect(await ran).toBe(true);
+    await next;
+    expect(order).toEqual([
+      'before any start',
+      'acquired true',
+      'before the next start',
+      'acquired again true',
+    ]);
+  });
+
   it('hands each expired session to one of two scanners taking over at once', async () => {
     await setUp();
     const dead = await replica('dead');

@@ -13,6 +13,10 @@ export function leasePort(overrides: Partial<SessionLeasePort> = {}): SessionLea
     confirm: () => Promise.resolve(true),
     isFenced: () => false,
     liveReplicas: () => Promise.resolve(new Set<string>()),
+    unlessStarted: async (_sessionId, work) => {
+      await work();
+      return true;
+    },
     ...overrides,
   };
 }

@@ -86,12 +86,22 @@ describe.each(DRIVERS)('takeover recovery on %s', (driver) => {
     if (!owner) throw new Error('the task has an owner');
     const dead = await issueToken(h.store, { kind: 'agent', userId: owner, sessionId: session.id });
 
-    // Every lease is this replica's; recovery waits in its first read until the test says.
+    // Leases as one replica keeps them; recovery waits in its first read until the test says.
+    const startedHere = new Set<string>();
     let goOn: () => void = () => undefined;
     const held = new Promise<void>((resolve) => {
       goOn = resolve;
     });
-    const leases = leasePort({ liveReplicas: () => held.then(() => new Set<string>()) });
+    const leases = leasePort({
+      acquire: (id) => Promise.resolve(startedHere.add(id).has(id)),
+      release: (id) => Promise.resolve(void startedHere.delete(id)),
+      liveReplicas: () => held.then(() => new Set<string>()),
+      unlessStarted: async (id, work) => {
+        if (startedHere.has(id)) return false;
+        await work();
+        return true;
+      },
+    });
     const deps = { ...h.turns, leases };
     const recovering = recoverTakenSessions(deps, [session.id]);
     // An answer delivered here starts the session's agent while recovery runs.

@@ -42,7 +42,11 @@ export interface Tally {
   raced: number;
   /** Answers delivered by resuming the session, after the agent stopped waiting. */
   resumed: number;
+  /** What each double or inconsistency was, by pending ID (the first few), to find it in the logs. */
+  findings: string[];
 }
+
+const MAX_FINDINGS = 20;
 
 export function tally(
   asks: number,
@@ -58,6 +62,10 @@ export function tally(
     otherFailures: 0,
     raced: 0,
     resumed: database.resumed.length,
+    findings: [],
+  };
+  const find = (line: string) => {
+    if (result.findings.length < MAX_FINDINGS) result.findings.push(line);
   };
   const winners = new Map<string, string[] | undefined>();
   for (const [pendingId, answers] of replies) {
@@ -68,22 +76,52 @@ export function tally(
     }
     const ok = answers.filter((reply) => reply.status === 200);
     const claimed = ok.filter((reply) => reply.claimed === true);
-    if (claimed.length > 1) result.doubles += claimed.length - 1;
+    if (claimed.length > 1) {
+      result.doubles += claimed.length - 1;
+      find(`${pendingId}: ${claimed.length} responders told they won: ${describe(claimed)}`);
+    }
     const winner = claimed[0]?.selected;
-    if (ok.length > 0 && winner === undefined) result.inconsistent++;
-    else if (ok.some((reply) => !sameOptions(reply.selected, winner))) result.inconsistent++;
+    if (ok.length > 0 && winner === undefined) {
+      result.inconsistent++;
+      find(`${pendingId}: no responder won, replies ${describe(ok)}`);
+    } else if (ok.some((reply) => !sameOptions(reply.selected, winner))) {
+      result.inconsistent++;
+      find(`${pendingId}: responders told different winners: ${describe(ok)}`);
+    }
     winners.set(pendingId, winner);
   }
   // An answer reaches an agent live or by a resumed turn, and only once either way.
   const seen = new Set<string>();
+  const resumed = new Set(database.resumed);
   for (const pendingId of [...received.map((answer) => answer.pendingId), ...database.resumed]) {
-    if (seen.has(pendingId)) result.doubles++;
+    if (seen.has(pendingId)) {
+      result.doubles++;
+      const how = resumed.has(pendingId) ? 'live and by a resumed turn' : 'twice live';
+      find(`${pendingId}: its agent received it ${how}`);
+    }
     seen.add(pendingId);
   }
   for (const answer of received) {
-    if (!sameOptions(answer.selected, winners.get(answer.pendingId))) result.inconsistent++;
+    const winner = winners.get(answer.pendingId);
+    if (!sameOptions(answer.selected, winner)) {
+      result.inconsistent++;
+      find(
+        `${answer.pendingId}: its agent received ${answer.selected.join('+')}, ` +
+          `the winner was ${winner?.join('+') ?? 'unknown'}`,
+      );
+    }
   }
   return result;
+}
+
+function describe(replies: readonly ResponderReply[]): string {
+  return replies
+    .map(
+      (reply) =>
+        `responder ${reply.responder} ${reply.selected?.join('+') ?? '?'}` +
+        ` (claimed ${String(reply.claimed)})`,
+    )
+    .join(', ');
 }
 
 function sameOptions(a: readonly string[] | undefined, b: readonly string[] | undefined): boolean {

@@ -222,6 +222,7 @@ describe('a rolling restart under load', () => {
     expect(report.failed).toEqual([]);
     // A stop hands each call in flight its result: none was cut and sent again.
     expect(report.cut).toEqual([]);
+    expect(counts.findings).toEqual([]);
     expect(counts).toMatchObject({ lost: 0, doubles: 0, inconsistent: 0, serverErrors: 0 });
     expect(counts.otherFailures).toBe(0);
     // Every bundle someone won reached its agent: none answered into the void.

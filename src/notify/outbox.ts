@@ -233,7 +233,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     const result = await attemptRow(target, sender, row, fields);
     if (result === 'dropped') {
       // The channel did not fail, so no retry window or shutdown applies: nothing more goes out.
-      await recordAttempt(store, row.id, {
+      await recordAttempt(store, row, {
         outcome: 'gave_up',
         reason: 'not_visible',
         status: null,
@@ -245,7 +245,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     const nowMs = store.clock.nowMs();
     if (stop.signal.aborted && !result.ok) {
       // Cut short by shutdown: due again at the next start, not after a backoff.
-      await recordAttempt(store, row.id, {
+      await recordAttempt(store, row, {
         outcome: 'retry',
         status: result.status,
         error: result.error,
@@ -263,7 +263,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       },
       tunables,
     );
-    await recordAttempt(store, row.id, verdict);
+    await recordAttempt(store, row, verdict);
     if (verdict.outcome === 'retry')
       logger.info({ ...fields, status: verdict.status, error: verdict.error }, 'notify.retry');
     if (verdict.outcome === 'gave_up')

@@ -270,6 +270,7 @@ export async function insertOutboxRows(
           payload: JSON.stringify(row.payload),
           attempts: 0,
           next_attempt_at: due,
+          claimed_until: null,
           created_at: now,
           updated_at: now,
         })),
@@ -399,9 +400,11 @@ export interface RearmedRow {
 
 /**
  * Owes again rows given up because their person could not see the item, each
- * with a new payload: due now, as if never tried. Each row is one statement,
- * guarded so that a row since delivered, re-armed, or given up for another
- * reason is left alone.
+ * with a new payload, as if never tried. Each row is one statement, guarded
+ * so that a row since delivered, re-armed, or given up for another reason is
+ * left alone.
+ * It falls due now, or when the lease of a send still in flight ends: that
+ * send (on another server) settles first, and then only by a delivery.
  * `created_at` moves to now too: a reminder counts its delay from when the
  * channel is told, and the channel's view shows the row as pending since
  * then. Returns how many were re-armed.
@@ -413,12 +416,14 @@ export async function rearmOutboxRows(
   let rearmed = 0;
   for (const row of rows) {
     const now = ctx.clock.timestamp();
+    const due = timestampAtMs(ctx.clock.nowMs());
     const result = await ctx.db
       .updateTable('notification_outbox')
       .set({
         payload: JSON.stringify(row.payload),
         attempts: 0,
-        next_attempt_at: timestampAtMs(ctx.clock.nowMs()),
+        next_attempt_at: sql<string>`CASE WHEN claimed_until > ${due} THEN claimed_until ELSE ${due} END`,
+        claimed_until: null,
         first_attempt_at: null,
         gave_up_at: null,
         gave_up_reason: null,
@@ -475,6 +480,7 @@ export async function claimNextDue(
   leaseMs: number,
 ): Promise<OutboxRecord | undefined> {
   const due = timestampAtMs(nowMs);
+  const leaseEnd = timestampAtMs(nowMs + leaseMs);
   const next = ctx.db
     .selectFrom('notification_outbox')
     .select('id')
@@ -489,7 +495,8 @@ export async function claimNextDue(
     .updateTable('notification_outbox')
     .set({
       attempts: sql`attempts + 1`,
-      next_attempt_at: timestampAtMs(nowMs + leaseMs),
+      next_attempt_at: leaseEnd,
+      claimed_until: leaseEnd,
       first_attempt_at: sql`COALESCE(first_attempt_at, ${due})`,
       updated_at: ctx.clock.timestamp(),
     })
@@ -518,16 +525,23 @@ export type AttemptRecord =
     };
 
 /**
- * Records one attempt's result. A delivery is recorded even if the row was
- * dropped meanwhile (its item stopped waiting): it did reach the channel.
+ * Records the result of an attempt at the row as `claimed`. A delivery is
+ * recorded even if the row was dropped or owed again meanwhile: it did reach
+ * the channel. A retry or give-up only while the claim still holds the row:
+ * once it is owed again, or claimed anew after the lease, it has attempts of
+ * its own.
  */
 export async function recordAttempt(
   ctx: RepoContext,
-  id: string,
+  claimed: Pick<OutboxRecord, 'id' | 'claimed_until'>,
   result: AttemptRecord,
 ): Promise<void> {
   const now = ctx.clock.timestamp();
-  const base = ctx.db.updateTable('notification_outbox').where('id', '=', id);
+  const base = ctx.db
+    .updateTable('notification_outbox')
+    .where('id', '=', claimed.id)
+    .set({ claimed_until: null });
+  const stillClaimed = base.where('claimed_until', '=', claimed.claimed_until ?? '');
   switch (result.outcome) {
     case 'delivered':
       await base
@@ -541,7 +555,7 @@ export async function recordAttempt(
         .execute();
       return;
     case 'retry':
-      await base
+      await stillClaimed
         .set({
           next_attempt_at: timestampAtMs(result.nextAttemptMs),
           last_error: result.error,
@@ -552,7 +566,7 @@ export async function recordAttempt(
         .execute();
       return;
     case 'gave_up':
-      await base
+      await stillClaimed
         .set({
           gave_up_at: now,
           gave_up_reason: result.reason,

@@ -268,6 +268,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('task_session_turns', 'cancel_requested_at', 'TEXT'),
   // Why a notice was given up, so one given up out of its person's sight is owed again.
   column('notification_outbox', 'gave_up_reason', 'TEXT'),
+  // The lease of the send in flight, so a notice owed again waits for it and it cannot settle that.
+  column('notification_outbox', 'claimed_until', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

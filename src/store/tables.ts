@@ -188,16 +188,16 @@ export interface NotificationSettingsTable {
 }
 
 /**
- * One notice owed to one channel. `next_attempt_at` is also the claim's
- * lease: a row being sent has it in the future, so a crash mid-send leaves a
- * row that falls due again by itself.
- */
-/**
  * Why an outbox row was given up: its item stopped waiting, its person may no
  * longer see the item (owed again if they may), or sending failed for good.
  */
 export type OutboxGiveUpReason = 'stopped_waiting' | 'not_visible' | 'failed';
 
+/**
+ * One notice owed to one channel. `next_attempt_at` is also the claim's
+ * lease: a row being sent has it in the future, so a crash mid-send leaves a
+ * row that falls due again by itself.
+ */
 export interface NotificationOutboxTable {
   id: string;
   channel_id: string;
@@ -214,6 +214,12 @@ export interface NotificationOutboxTable {
   gave_up_at: Timestamp | null;
   /** Why it was given up; `null` while owed or delivered (and on rows from before the column). */
   gave_up_reason: OutboxGiveUpReason | null;
+  /**
+   * The lease of the claim whose send is in flight (as `next_attempt_at` was
+   * set by it), `null` once its result is recorded or the row is owed again
+   * (`rearmOutboxRows`): only that claim's retry or give-up settles the row.
+   */
+  claimed_until: Timestamp | null;
   last_error: string | null;
   last_status: number | null;
   created_at: Timestamp;

@@ -1,15 +1,21 @@
 /**
  * The outbox in the store, on both databases: the unique key refuses a second
  * notice for one item, and a row claimed by a server that died mid-send falls
- * due again once its lease runs out, and not before.
+ * due again once its lease runs out, and not before. A row owed again (its
+ * person may see the item again) while a send of it is in flight somewhere
+ * waits for that send: it is sent once, and that send's failure does not
+ * settle the row owed again. One owed again while it waited out a backoff
+ * is due at once.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   claimNextDue,
   createUser,
+  giveUpRows,
   insertChannel,
   insertOutboxRows,
   openStore,
+  rearmOutboxRows,
   recordAttempt,
   type Store,
 } from '../../src/store/index.js';
@@ -60,7 +66,99 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
     // …after it, it is due again, the same row under the same delivery ID.
     const again = await claimNextDue(store, id, now + 30_001, 30_000);
     expect(again).toMatchObject({ id: claimed?.id, attempts: 2 });
-    await recordAttempt(store, again?.id ?? '', { outcome: 'delivered', status: 200 });
+    await recordAttempt(store, again ?? { id: '', claimed_until: null }, {
+      outcome: 'delivered',
+      status: 200,
+    });
     expect(await claimNextDue(store, id, now + 99_000_000, 30_000)).toBeUndefined();
+  });
+
+  async function claimedRow(occurrence = 'b1') {
+    const { id, user_id: userId } = await channel();
+    await insertOutboxRows(store, [
+      { channelId: id, userId, event: 'asked', occurrence, payload: {} },
+    ]);
+    const claimedAtMs = store.clock.nowMs();
+    const claimed = await claimNextDue(store, id, claimedAtMs, 30_000);
+    if (!claimed) throw new Error('nothing claimed');
+    return { channelId: id, claimed, claimedAtMs };
+  }
+
+  /** What the reconciler does when the person leaves and comes back. */
+  async function leaveAndComeBack(rowId: string) {
+    await giveUpRows(store, [rowId], 'not_visible', 'gone');
+    return rearmOutboxRows(store, [{ id: rowId, payload: { fresh: true } }]);
+  }
+
+  const outboxRow = (id: string) =>
+    store.db
+      .selectFrom('notification_outbox')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
+
+  it('keeps a row re-armed mid-send for that send, whose delivery settles it', async () => {
+    const { channelId, claimed, claimedAtMs } = await claimedRow();
+    expect(await leaveAndComeBack(claimed.id)).toBe(1);
+    // Another server finds nothing due while the first send may still be in flight…
+    expect(await claimNextDue(store, channelId, claimedAtMs + 29_000, 30_000)).toBeUndefined();
+    // …and that send's delivery is the row's: it is not sent again.
+    await recordAttempt(store, claimed, { outcome: 'delivered', status: 200 });
+    expect(await outboxRow(claimed.id)).toMatchObject({ gave_up_at: null, claimed_until: null });
+    expect((await outboxRow(claimed.id)).delivered_at).not.toBeNull();
+    expect(await claimNextDue(store, channelId, claimedAtMs + 99_000_000, 30_000)).toBeUndefined();
+  });
+
+  it('lets no send from before a re-arm give up or back off the row owed again', async () => {
+    const { channelId, claimed, claimedAtMs } = await claimedRow();
+    await leaveAndComeBack(claimed.id);
+    // The first send's recheck saw the person gone; its verdict lands after the re-arm.
+    await recordAttempt(store, claimed, {
+      outcome: 'gave_up',
+      reason: 'not_visible',
+      status: null,
+      error: 'gone',
+    });
+    await recordAttempt(store, claimed, {
+      outcome: 'retry',
+      status: 503,
+      error: 'busy',
+      nextAttemptMs: claimedAtMs + 3_600_000,
+    });
+    expect(await outboxRow(claimed.id)).toMatchObject({
+      gave_up_at: null,
+      attempts: 0,
+      payload: JSON.stringify({ fresh: true }),
+    });
+    // Owed again, with attempts of its own, once the first claim's lease is over.
+    const again = await claimNextDue(store, channelId, claimedAtMs + 30_001, 30_000);
+    expect(again).toMatchObject({ id: claimed.id, attempts: 1 });
+    expect(again?.claimed_until).not.toBe(claimed.claimed_until);
+  });
+
+  it('owes a row its own sender gave up again at once', async () => {
+    const { channelId, claimed } = await claimedRow();
+    await recordAttempt(store, claimed, {
+      outcome: 'gave_up',
+      reason: 'not_visible',
+      status: null,
+      error: 'gone',
+    });
+    expect(await rearmOutboxRows(store, [{ id: claimed.id, payload: {} }])).toBe(1);
+    const again = await claimNextDue(store, channelId, store.clock.nowMs(), 30_000);
+    expect(again).toMatchObject({ id: claimed.id, attempts: 1 });
+  });
+
+  it('owes a row given up while it waited out a backoff again at once', async () => {
+    const { channelId, claimed, claimedAtMs } = await claimedRow();
+    await recordAttempt(store, claimed, {
+      outcome: 'retry',
+      status: 503,
+      error: 'busy',
+      nextAttemptMs: claimedAtMs + 3_600_000,
+    });
+    expect(await leaveAndComeBack(claimed.id)).toBe(1);
+    const again = await claimNextDue(store, channelId, store.clock.nowMs(), 30_000);
+    expect(again).toMatchObject({ id: claimed.id, attempts: 1 });
   });
 });

@@ -24,7 +24,7 @@ import {
   ClarificationService,
   DEFAULT_BUDGETS,
   LiveWaiters,
-  recoverClarifications,
+  recoverAtStartUp,
   type ClarificationBudgets,
 } from './clarification/index.js';
 import {
@@ -236,10 +236,11 @@ export async function startServer(
       ...(replicated ? { log: sessionEventLog(wakes) } : {}),
     });
     // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
-    await recoverClarifications(
+    await recoverAtStartUp(
       { store, sessions },
       logger.child({ component: 'recovery' }),
       scope,
+      await running.liveElsewhere(),
     );
     await resetInterruptedSessions(store, scope);
     const boot = await bootstrapAccounts(store, {

@@ -35,6 +35,14 @@ import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
 import { failure } from '../wire/index.js';
 
+/** The claim being delivered was put back or retired by someone else meanwhile. */
+export class ClaimTakenBack extends Error {
+  constructor(pendingId: string) {
+    super(`the claim of ${pendingId} was taken back before its hand-off`);
+    this.name = 'ClaimTakenBack';
+  }
+}
+
 export interface Delivered {
   result: RespondResult;
   /** Phase-record outcome. */
@@ -202,10 +210,17 @@ async function run(
     return turn;
   };
 
-  /** The hand-off is confirmed: the intent goes and a session waiting for input runs again. */
+  /**
+   * The hand-off is confirmed: the intent goes and a session waiting for
+   * input runs again. Refused when the claim is no longer all there (a
+   * recovery put it back): the agent must not get an answer the bundle does
+   * not hold, which a second person could then win.
+   */
   const clearIntent = () =>
     sessions.write(sessionId, async (write) => {
-      write.updated(...(await clearDeliveryIntent(write.tx, ids)));
+      const cleared = await clearDeliveryIntent(write.tx, ids);
+      if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
+      write.updated(...cleared);
       write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
     });
 

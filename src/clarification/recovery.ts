@@ -15,12 +15,14 @@
  * Nothing is live after a restart, so restored bundles are detached. With
  * several replicas on one database it acts only on `scope`: the sessions no
  * live replica holds at start-up, or those a takeover just took (issue 16).
- * A takeover leaves alone the claims `leave` names, and the successor turns
- * reserved for them: a live replica (this one or a third) is delivering
- * them, or a responder of this replica still routes them and its next
- * announcement reaches the session's new holder (restoring one, or deleting
- * its reservation, would undo a delivery under way and fail its responder
- * with a 500).
+ * Both leave alone the claims `leave` names, and the successor turns
+ * reserved for them: a live replica is delivering them or will route them
+ * (`claimUnderWay`), or a responder of the taking replica still routes them
+ * and its next announcement reaches the session's new holder. Restoring one,
+ * or deleting its reservation, would undo a delivery under way: the agent
+ * would get an answer the bundle no longer holds, and a second person could
+ * win it. A session nobody holds (an external agent's) is no sign that
+ * nobody delivers its claims.
  */
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
@@ -63,9 +65,43 @@ function claimStatus(rows: readonly MessageRecord[]): 'answered' | 'rejected' | 
   return status === 'answered' || status === 'rejected' ? status : undefined;
 }
 
+/**
+ * Several replicas: whether a live replica may be handing over this claim.
+ * Every delivery runs under its taker's name (`delivery_by`, set by the
+ * claim or by `takeDelivery`), so a claim taken by a replica in `live` is
+ * under way, and one nobody took is being routed by its responder's replica
+ * or will be by any replica's poll (`claimsLeftUndelivered`), which delivers
+ * it rather than putting it back. Only a claim whose taker is gone is
+ * recovery's to restore.
+ */
+export function claimUnderWay(rows: readonly MessageRecord[], live: ReadonlySet<string>): boolean {
+  return rows.some((row) => {
+    if (!isTruthy(row.metadata.response_delivery_pending)) return false;
+    const by = row.metadata.delivery_by;
+    return typeof by !== 'string' || live.has(by);
+  });
+}
+
 export interface RecoveryDeps {
   store: Store;
   sessions: SessionWriter;
+}
+
+/**
+ * A replica's start-up recovery: alone on its database (`liveElsewhere`
+ * undefined) every claim in `scope` is its to recover; beside live replicas,
+ * only those no live replica delivers or routes.
+ */
+export function recoverAtStartUp(
+  deps: RecoveryDeps,
+  logger: Logger,
+  scope: SessionScope,
+  liveElsewhere: ReadonlySet<string> | undefined,
+): Promise<RecoveryReport> {
+  const leave =
+    liveElsewhere &&
+    ((_: string, rows: readonly MessageRecord[]) => claimUnderWay(rows, liveElsewhere));
+  return recoverClarifications(deps, logger, scope, leave);
 }
 
 export async function recoverClarifications(

@@ -184,15 +184,18 @@ export class Resolver {
   }
 
   /**
-   * Several replicas, no live wait here: where the claim will be delivered,
-   * so the claim can take the delivery (`here`) or announce it (`elsewhere`).
+   * Several replicas: where the claim will be delivered, so the claim can
+   * take the delivery (`here`) or announce it (`elsewhere`). A live wait here
+   * is delivered here, and the claim says so: another replica's recovery
+   * must see that a live replica is handing it over.
    */
   private async claimRoute(
     bundle: Bundle,
     owners: DeliveryOwners | undefined,
   ): Promise<ClaimRoute> {
     const { replicas, waiters } = this.deps;
-    if (!replicas || waiters.has(bundle.pendingId)) return 'undecided';
+    if (!replicas) return 'undecided';
+    if (waiters.has(bundle.pendingId)) return 'here';
     // Already decided: the claim will lose, so racing losers pay no extra read.
     if (bundle.rows.some((row) => row.status !== 'pending')) return 'undecided';
     return routeBeforeClaim(replicas, bundle, owners);

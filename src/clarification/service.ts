@@ -4,6 +4,7 @@
  * and expired are decided by the store's guards, so repeating either is a
  * no-op that publishes nothing.
  */
+import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import { responderOf, type Principal } from '../auth/index.js';
 import type { WakeSubscriber } from '../cluster/index.js';
 import {
@@ -11,6 +12,7 @@ import {
   appendMessage,
   cancelBundleRows,
   claimsLeftUndelivered,
+  releaseOrphanedDeliveries,
   bundleForPrincipal,
   CLARIFICATION_TYPE,
   currentTurn,
@@ -30,6 +32,7 @@ import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus }
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
+import { claimUnderWay } from './recovery.js';
 import type { ClarificationResponse } from './outcome.js';
 import { failure, type Failure } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
@@ -117,7 +120,8 @@ export class ClarificationService {
    * Several replicas: hears every claim announced on the wake bus and
    * delivers those whose route ends here. Its poll routes again the claims
    * nobody took within the delivery budget (their announcement was lost and
-   * their responder stopped waiting).
+   * their responder stopped waiting), and an external agent's claims whose
+   * taker is gone.
    */
   deliveryWakes(): WakeSubscriber {
     const deliver = (pendingId: string, origin: string) =>
@@ -135,6 +139,8 @@ export class ClarificationService {
       resync: async () => {
         const { replicas, store, budgets } = this.deps;
         if (!replicas) return;
+        const { heartbeatAfter } = replicas.ownerTerms();
+        await releaseOrphanedDeliveries(store, heartbeatAfter, EXTERNAL_AGENT_PROFILE);
         const before = timestampAtMs(store.clock.nowMs() - budgets.deliveryMs);
         for (const pendingId of await claimsLeftUndelivered(store, before)) {
           await deliver(pendingId, replicas.id);
@@ -146,9 +152,8 @@ export class ClarificationService {
   /**
    * Several replicas: whether a claim is still being delivered, so a
    * takeover's recovery leaves it alone: a responder here waits while another
-   * replica delivers it, or a replica in `live` took the rows (this one, or a
-   * third replica still running). A claim taken by the replica that is gone
-   * is not.
+   * replica delivers it, or `claimUnderWay` says so with this replica counted
+   * among the live ones. A claim taken by the replica that is gone is not.
    */
   claimInFlight(
     pendingId: string,
@@ -158,10 +163,7 @@ export class ClarificationService {
     const here = this.deps.replicas?.id;
     return (
       this.deps.awaiting.has(pendingId) ||
-      rows.some((row) => {
-        const by = row.metadata.delivery_by;
-        return typeof by === 'string' && (by === here || live.has(by));
-      })
+      claimUnderWay(rows, here === undefined ? live : new Set([...live, here]))
     );
   }
 

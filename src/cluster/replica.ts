@@ -66,6 +66,8 @@ export interface Replica {
   readonly leases: SessionLeases;
   /** The sessions this start's recovery acts on: all when alone, else those no live replica holds. */
   readonly startUpScope: SessionScope;
+  /** The other replicas running now; `undefined` when this one is alone on its database. */
+  liveElsewhere(): Promise<ReadonlySet<string> | undefined>;
   /** Starts the heartbeat; each tick renews, then takes over and recovers dead replicas' sessions. */
   beat(recover: RecoverSessions): void;
   /** From now on beats only heartbeat and renew: no more takeovers (shutdown under way). */
@@ -141,6 +143,12 @@ class RunningReplica implements Replica {
 
   get id(): string {
     return this.deps.id;
+  }
+
+  async liveElsewhere(): Promise<ReadonlySet<string> | undefined> {
+    if (this.deps.exclusive) return undefined;
+    const live = await this.leases.liveReplicas();
+    return new Set([...live].filter((id) => id !== this.id));
   }
 
   beat(recover: RecoverSessions): void {

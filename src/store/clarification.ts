@@ -15,6 +15,7 @@ import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { SessionRecord } from './tasks.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
 import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
+import { replicaLive } from './replicas.js';
 import { currentTurnIdOf } from './turns.js';
 
 export { CLARIFICATION_TYPE };
@@ -463,6 +464,39 @@ export async function claimsLeftUndelivered(
     .where(sql<SqlBool>`${ctx.dialect.metadataText('delivery_by')} IS NULL`)
     .execute();
   return rows.flatMap((row) => (row.pending_id ? [row.pending_id] : []));
+}
+
+/**
+ * Several replicas: gives back the delivery of claims in sessions of
+ * `agentProfile` (an external agent's) whose taker no longer runs, so a poll
+ * routes them again (`claimsLeftUndelivered`). No replica holds such a
+ * session, so no takeover recovers them, and their delivery is the intent's
+ * clear alone: nothing of it can have run twice. Returns how many rows.
+ */
+export async function releaseOrphanedDeliveries(
+  ctx: RepoContext,
+  heartbeatAfter: string,
+  agentProfile: string,
+): Promise<number> {
+  const { dialect } = ctx;
+  const taker = dialect.metadataText('delivery_by', 'task_session_messages');
+  const result = await ctx.db
+    .updateTable('task_session_messages')
+    .set({ metadata: dialect.metadataRemove(['delivery_by']) })
+    .where(dialect.metadataFlag('response_delivery_pending'))
+    .where(sql<SqlBool>`${taker} IS NOT NULL`)
+    .where(
+      sql<SqlBool>`NOT EXISTS (
+        SELECT 1 FROM replicas r WHERE r.id = ${taker} AND ${replicaLive(ctx, 'r', heartbeatAfter)}
+      )`,
+    )
+    .where(
+      'task_session_id',
+      'in',
+      ctx.db.selectFrom('task_sessions').select('id').where('agent_profile', '=', agentProfile),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /**

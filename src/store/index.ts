@@ -117,6 +117,7 @@ export {
   claimBundle,
   claimBundleQuery,
   claimsLeftUndelivered,
+  releaseOrphanedDeliveries,
   clearDeliveryIntent,
   detachClaim,
   markAskedOn,

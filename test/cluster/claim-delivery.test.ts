@@ -5,7 +5,10 @@
  * answer on B reaches A's live wait; a wait that ended on A moves the claim
  * on without a loop; a claim on a dead replica's bundle is delivered by the
  * responder; a lost announcement is delivered by A's poll; two replicas
- * taking one claim get one taker.
+ * taking one claim get one taker. A replica that starts while A hands an
+ * answer to its live wait leaves that claim to A, and a hand-off whose claim
+ * was put back meanwhile gives the agent nothing. An external agent's claim
+ * whose taker died is delivered by another replica's poll.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
@@ -13,6 +16,7 @@ import {
   ClarificationService,
   DEFAULT_BUDGETS,
   LiveWaiters,
+  recoverAtStartUp,
   type ClarificationBudgets,
 } from '../../src/clarification/index.js';
 import {
@@ -22,11 +26,13 @@ import {
   type Replica,
   type WakeBus,
 } from '../../src/cluster/index.js';
+import { EXTERNAL_AGENT_PROFILE } from '../../src/agents/index.js';
 import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   claimBundle,
   messagesByPendingId,
+  restoreClaim,
   takeDelivery,
   type Store,
 } from '../../src/store/index.js';
@@ -41,6 +47,23 @@ import { inProcessReplica, seedAnsweringMember } from '../support/replicas.js';
 import { TestRuntime } from '../support/test-runtime.js';
 
 const LEASE_MS = 15_000;
+
+/** Live waits whose hand-offs stop just before their confirmation until `release`. */
+class HeldWaiters extends LiveWaiters {
+  reached = false;
+  release: () => void = () => undefined;
+  private readonly held = new Promise<void>((resolve) => {
+    this.release = resolve;
+  });
+
+  override async deliver(...args: Parameters<LiveWaiters['deliver']>) {
+    this.reached = true;
+    await this.held;
+    return super.deliver(...args);
+  }
+}
+
+const REJECTION = { rejected: true, reject_reason: 'not now' };
 
 interface Node {
   id: string;
@@ -65,7 +88,16 @@ describe('claim delivery across replicas on postgres', () => {
     ({ seeded, person } = await seedAnsweringMember(database.target));
   });
 
+  /** Held hand-offs, let go before teardown so a failed check cannot hang it. */
+  const holds: HeldWaiters[] = [];
+  const heldWaiters = () => {
+    const waiters = new HeldWaiters(systemTimers);
+    holds.push(waiters);
+    return waiters;
+  };
+
   afterEach(async () => {
+    for (const held of holds.splice(0)) held.release();
     for (const node of nodes.splice(0).reverse()) {
       await node.service.close();
       await node.close();
@@ -79,6 +111,7 @@ describe('claim delivery across replicas on postgres', () => {
       budgets?: Partial<ClarificationBudgets>;
       pollIntervalMs?: number;
       replicas?: (view: ClaimReplicasView) => ClaimReplicasView;
+      waiters?: LiveWaiters;
     } = {},
   ): Promise<Node> {
     const { store, replica, bus, close } = await inProcessReplica(database.target, id, {
@@ -92,7 +125,7 @@ describe('claim delivery across replicas on postgres', () => {
       log: sessionEventLog(bus),
     });
     const view = claimReplicas({ store, bus, leaseMs: LEASE_MS, timers: systemTimers });
-    const waiters = new LiveWaiters(systemTimers);
+    const waiters = options.waiters ?? new LiveWaiters(systemTimers);
     const runtime = new TestRuntime();
     const observer = new RecordingObserver();
     const service = new ClarificationService({
@@ -319,5 +352,94 @@ describe('claim delivery across replicas on postgres', () => {
     expect(taker.service.claimInFlight(pendingId, taken, none)).toBe(true);
     expect(other.service.claimInFlight(pendingId, taken, new Set([takerId]))).toBe(true);
     expect(other.service.claimInFlight(pendingId, taken, none)).toBe(false);
+  });
+
+  it('a replica that starts while A hands an answer over leaves it to A: one winner, handed over once', async () => {
+    const held = heldWaiters();
+    const a = await node('A', { waiters: held });
+    const b = await node('B');
+    const { pendingId, asked } = await askLive(a);
+    const first = a.service.respond(caller(), pendingId, ANSWERS);
+    await eventually(() => held.reached);
+    // The claim names the replica handing it over.
+    const claimed = await messagesByPendingId(a.store, pendingId);
+    expect(claimed.map((row) => row.metadata.delivery_by)).toEqual(['A', 'A']);
+
+    // C starts beside them (a rolling restart); the session has no lease (no agent runs it).
+    const c = await inProcessReplica(database.target, 'C', { leaseMs: LEASE_MS });
+    try {
+      const sessions = createSessionWriter({
+        store: c.store,
+        events: { publish: () => undefined },
+        userInputPending: () => null,
+        log: sessionEventLog(c.bus),
+      });
+      const report = await recoverAtStartUp(
+        { store: c.store, sessions },
+        silentLogger,
+        c.replica.startUpScope,
+        await c.replica.liveElsewhere(),
+      );
+      expect(report).toMatchObject({ claimsRestored: 0, claimsRetired: 0 });
+    } finally {
+      await c.close();
+    }
+
+    held.release();
+    expect(await first).toMatchObject({ ok: true, claimed: true, status: 'answered' });
+    expect(await asked).toMatchObject({ ok: true, outcome: 'answered', pendingId });
+    // Nobody else can win it now.
+    const second = await b.service.respond(caller(), pendingId, REJECTION);
+    expect(second).toMatchObject({ ok: true, claimed: false, status: 'answered' });
+  });
+
+  it('a hand-off whose claim was put back meanwhile gives the agent nothing; a later answer wins', async () => {
+    const held = heldWaiters();
+    const a = await node('A', { waiters: held });
+    const { pendingId, asked } = await askLive(a);
+    const first = a.service.respond(caller(), pendingId, ANSWERS);
+    await eventually(() => held.reached);
+
+    const rows = await messagesByPendingId(a.store, pendingId);
+    const ids = rows.map((row) => row.id);
+    expect(await restoreClaim(a.store, ids, 'answered', { detached: true })).toHaveLength(2);
+
+    held.release();
+    expect(await first).toMatchObject({ ok: false, code: 'internal' });
+    expect(await asked).toMatchObject({ ok: true, outcome: 'open', reason: 'delivery_failed' });
+    expect(deliveryOutcomes(a)).toEqual(['restored']);
+    const second = await a.service.respond(caller(), pendingId, REJECTION);
+    expect(second).toMatchObject({ ok: true, claimed: true, status: 'rejected' });
+  });
+
+  it('an external agent’s claim whose taker died is delivered by another replica’s poll', async () => {
+    const budgets = { deliveryMs: 400 };
+    const held = heldWaiters();
+    const a = await node('A', { waiters: held, budgets });
+    const b = await node('B', { budgets, pollIntervalMs: 200 });
+    // No replica holds an external agent's session, so no takeover would recover it.
+    await b.store.db
+      .updateTable('task_sessions')
+      .set({ agent_profile: EXTERNAL_AGENT_PROFILE })
+      .where('id', '=', seeded.session.id)
+      .execute();
+    const { pendingId } = await askLive(a);
+    const first = a.service.respond(caller(), pendingId, ANSWERS);
+    await eventually(() => held.reached);
+    // A dies mid-hand-off: its agent's connection goes with it.
+    await a.replica.stop();
+
+    const waited = await b.service.awaitDecision(person, pendingId, { timeoutMs: 10_000 });
+    expect(waited).toMatchObject({ ok: true, outcome: 'decided' });
+    const rows = await messagesByPendingId(b.store, pendingId);
+    expect(
+      rows.map((row) => [row.metadata.status, row.metadata.response_delivery_pending]),
+    ).toEqual([
+      ['answered', undefined],
+      ['answered', undefined],
+    ]);
+    // Had A only stalled, its hand-off now finds the claim delivered and gives the agent nothing.
+    held.release();
+    expect(await first).toMatchObject({ ok: false, code: 'internal' });
   });
 });

@@ -16,7 +16,7 @@ import type { Context } from 'hono';
 import { upgradeWebSocket } from '@hono/node-server';
 import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
-import type { AgentHost } from './agents/runtime.js';
+import { EXTERNAL_AGENT_PROFILE, type AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
 import { revokeAgentTokensIn, signInUrl } from './auth/index.js';
 import { startReplica, type Replica } from './cluster/index.js';
@@ -179,6 +179,7 @@ export async function startServer(
       timers: systemTimers,
       logger: logger.child({ component: 'replica' }),
       exclusive: lock !== undefined,
+      unheldProfile: EXTERNAL_AGENT_PROFILE,
     });
     const running = replica;
     const scope = replica.startUpScope;

@@ -39,6 +39,7 @@ import {
   releaseLease,
   releaseLeasesOf,
   renewLeases,
+  adoptOrphanedClaims,
   takeOverLeases,
   timestampAtMs,
   type LeaseTerms,
@@ -53,6 +54,11 @@ export interface SessionLeaseDeps {
   readonly monotonicMs?: () => number;
   readonly fenceMarginMs?: number;
   readonly logger?: Logger;
+  /**
+   * The agent profile whose sessions no replica holds (an external agent's):
+   * a takeover adopts every other session whose claim's taker died unheld.
+   */
+  readonly unheldProfile?: string;
 }
 
 /** Ends what runs here for sessions whose lease another replica now holds; writes nothing. */
@@ -299,11 +305,22 @@ export class SessionLeases {
     return this.lost.has(sessionId);
   }
 
-  /** Takes the leases whose holder stopped heartbeating or died; each goes to one replica. */
+  /**
+   * Takes the leases whose holder stopped heartbeating or died, and those of
+   * sessions left with a dead replica's claim and no lease (`adoptOrphanedClaims`);
+   * each goes to one replica.
+   */
   async takeOver(): Promise<string[]> {
-    const taken = await takeOverLeases(this.deps.store, this.terms());
-    for (const sessionId of taken) this.holding(sessionId);
-    return taken;
+    const { store, leaseMs, unheldProfile } = this.deps;
+    const terms = this.terms();
+    const taken = await takeOverLeases(store, terms);
+    const heartbeatAfter = timestampAtMs(store.clock.nowMs() - leaseMs);
+    const adopted =
+      unheldProfile === undefined
+        ? []
+        : await adoptOrphanedClaims(store, { ...terms, heartbeatAfter }, unheldProfile);
+    for (const sessionId of [...taken, ...adopted]) this.holding(sessionId);
+    return [...taken, ...adopted].sort();
   }
 
   /** Releases the leases recovery took for sessions whose agent did not start here. */

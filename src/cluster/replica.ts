@@ -52,6 +52,8 @@ export interface ReplicaDeps {
   readonly exclusive: boolean;
   /** The monotonic clock fencing measures lease validity on (a fake in tests). */
   readonly monotonicMs?: () => number;
+  /** The agent profile whose sessions no replica holds (`SessionLeaseDeps.unheldProfile`). */
+  readonly unheldProfile?: string;
 }
 
 /**
@@ -104,6 +106,10 @@ export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
     leaseMs,
     logger,
     ...(deps.monotonicMs ? { monotonicMs: deps.monotonicMs } : {}),
+    // Alone on the database, no claim can be another replica's to adopt.
+    ...(deps.unheldProfile === undefined || deps.exclusive
+      ? {}
+      : { unheldProfile: deps.unheldProfile }),
   });
   if (deps.exclusive) await retireOtherReplicas(store, id, timestampAtMs(store.clock.nowMs()));
   await pruneReplicas(store, timestampAtMs(store.clock.nowMs() - REPLICA_ROW_RETENTION_MS));

@@ -285,6 +285,7 @@ export {
   releaseLeasesOf,
   renewLeases,
   sessionInScope,
+  adoptOrphanedClaims,
   takeOverLeases,
 } from './leases.js';
 export type { McpSessionRecord } from './mcp-sessions.js';

@@ -75,6 +75,39 @@ export async function takeOverLeases(ctx: RepoContext, terms: LeaseTerms): Promi
   return result.rows.map((row) => row.session_id).sort();
 }
 
+/**
+ * Takes the lease of each session that has no lease row (after a takeover
+ * took the dead ones), is not `exceptProfile`'s, and holds a claim whose
+ * taker no longer runs: that replica died before its agent start took the
+ * lease, so no takeover would recover the session. A conflicting insert
+ * takes nothing, so each session goes to one replica. The sessions taken.
+ */
+export async function adoptOrphanedClaims(
+  ctx: RepoContext,
+  terms: LeaseTerms & { readonly heartbeatAfter: string },
+  exceptProfile: string,
+): Promise<string[]> {
+  const { dialect } = ctx;
+  const { replicaId, now, expiresAt, heartbeatAfter } = terms;
+  const taker = dialect.metadataText('delivery_by', 'm');
+  const result = await sql<{ session_id: string }>`
+    INSERT INTO session_leases (session_id, replica_id, acquired_at, expires_at)
+    SELECT DISTINCT m.task_session_id, ${replicaId}, ${now}, ${expiresAt}
+    FROM task_session_messages m
+    JOIN task_sessions s ON s.id = m.task_session_id
+    WHERE ${dialect.metadataFlag('response_delivery_pending', 'm')}
+      AND ${taker} IS NOT NULL
+      AND s.agent_profile <> ${exceptProfile}
+      AND NOT EXISTS (SELECT 1 FROM session_leases held WHERE held.session_id = m.task_session_id)
+      AND NOT EXISTS (
+        SELECT 1 FROM replicas r WHERE r.id = ${taker} AND ${replicaLive(ctx, 'r', heartbeatAfter)}
+      )
+    ON CONFLICT (session_id) DO NOTHING
+    RETURNING session_id
+  `.execute(ctx.db);
+  return result.rows.map((row) => row.session_id).sort();
+}
+
 /** Gives up one session's lease, if this replica holds it. */
 export async function releaseLease(
   ctx: RepoContext,

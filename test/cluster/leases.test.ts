@@ -1,7 +1,8 @@
 /**
  * Replicas and session leases on both engines (issue 16): one winner among
  * racing acquires, renewal, expiry, a dead holder, takeover by two racing
- * scanners (each session taken once), and a live replica's ID refused.
+ * scanners (each session taken once), a session left with a dead replica's
+ * claim and no lease adopted once, and a live replica's ID refused.
  * Several replicas share one store here as they share one database in
  * production; time is a fake clock, so expiry is exact.
  */
@@ -11,6 +12,7 @@ import { silentLogger } from '../../src/observability/index.js';
 import {
   appendMessage,
   bundleForPrincipal,
+  claimBundle,
   deliveryOwners,
   heartbeatReplica,
   openStore,
@@ -25,6 +27,7 @@ import { bundleRows, seedSession } from '../support/seed.js';
 import { eventually } from '../support/clarification-harness.js';
 
 const LEASE_MS = 15_000;
+const EXTERNAL = 'external';
 
 describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
   let database: TestDatabase;
@@ -40,6 +43,7 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
 
   async function replica(id: string, heartbeatMs = LEASE_MS / 3): Promise<Replica> {
     const started = await startReplica({
+      unheldProfile: EXTERNAL,
       store,
       target: database.target,
       id,
@@ -179,6 +183,54 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await b.leases.takeOver()).toEqual([]);
     expect(await c.leases.takeOver()).toEqual([]);
     expect((await b.leases.count()) + (await c.leases.count())).toBe(5);
+  });
+
+  /** A one-question bundle in the session, claimed and its delivery taken by `taker`. */
+  async function claimTakenBy(session: Awaited<ReturnType<typeof seedSession>>, taker: string) {
+    const pendingId = `pending-${session.session.id}`;
+    for (const row of bundleRows(session, pendingId, 1)) await appendMessage(store, row);
+    const claimed = await claimBundle(store, {
+      pendingId,
+      sessionId: session.session.id,
+      turnId: session.turn.id,
+      status: 'rejected',
+      responses: new Map(),
+      rejectReason: 'no',
+      respondedAt: store.clock.timestamp(),
+      respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
+      deliveryBy: taker,
+    });
+    expect(claimed).toHaveLength(1);
+  }
+
+  it('adopts a session left with a dead replica’s claim and no lease, once, and no other', async () => {
+    await setUp();
+    const dead = await replica('dead');
+    const b = await replica('b');
+    const c = await replica('c');
+    const orphan = await seedSession(store, 'orphan');
+    const external = await seedSession(store, 'external');
+    await store.db
+      .updateTable('task_sessions')
+      .set({ agent_profile: EXTERNAL })
+      .where('id', '=', external.session.id)
+      .execute();
+    const takenByLive = await seedSession(store, 'taken by a live replica');
+    const held = await seedSession(store, 'held');
+    await claimTakenBy(orphan, 'dead');
+    await claimTakenBy(external, 'dead');
+    await claimTakenBy(takenByLive, 'c');
+    await claimTakenBy(held, 'dead');
+    expect(await c.leases.acquire(held.session.id)).toBe(true);
+    // Its taker lives: nothing is orphaned yet.
+    expect(await b.leases.takeOver()).toEqual([]);
+
+    await dead.stop();
+    const [byB, byC] = await Promise.all([b.leases.takeOver(), c.leases.takeOver()]);
+    // Not the external agent's (the poll delivers it), nor one a live replica took or holds.
+    expect([...byB, ...byC]).toEqual([orphan.session.id]);
+    expect(await b.leases.takeOver()).toEqual([]);
+    expect(await c.leases.takeOver()).toEqual([]);
   });
 
   it('recovers taken sessions again at the next beat when their recovery failed, then not again', async () => {

@@ -193,9 +193,13 @@ export class Resolver {
     bundle: Bundle,
     owners: DeliveryOwners | undefined,
   ): Promise<ClaimRoute> {
-    const { replicas, waiters } = this.deps;
+    const { replicas, waiters, leases } = this.deps;
     if (!replicas) return 'undecided';
-    if (waiters.has(bundle.pendingId)) return 'here';
+    if (waiters.has(bundle.pendingId)) {
+      // A wait held here for a session this replica lost ends first; the claim then goes to its holder.
+      if (leases) await leases.confirm(bundle.sessionId);
+      if (waiters.has(bundle.pendingId)) return 'here';
+    }
     // Already decided: the claim will lose, so racing losers pay no extra read.
     if (bundle.rows.some((row) => row.status !== 'pending')) return 'undecided';
     return routeBeforeClaim(replicas, bundle, owners);

@@ -8,7 +8,8 @@
  * taking one claim get one taker. A replica that starts while A hands an
  * answer to its live wait leaves that claim to A, and a hand-off whose claim
  * was put back meanwhile gives the agent nothing. An external agent's claim
- * whose taker died is delivered by another replica's poll.
+ * whose taker died is delivered by another replica's poll. A wait held on a
+ * replica that lost its session ends before the claim, which goes to the holder.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
@@ -112,6 +113,7 @@ describe('claim delivery across replicas on postgres', () => {
       pollIntervalMs?: number;
       replicas?: (view: ClaimReplicasView) => ClaimReplicasView;
       waiters?: LiveWaiters;
+      leases?: { confirm(sessionId: string): Promise<boolean> };
     } = {},
   ): Promise<Node> {
     const { store, replica, bus, close } = await inProcessReplica(database.target, id, {
@@ -138,6 +140,7 @@ describe('claim delivery across replicas on postgres', () => {
       timers: systemTimers,
       budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
       replicas: options.replicas ? options.replicas(view) : view,
+      ...(options.leases ? { leases: options.leases } : {}),
     });
     bus.subscribe(service.deliveryWakes());
     const made = { id, store, replica, bus, waiters, runtime, observer, service, close };
@@ -441,5 +444,28 @@ describe('claim delivery across replicas on postgres', () => {
     // Had A only stalled, its hand-off now finds the claim delivered and gives the agent nothing.
     held.release();
     expect(await first).toMatchObject({ ok: false, code: 'internal' });
+  });
+
+  it('an answer on A to a wait held for a session B took over goes to B, which resumes the agent', async () => {
+    const on: { node?: Node } = {};
+    // A's lease check finds the session lost (B took it while A was paused): its waits end.
+    const lost = {
+      confirm(sessionId: string) {
+        on.node?.service.fenceSession(sessionId);
+        return Promise.resolve(false);
+      },
+    };
+    const a = await node('A', { leases: lost });
+    on.node = a;
+    const b = await node('B');
+    expect(await b.replica.leases.acquire(seeded.session.id)).toBe(true);
+    const { pendingId, asked } = await askLive(a);
+
+    const result = await a.service.respond(caller(), pendingId, ANSWERS);
+    expect(result).toMatchObject({ ok: true, claimed: true });
+    expect(await asked).toMatchObject({ ok: false, code: 'not_active' });
+    // Only the holder prompts the session's agent.
+    await eventually(() => b.runtime.prompts.length === 1);
+    expect(a.runtime.prompts).toEqual([]);
   });
 });

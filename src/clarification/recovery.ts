@@ -34,6 +34,7 @@ import {
   pendingReservations,
   publishReservedTurn,
   restoreClaim,
+  retireClaim,
   rowsWithDeliveryIntent,
   turnHasMessages,
   type MessageRecord,
@@ -159,14 +160,22 @@ export async function recoverClarifications(
     if (sessionId === undefined || leave?.(pendingId, rows) === true) continue;
     const ids = rows.map((row) => row.id);
     const status = claimStatus(rows);
+    // What this read judged: a replica that took the delivery since keeps it.
+    const by = rows[0]?.metadata.delivery_by;
+    const takenBy = typeof by === 'string' ? by : null;
     await sessions.write(sessionId, async ({ tx, updated }) => {
-      const restored = status && (await restoreClaim(tx, ids, status, { detached: true }));
+      const restored = status && (await restoreClaim(tx, ids, status, { detached: true, takenBy }));
       if (restored) {
         updated(...restored);
         report.claimsRestored++;
         return;
       }
-      updated(...(await clearDeliveryIntent(tx, ids)));
+      const retired = await retireClaim(tx, ids, takenBy);
+      if (retired.length === 0) {
+        logger.info({ pending_id: pendingId }, 'left a claim taken or delivered meanwhile');
+        return;
+      }
+      updated(...retired);
       report.claimsRetired++;
       logger.info({ pending_id: pendingId }, 'retired a claim whose bundle moved on');
     });

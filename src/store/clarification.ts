@@ -375,19 +375,29 @@ const clearIntentStatement = compiledStatement(
       .returningAll(),
 );
 
+/** Whether a claimed row's delivery taker is `takenBy` (`null`: nobody took it). */
+function takenByIs(ctx: RepoContext, takenBy: string | null): RawBuilder<SqlBool> {
+  const taker = ctx.dialect.metadataText('delivery_by');
+  return takenBy === null ? sql<SqlBool>`${taker} IS NULL` : sql<SqlBool>`${taker} = ${takenBy}`;
+}
+
 /**
  * Puts claimed rows back to pending, all or none: only while they still carry
  * the claim (status and intent), their turn is current and the session lives.
  * Returns undefined, changing nothing, when any row no longer qualifies.
+ * A recovery passes `takenBy`, the taker it judged gone: a replica that took
+ * the delivery since keeps it. On PostgreSQL the rows stay locked from this
+ * check to the commit, so no take slips in between.
  */
 export async function restoreClaim(
   ctx: RepoContext,
   messageIds: readonly string[],
   status: 'answered' | 'rejected',
-  options: { detached: boolean },
+  options: { detached: boolean; takenBy?: string | null },
 ): Promise<MessageRecord[] | undefined> {
   if (messageIds.length === 0) return [];
   const { dialect } = ctx;
+  const { takenBy } = options;
   const restorable = await ctx.db
     .selectFrom('task_session_messages')
     .select('id')
@@ -396,6 +406,8 @@ export async function restoreClaim(
     .where(dialect.metadataFlag('response_delivery_pending'))
     .where(inCurrentTurn(ctx))
     .where(sessionLive())
+    .$if(takenBy !== undefined, (query) => query.where(takenByIs(ctx, takenBy ?? null)))
+    .$if(dialect.driver === 'postgres', (query) => query.forUpdate())
     .execute();
   if (restorable.length !== messageIds.length) return undefined;
   const rows = await ctx.db
@@ -418,6 +430,31 @@ export async function restoreClaim(
       updated_at: ctx.clock.timestamp(),
     })
     .where('id', 'in', messageIds)
+    .returningAll()
+    .execute();
+  return rows.map(toMessageRecord).sort(byCreation);
+}
+
+/**
+ * A recovery's retire of a claim whose bundle moved on: clears the intent
+ * while the rows' taker is still `takenBy`, in one statement, so a claim a
+ * replica took since stays that replica's to deliver. The rows it cleared.
+ */
+export async function retireClaim(
+  ctx: RepoContext,
+  messageIds: readonly string[],
+  takenBy: string | null,
+): Promise<MessageRecord[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      metadata: ctx.dialect.metadataRemove(['response_delivery_pending', 'delivery_by']),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('id', 'in', messageIds)
+    .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+    .where(takenByIs(ctx, takenBy))
     .returningAll()
     .execute();
   return rows.map(toMessageRecord).sort(byCreation);

@@ -125,6 +125,7 @@ export {
   detachSessionRows,
   expireSessionRows,
   restoreClaim,
+  retireClaim,
   rowsStillCurrent,
   rowsWithDeliveryIntent,
 } from './clarification.js';

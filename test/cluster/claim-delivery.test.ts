@@ -10,6 +10,7 @@
  * was put back meanwhile gives the agent nothing. An external agent's claim
  * whose taker died is delivered by another replica's poll. A wait held on a
  * replica that lost its session ends before the claim, which goes to the holder.
+ * A recovery leaves a claim a replica took after the recovery read it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
@@ -18,6 +19,7 @@ import {
   DEFAULT_BUDGETS,
   LiveWaiters,
   recoverAtStartUp,
+  recoverClarifications,
   type ClarificationBudgets,
 } from '../../src/clarification/index.js';
 import {
@@ -28,12 +30,13 @@ import {
   type WakeBus,
 } from '../../src/cluster/index.js';
 import { EXTERNAL_AGENT_PROFILE } from '../../src/agents/index.js';
-import { createSessionWriter } from '../../src/events/index.js';
+import { createSessionWriter, type SessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   claimBundle,
   messagesByPendingId,
   restoreClaim,
+  retireClaim,
   takeDelivery,
   type Store,
 } from '../../src/store/index.js';
@@ -467,5 +470,36 @@ describe('claim delivery across replicas on postgres', () => {
     // Only the holder prompts the session's agent.
     await eventually(() => b.runtime.prompts.length === 1);
     expect(a.runtime.prompts).toEqual([]);
+  });
+
+  it('a recovery leaves a claim that a replica took after the recovery read it', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askedWithoutWaiter(a);
+    const claimed = await rejectionClaim(a.store, pendingId);
+    const ids = claimed.map((row) => row.id);
+    const inner = createSessionWriter({
+      store: a.store,
+      events: { publish: () => undefined },
+      userInputPending: () => null,
+    });
+    // B takes the delivery between the recovery's read and its write.
+    const racing: SessionWriter = {
+      pendingAction: (sessionId, active) => inner.pendingAction(sessionId, active),
+      async write(sessionId, change, options) {
+        expect(await takeDelivery(b.store, ids, 'B')).toBe(true);
+        return inner.write(sessionId, change, options);
+      },
+    };
+    const report = await recoverClarifications({ store: a.store, sessions: racing }, silentLogger);
+    expect(report).toMatchObject({ claimsRestored: 0, claimsRetired: 0 });
+    const rows = await messagesByPendingId(a.store, pendingId);
+    expect(rows.map((row) => [row.metadata.status, row.metadata.delivery_by])).toEqual([
+      ['rejected', 'B'],
+      ['rejected', 'B'],
+    ]);
+    // Nor does a retire judged on nobody's take clear B's.
+    expect(await retireClaim(a.store, ids, null)).toEqual([]);
+    expect(await retireClaim(a.store, ids, 'B')).toHaveLength(2);
   });
 });

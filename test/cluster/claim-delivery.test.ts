@@ -69,6 +69,16 @@ class HeldWaiters extends LiveWaiters {
 
 const REJECTION = { rejected: true, reject_reason: 'not now' };
 
+/** A session writer with no browsers to tell; with `bus`, it logs events for the other replicas. */
+function unheardWriter(store: Store, bus?: WakeBus): SessionWriter {
+  return createSessionWriter({
+    store,
+    events: { publish: () => undefined },
+    userInputPending: () => null,
+    ...(bus ? { log: sessionEventLog(bus) } : {}),
+  });
+}
+
 interface Node {
   id: string;
   store: Store;
@@ -123,12 +133,7 @@ describe('claim delivery across replicas on postgres', () => {
       leaseMs: LEASE_MS,
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const sessions = createSessionWriter({
-      store,
-      events: { publish: () => undefined },
-      userInputPending: () => null,
-      log: sessionEventLog(bus),
-    });
+    const sessions = unheardWriter(store, bus);
     const view = claimReplicas({ store, bus, leaseMs: LEASE_MS, timers: systemTimers });
     const waiters = options.waiters ?? new LiveWaiters(systemTimers);
     const runtime = new TestRuntime();
@@ -374,12 +379,7 @@ describe('claim delivery across replicas on postgres', () => {
     // C starts beside them (a rolling restart); the session has no lease (no agent runs it).
     const c = await inProcessReplica(database.target, 'C', { leaseMs: LEASE_MS });
     try {
-      const sessions = createSessionWriter({
-        store: c.store,
-        events: { publish: () => undefined },
-        userInputPending: () => null,
-        log: sessionEventLog(c.bus),
-      });
+      const sessions = unheardWriter(c.store, c.bus);
       const report = await recoverAtStartUp(
         { store: c.store, sessions },
         silentLogger,
@@ -478,11 +478,7 @@ describe('claim delivery across replicas on postgres', () => {
     const pendingId = await askedWithoutWaiter(a);
     const claimed = await rejectionClaim(a.store, pendingId);
     const ids = claimed.map((row) => row.id);
-    const inner = createSessionWriter({
-      store: a.store,
-      events: { publish: () => undefined },
-      userInputPending: () => null,
-    });
+    const inner = unheardWriter(a.store);
     // B takes the delivery between the recovery's read and its write.
     const racing: SessionWriter = {
       pendingAction: (sessionId, active) => inner.pendingAction(sessionId, active),

@@ -36,7 +36,7 @@ import { resumePrompt } from './resume-prompt.js';
 import { failure } from '../wire/index.js';
 
 /** The claim being delivered was put back or retired by someone else meanwhile. */
-export class ClaimTakenBack extends Error {
+class ClaimTakenBack extends Error {
   constructor(pendingId: string) {
     super(`the claim of ${pendingId} was taken back before its hand-off`);
     this.name = 'ClaimTakenBack';

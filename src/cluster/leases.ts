@@ -311,14 +311,17 @@ export class SessionLeases {
    * each goes to one replica.
    */
   async takeOver(): Promise<string[]> {
-    const { store, leaseMs, unheldProfile } = this.deps;
+    const { store, unheldProfile } = this.deps;
     const terms = this.terms();
     const taken = await takeOverLeases(store, terms);
-    const heartbeatAfter = timestampAtMs(store.clock.nowMs() - leaseMs);
     const adopted =
       unheldProfile === undefined
         ? []
-        : await adoptOrphanedClaims(store, { ...terms, heartbeatAfter }, unheldProfile);
+        : await adoptOrphanedClaims(
+            store,
+            { ...terms, heartbeatAfter: this.heartbeatAfter() },
+            unheldProfile,
+          );
     for (const sessionId of [...taken, ...adopted]) this.holding(sessionId);
     return [...taken, ...adopted].sort();
   }
@@ -351,8 +354,12 @@ export class SessionLeases {
 
   /** The replicas running with a heartbeat within the lease, this one included. */
   async liveReplicas(): Promise<ReadonlySet<string>> {
-    const heartbeatAfter = timestampAtMs(this.deps.store.clock.nowMs() - this.deps.leaseMs);
-    return new Set(await liveReplicaIds(this.deps.store, heartbeatAfter));
+    return new Set(await liveReplicaIds(this.deps.store, this.heartbeatAfter()));
+  }
+
+  /** A replica whose heartbeat is older than this is not live. */
+  private heartbeatAfter(): string {
+    return timestampAtMs(this.deps.store.clock.nowMs() - this.deps.leaseMs);
   }
 
   /** Timestamp of now, as leases are judged. */

@@ -15,7 +15,7 @@ import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { SessionRecord } from './tasks.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
 import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
-import { replicaLive } from './replicas.js';
+import { noLiveReplica } from './replicas.js';
 import { currentTurnIdOf } from './turns.js';
 
 export { CLARIFICATION_TYPE };
@@ -522,11 +522,7 @@ export async function releaseOrphanedDeliveries(
     .set({ metadata: dialect.metadataRemove(['delivery_by']) })
     .where(dialect.metadataFlag('response_delivery_pending'))
     .where(sql<SqlBool>`${taker} IS NOT NULL`)
-    .where(
-      sql<SqlBool>`NOT EXISTS (
-        SELECT 1 FROM replicas r WHERE r.id = ${taker} AND ${replicaLive(ctx, 'r', heartbeatAfter)}
-      )`,
-    )
+    .where(noLiveReplica(ctx, taker, heartbeatAfter))
     .where(
       'task_session_id',
       'in',

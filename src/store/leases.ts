@@ -7,7 +7,7 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { RepoContext } from './context.js';
-import { leaseHolderRuns, replicaLive } from './replicas.js';
+import { leaseHolderRuns, noLiveReplica, replicaLive } from './replicas.js';
 
 /** Whether the lease aliased `alias` is live at `now`. */
 function leaseLive(ctx: RepoContext, alias: string, now: string): RawBuilder<SqlBool> {
@@ -99,9 +99,7 @@ export async function adoptOrphanedClaims(
       AND ${taker} IS NOT NULL
       AND s.agent_profile <> ${exceptProfile}
       AND NOT EXISTS (SELECT 1 FROM session_leases held WHERE held.session_id = m.task_session_id)
-      AND NOT EXISTS (
-        SELECT 1 FROM replicas r WHERE r.id = ${taker} AND ${replicaLive(ctx, 'r', heartbeatAfter)}
-      )
+      AND ${noLiveReplica(ctx, taker, heartbeatAfter)}
     ON CONFLICT (session_id) DO NOTHING
     RETURNING session_id
   `.execute(ctx.db);

@@ -31,6 +31,20 @@ export function replicaLive(
 }
 
 /**
+ * Whether no live replica (as `replicaLive` judges) has the ID `replicaId`:
+ * a claim's taker that is gone, or never was.
+ */
+export function noLiveReplica(
+  ctx: RepoContext,
+  replicaId: RawBuilder<string | null>,
+  heartbeatAfter: string,
+): RawBuilder<SqlBool> {
+  return sql<SqlBool>`NOT EXISTS (
+    SELECT 1 FROM replicas r WHERE r.id = ${replicaId} AND ${replicaLive(ctx, 'r', heartbeatAfter)}
+  )`;
+}
+
+/**
  * Whether the holder of the lease aliased `leaseAlias` still runs. Its
  * heartbeat is the lease's own expiry, checked by the caller.
  */

@@ -155,15 +155,19 @@ export async function listedConsent(h: TurnsHarness, sessionId: string): Promise
   return found;
 }
 
-/** The metadata of the session's decision rows, as stored (JSON text). */
-export async function decisionRows(h: TurnsHarness, sessionId: string): Promise<string[]> {
-  const rows = await h.store.db
+/** The session's decision rows: what the transcript shows, and their metadata as stored. */
+export function decisionMessages(h: TurnsHarness, sessionId: string) {
+  return h.store.db
     .selectFrom('task_session_messages')
-    .select('metadata')
+    .select(['content', 'metadata'])
     .where('task_session_id', '=', sessionId)
     .where('type', '=', USER_INPUT_DECISION_TYPE)
     .execute();
-  return rows.map((row) =>
+}
+
+/** The metadata of the session's decision rows, as stored (JSON text). */
+export async function decisionRows(h: TurnsHarness, sessionId: string): Promise<string[]> {
+  return (await decisionMessages(h, sessionId)).map((row) =>
     typeof row.metadata === 'string' ? row.metadata : JSON.stringify(row.metadata),
   );
 }

@@ -18,6 +18,7 @@ import {
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import {
+  decisionMessages,
   decisionRows,
   listedConsent,
   turnsHarness,
@@ -160,12 +161,7 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
     await h.turns.userInputs.drain();
     await eventually(async () => {
-      const rows = await h.store.db
-        .selectFrom('task_session_messages')
-        .select('content')
-        .where('task_session_id', '=', sessionId)
-        .where('type', '=', USER_INPUT_DECISION_TYPE)
-        .execute();
+      const rows = await decisionMessages(h, sessionId);
       return rows.some((row) => row.content.includes('chose "Allow once"'));
     });
   });

@@ -22,6 +22,8 @@ interface World {
   attemptMark?: 'marked' | 'missing';
   dispatch?: 'accepted' | 'unconfirmed';
   restore?: 'restored' | 'moved_on';
+  /** Absent: the clear finds the claim all there. */
+  intentClear?: 'cleared' | 'taken_back';
 }
 
 type Walked = string;
@@ -58,7 +60,7 @@ function walk(world: World): Walked[] {
         facts.external = need(world.external, 'profile');
         break;
       case 'clearIntent':
-        facts.intentCleared = true;
+        facts.intentClear = world.intentClear ?? 'cleared';
         break;
       case 'reserveSuccessorTurn':
         facts.reserved = true;
@@ -151,6 +153,16 @@ describe('the delivery plan, case by case', () => {
       ['readSession', 'clearIntent', 'done:recorded'],
     ],
     [
+      'detached rejection whose claim a recovery took back: nothing recorded',
+      { decision: 'rejected', liveWaiter: false, intentClear: 'taken_back' },
+      ['clearIntent', 'done:taken_back'],
+    ],
+    [
+      'external session whose claim a recovery took back: nothing recorded',
+      { decision: 'answered', liveWaiter: false, external: true, intentClear: 'taken_back' },
+      ['readSession', 'clearIntent', 'done:taken_back'],
+    ],
+    [
       'detached answer: reserve, ready, mark, dispatch, accepted',
       DETACHED_ANSWER,
       [...TO_DISPATCH, 'settleSuccessor(accepted)', 'done:resumed'],
@@ -197,7 +209,7 @@ describe('the delivery plan over every combination of facts', () => {
               for (const attemptMark of optional(['marked', 'missing'] as const))
                 for (const dispatch of optional(['accepted', 'unconfirmed'] as const))
                   for (const settled of optional([true]))
-                    for (const intentCleared of optional([true]))
+                    for (const intentClear of optional(['cleared', 'taken_back'] as const))
                       for (const restore of optional(['restored', 'moved_on'] as const))
                         for (const retired of optional([true])) {
                           // Only a waiter that was there can be handed anything.
@@ -212,7 +224,7 @@ describe('the delivery plan over every combination of facts', () => {
                             attemptMark,
                             dispatch,
                             settled,
-                            intentCleared,
+                            intentClear,
                             restore,
                             retired,
                           });
@@ -259,6 +271,7 @@ describe('the verdict of each outcome', () => {
     ['recorded', 'delivered'],
     ['resumed', 'delivered'],
     ['restored', 'not_delivered'],
+    ['taken_back', 'not_delivered'],
     ['dispatch_unconfirmed', 'unconfirmed'],
   ])('%s is %s', (outcome, verdict) => {
     expect(deliveryVerdict(outcome)).toBe(verdict);

@@ -10,6 +10,8 @@
  *   A failed clear restores the claim.
  * - Detached rejection: persisted (intent cleared), no resume.
  * - External session: no process to resume; recorded for the agent to collect.
+ * - Either of those two finds its claim taken back by a recovery meanwhile:
+ *   nothing is recorded, and the responder hears it was not delivered.
  * - Detached answer: reserve an unpublished successor turn, check the runtime
  *   can take a prompt, durably mark the turn attempted (the at-most-once
  *   boundary), dispatch, then settle the turn (published; the session runs on
@@ -40,8 +42,12 @@ export interface DeliveryFacts {
   dispatch?: 'accepted' | 'unconfirmed';
   /** The successor turn is settled and the intent cleared. */
   settled?: boolean;
-  /** The intent is cleared without a successor turn (rejection, external). */
-  intentCleared?: boolean;
+  /**
+   * Clearing the intent without a successor turn (rejection, external).
+   * `taken_back`: a recovery put the claim back or retired it first, so
+   * nothing was recorded for the agent.
+   */
+  intentClear?: 'cleared' | 'taken_back';
   /** What putting the claim back found: `moved_on` means the bundle is no longer current. */
   restore?: 'restored' | 'moved_on';
   /** The intent of a bundle that moved on is dropped. */
@@ -55,6 +61,8 @@ export type DeliveryOutcome =
   | 'resumed'
   | 'dispatch_unconfirmed'
   | 'restored'
+  /** A recovery put the claim back (or retired it) before its intent was cleared here. */
+  | 'taken_back'
   /** Another replica delivered it (several replicas, `delivery-elsewhere.ts`). */
   | 'elsewhere'
   /** Another replica was to deliver it and had not when the budget ran out. */
@@ -114,7 +122,16 @@ export function nextDeliveryStep(facts: DeliveryFacts): DeliveryStep {
 }
 
 function clearIntent(facts: DeliveryFacts, outcome: DeliveryOutcome): DeliveryStep {
-  return facts.intentCleared === true ? { kind: 'done', outcome } : { kind: 'clearIntent' };
+  switch (facts.intentClear) {
+    case undefined:
+      return { kind: 'clearIntent' };
+    case 'cleared':
+      return { kind: 'done', outcome };
+    case 'taken_back':
+      return { kind: 'done', outcome: 'taken_back' };
+    default:
+      return assertNever(facts.intentClear);
+  }
 }
 
 /** Nothing reached the agent: the claim goes back to pending, or retires if the bundle moved on. */
@@ -136,6 +153,7 @@ export function deliveryVerdict(outcome: DeliveryOutcome): DeliveryVerdict {
     case 'elsewhere':
       return 'delivered';
     case 'restored':
+    case 'taken_back':
       return 'not_delivered';
     case 'dispatch_unconfirmed':
     case 'elsewhere_unconfirmed':
@@ -146,5 +164,5 @@ export function deliveryVerdict(outcome: DeliveryOutcome): DeliveryVerdict {
 }
 
 function assertNever(value: never): never {
-  throw new Error(`unhandled delivery outcome: ${JSON.stringify(value)}`);
+  throw new Error(`unhandled delivery case: ${JSON.stringify(value)}`);
 }

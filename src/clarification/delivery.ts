@@ -211,24 +211,39 @@ async function run(
   };
 
   /**
-   * The hand-off is confirmed: the intent goes and a session waiting for
-   * input runs again. Refused when the claim is no longer all there (a
-   * recovery put it back): the agent must not get an answer the bundle does
-   * not hold, which a second person could then win.
+   * Clears the intent, and a session waiting for input runs again; false,
+   * with nothing changed, when the claim is no longer all there (a recovery
+   * put it back or retired it).
    */
-  const clearIntent = () =>
-    sessions.write(sessionId, async (write) => {
-      const cleared = await clearDeliveryIntent(write.tx, ids);
-      if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
-      write.updated(...cleared);
-      write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
-    });
+  const clearIntent = async (): Promise<boolean> => {
+    try {
+      await sessions.write(sessionId, async (write) => {
+        const cleared = await clearDeliveryIntent(write.tx, ids);
+        // Thrown to roll back whatever part of the claim was still there.
+        if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
+        write.updated(...cleared);
+        write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
+      });
+      return true;
+    } catch (error) {
+      if (error instanceof ClaimTakenBack) return false;
+      throw error;
+    }
+  };
+  /**
+   * The live hand-off's confirmation: refused when the claim was taken back,
+   * so the agent never gets an answer the bundle does not hold, which a
+   * second person could then win.
+   */
+  const confirmHandOff = async () => {
+    if (!(await clearIntent())) throw new ClaimTakenBack(pendingId);
+  };
 
   for (let steps = 0; steps < MAX_DELIVERY_STEPS; steps++) {
     const step = nextDeliveryStep(facts);
     switch (step.kind) {
       case 'handToLiveWaiter': {
-        const live = await waiters.deliver(pendingId, response, clearIntent);
+        const live = await waiters.deliver(pendingId, response, confirmHandOff);
         if (live.kind === 'confirm_failed') {
           deps.logger.error({ err: live.error, pending_id: pendingId }, 'live delivery failed');
         }
@@ -243,8 +258,7 @@ async function run(
         break;
       }
       case 'clearIntent':
-        await clearIntent();
-        facts.intentCleared = true;
+        facts.intentClear = (await clearIntent()) ? 'cleared' : 'taken_back';
         break;
       case 'reserveSuccessorTurn':
         turn = await sessions.write(sessionId, (write) =>

@@ -7,7 +7,8 @@
  * responder; a lost announcement is delivered by A's poll; two replicas
  * taking one claim get one taker. A replica that starts while A hands an
  * answer to its live wait leaves that claim to A, and a hand-off whose claim
- * was put back meanwhile gives the agent nothing. An external agent's claim
+ * was put back meanwhile gives the agent nothing, as does a rejection's
+ * clear that finds its claim put back. An external agent's claim
  * whose taker died is delivered by another replica's poll. A wait held on a
  * replica that lost its session ends before the claim, which goes to the holder.
  * A recovery leaves a claim a replica took after the recovery read it.
@@ -127,13 +128,16 @@ describe('claim delivery across replicas on postgres', () => {
       replicas?: (view: ClaimReplicasView) => ClaimReplicasView;
       waiters?: LiveWaiters;
       leases?: { confirm(sessionId: string): Promise<boolean> };
+      /** Wraps this replica's session writer (to act between a delivery's writes). */
+      sessions?: (writer: SessionWriter) => SessionWriter;
     } = {},
   ): Promise<Node> {
     const { store, replica, bus, close } = await inProcessReplica(database.target, id, {
       leaseMs: LEASE_MS,
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
-    const sessions = unheardWriter(store, bus);
+    const writer = unheardWriter(store, bus);
+    const sessions = options.sessions ? options.sessions(writer) : writer;
     const view = claimReplicas({ store, bus, leaseMs: LEASE_MS, timers: systemTimers });
     const waiters = options.waiters ?? new LiveWaiters(systemTimers);
     const runtime = new TestRuntime();
@@ -416,6 +420,40 @@ describe('claim delivery across replicas on postgres', () => {
     expect(deliveryOutcomes(a)).toEqual(['restored']);
     const second = await a.service.respond(caller(), pendingId, REJECTION);
     expect(second).toMatchObject({ ok: true, claimed: true, status: 'rejected' });
+  });
+
+  it('a rejection whose claim a recovery put back before its clear records nothing; a later answer wins', async () => {
+    const race: { pendingId?: string; takenBack: boolean } = { takenBack: false };
+    // A recovery (another replica's start) puts the claim back just before the delivery's clear.
+    const recoveringFirst = (inner: SessionWriter): SessionWriter => ({
+      pendingAction: (sessionId, active) => inner.pendingAction(sessionId, active),
+      async write(sessionId, change, options) {
+        const rows = race.pendingId ? await messagesByPendingId(a.store, race.pendingId) : [];
+        const claimed = rows.filter((row) => row.metadata.response_delivery_pending === true);
+        if (!race.takenBack && claimed.length > 0) {
+          const ids = claimed.map((row) => row.id);
+          race.takenBack =
+            (await restoreClaim(a.store, ids, 'rejected', { detached: true })) !== undefined;
+        }
+        return inner.write(sessionId, change, options);
+      },
+    });
+    const a = await node('A', { sessions: recoveringFirst });
+    const pendingId = await askedWithoutWaiter(a);
+    race.pendingId = pendingId;
+
+    const first = await a.service.respond(caller(), pendingId, REJECTION);
+    expect(race.takenBack).toBe(true);
+    expect(first).toMatchObject({
+      ok: false,
+      code: 'internal',
+      message: 'clarification response could not be delivered',
+    });
+    expect(deliveryOutcomes(a)).toEqual(['taken_back']);
+    const rows = await messagesByPendingId(a.store, pendingId);
+    expect(rows.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
+    const second = await a.service.respond(caller(), pendingId, ANSWERS);
+    expect(second).toMatchObject({ ok: true, claimed: true, status: 'answered' });
   });
 
   it('an external agent’s claim whose taker died is delivered by another replica’s poll', async () => {

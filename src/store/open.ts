@@ -163,9 +163,11 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
     const wakes =
       target.driver === 'sqlite'
         ? localWakeChannel()
-        : postgresWakeChannel(target.url, {
-            ...(options.onListenerDown ? { onListenerDown: options.onListenerDown } : {}),
-          });
+        : postgresWakeChannel(
+            target.url,
+            options.onListenerDown ? { onListenerDown: options.onListenerDown } : {},
+            target.statementReplyMaxMs,
+          );
     return {
       driver: target.driver,
       dialect,

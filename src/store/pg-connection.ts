@@ -37,7 +37,13 @@ export function pgConnectionConfig(url: string): pg.ClientConfig {
   };
 }
 
-/** A connection of its own, outside the pool: its statements carry their reply bound. */
-export function pgDedicatedConnectionConfig(url: string): pg.ClientConfig {
-  return { ...pgConnectionConfig(url), query_timeout: PG_STATEMENT_REPLY_MAX_MS };
+/**
+ * A connection of its own, outside the pool: its statements carry the reply
+ * bound the pool's do (the target's, which tests shorten).
+ */
+export function pgDedicatedConnectionConfig(
+  url: string,
+  replyMaxMs: number = PG_STATEMENT_REPLY_MAX_MS,
+): pg.ClientConfig {
+  return { ...pgConnectionConfig(url), query_timeout: replyMaxMs };
 }

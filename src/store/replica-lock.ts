@@ -26,8 +26,7 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
   if (target.driver === 'sqlite') {
     return { key: null, onLost: () => undefined, release: () => Promise.resolve() };
   }
-  const client = new pg.Client(pgDedicatedConnectionConfig(target.url));
-  await client.connect();
+  const client = new pg.Client(pgDedicatedConnectionConfig(target.url, target.statementReplyMaxMs));
   let released = false;
   const listeners: ((error: unknown) => void)[] = [];
   const lost = (error: unknown) => {
@@ -40,6 +39,7 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
     lost(new Error('the replica lock connection ended'));
   });
   try {
+    await client.connect();
     for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
       const key = randomInt(1, 2 ** 31 - 1);
       const result = await client.query<{ held: boolean }>(
@@ -57,10 +57,14 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
         };
       }
     }
-    throw new Error(`no free replica lock key at ${redactUrl(target.url)}`);
+    throw new Error(`no free key in ${KEY_ATTEMPTS} attempts`);
   } catch (error) {
     released = true;
+    // A statement still waiting for its reply makes this drop the connection at once.
     await client.end().catch(() => undefined);
-    throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`cannot take the replica lock at ${redactUrl(target.url)}: ${reason}`, {
+      cause: error,
+    });
   }
 }

@@ -110,6 +110,7 @@ export function localWakeChannel(): WakeChannel & WakeTransactionHooks {
 export function postgresWakeChannel(
   url: string,
   events: ListenerEvents = {},
+  replyMaxMs?: number,
 ): WakeChannel & WakeTransactionHooks {
   const handlers = new Handlers();
   let state: 'listening' | 'reconnecting' = 'reconnecting';
@@ -134,7 +135,7 @@ export function postgresWakeChannel(
 
   async function listenOnce(): Promise<void> {
     const connection = new pg.Client({
-      ...pgDedicatedConnectionConfig(url),
+      ...pgDedicatedConnectionConfig(url, replyMaxMs),
       application_name: WAKE_LISTENER_APPLICATION,
     });
     let failure: Error | undefined;

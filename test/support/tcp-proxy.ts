@@ -11,6 +11,11 @@ export interface TcpProxy {
   readonly port: number;
   /** From now on nothing passes either way; connections stay open. */
   blackhole(): void;
+  /**
+   * Blackholes once a client sends `text` (that send included): a partition
+   * that begins just as one statement goes out, after its connection is up.
+   */
+  blackholeWhenSent(text: string): void;
   /** From now on everything passes again. */
   restore(): void;
   /** Client connections open now. */
@@ -23,6 +28,7 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const sockets = new Set<Socket>();
   const clients = new Set<Socket>();
   let passing = true;
+  let cutOn: string | undefined;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -35,7 +41,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     clients.add(client);
     client.on('close', () => clients.delete(client));
     track(upstream);
-    client.on('data', (chunk) => {
+    client.on('data', (chunk: Buffer) => {
+      if (cutOn !== undefined && chunk.includes(cutOn)) {
+        passing = false;
+        cutOn = undefined;
+      }
       if (passing) upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
@@ -57,8 +67,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     blackhole() {
       passing = false;
     },
+    blackholeWhenSent(text) {
+      cutOn = text;
+    },
     restore() {
       passing = true;
+      cutOn = undefined;
     },
     openConnections: () => clients.size,
     async close() {

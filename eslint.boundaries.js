@@ -63,6 +63,28 @@ function barrelRule(depth) {
 
 const PRODUCT = { ignores: ['**/*.test.ts'] };
 
+/**
+ * `no-restricted-imports` sees static imports only, so a dynamic import
+ * could carry anything past the rules above: one that leaves its folder, or
+ * whose target is computed, is refused.
+ */
+const STATIC_ACROSS_FOLDERS = [
+  {
+    selector: 'ImportExpression[source.type="Literal"][source.value=/^\\.\\.\\//]',
+    message: 'import another folder statically, so the boundary rules can check it (DESIGN §3).',
+  },
+  {
+    selector: 'ImportExpression:not([source.type="Literal"])',
+    message: 'a computed import hides what it loads from the boundary rules (DESIGN §3).',
+  },
+];
+
+/** Only zod: the wire module is imported by the browser and the server alike. */
+const WIRE_PACKAGES = {
+  regex: '^(?!zod$)[^.]',
+  message: 'wire/ imports nothing but zod (DESIGN §3).',
+};
+
 function folderConfigs() {
   const configs = [];
   const owners = [
@@ -86,6 +108,7 @@ function folderConfigs() {
       const patterns = [
         ...(NEVER[owner] ? ownerRules(owner, NEVER[owner], depth) : []),
         ...(owner === 'http' ? [HTTP_NO_SQL] : []),
+        ...(owner === 'wire' ? [WIRE_PACKAGES] : []),
         barrelRule(depth),
       ];
       configs.push({
@@ -100,6 +123,11 @@ function folderConfigs() {
 
 export const boundaries = [
   ...folderConfigs(),
+  {
+    files: ['src/**/*.ts', 'web/src/**/*.ts', 'web/src/**/*.tsx'],
+    ...PRODUCT,
+    rules: { 'no-restricted-syntax': ['error', ...STATIC_ACROSS_FOLDERS] },
+  },
   {
     files: ['web/src/**/*.ts', 'web/src/**/*.tsx'],
     rules: {

@@ -13,11 +13,17 @@ const eslint = new ESLint({
   overrideConfig: [{ files: ['**/*.ts', '**/*.tsx'], ...tseslint.configs.disableTypeChecked }],
 });
 
+const BOUNDARY_RULES = new Set([
+  'no-restricted-imports',
+  'no-restricted-syntax',
+  'import-x/no-cycle',
+]);
+
 /** The boundary messages ESLint gives `code` as if it were the file at `filePath`. */
 async function boundaryErrors(filePath: string, code: string): Promise<string[]> {
   const [result] = await eslint.lintText(code, { filePath });
   return (result?.messages ?? [])
-    .filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'import-x/no-cycle')
+    .filter((m) => BOUNDARY_RULES.has(m.ruleId ?? ''))
     .map((m) => m.message);
 }
 
@@ -72,6 +78,37 @@ describe('the folder boundaries', () => {
         "import { MAX_QUESTIONS } from '../../../src/wire/limits.js';\nexport const planted = MAX_QUESTIONS;\n",
       ),
     ).toEqual([]);
+  });
+
+  it('refuses wire/ importing any package but zod', async () => {
+    const errors = await boundaryErrors(
+      'src/wire/planted.ts',
+      "import { Hono } from 'hono';\nexport const planted = Hono;\n",
+    );
+    expect(errors).toEqual([expect.stringContaining('wire/ imports nothing but zod')]);
+    expect(
+      await boundaryErrors(
+        'src/wire/planted.ts',
+        "import { z } from 'zod';\nexport const planted = z.string();\n",
+      ),
+    ).toEqual([]);
+  });
+
+  it.each([
+    ['src/http/planted.ts', "() => import('../store/index.js')", 'statically'],
+    ['web/src/model/planted.ts', "() => import('../../../src/store/index.js')", 'statically'],
+    ['src/http/planted.ts', '(where: string) => import(where)', 'computed import'],
+  ])('refuses a dynamic import past the rules in %s: %s', async (filePath, load, message) => {
+    const errors = await boundaryErrors(filePath, `export const planted = ${load};\n`);
+    expect(errors).toEqual([expect.stringContaining(message)]);
+  });
+
+  it('lets a file load its own folder’s modules dynamically', async () => {
+    const errors = await boundaryErrors(
+      'src/planted.ts',
+      "export const planted = () => import('./cli/serve.js');\n",
+    );
+    expect(errors).toEqual([]);
   });
 
   it('lets tests reach into internals', async () => {

@@ -65,6 +65,6 @@ export function handleUnexpectedErrors<E extends Env>(app: Hono<E>, logger: Logg
       return failureResponse(c, { code: 'storage_unavailable' });
     }
     logger.error({ err: error, path: c.req.path }, 'unhandled error');
-    return c.json(errorBodyOf({ code: 'internal' }), 500);
+    return failureResponse(c, { code: 'internal' });
   });
 }

@@ -114,3 +114,5 @@ export const MAX_SESSION_ID_CHARS = 200;
 export const MAX_TEXT_ISSUES = 20;
 /** Largest state-changing request body, in bytes (413 beyond). */
 export const MAX_BODY_BYTES = 64 * 1024;
+/** Largest MCP request body, in bytes: the largest ask is about 60 KB of JSON; far beyond is no tool call. */
+export const MAX_MCP_BODY_BYTES = 256 * 1024;

@@ -8,7 +8,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_MCP_BODY_BYTES } from '../../src/agents/mcp/server.js';
+import { MAX_MCP_BODY_BYTES } from '../../src/wire/index.js';
 import { initializeBody, mcpHarness, type McpHarness } from './mcp-harness.js';
 
 const TOO_LARGE = {

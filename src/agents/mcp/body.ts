@@ -30,7 +30,7 @@ export async function readMcpBody(
   if (bytes === 'too_large') {
     // The transport's own reply for a body over its limit.
     return jsonRpcError(
-      413,
+      OUTCOMES.payload_too_large.status,
       -32000,
       `Payload Too Large: Request body must not exceed ${maxBytes} bytes`,
     );

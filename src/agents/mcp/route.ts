@@ -12,7 +12,13 @@ import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
 import { MCP_CALL_WITHOUT_PROGRESS_MS, MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
 import { systemTimers, type RepeatingTimers } from '../../support/index.js';
-import { bearerChallenge, errorBodyOf, OUTCOMES, type OutcomeEntry } from '../../wire/index.js';
+import {
+  bearerChallenge,
+  errorBodyOf,
+  MAX_MCP_BODY_BYTES,
+  OUTCOMES,
+  type OutcomeEntry,
+} from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/index.js';
@@ -21,12 +27,7 @@ import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { readMcpBody } from './body.js';
-import {
-  MAX_MCP_BODY_BYTES,
-  openMcpSession,
-  type McpSessionHandle,
-  type McpSessionOrigin,
-} from './server.js';
+import { openMcpSession, type McpSessionHandle, type McpSessionOrigin } from './server.js';
 import {
   DEFAULT_MCP_SESSION_LIMITS,
   McpSessions,

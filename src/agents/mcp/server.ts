@@ -9,16 +9,15 @@
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { MAX_MCP_BODY_BYTES, MAX_QUESTIONS } from '../../wire/index.js';
 import { registerClarionTools, type McpSessionHooks, type McpToolDeps } from './tools.js';
 
 export const MCP_SERVER_NAME = 'clarion';
 export const MCP_SERVER_VERSION = '0.1.0';
-/** The largest ask is about 60 KB of JSON; anything far beyond is not a tool call. */
-export const MAX_MCP_BODY_BYTES = 256 * 1024;
 
 const INSTRUCTIONS =
   'Clarion connects you with the person you work for. When you need a decision or ' +
-  'information only they have, call ask_user_question with 1-4 multiple-choice questions ' +
+  `information only they have, call ask_user_question with 1-${MAX_QUESTIONS} multiple-choice questions ` +
   'and wait for the answer. If the result is waiting, call wait_for_answer with its ' +
   'pending_id. If it is open, continue with other work: the answer arrives later (or call ' +
   'wait_for_answer with the pending_id when told to).';

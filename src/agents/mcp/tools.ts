@@ -40,6 +40,9 @@ import {
   askQuestionInput,
   DEFAULT_WAIT_SECONDS,
   listPendingInput,
+  MAX_OPTIONS,
+  MAX_QUESTIONS,
+  MIN_OPTIONS,
   textIssues,
   waitForAnswerInput,
 } from '../../wire/index.js';
@@ -75,8 +78,8 @@ const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
 
 const ASK_DESCRIPTION =
-  'Ask the person 1-4 multiple-choice questions and wait for the answer. Each question has ' +
-  '2-6 options {label, description}; the person may also type custom text. Returns ' +
+  `Ask the person 1-${MAX_QUESTIONS} multiple-choice questions and wait for the answer. Each question has ` +
+  `${MIN_OPTIONS}-${MAX_OPTIONS} options {label, description}; the person may also type custom text. Returns ` +
   "status 'answered' with the chosen options' labels per question_id, 'skipped' with a " +
   "reason, 'waiting' with a pending_id to pass to wait_for_answer when the person has not " +
   "answered yet, or 'open' when the wait ended before an answer.";

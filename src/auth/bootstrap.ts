@@ -71,6 +71,9 @@ export interface BootstrapResult {
   readonly signInSecret: string;
 }
 
+/** The lock key bootstrapping servers serialize on (a session's writers' lock, by another name). */
+const BOOTSTRAP_LOCK = 'clarion:bootstrap';
+
 export async function bootstrapAccounts(
   store: Store,
   options: BootstrapOptions = {},
@@ -80,44 +83,48 @@ export async function bootstrapAccounts(
     const problem = adminTokenProblem(adminToken);
     if (problem !== undefined) throw new BootstrapError('admin_token_invalid', problem);
   }
-  return store.transaction(async (tx) => {
-    let admin = await firstAdmin(tx);
-    const createdAdmin = admin === undefined;
-    if (admin === undefined) {
-      // Users without any admin happen only if someone demoted them all in
-      // the database; a new `admin` is then the way back in, without a
-      // workspace because the existing ones have their members.
-      const fresh = !(await hasAnyUser(tx));
-      admin = await createUser(tx, { name: BOOTSTRAP_ADMIN_NAME, isAdmin: true });
-      if (fresh) {
-        const workspace = await createWorkspace(tx, { name: BOOTSTRAP_WORKSPACE_NAME });
-        await ensureWorkspaceMember(tx, {
-          workspaceId: workspace.id,
-          userId: admin.id,
-          role: 'owner',
-        });
+  // Two servers starting at once must not both find no admin and both create one.
+  return store.transaction(
+    async (tx) => {
+      let admin = await firstAdmin(tx);
+      const createdAdmin = admin === undefined;
+      if (admin === undefined) {
+        // Users without any admin happen only if someone demoted them all in
+        // the database; a new `admin` is then the way back in, without a
+        // workspace because the existing ones have their members.
+        const fresh = !(await hasAnyUser(tx));
+        admin = await createUser(tx, { name: BOOTSTRAP_ADMIN_NAME, isAdmin: true });
+        if (fresh) {
+          const workspace = await createWorkspace(tx, { name: BOOTSTRAP_WORKSPACE_NAME });
+          await ensureWorkspaceMember(tx, {
+            workspaceId: workspace.id,
+            userId: admin.id,
+            role: 'owner',
+          });
+        }
       }
-    }
 
-    let adminTokenChanged = false;
-    const presetHash = adminToken === undefined ? undefined : hashSecret(adminToken);
-    if (presetHash !== undefined) {
-      const bound = await bindToken(tx, {
+      let adminTokenChanged = false;
+      const presetHash = adminToken === undefined ? undefined : hashSecret(adminToken);
+      if (presetHash !== undefined) {
+        const bound = await bindToken(tx, {
+          userId: admin.id,
+          kind: 'preset',
+          tokenHash: presetHash,
+        });
+        adminTokenChanged = bound.changed;
+      }
+      await deleteTokensOfKind(tx, 'preset', presetHash);
+      await revokeStartUpLinks(tx);
+      await revokeAgentTokensIn(tx, options.agentTokens ?? { kind: 'all' });
+      await deleteSpentTokens(tx);
+      const signIn = await issueToken(tx, {
+        kind: 'sign_in',
         userId: admin.id,
-        kind: 'preset',
-        tokenHash: presetHash,
+        name: SIGN_IN_ORIGINS.startUp,
       });
-      adminTokenChanged = bound.changed;
-    }
-    await deleteTokensOfKind(tx, 'preset', presetHash);
-    await revokeStartUpLinks(tx);
-    await revokeAgentTokensIn(tx, options.agentTokens ?? { kind: 'all' });
-    await deleteSpentTokens(tx);
-    const signIn = await issueToken(tx, {
-      kind: 'sign_in',
-      userId: admin.id,
-      name: SIGN_IN_ORIGINS.startUp,
-    });
-    return { admin, createdAdmin, adminTokenChanged, signInSecret: signIn.secret };
-  });
+      return { admin, createdAdmin, adminTokenChanged, signInSecret: signIn.secret };
+    },
+    { lockSession: BOOTSTRAP_LOCK },
+  );
 }

@@ -49,6 +49,8 @@ export function jsonValue(value: unknown): RawBuilder<string> {
  * `lock_key`); two-key locks never collide with the one-key session locks.
  */
 export const REPLICA_LOCK_CLASS = 1_668_050_538;
+/** The two-key advisory lock `(START_UP_LOCK_CLASS, 0)` a server holds while it runs its schema steps. */
+export const START_UP_LOCK_CLASS = 1_668_050_539;
 
 export const PENDING_ID_INDEX = 'idx_messages_metadata_pending_id';
 export const PENDING_ID_LOOKUP_INDEX = 'idx_messages_metadata_pending_id_lookup';
@@ -122,6 +124,18 @@ export interface Dialect {
    * transaction-scoped advisory lock; SQLite already has a single writer.
    */
   lockSession(db: Kysely<Database>, sessionId: string): Promise<void>;
+  /**
+   * Runs `work` on one connection while no other server runs its own: two
+   * replicas started at once on an empty database would otherwise both
+   * create one table, and PostgreSQL fails the second with a duplicate key.
+   * A server waits up to `waitMaxMs` for another's steps. SQLite's
+   * data-directory lock already lets one server in.
+   */
+  exclusiveStartUp<T>(
+    db: Kysely<Database>,
+    waitMaxMs: number,
+    work: (db: Kysely<Database>) => Promise<T>,
+  ): Promise<T>;
   /**
    * Whether the replica whose `replicas.lock_key` is the column `lockKey`
    * still holds its lock. PostgreSQL frees an advisory lock the moment its
@@ -236,6 +250,7 @@ export const sqliteDialect: Dialect = {
   metadataRemove: (keys, base = METADATA) =>
     sql<string>`json_remove(${base}, ${sql.join(keys.map((name) => sql.lit(`$.${key(name)}`)))})`,
   lockSession: () => Promise.resolve(),
+  exclusiveStartUp: (db, _waitMaxMs, work) => work(db),
   replicaLockHeld: () => sql<boolean>`1 = 1`,
   async refreshStatistics(db) {
     await sql`PRAGMA optimize`.execute(db);
@@ -335,6 +350,24 @@ export const postgresDialect: Dialect = {
       db,
     );
   },
+  exclusiveStartUp: (db, waitMaxMs, work) =>
+    db.connection().execute(async (conn) => {
+      // The connection's lock wait bound is seconds; another server's index builds may take minutes.
+      await sql.raw(`SET lock_timeout = ${Math.max(1, Math.round(waitMaxMs))}`).execute(conn);
+      try {
+        await sql`SELECT pg_advisory_lock(${START_UP_LOCK_CLASS}::int, 0)`.execute(conn);
+      } finally {
+        await sql`RESET lock_timeout`.execute(conn);
+      }
+      try {
+        return await work(conn);
+      } finally {
+        // A connection that cannot say this is dropped by the reply bound, and the lock with it.
+        await sql`SELECT pg_advisory_unlock(${START_UP_LOCK_CLASS}::int, 0)`
+          .execute(conn)
+          .catch(() => undefined);
+      }
+    }),
   replicaLockHeld: (lockKey) => sql<boolean>`EXISTS (
     SELECT 1 FROM pg_locks l
     WHERE l.locktype = 'advisory' AND l.granted AND l.objsubid = 2

@@ -145,11 +145,12 @@ export async function openStore(target: DatabaseTarget, options: OpenOptions = {
   const ids = options.ids ?? uuidSource;
   try {
     const steps = (options.steps ?? schemaSteps)(dialect);
-    const schemaWork = async () => {
-      const state = await applySchema(db, dialect, steps);
-      await dialect.refreshStatistics(db);
-      return state;
-    };
+    const schemaWork = () =>
+      dialect.exclusiveStartUp(db, PG_SCHEMA_STEP_REPLY_MAX_MS, async (conn) => {
+        const state = await applySchema(conn, dialect, steps);
+        await dialect.refreshStatistics(conn);
+        return state;
+      });
     const schema = connection.replyBound
       ? await connection.replyBound.during(PG_SCHEMA_STEP_REPLY_MAX_MS, schemaWork)
       : await schemaWork();

@@ -71,7 +71,7 @@ function claimStatus(rows: readonly MessageRecord[]): 'answered' | 'rejected' | 
  * Every delivery runs under its taker's name (`delivery_by`, set by the
  * claim or by `takeDelivery`), so a claim taken by a replica in `live` is
  * under way, and one nobody took is being routed by its responder's replica
- * or will be by any replica's poll (`claimsLeftUndelivered`), which delivers
+ * or will be by any replica's poll (`untakenClaims`), which delivers
  * it rather than putting it back. Only a claim whose taker is gone is
  * recovery's to restore.
  */

@@ -11,7 +11,7 @@ import {
   activePendingIdByFingerprint,
   appendMessage,
   cancelBundleRows,
-  claimsLeftUndelivered,
+  untakenClaims,
   releaseOrphanedDeliveries,
   bundleForPrincipal,
   CLARIFICATION_TYPE,
@@ -119,9 +119,11 @@ export class ClarificationService {
   /**
    * Several replicas: hears every claim announced on the wake bus and
    * delivers those whose route ends here. Its poll routes again the claims
-   * nobody took within the delivery budget (their announcement was lost and
-   * their responder stopped waiting), and an external agent's claims whose
-   * taker is gone.
+   * nobody took: at once those this replica owns, a live wait here or its
+   * session's lease (their announcement was lost, and their responder waits
+   * for this replica), the others once the delivery budget has passed (a
+   * responder may still be routing them; by then it stopped waiting, or
+   * stopped); and it gives back an external agent's claims whose taker is gone.
    */
   deliveryWakes(): WakeSubscriber {
     const deliver = (pendingId: string, origin: string) =>
@@ -142,8 +144,11 @@ export class ClarificationService {
         const { heartbeatAfter } = replicas.ownerTerms();
         await releaseOrphanedDeliveries(store, heartbeatAfter, EXTERNAL_AGENT_PROFILE);
         const before = timestampAtMs(store.clock.nowMs() - budgets.deliveryMs);
-        for (const pendingId of await claimsLeftUndelivered(store, before)) {
-          await deliver(pendingId, replicas.id);
+        for (const { pendingId, claimedAt, holder } of await untakenClaims(store)) {
+          const mine = this.deps.waiters.has(pendingId) || holder === replicas.id;
+          if (mine || claimedAt < before) {
+            await deliver(pendingId, replicas.id);
+          }
         }
       },
     };

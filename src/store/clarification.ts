@@ -483,30 +483,46 @@ export async function takeDelivery(
   return rows.length === messageIds.length;
 }
 
+/** A claim that waits for its delivery and that no replica has taken. */
+export interface UntakenClaim {
+  readonly pendingId: string;
+  /** When its rows were last written (the claim, or a route that gave the delivery back). */
+  readonly claimedAt: string;
+  /** The replica whose lease row names the bundle's session, live or not; null without one. */
+  readonly holder: string | null;
+}
+
 /**
- * Pending IDs of claims nobody took that still wait for their delivery since
- * before `claimedBefore` (their announcement was lost): a replica's poll
- * routes them again. Reads the nearly empty delivery-intent index.
+ * Claims nobody has taken that still wait for their delivery: a replica's
+ * poll routes again those whose announcement it may have missed. Reads the
+ * nearly empty delivery-intent index.
  */
-export async function claimsLeftUndelivered(
-  ctx: RepoContext,
-  claimedBefore: string,
-): Promise<string[]> {
+export async function untakenClaims(ctx: RepoContext): Promise<UntakenClaim[]> {
   const rows = await ctx.db
     .selectFrom('task_session_messages')
-    .select(ctx.dialect.pendingId().as('pending_id'))
-    .distinct()
+    .leftJoin(
+      'session_leases',
+      'session_leases.session_id',
+      'task_session_messages.task_session_id',
+    )
+    .select([
+      ctx.dialect.pendingId().as('pending_id'),
+      (eb) => eb.fn.max('task_session_messages.updated_at').as('at'),
+      (eb) => eb.fn.max('session_leases.replica_id').as('holder'),
+    ])
     .where(ctx.dialect.metadataFlag('response_delivery_pending'))
-    .where('updated_at', '<', claimedBefore)
     .where(sql<SqlBool>`${ctx.dialect.metadataText('delivery_by')} IS NULL`)
+    .groupBy(ctx.dialect.pendingId())
     .execute();
-  return rows.flatMap((row) => (row.pending_id ? [row.pending_id] : []));
+  return rows.flatMap((row) =>
+    row.pending_id ? [{ pendingId: row.pending_id, claimedAt: row.at, holder: row.holder }] : [],
+  );
 }
 
 /**
  * Several replicas: gives back the delivery of claims in sessions of
  * `agentProfile` (an external agent's) whose taker no longer runs, so a poll
- * routes them again (`claimsLeftUndelivered`). No replica holds such a
+ * routes them again (`untakenClaims`). No replica holds such a
  * session, so no takeover recovers them, and their delivery is the intent's
  * clear alone: nothing of it can have run twice. Returns how many rows.
  */

@@ -293,12 +293,12 @@ export class ClarificationService {
     });
   }
 
-  /** One bundle as its owner sees it; undefined when unknown or not visible. */
   /** One page of the inbox: every active bundle the principal can see, oldest first. */
   listPending(principal: Principal, options: PendingListOptions = {}): Promise<PendingListResult> {
     return listPendingBundles(this.deps.store, principal, options);
   }
 
+  /** One bundle as its owner sees it; undefined when unknown or not visible. */
   async get(principal: Principal, pendingId: string): Promise<BundleView | undefined> {
     const bundle = await this.visibleBundle(principal, pendingId);
     if (!bundle) return undefined;

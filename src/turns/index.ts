@@ -12,6 +12,11 @@ export {
   reorderQueued,
 } from './queue.js';
 export { agentProfileList } from './agent-profiles.js';
+export {
+  ensureExternalSession,
+  externalSessionLive,
+  type ExternalSessionResult,
+} from './external-sessions.js';
 export { restartSession, type RestartResult } from './restart.js';
 export { sessionFailureOf } from './session-failure.js';
 export {

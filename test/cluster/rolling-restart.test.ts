@@ -27,7 +27,7 @@ import {
   waitForAnswer,
   type AskOutcome,
 } from '../../bench/mcp-agent.js';
-import { ensureExternalSession } from '../../src/agents/mcp/external-session.js';
+import { ensureExternalSession } from '../../src/turns/index.js';
 import { firstAdmin, openStore, type DatabaseTarget } from '../../src/store/index.js';
 import type { Serving } from '../support/clarion-process.js';
 import { loadBalancer, type LoadBalancer } from '../support/load-balancer.js';

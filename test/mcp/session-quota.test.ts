@@ -5,7 +5,7 @@
  * busy they get 429 with `Retry-After`; idle sessions expire on a fake clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureExternalSession } from '../../src/agents/mcp/external-session.js';
+import { ensureExternalSession } from '../../src/turns/index.js';
 import type { RepeatingTimers } from '../../src/support/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';

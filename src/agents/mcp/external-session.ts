@@ -1,38 +1,11 @@
 /**
- * Where an external agent's questions land. An agent that Clarion did not
- * spawn (someone's own Claude Code with a user token) has no session of its
- * own, so it gets one: an `external` session of a task named after the MCP
- * client, in the user's first workspace. The same user and client name reuse
- * it while it has not ended, so one client's questions stay together.
- *
- * Finding it goes through the store's existing reads (tasks of the user's
- * workspaces), once per MCP session: the caller caches the result and only
- * re-checks that the session is still live.
+ * The name of an external agent's task: an agent that Clarion did not spawn
+ * (someone's own Claude Code with a user token) asks in a session of a task
+ * named after its MCP client (`turns/`' `ensureExternalSession`).
  */
 import { isBlankText, MAX_TASK_TITLE_CHARS, storableLabel } from '../../wire/index.js';
-import {
-  createSession,
-  createTask,
-  getSession,
-  listMemberWorkspaces,
-  listSessions,
-  listTasks,
-  setSessionState,
-  startTurn,
-  TERMINAL_SESSION_STATES,
-  type RepoContext,
-  type SessionState,
-  type Store,
-} from '../../store/index.js';
-import { EXTERNAL_AGENT_PROFILE } from '../runtime.js';
 
 export const DEFAULT_EXTERNAL_TASK_TITLE = 'External agent';
-
-const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
-
-export type ExternalSessionResult =
-  | { ok: true; sessionId: string; taskId: string; created: boolean }
-  | { ok: false; code: 'no_workspace' };
 
 /**
  * The task title for an MCP client's name (`clientInfo.name`). The name is
@@ -44,46 +17,4 @@ export type ExternalSessionResult =
 export function externalTaskTitle(clientName: string | undefined): string {
   const name = storableLabel((clientName ?? '').trim(), MAX_TASK_TITLE_CHARS).trim();
   return isBlankText(name) ? DEFAULT_EXTERNAL_TASK_TITLE : name;
-}
-
-/** Whether a session found earlier can still take questions. */
-export async function externalSessionLive(ctx: RepoContext, sessionId: string): Promise<boolean> {
-  const session = await getSession(ctx, sessionId);
-  return session !== undefined && !TERMINAL.has(session.state);
-}
-
-/** The user's live external session for `title`, created when there is none. */
-export async function ensureExternalSession(
-  store: Store,
-  userId: string,
-  title: string,
-): Promise<ExternalSessionResult> {
-  return store.transaction(async (tx) => {
-    // Two first questions of one client at once must not open two sessions;
-    // PostgreSQL serializes on this key, SQLite has a single writer anyway.
-    await tx.dialect.lockSession(tx.db, `external-agent:${userId}:${title}`);
-    const workspaces = await listMemberWorkspaces(tx, userId);
-    const home = workspaces[0];
-    if (!home) return { ok: false, code: 'no_workspace' } as const;
-    const tasks = await listTasks(
-      tx,
-      workspaces.map((workspace) => workspace.id),
-    );
-    const candidates = tasks.filter((task) => task.created_by === userId && task.title === title);
-    for (const task of [...candidates].reverse()) {
-      const sessions = await listSessions(tx, task.id);
-      const live = sessions
-        .filter((s) => s.agent_profile === EXTERNAL_AGENT_PROFILE && !TERMINAL.has(s.state))
-        .at(-1);
-      if (live) return { ok: true, sessionId: live.id, taskId: task.id, created: false } as const;
-    }
-    const task = await createTask(tx, { workspaceId: home.id, title, createdBy: userId });
-    const session = await createSession(tx, {
-      taskId: task.id,
-      agentProfile: EXTERNAL_AGENT_PROFILE,
-    });
-    await startTurn(tx, { sessionId: session.id, taskId: task.id });
-    await setSessionState(tx, session.id, 'running');
-    return { ok: true, sessionId: session.id, taskId: task.id, created: true } as const;
-  });
 }

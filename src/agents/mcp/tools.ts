@@ -18,11 +18,8 @@ import {
 import type { Logger } from '../../observability/index.js';
 import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { callContext, type BoundCall, type CallContext, type ToolExtra } from './call-context.js';
-import {
-  ensureExternalSession,
-  externalSessionLive,
-  externalTaskTitle,
-} from './external-session.js';
+import { externalTaskTitle } from './external-session.js';
+import { ensureExternalSession, externalSessionLive } from '../../turns/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { registerActionTool } from './action-tool.js';
 import { askWithinBound } from './bounded-ask.js';

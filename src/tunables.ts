@@ -11,6 +11,13 @@
 export const PRE_CLAIM_BUDGET_MS = 5_000;
 /** Delivery after the claim, owned by the server even if the caller left. */
 export const DELIVERY_BUDGET_MS = 30_000;
+/**
+ * Of the delivery budget, the part a detached answer keeps for its resume
+ * prompt's acknowledgement (at most a third of the budget): an agent that is
+ * not ready before the rest has passed (its start, a long `session/load`)
+ * gets nothing, and the claim goes back for the person's retry.
+ */
+export const DELIVERY_PROMPT_RESERVE_MS = 10_000;
 /** How long an agent's `ask_user_question` waits live before detaching. */
 export const LIVE_WAIT_MS = 2 * 60 * 60 * 1000;
 

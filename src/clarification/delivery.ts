@@ -9,7 +9,8 @@
  * `turns/`'s, reached through the `SuccessorTurns` port. Failpoints sit just
  * after the commits they name (the kill-point suite stops the server there).
  */
-import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
+import { EXTERNAL_AGENT_PROFILE, type Readiness } from '../agents/index.js';
+import { DELIVERY_PROMPT_RESERVE_MS } from '../tunables.js';
 import { failpoint } from '../support/index.js';
 import {
   clearDeliveryIntent,
@@ -21,7 +22,7 @@ import {
   type TurnRecord,
 } from '../store/index.js';
 import { readBundle, readResponder, winnerResponse, type Bundle } from './bundle.js';
-import { EXHAUSTED, startBudget, withinBudget } from './budget.js';
+import { EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 import type { ClarificationDeps } from './context.js';
 import {
   deliveryVerdict,
@@ -195,6 +196,24 @@ async function run(
   response: ClarificationResponse,
   external?: boolean,
 ): Promise<DeliveryOutcome> {
+  const budget = startBudget(deps.budgets.deliveryMs, deps.store.clock, deps.timers);
+  try {
+    return await runWithin(deps, budget, bundle, decision, claimed, response, external);
+  } finally {
+    budget.dispose();
+  }
+}
+
+/** The steps of one delivery, all within the one delivery budget (DESIGN §5.1). */
+async function runWithin(
+  deps: ClarificationDeps,
+  budget: Budget,
+  bundle: Bundle,
+  decision: Decision,
+  claimed: MessageRecord[],
+  response: ClarificationResponse,
+  external?: boolean,
+): Promise<DeliveryOutcome> {
   const { sessions, successors, waiters } = deps;
   const { sessionId, pendingId } = bundle;
   const ids = claimed.map((row) => row.id);
@@ -271,7 +290,7 @@ async function run(
         failpoint('dispatch.after_reservation');
         break;
       case 'checkReadiness': {
-        const readiness = await successors.readiness(sessionId);
+        const readiness = await readyWithin(deps, sessionId, budget);
         if (!readiness.ready) {
           deps.logger.warn(
             { pending_id: pendingId, reason: readiness.reason },
@@ -311,7 +330,7 @@ async function run(
         break;
       }
       case 'dispatch':
-        facts.dispatch = await dispatchWithinBudget(deps, bundle, decision, successor());
+        facts.dispatch = await dispatchWithinBudget(deps, budget, bundle, decision, successor());
         if (facts.dispatch === 'accepted') failpoint('dispatch.after_prompt');
         break;
       case 'settleSuccessor': {
@@ -332,13 +351,43 @@ async function run(
   throw new Error(`delivery of ${pendingId} did not finish in ${MAX_DELIVERY_STEPS} steps`);
 }
 
+/**
+ * The agent's readiness, given the delivery budget less what the resume
+ * prompt keeps for itself; an agent not ready by then is not ready (its
+ * start goes on, for the retry).
+ */
+async function readyWithin(
+  deps: ClarificationDeps,
+  sessionId: string,
+  budget: Budget,
+): Promise<Readiness> {
+  const reserveMs = Math.min(DELIVERY_PROMPT_RESERVE_MS, deps.budgets.deliveryMs / 3);
+  const bound = startBudget(
+    Math.max(0, budget.remainingMs() - reserveMs),
+    deps.store.clock,
+    deps.timers,
+  );
+  try {
+    // Already spent (`withinBudget` throws then): as exhausted.
+    const readiness = await withinBudget(bound, deps.successors.readiness(sessionId)).catch(
+      (): typeof EXHAUSTED => EXHAUSTED,
+    );
+    return readiness === EXHAUSTED
+      ? { ready: false, reason: 'the agent was not ready within the delivery budget' }
+      : readiness;
+  } finally {
+    bound.dispose();
+  }
+}
+
+/** The resume prompt, within what is left of the delivery budget. */
 async function dispatchWithinBudget(
   deps: ClarificationDeps,
+  budget: Budget,
   bundle: Bundle,
   decision: Decision,
   turn: TurnRecord,
 ): Promise<'accepted' | 'unconfirmed'> {
-  const budget = startBudget(deps.budgets.deliveryMs, deps.store.clock, deps.timers);
   try {
     const sent = await withinBudget(
       budget,
@@ -353,7 +402,5 @@ async function dispatchWithinBudget(
   } catch (error) {
     deps.logger.error({ err: error, pending_id: bundle.pendingId }, 'resume prompt failed');
     return 'unconfirmed';
-  } finally {
-    budget.dispose();
   }
 }

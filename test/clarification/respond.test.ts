@@ -290,6 +290,43 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect(h.runtime.prompts).toHaveLength(1);
   });
 
+  it('restores the bundle when the agent is not ready within the delivery budget, and a retry then claims', async () => {
+    const deliveryMs = 900;
+    await h.dispose();
+    h = await clarificationHarness(driver, { budgets: { deliveryMs } });
+    const pendingId = await askDetached();
+    h.runtime.startSlowly();
+    // Without the bound, the respond waits for the start: here 5 s, for a real agent up to its start timeout.
+    const startsLate = setTimeout(() => {
+      h.runtime.finishStart();
+    }, 5_000);
+    try {
+      const started = performance.now();
+      const failed = await h.respond(pendingId, ANSWERS);
+      const tookMs = performance.now() - started;
+      expect(failed.status).toBe(500);
+      expect(await failed.json()).toMatchObject({
+        code: 'internal',
+        error: 'clarification response could not be delivered',
+      });
+      // The readiness check gets the budget less a third kept for the prompt.
+      expect(tookMs).toBeGreaterThanOrEqual((deliveryMs * 2) / 3 - 50);
+      expect(tookMs).toBeLessThan(4_000);
+      expect(h.runtime.prompts).toEqual([]);
+      const restored = await h.rows(pendingId);
+      expect(restored.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);
+    } finally {
+      clearTimeout(startsLate);
+    }
+
+    // The start went on meanwhile; the person's retry finds the agent ready.
+    h.runtime.finishStart();
+    const retry = await h.respond(pendingId, ANSWERS);
+    expect(retry.status).toBe(200);
+    expect(await retry.json()).toMatchObject({ claimed: true });
+    expect(h.runtime.prompts).toHaveLength(1);
+  });
+
   it('keeps the answer terminal when dispatch fails after the attempt: never sent twice', async () => {
     const pendingId = await askDetached();
     h.runtime.behaviour = 'fail';

@@ -1,7 +1,7 @@
 /**
  * An `AgentRuntime` written for clarification tests (the ACP host is tested
  * on its own): it records every prompt and can be told to be unavailable, to
- * refuse after sending, or never to confirm.
+ * refuse after sending, or never to confirm, or to start slowly.
  */
 import type { AgentRuntime, PromptRequest, Readiness } from '../../src/agents/runtime.js';
 
@@ -16,6 +16,21 @@ export class TestRuntime implements AgentRuntime {
     this.openGate = resolve;
   });
 
+  private starting: Promise<void> | undefined;
+  private started: () => void = () => {};
+
+  /** From now on `prepare` waits (an agent starting, a long `session/load`) until `finishStart`. */
+  startSlowly(): void {
+    this.starting = new Promise<void>((resolve) => {
+      this.started = resolve;
+    });
+  }
+
+  finishStart(): void {
+    this.started();
+    this.starting = undefined;
+  }
+
   /** Lets every 'gated' prompt be accepted. */
   accept(): void {
     this.openGate();
@@ -27,8 +42,9 @@ export class TestRuntime implements AgentRuntime {
       : { ready: false, reason: this.unavailable };
   }
 
-  prepare(): Promise<Readiness> {
-    return Promise.resolve(this.readiness());
+  async prepare(): Promise<Readiness> {
+    await this.starting;
+    return this.readiness();
   }
 
   prompt(request: PromptRequest): Promise<void> {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, listenUrl, loadConfig } from './config.js';
 import {
+  AGENT_CANCEL_GRACE_MS,
   AGENT_START_TIMEOUT_MS,
   AGENT_STOP_GRACE_MS,
   AGENTS_PER_SERVER,
@@ -45,16 +46,24 @@ describe('loadConfig', () => {
     );
   });
 
-  it('reads the agent start timeout and stop grace in seconds, 30 and 5 unless set', () => {
+  it('reads the agent start timeout, stop grace and cancel grace in seconds, 30, 5 and 10 unless set', () => {
     expect(loadConfig({}).agentTimings).toEqual({
       startTimeoutMs: AGENT_START_TIMEOUT_MS,
       stopGraceMs: AGENT_STOP_GRACE_MS,
+      cancelGraceMs: AGENT_CANCEL_GRACE_MS,
     });
     expect(AGENT_STOP_GRACE_MS).toBe(5_000);
+    expect(AGENT_CANCEL_GRACE_MS).toBe(10_000);
     expect(
-      loadConfig({ CLARION_AGENT_START_TIMEOUT_S: '2', CLARION_AGENT_STOP_GRACE_S: '0.5' })
-        .agentTimings,
-    ).toEqual({ startTimeoutMs: 2_000, stopGraceMs: 500 });
+      loadConfig({
+        CLARION_AGENT_START_TIMEOUT_S: '2',
+        CLARION_AGENT_STOP_GRACE_S: '0.5',
+        CLARION_AGENT_CANCEL_GRACE_S: '1.5',
+      }).agentTimings,
+    ).toEqual({ startTimeoutMs: 2_000, stopGraceMs: 500, cancelGraceMs: 1_500 });
+    expect(() => loadConfig({ CLARION_AGENT_CANCEL_GRACE_S: '-1' })).toThrow(
+      'CLARION_AGENT_CANCEL_GRACE_S must be more than 0',
+    );
     expect(() => loadConfig({ CLARION_AGENT_STOP_GRACE_S: '0' })).toThrow(
       'CLARION_AGENT_STOP_GRACE_S must be more than 0',
     );

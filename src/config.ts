@@ -13,6 +13,7 @@ import { adminTokenProblem } from './auth/bootstrap.js';
 import type { DatabaseTarget } from './store/index.js';
 import {
   AGENT_IDLE_MS,
+  AGENT_CANCEL_GRACE_MS,
   AGENT_START_TIMEOUT_MS,
   AGENT_STOP_GRACE_MS,
   AGENTS_PER_SERVER,
@@ -38,8 +39,15 @@ export interface Config {
   readonly agentProfiles: ReadonlyMap<string, AgentProfile>;
   /** Running agents per user and per server; the tunables' defaults when absent. */
   readonly agentQuota?: AgentQuotaLimits;
-  /** How long an agent may take to start, and to stop after SIGTERM; the tunables' defaults when absent. */
-  readonly agentTimings?: { readonly startTimeoutMs: number; readonly stopGraceMs: number };
+  /**
+   * How long an agent may take to start, to stop after SIGTERM, and to end a
+   * turn after a cancel; the tunables' defaults when absent.
+   */
+  readonly agentTimings?: {
+    readonly startTimeoutMs: number;
+    readonly stopGraceMs: number;
+    readonly cancelGraceMs: number;
+  };
   /** How long an agent may sit idle before it is stopped; the tunable's default when absent. */
   readonly agentIdleMs?: number;
   /** Host suffixes notification channels may send to; empty or absent allows every host. */
@@ -125,6 +133,7 @@ const environment = z.object({
   CLARION_AGENTS_PER_SERVER: quota('CLARION_AGENTS_PER_SERVER').default(AGENTS_PER_SERVER),
   CLARION_AGENT_START_TIMEOUT_S: seconds('CLARION_AGENT_START_TIMEOUT_S').optional(),
   CLARION_AGENT_STOP_GRACE_S: seconds('CLARION_AGENT_STOP_GRACE_S').optional(),
+  CLARION_AGENT_CANCEL_GRACE_S: seconds('CLARION_AGENT_CANCEL_GRACE_S').optional(),
   CLARION_AGENT_IDLE_S: z.coerce
     .number({ error: 'CLARION_AGENT_IDLE_S must be a number of seconds' })
     .positive('CLARION_AGENT_IDLE_S must be more than 0')
@@ -219,6 +228,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     agentTimings: {
       startTimeoutMs: settings.CLARION_AGENT_START_TIMEOUT_S ?? AGENT_START_TIMEOUT_MS,
       stopGraceMs: settings.CLARION_AGENT_STOP_GRACE_S ?? AGENT_STOP_GRACE_MS,
+      cancelGraceMs: settings.CLARION_AGENT_CANCEL_GRACE_S ?? AGENT_CANCEL_GRACE_MS,
     },
     agentIdleMs: settings.CLARION_AGENT_IDLE_S ?? AGENT_IDLE_MS,
     notifyAllowedHosts: settings.CLARION_NOTIFY_ALLOWED_HOSTS ?? [],

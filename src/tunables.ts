@@ -75,6 +75,15 @@ export const AGENT_EVENT_RETRY_LIMIT_MS = 2 * 60 * 1000;
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
 /** A cancel waits this long for `session/cancel` to reach an agent that may have stopped reading stdin. */
 export const AGENT_CANCEL_SEND_MAX_MS = 3_000;
+/**
+ * How long a turn may go on after a cancel (or after its prompt's caller gave
+ * up waiting for the agent to take it) before Clarion stops the agent, which
+ * ends the turn; `CLARION_AGENT_CANCEL_GRACE_S`. ACP agents answer a cancel by
+ * ending the prompt within a second or two (they abort the model call and
+ * their tools); 10 s leaves a slow tool room to clean up, and with the stop's
+ * grace and kill wait a person's cancel still ends its turn within ~20 s.
+ */
+export const AGENT_CANCEL_GRACE_MS = 10_000;
 /** MCP progress notifications keep clients from timing out a long wait (DESIGN §5). */
 export const MCP_PROGRESS_INTERVAL_MS = 20_000;
 /**

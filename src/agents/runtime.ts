@@ -114,7 +114,11 @@ export interface AgentHost extends AgentRuntime {
   start(launch: SessionLaunch): Promise<void>;
   /** Whether the session has a live agent process (busy or not). */
   isStarted(sessionId: string): boolean;
-  /** Asks the agent to stop its current turn (`session/cancel`); the turn still ends by event. */
+  /**
+   * Asks the agent to stop its current turn (`session/cancel`); the turn still
+   * ends by event, `cancelled` by stopping the agent if it ignores the cancel
+   * past a grace.
+   */
   cancel(sessionId: string): Promise<void>;
   /** Ends the agent process group of a session, bounded; not a failure of the session. */
   stop(sessionId: string): Promise<void>;

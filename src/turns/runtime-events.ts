@@ -1,7 +1,8 @@
 /**
  * What agents report becomes transcript and session state: streamed output
  * is appended to the turn, a turn's end frees the session (and starts the
- * next queued message), and an agent that fails fails its session with the
+ * next queued message, with a new agent when a cancelled turn was ended by
+ * stopping its agent), and an agent that fails fails its session with the
  * reason and expires its bundles. A deliberate stop (delete, shutdown) only
  * revokes the agent's credential: it is no failure. Each write is retried while the storage is
  * unavailable (`durable-write.ts`): a report is never dropped for that.
@@ -195,6 +196,10 @@ async function endTurn(
   // A turn that failed because the agent died is followed by its exit; do not restart it here.
   if (deps.host.isStarted(event.sessionId)) {
     deps.idleStops.arm(deps, event.sessionId);
+    await startNextQueued(deps, event.sessionId);
+  } else if (event.stopReason === 'cancelled') {
+    // The agent did not end its turn after the cancel, so the host stopped it (no failure):
+    // the queue goes on, starting a new agent for its next message.
     await startNextQueued(deps, event.sessionId);
   }
 }

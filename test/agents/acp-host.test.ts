@@ -2,14 +2,16 @@
  * The ACP host driving the real, built demo agent (`npm run build` first):
  * acceptance before the turn's end, coalesced output, busy refusal, process
  * death mid-turn, stop, permission round trips, a cancel bounded against a
- * stopped agent, and `/ask` against a minimal real MCP server that stands in
+ * stopped agent, a turn ended by stopping an agent that ignores its cancel
+ * or never takes its prompt, and `/ask` against a minimal real MCP server that stands in
  * for Clarion's.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
@@ -25,6 +27,7 @@ import {
 } from '../../src/agents/acp-host/index.js';
 import type { RuntimeEvent, SessionLaunch } from '../../src/agents/runtime.js';
 import { normalizeAsk } from '../../src/clarification/questions.js';
+import { writeFixtures } from './supervisor-fixtures.js';
 
 const DEMO_AGENT = fileURLToPath(
   new URL('../../dist/src/agents/demo-agent/main.js', import.meta.url),
@@ -441,6 +444,118 @@ describe('ACP host with the demo agent', () => {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
+  });
+});
+
+describe('a turn whose end was asked for and does not come', () => {
+  let dir: string | undefined;
+
+  afterEach(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  function deafLaunch(sessionId: string): SessionLaunch {
+    dir = mkdtempSync(join(tmpdir(), 'clarion-deaf-'));
+    const { deaf } = writeFixtures(dir);
+    return {
+      ...launch(sessionId),
+      profile: {
+        name: 'deaf',
+        command: process.execPath,
+        args: [deaf],
+        env: { PID_FILE: join(dir, 'pids') },
+      },
+    };
+  }
+
+  it('stops an agent that ignores the cancel once the grace passed, and ends the turn cancelled', async () => {
+    const { host, log } = startHost({ cancelGraceMs: 500, stopGraceMs: 500 });
+    const deaf = deafLaunch('s1');
+    await host.start(deaf);
+    const pid = host.pid('s1');
+    await prompt(host, 's1', 'turn-1', '/hang');
+    const started = Date.now();
+    await host.cancel('s1');
+    // Within the grace the agent may still end the turn itself.
+    expect(host.isStarted('s1')).toBe(true);
+    const exited = await log.waitFor((event) => event.type === 'agent_exited', 5_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(500);
+    const tail = log.events.filter(
+      (event) => event.type === 'turn_ended' || event.type === 'agent_exited',
+    );
+    // Stopped on purpose: the turn is cancelled, the session has no failure.
+    expect(tail).toEqual([
+      { type: 'turn_ended', sessionId: 's1', turnId: 'turn-1', stopReason: 'cancelled' },
+      { type: 'agent_exited', sessionId: 's1', code: null, signal: 'SIGTERM', failure: null },
+    ]);
+    expect(exited).toBe(tail[1]);
+    expect(host.pid('s1')).toBeUndefined();
+    expect(() => process.kill(pid ?? 0, 0)).toThrow();
+
+    // A new agent takes the next prompt.
+    await host.start(deaf);
+    await prompt(host, 's1', 'turn-2', 'back');
+    await log.turnEnded('turn-2');
+    expect(log.texts('turn-2')).toEqual(['You said: back']);
+  });
+
+  it('leaves an agent that ends its turn within the grace running', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = 'hang';
+    const { host, log } = startHost({ cancelGraceMs: 500 });
+    await host.start(launch('s1', mcp.url));
+    await prompt(host, 's1', 'turn-1', '/ask');
+    await log.waitFor((event) => event.type === 'agent_output' && event.kind === 'tool_call');
+    await host.cancel('s1');
+    expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'cancelled' });
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(host.isStarted('s1')).toBe(true);
+    expect(log.events.some((event) => event.type === 'agent_exited')).toBe(false);
+  });
+
+  it('stops an agent that has not taken a prompt within the grace after its caller gave up', async () => {
+    const { host, log } = startHost({ cancelGraceMs: 300, stopGraceMs: 300 });
+    await host.start(launch('s1'));
+    const pid = host.pid('s1') ?? 0;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await stoppedState(pid);
+      const gaveUp = new AbortController();
+      // Far past a pipe's 64 KiB: the write waits for a reader that never comes.
+      const accepted = host.prompt({
+        sessionId: 's1',
+        turnId: 'turn-1',
+        text: '漢'.repeat(100_000),
+        signal: gaveUp.signal,
+      });
+      gaveUp.abort();
+      expect((await rejection(accepted)).code).toBe('aborted');
+      expect(host.readiness('s1')).toEqual({
+        ready: false,
+        reason: 'the agent is busy with a turn',
+      });
+      // SIGTERM waits on a stopped process; the SIGKILL after the stop's grace does not.
+      const exited = await log.waitFor((event) => event.type === 'agent_exited', 5_000);
+      expect(exited).toMatchObject({ signal: 'SIGKILL', failure: null });
+      // The turn was never the agent's: nothing reports its end.
+      expect(log.events.some((event) => event.type === 'turn_ended')).toBe(false);
+      expect(host.readiness('s1')).toEqual({
+        ready: false,
+        reason: 'no agent is running for this session',
+      });
+    } finally {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
+    await host.start(launch('s1'));
+    await prompt(host, 's1', 'turn-2', 'again');
+    await log.turnEnded('turn-2');
+    expect(log.texts('turn-2')).toEqual(['You said: again']);
   });
 });
 

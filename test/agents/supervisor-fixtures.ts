@@ -62,19 +62,64 @@ if (process.argv[2] === 'child') {
 }
 `;
 
+const DEAF_AGENT = `/**
+ * An ACP agent that takes a prompt containing \`/hang\` and never answers
+ * it, ignoring \`session/cancel\` (a wedged agent); any other prompt it
+ * answers at once with \`You said: <text>\`. Each process appends its pid to
+ * \`$PID_FILE\`.
+ */
+import { randomUUID } from 'node:crypto';
+import { appendFileSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '${SDK}';
+
+appendFileSync(process.env.PID_FILE, \`agent \${process.pid}\\n\`);
+const app = agent({ name: 'deaf' })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false, promptCapabilities: {} },
+  }))
+  .onRequest(methods.agent.session.new, () => ({ sessionId: randomUUID() }))
+  .onNotification(methods.agent.session.cancel, () => {
+    process.stderr.write('deaf: ignoring session/cancel\\n');
+  })
+  .onRequest(methods.agent.session.prompt, async (context) => {
+    const { sessionId } = context.params;
+    const text = context.params.prompt.map((block) => block.text ?? '').join('');
+    if (text.includes('/hang')) return new Promise(() => undefined);
+    await context.client.notify(methods.client.session.update, {
+      sessionId,
+      update: {
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: 'You said: ' + text },
+      },
+    });
+    return { stopReason: 'end_turn' };
+  });
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
+await connection.closed;
+process.exit(0);
+`;
+
 export interface Fixtures {
   /** An ACP agent whose `session/new` answers "Authentication required". */
   authRequired: string;
   /** A wrapper whose child ignores SIGTERM and holds the pipes; both append their pids to `$PID_FILE`. */
   stubborn: string;
+  /** An ACP agent that never answers a `/hang` prompt and ignores the cancel; pids to `$PID_FILE`. */
+  deaf: string;
 }
 
 export function writeFixtures(dir: string): Fixtures {
   const fixtures = {
     authRequired: join(dir, 'auth-required-agent.mjs'),
     stubborn: join(dir, 'stubborn-wrapper.mjs'),
+    deaf: join(dir, 'deaf-agent.mjs'),
   };
   writeFileSync(fixtures.authRequired, AUTH_REQUIRED_AGENT);
   writeFileSync(fixtures.stubborn, STUBBORN_WRAPPER);
+  writeFileSync(fixtures.deaf, DEAF_AGENT);
   return fixtures;
 }

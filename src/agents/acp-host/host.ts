@@ -13,12 +13,18 @@
  * - Nothing here waits on an agent without a bound: start by
  *   `startTimeoutMs`, cancel by `cancelSendMaxMs`, stop and close by the
  *   process supervisor's grace and kill wait (`agent-process.ts`).
+ * - No turn outlives its end being asked for by more than `cancelGraceMs`:
+ *   a turn still running that long after a cancel, or still not accepted
+ *   that long after its caller gave up waiting, is ended by stopping the
+ *   agent (a deliberate stop, no failure). Its exit ends it as for any exit,
+ *   but a cancelled turn ends `cancelled`; the next prompt starts a new agent.
  * - `agent_exited` carries a failure only for an agent that was running and
  *   was not stopped on purpose; a start that fails throws its failure instead.
  * - Output of a turn is emitted before its `turn_ended`, in arrival order.
  * - `readiness` answers from memory, so a refusal has sent nothing.
  */
 import {
+  AGENT_CANCEL_GRACE_MS,
   AGENT_CANCEL_SEND_MAX_MS,
   AGENT_KILL_WAIT_MS,
   AGENT_OUTPUT_FLUSH_INTERVAL_MS,
@@ -112,6 +118,11 @@ export interface AcpHostOptions {
   pipeDrainMs?: number;
   /** How long `cancel` waits for `session/cancel` to be written to the agent's stdin. */
   cancelSendMaxMs?: number;
+  /**
+   * How long a cancelled turn (or a prompt whose caller gave up waiting for
+   * its acceptance) may go on before the agent is stopped to end it.
+   */
+  cancelGraceMs?: number;
   clientInfo?: { name: string; version: string };
 }
 
@@ -134,6 +145,12 @@ interface Turn {
   readonly acceptance: Deferred;
   /** Aborted by `cancel`, so a pending permission question can answer `cancelled`. */
   readonly cancelled: AbortController;
+  /** When the agent is stopped if the turn has not ended (`boundTurn`); cleared as it ends. */
+  deadline: { cancel(): void } | undefined;
+  /** What armed the deadline: a cancel's stands, an acceptance's gives way to a cancel's. */
+  deadlineFor: 'cancel' | 'acceptance' | undefined;
+  /** Set when Clarion stops the agent to end a cancelled turn: its exit ends it so. */
+  endsOnExit: StopReason | undefined;
 }
 
 interface HostedSession {
@@ -161,6 +178,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const killWaitMs = options.killWaitMs ?? AGENT_KILL_WAIT_MS;
   const pipeDrainMs = options.pipeDrainMs ?? AGENT_PIPE_DRAIN_MS;
   const cancelSendMaxMs = options.cancelSendMaxMs ?? AGENT_CANCEL_SEND_MAX_MS;
+  const cancelGraceMs = options.cancelGraceMs ?? AGENT_CANCEL_GRACE_MS;
   /** Group sweeps after exits, so `close` leaves no agent's process behind. */
   const sweeps = new Set<Promise<void>>();
   const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
@@ -216,6 +234,8 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   ): void {
     if (hosted.turn !== turn) return;
     hosted.turn = undefined;
+    turn.deadline?.cancel();
+    turn.deadline = undefined;
     if (!turn.accepted) {
       turn.acceptance.reject(
         new AgentHostError(
@@ -258,9 +278,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     } else {
       logger.info({ sessionId, code: exit.code, signal: exit.signal }, 'agent exited');
     }
-    if (hosted.turn) {
-      endTurn(hosted, hosted.turn, 'failed', `agent process exited (${how})`);
-    }
+    const turn = hosted.turn;
+    if (turn?.endsOnExit) endTurn(hosted, turn, turn.endsOnExit);
+    else if (turn) endTurn(hosted, turn, 'failed', `agent process exited (${how})`);
     hosted.output.flush();
     hosted.connection?.close(new Error('agent process exited'));
     if (sessions.get(sessionId) === hosted) sessions.delete(sessionId);
@@ -543,6 +563,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       accepted: false,
       acceptance: deferred(),
       cancelled: new AbortController(),
+      deadline: undefined,
+      deadlineFor: undefined,
+      endsOnExit: undefined,
     };
     hosted.turn = turn;
     hosted.connection.agent
@@ -575,8 +598,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       );
     return new Promise<void>((resolve, reject) => {
       // Abort only gives up the wait: once queued the prompt may still reach
-      // the agent, so the turn stays tracked and still ends by event.
+      // the agent, so the turn stays tracked and still ends by event; an agent
+      // that has not taken it within the grace is stopped (`boundTurn`).
       const onAbort = () => {
+        boundTurn(hosted, turn, 'acceptance');
         reject(new AgentHostError('aborted', 'gave up waiting for the agent to accept the prompt'));
       };
       request.signal.addEventListener('abort', onAbort, { once: true });
@@ -606,7 +631,11 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       logger.debug({ sessionId }, 'cancel without a running agent');
       return;
     }
-    hosted.turn?.cancelled.abort();
+    const turn = hosted.turn;
+    if (turn) {
+      turn.cancelled.abort();
+      boundTurn(hosted, turn, 'cancel');
+    }
     // The SDK writes one message at a time, each once the agent's stdin took
     // it: behind a large prompt, an agent that stopped reading (wedged,
     // stopped) would hold this cancel, and the person's request, for ever.
@@ -618,19 +647,53 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       () => false,
     );
     if (sent) return;
-    // As for a prompt not accepted in time, the agent is left running: the
-    // notification stays queued (it goes if the agent reads again), and the
-    // turn ends by the agent's report or its exit.
+    // The notification stays queued (it goes if the agent reads again): the
+    // turn ends by the agent's report, or by the stop its deadline brings.
     logger.warn(
       { sessionId, waitedMs: cancelSendMaxMs },
       'the agent did not take the cancel in time; not waiting for it',
     );
   }
 
+  /**
+   * Arms the turn's deadline: once `cancelGraceMs` passed, a turn that has not
+   * ended is ended by stopping the agent, bounded by the stop's grace and kill
+   * wait. After a cancel it ends `cancelled` (a later cancel arms nothing
+   * more); after its caller gave up waiting for acceptance, only a prompt the
+   * agent still has not taken stops it (one taken late is a turn like any
+   * other, and a cancel bounds it), and the exit fails the turn.
+   */
+  function boundTurn(hosted: HostedSession, turn: Turn, why: 'cancel' | 'acceptance'): void {
+    if (turn.deadlineFor === 'cancel' || (why === 'acceptance' && turn.deadlineFor)) return;
+    // A cancel's grace runs from the cancel, even when an acceptance deadline came first.
+    turn.deadline?.cancel();
+    turn.deadlineFor = why;
+    turn.deadline = timers.setTimeout(() => {
+      turn.deadline = undefined;
+      if (hosted.turn !== turn || hosted.phase !== 'open') return;
+      const cancelled = why === 'cancel';
+      if (!cancelled && turn.accepted) return;
+      const sessionId = hosted.launch.sessionId;
+      logger.warn(
+        { sessionId, turnId: turn.turnId, waitedMs: cancelGraceMs },
+        cancelled
+          ? 'the agent did not end its turn after the cancel; stopping it'
+          : 'the agent did not take the prompt in time; stopping it',
+      );
+      if (cancelled) turn.endsOnExit = 'cancelled';
+      hosted.stopRequested = true;
+      stopHosted(hosted).catch((error: unknown) => {
+        logger.warn({ sessionId, err: errorText(error) }, 'stopping the agent failed');
+      });
+    }, cancelGraceMs);
+  }
+
   async function stop(sessionId: string): Promise<void> {
     const hosted = sessions.get(sessionId);
     if (!hosted) return;
     hosted.stopRequested = true;
+    // A stop from outside (delete, shutdown) ends the turn as every stop does.
+    if (hosted.turn) hosted.turn.endsOnExit = undefined;
     await stopHosted(hosted);
   }
 

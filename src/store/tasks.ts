@@ -145,7 +145,10 @@ export async function failSession(
     .executeTakeFirst();
 }
 
-/** A failed session made idle again for a restart, its failure cleared; `undefined` if it was not failed. */
+/**
+ * A failed session made `starting` for a restart, its failure cleared (its
+ * agent's start then moves it on); `undefined` if it was not failed.
+ */
 export async function clearSessionFailure(
   ctx: RepoContext,
   id: string,
@@ -153,7 +156,7 @@ export async function clearSessionFailure(
   return ctx.db
     .updateTable('task_sessions')
     .set((eb) => ({
-      state: 'idle' as const,
+      state: 'starting' as const,
       failure_code: null,
       failure_message: null,
       failed_at: null,

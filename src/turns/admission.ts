@@ -208,7 +208,7 @@ export async function admitMessage(
  * runs its queue. A start that fails fails the session with the reason; its
  * queued messages stay for a restart. The place (quota) is held until then.
  */
-function startAgentLater(
+export function startAgentLater(
   deps: TurnsDeps,
   sessionId: string,
   slot?: AgentSlot,
@@ -240,14 +240,7 @@ async function answerAfterStart(
   queued: AdmissionResult,
   started: Promise<void> | undefined,
 ): Promise<AdmissionResult> {
-  if (!started) return queued;
-  const wait = new AbortController();
-  const inTime = await Promise.race([
-    started.then(() => true),
-    sleep(ADMISSION_START_WAIT_MS, false, { signal: wait.signal, ref: false }).catch(() => false),
-  ]);
-  wait.abort();
-  if (!inTime) return queued;
+  if (!started || !(await endsInTime(started))) return queued;
   return deps.sessions.write(sessionId, async ({ tx }): Promise<AdmissionResult> => {
     const sent = await messageByAdmissionKey(tx, sessionId, admissionKey);
     if (sent) return { ok: true, outcome: 'sent', message: sent };
@@ -262,6 +255,23 @@ async function answerAfterStart(
     // Its turn started but the agent did not take it (the transcript says why).
     return failure('agent_unavailable', 'the agent did not take this message');
   });
+}
+
+/**
+ * Whether `started` (a start from `startAgentLater`, which never rejects)
+ * ended within `ADMISSION_START_WAIT_MS`: how long a request that starts an
+ * agent waits for it before answering that it is starting.
+ */
+export async function endsInTime(started: Promise<unknown>): Promise<boolean> {
+  const wait = new AbortController();
+  try {
+    return await Promise.race([
+      started.then(() => true),
+      sleep(ADMISSION_START_WAIT_MS, false, { signal: wait.signal, ref: false }).catch(() => false),
+    ]);
+  } finally {
+    wait.abort();
+  }
 }
 
 async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void> {

@@ -1,21 +1,27 @@
 /**
  * Starting a failed session's agent again (`POST /sessions/:id/restart`).
- * The failure is cleared and the session made idle under the session lock,
- * then the agent is started; if it fails again the session is failed again
- * with the new reason. Once it runs, the session's queue goes on.
+ * Under the session lock the failure is cleared and the session made
+ * `starting`, with a running-agent place held for it (the quota, as for a
+ * message that starts an agent); then the agent starts as an admitted
+ * message's does (`startAgentLater`): in the background, bounded by the
+ * host's start timeout, the session's queue going on once it runs. The
+ * request waits for that start only `ADMISSION_START_WAIT_MS`: a start that
+ * failed by then is refused with the new reason (409 `session_failed`); one
+ * still under way answers the session `starting`, and fails it later if it
+ * fails. Neither the start nor the queued message's dispatch holds the reply.
  */
-import { agentFailureOf } from '../agents/index.js';
 import type { Principal } from '../auth/index.js';
-import { canSeeSession, clearSessionFailure, failSession, getSession } from '../store/index.js';
-import { failure, storableText, type Failure } from '../wire/index.js';
-import { startNextQueued } from './admission.js';
+import { canSeeSession, clearSessionFailure, getSession } from '../store/index.js';
+import { failure, type Failure } from '../wire/index.js';
+import { endsInTime, startAgentLater } from './admission.js';
 import type { TurnsDeps } from './context.js';
-import { ensureAgent } from './dispatch.js';
+import { agentPlace } from './dispatch.js';
 import { sessionFailed } from './session-failure.js';
 import type { ShownSession } from './tasks.js';
 
 export type RestartResult =
-  ({ ok: true } & ShownSession) | Failure<'not_found' | 'conflict' | 'session_failed'>;
+  | ({ ok: true } & ShownSession)
+  | Failure<'not_found' | 'conflict' | 'session_failed' | 'quota_exceeded'>;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
@@ -27,43 +33,34 @@ export async function restartSession(
   if (principal.kind !== 'user' || !(await canSeeSession(deps.store, principal, sessionId))) {
     return SESSION_NOT_FOUND;
   }
-  const cleared = await deps.sessions.write(sessionId, async (write) => {
-    const moved = await clearSessionFailure(write.tx, sessionId);
-    write.moved(moved);
-    return moved;
-  });
-  if (!cleared) {
-    return (await getSession(deps.store, sessionId))
-      ? failure('conflict', 'only a failed session can be restarted')
-      : SESSION_NOT_FOUND;
-  }
+  const place = agentPlace(deps);
   try {
-    await ensureAgent(deps, sessionId);
-  } catch (error) {
-    // A message admitted meanwhile may have started the agent first: then it runs, as asked.
-    if (!deps.host.isStarted(sessionId)) return failAgain(deps, sessionId, error);
-  }
-  await startNextQueued(deps, sessionId);
-  const session = (await getSession(deps.store, sessionId)) ?? cleared;
-  return { ok: true, session, pendingAction: await deps.sessions.pendingAction(sessionId) };
-}
-
-async function failAgain(
-  deps: TurnsDeps,
-  sessionId: string,
-  error: unknown,
-): Promise<Failure<'not_found' | 'session_failed'>> {
-  const failed = agentFailureOf(error) ?? {
-    code: 'start_failed' as const,
-    message: error instanceof Error ? error.message : String(error),
-  };
-  return deps.sessions.write(sessionId, async (write) => {
-    const moved = await failSession(write.tx, sessionId, ['idle'], {
-      code: failed.code,
-      message: storableText(failed.message),
+    const cleared = await deps.sessions.write(sessionId, async (write) => {
+      const session = await getSession(write.tx, sessionId);
+      if (!session) return SESSION_NOT_FOUND;
+      if (session.state !== 'failed') {
+        return failure('conflict', 'only a failed session can be restarted');
+      }
+      // Refused at the quota before anything changes: the session stays failed, as it says.
+      const refused = await place.claim(write.tx, session);
+      if (refused) return refused;
+      const moved = await clearSessionFailure(write.tx, sessionId);
+      write.moved(moved);
+      return moved ? { ok: true as const } : SESSION_NOT_FOUND;
     });
-    write.moved(moved);
-    const session = moved ?? (await getSession(write.tx, sessionId));
-    return session ? sessionFailed(session) : SESSION_NOT_FOUND;
-  });
+    if (!cleared.ok) return cleared;
+    const slot = place.take();
+    // A start that failed this session may still be ending: this one begins after it.
+    const ending = deps.starts.current(sessionId);
+    const started = ending
+      ? ending.then(() => startAgentLater(deps, sessionId, slot))
+      : startAgentLater(deps, sessionId, slot);
+    if (started) await endsInTime(started);
+  } finally {
+    place.release();
+  }
+  const session = await getSession(deps.store, sessionId);
+  if (!session) return SESSION_NOT_FOUND;
+  if (session.state === 'failed') return sessionFailed(session);
+  return { ok: true, session, pendingAction: await deps.sessions.pendingAction(sessionId) };
 }

@@ -217,10 +217,10 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'post',
     path: '/api/v1/sessions/{id}/restart',
     summary:
-      'Start a failed session’s agent again; 409 session_failed says why when it fails again',
+      'Start a failed session’s agent again: the session is `starting` while its start goes on; 409 session_failed says why when it fails again at once',
     access: 'principal',
     replies: { 200: sessionReply },
-    errors: ['not_found', 'conflict', 'session_failed'],
+    errors: ['not_found', 'conflict', 'session_failed', 'quota_exceeded'],
   },
   {
     method: 'post',

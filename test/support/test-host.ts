@@ -17,27 +17,52 @@ export class TestHost implements AgentHost {
   readonly launches: SessionLaunch[] = [];
   readonly prompts: PromptRequest[] = [];
   private readonly running = new Map<string, string | undefined>();
+  /** Starts under way, held until `holdStarts`' release: each session's gate. */
+  private readonly starting = new Map<string, Promise<void>>();
+  private startGate: Promise<void> | undefined;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
 
+  /**
+   * Starts from now on take until the returned function is called (a slow
+   * agent start); started meanwhile, as the ACP host's are, not yet ready.
+   */
+  holdStarts(): () => void {
+    let release: () => void = () => undefined;
+    this.startGate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return () => {
+      this.startGate = undefined;
+      release();
+    };
+  }
+
   readiness(sessionId: string): Readiness {
+    if (this.starting.has(sessionId)) return { ready: false, reason: 'starting' };
     if (!this.running.has(sessionId)) return { ready: false, reason: 'not started' };
     return this.running.get(sessionId) === undefined
       ? { ready: true }
       : { ready: false, reason: 'busy' };
   }
 
-  prepare(sessionId: string): Promise<Readiness> {
-    return Promise.resolve(this.readiness(sessionId));
+  async prepare(sessionId: string): Promise<Readiness> {
+    await this.starting.get(sessionId);
+    return this.readiness(sessionId);
   }
 
   isStarted(sessionId: string): boolean {
-    return this.running.has(sessionId);
+    return this.running.has(sessionId) || this.starting.has(sessionId);
   }
 
-  start(launch: SessionLaunch): Promise<void> {
+  async start(launch: SessionLaunch): Promise<void> {
     this.launches.push(launch);
+    const gate = this.startGate;
+    if (gate) {
+      this.starting.set(launch.sessionId, gate);
+      await gate;
+      this.starting.delete(launch.sessionId);
+    }
     this.running.set(launch.sessionId, undefined);
-    return Promise.resolve();
   }
 
   prompt(request: PromptRequest): Promise<void> {

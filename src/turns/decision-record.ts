@@ -122,6 +122,8 @@ export async function recordDecision(
       });
       write.added(row);
       appended(row.id);
+      // Its caller gave up waiting (`signal`): rolled back, not kept for an answer it refused.
+      options.signal?.throwIfAborted();
     },
     options,
   );

@@ -7,6 +7,13 @@
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import { permissionDetails, type PermissionHandler } from '../agents/acp-host/index.js';
+import {
+  BudgetExhausted,
+  EXHAUSTED,
+  startBudget,
+  withinBudget,
+  type Budget,
+} from '../clarification/index.js';
 import type {
   ClarionEvent,
   EventPublisher,
@@ -15,6 +22,7 @@ import type {
   UserInputPending,
 } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
+import { systemTimers, type Timers } from '../support/index.js';
 import { DECISION_RECORD_MAX_MS } from '../tunables.js';
 import {
   getSession,
@@ -136,25 +144,37 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
  * decided needs no row. A write whose connection was lost after its row was
  * sent may have committed all the same: one read says which, so a decision
  * that was kept is never refused (and then answered again by someone else).
+ *
+ * The bound is raced, not only handed to the database: at `BEGIN` it becomes
+ * the transaction's lock and statement timeouts, which a server that froze or
+ * was cut off never applies, so each statement would wait for the store's
+ * reply bound (`PG_STATEMENT_REPLY_MAX_MS`) and the read-back for another.
+ * Past the bound the answer is refused as unknown: a write that goes on rolls
+ * back unless it already reached its `COMMIT`, and a row such a late commit
+ * keeps is replaced by the next answer's write (`deleteUnkeptDecisions`).
  */
 export function decisionRecorder(
   sessions: SessionWriter,
   store: RepoContext,
+  bound: { maxMs?: number; timers?: Timers } = {},
 ): NonNullable<UserInputPorts['recordDecision']> {
   const { clock } = store;
+  const maxMs = bound.maxMs ?? DECISION_RECORD_MAX_MS;
+  const timers = bound.timers ?? systemTimers;
   return async (decided) => {
     const record = decisionRecordOf(decided);
     if (!record) return;
-    const deadline = clock.nowMs() + DECISION_RECORD_MAX_MS;
+    const budget = startBudget(maxMs, clock, timers);
     let rowId: string | undefined;
     let publish: () => void = () => undefined;
     try {
-      await recordDecision(
+      const written = recordDecision(
         sessions,
         decided,
         record,
         {
-          remainingMs: () => Math.max(0, deadline - clock.nowMs()),
+          remainingMs: () => budget.remainingMs(),
+          signal: budget.signal,
           unconfirmed: (staged) => {
             publish = staged;
           },
@@ -163,16 +183,29 @@ export function decisionRecorder(
           rowId = id;
         },
       );
+      if ((await withinBudget(budget, written)) === EXHAUSTED) throw new BudgetExhausted();
     } catch (error) {
       const lost = isStorageUnavailable(error) && error.reason === 'unreachable';
       if (rowId === undefined || !lost) throw error;
       // Unknown is refused: a later answer's write replaces the row if it was kept.
-      const kept = await messageExists(store, rowId).catch(() => false);
-      if (!kept) throw error;
+      if (!(await keptWithin(budget, messageExists(store, rowId)))) throw error;
       // Kept after all: watchers hear of its row as of any write's.
       publish();
+    } finally {
+      budget.dispose();
     }
   };
+}
+
+/** Whether the read says the row was kept, within what is left of the budget; unknown is no. */
+async function keptWithin(budget: Budget, read: Promise<boolean>): Promise<boolean> {
+  const answered = read.catch(() => false);
+  try {
+    return (await withinBudget(budget, answered)) === true;
+  } catch {
+    // The budget ran out before the read: its fate is unknown.
+    return false;
+  }
 }
 
 /** The registry's follow-up port on top of admission. */

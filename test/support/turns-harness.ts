@@ -16,6 +16,7 @@ import {
   createUserInputRegistry,
   type ConsentView,
   type UserInputDeadlines,
+  type UserInputPorts,
   type UserInputRegistry,
 } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -60,6 +61,8 @@ export async function turnsHarness(
     agentIdleMs?: number;
     userInputDeadlines?: Partial<UserInputDeadlines>;
     plugins?: KyselyPlugin[];
+    /** The registry's `recordDecision` port, in place of one over the harness's store. */
+    recordDecision?: (h: Harness) => Promise<UserInputPorts['recordDecision']>;
   } = {},
 ): Promise<TurnsHarness> {
   const host = new TestHost();
@@ -75,7 +78,9 @@ export async function turnsHarness(
     timers: systemTimers,
     publish: userInputPublisher({ sessions: h.sessions, events: h.events, logger: silentLogger }),
     admitFollowUp: followUpAdmitter(() => ref.turns),
-    recordDecision: decisionRecorder(h.sessions, h.store),
+    recordDecision: options.recordDecision
+      ? await options.recordDecision(h)
+      : decisionRecorder(h.sessions, h.store),
     logger: silentLogger,
     deadlines: options.userInputDeadlines,
   });

@@ -1,0 +1,137 @@
+/**
+ * A consent decision while PostgreSQL gives no reply (it froze, or the
+ * network was cut): the respond request is answered within the decision's
+ * bound (`DECISION_RECORD_MAX_MS`, shortened here), refused as not recorded
+ * (503), the agent hearing nothing, not after the store's reply bound for the
+ * write and another for the read-back of a commit whose reply never came.
+ * Once PostgreSQL answers again, the retry decides. The decisions are kept
+ * through a proxy the test cuts; everything else goes straight to the
+ * database. PostgreSQL only: a SQLite statement runs in this process.
+ */
+import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createSessionWriter } from '../../src/events/index.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { consentHandler, decisionRecorder } from '../../src/turns/user-input-bridge.js';
+import type { ConsentView } from '../../src/user-input/index.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+import {
+  decisionRows,
+  listedConsent,
+  turnsHarness,
+  type TurnsHarness,
+} from '../support/turns-harness.js';
+
+/** The decision's bound, and the store's reply bound it must not wait for. */
+const RECORD_MAX_MS = 1_000;
+const REPLY_MAX_MS = 4_000;
+
+const REQUEST = (sessionId: string): RequestPermissionRequest => ({
+  sessionId,
+  toolCall: { toolCallId: 'toolu_01', title: 'npm publish', kind: 'execute', status: 'pending' },
+  options: [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ],
+});
+
+describe('a decision while postgres gives no reply', () => {
+  let h: TurnsHarness;
+  let proxy: TcpProxy | undefined;
+  let proxied: Store | undefined;
+  let sessionId: string;
+
+  beforeEach(async () => {
+    h = await turnsHarness('postgres', {
+      recordDecision: async (base) => {
+        if (base.target.driver !== 'postgres') throw new Error('postgres only');
+        const direct = new URL(base.target.url);
+        proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+        const url = new URL(direct);
+        url.port = String(proxy.port);
+        proxied = await openStore(
+          { driver: 'postgres', url: url.href, statementReplyMaxMs: REPLY_MAX_MS },
+          { poolSize: 4 },
+        );
+        const sessions = createSessionWriter({
+          store: proxied,
+          events: base.events,
+          userInputPending: () => null,
+        });
+        return decisionRecorder(sessions, proxied, { maxMs: RECORD_MAX_MS });
+      },
+    });
+    sessionId = (await h.createTask('publish the package')).session.id;
+  });
+
+  afterEach(async () => {
+    // The proxy first: its end drops the connections still waiting for a reply.
+    await proxy?.close();
+    proxy = undefined;
+    await proxied?.close();
+    proxied = undefined;
+    await h.dispose();
+  });
+
+  async function askConsent(): Promise<{ consent: ConsentView; heard: () => unknown }> {
+    const handler = consentHandler({ store: h.store }, () => h.turns.userInputs);
+    let outcome: unknown;
+    void handler(sessionId, REQUEST(sessionId), {
+      turnId: undefined,
+      signal: new AbortController().signal,
+    }).then((answer) => (outcome = answer));
+    return { consent: await listedConsent(h, sessionId), heard: () => outcome };
+  }
+
+  const respond = (consent: ConsentView, optionId: string) =>
+    h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, { option_id: optionId });
+
+  const decisionOptions = async () =>
+    (await decisionRows(h, sessionId)).map(
+      (metadata) => (JSON.parse(metadata) as { option_id: string }).option_id,
+    );
+
+  /** Responds `allow` with PostgreSQL cut by `cut`; the refusal, how long it took, when the cut began. */
+  async function refusedWhileCut(consent: ConsentView, cut: (proxy: TcpProxy) => void) {
+    if (!proxy) throw new Error('no proxy');
+    cut(proxy);
+    const began = performance.now();
+    const refused = await respond(consent, 'allow');
+    const waitedMs = performance.now() - began;
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ code: 'temporarily_unavailable' });
+    // At the decision's bound, not the store's reply bound (once or twice over).
+    expect(waitedMs).toBeGreaterThanOrEqual(RECORD_MAX_MS - 50);
+    expect(waitedMs).toBeLessThan(RECORD_MAX_MS + 2_000);
+    return began;
+  }
+
+  /** PostgreSQL answers again; the retry waits out the cut connections (their reply bound). */
+  async function retried(consent: ConsentView, cutAt: number, heard: () => unknown) {
+    await sleep(50);
+    expect(heard()).toBeUndefined();
+    proxy?.restore();
+    await sleep(Math.max(0, cutAt + REPLY_MAX_MS + 500 - performance.now()));
+    const chosen = await respond(consent, 'reject');
+    expect(chosen.status).toBe(200);
+    await expect.poll(heard).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    expect(await decisionOptions()).toEqual(['reject']);
+  }
+
+  it('is refused at its bound when the COMMIT gets no reply, without the read-back waiting', async () => {
+    const { consent, heard } = await askConsent();
+    const cutAt = await refusedWhileCut(consent, (proxy) => {
+      proxy.blackholeWhenSent('COMMIT');
+    });
+    await retried(consent, cutAt, heard);
+  });
+
+  it('is refused at its bound when PostgreSQL answers nothing from the start', async () => {
+    const { consent, heard } = await askConsent();
+    const cutAt = await refusedWhileCut(consent, (proxy) => {
+      proxy.blackhole();
+    });
+    await retried(consent, cutAt, heard);
+  });
+});

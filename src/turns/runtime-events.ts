@@ -192,7 +192,7 @@ async function endTurn(
   await deps.clarification.detachSession(event.sessionId);
   deps.userInputs.turnEnded(event.sessionId, TURN_OUTCOMES[event.stopReason]);
   // A follow-up the turn's end made due goes before the next queued message.
-  await deps.userInputs.drain();
+  await deps.userInputs.drain(event.sessionId);
   // A turn that failed because the agent died is followed by its exit; do not restart it here.
   if (deps.host.isStarted(event.sessionId)) {
     deps.idleStops.arm(deps, event.sessionId);

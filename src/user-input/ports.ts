@@ -142,8 +142,12 @@ export interface UserInputRegistry {
   restoreQueued(requestId: string): QueueItemResult;
   /** The queue driver starts a queued follow-up now (an admission attempt keyed by its ID). */
   takeForDispatch(sessionId: string, requestId: string): QueueItemResult;
-  /** Resolves once no admission attempt is in flight. */
-  drain(): Promise<void>;
+  /**
+   * Resolves once no admission attempt is in flight: of `sessionId` when
+   * given (a turn's end waits for its own follow-ups, not for another
+   * session's agent to start), else of any session.
+   */
+  drain(sessionId?: string): Promise<void>;
   /** Sweeps every live request and stops all timers; later requests are refused. */
   close(): void;
 }

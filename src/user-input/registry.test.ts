@@ -319,6 +319,42 @@ describe('action follow-ups', () => {
     expect(ctx.admissions).toHaveLength(3);
   });
 
+  it('a session’s drain waits for its own follow-ups, not for another session’s', async () => {
+    const ctx = setup();
+    let releaseOther: () => void = () => {};
+    // Session 2's admission is slow (its agent starting), session 1's is quick.
+    const slow: Admit = () =>
+      new Promise((resolve) => {
+        releaseOther = () => {
+          resolve('accepted');
+        };
+      });
+    ctx.script.push(slow);
+    const other = open(ctx.registry, actionInput({ sessionId: 'session-2', taskId: 'task-2' }));
+    await ctx.registry.respond(other.id, { decision: 'done' }, ADA);
+    ctx.registry.turnEnded('session-2', 'normal');
+    await flush();
+    const own = open(ctx.registry, actionInput());
+    await ctx.registry.respond(own.id, { decision: 'done' }, ADA);
+    ctx.registry.turnEnded('session-1', 'normal');
+
+    let drained = false;
+    void ctx.registry.drain('session-1').then(() => (drained = true));
+    await flush();
+    expect(drained).toBe(true);
+    expect(ctx.registry.get(own.id)).toMatchObject({ settled_reason: 'dispatched' });
+    expect(ctx.registry.get(other.id)?.status).not.toBe('settled');
+
+    let drainedAll = false;
+    void ctx.registry.drain().then(() => (drainedAll = true));
+    await flush();
+    expect(drainedAll).toBe(false);
+    releaseOther();
+    await flush();
+    expect(drainedAll).toBe(true);
+    expect(ctx.registry.get(other.id)).toMatchObject({ settled_reason: 'dispatched' });
+  });
+
   it('two paths dispatching one follow-up use one admission key and settle once', async () => {
     const ctx = setup();
     // The lead's admission dedups on (session, admission key): a repeat is the same message.

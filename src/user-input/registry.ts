@@ -158,7 +158,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const deadlines = new Map<string, { cancel(): void }>();
   const retries = new Map<string, { cancel(): void }>();
   const attemptTimeouts = new Map<string, { cancel(): void }>();
-  const inFlight = new Set<Promise<void>>();
+  /** Follow-up admission attempts running, with the session each is for. */
+  const inFlight = new Map<Promise<void>, string>();
   /** Remembered "always" answers, each with the person who gave it (no `consentRules` port). */
   const alwaysAllowed = new Map<string, Responder>();
   /** Requests whose person's decision is being kept, with the events that came meanwhile. */
@@ -358,7 +359,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     const work = attemptFollowUp(id, command).catch((error: unknown) => {
       logger.error({ request_id: id, err: error }, 'user_input.follow_up_attempt_crashed');
     });
-    inFlight.add(work);
+    inFlight.set(work, command.sessionId);
     void work.then(() => inFlight.delete(work));
   }
 
@@ -652,8 +653,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       return onQueueItem(sessionId, requestId, { type: 'takenForDispatch' });
     },
 
-    async drain() {
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
+    async drain(sessionId) {
+      const running = () =>
+        [...inFlight].flatMap(([work, of]) =>
+          sessionId === undefined || of === sessionId ? [work] : [],
+        );
+      for (let works = running(); works.length > 0; works = running()) await Promise.all(works);
     },
 
     close() {

@@ -11,8 +11,9 @@ import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol
 import { afterEach, describe, expect, it } from 'vitest';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import type { Serving } from '../support/clarion-process.js';
-import { replicaProcesses } from '../support/replicas.js';
-import { pendingListReply } from '../../src/wire/index.js';
+import { readStore, replicaProcesses } from '../support/replicas.js';
+import { messagesByPendingId } from '../../src/store/index.js';
+import { decisionListReply, pendingListReply } from '../../src/wire/index.js';
 import { structured } from '../mcp/mcp-harness.js';
 
 const ADMIN_TOKEN = 'answer-elsewhere-admin-token-0123456789';
@@ -47,7 +48,7 @@ describe('an answer through another replica', () => {
   /** An external agent asks on `server` and waits live; resolves with the tool result. */
   async function askOn(
     server: Serving,
-  ): Promise<{ pendingId: string; result: Promise<CallToolResult> }> {
+  ): Promise<{ pendingId: string; result: Promise<CallToolResult>; client: Client }> {
     const client = new Client({ name: 'elsewhere-agent', version: '1.0.0' });
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
@@ -67,7 +68,7 @@ describe('an answer through another replica', () => {
       return pendingId !== undefined;
     });
     if (!pendingId) throw new Error('the ask never became pending');
-    return { pendingId, result };
+    return { pendingId, result, client };
   }
 
   it('a wait held on A gets the answer posted to B, and B says it was delivered', async () => {
@@ -92,7 +93,7 @@ describe('an answer through another replica', () => {
     const all = await replicas(3);
     const [a] = all;
     if (!a) throw new Error('replicas expected');
-    const { pendingId, result } = await askOn(a);
+    const { pendingId, result, client } = await askOn(a);
 
     const bodies = Array.from({ length: 200 }, (_, n) =>
       n % 2 === 0 ? ANSWERS : { rejected: true, reject_reason: `responder ${n}` },
@@ -115,13 +116,60 @@ describe('an answer through another replica', () => {
     for (const reply of replies) expect(reply.body.response).toEqual(winner);
 
     // The agent reads the winner in its own words: a rejection is 'skipped' with its reason.
-    const decided = winner as { rejected: boolean; reject_reason?: string };
-    expect(structured(await result)).toMatchObject(
+    const decided = winner as {
+      rejected: boolean;
+      reject_reason?: string;
+      answers: { question_id: string }[];
+      responded_at: string;
+      responded_by: unknown;
+    };
+    const got = structured(await result);
+    expect(got).toMatchObject(
       decided.rejected
         ? { status: 'skipped', pending_id: pendingId, reason: decided.reject_reason }
         : { status: 'answered', pending_id: pendingId },
     );
     // The agent's session asks nothing more and was handed the answer once.
     expect(await pendingIds(a)).toEqual([]);
+
+    // The store holds the winner alone: every row of the bundle carries its answer, and no
+    // delivery is left to run (a second one would need the intent back).
+    const rows = await readStore(processes.target(), (store) =>
+      messagesByPendingId(store, pendingId),
+    );
+    expect(rows).toHaveLength(TWO_QUESTIONS.questions.length);
+    for (const row of rows) {
+      const { metadata } = row;
+      expect(metadata.response_delivery_pending).toBeUndefined();
+      expect(metadata.delivery_by).toBeUndefined();
+      expect(metadata).toMatchObject({
+        status: decided.rejected ? 'rejected' : 'answered',
+        responded_at: decided.responded_at,
+        responded_by: decided.responded_by,
+      });
+      if (decided.rejected) expect(metadata.reject_reason).toBe(decided.reject_reason);
+      else {
+        const answer = decided.answers.find((one) => one.question_id === metadata.question_id);
+        expect(answer).toBeDefined();
+        expect(metadata.response).toEqual(answer);
+      }
+    }
+    // One decision per question in the log, all the winner's, whichever replica is asked.
+    const decisions = await fetch(`${a.url}/api/v1/decisions?limit=200`, { headers: auth });
+    const log = decisionListReply.parse(await decisions.json()).decisions;
+    expect(log.map((entry) => entry.message_id).sort()).toEqual(rows.map((row) => row.id).sort());
+    for (const entry of log) {
+      expect(entry).toMatchObject({
+        kind: 'question',
+        outcome: decided.rejected ? 'skipped' : 'answered',
+        responded_by: decided.responded_by,
+      });
+    }
+    // Asked again, the agent's session reads the same decision, not a second one.
+    const again = (await client.callTool(
+      { name: 'wait_for_answer', arguments: { pending_id: pendingId, timeout_seconds: 1 } },
+      CallToolResultSchema,
+    )) as CallToolResult;
+    expect(structured(again)).toEqual(got);
   });
 });

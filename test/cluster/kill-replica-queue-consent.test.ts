@@ -15,6 +15,8 @@ import { replicaProcesses } from '../support/replicas.js';
 
 const ADMIN_TOKEN = 'kill-replica-queue-consent-token-0123456789';
 const LEASE_S = 6;
+/** Room over the lease for a heartbeat's phase and a 2-core CI machine. */
+const TAKEOVER_MARGIN_MS = 3_000;
 
 interface RequestView {
   id: string;
@@ -77,8 +79,20 @@ describe('a replica killed with a message queued and a consent pending', () => {
     const [consent] = await consentsOn(onB, consenting);
     if (!consent) throw new Error('the consent is pending');
 
+    const holderOf = (sessionId: string) => processes.leaseHolder(sessionId);
+    for (const sessionId of [queued, consenting]) {
+      expect(await holderOf(sessionId)).toBe('replica-a');
+    }
+
+    const killedAt = Date.now();
     a.child.kill('SIGKILL');
     expect((await a.exited).signal).toBe('SIGKILL');
+    // Within the lease B took both sessions over (and may have given back a lease it does not need).
+    await eventually(async () => {
+      const holders = await Promise.all([holderOf(queued), holderOf(consenting)]);
+      return !holders.includes('replica-a');
+    }, 20_000);
+    expect(Date.now() - killedAt).toBeLessThan(LEASE_S * 1000 + TAKEOVER_MARGIN_MS);
 
     // B takes both sessions over: the queued message runs on an agent B starts.
     await eventually(async () => (await agentSaid(queued, 'queued behind the ask')) > 0, 60_000);

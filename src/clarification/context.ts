@@ -99,9 +99,4 @@ export interface ClarificationDeps {
   leases?: { confirm(sessionId: string): Promise<boolean> };
   /** Told when a claim is handed off; the service makes one when none is given. */
   decisions?: DecisionBoard;
-  /**
-   * Several replicas: the claims this replica's responders wait on while
-   * another replica delivers them; the service makes one when none is given.
-   */
-  awaiting?: Set<string>;
 }

@@ -128,8 +128,6 @@ export async function awaitDeliveryElsewhere(
   const budget = startBudget(deps.budgets.deliveryMs, clock, deps.timers);
   const claimed = new Set(ids);
   let announcedAt = clock.nowMs();
-  // While it waits, a takeover here leaves the claim to its announcements (`recovery.ts`).
-  deps.awaiting?.add(bundle.pendingId);
   try {
     for (;;) {
       const read = readBundle(
@@ -152,7 +150,6 @@ export async function awaitDeliveryElsewhere(
       );
     }
   } finally {
-    deps.awaiting?.delete(bundle.pendingId);
     budget.dispose();
   }
 }

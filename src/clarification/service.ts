@@ -90,7 +90,7 @@ export type DecisionWait =
 
 export class ClarificationService {
   readonly resolver: Resolver;
-  private readonly deps: ClarificationDeps & { decisions: DecisionBoard; awaiting: Set<string> };
+  private readonly deps: ClarificationDeps & { decisions: DecisionBoard };
   /** Asks and responses still running; `close` lets them finish their writes. */
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Aborted by `drain`: no wait runs on a server that is stopping. */
@@ -100,7 +100,6 @@ export class ClarificationService {
     this.deps = {
       ...deps,
       decisions: deps.decisions ?? new DecisionBoard(),
-      awaiting: deps.awaiting ?? new Set(),
     };
     this.resolver = new Resolver(this.deps);
   }
@@ -156,20 +155,15 @@ export class ClarificationService {
 
   /**
    * Several replicas: whether a claim is still being delivered, so a
-   * takeover's recovery leaves it alone: a responder here waits while another
-   * replica delivers it, or `claimUnderWay` says so with this replica counted
-   * among the live ones. A claim taken by the replica that is gone is not.
+   * takeover's recovery leaves it alone: `claimUnderWay`, with this replica
+   * counted among the live ones. A claim taken by the replica that is gone is
+   * not, even while a responder here waits for it: no announcement can move
+   * a claim that names its taker, so recovery puts it back (nothing of it was
+   * sent), and that responder reads the claim put back.
    */
-  claimInFlight(
-    pendingId: string,
-    rows: readonly MessageRecord[],
-    live: ReadonlySet<string>,
-  ): boolean {
+  claimInFlight(rows: readonly MessageRecord[], live: ReadonlySet<string>): boolean {
     const here = this.deps.replicas?.id;
-    return (
-      this.deps.awaiting.has(pendingId) ||
-      claimUnderWay(rows, here === undefined ? live : new Set([...live, here]))
-    );
+    return claimUnderWay(rows, here === undefined ? live : new Set([...live, here]));
   }
 
   /**

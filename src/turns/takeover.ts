@@ -28,7 +28,7 @@ export async function recoverTakenSessions(deps: TurnsDeps, taken: readonly stri
     { store: deps.store, sessions: deps.sessions },
     logger,
     scope,
-    (pendingId, rows) => deps.clarification.claimInFlight(pendingId, rows, live),
+    (_pendingId, rows) => deps.clarification.claimInFlight(rows, live),
   );
   // Through the write unit, unlike at start-up: people are watching these sessions now.
   for (const sessionId of sessionIds) {

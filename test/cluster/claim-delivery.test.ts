@@ -362,7 +362,7 @@ describe('claim delivery across replicas on postgres', () => {
     const ids = claimed.map((row) => row.id);
     expect(await takeDelivery(a.store, ids, 'A')).toBe(false);
     expect(await takeDelivery(b.store, ids, 'B')).toBe(false);
-    expect(a.service.claimInFlight(pendingId, claimed, new Set(['B']))).toBe(true);
+    expect(a.service.claimInFlight(claimed, new Set(['B']))).toBe(true);
   });
 
   it('of two replicas taking one claim, one takes it', async () => {
@@ -383,9 +383,9 @@ describe('claim delivery across replicas on postgres', () => {
     const other = taker === a ? b : a;
     const takerId = taker === a ? 'A' : 'B';
     const none = new Set<string>();
-    expect(taker.service.claimInFlight(pendingId, taken, none)).toBe(true);
-    expect(other.service.claimInFlight(pendingId, taken, new Set([takerId]))).toBe(true);
-    expect(other.service.claimInFlight(pendingId, taken, none)).toBe(false);
+    expect(taker.service.claimInFlight(taken, none)).toBe(true);
+    expect(other.service.claimInFlight(taken, new Set([takerId]))).toBe(true);
+    expect(other.service.claimInFlight(taken, none)).toBe(false);
   });
 
   it('a replica that starts while A hands an answer over leaves it to A: one winner, handed over once', async () => {

@@ -6,7 +6,8 @@
  * `parseJsonBody` then decodes it as strict UTF-8 and refuses any string in
  * it that is not storable text (400 `invalid_text`: broken bytes are refused,
  * never read as U+FFFD), and validates against a strict zod object: unknown
- * fields are refused, and every issue is listed in a 400 `invalid_request`.
+ * fields are refused, and every issue is listed in a 400 `invalid_request`
+ * (worded by the schema when a rule about its fields together refused it).
  * Any `/api/v1` request naming one query key twice is a 400 too.
  */
 import type { Context, MiddlewareHandler } from 'hono';
@@ -130,6 +131,19 @@ export function describeIssues(issues: readonly z.core.$ZodIssue[]): IssueDetail
 }
 
 /**
+ * The reply's message a schema's refinement gave with its issue
+ * (`params.summary`: a rule about the body's fields together); otherwise the
+ * catalogue's.
+ */
+function summaryOf(issues: readonly z.core.$ZodIssue[]): string | undefined {
+  for (const issue of issues) {
+    const summary: unknown = issue.code === 'custom' ? issue.params?.summary : undefined;
+    if (typeof summary === 'string') return summary;
+  }
+  return undefined;
+}
+
+/**
  * A zod object built with `z.strictObject` (or `.strict()`); nested objects
  * should be strict too. A discriminated union of such objects is as strict.
  */
@@ -179,7 +193,12 @@ export async function parseJsonBody<
   if (!parsed.success) {
     return {
       ok: false,
-      response: errorResponse(c, 'invalid_request', undefined, describeIssues(parsed.error.issues)),
+      response: errorResponse(
+        c,
+        'invalid_request',
+        summaryOf(parsed.error.issues),
+        describeIssues(parsed.error.issues),
+      ),
     };
   }
   return { ok: true, value: parsed.data };

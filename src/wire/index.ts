@@ -197,6 +197,7 @@ export {
   consentView,
   userInputListReply,
   userInputReply,
+  userInputAnswerOf,
   userInputRespondBody,
   userInputView,
   type ActionDecision,

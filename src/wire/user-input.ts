@@ -146,10 +146,85 @@ const decisionReason = z
     `With decision "skip" or a consent's reject option only: the person's reason, passed to the agent (a reject's as a follow-up message once its turn ends). At most ${MAX_ANSWER_TEXT_CODE_POINTS} Unicode code points`,
   );
 
+/** A field of the respond body. */
+export type UserInputRespondField = 'option_id' | 'decision' | 'reason' | 'content';
+
+/**
+ * The answers a respond body may be, by shape alone: which fields go
+ * together. The one statement of that rule: `userInputRespondBody` parses by
+ * it and its OpenAPI document shows it as a `oneOf`. Whether an answer fits
+ * the request it names (an option of a consent, a decision of an action or a
+ * form, a reason with a reject option only, content that fits the form's
+ * schema) is the registry's to say, once it has found the request.
+ */
+export const USER_INPUT_ANSWER_SHAPES: readonly {
+  readonly title: string;
+  /** The decision this shape is; absent for a consent's option. */
+  readonly decision?: ActionDecision | FormDecision;
+  readonly fields: readonly UserInputRespondField[];
+}[] = [
+  {
+    title: 'Consent: one of its options (a reject one may carry a reason)',
+    fields: ['option_id', 'reason'],
+  },
+  { title: 'Action: done', decision: 'done', fields: ['decision'] },
+  {
+    title: 'Action: skip, with an optional reason',
+    decision: 'skip',
+    fields: ['decision', 'reason'],
+  },
+  { title: 'Form: accept, with its content', decision: 'accept', fields: ['decision', 'content'] },
+  { title: 'Form: decline', decision: 'decline', fields: ['decision'] },
+];
+
+const RESPOND_FIELDS: readonly UserInputRespondField[] = [
+  'option_id',
+  'decision',
+  'reason',
+  'content',
+];
+
+/** A shape as JSON Schema, over the body's own properties: its fields, and no other. */
+function shapeJsonSchema(
+  shape: (typeof USER_INPUT_ANSWER_SHAPES)[number],
+): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const field of RESPOND_FIELDS) {
+    if (!shape.fields.includes(field)) properties[field] = false;
+  }
+  if (shape.decision !== undefined) properties.decision = { const: shape.decision };
+  return {
+    title: shape.title,
+    required: [shape.decision === undefined ? 'option_id' : 'decision'],
+    properties,
+  };
+}
+
+/**
+ * A refusal of the body's fields together. `summary` words the whole reply
+ * (REST's `error`), `message` the field at `path` (a detail).
+ */
+function refuseShape(
+  ctx: z.core.$RefinementCtx,
+  summary: string,
+  path: UserInputRespondField | '',
+  message: string,
+): void {
+  ctx.addIssue({
+    code: 'custom',
+    message,
+    path: path === '' ? [] : [path],
+    params: { summary },
+    input: ctx.value,
+  });
+}
+
 /**
  * A person's answer: an option of a consent (a reject one with an optional
  * reason), Done/Skip of an action (Skip with an optional reason), or accept (with `content`) / decline of a form.
  * `content` is checked against the form's own schema by the server, field by field.
+ * Which fields go together is checked only once each field is well formed,
+ * and the first rule broken is the one reported.
  */
 export const userInputRespondBody = z
   .strictObject({
@@ -161,13 +236,64 @@ export const userInputRespondBody = z
       .optional()
       .describe('With decision "accept" of a form: one value per field (FormContent)'),
   })
-  .meta({ id: 'UserInputRespondBody' });
+  .superRefine(
+    (body, ctx) => {
+      if ((body.option_id === undefined) === (body.decision === undefined)) {
+        refuseShape(
+          ctx,
+          'give either option_id or decision',
+          '',
+          'exactly one of option_id (consent) or decision (action, form)',
+        );
+        return;
+      }
+      const shape = USER_INPUT_ANSWER_SHAPES.find((entry) => entry.decision === body.decision);
+      const allows = (field: UserInputRespondField) => shape?.fields.includes(field) === true;
+      if (body.reason !== undefined && !allows('reason')) {
+        refuseShape(
+          ctx,
+          'a reason goes with decision "skip" or a reject option only',
+          'reason',
+          'only with decision "skip" or a reject option_id',
+        );
+      } else if (body.content !== undefined && !allows('content')) {
+        refuseShape(
+          ctx,
+          'content goes only with decision "accept"',
+          'content',
+          'only a form accepted with decision "accept" has content',
+        );
+      }
+    },
+    { when: (payload) => payload.issues.length === 0 },
+  )
+  .meta({ id: 'UserInputRespondBody', oneOf: USER_INPUT_ANSWER_SHAPES.map(shapeJsonSchema) });
+export type UserInputRespondBody = z.input<typeof userInputRespondBody>;
+export type UserInputRespondInput = z.output<typeof userInputRespondBody>;
+
 export type UserInputAnswer =
   | { option_id: string; reason?: string }
   | { decision: 'done' }
   | { decision: 'skip'; reason?: string }
   | { decision: Extract<FormDecision, 'accept'>; content: FormContent }
   | { decision: Extract<FormDecision, 'decline'> };
+
+/**
+ * The answer a well-formed respond body gives, as the registry takes it: a
+ * reason trimmed (blank is none), and an accepted form's content as sent
+ * (none is empty: a form may have no fields) for the registry to check
+ * against the form's schema before anything changes.
+ */
+export function userInputAnswerOf(body: UserInputRespondInput): UserInputAnswer {
+  const { option_id: optionId, decision, content } = body;
+  const reason = body.reason?.trim() ?? '';
+  if (optionId !== undefined) {
+    return reason === '' ? { option_id: optionId } : { option_id: optionId, reason };
+  }
+  if (decision === 'accept') return { decision, content: (content ?? {}) as FormContent };
+  if (decision === 'skip' && reason !== '') return { decision, reason };
+  return { decision: decision ?? 'done' };
+}
 
 export const userInputListReply = z.object({ requests: z.array(userInputView) });
 export const userInputReply = z.object({ request: userInputView });

@@ -284,7 +284,7 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'get',
     path: '/api/v1/user-inputs',
-    summary: 'Live consent and action requests the caller can see',
+    summary: 'Live consent, action and form requests the caller can see',
     access: 'principal',
     replies: { 200: userInputListReply },
     errors: [],
@@ -292,11 +292,17 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'post',
     path: '/api/v1/user-inputs/{id}/respond',
-    summary: 'Answer a consent (option_id) or an action (decision)',
+    summary: 'Answer a consent (option_id), an action or a form (decision)',
     access: 'principal',
     body: userInputRespondBody,
     replies: { 200: userInputReply },
-    errors: ['invalid_request', 'not_found', 'already_settled'],
+    errors: [
+      'invalid_request',
+      'invalid_text',
+      'invalid_form_content',
+      'not_found',
+      'already_settled',
+    ],
   },
   {
     method: 'get',

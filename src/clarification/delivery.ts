@@ -196,18 +196,27 @@ async function run(
   response: ClarificationResponse,
   external?: boolean,
 ): Promise<DeliveryOutcome> {
-  const budget = startBudget(deps.budgets.deliveryMs, deps.store.clock, deps.timers);
+  const { clock } = deps.store;
+  const startedAtMs = clock.nowMs();
+  let budget: Budget | undefined;
+  // Counted from the delivery's start, but made only by a step that waits on the agent.
+  const deliveryBudget = () =>
+    (budget ??= startBudget(
+      Math.max(0, deps.budgets.deliveryMs - (clock.nowMs() - startedAtMs)),
+      clock,
+      deps.timers,
+    ));
   try {
-    return await runWithin(deps, budget, bundle, decision, claimed, response, external);
+    return await runWithin(deps, deliveryBudget, bundle, decision, claimed, response, external);
   } finally {
-    budget.dispose();
+    budget?.dispose();
   }
 }
 
 /** The steps of one delivery, all within the one delivery budget (DESIGN §5.1). */
 async function runWithin(
   deps: ClarificationDeps,
-  budget: Budget,
+  budget: () => Budget,
   bundle: Bundle,
   decision: Decision,
   claimed: MessageRecord[],
@@ -290,7 +299,7 @@ async function runWithin(
         failpoint('dispatch.after_reservation');
         break;
       case 'checkReadiness': {
-        const readiness = await readyWithin(deps, sessionId, budget);
+        const readiness = await readyWithin(deps, sessionId, budget());
         if (!readiness.ready) {
           deps.logger.warn(
             { pending_id: pendingId, reason: readiness.reason },
@@ -330,7 +339,7 @@ async function runWithin(
         break;
       }
       case 'dispatch':
-        facts.dispatch = await dispatchWithinBudget(deps, budget, bundle, decision, successor());
+        facts.dispatch = await dispatchWithinBudget(deps, budget(), bundle, decision, successor());
         if (facts.dispatch === 'accepted') failpoint('dispatch.after_prompt');
         break;
       case 'settleSuccessor': {

@@ -17,7 +17,7 @@ import {
   type DeliveryOwners,
 } from '../store/index.js';
 import { readBundle, type Bundle } from './bundle.js';
-import { startBudget } from './budget.js';
+import { startBudget } from '../support/index.js';
 import type { ClaimReplicas, ClarificationDeps } from './context.js';
 import type { DeliveryOutcome } from './delivery-plan.js';
 import { deliveryRoute, type DeliveryRoute } from './delivery-route.js';

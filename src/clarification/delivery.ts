@@ -22,7 +22,7 @@ import {
   type TurnRecord,
 } from '../store/index.js';
 import { readBundle, readResponder, winnerResponse, type Bundle } from './bundle.js';
-import { EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
+import { EXHAUSTED, startBudget, withinBudget, type Budget } from '../support/index.js';
 import type { ClarificationDeps } from './context.js';
 import {
   deliveryVerdict,

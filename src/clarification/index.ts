@@ -13,7 +13,6 @@ export {
   PRE_CLAIM_BUDGET_MS,
 } from './context.js';
 export { LiveWaiters } from './waiters.js';
-export { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
 export type { WaitOutcome } from './waiters.js';
 export { readResponder } from './bundle.js';
 export type { RecoveryReport } from './recovery.js';

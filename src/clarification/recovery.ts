@@ -17,8 +17,8 @@
  * live replica holds at start-up, or those a takeover just took (issue 16).
  * Both leave alone the claims `leave` names, and the successor turns
  * reserved for them: a live replica is delivering them or will route them
- * (`claimUnderWay`). Restoring one,
- * or deleting its reservation, would undo a delivery under way: the agent
+ * (`claimUnderWay`). Restoring one, or deleting its reservation, would undo
+ * a delivery under way: the agent
  * would get an answer the bundle no longer holds, and a second person could
  * win it. A session nobody holds (an external agent's) is no sign that
  * nobody delivers its claims.

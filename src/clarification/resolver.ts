@@ -22,7 +22,13 @@ import {
   type MessageRecord,
 } from '../store/index.js';
 import { readBundle, winnerResponse, type Bundle } from './bundle.js';
-import { BudgetExhausted, EXHAUSTED, startBudget, withinBudget, type Budget } from './budget.js';
+import {
+  BudgetExhausted,
+  EXHAUSTED,
+  startBudget,
+  withinBudget,
+  type Budget,
+} from '../support/index.js';
 import type { ClarificationDeps } from './context.js';
 import { deliverClaim, type KnownAtClaim } from './delivery.js';
 import { routeBeforeClaim, type ClaimRoute } from './delivery-elsewhere.js';

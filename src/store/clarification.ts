@@ -477,7 +477,7 @@ export async function takeDelivery(
     .set({ metadata: ctx.dialect.metadataSet([['delivery_by', jsonValue(replicaId)]]) })
     .where('id', 'in', messageIds)
     .where(ctx.dialect.metadataFlag('response_delivery_pending'))
-    .where(sql<SqlBool>`${ctx.dialect.metadataText('delivery_by')} IS NULL`)
+    .where(takenByIs(ctx, null))
     .returning('id')
     .execute();
   return rows.length === messageIds.length;
@@ -511,7 +511,7 @@ export async function untakenClaims(ctx: RepoContext): Promise<UntakenClaim[]> {
       (eb) => eb.fn.max('session_leases.replica_id').as('holder'),
     ])
     .where(ctx.dialect.metadataFlag('response_delivery_pending'))
-    .where(sql<SqlBool>`${ctx.dialect.metadataText('delivery_by')} IS NULL`)
+    .where(takenByIs(ctx, null))
     .groupBy(ctx.dialect.pendingId())
     .execute();
   return rows.flatMap((row) =>

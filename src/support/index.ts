@@ -5,3 +5,4 @@ export { type RepeatingTimers, type Timers, systemTimers } from './timers.js';
 export { failpoint } from './failpoints.js';
 export { declaredLength, readBodyAtMost } from './body.js';
 export { KeyedSerial } from './keyed-serial.js';
+export { type Budget, BudgetExhausted, EXHAUSTED, startBudget, withinBudget } from './budget.js';

@@ -7,13 +7,6 @@
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import { permissionDetails, type PermissionHandler } from '../agents/acp-host/index.js';
-import {
-  BudgetExhausted,
-  EXHAUSTED,
-  startBudget,
-  withinBudget,
-  type Budget,
-} from '../clarification/index.js';
 import type {
   ClarionEvent,
   EventPublisher,
@@ -22,7 +15,15 @@ import type {
   UserInputPending,
 } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
-import { systemTimers, type Timers } from '../support/index.js';
+import {
+  BudgetExhausted,
+  EXHAUSTED,
+  startBudget,
+  systemTimers,
+  withinBudget,
+  type Budget,
+  type Timers,
+} from '../support/index.js';
 import { DECISION_RECORD_MAX_MS } from '../tunables.js';
 import {
   getSession,

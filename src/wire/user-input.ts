@@ -268,7 +268,6 @@ export const userInputRespondBody = z
     { when: (payload) => payload.issues.length === 0 },
   )
   .meta({ id: 'UserInputRespondBody', oneOf: USER_INPUT_ANSWER_SHAPES.map(shapeJsonSchema) });
-export type UserInputRespondBody = z.input<typeof userInputRespondBody>;
 export type UserInputRespondInput = z.output<typeof userInputRespondBody>;
 
 export type UserInputAnswer =

@@ -1,7 +1,9 @@
 /**
  * The registry's unit tests' common inputs: a person, a consent of the demo
- * agent's shell tool (allow once, always, reject) and an action with a link.
+ * agent's shell tool (allow once, always, reject) and an action with a link;
+ * and an agent's ACP permission request as the bridge receives it.
  */
+import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import type {
   ActionRequestInput,
   ConsentRequestInput,
@@ -9,6 +11,19 @@ import type {
 import type { Responder } from '../../src/user-input/types.js';
 
 export const ADA: Responder = { user_id: 'user-1', name: 'Ada', surface: 'web' };
+
+/** An agent asks to run `title` in `sessionId`: allow once or reject. */
+export const permissionRequest = (
+  sessionId: string,
+  title = 'npm publish',
+): RequestPermissionRequest => ({
+  sessionId,
+  toolCall: { toolCallId: 'toolu_01', title, kind: 'execute', status: 'pending' },
+  options: [
+    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+  ],
+});
 
 /** Lets queued promise reactions (admission attempts, rule lookups, kept decisions) run. */
 export async function flush(): Promise<void> {

@@ -8,7 +8,6 @@
  * count. PostgreSQL only: a SQLite commit is a call into the library in this
  * process, which cannot succeed unseen.
  */
-import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import {
   RawNode,
   SelectQueryNode,
@@ -20,6 +19,7 @@ import {
   type UnknownRow,
 } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { permissionRequest } from '../support/user-input-fixtures.js';
 import { StorageUnavailableError } from '../../src/store/index.js';
 import { consentHandler } from '../../src/turns/user-input-bridge.js';
 import type { ConsentView } from '../../src/user-input/index.js';
@@ -66,15 +66,6 @@ class LostReplies implements KyselyPlugin {
   }
 }
 
-const REQUEST = (sessionId: string): RequestPermissionRequest => ({
-  sessionId,
-  toolCall: { toolCallId: 'toolu_01', title: 'npm publish', kind: 'execute', status: 'pending' },
-  options: [
-    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-  ],
-});
-
 describe('a decision whose commit reply was lost, on postgres', () => {
   let h: TurnsHarness;
   let sessionId: string;
@@ -91,7 +82,7 @@ describe('a decision whose commit reply was lost, on postgres', () => {
 
   async function askConsent(): Promise<{ consent: ConsentView; answer: Promise<unknown> }> {
     const handler = consentHandler({ store: h.store }, () => h.turns.userInputs);
-    const answer = handler(sessionId, REQUEST(sessionId), {
+    const answer = handler(sessionId, permissionRequest(sessionId), {
       turnId: undefined,
       signal: new AbortController().signal,
     });

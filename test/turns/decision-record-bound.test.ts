@@ -8,9 +8,9 @@
  * through a proxy the test cuts; everything else goes straight to the
  * database. PostgreSQL only: a SQLite statement runs in this process.
  */
-import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { permissionRequest } from '../support/user-input-fixtures.js';
 import { createSessionWriter } from '../../src/events/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { consentHandler, decisionRecorder } from '../../src/turns/user-input-bridge.js';
@@ -26,15 +26,6 @@ import {
 /** The decision's bound, and the store's reply bound it must not wait for. */
 const RECORD_MAX_MS = 1_000;
 const REPLY_MAX_MS = 4_000;
-
-const REQUEST = (sessionId: string): RequestPermissionRequest => ({
-  sessionId,
-  toolCall: { toolCallId: 'toolu_01', title: 'npm publish', kind: 'execute', status: 'pending' },
-  options: [
-    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-  ],
-});
 
 describe('a decision while postgres gives no reply', () => {
   let h: TurnsHarness;
@@ -77,7 +68,7 @@ describe('a decision while postgres gives no reply', () => {
   async function askConsent(): Promise<{ consent: ConsentView; heard: () => unknown }> {
     const handler = consentHandler({ store: h.store }, () => h.turns.userInputs);
     let outcome: unknown;
-    void handler(sessionId, REQUEST(sessionId), {
+    void handler(sessionId, permissionRequest(sessionId), {
       turnId: undefined,
       signal: new AbortController().signal,
     }).then((answer) => (outcome = answer));

@@ -4,23 +4,14 @@
  * the registry's consent or action), so a client that reconnects corrects
  * what it held before.
  */
-import type { RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSession, listSessionsReadingClarification } from '../../src/store/index.js';
 import { consentHandler } from '../../src/turns/user-input-bridge.js';
 import type { SessionView } from '../../src/wire/index.js';
 import { eventually, TWO_QUESTIONS } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
+import { permissionRequest } from '../support/user-input-fixtures.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
-
-const PERMISSION = (sessionId: string): RequestPermissionRequest => ({
-  sessionId,
-  toolCall: { toolCallId: 'toolu_01', title: 'rm -rf .cache', kind: 'execute', status: 'pending' },
-  options: [
-    { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
-    { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
-  ],
-});
 
 describe.each(DRIVERS)('the session list’s pending_action on %s', (driver) => {
   let h: TurnsHarness;
@@ -60,7 +51,7 @@ describe.each(DRIVERS)('the session list’s pending_action on %s', (driver) => 
     const other = await h.createTask('second');
     const ask = consentHandler({ store: h.store }, () => h.turns.userInputs);
     const controller = new AbortController();
-    void ask(other.session.id, PERMISSION(other.session.id), {
+    void ask(other.session.id, permissionRequest(other.session.id, 'rm -rf .cache'), {
       turnId: undefined,
       signal: controller.signal,
     }).catch(() => undefined);

@@ -4,8 +4,8 @@
  * phase and independent of the caller, whose disconnect is a different
  * outcome (DESIGN §5.1).
  */
-import type { Clock } from '../support/index.js';
-import type { Timers } from '../support/index.js';
+import type { Clock } from './clock.js';
+import type { Timers } from './timers.js';
 
 export class BudgetExhausted extends Error {
   readonly code = 'budget_exhausted';

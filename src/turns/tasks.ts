@@ -22,6 +22,7 @@ import {
   listTasks,
   memberWorkspaceIds,
   requestTurnCancel,
+  type RepoContext,
   type SessionRecord,
   type TaskRecord,
 } from '../store/index.js';
@@ -201,8 +202,12 @@ export async function deleteSession(
   if (principal.kind !== 'user' || !(await canSeeSession(deps.store, principal, sessionId))) {
     return SESSION_NOT_FOUND;
   }
-  await settleSession(deps, sessionId);
-  const deleted = await deps.store.transaction((tx) => deleteSessionRow(tx, sessionId));
+  const elsewhere = await settleSession(deps, sessionId);
+  const deleted = await deps.store.transaction(async (tx) => {
+    const gone = await deleteSessionRow(tx, sessionId);
+    if (gone) await tellHolders(deps, tx, elsewhere);
+    return gone;
+  });
   return deleted ? { ok: true } : SESSION_NOT_FOUND;
 }
 
@@ -214,17 +219,36 @@ export async function deleteTask(
   if (principal.kind !== 'user' || !(await canSeeTask(deps.store, principal, taskId))) {
     return TASK_NOT_FOUND;
   }
+  const elsewhere: string[] = [];
   for (const session of await listSessions(deps.store, taskId))
-    await settleSession(deps, session.id);
-  const deleted = await deps.store.transaction((tx) => deleteTaskRow(tx, taskId));
+    elsewhere.push(...(await settleSession(deps, session.id)));
+  const deleted = await deps.store.transaction(async (tx) => {
+    const gone = await deleteTaskRow(tx, taskId);
+    if (gone) await tellHolders(deps, tx, elsewhere);
+    return gone;
+  });
   return deleted ? { ok: true } : TASK_NOT_FOUND;
 }
 
-/** Settles memory-owned requests, stops the agent and ends live waits before the rows go. */
-async function settleSession(deps: TurnsDeps, sessionId: string): Promise<void> {
+/**
+ * Settles memory-owned requests, stops the agent and ends live waits before
+ * the rows go. Returns the session when its agent may run on another replica,
+ * whose holder hears `stop` with the delete's commit (a lost wake is covered:
+ * the lease row goes with the session, and the holder fences at its renew).
+ */
+async function settleSession(deps: TurnsDeps, sessionId: string): Promise<string[]> {
   deps.userInputs.sessionDeleted(sessionId);
   await confirmLease(deps, sessionId);
-  if (deps.host.isStarted(sessionId)) await deps.host.stop(sessionId);
-  else await deps.leases?.tellHolder(deps.store, sessionId, 'stop');
+  const here = deps.host.isStarted(sessionId);
+  if (here) await deps.host.stop(sessionId);
   await deps.clarification.expireSession(sessionId);
+  return here || !deps.leases ? [] : [sessionId];
+}
+
+async function tellHolders(
+  deps: TurnsDeps,
+  tx: RepoContext,
+  sessionIds: readonly string[],
+): Promise<void> {
+  for (const sessionId of sessionIds) await deps.leases?.tellHolder(tx, sessionId, 'stop');
 }

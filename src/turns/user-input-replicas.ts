@@ -176,8 +176,11 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     }
     // The responder's next read of the mirror (a link's page, a list) shows the answer.
     if (outcome.ok) await mirror(outcome.request);
-    await settleForwardedAnswer(store, answer.id, outcome);
-    await bus.send(store, { kind: 'registry', requestId: answer.requestId });
+    await store.transaction(async (tx) => {
+      await settleForwardedAnswer(tx, answer.id, outcome);
+      // With its commit: a responder that missed it reads the outcome at its next poll.
+      await bus.send(tx, { kind: 'registry', requestId: answer.requestId });
+    });
   }
 
   // One pass at a time: a pass reads only what the last one left.
@@ -276,15 +279,18 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
       mirroredUserInput(store, { id: requestId, exclude: me, heartbeatAfter: heartbeatAfter() }),
     async forward(owner, requestId, response, responder) {
       const id = store.ids.next();
-      await forwardUserInputAnswer(store, {
-        id,
-        requestId,
-        answer: response,
-        responder,
-        owner,
-        origin: me,
+      await store.transaction(async (tx) => {
+        await forwardUserInputAnswer(tx, {
+          id,
+          requestId,
+          answer: response,
+          responder,
+          owner,
+          origin: me,
+        });
+        // With its commit, so the owner never looks before the row is there.
+        await bus.send(tx, { kind: 'registry', requestId });
       });
-      await bus.send(store, { kind: 'registry', requestId });
       const result = await outcomeOf(id, requestId);
       if (!('state' in result)) return result;
       const applied = result.outcome as UserInputRespondResult | { ok: false; code: 'internal' };

@@ -2,7 +2,7 @@
  * The clarification lifecycle (DESIGN §5): bundles, live waiters, the
  * resolver and start-up recovery. HTTP and MCP call `ClarificationService`.
  */
-export type { AskOptions, AskResult, BundleView, DecisionWait } from './service.js';
+export type { AskOptions, AskResult, BundleRead, BundleView, DecisionWait } from './service.js';
 export { ClarificationService } from './service.js';
 export type { DecisionCaller, RespondResult } from './resolver.js';
 export type { ClarificationBudgets, ClarificationDeps } from './context.js';

@@ -82,6 +82,9 @@ export interface AskOptions {
   onBundle?: (pendingId: string) => void;
 }
 
+/** One bundle as `get` reads it. */
+export type BundleRead = { ok: true; view: BundleView } | Failure<'not_found'>;
+
 /** A decision, or `waiting` when the wait ended before one (the bundle stays open). */
 export type DecisionWait =
   | { ok: true; outcome: 'decided'; response: ClarificationResponse; questions: Question[] }
@@ -292,10 +295,10 @@ export class ClarificationService {
     return listPendingBundles(this.deps.store, principal, options);
   }
 
-  /** One bundle as its owner sees it; undefined when unknown or not visible. */
-  async get(principal: Principal, pendingId: string): Promise<BundleView | undefined> {
+  /** One bundle as its owner sees it; `not_found` when unknown or not visible. */
+  async get(principal: Principal, pendingId: string): Promise<BundleRead> {
     const bundle = await this.visibleBundle(principal, pendingId);
-    if (!bundle) return undefined;
+    if (!bundle) return NOT_FOUND;
     const status = bundleStatus(bundle);
     const active =
       bundle.rows.some((row) => row.status === 'pending') &&
@@ -303,7 +306,7 @@ export class ClarificationService {
         this.deps.store,
         bundle.rows.map((row) => row.id),
       ));
-    return {
+    const view: BundleView = {
       pending_id: bundle.pendingId,
       task_id: bundle.taskId,
       session_id: bundle.sessionId,
@@ -319,6 +322,7 @@ export class ClarificationService {
       })),
       response: winnerResponse(bundle) ?? null,
     };
+    return { ok: true, view };
   }
 
   /**
@@ -356,8 +360,10 @@ export class ClarificationService {
     // Ends the waits on other replicas' wakes this call started.
     const finished = new AbortController();
     try {
-      let view = await this.get(principal, pendingId);
-      if (!view) return NOT_FOUND;
+      const first = await this.get(principal, pendingId);
+      if (!first.ok) return first;
+      // Gone while waited for (its session deleted): the wait ends as `waiting`.
+      let view: BundleView | undefined = first.view;
       // A claimed bundle is no longer active but may still be handing off: wait for it.
       if (!view.response && !view.active) return failure('not_active');
       while (view && (!view.response || view.delivery_pending) && !isOver()) {
@@ -369,7 +375,8 @@ export class ClarificationService {
         );
         await (sessionChanged ? Promise.race([local, sessionChanged]) : local);
         local = nextLocal();
-        view = await this.get(principal, pendingId);
+        const again = await this.get(principal, pendingId);
+        view = again.ok ? again.view : undefined;
       }
       if (!view?.response || view.delivery_pending) {
         return view && !view.response && !view.active

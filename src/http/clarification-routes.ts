@@ -59,10 +59,10 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
 
   app.get('/api/v1/clarification/:pendingId', async (c) => {
     const pendingId = c.req.param('pendingId');
-    const view = !PENDING_ID_PATTERN.test(pendingId)
-      ? undefined
-      : await clarification.get(c.get('principal'), pendingId);
-    if (!view) return errorResponse(c, 'not_found', 'clarification request not found');
-    return c.json(view);
+    if (!PENDING_ID_PATTERN.test(pendingId)) {
+      return errorResponse(c, 'not_found', 'clarification request not found');
+    }
+    const found = await clarification.get(c.get('principal'), pendingId);
+    return found.ok ? c.json(found.view) : failureResponse(c, found);
   });
 }

@@ -236,8 +236,8 @@ async function readItem(
   itemId: string,
 ): Promise<ItemState | undefined> {
   if (kind === 'question') {
-    const view = await deps.clarification.get(principal, itemId);
-    return view ? questionItem(view) : undefined;
+    const found = await deps.clarification.get(principal, itemId);
+    return found.ok ? questionItem(found.view) : undefined;
   }
   // Several servers: the request may live in another replica's registry.
   const view = deps.userInputs.get(itemId) ?? (await deps.userInputsElsewhere?.find(itemId))?.view;

@@ -78,10 +78,11 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
   }
 
   async function statuses(pendingId: string): Promise<string[]> {
-    const view = await running.server.clarification.get(
+    const found = await running.server.clarification.get(
       { kind: 'user', userId: adminId, name: 'admin', isAdmin: true },
       pendingId,
     );
+    const view = found.ok ? found.view : undefined;
     return view?.questions.map((question) => question.status) ?? [];
   }
 
@@ -373,10 +374,11 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
       ],
     });
     expect(answered.isError, JSON.stringify(answered)).not.toBe(true);
-    const view = await running.server.clarification.get(
+    const found = await running.server.clarification.get(
       { kind: 'user', userId: adminId, name: 'admin', isAdmin: true },
       targets.pendingId,
     );
+    const view = found.ok ? found.view : undefined;
     expect(view?.response?.answers[1]?.custom_text).toBe(RICH);
   });
 

@@ -121,9 +121,11 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       signal,
     });
     if (!created.ok) {
-      const problems = created.code === 'invalid' ? created.problems : [created.code];
-      logger.warn({ sessionId, problems }, 'an agent URL elicitation was declined');
-      return created.code === 'invalid' ? DECLINE : CANCEL;
+      logger.warn(
+        { sessionId, code: created.code, problems: created.message },
+        'an agent URL elicitation was declined',
+      );
+      return created.code === 'invalid_request' ? DECLINE : CANCEL;
     }
     const key = urlKey(sessionId, elicitation.elicitationId);
     const open: OpenUrl = { requestId: created.id, completed: false };

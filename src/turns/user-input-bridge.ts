@@ -245,8 +245,8 @@ export function followUpAdmitter(
 export class ConsentNotAsked extends Error {
   readonly code = 'consent_not_asked';
 
-  constructor(readonly problems: readonly string[]) {
-    super(`a permission request could not be shown to a person: ${problems.join('; ')}`);
+  constructor(readonly problems: string) {
+    super(`a permission request could not be shown to a person: ${problems}`);
     this.name = 'ConsentNotAsked';
   }
 }
@@ -273,7 +273,9 @@ export function consentHandler(
       ...consentOf(request),
       signal: context.signal,
     });
-    if (!created.ok && created.code === 'invalid') throw new ConsentNotAsked(created.problems);
+    if (!created.ok && created.code === 'invalid_request') {
+      throw new ConsentNotAsked(created.message ?? 'invalid request');
+    }
     // The registry is closing with the server: the agent is being stopped too.
     if (!created.ok) return cancelled;
     const outcome = await created.outcome;

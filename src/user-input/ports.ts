@@ -6,7 +6,7 @@
 import type { Clock } from '../support/index.js';
 import type { IdSource } from '../support/index.js';
 import type { Timers } from '../support/index.js';
-import type { FormFieldError } from '../wire/index.js';
+import type { Failure, FormFieldError } from '../wire/index.js';
 import type { RequestInput } from './request-input.js';
 import type {
   AgentOutcome,
@@ -86,10 +86,13 @@ export interface UserInputDeadlines {
   formMs: number;
 }
 
+/**
+ * A request opened, or why not: `invalid_request` with its problems in the
+ * message (joined by "; "), `shutting_down` once the registry closed.
+ */
 export type RequestResult =
   | { ok: true; id: string; outcome: Promise<AgentOutcome> }
-  | { ok: false; code: 'invalid'; problems: string[] }
-  | { ok: false; code: 'closed' };
+  | Failure<'invalid_request' | 'shutting_down'>;
 
 export type UserInputRespondResult =
   | { ok: true; request: UserInputView }

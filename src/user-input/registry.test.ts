@@ -230,13 +230,15 @@ describe('consent', () => {
 
   it('refuses invalid requests without opening them', () => {
     const ctx = setup();
-    expect(ctx.registry.request(actionInput({ url: 'javascript:alert(1)' }))).toMatchObject({
+    expect(ctx.registry.request(actionInput({ url: 'javascript:alert(1)' }))).toEqual({
       ok: false,
-      code: 'invalid',
+      code: 'invalid_request',
+      message: 'url must be an http(s) URL',
     });
-    expect(ctx.registry.request(consentInput({ options: [] }))).toMatchObject({
+    expect(ctx.registry.request(consentInput({ options: [] }))).toEqual({
       ok: false,
-      code: 'invalid',
+      code: 'invalid_request',
+      message: 'at least one option is required',
     });
     expect(ctx.published).toEqual([]);
   });
@@ -586,7 +588,7 @@ describe('deletion and reset', () => {
     for (const request of [first, second, third, fourth]) {
       expect(request.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
     }
-    expect(ctx.registry.request(consentInput())).toEqual({ ok: false, code: 'closed' });
+    expect(ctx.registry.request(consentInput())).toEqual({ ok: false, code: 'shutting_down' });
   });
 });
 

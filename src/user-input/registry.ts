@@ -25,7 +25,7 @@ import type {
   UserInputRespondResult,
 } from './ports.js';
 import { KeyedSerial } from '../support/index.js';
-import { formSchema, validateFormContent } from '../wire/index.js';
+import { failure, formSchema, validateFormContent } from '../wire/index.js';
 import { formTitle, requestInputProblems, type RequestInput } from './request-input.js';
 import { transition } from './transition.js';
 import {
@@ -527,9 +527,9 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
 
   return {
     request(input) {
-      if (closed) return { ok: false, code: 'closed' };
+      if (closed) return failure('shutting_down');
       const problems = requestInputProblems(input);
-      if (problems.length > 0) return { ok: false, code: 'invalid', problems };
+      if (problems.length > 0) return failure('invalid_request', problems.join('; '));
       const id = ports.ids.next();
       if (stateOf(id).status !== 'absent')
         throw new Error(`user-input request ${id} already exists`);

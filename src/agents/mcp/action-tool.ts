@@ -56,11 +56,7 @@ export function registerActionTool(
           url: args.url ?? null,
           signal,
         });
-        if (!created.ok) {
-          return created.code === 'invalid'
-            ? toolFailure(failure('invalid_request', created.problems.join('; ')))
-            : toolFailure(failure('shutting_down'));
-        }
+        if (!created.ok) return toolFailure(created);
         const outcome = await withProgress(extra, deps.progress, () => created.outcome);
         if (outcome.kind === 'decided') {
           const decided: ActionOutput = {

@@ -92,6 +92,12 @@ export interface WriteOptions {
    * after all (its reply was lost) and calls `publish` once it knows.
    */
   unconfirmed?: (publish: () => void) => void;
+  /**
+   * Asked once the write committed, before its events go out: `false` keeps
+   * them back, for a caller that gave up on the write before it ended (and
+   * so undoes what it kept with a write of its own, which watchers hear of).
+   */
+  publishes?: () => boolean;
 }
 
 export interface SessionWriter {
@@ -180,7 +186,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
 
   return {
     async write(sessionId, change, options = {}) {
-      const { unconfirmed, ...bounds } = options;
+      const { unconfirmed, publishes, ...bounds } = options;
       // The session's lock comes with the transaction's begin (one round trip on PostgreSQL).
       const locked = { ...bounds, lockSession: sessionId };
       let staged: ClarionEvent[] = [];
@@ -217,6 +223,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
         }
         throw error;
       });
+      if (publishes?.() === false) return result;
       for (const event of events) deps.events.publish(event);
       return result;
     },

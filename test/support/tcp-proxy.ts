@@ -16,6 +16,14 @@ export interface TcpProxy {
    * that begins just as one statement goes out, after its connection is up.
    */
   blackholeWhenSent(text: string): void;
+  /**
+   * Holds what one client connection sends once it sends `text` (that send
+   * included), other connections passing: a statement delayed on its way,
+   * which the server runs when `release` delivers it.
+   */
+  holdWhenSent(text: string): void;
+  /** Delivers what `holdWhenSent` held, in order, and lets that connection pass again. */
+  release(): void;
   /** From now on everything passes again. */
   restore(): void;
   /** Client connections open now. */
@@ -29,6 +37,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const clients = new Set<Socket>();
   let passing = true;
   let cutOn: string | undefined;
+  let holdOn: string | undefined;
+  let held: { upstream: Socket; chunks: Buffer[] } | undefined;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -46,7 +56,12 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         passing = false;
         cutOn = undefined;
       }
-      if (passing) upstream.write(chunk);
+      if (holdOn !== undefined && held === undefined && chunk.includes(holdOn)) {
+        holdOn = undefined;
+        held = { upstream, chunks: [] };
+      }
+      if (held?.upstream === upstream) held.chunks.push(chunk);
+      else if (passing) upstream.write(chunk);
     });
     upstream.on('data', (chunk) => {
       if (passing) client.write(chunk);
@@ -69,6 +84,15 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     blackholeWhenSent(text) {
       cutOn = text;
+    },
+    holdWhenSent(text) {
+      holdOn = text;
+    },
+    release() {
+      const released = held;
+      held = undefined;
+      holdOn = undefined;
+      for (const chunk of released?.chunks ?? []) released?.upstream.write(chunk);
     },
     restore() {
       passing = true;

@@ -300,7 +300,9 @@ export async function startServer(
         ...(userInputsAcross ? { mirror: userInputsAcross.mirror } : {}),
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
-      recordDecision: decisionRecorder(sessions, store),
+      recordDecision: decisionRecorder(sessions, store, {
+        logger: logger.child({ component: 'user-input' }),
+      }),
       consentRules: consentRulesPort(store),
       logger: logger.child({ component: 'user-input' }),
       deadlines: options.userInputDeadlines,

@@ -39,6 +39,16 @@ export const FOLLOW_UP_ATTEMPT_TIMEOUT_MS = 60_000;
  * recorded; the agent hears nothing until it is kept.
  */
 export const DECISION_RECORD_MAX_MS = 5_000;
+/**
+ * A refused decision's write that goes on (its COMMIT already sent) is waited
+ * for at most this long before its row is superseded regardless (the
+ * session's lock still orders the two); the store's own bounds usually end it first.
+ */
+export const DECISION_UNKEPT_WAIT_MAX_MS = 60_000;
+/** Tries at superseding a refused decision's kept row, each within `DECISION_RECORD_MAX_MS`. */
+export const DECISION_UNKEPT_ATTEMPTS = 5;
+/** The pause between those tries. */
+export const DECISION_UNKEPT_RETRY_MS = 5_000;
 /** A consent asks its "Always allow" rule for at most this long (waiting writes included), then a person. */
 export const CONSENT_RULE_LOOKUP_TIMEOUT_MS = 5_000;
 

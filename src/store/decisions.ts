@@ -7,8 +7,12 @@
  */
 import { constantText } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
-import { CLARIFICATION_TYPE, USER_INPUT_DECISION_TYPE } from '../wire/index.js';
-import type { RepoContext } from './context.js';
+import {
+  CLARIFICATION_TYPE,
+  USER_INPUT_DECISION_TYPE,
+  USER_INPUT_DECISION_UNKEPT_TYPE,
+} from '../wire/index.js';
+import type { Metadata, RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 
 export interface DecisionCursor {
@@ -117,24 +121,35 @@ export async function decisionPage(
 }
 
 /**
- * Removes the decision rows of a registry request in its session. Before a
- * decision is kept, the only such row there can be is one whose commit was
- * reported failed though it went through (its answer was refused and never
- * took effect): it must not stand in the log beside the decision that did.
+ * Turns the decision rows of a registry request in its session into rows that
+ * record no decision (`USER_INPUT_DECISION_UNKEPT_TYPE`, with `unkept`'s text
+ * and metadata), and returns them as they now are, for the write to publish:
+ * a watcher who heard of such a row hears it no longer decides. Before a
+ * decision is kept, the only such row there can be is one whose answer was
+ * refused though its commit went through (late, or with its reply lost): it
+ * must not stand in the log beside the decision that did, nor alone. `rowId`
+ * narrows it to that one row (the refused answer's own, once its write ended).
  */
-export async function deleteUnkeptDecisions(
+export async function supersedeUnkeptDecisions(
   ctx: RepoContext,
-  sessionId: string,
-  requestId: string,
-): Promise<number> {
+  target: { sessionId: string; requestId: string; rowId?: string },
+  unkept: { content: string; metadata: Metadata },
+): Promise<MessageRecord[]> {
   const request = ctx.dialect.metadataText('user_input_request_id');
-  const result = await ctx.db
-    .deleteFrom('task_session_messages')
-    .where('task_session_id', '=', sessionId)
+  let query = ctx.db
+    .updateTable('task_session_messages')
+    .set({
+      type: USER_INPUT_DECISION_UNKEPT_TYPE,
+      content: unkept.content,
+      metadata: JSON.stringify(unkept.metadata),
+      updated_at: ctx.clock.timestamp(),
+    })
+    .where('task_session_id', '=', target.sessionId)
     .where('type', '=', constantText(USER_INPUT_DECISION_TYPE))
-    .where(sql<SqlBool>`${request} = ${requestId}`)
-    .executeTakeFirst();
-  return Number(result.numDeletedRows);
+    .where(sql<SqlBool>`${request} = ${target.requestId}`);
+  if (target.rowId !== undefined) query = query.where('id', '=', target.rowId);
+  const rows = await query.returningAll().execute();
+  return rows.map(toMessageRecord);
 }
 
 /** Whether a transcript row exists: what a write whose commit reply was lost actually did. */

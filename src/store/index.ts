@@ -47,8 +47,8 @@ export { completeTurn, currentTurn, currentTurnIdOf, getTurn, startTurn } from '
 export type { MessageRecord, NewMessage, TranscriptCursor, TranscriptPage } from './messages.js';
 export {
   decisionPage,
-  deleteUnkeptDecisions,
   messageExists,
+  supersedeUnkeptDecisions,
   type DecisionCursor,
   type DecisionFilter,
   type DecisionPage,

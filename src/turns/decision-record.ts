@@ -8,7 +8,7 @@
  * went out or was swept, no longer by the person. A remembered "always"
  * answers at once and its row follows: the rule already names who set it.
  */
-import { currentTurn, deleteUnkeptDecisions } from '../store/index.js';
+import { currentTurn, supersedeUnkeptDecisions } from '../store/index.js';
 import type { SessionWriter, WriteOptions } from '../events/index.js';
 import type { UserInputView } from '../user-input/index.js';
 import { USER_INPUT_DECISION_TYPE, type Responder } from '../wire/index.js';
@@ -92,10 +92,27 @@ function decidedByPerson(view: UserInputView): boolean {
 }
 
 /**
+ * What a decision row of `view`'s request becomes when its answer was refused
+ * though the row was kept: it names the request, not a decision (no option,
+ * no responder), so no reader takes it for one. Pure.
+ */
+export function unkeptRecordOf(view: UserInputView): {
+  content: string;
+  metadata: { user_input_request_id: string; kind: UserInputView['kind']; title: string };
+} {
+  return {
+    content: `An answer to "${view.title}" was not recorded in time and did not count`,
+    metadata: { user_input_request_id: view.id, kind: view.kind, title: view.title },
+  };
+}
+
+/**
  * Appends the decision row to the request's session, in the session's current
- * turn, in place of any row an earlier answer's unconfirmed commit left
- * (`deleteUnkeptDecisions`). `appended` hears the row's ID before the commit,
- * so a caller whose commit reply was lost can read whether it was kept.
+ * turn, in place of any row an earlier refused answer's commit kept all the
+ * same (`supersedeUnkeptDecisions`; its watchers hear it is no decision).
+ * `appended` hears the row's ID before the commit, so a caller whose commit
+ * reply was lost can read whether it was kept, and a caller that gave up on
+ * the write can supersede the row if it was.
  */
 export async function recordDecision(
   sessions: SessionWriter,
@@ -110,7 +127,12 @@ export async function recordDecision(
       const turn = await currentTurn(write.tx, view.session_id);
       // A session without turns has had no agent to ask anything; nothing to keep.
       if (!turn) return;
-      await deleteUnkeptDecisions(write.tx, view.session_id, view.id);
+      const unkept = await supersedeUnkeptDecisions(
+        write.tx,
+        { sessionId: view.session_id, requestId: view.id },
+        unkeptRecordOf(view),
+      );
+      write.updated(...unkept);
       const row = await appendMessage(write.tx, {
         sessionId: view.session_id,
         taskId: view.task_id,
@@ -124,6 +146,35 @@ export async function recordDecision(
       appended(row.id);
       // Its caller gave up waiting (`signal`): rolled back, not kept for an answer it refused.
       options.signal?.throwIfAborted();
+    },
+    options,
+  );
+}
+
+/**
+ * Supersedes the one decision row `rowId` of a refused answer, if its write
+ * kept it after all, as one session write: the row stops being a decision
+ * and watchers hear so (`message.updated`). A row the next answer's write
+ * already superseded, or that was never kept, changes nothing and publishes
+ * nothing. The session's lock orders this after the refused write's own
+ * transaction, so a commit still under way is seen, not missed.
+ */
+export async function supersedeRefusedDecision(
+  sessions: SessionWriter,
+  view: UserInputView,
+  rowId: string,
+  options: WriteOptions = {},
+): Promise<number> {
+  return sessions.write(
+    view.session_id,
+    async (write) => {
+      const unkept = await supersedeUnkeptDecisions(
+        write.tx,
+        { sessionId: view.session_id, requestId: view.id, rowId },
+        unkeptRecordOf(view),
+      );
+      write.updated(...unkept);
+      return unkept.length;
     },
     options,
   );

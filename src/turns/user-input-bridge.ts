@@ -24,7 +24,12 @@ import {
   type Budget,
   type Timers,
 } from '../support/index.js';
-import { DECISION_RECORD_MAX_MS } from '../tunables.js';
+import {
+  DECISION_RECORD_MAX_MS,
+  DECISION_UNKEPT_ATTEMPTS,
+  DECISION_UNKEPT_RETRY_MS,
+  DECISION_UNKEPT_WAIT_MAX_MS,
+} from '../tunables.js';
 import {
   getSession,
   isStorageUnavailable,
@@ -53,7 +58,7 @@ import {
   type ConsentDetail,
 } from '../wire/index.js';
 import { admitMachineMessage } from './admission.js';
-import { decisionRecordOf, recordDecision } from './decision-record.js';
+import { decisionRecordOf, recordDecision, supersedeRefusedDecision } from './decision-record.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 
 const EVENT_TYPES = {
@@ -138,6 +143,17 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
   };
 }
 
+/** How a refused decision's late row is dealt with; the defaults are the tunables. */
+export interface DecisionRecorderBound {
+  maxMs?: number;
+  timers?: Timers;
+  /** Hears a refused decision's row that could not be superseded. */
+  logger?: Logger;
+  unkeptWaitMaxMs?: number;
+  unkeptAttempts?: number;
+  unkeptRetryMs?: number;
+}
+
 /**
  * The registry's `recordDecision` port: a person's decision as a row of its
  * session's transcript, written before the decision takes effect and within
@@ -151,47 +167,74 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
  * was cut off never applies, so each statement would wait for the store's
  * reply bound (`PG_STATEMENT_REPLY_MAX_MS`) and the read-back for another.
  * Past the bound the answer is refused as unknown: a write that goes on rolls
- * back unless it already reached its `COMMIT`, and a row such a late commit
- * keeps is replaced by the next answer's write (`deleteUnkeptDecisions`).
+ * back unless it already reached its `COMMIT`.
+ *
+ * A refused answer never leaves a decision standing: a write that commits
+ * after its refusal publishes nothing here (`publishes`; other replicas
+ * relay its logged events, then the supersede's), and once it ended (or
+ * after `DECISION_UNKEPT_WAIT_MAX_MS`) its row, if kept, is superseded by a
+ * session write of its own (`supersedeRefusedDecision`), tried a few times.
+ * A later answer's write supersedes it too, whichever comes first. A restart
+ * before either leaves the row standing (the registry's request is gone then).
+ * A remembered "always" took effect whatever its row's fate: its row stays.
  */
 export function decisionRecorder(
   sessions: SessionWriter,
   store: RepoContext,
-  bound: { maxMs?: number; timers?: Timers } = {},
+  bound: DecisionRecorderBound = {},
 ): NonNullable<UserInputPorts['recordDecision']> {
   const { clock } = store;
   const maxMs = bound.maxMs ?? DECISION_RECORD_MAX_MS;
   const timers = bound.timers ?? systemTimers;
+  const unkept = {
+    sessions,
+    clock,
+    timers,
+    maxMs,
+    logger: bound.logger,
+    waitMaxMs: bound.unkeptWaitMaxMs ?? DECISION_UNKEPT_WAIT_MAX_MS,
+    attempts: bound.unkeptAttempts ?? DECISION_UNKEPT_ATTEMPTS,
+    retryMs: bound.unkeptRetryMs ?? DECISION_UNKEPT_RETRY_MS,
+  };
   return async (decided) => {
     const record = decisionRecordOf(decided);
     if (!record) return;
     const budget = startBudget(maxMs, clock, timers);
     let rowId: string | undefined;
+    let refused = false;
     let publish: () => void = () => undefined;
+    const written = recordDecision(
+      sessions,
+      decided,
+      record,
+      {
+        remainingMs: () => budget.remainingMs(),
+        signal: budget.signal,
+        unconfirmed: (staged) => {
+          publish = staged;
+        },
+        // Committed after its answer was refused: no watcher hears of it as a decision.
+        publishes: () => !refused,
+      },
+      (id) => {
+        rowId = id;
+      },
+    );
     try {
-      const written = recordDecision(
-        sessions,
-        decided,
-        record,
-        {
-          remainingMs: () => budget.remainingMs(),
-          signal: budget.signal,
-          unconfirmed: (staged) => {
-            publish = staged;
-          },
-        },
-        (id) => {
-          rowId = id;
-        },
-      );
       if ((await withinBudget(budget, written)) === EXHAUSTED) throw new BudgetExhausted();
     } catch (error) {
       const lost = isStorageUnavailable(error) && error.reason === 'unreachable';
-      if (rowId === undefined || !lost) throw error;
-      // Unknown is refused: a later answer's write replaces the row if it was kept.
-      if (!(await keptWithin(budget, messageExists(store, rowId)))) throw error;
-      // Kept after all: watchers hear of its row as of any write's.
-      publish();
+      if (rowId !== undefined && lost && (await keptWithin(budget, messageExists(store, rowId)))) {
+        // Kept after all: watchers hear of its row as of any write's.
+        publish();
+        return;
+      }
+      // Refused: unless its rule already decided, a row its write keeps must not stand.
+      if (!(decided.kind === 'consent' && decided.remembered)) {
+        refused = true;
+        void supersedeWhenEnded(unkept, decided, written, () => rowId);
+      }
+      throw error;
     } finally {
       budget.dispose();
     }
@@ -208,6 +251,67 @@ async function keptWithin(budget: Budget, read: Promise<boolean>): Promise<boole
     return false;
   }
 }
+
+/**
+ * Once a refused decision's write ended (or was waited for long enough), its
+ * row, if the write appended one, is superseded (`supersedeRefusedDecision`),
+ * each try within the decision's bound. Never rejects.
+ */
+async function supersedeWhenEnded(
+  deps: {
+    sessions: SessionWriter;
+    clock: RepoContext['clock'];
+    timers: Timers;
+    maxMs: number;
+    logger: Logger | undefined;
+    waitMaxMs: number;
+    attempts: number;
+    retryMs: number;
+  },
+  decided: UserInputView,
+  written: Promise<void>,
+  rowIdOf: () => string | undefined,
+): Promise<void> {
+  await ended(written, deps.waitMaxMs, deps.timers);
+  const rowId = rowIdOf();
+  // The write never got as far as its row: nothing can have been kept.
+  if (rowId === undefined) return;
+  for (let attempt = 1; ; attempt += 1) {
+    const budget = startBudget(deps.maxMs, deps.clock, deps.timers);
+    try {
+      const superseded = supersedeRefusedDecision(deps.sessions, decided, rowId, {
+        remainingMs: () => budget.remainingMs(),
+        signal: budget.signal,
+      });
+      if ((await withinBudget(budget, superseded)) === EXHAUSTED) throw new BudgetExhausted();
+      return;
+    } catch (error) {
+      if (attempt >= deps.attempts) {
+        // Left to the request's next answer, whose write supersedes it too.
+        deps.logger?.error(
+          { err: error, request_id: decided.id, message_id: rowId, attempts: attempt },
+          'user_input.unkept_decision_not_superseded',
+        );
+        return;
+      }
+    } finally {
+      budget.dispose();
+    }
+    await new Promise<void>((resolve) => deps.timers.setTimeout(resolve, deps.retryMs));
+  }
+}
+
+/** Resolves once `work` settled either way, or after `ms`; never rejects. */
+async function ended(work: Promise<unknown>, ms: number, timers: Timers): Promise<void> {
+  let timer: { cancel(): void } | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = timers.setTimeout(resolve, ms);
+  });
+  await Promise.race([work.then(noop, noop), waited]);
+  timer?.cancel();
+}
+
+function noop(): void {}
 
 /** The registry's follow-up port on top of admission. */
 export function followUpAdmitter(

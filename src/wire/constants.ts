@@ -46,6 +46,13 @@ export const CLARIFICATION_TYPE = 'clarification_request';
  */
 export const USER_INPUT_DECISION_TYPE = 'user_input_decision';
 
+/**
+ * What a decision row becomes when its answer was refused though its commit
+ * went through (late, or with its reply lost): no longer a decision, for any
+ * reader, and not shown in the web app's transcript.
+ */
+export const USER_INPUT_DECISION_UNKEPT_TYPE = 'user_input_decision_unkept';
+
 export const USER_INPUT_EVENT_TYPES = [
   'user_input.requested',
   'user_input.armed',

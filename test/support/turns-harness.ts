@@ -20,7 +20,11 @@ import {
   type UserInputRegistry,
 } from '../../src/user-input/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { USER_INPUT_DECISION_TYPE } from '../../src/wire/index.js';
+import {
+  USER_INPUT_DECISION_TYPE,
+  USER_INPUT_DECISION_UNKEPT_TYPE,
+  type MessageView,
+} from '../../src/wire/index.js';
 import {
   AgentQuota,
   DEFAULT_AGENT_QUOTA,
@@ -175,4 +179,33 @@ export async function decisionRows(h: TurnsHarness, sessionId: string): Promise<
   return (await decisionMessages(h, sessionId)).map((row) =>
     typeof row.metadata === 'string' ? row.metadata : JSON.stringify(row.metadata),
   );
+}
+
+/** The session's rows that were a refused answer's decision and now record none. */
+export async function unkeptDecisionIds(h: TurnsHarness, sessionId: string): Promise<string[]> {
+  const rows = await h.store.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('task_session_id', '=', sessionId)
+    .where('type', '=', USER_INPUT_DECISION_UNKEPT_TYPE)
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * What a watcher of the session's events takes for its decisions: each row as
+ * its last `message.added` or `message.updated` showed it, the decision rows'
+ * chosen option (or decision), in the order they were first heard of.
+ */
+export function decisionsWatchersSee(h: TurnsHarness, sessionId: string): unknown[] {
+  const rows = new Map<string, MessageView>();
+  for (const event of h.events.events) {
+    if (event.session_id !== sessionId) continue;
+    if (event.type === 'message.added' || event.type === 'message.updated') {
+      rows.set(event.message.id, event.message);
+    }
+  }
+  return [...rows.values()]
+    .filter((row) => row.type === USER_INPUT_DECISION_TYPE)
+    .map((row) => row.metadata.option_id ?? row.metadata.decision);
 }

@@ -3,9 +3,9 @@
  * connection dropped, or gave no reply in time, just after the server
  * committed). The client cannot tell that from a commit that failed, so the
  * recorder reads once whether its row was kept: kept, the decision stands;
- * unknown, it is refused (503), and the retry that then decides replaces the
- * row the lost commit left, so the log never shows a decision that did not
- * count. PostgreSQL only: a SQLite commit is a call into the library in this
+ * unknown, it is refused (503), and the row the lost commit left is superseded
+ * (it records no decision), so neither the log nor a watcher ever shows a
+ * decision that did not count. PostgreSQL only: a SQLite commit is a call into the library in this
  * process, which cannot succeed unseen.
  */
 import {
@@ -26,9 +26,11 @@ import type { ConsentView } from '../../src/user-input/index.js';
 import { USER_INPUT_DECISION_TYPE } from '../../src/wire/index.js';
 import {
   decisionRows,
+  decisionsWatchersSee,
   listedConsent,
   turnsHarness,
   type TurnsHarness,
+  unkeptDecisionIds,
 } from '../support/turns-harness.js';
 
 /**
@@ -117,7 +119,7 @@ describe('a decision whose commit reply was lost, on postgres', () => {
     expect(decisionsPublished()).toHaveLength(1);
   });
 
-  it('is refused while its fate is unknown; the retry that decides replaces its row', async () => {
+  it('is refused while its fate is unknown; its row is superseded, the retry decides', async () => {
     const { consent, answer } = await askConsent();
     let heard = false;
     void answer.then(() => (heard = true));
@@ -125,8 +127,11 @@ describe('a decision whose commit reply was lost, on postgres', () => {
 
     const refused = await respond(consent, 'allow');
     expect(refused.status).toBe(503);
-    // The lost commit kept its row; the request still waits and the agent heard nothing.
-    expect(await decisionOptions()).toEqual(['allow']);
+    // The lost commit kept its row, which is superseded at once: it records no decision, and
+    // watchers never heard of it as one. The request still waits and the agent heard nothing.
+    await expect.poll(decisionOptions).toEqual([]);
+    expect(decisionsWatchersSee(h, sessionId)).toEqual([]);
+    expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(heard).toBe(false);
 
@@ -137,5 +142,6 @@ describe('a decision whose commit reply was lost, on postgres', () => {
     expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
     expect(await decisionOptions()).toEqual(['reject']);
     expect(decisionsPublished()).toHaveLength(1);
+    expect(decisionsWatchersSee(h, sessionId)).toEqual(['reject']);
   });
 });

@@ -18,9 +18,11 @@ import type { ConsentView } from '../../src/user-input/index.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import {
   decisionRows,
+  decisionsWatchersSee,
   listedConsent,
   turnsHarness,
   type TurnsHarness,
+  unkeptDecisionIds,
 } from '../support/turns-harness.js';
 
 /** The decision's bound, and the store's reply bound it must not wait for. */
@@ -50,7 +52,11 @@ describe('a decision while postgres gives no reply', () => {
           events: base.events,
           userInputPending: () => null,
         });
-        return decisionRecorder(sessions, proxied, { maxMs: RECORD_MAX_MS });
+        return decisionRecorder(sessions, proxied, {
+          maxMs: RECORD_MAX_MS,
+          unkeptWaitMaxMs: REPLY_MAX_MS,
+          unkeptRetryMs: 200,
+        });
       },
     });
     sessionId = (await h.createTask('publish the package')).session.id;
@@ -124,5 +130,48 @@ describe('a decision while postgres gives no reply', () => {
       proxy.blackhole();
     });
     await retried(consent, cutAt, heard);
+  });
+
+  it('leaves no decision standing when its COMMIT arrives after the refusal', async () => {
+    const { consent, heard } = await askConsent();
+    await refusedWhileCut(consent, (proxy) => {
+      proxy.holdWhenSent('COMMIT');
+    });
+    // The COMMIT reaches PostgreSQL now, and goes through: the row was kept after all.
+    proxy?.release();
+    const rowsOfTheRequest = async () =>
+      (await decisionOptions()).length + (await unkeptDecisionIds(h, sessionId)).length;
+    await expect.poll(rowsOfTheRequest, { timeout: 3_000 }).toBe(1);
+    await expect.poll(decisionOptions, { timeout: 3_000 }).toEqual([]);
+    // Watchers never hear of it as a decision; the request still waits for one.
+    expect(decisionsWatchersSee(h, sessionId)).toEqual([]);
+    expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
+    await sleep(50);
+    expect(heard()).toBeUndefined();
+
+    const chosen = await respond(consent, 'reject');
+    expect(chosen.status).toBe(200);
+    await expect.poll(heard).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    expect(await decisionOptions()).toEqual(['reject']);
+    expect(decisionsWatchersSee(h, sessionId)).toEqual(['reject']);
+    expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
+  });
+
+  it("lets a second answer decide while the refused one's COMMIT is still on its way", async () => {
+    const { consent, heard } = await askConsent();
+    await refusedWhileCut(consent, (proxy) => {
+      proxy.holdWhenSent('COMMIT');
+    });
+    // The second answer waits for the session's lock, which the refused write holds till its COMMIT.
+    const second = respond(consent, 'reject');
+    await sleep(RECORD_MAX_MS / 3);
+    proxy?.release();
+    expect((await second).status).toBe(200);
+    await expect.poll(heard).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    // The refused row, kept, was superseded by the second answer's write, in watchers' view too.
+    await sleep(300);
+    expect(decisionsWatchersSee(h, sessionId)).toEqual(['reject']);
+    expect(await decisionOptions()).toEqual(['reject']);
+    expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
   });
 });

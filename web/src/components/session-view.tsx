@@ -24,6 +24,7 @@ import {
   DELIVERY_UNCONFIRMED_TYPE,
   deliveryUnconfirmedNoteOf,
   USER_INPUT_DECISION_TYPE,
+  USER_INPUT_DECISION_UNKEPT_TYPE,
   type MessageView,
 } from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
@@ -194,6 +195,8 @@ function TranscriptRow({
     );
   }
   if (message.type === USER_INPUT_DECISION_TYPE) return <UserInputDecisionRow message={message} />;
+  // An answer that was refused: the person was told then, and it never counted.
+  if (message.type === USER_INPUT_DECISION_UNKEPT_TYPE) return null;
   const note =
     message.type === DELIVERY_UNCONFIRMED_TYPE
       ? deliveryUnconfirmedNoteOf(message.metadata)

@@ -53,6 +53,7 @@ export {
   CLARIFICATION_TYPE,
   DECISION_SURFACES,
   USER_INPUT_DECISION_TYPE,
+  USER_INPUT_DECISION_UNKEPT_TYPE,
   USER_INPUT_EVENT_TYPES,
 } from '../../../src/wire/constants.js';
 export type { DecisionSurface } from '../../../src/wire/constants.js';

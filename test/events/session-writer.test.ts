@@ -156,6 +156,28 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
     expect(await Promise.all(publisher.checks)).toEqual([true, true]);
   });
 
+  it('keeps the events of a committed write back when its caller says it no longer publishes', async () => {
+    let gaveUp = false;
+    const kept = writer.write(
+      seeded.session.id,
+      async (write) => {
+        const [row] = bundleRows(seeded, 'bundle-late', 1);
+        if (!row) throw new Error('no row');
+        const appended = await appendMessage(write.tx, row);
+        write.added(appended);
+        // The caller stops waiting while the write is still under way.
+        gaveUp = true;
+        return appended.id;
+      },
+      { publishes: () => !gaveUp },
+    );
+
+    expect(await kept).toBeTypeOf('string');
+    expect(log).toEqual(['commit']);
+    expect(publisher.events).toEqual([]);
+    expect(await messagesByPendingId(store, 'bundle-late')).toHaveLength(1);
+  });
+
   it('publishes nothing and keeps nothing when the change throws', async () => {
     const before = await revision();
     const failing = writer.write(seeded.session.id, async (write) => {

@@ -22,7 +22,8 @@ export async function recoverTakenSessions(deps: TurnsDeps, taken: readonly stri
   );
   if (sessionIds.length === 0) return;
   const scope: SessionScope = { kind: 'sessions', ids: sessionIds };
-  const logger = deps.logger.child({ component: 'takeover' });
+  // Bound under the turns logger's own `component`: a second one would repeat the key.
+  const logger = deps.logger.child({ recovery: 'takeover' });
   const live = deps.leases ? await deps.leases.liveReplicas() : new Set<string>();
   await recoverClarifications(
     { store: deps.store, sessions: deps.sessions },

@@ -42,7 +42,13 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   const task = session && (await getTask(store, session.task_id));
   if (!session || !task) throw new Error('session not found');
   const profile = deps.profiles.get(session.agent_profile);
-  if (!profile) throw startRefused(`unknown agent profile ${session.agent_profile}`);
+  if (!profile) {
+    // A replica configured without it may not fail a session another one runs: the queue
+    // waits for that holder. Only the replica that would take the session fails it.
+    if (deps.leases && !(await deps.leases.acquire(sessionId))) throw new AgentRunsElsewhere();
+    await deps.leases?.release(sessionId);
+    throw startRefused(`unknown agent profile ${session.agent_profile}`);
+  }
   const userId = task.created_by;
   if (!userId) throw startRefused('the task has no owner to act for');
   await deps.starts.serially(sessionId, async () => {

@@ -57,6 +57,8 @@ export type AskResult =
   | Failure<'invalid_request' | 'not_active'>;
 
 const NOT_FOUND = failure('not_found', 'clarification request not found');
+const NO_LIVE_WAIT =
+  'no agent waits on this question now, so there is nothing to cancel: answer or skip it instead';
 
 export interface BundleView {
   pending_id: string;
@@ -300,12 +302,7 @@ export class ClarificationService {
     const bundle = await this.visibleBundle(principal, pendingId);
     if (!bundle) return NOT_FOUND;
     const status = bundleStatus(bundle);
-    const active =
-      bundle.rows.some((row) => row.status === 'pending') &&
-      (await rowsStillCurrent(
-        this.deps.store,
-        bundle.rows.map((row) => row.id),
-      ));
+    const active = await this.answerable(bundle);
     const view: BundleView = {
       pending_id: bundle.pendingId,
       task_id: bundle.taskId,
@@ -407,7 +404,12 @@ export class ClarificationService {
     if (!bundle) return NOT_FOUND;
     const waitsHere = this.deps.waiters.has(pendingId);
     const waitsElsewhere = !waitsHere && (await this.waitsElsewhere(bundle));
-    if (!waitsHere && !waitsElsewhere) return failure('not_active');
+    if (!waitsHere && !waitsElsewhere) {
+      // Still answerable (GET says active), but no agent waits to hear "cancelled": say so.
+      return (await this.answerable(bundle))
+        ? failure('not_active', NO_LIVE_WAIT)
+        : failure('not_active');
+    }
     const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
       const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
@@ -418,6 +420,15 @@ export class ClarificationService {
     // The replica holding the wait ends it when it hears of the cancel (`deliverAnnounced`).
     if (waitsElsewhere) await this.deps.replicas?.announce(pendingId);
     return { ok: true };
+  }
+
+  /** Whether a person may still answer it: a row pending, and its rows still current. */
+  private async answerable(bundle: Bundle): Promise<boolean> {
+    if (!bundle.rows.some((row) => row.status === 'pending')) return false;
+    return rowsStillCurrent(
+      this.deps.store,
+      bundle.rows.map((row) => row.id),
+    );
   }
 
   /** Several replicas: the bundle's live wait may run on another live replica. */

@@ -232,6 +232,25 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect(again.status).toBe(409);
   });
 
+  it('refuses to cancel a question no agent waits on, says why, and leaves it answerable', async () => {
+    const pendingId = await askDetached();
+    const cancel = await h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {
+      method: 'POST',
+      headers: { 'x-test-principal': 'member' },
+    });
+    expect(cancel.status).toBe(409);
+    expect(await cancel.json()).toEqual({
+      code: 'not_active',
+      error:
+        'no agent waits on this question now, so there is nothing to cancel: answer or skip it instead',
+    });
+    expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+    expect(await h.respond(pendingId, ANSWERS)).toHaveProperty('status', 200);
+  });
+
   it('resumes a detached agent with a new turn that quotes the answer', async () => {
     const pendingId = await askDetached();
     const rows = await h.rows(pendingId);

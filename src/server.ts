@@ -421,6 +421,10 @@ export async function startServer(
       wakes,
       stopAgents: () => host.close(),
       async close() {
+        logger.info(
+          { replica: running.id, drain_delay_ms: config.drainDelayMs ?? 0 },
+          'stopping: /healthz says draining, requests in flight finish, then the agents stop',
+        );
         // No more takeovers: a session taken now would start an agent the stop then kills.
         running.quiesce();
         // Said first: a load balancer's health check takes this replica out while it still answers.
@@ -463,7 +467,13 @@ export async function startServer(
           store,
           lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
         );
-        await running.stop();
+        const released = await running.stop();
+        logger.info(
+          { replica: running.id, leases_released: released },
+          lock
+            ? 'agents stopped; the data stays for the next start'
+            : 'agents stopped and leases given back: other replicas take these sessions at once',
+        );
         server.closeAllConnections();
         await stopped;
         await clarification.close();

@@ -74,8 +74,8 @@ export interface Replica {
   beat(recover: RecoverSessions): void;
   /** From now on beats only heartbeat and renew: no more takeovers (shutdown under way). */
   quiesce(): void;
-  /** Stops the heartbeat, releases every lease and marks the replica stopped. */
-  stop(): Promise<void>;
+  /** Stops the heartbeat, releases every lease and marks the replica stopped; the leases released. */
+  stop(): Promise<number>;
 }
 
 export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
@@ -222,14 +222,15 @@ class RunningReplica implements Replica {
     this.quiesced = true;
   }
 
-  async stop(): Promise<void> {
-    if (this.stopped) return;
+  async stop(): Promise<number> {
+    if (this.stopped) return 0;
     this.stopped = true;
     this.ticker?.cancel();
     await this.tick;
     const { store, id } = this.deps;
-    await this.leases.releaseAll();
+    const released = await this.leases.releaseAll();
     await markReplicaStopped(store, id, timestampAtMs(store.clock.nowMs()));
     await this.lock.release();
+    return released;
   }
 }

@@ -70,6 +70,10 @@ describe('a replica stopped gracefully', () => {
 
     const exited = await a.stop();
     expect(exited.code).toBe(0);
+    // The operator's log says the stop began and what it handed back, not only that it ended.
+    const said = `${exited.stdout}${exited.stderr}`;
+    expect(said).toContain('stopping: /healthz says draining');
+    expect(said).toMatch(/"leases_released":\d+.*other replicas take these sessions at once/);
     expect(structured(await asked)).toMatchObject({ status: 'open', pending_id: pendingId });
     expect(structured(await waited)).toMatchObject({ status: 'open', pending_id: pendingId });
 

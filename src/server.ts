@@ -317,6 +317,7 @@ export async function startServer(
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
       cancellations: new CancelRequests(),
+      timers: systemTimers,
     };
     turnsRef = turns;
     // A session lost while this server did not run: what runs here for it ends, writing nothing.

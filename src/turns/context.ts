@@ -8,6 +8,7 @@ import type { ClarificationService } from '../clarification/index.js';
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import type { RepoContext, Store } from '../store/index.js';
+import type { Timers } from '../support/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
 import type { UserInputsElsewhere } from './user-input-replicas.js';
 
@@ -71,4 +72,6 @@ export interface TurnsDeps extends AgentLaunchDeps {
   defaultProfile: string;
   /** Who asked to cancel a running turn, for its transcript row. */
   cancellations: CancelRequests;
+  /** The deadlines turns set themselves (a prompt's acceptance), so tests can drive them. */
+  timers: Timers;
 }

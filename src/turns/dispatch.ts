@@ -170,7 +170,7 @@ export async function dispatchTurn(
   turn: { turnId: string; text: string },
 ): Promise<DispatchResult> {
   const controller = new AbortController();
-  const timer = setTimeout(() => {
+  const timer = deps.timers.setTimeout(() => {
     controller.abort();
   }, PROMPT_ACCEPT_TIMEOUT_MS);
   try {
@@ -186,7 +186,7 @@ export async function dispatchTurn(
     deps.logger.warn({ err: error, session_id: sessionId }, 'prompt was not accepted');
     return await failTurn(deps, sessionId, turn.turnId, error);
   } finally {
-    clearTimeout(timer);
+    timer.cancel();
   }
 }
 

@@ -106,6 +106,7 @@ export async function turnsHarness(
     idleStops: new IdleStops(options.timers ?? systemTimers, options.agentIdleMs ?? 600_000),
     starts: new AgentStarts(),
     cancellations: new CancelRequests(),
+    timers: options.timers ?? systemTimers,
   };
   ref.turns = turns;
   ref.userInputs = userInputs;

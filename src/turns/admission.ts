@@ -213,9 +213,9 @@ export function startAgentLater(
   sessionId: string,
   slot?: AgentSlot,
 ): Promise<void> | undefined {
-  const begun = deps.starts.begin(sessionId, async () => {
+  const begun = deps.starts.begin(sessionId, async (leftStarting) => {
     try {
-      await startThenDrain(deps, sessionId);
+      await startThenDrain(deps, sessionId, leftStarting);
     } catch (error) {
       deps.logger.error({ err: error, session_id: sessionId }, 'starting the agent failed');
     } finally {
@@ -274,7 +274,16 @@ export async function endsInTime(started: Promise<unknown>): Promise<boolean> {
   }
 }
 
-async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void> {
+/**
+ * `leftStarting` is called in the write that moves the session out of
+ * `starting`, under its lock: an admission that then reads it idle starts the
+ * agent anew instead of joining this start, which no longer runs its message.
+ */
+async function startThenDrain(
+  deps: TurnsDeps,
+  sessionId: string,
+  leftStarting: () => void,
+): Promise<void> {
   try {
     await ensureAgent(deps, sessionId);
   } catch (error) {
@@ -283,6 +292,7 @@ async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void>
     if (failed) deps.logger.warn({ err: error, session_id: sessionId }, 'the agent did not start');
     else deps.logger.info({ err: error, session_id: sessionId }, 'the agent start was abandoned');
     await deps.sessions.write(sessionId, async (write) => {
+      leftStarting();
       // No failure said: stopped on purpose (delete, shutdown) or refused for now (quota).
       // The session is idle again with its queue; the next message or start-up tries again.
       write.moved(
@@ -301,6 +311,7 @@ async function startThenDrain(deps: TurnsDeps, sessionId: string): Promise<void>
     return;
   }
   await deps.sessions.write(sessionId, async (write) => {
+    leftStarting();
     write.moved(await transitionSession(write.tx, sessionId, ['starting'], 'idle'));
   });
   await startNextQueued(deps, sessionId);

@@ -9,4 +9,5 @@ export {
   type Readiness,
   type RuntimeEvent,
   type StopReason,
+  stoppedToEndTurn,
 } from './runtime.js';

@@ -36,6 +36,20 @@ export function agentFailureOf(error: unknown): AgentFailure | undefined {
   return failure && typeof failure.code === 'string' ? failure : undefined;
 }
 
+/**
+ * Whether a prompt was refused because the host stopped the agent to end its
+ * turn (`AgentHost.cancel`'s grace passed before the agent took the prompt):
+ * no failure, and nothing of the agent is left to run the session's queue.
+ */
+export function stoppedToEndTurn(error: unknown): boolean {
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    'stoppedToEndTurn' in error &&
+    error.stoppedToEndTurn === true
+  );
+}
+
 export interface SessionLaunch {
   readonly sessionId: string;
   readonly taskId: string;
@@ -90,6 +104,13 @@ export type RuntimeEvent =
       signal: string | null;
       /** Why the session failed; null for a deliberate stop or an exit its start already reported. */
       failure: AgentFailure | null;
+      /**
+       * The host stopped the agent itself to end a turn that did not end (a
+       * cancel's grace, or the grace after a prompt's caller gave up waiting
+       * for its acceptance): no failure, and the session's queue goes on with
+       * a new agent.
+       */
+      stoppedToEndTurn: boolean;
     };
 
 export interface AgentRuntime {
@@ -117,7 +138,8 @@ export interface AgentHost extends AgentRuntime {
   /**
    * Asks the agent to stop its current turn (`session/cancel`); the turn still
    * ends by event, `cancelled` by stopping the agent if it ignores the cancel
-   * past a grace.
+   * past a grace. A turn whose prompt the agent has not taken by then ends by
+   * its prompt's refusal instead (`stoppedToEndTurn`).
    */
   cancel(sessionId: string): Promise<void>;
   /** Ends the agent process group of a session, bounded; not a failure of the session. */

@@ -36,7 +36,13 @@ import {
 import type { TurnsDeps } from './context.js';
 import { failure, storableText, type Failure } from '../wire/index.js';
 import type { AgentSlot } from './agent-quota.js';
-import { AgentRunsElsewhere, agentPlace, dispatchTurn, ensureAgent } from './dispatch.js';
+import {
+  AgentRunsElsewhere,
+  agentPlace,
+  dispatchTurn,
+  ensureAgent,
+  type DispatchResult,
+} from './dispatch.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
@@ -168,8 +174,25 @@ async function dispatched(
   admitted: Admitted,
 ): Promise<AdmissionResult> {
   if (!admitted.dispatch) return admitted.result;
-  const reached = await dispatchTurn(deps, sessionId, admitted.dispatch);
+  const reached = await dispatchAdmitted(deps, sessionId, admitted.dispatch);
   return reached.ok ? admitted.result : reached;
+}
+
+/**
+ * Sends an admitted turn's prompt. One refused because the host stopped the
+ * agent to end the turn (its cancel's grace passed before the agent took the
+ * prompt) leaves the session idle with no agent: the queue goes on with a new
+ * one, as after a cancelled turn's end. The exit says so too
+ * (`runtime-events.ts`); whichever finds the session idle runs it.
+ */
+async function dispatchAdmitted(
+  deps: TurnsDeps,
+  sessionId: string,
+  turn: { turnId: string; text: string },
+): Promise<DispatchResult> {
+  const { result, agentStopped } = await dispatchTurn(deps, sessionId, turn);
+  if (agentStopped) await startNextQueued(deps, sessionId);
+  return result;
 }
 
 /** Admits one user message into a session the principal can see. */
@@ -348,7 +371,7 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
     },
   );
   if (admitted === 'start') void startAgentLater(deps, sessionId);
-  else if (admitted?.dispatch) await dispatchTurn(deps, sessionId, admitted.dispatch);
+  else if (admitted?.dispatch) await dispatchAdmitted(deps, sessionId, admitted.dispatch);
 }
 
 /**

@@ -11,7 +11,12 @@
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
 import { issueToken, revokeAgentTokens, revokeIssuedToken } from '../auth/index.js';
-import { agentFailureOf, type AgentFailure, type AgentProfile } from '../agents/index.js';
+import {
+  agentFailureOf,
+  stoppedToEndTurn,
+  type AgentFailure,
+  type AgentProfile,
+} from '../agents/index.js';
 import {
   appendMessage,
   completeTurn,
@@ -164,11 +169,21 @@ function startRefused(message: string): Error & { failure: AgentFailure } {
 /** Whether the prompt reached the agent; a refusal says why, as admission answers it. */
 export type DispatchResult = { ok: true } | Failure<'session_failed' | 'agent_unavailable'>;
 
+export interface Dispatched {
+  result: DispatchResult;
+  /**
+   * The host stopped the agent to end this turn before the agent took its
+   * prompt (a cancel's grace passed): the session is idle again with no agent,
+   * and its queue is the caller's to go on with, as after a cancelled turn.
+   */
+  agentStopped: boolean;
+}
+
 export async function dispatchTurn(
   deps: TurnsDeps,
   sessionId: string,
   turn: { turnId: string; text: string },
-): Promise<DispatchResult> {
+): Promise<Dispatched> {
   const controller = new AbortController();
   const timer = deps.timers.setTimeout(() => {
     controller.abort();
@@ -181,10 +196,11 @@ export async function dispatchTurn(
       text: turn.text,
       signal: controller.signal,
     });
-    return { ok: true };
+    return { result: { ok: true }, agentStopped: false };
   } catch (error) {
     deps.logger.warn({ err: error, session_id: sessionId }, 'prompt was not accepted');
-    return await failTurn(deps, sessionId, turn.turnId, error);
+    const result = await failTurn(deps, sessionId, turn.turnId, error);
+    return { result, agentStopped: stoppedToEndTurn(error) };
   } finally {
     timer.cancel();
   }

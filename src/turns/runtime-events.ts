@@ -4,7 +4,9 @@
  * next queued message, with a new agent when a cancelled turn was ended by
  * stopping its agent), and an agent that fails fails its session with the
  * reason and expires its bundles. A deliberate stop (delete, shutdown) only
- * revokes the agent's credential: it is no failure. Each write is retried while the storage is
+ * revokes the agent's credential: it is no failure. The host's own stop to
+ * end a turn also runs the queue, with a new agent: the turn it ended may
+ * never have been the agent's, so no turn's end does. Each write is retried while the storage is
  * unavailable (`durable-write.ts`): a report is never dropped for that.
  */
 import type { RuntimeEvent, StopReason } from '../agents/index.js';
@@ -212,7 +214,7 @@ async function agentExited(
   deps: TurnsDeps,
   event: Extract<RuntimeEvent, { type: 'agent_exited' }>,
 ): Promise<void> {
-  const { sessionId, failure } = event;
+  const { sessionId, failure, stoppedToEndTurn } = event;
   const superseded = await deps.starts.serially(sessionId, async () => {
     // A newer agent started here since this one exited: its start ended this one's credential,
     // and the lease, the idle deadline and the session are the newer agent's.
@@ -224,7 +226,15 @@ async function agentExited(
     await deps.leases?.release(sessionId);
     return false;
   });
-  if (superseded || !failure) return;
+  if (superseded) return;
+  if (!failure) {
+    // The host stopped it to end a turn it had not taken, or did not end, after a cancel or
+    // after its prompt's caller gave up: no turn's end runs the queue then (the prompt was
+    // refused, freeing the session, perhaps long before), so the exit does, with a new agent.
+    // Any other deliberate stop (delete, shutdown, idle, fencing) leaves the queue alone.
+    if (stoppedToEndTurn) await startNextQueued(deps, sessionId);
+    return;
+  }
   await writeRetrying(deps, sessionId, async (write) => {
     write.moved(
       await failSession(write.tx, sessionId, ['idle', 'starting', 'running', 'waiting_for_input'], {

@@ -329,6 +329,7 @@ describe('ACP host with the demo agent', () => {
       code: null,
       signal: 'SIGKILL',
       failure: { code: 'exited', message: 'the agent exited (signal SIGKILL)' },
+      stoppedToEndTurn: false,
     });
     const tail = log.events.filter(
       (event) => event.type === 'turn_ended' || event.type === 'agent_exited',
@@ -357,8 +358,9 @@ describe('ACP host with the demo agent', () => {
       type: 'agent_exited',
       sessionId: 's1',
       signal: 'SIGTERM',
-      // Stopped on purpose: no failure of the session.
+      // Stopped on purpose: no failure of the session, nor the host's stop to end a turn.
       failure: null,
+      stoppedToEndTurn: false,
     });
     expect(host.pid('s1')).toBeUndefined();
     expect(host.readiness('s1')).toMatchObject({ ready: false });
@@ -487,7 +489,14 @@ describe('a turn whose end was asked for and does not come', () => {
     // Stopped on purpose: the turn is cancelled, the session has no failure.
     expect(tail).toEqual([
       { type: 'turn_ended', sessionId: 's1', turnId: 'turn-1', stopReason: 'cancelled' },
-      { type: 'agent_exited', sessionId: 's1', code: null, signal: 'SIGTERM', failure: null },
+      {
+        type: 'agent_exited',
+        sessionId: 's1',
+        code: null,
+        signal: 'SIGTERM',
+        failure: null,
+        stoppedToEndTurn: true,
+      },
     ]);
     expect(exited).toBe(tail[1]);
     expect(host.pid('s1')).toBeUndefined();
@@ -538,7 +547,7 @@ describe('a turn whose end was asked for and does not come', () => {
       });
       // SIGTERM waits on a stopped process; the SIGKILL after the stop's grace does not.
       const exited = await log.waitFor((event) => event.type === 'agent_exited', 5_000);
-      expect(exited).toMatchObject({ signal: 'SIGKILL', failure: null });
+      expect(exited).toMatchObject({ signal: 'SIGKILL', failure: null, stoppedToEndTurn: true });
       // The turn was never the agent's: nothing reports its end.
       expect(log.events.some((event) => event.type === 'turn_ended')).toBe(false);
       expect(host.readiness('s1')).toEqual({
@@ -556,6 +565,37 @@ describe('a turn whose end was asked for and does not come', () => {
     await prompt(host, 's1', 'turn-2', 'again');
     await log.turnEnded('turn-2');
     expect(log.texts('turn-2')).toEqual(['You said: again']);
+  });
+
+  it('refuses a prompt not taken when the cancel grace passed, saying it stopped the agent', async () => {
+    // The cancel waits behind the prompt longer than the grace: the stop breaks that wait.
+    const { host, log } = startHost({
+      cancelGraceMs: 300,
+      stopGraceMs: 300,
+      cancelSendMaxMs: 5_000,
+    });
+    await host.start(launch('s1'));
+    const pid = host.pid('s1') ?? 0;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      await stoppedState(pid);
+      // Far past a pipe's 64 KiB: the write waits for a reader that never comes.
+      const accepted = prompt(host, 's1', 'turn-1', '漢'.repeat(100_000));
+      // No error: the connection broke because the host stopped the agent to end this turn.
+      await host.cancel('s1');
+      const refused = await rejection(accepted);
+      expect(refused).toMatchObject({ code: 'not_accepted', stoppedToEndTurn: true });
+      const exited = await log.waitFor((event) => event.type === 'agent_exited', 5_000);
+      expect(exited).toMatchObject({ failure: null, stoppedToEndTurn: true });
+      // The turn was never the agent's: nothing reports its end.
+      expect(log.events.some((event) => event.type === 'turn_ended')).toBe(false);
+    } finally {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Already gone, as it should be.
+      }
+    }
   });
 });
 

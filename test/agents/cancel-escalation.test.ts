@@ -4,7 +4,8 @@
  * prompt, never answers it and ignores `session/cancel` is stopped once the
  * cancel grace has passed, the turn ends as cancelled and the session is idle
  * again (no failure); the next message, or one queued behind the wedged
- * turn, starts a new agent and is answered.
+ * turn, starts a new agent and is answered. So is one queued behind a prompt
+ * the agent never took (it stopped reading), once the cancel's grace passed.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,7 +45,8 @@ describe.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('stops the agent after the grace, ends the turn cancelled, and a new agent takes the next message', async () => {
+  /** Serves with the deaf agent as profile `deaf`; its pids go to a file. */
+  async function serve() {
     database = await freshDatabase(driver);
     dir = mkdtempSync(join(tmpdir(), 'clarion-cancel-grace-'));
     const fixtures = writeFixtures(dir);
@@ -59,14 +61,21 @@ describe.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
       CLARION_AGENT_CANCEL_GRACE_S: String(CANCEL_GRACE_S),
       CLARION_AGENT_PROFILES: JSON.stringify({
         deaf: { command: process.execPath, args: [fixtures.deaf], env: { PID_FILE: pidFile } },
+        untaking: {
+          command: process.execPath,
+          args: [fixtures.untaking],
+          env: { PID_FILE: pidFile, DEAF_AGENT: fixtures.deaf },
+        },
       }),
     });
     const api = clarionApi(server.url, ADMIN_TOKEN);
-    const pids = () =>
+    const listed = (kind: string) =>
       readFileSync(pidFile, 'utf8')
         .split('\n')
-        .flatMap((line) => /^agent (\d+)$/.exec(line)?.slice(1) ?? [])
+        .flatMap((line) => new RegExp(`^${kind} (\\d+)$`).exec(line)?.slice(1) ?? [])
         .map(Number);
+    const pids = () => listed('agent');
+    const untakers = () => listed('untaking');
     const sessionView = async (session: SessionJson) =>
       (
         (await api('GET', `/api/v1/tasks/${session.task_id}/sessions`)).json
@@ -83,6 +92,11 @@ describe.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
     const send = (id: string, text: string, key: string) =>
       api('POST', `/api/v1/sessions/${id}/messages`, { text, admission_key: key });
 
+    return { api, pids, untakers, sessionView, says, send };
+  }
+
+  it('stops the agent after the grace, ends the turn cancelled, and a new agent takes the next message', async () => {
+    const { api, pids, sessionView, says, send } = await serve();
     // The agent takes the prompt and never answers it.
     const created = await api('POST', '/api/v1/tasks', {
       title: 'deaf',
@@ -126,6 +140,33 @@ describe.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
     await says(session.id, 'You said: queued behind it', LEAVES_RUNNING_WITHIN_MS + 20_000);
     expect(groupGone(second ?? 0)).toBe(true);
     expect(pids()).toHaveLength(3);
+    await eventually(async () => (await sessionView(session))?.state === 'idle', 20_000);
+    expect(await sessionView(session)).toMatchObject({ state: 'idle', failure: null });
+    expect((await api('GET', `/api/v1/sessions/${session.id}/queue`)).json).toEqual({ items: [] });
+  }, 120_000);
+  it('runs the queue with a new agent when the cancel grace passed before the agent took the prompt', async () => {
+    const { api, pids, untakers, sessionView, says, send } = await serve();
+    // The first agent stops reading once its session is open: the task's prompt is never taken.
+    const created = await api('POST', '/api/v1/tasks', {
+      title: 'untaking',
+      agent_profile: 'untaking',
+      prompt: 'never taken',
+    });
+    expect(created.status).toBe(201);
+    const session = created.json.session as SessionJson;
+    await eventually(async () => (await sessionView(session))?.state === 'running', 20_000);
+    const [untaker] = untakers();
+    const queued = await send(session.id, 'queued behind it', 'queued-1');
+    expect(queued).toMatchObject({ status: 202, json: { outcome: 'queued' } });
+
+    // The cancel waits behind the untaken prompt; its grace passes, the agent is stopped (which
+    // breaks the cancel's wait: no error) and its prompt refused; the queue goes on by itself
+    // with a new agent.
+    expect((await api('POST', `/api/v1/sessions/${session.id}/cancel`)).status).toBe(202);
+    await says(session.id, 'The agent did not take this message', LEAVES_RUNNING_WITHIN_MS);
+    await says(session.id, 'You said: queued behind it', LEAVES_RUNNING_WITHIN_MS + 20_000);
+    expect(groupGone(untaker ?? 0)).toBe(true);
+    expect(pids()).toHaveLength(1);
     await eventually(async () => (await sessionView(session))?.state === 'idle', 20_000);
     expect(await sessionView(session)).toMatchObject({ state: 'idle', failure: null });
     expect((await api('GET', `/api/v1/sessions/${session.id}/queue`)).json).toEqual({ items: [] });

@@ -103,6 +103,47 @@ await connection.closed;
 process.exit(0);
 `;
 
+const UNTAKING_AGENT = `/**
+ * An ACP agent whose first process never takes a prompt: asked to open its
+ * session, it stops reading stdin and sends request after request before it
+ * answers, so Clarion's answers fill the pipe and every later message (the
+ * prompt, the cancel) waits behind them, never written. It appends \`untaking <pid>\` to
+ * \`$PID_FILE\`. Every later process is the deaf agent (\`$DEAF_AGENT\`).
+ */
+import { randomUUID } from 'node:crypto';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+
+const file = process.env.PID_FILE;
+if (existsSync(file) && readFileSync(file, 'utf8').includes('untaking ')) {
+  await import(process.env.DEAF_AGENT);
+} else {
+  appendFileSync(file, \`untaking \${process.pid}\\n\`);
+  const send = (message) => process.stdout.write(JSON.stringify({ jsonrpc: '2.0', ...message }) + '\\n');
+  const lines = createInterface({ input: process.stdin });
+  lines.on('line', (line) => {
+    const message = JSON.parse(line);
+    if (message.method === 'initialize') {
+      send({
+        id: message.id,
+        result: {
+          protocolVersion: message.params.protocolVersion,
+          agentCapabilities: { loadSession: false, promptCapabilities: {} },
+        },
+      });
+    } else if (message.method === 'session/new') {
+      // Reads nothing more, and asks far more than a pipe holds of answers before the session
+      // opens: Clarion's answers are queued ahead of any prompt, which so never gets written.
+      lines.close();
+      process.stdin.pause();
+      for (let i = 0; i < 5000; i += 1) send({ id: 'flood-' + i, method: '_untaking/flood', params: {} });
+      send({ id: message.id, result: { sessionId: randomUUID() } });
+      setInterval(() => undefined, 60_000);
+    }
+  });
+}
+`;
+
 export interface Fixtures {
   /** An ACP agent whose `session/new` answers "Authentication required". */
   authRequired: string;
@@ -110,6 +151,8 @@ export interface Fixtures {
   stubborn: string;
   /** An ACP agent that never answers a `/hang` prompt and ignores the cancel; pids to `$PID_FILE`. */
   deaf: string;
+  /** First process: never takes a prompt (stops reading stdin); later ones: `deaf` (`$DEAF_AGENT`). */
+  untaking: string;
 }
 
 export function writeFixtures(dir: string): Fixtures {
@@ -117,9 +160,11 @@ export function writeFixtures(dir: string): Fixtures {
     authRequired: join(dir, 'auth-required-agent.mjs'),
     stubborn: join(dir, 'stubborn-wrapper.mjs'),
     deaf: join(dir, 'deaf-agent.mjs'),
+    untaking: join(dir, 'untaking-agent.mjs'),
   };
   writeFileSync(fixtures.authRequired, AUTH_REQUIRED_AGENT);
   writeFileSync(fixtures.stubborn, STUBBORN_WRAPPER);
   writeFileSync(fixtures.deaf, DEAF_AGENT);
+  writeFileSync(fixtures.untaking, UNTAKING_AGENT);
   return fixtures;
 }

@@ -21,6 +21,10 @@ export class TestHost implements AgentHost {
   private readonly starting = new Map<string, Promise<void>>();
   private startGate: Promise<void> | undefined;
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
+  /** Set by `holdPrompts`: prompts are sent to an agent that does not take them. */
+  private holding = false;
+  /** Per session, a turn whose prompt the agent has not taken: its refusal, while its caller waits. */
+  private readonly untaken = new Map<string, ((error: Error) => void) | undefined>();
 
   /**
    * Starts from now on take until the returned function is called (a slow
@@ -65,18 +69,65 @@ export class TestHost implements AgentHost {
     this.running.set(launch.sessionId, undefined);
   }
 
+  /**
+   * From now on prompts are sent but not taken (an agent that stopped reading
+   * its stdin): the turn is the agent's busy one, a cancel is not heard, and
+   * the caller waits until it gives up or `stopToEndTurn`.
+   */
+  holdPrompts(): void {
+    this.holding = true;
+  }
+
+  /** Prompts sent from now on are taken at once again. */
+  takePrompts(): void {
+    this.holding = false;
+  }
+
   prompt(request: PromptRequest): Promise<void> {
     const readiness = this.readiness(request.sessionId);
     if (!readiness.ready) return Promise.reject(new Error(readiness.reason));
     this.prompts.push(request);
     this.running.set(request.sessionId, request.turnId);
-    return Promise.resolve();
+    if (!this.holding) return Promise.resolve();
+    return new Promise<void>((_, reject) => {
+      this.untaken.set(request.sessionId, reject);
+      // As the ACP host: giving up the wait leaves the turn the agent's, until it is stopped.
+      request.signal.addEventListener('abort', () => {
+        this.untaken.set(request.sessionId, undefined);
+        reject(new Error('gave up waiting for the agent to accept the prompt'));
+      });
+    });
   }
 
   cancel(sessionId: string): Promise<void> {
     const turnId = this.running.get(sessionId);
-    if (turnId !== undefined) this.endTurn(sessionId, 'cancelled');
+    if (turnId !== undefined && !this.untaken.has(sessionId)) this.endTurn(sessionId, 'cancelled');
     return Promise.resolve();
+  }
+
+  /**
+   * The ACP host's bound on a turn that did not end (a cancel's grace, or the
+   * grace after its caller gave up): it stops the agent; a prompt still
+   * waiting is refused saying so, and so does the exit.
+   */
+  stopToEndTurn(sessionId: string): void {
+    if (!this.running.has(sessionId)) throw new Error('no agent running');
+    const refuse = this.untaken.get(sessionId);
+    this.untaken.delete(sessionId);
+    this.running.delete(sessionId);
+    refuse?.(
+      Object.assign(new Error('the agent did not receive the prompt: cancelled'), {
+        stoppedToEndTurn: true,
+      }),
+    );
+    this.emit({
+      type: 'agent_exited',
+      sessionId,
+      code: null,
+      signal: 'SIGTERM',
+      failure: null,
+      stoppedToEndTurn: true,
+    });
   }
 
   stop(sessionId: string): Promise<void> {
@@ -128,7 +179,11 @@ export class TestHost implements AgentHost {
     const turnId = this.running.get(sessionId);
     if (!this.running.has(sessionId)) return;
     this.running.delete(sessionId);
-    if (turnId !== undefined) {
+    const untaken = this.untaken.has(sessionId);
+    // A turn the agent never took is not its to end: its prompt is refused instead.
+    this.untaken.get(sessionId)?.(new Error('the agent did not receive the prompt: it exited'));
+    this.untaken.delete(sessionId);
+    if (turnId !== undefined && !untaken) {
       this.emit({
         type: 'turn_ended',
         sessionId,
@@ -146,6 +201,7 @@ export class TestHost implements AgentHost {
       failure: options.deliberate
         ? null
         : { code: 'exited', message: `the agent exited (signal ${signal})` },
+      stoppedToEndTurn: false,
     });
   }
 

@@ -18,16 +18,19 @@ export class AgentHostError extends Error {
   readonly code: AgentHostErrorCode;
   /** Set when the error is why the session's agent failed (a start that did not come up). */
   readonly failure: AgentFailure | undefined;
+  /** A prompt refused because the host stopped the agent to end its turn (`stoppedToEndTurn`). */
+  readonly stoppedToEndTurn: boolean;
 
   constructor(
     code: AgentHostErrorCode,
     message: string,
-    options?: { cause?: unknown; failure?: AgentFailure },
+    options?: { cause?: unknown; failure?: AgentFailure; stoppedToEndTurn?: boolean },
   ) {
     super(message, options);
     this.name = 'AgentHostError';
     this.code = code;
     this.failure = options?.failure;
+    this.stoppedToEndTurn = options?.stoppedToEndTurn ?? false;
   }
 }
 

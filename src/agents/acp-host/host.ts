@@ -17,7 +17,9 @@
  *   a turn still running that long after a cancel, or still not accepted
  *   that long after its caller gave up waiting, is ended by stopping the
  *   agent (a deliberate stop, no failure). Its exit ends it as for any exit,
- *   but a cancelled turn ends `cancelled`; the next prompt starts a new agent.
+ *   but a cancelled turn ends `cancelled`, and a prompt not taken yet is
+ *   refused saying `stoppedToEndTurn`, as the exit says; the next prompt
+ *   starts a new agent.
  * - `agent_exited` carries a failure only for an agent that was running and
  *   was not stopped on purpose; a start that fails throws its failure instead.
  * - Output of a turn is emitted before its `turn_ended`, in arrival order.
@@ -163,6 +165,8 @@ interface HostedSession {
   readonly output: OutputCoalescer;
   /** Set by `stop`: the exit that follows is no failure of the session. */
   stopRequested: boolean;
+  /** Set when the host stops the agent to end a turn that did not end (`boundTurn`). */
+  stoppedToEndTurn: boolean;
   /** Why Clarion stopped a running agent that cannot work (no credentials). */
   failure: AgentFailure | undefined;
 }
@@ -241,6 +245,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         new AgentHostError(
           'not_accepted',
           `the agent did not receive the prompt: ${error ?? stopReason}`,
+          { stoppedToEndTurn: hosted.stoppedToEndTurn },
         ),
       );
       return;
@@ -284,7 +289,14 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     hosted.output.flush();
     hosted.connection?.close(new Error('agent process exited'));
     if (sessions.get(sessionId) === hosted) sessions.delete(sessionId);
-    emit({ type: 'agent_exited', sessionId, code: exit.code, signal: exit.signal, failure });
+    emit({
+      type: 'agent_exited',
+      sessionId,
+      code: exit.code,
+      signal: exit.signal,
+      failure,
+      stoppedToEndTurn: hosted.stoppedToEndTurn,
+    });
   }
 
   async function handlePermission(
@@ -381,6 +393,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       agentSessionId: undefined,
       turn: undefined,
       stopRequested: false,
+      stoppedToEndTurn: false,
       failure: undefined,
       output: new OutputCoalescer({
         timers,
@@ -642,11 +655,19 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     const sent = await within(
       hosted.connection.agent
         .notify(methods.agent.session.cancel, { sessionId: hosted.agentSessionId })
-        .then(() => true),
+        .then(
+          () => 'sent' as const,
+          (error: unknown) => {
+            // The connection broke under it (the agent exited, or was stopped to end this very
+            // turn while the cancel waited behind a write): the exit ends the turn, nothing failed.
+            logger.info({ sessionId, err: errorText(error) }, 'the cancel did not reach the agent');
+            return 'broken' as const;
+          },
+        ),
       cancelSendMaxMs,
-      () => false,
+      () => 'late' as const,
     );
-    if (sent) return;
+    if (sent !== 'late') return;
     // The notification stays queued (it goes if the agent reads again): the
     // turn ends by the agent's report, or by the stop its deadline brings.
     logger.warn(
@@ -682,6 +703,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       );
       if (cancelled) turn.endsOnExit = 'cancelled';
       hosted.stopRequested = true;
+      hosted.stoppedToEndTurn = true;
       stopHosted(hosted).catch((error: unknown) => {
         logger.warn({ sessionId, err: errorText(error) }, 'stopping the agent failed');
       });
@@ -692,7 +714,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     const hosted = sessions.get(sessionId);
     if (!hosted) return;
     hosted.stopRequested = true;
-    // A stop from outside (delete, shutdown) ends the turn as every stop does.
+    // A stop from outside (delete, shutdown) ends the turn as every stop does, and the queue
+    // is not the host's to go on with.
+    hosted.stoppedToEndTurn = false;
     if (hosted.turn) hosted.turn.endsOnExit = undefined;
     await stopHosted(hosted);
   }

@@ -1,0 +1,93 @@
+/**
+ * A turn whose prompt the agent never took, ended by the host stopping the
+ * agent (`AgentHost.cancel`'s grace, or the grace after the prompt's caller
+ * gave up waiting for its acceptance): the message is refused with the reason,
+ * the session is idle without a failure, and the messages queued behind it run
+ * with a new agent, with nothing else sent. On both dialects; the host's stop
+ * is played by the test (`TestHost.stopToEndTurn`), the acceptance deadline
+ * driven by a fake clock.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { getSession, listQueue } from '../../src/store/index.js';
+import { PROMPT_ACCEPT_TIMEOUT_MS } from '../../src/tunables.js';
+import { DRIVERS } from '../support/databases.js';
+import { eventually } from '../support/clarification-harness.js';
+import { ClockTimers, fakeClock } from '../support/fakes.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+describe.each(DRIVERS)('a prompt the agent never took, ended by its stop, on %s', (driver) => {
+  let h: TurnsHarness;
+  let timers: ClockTimers;
+
+  beforeEach(async () => {
+    timers = new ClockTimers(fakeClock());
+    h = await turnsHarness(driver, { timers });
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  const send = async (sessionId: string, text: string, key: string) => {
+    const response = await h.request('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text,
+      admission_key: key,
+    });
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+  };
+  const state = async (sessionId: string) => (await getSession(h.store, sessionId))?.state;
+
+  /** A session whose agent runs and now sends it a prompt it does not take, with one queued behind. */
+  async function wedged() {
+    const created = await h.createTask('first');
+    const sessionId = created.session.id;
+    await h.settled();
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    h.host.holdPrompts();
+    const untaken = send(sessionId, 'never taken', 'untaken-1');
+    await eventually(async () => (await state(sessionId)) === 'running');
+    expect(await send(sessionId, 'queued behind it', 'queued-1')).toMatchObject({
+      status: 202,
+      body: { outcome: 'queued' },
+    });
+    return { sessionId, untaken };
+  }
+
+  async function expectQueueRanWithNewAgent(sessionId: string) {
+    await h.settled();
+    expect(h.host.launches).toHaveLength(2);
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual([
+      'first',
+      'never taken',
+      'queued behind it',
+    ]);
+    expect(await state(sessionId)).toBe('running');
+    expect(await listQueue(h.store, sessionId)).toEqual([]);
+    expect((await getSession(h.store, sessionId))?.failure_code ?? null).toBeNull();
+  }
+
+  it('after a cancel whose grace passed before the agent took the prompt', async () => {
+    const { sessionId, untaken } = await wedged();
+    expect((await h.request('POST', `/api/v1/sessions/${sessionId}/cancel`)).status).toBe(202);
+    // The agent ignores the cancel; once its grace passed the host stops it.
+    h.host.takePrompts();
+    h.host.stopToEndTurn(sessionId);
+    expect((await untaken).status).toBe(503);
+    await expectQueueRanWithNewAgent(sessionId);
+  });
+
+  it('after its caller gave up waiting and the grace that follows passed', async () => {
+    const { sessionId, untaken } = await wedged();
+    timers.advance(PROMPT_ACCEPT_TIMEOUT_MS);
+    expect((await untaken).status).toBe(503);
+    // Refused and idle, but the agent still has the prompt: the queue waits for it to go.
+    expect(await state(sessionId)).toBe('idle');
+    await h.settled();
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'never taken']);
+    h.host.takePrompts();
+    h.host.stopToEndTurn(sessionId);
+    await eventually(async () => (await state(sessionId)) === 'running');
+    await expectQueueRanWithNewAgent(sessionId);
+  });
+});

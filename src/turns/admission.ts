@@ -191,7 +191,11 @@ async function dispatchAdmitted(
   turn: { turnId: string; text: string },
 ): Promise<DispatchResult> {
   const { result, agentStopped } = await dispatchTurn(deps, sessionId, turn);
-  if (agentStopped) await startNextQueued(deps, sessionId);
+  if (agentStopped) {
+    // The cancel that stop answered is spent on this turn, which no turn's end reports.
+    deps.cancellations.take(sessionId);
+    await startNextQueued(deps, sessionId);
+  }
   return result;
 }
 

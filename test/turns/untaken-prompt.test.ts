@@ -75,6 +75,17 @@ describe.each(DRIVERS)('a prompt the agent never took, ended by its stop, on %s'
     h.host.stopToEndTurn(sessionId);
     expect((await untaken).status).toBe(503);
     await expectQueueRanWithNewAgent(sessionId);
+    // That cancel was spent on the untaken turn: a later turn the agent cancels itself names nobody.
+    h.host.endTurn(sessionId, 'cancelled');
+    await h.settled();
+    const transcript = await h.request('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+    const { messages } = (await transcript.json()) as {
+      messages: { content: string; metadata: Record<string, unknown> }[];
+    };
+    const notes = messages
+      .filter((message) => message.metadata.turn_outcome === 'cancelled')
+      .map((message) => message.content);
+    expect(notes.at(-1)).toBe('Cancelled');
   });
 
   it('after its caller gave up waiting and the grace that follows passed', async () => {

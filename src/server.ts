@@ -94,6 +94,12 @@ export interface RunningServer {
   readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Cross-replica wake-ups; `wakes.listenerState()` is the listener's state for `/healthz`. */
   readonly wakes: WakeBus;
+  /**
+   * Settles if this server must stop serving while it runs: another process
+   * registered its replica ID (`ReplicaSupersededError`). The caller closes
+   * it and exits as a failed start does; pending for as long as it serves.
+   */
+  readonly failed: Promise<Error>;
   close(): Promise<void>;
   /** Stops every agent this server runs (bounded), for a stop that cannot finish. */
   stopAgents(): Promise<void>;
@@ -164,6 +170,10 @@ export async function startServer(
       ...config.agentTimings,
     });
   let replica: Replica | undefined;
+  let fail: (error: Error) => void = () => undefined;
+  const failed = new Promise<Error>((resolve) => {
+    fail = resolve;
+  });
   // A start that fails after the wake bus began stops its polls with the store.
   let stopWakes: (() => Promise<void>) | undefined;
   try {
@@ -180,6 +190,7 @@ export async function startServer(
       logger: logger.child({ component: 'replica' }),
       exclusive: lock !== undefined,
       unheldProfile: EXTERNAL_AGENT_PROFILE,
+      onSuperseded: fail,
     });
     const running = replica;
     const scope = replica.startUpScope;
@@ -352,6 +363,7 @@ export async function startServer(
         id: replica.id,
         leases: () => running.leases.count(),
         listener: () => wakes.listenerState(),
+        lock: () => running.lockState(),
       },
       sharedMcpSessions: replicated,
       ...(replicated
@@ -420,6 +432,7 @@ export async function startServer(
       turns,
       routes: app.routes.map(({ method, path }) => ({ method, path })),
       wakes,
+      failed,
       stopAgents: () => host.close(),
       async close() {
         logger.info(
@@ -464,10 +477,13 @@ export async function startServer(
         // Starts the stop cut short end now; let them say so before the store closes.
         await launch.starts.idle();
         // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
-        await revokeAgentTokensIn(
-          store,
-          lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
-        );
+        // Another process that took this replica's ID holds its leases now, and their agents' tokens.
+        if (running.ownsId()) {
+          await revokeAgentTokensIn(
+            store,
+            lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
+          );
+        }
         const released = await running.stop();
         logger.info(
           { replica: running.id, leases_released: released },

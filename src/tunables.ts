@@ -304,5 +304,17 @@ export const REPLICA_HEARTBEAT_INTERVAL_MS = 5_000;
  * latency; capped at a third of the lease so a short test lease still works.
  */
 export const LEASE_FENCE_MARGIN_MS = 2_000;
+/**
+ * A replica whose lock connection ended (a PostgreSQL restart, a terminated
+ * backend) reads dead to the others until it takes its lock again on a new
+ * connection: first after the min, doubling while it fails, capped.
+ */
+export const REPLICA_LOCK_RETRY_MIN_MS = 100;
+export const REPLICA_LOCK_RETRY_MAX_MS = 2_000;
+/**
+ * An agent start on a replica taking its lock again waits this long for it;
+ * past that the start is refused for now and its message stays queued.
+ */
+export const REPLICA_LOCK_START_WAIT_MS = 5_000;
 /** A replica row silent this long and holding no lease is deleted at the next start (generated IDs pile up). */
 export const REPLICA_ROW_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;

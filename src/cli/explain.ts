@@ -1,5 +1,5 @@
 import { BootstrapError } from '../auth/bootstrap.js';
-import { ReplicaIdInUseError } from '../cluster/index.js';
+import { ReplicaIdInUseError, ReplicaSupersededError } from '../cluster/index.js';
 import { ConfigError } from '../config.js';
 import { ListenError } from '../server/listen.js';
 import { DataDirLockedError, SchemaStepError, StoreOpenError } from '../store/index.js';
@@ -13,5 +13,6 @@ export function explain(error: unknown): string {
   if (error instanceof ListenError) return error.message;
   if (error instanceof BootstrapError) return error.message;
   if (error instanceof ReplicaIdInUseError) return error.message;
+  if (error instanceof ReplicaSupersededError) return error.message;
   return `unexpected start-up failure: ${error instanceof Error ? error.message : String(error)}`;
 }

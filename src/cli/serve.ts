@@ -1,7 +1,9 @@
 /**
  * `clarion serve`: what `npm start` runs. Start-up failures end with one line
  * on standard error and a non-zero exit, before anything is served; a stop
- * that does not finish within its bound still ends the process.
+ * that does not finish within its bound still ends the process. A server
+ * that must stop serving while it runs (another process took its replica ID)
+ * stops as on SIGTERM, then ends the same way as a failed start.
  */
 import { loadConfig } from '../config.js';
 import { exposureWarning } from '../http/exposure.js';
@@ -32,10 +34,15 @@ export async function serve(): Promise<number> {
   const exposed = exposureWarning(config.host, config.publicOrigin);
   if (exposed !== undefined) process.stderr.write(`clarion: warning: ${exposed}\n`);
 
-  await stopRequested;
+  // Undefined: a signal asked for the stop.
+  const failure = await Promise.race([stopRequested.then(() => undefined), server.failed]);
+  if (failure) logger.error({ err: failure }, 'this server must stop serving; stopping');
   const boundMs = (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_MS;
   const stop = await settleWithin(server.close(), boundMs);
-  if (stop.outcome === 'done') return 0;
+  if (stop.outcome === 'done') {
+    if (failure) throw failure;
+    return 0;
+  }
   const consequence =
     config.database.driver === 'postgres'
       ? 'stopping the agents and exiting; other replicas take its sessions over once its leases expire'
@@ -53,6 +60,7 @@ export async function serve(): Promise<number> {
   const agentsStopMs =
     (config.agentTimings?.stopGraceMs ?? AGENT_STOP_GRACE_MS) + AGENT_KILL_WAIT_MS;
   await settleWithin(server.stopAgents(), agentsStopMs);
+  if (failure) process.stderr.write(`clarion: ${failure.message}\n`);
   // Whatever still waits (a statement that never answers) must not keep the process alive.
   process.exit(1);
 }

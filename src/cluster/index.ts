@@ -21,7 +21,9 @@ export { claimReplicas, type ClaimReplicasDeps, type ClaimReplicasView } from '.
 export { SessionLeases, type LostSessions, type SessionLeaseDeps } from './leases.js';
 export {
   ReplicaIdInUseError,
+  ReplicaSupersededError,
   startReplica,
+  type ReplicaLockState,
   type RecoverSessions,
   type Replica,
   type ReplicaDeps,

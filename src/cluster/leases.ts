@@ -27,10 +27,16 @@
  * validity for a grace period with no renew getting through. The rows are
  * left as they are; a later renew that finds some of them still ours hands
  * those back (`takeRegained`) to be recovered here, as a takeover would.
+ *
+ * A replica that lost its lock (`replica.ts`) reads dead to the others, who
+ * may take any of its sessions at any moment: while `suspend`ed no lease is
+ * trusted from memory (`confirm` renews first, fencing the sessions taken)
+ * and a start waits a bound for the lock before it is refused.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/index.js';
-import { LEASE_FENCE_MARGIN_MS } from '../tunables.js';
+import { systemTimers, type Timers } from '../support/index.js';
+import { LEASE_FENCE_MARGIN_MS, REPLICA_LOCK_START_WAIT_MS } from '../tunables.js';
 import {
   acquireLease,
   countLeases,
@@ -59,6 +65,9 @@ export interface SessionLeaseDeps {
    * a takeover adopts every other session whose claim's taker died unheld.
    */
   readonly unheldProfile?: string;
+  /** Bounds a start's wait for the lock while suspended; `systemTimers` when absent. */
+  readonly timers?: Timers;
+  readonly lockWaitMs?: number;
 }
 
 /** Ends what runs here for sessions whose lease another replica now holds; writes nothing. */
@@ -95,6 +104,8 @@ export class SessionLeases {
   private regained: string[] = [];
   private renewing: Promise<number> | undefined;
   private lostListener: LostSessions = () => Promise.resolve();
+  /** Set while this replica does not hold its lock; settles when it does again. */
+  private suspension: { readonly resumed: Promise<void>; readonly resume: () => void } | undefined;
 
   constructor(private readonly deps: SessionLeaseDeps) {}
 
@@ -140,8 +151,18 @@ export class SessionLeases {
     return next;
   }
 
-  /** Takes the session's lease for an agent start; false while another live replica holds it. */
-  acquire(sessionId: string): Promise<boolean> {
+  /**
+   * Takes the session's lease for an agent start; false while another live
+   * replica holds it, or this one lost its lock and did not take it again
+   * within the bound (the others read it dead: a lease taken now would be
+   * theirs to take at once).
+   */
+  async acquire(sessionId: string): Promise<boolean> {
+    if (
+      this.suspension &&
+      !(await this.lockWithin(this.deps.lockWaitMs ?? REPLICA_LOCK_START_WAIT_MS))
+    )
+      return false;
     return this.change(sessionId, async () => {
       const held = await acquireLease(this.deps.store, sessionId, this.terms());
       if (held) {
@@ -150,6 +171,40 @@ export class SessionLeases {
       }
       return held;
     });
+  }
+
+  /** This replica lost its lock: the others may take its sessions at any moment. */
+  suspend(): void {
+    if (this.suspension) return;
+    let resume: () => void = () => undefined;
+    const resumed = new Promise<void>((resolve) => {
+      resume = resolve;
+    });
+    this.suspension = { resumed, resume };
+  }
+
+  /** This replica holds its lock again. */
+  resume(): void {
+    this.suspension?.resume();
+    this.suspension = undefined;
+  }
+
+  /** Whether this replica does not hold its lock now. */
+  get suspended(): boolean {
+    return this.suspension !== undefined;
+  }
+
+  /** Whether the lock is held, waiting up to `ms` for it. */
+  private async lockWithin(ms: number): Promise<boolean> {
+    const suspension = this.suspension;
+    if (!suspension) return true;
+    let timer: { cancel(): void } | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = (this.deps.timers ?? systemTimers).setTimeout(resolve, ms);
+    });
+    await Promise.race([suspension.resumed, late]);
+    timer?.cancel();
+    return this.suspension === undefined;
   }
 
   private holding(sessionId: string): void {
@@ -286,7 +341,9 @@ export class SessionLeases {
   async confirm(sessionId: string): Promise<boolean> {
     // A renew that was already under way may have begun before a pause: then once more.
     for (let renews = 0; renews < 2; renews++) {
-      if (!this.held.has(sessionId) || this.monotonicNow() < this.validUntilMs) break;
+      // Without the lock no lease is certain: another replica may have taken it since the last renew.
+      const trusted = !this.suspension && this.monotonicNow() < this.validUntilMs;
+      if (!this.held.has(sessionId) || trusted) break;
       try {
         await this.renew();
       } catch (error) {

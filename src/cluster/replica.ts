@@ -13,6 +13,20 @@
  * if not (`SessionLeases.checkValidity`); those a later renew finds still
  * ours are recovered like taken ones. A clean stop releases its leases and
  * marks it stopped.
+ *
+ * Its lock (`store/replica-lock.ts`) is what makes it live to the others. A
+ * lock connection that ends (a PostgreSQL restart, a terminated backend) is
+ * taken again on a new connection, after a backoff doubling from
+ * `REPLICA_LOCK_RETRY_MIN_MS` to `REPLICA_LOCK_RETRY_MAX_MS`, for as long as
+ * it runs. Meanwhile the others read it dead and may take its sessions: it
+ * heartbeats and renews (fencing the sessions taken, `leases.ts`), trusts no
+ * lease from memory, takes over nothing and recovers nothing, and a start
+ * waits for the lock (`SessionLeases.suspend`). `/healthz` says so. Should
+ * its ID be registered by another process meanwhile (a new lock key on the
+ * row, or the row marked stopped), two processes would serve one ID, which
+ * the lock exists to prevent: this one stops acting as that replica, writes
+ * nothing more under the ID, and reports it through `onSuperseded` so the
+ * server shuts down.
  */
 import type { Logger } from '../observability/index.js';
 import {
@@ -21,6 +35,7 @@ import {
   markReplicaStopped,
   pruneReplicas,
   registerReplica,
+  replicaRegisteredAs,
   retireOtherReplicas,
   timestampAtMs,
   type DatabaseTarget,
@@ -29,7 +44,11 @@ import {
   type Store,
 } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
-import { REPLICA_ROW_RETENTION_MS } from '../tunables.js';
+import {
+  REPLICA_LOCK_RETRY_MAX_MS,
+  REPLICA_LOCK_RETRY_MIN_MS,
+  REPLICA_ROW_RETENTION_MS,
+} from '../tunables.js';
 import { SessionLeases } from './leases.js';
 
 export class ReplicaIdInUseError extends Error {
@@ -39,6 +58,18 @@ export class ReplicaIdInUseError extends Error {
     this.name = 'ReplicaIdInUseError';
   }
 }
+
+/** Another process registered this replica's ID while this one ran: this one must stop serving. */
+export class ReplicaSupersededError extends Error {
+  readonly code = 'replica_superseded';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ReplicaSupersededError';
+  }
+}
+
+/** Whether this replica holds its lock: `held`, or `retaking` it after its connection ended. */
+export type ReplicaLockState = 'held' | 'retaking';
 
 export interface ReplicaDeps {
   readonly store: Store;
@@ -54,6 +85,11 @@ export interface ReplicaDeps {
   readonly monotonicMs?: () => number;
   /** The agent profile whose sessions no replica holds (`SessionLeaseDeps.unheldProfile`). */
   readonly unheldProfile?: string;
+  /**
+   * Called once if another process registered this replica's ID while it ran
+   * (it took the lock this one lost): the server must stop. Logged only when absent.
+   */
+  readonly onSuperseded?: (error: ReplicaSupersededError) => void;
 }
 
 /**
@@ -74,6 +110,10 @@ export interface Replica {
   beat(recover: RecoverSessions): void;
   /** From now on beats only heartbeat and renew: no more takeovers (shutdown under way). */
   quiesce(): void;
+  /** Whether it holds its lock now; while `retaking`, the others read it dead. */
+  lockState(): ReplicaLockState;
+  /** False once another process registered this replica's ID: nothing more is written under it. */
+  ownsId(): boolean;
   /** Stops the heartbeat, releases every lease and marks the replica stopped; the leases released. */
   stop(): Promise<number>;
 }
@@ -105,6 +145,7 @@ export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
     replicaId: id,
     leaseMs,
     logger,
+    timers: deps.timers,
     ...(deps.monotonicMs ? { monotonicMs: deps.monotonicMs } : {}),
     // Alone on the database, no claim can be another replica's to adopt.
     ...(deps.unheldProfile === undefined || deps.exclusive
@@ -129,26 +170,45 @@ class RunningReplica implements Replica {
   private tick: Promise<void> = Promise.resolve();
   private stopped = false;
   private quiesced = false;
+  private lock: ReplicaLockState = 'held';
+  private superseded = false;
+  /** The retry of a lock taken again, under way; `stop` waits for it. */
+  private retaking: Promise<void> = Promise.resolve();
+  /** Ends the retry's wait at once (stop, superseded). */
+  private endRetryWait: (() => void) | undefined;
   /** Sessions taken over whose recovery has not yet succeeded. */
   private readonly unrecovered = new Set<string>();
 
   constructor(
     private readonly deps: ReplicaDeps,
-    private readonly lock: ReplicaLock,
+    private readonly replicaLock: ReplicaLock,
     readonly leases: SessionLeases,
     readonly startUpScope: SessionScope,
   ) {
-    lock.onLost((error) => {
-      // Others now read this replica as dead and take its sessions over; say so loudly.
+    replicaLock.onLost((error) => {
+      if (this.stopped || this.superseded) return;
+      // Others now read this replica as dead and may take its sessions over; say so loudly.
       deps.logger.error(
         { err: error, replica: deps.id },
-        'lost the replica lock connection: other replicas may take over this replica’s sessions',
+        'lost the replica lock connection: other replicas may take over this replica’s sessions ' +
+          'until it takes the lock again; meanwhile it takes over nothing and starts no agent',
       );
+      this.lock = 'retaking';
+      leases.suspend();
+      this.retaking = this.retake();
     });
   }
 
   get id(): string {
     return this.deps.id;
+  }
+
+  lockState(): ReplicaLockState {
+    return this.lock;
+  }
+
+  ownsId(): boolean {
+    return !this.superseded;
   }
 
   async liveElsewhere(): Promise<ReadonlySet<string> | undefined> {
@@ -157,8 +217,73 @@ class RunningReplica implements Replica {
     return new Set([...live].filter((id) => id !== this.id));
   }
 
+  /** Stopped, or another process took the ID: nothing more to do as this replica. */
+  private done(): boolean {
+    return this.stopped || this.superseded;
+  }
+
+  /** Takes the lock again on a new connection until it holds it, it is superseded, or it stops. */
+  private async retake(): Promise<void> {
+    const { store, id, logger, timers } = this.deps;
+    let waitMs = REPLICA_LOCK_RETRY_MIN_MS;
+    while (!this.done()) {
+      await new Promise<void>((resolve) => {
+        const timer = timers.setTimeout(resolve, waitMs);
+        this.endRetryWait = () => {
+          timer.cancel();
+          resolve();
+        };
+      });
+      if (this.done()) return;
+      try {
+        const held = await this.replicaLock.retake();
+        // Held or not, the row says whether another process registered this ID meanwhile.
+        if (!(await replicaRegisteredAs(store, id, this.replicaLock.key))) {
+          this.supersede('took the replica lock again, but');
+          return;
+        }
+        if (held) {
+          this.lock = 'held';
+          this.leases.resume();
+          logger.info({ replica: id }, 'took the replica lock again: this replica is live again');
+          return;
+        }
+        // The old connection's backend, not yet gone: it goes with its socket.
+        logger.warn(
+          { replica: id, retry_ms: waitMs },
+          'the replica lock is still held by another connection; trying again',
+        );
+      } catch (error) {
+        logger.warn(
+          { err: error, replica: id, retry_ms: waitMs },
+          'taking the replica lock again failed; trying again',
+        );
+      }
+      waitMs = Math.min(waitMs * 2, REPLICA_LOCK_RETRY_MAX_MS);
+    }
+  }
+
+  /**
+   * Another process registered this replica's ID: this one stops beating and
+   * writes nothing more under the ID (its leases and row are that process's now).
+   */
+  private supersede(context: string): void {
+    if (this.superseded || this.stopped) return;
+    this.superseded = true;
+    this.ticker?.cancel();
+    this.endRetryWait?.();
+    this.leases.suspend();
+    const error = new ReplicaSupersededError(
+      `${context} another process registered replica ID ${this.id} while this one did not hold ` +
+        'its lock: two servers would serve one ID, so this one stops (give each server its own ' +
+        'CLARION_REPLICA_ID)',
+    );
+    this.deps.logger.error({ replica: this.id }, error.message);
+    this.deps.onSuperseded?.(error);
+  }
+
   beat(recover: RecoverSessions): void {
-    if (this.ticker || this.stopped) return;
+    if (this.ticker || this.stopped || this.superseded) return;
     this.ticker = this.deps.timers.every(this.deps.heartbeatMs, () => {
       // Not chained to the ticks: a tick stuck on the database must not keep this from running.
       // Alone on the database (SQLite's data-directory lock), no other server can take over.
@@ -169,16 +294,20 @@ class RunningReplica implements Replica {
   }
 
   private async once(recover: RecoverSessions): Promise<void> {
-    if (this.stopped) return;
+    if (this.stopped || this.superseded) return;
     const { store, id, logger } = this.deps;
     try {
-      if (!(await heartbeatReplica(store, id, timestampAtMs(store.clock.nowMs())))) {
-        logger.error({ replica: id }, 'this replica was marked stopped by another start');
+      const now = timestampAtMs(store.clock.nowMs());
+      if (!(await heartbeatReplica(store, id, this.replicaLock.key, now))) {
+        this.supersede('its heartbeat found');
+        return;
       }
+      // Lock-less, this renew fences the sessions the others took meanwhile.
       await this.leases.renew();
       // Fenced when no renew got through in time, and still ours: recovered here like taken ones.
       for (const sessionId of this.leases.takeRegained()) this.unrecovered.add(sessionId);
-      if (this.quiesced) return;
+      // Lock-less, the others read this replica dead: what it took or recovered could be theirs at once.
+      if (this.quiesced || this.lock !== 'held') return;
       const taken = await this.leases.takeOver();
       if (taken.length > 0) {
         logger.warn(
@@ -226,11 +355,20 @@ class RunningReplica implements Replica {
     if (this.stopped) return 0;
     this.stopped = true;
     this.ticker?.cancel();
+    this.endRetryWait?.();
     await this.tick;
+    await this.retaking;
     const { store, id } = this.deps;
-    const released = await this.leases.releaseAll();
-    await markReplicaStopped(store, id, timestampAtMs(store.clock.nowMs()));
-    await this.lock.release();
+    const key = this.replicaLock.key;
+    // Without the lock, another process may have registered the ID: its leases are not ours to free.
+    const ours =
+      !this.superseded && (this.lock === 'held' || (await replicaRegisteredAs(store, id, key)));
+    let released = 0;
+    if (ours) {
+      released = await this.leases.releaseAll();
+      await markReplicaStopped(store, id, key, timestampAtMs(store.clock.nowMs()));
+    }
+    await this.replicaLock.release();
     return released;
   }
 }

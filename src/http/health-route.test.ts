@@ -35,7 +35,12 @@ describe('GET /healthz', () => {
     let draining = false;
     registerHealthRoute(app, {
       store: { driver: 'postgres', schema, ping: () => Promise.resolve() },
-      replica: { id: 'replica-a', leases: () => Promise.resolve(0), listener: () => 'listening' },
+      replica: {
+        id: 'replica-a',
+        leases: () => Promise.resolve(0),
+        listener: () => 'listening',
+        lock: () => 'held',
+      },
       draining: () => draining,
     });
     expect((await app.request('/healthz')).status).toBe(200);
@@ -48,5 +53,32 @@ describe('GET /healthz', () => {
       schema,
       replica: { id: 'replica-a' },
     });
+  });
+
+  it('answers 503 degraded while the replica takes its lock again, then ok', async () => {
+    const app = new Hono();
+    let lock: 'held' | 'retaking' = 'retaking';
+    registerHealthRoute(app, {
+      store: { driver: 'postgres', schema, ping: () => Promise.resolve() },
+      replica: {
+        id: 'replica-a',
+        leases: () => Promise.resolve(2),
+        listener: () => 'listening',
+        lock: () => lock,
+      },
+    });
+    const response = await app.request('/healthz');
+    expect(response.status).toBe(503);
+    expect(await response.json()).toEqual({
+      status: 'degraded',
+      driver: 'postgres',
+      schema,
+      database: 'reachable',
+      replica: { id: 'replica-a', leases: 2, listener: 'listening', lock: 'retaking' },
+    });
+    lock = 'held';
+    const again = await app.request('/healthz');
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ status: 'ok', replica: { lock: 'held' } });
   });
 });

@@ -1,8 +1,10 @@
 /**
  * `GET /healthz`: the database driver, the schema state, whether the database
  * answers, and (issue 16) which replica answered, how many session leases it
- * holds and the state of its wake-up listener. A replica that is stopping
- * says `draining` with a 503 until it stops listening.
+ * holds, the state of its wake-up listener and whether it holds its replica
+ * lock. A replica that is stopping says `draining` with a 503 until it stops
+ * listening; one taking its lock again says `degraded` with a 503, since the
+ * others read it dead meanwhile and may take its sessions over.
  */
 import type { Env, Hono } from 'hono';
 import type { Store } from '../store/index.js';
@@ -14,6 +16,8 @@ export interface ReplicaHealth {
   leases(): Promise<number>;
   /** The cross-replica wake-up listener's state: `listening`, `reconnecting`, or `local` (SQLite, one server). */
   listener(): string;
+  /** Its replica lock: `held`, or `retaking` after its connection ended (the others read it dead). */
+  lock(): 'held' | 'retaking';
 }
 
 export interface HealthDeps {
@@ -46,13 +50,18 @@ export function registerHealthRoute<E extends Env>(app: Hono<E>, deps: HealthDep
       id: deps.replica.id,
       leases: await deps.replica.leases(),
       listener: deps.replica.listener(),
+      lock: deps.replica.lock(),
     };
-    return c.json({
-      status: 'ok',
-      driver,
-      schema,
-      database: 'reachable',
-      ...(replica ? { replica } : {}),
-    });
+    const degraded = replica !== undefined && replica.lock !== 'held';
+    return c.json(
+      {
+        status: degraded ? 'degraded' : 'ok',
+        driver,
+        schema,
+        database: 'reachable',
+        ...(replica ? { replica } : {}),
+      },
+      degraded ? 503 : 200,
+    );
   });
 }

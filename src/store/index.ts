@@ -272,6 +272,7 @@ export {
   heartbeatReplica,
   liveReplicaIds,
   markReplicaStopped,
+  replicaRegisteredAs,
   pruneReplicas,
   registerReplica,
   retireOtherReplicas,

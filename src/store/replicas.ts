@@ -87,23 +87,57 @@ export async function registerReplica(
   return { ok: false, live };
 }
 
-/** Records a heartbeat; false when the row is gone or marked stopped (another start took the ID). */
+/**
+ * Records a heartbeat of the replica registered under `id` with `lockKey`
+ * (null on SQLite); false when the row is gone, marked stopped, or another
+ * process registered the ID since (a new lock key): this process no longer
+ * is that replica.
+ */
 export async function heartbeatReplica(
   ctx: RepoContext,
   id: string,
+  lockKey: number | null,
   now: string,
 ): Promise<boolean> {
   const result = await ctx.db
     .updateTable('replicas')
     .set({ heartbeat_at: now })
     .where('id', '=', id)
+    .where('lock_key', lockKey === null ? 'is' : '=', lockKey)
     .where('stopped_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-export async function markReplicaStopped(ctx: RepoContext, id: string, now: string): Promise<void> {
-  await ctx.db.updateTable('replicas').set({ stopped_at: now }).where('id', '=', id).execute();
+/** Whether the row of `id` is still the one registered with `lockKey` and not stopped. */
+export async function replicaRegisteredAs(
+  ctx: RepoContext,
+  id: string,
+  lockKey: number | null,
+): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('replicas')
+    .select('id')
+    .where('id', '=', id)
+    .where('lock_key', lockKey === null ? 'is' : '=', lockKey)
+    .where('stopped_at', 'is', null)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** Marks the replica registered under `id` with `lockKey` stopped; another registration of the ID is left alone. */
+export async function markReplicaStopped(
+  ctx: RepoContext,
+  id: string,
+  lockKey: number | null,
+  now: string,
+): Promise<void> {
+  await ctx.db
+    .updateTable('replicas')
+    .set({ stopped_at: now })
+    .where('id', '=', id)
+    .where('lock_key', lockKey === null ? 'is' : '=', lockKey)
+    .execute();
 }
 
 /**

@@ -14,6 +14,7 @@ import {
   bundleForPrincipal,
   claimBundle,
   deliveryOwners,
+  getReplica,
   heartbeatReplica,
   openStore,
   timestampAtMs,
@@ -113,7 +114,8 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await a.leases.liveReplicas()).toEqual(new Set(['a', 'b', 'c']));
     await c.stop();
     clock.advance(LEASE_MS + 1_000);
-    expect(await heartbeatReplica(store, 'a', clock.timestamp())).toBe(true);
+    const key = (await getReplica(store, 'a'))?.lock_key ?? null;
+    expect(await heartbeatReplica(store, 'a', key, clock.timestamp())).toBe(true);
     // b's heartbeat is older than the lease, c stopped: only a is live.
     expect(await a.leases.liveReplicas()).toEqual(new Set(['a']));
   });

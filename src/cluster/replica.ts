@@ -114,7 +114,11 @@ export interface Replica {
   lockState(): ReplicaLockState;
   /** False once another process registered this replica's ID: nothing more is written under it. */
   ownsId(): boolean;
-  /** Stops the heartbeat, releases every lease and marks the replica stopped; the leases released. */
+  /**
+   * Stops the heartbeat, releases every lease and marks the replica stopped,
+   * unless another process registered its ID (then those are that process's);
+   * the leases released.
+   */
   stop(): Promise<number>;
 }
 
@@ -191,7 +195,7 @@ class RunningReplica implements Replica {
       deps.logger.error(
         { err: error, replica: deps.id },
         'lost the replica lock connection: other replicas may take over this replica’s sessions ' +
-          'until it takes the lock again; meanwhile it takes over nothing and starts no agent',
+          'until it takes the lock again; meanwhile it takes over nothing and agent starts wait for it',
       );
       this.lock = 'retaking';
       leases.suspend();

@@ -116,7 +116,7 @@ describe.each(DRIVERS)('clarion serve on %s', (driver) => {
         driver,
         database: 'reachable',
         schema: { state: 'ready', steps: schemaSteps(dialectFor(driver)).length },
-        replica: { id: expect.any(String) as unknown, leases: 0, listener },
+        replica: { id: expect.any(String) as unknown, leases: 0, listener, lock: 'held' },
       });
     } finally {
       const exited = await server.stop();

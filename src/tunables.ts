@@ -151,6 +151,13 @@ export const SHUTDOWN_DRAIN_DELAY_MS = 0;
 export const SHUTDOWN_STOP_MS = 20_000;
 /** WebSocket pings that keep proxies from closing an idle events socket. */
 export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
+/**
+ * `/healthz`'s database check (a ping, then this replica's lease count): past
+ * this it answers 503 `unavailable` at once, so a load balancer probing every
+ * second or two hears of a frozen database in time rather than after the
+ * statement reply bound.
+ */
+export const HEALTH_CHECK_MAX_MS = 2_000;
 /** `Retry-After` of every 503: a budget ran out or the storage failed; worth a retry soon. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 2;
 /**

@@ -28,11 +28,23 @@ export function failureResponse(
   const status = entry.status;
   // Nobody is listening; the status only shows in access logs.
   if (status === 499) return new Response(null, { status });
-  // A quota says when to come back; any other 503 is worth retrying soon (a budget ran out, the disk filled).
+  return c.json(
+    errorBodyOf(failed),
+    status as ContentfulStatusCode,
+    retryAfterHeaders(failed.code),
+  );
+}
+
+/**
+ * The `Retry-After` header of `code`'s reply, for every reply with its status
+ * (`/healthz` answers its 503s in a body of its own): a quota says when to come
+ * back; any other 503 is worth retrying soon (a budget ran out, the disk filled).
+ */
+export function retryAfterHeaders(code: OutcomeCode): Record<string, string> | undefined {
+  const entry: OutcomeEntry = OUTCOMES[code];
   const retryAfterS =
-    entry.retryAfterS ?? (status === 503 ? SERVICE_UNAVAILABLE_RETRY_AFTER_S : undefined);
-  const headers = retryAfterS === undefined ? undefined : { 'Retry-After': String(retryAfterS) };
-  return c.json(errorBodyOf(failed), status as ContentfulStatusCode, headers);
+    entry.retryAfterS ?? (entry.status === 503 ? SERVICE_UNAVAILABLE_RETRY_AFTER_S : undefined);
+  return retryAfterS === undefined ? undefined : { 'Retry-After': String(retryAfterS) };
 }
 
 /** `failureResponse` for a code, an optional message naming the subject, and details. */

@@ -339,6 +339,15 @@ export {
   type ToolErrorPayload,
   type WaitingPayload,
 } from './mcp.js';
+export {
+  HEALTH_LISTENER_STATES,
+  HEALTH_LOCK_STATES,
+  HEALTH_STATUSES,
+  healthReply,
+  type HealthListenerState,
+  type HealthLockState,
+  type HealthReply,
+} from './health.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
 export {
   DELIVERY_UNCONFIRMED_TYPE,

@@ -71,6 +71,7 @@ import {
 import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
 import { answerLinkBody, answerLinkReply } from './answer-links.js';
 import { consentRuleListReply } from './consent-rules.js';
+import { healthReply } from './health.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -550,9 +551,10 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'get',
     path: '/healthz',
-    summary: 'Liveness, the database driver and the schema state',
+    summary:
+      'Liveness, the database driver and the schema state, and this server as a replica; 503 (with Retry-After) when the database does not answer within 2 s or the server is draining',
     access: 'public',
-    replies: { 200: null },
+    replies: { 200: healthReply, 503: healthReply },
     errors: [],
   },
   {

@@ -128,6 +128,15 @@ export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
  * so a loop cannot fill the table; a slot frees when a link is used or expires.
  */
 export const SIGN_IN_LINKS_PER_USER = 20;
+/**
+ * The longest a request's credential lookup (its token's row, and the
+ * `last_used_at` touch) waits for the database before the request fails
+ * `storage_unavailable` (503): the same 5 s the respond promises for its
+ * pre-claim budget, which starts only after it. A frozen or cut-off
+ * PostgreSQL would otherwise hold the request for the statement reply bound
+ * (`PG_STATEMENT_REPLY_MAX_MS`).
+ */
+export const CREDENTIAL_LOOKUP_MAX_MS = PRE_CLAIM_BUDGET_MS;
 /** A personal token's `last_used_at` is written at most this often, never once per request. */
 export const TOKEN_LAST_USED_INTERVAL_MS = 60 * 1000;
 

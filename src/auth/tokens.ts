@@ -8,6 +8,7 @@
  */
 import {
   BROWSER_SESSION_TTL_MS,
+  CREDENTIAL_LOOKUP_MAX_MS,
   SIGN_IN_TOKEN_TTL_MS,
   TOKEN_LAST_USED_INTERVAL_MS,
 } from '../tunables.js';
@@ -15,6 +16,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RepoContext, Store } from '../store/index.js';
 import type { ApiTokenKind } from '../store/index.js';
 import {
+  EXHAUSTED,
+  startBudget,
+  systemTimers,
+  withinBudget,
+  type Timers,
+} from '../support/index.js';
+import {
+  StorageUnavailableError,
   deleteToken,
   findLiveToken,
   insertToken,
@@ -106,6 +115,44 @@ export async function resolveToken(
     return { kind: 'agent', userId: token.userId, sessionId: token.sessionId };
   }
   return { kind: 'user', userId: token.userId, name: token.userName, isAdmin: token.isAdmin };
+}
+
+/** How long a request's credential lookup may wait for the database, and the timers that say so. */
+export interface CredentialLookupBound {
+  readonly ms: number;
+  readonly timers: Timers;
+}
+
+export const CREDENTIAL_LOOKUP_BOUND: CredentialLookupBound = {
+  ms: CREDENTIAL_LOOKUP_MAX_MS,
+  timers: systemTimers,
+};
+
+/**
+ * `resolveToken` for a request, which waits for it before anything else: past
+ * `bound.ms` without the database's answer (frozen, cut off) it fails as a
+ * storage fault (`unreachable`, a 503 with `Retry-After`). The lookup itself
+ * goes on until the store's own bounds end it; nobody waits for it.
+ */
+export async function resolveTokenWithin(
+  ctx: RepoContext,
+  secret: string,
+  channel: CredentialChannel,
+  bound: CredentialLookupBound = CREDENTIAL_LOOKUP_BOUND,
+): Promise<TokenHolder | undefined> {
+  const budget = startBudget(bound.ms, ctx.clock, bound.timers);
+  try {
+    const holder = await withinBudget(budget, resolveToken(ctx, secret, channel));
+    if (holder === EXHAUSTED) {
+      throw new StorageUnavailableError(
+        'unreachable',
+        `no answer to the credential lookup within ${bound.ms} ms`,
+      );
+    }
+    return holder;
+  } finally {
+    budget.dispose();
+  }
 }
 
 export type SignInOutcome =

@@ -17,10 +17,11 @@ import {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,
   redeemSignInLink,
-  resolveToken,
+  resolveTokenWithin,
   revokeBrowserSession,
   SIGN_IN_PATH,
   type CredentialChannel,
+  type CredentialLookupBound,
   type DecisionSurface,
   type Principal,
   type TokenHolder,
@@ -51,6 +52,11 @@ export interface AuthOptions {
    * public `https://` origin of a TLS-terminating proxy in front of Clarion.
    */
   readonly trustedOrigins?: readonly string[];
+  /**
+   * How long the credential lookup waits for the database before the request
+   * fails `storage_unavailable` (503); `CREDENTIAL_LOOKUP_MAX_MS` by default.
+   */
+  readonly credentialLookup?: CredentialLookupBound;
 }
 
 export type AuthResult =
@@ -79,6 +85,8 @@ export function isOwnOrigin(request: Request, trustedOrigins: readonly string[] 
 /**
  * The full decision for one request. An Authorization header, when present,
  * is the only credential considered: a bad one is never rescued by a cookie.
+ * A database that does not answer the lookup within its bound throws a
+ * storage fault (a 503), never a 401 that would send a client to sign in again.
  */
 export async function authenticateRequest(
   ctx: RepoContext,
@@ -87,12 +95,15 @@ export async function authenticateRequest(
 ): Promise<AuthResult> {
   const bearer = bearerSecret(request.headers.get('authorization'));
   if (bearer !== undefined) {
-    const holder = bearer === null ? undefined : await resolveToken(ctx, bearer, 'bearer');
+    const holder =
+      bearer === null
+        ? undefined
+        : await resolveTokenWithin(ctx, bearer, 'bearer', options.credentialLookup);
     return holder ? { ok: true, holder, via: 'bearer' } : { ok: false, code: 'unauthorized' };
   }
   const cookie = sessionCookieOf(request);
   if (cookie === undefined) return { ok: false, code: 'unauthorized' };
-  const holder = await resolveToken(ctx, cookie, 'cookie');
+  const holder = await resolveTokenWithin(ctx, cookie, 'cookie', options.credentialLookup);
   if (!holder) return { ok: false, code: 'unauthorized' };
   const needsOrigin = isStateChanging(request.method) || isWebSocketUpgrade(request);
   if (needsOrigin && !isOwnOrigin(request, options.trustedOrigins)) {

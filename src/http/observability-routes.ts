@@ -10,7 +10,7 @@
  * the caller, and must present the token too.
  */
 import type { Context, Env, Hono } from 'hono';
-import { bearerSecret, resolveToken } from '../auth/index.js';
+import { bearerSecret, resolveTokenWithin } from '../auth/index.js';
 import { debugVars, processProbe, type ProcessProbe } from '../observability/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
 import type { RepoContext } from '../store/index.js';
@@ -36,7 +36,8 @@ async function verdict(c: Context, deps: ObservabilityRoutesDeps): Promise<Verdi
     return local && !isForwarded(c.req.raw) ? 'allowed' : 'unauthorized';
   }
   // A credential, once presented, decides: a bad one is never rescued by the peer address.
-  const principal = bearer === null ? undefined : await resolveToken(deps.store, bearer, 'bearer');
+  const principal =
+    bearer === null ? undefined : await resolveTokenWithin(deps.store, bearer, 'bearer');
   if (!principal) return 'unauthorized';
   return principal.kind === 'user' && principal.isAdmin ? 'allowed' : 'forbidden';
 }

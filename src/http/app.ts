@@ -18,7 +18,7 @@ import { registerAccountRoutes } from './admin-routes.js';
 import { mountBearerChallenge } from './bearer-challenge.js';
 import { registerAnswerLinkRoutes } from './answer-link-routes.js';
 import { createPrincipalResolver, createTokenHolderResolver, mountApiAccess } from './auth.js';
-import { registerClarificationRoutes } from './clarification-routes.js';
+import { countRespondsRefusedEarly, registerClarificationRoutes } from './clarification-routes.js';
 import { registerConsentRuleRoutes } from './consent-rule-routes.js';
 import type { AppEnv } from './env.js';
 import { handleUnexpectedErrors } from './errors.js';
@@ -91,6 +91,7 @@ export function createApp(deps: AppDeps): App {
   const linkOrigin = () => deps.publicOrigin ?? deps.origin();
 
   mountBearerChallenge(app, '/api/v1/*');
+  countRespondsRefusedEarly(app, deps.metrics);
   mountApiAccess(app, { store: deps.store, trustedOrigins });
   registerAccountRoutes(app, {
     store: deps.store,

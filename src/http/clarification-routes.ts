@@ -2,9 +2,10 @@
  * `/api/v1/clarification/:pendingId` routes: parse, call the service, map
  * the typed result to the wire (DESIGN §5.1). Nothing else is decided here.
  */
-import type { Hono } from 'hono';
+import type { Hono, MiddlewareHandler } from 'hono';
 import type { ClarificationService } from '../clarification/index.js';
-import { decisionCaller } from './auth.js';
+import type { ClarionMetrics } from '../observability/index.js';
+import { decisionCaller, principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
@@ -17,10 +18,33 @@ export interface ClarificationRouteDeps {
   clarification: ClarificationService;
 }
 
+const RESPOND_PATH = '/api/v1/clarification/:pendingId/respond';
+
+/**
+ * Counts a respond refused with a 503 before it reached the service (its
+ * credential lookup got no answer in time: `storage_unavailable`) as an
+ * `unavailable` response, as the service counts the 503s it gives itself
+ * (`ResponseObserver.responded`). The service is handed only requests the
+ * auth middleware gave a principal, so one without a principal was never
+ * counted. Mount it before the API's access control, so it sees that reply.
+ */
+export function countRespondsRefusedEarly(
+  app: Hono<AppEnv>,
+  metrics: Pick<ClarionMetrics, 'responseOutcome'>,
+): void {
+  const count: MiddlewareHandler<AppEnv> = async (c, next) => {
+    await next();
+    if (c.res.status === 503 && principalOf(c) === undefined) {
+      metrics.responseOutcome('unavailable');
+    }
+  };
+  app.use(RESPOND_PATH, count);
+}
+
 export function registerClarificationRoutes(app: Hono<AppEnv>, deps: ClarificationRouteDeps): void {
   const { clarification } = deps;
 
-  app.post('/api/v1/clarification/:pendingId/respond', async (c) => {
+  app.post(RESPOND_PATH, async (c) => {
     const pendingId = c.req.param('pendingId');
     const body = await parseJsonBody(c, respondBody);
     if (!body.ok) return body.response;

@@ -26,6 +26,12 @@ export interface TcpProxy {
   release(): void;
   /** From now on everything passes again. */
   restore(): void;
+  /**
+   * Ends every connection open now and lets new ones pass: a frozen server
+   * thawed after its clients' sockets reset, so a statement cut off fails at
+   * once rather than at its reply bound.
+   */
+  resetConnections(): void;
   /** Client connections open now. */
   openConnections(): number;
   /** Ends every connection and stops listening. */
@@ -97,6 +103,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     restore() {
       passing = true;
       cutOn = undefined;
+    },
+    resetConnections() {
+      passing = true;
+      cutOn = undefined;
+      for (const socket of sockets) socket.destroy();
     },
     openConnections: () => clients.size,
     async close() {

@@ -1,0 +1,117 @@
+/**
+ * A PostgreSQL that stops answering (frozen with SIGSTOP, or cut off mid-way:
+ * a TCP proxy that passes nothing either way, leaving every connection open)
+ * must not hold a request for the store's 30 s statement reply bound. A
+ * request's own reads before any service budget have short bounds of their
+ * own: its credential lookup the respond's 5 s (`CREDENTIAL_LOOKUP_MAX_MS`),
+ * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`). Each answers 503 with
+ * `Retry-After`; `/healthz` still says what the server knows from memory; and
+ * a respond refused this way counts as `unavailable` in
+ * `clarification_responses_total`. Generous upper bounds: only "well before
+ * the reply bound" is asserted, never the exact timing.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import {
+  CREDENTIAL_LOOKUP_MAX_MS,
+  HEALTH_CHECK_MAX_MS,
+  PG_STATEMENT_REPLY_MAX_MS,
+} from '../../src/tunables.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { serverConfig } from '../support/in-process-server.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
+
+const ADMIN_TOKEN = 'frozen-database-admin-token-0123456789';
+/** Slack over a bound for a loaded machine; still far below the reply bound. */
+const SLACK_MS = 3_000;
+
+describe('a server whose PostgreSQL stops answering', () => {
+  let database: TestDatabase | undefined;
+  let proxy: TcpProxy | undefined;
+  let server: RunningServer | undefined;
+
+  afterEach(async () => {
+    // Statements cut off fail at once rather than at the reply bound; the stop's own go through.
+    proxy?.resetConnections();
+    await server?.close();
+    server = undefined;
+    await proxy?.close();
+    proxy = undefined;
+    await database?.dispose();
+    database = undefined;
+  });
+
+  async function serverThroughProxy(): Promise<{ server: RunningServer; proxy: TcpProxy }> {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const direct = new URL(target.url);
+    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    const config = serverConfig(database, ADMIN_TOKEN, {
+      database: { driver: 'postgres', url: proxied.href },
+      replicaId: 'frozen-a',
+    });
+    server = await startServer(config, silentLogger);
+    return { server, proxy };
+  }
+
+  /** One request, timed, with what a client reads of its reply. */
+  async function timed(url: string, init: RequestInit = {}) {
+    const started = performance.now();
+    const response = await fetch(url, init);
+    const body = (await response.json()) as Record<string, unknown>;
+    return {
+      status: response.status,
+      retryAfter: response.headers.get('retry-after'),
+      body,
+      ms: performance.now() - started,
+    };
+  }
+
+  it('answers respond, /me and /healthz with 503 and Retry-After within their bounds', async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    expect((await timed(`${server.url}/api/v1/me`, { headers: auth })).status).toBe(200);
+    expect((await timed(`${server.url}/healthz`)).status).toBe(200);
+
+    proxy.blackhole();
+    const [respond, me, health] = await Promise.all([
+      timed(`${server.url}/api/v1/clarification/${crypto.randomUUID()}/respond`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ answers: [{ question_id: 'q1', selected_options: ['a'] }] }),
+      }),
+      timed(`${server.url}/api/v1/me`, { headers: auth }),
+      timed(`${server.url}/healthz`),
+    ]);
+
+    for (const reply of [respond, me]) {
+      expect(reply).toMatchObject({
+        status: 503,
+        retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+        body: { code: 'temporarily_unavailable' },
+      });
+      expect(reply.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+    }
+    expect(health).toMatchObject({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+      body: {
+        status: 'unavailable',
+        database: 'unreachable',
+        replica: { id: 'frozen-a', leases: 'unknown', listener: expect.any(String) as unknown },
+      },
+    });
+    expect(health.ms).toBeLessThan(HEALTH_CHECK_MAX_MS + SLACK_MS);
+    expect(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS).toBeLessThan(PG_STATEMENT_REPLY_MAX_MS);
+
+    // `/metrics` from loopback reads no store; the respond refused before its service counts.
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^clarification_responses_total\{[^}]*outcome="unavailable"[^}]*\} 1$/m,
+    );
+  }, 60_000);
+});

@@ -102,6 +102,14 @@ export const MCP_PROGRESS_INTERVAL_MS = 20_000;
  * clients give up on a request after 60 s by default, and nothing resets it.
  */
 export const MCP_CALL_WITHOUT_PROGRESS_MS = 50_000;
+/**
+ * While a tool call waits (an ask, `wait_for_answer`), its token is read again
+ * this often: revoking a token deletes its row and tells nobody, on this
+ * replica or another, so this bounds how long a revoked caller's wait runs on.
+ * One read serves every call waiting on this server. An answer is never
+ * handed to a wait without a read of its token first, whatever this is.
+ */
+export const MCP_CREDENTIAL_RECHECK_MS = 1_000;
 /** An MCP session without calls for this long is closed (clients initialize again). */
 export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
 /** How often idle MCP sessions are looked for. */

@@ -56,6 +56,7 @@ export {
   generateSecret,
   hashSecret,
   issueToken,
+  liveTokensAmong,
   redeemSignIn,
   redeemSignInLink,
   resolveToken,

@@ -27,6 +27,8 @@ import {
   deleteToken,
   findLiveToken,
   insertToken,
+  liveTokenHashes,
+  MAX_LIVE_TOKEN_HASHES,
   redeemToken,
   touchTokenUse,
   wallTimestamp,
@@ -153,6 +155,24 @@ export async function resolveTokenWithin(
   } finally {
     budget.dispose();
   }
+}
+
+/**
+ * Which of `tokenHashes` (of secrets `resolveToken` accepted on `channel`)
+ * still authenticate there: a revoked token's row is gone, an expired one is
+ * past its time. For calls that outlive their request's check.
+ */
+export async function liveTokensAmong(
+  ctx: RepoContext,
+  tokenHashes: readonly string[],
+  channel: CredentialChannel,
+): Promise<Set<string>> {
+  const live = new Set<string>();
+  for (let start = 0; start < tokenHashes.length; start += MAX_LIVE_TOKEN_HASHES) {
+    const chunk = tokenHashes.slice(start, start + MAX_LIVE_TOKEN_HASHES);
+    for (const hash of await liveTokenHashes(ctx, chunk, CHANNEL_KINDS[channel])) live.add(hash);
+  }
+  return live;
 }
 
 export type SignInOutcome =

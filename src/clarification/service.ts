@@ -82,6 +82,8 @@ export interface AskOptions {
   timeoutMs?: number;
   /** The bundle is written (or reused) and its live wait begins: its pending ID. */
   onBundle?: (pendingId: string) => void;
+  /** Whether the caller may still have an answer, read before one is handed over (`LiveWaiters`). */
+  entitled?: () => Promise<boolean>;
 }
 
 /** One bundle as `get` reads it. */
@@ -228,6 +230,7 @@ export class ClarificationService {
       : await this.deps.waiters.wait(created, sessionId, {
           timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
           ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.entitled ? { entitled: options.entitled } : {}),
         });
     if (outcome.kind === 'answered') {
       return {

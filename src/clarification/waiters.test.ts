@@ -457,6 +457,47 @@ describe('LiveWaiters.pendingIdsOf and has', () => {
     expect(waiters.has('p1')).toBe(false);
   });
 
+  it('lets a waiter no longer entitled to the answer go before the confirmation', async () => {
+    const { waiters } = setup();
+    const revoked = waiters.wait('p1', 's1', {
+      timeoutMs: 1000,
+      entitled: () => Promise.resolve(false),
+    });
+    const unreadable = waiters.wait('p1', 's1', {
+      timeoutMs: 1000,
+      entitled: () => Promise.reject(new Error('storage down')),
+    });
+    let confirmed = 0;
+    const result = await waiters.deliver('p1', response(), () => {
+      confirmed += 1;
+      return Promise.resolve();
+    });
+    // As if they had left: the delivery takes the detached path, nothing was confirmed.
+    expect(result).toEqual({ kind: 'no_waiter' });
+    expect(confirmed).toBe(0);
+    expect(await revoked).toEqual({ kind: 'ended', reason: 'revoked' });
+    expect(await unreadable).toEqual({ kind: 'ended', reason: 'revoked' });
+    expect(waiters.has('p1')).toBe(false);
+  });
+
+  it('hands the answer to the entitled waiters only', async () => {
+    const { waiters } = setup();
+    const kept = waiters.wait('p1', 's1', {
+      timeoutMs: 1000,
+      entitled: () => Promise.resolve(true),
+    });
+    const plain = waiters.wait('p1', 's1', { timeoutMs: 1000 });
+    const gone = waiters.wait('p1', 's1', {
+      timeoutMs: 1000,
+      entitled: () => Promise.resolve(false),
+    });
+    const answer = response();
+    expect(await waiters.deliver('p1', answer, confirmOk)).toEqual({ kind: 'delivered' });
+    expect(await kept).toEqual({ kind: 'answered', response: answer });
+    expect(await plain).toEqual({ kind: 'answered', response: answer });
+    expect(await gone).toEqual({ kind: 'ended', reason: 'revoked' });
+  });
+
   it('is false for an unknown pending id', () => {
     const { waiters } = setup();
     expect(waiters.has('nope')).toBe(false);

@@ -6,7 +6,9 @@
  * Each wait settles exactly once. Delivery takes the whole entry first, so a
  * timeout racing a delivery is a no-op; the durable confirmation runs before
  * any waiter sees the answer, so an agent never holds an answer whose
- * delivery intent is still set.
+ * delivery intent is still set. A waiter whose caller may no longer have the
+ * answer (its token revoked: `entitled`) is let go before that confirmation,
+ * as if it had left: the answer takes the detached path.
  */
 import type { Timers } from '../support/index.js';
 import type { ClarificationResponse } from './outcome.js';
@@ -18,7 +20,9 @@ export type WaitEnd =
   | 'cancelled'
   | 'delivery_failed'
   /** Another replica took the session over while this one did not run; its rows are not ours. */
-  | 'fenced';
+  | 'fenced'
+  /** The caller's credential was revoked: it may not have the answer. */
+  | 'revoked';
 
 export type WaitOutcome =
   { kind: 'answered'; response: ClarificationResponse } | { kind: 'ended'; reason: WaitEnd };
@@ -31,6 +35,18 @@ interface Waiter {
   /** Claimed by a delivery: only that delivery settles it now. */
   taken: boolean;
   settle(outcome: WaitOutcome): void;
+  /** Whether the caller may still have the answer; absent, it may. */
+  entitled?: () => Promise<boolean>;
+}
+
+export interface WaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /**
+   * Read once a delivery has taken this waiter, before the answer is
+   * confirmed: false (or a failed read) lets the waiter go without it.
+   */
+  entitled?: () => Promise<boolean>;
 }
 
 interface Entry {
@@ -49,11 +65,7 @@ export class LiveWaiters {
    * bundle is ended here. Several waits on one bundle (an agent's retry) all
    * get the same answer.
    */
-  wait(
-    pendingId: string,
-    sessionId: string,
-    options: { timeoutMs: number; signal?: AbortSignal },
-  ): Promise<WaitOutcome> {
+  wait(pendingId: string, sessionId: string, options: WaitOptions): Promise<WaitOutcome> {
     return new Promise((resolve) => {
       let entry = this.entries.get(pendingId);
       if (!entry) {
@@ -77,6 +89,7 @@ export class LiveWaiters {
           options.signal?.removeEventListener('abort', onAbort);
           resolve(outcome);
         },
+        ...(options.entitled ? { entitled: options.entitled } : {}),
       };
       const end = (outcome: WaitOutcome) => {
         if (waiter.settled || waiter.taken) return;
@@ -108,6 +121,8 @@ export class LiveWaiters {
    * Hands `response` to the bundle's live waiters. `confirm` durably clears
    * the delivery intent and runs before any waiter is released; if it fails,
    * the waiters end without the answer and the caller restores the claim.
+   * Waiters no longer entitled to it end first (`revoked`); with none left it
+   * is `no_waiter`, and nothing was confirmed.
    */
   async deliver(
     pendingId: string,
@@ -117,9 +132,11 @@ export class LiveWaiters {
     const entry = this.entries.get(pendingId);
     if (!entry || entry.waiters.size === 0) return { kind: 'no_waiter' };
     this.entries.delete(pendingId);
-    const waiters = [...entry.waiters];
+    const taken = [...entry.waiters];
     // From here a timeout or abort must not end these waits: the answer is theirs.
-    for (const waiter of waiters) waiter.taken = true;
+    for (const waiter of taken) waiter.taken = true;
+    const waiters = await entitledOnly(taken);
+    if (waiters.length === 0) return { kind: 'no_waiter' };
     try {
       await confirm();
     } catch (error) {
@@ -150,4 +167,17 @@ export class LiveWaiters {
     for (const pendingId of ended) this.end(pendingId, reason);
     return ended;
   }
+}
+
+/** The waiters still entitled to an answer; the others end without it. */
+async function entitledOnly(waiters: readonly Waiter[]): Promise<Waiter[]> {
+  const checked = await Promise.all(
+    waiters.map(async (waiter) => {
+      // A read that fails cannot show the caller may have it.
+      const entitled = waiter.entitled ? await waiter.entitled().catch(() => false) : true;
+      if (!entitled) waiter.settle({ kind: 'ended', reason: 'revoked' });
+      return entitled;
+    }),
+  );
+  return waiters.filter((_, index) => checked[index]);
 }

@@ -163,6 +163,8 @@ export {
   insertToken,
   listPersonalTokens,
   listUserTokens,
+  liveTokenHashes,
+  MAX_LIVE_TOKEN_HASHES,
   lockUserRow,
   redeemToken,
   touchTokenUse,

@@ -170,6 +170,35 @@ export async function findLiveToken(
 }
 
 /**
+ * Which of `tokenHashes` are live tokens of one of `kinds`: one statement for
+ * many, for a watch over the tokens of calls still running. At most
+ * `MAX_LIVE_TOKEN_HASHES` a call.
+ */
+export async function liveTokenHashes(
+  ctx: RepoContext,
+  tokenHashes: readonly string[],
+  kinds: readonly ApiTokenKind[],
+): Promise<Set<string>> {
+  if (tokenHashes.length === 0 || kinds.length === 0) return new Set();
+  if (tokenHashes.length > MAX_LIVE_TOKEN_HASHES) {
+    throw new Error(`at most ${MAX_LIVE_TOKEN_HASHES} token hashes a read`);
+  }
+  const now = wallTimestamp(ctx.clock);
+  const rows = await ctx.db
+    .selectFrom('api_tokens')
+    .select('token_hash')
+    .where('token_hash', 'in', tokenHashes)
+    .where('kind', 'in', kinds)
+    .where('used_at', 'is', null)
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .execute();
+  return new Set(rows.map((row) => row.token_hash));
+}
+
+/** Bound on one `liveTokenHashes` read, well under every engine's parameter limit. */
+export const MAX_LIVE_TOKEN_HASHES = 500;
+
+/**
  * Records that a token authenticated at `now`, unless it already did after
  * `staleBefore`: the condition makes a racing second touch a no-op, and the
  * caller only calls when the row it read was stale, so a busy token costs one

@@ -9,11 +9,14 @@
  * it.
  *
  * Bounds: the held wait ends like any live wait (the live-wait budget, the
- * session's turn ending, shutdown) and also when the MCP session closes; until
- * the call returns, a cancelled call ends it as before (the bundle detaches).
+ * session's turn ending, shutdown) and also when the MCP session closes or
+ * the call's token is revoked (an answer then takes the detached path, as
+ * when the caller left); until the call returns, a cancelled call ends it as
+ * before (the bundle detaches).
  */
 import type { AskOptions, AskResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
+import type { CredentialLease } from './credential-watch.js';
 
 export type BoundedAsk =
   | { readonly kind: 'settled'; readonly result: AskResult }
@@ -25,6 +28,8 @@ export interface BoundedAskOptions {
   readonly callSignal: AbortSignal;
   /** The MCP session: once it closes, nobody can collect the answer through it. */
   readonly sessionEnded: AbortSignal;
+  /** The call's token, watched for the held ask; released once the ask settles. */
+  readonly credential: CredentialLease;
   readonly logger: Logger;
 }
 
@@ -32,31 +37,32 @@ export async function askWithinBound(
   ask: (options: AskOptions) => Promise<AskResult>,
   options: BoundedAskOptions,
 ): Promise<BoundedAsk> {
-  const { callSignal, sessionEnded } = options;
+  const { callSignal, sessionEnded, credential } = options;
   const held = new AbortController();
   const end = () => {
     held.abort();
   };
-  if (callSignal.aborted || sessionEnded.aborted) end();
+  if (callSignal.aborted || sessionEnded.aborted || credential.revoked.aborted) end();
   callSignal.addEventListener('abort', end, { once: true });
   sessionEnded.addEventListener('abort', end, { once: true });
+  credential.revoked.addEventListener('abort', end, { once: true });
+  const settle = () => {
+    sessionEnded.removeEventListener('abort', end);
+    credential.revoked.removeEventListener('abort', end);
+    credential.release();
+  };
 
   let bundleWritten: (pendingId: string) => void = () => undefined;
   const bundle = new Promise<string>((resolve) => {
     bundleWritten = resolve;
   });
   let returned = false;
-  const asking = ask({ signal: held.signal, onBundle: bundleWritten });
-  asking.then(
-    () => {
-      sessionEnded.removeEventListener('abort', end);
-    },
-    (error: unknown) => {
-      sessionEnded.removeEventListener('abort', end);
-      // Before the call returned, the call reports it; after, only the log can.
-      if (returned) options.logger.error({ err: error }, 'held mcp ask failed');
-    },
-  );
+  const asking = ask({ signal: held.signal, onBundle: bundleWritten, entitled: credential.live });
+  asking.then(settle, (error: unknown) => {
+    settle();
+    // Before the call returned, the call reports it; after, only the log can.
+    if (returned) options.logger.error({ err: error }, 'held mcp ask failed');
+  });
   const settled = asking.then((result): BoundedAsk => ({ kind: 'settled', result }));
 
   let timer: NodeJS.Timeout | undefined;

@@ -9,18 +9,26 @@ import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { Principal, TokenHolder } from '../../auth/index.js';
+import type { CredentialLease } from './credential-watch.js';
 
 export type ToolExtra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
 export interface CallContext {
   /** An external agent is bound to its client's external session by the tools (`tools.ts`). */
   holder: TokenHolder;
+  /** The bearer secret the request authenticated with, for a call that outlives that check. */
+  token: string;
   /** Aborts when the MCP request is cancelled or its HTTP connection closes. */
   signal: AbortSignal;
 }
 
+/** A running call: its signal also aborts once its token is found revoked (`credential`). */
+export interface RunningCall extends CallContext {
+  credential: CredentialLease;
+}
+
 /** A call whose caller is bound to a principal (an external agent: to its external session). */
-export interface BoundCall extends CallContext {
+export interface BoundCall extends RunningCall {
   principal: Principal;
 }
 
@@ -46,10 +54,11 @@ export function callContext(extra: ToolExtra): CallContext | undefined {
   const attached = extra.authInfo?.extra;
   const holder = attached?.[PRINCIPAL_KEY] as TokenHolder | undefined;
   const connection = attached?.[CONNECTION_KEY];
-  if (!holder) return undefined;
+  const token = extra.authInfo?.token;
+  if (!holder || token === undefined) return undefined;
   const signal =
     connection instanceof AbortSignal ? AbortSignal.any([extra.signal, connection]) : extra.signal;
-  return { holder, signal };
+  return { holder, token, signal };
 }
 
 /** Stable identity of a token's holder, to bind an MCP session to whoever opened it. */

@@ -64,6 +64,17 @@ export function waitingPayload(pendingId: string): WaitingPayload {
   return { status: 'waiting', pending_id: pendingId, message: ASK_WAITING_MESSAGE };
 }
 
+/**
+ * A call whose token was revoked while it ran: `unauthorized`, and nothing
+ * else it could have learned. The question stays for the person; a holder of
+ * a live token collects its answer.
+ */
+export function revokedResult(): CallToolResult {
+  return toolFailure({ code: 'unauthorized', message: REVOKED_MESSAGE });
+}
+
+export const REVOKED_MESSAGE = 'the token of this call was revoked while it ran';
+
 /** A successful tool result: structured content plus its JSON text copy. */
 export function toolResult(payload: object): CallToolResult {
   return {

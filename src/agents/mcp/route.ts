@@ -10,7 +10,11 @@ import type { Env, Hono } from 'hono';
 import type { TokenHolder } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
 import { bearerSecret } from '../../auth/index.js';
-import { MCP_CALL_WITHOUT_PROGRESS_MS, MCP_SESSION_SWEEP_INTERVAL_MS } from '../../tunables.js';
+import {
+  MCP_CALL_WITHOUT_PROGRESS_MS,
+  MCP_CREDENTIAL_RECHECK_MS,
+  MCP_SESSION_SWEEP_INTERVAL_MS,
+} from '../../tunables.js';
 import { systemTimers, type RepeatingTimers } from '../../support/index.js';
 import {
   bearerChallenge,
@@ -25,6 +29,7 @@ import type { Store } from '../../store/index.js';
 import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
+import { CredentialWatch } from './credential-watch.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { readMcpBody } from './body.js';
 import { openMcpSession, type McpSessionHandle, type McpSessionOrigin } from './server.js';
@@ -62,7 +67,7 @@ export interface McpRouteDeps {
    * gone); tells the replicas that opened it again to close their copies.
    */
   onSharedSessionEnded?: (sessionId: string) => Promise<void>;
-  /** Clock and timer of the idle sweep; the system's unless a test fakes them. */
+  /** Clock and timers of the idle sweep and of the watch on running calls' tokens; the system's unless a test fakes them. */
   nowMs?: () => number;
   timers?: RepeatingTimers;
 }
@@ -123,7 +128,14 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
   const shared = deps.sharedSessions
     ? sharedMcpSessions(deps.store, deps.logger, nowMs)
     : undefined;
-  const sweeper = (deps.timers ?? systemTimers).every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
+  const timers = deps.timers ?? systemTimers;
+  const credentials = new CredentialWatch({
+    store: deps.store,
+    timers,
+    intervalMs: MCP_CREDENTIAL_RECHECK_MS,
+    logger: deps.logger,
+  });
+  const sweeper = timers.every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
     if (shared) void shared.prune();
     sessions.sweep().then(
       (closed) => {
@@ -140,6 +152,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     logger: deps.logger,
     progressIntervalMs: deps.progressIntervalMs ?? PROGRESS_INTERVAL_MS,
     callWithoutProgressMs: deps.callWithoutProgressMs ?? MCP_CALL_WITHOUT_PROGRESS_MS,
+    credentials,
     ...(deps.userInputs ? { userInputs: deps.userInputs } : {}),
   };
 
@@ -230,9 +243,10 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
 
   return {
     sessionCount: () => sessions.size,
-    close: () => {
+    close: async () => {
       sweeper.cancel();
-      return sessions.closeAll();
+      await sessions.closeAll();
+      credentials.close();
     },
     closeEndedElsewhere: async (sessionId) => {
       const closed = await sessions.close(sessionId);

@@ -17,7 +17,8 @@ import {
 } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
 import { isStorageUnavailable, type Store } from '../../store/index.js';
-import { callContext, type BoundCall, type CallContext, type ToolExtra } from './call-context.js';
+import { callContext, type BoundCall, type RunningCall, type ToolExtra } from './call-context.js';
+import type { CredentialWatch } from './credential-watch.js';
 import { externalTaskTitle } from './external-session.js';
 import { ensureExternalSession, externalSessionLive } from '../../turns/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -27,6 +28,7 @@ import { hasProgressToken, withProgress } from './progress.js';
 import {
   decisionPayload,
   openPayload,
+  revokedResult,
   toolFailure,
   toolResult,
   waitingPayload,
@@ -53,6 +55,8 @@ export interface McpToolDeps {
   progressIntervalMs: number;
   /** How long a call may wait when its client sends no progress token (`bounded-ask.ts`). */
   callWithoutProgressMs: number;
+  /** Ends the calls whose token is revoked while they run. */
+  credentials: CredentialWatch;
 }
 
 /** What the tools need from the MCP session they run in. */
@@ -128,20 +132,24 @@ export function registerClarionTools(
   /**
    * Runs a tool body for an authenticated caller whose arguments are storable
    * text (`invalid_text` otherwise, as REST answers the same strings); a
-   * cancelled call's stream is closed after.
+   * cancelled call's stream is closed after. The route checked the token
+   * once; while the body runs it is watched, and the call's signal aborts
+   * when it is revoked (the waiting tools then answer `unauthorized`).
    */
   async function authenticated(
     args: unknown,
     extra: ToolExtra,
-    body: (caller: CallContext) => Promise<CallToolResult>,
+    body: (caller: RunningCall) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
     if (!caller) return toolFailure(failure('unauthorized'));
     const badText = textIssues(args);
     if (badText.length > 0) return toolFailure(failure('invalid_text', undefined, badText));
     session.callStarted();
+    const credential = deps.credentials.watch(caller.token);
     try {
-      return await body(caller);
+      const signal = AbortSignal.any([caller.signal, credential.revoked]);
+      return await body({ ...caller, signal, credential });
     } catch (error) {
       if (isStorageUnavailable(error)) {
         logger.error(
@@ -154,6 +162,7 @@ export function registerClarionTools(
       logger.error({ err: error, requestId: extra.requestId }, 'mcp tool call failed');
       return toolFailure(failure('internal'));
     } finally {
+      credential.release();
       session.callEnded();
       if (extra.signal.aborted) session.closeStream(extra.requestId);
     }
@@ -161,7 +170,7 @@ export function registerClarionTools(
 
   /** A body that acts as a principal: an external agent is bound to its external session first. */
   function bound(body: (caller: BoundCall) => Promise<CallToolResult>) {
-    return async (caller: CallContext): Promise<CallToolResult> => {
+    return async (caller: RunningCall): Promise<CallToolResult> => {
       const principal = await principalOf(caller.holder);
       if (!principal) return toolFailure(failure('no_workspace'));
       return body({ ...caller, principal });
@@ -181,7 +190,7 @@ export function registerClarionTools(
     'ask_user_question',
     { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
     (args, extra) =>
-      authenticated(args, extra, async ({ holder, signal }) => {
+      authenticated(args, extra, async ({ holder, token, signal, credential }) => {
         // Checked before the external session is found: a bad ask creates no task.
         const checked = normalizeAsk(args);
         if (!checked.ok) {
@@ -194,7 +203,7 @@ export function registerClarionTools(
         let result: AskResult;
         if (hasProgressToken(extra)) {
           result = await withProgress(extra, progress, () =>
-            clarification.ask(target.sessionId, args, { signal }),
+            clarification.ask(target.sessionId, args, { signal, entitled: credential.live }),
           );
         } else {
           const bounded = await askWithinBound(
@@ -203,16 +212,24 @@ export function registerClarionTools(
               boundMs: deps.callWithoutProgressMs,
               callSignal: signal,
               sessionEnded: session.ended,
+              // The held ask outlives this call, and so must the watch on its token.
+              credential: deps.credentials.watch(token),
               logger,
             },
           );
-          if (bounded.kind === 'waiting') return toolResult(waitingPayload(bounded.pendingId));
+          if (bounded.kind === 'waiting') {
+            return credential.revoked.aborted
+              ? revokedResult()
+              : toolResult(waitingPayload(bounded.pendingId));
+          }
           result = bounded.result;
         }
-        if (!result.ok) return toolFailure(result);
-        if (result.outcome === 'answered') {
+        // An answer was handed over only after a read found the token live (`LiveWaiters`).
+        if (result.ok && result.outcome === 'answered') {
           return toolResult(decisionPayload(result.response, result.questions));
         }
+        if (credential.revoked.aborted) return revokedResult();
+        if (!result.ok) return toolFailure(result);
         return toolResult(openPayload(result.pendingId, target.external));
       }),
   );
@@ -230,7 +247,7 @@ export function registerClarionTools(
       authenticated(
         args,
         extra,
-        bound(async ({ principal, signal }) => {
+        bound(async ({ principal, signal, credential }) => {
           const askedMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
           // A client that cannot be kept waiting is told to call again, before it gives up.
           const timeoutMs = hasProgressToken(extra)
@@ -239,10 +256,12 @@ export function registerClarionTools(
           const result = await withProgress(extra, progress, () =>
             clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
           );
-          if (!result.ok) return toolFailure(result);
-          if (result.outcome === 'decided') {
+          // The answer stays in the store: it is read, not handed over, so the token is read first.
+          if (result.ok && result.outcome === 'decided' && (await credential.live())) {
             return toolResult(decisionPayload(result.response, result.questions));
           }
+          if (credential.revoked.aborted) return revokedResult();
+          if (!result.ok) return toolFailure(result);
           return toolResult({
             status: 'open',
             pending_id: args.pending_id,

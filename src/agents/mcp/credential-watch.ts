@@ -1,0 +1,106 @@
+/**
+ * The tokens of tool calls still running. The route checks a token once per
+ * request; a call that waits (an ask, `wait_for_answer`) outlives that check,
+ * and revoking a token only deletes its row (`auth/revocation.ts`,
+ * `revokePersonalToken`): nothing is told, here or on another replica. So
+ * while a call holds a lease its token is read again every `intervalMs`, the
+ * tokens of all such calls in one read, and a revoked one aborts its leases'
+ * `revoked` signal, which ends their waits. `live()` reads one token now:
+ * what an answer's hand-off asks first (`LiveWaiters.deliver`), so no
+ * answer reaches a token revoked before it.
+ *
+ * A read that fails ends nothing: a storage fault is no revocation, and the
+ * next interval reads again.
+ */
+import { hashSecret, liveTokensAmong } from '../../auth/index.js';
+import type { Logger } from '../../observability/index.js';
+import type { Store } from '../../store/index.js';
+import type { RepeatingTimers } from '../../support/index.js';
+
+export interface CredentialLease {
+  /** Aborts once the token is found revoked (or expired). */
+  readonly revoked: AbortSignal;
+  /** Whether the token still authenticates, read now; a revoked one also aborts `revoked`. */
+  readonly live: () => Promise<boolean>;
+  /** The call is over; repeats are no-ops. */
+  readonly release: () => void;
+}
+
+interface Watched {
+  readonly revoked: AbortController;
+  leases: number;
+}
+
+export class CredentialWatch {
+  private readonly watched = new Map<string, Watched>();
+  private poll: { cancel(): void } | undefined;
+  private reading = false;
+
+  constructor(
+    private readonly deps: {
+      store: Store;
+      timers: RepeatingTimers;
+      intervalMs: number;
+      logger: Logger;
+    },
+  ) {}
+
+  /** Watches `secret` (a bearer token the route accepted) until the lease is released. */
+  watch(secret: string): CredentialLease {
+    const hash = hashSecret(secret);
+    let entry = this.watched.get(hash);
+    if (!entry) {
+      entry = { revoked: new AbortController(), leases: 0 };
+      this.watched.set(hash, entry);
+    }
+    const watched = entry;
+    watched.leases += 1;
+    this.poll ??= this.deps.timers.every(this.deps.intervalMs, () => void this.readAll());
+    let released = false;
+    return {
+      revoked: watched.revoked.signal,
+      live: async () => {
+        if (watched.revoked.signal.aborted) return false;
+        const live = (await liveTokensAmong(this.deps.store, [hash], 'bearer')).has(hash);
+        if (!live) watched.revoked.abort();
+        return live;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        watched.leases -= 1;
+        if (watched.leases > 0) return;
+        if (this.watched.get(hash) === watched) this.watched.delete(hash);
+        if (this.watched.size === 0) this.stopPolling();
+      },
+    };
+  }
+
+  /** Stops reading; leases still held keep their signals, which no longer abort. */
+  close(): void {
+    this.watched.clear();
+    this.stopPolling();
+  }
+
+  private stopPolling(): void {
+    this.poll?.cancel();
+    this.poll = undefined;
+  }
+
+  private async readAll(): Promise<void> {
+    // A read slower than the interval is not overtaken by the next.
+    if (this.reading || this.watched.size === 0) return;
+    this.reading = true;
+    try {
+      const hashes = [...this.watched.keys()];
+      const live = await liveTokensAmong(this.deps.store, hashes, 'bearer');
+      for (const hash of hashes) {
+        if (!live.has(hash)) this.watched.get(hash)?.revoked.abort();
+      }
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'mcp credential watch: tokens could not be read');
+    } finally {
+      this.reading = false;
+    }
+  }
+}

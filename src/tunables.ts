@@ -18,6 +18,13 @@ export const DELIVERY_BUDGET_MS = 30_000;
  * gets nothing, and the claim goes back for the person's retry.
  */
 export const DELIVERY_PROMPT_RESERVE_MS = 10_000;
+/**
+ * A `wait_for_answer` whose bundle expired while it waited (its session ended
+ * or is being deleted) reads it once more after this long: a deleted
+ * session's rows go just after its bundles expire, so the wait ends as a new
+ * call would, `not_found` when they went and `not_active` when they stayed.
+ */
+export const ENDED_BUNDLE_RECHECK_MS = 1_000;
 /** How long an agent's `ask_user_question` waits live before detaching. */
 export const LIVE_WAIT_MS = 2 * 60 * 60 * 1000;
 

@@ -34,6 +34,7 @@ import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { claimUnderWay } from './recovery.js';
 import type { ClarificationResponse } from './outcome.js';
+import { ENDED_BUNDLE_RECHECK_MS } from '../tunables.js';
 import { failure, type Failure } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
 import {
@@ -328,7 +329,9 @@ export class ClarificationService {
   /**
    * Waits until the bundle is decided and handed off, for callers that are not
    * its live waiter (an external agent's `wait_for_answer`). Returns at once
-   * when it already is; `not_active` when it can never be.
+   * when it already is; `not_active` when it can never be, and, when that
+   * happens while it waits, as a new call would once the session's end has
+   * settled: `not_found` when its rows went with the session's deletion.
    */
   async awaitDecision(
     principal: Principal,
@@ -362,11 +365,10 @@ export class ClarificationService {
     try {
       const first = await this.get(principal, pendingId);
       if (!first.ok) return first;
-      // Gone while waited for (its session deleted): the wait ends as `waiting`.
-      let view: BundleView | undefined = first.view;
+      let view: BundleView = first.view;
       // A claimed bundle is no longer active but may still be handing off: wait for it.
       if (!view.response && !view.active) return failure('not_active');
-      while (view && (!view.response || view.delivery_pending) && !isOver()) {
+      while ((!view.response || view.delivery_pending) && !isOver()) {
         // Several replicas: another one may decide it; any write to its session wakes us too.
         const sessionChanged = replicas?.changed(
           view.session_id,
@@ -376,13 +378,17 @@ export class ClarificationService {
         await (sessionChanged ? Promise.race([local, sessionChanged]) : local);
         local = nextLocal();
         const again = await this.get(principal, pendingId);
-        view = again.ok ? again.view : undefined;
+        // Gone while waited for: its session was deleted.
+        if (!again.ok) return again;
+        view = again.view;
+        if (!view.response && !view.active) {
+          // Expired: its session ended, or is being deleted and its rows go next.
+          await Promise.race([local, this.pause(ENDED_BUNDLE_RECHECK_MS, finished.signal)]);
+          const settled = await this.get(principal, pendingId);
+          return settled.ok ? failure('not_active') : settled;
+        }
       }
-      if (!view?.response || view.delivery_pending) {
-        return view && !view.response && !view.active
-          ? failure('not_active')
-          : { ok: true, outcome: 'waiting' };
-      }
+      if (!view.response || view.delivery_pending) return { ok: true, outcome: 'waiting' };
       return { ok: true, outcome: 'decided', response: view.response, questions: view.questions };
     } finally {
       finished.abort();
@@ -458,13 +464,35 @@ export class ClarificationService {
     this.deps.waiters.endSession(sessionId, 'fenced');
   }
 
-  /** The session ended: its current bundles expire and can no longer be answered. */
+  /**
+   * The session ended: its current bundles expire and can no longer be
+   * answered; its live waits end, and so do the waits of `awaitDecision` on them.
+   */
   async expireSession(sessionId: string): Promise<MessageRecord[]> {
     this.deps.waiters.endSession(sessionId, 'cancelled');
-    return this.deps.sessions.write(sessionId, async (write) => {
+    const expired = await this.deps.sessions.write(sessionId, async (write) => {
       const updated = await expireSessionRows(write.tx, sessionId);
       write.updated(...updated);
       return updated;
+    });
+    const pendingIds = new Set(expired.map((row) => row.metadata.pending_id));
+    for (const pendingId of pendingIds) {
+      if (typeof pendingId === 'string') this.deps.decisions.ended(pendingId);
+    }
+    return expired;
+  }
+
+  /** Resolves after `ms`, or at once when `signal` aborts. */
+  private pause(ms: number, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        timer.cancel();
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = this.deps.timers.setTimeout(done, ms);
+      if (signal.aborted) done();
+      else signal.addEventListener('abort', done, { once: true });
     });
   }
 

@@ -476,7 +476,8 @@ describe('LiveWaiters.pendingIdsOf and has', () => {
     expect(result).toEqual({ kind: 'no_waiter' });
     expect(confirmed).toBe(0);
     expect(await revoked).toEqual({ kind: 'ended', reason: 'revoked' });
-    expect(await unreadable).toEqual({ kind: 'ended', reason: 'revoked' });
+    // A storage fault is no revocation: that caller is not told its token was revoked.
+    expect(await unreadable).toEqual({ kind: 'ended', reason: 'delivery_failed' });
     expect(waiters.has('p1')).toBe(false);
   });
 

@@ -173,10 +173,11 @@ export class LiveWaiters {
 async function entitledOnly(waiters: readonly Waiter[]): Promise<Waiter[]> {
   const checked = await Promise.all(
     waiters.map(async (waiter) => {
-      // A read that fails cannot show the caller may have it.
-      const entitled = waiter.entitled ? await waiter.entitled().catch(() => false) : true;
-      if (!entitled) waiter.settle({ kind: 'ended', reason: 'revoked' });
-      return entitled;
+      // A read that fails cannot show the caller may have it, nor that it was revoked.
+      const entitled = waiter.entitled ? await waiter.entitled().catch(() => undefined) : true;
+      if (entitled === false) waiter.settle({ kind: 'ended', reason: 'revoked' });
+      if (entitled === undefined) waiter.settle({ kind: 'ended', reason: 'delivery_failed' });
+      return entitled === true;
     }),
   );
   return waiters.filter((_, index) => checked[index]);

@@ -15,13 +15,7 @@ import {
 import { createHash, randomBytes } from 'node:crypto';
 import type { RepoContext, Store } from '../store/index.js';
 import type { ApiTokenKind } from '../store/index.js';
-import {
-  EXHAUSTED,
-  startBudget,
-  systemTimers,
-  withinBudget,
-  type Timers,
-} from '../support/index.js';
+import { EXHAUSTED, withinFreshBudget, systemTimers, type Timers } from '../support/index.js';
 import {
   StorageUnavailableError,
   deleteToken,
@@ -142,19 +136,16 @@ export async function resolveTokenWithin(
   channel: CredentialChannel,
   bound: CredentialLookupBound = CREDENTIAL_LOOKUP_BOUND,
 ): Promise<TokenHolder | undefined> {
-  const budget = startBudget(bound.ms, ctx.clock, bound.timers);
-  try {
-    const holder = await withinBudget(budget, resolveToken(ctx, secret, channel));
-    if (holder === EXHAUSTED) {
-      throw new StorageUnavailableError(
-        'unreachable',
-        `no answer to the credential lookup within ${bound.ms} ms`,
-      );
-    }
-    return holder;
-  } finally {
-    budget.dispose();
+  const holder = await withinFreshBudget(bound.ms, ctx.clock, bound.timers, () =>
+    resolveToken(ctx, secret, channel),
+  );
+  if (holder === EXHAUSTED) {
+    throw new StorageUnavailableError(
+      'unreachable',
+      `no answer to the credential lookup within ${bound.ms} ms`,
+    );
   }
+  return holder;
 }
 
 /**

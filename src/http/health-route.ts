@@ -16,13 +16,7 @@
  */
 import type { Env, Hono } from 'hono';
 import type { Store } from '../store/index.js';
-import {
-  EXHAUSTED,
-  startBudget,
-  systemTimers,
-  withinBudget,
-  type Timers,
-} from '../support/index.js';
+import { EXHAUSTED, withinFreshBudget, systemTimers, type Timers } from '../support/index.js';
 import { HEALTH_CHECK_MAX_MS } from '../tunables.js';
 import type { HealthListenerState, HealthLockState, HealthReply } from '../wire/index.js';
 import { retryAfterHeaders } from './errors.js';
@@ -106,18 +100,15 @@ async function checkDatabase(
   deps: HealthDeps,
   bound: HealthCheckBound,
 ): Promise<number | undefined | typeof UNREACHABLE> {
-  const budget = startBudget(bound.ms, deps.store.clock, bound.timers);
   const check = async () => {
     await deps.store.ping();
     return deps.replica?.leases();
   };
   try {
-    const leases = await withinBudget(budget, check());
+    const leases = await withinFreshBudget(bound.ms, deps.store.clock, bound.timers, check);
     return leases === EXHAUSTED ? UNREACHABLE : leases;
   } catch {
     // Whatever the database answered, it did not answer the check: that is the probe's verdict.
     return UNREACHABLE;
-  } finally {
-    budget.dispose();
   }
 }

@@ -67,3 +67,22 @@ export async function withinBudget<T>(
   }
   return Promise.race([work, budget.exhausted.then((): typeof EXHAUSTED => EXHAUSTED)]);
 }
+
+/**
+ * Runs `work` on a budget of `ms` of its own and waits for it or the budget,
+ * whichever ends first; the budget is disposed either way. On `EXHAUSTED`
+ * the work goes on, and nobody waits for it.
+ */
+export async function withinFreshBudget<T>(
+  ms: number,
+  clock: Clock,
+  timers: Timers,
+  work: (budget: Budget) => Promise<T>,
+): Promise<T | typeof EXHAUSTED> {
+  const budget = startBudget(ms, clock, timers);
+  try {
+    return await withinBudget(budget, work(budget));
+  } finally {
+    budget.dispose();
+  }
+}

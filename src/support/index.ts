@@ -5,4 +5,11 @@ export { type RepeatingTimers, type Timers, systemTimers } from './timers.js';
 export { failpoint } from './failpoints.js';
 export { declaredLength, readBodyAtMost } from './body.js';
 export { KeyedSerial } from './keyed-serial.js';
-export { type Budget, BudgetExhausted, EXHAUSTED, startBudget, withinBudget } from './budget.js';
+export {
+  type Budget,
+  BudgetExhausted,
+  EXHAUSTED,
+  startBudget,
+  withinBudget,
+  withinFreshBudget,
+} from './budget.js';

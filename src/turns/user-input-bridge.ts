@@ -21,6 +21,7 @@ import {
   startBudget,
   systemTimers,
   withinBudget,
+  withinFreshBudget,
   type Budget,
   type Timers,
 } from '../support/index.js';
@@ -272,18 +273,20 @@ async function supersedeWhenEnded(
   written: Promise<void>,
   rowIdOf: () => string | undefined,
 ): Promise<void> {
-  await ended(written, deps.waitMaxMs, deps.timers);
+  // Settled either way, or waited for long enough: the session's lock still orders the two.
+  await withinFreshBudget(deps.waitMaxMs, deps.clock, deps.timers, () => written.then(noop, noop));
   const rowId = rowIdOf();
   // The write never got as far as its row: nothing can have been kept.
   if (rowId === undefined) return;
   for (let attempt = 1; ; attempt += 1) {
-    const budget = startBudget(deps.maxMs, deps.clock, deps.timers);
     try {
-      const superseded = supersedeRefusedDecision(deps.sessions, decided, rowId, {
-        remainingMs: () => budget.remainingMs(),
-        signal: budget.signal,
-      });
-      if ((await withinBudget(budget, superseded)) === EXHAUSTED) throw new BudgetExhausted();
+      const superseded = await withinFreshBudget(deps.maxMs, deps.clock, deps.timers, (budget) =>
+        supersedeRefusedDecision(deps.sessions, decided, rowId, {
+          remainingMs: () => budget.remainingMs(),
+          signal: budget.signal,
+        }),
+      );
+      if (superseded === EXHAUSTED) throw new BudgetExhausted();
       return;
     } catch (error) {
       if (attempt >= deps.attempts) {
@@ -294,21 +297,9 @@ async function supersedeWhenEnded(
         );
         return;
       }
-    } finally {
-      budget.dispose();
     }
     await new Promise<void>((resolve) => deps.timers.setTimeout(resolve, deps.retryMs));
   }
-}
-
-/** Resolves once `work` settled either way, or after `ms`; never rejects. */
-async function ended(work: Promise<unknown>, ms: number, timers: Timers): Promise<void> {
-  let timer: { cancel(): void } | undefined;
-  const waited = new Promise<void>((resolve) => {
-    timer = timers.setTimeout(resolve, ms);
-  });
-  await Promise.race([work.then(noop, noop), waited]);
-  timer?.cancel();
 }
 
 function noop(): void {}

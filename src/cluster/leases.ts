@@ -35,7 +35,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/index.js';
-import { systemTimers, type Timers } from '../support/index.js';
+import { systemTimers, withinFreshBudget, type Timers } from '../support/index.js';
 import { LEASE_FENCE_MARGIN_MS, REPLICA_LOCK_START_WAIT_MS } from '../tunables.js';
 import {
   acquireLease,
@@ -189,21 +189,12 @@ export class SessionLeases {
     this.suspension = undefined;
   }
 
-  /** Whether this replica does not hold its lock now. */
-  get suspended(): boolean {
-    return this.suspension !== undefined;
-  }
-
   /** Whether the lock is held, waiting up to `ms` for it. */
   private async lockWithin(ms: number): Promise<boolean> {
     const suspension = this.suspension;
     if (!suspension) return true;
-    let timer: { cancel(): void } | undefined;
-    const late = new Promise<void>((resolve) => {
-      timer = (this.deps.timers ?? systemTimers).setTimeout(resolve, ms);
-    });
-    await Promise.race([suspension.resumed, late]);
-    timer?.cancel();
+    const timers = this.deps.timers ?? systemTimers;
+    await withinFreshBudget(ms, this.deps.store.clock, timers, () => suspension.resumed);
     return this.suspension === undefined;
   }
 

@@ -119,6 +119,8 @@ export interface ServerOptions extends OpenOptions {
   notify?: NotifyOptions;
   /** How often wake subscribers resync from the store (tests shorten it). */
   wakePollIntervalMs?: number;
+  /** How often running MCP calls read their tokens again (tests lengthen it, to see announcements work). */
+  mcpCredentialRecheckMs?: number;
 }
 
 export async function startServer(
@@ -377,9 +379,17 @@ export async function startServer(
                 logger.warn({ err: error }, 'a membership change could not be announced');
               });
             },
+            credentialsEnded: (userId: string) => {
+              wakes.send(store, { kind: 'credentials', userId }).catch((error: unknown) => {
+                logger.warn({ err: error }, 'a revocation could not be announced');
+              });
+            },
           }
         : {}),
       draining: () => draining.draining(),
+      ...(options.mcpCredentialRecheckMs
+        ? { mcpCredentialRecheckMs: options.mcpCredentialRecheckMs }
+        : {}),
     });
     const wss = createEventsWebSocketServer();
     const server = createHttpServer(app.fetch, wss);
@@ -415,6 +425,14 @@ export async function startServer(
         kinds: ['access'],
         wake: ({ topic, origin }) => {
           if (topic.kind === 'access' && origin !== here) hub.accessChanged(topic.userId);
+        },
+        resync: () => undefined,
+      });
+      // The credential watch's own poll covers a lost wake.
+      wakes.subscribe({
+        kinds: ['credentials'],
+        wake: ({ origin }) => {
+          if (origin !== here) mcp.credentialsEnded();
         },
         resync: () => undefined,
       });

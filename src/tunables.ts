@@ -111,10 +111,12 @@ export const MCP_PROGRESS_INTERVAL_MS = 20_000;
 export const MCP_CALL_WITHOUT_PROGRESS_MS = 50_000;
 /**
  * While a tool call waits (an ask, `wait_for_answer`), its token is read again
- * this often: revoking a token deletes its row and tells nobody, on this
- * replica or another, so this bounds how long a revoked caller's wait runs on.
- * One read serves every call waiting on this server. An answer is never
- * handed to a wait without a read of its token first, whatever this is.
+ * this often. A revocation through the API is announced (to the other
+ * replicas by a wake) and read at once; this bounds how long a revoked
+ * caller's wait runs on when the announcement is lost, or when the token ran
+ * out or its row was deleted in the database by hand. One read serves every call waiting on this
+ * server. An answer is never handed to a wait without a read of its token
+ * first, whatever this is.
  */
 export const MCP_CREDENTIAL_RECHECK_MS = 1_000;
 /** An MCP session without calls for this long is closed (clients initialize again). */

@@ -27,7 +27,9 @@ export type WakeTopic =
   /** An MCP session's client closed it through the sender: every copy of it closes. */
   | { readonly kind: 'mcp_close'; readonly mcpSessionId: string }
   /** A person's memberships changed: event subscribers ask again who may see what. */
-  | { readonly kind: 'access'; readonly userId: string };
+  | { readonly kind: 'access'; readonly userId: string }
+  /** A person's token was revoked, or the person removed: running MCP calls read their tokens. */
+  | { readonly kind: 'credentials'; readonly userId: string };
 
 export type WakeKind = WakeTopic['kind'];
 
@@ -72,6 +74,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'delivery',
   'mcp_close',
   'access',
+  'credentials',
 ]);
 
 function topicId(topic: WakeTopic): string {
@@ -83,6 +86,7 @@ function topicId(topic: WakeTopic): string {
     case 'mcp_close':
       return topic.mcpSessionId;
     case 'access':
+    case 'credentials':
       return topic.userId;
     default:
       return topic.sessionId;
@@ -103,6 +107,7 @@ function topicOf(kind: string, id: string): WakeTopic {
     case 'mcp_close':
       return { kind, mcpSessionId: id };
     case 'access':
+    case 'credentials':
       return { kind, userId: id };
     default:
       return { kind: kind as 'session' | 'queue' | 'cancel' | 'stop', sessionId: id };

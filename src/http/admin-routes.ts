@@ -108,6 +108,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const deleted = await deleteUser(store, allowed.principal, id);
     if (!deleted.ok) return failureResponse(c, deleted);
     deps.accessChanged?.(id);
+    deps.credentialsEnded?.(id);
     return c.body(null, 204);
   });
 

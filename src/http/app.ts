@@ -61,6 +61,13 @@ export interface AppDeps {
   readonly draining?: () => boolean;
   /** A person's memberships changed; the hub's own when absent (one server). */
   readonly accessChanged?: (userId: string) => void;
+  /**
+   * Several replicas: a token was revoked or its person removed here; the
+   * others' MCP calls read theirs again (this replica's always do).
+   */
+  readonly credentialsEnded?: (userId: string) => void;
+  /** How often running MCP calls read their tokens again (tests lengthen it). */
+  readonly mcpCredentialRecheckMs?: number;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
@@ -102,6 +109,11 @@ export function createApp(deps: AppDeps): App {
       ((userId) => {
         deps.hub.accessChanged(userId);
       }),
+    credentialsEnded: (userId) => {
+      // The endpoint is made below; a revocation comes only once the app serves.
+      mcp.credentialsEnded();
+      deps.credentialsEnded?.(userId);
+    },
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
@@ -124,6 +136,7 @@ export function createApp(deps: AppDeps): App {
     userInputs: deps.turns.userInputs,
     sharedSessions: deps.sharedMcpSessions ?? false,
     ...(deps.mcpSessionEnded ? { onSharedSessionEnded: deps.mcpSessionEnded } : {}),
+    ...(deps.mcpCredentialRecheckMs ? { credentialRecheckMs: deps.mcpCredentialRecheckMs } : {}),
   });
   // Last, and it only answers GET/HEAD outside the API prefixes: it never shadows a route.
   registerWebApp(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });

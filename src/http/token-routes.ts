@@ -28,6 +28,11 @@ export interface TokenRouteDeps {
    * Without it (apps built in tests), the request's own origin.
    */
   readonly linkOrigin?: () => string;
+  /**
+   * A token was revoked or its person removed: calls still running with one
+   * (an MCP wait) read theirs again now, here and on the other replicas.
+   */
+  readonly credentialsEnded?: (userId: string) => void;
 }
 
 /** The origin a minted link starts with. */
@@ -93,6 +98,7 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown token');
     const result = await revokePersonalToken(store, caller.principal, id);
     if (!result.ok) return failureResponse(c, result);
+    deps.credentialsEnded?.(caller.principal.userId);
     return c.body(null, 204);
   });
 }

@@ -1,13 +1,14 @@
 /**
  * The tokens of tool calls still running. The route checks a token once per
- * request; a call that waits (an ask, `wait_for_answer`) outlives that check,
- * and revoking a token only deletes its row (`auth/revocation.ts`,
- * `revokePersonalToken`): nothing is told, here or on another replica. So
- * while a call holds a lease its token is read again every `intervalMs`, the
- * tokens of all such calls in one read, and a revoked one aborts its leases'
- * `revoked` signal, which ends their waits. `live()` reads one token now:
- * what an answer's hand-off asks first (`LiveWaiters.deliver`), so no
- * answer reaches a token revoked before it.
+ * request; a call that waits (an ask, `wait_for_answer`) outlives that check.
+ * So while a call holds a lease its token is read again: at once when a
+ * revocation is announced (`recheck`: a person revoked a token or was
+ * removed, on this replica or, through a wake, on another), and every
+ * `intervalMs` for one whose announcement was lost. One read covers the
+ * tokens of all such calls, and a revoked one aborts its leases' `revoked`
+ * signal, which ends their waits. `live()` reads one token now: what an
+ * answer's hand-off asks first (`LiveWaiters.deliver`), so no answer reaches
+ * a token revoked before it, announced or not.
  *
  * A read that fails ends nothing: a storage fault is no revocation, and the
  * next interval reads again.
@@ -35,6 +36,8 @@ export class CredentialWatch {
   private readonly watched = new Map<string, Watched>();
   private poll: { cancel(): void } | undefined;
   private reading = false;
+  /** A recheck asked for while a read ran: that read may predate the revocation. */
+  private readAgain = false;
 
   constructor(
     private readonly deps: {
@@ -76,6 +79,11 @@ export class CredentialWatch {
     };
   }
 
+  /** Reads every watched token now: a revocation was announced. */
+  recheck(): void {
+    void this.readAll();
+  }
+
   /** Stops reading; leases still held keep their signals, which no longer abort. */
   close(): void {
     this.watched.clear();
@@ -88,9 +96,28 @@ export class CredentialWatch {
   }
 
   private async readAll(): Promise<void> {
-    // A read slower than the interval is not overtaken by the next.
-    if (this.reading || this.watched.size === 0) return;
+    // A read is not overtaken by the next; one asked for meanwhile follows it.
+    if (this.reading) {
+      this.readAgain = true;
+      return;
+    }
     this.reading = true;
+    try {
+      do await this.readOnce();
+      while (this.takeReadAgain());
+    } finally {
+      this.reading = false;
+    }
+  }
+
+  private takeReadAgain(): boolean {
+    const again = this.readAgain;
+    this.readAgain = false;
+    return again;
+  }
+
+  private async readOnce(): Promise<void> {
+    if (this.watched.size === 0) return;
     try {
       const hashes = [...this.watched.keys()];
       const live = await liveTokensAmong(this.deps.store, hashes, 'bearer');
@@ -99,8 +126,6 @@ export class CredentialWatch {
       }
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'mcp credential watch: tokens could not be read');
-    } finally {
-      this.reading = false;
     }
   }
 }

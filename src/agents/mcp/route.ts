@@ -67,6 +67,8 @@ export interface McpRouteDeps {
    * gone); tells the replicas that opened it again to close their copies.
    */
   onSharedSessionEnded?: (sessionId: string) => Promise<void>;
+  /** How often running calls read their tokens again; `MCP_CREDENTIAL_RECHECK_MS` unless a test lengthens it. */
+  credentialRecheckMs?: number;
   /** Clock and timers of the idle sweep and of the watch on running calls' tokens; the system's unless a test fakes them. */
   nowMs?: () => number;
   timers?: RepeatingTimers;
@@ -79,6 +81,8 @@ export interface McpEndpoint {
   close(): Promise<void>;
   /** The session's client closed it through another replica: this replica's copy closes too. */
   closeEndedElsewhere(sessionId: string): Promise<boolean>;
+  /** A token was revoked or its person removed, here or elsewhere: waiting calls read theirs now. */
+  credentialsEnded(): void;
 }
 
 /** The catalogue's 401, challenging for a token or naming the one sent as invalid. */
@@ -132,7 +136,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
   const credentials = new CredentialWatch({
     store: deps.store,
     timers,
-    intervalMs: MCP_CREDENTIAL_RECHECK_MS,
+    intervalMs: deps.credentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
     logger: deps.logger,
   });
   const sweeper = timers.every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
@@ -252,6 +256,9 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       const closed = await sessions.close(sessionId);
       if (closed) deps.logger.info({ mcpSession: sessionId }, 'mcp session closed by its client');
       return closed;
+    },
+    credentialsEnded: () => {
+      credentials.recheck();
     },
   };
 }

@@ -1,0 +1,154 @@
+/**
+ * A revocation through the API is announced, not waited for: the MCP calls
+ * still running with the token read it at once, on the replica that revoked
+ * it and, through a wake, on the others. The periodic read of running calls'
+ * tokens is stretched to ten minutes here, so only the announcement can end
+ * a wait within the test. Whole servers in this process on one database:
+ * one on SQLite, two replicas on PostgreSQL.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/index.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import { pendingListReply } from '../../src/wire/index.js';
+import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
+
+const ADMIN_TOKEN = 'revocation-announced-admin-0123456789';
+const RECHECK_MS = 10 * 60 * 1000;
+/** Far under the stretched periodic read: only an announcement ends the wait this soon. */
+const ENDS_WITHIN_MS = 10_000;
+
+describe('a revocation through the API ends running MCP calls at once', { timeout: 60_000 }, () => {
+  let database: TestDatabase | undefined;
+  const servers: RunningServer[] = [];
+  const clients: Client[] = [];
+
+  afterEach(async () => {
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
+    for (const server of servers.splice(0)) await server.close();
+    await database?.dispose();
+    database = undefined;
+  });
+
+  async function serve(replicaId: string): Promise<{ server: RunningServer; api: ApiCall }> {
+    if (!database) throw new Error('no database');
+    const server = await startServer(
+      serverConfig(database, ADMIN_TOKEN, { replicaId }),
+      silentLogger,
+      { mcpCredentialRecheckMs: RECHECK_MS },
+    );
+    servers.push(server);
+    return { server, api: bearerApi(server.url, ADMIN_TOKEN) };
+  }
+
+  /** An ask held open by `secret`'s client on `server`, once the person sees it waiting. */
+  async function heldAsk(
+    server: RunningServer,
+    secret: string,
+  ): Promise<{ asking: Promise<CallToolResult> }> {
+    const client = new Client({ name: 'revoked-agent', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      }),
+    );
+    clients.push(client);
+    const asking = client.callTool(
+      { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+      CallToolResultSchema,
+      { onprogress: () => undefined, resetTimeoutOnProgress: true, timeout: 5 * 60 * 1000 },
+    ) as Promise<CallToolResult>;
+    const admin = bearerApi(server.url, ADMIN_TOKEN);
+    await eventually(async () => {
+      const { json } = await admin('GET', '/api/v1/pending');
+      return pendingListReply.parse(json).bundles.length > 0;
+    }, 15_000);
+    return { asking };
+  }
+
+  async function endsRevoked(asking: Promise<CallToolResult>): Promise<void> {
+    const since = Date.now();
+    const result = await Promise.race([
+      asking,
+      new Promise<'still waiting'>((resolve) =>
+        setTimeout(() => {
+          resolve('still waiting');
+        }, ENDS_WITHIN_MS),
+      ),
+    ]);
+    expect(result).not.toBe('still waiting');
+    expect(result).toMatchObject({ isError: true, structuredContent: { code: 'unauthorized' } });
+    expect(Date.now() - since).toBeLessThan(ENDS_WITHIN_MS);
+  }
+
+  /** A DELETE as the admin; its 204 has no body for `ApiCall` to read. */
+  async function remove(server: RunningServer, path: string): Promise<number> {
+    const response = await fetch(`${server.url}${path}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    return response.status;
+  }
+
+  async function personalToken(api: ApiCall): Promise<{ id: string; secret: string }> {
+    const minted = await api<{ token: { id: string }; secret: string }>('POST', '/api/v1/tokens', {
+      name: 'my agent',
+      kind: 'agent',
+    });
+    expect(minted).toMatchObject({ status: 201 });
+    return { id: minted.json.token.id, secret: minted.json.secret };
+  }
+
+  it('on the replica that revoked it (SQLite)', async () => {
+    database = await freshDatabase('sqlite');
+    const { server, api } = await serve('only');
+    const token = await personalToken(api);
+    const { asking } = await heldAsk(server, token.secret);
+
+    expect(await remove(server, `/api/v1/tokens/${token.id}`)).toBe(204);
+    await endsRevoked(asking);
+  });
+
+  it('on another replica, through the wake (PostgreSQL)', async () => {
+    database = await freshDatabase('postgres');
+    const a = await serve('revoke-a');
+    const b = await serve('revoke-b');
+    const token = await personalToken(a.api);
+    const { asking } = await heldAsk(a.server, token.secret);
+
+    expect(await remove(b.server, `/api/v1/tokens/${token.id}`)).toBe(204);
+    await endsRevoked(asking);
+  });
+
+  it('when an admin removes the person, on another replica (PostgreSQL)', async () => {
+    database = await freshDatabase('postgres');
+    const a = await serve('remove-a');
+    const b = await serve('remove-b');
+    const created = await a.api<{ user: { id: string } }>('POST', '/api/v1/users', {
+      name: 'Leaving colleague',
+    });
+    expect(created.status).toBe(201);
+    const userId = created.json.user.id;
+    const workspaces = await a.api<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const [home] = workspaces.json.workspaces;
+    if (!home) throw new Error('no workspace');
+    const joined = await a.api('POST', `/api/v1/workspaces/${home.id}/members`, {
+      user_id: userId,
+    });
+    expect(joined.status).toBe(201);
+    const { secret } = await issueToken(a.server.store, {
+      kind: 'external_agent',
+      userId,
+      name: 'their agent',
+    });
+    const { asking } = await heldAsk(a.server, secret);
+
+    expect(await remove(b.server, `/api/v1/users/${userId}`)).toBe(204);
+    await endsRevoked(asking);
+  });
+});

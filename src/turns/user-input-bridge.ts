@@ -187,7 +187,7 @@ export function decisionRecorder(
   const { clock } = store;
   const maxMs = bound.maxMs ?? DECISION_RECORD_MAX_MS;
   const timers = bound.timers ?? systemTimers;
-  const unkept = {
+  const unkept: UnkeptSupersede = {
     sessions,
     clock,
     timers,
@@ -253,22 +253,25 @@ async function keptWithin(budget: Budget, read: Promise<boolean>): Promise<boole
   }
 }
 
+/** A recorder's writer and bounds, resolved, as a refused decision's supersede uses them. */
+interface UnkeptSupersede {
+  readonly sessions: SessionWriter;
+  readonly clock: RepoContext['clock'];
+  readonly timers: Timers;
+  readonly maxMs: number;
+  readonly logger: Logger | undefined;
+  readonly waitMaxMs: number;
+  readonly attempts: number;
+  readonly retryMs: number;
+}
+
 /**
  * Once a refused decision's write ended (or was waited for long enough), its
  * row, if the write appended one, is superseded (`supersedeRefusedDecision`),
  * each try within the decision's bound. Never rejects.
  */
 async function supersedeWhenEnded(
-  deps: {
-    sessions: SessionWriter;
-    clock: RepoContext['clock'];
-    timers: Timers;
-    maxMs: number;
-    logger: Logger | undefined;
-    waitMaxMs: number;
-    attempts: number;
-    retryMs: number;
-  },
+  deps: UnkeptSupersede,
   decided: UserInputView,
   written: Promise<void>,
   rowIdOf: () => string | undefined,

@@ -4,16 +4,16 @@
  * it and, through a wake, on the others. The periodic read of running calls'
  * tokens is stretched to ten minutes here, so only the announcement can end
  * a wait within the test. Whole servers in this process on one database:
- * one on SQLite, two replicas on PostgreSQL.
+ * one on SQLite, two replicas on PostgreSQL. A revoked call ends as
+ * `unauthorized` whatever it waited for, an action request included.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../src/auth/index.js';
+import { issueToken, revokeIssuedToken } from '../../src/auth/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { pendingListReply } from '../../src/wire/index.js';
 import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
@@ -35,21 +35,28 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
     database = undefined;
   });
 
-  async function serve(replicaId: string): Promise<{ server: RunningServer; api: ApiCall }> {
+  async function serve(
+    replicaId: string,
+    recheck: 'stretched' | 'as shipped' = 'stretched',
+  ): Promise<{ server: RunningServer; api: ApiCall }> {
     if (!database) throw new Error('no database');
     const server = await startServer(
       serverConfig(database, ADMIN_TOKEN, { replicaId }),
       silentLogger,
-      { mcpCredentialRecheckMs: RECHECK_MS },
+      recheck === 'stretched' ? { mcpCredentialRecheckMs: RECHECK_MS } : {},
     );
     servers.push(server);
     return { server, api: bearerApi(server.url, ADMIN_TOKEN) };
   }
 
-  /** An ask held open by `secret`'s client on `server`, once the person sees it waiting. */
-  async function heldAsk(
+  /**
+   * A call of `tool` held open by `secret`'s client on `server`, once the
+   * person sees what it waits for (`waiting` reads the admin's view of it).
+   */
+  async function held(
     server: RunningServer,
     secret: string,
+    call: { tool: string; args: Record<string, unknown>; waiting: string; listed: string },
   ): Promise<{ asking: Promise<CallToolResult> }> {
     const client = new Client({ name: 'revoked-agent', version: '1.0.0' });
     await client.connect(
@@ -59,17 +66,25 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
     );
     clients.push(client);
     const asking = client.callTool(
-      { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+      { name: call.tool, arguments: call.args },
       CallToolResultSchema,
       { onprogress: () => undefined, resetTimeoutOnProgress: true, timeout: 5 * 60 * 1000 },
     ) as Promise<CallToolResult>;
     const admin = bearerApi(server.url, ADMIN_TOKEN);
     await eventually(async () => {
-      const { json } = await admin('GET', '/api/v1/pending');
-      return pendingListReply.parse(json).bundles.length > 0;
+      const { json } = await admin<Record<string, unknown[]>>('GET', call.waiting);
+      return (json[call.listed]?.length ?? 0) > 0;
     }, 15_000);
     return { asking };
   }
+
+  const heldAsk = (server: RunningServer, secret: string) =>
+    held(server, secret, {
+      tool: 'ask_user_question',
+      args: TWO_QUESTIONS,
+      waiting: '/api/v1/pending',
+      listed: 'bundles',
+    });
 
   async function endsRevoked(asking: Promise<CallToolResult>): Promise<void> {
     const since = Date.now();
@@ -111,6 +126,32 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
     const { asking } = await heldAsk(server, token.secret);
 
     expect(await remove(server, `/api/v1/tokens/${token.id}`)).toBe(204);
+    await endsRevoked(asking);
+  });
+
+  it('ends an action request with unauthorized, not as expired (SQLite)', async () => {
+    database = await freshDatabase('sqlite');
+    // An agent's token ends with its process, unannounced: the watch's own read finds it.
+    const { server, api } = await serve('only', 'as shipped');
+    // Only an agent inside a Clarion session is offered the action tool.
+    const created = await api<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'Bank export',
+    });
+    expect(created.status).toBe(201);
+    const me = await api<{ user: { id: string } }>('GET', '/api/v1/me');
+    const issued = await issueToken(server.store, {
+      kind: 'agent',
+      userId: me.json.user.id,
+      sessionId: created.json.session.id,
+    });
+    const { asking } = await held(server, issued.secret, {
+      tool: 'request_user_action',
+      args: { title: 'Connect the bank', instructions: 'Sign in and allow read access.' },
+      waiting: '/api/v1/user-inputs',
+      listed: 'requests',
+    });
+
+    expect(await revokeIssuedToken(server.store, issued.record.id)).toBe(true);
     await endsRevoked(asking);
   });
 

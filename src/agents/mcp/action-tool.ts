@@ -12,7 +12,7 @@ import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import type { BoundCall, ToolExtra } from './call-context.js';
 import { withProgress } from './progress.js';
-import { toolFailure, toolResult } from './results.js';
+import { revokedResult, toolFailure, toolResult } from './results.js';
 
 export interface ActionToolDeps {
   store: Store;
@@ -39,7 +39,7 @@ export function registerActionTool(
       inputSchema: requestUserActionInput,
     },
     (args, extra) =>
-      authenticated(args, extra, async ({ principal, signal }) => {
+      authenticated(args, extra, async ({ principal, signal, credential }) => {
         if (principal.kind !== 'agent') {
           return toolFailure(
             failure('forbidden', 'only an agent inside a Clarion session can ask this'),
@@ -66,6 +66,8 @@ export function registerActionTool(
           };
           return toolResult(decided);
         }
+        // Withdrawn because its token was: the agent hears that, not that nobody answered.
+        if (credential.revoked.aborted) return revokedResult();
         const reason = outcome.kind === 'refused' ? outcome.reason : 'unexpected';
         const expired: ActionOutput = { status: 'expired', reason, request_id: created.id };
         return toolResult(expired);

@@ -86,7 +86,7 @@ export const AGENT_OUTPUT_FLUSH_INTERVAL_MS = 200;
 /** A report of an agent the storage could not take is written again after base · 2^(n-1), capped… */
 export const AGENT_EVENT_RETRY_BASE_MS = 100;
 export const AGENT_EVENT_RETRY_MAX_MS = 5_000;
-/** …and given up (logged with its cause) once this long has passed since the first try. */
+/** …and given up (logged with its cause) once this long has passed since the first failed try. */
 export const AGENT_EVENT_RETRY_LIMIT_MS = 2 * 60 * 1000;
 /** How long a prompt may wait for the agent to accept it. */
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;

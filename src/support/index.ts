@@ -1,7 +1,7 @@
 /** The public surface of `src/support/`. */
 export { type Clock, formatTimestamp, systemClock } from './clock.js';
 export { type IdSource, uuidSource } from './ids.js';
-export { type RepeatingTimers, type Timers, systemTimers } from './timers.js';
+export { pause, type RepeatingTimers, type Timers, systemTimers } from './timers.js';
 export { failpoint } from './failpoints.js';
 export { declaredLength, readBodyAtMost } from './body.js';
 export { KeyedSerial } from './keyed-serial.js';

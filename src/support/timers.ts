@@ -28,3 +28,25 @@ export const systemTimers: RepeatingTimers = {
     };
   },
 };
+
+/**
+ * Resolves once `ms` passed on `timers`, or at once when `signal` aborts
+ * (never rejects): a wait a fake clock drives, which its caller may cut short.
+ */
+export function pause(timers: Timers, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) {
+      resolve();
+      return;
+    }
+    const timer = timers.setTimeout(() => {
+      signal?.removeEventListener('abort', cut);
+      resolve();
+    }, ms);
+    function cut(): void {
+      timer.cancel();
+      resolve();
+    }
+    signal?.addEventListener('abort', cut, { once: true });
+  });
+}

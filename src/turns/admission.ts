@@ -10,8 +10,8 @@
  * stays there on a failed session, for its restart (never "sent" unless the
  * agent has it).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import { ADMISSION_START_WAIT_MS } from '../tunables.js';
+import { pause, type Timers } from '../support/index.js';
 import { agentFailureOf } from '../agents/index.js';
 import type { Principal } from '../auth/index.js';
 import type { SessionWrite } from '../events/index.js';
@@ -267,7 +267,7 @@ async function answerAfterStart(
   queued: AdmissionResult,
   started: Promise<void> | undefined,
 ): Promise<AdmissionResult> {
-  if (!started || !(await endsInTime(started))) return queued;
+  if (!started || !(await endsInTime(deps.timers, started))) return queued;
   return deps.sessions.write(sessionId, async ({ tx }): Promise<AdmissionResult> => {
     const sent = await messageByAdmissionKey(tx, sessionId, admissionKey);
     if (sent) return { ok: true, outcome: 'sent', message: sent };
@@ -286,15 +286,16 @@ async function answerAfterStart(
 
 /**
  * Whether `started` (a start from `startAgentLater`, which never rejects)
- * ended within `ADMISSION_START_WAIT_MS`: how long a request that starts an
- * agent waits for it before answering that it is starting.
+ * ended within `ADMISSION_START_WAIT_MS` on the turns' timers: how long a
+ * request that starts an agent waits for it before answering that it is
+ * starting.
  */
-export async function endsInTime(started: Promise<unknown>): Promise<boolean> {
+export async function endsInTime(timers: Timers, started: Promise<unknown>): Promise<boolean> {
   const wait = new AbortController();
   try {
     return await Promise.race([
       started.then(() => true),
-      sleep(ADMISSION_START_WAIT_MS, false, { signal: wait.signal, ref: false }).catch(() => false),
+      pause(timers, ADMISSION_START_WAIT_MS, wait.signal).then(() => false),
     ]);
   } finally {
     wait.abort();

@@ -2,43 +2,70 @@
  * Session writes of what an agent reported. The agent said it once and will
  * not say it again, so a write that fails because the storage cannot take it
  * now (a full disk, an I/O error, a lock held elsewhere) is tried again with
- * a growing pause, up to `AGENT_EVENT_RETRY_LIMIT_MS`, instead of dropping
- * the event. The caller's per-session order holds: later events of the
- * session wait behind the retries. Other failures are not retried; a bug
- * does not heal with time.
+ * a growing pause, up to `AGENT_EVENT_RETRY_LIMIT_MS` from its first failure,
+ * instead of dropping the event. The caller's per-session order holds: later
+ * events of the session wait behind the retries. Other failures are not
+ * retried; a bug does not heal with time. The pauses and the limit run on the
+ * turns' timers, so a fake clock drives them in tests.
  */
 import {
   AGENT_EVENT_RETRY_BASE_MS,
   AGENT_EVENT_RETRY_LIMIT_MS,
   AGENT_EVENT_RETRY_MAX_MS,
 } from '../tunables.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { SessionWrite } from '../events/index.js';
 import { isStorageUnavailable } from '../store/index.js';
+import { pause } from '../support/index.js';
 import type { TurnsDeps } from './context.js';
 
 export async function writeRetrying<T>(
-  deps: Pick<TurnsDeps, 'sessions' | 'logger'>,
+  deps: Pick<TurnsDeps, 'sessions' | 'logger' | 'timers'>,
   sessionId: string,
   change: (write: SessionWrite) => Promise<T>,
 ): Promise<T> {
-  const started = performance.now();
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await deps.sessions.write(sessionId, change);
-    } catch (error) {
-      const waited = performance.now() - started;
-      if (!isStorageUnavailable(error) || waited >= AGENT_EVENT_RETRY_LIMIT_MS) throw error;
+  try {
+    return await deps.sessions.write(sessionId, change);
+  } catch (error) {
+    if (!isStorageUnavailable(error)) throw error;
+    return await retryUntilLimit(deps, sessionId, change, error);
+  }
+}
+
+/**
+ * The retries after a first failure. The limit's timer starts only then, so
+ * a write that succeeds at once arms nothing; once it fires it cuts the pause
+ * under way short, and that last try's failure is the one thrown.
+ */
+async function retryUntilLimit<T>(
+  deps: Pick<TurnsDeps, 'sessions' | 'logger' | 'timers'>,
+  sessionId: string,
+  change: (write: SessionWrite) => Promise<T>,
+  first: unknown,
+): Promise<T> {
+  const limit = new AbortController();
+  const limitTimer = deps.timers.setTimeout(() => {
+    limit.abort();
+  }, AGENT_EVENT_RETRY_LIMIT_MS);
+  try {
+    let error: unknown = first;
+    for (let attempt = 1; ; attempt += 1) {
+      if (!isStorageUnavailable(error) || limit.signal.aborted) throw error;
       const pauseMs = Math.min(
         AGENT_EVENT_RETRY_MAX_MS,
         AGENT_EVENT_RETRY_BASE_MS * 2 ** (attempt - 1),
-        AGENT_EVENT_RETRY_LIMIT_MS - waited,
       );
       deps.logger.warn(
         { err: error, reason: error.reason, session_id: sessionId, attempt, retry_in_ms: pauseMs },
         'agent event not written: storage unavailable; retrying',
       );
-      await sleep(pauseMs);
+      await pause(deps.timers, pauseMs, limit.signal);
+      try {
+        return await deps.sessions.write(sessionId, change);
+      } catch (failed) {
+        error = failed;
+      }
     }
+  } finally {
+    limitTimer.cancel();
   }
 }

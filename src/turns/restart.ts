@@ -55,7 +55,7 @@ export async function restartSession(
     const started = ending
       ? ending.then(() => startAgentLater(deps, sessionId, slot))
       : startAgentLater(deps, sessionId, slot);
-    if (started) await endsInTime(started);
+    if (started) await endsInTime(deps.timers, started);
   } finally {
     place.release();
   }

@@ -9,7 +9,13 @@
  */
 import type { SessionFailureCode } from '../wire/index.js';
 
-export type Readiness = { ready: true } | { ready: false; reason: string };
+/**
+ * Whether the session's agent can take a prompt now. `busy`: it runs and has
+ * a turn, perhaps one whose prompt's caller gave up waiting for acceptance
+ * (it may take it yet, until the host stops it after its grace); that turn's
+ * end, or the agent's exit, says when it is free.
+ */
+export type Readiness = { ready: true } | { ready: false; reason: string; busy?: true };
 
 /** How to start an agent: one command line, from configuration. */
 export interface AgentProfile {

@@ -2,7 +2,11 @@
  * Message admission (DESIGN §2): a user message enters a session exactly once
  * per admission key. Sent now (a new turn), queued behind a running turn, or
  * refused; a repeat with the same key returns the first outcome and never adds
- * a second message or turn. Queued messages start when the turn ends.
+ * a second message or turn. Queued messages start when the turn ends. A
+ * session that reads idle while its agent still has a turn (one whose
+ * prompt's caller gave up waiting for acceptance, in the grace before the
+ * host stops the agent) queues too: a state of the server's own is never a
+ * reason to refuse a person's message.
  *
  * A person's message to a session whose agent is not running is queued, and
  * the session shows `starting` while its agent starts after the answer: the
@@ -83,6 +87,18 @@ function agentRuns(deps: TurnsDeps, sessionId: string): boolean {
   return deps.host.isStarted(sessionId) && !deps.idleStops.isStopping(sessionId);
 }
 
+/**
+ * Whether the agent of a session that reads idle still has a turn: one whose
+ * prompt's caller gave up waiting for acceptance (`dispatchTurn`), which the
+ * agent may take yet until the host stops it after its grace. A message then
+ * waits in the queue, as behind any turn; that turn's end or the agent's
+ * exit runs it (`runtime-events.ts`).
+ */
+function agentBusy(deps: TurnsDeps, sessionId: string): boolean {
+  const readiness = deps.host.readiness(sessionId);
+  return !readiness.ready && readiness.busy === true;
+}
+
 /** Inside a session write: decides and writes the admission, reporting what it added. */
 async function admitInWrite(
   deps: TurnsDeps,
@@ -121,7 +137,7 @@ async function admitInWrite(
   if (mode.mode === 'refuse') {
     return { result: failure('session_refused', undefined, { reason: mode.reason }) };
   }
-  if (mode.mode === 'queue') {
+  if (mode.mode === 'queue' || agentBusy(deps, sessionId)) {
     if (!options.queueWhenBusy) {
       return { result: failure('session_busy', undefined, { reason: 'busy' }) };
     }
@@ -365,6 +381,8 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
         write.moved(await transitionSession(write.tx, sessionId, ['idle'], 'starting'));
         return 'start';
       }
+      // Taken now, its prompt would be refused by an agent that still has a turn: it waits.
+      if (agentBusy(deps, sessionId)) return undefined;
       const next = await takeNextQueued(write.tx, sessionId);
       if (!next) return undefined;
       return admitInWrite(

@@ -258,7 +258,11 @@ describe('ACP host with the demo agent', () => {
     const text = 'hello  there, "world"\nsecond line';
     await prompt(host, 's1', 'turn-1', text);
     expect(log.events.some((event) => event.type === 'turn_ended')).toBe(false);
-    expect(host.readiness('s1')).toEqual({ ready: false, reason: 'the agent is busy with a turn' });
+    expect(host.readiness('s1')).toEqual({
+      ready: false,
+      reason: 'the agent is busy with a turn',
+      busy: true,
+    });
 
     expect(await log.turnEnded('turn-1')).toEqual({
       type: 'turn_ended',
@@ -541,9 +545,11 @@ describe('a turn whose end was asked for and does not come', () => {
       });
       gaveUp.abort();
       expect((await rejection(accepted)).code).toBe('aborted');
+      // Still the agent's turn, which a message sent now waits behind.
       expect(host.readiness('s1')).toEqual({
         ready: false,
         reason: 'the agent is busy with a turn',
+        busy: true,
       });
       // SIGTERM waits on a stopped process; the SIGKILL after the stop's grace does not.
       const exited = await log.waitFor((event) => event.type === 'agent_exited', 5_000);

@@ -46,7 +46,7 @@ export class TestHost implements AgentHost {
     if (!this.running.has(sessionId)) return { ready: false, reason: 'not started' };
     return this.running.get(sessionId) === undefined
       ? { ready: true }
-      : { ready: false, reason: 'busy' };
+      : { ready: false, reason: 'busy', busy: true };
   }
 
   async prepare(sessionId: string): Promise<Readiness> {
@@ -171,6 +171,8 @@ export class TestHost implements AgentHost {
     const turnId = this.running.get(sessionId);
     if (turnId === undefined) throw new Error('no running turn');
     this.running.set(sessionId, undefined);
+    // A turn that ends was the agent's, even one whose caller gave up waiting for it.
+    this.untaken.delete(sessionId);
     this.emit({ type: 'turn_ended', sessionId, turnId, stopReason });
   }
 

@@ -3,12 +3,16 @@
  * agent (`AgentHost.cancel`'s grace, or the grace after the prompt's caller
  * gave up waiting for its acceptance): the message is refused with the reason,
  * the session is idle without a failure, and the messages queued behind it run
- * with a new agent, with nothing else sent. On both dialects; the host's stop
- * is played by the test (`TestHost.stopToEndTurn`), the acceptance deadline
- * driven by a fake clock.
+ * with a new agent, with nothing else sent. A message sent during that grace
+ * (the session reads idle, but the agent still has the prompt) is queued, not
+ * refused, and runs once: after the agent's stop, or after the turn's end when
+ * the agent takes the prompt late. On both dialects; the host's stop is played
+ * by the test (`TestHost.stopToEndTurn`), the acceptance deadline driven by a
+ * fake clock.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getSession, listQueue } from '../../src/store/index.js';
+import { startNextQueued } from '../../src/turns/admission.js';
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../../src/tunables.js';
 import { DRIVERS } from '../support/databases.js';
 import { eventually } from '../support/clarification-harness.js';
@@ -100,5 +104,64 @@ describe.each(DRIVERS)('a prompt the agent never took, ended by its stop, on %s'
     h.host.stopToEndTurn(sessionId);
     await eventually(async () => (await state(sessionId)) === 'running');
     await expectQueueRanWithNewAgent(sessionId);
+  });
+
+  /** A session whose agent has a prompt it did not take, whose caller gave up waiting for it. */
+  async function givenUp() {
+    const created = await h.createTask('first');
+    const sessionId = created.session.id;
+    await h.settled();
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    h.host.holdPrompts();
+    const untaken = send(sessionId, 'never taken', 'untaken-1');
+    await eventually(async () => (await state(sessionId)) === 'running');
+    timers.advance(PROMPT_ACCEPT_TIMEOUT_MS);
+    expect((await untaken).status).toBe(503);
+    expect(await state(sessionId)).toBe('idle');
+    h.host.takePrompts();
+    return sessionId;
+  }
+
+  /** A message sent in the grace that followed: queued, and left there by a queue driver woken meanwhile. */
+  async function sendInTheGrace(sessionId: string) {
+    expect(await send(sessionId, 'sent in the grace', 'grace-1')).toMatchObject({
+      status: 202,
+      body: { outcome: 'queued' },
+    });
+    // As the wake bus's poll on PostgreSQL would: the agent still has a turn, so the queue waits.
+    await startNextQueued(h.turns, sessionId);
+    await h.settled();
+    expect((await listQueue(h.store, sessionId)).map((item) => item.content)).toEqual([
+      'sent in the grace',
+    ]);
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'never taken']);
+  }
+
+  async function expectRanOnce(sessionId: string, launches: number) {
+    await eventually(async () => (await state(sessionId)) === 'running');
+    await h.settled();
+    expect(h.host.launches).toHaveLength(launches);
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual([
+      'first',
+      'never taken',
+      'sent in the grace',
+    ]);
+    expect(await listQueue(h.store, sessionId)).toEqual([]);
+  }
+
+  it('queues a message sent in the grace after its caller gave up; the stop runs it', async () => {
+    const sessionId = await givenUp();
+    await sendInTheGrace(sessionId);
+    h.host.stopToEndTurn(sessionId);
+    await expectRanOnce(sessionId, 2);
+  });
+
+  it('queues a message sent in that grace; the late-taken turn’s end runs it', async () => {
+    const sessionId = await givenUp();
+    await sendInTheGrace(sessionId);
+    // The agent takes the given-up prompt after all, and ends that turn.
+    h.host.endTurn(sessionId);
+    await expectRanOnce(sessionId, 1);
   });
 });

@@ -554,7 +554,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     if (hosted.phase === 'exited' || hosted.process?.hasExited() !== false) {
       return { ready: false, reason: 'the agent process has exited' };
     }
-    if (hosted.turn) return { ready: false, reason: 'the agent is busy with a turn' };
+    if (hosted.turn) return { ready: false, reason: 'the agent is busy with a turn', busy: true };
     return { ready: true };
   }
 

@@ -403,7 +403,11 @@ export async function startServer(
     await drainQueuesAfterRestart(turns, scope);
     // Leases recovery inherited for sessions whose agent did not start here are free again.
     await replica.leases.releaseUnused();
-    replica.beat((taken) => recoverTakenSessions(turns, taken));
+    replica.beat(
+      (taken) => recoverTakenSessions(turns, taken),
+      // Its lock taken again: the queues a start refused meanwhile left run as at start-up.
+      (requeued) => drainQueuesAfterRestart(turns, requeued),
+    );
     if (replicated) {
       const here = replica.id;
       wakes.subscribe(holderWakes(turns, here));

@@ -346,7 +346,8 @@ export const REPLICA_LOCK_RETRY_MIN_MS = 100;
 export const REPLICA_LOCK_RETRY_MAX_MS = 2_000;
 /**
  * An agent start on a replica taking its lock again waits this long for it;
- * past that the start is refused for now and its message stays queued.
+ * past that the start is refused for now and its message stays queued, to
+ * run once the replica holds its lock again (`RequeueSessions`).
  */
 export const REPLICA_LOCK_START_WAIT_MS = 5_000;
 /** A replica row silent this long and holding no lease is deleted at the next start (generated IDs pile up). */

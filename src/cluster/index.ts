@@ -25,6 +25,7 @@ export {
   startReplica,
   type ReplicaLockState,
   type RecoverSessions,
+  type RequeueSessions,
   type Replica,
   type ReplicaDeps,
 } from './replica.js';

@@ -21,7 +21,10 @@
  * it runs. Meanwhile the others read it dead and may take its sessions: it
  * heartbeats and renews (fencing the sessions taken, `leases.ts`), trusts no
  * lease from memory, takes over nothing and recovers nothing, and a start
- * waits for the lock (`SessionLeases.suspend`). `/healthz` says so. Should
+ * waits for the lock (`SessionLeases.suspend`). `/healthz` says so. A start
+ * refused meanwhile leaves its message queued with nobody to run it, so once
+ * the lock is back the replica runs the queues no other live replica holds
+ * (`RequeueSessions`), at once and again at each beat until that succeeds. Should
  * its ID be registered by another process meanwhile (a new lock key on the
  * row, or the row marked stopped), two processes would serve one ID, which
  * the lock exists to prevent: this one stops acting as that replica, writes
@@ -99,6 +102,14 @@ export interface ReplicaDeps {
  */
 export type RecoverSessions = (sessionIds: readonly string[]) => Promise<void>;
 
+/**
+ * Runs the queues of idle sessions in `scope` (those no other live replica
+ * holds), as start-up recovery does: an agent start refused while this
+ * replica had no lock left its message queued, and nothing else would run
+ * it before the session's next message. Must be safe to repeat.
+ */
+export type RequeueSessions = (scope: SessionScope) => Promise<void>;
+
 export interface Replica {
   readonly id: string;
   readonly leases: SessionLeases;
@@ -106,8 +117,11 @@ export interface Replica {
   readonly startUpScope: SessionScope;
   /** The other replicas running now; `undefined` when this one is alone on its database. */
   liveElsewhere(): Promise<ReadonlySet<string> | undefined>;
-  /** Starts the heartbeat; each tick renews, then takes over and recovers dead replicas' sessions. */
-  beat(recover: RecoverSessions): void;
+  /**
+   * Starts the heartbeat; each tick renews, then takes over and recovers dead
+   * replicas' sessions, and after the lock was taken again runs `requeue`.
+   */
+  beat(recover: RecoverSessions, requeue?: RequeueSessions): void;
   /** From now on beats only heartbeat and renew: no more takeovers (shutdown under way). */
   quiesce(): void;
   /** Whether it holds its lock now; while `retaking`, the others read it dead. */
@@ -182,6 +196,10 @@ class RunningReplica implements Replica {
   private endRetryWait: (() => void) | undefined;
   /** Sessions taken over whose recovery has not yet succeeded. */
   private readonly unrecovered = new Set<string>();
+  /** The lock was taken again and the queues left meanwhile have not yet run. */
+  private requeueDue = false;
+  /** Runs one more tick now, after those under way (set by `beat`). */
+  private tickNow: (() => void) | undefined;
 
   constructor(
     private readonly deps: ReplicaDeps,
@@ -250,6 +268,9 @@ class RunningReplica implements Replica {
           this.lock = 'held';
           this.leases.resume();
           logger.info({ replica: id }, 'took the replica lock again: this replica is live again');
+          // Starts refused meanwhile left their messages queued: a tick now runs them.
+          this.requeueDue = true;
+          this.tickNow?.();
           return;
         }
         // The old connection's backend, not yet gone: it goes with its socket.
@@ -286,18 +307,21 @@ class RunningReplica implements Replica {
     this.deps.onSuperseded?.(error);
   }
 
-  beat(recover: RecoverSessions): void {
+  beat(recover: RecoverSessions, requeue?: RequeueSessions): void {
     if (this.ticker || this.stopped || this.superseded) return;
+    // One tick at a time: a slow database makes beats late, never overlapping.
+    this.tickNow = () => {
+      this.tick = this.tick.then(() => this.once(recover, requeue));
+    };
     this.ticker = this.deps.timers.every(this.deps.heartbeatMs, () => {
       // Not chained to the ticks: a tick stuck on the database must not keep this from running.
       // Alone on the database (SQLite's data-directory lock), no other server can take over.
       if (!this.deps.exclusive) void this.checkValidity();
-      // One tick at a time: a slow database makes beats late, never overlapping.
-      this.tick = this.tick.then(() => this.once(recover));
+      this.tickNow?.();
     });
   }
 
-  private async once(recover: RecoverSessions): Promise<void> {
+  private async once(recover: RecoverSessions, requeue?: RequeueSessions): Promise<void> {
     if (this.stopped || this.superseded) return;
     const { store, id, logger } = this.deps;
     try {
@@ -324,13 +348,32 @@ class RunningReplica implements Replica {
       for (const sessionId of this.unrecovered) {
         if (this.leases.isFenced(sessionId)) this.unrecovered.delete(sessionId);
       }
-      if (this.unrecovered.size === 0) return;
-      const due = [...this.unrecovered];
-      await recover(due);
-      for (const sessionId of due) this.unrecovered.delete(sessionId);
-      await this.leases.releaseUnused();
+      if (this.unrecovered.size > 0) {
+        const due = [...this.unrecovered];
+        await recover(due);
+        for (const sessionId of due) this.unrecovered.delete(sessionId);
+        await this.leases.releaseUnused();
+      }
+      if (this.requeueDue && requeue) await this.requeue(requeue);
     } catch (error) {
       logger.warn({ err: error }, 'replica heartbeat failed; trying again at the next one');
+    }
+  }
+
+  /** Runs the queues left while lock-less; still due if it fails, for the next beat. */
+  private async requeue(requeue: RequeueSessions): Promise<void> {
+    // Cleared first: a lock lost and taken again while this runs makes it due once more.
+    this.requeueDue = false;
+    const scope: SessionScope = {
+      kind: 'not_held_elsewhere',
+      replicaId: this.id,
+      now: this.leases.now(),
+    };
+    try {
+      await requeue(scope);
+    } catch (error) {
+      this.requeueDue = true;
+      throw error;
     }
   }
 

@@ -6,7 +6,9 @@
  * held elsewhere), it reads dead: it takes over nothing, starts no agent,
  * fences the sessions the others took, and a same-ID start is accepted; once
  * that process holds the ID, this one learns so, stops serving, and writes
- * nothing under the ID.
+ * nothing under the ID. Once it holds its lock again it runs the queues a
+ * start refused meanwhile left (those no other live replica holds), again at
+ * the next beat if that failed, and only then.
  */
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -24,13 +26,15 @@ import {
   openStore,
   registerReplica,
   timestampAtMs,
+  type SessionScope,
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers, type RepeatingTimers } from '../../src/support/timers.js';
-import { REPLICA_LOCK_RETRY_MIN_MS } from '../../src/tunables.js';
+import { REPLICA_LOCK_RETRY_MAX_MS, REPLICA_LOCK_RETRY_MIN_MS } from '../../src/tunables.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshPostgres } from '../support/replicas.js';
 import type { TestDatabase } from '../support/databases.js';
+import { takeReplicaLock } from '../support/replica-lock.js';
 import { seedSession } from '../support/seed.js';
 
 const LEASE_MS = 15_000;
@@ -42,6 +46,8 @@ describe('a replica that lost its lock connection', () => {
   let database: TestDatabase & { target: { driver: 'postgres'; url: string } };
   let store: Store;
   let admin: pg.Client;
+  /** A connection holding a replica's lock key in its place (`takeReplicaLock`). */
+  let holder: pg.Client | undefined;
   const replicas: Replica[] = [];
 
   async function setUp(): Promise<void> {
@@ -90,6 +96,8 @@ describe('a replica that lost its lock connection', () => {
   }
 
   afterEach(async () => {
+    await holder?.end().catch(() => undefined);
+    holder = undefined;
     for (const started of replicas.splice(0)) await started.stop().catch(() => undefined);
     await admin.end();
     await store.close();
@@ -194,6 +202,38 @@ describe('a replica that lost its lock connection', () => {
     expect(await leaseHolder(its.session.id)).toBe('a');
     expect((await getReplica(store, 'a'))?.stopped_at).toBeNull();
     expect(await b.leases.liveReplicas()).toEqual(new Set(['a', 'b']));
+  });
+
+  it('runs the queues left while lock-less once it holds its lock again, again if that failed', async () => {
+    await setUp();
+    const a = await replica('a');
+    const requeued: SessionScope[] = [];
+    a.beat(
+      () => Promise.resolve(),
+      (scope) => {
+        requeued.push(scope);
+        // The first run fails (the database went away mid-way): the next beat runs it again.
+        return requeued.length === 1 ? Promise.reject(new Error('gone')) : Promise.resolve();
+      },
+    );
+    const key = (await getReplica(store, 'a'))?.lock_key;
+    if (key === undefined || key === null) throw new Error('replica not registered');
+    holder = await takeReplicaLock(database.target.url, key);
+    await eventually(() => a.lockState() === 'retaking', RETAKE_BOUND_MS);
+    // Its beats while lock-less run no queue: a start here would be refused.
+    await new Promise((resolve) => setTimeout(resolve, 5 * HEARTBEAT_MS));
+    expect(requeued).toEqual([]);
+
+    await holder.end();
+    holder = undefined;
+    await eventually(() => requeued.length === 2, REPLICA_LOCK_RETRY_MAX_MS + 2_000);
+    expect(a.lockState()).toBe('held');
+    // Done once it succeeded: later beats run nothing more.
+    await new Promise((resolve) => setTimeout(resolve, 5 * HEARTBEAT_MS));
+    expect(requeued).toHaveLength(2);
+    for (const scope of requeued) {
+      expect(scope).toMatchObject({ kind: 'not_held_elsewhere', replicaId: 'a' });
+    }
   });
 
   async function leaseHolder(sessionId: string): Promise<string | undefined> {

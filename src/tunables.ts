@@ -146,6 +146,13 @@ export const SIGN_IN_LINK_TTL_MS = 15 * 60 * 1000;
  */
 export const SIGN_IN_LINKS_PER_USER = 20;
 /**
+ * The longest redeeming a sign-in link (spending it, opening the browser
+ * session) waits for the database before it answers 503 with `Retry-After`
+ * rather than after the statement reply bound; a redemption still running
+ * then rolls back, so the link stays unused for the person's retry.
+ */
+export const SIGN_IN_REDEEM_MAX_MS = 5_000;
+/**
  * The longest a request's credential lookup (its token's row, and the
  * `last_used_at` touch) waits for the database before the request fails
  * `storage_unavailable` (503): the same 5 s the respond promises for its

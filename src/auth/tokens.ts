@@ -9,6 +9,7 @@
 import {
   BROWSER_SESSION_TTL_MS,
   CREDENTIAL_LOOKUP_MAX_MS,
+  SIGN_IN_REDEEM_MAX_MS,
   SIGN_IN_TOKEN_TTL_MS,
   TOKEN_LAST_USED_INTERVAL_MS,
 } from '../tunables.js';
@@ -190,9 +191,42 @@ export function bearerSecret(header: string | null | undefined): string | null |
   return match?.[1] ?? null;
 }
 
-/** `redeemSignIn` in its own transaction: a failure after the redemption leaves the link unused. */
-export function redeemSignInLink(store: Store, secret: string): Promise<SignInOutcome> {
-  return store.transaction((tx) => redeemSignIn(tx, secret));
+/** How long a sign-in link's redemption may wait for the database, and the timers that say so. */
+export const SIGN_IN_REDEEM_BOUND: CredentialLookupBound = {
+  ms: SIGN_IN_REDEEM_MAX_MS,
+  timers: systemTimers,
+};
+
+/**
+ * `redeemSignIn` in its own transaction, so a failure after the redemption
+ * leaves the link unused. Past `bound.ms` without the database's answer it
+ * fails as a storage fault (`unreachable`, a 503 with `Retry-After`); the
+ * transaction goes on unwaited for, and checks the bound as its last step, so
+ * it rolls back rather than spend the link of a person told to retry. Only a
+ * `COMMIT` already sent when the bound ran out may still spend it.
+ */
+export async function redeemSignInLink(
+  store: Store,
+  secret: string,
+  bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
+): Promise<SignInOutcome> {
+  const outcome = await withinFreshBudget(bound.ms, store.clock, bound.timers, (budget) =>
+    store.transaction(
+      async (tx) => {
+        const redeemed = await redeemSignIn(tx, secret);
+        budget.check();
+        return redeemed;
+      },
+      { signal: budget.signal },
+    ),
+  );
+  if (outcome === EXHAUSTED) {
+    throw new StorageUnavailableError(
+      'unreachable',
+      `no answer to the sign-in link's redemption within ${bound.ms} ms`,
+    );
+  }
+  return outcome;
 }
 
 /** Ends a browser session; true when it existed. */

@@ -4,19 +4,22 @@
  * must not hold a request for the store's 30 s statement reply bound. A
  * request's own reads before any service budget have short bounds of their
  * own: its credential lookup the respond's 5 s (`CREDENTIAL_LOOKUP_MAX_MS`),
- * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`). Each answers 503 with
- * `Retry-After`; `/healthz` still says what the server knows from memory; and
- * a respond refused this way counts as `unavailable` in
- * `clarification_responses_total`. Generous upper bounds: only "well before
+ * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
+ * 5 s (`SIGN_IN_REDEEM_MAX_MS`). Each answers 503 with `Retry-After`;
+ * `/healthz` still says what the server knows from memory; a redemption that
+ * goes on past its bound rolls back, leaving the link unused; and a respond
+ * refused this way counts as `unavailable` in `clarification_responses_total`. Generous upper bounds: only "well before
  * the reply bound" is asserted, never the exact timing.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { hashSecret } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import {
   CREDENTIAL_LOOKUP_MAX_MS,
   HEALTH_CHECK_MAX_MS,
   PG_STATEMENT_REPLY_MAX_MS,
+  SIGN_IN_REDEEM_MAX_MS,
 } from '../../src/tunables.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { serverConfig } from '../support/in-process-server.js';
@@ -30,10 +33,13 @@ describe('a server whose PostgreSQL stops answering', () => {
   let database: TestDatabase | undefined;
   let proxy: TcpProxy | undefined;
   let server: RunningServer | undefined;
+  /** The test let the database answer again: its pooled connections are sound and stay. */
+  let thawed = false;
 
   afterEach(async () => {
     // Statements cut off fail at once rather than at the reply bound; the stop's own go through.
-    proxy?.resetConnections();
+    if (!thawed) proxy?.resetConnections();
+    thawed = false;
     await server?.close();
     server = undefined;
     await proxy?.close();
@@ -113,5 +119,49 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(metrics).toMatch(
       /^clarification_responses_total\{[^}]*outcome="unavailable"[^}]*\} 1$/m,
     );
+  }, 60_000);
+
+  it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const minted = await fetch(`${server.url}/api/v1/auth/sign-in-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(minted.status).toBe(201);
+    const secret = new URL(((await minted.json()) as { url: string }).url).searchParams.get(
+      'token',
+    );
+    if (secret === null) throw new Error('a sign-in link without its token');
+    const signIn = () =>
+      fetch(`${server.url}/auth/sign-in?token=${secret}`, { redirect: 'manual' });
+
+    // The redemption's statement waits on its way past the bound, then runs: the database thawed.
+    proxy.holdWhenSent(hashSecret(secret));
+    const released = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        proxy.release();
+        resolve();
+      }, SIGN_IN_REDEEM_MAX_MS + 1_000),
+    );
+    const started = performance.now();
+    const refused = await signIn();
+    const ms = performance.now() - started;
+    expect({ status: refused.status, retryAfter: refused.headers.get('retry-after') }).toEqual({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+    });
+    expect(ms).toBeLessThan(SIGN_IN_REDEEM_MAX_MS + SLACK_MS);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+
+    // The late redemption rolled back: the link still works. A redemption that committed would
+    // have done so within moments of its release; the wait lets it, so the retry cannot win first.
+    await released;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const retried = await signIn();
+    expect(retried.status).toBe(303);
+    expect(retried.headers.get('location')).toBe('/');
+    expect(retried.headers.get('set-cookie')).toMatch(/^clarion_session=/);
+    thawed = true;
   }, 60_000);
 });

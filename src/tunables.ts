@@ -7,7 +7,11 @@
  */
 
 // ---------------------------------------------------------------- clarification (DESIGN §5)
-/** One fresh budget for identity, authorization, validation and the claim. */
+/**
+ * One budget for identity, authorization, validation and the claim; the
+ * request's credential lookup before it counts against it, so a respond's
+ * whole wait for the database stays within it.
+ */
 export const PRE_CLAIM_BUDGET_MS = 5_000;
 /** Delivery after the claim, owned by the server even if the caller left. */
 export const DELIVERY_BUDGET_MS = 30_000;
@@ -155,8 +159,8 @@ export const SIGN_IN_REDEEM_MAX_MS = 5_000;
 /**
  * The longest a request's credential lookup (its token's row, and the
  * `last_used_at` touch) waits for the database before the request fails
- * `storage_unavailable` (503): the same 5 s the respond promises for its
- * pre-claim budget, which starts only after it. A frozen or cut-off
+ * `storage_unavailable` (503): the same 5 s the respond promises in all (its
+ * pre-claim budget is what the lookup left of it). A frozen or cut-off
  * PostgreSQL would otherwise hold the request for the statement reply bound
  * (`PG_STATEMENT_REPLY_MAX_MS`).
  */

@@ -1,9 +1,10 @@
 /**
  * The resolver: one response to one bundle, exactly as DESIGN §5.1 orders it.
  *
- * 1. Pre-claim, one fresh budget for identity, authorization, validation and
- *    the claim. Running out before the claim commits rolls it back and yields
- *    `temporarily_unavailable`; nothing is delivered.
+ * 1. Pre-claim, one budget for identity, authorization, validation and the
+ *    claim, less what the request already waited for its credential lookup
+ *    (`DecisionCaller.waitedMs`). Running out before the claim commits rolls
+ *    it back and yields `temporarily_unavailable`; nothing is delivered.
  * 2. The claim: one statement; concurrent responders, one winner.
  * 3. Losers rebuild the committed winner, or get `not_active`.
  * 4. Delivery, owned by the server whether or not the caller is still there:
@@ -55,6 +56,12 @@ const NOT_FOUND = failure('not_found', 'clarification request not found');
 export interface DecisionCaller {
   readonly principal: Principal;
   readonly surface: DecisionSurface;
+  /**
+   * How long the request already waited for the store before it got here
+   * (its credential lookup). A respond's pre-claim budget is the request's
+   * one budget, so this counts against it.
+   */
+  readonly waitedMs?: number;
 }
 
 type Identified =
@@ -92,7 +99,8 @@ export class Resolver {
     // Refused before any read: an agent learns nothing, not even whether the ID exists.
     if (!responder) return failure('person_required');
     const { clock } = this.deps.store;
-    const budget = startBudget(this.deps.budgets.preClaimMs, clock, this.deps.timers);
+    const budgetMs = Math.max(0, this.deps.budgets.preClaimMs - (caller.waitedMs ?? 0));
+    const budget = startBudget(budgetMs, clock, this.deps.timers);
     try {
       let started = clock.nowMs();
       const identity = await this.bounded(budget, this.identify(principal, pendingId, input));

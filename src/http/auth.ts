@@ -159,6 +159,8 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     // An answer link's secret in the body is these routes' credential, so no cookie is needed;
     // a bearer is still checked, and an agent's refused, as on every other write.
     if (ANSWER_LINK_PATHS.has(c.req.path) && !c.req.header('authorization')) return next();
+    const { clock } = deps.store;
+    const started = clock.nowMs();
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
     if (!result.ok) return errorResponse(c, result.code);
     const { holder } = result;
@@ -171,6 +173,7 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     }
     c.set('principal', holder);
     c.set('surface', result.via === 'cookie' ? 'web' : 'rest');
+    c.set('credentialLookupMs', clock.nowMs() - started);
     await next();
     return;
   };

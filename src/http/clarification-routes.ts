@@ -51,12 +51,9 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
     if (!PENDING_ID_PATTERN.test(pendingId)) {
       return errorResponse(c, 'not_found', 'clarification request not found');
     }
-    const result = await clarification.respond(
-      decisionCaller(c),
-      pendingId,
-      body.value,
-      c.req.raw.signal,
-    );
+    // The lookup's wait counts against the respond's budget: one budget for the whole request.
+    const caller = { ...decisionCaller(c), waitedMs: c.get('credentialLookupMs') };
+    const result = await clarification.respond(caller, pendingId, body.value, c.req.raw.signal);
     if (!result.ok) return failureResponse(c, result);
     return c.json({ claimed: result.claimed, status: result.status, response: result.response });
   });

@@ -7,5 +7,7 @@ export interface AppEnv {
     principal: Principal;
     /** Where a decision made on this request comes from: `web` for the cookie, `rest` for a bearer. */
     surface: DecisionSurface;
+    /** How long the auth middleware waited for the credential lookup, in the store's clock. */
+    credentialLookupMs: number;
   };
 }

@@ -4,13 +4,17 @@
  * must not hold a request for the store's 30 s statement reply bound. A
  * request's own reads before any service budget have short bounds of their
  * own: its credential lookup the respond's 5 s (`CREDENTIAL_LOOKUP_MAX_MS`),
+ * whose time a respond's pre-claim budget then counts (REST and MCP alike),
  * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
  * 5 s (`SIGN_IN_REDEEM_MAX_MS`). Each answers 503 with `Retry-After`;
  * `/healthz` still says what the server knows from memory; a redemption that
  * goes on past its bound rolls back, leaving the link unused; and a respond
- * refused this way counts as `unavailable` in `clarification_responses_total`. Generous upper bounds: only "well before
- * the reply bound" is asserted, never the exact timing.
+ * refused this way counts as `unavailable` in `clarification_responses_total`.
+ * Generous upper bounds: only "well before the reply bound" (or "well before
+ * two budgets in a row") is asserted, never the exact timing.
  */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -19,6 +23,7 @@ import {
   CREDENTIAL_LOOKUP_MAX_MS,
   HEALTH_CHECK_MAX_MS,
   PG_STATEMENT_REPLY_MAX_MS,
+  PRE_CLAIM_BUDGET_MS,
   SIGN_IN_REDEEM_MAX_MS,
 } from '../../src/tunables.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -33,6 +38,7 @@ describe('a server whose PostgreSQL stops answering', () => {
   let database: TestDatabase | undefined;
   let proxy: TcpProxy | undefined;
   let server: RunningServer | undefined;
+  const clients: Client[] = [];
   /** The test let the database answer again: its pooled connections are sound and stay. */
   let thawed = false;
 
@@ -40,6 +46,7 @@ describe('a server whose PostgreSQL stops answering', () => {
     // Statements cut off fail at once rather than at the reply bound; the stop's own go through.
     if (!thawed) proxy?.resetConnections();
     thawed = false;
+    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
     await server?.close();
     server = undefined;
     await proxy?.close();
@@ -75,6 +82,17 @@ describe('a server whose PostgreSQL stops answering', () => {
       body,
       ms: performance.now() - started,
     };
+  }
+
+  /** An SDK client connected to the server's `/mcp` with the admin's token; closed after the test. */
+  async function mcpClient(running: RunningServer): Promise<Client> {
+    const client = new Client({ name: 'frozen-database-test', version: '1.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    });
+    await client.connect(transport);
+    clients.push(client);
+    return client;
   }
 
   it('answers respond, /me and /healthz with 503 and Retry-After within their bounds', async () => {
@@ -119,6 +137,78 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(metrics).toMatch(
       /^clarification_responses_total\{[^}]*outcome="unavailable"[^}]*\} 1$/m,
     );
+  }, 60_000);
+
+  /**
+   * Answers the caller's credential lookup late, but within its own bound, and
+   * stops answering as the respond's first read of its own goes out; `respond`
+   * sends it. Its whole wait must end within the one budget, and the service's
+   * budget be what ran out (its identity read timed out, not the lookup).
+   */
+  async function lateLookupThenFrozen(
+    server: RunningServer,
+    proxy: TcpProxy,
+    respond: (pendingId: string) => Promise<void>,
+  ): Promise<void> {
+    const pendingId = crypto.randomUUID();
+    const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
+    proxy.holdWhenSent(hashSecret(ADMIN_TOKEN));
+    proxy.blackholeWhenSent(pendingId);
+    const released = setTimeout(() => {
+      proxy.release();
+    }, lookupMs);
+    const started = performance.now();
+    await respond(pendingId);
+    const ms = performance.now() - started;
+    clearTimeout(released);
+    // A budget of its own after the lookup's would end past lookupMs + the whole budget.
+    expect(ms).toBeGreaterThanOrEqual(lookupMs);
+    expect(ms).toBeLessThan(PRE_CLAIM_BUDGET_MS + SLACK_MS);
+    expect(lookupMs + PRE_CLAIM_BUDGET_MS).toBeGreaterThan(PRE_CLAIM_BUDGET_MS + SLACK_MS);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^clarification_response_timeout_total\{[^}]*phase="identity"[^}]*\} 1$/m,
+    );
+  }
+
+  it("bounds a respond's whole wait by its one budget, its credential lookup included", async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
+    expect((await timed(`${server.url}/api/v1/me`, { headers: auth })).status).toBe(200);
+
+    await lateLookupThenFrozen(server, proxy, async (pendingId) => {
+      const respond = await timed(`${server.url}/api/v1/clarification/${pendingId}/respond`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ answers: [{ question_id: 'q1', selected_options: ['a'] }] }),
+      });
+      expect(respond).toMatchObject({
+        status: 503,
+        retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+        body: { code: 'temporarily_unavailable' },
+      });
+    });
+  }, 60_000);
+
+  it("bounds an MCP answer_question's whole wait the same way", async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const client = await mcpClient(server);
+    // The client opens its event stream once connected, with a lookup of its own: let it pass.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    await lateLookupThenFrozen(server, proxy, async (pendingId) => {
+      const result = await client.callTool({
+        name: 'answer_question',
+        arguments: {
+          pending_id: pendingId,
+          answers: [{ question_id: 'q1', selected_options: ['a'] }],
+        },
+      });
+      expect(result).toMatchObject({
+        isError: true,
+        structuredContent: { code: 'temporarily_unavailable' },
+      });
+    });
   }, 60_000);
 
   it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async () => {

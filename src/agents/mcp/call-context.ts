@@ -20,6 +20,8 @@ export interface CallContext {
   token: string;
   /** Aborts when the MCP request is cancelled or its HTTP connection closes. */
   signal: AbortSignal;
+  /** How long the route waited for the request's credential lookup (a respond's budget counts it). */
+  credentialLookupMs: number;
 }
 
 /** A running call: its signal also aborts once its token is found revoked (`credential`). */
@@ -34,18 +36,24 @@ export interface BoundCall extends RunningCall {
 
 const PRINCIPAL_KEY = 'clarionPrincipal';
 const CONNECTION_KEY = 'clarionConnection';
+const LOOKUP_KEY = 'clarionCredentialLookupMs';
 
 /** What the route attaches to every request it hands the transport. */
 export function callerAuthInfo(
   holder: TokenHolder,
   token: string,
   connection: AbortSignal,
+  credentialLookupMs: number,
 ): AuthInfo {
   return {
     token,
     clientId: holderKey(holder),
     scopes: [],
-    extra: { [PRINCIPAL_KEY]: holder, [CONNECTION_KEY]: connection },
+    extra: {
+      [PRINCIPAL_KEY]: holder,
+      [CONNECTION_KEY]: connection,
+      [LOOKUP_KEY]: credentialLookupMs,
+    },
   };
 }
 
@@ -54,11 +62,12 @@ export function callContext(extra: ToolExtra): CallContext | undefined {
   const attached = extra.authInfo?.extra;
   const holder = attached?.[PRINCIPAL_KEY] as TokenHolder | undefined;
   const connection = attached?.[CONNECTION_KEY];
+  const lookupMs = attached?.[LOOKUP_KEY];
   const token = extra.authInfo?.token;
   if (!holder || token === undefined) return undefined;
   const signal =
     connection instanceof AbortSignal ? AbortSignal.any([extra.signal, connection]) : extra.signal;
-  return { holder, token, signal };
+  return { holder, token, signal, credentialLookupMs: typeof lookupMs === 'number' ? lookupMs : 0 };
 }
 
 /** Stable identity of a token's holder, to bind an MCP session to whoever opened it. */

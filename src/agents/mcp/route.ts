@@ -175,10 +175,12 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
     if (typeof secret !== 'string') return unauthorized(request);
+    const lookupStarted = deps.store.clock.nowMs();
     const holder = await deps.resolveHolder(request);
     if (!holder) return unauthorized(request);
     const owner = holderKey(holder);
-    const authInfo = callerAuthInfo(holder, secret, request.signal);
+    const lookupMs = deps.store.clock.nowMs() - lookupStarted;
+    const authInfo = callerAuthInfo(holder, secret, request.signal, lookupMs);
     const body = await readMcpBody(request, MAX_MCP_BODY_BYTES);
     if (body instanceof Response) return body;
     const handling = { authInfo, ...('json' in body ? { parsedBody: body.json } : {}) };

@@ -305,9 +305,10 @@ export function registerClarionTools(
       authenticated(
         args,
         extra,
-        bound(async ({ principal, signal }) => {
+        bound(async ({ principal, signal, credentialLookupMs }) => {
           const { pending_id: pendingId, ...input } = args;
-          const caller = { principal, surface: 'mcp' } as const;
+          // The lookup's wait counts against the respond's budget: one budget for the whole request.
+          const caller = { principal, surface: 'mcp', waitedMs: credentialLookupMs } as const;
           const result = await clarification.respond(caller, pendingId, input, signal);
           return respondResult(result);
         }),

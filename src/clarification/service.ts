@@ -124,6 +124,15 @@ export class ClarificationService {
   }
 
   /**
+   * A respond its surface refused before handing it here (its credential
+   * lookup got no answer: `storage_unavailable`), counted as `respond` counts
+   * its own results, so REST and MCP refusals show up alike.
+   */
+  refusedEarly(refusal: Failure<'storage_unavailable'>): void {
+    this.deps.observer.responded(refusal);
+  }
+
+  /**
    * Several replicas: hears every claim announced on the wake bus and
    * delivers those whose route ends here. Its poll routes again the claims
    * nobody took: at once those this replica owns, a live wait here or its

@@ -98,7 +98,7 @@ export function createApp(deps: AppDeps): App {
   const linkOrigin = () => deps.publicOrigin ?? deps.origin();
 
   mountBearerChallenge(app, '/api/v1/*');
-  countRespondsRefusedEarly(app, deps.metrics);
+  countRespondsRefusedEarly(app, deps.clarification);
   mountApiAccess(app, { store: deps.store, trustedOrigins });
   registerAccountRoutes(app, {
     store: deps.store,

@@ -4,12 +4,11 @@
  */
 import type { Hono, MiddlewareHandler } from 'hono';
 import type { ClarificationService } from '../clarification/index.js';
-import type { ClarionMetrics } from '../observability/index.js';
 import { decisionCaller, principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
-import { MAX_PENDING_ID_CHARS, respondBody } from '../wire/index.js';
+import { failure, MAX_PENDING_ID_CHARS, respondBody } from '../wire/index.js';
 
 /** Pending IDs are UUIDs Clarion mints; anything else is unknown without asking the database. */
 const PENDING_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_PENDING_ID_CHARS}}$`);
@@ -24,18 +23,18 @@ const RESPOND_PATH = '/api/v1/clarification/:pendingId/respond';
  * Counts a respond refused with a 503 before it reached the service (its
  * credential lookup got no answer in time: `storage_unavailable`) as an
  * `unavailable` response, as the service counts the 503s it gives itself
- * (`ResponseObserver.responded`). The service is handed only requests the
- * auth middleware gave a principal, so one without a principal was never
+ * (`ClarificationService.refusedEarly`). The service is handed only requests
+ * the auth middleware gave a principal, so one without a principal was never
  * counted. Mount it before the API's access control, so it sees that reply.
  */
 export function countRespondsRefusedEarly(
   app: Hono<AppEnv>,
-  metrics: Pick<ClarionMetrics, 'responseOutcome'>,
+  clarification: Pick<ClarificationService, 'refusedEarly'>,
 ): void {
   const count: MiddlewareHandler<AppEnv> = async (c, next) => {
     await next();
     if (c.res.status === 503 && principalOf(c) === undefined) {
-      metrics.responseOutcome('unavailable');
+      clarification.refusedEarly(failure('storage_unavailable'));
     }
   };
   app.use(RESPOND_PATH, count);

@@ -139,6 +139,34 @@ describe('a server whose PostgreSQL stops answering', () => {
     );
   }, 60_000);
 
+  it('counts an MCP answer_question refused before its tool ran as unavailable', async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const client = await mcpClient(server);
+    // The client opens its event stream once connected; let its lookup pass first.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    proxy.blackhole();
+    const started = performance.now();
+    const call = client.callTool({
+      name: 'answer_question',
+      arguments: {
+        pending_id: crypto.randomUUID(),
+        answers: [{ question_id: 'q1', selected_options: ['a'] }],
+      },
+    });
+    // The 503 of the lookup, as the SDK reports it: the status, and the catalogue body.
+    await expect(call).rejects.toMatchObject({
+      code: 503,
+      message: expect.stringContaining('temporarily_unavailable') as unknown,
+    });
+    expect(performance.now() - started).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(
+      /^clarification_responses_total\{[^}]*outcome="unavailable"[^}]*\} 1$/m,
+    );
+  }, 60_000);
+
   /**
    * Answers the caller's credential lookup late, but within its own bound, and
    * stops answering as the respond's first read of its own goes out; `respond`

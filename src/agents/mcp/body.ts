@@ -73,3 +73,12 @@ function jsonRpcError(status: number, code: number, message: string, data?: unkn
     { status },
   );
 }
+
+/** Whether a JSON-RPC message, or any message of a batch, calls the tool `name`. */
+export function callsTool(json: unknown, name: string): boolean {
+  const messages: unknown[] = Array.isArray(json) ? json : [json];
+  return messages.some((message) => {
+    const { method, params } = (message ?? {}) as { method?: unknown; params?: unknown };
+    return method === 'tools/call' && (params as { name?: unknown } | null)?.name === name;
+  });
+}

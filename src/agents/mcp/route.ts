@@ -19,19 +19,21 @@ import { systemTimers, type RepeatingTimers } from '../../support/index.js';
 import {
   bearerChallenge,
   errorBodyOf,
+  failure,
   MAX_MCP_BODY_BYTES,
   OUTCOMES,
   type OutcomeEntry,
 } from '../../wire/index.js';
 import type { Logger } from '../../observability/index.js';
 import { randomUUID } from 'node:crypto';
-import type { Store } from '../../store/index.js';
+import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
 import { CredentialWatch } from './credential-watch.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
-import { readMcpBody } from './body.js';
+import { callsTool, readMcpBody } from './body.js';
+import { ANSWER_TOOL } from './tools.js';
 import { openMcpSession, type McpSessionHandle, type McpSessionOrigin } from './server.js';
 import {
   DEFAULT_MCP_SESSION_LIMITS,
@@ -119,6 +121,19 @@ function quotaExceeded(scope: QuotaScope, limit: number): Response {
   );
 }
 
+/**
+ * The JSON of a request refused before its body was read; `undefined` when
+ * there is none to tell, or it cannot be read (its client left meanwhile).
+ */
+async function unreadJson(request: Request): Promise<unknown> {
+  try {
+    const body = await readMcpBody(request, MAX_MCP_BODY_BYTES);
+    return body instanceof Response ? undefined : body.json;
+  } catch {
+    return undefined;
+  }
+}
+
 interface OpenSession extends SessionEntry {
   readonly handle: McpSessionHandle;
 }
@@ -171,12 +186,27 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     });
   }
 
+  /**
+   * An `answer_question` call refused before its tool runs, for a storage
+   * fault (its credential lookup got no answer in time: a 503), counts as a
+   * refused respond, as REST's does (`countRespondsRefusedEarly`); `/mcp` has
+   * one path, so the body tells which tool was called. The fault goes on.
+   */
+  async function refusedBeforeTools(error: unknown, json: () => Promise<unknown>): Promise<never> {
+    if (isStorageUnavailable(error) && callsTool(await json(), ANSWER_TOOL)) {
+      deps.clarification.refusedEarly(failure('storage_unavailable'));
+    }
+    throw error;
+  }
+
   app.all(MCP_PATH, async (c) => {
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
     if (typeof secret !== 'string') return unauthorized(request);
     const lookupStarted = deps.store.clock.nowMs();
-    const holder = await deps.resolveHolder(request);
+    const holder = await deps
+      .resolveHolder(request)
+      .catch((error: unknown) => refusedBeforeTools(error, () => unreadJson(request)));
     if (!holder) return unauthorized(request);
     const owner = holderKey(holder);
     const lookupMs = deps.store.clock.nowMs() - lookupStarted;
@@ -190,7 +220,9 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     if (sessionId !== null) {
       const entry = sessions.lookup(sessionId, owner);
       if (entry) return entry.handle.transport.handleRequest(body.request, handling);
-      resume = await shared?.find(sessionId, owner, request);
+      resume = await shared
+        ?.find(sessionId, owner, request)
+        .catch((error: unknown) => refusedBeforeTools(error, () => Promise.resolve(body.json)));
       if (!resume) return sessionNotFound();
     }
 

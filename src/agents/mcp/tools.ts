@@ -75,6 +75,9 @@ export interface McpSessionHooks {
   readonly ended: AbortSignal;
 }
 
+/** The tool a person answers with: a respond, counted as one even when refused before it runs. */
+export const ANSWER_TOOL = 'answer_question';
+
 const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
 
@@ -293,7 +296,7 @@ export function registerClarionTools(
   );
 
   server.registerTool(
-    'answer_question',
+    ANSWER_TOOL,
     {
       title: 'Answer open questions',
       description:

@@ -3,8 +3,8 @@
  * subscribers about it.
  *
  * Owns the order of every session write: lock the session, run the caller's
- * changes (the caller reports the rows it added or updated and the state moves
- * it made), take the revision and stage the events inside the same
+ * changes (the caller reports the rows it added or updated, the state moves
+ * it made, and whether the session's queue changed), take the revision and stage the events inside the same
  * transaction, commit, then publish. It also owns `pending_action`: what the
  * session waits on a person for, computed once per write from both places
  * that can hold it — the clarification rows in the store, and the user-input
@@ -75,6 +75,8 @@ export interface SessionWrite {
   readonly updated: (...rows: readonly MessageRecord[]) => void;
   /** A state move as `transitionSession` returned it; `undefined` (the guard refused) is no move. */
   readonly moved: (session: SessionRecord | undefined) => void;
+  /** The session's queue changed (a machine-owned follow-up came or went): `queue.changed`. */
+  readonly queueChanged: () => void;
 }
 
 export interface WriteOptions {
@@ -121,6 +123,7 @@ interface Changes {
   added: MessageRecord[];
   updated: MessageRecord[];
   moved?: SessionRecord;
+  queue: boolean;
 }
 
 export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
@@ -156,8 +159,8 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
     sessionId: string,
     changes: Changes,
   ): Promise<ClarionEvent[]> {
-    const { added, updated, moved } = changes;
-    if (added.length === 0 && updated.length === 0 && moved === undefined) return [];
+    const { added, updated, moved, queue } = changes;
+    if (added.length === 0 && updated.length === 0 && moved === undefined && !queue) return [];
     const revised = moved ? undefined : await bumpRevisionReadingClarification(tx, sessionId);
     const session = moved ?? revised?.session;
     if (!session) return [];
@@ -181,6 +184,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
       ...(moved === undefined
         ? []
         : [{ ...scope, type: 'session.state_changed' as const, state: moved.state }]),
+      ...(queue ? [{ ...scope, type: 'queue.changed' as const }] : []),
     ];
   }
 
@@ -191,7 +195,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
       const locked = { ...bounds, lockSession: sessionId };
       let staged: ClarionEvent[] = [];
       const written = deps.store.transaction(async (tx) => {
-        const changes: Changes = { added: [], updated: [] };
+        const changes: Changes = { added: [], updated: [], queue: false };
         const result = await change({
           tx,
           sessionId,
@@ -207,6 +211,9 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
               throw new Error(`a write to session ${sessionId} moved session ${session.id}`);
             }
             changes.moved = session;
+          },
+          queueChanged: () => {
+            changes.queue = true;
           },
         });
         const events = await stage(tx, sessionId, changes);

@@ -95,11 +95,14 @@ export function userInputPending(deps: {
 
 /**
  * The registry's publish port: a request's change, and a queue change when a
- * follow-up may have come or gone. `pending_action` is what a session write
- * would compute (clarification rows first, then the registry), read when the
- * event goes out. The registry calls this synchronously, so the read runs
- * behind it; one chain per session keeps that session's events in the order
- * the registry made them.
+ * follow-up may have come or gone. A request's event carries the request's
+ * own revision and a `pending_action` that is what a session write would
+ * compute (clarification rows first, then the registry), read when the event
+ * goes out. A queue change is a session write of its own: `queue.changed`
+ * carries the session's next revision like any session event, so a client
+ * that drops what is older than the revision it holds keeps it. The registry
+ * calls this synchronously, so the reads and writes run behind it; one chain
+ * per session keeps that session's events in the order the registry made them.
  */
 export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInputView) => void {
   const chains = new Map<string, Promise<void>>();
@@ -129,7 +132,22 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
     deps.events.publish({ ...scope, type: EVENT_TYPES[view.status], request: view });
     // A follow-up may have come or gone: an action's, or a Reject's reason.
     if (view.kind === 'action' || (view.kind === 'consent' && view.reason !== null)) {
-      deps.events.publish({ ...scope, type: 'queue.changed' });
+      await queueChanged(view.session_id);
+    }
+  }
+
+  async function queueChanged(sessionId: string): Promise<void> {
+    try {
+      await deps.sessions.write(sessionId, (write) => {
+        write.queueChanged();
+        return Promise.resolve();
+      });
+    } catch (error) {
+      // The store is closing or failing: a queue list open elsewhere is reloaded at the next change.
+      deps.logger.warn(
+        { err: error, session_id: sessionId },
+        'a queue change could not be published',
+      );
     }
   }
 

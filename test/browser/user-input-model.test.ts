@@ -398,7 +398,7 @@ describe('ModelSync with user inputs', () => {
     sync.stop();
   });
 
-  it('keeps user-input revisions out of session revisions and reloads queues on queue.changed', () => {
+  it('keeps user-input revisions out of session revisions; queue.changed moves the session revision', () => {
     const { socket, model, sync } = setup();
     sync.start();
     socket.onopen?.({});
@@ -426,12 +426,13 @@ describe('ModelSync with user inputs', () => {
         type: 'queue.changed',
         session_id: S,
         task_id: T,
-        revision: 3,
-        pending_action: null,
+        revision: 41,
+        pending_action: 'action',
       },
     });
-    expect(model.getState().queueTicks[S]).toBe(1);
-    expect(model.getState().sessions[S]?.revision).toBe(40);
+    // The queue list reloads on the revision it moved, as on any session change.
+    expect(model.getState().sessions[S]?.revision).toBe(41);
+    expect(model.getState().sessions[S]?.pending_action).toBe('action');
     sync.stop();
   });
 });

@@ -80,6 +80,24 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     expect(later).toMatchObject({ pending_action: null });
   });
 
+  it('says a queue change at the session revision after every earlier session event', async () => {
+    await queuedFollowUp();
+    // The publisher's chain runs behind the registry: wait for its queue change.
+    await eventually(() =>
+      h.events.events.some((e) => e.type === 'queue.changed' && e.session_id === sessionId),
+    );
+    // The documented rule: keep the highest session revision seen, drop anything older
+    // (a user-input event carries its request's own revision, so it is left out).
+    let highest = -1;
+    const dropped: number[] = [];
+    for (const event of h.events.events) {
+      if (event.session_id !== sessionId || event.type.startsWith('user_input.')) continue;
+      if (event.type === 'queue.changed' && event.revision < highest) dropped.push(event.revision);
+      highest = Math.max(highest, event.revision);
+    }
+    expect(dropped).toEqual([]);
+  });
+
   it('lists a due follow-up in the queue as a machine item, and sends it when the turn ends', async () => {
     const requestId = await queuedFollowUp();
     const queue = (await (

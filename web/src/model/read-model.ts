@@ -87,7 +87,7 @@ export interface ModelState {
   tasks: Record<string, TaskView>;
   sessions: Record<string, SessionEntry>;
   bundles: Record<string, BundleState>;
-  /** Bumped when this client changed a session's queue; queue lists reload on it. */
+  /** Bumped when this client queued a message (its own send, which no event reports); queue lists reload on it. */
   queueTicks: Record<string, number>;
   /** Sessions the server says do not exist for this person (deleted, or never theirs). */
   missing: Record<string, true>;

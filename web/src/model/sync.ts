@@ -8,8 +8,8 @@
  * repeats the whole sequence.
  *
  * User-input events carry the request's own revision, not the session's, so
- * they go to the user-input model only; `queue.changed` only makes open queue
- * lists reload.
+ * they go to the user-input model only. `queue.changed` is a session event
+ * like the others: the revision it moves makes open queue lists reload.
  */
 import type { ApiClient } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
@@ -138,8 +138,6 @@ export class ModelSync {
     const { model, userInputs } = this.deps;
     if (isUserInputEvent(event)) {
       userInputs.update((state) => userInputTransitions.view(state, event.request));
-    } else if (event.type === 'queue.changed') {
-      model.update((state) => transitions.queueTouched(state, event.session_id));
     } else {
       model.update((state) => transitions.event(state, event));
     }

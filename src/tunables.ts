@@ -186,6 +186,11 @@ export const SHUTDOWN_DRAIN_DELAY_MS = 0;
  * the process from ending.
  */
 export const SHUTDOWN_STOP_MS = 20_000;
+/**
+ * A refused WebSocket upgrade's reply (a few hundred bytes) waits this long to
+ * reach the kernel before its socket is closed anyway.
+ */
+export const UPGRADE_REFUSAL_FLUSH_MAX_MS = 1_000;
 /** WebSocket pings that keep proxies from closing an idle events socket. */
 export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
 /**

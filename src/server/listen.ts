@@ -1,12 +1,14 @@
 /**
  * The HTTP server Clarion listens with: Hono's app over Node's `http`, the
- * events WebSocket on the same port, and keep-alive that outlives its clients'.
+ * events WebSocket on the same port (a refused upgrade answered with its body),
+ * and keep-alive that outlives its clients'.
  */
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdaptorServer } from '@hono/node-server';
 import type { WebSocketServer } from 'ws';
 import { HTTP_KEEP_ALIVE_TIMEOUT_MS } from '../tunables.js';
+import { withWholeUpgradeRefusals } from './upgrade-refusal.js';
 
 export class ListenError extends Error {
   constructor(
@@ -20,10 +22,13 @@ export class ListenError extends Error {
 }
 
 export function createHttpServer(
-  fetch: (request: Request) => Response | Promise<Response>,
+  fetch: (request: Request, env?: unknown) => Response | Promise<Response>,
   sockets: WebSocketServer,
 ): Server {
-  const server = createAdaptorServer({ fetch, websocket: { server: sockets } }) as Server;
+  const server = createAdaptorServer({
+    fetch: withWholeUpgradeRefusals(fetch),
+    websocket: { server: sockets },
+  }) as Server;
   // Outlive the clients' idle keep-alive (Node's and undici's are about 5 s): a server
   // that drops an idle socket first races a request the client just wrote on it.
   server.keepAliveTimeout = HTTP_KEEP_ALIVE_TIMEOUT_MS;

@@ -3,9 +3,9 @@
  * client, and visibility answered by the store on both drivers.
  */
 import { once } from 'node:events';
-import type { Server } from 'node:http';
+import { get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createAdaptorServer, upgradeWebSocket } from '@hono/node-server';
+import { upgradeWebSocket } from '@hono/node-server';
 import { Hono } from 'hono';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -25,6 +25,7 @@ import {
   openStore,
   type Store,
 } from '../../src/store/index.js';
+import { createHttpServer } from '../../src/server/listen.js';
 import { systemClock } from '../../src/support/clock.js';
 import { EVENTS_CORKED_BYTES_MAX } from '../../src/tunables.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -118,7 +119,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
       },
     });
     wss = createEventsWebSocketServer();
-    server = createAdaptorServer({ fetch: app.fetch, websocket: { server: wss } }) as Server;
+    server = createHttpServer(app.fetch, wss);
     await new Promise<void>((resolve) => {
       server.listen(0, '127.0.0.1', resolve);
     });
@@ -150,6 +151,37 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
       const [error] = (await once(socket, 'error')) as [Error];
       expect(error.message).toBe('Unexpected server response: 401');
     }
+    expect(hub.subscriberCount).toBe(0);
+  });
+
+  it('refuses the upgrade with the catalogue body its content type announces', async () => {
+    const refusal = await new Promise<{ status?: number; type?: string; body: string }>(
+      (resolve, reject) => {
+        const request = get(url.replace('ws:', 'http:'), {
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': 'dGhlIHNhbXBsZSBub25jZQ==',
+          },
+        });
+        request.on('upgrade', () => {
+          reject(new Error('upgraded without credentials'));
+        });
+        request.on('error', reject);
+        request.on('response', (response) => {
+          let body = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (body += chunk));
+          response.on('end', () => {
+            resolve({ status: response.statusCode, type: response.headers['content-type'], body });
+          });
+        });
+      },
+    );
+    expect(refusal.status).toBe(401);
+    expect(refusal.type).toMatch(/^application\/json/);
+    expect(JSON.parse(refusal.body)).toMatchObject({ code: 'unauthorized' });
     expect(hub.subscriberCount).toBe(0);
   });
 

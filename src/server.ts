@@ -47,6 +47,7 @@ import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
 import {
   canSeeSession,
+  canSeeWorkspace,
   lockDataDir,
   openStore,
   resetInterruptedSessions,
@@ -207,6 +208,7 @@ export async function startServer(
     });
     const hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
+      canSeeWorkspace: (principal, workspaceId) => canSeeWorkspace(store, principal, workspaceId),
       clock: store.clock,
       logger: logger.child({ component: 'events' }),
       metrics,

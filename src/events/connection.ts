@@ -41,6 +41,18 @@ export interface CorkableStream {
 /** Whether `principal` may see `sessionId`; false for unknown sessions too. */
 export type SessionVisibility = (principal: Principal, sessionId: string) => Promise<boolean>;
 
+/**
+ * Whether `principal` (a person) belongs to `workspaceId`: who hears of a
+ * deleted session, which the store can no longer place.
+ */
+export type WorkspaceVisibility = (principal: Principal, workspaceId: string) => Promise<boolean>;
+
+type DeletionEvent = Extract<ClarionEvent, { workspace_id: string }>;
+
+function isDeletion(event: ClarionEvent): event is DeletionEvent {
+  return event.type === 'session.deleted' || event.type === 'task.deleted';
+}
+
 export const SOCKET_OPEN = 1;
 /** "Try again later": the subscriber fell too far behind (RFC 6455 §7.4.1). */
 export const CLOSE_SLOW_CONSUMER = 1013;
@@ -54,6 +66,7 @@ const SUBSCRIBE_LOOKUP_CONCURRENCY = 8;
 
 export interface ConnectionSettings {
   readonly canSeeSession: SessionVisibility;
+  readonly canSeeWorkspace: WorkspaceVisibility;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly maxBufferedBytes: number;
@@ -141,7 +154,9 @@ export class Connection {
     const sessionId = event.session_id;
     if (this.closed || !this.wants(sessionId)) return;
     const queued = this.queues.get(sessionId);
-    const known = this.visibility.peek(sessionId);
+    // A deleted session is judged by its workspace, after what was queued before it.
+    const deletion = isDeletion(event) ? event : undefined;
+    const known = deletion ? undefined : this.visibility.peek(sessionId);
     if (queued === undefined && known !== undefined) {
       if (known) this.send(frame);
       return;
@@ -153,7 +168,7 @@ export class Connection {
     }
     this.waitingEvents += 1;
     const next = (queued ?? Promise.resolve())
-      .then(() => this.visibility.lookup(sessionId))
+      .then(() => (deletion ? this.checkDeleted(deletion) : this.visibility.lookup(sessionId)))
       .then(
         (visible) => {
           // Re-check the filter: an unsubscribe may have arrived while waiting.
@@ -246,6 +261,14 @@ export class Connection {
     const refused: string[] = [];
     sessionIds.forEach((id, index) => (answers[index] === true ? granted : refused).push(id));
     return { granted, refused };
+  }
+
+  /** Nothing of a deleted session comes after its deletion: its answer is forgotten. */
+  private async checkDeleted(event: DeletionEvent): Promise<boolean> {
+    this.visibility.forget(event.session_id);
+    const { principal } = this;
+    if (principal.kind === 'agent') return principal.sessionId === event.session_id;
+    return this.settings.canSeeWorkspace(principal, event.workspace_id);
   }
 
   private check(sessionId: string): Promise<boolean> {

@@ -157,8 +157,11 @@ describe('event hub', () => {
     clock = fakeClock();
   });
 
-  function hubWith(canSeeSession: (p: Principal, id: string) => Promise<boolean>): EventHub {
-    return createEventHub({ canSeeSession, clock, logger: silent });
+  function hubWith(
+    canSeeSession: (p: Principal, id: string) => Promise<boolean>,
+    canSeeWorkspace: (p: Principal, id: string) => Promise<boolean> = () => Promise.resolve(false),
+  ): EventHub {
+    return createEventHub({ canSeeSession, canSeeWorkspace, clock, logger: silent });
   }
 
   it('delivers nothing before a subscribe', async () => {
@@ -209,6 +212,54 @@ describe('event hub', () => {
     hub.publish(stateEvent('s-bob', 1));
     await settle();
     expect(hidden.revisions('s-bob')).toEqual([]);
+  });
+
+  it("tells a deleted session's workspace members, though the store no longer knows it", async () => {
+    // Alice saw s1 until it went; the store now answers no for it, as for any unknown session.
+    let gone = false;
+    const canSeeSession = (principal: Principal, sessionId: string) =>
+      Promise.resolve(!gone && principal.userId === 'alice' && sessionId === 's1');
+    const members: Record<string, string> = { alice: 'w1', bob: 'w2' };
+    const hub = hubWith(canSeeSession, (principal, workspaceId) =>
+      Promise.resolve(members[principal.userId] === workspaceId),
+    );
+    const bob: Principal = { kind: 'user', userId: 'bob', name: 'Bob', isAdmin: false };
+    const sockets = { alice: new FakeSocket(), bob: new FakeSocket(), agent: new FakeSocket() };
+    const other = { ...agent, sessionId: 's2' };
+    for (const [name, principal] of [
+      ['alice', alice],
+      ['bob', bob],
+      ['agent', other],
+    ] as const) {
+      await hub
+        .connect(sockets[name], principal)
+        .receive(JSON.stringify({ type: 'subscribe', all: true }));
+    }
+    hub.publish(stateEvent('s1', 1));
+    await settle();
+    gone = true;
+    for (const type of ['session.deleted', 'task.deleted'] as const) {
+      hub.publish({
+        type,
+        session_id: 's1',
+        task_id: 'task-1',
+        workspace_id: 'w1',
+        revision: 2,
+        pending_action: null,
+      });
+    }
+    await settle();
+    const types = (socket: FakeSocket) =>
+      socket
+        .frames()
+        .flatMap((frame) => (frame.type === 'event' ? [(frame.event as ClarionEvent).type] : []));
+    expect(types(sockets.alice)).toEqual([
+      'session.state_changed',
+      'session.deleted',
+      'task.deleted',
+    ]);
+    expect(sockets.bob.revisions('s1')).toEqual([]);
+    expect(sockets.agent.revisions('s1')).toEqual([]);
   });
 
   it('keeps per-session order while a visibility lookup is slow', async () => {
@@ -395,6 +446,7 @@ describe('event hub', () => {
     const { seen, metrics } = recordingMetrics();
     const hub = createEventHub({
       canSeeSession: countingVisibility({ alice: ['s1'] }).canSeeSession,
+      canSeeWorkspace: () => Promise.resolve(false),
       clock,
       logger: silent,
       metrics,
@@ -443,6 +495,7 @@ describe('event hub', () => {
     const maxBufferedBytes = 64 * 1024;
     const hub = createEventHub({
       canSeeSession: countingVisibility({ alice: ['s1'] }).canSeeSession,
+      canSeeWorkspace: () => Promise.resolve(false),
       clock,
       logger: silent,
       maxBufferedBytes,
@@ -470,6 +523,7 @@ describe('event hub', () => {
     const visibility = manualVisibility(() => true);
     const hub = createEventHub({
       canSeeSession: visibility.canSeeSession,
+      canSeeWorkspace: () => Promise.resolve(false),
       clock,
       logger: silent,
       maxWaitingEvents: 3,

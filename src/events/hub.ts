@@ -18,6 +18,7 @@ import {
   type CorkableStream,
   type EventSocket,
   type SessionVisibility,
+  type WorkspaceVisibility,
 } from './connection.js';
 import type { ClarionEvent, EventPublisher } from './types.js';
 
@@ -37,6 +38,8 @@ export type HubMetrics = Pick<
 
 export interface EventHubOptions {
   readonly canSeeSession: SessionVisibility;
+  /** Who hears of a deleted session (`session.deleted`, `task.deleted`): its workspace's members. */
+  readonly canSeeWorkspace: WorkspaceVisibility;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics?: HubMetrics;
@@ -79,6 +82,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const observers = new Set<(event: ClarionEvent) => void>();
   const settings = {
     canSeeSession: options.canSeeSession,
+    canSeeWorkspace: options.canSeeWorkspace,
     clock: options.clock,
     logger,
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,

@@ -11,6 +11,7 @@ export type {
   SessionWrite,
   SessionWriter,
   SessionWriterDeps,
+  SessionsDeleted,
   UserInputPending,
   WriteOptions,
 } from './session-writer.js';
@@ -23,7 +24,7 @@ export {
   DEFAULT_MAX_WAITING_EVENTS,
   DEFAULT_VISIBILITY_TTL_MS,
 } from './hub.js';
-export type { EventSocket, SessionVisibility } from './connection.js';
+export type { EventSocket, SessionVisibility, WorkspaceVisibility } from './connection.js';
 export {
   CLOSE_GOING_AWAY,
   CLOSE_INTERNAL_ERROR,

@@ -13,6 +13,9 @@
  * store, inside the write's own transaction). A write that moves no state
  * learns the clarification half from its revision bump, in the same statement.
  *
+ * A deletion goes through here too (`deleteSessions`): its rows' last events
+ * are staged, logged and published the same way.
+ *
  * Invariants:
  * - Events go out only after the commit; a change that throws rolls the
  *   transaction back and publishes nothing.
@@ -102,6 +105,13 @@ export interface WriteOptions {
   publishes?: () => boolean;
 }
 
+/** What a deletion removed: its sessions as they were, their workspace, and whether their task went. */
+export interface SessionsDeleted {
+  readonly sessions: readonly SessionRecord[];
+  readonly workspaceId: string;
+  readonly withTask: boolean;
+}
+
 export interface SessionWriter {
   /** Runs `change` as one session write and returns what it returned, after publishing. */
   write<T>(
@@ -115,6 +125,17 @@ export interface SessionWriter {
    * just read it (`listSessionsReadingClarification`), spares the clarification read.
    */
   pendingAction(sessionId: string, activeClarification?: boolean): Promise<PendingAction>;
+  /**
+   * Runs `change`, which deletes session rows (one session, or a task and its
+   * sessions) in one transaction and says what went; each session's
+   * subscribers then hear `session.deleted` (or `task.deleted`) at the
+   * revision after its last, staged and logged like any write's events.
+   * No session lock: the delete waits for a write holding the session's row,
+   * and a write after it finds no session and stages nothing.
+   */
+  deleteSessions(
+    change: (tx: RepoContext) => Promise<SessionsDeleted | undefined>,
+  ): Promise<SessionsDeleted | undefined>;
 }
 
 const TERMINAL: ReadonlySet<string> = new Set(TERMINAL_SESSION_STATES);
@@ -236,5 +257,29 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
     },
     pendingAction: (sessionId, activeClarification) =>
       pendingAction(deps.store, sessionId, activeClarification),
+    async deleteSessions(change) {
+      const { deleted, events } = await deps.store.transaction(async (tx) => {
+        const deleted = await change(tx);
+        const events = deleted ? deletionEvents(deleted) : [];
+        if (deps.log) {
+          for (const event of events) await deps.log(tx, event.session_id, [event]);
+        }
+        return { deleted, events };
+      });
+      for (const event of events) deps.events.publish(event);
+      return deleted;
+    },
   };
+}
+
+/** A deleted session's last event: nothing waits on a person in a session that is gone. */
+function deletionEvents(deleted: SessionsDeleted): ClarionEvent[] {
+  return deleted.sessions.map((session) => ({
+    type: deleted.withTask ? 'task.deleted' : 'session.deleted',
+    session_id: session.id,
+    task_id: session.task_id,
+    workspace_id: deleted.workspaceId,
+    revision: session.revision + 1,
+    pending_action: null,
+  }));
 }

@@ -80,6 +80,11 @@ export class VisibilityCache {
     this.entries.clear();
   }
 
+  /** Forgets one session's answer (it was deleted). */
+  forget(sessionId: string): void {
+    this.entries.delete(sessionId);
+  }
+
   get size(): number {
     return this.entries.size;
   }

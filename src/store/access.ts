@@ -205,6 +205,22 @@ export async function canSeeTask(
   return row !== undefined;
 }
 
+/** Whether a person belongs to the workspace; an agent belongs to none. */
+export async function canSeeWorkspace(
+  ctx: RepoContext,
+  principal: Principal,
+  workspaceId: string,
+): Promise<boolean> {
+  if (principal.kind === 'agent') return false;
+  const row = await ctx.db
+    .selectFrom('workspace_members')
+    .select('workspace_id')
+    .where('workspace_id', '=', workspaceId)
+    .where('user_id', '=', principal.userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** IDs of the workspaces a user belongs to. */
 export async function memberWorkspaceIds(ctx: RepoContext, userId: string): Promise<string[]> {
   const rows = await ctx.db

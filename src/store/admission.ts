@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { MessageQueueTable } from './tables.js';
+import type { SessionRecord } from './tasks.js';
 
 export type QueuedMessage = MessageQueueTable;
 
@@ -146,15 +147,45 @@ export async function takeNextQueued(
   return next;
 }
 
-export async function deleteSessionRow(ctx: RepoContext, sessionId: string): Promise<boolean> {
-  const result = await ctx.db
-    .deleteFrom('task_sessions')
-    .where('id', '=', sessionId)
-    .executeTakeFirst();
-  return result.numDeletedRows === 1n;
+/** Session rows a delete removed, as they were, and their task's workspace. */
+export interface DeletedSessions {
+  readonly sessions: readonly SessionRecord[];
+  readonly workspaceId: string;
 }
 
-export async function deleteTaskRow(ctx: RepoContext, taskId: string): Promise<boolean> {
-  const result = await ctx.db.deleteFrom('tasks').where('id', '=', taskId).executeTakeFirst();
-  return result.numDeletedRows === 1n;
+export async function deleteSessionRow(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<DeletedSessions | undefined> {
+  const session = await ctx.db
+    .deleteFrom('task_sessions')
+    .where('id', '=', sessionId)
+    .returningAll()
+    .executeTakeFirst();
+  if (!session) return undefined;
+  const task = await ctx.db
+    .selectFrom('tasks')
+    .select('workspace_id')
+    .where('id', '=', session.task_id)
+    .executeTakeFirstOrThrow();
+  return { sessions: [session], workspaceId: task.workspace_id };
+}
+
+/** The task and its sessions (each returned as it was); `undefined` if the task is gone. */
+export async function deleteTaskRow(
+  ctx: RepoContext,
+  taskId: string,
+): Promise<DeletedSessions | undefined> {
+  // The sessions first, to say which went: the task's delete would take them along unseen.
+  const sessions = await ctx.db
+    .deleteFrom('task_sessions')
+    .where('task_id', '=', taskId)
+    .returningAll()
+    .execute();
+  const task = await ctx.db
+    .deleteFrom('tasks')
+    .where('id', '=', taskId)
+    .returning('workspace_id')
+    .executeTakeFirst();
+  return task ? { sessions, workspaceId: task.workspace_id } : undefined;
 }

@@ -70,6 +70,7 @@ export {
   bundleForPrincipal,
   bundleForPrincipalQuery,
   canSeeSession,
+  canSeeWorkspace,
   canSeeTask,
   memberWorkspaceIds,
 } from './access.js';
@@ -170,7 +171,7 @@ export {
   touchTokenUse,
   wallTimestamp,
 } from './tokens.js';
-export type { QueuedMessage } from './admission.js';
+export type { DeletedSessions, QueuedMessage } from './admission.js';
 export {
   clearQueue,
   deleteQueued,

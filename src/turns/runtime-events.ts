@@ -4,7 +4,8 @@
  * next queued message, with a new agent when a cancelled turn was ended by
  * stopping its agent), and an agent that fails fails its session with the
  * reason and expires its bundles. A deliberate stop (delete, shutdown) only
- * revokes the agent's credential: it is no failure. The host's own stop to
+ * revokes the agent's credential: it is no failure, and the turn a deletion's
+ * stop ends writes nothing (`CancelRequests.beingDeleted`). The host's own stop to
  * end a turn also runs the queue, with a new agent: the turn it ended may
  * never have been the agent's, so no turn's end does. Each write is retried while the storage is
  * unavailable (`durable-write.ts`): a report is never dropped for that.
@@ -156,6 +157,8 @@ async function endTurn(
   deps: TurnsDeps,
   event: Extract<RuntimeEvent, { type: 'turn_ended' }>,
 ): Promise<void> {
+  // Its agent was stopped by the session's deletion: no failure of the turn, and its rows go.
+  if (deps.cancellations.beingDeleted(event.sessionId)) return;
   await writeRetrying(deps, event.sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);

@@ -1,7 +1,8 @@
 /**
  * Tasks and sessions as people manage them: create (with a first prompt),
  * list, cancel the running turn, delete. Deleting stops the agent and settles
- * what is live in memory before any row goes.
+ * what is live in memory before any row goes; its subscribers hear that the
+ * session (or task) is gone with the delete's commit.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
@@ -202,13 +203,17 @@ export async function deleteSession(
   if (principal.kind !== 'user' || !(await canSeeSession(deps.store, principal, sessionId))) {
     return SESSION_NOT_FOUND;
   }
-  const elsewhere = await settleSession(deps, sessionId);
-  const deleted = await deps.store.transaction(async (tx) => {
-    const gone = await deleteSessionRow(tx, sessionId);
-    if (gone) await tellHolders(deps, tx, elsewhere);
-    return gone;
-  });
-  return deleted ? { ok: true } : SESSION_NOT_FOUND;
+  try {
+    const elsewhere = await settleSession(deps, sessionId);
+    const deleted = await deps.sessions.deleteSessions(async (tx) => {
+      const gone = await deleteSessionRow(tx, sessionId);
+      if (gone) await tellHolders(deps, tx, elsewhere);
+      return gone && { ...gone, withTask: false };
+    });
+    return deleted ? { ok: true } : SESSION_NOT_FOUND;
+  } finally {
+    deps.cancellations.deletionEnded(sessionId);
+  }
 }
 
 export async function deleteTask(
@@ -219,24 +224,32 @@ export async function deleteTask(
   if (principal.kind !== 'user' || !(await canSeeTask(deps.store, principal, taskId))) {
     return TASK_NOT_FOUND;
   }
-  const elsewhere: string[] = [];
-  for (const session of await listSessions(deps.store, taskId))
-    elsewhere.push(...(await settleSession(deps, session.id)));
-  const deleted = await deps.store.transaction(async (tx) => {
-    const gone = await deleteTaskRow(tx, taskId);
-    if (gone) await tellHolders(deps, tx, elsewhere);
-    return gone;
-  });
-  return deleted ? { ok: true } : TASK_NOT_FOUND;
+  const sessions = await listSessions(deps.store, taskId);
+  try {
+    const elsewhere: string[] = [];
+    for (const session of sessions) elsewhere.push(...(await settleSession(deps, session.id)));
+    const deleted = await deps.sessions.deleteSessions(async (tx) => {
+      const gone = await deleteTaskRow(tx, taskId);
+      if (gone) await tellHolders(deps, tx, elsewhere);
+      return gone && { ...gone, withTask: true };
+    });
+    return deleted ? { ok: true } : TASK_NOT_FOUND;
+  } finally {
+    for (const session of sessions) deps.cancellations.deletionEnded(session.id);
+  }
 }
 
 /**
  * Settles memory-owned requests, stops the agent and ends live waits before
- * the rows go. Returns the session when its agent may run on another replica,
- * whose holder hears `stop` with the delete's commit (a lost wake is covered:
- * the lease row goes with the session, and the holder fences at its renew).
+ * the rows go. The turn the stop ends writes nothing: no failure, no idle
+ * session, for an agent the deletion stopped (its rows go). Returns the
+ * session when its agent may run on another replica, whose holder hears
+ * `stop` with the delete's commit (a lost wake is covered: the lease row goes
+ * with the session, and the holder fences at its renew); the session is gone
+ * by then, so that turn's end writes nothing either.
  */
 async function settleSession(deps: TurnsDeps, sessionId: string): Promise<string[]> {
+  deps.cancellations.deletionStarted(sessionId);
   deps.userInputs.sessionDeleted(sessionId);
   await confirmLease(deps, sessionId);
   const here = deps.host.isStarted(sessionId);

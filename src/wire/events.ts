@@ -18,6 +18,8 @@ const sessionScoped = {
   pending_action: pendingAction,
 };
 
+const deletion = { ...sessionScoped, pending_action: z.null(), workspace_id: z.string() };
+
 export type UserInputEventType = (typeof USER_INPUT_EVENT_TYPES)[number];
 
 export const clarionEvent = z
@@ -36,6 +38,14 @@ export const clarionEvent = z
     }),
     /** The session's queue changed (a machine-owned follow-up came or went); refetch it. */
     z.object({ ...sessionScoped, type: z.literal('queue.changed') }),
+    /**
+     * The session is gone, and nothing of it is served again: deleted on its
+     * own, or with its task (`task.deleted`, one for each session the task
+     * had; the task is gone too). `revision` is the one after the session's
+     * last. `workspace_id` is the task's: who may hear of it.
+     */
+    z.object({ ...deletion, type: z.literal('session.deleted') }),
+    z.object({ ...deletion, type: z.literal('task.deleted') }),
   ])
   .meta({ id: 'Event' });
 export type ClarionEvent = z.infer<typeof clarionEvent>;

@@ -340,14 +340,17 @@ async function settle(): Promise<void> {
 }
 
 describe('ModelSync with user inputs', () => {
-  function setup(snapshot: () => Snapshot = () => ok({ requests: [] })) {
+  function setup(
+    snapshot: () => Snapshot = () => ok({ requests: [] }),
+    api: Partial<ApiClient> = {},
+  ) {
     const socket = new FakeSocket();
     const model = new ReadModel();
     const userInputs = new UserInputModel();
     const sync = new ModelSync({
       model,
       userInputs,
-      api: fakeApi(snapshot),
+      api: { ...fakeApi(snapshot), ...api },
       openSocket: () => socket,
       setTimer: () => undefined,
       clearTimer: () => undefined,
@@ -395,6 +398,53 @@ describe('ModelSync with user inputs', () => {
     const state = userInputs.getState();
     expect(Object.keys(state.requests)).toEqual(['action-1']);
     expect(state.requests['action-1']?.view.status).toBe('armed');
+    sync.stop();
+  });
+
+  it('drops a deleted task, its session and open requests; nothing older brings them back', async () => {
+    const task = { id: T, workspace_id: 'w', title: 'Parser', created_at: 'a', updated_at: 'a' };
+    // The task list as read before the delete, whenever it is read.
+    const { socket, model, userInputs, sync } = setup(undefined, {
+      tasks: () => ok({ tasks: [task] }),
+    });
+    sync.start();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    const state = (revision: number): ClarionEvent => ({
+      type: 'session.state_changed',
+      state: 'waiting_for_input',
+      session_id: S,
+      task_id: T,
+      revision,
+      pending_action: 'action',
+    });
+    socket.frame({ type: 'event', event: state(3) });
+    socket.frame({ type: 'event', event: userInputEvent('user_input.requested', action(1)) });
+    expect(model.getState().tasks[T]).toBeDefined();
+    expect(waitingRequests(userInputs.getState())).toHaveLength(1);
+
+    socket.frame({
+      type: 'event',
+      event: {
+        type: 'task.deleted',
+        session_id: S,
+        task_id: T,
+        workspace_id: 'w',
+        revision: 4,
+        pending_action: null,
+      },
+    });
+    expect(model.getState().tasks[T]).toBeUndefined();
+    expect(model.getState().sessions[S]).toBeUndefined();
+    expect(model.getState().missing[S]).toBe(true);
+    expect(waitingRequests(userInputs.getState())).toEqual([]);
+
+    // An event relayed late, and the stale task list again.
+    socket.frame({ type: 'event', event: state(2) });
+    await sync.refresh();
+    expect(model.getState().sessions[S]).toBeUndefined();
+    expect(model.getState().tasks[T]).toBeUndefined();
     sync.stop();
   });
 

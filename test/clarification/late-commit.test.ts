@@ -33,6 +33,7 @@ function lateClaimAcknowledgement(sessions: SessionWriter, script: Script): Sess
   let claimed = false;
   return {
     pendingAction: (sessionId) => sessions.pendingAction(sessionId),
+    deleteSessions: (change) => sessions.deleteSessions(change),
     async write(sessionId, change, options) {
       const budget = options?.signal;
       if (!claimed && budget) {

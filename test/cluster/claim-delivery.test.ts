@@ -446,6 +446,7 @@ describe('claim delivery across replicas on postgres', () => {
     // A recovery (another replica's start) puts the claim back just before the delivery's clear.
     const recoveringFirst = (inner: SessionWriter): SessionWriter => ({
       pendingAction: (sessionId, active) => inner.pendingAction(sessionId, active),
+      deleteSessions: (change) => inner.deleteSessions(change),
       async write(sessionId, change, options) {
         const rows = race.pendingId ? await messagesByPendingId(a.store, race.pendingId) : [];
         const claimed = rows.filter((row) => row.metadata.response_delivery_pending === true);
@@ -539,6 +540,7 @@ describe('claim delivery across replicas on postgres', () => {
     // B takes the delivery between the recovery's read and its write.
     const racing: SessionWriter = {
       pendingAction: (sessionId, active) => inner.pendingAction(sessionId, active),
+      deleteSessions: (change) => inner.deleteSessions(change),
       async write(sessionId, change, options) {
         expect(await takeDelivery(b.store, ids, 'B')).toBe(true);
         return inner.write(sessionId, change, options);

@@ -25,6 +25,7 @@ import {
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   appendMessage,
+  deleteSessionRow,
   openStore,
   transitionSession,
   type MessageRecord,
@@ -127,6 +128,25 @@ describe('event relay on postgres', () => {
     revision: event.revision,
     session_id: event.session_id,
     ...('message' in event ? { message: event.message.id } : {}),
+  });
+
+  it("a deletion on A reaches B's hub after the session's other events", async () => {
+    const a = await replica('A');
+    const b = await replica('B');
+    seeded = await seedSession(a.store);
+    await ask(a, 'bundle-gone');
+    await a.writer.deleteSessions(async (tx) => {
+      const gone = await deleteSessionRow(tx, seeded.session.id);
+      return gone && { ...gone, withTask: false };
+    });
+    await eventually(() => b.hub.events.length === a.hub.events.length);
+    expect(b.hub.events).toEqual(a.hub.events);
+    expect(b.hub.events.at(-1)).toMatchObject({
+      type: 'session.deleted',
+      session_id: seeded.session.id,
+      workspace_id: seeded.task.workspace_id,
+      revision: (a.hub.events.at(-2)?.revision ?? 0) + 1,
+    });
   });
 
   it("a write on A reaches B's hub once, in order, with A's revisions", async () => {

@@ -21,6 +21,7 @@ import {
 import {
   addWorkspaceMember,
   canSeeSession,
+  canSeeWorkspace,
   createUser,
   openStore,
   type Store,
@@ -104,6 +105,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
 
     hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
+      canSeeWorkspace: (principal, workspaceId) => canSeeWorkspace(store, principal, workspaceId),
       clock: systemClock(),
       logger: silent,
     });
@@ -284,6 +286,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
 describe('GET /api/v1/events without a socket', () => {
   const hub = createEventHub({
     canSeeSession: () => Promise.resolve(true),
+    canSeeWorkspace: () => Promise.resolve(true),
     clock: systemClock(),
     logger: silent,
   });

@@ -91,7 +91,12 @@ export interface ModelState {
   queueTicks: Record<string, number>;
   /** Sessions the server says do not exist for this person (deleted, or never theirs). */
   missing: Record<string, true>;
+  /** What an event said was deleted: a snapshot read before it never brings it back. */
+  deleted: { sessions: Record<string, true>; tasks: Record<string, true> };
 }
+
+/** The events that say a session is gone: on its own, or with its task. */
+export type DeletionEvent = Extract<ClarionEvent, { type: 'session.deleted' | 'task.deleted' }>;
 
 export const TERMINAL_STATES: readonly SessionState[] = ['completed', 'failed', 'cancelled'];
 
@@ -199,6 +204,7 @@ export const transitions = {
   tasks(state: ModelState, tasks: readonly TaskView[]): ModelState {
     const next: Record<string, TaskView> = {};
     for (const task of tasks) {
+      if (state.deleted.tasks[task.id]) continue;
       const known = state.tasks[task.id];
       next[task.id] = known && !isNewer(task.updated_at, known.updated_at) ? known : task;
     }
@@ -208,6 +214,7 @@ export const transitions = {
   sessions(state: ModelState, sessions: readonly SessionView[]): ModelState {
     let result = state;
     for (const view of sessions) {
+      if (state.deleted.sessions[view.id]) continue;
       const known = result.sessions[view.id] ?? emptySession(view.id, view.task_id);
       const newerState = view.revision > known.state_revision;
       // What we hold may predate a reconnect, and the events that would correct it are
@@ -239,7 +246,8 @@ export const transitions = {
     if (generation !== state.generation) return state;
     const nextBundles: Record<string, BundleState> = { ...state.bundles };
     const seen = new Set<string>();
-    for (const bundle of bundles) {
+    const live = bundles.filter((bundle) => !state.deleted.sessions[bundle.session_id]);
+    for (const bundle of live) {
       seen.add(bundle.pending_id);
       const known = nextBundles[bundle.pending_id];
       const questions: Record<string, BundleQuestion> = { ...known?.questions };
@@ -275,7 +283,7 @@ export const transitions = {
       nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
     }
     let result: ModelState = { ...state, bundles: nextBundles };
-    for (const bundle of bundles) {
+    for (const bundle of live) {
       if (!result.sessions[bundle.session_id]) {
         result = {
           ...result,
@@ -309,6 +317,8 @@ export const transitions = {
   },
 
   event(state: ModelState, event: ClarionEvent): ModelState {
+    // Nothing of a deleted session is newer than its deletion.
+    if (state.deleted.sessions[event.session_id]) return state;
     let result = state;
     const known =
       result.sessions[event.session_id] ?? emptySession(event.session_id, event.task_id);
@@ -338,6 +348,33 @@ export const transitions = {
       result = applyMessage(result, event.message);
     }
     return result;
+  },
+
+  /**
+   * The session is gone (with its task, for `task.deleted`): it, its bundles
+   * and, for a task, the task leave every view; an open transcript says the
+   * session is not found.
+   */
+  deleted(state: ModelState, event: DeletionEvent): ModelState {
+    const { session_id: sessionId, task_id: taskId } = event;
+    const withTask = event.type === 'task.deleted';
+    return {
+      ...state,
+      tasks: withTask
+        ? Object.fromEntries(Object.entries(state.tasks).filter(([id]) => id !== taskId))
+        : state.tasks,
+      sessions: Object.fromEntries(
+        Object.entries(state.sessions).filter(([id]) => id !== sessionId),
+      ),
+      bundles: Object.fromEntries(
+        Object.entries(state.bundles).filter(([, bundle]) => bundle.session_id !== sessionId),
+      ),
+      missing: { ...state.missing, [sessionId]: true },
+      deleted: {
+        sessions: { ...state.deleted.sessions, [sessionId]: true },
+        tasks: withTask ? { ...state.deleted.tasks, [taskId]: true } : state.deleted.tasks,
+      },
+    };
   },
 
   queueTouched(state: ModelState, sessionId: string): ModelState {
@@ -389,6 +426,7 @@ function retireQuestions(bundle: BundleState, status: RowStatus, version: string
 }
 
 function applyMessage(state: ModelState, message: MessageView): ModelState {
+  if (state.deleted.sessions[message.session_id]) return state;
   const session =
     state.sessions[message.session_id] ?? emptySession(message.session_id, message.task_id);
   const known = session.messages[message.id];
@@ -459,6 +497,7 @@ export function initialState(): ModelState {
     bundles: {},
     queueTicks: {},
     missing: {},
+    deleted: { sessions: {}, tasks: {} },
   };
 }
 

@@ -10,6 +10,8 @@
  * User-input events carry the request's own revision, not the session's, so
  * they go to the user-input model only. `queue.changed` is a session event
  * like the others: the revision it moves makes open queue lists reload.
+ * `session.deleted` and `task.deleted` take the session (and the task) out
+ * of both models, and out of the transcripts reloaded on a reconnect.
  */
 import type { ApiClient } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
@@ -138,6 +140,11 @@ export class ModelSync {
     const { model, userInputs } = this.deps;
     if (isUserInputEvent(event)) {
       userInputs.update((state) => userInputTransitions.view(state, event.request));
+    } else if (event.type === 'session.deleted' || event.type === 'task.deleted') {
+      this.openSessions.delete(event.session_id);
+      model.update((state) => transitions.deleted(state, event));
+      userInputs.update((state) => userInputTransitions.sessionDeleted(state, event.session_id));
+      return;
     } else {
       model.update((state) => transitions.event(state, event));
     }

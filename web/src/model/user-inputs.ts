@@ -116,6 +116,16 @@ export const userInputTransitions = {
     return result;
   },
 
+  /** The session was deleted: its requests still open leave every list. */
+  sessionDeleted(state: UserInputsState, sessionId: string): UserInputsState {
+    let result = state;
+    for (const entry of Object.values(state.requests)) {
+      if (entry.view.session_id !== sessionId || isOver(entry)) continue;
+      result = put(result, { ...entry, retired: true });
+    }
+    return result;
+  },
+
   /** The server no longer knows the request (404 on respond): it leaves every list. */
   retire(state: UserInputsState, requestId: string): UserInputsState {
     const known = state.requests[requestId];

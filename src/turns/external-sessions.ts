@@ -3,7 +3,9 @@
  * spawn (someone's own Claude Code with a user token) has no session of its
  * own, so it gets one: an `external` session of a task named after the MCP
  * client, in the user's first workspace. The same user and client name reuse
- * it while it has not ended, so one client's questions stay together.
+ * it while it has not ended, so one client's questions stay together. Only an
+ * ask opens one (`ensureExternalSession`); the client's reads look it up
+ * (`findExternalSession`) and change nothing.
  *
  * Finding it goes through the store's existing reads (tasks of the user's
  * workspaces), once per MCP session: the caller (`agents/mcp`) caches the
@@ -38,6 +40,25 @@ export async function externalSessionLive(ctx: RepoContext, sessionId: string): 
   return session !== undefined && !TERMINAL.has(session.state);
 }
 
+/** An external session found without opening one: `sessionId` is absent when there is none. */
+export type ExternalSessionLookup =
+  { ok: true; sessionId?: string } | { ok: false; code: 'no_workspace' };
+
+/**
+ * The user's live external session for `title`, if there is one; opens
+ * nothing, so a read or a refused call of a client that has asked nothing
+ * yet does not make it a task.
+ */
+export async function findExternalSession(
+  ctx: RepoContext,
+  userId: string,
+  title: string,
+): Promise<ExternalSessionLookup> {
+  const found = await lookUp(ctx, userId, title);
+  if (!found.homeId) return { ok: false, code: 'no_workspace' };
+  return found.live ? { ok: true, sessionId: found.live.sessionId } : { ok: true };
+}
+
 /** The user's live external session for `title`, created when there is none. */
 export async function ensureExternalSession(
   store: Store,
@@ -48,22 +69,10 @@ export async function ensureExternalSession(
     // Two first questions of one client at once must not open two sessions;
     // PostgreSQL serializes on this key, SQLite has a single writer anyway.
     await tx.dialect.lockSession(tx.db, `external-agent:${userId}:${title}`);
-    const workspaces = await listMemberWorkspaces(tx, userId);
-    const home = workspaces[0];
-    if (!home) return { ok: false, code: 'no_workspace' } as const;
-    const tasks = await listTasks(
-      tx,
-      workspaces.map((workspace) => workspace.id),
-    );
-    const candidates = tasks.filter((task) => task.created_by === userId && task.title === title);
-    for (const task of [...candidates].reverse()) {
-      const sessions = await listSessions(tx, task.id);
-      const live = sessions
-        .filter((s) => s.agent_profile === EXTERNAL_AGENT_PROFILE && !TERMINAL.has(s.state))
-        .at(-1);
-      if (live) return { ok: true, sessionId: live.id, taskId: task.id, created: false } as const;
-    }
-    const task = await createTask(tx, { workspaceId: home.id, title, createdBy: userId });
+    const { homeId, live } = await lookUp(tx, userId, title);
+    if (!homeId) return { ok: false, code: 'no_workspace' } as const;
+    if (live) return { ok: true, ...live, created: false } as const;
+    const task = await createTask(tx, { workspaceId: homeId, title, createdBy: userId });
     const session = await createSession(tx, {
       taskId: task.id,
       agentProfile: EXTERNAL_AGENT_PROFILE,
@@ -72,4 +81,28 @@ export async function ensureExternalSession(
     await setSessionState(tx, session.id, 'running');
     return { ok: true, sessionId: session.id, taskId: task.id, created: true } as const;
   });
+}
+
+/** The user's first workspace (where a new session goes) and their live session for `title`. */
+async function lookUp(
+  ctx: RepoContext,
+  userId: string,
+  title: string,
+): Promise<{ homeId?: string; live?: { sessionId: string; taskId: string } }> {
+  const workspaces = await listMemberWorkspaces(ctx, userId);
+  const home = workspaces[0];
+  if (!home) return {};
+  const tasks = await listTasks(
+    ctx,
+    workspaces.map((workspace) => workspace.id),
+  );
+  const candidates = tasks.filter((task) => task.created_by === userId && task.title === title);
+  for (const task of [...candidates].reverse()) {
+    const sessions = await listSessions(ctx, task.id);
+    const live = sessions
+      .filter((s) => s.agent_profile === EXTERNAL_AGENT_PROFILE && !TERMINAL.has(s.state))
+      .at(-1);
+    if (live) return { homeId: home.id, live: { sessionId: live.id, taskId: task.id } };
+  }
+  return { homeId: home.id };
 }

@@ -15,6 +15,8 @@ export { agentProfileList } from './agent-profiles.js';
 export {
   ensureExternalSession,
   externalSessionLive,
+  findExternalSession,
+  type ExternalSessionLookup,
   type ExternalSessionResult,
 } from './external-sessions.js';
 export { restartSession, type RestartResult } from './restart.js';

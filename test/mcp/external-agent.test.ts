@@ -210,6 +210,49 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     });
   });
 
+  it('makes the client no task for a read or a refused call; its first ask does', async () => {
+    const minted = await issueToken(m.h.store, {
+      kind: 'external_agent',
+      userId: m.h.principals.member.userId,
+      name: 'Reader',
+    });
+    const agent = await m.connect(minted.secret, 'quiet-client');
+    const tasksNamed = async () =>
+      m.h.store.db.selectFrom('tasks').select('id').where('title', '=', 'quiet-client').execute();
+
+    const unknown = await m.call(agent, 'wait_for_answer', {
+      pending_id: 'no-such-pending-id',
+      timeout_seconds: 1,
+    });
+    expect(toolErrorText(unknown)).toBe('clarification request not found');
+    expect(structured(await m.call(agent, 'list_pending_questions', {}))).toEqual({
+      pending: [],
+      next_cursor: null,
+    });
+    const answer = await m.call(agent, 'answer_question', { pending_id: 'x', ...ANSWERS });
+    expect(toolErrorText(answer)).toBe(OUTCOMES.person_required.mcpMessage);
+    expect(await tasksNamed()).toEqual([]);
+
+    // The first ask opens the task; later reads find it and open no other.
+    const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
+    const { pendingId } = await newestVisible();
+    const listed = structured(await m.call(agent, 'list_pending_questions', {}));
+    expect((listed.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
+      pendingId,
+    ]);
+    // A new MCP session of the same client finds it too, without asking first.
+    const again = await m.connect(minted.secret, 'quiet-client');
+    const found = structured(await m.call(again, 'list_pending_questions', {}));
+    expect((found.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
+      pendingId,
+    ]);
+    expect(await tasksNamed()).toHaveLength(1);
+    await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, pendingId, {
+      rejected: true,
+    });
+    expect(structured(await asking)).toMatchObject({ status: 'skipped' });
+  });
+
   it('refuses an invalid first ask before making the client a task', async () => {
     const external = await m.connect(m.tokens.member, 'fresh-client');
     const [first, second] = TWO_QUESTIONS.questions;

@@ -20,7 +20,12 @@ import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { callContext, type BoundCall, type RunningCall, type ToolExtra } from './call-context.js';
 import type { CredentialWatch } from './credential-watch.js';
 import { externalTaskTitle } from './external-session.js';
-import { ensureExternalSession, externalSessionLive } from '../../turns/index.js';
+import {
+  ensureExternalSession,
+  externalSessionLive,
+  findExternalSession,
+  type ExternalSessionLookup,
+} from '../../turns/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { registerActionTool } from './action-tool.js';
 import { askWithinBound } from './bounded-ask.js';
@@ -78,6 +83,13 @@ export interface McpSessionHooks {
 /** The tool a person answers with: a respond, counted as one even when refused before it runs. */
 export const ANSWER_TOOL = 'answer_question';
 
+/**
+ * The session an external agent reads as before its first ask opens one:
+ * no session has this ID (they are generated), so it holds no question and
+ * every read finds what a new session's would.
+ */
+const UNOPENED_EXTERNAL_SESSION = 'external-session-not-opened';
+
 const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
 
@@ -98,38 +110,47 @@ export function registerClarionTools(
   // The external session is found once per MCP session, then only re-checked.
   let externalSessionId: string | undefined;
 
-  /** The external session of this MCP session's client; `undefined` when the user has no workspace. */
-  async function externalSession(userId: string): Promise<string | undefined> {
+  /**
+   * The external session of this MCP session's client. Only an ask opens one
+   * (`open`); for any other call it is looked up, so a read or a refused
+   * call makes the client no task: `sessionId` is absent until its first ask.
+   */
+  async function externalSession(userId: string, open: boolean): Promise<ExternalSessionLookup> {
     if (externalSessionId !== undefined && (await externalSessionLive(store, externalSessionId))) {
-      return externalSessionId;
+      return { ok: true, sessionId: externalSessionId };
     }
     const title = externalTaskTitle(server.server.getClientVersion()?.name);
+    if (!open) return findExternalSession(store, userId, title);
     const found = await ensureExternalSession(store, userId, title);
-    if (!found.ok) return undefined;
+    if (!found.ok) return found;
     externalSessionId = found.sessionId;
     if (found.created)
       logger.info({ sessionId: found.sessionId, title }, 'mcp external session opened');
-    return found.sessionId;
+    return { ok: true, sessionId: found.sessionId };
   }
 
   async function askTarget(
     holder: TokenHolder,
   ): Promise<{ sessionId: string; external: boolean } | undefined> {
     if (holder.kind === 'agent') return { sessionId: holder.sessionId, external: false };
-    const sessionId = await externalSession(holder.userId);
-    return sessionId === undefined ? undefined : { sessionId, external: true };
+    const found = await externalSession(holder.userId, true);
+    return found.ok && found.sessionId !== undefined
+      ? { sessionId: found.sessionId, external: true }
+      : undefined;
   }
 
   /**
    * The principal a call acts as: an external agent is an agent of its
    * client's external session, so it asks and waits there and never decides.
+   * Before its first ask it has none, and reads as an agent of a session
+   * that holds nothing.
    */
   async function principalOf(holder: TokenHolder): Promise<Principal | undefined> {
     if (holder.kind !== 'external_agent') return holder;
-    const sessionId = await externalSession(holder.userId);
-    return sessionId === undefined
-      ? undefined
-      : { kind: 'agent', userId: holder.userId, sessionId };
+    const found = await externalSession(holder.userId, false);
+    if (!found.ok) return undefined;
+    const sessionId = found.sessionId ?? UNOPENED_EXTERNAL_SESSION;
+    return { kind: 'agent', userId: holder.userId, sessionId };
   }
 
   /**

@@ -120,6 +120,7 @@ export {
   type OutcomeCode,
   type OutcomeEntry,
 } from './outcomes.js';
+export { inputIssues } from './input-issues.js';
 export {
   answer,
   askInput,

@@ -223,7 +223,14 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     const shape = await m.call(client, 'ask_user_question', {
       questions: [{ prompt: 'Pick', options: [{ label: 'Only', description: 'one' }] }],
     });
-    expect(toolErrorText(shape)).toMatch(/needs at least 2 options at questions\[0\]\.options/);
+    expect(toolErrorText(shape)).toBe(
+      'invalid arguments for ask_user_question\n- questions.0.options: needs at least 2 options',
+    );
+    expect(shape.structuredContent).toEqual({
+      error: 'invalid arguments for ask_user_question',
+      code: 'invalid_request',
+      issues: [{ path: 'questions.0.options', message: 'needs at least 2 options' }],
+    });
 
     const duplicate = await m.call(client, 'ask_user_question', {
       questions: [
@@ -237,7 +244,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
       ],
     });
     expect(toolErrorText(duplicate)).toBe(
-      'invalid questions\n- questions.0.options: duplicate option id',
+      'invalid arguments for ask_user_question\n- questions.0.options: duplicate option id',
     );
     expect(duplicate.structuredContent).toMatchObject({ code: 'invalid_request' });
     expect(m.h.waiters.pendingIdsOf(m.h.seeded.session.id)).toEqual([]);

@@ -4,13 +4,13 @@
  * also arms a follow-up message, sent for the person when the agent's turn
  * ends (DESIGN §7). Only an agent's own session can ask.
  */
-import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { failure, requestUserActionInput, type ActionOutput } from '../../wire/index.js';
 import { getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import type { BoundCall, ToolExtra } from './call-context.js';
+import type { CheckedTools } from './checked-tools.js';
 import { withProgress } from './progress.js';
 import { revokedResult, toolFailure, toolResult } from './results.js';
 
@@ -21,10 +21,9 @@ export interface ActionToolDeps {
 }
 
 export function registerActionTool(
-  server: McpServer,
+  server: CheckedTools,
   deps: ActionToolDeps,
   authenticated: (
-    args: unknown,
     extra: ToolExtra,
     body: (caller: BoundCall) => Promise<CallToolResult>,
   ) => Promise<CallToolResult>,
@@ -39,7 +38,7 @@ export function registerActionTool(
       inputSchema: requestUserActionInput,
     },
     (args, extra) =>
-      authenticated(args, extra, async ({ principal, signal, credential }) => {
+      authenticated(extra, async ({ principal, signal, credential }) => {
         if (principal.kind !== 'agent') {
           return toolFailure(
             failure('forbidden', 'only an agent inside a Clarion session can ask this'),

@@ -28,6 +28,7 @@ import {
 } from '../../turns/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { registerActionTool } from './action-tool.js';
+import { checkedTools, invalidArguments } from './checked-tools.js';
 import { askWithinBound } from './bounded-ask.js';
 import { hasProgressToken, withProgress } from './progress.js';
 import {
@@ -47,7 +48,6 @@ import {
   MAX_OPTIONS,
   MAX_QUESTIONS,
   MIN_OPTIONS,
-  textIssues,
   waitForAnswerInput,
 } from '../../wire/index.js';
 
@@ -90,6 +90,8 @@ export const ANSWER_TOOL = 'answer_question';
  */
 const UNOPENED_EXTERNAL_SESSION = 'external-session-not-opened';
 
+const ASK_TOOL = 'ask_user_question';
+
 const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
 
@@ -101,10 +103,12 @@ const ASK_DESCRIPTION =
   "answered yet, or 'open' when the wait ended before an answer.";
 
 export function registerClarionTools(
-  server: McpServer,
+  mcp: McpServer,
   deps: McpToolDeps,
   session: McpSessionHooks,
 ): void {
+  // The tools check their own arguments, so every refusal has the catalogue's shape.
+  const server = checkedTools(mcp);
   const { clarification, store, logger } = deps;
   const progress = { intervalMs: deps.progressIntervalMs, logger };
   // The external session is found once per MCP session, then only re-checked.
@@ -119,7 +123,7 @@ export function registerClarionTools(
     if (externalSessionId !== undefined && (await externalSessionLive(store, externalSessionId))) {
       return { ok: true, sessionId: externalSessionId };
     }
-    const title = externalTaskTitle(server.server.getClientVersion()?.name);
+    const title = externalTaskTitle(mcp.server.getClientVersion()?.name);
     if (!open) return findExternalSession(store, userId, title);
     const found = await ensureExternalSession(store, userId, title);
     if (!found.ok) return found;
@@ -154,21 +158,18 @@ export function registerClarionTools(
   }
 
   /**
-   * Runs a tool body for an authenticated caller whose arguments are storable
-   * text (`invalid_text` otherwise, as REST answers the same strings); a
-   * cancelled call's stream is closed after. The route checked the token
-   * once; while the body runs it is watched, and the call's signal aborts
-   * when it is revoked (the waiting tools then answer `unauthorized`).
+   * Runs a tool body for an authenticated caller (its arguments were checked
+   * before: `checked-tools.ts`); a cancelled call's stream is closed after.
+   * The route checked the token once; while the body runs it is watched, and
+   * the call's signal aborts when it is revoked (the waiting tools then
+   * answer `unauthorized`).
    */
   async function authenticated(
-    args: unknown,
     extra: ToolExtra,
     body: (caller: RunningCall) => Promise<CallToolResult>,
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
     if (!caller) return toolFailure(failure('unauthorized'));
-    const badText = textIssues(args);
-    if (badText.length > 0) return toolFailure(failure('invalid_text', undefined, badText));
     session.callStarted();
     const credential = deps.credentials.watch(caller.token);
     try {
@@ -203,22 +204,20 @@ export function registerClarionTools(
 
   // Only an agent inside a Clarion session can ask for an action; nobody else is offered it.
   if (deps.userInputs && session.openedBy === 'agent') {
-    registerActionTool(
-      server,
-      { store, userInputs: deps.userInputs, progress },
-      (args, extra, body) => authenticated(args, extra, bound(body)),
+    registerActionTool(server, { store, userInputs: deps.userInputs, progress }, (extra, body) =>
+      authenticated(extra, bound(body)),
     );
   }
 
   server.registerTool(
-    'ask_user_question',
+    ASK_TOOL,
     { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
     (args, extra) =>
-      authenticated(args, extra, async ({ holder, token, signal, credential }) => {
+      authenticated(extra, async ({ holder, token, signal, credential }) => {
         // Checked before the external session is found: a bad ask creates no task.
         const checked = normalizeAsk(args);
         if (!checked.ok) {
-          return toolFailure(failure('invalid_request', 'invalid questions', checked.issues));
+          return toolFailure(invalidArguments(ASK_TOOL, checked.issues));
         }
         const target = await askTarget(holder);
         if (!target) {
@@ -269,7 +268,6 @@ export function registerClarionTools(
     },
     (args, extra) =>
       authenticated(
-        args,
         extra,
         bound(async ({ principal, signal, credential }) => {
           const askedMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
@@ -307,7 +305,6 @@ export function registerClarionTools(
     },
     (args, extra) =>
       authenticated(
-        args,
         extra,
         bound(async ({ principal }) => {
           const result = await clarification.listPending(principal, args);
@@ -327,7 +324,6 @@ export function registerClarionTools(
     },
     (args, extra) =>
       authenticated(
-        args,
         extra,
         bound(async ({ principal, signal, credentialLookupMs }) => {
           const { pending_id: pendingId, ...input } = args;

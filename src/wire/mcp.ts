@@ -1,10 +1,11 @@
 /**
  * Clarion's MCP tools on the wire: each tool's input, with the same limits as
  * REST (`answer_question` takes exactly the respond body), and the payloads
- * the tools return as structured content.
+ * the tools return as structured content, gathered per tool as the output
+ * schema it lists.
  */
 import { z } from 'zod';
-import { respondInputShape } from './clarification.js';
+import { pendingPage, respondInputShape, respondReply } from './clarification.js';
 import { visibleText } from './common.js';
 import { issue } from './outcomes.js';
 import {
@@ -111,6 +112,28 @@ export const actionOutput = z.object({
   request_id: z.string(),
 });
 export type ActionOutput = z.infer<typeof actionOutput>;
+
+// ---------------------------------------------------------------- each tool's output
+
+/** `ask_user_question`: decided, or still open (`waiting`: call `wait_for_answer` now). */
+export const askQuestionOutput = z.discriminatedUnion('status', [
+  ...decisionPayload.options,
+  openPayload,
+  waitingPayload,
+]);
+
+/** `wait_for_answer`: decided, or still open when the wait ended first. */
+export const waitForAnswerOutput = z.discriminatedUnion('status', [
+  ...decisionPayload.options,
+  openPayload,
+]);
+
+export const listPendingOutput = pendingPage;
+
+/** `answer_question`: REST's respond reply. */
+export const answerQuestionOutput = respondReply;
+
+export const requestUserActionOutput = actionOutput;
 
 /** A tool error's structured content. */
 export const toolErrorPayload = z.object({

@@ -5,7 +5,12 @@
  * ends (DESIGN §7). Only an agent's own session can ask.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { failure, requestUserActionInput, type ActionOutput } from '../../wire/index.js';
+import {
+  failure,
+  requestUserActionInput,
+  requestUserActionOutput,
+  type ActionOutput,
+} from '../../wire/index.js';
 import { getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -36,6 +41,7 @@ export function registerActionTool(
         'Ask the person to do something outside this conversation and wait until they press ' +
         "Done or Skip. Returns status 'done' or 'skipped' (with the person's reason, if they gave one), or 'expired' when nobody answered.",
       inputSchema: requestUserActionInput,
+      outputSchema: requestUserActionOutput,
     },
     (args, extra) =>
       authenticated(extra, async ({ principal, signal, credential }) => {

@@ -9,11 +9,24 @@
  * lists, limits included), and each call is checked here as REST checks a
  * body: text no database keeps first (`invalid_text`), then the shape
  * (`invalid_request`, an issue per field). Either way the tool never runs.
+ *
+ * Each tool also lists its output schema from the wire module, the same way.
+ * It admits the tool error's `{error, code, issues}` besides the tool's
+ * payloads: the SDK's client (1.x) checks a result's structured content
+ * against it even when the result is an error, and would throw on every
+ * refusal otherwise.
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { failure, inputIssues, textIssues, type Failure, type Issue } from '../../wire/index.js';
+import {
+  failure,
+  inputIssues,
+  textIssues,
+  toolErrorPayload,
+  type Failure,
+  type Issue,
+} from '../../wire/index.js';
 import type { ToolExtra } from './call-context.js';
 import { toolFailure } from './results.js';
 
@@ -24,6 +37,8 @@ export interface CheckedToolConfig<I extends ToolInputSchema> {
   readonly title: string;
   readonly description: string;
   readonly inputSchema: I;
+  /** The structured content of the tool's results (`wire/mcp.ts`). */
+  readonly outputSchema: z.ZodType;
   readonly annotations?: ToolAnnotations;
 }
 
@@ -49,7 +64,8 @@ export function checkedTools(server: McpServer): CheckedTools {
         {
           title: config.title,
           description: config.description,
-          inputSchema: listedAs(config.inputSchema),
+          inputSchema: listedAs(config.inputSchema, 'input'),
+          outputSchema: listedAs(config.outputSchema, 'output'),
           ...(config.annotations ? { annotations: config.annotations } : {}),
         },
         (args, extra) => {
@@ -83,20 +99,28 @@ export function invalidArguments(
 }
 
 // Every MCP session registers the same tools; their listings are made once.
-const listings = new WeakMap<ToolInputSchema, z.ZodObject>();
+const listings = { input: new WeakMap(), output: new WeakMap() } satisfies Record<
+  'input' | 'output',
+  WeakMap<z.ZodType, z.ZodObject>
+>;
 
-/** What the SDK parses with: any object passes, and it lists as `schema` does. */
-function listedAs(schema: ToolInputSchema): z.ZodObject {
-  let listing = listings.get(schema);
+/**
+ * What the SDK parses with: any object passes, and it lists as `schema`
+ * does, an output with the tool error as the alternative. The SDK lists
+ * only object schemas, so an output's root says `type: object` (every
+ * payload is one).
+ */
+function listedAs(schema: z.ZodType, io: 'input' | 'output'): z.ZodObject {
+  let listing = listings[io].get(schema);
   if (!listing) {
-    // The SDK's own conversion (draft 7, the input side); it adds `$schema` itself.
-    const listed: Record<string, unknown> = z.toJSONSchema(schema, {
-      target: 'draft-7',
-      io: 'input',
-    });
+    const listed: Record<string, unknown> = z.toJSONSchema(
+      io === 'input' ? schema : z.union([schema, toolErrorPayload]),
+      // The SDK's own conversion (draft 7), which adds `$schema` itself.
+      { target: 'draft-7', io },
+    );
     delete listed.$schema;
-    listing = z.looseObject({}).meta(listed);
-    listings.set(schema, listing);
+    listing = z.looseObject({}).meta(io === 'input' ? listed : { type: 'object', ...listed });
+    listings[io].set(schema, listing);
   }
   return listing;
 }

@@ -42,13 +42,17 @@ import {
 import {
   failure,
   answerQuestionInput,
+  answerQuestionOutput,
   askQuestionInput,
+  askQuestionOutput,
   DEFAULT_WAIT_SECONDS,
   listPendingInput,
+  listPendingOutput,
   MAX_OPTIONS,
   MAX_QUESTIONS,
   MIN_OPTIONS,
   waitForAnswerInput,
+  waitForAnswerOutput,
 } from '../../wire/index.js';
 
 export interface McpToolDeps {
@@ -211,7 +215,12 @@ export function registerClarionTools(
 
   server.registerTool(
     ASK_TOOL,
-    { title: 'Ask the person', description: ASK_DESCRIPTION, inputSchema: askQuestionInput },
+    {
+      title: 'Ask the person',
+      description: ASK_DESCRIPTION,
+      inputSchema: askQuestionInput,
+      outputSchema: askQuestionOutput,
+    },
     (args, extra) =>
       authenticated(extra, async ({ holder, token, signal, credential }) => {
         // Checked before the external session is found: a bad ask creates no task.
@@ -265,6 +274,7 @@ export function registerClarionTools(
         'Wait until the person answers questions asked earlier (by pending_id). Returns the ' +
         "same result as ask_user_question; 'open' when the wait ends first.",
       inputSchema: waitForAnswerInput,
+      outputSchema: waitForAnswerOutput,
     },
     (args, extra) =>
       authenticated(
@@ -301,6 +311,7 @@ export function registerClarionTools(
         'Every open question bundle you can see, oldest first, with its questions and ' +
         'option IDs. Pass next_cursor back as cursor for the next page.',
       inputSchema: listPendingInput,
+      outputSchema: listPendingOutput,
       annotations: { readOnlyHint: true },
     },
     (args, extra) =>
@@ -321,6 +332,7 @@ export function registerClarionTools(
         'Answer a bundle by pending_id: one answer per question with option IDs from ' +
         'list_pending_questions and/or custom_text; or rejected: true to skip it.',
       inputSchema: answerQuestionInput,
+      outputSchema: answerQuestionOutput,
     },
     (args, extra) =>
       authenticated(

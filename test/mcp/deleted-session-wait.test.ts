@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { getSession } from '../../src/store/index.js';
+import { CancelRequests } from '../../src/turns/cancellations.js';
 import { deleteTask, type TurnsDeps } from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
@@ -35,6 +36,8 @@ describe.each(DRIVERS)(
       return {
         store: m.h.store,
         clarification: m.h.service,
+        sessions: m.h.sessions,
+        cancellations: new CancelRequests(),
         userInputs: { sessionDeleted: () => 0 },
         host: { isStarted: () => false },
       } as unknown as TurnsDeps;

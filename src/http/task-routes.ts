@@ -189,7 +189,8 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       {
         task: taskView(result.task),
         session: sessionView(result),
-        admission: result.admission && admissionName(result.admission),
+        // Absent, never null, without a prompt: the reply's schema has it optional.
+        ...(result.admission ? { admission: admissionName(result.admission) } : {}),
       },
       201,
     );

@@ -41,7 +41,7 @@ export interface ShownSession {
 
 export type CreateTaskResult =
   | ({ ok: true; task: TaskRecord; admission: AdmissionResult | null } & ShownSession)
-  | Failure<'not_found' | 'forbidden' | 'invalid_request' | 'quota_exceeded'>;
+  | Failure<'not_found' | 'no_workspace' | 'forbidden' | 'invalid_request' | 'quota_exceeded'>;
 
 /** What the routes answer for a session or task the caller cannot see, or that is gone. */
 export type Found<T = object> = ({ ok: true } & T) | Failure<'not_found'>;
@@ -82,12 +82,10 @@ export async function createTaskWithSession(
   }
   const workspaceId =
     input.workspaceId ?? (await listMemberWorkspaces(deps.store, principal.userId))[0]?.id;
+  // Naming no workspace while in none is the caller's state, not an unknown ID (as on MCP).
+  if (!workspaceId) return failure('no_workspace');
   const member = await memberWorkspaceIds(deps.store, principal.userId);
-  if (
-    !workspaceId ||
-    !member.includes(workspaceId) ||
-    !(await getWorkspace(deps.store, workspaceId))
-  ) {
+  if (!member.includes(workspaceId) || !(await getWorkspace(deps.store, workspaceId))) {
     return failure('not_found', 'workspace not found');
   }
   // A first prompt starts the agent: its place is held before any row is written,

@@ -143,7 +143,7 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: createTaskBody,
     replies: { 201: createTaskReply },
-    errors: ['invalid_request', 'forbidden', 'not_found', 'quota_exceeded'],
+    errors: ['invalid_request', 'forbidden', 'no_workspace', 'not_found', 'quota_exceeded'],
   },
   {
     method: 'get',

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bearerApi,
   startInProcessServer,
   type ApiCall,
   type InProcessServer,
@@ -38,5 +39,21 @@ describe('task routes', () => {
     });
     expect(created.status).toBe(201);
     expect(['sent', 'queued']).toContain(created.json.admission);
+  });
+
+  it('refuses a person in no workspace as no_workspace, and an unknown workspace as not found', async () => {
+    const bob = await admin<{ token: string }>('POST', '/api/v1/users', { name: 'bob' });
+    expect(bob.status).toBe(201);
+    const asBob = wireCheckedApi(bearerApi(running.server.url, bob.json.token));
+    const nowhere = await asBob('POST', '/api/v1/tasks', { title: 'bob task' });
+    expect(nowhere.status).toBe(403);
+    expect(nowhere.json).toMatchObject({ code: 'no_workspace' });
+    const unknown = await asBob('POST', '/api/v1/tasks', {
+      title: 'bob task',
+      workspace_id: 'no-such-workspace',
+    });
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ code: 'not_found', error: 'workspace not found' });
+    expect((await asBob<{ tasks: unknown[] }>('GET', '/api/v1/tasks')).json.tasks).toEqual([]);
   });
 });

@@ -22,6 +22,7 @@ export type QueueResult<T> =
   { ok: true; value: T } | Failure<'not_found' | 'invalid_request' | 'conflict'>;
 
 const NOT_FOUND = failure('not_found', 'queued message not found');
+const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 const NOT_REMOVED = failure('conflict', 'the queued follow-up could not be removed');
 
 /** A session's queue: people's messages (persisted) and due follow-ups (memory, machine-owned). */
@@ -36,7 +37,7 @@ async function underLock<T>(
   sessionId: string,
   work: (tx: RepoContext) => Promise<QueueResult<T>>,
 ): Promise<QueueResult<T>> {
-  if (!(await canSeeSession(deps.store, principal, sessionId))) return NOT_FOUND;
+  if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   // Nothing here reports rows: queue edits change no transcript or state, so no event.
   return deps.sessions.write(sessionId, ({ tx }) => work(tx));
 }

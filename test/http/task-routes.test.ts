@@ -56,4 +56,22 @@ describe('task routes', () => {
     expect(unknown.json).toMatchObject({ code: 'not_found', error: 'workspace not found' });
     expect((await asBob<{ tasks: unknown[] }>('GET', '/api/v1/tasks')).json.tasks).toEqual([]);
   });
+
+  it('names the session, not a queued message, when the session of a queue is unknown', async () => {
+    const queue = await admin('GET', '/api/v1/sessions/no-such-session/queue');
+    expect(queue.status).toBe(404);
+    expect(queue.json).toMatchObject({ code: 'not_found', error: 'session not found' });
+    const item = await admin('DELETE', '/api/v1/sessions/no-such-session/queue/no-such-item');
+    expect(item.json).toMatchObject({ code: 'not_found', error: 'session not found' });
+
+    const created = await admin<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'queue',
+    });
+    const unknownItem = await admin(
+      'DELETE',
+      `/api/v1/sessions/${created.json.session.id}/queue/no-such-item`,
+    );
+    expect(unknownItem.status).toBe(404);
+    expect(unknownItem.json).toMatchObject({ error: 'queued message not found' });
+  });
 });

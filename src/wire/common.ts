@@ -1,23 +1,31 @@
 /** Shapes several parts of the wire share: states, timestamps, record IDs. */
 import { z } from 'zod';
 import { DECISION_SURFACES, ROW_STATUSES, SESSION_STATES } from './constants.js';
-import { isBlankText } from './text.js';
+import { codePoints, isBlankText } from './text.js';
 
 /**
  * Required text a person reads (a name, a title, a message, a prompt): at
  * most `max` characters after trimming, and not blank, where only whitespace
  * or invisible characters are blank too. Whether its characters are storable
  * is checked once for the whole body (`textIssues`), on every surface.
+ *
+ * A character is a code point, as JSON Schema's `maxLength` (the document
+ * shows) counts it, so an emoji is one character as a Latin letter is, not
+ * two UTF-16 units.
  */
 export const visibleText = (max: number) =>
   z
     .string()
     .trim()
     .min(1, 'must not be empty')
-    .max(max, `must be at most ${max} characters`)
+    .refine((value) => codePoints(value) <= max, {
+      error: `must be at most ${max} characters`,
+      abort: true,
+    })
     .refine((value) => value === '' || !isBlankText(value), {
       error: 'must not be only whitespace or invisible characters',
-    });
+    })
+    .meta({ maxLength: max });
 
 /** RFC 3339 with nine fractional digits: the row version clients compare (DESIGN §4). */
 export const timestamp = z.string().describe('RFC 3339 timestamp with nine fractional digits');

@@ -112,7 +112,19 @@ export const MAX_SESSION_ID_CHARS = 200;
 // ---------------------------------------------------------------- bodies
 /** Most strings one `invalid_text` reply names; the rest of the body is refused all the same. */
 export const MAX_TEXT_ISSUES = 20;
-/** Largest state-changing request body, in bytes (413 beyond). */
-export const MAX_BODY_BYTES = 64 * 1024;
+/**
+ * Most bytes JSON may spend on one character: a code point beyond the BMP
+ * written as two `\uXXXX` escapes (Python's `json.dumps` does so by default);
+ * raw UTF-8 needs at most 4.
+ */
+export const MAX_JSON_BYTES_PER_CHAR = 12;
+/** Room in a body for everything beside its longest text: a task's title and cwd, keys, syntax. */
+const BODY_HEADROOM_BYTES = 64 * 1024;
+/**
+ * Largest state-changing request body, in bytes (413 beyond): a message of
+ * `MAX_MESSAGE_CHARS` fits however it is written, in any script, so the
+ * character limit is the one a person meets (about 439 KiB).
+ */
+export const MAX_BODY_BYTES = MAX_MESSAGE_CHARS * MAX_JSON_BYTES_PER_CHAR + BODY_HEADROOM_BYTES;
 /** Largest MCP request body, in bytes: the largest ask is about 60 KB of JSON; far beyond is no tool call. */
 export const MAX_MCP_BODY_BYTES = 256 * 1024;

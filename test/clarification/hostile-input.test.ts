@@ -2,7 +2,7 @@
  * Hostile input for `/api/v1/clarification/:pendingId/respond`, on both
  * dialects (DESIGN §5.1, §8). Thousands of generated malformed or hostile
  * bodies and pending IDs get only 400, 404 or 409 (413 for the few bodies over
- * the 64 KiB limit), never 500, always with the catalogue's JSON body, and
+ * the body cap), never 500, always with the catalogue's JSON body, and
  * the database is left exactly as it was. A user outside the workspace gets
  * the unknown-ID 404 for every pending ID of it.
  *
@@ -59,7 +59,7 @@ import {
 
 describe.each(DRIVERS)('hostile input to the clarification routes on %s', (driver) => {
   let h: Harness;
-  /** The harness app behind the production request guards (64 KiB, JSON only). */
+  /** The harness app behind the production request guards (the body cap, JSON only). */
   let guarded: Hono;
   let ids: Record<RealKey, string>;
   let questions: Record<Shape, readonly Question[]>;

@@ -4,6 +4,7 @@
  * the OpenAPI document says.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_MESSAGE_CHARS } from '../../src/wire/index.js';
 import {
   bearerApi,
   startInProcessServer,
@@ -73,5 +74,57 @@ describe('task routes', () => {
     );
     expect(unknownItem.status).toBe(404);
     expect(unknownItem.json).toMatchObject({ error: 'queued message not found' });
+  });
+
+  describe('a message of the documented length in any script', () => {
+    // U+1F600: four bytes of UTF-8, two UTF-16 units, one character.
+    const emoji = (count: number) => '\u{1F600}'.repeat(count);
+    let sessionId: string;
+
+    beforeAll(async () => {
+      const created = await admin<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+        title: 'long messages',
+      });
+      sessionId = created.json.session.id;
+    });
+
+    it('takes MAX_MESSAGE_CHARS four-byte characters as a task prompt and as a message', async () => {
+      const task = await admin('POST', '/api/v1/tasks', {
+        title: 'long prompt',
+        prompt: emoji(MAX_MESSAGE_CHARS),
+      });
+      expect(task.status).toBe(201);
+      const message = await admin('POST', `/api/v1/sessions/${sessionId}/messages`, {
+        text: emoji(MAX_MESSAGE_CHARS),
+        admission_key: 'emoji-max',
+      });
+      expect([200, 202]).toContain(message.status);
+    });
+
+    it('takes them written as \\u escapes, as Python sends JSON by default', async () => {
+      const text = '\\ud83d\\ude00'.repeat(MAX_MESSAGE_CHARS);
+      const response = await fetch(`${running.server.url}/api/v1/sessions/${sessionId}/messages`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+        body: `{"text":"${text}","admission_key":"emoji-escaped"}`,
+      });
+      expect([200, 202]).toContain(response.status);
+    });
+
+    it('refuses one character more as over the character limit, not the body cap', async () => {
+      const over = { text: emoji(MAX_MESSAGE_CHARS + 1), admission_key: 'emoji-over' };
+      const message = await admin('POST', `/api/v1/sessions/${sessionId}/messages`, over);
+      expect(message.status).toBe(400);
+      expect(message.json).toMatchObject({
+        code: 'invalid_request',
+        details: [{ path: 'text', message: `must be at most ${MAX_MESSAGE_CHARS} characters` }],
+      });
+      const task = await admin('POST', '/api/v1/tasks', {
+        title: 'too long',
+        prompt: emoji(MAX_MESSAGE_CHARS + 1),
+      });
+      expect(task.status).toBe(400);
+      expect(task.json).toMatchObject({ details: [{ path: 'prompt' }] });
+    });
   });
 });

@@ -107,7 +107,8 @@ export function expectationFor(
   body: string | Uint8Array,
   questions: Record<Shape, readonly Question[]>,
 ): Expectation {
-  if (byteLength(body) > BODY_LIMIT) return { kind: 'exact', statuses: [413], why: 'over 64 KiB' };
+  if (byteLength(body) > BODY_LIMIT)
+    return { kind: 'exact', statuses: [413], why: 'over the body cap' };
   const text = serverText(body);
   if (text === undefined) {
     return { kind: 'exact', statuses: [400], why: 'not UTF-8', code: 'invalid_text' };

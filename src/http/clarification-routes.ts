@@ -7,8 +7,8 @@ import type { ClarificationService } from '../clarification/index.js';
 import { decisionCaller, principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { parseJsonBody } from './request-guards.js';
-import { failure, MAX_PENDING_ID_CHARS, respondBody } from '../wire/index.js';
+import { parseJsonBody, parseQuery } from './request-guards.js';
+import { failure, MAX_PENDING_ID_CHARS, pendingListQuery, respondBody } from '../wire/index.js';
 
 /** Pending IDs are UUIDs Clarion mints; anything else is unknown without asking the database. */
 const PENDING_ID_PATTERN = new RegExp(`^[A-Za-z0-9_-]{1,${MAX_PENDING_ID_CHARS}}$`);
@@ -67,11 +67,12 @@ export function registerClarificationRoutes(app: Hono<AppEnv>, deps: Clarificati
   });
 
   app.get('/api/v1/pending', async (c) => {
-    const limit = c.req.query('limit');
-    const cursor = c.req.query('cursor');
+    const query = parseQuery(c, pendingListQuery);
+    if (!query.ok) return query.response;
+    const { limit, cursor } = query.value;
     const result = await clarification.listPending(c.get('principal'), {
       ...(cursor === undefined ? {} : { cursor }),
-      ...(limit === undefined ? {} : { limit: Number(limit) }),
+      ...(limit === undefined ? {} : { limit }),
     });
     if (!result.ok) return failureResponse(c, result);
     return c.json({ bundles: result.page.pending, next_cursor: result.page.next_cursor });

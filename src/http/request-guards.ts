@@ -149,6 +149,30 @@ function summaryOf(issues: readonly z.core.$ZodIssue[]): string | undefined {
  */
 export type StrictObjectSchema = z.ZodObject<z.core.$ZodLooseShape, z.core.$strict>;
 
+/**
+ * Reads a route's query string with its strict wire schema (`list-queries.ts`):
+ * a key the route does not read, or a value its schema refuses, is a 400
+ * `invalid_request` whose message names the first such key.
+ */
+export function parseQuery<S extends z.ZodType<unknown, Record<string, string>>>(
+  c: Context,
+  schema: S,
+): BodyResult<z.output<S>> {
+  const parsed = schema.safeParse(c.req.query());
+  if (parsed.success) return { ok: true, value: parsed.data };
+  const issues = describeIssues(parsed.error.issues).map((issue) =>
+    issue.message === 'unknown field' ? { ...issue, message: 'unknown query parameter' } : issue,
+  );
+  const [first] = issues;
+  const message =
+    first === undefined
+      ? undefined
+      : first.message === 'unknown query parameter'
+        ? `unknown query parameter "${first.path}"`
+        : `invalid query parameter "${first.path}"`;
+  return { ok: false, response: errorResponse(c, 'invalid_request', message, issues) };
+}
+
 export type BodyResult<T> =
   { readonly ok: true; readonly value: T } | { readonly ok: false; readonly response: Response };
 

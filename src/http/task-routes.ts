@@ -8,15 +8,14 @@ import { type QueuedMessage, type TaskRecord, type TranscriptCursor } from '../s
 import { admitMessage, sessionFailureOf, type AdmissionResult } from '../turns/index.js';
 import {
   createTaskBody,
-  decisionFilterQuery,
+  decisionListQuery,
   DEFAULT_DECISION_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
-  MAX_DECISION_PAGE,
-  MAX_TRANSCRIPT_PAGE,
   messageBody,
   queueEditBody,
   queueOrderBody,
   textIssues,
+  transcriptPageQuery,
   type MachineQueueItem,
   type SessionView,
   type TaskView,
@@ -45,7 +44,7 @@ import {
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { decisionHistory, sessionTranscript } from '../turns/index.js';
-import { describeIssues, parseJsonBody, storableParams } from './request-guards.js';
+import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 
 export function taskView(task: TaskRecord): TaskView {
   return {
@@ -85,33 +84,19 @@ export function queueItemView(item: QueuedMessage): UserQueueItem {
   };
 }
 
-/** The query keys `pageQuery` reads; a route that checks its other keys leaves these out. */
-const PAGE_PARAMS: ReadonlySet<string> = new Set(['cursor', 'limit']);
-
-/** `cursor` and `limit` of a paged read, or the 400 that says which one is wrong. */
-function pageQuery(
+/** The cursor a paged read names, or the 400 that says it is none of this API's. */
+function cursorOf(
   c: Context<AppEnv>,
-  defaultLimit: number,
-  maxLimit: number,
-):
-  | { ok: true; cursor: TranscriptCursor | undefined; limit: number }
-  | { ok: false; response: Response } {
-  const rawCursor = c.req.query('cursor');
-  const cursor = rawCursor === undefined ? undefined : decodeCursor(rawCursor);
-  if (rawCursor !== undefined && !cursor) {
+  raw: string | undefined,
+): { ok: true; cursor: TranscriptCursor | undefined } | { ok: false; response: Response } {
+  const cursor = raw === undefined ? undefined : decodeCursor(raw);
+  if (raw !== undefined && !cursor) {
     const response = errorResponse(c, 'invalid_request', 'invalid cursor', [
       { path: 'cursor', message: 'is not a cursor from this API' },
     ]);
     return { ok: false, response };
   }
-  const limit = Number(c.req.query('limit') ?? defaultLimit);
-  if (!Number.isInteger(limit) || limit < 1 || limit > maxLimit) {
-    const response = errorResponse(c, 'invalid_request', 'invalid limit', [
-      { path: 'limit', message: `must be a whole number from 1 to ${maxLimit}` },
-    ]);
-    return { ok: false, response };
-  }
-  return { ok: true, cursor, limit };
+  return { ok: true, cursor };
 }
 
 /** Transcript cursors are opaque to clients: base64url of the last row's (created_at, id). */
@@ -214,23 +199,13 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   });
 
   app.get('/api/v1/decisions', async (c) => {
-    const query = pageQuery(c, DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);
+    const query = parseQuery(c, decisionListQuery);
     if (!query.ok) return query.response;
-    const { cursor, limit } = query;
-    // Every key but the page's must be a filter: the strict schema names any other.
-    const filterParams = Object.fromEntries(
-      Object.entries(c.req.query()).filter(([key]) => !PAGE_PARAMS.has(key)),
-    );
-    const filters = decisionFilterQuery.safeParse(filterParams);
-    if (!filters.success) {
-      return errorResponse(
-        c,
-        'invalid_request',
-        'invalid filter',
-        describeIssues(filters.error.issues),
-      );
-    }
-    const { task_id: taskId, kind, user_id: userId, since, until } = filters.data;
+    const { limit = DEFAULT_DECISION_PAGE, task_id: taskId, kind, user_id: userId } = query.value;
+    const { since, until } = query.value;
+    const paged = cursorOf(c, query.value.cursor);
+    if (!paged.ok) return paged.response;
+    const { cursor } = paged;
     const page = await decisionHistory(deps, c.get('principal'), {
       limit,
       before: cursor && { updatedAt: cursor.createdAt, id: cursor.id },
@@ -245,9 +220,12 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   });
 
   app.get('/api/v1/sessions/:id/messages', async (c) => {
-    const query = pageQuery(c, DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE);
+    const query = parseQuery(c, transcriptPageQuery);
     if (!query.ok) return query.response;
-    const { cursor: after, limit } = query;
+    const paged = cursorOf(c, query.value.cursor);
+    if (!paged.ok) return paged.response;
+    const { cursor: after } = paged;
+    const { limit = DEFAULT_TRANSCRIPT_PAGE } = query.value;
     const result = await sessionTranscript(deps, c.get('principal'), c.req.param('id'), {
       limit,
       after,

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import { responder, timestamp } from './common.js';
 import { MAX_RECORD_ID_CHARS } from './limits.js';
+import { decisionPageQuery } from './list-queries.js';
 import { textProblem } from './text.js';
 
 export const DECISION_OUTCOMES = [
@@ -82,14 +83,14 @@ const instantFilter = z.string().transform((value, ctx) => {
 });
 
 /**
- * The decision log's filters, from the query string; every one optional and
+ * The decision log's query: its page, then filters, every one optional and
  * all of them combined. `since` is inclusive, `until` exclusive, both on the
- * time the decision was recorded. Strict: a misspelt filter (`taskid`) is
- * refused, never dropped, since dropping it would answer with the whole log.
- * The route takes the page's own keys (`cursor`, `limit`) out before parsing.
+ * time the decision was recorded. Strict like every list's query: a misspelt
+ * filter (`taskid`) is refused, never dropped, since dropping it would answer
+ * with the whole log.
  */
-export const decisionFilterQuery = z
-  .strictObject({
+export const decisionListQuery = decisionPageQuery
+  .extend({
     task_id: recordIdFilter.optional().describe('Only decisions in this task'),
     kind: z.enum(DECISION_KINDS).optional().describe('Only this kind of decision'),
     user_id: recordIdFilter.optional().describe('Only decisions this person made'),
@@ -100,4 +101,4 @@ export const decisionFilterQuery = z
     path: ['until'],
     error: 'must be later than since',
   });
-export type DecisionFilterQuery = z.infer<typeof decisionFilterQuery>;
+export type DecisionListQuery = z.infer<typeof decisionListQuery>;

@@ -369,14 +369,20 @@ export {
   DECISION_KINDS,
   DECISION_OUTCOMES,
   decisionEntry,
-  decisionFilterQuery,
+  decisionListQuery,
   decisionListReply,
   rowVersionOf,
   type DecisionEntry,
-  type DecisionFilterQuery,
+  type DecisionListQuery,
   type DecisionKind,
   type DecisionListReply,
 } from './decisions.js';
+export {
+  decisionPageQuery,
+  pageQuery,
+  pendingListQuery,
+  transcriptPageQuery,
+} from './list-queries.js';
 export {
   consentRuleListReply,
   consentRuleView,

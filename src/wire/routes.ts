@@ -29,15 +29,8 @@ import {
   respondBody,
   respondReply,
 } from './clarification.js';
-import {
-  DEFAULT_PENDING_PAGE,
-  DEFAULT_DECISION_PAGE,
-  DEFAULT_TRANSCRIPT_PAGE,
-  MAX_DECISION_PAGE,
-  MAX_PENDING_PAGE,
-  MAX_TRANSCRIPT_PAGE,
-} from './limits.js';
-import { decisionFilterQuery, decisionListReply } from './decisions.js';
+import { decisionListQuery, decisionListReply } from './decisions.js';
+import { pendingListQuery, transcriptPageQuery } from './list-queries.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
   agentProfileListReply,
@@ -93,12 +86,6 @@ export interface RouteSpec {
   readonly produces?: string;
 }
 
-const page = (defaultLimit: number, max: number) =>
-  z.object({
-    limit: z.string().optional().describe(`Items per page, 1 to ${max} (default ${defaultLimit})`),
-    cursor: z.string().optional().describe('next_cursor of the previous page'),
-  });
-
 export const ROUTES: readonly RouteSpec[] = [
   // ---------------------------------------------------------------- clarification
   {
@@ -131,7 +118,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/pending',
     summary: 'Every active bundle the caller can see, oldest first',
     access: 'principal',
-    query: page(DEFAULT_PENDING_PAGE, MAX_PENDING_PAGE),
+    query: pendingListQuery,
     replies: { 200: pendingListReply },
     errors: ['invalid_request'],
   },
@@ -184,7 +171,7 @@ export const ROUTES: readonly RouteSpec[] = [
     summary:
       'Every decision a person made that the caller can see, who made it and where, newest first; filtered by task, kind, person and time',
     access: 'principal',
-    query: page(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE).extend(decisionFilterQuery.shape),
+    query: decisionListQuery,
     replies: { 200: decisionListReply },
     errors: ['invalid_request'],
   },
@@ -193,7 +180,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/sessions/{id}/messages',
     summary: 'One page of a session’s transcript, oldest first',
     access: 'principal',
-    query: page(DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE),
+    query: transcriptPageQuery,
     replies: { 200: transcriptPageReply },
     errors: ['invalid_request', 'not_found'],
   },

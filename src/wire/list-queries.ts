@@ -1,0 +1,49 @@
+/**
+ * The query strings of the paged lists (`/pending`, a transcript, the
+ * decision log), parsed by one strict schema per route: `limit` is decimal
+ * digits only (no `0x10`, `1e1` or ` 10`, which `Number` would take), and a
+ * key the route does not read (a misspelt `limitt`) is refused, never dropped,
+ * since dropping it would answer with a page the caller did not ask for.
+ */
+import { z } from 'zod';
+import {
+  DEFAULT_DECISION_PAGE,
+  DEFAULT_PENDING_PAGE,
+  DEFAULT_TRANSCRIPT_PAGE,
+  MAX_CURSOR_CHARS,
+  MAX_DECISION_PAGE,
+  MAX_PENDING_PAGE,
+  MAX_TRANSCRIPT_PAGE,
+} from './limits.js';
+
+const DECIMAL = /^[0-9]+$/;
+
+function pageLimit(defaultLimit: number, max: number) {
+  const rule = `must be a whole number from 1 to ${max}, in decimal digits`;
+  return z
+    .string()
+    .refine((value) => DECIMAL.test(value) && Number(value) >= 1 && Number(value) <= max, {
+      error: rule,
+    })
+    .transform(Number)
+    .optional()
+    .describe(`Items per page, 1 to ${max} (default ${defaultLimit})`);
+}
+
+/** `limit` and `cursor` of one paged list; a route with filters extends it. */
+export function pageQuery(defaultLimit: number, max: number) {
+  return z.strictObject({
+    limit: pageLimit(defaultLimit, max),
+    cursor: z
+      .string()
+      .min(1, 'must not be empty')
+      .max(MAX_CURSOR_CHARS, `must be at most ${MAX_CURSOR_CHARS} characters`)
+      .optional()
+      .describe('next_cursor of the previous page'),
+  });
+}
+
+export const pendingListQuery = pageQuery(DEFAULT_PENDING_PAGE, MAX_PENDING_PAGE);
+export const transcriptPageQuery = pageQuery(DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE);
+/** The decision log's page; `decisionListQuery` (decisions.ts) adds its filters. */
+export const decisionPageQuery = pageQuery(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);

@@ -8,7 +8,8 @@
  * never read as U+FFFD), and validates against a strict zod object: unknown
  * fields are refused, and every issue is listed in a 400 `invalid_request`
  * (worded by the schema when a rule about its fields together refused it).
- * Any `/api/v1` request naming one query key twice is a 400 too.
+ * Any `/api/v1` request naming one query key twice is a 400 too, and so is
+ * a body other than `{}` sent to a route of the wire's table that reads none.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { z } from 'zod';
@@ -18,6 +19,7 @@ import {
   decodeUtf8,
   isJsonMediaType,
   MAX_BODY_BYTES,
+  ROUTES,
   textIssues,
   textProblem,
 } from '../wire/index.js';
@@ -54,9 +56,48 @@ export function createRequestGuards(options: RequestGuardOptions = {}): Middlewa
     if (size > 0 && !isJsonMediaType(c.req.header('content-type'))) {
       return errorResponse(c, 'unsupported_media_type');
     }
+    if (size > 0 && takesNoBody(c.req.method, c.req.path) && !isEmptyObject(await c.req.text())) {
+      return errorResponse(c, 'invalid_request', NO_BODY, [
+        { path: '', message: 'must be empty or {}' },
+      ]);
+    }
     await next();
     return;
   };
+}
+
+const NO_BODY = 'this route takes no body: send none, or {}';
+
+/**
+ * The state-changing `/api/v1` routes of the wire's table that read no body.
+ * A body sent to one is a client's mistake (meant for another route, or
+ * broken), so it is refused before the route acts rather than ignored; an
+ * empty object stays welcome, since clients (the web app among them) send `{}`.
+ */
+const BODYLESS_ROUTES = ROUTES.filter(
+  (route) => !route.body && isStateChanging(route.method) && route.path.startsWith('/api/v1/'),
+).map((route) => ({
+  method: route.method.toUpperCase(),
+  path: new RegExp(`^${route.path.replace(/\{\w+\}/g, '[^/]+')}$`),
+}));
+
+function takesNoBody(method: string, path: string): boolean {
+  return BODYLESS_ROUTES.some((route) => route.method === method && route.path.test(path));
+}
+
+/** `{}`, with any whitespace JSON allows; text that is not JSON is no empty object. */
+function isEmptyObject(text: string): boolean {
+  try {
+    const value: unknown = JSON.parse(text);
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      !Array.isArray(value) &&
+      Object.keys(value).length === 0
+    );
+  } catch {
+    return false;
+  }
 }
 
 /**

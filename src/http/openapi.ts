@@ -18,9 +18,11 @@ import {
   clarionEvent,
   clientFrame,
   errorBody,
+  jsonRpcErrorReply,
   OUTCOMES,
   ROUTES,
   serverFrame,
+  type OutcomeCode,
   type RouteSpec,
 } from '../wire/index.js';
 
@@ -28,22 +30,82 @@ export const OPENAPI_PATH = '/api/v1/openapi.json';
 /** The version of the `/api/v1` contract this document describes (not the server's). */
 const API_VERSION = '1.0.0';
 
-/** Failures any principal route can give, besides the ones it lists. */
-const COMMON_FAILURES = [
+/**
+ * Failures every `/api/v1` route behind the API's access control can give,
+ * besides the ones it lists: a repeated query key or a body where none is
+ * read (400), a bad credential (401; an answer link's routes check a bearer
+ * only when one is sent), an external agent's token or a cookie from another
+ * origin (403), the body guards (413, 415), and faults (500, 503).
+ */
+const API_FAILURES = [
+  'invalid_request',
   'unauthorized',
+  'forbidden',
   'payload_too_large',
   'unsupported_media_type',
   'storage_unavailable',
   'internal',
 ] as const;
 
-/** An agent's token may only read (DESIGN §6): every other method of a principal route refuses it. */
+/** An agent's token may only read (DESIGN §6): every other method of an API route refuses it. */
 const AGENT_REFUSAL = ['person_required'] as const;
+
+/** Every route but `/healthz` answers only to the host names Clarion serves (`exposure.ts`). */
+const HOST_REFUSAL = ['foreign_host'] as const;
+
+/** Anything a route did not map, on any route (`handleUnexpectedErrors`). */
+const FAULTS = ['internal'] as const;
+
+/** Seconds, as the `Retry-After` header of every 429 and 503 carries them. */
+const RETRY_AFTER = z.object({
+  'Retry-After': z.int().min(0).describe('Seconds to wait before trying again'),
+});
+
+/** Whether the API's access control and body guards see the route's requests (`mountApiAccess`). */
+function behindApiAccess(route: RouteSpec): boolean {
+  // The document itself is registered ahead of them: it holds nothing of anyone's.
+  return route.path.startsWith('/api/v1/') && route.path !== OPENAPI_PATH;
+}
+
+/** Every catalogue code a route's request can end in, its own and the ones around it. */
+export function failuresOf(route: RouteSpec): readonly OutcomeCode[] {
+  const api = behindApiAccess(route);
+  return [
+    ...route.errors,
+    ...(api ? API_FAILURES : []),
+    ...(api && route.method !== 'get' && route.method !== 'head' ? AGENT_REFUSAL : []),
+    ...(route.path === '/healthz' ? [] : HOST_REFUSAL),
+    ...FAULTS,
+  ];
+}
 
 function pathParams(path: string): z.ZodObject | undefined {
   const names = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? '');
   if (names.length === 0) return undefined;
   return z.object(Object.fromEntries(names.map((name) => [name, z.string()])));
+}
+
+/**
+ * A stable name for client generators: the method, then each path segment
+ * past `/api/v1` in camel case, a parameter as `By<Name>`
+ * (`POST /api/v1/clarification/{pendingId}/respond` is
+ * `postClarificationByPendingIdRespond`).
+ */
+export function operationIdOf(route: Pick<RouteSpec, 'method' | 'path'>): string {
+  const words = route.path
+    .replace(/^\/api\/v1\//, '/')
+    .split(/[/._-]/)
+    .filter((word) => word !== '')
+    .map((word) => {
+      const param = /^\{(\w+)\}$/.exec(word)?.[1];
+      const name = param === undefined ? word : `By${upperFirst(param)}`;
+      return upperFirst(name);
+    });
+  return `${route.method}${words.join('')}`;
+}
+
+function upperFirst(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
 }
 
 function responsesOf(route: RouteSpec): ZodOpenApiResponsesObject {
@@ -53,16 +115,16 @@ function responsesOf(route: RouteSpec): ZodOpenApiResponsesObject {
       ? { description: route.summary, content: { 'application/json': { schema } } }
       : {
           description: route.summary,
-          ...(route.produces ? { content: { [route.produces]: {} } } : {}),
+          ...(route.produces && status === '200' ? { content: { [route.produces]: {} } } : {}),
         };
   }
-  const refusesAgents =
-    route.access === 'principal' && route.method !== 'get' && route.path.startsWith('/api/v1/');
-  const failures =
-    route.access === 'principal'
-      ? [...route.errors, ...COMMON_FAILURES, ...(refusesAgents ? AGENT_REFUSAL : [])]
-      : route.errors;
-  for (const code of failures) {
+  for (const [status, description] of Object.entries(route.protocolErrors ?? {})) {
+    responses[status] = {
+      description,
+      content: { 'application/json': { schema: jsonRpcErrorReply } },
+    };
+  }
+  for (const code of failuresOf(route)) {
     const { status, message } = OUTCOMES[code];
     const key = String(status);
     if (status === 499 || responses[key]) continue;
@@ -70,6 +132,9 @@ function responsesOf(route: RouteSpec): ZodOpenApiResponsesObject {
       description: message,
       content: { 'application/json': { schema: errorBody } },
     };
+  }
+  for (const [status, response] of Object.entries(responses)) {
+    if (status === '429' || status === '503') response.headers = RETRY_AFTER;
   }
   return responses;
 }
@@ -80,6 +145,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
     const params = pathParams(route.path);
     const item = (paths[route.path] ??= {});
     item[route.method] = {
+      operationId: operationIdOf(route),
       summary: route.summary,
       ...(route.access === 'public' ? { security: [] } : {}),
       ...(params || route.query
@@ -93,7 +159,7 @@ export function buildOpenApiDocument(): ReturnType<typeof createDocument> {
       ...(route.body
         ? {
             requestBody: {
-              required: true,
+              required: route.bodyOptional !== true,
               content: { 'application/json': { schema: route.body } },
             },
           }

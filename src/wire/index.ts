@@ -344,6 +344,7 @@ export {
   type SelectedOption,
   type ToolErrorPayload,
   type WaitingPayload,
+  jsonRpcErrorReply,
 } from './mcp.js';
 export {
   HEALTH_LISTENER_STATES,

@@ -142,3 +142,18 @@ export const toolErrorPayload = z.object({
   issues: z.array(issue).optional(),
 });
 export type ToolErrorPayload = z.infer<typeof toolErrorPayload>;
+
+/**
+ * How `/mcp` refuses a request at the HTTP level (no session, a body that is
+ * not JSON-RPC, a media type, a quota): a JSON-RPC error, as the MCP SDK's
+ * Streamable HTTP transport sends it, never the REST error body. `data.code`
+ * names the catalogue's code where Clarion gave one (`invalid_text`,
+ * `quota_exceeded`, `payload_too_large`).
+ */
+export const jsonRpcErrorReply = z
+  .object({
+    jsonrpc: z.literal('2.0'),
+    error: z.object({ code: z.int(), message: z.string(), data: z.unknown().optional() }),
+    id: z.union([z.string(), z.number(), z.null()]),
+  })
+  .meta({ id: 'JsonRpcError' });

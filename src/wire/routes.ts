@@ -67,7 +67,7 @@ import { consentRuleListReply } from './consent-rules.js';
 import { healthReply } from './health.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 
-export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 
 export interface RouteSpec {
   readonly method: HttpMethod;
@@ -77,12 +77,22 @@ export interface RouteSpec {
   /** Who may call: a signed-in person or token, or anyone. */
   readonly access: 'principal' | 'public';
   readonly body?: z.ZodType;
+  /** The body may be left out, meaning what `{}` means. */
+  readonly bodyOptional?: true;
   readonly query?: z.ZodObject;
   /** Success replies by status; `null` is a reply without a JSON body. */
   readonly replies: Readonly<Record<number, z.ZodType | null>>;
-  /** Failures beyond the ones every `/api/v1` route can give (401, 413, 415, 500). */
+  /**
+   * Failures beyond the ones every `/api/v1` route can give (400, 401, 403,
+   * 413, 415, 500, 503: `API_FAILURES` in `http/openapi.ts`).
+   */
   readonly errors: readonly OutcomeCode[];
-  /** Media type of a non-JSON success reply. */
+  /**
+   * Failures answered in a protocol's own envelope rather than the catalogue's
+   * body: `/mcp`'s JSON-RPC errors (`jsonRpcErrorReply`), by status.
+   */
+  readonly protocolErrors?: Readonly<Record<number, string>>;
+  /** Media type of a non-JSON 200 reply. */
   readonly produces?: string;
 }
 
@@ -448,6 +458,17 @@ export const ROUTES: readonly RouteSpec[] = [
     errors: [],
   },
   {
+    method: 'head',
+    path: '/auth/sign-in',
+    summary:
+      'What a link checker or mail scanner sends first: 200 for any token, spending no link ' +
+      'and saying nothing of it',
+    access: 'public',
+    query: z.object({ token: z.string().describe('The one-time secret from the link') }),
+    replies: { 200: null },
+    errors: [],
+  },
+  {
     method: 'post',
     path: '/api/v1/auth/sign-in-links',
     summary:
@@ -455,6 +476,7 @@ export const ROUTES: readonly RouteSpec[] = [
       'other links stay valid',
     access: 'principal',
     body: signInLinkBody,
+    bodyOptional: true,
     replies: { 201: signInLinkReply },
     errors: ['invalid_request', 'forbidden', 'not_found', 'quota_exceeded'],
   },
@@ -550,7 +572,7 @@ export const ROUTES: readonly RouteSpec[] = [
     summary: 'Counters as JSON',
     access: 'public',
     replies: { 200: null },
-    errors: [],
+    errors: ['unauthorized', 'forbidden', 'storage_unavailable'],
   },
   {
     method: 'get',
@@ -559,14 +581,63 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'public',
     replies: { 200: null },
     produces: 'text/plain',
-    errors: [],
+    errors: ['unauthorized', 'forbidden', 'storage_unavailable'],
   },
-  {
-    method: 'post',
-    path: '/mcp',
-    summary: 'Clarion’s MCP server (Streamable HTTP; GET and DELETE as the transport defines)',
-    access: 'principal',
-    replies: { 200: null },
-    errors: [],
-  },
+  ...mcpRoutes(),
 ];
+
+/**
+ * `/mcp`, the MCP Streamable HTTP transport (the SDK's, behind Clarion's
+ * bearer check): a POST carries JSON-RPC messages, a GET opens a session's
+ * stream of server messages, a DELETE closes a session. Only the bearer check
+ * and faults answer with the catalogue's body; the transport refuses in
+ * JSON-RPC errors.
+ */
+function mcpRoutes(): RouteSpec[] {
+  const common = {
+    path: '/mcp',
+    access: 'principal',
+    errors: ['unauthorized', 'storage_unavailable', 'internal'],
+  } as const;
+  const noSession = 'Not initialized yet, no Mcp-Session-Id, or an unsupported protocol version';
+  const unknownSession = 'Unknown or closed MCP session: initialize a new one';
+  return [
+    {
+      ...common,
+      method: 'post',
+      summary:
+        'Send JSON-RPC messages to Clarion’s MCP server: an `initialize` opens a session ' +
+        '(its ID in the Mcp-Session-Id header), later messages name it',
+      replies: { 200: null, 202: null },
+      produces: 'text/event-stream',
+      protocolErrors: {
+        400: `Not JSON or not JSON-RPC (data.code invalid_text: not UTF-8); ${noSession}`,
+        404: unknownSession,
+        406: 'Accept must name both application/json and text/event-stream',
+        413: 'The body is larger than the MCP limit (256 KiB)',
+        415: 'Content-Type must be application/json',
+        429: 'Too many open MCP sessions (data.code quota_exceeded); close one or retry later',
+      },
+    },
+    {
+      ...common,
+      method: 'get',
+      summary: 'Open the session’s stream of server messages (Server-Sent Events)',
+      replies: { 200: null },
+      produces: 'text/event-stream',
+      protocolErrors: {
+        400: noSession,
+        404: unknownSession,
+        406: 'Accept must name text/event-stream',
+        409: 'The session already has a stream open',
+      },
+    },
+    {
+      ...common,
+      method: 'delete',
+      summary: 'Close the MCP session; calls still waiting in it end',
+      replies: { 200: null },
+      protocolErrors: { 400: noSession, 404: unknownSession },
+    },
+  ];
+}

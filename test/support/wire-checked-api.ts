@@ -5,7 +5,8 @@
  * document would misdescribe (`null` where a field is optional, a status the
  * route does not list) fails the test that received it.
  */
-import { errorBody, ROUTES, type RouteSpec } from '../../src/wire/index.js';
+import { failuresOf } from '../../src/http/openapi.js';
+import { errorBody, OUTCOMES, ROUTES, type RouteSpec } from '../../src/wire/index.js';
 import type { ApiCall, ApiReply } from './in-process-server.js';
 
 /** The route of the wire's table that serves `method path` (query ignored). */
@@ -24,6 +25,12 @@ export function wireCheckedApi(api: ApiCall): ApiCall {
     const route = routeOf(method, path);
     if (!route) throw new Error(`${method} ${path} is no route of the wire's table`);
     if (reply.status >= 300) {
+      const documented = failuresOf(route).map((code) => OUTCOMES[code].status);
+      if (!documented.includes(reply.status as (typeof documented)[number])) {
+        throw new Error(
+          `${method} ${path} answered ${reply.status}, which its route does not list`,
+        );
+      }
       errorBody.parse(reply.json);
       return reply;
     }

@@ -17,6 +17,7 @@ import {
   listUsers,
   listWorkspaceMembers,
   removeWorkspaceMember,
+  soleOwnedWorkspaces,
   type MemberRecord,
   type Store,
   type UserRecord,
@@ -100,7 +101,27 @@ export async function deleteUser(
   userId: string,
 ): Promise<{ ok: true } | Failure<'not_found' | 'conflict'>> {
   if (userId === caller.userId) return failure('conflict', 'you cannot delete your own account');
-  return (await deleteUserRow(store, userId)) ? { ok: true } : failure('not_found', 'unknown user');
+  return store.transaction(async (tx) => {
+    // Its memberships go with it: a workspace it alone owns would be left with no owner.
+    const orphaned = await soleOwnedWorkspaces(tx, userId);
+    if (orphaned.length > 0) return ownerNeeded(orphaned);
+    return (await deleteUserRow(tx, userId))
+      ? { ok: true as const }
+      : failure('not_found', 'unknown user');
+  });
+}
+
+/**
+ * A workspace keeps at least one owner: without one it may have no member
+ * left, and then nobody sees it or its tasks. The refusal names the
+ * workspaces, so the admin knows whom to promote first.
+ */
+function ownerNeeded(workspaces: readonly WorkspaceRecord[]): Failure<'conflict'> {
+  const names = workspaces.map((workspace) => `"${workspace.name}"`).join(', ');
+  return failure(
+    'conflict',
+    `${names} would be left without an owner: make another member an owner first`,
+  );
 }
 
 export function allUsers(store: Store): Promise<UserRecord[]> {
@@ -125,7 +146,7 @@ export function workspacesOf(store: Store, principal: UserPrincipal): Promise<Wo
 }
 
 export type MembershipResult =
-  { ok: true; member: MemberRecord; created: boolean } | Failure<'not_found'>;
+  { ok: true; member: MemberRecord; created: boolean } | Failure<'not_found' | 'conflict'>;
 
 /** Adds a member, or changes its role; a repeated call finds it in place (`created: false`). */
 export function addMember(
@@ -137,6 +158,10 @@ export function addMember(
       return failure('not_found', 'unknown workspace');
     }
     if (!(await getUser(tx, input.userId))) return failure('not_found', 'unknown user');
+    if (input.role === 'member') {
+      const orphaned = await soleOwnedWorkspaces(tx, input.userId, input.workspaceId);
+      if (orphaned.length > 0) return ownerNeeded(orphaned);
+    }
     const result = await ensureWorkspaceMember(tx, input);
     return { ok: true, ...result };
   });
@@ -159,12 +184,16 @@ export async function membersOf(
   return { ok: true, members: await listWorkspaceMembers(store, workspaceId) };
 }
 
-export async function removeMember(
+export function removeMember(
   store: Store,
   workspaceId: string,
   userId: string,
-): Promise<{ ok: true } | Failure<'not_found'>> {
-  return (await removeWorkspaceMember(store, workspaceId, userId))
-    ? { ok: true }
-    : failure('not_found', 'unknown membership');
+): Promise<{ ok: true } | Failure<'not_found' | 'conflict'>> {
+  return store.transaction(async (tx) => {
+    const orphaned = await soleOwnedWorkspaces(tx, userId, workspaceId);
+    if (orphaned.length > 0) return ownerNeeded(orphaned);
+    return (await removeWorkspaceMember(tx, workspaceId, userId))
+      ? { ok: true as const }
+      : failure('not_found', 'unknown membership');
+  });
 }

@@ -190,6 +190,47 @@ export async function ensureWorkspaceMember(
 }
 
 /** True when a membership was removed. */
+/**
+ * The workspaces `userId` owns with no other owner (of `workspaceId` only,
+ * when given). The owner rows read are locked on PostgreSQL until the
+ * transaction ends, so two removals at once cannot each count the other
+ * and leave a workspace with no owner; SQLite runs one write at a time.
+ */
+export async function soleOwnedWorkspaces(
+  ctx: RepoContext,
+  userId: string,
+  workspaceId?: string,
+): Promise<WorkspaceRecord[]> {
+  const owners = await ctx.db
+    .selectFrom('workspace_members')
+    .select(['workspace_id', 'user_id'])
+    .where('role', '=', 'owner')
+    .where('workspace_id', 'in', (owned) =>
+      owned
+        .selectFrom('workspace_members')
+        .select('workspace_id')
+        .where('user_id', '=', userId)
+        .where('role', '=', 'owner')
+        .$if(workspaceId !== undefined, (query) =>
+          query.where('workspace_id', '=', workspaceId ?? ''),
+        ),
+    )
+    .$if(ctx.dialect.driver === 'postgres', (query) => query.forUpdate())
+    .execute();
+  const others = new Set(
+    owners.filter((row) => row.user_id !== userId).map((row) => row.workspace_id),
+  );
+  const sole = [...new Set(owners.map((row) => row.workspace_id))].filter((id) => !others.has(id));
+  if (sole.length === 0) return [];
+  return ctx.db
+    .selectFrom('workspaces')
+    .selectAll()
+    .where('id', 'in', sole)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
 export async function removeWorkspaceMember(
   ctx: RepoContext,
   workspaceId: string,

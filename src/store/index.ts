@@ -147,6 +147,7 @@ export {
   listUsers,
   listWorkspaceMembers,
   removeWorkspaceMember,
+  soleOwnedWorkspaces,
 } from './accounts.js';
 export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
 export {

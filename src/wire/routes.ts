@@ -347,7 +347,8 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'delete',
     path: '/api/v1/users/{id}',
-    summary: 'Delete a user and revoke every token it holds (admin; not yourself)',
+    summary:
+      'Delete a user and revoke every token it holds (admin; not yourself, nor a workspace’s last owner)',
     access: 'principal',
     replies: { 204: null },
     errors: ['forbidden', 'not_found', 'conflict'],
@@ -423,11 +424,11 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'post',
     path: '/api/v1/workspaces/{id}/members',
-    summary: 'Add a member, or change its role (admin)',
+    summary: 'Add a member, or change its role (admin); a workspace keeps an owner',
     access: 'principal',
     body: newMemberBody,
     replies: { 200: memberReply, 201: memberReply },
-    errors: ['invalid_request', 'forbidden', 'not_found'],
+    errors: ['invalid_request', 'forbidden', 'not_found', 'conflict'],
   },
   {
     method: 'get',
@@ -440,10 +441,10 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'delete',
     path: '/api/v1/workspaces/{id}/members/{userId}',
-    summary: 'Remove a member (admin)',
+    summary: 'Remove a member (admin); not a workspace’s last owner',
     access: 'principal',
     replies: { 204: null },
-    errors: ['forbidden', 'not_found'],
+    errors: ['forbidden', 'not_found', 'conflict'],
   },
   // ---------------------------------------------------------------- sign-in and events
   {

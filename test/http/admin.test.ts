@@ -289,6 +289,58 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
       ]);
     });
 
+    it('keeps an owner in every workspace: removing, demoting or deleting the last is 409', async () => {
+      const me = (await (await call('/api/v1/me', ADMIN_TOKEN)).json()) as { user: WireUser };
+      const { user: grace } = await newUser('grace');
+      const teamId = await newWorkspace('team');
+      const path = `/api/v1/workspaces/${teamId}/members`;
+      const roles = async () =>
+        (
+          (await (await call(path, ADMIN_TOKEN)).json()) as {
+            members: { user_name: string; role: string }[];
+          }
+        ).members.map((member) => `${member.user_name}:${member.role}`);
+      const lastOwner = {
+        code: 'conflict',
+        error: '"team" would be left without an owner: make another member an owner first',
+      };
+
+      const removeMe = await call(`${path}/${me.user.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(removeMe.status).toBe(409);
+      expect(await removeMe.json()).toEqual(lastOwner);
+      const demote = await call(path, ADMIN_TOKEN, {
+        method: 'POST',
+        json: { user_id: me.user.id, role: 'member' },
+      });
+      expect(demote.status).toBe(409);
+      expect(await roles()).toEqual(['admin:owner']);
+
+      // Grace, made the only owner, cannot be deleted with her workspace left unowned.
+      const promote = await call(path, ADMIN_TOKEN, {
+        method: 'POST',
+        json: { user_id: grace.id, role: 'owner' },
+      });
+      expect(promote.status).toBe(201);
+      expect((await call(`${path}/${me.user.id}`, ADMIN_TOKEN, { method: 'DELETE' })).status).toBe(
+        204,
+      );
+      const deleteGrace = await call(`/api/v1/users/${grace.id}`, ADMIN_TOKEN, {
+        method: 'DELETE',
+      });
+      expect(deleteGrace.status).toBe(409);
+      expect(await deleteGrace.json()).toEqual(lastOwner);
+      expect(await roles()).toEqual(['grace:owner']);
+
+      // With a second owner, either may go.
+      await call(path, ADMIN_TOKEN, {
+        method: 'POST',
+        json: { user_id: me.user.id, role: 'owner' },
+      });
+      const deleted = await call(`/api/v1/users/${grace.id}`, ADMIN_TOKEN, { method: 'DELETE' });
+      expect(deleted.status).toBe(204);
+      expect(await roles()).toEqual(['admin:owner']);
+    });
+
     it('says whose access changed when a member is added or removed or a user deleted, and only then', async () => {
       const { user } = await newUser('grace');
       const teamId = await newWorkspace('team');

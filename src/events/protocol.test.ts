@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_SESSION_ID_CHARS } from '../wire/index.js';
 import {
   MAX_CLIENT_FRAME_BYTES,
   MAX_SESSIONS_PER_FRAME,
@@ -55,6 +56,15 @@ describe('parseClientFrame', () => {
       JSON.stringify({ type: 'subscribe', sessions: sessions.slice(1) }),
     );
     expect(atBound.ok).toBe(true);
+  });
+
+  it(`refuses a session id over ${MAX_SESSION_ID_CHARS} characters, naming the bound`, () => {
+    const long = 's'.repeat(MAX_SESSION_ID_CHARS + 1);
+    const parsed = parseClientFrame(JSON.stringify({ type: 'subscribe', sessions: ['ok', long] }));
+    expect(parsed).toEqual({
+      ok: false,
+      error: `a session id has at most ${MAX_SESSION_ID_CHARS} characters`,
+    });
   });
 
   it(`refuses frames over ${MAX_CLIENT_FRAME_BYTES} bytes, counted in UTF-8`, () => {

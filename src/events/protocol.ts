@@ -55,10 +55,13 @@ function describe(error: z.ZodError): string {
   return `expected {"type":"…","sessions":[ids]} or {"type":"…","all":true}`;
 }
 
-/** Zod reports a union failure as nested issues; the size bound is the one worth naming. */
+/**
+ * Zod reports a union failure as nested issues; a size bound (of the list,
+ * or of one ID) is the one worth naming.
+ */
 function findTooManyIds(issues: readonly z.core.$ZodIssue[]): string | undefined {
   for (const issue of issues) {
-    if (issue.code === 'too_big' && issue.origin === 'array') return issue.message;
+    if (issue.code === 'too_big') return issue.message;
     if (issue.code === 'invalid_union') {
       for (const branch of issue.errors) {
         const found = findTooManyIds(branch);

@@ -52,7 +52,12 @@ export type ClarionEvent = z.infer<typeof clarionEvent>;
 export type ClarionEventType = ClarionEvent['type'];
 
 const sessionIds = z
-  .array(z.string().min(1).max(MAX_SESSION_ID_CHARS))
+  .array(
+    z
+      .string()
+      .min(1)
+      .max(MAX_SESSION_ID_CHARS, `a session id has at most ${MAX_SESSION_ID_CHARS} characters`),
+  )
   .max(MAX_SESSIONS_PER_FRAME, `at most ${MAX_SESSIONS_PER_FRAME} session ids per frame`);
 
 /** `sessions` names explicit sessions; `all: true` means everything the principal can see. */

@@ -17,6 +17,7 @@ import { declaredLength, readBodyAtMost } from '../support/index.js';
 import { errorResponse } from './errors.js';
 import {
   decodeUtf8,
+  inputIssues,
   isJsonMediaType,
   MAX_BODY_BYTES,
   ROUTES,
@@ -151,26 +152,6 @@ export function storableParams(message: string): MiddlewareHandler {
   };
 }
 
-export interface IssueDetail {
-  /** Dotted path to the offending field; empty for the body itself. */
-  readonly path: string;
-  readonly message: string;
-}
-
-/** One detail per problem; an unknown field is reported at its own path. */
-export function describeIssues(issues: readonly z.core.$ZodIssue[]): IssueDetail[] {
-  return issues.flatMap((issue) => {
-    const base = issue.path.map((key) => String(key));
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys.map((key) => ({
-        path: [...base, key].join('.'),
-        message: 'unknown field',
-      }));
-    }
-    return [{ path: base.join('.'), message: issue.message }];
-  });
-}
-
 /**
  * The reply's message a schema's refinement gave with its issue
  * (`params.summary`: a rule about the body's fields together); otherwise the
@@ -201,7 +182,7 @@ export function parseQuery<S extends z.ZodType<unknown, Record<string, string>>>
 ): BodyResult<z.output<S>> {
   const parsed = schema.safeParse(c.req.query());
   if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = describeIssues(parsed.error.issues).map((issue) =>
+  const issues = inputIssues(parsed.error.issues).map((issue) =>
     issue.message === 'unknown field' ? { ...issue, message: 'unknown query parameter' } : issue,
   );
   const [first] = issues;
@@ -262,7 +243,7 @@ export async function parseJsonBody<
         c,
         'invalid_request',
         summaryOf(parsed.error.issues),
-        describeIssues(parsed.error.issues),
+        inputIssues(parsed.error.issues),
       ),
     };
   }

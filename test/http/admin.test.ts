@@ -10,8 +10,8 @@ import { issueToken } from '../../src/auth/tokens.js';
 import { registerAccountRoutes } from '../../src/http/admin-routes.js';
 import { mountApiAccess, principalOf } from '../../src/http/auth.js';
 import type { AppEnv } from '../../src/http/env.js';
-import { describeIssues, parseJsonBody } from '../../src/http/request-guards.js';
-import { isJsonMediaType } from '../../src/wire/index.js';
+import { parseJsonBody } from '../../src/http/request-guards.js';
+import { inputIssues, isJsonMediaType } from '../../src/wire/index.js';
 import {
   canSeeSession,
   canSeeTask,
@@ -50,7 +50,10 @@ function buildApp(store: Store, accessChanged?: (userId: string) => void): Hono<
     if (!principal) return c.json({ visible: false });
     return c.json({ visible: await canSeeTask(store, principal, c.req.param('id')) });
   });
-  const probeBody = z.strictObject({ n: z.number().int(), tags: z.array(z.string()).optional() });
+  const probeBody = z.strictObject({
+    n: z.number().int(),
+    tags: z.array(z.string()).max(2).optional(),
+  });
   app.post('/api/v1/probe/echo', async (c) => {
     const body = await parseJsonBody(c, probeBody);
     return body.ok ? c.json(body.value) : body.response;
@@ -564,6 +567,13 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
       });
       const body = (await nested.json()) as { details: { path: string }[] };
       expect(body.details.map((detail) => detail.path)).toEqual(['n', 'tags.1']);
+      // A string where the list belongs is that one mistake, not also a list too long.
+      const mistyped = await call('/api/v1/probe/echo', ADMIN_TOKEN, {
+        method: 'POST',
+        json: { n: 1, tags: 'abc' },
+      });
+      const refused = (await mistyped.json()) as { details: { path: string }[] };
+      expect(refused.details.map((detail) => detail.path)).toEqual(['tags']);
     });
   });
 });
@@ -587,7 +597,7 @@ describe('request guard helpers', () => {
       .safeParse({ a: { b: 1, c: 2, d: 3 }, e: 4 });
     expect(result.success).toBe(false);
     if (result.success) return;
-    expect(describeIssues(result.error.issues)).toEqual([
+    expect(inputIssues(result.error.issues)).toEqual([
       { path: 'a.c', message: 'unknown field' },
       { path: 'a.d', message: 'unknown field' },
       { path: 'e', message: 'unknown field' },

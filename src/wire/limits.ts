@@ -118,13 +118,26 @@ export const MAX_TEXT_ISSUES = 20;
  * raw UTF-8 needs at most 4.
  */
 export const MAX_JSON_BYTES_PER_CHAR = 12;
-/** Room in a body for everything beside its longest text: a task's title and cwd, keys, syntax. */
+/** Room in a body for everything beside its long texts: a task's title and cwd, ids, keys, syntax. */
 const BODY_HEADROOM_BYTES = 64 * 1024;
+/** The most a person types into one body: a message, or every text field of a form. */
+const MAX_TYPED_CHARS = Math.max(MAX_MESSAGE_CHARS, MAX_FORM_FIELDS * MAX_FORM_TEXT_CODE_POINTS);
+/** The most text one ask carries: every question whole, and its context. */
+const MAX_ASK_CHARS =
+  MAX_QUESTIONS *
+    (MAX_QUESTION_TITLE_CHARS +
+      MAX_PROMPT_CHARS +
+      MAX_OPTIONS * (MAX_OPTION_LABEL_CHARS + MAX_OPTION_DESCRIPTION_CHARS)) +
+  MAX_CONTEXT_CHARS;
 /**
  * Largest state-changing request body, in bytes (413 beyond): a message of
- * `MAX_MESSAGE_CHARS` fits however it is written, in any script, so the
- * character limit is the one a person meets (about 439 KiB).
+ * `MAX_MESSAGE_CHARS`, or a form's every text field full, fits however it is
+ * written, in any script, so the character limits are the ones a person
+ * meets (about 533 KiB).
  */
-export const MAX_BODY_BYTES = MAX_MESSAGE_CHARS * MAX_JSON_BYTES_PER_CHAR + BODY_HEADROOM_BYTES;
-/** Largest MCP request body, in bytes: the largest ask is about 60 KB of JSON; far beyond is no tool call. */
-export const MAX_MCP_BODY_BYTES = 256 * 1024;
+export const MAX_BODY_BYTES = MAX_TYPED_CHARS * MAX_JSON_BYTES_PER_CHAR + BODY_HEADROOM_BYTES;
+/**
+ * Largest MCP request body, in bytes: the largest ask fits however it is
+ * written (about 687 KiB); far beyond is no tool call.
+ */
+export const MAX_MCP_BODY_BYTES = MAX_ASK_CHARS * MAX_JSON_BYTES_PER_CHAR + BODY_HEADROOM_BYTES;

@@ -1,13 +1,17 @@
 /**
  * Why a session's running turn is being ended, until the turn ends: who asked
  * to cancel it, so its transcript says "Cancelled by …", and whether its
- * session is being deleted, so its end writes nothing. Memory only: a cancel
- * request that a restart interrupts names nobody, and the row says just
- * "Cancelled".
+ * session is being deleted, so its end waits for the deletion's outcome (its
+ * rows gone, or kept by a delete that failed). Memory only: a cancel request
+ * that a restart interrupts names nobody, and the row says just "Cancelled".
  */
 export class CancelRequests {
   private readonly byName = new Map<string, string>();
-  private readonly deleting = new Map<string, number>();
+  /** Per session, the deletions under way (two may run at once) and the end of the last. */
+  private readonly deleting = new Map<
+    string,
+    { count: number; ended: () => void; over: Promise<void> }
+  >();
 
   noted(sessionId: string, name: string): void {
     this.byName.set(sessionId, name);
@@ -22,18 +26,33 @@ export class CancelRequests {
 
   /** A deletion of the session began; counted, since two may run at once. */
   deletionStarted(sessionId: string): void {
-    this.deleting.set(sessionId, (this.deleting.get(sessionId) ?? 0) + 1);
+    const under = this.deleting.get(sessionId);
+    if (under) {
+      under.count += 1;
+      return;
+    }
+    let ended: () => void = () => undefined;
+    const over = new Promise<void>((resolve) => {
+      ended = resolve;
+    });
+    this.deleting.set(sessionId, { count: 1, ended, over });
   }
 
-  /** That deletion ended, whichever way: a turn's end that comes later finds its rows gone, or kept. */
+  /** That deletion ended, whichever way: a turn's end waiting for it finds its rows gone, or kept. */
   deletionEnded(sessionId: string): void {
-    const left = (this.deleting.get(sessionId) ?? 0) - 1;
-    if (left > 0) this.deleting.set(sessionId, left);
-    else this.deleting.delete(sessionId);
+    const under = this.deleting.get(sessionId);
+    if (!under) return;
+    under.count -= 1;
+    if (under.count > 0) return;
+    this.deleting.delete(sessionId);
+    under.ended();
   }
 
-  /** Whether a deletion of the session is under way: its agent is stopped by it. */
-  beingDeleted(sessionId: string): boolean {
-    return this.deleting.has(sessionId);
+  /**
+   * The deletions of the session under way now, as one promise that resolves
+   * once none is left (each ended, whichever way); `undefined` when none is.
+   */
+  deletionUnderWay(sessionId: string): Promise<void> | undefined {
+    return this.deleting.get(sessionId)?.over;
   }
 }

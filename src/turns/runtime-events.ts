@@ -4,11 +4,14 @@
  * next queued message, with a new agent when a cancelled turn was ended by
  * stopping its agent), and an agent that fails fails its session with the
  * reason and expires its bundles. A deliberate stop (delete, shutdown) only
- * revokes the agent's credential: it is no failure, and the turn a deletion's
- * stop ends writes nothing (`CancelRequests.beingDeleted`). The host's own stop to
- * end a turn also runs the queue, with a new agent: the turn it ended may
- * never have been the agent's, so no turn's end does. Each write is retried while the storage is
- * unavailable (`durable-write.ts`): a report is never dropped for that.
+ * revokes the agent's credential: it is no failure. The turn a deletion's
+ * stop ends waits for the deletion (`CancelRequests.deletionUnderWay`, as it
+ * stood when the host reported the end): it writes nothing once the rows are
+ * gone, and after a delete that failed it ends cancelled, as a stop to end a
+ * turn does. The host's own stop to end a turn also runs the queue, with a
+ * new agent: the turn it ended may never have been the agent's, so no turn's
+ * end does. Each write is retried while the storage is unavailable
+ * (`durable-write.ts`): a report is never dropped for that.
  */
 import type { RuntimeEvent, StopReason } from '../agents/index.js';
 import type { TurnOutcome } from '../user-input/index.js';
@@ -47,12 +50,22 @@ const OUTPUT_TYPES = {
   plan: 'plan',
 } as const;
 
-export async function handleRuntimeEvent(deps: TurnsDeps, event: RuntimeEvent): Promise<void> {
+/** What was known when the host reported an event. */
+export interface Reported {
+  /** A deletion of its session was under way: resolves once that deletion ended, whichever way. */
+  duringDeletion?: Promise<void>;
+}
+
+export async function handleRuntimeEvent(
+  deps: TurnsDeps,
+  event: RuntimeEvent,
+  reported: Reported = {},
+): Promise<void> {
   switch (event.type) {
     case 'agent_output':
       return recordOutput(deps, event);
     case 'turn_ended':
-      return endTurn(deps, event);
+      return endTurn(deps, event, reported);
     case 'agent_session':
       await agentSessionOpened(deps, event);
       deps.idleStops.arm(deps, event.sessionId);
@@ -153,16 +166,19 @@ async function agentSessionOpened(
 export const FRESH_START_NOTE =
   'The agent started again in a new conversation: it cannot load the earlier one, so it does not remember what was said before.';
 
-async function endTurn(
-  deps: TurnsDeps,
-  event: Extract<RuntimeEvent, { type: 'turn_ended' }>,
-): Promise<void> {
-  // Its agent was stopped by the session's deletion: no failure of the turn, and its rows go.
-  if (deps.cancellations.beingDeleted(event.sessionId)) return;
-  await writeRetrying(deps, event.sessionId, async (write) => {
+type TurnEnded = Extract<RuntimeEvent, { type: 'turn_ended' }>;
+
+async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Promise<void> {
+  // A deletion stops the agent, and a turn's end waits for its outcome: the rows gone, there is
+  // no turn left to end; kept (the delete failed), the turn ended as a stopped one if it ended
+  // while the deletion ran, which its stop may have caused; as it was reported if before.
+  const deletion = when.duringDeletion ?? deps.cancellations.deletionUnderWay(reported.sessionId);
+  if (deletion) await deletion;
+  const event = when.duringDeletion ? stoppedByDeletion(reported) : reported;
+  const ended = await writeRetrying(deps, event.sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
-    if (!session) return;
+    if (!session) return false;
     if (event.stopReason === 'cancelled') {
       write.added(
         await appendMessage(tx, {
@@ -192,7 +208,10 @@ async function endTurn(
     write.moved(
       await transitionSession(tx, event.sessionId, ['running', 'waiting_for_input'], 'idle'),
     );
+    return true;
   });
+  // A session that is gone has nothing left to free, detach or run.
+  if (!ended) return;
   // The turn is over, so no live wait can remain: open questions stay answerable, detached.
   await deps.clarification.detachSession(event.sessionId);
   deps.userInputs.turnEnded(event.sessionId, TURN_OUTCOMES[event.stopReason]);
@@ -207,6 +226,18 @@ async function endTurn(
     // the queue goes on, starting a new agent for its next message.
     await startNextQueued(deps, event.sessionId);
   }
+}
+
+/**
+ * A turn a deletion's stop ended is no failure of the agent, whatever the
+ * exit made of it: it is cancelled, as a turn ended by stopping its agent is,
+ * so the queue goes on. A turn the agent ended on its own meanwhile keeps
+ * its reason.
+ */
+function stoppedByDeletion(event: TurnEnded): TurnEnded {
+  if (event.stopReason !== 'failed') return event;
+  const { type, sessionId, turnId } = event;
+  return { type, sessionId, turnId, stopReason: 'cancelled' };
 }
 
 function cancelledNote(byName: string | undefined): string {

@@ -2,7 +2,9 @@
  * Tasks and sessions as people manage them: create (with a first prompt),
  * list, cancel the running turn, delete. Deleting stops the agent and settles
  * what is live in memory before any row goes; its subscribers hear that the
- * session (or task) is gone with the delete's commit.
+ * session (or task) is gone with the delete's commit. A delete that fails
+ * after the stop leaves the session as the stop would have: its turn
+ * cancelled, idle.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
@@ -239,8 +241,10 @@ export async function deleteTask(
 
 /**
  * Settles memory-owned requests, stops the agent and ends live waits before
- * the rows go. The turn the stop ends writes nothing: no failure, no idle
- * session, for an agent the deletion stopped (its rows go). Returns the
+ * the rows go. The turn the stop ends waits for the deletion to end: with the
+ * rows gone it writes nothing (no failure, no idle session); a delete that
+ * failed (503) leaves it ended as a stop, cancelled, the session idle and its
+ * queue going on with a new agent (`endTurn`). Returns the
  * session when its agent may run on another replica, whose holder hears
  * `stop` with the delete's commit (a lost wake is covered: the lease row goes
  * with the session, and the holder fences at its renew); the session is gone

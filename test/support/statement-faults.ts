@@ -1,0 +1,65 @@
+/**
+ * A database that refuses one statement: a Kysely plugin that, once armed,
+ * fails the next statement of a kind on a table with a storage fault (a full
+ * disk, as `StorageUnavailableError` says it), on SQLite and PostgreSQL
+ * alike. The statement itself runs for real; its answer is the fault, so its
+ * transaction rolls back as after a write the disk could not take.
+ */
+import {
+  DeleteQueryNode,
+  InsertQueryNode,
+  TableNode,
+  type KyselyPlugin,
+  type OperationNode,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
+import { StorageUnavailableError } from '../../src/store/index.js';
+
+export type FaultedStatement = 'insert' | 'delete';
+
+function tableName(node: OperationNode | undefined): string | undefined {
+  return node && TableNode.is(node) ? node.table.identifier.name : undefined;
+}
+
+function statementOn(node: RootOperationNode): { kind: FaultedStatement; table?: string } | null {
+  if (InsertQueryNode.is(node)) return { kind: 'insert', table: tableName(node.into) };
+  if (DeleteQueryNode.is(node)) return { kind: 'delete', table: tableName(node.from.froms[0]) };
+  return null;
+}
+
+export class StatementFaults implements KyselyPlugin {
+  private armed: { kind: FaultedStatement; table: string } | undefined;
+  private readonly doomed = new WeakSet<object>();
+  /** Statements failed so far. */
+  failed = 0;
+
+  /** Fails the next `kind` statement on `table`. */
+  failNext(kind: FaultedStatement, table: string): void {
+    this.armed = { kind, table };
+  }
+
+  transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
+    const statement = statementOn(node);
+    const { armed } = this;
+    if (armed && statement?.kind === armed.kind && statement.table === armed.table) {
+      this.armed = undefined;
+      this.doomed.add(queryId);
+    }
+    return node;
+  }
+
+  transformResult({
+    result,
+    queryId,
+  }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    if (!this.doomed.has(queryId)) return Promise.resolve(result);
+    this.failed += 1;
+    return Promise.reject(
+      new StorageUnavailableError('disk_full', new Error('database or disk is full')),
+    );
+  }
+}

@@ -2,7 +2,8 @@
  * Tasks and sessions as people manage them: create (with a first prompt),
  * list, cancel the running turn, delete. Deleting stops the agent and settles
  * what is live in memory before any row goes; its subscribers hear that the
- * session (or task) is gone with the delete's commit. A delete that fails
+ * session (or task) is gone with the delete's commit, one event per session
+ * (a task with none left goes unannounced). A delete that fails
  * after the stop leaves the session as the stop would have: its turn
  * cancelled, idle.
  */

@@ -42,7 +42,10 @@ export const clarionEvent = z
      * The session is gone, and nothing of it is served again: deleted on its
      * own, or with its task (`task.deleted`, one for each session the task
      * had; the task is gone too). `revision` is the one after the session's
-     * last. `workspace_id` is the task's: who may hear of it.
+     * last. `workspace_id` is the task's: who may hear of it. Every event is
+     * a session's (its subscription, its revision, its log across replicas),
+     * so a task deleted with no session left has none: clients learn it
+     * from their next task list.
      */
     z.object({ ...deletion, type: z.literal('session.deleted') }),
     z.object({ ...deletion, type: z.literal('task.deleted') }),

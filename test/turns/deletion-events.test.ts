@@ -1,7 +1,8 @@
 /**
  * What subscribers hear when a person deletes a session or a task while its
  * agent runs a turn: that it is gone, last and at a revision after every
- * other, and nothing of the turn the deletion's own stop ended.
+ * other, and nothing of the turn the deletion's own stop ended. Events are
+ * per session, so a task with no session left goes without one.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSession, getTask } from '../../src/store/index.js';
@@ -78,5 +79,22 @@ describe.each(DRIVERS)('deleting a session or a task on %s', (driver) => {
       expect(eventsOf(sessionId).at(-1)).toMatchObject({ workspace_id: workspaceId });
     }
     expect(turnEndOf(session.id)).toHaveLength(idleBefore);
+  });
+
+  it('announces a task deleted with no session left by no event: events are per session', async () => {
+    const { session, task } = await h.createTask();
+    expect((await h.request('DELETE', `/api/v1/sessions/${session.id}`)).status).toBe(200);
+    await h.settled();
+    const heard = h.events.events.length;
+
+    expect((await h.request('DELETE', `/api/v1/tasks/${task.id}`)).status).toBe(200);
+    await h.settled();
+
+    // What README's events row says: other clients drop it at their next task list.
+    expect(h.events.events.slice(heard)).toEqual([]);
+    const { tasks } = (await (await h.request('GET', '/api/v1/tasks')).json()) as {
+      tasks: { id: string }[];
+    };
+    expect(tasks.map((listed) => listed.id)).not.toContain(task.id);
   });
 });

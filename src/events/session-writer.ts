@@ -78,7 +78,10 @@ export interface SessionWrite {
   readonly updated: (...rows: readonly MessageRecord[]) => void;
   /** A state move as `transitionSession` returned it; `undefined` (the guard refused) is no move. */
   readonly moved: (session: SessionRecord | undefined) => void;
-  /** The session's queue changed (a machine-owned follow-up came or went): `queue.changed`. */
+  /**
+   * The session's queue changed (a message queued, edited, reordered,
+   * removed or taken by the driver; a follow-up came or went): `queue.changed`.
+   */
   readonly queueChanged: () => void;
 }
 

@@ -148,6 +148,7 @@ async function admitInWrite(
       admissionKey: input.admissionKey,
       createdBy: input.userId,
     });
+    write.queueChanged();
     return { result: { ok: true, outcome: 'queued', item } };
   }
   // Refused at the quota before anything is written: no message, no turn.
@@ -161,6 +162,7 @@ async function admitInWrite(
       admissionKey: input.admissionKey,
       createdBy: input.userId,
     });
+    write.queueChanged();
     write.moved(await transitionSession(tx, sessionId, ['idle'], 'starting'));
     return { result: { ok: true, outcome: 'queued', item }, start: true };
   }
@@ -284,14 +286,15 @@ async function answerAfterStart(
   started: Promise<void> | undefined,
 ): Promise<AdmissionResult> {
   if (!started || !(await endsInTime(deps.timers, started))) return queued;
-  return deps.sessions.write(sessionId, async ({ tx }): Promise<AdmissionResult> => {
+  return deps.sessions.write(sessionId, async (write): Promise<AdmissionResult> => {
+    const { tx } = write;
     const sent = await messageByAdmissionKey(tx, sessionId, admissionKey);
     if (sent) return { ok: true, outcome: 'sent', message: sent };
     const session = await getSession(tx, sessionId);
     if (!session) return SESSION_NOT_FOUND;
     const item = await queuedByAdmissionKey(tx, sessionId, admissionKey);
     if (session.state === 'failed') {
-      if (item) await deleteQueued(tx, sessionId, item.id);
+      if (item && (await deleteQueued(tx, sessionId, item.id))) write.queueChanged();
       return sessionFailed(session);
     }
     if (item) return { ok: true, outcome: 'queued', item };
@@ -385,6 +388,7 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
       if (agentBusy(deps, sessionId)) return undefined;
       const next = await takeNextQueued(write.tx, sessionId);
       if (!next) return undefined;
+      write.queueChanged();
       return admitInWrite(
         deps,
         write,

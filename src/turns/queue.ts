@@ -1,7 +1,8 @@
 /**
  * The session queue as people edit it. Every change runs under the session
  * lock the queue driver also takes, so an item is either started or removed,
- * never both.
+ * never both; one that changed the queue reports it in that write, so
+ * `queue.changed` goes out at the session's revision to everyone watching.
  */
 import type { Principal } from '../auth/index.js';
 import {
@@ -12,8 +13,8 @@ import {
   reorderQueue,
   updateQueuedContent,
   type QueuedMessage,
-  type RepoContext,
 } from '../store/index.js';
+import type { SessionWrite } from '../events/index.js';
 import type { MachineQueueItem } from '../user-input/index.js';
 import type { TurnsDeps } from './context.js';
 import { failure, type Failure } from '../wire/index.js';
@@ -35,11 +36,16 @@ async function underLock<T>(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
-  work: (tx: RepoContext) => Promise<QueueResult<T>>,
+  work: (write: SessionWrite) => Promise<QueueResult<T>>,
 ): Promise<QueueResult<T>> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
-  // Nothing here reports rows: queue edits change no transcript or state, so no event.
-  return deps.sessions.write(sessionId, ({ tx }) => work(tx));
+  return deps.sessions.write(sessionId, work);
+}
+
+/** `result`, reported as a queue change when it succeeded. */
+function changed<T>(write: SessionWrite, result: QueueResult<T>): QueueResult<T> {
+  if (result.ok) write.queueChanged();
+  return result;
 }
 
 export function queueOf(
@@ -47,7 +53,8 @@ export function queueOf(
   principal: Principal,
   sessionId: string,
 ): Promise<QueueResult<SessionQueue>> {
-  return underLock(deps, principal, sessionId, async (tx) => ({
+  // A read: it reports nothing, so it takes no revision and publishes nothing.
+  return underLock(deps, principal, sessionId, async ({ tx }) => ({
     ok: true,
     value: {
       user: await listQueue(tx, sessionId),
@@ -81,9 +88,9 @@ export function editQueued(
   id: string,
   content: string,
 ): Promise<QueueResult<QueuedMessage>> {
-  return underLock(deps, principal, sessionId, async (tx) => {
-    const item = await updateQueuedContent(tx, sessionId, id, content);
-    return item ? { ok: true, value: item } : NOT_FOUND;
+  return underLock(deps, principal, sessionId, async (write) => {
+    const item = await updateQueuedContent(write.tx, sessionId, id, content);
+    return changed(write, item ? { ok: true, value: item } : NOT_FOUND);
   });
 }
 
@@ -93,10 +100,13 @@ export function reorderQueued(
   sessionId: string,
   ids: readonly string[],
 ): Promise<QueueResult<QueuedMessage[]>> {
-  return underLock(deps, principal, sessionId, async (tx) =>
-    (await reorderQueue(tx, sessionId, ids))
-      ? { ok: true, value: await listQueue(tx, sessionId) }
-      : failure('invalid_request', 'ids must list every queued message exactly once'),
+  return underLock(deps, principal, sessionId, async (write) =>
+    changed(
+      write,
+      (await reorderQueue(write.tx, sessionId, ids))
+        ? { ok: true, value: await listQueue(write.tx, sessionId) }
+        : failure('invalid_request', 'ids must list every queued message exactly once'),
+    ),
   );
 }
 
@@ -106,10 +116,10 @@ export function removeQueued(
   sessionId: string,
   id: string,
 ): Promise<QueueResult<QueuedMessage | string>> {
-  return underLock<QueuedMessage | string>(deps, principal, sessionId, async (tx) => {
-    const item = await deleteQueued(tx, sessionId, id);
-    if (item) return { ok: true, value: item };
-    return removeMachineItem(deps, sessionId, id);
+  return underLock<QueuedMessage | string>(deps, principal, sessionId, async (write) => {
+    const item = await deleteQueued(write.tx, sessionId, id);
+    if (item) return changed(write, { ok: true, value: item });
+    return changed(write, removeMachineItem(deps, sessionId, id));
   });
 }
 
@@ -118,9 +128,11 @@ export function clearQueued(
   principal: Principal,
   sessionId: string,
 ): Promise<QueueResult<SessionQueue>> {
-  return underLock(deps, principal, sessionId, async (tx) => {
+  return underLock(deps, principal, sessionId, async (write) => {
     const machine = deps.userInputs.queuedFollowUps(sessionId);
     const removed = machine.filter((item) => removeMachineItem(deps, sessionId, item.id).ok);
-    return { ok: true, value: { user: await clearQueue(tx, sessionId), machine: removed } };
+    const user = await clearQueue(write.tx, sessionId);
+    if (user.length > 0 || removed.length > 0) write.queueChanged();
+    return { ok: true, value: { user, machine: removed } };
   });
 }

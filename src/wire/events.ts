@@ -36,7 +36,10 @@ export const clarionEvent = z
       type: z.enum(USER_INPUT_EVENT_TYPES),
       request: userInputView,
     }),
-    /** The session's queue changed (a machine-owned follow-up came or went); refetch it. */
+    /**
+     * The session's queue changed (a message queued, edited, reordered,
+     * removed or taken by the driver; a follow-up came or went); refetch it.
+     */
     z.object({ ...sessionScoped, type: z.literal('queue.changed') }),
     /**
      * The session is gone, and nothing of it is served again: deleted on its

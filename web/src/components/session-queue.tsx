@@ -2,8 +2,9 @@
  * The session queue (DESIGN §7): people's queued messages, editable and
  * removable, and follow-ups the server owns for an answered action, marked
  * with a chip, removable but never editable. The server decides what is
- * queued; this lists it again whenever `revision` moves (a session change,
- * this tab's own send, or a `queue.changed` event).
+ * queued; this lists it again whenever the session's `revision` moves: any
+ * session change, `queue.changed` among them (a message queued, edited,
+ * reordered or removed by anyone, or taken when its turn starts).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';

@@ -143,10 +143,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </div>
         <UserInputPanel sessionId={sessionId} part="settled" />
         <NextWaitingItem sessionId={sessionId} />
-        <SessionQueue
-          sessionId={sessionId}
-          revision={(session?.revision ?? -1) * 1000 + (state.queueTicks[sessionId] ?? 0)}
-        />
+        <SessionQueue sessionId={sessionId} revision={session?.revision ?? -1} />
         <Composer sessionId={sessionId} inputRef={composerRef} />
       </div>
     </div>

@@ -17,7 +17,6 @@ import {
   releaseAdmissionKey,
   type AnswerSnapshot,
 } from '../model/late-answer.js';
-import { transitions } from '../model/read-model.js';
 
 export type MessageOutcome =
   | { outcome: 'sent' }
@@ -35,13 +34,12 @@ type Admit = (
 ) => Promise<MessageOutcome>;
 
 function useAdmit(): Admit {
-  const { api, keyStore, model, sync } = useServices();
+  const { api, keyStore, sync } = useServices();
   return useCallback(
     async (sessionId, text, admissionKey, keyScope) => {
       const result = await api.sendMessage(sessionId, text, admissionKey);
       if (result.ok) {
         releaseAdmissionKey(keyStore, keyScope);
-        model.update((state) => transitions.queueTouched(state, sessionId));
         void sync.refresh();
         return { outcome: result.value.outcome };
       }
@@ -51,7 +49,7 @@ function useAdmit(): Admit {
         return { outcome: 'failed', reason: 'not_found' };
       return { outcome: 'failed', reason: 'uncertain' };
     },
-    [api, keyStore, model, sync],
+    [api, keyStore, sync],
   );
 }
 

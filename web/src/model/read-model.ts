@@ -87,8 +87,6 @@ export interface ModelState {
   tasks: Record<string, TaskView>;
   sessions: Record<string, SessionEntry>;
   bundles: Record<string, BundleState>;
-  /** Bumped when this client queued a message (its own send, which no event reports); queue lists reload on it. */
-  queueTicks: Record<string, number>;
   /** Sessions the server says do not exist for this person (deleted, or never theirs). */
   missing: Record<string, true>;
   /** What an event said was deleted: a snapshot read before it never brings it back. */
@@ -377,13 +375,6 @@ export const transitions = {
     };
   },
 
-  queueTouched(state: ModelState, sessionId: string): ModelState {
-    return {
-      ...state,
-      queueTicks: { ...state.queueTicks, [sessionId]: (state.queueTicks[sessionId] ?? 0) + 1 },
-    };
-  },
-
   /**
    * What this client learned from its own respond call: the bundle is settled
    * as of `version` (the response's `responded_at`, or the newest version we
@@ -495,7 +486,6 @@ export function initialState(): ModelState {
     tasks: {},
     sessions: {},
     bundles: {},
-    queueTicks: {},
     missing: {},
     deleted: { sessions: {}, tasks: {} },
   };

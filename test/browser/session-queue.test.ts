@@ -1,0 +1,116 @@
+/**
+ * The session queue as a tab that only watches sees it, in Debian's
+ * Chromium against a real server: every change someone else makes (a
+ * message queued behind the busy agent, an edit, a reorder, a removal, the
+ * next message taken when the turn ends) shows without a reload, because
+ * each says `queue.changed` at the session's revision. The tab's own queued
+ * send shows the same way. A test-played agent keeps the turn open.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { TestHost } from '../support/test-host.js';
+import {
+  api,
+  launchChromium,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+
+const WAIT = { timeout: 30_000 };
+
+async function until(what: string, probe: () => boolean): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (probe()) return;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${what} within 30 s`);
+}
+
+function items(page: Page): Locator {
+  return page.locator('[data-testid="queue-item"][data-owner="user"]');
+}
+
+async function queuedTexts(page: Page): Promise<string[]> {
+  return (await items(page).locator('.queue-text').allTextContents()).map((text) => text.trim());
+}
+
+/** Waits until the watching tab lists exactly `texts`, in that order. */
+async function lists(page: Page, texts: string[]): Promise<void> {
+  await expect
+    .poll(() => queuedTexts(page), { timeout: WAIT.timeout, interval: 100 })
+    .toEqual(texts);
+}
+
+describe('the session queue seen from another tab', () => {
+  let world: World;
+  let browser: Browser;
+  const host = new TestHost();
+
+  beforeAll(async () => {
+    [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  it('shows each queue change as it happens, and the queue drained when the turn ends', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Queue watched',
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(world.signInUrl);
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    await lists(page, []);
+
+    const queue = async (text: string): Promise<string> => {
+      const queued = await api<{ outcome: string; item: { id: string } }>(
+        world,
+        'POST',
+        `/api/v1/sessions/${sessionId}/messages`,
+        { text, admission_key: `k-${text}` },
+      );
+      expect(queued.outcome).toBe('queued');
+      return queued.item.id;
+    };
+    const second = await queue('second');
+    await lists(page, ['second']);
+    const third = await queue('third');
+    await lists(page, ['second', 'third']);
+
+    await api(world, 'PATCH', `/api/v1/sessions/${sessionId}/queue/${second}`, {
+      text: 'second, edited',
+    });
+    await lists(page, ['second, edited', 'third']);
+    await api(world, 'PUT', `/api/v1/sessions/${sessionId}/queue/order`, { ids: [third, second] });
+    await lists(page, ['third', 'second, edited']);
+    await api(world, 'DELETE', `/api/v1/sessions/${sessionId}/queue/${third}`);
+    await lists(page, ['second, edited']);
+
+    // This tab's own send while the agent is busy.
+    await page.getByTestId('composer-input').fill('fourth');
+    await page.getByTestId('composer-send').click();
+    await lists(page, ['second, edited', 'fourth']);
+
+    host.endTurn(sessionId);
+    await until('the edited message to run', () =>
+      host.prompts.some((p) => p.text === 'second, edited'),
+    );
+    await lists(page, ['fourth']);
+    host.endTurn(sessionId);
+    await until('the own send to run', () => host.prompts.some((p) => p.text === 'fourth'));
+    await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    await context.close();
+  });
+});

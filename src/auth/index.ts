@@ -88,3 +88,4 @@ export {
   type SignInLinkResult,
   type SignInOrigin,
 } from './sign-in-links.js';
+export { CredentialWatch, type CredentialLease } from './credential-watch.js';

@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
+import { CredentialWatch } from '../auth/index.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { TurnsDeps } from '../turns/index.js';
 import type { EventHub } from '../events/index.js';
@@ -14,10 +15,17 @@ import type { NotificationService } from '../notify/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
+import { systemTimers } from '../support/index.js';
+import { MCP_CREDENTIAL_RECHECK_MS } from '../tunables.js';
 import { registerAccountRoutes } from './admin-routes.js';
 import { mountBearerChallenge } from './bearer-challenge.js';
 import { registerAnswerLinkRoutes } from './answer-link-routes.js';
-import { createPrincipalResolver, createTokenHolderResolver, mountApiAccess } from './auth.js';
+import {
+  createPrincipalResolver,
+  createTokenHolderResolver,
+  mountApiAccess,
+  requestCredential,
+} from './auth.js';
 import { countRespondsRefusedEarly, registerClarificationRoutes } from './clarification-routes.js';
 import { registerConsentRuleRoutes } from './consent-rule-routes.js';
 import type { AppEnv } from './env.js';
@@ -97,6 +105,14 @@ export function createApp(deps: AppDeps): App {
   // Where minted links (sign-in, answer) point: the public origin, else the server's own URL.
   const linkOrigin = () => deps.publicOrigin ?? deps.origin();
 
+  // The tokens of work outliving its request's check, MCP calls and events sockets alike.
+  const credentials = new CredentialWatch({
+    store: deps.store,
+    timers: systemTimers,
+    intervalMs: deps.mcpCredentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
+    logger: deps.logger,
+  });
+
   mountBearerChallenge(app, '/api/v1/*');
   countRespondsRefusedEarly(app, deps.clarification);
   mountApiAccess(app, { store: deps.store, trustedOrigins });
@@ -110,8 +126,7 @@ export function createApp(deps: AppDeps): App {
         deps.hub.accessChanged(userId);
       }),
     credentialsEnded: (userId) => {
-      // The endpoint is made below; a revocation comes only once the app serves.
-      mcp.credentialsEnded();
+      credentials.recheck();
       deps.credentialsEnded?.(userId);
     },
   });
@@ -125,6 +140,10 @@ export function createApp(deps: AppDeps): App {
   registerEventsRoute(app, {
     hub: deps.hub,
     resolvePrincipal,
+    credentials: {
+      credentialOf: requestCredential,
+      watch: (secret, channel) => credentials.watch(secret, channel),
+    },
     upgradeWebSocket: deps.upgradeWebSocket,
     logger: deps.logger,
   });
@@ -136,7 +155,7 @@ export function createApp(deps: AppDeps): App {
     userInputs: deps.turns.userInputs,
     sharedSessions: deps.sharedMcpSessions ?? false,
     ...(deps.mcpSessionEnded ? { onSharedSessionEnded: deps.mcpSessionEnded } : {}),
-    ...(deps.mcpCredentialRecheckMs ? { credentialRecheckMs: deps.mcpCredentialRecheckMs } : {}),
+    credentials,
   });
   // Last, and it only answers GET/HEAD outside the API prefixes: it never shadows a route.
   registerWebApp(app, { root: deps.webRoot ?? DEFAULT_WEB_ROOT });

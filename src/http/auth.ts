@@ -210,6 +210,8 @@ export interface SessionRouteDeps {
   readonly store: Store;
   /** Marks the cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
   readonly secureCookies?: boolean;
+  /** A sign-out ended a browser session: its open events sockets close (`TokenRouteDeps`). */
+  readonly credentialsEnded?: (userId: string) => void;
 }
 
 /** `GET /auth/sign-in?token=…` and `POST /api/v1/auth/sign-out`; mount the auth middleware first. */
@@ -235,9 +237,12 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
   });
 
   app.post(SIGN_OUT_PATH, async (c) => {
-    if (!principalOf(c)) return errorResponse(c, 'unauthorized');
+    const principal = principalOf(c);
+    if (!principal) return errorResponse(c, 'unauthorized');
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined) await revokeBrowserSession(deps.store, cookie);
+    if (cookie !== undefined && (await revokeBrowserSession(deps.store, cookie))) {
+      deps.credentialsEnded?.(principal.userId);
+    }
     deleteCookie(c, SESSION_COOKIE, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -250,6 +255,17 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
 
 function isSecure(c: Context, deps: SessionRouteDeps): boolean {
   return deps.secureCookies === true || new URL(c.req.url).protocol === 'https:';
+}
+
+/** The secret a request authenticates with, as `authenticateRequest` reads it: a bearer first. */
+export function requestCredential(
+  request: Request,
+): { secret: string; channel: CredentialChannel } | undefined {
+  const bearer = bearerSecret(request.headers.get('authorization'));
+  if (bearer !== undefined)
+    return bearer === null ? undefined : { secret: bearer, channel: 'bearer' };
+  const cookie = sessionCookieOf(request);
+  return cookie === undefined ? undefined : { secret: cookie, channel: 'cookie' };
 }
 
 function sessionCookieOf(request: Request): string | undefined {

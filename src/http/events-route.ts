@@ -13,7 +13,7 @@ import type { upgradeWebSocket as nodeUpgradeWebSocket } from '@hono/node-server
 import type { Env, Hono } from 'hono';
 import type { WSEvents } from 'hono/ws';
 import { WebSocket, WebSocketServer } from 'ws';
-import type { Principal } from '../auth/index.js';
+import type { CredentialChannel, CredentialLease, Principal } from '../auth/index.js';
 import { CLOSE_INTERNAL_ERROR, type EventHub, type EventSubscription } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import { errorResponse } from './errors.js';
@@ -29,11 +29,22 @@ export const MAX_WEBSOCKET_PAYLOAD_BYTES = 64 * 1024;
 /** Who is behind an upgrade request; `undefined` when nobody is. */
 export type PrincipalResolver = (request: Request) => Promise<Principal | undefined>;
 
+/** The credential an accepted upgrade came with, watched while its socket is open. */
+export interface UpgradeCredentials {
+  credentialOf(request: Request): { secret: string; channel: CredentialChannel } | undefined;
+  watch(secret: string, channel: CredentialChannel): CredentialLease;
+}
+
+/** Policy violation: the socket's credential was revoked (or its person removed, or signed out). */
+const CLOSE_CREDENTIAL_REVOKED = 1008;
+
 type WebSocketContext = Parameters<NonNullable<WSEvents['onOpen']>>[1];
 
 export interface EventsRouteDeps {
   readonly hub: EventHub;
   readonly resolvePrincipal: PrincipalResolver;
+  /** A socket whose credential ends is closed (1008): revocation takes effect at once here too. */
+  readonly credentials: UpgradeCredentials;
   /** `upgradeWebSocket` from `@hono/node-server`. */
   readonly upgradeWebSocket: typeof nodeUpgradeWebSocket;
   readonly logger: Logger;
@@ -63,11 +74,14 @@ export function terminateWebSockets(wss: WebSocketServer): void {
 export function registerEventsRoute<E extends Env>(app: Hono<E>, deps: EventsRouteDeps): void {
   app.get(EVENTS_PATH, async (c) => {
     const principal = await deps.resolvePrincipal(c.req.raw);
-    if (principal === undefined) return errorResponse(c, 'unauthorized');
+    const credential = deps.credentials.credentialOf(c.req.raw);
+    if (principal === undefined || credential === undefined) {
+      return errorResponse(c, 'unauthorized');
+    }
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
       return errorResponse(c, 'invalid_request', 'this endpoint speaks WebSocket only');
     }
-    return deps.upgradeWebSocket(c, socketEvents(principal, deps), {
+    return deps.upgradeWebSocket(c, socketEvents(principal, credential, deps), {
       onError(error) {
         deps.logger.error({ err: error }, 'events.socket_handler_failed');
       },
@@ -75,9 +89,15 @@ export function registerEventsRoute<E extends Env>(app: Hono<E>, deps: EventsRou
   });
 }
 
-function socketEvents(principal: Principal, deps: EventsRouteDeps): WSEvents {
+function socketEvents(
+  principal: Principal,
+  credential: { secret: string; channel: CredentialChannel },
+  deps: EventsRouteDeps,
+): WSEvents {
   let subscription: EventSubscription | undefined;
   let stopKeepalive: (() => void) | undefined;
+  // Watched from open to close: an upgrade that never opens holds no lease.
+  let lease: CredentialLease | undefined;
   return {
     onOpen(_event, ws: WebSocketContext) {
       const raw = ws.raw;
@@ -89,6 +109,12 @@ function socketEvents(principal: Principal, deps: EventsRouteDeps): WSEvents {
       }
       subscription = deps.hub.connect(raw, principal, byteStreams.get(raw));
       stopKeepalive = keepAlive(raw, deps.keepaliveMs ?? EVENTS_KEEPALIVE_INTERVAL_MS);
+      lease = deps.credentials.watch(credential.secret, credential.channel);
+      const revoked = () => {
+        subscription?.disconnect();
+        raw.close(CLOSE_CREDENTIAL_REVOKED, 'credentials revoked');
+      };
+      lease.revoked.addEventListener('abort', revoked, { once: true });
     },
     onMessage(event: { readonly data: unknown }) {
       void subscription?.receive(event.data);
@@ -96,6 +122,7 @@ function socketEvents(principal: Principal, deps: EventsRouteDeps): WSEvents {
     onClose() {
       stopKeepalive?.();
       subscription?.disconnect();
+      lease?.release();
     },
     onError(event) {
       // A close event always follows; this only records why.

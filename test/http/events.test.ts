@@ -17,7 +17,9 @@ import {
   EVENTS_PATH,
   registerEventsRoute,
   terminateWebSockets,
+  type UpgradeCredentials,
 } from '../../src/http/events-route.js';
+import { requestCredential } from '../../src/http/auth.js';
 import {
   addWorkspaceMember,
   canSeeSession,
@@ -78,6 +80,20 @@ function stateEvent(seeded: Seeded, revision: number): ClarionEvent {
   };
 }
 
+/**
+ * The tokens here are a map, not the store's rows: nothing revokes them, so
+ * their sockets' leases never end (`test/http/events-revocation.test.ts`
+ * revokes real ones).
+ */
+const UNREVOKED: UpgradeCredentials = {
+  credentialOf: requestCredential,
+  watch: () => ({
+    revoked: new AbortController().signal,
+    live: () => Promise.resolve(true),
+    release: () => undefined,
+  }),
+};
+
 describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
   let database: TestDatabase;
   let store: Store;
@@ -115,6 +131,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
       upgradeWebSocket,
       logger: silent,
       keepaliveMs: 50,
+      credentials: UNREVOKED,
       resolvePrincipal: (request) => {
         const token = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
         return Promise.resolve(token === undefined ? undefined : tokens.get(token));
@@ -295,6 +312,7 @@ describe('GET /api/v1/events without a socket', () => {
     hub,
     upgradeWebSocket,
     logger: silent,
+    credentials: UNREVOKED,
     resolvePrincipal: (request) =>
       Promise.resolve<Principal | undefined>(
         request.headers.get('authorization') === 'Bearer ok'

@@ -16,7 +16,7 @@
  */
 import type { AskOptions, AskResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
-import type { CredentialLease } from './credential-watch.js';
+import type { CredentialLease } from '../../auth/index.js';
 
 export type BoundedAsk =
   | { readonly kind: 'settled'; readonly result: AskResult }

@@ -9,7 +9,7 @@
 import type { Env, Hono } from 'hono';
 import type { TokenHolder } from '../../auth/index.js';
 import type { ClarificationService } from '../../clarification/index.js';
-import { bearerSecret } from '../../auth/index.js';
+import { bearerSecret, CredentialWatch } from '../../auth/index.js';
 import {
   MCP_CALL_WITHOUT_PROGRESS_MS,
   MCP_CREDENTIAL_RECHECK_MS,
@@ -30,7 +30,6 @@ import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
-import { CredentialWatch } from './credential-watch.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { callsTool, readMcpBody } from './body.js';
 import { ANSWER_TOOL } from './tools.js';
@@ -71,6 +70,8 @@ export interface McpRouteDeps {
   onSharedSessionEnded?: (sessionId: string) => Promise<void>;
   /** How often running calls read their tokens again; `MCP_CREDENTIAL_RECHECK_MS` unless a test lengthens it. */
   credentialRecheckMs?: number;
+  /** The app's watch on running work's tokens, shared with the events sockets; one of its own if absent. */
+  credentials?: CredentialWatch;
   /** Clock and timers of the idle sweep and of the watch on running calls' tokens; the system's unless a test fakes them. */
   nowMs?: () => number;
   timers?: RepeatingTimers;
@@ -148,12 +149,14 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     ? sharedMcpSessions(deps.store, deps.logger, nowMs)
     : undefined;
   const timers = deps.timers ?? systemTimers;
-  const credentials = new CredentialWatch({
-    store: deps.store,
-    timers,
-    intervalMs: deps.credentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
-    logger: deps.logger,
-  });
+  const credentials =
+    deps.credentials ??
+    new CredentialWatch({
+      store: deps.store,
+      timers,
+      intervalMs: deps.credentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
+      logger: deps.logger,
+    });
   const sweeper = timers.every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
     if (shared) void shared.prune();
     sessions.sweep().then(

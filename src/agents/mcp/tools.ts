@@ -18,7 +18,7 @@ import {
 import type { Logger } from '../../observability/index.js';
 import { isStorageUnavailable, type Store } from '../../store/index.js';
 import { callContext, type BoundCall, type RunningCall, type ToolExtra } from './call-context.js';
-import type { CredentialWatch } from './credential-watch.js';
+import type { CredentialWatch } from '../../auth/index.js';
 import { externalTaskTitle } from './external-session.js';
 import {
   ensureExternalSession,

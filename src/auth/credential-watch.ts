@@ -1,22 +1,22 @@
 /**
- * The tokens of tool calls still running. The route checks a token once per
- * request; a call that waits (an ask, `wait_for_answer`) outlives that check.
- * So while a call holds a lease its token is read again: at once when a
- * revocation is announced (`recheck`: a person revoked a token or was
- * removed, on this replica or, through a wake, on another), and every
- * `intervalMs` for one whose announcement was lost. One read covers the
- * tokens of all such calls, and a revoked one aborts its leases' `revoked`
- * signal, which ends their waits. `live()` reads one token now: what an
- * answer's hand-off asks first (`LiveWaiters.deliver`), so no answer reaches
- * a token revoked before it, announced or not.
+ * The credentials of work that outlives its request's check: an MCP tool call
+ * that waits (an ask, `wait_for_answer`), an events socket. While such work
+ * holds a lease its token is read again: at once when a revocation is
+ * announced (`recheck`: a person revoked a token, signed out or was removed,
+ * on this replica or, through a wake, on another), and every `intervalMs`
+ * for one whose announcement was lost. One read per channel covers every
+ * watched token, and a revoked one aborts its leases' `revoked` signal, which
+ * ends their waits or closes their sockets. `live()` reads one token now:
+ * what an answer's hand-off asks first (`LiveWaiters.deliver`), so no answer
+ * reaches a token revoked before it, announced or not.
  *
  * A read that fails ends nothing: a storage fault is no revocation, and the
  * next interval reads again.
  */
-import { hashSecret, liveTokensAmong } from '../../auth/index.js';
-import type { Logger } from '../../observability/index.js';
-import type { Store } from '../../store/index.js';
-import type { RepeatingTimers } from '../../support/index.js';
+import type { Logger } from '../observability/index.js';
+import type { Store } from '../store/index.js';
+import type { RepeatingTimers } from '../support/index.js';
+import { hashSecret, liveTokensAmong, type CredentialChannel } from './tokens.js';
 
 export interface CredentialLease {
   /** Aborts once the token is found revoked (or expired). */
@@ -28,9 +28,13 @@ export interface CredentialLease {
 }
 
 interface Watched {
+  readonly hash: string;
+  readonly channel: CredentialChannel;
   readonly revoked: AbortController;
   leases: number;
 }
+
+const CHANNELS: readonly CredentialChannel[] = ['bearer', 'cookie'];
 
 export class CredentialWatch {
   private readonly watched = new Map<string, Watched>();
@@ -48,13 +52,14 @@ export class CredentialWatch {
     },
   ) {}
 
-  /** Watches `secret` (a bearer token the route accepted) until the lease is released. */
-  watch(secret: string): CredentialLease {
+  /** Watches `secret` (a token the route accepted on `channel`) until the lease is released. */
+  watch(secret: string, channel: CredentialChannel = 'bearer'): CredentialLease {
     const hash = hashSecret(secret);
-    let entry = this.watched.get(hash);
+    const key = `${channel} ${hash}`;
+    let entry = this.watched.get(key);
     if (!entry) {
-      entry = { revoked: new AbortController(), leases: 0 };
-      this.watched.set(hash, entry);
+      entry = { hash, channel, revoked: new AbortController(), leases: 0 };
+      this.watched.set(key, entry);
     }
     const watched = entry;
     watched.leases += 1;
@@ -64,7 +69,7 @@ export class CredentialWatch {
       revoked: watched.revoked.signal,
       live: async () => {
         if (watched.revoked.signal.aborted) return false;
-        const live = (await liveTokensAmong(this.deps.store, [hash], 'bearer')).has(hash);
+        const live = (await liveTokensAmong(this.deps.store, [hash], channel)).has(hash);
         if (!live) watched.revoked.abort();
         return live;
       },
@@ -73,7 +78,7 @@ export class CredentialWatch {
         released = true;
         watched.leases -= 1;
         if (watched.leases > 0) return;
-        if (this.watched.get(hash) === watched) this.watched.delete(hash);
+        if (this.watched.get(key) === watched) this.watched.delete(key);
         if (this.watched.size === 0) this.stopPolling();
       },
     };
@@ -119,10 +124,15 @@ export class CredentialWatch {
   private async readOnce(): Promise<void> {
     if (this.watched.size === 0) return;
     try {
-      const hashes = [...this.watched.keys()];
-      const live = await liveTokensAmong(this.deps.store, hashes, 'bearer');
-      for (const hash of hashes) {
-        if (!live.has(hash)) this.watched.get(hash)?.revoked.abort();
+      for (const channel of CHANNELS) {
+        const watched = [...this.watched.values()].filter((entry) => entry.channel === channel);
+        if (watched.length === 0) continue;
+        const live = await liveTokensAmong(
+          this.deps.store,
+          watched.map((entry) => entry.hash),
+          channel,
+        );
+        for (const entry of watched) if (!live.has(entry.hash)) entry.revoked.abort();
       }
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'mcp credential watch: tokens could not be read');

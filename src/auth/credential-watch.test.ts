@@ -5,11 +5,11 @@
  * revocation.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { issueToken } from '../../auth/index.js';
-import { silentLogger } from '../../observability/index.js';
-import { createUser, deleteTokenById, openStore, type Store } from '../../store/index.js';
-import type { RepeatingTimers } from '../../support/index.js';
-import { freshDatabase, type TestDatabase } from '../../../test/support/databases.js';
+import { issueToken } from './tokens.js';
+import { silentLogger } from '../observability/index.js';
+import { createUser, deleteTokenById, openStore, type Store } from '../store/index.js';
+import type { RepeatingTimers } from '../support/index.js';
+import { freshDatabase, type TestDatabase } from '../../test/support/databases.js';
 import { CredentialWatch } from './credential-watch.js';
 
 /** Timers whose repeats never come: only `recheck` reads. */

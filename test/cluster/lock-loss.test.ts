@@ -156,7 +156,10 @@ describe('a replica that lost its lock connection', () => {
     a.beat(() => Promise.resolve());
     const mine = await seedSession(store, 'held by a');
     expect(await a.leases.acquire(mine.session.id)).toBe(true);
-    // A dead replica's session, which a live replica would take over at its next beat.
+    await terminateLock('a');
+    await eventually(async () => !(await b.leases.liveReplicas()).has('a'), RETAKE_BOUND_MS);
+    // A dead replica's session, which a live replica would take over at its next beat. Made
+    // only now: a beat of a with its lock would take it over (and, unstarted, release it).
     const orphan = await seedSession(store, 'orphaned');
     const nowMs = store.clock.nowMs();
     const terms = { now: timestampAtMs(nowMs), expiresAt: timestampAtMs(nowMs + LEASE_MS) };
@@ -171,9 +174,6 @@ describe('a replica that lost its lock connection', () => {
     expect(await acquireLease(store, orphan.session.id, { replicaId: 'dead', ...terms })).toBe(
       true,
     );
-
-    await terminateLock('a');
-    await eventually(async () => !(await b.leases.liveReplicas()).has('a'), RETAKE_BOUND_MS);
     // An agent start waits for the lock, and is refused when it does not come back in time.
     const fresh = await seedSession(store, 'started while lock-less');
     const start = a.leases.acquire(fresh.session.id);

@@ -120,8 +120,8 @@ export interface ServerOptions extends OpenOptions {
   notify?: NotifyOptions;
   /** How often wake subscribers resync from the store (tests shorten it). */
   wakePollIntervalMs?: number;
-  /** How often running MCP calls read their tokens again (tests lengthen it, to see announcements work). */
-  mcpCredentialRecheckMs?: number;
+  /** How often running MCP calls and events sockets read their tokens again (tests lengthen it, to see announcements work). */
+  credentialRecheckMs?: number;
 }
 
 export async function startServer(
@@ -389,9 +389,7 @@ export async function startServer(
           }
         : {}),
       draining: () => draining.draining(),
-      ...(options.mcpCredentialRecheckMs
-        ? { mcpCredentialRecheckMs: options.mcpCredentialRecheckMs }
-        : {}),
+      ...(options.credentialRecheckMs ? { credentialRecheckMs: options.credentialRecheckMs } : {}),
     });
     const wss = createEventsWebSocketServer();
     const server = createHttpServer(app.fetch, wss);

@@ -74,8 +74,8 @@ export interface AppDeps {
    * others' MCP calls read theirs again (this replica's always do).
    */
   readonly credentialsEnded?: (userId: string) => void;
-  /** How often running MCP calls read their tokens again (tests lengthen it). */
-  readonly mcpCredentialRecheckMs?: number;
+  /** How often running MCP calls and events sockets read their tokens again (tests lengthen it). */
+  readonly credentialRecheckMs?: number;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
@@ -109,7 +109,7 @@ export function createApp(deps: AppDeps): App {
   const credentials = new CredentialWatch({
     store: deps.store,
     timers: systemTimers,
-    intervalMs: deps.mcpCredentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
+    intervalMs: deps.credentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
     logger: deps.logger,
   });
 

@@ -34,7 +34,7 @@ describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
     const server = await startServer(
       serverConfig(database, ADMIN_TOKEN, { replicaId }),
       silentLogger,
-      { mcpCredentialRecheckMs: RECHECK_MS },
+      { credentialRecheckMs: RECHECK_MS },
     );
     servers.push(server);
     return server;

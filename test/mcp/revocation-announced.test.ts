@@ -43,7 +43,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
     const server = await startServer(
       serverConfig(database, ADMIN_TOKEN, { replicaId }),
       silentLogger,
-      recheck === 'stretched' ? { mcpCredentialRecheckMs: RECHECK_MS } : {},
+      recheck === 'stretched' ? { credentialRecheckMs: RECHECK_MS } : {},
     );
     servers.push(server);
     return { server, api: bearerApi(server.url, ADMIN_TOKEN) };

@@ -68,8 +68,6 @@ export interface McpRouteDeps {
    * gone); tells the replicas that opened it again to close their copies.
    */
   onSharedSessionEnded?: (sessionId: string) => Promise<void>;
-  /** How often running calls read their tokens again; `MCP_CREDENTIAL_RECHECK_MS` unless a test lengthens it. */
-  credentialRecheckMs?: number;
   /** The app's watch on running work's tokens, shared with the events sockets; one of its own if absent. */
   credentials?: CredentialWatch;
   /** Clock and timers of the idle sweep and of the watch on running calls' tokens; the system's unless a test fakes them. */
@@ -154,7 +152,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     new CredentialWatch({
       store: deps.store,
       timers,
-      intervalMs: deps.credentialRecheckMs ?? MCP_CREDENTIAL_RECHECK_MS,
+      intervalMs: MCP_CREDENTIAL_RECHECK_MS,
       logger: deps.logger,
     });
   const sweeper = timers.every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {

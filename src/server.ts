@@ -500,11 +500,14 @@ export async function startServer(
         await launch.starts.idle();
         // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
         // Another process that took this replica's ID holds its leases now, and their agents' tokens.
+        // A store that fails now must not cut the stop short: a takeover or the next start revokes them.
         if (running.ownsId()) {
           await revokeAgentTokensIn(
             store,
             lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
-          );
+          ).catch((error: unknown) => {
+            logger.warn({ err: error }, "revoking the agents' tokens at stop failed");
+          });
         }
         const released = await running.stop();
         logger.info(

@@ -407,15 +407,21 @@ class RunningReplica implements Replica {
     await this.retaking;
     const { store, id } = this.deps;
     const key = this.replicaLock.key;
-    // Without the lock, another process may have registered the ID: its leases are not ours to free.
-    const ours =
-      !this.superseded && (this.lock === 'held' || (await replicaRegisteredAs(store, id, key)));
     let released = 0;
-    if (ours) {
-      released = await this.leases.releaseAll();
-      await markReplicaStopped(store, id, key, timestampAtMs(store.clock.nowMs()));
+    try {
+      // Without the lock, another process may have registered the ID: its leases are not ours to free.
+      const ours =
+        !this.superseded && (this.lock === 'held' || (await replicaRegisteredAs(store, id, key)));
+      if (ours) {
+        released = await this.leases.releaseAll();
+        await markReplicaStopped(store, id, key, timestampAtMs(store.clock.nowMs()));
+      }
+    } catch (error) {
+      // The stop goes on: leases not given back expire, and another replica takes them then.
+      this.deps.logger.warn({ err: error }, 'giving the leases back at stop failed');
+    } finally {
+      await this.replicaLock.release();
     }
-    await this.replicaLock.release();
     return released;
   }
 }

@@ -15,6 +15,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -55,7 +56,9 @@ describe('a server whose PostgreSQL stops answering', () => {
     database = undefined;
   });
 
-  async function serverThroughProxy(): Promise<{ server: RunningServer; proxy: TcpProxy }> {
+  async function serverThroughProxy(
+    logger: Logger = silentLogger,
+  ): Promise<{ server: RunningServer; proxy: TcpProxy }> {
     database = await freshDatabase('postgres');
     const { target } = database;
     if (target.driver !== 'postgres') throw new Error('postgres only');
@@ -67,7 +70,7 @@ describe('a server whose PostgreSQL stops answering', () => {
       database: { driver: 'postgres', url: proxied.href },
       replicaId: 'frozen-a',
     });
-    server = await startServer(config, silentLogger);
+    server = await startServer(config, logger);
     return { server, proxy };
   }
 
@@ -281,5 +284,25 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(retried.headers.get('location')).toBe('/');
     expect(retried.headers.get('set-cookie')).toMatch(/^clarion_session=/);
     thawed = true;
+  }, 60_000);
+
+  it('finishes its stop when its PostgreSQL is gone, saying what it could not give back', async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const { server: running, proxy: cut } = await serverThroughProxy(logger);
+    server = undefined;
+    proxy = undefined;
+
+    // Every connection ends and no new one can be made: each statement of the stop fails at once.
+    await cut.close();
+    await expect(running.close()).resolves.toBeUndefined();
+    // A takeover or the next start revokes the tokens left; the leases left expire.
+    const said = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
+    expect(said).toEqual(
+      expect.arrayContaining([
+        "revoking the agents' tokens at stop failed",
+        'giving the leases back at stop failed',
+      ]),
+    );
   }, 60_000);
 });

@@ -48,6 +48,7 @@ import { createMetrics, createResponseObserver } from './observability/index.js'
 import {
   canSeeSession,
   canSeeWorkspace,
+  idempotentOnNewConnection,
   lockDataDir,
   openStore,
   resetInterruptedSessions,
@@ -101,6 +102,11 @@ export interface RunningServer {
    * it and exits as a failed start does; pending for as long as it serves.
    */
   readonly failed: Promise<Error>;
+  /**
+   * Drains, stops the agents, gives back what the store holds for this
+   * server, closes. A store step that fails is logged and the rest done;
+   * then it rejects, naming what was left undone.
+   */
   close(): Promise<void>;
   /** Stops every agent this server runs (bounded), for a stop that cannot finish. */
   stopAgents(): Promise<void>;
@@ -498,30 +504,53 @@ export async function startServer(
         await host.close();
         // Starts the stop cut short end now; let them say so before the store closes.
         await launch.starts.idle();
+        // Each of the store's steps is tried whatever the one before did: a failure that cut the
+        // stop short would leave the store open, and the process with no way to end.
+        const unfinished: string[] = [];
+        const step = async (name: string, work: () => Promise<unknown>) => {
+          try {
+            await work();
+            return true;
+          } catch (error) {
+            logger.warn({ err: error }, `${name} at the stop failed`);
+            unfinished.push(name);
+            return false;
+          }
+        };
         // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
         // Another process that took this replica's ID holds its leases now, and their agents' tokens.
-        // A store that fails now must not cut the stop short: a takeover or the next start revokes them.
+        // A takeover or the next start revokes what this leaves.
         if (running.ownsId()) {
-          await revokeAgentTokensIn(
-            store,
-            lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
-          ).catch((error: unknown) => {
-            logger.warn({ err: error }, "revoking the agents' tokens at stop failed");
-          });
+          await step("revoking the agents' tokens", () =>
+            idempotentOnNewConnection(() =>
+              revokeAgentTokensIn(
+                store,
+                lock ? { kind: 'all' } : { kind: 'held_by', replicaId: running.id },
+              ),
+            ),
+          );
         }
-        const released = await running.stop();
-        logger.info(
-          { replica: running.id, leases_released: released },
-          lock
-            ? 'agents stopped; the data stays for the next start'
-            : 'agents stopped and leases given back: other replicas take these sessions at once',
-        );
+        let released = 0;
+        const givenBack = await step('giving the leases back', async () => {
+          released = await running.stop();
+        });
+        if (givenBack) {
+          logger.info(
+            { replica: running.id, leases_released: released },
+            lock
+              ? 'agents stopped; the data stays for the next start'
+              : 'agents stopped and leases given back: other replicas take these sessions at once',
+          );
+        }
         server.closeAllConnections();
         await stopped;
         await clarification.close();
         await stopWakes?.();
         await store.close();
         lock?.release();
+        if (unfinished.length > 0) {
+          throw new Error(`the stop left undone: ${unfinished.join('; ')}`);
+        }
       },
     };
   } catch (error) {

@@ -53,8 +53,7 @@ export async function serve(): Promise<number> {
       `the stop did not finish in time (the database or an agent does not answer): ${consequence}`,
     );
   } else {
-    // A step that fails (a database that refuses connections) leaves the rest of the stop
-    // undone, heartbeat included, and a process that would never exit on its own.
+    // A step failed (a database that refuses connections); the others were done.
     logger.error({ err: stop.error }, `the stop did not finish, a step failed: ${consequence}`);
   }
   const agentsStopMs =

@@ -45,6 +45,7 @@ import {
   type ReplicaLock,
   type SessionScope,
   type Store,
+  idempotentOnNewConnection,
 } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import {
@@ -131,7 +132,8 @@ export interface Replica {
   /**
    * Stops the heartbeat, releases every lease and marks the replica stopped,
    * unless another process registered its ID (then those are that process's);
-   * the leases released.
+   * the leases released. Its lock is let go even when the store fails (then
+   * the leases expire, and other replicas take them).
    */
   stop(): Promise<number>;
 }
@@ -407,21 +409,18 @@ class RunningReplica implements Replica {
     await this.retaking;
     const { store, id } = this.deps;
     const key = this.replicaLock.key;
-    let released = 0;
     try {
-      // Without the lock, another process may have registered the ID: its leases are not ours to free.
-      const ours =
-        !this.superseded && (this.lock === 'held' || (await replicaRegisteredAs(store, id, key)));
-      if (ours) {
-        released = await this.leases.releaseAll();
+      return await idempotentOnNewConnection(async () => {
+        // Without the lock, another process may have registered the ID: its leases are not ours.
+        const ours =
+          !this.superseded && (this.lock === 'held' || (await replicaRegisteredAs(store, id, key)));
+        if (!ours) return 0;
+        const released = await this.leases.releaseAll();
         await markReplicaStopped(store, id, key, timestampAtMs(store.clock.nowMs()));
-      }
-    } catch (error) {
-      // The stop goes on: leases not given back expire, and another replica takes them then.
-      this.deps.logger.warn({ err: error }, 'giving the leases back at stop failed');
+        return released;
+      });
     } finally {
       await this.replicaLock.release();
     }
-    return released;
   }
 }

@@ -99,6 +99,22 @@ export function storageFaultReason(error: unknown): StorageFaultReason | undefin
   return EXACT_REASONS[code];
 }
 
+/**
+ * Runs `work` again, once, when its connection was lost: a pooled connection
+ * that died while idle fails the first statement sent on it, and the pool
+ * hands the retry a new one. Only for work that may run twice (a delete, an
+ * update to the same values): the first may have committed before its reply
+ * was lost.
+ */
+export async function idempotentOnNewConnection<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (!(isStorageUnavailable(error) && error.reason === 'unreachable')) throw error;
+    return work();
+  }
+}
+
 /** `error` as a `StorageUnavailableError` when it is a storage fault, else unchanged. */
 export function asStorageFault(error: unknown): unknown {
   if (error instanceof StorageUnavailableError) return error;

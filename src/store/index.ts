@@ -19,7 +19,11 @@ export { connectDatabase, openStore, redactUrl, SQLITE_FILE, StoreOpenError } fr
 export type { DataDirLock } from './data-dir-lock.js';
 export { DataDirLockedError, lockDataDir, LOCK_FILE, PID_FILE } from './data-dir-lock.js';
 export type { StorageFaultReason } from './faults.js';
-export { isStorageUnavailable, StorageUnavailableError } from './faults.js';
+export {
+  idempotentOnNewConnection,
+  isStorageUnavailable,
+  StorageUnavailableError,
+} from './faults.js';
 export type { TransactionOptions } from './transaction.js';
 export type { ColumnAddition, SchemaState, SchemaStep } from './schema.js';
 export { applySchema, runSchemaStep, schemaSteps, SchemaStepError } from './schema.js';

@@ -15,6 +15,7 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret } from '../../src/auth/tokens.js';
@@ -58,6 +59,7 @@ describe('a server whose PostgreSQL stops answering', () => {
 
   async function serverThroughProxy(
     logger: Logger = silentLogger,
+    { preparedStatements }: { preparedStatements?: number } = {},
   ): Promise<{ server: RunningServer; proxy: TcpProxy }> {
     database = await freshDatabase('postgres');
     const { target } = database;
@@ -67,11 +69,17 @@ describe('a server whose PostgreSQL stops answering', () => {
     const proxied = new URL(direct);
     proxied.port = String(proxy.port);
     const config = serverConfig(database, ADMIN_TOKEN, {
-      database: { driver: 'postgres', url: proxied.href },
+      database: { driver: 'postgres', url: proxied.href, preparedStatements },
       replicaId: 'frozen-a',
     });
     server = await startServer(config, logger);
     return { server, proxy };
+  }
+
+  /** The test database's own address, past the proxy. */
+  function directUrl(): string {
+    if (database?.target.driver !== 'postgres') throw new Error('postgres only');
+    return database.target.url;
   }
 
   /** One request, timed, with what a client reads of its reply. */
@@ -286,23 +294,52 @@ describe('a server whose PostgreSQL stops answering', () => {
     thawed = true;
   }, 60_000);
 
-  it('finishes its stop when its PostgreSQL is gone, saying what it could not give back', async () => {
+  it('tries a step of its stop again when its connection drops as the step goes out', async () => {
+    // Unprepared, each statement's text goes out whole, so the proxy can tell the stop's own.
+    const { server: running, proxy: line } = await serverThroughProxy(silentLogger, {
+      preparedStatements: 0,
+    });
+    server = undefined;
+    line.resetWhenSent('delete from "api_tokens"');
+    line.resetWhenSent('set "stopped_at"');
+
+    await expect(running.close()).resolves.toBeUndefined();
+    expect(line.resetsDone()).toBe(2);
+    const direct = new pg.Client({ connectionString: directUrl() });
+    await direct.connect();
+    try {
+      const { rows } = await direct.query<{ stopped: boolean }>(
+        "SELECT stopped_at IS NOT NULL AS stopped FROM replicas WHERE id = 'frozen-a'",
+      );
+      expect(rows).toEqual([{ stopped: true }]);
+    } finally {
+      await direct.end();
+    }
+  }, 60_000);
+
+  it('finishes its stop when its PostgreSQL is gone, and says what it left undone', async () => {
     const lines: string[] = [];
-    const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
     const { server: running, proxy: cut } = await serverThroughProxy(logger);
     server = undefined;
     proxy = undefined;
 
     // Every connection ends and no new one can be made: each statement of the stop fails at once.
     await cut.close();
-    await expect(running.close()).resolves.toBeUndefined();
-    // A takeover or the next start revokes the tokens left; the leases left expire.
+    await expect(running.close()).rejects.toThrow(
+      "the stop left undone: revoking the agents' tokens; giving the leases back",
+    );
+    // The rest was done all the same: a takeover or the next start revokes the tokens, the
+    // leases expire.
     const said = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
     expect(said).toEqual(
       expect.arrayContaining([
-        "revoking the agents' tokens at stop failed",
-        'giving the leases back at stop failed',
+        "revoking the agents' tokens at the stop failed",
+        'giving the leases back at the stop failed',
       ]),
+    );
+    await expect(running.store.db.selectFrom('replicas').selectAll().execute()).rejects.toThrow(
+      /destroyed/,
     );
   }, 60_000);
 });

@@ -22,6 +22,13 @@ export interface TcpProxy {
    * which the server runs when `release` delivers it.
    */
   holdWhenSent(text: string): void;
+  /**
+   * Ends, without passing it on, the connection that next sends `text`: a
+   * connection lost just as a statement goes out. Each call arms once.
+   */
+  resetWhenSent(text: string): void;
+  /** How many `resetWhenSent` have ended their connection so far. */
+  resetsDone(): number;
   /** Delivers what `holdWhenSent` held, in order, and lets that connection pass again. */
   release(): void;
   /** From now on everything passes again. */
@@ -45,6 +52,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   let cutOn: string | undefined;
   let holdOn: string | undefined;
   let held: { upstream: Socket; chunks: Buffer[] } | undefined;
+  const resetOn: string[] = [];
+  let resets = 0;
   const track = (socket: Socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -58,6 +67,14 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     client.on('close', () => clients.delete(client));
     track(upstream);
     client.on('data', (chunk: Buffer) => {
+      const reset = resetOn.findIndex((text) => chunk.includes(text));
+      if (reset >= 0) {
+        resetOn.splice(reset, 1);
+        resets += 1;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
       if (cutOn !== undefined && chunk.includes(cutOn)) {
         passing = false;
         cutOn = undefined;
@@ -94,6 +111,10 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     holdWhenSent(text) {
       holdOn = text;
     },
+    resetWhenSent(text) {
+      resetOn.push(text);
+    },
+    resetsDone: () => resets,
     release() {
       const released = held;
       held = undefined;

@@ -189,7 +189,6 @@ export async function ensureWorkspaceMember(
   return { member: updated, created: false };
 }
 
-/** True when a membership was removed. */
 /**
  * The workspaces `userId` owns with no other owner (of `workspaceId` only,
  * when given). The owner rows read are locked on PostgreSQL until the
@@ -231,6 +230,7 @@ export async function soleOwnedWorkspaces(
     .execute();
 }
 
+/** True when a membership was removed. */
 export async function removeWorkspaceMember(
   ctx: RepoContext,
   workspaceId: string,

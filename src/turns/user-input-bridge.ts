@@ -94,8 +94,10 @@ export function userInputPending(deps: {
 }
 
 /**
- * The registry's publish port: a request's change, and a queue change when a
- * follow-up may have come or gone. A request's event carries the request's
+ * The registry's publish port: a request's change, and a queue change when
+ * its follow-up joined or left the queue (the registry says which, once per
+ * change: not for each of the follow-up's moves, nor for a removal whose own
+ * write already says it). A request's event carries the request's
  * own revision and a `pending_action` that is what a session write would
  * compute (clarification rows first, then the registry), read when the event
  * goes out. A queue change is a session write of its own: `queue.changed`
@@ -104,7 +106,7 @@ export function userInputPending(deps: {
  * calls this synchronously, so the reads and writes run behind it; one chain
  * per session keeps that session's events in the order the registry made them.
  */
-export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInputView) => void {
+export function userInputPublisher(deps: UserInputPublisherDeps): UserInputPorts['publish'] {
   const chains = new Map<string, Promise<void>>();
 
   async function pendingActionOf(sessionId: string): Promise<PendingAction> {
@@ -120,7 +122,7 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
     }
   }
 
-  async function publish(view: UserInputView): Promise<void> {
+  async function publish(view: UserInputView, queueMoved: boolean): Promise<void> {
     // Before the event: a person who sees it on another replica can then list and answer it.
     if (deps.mirror) await deps.mirror(view);
     const scope = {
@@ -130,10 +132,7 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
       pending_action: await pendingActionOf(view.session_id),
     };
     deps.events.publish({ ...scope, type: EVENT_TYPES[view.status], request: view });
-    // A follow-up may have come or gone: an action's, or a Reject's reason.
-    if (view.kind === 'action' || (view.kind === 'consent' && view.reason !== null)) {
-      await queueChanged(view.session_id);
-    }
+    if (queueMoved) await queueChanged(view.session_id);
   }
 
   async function queueChanged(sessionId: string): Promise<void> {
@@ -151,10 +150,10 @@ export function userInputPublisher(deps: UserInputPublisherDeps): (view: UserInp
     }
   }
 
-  return (view) => {
+  return (view, { queueChanged: queueMoved }) => {
     const sessionId = view.session_id;
     // `publish` never rejects, so the chain never stops.
-    const next = (chains.get(sessionId) ?? Promise.resolve()).then(() => publish(view));
+    const next = (chains.get(sessionId) ?? Promise.resolve()).then(() => publish(view, queueMoved));
     chains.set(sessionId, next);
     void next.then(() => {
       if (chains.get(sessionId) === next) chains.delete(sessionId);

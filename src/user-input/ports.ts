@@ -36,8 +36,12 @@ export interface UserInputPorts {
   clock: Clock;
   ids: IdSource;
   timers: Timers;
-  /** After every state change: the request's view with its new revision. */
-  publish(view: UserInputView): void;
+  /**
+   * After every state change: the request's view with its new revision, and
+   * whether its follow-up joined or left the session queue (`queueChanged`)
+   * with no session write of the caller's to say so.
+   */
+  publish(view: UserInputView, change: { queueChanged: boolean }): void;
   /** Optional observer of agent answers; the agent itself waits on `request(...).outcome`. */
   answerAgent?(requestId: string, outcome: AgentOutcome): void;
   /**

@@ -50,9 +50,20 @@ import {
   type UserInputRequest,
   type UserInputState,
 } from './types.js';
-import { isQueued, mostBlocking, toQueueItem, toView } from './view.js';
+import { isQueued, mostBlocking, queueMembershipChanged, toQueueItem, toView } from './view.js';
 
 const ABSENT: UserInputState = { status: 'absent' };
+
+/**
+ * Queue events run under the session write of the person's queue change
+ * (`turns/queue.ts`), which reports the queue change itself: the publish
+ * port adds none, so one removal is one `queue.changed`.
+ */
+const QUEUE_CHANGE_REPORTED_BY_CALLER: ReadonlySet<UserInputEvent['type']> = new Set([
+  'queueItemClaimed',
+  'queueClaimReleased',
+  'queueItemRemoved',
+]);
 
 interface PendingAnswer {
   resolve(outcome: AgentOutcome): void;
@@ -219,7 +230,10 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       return result;
     }
     commit(id, result.state);
-    for (const command of result.commands) run(id, result.state, command);
+    const queueChanged =
+      queueMembershipChanged(previous, result.state) &&
+      !QUEUE_CHANGE_REPORTED_BY_CALLER.has(event.type);
+    for (const command of result.commands) run(id, result.state, command, queueChanged);
     if (result.state.status === 'settled') release(id);
     return result;
   }
@@ -249,7 +263,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     }
   }
 
-  function run(id: string, state: RequestState, command: UserInputCommand): void {
+  function run(
+    id: string,
+    state: RequestState,
+    command: UserInputCommand,
+    queueChanged: boolean,
+  ): void {
     switch (command.type) {
       case 'startDeadline':
         stopTimer(deadlines, id);
@@ -269,7 +288,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         return;
       case 'publishChanged':
         safely('publish', id, () => {
-          ports.publish(toView(state));
+          ports.publish(toView(state), { queueChanged });
         });
         return;
       case 'answerAgent':

@@ -11,6 +11,7 @@ import type {
   RequestState,
   Responder,
   UserInputKind,
+  UserInputState,
   UserInputView,
 } from './types.js';
 
@@ -21,6 +22,16 @@ function iso(ms: number): string {
 /** A due follow-up is listed in the session queue while it waits for its next attempt. */
 export function isQueued(state: RequestState): state is DueState {
   return state.status === 'due' && state.phase === 'waiting';
+}
+
+/**
+ * Whether the session queue's list changed with `previous` → `next`: the
+ * follow-up joined it or left it (taken for an attempt, removed, settled).
+ * A change within or outside the queue (an attempt's result, a settlement
+ * after it was taken) lists nothing new.
+ */
+export function queueMembershipChanged(previous: UserInputState, next: RequestState): boolean {
+  return (previous.status !== 'absent' && isQueued(previous)) !== isQueued(next);
 }
 
 function respondedByOf(state: RequestState): Responder | null {

@@ -204,6 +204,7 @@ export async function deleteSession(
   if (principal.kind !== 'user' || !(await canSeeSession(deps.store, principal, sessionId))) {
     return SESSION_NOT_FOUND;
   }
+  deps.cancellations.deletionStarted(sessionId);
   try {
     const elsewhere = await settleSession(deps, sessionId);
     const deleted = await deps.sessions.deleteSessions(async (tx) => {
@@ -226,9 +227,16 @@ export async function deleteTask(
     return TASK_NOT_FOUND;
   }
   const sessions = await listSessions(deps.store, taskId);
+  // Only the marks this call set are its to end: a session it did not reach before failing may
+  // be under a delete of its own, whose mark ending here would let its stopped turn write.
+  const marked: string[] = [];
   try {
     const elsewhere: string[] = [];
-    for (const session of sessions) elsewhere.push(...(await settleSession(deps, session.id)));
+    for (const session of sessions) {
+      deps.cancellations.deletionStarted(session.id);
+      marked.push(session.id);
+      elsewhere.push(...(await settleSession(deps, session.id)));
+    }
     const deleted = await deps.sessions.deleteSessions(async (tx) => {
       const gone = await deleteTaskRow(tx, taskId);
       if (gone) await tellHolders(deps, tx, elsewhere);
@@ -236,7 +244,7 @@ export async function deleteTask(
     });
     return deleted ? { ok: true } : TASK_NOT_FOUND;
   } finally {
-    for (const session of sessions) deps.cancellations.deletionEnded(session.id);
+    for (const sessionId of marked) deps.cancellations.deletionEnded(sessionId);
   }
 }
 
@@ -249,10 +257,11 @@ export async function deleteTask(
  * session when its agent may run on another replica, whose holder hears
  * `stop` with the delete's commit (a lost wake is covered: the lease row goes
  * with the session, and the holder fences at its renew); the session is gone
- * by then, so that turn's end writes nothing either.
+ * by then, so that turn's end writes nothing either. Its caller marked the
+ * deletion under way first, and ends that mark, its own only, whichever way
+ * the deletion ends.
  */
 async function settleSession(deps: TurnsDeps, sessionId: string): Promise<string[]> {
-  deps.cancellations.deletionStarted(sessionId);
   deps.userInputs.sessionDeleted(sessionId);
   await confirmLease(deps, sessionId);
   const here = deps.host.isStarted(sessionId);

@@ -13,6 +13,13 @@ import type {
   StopReason,
 } from '../../src/agents/runtime.js';
 
+/** A stop `holdStop` holds: waiting once `reached`, until released or refused. */
+export interface HeldStop {
+  reached: Promise<void>;
+  release(): void;
+  refuse(error: Error): void;
+}
+
 export class TestHost implements AgentHost {
   readonly launches: SessionLaunch[] = [];
   readonly prompts: PromptRequest[] = [];
@@ -23,6 +30,8 @@ export class TestHost implements AgentHost {
   private readonly listeners = new Set<(event: RuntimeEvent) => void>();
   /** Set by `holdPrompts`: prompts are sent to an agent that does not take them. */
   private holding = false;
+  /** Per session, its next stop held by `holdStop`: told when reached, going on with `gate`. */
+  private readonly heldStops = new Map<string, { reach: () => void; gate: Promise<void> }>();
   /** Per session, a turn whose prompt the agent has not taken: its refusal, while its caller waits. */
   private readonly untaken = new Map<string, ((error: Error) => void) | undefined>();
 
@@ -130,7 +139,35 @@ export class TestHost implements AgentHost {
     });
   }
 
+  /**
+   * The session's next stop waits, its agent still running, until the test
+   * lets it go on or refuses it (a stop that fails): `reached` resolves once
+   * a stop waits.
+   */
+  holdStop(sessionId: string): HeldStop {
+    let reach: () => void = () => undefined;
+    let release: () => void = () => undefined;
+    let refuse: (error: Error) => void = () => undefined;
+    const reached = new Promise<void>((resolve) => {
+      reach = resolve;
+    });
+    const gate = new Promise<void>((resolve, reject) => {
+      release = resolve;
+      refuse = reject;
+    });
+    this.heldStops.set(sessionId, { reach, gate });
+    return { reached, release, refuse };
+  }
+
   stop(sessionId: string): Promise<void> {
+    const held = this.heldStops.get(sessionId);
+    if (held) {
+      this.heldStops.delete(sessionId);
+      held.reach();
+      return held.gate.then(() => {
+        this.exit(sessionId, { deliberate: true });
+      });
+    }
     this.exit(sessionId, { deliberate: true });
     return Promise.resolve();
   }

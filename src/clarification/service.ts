@@ -20,12 +20,14 @@ import {
   expireSessionRows,
   getSession,
   markAskedOn,
+  pendingIdsOfSession,
   rowsStillCurrent,
   startTurn,
   TERMINAL_SESSION_STATES,
   timestampAtMs,
   transitionSession,
   type MessageRecord,
+  type RepoContext,
   type SessionState,
 } from '../store/index.js';
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
@@ -489,6 +491,20 @@ export class ClarificationService {
       if (typeof pendingId === 'string') this.deps.decisions.ended(pendingId);
     }
     return expired;
+  }
+
+  /**
+   * In a deletion's transaction, before the session's rows go with it: reads
+   * its active bundles, and returns what ends their waits (the agent's live
+   * wait, `awaitDecision`'s) once the deletion committed. Nothing ends or
+   * expires before: a delete the storage refuses leaves its questions open.
+   */
+  async deleting(tx: RepoContext, sessionId: string): Promise<() => void> {
+    const pendingIds = await pendingIdsOfSession(tx, sessionId);
+    return () => {
+      this.deps.waiters.endSession(sessionId, 'cancelled');
+      for (const pendingId of pendingIds) this.deps.decisions.ended(pendingId);
+    };
   }
 
   /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -641,6 +641,23 @@ export function expireSessionRows(ctx: RepoContext, sessionId: string): Promise<
   );
 }
 
+/**
+ * The pending IDs of a session's current turn's pending rows: the bundles a
+ * deletion takes from whoever waits on them, read in its transaction before
+ * the rows go with the session.
+ */
+export async function pendingIdsOfSession(ctx: RepoContext, sessionId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .select(ctx.dialect.pendingId().as('pending_id'))
+    .where('type', '=', constantText(CLARIFICATION_TYPE))
+    .where(isPending(ctx))
+    .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
+    .where('task_session_id', '=', sessionId)
+    .execute();
+  return [...new Set(rows.flatMap((row) => (row.pending_id === null ? [] : [row.pending_id])))];
+}
+
 /** Operator cancel: the active bundle's pending rows become `cancelled`. */
 export function cancelBundleRows(
   ctx: RepoContext,

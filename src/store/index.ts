@@ -130,6 +130,7 @@ export {
   takeDelivery,
   detachSessionRows,
   expireSessionRows,
+  pendingIdsOfSession,
   restoreClaim,
   retireClaim,
   rowsStillCurrent,

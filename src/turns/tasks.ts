@@ -1,11 +1,12 @@
 /**
  * Tasks and sessions as people manage them: create (with a first prompt),
- * list, cancel the running turn, delete. Deleting stops the agent and settles
- * what is live in memory before any row goes; its subscribers hear that the
- * session (or task) is gone with the delete's commit, one event per session
- * (a task with none left goes unannounced). A delete that fails
- * after the stop leaves the session as the stop would have: its turn
- * cancelled, idle.
+ * list, cancel the running turn, delete. Deleting stops the agent before any
+ * row goes, and closes what is open in the session (its questions' waits, its
+ * user-input requests) once the rows' delete committed; its subscribers hear
+ * that the session (or task) is gone with that commit, one event per session
+ * (a task with none left goes unannounced). A delete that fails after the
+ * stop leaves the session as the stop would have: its turn cancelled, idle,
+ * its questions answerable and its requests where they were.
  */
 import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
@@ -30,6 +31,7 @@ import {
   type SessionRecord,
   type TaskRecord,
 } from '../store/index.js';
+import type { SessionsDeleted } from '../events/index.js';
 import { admitMessage, type AdmissionResult } from './admission.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { TurnsDeps } from './context.js';
@@ -206,10 +208,9 @@ export async function deleteSession(
   }
   deps.cancellations.deletionStarted(sessionId);
   try {
-    const elsewhere = await settleSession(deps, sessionId);
-    const deleted = await deps.sessions.deleteSessions(async (tx) => {
+    const elsewhere = await stopForDeletion(deps, sessionId);
+    const deleted = await deleteRows(deps, [sessionId], elsewhere, async (tx) => {
       const gone = await deleteSessionRow(tx, sessionId);
-      if (gone) await tellHolders(deps, tx, elsewhere);
       return gone && { ...gone, withTask: false };
     });
     return deleted ? { ok: true } : SESSION_NOT_FOUND;
@@ -235,11 +236,10 @@ export async function deleteTask(
     for (const session of sessions) {
       deps.cancellations.deletionStarted(session.id);
       marked.push(session.id);
-      elsewhere.push(...(await settleSession(deps, session.id)));
+      elsewhere.push(...(await stopForDeletion(deps, session.id)));
     }
-    const deleted = await deps.sessions.deleteSessions(async (tx) => {
+    const deleted = await deleteRows(deps, marked, elsewhere, async (tx) => {
       const gone = await deleteTaskRow(tx, taskId);
-      if (gone) await tellHolders(deps, tx, elsewhere);
       return gone && { ...gone, withTask: true };
     });
     return deleted ? { ok: true } : TASK_NOT_FOUND;
@@ -249,25 +249,64 @@ export async function deleteTask(
 }
 
 /**
- * Settles memory-owned requests, stops the agent and ends live waits before
- * the rows go. The turn the stop ends waits for the deletion to end: with the
- * rows gone it writes nothing (no failure, no idle session); a delete that
- * failed (503) leaves it ended as a stop, cancelled, the session idle and its
- * queue going on with a new agent (`endTurn`). Returns the
- * session when its agent may run on another replica, whose holder hears
- * `stop` with the delete's commit (a lost wake is covered: the lease row goes
- * with the session, and the holder fences at its renew); the session is gone
- * by then, so that turn's end writes nothing either. Its caller marked the
- * deletion under way first, and ends that mark, its own only, whichever way
- * the deletion ends.
+ * Stops the session's agent before its rows go. The turn the stop ends waits
+ * for the deletion to end: with the rows gone it writes nothing (no failure,
+ * no idle session); a delete that failed (503) leaves it ended as a stop,
+ * cancelled, the session idle and its queue going on with a new agent
+ * (`endTurn`), its questions detached and answerable. Returns the session
+ * when its agent may run on another replica, whose holder hears `stop` with
+ * the delete's commit (a lost wake is covered: the lease row goes with the
+ * session, and the holder fences at its renew); the session is gone by then,
+ * so that turn's end writes nothing either. Its caller marked the deletion
+ * under way first, and ends that mark, its own only, whichever way the
+ * deletion ends.
  */
-async function settleSession(deps: TurnsDeps, sessionId: string): Promise<string[]> {
-  deps.userInputs.sessionDeleted(sessionId);
+async function stopForDeletion(deps: TurnsDeps, sessionId: string): Promise<string[]> {
   await confirmLease(deps, sessionId);
   const here = deps.host.isStarted(sessionId);
   if (here) await deps.host.stop(sessionId);
-  await deps.clarification.expireSession(sessionId);
   return here || !deps.leases ? [] : [sessionId];
+}
+
+/**
+ * Deletes the rows (`change`, one write), then closes what was open in the
+ * sessions: the waits on their questions end and their user-input requests
+ * (consent, action, form, follow-ups) settle as swept, the agents hear so.
+ * Only once the delete committed, never before: a delete the storage refuses
+ * must change nothing a person sees, and neither can be undone (an expired
+ * question a person was told was over may have been sent again as a message;
+ * a settled request is final, its agent already answered). Until the commit a
+ * person may still answer; what they answered goes with the rows.
+ */
+async function deleteRows(
+  deps: TurnsDeps,
+  sessionIds: readonly string[],
+  elsewhere: readonly string[],
+  change: (tx: RepoContext) => Promise<SessionsDeleted | undefined>,
+): Promise<boolean> {
+  const endWaits: (() => void)[] = [];
+  const deleted = await deps.sessions.deleteSessions(async (tx) => {
+    endWaits.length = 0;
+    // Read before the rows go with the sessions.
+    for (const sessionId of sessionIds)
+      endWaits.push(await deps.clarification.deleting(tx, sessionId));
+    const gone = await change(tx);
+    if (gone) await tellHolders(deps, tx, elsewhere);
+    return gone;
+  });
+  if (!deleted) return false;
+  for (const end of endWaits) end();
+  for (const { id } of deleted.sessions) {
+    deps.userInputs.sessionDeleted(id);
+    // An agent started here while the delete ran (an answer's successor turn, a message admitted
+    // meanwhile) goes with its session.
+    if (deps.host.isStarted(id)) {
+      await deps.host.stop(id).catch((error: unknown) => {
+        deps.logger.warn({ err: error, session_id: id }, "a deleted session's agent did not stop");
+      });
+    }
+  }
+  return true;
 }
 
 async function tellHolders(

@@ -7,6 +7,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSession, getTask } from '../../src/store/index.js';
 import type { ClarionEvent } from '../../src/wire/index.js';
+import { eventually, TWO_QUESTIONS } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
 
@@ -62,6 +63,21 @@ describe.each(DRIVERS)('deleting a session or a task on %s', (driver) => {
       workspace_id: workspaceId,
     });
     expect(turnEndOf(session.id)).toHaveLength(idleBefore);
+  });
+
+  it('ends the wait on a question of the session once it is deleted', async () => {
+    const { session } = await h.createTask('first');
+    await h.settled();
+    const asking = h.service.ask(session.id, TWO_QUESTIONS);
+    await eventually(() =>
+      h.events.events.some(
+        (event) => event.type === 'message.added' && event.message.metadata.pending_id,
+      ),
+    );
+
+    expect((await h.request('DELETE', `/api/v1/sessions/${session.id}`)).status).toBe(200);
+
+    expect(await asking).toMatchObject({ ok: true, outcome: 'open', reason: 'cancelled' });
   });
 
   it('tells each of a deleted task’s sessions that it went with its task', async () => {

@@ -137,7 +137,7 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     expect((await userMessages()).some((text) => text.startsWith('Continue.'))).toBe(false);
   });
 
-  it('settles a due follow-up before its session is deleted; nothing is sent afterwards', async () => {
+  it('settles a due follow-up with its session’s delete; nothing is sent afterwards', async () => {
     const requestId = await queuedFollowUp();
     expect((await h.request('DELETE', `/api/v1/sessions/${sessionId}`)).status).toBe(200);
     expect(h.turns.userInputs.get(requestId)).toMatchObject({ settled_reason: 'swept' });

@@ -49,6 +49,7 @@ import {
   canSeeSession,
   canSeeWorkspace,
   idempotentOnNewConnection,
+  workspaceStanding,
   lockDataDir,
   openStore,
   resetInterruptedSessions,
@@ -215,6 +216,7 @@ export async function startServer(
     const hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
       canSeeWorkspace: (principal, workspaceId) => canSeeWorkspace(store, principal, workspaceId),
+      standing: (principal) => workspaceStanding(store, principal),
       clock: store.clock,
       logger: logger.child({ component: 'events' }),
       metrics,

@@ -8,6 +8,12 @@
  *   queueing behind it instead of taking the synchronous fast path.
  * - A session the principal cannot see is refused exactly like an unknown one.
  * - An agent principal sees only its own session, whatever the lookup says.
+ * - A subscription never ends silently: when the person's memberships change,
+ *   each explicitly subscribed session is looked up again at once, and those
+ *   they can no longer see end with an `access_changed` frame (a session
+ *   found unseen at an event is not ended there: a deleted one looks the
+ *   same, and its deletion event is still to come). A person left in no
+ *   workspace is closed with 4403.
  * - Client frames are handled one at a time, so acknowledgements keep order,
  *   and an acknowledgement is sent before any event it enables.
  * - Nothing here throws into the hub or the socket's event handlers.
@@ -16,6 +22,7 @@ import type { Principal } from '../auth/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Clock } from '../support/index.js';
 import { EVENTS_CORKED_BYTES_MAX } from '../tunables.js';
+import { EVENTS_CLOSE_NO_WORKSPACE } from '../wire/index.js';
 import { parseClientFrame, uniqueIds, type ClientFrame, type ServerFrame } from './protocol.js';
 import type { ClarionEvent } from './types.js';
 import { VisibilityCache } from './visibility-cache.js';
@@ -47,6 +54,14 @@ export type SessionVisibility = (principal: Principal, sessionId: string) => Pro
  */
 export type WorkspaceVisibility = (principal: Principal, workspaceId: string) => Promise<boolean>;
 
+/**
+ * Where a person stands after their memberships changed: in some workspace,
+ * in none, or deleted (whose credential watch closes the socket as revoked).
+ */
+export type WorkspaceStanding = (
+  principal: Principal,
+) => Promise<'member' | 'no_workspace' | 'gone'>;
+
 type DeletionEvent = Extract<ClarionEvent, { workspace_id: string }>;
 
 function isDeletion(event: ClarionEvent): event is DeletionEvent {
@@ -67,6 +82,7 @@ const SUBSCRIBE_LOOKUP_CONCURRENCY = 8;
 export interface ConnectionSettings {
   readonly canSeeSession: SessionVisibility;
   readonly canSeeWorkspace: WorkspaceVisibility;
+  readonly standing: WorkspaceStanding;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly maxBufferedBytes: number;
@@ -133,9 +149,21 @@ export class Connection {
     return this.inbound;
   }
 
-  /** Who may see what changed for this connection's person: ask again from the next event on. */
-  forgetVisibility(): void {
+  /**
+   * Who may see what changed for this connection's person: ask again from
+   * the next event on, and end now the explicit subscriptions they lost
+   * (after every client frame already received, so replies keep order).
+   */
+  accessChanged(): void {
     this.visibility.clear();
+    this.inbound = this.inbound.then(async () => {
+      try {
+        await this.reviewAccess();
+      } catch (error) {
+        this.settings.logger.error({ err: error }, 'events.access_review_failed');
+        this.fail();
+      }
+    });
   }
 
   /** The socket is gone; stop delivering. Idempotent. */
@@ -238,12 +266,21 @@ export class Connection {
 
   /**
    * A fresh lookup per requested session. A failed lookup refuses that session
-   * (the client may retry) rather than failing the frame; it is logged here.
+   * (the client may retry) rather than failing the frame.
    */
   private async checkExplicit(
     sessionIds: readonly string[],
   ): Promise<{ granted: string[]; refused: string[] }> {
-    const answers: boolean[] = [];
+    const answers = await this.lookUpAgain(sessionIds);
+    const granted: string[] = [];
+    const refused: string[] = [];
+    sessionIds.forEach((id, index) => (answers[index] === true ? granted : refused).push(id));
+    return { granted, refused };
+  }
+
+  /** Fresh lookups, a few at a time; `undefined` for one that failed (logged here). */
+  private async lookUpAgain(sessionIds: readonly string[]): Promise<(boolean | undefined)[]> {
+    const answers: (boolean | undefined)[] = [];
     for (let start = 0; start < sessionIds.length; start += SUBSCRIBE_LOOKUP_CONCURRENCY) {
       const batch = sessionIds.slice(start, start + SUBSCRIBE_LOOKUP_CONCURRENCY);
       const settled = await Promise.allSettled(batch.map((id) => this.visibility.refresh(id)));
@@ -254,13 +291,35 @@ export class Connection {
             'events.visibility_failed',
           );
         }
-        answers.push(result.status === 'fulfilled' && result.value);
+        answers.push(result.status === 'fulfilled' ? result.value : undefined);
       });
     }
-    const granted: string[] = [];
-    const refused: string[] = [];
-    sessionIds.forEach((id, index) => (answers[index] === true ? granted : refused).push(id));
-    return { granted, refused };
+    return answers;
+  }
+
+  /**
+   * After a membership change: a person in no workspace can hear nothing, so
+   * the socket closes; otherwise the lost explicit subscriptions end and the
+   * client hears so. A failed lookup ends nothing: a storage fault is no lost
+   * access, and the session's next event asks again.
+   */
+  private async reviewAccess(): Promise<void> {
+    if (this.principal.kind !== 'user') return;
+    const explicit = [...this.sessions];
+    const answers = await this.lookUpAgain(explicit);
+    const standing = await this.settings.standing(this.principal).catch((error: unknown) => {
+      this.settings.logger.warn({ err: error }, 'events.standing_failed');
+      return 'member' as const;
+    });
+    if (this.closed) return;
+    if (standing === 'no_workspace') {
+      this.closeSocket(EVENTS_CLOSE_NO_WORKSPACE, 'no workspace left');
+      this.end('disconnected');
+      return;
+    }
+    const lost = explicit.filter((id, index) => answers[index] === false && this.sessions.has(id));
+    for (const sessionId of lost) this.sessions.delete(sessionId);
+    this.sendFrame({ type: 'access_changed', ended: lost, all: this.all });
   }
 
   /** Nothing of a deleted session comes after its deletion: its answer is forgotten. */

@@ -161,7 +161,13 @@ describe('event hub', () => {
     canSeeSession: (p: Principal, id: string) => Promise<boolean>,
     canSeeWorkspace: (p: Principal, id: string) => Promise<boolean> = () => Promise.resolve(false),
   ): EventHub {
-    return createEventHub({ canSeeSession, canSeeWorkspace, clock, logger: silent });
+    return createEventHub({
+      canSeeSession,
+      canSeeWorkspace,
+      standing: () => Promise.resolve('member'),
+      clock,
+      logger: silent,
+    });
   }
 
   it('delivers nothing before a subscribe', async () => {
@@ -382,6 +388,59 @@ describe('event hub', () => {
     expect(visibility.calls.filter((id) => id === 's1')).toHaveLength(4);
   });
 
+  it('ends at once the explicit subscriptions a membership change took away', async () => {
+    const members: Record<string, string[]> = { alice: ['s1', 's2', 's3'] };
+    const visibility = countingVisibility(members);
+    let failing = '';
+    const hub = createEventHub({
+      canSeeSession: (principal, sessionId) =>
+        sessionId === failing
+          ? Promise.reject(new Error('database away'))
+          : visibility.canSeeSession(principal, sessionId),
+      canSeeWorkspace: () => Promise.resolve(false),
+      // Deleted, as far as the standing knows: the credential watch closes such a socket.
+      standing: () => Promise.resolve('gone'),
+      clock,
+      logger: silent,
+    });
+    const socket = new FakeSocket();
+    await hub
+      .connect(socket, alice)
+      .receive(JSON.stringify({ type: 'subscribe', sessions: ['s1', 's2', 's3'] }));
+
+    members.alice = ['s1'];
+    failing = 's3';
+    hub.accessChanged('alice');
+    hub.accessChanged('bob');
+    await settle();
+    // A lookup that failed ends nothing: a storage fault is no lost access.
+    expect(socket.frames().at(-1)).toEqual({ type: 'access_changed', ended: ['s2'], all: false });
+    expect(socket.closedWith).toBeUndefined();
+    failing = '';
+    hub.publish(stateEvent('s1', 1));
+    hub.publish(stateEvent('s2', 1));
+    hub.publish(stateEvent('s3', 1));
+    await settle();
+    expect(socket.frames().filter((frame) => frame.type === 'event')).toHaveLength(1);
+    expect(socket.revisions('s1')).toEqual([1]);
+  });
+
+  it('closes with 4403 a person left in no workspace', async () => {
+    const hub = createEventHub({
+      canSeeSession: countingVisibility({}).canSeeSession,
+      canSeeWorkspace: () => Promise.resolve(false),
+      standing: () => Promise.resolve('no_workspace'),
+      clock,
+      logger: silent,
+    });
+    const socket = new FakeSocket();
+    await hub.connect(socket, alice).receive(JSON.stringify({ type: 'subscribe', all: true }));
+    hub.accessChanged('alice');
+    await settle();
+    expect(socket.closedWith).toEqual({ code: 4403, reason: 'no workspace left' });
+    expect(hub.subscriberCount).toBe(0);
+  });
+
   it('shows an agent only its own session, without asking about any other', async () => {
     const visibility = countingVisibility({ alice: ['s-agent', 's-other'] });
     const hub = hubWith(visibility.canSeeSession);
@@ -447,6 +506,7 @@ describe('event hub', () => {
     const hub = createEventHub({
       canSeeSession: countingVisibility({ alice: ['s1'] }).canSeeSession,
       canSeeWorkspace: () => Promise.resolve(false),
+      standing: () => Promise.resolve('member'),
       clock,
       logger: silent,
       metrics,
@@ -496,6 +556,7 @@ describe('event hub', () => {
     const hub = createEventHub({
       canSeeSession: countingVisibility({ alice: ['s1'] }).canSeeSession,
       canSeeWorkspace: () => Promise.resolve(false),
+      standing: () => Promise.resolve('member'),
       clock,
       logger: silent,
       maxBufferedBytes,
@@ -524,6 +585,7 @@ describe('event hub', () => {
     const hub = createEventHub({
       canSeeSession: visibility.canSeeSession,
       canSeeWorkspace: () => Promise.resolve(false),
+      standing: () => Promise.resolve('member'),
       clock,
       logger: silent,
       maxWaitingEvents: 3,

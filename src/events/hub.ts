@@ -18,6 +18,7 @@ import {
   type CorkableStream,
   type EventSocket,
   type SessionVisibility,
+  type WorkspaceStanding,
   type WorkspaceVisibility,
 } from './connection.js';
 import type { ClarionEvent, EventPublisher } from './types.js';
@@ -40,6 +41,8 @@ export interface EventHubOptions {
   readonly canSeeSession: SessionVisibility;
   /** Who hears of a deleted session (`session.deleted`, `task.deleted`): its workspace's members. */
   readonly canSeeWorkspace: WorkspaceVisibility;
+  /** Whether a person whose memberships changed is still in a workspace (in none: 4403). */
+  readonly standing: WorkspaceStanding;
   readonly clock: Clock;
   readonly logger: Logger;
   readonly metrics?: HubMetrics;
@@ -63,7 +66,10 @@ export interface EventHub extends EventPublisher {
   readonly subscriberCount: number;
   /**
    * A person's memberships changed: their subscribers ask again who may see
-   * each session, from the next event on, instead of after the cache's TTL.
+   * each session, from the next event on, instead of after the cache's TTL;
+   * explicit subscriptions they lost end now with an `access_changed` frame
+   * (every subscriber of theirs gets one), and a person left in no
+   * workspace is closed with 4403.
    */
   accessChanged(userId: string): void;
   /** Closes every subscriber with 1001 (server shutting down). */
@@ -83,6 +89,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
   const settings = {
     canSeeSession: options.canSeeSession,
     canSeeWorkspace: options.canSeeWorkspace,
+    standing: options.standing,
     clock: options.clock,
     logger,
     maxBufferedBytes: options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES,
@@ -141,7 +148,7 @@ export function createEventHub(options: EventHubOptions): EventHub {
         // An agent sees its own session whatever the memberships say.
         const { principal } = connection;
         if (principal.kind === 'user' && principal.userId === userId) {
-          connection.forgetVisibility();
+          connection.accessChanged();
         }
       }
     },

@@ -24,7 +24,12 @@ export {
   DEFAULT_MAX_WAITING_EVENTS,
   DEFAULT_VISIBILITY_TTL_MS,
 } from './hub.js';
-export type { EventSocket, SessionVisibility, WorkspaceVisibility } from './connection.js';
+export type {
+  EventSocket,
+  SessionVisibility,
+  WorkspaceStanding,
+  WorkspaceVisibility,
+} from './connection.js';
 export {
   CLOSE_GOING_AWAY,
   CLOSE_INTERNAL_ERROR,

@@ -16,6 +16,7 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { CredentialChannel, CredentialLease, Principal } from '../auth/index.js';
 import { CLOSE_INTERNAL_ERROR, type EventHub, type EventSubscription } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
+import { EVENTS_CLOSE_CREDENTIAL_REVOKED } from '../wire/index.js';
 import { errorResponse } from './errors.js';
 
 export const EVENTS_PATH = '/api/v1/events';
@@ -34,9 +35,6 @@ export interface UpgradeCredentials {
   credentialOf(request: Request): { secret: string; channel: CredentialChannel } | undefined;
   watch(secret: string, channel: CredentialChannel): CredentialLease;
 }
-
-/** Policy violation: the socket's credential was revoked (or its person removed, or signed out). */
-const CLOSE_CREDENTIAL_REVOKED = 1008;
 
 type WebSocketContext = Parameters<NonNullable<WSEvents['onOpen']>>[1];
 
@@ -112,7 +110,7 @@ function socketEvents(
       lease = deps.credentials.watch(credential.secret, credential.channel);
       const revoked = () => {
         subscription?.disconnect();
-        raw.close(CLOSE_CREDENTIAL_REVOKED, 'credentials revoked');
+        raw.close(EVENTS_CLOSE_CREDENTIAL_REVOKED, 'credentials revoked');
       };
       lease.revoked.addEventListener('abort', revoked, { once: true });
     },

@@ -221,6 +221,26 @@ export async function canSeeWorkspace(
   return row !== undefined;
 }
 
+/**
+ * Where a person stands among workspaces: in one at least, in none, or
+ * deleted. An agent is judged by its session, never here: `member`.
+ */
+export async function workspaceStanding(
+  ctx: RepoContext,
+  principal: Principal,
+): Promise<'member' | 'no_workspace' | 'gone'> {
+  if (principal.kind === 'agent') return 'member';
+  const row = await ctx.db
+    .selectFrom('users as u')
+    .leftJoin('workspace_members as wm', 'wm.user_id', 'u.id')
+    .select('wm.workspace_id')
+    .where('u.id', '=', principal.userId)
+    .limit(1)
+    .executeTakeFirst();
+  if (row === undefined) return 'gone';
+  return row.workspace_id === null ? 'no_workspace' : 'member';
+}
+
 /** IDs of the workspaces a user belongs to. */
 export async function memberWorkspaceIds(ctx: RepoContext, userId: string): Promise<string[]> {
   const rows = await ctx.db

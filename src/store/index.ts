@@ -77,6 +77,7 @@ export {
   canSeeWorkspace,
   canSeeTask,
   memberWorkspaceIds,
+  workspaceStanding,
 } from './access.js';
 export { TERMINAL_SESSION_STATES } from './tables.js';
 export {

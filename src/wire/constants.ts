@@ -66,3 +66,15 @@ export const USER_INPUT_EVENT_TYPES = [
  */
 export const ANSWER_LINK_VIEW_PATH = '/api/v1/answer-links/view';
 export const ANSWER_LINK_USE_PATH = '/api/v1/answer-links/use';
+
+/**
+ * Close codes of the events socket beyond RFC 6455's own (1001 going away,
+ * 1011 internal error, 1013 too slow: reconnect and refetch). 1008: its
+ * credential ended (a token revoked, a browser session signed out, the
+ * person deleted): sign in again. 4403: the person was removed from their
+ * last workspace, so the socket can hear nothing; the credential still
+ * works, and a socket opened again hears whatever a later membership lets
+ * it see.
+ */
+export const EVENTS_CLOSE_CREDENTIAL_REVOKED = 1008;
+export const EVENTS_CLOSE_NO_WORKSPACE = 4403;

@@ -82,6 +82,16 @@ export const serverFrame = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('unsubscribed'), sessions: z.array(z.string()), all: z.boolean() }),
   z.object({ type: z.literal('event'), event: clarionEvent }),
+  /**
+   * The person's workspace memberships changed (sent to each of their
+   * sockets, on every replica). `ended` names the explicitly subscribed
+   * sessions they can no longer see: those subscriptions are over, and
+   * nothing more of them comes. `all` says whether an all-subscription goes
+   * on (with what they still see). Refetch lists (tasks, pending): what they
+   * see may have grown or shrunk. A person left in no workspace at all gets
+   * no frame; the socket closes with `EVENTS_CLOSE_NO_WORKSPACE`.
+   */
+  z.object({ type: z.literal('access_changed'), ended: z.array(z.string()), all: z.boolean() }),
   z.object({
     type: z.literal('error'),
     // `invalid_text`: a string in the frame holds NUL or an unpaired surrogate.

@@ -24,6 +24,7 @@ import {
   addWorkspaceMember,
   canSeeSession,
   canSeeWorkspace,
+  workspaceStanding,
   createUser,
   openStore,
   type Store,
@@ -122,6 +123,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
     hub = createEventHub({
       canSeeSession: (principal, sessionId) => canSeeSession(store, principal, sessionId),
       canSeeWorkspace: (principal, workspaceId) => canSeeWorkspace(store, principal, workspaceId),
+      standing: (principal) => workspaceStanding(store, principal),
       clock: systemClock(),
       logger: silent,
     });
@@ -304,6 +306,7 @@ describe('GET /api/v1/events without a socket', () => {
   const hub = createEventHub({
     canSeeSession: () => Promise.resolve(true),
     canSeeWorkspace: () => Promise.resolve(true),
+    standing: () => Promise.resolve('member'),
     clock: systemClock(),
     logger: silent,
   });

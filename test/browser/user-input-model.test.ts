@@ -448,6 +448,24 @@ describe('ModelSync with user inputs', () => {
     sync.stop();
   });
 
+  it('reads the lists again when the person’s workspaces change', async () => {
+    const task = { id: T, workspace_id: 'w', title: 'Parser', created_at: 'a', updated_at: 'a' };
+    let tasks = [task];
+    const { socket, model, sync } = setup(undefined, { tasks: () => ok({ tasks }) });
+    sync.start();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    expect(model.getState().tasks[T]).toBeDefined();
+
+    // Removed from the task's workspace: the task list no longer has it.
+    tasks = [];
+    socket.frame({ type: 'access_changed', ended: [], all: true });
+    await settle();
+    expect(model.getState().tasks[T]).toBeUndefined();
+    sync.stop();
+  });
+
   it('keeps user-input revisions out of session revisions; queue.changed moves the session revision', () => {
     const { socket, model, sync } = setup();
     sync.start();

@@ -12,6 +12,8 @@
  * like the others: the revision it moves makes open queue lists reload.
  * `session.deleted` and `task.deleted` take the session (and the task) out
  * of both models, and out of the transcripts reloaded on a reconnect.
+ * `access_changed` (the person's workspaces changed) reads the snapshots
+ * again, as a reconnect does.
  */
 import type { ApiClient } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
@@ -129,6 +131,10 @@ export class ModelSync {
         return;
       case 'event':
         this.applyEvent(frame.event);
+        return;
+      case 'access_changed':
+        // Workspaces came or went: what the person sees is read again, and what they lost drops out.
+        void this.snapshots();
         return;
       case 'unsubscribed':
       case 'error':

@@ -23,11 +23,17 @@ import {
   type UserPrincipal,
 } from '../auth/index.js';
 import type { Store } from '../store/index.js';
-import { newMemberBody, newUserBody, newWorkspaceBody, textProblem } from '../wire/index.js';
+import {
+  newMemberBody,
+  newUserBody,
+  newWorkspaceBody,
+  textProblem,
+  unpagedListQuery,
+} from '../wire/index.js';
 import { principalOf, registerSessionRoutes } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { parseJsonBody, storableParams } from './request-guards.js';
+import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 import { linkOriginOf, registerTokenRoutes, type TokenRouteDeps } from './token-routes.js';
 
 export interface AccountRouteDeps extends TokenRouteDeps {
@@ -95,6 +101,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.get('/api/v1/users', async (c) => {
     const allowed = gate(c, true);
     if (!allowed.ok) return allowed.response;
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     return c.json({ users: (await allUsers(store)).map(userView) });
   });
 
@@ -124,6 +132,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.get('/api/v1/workspaces', async (c) => {
     const allowed = gate(c, false);
     if (!allowed.ok) return allowed.response;
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     const workspaces = await workspacesOf(store, allowed.principal);
     return c.json({ workspaces: workspaces.map(workspaceView) });
   });
@@ -147,6 +157,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.get('/api/v1/workspaces/:id/members', async (c) => {
     const allowed = gate(c, false);
     if (!allowed.ok) return allowed.response;
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     const result = await membersOf(store, allowed.principal, c.req.param('id'));
     if (!result.ok) return failureResponse(c, result);
     return c.json({

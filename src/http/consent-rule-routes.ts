@@ -7,10 +7,11 @@ import type { Context, Hono } from 'hono';
 import type { UserPrincipal } from '../auth/index.js';
 import type { Store } from '../store/index.js';
 import { consentRulesOf, revokeConsentRule } from '../turns/index.js';
-import { textProblem } from '../wire/index.js';
+import { textProblem, unpagedListQuery } from '../wire/index.js';
 import { principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
+import { parseQuery } from './request-guards.js';
 
 export interface ConsentRuleRouteDeps {
   readonly store: Store;
@@ -27,6 +28,8 @@ export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRo
   app.get('/api/v1/consent-rules', async (c) => {
     const caller = person(c);
     if (caller instanceof Response) return caller;
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     return c.json({ rules: await consentRulesOf(deps.store, caller) });
   });
 

@@ -7,11 +7,11 @@
  */
 import type { Context, Hono } from 'hono';
 import type { NotificationService } from '../notify/index.js';
-import { newChannelBody, notificationSettingsBody } from '../wire/index.js';
+import { newChannelBody, notificationSettingsBody, unpagedListQuery } from '../wire/index.js';
 import { principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { parseJsonBody, storableParams } from './request-guards.js';
+import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 
 export interface NotificationRouteDeps {
   readonly notifications: NotificationService;
@@ -33,6 +33,8 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
   app.get('/api/v1/notification-channels', async (c) => {
     const caller = person(c);
     if (!caller.ok) return caller.response;
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     return c.json(await notifications.listChannels(caller.userId));
   });
 

@@ -10,12 +10,15 @@ import {
   createTaskBody,
   decisionListQuery,
   DEFAULT_DECISION_PAGE,
+  DEFAULT_TASK_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
   messageBody,
   queueEditBody,
   queueOrderBody,
+  taskListQuery,
   textIssues,
   transcriptPageQuery,
+  unpagedListQuery,
   type MachineQueueItem,
   type SessionView,
   type TaskView,
@@ -39,7 +42,7 @@ import {
   deleteSession,
   deleteTask,
   visibleSessions,
-  visibleTasks,
+  visibleTaskPage,
 } from '../turns/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
@@ -99,7 +102,10 @@ function cursorOf(
   return { ok: true, cursor };
 }
 
-/** Transcript cursors are opaque to clients: base64url of the last row's (created_at, id). */
+/**
+ * Transcript, task and decision-log cursors are opaque to clients: base64url
+ * of the last row's (created_at, id).
+ */
 export function encodeCursor(cursor: TranscriptCursor): string {
   return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
 }
@@ -181,13 +187,28 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     );
   });
 
-  app.get('/api/v1/agent-profiles', (c) => c.json({ profiles: agentProfileList(deps) }));
+  app.get('/api/v1/agent-profiles', (c) => {
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
+    return c.json({ profiles: agentProfileList(deps) });
+  });
 
-  app.get('/api/v1/tasks', async (c) =>
-    c.json({ tasks: (await visibleTasks(deps, c.get('principal'))).map(taskView) }),
-  );
+  app.get('/api/v1/tasks', async (c) => {
+    const query = parseQuery(c, taskListQuery);
+    if (!query.ok) return query.response;
+    const paged = cursorOf(c, query.value.cursor);
+    if (!paged.ok) return paged.response;
+    const { limit = DEFAULT_TASK_PAGE } = query.value;
+    const page = await visibleTaskPage(deps, c.get('principal'), { limit, after: paged.cursor });
+    return c.json({
+      tasks: page.tasks.map(taskView),
+      next_cursor: page.next ? encodeCursor(page.next) : null,
+    });
+  });
 
   app.get('/api/v1/tasks/:id/sessions', async (c) => {
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     const result = await visibleSessions(deps, c.get('principal'), c.req.param('id'));
     if (!result.ok) return failureResponse(c, result);
     return c.json({ sessions: result.sessions.map(sessionView) });
@@ -263,11 +284,17 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     return result.ok ? c.json({ deleted: true }) : failureResponse(c, result);
   });
 
-  app.get('/api/v1/sessions/:id/queue', async (c) =>
-    queueResponse(c, await queueOf(deps, c.get('principal'), c.req.param('id')), (queue) => ({
-      items: sessionQueueView(queue),
-    })),
-  );
+  app.get('/api/v1/sessions/:id/queue', async (c) => {
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
+    return queueResponse(
+      c,
+      await queueOf(deps, c.get('principal'), c.req.param('id')),
+      (queue) => ({
+        items: sessionQueueView(queue),
+      }),
+    );
+  });
 
   app.put('/api/v1/sessions/:id/queue/order', async (c) => {
     const body = await parseJsonBody(c, queueOrderBody);

@@ -15,11 +15,17 @@ import {
   type UserPrincipal,
 } from '../auth/index.js';
 import type { Store } from '../store/index.js';
-import { newTokenBody, signInLinkBody, textProblem, type SignInLinkBody } from '../wire/index.js';
+import {
+  newTokenBody,
+  signInLinkBody,
+  textProblem,
+  unpagedListQuery,
+  type SignInLinkBody,
+} from '../wire/index.js';
 import { principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
-import { parseJsonBody, type BodyResult } from './request-guards.js';
+import { parseJsonBody, parseQuery, type BodyResult } from './request-guards.js';
 
 export interface TokenRouteDeps {
   readonly store: Store;
@@ -87,6 +93,8 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
   app.get('/api/v1/tokens', async (c) => {
     const caller = person(c);
     if (caller instanceof Response) return caller;
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
     return c.json({ tokens: await personalTokensOf(store, caller.principal) });
   });
 

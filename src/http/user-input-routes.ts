@@ -7,18 +7,20 @@
 import type { Hono } from 'hono';
 import type { TurnsDeps } from '../turns/index.js';
 import { respondToUserInput, visibleUserInputs } from '../turns/index.js';
-import { userInputAnswerOf, userInputRespondBody } from '../wire/index.js';
+import { unpagedListQuery, userInputAnswerOf, userInputRespondBody } from '../wire/index.js';
 import { decisionCaller } from './auth.js';
 import type { AppEnv } from './env.js';
 import { failureResponse } from './errors.js';
-import { parseJsonBody, storableParams } from './request-guards.js';
+import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 
 export type UserInputRouteDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
 
 export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteDeps): void {
-  app.get('/api/v1/user-inputs', async (c) =>
-    c.json({ requests: await visibleUserInputs(deps, c.get('principal')) }),
-  );
+  app.get('/api/v1/user-inputs', async (c) => {
+    const query = parseQuery(c, unpagedListQuery);
+    if (!query.ok) return query.response;
+    return c.json({ requests: await visibleUserInputs(deps, c.get('principal')) });
+  });
 
   app.use('/api/v1/user-inputs/:id/*', storableParams('request not found'));
   app.post('/api/v1/user-inputs/:id/respond', async (c) => {

@@ -44,6 +44,9 @@ export {
   getTask,
   listSessions,
   listTasks,
+  taskPage,
+  type TaskCursor,
+  type TaskPage,
   setSessionState,
 } from './tasks.js';
 export type { TurnRecord } from './turns.js';

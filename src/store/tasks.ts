@@ -1,4 +1,5 @@
 /** Tasks and their sessions. */
+import { MAX_TASK_PAGE } from '../wire/index.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -42,6 +43,52 @@ export async function listTasks(
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/** Position in a task list: the last task a page ended on. */
+export interface TaskCursor {
+  readonly createdAt: string;
+  readonly id: string;
+}
+
+export interface TaskPage {
+  readonly tasks: TaskRecord[];
+  /** Where the next page starts; `null` on the last page. */
+  readonly next: TaskCursor | null;
+}
+
+/**
+ * One page of the tasks of the given workspaces, oldest first, after
+ * `after`: a keyset over (created_at, id), which `idx_tasks_workspace`
+ * serves per workspace, so a page costs its own rows, not the ones before.
+ */
+export async function taskPage(
+  ctx: RepoContext,
+  workspaceIds: readonly string[],
+  options: { after?: TaskCursor | undefined; limit: number },
+): Promise<TaskPage> {
+  if (workspaceIds.length === 0) return { tasks: [], next: null };
+  const limit = Math.max(1, Math.min(options.limit, MAX_TASK_PAGE));
+  let query = ctx.db.selectFrom('tasks').selectAll().where('workspace_id', 'in', workspaceIds);
+  const { after } = options;
+  if (after) {
+    query = query.where((eb) =>
+      eb.or([
+        eb('created_at', '>', after.createdAt),
+        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
+      ]),
+    );
+  }
+  // One extra row tells whether another page exists without a count query.
+  const rows = await query
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit + 1)
+    .execute();
+  const tasks = rows.slice(0, limit);
+  const last = tasks.at(-1);
+  const next = rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : null;
+  return { tasks, next };
 }
 
 export async function createSession(

@@ -35,7 +35,7 @@ export {
   deleteSession,
   deleteTask,
   visibleSessions,
-  visibleTasks,
+  visibleTaskPage,
   type ShownSession,
 } from './tasks.js';
 export {

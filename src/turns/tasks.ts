@@ -24,7 +24,9 @@ import {
   listMemberWorkspaces,
   listSessions,
   listSessionsReadingClarification,
-  listTasks,
+  taskPage,
+  type TaskCursor,
+  type TaskPage,
   memberWorkspaceIds,
   requestTurnCancel,
   type RepoContext,
@@ -139,13 +141,24 @@ async function createWithSession(
   return { ok: true, task: created.task, session, pendingAction, admission };
 }
 
-export async function visibleTasks(deps: TurnsDeps, principal: Principal): Promise<TaskRecord[]> {
+/** One page of the tasks `principal` can see, oldest first: an agent sees its session's only. */
+export async function visibleTaskPage(
+  deps: TurnsDeps,
+  principal: Principal,
+  options: { after?: TaskCursor | undefined; limit: number },
+): Promise<TaskPage> {
   if (principal.kind === 'agent') {
     const session = await getSession(deps.store, principal.sessionId);
     const task = session && (await getTask(deps.store, session.task_id));
-    return task ? [task] : [];
+    const { after } = options;
+    const past =
+      task !== undefined &&
+      after !== undefined &&
+      (task.created_at < after.createdAt ||
+        (task.created_at === after.createdAt && task.id <= after.id));
+    return { tasks: task && !past ? [task] : [], next: null };
   }
-  return listTasks(deps.store, await memberWorkspaceIds(deps.store, principal.userId));
+  return taskPage(deps.store, await memberWorkspaceIds(deps.store, principal.userId), options);
 }
 
 export async function visibleSessions(

@@ -8,6 +8,7 @@ export {
   DEFAULT_DECISION_PAGE,
   DEFAULT_PENDING_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
+  DEFAULT_TASK_PAGE,
   DEFAULT_WAIT_SECONDS,
   MAX_ACCOUNT_NAME_CHARS,
   MAX_ACTION_INSTRUCTIONS_CHARS,
@@ -42,6 +43,7 @@ export {
   MAX_SESSION_ID_CHARS,
   MAX_TASK_TITLE_CHARS,
   MAX_TRANSCRIPT_PAGE,
+  MAX_TASK_PAGE,
   MAX_URL_CHARS,
   MAX_USER_INPUT_TITLE_CHARS,
   MAX_WAIT_SECONDS,
@@ -384,7 +386,9 @@ export {
   decisionPageQuery,
   pageQuery,
   pendingListQuery,
+  taskListQuery,
   transcriptPageQuery,
+  unpagedListQuery,
 } from './list-queries.js';
 export {
   consentRuleListReply,

@@ -30,6 +30,8 @@ export const DEFAULT_TRANSCRIPT_PAGE = 100;
 export const MAX_TRANSCRIPT_PAGE = 500;
 export const DEFAULT_DECISION_PAGE = 50;
 export const MAX_DECISION_PAGE = 200;
+export const DEFAULT_TASK_PAGE = 100;
+export const MAX_TASK_PAGE = 500;
 
 // ---------------------------------------------------------------- tasks, sessions, messages
 export const MAX_TASK_TITLE_CHARS = 200;

@@ -1,18 +1,22 @@
 /**
- * The query strings of the paged lists (`/pending`, a transcript, the
- * decision log), parsed by one strict schema per route: `limit` is decimal
- * digits only (no `0x10`, `1e1` or ` 10`, which `Number` would take), and a
- * key the route does not read (a misspelt `limitt`) is refused, never dropped,
- * since dropping it would answer with a page the caller did not ask for.
+ * The query strings of the lists, parsed by one strict schema per route. The
+ * paged lists (`/pending`, `/tasks`, a transcript, the decision log) read
+ * `limit` in decimal digits only (no `0x10`, `1e1` or ` 10`, which `Number`
+ * would take); the unpaged ones read no key at all. On every list a key the
+ * route does not read (a misspelt `limitt`, a `limit` sent to a list that
+ * has no pages) is refused, never dropped, since dropping it would answer
+ * with a list the caller did not ask for.
  */
 import { z } from 'zod';
 import {
   DEFAULT_DECISION_PAGE,
   DEFAULT_PENDING_PAGE,
+  DEFAULT_TASK_PAGE,
   DEFAULT_TRANSCRIPT_PAGE,
   MAX_CURSOR_CHARS,
   MAX_DECISION_PAGE,
   MAX_PENDING_PAGE,
+  MAX_TASK_PAGE,
   MAX_TRANSCRIPT_PAGE,
 } from './limits.js';
 
@@ -44,6 +48,9 @@ export function pageQuery(defaultLimit: number, max: number) {
 }
 
 export const pendingListQuery = pageQuery(DEFAULT_PENDING_PAGE, MAX_PENDING_PAGE);
+export const taskListQuery = pageQuery(DEFAULT_TASK_PAGE, MAX_TASK_PAGE);
+/** A list without pages (a task's sessions, the queue, your tokens, …): no key is read. */
+export const unpagedListQuery = z.strictObject({});
 export const transcriptPageQuery = pageQuery(DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE);
 /** The decision log's page; `decisionListQuery` (decisions.ts) adds its filters. */
 export const decisionPageQuery = pageQuery(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);

@@ -30,7 +30,12 @@ import {
   respondReply,
 } from './clarification.js';
 import { decisionListQuery, decisionListReply } from './decisions.js';
-import { pendingListQuery, transcriptPageQuery } from './list-queries.js';
+import {
+  pendingListQuery,
+  taskListQuery,
+  transcriptPageQuery,
+  unpagedListQuery,
+} from './list-queries.js';
 import type { OutcomeCode } from './outcomes.js';
 import {
   agentProfileListReply,
@@ -148,14 +153,16 @@ export const ROUTES: readonly RouteSpec[] = [
     summary:
       'The agent profiles tasks can use: command, args, handed-through variable names; no secrets',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: agentProfileListReply },
     errors: [],
   },
   {
     method: 'get',
     path: '/api/v1/tasks',
-    summary: 'Tasks the caller can see',
+    summary: 'Tasks the caller can see, oldest first, in pages',
     access: 'principal',
+    query: taskListQuery,
     replies: { 200: taskListReply },
     errors: [],
   },
@@ -172,6 +179,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/tasks/{id}/sessions',
     summary: 'The sessions of a task',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: sessionListReply },
     errors: ['not_found'],
   },
@@ -241,6 +249,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/sessions/{id}/queue',
     summary: 'The session queue: people’s messages, then due follow-ups',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: queueReply },
     errors: ['not_found'],
   },
@@ -284,6 +293,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/user-inputs',
     summary: 'Live consent, action and form requests the caller can see',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: userInputListReply },
     errors: [],
   },
@@ -307,6 +317,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/consent-rules',
     summary: 'The caller’s "Always allow" rules (an admin’s: everyone’s), newest first',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: consentRuleListReply },
     errors: ['forbidden'],
   },
@@ -341,6 +352,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/users',
     summary: 'Every user (admin)',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: userListReply },
     errors: ['forbidden'],
   },
@@ -359,6 +371,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/notification-channels',
     summary: 'Your notification channels, with each one’s last delivery',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: channelListReply },
     errors: ['forbidden'],
   },
@@ -418,6 +431,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/workspaces',
     summary: 'Workspaces the caller belongs to',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: workspaceListReply },
     errors: ['forbidden'],
   },
@@ -435,6 +449,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/workspaces/{id}/members',
     summary: 'The members of a workspace',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: memberListReply },
     errors: ['forbidden', 'not_found'],
   },
@@ -496,6 +511,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/tokens',
     summary: 'The caller’s personal API tokens (never their secrets)',
     access: 'principal',
+    query: unpagedListQuery,
     replies: { 200: tokenListReply },
     errors: ['forbidden'],
   },

@@ -167,7 +167,11 @@ export const agentProfileListReply = z.object({ profiles: z.array(agentProfileVi
 export const messageSentReply = z.object({ outcome: z.literal('sent'), message: messageView });
 export const messageQueuedReply = z.object({ outcome: z.literal('queued'), item: userQueueItem });
 
-export const taskListReply = z.object({ tasks: z.array(taskView) });
+/** One page of the tasks the caller can see, oldest first. */
+export const taskListReply = z.object({
+  tasks: z.array(taskView),
+  next_cursor: z.string().nullable(),
+});
 export const sessionListReply = z.object({ sessions: z.array(sessionView) });
 export const transcriptPageReply = z.object({
   messages: z.array(messageView),

@@ -1,7 +1,8 @@
 /**
- * The paged lists read their query strings strictly, all alike: `limit` in
- * decimal digits only, and a key the route does not read refused by name
- * rather than dropped (which would answer a page nobody asked for).
+ * The lists read their query strings strictly, all alike: the paged ones
+ * `limit` in decimal digits only, the unpaged ones no key at all, and a key
+ * the route does not read refused by name rather than dropped (which would
+ * answer a list nobody asked for).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -17,6 +18,7 @@ describe('list query strings', () => {
   let running: InProcessServer;
   let admin: ApiCall;
   let lists: string[];
+  let unpaged: string[];
 
   beforeAll(async () => {
     running = await startInProcessServer('sqlite', TOKEN);
@@ -24,10 +26,30 @@ describe('list query strings', () => {
     const created = await admin<{ session: { id: string } }>('POST', '/api/v1/tasks', {
       title: 'lists',
     });
+    const sessionId = created.json.session.id;
     lists = [
       '/api/v1/pending',
-      `/api/v1/sessions/${created.json.session.id}/messages`,
+      '/api/v1/tasks',
+      `/api/v1/sessions/${sessionId}/messages`,
       '/api/v1/decisions',
+    ];
+    const workspaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const [workspace] = workspaces.json.workspaces;
+    if (!workspace) throw new Error('the admin has a workspace');
+    const tasks = await admin<{ tasks: { id: string }[] }>('GET', '/api/v1/tasks');
+    const [task] = tasks.json.tasks;
+    if (!task) throw new Error('a task was made');
+    unpaged = [
+      '/api/v1/agent-profiles',
+      `/api/v1/tasks/${task.id}/sessions`,
+      `/api/v1/sessions/${sessionId}/queue`,
+      '/api/v1/user-inputs',
+      '/api/v1/consent-rules',
+      '/api/v1/users',
+      '/api/v1/notification-channels',
+      '/api/v1/workspaces',
+      `/api/v1/workspaces/${workspace.id}/members`,
+      '/api/v1/tokens',
     ];
   });
   afterAll(() => running.dispose());
@@ -64,5 +86,50 @@ describe('list query strings', () => {
         details: [{ path: 'limitt', message: 'unknown query parameter' }],
       });
     }
+  });
+
+  it('refuses any key on a list without pages, naming it, and answers one without', async () => {
+    for (const list of unpaged) {
+      expect((await admin('GET', list)).status, list).toBe(200);
+      for (const key of ['limitt', 'limit', 'cursor']) {
+        const reply = await admin('GET', `${list}?${key}=5`);
+        expect(reply.status, `${list}?${key}`).toBe(400);
+        expect(reply.json, list).toMatchObject({
+          code: 'invalid_request',
+          error: `unknown query parameter "${key}"`,
+          details: [{ path: key, message: 'unknown query parameter' }],
+        });
+      }
+    }
+  });
+
+  it('pages the task list by its cursor, oldest first', async () => {
+    for (const title of ['second', 'third']) {
+      expect((await admin('POST', '/api/v1/tasks', { title })).status).toBe(201);
+    }
+    const all = await admin<{ tasks: { title: string }[]; next_cursor: string | null }>(
+      'GET',
+      '/api/v1/tasks',
+    );
+    expect(all.json.next_cursor).toBeNull();
+    const titles: string[] = [];
+    let cursor: string | null = null;
+    for (let pages = 0; pages < 10; pages++) {
+      const query: string = cursor === null ? '' : `&cursor=${encodeURIComponent(cursor)}`;
+      const page = await admin<{ tasks: { title: string }[]; next_cursor: string | null }>(
+        'GET',
+        `/api/v1/tasks?limit=1${query}`,
+      );
+      expect(page.status).toBe(200);
+      expect(page.json.tasks).toHaveLength(1);
+      titles.push(...page.json.tasks.map((task) => task.title));
+      cursor = page.json.next_cursor;
+      if (cursor === null) break;
+    }
+    expect(titles).toEqual(all.json.tasks.map((task) => task.title));
+    expect(titles).toEqual(['lists', 'second', 'third']);
+    const bad = await admin('GET', '/api/v1/tasks?cursor=not-a-cursor');
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ code: 'invalid_request', error: 'invalid cursor' });
   });
 });

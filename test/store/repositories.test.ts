@@ -14,6 +14,9 @@ import {
   getTurn,
   listSessions,
   listTasks,
+  createTask,
+  taskPage,
+  type TaskCursor,
   messagesByPendingId,
   openStore,
   setSessionState,
@@ -50,6 +53,33 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
     expect(await getSession(store, seeded.session.id)).toEqual(seeded.session);
     expect(await listSessions(store, seeded.task.id)).toEqual([seeded.session, second]);
     expect(await getSession(store, 'missing')).toBeUndefined();
+  });
+
+  it('pages the tasks of given workspaces oldest first, by a cursor, within a bound', async () => {
+    const first = await seedSession(store, 'one');
+    const second = await seedSession(store, 'two');
+    const elsewhere = await seedSession(store, 'not mine');
+    const mine = [first.task.workspace_id, second.task.workspace_id];
+    const more = [];
+    for (const [index, workspaceId] of [...mine, ...mine].entries()) {
+      more.push(await createTask(store, { workspaceId, title: `more ${index}` }));
+    }
+    const expected = [first.task, second.task, ...more].map((task) => task.id);
+
+    const seen: string[] = [];
+    let after: TaskCursor | undefined;
+    for (let pages = 0; pages < 10; pages++) {
+      const page = await taskPage(store, mine, { after, limit: 4 });
+      expect(page.tasks.length).toBeLessThanOrEqual(4);
+      seen.push(...page.tasks.map((task) => task.id));
+      if (page.next === null) break;
+      after = page.next;
+    }
+    expect(seen).toEqual(expected);
+    expect(seen).not.toContain(elsewhere.task.id);
+    // A limit past the bound is the bound; none is no list.
+    expect((await taskPage(store, mine, { limit: 10_000 })).tasks).toHaveLength(expected.length);
+    expect(await taskPage(store, [], { limit: 4 })).toEqual({ tasks: [], next: null });
   });
 
   it('moves session state with a new revision and a later row version', async () => {

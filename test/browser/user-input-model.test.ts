@@ -307,7 +307,7 @@ type Snapshot = Promise<ApiResult<{ requests: UserInputView[] }>>;
 function fakeApi(snapshot: () => Snapshot): ApiClient {
   return {
     me: () => Promise.reject(new Error('unused')),
-    tasks: () => ok({ tasks: [] }),
+    tasks: () => ok({ tasks: [], next_cursor: null }),
     sessions: () => ok({ sessions: [] }),
     pending: () => ok({ bundles: [], next_cursor: null }),
     messages: () => ok({ messages: [], next_cursor: null }),
@@ -405,7 +405,7 @@ describe('ModelSync with user inputs', () => {
     const task = { id: T, workspace_id: 'w', title: 'Parser', created_at: 'a', updated_at: 'a' };
     // The task list as read before the delete, whenever it is read.
     const { socket, model, userInputs, sync } = setup(undefined, {
-      tasks: () => ok({ tasks: [task] }),
+      tasks: () => ok({ tasks: [task], next_cursor: null }),
     });
     sync.start();
     socket.onopen?.({});
@@ -451,7 +451,9 @@ describe('ModelSync with user inputs', () => {
   it('reads the lists again when the person’s workspaces change', async () => {
     const task = { id: T, workspace_id: 'w', title: 'Parser', created_at: 'a', updated_at: 'a' };
     let tasks = [task];
-    const { socket, model, sync } = setup(undefined, { tasks: () => ok({ tasks }) });
+    const { socket, model, sync } = setup(undefined, {
+      tasks: () => ok({ tasks, next_cursor: null }),
+    });
     sync.start();
     socket.onopen?.({});
     socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
@@ -463,6 +465,32 @@ describe('ModelSync with user inputs', () => {
     socket.frame({ type: 'access_changed', ended: [], all: true });
     await settle();
     expect(model.getState().tasks[T]).toBeUndefined();
+    sync.stop();
+  });
+
+  it('reads every page of the task list before it replaces the model’s', async () => {
+    const task = (id: string) => ({
+      id,
+      workspace_id: 'w',
+      title: id,
+      created_at: 'a',
+      updated_at: 'a',
+    });
+    const asked: (string | undefined)[] = [];
+    const { socket, model, sync } = setup(undefined, {
+      tasks: (cursor) => {
+        asked.push(cursor);
+        return cursor === undefined
+          ? ok({ tasks: [task('t1')], next_cursor: 'after-t1' })
+          : ok({ tasks: [task('t2')], next_cursor: null });
+      },
+    });
+    sync.start();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    expect(asked).toEqual([undefined, 'after-t1']);
+    expect(Object.keys(model.getState().tasks).sort()).toEqual(['t1', 't2']);
     sync.stop();
   });
 

@@ -43,7 +43,7 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 
 export interface ApiClient {
   me(): Promise<ApiResult<Me>>;
-  tasks(): Promise<ApiResult<{ tasks: TaskView[] }>>;
+  tasks(cursor?: string): Promise<ApiResult<{ tasks: TaskView[]; next_cursor: string | null }>>;
   sessions(taskId: string): Promise<ApiResult<{ sessions: SessionView[] }>>;
   pending(
     cursor?: string,
@@ -133,7 +133,8 @@ export function createApiClient(
   const enc = encodeURIComponent;
   return {
     me: () => request(fetchImpl, '/api/v1/me'),
-    tasks: () => request(fetchImpl, '/api/v1/tasks'),
+    tasks: (cursor) =>
+      request(fetchImpl, `/api/v1/tasks?limit=500${cursor ? `&cursor=${enc(cursor)}` : ''}`),
     sessions: (taskId) => request(fetchImpl, `/api/v1/tasks/${enc(taskId)}/sessions`),
     pending: (cursor) =>
       request(fetchImpl, `/api/v1/pending?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`),

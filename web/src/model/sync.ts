@@ -22,6 +22,7 @@ import {
   type ClarionEvent,
   type PendingBundle,
   type ServerFrame,
+  type TaskView,
 } from './types.js';
 import { userInputTransitions, type UserInputModel } from './user-inputs.js';
 
@@ -183,11 +184,19 @@ export class ModelSync {
 
   private async loadTasks(): Promise<void> {
     const { api, model } = this.deps;
-    const tasks = await api.tasks();
-    if (!tasks.ok) return;
-    model.update((state) => transitions.tasks(state, tasks.value.tasks));
+    // The list replaces the model's, so every page is read before it is applied.
+    const tasks: TaskView[] = [];
+    let cursor: string | undefined;
+    for (let page = 0; page < 20; page++) {
+      const result = await api.tasks(cursor);
+      if (!result.ok) return;
+      tasks.push(...result.value.tasks);
+      if (result.value.next_cursor === null) break;
+      cursor = result.value.next_cursor;
+    }
+    model.update((state) => transitions.tasks(state, tasks));
     await Promise.all(
-      tasks.value.tasks.map(async (task) => {
+      tasks.map(async (task) => {
         const sessions = await api.sessions(task.id);
         if (sessions.ok)
           model.update((state) => transitions.sessions(state, sessions.value.sessions));

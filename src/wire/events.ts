@@ -91,7 +91,13 @@ export const serverFrame = z.discriminatedUnion('type', [
    * see may have grown or shrunk. A person left in no workspace at all gets
    * no frame; the socket closes with `EVENTS_CLOSE_NO_WORKSPACE`.
    */
-  z.object({ type: z.literal('access_changed'), ended: z.array(z.string()), all: z.boolean() }),
+  z
+    .object({ type: z.literal('access_changed'), ended: z.array(z.string()), all: z.boolean() })
+    .describe(
+      'The person’s workspaces changed: `ended` names the explicit subscriptions that are over ' +
+        '(sessions no longer visible), `all` whether an all-subscription goes on; read lists ' +
+        'again. A person left in no workspace gets no frame: the socket closes with 4403.',
+    ),
   z.object({
     type: z.literal('error'),
     // `invalid_text`: a string in the frame holds NUL or an unpaired surrogate.

@@ -534,7 +534,9 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'get',
     path: '/api/v1/events',
-    summary: 'WebSocket of session events (frames: see the Event schema)',
+    summary:
+      'WebSocket of session events (frames: the ClientFrame, ServerFrame and Event schemas). ' +
+      'Closes with 1008 when its credential ends, 4403 when its person is left in no workspace',
     access: 'principal',
     replies: { 101: null },
     errors: [],

@@ -200,6 +200,12 @@ export const EVENTS_KEEPALIVE_INTERVAL_MS = 30_000;
  * statement reply bound.
  */
 export const HEALTH_CHECK_MAX_MS = 2_000;
+/**
+ * How long `POST /api/v1/tasks` waits to learn whether its `cwd` is a
+ * directory: a mount that stopped answering gets a 400 saying so, not a
+ * request that hangs.
+ */
+export const CWD_CHECK_MAX_MS = 2_000;
 /** `Retry-After` of every 503: a budget ran out or the storage failed; worth a retry soon. */
 export const SERVICE_UNAVAILABLE_RETRY_AFTER_S = 2;
 /**

@@ -8,7 +8,7 @@
  * stop leaves the session as the stop would have: its turn cancelled, idle,
  * its questions answerable and its requests where they were.
  */
-import { statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import type { Principal } from '../auth/index.js';
 import {
@@ -37,6 +37,8 @@ import type { SessionsDeleted } from '../events/index.js';
 import { admitMessage, type AdmissionResult } from './admission.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { TurnsDeps } from './context.js';
+import { pause, type Timers } from '../support/index.js';
+import { CWD_CHECK_MAX_MS } from '../tunables.js';
 import { confirmLease } from './fencing.js';
 import { failure, type Failure, type PendingAction } from '../wire/index.js';
 
@@ -57,12 +59,22 @@ const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 const TASK_NOT_FOUND = failure('not_found', 'task not found');
 
 /** Why `cwd` cannot be the agents' working directory, if it cannot. */
-function cwdProblem(cwd: string): string | undefined {
+/**
+ * Off the event loop and bounded: a directory on a mount that stopped
+ * answering must neither block every request nor hold this one.
+ */
+async function cwdProblem(cwd: string, timers: Timers): Promise<string | undefined> {
   if (!isAbsolute(cwd)) return 'must be an absolute path';
+  const gaveUp = new AbortController();
+  const late = pause(timers, CWD_CHECK_MAX_MS, gaveUp.signal).then(() => 'late' as const);
   try {
-    if (statSync(cwd).isDirectory()) return undefined;
+    const found = await Promise.race([stat(cwd), late]);
+    if (found === 'late') return `could not be read within ${CWD_CHECK_MAX_MS} ms`;
+    if (found.isDirectory()) return undefined;
   } catch {
     // Missing or unreadable: the same answer for the person.
+  } finally {
+    gaveUp.abort();
   }
   return 'must be an existing directory';
 }
@@ -79,7 +91,7 @@ export async function createTaskWithSession(
   },
 ): Promise<CreateTaskResult> {
   if (principal.kind !== 'user') return failure('forbidden');
-  const badCwd = input.cwd === undefined ? undefined : cwdProblem(input.cwd);
+  const badCwd = input.cwd === undefined ? undefined : await cwdProblem(input.cwd, deps.timers);
   if (badCwd) return failure('invalid_request', 'invalid cwd', [{ path: 'cwd', message: badCwd }]);
   const profile = input.agentProfile ?? deps.defaultProfile;
   if (!deps.profiles.has(profile)) {

@@ -105,6 +105,7 @@ async function startAgent(
         await revokeIssuedToken(store, token.record.id);
         throw error;
       }
+      await stopIfDeleted(deps, sessionId);
     } catch (error) {
       // No agent runs here after all: another replica may start it.
       await deps.leases?.release(sessionId);
@@ -114,6 +115,22 @@ async function startAgent(
     // Started: the host counts it from now on. Failed: the place is free again.
     place.slot.release();
   }
+}
+
+/**
+ * A delete that committed after this start read its session stopped no agent
+ * here (the host had none yet), so the agent goes with its session now. From
+ * its start on the host counts it, so a delete committing later stops it
+ * itself. A session that cannot be read is not taken for alive either.
+ */
+async function stopIfDeleted(deps: AgentLaunchDeps, sessionId: string): Promise<void> {
+  const session = await getSession(deps.store, sessionId).catch(async (error: unknown) => {
+    await deps.host.stop(sessionId);
+    throw error;
+  });
+  if (session) return;
+  await deps.host.stop(sessionId);
+  throw new Error('session not found');
 }
 
 /** A start refused for now: another replica holds the session's lease and runs its agent. */

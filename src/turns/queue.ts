@@ -3,6 +3,8 @@
  * lock the queue driver also takes, so an item is either started or removed,
  * never both; one that changed the queue reports it in that write, so
  * `queue.changed` goes out at the session's revision to everyone watching.
+ * A follow-up's removal is the registry's and final: when that write rolls
+ * back, a write of its own tells the change.
  */
 import type { Principal } from '../auth/index.js';
 import {
@@ -116,10 +118,16 @@ export function removeQueued(
   sessionId: string,
   id: string,
 ): Promise<QueueResult<QueuedMessage | string>> {
+  let removedMachine = false;
   return underLock<QueuedMessage | string>(deps, principal, sessionId, async (write) => {
     const item = await deleteQueued(write.tx, sessionId, id);
     if (item) return changed(write, { ok: true, value: item });
-    return changed(write, removeMachineItem(deps, sessionId, id));
+    const removed = removeMachineItem(deps, sessionId, id);
+    removedMachine = removed.ok;
+    return changed(write, removed);
+  }).catch(async (error: unknown) => {
+    if (!removedMachine || !(await toldRemoved(deps, sessionId))) throw error;
+    return { ok: true, value: id };
   });
 }
 
@@ -128,11 +136,39 @@ export function clearQueued(
   principal: Principal,
   sessionId: string,
 ): Promise<QueueResult<SessionQueue>> {
+  let removedMachine = false;
   return underLock(deps, principal, sessionId, async (write) => {
     const machine = deps.userInputs.queuedFollowUps(sessionId);
     const removed = machine.filter((item) => removeMachineItem(deps, sessionId, item.id).ok);
+    removedMachine = removed.length > 0;
     const user = await clearQueue(write.tx, sessionId);
     if (user.length > 0 || removed.length > 0) write.queueChanged();
     return { ok: true, value: { user, machine: removed } };
+  }).catch(async (error: unknown) => {
+    // People's messages stay queued (their delete rolled back); the follow-ups are gone.
+    if (removedMachine) await toldRemoved(deps, sessionId);
+    throw error;
   });
+}
+
+/**
+ * A follow-up's removal is the registry's and final (its owner settled), so it
+ * stands when the write that was to report it rolls back: the queue change is
+ * then told by a write of its own, or a watcher keeps listing what is gone.
+ * False when that write fails too.
+ */
+async function toldRemoved(deps: TurnsDeps, sessionId: string): Promise<boolean> {
+  try {
+    await deps.sessions.write(sessionId, (write) => {
+      write.queueChanged();
+      return Promise.resolve();
+    });
+    return true;
+  } catch (error) {
+    deps.logger.warn(
+      { err: error, session_id: sessionId },
+      'a removed follow-up could not be told: the queue write failed again',
+    );
+    return false;
+  }
 }

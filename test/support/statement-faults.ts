@@ -9,6 +9,7 @@ import {
   DeleteQueryNode,
   InsertQueryNode,
   TableNode,
+  UpdateQueryNode,
   type KyselyPlugin,
   type OperationNode,
   type PluginTransformQueryArgs,
@@ -19,7 +20,7 @@ import {
 } from 'kysely';
 import { StorageUnavailableError } from '../../src/store/index.js';
 
-export type FaultedStatement = 'insert' | 'delete';
+export type FaultedStatement = 'insert' | 'delete' | 'update';
 
 function tableName(node: OperationNode | undefined): string | undefined {
   return node && TableNode.is(node) ? node.table.identifier.name : undefined;
@@ -28,6 +29,7 @@ function tableName(node: OperationNode | undefined): string | undefined {
 function statementOn(node: RootOperationNode): { kind: FaultedStatement; table?: string } | null {
   if (InsertQueryNode.is(node)) return { kind: 'insert', table: tableName(node.into) };
   if (DeleteQueryNode.is(node)) return { kind: 'delete', table: tableName(node.from.froms[0]) };
+  if (UpdateQueryNode.is(node)) return { kind: 'update', table: tableName(node.table) };
   return null;
 }
 

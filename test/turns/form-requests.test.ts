@@ -165,7 +165,7 @@ describe.each(DRIVERS)('form requests on %s', (driver) => {
     expect(h.turns.userInputs.get(id)).toMatchObject({ settled_reason: 'timed_out' });
   });
 
-  it('settles when its session is deleted, before the rows go', async () => {
+  it('settles when its session is deleted, once the rows are gone', async () => {
     const { id, answer } = await raiseForm({ turnId: 'turn-1' });
     expect((await h.request('DELETE', `/api/v1/sessions/${sessionId}`)).status).toBe(200);
     expect(await answer).toEqual({ action: 'cancel' });

@@ -33,6 +33,22 @@ function respond(server: Serving, pendingId: string, body: unknown): Promise<Res
   });
 }
 
+/**
+ * `respond` as a client should send it: a 503 (a budget ran out, nothing
+ * changed) is sent again after its `Retry-After`, a few times. Three
+ * replicas and 200 racers on a machine shared with other work may run out of
+ * a 5 s budget now and then; the race's outcome must hold all the same.
+ */
+async function respondRetrying(server: Serving, pendingId: string, body: unknown) {
+  for (let attempt = 1; ; attempt += 1) {
+    const response = await respond(server, pendingId, body);
+    if (response.status !== 503 || attempt === 5) return response;
+    await response.arrayBuffer();
+    const waitS = Number(response.headers.get('retry-after') ?? '1');
+    await new Promise((resolve) => setTimeout(resolve, waitS * 1_000));
+  }
+}
+
 describe('an answer through another replica', () => {
   const processes = replicaProcesses(ADMIN_TOKEN);
   const clients: Client[] = [];
@@ -102,7 +118,7 @@ describe('an answer through another replica', () => {
       bodies.map(async (body, n) => {
         const server = all[n % all.length];
         if (!server) throw new Error('no server');
-        const response = await respond(server, pendingId, body);
+        const response = await respondRetrying(server, pendingId, body);
         return {
           status: response.status,
           body: (await response.json()) as Record<string, unknown>,

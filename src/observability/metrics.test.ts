@@ -134,6 +134,7 @@ describe('responseOutcomeOf', () => {
     [{ ok: false, code: 'not_found' }, 'not_found'],
     [{ ok: false, code: 'not_active' }, 'not_active'],
     [{ ok: false, code: 'temporarily_unavailable' }, 'unavailable'],
+    [{ ok: false, code: 'person_required' }, 'person_required'],
     [{ ok: false, code: 'caller_gone' }, 'caller_gone'],
     [{ ok: false, code: 'internal' }, 'internal'],
     [{ ok: false, code: 'something_new' }, 'internal'],

@@ -24,6 +24,8 @@ export const RESPONSE_OUTCOMES = [
   'invalid',
   'not_found',
   'not_active',
+  /** The caller is an agent: only a person decides, so it was refused before any read. */
+  'person_required',
   'unavailable',
   /** The caller disconnected before the claim; nothing was written or answered. */
   'caller_gone',
@@ -42,6 +44,7 @@ export function responseOutcomeOf(result: RespondResultLike): ResponseOutcome {
       return 'invalid';
     case 'not_found':
     case 'not_active':
+    case 'person_required':
     case 'caller_gone':
       return result.code;
     case 'temporarily_unavailable':

@@ -119,9 +119,25 @@ describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
     });
   });
 
+  /** `clarification_responses_total` for `outcome`, as `/metrics` (loopback, no token) says it. */
+  async function respondsCounted(outcome: string): Promise<number> {
+    const text = await (await fetch(new URL('/metrics', running.server.url))).text();
+    const line = new RegExp(
+      `^clarification_responses_total\\{[^}]*outcome="${outcome}"[^}]*\\} (\\d+)$`,
+      'm',
+    );
+    const count = line.exec(text)?.[1];
+    if (count === undefined) throw new Error(`no clarification_responses_total for ${outcome}`);
+    return Number(count);
+  }
+
   it('refuses answer_question to an agent over MCP; a person over MCP is recorded as mcp', async () => {
     const { sessionId } = await startTask('/ask');
     const bundle = await pendingOf(sessionId);
+    const before = {
+      personRequired: await respondsCounted('person_required'),
+      internal: await respondsCounted('internal'),
+    };
     const agentClient = await mcpClient(await agentTokenFor(sessionId));
     try {
       const refused = (await agentClient.callTool({
@@ -135,6 +151,11 @@ describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
     }
     const still = await admin('GET', `/api/v1/clarification/${bundle.pending_id}`);
     expect(still.json).toMatchObject({ status: 'pending' });
+    // The refusal is counted as what it was: an agent refused, not a server fault.
+    expect({
+      personRequired: await respondsCounted('person_required'),
+      internal: await respondsCounted('internal'),
+    }).toEqual({ personRequired: before.personRequired + 1, internal: before.internal });
 
     const personClient = await mcpClient(TOKEN);
     try {

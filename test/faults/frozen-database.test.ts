@@ -4,7 +4,8 @@
  * must not hold a request for the store's 30 s statement reply bound. A
  * request's own reads before any service budget have short bounds of their
  * own: its credential lookup the respond's 5 s (`CREDENTIAL_LOOKUP_MAX_MS`),
- * whose time a respond's pre-claim budget then counts (REST and MCP alike),
+ * whose time a respond's pre-claim budget then counts (REST and MCP alike;
+ * an external agent's answer_question reads nothing more before its refusal),
  * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
  * 5 s (`SIGN_IN_REDEEM_MAX_MS`). Each answers 503 with `Retry-After`;
  * `/healthz` still says what the server knows from memory; a redemption that
@@ -18,7 +19,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashSecret } from '../../src/auth/tokens.js';
+import { hashSecret, issueToken } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import {
@@ -95,11 +96,11 @@ describe('a server whose PostgreSQL stops answering', () => {
     };
   }
 
-  /** An SDK client connected to the server's `/mcp` with the admin's token; closed after the test. */
-  async function mcpClient(running: RunningServer): Promise<Client> {
+  /** An SDK client connected to the server's `/mcp` (the admin's token by default); closed after the test. */
+  async function mcpClient(running: RunningServer, token = ADMIN_TOKEN): Promise<Client> {
     const client = new Client({ name: 'frozen-database-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+      requestInit: { headers: { authorization: `Bearer ${token}` } },
     });
     await client.connect(transport);
     clients.push(client);
@@ -248,6 +249,48 @@ describe('a server whose PostgreSQL stops answering', () => {
         structuredContent: { code: 'temporarily_unavailable' },
       });
     });
+  }, 60_000);
+
+  /**
+   * An external agent's answer_question is refused (only a person decides),
+   * and nothing it waits for before that may lie outside the one budget: its
+   * credential lookup answers late, within its own bound, and the store stops
+   * answering as any read naming its person goes out (finding its external
+   * session would be one).
+   */
+  it("bounds an external agent's answer_question by the one budget, and refuses it", async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const me = await timed(`${server.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const userId = (me.body.user as { id: string }).id;
+    const external = await issueToken(server.store, {
+      kind: 'external_agent',
+      userId,
+      name: 'Claude Code',
+    });
+    const client = await mcpClient(server, external.secret);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
+    proxy.holdWhenSent(hashSecret(external.secret));
+    proxy.blackholeWhenSent(userId);
+    const released = setTimeout(() => {
+      proxy.release();
+    }, lookupMs);
+    const started = performance.now();
+    const result = await client.callTool({
+      name: 'answer_question',
+      arguments: {
+        pending_id: crypto.randomUUID(),
+        answers: [{ question_id: 'q1', selected_options: ['a'] }],
+      },
+    });
+    const ms = performance.now() - started;
+    clearTimeout(released);
+    expect(result).toMatchObject({ isError: true, structuredContent: { code: 'person_required' } });
+    expect(ms).toBeGreaterThanOrEqual(lookupMs);
+    expect(ms).toBeLessThan(PRE_CLAIM_BUDGET_MS + SLACK_MS);
   }, 60_000);
 
   it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async () => {

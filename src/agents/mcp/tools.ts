@@ -206,6 +206,28 @@ export function registerClarionTools(
     };
   }
 
+  /**
+   * A body that decides: it acts as its holder, read from nothing. An
+   * external agent is an agent whatever its session, and the resolver
+   * refuses an agent before any read, so finding that session first (as
+   * `bound` does) would only make it wait on the store outside the
+   * respond's one budget.
+   */
+  function deciding(body: (caller: BoundCall) => Promise<CallToolResult>) {
+    return (caller: RunningCall): Promise<CallToolResult> => {
+      const { holder } = caller;
+      const principal: Principal =
+        holder.kind === 'external_agent'
+          ? {
+              kind: 'agent',
+              userId: holder.userId,
+              sessionId: externalSessionId ?? UNOPENED_EXTERNAL_SESSION,
+            }
+          : holder;
+      return body({ ...caller, principal });
+    };
+  }
+
   // Only an agent inside a Clarion session can ask for an action; nobody else is offered it.
   if (deps.userInputs && session.openedBy === 'agent') {
     registerActionTool(server, { store, userInputs: deps.userInputs, progress }, (extra, body) =>
@@ -337,7 +359,7 @@ export function registerClarionTools(
     (args, extra) =>
       authenticated(
         extra,
-        bound(async ({ principal, signal, credentialLookupMs }) => {
+        deciding(async ({ principal, signal, credentialLookupMs }) => {
           const { pending_id: pendingId, ...input } = args;
           // The lookup's wait counts against the respond's budget: one budget for the whole request.
           const caller = { principal, surface: 'mcp', waitedMs: credentialLookupMs } as const;

@@ -6,14 +6,14 @@
  * secrets all answer the same 404.
  */
 import type { Context, Hono } from 'hono';
-import type { AnswerLinkDeps, AnswerLinkResult } from '../turns/index.js';
+import type { AnswerLinkResult, AnswerLinkUseDeps } from '../turns/index.js';
 import { useAnswerLink, viewAnswerLink } from '../turns/index.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH, answerLinkBody } from '../wire/index.js';
 import type { AppEnv } from './env.js';
 import { failureResponse } from './errors.js';
 import { parseJsonBody } from './request-guards.js';
 
-export function registerAnswerLinkRoutes(app: Hono<AppEnv>, deps: AnswerLinkDeps): void {
+export function registerAnswerLinkRoutes(app: Hono<AppEnv>, deps: AnswerLinkUseDeps): void {
   app.post(ANSWER_LINK_VIEW_PATH, async (c) => {
     const body = await parseJsonBody(c, answerLinkBody);
     if (!body.ok) return body.response;

@@ -27,8 +27,8 @@ import {
 import type { BundleView, ClarificationResponse } from '../clarification/index.js';
 import type { AnswerLinkChoice } from '../notify/index.js';
 import { canSeeSession, getSession, getTask, getUser } from '../store/index.js';
-import { formatTimestamp } from '../support/index.js';
-import { ANSWER_LINK_MAX_TTL_MS } from '../tunables.js';
+import { EXHAUSTED, formatTimestamp, withinFreshBudget } from '../support/index.js';
+import { ANSWER_LINK_MAX_TTL_MS, CREDENTIAL_LOOKUP_MAX_MS } from '../tunables.js';
 import type { ActionDecision, UserInputView } from '../user-input/index.js';
 import {
   failure,
@@ -49,6 +49,9 @@ export interface AnswerLinkDeps extends Pick<
   /** Bound on a link's life when its item has no deadline; `ANSWER_LINK_MAX_TTL_MS` by default. */
   readonly maxTtlMs?: number;
 }
+
+/** Using a link also bounds its lookup (`useAnswerLink`). */
+export interface AnswerLinkUseDeps extends AnswerLinkDeps, Pick<TurnsDeps, 'timers'> {}
 
 export interface AnswerLinkRequest {
   readonly userId: string;
@@ -153,16 +156,28 @@ export async function viewAnswerLink(
  * Decides the link's choice once, as its user on surface `link`, then shows
  * the outcome. A link whose item is already decided (by this link or
  * anywhere else) shows the winner; an expired one says so.
+ *
+ * The link is this request's credential, so its lookup (the link, its
+ * user's access, the item's state) is the request's credential lookup: it
+ * has the same bound, and a respond's pre-claim budget counts what it took,
+ * as for a bearer token (`DecisionCaller.waitedMs`). One budget for the
+ * whole request; past it, a 503 and nothing decided.
  */
 export async function useAnswerLink(
-  deps: AnswerLinkDeps,
+  deps: AnswerLinkUseDeps,
   secret: string,
 ): Promise<AnswerLinkResult> {
-  const redeemed = await visibleLink(deps, secret);
-  if (!redeemed) return NOT_FOUND;
-  const before = await describe(deps, redeemed);
+  const { clock } = deps.store;
+  const started = clock.nowMs();
+  const found = await withinFreshBudget(CREDENTIAL_LOOKUP_MAX_MS, clock, deps.timers, async () => {
+    const redeemed = await visibleLink(deps, secret);
+    return redeemed && { redeemed, before: await describe(deps, redeemed) };
+  });
+  if (found === EXHAUSTED) return failure('temporarily_unavailable');
+  if (!found) return NOT_FOUND;
+  const { redeemed, before } = found;
   if (before.state !== 'open' || redeemed.link.used_at !== null) return { ok: true, link: before };
-  const decided = await decide(deps, redeemed);
+  const decided = await decide(deps, redeemed, clock.nowMs() - started);
   if (!decided.ok) return decided;
   await spendAnswerLink(deps.store, redeemed.link.id);
   return { ok: true, link: await describe(deps, redeemed) };
@@ -171,12 +186,13 @@ export async function useAnswerLink(
 async function decide(
   deps: AnswerLinkDeps,
   redeemed: RedeemedAnswerLink,
+  waitedMs: number,
 ): Promise<{ ok: true } | Failure> {
   const caller = { principal: redeemed.principal, surface: 'link' as const };
   const { answer } = parseChoice(redeemed.link.choice);
   const itemId = redeemed.link.item_id;
   if (answer.kind === 'question') {
-    const result = await deps.clarification.respond(caller, itemId, {
+    const result = await deps.clarification.respond({ ...caller, waitedMs }, itemId, {
       answers: [{ question_id: answer.question_id, selected_options: [answer.option_id] }],
     });
     // Lost to another answer, or closed meanwhile: the view tells which.

@@ -43,6 +43,7 @@ export {
   useAnswerLink,
   viewAnswerLink,
   type AnswerLinkDeps,
+  type AnswerLinkUseDeps,
   type AnswerLinkRequest,
   type AnswerLinkResult,
 } from './answer-links.js';

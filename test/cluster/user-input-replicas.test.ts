@@ -283,7 +283,7 @@ describe('registry requests across replicas on postgres', () => {
     const allow = links.find((link) => link.label === 'Allow');
     const secret = new URL(allow?.url ?? 'https://clarion.test/').hash.slice(1);
 
-    const used = await useAnswerLink(linkDeps(b), secret);
+    const used = await useAnswerLink({ ...linkDeps(b), timers: systemTimers }, secret);
     expect(used).toMatchObject({ ok: true, link: { state: 'answered' } });
     expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'allow' });
     expect(a.registry.get(id)).toMatchObject({

@@ -4,8 +4,9 @@
  * must not hold a request for the store's 30 s statement reply bound. A
  * request's own reads before any service budget have short bounds of their
  * own: its credential lookup the respond's 5 s (`CREDENTIAL_LOOKUP_MAX_MS`),
- * whose time a respond's pre-claim budget then counts (REST and MCP alike;
- * an external agent's answer_question reads nothing more before its refusal),
+ * whose time a respond's pre-claim budget then counts (REST, MCP and an
+ * answer link's use alike; an external agent's answer_question reads nothing
+ * more before its refusal),
  * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
  * 5 s (`SIGN_IN_REDEEM_MAX_MS`). Each answers 503 with `Retry-After`;
  * `/healthz` still says what the server knows from memory; a redemption that
@@ -22,6 +23,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { hashSecret, issueToken } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
+import { mintAnswerLinks } from '../../src/turns/index.js';
 import {
   CREDENTIAL_LOOKUP_MAX_MS,
   HEALTH_CHECK_MAX_MS,
@@ -81,6 +83,14 @@ describe('a server whose PostgreSQL stops answering', () => {
   function directUrl(): string {
     if (database?.target.driver !== 'postgres') throw new Error('postgres only');
     return database.target.url;
+  }
+
+  async function pendingIds(running: RunningServer): Promise<string[]> {
+    const reply = await fetch(`${running.url}/api/v1/pending`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const body = (await reply.json()) as { bundles: { pending_id: string }[] };
+    return body.bundles.map((bundle) => bundle.pending_id);
   }
 
   /** One request, timed, with what a client reads of its reply. */
@@ -292,6 +302,88 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(ms).toBeGreaterThanOrEqual(lookupMs);
     expect(ms).toBeLessThan(PRE_CLAIM_BUDGET_MS + SLACK_MS);
   }, 60_000);
+
+  /**
+   * An answer link is its request's credential: its lookup (the link, its
+   * person's access, the item's state) answers late, within its own bound,
+   * and the store stops answering as the question's ID goes out: the first
+   * time in that lookup (the item's read), the second in the respond's own
+   * identity read. Either way the whole use ends within the one budget, a
+   * 503 with nothing decided.
+   */
+  it.each([
+    ["the link's own lookup", 1],
+    ["the respond's identity read", 2],
+  ])(
+    "bounds an answer link's use by the one budget, frozen in %s",
+    async (_where, nth) => {
+      const { server, proxy } = await serverThroughProxy();
+      const me = await timed(`${server.url}/api/v1/me`, {
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      });
+      const userId = (me.body.user as { id: string }).id;
+      const asker = await mcpClient(server);
+      const before = new Set(await pendingIds(server));
+      // Its wait ends with the test; the call's own outcome says nothing here.
+      asker
+        .callTool({
+          name: 'ask_user_question',
+          arguments: {
+            questions: [
+              {
+                prompt: 'Which parser should we use?',
+                title: 'Parser',
+                options: [
+                  { label: 'Hand-written', description: 'Recursive descent' },
+                  { label: 'Generated', description: 'From a grammar file' },
+                ],
+              },
+            ],
+          },
+        })
+        .catch(() => undefined);
+      let pendingId: string | undefined;
+      while (pendingId === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        pendingId = (await pendingIds(server)).find((id) => !before.has(id));
+      }
+      const [choice] = await mintAnswerLinks(
+        { ...server.turns, origin: () => server.url },
+        { userId, kind: 'question', itemId: pendingId },
+      );
+      const secret = new URL(choice?.url ?? server.url).hash.slice(1);
+      expect(secret).not.toBe('');
+
+      const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
+      proxy.holdWhenSent(hashSecret(secret));
+      proxy.blackholeWhenSent(pendingId, nth);
+      const released = setTimeout(() => {
+        proxy.release();
+      }, lookupMs);
+      const used = await timed(`${server.url}/api/v1/answer-links/use`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: secret }),
+      });
+      clearTimeout(released);
+      expect(used).toMatchObject({
+        status: 503,
+        retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+        body: { code: 'temporarily_unavailable' },
+      });
+      expect(used.ms).toBeGreaterThanOrEqual(lookupMs);
+      expect(used.ms).toBeLessThan(PRE_CLAIM_BUDGET_MS + SLACK_MS);
+      // Where it froze: the respond's budget ran out in its identity read only in the second case.
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      expect(metrics).toMatch(
+        new RegExp(
+          `^clarification_response_timeout_total\\{[^}]*phase="identity"[^}]*\\} ${nth - 1}$`,
+          'm',
+        ),
+      );
+    },
+    60_000,
+  );
 
   it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async () => {
     const { server, proxy } = await serverThroughProxy();

@@ -14,8 +14,9 @@ export interface TcpProxy {
   /**
    * Blackholes once a client sends `text` (that send included): a partition
    * that begins just as one statement goes out, after its connection is up.
+   * With `nth`, the sends of `text` before the nth pass.
    */
-  blackholeWhenSent(text: string): void;
+  blackholeWhenSent(text: string, nth?: number): void;
   /**
    * Holds what one client connection sends once it sends `text` (that send
    * included), other connections passing: a statement delayed on its way,
@@ -50,6 +51,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
   const clients = new Set<Socket>();
   let passing = true;
   let cutOn: string | undefined;
+  /** Sends of `cutOn` still to pass before the cut. */
+  let cutAfter = 0;
   let holdOn: string | undefined;
   let held: { upstream: Socket; chunks: Buffer[] } | undefined;
   const resetOn: string[] = [];
@@ -76,8 +79,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
         return;
       }
       if (cutOn !== undefined && chunk.includes(cutOn)) {
-        passing = false;
-        cutOn = undefined;
+        if (cutAfter > 0) cutAfter -= 1;
+        else {
+          passing = false;
+          cutOn = undefined;
+        }
       }
       if (holdOn !== undefined && held === undefined && chunk.includes(holdOn)) {
         holdOn = undefined;
@@ -105,8 +111,9 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     blackhole() {
       passing = false;
     },
-    blackholeWhenSent(text) {
+    blackholeWhenSent(text, nth = 1) {
       cutOn = text;
+      cutAfter = nth - 1;
     },
     holdWhenSent(text) {
       holdOn = text;

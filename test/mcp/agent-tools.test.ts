@@ -5,6 +5,7 @@
  * answering within the own session only, and authentication.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
 import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
@@ -119,6 +120,29 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
       status: 'skipped',
       pending_id: pendingId,
       reason: 'Not now',
+    });
+  });
+
+  it('tells the agent a question cancelled or expired while it waits is closed, not open', async () => {
+    const client = await m.connect(m.tokens.agent);
+    const cancelled = m.call(client, 'ask_user_question', TWO_QUESTIONS);
+    const pendingId = await livePendingId();
+    const cancel = await m.h.service.cancel(
+      { principal: m.h.principals.member, surface: 'rest' },
+      pendingId,
+    );
+    expect(cancel).toEqual({ ok: true });
+    const closed = await cancelled;
+    expect(closed).toMatchObject({ isError: true, structuredContent: { code: 'not_active' } });
+    expect(toolErrorText(closed)).toBe(QUESTION_CLOSED_MESSAGE);
+
+    // Its session ended: the question expired with it.
+    const expiring = m.call(client, 'ask_user_question', TWO_QUESTIONS);
+    expect(await livePendingId()).not.toBe(pendingId);
+    await m.h.service.expireSession(m.h.seeded.session.id);
+    expect(await expiring).toMatchObject({
+      isError: true,
+      structuredContent: { code: 'not_active' },
     });
   });
 

@@ -100,4 +100,23 @@ describe('ask_user_question results', () => {
       ),
     ).toBe(CONTINUE_LATER_REPLY);
   });
+
+  it('never says a question it asked could not be asked', () => {
+    const failed = (code: string, text: string) =>
+      formatAskReply(
+        interpretAskResult({
+          isError: true,
+          content: [{ type: 'text', text }],
+          structuredContent: { error: text, code },
+        }),
+        ['q1'],
+      );
+    expect(failed('not_active', 'closed')).toBe(
+      'The question is no longer open, so I stop waiting for it: closed',
+    );
+    expect(failed('unauthorized', 'revoked')).toBe('I can no longer wait for your answer: revoked');
+    expect(failed('invalid_request', 'bad input')).toBe(
+      'The question could not be asked: bad input',
+    );
+  });
 });

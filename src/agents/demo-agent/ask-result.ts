@@ -14,7 +14,8 @@ export type AskOutcome =
   | { status: 'answered'; answers: Record<string, AnsweredQuestion> }
   | { status: 'skipped'; reason: string }
   | { status: 'open'; pendingId: string; message: string }
-  | { status: 'error'; message: string };
+  /** `code` is the tool error's catalogue code, when it says one. */
+  | { status: 'error'; message: string; code?: string };
 
 /** An MCP `CallToolResult`, read defensively: `structuredContent`, `content`, `isError`. */
 export type ToolResultLike = Readonly<Record<string, unknown>>;
@@ -50,7 +51,11 @@ export function resultPayload(result: ToolResultLike): unknown {
 
 export function interpretAskResult(result: ToolResultLike): AskOutcome {
   if (result.isError === true) {
-    return { status: 'error', message: resultText(result) ?? 'the tool reported an error' };
+    const message = resultText(result) ?? 'the tool reported an error';
+    const code = isRecord(result.structuredContent) ? result.structuredContent.code : undefined;
+    return typeof code === 'string'
+      ? { status: 'error', message, code }
+      : { status: 'error', message };
   }
   const payload = resultPayload(result);
   if (!isRecord(payload)) {
@@ -105,7 +110,7 @@ export function formatAskReply(outcome: AskOutcome, questionIds: readonly string
     case 'open':
       return CONTINUE_LATER_REPLY;
     case 'error':
-      return `The question could not be asked: ${outcome.message}`;
+      return errorReply(outcome);
     case 'answered': {
       const ids = [
         ...questionIds.filter((id) => id in outcome.answers),
@@ -119,6 +124,23 @@ export function formatAskReply(outcome: AskOutcome, questionIds: readonly string
         })
         .join('\n');
     }
+  }
+}
+
+/**
+ * An ask that failed. Some failures come after the question was asked, and
+ * must not read as if it never was: nobody may answer it any more
+ * (`not_active`: cancelled, or expired with its session), or this agent's
+ * credential ended while it waited (`unauthorized`).
+ */
+function errorReply(outcome: Extract<AskOutcome, { status: 'error' }>): string {
+  switch (outcome.code) {
+    case 'not_active':
+      return `The question is no longer open, so I stop waiting for it: ${outcome.message}`;
+    case 'unauthorized':
+      return `I can no longer wait for your answer: ${outcome.message}`;
+    default:
+      return `The question could not be asked: ${outcome.message}`;
   }
 }
 

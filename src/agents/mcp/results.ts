@@ -18,6 +18,14 @@ import {
   type WaitingPayload,
 } from '../../wire/index.js';
 
+/**
+ * An ask whose wait ended because nobody may answer its question any more:
+ * a person cancelled it, or its session ended and it expired. It is not
+ * open, so the agent is not told to wait for it.
+ */
+export const QUESTION_CLOSED_MESSAGE =
+  'the question was closed before anyone answered it (cancelled, or its session ended); no answer will come';
+
 export const OPEN_MESSAGE_SESSION =
   'The question stays open. The answer will come to you as a new message.';
 export const OPEN_MESSAGE_EXTERNAL =

@@ -34,6 +34,7 @@ import { hasProgressToken, withProgress } from './progress.js';
 import {
   decisionPayload,
   openPayload,
+  QUESTION_CLOSED_MESSAGE,
   revokedResult,
   toolFailure,
   toolResult,
@@ -284,6 +285,9 @@ export function registerClarionTools(
         }
         if (credential.revoked.aborted) return revokedResult();
         if (!result.ok) return toolFailure(result);
+        if (result.reason === 'cancelled') {
+          return toolFailure(failure('not_active', QUESTION_CLOSED_MESSAGE));
+        }
         return toolResult(openPayload(result.pendingId, target.external));
       }),
   );

@@ -9,6 +9,7 @@ import {
   createUser,
   createWorkspace,
   deleteUserRow,
+  liveSessionsCreatedBy,
   ensureWorkspaceMember,
   getUser,
   getWorkspace,
@@ -99,16 +100,28 @@ export async function deleteUser(
   store: Store,
   caller: UserPrincipal,
   userId: string,
-): Promise<{ ok: true } | Failure<'not_found' | 'conflict'>> {
+): Promise<DeletedUser | Failure<'not_found' | 'conflict'>> {
   if (userId === caller.userId) return failure('conflict', 'you cannot delete your own account');
   return store.transaction(async (tx) => {
     // Its memberships go with it: a workspace it alone owns would be left with no owner.
     const orphaned = await soleOwnedWorkspaces(tx, userId);
     if (orphaned.length > 0) return ownerNeeded(orphaned);
+    // Read first: the deletion leaves its tasks without a creator.
+    const actedFor = await liveSessionsCreatedBy(tx, userId);
     return (await deleteUserRow(tx, userId))
-      ? { ok: true as const }
+      ? { ok: true as const, actedFor }
       : failure('not_found', 'unknown user');
   });
+}
+
+export interface DeletedUser {
+  readonly ok: true;
+  /**
+   * The live sessions whose agents acted for the deleted person (the tasks
+   * they created): with their credentials gone, no agent may run for these
+   * again, and whoever owns sessions ends them (`turns/`' `endSessionsActedFor`).
+   */
+  readonly actedFor: readonly string[];
 }
 
 /**

@@ -42,6 +42,8 @@ export interface AccountRouteDeps extends TokenRouteDeps {
   readonly secureCookies?: boolean;
   /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
   readonly accessChanged?: (userId: string) => void;
+  /** A person was deleted: the live sessions whose agents acted for them end (`turns/`). */
+  readonly endSessionsActedFor?: (sessionIds: readonly string[]) => Promise<void>;
 }
 
 type Gate = { ok: true; principal: UserPrincipal } | { ok: false; response: Response };
@@ -115,6 +117,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown user');
     const deleted = await deleteUser(store, allowed.principal, id);
     if (!deleted.ok) return failureResponse(c, deleted);
+    // Before the revocation is announced: an agent's wait ends on its question expired.
+    await deps.endSessionsActedFor?.(deleted.actedFor);
     deps.accessChanged?.(id);
     deps.credentialsEnded?.(id);
     return c.body(null, 204);

@@ -9,7 +9,7 @@ import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
 import { CredentialWatch } from '../auth/index.js';
 import type { ClarificationService } from '../clarification/index.js';
-import type { TurnsDeps } from '../turns/index.js';
+import { endSessionsActedFor, type TurnsDeps } from '../turns/index.js';
 import type { EventHub } from '../events/index.js';
 import type { NotificationService } from '../notify/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
@@ -129,6 +129,7 @@ export function createApp(deps: AppDeps): App {
       credentials.recheck();
       deps.credentialsEnded?.(userId);
     },
+    endSessionsActedFor: (sessionIds) => endSessionsActedFor(deps.turns, sessionIds),
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);

@@ -47,6 +47,7 @@ export {
   taskPage,
   type TaskCursor,
   type TaskPage,
+  liveSessionsCreatedBy,
   setSessionState,
 } from './tasks.js';
 export type { TurnRecord } from './turns.js';

@@ -4,6 +4,7 @@ import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { SessionState, TaskSessionsTable, TasksTable, Timestamp } from './tables.js';
+import { TERMINAL_SESSION_STATES } from '../wire/index.js';
 
 export type TaskRecord = TasksTable;
 export type SessionRecord = TaskSessionsTable;
@@ -134,6 +135,23 @@ export async function listSessions(ctx: RepoContext, taskId: string): Promise<Se
 }
 
 /** Moves a session to `state`, bumping its revision and row version; `undefined` if absent. */
+/**
+ * The sessions, not yet ended, of the tasks `userId` created: those whose
+ * agents act for that person (their tokens are minted for them). Read
+ * before the person is deleted, which leaves their tasks without a creator.
+ */
+export async function liveSessionsCreatedBy(ctx: RepoContext, userId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_sessions as s')
+    .innerJoin('tasks as t', 't.id', 's.task_id')
+    .select('s.id')
+    .where('t.created_by', '=', userId)
+    .where('s.state', 'not in', TERMINAL_SESSION_STATES)
+    .orderBy('s.id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 export async function setSessionState(
   ctx: RepoContext,
   id: string,

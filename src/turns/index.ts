@@ -12,6 +12,7 @@ export {
   reorderQueued,
 } from './queue.js';
 export { agentProfileList } from './agent-profiles.js';
+export { endSessionsActedFor } from './acted-for.js';
 export {
   ensureExternalSession,
   externalSessionLive,

@@ -18,10 +18,16 @@ export const SESSION_STATES = [
  * Why a session's agent failed: it could not be started (`spawn_failed`: no
  * such program, not executable), it did not open an ACP session
  * (`start_failed`: not an ACP agent, exited while starting, an
- * `initialize` or `session/new` error, no answer in time), or it exited once
- * running (`exited`).
+ * `initialize` or `session/new` error, no answer in time), it exited once
+ * running (`exited`), or the person it acted for was deleted, so no agent
+ * may run for the session any more (`owner_deleted`).
  */
-export const SESSION_FAILURE_CODES = ['spawn_failed', 'start_failed', 'exited'] as const;
+export const SESSION_FAILURE_CODES = [
+  'spawn_failed',
+  'start_failed',
+  'exited',
+  'owner_deleted',
+] as const;
 export type SessionFailureCode = (typeof SESSION_FAILURE_CODES)[number];
 
 /** Sessions in these states take no more turns; their bundles are expired. */

@@ -1,0 +1,122 @@
+/**
+ * A person is deleted while the demo agent acting for them (a real ACP
+ * process, asking through its real MCP client) waits on a question. Their
+ * agents' tokens went with them and no agent may start for their tasks any
+ * more, so nothing could bring that question's answer to its agent: the
+ * people who see it and the agent must agree that it is over. The session
+ * fails saying why, the question expires (out of the pending list), the
+ * agent is stopped, and the agent never says the question could not be
+ * asked, nor that it will go on when someone answers. Both dialects.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionView } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS } from '../support/databases.js';
+import {
+  bearerApi,
+  startInProcessServer,
+  type InProcessServer,
+} from '../support/in-process-server.js';
+
+const TOKEN = 'asker-deleted-admin-token-0123456789';
+
+interface Message {
+  author: string;
+  type: string;
+  content: string;
+}
+
+describe.each(DRIVERS)('a person deleted while their agent asks, on %s', (driver) => {
+  let running: InProcessServer;
+
+  beforeEach(async () => {
+    running = await startInProcessServer(driver, TOKEN);
+  });
+
+  afterEach(async () => {
+    await running.dispose();
+  });
+
+  it('ends the session and its question for everyone, and the agent agrees', async () => {
+    const admin = running.api;
+    const spaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const workspaceId = spaces.json.workspaces[0]?.id ?? '';
+    const made = await admin<{ user: { id: string }; token: string }>('POST', '/api/v1/users', {
+      name: 'Bea',
+    });
+    const bea = made.json.user.id;
+    const joined = await admin('POST', `/api/v1/workspaces/${workspaceId}/members`, {
+      user_id: bea,
+    });
+    expect(joined.status).toBe(201);
+
+    // Bea starts the task: the demo agent acts for her, with a token minted for her.
+    const asBea = bearerApi(running.server.url, made.json.token);
+    const created = await asBea<{ task: { id: string }; session: { id: string } }>(
+      'POST',
+      '/api/v1/tasks',
+      { title: 'Bea’s task', prompt: '/ask', workspace_id: workspaceId },
+    );
+    expect(created.status).toBe(201);
+    const { task, session } = created.json;
+    const pendingIds = async () =>
+      (
+        await admin<{ bundles: { pending_id: string; session_id: string }[] }>(
+          'GET',
+          '/api/v1/pending',
+        )
+      ).json.bundles
+        .filter((bundle) => bundle.session_id === session.id)
+        .map((bundle) => bundle.pending_id);
+    let pendingId = '';
+    await eventually(async () => {
+      pendingId = (await pendingIds())[0] ?? '';
+      return pendingId !== '';
+    }, 15_000);
+
+    const deleted = await fetch(`${running.server.url}/api/v1/users/${bea}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(deleted.status).toBe(204);
+
+    // What people see: the session failed and says why; the question is over, for everyone.
+    const sessions = await admin<{ sessions: SessionView[] }>(
+      'GET',
+      `/api/v1/tasks/${task.id}/sessions`,
+    );
+    expect(sessions.json.sessions.find((s) => s.id === session.id)).toMatchObject({
+      state: 'failed',
+      failure: {
+        code: 'owner_deleted',
+        message: expect.stringContaining('was deleted') as unknown,
+      },
+    });
+    expect(await pendingIds()).toEqual([]);
+    const view = await admin('GET', `/api/v1/clarification/${pendingId}`);
+    expect(view.json).toMatchObject({ status: 'expired', active: false });
+    const answer = await admin('POST', `/api/v1/clarification/${pendingId}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    expect(answer.status).toBe(409);
+    expect(running.server.turns.host.isStarted(session.id)).toBe(false);
+
+    // The agent's turn is over once anything follows its question: its own word, or its stop.
+    const messages = async () =>
+      (await admin<{ messages: Message[] }>('GET', `/api/v1/sessions/${session.id}/messages`)).json
+        .messages;
+    const afterQuestion = async () => {
+      const all = await messages();
+      const asked = all.findIndex((message) => message.type === 'clarification_request');
+      return asked < 0 ? [] : all.slice(asked + 1);
+    };
+    await eventually(async () => (await afterQuestion()).length > 0, 15_000);
+    // What the agent said, if it spoke before its stop, agrees.
+    const said = (await afterQuestion())
+      .filter((message) => message.author === 'agent' && message.type === 'message')
+      .map((message) => message.content)
+      .join('\n');
+    expect(said).not.toContain('could not be asked');
+    expect(said).not.toContain('I will continue when you answer');
+  }, 60_000);
+});

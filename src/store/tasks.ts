@@ -134,7 +134,6 @@ export async function listSessions(ctx: RepoContext, taskId: string): Promise<Se
     .execute();
 }
 
-/** Moves a session to `state`, bumping its revision and row version; `undefined` if absent. */
 /**
  * The sessions, not yet ended, of the tasks `userId` created: those whose
  * agents act for that person (their tokens are minted for them). Read
@@ -152,6 +151,7 @@ export async function liveSessionsCreatedBy(ctx: RepoContext, userId: string): P
   return rows.map((row) => row.id);
 }
 
+/** Moves a session to `state`, bumping its revision and row version; `undefined` if absent. */
 export async function setSessionState(
   ctx: RepoContext,
   id: string,

@@ -27,6 +27,24 @@ export const visibleText = (max: number) =>
     })
     .meta({ maxLength: max });
 
+/**
+ * A person's message or prompt: kept exactly as typed, since indentation and
+ * line breaks carry meaning in code and lists; otherwise as `visibleText`
+ * (at most `max` characters, and something in it shows).
+ */
+export const verbatimText = (max: number) =>
+  z
+    .string()
+    .min(1, 'must not be empty')
+    .refine((value) => codePoints(value) <= max, {
+      error: `must be at most ${max} characters`,
+      abort: true,
+    })
+    .refine((value) => !isBlankText(value), {
+      error: 'must not be only whitespace or invisible characters',
+    })
+    .meta({ maxLength: max });
+
 /** RFC 3339 with nine fractional digits: the row version clients compare (DESIGN §4). */
 export const timestamp = z.string().describe('RFC 3339 timestamp with nine fractional digits');
 

@@ -1,6 +1,6 @@
 /** Tasks, sessions, transcripts, message admission and the session queue on the wire. */
 import { z } from 'zod';
-import { pendingAction, sessionState, timestamp, visibleText } from './common.js';
+import { pendingAction, sessionState, timestamp, verbatimText, visibleText } from './common.js';
 import { SESSION_FAILURE_CODES } from './constants.js';
 import {
   MAX_ADMISSION_KEY_CHARS,
@@ -106,7 +106,7 @@ export type QueueItemView = z.infer<typeof queueItemView>;
 
 // ---------------------------------------------------------------- bodies
 
-const messageText = visibleText(MAX_MESSAGE_CHARS);
+const messageText = verbatimText(MAX_MESSAGE_CHARS);
 const recordId = z.string().min(1).max(MAX_RECORD_ID_CHARS);
 
 export const createTaskBody = z

@@ -183,6 +183,7 @@ export {
   transcriptPageReply,
   userQueueItem,
   userQueueReply,
+  type CreateTaskReply,
   type MachineQueueItem,
   type MessageView,
   type QueueItemView,

@@ -146,6 +146,7 @@ export const createTaskReply = z.object({
   /** How the first prompt was admitted; absent without a prompt. */
   admission: z.enum(['sent', 'queued', 'refused', 'busy', 'not_found', 'failed']).optional(),
 });
+export type CreateTaskReply = z.infer<typeof createTaskReply>;
 
 /** A session after its agent was started again. */
 export const sessionReply = z.object({ session: sessionView });

@@ -2,7 +2,9 @@
  * `/tasks/new`: start a task from the web app — title, agent profile (from
  * `GET /api/v1/agent-profiles`), an optional working directory and the first
  * prompt. The server validates; its 400 problems show beside their fields.
- * On success the new session opens. Every control is a native form control
+ * On success the new session opens. A first prompt the session did not take
+ * (its agent failed to start) waits in that session's composer, with a note,
+ * so a restart and Send is all it takes. Every control is a native form control
  * (Enter submits from any field, Ctrl/⌘+Enter from the prompt) and at least
  * the target size on touch screens.
  */
@@ -10,6 +12,8 @@ import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { AgentProfileView } from '../../../src/wire/index.js';
 import { navigate } from '../app/router.js';
+import { useServices } from '../app/services.js';
+import { keepUnsentFirstInstruction } from '../model/composer-draft.js';
 import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
 
 const FIELDS = ['title', 'agent_profile', 'cwd', 'prompt'] as const;
@@ -17,6 +21,7 @@ type Field = (typeof FIELDS)[number];
 
 export function NewTaskForm() {
   const { t } = useTranslation();
+  const { keyStore } = useServices();
   const id = useId();
   const [profiles, setProfiles] = useState<AgentProfileView[] | undefined>();
   const [title, setTitle] = useState('');
@@ -57,7 +62,12 @@ export function NewTaskForm() {
     });
     setBusy(false);
     if (result.ok) {
-      navigate(`/sessions/${encodeURIComponent(result.value.session.id)}`);
+      const { session, admission } = result.value;
+      // `sent` and `queued` are kept by the server; anything else left the prompt nowhere.
+      if (admission !== undefined && admission !== 'sent' && admission !== 'queued') {
+        keepUnsentFirstInstruction(keyStore, session.id, prompt);
+      }
+      navigate(`/sessions/${encodeURIComponent(session.id)}`);
       return;
     }
     const byField = fieldProblems(result);

@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import { isEmptyMessage } from '../model/composer-draft.js';
 import type { QueueItemView, UserQueueItem } from '../model/types.js';
 
 type ItemError = 'remove' | 'save';
@@ -130,10 +131,10 @@ function QueueEditor(props: {
   const [saving, setSaving] = useState(false);
 
   const save = async () => {
-    const value = text.trim();
-    if (value === '' || saving) return;
+    // Saved exactly as typed, as the composer sends it.
+    if (isEmptyMessage(text) || saving) return;
     setSaving(true);
-    const result = await api.editQueued(props.sessionId, props.item.id, value);
+    const result = await api.editQueued(props.sessionId, props.item.id, text);
     setSaving(false);
     await props.done(result.ok);
   };
@@ -161,7 +162,7 @@ function QueueEditor(props: {
           type="submit"
           className="button button-primary"
           data-testid="queue-save"
-          disabled={saving || text.trim() === ''}
+          disabled={saving || isEmptyMessage(text)}
         >
           {t('userInput.queue.save')}
         </button>

@@ -10,6 +10,13 @@ import { navigate } from '../app/router.js';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
+import {
+  clearDraft,
+  draftNoteOf,
+  draftOf,
+  isEmptyMessage,
+  keepDraft,
+} from '../model/composer-draft.js';
 import { admissionKeyFor } from '../model/late-answer.js';
 import { sessionLabel } from '../model/session-label.js';
 import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
@@ -225,7 +232,15 @@ function TranscriptRow({
   );
 }
 
-type ComposerStatus = 'idle' | 'sending' | 'queued' | 'failed' | 'refused';
+type ComposerStatus =
+  | { phase: 'idle' | 'sending' | 'queued' | 'failed' | 'refused' | 'first_unsent' }
+  /** The server refused the text itself; `problem` is its reason. */
+  | { phase: 'invalid'; problem: string }
+  /** A resend found an earlier text under the key: that one went, the draft did not. */
+  | { phase: 'earlier'; text: string; outcome: 'sent' | 'queued' };
+
+/** Enough of an earlier message to recognise it. */
+const EARLIER_SHOWN_CHARS = 200;
 
 function Composer({
   sessionId,
@@ -238,26 +253,46 @@ function Composer({
   const { keyStore } = useServices();
   const send = useMessageHandler(sessionId);
   const coarse = useCoarsePointer();
-  const draftKey = `clarion.draft.${sessionId}`;
-  const [text, setText] = useState(() => keyStore.getItem(draftKey) ?? '');
-  const [status, setStatus] = useState<ComposerStatus>('idle');
+  const [text, setText] = useState(() => draftOf(keyStore, sessionId));
+  const [status, setStatus] = useState<ComposerStatus>(() => ({
+    phase: draftNoteOf(keyStore, sessionId) ?? 'idle',
+  }));
 
   const submit = async () => {
-    const value = text.trim();
-    if (value === '' || status === 'sending') return;
+    // Sent exactly as typed: indentation and trailing lines are part of the message.
+    const value = text;
+    if (isEmptyMessage(value) || status.phase === 'sending') return;
     const scope = `composer:${sessionId}`;
-    // One key per draft: the same key on every retry until the server accepts it.
+    // One key per draft, the same on every retry until the server accepts it: a send whose
+    // reply was lost and its resend are one message. An edit in between does not get a key
+    // of its own, which could send both texts unseen; the reply tells which text went.
     const key = admissionKeyFor(keyStore, scope);
-    setStatus('sending');
+    setStatus({ phase: 'sending' });
     const outcome = await send(value, key, scope);
     if (outcome.outcome === 'failed') {
-      setStatus(outcome.reason === 'refused' ? 'refused' : 'failed');
+      setStatus(
+        outcome.reason === 'invalid'
+          ? { phase: 'invalid', problem: outcome.problem }
+          : { phase: outcome.reason === 'refused' ? 'refused' : 'failed' },
+      );
+      return;
+    }
+    if (outcome.earlier !== undefined) {
+      // The key is spent on the earlier text; this draft stays, and goes with a new key if sent.
+      setStatus({ phase: 'earlier', text: outcome.earlier, outcome: outcome.outcome });
       return;
     }
     setText('');
-    keyStore.removeItem(draftKey);
-    setStatus(outcome.outcome === 'queued' ? 'queued' : 'idle');
+    clearDraft(keyStore, sessionId);
+    setStatus({ phase: outcome.outcome === 'queued' ? 'queued' : 'idle' });
   };
+
+  const earlier =
+    status.phase === 'earlier'
+      ? status.text.length > EARLIER_SHOWN_CHARS
+        ? `${status.text.slice(0, EARLIER_SHOWN_CHARS)}…`
+        : status.text
+      : '';
 
   return (
     <form
@@ -277,7 +312,7 @@ function Composer({
         rows={2}
         onChange={(event) => {
           setText(event.target.value);
-          keyStore.setItem(draftKey, event.target.value);
+          keepDraft(keyStore, sessionId, event.target.value);
         }}
         onKeyDown={(event) => {
           if (event.key !== 'Enter' || event.nativeEvent.isComposing) return;
@@ -293,18 +328,37 @@ function Composer({
         type="submit"
         className="button button-primary"
         data-testid="composer-send"
-        disabled={status === 'sending'}
+        disabled={status.phase === 'sending' || isEmptyMessage(text)}
       >
-        {status === 'sending' ? t('composer.sending') : t('composer.send')}
+        {status.phase === 'sending' ? t('composer.sending') : t('composer.send')}
       </button>
       {!coarse ? <p className="hint muted composer-status">{t('composer.hint')}</p> : null}
-      {status === 'queued' ? <p className="muted composer-status">{t('composer.queued')}</p> : null}
-      {status === 'failed' ? (
+      {status.phase === 'queued' ? (
+        <p className="muted composer-status">{t('composer.queued')}</p>
+      ) : null}
+      {status.phase === 'failed' ? (
         <p className="error composer-status" role="alert">
           {t('composer.failed')}
         </p>
       ) : null}
-      {status === 'refused' ? (
+      {status.phase === 'invalid' ? (
+        <p className="error composer-status" role="alert" data-testid="composer-invalid">
+          {t('composer.invalid', { problem: status.problem })}
+        </p>
+      ) : null}
+      {status.phase === 'earlier' ? (
+        <p className="error composer-status" role="alert" data-testid="composer-earlier">
+          {t(status.outcome === 'queued' ? 'composer.earlierQueued' : 'composer.earlierSent', {
+            text: earlier,
+          })}
+        </p>
+      ) : null}
+      {status.phase === 'first_unsent' ? (
+        <p className="error composer-status" role="alert" data-testid="composer-first-unsent">
+          {t('composer.firstUnsent')}
+        </p>
+      ) : null}
+      {status.phase === 'refused' ? (
         <p className="error composer-status" role="alert">
           {t('composer.refused')}
         </p>

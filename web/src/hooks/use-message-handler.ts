@@ -10,6 +10,7 @@
  */
 import { useCallback } from 'react';
 import { useServices } from '../app/services.js';
+import { messageOutcomeOf, type MessageOutcome } from '../model/admission-outcome.js';
 import {
   admissionKeyFor,
   formatLateAnswer,
@@ -18,13 +19,7 @@ import {
   type AnswerSnapshot,
 } from '../model/late-answer.js';
 
-export type MessageOutcome =
-  | { outcome: 'sent' }
-  | { outcome: 'queued' }
-  /** Refused (the session ended) or uncertain (network, 5xx): the draft and key are kept. */
-  | { outcome: 'failed'; reason: FailureReason };
-
-export type FailureReason = 'refused' | 'uncertain' | 'not_found';
+export type { FailureReason, MessageOutcome } from '../model/admission-outcome.js';
 
 type Admit = (
   sessionId: string,
@@ -41,13 +36,8 @@ function useAdmit(): Admit {
       if (result.ok) {
         releaseAdmissionKey(keyStore, keyScope);
         void sync.refresh();
-        return { outcome: result.value.outcome };
       }
-      if (result.kind === 'http' && result.status === 409)
-        return { outcome: 'failed', reason: 'refused' };
-      if (result.kind === 'http' && result.status === 404)
-        return { outcome: 'failed', reason: 'not_found' };
-      return { outcome: 'failed', reason: 'uncertain' };
+      return messageOutcomeOf(result, text);
     },
     [api, keyStore, sync],
   );

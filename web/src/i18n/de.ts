@@ -115,6 +115,13 @@ export const de: Catalog = {
     sending: 'Wird gesendet…',
     queued: 'In der Warteschlange: läuft, sobald der Agent fertig ist.',
     failed: 'Nicht bestätigt. Dein Text bleibt erhalten; sende erneut.',
+    invalid: 'Nicht gesendet: {{problem}}. Ändere den Text und sende dann.',
+    earlierSent:
+      'Deine frühere Nachricht ist angekommen: „{{text}}“. Dieser Text wurde nicht gesendet; er bleibt hier. Sende ihn, wenn du ihn noch meinst.',
+    earlierQueued:
+      'Deine frühere Nachricht steht in der Warteschlange: „{{text}}“. Dieser Text wurde nicht gesendet; er bleibt hier. Sende ihn, wenn du ihn noch meinst.',
+    firstUnsent:
+      'Deine erste Anweisung wurde nicht gesendet: Der Agent ist nicht gestartet. Sie bleibt hier; starte den Agenten neu und sende sie dann.',
     refused: 'Diese Sitzung nimmt keine Nachrichten an.',
   },
   queue: {

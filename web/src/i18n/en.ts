@@ -113,6 +113,13 @@ export const en = {
     sending: 'Sending…',
     queued: 'Queued: it runs when the agent’s turn ends.',
     failed: 'Not confirmed. Your text is kept; send again.',
+    invalid: 'Not sent: {{problem}}. Change the text, then send.',
+    earlierSent:
+      'Your earlier message went through: “{{text}}”. This text was not sent; it is kept here. Send it if you still mean it.',
+    earlierQueued:
+      'Your earlier message was queued: “{{text}}”. This text was not sent; it is kept here. Send it if you still mean it.',
+    firstUnsent:
+      'Your first instruction was not sent: the agent did not start. It is kept here; restart the agent, then send it.',
     refused: 'This session cannot take messages.',
   },
   queue: {

@@ -6,8 +6,7 @@
 import type {
   AgentProfileView,
   ConsentRuleListReply,
-  SessionView,
-  TaskView,
+  CreateTaskReply,
 } from '../../../src/wire/index.js';
 import { request, type ApiFailure, type ApiResult, type FetchLike } from './api.js';
 
@@ -29,7 +28,7 @@ export function agentProfiles(
 export function createTask(
   task: NewTask,
   fetchImpl: FetchLike = browserFetch,
-): Promise<ApiResult<{ task: TaskView; session: SessionView }>> {
+): Promise<ApiResult<CreateTaskReply>> {
   return request(fetchImpl, '/api/v1/tasks', { method: 'POST', body: JSON.stringify(task) });
 }
 

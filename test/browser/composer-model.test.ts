@@ -1,0 +1,104 @@
+/**
+ * The composer's framework-free rules in Node: what an admission reply means
+ * for the sender (`admission-outcome.ts`) and the session's draft
+ * (`composer-draft.ts`).
+ */
+import { describe, expect, it } from 'vitest';
+import { messageOutcomeOf } from '../../web/src/model/admission-outcome.js';
+import type { AdmissionOutcome, ApiResult } from '../../web/src/model/api.js';
+import {
+  clearDraft,
+  draftNoteOf,
+  draftOf,
+  isEmptyMessage,
+  keepUnsentFirstInstruction,
+  withAddedText,
+} from '../../web/src/model/composer-draft.js';
+import { memoryKeyStore } from '../../web/src/model/late-answer.js';
+import type { MessageView, UserQueueItem } from '../../web/src/model/types.js';
+
+function sent(content: string): ApiResult<AdmissionOutcome> {
+  return {
+    ok: true,
+    status: 200,
+    value: { outcome: 'sent', message: { content } as MessageView },
+  };
+}
+
+function queued(text: string): ApiResult<AdmissionOutcome> {
+  return { ok: true, status: 202, value: { outcome: 'queued', item: { text } as UserQueueItem } };
+}
+
+function http(status: number, details?: unknown): ApiResult<AdmissionOutcome> {
+  return { ok: false, kind: 'http', status, code: 'x', error: `status ${String(status)}`, details };
+}
+
+describe('an admission reply, for the person who sent the text', () => {
+  it('is plain sent or queued when the server holds the text just sent', () => {
+    expect(messageOutcomeOf(sent('  a\n'), '  a\n')).toEqual({ outcome: 'sent' });
+    expect(messageOutcomeOf(queued('b'), 'b')).toEqual({ outcome: 'queued' });
+  });
+
+  it('names the earlier text when the key already held another one', () => {
+    expect(messageOutcomeOf(sent('deploy'), 'deploy, not prod')).toEqual({
+      outcome: 'sent',
+      earlier: 'deploy',
+    });
+    expect(messageOutcomeOf(queued('deploy'), 'deploy, not prod')).toEqual({
+      outcome: 'queued',
+      earlier: 'deploy',
+    });
+  });
+
+  it('is "not confirmed" only when the text may have reached the server', () => {
+    const uncertain = { outcome: 'failed', reason: 'uncertain' };
+    expect(messageOutcomeOf({ ok: false, kind: 'network', error: 'reset' }, 'a')).toEqual(
+      uncertain,
+    );
+    expect(messageOutcomeOf(http(500), 'a')).toEqual(uncertain);
+    expect(messageOutcomeOf(http(503), 'a')).toEqual(uncertain);
+    expect(messageOutcomeOf(http(409), 'a')).toEqual({ outcome: 'failed', reason: 'refused' });
+    expect(messageOutcomeOf(http(404), 'a')).toEqual({ outcome: 'failed', reason: 'not_found' });
+  });
+
+  it('gives the server’s reason for a text it refused', () => {
+    expect(
+      messageOutcomeOf(
+        http(400, [{ path: 'text', message: 'must be at most 32000 characters' }]),
+        'x',
+      ),
+    ).toEqual({
+      outcome: 'failed',
+      reason: 'invalid',
+      problem: 'must be at most 32000 characters',
+    });
+    expect(messageOutcomeOf(http(429), 'x')).toEqual({
+      outcome: 'failed',
+      reason: 'invalid',
+      problem: 'status 429',
+    });
+  });
+});
+
+describe('the composer draft', () => {
+  it('holds a first instruction the session did not take, with its note, until sent', () => {
+    const store = memoryKeyStore();
+    keepUnsentFirstInstruction(store, 's1', '  do it\n');
+    expect(draftOf(store, 's1')).toBe('  do it\n');
+    expect(draftNoteOf(store, 's1')).toBe('first_unsent');
+    expect(draftOf(store, 's2')).toBe('');
+    clearDraft(store, 's1');
+    expect([draftOf(store, 's1'), draftNoteOf(store, 's1')]).toEqual(['', undefined]);
+  });
+
+  it('adds handed-over text after what is typed, never in place of it', () => {
+    expect(withAddedText('', 'edit')).toBe('edit');
+    expect(withAddedText(' \n', 'edit')).toBe('edit');
+    expect(withAddedText('typed\n', 'edit')).toBe('typed\n\nedit');
+  });
+
+  it('is empty only when nothing but whitespace is in it', () => {
+    expect(isEmptyMessage(' \n\t')).toBe(true);
+    expect(isEmptyMessage('    x')).toBe(false);
+  });
+});

@@ -1,0 +1,49 @@
+/**
+ * A session's composer draft in the key store: what the person typed and has
+ * not sent, kept across reloads. Text that did not reach the session lands
+ * here so it is never lost: the first instruction of a task whose agent did
+ * not start (with a note saying so), or an edit of a queued message that left
+ * the queue before it was saved (added after what is already typed).
+ */
+import type { KeyStore } from './late-answer.js';
+
+/** Why the draft holds text the person already tried to send. */
+export type DraftNote = 'first_unsent';
+
+const textKey = (sessionId: string) => `clarion.draft.${sessionId}`;
+const noteKey = (sessionId: string) => `clarion.draft-note.${sessionId}`;
+
+export function draftOf(store: KeyStore, sessionId: string): string {
+  return store.getItem(textKey(sessionId)) ?? '';
+}
+
+export function keepDraft(store: KeyStore, sessionId: string, text: string): void {
+  store.setItem(textKey(sessionId), text);
+}
+
+/** After a send the server took: no text, no note. */
+export function clearDraft(store: KeyStore, sessionId: string): void {
+  store.removeItem(textKey(sessionId));
+  store.removeItem(noteKey(sessionId));
+}
+
+export function draftNoteOf(store: KeyStore, sessionId: string): DraftNote | undefined {
+  return store.getItem(noteKey(sessionId)) === 'first_unsent' ? 'first_unsent' : undefined;
+}
+
+/** A new task's first instruction the session did not take: the session's composer holds it. */
+export function keepUnsentFirstInstruction(store: KeyStore, sessionId: string, text: string): void {
+  store.setItem(textKey(sessionId), text);
+  store.setItem(noteKey(sessionId), 'first_unsent');
+}
+
+/** `current` with `added` after it, a blank line between, so neither replaces the other. */
+export function withAddedText(current: string, added: string): string {
+  if (current.trim() === '') return added;
+  return `${current.replace(/\n+$/u, '')}\n\n${added}`;
+}
+
+/** Only text with nothing but whitespace is empty; anything else is sent exactly as typed. */
+export function isEmptyMessage(text: string): boolean {
+  return text.trim() === '';
+}

@@ -4,7 +4,9 @@
  * message queued behind the busy agent, an edit, a reorder, a removal, the
  * next message taken when the turn ends) shows without a reload, because
  * each says `queue.changed` at the session's revision. The tab's own queued
- * send shows the same way. A test-played agent keeps the turn open.
+ * send shows the same way. An edit under way whose message leaves the queue
+ * (removed by someone, or sent) is told and lands in the composer. A
+ * test-played agent keeps the turn open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -111,6 +113,61 @@ describe('the session queue seen from another tab', () => {
     host.endTurn(sessionId);
     await until('the own send to run', () => host.prompts.some((p) => p.text === 'fourth'));
     await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    await context.close();
+  });
+
+  it('tells the person editing when the message left the queue, and keeps their edit', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Queue edit lost',
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+    const queue = async (text: string): Promise<string> => {
+      const queued = await api<{ item: { id: string } }>(
+        world,
+        'POST',
+        `/api/v1/sessions/${sessionId}/messages`,
+        { text, admission_key: `lost-${text}` },
+      );
+      return queued.item.id;
+    };
+    const one = await queue('one');
+    await queue('two');
+
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    // The world's own sign-in link was used by the test before: a link works once.
+    const link = new URL(
+      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
+    );
+    await page.goto(`${world.origin}${link.pathname}${link.search}`);
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    await lists(page, ['one', 'two']);
+    const composer = page.getByTestId('composer-input');
+    await composer.fill('already typed');
+
+    // Someone else removes the message being edited.
+    await items(page).first().getByTestId('queue-edit').click();
+    await page.getByTestId('queue-edit-input').fill('one, with an important correction');
+    await api(world, 'DELETE', `/api/v1/sessions/${sessionId}/queue/${one}`);
+    await page.getByTestId('queue-edit-lost').waitFor(WAIT);
+    await expect(page.getByTestId('queue-edit-input').count()).resolves.toBe(0);
+    await expect
+      .poll(() => composer.inputValue(), WAIT)
+      .toBe('already typed\n\none, with an important correction');
+
+    // The turn ends and the message being edited is sent: the edit is kept the same way.
+    await composer.fill('');
+    await items(page).first().getByTestId('queue-edit').click();
+    await page.getByTestId('queue-edit-input').fill('two, corrected too late');
+    host.endTurn(sessionId);
+    await until('the queued message to run', () => host.prompts.some((p) => p.text === 'two'));
+    await expect.poll(() => composer.inputValue(), WAIT).toBe('two, corrected too late');
+    await page.getByTestId('queue-edit-lost').waitFor(WAIT);
     await context.close();
   });
 });

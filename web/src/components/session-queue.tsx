@@ -5,48 +5,113 @@
  * queued; this lists it again whenever the session's `revision` moves: any
  * session change, `queue.changed` among them (a message queued, edited,
  * reordered or removed by anyone, or taken when its turn starts).
+ *
+ * An edit under way belongs to the list, not to its row: when its message
+ * leaves the queue (sent, or removed by someone) before the edit is saved,
+ * the person is told and the typed text goes to the composer (`onEditLost`).
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { isEmptyMessage } from '../model/composer-draft.js';
-import type { QueueItemView, UserQueueItem } from '../model/types.js';
+import type { QueueItemView } from '../model/types.js';
 
 type ItemError = 'remove' | 'save';
 
-export function SessionQueue({ sessionId, revision }: { sessionId: string; revision: number }) {
+/** Text handed to the composer; a new object each time, so the same text twice is two hand-overs. */
+export interface OfferedText {
+  text: string;
+}
+
+/** The edit under way: which message, and what the person has typed so far. */
+interface Edit {
+  itemId: string;
+  text: string;
+}
+
+export function SessionQueue({
+  sessionId,
+  revision,
+  onEditLost,
+}: {
+  sessionId: string;
+  revision: number;
+  onEditLost: (text: string) => void;
+}) {
   const { t } = useTranslation();
   const { api } = useServices();
   const [items, setItems] = useState<QueueItemView[]>([]);
+  const [edit, setEdit] = useState<Edit>();
+  const [editLost, setEditLost] = useState(false);
+  // The latest edit and hand-over for `load`, which outlives the render that made it.
+  const editRef = useRef<Edit | undefined>(undefined);
+  editRef.current = edit;
+  const handOver = useRef(onEditLost);
+  handOver.current = onEditLost;
+
+  const loseEdit = useCallback((lost: Edit) => {
+    editRef.current = undefined;
+    setEdit(undefined);
+    setEditLost(true);
+    handOver.current(lost.text);
+  }, []);
 
   const load = useCallback(async () => {
     const result = await api.queue(sessionId);
-    if (result.ok) setItems(result.value.items);
-  }, [api, sessionId]);
+    if (!result.ok) return;
+    setItems(result.value.items);
+    const current = editRef.current;
+    if (current && !result.value.items.some((item) => item.id === current.itemId)) {
+      loseEdit(current);
+    }
+  }, [api, loseEdit, sessionId]);
 
   useEffect(() => {
     void load();
   }, [load, revision]);
 
-  if (items.length === 0) return null;
+  if (items.length === 0 && !editLost) return null;
   return (
     <section className="queue" aria-label={t('queue.title')} data-testid="queue">
       <h2 className="section-title">{t('queue.title')}</h2>
+      {editLost ? (
+        <p className="error queue-error" role="alert" data-testid="queue-edit-lost">
+          {t('userInput.queue.editLost')}
+        </p>
+      ) : null}
       <ul>
         {items.map((item) => (
-          <QueueRow key={item.id} sessionId={sessionId} item={item} reload={load} />
+          <QueueRow
+            key={item.id}
+            sessionId={sessionId}
+            item={item}
+            reload={load}
+            edit={edit?.itemId === item.id ? edit : undefined}
+            onEdit={(next) => {
+              if (next) setEditLost(false);
+              setEdit(next);
+            }}
+            onEditLost={loseEdit}
+          />
         ))}
       </ul>
     </section>
   );
 }
 
-function QueueRow(props: { sessionId: string; item: QueueItemView; reload: () => Promise<void> }) {
+function QueueRow(props: {
+  sessionId: string;
+  item: QueueItemView;
+  reload: () => Promise<void>;
+  /** Set while this row's message is being edited. */
+  edit: Edit | undefined;
+  onEdit: (edit: Edit | undefined) => void;
+  onEditLost: (edit: Edit) => void;
+}) {
   const { t } = useTranslation();
   const { api } = useServices();
-  const { sessionId, item, reload } = props;
+  const { sessionId, item, reload, edit, onEdit } = props;
   const [busy, setBusy] = useState(false);
-  const [editing, setEditing] = useState(false);
   const [error, setError] = useState<ItemError | undefined>();
 
   const remove = async () => {
@@ -59,6 +124,16 @@ function QueueRow(props: { sessionId: string; item: QueueItemView; reload: () =>
     await reload();
   };
 
+  const save = async (saving: Edit) => {
+    setError(undefined);
+    const result = await api.editQueued(sessionId, item.id, saving.text);
+    if (result.ok) onEdit(undefined);
+    // Gone from the queue (sent or removed): the edit must not vanish with it.
+    else if (result.kind === 'http' && result.status === 404) props.onEditLost(saving);
+    else setError('save');
+    await reload();
+  };
+
   return (
     <li
       className="queue-item"
@@ -66,14 +141,16 @@ function QueueRow(props: { sessionId: string; item: QueueItemView; reload: () =>
       data-owner={item.owner}
       data-item-id={item.id}
     >
-      {editing && item.owner === 'user' ? (
+      {edit && item.owner === 'user' ? (
         <QueueEditor
-          sessionId={sessionId}
-          item={item}
-          done={async (saved) => {
-            setEditing(false);
-            setError(saved ? undefined : 'save');
-            await reload();
+          text={edit.text}
+          onChange={(text) => {
+            onEdit({ itemId: item.id, text });
+          }}
+          save={() => save(edit)}
+          cancel={() => {
+            setError(undefined);
+            onEdit(undefined);
           }}
         />
       ) : (
@@ -93,7 +170,7 @@ function QueueRow(props: { sessionId: string; item: QueueItemView; reload: () =>
                 disabled={busy}
                 onClick={() => {
                   setError(undefined);
-                  setEditing(true);
+                  onEdit({ itemId: item.id, text: item.text });
                 }}
               >
                 {t('userInput.queue.edit')}
@@ -121,22 +198,23 @@ function QueueRow(props: { sessionId: string; item: QueueItemView; reload: () =>
 }
 
 function QueueEditor(props: {
-  sessionId: string;
-  item: UserQueueItem;
-  done: (saved: boolean) => Promise<void>;
+  text: string;
+  onChange: (text: string) => void;
+  save: () => Promise<void>;
+  cancel: () => void;
 }) {
   const { t } = useTranslation();
-  const { api } = useServices();
-  const [text, setText] = useState(props.item.text);
   const [saving, setSaving] = useState(false);
 
   const save = async () => {
     // Saved exactly as typed, as the composer sends it.
-    if (isEmptyMessage(text) || saving) return;
+    if (isEmptyMessage(props.text) || saving) return;
     setSaving(true);
-    const result = await api.editQueued(props.sessionId, props.item.id, text);
-    setSaving(false);
-    await props.done(result.ok);
+    try {
+      await props.save();
+    } finally {
+      setSaving(false);
+    }
   };
 
   return (
@@ -151,10 +229,10 @@ function QueueEditor(props: {
         className="composer-input"
         data-testid="queue-edit-input"
         aria-label={t('userInput.queue.editLabel')}
-        value={text}
+        value={props.text}
         rows={2}
         onChange={(event) => {
-          setText(event.target.value);
+          props.onChange(event.target.value);
         }}
       />
       <span className="queue-actions">
@@ -162,16 +240,11 @@ function QueueEditor(props: {
           type="submit"
           className="button button-primary"
           data-testid="queue-save"
-          disabled={saving || isEmptyMessage(text)}
+          disabled={saving || isEmptyMessage(props.text)}
         >
           {t('userInput.queue.save')}
         </button>
-        <button
-          type="button"
-          className="button"
-          disabled={saving}
-          onClick={() => void props.done(true)}
-        >
+        <button type="button" className="button" disabled={saving} onClick={props.cancel}>
           {t('userInput.queue.cancel')}
         </button>
       </span>

@@ -16,6 +16,7 @@ import {
   draftOf,
   isEmptyMessage,
   keepDraft,
+  withAddedText,
 } from '../model/composer-draft.js';
 import { admissionKeyFor } from '../model/late-answer.js';
 import { sessionLabel } from '../model/session-label.js';
@@ -42,7 +43,7 @@ import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
 import { NextWaitingItem } from './next-waiting-item.js';
 import { RelativeTime } from './relative-time.js';
 import { SessionFailureBanner } from './session-failure.js';
-import { SessionQueue } from './session-queue.js';
+import { SessionQueue, type OfferedText } from './session-queue.js';
 import { UserInputPanel, useSessionAwaitsInput } from './user-input-panel.js';
 
 export function SessionView({ sessionId }: { sessionId: string }) {
@@ -66,6 +67,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     entry.view.kind === 'action' && entry.view.decision === 'skip' ? [entry.view.created_at] : [],
   );
   const awaitsInput = useSessionAwaitsInput(sessionId);
+  const [offered, setOffered] = useState<OfferedText>();
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback(() => {
@@ -150,8 +152,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </div>
         <UserInputPanel sessionId={sessionId} part="settled" />
         <NextWaitingItem sessionId={sessionId} />
-        <SessionQueue sessionId={sessionId} revision={session?.revision ?? -1} />
-        <Composer sessionId={sessionId} inputRef={composerRef} />
+        <SessionQueue
+          sessionId={sessionId}
+          revision={session?.revision ?? -1}
+          onEditLost={(text) => {
+            setOffered({ text });
+          }}
+        />
+        <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
       </div>
     </div>
   );
@@ -245,9 +253,12 @@ const EARLIER_SHOWN_CHARS = 200;
 function Composer({
   sessionId,
   inputRef,
+  offered,
 }: {
   sessionId: string;
   inputRef: RefObject<HTMLTextAreaElement | null>;
+  /** Text handed over from elsewhere on the page (a queued edit that lost its message). */
+  offered: OfferedText | undefined;
 }) {
   const { t } = useTranslation();
   const { keyStore } = useServices();
@@ -257,6 +268,17 @@ function Composer({
   const [status, setStatus] = useState<ComposerStatus>(() => ({
     phase: draftNoteOf(keyStore, sessionId) ?? 'idle',
   }));
+
+  const taken = useRef<OfferedText | undefined>(undefined);
+  useEffect(() => {
+    if (!offered || taken.current === offered) return;
+    taken.current = offered;
+    setText((current) => {
+      const next = withAddedText(current, offered.text);
+      keepDraft(keyStore, sessionId, next);
+      return next;
+    });
+  }, [keyStore, offered, sessionId]);
 
   const submit = async () => {
     // Sent exactly as typed: indentation and trailing lines are part of the message.

@@ -373,6 +373,8 @@ export const en = {
       editLabel: 'Edit the queued message',
       followUpHint: 'Sent for you after an action. You can remove it, not edit it.',
       removeFailed: 'Not removed; it may be starting right now. Try again.',
+      editLost:
+        'The message you were editing left the queue before your edit was saved: it was sent, or someone removed it. Your edit is in the message box below.',
       saveFailed: 'Not saved; it may have started already.',
     },
   },

@@ -1,7 +1,7 @@
 /**
  * The composer's framework-free rules in Node: what an admission reply means
- * for the sender (`admission-outcome.ts`) and the session's draft
- * (`composer-draft.ts`).
+ * for the sender (`admission-outcome.ts`), the session's draft
+ * (`composer-draft.ts`) and whose a transcript message is (`message-author.ts`).
  */
 import { describe, expect, it } from 'vitest';
 import { messageOutcomeOf } from '../../web/src/model/admission-outcome.js';
@@ -15,6 +15,7 @@ import {
   withAddedText,
 } from '../../web/src/model/composer-draft.js';
 import { memoryKeyStore } from '../../web/src/model/late-answer.js';
+import { userAuthorOf } from '../../web/src/model/message-author.js';
 import type { MessageView, UserQueueItem } from '../../web/src/model/types.js';
 
 function sent(content: string): ApiResult<AdmissionOutcome> {
@@ -100,5 +101,23 @@ describe('the composer draft', () => {
   it('is empty only when nothing but whitespace is in it', () => {
     expect(isEmptyMessage(' \n\t')).toBe(true);
     expect(isEmptyMessage('    x')).toBe(false);
+  });
+});
+
+describe('whose a person’s transcript message is', () => {
+  const names = new Map([['u-admin', 'Ada']]);
+
+  it('is "you" only for the reader’s own', () => {
+    expect(userAuthorOf({ user_id: 'u-bob' }, 'u-bob', names)).toEqual({ kind: 'you' });
+    expect(userAuthorOf({ user_id: 'u-admin' }, 'u-bob', names)).toEqual({
+      kind: 'named',
+      name: 'Ada',
+    });
+  });
+
+  it('names nobody while the reader or the sender is not known', () => {
+    expect(userAuthorOf({ user_id: 'u-bob' }, undefined, names)).toEqual({ kind: 'someone' });
+    expect(userAuthorOf({ user_id: 'u-gone' }, 'u-bob', names)).toEqual({ kind: 'someone' });
+    expect(userAuthorOf({}, 'u-bob', names)).toEqual({ kind: 'someone' });
   });
 });

@@ -3,7 +3,8 @@
  * agent: text goes exactly as typed; a send whose reply was lost, edited and
  * sent again, tells which text went and keeps the edit; a text the server
  * refuses says why instead of "not confirmed"; a first instruction whose
- * agent failed to start waits in that session's composer.
+ * agent failed to start waits in that session's composer; each person's
+ * messages are labelled with who wrote them.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -191,5 +192,37 @@ describe('the composer', () => {
     );
     await expect.poll(() => input.inputValue(), WAIT).toBe('');
     await expect(page.getByTestId('composer-first-unsent').count()).resolves.toBe(0);
+  });
+
+  it('labels only the reader’s own messages "You" and names the others', async () => {
+    const admin = await api<{ user: { id: string; name: string } }>(world, 'GET', '/api/v1/me');
+    const bob = await api<{ user: { id: string }; sign_in_url: string }>(
+      world,
+      'POST',
+      '/api/v1/users',
+      { name: 'Bob Example' },
+    );
+    const { workspaces } = await api<{ workspaces: { id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspaces[0]?.id ?? ''}/members`, {
+      user_id: bob.user.id,
+    });
+    const sessionId = await idleSession('Whose message');
+
+    const link = new URL(bob.sign_in_url);
+    const page = await signedIn(`${world.origin}${link.pathname}${link.search}`);
+    const input = await openComposer(page, sessionId);
+    const authors = page
+      .getByTestId('message')
+      .and(page.locator('.message-user'))
+      .locator('.message-author');
+    await expect.poll(() => authors.allTextContents(), WAIT).toEqual([admin.user.name]);
+
+    await input.fill('my own words');
+    await page.getByTestId('composer-send').click();
+    await expect.poll(() => authors.allTextContents(), WAIT).toEqual([admin.user.name, 'You']);
   });
 });

@@ -9,6 +9,8 @@ import { useModelState, useServices, useUserInputs } from '../app/services.js';
 import { navigate } from '../app/router.js';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
+import { useMe } from '../hooks/use-me.js';
+import { useMemberNames } from '../hooks/use-member-names.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
 import {
   clearDraft,
@@ -19,6 +21,7 @@ import {
   withAddedText,
 } from '../model/composer-draft.js';
 import { admissionKeyFor } from '../model/late-answer.js';
+import { userAuthorOf, type UserAuthor } from '../model/message-author.js';
 import { sessionLabel } from '../model/session-label.js';
 import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
 import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
@@ -67,6 +70,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     entry.view.kind === 'action' && entry.view.decision === 'skip' ? [entry.view.created_at] : [],
   );
   const awaitsInput = useSessionAwaitsInput(sessionId);
+  const me = useMe();
+  const names = useMemberNames(task?.workspace_id);
   const [offered, setOffered] = useState<OfferedText>();
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -128,6 +133,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             message={message}
             active={live}
             bundles={state.bundles}
+            me={me}
+            names={names}
             toolLabel={
               message.type === 'tool_call'
                 ? toolCallLabel(messages, index, state.bundles, skippedActionTimes)
@@ -185,11 +192,16 @@ function TranscriptRow({
   message,
   active,
   bundles,
+  me,
+  names,
   toolLabel,
 }: {
   message: MessageView;
   active: BundleState | undefined;
   bundles: Readonly<Record<string, BundleState>>;
+  /** The reader's user ID, once known: only their own messages say "You". */
+  me: string | undefined;
+  names: ReadonlyMap<string, string>;
   /** What a tool call's chip says (`tool-call-label.ts`); null for other rows. */
   toolLabel: ToolCallLabel | null;
 }) {
@@ -219,9 +231,17 @@ function TranscriptRow({
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';
   const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
   const label = toolLabel ?? toolStatus;
+  const userLabel = (who: UserAuthor) =>
+    who.kind === 'named'
+      ? who.name
+      : t(who.kind === 'you' ? 'session.author.user' : 'session.author.someone');
   return (
     <article className={`message message-${author}`} data-type={message.type} data-testid="message">
-      <span className="message-author">{t(`session.author.${author}`)}</span>
+      <span className="message-author">
+        {author === 'user'
+          ? userLabel(userAuthorOf(message.metadata, me, names))
+          : t(`session.author.${author}`)}
+      </span>
       <RelativeTime at={message.created_at} />
       {toolStatus ? (
         <span

@@ -1,9 +1,9 @@
 /**
  * `useMe()`: the signed-in person's user ID, read once per page from
- * `GET /api/v1/me` and shared by every caller. Used only to tell "you, in
- * another tab" from "someone else" when a decision was made elsewhere; until
- * it is known (or when it cannot be read) every responder counts as someone
- * else, which is the cautious label.
+ * `GET /api/v1/me` and shared by every caller. Used only to tell "you" from
+ * "someone else": a decision made elsewhere, a transcript's message. Until it
+ * is known (or when it cannot be read) every responder and sender counts as
+ * someone else, which is the cautious label.
  */
 import { useEffect, useState } from 'react';
 import { useServices } from '../app/services.js';

@@ -78,6 +78,7 @@ export const de: Catalog = {
       user: 'Du',
       agent: 'Agent',
       system: 'Clarion',
+      someone: 'Jemand',
     },
     toolStatus: {
       pending: 'Ausstehend',

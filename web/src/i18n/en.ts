@@ -76,6 +76,7 @@ export const en = {
       user: 'You',
       agent: 'Agent',
       system: 'Clarion',
+      someone: 'Someone',
     },
     toolStatus: {
       pending: 'Pending',

@@ -77,6 +77,7 @@ export const ja: Catalog = {
       user: 'あなた',
       agent: 'エージェント',
       system: 'Clarion',
+      someone: '他のメンバー',
     },
     toolStatus: {
       pending: '保留中',

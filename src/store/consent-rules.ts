@@ -4,9 +4,12 @@
  * rule: the registry asks for it at every consent request (never caches it),
  * so a revoke takes effect at the next request on every server.
  *
- * A rule applies only where its person could have answered: in tasks of a
- * workspace the person belongs to. (person, profile, tool) is unique; keeping
- * an existing rule again leaves the first one, with its time, in place.
+ * A rule is its person's alone: it answers consents only in tasks that person
+ * started (`tasks.created_by`), while they still belong to the task's
+ * workspace. Another member's agent asks its own person, who could neither
+ * see nor revoke a rule that is not theirs. (person, profile, tool) is
+ * unique; keeping an existing rule again leaves the first one, with its time,
+ * in place.
  */
 import { ONE_ROW } from './compiled.js';
 import type { RepoContext } from './context.js';
@@ -65,21 +68,22 @@ function rulesWithNames(ctx: RepoContext) {
 }
 
 /**
- * The oldest rule that answers a consent for `profile`'s `toolKey` in
- * `taskId`: one set by a member of the task's workspace.
+ * The rule that answers a consent for `profile`'s `toolKey` in `taskId`: the
+ * one the task's own person set, if they are still a member of its workspace.
+ * A task whose person was deleted has no rule; every consent there asks.
  */
 export async function consentRuleFor(
   ctx: RepoContext,
   query: { taskId: string; profile: string; toolKey: string },
 ): Promise<ConsentRuleRecord | undefined> {
   return rulesWithNames(ctx)
-    .innerJoin('workspace_members as wm', 'wm.user_id', 'r.user_id')
-    .innerJoin('tasks as t', 't.workspace_id', 'wm.workspace_id')
+    .innerJoin('tasks as t', 't.created_by', 'r.user_id')
+    .innerJoin('workspace_members as wm', (join) =>
+      join.onRef('wm.workspace_id', '=', 't.workspace_id').onRef('wm.user_id', '=', 'r.user_id'),
+    )
     .where('t.id', '=', query.taskId)
     .where('r.agent_profile', '=', query.profile)
     .where('r.tool_key', '=', query.toolKey)
-    .orderBy('r.created_at')
-    .orderBy('r.id')
     .limit(ONE_ROW)
     .executeTakeFirst();
 }

@@ -2,7 +2,9 @@
  * "Always allow" rules (issue 15): the registry's `consentRules` port over the
  * store, and the REST reads and revokes. A person lists and revokes their own
  * rules; an admin sees and revokes everyone's. Someone else's rule is
- * `not_found` to anyone else, the same as one that does not exist.
+ * `not_found` to anyone else, the same as one that does not exist. A rule
+ * answers only in its own person's tasks (`consentRuleFor`), so the rules a
+ * person lists are every rule that answers for their agents.
  */
 import type { UserPrincipal } from '../auth/index.js';
 import {

@@ -3,6 +3,8 @@
  * SQLite and PostgreSQL, through the demo agent's real permission request.
  * A person lists and revokes their own rules, an admin everyone's; someone
  * else's rule is 404 to a person; a revoked rule makes the next request ask.
+ * A rule answers only in its own person's tasks: another member of the same
+ * workspace, who cannot see it, is asked.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
@@ -116,10 +118,9 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     // An admin sees everyone's rules.
     expect((await rulesOf(admin)).map((rule) => rule.id)).toEqual([bobsRule?.id]);
 
-    // Bob's rule answers the admin's consent in the workspace they share: nobody is asked.
-    const answered = await startPermissionTask(admin);
-    await eventually(async () => (await agentText(answered)).includes('Permission answer'), 15_000);
-    expect(await agentText(answered)).toContain('allow-always');
+    // Bob's rule is his alone: the admin's own task in the workspace they share still asks.
+    const asked = await startPermissionTask(admin);
+    expect(await consentOf(admin, asked)).toMatchObject({ kind: 'consent', status: 'awaiting' });
 
     // The admin's own "always" next to Bob's: Bob neither sees nor revokes it.
     expect(await revoke(bobToken, bobsRule?.id)).toEqual({ status: 204, code: undefined });
@@ -148,6 +149,35 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     const asked = await startPermissionTask(admin);
     const request = await consentOf(admin, asked);
     expect(request).toMatchObject({ kind: 'consent', status: 'awaiting' });
+  });
+
+  it('a member’s rule answers only their own tasks, naming them; another member is asked', async () => {
+    const workspaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const workspaceId = workspaces.json.workspaces[0]?.id ?? '';
+    const member = await admin('POST', `/api/v1/workspaces/${workspaceId}/members`, {
+      user_id: bobId,
+    });
+    expect(member.status).toBe(201);
+    await allowAlways(admin);
+    const me = await admin<{ user: { id: string; name: string } }>('GET', '/api/v1/me');
+
+    // Bob's own task in the shared workspace: the admin's rule, which Bob cannot see, is not his.
+    expect(await rulesOf(bob)).toEqual([]);
+    const bobs = await startPermissionTask(bob);
+    expect(await consentOf(bob, bobs)).toMatchObject({ kind: 'consent', status: 'awaiting' });
+    expect(await agentText(bobs)).not.toContain('Permission answer');
+
+    // The admin's next task is answered by the rule, and the row names who set it, and where.
+    const remembered = await startPermissionTask(admin);
+    await eventually(async () => (await agentText(remembered)).includes('allow-always'), 15_000);
+    const rows = await admin<{
+      messages: { type: string; metadata: { remembered?: boolean; responded_by?: unknown } }[];
+    }>('GET', `/api/v1/sessions/${remembered}/messages?limit=500`);
+    const decision = rows.json.messages.find((row) => row.type === 'user_input_decision');
+    expect(decision?.metadata).toMatchObject({
+      remembered: true,
+      responded_by: { user_id: me.json.user.id, name: me.json.user.name, surface: 'rest' },
+    });
   });
 
   it('a rule of someone outside the task’s workspace does not answer its consent', async () => {

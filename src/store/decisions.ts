@@ -1,16 +1,20 @@
 /**
  * The decision log: every transcript row that records a person's decision (a
- * decided clarification row, or a consent or action decision), newest first,
- * across the sessions a user may see. Rows that carry no responder (answers
- * kept before Clarion recorded who decided, expiries) are not decisions.
- * Filters narrow the rows in SQL, so a page is full whenever more match.
+ * clarification row answered, skipped or cancelled, or a consent, action or
+ * form decision), newest first, across the sessions a user may see. Rows that
+ * carry no responder (answers kept before Clarion recorded who decided,
+ * expiries) are not decisions. Which rows are decisions, and the filters, are
+ * decided in SQL, not after the page is read, so a page is full whenever
+ * more match.
  */
 import { constantText } from './compiled.js';
-import { sql, type SqlBool } from 'kysely';
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import {
   CLARIFICATION_TYPE,
+  DECISION_KINDS,
   USER_INPUT_DECISION_TYPE,
   USER_INPUT_DECISION_UNKEPT_TYPE,
+  type DecisionKind,
 } from '../wire/index.js';
 import type { Metadata, RepoContext } from './context.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
@@ -33,7 +37,7 @@ export interface DecisionPage {
 /** Narrows the log; every field optional, all of them combined. */
 export interface DecisionFilter {
   readonly taskId?: string | undefined;
-  readonly kind?: 'question' | 'consent' | 'action' | undefined;
+  readonly kind?: DecisionKind | undefined;
   /** Who decided (`responded_by.user_id`). */
   readonly userId?: string | undefined;
   /** Row versions: `updated_at >= since` and `updated_at < until`. */
@@ -45,6 +49,15 @@ export interface DecisionFilter {
 export type DecisionReader =
   | { readonly kind: 'user'; readonly userId: string }
   | { readonly kind: 'agent'; readonly sessionId: string };
+
+/** The registry's kinds a decision row may name: every kind of the log but a question. */
+const USER_INPUT_DECISION_KINDS = DECISION_KINDS.filter((kind) => kind !== 'question');
+/** A clarification row's statuses that a person decided (an expiry is nobody's decision). */
+const DECIDED_QUESTION_STATUSES = ['answered', 'rejected', 'cancelled'] as const;
+
+function oneOf(expression: RawBuilder<string | null>, values: readonly string[]) {
+  return sql<SqlBool>`${expression} IN (${sql.join(values.map(constantText))})`;
+}
 
 export async function decisionPage(
   ctx: RepoContext,
@@ -58,12 +71,16 @@ export async function decisionPage(
     .innerJoin('tasks as t', 't.id', 'm.task_id')
     .selectAll('m')
     .select('t.title as task_title')
+    .where(sql<SqlBool>`${responder} IS NOT NULL`)
     .where((eb) =>
       eb.or([
-        eb('m.type', '=', constantText(USER_INPUT_DECISION_TYPE)),
+        eb.and([
+          eb('m.type', '=', constantText(USER_INPUT_DECISION_TYPE)),
+          oneOf(ctx.dialect.metadataText('kind', 'm'), USER_INPUT_DECISION_KINDS),
+        ]),
         eb.and([
           eb('m.type', '=', constantText(CLARIFICATION_TYPE)),
-          sql<SqlBool>`${responder} IS NOT NULL`,
+          oneOf(ctx.dialect.metadataText('status', 'm'), DECIDED_QUESTION_STATUSES),
         ]),
       ]),
     );

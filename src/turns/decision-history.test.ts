@@ -96,6 +96,28 @@ describe('decisionEntryOf', () => {
     expect(action).toMatchObject({ kind: 'action', subject: 'Connect', outcome: 'skipped' });
   });
 
+  it('reads a sent and a declined form by their decision alone, never their content', () => {
+    const form = (decision: string) =>
+      decisionEntryOf(
+        row('user_input_decision', {
+          kind: 'form',
+          title: 'Your details',
+          decision,
+          content: { email: 'ada@example.com' },
+          responded_by: ADA,
+        }),
+      );
+    expect(form('accept')).toMatchObject({
+      kind: 'form',
+      subject: 'Your details',
+      outcome: 'sent',
+      detail: '',
+      remembered: false,
+      responded_by: ADA,
+    });
+    expect(form('decline')).toMatchObject({ kind: 'form', outcome: 'declined', detail: '' });
+  });
+
   it('quotes the person reason of a Reject and of a Skip in the detail', () => {
     const rejected = decisionEntryOf(
       row('user_input_decision', {
@@ -134,7 +156,8 @@ describe('decisionEntryOf', () => {
       { kind: 'action', decision: 'done', responded_by: { ...ADA, surface: 'fax' } },
     ],
     ['an action without a decision', 'user_input_decision', { kind: 'action', responded_by: ADA }],
-    ['an unknown kind', 'user_input_decision', { kind: 'form', responded_by: ADA }],
+    ['an unknown kind', 'user_input_decision', { kind: 'survey', responded_by: ADA }],
+    ['a form without a decision', 'user_input_decision', { kind: 'form', responded_by: ADA }],
   ])('leaves out a row with %s', (_case, type, metadata) => {
     expect(decisionEntryOf(row(type, metadata))).toBeUndefined();
   });

@@ -62,6 +62,12 @@ function userInputDecision(meta: Record<string, unknown>): Decided | undefined {
     const outcome = meta.decision === 'done' ? 'done' : 'skipped';
     return { kind: 'action', subject, outcome, detail: quoted(meta.reason), remembered: false };
   }
+  if (meta.kind === 'form') {
+    if (meta.decision !== 'accept' && meta.decision !== 'decline') return undefined;
+    // The row keeps no content (it may hold anything a person typed); nor does the log.
+    const outcome = meta.decision === 'accept' ? 'sent' : 'declined';
+    return { kind: 'form', subject, outcome, detail: '', remembered: false };
+  }
   if (meta.kind !== 'consent') return undefined;
   const optionKind = text(meta.option_kind);
   const detail = [text(meta.option_label), quoted(meta.reason)].filter((part) => part !== '');

@@ -15,9 +15,11 @@ export const DECISION_OUTCOMES = [
   'allowed',
   'rejected',
   'done',
+  'sent',
+  'declined',
 ] as const;
 
-export const DECISION_KINDS = ['question', 'consent', 'action'] as const;
+export const DECISION_KINDS = ['question', 'consent', 'action', 'form'] as const;
 export type DecisionKind = (typeof DECISION_KINDS)[number];
 
 export const decisionEntry = z
@@ -27,12 +29,14 @@ export const decisionEntry = z
     task_id: z.string(),
     task_title: z.string(),
     kind: z.enum(DECISION_KINDS),
-    /** The question's prompt, or the consent or action request's title. */
+    /** The question's prompt, or the consent, action or form request's title. */
     subject: z.string(),
     outcome: z.enum(DECISION_OUTCOMES),
     /**
      * The chosen labels and typed text, the chosen option (with a Reject's
-     * reason, quoted), or a Skip's reason; may be empty.
+     * reason, quoted), or a Skip's reason; may be empty. A form's is always
+     * empty: what it held went to the agent, and the log, like the
+     * transcript, keeps only that it was sent or declined.
      */
     detail: z.string(),
     /** A consent answered by an earlier "always" of `responded_by`. */

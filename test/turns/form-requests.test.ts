@@ -147,6 +147,62 @@ describe.each(DRIVERS)('form requests on %s', (driver) => {
     });
   });
 
+  it('puts a sent and a declined form in the decision log, without their content, a full page at a time', async () => {
+    interface Log {
+      decisions: {
+        kind: string;
+        subject: string;
+        outcome: string;
+        detail: string;
+        responded_by: { surface: string };
+      }[];
+      next_cursor: string | null;
+    }
+    const log = async (query: string) => {
+      const reply = await h.request('GET', `/api/v1/decisions?${query}`);
+      expect(reply.status).toBe(200);
+      return (await reply.json()) as Log;
+    };
+    const sent = await raiseForm();
+    expect(
+      (await respond(sent.id, { decision: 'accept', content: { env: 'prod', replicas: 4 } }))
+        .status,
+    ).toBe(200);
+    await sent.answer;
+    const declined = await raiseForm();
+    expect((await respond(declined.id, { decision: 'decline' })).status).toBe(200);
+    await declined.answer;
+
+    const all = await log('limit=50');
+    expect(all.next_cursor).toBeNull();
+    expect(all.decisions).toMatchObject([
+      {
+        kind: 'form',
+        subject: 'Deploy settings',
+        outcome: 'declined',
+        detail: '',
+        responded_by: { surface: 'rest' },
+      },
+      { kind: 'form', subject: 'Deploy settings', outcome: 'sent', detail: '' },
+    ]);
+    expect(all.decisions).toHaveLength(2);
+    // What the person typed went to the agent; the log keeps only what the transcript does.
+    expect(JSON.stringify(all)).not.toContain('prod');
+    expect((await log('kind=form')).decisions.map((entry) => entry.outcome)).toEqual([
+      'declined',
+      'sent',
+    ]);
+    expect((await log('kind=consent')).decisions).toEqual([]);
+
+    // Every page is full while more match: rows are chosen in SQL, not dropped after paging.
+    const first = await log('limit=1');
+    expect(first.decisions.map((entry) => entry.outcome)).toEqual(['declined']);
+    expect(first.next_cursor).not.toBeNull();
+    const second = await log(`limit=1&cursor=${first.next_cursor ?? ''}`);
+    expect(second.decisions.map((entry) => entry.outcome)).toEqual(['sent']);
+    expect(second.next_cursor).toBeNull();
+  });
+
   it('cancels when the agent call is aborted', async () => {
     const controller = new AbortController();
     const { id, answer } = await raiseForm({ signal: controller.signal });

@@ -6,17 +6,24 @@
 import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import type { DecisionFilter } from '../model/api.js';
+import type { DecisionEntry } from '../model/types.js';
 
 export interface FilterFields {
   taskId?: string;
-  kind?: 'question' | 'consent' | 'action';
+  kind?: DecisionEntry['kind'];
   userId?: string;
   /** `YYYY-MM-DD` from a date input, local time. */
   fromDay?: string;
   toDay?: string;
 }
 
-const KINDS = ['question', 'consent', 'action'] as const;
+// Every kind of the wire's DECISION_KINDS (not importable here: its module holds schemas).
+const KINDS = [
+  'question',
+  'consent',
+  'action',
+  'form',
+] as const satisfies readonly DecisionEntry['kind'][];
 
 /** Local midnight of a `YYYY-MM-DD` day, `days` later, as an RFC 3339 time. */
 function localMidnight(day: string, days = 0): string | undefined {

@@ -277,13 +277,13 @@ export const de: Catalog = {
   decisions: {
     title: 'Entscheidungen',
     explain:
-      'Jede Antwort, jedes Überspringen, jede Erlaubnis und Aktion, die ein Mensch entschieden hat, neueste zuerst.',
+      'Jede Antwort, jedes Überspringen, jede Erlaubnis, Aktion und jedes Formular, die ein Mensch entschieden hat, neueste zuerst.',
     empty: 'Noch keine Entscheidungen.',
     failed: 'Die Entscheidungen konnten nicht geladen werden.',
     retry: 'Erneut versuchen',
     more: 'Ältere Entscheidungen zeigen',
     remembered: '(durch ein früheres „Immer erlauben“)',
-    kind: { question: 'Frage', consent: 'Erlaubnis', action: 'Aktion' },
+    kind: { question: 'Frage', consent: 'Erlaubnis', action: 'Aktion', form: 'Formular' },
     outcome: {
       answered: 'Beantwortet',
       skipped: 'Übersprungen',
@@ -291,6 +291,8 @@ export const de: Catalog = {
       allowed: 'Erlaubt',
       rejected: 'Abgelehnt',
       done: 'Erledigt',
+      sent: 'Gesendet',
+      declined: 'Abgelehnt',
     },
   },
   decision: {

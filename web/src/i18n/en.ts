@@ -270,13 +270,13 @@ export const en = {
   },
   decisions: {
     title: 'Decisions',
-    explain: 'Every answer, skip, permission and action a person decided, newest first.',
+    explain: 'Every answer, skip, permission, action and form a person decided, newest first.',
     empty: 'No decisions yet.',
     failed: 'The decisions could not be loaded.',
     retry: 'Try again',
     more: 'Show older decisions',
     remembered: '(by an earlier “Always allow”)',
-    kind: { question: 'Question', consent: 'Permission', action: 'Action' },
+    kind: { question: 'Question', consent: 'Permission', action: 'Action', form: 'Form' },
     outcome: {
       answered: 'Answered',
       skipped: 'Skipped',
@@ -284,6 +284,8 @@ export const en = {
       allowed: 'Allowed',
       rejected: 'Rejected',
       done: 'Done',
+      sent: 'Sent',
+      declined: 'Declined',
     },
   },
   decision: {

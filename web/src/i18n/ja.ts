@@ -271,13 +271,13 @@ export const ja: Catalog = {
   },
   decisions: {
     title: '決定履歴',
-    explain: '人が決めた回答・スキップ・許可・アクションを新しい順に表示します。',
+    explain: '人が決めた回答・スキップ・許可・アクション・フォームを新しい順に表示します。',
     empty: 'まだ決定はありません。',
     failed: '決定履歴を読み込めませんでした。',
     retry: '再試行',
     more: '古い決定を表示',
     remembered: '(以前の「常に許可」による)',
-    kind: { question: '質問', consent: '許可', action: 'アクション' },
+    kind: { question: '質問', consent: '許可', action: 'アクション', form: 'フォーム' },
     outcome: {
       answered: '回答済み',
       skipped: 'スキップ',
@@ -285,6 +285,8 @@ export const ja: Catalog = {
       allowed: '許可',
       rejected: '拒否',
       done: '完了',
+      sent: '送信済み',
+      declined: '辞退',
     },
   },
   decision: {

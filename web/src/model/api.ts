@@ -5,6 +5,7 @@
  * and state-changing ones carry JSON (the server refuses anything else).
  */
 import type {
+  DecisionEntry,
   DecisionListReply,
   MessageView,
   PendingBundle,
@@ -33,7 +34,7 @@ export type AdmissionOutcome =
 /** The decision log's query filters; `since` and `until` are RFC 3339 times. */
 export interface DecisionFilter {
   task_id?: string;
-  kind?: 'question' | 'consent' | 'action';
+  kind?: DecisionEntry['kind'];
   user_id?: string;
   since?: string;
   until?: string;

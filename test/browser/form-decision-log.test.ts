@@ -1,0 +1,106 @@
+/**
+ * A form's decision on the web app's Decisions page, in Debian's Chromium
+ * against a real server: a form raised through `formRequester` (what the ACP
+ * host calls) and declined is listed with its kind and outcome, found by the
+ * kind filter, and exported in the CSV.
+ */
+import { readFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { formRequester } from '../../src/turns/index.js';
+import type { UserInputView } from '../../src/user-input/index.js';
+import { DEPLOY_FORM } from './support/deploy-form.js';
+import { TestHost } from '../support/test-host.js';
+import {
+  api,
+  launchChromium,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+
+const WAIT = { timeout: 30_000 };
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${what} within 30 s`);
+}
+
+describe('a form in the decision log, in Chromium', () => {
+  let world: World;
+  let browser: Browser;
+  const host = new TestHost();
+
+  beforeAll(async () => {
+    [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  it('lists a declined form, finds it by kind, and exports it as CSV', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Deploy with a form',
+      prompt: 'deploy',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () =>
+      Promise.resolve(host.prompts.some((prompt) => prompt.sessionId === sessionId) || undefined),
+    );
+    const requestForm = formRequester(
+      { store: world.clarion.store },
+      () => world.clarion.turns.userInputs,
+    );
+    const answer = requestForm({
+      sessionId,
+      turnId: undefined,
+      message: 'Where should this be deployed?',
+      schema: DEPLOY_FORM,
+      signal: new AbortController().signal,
+    });
+    const request = await until('the form request', async () => {
+      const list = await api<{ requests: UserInputView[] }>(world, 'GET', '/api/v1/user-inputs');
+      return list.requests.find((entry) => entry.session_id === sessionId);
+    });
+    await api(world, 'POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'decline',
+    });
+    await expect(answer).resolves.toEqual({ action: 'decline' });
+
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(world.signInUrl);
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/decisions`);
+    const item = page.locator('[data-testid="decision-item"][data-kind="form"]');
+    await item.waitFor(WAIT);
+    await expect(item.getByTestId('decision-outcome').textContent()).resolves.toBe('Declined');
+    await expect(item.locator('.decision-subject').textContent()).resolves.toBe(
+      'Form Deploy settings',
+    );
+
+    await page.getByTestId('filter-kind').selectOption('form');
+    await expect
+      .poll(
+        () => page.locator('[data-testid="decision-item"]').evaluateAll((items) => items.length),
+        WAIT,
+      )
+      .toBe(1);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('decisions-export').click(),
+    ]);
+    const lines = (await readFile(await download.path(), 'utf8')).trimEnd().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]?.split(',').slice(1, 5)).toEqual(['form', 'declined', 'Deploy settings', '']);
+    await context.close();
+  });
+});

@@ -484,7 +484,7 @@ export const de: Catalog = {
   consentRules: {
     title: 'Immer erlauben',
     explain:
-      'Werkzeuge, für die du „Immer erlauben“ gewählt hast, laufen ohne Rückfrage. Widerrufe eine Regel, und der Agent fragt wieder.',
+      'Werkzeuge, für die du „Immer erlauben“ gewählt hast, laufen in deinen eigenen Aufgaben ohne Rückfrage (in Aufgaben anderer wird weiter gefragt). Widerrufe eine Regel, und der Agent fragt wieder.',
     empty: 'Keine Regeln: Jede Berechtigungsanfrage fragt nach.',
     rule: '{{tool}} · {{profile}}',
     setBy: 'Festgelegt von {{name}}',

@@ -470,7 +470,7 @@ export const en = {
   consentRules: {
     title: 'Always allow',
     explain:
-      'Tools you chose “Always allow” for run without asking. Revoke a rule and the agent asks again.',
+      'Tools you chose “Always allow” for run without asking in the tasks you started; other people’s tasks still ask. Revoke a rule and the agent asks again.',
     empty: 'No rules: every permission request asks.',
     rule: '{{tool}} · {{profile}}',
     setBy: 'Set by {{name}}',

@@ -307,6 +307,7 @@ type Snapshot = Promise<ApiResult<{ requests: UserInputView[] }>>;
 function fakeApi(snapshot: () => Snapshot): ApiClient {
   return {
     me: () => Promise.reject(new Error('unused')),
+    signOut: () => Promise.reject(new Error('unused')),
     tasks: () => ok({ tasks: [], next_cursor: null }),
     sessions: () => ok({ sessions: [] }),
     pending: () => ok({ bundles: [], next_cursor: null }),

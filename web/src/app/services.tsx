@@ -1,8 +1,11 @@
 /**
- * The app's long-lived services (read model, sync, API client, key store,
- * config), created once per page and handed to components through context.
+ * The app's long-lived services (account, read model, sync, API client, key
+ * store, config), created once per page and handed to components through
+ * context. Any 401 the API client hears means the sign-in ended: the account
+ * goes signed out, whichever request found out first.
  */
 import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
+import { Account, type AccountState } from '../model/account.js';
 import { createApiClient, type ApiClient } from '../model/api.js';
 import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
 import { ReadModel, type ModelState } from '../model/read-model.js';
@@ -11,6 +14,7 @@ import { UserInputModel, type UserInputsState } from '../model/user-inputs.js';
 import { readConfig, type WebConfig } from './config.js';
 
 export interface Services {
+  account: Account;
   model: ReadModel;
   /** Consent and action requests; kept apart because their revisions are per request. */
   userInputs: UserInputModel;
@@ -32,13 +36,21 @@ function browserKeyStore(): KeyStore {
 }
 
 export function createServices(): Services {
+  const account = new Account();
   const model = new ReadModel();
   const userInputs = new UserInputModel();
-  const api = createApiClient();
+  const api = createApiClient(async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 401) account.signedOut();
+    return response;
+  });
   const sync = new ModelSync({
     model,
     userInputs,
     api,
+    credentialEnded: () => {
+      account.signedOut();
+    },
     openSocket: () => {
       const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
       const socket = new WebSocket(`${scheme}//${window.location.host}/api/v1/events`);
@@ -61,7 +73,15 @@ export function createServices(): Services {
       return adapter;
     },
   });
-  return { model, userInputs, sync, api, keyStore: browserKeyStore(), config: readConfig() };
+  return {
+    account,
+    model,
+    userInputs,
+    sync,
+    api,
+    keyStore: browserKeyStore(),
+    config: readConfig(),
+  };
 }
 
 const ServicesContext = createContext<Services | undefined>(undefined);
@@ -82,6 +102,12 @@ export function useServices(): Services {
 export function useUserInputs(): UserInputsState {
   const { userInputs } = useServices();
   return useSyncExternalStore(userInputs.subscribe, userInputs.getState, userInputs.getState);
+}
+
+/** Whether the page is signed in, and as whom; re-renders on every change. */
+export function useAccount(): AccountState {
+  const { account } = useServices();
+  return useSyncExternalStore(account.subscribe, account.getState, account.getState);
 }
 
 /** The read model's current state; re-renders on every change. */

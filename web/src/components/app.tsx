@@ -1,10 +1,16 @@
-/** The shell: sign-in check, header with connection state and language switch, routes. */
-import { useEffect, useState } from 'react';
+/**
+ * The shell: sign-in check, header with the signed-in person, connection
+ * state and language switch, routes. Once the account goes signed out (here,
+ * in another tab, or by an administrator) sync stops and every route but an
+ * answer link's shows the signed-out screen.
+ */
+import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate, useRoute } from '../app/router.js';
-import { useModelState, useServices } from '../app/services.js';
+import { useAccount, useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
+import { AccountMenu } from './account-menu.js';
 import { ConnectionBanner } from './connection-banner.js';
 import { AnswerPage } from './answer-page.js';
 import { DecisionLog } from './decision-log.js';
@@ -20,24 +26,19 @@ function linkInvalid(): boolean {
   return new URLSearchParams(window.location.search).get('reason') === 'link_invalid';
 }
 
-type Auth = 'checking' | 'signed_in' | 'signed_out';
-
 export function App() {
   const { t } = useTranslation();
-  const { api, sync } = useServices();
-  const [auth, setAuth] = useState<Auth>('checking');
+  const { account, api, sync } = useServices();
+  const accountState = useAccount();
+  const auth = accountState.status;
   const route = useRoute();
 
   useEffect(() => {
-    let cancelled = false;
     void api.me().then((result) => {
-      if (cancelled) return;
-      setAuth(result.ok ? 'signed_in' : 'signed_out');
+      if (result.ok) account.signedIn(result.value);
+      else account.signedOut();
     });
-    return () => {
-      cancelled = true;
-    };
-  }, [api]);
+  }, [account, api]);
 
   useEffect(() => {
     if (auth !== 'signed_in') return;
@@ -73,6 +74,7 @@ export function App() {
         {auth === 'signed_in' ? <ConnectionBadge /> : null}
         {auth === 'signed_in' ? <WaitingCountTitle /> : null}
         <LanguageSwitch />
+        {accountState.status === 'signed_in' ? <AccountMenu me={accountState.me} /> : null}
       </header>
       <main id="main" className="app-main">
         {auth === 'signed_in' ? <ConnectionBanner /> : null}
@@ -84,8 +86,10 @@ export function App() {
         {route.name === 'signedOut' && auth !== 'checking' ? (
           <SignInHelp linkInvalid={linkInvalid()} signedIn={auth === 'signed_in'} />
         ) : null}
-        {auth === 'signed_out' && route.name !== 'signedOut' && route.name !== 'answer' ? (
-          <SignInHelp linkInvalid={false} signedIn={false} />
+        {accountState.status === 'signed_out' &&
+        route.name !== 'signedOut' &&
+        route.name !== 'answer' ? (
+          <SignInHelp linkInvalid={false} signedIn={false} ended={accountState.ended} />
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}
@@ -126,9 +130,12 @@ function HeaderLink(props: {
 function ConnectionBadge() {
   const { t } = useTranslation();
   const { connection } = useModelState();
-  const label = { live: t('app.live'), connecting: t('app.connecting'), offline: t('app.offline') }[
-    connection
-  ];
+  const label = {
+    live: t('app.live'),
+    connecting: t('app.connecting'),
+    offline: t('app.offline'),
+    no_workspace: t('app.noWorkspace'),
+  }[connection];
   return (
     <span className="connection" data-testid="connection" data-state={connection} role="status">
       {label}

@@ -10,11 +10,18 @@ export const de: Catalog = {
     offline: 'Verbindung wird wiederhergestellt…',
     offlineBanner:
       'Verbindung verloren. Verbinde neu… Bis dahin ist die Anzeige womöglich nicht aktuell.',
+    noWorkspace: 'In keinem Arbeitsbereich',
+    noWorkspaceBanner:
+      'Du bist in keinem Arbeitsbereich mehr Mitglied, deshalb kommt hier nichts Neues an. Bitte deine Clarion-Administration, dich hinzuzufügen, und versuche es dann erneut.',
+    tryAgain: 'Erneut versuchen',
     loading: 'Lädt…',
     signInTitle: 'Anmelden',
     signInBody:
       'Öffne einen einmaligen Anmeldelink: den, den Clarion beim Start ausgegeben hat, oder einen neuen.',
     skipToContent: 'Zum Inhalt springen',
+    signedInAs: 'Angemeldet als',
+    signOut: 'Abmelden',
+    signOutFailed: 'Nicht abgemeldet. Versuche es erneut.',
   },
   nav: {
     inbox: 'Posteingang',
@@ -398,6 +405,9 @@ export const de: Catalog = {
   access: {
     signedOut: {
       linkInvalidTitle: 'Dieser Anmeldelink funktioniert nicht mehr',
+      endedTitle: 'Du bist abgemeldet',
+      endedBody:
+        'Deine Anmeldung auf dieser Seite ist beendet: Du hast dich hier oder in einem anderen Tab abgemeldet, oder die Administration hat sie beendet. Öffne einen neuen Anmeldelink, um weiterzumachen.',
       linkInvalidBody:
         'Ein Anmeldelink funktioniert einmal und nur für begrenzte Zeit. Dieser wurde schon benutzt, ist abgelaufen oder war nie gültig.',
       howTitle: 'So bekommst du einen neuen Link',

@@ -8,11 +8,18 @@ export const en = {
     offline: 'Reconnecting…',
     offlineBanner:
       'Connection lost. Reconnecting… What you see may be out of date until it returns.',
+    noWorkspace: 'Not in a workspace',
+    noWorkspaceBanner:
+      'You are no longer a member of any workspace, so nothing new reaches this page. Ask your Clarion administrator to add you to one, then try again.',
+    tryAgain: 'Try again',
     loading: 'Loading…',
     signInTitle: 'Sign in',
     signInBody:
       'Open a one-time sign-in link: the one Clarion printed when it started, or a new one.',
     skipToContent: 'Skip to content',
+    signedInAs: 'Signed in as',
+    signOut: 'Sign out',
+    signOutFailed: 'Not signed out. Try again.',
   },
   nav: {
     inbox: 'Inbox',
@@ -385,6 +392,9 @@ export const en = {
   access: {
     signedOut: {
       linkInvalidTitle: 'This sign-in link no longer works',
+      endedTitle: 'You are signed out',
+      endedBody:
+        'Your sign-in on this page ended: you signed out here or in another tab, or an administrator ended it. Open a new sign-in link to continue.',
       linkInvalidBody:
         'A sign-in link works once, for a limited time. This one was already used, has expired, or was never valid.',
       howTitle: 'How to get a new link',

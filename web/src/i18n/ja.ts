@@ -9,11 +9,18 @@ export const ja: Catalog = {
     connecting: '接続しています…',
     offline: '再接続しています…',
     offlineBanner: '接続が切れました。再接続しています… 復帰するまで表示が古い可能性があります。',
+    noWorkspace: 'ワークスペースなし',
+    noWorkspaceBanner:
+      'どのワークスペースのメンバーでもなくなったため、このページには新しい項目が届きません。Clarion の管理者に追加を依頼してから、もう一度お試しください。',
+    tryAgain: '再試行',
     loading: '読み込み中…',
     signInTitle: 'サインイン',
     signInBody:
       '一回限りのサインインリンクを開いてください。Clarion の起動時に表示されたもの、または新しいものです。',
     skipToContent: '本文へ移動',
+    signedInAs: 'サインイン中:',
+    signOut: 'サインアウト',
+    signOutFailed: 'サインアウトできませんでした。もう一度お試しください。',
   },
   nav: {
     inbox: '受信箱',
@@ -391,6 +398,9 @@ export const ja: Catalog = {
   access: {
     signedOut: {
       linkInvalidTitle: 'このサインインリンクはもう使えません',
+      endedTitle: 'サインアウトしました',
+      endedBody:
+        'このページのサインインは終了しました。ここか別のタブでサインアウトしたか、管理者が終了しました。続けるには新しいサインインリンクを開いてください。',
       linkInvalidBody:
         'サインインリンクは一度だけ、限られた時間だけ使えます。このリンクは使用済みか、期限切れか、無効です。',
       howTitle: '新しいリンクを入手するには',

@@ -44,6 +44,8 @@ export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>
 
 export interface ApiClient {
   me(): Promise<ApiResult<Me>>;
+  /** Ends this browser's session; the server also closes its events sockets (1008). */
+  signOut(): Promise<ApiResult<unknown>>;
   tasks(cursor?: string): Promise<ApiResult<{ tasks: TaskView[]; next_cursor: string | null }>>;
   sessions(taskId: string): Promise<ApiResult<{ sessions: SessionView[] }>>;
   pending(
@@ -134,6 +136,7 @@ export function createApiClient(
   const enc = encodeURIComponent;
   return {
     me: () => request(fetchImpl, '/api/v1/me'),
+    signOut: () => request(fetchImpl, '/api/v1/auth/sign-out', { method: 'POST', body: '{}' }),
     tasks: (cursor) =>
       request(fetchImpl, `/api/v1/tasks?limit=500${cursor ? `&cursor=${enc(cursor)}` : ''}`),
     sessions: (taskId) => request(fetchImpl, `/api/v1/tasks/${enc(taskId)}/sessions`),

@@ -78,7 +78,8 @@ export interface SessionEntry {
   messages_loaded: boolean;
 }
 
-export type ConnectionState = 'connecting' | 'live' | 'offline';
+/** `no_workspace`: the server closed the socket because the person is in no workspace (4403). */
+export type ConnectionState = 'connecting' | 'live' | 'offline' | 'no_workspace';
 
 export interface ModelState {
   connection: ConnectionState;

@@ -5,7 +5,12 @@
  * user-input requests, open transcripts). Any change after the confirmation
  * arrives as an event, and the models' version rules let those events win over
  * snapshots that raced them. A dropped socket reconnects with backoff and
- * repeats the whole sequence.
+ * repeats the whole sequence, except when the server said why it closed:
+ * 1008 (`EVENTS_CLOSE_CREDENTIAL_REVOKED`, the sign-in ended) hands over to
+ * `credentialEnded` and stops, and 4403 (`EVENTS_CLOSE_NO_WORKSPACE`) leaves
+ * the connection `no_workspace` until `start()` is called again. A browser
+ * never shows an upgrade's 401, so a socket that closed before it opened asks
+ * `GET /api/v1/me` before reconnecting, and a 401 there ends the sign-in too.
  *
  * User-input events carry the request's own revision, not the session's, so
  * they go to the user-input model only. `queue.changed` is a session event
@@ -15,6 +20,10 @@
  * `access_changed` (the person's workspaces changed) reads the snapshots
  * again, as a reconnect does.
  */
+import {
+  EVENTS_CLOSE_CREDENTIAL_REVOKED,
+  EVENTS_CLOSE_NO_WORKSPACE,
+} from '../../../src/wire/constants.js';
 import type { ApiClient } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
 import {
@@ -41,6 +50,8 @@ export interface SyncDeps {
   userInputs: UserInputModel;
   api: ApiClient;
   openSocket: () => SocketLike;
+  /** The sign-in ended (1008, or a 401 before reconnecting); sync has stopped. */
+  credentialEnded?: () => void;
   setTimer?: (callback: () => void, ms: number) => unknown;
   clearTimer?: (handle: unknown) => void;
 }
@@ -61,6 +72,7 @@ export class ModelSync {
       clearTimer: (handle) => {
         globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
       },
+      credentialEnded: () => undefined,
       ...deps,
     };
   }
@@ -97,7 +109,9 @@ export class ModelSync {
     model.update((state) => transitions.connection(state, 'connecting'));
     const socket = this.deps.openSocket();
     this.socket = socket;
+    let opened = false;
     socket.onopen = () => {
+      opened = true;
       socket.send(JSON.stringify({ type: 'subscribe', all: true }));
     };
     socket.onmessage = (event) => {
@@ -110,11 +124,20 @@ export class ModelSync {
       }
       this.receive(frame);
     };
-    socket.onclose = () => {
+    socket.onclose = (event) => {
       if (this.socket !== socket) return;
       this.socket = undefined;
+      const code = closeCodeOf(event);
+      if (code === EVENTS_CLOSE_CREDENTIAL_REVOKED) {
+        this.credentialEnded();
+        return;
+      }
+      if (code === EVENTS_CLOSE_NO_WORKSPACE) {
+        model.update((state) => transitions.connection(state, 'no_workspace'));
+        return;
+      }
       model.update((state) => transitions.connection(state, 'offline'));
-      if (!this.stopped) this.scheduleReconnect();
+      if (!this.stopped) this.scheduleReconnect(!opened);
     };
     socket.onerror = () => {
       // `onclose` follows and schedules the reconnect.
@@ -238,14 +261,36 @@ export class ModelSync {
     }
   }
 
-  private scheduleReconnect(): void {
+  /** `checkSignIn`: the socket never opened, which is how a browser shows a refused upgrade. */
+  private scheduleReconnect(checkSignIn: boolean): void {
     const delay = Math.min(MAX_BACKOFF_MS, 500 * 2 ** this.attempts);
     this.attempts++;
     this.retryTimer = this.deps.setTimer(() => {
       this.retryTimer = undefined;
-      if (!this.stopped) this.connect();
+      if (this.stopped) return;
+      if (!checkSignIn) {
+        this.connect();
+        return;
+      }
+      void this.deps.api.me().then((result) => {
+        if (this.stopped) return;
+        // Only a 401 says the sign-in ended; a network failure is the outage being waited out.
+        if (!result.ok && result.kind === 'http' && result.status === 401) this.credentialEnded();
+        else this.connect();
+      });
     }, delay);
   }
+
+  private credentialEnded(): void {
+    this.stop();
+    this.deps.model.update((state) => transitions.connection(state, 'offline'));
+    this.deps.credentialEnded();
+  }
+}
+
+function closeCodeOf(event: unknown): number | undefined {
+  if (typeof event !== 'object' || event === null || !('code' in event)) return undefined;
+  return typeof event.code === 'number' ? event.code : undefined;
 }
 
 function isUserInputEvent(

@@ -1,0 +1,169 @@
+/**
+ * Who the page is signed in as, Sign out, and what a tab does when its
+ * sign-in ends, in Debian's Chromium against a real server: the header names
+ * the person and signs out (by keyboard too, and at phone size); another tab
+ * of the same browser goes to the signed-out screen when the server closes
+ * its events socket with 1008, and so does the tab of a person an
+ * administrator deletes; a person left in no workspace (4403) is told so
+ * instead of the page reconnecting in a loop. Each test signs in on its own
+ * link: signing out ends that browser session and no other.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import {
+  ADMIN_TOKEN,
+  api,
+  ARTIFACTS,
+  launchChromium,
+  startWorld,
+  type World,
+} from './support/harness.js';
+import { overflowsHorizontally, WAIT } from './support/clarification-pages.js';
+
+const PHONE = {
+  viewport: { width: 390, height: 844 },
+  hasTouch: true,
+  isMobile: true,
+  deviceScaleFactor: 2,
+};
+
+describe('signing out, and a tab whose sign-in ended', () => {
+  let world: World;
+  let browser: Browser;
+  const contexts: BrowserContext[] = [];
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(contexts.map((context) => context.close()));
+    await browser.close();
+    await world.close();
+  });
+
+  const viaOrigin = (link: string) => {
+    const url = new URL(link);
+    return `${world.origin}${url.pathname}${url.search}`;
+  };
+
+  /** A browser signed in with `link` (the admin's own new link unless told), live. */
+  async function signedIn(
+    options: Parameters<Browser['newContext']>[0] = { viewport: { width: 1280, height: 900 } },
+    link?: string,
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const url =
+      link ?? (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url;
+    const context = await browser.newContext({ locale: 'en-US', ...options });
+    context.setDefaultTimeout(30_000);
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(viaOrigin(url));
+    await page.waitForURL(`${world.origin}/`);
+    await live(page);
+    return { context, page };
+  }
+
+  const live = (page: Page) =>
+    page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+
+  const endedScreen = (page: Page) =>
+    page.locator('[data-testid="sign-in"][data-ended="true"]').waitFor(WAIT);
+
+  async function adminDelete(path: string): Promise<void> {
+    const response = await fetch(`${world.clarion.url}${path}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(response.status, path).toBe(204);
+  }
+
+  it('names the signed-in person; Sign out ends the session and every tab of it', async () => {
+    const me = await api<{ user: { name: string } }>(world, 'GET', '/api/v1/me');
+    const { context, page } = await signedIn();
+    const other = await context.newPage();
+    await other.goto(`${world.origin}/settings`);
+    await live(other);
+
+    await expect(page.getByTestId('account-name').textContent()).resolves.toContain(me.user.name);
+    // A screen reader hears whose account it is, not a bare name.
+    await expect(page.getByTestId('account-name').textContent()).resolves.toContain('Signed in as');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await endedScreen(page);
+    await expect(page.getByTestId('account-menu').count()).resolves.toBe(0);
+    await page.screenshot({ path: join(ARTIFACTS, 'signed-out.png'), fullPage: true });
+
+    // The other tab heard the socket close with 1008: no "Reconnecting…" loop.
+    await endedScreen(other);
+    await expect(other.getByTestId('offline-banner').count()).resolves.toBe(0);
+    await expect(other.getByTestId('connection').count()).resolves.toBe(0);
+
+    // The cookie no longer works: a reload stays signed out.
+    await page.reload();
+    await page.getByTestId('sign-in').waitFor(WAIT);
+  });
+
+  it('signs out from the keyboard at phone size, the header within the screen', async () => {
+    const { page } = await signedIn(PHONE);
+    const signOut = page.getByRole('button', { name: 'Sign out' });
+    await expect(signOut.isVisible()).resolves.toBe(true);
+    const box = await signOut.boundingBox();
+    expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
+    expect(await overflowsHorizontally(page)).toBe(false);
+    await page.screenshot({ path: join(ARTIFACTS, 'sign-out-phone.png') });
+    await signOut.focus();
+    await page.keyboard.press('Enter');
+    await endedScreen(page);
+  });
+
+  it('a deleted person’s open tab goes to the signed-out screen', async () => {
+    const carol = await api<{ user: { id: string }; sign_in_url: string }>(
+      world,
+      'POST',
+      '/api/v1/users',
+      { name: 'carol' },
+    );
+    const { page } = await signedIn(undefined, carol.sign_in_url);
+    await adminDelete(`/api/v1/users/${carol.user.id}`);
+    await endedScreen(page);
+    await expect(page.getByTestId('offline-banner').count()).resolves.toBe(0);
+  });
+
+  it('a person left in no workspace is told so, not reconnected in a loop', async () => {
+    const dave = await api<{ user: { id: string }; sign_in_url: string }>(
+      world,
+      'POST',
+      '/api/v1/users',
+      { name: 'dave' },
+    );
+    const workspace = await api<{ workspace: { id: string } }>(
+      world,
+      'POST',
+      '/api/v1/workspaces',
+      { name: 'Dave’s team' },
+    );
+    const members = `/api/v1/workspaces/${workspace.workspace.id}/members`;
+    await api(world, 'POST', members, { user_id: dave.user.id });
+    const { page } = await signedIn(undefined, dave.sign_in_url);
+    const sockets: string[] = [];
+    page.on('websocket', (socket) => sockets.push(socket.url()));
+
+    await adminDelete(`${members}/${dave.user.id}`);
+    const banner = page.getByTestId('no-workspace-banner');
+    await banner.waitFor(WAIT);
+    await expect(banner.textContent()).resolves.toContain('no longer a member of any workspace');
+    // Longer than the first backoffs: the page opened no socket meanwhile.
+    await page.waitForTimeout(3_000);
+    expect(sockets).toEqual([]);
+    await expect(page.getByTestId('offline-banner').count()).resolves.toBe(0);
+
+    // Added back, Try again reconnects and the banner goes.
+    await api(world, 'POST', members, { user_id: dave.user.id });
+    await banner.getByRole('button', { name: 'Try again' }).click();
+    await live(page);
+    await banner.waitFor({ state: 'detached', ...WAIT });
+  });
+});

@@ -1,0 +1,192 @@
+/**
+ * What `ModelSync` does when the events socket closes, by why it closed: an
+ * ordinary drop reconnects; 1008 (the sign-in ended) and a 401 before
+ * reconnecting hand over to `credentialEnded` and never reconnect; 4403 (no
+ * workspace left) stops on `no_workspace` until `start()`. Timers are
+ * injected, so every reconnect is one the test fires.
+ */
+import { describe, expect, it } from 'vitest';
+import { Account } from '../../web/src/model/account.js';
+import type { ApiClient, ApiResult, Me } from '../../web/src/model/api.js';
+import { ReadModel } from '../../web/src/model/read-model.js';
+import { ModelSync, type SocketLike } from '../../web/src/model/sync.js';
+import { UserInputModel } from '../../web/src/model/user-inputs.js';
+import {
+  EVENTS_CLOSE_CREDENTIAL_REVOKED,
+  EVENTS_CLOSE_NO_WORKSPACE,
+} from '../../src/wire/constants.js';
+
+class FakeSocket implements SocketLike {
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: unknown) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  send(): void {
+    // The subscribe frame; nothing here reads it.
+  }
+  close(): void {
+    this.onclose?.({ code: 1005 });
+  }
+  /** The server (or the network) closed it. */
+  closedWith(code: number): void {
+    this.onclose?.({ code });
+  }
+}
+
+const ME: Me = { user: { id: 'u1', name: 'alice', is_admin: false }, kind: 'browser' };
+
+function ok<T>(value: T): Promise<ApiResult<T>> {
+  return Promise.resolve({ ok: true, status: 200, value });
+}
+
+const unauthorized: ApiResult<Me> = {
+  ok: false,
+  kind: 'http',
+  status: 401,
+  code: 'unauthorized',
+  error: 'sign in',
+};
+
+function fakeApi(me: () => Promise<ApiResult<Me>>): ApiClient {
+  const unused = () => Promise.reject(new Error('unused'));
+  return {
+    me,
+    signOut: unused,
+    tasks: () => ok({ tasks: [], next_cursor: null }),
+    sessions: () => ok({ sessions: [] }),
+    pending: () => ok({ bundles: [], next_cursor: null }),
+    messages: () => ok({ messages: [], next_cursor: null }),
+    sendMessage: unused,
+    queue: () => ok({ items: [] }),
+    removeQueued: unused,
+    editQueued: unused,
+    userInputs: () => ok({ requests: [] }),
+    respondUserInput: unused,
+    decisions: unused,
+  };
+}
+
+async function settle(): Promise<void> {
+  for (let index = 0; index < 10; index++) await Promise.resolve();
+}
+
+function setup(me: () => Promise<ApiResult<Me>> = () => ok(ME)) {
+  const sockets: FakeSocket[] = [];
+  const timers: (() => void)[] = [];
+  const account = new Account();
+  account.signedIn(ME);
+  const model = new ReadModel();
+  const sync = new ModelSync({
+    model,
+    userInputs: new UserInputModel(),
+    api: fakeApi(me),
+    openSocket: () => {
+      const socket = new FakeSocket();
+      sockets.push(socket);
+      return socket;
+    },
+    setTimer: (callback) => timers.push(callback),
+    clearTimer: () => undefined,
+    credentialEnded: () => {
+      account.signedOut();
+    },
+  });
+  /** Fires the reconnect timers waiting now. */
+  const fireTimers = async () => {
+    for (const timer of timers.splice(0)) timer();
+    await settle();
+  };
+  return { sockets, timers, account, model, sync, fireTimers };
+}
+
+describe('ModelSync when the events socket closes', () => {
+  it('reconnects after an ordinary drop', async () => {
+    const { sockets, model, sync, fireTimers, account } = setup();
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.closedWith(1012);
+    expect(model.getState().connection).toBe('offline');
+    await fireTimers();
+    expect(sockets).toHaveLength(2);
+    expect(account.getState().status).toBe('signed_in');
+    sync.stop();
+  });
+
+  it('on 1008 the sign-in has ended: signed out, and no reconnect is ever scheduled', async () => {
+    const { sockets, timers, sync, fireTimers, account } = setup();
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.closedWith(EVENTS_CLOSE_CREDENTIAL_REVOKED);
+    expect(account.getState()).toEqual({ status: 'signed_out', ended: true });
+    expect(timers).toHaveLength(0);
+    await fireTimers();
+    expect(sockets).toHaveLength(1);
+  });
+
+  it('a socket refused before it opened asks /me; a 401 there signs out instead of retrying', async () => {
+    let asked = 0;
+    const { sockets, timers, sync, fireTimers, account } = setup(() => {
+      asked++;
+      return Promise.resolve(unauthorized);
+    });
+    sync.start();
+    // How a browser shows an upgrade refused with 401: an abnormal close, never an open.
+    sockets[0]?.closedWith(1006);
+    await fireTimers();
+    expect(asked).toBe(1);
+    expect(account.getState()).toEqual({ status: 'signed_out', ended: true });
+    expect(sockets).toHaveLength(1);
+    expect(timers).toHaveLength(0);
+  });
+
+  it('a socket refused before it opened, with the sign-in still good, reconnects', async () => {
+    const { sockets, sync, fireTimers, account } = setup();
+    sync.start();
+    sockets[0]?.closedWith(1006);
+    await fireTimers();
+    expect(sockets).toHaveLength(2);
+    expect(account.getState().status).toBe('signed_in');
+    sync.stop();
+  });
+
+  it('a network failure of /me is the outage being waited out: it reconnects', async () => {
+    const { sockets, sync, fireTimers } = setup(() =>
+      Promise.resolve({ ok: false, kind: 'network', error: 'down' }),
+    );
+    sync.start();
+    sockets[0]?.closedWith(1006);
+    await fireTimers();
+    expect(sockets).toHaveLength(2);
+    sync.stop();
+  });
+
+  it('on 4403 it says no_workspace and waits for start() instead of looping', async () => {
+    const { sockets, timers, model, sync, fireTimers, account } = setup();
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.closedWith(EVENTS_CLOSE_NO_WORKSPACE);
+    expect(model.getState().connection).toBe('no_workspace');
+    expect(timers).toHaveLength(0);
+    await fireTimers();
+    expect(sockets).toHaveLength(1);
+    expect(account.getState().status).toBe('signed_in');
+    sync.start();
+    expect(sockets).toHaveLength(2);
+    sync.stop();
+  });
+});
+
+describe('Account', () => {
+  it('goes signed out once, and a late sign-in check never signs it back in', () => {
+    const account = new Account();
+    let notified = 0;
+    account.subscribe(() => {
+      notified++;
+    });
+    account.signedOut();
+    account.signedOut();
+    account.signedIn(ME);
+    expect(account.getState()).toEqual({ status: 'signed_out', ended: false });
+    expect(notified).toBe(1);
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * Who this page is signed in as, and Sign out. The name is shown so that a
+ * sign-in link of someone else's, opened in this browser, cannot switch the
+ * account unnoticed. Sign out ends this browser's session on the server
+ * (which also closes its events sockets) and the shell then shows the
+ * signed-out screen; a failure says so and leaves the page signed in.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
+import type { Me } from '../model/api.js';
+
+export function AccountMenu(props: { me: Me }) {
+  const { t } = useTranslation();
+  const { account, api } = useServices();
+  const [status, setStatus] = useState<'idle' | 'signing_out' | 'failed'>('idle');
+
+  const signOut = async () => {
+    setStatus('signing_out');
+    const result = await api.signOut();
+    // A 401 means the session had already ended: signed out all the same.
+    if (result.ok || (result.kind === 'http' && result.status === 401)) account.signedOut();
+    else setStatus('failed');
+  };
+
+  return (
+    <div className="account-menu" data-testid="account-menu">
+      <span className="account-name" data-testid="account-name">
+        <span className="sr-only">{t('app.signedInAs')} </span>
+        {props.me.user.name}
+      </span>
+      <button
+        type="button"
+        className="button button-quiet account-sign-out"
+        data-testid="sign-out"
+        disabled={status === 'signing_out'}
+        onClick={() => {
+          void signOut();
+        }}
+      >
+        {t('app.signOut')}
+      </button>
+      {status === 'failed' ? (
+        <span className="account-error" role="alert" data-testid="sign-out-failed">
+          {t('app.signOutFailed')}
+        </span>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,45 @@
+/**
+ * Whether this page is signed in, and as whom: a small framework-free store
+ * the shell subscribes to. It starts `checking`; the sign-in check at page
+ * load moves it to `signed_in` (with the person from `GET /api/v1/me`) or
+ * `signed_out`. Signing out is one way for the page: a sign-in ended in
+ * another tab, by an administrator or by Sign out here (a 401 from the API,
+ * the events socket closing with 1008) all end on the signed-out screen, and
+ * only a sign-in link, which loads the page again, signs it back in.
+ */
+import type { Me } from './api.js';
+
+export type AccountState =
+  | { status: 'checking' }
+  | { status: 'signed_in'; me: Me }
+  /** `ended`: the page was signed in and its sign-in ended, here or elsewhere. */
+  | { status: 'signed_out'; ended: boolean };
+
+export class Account {
+  private state: AccountState = { status: 'checking' };
+  private readonly listeners = new Set<() => void>();
+
+  readonly getState = (): AccountState => this.state;
+
+  readonly subscribe = (listener: () => void): (() => void) => {
+    this.listeners.add(listener);
+    return () => {
+      this.listeners.delete(listener);
+    };
+  };
+
+  /** Only from `checking`: a late answer never signs a signed-out page back in. */
+  signedIn(me: Me): void {
+    if (this.state.status === 'checking') this.set({ status: 'signed_in', me });
+  }
+
+  signedOut(): void {
+    if (this.state.status === 'signed_out') return;
+    this.set({ status: 'signed_out', ended: this.state.status === 'signed_in' });
+  }
+
+  private set(state: AccountState): void {
+    this.state = state;
+    for (const listener of this.listeners) listener();
+  }
+}

@@ -7,9 +7,27 @@
  * effect needed; data for another ID is simply not read). What a complete
  * draft means is the caller's `onComplete`: a respond call or a message.
  * While `locked` (a request in flight) nothing can change.
+ *
+ * With `keep`, a live question's draft outlives the component: it is kept
+ * per person and pending ID (`model/question-draft.ts`), read back when the
+ * question is opened again (after the inbox, or a reload), and dropped once
+ * the model says the question was settled, by this person or anyone else.
  */
-import { useCallback, useMemo, useState } from 'react';
-import { orderedQuestions, type BundleQuestion, type BundleState } from '../model/read-model.js';
+import { useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import type { KeyStore } from '../model/late-answer.js';
+import {
+  dropQuestionDraft,
+  keepQuestionDraft,
+  questionDraftKey,
+  readQuestionDraft,
+} from '../model/question-draft.js';
+import {
+  orderedQuestions,
+  type BundleQuestion,
+  type BundleState,
+  type ModelState,
+  type ReadModel,
+} from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
 import { MAX_ANSWER_TEXT_CODE_POINTS } from '../../../src/wire/limits.js';
 import { answerText, codePoints } from '../../../src/wire/text.js';
@@ -56,7 +74,17 @@ export interface DraftOptions {
   autoSubmit: boolean;
   /** The step to start on, e.g. the question whose transcript row was used. */
   initialIndex?: number;
+  /** Where to keep the draft across navigation and reloads, until the question is settled. */
+  keep?: DraftKeeping;
   onComplete: (answers: Record<string, Answer>, via: CompletedVia) => void;
+}
+
+export interface DraftKeeping {
+  store: KeyStore;
+  /** Whose draft; while unknown the draft lives in the page only. */
+  userId: string | undefined;
+  /** The live model, which says when the question was settled. */
+  model: ReadModel;
 }
 
 interface DraftData {
@@ -70,6 +98,32 @@ function emptyDraft(forId: string | undefined, activeIndex: number): DraftData {
   return { forId, answers: {}, drafts: {}, activeIndex };
 }
 
+/** Where a draft without `keep` is kept: nowhere. */
+const NO_STORE: KeyStore = {
+  getItem: () => null,
+  setItem: () => undefined,
+  removeItem: () => undefined,
+};
+
+/** The kept draft for `forId` if there is one, else an empty one. */
+function startDraft(
+  forId: string | undefined,
+  activeIndex: number,
+  store: KeyStore,
+  key: string | undefined,
+): DraftData {
+  const kept = key === undefined ? undefined : readQuestionDraft(store, key);
+  return kept ? { forId, ...kept } : emptyDraft(forId, activeIndex);
+}
+
+/** Whether any question of the bundle `pendingId` is no longer pending (answered, skipped, …). */
+function settledIn(state: ModelState, pendingId: string | undefined): boolean {
+  const bundle = pendingId === undefined ? undefined : state.bundles[pendingId];
+  return (
+    bundle !== undefined && Object.values(bundle.questions).some((q) => q.status !== 'pending')
+  );
+}
+
 export function useClarificationDraft(
   bundle: BundleState | undefined,
   options: DraftOptions,
@@ -77,14 +131,40 @@ export function useClarificationDraft(
   const { locked, autoSubmit, onComplete } = options;
   const initialIndex = options.initialIndex ?? 0;
   const id = bundle?.pending_id;
-  const [raw, setRaw] = useState<DraftData>(() => emptyDraft(id, initialIndex));
-  const data = raw.forId === id ? raw : emptyDraft(id, initialIndex);
+  const { keep } = options;
+  const keyStore = keep?.store ?? NO_STORE;
+  const key =
+    keep?.userId !== undefined && id !== undefined ? questionDraftKey(keep.userId, id) : undefined;
+  // The live model's word, not `bundle`'s: a caller may show a captured copy of a settled bundle.
+  const model = keep?.model;
+  const subscribe = useCallback(
+    (listener: () => void) => model?.subscribe(listener) ?? (() => undefined),
+    [model],
+  );
+  const settled = useSyncExternalStore(subscribe, () =>
+    model ? settledIn(model.getState(), id) : false,
+  );
+  const [raw, setRaw] = useState<DraftData>(() => startDraft(id, initialIndex, keyStore, key));
+  const data = raw.forId === id ? raw : startDraft(id, initialIndex, keyStore, key);
   const update = useCallback(
     (change: (current: DraftData) => DraftData) => {
-      setRaw((previous) => change(previous.forId === id ? previous : emptyDraft(id, initialIndex)));
+      setRaw((previous) =>
+        change(previous.forId === id ? previous : startDraft(id, initialIndex, keyStore, key)),
+      );
     },
-    [id, initialIndex],
+    [id, initialIndex, keyStore, key],
   );
+
+  useEffect(() => {
+    if (key === undefined || raw.forId !== id) return;
+    if (settled) dropQuestionDraft(keyStore, key);
+    else
+      keepQuestionDraft(keyStore, key, {
+        answers: raw.answers,
+        drafts: raw.drafts,
+        activeIndex: raw.activeIndex,
+      });
+  }, [id, key, keyStore, raw, settled]);
 
   const questions = useMemo(() => (bundle ? orderedQuestions(bundle) : []), [bundle]);
   const { answers } = data;

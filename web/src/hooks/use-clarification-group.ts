@@ -308,6 +308,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   const draft = useClarificationDraft(bundle, {
     locked: busy,
     autoSubmit: !lateMessage,
+    keep: { store: keyStore, userId: me, model },
     onComplete,
   });
 

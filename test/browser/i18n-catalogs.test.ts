@@ -41,6 +41,17 @@ describe('i18n catalogs', () => {
     },
   );
 
+  it('addresses the person as “du” throughout the German catalog, never “Sie”', () => {
+    const formal: string[] = [];
+    for (const key of reference) {
+      const text = leaf(CATALOGS.de, key);
+      // "Sie" opening a sentence is "it/they" ("Sie bleibt erhalten"); inside one it is the formal "you".
+      const inside = /(?<![.!?]\s|^)\bSie\b/.test(text);
+      if (inside || /\b(Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres|Ihnen)\b/.test(text)) formal.push(key);
+    }
+    expect(formal).toEqual([]);
+  });
+
   it('picks the first supported browser language by its primary subtag', () => {
     expect(pickLanguage(['de-AT', 'en'])).toBe('de');
     expect(pickLanguage(['fr-FR', 'ja-JP'])).toBe('ja');

@@ -103,7 +103,7 @@ export const de: Catalog = {
       waiting_permission: 'Wartet auf Erlaubnis',
       waiting_action: 'Wartet auf eine Aktion',
       waiting_form: 'Wartet auf ein Formular',
-      waiting_answer: 'Wartet auf Ihre Antwort',
+      waiting_answer: 'Wartet auf deine Antwort',
       waiting_detached: 'Wartet (der Agent macht weiter)',
       idle: 'Bereit',
       starting: 'Startet',
@@ -197,7 +197,7 @@ export const de: Catalog = {
   notifications: {
     title: 'Benachrichtigungen',
     explain:
-      'Clarion meldet sich, wenn ein Agent fragt, einmal pro Frage oder Anfrage, und erinnert einmal, wenn sie noch wartet. Eine Nachricht enthält den Aufgabentitel, nicht die Frage, außer Sie schalten das ein.',
+      'Clarion meldet sich, wenn ein Agent fragt, einmal pro Frage oder Anfrage, und erinnert einmal, wenn sie noch wartet. Eine Nachricht enthält den Aufgabentitel, nicht die Frage, außer du schaltest das ein.',
     empty: 'Noch keine Kanäle.',
     failed: 'Die Benachrichtigungseinstellungen konnten nicht geladen werden.',
     retry: 'Erneut versuchen',
@@ -233,23 +233,23 @@ export const de: Catalog = {
   settings: {
     title: 'Einstellungen',
     explain:
-      'Auf einem anderen Gerät anmelden, eigene Agenten verbinden und festlegen, wie Clarion Sie benachrichtigt, wenn ein Agent Sie braucht.',
+      'Auf einem anderen Gerät anmelden, eigene Agenten verbinden und festlegen, wie Clarion dich benachrichtigt, wenn ein Agent dich braucht.',
   },
   answerLink: {
     title: 'Aus einer Benachrichtigung antworten',
-    yourChoice: 'Ihre Antwort:',
+    yourChoice: 'Deine Antwort:',
     confirm: 'Bestätigen: {{choice}}',
     sending: 'Wird gesendet…',
     open: 'In Clarion öffnen',
-    done: 'Erledigt: Sie haben „{{choice}}“ gewählt.',
+    done: 'Erledigt: Du hast „{{choice}}“ gewählt.',
     alreadyDecidedBy: 'Bereits entschieden: „{{choice}}“ von {{name}} ({{surface}}).',
     alreadyDecided: 'Bereits entschieden: „{{choice}}“.',
     expired: 'Dieser Link ist abgelaufen: Der Agent wartet nicht mehr auf diese Antwort.',
     invalidTitle: 'Dieser Link ist ungültig',
     invalid:
-      'Er ist unvollständig, oder Sie können diese Anfrage nicht mehr sehen. Öffnen Sie Clarion, um zu sehen, was auf Sie wartet.',
+      'Er ist unvollständig, oder du kannst diese Anfrage nicht mehr sehen. Öffne Clarion, um zu sehen, was auf dich wartet.',
     failed:
-      'Die Antwort konnte nicht gesendet werden. Prüfen Sie Ihre Verbindung und versuchen Sie es erneut.',
+      'Die Antwort konnte nicht gesendet werden. Prüfe deine Verbindung und versuche es erneut.',
     kind: {
       question: 'Frage',
       consent: 'Berechtigungsanfrage',
@@ -260,21 +260,21 @@ export const de: Catalog = {
   devicePush: {
     title: 'Benachrichtigungen auf diesem Gerät',
     explain:
-      'Eine Benachrichtigung auf diesem Gerät erhalten, wenn ein Agent Sie etwas fragt – auch wenn Clarion nicht geöffnet ist.',
+      'Eine Benachrichtigung auf diesem Gerät erhalten, wenn ein Agent dich etwas fragt – auch wenn Clarion nicht geöffnet ist.',
     turnOn: 'Benachrichtigungen auf diesem Gerät einschalten',
     working: 'Wird eingeschaltet…',
     turningOff: 'Wird ausgeschaltet…',
-    on: 'Dieses Gerät erhält eine Benachrichtigung, wenn ein Agent Sie braucht.',
+    on: 'Dieses Gerät erhält eine Benachrichtigung, wenn ein Agent dich braucht.',
     turnOff: 'Auf diesem Gerät ausschalten',
     insecure:
-      'Benachrichtigungen brauchen HTTPS. Öffnen Sie Clarion über eine https://-Adresse (ein TLS-Reverse-Proxy; siehe README), um sie hier einzuschalten.',
+      'Benachrichtigungen brauchen HTTPS. Öffne Clarion über eine https://-Adresse (ein TLS-Reverse-Proxy; siehe README), um sie hier einzuschalten.',
     unsupported:
-      'Dieser Browser kann keine Push-Benachrichtigungen empfangen. Auf einem iPhone oder iPad fügen Sie Clarion zum Home-Bildschirm hinzu und öffnen es von dort.',
+      'Dieser Browser kann keine Push-Benachrichtigungen empfangen. Auf einem iPhone oder iPad füge Clarion zum Home-Bildschirm hinzu und öffne es von dort.',
     blocked:
-      'Benachrichtigungen sind für diese Website blockiert. Erlauben Sie sie in den Website-Einstellungen des Browsers und laden Sie die Seite neu.',
+      'Benachrichtigungen sind für diese Website blockiert. Erlaube sie in den Website-Einstellungen des Browsers und lade die Seite neu.',
     problem: {
       dismissed:
-        'Benachrichtigungen wurden nicht erlaubt. Drücken Sie die Schaltfläche erneut, um noch einmal gefragt zu werden.',
+        'Benachrichtigungen wurden nicht erlaubt. Drücke die Schaltfläche erneut, um noch einmal gefragt zu werden.',
       unavailable: 'Dieser Server kann noch keine Push-Benachrichtigungen senden.',
       failed: 'Benachrichtigungen konnten nicht eingeschaltet werden: {{error}}',
       unchecked: 'Es ließ sich nicht prüfen, ob dieses Gerät Benachrichtigungen erhält: {{error}}',

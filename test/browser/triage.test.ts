@@ -200,6 +200,21 @@ describe('the inbox as a triage tool, in Chromium', () => {
     await context.close();
   });
 
+  it('gives the J and K hint where there is a keyboard, not on a touch screen', async () => {
+    const { world } = suite;
+    await askingTask(world, 'Hint', '/ask');
+    const desktop = await suite.desktop();
+    await desktop.page.goto(`${world.origin}/`);
+    await desktop.page.getByTestId('triage-hint').waitFor(WAIT);
+    await desktop.context.close();
+
+    const phone = await suite.phone();
+    await phone.page.goto(`${world.origin}/`);
+    await phone.page.getByTestId('inbox-item').filter({ hasText: 'Hint' }).waitFor(WAIT);
+    await expect(phone.page.getByTestId('triage-hint').count()).resolves.toBe(0);
+    await phone.context.close();
+  });
+
   it('allows two consents of one tool at once, and reports a request that failed', async () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();

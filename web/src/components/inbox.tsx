@@ -10,6 +10,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useModelState, useUserInputs } from '../app/services.js';
+import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useTriageItems } from '../hooks/use-triage-items.js';
 import { useTriageKeys } from '../hooks/use-triage-keys.js';
 import { orderedQuestions, sessionsOfTask } from '../model/read-model.js';
@@ -122,6 +123,7 @@ export function Inbox() {
     navigate(sessionPath(sessionId));
   }, []);
   useTriageKeys(listRef, open);
+  const coarse = useCoarsePointer();
   const taskTitle = (view: ConsentView) => state.tasks[view.task_id]?.title ?? '';
 
   return (
@@ -137,7 +139,8 @@ export function Inbox() {
             </p>
             <FirstRun />
           </>
-        ) : (
+        ) : coarse ? null : (
+          // J and K need a keyboard: a touch screen gets no hint it cannot use.
           <p className="muted triage-hint" data-testid="triage-hint">
             {t('triage.keysHint')}
           </p>

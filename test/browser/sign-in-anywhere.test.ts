@@ -220,4 +220,39 @@ describe('signing in anywhere, as anyone', () => {
     });
     expect(after.status).toBe(401);
   });
+
+  it('says why a token was refused, clears it on moving on, and names each Claude Code token apart', async () => {
+    const page = await open({ viewport: { width: 1280, height: 900 } });
+    const link = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
+    await page.goto(viaOrigin(link.url));
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/settings`);
+
+    const section = page.getByTestId('api-tokens');
+    // A zero-width space shows nothing: the server refuses it and says why.
+    await page.getByTestId('api-token-name').fill('\u200b');
+    await page.getByTestId('api-token-create').click();
+    const alert = section.getByRole('alert');
+    await alert.waitFor(WAIT);
+    const said = (await alert.textContent()) ?? '';
+    expect(said).toMatch(/^No token was created: /);
+    expect(said).not.toContain('invalid request');
+    // Moving on to another section takes the refusal away.
+    await page.getByTestId('claude-code-mint').focus();
+    await alert.waitFor({ state: 'detached', ...WAIT });
+
+    // Two clicks a minute apart, as a person makes them; timers keep running.
+    await page.clock.setFixedTime(new Date('2026-03-02T09:00:00Z'));
+    await page.getByTestId('claude-code-mint').click();
+    await page.getByTestId('claude-code-command').waitFor(WAIT);
+    await page.clock.setFixedTime(new Date('2026-03-02T09:01:00Z'));
+    await page.getByTestId('claude-code-mint').click();
+    const claude = page.getByTestId('api-token').filter({ hasText: 'Claude Code' });
+    await expect.poll(() => claude.count(), { timeout: 10_000 }).toBe(2);
+    const names = await claude.locator('.token-name').allTextContents();
+    expect(new Set(names).size).toBe(2);
+    await expect(page.getByTestId('claude-code').textContent()).resolves.toContain(
+      'Each click makes another one',
+    );
+  });
 });

@@ -2,13 +2,16 @@
  * Settings → "API tokens": the person's own tokens by name, creation and
  * last use; create one (its secret is shown once, with Copy) and revoke one.
  * The list is read from the server after every change, never patched by
- * guesswork.
+ * guesswork. A refusal says the server's reason, and goes once the person
+ * edits the name or moves on to another part of the page.
  */
-import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { TokenView } from '../../../src/wire/index.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
+import type { ApiFailure } from '../model/api.js';
 import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
+import { fieldProblems } from '../model/tasks-api.js';
 import { CopyField } from './copy-field.js';
 
 export function ApiTokensSection(props: { refreshKey?: number }) {
@@ -18,6 +21,22 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const sectionRef = useRef<HTMLElement>(null);
+
+  // Focus arriving anywhere outside the section is the person moving on. Not `blur`: the button
+  // disabled while creating drops focus to the page, and nothing blurs after that.
+  useEffect(() => {
+    if (error === undefined) return;
+    const movedOn = (event: FocusEvent) => {
+      const section = sectionRef.current;
+      if (section && event.target instanceof Node && !section.contains(event.target))
+        setError(undefined);
+    };
+    document.addEventListener('focusin', movedOn);
+    return () => {
+      document.removeEventListener('focusin', movedOn);
+    };
+  }, [error]);
 
   const load = useCallback(async () => {
     const result = await listTokens();
@@ -38,7 +57,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
       setSecret(result.value.secret);
       setName('');
     } else {
-      setError(t('access.tokens.createFailed', { error: result.error }));
+      setError(t('access.tokens.createFailed', { error: reasonOf(result) }));
     }
     setBusy(false);
     await load();
@@ -58,7 +77,12 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
     });
 
   return (
-    <section className="settings-section" data-testid="api-tokens" aria-labelledby="tokens-title">
+    <section
+      className="settings-section"
+      data-testid="api-tokens"
+      aria-labelledby="tokens-title"
+      ref={sectionRef}
+    >
       <h2 id="tokens-title" className="section-title">
         {t('access.tokens.title')}
       </h2>
@@ -104,6 +128,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
             placeholder={t('access.tokens.namePlaceholder')}
             onChange={(event) => {
               setName(event.target.value);
+              setError(undefined);
             }}
           />
         </label>
@@ -129,4 +154,10 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
       ) : null}
     </section>
   );
+}
+
+/** The server's words for a refusal: its field problems when it listed them, else its error. */
+function reasonOf(failure: ApiFailure): string {
+  const problems = Object.values(fieldProblems(failure));
+  return problems.length > 0 ? problems.join('; ') : failure.error;
 }

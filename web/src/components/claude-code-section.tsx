@@ -1,7 +1,10 @@
 /**
  * Settings → "Connect Claude Code": mints an agent token named "Claude
- * Code" (Claude Code may ask and wait through MCP, never decide) and shows the one command that adds Clarion to Claude Code as an
- * HTTP MCP server, the same form the README gives. The origin is the one this
+ * Code" and the time (Claude Code may ask and wait through MCP, never
+ * decide) and shows the one command that adds Clarion to Claude Code as an
+ * HTTP MCP server, the same form the README gives. A secret is shown once,
+ * so a second click cannot show the first token again: it makes another,
+ * and the time in its name tells them apart in the token list. The origin is the one this
  * page was loaded from: the address that reached Clarion from this machine.
  */
 import { useState } from 'react';
@@ -10,7 +13,7 @@ import { claudeMcpCommand, createToken } from '../model/credentials-api.js';
 import { CopyField } from './copy-field.js';
 
 export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
   const [busy, setBusy] = useState(false);
   const [command, setCommand] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -18,7 +21,14 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
   async function mint(): Promise<void> {
     setBusy(true);
     setError(undefined);
-    const result = await createToken({ name: t('access.claudeCode.tokenName'), kind: 'agent' });
+    const time = new Date().toLocaleString(i18n.resolvedLanguage, {
+      dateStyle: 'medium',
+      timeStyle: 'medium',
+    });
+    const result = await createToken({
+      name: t('access.claudeCode.tokenName', { time }),
+      kind: 'agent',
+    });
     if (result.ok) {
       setCommand(claudeMcpCommand(window.location.origin, result.value.secret));
       props.onTokenCreated?.();

@@ -397,7 +397,7 @@ export const de: Catalog = {
         'Wird nach einer Aktion für dich gesendet. Du kannst sie entfernen, aber nicht bearbeiten.',
       removeFailed: 'Nicht entfernt; sie startet vielleicht gerade. Versuche es noch einmal.',
       editLost:
-        'Die Nachricht, die du bearbeitet hast, hat die Warteschlange verlassen, bevor deine Änderung gespeichert war: Sie wurde gesendet oder jemand hat sie entfernt. Deine Änderung steht unten im Nachrichtenfeld.',
+        'Die Nachricht, die du bearbeitet hast, hat die Warteschlange verlassen, bevor deine Änderung gespeichert war; sie wurde gesendet oder jemand hat sie entfernt. Deine Änderung steht unten im Nachrichtenfeld.',
       saveFailed: 'Nicht gespeichert; sie wurde vielleicht schon gestartet.',
     },
   },

@@ -11,6 +11,7 @@ import type { ActionView } from '../model/types.js';
 import { safeHttpUrl, type UserInputOutcome } from '../model/user-inputs.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
+import { UserText } from './user-text.js';
 
 export function ActionBody(props: UserInputBodyProps<ActionView>) {
   const { t } = useTranslation();
@@ -23,7 +24,7 @@ export function ActionBody(props: UserInputBodyProps<ActionView>) {
   return (
     <>
       <p className="user-input-instructions" data-testid="action-instructions">
-        {view.instructions}
+        <UserText text={view.instructions} />
       </p>
       {href !== undefined ? (
         <a
@@ -37,7 +38,7 @@ export function ActionBody(props: UserInputBodyProps<ActionView>) {
         </a>
       ) : view.url !== null ? (
         <p className="user-input-url muted" data-testid="action-url-text">
-          {view.url}
+          <UserText text={view.url} />
         </p>
       ) : null}
       {props.choices && skipping && !props.busy ? (

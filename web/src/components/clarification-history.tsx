@@ -12,6 +12,7 @@ import { useClarificationHistory } from '../hooks/use-clarification-history.js';
 import type { BundleQuestion, BundleState } from '../model/read-model.js';
 import type { MessageView } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
+import { UserText } from './user-text.js';
 import {
   ClarificationQuestionCard,
   ClarificationStepNav,
@@ -84,7 +85,9 @@ export function ClarificationHistoryRow({
         data-status={question.status}
         data-question-id={question.question_id}
       >
-        <p className="muted">{question.prompt}</p>
+        <p className="muted">
+          <UserText text={question.prompt} />
+        </p>
         <p className="question-outcome">{summary}</p>
         {question.status === 'pending' ? null : <DecidedBy value={message.metadata.responded_by} />}
         {bundle ? (

@@ -21,6 +21,7 @@ import {
   type ClarificationDraft,
 } from '../hooks/use-clarification-draft.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
+import { UserText } from './user-text.js';
 
 const COUNTER_FROM = 1800;
 
@@ -221,9 +222,13 @@ export function ClarificationQuestionCard({
           })}
         </span>
       ) : null}
-      {question.title ? <h3 className="question-title">{question.title}</h3> : null}
+      {question.title ? (
+        <h3 className="question-title">
+          <UserText text={question.title} />
+        </h3>
+      ) : null}
       <p className="question-prompt" id={promptId}>
-        {question.prompt}
+        <UserText text={question.prompt} />
       </p>
       {notice ? <p className="notice">{notice}</p> : null}
       <ul
@@ -256,9 +261,13 @@ export function ClarificationQuestionCard({
                   {selected ? '✓' : index + 1}
                 </span>
                 <span className="option-text">
-                  <span className="option-label">{option.label}</span>
+                  <span className="option-label">
+                    <UserText text={option.label} />
+                  </span>
                   {option.description ? (
-                    <span className="option-description">{option.description}</span>
+                    <span className="option-description">
+                      <UserText text={option.description} />
+                    </span>
                   ) : null}
                 </span>
               </button>

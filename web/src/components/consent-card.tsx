@@ -8,8 +8,10 @@ import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsentDetail, ConsentView } from '../model/types.js';
+import { showBidiControls } from '../model/bidi.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
+import { UserText } from './user-text.js';
 
 export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
   const { t } = useTranslation();
@@ -19,13 +21,15 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
   const confirming = view.options.find((option) => option.option_id === rejecting);
   return (
     <>
-      <p className="user-input-detail muted">{t('userInput.tool', { tool: view.tool_key })}</p>
+      <p className="user-input-detail muted">
+        {t('userInput.tool', { tool: showBidiControls(view.tool_key) })}
+      </p>
       <ToolDetails details={view.details} />
       {props.choices && confirming && !props.busy ? (
         <DecisionConfirm
           prompt={t('rejectReason.prompt')}
           placeholder={t('rejectReason.placeholder')}
-          yes={confirming.label}
+          yes={showBidiControls(confirming.label)}
           withReason
           onConfirm={(reason) => {
             setRejecting(undefined);
@@ -38,7 +42,7 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
         />
       ) : null}
       {props.choices && !(confirming && !props.busy) ? (
-        <div className="consent-options" role="group" aria-label={view.title}>
+        <div className="consent-options" role="group" aria-label={showBidiControls(view.title)}>
           {view.options.map((option) => {
             const chosen =
               props.pending !== undefined &&
@@ -62,7 +66,9 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
                   }
                 }}
               >
-                <span className="consent-option-label">{option.label}</span>
+                <span className="consent-option-label">
+                  <UserText text={option.label} />
+                </span>
                 <span className="consent-option-kind">
                   {t(`userInput.optionKind.${option.kind}`)}
                 </span>
@@ -86,10 +92,10 @@ function consentOutcomeText(
 ): string {
   switch (outcome.kind) {
     case 'chosen': {
-      const option = outcome.option.label;
+      const option = showBidiControls(outcome.option.label);
       if (outcome.remembered) return t('userInput.outcome.remembered', { option });
       if (outcome.reason !== null)
-        return t('rejectReason.outcome', { option, reason: outcome.reason });
+        return t('rejectReason.outcome', { option, reason: showBidiControls(outcome.reason) });
       return outcome.allowed
         ? t('userInput.outcome.allowed', { option })
         : t('userInput.outcome.rejected', { option });
@@ -114,19 +120,19 @@ function ToolDetails({ details }: { details: readonly ConsentDetail[] }) {
       {details.map((detail, index) =>
         detail.type === 'text' ? (
           <pre key={index} className="consent-detail" data-testid="consent-detail">
-            {detail.text}
+            <UserText text={detail.text} />
           </pre>
         ) : (
           <figure key={index} className="consent-diff" data-testid="consent-diff">
             <figcaption>
               {detail.old_text === null
-                ? t('userInput.newFile', { path: detail.path })
-                : t('userInput.diffOf', { path: detail.path })}
+                ? t('userInput.newFile', { path: showBidiControls(detail.path) })
+                : t('userInput.diffOf', { path: showBidiControls(detail.path) })}
             </figcaption>
             <pre className="consent-detail">
               {diffLines(detail).map((line, lineIndex) => (
                 <span key={lineIndex} className={`diff-line diff-${line.kind}`}>
-                  {line.text}
+                  <UserText text={line.text} />
                   {'\n'}
                 </span>
               ))}

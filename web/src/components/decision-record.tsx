@@ -4,6 +4,7 @@
  * leaves behind once its request is gone from the registry.
  */
 import { useTranslation } from 'react-i18next';
+import { showBidiControls } from '../model/bidi.js';
 import { parseResponder } from '../model/responder.js';
 import type { MessageView } from '../model/types.js';
 
@@ -14,7 +15,7 @@ export function DecidedBy({ value }: { value: unknown }) {
   return (
     <p className="muted decided-by" data-testid="decided-by" data-surface={responder.surface}>
       {t('decision.by', {
-        name: responder.name,
+        name: showBidiControls(responder.name),
         surface: t(`decision.surface.${responder.surface}`),
       })}
     </p>
@@ -23,13 +24,15 @@ export function DecidedBy({ value }: { value: unknown }) {
 
 function useDecisionSummary(metadata: Record<string, unknown>): string {
   const { t } = useTranslation();
-  const title = typeof metadata.title === 'string' ? metadata.title : '';
+  const title = showBidiControls(typeof metadata.title === 'string' ? metadata.title : '');
   if (metadata.kind === 'action') {
     return metadata.decision === 'done'
       ? t('decision.done', { title })
       : t('decision.skip', { title });
   }
-  const option = typeof metadata.option_label === 'string' ? metadata.option_label : '';
+  const option = showBidiControls(
+    typeof metadata.option_label === 'string' ? metadata.option_label : '',
+  );
   return metadata.remembered === true
     ? t('decision.remembered', { option, title })
     : t('decision.consent', { option, title });
@@ -48,7 +51,7 @@ export function UserInputDecisionRow({ message }: { message: MessageView }) {
       <p className="message-content">{summary}</p>
       {reason === '' ? null : (
         <p className="decision-reason" data-testid="decision-reason">
-          {t('rejectReason.transcript', { reason })}
+          {t('rejectReason.transcript', { reason: showBidiControls(reason) })}
         </p>
       )}
       <DecidedBy value={message.metadata.responded_by} />

@@ -19,7 +19,9 @@ import {
   type FormSchema,
   type FormView,
 } from '../model/types.js';
+import { showBidiControls } from '../model/bidi.js';
 import type { UserInputBodyProps } from './user-input-card.js';
+import { UserText } from './user-text.js';
 
 /** A field's draft: text as typed (numbers too), a checkbox, or the chosen values. */
 type Draft = string | boolean | string[];
@@ -63,7 +65,7 @@ export function FormBody(props: UserInputBodyProps<FormView>) {
   return (
     <>
       <p className="user-input-instructions" data-testid="form-message">
-        {view.message}
+        <UserText text={view.message} />
       </p>
       {props.choices ? <FormFields {...props} /> : <FormOutcome t={t} {...props} />}
     </>
@@ -184,7 +186,7 @@ function Field(props: FieldProps) {
     field.type === 'array' || (options.length > 0 && options.length <= MAX_RADIO_OPTIONS);
   const title = (
     <>
-      {label}
+      <UserText text={label} />
       {props.required ? (
         <span className="form-required" aria-hidden="true" title={t('formCard.required')}>
           {' *'}
@@ -196,7 +198,7 @@ function Field(props: FieldProps) {
     <>
       {field.description ? (
         <p className="form-hint muted" id={hintId}>
-          {field.description}
+          <UserText text={field.description} />
         </p>
       ) : null}
       {error ? (
@@ -247,9 +249,12 @@ function Field(props: FieldProps) {
               }}
             />
             <span>
-              {option.title}
+              <UserText text={option.title} />
               {option.description ? (
-                <span className="form-hint muted"> {option.description}</span>
+                <span className="form-hint muted">
+                  {' '}
+                  <UserText text={option.description} />
+                </span>
               ) : null}
             </span>
           </label>
@@ -300,7 +305,7 @@ function Field(props: FieldProps) {
           <option value="">{t('formCard.choose')}</option>
           {options.map((option) => (
             <option key={option.const} value={option.const}>
-              {option.title}
+              {showBidiControls(option.title)}
             </option>
           ))}
         </select>
@@ -374,8 +379,12 @@ function SentContent({ view, content }: { view: FormView; content: FormContent }
           .join(', ');
         return (
           <div key={name}>
-            <dt>{field?.title ?? name}</dt>
-            <dd>{shown}</dd>
+            <dt>
+              <UserText text={field?.title ?? name} />
+            </dt>
+            <dd>
+              <UserText text={shown} />
+            </dd>
           </div>
         );
       })}

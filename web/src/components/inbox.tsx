@@ -15,6 +15,7 @@ import { useTriageItems } from '../hooks/use-triage-items.js';
 import { useTriageKeys } from '../hooks/use-triage-keys.js';
 import { orderedQuestions, sessionsOfTask } from '../model/read-model.js';
 import type { BundleState, ModelState } from '../model/read-model.js';
+import { showBidiControls } from '../model/bidi.js';
 import { bulkGroupOf, triageOrder, type TriageItem } from '../model/triage.js';
 import type { ConsentView } from '../model/types.js';
 import {
@@ -28,6 +29,7 @@ import { InlineQuestion } from './inline-question.js';
 import { FirstRun } from './first-run.js';
 import { RelativeTime } from './relative-time.js';
 import { UserInputCard } from './user-input-card.js';
+import { UserText } from './user-text.js';
 
 function go(path: string) {
   return (event: { preventDefault(): void }) => {
@@ -202,7 +204,9 @@ function TriageMeta({ item }: { item: TriageItem }) {
       <span className="chip triage-kind" data-testid="triage-kind" data-kind={item.kind}>
         {t(`triage.kind.${item.kind}`)}
       </span>
-      <span className="inbox-task">{item.task_title}</span>
+      <span className="inbox-task">
+        <UserText text={item.task_title} />
+      </span>
       <AgentName item={item} />
       <RelativeTime at={item.created_at} className="relative-time" />
     </span>
@@ -213,7 +217,7 @@ function AgentName({ item }: { item: TriageItem }) {
   const { t } = useTranslation();
   return item.agent !== '' ? (
     <span className="triage-agent muted" data-testid="triage-agent">
-      {t('triage.agent', { agent: item.agent })}
+      {t('triage.agent', { agent: showBidiControls(item.agent) })}
     </span>
   ) : null;
 }
@@ -270,7 +274,9 @@ function TriageRow(props: {
                 bulk.toggle(item);
               }}
             />
-            <span className="sr-only">{t('triage.bulkSelect', { title: entry.view.title })}</span>
+            <span className="sr-only">
+              {t('triage.bulkSelect', { title: showBidiControls(entry.view.title) })}
+            </span>
           </label>
         ) : null}
         <AgentName item={item} />
@@ -287,7 +293,9 @@ function BundleSummary({ item, bundle }: { item: TriageItem; bundle: BundleState
   return (
     <a href={path} className="inbox-link" onClick={go(path)}>
       <TriageMeta item={item} />
-      <span className="inbox-prompt">{first?.prompt}</span>
+      <span className="inbox-prompt">
+        <UserText text={first?.prompt ?? ''} />
+      </span>
       <span className="inbox-meta muted">
         {t('inbox.questionCount', { count: bundle.total })}
         {bundle.detached ? ` · ${t('inbox.detached')}` : ''}
@@ -339,7 +347,9 @@ function TaskList(props: {
                     ?
                   </span>
                 ) : null}
-                <span className="task-title">{task.title}</span>
+                <span className="task-title">
+                  <UserText text={task.title} />
+                </span>
               </a>
             </li>
           );

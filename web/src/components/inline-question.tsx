@@ -10,8 +10,10 @@
  */
 import { useTranslation } from 'react-i18next';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
+import { showBidiControls } from '../model/bidi.js';
 import type { BundleState } from '../model/read-model.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
+import { UserText } from './user-text.js';
 
 export function InlineQuestion(props: {
   /** The live bundle; `undefined` once it is no longer waiting. */
@@ -35,7 +37,7 @@ export function InlineQuestion(props: {
   return (
     <div className="inline-question" data-testid="inline-question">
       {group.formVisible && group.mode === 'respond' ? (
-        <div className="inline-options" role="group" aria-label={question.prompt}>
+        <div className="inline-options" role="group" aria-label={showBidiControls(question.prompt)}>
           {question.options.map((option) => (
             <button
               key={option.option_id}
@@ -45,13 +47,13 @@ export function InlineQuestion(props: {
               data-option-id={option.option_id}
               aria-pressed={chosen.includes(option.option_id)}
               disabled={group.busy}
-              title={option.description}
+              title={showBidiControls(option.description)}
               onClick={() => {
                 props.onEngaged();
                 draft.pickOption(question.question_id, option.option_id);
               }}
             >
-              {option.label}
+              <UserText text={option.label} />
             </button>
           ))}
           {question.multi_select ? (

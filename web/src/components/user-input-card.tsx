@@ -22,6 +22,7 @@ import { ConsentBody } from './consent-card.js';
 import { FormBody } from './form-card.js';
 import { RelativeTime } from './relative-time.js';
 import { UndoButtons } from './undo-buttons.js';
+import { UserText } from './user-text.js';
 
 /** What a kind's body gets from the frame. */
 export interface UserInputBodyProps<V extends UserInputView> {
@@ -104,12 +105,14 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
               navigate(path);
             }}
           >
-            {taskTitle}
+            <UserText text={taskTitle} />
           </a>
         ) : null}
         <RelativeTime at={view.created_at} />
       </header>
-      <h3 className="user-input-title">{view.title}</h3>
+      <h3 className="user-input-title">
+        <UserText text={view.title} />
+      </h3>
       {view.kind === 'consent' ? <ConsentBody view={view} {...body} /> : null}
       {view.kind === 'action' ? <ActionBody view={view} {...body} /> : null}
       {view.kind === 'form' ? <FormBody view={view} {...body} /> : null}

@@ -22,6 +22,8 @@ export const de: Catalog = {
     signedInAs: 'Angemeldet als',
     signOut: 'Abmelden',
     signOutFailed: 'Nicht abgemeldet. Versuche es erneut.',
+    bidiControl:
+      'Ein verborgenes Steuerzeichen der Schreibrichtung ({{code}}), sichtbar gemacht, damit es den Text nicht verfälschen kann',
   },
   nav: {
     inbox: 'Posteingang',

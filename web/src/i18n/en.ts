@@ -20,6 +20,8 @@ export const en = {
     signedInAs: 'Signed in as',
     signOut: 'Sign out',
     signOutFailed: 'Not signed out. Try again.',
+    bidiControl:
+      'A hidden text direction control ({{code}}), shown so that it cannot disguise the text',
   },
   nav: {
     inbox: 'Inbox',

@@ -21,6 +21,8 @@ export const ja: Catalog = {
     signedInAs: 'サインイン中:',
     signOut: 'サインアウト',
     signOutFailed: 'サインアウトできませんでした。もう一度お試しください。',
+    bidiControl:
+      '文字の向きを変える隠れた制御文字（{{code}}）。テキストを偽装できないよう表示しています',
   },
   nav: {
     inbox: '受信箱',

@@ -8,7 +8,7 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { formRequester } from '../../src/turns/index.js';
 import { DEPLOY_FORM } from './support/deploy-form.js';
 import { TestHost } from '../support/test-host.js';
@@ -152,4 +152,105 @@ describe('the form card in Chromium', () => {
     await expect(card.getByTestId('form-sent').textContent()).resolves.toContain('Production');
     await context.close();
   });
+
+  it('says "You" only to whoever sent or declined a form: others read the name, on the card and in the transcript', async () => {
+    const admin = await api<{ user: { id: string; name: string } }>(world, 'GET', '/api/v1/me');
+    const bob = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'Bob',
+    });
+    const { workspaces } = await api<{ workspaces: { id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspaces[0]?.id ?? ''}/members`, {
+      user_id: bob.user.id,
+      role: 'member',
+    });
+    const bobPage = await signedIn(bob.user.id);
+    const adminPage = await signedIn(admin.user.id);
+
+    // The admin answers both forms through the API (their own decision, on another surface).
+    const cases = [
+      {
+        answer: { decision: 'accept', content: { service: 'api', env: 'prod', replicas: 2 } },
+        verb: 'sent',
+      },
+      { answer: { decision: 'decline' }, verb: 'declined' },
+    ] as const;
+    for (const { answer, verb } of cases) {
+      const { sessionId, requestId } = await askForm(`Form ${verb} by the admin`);
+      const pages = [
+        { page: bobPage, who: admin.user.name },
+        { page: adminPage, who: 'You' },
+      ];
+      const cardOn = (page: Page) =>
+        page.locator(`[data-testid="user-input-card"][data-request-id="${requestId}"]`);
+      // Both have the form open when it is answered elsewhere.
+      for (const { page } of pages) {
+        await page.goto(`${world.origin}/sessions/${sessionId}`);
+        await cardOn(page).getByTestId('form-submit').waitFor(WAIT);
+      }
+      await api(world, 'POST', `/api/v1/user-inputs/${requestId}/respond`, answer);
+      for (const { page, who } of pages) {
+        const outcome = cardOn(page).getByTestId('user-input-outcome');
+        await outcome.waitFor(WAIT);
+        await expect(outcome.locator('p').first().textContent()).resolves.toBe(
+          `${who} ${verb} the form.`,
+        );
+        const row = page.getByTestId('user-input-decision');
+        await row.waitFor(WAIT);
+        await expect(row.locator('.message-content').textContent()).resolves.toBe(
+          `${who} ${verb} the form: Deploy settings`,
+        );
+      }
+    }
+    await bobPage.context().close();
+    await adminPage.context().close();
+  });
+
+  /** A desktop page signed in as `userId`, through a new one-time sign-in link. */
+  async function signedIn(userId: string) {
+    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
+      user_id: userId,
+    });
+    const link = new URL(url);
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(`${world.origin}${link.pathname}${link.search}`);
+    await page.waitForURL(`${world.origin}/`);
+    return page;
+  }
+
+  /** A new task whose agent asks for the deploy form; resolves once the request is listed. */
+  async function askForm(title: string): Promise<{ sessionId: string; requestId: string }> {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title,
+      prompt: 'deploy',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () =>
+      Promise.resolve(host.prompts.some((prompt) => prompt.sessionId === sessionId) || undefined),
+    );
+    void formRequester(
+      { store: world.clarion.store },
+      () => world.clarion.turns.userInputs,
+    )({
+      sessionId,
+      turnId: undefined,
+      message: 'Where should this be deployed?',
+      schema,
+      signal: new AbortController().signal,
+    });
+    const requestId = await until('the form request', async () => {
+      const { requests } = await api<{ requests: { id: string; session_id: string }[] }>(
+        world,
+        'GET',
+        '/api/v1/user-inputs',
+      );
+      return requests.find((request) => request.session_id === sessionId)?.id;
+    });
+    return { sessionId, requestId };
+  }
 });

@@ -1,11 +1,12 @@
 /**
  * What the transcript shows of a person's decision: who made it and where,
- * under a question's outcome, and the row a consent or action decision
+ * under a question's outcome, and the row a consent, action or form decision
  * leaves behind once its request is gone from the registry.
  */
 import { useTranslation } from 'react-i18next';
+import { useMe } from '../hooks/use-me.js';
 import { showBidiControls } from '../model/bidi.js';
-import { parseResponder } from '../model/responder.js';
+import { isMe, parseResponder } from '../model/responder.js';
 import type { MessageView } from '../model/types.js';
 
 export function DecidedBy({ value }: { value: unknown }) {
@@ -24,7 +25,20 @@ export function DecidedBy({ value }: { value: unknown }) {
 
 function useDecisionSummary(metadata: Record<string, unknown>): string {
   const { t } = useTranslation();
+  const me = useMe();
   const title = showBidiControls(typeof metadata.title === 'string' ? metadata.title : '');
+  if (metadata.kind === 'form') {
+    // A form has no option: the row says who sent or declined it.
+    const responder = parseResponder(metadata.responded_by);
+    const sent = metadata.decision === 'accept';
+    if (isMe(responder, me)) {
+      return sent ? t('decision.formSentYou', { title }) : t('decision.formDeclinedYou', { title });
+    }
+    const name = responder ? showBidiControls(responder.name) : t('decision.someone');
+    return sent
+      ? t('decision.formSent', { name, title })
+      : t('decision.formDeclined', { name, title });
+  }
   if (metadata.kind === 'action') {
     return metadata.decision === 'done'
       ? t('decision.done', { title })

@@ -19,7 +19,9 @@ import {
   type FormSchema,
   type FormView,
 } from '../model/types.js';
+import { useMe } from '../hooks/use-me.js';
 import { showBidiControls } from '../model/bidi.js';
+import { isMe } from '../model/responder.js';
 import type { UserInputBodyProps } from './user-input-card.js';
 import { UserText } from './user-text.js';
 
@@ -345,11 +347,21 @@ function inputType(field: FormField): string {
   }
 }
 
+/** "You sent the form." only to the person who did; everyone else reads who it was. */
+function decisionText(t: TFunction, view: FormView, me: string | undefined): string {
+  const sent = view.decision === 'accept';
+  if (isMe(view.responded_by, me)) {
+    return sent ? t('formCard.outcome.sent') : t('formCard.outcome.declined');
+  }
+  const name = view.responded_by ? showBidiControls(view.responded_by.name) : t('decision.someone');
+  return sent ? t('formCard.outcome.sentBy', { name }) : t('formCard.outcome.declinedBy', { name });
+}
+
 function FormOutcome(props: UserInputBodyProps<FormView> & { t: TFunction }) {
   const { t, view, outcome } = props;
+  const me = useMe();
   let text: string;
-  if (view.decision === 'accept') text = t('formCard.outcome.sent');
-  else if (view.decision === 'decline') text = t('formCard.outcome.declined');
+  if (view.decision !== null) text = decisionText(t, view, me);
   else if (outcome.kind === 'waiting') return null;
   else if (outcome.kind === 'timed_out') text = t('formCard.outcome.timedOut');
   else if (outcome.kind === 'swept') text = t('userInput.outcome.swept');

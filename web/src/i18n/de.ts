@@ -316,6 +316,11 @@ export const de: Catalog = {
     remembered: '{{option}} (gemerktes „Immer erlauben“): {{title}}',
     done: 'Erledigt: {{title}}',
     skip: 'Übersprungen: {{title}}',
+    formSent: '{{name}} hat das Formular gesendet: {{title}}',
+    formSentYou: 'Du hast das Formular gesendet: {{title}}',
+    formDeclined: '{{name}} hat das Formular abgelehnt: {{title}}',
+    formDeclinedYou: 'Du hast das Formular abgelehnt: {{title}}',
+    someone: 'Jemand',
   },
   lateAnswer: {
     open: 'In einer neuen Nachricht antworten',
@@ -568,6 +573,8 @@ export const de: Catalog = {
     outcome: {
       sent: 'Du hast das Formular gesendet.',
       declined: 'Du hast das Formular abgelehnt.',
+      sentBy: '{{name}} hat das Formular gesendet.',
+      declinedBy: '{{name}} hat das Formular abgelehnt.',
       timedOut:
         'Niemand hat das Formular rechtzeitig ausgefüllt; der Agent erfuhr, dass es abgebrochen wurde.',
     },

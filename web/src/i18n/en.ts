@@ -309,6 +309,11 @@ export const en = {
     remembered: '{{option}} (remembered “Always allow”): {{title}}',
     done: 'Done: {{title}}',
     skip: 'Skipped: {{title}}',
+    formSent: '{{name}} sent the form: {{title}}',
+    formSentYou: 'You sent the form: {{title}}',
+    formDeclined: '{{name}} declined the form: {{title}}',
+    formDeclinedYou: 'You declined the form: {{title}}',
+    someone: 'Someone',
   },
   lateAnswer: {
     open: 'Answer in a new message',
@@ -552,6 +557,8 @@ export const en = {
     outcome: {
       sent: 'You sent the form.',
       declined: 'You declined the form.',
+      sentBy: '{{name}} sent the form.',
+      declinedBy: '{{name}} declined the form.',
       timedOut: 'Nobody filled in the form in time; the agent was told it was cancelled.',
     },
     error: {

@@ -310,6 +310,11 @@ export const ja: Catalog = {
     remembered: '{{option}} (記憶された「常に許可」): {{title}}',
     done: '完了: {{title}}',
     skip: 'スキップ: {{title}}',
+    formSent: '{{name}} さんがフォームを送信しました: {{title}}',
+    formSentYou: 'フォームを送信しました: {{title}}',
+    formDeclined: '{{name}} さんがフォームを断りました: {{title}}',
+    formDeclinedYou: 'フォームを断りました: {{title}}',
+    someone: '誰か',
   },
   lateAnswer: {
     open: '新しいメッセージで回答',
@@ -559,6 +564,8 @@ export const ja: Catalog = {
     outcome: {
       sent: 'フォームを送信しました。',
       declined: 'フォームを断りました。',
+      sentBy: '{{name}} さんがフォームを送信しました。',
+      declinedBy: '{{name}} さんがフォームを断りました。',
       timedOut: '期限内に入力されなかったため、エージェントにはキャンセルと伝えました。',
     },
     error: {

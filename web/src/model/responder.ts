@@ -11,3 +11,12 @@ export function parseResponder(value: unknown): Responder | null {
   if (typeof r.surface !== 'string' || !SURFACES.has(r.surface)) return null;
   return { user_id: r.user_id, name: r.name, surface: r.surface as Responder['surface'] };
 }
+
+/**
+ * Whether `responder` is the signed-in person `me`. Unknown (`me` not yet
+ * read, or no responder) counts as someone else: a card never says "you"
+ * for a decision the person did not make.
+ */
+export function isMe(responder: Responder | null, me: string | undefined): boolean {
+  return responder !== null && me !== undefined && responder.user_id === me;
+}

@@ -149,6 +149,19 @@ describe('the user-input read model', () => {
     expect(waitingIds(state)).toEqual([]);
   });
 
+  it('remembers that this tab’s answer lost the race, whichever arrives first', () => {
+    // The 409 before the settled event, and after it: the card is told either way.
+    let state = ui.view(live(), consent(1));
+    state = ui.lostRace(state, 'consent-1');
+    state = ui.view(state, settledConsent(2, { selected_option_id: 'allow-once' }));
+    expect(state.requests['consent-1']?.lostRace).toBe(true);
+    let later = ui.view(live(), settledConsent(2, { selected_option_id: 'allow-once' }));
+    later = ui.lostRace(later, 'consent-1');
+    expect(later.requests['consent-1']?.lostRace).toBe(true);
+    expect(ui.lostRace(later, 'consent-1')).toBe(later);
+    expect(ui.lostRace(later, 'unknown')).toBe(later);
+  });
+
   it('applies a repeated event once: the second changes nothing', () => {
     const once = ui.view(live(), consent(1));
     expect(ui.view(once, consent(1))).toBe(once);

@@ -478,7 +478,67 @@ describe('consent and action cards in Chromium', () => {
     await expect(
       card(page, request.id).getByTestId('user-input-outcome').textContent(),
     ).resolves.toBe('Rejected: Reject');
+    // The same person answered through the API: told that this tab's choice did not count.
+    await expect(
+      card(page, request.id).getByTestId('user-input-status').textContent(),
+    ).resolves.toBe('You already decided this elsewhere (API); this choice was not applied.');
     await agentSaid(page, 'Permission answer: "reject-once" (Reject).').waitFor(WAIT);
+    await context.close();
+  });
+
+  it('tells a person whose choice lost a race who decided first', async () => {
+    const admin = await api<{ user: { name: string } }>(world, 'GET', '/api/v1/me');
+    const carol = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'Carol',
+    });
+    const { workspaces } = await api<{ workspaces: { id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspaces[0]?.id ?? ''}/members`, {
+      user_id: carol.user.id,
+      role: 'member',
+    });
+    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
+      user_id: carol.user.id,
+    });
+    const link = new URL(url);
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(`${world.origin}${link.pathname}${link.search}`);
+    await page.waitForURL(`${world.origin}/`);
+
+    const created = await startTask(world, 'Consent lost', '/permission');
+    const request = await awaitRequest(world, created.session.id, 'consent');
+    let release: () => void = () => undefined;
+    const answeredElsewhere = new Promise<void>((done) => {
+      release = done;
+    });
+    await page.route(RESPOND, async (route: Route) => {
+      await answeredElsewhere;
+      await route.continue();
+    });
+    await openSession(page, world, created.session.id);
+    await card(page, request.id).locator('[data-option-id="allow-always"]').click();
+    await api(world, 'POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-once',
+    });
+    await settledAs(page, request.id, 'allowed').waitFor(WAIT);
+    const conflict = page.waitForResponse((response) => response.url().endsWith('/respond'));
+    release();
+    await expect(conflict.then((response) => response.status())).resolves.toBe(409);
+    const status = card(page, request.id).locator(
+      '[data-testid="user-input-status"][data-state="decided-first"]',
+    );
+    await status.waitFor(WAIT);
+    await expect(status.textContent()).resolves.toBe(
+      `${admin.user.name} decided first (API); your choice was not applied.`,
+    );
+    await expect(
+      card(page, request.id).getByTestId('user-input-outcome').textContent(),
+    ).resolves.toBe('Allowed: Allow once');
     await context.close();
   });
 

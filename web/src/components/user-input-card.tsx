@@ -10,7 +10,10 @@ import { navigate } from '../app/router.js';
 import { useServices } from '../app/services.js';
 import { useNow } from '../hooks/use-now.js';
 import { useUserInputResponse, type ResponseState } from '../hooks/use-user-input-response.js';
-import type { UserInputAnswer, UserInputView } from '../model/types.js';
+import { useMe } from '../hooks/use-me.js';
+import { showBidiControls } from '../model/bidi.js';
+import { responderLabel } from '../model/settled-elsewhere.js';
+import type { Responder, UserInputAnswer, UserInputView } from '../model/types.js';
 import {
   formatRemaining,
   outcomeOf,
@@ -120,6 +123,7 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
       <ResponseStatus
         state={response.state}
         waiting={outcome.kind === 'waiting'}
+        decidedFirst={entry.lostRace ? view.responded_by : null}
         retry={response.retry}
         undo={response.undo}
         sendNow={response.sendNow}
@@ -148,6 +152,8 @@ function Deadline({ at }: { at: string }) {
 function ResponseStatus(props: {
   state: ResponseState;
   waiting: boolean;
+  /** Who decided the request before this tab's answer arrived, if a person did. */
+  decidedFirst: Responder | null;
   retry: () => void;
   undo: () => void;
   sendNow: () => void;
@@ -160,6 +166,8 @@ function ResponseStatus(props: {
     () => model.getState().connection,
   );
   const { state } = props;
+  // A deadline or a sweep is said by the outcome itself; a person first is said here.
+  if (!props.waiting && props.decidedFirst) return <DecidedFirst by={props.decidedFirst} />;
   switch (state.phase) {
     case 'undo':
       return (
@@ -221,4 +229,25 @@ function ResponseStatus(props: {
     case 'answered':
       return null;
   }
+}
+
+/** This tab's choice lost to an earlier decision: whose, and where, so nobody takes it for theirs. */
+function DecidedFirst({ by }: { by: Responder }) {
+  const { t } = useTranslation();
+  const me = useMe();
+  const label = responderLabel(by, me);
+  return (
+    <p
+      className="user-input-status"
+      role="status"
+      data-testid="user-input-status"
+      data-state="decided-first"
+      data-by={label}
+    >
+      {t(`userInput.decidedFirst.${label}`, {
+        name: showBidiControls(by.name),
+        surface: t(`decision.surface.${by.surface}`),
+      })}
+    </p>
+  );
 }

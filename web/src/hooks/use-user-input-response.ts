@@ -65,6 +65,7 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
             setState({ phase: 'answered', answer });
             return;
           case 'already_settled':
+            userInputs.update((model) => userInputTransitions.lostRace(model, requestId));
             setState({ phase: 'already_settled' });
             return;
           case 'gone':

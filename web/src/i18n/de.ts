@@ -375,6 +375,14 @@ export const de: Catalog = {
     retry: 'Erneut versuchen',
     refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
     alreadySettled: 'Das wurde bereits an anderer Stelle beantwortet.',
+    decidedFirst: {
+      another_tab:
+        'Du hast das bereits in einem anderen Tab entschieden; diese Wahl wurde nicht übernommen.',
+      you_elsewhere:
+        'Du hast das bereits anderswo entschieden ({{surface}}); diese Wahl wurde nicht übernommen.',
+      someone_else:
+        '{{name}} hat zuerst entschieden ({{surface}}); deine Wahl wurde nicht übernommen.',
+    },
     gone: 'Diese Anfrage ist nicht mehr verfügbar.',
     outcome: {
       allowed: 'Erlaubt: {{option}}',

@@ -366,6 +366,12 @@ export const en = {
     retry: 'Retry',
     refused: 'The server refused this answer ({{code}}).',
     alreadySettled: 'This was already answered elsewhere.',
+    decidedFirst: {
+      another_tab: 'You already decided this in another tab; this choice was not applied.',
+      you_elsewhere:
+        'You already decided this elsewhere ({{surface}}); this choice was not applied.',
+      someone_else: '{{name}} decided first ({{surface}}); your choice was not applied.',
+    },
     gone: 'This request is no longer available.',
     outcome: {
       allowed: 'Allowed: {{option}}',

@@ -368,6 +368,13 @@ export const ja: Catalog = {
     retry: '再試行',
     refused: 'サーバーがこの回答を受け付けませんでした（{{code}}）。',
     alreadySettled: 'これは別の場所ですでに回答されています。',
+    decidedFirst: {
+      another_tab: '別のタブですでに決定済みのため、この選択は反映されませんでした。',
+      you_elsewhere:
+        '別の場所（{{surface}}）ですでに決定済みのため、この選択は反映されませんでした。',
+      someone_else:
+        '{{name}} さんが先に決定しました（{{surface}}）。あなたの選択は反映されませんでした。',
+    },
     gone: 'この依頼はもう利用できません。',
     outcome: {
       allowed: '許可しました: {{option}}',

@@ -29,6 +29,12 @@ export interface UserInputEntry {
   generation: number;
   /** Known to be over without knowing how (settled while away, or gone from the server). */
   retired: boolean;
+  /**
+   * This tab's answer met the request already decided (a 409): its card says
+   * who decided first. Kept here, not in the card, since a settled card is
+   * mounted afresh in another list.
+   */
+  lostRace?: true;
 }
 
 export interface UserInputsState {
@@ -75,7 +81,15 @@ export const userInputTransitions = {
   view(state: UserInputsState, view: UserInputView): UserInputsState {
     const known = state.requests[view.id];
     if (known && view.revision <= known.view.revision) return state;
-    return put(state, { view, generation: state.generation, retired: false });
+    const lost = known?.lostRace ? { lostRace: known.lostRace } : {};
+    return put(state, { view, generation: state.generation, retired: false, ...lost });
+  },
+
+  /** This tab's answer came too late: someone (or a deadline) had decided first. */
+  lostRace(state: UserInputsState, requestId: string): UserInputsState {
+    const known = state.requests[requestId];
+    if (!known || known.lostRace) return state;
+    return { ...state, requests: { ...state.requests, [requestId]: { ...known, lostRace: true } } };
   },
 
   /**

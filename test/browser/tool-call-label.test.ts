@@ -58,8 +58,26 @@ describe('toolCallLabel', () => {
   });
 
   it('learns detachment from the bundle when the row does not say it', () => {
-    const bundles = { p1: { detached: true } as BundleState };
+    const bundles = { p1: { detached: true, questions: {} } as unknown as BundleState };
     expect(toolCallLabel([call('failed'), question('pending', false)], 0, bundles)).toBe(
+      'waiting_detached',
+    );
+  });
+
+  it('reads the question’s status as the page’s bundle has it, as the question’s own line does', () => {
+    // The server derives "expired" for a detached question the conversation moved on from;
+    // its row still says pending. The chip must not say the agent will resume.
+    const asked = question('pending', true);
+    const bundleWith = (status: string) =>
+      ({
+        detached: true,
+        questions: { q1: { question_id: 'q1', status } },
+      }) as unknown as BundleState;
+    expect(toolCallLabel([call('failed'), asked], 0, { p1: bundleWith('expired') })).toBe('failed');
+    expect(toolCallLabel([call('failed'), asked], 0, { p1: bundleWith('answered') })).toBe(
+      'answered_later',
+    );
+    expect(toolCallLabel([call('failed'), asked], 0, { p1: bundleWith('pending') })).toBe(
       'waiting_detached',
     );
   });

@@ -7,7 +7,8 @@
  * that follows it in the same turn, before the turn's next tool call, or to
  * a skipped action request made after it and before the session's next tool
  * call (the request views the page holds; an action leaves no transcript row
- * of its own). Pure.
+ * of its own). A question's status is the page's bundle's, as the question's
+ * own transcript line reads it. Pure.
  */
 import { questionOfRow, type BundleState } from './read-model.js';
 import { USER_INPUT_DECISION_TYPE, type MessageView } from './types.js';
@@ -72,9 +73,13 @@ export function toolCallLabel(
   }
   const row = questionOfRow(asked);
   if (!row || status !== 'failed') return status;
-  const detached = row.detached || bundles[row.pendingId]?.detached === true;
+  const bundle = bundles[row.pendingId];
+  const detached = row.detached || bundle?.detached === true;
   if (!detached) return status;
-  switch (row.question.status) {
+  // The bundle knows what the row may not: an expiry the server derives without
+  // rewriting the row. The question's own line reads it too, so both agree.
+  const question = bundle?.questions[row.question.question_id] ?? row.question;
+  switch (question.status) {
     case 'pending':
       return 'waiting_detached';
     case 'answered':

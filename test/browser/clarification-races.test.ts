@@ -4,7 +4,8 @@
  * resumes the agent once; an answer to a question a newer turn superseded
  * becomes one ordinary message (sent, or queued behind a busy session, with
  * the draft kept when admission is refused); a Skip of it, timeouts and
- * server errors never become messages.
+ * server errors never become messages; a person who lost access meanwhile
+ * is told so, not that the question timed out.
  *
  * Races are made real by holding the page's own request at the browser's
  * edge while the test acts through the REST API, then letting it go on to
@@ -12,7 +13,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
-import { api, askingTask } from './support/harness.js';
+import { ADMIN_TOKEN, api, askingTask } from './support/harness.js';
 import {
   agentReplies,
   agentSaid,
@@ -98,6 +99,62 @@ describe('clarification races in Chromium', () => {
       .waitFor(WAIT);
     expect(recorded.responds).toHaveLength(1);
     expect(recorded.messages).toHaveLength(0);
+    await context.close();
+  });
+
+  it('tells a person removed from the workspace the question is no longer theirs, not that it timed out', async () => {
+    const { world, browser } = suite;
+    const created = await askingTask(world, 'Removed while answering', '/ask');
+    const dan = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'Dan',
+    });
+    const { workspaces } = await api<{ workspaces: { id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    const workspace = workspaces[0]?.id ?? '';
+    await api(world, 'POST', `/api/v1/workspaces/${workspace}/members`, {
+      user_id: dan.user.id,
+      role: 'member',
+    });
+    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
+      user_id: dan.user.id,
+    });
+    const link = new URL(url);
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    await page.goto(`${world.origin}${link.pathname}${link.search}`);
+    await page.waitForURL(`${world.origin}/`);
+    const held = await holdFirst(page, RESPOND);
+    await openSession(world, page, created.session.id);
+    const pendingId = await overlayPendingId(page);
+    const ownResponse = page.waitForResponse((response) => response.url().endsWith('/respond'));
+
+    await option(page, 'Generated').click();
+    await page.getByTestId('send-now').click();
+    await held.arrived;
+    const removed = await fetch(
+      `${world.clarion.url}/api/v1/workspaces/${workspace}/members/${dan.user.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
+    expect(removed.ok).toBe(true);
+    held.release();
+    await expect(ownResponse.then((response) => response.status())).resolves.toBe(404);
+
+    const unavailable = banner(page, 'unavailable');
+    await unavailable.waitFor(WAIT);
+    await expect(unavailable.textContent()).resolves.toContain(
+      'This question is no longer available to you.',
+    );
+    await expect(banner(page, 'expired').count()).resolves.toBe(0);
+    await expect(page.getByText('Timed out (agent moved on)').count()).resolves.toBe(0);
+    // Still waiting for everyone else.
+    expect(await pendingIds(world, created.session.id)).toEqual([pendingId]);
+    await api(world, 'POST', `/api/v1/clarification/${pendingId}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
     await context.close();
   });
 

@@ -234,6 +234,15 @@ describe('the read model', () => {
     expect(activeBundles(state)).toEqual([]);
   });
 
+  it('forgets a bundle the person can no longer see, without saying how it ended', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.forgetBundle(state, P);
+    expect(activeBundles(state)).toEqual([]);
+    expect(state.bundles[P]).toBeUndefined();
+    expect(transitions.forgetBundle(state, P)).toBe(state);
+  });
+
   it('drops a pending snapshot requested before a reconnect: a question asked meanwhile stays shown', () => {
     let state = subscribed();
     const requestedUnder = state.generation;

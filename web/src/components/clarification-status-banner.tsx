@@ -113,6 +113,20 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           </button>
         </div>
       );
+    case 'unavailable':
+      return (
+        <div
+          className="banner banner-warn"
+          role="status"
+          data-testid="clarification-banner"
+          data-state="unavailable"
+        >
+          <span>{t('banner.unavailable')}</span>
+          <button type="button" className="button" onClick={group.dismiss}>
+            {t('banner.close')}
+          </button>
+        </div>
+      );
     case 'resolved': {
       const { result } = state;
       if (state.by === 'this_tab') {

@@ -3,7 +3,7 @@
  * desktop and phone layouts (they differ in layout only).
  *
  * Owns the submission state machine around a `useClarificationDraft`:
- * idle → (undo →) submitting → resolved | expired | error (Retry resends the
+ * idle → (undo →) submitting → resolved | expired | unavailable | error (Retry resends the
  * same action, and so does the connection's return) | refused | late (an
  * affirmative answer to an inactive bundle, sent as an ordinary message with
  * a stable admission key). A single in-flight guard drops concurrent submits.
@@ -67,6 +67,8 @@ export type SubmitState =
   | { phase: 'error'; action: SubmitAction; reason: RetryReason }
   | { phase: 'resolved'; action: SubmitAction; result: RespondOk; by: ResolvedBy }
   | { phase: 'expired' }
+  /** A 404: the bundle is gone, or this person no longer sees it; not that it timed out. */
+  | { phase: 'unavailable' }
   | { phase: 'refused'; action: SubmitAction; code: string }
   | LateMessageState;
 
@@ -119,6 +121,7 @@ function holdsDraft(state: SubmitState): boolean {
     case 'idle':
     case 'resolved':
     case 'expired':
+    case 'unavailable':
       return false;
   }
 }
@@ -245,8 +248,9 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
             return;
           case 'refused':
             if (result.status === 404) {
-              model.update((s) => transitions.retireBundle(s, captured.pendingId, 'expired'));
-              settle({ phase: 'expired' });
+              // Not visible to this person (any more): it may well be pending for others.
+              model.update((s) => transitions.forgetBundle(s, captured.pendingId));
+              settle({ phase: 'unavailable' });
               return;
             }
             settle({ phase: 'refused', action, code: result.code });

@@ -173,6 +173,7 @@ export const de: Catalog = {
     retry: 'Erneut versuchen',
     detached: 'Der Agent hat weitergemacht; deine Antwort setzt ihn fort.',
     expired: 'Diese Frage ist nicht mehr aktiv.',
+    unavailable: 'Diese Frage ist für dich nicht mehr verfügbar.',
     close: 'Schließen',
     answered: 'Antwort zugestellt.',
     skipped: 'Fragen übersprungen.',

@@ -171,6 +171,7 @@ export const en = {
     detached: 'The agent has moved on; your answer will resume it.',
     expired: 'This question is no longer active.',
     close: 'Close',
+    unavailable: 'This question is no longer available to you.',
     answered: 'Answer delivered.',
     skipped: 'Questions skipped.',
     winner: 'Someone else answered first:',

@@ -172,6 +172,7 @@ export const ja: Catalog = {
     detached: 'エージェントは先に進みました。回答するとエージェントが再開します。',
     expired: 'この質問はもう有効ではありません。',
     close: '閉じる',
+    unavailable: 'この質問にはもうアクセスできません。',
     answered: '回答を届けました。',
     skipped: '質問をスキップしました。',
     winner: '他の人が先に回答しました:',

@@ -381,6 +381,18 @@ export const transitions = {
    * as of `version` (the response's `responded_at`, or the newest version we
    * know for a 409). Newer server rows still win, e.g. a restore to pending.
    */
+  /**
+   * A bundle this person can no longer see (its respond call answered 404):
+   * dropped, not retired, since nothing says how it ended for anyone else.
+   */
+  forgetBundle(state: ModelState, pendingId: string): ModelState {
+    if (!state.bundles[pendingId]) return state;
+    const bundles = Object.fromEntries(
+      Object.entries(state.bundles).filter(([id]) => id !== pendingId),
+    );
+    return { ...state, bundles };
+  },
+
   retireBundle(
     state: ModelState,
     pendingId: string,

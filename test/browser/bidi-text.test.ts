@@ -2,7 +2,8 @@
  * Text an agent or a person supplied cannot be made to read as something
  * else: a bidi override (U+202E) in a task title is shown as a visible
  * marker, not obeyed, so `invoice<U+202E>fdp.exe` does not display as
- * "invoiceexe.pdf", in the inbox's question row and on a permission card.
+ * "invoiceexe.pdf", in the inbox's question row, on a permission card and in
+ * a session's title.
  * Checked in Debian's Chromium by where each character is drawn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,7 +65,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
     await world.close();
   });
 
-  it('shows a right-to-left override as a marker in the inbox and on a permission card', async () => {
+  it('shows a right-to-left override as a marker in the inbox, on a permission card and in a session title', async () => {
     const asking = await askingTask(world, SPOOF, '/ask');
     const permission = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
       title: SPOOF,
@@ -87,6 +88,10 @@ describe('bidi controls in supplied text, in Chromium', () => {
       page,
       `[data-testid="inbox-user-input"][data-session-id="${permission.session.id}"] .user-input-task`,
     );
+    await page.goto(`${world.origin}/sessions/${encodeURIComponent(asking.session.id)}`);
+    // The page's own title shows until the task is read.
+    await page.locator('h1.page-title').getByTestId('bidi-control').waitFor(WAIT);
+    await expectReadsAsWritten(page, 'h1.page-title');
     await context.close();
   });
 });

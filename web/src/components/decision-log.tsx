@@ -13,6 +13,7 @@ import { allDecisions, decisionsCsv } from '../model/decision-csv.js';
 import type { DecisionEntry } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
 import { DecisionFilters, type FilterFields, filterOf } from './decision-filters.js';
+import { UserText } from './user-text.js';
 
 type Load = { phase: 'loading' } | { phase: 'failed' } | { phase: 'ready' };
 
@@ -148,11 +149,12 @@ function DecisionItem({ entry }: { entry: DecisionEntry }) {
             navigate(`/sessions/${encodeURIComponent(entry.session_id)}`);
           }}
         >
-          {entry.task_title}
+          <UserText text={entry.task_title} />
         </a>
       </p>
       <p className="decision-subject">
-        <span className="chip">{t(`decisions.kind.${entry.kind}`)}</span> {entry.subject}
+        <span className="chip">{t(`decisions.kind.${entry.kind}`)}</span>{' '}
+        <UserText text={entry.subject} />
       </p>
       <p className="decision-outcome" data-testid="decision-outcome">
         {entry.detail === '' ? outcome : `${outcome}: ${entry.detail}`}

@@ -15,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { isEmptyMessage } from '../model/composer-draft.js';
 import type { QueueItemView } from '../model/types.js';
+import { UserText } from './user-text.js';
 
 type ItemError = 'remove' | 'save';
 
@@ -160,7 +161,9 @@ function QueueRow(props: {
               {t('queue.followUp')}
             </span>
           ) : null}
-          <span className="queue-text">{item.text}</span>
+          <span className="queue-text">
+            <UserText text={item.text} />
+          </span>
           <span className="queue-actions">
             {item.owner === 'user' ? (
               <button

@@ -40,6 +40,7 @@ import {
 } from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
 import { UserInputDecisionRow } from './decision-record.js';
+import { UserText } from './user-text.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
@@ -115,7 +116,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     <div className="session-view">
       <header className="page-header">
         <BackToInbox />
-        <h1 className="page-title">{task?.title ?? t('session.title')}</h1>
+        <h1 className="page-title">{task ? <UserText text={task.title} /> : t('session.title')}</h1>
         <span
           className="state-chip"
           data-testid="session-state"

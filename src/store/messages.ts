@@ -8,6 +8,7 @@ import { compiledStatement, constantText } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { MAX_TRANSCRIPT_PAGE } from '../wire/index.js';
 import type { TaskSessionMessagesTable } from './tables.js';
+import { createdAfter, splitPage, type CreatedCursor } from './keyset.js';
 
 export type MessageRecord = Omit<TaskSessionMessagesTable, 'metadata' | 'requests_input'> & {
   metadata: Metadata;
@@ -161,10 +162,7 @@ const messagesByPendingIdStatement = compiledStatement(
 );
 
 /** Position in a transcript: the last row a page ended on. */
-export interface TranscriptCursor {
-  createdAt: string;
-  id: string;
-}
+export type TranscriptCursor = CreatedCursor;
 
 export interface TranscriptPage {
   messages: MessageRecord[];
@@ -186,22 +184,12 @@ export async function transcriptPage(
     .selectAll()
     .where('task_session_id', '=', sessionId);
   const after = options.after;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
-  // One extra row tells whether another page exists without a count query.
+  if (after) query = query.where(createdAfter(after));
   const rows = await query
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit + 1)
     .execute();
-  const page = rows.slice(0, limit).map(toMessageRecord);
-  const last = page.at(-1);
-  const next = rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : null;
-  return { messages: page, next };
+  const page = splitPage(rows, limit);
+  return { messages: page.rows.map(toMessageRecord), next: page.next };
 }

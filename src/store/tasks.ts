@@ -2,6 +2,7 @@
 import { MAX_TASK_PAGE } from '../wire/index.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
+import { createdAfter, splitPage, type CreatedCursor } from './keyset.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { SessionState, TaskSessionsTable, TasksTable, Timestamp } from './tables.js';
 import { TERMINAL_SESSION_STATES } from '../wire/index.js';
@@ -47,10 +48,7 @@ export async function listTasks(
 }
 
 /** Position in a task list: the last task a page ended on. */
-export interface TaskCursor {
-  readonly createdAt: string;
-  readonly id: string;
-}
+export type TaskCursor = CreatedCursor;
 
 export interface TaskPage {
   readonly tasks: TaskRecord[];
@@ -72,24 +70,14 @@ export async function taskPage(
   const limit = Math.max(1, Math.min(options.limit, MAX_TASK_PAGE));
   let query = ctx.db.selectFrom('tasks').selectAll().where('workspace_id', 'in', workspaceIds);
   const { after } = options;
-  if (after) {
-    query = query.where((eb) =>
-      eb.or([
-        eb('created_at', '>', after.createdAt),
-        eb.and([eb('created_at', '=', after.createdAt), eb('id', '>', after.id)]),
-      ]),
-    );
-  }
-  // One extra row tells whether another page exists without a count query.
+  if (after) query = query.where(createdAfter(after));
   const rows = await query
     .orderBy('created_at')
     .orderBy('id')
     .limit(limit + 1)
     .execute();
-  const tasks = rows.slice(0, limit);
-  const last = tasks.at(-1);
-  const next = rows.length > limit && last ? { createdAt: last.created_at, id: last.id } : null;
-  return { tasks, next };
+  const page = splitPage(rows, limit);
+  return { tasks: page.rows, next: page.next };
 }
 
 export async function createSession(

@@ -9,13 +9,12 @@
  * agent is stopped (here, or by the lease holder, told in the same write).
  */
 import { failSession } from '../store/index.js';
+import { LIVE_SESSION_STATES } from '../wire/index.js';
 import type { TurnsDeps } from './context.js';
 import { confirmLease } from './fencing.js';
 
 export const OWNER_DELETED_MESSAGE =
   'The person this agent acted for was deleted, so it no longer runs; its open questions expired.';
-
-const LIVE_STATES = ['idle', 'starting', 'running', 'waiting_for_input'] as const;
 
 /** Ends each session in turn; one that fails to end is logged, and the others still end. */
 export async function endSessionsActedFor(
@@ -39,7 +38,7 @@ async function endSession(deps: TurnsDeps, sessionId: string): Promise<void> {
   await confirmLease(deps, sessionId);
   const here = deps.host.isStarted(sessionId);
   const failed = await deps.sessions.write(sessionId, async (write) => {
-    const moved = await failSession(write.tx, sessionId, LIVE_STATES, {
+    const moved = await failSession(write.tx, sessionId, LIVE_SESSION_STATES, {
       code: 'owner_deleted',
       message: OWNER_DELETED_MESSAGE,
     });

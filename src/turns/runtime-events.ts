@@ -29,7 +29,7 @@ import {
   type MessageRecord,
   type RepoContext,
 } from '../store/index.js';
-import { storableJson, storableText } from '../wire/index.js';
+import { LIVE_SESSION_STATES, storableJson, storableText } from '../wire/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 import { writeRetrying } from './durable-write.js';
@@ -271,7 +271,7 @@ async function agentExited(
   }
   await writeRetrying(deps, sessionId, async (write) => {
     write.moved(
-      await failSession(write.tx, sessionId, ['idle', 'starting', 'running', 'waiting_for_input'], {
+      await failSession(write.tx, sessionId, LIVE_SESSION_STATES, {
         code: failure.code,
         message: storableText(failure.message),
       }),

@@ -33,6 +33,9 @@ export type SessionFailureCode = (typeof SESSION_FAILURE_CODES)[number];
 /** Sessions in these states take no more turns; their bundles are expired. */
 export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as const;
 
+/** The others: a session that may still take turns, and so may still fail. */
+export const LIVE_SESSION_STATES = ['idle', 'starting', 'running', 'waiting_for_input'] as const;
+
 export const ROW_STATUSES = ['pending', 'answered', 'rejected', 'expired', 'cancelled'] as const;
 
 /**

@@ -13,7 +13,10 @@ import type { AppEnv } from './env.js';
 import { failureResponse } from './errors.js';
 import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 
-export type UserInputRouteDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
+export type UserInputRouteDeps = Pick<
+  TurnsDeps,
+  'store' | 'userInputs' | 'userInputsElsewhere' | 'timers'
+>;
 
 export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteDeps): void {
   app.get('/api/v1/user-inputs', async (c) => {
@@ -27,7 +30,8 @@ export function registerUserInputRoutes(app: Hono<AppEnv>, deps: UserInputRouteD
     const body = await parseJsonBody(c, userInputRespondBody);
     if (!body.ok) return body.response;
     const answer = userInputAnswerOf(body.value);
-    const result = await respondToUserInput(deps, decisionCaller(c), c.req.param('id'), answer);
+    const caller = { ...decisionCaller(c), waitedMs: c.get('credentialLookupMs') };
+    const result = await respondToUserInput(deps, caller, c.req.param('id'), answer);
     return result.ok ? c.json({ request: result.request }) : failureResponse(c, result);
   });
 }

@@ -184,7 +184,7 @@ export async function useAnswerLink(
 }
 
 async function decide(
-  deps: AnswerLinkDeps,
+  deps: AnswerLinkUseDeps,
   redeemed: RedeemedAnswerLink,
   waitedMs: number,
 ): Promise<{ ok: true } | Failure> {
@@ -200,7 +200,7 @@ async function decide(
   }
   const result = await respondToUserInput(
     deps,
-    caller,
+    { ...caller, waitedMs },
     itemId,
     answer.kind === 'consent' ? { option_id: answer.option_id } : { decision: answer.decision },
   );

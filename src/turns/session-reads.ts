@@ -11,6 +11,8 @@ import {
   type TranscriptCursor,
   type TranscriptPage,
 } from '../store/index.js';
+import { EXHAUSTED, withinFreshBudget } from '../support/index.js';
+import { PRE_CLAIM_BUDGET_MS } from '../tunables.js';
 import type { HumanResponse, UserInputRespondResult, UserInputView } from '../user-input/index.js';
 import { failure, formErrorMessage, type Failure } from '../wire/index.js';
 import type { TurnsDeps } from './context.js';
@@ -51,6 +53,7 @@ async function visibleOf(
 }
 
 export type UserInputReadDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
+export type UserInputRespondDeps = UserInputReadDeps & Pick<TurnsDeps, 'timers'>;
 
 /** This replica's live requests, and (several servers) those other live replicas hold. */
 export async function visibleUserInputs(
@@ -83,39 +86,61 @@ export type UserInputResponseResult =
 /**
  * A person's answer to a consent, action or form request they can see. An agent is
  * refused before anything is looked up: it may not approve its own requests.
+ *
+ * Finding the request and reading whether the caller may see it is the
+ * answer's pre-claim part, bounded like a question's by one budget that the
+ * request's credential lookup already spent from (`waitedMs`): past it, a 503
+ * and nothing decided. Recording the decision has its own bound
+ * (`decisionRecorder`), and a forwarded answer its own wait.
  */
 export async function respondToUserInput(
-  deps: UserInputReadDeps,
-  caller: { principal: Principal; surface: DecisionSurface },
+  deps: UserInputRespondDeps,
+  caller: { principal: Principal; surface: DecisionSurface; waitedMs?: number },
   requestId: string,
   response: HumanResponse,
 ): Promise<UserInputResponseResult> {
   const responder = responderOf(caller.principal, caller.surface);
   if (!responder) return failure('person_required');
-  const notFound = failure('not_found', 'request not found');
-  const visible = async (view: UserInputView) =>
-    (await visibleOf(deps, caller.principal, [view])).length > 0;
-  let result: UserInputRespondResult;
-  const current = deps.userInputs.get(requestId);
-  if (current) {
-    if (!(await visible(current))) return notFound;
-    result = await deps.userInputs.respond(current.id, response, responder);
-  } else {
-    // Held by another replica (several servers): its registry decides, through the store.
-    const held = await deps.userInputsElsewhere?.find(requestId);
-    if (!held || !(await visible(held.view))) return notFound;
-    if (held.view.status === 'settled') return failure('already_settled');
-    const forwarded = await deps.userInputsElsewhere?.forward(
-      held.owner,
-      requestId,
-      response,
-      responder,
-    );
-    if (!forwarded) return notFound;
-    if (!forwarded.ok) return forwarded;
-    result = forwarded.applied;
+  const budgetMs = Math.max(0, PRE_CLAIM_BUDGET_MS - (caller.waitedMs ?? 0));
+  const found = await withinFreshBudget(budgetMs, deps.store.clock, deps.timers, () =>
+    findVisible(deps, caller.principal, requestId),
+  );
+  if (found === EXHAUSTED) return failure('temporarily_unavailable');
+  if (!found) return failure('not_found', 'request not found');
+  if (found.where === 'here') {
+    return respondOutcome(await deps.userInputs.respond(found.view.id, response, responder));
   }
-  return respondOutcome(result);
+  // Held by another replica (several servers): its registry decides, through the store.
+  if (found.held.view.status === 'settled') return failure('already_settled');
+  const forwarded = await deps.userInputsElsewhere?.forward(
+    found.held.owner,
+    requestId,
+    response,
+    responder,
+  );
+  if (!forwarded) return failure('not_found', 'request not found');
+  return forwarded.ok ? respondOutcome(forwarded.applied) : forwarded;
+}
+
+interface HeldElsewhere {
+  readonly view: UserInputView;
+  readonly owner: string;
+}
+
+/** The request, on this replica or another, if the principal may see its session. */
+async function findVisible(
+  deps: UserInputReadDeps,
+  principal: Principal,
+  requestId: string,
+): Promise<
+  { where: 'here'; view: UserInputView } | { where: 'elsewhere'; held: HeldElsewhere } | undefined
+> {
+  const visible = async (view: UserInputView) =>
+    (await visibleOf(deps, principal, [view])).length > 0;
+  const current = deps.userInputs.get(requestId);
+  if (current) return (await visible(current)) ? { where: 'here', view: current } : undefined;
+  const held = await deps.userInputsElsewhere?.find(requestId);
+  return held && (await visible(held.view)) ? { where: 'elsewhere', held } : undefined;
 }
 
 /** The registry's answer as the catalogue says it, the same on the owner and elsewhere. */

@@ -144,7 +144,12 @@ describe('registry requests across replicas on postgres', () => {
       logger: silentLogger,
     });
     if (options.applies !== false) bus.subscribe(across.wakes);
-    const deps = { store, userInputs: registry, userInputsElsewhere: across.elsewhere };
+    const deps = {
+      store,
+      userInputs: registry,
+      userInputsElsewhere: across.elsewhere,
+      timers: systemTimers,
+    };
     const made = { id, store, replica, bus, registry, sessions, deps, close };
     nodes.push(made);
     await eventually(() => bus.listenerState() === 'listening');

@@ -111,7 +111,7 @@ export async function turnsHarness(
   ref.turns = turns;
   ref.userInputs = userInputs;
   registerTaskRoutes(h.app, turns);
-  registerUserInputRoutes(h.app, { store: h.store, userInputs });
+  registerUserInputRoutes(h.app, { store: h.store, userInputs, timers: turns.timers });
   const pump = new RuntimeEventPump(turns);
   const request: TurnsHarness['request'] = (method, path, body, as = 'member') =>
     Promise.resolve(

@@ -13,6 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { permissionRequest } from '../support/user-input-fixtures.js';
 import { createSessionWriter } from '../../src/events/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
+import { systemTimers } from '../../src/support/timers.js';
+import { respondToUserInput } from '../../src/turns/index.js';
+import { PRE_CLAIM_BUDGET_MS } from '../../src/tunables.js';
 import { consentHandler, decisionRecorder } from '../../src/turns/user-input-bridge.js';
 import type { ConsentView } from '../../src/user-input/index.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
@@ -173,5 +176,30 @@ describe('a decision while postgres gives no reply', () => {
     expect(decisionsWatchersSee(h, sessionId)).toEqual(['reject']);
     expect(await decisionOptions()).toEqual(['reject']);
     expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
+  });
+
+  it('is refused within the pre-claim budget when finding the request gets no reply', async () => {
+    const { consent, heard } = await askConsent();
+    if (!proxy || !proxied) throw new Error('no proxy');
+    proxy.blackhole();
+    // The credential lookup in front spent all but a second of the request's one budget.
+    const leftMs = 1_000;
+    const began = performance.now();
+    const refused = await respondToUserInput(
+      { store: proxied, userInputs: h.turns.userInputs, timers: systemTimers },
+      { principal: h.principals.member, surface: 'rest', waitedMs: PRE_CLAIM_BUDGET_MS - leftMs },
+      consent.id,
+      { option_id: 'allow' },
+    );
+    const waitedMs = performance.now() - began;
+    expect(refused).toMatchObject({ ok: false, code: 'temporarily_unavailable' });
+    // At what was left of the budget, not the store's reply bound for the visibility read.
+    expect(waitedMs).toBeGreaterThanOrEqual(leftMs - 50);
+    expect(waitedMs).toBeLessThan(REPLY_MAX_MS - 1_000);
+    // Nothing decided: the request still waits, and an answer once PostgreSQL is back decides.
+    await sleep(50);
+    expect(heard()).toBeUndefined();
+    expect(h.turns.userInputs.get(consent.id)?.status).not.toBe('settled');
+    await retried(consent, began, heard);
   });
 });

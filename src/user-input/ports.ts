@@ -147,8 +147,6 @@ export interface UserInputRegistry {
   reject(requestId: string): QueueItemResult;
   /** Puts a claimed item back when its removal could not complete. */
   restoreQueued(requestId: string): QueueItemResult;
-  /** The queue driver starts a queued follow-up now (an admission attempt keyed by its ID). */
-  takeForDispatch(sessionId: string, requestId: string): QueueItemResult;
   /**
    * Resolves once no admission attempt is in flight: of `sessionId` when
    * given (a turn's end waits for its own follow-ups, not for another

@@ -374,9 +374,9 @@ describe('action follow-ups', () => {
     const action = await dueAction(ctx);
     expect(ctx.registry.get(action.id)?.status).toBe('due');
 
-    // The queue driver and a turn end race for the waiting item; only one attempt starts.
-    expect(ctx.registry.takeForDispatch('session-1', action.id)).toEqual({ ok: true });
+    // Two turn ends race for the waiting item; only one attempt starts.
     ctx.registry.turnEnded('session-1', 'failed');
+    ctx.registry.turnEnded('session-1', 'normal');
     await flush();
     expect(ctx.admissions).toHaveLength(2);
 
@@ -603,10 +603,6 @@ describe('machine-owned queue items', () => {
     });
     expect(ctx.registry.claimQueued('session-1', action.id)).toEqual({ ok: true });
     expect(ctx.registry.queuedFollowUps('session-1')).toEqual([]);
-    expect(ctx.registry.takeForDispatch('session-1', action.id)).toEqual({
-      ok: false,
-      code: 'not_queued',
-    });
     ctx.registry.turnEnded('session-1', 'normal');
     ctx.timers.advance(FOLLOW_UP_BUSY_RECHECK_MS * 4);
     await flush();

@@ -668,10 +668,6 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       return onQueueItem(null, requestId, { type: 'queueClaimReleased' });
     },
 
-    takeForDispatch(sessionId, requestId) {
-      return onQueueItem(sessionId, requestId, { type: 'takenForDispatch' });
-    },
-
     async drain(sessionId) {
       const running = () =>
         [...inFlight].flatMap(([work, of]) =>

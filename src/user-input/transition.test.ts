@@ -167,7 +167,6 @@ const EVENTS = {
   failed1: { type: 'dispatchFailed', attempt: 1 },
   failed2: { type: 'dispatchFailed', attempt: 2 },
   retryTimerElapsed: { type: 'retryTimerElapsed' },
-  takenForDispatch: { type: 'takenForDispatch' },
   queueItemClaimed: { type: 'queueItemClaimed' },
   queueClaimReleased: { type: 'queueClaimReleased' },
   queueItemRemoved: { type: 'queueItemRemoved' },
@@ -201,7 +200,6 @@ const DISPATCH_RESULTS: EventName[] = ['busy1', 'busy2', 'refused2', 'failed1', 
 const DISPATCH: EventName[] = ['accepted1', 'accepted2', 'accepted3', ...DISPATCH_RESULTS];
 const QUEUE: EventName[] = [
   'retryTimerElapsed',
-  'takenForDispatch',
   'queueItemClaimed',
   'queueClaimReleased',
   'queueItemRemoved',
@@ -245,7 +243,6 @@ const dueWaitingRow: Partial<Row> = {
   ...dueBase,
   ...same(TURNS, 'due:attempting'),
   retryTimerElapsed: 'due:attempting',
-  takenForDispatch: 'due:attempting',
   queueItemClaimed: 'due:claimed',
   queueClaimReleased: '!not_claimed',
   queueItemRemoved: 'settled|rejected',
@@ -299,7 +296,7 @@ const TABLE: Record<StateName, Row> = {
     busy2: 'due:waiting',
     failed2: 'due:waiting',
     refused2: 'settled|rejected',
-    ...same(['retryTimerElapsed', 'takenForDispatch'], '!dispatch_in_flight'),
+    retryTimerElapsed: '!dispatch_in_flight',
     queueItemClaimed: '!dispatch_in_flight',
     queueClaimReleased: '!not_claimed',
     queueItemRemoved: '!dispatch_in_flight',
@@ -309,7 +306,7 @@ const TABLE: Record<StateName, Row> = {
   dueClaimed: row('?', {
     ...dueBase,
     ...same(TURNS, '!claimed_for_removal'),
-    ...same(['retryTimerElapsed', 'takenForDispatch'], '!claimed_for_removal'),
+    retryTimerElapsed: '!claimed_for_removal',
     queueItemClaimed: '!already_claimed',
     queueClaimReleased: 'due:waiting',
     queueItemRemoved: 'settled|rejected',
@@ -627,12 +624,12 @@ describe('transition: first settlement wins', () => {
     ]);
   });
 
-  it('queue claim against the driver taking the item, either order', () => {
-    expect(replay(STATES.dueWaiting, ['queueItemClaimed', 'takenForDispatch'])).toEqual([
+  it('queue claim against a turn end starting the item, either order', () => {
+    expect(replay(STATES.dueWaiting, ['queueItemClaimed', 'turnNormal'])).toEqual([
       'due:claimed',
       '!claimed_for_removal',
     ]);
-    expect(replay(STATES.dueWaiting, ['takenForDispatch', 'queueItemClaimed'])).toEqual([
+    expect(replay(STATES.dueWaiting, ['turnNormal', 'queueItemClaimed'])).toEqual([
       'due:attempting',
       '!dispatch_in_flight',
     ]);

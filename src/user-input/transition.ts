@@ -539,9 +539,6 @@ export function transition(state: UserInputState, event: UserInputEvent): Transi
       return state.phase === 'waiting'
         ? startAttempt(state, [])
         : ignore(state.phase === 'attempting' ? 'dispatch_in_flight' : 'claimed_for_removal');
-    case 'takenForDispatch':
-      if (state.status !== 'due') return ignore('not_due');
-      return nudge(state);
     case 'queueItemClaimed':
     case 'queueClaimReleased':
     case 'queueItemRemoved':

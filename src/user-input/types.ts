@@ -236,7 +236,6 @@ export type UserInputEvent =
   | { type: 'dispatchRefused'; attempt: number }
   | { type: 'dispatchFailed'; attempt: number }
   | { type: 'retryTimerElapsed' }
-  | { type: 'takenForDispatch' }
   | { type: 'queueItemClaimed' }
   | { type: 'queueClaimReleased' }
   | { type: 'queueItemRemoved' }

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { RepoContext } from './context.js';
+import { archiveDecisions } from './decisions.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { MessageQueueTable } from './tables.js';
 import type { SessionRecord } from './tasks.js';
@@ -153,10 +154,12 @@ export interface DeletedSessions {
   readonly workspaceId: string;
 }
 
+/** The session and its rows, its decisions kept for the log (`archiveDecisions`). */
 export async function deleteSessionRow(
   ctx: RepoContext,
   sessionId: string,
 ): Promise<DeletedSessions | undefined> {
+  await archiveDecisions(ctx, { sessionId });
   const session = await ctx.db
     .deleteFrom('task_sessions')
     .where('id', '=', sessionId)
@@ -171,11 +174,15 @@ export async function deleteSessionRow(
   return { sessions: [session], workspaceId: task.workspace_id };
 }
 
-/** The task and its sessions (each returned as it was); `undefined` if the task is gone. */
+/**
+ * The task and its sessions (each returned as it was), their decisions kept
+ * for the log; `undefined` if the task is gone.
+ */
 export async function deleteTaskRow(
   ctx: RepoContext,
   taskId: string,
 ): Promise<DeletedSessions | undefined> {
+  await archiveDecisions(ctx, { taskId });
   // The sessions first, to say which went: the task's delete would take them along unseen.
   const sessions = await ctx.db
     .deleteFrom('task_sessions')

@@ -17,7 +17,7 @@ import {
   type DecisionKind,
 } from '../wire/index.js';
 import type { Metadata, RepoContext } from './context.js';
-import { toMessageRecord, type MessageRecord } from './messages.js';
+import { MESSAGE_COLUMNS, toMessageRecord, type MessageRecord } from './messages.js';
 
 export interface DecisionCursor {
   readonly updatedAt: string;
@@ -27,6 +27,8 @@ export interface DecisionCursor {
 export interface DecisionRow {
   readonly message: MessageRecord;
   readonly taskTitle: string;
+  /** Kept from a deleted session (`archiveDecisions`). */
+  readonly sessionDeleted: boolean;
 }
 
 export interface DecisionPage {
@@ -59,78 +61,119 @@ function oneOf(expression: RawBuilder<string | null>, values: readonly string[])
   return sql<SqlBool>`${expression} IN (${sql.join(values.map(constantText))})`;
 }
 
+/** Which transcript rows record a person's decision (alias `m`). */
+function isDecision(ctx: RepoContext): RawBuilder<SqlBool> {
+  const responder = ctx.dialect.metadataText('responded_by', 'm');
+  const kind = ctx.dialect.metadataText('kind', 'm');
+  const status = ctx.dialect.metadataText('status', 'm');
+  return sql<SqlBool>`${responder} IS NOT NULL AND (
+    (m.type = ${constantText(USER_INPUT_DECISION_TYPE)} AND ${oneOf(kind, USER_INPUT_DECISION_KINDS)})
+    OR (m.type = ${constantText(CLARIFICATION_TYPE)} AND ${oneOf(status, DECIDED_QUESTION_STATUSES)}))`;
+}
+
+const LIVE_COLUMNS = MESSAGE_COLUMNS.map((column) => `m.${column}` as const);
+
+/**
+ * Keeps the decisions of the sessions `where` names before their rows go:
+ * the log records who decided what, and a deleted task or session must not
+ * take that with it. Call it in the deleting transaction.
+ */
+export async function archiveDecisions(
+  ctx: RepoContext,
+  where: { readonly sessionId: string } | { readonly taskId: string },
+): Promise<void> {
+  const decisions = ctx.db
+    .selectFrom('task_session_messages as m')
+    .innerJoin('tasks as t', 't.id', 'm.task_id')
+    .select([...LIVE_COLUMNS, 't.workspace_id', 't.title as task_title'])
+    .select(sql.val(ctx.clock.timestamp()).as('archived_at'))
+    .where(isDecision(ctx))
+    .where(
+      'sessionId' in where
+        ? sql<SqlBool>`m.task_session_id = ${where.sessionId}`
+        : sql<SqlBool>`m.task_id = ${where.taskId}`,
+    );
+  await ctx.db
+    .insertInto('decision_archive')
+    .columns([...MESSAGE_COLUMNS, 'workspace_id', 'task_title', 'archived_at'])
+    .expression(decisions)
+    // Two deletes of one session at once: the first to commit kept them.
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .execute();
+}
+
+/**
+ * A page of the log: the decisions still in transcripts and those kept from
+ * deleted sessions, one ordering over both. Which rows are decisions, and the
+ * filters, are applied in SQL.
+ */
 export async function decisionPage(
   ctx: RepoContext,
   reader: DecisionReader,
   options: { before?: DecisionCursor | undefined; limit: number; filter?: DecisionFilter },
 ): Promise<DecisionPage> {
-  const responder = ctx.dialect.metadataText('responded_by', 'm');
   const filter = options.filter ?? {};
-  let query = ctx.db
+  const live = ctx.db
     .selectFrom('task_session_messages as m')
     .innerJoin('tasks as t', 't.id', 'm.task_id')
-    .selectAll('m')
-    .select('t.title as task_title')
-    .where(sql<SqlBool>`${responder} IS NOT NULL`)
-    .where((eb) =>
-      eb.or([
-        eb.and([
-          eb('m.type', '=', constantText(USER_INPUT_DECISION_TYPE)),
-          oneOf(ctx.dialect.metadataText('kind', 'm'), USER_INPUT_DECISION_KINDS),
-        ]),
-        eb.and([
-          eb('m.type', '=', constantText(CLARIFICATION_TYPE)),
-          oneOf(ctx.dialect.metadataText('status', 'm'), DECIDED_QUESTION_STATUSES),
-        ]),
-      ]),
-    );
+    .select([...LIVE_COLUMNS, 't.workspace_id', 't.title as task_title'])
+    .select(sql.lit(0).as('archived'))
+    .where(isDecision(ctx));
+  const archived = ctx.db
+    .selectFrom('decision_archive as m')
+    .select([...LIVE_COLUMNS, 'm.workspace_id', 'm.task_title'])
+    .select(sql.lit(1).as('archived'));
+  let query = ctx.db.selectFrom(live.unionAll(archived).as('d')).selectAll('d');
   if (reader.kind === 'agent') {
-    query = query.where('m.task_session_id', '=', reader.sessionId);
+    query = query.where('d.task_session_id', '=', reader.sessionId);
   } else {
     query = query.where((eb) =>
       eb.exists(
         eb
           .selectFrom('workspace_members as wm')
           .select('wm.user_id')
-          .whereRef('wm.workspace_id', '=', 't.workspace_id')
+          .whereRef('wm.workspace_id', '=', 'd.workspace_id')
           .where('wm.user_id', '=', reader.userId),
       ),
     );
   }
-  if (filter.taskId !== undefined) query = query.where('m.task_id', '=', filter.taskId);
+  if (filter.taskId !== undefined) query = query.where('d.task_id', '=', filter.taskId);
   if (filter.kind === 'question') {
-    query = query.where('m.type', '=', constantText(CLARIFICATION_TYPE));
+    query = query.where('d.type', '=', constantText(CLARIFICATION_TYPE));
   } else if (filter.kind !== undefined) {
-    const kind = ctx.dialect.metadataText('kind', 'm');
+    const kind = ctx.dialect.metadataText('kind', 'd');
     query = query
-      .where('m.type', '=', constantText(USER_INPUT_DECISION_TYPE))
+      .where('d.type', '=', constantText(USER_INPUT_DECISION_TYPE))
       .where(sql<SqlBool>`${kind} = ${filter.kind}`);
   }
   if (filter.userId !== undefined) {
-    const decider = ctx.dialect.metadataFieldText('responded_by', 'user_id', 'm');
+    const decider = ctx.dialect.metadataFieldText('responded_by', 'user_id', 'd');
     query = query.where(sql<SqlBool>`${decider} = ${filter.userId}`);
   }
-  if (filter.since !== undefined) query = query.where('m.updated_at', '>=', filter.since);
-  if (filter.until !== undefined) query = query.where('m.updated_at', '<', filter.until);
+  if (filter.since !== undefined) query = query.where('d.updated_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('d.updated_at', '<', filter.until);
   const before = options.before;
   if (before) {
     query = query.where((eb) =>
       eb.or([
-        eb('m.updated_at', '<', before.updatedAt),
-        eb.and([eb('m.updated_at', '=', before.updatedAt), eb('m.id', '<', before.id)]),
+        eb('d.updated_at', '<', before.updatedAt),
+        eb.and([eb('d.updated_at', '=', before.updatedAt), eb('d.id', '<', before.id)]),
       ]),
     );
   }
   // One extra row tells whether another page exists without a count query.
   const found = await query
-    .orderBy('m.updated_at', 'desc')
-    .orderBy('m.id', 'desc')
+    .orderBy('d.updated_at', 'desc')
+    .orderBy('d.id', 'desc')
     .limit(options.limit + 1)
     .execute();
-  const rows = found.slice(0, options.limit).map(({ task_title: taskTitle, ...row }) => ({
-    message: toMessageRecord(row),
-    taskTitle,
-  }));
+  const rows = found
+    .slice(0, options.limit)
+    .map(({ task_title: taskTitle, workspace_id: _workspace, archived, ...row }) => ({
+      message: toMessageRecord(row),
+      taskTitle,
+      sessionDeleted: archived === 1,
+    }));
   const last = rows.at(-1)?.message;
   const next =
     found.length > options.limit && last ? { updatedAt: last.updated_at, id: last.id } : null;

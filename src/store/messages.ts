@@ -55,7 +55,7 @@ export async function appendMessage(ctx: RepoContext, input: NewMessage): Promis
   return toMessageRecord(row);
 }
 
-const MESSAGE_COLUMNS = [
+export const MESSAGE_COLUMNS = [
   'id',
   'task_session_id',
   'task_id',

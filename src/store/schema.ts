@@ -123,6 +123,27 @@ const TABLES: readonly SchemaStep[] = [
     )`,
   },
   {
+    // The decision log outlives a deleted session (`decisions.ts`): no keys to the gone rows.
+    name: 'table decision_archive',
+    ddl: `CREATE TABLE IF NOT EXISTS decision_archive (
+      id TEXT PRIMARY KEY,
+      task_session_id TEXT NOT NULL,
+      task_id TEXT NOT NULL,
+      turn_id TEXT NOT NULL,
+      author_type TEXT NOT NULL,
+      type TEXT NOT NULL,
+      content TEXT NOT NULL,
+      metadata TEXT NOT NULL DEFAULT '{}',
+      requests_input INTEGER NOT NULL DEFAULT 0,
+      admission_key TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL,
+      workspace_id TEXT NOT NULL,
+      task_title TEXT NOT NULL,
+      archived_at TEXT NOT NULL
+    )`,
+  },
+  {
     name: 'table message_queue',
     ddl: `CREATE TABLE IF NOT EXISTS message_queue (
       id TEXT PRIMARY KEY,
@@ -297,6 +318,7 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
       'ON task_session_messages (task_session_id, admission_key) WHERE admission_key IS NOT NULL',
   },
   index('idx_message_queue_session', 'message_queue (task_session_id, position)'),
+  index('idx_decision_archive_workspace', 'decision_archive (workspace_id, updated_at, id)'),
   { name: `index ${OPEN_TURNS_INDEX}`, ddl: OPEN_TURNS_INDEX_DDL },
   index('idx_answer_links_user', 'answer_links (user_id)'),
   index('idx_answer_links_session', 'answer_links (task_session_id)'),

@@ -132,6 +132,17 @@ export interface TaskSessionMessagesTable {
   updated_at: Timestamp;
 }
 
+/**
+ * A decision whose session was deleted: its transcript row as it was, with
+ * what the log needs of the gone task (its workspace, which says who may read
+ * it, and its title). Written by the deleting transaction; never changed.
+ */
+export interface DecisionArchiveTable extends TaskSessionMessagesTable {
+  workspace_id: string;
+  task_title: string;
+  archived_at: Timestamp;
+}
+
 export interface MessageQueueTable {
   id: string;
   task_session_id: string;
@@ -287,6 +298,7 @@ export interface Database {
   task_sessions: TaskSessionsTable;
   task_session_turns: TaskSessionTurnsTable;
   task_session_messages: TaskSessionMessagesTable;
+  decision_archive: DecisionArchiveTable;
   message_queue: MessageQueueTable;
   answer_links: AnswerLinksTable;
   server_keys: ServerKeysTable;

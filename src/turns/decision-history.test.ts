@@ -19,7 +19,7 @@ function row(type: string, metadata: Record<string, unknown>): DecisionRow {
     created_at: '2026-01-01T00:00:00.000000000Z',
     updated_at: '2026-01-01T00:00:09.000000000Z',
   };
-  return { message, taskTitle: 'Fix the build' };
+  return { message, taskTitle: 'Fix the build', sessionDeleted: false };
 }
 
 const question = {
@@ -46,6 +46,7 @@ describe('decisionEntryOf', () => {
       session_id: 's1',
       task_id: 't1',
       task_title: 'Fix the build',
+      session_deleted: false,
       kind: 'question',
       subject: 'Which config?',
       outcome: 'answered',

@@ -94,6 +94,7 @@ export function decisionEntryOf(row: DecisionRow): DecisionEntry | undefined {
     session_id: message.task_session_id,
     task_id: message.task_id,
     task_title: row.taskTitle,
+    session_deleted: row.sessionDeleted,
     ...decided,
     responded_by: respondedBy,
     decided_at: text(meta.responded_at) || message.updated_at,

@@ -28,6 +28,8 @@ export const decisionEntry = z
     session_id: z.string(),
     task_id: z.string(),
     task_title: z.string(),
+    /** The session was deleted since; its decisions stay in the log, its transcript is gone. */
+    session_deleted: z.boolean(),
     kind: z.enum(DECISION_KINDS),
     /** The question's prompt, or the consent, action or form request's title. */
     subject: z.string(),

@@ -191,6 +191,7 @@ function entry(n: number, extra: Partial<DecisionEntry> = {}): DecisionEntry {
     session_id: 's-1',
     task_id: 't-1',
     task_title: 'Fix the build',
+    session_deleted: false,
     kind: 'question',
     subject: 'Which file?',
     outcome: 'answered',

@@ -321,4 +321,28 @@ describe('the inbox as a triage tool, in Chromium', () => {
       .toEqual(['question']);
     await context.close();
   });
+
+  it('keeps a deleted task’s decisions in the log, marked, with nothing to open', async () => {
+    const { world } = suite;
+    const tasks = await api<{ tasks: { id: string; title: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/tasks',
+    );
+    const inline = tasks.tasks.find((task) => task.title === 'Inline question');
+    if (!inline) throw new Error('the first test’s task is missing');
+    await api(world, 'DELETE', `/api/v1/tasks/${inline.id}`);
+    const { context, page } = await suite.desktop();
+    await page.goto(`${world.origin}/decisions`);
+    await page.getByTestId('filter-kind').selectOption('question');
+    const kept = page.getByTestId('decision-session-deleted');
+    await kept.first().waitFor(WAIT);
+    expect(await kept.allTextContents()).toEqual(['Inline question (session deleted)']);
+    await expect
+      .poll(() =>
+        page.locator('[data-testid="decision-item"] a', { hasText: 'Inline question' }).count(),
+      )
+      .toBe(0);
+    await context.close();
+  });
 });

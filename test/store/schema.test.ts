@@ -31,6 +31,7 @@ const TABLES = [
   'task_sessions',
   'task_session_turns',
   'task_session_messages',
+  'decision_archive',
   'message_queue',
   'answer_links',
   'server_keys',

@@ -142,15 +142,22 @@ function DecisionItem({ entry }: { entry: DecisionEntry }) {
         <time dateTime={entry.decided_at} title={when.toLocaleString(i18n.resolvedLanguage)}>
           {when.toLocaleString(i18n.resolvedLanguage, { dateStyle: 'short', timeStyle: 'short' })}
         </time>{' '}
-        <a
-          href={`/sessions/${encodeURIComponent(entry.session_id)}`}
-          onClick={(event) => {
-            event.preventDefault();
-            navigate(`/sessions/${encodeURIComponent(entry.session_id)}`);
-          }}
-        >
-          <UserText text={entry.task_title} />
-        </a>
+        {entry.session_deleted ? (
+          // Its transcript is gone: the log keeps the decision, with nothing to open.
+          <span data-testid="decision-session-deleted">
+            <UserText text={entry.task_title} /> {t('decisions.sessionDeleted')}
+          </span>
+        ) : (
+          <a
+            href={`/sessions/${encodeURIComponent(entry.session_id)}`}
+            onClick={(event) => {
+              event.preventDefault();
+              navigate(`/sessions/${encodeURIComponent(entry.session_id)}`);
+            }}
+          >
+            <UserText text={entry.task_title} />
+          </a>
+        )}
       </p>
       <p className="decision-subject">
         <span className="chip">{t(`decisions.kind.${entry.kind}`)}</span>{' '}

@@ -293,6 +293,7 @@ export const de: Catalog = {
     retry: 'Erneut versuchen',
     more: 'Ältere Entscheidungen zeigen',
     remembered: '(durch ein früheres „Immer erlauben“)',
+    sessionDeleted: '(Sitzung gelöscht)',
     kind: { question: 'Frage', consent: 'Erlaubnis', action: 'Aktion', form: 'Formular' },
     outcome: {
       answered: 'Beantwortet',

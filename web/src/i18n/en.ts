@@ -286,6 +286,7 @@ export const en = {
     retry: 'Try again',
     more: 'Show older decisions',
     remembered: '(by an earlier “Always allow”)',
+    sessionDeleted: '(session deleted)',
     kind: { question: 'Question', consent: 'Permission', action: 'Action', form: 'Form' },
     outcome: {
       answered: 'Answered',

@@ -287,6 +287,7 @@ export const ja: Catalog = {
     retry: '再試行',
     more: '古い決定を表示',
     remembered: '(以前の「常に許可」による)',
+    sessionDeleted: '(セッション削除済み)',
     kind: { question: '質問', consent: '許可', action: 'アクション', form: 'フォーム' },
     outcome: {
       answered: '回答済み',

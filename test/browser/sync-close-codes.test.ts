@@ -59,6 +59,8 @@ function fakeApi(me: () => Promise<ApiResult<Me>>): ApiClient {
     sendMessage: unused,
     queue: () => ok({ items: [] }),
     removeQueued: unused,
+    clearQueue: unused,
+    reorderQueue: unused,
     editQueued: unused,
     userInputs: () => ok({ requests: [] }),
     respondUserInput: unused,

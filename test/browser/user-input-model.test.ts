@@ -328,6 +328,8 @@ function fakeApi(snapshot: () => Snapshot): ApiClient {
     sendMessage: () => Promise.reject(new Error('unused')),
     queue: () => ok({ items: [] }),
     removeQueued: () => Promise.reject(new Error('unused')),
+    clearQueue: () => Promise.reject(new Error('unused')),
+    reorderQueue: () => Promise.reject(new Error('unused')),
     editQueued: () => Promise.reject(new Error('unused')),
     userInputs: snapshot,
     respondUserInput: () => Promise.reject(new Error('unused')),

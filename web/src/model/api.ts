@@ -62,6 +62,13 @@ export interface ApiClient {
   ): Promise<ApiResult<AdmissionOutcome>>;
   queue(sessionId: string): Promise<ApiResult<{ items: QueueItemView[] }>>;
   removeQueued(sessionId: string, itemId: string): Promise<ApiResult<unknown>>;
+  /** People's messages and due follow-ups alike; `removed` lists what went. */
+  clearQueue(sessionId: string): Promise<ApiResult<{ removed: QueueItemView[] }>>;
+  /** `ids`: every queued person's message exactly once, else 400 `invalid_request`. */
+  reorderQueue(
+    sessionId: string,
+    ids: readonly string[],
+  ): Promise<ApiResult<{ items: UserQueueItem[] }>>;
   /** Only a person's own items; follow-ups are not editable. */
   editQueued(
     sessionId: string,
@@ -164,6 +171,13 @@ export function createApiClient(
     removeQueued: (sessionId, itemId) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
         method: 'DELETE',
+      }),
+    clearQueue: (sessionId) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue`, { method: 'DELETE' }),
+    reorderQueue: (sessionId, ids) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/order`, {
+        method: 'PUT',
+        body: JSON.stringify({ ids }),
       }),
     editQueued: (sessionId, itemId, text) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {

@@ -1,9 +1,10 @@
 /**
  * The session queue (DESIGN §7): people's queued messages, editable and
  * removable, and follow-ups the server owns for an answered action, marked
- * with a chip, removable but never editable. The server decides what is
- * queued; this lists it again whenever the session's `revision` moves: any
- * session change, `queue.changed` among them (a message queued, edited,
+ * with a chip, removable but never editable. People's messages move up and
+ * down (`queue-controls.tsx`). The server decides
+ * what is queued; this lists it again whenever the session's `revision`
+ * moves: any session change, `queue.changed` among them (a message queued, edited,
  * reordered or removed by anyone, or taken when its turn starts).
  *
  * An edit under way belongs to the list, not to its row: when its message
@@ -13,8 +14,11 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import { useQueueMove } from '../hooks/use-queue-move.js';
 import { isEmptyMessage } from '../model/composer-draft.js';
+import { movedOrder, type MoveDirection } from '../model/queue-controls.js';
 import type { QueueItemView } from '../model/types.js';
+import { QueueMoveButtons } from './queue-controls.js';
 import { UserText } from './user-text.js';
 
 type ItemError = 'remove' | 'save';
@@ -71,22 +75,32 @@ export function SessionQueue({
     void load();
   }, [load, revision]);
 
+  const list = useRef<HTMLUListElement>(null);
+  const { move, failure: moveFailure } = useQueueMove(sessionId, items, load, list);
+
   if (items.length === 0 && !editLost) return null;
   return (
     <section className="queue" aria-label={t('queue.title')} data-testid="queue">
       <h2 className="section-title">{t('queue.title')}</h2>
+      {moveFailure ? (
+        <p className="error queue-error" role="alert" data-testid="queue-move-error">
+          {t(`queue.moveFailed.${moveFailure}`)}
+        </p>
+      ) : null}
       {editLost ? (
         <p className="error queue-error" role="alert" data-testid="queue-edit-lost">
           {t('userInput.queue.editLost')}
         </p>
       ) : null}
-      <ul>
+      <ul ref={list}>
         {items.map((item) => (
           <QueueRow
             key={item.id}
             sessionId={sessionId}
             item={item}
             reload={load}
+            canMove={(direction) => movedOrder(items, item.id, direction) !== undefined}
+            onMove={(direction) => void move(item.id, direction)}
             edit={edit?.itemId === item.id ? edit : undefined}
             onEdit={(next) => {
               if (next) setEditLost(false);
@@ -104,6 +118,8 @@ function QueueRow(props: {
   sessionId: string;
   item: QueueItemView;
   reload: () => Promise<void>;
+  canMove: (direction: MoveDirection) => boolean;
+  onMove: (direction: MoveDirection) => void;
   /** Set while this row's message is being edited. */
   edit: Edit | undefined;
   onEdit: (edit: Edit | undefined) => void;
@@ -165,6 +181,14 @@ function QueueRow(props: {
             <UserText text={item.text} />
           </span>
           <span className="queue-actions">
+            {item.owner === 'user' ? (
+              <QueueMoveButtons
+                text={item.text}
+                canMoveUp={props.canMove('up')}
+                canMoveDown={props.canMove('down')}
+                onMove={props.onMove}
+              />
+            ) : null}
             {item.owner === 'user' ? (
               <button
                 type="button"

@@ -139,6 +139,18 @@ export const de: Catalog = {
     empty: 'Nichts in der Warteschlange.',
     remove: 'Entfernen',
     followUp: 'Nachfassen',
+    moveUp: 'Nach oben',
+    moveDown: 'Nach unten',
+    moveUpNamed: 'Nach oben: {{text}}',
+    moveDownNamed: 'Nach unten: {{text}}',
+    moveFailed: {
+      raced:
+        'Nicht verschoben: Die Warteschlange hat sich inzwischen geändert (eine Nachricht wurde gesendet, hinzugefügt oder entfernt). So sieht sie jetzt aus; verschiebe die Nachricht noch einmal, wenn du das weiterhin willst.',
+      gone: 'Nicht verschoben: Diese Sitzung gibt es nicht mehr.',
+      unreachable:
+        'Keine Antwort vom Server: Die Nachricht wurde vielleicht nicht verschoben. Unten steht, was der Server zuletzt gezeigt hat; versuche es noch einmal.',
+      failed: 'Nicht verschoben: Der Server konnte es gerade nicht tun. Versuche es noch einmal.',
+    },
   },
   clarification: {
     needed: 'Rückfrage',

@@ -137,6 +137,18 @@ export const en = {
     empty: 'Nothing queued.',
     remove: 'Remove',
     followUp: 'Follow-up',
+    moveUp: 'Move up',
+    moveDown: 'Move down',
+    moveUpNamed: 'Move up: {{text}}',
+    moveDownNamed: 'Move down: {{text}}',
+    moveFailed: {
+      raced:
+        'Not moved: the queue changed meanwhile (a message was sent, added or removed). This is the queue as it is now; move the message again if you still want to.',
+      gone: 'Not moved: this session no longer exists.',
+      unreachable:
+        'No answer from the server: the message may not have been moved. Below is what the server showed last; try again.',
+      failed: 'Not moved: the server could not do it just now. Try again.',
+    },
   },
   clarification: {
     needed: 'Clarification needed',

@@ -1,16 +1,22 @@
 /**
- * The queue's Move up and Move down, in Debian's Chromium against a real
- * server, with a second tab that only watches: a reorder done by keyboard
- * keeps focus on the moved message and shows in the other tab; a reorder
- * that loses a race (someone removed a message meanwhile) is refused by the
- * server, refetched and told, and changes nothing. A test-played agent keeps
- * the turn open, so messages stay queued.
+ * The queue's Clear and Move up / Move down, in Debian's Chromium against a
+ * real server, with a second tab that only watches: a reorder done by
+ * keyboard keeps focus on the moved message and shows in the other tab; a
+ * reorder that loses a race (someone removed a message meanwhile) is
+ * refused by the server, refetched and told, and changes nothing; Clear
+ * asks first, in the page, and a cancelled confirmation (button or Escape)
+ * changes nothing, while a confirmed one empties the queue for everyone. A
+ * test-played agent keeps the turn open, so messages stay queued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { TestHost } from '../support/test-host.js';
+import { overflowsHorizontally, smallTargets } from './support/clarification-pages.js';
 import {
   api,
+  ARTIFACTS,
   launchChromium,
   startWorld,
   type CreatedTask,
@@ -18,6 +24,7 @@ import {
 } from './support/harness.js';
 
 const WAIT = { timeout: 30_000 };
+const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
 
 function items(page: Page): Locator {
   return page.locator('[data-testid="queue-item"][data-owner="user"]');
@@ -44,13 +51,25 @@ function focused(page: Page): Promise<string | null> {
   );
 }
 
-describe('reordering the session queue', () => {
+/** The serious and critical findings of axe on what the page shows now. */
+async function audit(page: Page): Promise<string[]> {
+  await page.addScriptTag({ path: AXE });
+  const violations = await page.evaluate<{ id: string; impact: string | null }[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)`,
+  );
+  return violations
+    .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
+    .map((violation) => violation.id);
+}
+
+describe('clearing and reordering the session queue', () => {
   let world: World;
   let browser: Browser;
   const host = new TestHost();
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
     [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
   });
 
@@ -87,11 +106,14 @@ describe('reordering the session queue', () => {
   }
 
   /** Two tabs of one signed-in browser on the session, both live. */
-  async function twoTabs(sessionId: string): Promise<[Page, Page]> {
+  async function twoTabs(
+    sessionId: string,
+    options: Parameters<Browser['newContext']>[0] = {},
+  ): Promise<[Page, Page]> {
     const link = new URL(
       (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
     );
-    const context = await browser.newContext({ locale: 'en-US' });
+    const context = await browser.newContext({ locale: 'en-US', ...options });
     context.setDefaultTimeout(30_000);
     contexts.push(context);
     const acting = await context.newPage();
@@ -176,5 +198,86 @@ describe('reordering the session queue', () => {
     await lists(watching, ['c', 'a']);
     await told.waitFor({ state: 'detached', ...WAIT });
     expect(held).toBe(2);
+  });
+
+  it('asks before clearing; Cancel and Escape change nothing and give focus back', async () => {
+    const ids = await busySession('Clear cancelled', ['p', 'q']);
+    const sessionId = ids.session ?? '';
+    // The app's CSP refuses an injected script; only the audit needs this.
+    const [page, watching] = await twoTabs(sessionId, { bypassCSP: true });
+    await lists(page, ['p', 'q']);
+    await lists(watching, ['p', 'q']);
+
+    const clear = page.getByRole('button', { name: 'Clear queue' });
+    const confirm = page.getByRole('group', { name: 'Confirm clearing the queue' });
+    await clear.click();
+    await confirm.waitFor(WAIT);
+    await expect(confirm.getByTestId('queue-clear-messages').textContent()).resolves.toBe(
+      'Queued messages removed: 2',
+    );
+    await expect(confirm.getByTestId('queue-clear-follow-ups').count()).resolves.toBe(0);
+    await expect.poll(() => focused(page), WAIT).toBe('queue-clear-cancel');
+    await expect(audit(page)).resolves.toEqual([]);
+
+    await page.keyboard.press('Enter');
+    await confirm.waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(() => focused(page), WAIT).toBe('queue-clear');
+
+    await page.keyboard.press('Enter');
+    await confirm.waitFor(WAIT);
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(() => focused(page), WAIT).toBe('queue-clear');
+
+    await expect(serverQueue(sessionId)).resolves.toEqual(['p', 'q']);
+    await lists(page, ['p', 'q']);
+    await lists(watching, ['p', 'q']);
+  });
+
+  it('clears the queue once confirmed, for every tab, and nothing of it is sent', async () => {
+    const ids = await busySession('Clear confirmed', ['x', 'y']);
+    const sessionId = ids.session ?? '';
+    const [page, watching] = await twoTabs(sessionId);
+    await lists(page, ['x', 'y']);
+    await lists(watching, ['x', 'y']);
+
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    await page.getByRole('button', { name: 'Remove all' }).click();
+    await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    await watching.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    await expect(serverQueue(sessionId)).resolves.toEqual([]);
+
+    // The turn ends with nothing queued: the agent is not prompted again.
+    const prompts = host.prompts.filter((p) => p.sessionId === sessionId).length;
+    host.endTurn(sessionId);
+    await expect
+      .poll(
+        () =>
+          api<{ sessions: { id: string; state: string }[] }>(
+            world,
+            'GET',
+            `/api/v1/tasks/${ids.task ?? ''}/sessions`,
+          ).then((reply) => reply.sessions.find((session) => session.id === sessionId)?.state),
+        WAIT,
+      )
+      .toBe('idle');
+    expect(host.prompts.filter((p) => p.sessionId === sessionId)).toHaveLength(prompts);
+  });
+
+  it('fits a phone: no sideways scroll, 44 px targets, the confirmation included', async () => {
+    const long = `${'A long queued instruction that goes on and on '.repeat(4)}end`;
+    const ids = await busySession('Queue on a phone', [long, 'short']);
+    const [page] = await twoTabs(ids.session ?? '', {
+      viewport: { width: 390, height: 844 },
+      hasTouch: true,
+      isMobile: true,
+      deviceScaleFactor: 2,
+    });
+    await lists(page, [long, 'short']);
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    await page.getByTestId('queue-clear-confirm').waitFor(WAIT);
+    await page.getByTestId('queue').screenshot({ path: `${ARTIFACTS}/queue-controls-phone.png` });
+    await expect(overflowsHorizontally(page)).resolves.toBe(false);
+    await expect(smallTargets(page, 'queue')).resolves.toEqual([]);
   });
 });

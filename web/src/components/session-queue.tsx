@@ -2,7 +2,7 @@
  * The session queue (DESIGN §7): people's queued messages, editable and
  * removable, and follow-ups the server owns for an answered action, marked
  * with a chip, removable but never editable. People's messages move up and
- * down (`queue-controls.tsx`). The server decides
+ * down; Clear empties the queue (`queue-controls.tsx`). The server decides
  * what is queued; this lists it again whenever the session's `revision`
  * moves: any session change, `queue.changed` among them (a message queued, edited,
  * reordered or removed by anyone, or taken when its turn starts).
@@ -18,7 +18,7 @@ import { useQueueMove } from '../hooks/use-queue-move.js';
 import { isEmptyMessage } from '../model/composer-draft.js';
 import { movedOrder, type MoveDirection } from '../model/queue-controls.js';
 import type { QueueItemView } from '../model/types.js';
-import { QueueMoveButtons } from './queue-controls.js';
+import { QueueClear, QueueMoveButtons } from './queue-controls.js';
 import { UserText } from './user-text.js';
 
 type ItemError = 'remove' | 'save';
@@ -81,7 +81,10 @@ export function SessionQueue({
   if (items.length === 0 && !editLost) return null;
   return (
     <section className="queue" aria-label={t('queue.title')} data-testid="queue">
-      <h2 className="section-title">{t('queue.title')}</h2>
+      <div className="queue-header">
+        <h2 className="section-title">{t('queue.title')}</h2>
+        {items.length > 0 ? <QueueClear sessionId={sessionId} items={items} reload={load} /> : null}
+      </div>
       {moveFailure ? (
         <p className="error queue-error" role="alert" data-testid="queue-move-error">
           {t(`queue.moveFailed.${moveFailure}`)}

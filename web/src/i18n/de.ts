@@ -139,6 +139,19 @@ export const de: Catalog = {
     empty: 'Nichts in der Warteschlange.',
     remove: 'Entfernen',
     followUp: 'Nachfassen',
+    clear: 'Warteschlange leeren',
+    clearLabel: 'Leeren der Warteschlange bestätigen',
+    clearConfirm: 'Warteschlange leeren? Was entfernt wird, wird nicht gesendet.',
+    clearMessages: 'Wartende Nachrichten, die entfernt werden: {{count}}',
+    clearFollowUps:
+      'Nachfassnachrichten, die entfernt und nicht für dich gesendet werden (deine Antworten auf ihre Aktionen bleiben): {{count}}',
+    clearYes: 'Alle entfernen',
+    clearFailed: {
+      gone: 'Nicht geleert: Diese Sitzung gibt es nicht mehr.',
+      unreachable:
+        'Keine Antwort vom Server: Die Warteschlange wurde vielleicht nicht geleert. Unten steht, was der Server zuletzt gezeigt hat; versuche es noch einmal.',
+      failed: 'Nicht geleert: Der Server konnte es gerade nicht tun. Versuche es noch einmal.',
+    },
     moveUp: 'Nach oben',
     moveDown: 'Nach unten',
     moveUpNamed: 'Nach oben: {{text}}',

@@ -137,6 +137,19 @@ export const en = {
     empty: 'Nothing queued.',
     remove: 'Remove',
     followUp: 'Follow-up',
+    clear: 'Clear queue',
+    clearLabel: 'Confirm clearing the queue',
+    clearConfirm: 'Clear the queue? Nothing removed is sent.',
+    clearMessages: 'Queued messages removed: {{count}}',
+    clearFollowUps:
+      'Follow-ups removed, so they are not sent for you (your answers to their actions stand): {{count}}',
+    clearYes: 'Remove all',
+    clearFailed: {
+      gone: 'Not cleared: this session no longer exists.',
+      unreachable:
+        'No answer from the server: the queue may not have been cleared. Below is what the server showed last; try again.',
+      failed: 'Not cleared: the server could not do it just now. Try again.',
+    },
     moveUp: 'Move up',
     moveDown: 'Move down',
     moveUpNamed: 'Move up: {{text}}',

@@ -138,6 +138,19 @@ export const ja: Catalog = {
     empty: 'キューは空です。',
     remove: '削除',
     followUp: 'フォローアップ',
+    clear: 'キューを空にする',
+    clearLabel: 'キューを空にする確認',
+    clearConfirm: 'キューを空にしますか?削除したものは送信されません。',
+    clearMessages: '削除されるメッセージ: {{count}}',
+    clearFollowUps:
+      '削除されるフォローアップ(あなたの代わりに送信されなくなります。アクションへの回答はそのままです): {{count}}',
+    clearYes: 'すべて削除',
+    clearFailed: {
+      gone: '空にできませんでした。このセッションはもう存在しません。',
+      unreachable:
+        'サーバーから応答がありません。キューは空になっていない可能性があります。下はサーバーが最後に示した内容です。もう一度お試しください。',
+      failed: '空にできませんでした。サーバーが今は処理できませんでした。もう一度お試しください。',
+    },
     moveUp: '上へ移動',
     moveDown: '下へ移動',
     moveUpNamed: '上へ移動: {{text}}',

@@ -127,8 +127,9 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
 
     const kept = banner(page, 'late-kept');
     await kept.waitFor(WAIT);
-    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled');
-    await expect(kept.textContent()).resolves.toContain('This question was cancelled.');
+    // The operator's cancel went through REST with this person's own token.
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled_you_elsewhere');
+    await expect(kept.textContent()).resolves.toContain('You cancelled this question elsewhere.');
     await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
       'Only the fast checks, please',
     );
@@ -153,7 +154,7 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await api(suite.world, 'POST', `/api/v1/clarification/${await overlayPendingId(page)}/cancel`);
     const kept = banner(page, 'late-kept');
     await kept.waitFor(WAIT);
-    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled');
+    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled_you_elsewhere');
     await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
       'A file in the repository root',
     );

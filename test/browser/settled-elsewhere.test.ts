@@ -50,8 +50,18 @@ describe('settledElsewhere', () => {
     expect(responderLabel(null, ME)).toBe('someone_else');
   });
 
-  it('names a cancel, and calls anything else no longer active', () => {
-    expect(settledElsewhere(withRow('cancelled'), 's1', 'p1', ME)).toBe('cancelled');
+  it('names who cancelled, and calls anything else no longer active', () => {
+    expect(settledElsewhere(withRow('cancelled', web(ME)), 's1', 'p1', ME)).toBe(
+      'cancelled_another_tab',
+    );
+    expect(
+      settledElsewhere(withRow('cancelled', { ...web(ME), surface: 'rest' }), 's1', 'p1', ME),
+    ).toBe('cancelled_you_elsewhere');
+    expect(settledElsewhere(withRow('cancelled', web('someone')), 's1', 'p1', ME)).toBe(
+      'cancelled_someone_else',
+    );
+    // A row that keeps no canceller never says "you".
+    expect(settledElsewhere(withRow('cancelled'), 's1', 'p1', ME)).toBe('cancelled_someone_else');
     expect(settledElsewhere(withRow('expired'), 's1', 'p1', ME)).toBe('expired');
     // Still pending in the rows: the session moved on (a newer turn, the end of the session).
     expect(settledElsewhere(withRow('pending'), 's1', 'p1', ME)).toBe('expired');

@@ -581,7 +581,9 @@ export const de: Catalog = {
       another_tab: 'In einem anderen Tab beantwortet.',
       you_elsewhere: 'Du hast diese Frage anderswo beantwortet.',
       someone_else: 'Jemand anderes hat diese Frage beantwortet.',
-      cancelled: 'Diese Frage wurde abgebrochen.',
+      cancelled_another_tab: 'Du hast diese Frage in einem anderen Tab abgebrochen.',
+      cancelled_you_elsewhere: 'Du hast diese Frage anderswo abgebrochen.',
+      cancelled_someone_else: 'Jemand anderes hat diese Frage abgebrochen.',
       expired: 'Diese Frage ist nicht mehr aktiv.',
     },
     draftKept:

@@ -221,6 +221,13 @@ describe('every screen, light and dark, desktop and phone', () => {
     );
   });
 
+  it('a live question asking to confirm its cancel', async () => {
+    await check('question-cancel-confirm', `/sessions/${single.session.id}`, async (page) => {
+      await page.getByTestId('question-cancel').click();
+      await page.getByTestId('question-cancel-confirm').waitFor();
+    });
+  });
+
   it('a multi-select step of a three-question bundle', async () => {
     await check('question-multi', `/sessions/${multi.session.id}`, async (page) => {
       await page.getByTestId('clarification-overlay').waitFor();

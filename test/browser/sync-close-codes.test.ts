@@ -55,6 +55,8 @@ function fakeApi(me: () => Promise<ApiResult<Me>>): ApiClient {
     tasks: () => ok({ tasks: [], next_cursor: null }),
     sessions: () => ok({ sessions: [] }),
     pending: () => ok({ bundles: [], next_cursor: null }),
+    question: unused,
+    cancelQuestion: unused,
     messages: () => ok({ messages: [], next_cursor: null }),
     sendMessage: unused,
     queue: () => ok({ items: [] }),

@@ -11,7 +11,8 @@
  *
  * "Skip all questions" is deliberate: it sits apart from Submit, asks to
  * confirm and takes an optional reason in the person's own words, which is
- * what the agent reads.
+ * what the agent reads. "Cancel question" beside it (`QuestionCancel`) asks
+ * to confirm too.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -23,6 +24,7 @@ import {
   ClarificationStepper,
   questionKeyHandler,
 } from './clarification-question-form.js';
+import { QuestionCancel } from './question-cancel.js';
 
 export function ClarificationOverlay({
   group,
@@ -224,6 +226,7 @@ export function ClarificationOverlay({
         </div>
       ) : (
         <div className="skip-row">
+          <QuestionCancel group={group} />
           <button
             type="button"
             className="button button-quiet"

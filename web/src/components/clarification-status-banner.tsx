@@ -2,7 +2,7 @@
  * `ClarificationStatusBanner`: the one status line of a bundle, on desktop and
  * phone alike: submitting, error with Retry, detached, expired, the winner's
  * answers after a lost race, the undo window of a one-tap answer or Skip,
- * and the late-answer message outcome (including a draft kept because the
+ * a cancel under way or done, and the late-answer message outcome (including a draft kept because the
  * question settled elsewhere).
  */
 import { useTranslation } from 'react-i18next';
@@ -96,6 +96,31 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           <span>{t('banner.refused', { code: state.code })}</span>
           <button type="button" className="button" onClick={group.retry}>
             {t('banner.retry')}
+          </button>
+        </div>
+      );
+    case 'cancelling':
+      return (
+        <div
+          className="banner banner-info"
+          role="status"
+          data-testid="clarification-banner"
+          data-state="cancelling"
+        >
+          <span className="spinner" aria-hidden="true" /> {t('questionCancel.cancelling')}
+        </div>
+      );
+    case 'cancelled':
+      return (
+        <div
+          className="banner banner-ok"
+          role="status"
+          data-testid="clarification-banner"
+          data-state="cancelled"
+        >
+          <span>{t('questionCancel.cancelled')}</span>
+          <button type="button" className="button" onClick={group.dismiss}>
+            {t('banner.close')}
           </button>
         </div>
       );

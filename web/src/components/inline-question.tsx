@@ -6,13 +6,15 @@
  * session instead: a form needs the stepper.
  *
  * The inbox keeps this item mounted after the bundle leaves the waiting list
- * (`onEngaged`), so the outcome of an answer stays on screen until closed.
+ * (`onEngaged`), so the outcome of an answer or a cancel stays on screen
+ * until closed.
  */
 import { useTranslation } from 'react-i18next';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
 import { showBidiControls } from '../model/bidi.js';
 import type { BundleState } from '../model/read-model.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
+import { QuestionCancel } from './question-cancel.js';
 import { UserText } from './user-text.js';
 
 export function InlineQuestion(props: {
@@ -70,6 +72,11 @@ export function InlineQuestion(props: {
               {t('triage.send')}
             </button>
           ) : null}
+        </div>
+      ) : null}
+      {group.formVisible ? (
+        <div className="inline-cancel">
+          <QuestionCancel group={group} onEngaged={props.onEngaged} />
         </div>
       ) : null}
       <ClarificationStatusBanner group={banner} />

@@ -6,7 +6,10 @@
  * idle → (undo →) submitting → resolved | expired | unavailable | error (Retry resends the
  * same action, and so does the connection's return) | refused | late (an
  * affirmative answer to an inactive bundle, sent as an ordinary message with
- * a stable admission key). A single in-flight guard drops concurrent submits.
+ * a stable admission key), or idle → cancelling → cancelled when the person
+ * cancels the question (the agent is told it was cancelled). A cancel the
+ * server refuses leaves the question as it was, with the reason beside it
+ * (`cancelRefusal`). A single in-flight guard drops concurrent submits and cancels.
  * The bundle and answers are captured before each submit, so the outcome
  * never depends on what the live model shows by then. Escape/collapse never
  * touch the server.
@@ -29,7 +32,13 @@ import {
   releaseAdmissionKey,
   type CapturedAnswers,
 } from '../model/late-answer.js';
-import { transitions, type BundleQuestion, type BundleState } from '../model/read-model.js';
+import {
+  activeBundleOfSession,
+  transitions,
+  type BundleQuestion,
+  type BundleState,
+} from '../model/read-model.js';
+import { cancelQuestion } from '../model/question-cancel.js';
 import { postClarification, type RetryReason } from '../model/respond.js';
 import {
   responderLabel,
@@ -70,7 +79,21 @@ export type SubmitState =
   /** A 404: the bundle is gone, or this person no longer sees it; not that it timed out. */
   | { phase: 'unavailable' }
   | { phase: 'refused'; action: SubmitAction; code: string }
+  | { phase: 'cancelling' }
+  | { phase: 'cancelled' }
   | LateMessageState;
+
+/**
+ * Why a cancel did not happen, shown while the question stays: no agent
+ * waits on it any more (answer or skip it instead), it is closed to a
+ * cancel (settled meanwhile: the events retire it), the request failed
+ * (nothing known to have changed), or the server refused it.
+ */
+export type CancelRefusal =
+  | { kind: 'not_waiting' }
+  | { kind: 'closed' }
+  | { kind: 'failed' }
+  | { kind: 'refused'; code: string };
 
 /**
  * `respond` answers the bundle itself; `message` sends the draft as an
@@ -101,6 +124,11 @@ export interface ClarificationGroup {
   sendNow: () => void;
   retry: () => void;
   dismiss: () => void;
+  /** Cancels the live question: its agent stops waiting and is told it was cancelled. */
+  cancel: () => void;
+  /** Why the last cancel of the question on screen did not happen; cleared by the next attempt. */
+  cancelRefusal: CancelRefusal | undefined;
+  dismissCancelRefusal: () => void;
 }
 
 interface Outcome {
@@ -115,6 +143,7 @@ function holdsDraft(state: SubmitState): boolean {
     case 'submitting':
     case 'error':
     case 'refused':
+    case 'cancelling':
       return true;
     case 'late':
       return state.message === 'kept' || state.message === 'sending' || state.message === 'failed';
@@ -122,6 +151,7 @@ function holdsDraft(state: SubmitState): boolean {
     case 'resolved':
     case 'expired':
     case 'unavailable':
+    case 'cancelled':
       return false;
   }
 }
@@ -160,11 +190,12 @@ function sameDecision(body: RespondBody, result: RespondOk): boolean {
 const RETRY_ON_RECONNECT: ReadonlySet<RetryReason> = new Set(['network', 'timeout', 'unavailable']);
 
 export function useClarificationGroup(live: BundleState | undefined): ClarificationGroup {
-  const { model, config, keyStore } = useServices();
+  const { api, model, config, keyStore } = useServices();
   const me = useMe();
   const sendLateAnswer = useLateAnswerSender();
   const [stored, setOutcome] = useState<Outcome>();
   const [collapsedFor, setCollapsedFor] = useState<string>();
+  const [refused, setRefused] = useState<{ pendingId: string; refusal: CancelRefusal }>();
   const inFlight = useRef(false);
   const undoTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
   const pendingUndo = useRef<(() => void) | undefined>(undefined);
@@ -187,6 +218,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   const busy =
     state.phase === 'submitting' ||
     state.phase === 'undo' ||
+    state.phase === 'cancelling' ||
     (state.phase === 'late' && state.message === 'sending');
 
   const sendLate = useCallback(
@@ -344,6 +376,60 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
     [afterUndo, bundle, busy, dismiss, draft.answers, lateMessage],
   );
 
+  const cancel = useCallback(() => {
+    if (!bundle || inFlight.current || state.phase !== 'idle') return;
+    inFlight.current = true;
+    const captured = captureAnswers(bundle, draft.answers);
+    const { pendingId } = captured;
+    setRefused(undefined);
+    setOutcome({ captured, state: { phase: 'cancelling' } });
+    const stays = (refusal: CancelRefusal) => {
+      setOutcome(undefined);
+      setRefused({ pendingId, refusal });
+    };
+    void cancelQuestion(api, pendingId, { deadlineMs: config.respondDeadlineMs })
+      .then((outcome) => {
+        switch (outcome.kind) {
+          case 'cancelled':
+            model.update((s) => transitions.retireBundle(s, pendingId, 'cancelled'));
+            setOutcome({ captured, state: { phase: 'cancelled' } });
+            return;
+          case 'closed': {
+            // Settled meanwhile: its own events say how; a status guessed here could contradict them.
+            const now = model.getState();
+            if (activeBundleOfSession(now, captured.sessionId)?.pending_id === pendingId) {
+              stays({ kind: 'closed' });
+              return;
+            }
+            // Already retired: say who settled it, as for any draft a question settled under.
+            const cause = settledElsewhere(now, captured.sessionId, pendingId, me);
+            setOutcome(
+              hasWork(draft)
+                ? { captured, state: { phase: 'late', cause, message: 'kept' } }
+                : undefined,
+            );
+            return;
+          }
+          case 'unavailable':
+            model.update((s) => transitions.forgetBundle(s, pendingId));
+            setOutcome({ captured, state: { phase: 'unavailable' } });
+            return;
+          case 'not_waiting':
+            stays({ kind: 'not_waiting' });
+            return;
+          case 'retryable':
+            stays({ kind: 'failed' });
+            return;
+          case 'refused':
+            stays({ kind: 'refused', code: outcome.code });
+            return;
+        }
+      })
+      .finally(() => {
+        inFlight.current = false;
+      });
+  }, [api, bundle, config.respondDeadlineMs, draft, me, model, state.phase]);
+
   const undo = useCallback(() => {
     if (state.phase !== 'undo') return;
     clearUndo();
@@ -419,5 +505,13 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
     sendNow,
     retry,
     dismiss,
+    cancel,
+    cancelRefusal:
+      refused !== undefined && state.phase === 'idle' && refused.pendingId === live?.pending_id
+        ? refused.refusal
+        : undefined,
+    dismissCancelRefusal: () => {
+      setRefused(undefined);
+    },
   };
 }

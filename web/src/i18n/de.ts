@@ -312,7 +312,7 @@ export const de: Catalog = {
   decisions: {
     title: 'Entscheidungen',
     explain:
-      'Jede Antwort, jedes Überspringen, jede Erlaubnis, Aktion und jedes Formular, die ein Mensch entschieden hat, neueste zuerst.',
+      'Jede Antwort, jedes Überspringen, jeder Abbruch, jede Erlaubnis, Aktion und jedes Formular, die ein Mensch entschieden hat, neueste zuerst.',
     empty: 'Noch keine Entscheidungen.',
     failed: 'Die Entscheidungen konnten nicht geladen werden.',
     retry: 'Erneut versuchen',
@@ -598,6 +598,21 @@ export const de: Catalog = {
       answered_later: 'Beantwortet (der Agent hat weitergemacht)',
       skipped: 'Übersprungen',
     },
+  },
+  questionCancel: {
+    open: 'Frage abbrechen',
+    confirm:
+      'Diese Frage abbrechen? Der Agent wartet nicht mehr und erfährt, dass die Frage abgebrochen wurde; er bekommt keine Antwort.',
+    yes: 'Frage abbrechen',
+    keep: 'Frage behalten',
+    cancelling: 'Die Frage wird abgebrochen …',
+    cancelled: 'Frage abgebrochen. Der Agent hat erfahren, dass sie abgebrochen wurde.',
+    not_waiting:
+      'Nicht abgebrochen: Auf diese Frage wartet kein Agent mehr, es gibt also nichts abzubrechen. Du kannst sie noch beantworten oder überspringen.',
+    closed: 'Nicht abgebrochen: Laut Server lässt sich diese Frage nicht mehr abbrechen.',
+    failed:
+      'Die Frage wurde nicht abgebrochen: Der Server hat es nicht bestätigt. Versuch es noch einmal.',
+    refused: 'Der Server hat das Abbrechen dieser Frage abgelehnt ({{code}}).',
   },
   formCard: {
     label: 'Formular',

@@ -305,7 +305,8 @@ export const en = {
   },
   decisions: {
     title: 'Decisions',
-    explain: 'Every answer, skip, permission, action and form a person decided, newest first.',
+    explain:
+      'Every answer, skip, cancel, permission, action and form a person decided, newest first.',
     empty: 'No decisions yet.',
     failed: 'The decisions could not be loaded.',
     retry: 'Try again',
@@ -580,6 +581,20 @@ export const en = {
       answered_later: 'Answered (the agent resumed)',
       skipped: 'Skipped',
     },
+  },
+  questionCancel: {
+    open: 'Cancel question',
+    confirm:
+      'Cancel this question? The agent stops waiting and is told the question was cancelled; it gets no answer.',
+    yes: 'Cancel question',
+    keep: 'Keep the question',
+    cancelling: 'Cancelling the question…',
+    cancelled: 'Question cancelled. The agent was told it was cancelled.',
+    not_waiting:
+      'Not cancelled: no agent waits on this question any more, so there is nothing to cancel. You can still answer it or skip it.',
+    closed: 'Not cancelled: the server says this question can no longer be cancelled.',
+    failed: 'The question was not cancelled: the server did not confirm it. Try again.',
+    refused: 'The server refused to cancel this question ({{code}}).',
   },
   formCard: {
     label: 'Form',

@@ -5,6 +5,7 @@
  * and state-changing ones carry JSON (the server refuses anything else).
  */
 import type {
+  BundleView,
   DecisionEntry,
   DecisionListReply,
   MessageView,
@@ -51,6 +52,10 @@ export interface ApiClient {
   pending(
     cursor?: string,
   ): Promise<ApiResult<{ bundles: PendingBundle[]; next_cursor: string | null }>>;
+  /** One question's bundle in any state; `active` says whether a person may still answer it. */
+  question(pendingId: string, signal?: AbortSignal): Promise<ApiResult<BundleView>>;
+  /** A person's cancel of a live question; 409 `not_active` when no agent waits on it. */
+  cancelQuestion(pendingId: string, signal?: AbortSignal): Promise<ApiResult<{ cancelled: true }>>;
   messages(
     sessionId: string,
     cursor?: string,
@@ -149,6 +154,14 @@ export function createApiClient(
     sessions: (taskId) => request(fetchImpl, `/api/v1/tasks/${enc(taskId)}/sessions`),
     pending: (cursor) =>
       request(fetchImpl, `/api/v1/pending?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+    question: (pendingId, signal) =>
+      request(fetchImpl, `/api/v1/clarification/${enc(pendingId)}`, signal ? { signal } : {}),
+    cancelQuestion: (pendingId, signal) =>
+      request(fetchImpl, `/api/v1/clarification/${enc(pendingId)}/cancel`, {
+        method: 'POST',
+        body: '{}',
+        ...(signal ? { signal } : {}),
+      }),
     messages: (sessionId, cursor) =>
       request(
         fetchImpl,

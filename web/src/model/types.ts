@@ -8,6 +8,7 @@ export type {
   ActionDecision,
   ActionView,
   Answer,
+  BundleView,
   ClarificationResponse,
   ClarionEvent,
   ConsentDetail,

@@ -1,0 +1,124 @@
+/**
+ * `QuestionCancel`: "Cancel question" on a live question, in the overlay and
+ * inline in the inbox. Cancelling is destructive for the agent (it stops
+ * waiting and is told the question was cancelled), so it first asks in the
+ * page; "Keep the question" changes nothing. Offered only while an agent is
+ * known to wait (not on a detached question, which the server would refuse);
+ * a refusal says why beside the question, which stays answerable.
+ *
+ * Keys pressed inside the confirmation stay there: the overlay's digits
+ * would otherwise pick an option behind it. Escape still collapses.
+ */
+import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
+
+export function QuestionCancel({
+  group,
+  onEngaged,
+}: {
+  group: ClarificationGroup;
+  /** Called when the person starts a cancel, so the view keeps its outcome on screen. */
+  onEngaged?: () => void;
+}) {
+  const { t } = useTranslation();
+  const [confirmingFor, setConfirmingFor] = useState<string>();
+  const keepRef = useRef<HTMLButtonElement>(null);
+  const openerRef = useRef<HTMLButtonElement>(null);
+  const returnFocus = useRef(false);
+  const promptId = useId();
+  const { bundle, state, cancelRefusal } = group;
+  const offered =
+    bundle !== undefined && !bundle.detached && group.mode === 'respond' && state.phase === 'idle';
+  const confirming = offered && confirmingFor === bundle.pending_id;
+
+  useEffect(() => {
+    // The safe choice takes focus: Enter right after opening never cancels.
+    if (confirming) keepRef.current?.focus();
+    else if (returnFocus.current) openerRef.current?.focus();
+    returnFocus.current = false;
+  }, [confirming]);
+
+  const keep = () => {
+    returnFocus.current = true;
+    setConfirmingFor(undefined);
+  };
+  const containKeys = (event: KeyboardEvent<HTMLElement>) => {
+    if (event.key !== 'Escape') event.stopPropagation();
+  };
+
+  return (
+    <>
+      {cancelRefusal ? (
+        <div
+          className="banner banner-warn question-cancel-refusal"
+          role="alert"
+          data-testid="question-cancel-refusal"
+          data-kind={cancelRefusal.kind}
+        >
+          <span>
+            {cancelRefusal.kind === 'refused'
+              ? t('questionCancel.refused', { code: cancelRefusal.code })
+              : t(`questionCancel.${cancelRefusal.kind}`)}
+          </span>
+          {cancelRefusal.kind === 'failed' ? (
+            <button type="button" className="button button-primary" onClick={group.cancel}>
+              {t('banner.retry')}
+            </button>
+          ) : null}
+          <button type="button" className="button" onClick={group.dismissCancelRefusal}>
+            {t('banner.close')}
+          </button>
+        </div>
+      ) : null}
+      {!offered ? null : confirming ? (
+        <div
+          className="skip-confirm question-cancel-confirm"
+          data-testid="question-cancel-confirm"
+          role="group"
+          aria-labelledby={promptId}
+          onKeyDown={containKeys}
+        >
+          <p id={promptId}>{t('questionCancel.confirm')}</p>
+          <div className="skip-confirm-actions">
+            <button
+              type="button"
+              className="button button-danger"
+              data-testid="question-cancel-yes"
+              onClick={() => {
+                setConfirmingFor(undefined);
+                group.cancel();
+              }}
+            >
+              {t('questionCancel.yes')}
+            </button>
+            <button
+              ref={keepRef}
+              type="button"
+              className="button"
+              data-testid="question-cancel-keep"
+              onClick={keep}
+            >
+              {t('questionCancel.keep')}
+            </button>
+          </div>
+        </div>
+      ) : (
+        <button
+          ref={openerRef}
+          type="button"
+          className="button button-quiet"
+          data-testid="question-cancel"
+          disabled={group.busy}
+          onClick={() => {
+            onEngaged?.();
+            group.dismissCancelRefusal();
+            setConfirmingFor(bundle.pending_id);
+          }}
+        >
+          {t('questionCancel.open')}
+        </button>
+      )}
+    </>
+  );
+}

@@ -75,7 +75,7 @@ export const FIRST_TOKEN_NAME = 'First token';
 export function createUserWithToken(
   store: Store,
   input: { name: string; isAdmin?: boolean | undefined; origin: string },
-): Promise<{ user: UserRecord; token: string; signInUrl: string }> {
+): Promise<{ user: UserRecord; token: string; signInUrl: string; signInExpiresAt: string }> {
   return store.transaction(async (tx) => {
     const user = await createUser(tx, { name: input.name, isAdmin: input.isAdmin });
     const token = await issueToken(tx, { kind: 'user', userId: user.id, name: FIRST_TOKEN_NAME });
@@ -85,7 +85,7 @@ export function createUserWithToken(
       mintedBy: SIGN_IN_ORIGINS.newUser,
       ttlMs: SIGN_IN_TOKEN_TTL_MS,
     });
-    return { user, token: token.secret, signInUrl: link.url };
+    return { user, token: token.secret, signInUrl: link.url, signInExpiresAt: link.expires_at };
   });
 }
 

@@ -95,7 +95,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     // The body holds secrets shown only this once; no cache may keep it.
     c.header('Cache-Control', 'no-store');
     return c.json(
-      { user: userView(created.user), token: created.token, sign_in_url: created.signInUrl },
+      {
+        user: userView(created.user),
+        token: created.token,
+        sign_in_url: created.signInUrl,
+        sign_in_expires_at: created.signInExpiresAt,
+      },
       201,
     );
   });

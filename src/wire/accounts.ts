@@ -49,6 +49,7 @@ export const newUserReply = z.object({
   user: userView,
   token: z.string().describe('A bearer token, shown only this once'),
   sign_in_url: z.string().describe('A one-time link that signs the new user in to the web app'),
+  sign_in_expires_at: timestamp.describe('When `sign_in_url` stops working if still unused'),
 });
 export const userListReply = z.object({ users: z.array(userView) });
 export const workspaceReply = z.object({ workspace: workspaceView });

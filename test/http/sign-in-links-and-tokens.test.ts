@@ -16,6 +16,7 @@ import { openStore, type Store } from '../../src/store/index.js';
 import {
   SIGN_IN_LINK_TTL_MS,
   SIGN_IN_LINKS_PER_USER,
+  SIGN_IN_TOKEN_TTL_MS,
   TOKEN_LAST_USED_INTERVAL_MS,
 } from '../../src/tunables.js';
 import { MAX_TOKEN_NAME_CHARS, MAX_TOKENS_PER_USER } from '../../src/wire/index.js';
@@ -237,6 +238,17 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
       const bob = await newUser('bob');
       expect(bob.link.startsWith(`${PUBLIC_ORIGIN}/auth/sign-in?token=clr_`)).toBe(true);
       expect(signedIn(await redeem(bob.link))).toBe(true);
+    });
+
+    it('says when the new user’s link stops working: a day on, as a start-up link', async () => {
+      const response = await call('/api/v1/users', ADMIN_TOKEN, {
+        method: 'POST',
+        json: { name: 'erin' },
+      });
+      const body = (await response.json()) as { sign_in_url: string; sign_in_expires_at: string };
+      expect(Date.parse(body.sign_in_expires_at) - clock.nowMs()).toBe(SIGN_IN_TOKEN_TTL_MS);
+      clock.advance(SIGN_IN_TOKEN_TTL_MS + 1);
+      expect(signedIn(await redeem(body.sign_in_url))).toBe(false);
     });
   });
 

@@ -486,6 +486,23 @@ describe('ModelSync with user inputs', () => {
     sync.stop();
   });
 
+  it('tells views that read memberships themselves when the person’s workspaces change', () => {
+    const { socket, sync } = setup();
+    const heard: string[] = [];
+    const stop = sync.onAccessChanged(() => heard.push('people page'));
+    sync.start();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    socket.frame({ type: 'event', event: userInputEvent('user_input.requested', action(1)) });
+    expect(heard).toEqual([]);
+    socket.frame({ type: 'access_changed', ended: [], all: true });
+    expect(heard).toEqual(['people page']);
+    stop();
+    socket.frame({ type: 'access_changed', ended: [], all: true });
+    expect(heard).toEqual(['people page']);
+    sync.stop();
+  });
+
   it('reads every page of the task list before it replaces the model’s', async () => {
     const task = (id: string) => ({
       id,

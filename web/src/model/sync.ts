@@ -18,7 +18,7 @@
  * `session.deleted` and `task.deleted` take the session (and the task) out
  * of both models, and out of the transcripts reloaded on a reconnect.
  * `access_changed` (the person's workspaces changed) reads the snapshots
- * again, as a reconnect does.
+ * again, as a reconnect does, and tells `onAccessChanged` listeners.
  */
 import {
   EVENTS_CLOSE_CREDENTIAL_REVOKED,
@@ -64,6 +64,7 @@ export class ModelSync {
   private attempts = 0;
   private stopped = false;
   private readonly openSessions = new Set<string>();
+  private readonly accessListeners = new Set<() => void>();
   private readonly deps: Required<SyncDeps>;
 
   constructor(deps: SyncDeps) {
@@ -74,6 +75,18 @@ export class ModelSync {
       },
       credentialEnded: () => undefined,
       ...deps,
+    };
+  }
+
+  /**
+   * Calls `listener` each time the person's memberships change, for views
+   * that read what the snapshots do not (a workspace's members); returns the
+   * unsubscribe.
+   */
+  onAccessChanged(listener: () => void): () => void {
+    this.accessListeners.add(listener);
+    return () => {
+      this.accessListeners.delete(listener);
     };
   }
 
@@ -159,6 +172,7 @@ export class ModelSync {
       case 'access_changed':
         // Workspaces came or went: what the person sees is read again, and what they lost drops out.
         void this.snapshots();
+        for (const listener of [...this.accessListeners]) listener();
         return;
       case 'unsubscribed':
       case 'error':

@@ -3,8 +3,8 @@
  * 1440×900 desktop and a 390×844 phone, in light and dark (issue 15): the
  * inbox (empty and with items), a session with a pending question (single
  * and multi-select steps), the consent, action and form cards (the form
- * also with its errors shown), settings, the
- * decision log, the answer page and the signed-out page. No serious or
+ * also with its errors shown), settings, people (an invite's link and a
+ * removal to confirm), the decision log, the answer page and the signed-out page. No serious or
  * critical violation may remain; screenshots go to
  * `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
  *
@@ -283,6 +283,18 @@ describe('every screen, light and dark, desktop and phone', () => {
 
   it('settings', async () => {
     await check('settings', '/settings', (page) => page.getByTestId('settings').waitFor());
+  });
+
+  it('people, with a new teammate’s sign-in link and a removal to confirm', async () => {
+    await check('people', '/people', async (page) => {
+      await page.getByTestId('people').waitFor();
+      await page.getByTestId('invite-name').fill('Axe');
+      await page.getByTestId('invite-submit').click();
+      await page.getByTestId('invite-link-qr').waitFor();
+      await page.getByTestId('member').filter({ hasText: 'Axe' }).first().waitFor();
+      await page.getByTestId('member-remove').first().click();
+      await page.getByTestId('decision-confirm').waitFor();
+    });
   });
 
   it('the decision log', async () => {

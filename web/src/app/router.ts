@@ -1,7 +1,8 @@
 /**
  * A small history router: `/` (inbox), `/sessions/:id`, `/tasks/new` (start
  * a task), `/decisions` (the
- * decision log), `/settings` (devices, tokens, notifications), `/answer`
+ * decision log), `/settings` (devices, tokens, notifications), `/people`
+ * (users, workspaces and their members), `/answer`
  * (an answer link's confirm page, the one route that needs no session) and
  * `/signed-out` (how to get a sign-in link; where a spent link leads).
  */
@@ -12,6 +13,7 @@ export type Route =
   | { name: 'session'; sessionId: string }
   | { name: 'decisions' }
   | { name: 'settings' }
+  | { name: 'people' }
   | { name: 'newTask' }
   | { name: 'answer' }
   | { name: 'signedOut' };
@@ -19,6 +21,7 @@ export type Route =
 export function parseRoute(pathname: string): Route {
   if (/^\/decisions\/?$/.test(pathname)) return { name: 'decisions' };
   if (/^\/settings\/?$/.test(pathname)) return { name: 'settings' };
+  if (/^\/people\/?$/.test(pathname)) return { name: 'people' };
   if (/^\/tasks\/new\/?$/.test(pathname)) return { name: 'newTask' };
   if (/^\/answer\/?$/.test(pathname)) return { name: 'answer' };
   if (/^\/signed-out\/?$/.test(pathname)) return { name: 'signedOut' };

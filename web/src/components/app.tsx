@@ -16,6 +16,7 @@ import { AnswerPage } from './answer-page.js';
 import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
 import { NewTaskForm } from './new-task-form.js';
+import { PeoplePage } from './people-page.js';
 import { SessionView } from './session-view.js';
 import { SettingsPage } from './settings-page.js';
 import { WaitingCountTitle } from './waiting-count-title.js';
@@ -68,6 +69,7 @@ export function App() {
           <>
             <HeaderLink to="tasks/new" current={route.name} label={t('newTask.headerLink')} />
             <HeaderLink to="decisions" current={route.name} label={t('decisions.title')} />
+            <HeaderLink to="people" current={route.name} label={t('people.title')} />
             <HeaderLink to="settings" current={route.name} label={t('settings.title')} />
           </>
         ) : null}
@@ -94,6 +96,7 @@ export function App() {
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}
         {auth === 'signed_in' && route.name === 'settings' ? <SettingsPage /> : null}
+        {auth === 'signed_in' && route.name === 'people' ? <PeoplePage /> : null}
         {auth === 'signed_in' && route.name === 'newTask' ? <NewTaskForm /> : null}
         {auth === 'signed_in' && route.name === 'session' ? (
           <SessionView key={route.sessionId} sessionId={route.sessionId} />
@@ -105,7 +108,7 @@ export function App() {
 
 /** A page link in the header; `to` is both the route's name and its path. */
 function HeaderLink(props: {
-  to: 'decisions' | 'settings' | 'tasks/new';
+  to: 'decisions' | 'people' | 'settings' | 'tasks/new';
   current: string;
   label: string;
 }) {

@@ -263,6 +263,78 @@ export const de: Catalog = {
     explain:
       'Auf einem anderen Gerät anmelden, eigene Agenten verbinden und festlegen, wie Clarion dich benachrichtigt, wenn ein Agent dich braucht.',
   },
+  people: {
+    title: 'Personen',
+    explain:
+      'Wer sich bei diesem Clarion anmelden kann und wer die Aufgaben welches Arbeitsbereichs sieht.',
+    readOnly:
+      'Nur eine Administratorin oder ein Administrator kann Personen einladen oder Mitglieder eines Arbeitsbereichs ändern.',
+    loadFailed:
+      'Konnte nicht geladen werden ({{error}}). Lade die Seite neu, um es noch einmal zu versuchen.',
+    you: 'Du',
+    admin: 'Administrator',
+    invite: {
+      title: 'Jemanden aus dem Team einladen',
+      explain:
+        'Legt eine Person an und erstellt einen einmaligen Link, der sie anmeldet. Gib ihn ihr selbst: Clarion verschickt nichts.',
+      nameLabel: 'Name',
+      workspaceLabel: 'Zum Arbeitsbereich hinzufügen',
+      noWorkspace: 'Noch keinem Arbeitsbereich',
+      adminLabel: 'Administrator (darf Personen einladen und löschen)',
+      submit: 'Einladen',
+      inviting: 'Wird eingeladen…',
+      done: '{{name}} wurde angelegt. Gib der Person diesen Link zum Anmelden.',
+      notAdded: '{{name}} wurde angelegt, aber nicht zum Arbeitsbereich hinzugefügt: {{reason}}',
+    },
+    link: {
+      label: 'Anmeldelink für {{name}}',
+      qrAlt: 'QR-Code des Anmeldelinks für {{name}}',
+      expires: 'Funktioniert einmal, bis {{time}}.',
+      warning: 'Wer diesen Link öffnet, ist als {{name}} angemeldet. Gib ihn nur dieser Person.',
+    },
+    users: {
+      title: 'Benutzer',
+      newLink: 'Neuer Anmeldelink',
+      newLinkLabel: 'Neuer Anmeldelink für {{name}}',
+      delete: 'Löschen',
+      deleteLabel: 'Löschen: {{name}}',
+      deleteConfirm:
+        '{{name}} löschen? Die Person wird überall abgemeldet und jedes ihrer Tokens hört auf zu funktionieren; noch laufende Sitzungen von Aufgaben, die sie gestartet hat, schlagen fehl, und offene Fragen darin verfallen. Das lässt sich nicht rückgängig machen.',
+      deleteYes: '{{name}} löschen',
+    },
+    workspaces: {
+      title: 'Arbeitsbereiche',
+      empty: 'Du bist in keinem Arbeitsbereich Mitglied.',
+      membersOf: 'Mitglieder von {{workspace}}',
+      owner: 'Eigentümer',
+      member: 'Mitglied',
+      makeOwner: 'Zum Eigentümer machen',
+      makeOwnerLabel: 'Zum Eigentümer machen: {{name}} in {{workspace}}',
+      makeMember: 'Zum Mitglied machen',
+      makeMemberLabel: 'Zum Mitglied machen: {{name}} in {{workspace}}',
+      remove: 'Entfernen',
+      removeLabel: 'Entfernen: {{name}} aus {{workspace}}',
+      removeConfirm:
+        '{{name}} aus {{workspace}} entfernen? Die Person sieht dann dessen Aufgaben nicht mehr und erfährt nichts mehr von dessen Fragen.',
+      removeYes: '{{name}} entfernen',
+      addLabel: 'Mitglied zu {{workspace}} hinzufügen',
+      choose: 'Person wählen',
+      add: 'Hinzufügen',
+      everyoneIn: 'Alle Benutzer sind schon Mitglied.',
+    },
+    refused: {
+      lastOwner:
+        'Nicht erledigt: Ein Arbeitsbereich behält mindestens einen Eigentümer. Mach zuerst ein anderes Mitglied zum Eigentümer und versuch es dann noch einmal. ({{error}})',
+      forbidden: 'Nicht erledigt: Das darf nur ein Administrator. ({{error}})',
+      gone: 'Nicht erledigt: Jemand hat das inzwischen geändert; die Liste zeigt jetzt den aktuellen Stand. ({{error}})',
+      quota:
+        'Nicht erledigt: Diese Person hat zu viele unbenutzte Anmeldelinks. Versuch es wieder, sobald einer benutzt oder abgelaufen ist. ({{error}})',
+      network:
+        'Nicht erledigt: Clarion ist nicht erreichbar. Prüf die Verbindung und versuch es noch einmal. ({{error}})',
+      invalid: 'Nicht erledigt: {{error}}',
+      other: 'Nicht erledigt: {{error}}',
+    },
+  },
   answerLink: {
     title: 'Aus einer Benachrichtigung antworten',
     yourChoice: 'Deine Antwort:',

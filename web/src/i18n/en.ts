@@ -259,6 +259,75 @@ export const en = {
     explain:
       'Sign in on another device, connect your agents, and choose how Clarion tells you an agent needs you.',
   },
+  people: {
+    title: 'People',
+    explain: 'Who can sign in to this Clarion, and who sees which workspace’s tasks.',
+    readOnly: 'Only an administrator can invite people or change who is in a workspace.',
+    loadFailed: 'Could not load this ({{error}}). Reload the page to try again.',
+    you: 'You',
+    admin: 'Administrator',
+    invite: {
+      title: 'Invite a teammate',
+      explain:
+        'Adds a person and makes a one-time link that signs them in. Hand it to them yourself: Clarion sends nothing.',
+      nameLabel: 'Name',
+      workspaceLabel: 'Add to workspace',
+      noWorkspace: 'No workspace yet',
+      adminLabel: 'Administrator (may invite and delete people)',
+      submit: 'Invite',
+      inviting: 'Inviting…',
+      done: '{{name}} was added. Give them this link to sign in.',
+      notAdded: '{{name}} was added, but not to the workspace: {{reason}}',
+    },
+    link: {
+      label: 'Sign-in link for {{name}}',
+      qrAlt: 'QR code of the sign-in link for {{name}}',
+      expires: 'Works once, until {{time}}.',
+      warning: 'Whoever opens this link is signed in as {{name}}. Give it to them only.',
+    },
+    users: {
+      title: 'Users',
+      newLink: 'New sign-in link',
+      newLinkLabel: 'New sign-in link for {{name}}',
+      delete: 'Delete',
+      deleteLabel: 'Delete {{name}}',
+      deleteConfirm:
+        'Delete {{name}}? They are signed out everywhere and every token they hold stops working; sessions of tasks they started that are still running fail, and their open questions expire. This cannot be undone.',
+      deleteYes: 'Delete {{name}}',
+    },
+    workspaces: {
+      title: 'Workspaces',
+      empty: 'You are not a member of any workspace.',
+      membersOf: 'Members of {{workspace}}',
+      owner: 'Owner',
+      member: 'Member',
+      makeOwner: 'Make owner',
+      makeOwnerLabel: 'Make owner: {{name}} in {{workspace}}',
+      makeMember: 'Make member',
+      makeMemberLabel: 'Make member: {{name}} in {{workspace}}',
+      remove: 'Remove',
+      removeLabel: 'Remove {{name}} from {{workspace}}',
+      removeConfirm:
+        'Remove {{name}} from {{workspace}}? They no longer see its tasks or hear of its questions.',
+      removeYes: 'Remove {{name}}',
+      addLabel: 'Add a member to {{workspace}}',
+      choose: 'Choose a person',
+      add: 'Add',
+      everyoneIn: 'Every user is a member already.',
+    },
+    refused: {
+      lastOwner:
+        'Not done: a workspace keeps at least one owner. Make another member an owner first, then try again. ({{error}})',
+      forbidden: 'Not done: only an administrator may do this. ({{error}})',
+      gone: 'Not done: someone changed this meanwhile; the list now shows how it is. ({{error}})',
+      quota:
+        'Not done: this person has too many unused sign-in links. Try again once one is used or has expired. ({{error}})',
+      network:
+        'Not done: Clarion could not be reached. Check the connection and try again. ({{error}})',
+      invalid: 'Not done: {{error}}',
+      other: 'Not done: {{error}}',
+    },
+  },
   answerLink: {
     title: 'Answer from a notification',
     yourChoice: 'Your answer:',

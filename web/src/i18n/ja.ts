@@ -261,6 +261,75 @@ export const ja: Catalog = {
     explain:
       '別のデバイスでのサインイン、エージェントの接続、エージェントがあなたを必要とするときの通知方法を設定します。',
   },
+  people: {
+    title: 'メンバー',
+    explain: 'この Clarion にサインインできる人と、各ワークスペースのタスクを見られる人です。',
+    readOnly: '人を招待したり、ワークスペースのメンバーを変更したりできるのは管理者だけです。',
+    loadFailed: '読み込めませんでした（{{error}}）。ページを再読み込みしてもう一度お試しください。',
+    you: 'あなた',
+    admin: '管理者',
+    invite: {
+      title: 'チームメイトを招待',
+      explain:
+        '人を追加し、その人をサインインさせる一度きりのリンクを作ります。リンクはご自身で渡してください。Clarion からは何も送信されません。',
+      nameLabel: '名前',
+      workspaceLabel: '追加するワークスペース',
+      noWorkspace: 'まだ追加しない',
+      adminLabel: '管理者（人の招待と削除ができます）',
+      submit: '招待',
+      inviting: '招待しています…',
+      done: '{{name}} を追加しました。サインイン用にこのリンクを渡してください。',
+      notAdded: '{{name}} を追加しましたが、ワークスペースには追加されませんでした: {{reason}}',
+    },
+    link: {
+      label: '{{name}} のサインインリンク',
+      qrAlt: '{{name}} のサインインリンクの QR コード',
+      expires: '{{time}} まで一度だけ使えます。',
+      warning: 'このリンクを開いた人は {{name}} としてサインインします。本人にだけ渡してください。',
+    },
+    users: {
+      title: 'ユーザー',
+      newLink: '新しいサインインリンク',
+      newLinkLabel: '{{name}} の新しいサインインリンク',
+      delete: '削除',
+      deleteLabel: '{{name}} を削除',
+      deleteConfirm:
+        '{{name}} を削除しますか？すべての場所でサインアウトされ、保有するトークンはすべて使えなくなります。その人が開始したタスクの実行中のセッションは失敗し、未回答の質問は期限切れになります。元に戻せません。',
+      deleteYes: '{{name}} を削除',
+    },
+    workspaces: {
+      title: 'ワークスペース',
+      empty: 'どのワークスペースのメンバーでもありません。',
+      membersOf: '{{workspace}} のメンバー',
+      owner: 'オーナー',
+      member: 'メンバー',
+      makeOwner: 'オーナーにする',
+      makeOwnerLabel: '{{name}} を {{workspace}} のオーナーにする',
+      makeMember: 'メンバーにする',
+      makeMemberLabel: '{{name}} を {{workspace}} の一般メンバーにする',
+      remove: '外す',
+      removeLabel: '{{name}} を {{workspace}} から外す',
+      removeConfirm:
+        '{{name}} を {{workspace}} から外しますか？そのタスクは見えなくなり、その質問の通知も届かなくなります。',
+      removeYes: '{{name}} を外す',
+      addLabel: '{{workspace}} にメンバーを追加',
+      choose: '人を選択',
+      add: '追加',
+      everyoneIn: 'すべてのユーザーがすでにメンバーです。',
+    },
+    refused: {
+      lastOwner:
+        '実行されませんでした: ワークスペースには少なくとも 1 人のオーナーが必要です。先に別のメンバーをオーナーにしてから、もう一度お試しください。（{{error}}）',
+      forbidden: '実行されませんでした: これは管理者だけが行えます。（{{error}}）',
+      gone: '実行されませんでした: その間に誰かが変更しました。一覧は現在の状態を表示しています。（{{error}}）',
+      quota:
+        '実行されませんでした: この人の未使用のサインインリンクが多すぎます。どれかが使われるか期限切れになってから、もう一度お試しください。（{{error}}）',
+      network:
+        '実行されませんでした: Clarion に接続できません。接続を確認してもう一度お試しください。（{{error}}）',
+      invalid: '実行されませんでした: {{error}}',
+      other: '実行されませんでした: {{error}}',
+    },
+  },
   answerLink: {
     title: '通知から回答',
     yourChoice: 'あなたの回答:',

@@ -1,0 +1,129 @@
+/**
+ * People → "Invite a teammate" (admins): creates the user, optionally adds
+ * them to one of the admin's workspaces (a new user is in none, and sees no
+ * task until they are), and shows their one-time sign-in link to hand over.
+ * The user's first bearer token also comes back; the page never shows it:
+ * the person makes their own tokens once signed in.
+ */
+import { useState, type SyntheticEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { WorkspaceView } from '../../../src/wire/index.js';
+import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
+import { putMember } from '../model/members-api.js';
+import { inviteUser, type InvitedUser } from '../model/people-api.js';
+import { refusalOf, type Refusal } from '../model/people.js';
+import { RefusalNote } from './refusal-note.js';
+import { SignInLinkPanel } from './sign-in-link-panel.js';
+
+export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvited: () => void }) {
+  const { t } = useTranslation();
+  const [name, setName] = useState('');
+  const [admin, setAdmin] = useState(false);
+  const [workspaceId, setWorkspaceId] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [invited, setInvited] = useState<InvitedUser>();
+  const [refusal, setRefusal] = useState<Refusal>();
+  const [notAdded, setNotAdded] = useState<Refusal>();
+  // The first workspace until the admin picks another (or none).
+  const chosen = workspaceId ?? props.workspaces[0]?.id ?? '';
+
+  async function invite(event: SyntheticEvent): Promise<void> {
+    event.preventDefault();
+    setBusy(true);
+    setRefusal(undefined);
+    setNotAdded(undefined);
+    const result = await inviteUser({ name: name.trim(), is_admin: admin });
+    if (result.ok) {
+      setInvited(result.value);
+      setName('');
+      setAdmin(false);
+      if (chosen !== '') {
+        const added = await putMember(chosen, { user_id: result.value.user.id, role: 'member' });
+        if (!added.ok) setNotAdded(refusalOf(added));
+      }
+      props.onInvited();
+    } else {
+      setRefusal(refusalOf(result));
+    }
+    setBusy(false);
+  }
+
+  return (
+    <section className="settings-section" data-testid="invite" aria-labelledby="invite-title">
+      <h2 id="invite-title" className="section-title">
+        {t('people.invite.title')}
+      </h2>
+      <p className="muted">{t('people.invite.explain')}</p>
+      <form className="token-form" onSubmit={(event) => void invite(event)}>
+        <label className="token-form-label">
+          <span>{t('people.invite.nameLabel')}</span>
+          <input
+            data-testid="invite-name"
+            value={name}
+            maxLength={MAX_ACCOUNT_NAME_CHARS}
+            onChange={(event) => {
+              setName(event.target.value);
+              setRefusal(undefined);
+            }}
+          />
+        </label>
+        <label className="token-form-label">
+          <span>{t('people.invite.workspaceLabel')}</span>
+          <select
+            data-testid="invite-workspace"
+            value={chosen}
+            onChange={(event) => {
+              setWorkspaceId(event.target.value);
+            }}
+          >
+            {props.workspaces.map((workspace) => (
+              <option key={workspace.id} value={workspace.id}>
+                {workspace.name}
+              </option>
+            ))}
+            <option value="">{t('people.invite.noWorkspace')}</option>
+          </select>
+        </label>
+        <label className="people-checkbox">
+          <input
+            type="checkbox"
+            data-testid="invite-admin"
+            checked={admin}
+            onChange={(event) => {
+              setAdmin(event.target.checked);
+            }}
+          />
+          <span>{t('people.invite.adminLabel')}</span>
+        </label>
+        <button
+          type="submit"
+          className="button button-primary"
+          data-testid="invite-submit"
+          disabled={busy || name.trim() === ''}
+        >
+          {busy ? t('people.invite.inviting') : t('people.invite.submit')}
+        </button>
+      </form>
+      <RefusalNote refusal={refusal} testId="invite-refused" />
+      {invited !== undefined ? (
+        <div className="token-secret">
+          <p data-testid="invite-done">{t('people.invite.done', { name: invited.user.name })}</p>
+          {notAdded !== undefined ? (
+            <p className="error" role="alert" data-testid="invite-not-added">
+              {t('people.invite.notAdded', {
+                name: invited.user.name,
+                reason: t(`people.refused.${notAdded.key}`, { error: notAdded.error }),
+              })}
+            </p>
+          ) : null}
+          <SignInLinkPanel
+            url={invited.sign_in_url}
+            expiresAt={invited.sign_in_expires_at}
+            name={invited.user.name}
+            testId="invite-link"
+          />
+        </div>
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,90 @@
+/**
+ * `/people`: who can use this Clarion and who is in which workspace. An
+ * admin invites and deletes users, makes sign-in links for them and changes
+ * workspaces' members; anyone else sees the members of their own workspaces.
+ * Everything is read again when the person's memberships change, when the
+ * page is shown again and after each change made here (`usePeopleRefresh`).
+ */
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { UserView, WorkspaceView } from '../../../src/wire/index.js';
+import { useAccount } from '../app/services.js';
+import { usePeopleRefresh } from '../hooks/use-people-refresh.js';
+import { listUsers, listWorkspaces } from '../model/people-api.js';
+import { canManageMembers } from '../model/people.js';
+import { InviteForm } from './invite-form.js';
+import { UsersSection } from './users-section.js';
+import { WorkspaceMembers } from './workspace-members.js';
+
+export function PeoplePage() {
+  const { t } = useTranslation();
+  const account = useAccount();
+  const me = account.status === 'signed_in' ? account.me : undefined;
+  const admin = me !== undefined && canManageMembers(me);
+  const { revision, bump } = usePeopleRefresh();
+  const [users, setUsers] = useState<UserView[]>();
+  const [workspaces, setWorkspaces] = useState<WorkspaceView[]>();
+  const [loadFailed, setLoadFailed] = useState<string>();
+
+  useEffect(() => {
+    let current = true;
+    void Promise.all([listWorkspaces(), admin ? listUsers() : undefined]).then(
+      ([workspaceList, userList]) => {
+        if (!current) return;
+        const failed = [workspaceList, userList].find((result) => result?.ok === false);
+        setLoadFailed(failed?.ok === false ? failed.error : undefined);
+        if (workspaceList.ok) setWorkspaces(workspaceList.value.workspaces);
+        if (userList?.ok) setUsers(userList.value.users);
+      },
+    );
+    return () => {
+      current = false;
+    };
+  }, [admin, revision]);
+
+  return (
+    <section className="settings" data-testid="people" aria-labelledby="people-title">
+      <h1 id="people-title" className="page-title">
+        {t('people.title')}
+      </h1>
+      <p className="muted">{t('people.explain')}</p>
+      {admin ? null : (
+        <p className="muted" data-testid="people-read-only">
+          {t('people.readOnly')}
+        </p>
+      )}
+      {loadFailed !== undefined ? (
+        <p className="error" role="alert">
+          {t('people.loadFailed', { error: loadFailed })}
+        </p>
+      ) : null}
+      {admin && workspaces !== undefined ? (
+        <InviteForm workspaces={workspaces} onInvited={bump} />
+      ) : null}
+      {admin && users !== undefined ? (
+        <UsersSection users={users} meId={me.user.id} onChanged={bump} />
+      ) : null}
+      <section
+        className="settings-section"
+        data-testid="workspaces"
+        aria-labelledby="workspaces-title"
+      >
+        <h2 id="workspaces-title" className="section-title">
+          {t('people.workspaces.title')}
+        </h2>
+        {workspaces !== undefined && workspaces.length === 0 ? (
+          <p className="muted">{t('people.workspaces.empty')}</p>
+        ) : null}
+        {(workspaces ?? []).map((workspace) => (
+          <WorkspaceMembers
+            key={workspace.id}
+            workspace={workspace}
+            users={admin ? users : undefined}
+            revision={revision}
+            onChanged={bump}
+          />
+        ))}
+      </section>
+    </section>
+  );
+}

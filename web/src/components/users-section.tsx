@@ -1,0 +1,115 @@
+/**
+ * People → "Users" (admins): everyone who can sign in to this Clarion. A new
+ * sign-in link for someone is shown under their row to hand over; deleting
+ * someone asks first, on the page, saying what it ends. The list is read
+ * from the server after every change, never patched by guesswork.
+ */
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { SignInLinkReply, UserView } from '../../../src/wire/index.js';
+import { deleteUser, signInLinkFor } from '../model/people-api.js';
+import { refusalOf, type Refusal } from '../model/people.js';
+import { DecisionConfirm } from './decision-confirm.js';
+import { RefusalNote } from './refusal-note.js';
+import { SignInLinkPanel } from './sign-in-link-panel.js';
+
+export function UsersSection(props: {
+  users: readonly UserView[];
+  meId: string;
+  onChanged: () => void;
+}) {
+  const { t } = useTranslation();
+  const [link, setLink] = useState<{ userId: string; reply: SignInLinkReply }>();
+  const [confirming, setConfirming] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [refusal, setRefusal] = useState<{ userId: string; refusal: Refusal }>();
+
+  async function newLink(user: UserView): Promise<void> {
+    setBusy(true);
+    setRefusal(undefined);
+    const result = await signInLinkFor(user.id);
+    if (result.ok) setLink({ userId: user.id, reply: result.value });
+    else setRefusal({ userId: user.id, refusal: refusalOf(result) });
+    setBusy(false);
+  }
+
+  async function remove(user: UserView): Promise<void> {
+    setBusy(true);
+    setConfirming(undefined);
+    setRefusal(undefined);
+    const result = await deleteUser(user.id);
+    if (!result.ok) setRefusal({ userId: user.id, refusal: refusalOf(result) });
+    if (link?.userId === user.id) setLink(undefined);
+    setBusy(false);
+    props.onChanged();
+  }
+
+  return (
+    <section className="settings-section" data-testid="users" aria-labelledby="users-title">
+      <h2 id="users-title" className="section-title">
+        {t('people.users.title')}
+      </h2>
+      <ul className="token-list" data-testid="user-list">
+        {props.users.map((user) => (
+          <li key={user.id} className="people-item" data-testid="user" data-user-id={user.id}>
+            <div className="token-item">
+              <span className="token-name">{user.name}</span>
+              {user.is_admin ? <span className="chip">{t('people.admin')}</span> : null}
+              {user.id === props.meId ? <span className="chip">{t('people.you')}</span> : null}
+              <span className="people-actions">
+                <button
+                  type="button"
+                  className="button"
+                  data-testid="user-new-link"
+                  aria-label={t('people.users.newLinkLabel', { name: user.name })}
+                  disabled={busy}
+                  onClick={() => void newLink(user)}
+                >
+                  {t('people.users.newLink')}
+                </button>
+                {user.id === props.meId ? null : (
+                  <button
+                    type="button"
+                    className="button"
+                    data-testid="user-delete"
+                    aria-label={t('people.users.deleteLabel', { name: user.name })}
+                    disabled={busy}
+                    onClick={() => {
+                      setConfirming(user.id);
+                      setRefusal(undefined);
+                    }}
+                  >
+                    {t('people.users.delete')}
+                  </button>
+                )}
+              </span>
+            </div>
+            {confirming === user.id ? (
+              <DecisionConfirm
+                prompt={t('people.users.deleteConfirm', { name: user.name })}
+                yes={t('people.users.deleteYes', { name: user.name })}
+                withReason={false}
+                onConfirm={() => void remove(user)}
+                onCancel={() => {
+                  setConfirming(undefined);
+                }}
+              />
+            ) : null}
+            <RefusalNote
+              refusal={refusal?.userId === user.id ? refusal.refusal : undefined}
+              testId="user-refused"
+            />
+            {link?.userId === user.id ? (
+              <SignInLinkPanel
+                url={link.reply.url}
+                expiresAt={link.reply.expires_at}
+                name={user.name}
+                testId="user-link"
+              />
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

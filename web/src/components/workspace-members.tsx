@@ -1,0 +1,197 @@
+/**
+ * One workspace on the People page: its members and their roles. An admin
+ * adds a member (chosen among the users not in it yet), makes one an owner or
+ * a plain member, and removes one after confirming on the page; anyone else
+ * sees the list only. The server keeps an owner in every workspace, so
+ * demoting or removing the last one comes back as a refusal saying what to
+ * do first. Read again at every `revision` (another tab, another admin, this
+ * person's own memberships changing).
+ */
+import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { UserView, WorkspaceView } from '../../../src/wire/index.js';
+import type { ApiResult } from '../model/api.js';
+import {
+  putMember,
+  removeMember,
+  workspaceMembers,
+  type MemberRole,
+  type WorkspaceMember,
+} from '../model/members-api.js';
+import { addableUsers, refusalOf, type Refusal } from '../model/people.js';
+import { DecisionConfirm } from './decision-confirm.js';
+import { RefusalNote } from './refusal-note.js';
+
+export function WorkspaceMembers(props: {
+  workspace: WorkspaceView;
+  /** Every user, when the person may change members; otherwise the list is read-only. */
+  users: readonly UserView[] | undefined;
+  revision: number;
+  onChanged: () => void;
+}) {
+  const { t } = useTranslation();
+  const { workspace, users } = props;
+  const [members, setMembers] = useState<WorkspaceMember[]>();
+  const [loadFailed, setLoadFailed] = useState<string>();
+  const [adding, setAdding] = useState('');
+  const [confirming, setConfirming] = useState<string>();
+  const [busy, setBusy] = useState(false);
+  const [refusal, setRefusal] = useState<Refusal>();
+
+  const load = useCallback(async () => {
+    const result = await workspaceMembers(workspace.id);
+    if (result.ok) {
+      setMembers(result.value.members);
+      setLoadFailed(undefined);
+    } else {
+      setLoadFailed(result.error);
+    }
+  }, [workspace.id]);
+
+  useEffect(() => {
+    void load();
+  }, [load, props.revision]);
+
+  async function change(action: () => Promise<ApiResult<unknown>>): Promise<void> {
+    setBusy(true);
+    setRefusal(undefined);
+    setConfirming(undefined);
+    const result = await action();
+    if (!result.ok) setRefusal(refusalOf(result));
+    setBusy(false);
+    props.onChanged();
+  }
+
+  const setRole = (member: WorkspaceMember, role: MemberRole) =>
+    change(() => putMember(workspace.id, { user_id: member.user_id, role }));
+
+  function add(event: SyntheticEvent): void {
+    event.preventDefault();
+    const userId = adding;
+    setAdding('');
+    void change(() => putMember(workspace.id, { user_id: userId, role: 'member' }));
+  }
+
+  const choices = users !== undefined && members !== undefined ? addableUsers(users, members) : [];
+  const named = { workspace: workspace.name };
+  return (
+    <section
+      className="settings-section people-workspace"
+      data-testid="workspace"
+      data-workspace-id={workspace.id}
+      aria-labelledby={`workspace-${workspace.id}`}
+    >
+      <h3 id={`workspace-${workspace.id}`} className="section-title">
+        {workspace.name}
+      </h3>
+      {loadFailed !== undefined ? (
+        <p className="error" role="alert">
+          {t('people.loadFailed', { error: loadFailed })}
+        </p>
+      ) : null}
+      <ul className="token-list" aria-label={t('people.workspaces.membersOf', named)}>
+        {(members ?? []).map((member) => {
+          const who = { name: member.user_name, ...named };
+          return (
+            <li
+              key={member.user_id}
+              className="people-item"
+              data-testid="member"
+              data-user-id={member.user_id}
+              data-role={member.role}
+            >
+              <div className="token-item">
+                <span className="token-name">{member.user_name}</span>
+                <span className="chip" data-testid="member-role">
+                  {member.role === 'owner'
+                    ? t('people.workspaces.owner')
+                    : t('people.workspaces.member')}
+                </span>
+                {users !== undefined ? (
+                  <span className="people-actions">
+                    <button
+                      type="button"
+                      className="button"
+                      data-testid="member-role-toggle"
+                      aria-label={
+                        member.role === 'owner'
+                          ? t('people.workspaces.makeMemberLabel', who)
+                          : t('people.workspaces.makeOwnerLabel', who)
+                      }
+                      disabled={busy}
+                      onClick={() =>
+                        void setRole(member, member.role === 'owner' ? 'member' : 'owner')
+                      }
+                    >
+                      {member.role === 'owner'
+                        ? t('people.workspaces.makeMember')
+                        : t('people.workspaces.makeOwner')}
+                    </button>
+                    <button
+                      type="button"
+                      className="button"
+                      data-testid="member-remove"
+                      aria-label={t('people.workspaces.removeLabel', who)}
+                      disabled={busy}
+                      onClick={() => {
+                        setConfirming(member.user_id);
+                        setRefusal(undefined);
+                      }}
+                    >
+                      {t('people.workspaces.remove')}
+                    </button>
+                  </span>
+                ) : null}
+              </div>
+              {confirming === member.user_id ? (
+                <DecisionConfirm
+                  prompt={t('people.workspaces.removeConfirm', who)}
+                  yes={t('people.workspaces.removeYes', who)}
+                  withReason={false}
+                  onConfirm={() => void change(() => removeMember(workspace.id, member.user_id))}
+                  onCancel={() => {
+                    setConfirming(undefined);
+                  }}
+                />
+              ) : null}
+            </li>
+          );
+        })}
+      </ul>
+      <RefusalNote refusal={refusal} testId="workspace-refused" />
+      {users !== undefined && members !== undefined ? (
+        choices.length > 0 ? (
+          <form className="token-form" onSubmit={add}>
+            <label className="token-form-label">
+              <span>{t('people.workspaces.addLabel', named)}</span>
+              <select
+                data-testid="member-add-user"
+                value={adding}
+                onChange={(event) => {
+                  setAdding(event.target.value);
+                }}
+              >
+                <option value="">{t('people.workspaces.choose')}</option>
+                {choices.map((user) => (
+                  <option key={user.id} value={user.id}>
+                    {user.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <button
+              type="submit"
+              className="button button-primary"
+              data-testid="member-add"
+              disabled={busy || adding === ''}
+            >
+              {t('people.workspaces.add')}
+            </button>
+          </form>
+        ) : (
+          <p className="muted">{t('people.workspaces.everyoneIn')}</p>
+        )
+      ) : null}
+    </section>
+  );
+}

@@ -1,0 +1,55 @@
+/**
+ * REST calls for the People page: users (admins only), the workspaces the
+ * person belongs to, and a sign-in link an admin makes for someone else.
+ * Membership changes sit with the member list in `members-api.ts`. Results
+ * are typed; failures are values, never exceptions.
+ */
+import type { SignInLinkReply, UserView, WorkspaceView } from '../../../src/wire/index.js';
+import { request, type ApiResult, type FetchLike } from './api.js';
+
+const browserFetch: FetchLike = (input, init) => fetch(input, init);
+
+/** As `newUserReply` on the wire; the bearer token in it is not shown by the web app. */
+export interface InvitedUser {
+  user: UserView;
+  sign_in_url: string;
+  sign_in_expires_at: string;
+}
+
+export function listUsers(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<{ users: UserView[] }>> {
+  return request(fetchImpl, '/api/v1/users');
+}
+
+export function inviteUser(
+  user: { name: string; is_admin?: boolean },
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<InvitedUser>> {
+  return request(fetchImpl, '/api/v1/users', { method: 'POST', body: JSON.stringify(user) });
+}
+
+/** Revokes every token the user holds; the live sessions of tasks they created fail. */
+export function deleteUser(
+  userId: string,
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<null>> {
+  return request(fetchImpl, `/api/v1/users/${encodeURIComponent(userId)}`, { method: 'DELETE' });
+}
+
+/** A new one-time link for another user (admin); their other links stay valid. */
+export function signInLinkFor(
+  userId: string,
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<SignInLinkReply>> {
+  return request(fetchImpl, '/api/v1/auth/sign-in-links', {
+    method: 'POST',
+    body: JSON.stringify({ user_id: userId }),
+  });
+}
+
+export function listWorkspaces(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<{ workspaces: WorkspaceView[] }>> {
+  return request(fetchImpl, '/api/v1/workspaces');
+}

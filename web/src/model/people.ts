@@ -1,0 +1,52 @@
+/**
+ * The People page's rules, apart from React and I/O: who may change a
+ * workspace's members, whom an admin can still add, and how a refusal is
+ * put to the person.
+ */
+import type { UserView } from '../../../src/wire/index.js';
+import type { ApiFailure, Me } from './api.js';
+import type { WorkspaceMember } from './members-api.js';
+
+/**
+ * Only admins: the server refuses membership changes to anyone else (403),
+ * owners included, so a control the person cannot use is never offered.
+ */
+export function canManageMembers(me: Me): boolean {
+  return me.kind === 'user' && me.user.is_admin;
+}
+
+/** The users who are not members yet, by name: the choices for "Add member". */
+export function addableUsers(
+  users: readonly UserView[],
+  members: readonly WorkspaceMember[],
+): UserView[] {
+  const present = new Set(members.map((member) => member.user_id));
+  return users
+    .filter((user) => !present.has(user.id))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+}
+
+/** A refusal as a catalog key under `people.refused`, and the server's own words. */
+export interface Refusal {
+  readonly key: 'lastOwner' | 'forbidden' | 'gone' | 'quota' | 'network' | 'invalid' | 'other';
+  readonly error: string;
+}
+
+/**
+ * Every 409 on this page is a workspace's last owner (the person's own
+ * account is never offered for deletion): the server names the workspaces,
+ * the key says how to fix it.
+ */
+const REFUSAL_BY_CODE: Readonly<Record<string, Refusal['key']>> = {
+  conflict: 'lastOwner',
+  forbidden: 'forbidden',
+  not_found: 'gone',
+  quota_exceeded: 'quota',
+  invalid_request: 'invalid',
+  invalid_text: 'invalid',
+};
+
+export function refusalOf(failure: ApiFailure): Refusal {
+  if (failure.kind === 'network') return { key: 'network', error: failure.error };
+  return { key: REFUSAL_BY_CODE[failure.code] ?? 'other', error: failure.error };
+}

@@ -77,11 +77,14 @@ export {
   decodeUtf8,
   isBlankText,
   isJsonMediaType,
+  showBidiControls,
+  splitBidiControls,
   storableJson,
   storableLabel,
   storableText,
   textIssues,
   textProblem,
+  type BidiPiece,
   type TextIssue,
 } from './text.js';
 export {

@@ -166,6 +166,53 @@ export function storableLabel(value: string, maxCodePoints: number): string {
 }
 const CONTROL = /^\p{Cc}$/u;
 
+/**
+ * Bidi controls in supplied text (titles, names, questions, option labels),
+ * shown rather than obeyed, on every surface: the web app (`UserText`) and
+ * the notices the server writes (a phone's notification has no isolate to
+ * contain them). An override makes `invoice<U+202E>fdp.exe` read as
+ * "invoiceexe.pdf"; an embedding or isolate does the same more quietly; and
+ * a mark, though it cannot reorder letters, moves digits and punctuation:
+ * `10<U+200F>.5` reads "105." in a left-to-right line and "5.10" in a
+ * `<bdi>`. So what a person approves could differ from what it says.
+ */
+// Embeddings, overrides and their terminator (U+202A–U+202E), isolates (U+2066–U+2069),
+// the marks (U+200E, U+200F) and the Arabic letter mark (U+061C).
+const BIDI_CONTROL = /[\u202A-\u202E\u2066-\u2069\u200E\u200F\u061C]/;
+
+export type BidiPiece =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'control'; readonly code: string };
+
+/** `text` split into runs of ordinary text and single bidi controls ("U+202E"), in order. */
+export function splitBidiControls(text: string): BidiPiece[] {
+  const pieces: BidiPiece[] = [];
+  let run = '';
+  for (const char of text) {
+    if (!BIDI_CONTROL.test(char)) {
+      run += char;
+      continue;
+    }
+    if (run !== '') pieces.push({ kind: 'text', text: run });
+    run = '';
+    const code = (char.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+    pieces.push({ kind: 'control', code: `U+${code}` });
+  }
+  if (run !== '') pieces.push({ kind: 'text', text: run });
+  return pieces;
+}
+
+/**
+ * `text` with each bidi control written out as ⟨U+202E⟩: for plain strings
+ * (attributes, a tab's title, a notification). The notation is the web
+ * app's, so a person reads the same marker on a phone as in the browser.
+ */
+export function showBidiControls(text: string): string {
+  return splitBidiControls(text)
+    .map((piece) => (piece.kind === 'text' ? piece.text : `⟨${piece.code}⟩`))
+    .join('');
+}
+
 /** Length in Unicode code points, the unit of the answer-text cap (not UTF-16 units, not graphemes). */
 export function codePoints(value: string): number {
   let count = 0;

@@ -81,6 +81,27 @@ describe('the ntfy sender', () => {
     );
   });
 
+  it('writes bidi controls in the title, the question and the buttons out as markers', async () => {
+    receiver = await startReceiver();
+    await ntfySender.send(
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      {
+        ...NOTICE,
+        kind: 'question',
+        taskTitle: 'invoice\u202Efdp.exe',
+        question: 'Pay 10\u200F.5?',
+        answerLinks: [{ label: 'Yes\u2067 no', url: 'http://clarion.test/answer#t0' }],
+      },
+      AbortSignal.timeout(5_000),
+    );
+    const body = JSON.parse(receiver.received[0]?.body ?? '') as Record<string, unknown>;
+    expect(body).toMatchObject({
+      title: 'Clarion: invoice⟨U+202E⟩fdp.exe',
+      message: 'An agent has a question: Pay 10⟨U+200F⟩.5?',
+      actions: [{ label: 'Yes⟨U+2067⟩ no' }],
+    });
+  });
+
   it('reports a refusal as final', async () => {
     receiver = await startReceiver(() => ({ status: 403, body: 'forbidden' }));
     const result = await ntfySender.send(

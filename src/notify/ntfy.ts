@@ -11,6 +11,7 @@
  */
 import type { ChannelSender, Notice } from './channel.js';
 import { configString, postOnce } from './http-send.js';
+import { showBidiControls } from '../wire/index.js';
 import { noticeMessage, noticeTitle } from './notice-text.js';
 
 const MAX_NTFY_ACTIONS = 3;
@@ -41,9 +42,12 @@ export function ntfyMessage(topic: string, notice: Notice) {
   const links = notice.answerLinks ?? [];
   const actions =
     links.length > 0 && notice.event !== 'answered'
-      ? links
-          .slice(0, MAX_NTFY_ACTIONS)
-          .map((link) => ({ action: 'view', label: link.label, url: link.url, clear: true }))
+      ? links.slice(0, MAX_NTFY_ACTIONS).map((link) => ({
+          action: 'view',
+          label: showBidiControls(link.label),
+          url: link.url,
+          clear: true,
+        }))
       : [{ action: 'view', label: 'Open in Clarion', url: notice.url, clear: true }];
   return {
     topic,

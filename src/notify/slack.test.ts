@@ -40,6 +40,20 @@ describe('the Slack sender', () => {
     });
   });
 
+  it('writes bidi controls in the title and the question out as markers', async () => {
+    receiver = await startReceiver(() => ({ status: 200, body: 'ok' }));
+    await slackSender.send(
+      { id: 'c', kind: 'slack', config: { url: `${receiver.url}/services/T/B/X` } },
+      { ...NOTICE, taskTitle: 'invoice\u202Efdp.exe', question: 'Pay \u061C10?' },
+      AbortSignal.timeout(5_000),
+    );
+    expect(JSON.parse(receiver.received[0]?.body ?? '')).toEqual({
+      text:
+        '*invoice⟨U+202E⟩fdp.exe*: Still waiting: an agent has a question: Pay ⟨U+061C⟩10? ' +
+        '<http://clarion.test/sessions/session-1|Open in Clarion>',
+    });
+  });
+
   it('calls a 500 retryable and a 404 (a removed webhook) final', async () => {
     const replies = [{ status: 500 }, { status: 404, body: 'no_service' }];
     receiver = await startReceiver((_r, index) => replies[index] ?? { status: 200 });

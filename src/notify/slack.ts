@@ -5,7 +5,7 @@
  */
 import type { ChannelSender, Notice } from './channel.js';
 import { configString, postOnce } from './http-send.js';
-import { noticeMessage } from './notice-text.js';
+import { noticeMessage, noticeTaskTitle } from './notice-text.js';
 
 /** Slack's mrkdwn treats these three as control characters. */
 export function escapeMrkdwn(text: string): string {
@@ -14,7 +14,7 @@ export function escapeMrkdwn(text: string): string {
 
 export function slackText(notice: Notice): string {
   return (
-    `*${escapeMrkdwn(notice.taskTitle)}*: ${escapeMrkdwn(noticeMessage(notice))} ` +
+    `*${escapeMrkdwn(noticeTaskTitle(notice))}*: ${escapeMrkdwn(noticeMessage(notice))} ` +
     `<${notice.url}|Open in Clarion>`
   );
 }

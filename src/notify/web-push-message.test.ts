@@ -43,6 +43,18 @@ describe('webPushEnvelope', () => {
     expect(long.message.body).toHaveLength(400);
   });
 
+  it('writes bidi controls out as markers, and never cuts one in half', () => {
+    const shown = webPushEnvelope(
+      { ...notice, taskTitle: 'invoice\u202Efdp.exe', question: 'Pay 10\u200F.5?' },
+      NOW,
+    );
+    expect(shown.message.title).toBe('invoice⟨U+202E⟩fdp.exe');
+    expect(shown.message.body).toBe('Pay 10⟨U+200F⟩.5?');
+    // 115 letters, then a marker across the 120-unit cut.
+    const long = webPushEnvelope({ ...notice, taskTitle: `${'a'.repeat(115)}\u202Eb` }, NOW);
+    expect(long.message.title).toBe(`${'a'.repeat(115)}…`);
+  });
+
   it('names one topic per item within RFC 8030’s 32 base64url characters', () => {
     expect(pushTopic('pending-1')).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(pushTopic('pending-1')).toBe(pushTopic('pending-1'));

@@ -12,12 +12,15 @@
  *   or the `answered` that makes it moot) instead of delivering both.
  * - The text says the task and the kind, never the question unless the
  *   person turned "include the question" on (the planner decides: `question`).
+ *   Their bidi controls show as markers (`showBidiControls`), as on the web:
+ *   a phone would obey them, with no isolate around the text.
  */
 import { createHash } from 'node:crypto';
 import { WEB_PUSH_DEFAULT_TTL_S, WEB_PUSH_MAX_TTL_S } from '../tunables.js';
 import {
   MAX_WEB_PUSH_BODY_CHARS,
   MAX_WEB_PUSH_TITLE_CHARS,
+  showBidiControls,
   type NoticeKind,
   type WebPushMessage,
 } from '../wire/index.js';
@@ -59,7 +62,10 @@ export function webPushEnvelope(
     message: {
       event: notice.event,
       kind: notice.kind,
-      title: cut(notice.event === 'test' ? 'Clarion' : notice.taskTitle, MAX_WEB_PUSH_TITLE_CHARS),
+      title: cut(
+        notice.event === 'test' ? 'Clarion' : showBidiControls(notice.taskTitle),
+        MAX_WEB_PUSH_TITLE_CHARS,
+      ),
       body: cut(bodyText(notice), MAX_WEB_PUSH_BODY_CHARS),
       url: notice.url,
       tag: notificationTag(notice.itemId),
@@ -71,7 +77,8 @@ export function webPushEnvelope(
 }
 
 function bodyText(notice: Notice): string {
-  const what = notice.question ?? KIND_TEXT[notice.kind];
+  const what =
+    notice.question === undefined ? KIND_TEXT[notice.kind] : showBidiControls(notice.question);
   switch (notice.event) {
     case 'asked':
       return what;
@@ -106,7 +113,10 @@ export function pushTopic(itemId: string): string {
   return createHash('sha256').update(itemId).digest('base64url').slice(0, 32);
 }
 
-/** At most `maxUnits` UTF-16 units (the schema's measure), never splitting a character. */
+/**
+ * At most `maxUnits` UTF-16 units (the schema's measure), never splitting a
+ * character or a bidi marker (a cut "⟨U+20" would say nothing).
+ */
 function cut(text: string, maxUnits: number): string {
   if (text.length <= maxUnits) return text;
   let kept = '';
@@ -114,5 +124,6 @@ function cut(text: string, maxUnits: number): string {
     if (kept.length + point.length > maxUnits - 1) break;
     kept += point;
   }
-  return `${kept}…`;
+  return `${kept.replace(PARTIAL_MARKER, '')}…`;
 }
+const PARTIAL_MARKER = /⟨U\+[0-9A-F]{0,6}$/;

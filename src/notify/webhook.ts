@@ -3,6 +3,10 @@
  * channel's secret (`X-Clarion-Signature: sha256=<hex HMAC-SHA256 of the raw
  * body>`), with the outbox row's ID as `X-Clarion-Delivery`, the same on
  * every retry, so a receiver can drop a repeat.
+ *
+ * The payload is data for a program: its title and question are the text as
+ * stored, bidi controls included; a receiver that shows them to a person
+ * owes them the markers the web app and the other channels show.
  */
 import { createHmac } from 'node:crypto';
 import type { WebhookPayload } from '../wire/index.js';

@@ -7,7 +7,8 @@
  * refused on REST and on `/mcp` instead of being read as U+FFFD. An answer of
  * only invisible characters is no answer. Text with emoji, CJK, combining
  * marks and right-to-left runs still comes back exactly as sent, and an MCP
- * client's unstorable name becomes a storable task title instead of a 500.
+ * client's unstorable name becomes a storable task title instead of a 500,
+ * its bidi controls written out as markers.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -411,5 +412,35 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
     const settled = await asking;
     expect(settled).not.toMatchObject({ structuredContent: { code: 'internal' } });
     expect(titles.filter((title) => title.startsWith('claude'))).toEqual(['claudecode\ufffd']);
+  });
+
+  it('writes the bidi controls of an MCP client’s name out as markers in its task’s title', async () => {
+    const { client } = await connect(ADMIN_TOKEN, 'spoof\u202Eexe.pdf');
+    const abort = new AbortController();
+    const asking = call(
+      client,
+      'ask_user_question',
+      {
+        questions: [
+          {
+            prompt: 'Go?',
+            options: [
+              { label: 'Yes', description: 'y' },
+              { label: 'No', description: 'n' },
+            ],
+          },
+        ],
+      },
+      abort.signal,
+    ).catch((error: unknown) => error);
+    let titles: string[] = [];
+    await eventually(async () => {
+      const tasks = await running.api<{ tasks: { title: string }[] }>('GET', '/api/v1/tasks');
+      titles = tasks.json.tasks.map((task) => task.title);
+      return titles.some((title) => title.startsWith('spoof'));
+    });
+    abort.abort();
+    await asking;
+    expect(titles.filter((title) => title.startsWith('spoof'))).toEqual(['spoof⟨U+202E⟩exe.pdf']);
   });
 });

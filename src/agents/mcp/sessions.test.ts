@@ -171,4 +171,14 @@ describe('MCP sessions', () => {
     expect(externalTaskTitle(undefined)).toBe('External agent');
     expect(externalTaskTitle('x'.repeat(300))).toHaveLength(200);
   });
+
+  it('writes the bidi controls of a client’s name out as markers in its task’s title', () => {
+    expect(externalTaskTitle('claude\u202Eedoc-')).toBe('claude⟨U+202E⟩edoc-');
+    expect(externalTaskTitle('v10\u200F.5')).toBe('v10⟨U+200F⟩.5');
+    // Only controls: nothing visible, so no name.
+    expect(externalTaskTitle('\u202E\u2066')).toBe('External agent');
+    // The cut keeps a marker whole or leaves it out.
+    expect(externalTaskTitle(`${'x'.repeat(195)}\u202Eab`)).toBe('x'.repeat(195));
+    expect(externalTaskTitle(`${'x'.repeat(190)}\u202Eab`)).toBe(`${'x'.repeat(190)}⟨U+202E⟩ab`);
+  });
 });

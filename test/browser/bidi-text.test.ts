@@ -2,16 +2,19 @@
  * Text an agent or a person supplied cannot be made to read as something
  * else: a bidi override (U+202E) in a task title is shown as a visible
  * marker, not obeyed, so `invoice<U+202E>fdp.exe` does not display as
- * "invoiceexe.pdf", in the inbox's question row, on a permission card and in
- * a session's title.
+ * "invoiceexe.pdf", in the inbox's question row, on a permission card, in
+ * a session's title, on an answer link's page, in the decision log's
+ * filters and in a transcript's author names.
  * Checked in Debian's Chromium by where each character is drawn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
+import { mintAnswerLinks } from '../../src/turns/index.js';
 import { api, askingTask, launchChromium, startWorld, type World } from './support/harness.js';
 
 const WAIT = { timeout: 30_000 };
 const SPOOF = 'invoice\u202Efdp.exe';
+const SPOOFED_NAME = 'Eve\u202Eevil';
 
 /** The left edge of every drawn character under `element`, in DOM order (run in the page). */
 const DRAWN_CHARACTERS = `(root) => {
@@ -37,19 +40,52 @@ async function drawnCharacters(page: Page, selector: string) {
   return drawn as { char: string; left: number }[];
 }
 
-/** "fdp.exe" is drawn left to right after the marker, not reversed. */
-async function expectReadsAsWritten(page: Page, selector: string): Promise<void> {
+/** `tail` is drawn left to right after the marker, not reversed. */
+async function expectReadsAsWritten(
+  page: Page,
+  selector: string,
+  [head, tail]: readonly [string, string] = ['invoice', 'fdp.exe'],
+): Promise<void> {
   const element = page.locator(selector);
   await element.waitFor(WAIT);
   const drawn = await drawnCharacters(page, selector);
-  const start = drawn.findIndex((entry) => entry.char === 'f');
-  const tail = drawn.slice(start);
-  expect(tail.map((entry) => entry.char).join('')).toBe('fdp.exe');
-  const lefts = tail.map((entry) => entry.left);
+  const start = drawn.findIndex((entry) => entry.char === '⟩') + 1;
+  const drawnTail = drawn.slice(start);
+  expect(drawnTail.map((entry) => entry.char).join('')).toBe(tail);
+  const lefts = drawnTail.map((entry) => entry.left);
   expect(lefts).toEqual([...lefts].sort((a, b) => a - b));
-  await expect(element.innerText()).resolves.toBe('invoice⟨U+202E⟩fdp.exe');
+  await expect(element.innerText()).resolves.toBe(`${head}⟨U+202E⟩${tail}`);
   const marker = element.getByTestId('bidi-control');
   await expect(marker.getAttribute('title')).resolves.toContain('U+202E');
+}
+
+/** A second member of the admin's workspace, with a name that holds an override. */
+async function spoofedMember(world: World): Promise<{ id: string; token: string }> {
+  const created = await api<{ user: { id: string }; token: string }>(
+    world,
+    'POST',
+    '/api/v1/users',
+    { name: SPOOFED_NAME },
+  );
+  const { workspaces } = await api<{ workspaces: { id: string }[] }>(
+    world,
+    'GET',
+    '/api/v1/workspaces',
+  );
+  await api(world, 'POST', `/api/v1/workspaces/${workspaces[0]?.id ?? ''}/members`, {
+    user_id: created.user.id,
+  });
+  return { id: created.user.id, token: created.token };
+}
+
+/** REST with another person's token. */
+async function as(world: World, token: string, method: string, path: string, body: unknown) {
+  const response = await fetch(`${world.clarion.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${String(response.status)}`);
 }
 
 describe('bidi controls in supplied text, in Chromium', () => {
@@ -92,6 +128,78 @@ describe('bidi controls in supplied text, in Chromium', () => {
     // The page's own title shows until the task is read.
     await page.locator('h1.page-title').getByTestId('bidi-control').waitFor(WAIT);
     await expectReadsAsWritten(page, 'h1.page-title');
+    await context.close();
+  });
+
+  it('shows it on an answer link’s page, in the decision log’s filters and as a message’s author', async () => {
+    const eve = await spoofedMember(world);
+    const asking = await askingTask(world, SPOOF, '/ask Pay 10\u202E.5 now?');
+    const pending = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/pending',
+    );
+    const pendingId =
+      pending.bundles.find((bundle) => bundle.session_id === asking.session.id)?.pending_id ?? '';
+    const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
+    const links = await mintAnswerLinks(
+      { ...world.clarion.turns, origin: () => world.origin },
+      { userId: me.user.id, kind: 'question', itemId: pendingId },
+    );
+
+    // A phone with no session opens a link: the task and the question as written.
+    const phone = await browser.newContext({ locale: 'en-US' });
+    phone.setDefaultTimeout(30_000);
+    const linkPage = await phone.newPage();
+    await linkPage.goto(links[0]?.url ?? '');
+    await expectReadsAsWritten(linkPage, '[data-testid="answer-task"]');
+    await expectReadsAsWritten(linkPage, '[data-testid="answer-title"]', ['Pay 10', '.5 now?']);
+
+    // Eve decides elsewhere; the page names her as written.
+    await as(world, eve.token, 'POST', `/api/v1/clarification/${pendingId}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
+    });
+    await linkPage.reload();
+    const result = linkPage.locator('[data-testid="answer-result"][data-state="answered"]');
+    await result.waitFor(WAIT);
+    await expect(result.textContent()).resolves.toBe(
+      'Already decided: “Hand-written” by Eve⟨U+202E⟩evil (API).',
+    );
+    await phone.close();
+
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    // The world's own sign-in link was used by the test before: a link works once.
+    const signIn = new URL(
+      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
+    );
+    await page.goto(`${world.origin}${signIn.pathname}${signIn.search}`);
+    await page.waitForURL(`${world.origin}/`);
+    await page.goto(`${world.origin}/decisions`);
+    const taskOption = page.getByTestId('filter-task').locator(`option[value="${asking.task.id}"]`);
+    await expect.poll(() => taskOption.textContent(), WAIT).toBe('invoice⟨U+202E⟩fdp.exe');
+    const personOption = page.getByTestId('filter-person').locator(`option[value="${eve.id}"]`);
+    await expect.poll(() => personOption.textContent(), WAIT).toBe('Eve⟨U+202E⟩evil');
+
+    // Eve writes in the session once its turn is over: her name reads as written.
+    await expect
+      .poll(async () => {
+        const read = await api<{ sessions: { id: string; state: string }[] }>(
+          world,
+          'GET',
+          `/api/v1/tasks/${asking.task.id}/sessions`,
+        );
+        return read.sessions.find((session) => session.id === asking.session.id)?.state;
+      }, WAIT)
+      .toBe('idle');
+    await as(world, eve.token, 'POST', `/api/v1/sessions/${asking.session.id}/messages`, {
+      text: 'from Eve',
+      admission_key: 'eve-1',
+    });
+    await page.goto(`${world.origin}/sessions/${encodeURIComponent(asking.session.id)}`);
+    // Only another member's name is supplied text (a <bdi>); "You" is the app's word.
+    await expectReadsAsWritten(page, '.message-user .message-author:has(bdi)', ['Eve', 'evil']);
     await context.close();
   });
 });

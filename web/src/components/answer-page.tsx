@@ -3,10 +3,15 @@
  * Opening it only reads (view); the person's tap on Confirm decides (use).
  * It needs no session: the secret in the fragment, which browsers never send
  * to a server, is the credential, and the page sends it in a POST body.
+ * The task, the question, the choice and a decider's name are supplied
+ * text: shown as written (`UserText`, `showBidiControls`), since what a
+ * person confirms must be what it says.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { answerWithLink, viewAnswerLink } from '../model/answer-links-api.js';
+import { showBidiControls } from '../model/bidi.js';
+import { UserText } from './user-text.js';
 import type { AnswerLinkView } from '../../../src/wire/index.js';
 
 type PageState =
@@ -128,15 +133,18 @@ function LinkDetails(props: {
   return (
     <>
       <p className="muted" data-testid="answer-task">
-        {link.task_title}
+        <UserText text={link.task_title} />
       </p>
       <h1 id="answer-title" className="page-title" data-testid="answer-title">
-        {link.title === '' ? t(`answerLink.kind.${link.kind}`) : link.title}
+        {link.title === '' ? t(`answerLink.kind.${link.kind}`) : <UserText text={link.title} />}
       </h1>
       {canConfirm ? (
         <>
           <p>
-            {t('answerLink.yourChoice')} <strong data-testid="answer-choice">{link.choice}</strong>
+            {t('answerLink.yourChoice')}{' '}
+            <strong data-testid="answer-choice">
+              <UserText text={link.choice} />
+            </strong>
           </p>
           <button
             type="button"
@@ -149,7 +157,7 @@ function LinkDetails(props: {
           >
             {props.busy
               ? t('answerLink.sending')
-              : t('answerLink.confirm', { choice: link.choice })}
+              : t('answerLink.confirm', { choice: showBidiControls(link.choice) })}
           </button>
           {props.failed ? (
             <p className="error" role="alert">
@@ -181,15 +189,15 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
     decided.choice === link.choice &&
     decided.responded_by?.surface === 'link'
   ) {
-    text = t('answerLink.done', { choice: decided.choice });
+    text = t('answerLink.done', { choice: showBidiControls(decided.choice) });
   } else if (decided.responded_by) {
     text = t('answerLink.alreadyDecidedBy', {
-      choice: decided.choice,
-      name: decided.responded_by.name,
+      choice: showBidiControls(decided.choice),
+      name: showBidiControls(decided.responded_by.name),
       surface: t(`decision.surface.${decided.responded_by.surface}`),
     });
   } else {
-    text = t('answerLink.alreadyDecided', { choice: decided.choice });
+    text = t('answerLink.alreadyDecided', { choice: showBidiControls(decided.choice) });
   }
   return (
     <p data-testid="answer-result" data-state={link.state} role="status">

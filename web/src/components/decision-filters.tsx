@@ -1,11 +1,13 @@
 /**
  * The decision log's filter controls: task, kind, person and a date range
  * (local days; "to" includes its day). Each change applies at once. The
- * people offered are the ones the log has shown so far.
+ * people offered are the ones the log has shown so far. An `<option>` holds
+ * text only, so task titles and names show their bidi controls written out.
  */
 import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import type { DecisionFilter } from '../model/api.js';
+import { showBidiControls } from '../model/bidi.js';
 import type { DecisionEntry } from '../model/types.js';
 
 export interface FilterFields {
@@ -79,7 +81,7 @@ export function DecisionFilters(props: {
           <option value="">{t('decisionFilters.any')}</option>
           {tasks.map((task) => (
             <option key={task.id} value={task.id}>
-              {task.title}
+              {showBidiControls(task.title)}
             </option>
           ))}
         </select>
@@ -114,7 +116,7 @@ export function DecisionFilters(props: {
           <option value="">{t('decisionFilters.any')}</option>
           {Object.entries(props.people).map(([id, name]) => (
             <option key={id} value={id}>
-              {name}
+              {showBidiControls(name)}
             </option>
           ))}
         </select>

@@ -233,9 +233,11 @@ function TranscriptRow({
   const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
   const label = toolLabel ?? toolStatus;
   const userLabel = (who: UserAuthor) =>
-    who.kind === 'named'
-      ? who.name
-      : t(who.kind === 'you' ? 'session.author.user' : 'session.author.someone');
+    who.kind === 'named' ? (
+      <UserText text={who.name} />
+    ) : (
+      t(who.kind === 'you' ? 'session.author.user' : 'session.author.someone')
+    );
   return (
     <article className={`message message-${author}`} data-type={message.type} data-testid="message">
       <span className="message-author">

@@ -15,7 +15,7 @@ import {
   withAddedText,
 } from '../../web/src/model/composer-draft.js';
 import { memoryKeyStore } from '../../web/src/model/late-answer.js';
-import { userAuthorOf } from '../../web/src/model/message-author.js';
+import { authorIdsOf, authorsToRead, userAuthorOf } from '../../web/src/model/message-author.js';
 import type { MessageView, UserQueueItem } from '../../web/src/model/types.js';
 
 function sent(content: string): ApiResult<AdmissionOutcome> {
@@ -105,19 +105,42 @@ describe('the composer draft', () => {
 });
 
 describe('whose a person’s transcript message is', () => {
-  const names = new Map([['u-admin', 'Ada']]);
+  const read = { names: new Map([['u-admin', 'Ada']]), reading: false };
+  const reading = { ...read, reading: true };
 
   it('is "you" only for the reader’s own', () => {
-    expect(userAuthorOf({ user_id: 'u-bob' }, 'u-bob', names)).toEqual({ kind: 'you' });
-    expect(userAuthorOf({ user_id: 'u-admin' }, 'u-bob', names)).toEqual({
+    expect(userAuthorOf({ user_id: 'u-bob' }, 'u-bob', read)).toEqual({ kind: 'you' });
+    expect(userAuthorOf({ user_id: 'u-admin' }, 'u-bob', read)).toEqual({
       kind: 'named',
       name: 'Ada',
     });
   });
 
-  it('names nobody while the reader or the sender is not known', () => {
-    expect(userAuthorOf({ user_id: 'u-bob' }, undefined, names)).toEqual({ kind: 'someone' });
-    expect(userAuthorOf({ user_id: 'u-gone' }, 'u-bob', names)).toEqual({ kind: 'someone' });
-    expect(userAuthorOf({}, 'u-bob', names)).toEqual({ kind: 'someone' });
+  it('names nobody once a read of the members does not name the sender', () => {
+    expect(userAuthorOf({ user_id: 'u-gone' }, 'u-bob', read)).toEqual({ kind: 'someone' });
+    expect(userAuthorOf({}, 'u-bob', read)).toEqual({ kind: 'someone' });
+  });
+
+  it('claims nobody, not even "Someone", while the reader or the sender is still being read', () => {
+    expect(userAuthorOf({ user_id: 'u-bob' }, undefined, read)).toEqual({ kind: 'unknown_yet' });
+    expect(userAuthorOf({ user_id: 'u-new' }, 'u-bob', reading)).toEqual({ kind: 'unknown_yet' });
+    // A name already read shows at once.
+    expect(userAuthorOf({ user_id: 'u-admin' }, 'u-bob', reading)).toEqual({
+      kind: 'named',
+      name: 'Ada',
+    });
+  });
+
+  it('owes a read for an author the last read did not name, once', () => {
+    const rows = [
+      { author: 'user', metadata: { user_id: 'u-admin' } },
+      { author: 'agent', metadata: {} },
+      { author: 'user', metadata: { user_id: 'u-new' } },
+      { author: 'user', metadata: { user_id: 'u-admin' } },
+    ];
+    expect(authorIdsOf(rows)).toEqual(['u-admin', 'u-new']);
+    const names = new Map([['u-admin', 'Ada']]);
+    expect(authorsToRead({ names, askedFor: new Set() }, authorIdsOf(rows))).toEqual(['u-new']);
+    expect(authorsToRead({ names, askedFor: new Set(['u-new']) }, authorIdsOf(rows))).toEqual([]);
   });
 });

@@ -21,7 +21,12 @@ import {
   withAddedText,
 } from '../model/composer-draft.js';
 import { admissionKeyFor } from '../model/late-answer.js';
-import { userAuthorOf, type UserAuthor } from '../model/message-author.js';
+import {
+  authorIdsOf,
+  userAuthorOf,
+  type MemberNames,
+  type UserAuthor,
+} from '../model/message-author.js';
 import { sessionLabel } from '../model/session-label.js';
 import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
 import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
@@ -72,7 +77,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   );
   const awaitsInput = useSessionAwaitsInput(sessionId);
   const me = useMe();
-  const names = useMemberNames(task?.workspace_id);
+  const names = useMemberNames(task?.workspace_id, authorIdsOf(messages));
   const [offered, setOffered] = useState<OfferedText>();
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -202,7 +207,7 @@ function TranscriptRow({
   bundles: Readonly<Record<string, BundleState>>;
   /** The reader's user ID, once known: only their own messages say "You". */
   me: string | undefined;
-  names: ReadonlyMap<string, string>;
+  names: MemberNames;
   /** What a tool call's chip says (`tool-call-label.ts`); null for other rows. */
   toolLabel: ToolCallLabel | null;
 }) {
@@ -232,18 +237,16 @@ function TranscriptRow({
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';
   const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
   const label = toolLabel ?? toolStatus;
-  const userLabel = (who: UserAuthor) =>
-    who.kind === 'named' ? (
-      <UserText text={who.name} />
-    ) : (
-      t(who.kind === 'you' ? 'session.author.user' : 'session.author.someone')
-    );
+  const who: UserAuthor | undefined =
+    author === 'user' ? userAuthorOf(message.metadata, me, names) : undefined;
   return (
     <article className={`message message-${author}`} data-type={message.type} data-testid="message">
-      <span className="message-author">
-        {author === 'user'
-          ? userLabel(userAuthorOf(message.metadata, me, names))
-          : t(`session.author.${author}`)}
+      <span
+        className="message-author"
+        data-author={who?.kind}
+        aria-busy={who?.kind === 'unknown_yet' ? true : undefined}
+      >
+        {who === undefined ? t(`session.author.${author}`) : <UserAuthorLabel who={who} />}
       </span>
       <RelativeTime at={message.created_at} />
       {toolStatus ? (
@@ -261,6 +264,21 @@ function TranscriptRow({
       <p className="message-content">{message.content}</p>
     </article>
   );
+}
+
+/** A person's row's author; a placeholder, not a claim, while who it is is still being read. */
+function UserAuthorLabel({ who }: { who: UserAuthor }) {
+  const { t } = useTranslation();
+  switch (who.kind) {
+    case 'named':
+      return <UserText text={who.name} />;
+    case 'you':
+      return t('session.author.user');
+    case 'someone':
+      return t('session.author.someone');
+    case 'unknown_yet':
+      return t('session.author.unknownYet');
+  }
 }
 
 type ComposerStatus =

@@ -88,6 +88,7 @@ export const de: Catalog = {
       agent: 'Agent',
       system: 'Clarion',
       someone: 'Jemand',
+      unknownYet: '…',
     },
     toolStatus: {
       pending: 'Ausstehend',

@@ -86,6 +86,7 @@ export const en = {
       agent: 'Agent',
       system: 'Clarion',
       someone: 'Someone',
+      unknownYet: '…',
     },
     toolStatus: {
       pending: 'Pending',

@@ -87,6 +87,7 @@ export const ja: Catalog = {
       agent: 'エージェント',
       system: 'Clarion',
       someone: '他のメンバー',
+      unknownYet: '…',
     },
     toolStatus: {
       pending: '保留中',

@@ -4,7 +4,7 @@
  * marker, not obeyed, so `invoice<U+202E>fdp.exe` does not display as
  * "invoiceexe.pdf", in the inbox's question row, on a permission card, in
  * a session's title, on an answer link's page, in the decision log's
- * filters and in a transcript's author names.
+ * filters, in a transcript's author names and in a bulk consent's report.
  * Checked in Debian's Chromium by where each character is drawn.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -57,6 +57,23 @@ async function expectReadsAsWritten(
   await expect(element.innerText()).resolves.toBe(`${head}⟨U+202E⟩${tail}`);
   const marker = element.getByTestId('bidi-control');
   await expect(marker.getAttribute('title')).resolves.toContain('U+202E');
+}
+
+/** The ID of the user-input request `sessionId`'s agent made, once it waits. */
+async function requestIdOf(world: World, sessionId: string): Promise<string> {
+  let id: string | undefined;
+  await expect
+    .poll(async () => {
+      const list = await api<{ requests: { id: string; session_id: string }[] }>(
+        world,
+        'GET',
+        '/api/v1/user-inputs',
+      );
+      id = list.requests.find((request) => request.session_id === sessionId)?.id;
+      return id;
+    }, WAIT)
+    .toBeDefined();
+  return id ?? '';
 }
 
 /** A second member of the admin's workspace, with a name that holds an override. */
@@ -200,6 +217,42 @@ describe('bidi controls in supplied text, in Chromium', () => {
     await page.goto(`${world.origin}/sessions/${encodeURIComponent(asking.session.id)}`);
     // Only another member's name is supplied text (a <bdi>); "You" is the app's word.
     await expectReadsAsWritten(page, '.message-user .message-author:has(bdi)', ['Eve', 'evil']);
+    await context.close();
+  });
+
+  it('shows it in the report of a bulk consent that failed for one request', async () => {
+    const tasks = await Promise.all(
+      [1, 2].map(() =>
+        api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+          title: SPOOF,
+          prompt: '/permission',
+        }),
+      ),
+    );
+    const ids = await Promise.all(tasks.map((task) => requestIdOf(world, task.session.id)));
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await context.newPage();
+    const signIn = new URL(
+      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
+    );
+    await page.goto(`${world.origin}${signIn.pathname}${signIn.search}`);
+    await page.waitForURL(`${world.origin}/`);
+    await page.route(`**/api/v1/user-inputs/${ids[0] ?? ''}/respond`, (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
+    );
+    for (const id of ids) {
+      const row = page.locator(`[data-triage-key="${id}"]`);
+      await row.waitFor(WAIT);
+      await row.getByTestId('bulk-select').check();
+    }
+    await page.getByTestId('bulk-allow').click();
+    await page.locator('[data-testid="bulk-report"][data-failures="1"]').waitFor(WAIT);
+    await expect(page.getByTestId('bulk-failure').innerText()).resolves.toContain(
+      'invoice⟨U+202E⟩fdp.exe: ',
+    );
+    // The failed request's task title, the first isolate in its line.
+    await expectReadsAsWritten(page, '[data-testid="bulk-failure"] bdi:first-of-type');
     await context.close();
   });
 });

@@ -11,6 +11,7 @@ import { decideAll, type BulkChoice, type BulkItemResult } from '../model/bulk-c
 import type { ConsentView } from '../model/types.js';
 import { userInputTransitions } from '../model/user-inputs.js';
 import { DecisionConfirm } from './decision-confirm.js';
+import { UserText } from './user-text.js';
 
 type BarState =
   | { phase: 'idle' }
@@ -133,7 +134,8 @@ function BulkReport(props: {
       <ul>
         {props.failures.map(({ view, outcome }) => (
           <li key={view.id} data-testid="bulk-failure" data-request-id={view.id}>
-            {props.taskTitle(view)}: {view.title} — {t(`triage.bulkFailure.${outcome.kind}`)}
+            <UserText text={props.taskTitle(view)} />: <UserText text={view.title} /> —{' '}
+            {t(`triage.bulkFailure.${outcome.kind}`)}
           </li>
         ))}
       </ul>

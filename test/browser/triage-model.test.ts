@@ -212,10 +212,10 @@ describe('decision CSV', () => {
     const lines = csv.split('\r\n');
     expect(lines[0]).toBe(DECISION_CSV_COLUMNS.join(','));
     expect(lines[1]).toBe(
-      `${ts(2)},question,answered,"Say ""hi"", then\nleave","'=HYPERLINK(""x"")",false,Fix the build,t-1,s-1,Ada,u-1,web,m-2`,
+      `${ts(2)},question,answered,"Say ""hi"", then\nleave","'=HYPERLINK(""x"")",false,Fix the build,t-1,s-1,false,Ada,u-1,web,m-2`,
     );
     expect(lines[2]).toBe(
-      `${ts(1)},consent,allowed,Which file?,'-rf,true,Fix the build,t-1,s-1,Ada,u-1,web,m-1`,
+      `${ts(1)},consent,allowed,Which file?,'-rf,true,Fix the build,t-1,s-1,false,Ada,u-1,web,m-1`,
     );
     expect(lines[3]).toBe('');
   });

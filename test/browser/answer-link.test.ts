@@ -153,6 +153,33 @@ describe('answer links in the browser', () => {
     await other.context.close();
   });
 
+  it('a second link opened in the same tab shows and sends its own choice', async () => {
+    const created = await askingTask(world, 'Choose a config', '/ask');
+    const pendingId = await pendingOf(created.session.id);
+    const [generated, handWritten] = await links(pendingId);
+    const { context, page } = await phone();
+    await page.goto(generated?.url ?? '');
+    await page.getByTestId('answer-confirm').waitFor(WAIT);
+    await expect(page.getByTestId('answer-choice').textContent()).resolves.toBe('Generated');
+
+    // The notice's other action: the same page, only the fragment differs.
+    await page.goto(handWritten?.url ?? '');
+    await expect
+      .poll(() => page.getByTestId('answer-choice').textContent(), WAIT)
+      .toBe('Hand-written');
+    await page.getByTestId('answer-confirm').click();
+    const result = page.getByTestId('answer-result');
+    await result.waitFor(WAIT);
+    await expect(result.textContent()).resolves.toBe('Done: you chose “Hand-written”.');
+    const log = await api<{ decisions: { detail: string }[] }>(
+      world,
+      'GET',
+      `/api/v1/decisions?task_id=${created.task.id}`,
+    );
+    expect(log.decisions.map((entry) => entry.detail)).toEqual(['Hand-written']);
+    await context.close();
+  });
+
   it('an expired link says so and offers no Confirm', async () => {
     const created = await askingTask(world, 'Pick a runner', '/ask');
     const pendingId = await pendingOf(created.session.id);

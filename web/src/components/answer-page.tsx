@@ -40,9 +40,28 @@ function pathOf(url: string): string {
   }
 }
 
+/**
+ * Follows the link in the address bar: a second link of the same notice
+ * opened in this tab changes only the fragment, which reloads nothing, so
+ * the page starts over for it (keyed by its secret) instead of confirming
+ * the first link's choice under the second's address.
+ */
 export function AnswerPage() {
+  const [token, setToken] = useState(secretOfLocation);
+  useEffect(() => {
+    const follow = () => {
+      setToken(secretOfLocation());
+    };
+    window.addEventListener('hashchange', follow);
+    return () => {
+      window.removeEventListener('hashchange', follow);
+    };
+  }, []);
+  return <AnswerLinkPage key={token} token={token} />;
+}
+
+function AnswerLinkPage({ token }: { token: string }) {
   const { t } = useTranslation();
-  const [token] = useState(secretOfLocation);
   const [state, setState] = useState<PageState>({ step: 'loading' });
 
   useEffect(() => {

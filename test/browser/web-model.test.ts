@@ -243,6 +243,38 @@ describe('the read model', () => {
     expect(transitions.forgetBundle(state, P)).toBe(state);
   });
 
+  it('keeps how a deleted session went, alone or with its task, for its open view to say', () => {
+    const view: SessionView = {
+      id: S,
+      task_id: T,
+      agent_profile: 'demo',
+      state: 'idle',
+      failure: null,
+      revision: 1,
+      pending_action: null,
+      created_at: ts(1),
+      updated_at: ts(1),
+    };
+    const deletion = (type: 'session.deleted' | 'task.deleted') =>
+      transitions.deleted(transitions.sessions(subscribed(), [view]), {
+        type,
+        session_id: S,
+        task_id: T,
+        revision: 2,
+        pending_action: null,
+        workspace_id: 'w',
+      });
+    const alone = deletion('session.deleted');
+    expect(alone.sessions[S]).toBeUndefined();
+    expect(alone.deleted.sessions[S]).toBe('session.deleted');
+    expect(alone.deleted.tasks[T]).toBeUndefined();
+    const withTask = deletion('task.deleted');
+    expect(withTask.deleted.sessions[S]).toBe('task.deleted');
+    expect(withTask.deleted.tasks[T]).toBe(true);
+    // A snapshot read before the deletion never brings it back.
+    expect(transitions.sessions(alone, [view]).sessions[S]).toBeUndefined();
+  });
+
   it('drops a pending snapshot requested before a reconnect: a question asked meanwhile stays shown', () => {
     let state = subscribed();
     const requestedUnder = state.generation;

@@ -109,10 +109,24 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   }, [focusComposer, showOverlay]);
 
   if (state.missing[sessionId] && !session) {
+    // Deleted while shown (here or elsewhere) says so; otherwise it may never have been theirs.
+    const deletion = state.deleted.sessions[sessionId];
     return (
-      <section className="session-view" data-testid="session-missing">
+      <section
+        className="session-view"
+        data-testid="session-missing"
+        data-deleted={deletion ?? 'none'}
+      >
         <BackToInbox />
-        <p>{t('session.notFound')}</p>
+        <p role={deletion ? 'status' : undefined}>
+          {t(
+            deletion === 'task.deleted'
+              ? 'session.taskDeleted'
+              : deletion
+                ? 'session.deleted'
+                : 'session.notFound',
+          )}
+        </p>
       </section>
     );
   }

@@ -81,6 +81,10 @@ export const de: Catalog = {
   session: {
     title: 'Sitzung',
     notFound: 'Diese Sitzung ist nicht verfügbar.',
+    deleted:
+      'Diese Sitzung wurde gelöscht: Verlauf und eingereihte Nachrichten sind weg, offene Fragen und Anfragen wurden geschlossen.',
+    taskDeleted:
+      'Die Aufgabe dieser Sitzung wurde gelöscht, mit allen ihren Sitzungen. Deren Verläufe und eingereihte Nachrichten sind weg, ihre offenen Fragen und Anfragen wurden geschlossen.',
     empty: 'Noch keine Nachrichten.',
     transcript: 'Verlauf',
     author: {

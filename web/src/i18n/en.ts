@@ -79,6 +79,10 @@ export const en = {
   session: {
     title: 'Session',
     notFound: 'This session is not available.',
+    deleted:
+      'This session was deleted. Its transcript and queued messages are gone, and its open questions and requests were closed.',
+    taskDeleted:
+      'This session’s task was deleted, with every session in it. Their transcripts and queued messages are gone, and their open questions and requests were closed.',
     empty: 'No messages yet.',
     transcript: 'Transcript',
     author: {

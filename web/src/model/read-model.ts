@@ -90,8 +90,11 @@ export interface ModelState {
   bundles: Record<string, BundleState>;
   /** Sessions the server says do not exist for this person (deleted, or never theirs). */
   missing: Record<string, true>;
-  /** What an event said was deleted: a snapshot read before it never brings it back. */
-  deleted: { sessions: Record<string, true>; tasks: Record<string, true> };
+  /**
+   * What an event said was deleted: a snapshot read before it never brings it
+   * back. A session's entry says how it went: alone, or with its task.
+   */
+  deleted: { sessions: Record<string, DeletionEvent['type']>; tasks: Record<string, true> };
 }
 
 /** The events that say a session is gone: on its own, or with its task. */
@@ -351,8 +354,8 @@ export const transitions = {
 
   /**
    * The session is gone (with its task, for `task.deleted`): it, its bundles
-   * and, for a task, the task leave every view; an open transcript says the
-   * session is not found.
+   * and, for a task, the task leave every view; an open transcript says it
+   * was deleted, and how.
    */
   deleted(state: ModelState, event: DeletionEvent): ModelState {
     const { session_id: sessionId, task_id: taskId } = event;
@@ -370,7 +373,7 @@ export const transitions = {
       ),
       missing: { ...state.missing, [sessionId]: true },
       deleted: {
-        sessions: { ...state.deleted.sessions, [sessionId]: true },
+        sessions: { ...state.deleted.sessions, [sessionId]: event.type },
         tasks: withTask ? { ...state.deleted.tasks, [taskId]: true } : state.deleted.tasks,
       },
     };

@@ -2,9 +2,10 @@
  * Every screen of the web app, audited by axe-core and photographed, on a
  * 1440×900 desktop and a 390×844 phone, in light and dark (issue 15): the
  * inbox (empty and with items), a session with a pending question (single
- * and multi-select steps), the consent, action and form cards (the form
- * also with its errors shown), settings, people (an invite's link and a
- * removal to confirm), the decision log, the answer page and the signed-out page. No serious or
+ * and multi-select steps), a delete's confirmation, the consent, action and
+ * form cards (the form also with its errors shown), settings, people (an
+ * invite's link and a removal to confirm), the decision log, the answer page
+ * and the signed-out page. No serious or
  * critical violation may remain; screenshots go to
  * `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
  *
@@ -225,6 +226,15 @@ describe('every screen, light and dark, desktop and phone', () => {
     await check('question-cancel-confirm', `/sessions/${single.session.id}`, async (page) => {
       await page.getByTestId('question-cancel').click();
       await page.getByTestId('question-cancel-confirm').waitFor();
+    });
+  });
+
+  it('a session’s delete confirmation', async () => {
+    // A session with nothing pending: on a phone an open question's sheet covers the header.
+    const idle = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title: 'Tidy up' });
+    await check('session-delete-confirm', `/sessions/${idle.session.id}`, async (page) => {
+      await page.getByTestId('task-delete').click();
+      await page.getByTestId('delete-confirm').waitFor();
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * `/sessions/:id`: transcript, the clarification overlay and banner, consent
- * and action cards, the queue and the composer. Reads the models; owns only
- * drafts.
+ * and action cards, the queue and the composer, with Stop and Delete in its
+ * header. Reads the models; owns only drafts.
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -51,6 +51,7 @@ import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
 import { NextWaitingItem } from './next-waiting-item.js';
 import { RelativeTime } from './relative-time.js';
+import { SessionActions } from './session-actions.js';
 import { SessionFailureBanner } from './session-failure.js';
 import { SessionQueue, type OfferedText } from './session-queue.js';
 import { UserInputPanel, useSessionAwaitsInput } from './user-input-panel.js';
@@ -144,6 +145,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         >
           {t(`session.state.${label}`)}
         </span>
+        <SessionActions sessionId={sessionId} />
       </header>
       <section className="transcript" aria-label={t('session.transcript')} data-testid="transcript">
         {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}

@@ -106,6 +106,35 @@ export const de: Catalog = {
       restarting: 'Startet neu…',
       again: 'Erneut fehlgeschlagen; der Grund steht oben.',
     },
+    actions: {
+      label: 'Aktionen der Sitzung',
+      stop: 'Zug anhalten',
+      stopping: 'Hält an…',
+      stopAsked: 'Der Agent soll anhalten; es wird gewartet, bis sein Zug endet.',
+      stopped: 'Angehalten: der Zug des Agenten wurde abgebrochen.',
+      notRunning: 'Es lief nichts mehr: der Zug war schon zu Ende.',
+      stopFailed: 'Nicht angehalten: {{reason}}. Versuch es noch einmal.',
+      deleteSession: 'Sitzung löschen',
+      deleteTask: 'Aufgabe löschen',
+      confirmSession:
+        'Diese Sitzung für alle löschen? Verlauf und eingereihte Nachrichten werden gelöscht, offene Fragen und Anfragen geschlossen. Ein laufender Zug wird vorher angehalten. Das lässt sich nicht rückgängig machen.',
+      confirmTask:
+        'Diese Aufgabe und jede ihrer Sitzungen für alle löschen? Deren Verläufe und eingereihte Nachrichten werden gelöscht, ihre offenen Fragen und Anfragen geschlossen. Laufende Züge werden vorher angehalten. Das lässt sich nicht rückgängig machen.',
+      keep: 'Behalten',
+      deleting: 'Wird gelöscht…',
+      deleteFailed: 'Nicht gelöscht: {{reason}}.',
+      refusedSession:
+        'Nicht gelöscht: der Speicher ist gerade nicht verfügbar. Die Sitzung bleibt, mit Verlauf, eingereihten Nachrichten und offenen Fragen; ihr laufender Zug wurde angehalten. Versuch es gleich noch einmal.',
+      refusedTask:
+        'Nicht gelöscht: der Speicher ist gerade nicht verfügbar. Die Aufgabe und ihre Sitzungen bleiben, mit Verläufen, eingereihten Nachrichten und offenen Fragen; laufende Züge wurden angehalten. Versuch es gleich noch einmal.',
+      failure: {
+        storage: 'der Speicher ist gerade nicht verfügbar',
+        shutting_down: 'der Server wird gerade beendet',
+        not_found: 'sie existiert nicht mehr, oder du kannst sie nicht mehr sehen',
+        network: 'keine Antwort vom Server; prüfe die Verbindung',
+        other: 'der Server meldet „{{error}}“',
+      },
+    },
     state: {
       waiting_permission: 'Wartet auf Erlaubnis',
       waiting_action: 'Wartet auf eine Aktion',

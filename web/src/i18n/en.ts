@@ -104,6 +104,35 @@ export const en = {
       restarting: 'Restarting…',
       again: 'It failed again; the reason is above.',
     },
+    actions: {
+      label: 'Session actions',
+      stop: 'Stop turn',
+      stopping: 'Stopping…',
+      stopAsked: 'The agent was asked to stop; waiting for its turn to end.',
+      stopped: 'Stopped: the agent’s turn was cancelled.',
+      notRunning: 'Nothing was running anymore: the turn had already ended.',
+      stopFailed: 'Not stopped: {{reason}}. Try again.',
+      deleteSession: 'Delete session',
+      deleteTask: 'Delete task',
+      confirmSession:
+        'Delete this session for everyone? Its transcript and queued messages are deleted, and its open questions and requests are closed. A running turn is stopped first. This cannot be undone.',
+      confirmTask:
+        'Delete this task and every session in it, for everyone? Their transcripts and queued messages are deleted, and their open questions and requests are closed. Running turns are stopped first. This cannot be undone.',
+      keep: 'Keep it',
+      deleting: 'Deleting…',
+      deleteFailed: 'Not deleted: {{reason}}.',
+      refusedSession:
+        'Not deleted: the storage is unavailable right now. The session stays, with its transcript, queued messages and open questions; its running turn was stopped. Try again shortly.',
+      refusedTask:
+        'Not deleted: the storage is unavailable right now. The task and its sessions stay, with their transcripts, queued messages and open questions; running turns were stopped. Try again shortly.',
+      failure: {
+        storage: 'the storage is unavailable right now',
+        shutting_down: 'the server is shutting down',
+        not_found: 'it no longer exists, or you can no longer see it',
+        network: 'no reply from the server; check the connection',
+        other: 'the server said “{{error}}”',
+      },
+    },
     state: {
       waiting_permission: 'Waiting for permission',
       waiting_action: 'Waiting for an action',

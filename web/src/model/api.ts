@@ -48,7 +48,13 @@ export interface ApiClient {
   /** Ends this browser's session; the server also closes its events sockets (1008). */
   signOut(): Promise<ApiResult<unknown>>;
   tasks(cursor?: string): Promise<ApiResult<{ tasks: TaskView[]; next_cursor: string | null }>>;
+  /** The task with every session: their agents are stopped first (503: the storage refused). */
+  deleteTask(taskId: string): Promise<ApiResult<{ deleted: true }>>;
   sessions(taskId: string): Promise<ApiResult<{ sessions: SessionView[] }>>;
+  /** Asks the agent to end its running turn (202); the turn's end comes as events. */
+  cancelTurn(sessionId: string): Promise<ApiResult<{ cancelling: true }>>;
+  /** Its agent is stopped first; a 503 (the storage refused) leaves the session, idle. */
+  deleteSession(sessionId: string): Promise<ApiResult<{ deleted: true }>>;
   pending(
     cursor?: string,
   ): Promise<ApiResult<{ bundles: PendingBundle[]; next_cursor: string | null }>>;
@@ -151,7 +157,16 @@ export function createApiClient(
     signOut: () => request(fetchImpl, '/api/v1/auth/sign-out', { method: 'POST', body: '{}' }),
     tasks: (cursor) =>
       request(fetchImpl, `/api/v1/tasks?limit=500${cursor ? `&cursor=${enc(cursor)}` : ''}`),
+    deleteTask: (taskId) =>
+      request(fetchImpl, `/api/v1/tasks/${enc(taskId)}`, { method: 'DELETE' }),
     sessions: (taskId) => request(fetchImpl, `/api/v1/tasks/${enc(taskId)}/sessions`),
+    cancelTurn: (sessionId) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/cancel`, {
+        method: 'POST',
+        body: '{}',
+      }),
+    deleteSession: (sessionId) =>
+      request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}`, { method: 'DELETE' }),
     pending: (cursor) =>
       request(fetchImpl, `/api/v1/pending?limit=100${cursor ? `&cursor=${enc(cursor)}` : ''}`),
     question: (pendingId, signal) =>

@@ -1,0 +1,287 @@
+/**
+ * The session header's Stop, Delete session and Delete task. Stop is offered
+ * while the agent's turn is open and says how it ended, as the events tell
+ * it (`stopProgress`); a delete asks first, in the page, saying what goes,
+ * and on success the tab leaves the deleted view (to the task's other
+ * session, or the inbox). A failure says why and changes nothing here: the
+ * session shown is whatever the events say it is.
+ */
+import { useEffect, useId, useRef, useState, type RefObject } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useModelState, useServices } from '../app/services.js';
+import { navigate } from '../app/router.js';
+import type { ApiFailure } from '../model/api.js';
+import {
+  actionFailureOf,
+  pathAfterDeletion,
+  stopProgress,
+  turnIsOpen,
+} from '../model/session-actions.js';
+import { UserText } from './user-text.js';
+
+type StopState =
+  | { phase: 'idle' }
+  | { phase: 'asking' }
+  /** The agent was asked (202); `turnId` is the turn Stop was pressed in. */
+  | { phase: 'asked'; turnId: string | undefined }
+  | { phase: 'failed'; failure: ApiFailure };
+
+type DeleteTarget = 'session' | 'task';
+
+type DeleteState =
+  | { phase: 'closed' }
+  | { phase: 'confirming' | 'deleting'; target: DeleteTarget }
+  | { phase: 'failed'; target: DeleteTarget; failure: ApiFailure };
+
+export function SessionActions({ sessionId }: { sessionId: string }) {
+  const { t } = useTranslation();
+  const { api, model } = useServices();
+  const state = useModelState();
+  const session = state.sessions[sessionId];
+  const [stop, setStop] = useState<StopState>({ phase: 'idle' });
+  const [removal, setRemoval] = useState<DeleteState>({ phase: 'closed' });
+  const deleteSessionRef = useRef<HTMLButtonElement>(null);
+  const deleteTaskRef = useRef<HTMLButtonElement>(null);
+  if (!session) return null;
+  const taskId = session.task_id;
+  const title = state.tasks[taskId]?.title ?? '';
+
+  const askStop = async () => {
+    const turnId = model.getState().sessions[sessionId]?.latest_turn?.turn_id;
+    setStop({ phase: 'asking' });
+    const result = await api.cancelTurn(sessionId);
+    setStop(result.ok ? { phase: 'asked', turnId } : { phase: 'failed', failure: result });
+  };
+
+  const confirmDelete = async (target: DeleteTarget) => {
+    setRemoval({ phase: 'deleting', target });
+    const result =
+      target === 'task' ? await api.deleteTask(taskId) : await api.deleteSession(sessionId);
+    if (!result.ok) {
+      setRemoval({ phase: 'failed', target, failure: result });
+      return;
+    }
+    const path = pathAfterDeletion(model.getState(), {
+      sessionId,
+      taskId,
+      withTask: target === 'task',
+    });
+    // Only a tab still on the deleted view leaves it: the person may have moved on meanwhile.
+    if (window.location.pathname === `/sessions/${encodeURIComponent(sessionId)}`) navigate(path);
+  };
+
+  const closeConfirm = (target: DeleteTarget) => {
+    setRemoval({ phase: 'closed' });
+    (target === 'task' ? deleteTaskRef : deleteSessionRef).current?.focus();
+  };
+
+  const open = removal.phase !== 'closed';
+  return (
+    <>
+      <div className="session-actions" role="group" aria-label={t('session.actions.label')}>
+        {turnIsOpen(session.state) ? (
+          <button
+            type="button"
+            className="button"
+            data-testid="session-stop"
+            disabled={stop.phase === 'asking'}
+            onClick={() => void askStop()}
+          >
+            {stop.phase === 'asking' ? t('session.actions.stopping') : t('session.actions.stop')}
+          </button>
+        ) : null}
+        <DeleteButton
+          buttonRef={deleteSessionRef}
+          testId="session-delete"
+          label={t('session.actions.deleteSession')}
+          expanded={open && removal.target === 'session'}
+          disabled={removal.phase === 'deleting'}
+          onClick={() => {
+            setRemoval({ phase: 'confirming', target: 'session' });
+          }}
+        />
+        <DeleteButton
+          buttonRef={deleteTaskRef}
+          testId="task-delete"
+          label={t('session.actions.deleteTask')}
+          expanded={open && removal.target === 'task'}
+          disabled={removal.phase === 'deleting'}
+          onClick={() => {
+            setRemoval({ phase: 'confirming', target: 'task' });
+          }}
+        />
+      </div>
+      <StopOutcome stop={stop} progress={stopProgressOf(stop, state, sessionId)} />
+      {open ? (
+        <DeleteConfirm
+          removal={removal}
+          title={title}
+          onConfirm={() => void confirmDelete(removal.target)}
+          onCancel={() => {
+            closeConfirm(removal.target);
+          }}
+        />
+      ) : null}
+    </>
+  );
+}
+
+function stopProgressOf(
+  stop: StopState,
+  state: Parameters<typeof stopProgress>[0],
+  sessionId: string,
+) {
+  return stop.phase === 'asked' ? stopProgress(state, sessionId, stop.turnId) : undefined;
+}
+
+function DeleteButton(props: {
+  buttonRef: RefObject<HTMLButtonElement | null>;
+  testId: string;
+  label: string;
+  expanded: boolean;
+  disabled: boolean;
+  onClick: () => void;
+}) {
+  return (
+    <button
+      ref={props.buttonRef}
+      type="button"
+      className="button"
+      data-testid={props.testId}
+      aria-expanded={props.expanded}
+      disabled={props.disabled}
+      onClick={props.onClick}
+    >
+      {props.label}
+    </button>
+  );
+}
+
+function StopOutcome({
+  stop,
+  progress,
+}: {
+  stop: StopState;
+  progress: ReturnType<typeof stopProgress> | undefined;
+}) {
+  const { t } = useTranslation();
+  const reason = useFailureReason();
+  if (stop.phase === 'failed') {
+    return (
+      <p
+        className="error session-actions-outcome"
+        role="alert"
+        data-testid="session-stop-outcome"
+        data-outcome="failed"
+      >
+        {t('session.actions.stopFailed', { reason: reason(stop.failure) })}
+      </p>
+    );
+  }
+  // A deleted session's view is replaced; nothing to say here about it.
+  if (stop.phase !== 'asked' || progress === undefined || progress === 'gone') return null;
+  const text = {
+    stopping: t('session.actions.stopAsked'),
+    stopped: t('session.actions.stopped'),
+    not_running: t('session.actions.notRunning'),
+  }[progress];
+  return (
+    <p
+      className="muted session-actions-outcome"
+      role="status"
+      data-testid="session-stop-outcome"
+      data-outcome={progress}
+    >
+      {text}
+    </p>
+  );
+}
+
+/** A failure's reason as a clause: "the storage is unavailable right now". */
+function useFailureReason(): (failure: ApiFailure) => string {
+  const { t } = useTranslation();
+  return (failure) => {
+    const kind = actionFailureOf(failure);
+    return kind === 'other'
+      ? t('session.actions.failure.other', { error: failure.error })
+      : t(`session.actions.failure.${kind}`);
+  };
+}
+
+function DeleteConfirm(props: {
+  removal: Exclude<DeleteState, { phase: 'closed' }>;
+  title: string;
+  onConfirm: () => void;
+  onCancel: () => void;
+}) {
+  const { t } = useTranslation();
+  const reason = useFailureReason();
+  const promptId = useId();
+  const titleId = useId();
+  const keepRef = useRef<HTMLButtonElement>(null);
+  const { removal } = props;
+  const target = removal.target;
+  useEffect(() => {
+    // The safe choice takes the focus: Enter right after opening keeps everything.
+    keepRef.current?.focus();
+  }, [target]);
+  const deleting = removal.phase === 'deleting';
+  const refused =
+    removal.phase === 'failed' && actionFailureOf(removal.failure) === 'storage'
+      ? t(target === 'task' ? 'session.actions.refusedTask' : 'session.actions.refusedSession')
+      : undefined;
+  return (
+    <div
+      className="reject-confirm session-delete-confirm"
+      role="group"
+      aria-labelledby={target === 'task' ? `${titleId} ${promptId}` : promptId}
+      data-testid="delete-confirm"
+      data-target={target}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape' && !deleting) {
+          event.preventDefault();
+          props.onCancel();
+        }
+      }}
+    >
+      {target === 'task' ? (
+        <p id={titleId}>
+          <strong>
+            <UserText text={props.title} />
+          </strong>
+        </p>
+      ) : null}
+      <p id={promptId}>
+        {t(target === 'task' ? 'session.actions.confirmTask' : 'session.actions.confirmSession')}
+      </p>
+      {removal.phase === 'failed' ? (
+        <p className="error" role="alert" data-testid="delete-failed">
+          {refused ?? t('session.actions.deleteFailed', { reason: reason(removal.failure) })}
+        </p>
+      ) : null}
+      <div className="skip-confirm-actions">
+        <button
+          type="button"
+          className="button button-danger"
+          data-testid="delete-confirm-yes"
+          disabled={deleting}
+          onClick={props.onConfirm}
+        >
+          {deleting
+            ? t('session.actions.deleting')
+            : t(target === 'task' ? 'session.actions.deleteTask' : 'session.actions.deleteSession')}
+        </button>
+        <button
+          ref={keepRef}
+          type="button"
+          className="button"
+          data-testid="delete-confirm-cancel"
+          disabled={deleting}
+          onClick={props.onCancel}
+        >
+          {t('session.actions.keep')}
+        </button>
+      </div>
+    </div>
+  );
+}

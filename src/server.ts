@@ -62,6 +62,7 @@ import { AgentStarts } from './turns/agent-starts.js';
 import { CancelRequests } from './turns/cancellations.js';
 import { IdleStops } from './turns/idle-policy.js';
 import { drainQueuesAfterRestart } from './turns/admission.js';
+import { endOrphanedUserInputs } from './turns/ended-user-inputs.js';
 import { AGENT_IDLE_MS } from './tunables.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
@@ -163,6 +164,8 @@ export async function startServer(
   }
   // The registry and the turns services come later; the host reaches them through these.
   let registry: UserInputRegistry | undefined;
+  // Set as the stop settles the registry's requests (`userInputPublisher`'s `waiting`).
+  let stopping = false;
   let turnsRef: TurnsDeps | undefined;
   let clarificationRef: ClarificationService | undefined;
   const host =
@@ -267,6 +270,12 @@ export async function startServer(
       await running.liveElsewhere(),
     );
     await resetInterruptedSessions(store, scope);
+    // The registry's requests the last run left waiting: the transcript says they ended.
+    await endOrphanedUserInputs(
+      { store, sessions, logger: logger.child({ component: 'recovery' }) },
+      scope,
+      'restart',
+    );
     const boot = await bootstrapAccounts(store, {
       adminToken: config.adminToken,
       agentTokens: scope,
@@ -321,6 +330,7 @@ export async function startServer(
           : hub,
         logger: logger.child({ component: 'user-input' }),
         ...(userInputsAcross ? { mirror: userInputsAcross.mirror } : {}),
+        waiting: { store, stopping: () => stopping },
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
       recordDecision: decisionRecorder(sessions, store, {
@@ -500,6 +510,8 @@ export async function startServer(
         statistics.cancel();
         notify.stopObserving();
         await notify.notifier.close();
+        // What the registry's close settles stays kept: the next start says it ended unanswered.
+        stopping = true;
         userInputs.close();
         await mcp.close();
         launch.idleStops.close();

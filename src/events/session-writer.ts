@@ -41,6 +41,7 @@ import {
   type SessionRecord,
   type Store,
 } from '../store/index.js';
+import type { UserInputView } from '../wire/index.js';
 import { toMessageView } from './message-view.js';
 import type { ClarionEvent, EventPublisher, PendingAction } from './types.js';
 
@@ -83,6 +84,12 @@ export interface SessionWrite {
    * removed or taken by the driver; a follow-up came or went): `queue.changed`.
    */
   readonly queueChanged: () => void;
+  /**
+   * A registry's request ended without its registry (a restart, or its
+   * replica died): `user_input.settled` with `view`, so open tabs drop it.
+   * Carries the request's own revision, as every `user_input.*` event does.
+   */
+  readonly requestEnded: (view: UserInputView) => void;
 }
 
 export interface WriteOptions {
@@ -148,6 +155,7 @@ interface Changes {
   updated: MessageRecord[];
   moved?: SessionRecord;
   queue: boolean;
+  ended: UserInputView[];
 }
 
 export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
@@ -183,8 +191,9 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
     sessionId: string,
     changes: Changes,
   ): Promise<ClarionEvent[]> {
-    const { added, updated, moved, queue } = changes;
-    if (added.length === 0 && updated.length === 0 && moved === undefined && !queue) return [];
+    const { added, updated, moved, queue, ended } = changes;
+    const nothing = added.length === 0 && updated.length === 0 && ended.length === 0;
+    if (nothing && moved === undefined && !queue) return [];
     const revised = moved ? undefined : await bumpRevisionReadingClarification(tx, sessionId);
     const session = moved ?? revised?.session;
     if (!session) return [];
@@ -209,6 +218,12 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
         ? []
         : [{ ...scope, type: 'session.state_changed' as const, state: moved.state }]),
       ...(queue ? [{ ...scope, type: 'queue.changed' as const }] : []),
+      ...ended.map((request): ClarionEvent => ({
+        ...scope,
+        revision: request.revision,
+        type: 'user_input.settled',
+        request,
+      })),
     ];
   }
 
@@ -219,7 +234,7 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
       const locked = { ...bounds, lockSession: sessionId };
       let staged: ClarionEvent[] = [];
       const written = deps.store.transaction(async (tx) => {
-        const changes: Changes = { added: [], updated: [], queue: false };
+        const changes: Changes = { added: [], updated: [], queue: false, ended: [] };
         const result = await change({
           tx,
           sessionId,
@@ -238,6 +253,9 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
           },
           queueChanged: () => {
             changes.queue = true;
+          },
+          requestEnded: (view) => {
+            changes.ended.push(view);
           },
         });
         const events = await stage(tx, sessionId, changes);

@@ -305,6 +305,12 @@ export {
   adoptOrphanedClaims,
   takeOverLeases,
 } from './leases.js';
+export {
+  forgetOpenUserInput,
+  keepOpenUserInput,
+  openUserInputsIn,
+  takeOpenUserInput,
+} from './open-user-inputs.js';
 export type { McpSessionRecord } from './mcp-sessions.js';
 export {
   findMcpSession,

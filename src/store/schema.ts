@@ -261,6 +261,18 @@ const TABLES: readonly SchemaStep[] = [
       expires_at TEXT NOT NULL
     )`,
   },
+  // The agent requests (consent, action, form) a registry waits on a person for: the registry
+  // keeps them in memory, so a restart or a replica's death would otherwise leave no trace of
+  // them (`open-user-inputs.ts`).
+  {
+    name: 'table open_user_inputs',
+    ddl: `CREATE TABLE IF NOT EXISTS open_user_inputs (
+      id TEXT PRIMARY KEY,
+      session_id TEXT NOT NULL REFERENCES task_sessions (id) ON DELETE CASCADE,
+      view TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    )`,
+  },
   {
     name: 'table mcp_sessions',
     ddl: `CREATE TABLE IF NOT EXISTS mcp_sessions (
@@ -304,6 +316,7 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_api_tokens_user', 'api_tokens (user_id)'),
   index('idx_workspace_members_user', 'workspace_members (user_id)'),
   index('idx_tasks_workspace', 'tasks (workspace_id, created_at, id)'),
+  index('idx_open_user_inputs_session', 'open_user_inputs (session_id)'),
   index('idx_sessions_task', 'task_sessions (task_id, created_at, id)'),
   index(
     'idx_turns_session_order',

@@ -289,6 +289,14 @@ export interface SessionLeasesTable {
   expires_at: Timestamp;
 }
 
+export interface OpenUserInputsTable {
+  id: string;
+  session_id: string;
+  /** The request's last awaiting view, JSON. */
+  view: string;
+  created_at: Timestamp;
+}
+
 export interface Database {
   users: UsersTable;
   api_tokens: ApiTokensTable;
@@ -309,4 +317,5 @@ export interface Database {
   replicas: ReplicasTable;
   session_leases: SessionLeasesTable;
   mcp_sessions: McpSessionsTable;
+  open_user_inputs: OpenUserInputsTable;
 }

@@ -32,8 +32,10 @@ import {
   DECISION_UNKEPT_WAIT_MAX_MS,
 } from '../tunables.js';
 import {
+  forgetOpenUserInput,
   getSession,
   isStorageUnavailable,
+  keepOpenUserInput,
   messageExists,
   type RepoContext,
 } from '../store/index.js';
@@ -75,6 +77,12 @@ export interface UserInputPublisherDeps {
   logger: Logger;
   /** Several servers: keeps the view for the other replicas (`user-input-replicas.ts`). */
   mirror?: (view: UserInputView) => Promise<void>;
+  /**
+   * Keeps a copy of each request while it waits on a person, for recovery to
+   * say it ended (`ended-user-inputs.ts`). While the server stops, a request
+   * the stop settles keeps its copy: the next start writes that it ended.
+   */
+  waiting?: { store: RepoContext; stopping: () => boolean };
 }
 
 /**
@@ -122,7 +130,24 @@ export function userInputPublisher(deps: UserInputPublisherDeps): UserInputPorts
     }
   }
 
+  async function keepWaiting(view: UserInputView): Promise<void> {
+    const waiting = deps.waiting;
+    if (!waiting) return;
+    try {
+      if (view.status === 'awaiting') await keepOpenUserInput(waiting.store, view);
+      else if (!waiting.stopping()) await forgetOpenUserInput(waiting.store, view.id);
+    } catch (error) {
+      // A copy not forgotten makes a restart call an answered request unanswered; one not
+      // kept, a restart says nothing of. Either way the request and its event go on.
+      deps.logger.warn(
+        { err: error, request_id: view.id },
+        'a waiting request could not be kept for recovery',
+      );
+    }
+  }
+
   async function publish(view: UserInputView, queueMoved: boolean): Promise<void> {
+    await keepWaiting(view);
     // Before the event: a person who sees it on another replica can then list and answer it.
     if (deps.mirror) await deps.mirror(view);
     const scope = {

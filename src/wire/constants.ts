@@ -62,6 +62,14 @@ export const USER_INPUT_DECISION_TYPE = 'user_input_decision';
  */
 export const USER_INPUT_DECISION_UNKEPT_TYPE = 'user_input_decision_unkept';
 
+/**
+ * The transcript type of a note (author `system`) that an agent's consent,
+ * action or form request ended unanswered because the server holding it
+ * restarted or died; its metadata names the request (`request_id`, `kind`,
+ * `title`).
+ */
+export const USER_INPUT_ENDED_TYPE = 'user_input_ended';
+
 export const USER_INPUT_EVENT_TYPES = [
   'user_input.requested',
   'user_input.armed',

@@ -42,6 +42,7 @@ const TABLES = [
   'replicas',
   'session_leases',
   'mcp_sessions',
+  'open_user_inputs',
 ];
 
 /** How each engine's catalog prints the ordered partial index: keys in order, then the predicate. */

@@ -1,0 +1,108 @@
+/**
+ * A restart ends the registry's requests (consent, action, form), which live
+ * in memory only, and the transcript says so: the built `clarion serve` on
+ * each driver, stopped gracefully and killed. After each start the session
+ * whose agent waited shows once, as a system note, that the agent's request
+ * (its title) ended unanswered because the server restarted; an answered
+ * request gets no note, and a later start writes none again.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { USER_INPUT_ENDED_TYPE } from '../../src/wire/index.js';
+import { clarionApi } from './supervisor-support.js';
+import { eventually } from '../support/clarification-harness.js';
+import { startServing, type Serving } from '../support/clarion-process.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+
+const ADMIN_TOKEN = 'restart-ends-requests-token-0123456789';
+
+interface Note {
+  author: string;
+  type: string;
+  content: string;
+  metadata: Record<string, unknown>;
+}
+
+describe.each(DRIVERS)('a restart with agent requests waiting (%s)', (driver) => {
+  let database: TestDatabase | undefined;
+  let server: Serving | undefined;
+
+  afterEach(async () => {
+    if (server && server.child.exitCode === null && server.child.signalCode === null) {
+      await server.stop();
+    }
+    server = undefined;
+    await database?.dispose();
+    database = undefined;
+  });
+
+  it('leaves one transcript note per request that ended unanswered', async () => {
+    database = await freshDatabase(driver);
+    const { target } = database;
+    const env = {
+      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+      ...(target.driver === 'sqlite'
+        ? { CLARION_DATA_DIR: target.dataDir }
+        : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') }),
+    };
+    const serve = async () => {
+      server = await startServing(env);
+      return clarionApi(server.url, ADMIN_TOKEN);
+    };
+    let api = await serve();
+
+    const consenting = async (title: string) => {
+      const created = await api('POST', '/api/v1/tasks', { title, prompt: '/permission' });
+      expect(created.status).toBe(201);
+      const sessionId = (created.json as { session: { id: string } }).session.id;
+      const listed = async () =>
+        (
+          (await api('GET', '/api/v1/user-inputs')).json.requests as {
+            id: string;
+            session_id: string;
+            title: string;
+          }[]
+        ).find((request) => request.session_id === sessionId);
+      await eventually(async () => (await listed()) !== undefined, 30_000);
+      const request = await listed();
+      if (!request) throw new Error('the consent is pending');
+      return { sessionId, request };
+    };
+    const notes = async (sessionId: string) =>
+      (
+        (await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json
+          .messages as Note[]
+      ).filter((message) => message.type === USER_INPUT_ENDED_TYPE);
+
+    const answered = await consenting('Answered before the stop');
+    const allowed = await api('POST', `/api/v1/user-inputs/${answered.request.id}/respond`, {
+      option_id: 'allow-once',
+    });
+    expect(allowed.status).toBe(200);
+    const stopped = await consenting('Waiting at the stop');
+
+    // A graceful stop: the registry settles what waits, and the next start says it ended.
+    await server?.stop();
+    api = await serve();
+    const [note, ...more] = await notes(stopped.sessionId);
+    expect(more).toEqual([]);
+    expect(note).toMatchObject({
+      author: 'system',
+      metadata: { request_id: stopped.request.id, kind: 'consent' },
+    });
+    expect(note?.content).toContain(`"${stopped.request.title}" ended unanswered`);
+    expect(note?.content).toContain('the server restarted');
+    expect(await notes(answered.sessionId)).toEqual([]);
+
+    // A crash: nothing settled the request, and the start still finds it.
+    const killed = await consenting('Waiting at the crash');
+    server?.child.kill('SIGKILL');
+    await server?.exited;
+    api = await serve();
+    expect(await notes(killed.sessionId)).toHaveLength(1);
+    // Written once: the starts after the first write nothing more.
+    expect(await notes(stopped.sessionId)).toHaveLength(1);
+    expect(await notes(answered.sessionId)).toEqual([]);
+  }, 180_000);
+});

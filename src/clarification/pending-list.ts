@@ -88,6 +88,7 @@ export async function listPendingBundles(
       pending_id: bundle.pendingId,
       task_id: bundle.taskId,
       session_id: bundle.sessionId,
+      turn_id: bundle.turnId,
       created_at: head.createdAt,
       context: bundle.context,
       detached: bundle.rows.some((row) => row.detached),

@@ -159,6 +159,9 @@ export const pendingBundle = z
     pending_id: z.string(),
     task_id: z.string(),
     session_id: z.string(),
+    turn_id: z
+      .string()
+      .describe('The turn it was asked in: a newer turn of its session supersedes it'),
     created_at: timestamp,
     context: z.string(),
     detached: z.boolean(),

@@ -577,6 +577,7 @@ describe('ModelSync with pending bundles', () => {
     pending_id: 'pending-b',
     task_id: T,
     session_id: S,
+    turn_id: 'turn-1',
     created_at: '2026-01-01T00:00:01.000000000Z',
     context: '',
     detached: false,

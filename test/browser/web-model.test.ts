@@ -82,6 +82,7 @@ const snapshotBundle: PendingBundle = {
   pending_id: P,
   task_id: T,
   session_id: S,
+  turn_id: 'turn-1',
   created_at: ts(1),
   context: '',
   detached: false,

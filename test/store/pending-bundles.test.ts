@@ -126,6 +126,7 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
           pending_id: pendingId,
           task_id: first.task.id,
           session_id: first.session.id,
+          turn_id: first.turn.id,
           created_at: expect.stringMatching(/\.\d{9}Z$/) as unknown,
           context: `context of ${pendingId}`,
           detached: false,

@@ -151,6 +151,54 @@ describe('the read model', () => {
     expect(activeBundles(state)).toEqual([]);
   });
 
+  /** Another one-question bundle of the session, asked at `at` in `turn`. */
+  function askedAt(at: number, turn = 'turn-1'): MessageView {
+    const base = row('pending', at);
+    return {
+      ...base,
+      id: `row-${String(at)}`,
+      turn_id: turn,
+      created_at: ts(at),
+      metadata: { ...base.metadata, pending_id: `pending-${String(at)}` },
+    };
+  }
+
+  it('lists every bundle an agent waits on at once; the overlay takes the longest waiting unless one is chosen', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.event(state, event('message.added', askedAt(2), 4, 'clarification'));
+    expect(activeBundles(state).map((bundle) => bundle.pending_id)).toEqual(['pending-2', P]);
+    expect(activeBundleOfSession(state, S)?.pending_id).toBe(P);
+    expect(activeBundleOfSession(state, S, 'pending-2')?.pending_id).toBe('pending-2');
+    state = transitions.retireBundle(state, 'pending-2', 'answered', ts(5));
+    expect(activeBundleOfSession(state, S, 'pending-2')?.pending_id).toBe(P);
+  });
+
+  it('lets a newer turn supersede every bundle of the older one, listed or learned by event', () => {
+    let state = subscribed();
+    state = transitions.pendingSnapshot(state, [snapshotBundle], state.generation);
+    state = transitions.event(state, event('message.added', askedAt(2), 4, 'clarification'));
+    state = transitions.event(
+      state,
+      event('message.added', askedAt(9, 'turn-2'), 9, 'clarification'),
+    );
+    expect(activeBundles(state).map((bundle) => bundle.pending_id)).toEqual(['pending-9']);
+  });
+
+  it('keeps a listed bundle of a turn that started while this client was away', () => {
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    state = transitions.subscribed(state);
+    const missed = {
+      ...snapshotBundle,
+      pending_id: 'pending-5',
+      turn_id: 'turn-2',
+      created_at: ts(5),
+    };
+    state = transitions.pendingSnapshot(state, [missed], state.generation);
+    expect(activeBundles(state).map((bundle) => bundle.pending_id)).toEqual(['pending-5']);
+  });
+
   it('hides bundles of terminal sessions', () => {
     let state = subscribed();
     state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));

@@ -1,15 +1,18 @@
 /**
- * A clarification question in the transcript, once it is history (answered,
- * skipped, expired, cancelled, or superseded by a newer turn). Every such
- * question offers "Answer in a new message": the same question form as the
- * overlay, inline under the row, that sends the answer as an ordinary message
- * and never touches the question itself. Closing the form (Cancel, Escape, or
- * a sent message) returns focus to the button that opened it.
+ * A clarification question in the transcript that the overlay does not show:
+ * history (answered, skipped, expired, cancelled, or superseded by a newer
+ * turn), or still waiting beside the one the overlay shows (an agent that
+ * asked in parallel). A waiting one offers "Answer now", which puts it in the
+ * overlay. History offers "Answer in a new message": the same question form
+ * as the overlay, inline under the row, that sends the answer as an ordinary
+ * message and never touches the question itself. Closing the form (Cancel,
+ * Escape, or a sent message) returns focus to the button that opened it.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useModelState } from '../app/services.js';
 import { useClarificationHistory } from '../hooks/use-clarification-history.js';
-import type { BundleQuestion, BundleState } from '../model/read-model.js';
+import { isBundleActive, type BundleQuestion, type BundleState } from '../model/read-model.js';
 import type { MessageView } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
 import { UserText } from './user-text.js';
@@ -22,7 +25,11 @@ import {
 
 type Admitted = 'sent' | 'queued';
 
-function useOutcomeSummary(message: MessageView, question: BundleQuestion): string {
+function useOutcomeSummary(
+  message: MessageView,
+  question: BundleQuestion,
+  waiting: boolean,
+): string {
   const { t } = useTranslation();
   const response = message.metadata.response as
     { selected_options?: string[]; custom_text?: string } | undefined;
@@ -31,9 +38,9 @@ function useOutcomeSummary(message: MessageView, question: BundleQuestion): stri
   );
   const custom = response?.custom_text ? [`“${response.custom_text}”`] : [];
   switch (question.status) {
-    // Only the active bundle is answerable; a pending row shown here was superseded.
+    // A pending row shown here waits beside the overlay's bundle, or was superseded.
     case 'pending':
-      return t('transcript.superseded');
+      return t(waiting ? 'transcript.waiting' : 'transcript.superseded');
     case 'answered':
       return t('transcript.answered', {
         answer: [...labels, ...custom].join(', ') || t('transcript.noSelection'),
@@ -51,16 +58,21 @@ export function ClarificationHistoryRow({
   message,
   question: rowQuestion,
   bundle,
+  onAnswerNow,
 }: {
   message: MessageView;
   question: BundleQuestion;
   /** The bundle the row belongs to; without it there is nothing to answer. */
   bundle: BundleState | undefined;
+  /** Shows a still-active bundle in the overlay. */
+  onAnswerNow: (pendingId: string) => void;
 }) {
   const { t } = useTranslation();
   // The bundle also knows what this client learned from its own respond call.
   const question = bundle?.questions[rowQuestion.question_id] ?? rowQuestion;
-  const summary = useOutcomeSummary(message, question);
+  const state = useModelState();
+  const waiting = bundle !== undefined && isBundleActive(state, bundle);
+  const summary = useOutcomeSummary(message, question, waiting);
   const [open, setOpen] = useState(false);
   const [admitted, setAdmitted] = useState<Admitted>();
   const openerRef = useRef<HTMLButtonElement>(null);
@@ -90,7 +102,18 @@ export function ClarificationHistoryRow({
         </p>
         <p className="question-outcome">{summary}</p>
         {question.status === 'pending' ? null : <DecidedBy value={message.metadata.responded_by} />}
-        {bundle ? (
+        {bundle && waiting ? (
+          <button
+            type="button"
+            className="button button-link"
+            data-testid="answer-now"
+            onClick={() => {
+              onAnswerNow(bundle.pending_id);
+            }}
+          >
+            {t('transcript.answerNow')}
+          </button>
+        ) : bundle ? (
           <button
             ref={openerRef}
             type="button"

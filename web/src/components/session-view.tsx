@@ -62,7 +62,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const state = useModelState();
   const session = state.sessions[sessionId];
   const task = session ? state.tasks[session.task_id] : undefined;
-  const live = activeBundleOfSession(state, sessionId);
+  // The bundle a person picked among several waiting ones; the longest waiting otherwise.
+  const [chosen, setChosen] = useState<string>();
+  const live = activeBundleOfSession(state, sessionId, chosen);
   const group = useClarificationGroup(live);
   const userInputs = useUserInputs();
   const label = sessionLabel(
@@ -155,6 +157,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             message={message}
             active={live}
             bundles={state.bundles}
+            onAnswerNow={setChosen}
             me={me}
             names={names}
             toolLabel={
@@ -214,6 +217,7 @@ function TranscriptRow({
   message,
   active,
   bundles,
+  onAnswerNow,
   me,
   names,
   toolLabel,
@@ -221,6 +225,7 @@ function TranscriptRow({
   message: MessageView;
   active: BundleState | undefined;
   bundles: Readonly<Record<string, BundleState>>;
+  onAnswerNow: (pendingId: string) => void;
   /** The reader's user ID, once known: only their own messages say "You". */
   me: string | undefined;
   names: MemberNames;
@@ -237,6 +242,7 @@ function TranscriptRow({
         message={message}
         question={row.question}
         bundle={bundles[row.pendingId]}
+        onAnswerNow={onAnswerNow}
       />
     );
   }

@@ -255,6 +255,8 @@ export const de: Catalog = {
     expired: 'Abgelaufen (Agent hat weitergemacht)',
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
+    waiting: 'Wartet auf eine Antwort',
+    answerNow: 'Jetzt beantworten',
   },
   notifications: {
     title: 'Benachrichtigungen',

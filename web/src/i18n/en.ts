@@ -251,6 +251,8 @@ export const en = {
     expired: 'Timed out (agent moved on)',
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
+    waiting: 'Waiting for an answer',
+    answerNow: 'Answer now',
   },
   notifications: {
     title: 'Notifications',

@@ -253,6 +253,8 @@ export const ja: Catalog = {
     expired: '期限切れ (エージェントは先に進みました)',
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
+    waiting: '回答待ち',
+    answerNow: '今すぐ回答',
   },
   notifications: {
     title: '通知',

@@ -270,7 +270,7 @@ export const transitions = {
         pending_id: bundle.pending_id,
         task_id: bundle.task_id,
         session_id: bundle.session_id,
-        turn_id: known?.turn_id,
+        turn_id: bundle.turn_id,
         created_at: bundle.created_at,
         context: bundle.context,
         detached: bundle.detached || (known?.detached ?? false),
@@ -286,15 +286,20 @@ export const transitions = {
     }
     let result: ModelState = { ...state, bundles: nextBundles };
     for (const bundle of live) {
-      if (!result.sessions[bundle.session_id]) {
-        result = {
-          ...result,
-          sessions: {
-            ...result.sessions,
-            [bundle.session_id]: emptySession(bundle.session_id, bundle.task_id),
-          },
-        };
-      }
+      const session =
+        result.sessions[bundle.session_id] ?? emptySession(bundle.session_id, bundle.task_id);
+      // An active bundle's turn was current when the list was read: a turn this client
+      // missed while away must not make the bundle look superseded.
+      const latest =
+        session.latest_turn && !isNewer(bundle.created_at, session.latest_turn.created_at)
+          ? session.latest_turn
+          : { turn_id: bundle.turn_id, created_at: bundle.created_at };
+      if (result.sessions[bundle.session_id] === session && session.latest_turn === latest)
+        continue;
+      result = {
+        ...result,
+        sessions: { ...result.sessions, [bundle.session_id]: { ...session, latest_turn: latest } },
+      };
     }
     return result;
   },
@@ -536,22 +541,28 @@ export function isBundleActive(state: ModelState, bundle: BundleState): boolean 
   return true;
 }
 
-/** Every active bundle, at most one per session (the newest), newest activity first. */
+/**
+ * Every active bundle, newest first. A session may have several: an agent
+ * that asks in parallel (two tool calls in flight) waits on each, and the
+ * server lists each as active until answered or superseded by a newer turn.
+ */
 export function activeBundles(state: ModelState): BundleState[] {
-  const bySession = new Map<string, BundleState>();
-  for (const bundle of Object.values(state.bundles)) {
-    if (!isBundleActive(state, bundle)) continue;
-    const other = bySession.get(bundle.session_id);
-    if (!other || bundle.created_at > other.created_at) bySession.set(bundle.session_id, bundle);
-  }
-  return [...bySession.values()].sort((a, b) => (a.created_at < b.created_at ? 1 : -1));
+  return Object.values(state.bundles)
+    .filter((bundle) => isBundleActive(state, bundle))
+    .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
 }
 
+/**
+ * The session's bundle the overlay shows: `chosen` while it is active, else
+ * the one that has waited longest, as the inbox orders them.
+ */
 export function activeBundleOfSession(
   state: ModelState,
   sessionId: string,
+  chosen?: string,
 ): BundleState | undefined {
-  return activeBundles(state).find((bundle) => bundle.session_id === sessionId);
+  const own = activeBundles(state).filter((bundle) => bundle.session_id === sessionId);
+  return own.find((bundle) => bundle.pending_id === chosen) ?? own.at(-1);
 }
 
 export function transcriptOf(state: ModelState, sessionId: string): MessageView[] {

@@ -54,6 +54,7 @@ export function taskView(task: TaskRecord): TaskView {
     id: task.id,
     workspace_id: task.workspace_id,
     title: task.title,
+    created_by: task.created_by,
     created_at: task.created_at,
     updated_at: task.updated_at,
   };

@@ -35,6 +35,12 @@ export const taskView = z
     id: z.string(),
     workspace_id: z.string(),
     title: z.string(),
+    created_by: z
+      .string()
+      .nullable()
+      .describe(
+        'The user who started it; for an external agent, the person whose token it asks with. Null for tasks from before Clarion kept it',
+      ),
     created_at: timestamp,
     updated_at: timestamp,
   })

@@ -423,7 +423,14 @@ describe('ModelSync with user inputs', () => {
   });
 
   it('drops a deleted task, its session and open requests; nothing older brings them back', async () => {
-    const task = { id: T, workspace_id: 'w', title: 'Parser', created_at: 'a', updated_at: 'a' };
+    const task = {
+      id: T,
+      workspace_id: 'w',
+      title: 'Parser',
+      created_by: null,
+      created_at: 'a',
+      updated_at: 'a',
+    };
     // The task list as read before the delete, whenever it is read.
     const { socket, model, userInputs, sync } = setup(undefined, {
       tasks: () => ok({ tasks: [task], next_cursor: null }),
@@ -470,7 +477,14 @@ describe('ModelSync with user inputs', () => {
   });
 
   it('reads the lists again when the person’s workspaces change', async () => {
-    const task = { id: T, workspace_id: 'w', title: 'Parser', created_at: 'a', updated_at: 'a' };
+    const task = {
+      id: T,
+      workspace_id: 'w',
+      title: 'Parser',
+      created_by: null,
+      created_at: 'a',
+      updated_at: 'a',
+    };
     let tasks = [task];
     const { socket, model, sync } = setup(undefined, {
       tasks: () => ok({ tasks, next_cursor: null }),
@@ -511,6 +525,7 @@ describe('ModelSync with user inputs', () => {
       id,
       workspace_id: 'w',
       title: id,
+      created_by: null,
       created_at: 'a',
       updated_at: 'a',
     });

@@ -42,6 +42,23 @@ describe('task routes', () => {
     expect(['sent', 'queued']).toContain(created.json.admission);
   });
 
+  it('names who started a task, in its reply and in the task list', async () => {
+    const me = await admin<{ user: { id: string } }>('GET', '/api/v1/me');
+    const created = await admin<{ task: { id: string; created_by: string | null } }>(
+      'POST',
+      '/api/v1/tasks',
+      { title: 'whose task' },
+    );
+    expect(created.json.task.created_by).toBe(me.json.user.id);
+    const listed = await admin<{ tasks: { id: string; created_by: string | null }[] }>(
+      'GET',
+      '/api/v1/tasks',
+    );
+    expect(listed.json.tasks.find((task) => task.id === created.json.task.id)).toMatchObject({
+      created_by: me.json.user.id,
+    });
+  });
+
   it('refuses a person in no workspace as no_workspace, and an unknown workspace as not found', async () => {
     const bob = await admin<{ token: string }>('POST', '/api/v1/users', { name: 'bob' });
     expect(bob.status).toBe(201);

@@ -60,6 +60,7 @@ function item(key: string, created: number, deadline: number | null, extra = {})
     task_id: `t-${key}`,
     task_title: key,
     agent: 'demo',
+    owner: null,
     created_at: ts(created),
     deadline_at: deadline === null ? null : ts(deadline),
     source: 'bundle',

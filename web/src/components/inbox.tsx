@@ -11,6 +11,8 @@ import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useModelState, useUserInputs } from '../app/services.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
+import { useMe } from '../hooks/use-me.js';
+import { usePeopleNames } from '../hooks/use-people-names.js';
 import { useTriageItems } from '../hooks/use-triage-items.js';
 import { useTriageKeys } from '../hooks/use-triage-keys.js';
 import { orderedQuestions, sessionsOfTask } from '../model/read-model.js';
@@ -28,6 +30,7 @@ import { BulkConsentBar } from './bulk-consent-bar.js';
 import { InlineQuestion } from './inline-question.js';
 import { FirstRun } from './first-run.js';
 import { RelativeTime } from './relative-time.js';
+import { TaskOwner, type People } from './task-owner.js';
 import { UserInputCard } from './user-input-card.js';
 import { UserText } from './user-text.js';
 
@@ -127,6 +130,10 @@ export function Inbox() {
   useTriageKeys(listRef, open);
   const coarse = useCoarsePointer();
   const taskTitle = (view: ConsentView) => state.tasks[view.task_id]?.title ?? '';
+  const people: People = {
+    me: useMe(),
+    names: usePeopleNames(Object.values(state.tasks).map((task) => task.workspace_id)),
+  };
 
   return (
     <div className="inbox-layout">
@@ -155,6 +162,7 @@ export function Inbox() {
               item={item}
               live={live.has(item.key)}
               bulk={bulk}
+              people={people}
               onEngaged={() => {
                 keep(item);
               }}
@@ -196,8 +204,8 @@ export function Inbox() {
   );
 }
 
-/** Kind, task, agent and age: the line a question's row starts with. */
-function TriageMeta({ item }: { item: TriageItem }) {
+/** Kind, task, agent, whose agent and age: the line a question's row starts with. */
+function TriageMeta({ item, people }: { item: TriageItem; people: People }) {
   const { t } = useTranslation();
   return (
     <span className="triage-meta muted">
@@ -208,6 +216,7 @@ function TriageMeta({ item }: { item: TriageItem }) {
         <UserText text={item.task_title} />
       </span>
       <AgentName item={item} />
+      <TaskOwner owner={item.owner} people={people} />
       <RelativeTime at={item.created_at} className="relative-time" />
     </span>
   );
@@ -226,11 +235,12 @@ function TriageRow(props: {
   item: TriageItem;
   live: boolean;
   bulk: ReturnType<typeof useBulkSelection>;
+  people: People;
   onEngaged: () => void;
   onReleased: () => void;
 }) {
   const { t } = useTranslation();
-  const { item, bulk } = props;
+  const { item, bulk, people } = props;
   // A consent's or action's card names its kind, task and age; the row adds the agent.
   const common = {
     className: 'inbox-item triage-item',
@@ -247,7 +257,7 @@ function TriageRow(props: {
         data-testid="inbox-item"
         data-pending-id={item.key}
       >
-        <BundleSummary item={item} bundle={item.bundle} />
+        <BundleSummary item={item} bundle={item.bundle} people={people} />
         {item.kind === 'question' ? (
           <InlineQuestion
             bundle={props.live ? item.bundle : undefined}
@@ -280,19 +290,28 @@ function TriageRow(props: {
           </label>
         ) : null}
         <AgentName item={item} />
+        <TaskOwner owner={item.owner} people={people} />
       </span>
       <UserInputCard entry={entry} taskTitle={item.task_title} />
     </li>
   );
 }
 
-function BundleSummary({ item, bundle }: { item: TriageItem; bundle: BundleState }) {
+function BundleSummary({
+  item,
+  bundle,
+  people,
+}: {
+  item: TriageItem;
+  bundle: BundleState;
+  people: People;
+}) {
   const { t } = useTranslation();
   const first = orderedQuestions(bundle)[0];
   const path = sessionPath(bundle.session_id);
   return (
     <a href={path} className="inbox-link" onClick={go(path)}>
-      <TriageMeta item={item} />
+      <TriageMeta item={item} people={people} />
       <span className="inbox-prompt">
         <UserText text={first?.prompt ?? ''} />
       </span>

@@ -54,6 +54,7 @@ import { RelativeTime } from './relative-time.js';
 import { SessionActions } from './session-actions.js';
 import { SessionFailureBanner } from './session-failure.js';
 import { SessionQueue, type OfferedText } from './session-queue.js';
+import { TaskOwner } from './task-owner.js';
 import { UserInputPanel, useSessionAwaitsInput } from './user-input-panel.js';
 
 export function SessionView({ sessionId }: { sessionId: string }) {
@@ -139,6 +140,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <header className="page-header">
         <BackToInbox />
         <h1 className="page-title">{task ? <UserText text={task.title} /> : t('session.title')}</h1>
+        <TaskOwner owner={task?.created_by} people={{ me, names }} />
         <span
           className="state-chip"
           data-testid="session-state"

@@ -39,6 +39,8 @@ export const de: Catalog = {
   triage: {
     kind: { question: 'Frage', form: 'Formular', permission: 'Erlaubnis', action: 'Aktion' },
     agent: 'Agent: {{agent}}',
+    owner: 'Agent von {{name}}',
+    ownerYou: 'Dein Agent',
     keysHint: 'J und K wechseln zwischen Einträgen, Enter öffnet einen.',
     send: 'Senden',
     next: 'Nächster wartender Eintrag: {{task}}',

@@ -37,6 +37,8 @@ export const en = {
   triage: {
     kind: { question: 'Question', form: 'Form', permission: 'Permission', action: 'Action' },
     agent: 'Agent: {{agent}}',
+    owner: '{{name}}’s agent',
+    ownerYou: 'Your agent',
     keysHint: 'J and K move between items, Enter opens one.',
     send: 'Send',
     next: 'Next waiting item: {{task}}',

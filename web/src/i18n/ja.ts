@@ -38,6 +38,8 @@ export const ja: Catalog = {
   triage: {
     kind: { question: '質問', form: 'フォーム', permission: '許可', action: 'アクション' },
     agent: 'エージェント: {{agent}}',
+    owner: '{{name}} さんのエージェント',
+    ownerYou: 'あなたのエージェント',
     keysHint: 'J と K で項目を移動し、Enter で開きます。',
     send: '回答を送信',
     next: '次の待機中の項目: {{task}}',

@@ -20,6 +20,8 @@ interface ItemBase {
   task_title: string;
   /** The session's agent profile, `''` while unknown. */
   agent: string;
+  /** Whose agent asks (the task's `created_by`); `null` while unknown or never kept. */
+  owner: string | null;
   created_at: string;
   /** When nobody answering means the agent is refused; `null` for no deadline. */
   deadline_at: string | null;
@@ -37,6 +39,7 @@ function bundleItem(state: ModelState, bundle: BundleState): TriageItem {
     task_id: bundle.task_id,
     task_title: state.tasks[bundle.task_id]?.title ?? '',
     agent: state.sessions[bundle.session_id]?.agent_profile ?? '',
+    owner: state.tasks[bundle.task_id]?.created_by ?? null,
     created_at: bundle.created_at,
     deadline_at: null,
     source: 'bundle',
@@ -53,6 +56,7 @@ function requestItem(state: ModelState, entry: UserInputEntry): TriageItem {
     task_id: view.task_id,
     task_title: state.tasks[view.task_id]?.title ?? '',
     agent: state.sessions[view.session_id]?.agent_profile ?? '',
+    owner: state.tasks[view.task_id]?.created_by ?? null,
     created_at: view.created_at,
     deadline_at: view.deadline_at,
     source: 'user_input',

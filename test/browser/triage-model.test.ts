@@ -210,7 +210,9 @@ describe('decision CSV', () => {
       entry(2, { subject: 'Say "hi", then\nleave', detail: '=HYPERLINK("x")' }),
       entry(1, { kind: 'consent', outcome: 'allowed', remembered: true, detail: '-rf' }),
     ]);
-    const lines = csv.split('\r\n');
+    // The byte order mark is what makes Excel read the file as UTF-8.
+    expect(csv.startsWith('\uFEFF')).toBe(true);
+    const lines = csv.slice(1).split('\r\n');
     expect(lines[0]).toBe(DECISION_CSV_COLUMNS.join(','));
     expect(lines[1]).toBe(
       `${ts(2)},question,answered,"Say ""hi"", then\nleave","'=HYPERLINK(""x"")",false,Fix the build,t-1,s-1,false,Ada,u-1,web,m-2`,
@@ -219,6 +221,15 @@ describe('decision CSV', () => {
       `${ts(1)},consent,allowed,Which file?,'-rf,true,Fix the build,t-1,s-1,false,Ada,u-1,web,m-1`,
     );
     expect(lines[3]).toBe('');
+  });
+
+  it('keeps non-ASCII names intact in the UTF-8 bytes a spreadsheet reads', () => {
+    const csv = decisionsCsv([
+      entry(1, { responded_by: { user_id: 'u-1', name: 'Jürgen 山田', surface: 'web' } }),
+    ]);
+    const bytes = new TextEncoder().encode(csv);
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(new TextDecoder('utf-8', { ignoreBOM: true }).decode(bytes)).toContain(',Jürgen 山田,');
   });
 
   it('exports every page under the filter, and nothing when a page fails', async () => {

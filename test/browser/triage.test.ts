@@ -302,7 +302,8 @@ describe('the inbox as a triage tool, in Chromium', () => {
     expect(download.suggestedFilename()).toBe('clarion-decisions.csv');
     const csv = await readFile(await download.path(), 'utf8');
     const lines = csv.trimEnd().split('\r\n');
-    expect(lines[0]).toMatch(/^decided_at,kind,outcome,/);
+    // Starts with the byte order mark Excel needs to read non-ASCII names as UTF-8.
+    expect(lines[0]).toMatch(/^\uFEFFdecided_at,kind,outcome,/);
     expect(lines.slice(1).map((line) => line.split(',').at(-1))).toEqual(
       consents.decisions.map((entry) => entry.message_id),
     );

@@ -68,7 +68,9 @@ export function DecisionLog() {
       setExporting('failed');
       return;
     }
-    const url = URL.createObjectURL(new Blob([decisionsCsv(all)], { type: 'text/csv' }));
+    const url = URL.createObjectURL(
+      new Blob([decisionsCsv(all)], { type: 'text/csv;charset=utf-8' }),
+    );
     const link = document.createElement('a');
     link.href = url;
     link.download = 'clarion-decisions.csv';

@@ -3,7 +3,9 @@
  * a comma, quote or line break, quotes doubled). A field that a spreadsheet
  * would run as a formula (it starts with =, +, -, @, tab or CR) gets a
  * leading apostrophe: the text is an agent's or a person's words, never a
- * formula. Column names are fixed English identifiers, for scripts.
+ * formula. Column names are fixed English identifiers, for scripts. The
+ * file starts with a UTF-8 byte order mark: without it Excel reads the file
+ * in the local code page and garbles every non-ASCII name.
  */
 import type { ApiClient, DecisionFilter } from './api.js';
 import type { DecisionEntry } from './types.js';
@@ -50,9 +52,11 @@ function row(entry: DecisionEntry): string[] {
   ];
 }
 
+const UTF8_BOM = '\uFEFF';
+
 export function decisionsCsv(entries: readonly DecisionEntry[]): string {
   const lines = [[...DECISION_CSV_COLUMNS], ...entries.map(row)];
-  return lines.map((line) => line.map(cell).join(',')).join('\r\n') + '\r\n';
+  return UTF8_BOM + lines.map((line) => line.map(cell).join(',')).join('\r\n') + '\r\n';
 }
 
 /** Every page of the log under `filter`, newest first; `undefined` when a page failed. */

@@ -307,6 +307,22 @@ describe('every screen, light and dark, desktop and phone', () => {
     });
   });
 
+  it('settings asking before a channel is removed and a token revoked', async () => {
+    await api(world, 'POST', '/api/v1/notification-channels', {
+      kind: 'webhook',
+      url: 'https://relay.test/hook',
+      name: 'Team relay',
+    });
+    await api(world, 'POST', '/api/v1/tokens', { name: 'Laptop script' });
+    await check('settings-confirm', '/settings', async (page) => {
+      const channel = page.getByTestId('notification-channel').filter({ hasText: 'Team relay' });
+      await channel.getByRole('button', { name: 'Remove', exact: true }).click();
+      await page.getByRole('button', { name: 'Revoke the token Laptop script' }).click();
+      await page.getByTestId('notification-remove-confirm').waitFor();
+      await page.getByTestId('api-token-revoke-confirm').waitFor();
+    });
+  });
+
   it('the decision log', async () => {
     const decided = await startTask('Run the migrations', '/permission');
     const request = await waitForRequest(decided.session.id);

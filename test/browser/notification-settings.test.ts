@@ -2,11 +2,13 @@
  * The notification settings in Chromium against a real server and a real
  * receiver: a person adds a webhook (its secret shown once), sends a test
  * that arrives signed with that secret, sets the reminder and "include the
- * question", and removes the channel; what the page did is what REST reads.
+ * question", and removes the channel after confirming in the page; what
+ * the page did is what REST reads. With the server unreachable, each failed
+ * action says which action failed and why.
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { api, launchChromium, startWorld, type World } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
@@ -27,6 +29,17 @@ describe('notification settings in the web app', () => {
       startReceiver(),
     ]);
   }, 120_000);
+
+  /** A page signed in through a fresh one-time link (the world's own is used up). */
+  async function signedIn(context: BrowserContext): Promise<Page> {
+    const link = new URL(
+      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
+    );
+    const page = await context.newPage();
+    await page.goto(`${world.origin}${link.pathname}${link.search}`);
+    await page.waitForURL(`${world.origin}/`);
+    return page;
+  }
 
   afterAll(async () => {
     await browser.close();
@@ -81,10 +94,108 @@ describe('notification settings in the web app', () => {
       .toMatchObject({ settings: { reminder_delay_s: 300, include_question: true } });
 
     await channel.getByRole('button', { name: 'Remove' }).click();
+    await channel.getByRole('button', { name: 'Remove channel' }).click();
     await section.getByTestId('notification-channels-empty').waitFor(WAIT);
     expect(
       await api<{ channels: unknown[] }>(world, 'GET', '/api/v1/notification-channels'),
     ).toEqual({ channels: [] });
+    await context.close();
+  });
+
+  it('asks in the page before removing a channel, from the keyboard too', async () => {
+    const created = await api<{ channel: { id: string; name: string } }>(
+      world,
+      'POST',
+      '/api/v1/notification-channels',
+      { kind: 'webhook', url: `${receiver.url}/confirm`, name: 'Build relay' },
+    );
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await signedIn(context);
+    await page.goto(`${world.origin}/settings`);
+    const channel = page.getByTestId('notification-channel').filter({ hasText: 'Build relay' });
+    await channel.waitFor(WAIT);
+    const listed = async () =>
+      (
+        await api<{ channels: { id: string }[] }>(world, 'GET', '/api/v1/notification-channels')
+      ).channels.map((each) => each.id);
+
+    const remove = channel.getByRole('button', { name: 'Remove', exact: true });
+    await remove.focus();
+    await page.keyboard.press('Enter');
+    const confirm = channel.getByTestId('notification-remove-confirm');
+    await expect
+      .poll(() => confirm.textContent(), WAIT)
+      .toContain('Its signing secret was shown only once');
+    // The first tap removed nothing, and focus waits on the safe choice.
+    expect(await listed()).toContain(created.channel.id);
+    expect(await page.evaluate<string | null>('document.activeElement?.textContent ?? null')).toBe(
+      'Keep it',
+    );
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached', ...WAIT });
+    expect(await page.evaluate<string | null>('document.activeElement?.textContent ?? null')).toBe(
+      'Remove',
+    );
+    expect(await listed()).toContain(created.channel.id);
+
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Shift+Tab');
+    await page.keyboard.press('Enter');
+    await channel.waitFor({ state: 'detached', ...WAIT });
+    expect(await listed()).not.toContain(created.channel.id);
+    await context.close();
+  });
+
+  it('says which action failed, and why, while the server cannot be reached', async () => {
+    await api(world, 'POST', '/api/v1/notification-channels', {
+      kind: 'webhook',
+      url: `${receiver.url}/offline`,
+      name: 'Offline relay',
+    });
+    const context = await browser.newContext({ locale: 'en-US' });
+    context.setDefaultTimeout(30_000);
+    const page = await signedIn(context);
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    const channel = section
+      .getByTestId('notification-channel')
+      .filter({ hasText: 'Offline relay' });
+    await channel.waitFor(WAIT);
+    const before = await api<Settings>(world, 'GET', '/api/v1/notification-settings');
+
+    // The network, not the server, fails: every notification call is refused on the way.
+    await page.route('**/api/v1/notification-*/**', (route) => route.abort('connectionrefused'));
+    await page.route('**/api/v1/notification-*', (route) => route.abort('connectionrefused'));
+
+    await channel.getByRole('button', { name: 'Send a test' }).click();
+    await expect
+      .poll(() => channel.getByTestId('notification-test-result').textContent(), WAIT)
+      .toContain('The test could not be sent (the server could not be reached).');
+
+    const reminder = section.getByTestId('notification-reminder');
+    const shown = await reminder.inputValue();
+    await reminder.selectOption('3600');
+    await expect
+      .poll(() => section.getByTestId('notification-save-error').textContent(), WAIT)
+      .toBe('Your change was not saved (the server could not be reached).');
+    expect(await reminder.inputValue()).toBe(shown);
+
+    await channel.getByRole('button', { name: 'Remove', exact: true }).click();
+    await channel.getByRole('button', { name: 'Remove channel' }).click();
+    await expect
+      .poll(() => channel.getByTestId('notification-remove-error').textContent(), WAIT)
+      .toBe('The channel was not removed (the server could not be reached).');
+
+    expect(await section.textContent()).not.toContain('could not be loaded');
+    await page.unrouteAll();
+    expect(await api<Settings>(world, 'GET', '/api/v1/notification-settings')).toEqual(before);
+    const channels = await api<{ channels: { name: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/notification-channels',
+    );
+    expect(channels.channels.map((each) => each.name)).toContain('Offline relay');
     await context.close();
   });
 });

@@ -334,6 +334,7 @@ describe('the installable web app', () => {
       const listed = page.getByTestId('notification-settings').getByTestId('notification-channel');
       await listed.waitFor(WAIT);
       await listed.getByRole('button', { name: 'Remove' }).click();
+      await listed.getByRole('button', { name: 'Remove channel' }).click();
       await expect.poll(webPush, WAIT).toEqual([]);
       await page.reload();
       await reads('off');

@@ -214,6 +214,25 @@ describe('signing in anywhere, as anyone', () => {
     await shoot(page, 'sign-in-tokens');
 
     await page.getByRole('button', { name: 'Revoke the token Claude Code' }).click();
+    // One tap only asks: the token still works until the person confirms.
+    const confirm = page.getByTestId('api-token-revoke-confirm');
+    await expect
+      .poll(() => confirm.textContent(), WAIT)
+      .toContain('such as a Claude Code connected with it, is cut off at once');
+    const meanwhile = await fetch(`${world.clarion.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
+    // 403, not 401: the agent token still authenticates (it may not read /me).
+    expect(meanwhile.status).not.toBe(401);
+    // Unreachable, the refusal says so, and the token stays listed.
+    await page.route('**/api/v1/tokens/*', (route) => route.abort('connectionrefused'));
+    await confirm.getByRole('button', { name: 'Revoke token' }).click();
+    await expect
+      .poll(() => page.getByTestId('api-tokens').getByRole('alert').textContent(), WAIT)
+      .toBe('The token was not revoked (the server could not be reached).');
+    await page.unrouteAll();
+    await page.getByRole('button', { name: 'Revoke the token Claude Code' }).click();
+    await confirm.getByRole('button', { name: 'Revoke token' }).click();
     await tokens.filter({ hasText: 'Claude Code' }).waitFor({ state: 'detached', ...WAIT });
     const after = await fetch(`${world.clarion.url}/api/v1/me`, {
       headers: { authorization: `Bearer ${secret}` },

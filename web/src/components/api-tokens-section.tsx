@@ -1,6 +1,7 @@
 /**
  * Settings → "API tokens": the person's own tokens by name, creation and
- * last use; create one (its secret is shown once, with Copy) and revoke one.
+ * last use; create one (its secret is shown once, with Copy) and revoke one
+ * (after an in-page confirmation: whatever uses the token is cut off).
  * The list is read from the server after every change, never patched by
  * guesswork. A refusal says the server's reason, and goes once the person
  * edits the name or moves on to another part of the page.
@@ -13,6 +14,7 @@ import type { ApiFailure } from '../model/api.js';
 import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { CopyField } from './copy-field.js';
+import { SettingsConfirm } from './settings-confirm.js';
 
 export function ApiTokensSection(props: { refreshKey?: number }) {
   const { t, i18n } = useTranslation();
@@ -21,6 +23,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const [busy, setBusy] = useState(false);
   const [secret, setSecret] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const [confirming, setConfirming] = useState<string | undefined>();
   const sectionRef = useRef<HTMLElement>(null);
 
   // Focus arriving anywhere outside the section is the person moving on. Not `blur`: the button
@@ -64,9 +67,15 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   }
 
   async function revoke(id: string): Promise<void> {
+    setConfirming(undefined);
     setError(undefined);
     const result = await revokeToken(id);
-    if (!result.ok) setError(t('access.tokens.revokeFailed', { error: result.error }));
+    if (!result.ok) {
+      const why = result.kind === 'network' ? t('access.tokens.unreachable') : result.error;
+      setError(t('access.tokens.revokeFailed', { error: why }));
+      // Unreachable: nothing changed, and a reload would only replace this message.
+      if (result.kind === 'network') return;
+    }
     await load();
   }
 
@@ -110,10 +119,24 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
                 type="button"
                 className="button"
                 aria-label={t('access.tokens.revokeLabel', { name: token.name })}
-                onClick={() => void revoke(token.id)}
+                aria-expanded={confirming === token.id}
+                onClick={() => {
+                  setConfirming(token.id);
+                }}
               >
                 {t('access.tokens.revoke')}
               </button>
+              {confirming === token.id ? (
+                <SettingsConfirm
+                  testId="api-token-revoke-confirm"
+                  prompt={t('access.tokens.revokeConfirm', { name: token.name })}
+                  yes={t('access.tokens.revokeYes')}
+                  onConfirm={() => void revoke(token.id)}
+                  onCancel={() => {
+                    setConfirming(undefined);
+                  }}
+                />
+              ) : null}
             </li>
           ))}
         </ul>

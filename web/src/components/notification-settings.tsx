@@ -2,7 +2,9 @@
  * Settings › Notifications: this person's channels (ntfy, webhook, Slack;
  * Web Push devices appear here once added from their own section), a test
  * for each, and the reminder and privacy settings. Owns only its own data
- * and errors; a failure here leaves the other sections usable.
+ * and errors; a failure here leaves the other sections usable. Each failed
+ * action says which action failed and why, next to where it was taken;
+ * removing a channel asks first, in the page.
  */
 import { useCallback, useEffect, useMemo, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -13,7 +15,9 @@ import {
   type NewChannelBody,
   type NotificationSettings as Settings,
 } from '../model/notifications-api.js';
+import type { ApiFailure } from '../model/api.js';
 import { fieldProblems } from '../model/tasks-api.js';
+import { SettingsConfirm } from './settings-confirm.js';
 
 type AddKind = 'ntfy' | 'webhook' | 'slack';
 type Load = 'loading' | 'failed' | 'ready';
@@ -29,7 +33,17 @@ export function NotificationSettings() {
   const [name, setName] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
-  const [tests, setTests] = useState<Record<string, ChannelTestReply | 'sending'>>({});
+  // `notSent`: the test never reached the server (unlike a test the channel refused).
+  const [tests, setTests] = useState<
+    Record<string, ChannelTestReply | { notSent: string } | 'sending'>
+  >({});
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const [removeErrors, setRemoveErrors] = useState<Record<string, string>>({});
+  const [saveError, setSaveError] = useState<string | null>(null);
+
+  /** Why a call failed, in words: the server's reason, or that it could not be reached. */
+  const why = (failure: ApiFailure) =>
+    failure.kind === 'network' ? t('notifications.unreachable') : failure.error;
 
   const refresh = useCallback(async () => {
     const [listed, current] = await Promise.all([api.channels(), api.settings()]);
@@ -58,12 +72,10 @@ export function NotificationSettings() {
     const created = await api.addChannel(body);
     if (!created.ok) {
       // A 400 says which field is wrong and why (a password in the URL, an ntfy URL without a topic).
-      const why = Object.entries(fieldProblems(created)).map(([field, message]) =>
+      const problems = Object.entries(fieldProblems(created)).map(([field, message]) =>
         field === '' ? message : `${field}: ${message}`,
       );
-      setError(
-        created.kind === 'http' ? [created.error, ...why].join(' — ') : t('notifications.failed'),
-      );
+      setError(t('notifications.addFailed', { error: [why(created), ...problems].join(' — ') }));
       return;
     }
     if (created.value.secret) setSecret(created.value.secret);
@@ -73,7 +85,17 @@ export function NotificationSettings() {
   }
 
   async function remove(id: string) {
-    await api.deleteChannel(id);
+    setConfirming(null);
+    setRemoveErrors(({ [id]: _, ...others }) => others);
+    const removed = await api.deleteChannel(id);
+    if (!removed.ok) {
+      setRemoveErrors((shown) => ({
+        ...shown,
+        [id]: t('notifications.removeFailed', { error: why(removed) }),
+      }));
+      // Unreachable: nothing changed, and a reload would only fail too.
+      if (removed.kind === 'network') return;
+    }
     await refresh();
   }
 
@@ -82,9 +104,7 @@ export function NotificationSettings() {
     const result = await api.testChannel(id);
     setTests((shown) => ({
       ...shown,
-      [id]: result.ok
-        ? result.value
-        : { delivered: false, status: null, error: t('notifications.failed') },
+      [id]: result.ok ? result.value : { notSent: why(result) },
     }));
   }
 
@@ -92,13 +112,14 @@ export function NotificationSettings() {
   // answers); the server's reply, or the previous value on failure, is what stays.
   async function change(next: Partial<Settings>) {
     const before = settings;
+    setSaveError(null);
     if (before) setSettings({ ...before, ...next });
     const saved = await api.updateSettings(next);
     if (saved.ok) {
       setSettings(saved.value.settings);
     } else {
       setSettings(before);
-      setError(t('notifications.failed'));
+      setSaveError(t('notifications.saveFailed', { error: why(saved) }));
     }
   }
 
@@ -142,7 +163,14 @@ export function NotificationSettings() {
               <button type="button" className="button" onClick={() => void test(channel.id)}>
                 {t('notifications.test')}
               </button>{' '}
-              <button type="button" className="button" onClick={() => void remove(channel.id)}>
+              <button
+                type="button"
+                className="button"
+                aria-expanded={confirming === channel.id}
+                onClick={() => {
+                  setConfirming(channel.id);
+                }}
+              >
                 {t('notifications.remove')}
               </button>
               {tested ? (
@@ -150,10 +178,33 @@ export function NotificationSettings() {
                   {' '}
                   {tested === 'sending'
                     ? t('notifications.testSending')
-                    : tested.delivered
-                      ? t('notifications.testDelivered')
-                      : t('notifications.testFailed', { error: tested.error ?? '' })}
+                    : 'notSent' in tested
+                      ? t('notifications.testNotSent', { error: tested.notSent })
+                      : tested.delivered
+                        ? t('notifications.testDelivered')
+                        : t('notifications.testFailed', { error: tested.error ?? '' })}
                 </span>
+              ) : null}
+              {confirming === channel.id ? (
+                <SettingsConfirm
+                  testId="notification-remove-confirm"
+                  prompt={t(
+                    channel.kind === 'webhook'
+                      ? 'notifications.removeConfirmWebhook'
+                      : 'notifications.removeConfirm',
+                    { name: channel.name },
+                  )}
+                  yes={t('notifications.removeYes')}
+                  onConfirm={() => void remove(channel.id)}
+                  onCancel={() => {
+                    setConfirming(null);
+                  }}
+                />
+              ) : null}
+              {removeErrors[channel.id] ? (
+                <p role="alert" data-testid="notification-remove-error">
+                  {removeErrors[channel.id]}
+                </p>
               ) : null}
             </li>
           );
@@ -242,6 +293,11 @@ export function NotificationSettings() {
             />{' '}
             {t('notifications.includeQuestion')}
           </label>
+          {saveError ? (
+            <p role="alert" data-testid="notification-save-error">
+              {saveError}
+            </p>
+          ) : null}
         </fieldset>
       ) : null}
     </section>

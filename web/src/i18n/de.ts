@@ -266,6 +266,7 @@ export const de: Catalog = {
       'Clarion meldet sich, wenn ein Agent fragt, einmal pro Frage oder Anfrage, und erinnert einmal, wenn sie noch wartet. Eine Nachricht enthält den Aufgabentitel, nicht die Frage, außer du schaltest das ein.',
     empty: 'Noch keine Kanäle.',
     failed: 'Die Benachrichtigungseinstellungen konnten nicht geladen werden.',
+    unreachable: 'der Server war nicht erreichbar',
     retry: 'Erneut versuchen',
     kind: { web_push: 'Web-Push', ntfy: 'ntfy', webhook: 'Webhook', slack: 'Slack' },
     state: {
@@ -279,7 +280,14 @@ export const de: Catalog = {
     testSending: 'Test wird gesendet…',
     testDelivered: 'Test zugestellt.',
     testFailed: 'Test fehlgeschlagen: {{error}}',
+    testNotSent: 'Der Test konnte nicht gesendet werden ({{error}}).',
     remove: 'Entfernen',
+    removeConfirm:
+      '{{name}} entfernen? Benachrichtigungen kommen dort dann nicht mehr an; das lässt sich nicht rückgängig machen.',
+    removeConfirmWebhook:
+      '{{name}} entfernen? Benachrichtigungen kommen dort dann nicht mehr an. Das Signaturgeheimnis wurde nur einmal gezeigt: Fügst du den Webhook erneut hinzu, bekommt er ein neues, und du musst den Empfänger neu einrichten.',
+    removeYes: 'Kanal entfernen',
+    removeFailed: 'Der Kanal wurde nicht entfernt ({{error}}).',
     add: 'Kanal hinzufügen',
     kindLabel: 'Art',
     urlLabel: {
@@ -289,17 +297,20 @@ export const de: Catalog = {
     },
     nameLabel: 'Name (optional)',
     addButton: 'Hinzufügen',
+    addFailed: 'Der Kanal wurde nicht hinzugefügt ({{error}}).',
     secretOnce: 'Das Signaturgeheimnis des Webhooks, nur jetzt sichtbar:',
     preferences: 'Einstellungen',
     reminder: 'Erinnern, wenn nach dieser Zeit noch unbeantwortet',
     reminderOff: 'Nie',
     reminderMinutes: '{{count}} Min.',
     includeQuestion: 'Fragetext in Benachrichtigungen aufnehmen',
+    saveFailed: 'Deine Änderung wurde nicht gespeichert ({{error}}).',
   },
   settings: {
     title: 'Einstellungen',
     explain:
       'Auf einem anderen Gerät anmelden, eigene Agenten verbinden und festlegen, wie Clarion dich benachrichtigt, wenn ein Agent dich braucht.',
+    keep: 'Behalten',
   },
   people: {
     title: 'Personen',
@@ -600,6 +611,10 @@ export const de: Catalog = {
       loadFailed: 'Die Tokens konnten nicht geladen werden ({{error}}).',
       createFailed: 'Es wurde kein Token erstellt: {{error}}',
       revokeFailed: 'Der Token wurde nicht widerrufen ({{error}}).',
+      revokeConfirm:
+        '{{name}} widerrufen? Alles, was ihn nutzt, etwa ein damit verbundenes Claude Code, verliert sofort den Zugang und braucht einen neuen Token.',
+      revokeYes: 'Token widerrufen',
+      unreachable: 'der Server war nicht erreichbar',
     },
     claudeCode: {
       title: 'Claude Code verbinden',

@@ -262,6 +262,7 @@ export const en = {
       'Clarion tells you when an agent asks, once per question or request, and reminds you once if it still waits. A notice carries the task title, not the question, unless you turn that on.',
     empty: 'No channels yet.',
     failed: 'The notification settings could not be loaded.',
+    unreachable: 'the server could not be reached',
     retry: 'Try again',
     kind: { web_push: 'Web Push', ntfy: 'ntfy', webhook: 'Webhook', slack: 'Slack' },
     state: {
@@ -275,7 +276,13 @@ export const en = {
     testSending: 'Sending a test…',
     testDelivered: 'Test delivered.',
     testFailed: 'Test failed: {{error}}',
+    testNotSent: 'The test could not be sent ({{error}}).',
     remove: 'Remove',
+    removeConfirm: 'Remove {{name}}? Notifications stop reaching it, and this cannot be undone.',
+    removeConfirmWebhook:
+      'Remove {{name}}? Notifications stop reaching it. Its signing secret was shown only once: adding the webhook again makes a new secret, and the receiver must be set up again.',
+    removeYes: 'Remove channel',
+    removeFailed: 'The channel was not removed ({{error}}).',
     add: 'Add a channel',
     kindLabel: 'Kind',
     urlLabel: {
@@ -285,17 +292,20 @@ export const en = {
     },
     nameLabel: 'Name (optional)',
     addButton: 'Add',
+    addFailed: 'The channel was not added ({{error}}).',
     secretOnce: 'The webhook’s signing secret, shown only now:',
     preferences: 'Preferences',
     reminder: 'Remind me if still unanswered after',
     reminderOff: 'Never',
     reminderMinutes: '{{count}} min',
     includeQuestion: 'Include the question text in notifications',
+    saveFailed: 'Your change was not saved ({{error}}).',
   },
   settings: {
     title: 'Settings',
     explain:
       'Sign in on another device, connect your agents, and choose how Clarion tells you an agent needs you.',
+    keep: 'Keep it',
   },
   people: {
     title: 'People',
@@ -583,6 +593,10 @@ export const en = {
       loadFailed: 'The tokens could not be loaded ({{error}}).',
       createFailed: 'No token was created: {{error}}',
       revokeFailed: 'The token was not revoked ({{error}}).',
+      revokeConfirm:
+        'Revoke {{name}}? Anything using it, such as a Claude Code connected with it, is cut off at once and needs a new token.',
+      revokeYes: 'Revoke token',
+      unreachable: 'the server could not be reached',
     },
     claudeCode: {
       title: 'Connect Claude Code',

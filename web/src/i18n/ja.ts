@@ -264,6 +264,7 @@ export const ja: Catalog = {
       'エージェントが質問すると、質問やリクエストごとに一度だけ通知し、まだ待っていれば一度だけリマインドします。通知にはタスク名が含まれ、質問文はオンにした場合のみ含まれます。',
     empty: 'チャネルはまだありません。',
     failed: '通知設定を読み込めませんでした。',
+    unreachable: 'サーバーに接続できませんでした',
     retry: '再試行',
     kind: { web_push: 'Web プッシュ', ntfy: 'ntfy', webhook: 'Webhook', slack: 'Slack' },
     state: {
@@ -277,7 +278,13 @@ export const ja: Catalog = {
     testSending: 'テストを送信中…',
     testDelivered: 'テストを配信しました。',
     testFailed: 'テストに失敗しました: {{error}}',
+    testNotSent: 'テストを送信できませんでした（{{error}}）。',
     remove: '削除',
+    removeConfirm: '{{name}} を削除しますか？通知は届かなくなり、元に戻せません。',
+    removeConfirmWebhook:
+      '{{name}} を削除しますか？通知は届かなくなります。署名シークレットは一度しか表示されていません。Webhook を再度追加すると新しいシークレットになり、受信側の設定をやり直す必要があります。',
+    removeYes: 'チャンネルを削除',
+    removeFailed: 'チャンネルを削除できませんでした（{{error}}）。',
     add: 'チャネルを追加',
     kindLabel: '種類',
     urlLabel: {
@@ -287,17 +294,20 @@ export const ja: Catalog = {
     },
     nameLabel: '名前（任意）',
     addButton: '追加',
+    addFailed: 'チャンネルを追加できませんでした（{{error}}）。',
     secretOnce: 'Webhook の署名シークレット（今回のみ表示）:',
     preferences: '設定',
     reminder: '未回答のままの場合にリマインドするまでの時間',
     reminderOff: 'しない',
     reminderMinutes: '{{count}} 分',
     includeQuestion: '通知に質問文を含める',
+    saveFailed: '変更を保存できませんでした（{{error}}）。',
   },
   settings: {
     title: '設定',
     explain:
       '別のデバイスでのサインイン、エージェントの接続、エージェントがあなたを必要とするときの通知方法を設定します。',
+    keep: 'そのままにする',
   },
   people: {
     title: 'メンバー',
@@ -590,6 +600,10 @@ export const ja: Catalog = {
       loadFailed: 'トークンを読み込めませんでした ({{error}})。',
       createFailed: 'トークンを作成できませんでした: {{error}}',
       revokeFailed: 'トークンを取り消せませんでした ({{error}})。',
+      revokeConfirm:
+        '{{name}} を取り消しますか？このトークンを使うもの（接続済みの Claude Code など）はすぐに使えなくなり、新しいトークンが必要になります。',
+      revokeYes: 'トークンを取り消す',
+      unreachable: 'サーバーに接続できませんでした',
     },
     claudeCode: {
       title: 'Claude Code を接続',

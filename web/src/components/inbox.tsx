@@ -285,7 +285,13 @@ function TriageRow(props: {
               }}
             />
             <span className="sr-only">
-              {t('triage.bulkSelect', { title: showBidiControls(entry.view.title) })}
+              {/* Named by task too: the same tool asks the same words in many tasks. */}
+              {item.task_title === ''
+                ? t('triage.bulkSelect', { title: showBidiControls(entry.view.title) })
+                : t('triage.bulkSelectInTask', {
+                    title: showBidiControls(entry.view.title),
+                    task: showBidiControls(item.task_title),
+                  })}
             </span>
           </label>
         ) : null}

@@ -47,6 +47,8 @@ export const de: Catalog = {
     nothingElse: 'Sonst wartet nichts auf dich.',
     bulkTitle: 'Ausgewählte Erlaubnisse entscheiden',
     bulkSelect: '„{{title}}“ auswählen, um es mit anderen desselben Werkzeugs zu entscheiden',
+    bulkSelectInTask:
+      '„{{title}}“ der Aufgabe „{{task}}“ auswählen, um es mit anderen desselben Werkzeugs zu entscheiden',
     bulkSelected: '{{count}} ausgewählt',
     bulkAllow: '{{count}} erlauben',
     bulkReject: '{{count}} ablehnen',

@@ -45,6 +45,8 @@ export const en = {
     nothingElse: 'Nothing else is waiting for you.',
     bulkTitle: 'Decide the selected permissions',
     bulkSelect: 'Select “{{title}}” to decide it with others of the same tool',
+    bulkSelectInTask:
+      'Select “{{title}}” of the task “{{task}}” to decide it with others of the same tool',
     bulkSelected: '{{count}} selected',
     bulkAllow: 'Allow {{count}}',
     bulkReject: 'Reject {{count}}',

@@ -46,6 +46,8 @@ export const ja: Catalog = {
     nothingElse: 'ほかに待っているものはありません。',
     bulkTitle: '選択した許可をまとめて決める',
     bulkSelect: '「{{title}}」を選択して、同じツールのほかの許可とまとめて決める',
+    bulkSelectInTask:
+      'タスク「{{task}}」の「{{title}}」を選択して、同じツールのほかの許可とまとめて決める',
     bulkSelected: '{{count}} 件を選択中',
     bulkAllow: '{{count}} 件を許可',
     bulkReject: '{{count}} 件を拒否',

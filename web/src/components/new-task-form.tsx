@@ -1,7 +1,8 @@
 /**
  * `/tasks/new`: start a task from the web app — title, agent profile (from
- * `GET /api/v1/agent-profiles`), an optional working directory and the first
- * prompt. The server validates; its 400 problems show beside their fields.
+ * `GET /api/v1/agent-profiles`), the workspace (only for a person in more
+ * than one; the last choice is offered first), an optional working directory
+ * and the first prompt. The server validates; its 400 problems show beside their fields.
  * On success the new session opens. A first prompt the session did not take
  * (its agent failed to start) waits in that session's composer, with a note,
  * so a restart and Send is all it takes. Every control is a native form control
@@ -10,13 +11,15 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { AgentProfileView } from '../../../src/wire/index.js';
+import type { AgentProfileView, WorkspaceView } from '../../../src/wire/index.js';
 import { navigate } from '../app/router.js';
 import { useServices } from '../app/services.js';
 import { keepUnsentFirstInstruction } from '../model/composer-draft.js';
-import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
+import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
+import { preferredWorkspace, rememberWorkspace } from '../model/task-workspace.js';
+import { agentProfiles, createTask, fieldProblems, workspaces } from '../model/tasks-api.js';
 
-const FIELDS = ['title', 'agent_profile', 'cwd', 'prompt'] as const;
+const FIELDS = ['title', 'agent_profile', 'workspace_id', 'cwd', 'prompt'] as const;
 type Field = (typeof FIELDS)[number];
 
 export function NewTaskForm() {
@@ -26,6 +29,8 @@ export function NewTaskForm() {
   const [profiles, setProfiles] = useState<AgentProfileView[] | undefined>();
   const [title, setTitle] = useState('');
   const [profile, setProfile] = useState('');
+  const [memberOf, setMemberOf] = useState<WorkspaceView[]>([]);
+  const [workspace, setWorkspace] = useState('');
   const [cwd, setCwd] = useState('');
   const [prompt, setPrompt] = useState('');
   const [busy, setBusy] = useState(false);
@@ -43,6 +48,15 @@ export function NewTaskForm() {
         setError(t('newTask.profilesFailed', { error: result.error }));
       }
     });
+    void workspaces().then((result) => {
+      if (cancelled) return;
+      if (result.ok) {
+        setMemberOf(result.value.workspaces);
+        setWorkspace(preferredWorkspace(choices(), result.value.workspaces) ?? '');
+      } else {
+        setError(t('newTask.workspacesFailed', { error: result.error }));
+      }
+    });
     return () => {
       cancelled = true;
     };
@@ -57,11 +71,13 @@ export function NewTaskForm() {
     const result = await createTask({
       title,
       ...(profile === '' ? {} : { agent_profile: profile }),
+      ...(workspace === '' ? {} : { workspace_id: workspace }),
       ...(cwd.trim() === '' ? {} : { cwd: cwd.trim() }),
       ...(prompt.trim() === '' ? {} : { prompt }),
     });
     setBusy(false);
     if (result.ok) {
+      if (workspace !== '') rememberWorkspace(choices(), workspace);
       const { session, admission } = result.value;
       // `sent` and `queued` are kept by the server; anything else left the prompt nowhere.
       if (admission !== undefined && admission !== 'sent' && admission !== 'queued') {
@@ -138,6 +154,27 @@ export function NewTaskForm() {
           </select>
           {problem('agent_profile')}
         </label>
+        {memberOf.length > 1 ? (
+          <label className="form-field">
+            <span>{t('newTask.workspaceLabel')}</span>
+            <select
+              data-testid="new-task-workspace"
+              value={workspace}
+              aria-invalid={problems.workspace_id !== undefined}
+              aria-describedby={described('workspace_id')}
+              onChange={(event) => {
+                setWorkspace(event.target.value);
+              }}
+            >
+              {memberOf.map((item) => (
+                <option key={item.id} value={item.id}>
+                  {item.name}
+                </option>
+              ))}
+            </select>
+            {problem('workspace_id')}
+          </label>
+        ) : null}
         <label className="form-field">
           <span>{t('newTask.cwdLabel')}</span>
           <input
@@ -202,4 +239,13 @@ export function NewTaskForm() {
       ) : null}
     </section>
   );
+}
+
+/** Where the last choice is kept: localStorage, so it outlives the tab, when the browser allows it. */
+function choices(): KeyStore {
+  try {
+    return window.localStorage;
+  } catch {
+    return memoryKeyStore();
+  }
 }

@@ -650,6 +650,7 @@ export const de: Catalog = {
     explain: 'Ein Agent beginnt sofort mit deiner ersten Anweisung.',
     titleLabel: 'Titel',
     profileLabel: 'Agentenprofil',
+    workspaceLabel: 'Arbeitsbereich',
     cwdLabel: 'Arbeitsverzeichnis (optional)',
     cwdPlaceholder: '/home/du/projekt',
     promptLabel: 'Erste Anweisung',
@@ -659,6 +660,7 @@ export const de: Catalog = {
     cancel: 'Abbrechen',
     failed: 'Die Aufgabe wurde nicht gestartet: {{error}}',
     profilesFailed: 'Die Agentenprofile konnten nicht geladen werden ({{error}}).',
+    workspacesFailed: 'Deine Arbeitsbereiche konnten nicht geladen werden ({{error}}).',
   },
   consentRules: {
     title: 'Immer erlauben',

@@ -631,6 +631,7 @@ export const en = {
     explain: 'An agent starts on it at once with your first prompt.',
     titleLabel: 'Title',
     profileLabel: 'Agent profile',
+    workspaceLabel: 'Workspace',
     cwdLabel: 'Working directory (optional)',
     cwdPlaceholder: '/home/you/project',
     promptLabel: 'First prompt',
@@ -640,6 +641,7 @@ export const en = {
     cancel: 'Cancel',
     failed: 'The task was not started: {{error}}',
     profilesFailed: 'The agent profiles could not be loaded ({{error}}).',
+    workspacesFailed: 'Your workspaces could not be loaded ({{error}}).',
   },
   consentRules: {
     title: 'Always allow',

@@ -639,6 +639,7 @@ export const ja: Catalog = {
     explain: '最初の指示でエージェントがすぐに作業を始めます。',
     titleLabel: 'タイトル',
     profileLabel: 'エージェントプロファイル',
+    workspaceLabel: 'ワークスペース',
     cwdLabel: '作業ディレクトリ（任意）',
     cwdPlaceholder: '/home/you/project',
     promptLabel: '最初の指示',
@@ -648,6 +649,7 @@ export const ja: Catalog = {
     cancel: 'キャンセル',
     failed: 'タスクは開始されませんでした：{{error}}',
     profilesFailed: 'エージェントプロファイルを読み込めませんでした（{{error}}）。',
+    workspacesFailed: 'ワークスペースを読み込めませんでした（{{error}}）。',
   },
   consentRules: {
     title: '常に許可',

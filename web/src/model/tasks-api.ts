@@ -7,6 +7,7 @@ import type {
   AgentProfileView,
   ConsentRuleListReply,
   CreateTaskReply,
+  WorkspaceView,
 } from '../../../src/wire/index.js';
 import { request, type ApiFailure, type ApiResult, type FetchLike } from './api.js';
 
@@ -17,12 +18,21 @@ export interface NewTask {
   agent_profile?: string;
   cwd?: string;
   prompt?: string;
+  /** Where the task goes; the server picks the person's first workspace without it. */
+  workspace_id?: string;
 }
 
 export function agentProfiles(
   fetchImpl: FetchLike = browserFetch,
 ): Promise<ApiResult<{ profiles: AgentProfileView[] }>> {
   return request(fetchImpl, '/api/v1/agent-profiles');
+}
+
+/** The workspaces the person is a member of: where a new task may go. */
+export function workspaces(
+  fetchImpl: FetchLike = browserFetch,
+): Promise<ApiResult<{ workspaces: WorkspaceView[] }>> {
+  return request(fetchImpl, '/api/v1/workspaces');
 }
 
 export function createTask(

@@ -1,8 +1,8 @@
 /**
  * The New task form's workspace choice, in Chromium against a real server:
  * a person in one workspace is not asked; once in two, they choose, the task
- * lands where they chose (as REST reads it), and the form offers that
- * workspace first next time.
+ * lands where they chose (as REST reads it), the task list names each
+ * task's workspace, and the form offers that workspace first next time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -79,6 +79,12 @@ describe('choosing a new task’s workspace', () => {
       ...WAIT,
     });
     await expect.poll(() => choice.inputValue(), WAIT).toBe(second.id);
+
+    await page.goto(`${world.origin}/`);
+    const listed = page.getByTestId('task-link').filter({ hasText: 'For the second team' });
+    await expect
+      .poll(() => listed.getByTestId('task-workspace').textContent(), WAIT)
+      .toBe('Workspace: Second team');
     await context.close();
   });
 });

@@ -6,7 +6,7 @@
  * one tool decided at once. Then the cards this visit saw settle, and the task
  * list with waiting markers.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useModelState, useUserInputs } from '../app/services.js';
@@ -15,6 +15,7 @@ import { useMe } from '../hooks/use-me.js';
 import { usePeopleNames } from '../hooks/use-people-names.js';
 import { useTriageItems } from '../hooks/use-triage-items.js';
 import { useTriageKeys } from '../hooks/use-triage-keys.js';
+import { useWorkspaceNames, WorkspaceNames } from '../hooks/use-workspace-names.js';
 import { orderedQuestions, sessionsOfTask } from '../model/read-model.js';
 import type { BundleState, ModelState } from '../model/read-model.js';
 import { showBidiControls } from '../model/bidi.js';
@@ -134,73 +135,76 @@ export function Inbox() {
     me: useMe(),
     names: usePeopleNames(Object.values(state.tasks).map((task) => task.workspace_id)),
   };
+  const workspaceNames = useWorkspaceNames();
 
   return (
-    <div className="inbox-layout">
-      <section className="inbox" aria-labelledby="inbox-title">
-        <h1 id="inbox-title" className="page-title">
-          {t('inbox.title')}
-        </h1>
-        {shown.length === 0 ? (
-          <>
-            <p className="muted" data-testid="inbox-empty">
-              {t('inbox.empty')}
+    <WorkspaceNames.Provider value={workspaceNames}>
+      <div className="inbox-layout">
+        <section className="inbox" aria-labelledby="inbox-title">
+          <h1 id="inbox-title" className="page-title">
+            {t('inbox.title')}
+          </h1>
+          {shown.length === 0 ? (
+            <>
+              <p className="muted" data-testid="inbox-empty">
+                {t('inbox.empty')}
+              </p>
+              <FirstRun />
+            </>
+          ) : coarse ? null : (
+            // J and K need a keyboard: a touch screen gets no hint it cannot use.
+            <p className="muted triage-hint" data-testid="triage-hint">
+              {t('triage.keysHint')}
             </p>
-            <FirstRun />
-          </>
-        ) : coarse ? null : (
-          // J and K need a keyboard: a touch screen gets no hint it cannot use.
-          <p className="muted triage-hint" data-testid="triage-hint">
-            {t('triage.keysHint')}
-          </p>
-        )}
-        <BulkConsentBar selected={bulk.views} taskTitle={taskTitle} onFinished={bulk.clear} />
-        <ul className="inbox-list" data-testid="inbox-list" ref={listRef}>
-          {shown.map((item) => (
-            <TriageRow
-              key={item.key}
-              item={item}
-              live={live.has(item.key)}
-              bulk={bulk}
-              people={people}
-              onEngaged={() => {
-                keep(item);
-              }}
-              onReleased={() => {
-                release(item.key);
-              }}
-            />
-          ))}
-        </ul>
-        {recent.length > 0 ? (
-          <section
-            className="inbox-recent"
-            data-testid="inbox-recent"
-            aria-labelledby="recent-title"
-          >
-            <h2 id="recent-title" className="section-title">
-              {t('userInput.recentTitle')}
-            </h2>
-            <ul className="inbox-list">
-              {recent.map((entry) => (
-                <li
-                  key={entry.view.id}
-                  className="inbox-item"
-                  data-testid="inbox-user-input"
-                  data-request-id={entry.view.id}
-                >
-                  <UserInputCard
-                    entry={entry}
-                    taskTitle={state.tasks[entry.view.task_id]?.title ?? ''}
-                  />
-                </li>
-              ))}
-            </ul>
-          </section>
-        ) : null}
-      </section>
-      <TaskList state={state} bundles={items} userInputs={userInputs} />
-    </div>
+          )}
+          <BulkConsentBar selected={bulk.views} taskTitle={taskTitle} onFinished={bulk.clear} />
+          <ul className="inbox-list" data-testid="inbox-list" ref={listRef}>
+            {shown.map((item) => (
+              <TriageRow
+                key={item.key}
+                item={item}
+                live={live.has(item.key)}
+                bulk={bulk}
+                people={people}
+                onEngaged={() => {
+                  keep(item);
+                }}
+                onReleased={() => {
+                  release(item.key);
+                }}
+              />
+            ))}
+          </ul>
+          {recent.length > 0 ? (
+            <section
+              className="inbox-recent"
+              data-testid="inbox-recent"
+              aria-labelledby="recent-title"
+            >
+              <h2 id="recent-title" className="section-title">
+                {t('userInput.recentTitle')}
+              </h2>
+              <ul className="inbox-list">
+                {recent.map((entry) => (
+                  <li
+                    key={entry.view.id}
+                    className="inbox-item"
+                    data-testid="inbox-user-input"
+                    data-request-id={entry.view.id}
+                  >
+                    <UserInputCard
+                      entry={entry}
+                      taskTitle={state.tasks[entry.view.task_id]?.title ?? ''}
+                    />
+                  </li>
+                ))}
+              </ul>
+            </section>
+          ) : null}
+        </section>
+        <TaskList state={state} bundles={items} userInputs={userInputs} />
+      </div>
+    </WorkspaceNames.Provider>
   );
 }
 
@@ -215,11 +219,26 @@ function TriageMeta({ item, people }: { item: TriageItem; people: People }) {
       <span className="inbox-task">
         <UserText text={item.task_title} />
       </span>
+      <WorkspaceName item={item} />
       <AgentName item={item} />
       <TaskOwner owner={item.owner} people={people} />
       <RelativeTime at={item.created_at} className="relative-time" />
     </span>
   );
+}
+
+/** The task's workspace, for a person in several (the names map is empty otherwise). */
+function WorkspaceName({ item }: { item: TriageItem }) {
+  const { t } = useTranslation();
+  const state = useModelState();
+  const names = useContext(WorkspaceNames);
+  const workspaceId = state.tasks[item.task_id]?.workspace_id;
+  const name = workspaceId === undefined ? undefined : names.get(workspaceId);
+  return name !== undefined ? (
+    <span className="triage-workspace muted" data-testid="triage-workspace">
+      {t('triage.workspace', { workspace: showBidiControls(name) })}
+    </span>
+  ) : null;
 }
 
 function AgentName({ item }: { item: TriageItem }) {
@@ -295,6 +314,7 @@ function TriageRow(props: {
             </span>
           </label>
         ) : null}
+        <WorkspaceName item={item} />
         <AgentName item={item} />
         <TaskOwner owner={item.owner} people={people} />
       </span>
@@ -340,6 +360,7 @@ function TaskList(props: {
     props.bundles.flatMap((item) => (item.source === 'bundle' ? [item.task_id] : [])),
   );
   const requests = waitingByTask(props.userInputs);
+  const workspaceNames = useContext(WorkspaceNames);
   const tasks = Object.values(state.tasks).sort((a, b) => (a.updated_at < b.updated_at ? 1 : -1));
   return (
     <nav className="task-list" aria-labelledby="tasks-title">
@@ -375,6 +396,13 @@ function TaskList(props: {
                 <span className="task-title">
                   <UserText text={task.title} />
                 </span>
+                {workspaceNames.has(task.workspace_id) ? (
+                  <span className="task-workspace muted" data-testid="task-workspace">
+                    {t('triage.workspace', {
+                      workspace: showBidiControls(workspaceNames.get(task.workspace_id) ?? ''),
+                    })}
+                  </span>
+                ) : null}
               </a>
             </li>
           );

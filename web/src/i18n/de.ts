@@ -41,6 +41,7 @@ export const de: Catalog = {
     agent: 'Agent: {{agent}}',
     owner: 'Agent von {{name}}',
     ownerYou: 'Dein Agent',
+    workspace: 'Arbeitsbereich: {{workspace}}',
     keysHint: 'J und K wechseln zwischen Einträgen, Enter öffnet einen.',
     send: 'Senden',
     next: 'Nächster wartender Eintrag: {{task}}',

@@ -39,6 +39,7 @@ export const en = {
     agent: 'Agent: {{agent}}',
     owner: '{{name}}’s agent',
     ownerYou: 'Your agent',
+    workspace: 'Workspace: {{workspace}}',
     keysHint: 'J and K move between items, Enter opens one.',
     send: 'Send',
     next: 'Next waiting item: {{task}}',

@@ -40,6 +40,7 @@ export const ja: Catalog = {
     agent: 'エージェント: {{agent}}',
     owner: '{{name}} さんのエージェント',
     ownerYou: 'あなたのエージェント',
+    workspace: 'ワークスペース: {{workspace}}',
     keysHint: 'J と K で項目を移動し、Enter で開きます。',
     send: '回答を送信',
     next: '次の待機中の項目: {{task}}',

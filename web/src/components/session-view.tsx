@@ -140,7 +140,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       <header className="page-header">
         <BackToInbox />
         <h1 className="page-title">{task ? <UserText text={task.title} /> : t('session.title')}</h1>
-        <TaskOwner owner={task?.created_by} people={{ me, names }} />
+        <TaskOwner owner={task?.created_by} people={{ me, names: names.names }} />
         <span
           className="state-chip"
           data-testid="session-state"

@@ -387,7 +387,8 @@ export async function startServer(
         listener: () => wakes.listenerState(),
         lock: () => running.lockState(),
       },
-      sharedMcpSessions: replicated,
+      // Kept in the store on SQLite too: a restart must not cut the connected agents' sessions.
+      sharedMcpSessions: true,
       ...(replicated
         ? {
             mcpSessionEnded: (id: string) =>

@@ -10,7 +10,7 @@
  * Both requests share one client deadline (the respond deadline, DESIGN §5.2).
  */
 import type { ApiClient, ApiResult } from './api.js';
-import { CLIENT_RESPONSE_DEADLINE_MS, type Timers } from './respond.js';
+import { CLIENT_RESPONSE_DEADLINE_MS, defaultTimers, type Timers } from './respond.js';
 
 export type CancelOutcome =
   | { kind: 'cancelled' }
@@ -24,13 +24,6 @@ export type CancelOutcome =
   | { kind: 'retryable' }
   /** Other client errors: sending it again cannot help. */
   | { kind: 'refused'; status: number; code: string };
-
-const defaultTimers: Timers = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => {
-    globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
-  },
-};
 
 function failed(result: Exclude<ApiResult<unknown>, { ok: true }>): CancelOutcome {
   if (result.kind === 'network' || result.status >= 500) return { kind: 'retryable' };

@@ -31,7 +31,8 @@ export interface Timers {
   clearTimeout(handle: unknown): void;
 }
 
-const defaultTimers: Timers = {
+/** The browser's own timers; tests pass fake ones. */
+export const defaultTimers: Timers = {
   setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
   clearTimeout: (handle) => {
     globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);

@@ -11,7 +11,7 @@
  * the same client deadline as clarification answers (DESIGN §5.2).
  */
 import type { ApiClient } from './api.js';
-import { CLIENT_RESPONSE_DEADLINE_MS, type Timers } from './respond.js';
+import { CLIENT_RESPONSE_DEADLINE_MS, defaultTimers, type Timers } from './respond.js';
 import type { UserInputAnswer, UserInputView } from './types.js';
 
 export type UserInputRespondOutcome =
@@ -23,13 +23,6 @@ export type UserInputRespondOutcome =
   | { kind: 'retryable' }
   /** 400 and other client errors: sending the same body again cannot help. */
   | { kind: 'refused'; status: number; code: string };
-
-const defaultTimers: Timers = {
-  setTimeout: (callback, ms) => globalThis.setTimeout(callback, ms),
-  clearTimeout: (handle) => {
-    globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>);
-  },
-};
 
 function isView(value: unknown, requestId: string): value is UserInputView {
   if (typeof value !== 'object' || value === null) return false;

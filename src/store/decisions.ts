@@ -91,7 +91,8 @@ export async function archiveDecisions(
     .where(
       'sessionId' in where
         ? sql<SqlBool>`m.task_session_id = ${where.sessionId}`
-        : sql<SqlBool>`m.task_id = ${where.taskId}`,
+        : // Through the task's sessions: messages are indexed by session, not by task.
+          sql<SqlBool>`m.task_session_id IN (SELECT s.id FROM task_sessions s WHERE s.task_id = ${where.taskId})`,
     );
   await ctx.db
     .insertInto('decision_archive')

@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
-import { ADMIN_TOKEN, api, askingTask } from './support/harness.js';
+import { ADMIN_TOKEN, api, askingTask, signedInPage } from './support/harness.js';
 import {
   agentReplies,
   agentSaid,
@@ -118,15 +118,7 @@ describe('clarification races in Chromium', () => {
       user_id: dan.user.id,
       role: 'member',
     });
-    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
-      user_id: dan.user.id,
-    });
-    const link = new URL(url);
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser, dan.user.id);
     const held = await holdFirst(page, RESPOND);
     await openSession(world, page, created.session.id);
     const pendingId = await overlayPendingId(page);
@@ -155,7 +147,7 @@ describe('clarification races in Chromium', () => {
     await api(world, 'POST', `/api/v1/clarification/${pendingId}/respond`, {
       answers: [{ question_id: 'q1', selected_options: ['generated'] }],
     });
-    await context.close();
+    await page.context().close();
   });
 
   it('says a detached question will resume the agent, and the answer resumes it once', async () => {

@@ -16,6 +16,7 @@ import {
   api,
   ARTIFACTS,
   launchChromium,
+  signedInPage,
   startWorld,
   type CreatedTask,
   type World,
@@ -210,18 +211,7 @@ describe('the form card in Chromium', () => {
   });
 
   /** A desktop page signed in as `userId`, through a new one-time sign-in link. */
-  async function signedIn(userId: string) {
-    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
-      user_id: userId,
-    });
-    const link = new URL(url);
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
-    return page;
-  }
+  const signedIn = (userId: string) => signedInPage(world, browser, userId);
 
   /** A new task whose agent asks for the deploy form; resolves once the request is listed. */
   async function askForm(title: string): Promise<{ sessionId: string; requestId: string }> {

@@ -18,6 +18,7 @@ import {
   api,
   ARTIFACTS,
   launchChromium,
+  signedInPage,
   startWorld,
   type CreatedTask,
   type World,
@@ -500,15 +501,7 @@ describe('consent and action cards in Chromium', () => {
       user_id: carol.user.id,
       role: 'member',
     });
-    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
-      user_id: carol.user.id,
-    });
-    const link = new URL(url);
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser, carol.user.id);
 
     const created = await startTask(world, 'Consent lost', '/permission');
     const request = await awaitRequest(world, created.session.id, 'consent');
@@ -539,7 +532,7 @@ describe('consent and action cards in Chromium', () => {
     await expect(
       card(page, request.id).getByTestId('user-input-outcome').textContent(),
     ).resolves.toBe('Allowed: Allow once');
-    await context.close();
+    await page.context().close();
   });
 
   it('shows a request created while the page loads, and a racing snapshot never undoes an answer', async () => {

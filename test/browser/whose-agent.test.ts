@@ -8,7 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, api, type World } from './support/harness.js';
+import { ADMIN_TOKEN, api, signedInPage, type World } from './support/harness.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 
 interface Pending {
@@ -88,15 +88,7 @@ describe('whose agent asks', () => {
     const danaAsks = pending.find((bundle) => bundle.questions[0]?.prompt.startsWith('Dana'));
     if (!adminAsks || !danaAsks) throw new Error('both agents ask');
 
-    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {
-      user_id: dana.user.id,
-    });
-    const link = new URL(url);
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(WAIT.timeout);
-    const page = await context.newPage();
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser, dana.user.id);
 
     const owner = (pendingId: string) =>
       page
@@ -112,6 +104,6 @@ describe('whose agent asks', () => {
     await expect
       .poll(() => header.getByTestId('task-owner').textContent(), WAIT)
       .toBe(`${admin.user.name}’s agent`);
-    await context.close();
+    await page.context().close();
   });
 });

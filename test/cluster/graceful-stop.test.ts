@@ -9,13 +9,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pendingListReply } from '../../src/wire/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import type { Serving } from '../support/clarion-process.js';
 import { replicaProcesses } from '../support/replicas.js';
-import { structured } from '../mcp/mcp-harness.js';
+import { callWithin, structured } from '../mcp/mcp-harness.js';
 
 const ADMIN_TOKEN = 'graceful-stop-admin-token-0123456789';
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -33,11 +32,7 @@ async function agentOn(server: Serving, name: string): Promise<Client> {
 }
 
 function call(client: Client, name: string, args: Record<string, unknown>) {
-  return client.callTool({ name, arguments: args }, CallToolResultSchema, {
-    onprogress: () => undefined,
-    resetTimeoutOnProgress: true,
-    signal: AbortSignal.timeout(RESULT_WITHIN_MS),
-  }) as Promise<CallToolResult>;
+  return callWithin(client, RESULT_WITHIN_MS, name, args);
 }
 
 describe('a replica stopped gracefully', () => {

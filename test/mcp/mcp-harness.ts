@@ -162,6 +162,24 @@ export async function mcpHarness(
   };
 }
 
+/**
+ * A tool call as an agent that keeps long calls alive makes it: progress
+ * resets the SDK's own timeout, and `withinMs` bounds the whole call, so a
+ * result within it came from the server, not a timeout.
+ */
+export function callWithin(
+  client: Client,
+  withinMs: number,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  return client.callTool({ name, arguments: args }, CallToolResultSchema, {
+    onprogress: () => undefined,
+    resetTimeoutOnProgress: true,
+    signal: AbortSignal.timeout(withinMs),
+  }) as Promise<CallToolResult>;
+}
+
 /** The structured content of a successful tool result; throws on a tool error. */
 export function structured(result: CallToolResult): Record<string, unknown> {
   if (result.isError === true) throw new Error(`tool error: ${JSON.stringify(result.content)}`);

@@ -7,13 +7,12 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pendingListReply } from '../../src/wire/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { structured } from './mcp-harness.js';
+import { callWithin, structured } from './mcp-harness.js';
 
 const ADMIN_TOKEN = 'restart-keeps-mcp-session-admin-token';
 const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -21,11 +20,7 @@ const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const RESULT_WITHIN_MS = 20_000;
 
 function call(client: Client, name: string, args: Record<string, unknown>) {
-  return client.callTool({ name, arguments: args }, CallToolResultSchema, {
-    onprogress: () => undefined,
-    resetTimeoutOnProgress: true,
-    signal: AbortSignal.timeout(RESULT_WITHIN_MS),
-  }) as Promise<CallToolResult>;
+  return callWithin(client, RESULT_WITHIN_MS, name, args);
 }
 
 describe('an MCP session across a restart of one server on SQLite', () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { loadAgentProfiles } from '../../../src/agents/profiles.js';
 import type { Config } from '../../../src/config.js';
 import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
@@ -176,6 +176,32 @@ export async function api<T>(
   if (!response.ok)
     throw new Error(`${method} ${path}: ${String(response.status)} ${await response.text()}`);
   return (await response.json()) as T;
+}
+
+/**
+ * A page in a new browser context signed in through a fresh one-time sign-in
+ * link: as `userId`, or as the admin when it is absent (the world's own link
+ * works once). English, 30 s waits unless `options` say otherwise.
+ */
+export async function signedInPage(
+  world: World,
+  browser: Browser,
+  userId?: string,
+  options: Parameters<Browser['newContext']>[0] = {},
+): Promise<Page> {
+  const { url } = await api<{ url: string }>(
+    world,
+    'POST',
+    '/api/v1/auth/sign-in-links',
+    userId === undefined ? {} : { user_id: userId },
+  );
+  const link = new URL(url);
+  const context = await browser.newContext({ locale: 'en-US', ...options });
+  context.setDefaultTimeout(30_000);
+  const page = await context.newPage();
+  await page.goto(`${world.origin}${link.pathname}${link.search}`);
+  await page.waitForURL(`${world.origin}/`);
+  return page;
 }
 
 export interface CreatedTask {

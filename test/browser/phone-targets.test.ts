@@ -3,7 +3,8 @@
  * preferences are styled controls, one per row, each at least 24×24 CSS px
  * (WCAG 2.2 target size, minimum), and the inbox's bulk-select checkboxes
  * are at least 24×24 too, each named after its own request and task so a
- * screen reader tells them apart.
+ * screen reader tells them apart. So are a form card's radio buttons and
+ * checkboxes, and the skip link once it shows.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
@@ -15,6 +16,8 @@ import {
   type World,
 } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { DEPLOY_FORM } from './support/deploy-form.js';
+import { formRequester } from '../../src/turns/index.js';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -39,7 +42,7 @@ function boxes(page: Page, selector: string): Promise<Box[]> {
       .map((element) => {
         const rect = element.getBoundingClientRect();
         return {
-          what: element.tagName.toLowerCase() + ' ' + (element.getAttribute('aria-label') ?? element.textContent ?? '').trim().slice(0, 40),
+          what: element.tagName.toLowerCase() + ' ' + ((element.getAttribute('aria-label') ?? element.textContent ?? '').trim() || element.getAttribute('value') || '').slice(0, 40),
           top: rect.top, bottom: rect.bottom, width: rect.width, height: rect.height,
         };
       })
@@ -116,6 +119,52 @@ describe('touch targets and names on a phone', () => {
         page.getByRole('checkbox', { name: new RegExp(`of the task “${title}”`) }).count(),
       ).resolves.toBe(1);
     }
+    await page.context().close();
+  });
+
+  it('makes a form card’s radio buttons and checkboxes 24×24 or more', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Deploy with a form',
+      prompt: 'deploy',
+    });
+    // A form comes only from an agent's generic elicitation: raised here as the ACP host would.
+    const requestForm = formRequester(
+      { store: world.clarion.store },
+      () => world.clarion.turns.userInputs,
+    );
+    const abandon = new AbortController();
+    void requestForm({
+      sessionId: created.session.id,
+      turnId: undefined,
+      message: 'Where should this be deployed?',
+      schema: DEPLOY_FORM,
+      signal: abandon.signal,
+    }).catch(() => undefined);
+    const page = await phonePage();
+    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    await page.getByTestId('form-submit').waitFor(WAIT);
+    const choices = await boxes(
+      page,
+      '[data-testid="form-fields"] :is(input[type="radio"], input[type="checkbox"])',
+    );
+    // Two environments, the yes/no and two regions.
+    expect(choices).toHaveLength(5);
+    expect(small(choices)).toEqual([]);
+    abandon.abort();
+    await page.context().close();
+  });
+
+  it('makes the skip link 24 px tall or more once a keyboard reaches it', async () => {
+    const page = await phonePage();
+    await page.keyboard.press('Tab');
+    await expect(
+      page.evaluate<string | null>('document.activeElement?.textContent ?? null'),
+    ).resolves.toBe('Skip to content');
+    const shown = await boxes(page, '.skip-link');
+    expect(shown).toHaveLength(1);
+    expect(small(shown)).toEqual([]);
+    // On screen, not merely focused somewhere off it.
+    expect(shown[0]?.top).toBeGreaterThanOrEqual(0);
     await page.context().close();
   });
 });

@@ -5,7 +5,8 @@
  * lists both, the session page shows the longest waiting in the overlay and
  * the other as waiting (never "the conversation moved on", never only a new
  * message, which an external session refuses), and "Answer now" answers it
- * in the overlay, reaching the call that asked it.
+ * in the overlay, reaching the call that asked it, with the keyboard's focus
+ * moved onto the question it shows.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -96,8 +97,26 @@ describe('questions an external agent asks in parallel', () => {
     await expect(page.getByTestId('transcript').innerText()).resolves.not.toContain('moved on');
     await expect(waiting.getByTestId('late-answer-open').count()).resolves.toBe(0);
 
-    await waiting.getByRole('button', { name: 'Answer now' }).click();
+    // By keyboard: "Answer now" takes focus to the question it shows, so a screen reader
+    // reads out the question (the option's group is named by it) and the focus is not lost.
+    await waiting.getByRole('button', { name: 'Answer now' }).focus();
+    await page.keyboard.press('Enter');
     await overlay.and(page.locator(`[data-pending-id="${second.pending_id}"]`)).waitFor(WAIT);
+    // The focused option, the question its group is named by, and the bundle it answers.
+    const focused = () =>
+      page.evaluate<string>(
+        `(() => {
+          const option = document.activeElement;
+          const group = option?.closest('[role="radiogroup"]');
+          return [
+            option?.getAttribute('role'),
+            option?.querySelector('.option-label')?.textContent,
+            document.getElementById(group?.getAttribute('aria-labelledby') ?? '')?.textContent,
+            option?.closest('[data-testid="clarification-overlay"]')?.getAttribute('data-pending-id'),
+          ].join(' | ');
+        })()`,
+      );
+    await expect.poll(focused, WAIT).toBe(`radio | main | Which branch? | ${second.pending_id}`);
     await option(page, 'release').click();
     await page.getByTestId('send-now').click();
     expect(JSON.stringify((await secondCall).structuredContent)).toContain('"label":"release"');

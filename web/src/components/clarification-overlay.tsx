@@ -29,10 +29,18 @@ import { QuestionCancel } from './question-cancel.js';
 export function ClarificationOverlay({
   group,
   onClose,
+  focusFieldFor,
+  onFieldFocused,
 }: {
   group: ClarificationGroup;
   /** Where focus goes when the overlay collapses: the composer. */
   onClose: () => void;
+  /**
+   * A bundle the person asked to answer from elsewhere ("Answer now"): once
+   * shown, its first field takes focus, and `onFieldFocused` is told.
+   */
+  focusFieldFor?: string | undefined;
+  onFieldFocused?: () => void;
 }) {
   const { t } = useTranslation();
   const rootRef = useRef<HTMLElement>(null);
@@ -52,6 +60,19 @@ export function ClarificationOverlay({
     // A question that arrives is shown, not just focused: the person must see what a key answers.
     rootRef.current?.scrollIntoView({ block: 'nearest' });
   }, [pendingId]);
+
+  const shown = bundle !== undefined && draft.questions.length > 0 && !collapsed;
+  useEffect(() => {
+    // The button that asked is gone from under the focus, and focus on the bare overlay says
+    // little: the question's own field takes it, so a screen reader reads the question out.
+    const root = rootRef.current;
+    if (!shown || !root || pendingId === undefined || pendingId !== focusFieldFor) return;
+    const field = root.querySelector<HTMLElement>(
+      '.question-card .option[tabindex="0"], .question-card textarea',
+    );
+    (field ?? root).focus();
+    onFieldFocused?.();
+  }, [shown, pendingId, focusFieldFor, onFieldFocused]);
 
   useEffect(() => {
     if (collapsed || !focusOnExpand.current) return;

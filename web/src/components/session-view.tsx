@@ -65,6 +65,15 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const task = session ? state.tasks[session.task_id] : undefined;
   // The bundle a person picked among several waiting ones; the longest waiting otherwise.
   const [chosen, setChosen] = useState<string>();
+  // "Answer now" chose it: its first field takes focus once the overlay shows it.
+  const [focusFieldFor, setFocusFieldFor] = useState<string>();
+  const answerNow = useCallback((pendingId: string) => {
+    setChosen(pendingId);
+    setFocusFieldFor(pendingId);
+  }, []);
+  const fieldFocused = useCallback(() => {
+    setFocusFieldFor(undefined);
+  }, []);
   const live = activeBundleOfSession(state, sessionId, chosen);
   const group = useClarificationGroup(live);
   const userInputs = useUserInputs();
@@ -159,7 +168,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             message={message}
             active={live}
             bundles={state.bundles}
-            onAnswerNow={setChosen}
+            onAnswerNow={answerNow}
             me={me}
             names={names}
             toolLabel={
@@ -181,7 +190,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           data-open={(showOverlay && !group.collapsed) || awaitsInput}
         >
           <ClarificationStatusBanner group={group} />
-          {showOverlay ? <ClarificationOverlay group={group} onClose={focusComposer} /> : null}
+          {showOverlay ? (
+            <ClarificationOverlay
+              group={group}
+              onClose={focusComposer}
+              focusFieldFor={focusFieldFor}
+              onFieldFocused={fieldFocused}
+            />
+          ) : null}
           <UserInputPanel sessionId={sessionId} part="waiting" />
         </div>
         <UserInputPanel sessionId={sessionId} part="settled" />

@@ -14,7 +14,7 @@ import type { ApiFailure } from '../model/api.js';
 import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { CopyField } from './copy-field.js';
-import { SettingsConfirm } from './settings-confirm.js';
+import { ConfirmStep } from './confirm-step.js';
 
 export function ApiTokensSection(props: { refreshKey?: number }) {
   const { t, i18n } = useTranslation();
@@ -127,12 +127,14 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
                 {t('access.tokens.revoke')}
               </button>
               {confirming === token.id ? (
-                <SettingsConfirm
+                <ConfirmStep
                   testId="api-token-revoke-confirm"
+                  className="confirm-step settings-confirm"
+                  keep={t('settings.keep')}
                   prompt={t('access.tokens.revokeConfirm', { name: token.name })}
                   yes={t('access.tokens.revokeYes')}
                   onConfirm={() => void revoke(token.id)}
-                  onCancel={() => {
+                  onKeep={() => {
                     setConfirming(undefined);
                   }}
                 />

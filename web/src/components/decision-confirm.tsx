@@ -1,14 +1,17 @@
 /**
  * `DecisionConfirm`: the second step of a Reject or Skip on a consent or
- * action card, and of a bulk Reject. It asks to confirm and takes an optional
- * reason in the person's own words (a Skip's goes with the answer, a
- * Reject's follows the agent's turn as a message); the card then holds the
- * answer for the undo window before it is sent.
+ * action card, of a bulk Reject, and of removing a person. It asks to
+ * confirm and takes an optional reason in the person's own words (a Skip's
+ * goes with the answer, a Reject's follows the agent's turn as a message);
+ * the card then holds the answer for the undo window before it is sent.
+ * Focus goes to the step itself, so the next Tab reaches the reason, or the
+ * action where there is none.
  */
-import { useState } from 'react';
+import { useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAX_ANSWER_TEXT_CODE_POINTS } from '../../../src/wire/limits.js';
 import { codePoints } from '../../../src/wire/text.js';
+import { ConfirmStep } from './confirm-step.js';
 
 export function DecisionConfirm(props: {
   prompt: string;
@@ -21,54 +24,43 @@ export function DecisionConfirm(props: {
   onCancel: () => void;
 }) {
   const { t } = useTranslation();
+  const reasonId = useId();
   const [reason, setReason] = useState('');
   const over = codePoints(reason.trim()) - MAX_ANSWER_TEXT_CODE_POINTS;
   return (
-    <div className="reject-confirm" role="group" data-testid="decision-confirm">
+    <ConfirmStep
+      testId="decision-confirm"
+      initialFocus="step"
+      prompt={props.withReason ? <label htmlFor={reasonId}>{props.prompt}</label> : props.prompt}
+      yes={props.yes}
+      keep={t('decide.cancel')}
+      yesTestId="decision-confirm-yes"
+      keepTestId="decision-confirm-cancel"
+      yesDisabled={over > 0}
+      onConfirm={() => {
+        props.onConfirm(reason.trim());
+      }}
+      onKeep={props.onCancel}
+    >
       {props.withReason ? (
-        <label className="skip-reason-label">
-          {props.prompt}
-          <textarea
-            className="custom-input skip-reason"
-            data-testid="decision-reason"
-            placeholder={props.placeholder ?? t('decide.skipReasonPlaceholder')}
-            value={reason}
-            rows={2}
-            maxLength={MAX_ANSWER_TEXT_CODE_POINTS * 2}
-            onChange={(event) => {
-              setReason(event.target.value);
-            }}
-          />
-        </label>
-      ) : (
-        <p>{props.prompt}</p>
-      )}
+        <textarea
+          id={reasonId}
+          className="custom-input skip-reason"
+          data-testid="decision-reason"
+          placeholder={props.placeholder ?? t('decide.skipReasonPlaceholder')}
+          value={reason}
+          rows={2}
+          maxLength={MAX_ANSWER_TEXT_CODE_POINTS * 2}
+          onChange={(event) => {
+            setReason(event.target.value);
+          }}
+        />
+      ) : null}
       {over > 0 ? (
         <p className="counter counter-over" aria-live="polite">
           {t('clarification.overLimit', { count: over })}
         </p>
       ) : null}
-      <div className="skip-confirm-actions">
-        <button
-          type="button"
-          className="button button-danger"
-          data-testid="decision-confirm-yes"
-          disabled={over > 0}
-          onClick={() => {
-            props.onConfirm(reason.trim());
-          }}
-        >
-          {props.yes}
-        </button>
-        <button
-          type="button"
-          className="button"
-          data-testid="decision-confirm-cancel"
-          onClick={props.onCancel}
-        >
-          {t('decide.cancel')}
-        </button>
-      </div>
-    </div>
+    </ConfirmStep>
   );
 }

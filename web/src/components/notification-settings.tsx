@@ -17,7 +17,7 @@ import {
 } from '../model/notifications-api.js';
 import type { ApiFailure } from '../model/api.js';
 import { fieldProblems } from '../model/tasks-api.js';
-import { SettingsConfirm } from './settings-confirm.js';
+import { ConfirmStep } from './confirm-step.js';
 
 type AddKind = 'ntfy' | 'webhook' | 'slack';
 type Load = 'loading' | 'failed' | 'ready';
@@ -186,8 +186,10 @@ export function NotificationSettings() {
                 </span>
               ) : null}
               {confirming === channel.id ? (
-                <SettingsConfirm
+                <ConfirmStep
                   testId="notification-remove-confirm"
+                  className="confirm-step settings-confirm"
+                  keep={t('settings.keep')}
                   prompt={t(
                     channel.kind === 'webhook'
                       ? 'notifications.removeConfirmWebhook'
@@ -196,7 +198,7 @@ export function NotificationSettings() {
                   )}
                   yes={t('notifications.removeYes')}
                   onConfirm={() => void remove(channel.id)}
-                  onCancel={() => {
+                  onKeep={() => {
                     setConfirming(null);
                   }}
                 />

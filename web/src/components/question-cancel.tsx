@@ -7,11 +7,13 @@
  * a refusal says why beside the question, which stays answerable.
  *
  * Keys pressed inside the confirmation stay there: the overlay's digits
- * would otherwise pick an option behind it. Escape still collapses.
+ * would otherwise pick an option behind it. Escape backs out of it, and in
+ * the overlay still collapses.
  */
-import { useEffect, useId, useRef, useState, type KeyboardEvent } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
+import { ConfirmStep } from './confirm-step.js';
 
 export function QuestionCancel({
   group,
@@ -23,29 +25,11 @@ export function QuestionCancel({
 }) {
   const { t } = useTranslation();
   const [confirmingFor, setConfirmingFor] = useState<string>();
-  const keepRef = useRef<HTMLButtonElement>(null);
   const openerRef = useRef<HTMLButtonElement>(null);
-  const returnFocus = useRef(false);
-  const promptId = useId();
   const { bundle, state, cancelRefusal } = group;
   const offered =
     bundle !== undefined && !bundle.detached && group.mode === 'respond' && state.phase === 'idle';
   const confirming = offered && confirmingFor === bundle.pending_id;
-
-  useEffect(() => {
-    // The safe choice takes focus: Enter right after opening never cancels.
-    if (confirming) keepRef.current?.focus();
-    else if (returnFocus.current) openerRef.current?.focus();
-    returnFocus.current = false;
-  }, [confirming]);
-
-  const keep = () => {
-    returnFocus.current = true;
-    setConfirmingFor(undefined);
-  };
-  const containKeys = (event: KeyboardEvent<HTMLElement>) => {
-    if (event.key !== 'Escape') event.stopPropagation();
-  };
 
   return (
     <>
@@ -72,37 +56,24 @@ export function QuestionCancel({
         </div>
       ) : null}
       {!offered ? null : confirming ? (
-        <div
-          className="skip-confirm question-cancel-confirm"
-          data-testid="question-cancel-confirm"
-          role="group"
-          aria-labelledby={promptId}
-          onKeyDown={containKeys}
-        >
-          <p id={promptId}>{t('questionCancel.confirm')}</p>
-          <div className="skip-confirm-actions">
-            <button
-              type="button"
-              className="button button-danger"
-              data-testid="question-cancel-yes"
-              onClick={() => {
-                setConfirmingFor(undefined);
-                group.cancel();
-              }}
-            >
-              {t('questionCancel.yes')}
-            </button>
-            <button
-              ref={keepRef}
-              type="button"
-              className="button"
-              data-testid="question-cancel-keep"
-              onClick={keep}
-            >
-              {t('questionCancel.keep')}
-            </button>
-          </div>
-        </div>
+        <ConfirmStep
+          testId="question-cancel-confirm"
+          className="confirm-step question-cancel-confirm"
+          prompt={t('questionCancel.confirm')}
+          yes={t('questionCancel.yes')}
+          keep={t('questionCancel.keep')}
+          yesTestId="question-cancel-yes"
+          keepTestId="question-cancel-keep"
+          opener={openerRef}
+          containKeys
+          onConfirm={() => {
+            setConfirmingFor(undefined);
+            group.cancel();
+          }}
+          onKeep={() => {
+            setConfirmingFor(undefined);
+          }}
+        />
       ) : (
         <button
           ref={openerRef}

@@ -10,7 +10,7 @@
  * others change it; it opens on Cancel, the safe choice, and Cancel or
  * Escape hands focus back to Clear.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import {
@@ -21,6 +21,7 @@ import {
   type QueueFailure,
 } from '../model/queue-controls.js';
 import type { QueueItemView } from '../model/types.js';
+import { ConfirmStep } from './confirm-step.js';
 
 export function QueueClear(props: {
   sessionId: string;
@@ -33,21 +34,7 @@ export function QueueClear(props: {
   const [busy, setBusy] = useState(false);
   const [failure, setFailure] = useState<QueueFailure>();
   const opener = useRef<HTMLButtonElement>(null);
-  const cancel = useRef<HTMLButtonElement>(null);
-  // Set by Cancel and Escape: focus goes back to Clear once it is enabled again.
-  const refocusOpener = useRef(false);
   const summary = clearSummaryOf(props.items);
-
-  useEffect(() => {
-    if (confirming) cancel.current?.focus();
-    else if (refocusOpener.current) opener.current?.focus();
-    refocusOpener.current = false;
-  }, [confirming]);
-
-  const close = () => {
-    refocusOpener.current = true;
-    setConfirming(false);
-  };
 
   const clear = async () => {
     setBusy(true);
@@ -76,16 +63,21 @@ export function QueueClear(props: {
         {t('queue.clear')}
       </button>
       {confirming ? (
-        <div
-          className="reject-confirm"
-          role="group"
-          aria-label={t('queue.clearLabel')}
-          data-testid="queue-clear-confirm"
-          onKeyDown={(event) => {
-            if (event.key === 'Escape' && !busy) close();
+        <ConfirmStep
+          testId="queue-clear-confirm"
+          label={t('queue.clearLabel')}
+          prompt={t('queue.clearConfirm')}
+          yes={t('queue.clearYes')}
+          keep={t('userInput.queue.cancel')}
+          yesTestId="queue-clear-yes"
+          keepTestId="queue-clear-cancel"
+          pending={busy}
+          opener={opener}
+          onConfirm={() => void clear()}
+          onKeep={() => {
+            setConfirming(false);
           }}
         >
-          <p>{t('queue.clearConfirm')}</p>
           {summary.messages > 0 ? (
             <p data-testid="queue-clear-messages">
               {t('queue.clearMessages', { count: summary.messages })}
@@ -96,28 +88,7 @@ export function QueueClear(props: {
               {t('queue.clearFollowUps', { count: summary.followUps })}
             </p>
           ) : null}
-          <div className="skip-confirm-actions">
-            <button
-              type="button"
-              className="button button-danger"
-              data-testid="queue-clear-yes"
-              disabled={busy}
-              onClick={() => void clear()}
-            >
-              {t('queue.clearYes')}
-            </button>
-            <button
-              ref={cancel}
-              type="button"
-              className="button"
-              data-testid="queue-clear-cancel"
-              disabled={busy}
-              onClick={close}
-            >
-              {t('userInput.queue.cancel')}
-            </button>
-          </div>
-        </div>
+        </ConfirmStep>
       ) : null}
       {failure ? (
         <p className="error queue-error" role="alert" data-testid="queue-clear-error">

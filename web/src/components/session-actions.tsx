@@ -6,7 +6,7 @@
  * session, or the inbox). A failure says why and changes nothing here: the
  * session shown is whatever the events say it is.
  */
-import { useEffect, useId, useRef, useState, type RefObject } from 'react';
+import { useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useModelState, useServices } from '../app/services.js';
 import { navigate } from '../app/router.js';
@@ -17,6 +17,7 @@ import {
   stopProgress,
   turnIsOpen,
 } from '../model/session-actions.js';
+import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 
 type StopState =
@@ -70,11 +71,6 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
     if (window.location.pathname === `/sessions/${encodeURIComponent(sessionId)}`) navigate(path);
   };
 
-  const closeConfirm = (target: DeleteTarget) => {
-    setRemoval({ phase: 'closed' });
-    (target === 'task' ? deleteTaskRef : deleteSessionRef).current?.focus();
-  };
-
   const open = removal.phase !== 'closed';
   return (
     <>
@@ -114,11 +110,14 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
       <StopOutcome stop={stop} progress={stopProgressOf(stop, state, sessionId)} />
       {open ? (
         <DeleteConfirm
+          // A new target is a new question: the step opens again, on its safe choice.
+          key={removal.target}
           removal={removal}
           title={title}
+          opener={removal.target === 'task' ? deleteTaskRef : deleteSessionRef}
           onConfirm={() => void confirmDelete(removal.target)}
           onCancel={() => {
-            closeConfirm(removal.target);
+            setRemoval({ phase: 'closed' });
           }}
         />
       ) : null}
@@ -211,77 +210,51 @@ function useFailureReason(): (failure: ApiFailure) => string {
 function DeleteConfirm(props: {
   removal: Exclude<DeleteState, { phase: 'closed' }>;
   title: string;
+  opener: RefObject<HTMLButtonElement | null>;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
   const { t } = useTranslation();
   const reason = useFailureReason();
-  const promptId = useId();
-  const titleId = useId();
-  const keepRef = useRef<HTMLButtonElement>(null);
   const { removal } = props;
   const target = removal.target;
-  useEffect(() => {
-    // The safe choice takes the focus: Enter right after opening keeps everything.
-    keepRef.current?.focus();
-  }, [target]);
   const deleting = removal.phase === 'deleting';
   const refused =
     removal.phase === 'failed' && actionFailureOf(removal.failure) === 'storage'
       ? t(target === 'task' ? 'session.actions.refusedTask' : 'session.actions.refusedSession')
       : undefined;
   return (
-    <div
-      className="reject-confirm session-delete-confirm"
-      role="group"
-      aria-labelledby={target === 'task' ? `${titleId} ${promptId}` : promptId}
-      data-testid="delete-confirm"
-      data-target={target}
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && !deleting) {
-          event.preventDefault();
-          props.onCancel();
-        }
-      }}
-    >
-      {target === 'task' ? (
-        <p id={titleId}>
+    <ConfirmStep
+      testId="delete-confirm"
+      className="confirm-step session-delete-confirm"
+      subject={
+        target === 'task' ? (
           <strong>
             <UserText text={props.title} />
           </strong>
-        </p>
-      ) : null}
-      <p id={promptId}>
-        {t(target === 'task' ? 'session.actions.confirmTask' : 'session.actions.confirmSession')}
-      </p>
-      {removal.phase === 'failed' ? (
-        <p className="error" role="alert" data-testid="delete-failed">
-          {refused ?? t('session.actions.deleteFailed', { reason: reason(removal.failure) })}
-        </p>
-      ) : null}
-      <div className="skip-confirm-actions">
-        <button
-          type="button"
-          className="button button-danger"
-          data-testid="delete-confirm-yes"
-          disabled={deleting}
-          onClick={props.onConfirm}
-        >
-          {deleting
-            ? t('session.actions.deleting')
-            : t(target === 'task' ? 'session.actions.deleteTask' : 'session.actions.deleteSession')}
-        </button>
-        <button
-          ref={keepRef}
-          type="button"
-          className="button"
-          data-testid="delete-confirm-cancel"
-          disabled={deleting}
-          onClick={props.onCancel}
-        >
-          {t('session.actions.keep')}
-        </button>
-      </div>
-    </div>
+        ) : undefined
+      }
+      prompt={t(
+        target === 'task' ? 'session.actions.confirmTask' : 'session.actions.confirmSession',
+      )}
+      error={
+        removal.phase === 'failed'
+          ? (refused ?? t('session.actions.deleteFailed', { reason: reason(removal.failure) }))
+          : undefined
+      }
+      errorTestId="delete-failed"
+      yes={
+        deleting
+          ? t('session.actions.deleting')
+          : t(target === 'task' ? 'session.actions.deleteTask' : 'session.actions.deleteSession')
+      }
+      keep={t('session.actions.keep')}
+      yesTestId="delete-confirm-yes"
+      keepTestId="delete-confirm-cancel"
+      pending={deleting}
+      opener={props.opener}
+      onConfirm={props.onConfirm}
+      onKeep={props.onCancel}
+    />
   );
 }

@@ -1,0 +1,127 @@
+/**
+ * `ConfirmStep`: the in-page second step of anything that cannot be undone
+ * (clear a queue, delete a session, cancel a question, remove a channel,
+ * reject a request). It asks, may say what goes, and offers the action and
+ * the way back, side by side.
+ *
+ * It takes focus as it opens, by default on the way back, so that Enter
+ * right after opening never does the harm. Escape and the way back close it
+ * and hand focus back to the control that opened it (`opener`, or what had
+ * focus as the step opened) once the page shows it again. While the action
+ * is under way (`pending`) neither button nor Escape answers: the outcome is
+ * on its way. An `error` stands inside the step, so the person can try again
+ * or back out where they are.
+ */
+import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react';
+
+export function ConfirmStep(props: {
+  testId: string;
+  /** Layout classes; the step's own frame by default. */
+  className?: string;
+  /** The question; it names the step unless `label` does. */
+  prompt: ReactNode;
+  /** Names the step instead of its prompt. */
+  label?: string;
+  /** What the step is about, above the prompt, read with it as the step's name. */
+  subject?: ReactNode;
+  /** What goes, or a field the action takes, below the prompt. */
+  children?: ReactNode;
+  error?: ReactNode;
+  errorTestId?: string;
+  yes: string;
+  /** The way back: "Keep it", "Cancel". */
+  keep: string;
+  yesTestId?: string;
+  keepTestId?: string;
+  yesDisabled?: boolean;
+  pending?: boolean;
+  /** Where focus goes as the step opens: its way back, or the step itself (the next Tab reaches its first field). */
+  initialFocus?: 'keep' | 'step';
+  /** The control focus goes back to; what had focus as the step opened by default. */
+  opener?: RefObject<HTMLElement | null>;
+  /** Keys pressed inside stay there (Escape excepted): a view's shortcuts behind it must not act. */
+  containKeys?: boolean;
+  onConfirm: () => void;
+  onKeep: () => void;
+}) {
+  const promptId = useId();
+  const subjectId = useId();
+  const step = useRef<HTMLDivElement>(null);
+  const keepButton = useRef<HTMLButtonElement>(null);
+  const openedFrom = useRef<Element | null>(null);
+  const initialFocus = props.initialFocus ?? 'keep';
+
+  useEffect(() => {
+    openedFrom.current = document.activeElement;
+    (initialFocus === 'keep' ? keepButton : step).current?.focus();
+  }, [initialFocus]);
+
+  const keep = () => {
+    props.onKeep();
+    const opener = props.opener;
+    const fallback = openedFrom.current;
+    // After the page shows the opener again (it may come back, or become enabled, with the step's closing).
+    queueMicrotask(() => {
+      const back = opener ? opener.current : fallback;
+      if (back instanceof HTMLElement && back.isConnected) back.focus();
+    });
+  };
+
+  const pending = props.pending ?? false;
+  return (
+    <div
+      ref={step}
+      className={props.className ?? 'confirm-step'}
+      role="group"
+      tabIndex={initialFocus === 'step' ? -1 : undefined}
+      aria-label={props.label}
+      aria-labelledby={
+        props.label !== undefined
+          ? undefined
+          : props.subject !== undefined
+            ? `${subjectId} ${promptId}`
+            : promptId
+      }
+      data-testid={props.testId}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') {
+          if (pending) return;
+          event.preventDefault();
+          keep();
+        } else if (props.containKeys) {
+          event.stopPropagation();
+        }
+      }}
+    >
+      {props.subject !== undefined ? <p id={subjectId}>{props.subject}</p> : null}
+      <p id={promptId}>{props.prompt}</p>
+      {props.children}
+      {props.error !== undefined ? (
+        <p className="error" role="alert" data-testid={props.errorTestId}>
+          {props.error}
+        </p>
+      ) : null}
+      <div className="confirm-step-actions">
+        <button
+          type="button"
+          className="button button-danger"
+          data-testid={props.yesTestId}
+          disabled={pending || props.yesDisabled}
+          onClick={props.onConfirm}
+        >
+          {props.yes}
+        </button>
+        <button
+          ref={keepButton}
+          type="button"
+          className="button"
+          data-testid={props.keepTestId}
+          disabled={pending}
+          onClick={keep}
+        >
+          {props.keep}
+        </button>
+      </div>
+    </div>
+  );
+}

@@ -1,12 +1,14 @@
 /**
  * The queue controls' framework-free rules in Node (`queue-controls.ts`):
  * which order a move sends, which failure a person is told, what a clear's
- * confirmation counts and how a message names its buttons.
+ * confirmation counts, what a clear did not remove and why, and how a
+ * message names its buttons.
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiResult } from '../../web/src/model/api.js';
 import {
   clearFailureOf,
+  clearMissesOf,
   clearSummaryOf,
   movedOrder,
   moveFailureOf,
@@ -80,6 +82,21 @@ describe('clearSummaryOf', () => {
     expect(clearSummaryOf(QUEUE)).toEqual({ messages: 3, followUps: 1 });
     expect(clearSummaryOf([followUp('f'), followUp('g')])).toEqual({ messages: 0, followUps: 2 });
     expect(clearSummaryOf([])).toEqual({ messages: 0, followUps: 0 });
+  });
+});
+
+describe('clearMissesOf', () => {
+  it('names nothing when the clear removed all the person confirmed', () => {
+    expect(clearMissesOf(QUEUE, QUEUE, [])).toEqual([]);
+    // A message queued after the confirmation is not the person's to miss.
+    expect(clearMissesOf([user('a')], [user('a'), user('b')], [user('c')])).toEqual([]);
+  });
+
+  it('says which confirmed item had left the queue first, and which the server kept', () => {
+    expect(clearMissesOf(QUEUE, [user('a'), user('b')], [followUp('f')])).toEqual([
+      { id: 'c', text: 'c', reason: 'taken' },
+      { id: 'f', text: 'f', reason: 'kept' },
+    ]);
   });
 });
 

@@ -5,8 +5,10 @@
  * reorder that loses a race (someone removed a message meanwhile) is
  * refused by the server, refetched and told, and changes nothing; Clear
  * asks first, in the page, and a cancelled confirmation (button or Escape)
- * changes nothing, while a confirmed one empties the queue for everyone. A
- * test-played agent keeps the turn open, so messages stay queued.
+ * changes nothing, while a confirmed one empties the queue for everyone; a
+ * follow-up the agent takes between the list and the clear is named as not
+ * removed, and why. A test-played agent keeps the turn open, so messages
+ * stay queued.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdir } from 'node:fs/promises';
@@ -49,6 +51,15 @@ function focused(page: Page): Promise<string | null> {
       return active?.getAttribute('aria-label') ?? active?.getAttribute('data-testid') ?? null;
     })()`,
   );
+}
+
+/** Waits until `probe` holds; at most 30 s. */
+async function until(what: string, probe: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + WAIT.timeout;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`${what} within 30 s`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
 }
 
 /** The serious and critical findings of axe on what the page shows now. */
@@ -125,6 +136,15 @@ describe('clearing and reordering the session queue', () => {
       await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
     }
     return [acting, watching];
+  }
+
+  async function sessionState(created: CreatedTask): Promise<string | undefined> {
+    const listed = await api<{ sessions: { id: string; state: string }[] }>(
+      world,
+      'GET',
+      `/api/v1/tasks/${created.task.id}/sessions`,
+    );
+    return listed.sessions.find((session) => session.id === created.session.id)?.state;
   }
 
   async function serverQueue(sessionId: string): Promise<string[]> {
@@ -262,6 +282,67 @@ describe('clearing and reordering the session queue', () => {
       )
       .toBe('idle');
     expect(host.prompts.filter((p) => p.sessionId === sessionId)).toHaveLength(prompts);
+  });
+
+  it('names a follow-up the agent took between the list and the clear, and why it stayed', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Clear raced',
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+    const asked = world.clarion.turns.userInputs.request({
+      kind: 'action',
+      sessionId,
+      taskId: created.task.id,
+      title: 'Rotate the key',
+      instructions: 'Open the console and rotate it.',
+    });
+    if (!asked.ok) throw new Error('the action request was refused');
+    // The turn ends with the action open; a person's message keeps the agent busy again.
+    host.endTurn(sessionId);
+    await until('the session to idle', async () => (await sessionState(created)) === 'idle');
+    await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'meanwhile, lint',
+      admission_key: 'clear-raced-busy',
+    });
+    await until('the busy prompt', () =>
+      host.prompts.some((p) => p.sessionId === sessionId && p.text === 'meanwhile, lint'),
+    );
+    const [page] = await twoTabs(sessionId);
+    await page
+      .locator(`[data-testid="user-input-card"][data-request-id="${asked.id}"]`)
+      .getByTestId('action-done')
+      .click();
+    const followUp = page.locator(`[data-testid="queue-item"][data-item-id="${asked.id}"]`);
+    await followUp.waitFor(WAIT);
+    const sentFollowUp = 'Continue. I have completed: Rotate the key';
+
+    // The clear leaves the page after the person confirmed the list; before it reaches the
+    // server, the turn ends and the agent is given the follow-up.
+    await page.route('**/api/v1/sessions/*/queue', async (route) => {
+      if (route.request().method() !== 'DELETE') return route.continue();
+      host.endTurn(sessionId);
+      await until('the follow-up sent', () =>
+        host.prompts.some((p) => p.sessionId === sessionId && p.text === sentFollowUp),
+      );
+      return route.continue();
+    });
+    await page.getByRole('button', { name: 'Clear queue' }).click();
+    await expect(page.getByTestId('queue-clear-follow-ups').textContent()).resolves.toContain('1');
+    await page.getByRole('button', { name: 'Remove all' }).click();
+
+    const miss = page.getByTestId('queue-clear-miss');
+    await miss.waitFor(WAIT);
+    await expect(miss.getAttribute('data-item-id')).resolves.toBe(asked.id);
+    await expect(miss.getAttribute('data-reason')).resolves.toBe('taken');
+    await expect(miss.textContent()).resolves.toBe(
+      `“${sentFollowUp}” was not removed: it had left the queue before the clear reached it, most likely to the agent.`,
+    );
+    await expect(page.getByTestId('queue-clear-error').count()).resolves.toBe(0);
+    expect(
+      host.prompts.filter((p) => p.sessionId === sessionId && p.text === sentFollowUp),
+    ).toHaveLength(1);
   });
 
   it('fits a phone: no sideways scroll, 44 px targets, the confirmation included', async () => {

@@ -8,46 +8,25 @@
  * alike. A follow-up removed is not sent for the person; their answer to its
  * action stands. The confirmation counts what goes and follows the list as
  * others change it; it opens on Cancel, the safe choice, and Cancel or
- * Escape hands focus back to Clear.
+ * Escape hands focus back to Clear. What a clear did not do is told under
+ * the queue's title (`useQueueClear`).
  */
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { useServices } from '../app/services.js';
-import {
-  clearFailureOf,
-  clearSummaryOf,
-  namePreview,
-  type MoveDirection,
-  type QueueFailure,
-} from '../model/queue-controls.js';
+import type { QueueClearing } from '../hooks/use-queue-clear.js';
+import { clearSummaryOf, namePreview, type MoveDirection } from '../model/queue-controls.js';
 import type { QueueItemView } from '../model/types.js';
 import { ConfirmStep } from './confirm-step.js';
 
-export function QueueClear(props: {
-  sessionId: string;
-  items: readonly QueueItemView[];
-  reload: () => Promise<void>;
-}) {
+export function QueueClear(props: { items: readonly QueueItemView[]; clearing: QueueClearing }) {
   const { t } = useTranslation();
-  const { api } = useServices();
   const [confirming, setConfirming] = useState(false);
-  const [busy, setBusy] = useState(false);
-  const [failure, setFailure] = useState<QueueFailure>();
   const opener = useRef<HTMLButtonElement>(null);
+  const { clearing } = props;
   const summary = clearSummaryOf(props.items);
 
-  const clear = async () => {
-    setBusy(true);
-    setFailure(undefined);
-    const result = await api.clearQueue(props.sessionId);
-    setBusy(false);
-    setConfirming(false);
-    setFailure(clearFailureOf(result));
-    await props.reload();
-  };
-
   return (
-    <div className="queue-clear" data-open={confirming || failure !== undefined}>
+    <div className="queue-clear" data-open={confirming}>
       <button
         ref={opener}
         type="button"
@@ -56,7 +35,7 @@ export function QueueClear(props: {
         aria-expanded={confirming}
         disabled={confirming}
         onClick={() => {
-          setFailure(undefined);
+          clearing.dismiss();
           setConfirming(true);
         }}
       >
@@ -71,9 +50,13 @@ export function QueueClear(props: {
           keep={t('userInput.queue.cancel')}
           yesTestId="queue-clear-yes"
           keepTestId="queue-clear-cancel"
-          pending={busy}
+          pending={clearing.busy}
           opener={opener}
-          onConfirm={() => void clear()}
+          onConfirm={() =>
+            void clearing.clear().finally(() => {
+              setConfirming(false);
+            })
+          }
           onKeep={() => {
             setConfirming(false);
           }}
@@ -90,11 +73,42 @@ export function QueueClear(props: {
           ) : null}
         </ConfirmStep>
       ) : null}
-      {failure ? (
-        <p className="error queue-error" role="alert" data-testid="queue-clear-error">
-          {t(`queue.clearFailed.${failure}`)}
-        </p>
-      ) : null}
+    </div>
+  );
+}
+
+/**
+ * What the last clear did not do: why it failed as a whole, or which items it
+ * did not remove and why. Shown under the queue's title, even once the queue
+ * is empty.
+ */
+export function QueueClearOutcome({ clearing }: { clearing: QueueClearing }) {
+  const { t } = useTranslation();
+  if (clearing.failure) {
+    return (
+      <p className="error queue-error" role="alert" data-testid="queue-clear-error">
+        {t(`queue.clearFailed.${clearing.failure}`)}
+      </p>
+    );
+  }
+  if (clearing.misses.length === 0) return null;
+  return (
+    <div className="error queue-error" role="alert" data-testid="queue-clear-misses">
+      <ul>
+        {clearing.misses.map((miss) => (
+          <li
+            key={miss.id}
+            data-testid="queue-clear-miss"
+            data-item-id={miss.id}
+            data-reason={miss.reason}
+          >
+            {t(`queue.clearMissed.${miss.reason}`, { text: namePreview(miss.text) })}
+          </li>
+        ))}
+      </ul>
+      <button type="button" className="button" onClick={clearing.dismiss}>
+        {t('banner.close')}
+      </button>
     </div>
   );
 }

@@ -14,11 +14,12 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import { useQueueClear } from '../hooks/use-queue-clear.js';
 import { useQueueMove } from '../hooks/use-queue-move.js';
 import { isEmptyMessage } from '../model/composer-draft.js';
 import { movedOrder, type MoveDirection } from '../model/queue-controls.js';
 import type { QueueItemView } from '../model/types.js';
-import { QueueClear, QueueMoveButtons } from './queue-controls.js';
+import { QueueClear, QueueClearOutcome, QueueMoveButtons } from './queue-controls.js';
 import { UserText } from './user-text.js';
 
 type ItemError = 'remove' | 'save';
@@ -63,12 +64,13 @@ export function SessionQueue({
 
   const load = useCallback(async () => {
     const result = await api.queue(sessionId);
-    if (!result.ok) return;
+    if (!result.ok) return undefined;
     setItems(result.value.items);
     const current = editRef.current;
     if (current && !result.value.items.some((item) => item.id === current.itemId)) {
       loseEdit(current);
     }
+    return result.value.items;
   }, [api, loseEdit, sessionId]);
 
   useEffect(() => {
@@ -77,14 +79,17 @@ export function SessionQueue({
 
   const list = useRef<HTMLUListElement>(null);
   const { move, failure: moveFailure } = useQueueMove(sessionId, items, load, list);
+  const clearing = useQueueClear(sessionId, items, load);
+  const clearTold = clearing.failure !== undefined || clearing.misses.length > 0;
 
-  if (items.length === 0 && !editLost) return null;
+  if (items.length === 0 && !editLost && !clearTold) return null;
   return (
     <section className="queue" aria-label={t('queue.title')} data-testid="queue">
       <div className="queue-header">
         <h2 className="section-title">{t('queue.title')}</h2>
-        {items.length > 0 ? <QueueClear sessionId={sessionId} items={items} reload={load} /> : null}
+        {items.length > 0 ? <QueueClear items={items} clearing={clearing} /> : null}
       </div>
+      <QueueClearOutcome clearing={clearing} />
       {moveFailure ? (
         <p className="error queue-error" role="alert" data-testid="queue-move-error">
           {t(`queue.moveFailed.${moveFailure}`)}
@@ -120,7 +125,7 @@ export function SessionQueue({
 function QueueRow(props: {
   sessionId: string;
   item: QueueItemView;
-  reload: () => Promise<void>;
+  reload: () => Promise<unknown>;
   canMove: (direction: MoveDirection) => boolean;
   onMove: (direction: MoveDirection) => void;
   /** Set while this row's message is being edited. */

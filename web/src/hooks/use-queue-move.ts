@@ -29,7 +29,7 @@ export interface QueueMove {
 export function useQueueMove(
   sessionId: string,
   items: readonly QueueItemView[],
-  reload: () => Promise<void>,
+  reload: () => Promise<unknown>,
   list: RefObject<HTMLElement | null>,
 ): QueueMove {
   const { api } = useServices();

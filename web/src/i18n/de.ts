@@ -191,6 +191,11 @@ export const de: Catalog = {
         'Keine Antwort vom Server: Die Warteschlange wurde vielleicht nicht geleert. Unten steht, was der Server zuletzt gezeigt hat; versuche es noch einmal.',
       failed: 'Nicht geleert: Der Server konnte es gerade nicht tun. Versuche es noch einmal.',
     },
+    clearMissed: {
+      taken:
+        '„{{text}}“ wurde nicht entfernt: Es hatte die Warteschlange schon verlassen, bevor das Leeren ankam, vermutlich zum Agenten.',
+      kept: '„{{text}}“ wurde nicht entfernt: Der Server hat es in der Warteschlange behalten.',
+    },
     moveUp: 'Nach oben',
     moveDown: 'Nach unten',
     moveUpNamed: 'Nach oben: {{text}}',

@@ -189,6 +189,11 @@ export const en = {
         'No answer from the server: the queue may not have been cleared. Below is what the server showed last; try again.',
       failed: 'Not cleared: the server could not do it just now. Try again.',
     },
+    clearMissed: {
+      taken:
+        '“{{text}}” was not removed: it had left the queue before the clear reached it, most likely to the agent.',
+      kept: '“{{text}}” was not removed: the server kept it in the queue.',
+    },
     moveUp: 'Move up',
     moveDown: 'Move down',
     moveUpNamed: 'Move up: {{text}}',

@@ -5,7 +5,8 @@
  * them and never move. The server refuses an order (400 `invalid_request`)
  * that no longer names exactly what is queued: a message was sent, added or
  * removed since the list was fetched, so the move lost a race. A clear
- * removes people's messages and the due follow-ups alike. Pure.
+ * removes people's messages and the due follow-ups alike, those queued when
+ * it arrives: one the agent took meanwhile is not among them. Pure.
  */
 import type { ApiResult } from './api.js';
 import { showBidiControls } from './bidi.js';
@@ -58,6 +59,40 @@ export function clearFailureOf(result: ApiResult<unknown>): QueueFailure | undef
 function failureOf(result: Exclude<ApiResult<unknown>, { ok: true }>): QueueFailure {
   if (result.kind === 'network') return 'unreachable';
   return result.status === 404 ? 'gone' : 'failed';
+}
+
+/**
+ * Why an item the person confirmed clearing is still not removed by the
+ * clear: it had left the queue before the clear reached it (the agent took
+ * it, most likely), or the server kept it (it is listed again after).
+ */
+export type ClearMissReason = 'taken' | 'kept';
+
+export interface ClearMiss {
+  id: string;
+  text: string;
+  reason: ClearMissReason;
+}
+
+/**
+ * What a clear the server answered did not remove of what the person
+ * confirmed (`confirmed`, the list the confirmation counted), judged by the
+ * list fetched after it (`listedNow`).
+ */
+export function clearMissesOf(
+  confirmed: readonly QueueItemView[],
+  removed: readonly QueueItemView[],
+  listedNow: readonly QueueItemView[],
+): ClearMiss[] {
+  const gone = new Set(removed.map((item) => item.id));
+  const listed = new Set(listedNow.map((item) => item.id));
+  return confirmed
+    .filter((item) => !gone.has(item.id))
+    .map((item) => ({
+      id: item.id,
+      text: item.text,
+      reason: listed.has(item.id) ? 'kept' : 'taken',
+    }));
 }
 
 /** What a clear removes, for its confirmation. */

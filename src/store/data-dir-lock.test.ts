@@ -50,4 +50,11 @@ describe('the data directory lock', () => {
       /data directory .*a-file\/data is not usable/,
     );
   });
+
+  // Node's recursive mkdir never returns here: the start-up hung, silent, at full CPU.
+  it.runIf(process.platform === 'linux')('refuses a directory under /proc at once', () => {
+    expect(() => lockDataDir('/proc/clarion-data')).toThrow(
+      /data directory \/proc\/clarion-data is not usable/,
+    );
+  });
 });

@@ -13,9 +13,10 @@
  * operator's `sqlite3`) may still read and write it while the server runs.
  * The PID file only names the holder in the refusal; the lock decides.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
+import { makeDirectory } from '../support/index.js';
 import { unusableDataDir } from './open.js';
 
 export const LOCK_FILE = 'server.lock';
@@ -49,7 +50,7 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
   const lockFile = join(dataDir, LOCK_FILE);
   let lock: BetterSqlite3.Database;
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
     // No busy wait: a held lock is an answer, not something to wait out.
     lock = new BetterSqlite3(lockFile, { timeout: 0 });
   } catch (error) {

@@ -4,12 +4,12 @@
  * after every schema step has succeeded.
  */
 import { PG_SCHEMA_STEP_REPLY_MAX_MS, SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
 import pg from 'pg';
-import { systemClock, type Clock } from '../support/index.js';
+import { makeDirectory, systemClock, type Clock } from '../support/index.js';
 import { uuidSource, type IdSource } from '../support/index.js';
 import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
@@ -209,7 +209,7 @@ function openSqlite(dataDir: string): Connection {
   const file = join(dataDir, SQLITE_FILE);
   let database: BetterSqlite3.Database;
   try {
-    mkdirSync(dataDir, { recursive: true });
+    makeDirectory(dataDir);
     // Zero from the first statement: better-sqlite3's default waits 5 s for a
     // lock inside the call, stopping the event loop (the probe below would).
     database = new BetterSqlite3(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });

@@ -5,6 +5,7 @@ export { pause, type RepeatingTimers, type Timers, systemTimers } from './timers
 export { failpoint } from './failpoints.js';
 export { declaredLength, readBodyAtMost } from './body.js';
 export { KeyedSerial } from './keyed-serial.js';
+export { makeDirectory } from './make-directory.js';
 export {
   type Budget,
   BudgetExhausted,

@@ -1,0 +1,24 @@
+/**
+ * `mkdir -p` that ends. Node's recursive `mkdirSync` never returns for a path
+ * under a file system that refuses new entries with ENOENT while its parent
+ * exists (`/proc/clarion` spins at full CPU), so a start-up given such a data
+ * directory would hang silently. This walks up to the nearest existing
+ * ancestor, at most once per path component, then creates each missing one;
+ * whatever refuses is thrown as the file system said it.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+
+export function makeDirectory(path: string, mode?: number): void {
+  const missing: string[] = [];
+  let current = resolve(path);
+  while (!existsSync(current)) {
+    missing.push(current);
+    const parent = dirname(current);
+    if (parent === current) break;
+    current = parent;
+  }
+  for (const directory of missing.reverse()) {
+    mkdirSync(directory, mode === undefined ? undefined : { mode });
+  }
+}

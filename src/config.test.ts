@@ -100,9 +100,37 @@ describe('loadConfig', () => {
     [{ CLARION_LOG_LEVEL: 'loud' }, 'CLARION_LOG_LEVEL must be one of'],
     [{ CLARION_VAPID_SUBJECT: 'ops@example.org' }, 'CLARION_VAPID_SUBJECT must be a mailto:'],
     [{ CLARION_VAPID_SUBJECT: 'http://example.org' }, 'CLARION_VAPID_SUBJECT must be a mailto:'],
+    // Read as numbers by a bare coercion: a port in hex served on 7936.
+    [{ CLARION_PORT: '0x1f00' }, 'CLARION_PORT must be a number'],
+    [{ CLARION_PORT: '1e3' }, 'CLARION_PORT must be a number'],
+    [{ CLARION_DRAIN_DELAY_S: '0x10' }, 'CLARION_DRAIN_DELAY_S must be a number of seconds'],
+    [{ CLARION_AGENTS_PER_USER: 'Infinity' }, 'CLARION_AGENTS_PER_USER must be a number'],
+    [{ CLARION_AGENT_STOP_GRACE_S: '0b11' }, 'CLARION_AGENT_STOP_GRACE_S must be a number'],
+    // A path behind a path-prefixed proxy was dropped from every link.
+    [
+      { CLARION_PUBLIC_ORIGIN: 'https://x.example.com/clarion' },
+      'CLARION_PUBLIC_ORIGIN must be an origin only',
+    ],
+    [
+      { CLARION_PUBLIC_ORIGIN: 'https://x.example.com/?a=1' },
+      'CLARION_PUBLIC_ORIGIN must be an origin only',
+    ],
+    // An allow-list with no host would allow any: it must not fail open.
+    [{ CLARION_NOTIFY_ALLOWED_HOSTS: ',,' }, 'CLARION_NOTIFY_ALLOWED_HOSTS names no host'],
   ])('refuses %o', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads decimal numbers and an origin with or without its trailing slash', () => {
+    expect(loadConfig({ CLARION_PORT: ' 8080 ' }).port).toBe(8080);
+    expect(loadConfig({ CLARION_DRAIN_DELAY_S: '.5' }).drainDelayMs).toBe(500);
+    expect(loadConfig({ CLARION_PUBLIC_ORIGIN: 'https://x.example.com/' }).publicOrigin).toBe(
+      'https://x.example.com',
+    );
+    expect(loadConfig({ CLARION_PUBLIC_ORIGIN: 'https://x.example.com:8443' }).publicOrigin).toBe(
+      'https://x.example.com:8443',
+    );
   });
 
   it('reads CLARION_NOTIFY_ALLOWED_HOSTS as a list, and names it when it is wrong', () => {

@@ -83,27 +83,45 @@ const nonEmpty = (name: string) =>
     .trim()
     .min(1, `${name} must not be empty`);
 
+/**
+ * A number as people write one in an environment file: decimal digits with an
+ * optional fraction. `z.coerce.number` would also read `0x1f00`, `1e3` or
+ * `Infinity`, so a port typed in hex served somewhere nobody asked for.
+ */
+const decimal = <Out>(message: string, number: z.ZodType<Out, number>) =>
+  z
+    .string()
+    .trim()
+    .regex(/^[+-]?(?:\d+(?:\.\d+)?|\.\d+)$/, message)
+    .transform(Number)
+    .pipe(number);
+
 const quota = (name: string) =>
-  z.coerce
-    .number({ error: `${name} must be a number` })
-    .int(`${name} must be a whole number`)
-    .min(1, `${name} must be at least 1`);
+  decimal(
+    `${name} must be a number`,
+    z.number().int(`${name} must be a whole number`).min(1, `${name} must be at least 1`),
+  );
 
 /** Seconds, fractions allowed (tests stop agents in half a second), read as milliseconds. */
 const seconds = (name: string) =>
-  z.coerce
-    .number({ error: `${name} must be a number of seconds` })
-    .positive(`${name} must be more than 0`)
-    .max(3600, `${name} must be at most 3600`)
-    .transform((value) => Math.round(value * 1000));
+  decimal(
+    `${name} must be a number of seconds`,
+    z
+      .number()
+      .positive(`${name} must be more than 0`)
+      .max(3600, `${name} must be at most 3600`)
+      .transform((value) => Math.round(value * 1000)),
+  );
 
 const environment = z.object({
-  CLARION_PORT: z.coerce
-    .number({ error: 'CLARION_PORT must be a number' })
-    .int('CLARION_PORT must be a whole number')
-    .min(0, 'CLARION_PORT must be between 0 and 65535')
-    .max(65535, 'CLARION_PORT must be between 0 and 65535')
-    .default(DEFAULT_PORT),
+  CLARION_PORT: decimal(
+    'CLARION_PORT must be a number',
+    z
+      .number()
+      .int('CLARION_PORT must be a whole number')
+      .min(0, 'CLARION_PORT must be between 0 and 65535')
+      .max(65535, 'CLARION_PORT must be between 0 and 65535'),
+  ).default(DEFAULT_PORT),
   CLARION_HOST: nonEmpty('CLARION_HOST').default(DEFAULT_HOST),
   CLARION_DATA_DIR: nonEmpty('CLARION_DATA_DIR').default(DEFAULT_DATA_DIR),
   DATABASE_URL: nonEmpty('DATABASE_URL')
@@ -111,12 +129,14 @@ const environment = z.object({
       error: 'DATABASE_URL must start with postgres:// or postgresql://',
     })
     .optional(),
-  CLARION_PG_PREPARED_STATEMENTS: z.coerce
-    .number({ error: 'CLARION_PG_PREPARED_STATEMENTS must be a number' })
-    .int('CLARION_PG_PREPARED_STATEMENTS must be a whole number')
-    .min(0, 'CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000')
-    .max(10_000, 'CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000')
-    .optional(),
+  CLARION_PG_PREPARED_STATEMENTS: decimal(
+    'CLARION_PG_PREPARED_STATEMENTS must be a number',
+    z
+      .number()
+      .int('CLARION_PG_PREPARED_STATEMENTS must be a whole number')
+      .min(0, 'CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000')
+      .max(10_000, 'CLARION_PG_PREPARED_STATEMENTS must be between 0 and 10000'),
+  ).optional(),
   CLARION_LOG_LEVEL: z
     .enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], {
       error: 'CLARION_LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent',
@@ -134,14 +154,21 @@ const environment = z.object({
   CLARION_AGENT_START_TIMEOUT_S: seconds('CLARION_AGENT_START_TIMEOUT_S').optional(),
   CLARION_AGENT_STOP_GRACE_S: seconds('CLARION_AGENT_STOP_GRACE_S').optional(),
   CLARION_AGENT_CANCEL_GRACE_S: seconds('CLARION_AGENT_CANCEL_GRACE_S').optional(),
-  CLARION_AGENT_IDLE_S: z.coerce
-    .number({ error: 'CLARION_AGENT_IDLE_S must be a number of seconds' })
-    .positive('CLARION_AGENT_IDLE_S must be more than 0')
-    .max(7 * 24 * 3600, 'CLARION_AGENT_IDLE_S must be at most a week')
-    .transform((value) => Math.round(value * 1000))
-    .optional(),
+  CLARION_AGENT_IDLE_S: decimal(
+    'CLARION_AGENT_IDLE_S must be a number of seconds',
+    z
+      .number()
+      .positive('CLARION_AGENT_IDLE_S must be more than 0')
+      .max(7 * 24 * 3600, 'CLARION_AGENT_IDLE_S must be at most a week')
+      .transform((value) => Math.round(value * 1000)),
+  ).optional(),
   CLARION_PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })
+    // Clarion is served at the root of its origin: a path would be dropped from every link.
+    .refine((url) => isBareOrigin(new URL(url)), {
+      error:
+        'CLARION_PUBLIC_ORIGIN must be an origin only (scheme, host and port, no path, query or #): Clarion is served at the root of its address',
+    })
     .transform((url) => new URL(url).origin)
     .optional(),
   CLARION_VAPID_SUBJECT: z
@@ -162,6 +189,11 @@ const environment = z.object({
     .refine((hosts) => hosts.every((host) => /^\.?[a-z0-9.:[\]-]+$/.test(host)), {
       error: 'CLARION_NOTIFY_ALLOWED_HOSTS must be a comma-separated list of host names',
     })
+    // No hosts would allow any host: a list that meant to restrict must not fail open.
+    .refine((hosts) => hosts.length > 0, {
+      error:
+        'CLARION_NOTIFY_ALLOWED_HOSTS names no host; unset it to allow any host, or list the hosts to allow',
+    })
     .optional(),
   CLARION_REPLICA_ID: z
     .string()
@@ -171,19 +203,27 @@ const environment = z.object({
         'CLARION_REPLICA_ID must be 1 to 63 letters, digits, dots, dashes or underscores, starting with a letter or digit',
     })
     .optional(),
-  CLARION_LEASE_S: z.coerce
-    .number({ error: 'CLARION_LEASE_S must be a number of seconds' })
-    .min(1, 'CLARION_LEASE_S must be at least 1')
-    .max(600, 'CLARION_LEASE_S must be at most 600')
-    .transform((value) => Math.round(value * 1000))
-    .optional(),
-  CLARION_DRAIN_DELAY_S: z.coerce
-    .number({ error: 'CLARION_DRAIN_DELAY_S must be a number of seconds' })
-    .min(0, 'CLARION_DRAIN_DELAY_S must be at least 0')
-    .max(300, 'CLARION_DRAIN_DELAY_S must be at most 300')
-    .transform((value) => Math.round(value * 1000))
-    .optional(),
+  CLARION_LEASE_S: decimal(
+    'CLARION_LEASE_S must be a number of seconds',
+    z
+      .number()
+      .min(1, 'CLARION_LEASE_S must be at least 1')
+      .max(600, 'CLARION_LEASE_S must be at most 600')
+      .transform((value) => Math.round(value * 1000)),
+  ).optional(),
+  CLARION_DRAIN_DELAY_S: decimal(
+    'CLARION_DRAIN_DELAY_S must be a number of seconds',
+    z
+      .number()
+      .min(0, 'CLARION_DRAIN_DELAY_S must be at least 0')
+      .max(300, 'CLARION_DRAIN_DELAY_S must be at most 300')
+      .transform((value) => Math.round(value * 1000)),
+  ).optional(),
 });
+
+function isBareOrigin(url: URL): boolean {
+  return url.pathname === '/' && url.search === '' && url.hash === '' && !url.href.endsWith('?');
+}
 
 /** Reads the configuration; unset and empty variables take their defaults. */
 export function loadConfig(env: NodeJS.ProcessEnv): Config {

@@ -1,14 +1,19 @@
 #!/usr/bin/env node
 /**
- * `clarion serve` (what `npm start` runs), `clarion sign-in-link [--user NAME]`
- * and `clarion mcp-stdio`. Each command loads only its own modules: an agent
- * that cannot speak Streamable HTTP starts the stdio bridge with every
- * session, and the bridge needs about a third of what the server loads.
+ * `clarion serve` (what `npm start` runs), `clarion sign-in-link [--user NAME]`,
+ * `clarion mcp-stdio` and `clarion help`. Each command loads only its own
+ * modules: an agent that cannot speak Streamable HTTP starts the stdio bridge
+ * with every session, and the bridge needs about a third of what the server
+ * loads.
  */
-import { USAGE } from './cli/usage.js';
+import { HELP, USAGE } from './cli/usage.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
+  if (rest.length === 0 && ['help', '--help', '-h'].includes(command)) {
+    process.stdout.write(`${HELP}\n`);
+    return 0;
+  }
   if (command === 'sign-in-link') return (await import('./cli/sign-in-link.js')).signInLink(rest);
   if (rest.length === 0 && command === 'serve') return (await import('./cli/serve.js')).serve();
   if (rest.length === 0 && command === 'mcp-stdio') {

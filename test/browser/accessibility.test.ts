@@ -5,9 +5,9 @@
  * and multi-select steps), a delete's confirmation, the consent, action and
  * form cards (the form also with its errors shown), settings, people (an
  * invite's link and a removal to confirm), the decision log, the answer page
- * and the signed-out page. No serious or
- * critical violation may remain; screenshots go to
- * `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
+ * and the signed-out page. No serious or critical violation may remain, and
+ * no screen's headings may skip a level (one h1, then one level at a time);
+ * screenshots go to `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
  *
  * One world and one Chromium; one page per size and sign-in state, reused
  * from screen to screen, so the whole matrix stays a short run.
@@ -69,6 +69,28 @@ async function audit(page: Page): Promise<string[]> {
           }`,
       ),
     );
+}
+
+/**
+ * Headings that skip a level (an h3 right under an h1), and a page without
+ * exactly one h1: a screen reader's outline of the page must hold together.
+ */
+function outlineGaps(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(
+    `(() => {
+      const headings = [...document.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+        .filter((heading) => heading.getClientRects().length > 0);
+      const gaps = [];
+      if (headings.filter((heading) => heading.tagName === 'H1').length !== 1) gaps.push('not one h1');
+      let level = 0;
+      for (const heading of headings) {
+        const next = Number(heading.tagName[1]);
+        if (next > level + 1) gaps.push(heading.tagName.toLowerCase() + ' “' + heading.textContent.trim() + '” under h' + level);
+        level = next;
+      }
+      return gaps;
+    })()`,
+  );
 }
 
 /** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
@@ -150,6 +172,7 @@ describe('every screen, light and dark, desktop and phone', () => {
       await page.emulateMedia({ colorScheme: 'light' });
       await page.goto(`${world.origin}${path}`);
       await ready(page);
+      findings.push(...(await outlineGaps(page)).map((gap) => `${size} outline: ${gap}`));
       for (const scheme of SCHEMES) {
         await page.emulateMedia({ colorScheme: scheme });
         await settle(page);

@@ -105,6 +105,10 @@ describe('answering a historical question in a new message', () => {
     await expect(page.getByTestId('late-answer-send').textContent()).resolves.toBe(
       'Send as a new message',
     );
+    // Right under the page's title in the outline, as the overlay's own heading is.
+    await expect(
+      form.getByRole('heading', { level: 2, name: 'Answer in a new message' }).count(),
+    ).resolves.toBe(1);
     // The same form as the overlay: a stepper over the bundle, opened at the row's question.
     await expect(
       form.getByTestId('clarification-stepper').getByRole('button').count(),

@@ -182,7 +182,8 @@ function HistoryForm({
       onKeyDown={questionKeyHandler(draft, { busy, onEscape: onClose })}
     >
       <header className="clarification-header">
-        <h3 className="clarification-title">{t('lateAnswer.title')}</h3>
+        {/* In the transcript, right under the page's title. */}
+        <h2 className="clarification-title">{t('lateAnswer.title')}</h2>
         <ClarificationStepper draft={draft} busy={busy} />
       </header>
       <p className="muted late-answer-explain">{t('lateAnswer.explain')}</p>

@@ -195,6 +195,7 @@ export function Inbox() {
                     <UserInputCard
                       entry={entry}
                       taskTitle={state.tasks[entry.view.task_id]?.title ?? ''}
+                      headingLevel={3}
                     />
                   </li>
                 ))}

@@ -64,9 +64,15 @@ function offersChoices(outcome: UserInputOutcome, response: ResponseState): bool
   );
 }
 
-export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string }) {
+export function UserInputCard(props: {
+  entry: UserInputEntry;
+  taskTitle?: string;
+  /** Its title's heading level: one below the page's or section's heading it sits under. */
+  headingLevel?: 2 | 3;
+}) {
   const { t } = useTranslation();
   const { entry, taskTitle } = props;
+  const Heading = props.headingLevel === 3 ? 'h3' : 'h2';
   const { view } = entry;
   const response = useUserInputResponse(view.id);
   const outcome = outcomeOf(entry);
@@ -113,9 +119,9 @@ export function UserInputCard(props: { entry: UserInputEntry; taskTitle?: string
         ) : null}
         <RelativeTime at={view.created_at} />
       </header>
-      <h3 className="user-input-title">
+      <Heading className="user-input-title">
         <UserText text={view.title} />
-      </h3>
+      </Heading>
       {view.kind === 'consent' ? <ConsentBody view={view} {...body} /> : null}
       {view.kind === 'action' ? <ActionBody view={view} {...body} /> : null}
       {view.kind === 'form' ? <FormBody view={view} {...body} /> : null}

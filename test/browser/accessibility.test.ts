@@ -8,6 +8,7 @@
  * and the signed-out page. No serious or critical violation may remain, and
  * no screen's headings may skip a level (one h1, then one level at a time);
  * screenshots go to `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
+ * In forced colours the active question step keeps a mark of its own.
  *
  * One world and one Chromium; one page per size and sign-in state, reused
  * from screen to screen, so the whole matrix stays a short run.
@@ -551,6 +552,30 @@ describe('every screen, light and dark, desktop and phone', () => {
     expect(labels).toEqual(['メッセージを送信', '回答を送信', 'この回答にする']);
     expect(await audit(page)).toEqual([]);
     await context.close();
+  });
+
+  it('marks the active step in forced colours, where its shadow ring is dropped', async () => {
+    // A context of its own: forced colours must not leak into the other checks.
+    const context = await browser.newContext({ ...SIZES.desktop, storageState: signedIn });
+    const page = await context.newPage();
+    await page.emulateMedia({ forcedColors: 'active' });
+    await page.goto(`${world.origin}/sessions/${multi.session.id}`);
+    await page.locator('.step[data-active="true"]').waitFor();
+    // What a forced palette keeps: border and outline shapes; colours and shadows it replaces.
+    const looks = await page.evaluate<{ active: string; other: string; shadow: string }>(
+      `(() => {
+        const look = (step) => {
+          const style = getComputedStyle(step);
+          return [style.borderTopStyle, style.borderTopWidth, style.outlineStyle, style.outlineWidth].join(' ');
+        };
+        const active = document.querySelector('.step[data-active="true"]');
+        const other = document.querySelector('.step[data-active="false"]');
+        return { active: look(active), other: look(other), shadow: getComputedStyle(active).boxShadow };
+      })()`,
+    );
+    await context.close();
+    expect(looks.shadow).toBe('none');
+    expect(looks.active).not.toBe(looks.other);
   });
 
   it('keeps status colours at 4.5:1 or more as text, light and dark', async () => {

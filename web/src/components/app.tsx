@@ -11,6 +11,7 @@ import { useAccount, useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
 import { AccountMenu } from './account-menu.js';
+import { ArrivalAnnouncer } from './arrival-announcer.js';
 import { ConnectionBanner } from './connection-banner.js';
 import { AnswerPage } from './answer-page.js';
 import { DecisionLog } from './decision-log.js';
@@ -80,6 +81,7 @@ export function App() {
       </header>
       <main id="main" className="app-main">
         {auth === 'signed_in' ? <ConnectionBanner /> : null}
+        {auth === 'signed_in' ? <ArrivalAnnouncer /> : null}
         {/* An answer link's secret is its credential: the page works signed in or not. */}
         {route.name === 'answer' ? <AnswerPage /> : null}
         {auth === 'checking' && route.name !== 'answer' ? (

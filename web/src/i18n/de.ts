@@ -38,6 +38,8 @@ export const de: Catalog = {
   },
   triage: {
     kind: { question: 'Frage', form: 'Formular', permission: 'Erlaubnis', action: 'Aktion' },
+    arrived: 'Wartet jetzt: {{kind}}, „{{task}}“',
+    arrivedMany: 'Neu wartend: {{count}}',
     agent: 'Agent: {{agent}}',
     owner: 'Agent von {{name}}',
     ownerYou: 'Dein Agent',

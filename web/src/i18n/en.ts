@@ -36,6 +36,8 @@ export const en = {
   },
   triage: {
     kind: { question: 'Question', form: 'Form', permission: 'Permission', action: 'Action' },
+    arrived: 'Now waiting: {{kind}}, “{{task}}”',
+    arrivedMany: 'Now waiting, new: {{count}}',
     agent: 'Agent: {{agent}}',
     owner: '{{name}}’s agent',
     ownerYou: 'Your agent',

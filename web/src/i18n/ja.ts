@@ -37,6 +37,8 @@ export const ja: Catalog = {
   },
   triage: {
     kind: { question: '質問', form: 'フォーム', permission: '許可', action: 'アクション' },
+    arrived: '新着: {{kind}}「{{task}}」',
+    arrivedMany: '新着: {{count}} 件',
     agent: 'エージェント: {{agent}}',
     owner: '{{name}} さんのエージェント',
     ownerYou: 'あなたのエージェント',

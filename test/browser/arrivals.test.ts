@@ -1,0 +1,93 @@
+/**
+ * What newly waits is said once through a polite live region, whatever page
+ * the person is on: a question that arrives while the inbox is open is told
+ * by its kind and task, a request that waited before the page opened is not
+ * news, and nothing is told twice as the page goes on updating.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import {
+  api,
+  askingTask,
+  launchChromium,
+  signedInPage,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+import { WAIT } from './support/clarification-pages.js';
+
+describe('arrivals told to a screen reader', () => {
+  let world: World;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  it('tells a new question once, and not what already waited', async () => {
+    await askingTask(world, 'Waited before', '/ask');
+    const page = await signedInPage(world, browser);
+    await page.getByTestId('inbox-item').first().waitFor(WAIT);
+    const region = page.getByRole('status').and(page.getByTestId('arrivals'));
+    await expect(region.textContent()).resolves.toBe('');
+    // Every text the region takes, in order: each one is an announcement.
+    await page.evaluate(
+      `(() => {
+        window.told = [];
+        const region = document.querySelector('[data-testid="arrivals"]');
+        new MutationObserver(() => window.told.push(region.textContent)).observe(region, {
+          childList: true, characterData: true, subtree: true,
+        });
+      })()`,
+    );
+
+    await askingTask(world, 'Ship the release', '/ask');
+    await expect
+      .poll(() => region.textContent(), WAIT)
+      .toBe('Now waiting: Question, “Ship the release”');
+    // More updates of the page (a permission that arrives and is decided elsewhere) tell only it.
+    const permission = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Read the keys',
+      prompt: '/permission',
+    });
+    await expect
+      .poll(() => region.textContent(), WAIT)
+      .toBe('Now waiting: Permission, “Read the keys”');
+    const { requests } = await api<{
+      requests: { id: string; session_id: string; options: { option_id: string }[] }[];
+    }>(world, 'GET', '/api/v1/user-inputs');
+    const request = requests.find((entry) => entry.session_id === permission.session.id);
+    await api(world, 'POST', `/api/v1/user-inputs/${request?.id ?? ''}/respond`, {
+      option_id: request?.options[0]?.option_id,
+    });
+    await page
+      .getByTestId('inbox-item')
+      .filter({ hasText: 'Read the keys' })
+      .waitFor({ state: 'detached', ...WAIT });
+    await expect(page.evaluate<string[]>('window.told')).resolves.toEqual([
+      'Now waiting: Question, “Ship the release”',
+      'Now waiting: Permission, “Read the keys”',
+    ]);
+    await page.context().close();
+  });
+
+  it('names the region’s news in German and Japanese', async () => {
+    for (const [locale, expected] of [
+      ['de-DE', 'Wartet jetzt: Frage, „Auf Deutsch“'],
+      ['ja-JP', '新着: 質問「日本語で」'],
+    ] as const) {
+      const page = await signedInPage(world, browser, undefined, { locale });
+      await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+      const title = locale === 'de-DE' ? 'Auf Deutsch' : '日本語で';
+      await askingTask(world, title, '/ask');
+      await expect.poll(() => page.getByTestId('arrivals').textContent(), WAIT).toBe(expected);
+      await page.context().close();
+    }
+  });
+});

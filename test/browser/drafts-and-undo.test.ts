@@ -283,6 +283,44 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await context.close();
   });
 
+  it('sends typed words with the option picked after them, and names both in the undo window', async () => {
+    const created = await askingTask(suite.world, 'Words and option', '/ask');
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await page.getByTestId('clarification-custom').fill('keep it small please');
+    await option(page, 'Hand-written').click();
+    // The words stay where the person typed them, next to the option they go with.
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'keep it small please',
+    );
+    const undo = banner(page, 'undo');
+    await undo.waitFor(WAIT);
+    await expect(undo.textContent()).resolves.toContain('Hand-written, “keep it small please”');
+    await page.getByTestId('send-now').click();
+    await banner(page, 'resolved').waitFor(WAIT);
+    expect(recorded.responds).toEqual([
+      {
+        answers: [
+          {
+            question_id: 'q1',
+            selected_options: ['hand_written'],
+            custom_text: 'keep it small please',
+          },
+        ],
+        rejected: false,
+      },
+    ]);
+    await until(
+      () => agentReplies(suite.world, created.session.id),
+      (replies) =>
+        replies.some((reply) =>
+          reply.includes('Answer to q1: "Hand-written" and wrote "keep it small please"'),
+        ),
+    );
+    await context.close();
+  });
+
   it('asks to confirm Skip and gives the agent the person’s own reason', async () => {
     const created = await askingTask(suite.world, 'Skip with a reason', '/ask');
     const { context, page } = await suite.desktop();

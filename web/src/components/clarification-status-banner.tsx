@@ -12,6 +12,7 @@ import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import type { BundleQuestion } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
 import { UndoButtons } from './undo-buttons.js';
+import { UserText } from './user-text.js';
 
 export function describeAnswer(question: BundleQuestion | undefined, answer: Answer): string {
   const labels = answer.selected_options.map(
@@ -40,6 +41,25 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
         >
           <span>
             {state.action.kind === 'skip' ? t('decide.undo.skipping') : t('decide.undo.answering')}
+            {state.action.kind === 'answer' ? (
+              // What goes, option and typed words alike, so nothing is sent unseen.
+              <span className="undo-answers" data-testid="undo-answers">
+                {(state.action.body.answers ?? []).map((answer) => (
+                  <span key={answer.question_id} className="undo-answer">
+                    <UserText
+                      text={describeAnswer(
+                        group.questions.find((q) => q.question_id === answer.question_id),
+                        {
+                          question_id: answer.question_id,
+                          selected_options: answer.selected_options ?? [],
+                          custom_text: answer.custom_text ?? '',
+                        },
+                      )}
+                    />
+                  </span>
+                ))}
+              </span>
+            ) : null}
           </span>
           <UndoButtons undo={group.undo} sendNow={group.sendNow} />
         </div>

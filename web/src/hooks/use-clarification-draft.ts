@@ -195,21 +195,22 @@ export function useClarificationDraft(
       if (!question) return;
       const previous = answers[questionId];
       const selected = previous?.selected_options ?? [];
-      const next: Answer = question.multi_select
-        ? {
-            question_id: questionId,
-            selected_options: selected.includes(optionId)
-              ? selected.filter((other) => other !== optionId)
-              : [...selected, optionId],
-            custom_text: previous?.custom_text ?? '',
-          }
-        : { question_id: questionId, selected_options: [optionId], custom_text: '' };
+      // Typed words go with the option picked after them (custom text is always allowed beside
+      // an option): a pick never throws away what the person wrote.
+      const next: Answer = {
+        question_id: questionId,
+        selected_options: !question.multi_select
+          ? [optionId]
+          : selected.includes(optionId)
+            ? selected.filter((other) => other !== optionId)
+            : [...selected, optionId],
+        custom_text: previous?.custom_text ?? '',
+      };
       const chosen = { ...answers, [questionId]: next };
       const advance = !question.multi_select && index < questions.length - 1;
       update((current) => ({
         ...current,
         answers: chosen,
-        drafts: question.multi_select ? current.drafts : { ...current.drafts, [questionId]: '' },
         activeIndex: advance ? index + 1 : current.activeIndex,
       }));
       if (!question.multi_select && questions.length === 1 && autoSubmit) complete(chosen, 'tap');
@@ -220,11 +221,9 @@ export function useClarificationDraft(
   const setCustomText = useCallback(
     (questionId: string, text: string) => {
       if (locked) return;
-      const question = questions.find((q) => q.question_id === questionId);
       const trimmed = answerText(text);
       update((current) => {
-        const previous = current.answers[questionId];
-        const keep = question?.multi_select ? (previous?.selected_options ?? []) : [];
+        const keep = current.answers[questionId]?.selected_options ?? [];
         const usable = trimmed !== '' && codePointLength(trimmed) <= MAX_CUSTOM_CODE_POINTS;
         const drafts = { ...current.drafts, [questionId]: text };
         if (!usable && keep.length === 0) {
@@ -241,7 +240,7 @@ export function useClarificationDraft(
         return { ...current, drafts, answers: { ...current.answers, [questionId]: answer } };
       });
     },
-    [locked, questions, update],
+    [locked, update],
   );
 
   const commitCustom = useCallback(

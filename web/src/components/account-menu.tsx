@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import type { Me } from '../model/api.js';
+import { UserText } from './user-text.js';
 
 export function AccountMenu(props: { me: Me }) {
   const { t } = useTranslation();
@@ -27,7 +28,7 @@ export function AccountMenu(props: { me: Me }) {
     <div className="account-menu" data-testid="account-menu">
       <span className="account-name" data-testid="account-name">
         <span className="sr-only">{t('app.signedInAs')} </span>
-        {props.me.user.name}
+        <UserText text={props.me.user.name} />
       </span>
       <button
         type="button"

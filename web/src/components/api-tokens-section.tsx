@@ -15,6 +15,7 @@ import { createToken, listTokens, revokeToken } from '../model/credentials-api.j
 import { fieldProblems } from '../model/tasks-api.js';
 import { CopyField } from './copy-field.js';
 import { ConfirmStep } from './confirm-step.js';
+import { UserText } from './user-text.js';
 
 export function ApiTokensSection(props: { refreshKey?: number }) {
   const { t, i18n } = useTranslation();
@@ -103,7 +104,9 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
         <ul className="token-list" data-testid="api-token-list">
           {tokens.map((token) => (
             <li key={token.id} className="token-item" data-testid="api-token">
-              <span className="token-name">{token.name}</span>
+              <span className="token-name">
+                <UserText text={token.name} />
+              </span>
               {token.kind === 'agent' ? (
                 <span className="chip" data-testid="api-token-kind">
                   {t('access.tokens.agentKind')}

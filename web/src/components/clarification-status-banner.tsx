@@ -209,8 +209,10 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
                   );
                   return (
                     <li key={answer.question_id}>
-                      <strong>{question?.prompt ?? answer.question_id}</strong>{' '}
-                      {describeAnswer(question, answer)}
+                      <strong>
+                        <UserText text={question?.prompt ?? answer.question_id} />
+                      </strong>{' '}
+                      <UserText text={describeAnswer(question, answer)} />
                     </li>
                   );
                 })}

@@ -166,7 +166,13 @@ function DecisionItem({ entry }: { entry: DecisionEntry }) {
         <UserText text={entry.subject} />
       </p>
       <p className="decision-outcome" data-testid="decision-outcome">
-        {entry.detail === '' ? outcome : `${outcome}: ${entry.detail}`}
+        {entry.detail === '' ? (
+          outcome
+        ) : (
+          <>
+            {outcome}: <UserText text={entry.detail} />
+          </>
+        )}
         {entry.remembered ? ` ${t('decisions.remembered')}` : ''}
       </p>
       <DecidedBy value={entry.responded_by} />

@@ -14,6 +14,7 @@ import { inviteUser, type InvitedUser } from '../model/people-api.js';
 import { refusalOf, type Refusal } from '../model/people.js';
 import { RefusalNote } from './refusal-note.js';
 import { SignInLinkPanel } from './sign-in-link-panel.js';
+import { showBidiControls } from '../model/bidi.js';
 
 export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvited: () => void }) {
   const { t } = useTranslation();
@@ -78,7 +79,7 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
           >
             {props.workspaces.map((workspace) => (
               <option key={workspace.id} value={workspace.id}>
-                {workspace.name}
+                {showBidiControls(workspace.name)}
               </option>
             ))}
             <option value="">{t('people.invite.noWorkspace')}</option>

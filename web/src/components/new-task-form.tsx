@@ -18,6 +18,7 @@ import { keepUnsentFirstInstruction } from '../model/composer-draft.js';
 import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
 import { preferredWorkspace, rememberWorkspace } from '../model/task-workspace.js';
 import { agentProfiles, createTask, fieldProblems, workspaces } from '../model/tasks-api.js';
+import { showBidiControls } from '../model/bidi.js';
 
 const FIELDS = ['title', 'agent_profile', 'workspace_id', 'cwd', 'prompt'] as const;
 type Field = (typeof FIELDS)[number];
@@ -168,7 +169,7 @@ export function NewTaskForm() {
             >
               {memberOf.map((item) => (
                 <option key={item.id} value={item.id}>
-                  {item.name}
+                  {showBidiControls(item.name)}
                 </option>
               ))}
             </select>

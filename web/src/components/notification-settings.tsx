@@ -18,6 +18,7 @@ import {
 import type { ApiFailure } from '../model/api.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { ConfirmStep } from './confirm-step.js';
+import { UserText } from './user-text.js';
 
 type AddKind = 'ntfy' | 'webhook' | 'slack';
 type Load = 'loading' | 'failed' | 'ready';
@@ -150,7 +151,9 @@ export function NotificationSettings() {
           const tested = tests[channel.id];
           return (
             <li key={channel.id} data-testid="notification-channel">
-              <strong>{channel.name}</strong>{' '}
+              <strong>
+                <UserText text={channel.name} />
+              </strong>{' '}
               <span className="muted">
                 {t(`notifications.kind.${channel.kind}`)} · {channel.target}
               </span>{' '}

@@ -12,6 +12,7 @@ import { refusalOf, type Refusal } from '../model/people.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import { RefusalNote } from './refusal-note.js';
 import { SignInLinkPanel } from './sign-in-link-panel.js';
+import { UserText } from './user-text.js';
 
 export function UsersSection(props: {
   users: readonly UserView[];
@@ -53,7 +54,9 @@ export function UsersSection(props: {
         {props.users.map((user) => (
           <li key={user.id} className="people-item" data-testid="user" data-user-id={user.id}>
             <div className="token-item">
-              <span className="token-name">{user.name}</span>
+              <span className="token-name">
+                <UserText text={user.name} />
+              </span>
               {user.is_admin ? <span className="chip">{t('people.admin')}</span> : null}
               {user.id === props.meId ? <span className="chip">{t('people.you')}</span> : null}
               <span className="people-actions">

@@ -21,6 +21,8 @@ import {
 import { addableUsers, refusalOf, type Refusal } from '../model/people.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import { RefusalNote } from './refusal-note.js';
+import { UserText } from './user-text.js';
+import { showBidiControls } from '../model/bidi.js';
 
 export function WorkspaceMembers(props: {
   workspace: WorkspaceView;
@@ -82,7 +84,7 @@ export function WorkspaceMembers(props: {
       aria-labelledby={`workspace-${workspace.id}`}
     >
       <h3 id={`workspace-${workspace.id}`} className="section-title">
-        {workspace.name}
+        <UserText text={workspace.name} />
       </h3>
       {loadFailed !== undefined ? (
         <p className="error" role="alert">
@@ -174,7 +176,7 @@ export function WorkspaceMembers(props: {
                 <option value="">{t('people.workspaces.choose')}</option>
                 {choices.map((user) => (
                   <option key={user.id} value={user.id}>
-                    {user.name}
+                    {showBidiControls(user.name)}
                   </option>
                 ))}
               </select>

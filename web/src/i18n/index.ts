@@ -5,6 +5,7 @@
 import i18next from 'i18next';
 import { initReactI18next } from 'react-i18next';
 import { CATALOGS, LANGUAGES, pickLanguage, type Language } from './catalogs.js';
+import { showBidiControls } from '../model/bidi.js';
 
 const STORAGE_KEY = 'clarion.language';
 
@@ -26,7 +27,9 @@ export async function initI18n(): Promise<typeof i18next> {
     resources: Object.fromEntries(
       Object.entries(CATALOGS).map(([language, catalog]) => [language, { translation: catalog }]),
     ),
-    interpolation: { escapeValue: false },
+    // React escapes markup itself; what i18next must not pass through is a bidi control in a
+    // name, title or option put into a sentence, which would make it read as something else.
+    interpolation: { escapeValue: true, escape: showBidiControls },
   });
   document.documentElement.lang = lng;
   return i18next;

@@ -77,6 +77,7 @@ import {
   consentHandler,
   decisionRecorder,
   followUpAdmitter,
+  userInputCopyKeeper,
   userInputPending,
   userInputPublisher,
 } from './turns/user-input-bridge.js';
@@ -333,6 +334,7 @@ export async function startServer(
         waiting: { store, stopping: () => stopping },
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
+      keepOpen: userInputCopyKeeper(store),
       recordDecision: decisionRecorder(sessions, store, {
         logger: logger.child({ component: 'user-input' }),
       }),

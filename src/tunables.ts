@@ -56,6 +56,11 @@ export const DECISION_RECORD_MAX_MS = 5_000;
  * session's lock still orders the two); the store's own bounds usually end it first.
  */
 export const DECISION_UNKEPT_WAIT_MAX_MS = 60_000;
+/**
+ * The longest a consent, action or form request waits, before a person can
+ * see it, for its copy to be kept for recovery; past it, it is asked without.
+ */
+export const USER_INPUT_COPY_KEEP_MAX_MS = 2_000;
 /** Tries at superseding a refused decision's kept row, each within `DECISION_RECORD_MAX_MS`. */
 export const DECISION_UNKEPT_ATTEMPTS = 5;
 /** The pause between those tries. */

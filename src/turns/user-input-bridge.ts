@@ -30,6 +30,7 @@ import {
   DECISION_UNKEPT_ATTEMPTS,
   DECISION_UNKEPT_RETRY_MS,
   DECISION_UNKEPT_WAIT_MAX_MS,
+  USER_INPUT_COPY_KEEP_MAX_MS,
 } from '../tunables.js';
 import {
   forgetOpenUserInput,
@@ -183,6 +184,23 @@ export function userInputPublisher(deps: UserInputPublisherDeps): UserInputPorts
     void next.then(() => {
       if (chains.get(sessionId) === next) chains.delete(sessionId);
     });
+  };
+}
+
+/**
+ * The registry's `keepOpen` port: a request's copy is kept before a person
+ * can see it, within `USER_INPUT_COPY_KEEP_MAX_MS` (past it the registry asks
+ * without one; a keep that still lands is a copy like any other).
+ */
+export function userInputCopyKeeper(
+  store: RepoContext,
+  timers: Timers = systemTimers,
+): NonNullable<UserInputPorts['keepOpen']> {
+  return async (awaiting) => {
+    const kept = await withinFreshBudget(USER_INPUT_COPY_KEEP_MAX_MS, store.clock, timers, () =>
+      keepOpenUserInput(store, awaiting),
+    );
+    if (kept === EXHAUSTED) throw new BudgetExhausted();
   };
 }
 

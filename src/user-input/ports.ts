@@ -60,6 +60,14 @@ export interface UserInputPorts {
    * bound of its own. Absent (unit tests), nothing is kept.
    */
   recordDecision?(decided: UserInputView): Promise<void>;
+  /**
+   * Keeps a copy of a request about to wait on a person, for recovery to say
+   * it ended (a restart loses the registry). The request is opened (seen,
+   * answerable) only once this settled, so none can be answered without its
+   * copy; a throw is logged and the request opens all the same. It must end
+   * within a bound of its own. Absent (unit tests), requests open at once.
+   */
+  keepOpen?(awaiting: UserInputView): Promise<void>;
   logger: UserInputLogger;
   /**
    * Durable "Always allow" rules. Given, each consent asks it before it asks

@@ -486,6 +486,18 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     return applyAnswer(id, event);
   }
 
+  /** The copy of `request` as it will first wait; a failed keep is logged, never thrown. */
+  async function keptCopy(request: UserInputRequest): Promise<void> {
+    const planned = transition(ABSENT, { type: 'requested', request, rememberedBy: null });
+    if ('ignored' in planned) return;
+    try {
+      await ports.keepOpen?.(toView(planned.state));
+    } catch (error) {
+      // A restart will not say this request ended; it is asked all the same.
+      logger.warn({ request_id: request.id, err: error }, 'user_input.copy_not_kept');
+    }
+  }
+
   /**
    * A remembered "always" answers at once: the person's decision is the rule,
    * already kept with who set it, so its line in the transcript follows.
@@ -574,17 +586,28 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         if (rememberedBy && !('ignored' in opened)) keepRemembered(id, opened.state);
         watchAbort(id, input.signal);
       };
+      // One a person will be asked opens once its copy is kept; a close meanwhile refuses it.
+      const openKept = (rememberedBy: Responder | null) => {
+        if (rememberedBy || !ports.keepOpen) {
+          open(rememberedBy);
+          return;
+        }
+        void keptCopy(request).then(() => {
+          if (closed) answer(id, { kind: 'refused', reason: 'swept' });
+          else open(null);
+        });
+      };
       const rules = ports.consentRules;
       if (request.kind !== 'consent') {
-        open(null);
+        openKept(null);
       } else if (!rules) {
-        open(alwaysAllowed.get(alwaysKey(request.profile, request.toolKey)) ?? null);
+        openKept(alwaysAllowed.get(alwaysKey(request.profile, request.toolKey)) ?? null);
       } else {
         // The request exists once its rule is known; a close meanwhile refuses it like a sweep.
         void standingRule(rules, request)
           .then((rememberedBy) => {
             if (closed) answer(id, { kind: 'refused', reason: 'swept' });
-            else open(rememberedBy);
+            else openKept(rememberedBy);
           })
           .catch((error: unknown) => {
             logger.error({ request_id: id, err: error }, 'user_input.request_open_failed');

@@ -1,0 +1,119 @@
+/**
+ * The registry with a `keepOpen` port: a request a person will be asked is
+ * opened only once its copy for recovery is kept, so no person can see or
+ * answer one a restart would say nothing of. A copy that cannot be kept is
+ * logged and the request is asked all the same; a close meanwhile refuses
+ * the agent; a remembered "always" asks nobody and keeps no copy.
+ */
+import { describe, expect, it } from 'vitest';
+import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
+import { ADA, actionInput, consentInput, flush } from '../../test/support/user-input-fixtures.js';
+import type { UserInputRegistry } from './ports.js';
+import type { RequestInput } from './request-input.js';
+import { createUserInputRegistry } from './registry.js';
+import type { AgentOutcome, UserInputView } from './types.js';
+
+function setup() {
+  const clock = fakeClock();
+  const copies: { view: UserInputView; keep(): void; fail(): void }[] = [];
+  const published: UserInputView[] = [];
+  const warnings: string[] = [];
+  const registry: UserInputRegistry = createUserInputRegistry({
+    clock,
+    ids: sequentialIds('req'),
+    timers: new ClockTimers(clock),
+    publish: (view) => published.push(view),
+    admitFollowUp: () => Promise.resolve('accepted'),
+    keepOpen: (view) =>
+      new Promise<void>((resolve, reject) => {
+        copies.push({
+          view,
+          keep: resolve,
+          fail: () => {
+            reject(new Error('disk full'));
+          },
+        });
+      }),
+    logger: {
+      info: () => undefined,
+      warn: (_fields, message) => warnings.push(message),
+      error: () => undefined,
+    },
+  });
+  return { copies, published, warnings, registry };
+}
+
+function open(registry: UserInputRegistry, input: RequestInput) {
+  const result = registry.request(input);
+  if (!result.ok) throw new Error(`request refused: ${result.code}`);
+  let outcome: AgentOutcome | undefined;
+  void result.outcome.then((value) => (outcome = value));
+  return { id: result.id, outcome: () => outcome };
+}
+
+describe('a request opens once its copy is kept', () => {
+  it.each([
+    ['consent', consentInput()],
+    ['action', actionInput()],
+  ] as const)('a %s is neither seen nor answerable before its copy is kept', async (_, input) => {
+    const ctx = setup();
+    const asked = open(ctx.registry, input);
+    await flush();
+
+    expect(ctx.copies).toHaveLength(1);
+    expect(ctx.copies[0]?.view).toMatchObject({ id: asked.id, status: 'awaiting', revision: 1 });
+    expect(ctx.registry.get(asked.id)).toBeUndefined();
+    expect(ctx.registry.snapshot()).toEqual([]);
+    expect(ctx.registry.pendingActionOf(input.sessionId)).toBeNull();
+    expect(ctx.published).toEqual([]);
+    const early = await ctx.registry.respond(
+      asked.id,
+      input.kind === 'consent' ? { option_id: 'allow' } : { decision: 'done' },
+      ADA,
+    );
+    expect(early).toEqual({ ok: false, code: 'not_found' });
+
+    ctx.copies[0]?.keep();
+    await flush();
+    // The copy is the view the request opens with.
+    expect(ctx.published).toEqual([ctx.copies[0]?.view]);
+    expect(ctx.registry.get(asked.id)).toMatchObject({ status: 'awaiting' });
+  });
+
+  it('a copy that could not be kept is logged, and the request is asked all the same', async () => {
+    const ctx = setup();
+    const asked = open(ctx.registry, consentInput());
+    await flush();
+    ctx.copies[0]?.fail();
+    await flush();
+    expect(ctx.warnings).toContain('user_input.copy_not_kept');
+    expect(ctx.registry.get(asked.id)).toMatchObject({ status: 'awaiting' });
+  });
+
+  it('a close while the copy is kept refuses the agent and opens nothing', async () => {
+    const ctx = setup();
+    const asked = open(ctx.registry, actionInput());
+    await flush();
+    ctx.registry.close();
+    ctx.copies[0]?.keep();
+    await flush();
+    expect(asked.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(asked.id)).toBeUndefined();
+    expect(ctx.published).toEqual([]);
+  });
+
+  it('a remembered "always" answers at once and keeps no copy', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    await flush();
+    ctx.copies[0]?.keep();
+    await flush();
+    expect(await ctx.registry.respond(first.id, { option_id: 'always' }, ADA)).toMatchObject({
+      ok: true,
+    });
+    const again = open(ctx.registry, consentInput());
+    await flush();
+    expect(again.outcome()).toMatchObject({ kind: 'selected', remembered: true });
+    expect(ctx.copies).toHaveLength(1);
+  });
+});

@@ -306,10 +306,15 @@ export {
   takeOverLeases,
 } from './leases.js';
 export {
+  forgetDecidedIn,
   forgetOpenUserInput,
+  keepDecidedUserInput,
   keepOpenUserInput,
   openUserInputsIn,
+  refreshDecidedUserInput,
   takeOpenUserInput,
+  undecideUserInput,
+  type OpenUserInput,
 } from './open-user-inputs.js';
 export type { McpSessionRecord } from './mcp-sessions.js';
 export {

@@ -303,6 +303,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('notification_outbox', 'gave_up_reason', 'TEXT'),
   // The lease of the send in flight, so a notice owed again waits for it and it cannot settle that.
   column('notification_outbox', 'claimed_until', 'TEXT'),
+  // A waiting request's copy that a person's decision replaced, with the turn it was made in.
+  column('open_user_inputs', 'decided_turn_id', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -292,9 +292,11 @@ export interface SessionLeasesTable {
 export interface OpenUserInputsTable {
   id: string;
   session_id: string;
-  /** The request's last awaiting view, JSON. */
+  /** The request's last awaiting view, JSON; once decided, the view the decision left. */
   view: string;
   created_at: Timestamp;
+  /** Set by the write that recorded a person's decision: the turn it was recorded in. */
+  decided_turn_id: string | null;
 }
 
 export interface Database {

@@ -8,7 +8,8 @@ export type FailpointName =
   | 'delivery.after_live_hand_off'
   | 'dispatch.after_reservation'
   | 'dispatch.after_attempted_mark'
-  | 'dispatch.after_prompt';
+  | 'dispatch.after_prompt'
+  | 'user_input.after_decision_recorded';
 
 const armed = new Set(
   (process.env.CLARION_FAILPOINTS ?? '')

@@ -8,8 +8,17 @@
  * went out or was swept, no longer by the person. A remembered "always"
  * answers at once and its row follows: the rule already names who set it.
  */
-import { currentTurn, supersedeUnkeptDecisions } from '../store/index.js';
-import type { SessionWriter, WriteOptions } from '../events/index.js';
+import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
+import {
+  currentTurn,
+  forgetOpenUserInput,
+  getSession,
+  keepDecidedUserInput,
+  supersedeUnkeptDecisions,
+  undecideUserInput,
+  type RepoContext,
+} from '../store/index.js';
+import type { SessionWrite, SessionWriter, WriteOptions } from '../events/index.js';
 import type { UserInputView } from '../user-input/index.js';
 import { USER_INPUT_DECISION_TYPE, type Responder } from '../wire/index.js';
 import { appendMessage } from '../store/index.js';
@@ -113,6 +122,11 @@ export function unkeptRecordOf(view: UserInputView): {
  * `appended` hears the row's ID before the commit, so a caller whose commit
  * reply was lost can read whether it was kept, and a caller that gave up on
  * the write can supersede the row if it was.
+ *
+ * The same write replaces the request's waiting copy (`open-user-inputs.ts`)
+ * with the decided one, so no crash leaves a decided request looking
+ * unanswered; that copy lasts until the turn ends, and a crash before then
+ * leaves recovery to say the agent may not have received the decision.
  */
 export async function recordDecision(
   sessions: SessionWriter,
@@ -126,7 +140,10 @@ export async function recordDecision(
     async (write) => {
       const turn = await currentTurn(write.tx, view.session_id);
       // A session without turns has had no agent to ask anything; nothing to keep.
-      if (!turn) return;
+      if (!turn) {
+        await forgetOpenUserInput(write.tx, view.id);
+        return;
+      }
       const unkept = await supersedeUnkeptDecisions(
         write.tx,
         { sessionId: view.session_id, requestId: view.id },
@@ -143,12 +160,30 @@ export async function recordDecision(
         metadata: record.metadata,
       });
       write.added(row);
+      await keepDecided(write, view, turn.id);
       appended(row.id);
       // Its caller gave up waiting (`signal`): rolled back, not kept for an answer it refused.
       options.signal?.throwIfAborted();
     },
     options,
   );
+}
+
+/**
+ * The decided copy, kept until its turn ends. An external agent is not
+ * Clarion's child: it neither dies with the server nor ends its one turn
+ * here, so its copy goes with the decision.
+ */
+async function keepDecided(write: SessionWrite, view: UserInputView, turnId: string) {
+  if (await runsExternally(write.tx, view.session_id)) {
+    await forgetOpenUserInput(write.tx, view.id);
+  } else {
+    await keepDecidedUserInput(write.tx, view, turnId);
+  }
+}
+
+async function runsExternally(tx: RepoContext, sessionId: string): Promise<boolean> {
+  return (await getSession(tx, sessionId))?.agent_profile === EXTERNAL_AGENT_PROFILE;
 }
 
 /**
@@ -174,6 +209,8 @@ export async function supersedeRefusedDecision(
         unkeptRecordOf(view),
       );
       write.updated(...unkept);
+      // The request waits on in its registry: a restart says it ended unanswered.
+      if (unkept.length > 0) await undecideUserInput(write.tx, view.id);
       return unkept.length;
     },
     options,

@@ -1,13 +1,19 @@
 /**
  * The agent requests (consent, action, form) that ended with the registry
  * holding them: a restart, or on PostgreSQL the death of the replica that ran
- * the agent. The registry keeps them in memory only; the copy the publisher
- * keeps in the store while one waits (`store/open-user-inputs.ts`) is what
- * recovery reads, at start-up and at a takeover.
+ * the agent. The registry keeps them in memory only; the copy kept in the
+ * store while one waits, and from a person's decision on it until the turn
+ * it was made in ended (`store/open-user-inputs.ts`), is what recovery reads,
+ * at start-up and at a takeover.
  *
- * For each, one session write leaves a transcript note (so a person reading
- * the session knows the agent asked and that it ended unanswered) and a
- * `user_input.settled` event (so a tab open on any replica drops the card).
+ * For each, one session write leaves a transcript note and, for a request a
+ * tab may still show, a `user_input.settled` event (so a tab open on any
+ * replica drops the card). A waiting copy's note says the request ended
+ * unanswered. A decided copy's says the decision was recorded but the agent's
+ * turn never finished after it, so the agent may not have received it: the
+ * agent died with its server, and nothing else says whether its answer got
+ * there first. Neither claims more. The note's metadata names the request
+ * and the `loss`, so the web app words it in the reader's language.
  * Invariant: at most once per request, however often recovery runs: the
  * write takes (deletes) the copy, under the session's lock, and writes only
  * when it took it.
@@ -22,10 +28,16 @@ import {
   type SessionScope,
   type Store,
 } from '../store/index.js';
-import { USER_INPUT_ENDED_TYPE, type UserInputView } from '../wire/index.js';
+import {
+  USER_INPUT_DECISION_UNCONFIRMED_TYPE,
+  USER_INPUT_ENDED_TYPE,
+  type UserInputLoss,
+  type UserInputNote,
+  type UserInputView,
+} from '../wire/index.js';
 
 /** Why the registry holding the requests is gone. */
-export type RegistryLoss = 'restart' | 'replica_gone';
+export type RegistryLoss = UserInputLoss;
 
 const NOUNS: Record<UserInputView['kind'], string> = {
   consent: 'permission request',
@@ -40,6 +52,18 @@ const CAUSES: Record<RegistryLoss, string> = {
 
 export function endedNoteText(view: UserInputView, loss: RegistryLoss): string {
   return `The agent's ${NOUNS[view.kind]} "${view.title}" ended unanswered: ${CAUSES[loss]}.`;
+}
+
+const UNFINISHED: Record<RegistryLoss, string> = {
+  restart: 'the server restarted',
+  replica_gone: 'the server running the agent stopped',
+};
+
+export function unconfirmedNoteText(view: UserInputView, loss: RegistryLoss): string {
+  return (
+    `The decision on the agent's ${NOUNS[view.kind]} "${view.title}" was recorded, ` +
+    `but ${UNFINISHED[loss]} before the agent's turn finished, so the agent may not have received it.`
+  );
 }
 
 /** The request as its registry would have settled it, one revision on. */
@@ -60,9 +84,9 @@ export interface EndedUserInputsDeps {
 }
 
 /**
- * Ends the requests left waiting in `scope`'s sessions, but those `held`
- * names (a registry here holds them: an agent this replica started since).
- * Returns how many it ended.
+ * Ends the requests left in `scope`'s sessions, but those `held` names (a
+ * registry here holds them: an agent this replica started since). Returns
+ * how many it ended.
  */
 export async function endOrphanedUserInputs(
   deps: EndedUserInputsDeps,
@@ -71,30 +95,45 @@ export async function endOrphanedUserInputs(
   held: (requestId: string) => boolean = () => false,
 ): Promise<number> {
   let ended = 0;
+  let unconfirmed = 0;
   for (const open of await openUserInputsIn(deps.store, scope)) {
     if (held(open.id)) continue;
     const wrote = await deps.sessions.write(open.session_id, async (write) => {
-      const view = await takeOpenUserInput(write.tx, open.id);
-      if (!view) return false;
-      const turn = await currentTurn(write.tx, view.session_id);
-      if (turn) {
+      const taken = await takeOpenUserInput(write.tx, open.id);
+      if (!taken) return undefined;
+      const { view, decidedTurnId } = taken;
+      const turnId = decidedTurnId ?? (await currentTurn(write.tx, view.session_id))?.id;
+      if (turnId !== undefined) {
+        const metadata: UserInputNote = {
+          request_id: view.id,
+          kind: view.kind,
+          title: view.title,
+          loss,
+        };
         write.added(
           await appendMessage(write.tx, {
             sessionId: view.session_id,
             taskId: view.task_id,
-            turnId: turn.id,
+            turnId,
             authorType: 'system',
-            type: USER_INPUT_ENDED_TYPE,
-            content: endedNoteText(view, loss),
-            metadata: { request_id: view.id, kind: view.kind, title: view.title },
+            type: decidedTurnId ? USER_INPUT_DECISION_UNCONFIRMED_TYPE : USER_INPUT_ENDED_TYPE,
+            content: decidedTurnId ? unconfirmedNoteText(view, loss) : endedNoteText(view, loss),
+            metadata: { ...metadata },
           }),
         );
       }
-      write.requestEnded(endedView(view));
-      return true;
+      // A decided request that settled is off every tab already; any other one is not.
+      if (!decidedTurnId || view.status !== 'settled') write.requestEnded(endedView(view));
+      return decidedTurnId ? 'unconfirmed' : 'ended';
     });
-    if (wrote) ended += 1;
+    if (wrote === 'ended') ended += 1;
+    if (wrote === 'unconfirmed') unconfirmed += 1;
   }
-  if (ended > 0) deps.logger.info({ requests: ended, loss }, 'ended requests left unanswered');
-  return ended;
+  if (ended > 0 || unconfirmed > 0) {
+    deps.logger.info(
+      { requests: ended, decisions_unconfirmed: unconfirmed, loss },
+      'ended requests left unanswered or undelivered',
+    );
+  }
+  return ended + unconfirmed;
 }

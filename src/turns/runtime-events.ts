@@ -19,6 +19,7 @@ import { revokeAgentTokens } from '../auth/index.js';
 import {
   appendMessage,
   completeTurn,
+  forgetDecidedIn,
   currentTurn,
   failSession,
   getSession,
@@ -205,6 +206,8 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
       );
     }
     await completeTurn(tx, event.turnId);
+    // The agent went on past the decisions made in this turn: no restart need doubt them.
+    await forgetDecidedIn(tx, event.sessionId, event.turnId);
     write.moved(
       await transitionSession(tx, event.sessionId, ['running', 'waiting_for_input'], 'idle'),
     );

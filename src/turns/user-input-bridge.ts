@@ -18,6 +18,7 @@ import type { Logger } from '../observability/index.js';
 import {
   BudgetExhausted,
   EXHAUSTED,
+  failpoint,
   startBudget,
   systemTimers,
   withinBudget,
@@ -38,6 +39,7 @@ import {
   isStorageUnavailable,
   keepOpenUserInput,
   messageExists,
+  refreshDecidedUserInput,
   type RepoContext,
 } from '../store/index.js';
 import type {
@@ -131,15 +133,26 @@ export function userInputPublisher(deps: UserInputPublisherDeps): UserInputPorts
     }
   }
 
+  /**
+   * The copy follows the request: a waiting view updates it (the first one
+   * was kept before anyone could see it: `userInputCopyKeeper`), a decided
+   * one moving on (armed, due) updates the decided copy its decision's write
+   * made, and a request settled by anything but a person's decision is
+   * forgotten (it committed nothing). A person's decision leaves the copy to
+   * its own write and to the end of its turn.
+   */
   async function keepWaiting(view: UserInputView): Promise<void> {
     const waiting = deps.waiting;
     if (!waiting) return;
     try {
       if (view.status === 'awaiting') await keepOpenUserInput(waiting.store, view);
-      else if (!waiting.stopping()) await forgetOpenUserInput(waiting.store, view.id);
+      else if (view.status !== 'settled') await refreshDecidedUserInput(waiting.store, view);
+      else if (view.settled_reason !== 'human' && !waiting.stopping()) {
+        await forgetOpenUserInput(waiting.store, view.id);
+      }
     } catch (error) {
-      // A copy not forgotten makes a restart call an answered request unanswered; one not
-      // kept, a restart says nothing of. Either way the request and its event go on.
+      // A copy not forgotten makes a restart call a settled request unanswered; one not
+      // updated, a restart says nothing of. Either way the request and its event go on.
       deps.logger.warn(
         { err: error, request_id: view.id },
         'a waiting request could not be kept for recovery',
@@ -283,6 +296,8 @@ export function decisionRecorder(
     );
     try {
       if ((await withinBudget(budget, written)) === EXHAUSTED) throw new BudgetExhausted();
+      // Kept, and not yet heard by the agent: a crash here is what recovery tells of.
+      failpoint('user_input.after_decision_recorded');
     } catch (error) {
       const lost = isStorageUnavailable(error) && error.reason === 'unreachable';
       if (rowId !== undefined && lost && (await keptWithin(budget, messageExists(store, rowId)))) {

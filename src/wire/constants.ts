@@ -65,8 +65,8 @@ export const USER_INPUT_DECISION_UNKEPT_TYPE = 'user_input_decision_unkept';
 /**
  * The transcript type of a note (author `system`) that an agent's consent,
  * action or form request ended unanswered because the server holding it
- * restarted or died; its metadata names the request (`request_id`, `kind`,
- * `title`).
+ * restarted or died; its metadata names the request and the cause
+ * (`user-input-notes.ts`: `request_id`, `kind`, `title`, `loss`).
  */
 export const USER_INPUT_ENDED_TYPE = 'user_input_ended';
 

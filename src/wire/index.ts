@@ -367,6 +367,15 @@ export {
 } from './health.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
 export {
+  USER_INPUT_DECISION_UNCONFIRMED_TYPE,
+  USER_INPUT_LOSSES,
+  USER_INPUT_NOTE_KINDS,
+  userInputNoteOf,
+  type UserInputLoss,
+  type UserInputNote,
+  type UserInputNoteKind,
+} from './user-input-notes.js';
+export {
   DELIVERY_UNCONFIRMED_TYPE,
   deliveryUnconfirmedNoteKey,
   deliveryUnconfirmedNoteOf,

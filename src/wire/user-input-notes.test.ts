@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { userInputNoteOf } from './user-input-notes.js';
+
+describe('userInputNoteOf', () => {
+  const note = { request_id: 'req-1', kind: 'consent', title: 'npm publish', loss: 'restart' };
+
+  it('reads a note whose every field this build knows', () => {
+    expect(userInputNoteOf(note)).toEqual(note);
+    expect(userInputNoteOf({ ...note, kind: 'form', loss: 'replica_gone' })).toMatchObject({
+      kind: 'form',
+      loss: 'replica_gone',
+    });
+  });
+
+  it.each([
+    ['no cause (a note from before it was kept)', { ...note, loss: undefined }],
+    ['a cause it does not know', { ...note, loss: 'moonset' }],
+    ['a kind it does not know', { ...note, kind: 'question' }],
+    ['no title', { ...note, title: 3 }],
+    ['no request', { ...note, request_id: undefined }],
+  ])('leaves the server’s words to a note with %s', (_, metadata) => {
+    expect(userInputNoteOf(metadata)).toBeUndefined();
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * The transcript notes recovery writes about an agent's consent, action or
+ * form request its registry lost (a restart, or on PostgreSQL the death of
+ * the replica that held it). Zod-free, so the web app reads the notes'
+ * metadata with the same names and words it in the reader's language; the
+ * note's `content` is the server's English, for readers without the web app
+ * and for a value the web app does not know.
+ *
+ * - `user_input_ended` (`USER_INPUT_ENDED_TYPE`): the request ended
+ *   unanswered.
+ * - `user_input_decision_unconfirmed`: a person's decision on it was
+ *   recorded, but the agent's turn never finished after it, so nothing says
+ *   the agent received it. Never a claim that it did or did not.
+ */
+import { USER_INPUT_ENDED_TYPE } from './constants.js';
+
+export { USER_INPUT_ENDED_TYPE };
+
+/** The note that a recorded decision may not have reached the agent (author `system`). */
+export const USER_INPUT_DECISION_UNCONFIRMED_TYPE = 'user_input_decision_unconfirmed';
+
+/** Why the registry holding a request is gone: its server restarted, or its replica died. */
+export const USER_INPUT_LOSSES = ['restart', 'replica_gone'] as const;
+export type UserInputLoss = (typeof USER_INPUT_LOSSES)[number];
+
+export const USER_INPUT_NOTE_KINDS = ['consent', 'action', 'form'] as const;
+export type UserInputNoteKind = (typeof USER_INPUT_NOTE_KINDS)[number];
+
+/** Both notes' `metadata`. */
+export interface UserInputNote {
+  request_id: string;
+  kind: UserInputNoteKind;
+  /** The request's title as the agent gave it. */
+  title: string;
+  loss: UserInputLoss;
+}
+
+function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
+  return typeof value === 'string' && (values as readonly string[]).includes(value);
+}
+
+/**
+ * The note's metadata when every field is one this build knows; undefined
+ * otherwise (an older note without `loss`, a newer server's value), and the
+ * reader shows the note's own text.
+ */
+export function userInputNoteOf(
+  metadata: Readonly<Record<string, unknown>>,
+): UserInputNote | undefined {
+  const { request_id: requestId, kind, title, loss } = metadata;
+  if (typeof requestId !== 'string' || typeof title !== 'string') return undefined;
+  if (!isOneOf(USER_INPUT_NOTE_KINDS, kind) || !isOneOf(USER_INPUT_LOSSES, loss)) return undefined;
+  return { request_id: requestId, kind, title, loss };
+}

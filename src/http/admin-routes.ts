@@ -135,6 +135,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const body = await parseJsonBody(c, newWorkspaceBody);
     if (!body.ok) return body.response;
     const workspace = await createOwnedWorkspace(store, allowed.principal, body.value.name);
+    // Its creator is its first owner: their open tabs hear of it as of any membership.
+    deps.accessChanged?.(allowed.principal.userId);
     return c.json({ workspace: workspaceView(workspace) }, 201);
   });
 

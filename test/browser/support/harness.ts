@@ -175,7 +175,8 @@ export async function api<T>(
   });
   if (!response.ok)
     throw new Error(`${method} ${path}: ${String(response.status)} ${await response.text()}`);
-  return (await response.json()) as T;
+  // A 204 (a delete) has no body.
+  return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
 /**

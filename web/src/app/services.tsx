@@ -8,8 +8,11 @@ import { createContext, useContext, useSyncExternalStore, type ReactNode } from 
 import { Account, type AccountState } from '../model/account.js';
 import { createApiClient, type ApiClient } from '../model/api.js';
 import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
+import { workspaceMembers } from '../model/members-api.js';
+import { NamesDirectory, type NamesState } from '../model/names-directory.js';
 import { ReadModel, type ModelState } from '../model/read-model.js';
 import { ModelSync, type SocketLike } from '../model/sync.js';
+import { workspaces } from '../model/tasks-api.js';
 import { UserInputModel, type UserInputsState } from '../model/user-inputs.js';
 import { readConfig, type WebConfig } from './config.js';
 
@@ -19,6 +22,8 @@ export interface Services {
   /** Consent and action requests; kept apart because their revisions are per request. */
   userInputs: UserInputModel;
   sync: ModelSync;
+  /** The person's workspaces and their members' names, read again when their access changes. */
+  names: NamesDirectory;
   api: ApiClient;
   keyStore: KeyStore;
   config: WebConfig;
@@ -73,11 +78,19 @@ export function createServices(): Services {
       return adapter;
     },
   });
+  const names = new NamesDirectory({
+    workspaces: () => workspaces(),
+    members: (workspaceId) => workspaceMembers(workspaceId),
+  });
+  sync.onAccessChanged(() => {
+    names.refresh();
+  });
   return {
     account,
     model,
     userInputs,
     sync,
+    names,
     api,
     keyStore: browserKeyStore(),
     config: readConfig(),
@@ -108,6 +121,12 @@ export function useUserInputs(): UserInputsState {
 export function useAccount(): AccountState {
   const { account } = useServices();
   return useSyncExternalStore(account.subscribe, account.getState, account.getState);
+}
+
+/** Workspaces and members' names as read so far; re-renders on every change. */
+export function useNames(): NamesState {
+  const { names } = useServices();
+  return useSyncExternalStore(names.subscribe, names.getState, names.getState);
 }
 
 /** The read model's current state; re-renders on every change. */

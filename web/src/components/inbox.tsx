@@ -133,7 +133,7 @@ export function Inbox() {
   const taskTitle = (view: ConsentView) => state.tasks[view.task_id]?.title ?? '';
   const people: People = {
     me: useMe(),
-    names: usePeopleNames(Object.values(state.tasks).map((task) => task.workspace_id)),
+    names: usePeopleNames(Object.values(state.tasks)),
   };
   const workspaceNames = useWorkspaceNames();
 

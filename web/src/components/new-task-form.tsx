@@ -17,8 +17,11 @@ import { useServices } from '../app/services.js';
 import { keepUnsentFirstInstruction } from '../model/composer-draft.js';
 import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
 import { preferredWorkspace, rememberWorkspace } from '../model/task-workspace.js';
-import { agentProfiles, createTask, fieldProblems, workspaces } from '../model/tasks-api.js';
+import { useWorkspaces } from '../hooks/use-workspace-names.js';
 import { showBidiControls } from '../model/bidi.js';
+import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
+
+const NO_WORKSPACES: readonly WorkspaceView[] = [];
 
 const FIELDS = ['title', 'agent_profile', 'workspace_id', 'cwd', 'prompt'] as const;
 type Field = (typeof FIELDS)[number];
@@ -30,13 +33,21 @@ export function NewTaskForm() {
   const [profiles, setProfiles] = useState<AgentProfileView[] | undefined>();
   const [title, setTitle] = useState('');
   const [profile, setProfile] = useState('');
-  const [memberOf, setMemberOf] = useState<WorkspaceView[]>([]);
-  const [workspace, setWorkspace] = useState('');
+  const read = useWorkspaces();
+  const memberOf = read.workspaces ?? NO_WORKSPACES;
+  const [chosen, setWorkspace] = useState('');
+  // The choice stands while its workspace is listed; one the person left falls back.
+  const workspace = memberOf.some((each) => each.id === chosen)
+    ? chosen
+    : (preferredWorkspace(choices(), memberOf) ?? '');
   const [cwd, setCwd] = useState('');
   const [prompt, setPrompt] = useState('');
   const [busy, setBusy] = useState(false);
   const [problems, setProblems] = useState<Partial<Record<Field, string>>>({});
   const [error, setError] = useState<string | undefined>();
+  const shownError =
+    error ??
+    (read.error === undefined ? undefined : t('newTask.workspacesFailed', { error: read.error }));
 
   useEffect(() => {
     let cancelled = false;
@@ -47,15 +58,6 @@ export function NewTaskForm() {
         setProfile((chosen) => chosen || (result.value.profiles[0]?.name ?? ''));
       } else {
         setError(t('newTask.profilesFailed', { error: result.error }));
-      }
-    });
-    void workspaces().then((result) => {
-      if (cancelled) return;
-      if (result.ok) {
-        setMemberOf(result.value.workspaces);
-        setWorkspace(preferredWorkspace(choices(), result.value.workspaces) ?? '');
-      } else {
-        setError(t('newTask.workspacesFailed', { error: result.error }));
       }
     });
     return () => {
@@ -233,9 +235,9 @@ export function NewTaskForm() {
           </button>
         </div>
       </form>
-      {error !== undefined ? (
+      {shownError !== undefined ? (
         <p className="error" role="alert" data-testid="new-task-error">
-          {error}
+          {shownError}
         </p>
       ) : null}
     </section>

@@ -3,14 +3,17 @@
  * admin invites and deletes users, makes sign-in links for them and changes
  * workspaces' members; anyone else sees the members of their own workspaces.
  * Everything is read again when the person's memberships change, when the
- * page is shown again and after each change made here (`usePeopleRefresh`).
+ * page is shown again and after each change made here (`usePeopleRefresh`);
+ * the workspaces are the app's one list (`NamesDirectory`), so a change made
+ * here reaches the inbox and New task too.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { UserView, WorkspaceView } from '../../../src/wire/index.js';
-import { useAccount } from '../app/services.js';
+import type { UserView } from '../../../src/wire/index.js';
+import { useAccount, useServices } from '../app/services.js';
 import { usePeopleRefresh } from '../hooks/use-people-refresh.js';
-import { listUsers, listWorkspaces } from '../model/people-api.js';
+import { useWorkspaces } from '../hooks/use-workspace-names.js';
+import { listUsers } from '../model/people-api.js';
 import { canManageMembers } from '../model/people.js';
 import { InviteForm } from './invite-form.js';
 import { UsersSection } from './users-section.js';
@@ -22,21 +25,26 @@ export function PeoplePage() {
   const me = account.status === 'signed_in' ? account.me : undefined;
   const admin = me !== undefined && canManageMembers(me);
   const { revision, bump } = usePeopleRefresh();
+  const { names } = useServices();
+  const read = useWorkspaces();
+  const workspaces = read.workspaces;
   const [users, setUsers] = useState<UserView[]>();
-  const [workspaces, setWorkspaces] = useState<WorkspaceView[]>();
-  const [loadFailed, setLoadFailed] = useState<string>();
+  const [usersFailed, setUsersFailed] = useState<string>();
+  const loadFailed = read.error ?? usersFailed;
 
   useEffect(() => {
+    // The workspaces are the app's one list: read again for every view that names them.
+    if (revision > 0) names.refresh();
+  }, [names, revision]);
+
+  useEffect(() => {
+    if (!admin) return;
     let current = true;
-    void Promise.all([listWorkspaces(), admin ? listUsers() : undefined]).then(
-      ([workspaceList, userList]) => {
-        if (!current) return;
-        const failed = [workspaceList, userList].find((result) => result?.ok === false);
-        setLoadFailed(failed?.ok === false ? failed.error : undefined);
-        if (workspaceList.ok) setWorkspaces(workspaceList.value.workspaces);
-        if (userList?.ok) setUsers(userList.value.users);
-      },
-    );
+    void listUsers().then((userList) => {
+      if (!current) return;
+      setUsersFailed(userList.ok ? undefined : userList.error);
+      if (userList.ok) setUsers(userList.value.users);
+    });
     return () => {
       current = false;
     };

@@ -4,7 +4,7 @@
  * Membership changes sit with the member list in `members-api.ts`. Results
  * are typed; failures are values, never exceptions.
  */
-import type { SignInLinkReply, UserView, WorkspaceView } from '../../../src/wire/index.js';
+import type { SignInLinkReply, UserView } from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
 
 const browserFetch: FetchLike = (input, init) => fetch(input, init);
@@ -46,10 +46,4 @@ export function signInLinkFor(
     method: 'POST',
     body: JSON.stringify({ user_id: userId }),
   });
-}
-
-export function listWorkspaces(
-  fetchImpl: FetchLike = browserFetch,
-): Promise<ApiResult<{ workspaces: WorkspaceView[] }>> {
-  return request(fetchImpl, '/api/v1/workspaces');
 }

@@ -158,6 +158,7 @@ export interface AgentHost extends AgentRuntime {
 /**
  * Sessions of agents Clarion did not start (they came in over `/mcp` with a
  * user token). Nothing can be resumed there: a detached answer is recorded and
- * the agent collects it with `wait_for_answer`.
+ * the agent collects it with `wait_for_answer`. The name is the wire's, so the
+ * web app tells such a session by the same word.
  */
-export const EXTERNAL_AGENT_PROFILE = 'external';
+export { EXTERNAL_AGENT_PROFILE } from '../wire/index.js';

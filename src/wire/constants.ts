@@ -30,6 +30,13 @@ export const SESSION_FAILURE_CODES = [
 ] as const;
 export type SessionFailureCode = (typeof SESSION_FAILURE_CODES)[number];
 
+/**
+ * The agent profile of a session whose agent Clarion did not start (it came
+ * in over `/mcp`): nothing can resume it or take a message for it; a detached
+ * answer is kept until the agent collects it with `wait_for_answer`.
+ */
+export const EXTERNAL_AGENT_PROFILE = 'external';
+
 /** Sessions in these states take no more turns; their bundles are expired. */
 export const TERMINAL_SESSION_STATES = ['completed', 'failed', 'cancelled'] as const;
 

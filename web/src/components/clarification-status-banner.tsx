@@ -7,8 +7,9 @@
  */
 import { useTranslation } from 'react-i18next';
 import { useSyncExternalStore } from 'react';
-import { useServices } from '../app/services.js';
+import { useModelState, useServices } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
+import { isExternalSession } from '../model/external-session.js';
 import type { BundleQuestion } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
 import { UndoButtons } from './undo-buttons.js';
@@ -30,6 +31,8 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
     () => model.getState().connection,
   );
   const { state, bundle } = group;
+  // Nothing resumes an external agent: a detached answer waits for its `wait_for_answer`.
+  const external = isExternalSession(useModelState(), bundle?.session_id);
   switch (state.phase) {
     case 'undo':
       return (
@@ -72,7 +75,7 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           data-testid="clarification-banner"
           data-state="detached"
         >
-          {t('banner.detached')}
+          {external ? t('banner.detachedExternal') : t('banner.detached')}
         </div>
       ) : null;
     case 'submitting':
@@ -182,7 +185,13 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
             data-testid="clarification-banner"
             data-state="resolved"
           >
-            <span>{result.status === 'rejected' ? t('banner.skipped') : t('banner.answered')}</span>
+            <span>
+              {result.status === 'rejected'
+                ? t('banner.skipped')
+                : external && bundle?.detached
+                  ? t('banner.answeredKept')
+                  : t('banner.answered')}
+            </span>
             <button type="button" className="button" onClick={group.dismiss}>
               {t('banner.close')}
             </button>

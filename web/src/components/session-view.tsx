@@ -27,6 +27,7 @@ import {
   type MemberNames,
   type UserAuthor,
 } from '../model/message-author.js';
+import { isExternalSession } from '../model/external-session.js';
 import { sessionLabel } from '../model/session-label.js';
 import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
 import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
@@ -209,7 +210,14 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             setOffered({ text });
           }}
         />
-        <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
+        {isExternalSession(state, sessionId) ? (
+          // The server refuses every message to an agent it did not start: offer none.
+          <p className="muted composer-external" data-testid="composer-external">
+            {t('composer.external')}
+          </p>
+        ) : (
+          <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
+        )}
       </div>
     </div>
   );

@@ -174,6 +174,8 @@ export const de: Catalog = {
     firstUnsent:
       'Deine erste Anweisung wurde nicht gesendet: Der Agent ist nicht gestartet. Sie bleibt hier; starte den Agenten neu und sende sie dann.',
     refused: 'Diese Sitzung nimmt keine Nachrichten an.',
+    external:
+      'Dieser Agent läuft außerhalb von Clarion (über MCP verbunden) und kann hier keine Nachrichten empfangen. Beantworte seine Fragen oben; der Agent holt die Antworten selbst ab.',
   },
   queue: {
     title: 'Wartende Nachrichten',
@@ -243,10 +245,14 @@ export const de: Catalog = {
     error: 'Deine Antwort wurde nicht bestätigt. Sie bleibt erhalten; versuche es erneut.',
     retry: 'Erneut versuchen',
     detached: 'Der Agent hat weitergemacht; deine Antwort setzt ihn fort.',
+    detachedExternal:
+      'Der Agent wartet nicht mehr. Deine Antwort bleibt gespeichert, bis der Agent sie abholt (wait_for_answer).',
     expired: 'Diese Frage ist nicht mehr aktiv.',
     unavailable: 'Diese Frage ist für dich nicht mehr verfügbar.',
     close: 'Schließen',
     answered: 'Antwort zugestellt.',
+    answeredKept:
+      'Antwort gespeichert. Der Agent erhält sie, wenn er sie abholt (wait_for_answer).',
     skipped: 'Fragen übersprungen.',
     winner: 'Jemand anderes hat zuerst geantwortet:',
     winnerSkipped: 'Jemand anderes hat diese Fragen zuerst übersprungen.',

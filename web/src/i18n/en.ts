@@ -172,6 +172,8 @@ export const en = {
     firstUnsent:
       'Your first instruction was not sent: the agent did not start. It is kept here; restart the agent, then send it.',
     refused: 'This session cannot take messages.',
+    external:
+      'This agent runs outside Clarion (connected over MCP), so it cannot take messages here. Answer its questions above; the agent collects the answers itself.',
   },
   queue: {
     title: 'Queued messages',
@@ -240,10 +242,13 @@ export const en = {
     error: 'Your answer was not confirmed. It is kept; try again.',
     retry: 'Retry',
     detached: 'The agent has moved on; your answer will resume it.',
+    detachedExternal:
+      'The agent stopped waiting. Your answer is kept until the agent collects it (wait_for_answer).',
     expired: 'This question is no longer active.',
     close: 'Close',
     unavailable: 'This question is no longer available to you.',
     answered: 'Answer delivered.',
+    answeredKept: 'Answer kept. The agent gets it when it collects it (wait_for_answer).',
     skipped: 'Questions skipped.',
     winner: 'Someone else answered first:',
     winnerSkipped: 'Someone else skipped these questions first.',

@@ -404,16 +404,23 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
 /**
  * A machine-owned message (a user-input follow-up): admitted now or not at
  * all, never written to the persisted queue, keyed so repeats are one message.
+ * Sent for the person `userId` (whose answer it carries), and recorded as
+ * theirs like any message they send.
  */
 export async function admitMachineMessage(
   deps: TurnsDeps,
   sessionId: string,
-  input: { text: string; admissionKey: string; metadata: Record<string, unknown> },
+  input: {
+    text: string;
+    admissionKey: string;
+    userId: string;
+    metadata: Record<string, unknown>;
+  },
 ): Promise<AdmissionResult> {
   const place = agentPlace(deps);
   try {
     const admitted = await deps.sessions.write(sessionId, (write) =>
-      admitInWrite(deps, write, { ...input, userId: null }, { queueWhenBusy: false, place }),
+      admitInWrite(deps, write, input, { queueWhenBusy: false, place }),
     );
     return await dispatched(deps, sessionId, admitted);
   } finally {

@@ -386,12 +386,13 @@ function noop(): void {}
 export function followUpAdmitter(
   turns: () => TurnsDeps | undefined,
 ): UserInputPorts['admitFollowUp'] {
-  return async ({ sessionId, requestId, text }): Promise<FollowUpAdmission> => {
+  return async ({ sessionId, requestId, text, author }): Promise<FollowUpAdmission> => {
     const deps = turns();
     if (!deps) return 'busy';
     const result = await admitMachineMessage(deps, sessionId, {
       text,
       admissionKey: requestId,
+      userId: author.user_id,
       metadata: { user_input_request_id: requestId },
     });
     if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';

@@ -30,6 +30,8 @@ export interface FollowUpAdmissionInput {
   /** Also the admission key: repeats of one follow-up are one message. */
   requestId: string;
   text: string;
+  /** The person whose answer this follow-up carries: the message is theirs, sent for them. */
+  author: Responder;
 }
 
 export interface UserInputPorts {
@@ -45,7 +47,8 @@ export interface UserInputPorts {
   /** Optional observer of agent answers; the agent itself waits on `request(...).outcome`. */
   answerAgent?(requestId: string, outcome: AgentOutcome): void;
   /**
-   * Admits a follow-up as an ordinary user message keyed by `requestId`.
+   * Admits a follow-up as an ordinary user message keyed by `requestId`,
+   * recorded as written by `author`, the person who answered.
    * `accepted`: the message is in the session (now or by an earlier attempt);
    * `busy`: the session is running a turn, try later; `refused`: it never can
    * (session ended or gone). A throw is a failed attempt, retried.

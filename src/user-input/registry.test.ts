@@ -217,6 +217,7 @@ describe('consent', () => {
         sessionId: 'session-1',
         requestId: consent.id,
         text: 'I rejected: Run npm test. My reason: Run the unit tests only',
+        author: ADA,
       },
     ]);
     expect(ctx.registry.get(consent.id)).toMatchObject({
@@ -266,6 +267,8 @@ describe('action follow-ups', () => {
         sessionId: 'session-1',
         requestId: action.id,
         text: 'Continue. I have completed: Connect GitHub',
+        // Sent for the person who answered: the message is recorded as theirs.
+        author: ADA,
         atMs: ctx.clock.nowMs(),
       },
     ]);

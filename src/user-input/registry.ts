@@ -411,7 +411,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     attemptTimeouts.set(id, timeout);
     let result: FollowUpAdmission | 'failed';
     try {
-      result = await ports.admitFollowUp({ sessionId, requestId: id, text });
+      result = await ports.admitFollowUp({
+        sessionId,
+        requestId: id,
+        text,
+        author: current.respondedBy,
+      });
     } catch (error) {
       logger.warn({ request_id: id, attempt, err: error }, 'user_input.follow_up_attempt_failed');
       result = 'failed';

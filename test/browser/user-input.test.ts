@@ -333,6 +333,10 @@ describe('consent and action cards in Chromium', () => {
       .locator('[data-testid="message"].message-user')
       .filter({ hasText: FOLLOW_UP_DONE });
     await expect(fromUser.count()).resolves.toBe(1);
+    // Sent for the person who pressed Done: the transcript names them, never "Someone".
+    await expect(
+      fromUser.locator('.message-author[data-author="you"]').textContent(WAIT),
+    ).resolves.toBe('You');
     const stored = (await messages(world, created.session.id)).filter(
       (message) => message.author === 'user' && message.content === FOLLOW_UP_DONE,
     );

@@ -83,7 +83,11 @@ describe.each(DRIVERS)('a Reject with a reason, on %s', (driver) => {
     const sent = contents.indexOf(followUp);
     expect(heard).toBeGreaterThanOrEqual(0);
     expect(sent).toBeGreaterThan(heard);
-    expect(messages[sent]?.metadata).toMatchObject({ user_input_request_id: request.id });
+    // Sent for the person who rejected: it names them, like any message of theirs.
+    expect(messages[sent]?.metadata).toEqual({
+      user_id: me.id,
+      user_input_request_id: request.id,
+    });
     const decision = messages.filter((message) => message.type === 'user_input_decision');
     expect(decision).toHaveLength(1);
     expect(decision[0]).toMatchObject({

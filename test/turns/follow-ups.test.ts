@@ -126,6 +126,24 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     expect((await userMessages()).filter((text) => text.startsWith('Continue.'))).toHaveLength(1);
   });
 
+  it('records the person who answered as the follow-up’s sender, like any message of theirs', async () => {
+    const requestId = await queuedFollowUp();
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    await h.turns.userInputs.drain();
+    let sent: { metadata: Record<string, unknown> } | undefined;
+    await eventually(async () => {
+      const page = (await (
+        await h.request('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)
+      ).json()) as {
+        messages: { author: string; content: string; metadata: Record<string, unknown> }[];
+      };
+      sent = page.messages.find((m) => m.author === 'user' && m.content.startsWith('Continue.'));
+      return sent !== undefined;
+    });
+    expect(sent?.metadata).toEqual({ user_id: h.memberId, user_input_request_id: requestId });
+  });
+
   it('removes a queued follow-up: it never starts and its owner is rejected', async () => {
     const requestId = await queuedFollowUp();
     const removed = await h.request('DELETE', `/api/v1/sessions/${sessionId}/queue/${requestId}`);
@@ -155,7 +173,12 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     h.host.endTurn(sessionId);
     await h.pump.idle();
     const admit = followUpAdmitter(() => h.turns);
-    const input = { sessionId, requestId: 'request-twice', text: 'Continue. I have completed: x' };
+    const input = {
+      sessionId,
+      requestId: 'request-twice',
+      text: 'Continue. I have completed: x',
+      author: { user_id: h.memberId, name: 'member', surface: 'web' as const },
+    };
     const outcomes = await Promise.all([admit(input), admit(input)]);
     expect(outcomes).toEqual(['accepted', 'accepted']);
     expect((await userMessages()).filter((text) => text.startsWith('Continue.'))).toHaveLength(1);

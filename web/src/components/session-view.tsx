@@ -161,63 +161,70 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </span>
         <SessionActions sessionId={sessionId} />
       </header>
-      <section className="transcript" aria-label={t('session.transcript')} data-testid="transcript">
-        {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}
-        {messages.map((message, index) => (
-          <TranscriptRow
-            key={message.id}
-            message={message}
-            active={live}
-            bundles={state.bundles}
-            onAnswerNow={answerNow}
-            me={me}
-            names={names}
-            toolLabel={
-              message.type === 'tool_call'
-                ? toolCallLabel(messages, index, state.bundles, skippedActionTimes)
-                : null
-            }
-          />
-        ))}
-      </section>
-      <div className="session-dock" ref={dockRef}>
-        {session?.state === 'failed' ? (
-          <SessionFailureBanner sessionId={sessionId} taskId={session.task_id} />
-        ) : null}
-        {/* Every pending kind shares one sheet: on a phone two fixed sheets would cover each other. */}
-        <div
-          className="question-sheet"
-          data-testid="pending-sheet"
-          data-open={(showOverlay && !group.collapsed) || awaitsInput}
+      {/* The dock sticks within this box only: however tall it grows, it never covers the header. */}
+      <div className="session-body">
+        <section
+          className="transcript"
+          aria-label={t('session.transcript')}
+          data-testid="transcript"
         >
-          <ClarificationStatusBanner group={group} />
-          {showOverlay ? (
-            <ClarificationOverlay
-              group={group}
-              onClose={focusComposer}
-              focusFieldFor={focusFieldFor}
-              onFieldFocused={fieldFocused}
+          {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}
+          {messages.map((message, index) => (
+            <TranscriptRow
+              key={message.id}
+              message={message}
+              active={live}
+              bundles={state.bundles}
+              onAnswerNow={answerNow}
+              me={me}
+              names={names}
+              toolLabel={
+                message.type === 'tool_call'
+                  ? toolCallLabel(messages, index, state.bundles, skippedActionTimes)
+                  : null
+              }
             />
+          ))}
+        </section>
+        <div className="session-dock" ref={dockRef}>
+          {session?.state === 'failed' ? (
+            <SessionFailureBanner sessionId={sessionId} taskId={session.task_id} />
           ) : null}
-          <UserInputPanel sessionId={sessionId} part="waiting" />
+          {/* Every pending kind shares one sheet: on a phone two fixed sheets would cover each other. */}
+          <div
+            className="question-sheet"
+            data-testid="pending-sheet"
+            data-open={(showOverlay && !group.collapsed) || awaitsInput}
+          >
+            <ClarificationStatusBanner group={group} />
+            {showOverlay ? (
+              <ClarificationOverlay
+                group={group}
+                onClose={focusComposer}
+                focusFieldFor={focusFieldFor}
+                onFieldFocused={fieldFocused}
+              />
+            ) : null}
+            <UserInputPanel sessionId={sessionId} part="waiting" />
+          </div>
+          <UserInputPanel sessionId={sessionId} part="settled" />
+          <NextWaitingItem sessionId={sessionId} />
+          <SessionQueue
+            sessionId={sessionId}
+            revision={session?.revision ?? -1}
+            onEditLost={(text) => {
+              setOffered({ text });
+            }}
+          />
+          {isExternalSession(state, sessionId) ? (
+            // The server refuses every message to an agent it did not start: offer none.
+            <p className="muted composer-external" data-testid="composer-external">
+              {t('composer.external')}
+            </p>
+          ) : (
+            <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
+          )}
         </div>
-        <UserInputPanel sessionId={sessionId} part="settled" />
-        <NextWaitingItem sessionId={sessionId} />
-        <SessionQueue
-          sessionId={sessionId}
-          revision={session?.revision ?? -1}
-          onEditLost={(text) => {
-            setOffered({ text });
-          }}
-        />
-        {isExternalSession(state, sessionId) ? (
-          // The server refuses every message to an agent it did not start: offer none.
-          <p className="muted composer-external" data-testid="composer-external">
-            {t('composer.external')}
-          </p>
-        ) : (
-          <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
-        )}
       </div>
     </div>
   );

@@ -1,8 +1,8 @@
 /**
  * The notification settings in Chromium against a real server and a real
  * receiver: a person adds a webhook (its secret shown once), sends a test
- * that arrives signed with that secret, sets the reminder and "include the
- * question", and removes the channel after confirming in the page; what
+ * that arrives signed with that secret (its row then says "Delivered"),
+ * sets the reminder and "include the question", and removes the channel after confirming in the page; what
  * the page did is what REST reads. With the server unreachable, each failed
  * action says which action failed and why.
  */
@@ -77,6 +77,10 @@ describe('notification settings in the web app', () => {
     await expect
       .poll(() => channel.getByTestId('notification-test-result').textContent(), WAIT)
       .toContain('Test delivered.');
+    // The row follows what the test just reported, without a reload.
+    await expect(channel.getByTestId('notification-channel-state').textContent()).resolves.toBe(
+      'Delivered',
+    );
     expect(receiver.received).toHaveLength(1);
     const [test] = receiver.received;
     expect(test?.path).toBe('/hook');

@@ -21,6 +21,25 @@ import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 
 type AddKind = 'ntfy' | 'webhook' | 'slack';
+/** A test's reply and when it came (the page's clock, in ms). */
+type TestedAt = ChannelTestReply & { at: number };
+type Delivery = Pick<NonNullable<ChannelView['last_delivery']>, 'state' | 'error'>;
+
+/**
+ * What a channel's row says of its last delivery: the newer of the last notice
+ * the server read out and a test sent from this page since, which the server
+ * does not record, so the row follows what "Send a test" just reported.
+ */
+function latestDelivery(
+  recorded: ChannelView['last_delivery'],
+  tested: TestedAt | { notSent: string } | 'sending' | undefined,
+): Delivery | null {
+  if (tested === undefined || tested === 'sending' || 'notSent' in tested) return recorded;
+  if (recorded && Date.parse(recorded.at) > tested.at) return recorded;
+  return tested.delivered
+    ? { state: 'delivered', error: null }
+    : { state: 'failed', error: tested.error };
+}
 type Load = 'loading' | 'failed' | 'ready';
 
 export function NotificationSettings() {
@@ -35,9 +54,9 @@ export function NotificationSettings() {
   const [error, setError] = useState<string | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   // `notSent`: the test never reached the server (unlike a test the channel refused).
-  const [tests, setTests] = useState<
-    Record<string, ChannelTestReply | { notSent: string } | 'sending'>
-  >({});
+  const [tests, setTests] = useState<Record<string, TestedAt | { notSent: string } | 'sending'>>(
+    {},
+  );
   const [confirming, setConfirming] = useState<string | null>(null);
   const [removeErrors, setRemoveErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
@@ -105,7 +124,7 @@ export function NotificationSettings() {
     const result = await api.testChannel(id);
     setTests((shown) => ({
       ...shown,
-      [id]: result.ok ? result.value : { notSent: why(result) },
+      [id]: result.ok ? { ...result.value, at: Date.now() } : { notSent: why(result) },
     }));
   }
 
@@ -149,6 +168,7 @@ export function NotificationSettings() {
       <ul className="notification-channels" data-testid="notification-channels">
         {channels.map((channel) => {
           const tested = tests[channel.id];
+          const delivery = latestDelivery(channel.last_delivery, tested);
           return (
             <li key={channel.id} data-testid="notification-channel">
               <strong>
@@ -158,10 +178,10 @@ export function NotificationSettings() {
                 {t(`notifications.kind.${channel.kind}`)} · {channel.target}
               </span>{' '}
               <span className="muted" data-testid="notification-channel-state">
-                {channel.last_delivery
-                  ? t(`notifications.state.${channel.last_delivery.state}`)
+                {delivery
+                  ? t(`notifications.state.${delivery.state}`)
                   : t('notifications.state.none')}
-                {channel.last_delivery?.error ? ` (${channel.last_delivery.error})` : ''}
+                {delivery?.error ? ` (${delivery.error})` : ''}
               </span>{' '}
               <button type="button" className="button" onClick={() => void test(channel.id)}>
                 {t('notifications.test')}

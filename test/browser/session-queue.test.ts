@@ -14,6 +14,7 @@ import { TestHost } from '../support/test-host.js';
 import {
   api,
   launchChromium,
+  signedInPage,
   startWorld,
   type CreatedTask,
   type World,
@@ -67,11 +68,7 @@ describe('the session queue seen from another tab', () => {
     const sessionId = created.session.id;
     await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
 
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
     await lists(page, []);
@@ -113,7 +110,7 @@ describe('the session queue seen from another tab', () => {
     host.endTurn(sessionId);
     await until('the own send to run', () => host.prompts.some((p) => p.text === 'fourth'));
     await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
-    await context.close();
+    await page.context().close();
   });
 
   it('tells the person editing when the message left the queue, and keeps their edit', async () => {
@@ -135,15 +132,7 @@ describe('the session queue seen from another tab', () => {
     const one = await queue('one');
     await queue('two');
 
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    // The world's own sign-in link was used by the test before: a link works once.
-    const link = new URL(
-      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
-    );
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
     await lists(page, ['one', 'two']);
@@ -168,6 +157,6 @@ describe('the session queue seen from another tab', () => {
     await until('the queued message to run', () => host.prompts.some((p) => p.text === 'two'));
     await expect.poll(() => composer.inputValue(), WAIT).toBe('two, corrected too late');
     await page.getByTestId('queue-edit-lost').waitFor(WAIT);
-    await context.close();
+    await page.context().close();
   });
 });

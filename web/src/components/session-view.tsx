@@ -41,11 +41,14 @@ import {
   DELIVERY_UNCONFIRMED_TYPE,
   deliveryUnconfirmedNoteOf,
   USER_INPUT_DECISION_TYPE,
+  USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_DECISION_UNKEPT_TYPE,
+  USER_INPUT_ENDED_TYPE,
   type MessageView,
 } from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
 import { UserInputDecisionRow } from './decision-record.js';
+import { UserInputNoteRow } from './user-input-note.js';
 import { UserText } from './user-text.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
@@ -287,6 +290,12 @@ function TranscriptRow({
       ? deliveryUnconfirmedNoteOf(message.metadata)
       : undefined;
   if (note) return <DeliveryUnconfirmedNoteRow message={message} note={note} />;
+  if (
+    message.type === USER_INPUT_ENDED_TYPE ||
+    message.type === USER_INPUT_DECISION_UNCONFIRMED_TYPE
+  ) {
+    return <UserInputNoteRow message={message} />;
+  }
   if (message.type === 'tool_call' && message.content === '') return null;
   const author =
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';

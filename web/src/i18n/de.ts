@@ -512,6 +512,24 @@ export const de: Catalog = {
     failed: 'Die Nachricht wurde nicht bestätigt. Sende sie erneut.',
     refused: 'Diese Sitzung nimmt keine Nachrichten mehr an.',
   },
+  userInputNote: {
+    ended: 'Unbeantwortet beendet – {{what}} des Agenten „{{title}}“: {{cause}}.',
+    unconfirmed:
+      'Die Entscheidung ({{what}} des Agenten „{{title}}“) wurde gespeichert, aber {{cause}}, bevor der Agent seinen Zug beendet hat. Der Agent hat sie vielleicht nicht erhalten.',
+    kind: {
+      consent: 'Berechtigungsanfrage',
+      action: 'Anfrage',
+      form: 'Formular',
+    },
+    endedCause: {
+      restart: 'Der Server wurde neu gestartet',
+      replica_gone: 'Der Server, der sie hielt, wurde beendet',
+    },
+    unconfirmedCause: {
+      restart: 'der Server wurde neu gestartet',
+      replica_gone: 'der Server, auf dem der Agent lief, wurde beendet',
+    },
+  },
   userInput: {
     consentLabel: 'Erlaubnis',
     actionLabel: 'Aktion',

@@ -499,6 +499,24 @@ export const en = {
     failed: 'The message was not confirmed. Send it again.',
     refused: 'This session no longer takes messages.',
   },
+  userInputNote: {
+    ended: 'The agent’s {{what}} “{{title}}” ended unanswered: {{cause}}.',
+    unconfirmed:
+      'The decision on the agent’s {{what}} “{{title}}” was recorded, but {{cause}} before the agent finished its turn, so the agent may not have received it.',
+    kind: {
+      consent: 'permission request',
+      action: 'request',
+      form: 'form',
+    },
+    endedCause: {
+      restart: 'the server restarted',
+      replica_gone: 'the server holding it stopped',
+    },
+    unconfirmedCause: {
+      restart: 'the server restarted',
+      replica_gone: 'the server running the agent stopped',
+    },
+  },
   userInput: {
     consentLabel: 'Permission',
     actionLabel: 'Action',

@@ -501,6 +501,24 @@ export const ja: Catalog = {
     failed: 'メッセージを確認できませんでした。もう一度送信してください。',
     refused: 'このセッションはもうメッセージを受け付けません。',
   },
+  userInputNote: {
+    ended: 'エージェントの{{what}}「{{title}}」は回答されないまま終了しました: {{cause}}。',
+    unconfirmed:
+      'エージェントの{{what}}「{{title}}」への決定は記録されましたが、エージェントがターンを終える前に{{cause}}ため、エージェントは受け取っていない可能性があります。',
+    kind: {
+      consent: '許可リクエスト',
+      action: 'リクエスト',
+      form: 'フォーム',
+    },
+    endedCause: {
+      restart: 'サーバーが再起動しました',
+      replica_gone: '担当していたサーバーが停止しました',
+    },
+    unconfirmedCause: {
+      restart: 'サーバーが再起動した',
+      replica_gone: 'エージェントを動かしていたサーバーが停止した',
+    },
+  },
   userInput: {
     consentLabel: '許可',
     actionLabel: '作業',

@@ -63,3 +63,9 @@ export {
   deliveryUnconfirmedNoteOf,
   type DeliveryUnconfirmedNote,
 } from '../../../src/wire/unconfirmed-delivery.js';
+export {
+  USER_INPUT_DECISION_UNCONFIRMED_TYPE,
+  USER_INPUT_ENDED_TYPE,
+  userInputNoteOf,
+  type UserInputNote,
+} from '../../../src/wire/user-input-notes.js';

@@ -1,0 +1,119 @@
+/**
+ * Recovery's notes about an agent's request its server lost, in Chromium
+ * against the real server: the note that a request ended unanswered and the
+ * note that a decision may not have reached the agent are worded in the
+ * reader's language from their metadata (the cause, `loss`), with the
+ * agent's title as given; a note whose cause this build does not know shows
+ * the server's own text. The notes are written as recovery writes them
+ * (`endOrphanedUserInputs`), through the session write unit.
+ */
+import { describe, expect, it } from 'vitest';
+import { appendMessage, currentTurn } from '../../src/store/index.js';
+import {
+  endedNoteText,
+  unconfirmedNoteText,
+  type RegistryLoss,
+} from '../../src/turns/ended-user-inputs.js';
+import {
+  USER_INPUT_DECISION_UNCONFIRMED_TYPE,
+  USER_INPUT_ENDED_TYPE,
+  type UserInputView,
+} from '../../src/wire/index.js';
+import { api, signedInPage, type CreatedTask } from './support/harness.js';
+import { sessionState, until, useSuite, WAIT } from './support/clarification-pages.js';
+
+describe('the notes of a request its server lost', () => {
+  const suite = useSuite();
+
+  it('say it in the reader’s language, or in the server’s words when the cause is unknown', async () => {
+    const { world } = suite;
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Lost requests',
+      prompt: 'hello',
+    });
+    const sessionId = created.session.id;
+    await until(
+      () => sessionState(world, sessionId, created.task.id),
+      (state) => state === 'idle',
+    );
+    const note = (type: string, content: string, metadata: Record<string, unknown>) =>
+      world.clarion.turns.sessions.write(sessionId, async (write) => {
+        const turn = await currentTurn(write.tx, sessionId);
+        if (!turn) throw new Error('no turn');
+        write.added(
+          await appendMessage(write.tx, {
+            sessionId,
+            taskId: created.task.id,
+            turnId: turn.id,
+            authorType: 'system',
+            type,
+            content,
+            metadata,
+          }),
+        );
+      });
+    const view = (kind: 'consent' | 'action', title: string) =>
+      ({ id: `req-${title}`, kind, title }) as UserInputView;
+    const named = (kind: 'consent' | 'action', title: string, loss: string) => ({
+      request_id: `req-${title}`,
+      kind,
+      title,
+      loss,
+    });
+    const restart: RegistryLoss = 'restart';
+    await note(
+      USER_INPUT_ENDED_TYPE,
+      endedNoteText(view('consent', 'npm publish'), restart),
+      named('consent', 'npm publish', restart),
+    );
+    await note(
+      USER_INPUT_DECISION_UNCONFIRMED_TYPE,
+      unconfirmedNoteText(view('action', 'Connect GitHub'), 'replica_gone'),
+      named('action', 'Connect GitHub', 'replica_gone'),
+    );
+    // A cause from a newer server: its own words stand.
+    await note(
+      USER_INPUT_ENDED_TYPE,
+      'The agent’s request "Rotate keys" ended unanswered: the moon set.',
+      named('action', 'Rotate keys', 'moonset'),
+    );
+
+    const read = async (locale: string) => {
+      const page = await signedInPage(world, suite.browser, undefined, { locale });
+      await page.goto(`${world.origin}/sessions/${sessionId}`);
+      const notes = page.getByTestId('user-input-note');
+      await notes.nth(2).waitFor(WAIT);
+      const texts = await notes.allTextContents();
+      const worded = await Promise.all(
+        texts.map((_, index) => notes.nth(index).getAttribute('data-worded')),
+      );
+      return { page, texts, worded };
+    };
+
+    const german = await read('de-DE');
+    expect(german.worded).toEqual(['translated', 'translated', 'server']);
+    expect(german.texts[0]).toContain(
+      'Unbeantwortet beendet – Berechtigungsanfrage des Agenten „npm publish“: Der Server wurde neu gestartet.',
+    );
+    expect(german.texts[1]).toContain('Anfrage des Agenten „Connect GitHub“');
+    expect(german.texts[1]).toContain('der Server, auf dem der Agent lief, wurde beendet');
+    expect(german.texts[1]).toContain('vielleicht nicht erhalten');
+    expect(german.texts[2]).toContain('the moon set');
+    await suite.shoot(german.page, 'user-input-notes-de');
+    await german.page.context().close();
+
+    const japanese = await read('ja-JP');
+    expect(japanese.texts[0]).toContain(
+      '許可リクエスト「npm publish」は回答されないまま終了しました',
+    );
+    expect(japanese.texts[1]).toContain('受け取っていない可能性があります');
+    await japanese.page.context().close();
+
+    const english = await read('en-US');
+    expect(english.texts[0]).toContain(
+      'The agent’s permission request “npm publish” ended unanswered: the server restarted.',
+    );
+    expect(english.texts[1]).toContain('the agent may not have received it');
+    await english.page.context().close();
+  }, 120_000);
+});

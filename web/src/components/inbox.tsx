@@ -278,7 +278,7 @@ function TriageRow(props: {
         data-pending-id={item.key}
       >
         <BundleSummary item={item} bundle={item.bundle} people={people} />
-        {item.kind === 'question' ? (
+        {item.bundle.total === 1 ? (
           <InlineQuestion
             bundle={props.live ? item.bundle : undefined}
             onEngaged={props.onEngaged}

@@ -8,7 +8,12 @@ import { activeBundles, type BundleState, type ModelState } from './read-model.j
 import type { ConsentView } from './types.js';
 import { waitingRequests, type UserInputEntry, type UserInputsState } from './user-inputs.js';
 
-/** What a person is asked for: one question, several (a form), a permission, an action. */
+/**
+ * What a person is asked for, in the decision log's words (its `consent` is a
+ * permission here): questions (one or several in one ask), a permission, an
+ * action, a form. One name for one thing, so the Decisions page's Kind
+ * filter finds what the inbox called it.
+ */
 export type TriageKind = 'question' | 'form' | 'permission' | 'action';
 
 interface ItemBase {
@@ -34,7 +39,7 @@ export type TriageItem =
 function bundleItem(state: ModelState, bundle: BundleState): TriageItem {
   return {
     key: bundle.pending_id,
-    kind: bundle.total > 1 ? 'form' : 'question',
+    kind: 'question',
     session_id: bundle.session_id,
     task_id: bundle.task_id,
     task_title: state.tasks[bundle.task_id]?.title ?? '',
@@ -51,7 +56,7 @@ function requestItem(state: ModelState, entry: UserInputEntry): TriageItem {
   const { view } = entry;
   return {
     key: view.id,
-    kind: view.kind === 'consent' ? 'permission' : 'action',
+    kind: view.kind === 'consent' ? 'permission' : view.kind,
     session_id: view.session_id,
     task_id: view.task_id,
     task_title: state.tasks[view.task_id]?.title ?? '',

@@ -62,9 +62,14 @@ export function SessionQueue({
     handOver.current(lost.text);
   }, []);
 
+  // Reads overlap when changes come quickly; only the latest may set the list, or a slow
+  // reply from before a change would bring back what the queue no longer holds.
+  const reads = useRef(0);
   const load = useCallback(async () => {
+    const read = ++reads.current;
     const result = await api.queue(sessionId);
     if (!result.ok) return undefined;
+    if (read !== reads.current) return result.value.items;
     setItems(result.value.items);
     const current = editRef.current;
     if (current && !result.value.items.some((item) => item.id === current.itemId)) {

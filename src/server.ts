@@ -283,6 +283,8 @@ export async function startServer(
     });
 
     let url = '';
+    // Once the stop began, this server starts no turn and no agent (`AgentLaunchDeps.stopping`).
+    const draining = createDrain(systemTimers);
     const launch: AgentLaunchDeps = {
       store,
       host,
@@ -304,6 +306,7 @@ export async function startServer(
         liveReplicas: () => running.leases.liveReplicas(),
         unlessStarted: (sessionId, work) => running.leases.unlessStarted(sessionId, work),
       },
+      stopping: () => draining.draining(),
     };
     const clarification = new ClarificationService({
       store,
@@ -369,7 +372,6 @@ export async function startServer(
       options: options.notify,
     });
     const pump = new RuntimeEventPump(turns);
-    const draining = createDrain(systemTimers);
     const { app, mcp } = createApp({
       store,
       clarification,
@@ -480,7 +482,7 @@ export async function startServer(
       async close() {
         logger.info(
           { replica: running.id, drain_delay_ms: config.drainDelayMs ?? 0 },
-          'stopping: /healthz says draining, requests in flight finish, then the agents stop',
+          'stopping: /healthz says draining, no turn starts here, the agents stop, then requests in flight finish',
         );
         // No more takeovers: a session taken now would start an agent the stop then kills.
         running.quiesce();
@@ -491,15 +493,31 @@ export async function startServer(
             systemTimers.setTimeout(resolve, config.drainDelayMs ?? 0);
           });
         }
+        // Live waits end now with their pending ID (collected on another replica). The agents
+        // stop while the listener still answers them: an agent's own call to /mcp (an ask comes
+        // back open) must never be refused while it runs. Their reports are written before the
+        // store closes: a turn the stop ends says so in its transcript.
+        clarification.drain();
+        statistics.cancel();
+        notify.stopObserving();
+        await notify.notifier.close();
+        // What the registry's close settles stays kept: the next start says it ended unanswered.
+        stopping = true;
+        userInputs.close();
+        launch.idleStops.close();
+        await host.close();
+        // Starts the stop cut short end now; let them say so before the store closes.
+        await launch.starts.idle();
+        await pump.idle();
+        pump.stop();
         // No new connections (a balancer sends those elsewhere); the requests in flight are
-        // answered: waits end now with their pending ID (collected on another replica), event
-        // streams close (clients reconnect elsewhere), and the rest finish within a bound.
+        // answered: event streams close (clients reconnect elsewhere), and the rest finish
+        // within a bound.
         const stopped = new Promise<void>((resolve) => {
           server.close(() => {
             resolve();
           });
         });
-        clarification.drain();
         hub.closeAll();
         terminateWebSockets(wss);
         if (!(await draining.idle(SHUTDOWN_DRAIN_MS))) {
@@ -508,19 +526,7 @@ export async function startServer(
             'requests still in flight at shutdown are cut',
           );
         }
-        // Agents go down with the server; that is no failure of their sessions.
-        pump.stop();
-        statistics.cancel();
-        notify.stopObserving();
-        await notify.notifier.close();
-        // What the registry's close settles stays kept: the next start says it ended unanswered.
-        stopping = true;
-        userInputs.close();
         await mcp.close();
-        launch.idleStops.close();
-        await host.close();
-        // Starts the stop cut short end now; let them say so before the store closes.
-        await launch.starts.idle();
         // Each of the store's steps is tried whatever the one before did: a failure that cut the
         // stop short would leave the store open, and the process with no way to end.
         const unfinished: string[] = [];
@@ -534,7 +540,7 @@ export async function startServer(
             return false;
           }
         };
-        // The pump is stopped, so the agents' exits revoked nothing: no agent of this server runs now.
+        // No agent of this server runs now; their exits revoked their own tokens, this the rest.
         // Another process that took this replica's ID holds its leases now, and their agents' tokens.
         // A takeover or the next start revokes what this leaves.
         if (running.ownsId()) {

@@ -137,7 +137,8 @@ async function admitInWrite(
   if (mode.mode === 'refuse') {
     return { result: failure('session_refused', undefined, { reason: mode.reason }) };
   }
-  if (mode.mode === 'queue' || agentBusy(deps, sessionId)) {
+  // A stopping server starts no turn: the message waits in the store for whoever runs it next.
+  if (mode.mode === 'queue' || agentBusy(deps, sessionId) || deps.stopping?.() === true) {
     if (!options.queueWhenBusy) {
       return { result: failure('session_busy', undefined, { reason: 'busy' }) };
     }
@@ -370,6 +371,9 @@ async function startThenDrain(
  * so a concurrent delete either wins before or finds it gone.
  */
 export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promise<void> {
+  // A stopping server leaves the queue in the store: the next start, or the replica that takes
+  // the session, runs it; a turn started now would be cut by the stop.
+  if (deps.stopping?.() === true) return;
   // A queue driver of a session lost while this replica did not run stops here.
   await confirmLease(deps, sessionId);
   if (deps.leases?.isFenced(sessionId)) return;

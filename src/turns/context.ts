@@ -29,6 +29,12 @@ export interface AgentLaunchDeps {
   starts: AgentStarts;
   /** Session leases, when several replicas share the database (issue 16); absent: this server runs every agent. */
   leases?: SessionLeasePort;
+  /**
+   * True once this server's stop began: it starts no turn and no agent from
+   * then on (messages stay queued in the store for the next start or the
+   * replica that takes the session), while the agents it runs finish.
+   */
+  stopping?: () => boolean;
 }
 
 /**

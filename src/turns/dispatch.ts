@@ -43,6 +43,8 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   await confirmLease(deps, sessionId);
   const readiness = host.readiness(sessionId);
   if (readiness.ready) return;
+  // Refused for now, no failure: the stop would end the agent as it started.
+  if (deps.stopping?.() === true) throw new ServerStopping();
   const session = await getSession(store, sessionId);
   const task = session && (await getTask(store, session.task_id));
   if (!session || !task) throw new Error('session not found');
@@ -138,6 +140,14 @@ export class AgentRunsElsewhere extends Error {
   constructor() {
     super('another replica runs this session’s agent');
     this.name = 'AgentRunsElsewhere';
+  }
+}
+
+/** A start refused for now: this server's stop began; the next start or another replica runs it. */
+export class ServerStopping extends Error {
+  constructor() {
+    super('this server is stopping');
+    this.name = 'ServerStopping';
   }
 }
 

@@ -30,7 +30,13 @@ import {
   type MessageRecord,
   type RepoContext,
 } from '../store/index.js';
-import { LIVE_SESSION_STATES, storableJson, storableText } from '../wire/index.js';
+import {
+  LIVE_SESSION_STATES,
+  TURN_INTERRUPTED_TEXT,
+  storableJson,
+  storableText,
+  turnInterruptedMetadata,
+} from '../wire/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 import { writeRetrying } from './durable-write.js';
@@ -180,7 +186,20 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
     if (!session) return false;
-    if (event.stopReason === 'cancelled') {
+    if (interruptedByStop(deps, event)) {
+      // Not the agent's failure nor anyone's cancel: the person must send the message again.
+      write.added(
+        await appendMessage(tx, {
+          sessionId: event.sessionId,
+          taskId: session.task_id,
+          turnId: event.turnId,
+          authorType: 'system',
+          type: 'status',
+          content: TURN_INTERRUPTED_TEXT,
+          metadata: turnInterruptedMetadata('restart'),
+        }),
+      );
+    } else if (event.stopReason === 'cancelled') {
       write.added(
         await appendMessage(tx, {
           sessionId: event.sessionId,
@@ -193,7 +212,7 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
         }),
       );
     }
-    if (event.error) {
+    if (event.error && !interruptedByStop(deps, event)) {
       write.added(
         await appendMessage(tx, {
           sessionId: event.sessionId,
@@ -229,6 +248,11 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     // the queue goes on, starting a new agent for its next message.
     await startNextQueued(deps, event.sessionId);
   }
+}
+
+/** A turn this server's stop ended (its agent stopped under it), not one the agent ended. */
+function interruptedByStop(deps: TurnsDeps, event: TurnEnded): boolean {
+  return deps.stopping?.() === true && TURN_OUTCOMES[event.stopReason] !== 'normal';
 }
 
 /**

@@ -14,6 +14,8 @@ export function sessionRuntime(deps: AgentLaunchDeps): AgentRuntime {
   return {
     readiness: (sessionId) => host.readiness(sessionId),
     async prepare(sessionId): Promise<Readiness> {
+      // A successor turn started now would be cut by the stop: the answer waits for the next run.
+      if (deps.stopping?.() === true) return { ready: false, reason: 'this server is stopping' };
       // An idle stop decided before the caller's reservation ends that process first.
       await deps.idleStops.settled(sessionId);
       await confirmLease(deps, sessionId);

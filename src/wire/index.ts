@@ -387,6 +387,12 @@ export {
   type GivenAnswer,
 } from './unconfirmed-delivery.js';
 export {
+  TURN_INTERRUPTED_OUTCOME,
+  TURN_INTERRUPTED_TEXT,
+  turnInterruptedMetadata,
+  type TurnInterruptedLoss,
+} from './interrupted-turn.js';
+export {
   DECISION_KINDS,
   DECISION_OUTCOMES,
   decisionEntry,

@@ -390,6 +390,7 @@ export {
   TURN_INTERRUPTED_OUTCOME,
   TURN_INTERRUPTED_TEXT,
   turnInterruptedMetadata,
+  turnInterruptedNoteOf,
   type TurnInterruptedLoss,
 } from './interrupted-turn.js';
 export {

@@ -19,3 +19,11 @@ export const TURN_INTERRUPTED_TEXT =
 export function turnInterruptedMetadata(loss: TurnInterruptedLoss): Record<string, string> {
   return { turn_outcome: TURN_INTERRUPTED_OUTCOME, loss };
 }
+
+/** The note's cause, when `metadata` is such a note's and this build knows its cause. */
+export function turnInterruptedNoteOf(
+  metadata: Readonly<Record<string, unknown>>,
+): { loss: TurnInterruptedLoss } | undefined {
+  if (metadata.turn_outcome !== TURN_INTERRUPTED_OUTCOME) return undefined;
+  return metadata.loss === 'restart' ? { loss: metadata.loss } : undefined;
+}

@@ -15,6 +15,8 @@ import {
   type RegistryLoss,
 } from '../../src/turns/ended-user-inputs.js';
 import {
+  TURN_INTERRUPTED_TEXT,
+  turnInterruptedMetadata,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_ENDED_TYPE,
   type UserInputView,
@@ -115,5 +117,50 @@ describe('the notes of a request its server lost', () => {
     );
     expect(english.texts[1]).toContain('the agent may not have received it');
     await english.page.context().close();
+  }, 120_000);
+
+  it('say that a stop ended the turn in the reader’s language, or in the server’s words', async () => {
+    const { world } = suite;
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Interrupted turn',
+      prompt: 'hello',
+    });
+    const sessionId = created.session.id;
+    await until(
+      () => sessionState(world, sessionId, created.task.id),
+      (state) => state === 'idle',
+    );
+    const status = (content: string, metadata: Record<string, unknown>) =>
+      world.clarion.turns.sessions.write(sessionId, async (write) => {
+        const turn = await currentTurn(write.tx, sessionId);
+        if (!turn) throw new Error('no turn');
+        write.added(
+          await appendMessage(write.tx, {
+            sessionId,
+            taskId: created.task.id,
+            turnId: turn.id,
+            authorType: 'system',
+            type: 'status',
+            content,
+            metadata,
+          }),
+        );
+      });
+    // As the stopping server writes it (runtime-events), then one from a newer server.
+    await status(TURN_INTERRUPTED_TEXT, turnInterruptedMetadata('restart'));
+    await status('Clarion stopped: the moon set.', {
+      turn_outcome: 'interrupted',
+      loss: 'moonset',
+    });
+
+    const page = await signedInPage(world, suite.browser, undefined, { locale: 'de-DE' });
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    const notes = page.getByTestId('message').filter({ hasText: /Clarion/ });
+    await notes.nth(1).waitFor(WAIT);
+    const texts = await notes.allTextContents();
+    expect(texts[0]).toContain('Clarion wurde beendet, während der Agent an diesem Zug arbeitete');
+    expect(texts[0]).not.toContain(TURN_INTERRUPTED_TEXT);
+    expect(texts[1]).toContain('the moon set');
+    await page.context().close();
   }, 120_000);
 });

@@ -44,6 +44,7 @@ import {
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_DECISION_UNKEPT_TYPE,
   USER_INPUT_ENDED_TYPE,
+  turnInterruptedNoteOf,
   type MessageView,
 } from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
@@ -325,7 +326,11 @@ function TranscriptRow({
             : t(`session.toolStatus.${label ?? toolStatus}`)}
         </span>
       ) : null}
-      <p className="message-content">{message.content}</p>
+      <p className="message-content">
+        {turnInterruptedNoteOf(message.metadata)
+          ? t('session.turnInterrupted.restart')
+          : message.content}
+      </p>
     </article>
   );
 }

@@ -93,6 +93,10 @@ export const de: Catalog = {
     taskDeleted:
       'Die Aufgabe dieser Sitzung wurde gelöscht, mit allen ihren Sitzungen. Deren Verläufe und eingereihte Nachrichten sind weg, ihre offenen Fragen und Anfragen wurden geschlossen.',
     empty: 'Noch keine Nachrichten.',
+    turnInterrupted: {
+      restart:
+        'Clarion wurde beendet, während der Agent an diesem Zug arbeitete; der Zug ist damit zu Ende. Sende die Nachricht noch einmal, wenn sie noch wichtig ist.',
+    },
     transcript: 'Verlauf',
     author: {
       user: 'Du',

@@ -91,6 +91,10 @@ export const en = {
     taskDeleted:
       'This session’s task was deleted, with every session in it. Their transcripts and queued messages are gone, and their open questions and requests were closed.',
     empty: 'No messages yet.',
+    turnInterrupted: {
+      restart:
+        'Clarion stopped while the agent was working on this turn, so the turn ended. Send the message again if it still matters.',
+    },
     transcript: 'Transcript',
     author: {
       user: 'You',

@@ -69,3 +69,4 @@ export {
   userInputNoteOf,
   type UserInputNote,
 } from '../../../src/wire/user-input-notes.js';
+export { turnInterruptedNoteOf } from '../../../src/wire/interrupted-turn.js';

@@ -37,7 +37,7 @@ import { deliverAnnounced } from './delivery.js';
 import { claimUnderWay } from './recovery.js';
 import type { ClarificationResponse } from './outcome.js';
 import { ENDED_BUNDLE_RECHECK_MS } from '../tunables.js';
-import { failure, type Failure } from '../wire/index.js';
+import { failure, type Failure, type SessionFailureCode } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
 import {
   listPendingBundles,
@@ -478,11 +478,12 @@ export class ClarificationService {
   /**
    * The session ended: its current bundles expire and can no longer be
    * answered; its live waits end, and so do the waits of `awaitDecision` on them.
+   * `expiredBy` is the session's failure, kept on the rows as why they ended.
    */
-  async expireSession(sessionId: string): Promise<MessageRecord[]> {
+  async expireSession(sessionId: string, expiredBy: SessionFailureCode): Promise<MessageRecord[]> {
     this.deps.waiters.endSession(sessionId, 'cancelled');
     const expired = await this.deps.sessions.write(sessionId, async (write) => {
-      const updated = await expireSessionRows(write.tx, sessionId);
+      const updated = await expireSessionRows(write.tx, sessionId, expiredBy);
       write.updated(...updated);
       return updated;
     });

@@ -14,7 +14,7 @@ import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { SessionRecord } from './tasks.js';
 import { TERMINAL_SESSION_STATES } from './tables.js';
-import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
+import { CLARIFICATION_TYPE, type Responder, type SessionFailureCode } from '../wire/index.js';
 import { noLiveReplica } from './replicas.js';
 import { currentTurnIdOf } from './turns.js';
 
@@ -634,15 +634,21 @@ export function detachSessionRows(ctx: RepoContext, sessionId: string): Promise<
 /**
  * Expires the current turn's pending rows of a session that has ended (or is
  * ending). The session-state guard is deliberately absent: expiry runs after
- * the state moved to terminal.
+ * the state moved to terminal. `expiredBy`, the session's failure, is kept on
+ * each row so that readers can say why the question ended.
  */
-export function expireSessionRows(ctx: RepoContext, sessionId: string): Promise<MessageRecord[]> {
+export function expireSessionRows(
+  ctx: RepoContext,
+  sessionId: string,
+  expiredBy: SessionFailureCode,
+): Promise<MessageRecord[]> {
   return updatePendingRows(
     ctx,
     { sessionId },
     [
       ['status', jsonValue('expired')],
       ['agent_disconnected', jsonValue(true)],
+      ['expired_by', jsonValue(expiredBy)],
     ],
     { liveSession: false, stillAttached: false },
   );

@@ -35,6 +35,7 @@ export type MetadataWriteKey =
   | MetadataKey
   | 'response'
   | 'reject_reason'
+  | 'expired_by'
   | 'responded_at'
   | 'prompt_dispatch_clarification_turn_id'
   | 'prompt_dispatch_clarification_message_ids';

@@ -48,6 +48,6 @@ async function endSession(deps: TurnsDeps, sessionId: string): Promise<void> {
   });
   if (!failed) return;
   // Before the stop: its agent's wait ends with the question expired, never with it still open.
-  await deps.clarification.expireSession(sessionId);
+  await deps.clarification.expireSession(sessionId, 'owner_deleted');
   if (here) await deps.host.stop(sessionId);
 }

@@ -9,9 +9,11 @@
  * failed by then is refused with the new reason (409 `session_failed`); one
  * still under way answers the session `starting`, and fails it later if it
  * fails. Neither the start nor the queued message's dispatch holds the reply.
+ * A session whose task lost its person (`owner_deleted`) is refused before
+ * anything changes: no agent may act for nobody, and its recorded reason stays.
  */
 import type { Principal } from '../auth/index.js';
-import { canSeeSession, clearSessionFailure, getSession } from '../store/index.js';
+import { canSeeSession, clearSessionFailure, getSession, getTask } from '../store/index.js';
 import { failure, type Failure } from '../wire/index.js';
 import { endsInTime, startAgentLater } from './admission.js';
 import type { TurnsDeps } from './context.js';
@@ -21,7 +23,7 @@ import type { ShownSession } from './tasks.js';
 
 export type RestartResult =
   | ({ ok: true } & ShownSession)
-  | Failure<'not_found' | 'conflict' | 'session_failed' | 'quota_exceeded'>;
+  | Failure<'not_found' | 'conflict' | 'owner_deleted' | 'session_failed' | 'quota_exceeded'>;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
@@ -40,6 +42,10 @@ export async function restartSession(
       if (!session) return SESSION_NOT_FOUND;
       if (session.state !== 'failed') {
         return failure('conflict', 'only a failed session can be restarted');
+      }
+      const task = await getTask(write.tx, session.task_id);
+      if (session.failure_code === 'owner_deleted' || task?.created_by === null) {
+        return failure('owner_deleted');
       }
       // Refused at the quota before anything changes: the session stays failed, as it says.
       const refused = await place.claim(write.tx, session);

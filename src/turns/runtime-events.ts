@@ -212,7 +212,10 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
         }),
       );
     }
-    if (event.error && !interruptedByStop(deps, event)) {
+    // Its agent was stopped because the person it acted for was deleted: the session's
+    // failure says so, and the exit that stop brought is no failure of the agent's turn.
+    const endedForOwner = session.failure_code === 'owner_deleted';
+    if (event.error && !endedForOwner && !interruptedByStop(deps, event)) {
       write.added(
         await appendMessage(tx, {
           sessionId: event.sessionId,
@@ -304,5 +307,5 @@ async function agentExited(
       }),
     );
   });
-  await deps.clarification.expireSession(sessionId);
+  await deps.clarification.expireSession(sessionId, failure.code);
 }

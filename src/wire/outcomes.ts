@@ -80,6 +80,12 @@ export const OUTCOMES = {
     wire: 'session_failed',
     message: 'the session’s agent failed; restart the session',
   },
+  /** The person the session's agent acted for was deleted: no agent may run for it again. */
+  owner_deleted: {
+    status: 409,
+    wire: 'owner_deleted',
+    message: 'the person this agent acted for was deleted, so it cannot run again',
+  },
   /** The agent runs but did not take the message in time; nothing says it will. */
   agent_unavailable: {
     status: 503,

@@ -6,7 +6,10 @@
  * people who see it and the agent must agree that it is over. The session
  * fails saying why, the question expires (out of the pending list), the
  * agent is stopped, and the agent never says the question could not be
- * asked, nor that it will go on when someone answers. Both dialects.
+ * asked, nor that it will go on when someone answers. What the session
+ * shows says why (the question expired by `owner_deleted`, no note of the
+ * stop's exit), and a restart is refused (`owner_deleted`) without changing
+ * the recorded reason. Both dialects.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionView } from '../../src/wire/index.js';
@@ -24,6 +27,7 @@ interface Message {
   author: string;
   type: string;
   content: string;
+  metadata: Record<string, unknown>;
 }
 
 describe.each(DRIVERS)('a person deleted while their agent asks, on %s', (driver) => {
@@ -110,7 +114,21 @@ describe.each(DRIVERS)('a person deleted while their agent asks, on %s', (driver
       const asked = all.findIndex((message) => message.type === 'clarification_request');
       return asked < 0 ? [] : all.slice(asked + 1);
     };
-    await eventually(async () => (await afterQuestion()).length > 0, 15_000);
+    const turnsOpen = async () =>
+      (
+        await running.server.store.db
+          .selectFrom('task_session_turns')
+          .select('completed_at')
+          .where('task_session_id', '=', session.id)
+          .execute()
+      ).filter((turn) => turn.completed_at === null).length;
+    await eventually(async () => (await turnsOpen()) === 0, 15_000);
+    const all = await messages();
+    // Its question says why it ended; the stop that ended the turn is no failure of the agent.
+    expect(
+      all.filter((message) => message.type === 'clarification_request').map((m) => m.metadata),
+    ).toEqual([expect.objectContaining({ status: 'expired', expired_by: 'owner_deleted' })]);
+    expect(all.filter((message) => message.type === 'error')).toEqual([]);
     // What the agent said, if it spoke before its stop, agrees.
     const said = (await afterQuestion())
       .filter((message) => message.author === 'agent' && message.type === 'message')
@@ -118,5 +136,18 @@ describe.each(DRIVERS)('a person deleted while their agent asks, on %s', (driver
       .join('\n');
     expect(said).not.toContain('could not be asked');
     expect(said).not.toContain('I will continue when you answer');
+
+    // No agent may act for nobody: a restart is refused, and the reason stays as recorded.
+    const restart = await admin('POST', `/api/v1/sessions/${session.id}/restart`);
+    expect(restart.status).toBe(409);
+    expect(restart.json).toMatchObject({ code: 'owner_deleted' });
+    const after = await admin<{ sessions: SessionView[] }>(
+      'GET',
+      `/api/v1/tasks/${task.id}/sessions`,
+    );
+    expect(after.json.sessions.find((s) => s.id === session.id)).toMatchObject({
+      state: 'failed',
+      failure: { code: 'owner_deleted' },
+    });
   }, 60_000);
 });

@@ -122,10 +122,9 @@ describe.each(DRIVERS)('hostile input to the clarification routes on %s', (drive
     await startTurn(h.store, { sessionId: b.id, taskId: task.id });
     const expired = await askDetached(b.id, PAINT);
     await setSessionState(h.store, b.id, 'completed');
-    expect((await h.service.expireSession(b.id)).map((row) => row.metadata.status)).toEqual([
-      'expired',
-      'expired',
-    ]);
+    expect(
+      (await h.service.expireSession(b.id, 'exited')).map((row) => row.metadata.status),
+    ).toEqual(['expired', 'expired']);
 
     // Session C: failed, its bundle still pending but no longer answerable.
     const c = await createSession(h.store, {

@@ -209,7 +209,7 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     const pendingId = await askDetached();
     await setSessionState(h.store, h.seeded.session.id, 'completed');
     expect(await h.respond(pendingId, ANSWERS)).toHaveProperty('status', 409);
-    const expired = await h.service.expireSession(h.seeded.session.id);
+    const expired = await h.service.expireSession(h.seeded.session.id, 'exited');
     expect(expired.map((row) => row.metadata.status)).toEqual(['expired', 'expired']);
     const response = await h.respond(pendingId, { rejected: true });
     expect(response.status).toBe(409);

@@ -139,7 +139,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     // Its session ended: the question expired with it.
     const expiring = m.call(client, 'ask_user_question', TWO_QUESTIONS);
     expect(await livePendingId()).not.toBe(pendingId);
-    await m.h.service.expireSession(m.h.seeded.session.id);
+    await m.h.service.expireSession(m.h.seeded.session.id, 'exited');
     expect(await expiring).toMatchObject({
       isError: true,
       structuredContent: { code: 'not_active' },

@@ -93,7 +93,7 @@ describe.each(DRIVERS)(
 
       const rows = await m.h.rows(pendingId);
       const endedAt = Date.now();
-      await m.h.service.expireSession(rows[0]?.task_session_id ?? '');
+      await m.h.service.expireSession(rows[0]?.task_session_id ?? '', 'exited');
       const result = await waiting;
       expect(Date.now() - endedAt).toBeLessThan(ENDS_WITHIN_MS);
       expect(result.structuredContent).toMatchObject({ code: 'not_active' });

@@ -48,7 +48,12 @@ function useOutcomeSummary(
     case 'rejected':
       return t('transcript.skipped');
     case 'expired':
-      return t('transcript.expired');
+      // Ended with its session because the person its agent acted for was deleted.
+      return t(
+        message.metadata.expired_by === 'owner_deleted'
+          ? 'transcript.expiredOwnerDeleted'
+          : 'transcript.expired',
+      );
     case 'cancelled':
       return t('transcript.cancelled');
   }

@@ -2,7 +2,8 @@
  * Why a failed session's agent stopped (the exit, the agent's last words on
  * stderr, or its ACP error) and a Restart button. The failure is read from
  * the session list when the session is seen failed: events carry the state,
- * not the reason.
+ * not the reason. A session whose person was deleted (`owner_deleted`) can
+ * never run again: it says so, and offers no Restart.
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -38,6 +39,9 @@ export function SessionFailureBanner(props: { sessionId: string; taskId: string 
     };
   }, [api, sessionId, taskId]);
 
+  const [refusedForOwner, setRefusedForOwner] = useState(false);
+  const ownerDeleted = refusedForOwner || failure?.code === 'owner_deleted';
+
   const restart = useCallback(async () => {
     setPhase('restarting');
     setError(undefined);
@@ -49,6 +53,11 @@ export function SessionFailureBanner(props: { sessionId: string; taskId: string 
     setPhase('idle');
     if (result.ok) {
       await sync.refresh();
+      return;
+    }
+    // Refused before the failure was read: it can never run again, whatever was shown.
+    if (result.kind === 'http' && result.code === 'owner_deleted') {
+      setRefusedForOwner(true);
       return;
     }
     const again = result.kind === 'http' ? failureOf(result.details) : undefined;
@@ -64,22 +73,28 @@ export function SessionFailureBanner(props: { sessionId: string; taskId: string 
     >
       <div>
         <strong>{t('session.failure.title')}</strong>
-        {failure ? (
+        {ownerDeleted ? (
+          <p className="session-failure-message" data-testid="session-failure-message">
+            {t('session.failure.ownerDeleted')}
+          </p>
+        ) : failure ? (
           <pre className="session-failure-message" data-testid="session-failure-message">
             {failure.message}
           </pre>
         ) : null}
-        {error ? <p className="error">{error}</p> : null}
+        {error && !ownerDeleted ? <p className="error">{error}</p> : null}
       </div>
-      <button
-        type="button"
-        className="button button-primary"
-        data-testid="session-restart"
-        disabled={phase === 'restarting'}
-        onClick={() => void restart()}
-      >
-        {phase === 'restarting' ? t('session.failure.restarting') : t('session.failure.restart')}
-      </button>
+      {ownerDeleted ? null : (
+        <button
+          type="button"
+          className="button button-primary"
+          data-testid="session-restart"
+          disabled={phase === 'restarting'}
+          onClick={() => void restart()}
+        >
+          {phase === 'restarting' ? t('session.failure.restarting') : t('session.failure.restart')}
+        </button>
+      )}
     </section>
   );
 }

@@ -116,6 +116,8 @@ export const de: Catalog = {
       restart: 'Agent neu starten',
       restarting: 'Startet neu…',
       again: 'Erneut fehlgeschlagen; der Grund steht oben.',
+      ownerDeleted:
+        'Die Person, für die dieser Agent handelte, wurde gelöscht; er kann nicht mehr laufen. Seine offenen Fragen sind abgelaufen.',
     },
     actions: {
       label: 'Aktionen der Sitzung',
@@ -275,6 +277,7 @@ export const de: Catalog = {
     noSelection: 'Keine Auswahl',
     skipped: 'Übersprungen',
     expired: 'Abgelaufen (Agent hat weitergemacht)',
+    expiredOwnerDeleted: 'Abgelaufen: Die Person, für die dieser Agent handelte, wurde gelöscht',
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
     waiting: 'Wartet auf eine Antwort',

@@ -114,6 +114,8 @@ export const en = {
       restart: 'Restart the agent',
       restarting: 'Restarting…',
       again: 'It failed again; the reason is above.',
+      ownerDeleted:
+        'The person this agent acted for was deleted, so it cannot run again. Its open questions expired.',
     },
     actions: {
       label: 'Session actions',
@@ -270,6 +272,7 @@ export const en = {
     noSelection: 'No selection',
     skipped: 'Skipped',
     expired: 'Timed out (agent moved on)',
+    expiredOwnerDeleted: 'Expired: the person this agent acted for was deleted',
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
     waiting: 'Waiting for an answer',

@@ -115,6 +115,8 @@ export const ja: Catalog = {
       restart: 'エージェントを再起動',
       restarting: '再起動しています…',
       again: '再び失敗しました。理由は上に表示されています。',
+      ownerDeleted:
+        'このエージェントが代理で動いていた人が削除されたため、再び実行することはできません。未回答の質問は期限切れになりました。',
     },
     actions: {
       label: 'セッションの操作',
@@ -272,6 +274,7 @@ export const ja: Catalog = {
     noSelection: '選択なし',
     skipped: 'スキップ',
     expired: '期限切れ (エージェントは先に進みました)',
+    expiredOwnerDeleted: '期限切れ: このエージェントが代理で動いていた人が削除されました',
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
     waiting: '回答待ち',

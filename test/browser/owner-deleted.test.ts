@@ -1,0 +1,91 @@
+/**
+ * A person is deleted while the demo agent acting for them waits on a
+ * question. An admin who opens that session reads why it ended: the
+ * question expired because its person was deleted (not "timed out"), no
+ * note of the stop's exit, and the failure says so, translated, with no
+ * Restart (a restart could never run an agent for nobody). Real server, real
+ * demo agent, Chromium.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ADMIN_TOKEN,
+  api,
+  launchChromium,
+  signedInPage,
+  startWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+import { until, WAIT } from './support/clarification-pages.js';
+
+describe('a session whose person was deleted, in the web app', () => {
+  let world: World;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+  });
+
+  afterAll(async () => {
+    await browser.close();
+    await world.close();
+  });
+
+  it('says why its question ended and offers no Restart', async () => {
+    const spaces = await api<{ workspaces: { id: string }[] }>(world, 'GET', '/api/v1/workspaces');
+    const workspaceId = spaces.workspaces[0]?.id ?? '';
+    const made = await api<{ user: { id: string }; token: string }>(
+      world,
+      'POST',
+      '/api/v1/users',
+      {
+        name: 'Bea',
+      },
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspaceId}/members`, {
+      user_id: made.user.id,
+    });
+    const started = await fetch(`${world.origin}/api/v1/tasks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Bea’s task', prompt: '/ask', workspace_id: workspaceId }),
+    });
+    expect(started.status).toBe(201);
+    const { session } = (await started.json()) as CreatedTask;
+    await until(
+      () => api<{ bundles: { session_id: string }[] }>(world, 'GET', '/api/v1/pending'),
+      (pending) => pending.bundles.some((bundle) => bundle.session_id === session.id),
+    );
+    const deleted = await fetch(`${world.origin}/api/v1/users/${made.user.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(deleted.status).toBe(204);
+    // The stop of its agent ended the turn: whatever that wrote is written.
+    await until(
+      () =>
+        world.clarion.store.db
+          .selectFrom('task_session_turns')
+          .select('completed_at')
+          .where('task_session_id', '=', session.id)
+          .execute(),
+      (turns) => turns.every((turn) => turn.completed_at !== null),
+    );
+
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/sessions/${session.id}`);
+    const question = page.locator('[data-testid="question-row"][data-status="expired"]');
+    await expect(question.locator('.question-outcome').textContent(WAIT)).resolves.toBe(
+      'Expired: the person this agent acted for was deleted',
+    );
+    await expect(page.getByTestId('session-failure-message').textContent(WAIT)).resolves.toBe(
+      'The person this agent acted for was deleted, so it cannot run again. Its open questions expired.',
+    );
+    await expect(page.getByTestId('session-restart').count()).resolves.toBe(0);
+    await expect(page.getByTestId('transcript').textContent()).resolves.not.toContain(
+      "The agent's turn failed",
+    );
+    await page.context().close();
+  });
+});

@@ -344,9 +344,16 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
       expect(await roles()).toEqual(['admin:owner']);
     });
 
-    it('says whose access changed when a member is added or removed or a user deleted, and only then', async () => {
+    it('says whose access changed when a workspace is created, a member added or removed or a user deleted, and only then', async () => {
       const { user } = await newUser('grace');
+      expect(accessChanges).toEqual([]);
       const teamId = await newWorkspace('team');
+      // Its creator is its first owner.
+      const creator = (
+        (await (await call('/api/v1/me', ADMIN_TOKEN)).json()) as { user: { id: string } }
+      ).user.id;
+      expect(accessChanges).toEqual([creator]);
+      accessChanges.length = 0;
       const path = `/api/v1/workspaces/${teamId}/members`;
       const add = (userId: string) =>
         call(path, ADMIN_TOKEN, { method: 'POST', json: { user_id: userId } });

@@ -8,6 +8,7 @@
 import {
   REPLICA_HEARTBEAT_INTERVAL_MS,
   SHUTDOWN_DRAIN_MS,
+  SHUTDOWN_REPORTS_MS,
   SESSION_LEASE_MS,
   STATISTICS_INTERVAL_MS,
 } from './tunables.js';
@@ -56,6 +57,7 @@ import {
   type OpenOptions,
   type Store,
 } from './store/index.js';
+import { EXHAUSTED, withinFreshBudget } from './support/index.js';
 import { systemTimers } from './support/timers.js';
 import { AgentQuota, DEFAULT_AGENT_QUOTA } from './turns/agent-quota.js';
 import { AgentStarts } from './turns/agent-starts.js';
@@ -508,7 +510,20 @@ export async function startServer(
         await host.close();
         // Starts the stop cut short end now; let them say so before the store closes.
         await launch.starts.idle();
-        await pump.idle();
+        // Bounded: a store that refuses every write would hold the stop for each report's
+        // whole retry limit. What is not written by then, the next start or a takeover recovers.
+        const reports = await withinFreshBudget(
+          SHUTDOWN_REPORTS_MS,
+          store.clock,
+          systemTimers,
+          () => pump.idle(),
+        );
+        if (reports === EXHAUSTED) {
+          logger.warn(
+            { bound_ms: SHUTDOWN_REPORTS_MS },
+            'the agents’ last reports are not all written; the next start or a takeover recovers their turns',
+          );
+        }
         pump.stop();
         // No new connections (a balancer sends those elsewhere); the requests in flight are
         // answered: event streams close (clients reconnect elsewhere), and the rest finish

@@ -182,6 +182,12 @@ export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
  * short work (a respond, a page) is waited for.
  */
 export const SHUTDOWN_DRAIN_MS = 10_000;
+/**
+ * How long a stop waits for its stopped agents' last reports (a turn's end)
+ * to be written before it goes on: a store that refuses writes would
+ * otherwise hold it for every report's retry limit.
+ */
+export const SHUTDOWN_REPORTS_MS = 5_000;
 /** A stop's `/healthz` says `draining` this long before it stops accepting (`CLARION_DRAIN_DELAY_S`). */
 export const SHUTDOWN_DRAIN_DELAY_MS = 0;
 /**

@@ -21,39 +21,45 @@ import {
   USER_INPUT_ENDED_TYPE,
   type UserInputView,
 } from '../../src/wire/index.js';
-import { api, signedInPage, type CreatedTask } from './support/harness.js';
+import { api, signedInPage, type CreatedTask, type World } from './support/harness.js';
 import { sessionState, until, useSuite, WAIT } from './support/clarification-pages.js';
+
+/** A task whose session is idle, and a way to add system notes to its current turn. */
+async function idleSessionWithNotes(world: World, title: string) {
+  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+    title,
+    prompt: 'hello',
+  });
+  const sessionId = created.session.id;
+  await until(
+    () => sessionState(world, sessionId, created.task.id),
+    (state) => state === 'idle',
+  );
+  const note = (type: string, content: string, metadata: Record<string, unknown>) =>
+    world.clarion.turns.sessions.write(sessionId, async (write) => {
+      const turn = await currentTurn(write.tx, sessionId);
+      if (!turn) throw new Error('no turn');
+      write.added(
+        await appendMessage(write.tx, {
+          sessionId,
+          taskId: created.task.id,
+          turnId: turn.id,
+          authorType: 'system',
+          type,
+          content,
+          metadata,
+        }),
+      );
+    });
+  return { sessionId, note };
+}
 
 describe('the notes of a request its server lost', () => {
   const suite = useSuite();
 
   it('say it in the reader’s language, or in the server’s words when the cause is unknown', async () => {
     const { world } = suite;
-    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-      title: 'Lost requests',
-      prompt: 'hello',
-    });
-    const sessionId = created.session.id;
-    await until(
-      () => sessionState(world, sessionId, created.task.id),
-      (state) => state === 'idle',
-    );
-    const note = (type: string, content: string, metadata: Record<string, unknown>) =>
-      world.clarion.turns.sessions.write(sessionId, async (write) => {
-        const turn = await currentTurn(write.tx, sessionId);
-        if (!turn) throw new Error('no turn');
-        write.added(
-          await appendMessage(write.tx, {
-            sessionId,
-            taskId: created.task.id,
-            turnId: turn.id,
-            authorType: 'system',
-            type,
-            content,
-            metadata,
-          }),
-        );
-      });
+    const { sessionId, note } = await idleSessionWithNotes(world, 'Lost requests');
     const view = (kind: 'consent' | 'action', title: string) =>
       ({ id: `req-${title}`, kind, title }) as UserInputView;
     const named = (kind: 'consent' | 'action', title: string, loss: string) => ({
@@ -121,31 +127,9 @@ describe('the notes of a request its server lost', () => {
 
   it('say that a stop ended the turn in the reader’s language, or in the server’s words', async () => {
     const { world } = suite;
-    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-      title: 'Interrupted turn',
-      prompt: 'hello',
-    });
-    const sessionId = created.session.id;
-    await until(
-      () => sessionState(world, sessionId, created.task.id),
-      (state) => state === 'idle',
-    );
+    const { sessionId, note } = await idleSessionWithNotes(world, 'Interrupted turn');
     const status = (content: string, metadata: Record<string, unknown>) =>
-      world.clarion.turns.sessions.write(sessionId, async (write) => {
-        const turn = await currentTurn(write.tx, sessionId);
-        if (!turn) throw new Error('no turn');
-        write.added(
-          await appendMessage(write.tx, {
-            sessionId,
-            taskId: created.task.id,
-            turnId: turn.id,
-            authorType: 'system',
-            type: 'status',
-            content,
-            metadata,
-          }),
-        );
-      });
+      note('status', content, metadata);
     // As the stopping server writes it (runtime-events), then one from a newer server.
     await status(TURN_INTERRUPTED_TEXT, turnInterruptedMetadata('restart'));
     await status('Clarion stopped: the moon set.', {

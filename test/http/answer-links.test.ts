@@ -330,6 +330,8 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
       instructions: 'Add the key in the console.',
     });
     if (!action.ok) throw new Error('action refused');
+    // A request opens to people once its copy for recovery is kept.
+    await eventually(() => registry.get(action.id)?.status === 'awaiting');
     const actionLinks = await mint('action', action.id);
     expect(actionLinks.map((entry) => entry.label)).toEqual(['Done', 'Skip']);
     const skipped = await link('use', secretOf(actionLinks[1]?.url ?? ''));

@@ -4,13 +4,12 @@
  * It needs no session: the secret in the fragment, which browsers never send
  * to a server, is the credential, and the page sends it in a POST body.
  * The task, the question, the choice and a decider's name are supplied
- * text: shown as written (`UserText`, `showBidiControls`), since what a
+ * text: shown as written (`UserText`; i18n's escape is `showBidiControls`), since what a
  * person confirms must be what it says.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { answerWithLink, viewAnswerLink } from '../model/answer-links-api.js';
-import { showBidiControls } from '../model/bidi.js';
 import { UserText } from './user-text.js';
 import type { AnswerLinkView } from '../../../src/wire/index.js';
 
@@ -176,7 +175,7 @@ function LinkDetails(props: {
           >
             {props.busy
               ? t('answerLink.sending')
-              : t('answerLink.confirm', { choice: showBidiControls(link.choice) })}
+              : t('answerLink.confirm', { choice: link.choice })}
           </button>
           {props.failed ? (
             <p className="error" role="alert">
@@ -208,15 +207,15 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
     decided.choice === link.choice &&
     decided.responded_by?.surface === 'link'
   ) {
-    text = t('answerLink.done', { choice: showBidiControls(decided.choice) });
+    text = t('answerLink.done', { choice: decided.choice });
   } else if (decided.responded_by) {
     text = t('answerLink.alreadyDecidedBy', {
-      choice: showBidiControls(decided.choice),
-      name: showBidiControls(decided.responded_by.name),
+      choice: decided.choice,
+      name: decided.responded_by.name,
       surface: t(`decision.surface.${decided.responded_by.surface}`),
     });
   } else {
-    text = t('answerLink.alreadyDecided', { choice: showBidiControls(decided.choice) });
+    text = t('answerLink.alreadyDecided', { choice: decided.choice });
   }
   return (
     <p data-testid="answer-result" data-state={link.state} role="status">

@@ -21,9 +21,7 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
   const confirming = view.options.find((option) => option.option_id === rejecting);
   return (
     <>
-      <p className="user-input-detail muted">
-        {t('userInput.tool', { tool: showBidiControls(view.tool_key) })}
-      </p>
+      <p className="user-input-detail muted">{t('userInput.tool', { tool: view.tool_key })}</p>
       <ToolDetails details={view.details} />
       {props.choices && confirming && !props.busy ? (
         <DecisionConfirm
@@ -95,7 +93,7 @@ function consentOutcomeText(
       const option = showBidiControls(outcome.option.label);
       if (outcome.remembered) return t('userInput.outcome.remembered', { option });
       if (outcome.reason !== null)
-        return t('rejectReason.outcome', { option, reason: showBidiControls(outcome.reason) });
+        return t('rejectReason.outcome', { option, reason: outcome.reason });
       return outcome.allowed
         ? t('userInput.outcome.allowed', { option })
         : t('userInput.outcome.rejected', { option });
@@ -126,8 +124,8 @@ function ToolDetails({ details }: { details: readonly ConsentDetail[] }) {
           <figure key={index} className="consent-diff" data-testid="consent-diff">
             <figcaption>
               {detail.old_text === null
-                ? t('userInput.newFile', { path: showBidiControls(detail.path) })
-                : t('userInput.diffOf', { path: showBidiControls(detail.path) })}
+                ? t('userInput.newFile', { path: detail.path })
+                : t('userInput.diffOf', { path: detail.path })}
             </figcaption>
             <pre className="consent-detail">
               {diffLines(detail).map((line, lineIndex) => (

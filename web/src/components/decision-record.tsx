@@ -16,7 +16,7 @@ export function DecidedBy({ value }: { value: unknown }) {
   return (
     <p className="muted decided-by" data-testid="decided-by" data-surface={responder.surface}>
       {t('decision.by', {
-        name: showBidiControls(responder.name),
+        name: responder.name,
         surface: t(`decision.surface.${responder.surface}`),
       })}
     </p>
@@ -65,7 +65,7 @@ export function UserInputDecisionRow({ message }: { message: MessageView }) {
       <p className="message-content">{summary}</p>
       {reason === '' ? null : (
         <p className="decision-reason" data-testid="decision-reason">
-          {t('rejectReason.transcript', { reason: showBidiControls(reason) })}
+          {t('rejectReason.transcript', { reason })}
         </p>
       )}
       <DecidedBy value={message.metadata.responded_by} />

@@ -18,7 +18,6 @@ import { useTriageKeys } from '../hooks/use-triage-keys.js';
 import { useWorkspaceNames, WorkspaceNames } from '../hooks/use-workspace-names.js';
 import { orderedQuestions, sessionsOfTask } from '../model/read-model.js';
 import type { BundleState, ModelState } from '../model/read-model.js';
-import { showBidiControls } from '../model/bidi.js';
 import { bulkGroupOf, triageOrder, type TriageItem } from '../model/triage.js';
 import type { ConsentView } from '../model/types.js';
 import {
@@ -237,7 +236,7 @@ function WorkspaceName({ item }: { item: TriageItem }) {
   const name = workspaceId === undefined ? undefined : names.get(workspaceId);
   return name !== undefined ? (
     <span className="triage-workspace muted" data-testid="triage-workspace">
-      {t('triage.workspace', { workspace: showBidiControls(name) })}
+      {t('triage.workspace', { workspace: name })}
     </span>
   ) : null;
 }
@@ -246,7 +245,7 @@ function AgentName({ item }: { item: TriageItem }) {
   const { t } = useTranslation();
   return item.agent !== '' ? (
     <span className="triage-agent muted" data-testid="triage-agent">
-      {t('triage.agent', { agent: showBidiControls(item.agent) })}
+      {t('triage.agent', { agent: item.agent })}
     </span>
   ) : null;
 }
@@ -307,10 +306,10 @@ function TriageRow(props: {
             <span className="sr-only">
               {/* Named by task too: the same tool asks the same words in many tasks. */}
               {item.task_title === ''
-                ? t('triage.bulkSelect', { title: showBidiControls(entry.view.title) })
+                ? t('triage.bulkSelect', { title: entry.view.title })
                 : t('triage.bulkSelectInTask', {
-                    title: showBidiControls(entry.view.title),
-                    task: showBidiControls(item.task_title),
+                    title: entry.view.title,
+                    task: item.task_title,
                   })}
             </span>
           </label>
@@ -400,7 +399,7 @@ function TaskList(props: {
                 {workspaceNames.has(task.workspace_id) ? (
                   <span className="task-workspace muted" data-testid="task-workspace">
                     {t('triage.workspace', {
-                      workspace: showBidiControls(workspaceNames.get(task.workspace_id) ?? ''),
+                      workspace: workspaceNames.get(task.workspace_id) ?? '',
                     })}
                   </span>
                 ) : null}

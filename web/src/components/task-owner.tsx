@@ -5,7 +5,6 @@
  * the name is unknown, rather than a wrong one.
  */
 import { useTranslation } from 'react-i18next';
-import { showBidiControls } from '../model/bidi.js';
 
 export interface People {
   /** The reader's user ID, once known: their own agent is "Your agent". */
@@ -20,9 +19,7 @@ export function TaskOwner({ owner, people }: { owner: string | null | undefined;
   if (owner !== people.me && name === undefined) return null;
   return (
     <span className="task-owner muted" data-testid="task-owner" data-owner={owner}>
-      {owner === people.me
-        ? t('triage.ownerYou')
-        : t('triage.owner', { name: showBidiControls(name ?? '') })}
+      {owner === people.me ? t('triage.ownerYou') : t('triage.owner', { name: name ?? '' })}
     </span>
   );
 }

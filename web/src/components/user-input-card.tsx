@@ -11,7 +11,6 @@ import { useServices } from '../app/services.js';
 import { useNow } from '../hooks/use-now.js';
 import { useUserInputResponse, type ResponseState } from '../hooks/use-user-input-response.js';
 import { useMe } from '../hooks/use-me.js';
-import { showBidiControls } from '../model/bidi.js';
 import { responderLabel } from '../model/settled-elsewhere.js';
 import type { Responder, UserInputAnswer, UserInputView } from '../model/types.js';
 import {
@@ -251,7 +250,7 @@ function DecidedFirst({ by }: { by: Responder }) {
       data-by={label}
     >
       {t(`userInput.decidedFirst.${label}`, {
-        name: showBidiControls(by.name),
+        name: by.name,
         surface: t(`decision.surface.${by.surface}`),
       })}
     </p>

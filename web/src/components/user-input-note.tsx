@@ -7,7 +7,6 @@
  * cause, a newer server's value) shows the server's own text.
  */
 import { useTranslation } from 'react-i18next';
-import { showBidiControls } from '../model/bidi.js';
 import {
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   userInputNoteOf,
@@ -22,7 +21,7 @@ export function UserInputNoteRow({ message }: { message: MessageView }) {
   const text = note
     ? t(unconfirmed ? 'userInputNote.unconfirmed' : 'userInputNote.ended', {
         what: t(`userInputNote.kind.${note.kind}`),
-        title: showBidiControls(note.title),
+        title: note.title,
         cause: t(`userInputNote.${unconfirmed ? 'unconfirmedCause' : 'endedCause'}.${note.loss}`),
       })
     : message.content;

@@ -31,23 +31,7 @@ export interface OpenUserInput {
  * replaced stays as it is: a waiting view published late must not undo it.
  */
 export async function keepOpenUserInput(ctx: RepoContext, view: UserInputView): Promise<void> {
-  const json = JSON.stringify(view);
-  await ctx.db
-    .insertInto('open_user_inputs')
-    .values({
-      id: view.id,
-      session_id: view.session_id,
-      view: json,
-      created_at: view.created_at,
-      decided_turn_id: null,
-    })
-    .onConflict((conflict) =>
-      conflict
-        .column('id')
-        .doUpdateSet({ view: json })
-        .where('open_user_inputs.decided_turn_id', 'is', null),
-    )
-    .execute();
+  await keepCopy(ctx, view, null);
 }
 
 /**
@@ -59,6 +43,15 @@ export async function keepDecidedUserInput(
   view: UserInputView,
   turnId: string,
 ): Promise<void> {
+  await keepCopy(ctx, view, turnId);
+}
+
+/** Inserts or replaces the copy; a waiting view (`decidedTurnId` null) never replaces a decided one. */
+async function keepCopy(
+  ctx: RepoContext,
+  view: UserInputView,
+  decidedTurnId: string | null,
+): Promise<void> {
   const json = JSON.stringify(view);
   await ctx.db
     .insertInto('open_user_inputs')
@@ -67,10 +60,15 @@ export async function keepDecidedUserInput(
       session_id: view.session_id,
       view: json,
       created_at: view.created_at,
-      decided_turn_id: turnId,
+      decided_turn_id: decidedTurnId,
     })
     .onConflict((conflict) =>
-      conflict.column('id').doUpdateSet({ view: json, decided_turn_id: turnId }),
+      decidedTurnId === null
+        ? conflict
+            .column('id')
+            .doUpdateSet({ view: json })
+            .where('open_user_inputs.decided_turn_id', 'is', null)
+        : conflict.column('id').doUpdateSet({ view: json, decided_turn_id: decidedTurnId }),
     )
     .execute();
 }

@@ -158,9 +158,10 @@ describe('clarification races in Chromium', () => {
 
     const detached = banner(page, 'detached');
     await detached.waitFor(WAIT);
-    await expect(detached.textContent()).resolves.toBe(
-      'The agent has moved on; your answer will resume it.',
-    );
+    // Neutral ('Agent moved on') until the session's read says Clarion runs its agent.
+    await expect
+      .poll(() => detached.textContent(), WAIT)
+      .toBe('The agent has moved on; your answer will resume it.');
     await agentSaid(page, 'I will continue when you answer.').waitFor(WAIT);
     await page.locator('[data-testid="session-state"][data-state="idle"]').waitFor(WAIT);
 

@@ -78,12 +78,26 @@ describe('an external agent’s session in Chromium', () => {
         WAIT,
       )
       .toBe(true);
+    // The question (pending list) can land before the session's read says where its agent
+    // runs: held here, so the page must then promise neither a resume nor a wait.
+    let releaseSessions = () => {};
+    const sessionsHeld = new Promise<void>((resolve) => {
+      releaseSessions = resolve;
+    });
+    await page.route('**/api/v1/tasks/*/sessions', async (route) => {
+      await sessionsHeld;
+      await route.continue();
+    });
     await page.reload();
     const detached = banner(page, 'detached');
     await detached.waitFor(WAIT);
-    await expect(detached.textContent()).resolves.toContain(
-      'kept until the agent collects it (wait_for_answer)',
-    );
+    await expect(detached.textContent()).resolves.toBe('Agent moved on');
+    expect(await page.locator('main').textContent()).not.toMatch(/resume it|new message/u);
+    releaseSessions();
+    await expect
+      .poll(() => detached.textContent(), WAIT)
+      .toContain('kept until the agent collects it (wait_for_answer)');
+    await page.unroute('**/api/v1/tasks/*/sessions');
     const overlay = await page.getByTestId('clarification-overlay').textContent();
     expect(overlay).not.toContain('new message');
     expect(await page.locator('main').textContent()).not.toMatch(/resume it/u);

@@ -18,7 +18,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
-import { isExternalSession } from '../model/external-session.js';
+import { agentPlaceOf } from '../model/external-session.js';
 import { MAX_CUSTOM_CODE_POINTS, codePointLength } from '../hooks/use-clarification-draft.js';
 import {
   ClarificationQuestionCard,
@@ -50,7 +50,7 @@ export function ClarificationOverlay({
   const [skipping, setSkipping] = useState<{ forId: string; reason: string }>();
   const { bundle, draft, busy, collapsed, mode } = group;
   const pendingId = bundle?.pending_id;
-  const external = isExternalSession(useModelState(), bundle?.session_id);
+  const place = agentPlaceOf(useModelState(), bundle?.session_id);
 
   useEffect(() => {
     // A new bundle, or a step that replaced the focused option, takes focus
@@ -126,8 +126,9 @@ export function ClarificationOverlay({
     ? kept
       ? undefined
       : t('clarification.lateNotice')
-    : // An external agent is never resumed: the banner says its answer is kept instead.
-      bundle.detached && draft.activeIndex === 0 && !external
+    : // Only an agent Clarion runs is resumed (an external one's answer is kept instead);
+      // until the session says which, nothing is promised.
+      bundle.detached && draft.activeIndex === 0 && place === 'clarion'
       ? t('clarification.movedOn')
       : undefined;
 

@@ -9,11 +9,18 @@ import { useTranslation } from 'react-i18next';
 import { useSyncExternalStore } from 'react';
 import { useModelState, useServices } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
-import { isExternalSession } from '../model/external-session.js';
+import { agentPlaceOf } from '../model/external-session.js';
 import type { BundleQuestion } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
 import { UndoButtons } from './undo-buttons.js';
 import { UserText } from './user-text.js';
+
+/** Until the session says where its agent runs, the banner promises neither a resume nor a wait. */
+const DETACHED_WORDING = {
+  external: 'banner.detachedExternal',
+  clarion: 'banner.detached',
+  unknown: 'inbox.detached',
+} as const;
 
 export function describeAnswer(question: BundleQuestion | undefined, answer: Answer): string {
   const labels = answer.selected_options.map(
@@ -32,7 +39,8 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
   );
   const { state, bundle } = group;
   // Nothing resumes an external agent: a detached answer waits for its `wait_for_answer`.
-  const external = isExternalSession(useModelState(), bundle?.session_id);
+  const place = agentPlaceOf(useModelState(), bundle?.session_id);
+  const external = place === 'external';
   switch (state.phase) {
     case 'undo':
       return (
@@ -75,7 +83,7 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           data-testid="clarification-banner"
           data-state="detached"
         >
-          {external ? t('banner.detachedExternal') : t('banner.detached')}
+          {t(DETACHED_WORDING[place])}
         </div>
       ) : null;
     case 'submitting':

@@ -8,7 +8,19 @@
 import { EXTERNAL_AGENT_PROFILE } from '../../../src/wire/constants.js';
 import type { ModelState } from './read-model.js';
 
+/**
+ * Where a session's agent runs: `unknown` until the session's read lands
+ * (a question from the pending list can arrive first), when neither a
+ * resume nor a wait for `wait_for_answer` may be promised.
+ */
+export type AgentPlace = 'external' | 'clarion' | 'unknown';
+
+export function agentPlaceOf(state: ModelState, sessionId: string | undefined): AgentPlace {
+  const profile = sessionId === undefined ? undefined : state.sessions[sessionId]?.agent_profile;
+  if (profile === undefined) return 'unknown';
+  return profile === EXTERNAL_AGENT_PROFILE ? 'external' : 'clarion';
+}
+
 export function isExternalSession(state: ModelState, sessionId: string | undefined): boolean {
-  if (sessionId === undefined) return false;
-  return state.sessions[sessionId]?.agent_profile === EXTERNAL_AGENT_PROFILE;
+  return agentPlaceOf(state, sessionId) === 'external';
 }

@@ -10,7 +10,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { mintAnswerLinks } from '../../src/turns/index.js';
-import { api, askingTask, launchChromium, startWorld, type World } from './support/harness.js';
+import {
+  api,
+  askingTask,
+  launchChromium,
+  signedInPage,
+  startWorld,
+  type World,
+} from './support/harness.js';
 
 const WAIT = { timeout: 30_000 };
 const SPOOF = 'invoice\u202Efdp.exe';
@@ -124,14 +131,9 @@ describe('bidi controls in supplied text, in Chromium', () => {
       title: SPOOF,
       prompt: '/permission',
     });
-    const context = await browser.newContext({
-      locale: 'en-US',
+    const page = await signedInPage(world, browser, undefined, {
       viewport: { width: 1280, height: 900 },
     });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
 
     await expectReadsAsWritten(
       page,
@@ -145,7 +147,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
     // The page's own title shows until the task is read.
     await page.locator('h1.page-title').getByTestId('bidi-control').waitFor(WAIT);
     await expectReadsAsWritten(page, 'h1.page-title');
-    await context.close();
+    await page.context().close();
   });
 
   it('shows it on an answer link’s page, in the decision log’s filters and as a message’s author', async () => {
@@ -184,15 +186,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
     );
     await phone.close();
 
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    // The world's own sign-in link was used by the test before: a link works once.
-    const signIn = new URL(
-      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
-    );
-    await page.goto(`${world.origin}${signIn.pathname}${signIn.search}`);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/decisions`);
     const taskOption = page.getByTestId('filter-task').locator(`option[value="${asking.task.id}"]`);
     await expect.poll(() => taskOption.textContent(), WAIT).toBe('invoice⟨U+202E⟩fdp.exe');
@@ -217,7 +211,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
     await page.goto(`${world.origin}/sessions/${encodeURIComponent(asking.session.id)}`);
     // Only another member's name is supplied text (a <bdi>); "You" is the app's word.
     await expectReadsAsWritten(page, '.message-user .message-author:has(bdi)', ['Eve', 'evil']);
-    await context.close();
+    await page.context().close();
   });
 
   it('shows it in the report of a bulk consent that failed for one request', async () => {
@@ -230,14 +224,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
       ),
     );
     const ids = await Promise.all(tasks.map((task) => requestIdOf(world, task.session.id)));
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    const signIn = new URL(
-      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
-    );
-    await page.goto(`${world.origin}${signIn.pathname}${signIn.search}`);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser);
     await page.route(`**/api/v1/user-inputs/${ids[0] ?? ''}/respond`, (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
     );
@@ -253,6 +240,6 @@ describe('bidi controls in supplied text, in Chromium', () => {
     );
     // The failed request's task title, the first isolate in its line.
     await expectReadsAsWritten(page, '[data-testid="bulk-failure"] bdi:first-of-type');
-    await context.close();
+    await page.context().close();
   });
 });

@@ -8,9 +8,9 @@
  */
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { api, launchChromium, startWorld, type World } from './support/harness.js';
+import { api, launchChromium, signedInPage, startWorld, type World } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 interface Settings {
@@ -30,17 +30,6 @@ describe('notification settings in the web app', () => {
     ]);
   }, 120_000);
 
-  /** A page signed in through a fresh one-time link (the world's own is used up). */
-  async function signedIn(context: BrowserContext): Promise<Page> {
-    const link = new URL(
-      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
-    );
-    const page = await context.newPage();
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
-    return page;
-  }
-
   afterAll(async () => {
     await browser.close();
     await world.close();
@@ -48,11 +37,7 @@ describe('notification settings in the web app', () => {
   });
 
   it('adds a webhook, sends a signed test, sets the preferences and removes it', async () => {
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');
     await section.getByTestId('notification-channels-empty').waitFor(WAIT);
@@ -103,7 +88,7 @@ describe('notification settings in the web app', () => {
     expect(
       await api<{ channels: unknown[] }>(world, 'GET', '/api/v1/notification-channels'),
     ).toEqual({ channels: [] });
-    await context.close();
+    await page.context().close();
   });
 
   it('asks in the page before removing a channel, from the keyboard too', async () => {
@@ -113,9 +98,7 @@ describe('notification settings in the web app', () => {
       '/api/v1/notification-channels',
       { kind: 'webhook', url: `${receiver.url}/confirm`, name: 'Build relay' },
     );
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await signedIn(context);
+    const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/settings`);
     const channel = page.getByTestId('notification-channel').filter({ hasText: 'Build relay' });
     await channel.waitFor(WAIT);
@@ -148,7 +131,7 @@ describe('notification settings in the web app', () => {
     await page.keyboard.press('Enter');
     await channel.waitFor({ state: 'detached', ...WAIT });
     expect(await listed()).not.toContain(created.channel.id);
-    await context.close();
+    await page.context().close();
   });
 
   it('says which action failed, and why, while the server cannot be reached', async () => {
@@ -157,9 +140,7 @@ describe('notification settings in the web app', () => {
       url: `${receiver.url}/offline`,
       name: 'Offline relay',
     });
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    const page = await signedIn(context);
+    const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');
     const channel = section
@@ -200,6 +181,6 @@ describe('notification settings in the web app', () => {
       '/api/v1/notification-channels',
     );
     expect(channels.channels.map((each) => each.name)).toContain('Offline relay');
-    await context.close();
+    await page.context().close();
   });
 });

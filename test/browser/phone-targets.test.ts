@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import {
   api,
   launchChromium,
+  signedInPage,
   startWorld,
   type CreatedTask,
   type World,
@@ -64,15 +65,7 @@ describe('touch targets and names on a phone', () => {
   });
 
   async function phonePage(): Promise<Page> {
-    const context = await browser.newContext(PHONE);
-    context.setDefaultTimeout(30_000);
-    const link = new URL(
-      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
-    );
-    const page = await context.newPage();
-    await page.goto(`${world.origin}${link.pathname}${link.search}`);
-    await page.waitForURL(`${world.origin}/`);
-    return page;
+    return signedInPage(world, browser, undefined, PHONE);
   }
 
   const small = (found: Box[]) =>

@@ -88,6 +88,8 @@ describe('the session header stays in reach under a waiting question', () => {
       const { context, page } = await open(size, suite);
       await openSession(suite.world, page, created.session.id);
       await page.getByText('queued follow-up 12', { exact: true }).waitFor(WAIT);
+      // The queue and the session are separate reads: the header's controls come with the session.
+      await page.getByTestId('session-stop').waitFor(WAIT);
 
       const start = await reachAt(page, 'start', controls);
       expect(start.controls, `${size.name}, scrolled to the start`).toEqual({
@@ -165,6 +167,7 @@ describe('the session header stays in reach under a waiting question', () => {
     for (const size of SIZES) {
       const { context, page } = await open(size, suite);
       await openSession(world, page, sessionId);
+      await page.getByTestId('task-delete').waitFor(WAIT);
       const reach = await reachAt(page, 'start', ['session-delete', 'task-delete']);
       expect(reach.controls, size.name).toEqual({ 'session-delete': true, 'task-delete': true });
       await page.getByTestId('task-delete').click({ trial: true, timeout: 5_000 });

@@ -17,6 +17,7 @@ import {
   api,
   ARTIFACTS,
   launchChromium,
+  signedInPage,
   startWorld,
   type World,
 } from './support/harness.js';
@@ -45,26 +46,15 @@ describe('signing out, and a tab whose sign-in ended', () => {
     await world.close();
   });
 
-  const viaOrigin = (link: string) => {
-    const url = new URL(link);
-    return `${world.origin}${url.pathname}${url.search}`;
-  };
-
-  /** A browser signed in with `link` (the admin's own new link unless told), live. */
+  /** A browser signed in as `userId` (the admin unless told), live. */
   async function signedIn(
     options: Parameters<Browser['newContext']>[0] = { viewport: { width: 1280, height: 900 } },
-    link?: string,
+    userId?: string,
   ): Promise<{ context: BrowserContext; page: Page }> {
-    const url =
-      link ?? (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url;
-    const context = await browser.newContext({ locale: 'en-US', ...options });
-    context.setDefaultTimeout(30_000);
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(viaOrigin(url));
-    await page.waitForURL(`${world.origin}/`);
+    const page = await signedInPage(world, browser, userId, options);
+    contexts.push(page.context());
     await live(page);
-    return { context, page };
+    return { context: page.context(), page };
   }
 
   const live = (page: Page) =>
@@ -120,25 +110,19 @@ describe('signing out, and a tab whose sign-in ended', () => {
   });
 
   it('a deleted person’s open tab goes to the signed-out screen', async () => {
-    const carol = await api<{ user: { id: string }; sign_in_url: string }>(
-      world,
-      'POST',
-      '/api/v1/users',
-      { name: 'carol' },
-    );
-    const { page } = await signedIn(undefined, carol.sign_in_url);
+    const carol = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'carol',
+    });
+    const { page } = await signedIn(undefined, carol.user.id);
     await adminDelete(`/api/v1/users/${carol.user.id}`);
     await endedScreen(page);
     await expect(page.getByTestId('offline-banner').count()).resolves.toBe(0);
   });
 
   it('a person left in no workspace is told so, not reconnected in a loop', async () => {
-    const dave = await api<{ user: { id: string }; sign_in_url: string }>(
-      world,
-      'POST',
-      '/api/v1/users',
-      { name: 'dave' },
-    );
+    const dave = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'dave',
+    });
     const workspace = await api<{ workspace: { id: string } }>(
       world,
       'POST',
@@ -147,7 +131,7 @@ describe('signing out, and a tab whose sign-in ended', () => {
     );
     const members = `/api/v1/workspaces/${workspace.workspace.id}/members`;
     await api(world, 'POST', members, { user_id: dave.user.id });
-    const { page } = await signedIn(undefined, dave.sign_in_url);
+    const { page } = await signedIn(undefined, dave.user.id);
     const sockets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
 

@@ -32,6 +32,7 @@ import {
   claimReplicas,
   createWakeBus,
   loggingPublisher,
+  releasedQueues,
   sessionEventLog,
   startEventRelay,
   type WakeBus,
@@ -436,6 +437,15 @@ export async function startServer(
     if (replicated) {
       const here = replica.id;
       wakes.subscribe(holderWakes(turns, here));
+      // Another replica's clean stop left queues with no holder: they run here as at start-up.
+      wakes.subscribe(
+        releasedQueues({
+          store,
+          replica: running,
+          requeue: (released) => drainQueuesAfterRestart(turns, released),
+          logger: logger.child({ component: 'released-queues' }),
+        }),
+      );
       wakes.subscribe(clarification.deliveryWakes());
       if (userInputsAcross) wakes.subscribe(userInputsAcross.wakes);
       // A lost wake leaves a copy to its idle close (`MCP_SESSION_IDLE_MS`); its row is gone.
@@ -570,14 +580,19 @@ export async function startServer(
         }
         let released = 0;
         const givenBack = await step('giving the leases back', async () => {
-          released = await running.stop();
+          // With the release's commit the others hear it: the queues left here run there.
+          released = await running.stop(
+            replicated
+              ? (tx) => wakes.send(tx, { kind: 'released', replicaId: running.id })
+              : undefined,
+          );
         });
         if (givenBack) {
           logger.info(
             { replica: running.id, leases_released: released },
             lock
               ? 'agents stopped; the data stays for the next start'
-              : 'agents stopped and leases given back: other replicas take these sessions at once',
+              : 'agents stopped and leases given back: other replicas take these sessions at once, and run their queues',
           );
         }
         server.closeAllConnections();

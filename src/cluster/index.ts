@@ -19,10 +19,12 @@ export { loggingPublisher, sessionEventLog, startEventRelay } from './event-rela
 export { claimReplicas, type ClaimReplicasDeps, type ClaimReplicasView } from './claim-replicas.js';
 // Part A: replica identity, heartbeat, session leases, takeover.
 export { SessionLeases, type LostSessions, type SessionLeaseDeps } from './leases.js';
+export { releasedQueues, type ReleasedQueuesDeps } from './released-queues.js';
 export {
   ReplicaIdInUseError,
   ReplicaSupersededError,
   startReplica,
+  type AnnounceRelease,
   type ReplicaLockState,
   type RecoverSessions,
   type RequeueSessions,

@@ -49,6 +49,7 @@ import {
   takeOverLeases,
   timestampAtMs,
   type LeaseTerms,
+  type RepoContext,
   type Store,
 } from '../store/index.js';
 
@@ -389,11 +390,12 @@ export class SessionLeases {
     return released;
   }
 
-  releaseAll(): Promise<number> {
+  /** Gives back every lease of this replica, in `ctx` (a stop's transaction) or at once. */
+  releaseAll(ctx: RepoContext = this.deps.store): Promise<number> {
     this.started.clear();
     this.held.clear();
     this.unconfirmed.clear();
-    return releaseLeasesOf(this.deps.store, this.deps.replicaId);
+    return releaseLeasesOf(ctx, this.deps.replicaId);
   }
 
   count(): Promise<number> {

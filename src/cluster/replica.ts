@@ -12,7 +12,8 @@
  * checks that the leases were renewed within their validity, and fences them
  * if not (`SessionLeases.checkValidity`); those a later renew finds still
  * ours are recovered like taken ones. A clean stop releases its leases and
- * marks it stopped.
+ * marks it stopped in one commit, which wakes the others (`released`): the
+ * queues of those sessions run there (`released-queues.ts`).
  *
  * Its lock (`store/replica-lock.ts`) is what makes it live to the others. A
  * lock connection that ends (a PostgreSQL restart, a terminated backend) is
@@ -43,6 +44,7 @@ import {
   timestampAtMs,
   type DatabaseTarget,
   type ReplicaLock,
+  type RepoContext,
   type SessionScope,
   type Store,
   idempotentOnNewConnection,
@@ -111,6 +113,12 @@ export type RecoverSessions = (sessionIds: readonly string[]) => Promise<void>;
  */
 export type RequeueSessions = (scope: SessionScope) => Promise<void>;
 
+/**
+ * Says, in the transaction of a clean stop's release, that this replica's
+ * sessions are free: nothing else would run the queues they keep.
+ */
+export type AnnounceRelease = (tx: RepoContext) => Promise<void>;
+
 export interface Replica {
   readonly id: string;
   readonly leases: SessionLeases;
@@ -130,12 +138,13 @@ export interface Replica {
   /** False once another process registered this replica's ID: nothing more is written under it. */
   ownsId(): boolean;
   /**
-   * Stops the heartbeat, releases every lease and marks the replica stopped,
-   * unless another process registered its ID (then those are that process's);
-   * the leases released. Its lock is let go even when the store fails (then
-   * the leases expire, and other replicas take them).
+   * Stops the heartbeat, releases every lease and marks the replica stopped
+   * in one transaction, with `announce` telling the other replicas (the
+   * `released` wake), unless another process registered its ID (then those
+   * are that process's); the leases released. Its lock is let go even when
+   * the store fails (then the leases expire, and other replicas take them).
    */
-  stop(): Promise<number>;
+  stop(announce?: AnnounceRelease): Promise<number>;
 }
 
 export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
@@ -400,7 +409,7 @@ class RunningReplica implements Replica {
     this.quiesced = true;
   }
 
-  async stop(): Promise<number> {
+  async stop(announce?: AnnounceRelease): Promise<number> {
     if (this.stopped) return 0;
     this.stopped = true;
     this.ticker?.cancel();
@@ -415,9 +424,13 @@ class RunningReplica implements Replica {
         const ours =
           !this.superseded && (this.lock === 'held' || (await replicaRegisteredAs(store, id, key)));
         if (!ours) return 0;
-        const released = await this.leases.releaseAll();
-        await markReplicaStopped(store, id, key, timestampAtMs(store.clock.nowMs()));
-        return released;
+        // One commit: a replica that hears the wake finds the leases free and this one stopped.
+        return store.transaction(async (tx) => {
+          const released = await this.leases.releaseAll(tx);
+          await markReplicaStopped(tx, id, key, timestampAtMs(store.clock.nowMs()));
+          await announce?.(tx);
+          return released;
+        });
       });
     } finally {
       await this.replicaLock.release();

@@ -29,7 +29,9 @@ export type WakeTopic =
   /** A person's memberships changed: event subscribers ask again who may see what. */
   | { readonly kind: 'access'; readonly userId: string }
   /** A person's token was revoked, or the person removed: running MCP calls read their tokens. */
-  | { readonly kind: 'credentials'; readonly userId: string };
+  | { readonly kind: 'credentials'; readonly userId: string }
+  /** A replica's clean stop gave its leases back: the others run the queues no live replica holds. */
+  | { readonly kind: 'released'; readonly replicaId: string };
 
 export type WakeKind = WakeTopic['kind'];
 
@@ -75,6 +77,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'mcp_close',
   'access',
   'credentials',
+  'released',
 ]);
 
 function topicId(topic: WakeTopic): string {
@@ -88,6 +91,8 @@ function topicId(topic: WakeTopic): string {
     case 'access':
     case 'credentials':
       return topic.userId;
+    case 'released':
+      return topic.replicaId;
     default:
       return topic.sessionId;
   }
@@ -109,6 +114,8 @@ function topicOf(kind: string, id: string): WakeTopic {
     case 'access':
     case 'credentials':
       return { kind, userId: id };
+    case 'released':
+      return { kind, replicaId: id };
     default:
       return { kind: kind as 'session' | 'queue' | 'cancel' | 'stop', sessionId: id };
   }

@@ -290,6 +290,7 @@ export {
   pruneReplicas,
   registerReplica,
   retireOtherReplicas,
+  stoppedReplicas,
 } from './replicas.js';
 export type { DeliveryOwners, LeaseTerms, OwnerTerms, SessionScope } from './leases.js';
 export {

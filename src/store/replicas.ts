@@ -182,6 +182,18 @@ export function getReplica(ctx: RepoContext, id: string): Promise<ReplicaRecord 
   return ctx.db.selectFrom('replicas').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** The replicas marked stopped, with when: a new mark is a clean stop since the last look. */
+export function stoppedReplicas(
+  ctx: RepoContext,
+): Promise<{ readonly id: string; readonly stopped_at: string }[]> {
+  return ctx.db
+    .selectFrom('replicas')
+    .select(['id', 'stopped_at'])
+    .where('stopped_at', 'is not', null)
+    .$narrowType<{ stopped_at: string }>()
+    .execute();
+}
+
 /** The replicas live now: running, with a heartbeat after `heartbeatAfter`. */
 export async function liveReplicaIds(ctx: RepoContext, heartbeatAfter: string): Promise<string[]> {
   const rows = await ctx.db

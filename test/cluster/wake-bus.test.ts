@@ -81,6 +81,7 @@ describe('wake bus', () => {
     expect(parseWake('a mcp_close m-1')?.topic).toEqual({ kind: 'mcp_close', mcpSessionId: 'm-1' });
     expect(parseWake('a access u-1')?.topic).toEqual({ kind: 'access', userId: 'u-1' });
     expect(parseWake('a credentials u-1')?.topic).toEqual({ kind: 'credentials', userId: 'u-1' });
+    expect(parseWake('a released b')?.topic).toEqual({ kind: 'released', replicaId: 'b' });
     expect(parseWake('a gossip s-1')).toBeUndefined();
     expect(parseWake('a session')).toBeUndefined();
   });

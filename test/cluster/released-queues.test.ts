@@ -6,7 +6,8 @@
  * back. The other replica runs it at once, with nothing else sent: told by
  * the stop's `released` wake (its own poll far off), or, when that
  * notification is lost (its listener down and unable to reconnect), by its
- * poll. Two replicas that hear it run it once. When the last replica stops,
+ * poll. A message sent through another replica while the holder drains
+ * runs the same way. Two replicas that hear it run it once. When the last replica stops,
  * the next start runs what it left.
  */
 import pg from 'pg';
@@ -57,11 +58,18 @@ describe('a message queued in a session of a replica that stops cleanly', () => 
     database = undefined;
   });
 
-  async function start(replicaId: string, wakePollIntervalMs: number): Promise<Replica> {
+  async function start(
+    replicaId: string,
+    wakePollIntervalMs: number,
+    drainDelayMs?: number,
+  ): Promise<Replica> {
     database ??= await freshPostgres();
     const host = new TestHost();
     const server = await startServer(
-      serverConfig(database, ADMIN_TOKEN, { replicaId }),
+      serverConfig(database, ADMIN_TOKEN, {
+        replicaId,
+        ...(drainDelayMs === undefined ? {} : { drainDelayMs }),
+      }),
       silentLogger,
       { host, wakePollIntervalMs },
     );
@@ -121,6 +129,35 @@ describe('a message queued in a session of a replica that stops cleanly', () => 
     await eventually(() => prompted(c).includes('queued on b'), WOKEN_WITHIN_MS);
     expect(prompted(c)).toEqual(['queued on b']);
     expect(await listQueue(c.server.store, sessionId)).toEqual([]);
+  }, 90_000);
+
+  it('runs a message sent through another replica while the holder drains', async () => {
+    const a = await start('drain-a', 60_000, 3_000);
+    const b = await start('drain-b', 60_000);
+    const created = await a.api('POST', '/api/v1/tasks', { title: 'draining', prompt: 'go' });
+    expect(created.status).toBe(201);
+    const sessionId = (created.json.session as { id: string }).id;
+    await eventually(() => prompted(a).includes('go'), WOKEN_WITHIN_MS);
+    // Its turn over, A's agent waits for the next message: the session is idle, its lease A's.
+    a.host.endTurn(sessionId);
+    await eventually(
+      async () => (await getSession(b.server.store, sessionId))?.state === 'idle',
+      WOKEN_WITHIN_MS,
+    );
+
+    a.closed = true;
+    const stopped = a.server.close();
+    await eventually(async () => (await fetch(`${a.server.url}/healthz`)).status === 503);
+    // B cannot start the agent A holds, and A, draining, starts no turn: the message waits.
+    const sent = await b.api('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'sent while a drains',
+      admission_key: 'while-a-drains',
+    });
+    expect(sent).toMatchObject({ status: 202, json: { outcome: 'queued' } });
+    await stopped;
+    await eventually(() => prompted(b).includes('sent while a drains'), WOKEN_WITHIN_MS);
+    expect(prompted(a)).toEqual(['go']);
+    expect(prompted(b)).toEqual(['sent while a drains']);
   }, 90_000);
 
   it('runs once when two live replicas hear the stop', async () => {

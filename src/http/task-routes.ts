@@ -312,7 +312,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
       c.get('principal'),
       c.req.param('id'),
       c.req.param('itemId'),
-      body.value.text,
+      { content: body.value.text, baseContent: body.value.base_text },
     );
     return queueResponse(c, result, (item) => ({ item: queueItemView(item) }));
   });

@@ -81,19 +81,44 @@ export async function enqueueMessage(
   return row;
 }
 
+/**
+ * What an edit of a queued message found: saved, made from a text the message
+ * no longer has (`changed`, with the row as it stands, untouched), or no such
+ * message in the session.
+ */
+export type QueuedEdit =
+  | { kind: 'saved'; item: QueuedMessage }
+  | { kind: 'changed'; item: QueuedMessage }
+  | { kind: 'missing' };
+
+/**
+ * Sets a queued message's text only while it still reads `baseContent`: the
+ * compare and the write are one statement, so an edit made from a text
+ * another edit replaced can never land over it.
+ */
 export async function updateQueuedContent(
   ctx: RepoContext,
   sessionId: string,
   id: string,
   content: string,
-): Promise<QueuedMessage | undefined> {
-  return ctx.db
+  baseContent: string,
+): Promise<QueuedEdit> {
+  const saved = await ctx.db
     .updateTable('message_queue')
     .set({ content, updated_at: ctx.clock.timestamp() })
     .where('id', '=', id)
     .where('task_session_id', '=', sessionId)
+    .where('content', '=', baseContent)
     .returningAll()
     .executeTakeFirst();
+  if (saved) return { kind: 'saved', item: saved };
+  const current = await ctx.db
+    .selectFrom('message_queue')
+    .selectAll()
+    .where('id', '=', id)
+    .where('task_session_id', '=', sessionId)
+    .executeTakeFirst();
+  return current ? { kind: 'changed', item: current } : { kind: 'missing' };
 }
 
 /** Rewrites positions to follow `ids`; false unless `ids` is exactly the session's queue. */

@@ -182,7 +182,7 @@ export {
   touchTokenUse,
   wallTimestamp,
 } from './tokens.js';
-export type { DeletedSessions, QueuedMessage } from './admission.js';
+export type { DeletedSessions, QueuedEdit, QueuedMessage } from './admission.js';
 export {
   clearQueue,
   deleteQueued,

@@ -19,10 +19,11 @@ import {
 import type { SessionWrite } from '../events/index.js';
 import type { MachineQueueItem } from '../user-input/index.js';
 import type { TurnsDeps } from './context.js';
-import { failure, type Failure } from '../wire/index.js';
+import { failure, type Failure, type QueueItemChangedDetails } from '../wire/index.js';
 
 export type QueueResult<T> =
-  { ok: true; value: T } | Failure<'not_found' | 'invalid_request' | 'conflict'>;
+  | { ok: true; value: T }
+  | Failure<'not_found' | 'invalid_request' | 'conflict' | 'queue_item_changed'>;
 
 const NOT_FOUND = failure('not_found', 'queued message not found');
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
@@ -83,16 +84,37 @@ function removeMachineItem(deps: TurnsDeps, sessionId: string, id: string): Queu
   return { ok: true, value: id };
 }
 
+/**
+ * Saves an edit made from `baseContent`. One made from a text the message no
+ * longer has (another tab saved first) is refused and changes nothing: its
+ * failure carries the current text, for the editor to show beside the one
+ * typed.
+ */
 export function editQueued(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
   id: string,
-  content: string,
+  edit: { content: string; baseContent: string },
 ): Promise<QueueResult<QueuedMessage>> {
   return underLock(deps, principal, sessionId, async (write) => {
-    const item = await updateQueuedContent(write.tx, sessionId, id, content);
-    return changed(write, item ? { ok: true, value: item } : NOT_FOUND);
+    const found = await updateQueuedContent(
+      write.tx,
+      sessionId,
+      id,
+      edit.content,
+      edit.baseContent,
+    );
+    switch (found.kind) {
+      case 'saved':
+        return changed(write, { ok: true, value: found.item });
+      case 'changed': {
+        const details: QueueItemChangedDetails = { current_text: found.item.content };
+        return failure('queue_item_changed', undefined, details);
+      }
+      case 'missing':
+        return NOT_FOUND;
+    }
   });
 }
 

@@ -6,7 +6,10 @@ describe('a person’s message text on the wire', () => {
 
   it('is kept exactly as typed: indentation and trailing lines are part of it', () => {
     expect(messageBody.parse({ text: code, admission_key: 'k' }).text).toBe(code);
-    expect(queueEditBody.parse({ text: code }).text).toBe(code);
+    expect(queueEditBody.parse({ text: code, base_text: code })).toEqual({
+      text: code,
+      base_text: code,
+    });
     expect(createTaskBody.parse({ title: '  Title  ', prompt: code })).toEqual({
       title: 'Title',
       prompt: code,

@@ -63,6 +63,12 @@ export const OUTCOMES = {
     message: 'clarification request is no longer active',
   },
   conflict: { status: 409, wire: 'conflict', message: 'conflict' },
+  /** A queued message's edit made from a text it no longer has; `details.current_text` is what it reads now. */
+  queue_item_changed: {
+    status: 409,
+    wire: 'queue_item_changed',
+    message: 'the queued message changed since this edit began; nothing was saved',
+  },
   already_settled: {
     status: 409,
     wire: 'conflict',

@@ -273,11 +273,11 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'patch',
     path: '/api/v1/sessions/{id}/queue/{itemId}',
-    summary: 'Edit a queued message',
+    summary: 'Edit a queued message, unless it changed since the text the edit was made from',
     access: 'principal',
     body: queueEditBody,
     replies: { 200: queueItemReply },
-    errors: ['invalid_request', 'not_found'],
+    errors: ['invalid_request', 'not_found', 'queue_item_changed'],
   },
   {
     method: 'delete',

@@ -138,7 +138,26 @@ export const messageBody = z
   })
   .meta({ id: 'MessageBody' });
 
-export const queueEditBody = z.strictObject({ text: messageText }).meta({ id: 'QueueEditBody' });
+/**
+ * An edit of a queued message names the text it was made from: when the
+ * message no longer reads so (another tab or window edited it meanwhile), the
+ * edit is refused with `queue_item_changed` and nothing changes, so no one's
+ * edit is overwritten unseen. Required: an edit without it could only guess.
+ */
+export const queueEditBody = z
+  .strictObject({
+    text: messageText,
+    base_text: messageText.describe(
+      'The text the edit was made from; refused (409 queue_item_changed) unless the message still reads so',
+    ),
+  })
+  .meta({ id: 'QueueEditBody' });
+
+/** The `details` of a refused stale edit: what the message reads now. */
+export const queueItemChangedDetails = z
+  .object({ current_text: z.string() })
+  .meta({ id: 'QueueItemChangedDetails' });
+export type QueueItemChangedDetails = z.infer<typeof queueItemChangedDetails>;
 
 export const queueOrderBody = z
   .strictObject({ ids: z.array(recordId).max(MAX_QUEUE_ORDER_IDS) })

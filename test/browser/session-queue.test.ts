@@ -90,6 +90,7 @@ describe('the session queue seen from another tab', () => {
 
     await api(world, 'PATCH', `/api/v1/sessions/${sessionId}/queue/${second}`, {
       text: 'second, edited',
+      base_text: 'second',
     });
     await lists(page, ['second, edited', 'third']);
     await api(world, 'PUT', `/api/v1/sessions/${sessionId}/queue/order`, { ids: [third, second] });

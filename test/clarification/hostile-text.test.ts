@@ -194,7 +194,7 @@ describe.each(DRIVERS)('bad text on every surface on %s', (driver) => {
       ['GET', `/api/v1/sessions/${nul}/queue`],
       ['DELETE', `/api/v1/sessions/${nul}/queue`],
       ['PUT', `/api/v1/sessions/${nul}/queue/order`, { ids: [] }],
-      ['PATCH', `/api/v1/sessions/${sessionId}/queue/${nul}`, { text: 'x' }],
+      ['PATCH', `/api/v1/sessions/${sessionId}/queue/${nul}`, { text: 'x', base_text: 'y' }],
       ['DELETE', `/api/v1/sessions/${sessionId}/queue/${nul}`],
       ['GET', `/api/v1/workspaces/${nul}/members`],
       ['POST', `/api/v1/workspaces/${nul}/members`, { user_id: adminId }],

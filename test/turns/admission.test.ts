@@ -117,6 +117,7 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
     const [a = '', b = '', c = ''] = ids;
     const edited = await h.request('PATCH', `/api/v1/sessions/${session.id}/queue/${b}`, {
       text: 'B',
+      base_text: 'b',
     });
     expect(await edited.json()).toMatchObject({ item: { text: 'B' } });
     const order = await h.request('PUT', `/api/v1/sessions/${session.id}/queue/order`, {

@@ -60,6 +60,7 @@ describe.each(DRIVERS)('queue changes on %s', (driver) => {
       await eventsOf(async () => {
         const edited = await h.request('PATCH', `/api/v1/sessions/${sessionId}/queue/${a}`, {
           text: 'A',
+          base_text: 'a',
         });
         expect(edited.status).toBe(200);
       }),

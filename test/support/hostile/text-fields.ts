@@ -105,8 +105,15 @@ export const REST_TEXT_FIELDS: readonly RestTextField[] = [
     name: 'queued message edit',
     method: 'PATCH',
     path: (t) => `/api/v1/sessions/${t.sessionId}/queue/${UNKNOWN}`,
-    body: (text) => ({ text }),
+    body: (text) => ({ text, base_text: 'fine' }),
     issue: () => 'text',
+  },
+  {
+    name: 'queued message edit base_text',
+    method: 'PATCH',
+    path: (t) => `/api/v1/sessions/${t.sessionId}/queue/${UNKNOWN}`,
+    body: (text) => ({ text: 'fine', base_text: text }),
+    issue: () => 'base_text',
   },
   {
     name: 'queue order',

@@ -29,9 +29,10 @@ export interface OfferedText {
   text: string;
 }
 
-/** The edit under way: which message, and what the person has typed so far. */
+/** The edit under way: which message, the text it was made from, and what the person has typed so far. */
 interface Edit {
   itemId: string;
+  base: string;
   text: string;
 }
 
@@ -156,7 +157,7 @@ function QueueRow(props: {
 
   const save = async (saving: Edit) => {
     setError(undefined);
-    const result = await api.editQueued(sessionId, item.id, saving.text);
+    const result = await api.editQueued(sessionId, item.id, saving.text, saving.base);
     if (result.ok) onEdit(undefined);
     // Gone from the queue (sent or removed): the edit must not vanish with it.
     else if (result.kind === 'http' && result.status === 404) props.onEditLost(saving);
@@ -175,7 +176,7 @@ function QueueRow(props: {
         <QueueEditor
           text={edit.text}
           onChange={(text) => {
-            onEdit({ itemId: item.id, text });
+            onEdit({ ...edit, text });
           }}
           save={() => save(edit)}
           cancel={() => {
@@ -210,7 +211,7 @@ function QueueRow(props: {
                 disabled={busy}
                 onClick={() => {
                   setError(undefined);
-                  onEdit({ itemId: item.id, text: item.text });
+                  onEdit({ itemId: item.id, base: item.text, text: item.text });
                 }}
               >
                 {t('userInput.queue.edit')}

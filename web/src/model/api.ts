@@ -80,11 +80,16 @@ export interface ApiClient {
     sessionId: string,
     ids: readonly string[],
   ): Promise<ApiResult<{ items: UserQueueItem[] }>>;
-  /** Only a person's own items; follow-ups are not editable. */
+  /**
+   * Only a person's own items; follow-ups are not editable. `baseText` is the
+   * text the edit was made from: a message that no longer reads so is left as
+   * it is (409 `queue_item_changed`, its current text in `details`).
+   */
   editQueued(
     sessionId: string,
     itemId: string,
     text: string,
+    baseText: string,
   ): Promise<ApiResult<{ item: UserQueueItem }>>;
   /** Live consent and action requests the caller can see. */
   userInputs(): Promise<ApiResult<{ requests: UserInputView[] }>>;
@@ -207,10 +212,10 @@ export function createApiClient(
         method: 'PUT',
         body: JSON.stringify({ ids }),
       }),
-    editQueued: (sessionId, itemId, text) =>
+    editQueued: (sessionId, itemId, text, baseText) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/queue/${enc(itemId)}`, {
         method: 'PATCH',
-        body: JSON.stringify({ text }),
+        body: JSON.stringify({ text, base_text: baseText }),
       }),
     userInputs: () => request(fetchImpl, '/api/v1/user-inputs'),
     respondUserInput: (requestId, answer, signal) =>

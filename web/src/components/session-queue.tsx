@@ -10,29 +10,35 @@
  * An edit under way belongs to the list, not to its row: when its message
  * leaves the queue (sent, or removed by someone) before the edit is saved,
  * the person is told and the typed text goes to the composer (`onEditLost`).
+ * When the message is edited elsewhere meanwhile (another tab or window), the
+ * editor says so beside the new text and the person chooses which to keep
+ * (`model/queue-edit.ts`); the server refuses a save made from the old text.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { useQueueClear } from '../hooks/use-queue-clear.js';
 import { useQueueMove } from '../hooks/use-queue-move.js';
-import { isEmptyMessage } from '../model/composer-draft.js';
 import { movedOrder, type MoveDirection } from '../model/queue-controls.js';
+import {
+  currentTextOf,
+  keepTyped,
+  observed,
+  refusedAsChanged,
+  startEdit,
+  takeCurrent,
+  typed,
+  type QueueEdit,
+} from '../model/queue-edit.js';
 import type { QueueItemView } from '../model/types.js';
 import { QueueClear, QueueClearOutcome, QueueMoveButtons } from './queue-controls.js';
+import { QueueEditor } from './queue-editor.js';
 import { UserText } from './user-text.js';
 
 type ItemError = 'remove' | 'save';
 
 /** Text handed to the composer; a new object each time, so the same text twice is two hand-overs. */
 export interface OfferedText {
-  text: string;
-}
-
-/** The edit under way: which message, the text it was made from, and what the person has typed so far. */
-interface Edit {
-  itemId: string;
-  base: string;
   text: string;
 }
 
@@ -48,15 +54,20 @@ export function SessionQueue({
   const { t } = useTranslation();
   const { api } = useServices();
   const [items, setItems] = useState<QueueItemView[]>([]);
-  const [edit, setEdit] = useState<Edit>();
+  const [edit, setEdit] = useState<QueueEdit>();
   const [editLost, setEditLost] = useState(false);
   // The latest edit and hand-over for `load`, which outlives the render that made it.
-  const editRef = useRef<Edit | undefined>(undefined);
+  const editRef = useRef<QueueEdit | undefined>(undefined);
   editRef.current = edit;
+  // Kept in step with the ref, so a read or a refusal between renders builds on the latest edit.
+  const updateEdit = useCallback((next: QueueEdit | undefined) => {
+    editRef.current = next;
+    setEdit(next);
+  }, []);
   const handOver = useRef(onEditLost);
   handOver.current = onEditLost;
 
-  const loseEdit = useCallback((lost: Edit) => {
+  const loseEdit = useCallback((lost: QueueEdit) => {
     editRef.current = undefined;
     setEdit(undefined);
     setEditLost(true);
@@ -73,11 +84,17 @@ export function SessionQueue({
     if (read !== reads.current) return result.value.items;
     setItems(result.value.items);
     const current = editRef.current;
-    if (current && !result.value.items.some((item) => item.id === current.itemId)) {
-      loseEdit(current);
+    if (current) {
+      const edited = result.value.items.find((item) => item.id === current.itemId);
+      if (!edited) loseEdit(current);
+      else {
+        // Read while this edit is open: the message may read otherwise now.
+        const next = observed(current, edited.text);
+        if (next !== current) updateEdit(next);
+      }
     }
     return result.value.items;
-  }, [api, loseEdit, sessionId]);
+  }, [api, loseEdit, sessionId, updateEdit]);
 
   useEffect(() => {
     void load();
@@ -118,7 +135,16 @@ export function SessionQueue({
             edit={edit?.itemId === item.id ? edit : undefined}
             onEdit={(next) => {
               if (next) setEditLost(false);
-              setEdit(next);
+              updateEdit(next);
+            }}
+            onType={(text) => {
+              // From the latest edit, so a change a read just brought in stays to be chosen on.
+              const open = editRef.current;
+              if (open?.itemId === item.id) updateEdit(typed(open, text));
+            }}
+            onRefused={(current) => {
+              const open = editRef.current;
+              if (open?.itemId === item.id) updateEdit(refusedAsChanged(open, current));
             }}
             onEditLost={loseEdit}
           />
@@ -135,9 +161,12 @@ function QueueRow(props: {
   canMove: (direction: MoveDirection) => boolean;
   onMove: (direction: MoveDirection) => void;
   /** Set while this row's message is being edited. */
-  edit: Edit | undefined;
-  onEdit: (edit: Edit | undefined) => void;
-  onEditLost: (edit: Edit) => void;
+  edit: QueueEdit | undefined;
+  onEdit: (edit: QueueEdit | undefined) => void;
+  onType: (text: string) => void;
+  /** The server refused the save: the message reads `current` now. */
+  onRefused: (current: string) => void;
+  onEditLost: (edit: QueueEdit) => void;
 }) {
   const { t } = useTranslation();
   const { api } = useServices();
@@ -155,13 +184,16 @@ function QueueRow(props: {
     await reload();
   };
 
-  const save = async (saving: Edit) => {
+  const save = async (saving: QueueEdit) => {
     setError(undefined);
     const result = await api.editQueued(sessionId, item.id, saving.text, saving.base);
     if (result.ok) onEdit(undefined);
     // Gone from the queue (sent or removed): the edit must not vanish with it.
     else if (result.kind === 'http' && result.status === 404) props.onEditLost(saving);
-    else setError('save');
+    // Edited elsewhere since this edit began: both texts stay for the person to choose.
+    else if (result.kind === 'http' && result.code === 'queue_item_changed') {
+      props.onRefused(currentTextOf(result.details) ?? item.text);
+    } else setError('save');
     await reload();
   };
 
@@ -174,9 +206,10 @@ function QueueRow(props: {
     >
       {edit && item.owner === 'user' ? (
         <QueueEditor
-          text={edit.text}
-          onChange={(text) => {
-            onEdit({ ...edit, text });
+          edit={edit}
+          onChange={props.onType}
+          onChoose={(choice) => {
+            onEdit(choice === 'current' ? takeCurrent(edit) : keepTyped(edit));
           }}
           save={() => save(edit)}
           cancel={() => {
@@ -211,7 +244,7 @@ function QueueRow(props: {
                 disabled={busy}
                 onClick={() => {
                   setError(undefined);
-                  onEdit({ itemId: item.id, base: item.text, text: item.text });
+                  onEdit(startEdit(item));
                 }}
               >
                 {t('userInput.queue.edit')}
@@ -235,60 +268,5 @@ function QueueRow(props: {
         </p>
       ) : null}
     </li>
-  );
-}
-
-function QueueEditor(props: {
-  text: string;
-  onChange: (text: string) => void;
-  save: () => Promise<void>;
-  cancel: () => void;
-}) {
-  const { t } = useTranslation();
-  const [saving, setSaving] = useState(false);
-
-  const save = async () => {
-    // Saved exactly as typed, as the composer sends it.
-    if (isEmptyMessage(props.text) || saving) return;
-    setSaving(true);
-    try {
-      await props.save();
-    } finally {
-      setSaving(false);
-    }
-  };
-
-  return (
-    <form
-      className="queue-editor"
-      onSubmit={(event) => {
-        event.preventDefault();
-        void save();
-      }}
-    >
-      <textarea
-        className="composer-input"
-        data-testid="queue-edit-input"
-        aria-label={t('userInput.queue.editLabel')}
-        value={props.text}
-        rows={2}
-        onChange={(event) => {
-          props.onChange(event.target.value);
-        }}
-      />
-      <span className="queue-actions">
-        <button
-          type="submit"
-          className="button button-primary"
-          data-testid="queue-save"
-          disabled={saving || isEmptyMessage(props.text)}
-        >
-          {t('userInput.queue.save')}
-        </button>
-        <button type="button" className="button" disabled={saving} onClick={props.cancel}>
-          {t('userInput.queue.cancel')}
-        </button>
-      </span>
-    </form>
   );
 }

@@ -584,6 +584,12 @@ export const en = {
       editLost:
         'The message you were editing left the queue before your edit was saved: it was sent, or someone removed it. Your edit is in the message box below.',
       saveFailed: 'Not saved; it may have started already.',
+      changedElsewhere:
+        'This message was changed in another tab or window while you were editing it. It now reads:',
+      saveRefusedChanged:
+        'Not saved: this message was changed in another tab or window while you were editing it. It now reads:',
+      takeCurrent: 'Use the new text',
+      keepTyped: 'Keep my text',
     },
   },
   // ---------------------------------------------------------------- signin (issue 14)

@@ -20,8 +20,8 @@ import {
   messageByAdmissionKey,
   messagesByPendingId,
   closeOpenTurns,
+  endOpenToolCalls,
   interruptedTurnsToExamine,
-  reviseMessage,
   turnIsOpen,
   turnRowsOfTypes,
   type InterruptedTurn,
@@ -39,10 +39,6 @@ import {
 } from '../wire/index.js';
 import { readBundle, type Bundle } from './bundle.js';
 import { decideInterruptedTurn, type BundleFacts } from './unconfirmed-deliveries.js';
-
-const TOOL_CALL_TYPE = 'tool_call';
-/** ACP's statuses of a tool call that has ended; any other one was cut off. */
-const ENDED_TOOL_STATUSES = new Set(['completed', 'failed']);
 
 /** What a reader of the transcript without the web app sees; the web app shows its own words. */
 export const DELIVERY_UNCONFIRMED_TEXT =
@@ -63,7 +59,7 @@ export async function closeInterruptedTurns(
   for (const turn of await interruptedTurnsToExamine(deps.store, scope)) {
     await deps.sessions.write(turn.task_session_id, async (write) => {
       if (!(await turnIsOpen(write.tx, turn.id))) return;
-      const { facts, bundles, toolCalls } = await gather(write.tx, turn);
+      const { facts, bundles } = await gather(write.tx, turn);
       const verdict = decideInterruptedTurn(facts);
       if (verdict.kind === 'leave_open') return;
       for (const pendingId of verdict.unconfirmed) {
@@ -76,15 +72,7 @@ export async function closeInterruptedTurns(
           );
         }
       }
-      for (const call of toolCalls) {
-        const status = call.metadata.status;
-        if (typeof status === 'string' && ENDED_TOOL_STATUSES.has(status)) continue;
-        const closed = await reviseMessage(write.tx, call.id, {
-          content: call.content,
-          metadata: { ...call.metadata, status: 'failed', interrupted: true },
-        });
-        if (closed) write.updated(closed);
-      }
+      for (const closed of await endOpenToolCalls(write.tx, turn.id)) write.updated(closed);
       await completeTurn(write.tx, turn.id);
       report.turnsClosed++;
     });
@@ -94,7 +82,7 @@ export async function closeInterruptedTurns(
 }
 
 async function gather(tx: RepoContext, turn: InterruptedTurn) {
-  const rows = await turnRowsOfTypes(tx, turn.id, [CLARIFICATION_TYPE, TOOL_CALL_TYPE]);
+  const rows = await turnRowsOfTypes(tx, turn.id, [CLARIFICATION_TYPE]);
   const bundles = new Map<string, Bundle>();
   const byPendingId = new Map<string, MessageRecord[]>();
   for (const row of rows) {
@@ -128,7 +116,6 @@ async function gather(tx: RepoContext, turn: InterruptedTurn) {
       asked,
     },
     bundles,
-    toolCalls: rows.filter((row) => row.type === TOOL_CALL_TYPE),
   };
 }
 

@@ -96,6 +96,7 @@ export type { InterruptedTurn } from './interrupted-turns.js';
 export {
   OPEN_TURNS_INDEX,
   closeOpenTurns,
+  endOpenToolCalls,
   interruptedTurnsToExamine,
   turnIsOpen,
   turnRowsOfTypes,

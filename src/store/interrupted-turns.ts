@@ -12,7 +12,7 @@
 import { constantText } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
 import { parseMetadata, type RepoContext } from './context.js';
-import { toMessageRecord, type MessageRecord } from './messages.js';
+import { reviseMessage, toMessageRecord, type MessageRecord } from './messages.js';
 import { CLARIFICATION_TYPE } from '../wire/index.js';
 import type { TurnRecord } from './turns.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -25,6 +25,8 @@ export const OPEN_TURNS_INDEX_DDL =
   'ON task_session_turns (task_session_id) WHERE completed_at IS NULL';
 
 const TOOL_CALL_TYPE = 'tool_call';
+/** ACP's statuses of a tool call that has ended; any other one was cut off. */
+const ENDED_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed']);
 
 /** An open turn with the profile of its session's agent. */
 export type InterruptedTurn = TurnRecord & { agent_profile: string };
@@ -118,4 +120,23 @@ export async function turnIsOpen(ctx: RepoContext, turnId: string): Promise<bool
     .where('completed_at', 'is', null)
     .executeTakeFirst();
   return row !== undefined;
+}
+
+/**
+ * The tool calls of a turn that is ending which its agent never reported
+ * ended: nothing of a closed turn runs, so each is marked failed and
+ * `interrupted` (cut off, not reported failed). Returns the revised rows, for
+ * the session write to publish.
+ */
+export async function endOpenToolCalls(ctx: RepoContext, turnId: string): Promise<MessageRecord[]> {
+  const revised: MessageRecord[] = [];
+  for (const call of await turnRowsOfTypes(ctx, turnId, [TOOL_CALL_TYPE])) {
+    if (ENDED_TOOL_STATUSES.has(call.metadata.status)) continue;
+    const closed = await reviseMessage(ctx, call.id, {
+      content: call.content,
+      metadata: { ...call.metadata, status: 'failed', interrupted: true },
+    });
+    if (closed) revised.push(closed);
+  }
+  return revised;
 }

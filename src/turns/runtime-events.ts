@@ -1,6 +1,7 @@
 /**
  * What agents report becomes transcript and session state: streamed output
- * is appended to the turn, a turn's end frees the session (and starts the
+ * is appended to the turn, a turn's end closes its tool calls the agent
+ * never reported ended and frees the session (and starts the
  * next queued message, with a new agent when a cancelled turn was ended by
  * stopping its agent), and an agent that fails fails its session with the
  * reason and expires its bundles. A deliberate stop (delete, shutdown) only
@@ -21,6 +22,7 @@ import {
   completeTurn,
   forgetDecidedIn,
   currentTurn,
+  endOpenToolCalls,
   failSession,
   getSession,
   reviseMessage,
@@ -227,6 +229,9 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
         }),
       );
     }
+    // Nothing of an ended turn runs: a call its agent never reported ended (it was stopped,
+    // or it died) must not read as running, as after a restart (`interrupted-turns.ts`).
+    for (const closed of await endOpenToolCalls(tx, event.turnId)) write.updated(closed);
     await completeTurn(tx, event.turnId);
     // The agent went on past the decisions made in this turn: no restart need doubt them.
     await forgetDecidedIn(tx, event.sessionId, event.turnId);

@@ -8,7 +8,7 @@
  * agent is stopped, and the agent never says the question could not be
  * asked, nor that it will go on when someone answers. What the session
  * shows says why (the question expired by `owner_deleted`, no note of the
- * stop's exit), and a restart is refused (`owner_deleted`) without changing
+ * stop's exit, no tool call left running), and a restart is refused (`owner_deleted`) without changing
  * the recorded reason. Both dialects.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -129,6 +129,10 @@ describe.each(DRIVERS)('a person deleted while their agent asks, on %s', (driver
       all.filter((message) => message.type === 'clarification_request').map((m) => m.metadata),
     ).toEqual([expect.objectContaining({ status: 'expired', expired_by: 'owner_deleted' })]);
     expect(all.filter((message) => message.type === 'error')).toEqual([]);
+    // Its ask ended with the turn: nothing of it reads as still running.
+    const toolCalls = all.filter((message) => message.type === 'tool_call');
+    expect(toolCalls.length).toBeGreaterThan(0);
+    for (const call of toolCalls) expect(['completed', 'failed']).toContain(call.metadata.status);
     // What the agent said, if it spoke before its stop, agrees.
     const said = (await afterQuestion())
       .filter((message) => message.author === 'agent' && message.type === 'message')

@@ -74,6 +74,32 @@ describe.each(DRIVERS)('agent output on %s', (driver) => {
     ]);
   });
 
+  it('ends with its turn a tool call its agent never reported ended, and keeps the ended ones', async () => {
+    h.host.reportToolCall(sessionId, 'call-1', 'Read package.json', 'completed');
+    h.host.reportToolCall(sessionId, 'call-2', 'Run the tests', 'in_progress');
+    h.host.reportToolCall(sessionId, 'call-3', 'Lint', 'pending');
+    h.host.reportToolCall(sessionId, 'call-4', 'Build', 'failed');
+    await h.pump.idle();
+    const before = h.events.events.length;
+    h.host.exit(sessionId);
+    await h.pump.idle();
+
+    expect((await toolRows()).map((row) => [row.metadata.toolCallId, row.metadata])).toEqual([
+      ['call-1', expect.not.objectContaining({ interrupted: true })],
+      ['call-2', expect.objectContaining({ status: 'failed', interrupted: true })],
+      ['call-3', expect.objectContaining({ status: 'failed', interrupted: true })],
+      ['call-4', expect.not.objectContaining({ interrupted: true })],
+    ]);
+    // Watchers hear of each, with the turn's end.
+    const updated = h.events.events
+      .slice(before)
+      .flatMap((event) => (event.type === 'message.updated' ? [event.message.metadata] : []));
+    expect(updated.map((metadata) => [metadata.toolCallId, metadata.status])).toEqual([
+      ['call-2', 'failed'],
+      ['call-3', 'failed'],
+    ]);
+  });
+
   it('keeps output holding NUL or unpaired surrogates as storable text, on both engines', async () => {
     h.host.say(sessionId, 'binary \u0000 bytes and a lone \ud800 half, 日本語 🦀');
     h.host.reportToolCall(sessionId, 'call-\u0000', 'cat a.bin \u0000\udfff', 'completed');

@@ -32,7 +32,7 @@ describe('a session whose person was deleted, in the web app', () => {
     await world.close();
   });
 
-  it('says why its question ended and offers no Restart', async () => {
+  it('says why its question ended and offers no Restart, message or running call', async () => {
     const spaces = await api<{ workspaces: { id: string }[] }>(world, 'GET', '/api/v1/workspaces');
     const workspaceId = spaces.workspaces[0]?.id ?? '';
     const made = await api<{ user: { id: string }; token: string }>(
@@ -86,6 +86,18 @@ describe('a session whose person was deleted, in the web app', () => {
     await expect(page.getByTestId('transcript').textContent()).resolves.not.toContain(
       "The agent's turn failed",
     );
+    // It can never run again: no message to it is offered, and the page says why.
+    await expect(page.getByTestId('composer-closed').textContent()).resolves.toBe(
+      'This session takes no more messages: the person its agent acted for was deleted.',
+    );
+    await expect(page.getByTestId('composer-input').count()).resolves.toBe(0);
+    await expect(question.getByTestId('late-answer-open').count()).resolves.toBe(0);
+    // Its ask ended with the turn the stop ended: nothing reads as still running.
+    const chips = page.getByTestId('tool-status');
+    await expect(chips.count()).resolves.toBeGreaterThan(0);
+    for (const chip of await chips.all()) {
+      expect(['completed', 'failed']).toContain(await chip.getAttribute('data-status'));
+    }
     await page.context().close();
   });
 });

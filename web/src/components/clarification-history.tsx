@@ -3,7 +3,8 @@
  * history (answered, skipped, expired, cancelled, or superseded by a newer
  * turn), or still waiting beside the one the overlay shows (an agent that
  * asked in parallel). A waiting one offers "Answer now", which puts it in the
- * overlay. History offers "Answer in a new message": the same question form
+ * overlay. History offers "Answer in a new message" while the session takes
+ * messages (not once its person was deleted): the same question form
  * as the overlay, inline under the row, that sends the answer as an ordinary
  * message and never touches the question itself. Closing the form (Cancel,
  * Escape, or a sent message) returns focus to the button that opened it.
@@ -64,6 +65,7 @@ export function ClarificationHistoryRow({
   question: rowQuestion,
   bundle,
   onAnswerNow,
+  lateAnswers,
 }: {
   message: MessageView;
   question: BundleQuestion;
@@ -71,6 +73,8 @@ export function ClarificationHistoryRow({
   bundle: BundleState | undefined;
   /** Shows a still-active bundle in the overlay. */
   onAnswerNow: (pendingId: string) => void;
+  /** Whether "Answer in a new message" can work: the session takes messages. */
+  lateAnswers: boolean;
 }) {
   const { t } = useTranslation();
   // The bundle also knows what this client learned from its own respond call.
@@ -118,7 +122,7 @@ export function ClarificationHistoryRow({
           >
             {t('transcript.answerNow')}
           </button>
-        ) : bundle ? (
+        ) : bundle && lateAnswers ? (
           <button
             ref={openerRef}
             type="button"
@@ -139,7 +143,7 @@ export function ClarificationHistoryRow({
           </p>
         ) : null}
       </article>
-      {open && bundle ? (
+      {open && bundle && lateAnswers ? (
         <HistoryForm
           bundle={bundle}
           initialIndex={question.index}

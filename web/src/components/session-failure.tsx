@@ -1,13 +1,13 @@
 /**
  * Why a failed session's agent stopped (the exit, the agent's last words on
- * stderr, or its ACP error) and a Restart button. The failure is read from
- * the session list when the session is seen failed: events carry the state,
- * not the reason. A session whose person was deleted (`owner_deleted`) can
- * never run again: it says so, and offers no Restart.
+ * stderr, or its ACP error) and a Restart button; the failure is the page's
+ * read (`useSessionFailure`). A session whose person was deleted
+ * (`owner_deleted`) can never run again: it says so, and offers no Restart.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import type { SessionFailureRead } from '../hooks/use-session-failure.js';
 import { request } from '../model/api.js';
 import type { SessionFailure } from '../../../src/wire/index.js';
 
@@ -18,29 +18,13 @@ function failureOf(details: unknown): SessionFailure | undefined {
   return (details as { failure?: SessionFailure }).failure;
 }
 
-export function SessionFailureBanner(props: { sessionId: string; taskId: string }) {
+export function SessionFailureBanner(props: { sessionId: string; read: SessionFailureRead }) {
   const { t } = useTranslation();
-  const { api, sync } = useServices();
-  const { sessionId, taskId } = props;
-  const [failure, setFailure] = useState<SessionFailure | null>();
+  const { sync } = useServices();
+  const { sessionId, read } = props;
+  const { failure, ownerDeleted, failedAgain, refusedForOwner } = read;
   const [phase, setPhase] = useState<Phase>('idle');
   const [error, setError] = useState<string>();
-
-  useEffect(() => {
-    let cancelled = false;
-    void api.sessions(taskId).then((result) => {
-      if (cancelled || !result.ok) return;
-      setFailure(
-        result.value.sessions.find((session) => session.id === sessionId)?.failure ?? null,
-      );
-    });
-    return () => {
-      cancelled = true;
-    };
-  }, [api, sessionId, taskId]);
-
-  const [refusedForOwner, setRefusedForOwner] = useState(false);
-  const ownerDeleted = refusedForOwner || failure?.code === 'owner_deleted';
 
   const restart = useCallback(async () => {
     setPhase('restarting');
@@ -57,13 +41,13 @@ export function SessionFailureBanner(props: { sessionId: string; taskId: string 
     }
     // Refused before the failure was read: it can never run again, whatever was shown.
     if (result.kind === 'http' && result.code === 'owner_deleted') {
-      setRefusedForOwner(true);
+      refusedForOwner();
       return;
     }
     const again = result.kind === 'http' ? failureOf(result.details) : undefined;
-    if (again) setFailure(again);
+    if (again) failedAgain(again);
     setError(again ? t('session.failure.again') : result.error);
-  }, [sessionId, sync, t]);
+  }, [failedAgain, refusedForOwner, sessionId, sync, t]);
 
   return (
     <section

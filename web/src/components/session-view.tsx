@@ -12,6 +12,7 @@ import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useMe } from '../hooks/use-me.js';
 import { useMemberNames } from '../hooks/use-member-names.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
+import { useSessionFailure } from '../hooks/use-session-failure.js';
 import {
   clearDraft,
   draftNoteOf,
@@ -96,6 +97,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const awaitsInput = useSessionAwaitsInput(sessionId);
   const me = useMe();
   const names = useMemberNames(task?.workspace_id, authorIdsOf(messages));
+  const failure = useSessionFailure(sessionId, session?.task_id, session?.state === 'failed');
+  // Its person was deleted: it can never run again, so nothing may be sent to it.
+  const takesMessages = !failure.ownerDeleted;
   const [offered, setOffered] = useState<OfferedText>();
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
@@ -180,6 +184,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               active={live}
               bundles={state.bundles}
               onAnswerNow={answerNow}
+              takesMessages={takesMessages}
               me={me}
               names={names}
               toolLabel={
@@ -192,7 +197,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         </section>
         <div className="session-dock" ref={dockRef}>
           {session?.state === 'failed' ? (
-            <SessionFailureBanner sessionId={sessionId} taskId={session.task_id} />
+            <SessionFailureBanner sessionId={sessionId} read={failure} />
           ) : null}
           {/* Every pending kind shares one sheet: on a phone two fixed sheets would cover each other. */}
           <div
@@ -225,6 +230,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             <p className="muted composer-external" data-testid="composer-external">
               {t('composer.external')}
             </p>
+          ) : !takesMessages ? (
+            <p className="muted composer-closed" data-testid="composer-closed">
+              {t('composer.ownerDeleted')}
+            </p>
           ) : (
             <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
           )}
@@ -255,6 +264,7 @@ function TranscriptRow({
   active,
   bundles,
   onAnswerNow,
+  takesMessages,
   me,
   names,
   toolLabel,
@@ -263,6 +273,8 @@ function TranscriptRow({
   active: BundleState | undefined;
   bundles: Readonly<Record<string, BundleState>>;
   onAnswerNow: (pendingId: string) => void;
+  /** Whether the session can take a new message (a late answer is one). */
+  takesMessages: boolean;
   /** The reader's user ID, once known: only their own messages say "You". */
   me: string | undefined;
   names: MemberNames;
@@ -280,6 +292,7 @@ function TranscriptRow({
         question={row.question}
         bundle={bundles[row.pendingId]}
         onAnswerNow={onAnswerNow}
+        lateAnswers={takesMessages}
       />
     );
   }

@@ -180,6 +180,8 @@ export const de: Catalog = {
     firstUnsent:
       'Deine erste Anweisung wurde nicht gesendet: Der Agent ist nicht gestartet. Sie bleibt hier; starte den Agenten neu und sende sie dann.',
     refused: 'Diese Sitzung nimmt keine Nachrichten an.',
+    ownerDeleted:
+      'Diese Sitzung nimmt keine Nachrichten mehr an: Die Person, für die ihr Agent handelte, wurde gelöscht.',
     external:
       'Dieser Agent läuft außerhalb von Clarion (über MCP verbunden) und kann hier keine Nachrichten empfangen. Beantworte seine Fragen oben; der Agent holt die Antworten selbst ab.',
   },

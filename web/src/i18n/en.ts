@@ -178,6 +178,8 @@ export const en = {
     firstUnsent:
       'Your first instruction was not sent: the agent did not start. It is kept here; restart the agent, then send it.',
     refused: 'This session cannot take messages.',
+    ownerDeleted:
+      'This session takes no more messages: the person its agent acted for was deleted.',
     external:
       'This agent runs outside Clarion (connected over MCP), so it cannot take messages here. Answer its questions above; the agent collects the answers itself.',
   },

@@ -135,13 +135,16 @@ describe('clarification races in Chromium', () => {
     held.release();
     await expect(ownResponse.then((response) => response.status())).resolves.toBe(404);
 
-    const unavailable = banner(page, 'unavailable');
-    await unavailable.waitFor(WAIT);
-    await expect(unavailable.textContent()).resolves.toContain(
-      'This question is no longer available to you.',
+    // In no workspace now: the page says only that the session is no longer his, with
+    // nothing left to answer (the banner of the refused answer goes with the rest).
+    const lost = page.locator('[data-testid="session-missing"][data-presence="access_lost"]');
+    await lost.waitFor(WAIT);
+    await expect(lost.textContent()).resolves.toContain(
+      'This session is no longer available to you',
     );
     await expect(banner(page, 'expired').count()).resolves.toBe(0);
-    await expect(page.getByText('Timed out (agent moved on)').count()).resolves.toBe(0);
+    await expect(page.getByText('moved on').count()).resolves.toBe(0);
+    await expect(page.getByTestId('clarification-overlay').count()).resolves.toBe(0);
     // Still waiting for everyone else.
     expect(await pendingIds(world, created.session.id)).toEqual([pendingId]);
     await api(world, 'POST', `/api/v1/clarification/${pendingId}/respond`, {

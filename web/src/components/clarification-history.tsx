@@ -1,8 +1,9 @@
 /**
  * A clarification question in the transcript that the overlay does not show:
- * history (answered, skipped, expired, cancelled, or superseded by a newer
- * turn), or still waiting beside the one the overlay shows (an agent that
- * asked in parallel). A waiting one offers "Answer now", which puts it in the
+ * history (answered, skipped, expired, cancelled, superseded by a newer
+ * turn, or no longer this person's to see: `question-outcome.ts`), or still
+ * waiting beside the one the overlay shows (an agent that asked in
+ * parallel). A waiting one offers "Answer now", which puts it in the
  * overlay. History offers "Answer in a new message" while the session takes
  * messages (not once its person was deleted): the same question form
  * as the overlay, inline under the row, that sends the answer as an ordinary
@@ -14,6 +15,7 @@ import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import { useClarificationHistory } from '../hooks/use-clarification-history.js';
 import { isBundleActive, type BundleQuestion, type BundleState } from '../model/read-model.js';
+import { questionOutcome, type BundleKnown } from '../model/question-outcome.js';
 import type { MessageView } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
 import { UserText } from './user-text.js';
@@ -29,7 +31,7 @@ type Admitted = 'sent' | 'queued';
 function useOutcomeSummary(
   message: MessageView,
   question: BundleQuestion,
-  waiting: boolean,
+  bundle: BundleKnown,
 ): string {
   const { t } = useTranslation();
   const response = message.metadata.response as
@@ -38,26 +40,12 @@ function useOutcomeSummary(
     (id) => question.options.find((option) => option.option_id === id)?.label ?? id,
   );
   const custom = response?.custom_text ? [`“${response.custom_text}”`] : [];
-  switch (question.status) {
-    // A pending row shown here waits beside the overlay's bundle, or was superseded.
-    case 'pending':
-      return t(waiting ? 'transcript.waiting' : 'transcript.superseded');
-    case 'answered':
-      return t('transcript.answered', {
+  const outcome = questionOutcome(question.status, bundle, message.metadata.expired_by);
+  return outcome === 'answered'
+    ? t('transcript.answered', {
         answer: [...labels, ...custom].join(', ') || t('transcript.noSelection'),
-      });
-    case 'rejected':
-      return t('transcript.skipped');
-    case 'expired':
-      // Ended with its session because the person its agent acted for was deleted.
-      return t(
-        message.metadata.expired_by === 'owner_deleted'
-          ? 'transcript.expiredOwnerDeleted'
-          : 'transcript.expired',
-      );
-    case 'cancelled':
-      return t('transcript.cancelled');
-  }
+      })
+    : t(`transcript.${outcome}`);
 }
 
 export function ClarificationHistoryRow({
@@ -81,7 +69,11 @@ export function ClarificationHistoryRow({
   const question = bundle?.questions[rowQuestion.question_id] ?? rowQuestion;
   const state = useModelState();
   const waiting = bundle !== undefined && isBundleActive(state, bundle);
-  const summary = useOutcomeSummary(message, question, waiting);
+  const summary = useOutcomeSummary(
+    message,
+    question,
+    waiting ? 'active' : bundle ? 'inactive' : 'forgotten',
+  );
   const [open, setOpen] = useState(false);
   const [admitted, setAdmitted] = useState<Admitted>();
   const openerRef = useRef<HTMLButtonElement>(null);

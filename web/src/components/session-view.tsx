@@ -1,7 +1,8 @@
 /**
  * `/sessions/:id`: transcript, the clarification overlay and banner, consent
  * and action cards, the queue and the composer, with Stop and Delete in its
- * header. Reads the models; owns only drafts.
+ * header; or, for a session deleted, lost to this person or never theirs,
+ * only why (`sessionPresence`). Reads the models; owns only drafts.
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -35,6 +36,7 @@ import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
 import {
   activeBundleOfSession,
   questionOfRow,
+  sessionPresence,
   transcriptOf,
   type BundleState,
 } from '../model/read-model.js';
@@ -130,23 +132,28 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     overlayShown.current = showOverlay;
   }, [focusComposer, showOverlay]);
 
-  if (state.missing[sessionId] && !session) {
-    // Deleted while shown (here or elsewhere) says so; otherwise it may never have been theirs.
-    const deletion = state.deleted.sessions[sessionId];
+  const presence = sessionPresence(state, sessionId);
+  if (presence.kind !== 'shown') {
+    // Deleted while shown (here or elsewhere) says so, and so does a session this person lost
+    // (nothing in it can be answered or sent); otherwise it may never have been theirs.
+    const deletion = presence.kind === 'deleted' ? presence.how : undefined;
     return (
       <section
         className="session-view"
         data-testid="session-missing"
+        data-presence={presence.kind}
         data-deleted={deletion ?? 'none'}
       >
         <BackToInbox />
-        <p role={deletion ? 'status' : undefined}>
+        <p role={presence.kind === 'not_found' ? undefined : 'status'}>
           {t(
             deletion === 'task.deleted'
               ? 'session.taskDeleted'
               : deletion
                 ? 'session.deleted'
-                : 'session.notFound',
+                : presence.kind === 'access_lost'
+                  ? 'session.accessLost'
+                  : 'session.notFound',
           )}
         </p>
       </section>

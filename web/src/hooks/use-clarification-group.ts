@@ -190,7 +190,7 @@ function sameDecision(body: RespondBody, result: RespondOk): boolean {
 const RETRY_ON_RECONNECT: ReadonlySet<RetryReason> = new Set(['network', 'timeout', 'unavailable']);
 
 export function useClarificationGroup(live: BundleState | undefined): ClarificationGroup {
-  const { api, model, config, keyStore } = useServices();
+  const { api, model, config, keyStore, sync } = useServices();
   const me = useMe();
   const sendLateAnswer = useLateAnswerSender();
   const [stored, setOutcome] = useState<Outcome>();
@@ -283,6 +283,8 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
               // Not visible to this person (any more): it may well be pending for others.
               model.update((s) => transitions.forgetBundle(s, captured.pendingId));
               settle({ phase: 'unavailable' });
+              // The whole session may be gone for them (removed from its workspace).
+              sync.recheckSession(captured.sessionId);
               return;
             }
             settle({ phase: 'refused', action, code: result.code });
@@ -292,7 +294,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
         inFlight.current = false;
       }
     },
-    [config.respondDeadlineMs, me, model, sendLate],
+    [config.respondDeadlineMs, me, model, sendLate, sync],
   );
 
   const clearUndo = useCallback(() => {
@@ -413,6 +415,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
           case 'unavailable':
             model.update((s) => transitions.forgetBundle(s, pendingId));
             setOutcome({ captured, state: { phase: 'unavailable' } });
+            sync.recheckSession(captured.sessionId);
             return;
           case 'not_waiting':
             stays({ kind: 'not_waiting' });
@@ -428,7 +431,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
       .finally(() => {
         inFlight.current = false;
       });
-  }, [api, bundle, config.respondDeadlineMs, draft, me, model, state.phase]);
+  }, [api, bundle, config.respondDeadlineMs, draft, me, model, state.phase, sync]);
 
   const undo = useCallback(() => {
     if (state.phase !== 'undo') return;

@@ -88,6 +88,8 @@ export const de: Catalog = {
   session: {
     title: 'Sitzung',
     notFound: 'Diese Sitzung ist nicht verfügbar.',
+    accessLost:
+      'Diese Sitzung ist für dich nicht mehr verfügbar; hier kann nichts mehr beantwortet oder gesendet werden.',
     deleted:
       'Diese Sitzung wurde gelöscht: Verlauf und eingereihte Nachrichten sind weg, offene Fragen und Anfragen wurden geschlossen.',
     taskDeleted:
@@ -282,6 +284,7 @@ export const de: Catalog = {
     expiredOwnerDeleted: 'Abgelaufen: Die Person, für die dieser Agent handelte, wurde gelöscht',
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
+    unavailable: 'Für dich nicht mehr verfügbar',
     waiting: 'Wartet auf eine Antwort',
     answerNow: 'Jetzt beantworten',
   },

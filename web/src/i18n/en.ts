@@ -86,6 +86,8 @@ export const en = {
   session: {
     title: 'Session',
     notFound: 'This session is not available.',
+    accessLost:
+      'This session is no longer available to you, so nothing in it can be answered or sent from here.',
     deleted:
       'This session was deleted. Its transcript and queued messages are gone, and its open questions and requests were closed.',
     taskDeleted:
@@ -277,6 +279,7 @@ export const en = {
     expiredOwnerDeleted: 'Expired: the person this agent acted for was deleted',
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
+    unavailable: 'No longer available to you',
     waiting: 'Waiting for an answer',
     answerNow: 'Answer now',
   },

@@ -87,6 +87,7 @@ export const ja: Catalog = {
   session: {
     title: 'セッション',
     notFound: 'このセッションは利用できません。',
+    accessLost: 'このセッションにはもうアクセスできません。ここから回答や送信はできません。',
     deleted:
       'このセッションは削除されました。履歴と待機中のメッセージは失われ、未回答の質問とリクエストは閉じられました。',
     taskDeleted:
@@ -279,6 +280,7 @@ export const ja: Catalog = {
     expiredOwnerDeleted: '期限切れ: このエージェントが代理で動いていた人が削除されました',
     cancelled: 'キャンセル済み',
     superseded: '未回答 (会話は先に進みました)',
+    unavailable: 'もうアクセスできません',
     waiting: '回答待ち',
     answerNow: '今すぐ回答',
   },

@@ -304,14 +304,25 @@ export const transitions = {
     return result;
   },
 
-  /** A page of a session's transcript, fetched after subscribing. */
+  /**
+   * A page of a session's transcript, fetched after subscribing. A read that
+   * succeeds takes back an earlier 404 (access given back), never a deletion.
+   */
   messages(
     state: ModelState,
     sessionId: string,
     messages: readonly MessageView[],
     complete: boolean,
   ): ModelState {
-    let result = state;
+    let result =
+      state.missing[sessionId] && !state.deleted.sessions[sessionId]
+        ? {
+            ...state,
+            missing: Object.fromEntries(
+              Object.entries(state.missing).filter(([id]) => id !== sessionId),
+            ),
+          }
+        : state;
     for (const message of messages) result = applyMessage(result, message);
     const session = result.sessions[sessionId];
     if (session && complete && !session.messages_loaded) {
@@ -510,6 +521,27 @@ export function initialState(): ModelState {
     missing: {},
     deleted: { sessions: {}, tasks: {} },
   };
+}
+
+/**
+ * Whether the page may show a session: `shown`; `deleted` (an event said so,
+ * and how); `access_lost` (the server now refuses to this person a session
+ * the page held: its transcript read answered 404, or they are in no
+ * workspace at all), when nothing in it can be answered or sent any more;
+ * `not_found` (never theirs, or gone before this page knew it).
+ */
+export type SessionPresence =
+  | { kind: 'shown' }
+  | { kind: 'deleted'; how: DeletionEvent['type'] }
+  | { kind: 'access_lost' }
+  | { kind: 'not_found' };
+
+export function sessionPresence(state: ModelState, sessionId: string): SessionPresence {
+  const how = state.deleted.sessions[sessionId];
+  if (how) return { kind: 'deleted', how };
+  if (state.connection === 'no_workspace') return { kind: 'access_lost' };
+  if (!state.missing[sessionId]) return { kind: 'shown' };
+  return state.sessions[sessionId] ? { kind: 'access_lost' } : { kind: 'not_found' };
 }
 
 /** Questions in asking order. */

@@ -108,6 +108,15 @@ export class ModelSync {
     void this.loadMessages(sessionId);
   }
 
+  /**
+   * Reads an open transcript again: after a respond or cancel this person
+   * was refused as unknown (404), it tells whether the whole session is
+   * gone for them (a 404 here too) or only that question.
+   */
+  recheckSession(sessionId: string): void {
+    if (this.openSessions.has(sessionId)) void this.loadMessages(sessionId);
+  }
+
   closeSession(sessionId: string): void {
     this.openSessions.delete(sessionId);
   }

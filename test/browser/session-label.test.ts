@@ -55,6 +55,19 @@ describe('sessionLabel', () => {
     expect(sessionLabel(session({ state: 'failed', pending_action: 'consent' }), undefined)).toBe(
       'failed',
     );
-    expect(sessionLabel(undefined, undefined)).toBe('unknown');
+  });
+
+  it('says the session is loading until its state is read, never that it is unknown', () => {
+    expect(sessionLabel(undefined, undefined)).toBe('loading');
+    expect(sessionLabel(session({ state: undefined, state_revision: -1 }), undefined)).toBe(
+      'loading',
+    );
+  });
+
+  it('says unknown only for a state this build does not know', () => {
+    const newer = session({ state: 'hibernating' as SessionEntry['state'] });
+    expect(sessionLabel(newer, undefined)).toBe('unknown');
+    // What waits on a person is still named whatever the state.
+    expect(sessionLabel(newer, undefined, ['consent'])).toBe('waiting_permission');
   });
 });

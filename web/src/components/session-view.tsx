@@ -169,8 +169,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
         <span
           className="state-chip"
           data-testid="session-state"
-          data-state={session?.state ?? 'unknown'}
+          data-state={session?.state ?? 'loading'}
           data-label={label}
+          aria-busy={label === 'loading' ? true : undefined}
         >
           {t(`session.state.${label}`)}
         </span>

@@ -163,6 +163,7 @@ export const de: Catalog = {
       completed: 'Abgeschlossen',
       failed: 'Fehlgeschlagen',
       cancelled: 'Abgebrochen',
+      loading: 'Lädt…',
       unknown: 'Unbekannt',
     },
   },

@@ -161,6 +161,7 @@ export const en = {
       completed: 'Completed',
       failed: 'Failed',
       cancelled: 'Cancelled',
+      loading: 'Loading…',
       unknown: 'Unknown',
     },
   },

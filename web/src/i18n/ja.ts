@@ -161,6 +161,7 @@ export const ja: Catalog = {
       completed: '完了',
       failed: '失敗',
       cancelled: 'キャンセル済み',
+      loading: '読み込み中…',
       unknown: '不明',
     },
   },

@@ -1,12 +1,16 @@
 /**
  * What a session's chip says. "Running" is true of the agent's process, not
  * of what the person sees: while the agent waits on a permission, an action
- * or an answer, the chip names that wait. Pure.
+ * or an answer, the chip names that wait. Until the session's own read
+ * arrives the chip says so (`loading`); `unknown` is kept for a state the
+ * server reports that this build does not know. Pure.
  */
+import { SESSION_STATES } from '../../../src/wire/constants.js';
 import type { BundleState, SessionEntry } from './read-model.js';
 
 export type SessionLabel =
   | NonNullable<SessionEntry['state']>
+  | 'loading'
   | 'unknown'
   | 'waiting_permission'
   | 'waiting_action'
@@ -25,7 +29,7 @@ export function sessionLabel(
   waiting: readonly ('consent' | 'form' | 'action')[] = [],
 ): SessionLabel {
   const state = session?.state;
-  if (state === undefined) return 'unknown';
+  if (state === undefined) return 'loading';
   if (state === 'completed' || state === 'failed' || state === 'cancelled') return state;
   if (session?.pending_action === 'consent' || waiting.includes('consent')) {
     return 'waiting_permission';
@@ -36,5 +40,6 @@ export function sessionLabel(
   if (state === 'waiting_for_input' || session?.pending_action === 'clarification') {
     return 'waiting_answer';
   }
-  return state;
+  // The client casts replies without parsing them: a newer server's state arrives as it is.
+  return (SESSION_STATES as readonly string[]).includes(state) ? state : 'unknown';
 }

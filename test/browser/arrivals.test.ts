@@ -2,7 +2,9 @@
  * What newly waits is said once through a polite live region, whatever page
  * the person is on: a question that arrives while the inbox is open is told
  * by its kind and task, a request that waited before the page opened is not
- * news, and nothing is told twice as the page goes on updating.
+ * news, and nothing is told twice as the page goes on updating. Which is
+ * which comes from what the page has read, not from clocks: a browser whose
+ * clock is hours off tells the same.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -76,6 +78,49 @@ describe('arrivals told to a screen reader', () => {
     ]);
     await page.context().close();
   });
+
+  it('tells a new request once and never an old one when the browser’s clock is off', async () => {
+    for (const [name, skewMs] of [
+      ['ahead', 3 * 3_600_000],
+      ['behind', -3 * 3_600_000],
+    ] as const) {
+      const old = await askingTask(world, `Waited, clock ${name}`, '/ask');
+      const page = await signedInPage(world, browser);
+      // Every Date of the page is off by the skew; every text the region takes is kept.
+      await page.addInitScript(
+        `(() => {
+          const Real = Date;
+          class Skewed extends Real {
+            constructor(...args) {
+              if (args.length === 0) super(Real.now() + ${String(skewMs)});
+              else super(...args);
+            }
+            static now() {
+              return Real.now() + ${String(skewMs)};
+            }
+          }
+          globalThis.Date = Skewed;
+          window.told = [];
+          new MutationObserver(() => {
+            const region = document.querySelector('[data-testid="arrivals"]');
+            const text = region === null ? '' : region.textContent;
+            if (text !== '' && text !== window.told[window.told.length - 1]) window.told.push(text);
+          }).observe(document, { childList: true, characterData: true, subtree: true });
+        })()`,
+      );
+      await page.goto(`${world.origin}/`);
+      const offMs = await page.evaluate<number>('Date.now()');
+      expect(Math.abs(offMs - Date.now() - skewMs)).toBeLessThan(600_000);
+      await page.getByTestId('inbox-item').filter({ hasText: old.task.title }).waitFor(WAIT);
+      await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+
+      const fresh = await askingTask(world, `Arrived, clock ${name}`, '/ask');
+      const told = `Now waiting: Question, “${fresh.task.title}”`;
+      await expect.poll(() => page.getByTestId('arrivals').textContent(), WAIT).toBe(told);
+      await expect(page.evaluate<string[]>('window.told')).resolves.toEqual([told]);
+      await page.context().close();
+    }
+  }, 150_000);
 
   it('names the region’s news in German and Japanese', async () => {
     for (const [locale, expected] of [

@@ -95,6 +95,12 @@ export interface ModelState {
    * back. A session's entry says how it went: alone, or with its task.
    */
   deleted: { sessions: Record<string, DeletionEvent['type']>; tasks: Record<string, true> };
+  /**
+   * The pending IDs the page's first applied read of the pending list named;
+   * undefined until it is applied. A bundle not in it arrived while the page
+   * was open: what the page has seen tells news, not the browser's clock.
+   */
+  firstRead: Readonly<Record<string, true>> | undefined;
 }
 
 /** The events that say a session is gone: on its own, or with its task. */
@@ -284,7 +290,11 @@ export const transitions = {
       if (seen.has(id) || bundle.generation >= state.generation) continue;
       nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
     }
-    let result: ModelState = { ...state, bundles: nextBundles };
+    let result: ModelState = {
+      ...state,
+      bundles: nextBundles,
+      firstRead: state.firstRead ?? Object.fromEntries([...seen].map((id) => [id, true])),
+    };
     for (const bundle of live) {
       const session =
         result.sessions[bundle.session_id] ?? emptySession(bundle.session_id, bundle.task_id);
@@ -520,6 +530,7 @@ export function initialState(): ModelState {
     bundles: {},
     missing: {},
     deleted: { sessions: {}, tasks: {} },
+    firstRead: undefined,
   };
 }
 

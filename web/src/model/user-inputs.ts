@@ -43,10 +43,16 @@ export interface UserInputsState {
   requests: Record<string, UserInputEntry>;
   /** Settled or retired request IDs, oldest first, for the bound. */
   finished: string[];
+  /**
+   * The request IDs the page's first applied read of the list named;
+   * undefined until it is applied. A request not in it arrived while the page
+   * was open.
+   */
+  firstRead: Readonly<Record<string, true>> | undefined;
 }
 
 export function initialUserInputs(): UserInputsState {
-  return { generation: 0, requests: {}, finished: [] };
+  return { generation: 0, requests: {}, finished: [], firstRead: undefined };
 }
 
 function isOver(entry: UserInputEntry): boolean {
@@ -126,6 +132,9 @@ export const userInputTransitions = {
     for (const entry of Object.values(result.requests)) {
       if (listed.has(entry.view.id) || isOver(entry) || entry.generation >= generation) continue;
       result = put(result, { ...entry, retired: true });
+    }
+    if (result.firstRead === undefined) {
+      result = { ...result, firstRead: Object.fromEntries([...listed].map((id) => [id, true])) };
     }
     return result;
   },

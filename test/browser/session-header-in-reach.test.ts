@@ -34,8 +34,10 @@ interface Reach {
 function reachAt(page: Page, where: 'start' | 'end', controls: string[]): Promise<Reach> {
   // A string, because this file is compiled without the DOM library.
   return page.evaluate<Reach>(
-    `(() => {
+    `(async () => {
       window.scrollTo(0, ${where === 'start' ? '0' : 'document.documentElement.scrollHeight'});
+      // What a phone's sheet covers is inert, measured again on the frame after a scroll.
+      await new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
       const shows = (el, x, y) => {
         if (y < 0 || y >= window.innerHeight) return false;
         const at = document.elementFromPoint(x, y);

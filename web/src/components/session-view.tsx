@@ -14,6 +14,7 @@ import { useMe } from '../hooks/use-me.js';
 import { useMemberNames } from '../hooks/use-member-names.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { useSessionFailure } from '../hooks/use-session-failure.js';
+import { useSheetCover } from '../hooks/use-sheet-cover.js';
 import {
   clearDraft,
   draftNoteOf,
@@ -108,6 +109,15 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const focusComposer = useCallback(() => {
     composerRef.current?.focus();
   }, []);
+  // Asked while the sheet still covers the composer (collapsing it): focus waits for the
+  // render that closes the sheet, whose cover is lifted before this page's effects run.
+  const [composerAsked, setComposerAsked] = useState(0);
+  const askComposer = useCallback(() => {
+    setComposerAsked((asked) => asked + 1);
+  }, []);
+  useEffect(() => {
+    if (composerAsked > 0) focusComposer();
+  }, [composerAsked, focusComposer]);
 
   useEffect(() => {
     sync.openSession(sessionId);
@@ -122,6 +132,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   }, [messages.length]);
 
   const showOverlay = group.formVisible;
+  const sheetRef = useRef<HTMLDivElement>(null);
+  const sheetOpen = (showOverlay && !group.collapsed) || awaitsInput;
+  // On a phone the open sheet covers the window's end: what it covers leaves the tab order.
+  useSheetCover(sheetRef, sheetOpen);
   const overlayShown = useRef(showOverlay);
   useEffect(() => {
     // The overlay went away under the person's focus (answered, expired): the composer takes it.
@@ -209,15 +223,16 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           ) : null}
           {/* Every pending kind shares one sheet: on a phone two fixed sheets would cover each other. */}
           <div
+            ref={sheetRef}
             className="question-sheet"
             data-testid="pending-sheet"
-            data-open={(showOverlay && !group.collapsed) || awaitsInput}
+            data-open={sheetOpen}
           >
             <ClarificationStatusBanner group={group} />
             {showOverlay ? (
               <ClarificationOverlay
                 group={group}
-                onClose={focusComposer}
+                onClose={askComposer}
                 focusFieldFor={focusFieldFor}
                 onFieldFocused={fieldFocused}
               />

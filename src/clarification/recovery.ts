@@ -11,6 +11,9 @@
  * 3. Turns the restart cut off are closed, and an answer handed off in one
  *    of them gets a note that the agent may not have received it
  *    (`interrupted-turns.ts`).
+ * 4. Bundles still marked attached are detached: no call waits on them
+ *    (a clean stop detaches them as its waits end; a crash could not), so
+ *    the person is told the agent moved on and the answer is kept for it.
  *
  * Nothing is live after a restart, so restored bundles are detached. With
  * several replicas on one database it acts only on `scope`: the sessions no
@@ -27,7 +30,9 @@ import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import { closeInterruptedTurns, type InterruptedTurnsReport } from './interrupted-turns.js';
 import {
+  attachedBundles,
   clearDeliveryIntent,
+  detachBundleRows,
   deleteUnattemptedReservation,
   messagesByPendingId,
   pendingReservations,
@@ -47,6 +52,7 @@ export interface RecoveryReport extends InterruptedTurnsReport {
   reservationsRolledBack: number;
   claimsRestored: number;
   claimsRetired: number;
+  bundlesDetached: number;
 }
 
 function recordedIds(turn: TurnRecord): string[] {
@@ -101,20 +107,27 @@ export function recoverAtStartUp(
   const leave =
     liveElsewhere &&
     ((_: string, rows: readonly MessageRecord[]) => claimUnderWay(rows, liveElsewhere));
-  return recoverClarifications(deps, logger, scope, leave);
+  return recoverClarifications(deps, logger, scope, leave, liveElsewhere);
 }
 
+/**
+ * `live`: the replicas a wait may still run on. A bundle asked on one of
+ * them stays attached: an external agent's session is held by no replica,
+ * so being in `scope` says nothing of where its ask waits.
+ */
 export async function recoverClarifications(
   { store, sessions }: RecoveryDeps,
   logger: Logger,
   scope: SessionScope = { kind: 'all' },
   leave?: (pendingId: string, rows: readonly MessageRecord[]) => boolean,
+  live: ReadonlySet<string> = new Set(),
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     reservationsKept: 0,
     reservationsRolledBack: 0,
     claimsRestored: 0,
     claimsRetired: 0,
+    bundlesDetached: 0,
     turnsClosed: 0,
     deliveriesUnconfirmed: 0,
   };
@@ -180,6 +193,15 @@ export async function recoverClarifications(
     });
   }
   Object.assign(report, await closeInterruptedTurns({ store, sessions }, logger, scope));
+  for (const bundle of await attachedBundles(store, scope)) {
+    if (bundle.askedOn !== undefined && live.has(bundle.askedOn)) continue;
+    await sessions.write(bundle.sessionId, async ({ tx, updated }) => {
+      const detached = await detachBundleRows(tx, bundle.pendingId);
+      if (detached.length === 0) return;
+      updated(...detached);
+      report.bundlesDetached++;
+    });
+  }
   logger.info({ ...report }, 'clarification recovery done');
   return report;
 }

@@ -631,6 +631,57 @@ export function detachSessionRows(ctx: RepoContext, sessionId: string): Promise<
   });
 }
 
+/** An active bundle no live wait may be holding any more, as recovery reads it. */
+export interface AttachedBundle {
+  readonly sessionId: string;
+  readonly pendingId: string;
+  /** The replica its wait began on (several replicas only). */
+  readonly askedOn: string | undefined;
+}
+
+/**
+ * The active bundles in `scope` still marked attached: after a crash no call
+ * waits on them, though nothing said so (a clean stop detaches them). Read
+ * through the pending-rows index, which holds only rows still pending.
+ */
+export async function attachedBundles(
+  ctx: RepoContext,
+  scope: SessionScope,
+): Promise<AttachedBundle[]> {
+  const { dialect } = ctx;
+  const rows = await ctx.db
+    .selectFrom('task_session_messages')
+    .select([
+      'task_session_id',
+      dialect.pendingId().as('pending_id'),
+      dialect.metadataText('asked_on').as('asked_on'),
+    ])
+    .where(dialect.pendingClarificationRow())
+    .where(sql<SqlBool>`NOT ${dialect.metadataFlag('agent_disconnected')}`)
+    .where(inCurrentTurn(ctx))
+    .where(sessionLive())
+    .where(sessionInScope(ctx, scope, 'task_session_messages.task_session_id'))
+    .execute();
+  const bundles = new Map<string, AttachedBundle>();
+  for (const row of rows) {
+    if (row.pending_id === null || bundles.has(row.pending_id)) continue;
+    bundles.set(row.pending_id, {
+      sessionId: row.task_session_id,
+      pendingId: row.pending_id,
+      askedOn: row.asked_on ?? undefined,
+    });
+  }
+  return [...bundles.values()];
+}
+
+/** Marks one active bundle's live wait as ended; repeats change nothing. */
+export function detachBundleRows(ctx: RepoContext, pendingId: string): Promise<MessageRecord[]> {
+  return updatePendingRows(ctx, { pendingId }, [['agent_disconnected', jsonValue(true)]], {
+    liveSession: true,
+    stillAttached: true,
+  });
+}
+
 /**
  * Expires the current turn's pending rows of a session that has ended (or is
  * ending). The session-state guard is deliberately absent: expiry runs after

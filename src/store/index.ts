@@ -115,7 +115,7 @@ export {
   takeTurnCancel,
   turnHasMessages,
 } from './turns.js';
-export type { ClaimInput } from './clarification.js';
+export type { AttachedBundle, ClaimInput } from './clarification.js';
 export {
   CLARIFICATION_TYPE,
   bumpRevisionReadingClarification,
@@ -131,6 +131,8 @@ export {
   type UntakenClaim,
   releaseOrphanedDeliveries,
   clearDeliveryIntent,
+  attachedBundles,
+  detachBundleRows,
   detachClaim,
   markAskedOn,
   takeDelivery,

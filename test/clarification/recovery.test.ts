@@ -14,6 +14,7 @@ import {
   createSession,
   currentTurn,
   getTurn,
+  markAskedOn,
   markDispatchAttempted,
   reserveSuccessorTurn,
   startTurn,
@@ -191,6 +192,32 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     ]);
   });
 
+  it('detaches a bundle a crash left attached, unless its wait may run on a live replica', async () => {
+    // What a crash leaves: the ask's wait began (here, on replica A) and never ended.
+    expect(await markAskedOn(h.store, pendingId, 'replica-a')).toHaveLength(2);
+    const attached = async () =>
+      (await h.rows(pendingId)).map((row) => row.metadata.agent_disconnected);
+    const scope = { kind: 'all' } as const;
+    const withALive = await recoverClarifications(
+      h,
+      silentLogger,
+      scope,
+      undefined,
+      new Set(['replica-a']),
+    );
+    expect(withALive).toMatchObject({ bundlesDetached: 0 });
+    expect(await attached()).toEqual([false, false]);
+
+    expect(await recover()).toMatchObject({ bundlesDetached: 1 });
+    expect(await attached()).toEqual([true, true]);
+    expect(await recover()).toMatchObject({ bundlesDetached: 0 });
+    // Still open: a person may answer it, and the agent collect it.
+    expect((await h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+      'pending',
+      'pending',
+    ]);
+  });
+
   it('is a no-op the second time', async () => {
     await claim();
     await recover();
@@ -200,6 +227,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       reservationsRolledBack: 0,
       claimsRestored: 0,
       claimsRetired: 0,
+      bundlesDetached: 0,
       turnsClosed: 0,
       deliveriesUnconfirmed: 0,
     });

@@ -6,7 +6,6 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
-import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import {
@@ -62,11 +61,10 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(cookie.status).toBe(401);
   });
 
-  it('offers the four tools', async () => {
+  it('offers an agent the three tools it can use', async () => {
     const client = await m.connect(m.tokens.agent);
     const { tools } = await client.listTools();
     expect(tools.map((tool) => tool.name).sort()).toEqual([
-      'answer_question',
       'ask_user_question',
       'list_pending_questions',
       'wait_for_answer',
@@ -168,7 +166,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(m.h.runtime.prompts).toHaveLength(1);
     // The session keeps working after a cancelled call.
     const { tools } = await client.listTools();
-    expect(tools).toHaveLength(4);
+    expect(tools).toHaveLength(3);
   });
 
   it('detaches the bundle when the HTTP connection carrying the call closes', async () => {
@@ -284,10 +282,10 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(listed).toMatchObject({ next_cursor: null, pending: [{ pending_id: own.pendingId }] });
     expect(listed.pending).toHaveLength(1);
 
-    // The same refusal for its own bundle and another session's: it learns nothing.
+    // Not offered to an agent: the same refusal for its own bundle and another session's.
     for (const pendingId of [own.pendingId, other.pendingId]) {
       const refused = await m.call(agent, 'answer_question', { pending_id: pendingId, ...ANSWERS });
-      expect(toolErrorText(refused)).toBe(OUTCOMES.person_required.mcpMessage);
+      expect(toolErrorText(refused)).toContain('Tool answer_question not found');
     }
     const ownRows = await m.h.rows(own.pendingId);
     expect(ownRows.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);

@@ -95,10 +95,12 @@ function refusalOf(result: CallToolResult) {
 describe('tool arguments refused on sqlite', () => {
   let m: McpHarness;
   let agent: Client;
+  let member: Client;
 
   beforeAll(async () => {
     m = await mcpHarness(DRIVERS[0] ?? 'sqlite');
     agent = await m.connect(m.tokens.agent);
+    member = await m.connect(m.tokens.member);
   });
 
   afterAll(async () => {
@@ -106,7 +108,9 @@ describe('tool arguments refused on sqlite', () => {
   });
 
   it.each(Object.entries(REFUSALS))('%s: a tool error in the catalogue shape', async (_, case_) => {
-    const refused = refusalOf(await m.call(agent, case_.tool, case_.args));
+    // answer_question is offered only to a person.
+    const caller = case_.tool === 'answer_question' ? member : agent;
+    const refused = refusalOf(await m.call(caller, case_.tool, case_.args));
     expect(refused.code).toBe(case_.code);
     expect(refused.error).toBe(
       case_.code === 'invalid_text'

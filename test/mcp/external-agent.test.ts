@@ -11,7 +11,6 @@ import type { Principal } from '../../src/auth/principal.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { issueToken } from '../../src/auth/index.js';
 import { getSession, getTask } from '../../src/store/index.js';
-import { OUTCOMES } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
@@ -112,7 +111,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       pending_id: pendingId,
       ...ANSWERS,
     });
-    expect(toolErrorText(refused)).toBe(OUTCOMES.person_required.mcpMessage);
+    expect(toolErrorText(refused)).toContain('Tool answer_question not found');
     expect(structured(await m.call(stranger, 'list_pending_questions', {})).pending).toEqual([]);
     const outsider = await m.connect(m.tokens.outsider);
     expect(
@@ -189,7 +188,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       pendingId,
     ]);
     const refused = await m.call(agent, 'answer_question', { pending_id: pendingId, ...ANSWERS });
-    expect(toolErrorText(refused)).toBe(OUTCOMES.person_required.mcpMessage);
+    expect(toolErrorText(refused)).toContain('Tool answer_question not found');
     expect((await m.h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
       'pending',
       'pending',
@@ -230,7 +229,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       next_cursor: null,
     });
     const answer = await m.call(agent, 'answer_question', { pending_id: 'x', ...ANSWERS });
-    expect(toolErrorText(answer)).toBe(OUTCOMES.person_required.mcpMessage);
+    expect(toolErrorText(answer)).toContain('Tool answer_question not found');
     expect(await tasksNamed()).toEqual([]);
 
     // The first ask opens the task; later reads find it and open no other.

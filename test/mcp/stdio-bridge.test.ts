@@ -76,7 +76,7 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
 
   it('ends when stdin ends', async () => {
     const { client: agent, toBridge } = await connectThroughBridge(m.tokens.agent);
-    expect((await agent.listTools()).tools).toHaveLength(4);
+    expect((await agent.listTools()).tools).toHaveLength(3);
     toBridge.end();
     await bridge?.closed;
   });

@@ -1,7 +1,11 @@
 /**
  * Issue 13 (MCP fixes): what `tools/list` offers, on the real server with
  * the SDK's client. `request_user_action` is listed only to an agent inside
- * a Clarion session, the one caller that can use it; and every tool's input
+ * a Clarion session, the one caller that can use it, and `answer_question`
+ * only to a person, the one who may decide; the instructions `initialize`
+ * sends are true for the caller's kind (only an agent Clarion started is
+ * resumed by a late answer; anyone else must collect it with
+ * wait_for_answer); and every tool's input
  * schema states the limits of `wire/limits.ts`, the ones the resolver
  * enforces (custom text: 2000 code points, accepted up to exactly that).
  *
@@ -122,6 +126,7 @@ const EVERY_TOOL = Object.keys(EXPECTED_BOUNDS).sort();
 describe('tools/list on the real server', () => {
   let running: InProcessServer;
   let agentToken: string;
+  let externalToken: string;
   let sessionId: string;
   const clients: Client[] = [];
 
@@ -140,6 +145,9 @@ describe('tools/list on the real server', () => {
       throw new Error('no admin');
     }
     agentToken = (await issueToken(store, { kind: 'agent', userId: admin.id, sessionId })).secret;
+    externalToken = (
+      await issueToken(store, { kind: 'external_agent', userId: admin.id, name: 'listing' })
+    ).secret;
   });
 
   afterAll(async () => {
@@ -147,17 +155,50 @@ describe('tools/list on the real server', () => {
     await running.dispose();
   });
 
-  it('offers request_user_action to an agent in its session, and to nobody else', async () => {
-    const asAgent = (await (await connect(agentToken)).listTools()).tools;
-    expect(asAgent.map((tool) => tool.name).sort()).toEqual(EVERY_TOOL);
-    const asPerson = (await (await connect(ADMIN_TOKEN)).listTools()).tools;
-    expect(asPerson.map((tool) => tool.name).sort()).toEqual(
-      EVERY_TOOL.filter((name) => name !== 'request_user_action'),
-    );
+  it('offers request_user_action to an agent in its session, answer_question to a person', async () => {
+    const listed = async (token: string) =>
+      (await (await connect(token)).listTools()).tools.map((tool) => tool.name).sort();
+    const except = (...names: string[]) => EVERY_TOOL.filter((name) => !names.includes(name));
+    expect(await listed(agentToken)).toEqual(except('answer_question'));
+    expect(await listed(externalToken)).toEqual(except('answer_question', 'request_user_action'));
+    expect(await listed(ADMIN_TOKEN)).toEqual(except('request_user_action'));
+  });
+
+  it('refuses answer_question to an agent that calls it unlisted, and decides nothing', async () => {
+    for (const token of [agentToken, externalToken]) {
+      const refused = (await (
+        await connect(token)
+      ).callTool({
+        name: 'answer_question',
+        arguments: { pending_id: 'some-pending-id', rejected: true },
+      })) as CallToolResult;
+      expect(refused.isError).toBe(true);
+      expect(toolErrorText(refused)).toContain('Tool answer_question not found');
+    }
+  });
+
+  it('tells only an agent Clarion started that a late answer arrives by itself', async () => {
+    const instructions = async (token: string) => (await connect(token)).getInstructions() ?? '';
+    const started = await instructions(agentToken);
+    expect(started).toContain('the answer arrives later');
+    for (const token of [externalToken, ADMIN_TOKEN]) {
+      const text = await instructions(token);
+      expect(text).not.toContain('arrives later');
+      expect(text).toContain('nothing arrives by itself');
+      expect(text).toContain('call wait_for_answer with its pending_id');
+    }
+    expect(await instructions(externalToken)).toContain('list_pending_questions');
+    expect(await instructions(ADMIN_TOKEN)).toContain('answer_question');
   });
 
   it('states the wire limits in every input schema, and leaves nothing unbounded', async () => {
-    const tools: Tools = (await (await connect(agentToken)).listTools()).tools;
+    // An agent is offered everything but answer_question, which only a person is.
+    const tools: Tools = [
+      ...(await (await connect(agentToken)).listTools()).tools,
+      ...(await (await connect(ADMIN_TOKEN)).listTools()).tools.filter(
+        (tool) => tool.name === 'answer_question',
+      ),
+    ];
     for (const [name, bounds] of Object.entries(EXPECTED_BOUNDS)) {
       const schema = tools.find((tool) => tool.name === name)?.inputSchema as Schema | undefined;
       if (!schema) throw new Error(`${name} is not listed`);

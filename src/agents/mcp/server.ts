@@ -15,12 +15,37 @@ import { registerClarionTools, type McpSessionHooks, type McpToolDeps } from './
 export const MCP_SERVER_NAME = 'clarion';
 export const MCP_SERVER_VERSION = '0.1.0';
 
-const INSTRUCTIONS =
+const ASKING =
   'Clarion connects you with the person you work for. When you need a decision or ' +
   `information only they have, call ask_user_question with 1-${MAX_QUESTIONS} multiple-choice questions ` +
-  'and wait for the answer. If the result is waiting, call wait_for_answer with its ' +
-  'pending_id. If it is open, continue with other work: the answer arrives later (or call ' +
-  'wait_for_answer with the pending_id when told to).';
+  'and wait for the answer. If the result is waiting, call wait_for_answer with its pending_id.';
+
+/**
+ * What `initialize` tells the client, by who opened the session: only an
+ * agent Clarion started is resumed with a new turn when a late answer
+ * comes; to anyone else nothing arrives unless they call wait_for_answer.
+ */
+export function instructionsFor(openedBy: McpSessionHooks['openedBy']): string {
+  switch (openedBy) {
+    case 'agent':
+      return (
+        `${ASKING} If it is open, continue with other work: the answer arrives later (or call ` +
+        'wait_for_answer with the pending_id when told to).'
+      );
+    case 'external_agent':
+      return (
+        `${ASKING} If it is open, the question stays open but nothing arrives by itself: ` +
+        'call wait_for_answer with its pending_id to collect the answer. If a call ended ' +
+        'without a result, list_pending_questions gives the pending_id of every open question.'
+      );
+    case 'user':
+      return (
+        `${ASKING} If it is open, nothing arrives by itself: call wait_for_answer with its ` +
+        'pending_id to collect the answer. This token acts as a person, so it may also answer ' +
+        'open questions with answer_question (list_pending_questions gives their IDs).'
+      );
+  }
+}
 
 export interface McpSessionHandle {
   readonly transport: WebStandardStreamableHTTPServerTransport;
@@ -84,7 +109,7 @@ export async function openMcpSession(
   });
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: MCP_SERVER_VERSION },
-    { instructions: INSTRUCTIONS },
+    { instructions: instructionsFor(openedBy) },
   );
   registerClarionTools(server, deps, {
     openedBy,

@@ -208,7 +208,8 @@ export function registerClarionTools(
   }
 
   /**
-   * A body that decides: it acts as its holder, read from nothing. An
+   * A body that decides: it acts as its holder, read from nothing. Only a
+   * person's session lists it; should an agent reach it anyway, an
    * external agent is an agent whatever its session, and the resolver
    * refuses an agent before any read, so finding that session first (as
    * `bound` does) would only make it wait on the store outside the
@@ -350,28 +351,31 @@ export function registerClarionTools(
       ),
   );
 
-  server.registerTool(
-    ANSWER_TOOL,
-    {
-      title: 'Answer open questions',
-      description:
-        'Answer a bundle by pending_id: one answer per question with option IDs from ' +
-        'list_pending_questions and/or custom_text; or rejected: true to skip it.',
-      inputSchema: answerQuestionInput,
-      outputSchema: answerQuestionOutput,
-    },
-    (args, extra) =>
-      authenticated(
-        extra,
-        deciding(async ({ principal, signal, credentialLookupMs }) => {
-          const { pending_id: pendingId, ...input } = args;
-          // The lookup's wait counts against the respond's budget: one budget for the whole request.
-          const caller = { principal, surface: 'mcp', waitedMs: credentialLookupMs } as const;
-          const result = await clarification.respond(caller, pendingId, input, signal);
-          return respondResult(result);
-        }),
-      ),
-  );
+  // Only a person decides: an agent is not offered the tool (the resolver refuses it anyway).
+  if (session.openedBy === 'user') {
+    server.registerTool(
+      ANSWER_TOOL,
+      {
+        title: 'Answer open questions',
+        description:
+          'Answer a bundle by pending_id: one answer per question with option IDs from ' +
+          'list_pending_questions and/or custom_text; or rejected: true to skip it.',
+        inputSchema: answerQuestionInput,
+        outputSchema: answerQuestionOutput,
+      },
+      (args, extra) =>
+        authenticated(
+          extra,
+          deciding(async ({ principal, signal, credentialLookupMs }) => {
+            const { pending_id: pendingId, ...input } = args;
+            // The lookup's wait counts against the respond's budget: one budget for the whole request.
+            const caller = { principal, surface: 'mcp', waitedMs: credentialLookupMs } as const;
+            const result = await clarification.respond(caller, pendingId, input, signal);
+            return respondResult(result);
+          }),
+        ),
+    );
+  }
 }
 
 /** The resolver's outcome as a tool result; the same cases as REST's table (DESIGN §5.1). */

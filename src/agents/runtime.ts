@@ -95,6 +95,11 @@ export type RuntimeEvent =
       turnId: string;
       stopReason: StopReason;
       error?: string;
+      /**
+       * The turn failed because its agent's process exited while nobody
+       * stopped it: what the agent waited on in it can no longer reach it.
+       */
+      agentExited?: true;
     }
   | {
       type: 'agent_session';

@@ -56,7 +56,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
   const urlKey = (sessionId: string, elicitationId: string) => `${sessionId}\n${elicitationId}`;
 
   const onElicitation: ElicitationHandler = async (sessionId, request, context) => {
-    const { turnId, signal } = context;
+    const { turnId, signal, withdrawn } = context;
     if (signal.aborted || turnId === undefined) return CANCEL;
     const kind = classifyElicitation(request);
     switch (kind.kind) {
@@ -75,8 +75,9 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
         if (result.outcome === 'answered') return questionsReply(kind.fields, result.response);
         return CANCEL;
       }
+      // A form or a link waits for the turn's end, not the connection's, to say why it ended.
       case 'url':
-        return askToOpen(sessionId, kind, signal);
+        return askToOpen(sessionId, kind, withdrawn);
       case 'form': {
         // The registry takes only what the web app can render and check: a form beyond that is refused.
         const schema = formSchema.safeParse({ type: 'object', ...kind.schema });
@@ -92,7 +93,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
           turnId,
           message: kind.message,
           schema: schema.data,
-          signal,
+          signal: withdrawn,
         });
       }
       case 'unsupported':

@@ -25,6 +25,7 @@ import {
   currentTurn,
   openUserInputsIn,
   takeOpenUserInput,
+  type NewMessage,
   type SessionScope,
   type Store,
 } from '../store/index.js';
@@ -37,7 +38,7 @@ import {
 } from '../wire/index.js';
 
 /** Why the registry holding the requests is gone. */
-export type RegistryLoss = UserInputLoss;
+export type RegistryLoss = Exclude<UserInputLoss, 'agent_exited'>;
 
 const NOUNS: Record<UserInputView['kind'], string> = {
   consent: 'permission request',
@@ -45,12 +46,16 @@ const NOUNS: Record<UserInputView['kind'], string> = {
   form: 'form',
 };
 
-const CAUSES: Record<RegistryLoss, string> = {
+const CAUSES: Record<UserInputLoss, string> = {
   restart: 'the server restarted',
   replica_gone: 'the server holding it stopped',
+  agent_exited: 'the agent stopped',
 };
 
-export function endedNoteText(view: UserInputView, loss: RegistryLoss): string {
+export function endedNoteText(
+  view: Pick<UserInputView, 'kind' | 'title'>,
+  loss: UserInputLoss,
+): string {
   return `The agent's ${NOUNS[view.kind]} "${view.title}" ended unanswered: ${CAUSES[loss]}.`;
 }
 
@@ -64,6 +69,23 @@ export function unconfirmedNoteText(view: UserInputView, loss: RegistryLoss): st
     `The decision on the agent's ${NOUNS[view.kind]} "${view.title}" was recorded, ` +
     `but ${UNFINISHED[loss]} before the agent's turn finished, so the agent may not have received it.`
   );
+}
+
+/**
+ * The note that `view` ended unanswered, in the write that ends `turnId`:
+ * recovery's for a lost registry, a turn's end for an agent that exited.
+ */
+export function endedNote(view: UserInputView, turnId: string, loss: UserInputLoss): NewMessage {
+  const metadata: UserInputNote = { request_id: view.id, kind: view.kind, title: view.title, loss };
+  return {
+    sessionId: view.session_id,
+    taskId: view.task_id,
+    turnId,
+    authorType: 'system',
+    type: USER_INPUT_ENDED_TYPE,
+    content: endedNoteText(view, loss),
+    metadata: { ...metadata },
+  };
 }
 
 /** The request as its registry would have settled it, one revision on. */

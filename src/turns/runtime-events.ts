@@ -4,7 +4,9 @@
  * never reported ended and frees the session (and starts the
  * next queued message, with a new agent when a cancelled turn was ended by
  * stopping its agent), and an agent that fails fails its session with the
- * reason and expires its bundles. A deliberate stop (delete, shutdown) only
+ * reason and expires its bundles; a turn its agent's exit ended names, in
+ * the write that ends it, each request (consent, action, form) that ended
+ * unanswered with it (`user_input_ended`, loss `agent_exited`). A deliberate stop (delete, shutdown) only
  * revokes the agent's credential: it is no failure. The turn a deletion's
  * stop ends waits for the deletion (`CancelRequests.deletionUnderWay`, as it
  * stood when the host reported the end): it writes nothing once the rows are
@@ -42,8 +44,9 @@ import {
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
 import { writeRetrying } from './durable-write.js';
+import { endedNote } from './ended-user-inputs.js';
 
-const TURN_OUTCOMES: Record<StopReason, TurnOutcome> = {
+const TURN_OUTCOMES: Record<StopReason, Exclude<TurnOutcome, 'agent_exited'>> = {
   end_turn: 'normal',
   max_tokens: 'normal',
   max_turn_requests: 'normal',
@@ -184,6 +187,8 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
   const deletion = when.duringDeletion ?? deps.cancellations.deletionUnderWay(reported.sessionId);
   if (deletion) await deletion;
   const event = when.duringDeletion ? stoppedByDeletion(reported) : reported;
+  // The agent's process exited under the turn, and no stop of this server's caused it.
+  const exited = event.agentExited === true && !interruptedByStop(deps, event);
   const ended = await writeRetrying(deps, event.sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
@@ -232,6 +237,12 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     // Nothing of an ended turn runs: a call its agent never reported ended (it was stopped,
     // or it died) must not read as running, as after a restart (`interrupted-turns.ts`).
     for (const closed of await endOpenToolCalls(tx, event.turnId)) write.updated(closed);
+    if (exited) {
+      // Named here, once, in the write that ends the turn: the registry ends them right after.
+      for (const view of deps.userInputs.endedByTurnEnd(event.sessionId, 'agent_exited')) {
+        write.added(await appendMessage(tx, endedNote(view, event.turnId, 'agent_exited')));
+      }
+    }
     await completeTurn(tx, event.turnId);
     // The agent went on past the decisions made in this turn: no restart need doubt them.
     await forgetDecidedIn(tx, event.sessionId, event.turnId);
@@ -244,7 +255,10 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
   if (!ended) return;
   // The turn is over, so no live wait can remain: open questions stay answerable, detached.
   await deps.clarification.detachSession(event.sessionId);
-  deps.userInputs.turnEnded(event.sessionId, TURN_OUTCOMES[event.stopReason]);
+  deps.userInputs.turnEnded(
+    event.sessionId,
+    exited ? 'agent_exited' : TURN_OUTCOMES[event.stopReason],
+  );
   // A follow-up the turn's end made due goes before the next queued message.
   await deps.userInputs.drain(event.sessionId);
   // A turn that failed because the agent died is followed by its exit; do not restart it here.

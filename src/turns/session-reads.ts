@@ -76,6 +76,7 @@ export type UserInputResponseResult =
       | 'person_required'
       | 'not_found'
       | 'already_settled'
+      | 'agent_exited'
       | 'invalid_request'
       | 'invalid_form_content'
       | 'temporarily_unavailable'
@@ -111,7 +112,11 @@ export async function respondToUserInput(
     return respondOutcome(await deps.userInputs.respond(found.view.id, response, responder));
   }
   // Held by another replica (several servers): its registry decides, through the store.
-  if (found.held.view.status === 'settled') return failure('already_settled');
+  if (found.held.view.status === 'settled') {
+    return failure(
+      found.held.view.settled_reason === 'agent_exited' ? 'agent_exited' : 'already_settled',
+    );
+  }
   const forwarded = await deps.userInputsElsewhere?.forward(
     found.held.owner,
     requestId,
@@ -151,6 +156,8 @@ function respondOutcome(result: UserInputRespondResult): UserInputResponseResult
       return failure('not_found', 'request not found');
     case 'already_settled':
       return failure('already_settled');
+    case 'agent_exited':
+      return failure('agent_exited');
     case 'invalid':
       return failure('invalid_request', 'that answer does not fit this request');
     case 'reason_not_allowed':

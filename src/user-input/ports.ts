@@ -112,6 +112,8 @@ export type RequestResult =
 export type UserInputRespondResult =
   | { ok: true; request: UserInputView }
   | { ok: false; code: 'not_found' | 'already_settled' | 'invalid' }
+  /** It ended unanswered because the agent that asked exited. */
+  | { ok: false; code: 'agent_exited' }
   /** The decision could not be kept, so it was not given: the request still waits. */
   | { ok: false; code: 'not_recorded' }
   /** A reason was given with an option other than a reject. */
@@ -139,6 +141,12 @@ export interface UserInputRegistry {
   /** What the session's live requests wait for, the most blocking first: consent, form, action. */
   pendingActionOf(sessionId: string): 'consent' | 'form' | 'action' | null;
   turnEnded(sessionId: string, outcome: TurnOutcome): void;
+  /**
+   * The session's waiting requests `turnEnded(sessionId, outcome)` would end
+   * unanswered, as they stand now; changes nothing (the turn's end writes
+   * their note before the registry hears of it).
+   */
+  endedByTurnEnd(sessionId: string, outcome: TurnOutcome): UserInputView[];
   supersede(requestId: string): boolean;
   /** Settle (`swept`) before the rows go; each returns how many requests it settled. */
   sessionDeleted(sessionId: string): number;

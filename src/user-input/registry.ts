@@ -459,6 +459,9 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   ): Promise<UserInputRespondResult> {
     const current = stateOf(id);
     if (current.status === 'absent') return { ok: false, code: 'not_found' };
+    if (current.status === 'settled' && current.reason === 'agent_exited') {
+      return { ok: false, code: 'agent_exited' };
+    }
     if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
     // Named per field before the rules run; an answered form says already_settled instead.
     if (
@@ -649,6 +652,16 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       for (const id of liveIds((state) => state.request.sessionId === sessionId)) {
         dispatch(id, { type: 'turnEnded', outcome });
       }
+    },
+
+    endedByTurnEnd(sessionId, outcome) {
+      return [...live].flatMap(([id, state]) => {
+        if (state.status !== 'awaiting' || state.request.sessionId !== sessionId) return [];
+        // A person's decision being kept comes first: it will not end unanswered.
+        if (held.has(id)) return [];
+        const planned = transition(state, { type: 'turnEnded', outcome });
+        return 'ignored' in planned || planned.state.status !== 'settled' ? [] : [toView(state)];
+      });
     },
 
     supersede(requestId) {

@@ -125,6 +125,7 @@ const STATES = {
   settledHuman: settled('human'),
   settledTimedOut: settled('timed_out'),
   settledSwept: settled('swept'),
+  settledAgentExited: settled('agent_exited'),
   settledSuperseded: settled('superseded'),
   settledDispatched: settled('dispatched'),
   settledRejected: settled('rejected'),
@@ -156,6 +157,7 @@ const EVENTS = {
   turnNormal: { type: 'turnEnded', outcome: 'normal' },
   turnCancelled: { type: 'turnEnded', outcome: 'cancelled' },
   turnFailed: { type: 'turnEnded', outcome: 'failed' },
+  turnAgentExited: { type: 'turnEnded', outcome: 'agent_exited' },
   agentCallAborted: { type: 'agentCallAborted' },
   superseded: { type: 'superseded' },
   accepted1: { type: 'dispatchAccepted', attempt: 1 },
@@ -195,7 +197,7 @@ const PICKS: EventName[] = [
   'pickedAllowWithReason',
 ];
 const RESPONSES: EventName[] = [...PICKS, 'decidedDone', 'decidedSkip'];
-const TURNS: EventName[] = ['turnNormal', 'turnCancelled', 'turnFailed'];
+const TURNS: EventName[] = ['turnNormal', 'turnCancelled', 'turnFailed', 'turnAgentExited'];
 const DISPATCH_RESULTS: EventName[] = ['busy1', 'busy2', 'refused2', 'failed1', 'failed2'];
 const DISPATCH: EventName[] = ['accepted1', 'accepted2', 'accepted3', ...DISPATCH_RESULTS];
 const QUEUE: EventName[] = [
@@ -223,6 +225,8 @@ const awaitingBase: Partial<Row> = {
   agentCallAborted: 'settled|swept',
   superseded: 'settled|superseded',
   ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
+  // Nobody decided and the agent is gone: said apart from a sweep.
+  turnAgentExited: 'settled|agent_exited',
   ...same([...DISPATCH, ...QUEUE], '!not_due'),
 };
 const answeredBase: Partial<Row> = {
@@ -251,7 +255,8 @@ const dueWaitingRow: Partial<Row> = {
 const armedRow: Partial<Row> = {
   ...answeredBase,
   turnNormal: 'due:attempting',
-  ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
+  // A person decided: the agent's exit does not make it unanswered.
+  ...same(['turnCancelled', 'turnFailed', 'turnAgentExited'], 'settled|swept'),
   ...same([...DISPATCH, ...QUEUE], '!not_due'),
 };
 
@@ -314,6 +319,7 @@ const TABLE: Record<StateName, Row> = {
   settledHuman: settledRow,
   settledTimedOut: settledRow,
   settledSwept: settledRow,
+  settledAgentExited: settledRow,
   settledSuperseded: settledRow,
   settledDispatched: settledRow,
   settledRejected: settledRow,

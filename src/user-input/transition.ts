@@ -431,7 +431,9 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
       // outlives a normal end (the person can still do it) but not a cancel
       // or failure.
       if (state.request.kind !== 'action' || outcome !== 'normal') {
-        return settle(state, 'swept', { refusal: 'swept' });
+        // Said apart when the agent is gone: nobody decided, and no answer can reach it now.
+        const reason = outcome === 'agent_exited' ? 'agent_exited' : 'swept';
+        return settle(state, reason, { refusal: 'swept' });
       }
       if (state.turnEnded) return ignore('turn_already_ended');
       const next: AwaitingState = { ...state, revision: state.revision + 1, turnEnded: true };

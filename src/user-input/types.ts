@@ -145,7 +145,8 @@ export type Answer =
   | { kind: 'decision'; decision: ActionDecision; reason?: string; respondedBy: Responder }
   | { kind: 'form'; response: FormResponse; respondedBy: Responder };
 
-export type TurnOutcome = 'normal' | 'cancelled' | 'failed';
+/** `agent_exited`: failed because the agent's process exited (nobody stopped it). */
+export type TurnOutcome = 'normal' | 'cancelled' | 'failed' | 'agent_exited';
 
 /** How the admission port answered one follow-up attempt. */
 export type FollowUpAdmission = 'accepted' | 'busy' | 'refused';

@@ -74,6 +74,16 @@ export const OUTCOMES = {
     wire: 'conflict',
     message: 'the request is already settled',
   },
+  /**
+   * The agent that asked stopped (its process exited) while the request
+   * waited: nobody decided, and no answer can reach it. 409, not 410: the
+   * request is still there to read, settled, as for `already_settled`.
+   */
+  agent_exited: {
+    status: 409,
+    wire: 'agent_exited',
+    message: 'the agent that asked stopped; the request ended unanswered',
+  },
   session_busy: { status: 409, wire: 'conflict', message: 'the session is busy' },
   session_refused: {
     status: 409,

@@ -12,6 +12,14 @@ describe('userInputNoteOf', () => {
     });
   });
 
+  it('reads a note that the agent that asked exited', () => {
+    expect(userInputNoteOf({ ...note, kind: 'action', loss: 'agent_exited' })).toEqual({
+      ...note,
+      kind: 'action',
+      loss: 'agent_exited',
+    });
+  });
+
   it.each([
     ['no cause (a note from before it was kept)', { ...note, loss: undefined }],
     ['a cause it does not know', { ...note, loss: 'moonset' }],

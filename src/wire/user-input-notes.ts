@@ -1,7 +1,8 @@
 /**
- * The transcript notes recovery writes about an agent's consent, action or
- * form request its registry lost (a restart, or on PostgreSQL the death of
- * the replica that held it). Zod-free, so the web app reads the notes'
+ * The transcript notes about an agent's consent, action or form request that
+ * ended without its agent hearing a person: recovery writes them for one its
+ * registry lost (a restart, or on PostgreSQL the death of the replica that
+ * held it), and a turn's end for one whose agent's process exited. Zod-free, so the web app reads the notes'
  * metadata with the same names and words it in the reader's language; the
  * note's `content` is the server's English, for readers without the web app
  * and for a value the web app does not know.
@@ -19,8 +20,11 @@ export { USER_INPUT_ENDED_TYPE };
 /** The note that a recorded decision may not have reached the agent (author `system`). */
 export const USER_INPUT_DECISION_UNCONFIRMED_TYPE = 'user_input_decision_unconfirmed';
 
-/** Why the registry holding a request is gone: its server restarted, or its replica died. */
-export const USER_INPUT_LOSSES = ['restart', 'replica_gone'] as const;
+/**
+ * Why a request ended unheard: its server restarted, its replica died, or
+ * the agent that asked exited while it waited.
+ */
+export const USER_INPUT_LOSSES = ['restart', 'replica_gone', 'agent_exited'] as const;
 export type UserInputLoss = (typeof USER_INPUT_LOSSES)[number];
 
 export const USER_INPUT_NOTE_KINDS = ['consent', 'action', 'form'] as const;

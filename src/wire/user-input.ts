@@ -46,6 +46,8 @@ export const SETTLEMENT_REASONS = [
   'superseded',
   'dispatched',
   'rejected',
+  /** The agent that asked stopped (its process exited) before anyone answered. */
+  'agent_exited',
 ] as const;
 export const settlementReason = z.enum(SETTLEMENT_REASONS);
 export type SettlementReason = z.infer<typeof settlementReason>;

@@ -346,6 +346,8 @@ describe('ACP host with the demo agent', () => {
         stopReason: 'failed',
         // The exit, not the connection it broke, is why the turn failed.
         error: 'agent process exited (signal SIGKILL)',
+        // Nobody stopped it: what the turn waited on ended with it.
+        agentExited: true,
       },
       exited,
     ]);

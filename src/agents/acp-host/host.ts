@@ -9,7 +9,8 @@
  *   response; the response ends the turn with `turn_ended`.
  * - Every accepted turn ends exactly once: by the agent's response, or as
  *   `failed` when the connection breaks or the process exits, and then
- *   before `agent_exited`, naming the exit code or signal.
+ *   before `agent_exited`, naming the exit code or signal (and saying
+ *   `agentExited` when nobody stopped it on purpose).
  * - Nothing here waits on an agent without a bound: start by
  *   `startTimeoutMs`, cancel by `cancelSendMaxMs`, stop and close by the
  *   process supervisor's grace and kill wait (`agent-process.ts`).
@@ -82,12 +83,14 @@ export type PermissionHandler = (
 /**
  * Answers an agent's `elicitation/create` (DESIGN §6). `signal` aborts when
  * the turn is cancelled, the agent withdraws the request or its connection
- * closes; ACP then expects `cancel`.
+ * closes; ACP then expects `cancel`. `withdrawn` aborts on the first two
+ * only: a closed connection ends the turn too (its exit, or the host once
+ * the pipes drained), and that end says why, the agent's exit among others.
  */
 export type ElicitationHandler = (
   sessionId: string,
   request: CreateElicitationRequest,
-  context: { turnId: string | undefined; signal: AbortSignal },
+  context: { turnId: string | undefined; signal: AbortSignal; withdrawn: AbortSignal },
 ) => Promise<CreateElicitationResponse>;
 
 /** The agent's `elicitation/complete`: the URL elicitation it names is done. */
@@ -235,6 +238,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     turn: Turn,
     stopReason: StopReason,
     error?: string,
+    agentExited = false,
   ): void {
     if (hosted.turn !== turn) return;
     hosted.turn = undefined;
@@ -258,6 +262,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       turnId: turn.turnId,
       stopReason,
       ...(error === undefined ? {} : { error }),
+      ...(agentExited ? { agentExited } : {}),
     });
   }
 
@@ -285,7 +290,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     }
     const turn = hosted.turn;
     if (turn?.endsOnExit) endTurn(hosted, turn, turn.endsOnExit);
-    else if (turn) endTurn(hosted, turn, 'failed', `agent process exited (${how})`);
+    else if (turn) {
+      // Not stopped on purpose (then `failure` is null): what the turn waited on ended with it.
+      endTurn(hosted, turn, 'failed', `agent process exited (${how})`, failure !== null);
+    }
     hosted.output.flush();
     hosted.connection?.close(new Error('agent process exited'));
     if (sessions.get(sessionId) === hosted) sessions.delete(sessionId);
@@ -328,8 +336,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     const handler = options.onElicitation;
     if (!handler || !turn) return { action: 'cancel' };
     const signal = AbortSignal.any([turn.cancelled.signal, requestSignal]);
+    const withdrawn = AbortSignal.any([turn.cancelled.signal, agentsCancel(requestSignal)]);
     try {
-      return await handler(hosted.launch.sessionId, request, { turnId: turn.turnId, signal });
+      return await handler(hosted.launch.sessionId, request, {
+        turnId: turn.turnId,
+        signal,
+        withdrawn,
+      });
     } catch (error) {
       logger.warn(
         { sessionId: hosted.launch.sessionId, err: errorText(error) },
@@ -337,6 +350,17 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       );
       return { action: 'cancel' };
     }
+  }
+
+  /** Aborts when the agent cancels its own request (`$/cancel_request`), not when its connection closes. */
+  function agentsCancel(requestSignal: AbortSignal): AbortSignal {
+    const cancelled = new AbortController();
+    const onAbort = () => {
+      if (requestSignal.reason instanceof RequestError) cancelled.abort(requestSignal.reason);
+    };
+    if (requestSignal.aborted) onAbort();
+    else requestSignal.addEventListener('abort', onAbort, { once: true });
+    return cancelled.signal;
   }
 
   async function handshake(

@@ -114,6 +114,8 @@ function ActionOutcome({ t, outcome }: { t: TFunction; outcome: UserInputOutcome
       return <Outcome text={t('userInput.outcome.actionTimedOut')} />;
     case 'swept':
       return <Outcome text={t('userInput.outcome.swept')} />;
+    case 'agent_exited':
+      return <Outcome text={t('userInput.outcome.agentExited')} />;
     case 'superseded':
       return <Outcome text={t('userInput.outcome.superseded')} />;
     case 'chosen':

@@ -102,6 +102,8 @@ function consentOutcomeText(
       return t('userInput.outcome.consentTimedOut');
     case 'swept':
       return t('userInput.outcome.swept');
+    case 'agent_exited':
+      return t('userInput.outcome.agentExited');
     case 'superseded':
       return t('userInput.outcome.superseded');
     default:

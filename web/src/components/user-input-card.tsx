@@ -59,6 +59,7 @@ function offersChoices(outcome: UserInputOutcome, response: ResponseState): bool
   return (
     response.phase !== 'answered' &&
     response.phase !== 'already_settled' &&
+    response.phase !== 'agent_exited' &&
     response.phase !== 'gone'
   );
 }
@@ -222,6 +223,13 @@ function ResponseStatus(props: {
       return props.waiting ? (
         <p className="user-input-status muted" role="status" data-testid="user-input-status">
           {t('userInput.alreadySettled')}
+        </p>
+      ) : null;
+    case 'agent_exited':
+      // Until the settled event says so too; then the outcome says it.
+      return props.waiting ? (
+        <p className="user-input-status muted" role="status" data-testid="user-input-status">
+          {t('userInput.agentExited')}
         </p>
       ) : null;
     case 'gone':

@@ -23,6 +23,7 @@ export type ResponseState =
   | { phase: 'submitting'; answer: UserInputAnswer }
   | { phase: 'answered'; answer: UserInputAnswer }
   | { phase: 'already_settled' }
+  | { phase: 'agent_exited' }
   | { phase: 'gone' }
   | { phase: 'error'; answer: UserInputAnswer }
   | { phase: 'refused'; answer: UserInputAnswer; code: string };
@@ -67,6 +68,9 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
           case 'already_settled':
             userInputs.update((model) => userInputTransitions.lostRace(model, requestId));
             setState({ phase: 'already_settled' });
+            return;
+          case 'agent_exited':
+            setState({ phase: 'agent_exited' });
             return;
           case 'gone':
             userInputs.update((model) => userInputTransitions.retire(model, requestId));

@@ -537,10 +537,12 @@ export const de: Catalog = {
     endedCause: {
       restart: 'Der Server wurde neu gestartet',
       replica_gone: 'Der Server, der sie hielt, wurde beendet',
+      agent_exited: 'Der Agent wurde beendet',
     },
     unconfirmedCause: {
       restart: 'der Server wurde neu gestartet',
       replica_gone: 'der Server, auf dem der Agent lief, wurde beendet',
+      agent_exited: 'der Agent wurde beendet',
     },
   },
   userInput: {
@@ -570,6 +572,8 @@ export const de: Catalog = {
     retry: 'Erneut versuchen',
     refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
     alreadySettled: 'Das wurde bereits an anderer Stelle beantwortet.',
+    agentExited:
+      'Der Agent, der gefragt hat, wurde beendet; die Anfrage endete unbeantwortet, entschieden wurde nichts.',
     decidedFirst: {
       another_tab:
         'Du hast das bereits in einem anderen Tab entschieden; diese Wahl wurde nicht übernommen.',
@@ -587,6 +591,7 @@ export const de: Catalog = {
         'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet, daher wurde es dem Agenten nicht erlaubt.',
       actionTimedOut: 'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet.',
       swept: 'Zurückgezogen: Der Agent hat aufgehört zu warten, bevor jemand geantwortet hat.',
+      agentExited: 'Unbeantwortet beendet: Der Agent wurde beendet, bevor jemand geantwortet hat.',
       superseded: 'Durch eine neuere Anfrage ersetzt.',
       closed: 'Wartet nicht mehr.',
       done: 'Erledigt.',

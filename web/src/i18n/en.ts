@@ -524,10 +524,12 @@ export const en = {
     endedCause: {
       restart: 'the server restarted',
       replica_gone: 'the server holding it stopped',
+      agent_exited: 'the agent stopped',
     },
     unconfirmedCause: {
       restart: 'the server restarted',
       replica_gone: 'the server running the agent stopped',
+      agent_exited: 'the agent stopped',
     },
   },
   userInput: {
@@ -557,6 +559,7 @@ export const en = {
     retry: 'Retry',
     refused: 'The server refused this answer ({{code}}).',
     alreadySettled: 'This was already answered elsewhere.',
+    agentExited: 'The agent that asked stopped, so this ended unanswered; nothing was decided.',
     decidedFirst: {
       another_tab: 'You already decided this in another tab; this choice was not applied.',
       you_elsewhere:
@@ -571,6 +574,7 @@ export const en = {
       consentTimedOut: 'Timed out: nobody answered in time, so the agent was not allowed.',
       actionTimedOut: 'Timed out: nobody answered in time.',
       swept: 'Withdrawn: the agent stopped waiting before anyone answered.',
+      agentExited: 'Ended unanswered: the agent stopped before anyone answered.',
       superseded: 'Replaced by a newer request.',
       closed: 'No longer waiting.',
       done: 'Done.',

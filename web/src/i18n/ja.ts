@@ -525,10 +525,12 @@ export const ja: Catalog = {
     endedCause: {
       restart: 'サーバーが再起動しました',
       replica_gone: '担当していたサーバーが停止しました',
+      agent_exited: 'エージェントが停止しました',
     },
     unconfirmedCause: {
       restart: 'サーバーが再起動した',
       replica_gone: 'エージェントを動かしていたサーバーが停止した',
+      agent_exited: 'エージェントが停止した',
     },
   },
   userInput: {
@@ -558,6 +560,8 @@ export const ja: Catalog = {
     retry: '再試行',
     refused: 'サーバーがこの回答を受け付けませんでした（{{code}}）。',
     alreadySettled: 'これは別の場所ですでに回答されています。',
+    agentExited:
+      '依頼したエージェントが停止したため、回答されないまま終了しました。何も決定されていません。',
     decidedFirst: {
       another_tab: '別のタブですでに決定済みのため、この選択は反映されませんでした。',
       you_elsewhere:
@@ -574,6 +578,7 @@ export const ja: Catalog = {
         '時間切れ: 期限までに回答がなかったため、エージェントには許可されませんでした。',
       actionTimedOut: '時間切れ: 期限までに回答がありませんでした。',
       swept: '取り下げ: 回答の前にエージェントが待つのをやめました。',
+      agentExited: '回答されないまま終了: 回答の前にエージェントが停止しました。',
       superseded: '新しい依頼に置き換えられました。',
       closed: 'もう待っていません。',
       done: '完了しました。',

@@ -7,7 +7,8 @@
  * The registry settles a request once, first answer wins, so sending the same
  * answer again after a network error or 5xx is safe: at worst it comes back
  * 409. A 409 means someone (another tab, a deadline) settled it first; the
- * settled event tells how, so it is not an error. The attempt is bounded by
+ * settled event tells how, so it is not an error. One with code
+ * `agent_exited` says how itself: the agent that asked stopped, nobody decided. The attempt is bounded by
  * the same client deadline as clarification answers (DESIGN §5.2).
  */
 import type { ApiClient } from './api.js';
@@ -17,6 +18,8 @@ import type { UserInputAnswer, UserInputView } from './types.js';
 export type UserInputRespondOutcome =
   | { kind: 'answered'; request: UserInputView }
   | { kind: 'already_settled' }
+  /** It ended unanswered because the agent that asked stopped. */
+  | { kind: 'agent_exited' }
   /** Unknown to the server (or not visible): e.g. a restart dropped it. */
   | { kind: 'gone' }
   /** Timeout, network error, 5xx or a malformed body: the same answer may be sent again. */
@@ -53,7 +56,11 @@ export async function postUserInputAnswer(
       return isView(request, requestId) ? { kind: 'answered', request } : { kind: 'retryable' };
     }
     if (result.kind === 'network') return { kind: 'retryable' };
-    if (result.status === 409) return { kind: 'already_settled' };
+    if (result.status === 409) {
+      return result.code === 'agent_exited'
+        ? { kind: 'agent_exited' }
+        : { kind: 'already_settled' };
+    }
     if (result.status === 404) return { kind: 'gone' };
     if (result.status >= 500) return { kind: 'retryable' };
     return { kind: 'refused', status: result.status, code: result.code };

@@ -219,6 +219,8 @@ export type UserInputOutcome =
   | { kind: 'timed_out' }
   /** The agent's turn or call ended first, or the session went away. */
   | { kind: 'swept' }
+  /** The agent that asked stopped (its process exited) before anyone answered. */
+  | { kind: 'agent_exited' }
   /** A newer request for the same tool call replaced it. */
   | { kind: 'superseded' }
   /** Done or Skip was pressed; the follow-up waits for the agent's turn to end. */
@@ -259,6 +261,8 @@ export function outcomeOf(entry: UserInputEntry): UserInputOutcome {
       return { kind: 'timed_out' };
     case 'swept':
       return { kind: 'swept' };
+    case 'agent_exited':
+      return { kind: 'agent_exited' };
     case 'superseded':
       return { kind: 'superseded' };
     default:

@@ -36,7 +36,7 @@ import {
 } from '../store/index.js';
 import {
   LIVE_SESSION_STATES,
-  TURN_INTERRUPTED_TEXT,
+  TURN_INTERRUPTED_TEXTS,
   storableJson,
   storableText,
   turnInterruptedMetadata,
@@ -202,7 +202,7 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
           turnId: event.turnId,
           authorType: 'system',
           type: 'status',
-          content: TURN_INTERRUPTED_TEXT,
+          content: TURN_INTERRUPTED_TEXTS.restart,
           metadata: turnInterruptedMetadata('restart'),
         }),
       );

@@ -389,9 +389,11 @@ export {
   type GivenAnswer,
 } from './unconfirmed-delivery.js';
 export {
+  TURN_INTERRUPTED_LOSSES,
   TURN_INTERRUPTED_OUTCOME,
-  TURN_INTERRUPTED_TEXT,
+  TURN_INTERRUPTED_TEXTS,
   turnInterruptedMetadata,
+  turnInterruptedNoteKey,
   turnInterruptedNoteOf,
   type TurnInterruptedLoss,
 } from './interrupted-turn.js';

@@ -5,7 +5,8 @@
  * reader's language from their metadata (the cause, `loss`), with the
  * agent's title as given; a note whose cause this build does not know shows
  * the server's own text. The notes are written as recovery writes them
- * (`endOrphanedUserInputs`), through the session write unit.
+ * (`endOrphanedUserInputs`), through the session write unit. So is the note
+ * that a stop (a restart, or a replica that died) ended the agent's turn.
  */
 import { describe, expect, it } from 'vitest';
 import { appendMessage, currentTurn } from '../../src/store/index.js';
@@ -15,7 +16,7 @@ import {
   type RegistryLoss,
 } from '../../src/turns/ended-user-inputs.js';
 import {
-  TURN_INTERRUPTED_TEXT,
+  TURN_INTERRUPTED_TEXTS,
   turnInterruptedMetadata,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_ENDED_TYPE,
@@ -131,7 +132,9 @@ describe('the notes of a request its server lost', () => {
     const status = (content: string, metadata: Record<string, unknown>) =>
       note('status', content, metadata);
     // As the stopping server writes it (runtime-events), then one from a newer server.
-    await status(TURN_INTERRUPTED_TEXT, turnInterruptedMetadata('restart'));
+    await status(TURN_INTERRUPTED_TEXTS.restart, turnInterruptedMetadata('restart'));
+    // As recovery writes it when a replica takes over a dead one's sessions (interrupted-turns).
+    await status(TURN_INTERRUPTED_TEXTS.replica_gone, turnInterruptedMetadata('replica_gone'));
     await status('Clarion stopped: the moon set.', {
       turn_outcome: 'interrupted',
       loss: 'moonset',
@@ -140,11 +143,21 @@ describe('the notes of a request its server lost', () => {
     const page = await signedInPage(world, suite.browser, undefined, { locale: 'de-DE' });
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     const notes = page.getByTestId('message').filter({ hasText: /Clarion/ });
-    await notes.nth(1).waitFor(WAIT);
+    await notes.nth(2).waitFor(WAIT);
     const texts = await notes.allTextContents();
     expect(texts[0]).toContain('Clarion wurde beendet, während der Agent an diesem Zug arbeitete');
-    expect(texts[0]).not.toContain(TURN_INTERRUPTED_TEXT);
-    expect(texts[1]).toContain('the moon set');
+    expect(texts[0]).not.toContain(TURN_INTERRUPTED_TEXTS.restart);
+    expect(texts[1]).toContain('Der Clarion-Server, auf dem der Agent lief, wurde beendet');
+    expect(texts[1]).not.toContain(TURN_INTERRUPTED_TEXTS.replica_gone);
+    expect(texts[2]).toContain('the moon set');
     await page.context().close();
+
+    const japanese = await signedInPage(world, suite.browser, undefined, { locale: 'ja-JP' });
+    await japanese.goto(`${world.origin}/sessions/${sessionId}`);
+    const shown = japanese.getByTestId('message').filter({ hasText: /Clarion/ });
+    await shown.nth(2).waitFor(WAIT);
+    const worded = await shown.allTextContents();
+    expect(worded[1]).toContain('エージェントを実行していた Clarion サーバーが停止した');
+    await japanese.context().close();
   }, 120_000);
 });

@@ -338,6 +338,7 @@ function TranscriptRow({
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';
   const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
   const label = toolLabel ?? toolStatus;
+  const interrupted = turnInterruptedNoteOf(message.metadata);
   const who: UserAuthor | undefined =
     author === 'user' ? userAuthorOf(message.metadata, me, names) : undefined;
   return (
@@ -363,9 +364,7 @@ function TranscriptRow({
         </span>
       ) : null}
       <p className="message-content">
-        {turnInterruptedNoteOf(message.metadata)
-          ? t('session.turnInterrupted.restart')
-          : message.content}
+        {interrupted ? t(`session.turnInterrupted.${interrupted.loss}`) : message.content}
       </p>
     </article>
   );

@@ -98,6 +98,8 @@ export const de: Catalog = {
     turnInterrupted: {
       restart:
         'Clarion wurde beendet, während der Agent an diesem Zug arbeitete; der Zug ist damit zu Ende. Sende die Nachricht noch einmal, wenn sie noch wichtig ist.',
+      replica_gone:
+        'Der Clarion-Server, auf dem der Agent lief, wurde beendet, während der Agent an diesem Zug arbeitete; der Zug ist damit zu Ende. Sende die Nachricht noch einmal, wenn sie noch wichtig ist.',
     },
     transcript: 'Verlauf',
     author: {

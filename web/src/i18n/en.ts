@@ -96,6 +96,8 @@ export const en = {
     turnInterrupted: {
       restart:
         'Clarion stopped while the agent was working on this turn, so the turn ended. Send the message again if it still matters.',
+      replica_gone:
+        'The Clarion server running the agent stopped while the agent was working on this turn, so the turn ended. Send the message again if it still matters.',
     },
     transcript: 'Transcript',
     author: {

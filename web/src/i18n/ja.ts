@@ -96,6 +96,8 @@ export const ja: Catalog = {
     turnInterrupted: {
       restart:
         'エージェントがこのターンを処理している間に Clarion が停止したため、ターンは終了しました。まだ必要なら、メッセージをもう一度送ってください。',
+      replica_gone:
+        'エージェントがこのターンを処理している間に、エージェントを実行していた Clarion サーバーが停止したため、ターンは終了しました。まだ必要なら、メッセージをもう一度送ってください。',
     },
     transcript: '履歴',
     author: {

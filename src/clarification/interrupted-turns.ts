@@ -1,13 +1,16 @@
 /**
- * Start-up recovery's last step: the turns a restart cut off. For each open
- * turn that holds something a person must see, gathers its facts, asks
- * `decideInterruptedTurn` (pure) what to do, and does it in one session write:
- * a note for every unconfirmed answer, its tool calls marked failed, the turn
- * completed. The other open turns are then closed in one statement.
+ * Recovery's last step: the turns a restart (or, on PostgreSQL, a dead
+ * replica) cut off. For each open turn that holds something a person must
+ * see, gathers its facts, asks `decideInterruptedTurn` (pure) what to do, and
+ * does it in one session write: a note for every unconfirmed answer, or for a
+ * turn cut off mid-work the note that it ended and its message must be sent
+ * again (`loss` says why, as a graceful stop's does), its tool calls marked
+ * failed, the turn completed. The other open turns are then closed in one
+ * statement.
  *
  * Idempotent: a closed turn is never read again, and each note carries a
- * stable admission key per bundle, checked before it is written, so however
- * often recovery runs a bundle gets one note.
+ * stable admission key (per bundle, per turn), checked before it is written,
+ * so however often recovery runs a bundle or a turn gets one note.
  */
 import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import type { SessionWrite, SessionWriter } from '../events/index.js';
@@ -17,12 +20,14 @@ import {
   CLARIFICATION_TYPE,
   completeTurn,
   currentTurn,
+  getSession,
   messageByAdmissionKey,
   messagesByPendingId,
   closeOpenTurns,
   endOpenToolCalls,
   interruptedTurnsToExamine,
   turnIsOpen,
+  turnHasPersonMessage,
   turnRowsOfTypes,
   type InterruptedTurn,
   type MessageRecord,
@@ -35,10 +40,17 @@ import {
   deliveryUnconfirmedNoteKey,
   formatAnswerAsMessage,
   resendAdmissionKey,
+  TURN_INTERRUPTED_TEXTS,
+  turnInterruptedMetadata,
+  turnInterruptedNoteKey,
   type DeliveryUnconfirmedNote,
+  type TurnInterruptedLoss,
 } from '../wire/index.js';
 import { readBundle, type Bundle } from './bundle.js';
 import { decideInterruptedTurn, type BundleFacts } from './unconfirmed-deliveries.js';
+
+/** The session states of an agent at work on a turn. */
+const AT_WORK_STATES = new Set(['running', 'waiting_for_input']);
 
 /** What a reader of the transcript without the web app sees; the web app shows its own words. */
 export const DELIVERY_UNCONFIRMED_TEXT =
@@ -48,14 +60,21 @@ export const DELIVERY_UNCONFIRMED_TEXT =
 export interface InterruptedTurnsReport {
   turnsClosed: number;
   deliveriesUnconfirmed: number;
+  /** Turns cut off mid-work that got the note to send their message again. */
+  turnsInterrupted: number;
 }
 
 export async function closeInterruptedTurns(
   deps: { store: Store; sessions: SessionWriter },
   logger: Logger,
   scope: SessionScope = { kind: 'all' },
+  loss: TurnInterruptedLoss = 'restart',
 ): Promise<InterruptedTurnsReport> {
-  const report: InterruptedTurnsReport = { turnsClosed: 0, deliveriesUnconfirmed: 0 };
+  const report: InterruptedTurnsReport = {
+    turnsClosed: 0,
+    deliveriesUnconfirmed: 0,
+    turnsInterrupted: 0,
+  };
   for (const turn of await interruptedTurnsToExamine(deps.store, scope)) {
     await deps.sessions.write(turn.task_session_id, async (write) => {
       if (!(await turnIsOpen(write.tx, turn.id))) return;
@@ -73,6 +92,13 @@ export async function closeInterruptedTurns(
         }
       }
       for (const closed of await endOpenToolCalls(write.tx, turn.id)) write.updated(closed);
+      if (verdict.interrupted && (await noteInterrupted(write, turn, loss))) {
+        report.turnsInterrupted++;
+        logger.warn(
+          { turn_id: turn.id, session_id: turn.task_session_id, loss },
+          'a turn was cut off while its agent worked on it; noted for the person',
+        );
+      }
       await completeTurn(write.tx, turn.id);
       report.turnsClosed++;
     });
@@ -107,6 +133,7 @@ async function gather(tx: RepoContext, turn: InterruptedTurn) {
     }
   }
   const current = (await currentTurn(tx, turn.task_session_id))?.id === turn.id;
+  const session = await getSession(tx, turn.task_session_id);
   return {
     facts: {
       turnId: turn.id,
@@ -114,9 +141,28 @@ async function gather(tx: RepoContext, turn: InterruptedTurn) {
       current,
       ...(carried ? { carried } : {}),
       asked,
+      cutOff:
+        current &&
+        session !== undefined &&
+        AT_WORK_STATES.has(session.state) &&
+        (await promptSent(tx, turn)),
     },
     bundles,
   };
+}
+
+/**
+ * Whether the turn's prompt went to the agent: a person's message started it
+ * (admission writes the message with the turn, then sends it), or it is a
+ * successor turn whose prompt was attempted (published, the reservation's
+ * keys are gone). An unattempted reservation sent nothing.
+ */
+async function promptSent(tx: RepoContext, turn: InterruptedTurn): Promise<boolean> {
+  const { metadata } = turn;
+  if (typeof metadata.prompt_dispatch_clarification_pending_id === 'string') {
+    return metadata.prompt_dispatch_pending !== true || metadata.prompt_dispatch_attempted === true;
+  }
+  return turnHasPersonMessage(tx, turn.id);
 }
 
 function factsOf(bundle: Bundle): BundleFacts {
@@ -156,6 +202,29 @@ async function noteUnconfirmed(
       type: DELIVERY_UNCONFIRMED_TYPE,
       content: DELIVERY_UNCONFIRMED_TEXT,
       metadata: { ...note },
+      admissionKey: key,
+    }),
+  );
+  return true;
+}
+
+/** Writes the note that the turn ended mid-work, once; false when it was already there. */
+async function noteInterrupted(
+  write: SessionWrite,
+  turn: InterruptedTurn,
+  loss: TurnInterruptedLoss,
+): Promise<boolean> {
+  const key = turnInterruptedNoteKey(turn.id);
+  if (await messageByAdmissionKey(write.tx, write.sessionId, key)) return false;
+  write.added(
+    await appendMessage(write.tx, {
+      sessionId: write.sessionId,
+      taskId: turn.task_id,
+      turnId: turn.id,
+      authorType: 'system',
+      type: 'status',
+      content: TURN_INTERRUPTED_TEXTS[loss],
+      metadata: turnInterruptedMetadata(loss),
       admissionKey: key,
     }),
   );

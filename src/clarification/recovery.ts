@@ -9,8 +9,9 @@
  * 2. Remaining claims with an intent: restored to pending while still
  *    current, otherwise retired (intent cleared, answer kept as history).
  * 3. Turns the restart cut off are closed, and an answer handed off in one
- *    of them gets a note that the agent may not have received it
- *    (`interrupted-turns.ts`).
+ *    of them gets a note that the agent may not have received it, or a turn
+ *    the agent was at work on the note that it ended and its message must be
+ *    sent again, for `loss` (`interrupted-turns.ts`).
  * 4. Bundles still marked attached are detached: no call waits on them
  *    (a clean stop detaches them as its waits end; a crash could not), so
  *    the person is told the agent moved on and the answer is kept for it.
@@ -46,6 +47,7 @@ import {
   type Store,
   type TurnRecord,
 } from '../store/index.js';
+import type { TurnInterruptedLoss } from '../wire/index.js';
 
 export interface RecoveryReport extends InterruptedTurnsReport {
   reservationsKept: number;
@@ -107,20 +109,26 @@ export function recoverAtStartUp(
   const leave =
     liveElsewhere &&
     ((_: string, rows: readonly MessageRecord[]) => claimUnderWay(rows, liveElsewhere));
-  return recoverClarifications(deps, logger, scope, leave, liveElsewhere);
+  return recoverClarifications(deps, logger, scope, leave, { live: liveElsewhere });
 }
 
-/**
- * `live`: the replicas a wait may still run on. A bundle asked on one of
- * them stays attached: an external agent's session is held by no replica,
- * so being in `scope` says nothing of where its ask waits.
- */
+export interface RecoveryOptions {
+  /**
+   * The replicas a wait may still run on. A bundle asked on one of them stays
+   * attached: an external agent's session is held by no replica, so being in
+   * `scope` says nothing of where its ask waits.
+   */
+  live?: ReadonlySet<string>;
+  /** Why the turns it closes were cut off: this server's restart, or a dead replica's. */
+  loss?: TurnInterruptedLoss;
+}
+
 export async function recoverClarifications(
   { store, sessions }: RecoveryDeps,
   logger: Logger,
   scope: SessionScope = { kind: 'all' },
   leave?: (pendingId: string, rows: readonly MessageRecord[]) => boolean,
-  live: ReadonlySet<string> = new Set(),
+  { live = new Set(), loss = 'restart' }: RecoveryOptions = {},
 ): Promise<RecoveryReport> {
   const report: RecoveryReport = {
     reservationsKept: 0,
@@ -130,6 +138,7 @@ export async function recoverClarifications(
     bundlesDetached: 0,
     turnsClosed: 0,
     deliveriesUnconfirmed: 0,
+    turnsInterrupted: 0,
   };
 
   for (const turn of await pendingReservations(store, scope)) {
@@ -192,7 +201,7 @@ export async function recoverClarifications(
       logger.info({ pending_id: pendingId }, 'retired a claim whose bundle moved on');
     });
   }
-  Object.assign(report, await closeInterruptedTurns({ store, sessions }, logger, scope));
+  Object.assign(report, await closeInterruptedTurns({ store, sessions }, logger, scope, loss));
   for (const bundle of await attachedBundles(store, scope)) {
     if (bundle.askedOn !== undefined && live.has(bundle.askedOn)) continue;
     await sessions.write(bundle.sessionId, async ({ tx, updated }) => {

@@ -17,7 +17,7 @@ function bundle(pendingId: string, overrides: Partial<BundleFacts> = {}): Bundle
 }
 
 function turn(overrides: Partial<InterruptedTurnFacts> = {}): InterruptedTurnFacts {
-  return { turnId: 't1', external: false, current: true, asked: [], ...overrides };
+  return { turnId: 't1', external: false, current: true, asked: [], cutOff: false, ...overrides };
 }
 
 describe('decideInterruptedTurn', () => {
@@ -29,10 +29,15 @@ describe('decideInterruptedTurn', () => {
   });
 
   it('closes a turn with nothing handed off, without a note', () => {
-    expect(decideInterruptedTurn(turn())).toEqual({ kind: 'close', unconfirmed: [] });
+    expect(decideInterruptedTurn(turn())).toEqual({
+      kind: 'close',
+      unconfirmed: [],
+      interrupted: false,
+    });
     expect(decideInterruptedTurn(turn({ asked: [bundle('p1', { status: 'pending' })] }))).toEqual({
       kind: 'close',
       unconfirmed: [],
+      interrupted: false,
     });
   });
 
@@ -40,6 +45,7 @@ describe('decideInterruptedTurn', () => {
     expect(decideInterruptedTurn(turn({ asked: [bundle('p1')] }))).toEqual({
       kind: 'close',
       unconfirmed: ['p1'],
+      interrupted: false,
     });
   });
 
@@ -53,6 +59,7 @@ describe('decideInterruptedTurn', () => {
     expect(decideInterruptedTurn(turn({ asked: [bundle('p1', overrides)] }))).toEqual({
       kind: 'close',
       unconfirmed: [],
+      interrupted: false,
     });
   });
 
@@ -60,6 +67,7 @@ describe('decideInterruptedTurn', () => {
     expect(decideInterruptedTurn(turn({ current: false, asked: [bundle('p1')] }))).toEqual({
       kind: 'close',
       unconfirmed: [],
+      interrupted: false,
     });
   });
 
@@ -71,6 +79,7 @@ describe('decideInterruptedTurn', () => {
     expect(decideInterruptedTurn(turn({ asked: [bundle('p1'), later] }))).toEqual({
       kind: 'close',
       unconfirmed: [],
+      interrupted: false,
     });
   });
 
@@ -82,6 +91,7 @@ describe('decideInterruptedTurn', () => {
     expect(decideInterruptedTurn(turn({ asked: [bundle('p1'), second] }))).toEqual({
       kind: 'close',
       unconfirmed: ['p1', 'p2'],
+      interrupted: false,
     });
   });
 
@@ -89,11 +99,13 @@ describe('decideInterruptedTurn', () => {
     expect(decideInterruptedTurn(turn({ carried: bundle('p0') }))).toEqual({
       kind: 'close',
       unconfirmed: ['p0'],
+      interrupted: false,
     });
     // Whether or not it is still current: its prompt was the hand-off.
     expect(decideInterruptedTurn(turn({ current: false, carried: bundle('p0') }))).toEqual({
       kind: 'close',
       unconfirmed: ['p0'],
+      interrupted: false,
     });
   });
 
@@ -102,21 +114,61 @@ describe('decideInterruptedTurn', () => {
       decideInterruptedTurn(
         turn({ carried: bundle('p0'), asked: [bundle('p1', { status: 'pending' })] }),
       ),
-    ).toEqual({ kind: 'close', unconfirmed: [] });
+    ).toEqual({ kind: 'close', unconfirmed: [], interrupted: false });
     // The newer ask, answered live, is the one left unconfirmed.
     expect(decideInterruptedTurn(turn({ carried: bundle('p0'), asked: [bundle('p1')] }))).toEqual({
       kind: 'close',
       unconfirmed: ['p1'],
+      interrupted: false,
+    });
+  });
+
+  it('notes that a turn the stop cut off mid-work ended and its message must be sent again', () => {
+    expect(decideInterruptedTurn(turn({ cutOff: true }))).toEqual({
+      kind: 'close',
+      unconfirmed: [],
+      interrupted: true,
+    });
+    // An open question stays answerable, but the turn that asked it ended all the same.
+    expect(
+      decideInterruptedTurn(turn({ cutOff: true, asked: [bundle('p1', { status: 'pending' })] })),
+    ).toEqual({ kind: 'close', unconfirmed: [], interrupted: true });
+    // The agent asked again after its successor's prompt: that prompt is not what was lost.
+    expect(
+      decideInterruptedTurn(
+        turn({ cutOff: true, carried: bundle('p0'), asked: [bundle('p1', { status: 'pending' })] }),
+      ),
+    ).toEqual({ kind: 'close', unconfirmed: [], interrupted: true });
+  });
+
+  it('writes one note for a cut-off turn whose answer is unconfirmed: the answer’s', () => {
+    expect(decideInterruptedTurn(turn({ cutOff: true, asked: [bundle('p1')] }))).toEqual({
+      kind: 'close',
+      unconfirmed: ['p1'],
+      interrupted: false,
+    });
+    expect(decideInterruptedTurn(turn({ cutOff: true, carried: bundle('p0') }))).toEqual({
+      kind: 'close',
+      unconfirmed: ['p0'],
+      interrupted: false,
+    });
+  });
+
+  it('leaves an external agent’s turn open without a note, even one at work', () => {
+    expect(decideInterruptedTurn(turn({ external: true, cutOff: true }))).toEqual({
+      kind: 'leave_open',
+      reason: 'external_agent',
     });
   });
 
   it('does not note a carried bundle that is not a handed-off answer', () => {
     expect(
       decideInterruptedTurn(turn({ carried: bundle('p0', { deliveryPending: true }) })),
-    ).toEqual({ kind: 'close', unconfirmed: [] });
+    ).toEqual({ kind: 'close', unconfirmed: [], interrupted: false });
     expect(decideInterruptedTurn(turn({ carried: bundle('p0', { status: 'pending' }) }))).toEqual({
       kind: 'close',
       unconfirmed: [],
+      interrupted: false,
     });
   });
 });

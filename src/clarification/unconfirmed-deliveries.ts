@@ -18,6 +18,14 @@
  *
  * A bundle still carrying its intent was never handed off (recovery restores
  * or retires it first), and a rejection is not an answer to send again.
+ *
+ * A closed turn the stop cut off mid-work (`cutOff`) gets the note that the
+ * turn ended and its message must be sent again, as a graceful stop writes
+ * it, unless it gets an unconfirmed answer's note: that note already says the
+ * turn ended before the agent finished it, and offers to send again what was
+ * lost last. The agent had the turn's prompt (it asked in the turn, or the
+ * prompt was that answer), so a second note asking for the message again
+ * would ask the person to repeat what arrived.
  */
 
 export interface BundleFacts {
@@ -41,12 +49,21 @@ export interface InterruptedTurnFacts {
   carried?: BundleFacts;
   /** The bundles asked in this turn, oldest first. */
   asked: readonly BundleFacts[];
+  /**
+   * The agent was at work on this turn when the server stopped: its prompt
+   * was sent (a person's message, or a successor's attempted prompt) and its
+   * session was still running it as its current turn.
+   */
+  cutOff: boolean;
 }
 
 export type InterruptedTurnVerdict =
   | { kind: 'leave_open'; reason: 'external_agent' }
-  /** Close the turn and its tool calls; note each pending ID in `unconfirmed`, in this order. */
-  | { kind: 'close'; unconfirmed: string[] };
+  /**
+   * Close the turn and its tool calls; note each pending ID in `unconfirmed`, in this order,
+   * and, when `interrupted`, that the turn ended and its message must be sent again.
+   */
+  | { kind: 'close'; unconfirmed: string[]; interrupted: boolean };
 
 function handedOffAnswer(bundle: BundleFacts): boolean {
   return bundle.status === 'answered' && !bundle.deliveryPending;
@@ -68,5 +85,5 @@ export function decideInterruptedTurn(turn: InterruptedTurnFacts): InterruptedTu
       if (!askedAfter) unconfirmed.push(bundle.pendingId);
     }
   }
-  return { kind: 'close', unconfirmed };
+  return { kind: 'close', unconfirmed, interrupted: turn.cutOff && unconfirmed.length === 0 };
 }

@@ -98,6 +98,7 @@ export {
   closeOpenTurns,
   endOpenToolCalls,
   interruptedTurnsToExamine,
+  turnHasPersonMessage,
   turnIsOpen,
   turnRowsOfTypes,
 } from './interrupted-turns.js';

@@ -6,10 +6,11 @@
  * Most of them need nothing but closing (a transcript of many sessions holds
  * many, and older databases never closed a turn whose agent died), so they
  * are closed in one statement; only the few that hold something a person
- * must see (a tool call still running, an answer, a carried answer) are read
- * one by one. The open-turns index keeps both to open turns.
+ * must see (a tool call still running, an answer, a carried answer, a
+ * person's message its session was still running) are read one by one. The
+ * open-turns index keeps both to open turns.
  */
-import { constantText } from './compiled.js';
+import { constantText, ONE_ROW } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
 import { parseMetadata, type RepoContext } from './context.js';
 import { reviseMessage, toMessageRecord, type MessageRecord } from './messages.js';
@@ -27,14 +28,19 @@ export const OPEN_TURNS_INDEX_DDL =
 const TOOL_CALL_TYPE = 'tool_call';
 /** ACP's statuses of a tool call that has ended; any other one was cut off. */
 const ENDED_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed']);
+const USER_AUTHOR = 'user';
 
 /** An open turn with the profile of its session's agent. */
-export type InterruptedTurn = TurnRecord & { agent_profile: string };
+export type InterruptedTurn = TurnRecord & { agent_profile: string; session_state: string };
+
+/** The session states of an agent at work on a turn (`starting` has no turn yet). */
+const AT_WORK_STATES = ['running', 'waiting_for_input'];
 
 /**
  * Open turns that hold something recovery must look at: a tool call not
- * reported ended, an answered clarification row, or a carried bundle (a
- * successor turn). Oldest first within each session.
+ * reported ended, an answered clarification row, a carried bundle (a
+ * successor turn), or a person's message in a session still at work (the
+ * turn the stop cut off). Oldest first within each session.
  */
 export async function interruptedTurnsToExamine(
   ctx: RepoContext,
@@ -52,14 +58,19 @@ export async function interruptedTurnsToExamine(
       AND ${dialect.metadataText('status', 'm')} = 'answered'
   )`;
   const carries = sql<SqlBool>`${dialect.metadataText('prompt_dispatch_clarification_pending_id', 't')} IS NOT NULL`;
+  const messageAtWork = sql<SqlBool>`s.state IN (${sql.join(AT_WORK_STATES.map(constantText))})
+    AND EXISTS (
+      SELECT 1 FROM task_session_messages m
+      WHERE m.turn_id = t.id AND m.author_type = ${constantText(USER_AUTHOR)}
+    )`;
   const rows = await ctx.db
     .selectFrom('task_session_turns as t')
     .innerJoin('task_sessions as s', 's.id', 't.task_session_id')
     .selectAll('t')
-    .select('s.agent_profile')
+    .select(['s.agent_profile', 's.state as session_state'])
     .where('t.completed_at', 'is', null)
     .where(sessionInScope(ctx, scope, 't.task_session_id'))
-    .where((eb) => eb.or([carries, toolCallRunning, answered]))
+    .where((eb) => eb.or([carries, toolCallRunning, answered, messageAtWork]))
     .orderBy('t.task_session_id')
     .orderBy('t.started_at')
     .orderBy('t.created_at')
@@ -139,4 +150,16 @@ export async function endOpenToolCalls(ctx: RepoContext, turnId: string): Promis
     if (closed) revised.push(closed);
   }
   return revised;
+}
+
+/** Whether a person's message is in `turnId`: the prompt admission sent to start it. */
+export async function turnHasPersonMessage(ctx: RepoContext, turnId: string): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('turn_id', '=', turnId)
+    .where('author_type', '=', constantText(USER_AUTHOR))
+    .limit(ONE_ROW)
+    .executeTakeFirst();
+  return row !== undefined;
 }

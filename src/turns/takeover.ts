@@ -41,7 +41,7 @@ export async function recoverTakenSessions(deps: TurnsDeps, taken: readonly stri
     logger,
     scope,
     (_pendingId, rows) => deps.clarification.claimInFlight(rows, live),
-    live,
+    { live, loss: 'replica_gone' },
   );
   // Through the write unit, unlike at start-up: people are watching these sessions now.
   for (const sessionId of sessionIds) {

@@ -17,11 +17,12 @@ import {
   markAskedOn,
   markDispatchAttempted,
   reserveSuccessorTurn,
+  setSessionState,
   startTurn,
   transcriptPage,
   type MessageRecord,
 } from '../../src/store/index.js';
-import { DELIVERY_UNCONFIRMED_TYPE } from '../../src/wire/index.js';
+import { DELIVERY_UNCONFIRMED_TYPE, TURN_INTERRUPTED_TEXTS } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   TWO_QUESTIONS,
@@ -198,13 +199,9 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     const attached = async () =>
       (await h.rows(pendingId)).map((row) => row.metadata.agent_disconnected);
     const scope = { kind: 'all' } as const;
-    const withALive = await recoverClarifications(
-      h,
-      silentLogger,
-      scope,
-      undefined,
-      new Set(['replica-a']),
-    );
+    const withALive = await recoverClarifications(h, silentLogger, scope, undefined, {
+      live: new Set(['replica-a']),
+    });
     expect(withALive).toMatchObject({ bundlesDetached: 0 });
     expect(await attached()).toEqual([false, false]);
 
@@ -230,8 +227,84 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       bundlesDetached: 0,
       turnsClosed: 0,
       deliveriesUnconfirmed: 0,
+      turnsInterrupted: 0,
     });
     expect(await h.rows(pendingId)).toEqual(before);
+  });
+
+  describe('a turn its agent was at work on when the server died', () => {
+    async function personSent(): Promise<void> {
+      await appendMessage(h.store, {
+        sessionId: h.seeded.session.id,
+        taskId: h.seeded.task.id,
+        turnId: h.seeded.turn.id,
+        authorType: 'user',
+        type: 'message',
+        content: 'Set up the parser',
+        admissionKey: 'first-message',
+      });
+    }
+
+    async function turnNotes(): Promise<MessageRecord[]> {
+      return (await transcriptPage(h.store, h.seeded.session.id, { limit: 500 })).messages.filter(
+        (row) => row.metadata.turn_outcome === 'interrupted',
+      );
+    }
+
+    it('gets one note to send its message again, however often recovery runs', async () => {
+      await personSent();
+      expect(await recover()).toMatchObject({ turnsInterrupted: 1, deliveriesUnconfirmed: 0 });
+      const [note, ...others] = await turnNotes();
+      expect(others).toEqual([]);
+      expect(note).toMatchObject({
+        turn_id: h.seeded.turn.id,
+        author_type: 'system',
+        type: 'status',
+        content: TURN_INTERRUPTED_TEXTS.restart,
+        metadata: { turn_outcome: 'interrupted', loss: 'restart' },
+      });
+      expect((await getTurn(h.store, h.seeded.turn.id))?.completed_at).not.toBeNull();
+      expect(await recover()).toMatchObject({ turnsInterrupted: 0 });
+      expect(await turnNotes()).toHaveLength(1);
+    });
+
+    it('says a dead replica cut it off when a takeover recovers it', async () => {
+      await personSent();
+      const scope = { kind: 'sessions', ids: [h.seeded.session.id] } as const;
+      await recoverClarifications(h, silentLogger, scope, undefined, { loss: 'replica_gone' });
+      expect((await turnNotes()).map((row) => [row.content, row.metadata.loss])).toEqual([
+        [TURN_INTERRUPTED_TEXTS.replica_gone, 'replica_gone'],
+      ]);
+    });
+
+    it('gets none when no message was sent in it (the agent asked in a turn of its own)', async () => {
+      expect(await recover()).toMatchObject({ turnsInterrupted: 0 });
+      expect(await turnNotes()).toEqual([]);
+      expect((await getTurn(h.store, h.seeded.turn.id))?.completed_at).not.toBeNull();
+    });
+
+    it('gets none when its session was no longer running it', async () => {
+      await personSent();
+      await setSessionState(h.store, h.seeded.session.id, 'idle');
+      expect(await recover()).toMatchObject({ turnsInterrupted: 0 });
+      expect(await turnNotes()).toEqual([]);
+    });
+
+    it('gets the unconfirmed answer’s note alone when an answer was handed off in it', async () => {
+      await personSent();
+      const waiting = h.service.ask(h.seeded.session.id, TWO_QUESTIONS, { timeoutMs: 60_000 });
+      await eventually(() => h.waiters.has(pendingId));
+      const response = await h.respond(pendingId, {
+        answers: [
+          { question_id: 'q1', selected_options: ['q1_opt1'] },
+          { question_id: 'q2', selected_options: ['q2_opt1'] },
+        ],
+      });
+      expect(response.status).toBe(200);
+      expect(await waiting).toMatchObject({ ok: true, outcome: 'answered' });
+      expect(await recover()).toMatchObject({ turnsInterrupted: 0, deliveriesUnconfirmed: 1 });
+      expect(await turnNotes()).toEqual([]);
+    });
   });
 
   describe('an answer handed off whose turn never finished', () => {

@@ -29,7 +29,7 @@ import {
   type SessionRecord,
   type TaskRecord,
 } from '../store/index.js';
-import { failure, storableText, type Failure } from '../wire/index.js';
+import { failure, storableText, turnFailureNote, type Failure } from '../wire/index.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import type { AgentSlot } from './agent-quota.js';
@@ -254,7 +254,7 @@ async function failTurn(
       turnId,
       authorType: 'system',
       type: 'error',
-      content: `The agent did not take this message: ${reason}`,
+      ...turnFailureNote('not_taken', reason),
     });
     write.added(note);
     await completeTurn(tx, turnId);

@@ -35,10 +35,14 @@ import {
   type RepoContext,
 } from '../store/index.js';
 import {
+  FRESH_START_METADATA,
+  FRESH_START_TEXT,
   LIVE_SESSION_STATES,
   TURN_INTERRUPTED_TEXTS,
   storableJson,
   storableText,
+  turnCancelledNote,
+  turnFailureNote,
   turnInterruptedMetadata,
 } from '../wire/index.js';
 import { startNextQueued } from './admission.js';
@@ -167,16 +171,12 @@ async function agentSessionOpened(
         turnId: last.id,
         authorType: 'system',
         type: 'status',
-        content: FRESH_START_NOTE,
-        metadata: { agent_session: 'fresh' },
+        content: FRESH_START_TEXT,
+        metadata: { ...FRESH_START_METADATA },
       }),
     );
   });
 }
-
-/** The transcript's note when a stopped agent could not load its conversation. */
-export const FRESH_START_NOTE =
-  'The agent started again in a new conversation: it cannot load the earlier one, so it does not remember what was said before.';
 
 type TurnEnded = Extract<RuntimeEvent, { type: 'turn_ended' }>;
 
@@ -214,8 +214,7 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
           turnId: event.turnId,
           authorType: 'system',
           type: 'status',
-          content: cancelledNote(deps.cancellations.take(event.sessionId)),
-          metadata: { turn_outcome: 'cancelled' },
+          ...turnCancelledNote(deps.cancellations.take(event.sessionId)),
         }),
       );
     }
@@ -230,7 +229,7 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
           turnId: event.turnId,
           authorType: 'system',
           type: 'error',
-          content: storableText(`The agent's turn failed: ${event.error}`),
+          ...turnFailureNote('agent_error', event.error),
         }),
       );
     }
@@ -287,10 +286,6 @@ function stoppedByDeletion(event: TurnEnded): TurnEnded {
   if (event.stopReason !== 'failed') return event;
   const { type, sessionId, turnId } = event;
   return { type, sessionId, turnId, stopReason: 'cancelled' };
-}
-
-function cancelledNote(byName: string | undefined): string {
-  return byName === undefined ? 'Cancelled' : `Cancelled by ${byName}`;
 }
 
 async function agentExited(

@@ -389,6 +389,16 @@ export {
   type GivenAnswer,
 } from './unconfirmed-delivery.js';
 export {
+  FRESH_START_METADATA,
+  FRESH_START_TEXT,
+  TURN_FAILURES,
+  turnCancelledNote,
+  turnFailureNote,
+  turnNoteOf,
+  type TurnFailure,
+  type TurnNote,
+} from './turn-notes.js';
+export {
   TURN_INTERRUPTED_LOSSES,
   TURN_INTERRUPTED_OUTCOME,
   TURN_INTERRUPTED_TEXTS,

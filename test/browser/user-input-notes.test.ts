@@ -16,6 +16,10 @@ import {
   type RegistryLoss,
 } from '../../src/turns/ended-user-inputs.js';
 import {
+  FRESH_START_METADATA,
+  FRESH_START_TEXT,
+  turnCancelledNote,
+  turnFailureNote,
   TURN_INTERRUPTED_TEXTS,
   turnInterruptedMetadata,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
@@ -159,5 +163,34 @@ describe('the notes of a request its server lost', () => {
     const worded = await shown.allTextContents();
     expect(worded[1]).toContain('エージェントを実行していた Clarion サーバーが停止した');
     await japanese.context().close();
+  }, 120_000);
+
+  it('word how a turn went in the reader’s language, and an older line as written', async () => {
+    const { world } = suite;
+    const { sessionId, note } = await idleSessionWithNotes(world, 'Turn lines');
+    // As the server writes them (runtime-events, dispatch), then a cancel from before the name.
+    for (const line of [
+      { content: FRESH_START_TEXT, metadata: FRESH_START_METADATA },
+      turnCancelledNote('Ada'),
+      turnFailureNote('agent_error', 'agent process exited (code 3)'),
+      turnFailureNote('not_taken', 'prompt timed out'),
+      { content: 'Cancelled by Grace', metadata: { turn_outcome: 'cancelled' } },
+    ]) {
+      await note('status', line.content, line.metadata);
+    }
+
+    const page = await signedInPage(world, suite.browser, undefined, { locale: 'de-DE' });
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    const rows = page.getByTestId('message').and(page.locator('.message-system'));
+    await rows.nth(4).waitFor(WAIT);
+    const texts = await rows.allTextContents();
+    expect(texts[0]).toContain('Der Agent hat in einem neuen Gespräch neu begonnen');
+    expect(texts[1]).toContain('Abgebrochen von Ada');
+    expect(texts[2]).toContain(
+      'Der Zug des Agenten ist fehlgeschlagen: agent process exited (code 3)',
+    );
+    expect(texts[3]).toContain('Der Agent hat diese Nachricht nicht angenommen: prompt timed out');
+    expect(texts[4]).toContain('Cancelled by Grace');
+    await page.context().close();
   }, 120_000);
 });

@@ -5,6 +5,7 @@
  * only why (`sessionPresence`). Reads the models; owns only drafts.
  */
 import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useModelState, useServices, useUserInputs } from '../app/services.js';
 import { navigate } from '../app/router.js';
@@ -49,6 +50,8 @@ import {
   USER_INPUT_DECISION_UNKEPT_TYPE,
   USER_INPUT_ENDED_TYPE,
   turnInterruptedNoteOf,
+  turnNoteOf,
+  type TurnNote,
   type MessageView,
 } from '../model/types.js';
 import { ClarificationHistoryRow } from './clarification-history.js';
@@ -339,6 +342,7 @@ function TranscriptRow({
   const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
   const label = toolLabel ?? toolStatus;
   const interrupted = turnInterruptedNoteOf(message.metadata);
+  const worded = author === 'system' ? turnNoteOf(message.metadata) : undefined;
   const who: UserAuthor | undefined =
     author === 'user' ? userAuthorOf(message.metadata, me, names) : undefined;
   return (
@@ -364,10 +368,29 @@ function TranscriptRow({
         </span>
       ) : null}
       <p className="message-content">
-        {interrupted ? t(`session.turnInterrupted.${interrupted.loss}`) : message.content}
+        {interrupted
+          ? t(`session.turnInterrupted.${interrupted.loss}`)
+          : worded
+            ? wordedTurnNote(t, worded)
+            : message.content}
       </p>
     </article>
   );
+}
+
+/** The server's line about how a turn went, in the reader's language. */
+function wordedTurnNote(t: TFunction, note: TurnNote): string {
+  switch (note.kind) {
+    case 'fresh_start':
+      return t('session.turnNote.freshStart');
+    case 'cancelled':
+      return note.byName === null
+        ? t('session.turnNote.cancelled')
+        : t('session.turnNote.cancelledBy', { name: note.byName });
+    case 'agent_error':
+    case 'not_taken':
+      return t(`session.turnNote.${note.kind}`, { reason: note.reason });
+  }
 }
 
 /** A person's row's author; a placeholder, not a claim, while who it is is still being read. */

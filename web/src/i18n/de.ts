@@ -95,6 +95,14 @@ export const de: Catalog = {
     taskDeleted:
       'Die Aufgabe dieser Sitzung wurde gelöscht, mit allen ihren Sitzungen. Deren Verläufe und eingereihte Nachrichten sind weg, ihre offenen Fragen und Anfragen wurden geschlossen.',
     empty: 'Noch keine Nachrichten.',
+    turnNote: {
+      freshStart:
+        'Der Agent hat in einem neuen Gespräch neu begonnen: Er kann das frühere nicht laden und erinnert sich daher nicht an das, was vorher gesagt wurde.',
+      cancelled: 'Abgebrochen',
+      cancelledBy: 'Abgebrochen von {{name}}',
+      agent_error: 'Der Zug des Agenten ist fehlgeschlagen: {{reason}}',
+      not_taken: 'Der Agent hat diese Nachricht nicht angenommen: {{reason}}',
+    },
     turnInterrupted: {
       restart:
         'Clarion wurde beendet, während der Agent an diesem Zug arbeitete; der Zug ist damit zu Ende. Sende die Nachricht noch einmal, wenn sie noch wichtig ist.',

@@ -93,6 +93,14 @@ export const en = {
     taskDeleted:
       'This session’s task was deleted, with every session in it. Their transcripts and queued messages are gone, and their open questions and requests were closed.',
     empty: 'No messages yet.',
+    turnNote: {
+      freshStart:
+        'The agent started again in a new conversation: it cannot load the earlier one, so it does not remember what was said before.',
+      cancelled: 'Cancelled',
+      cancelledBy: 'Cancelled by {{name}}',
+      agent_error: 'The agent’s turn failed: {{reason}}',
+      not_taken: 'The agent did not take this message: {{reason}}',
+    },
     turnInterrupted: {
       restart:
         'Clarion stopped while the agent was working on this turn, so the turn ended. Send the message again if it still matters.',

@@ -70,3 +70,4 @@ export {
   type UserInputNote,
 } from '../../../src/wire/user-input-notes.js';
 export { turnInterruptedNoteOf } from '../../../src/wire/interrupted-turn.js';
+export { turnNoteOf, type TurnNote } from '../../../src/wire/turn-notes.js';

@@ -214,6 +214,30 @@ describe('normalizeAsk: ids', () => {
     expect(issues).toEqual([{ path: 'questions.1.options', message: 'duplicate option id' }]);
   });
 
+  it('refuses option labels that read the same, naming the later label', () => {
+    const same = { label: 'main', description: 'the release branch' };
+    expect(refused({ questions: [{ prompt: 'p', options: [same, same] }] })).toEqual([
+      {
+        path: 'questions.0.options.1.label',
+        message: 'duplicate option label: reads the same as options.0.label',
+      },
+    ]);
+    const alike = [option(1, { label: 'Main' }), option(2), option(3, { label: 'MAIN  ' })];
+    expect(paths(refused({ questions: [question(), { prompt: 'p', options: alike }] }))).toEqual([
+      'questions.1.options.2.label',
+    ]);
+    // Labels that differ only in what a reader cannot see or tell apart.
+    const spaced = [option(1, { label: 'a b' }), option(2, { label: 'a \u200b  B' })];
+    expect(paths(refused({ questions: [{ prompt: 'p', options: spaced }] }))).toEqual([
+      'questions.0.options.1.label',
+    ]);
+    // The same label in different questions is fine.
+    const options = [option(1, { label: 'Yes' }), option(2, { label: 'No' })];
+    expect(
+      ok({ questions: [question({ options }), question({ options })] }).questions,
+    ).toHaveLength(2);
+  });
+
   it('allows the same option id in different questions', () => {
     const options = [option(1, { id: 'yes' }), option(2, { id: 'no' })];
     expect(

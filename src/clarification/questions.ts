@@ -2,10 +2,11 @@
  * Pure rules for what an agent may ask (DESIGN §5). The shape and its limits
  * are the wire's `askInput`; this normalizes a parsed call: missing IDs
  * default to `qN` and `qN_optM` (N and M are 1-based positions), duplicates
- * are refused, and the call's content gets a fingerprint.
+ * (IDs, and option labels that read the same: `optionLabelKey`) are refused,
+ * and the call's content gets a fingerprint.
  */
 import { createHash } from 'node:crypto';
-import { askInput, textIssues, type Question } from '../wire/index.js';
+import { askInput, optionLabelKey, textIssues, type Question } from '../wire/index.js';
 
 export type { AskInput, Question, QuestionOption } from '../wire/index.js';
 
@@ -46,6 +47,19 @@ export function normalizeAsk(raw: unknown): AskValidation {
     if (new Set(optionIds).size !== optionIds.length) {
       issues.push({ path: `questions.${questionIndex}.options`, message: 'duplicate option id' });
     }
+    // Two choices that read the same cannot be told apart by the person choosing.
+    const labels = new Map<string, number>();
+    options.forEach((option, optionIndex) => {
+      const key = optionLabelKey(option.label);
+      const first = labels.get(key);
+      if (first === undefined) labels.set(key, optionIndex);
+      else {
+        issues.push({
+          path: `questions.${questionIndex}.options.${optionIndex}.label`,
+          message: `duplicate option label: reads the same as options.${first}.label`,
+        });
+      }
+    });
     return {
       id: question.id ?? `q${number}`,
       title: question.title ?? '',

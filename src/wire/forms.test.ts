@@ -82,6 +82,26 @@ describe('formSchema', () => {
       { properties: { f: { type: 'string', enum: ['a', 'b'], enumNames: ['A'] } } },
     ],
     ['duplicate options', { properties: { f: { type: 'string', enum: ['a', 'a'] } } }],
+    [
+      'options whose names read the same',
+      { properties: { f: { type: 'string', enum: ['a', 'b'], enumNames: ['Main', ' main'] } } },
+    ],
+    [
+      'titled options whose titles read the same',
+      {
+        properties: {
+          f: {
+            type: 'array',
+            items: {
+              anyOf: [
+                { const: 'a', title: 'Release  branch' },
+                { const: 'b', title: 'release\u200b branch' },
+              ],
+            },
+          },
+        },
+      },
+    ],
     ['minimum above maximum', { properties: { f: { type: 'number', minimum: 2, maximum: 1 } } }],
     [
       'minLength above maxLength',

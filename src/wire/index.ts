@@ -77,6 +77,7 @@ export {
   decodeUtf8,
   isBlankText,
   isJsonMediaType,
+  optionLabelKey,
   showBidiControls,
   splitBidiControls,
   storableJson,

@@ -4,6 +4,7 @@ import {
   answerText,
   decodeUtf8,
   isBlankText,
+  optionLabelKey,
   storableJson,
   storableLabel,
   storableText,
@@ -71,6 +72,19 @@ describe('the text rules', () => {
     }
     expect(answerText('  \u200b  ')).toBe('');
     expect(answerText('  zero\u200bwidth  ')).toBe('zero\u200bwidth');
+  });
+
+  it('reads option labels as a person tells them apart', () => {
+    const same = (a: string, b: string) => optionLabelKey(a) === optionLabelKey(b);
+    expect(same('main', 'main')).toBe(true);
+    expect(same('Main', 'MAIN')).toBe(true);
+    expect(same(' release  branch ', 'release\tbranch')).toBe(true);
+    expect(same('ma\u200bin', 'main')).toBe(true);
+    expect(same('caf\u00e9', 'cafe\u0301')).toBe(true);
+    expect(same('a b', 'ab')).toBe(false);
+    expect(same('main', 'mains')).toBe(false);
+    // A bidi control is shown as a marker, so it tells labels apart.
+    expect(same('main\u202e', 'main')).toBe(false);
   });
 
   it('makes text from sources it cannot refuse storable', () => {

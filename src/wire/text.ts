@@ -102,6 +102,24 @@ export function answerText(value: string): string {
 }
 
 /**
+ * What tells two option labels apart for a person reading them: not case,
+ * Unicode composition (é written as one or two code points), how much
+ * whitespace separates words or surrounds them, nor invisible characters
+ * (zero-width space, joiners, soft hyphen). Bidi controls do count: every
+ * surface shows them as markers. Labels with the same key are one choice
+ * twice, so an ask or form that offers them is refused.
+ */
+export function optionLabelKey(label: string): string {
+  return label
+    .normalize('NFC')
+    .replace(INVISIBLE, (char) => (BIDI_CONTROL.test(char) ? char : ''))
+    .replace(/\p{White_Space}+/gu, ' ')
+    .trim()
+    .toLowerCase();
+}
+const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
  * Text from a source that cannot be refused (an agent's output), made
  * storable: NUL dropped, unpaired surrogates as U+FFFD.
  */

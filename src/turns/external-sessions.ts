@@ -20,6 +20,8 @@ import {
   listMemberWorkspaces,
   listSessions,
   listTasks,
+  messagesByPendingId,
+  getTask,
   setSessionState,
   startTurn,
   TERMINAL_SESSION_STATES,
@@ -81,6 +83,25 @@ export async function ensureExternalSession(
     await setSessionState(tx, session.id, 'running');
     return { ok: true, sessionId: session.id, taskId: task.id, created: true } as const;
   });
+}
+
+/**
+ * The client name (its task's title) of `userId`'s own external session that
+ * asked `pendingId`; undefined when none of theirs did. It lets another
+ * client of the same person hear whose question it is, and tells nobody
+ * anything about another person's question.
+ */
+export async function externalAskerOf(
+  ctx: RepoContext,
+  userId: string,
+  pendingId: string,
+): Promise<string | undefined> {
+  const [row] = await messagesByPendingId(ctx, pendingId);
+  if (!row) return undefined;
+  const session = await getSession(ctx, row.task_session_id);
+  if (session?.agent_profile !== EXTERNAL_AGENT_PROFILE) return undefined;
+  const task = await getTask(ctx, session.task_id);
+  return task?.created_by === userId ? task.title : undefined;
 }
 
 /** The user's first workspace (where a new session goes) and their live session for `title`. */

@@ -15,6 +15,7 @@ export { agentProfileList } from './agent-profiles.js';
 export { endSessionsActedFor } from './acted-for.js';
 export {
   ensureExternalSession,
+  externalAskerOf,
   externalSessionLive,
   findExternalSession,
   type ExternalSessionLookup,

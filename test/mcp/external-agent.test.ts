@@ -209,6 +209,35 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     });
   });
 
+  it("tells an agent token whose client another of its person's clients asked", async () => {
+    const minted = await issueToken(m.h.store, {
+      kind: 'external_agent',
+      userId: m.h.principals.member.userId,
+      name: 'Claude Code',
+    });
+    const asker = await m.connect(minted.secret, 'claude-code');
+    const asked = structured(await m.call(asker, 'ask_user_question', TWO_QUESTIONS));
+    const pendingId = asked.pending_id as string;
+    // Same token, another client name: another client of the same person.
+    const other = await m.connect(minted.secret, 'other-tool');
+    expect(toolErrorText(await m.call(other, 'wait_for_answer', { pending_id: pendingId }))).toBe(
+      'clarification request not found for this client: your MCP client "claude-code" asked it, ' +
+        'and only a client of that name collects its answer (the person can still answer it in Clarion)',
+    );
+    // Another person's agent (a colleague's, same workspace and client name) learns nothing.
+    const stranger = await issueToken(m.h.store, {
+      kind: 'external_agent',
+      userId: m.colleague.userId,
+      name: 'Elsewhere',
+    });
+    const outsider = await m.connect(stranger.secret, 'claude-code');
+    for (const pending of [pendingId, 'no-such-pending-id']) {
+      expect(
+        toolErrorText(await m.call(outsider, 'wait_for_answer', { pending_id: pending })),
+      ).toBe('clarification request not found');
+    }
+  });
+
   it('makes the client no task for a read or a refused call; its first ask does', async () => {
     const minted = await issueToken(m.h.store, {
       kind: 'external_agent',

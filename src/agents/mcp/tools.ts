@@ -22,6 +22,7 @@ import type { CredentialWatch } from '../../auth/index.js';
 import { externalTaskTitle } from './external-session.js';
 import {
   ensureExternalSession,
+  externalAskerOf,
   externalSessionLive,
   findExternalSession,
   type ExternalSessionLookup,
@@ -160,6 +161,23 @@ export function registerClarionTools(
     if (!found.ok) return undefined;
     const sessionId = found.sessionId ?? UNOPENED_EXTERNAL_SESSION;
     return { kind: 'agent', userId: holder.userId, sessionId };
+  }
+
+  /**
+   * An external agent's `not_found` when another client of the same person
+   * asked the question (questions belong to the person and the client's
+   * name): its message names that client, which is the person's own.
+   * Undefined otherwise, so unknown and another person's read alike.
+   */
+  async function askedByAnotherClient(userId: string, pendingId: string) {
+    const asker = await externalAskerOf(store, userId, pendingId);
+    const own = externalTaskTitle(mcp.server.getClientVersion()?.name);
+    if (asker === undefined || asker === own) return undefined;
+    return failure(
+      'not_found',
+      `clarification request not found for this client: your MCP client "${asker}" asked it, ` +
+        'and only a client of that name collects its answer (the person can still answer it in Clarion)',
+    );
   }
 
   /**
@@ -306,7 +324,7 @@ export function registerClarionTools(
     (args, extra) =>
       authenticated(
         extra,
-        bound(async ({ principal, signal, credential }) => {
+        bound(async ({ holder, principal, signal, credential }) => {
           const askedMs = (args.timeout_seconds ?? DEFAULT_WAIT_SECONDS) * 1000;
           // A client that cannot be kept waiting is told to call again, before it gives up.
           const timeoutMs = hasProgressToken(extra)
@@ -320,6 +338,10 @@ export function registerClarionTools(
             return toolResult(decisionPayload(result.response, result.questions));
           }
           if (credential.revoked.aborted) return revokedResult();
+          if (!result.ok && result.code === 'not_found' && holder.kind === 'external_agent') {
+            const elsewhere = await askedByAnotherClient(holder.userId, args.pending_id);
+            return toolFailure(elsewhere ?? result);
+          }
           if (!result.ok) return toolFailure(result);
           return toolResult({
             status: 'open',

@@ -178,13 +178,7 @@ function factsOf(bundle: Bundle): BundleFacts {
 }
 
 /** Writes the bundle's note in the turn that carried it, once; false when it was already there. */
-async function noteUnconfirmed(
-  write: SessionWrite,
-  turn: InterruptedTurn,
-  bundle: Bundle,
-): Promise<boolean> {
-  const key = deliveryUnconfirmedNoteKey(bundle.pendingId);
-  if (await messageByAdmissionKey(write.tx, write.sessionId, key)) return false;
+function noteUnconfirmed(write: SessionWrite, turn: InterruptedTurn, bundle: Bundle) {
   const note: DeliveryUnconfirmedNote = {
     clarification_pending_id: bundle.pendingId,
     resend_text: formatAnswerAsMessage(
@@ -193,28 +187,32 @@ async function noteUnconfirmed(
     ),
     resend_admission_key: resendAdmissionKey(bundle.pendingId),
   };
-  write.added(
-    await appendMessage(write.tx, {
-      sessionId: write.sessionId,
-      taskId: turn.task_id,
-      turnId: turn.id,
-      authorType: 'system',
-      type: DELIVERY_UNCONFIRMED_TYPE,
-      content: DELIVERY_UNCONFIRMED_TEXT,
-      metadata: { ...note },
-      admissionKey: key,
-    }),
-  );
-  return true;
+  return noteOnce(write, turn, deliveryUnconfirmedNoteKey(bundle.pendingId), {
+    type: DELIVERY_UNCONFIRMED_TYPE,
+    content: DELIVERY_UNCONFIRMED_TEXT,
+    metadata: { ...note },
+  });
 }
 
 /** Writes the note that the turn ended mid-work, once; false when it was already there. */
-async function noteInterrupted(
+function noteInterrupted(write: SessionWrite, turn: InterruptedTurn, loss: TurnInterruptedLoss) {
+  return noteOnce(write, turn, turnInterruptedNoteKey(turn.id), {
+    type: 'status',
+    content: TURN_INTERRUPTED_TEXTS[loss],
+    metadata: turnInterruptedMetadata(loss),
+  });
+}
+
+/**
+ * A system note in `turn` under a stable admission key, checked before it is
+ * written: however often recovery runs, the note is there once.
+ */
+async function noteOnce(
   write: SessionWrite,
   turn: InterruptedTurn,
-  loss: TurnInterruptedLoss,
+  key: string,
+  note: { type: string; content: string; metadata: Record<string, unknown> },
 ): Promise<boolean> {
-  const key = turnInterruptedNoteKey(turn.id);
   if (await messageByAdmissionKey(write.tx, write.sessionId, key)) return false;
   write.added(
     await appendMessage(write.tx, {
@@ -222,9 +220,7 @@ async function noteInterrupted(
       taskId: turn.task_id,
       turnId: turn.id,
       authorType: 'system',
-      type: 'status',
-      content: TURN_INTERRUPTED_TEXTS[loss],
-      metadata: turnInterruptedMetadata(loss),
+      ...note,
       admissionKey: key,
     }),
   );

@@ -103,13 +103,14 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     const queue = (await (
       await h.request('GET', `/api/v1/sessions/${sessionId}/queue`)
     ).json()) as {
-      items: { id: string; owner: string; editable: boolean }[];
+      items: { id: string; owner: string; editable: boolean; text: string }[];
     };
     expect(queue.items).toEqual([
       expect.objectContaining({ id: requestId, owner: 'machine', editable: false }),
     ]);
     const edit = await h.request('PATCH', `/api/v1/sessions/${sessionId}/queue/${requestId}`, {
       text: 'changed',
+      base_text: queue.items[0]?.text,
     });
     expect(edit.status).toBe(404);
 

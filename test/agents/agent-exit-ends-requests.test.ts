@@ -6,14 +6,12 @@
  * settled by someone; the decision log stays empty; and the transcript names
  * the request once, as a `user_input_ended` note with loss `agent_exited`.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { OUTCOMES, USER_INPUT_ENDED_TYPE } from '../../src/wire/index.js';
 import { childrenOf, clarionApi } from './supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { useServedDatabase } from '../support/clarion-process.js';
+import { DRIVERS } from '../support/databases.js';
 
 const ADMIN_TOKEN = 'agent-exit-ends-requests-token-0123456789';
 
@@ -25,25 +23,11 @@ interface Message {
 }
 
 describe.each(DRIVERS)('an agent killed while its permission request waits (%s)', (driver) => {
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
-
-  afterEach(async () => {
-    await server?.stop();
-    server = undefined;
-    await database?.dispose();
-    database = undefined;
-  });
+  const served = useServedDatabase();
 
   it('refuses the late answer as the agent’s exit and names the request in the transcript', async () => {
-    database = await freshDatabase(driver);
-    const { target } = database;
-    server = await startServing({
-      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-      ...(target.driver === 'sqlite'
-        ? { CLARION_DATA_DIR: target.dataDir }
-        : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') }),
-    });
+    const database = await served.open(driver);
+    const server = await database.serve({ CLARION_ADMIN_TOKEN: ADMIN_TOKEN });
     const api = clarionApi(server.url, ADMIN_TOKEN);
     const serverPid = server.child.pid ?? 0;
     const running = new Set(childrenOf(serverPid));

@@ -9,9 +9,7 @@
  * at the crash says it ended unanswered; a decision whose turn finished
  * before the crash gets no note at all.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   USER_INPUT_DECISION_TYPE,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
@@ -20,8 +18,8 @@ import {
 import type { FailpointName } from '../../src/support/failpoints.js';
 import { clarionApi } from './supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { useServedDatabase, type Serving } from '../support/clarion-process.js';
+import { DRIVERS } from '../support/databases.js';
 
 const ADMIN_TOKEN = 'crash-after-decision-token-0123456789';
 const AFTER_DECISION: FailpointName = 'user_input.after_decision_recorded';
@@ -34,28 +32,15 @@ interface Row {
 }
 
 describe.each(DRIVERS)('a decision recorded just before a crash (%s)', (driver) => {
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
-
-  afterEach(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      await server.stop();
-    }
-    server = undefined;
-    await database?.dispose();
-    database = undefined;
-  });
+  const served = useServedDatabase();
 
   it('is kept, never called unanswered, and noted as perhaps not received', async () => {
-    database = await freshDatabase(driver);
-    const { target } = database;
+    const database = await served.open(driver);
+    let server: Serving | undefined;
     const serve = async (failpoints: FailpointName[] = []) => {
-      server = await startServing({
+      server = await database.serve({
         CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
         CLARION_FAILPOINTS: failpoints.join(','),
-        ...(target.driver === 'sqlite'
-          ? { CLARION_DATA_DIR: target.dataDir }
-          : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') }),
       });
       return clarionApi(server.url, ADMIN_TOKEN);
     };

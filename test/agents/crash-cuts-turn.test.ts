@@ -6,12 +6,11 @@
  * turn that finished before the crash gets no note, and a later start
  * writes none again.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TURN_INTERRUPTED_TEXTS } from '../../src/wire/index.js';
 import { clarionApi } from './supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { useServedDatabase, type Serving } from '../support/clarion-process.js';
 
 const ADMIN_TOKEN = 'crash-cuts-turn-token-0123456789abcdef';
 
@@ -23,27 +22,13 @@ interface Row {
 }
 
 describe('a turn a crash cut off (sqlite)', () => {
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
-
-  afterEach(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      await server.stop();
-    }
-    server = undefined;
-    await database?.dispose();
-    database = undefined;
-  });
+  const served = useServedDatabase();
 
   it('says once that the turn ended and its message must be sent again', async () => {
-    database = await freshDatabase('sqlite');
-    const { target } = database;
-    if (target.driver !== 'sqlite') throw new Error('a SQLite database');
+    const database = await served.open('sqlite');
+    let server: Serving | undefined;
     const serve = async () => {
-      server = await startServing({
-        CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-        CLARION_DATA_DIR: target.dataDir,
-      });
+      server = await database.serve({ CLARION_ADMIN_TOKEN: ADMIN_TOKEN });
       return clarionApi(server.url, ADMIN_TOKEN);
     };
     let api = await serve();

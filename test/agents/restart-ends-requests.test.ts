@@ -6,14 +6,12 @@
  * (its title) ended unanswered because the server restarted; an answered
  * request gets no note, and a later start writes none again.
  */
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { USER_INPUT_ENDED_TYPE } from '../../src/wire/index.js';
 import { clarionApi } from './supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { useServedDatabase, type Serving } from '../support/clarion-process.js';
+import { DRIVERS } from '../support/databases.js';
 
 const ADMIN_TOKEN = 'restart-ends-requests-token-0123456789';
 
@@ -25,29 +23,13 @@ interface Note {
 }
 
 describe.each(DRIVERS)('a restart with agent requests waiting (%s)', (driver) => {
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
-
-  afterEach(async () => {
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      await server.stop();
-    }
-    server = undefined;
-    await database?.dispose();
-    database = undefined;
-  });
+  const served = useServedDatabase();
 
   it('leaves one transcript note per request that ended unanswered', async () => {
-    database = await freshDatabase(driver);
-    const { target } = database;
-    const env = {
-      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-      ...(target.driver === 'sqlite'
-        ? { CLARION_DATA_DIR: target.dataDir }
-        : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') }),
-    };
+    const database = await served.open(driver);
+    let server: Serving | undefined;
     const serve = async () => {
-      server = await startServing(env);
+      server = await database.serve({ CLARION_ADMIN_TOKEN: ADMIN_TOKEN });
       return clarionApi(server.url, ADMIN_TOKEN);
     };
     let api = await serve();

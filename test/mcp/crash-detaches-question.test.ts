@@ -15,8 +15,7 @@ import { CallToolResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bundleView, pendingListReply } from '../../src/wire/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { useServedDatabase } from '../support/clarion-process.js';
 import { callWithin, structured } from './mcp-harness.js';
 
 const ADMIN_TOKEN = 'crash-detaches-question-admin-token';
@@ -25,23 +24,17 @@ const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
 const RESULT_WITHIN_MS = 20_000;
 
 describe('an external agent’s question across a crash of one server on SQLite', () => {
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
+  const served = useServedDatabase();
   let client: Client | undefined;
 
   afterEach(async () => {
     await client?.close().catch(() => undefined);
-    if (server && server.child.exitCode === null && server.child.signalCode === null) {
-      await server.stop();
-    }
-    await database?.dispose();
   });
 
   it('reads as detached after the restart, and wait_for_answer collects its answer', async () => {
-    database = await freshDatabase('sqlite');
-    if (database.target.driver !== 'sqlite') throw new Error('sqlite expected');
-    const env = { CLARION_DATA_DIR: database.target.dataDir, CLARION_ADMIN_TOKEN: ADMIN_TOKEN };
-    server = await startServing(env);
+    const database = await served.open('sqlite');
+    const env = { CLARION_ADMIN_TOKEN: ADMIN_TOKEN };
+    const server = await database.serve(env);
     const { url } = server;
     const minted = await fetch(`${url}/api/v1/tokens`, {
       method: 'POST',
@@ -88,7 +81,7 @@ describe('an external agent’s question across a crash of one server on SQLite'
 
     server.child.kill('SIGKILL');
     expect((await server.exited).signal).toBe('SIGKILL');
-    server = await startServing({ ...env, CLARION_PORT: new URL(url).port });
+    await database.serve({ ...env, CLARION_PORT: new URL(url).port });
 
     expect(await view(pendingId)).toMatchObject({ active: true, detached: true });
     const listed = structured(

@@ -10,8 +10,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { afterEach, describe, expect, it } from 'vitest';
 import { pendingListReply } from '../../src/wire/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { useServedDatabase } from '../support/clarion-process.js';
 import { callWithin, structured } from './mcp-harness.js';
 
 const ADMIN_TOKEN = 'restart-keeps-mcp-session-admin-token';
@@ -24,21 +23,17 @@ function call(client: Client, name: string, args: Record<string, unknown>) {
 }
 
 describe('an MCP session across a restart of one server on SQLite', () => {
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
+  const served = useServedDatabase();
   let client: Client | undefined;
 
   afterEach(async () => {
     await client?.close().catch(() => undefined);
-    await server?.stop();
-    await database?.dispose();
   });
 
   it('collects the answer on the same connection after the restart', async () => {
-    database = await freshDatabase('sqlite');
-    if (database.target.driver !== 'sqlite') throw new Error('sqlite expected');
-    const env = { CLARION_DATA_DIR: database.target.dataDir, CLARION_ADMIN_TOKEN: ADMIN_TOKEN };
-    server = await startServing(env);
+    const database = await served.open('sqlite');
+    const env = { CLARION_ADMIN_TOKEN: ADMIN_TOKEN };
+    const server = await database.serve(env);
     const { url } = server;
     client = new Client({ name: 'restart agent', version: '1.0.0' });
     await client.connect(
@@ -56,7 +51,7 @@ describe('an MCP session across a restart of one server on SQLite', () => {
 
     expect((await server.stop()).code).toBe(0);
     expect(structured(await asked)).toMatchObject({ status: 'open', pending_id: pendingId });
-    server = await startServing({ ...env, CLARION_PORT: new URL(url).port });
+    await database.serve({ ...env, CLARION_PORT: new URL(url).port });
 
     const collected = call(client, 'wait_for_answer', {
       pending_id: pendingId,

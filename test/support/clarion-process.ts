@@ -5,7 +5,12 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterEach } from 'vitest';
+import type { DatabaseTarget, Driver } from '../../src/store/index.js';
+import { freshDatabase, type TestDatabase } from './databases.js';
 
 export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
 
@@ -124,6 +129,58 @@ export async function startServing(
     stop: () => {
       child.kill('SIGTERM');
       return exited;
+    },
+  };
+}
+
+/** Whether the process has neither exited nor been ended by a signal yet. */
+function running(server: Serving): boolean {
+  return server.child.exitCode === null && server.child.signalCode === null;
+}
+
+/** The environment that points `clarion serve` at `target` (PostgreSQL leaves the data directory unused). */
+export function databaseEnv(target: DatabaseTarget): Record<string, string> {
+  return target.driver === 'sqlite'
+    ? { CLARION_DATA_DIR: target.dataDir }
+    : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') };
+}
+
+/** A test's fresh database and the `clarion serve` processes it starts on it, one at a time. */
+export interface ServedDatabase {
+  readonly target: DatabaseTarget;
+  /**
+   * Starts `clarion serve` on the database with `env` added (an admin token,
+   * failpoints, the port to keep). The process started before has ended.
+   */
+  serve(env?: Record<string, string>): Promise<Serving>;
+}
+
+/**
+ * For suites that stop, kill and start `clarion serve` again on one database.
+ * `open` makes the test's database; after each test the process started last
+ * is stopped if it still runs, and the database is dropped. Call it in the
+ * `describe`, before the suite's own `afterEach` (which then runs first).
+ */
+export function useServedDatabase(): { open(driver: Driver): Promise<ServedDatabase> } {
+  let database: TestDatabase | undefined;
+  let server: Serving | undefined;
+  afterEach(async () => {
+    if (server && running(server)) await server.stop();
+    server = undefined;
+    await database?.dispose();
+    database = undefined;
+  });
+  return {
+    async open(driver) {
+      database = await freshDatabase(driver);
+      const { target } = database;
+      return {
+        target,
+        serve: async (env = {}) => {
+          server = await startServing({ ...databaseEnv(target), ...env });
+          return server;
+        },
+      };
     },
   };
 }

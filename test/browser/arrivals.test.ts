@@ -6,35 +6,18 @@
  * which comes from what the page has read, not from clocks: a browser whose
  * clock is hours off tells the same.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import {
-  api,
-  askingTask,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  type CreatedTask,
-  type World,
-} from './support/harness.js';
-import { WAIT } from './support/clarification-pages.js';
+import { describe, expect, it } from 'vitest';
+import { api, askingTask, type CreatedTask } from './support/harness.js';
+import { useSuite, WAIT } from './support/clarification-pages.js';
 
 describe('arrivals told to a screen reader', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useSuite();
 
   it('tells a new question once, and not what already waited', async () => {
+    const { world } = suite;
     await askingTask(world, 'Waited before', '/ask');
-    const page = await signedInPage(world, browser);
+    const { context, page } = await suite.desktop();
+    await page.goto(`${world.origin}/`);
     await page.getByTestId('inbox-item').first().waitFor(WAIT);
     const region = page.getByRole('status').and(page.getByTestId('arrivals'));
     await expect(region.textContent()).resolves.toBe('');
@@ -76,16 +59,17 @@ describe('arrivals told to a screen reader', () => {
       'Now waiting: Question, “Ship the release”',
       'Now waiting: Permission, “Read the keys”',
     ]);
-    await page.context().close();
+    await context.close();
   });
 
   it('tells a new request once and never an old one when the browser’s clock is off', async () => {
+    const { world } = suite;
     for (const [name, skewMs] of [
       ['ahead', 3 * 3_600_000],
       ['behind', -3 * 3_600_000],
     ] as const) {
       const old = await askingTask(world, `Waited, clock ${name}`, '/ask');
-      const page = await signedInPage(world, browser);
+      const { context, page } = await suite.desktop();
       // Every Date of the page is off by the skew; every text the region takes is kept.
       await page.addInitScript(
         `(() => {
@@ -118,21 +102,23 @@ describe('arrivals told to a screen reader', () => {
       const told = `Now waiting: Question, “${fresh.task.title}”`;
       await expect.poll(() => page.getByTestId('arrivals').textContent(), WAIT).toBe(told);
       await expect(page.evaluate<string[]>('window.told')).resolves.toEqual([told]);
-      await page.context().close();
+      await context.close();
     }
   }, 150_000);
 
   it('names the region’s news in German and Japanese', async () => {
+    const { world } = suite;
     for (const [locale, expected] of [
       ['de-DE', 'Wartet jetzt: Frage, „Auf Deutsch“'],
       ['ja-JP', '新着: 質問「日本語で」'],
     ] as const) {
-      const page = await signedInPage(world, browser, undefined, { locale });
+      const { context, page } = await suite.desktop({ locale });
+      await page.goto(`${world.origin}/`);
       await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
       const title = locale === 'de-DE' ? 'Auf Deutsch' : '日本語で';
       await askingTask(world, title, '/ask');
       await expect.poll(() => page.getByTestId('arrivals').textContent(), WAIT).toBe(expected);
-      await page.context().close();
+      await context.close();
     }
   });
 });

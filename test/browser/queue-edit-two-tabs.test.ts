@@ -8,19 +8,11 @@
  * stands until someone chooses otherwise. A test-played agent keeps the turn
  * open, so the messages stay queued.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { TestHost } from '../support/test-host.js';
-import {
-  api,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  type CreatedTask,
-  type World,
-} from './support/harness.js';
-
-const WAIT = { timeout: 30_000 };
+import { api, type CreatedTask } from './support/harness.js';
+import { useSuite, WAIT } from './support/clarification-pages.js';
 
 async function until(what: string, probe: () => boolean): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -39,21 +31,12 @@ async function queuedTexts(page: Page): Promise<string[]> {
 }
 
 describe('one queued message edited in two tabs', () => {
-  let world: World;
-  let browser: Browser;
   const host = new TestHost();
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useSuite({ host });
 
   /** A busy session with two queued messages, open in two tabs of one signed-in browser. */
   async function twoTabs(title: string) {
+    const { world } = suite;
     const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
       title,
       prompt: 'first',
@@ -66,8 +49,8 @@ describe('one queued message edited in two tabs', () => {
         admission_key: `${title}-${text}`,
       });
     }
-    const one = await signedInPage(world, browser);
-    const two = await one.context().newPage();
+    const { context, page: one } = await suite.desktop();
+    const two = await context.newPage();
     for (const page of [one, two]) {
       await page.goto(`${world.origin}/sessions/${sessionId}`);
       await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);

@@ -5,35 +5,19 @@
  * not know. The read is held at the browser's edge, so the wait is certain.
  * Real server and Chromium.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Route } from 'playwright-core';
-import {
-  api,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  type CreatedTask,
-  type World,
-} from './support/harness.js';
-import { WAIT } from './support/clarification-pages.js';
+import { describe, expect, it } from 'vitest';
+import type { Route } from 'playwright-core';
+import { api, type CreatedTask } from './support/harness.js';
+import { useSuite, WAIT } from './support/clarification-pages.js';
 
 /** The session's own read: its task's list of sessions. */
 const SESSIONS_READ = '**/api/v1/tasks/*/sessions';
 
 describe('the session state chip before and after the session is read', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useSuite();
 
   it('says it is loading while the read is held, then the state it reads', async () => {
+    const { world } = suite;
     // No prompt: the session stays idle, so no live event brings its state meanwhile.
     const idle = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title: 'Held read' });
     for (const [locale, loading] of [
@@ -41,7 +25,7 @@ describe('the session state chip before and after the session is read', () => {
       ['de-DE', 'Lädt…'],
       ['ja-JP', '読み込み中…'],
     ] as const) {
-      const page = await signedInPage(world, browser, undefined, { locale });
+      const { context, page } = await suite.desktop({ locale });
       let release = (): void => undefined;
       const released = new Promise<void>((done) => {
         release = done;
@@ -62,13 +46,14 @@ describe('the session state chip before and after the session is read', () => {
       await chip.and(page.locator('[data-state="idle"]')).waitFor(WAIT);
       await expect(chip.getAttribute('aria-busy')).resolves.toBeNull();
       if (locale === 'en-US') await expect(chip.textContent()).resolves.toBe('Idle');
-      await page.context().close();
+      await context.close();
     }
   }, 150_000);
 
   it('says Unknown for a state the server reports that this build does not know', async () => {
+    const { world } = suite;
     const idle = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title: 'Newer server' });
-    const page = await signedInPage(world, browser);
+    const { context, page } = await suite.desktop();
     await page.route(SESSIONS_READ, async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { sessions: { state: string }[] };
@@ -79,6 +64,6 @@ describe('the session state chip before and after the session is read', () => {
     const chip = page.getByTestId('session-state');
     await chip.and(page.locator('[data-state="hibernating"]')).waitFor(WAIT);
     await expect(chip.textContent()).resolves.toBe('Unknown');
-    await page.context().close();
+    await context.close();
   });
 });

@@ -8,6 +8,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page, Request, Route } from 'playwright-core';
+import type { ServerOptions } from '../../../src/server.js';
 import {
   api,
   ARTIFACTS,
@@ -22,20 +23,23 @@ export const MESSAGES = '**/api/v1/sessions/*/messages';
 export const WAIT = { timeout: 30_000 };
 
 type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+type ContextOptions = Parameters<Browser['newContext']>[0];
 
 export interface Suite {
   world: World;
   browser: Browser;
-  desktop(): Promise<{ context: BrowserContext; page: Page }>;
+  /** A signed-in page at desktop size; `options` adds to it (another locale). */
+  desktop(options?: ContextOptions): Promise<{ context: BrowserContext; page: Page }>;
   phone(): Promise<{ context: BrowserContext; page: Page }>;
   /** Saves a screenshot under dist/test-artifacts and lists it at the end of the suite. */
   shoot(page: Page, name: string, fullPage?: boolean): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startSuite(): Promise<Suite> {
+/** `options` go to the suite's server (a test-played agent host, say). */
+export async function startSuite(options: ServerOptions = {}): Promise<Suite> {
   await mkdir(ARTIFACTS, { recursive: true });
-  const [world, browser] = await Promise.all([startWorld(), launchChromium()]);
+  const [world, browser] = await Promise.all([startWorld(options), launchChromium()]);
   const signIn = await browser.newContext({ locale: 'en-US' });
   const page = await signIn.newPage();
   await page.goto(world.signInUrl);
@@ -45,7 +49,7 @@ export async function startSuite(): Promise<Suite> {
   await signIn.close();
   const screenshots: string[] = [];
 
-  async function open(options: Parameters<Browser['newContext']>[0]) {
+  async function open(options: ContextOptions) {
     const context = await browser.newContext({
       storageState: signedIn,
       locale: 'en-US',
@@ -58,7 +62,7 @@ export async function startSuite(): Promise<Suite> {
   return {
     world,
     browser,
-    desktop: () => open({ viewport: { width: 1280, height: 900 } }),
+    desktop: (options = {}) => open({ viewport: { width: 1280, height: 900 }, ...options }),
     phone: () =>
       open({
         viewport: { width: 390, height: 844 },
@@ -87,10 +91,10 @@ export async function startSuite(): Promise<Suite> {
  * The suite of the enclosing `describe`: started before its tests and closed
  * after them. Its members are read when a test runs, not when it is defined.
  */
-export function useSuite(): Suite {
+export function useSuite(options: ServerOptions = {}): Suite {
   let started: Suite | undefined;
   beforeAll(async () => {
-    started = await startSuite();
+    started = await startSuite(options);
   });
   afterAll(async () => {
     await started?.close();
@@ -106,7 +110,7 @@ export function useSuite(): Suite {
     get browser() {
       return current().browser;
     },
-    desktop: () => current().desktop(),
+    desktop: (options) => current().desktop(options),
     phone: () => current().phone(),
     shoot: (page, name, fullPage) => current().shoot(page, name, fullPage),
     close: () => current().close(),

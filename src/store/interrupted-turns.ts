@@ -27,8 +27,17 @@ export const OPEN_TURNS_INDEX_DDL =
 
 const TOOL_CALL_TYPE = 'tool_call';
 /** ACP's statuses of a tool call that has ended; any other one was cut off. */
-const ENDED_TOOL_STATUSES: ReadonlySet<unknown> = new Set(['completed', 'failed']);
+const ENDED_TOOL_STATUSES = ['completed', 'failed'];
 const USER_AUTHOR = 'user';
+
+/**
+ * Whether a tool-call row (optionally by alias) was never reported ended: its
+ * status is missing or not one of ACP's ended ones.
+ */
+function toolCallOpen(ctx: RepoContext, alias?: string) {
+  const status = ctx.dialect.metadataText('status', alias);
+  return sql<SqlBool>`COALESCE(${status}, '') NOT IN (${sql.join(ENDED_TOOL_STATUSES.map(constantText))})`;
+}
 
 /** An open turn with the profile of its session's agent. */
 export type InterruptedTurn = TurnRecord & { agent_profile: string; session_state: string };
@@ -49,8 +58,7 @@ export async function interruptedTurnsToExamine(
   const { dialect } = ctx;
   const toolCallRunning = sql<SqlBool>`EXISTS (
     SELECT 1 FROM task_session_messages m
-    WHERE m.turn_id = t.id AND m.type = ${TOOL_CALL_TYPE}
-      AND COALESCE(${dialect.metadataText('status', 'm')}, '') NOT IN ('completed', 'failed')
+    WHERE m.turn_id = t.id AND m.type = ${TOOL_CALL_TYPE} AND ${toolCallOpen(ctx, 'm')}
   )`;
   const answered = sql<SqlBool>`EXISTS (
     SELECT 1 FROM task_session_messages m
@@ -137,12 +145,21 @@ export async function turnIsOpen(ctx: RepoContext, turnId: string): Promise<bool
  * The tool calls of a turn that is ending which its agent never reported
  * ended: nothing of a closed turn runs, so each is marked failed and
  * `interrupted` (cut off, not reported failed). Returns the revised rows, for
- * the session write to publish.
+ * the session write to publish. Runs at every turn's end, and most turns end
+ * with every call reported, so the read selects only the open ones.
  */
 export async function endOpenToolCalls(ctx: RepoContext, turnId: string): Promise<MessageRecord[]> {
+  const open = await ctx.db
+    .selectFrom('task_session_messages')
+    .selectAll()
+    .where('turn_id', '=', turnId)
+    .where('type', '=', constantText(TOOL_CALL_TYPE))
+    .where(toolCallOpen(ctx))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
   const revised: MessageRecord[] = [];
-  for (const call of await turnRowsOfTypes(ctx, turnId, [TOOL_CALL_TYPE])) {
-    if (ENDED_TOOL_STATUSES.has(call.metadata.status)) continue;
+  for (const call of open.map(toMessageRecord)) {
     const closed = await reviseMessage(ctx, call.id, {
       content: call.content,
       metadata: { ...call.metadata, status: 'failed', interrupted: true },

@@ -67,6 +67,15 @@ export const DECISION_UNKEPT_ATTEMPTS = 5;
 export const DECISION_UNKEPT_RETRY_MS = 5_000;
 /** A consent asks its "Always allow" rule for at most this long (waiting writes included), then a person. */
 export const CONSENT_RULE_LOOKUP_TIMEOUT_MS = 5_000;
+/**
+ * A request whose agent's connection closed under its call (not the agent's
+ * own cancel) waits at most this long for the turn that asked to end, then is
+ * swept. A killed agent's connection closes before its exit is seen; the
+ * turn's end then says it exited (after the pipes drain, `AGENT_PIPE_DRAIN_MS`,
+ * and the end's write). An agent that only dropped its connection lives on:
+ * its request is swept at its turn's end, or this much later than at once.
+ */
+export const LOST_CALL_TURN_END_WAIT_MS = 10_000;
 
 // ---------------------------------------------------------------- agents
 /** How long a new agent process may take to answer `initialize` and `session/new`; `CLARION_AGENT_START_TIMEOUT_S`. */

@@ -77,7 +77,7 @@ export interface UserInputPorts {
    * a person; absent (unit tests), the registry remembers "always" in memory.
    */
   consentRules?: ConsentRulesPort;
-  /** How long a request waits for a person; the kinds' defaults when absent. */
+  /** How long a request waits for a person (and for a lost call's turn end); the defaults when absent. */
   deadlines?: Partial<UserInputDeadlines>;
 }
 
@@ -99,6 +99,8 @@ export interface UserInputDeadlines {
   consentMs: number;
   actionMs: number;
   formMs: number;
+  /** How long a request whose call's connection closed waits for its turn's end. */
+  lostCallMs: number;
 }
 
 /**
@@ -143,8 +145,10 @@ export interface UserInputRegistry {
   turnEnded(sessionId: string, outcome: TurnOutcome): void;
   /**
    * The session's waiting requests `turnEnded(sessionId, outcome)` would end
-   * unanswered, as they stand now; changes nothing (the turn's end writes
-   * their note before the registry hears of it).
+   * unanswered, as they stand now (the turn's end writes their note before
+   * the registry hears of it). Changes nothing but this: one whose call's
+   * connection closed no longer gets swept by the wait's bound, since its
+   * note now says how it ends.
    */
   endedByTurnEnd(sessionId: string, outcome: TurnOutcome): UserInputView[];
   supersede(requestId: string): boolean;

@@ -8,6 +8,7 @@ import {
   CONSENT_DEADLINE_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   FOLLOW_UP_BUSY_RECHECK_MS,
+  LOST_CALL_TURN_END_WAIT_MS,
   type AgentOutcome,
   type FollowUpAdmission,
   type UserInputView,
@@ -495,6 +496,80 @@ describe('action follow-ups', () => {
     await flush();
     expect(ctx.admissions).toHaveLength(1);
     expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
+});
+
+describe('a call whose connection closed', () => {
+  it('waits for its turn’s end, which ends it as the agent’s exit; the wait’s bound no longer sweeps one named', async () => {
+    const ctx = setup();
+    const connection = new AbortController();
+    const action = open(ctx.registry, actionInput({ connectionLost: connection.signal }));
+    connection.abort();
+    await flush();
+    expect(ctx.registry.get(action.id)).toMatchObject({ status: 'awaiting' });
+
+    expect(ctx.registry.endedByTurnEnd('session-1', 'agent_exited')).toMatchObject([
+      { id: action.id },
+    ]);
+    ctx.timers.advance(LOST_CALL_TURN_END_WAIT_MS);
+    expect(ctx.registry.get(action.id)).toMatchObject({ status: 'awaiting' });
+    ctx.registry.turnEnded('session-1', 'agent_exited');
+    await flush();
+    expect(ctx.registry.get(action.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'agent_exited',
+    });
+    expect(await ctx.registry.respond(action.id, { decision: 'done' }, ADA)).toEqual({
+      ok: false,
+      code: 'agent_exited',
+    });
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('is swept at its turn’s end when the agent lives on, or once the wait’s bound passes', async () => {
+    const ctx = setup();
+    const connection = new AbortController();
+    const action = open(ctx.registry, actionInput({ connectionLost: connection.signal }));
+    const consent = open(
+      ctx.registry,
+      consentInput({ sessionId: 'session-2', connectionLost: connection.signal }),
+    );
+    connection.abort();
+    await flush();
+
+    // A normal end leaves an action waiting for the person, but nobody waits for its answer now.
+    ctx.registry.turnEnded('session-1', 'normal');
+    await flush();
+    expect(action.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(action.id)).toMatchObject({ settled_reason: 'swept' });
+
+    ctx.timers.advance(LOST_CALL_TURN_END_WAIT_MS - 1);
+    await flush();
+    expect(ctx.registry.get(consent.id)).toMatchObject({ status: 'awaiting' });
+    ctx.timers.advance(1);
+    await flush();
+    expect(consent.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.timers.active).toBe(0);
+  });
+
+  it('is swept at once when its turn already ended, or when the agent withdrew its call', async () => {
+    const ctx = setup();
+    const connection = new AbortController();
+    const outlived = open(ctx.registry, actionInput({ connectionLost: connection.signal }));
+    ctx.registry.turnEnded('session-1', 'normal');
+    connection.abort();
+    await flush();
+    expect(outlived.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+
+    const withdrawal = new AbortController();
+    const withdrawn = open(
+      ctx.registry,
+      actionInput({ signal: withdrawal.signal, connectionLost: new AbortController().signal }),
+    );
+    withdrawal.abort();
+    await flush();
+    expect(withdrawn.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.timers.active).toBe(0);
   });
 });
 

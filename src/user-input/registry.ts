@@ -5,8 +5,9 @@
  * and admitting follow-ups through the injected admission port.
  *
  * Owns: every memory-only request (live ones plus a bounded set of settled
- * tombstones) and the agents' pending answers. Nothing is persisted here; a
- * restart drops it all by design. "Always allow" rules are the exception the
+ * tombstones), the agents' pending answers, and the sweeps of calls whose
+ * connection closed, waiting for their turn's end (`lost-calls.ts`). Nothing
+ * is persisted here; a restart drops it all by design. "Always allow" rules are the exception the
  * `consentRules` port keeps durably: a consent asks the port before it asks a
  * person, after any rule still being kept, so an "always" answers the very
  * next request. Without the port (unit tests) the rules live in memory.
@@ -26,6 +27,7 @@ import type {
 } from './ports.js';
 import { KeyedSerial } from '../support/index.js';
 import { failure, formSchema, validateFormContent } from '../wire/index.js';
+import { LostCalls } from './lost-calls.js';
 import { formTitle, requestInputProblems, type RequestInput } from './request-input.js';
 import { transition } from './transition.js';
 import {
@@ -34,6 +36,7 @@ import {
   CONSENT_RULE_LOOKUP_TIMEOUT_MS,
   FORM_DEADLINE_MS,
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
+  LOST_CALL_TURN_END_WAIT_MS,
   MAX_SETTLED_TOMBSTONES,
   type AgentOutcome,
   type DeleteCause,
@@ -161,6 +164,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     consentMs: CONSENT_DEADLINE_MS,
     actionMs: ACTION_DEADLINE_MS,
     formMs: FORM_DEADLINE_MS,
+    lostCallMs: LOST_CALL_TURN_END_WAIT_MS,
     ...ports.deadlines,
   };
   const live = new Map<string, LiveState>();
@@ -169,6 +173,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const deadlines = new Map<string, { cancel(): void }>();
   const retries = new Map<string, { cancel(): void }>();
   const attemptTimeouts = new Map<string, { cancel(): void }>();
+  const lostCalls = new LostCalls(timers, waitFor.lostCallMs);
   /** Follow-up admission attempts running, with the session each is for. */
   const inFlight = new Map<Promise<void>, string>();
   /** Remembered "always" answers, each with the person who gave it (no `consentRules` port). */
@@ -243,6 +248,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     stopTimer(deadlines, id);
     stopTimer(retries, id);
     stopTimer(attemptTimeouts, id);
+    lostCalls.forget(id);
     if (answers.has(id)) {
       logger.error({ request_id: id }, 'user_input.settled_without_answer');
       answer(id, { kind: 'refused', reason: 'swept' });
@@ -535,20 +541,42 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     return settled;
   }
 
-  function watchAbort(id: string, signal: AbortSignal | undefined): void {
-    const pending = answers.get(id);
-    if (!signal || !pending) return;
-    if (signal.aborted) {
-      dispatch(id, { type: 'agentCallAborted' });
+  function sweepCall(id: string): void {
+    dispatch(id, { type: 'agentCallAborted' });
+  }
+
+  /** The call's connection closed: swept once the turn that asked ends (`LostCalls`). */
+  function callLost(id: string): void {
+    const state = live.get(id);
+    // Its turn already ended (an action outlives it): no end is coming to say why.
+    if (state?.status !== 'awaiting' || state.turnEnded) {
+      sweepCall(id);
       return;
     }
-    const onAbort = () => {
-      dispatch(id, { type: 'agentCallAborted' });
+    lostCalls.wait(id, state.request.sessionId, () => {
+      sweepCall(id);
+    });
+  }
+
+  function watchCall(id: string, { signal, connectionLost }: RequestInput): void {
+    const pending = answers.get(id);
+    if (!pending) return;
+    const onWithdrawn = () => {
+      sweepCall(id);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
-    pending.detach = () => {
-      signal.removeEventListener('abort', onAbort);
+    const onLost = () => {
+      callLost(id);
     };
+    if (signal?.aborted) onWithdrawn();
+    else if (connectionLost?.aborted) onLost();
+    else {
+      signal?.addEventListener('abort', onWithdrawn, { once: true });
+      connectionLost?.addEventListener('abort', onLost, { once: true });
+      pending.detach = () => {
+        signal?.removeEventListener('abort', onWithdrawn);
+        connectionLost?.removeEventListener('abort', onLost);
+      };
+    }
   }
 
   function onQueueItem(
@@ -592,7 +620,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         }
         const opened = dispatch(id, { type: 'requested', request, rememberedBy });
         if (rememberedBy && !('ignored' in opened)) keepRemembered(id, opened.state);
-        watchAbort(id, input.signal);
+        watchCall(id, input);
       };
       // One a person will be asked opens once its copy is kept; a close meanwhile refuses it.
       const openKept = (rememberedBy: Responder | null) => {
@@ -652,6 +680,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       for (const id of liveIds((state) => state.request.sessionId === sessionId)) {
         dispatch(id, { type: 'turnEnded', outcome });
       }
+      // After the end itself: one it ended (the agent exited) ignores the sweep.
+      for (const id of lostCalls.endTurn(sessionId)) sweepCall(id);
     },
 
     endedByTurnEnd(sessionId, outcome) {
@@ -660,7 +690,9 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         // A person's decision being kept comes first: it will not end unanswered.
         if (held.has(id)) return [];
         const planned = transition(state, { type: 'turnEnded', outcome });
-        return 'ignored' in planned || planned.state.status !== 'settled' ? [] : [toView(state)];
+        if ('ignored' in planned || planned.state.status !== 'settled') return [];
+        lostCalls.named(id);
+        return [toView(state)];
       });
     },
 
@@ -677,6 +709,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       for (const id of ids) {
         live.delete(id);
         for (const map of [deadlines, retries, attemptTimeouts]) stopTimer(map, id);
+        lostCalls.forget(id);
         if (answers.has(id)) answer(id, { kind: 'refused', reason: 'swept' });
       }
       return ids.length;
@@ -725,6 +758,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         for (const handle of map.values()) handle.cancel();
         map.clear();
       }
+      lostCalls.close();
     },
   };
 }

@@ -20,8 +20,15 @@ import {
 interface RequestInputBase {
   sessionId: string;
   taskId: string;
-  /** The agent's call went away: an awaiting request is then swept. */
+  /** The agent withdrew its call: an awaiting request is then swept. */
   signal?: AbortSignal;
+  /**
+   * The connection carrying the agent's call closed, which a killed agent's
+   * does before its exit is seen: the request waits for the turn that asked
+   * to end (`agent_exited` if it exited, else swept), at most
+   * `LOST_CALL_TURN_END_WAIT_MS`, then is swept.
+   */
+  connectionLost?: AbortSignal;
 }
 
 export interface ConsentRequestInput extends RequestInputBase {

@@ -2,7 +2,10 @@
  * `request_user_action`'s refusals as an agent reads them, on the real
  * server with the SDK's client: a request the registry refuses (a link that
  * is not http(s)) and one it can no longer open (closing with the server)
- * come back as the catalogue's tool errors, and nothing is opened.
+ * come back as the catalogue's tool errors, and nothing is opened. And a
+ * call that ends before anyone answers: one the agent cancels is swept at
+ * once; one whose connection its living agent closed waits for a turn's end
+ * that does not come (the agent was not killed), and is swept at the bound.
  *
  * The mapping does not depend on the dialect, so this runs on SQLite only.
  */
@@ -12,29 +15,40 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
 import { firstAdmin } from '../../src/store/index.js';
+import type { ServerOptions } from '../../src/server.js';
+import type { UserInputView } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 import { seedAdminSession } from '../support/seed.js';
 import { toolErrorText } from './mcp-harness.js';
 
 const ADMIN_TOKEN = 'action-tool-admin-token-0123456789';
 
+const ACTION = { title: 'Connect GitHub', instructions: 'Open the link and sign in' };
+
+/** The real server and a client holding the agent token of a seeded session. */
+async function serveAgent(options: ServerOptions = {}) {
+  const running = await startInProcessServer('sqlite', ADMIN_TOKEN, options);
+  const { store } = running.server;
+  const sessionId = await seedAdminSession(store, 'action');
+  const admin = await firstAdmin(store);
+  if (!admin) throw new Error('no admin');
+  const token = (await issueToken(store, { kind: 'agent', userId: admin.id, sessionId })).secret;
+  const agent = new Client({ name: 'action-tool-test', version: '1.0.0' });
+  await agent.connect(
+    new StreamableHTTPClientTransport(new URL(`${running.server.url}/mcp`), {
+      requestInit: { headers: { Authorization: `Bearer ${token}` } },
+    }),
+  );
+  return { running, agent };
+}
+
 describe('request_user_action refusals on the real server', () => {
   let running: InProcessServer;
   let agent: Client;
 
   beforeEach(async () => {
-    running = await startInProcessServer('sqlite', ADMIN_TOKEN);
-    const { store } = running.server;
-    const sessionId = await seedAdminSession(store, 'action');
-    const admin = await firstAdmin(store);
-    if (!admin) throw new Error('no admin');
-    const token = (await issueToken(store, { kind: 'agent', userId: admin.id, sessionId })).secret;
-    agent = new Client({ name: 'action-tool-test', version: '1.0.0' });
-    await agent.connect(
-      new StreamableHTTPClientTransport(new URL(`${running.server.url}/mcp`), {
-        requestInit: { headers: { Authorization: `Bearer ${token}` } },
-      }),
-    );
+    ({ running, agent } = await serveAgent());
   });
 
   afterEach(async () => {
@@ -45,7 +59,7 @@ describe('request_user_action refusals on the real server', () => {
   const ask = async (url: string) =>
     (await agent.callTool({
       name: 'request_user_action',
-      arguments: { title: 'Connect GitHub', instructions: 'Open the link and sign in', url },
+      arguments: { ...ACTION, url },
     })) as CallToolResult;
 
   it('refuses a link that is not http(s) as invalid_request, naming the problem', async () => {
@@ -67,5 +81,55 @@ describe('request_user_action refusals on the real server', () => {
       code: 'unavailable',
     });
     expect(running.server.turns.userInputs.snapshot()).toEqual([]);
+  });
+});
+
+describe('request_user_action whose call ends before anyone answers', () => {
+  let running: InProcessServer | undefined;
+
+  afterEach(async () => {
+    await running?.dispose();
+    running = undefined;
+  });
+
+  const settled = (id: string) => running?.server.turns.userInputs.get(id)?.status === 'settled';
+
+  async function asked(agent: Client, signal?: AbortSignal): Promise<UserInputView> {
+    const call = agent.callTool({ name: 'request_user_action', arguments: ACTION }, undefined, {
+      ...(signal ? { signal } : {}),
+    });
+    call.catch(() => undefined);
+    await eventually(() => (running?.server.turns.userInputs.snapshot().length ?? 0) > 0, 15_000);
+    const [request] = running?.server.turns.userInputs.snapshot() ?? [];
+    if (!request) throw new Error('the action is awaiting');
+    return request;
+  }
+
+  it('sweeps at once the call its agent cancelled, whatever the wait for a lost call', async () => {
+    const served = await serveAgent({ userInputDeadlines: { lostCallMs: 10 * 60 * 1000 } });
+    running = served.running;
+    const cancel = new AbortController();
+    const request = await asked(served.agent, cancel.signal);
+    cancel.abort();
+    await eventually(() => settled(request.id), 15_000);
+    expect(running.server.turns.userInputs.get(request.id)).toMatchObject({
+      settled_reason: 'swept',
+    });
+    await served.agent.close();
+  });
+
+  it('sweeps the call whose connection its living agent closed once the wait for its turn’s end is over', async () => {
+    const served = await serveAgent({ userInputDeadlines: { lostCallMs: 1_000 } });
+    running = served.running;
+    const request = await asked(served.agent);
+    await served.agent.close();
+    await eventually(() => settled(request.id), 15_000);
+    expect(running.server.turns.userInputs.get(request.id)).toMatchObject({
+      settled_reason: 'swept',
+    });
+    const late = await running.api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'done',
+    });
+    expect(late).toMatchObject({ status: 409, json: { code: 'conflict' } });
   });
 });

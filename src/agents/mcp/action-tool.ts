@@ -3,6 +3,12 @@
  * (connect a service, sign a form) and waits for Done or Skip. The answer
  * also arms a follow-up message, sent for the person when the agent's turn
  * ends (DESIGN §7). Only an agent's own session can ask.
+ *
+ * An agent Clarion runs that is killed while it waits closes the call's
+ * connection before its exit is seen: that close only hands the request to
+ * its turn's end (`connectionLost`), which says the agent exited, as for a
+ * permission request or a form. An agent run elsewhere has no such end: its
+ * closed connection sweeps the request at once.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -44,7 +50,8 @@ export function registerActionTool(
       outputSchema: requestUserActionOutput,
     },
     (args, extra) =>
-      authenticated(extra, async ({ principal, signal, credential }) => {
+      authenticated(extra, async (call) => {
+        const { holder, principal, credential } = call;
         if (principal.kind !== 'agent') {
           return toolFailure(
             failure('forbidden', 'only an agent inside a Clarion session can ask this'),
@@ -59,7 +66,9 @@ export function registerActionTool(
           title: args.title,
           instructions: args.instructions,
           url: args.url ?? null,
-          signal,
+          ...(holder.kind === 'agent'
+            ? { signal: call.withdrawn, connectionLost: call.connection }
+            : { signal: call.signal }),
         });
         if (!created.ok) return toolFailure(created);
         const outcome = await withProgress(extra, deps.progress, () => created.outcome);

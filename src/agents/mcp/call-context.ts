@@ -20,6 +20,13 @@ export interface CallContext {
   token: string;
   /** Aborts when the MCP request is cancelled or its HTTP connection closes. */
   signal: AbortSignal;
+  /**
+   * Aborts only when the client ends the call: it cancels it, or closes its
+   * MCP session. A closed connection says less: a killed agent's closes too.
+   */
+  withdrawn: AbortSignal;
+  /** Aborts when the HTTP connection carrying the call closes. */
+  connection: AbortSignal;
   /** How long the route waited for the request's credential lookup (a respond's budget counts it). */
   credentialLookupMs: number;
 }
@@ -65,9 +72,16 @@ export function callContext(extra: ToolExtra): CallContext | undefined {
   const lookupMs = attached?.[LOOKUP_KEY];
   const token = extra.authInfo?.token;
   if (!holder || token === undefined) return undefined;
-  const signal =
-    connection instanceof AbortSignal ? AbortSignal.any([extra.signal, connection]) : extra.signal;
-  return { holder, token, signal, credentialLookupMs: typeof lookupMs === 'number' ? lookupMs : 0 };
+  // Only a call the route did not carry (never served) lacks one: nothing then closes it.
+  const carrier = connection instanceof AbortSignal ? connection : new AbortController().signal;
+  return {
+    holder,
+    token,
+    signal: AbortSignal.any([extra.signal, carrier]),
+    withdrawn: extra.signal,
+    connection: carrier,
+    credentialLookupMs: typeof lookupMs === 'number' ? lookupMs : 0,
+  };
 }
 
 /** Stable identity of a token's holder, to bind an MCP session to whoever opened it. */

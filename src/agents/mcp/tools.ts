@@ -184,8 +184,8 @@ export function registerClarionTools(
    * Runs a tool body for an authenticated caller (its arguments were checked
    * before: `checked-tools.ts`); a cancelled call's stream is closed after.
    * The route checked the token once; while the body runs it is watched, and
-   * the call's signal aborts when it is revoked (the waiting tools then
-   * answer `unauthorized`).
+   * the call's signals (`signal`, `withdrawn`) abort when it is revoked (the
+   * waiting tools then answer `unauthorized`).
    */
   async function authenticated(
     extra: ToolExtra,
@@ -197,7 +197,8 @@ export function registerClarionTools(
     const credential = deps.credentials.watch(caller.token);
     try {
       const signal = AbortSignal.any([caller.signal, credential.revoked]);
-      return await body({ ...caller, signal, credential });
+      const withdrawn = AbortSignal.any([caller.withdrawn, credential.revoked]);
+      return await body({ ...caller, signal, withdrawn, credential });
     } catch (error) {
       if (isStorageUnavailable(error)) {
         logger.error(

@@ -14,7 +14,7 @@ import { constantText, ONE_ROW } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
 import { parseMetadata, type RepoContext } from './context.js';
 import { reviseMessage, toMessageRecord, type MessageRecord } from './messages.js';
-import { CLARIFICATION_TYPE } from '../wire/index.js';
+import { CLARIFICATION_TYPE, cutOffToolCallMetadata } from '../wire/index.js';
 import type { TurnRecord } from './turns.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 
@@ -143,10 +143,11 @@ export async function turnIsOpen(ctx: RepoContext, turnId: string): Promise<bool
 
 /**
  * The tool calls of a turn that is ending which its agent never reported
- * ended: nothing of a closed turn runs, so each is marked failed and
- * `interrupted` (cut off, not reported failed). Returns the revised rows, for
- * the session write to publish. Runs at every turn's end, and most turns end
- * with every call reported, so the read selects only the open ones.
+ * ended: nothing of a closed turn runs, so each is marked cut off
+ * (`cutOffToolCallMetadata`: failed to ACP, stopped to a person). Returns the
+ * revised rows, for the session write to publish. Runs at every turn's end,
+ * and most turns end with every call reported, so the read selects only the
+ * open ones.
  */
 export async function endOpenToolCalls(ctx: RepoContext, turnId: string): Promise<MessageRecord[]> {
   const open = await ctx.db
@@ -162,7 +163,7 @@ export async function endOpenToolCalls(ctx: RepoContext, turnId: string): Promis
   for (const call of open.map(toMessageRecord)) {
     const closed = await reviseMessage(ctx, call.id, {
       content: call.content,
-      metadata: { ...call.metadata, status: 'failed', interrupted: true },
+      metadata: cutOffToolCallMetadata(call.metadata),
     });
     if (closed) revised.push(closed);
   }

@@ -400,6 +400,13 @@ export {
   type TurnNote,
 } from './turn-notes.js';
 export {
+  cutOffToolCallMetadata,
+  TOOL_CALL_STATUSES,
+  toolCallStateOf,
+  type ToolCallState,
+  type ToolCallStatus,
+} from './tool-calls.js';
+export {
   TURN_INTERRUPTED_LOSSES,
   TURN_INTERRUPTED_OUTCOME,
   TURN_INTERRUPTED_TEXTS,

@@ -5,6 +5,7 @@
  * agent's exit in the reader's language, and the transcript's note naming it
  * is translated; a tab that never heard of the end and answers anyway is
  * told, in words, that the agent stopped, not that someone answered first.
+ * The tool call the agent was in when it died reads stopped, not failed.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -13,13 +14,10 @@ import { childrenOf } from '../agents/supervisor-support.js';
 import { api, signedInPage, type CreatedTask, type World } from './support/harness.js';
 import { until, useSuite, WAIT } from './support/clarification-pages.js';
 
-/** A session whose demo agent waits on `/permission`, and the agent's process to kill. */
-async function waitingConsent(world: World, title: string) {
+/** A session whose demo agent waits on `prompt`'s request, and the agent's process to kill. */
+async function waitingRequest(world: World, title: string, prompt = '/permission') {
   const running = new Set(childrenOf(process.pid));
-  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-    title,
-    prompt: '/permission',
-  });
+  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title, prompt });
   const sessionId = created.session.id;
   const request = await until(
     async () =>
@@ -29,7 +27,7 @@ async function waitingConsent(world: World, title: string) {
     (found) => found !== undefined,
   );
   const agentPid = childrenOf(process.pid).find((pid) => !running.has(pid));
-  if (!request || agentPid === undefined) throw new Error('no consent or no agent');
+  if (!request || agentPid === undefined) throw new Error('no request or no agent');
   return { sessionId, request, kill: () => process.kill(agentPid, 'SIGKILL') };
 }
 
@@ -42,7 +40,7 @@ describe('a permission request whose agent died', () => {
 
   it('reads ended in the reader’s language, with the transcript’s note translated', async () => {
     const { world } = suite;
-    const { sessionId, request, kill } = await waitingConsent(world, 'Agent killed');
+    const { sessionId, request, kill } = await waitingRequest(world, 'Agent killed');
     const page = await signedInPage(world, suite.browser, undefined, { locale: 'de-DE' });
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     const consent = card(page, request.id);
@@ -67,7 +65,7 @@ describe('a permission request whose agent died', () => {
 
   it('tells a tab that did not hear of the end that the agent stopped', async () => {
     const { world } = suite;
-    const { sessionId, request, kill } = await waitingConsent(world, 'Agent killed unheard');
+    const { sessionId, request, kill } = await waitingRequest(world, 'Agent killed unheard');
     const page = await signedInPage(world, suite.browser, undefined, { locale: 'ja-JP' });
     // This tab never hears that the request ended: it still offers the choices.
     await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
@@ -104,6 +102,24 @@ describe('a permission request whose agent died', () => {
       '依頼したエージェントが停止したため、回答されないまま終了しました。何も決定されていません。',
     );
     await expect(consent.locator('[data-option-id]').count()).resolves.toBe(0);
+    await page.context().close();
+  }, 120_000);
+
+  it('reads the tool call its agent died in as stopped, live', async () => {
+    const { world } = suite;
+    const { sessionId, kill } = await waitingRequest(world, 'Agent killed mid-call', '/action');
+    const page = await signedInPage(world, suite.browser);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    const chip = page
+      .getByTestId('message')
+      .filter({ hasText: 'Asking you to connect the staging database' })
+      .getByTestId('tool-status');
+    await chip.and(page.locator('[data-status="in_progress"]')).waitFor(WAIT);
+
+    kill();
+    await chip.and(page.locator('[data-status="stopped"]')).waitFor(WAIT);
+    await expect(chip.getAttribute('data-label')).resolves.toBe('stopped');
+    await expect(chip.textContent()).resolves.toBe('Stopped');
     await page.context().close();
   }, 120_000);
 });

@@ -72,10 +72,10 @@ describe('an answer a restart left unconfirmed', () => {
     await expect(page.getByTestId('delivery-unconfirmed-text').textContent()).resolves.toBe(
       RESEND_TEXT,
     );
-    // The ask's tool call is closed, not left running.
-    await expect(page.getByTestId('tool-status').getAttribute('data-status')).resolves.toBe(
-      'failed',
-    );
+    // The ask's tool call is closed, not left running: cut off, not failed.
+    const chip = page.getByTestId('tool-status');
+    await expect(chip.getAttribute('data-status')).resolves.toBe('stopped');
+    await expect(chip.textContent()).resolves.toBe('Stopped');
 
     await suite.shoot(page, 'delivery-unconfirmed-desktop');
     const resend = page.getByTestId('delivery-unconfirmed-resend');

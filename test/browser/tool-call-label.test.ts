@@ -23,6 +23,8 @@ function row(type: string, metadata: Record<string, unknown>, turn = 't1'): Mess
 }
 
 const call = (status: string, turn = 't1') => row('tool_call', { toolCallId: 'c', status }, turn);
+/** A call its turn's end closed, as `endOpenToolCalls` writes it. */
+const cutOff = () => row('tool_call', { toolCallId: 'c', status: 'failed', interrupted: true });
 const question = (status: string, detached: boolean) =>
   row('clarification_request', {
     pending_id: 'p1',
@@ -45,6 +47,16 @@ describe('toolCallLabel', () => {
     );
     expect(toolCallLabel([call('failed'), question('rejected', true)], 0, none)).toBe('skipped');
     expect(toolCallLabel([call('failed'), question('expired', true)], 0, none)).toBe('failed');
+  });
+
+  it('reads a call its turn’s end cut off as stopped, and one its agent failed as failed', () => {
+    expect(toolCallLabel([cutOff()], 0, none)).toBe('stopped');
+    expect(toolCallLabel([call('failed')], 0, none)).toBe('failed');
+    expect(toolCallLabel([cutOff(), question('expired', true)], 0, none)).toBe('stopped');
+    expect(toolCallLabel([cutOff(), question('pending', false)], 0, none)).toBe('stopped');
+    // A question its cut-off ask left waiting still resumes the agent when answered.
+    expect(toolCallLabel([cutOff(), question('pending', true)], 0, none)).toBe('waiting_detached');
+    expect(toolCallLabel([cutOff(), question('answered', true)], 0, none)).toBe('answered_later');
   });
 
   it('keeps the agent’s status when the question did not detach or the call did not fail', () => {

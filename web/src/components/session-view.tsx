@@ -33,7 +33,7 @@ import {
 } from '../model/message-author.js';
 import { isExternalSession } from '../model/external-session.js';
 import { sessionLabel } from '../model/session-label.js';
-import { knownToolStatus, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
+import { toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
 import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
 import {
   activeBundleOfSession,
@@ -49,6 +49,7 @@ import {
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_DECISION_UNKEPT_TYPE,
   USER_INPUT_ENDED_TYPE,
+  toolCallStateOf,
   turnInterruptedNoteOf,
   turnNoteOf,
   type TurnNote,
@@ -339,7 +340,7 @@ function TranscriptRow({
   if (message.type === 'tool_call' && message.content === '') return null;
   const author =
     message.author === 'user' || message.author === 'agent' ? message.author : 'system';
-  const toolStatus = message.type === 'tool_call' ? knownToolStatus(message.metadata.status) : null;
+  const toolStatus = message.type === 'tool_call' ? toolCallStateOf(message.metadata) : null;
   const label = toolLabel ?? toolStatus;
   const interrupted = turnInterruptedNoteOf(message.metadata);
   const worded = author === 'system' ? turnNoteOf(message.metadata) : undefined;

@@ -122,6 +122,7 @@ export const de: Catalog = {
       in_progress: 'Läuft',
       completed: 'Erledigt',
       failed: 'Fehlgeschlagen',
+      stopped: 'Angehalten',
     },
     failure: {
       title: 'Der Agent wurde beendet',

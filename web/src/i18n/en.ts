@@ -120,6 +120,7 @@ export const en = {
       in_progress: 'Running',
       completed: 'Done',
       failed: 'Failed',
+      stopped: 'Stopped',
     },
     failure: {
       title: 'The agent stopped',

@@ -120,6 +120,7 @@ export const ja: Catalog = {
       in_progress: '実行中',
       completed: '完了',
       failed: '失敗',
+      stopped: '停止',
     },
     failure: {
       title: 'エージェントが停止しました',

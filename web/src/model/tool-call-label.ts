@@ -3,7 +3,8 @@
  * than the agent's bare status: an agent that stopped waiting on a question
  * reports its ask as failed, yet the question still waits and its answer
  * will resume the agent; an action the person skipped completes the call,
- * yet nothing was done. A tool call is tied to the question or decision row
+ * yet nothing was done; a call its turn's end cut off is stopped, not failed
+ * (`toolCallStateOf`). A tool call is tied to the question or decision row
  * that follows it in the same turn, before the turn's next tool call, or to
  * a skipped action request made after it and before the session's next tool
  * call (the request views the page holds; an action leaves no transcript row
@@ -11,17 +12,14 @@
  * own transcript line reads it. Pure.
  */
 import { questionOfRow, type BundleState } from './read-model.js';
-import { USER_INPUT_DECISION_TYPE, type MessageView } from './types.js';
+import {
+  toolCallStateOf,
+  USER_INPUT_DECISION_TYPE,
+  type MessageView,
+  type ToolCallState,
+} from './types.js';
 
-const TOOL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
-export type ToolStatus = (typeof TOOL_STATUSES)[number];
-
-export type ToolCallLabel = ToolStatus | 'waiting_detached' | 'answered_later' | 'skipped';
-
-/** ACP's tool-call statuses; anything else an agent sends is not shown. */
-export function knownToolStatus(value: unknown): ToolStatus | null {
-  return TOOL_STATUSES.find((status) => status === value) ?? null;
-}
+export type ToolCallLabel = ToolCallState | 'waiting_detached' | 'answered_later' | 'skipped';
 
 /** The row the tool call at `index` of `transcript` (in order) asked for, if any. */
 function askedRow(transcript: readonly MessageView[], index: number): MessageView | undefined {
@@ -59,7 +57,8 @@ export function toolCallLabel(
   /** When this session's skipped action requests were made. */
   skippedActionTimes: readonly string[] = [],
 ): ToolCallLabel | null {
-  const status = knownToolStatus(transcript[index]?.metadata.status);
+  const call = transcript[index];
+  const status = call ? toolCallStateOf(call.metadata) : null;
   if (!status) return null;
   if (status === 'completed' && skippedActionFollows(transcript, index, skippedActionTimes)) {
     return 'skipped';
@@ -72,7 +71,8 @@ export function toolCallLabel(
       : status;
   }
   const row = questionOfRow(asked);
-  if (!row || status !== 'failed') return status;
+  // Its agent stopped waiting (it said failed) or was cut off: the question may wait on.
+  if (!row || (status !== 'failed' && status !== 'stopped')) return status;
   const bundle = bundles[row.pendingId];
   const detached = row.detached || bundle?.detached === true;
   if (!detached) return status;

@@ -71,3 +71,4 @@ export {
 } from '../../../src/wire/user-input-notes.js';
 export { turnInterruptedNoteOf } from '../../../src/wire/interrupted-turn.js';
 export { turnNoteOf, type TurnNote } from '../../../src/wire/turn-notes.js';
+export { toolCallStateOf, type ToolCallState } from '../../../src/wire/tool-calls.js';

@@ -5,14 +5,17 @@
  * refused as unknown), it offers nothing that cannot work (no options, no
  * composer, no Stop or Delete) and says only that the session is no longer
  * available to them: never that the conversation moved on, while the
- * question still waits for everyone else. Real server, real demo agent,
- * Chromium.
+ * question still waits for everyone else. Their open inbox drops what waits
+ * in the workspace they lost as the admin's page removes them, without a
+ * reload, and keeps what waits in the one they keep. Real server, real demo
+ * agent, Chromium.
  */
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   api,
   askingTask,
+  type CreatedTask,
   launchChromium,
   signedInPage,
   startWorld,
@@ -26,11 +29,17 @@ describe('a session its person lost access to, in the web app', () => {
   let world: World;
   let browser: Browser;
   let workspaceId: string;
+  let workspaceName: string;
 
   beforeAll(async () => {
     [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-    const spaces = await api<{ workspaces: { id: string }[] }>(world, 'GET', '/api/v1/workspaces');
+    const spaces = await api<{ workspaces: { id: string; name: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
     workspaceId = spaces.workspaces[0]?.id ?? '';
+    workspaceName = spaces.workspaces[0]?.name ?? '';
   }, 120_000);
 
   afterAll(async () => {
@@ -150,4 +159,56 @@ describe('a session its person lost access to, in the web app', () => {
     await stillPending(sessionId);
     await phone.context().close();
   });
+
+  it('drops what waits in the lost workspace from their open inbox, keeping the rest', async () => {
+    const userId = await member('Uma');
+    const { workspace } = await api<{ workspace: { id: string } }>(
+      world,
+      'POST',
+      '/api/v1/workspaces',
+      { name: 'Kept by Uma' },
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspace.id}/members`, { user_id: userId });
+    const lostQuestion = await askingTask(world, 'Uma’s lost question', '/ask');
+    const lostConsent = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Uma’s lost consent',
+      prompt: '/permission',
+    });
+    const kept = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Uma’s kept question',
+      prompt: '/ask',
+      workspace_id: workspace.id,
+    });
+    const inbox = await signedInPage(world, browser, userId);
+    const listed = (sessionId: string) => inbox.locator(`main [data-session-id="${sessionId}"]`);
+    await inbox.getByTestId('inbox-item').and(listed(lostQuestion.session.id)).waitFor(WAIT);
+    await inbox.getByTestId('inbox-user-input').and(listed(lostConsent.session.id)).waitFor(WAIT);
+    await inbox.getByTestId('inbox-item').and(listed(kept.session.id)).waitFor(WAIT);
+
+    const admin = await signedInPage(world, browser);
+    await admin.getByTestId('people-link').click();
+    const row = admin
+      .getByTestId('workspace')
+      .filter({ has: admin.getByRole('heading', { name: workspaceName, exact: true }) })
+      .getByTestId('member')
+      .filter({ hasText: 'Uma' });
+    await row.getByRole('button', { name: `Remove Uma from ${workspaceName}` }).click();
+    await row
+      .getByTestId('decision-confirm')
+      .getByRole('button', { name: 'Remove Uma', exact: true })
+      .click();
+    await row.waitFor({ state: 'detached', ...WAIT });
+
+    await listed(lostQuestion.session.id)
+      .first()
+      .waitFor({ state: 'detached', ...WAIT });
+    await listed(lostConsent.session.id)
+      .first()
+      .waitFor({ state: 'detached', ...WAIT });
+    await expect(inbox.locator('main').textContent()).resolves.not.toContain('Uma’s lost');
+    await expect(listed(kept.session.id).count()).resolves.toBeGreaterThan(0);
+    await stillPending(lostQuestion.session.id);
+    await inbox.context().close();
+    await admin.context().close();
+  }, 120_000);
 });

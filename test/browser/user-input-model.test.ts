@@ -2,7 +2,8 @@
  * The web app's user-input read model in Node: snapshot and events ordered
  * by the request's revision, events held for requests not known yet, stale
  * events and stale snapshots ignored, settled requests leaving the lists;
- * the subscribe-then-snapshot wiring in `ModelSync`; what a card shows for
+ * the subscribe-then-snapshot wiring in `ModelSync` (an access change
+ * forgets what the lists no longer name); what a card shows for
  * each outcome; and how `postUserInputAnswer` maps the server's answers.
  */
 import { describe, expect, it } from 'vitest';
@@ -675,6 +676,53 @@ describe('ModelSync with pending bundles', () => {
     lists[1]?.resolve({ ok: true, status: 200, value: { bundles: [bundle], next_cursor: null } });
     await settle();
     expect(activeBundleOfSession(model.getState(), S)?.pending_id).toBe('pending-b');
+    sync.stop();
+  });
+
+  it('forgets what waits in a workspace the person lost, and shows it again once given back', async () => {
+    const socket = new FakeSocket();
+    const model = new ReadModel();
+    const userInputs = new UserInputModel();
+    let seen = true;
+    const sync = new ModelSync({
+      model,
+      userInputs,
+      api: {
+        ...fakeApi(() => ok({ requests: seen ? [consent(1)] : [] })),
+        pending: () => ok({ bundles: seen ? [bundle] : [], next_cursor: null }),
+      },
+      openSocket: () => socket,
+      setTimer: () => undefined,
+      clearTimer: () => undefined,
+    });
+    sync.start();
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    expect(activeBundleOfSession(model.getState(), S)?.pending_id).toBe('pending-b');
+    expect(waitingIds(userInputs.getState())).toEqual(['consent-1']);
+
+    // Removed from its workspace, the socket still open: both lists leave them out.
+    seen = false;
+    socket.frame({ type: 'access_changed', ended: [], all: true });
+    await settle();
+    // Gone from every list, not ended: nothing says how they end for anyone else.
+    expect(model.getState().bundles['pending-b']).toBeUndefined();
+    expect(userInputs.getState().requests['consent-1']).toBeUndefined();
+    expect(userInputs.getState().finished).toEqual([]);
+
+    seen = true;
+    socket.frame({ type: 'access_changed', ended: [], all: true });
+    await settle();
+    expect(activeBundleOfSession(model.getState(), S)?.pending_id).toBe('pending-b');
+    expect(waitingIds(userInputs.getState())).toEqual(['consent-1']);
+
+    // A reconnect that finds them gone still retires them: they ended while nobody listened.
+    seen = false;
+    socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    await settle();
+    expect(model.getState().bundles['pending-b']?.questions.q1?.status).toBe('expired');
+    expect(userInputs.getState().requests['consent-1']?.retired).toBe(true);
     sync.stop();
   });
 });

@@ -1,8 +1,9 @@
 /**
  * An events socket hears when its person loses a workspace: each explicit
  * subscription to a session they can no longer see ends with an
- * `access_changed` frame naming it, and a person left in no workspace is
- * closed with 4403, on the replica that removed them and, through the
+ * `access_changed` frame naming it, a subscriber of everything hears nothing
+ * more of the lost workspace's sessions, and a person left in no workspace
+ * is closed with 4403, on the replica that removed them and, through the
  * `access` wake, on another. Whole servers in this process: one on SQLite,
  * two replicas on one PostgreSQL.
  */
@@ -133,6 +134,15 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
     expect(removed.status).toBe(204);
   }
 
+  /** Waits, within a bound, until `condition` holds. */
+  async function until(condition: () => boolean): Promise<void> {
+    const deadline = Date.now() + HEARS_WITHIN_MS;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`not heard within ${HEARS_WITHIN_MS} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async function closeCode(closed: Promise<number>): Promise<number | 'still open'> {
     return Promise.race([
       closed,
@@ -168,6 +178,45 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
       sessions: [kept.sessionId],
       all: false,
     });
+  });
+
+  it('sends a subscriber of everything no further event of the workspace lost (SQLite)', async () => {
+    database = await freshDatabase('sqlite');
+    const server = await serve('only');
+    const admin = bearerApi(server.url, ADMIN_TOKEN);
+    const bob = await memberOf(admin, 2);
+    const [kept, lost] = bob.places;
+    if (!kept || !lost) throw new Error('two workspaces expected');
+    const listener = await listen(server, bob.token);
+    await subscribed(listener, { type: 'subscribe', all: true });
+    const said = async (sessionId: string, text: string) => {
+      const posted = await admin('POST', `/api/v1/sessions/${sessionId}/messages`, {
+        text,
+        admission_key: `${sessionId}-${text}`,
+      });
+      expect(posted.status).toBeLessThan(300);
+    };
+    const heard = (sessionId: string, from: number) =>
+      listener.frames
+        .slice(from)
+        .some((frame) => frame.type === 'event' && frame.event.session_id === sessionId);
+    // Before: Bob hears the session of the workspace he is about to lose.
+    await said(lost.sessionId, 'before');
+    await until(() => heard(lost.sessionId, 0));
+
+    await remove(server, lost.workspaceId, bob.userId);
+    expect(await listener.next('access_changed')).toEqual({
+      type: 'access_changed',
+      ended: [],
+      all: true,
+    });
+    const after = listener.frames.length;
+    await said(lost.sessionId, 'after');
+    await said(kept.sessionId, 'after');
+    await until(() => heard(kept.sessionId, after));
+    // The lost session's event was published first; give it time to arrive, were it sent.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(heard(lost.sessionId, after)).toBe(false);
   });
 
   it('closes with 4403 once no workspace is left (SQLite)', async () => {

@@ -18,7 +18,12 @@
  *   pending snapshot was retired while we were away and stays hidden until a
  *   newer version of its rows says otherwise; a pending snapshot requested
  *   under an earlier subscription is dropped, so it cannot retire that way a
- *   bundle it predates (and a later list, unversioned, never revives one).
+ *   bundle it predates (and a later list, unversioned, never revives one);
+ * - the person's workspaces changed (`accessChanged`, which starts a new
+ *   generation as a subscription does): a bundle still waiting that the next
+ *   pending snapshot does not list is one they can no longer see, so it is
+ *   forgotten, not retired (nothing says how it ended for anyone else, and a
+ *   list read once they are added back brings it back as it is).
  */
 import {
   CLARIFICATION_TYPE,
@@ -83,8 +88,13 @@ export type ConnectionState = 'connecting' | 'live' | 'offline' | 'no_workspace'
 
 export interface ModelState {
   connection: ConnectionState;
-  /** Bumped on each (re)subscription; bundles from older generations need a snapshot's confirmation. */
+  /**
+   * Bumped on each (re)subscription and access change; bundles from older
+   * generations need a snapshot's confirmation.
+   */
   generation: number;
+  /** What a snapshot of this generation does with a waiting bundle it does not list. */
+  unlisted: UnlistedBundles;
   tasks: Record<string, TaskView>;
   sessions: Record<string, SessionEntry>;
   bundles: Record<string, BundleState>;
@@ -102,6 +112,14 @@ export interface ModelState {
    */
   firstRead: Readonly<Record<string, true>> | undefined;
 }
+
+/**
+ * What a pending snapshot does with a waiting bundle of an earlier generation
+ * it does not list: `retire` it after a (re)subscription (it ended while
+ * nobody listened), `forget` it after an access change (the person can no
+ * longer see it).
+ */
+export type UnlistedBundles = 'retire' | 'forget';
 
 /** The events that say a session is gone: on its own, or with its task. */
 export type DeletionEvent = Extract<ClarionEvent, { type: 'session.deleted' | 'task.deleted' }>;
@@ -206,7 +224,12 @@ export const transitions = {
   },
 
   subscribed(state: ModelState): ModelState {
-    return { ...state, connection: 'live', generation: state.generation + 1 };
+    return { ...state, connection: 'live', generation: state.generation + 1, unlisted: 'retire' };
+  },
+
+  /** The person's workspaces changed: what the next pending snapshot lists is what they see. */
+  accessChanged(state: ModelState): ModelState {
+    return { ...state, generation: state.generation + 1, unlisted: 'forget' };
   },
 
   tasks(state: ModelState, tasks: readonly TaskView[]): ModelState {
@@ -244,7 +267,8 @@ export const transitions = {
    * A snapshot of every active bundle the caller can see, requested under
    * subscription `generation` (taken before the first page was asked for).
    * One that outlived its subscription is dropped: it may predate a bundle
-   * learned since, and would retire it as missing.
+   * learned since, and would retire it as missing. A waiting bundle learned
+   * before and not listed goes as the generation's `unlisted` says.
    */
   pendingSnapshot(
     state: ModelState,
@@ -285,14 +309,22 @@ export const transitions = {
         generation: state.generation,
       };
     }
-    // Learned before this subscription and not active now: retired while we were away.
+    // Learned before this generation and not active now: retired while we were away,
+    // or, after an access change, out of the person's sight.
+    const forgotten = new Set<string>();
     for (const [id, bundle] of Object.entries(nextBundles)) {
       if (seen.has(id) || bundle.generation >= state.generation) continue;
-      nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
+      if (state.unlisted === 'retire') {
+        nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
+      } else if (
+        Object.values(bundle.questions).some((question) => question.status === 'pending')
+      ) {
+        forgotten.add(id);
+      }
     }
     let result: ModelState = {
       ...state,
-      bundles: nextBundles,
+      bundles: Object.fromEntries(Object.entries(nextBundles).filter(([id]) => !forgotten.has(id))),
       firstRead: state.firstRead ?? Object.fromEntries([...seen].map((id) => [id, true])),
     };
     for (const bundle of live) {
@@ -525,6 +557,7 @@ export function initialState(): ModelState {
   return {
     connection: 'connecting',
     generation: 0,
+    unlisted: 'retire',
     tasks: {},
     sessions: {},
     bundles: {},

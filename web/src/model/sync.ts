@@ -17,8 +17,11 @@
  * like the others: the revision it moves makes open queue lists reload.
  * `session.deleted` and `task.deleted` take the session (and the task) out
  * of both models, and out of the transcripts reloaded on a reconnect.
- * `access_changed` (the person's workspaces changed) reads the snapshots
- * again, as a reconnect does, and tells `onAccessChanged` listeners.
+ * `access_changed` (the person's workspaces changed) starts a new generation
+ * in both models and reads the snapshots again, as a reconnect does, except
+ * that what they no longer list is forgotten, not retired: the person lost
+ * sight of it, so it leaves the inbox without a reload. It then tells
+ * `onAccessChanged` listeners.
  */
 import {
   EVENTS_CLOSE_CREDENTIAL_REVOKED,
@@ -180,6 +183,8 @@ export class ModelSync {
         return;
       case 'access_changed':
         // Workspaces came or went: what the person sees is read again, and what they lost drops out.
+        model.update((state) => transitions.accessChanged(state));
+        this.deps.userInputs.update((state) => userInputTransitions.accessChanged(state));
         void this.snapshots();
         for (const listener of [...this.accessListeners]) listener();
         return;

@@ -16,9 +16,14 @@
  *   nobody listened, so it is retired (it leaves every list) until a newer
  *   revision says otherwise;
  * - a snapshot read under an older subscription is dropped; the newer
- *   subscription fetches its own.
+ *   subscription fetches its own;
+ * - the person's workspaces changed (`accessChanged`, a new generation as a
+ *   subscription is): a request still open that the next snapshot does not
+ *   list is one they can no longer see, so it is forgotten rather than
+ *   retired (a retired one would still show as over where it was seen).
  * Settled entries stay (at most `MAX_SETTLED`) so cards can show the outcome.
  */
+import type { UnlistedBundles } from './read-model.js';
 import type { ActionDecision, ConsentOption, UserInputView } from './types.js';
 
 export const MAX_SETTLED = 500;
@@ -38,8 +43,10 @@ export interface UserInputEntry {
 }
 
 export interface UserInputsState {
-  /** Bumped on each (re)subscription. */
+  /** Bumped on each (re)subscription and access change. */
   generation: number;
+  /** What a snapshot of this generation does with an open request it does not list. */
+  unlisted: UnlistedBundles;
   requests: Record<string, UserInputEntry>;
   /** Settled or retired request IDs, oldest first, for the bound. */
   finished: string[];
@@ -52,7 +59,7 @@ export interface UserInputsState {
 }
 
 export function initialUserInputs(): UserInputsState {
-  return { generation: 0, requests: {}, finished: [], firstRead: undefined };
+  return { generation: 0, unlisted: 'retire', requests: {}, finished: [], firstRead: undefined };
 }
 
 function isOver(entry: UserInputEntry): boolean {
@@ -77,10 +84,23 @@ function put(state: UserInputsState, entry: UserInputEntry): UserInputsState {
   return { ...state, requests, finished };
 }
 
+/** Drops an open request (so never in `finished`) from the model altogether. */
+function forget(state: UserInputsState, entry: UserInputEntry): UserInputsState {
+  const requests = Object.fromEntries(
+    Object.entries(state.requests).filter(([id]) => id !== entry.view.id),
+  );
+  return { ...state, requests };
+}
+
 /** Pure transitions; each returns the same object when nothing changed. */
 export const userInputTransitions = {
   subscribed(state: UserInputsState): UserInputsState {
-    return { ...state, generation: state.generation + 1 };
+    return { ...state, generation: state.generation + 1, unlisted: 'retire' };
+  },
+
+  /** The person's workspaces changed: what the next snapshot lists is what they see. */
+  accessChanged(state: UserInputsState): UserInputsState {
+    return { ...state, generation: state.generation + 1, unlisted: 'forget' };
   },
 
   /** A view from an event or a respond result: applied only when newer. */
@@ -100,7 +120,8 @@ export const userInputTransitions = {
 
   /**
    * `GET /api/v1/user-inputs`, requested under subscription `generation`
-   * (taken before the request was sent).
+   * (taken before the request was sent). An open request learned before and
+   * not listed goes as the generation's `unlisted` says.
    */
   snapshot(
     state: UserInputsState,
@@ -131,7 +152,10 @@ export const userInputTransitions = {
     }
     for (const entry of Object.values(result.requests)) {
       if (listed.has(entry.view.id) || isOver(entry) || entry.generation >= generation) continue;
-      result = put(result, { ...entry, retired: true });
+      result =
+        state.unlisted === 'retire'
+          ? put(result, { ...entry, retired: true })
+          : forget(result, entry);
     }
     if (result.firstRead === undefined) {
       result = { ...result, firstRead: Object.fromEntries([...listed].map((id) => [id, true])) };

@@ -593,13 +593,14 @@ type RowScope = { sessionId: string } | { pendingId: string };
 
 /**
  * One guarded update of pending clarification rows in their session's current
- * turn: the shape detach, expiry and cancel share.
+ * turn: the shape detach, expiry and cancel share. `also` is one more guard
+ * on each row.
  */
-async function updatePendingRows(
+export async function updatePendingRows(
   ctx: RepoContext,
   scope: RowScope,
   entries: Parameters<RepoContext['dialect']['metadataSet']>[0],
-  guards: { liveSession: boolean; stillAttached: boolean },
+  guards: { liveSession: boolean; stillAttached: boolean; also?: Expression<SqlBool> },
 ): Promise<MessageRecord[]> {
   let query = ctx.db
     .updateTable('task_session_messages')
@@ -619,6 +620,7 @@ async function updatePendingRows(
   if (guards.stillAttached) {
     query = query.where(sql<SqlBool>`NOT ${ctx.dialect.metadataFlag('agent_disconnected')}`);
   }
+  if (guards.also) query = query.where(guards.also);
   const rows = await query.returningAll().execute();
   return rows.map(toMessageRecord).sort(byCreation);
 }

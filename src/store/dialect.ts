@@ -58,6 +58,7 @@ export const PENDING_ID_LOOKUP_INDEX = 'idx_messages_metadata_pending_id_lookup'
 export const PENDING_ID_ORDERED_INDEX = 'idx_messages_metadata_pending_id_lookup_ordered';
 export const PENDING_ROWS_INDEX = 'idx_messages_pending_clarification_turn';
 export const DELIVERY_INTENT_INDEX = 'idx_messages_delivery_intent';
+export const ATTACHED_ASKS_INDEX = 'idx_messages_attached_asks';
 
 /**
  * `CLARIFICATION_TYPE` of clarification.ts, spelled here because that module
@@ -109,6 +110,19 @@ export interface Dialect {
    * only (several replicas); SQLite has none.
    */
   readonly deliveryIntentIndexes: readonly IndexDefinition[];
+  /**
+   * Whether a `task_session_messages` row is a pending clarification row
+   * still attached to a live wait on a named replica (`asked_on`), spelled as
+   * the predicate of `attachedAsksIndexes` so a query carrying it may use
+   * that index.
+   */
+  attachedAskRow(): RawBuilder<boolean>;
+  /**
+   * Attached asks by the replica they wait on: as many as live waits, so a
+   * replica's poll for asks whose replica died reads only those. PostgreSQL
+   * only (several replicas); SQLite has none.
+   */
+  readonly attachedAsksIndexes: readonly IndexDefinition[];
   /**
    * `metadata` with top-level keys set, as JSON text. Each value is an SQL
    * expression yielding JSON text (use `jsonValue` for a bound value), so a
@@ -222,8 +236,26 @@ function pendingRowsIndex(predicate: string): IndexDefinition {
   };
 }
 
+/** `pendingRowPredicate`, attached (not `agent_disconnected`), with the replica it waits on. */
+function attachedAskPredicate(
+  text: (name: MetadataKey) => string,
+  flag: (name: MetadataKey) => string,
+): string {
+  return (
+    `${pendingRowPredicate(text)()} AND NOT ${flag('agent_disconnected')} AND ` +
+    `${text('asked_on')} IS NOT NULL`
+  );
+}
+
 function sqliteText(name: MetadataKey, alias?: string): string {
   return `json_extract(${column(alias)}, '$.${key(name)}')`;
+}
+
+// json_extract turns JSON true into 1. A CASE, not `IN (1, 'true', '1')`: SQLite
+// builds a temporary index for an IN list of more than two constants at every
+// execution, which cost more than the rest of a short statement.
+function sqliteFlag(name: MetadataKey, alias?: string): string {
+  return `(CASE ${sqliteText(name, alias)} WHEN 1 THEN 1 WHEN 'true' THEN 1 WHEN '1' THEN 1 ELSE 0 END)`;
 }
 
 function sqliteFieldText(name: MetadataKey, field: MetadataField, alias?: string): string {
@@ -236,18 +268,14 @@ export const sqliteDialect: Dialect = {
   metadataText: (name, alias) => sql.raw<string | null>(sqliteText(name, alias)),
   metadataFieldText: (name, field, alias) =>
     sql.raw<string | null>(sqliteFieldText(name, field, alias)),
-  // json_extract turns JSON true into 1. A CASE, not `IN (1, 'true', '1')`: SQLite
-  // builds a temporary index for an IN list of more than two constants at every
-  // execution, which cost more than the rest of a short statement.
-  metadataFlag: (name, alias) =>
-    sql.raw<boolean>(
-      `(CASE ${sqliteText(name, alias)} WHEN 1 THEN 1 WHEN 'true' THEN 1 WHEN '1' THEN 1 ELSE 0 END)`,
-    ),
+  metadataFlag: (name, alias) => sql.raw<boolean>(sqliteFlag(name, alias)),
   pendingIdIndexes: pendingIdIndexes(sqliteText('pending_id')),
   pendingClarificationRow: (alias) =>
     sql.raw<boolean>(`(${pendingRowPredicate(sqliteText)(alias)})`),
   pendingRowsIndex: pendingRowsIndex(pendingRowPredicate(sqliteText)()),
   deliveryIntentIndexes: [],
+  attachedAskRow: () => sql.raw<boolean>(`(${attachedAskPredicate(sqliteText, sqliteFlag)})`),
+  attachedAsksIndexes: [],
   metadataSet: (entries, base = METADATA) => {
     const pairs = entries.map(([name, value]) => sql`${sql.lit(`$.${key(name)}`)}, json(${value})`);
     return sql<string>`json_set(${base}, ${sql.join(pairs)})`;
@@ -340,6 +368,15 @@ export const postgresDialect: Dialect = {
       ddl:
         `CREATE INDEX IF NOT EXISTS ${DELIVERY_INTENT_INDEX} ON task_session_messages (updated_at) ` +
         `WHERE ${postgresFlag('response_delivery_pending')}`,
+    },
+  ],
+  attachedAskRow: () => sql.raw<boolean>(`(${attachedAskPredicate(postgresText, postgresFlag)})`),
+  attachedAsksIndexes: [
+    {
+      name: ATTACHED_ASKS_INDEX,
+      ddl:
+        `CREATE INDEX IF NOT EXISTS ${ATTACHED_ASKS_INDEX} ON task_session_messages ` +
+        `(${postgresText('asked_on')}) WHERE ${attachedAskPredicate(postgresText, postgresFlag)}`,
     },
   ],
   metadataSet: (entries, base = METADATA) => {

@@ -7,6 +7,7 @@ export type { RepoContext, Metadata } from './context.js';
 export { parseMetadata } from './context.js';
 export type { Dialect, Driver, MetadataKey } from './dialect.js';
 export {
+  ATTACHED_ASKS_INDEX,
   DELIVERY_INTENT_INDEX,
   PENDING_ID_INDEX,
   PENDING_ID_LOOKUP_INDEX,
@@ -145,6 +146,12 @@ export {
   rowsStillCurrent,
   rowsWithDeliveryIntent,
 } from './clarification.js';
+export {
+  detachOrphanedAsk,
+  orphanedAsks,
+  orphanedAsksQuery,
+  type OrphanedAsk,
+} from './orphaned-asks.js';
 export { jsonValue } from './dialect.js';
 export { toMessageRecord } from './messages.js';
 export type { ApiTokenKind } from './tables.js';

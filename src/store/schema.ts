@@ -458,6 +458,7 @@ export function schemaSteps(dialect: Dialect): readonly SchemaStep[] {
     ...indexSteps(dialect.pendingIdIndexes),
     ...indexSteps([dialect.pendingRowsIndex]),
     ...indexSteps(dialect.deliveryIntentIndexes),
+    ...indexSteps(dialect.attachedAsksIndexes),
     ...eventLog,
   ];
 }

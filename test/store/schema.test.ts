@@ -1,6 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
+  ATTACHED_ASKS_INDEX,
   DELIVERY_INTENT_INDEX,
   PENDING_ID_INDEX,
   PENDING_ID_LOOKUP_INDEX,
@@ -127,9 +128,11 @@ describe.each(DRIVERS)('schema start-up on %s', (driver) => {
     expect(await indexDefinition(store, PENDING_ID_ORDERED_INDEX)).toMatch(
       ORDERED_INDEX_DEFINITION[driver],
     );
-    // Claims waiting for their delivery, for the replicas' poll; one server needs none.
-    if (driver === 'postgres') expect(indexes).toContain(DELIVERY_INTENT_INDEX);
-    else expect(indexes).not.toContain(DELIVERY_INTENT_INDEX);
+    // Claims waiting for their delivery and asks attached to a wait, for the replicas' poll.
+    for (const name of [DELIVERY_INTENT_INDEX, ATTACHED_ASKS_INDEX]) {
+      if (driver === 'postgres') expect(indexes).toContain(name);
+      else expect(indexes).not.toContain(name);
+    }
   });
 
   it('replays on an existing database without error or change', async () => {

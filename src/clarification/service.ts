@@ -34,6 +34,7 @@ import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus }
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
+import { detachOrphanedAsks } from './orphaned-asks.js';
 import { claimUnderWay } from './recovery.js';
 import type { ClarificationResponse } from './outcome.js';
 import { ENDED_BUNDLE_RECHECK_MS } from '../tunables.js';
@@ -141,7 +142,8 @@ export class ClarificationService {
    * session's lease (their announcement was lost, and their responder waits
    * for this replica), the others once the delivery budget has passed (a
    * responder may still be routing them; by then it stopped waiting, or
-   * stopped); and it gives back an external agent's claims whose taker is gone.
+   * stopped); it gives back an external agent's claims whose taker is gone,
+   * and detaches its questions whose live wait ran on a replica that is gone.
    */
   deliveryWakes(): WakeSubscriber {
     const deliver = (pendingId: string, origin: string) =>
@@ -168,6 +170,7 @@ export class ClarificationService {
             await deliver(pendingId, replicas.id);
           }
         }
+        await detachOrphanedAsks(this.deps, replicas.id, heartbeatAfter);
       },
     };
   }

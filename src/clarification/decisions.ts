@@ -1,6 +1,6 @@
 /**
  * In-process notice that a bundle was decided (its claim handed off) or can
- * no longer be (its session ended), for callers that wait on a bundle without
+ * no longer be (its session ended, or a person cancelled it), for callers that wait on a bundle without
  * being its live waiter, such as an external agent's `wait_for_answer`. A
  * hint only: waiters re-read the store.
  */
@@ -21,7 +21,7 @@ export class DecisionBoard {
     };
   }
 
-  /** Its session ended: the bundle expired, and its rows may be about to go. */
+  /** Cancelled, or its session ended: the bundle expired, and its rows may be about to go. */
   ended(pendingId: string): void {
     this.decided(pendingId);
   }

@@ -19,8 +19,8 @@ import {
   detachSessionRows,
   expireSessionRows,
   getSession,
-  markAskedOn,
   pendingIdsOfSession,
+  reattachBundleRows,
   rowsStillCurrent,
   startTurn,
   TERMINAL_SESSION_STATES,
@@ -30,6 +30,7 @@ import {
   type RepoContext,
   type SessionState,
 } from '../store/index.js';
+import type { SessionWrite } from '../events/index.js';
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
 import { DecisionBoard } from './decisions.js';
@@ -61,6 +62,7 @@ export type AskResult =
   | Failure<'invalid_request' | 'not_active'>;
 
 const NOT_FOUND = failure('not_found', 'clarification request not found');
+const FENCED = 'another server took this session over; ask again there';
 const NO_LIVE_WAIT =
   'no agent waits on this question now, so there is nothing to cancel: answer or skip it instead';
 
@@ -93,11 +95,38 @@ export interface AskOptions {
 /** One bundle as `get` reads it. */
 export type BundleRead = { ok: true; view: BundleView } | Failure<'not_found'>;
 
-/** A decision, or `waiting` when the wait ended before one (the bundle stays open). */
+/**
+ * A decision, `waiting` when the wait ended before one (the bundle stays
+ * open), or `cancelled` when a person closed it.
+ */
 export type DecisionWait =
-  | { ok: true; outcome: 'decided'; response: ClarificationResponse; questions: Question[] }
+  | {
+      ok: true;
+      outcome: 'decided';
+      response: ClarificationResponse;
+      questions: Question[];
+      /**
+       * Handed to this wait as to an ask's, after a read found its caller
+       * entitled (`LiveWaiters`); otherwise read from the store.
+       */
+      handedOver: boolean;
+    }
   | { ok: true; outcome: 'waiting' }
+  | { ok: true; outcome: 'cancelled' }
   | Failure<'not_found' | 'not_active'>;
+
+export interface DecisionWaitOptions {
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /**
+   * The caller asked in this session (its agent, or an external client in
+   * its own session): its wait on an open bundle there is the asker's live
+   * wait again, as a repeated ask's.
+   */
+  asker?: { sessionId: string; entitled?: () => Promise<boolean> };
+}
+
+const CANCELLED: DecisionWait = { ok: true, outcome: 'cancelled' };
 
 export class ClarificationService {
   readonly resolver: Resolver;
@@ -240,13 +269,7 @@ export class ClarificationService {
     if (!created) return failure('not_active', 'this session can no longer ask questions');
     options.onBundle?.(created);
 
-    const outcome: WaitOutcome = this.draining.signal.aborted
-      ? { kind: 'ended', reason: 'detached' }
-      : await this.deps.waiters.wait(created, sessionId, {
-          timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
-          ...(options.signal ? { signal: options.signal } : {}),
-          ...(options.entitled ? { entitled: options.entitled } : {}),
-        });
+    const outcome = await this.waitLive(sessionId, created, options);
     if (outcome.kind === 'answered') {
       return {
         ok: true,
@@ -256,12 +279,44 @@ export class ClarificationService {
         questions: normalized.value.questions,
       };
     }
-    // Fenced: the replica that took the session over already detached the bundle.
-    if (outcome.reason === 'fenced') {
-      return failure('not_active', 'another server took this session over; ask again there');
-    }
-    if (!this.deps.waiters.has(created)) await this.detachRows(sessionId);
+    if (outcome.reason === 'fenced') return failure('not_active', FENCED);
     return { ok: true, pendingId: created, outcome: 'open', reason: outcome.reason };
+  }
+
+  /**
+   * The asker's live wait on its bundle (its ask, or its `wait_for_answer`),
+   * the rows already marked attached (`attach`). One that ends without an
+   * answer detaches them again, unless another wait on the bundle still runs
+   * here; a fenced one writes nothing: the replica that took the session
+   * over already detached them. A server draining waits for nothing.
+   */
+  private async waitLive(
+    sessionId: string,
+    pendingId: string,
+    options: AskOptions,
+  ): Promise<WaitOutcome> {
+    const outcome: WaitOutcome = this.draining.signal.aborted
+      ? { kind: 'ended', reason: 'detached' }
+      : await this.deps.waiters.wait(pendingId, sessionId, {
+          timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
+          ...(options.signal ? { signal: options.signal } : {}),
+          ...(options.entitled ? { entitled: options.entitled } : {}),
+        });
+    if (outcome.kind === 'ended' && outcome.reason !== 'fenced') {
+      if (!this.deps.waiters.has(pendingId)) await this.detachRows(sessionId);
+    }
+    return outcome;
+  }
+
+  /**
+   * The asker waits on its bundle again, here: its rows read attached (the
+   * person sees the asker back and may cancel) and, with several replicas,
+   * name this one, so an answer or a cancel on any replica finds the wait.
+   * Not while draining: no wait follows.
+   */
+  private async attach(write: SessionWrite, pendingId: string): Promise<void> {
+    if (this.draining.signal.aborted) return;
+    write.updated(...(await reattachBundleRows(write.tx, pendingId, this.deps.replicas?.id)));
   }
 
   /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
@@ -273,8 +328,7 @@ export class ClarificationService {
       if (!session || TERMINAL.has(session.state)) return undefined;
       const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
       if (existing) {
-        // Its wait runs here now: an answer on any replica must find it here.
-        if (replicaId) write.updated(...(await markAskedOn(tx, existing, replicaId)));
+        await this.attach(write, existing);
         return existing;
       }
       const turn =
@@ -341,16 +395,19 @@ export class ClarificationService {
   }
 
   /**
-   * Waits until the bundle is decided and handed off, for callers that are not
-   * its live waiter (an external agent's `wait_for_answer`). Returns at once
-   * when it already is; `not_active` when it can never be, and, when that
-   * happens while it waits, as a new call would once the session's end has
-   * settled: `not_found` when its rows went with the session's deletion.
+   * Waits until the bundle is decided and handed off (`wait_for_answer`).
+   * Returns at once when it already is, or was cancelled; `not_active` when
+   * it can never be, and, when that happens while it waits, as a new call
+   * would once the session's end has settled: `not_found` when its rows went
+   * with the session's deletion. The asker's wait on its own open bundle is
+   * a live wait, as its repeated ask's would be (`waitAgain`): the person
+   * sees it attached, may cancel it, and an answer is handed over to it.
+   * Anyone else's reads the store until the bundle is decided.
    */
   async awaitDecision(
     principal: Principal,
     pendingId: string,
-    options: { timeoutMs: number; signal?: AbortSignal },
+    options: DecisionWaitOptions,
   ): Promise<DecisionWait> {
     const { replicas } = this.deps;
     let wake: () => void = () => {};
@@ -360,10 +417,13 @@ export class ClarificationService {
       });
     let local = nextLocal();
     let over = false;
+    // Ends the asker's live wait with the call: its timeout, its caller gone, the drain.
+    const callOver = new AbortController();
     // A call, so each read sees what the timer or an abort set meanwhile.
     const isOver = () => over;
     const end = () => {
       over = true;
+      callOver.abort();
       wake();
     };
     // Listen before reading, so a decision between the read and the wait is not missed.
@@ -380,22 +440,47 @@ export class ClarificationService {
       const first = await this.get(principal, pendingId);
       if (!first.ok) return first;
       let view: BundleView = first.view;
+      if (view.status === 'cancelled') return CANCELLED;
       // A claimed bundle is no longer active but may still be handing off: wait for it.
       if (!view.response && !view.active) return failure('not_active');
       while ((!view.response || view.delivery_pending) && !isOver()) {
-        // Several replicas: another one may decide it; any write to its session wakes us too.
-        const sessionChanged = replicas?.changed(
-          view.session_id,
-          options.timeoutMs,
-          finished.signal,
-        );
-        await (sessionChanged ? Promise.race([local, sessionChanged]) : local);
+        let closedWhileLive = false;
+        if (view.active && view.session_id === options.asker?.sessionId) {
+          const live = await this.waitAgain(view.session_id, pendingId, {
+            timeoutMs: options.timeoutMs,
+            signal: callOver.signal,
+            ...(options.asker.entitled ? { entitled: options.asker.entitled } : {}),
+          });
+          if (live.kind === 'answered') {
+            const { response } = live;
+            return {
+              ok: true,
+              outcome: 'decided',
+              response,
+              questions: view.questions,
+              handedOver: true,
+            };
+          }
+          if (live.reason === 'fenced') return failure('not_active', FENCED);
+          // Cancelled, expired or deleted: read which. Anything else ended the call's wait.
+          closedWhileLive = live.reason === 'cancelled';
+          if (!closedWhileLive) end();
+        } else {
+          // Several replicas: another one may decide it; any write to its session wakes us too.
+          const sessionChanged = replicas?.changed(
+            view.session_id,
+            options.timeoutMs,
+            finished.signal,
+          );
+          await (sessionChanged ? Promise.race([local, sessionChanged]) : local);
+        }
         local = nextLocal();
         const again = await this.get(principal, pendingId);
         // Gone while waited for: its session was deleted.
         if (!again.ok) return again;
         view = again.view;
-        if (!view.response && !view.active) {
+        if (view.status === 'cancelled') return CANCELLED;
+        if (!view.response && (!view.active || closedWhileLive)) {
           // Expired: its session ended, or is being deleted and its rows go next.
           await Promise.race([local, this.pause(ENDED_BUNDLE_RECHECK_MS, finished.signal)]);
           const settled = await this.get(principal, pendingId);
@@ -403,7 +488,8 @@ export class ClarificationService {
         }
       }
       if (!view.response || view.delivery_pending) return { ok: true, outcome: 'waiting' };
-      return { ok: true, outcome: 'decided', response: view.response, questions: view.questions };
+      const { response, questions } = view;
+      return { ok: true, outcome: 'decided', response, questions, handedOver: false };
     } finally {
       finished.abort();
       stop();
@@ -411,6 +497,16 @@ export class ClarificationService {
       options.signal?.removeEventListener('abort', end);
       this.draining.signal.removeEventListener('abort', end);
     }
+  }
+
+  /** The asker's `wait_for_answer` on its open bundle: attached again, then its live wait. */
+  private async waitAgain(
+    sessionId: string,
+    pendingId: string,
+    options: AskOptions,
+  ): Promise<WaitOutcome> {
+    await this.deps.sessions.write(sessionId, (write) => this.attach(write, pendingId));
+    return this.waitLive(sessionId, pendingId, options);
   }
 
   /**
@@ -440,6 +536,8 @@ export class ClarificationService {
     });
     if (!cancelled) return failure('not_active');
     this.deps.waiters.end(pendingId, 'cancelled');
+    // Anyone else waiting on it here reads it closed at once.
+    this.deps.decisions.ended(pendingId);
     // The replica holding the wait ends it when it hears of the cancel (`deliverAnnounced`).
     if (waitsElsewhere) await this.deps.replicas?.announce(pendingId);
     return { ok: true };

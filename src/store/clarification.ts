@@ -570,19 +570,22 @@ export async function detachClaim(ctx: RepoContext, messageIds: readonly string[
 }
 
 /**
- * An agent's repeated ask reached another replica and waits there now: the
- * bundle's pending rows name it and are attached again.
+ * The asker waits on its bundle again (a repeated ask, or its
+ * `wait_for_answer`): the bundle's pending rows are attached again and, with
+ * several replicas, name the one the wait runs on, so an answer or a cancel
+ * on any replica finds it there. Without `replicaId` they keep the one they
+ * name.
  */
-export function markAskedOn(
+export function reattachBundleRows(
   ctx: RepoContext,
   pendingId: string,
-  replicaId: string,
+  replicaId: string | undefined,
 ): Promise<MessageRecord[]> {
   return updatePendingRows(
     ctx,
     { pendingId },
     [
-      ['asked_on', jsonValue(replicaId)],
+      ...(replicaId === undefined ? [] : ([['asked_on', jsonValue(replicaId)]] as const)),
       ['agent_disconnected', jsonValue(false)],
     ],
     { liveSession: true, stillAttached: false },

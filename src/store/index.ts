@@ -136,7 +136,7 @@ export {
   attachedBundles,
   detachBundleRows,
   detachClaim,
-  markAskedOn,
+  reattachBundleRows,
   takeDelivery,
   detachSessionRows,
   expireSessionRows,

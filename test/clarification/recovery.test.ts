@@ -14,7 +14,7 @@ import {
   createSession,
   currentTurn,
   getTurn,
-  markAskedOn,
+  reattachBundleRows,
   markDispatchAttempted,
   reserveSuccessorTurn,
   setSessionState,
@@ -195,7 +195,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
 
   it('detaches a bundle a crash left attached, unless its wait may run on a live replica', async () => {
     // What a crash leaves: the ask's wait began (here, on replica A) and never ended.
-    expect(await markAskedOn(h.store, pendingId, 'replica-a')).toHaveLength(2);
+    expect(await reattachBundleRows(h.store, pendingId, 'replica-a')).toHaveLength(2);
     const attached = async () =>
       (await h.rows(pendingId)).map((row) => row.metadata.agent_disconnected);
     const scope = { kind: 'all' } as const;

@@ -164,6 +164,17 @@ export function registerClarionTools(
   }
 
   /**
+   * The session this call's questions are asked in, if it has one yet: an
+   * agent's own, else its client's external session (found, never opened).
+   * Its wait on a question there is the asker's.
+   */
+  async function askedIn(holder: TokenHolder, principal: Principal): Promise<string | undefined> {
+    if (principal.kind === 'agent') return principal.sessionId;
+    const found = await externalSession(holder.userId, false);
+    return found.ok ? found.sessionId : undefined;
+  }
+
+  /**
    * An external agent's `not_found` when another client of the same person
    * asked the question (questions belong to the person and the client's
    * name): its message names that client, which is the person's own.
@@ -318,7 +329,8 @@ export function registerClarionTools(
       title: 'Wait for an answer',
       description:
         'Wait until the person answers questions asked earlier (by pending_id). Returns the ' +
-        "same result as ask_user_question; 'open' when the wait ends first.",
+        "same result as ask_user_question; 'open' when the wait ends first. While you wait on " +
+        'your own question, the person sees you waiting again and may close it.',
       inputSchema: waitForAnswerInput,
       outputSchema: waitForAnswerOutput,
     },
@@ -331,11 +343,23 @@ export function registerClarionTools(
           const timeoutMs = hasProgressToken(extra)
             ? askedMs
             : Math.min(askedMs, deps.callWithoutProgressMs);
+          const asked = await askedIn(holder, principal);
+          // On its own question the caller waits as its ask did: handed the answer once its token reads live.
+          const asker =
+            asked === undefined ? {} : { asker: { sessionId: asked, entitled: credential.live } };
           const result = await withProgress(extra, progress, () =>
-            clarification.awaitDecision(principal, args.pending_id, { timeoutMs, signal }),
+            clarification.awaitDecision(principal, args.pending_id, {
+              timeoutMs,
+              signal,
+              ...asker,
+            }),
           );
-          // The answer stays in the store: it is read, not handed over, so the token is read first.
-          if (result.ok && result.outcome === 'decided' && (await credential.live())) {
+          // An answer read from the store, not handed over, is given only once the token reads live.
+          if (
+            result.ok &&
+            result.outcome === 'decided' &&
+            (result.handedOver || (await credential.live()))
+          ) {
             return toolResult(decisionPayload(result.response, result.questions));
           }
           if (credential.revoked.aborted) return revokedResult();
@@ -344,6 +368,9 @@ export function registerClarionTools(
             return toolFailure(elsewhere ?? result);
           }
           if (!result.ok) return toolFailure(result);
+          if (result.outcome === 'cancelled') {
+            return toolFailure(failure('not_active', QUESTION_CLOSED_MESSAGE));
+          }
           return toolResult({
             status: 'open',
             pending_id: args.pending_id,

@@ -1,0 +1,166 @@
+/**
+ * An external agent's `wait_for_answer` on its own question after its ask's
+ * call ended (the question detached), through a real MCP client on both
+ * dialects: while it waits the question reads attached again (REST and the
+ * session's events), so the person may cancel it, and the cancel or an
+ * answer reaches the waiting call at once, handed over as to an ask's wait;
+ * when its bound passes the question is detached again. A repeated ask does
+ * the same on one server.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
+import { DRIVERS } from '../support/databases.js';
+import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
+
+/** The ask's own live wait, short so that its call comes back `open` and the question detaches. */
+const LIVE_WAIT_MS = 300;
+/** A cancel or an answer reaches the waiting call within this, not at its bound. */
+const PROMPTLY_MS = 5_000;
+
+describe.each(DRIVERS)(
+  'wait_for_answer waits as the asker on %s',
+  { timeout: 60_000 },
+  (driver) => {
+    let m: McpHarness;
+
+    beforeEach(async () => {
+      m = await mcpHarness(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
+    });
+
+    afterEach(async () => {
+      await m.dispose();
+    });
+
+    /** Asks through `client` and lets the ask's call end: the question is open and detached. */
+    async function detachedQuestion(client: Client): Promise<string> {
+      const asked = structured(await m.call(client, 'ask_user_question', TWO_QUESTIONS));
+      expect(asked.status).toBe('open');
+      const pendingId = asked.pending_id as string;
+      expect(await detached(pendingId)).toBe(true);
+      return pendingId;
+    }
+
+    /** What the person reads: `GET /api/v1/clarification/:id` with their own token. */
+    async function detached(pendingId: string): Promise<boolean> {
+      const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}`, m.url);
+      const reply = await fetch(url, { headers: { authorization: `Bearer ${m.tokens.member}` } });
+      expect(reply.status).toBe(200);
+      const view = (await reply.json()) as { detached: boolean; active: boolean };
+      expect(view.active).toBe(true);
+      return view.detached;
+    }
+
+    function cancel(pendingId: string): Promise<Response> {
+      const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}/cancel`, m.url);
+      return fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${m.tokens.member}` },
+      });
+    }
+
+    /** The `agent_disconnected` flags the session's events published since `from`, per update. */
+    function publishedFlags(pendingId: string, from: number): unknown[] {
+      return m.h.events.events.slice(from).flatMap((event) => {
+        if (event.type !== 'message.updated') return [];
+        const { metadata } = event.message;
+        return metadata.pending_id === pendingId ? [metadata.agent_disconnected] : [];
+      });
+    }
+
+    function waitFor(client: Client, pendingId: string, timeoutSeconds: number) {
+      return m.call(client, 'wait_for_answer', {
+        pending_id: pendingId,
+        timeout_seconds: timeoutSeconds,
+      });
+    }
+
+    it('reads attached while it waits, and detached again once its bound passes', async () => {
+      const client = await m.connect(m.tokens.member, 'my-claude');
+      const pendingId = await detachedQuestion(client);
+      const before = m.h.events.events.length;
+
+      const started = Date.now();
+      const waiting = waitFor(client, pendingId, 2);
+      await eventually(async () => !(await detached(pendingId)));
+      const rows = await m.h.rows(pendingId);
+      expect(rows.map((row) => row.metadata.agent_disconnected)).toEqual([false, false]);
+      // Both rows, in the event the web app reads them from.
+      expect(publishedFlags(pendingId, before)).toEqual([false, false]);
+
+      expect(structured(await waiting)).toMatchObject({ status: 'open', pending_id: pendingId });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+      expect(await detached(pendingId)).toBe(true);
+      expect(publishedFlags(pendingId, before)).toEqual([false, false, true, true]);
+      // Nothing waits any more: the person has nothing to cancel.
+      expect((await cancel(pendingId)).status).toBe(409);
+    });
+
+    it("hands the person's cancel to the waiting call at once", async () => {
+      const client = await m.connect(m.tokens.member, 'my-claude');
+      const pendingId = await detachedQuestion(client);
+      // Detached, nobody waits: nothing to cancel.
+      expect((await cancel(pendingId)).status).toBe(409);
+
+      const waiting = waitFor(client, pendingId, 60);
+      await eventually(async () => !(await detached(pendingId)));
+      const cancelledAt = Date.now();
+      const reply = await cancel(pendingId);
+      expect(reply.status).toBe(200);
+      expect(await reply.json()).toEqual({ cancelled: true });
+
+      const result: CallToolResult = await waiting;
+      expect(Date.now() - cancelledAt).toBeLessThan(PROMPTLY_MS);
+      expect(toolErrorText(result)).toBe(QUESTION_CLOSED_MESSAGE);
+      expect(result.structuredContent).toMatchObject({ code: 'not_active' });
+      const rows = await m.h.rows(pendingId);
+      expect(rows.map((row) => row.metadata.status)).toEqual(['cancelled', 'cancelled']);
+      // A later wait says the same at once.
+      const again = await waitFor(client, pendingId, 60);
+      expect(toolErrorText(again)).toBe(QUESTION_CLOSED_MESSAGE);
+    });
+
+    it('hands an answer given while it waits over once, as to an ask', async () => {
+      const client = await m.connect(m.tokens.member, 'my-claude');
+      const pendingId = await detachedQuestion(client);
+      const waiting = waitFor(client, pendingId, 60);
+      await eventually(async () => !(await detached(pendingId)));
+
+      const colleague = await m.connect(m.tokens.colleague);
+      const answeredAt = Date.now();
+      const answered = structured(
+        await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
+      );
+      expect(answered).toMatchObject({ claimed: true, status: 'answered' });
+      const result = structured(await waiting);
+      expect(Date.now() - answeredAt).toBeLessThan(PROMPTLY_MS);
+      expect(result).toMatchObject({
+        status: 'answered',
+        pending_id: pendingId,
+        answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' } },
+      });
+      // One delivery, to the live wait: not recorded for a later collection.
+      const deliveries = m.h.observer.phases.filter((phase) => phase.phase === 'delivery');
+      expect(deliveries.map((phase) => phase.outcome)).toEqual(['live']);
+      const rows = await m.h.rows(pendingId);
+      expect(rows.map((row) => row.metadata.response_delivery_pending)).toEqual([
+        undefined,
+        undefined,
+      ]);
+    });
+
+    it('attaches a repeated ask again while it waits', async () => {
+      const client = await m.connect(m.tokens.member, 'my-claude');
+      const pendingId = await detachedQuestion(client);
+      const before = m.h.events.events.length;
+
+      const again = m.call(client, 'ask_user_question', TWO_QUESTIONS);
+      await eventually(async () => !(await detached(pendingId)));
+      expect(publishedFlags(pendingId, before)).toEqual([false, false]);
+      expect(structured(await again)).toMatchObject({ status: 'open', pending_id: pendingId });
+      expect(await detached(pendingId)).toBe(true);
+    });
+  },
+);

@@ -11,7 +11,9 @@
  * clear that finds its claim put back. An external agent's claim
  * whose taker died is delivered by another replica's poll. A wait held on a
  * replica that lost its session ends before the claim, which goes to the holder.
- * A recovery leaves a claim a replica took after the recovery read it.
+ * A recovery leaves a claim a replica took after the recovery read it. The
+ * asker's `wait_for_answer` on B of a question asked on A names B, so a
+ * cancel or an answer on A reaches it there.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
@@ -325,6 +327,62 @@ describe('claim delivery across replicas on postgres', () => {
     expect(rows[0]?.metadata.responded_by).toMatchObject({ name: 'member', surface: 'rest' });
     // No wait anywhere now: a second cancel has nothing to end.
     expect(await b.service.cancel(caller(), pendingId)).toMatchObject({ code: 'not_active' });
+  });
+
+  /** The session's agent waiting on its question with `wait_for_answer` on `on`, as its asker. */
+  function waitAsAsker(on: Node, pendingId: string) {
+    const agent: Principal = { kind: 'agent', userId: 'agent-user', sessionId: seeded.session.id };
+    return on.service.awaitDecision(agent, pendingId, {
+      timeoutMs: 20_000,
+      asker: { sessionId: seeded.session.id },
+    });
+  }
+
+  /** An ask on `on` whose wait has ended: the question is open and detached. */
+  async function askDetached(on: Node): Promise<string> {
+    const asked = await on.service.ask(seeded.session.id, TWO_QUESTIONS, { timeoutMs: 100 });
+    if (!asked.ok || asked.outcome !== 'open') throw new Error('the ask did not end open');
+    const rows = await messagesByPendingId(on.store, asked.pendingId);
+    expect(rows.map((row) => row.metadata.agent_disconnected)).toEqual([true, true]);
+    return asked.pendingId;
+  }
+
+  /** Its rows name the replica its wait runs on, attached, once that wait began there. */
+  async function attachedOn(on: Node, pendingId: string, replica: string) {
+    await eventually(async () => {
+      const rows = await messagesByPendingId(on.store, pendingId);
+      return (
+        on.waiters.has(pendingId) &&
+        rows.every((row) => row.metadata.asked_on === replica && !row.metadata.agent_disconnected)
+      );
+    });
+  }
+
+  it("the asker's wait for its answer on B, asked on A, is cancelled through A at once", async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askDetached(a);
+    const waited = waitAsAsker(b, pendingId);
+    await attachedOn(b, pendingId, 'B');
+
+    const started = Date.now();
+    expect(await a.service.cancel(caller(), pendingId)).toEqual({ ok: true });
+    expect(await waited).toEqual({ ok: true, outcome: 'cancelled' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it("the asker's wait for its answer on B, asked on A, is handed an answer given on A", async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const pendingId = await askDetached(a);
+    const waited = waitAsAsker(b, pendingId);
+    await attachedOn(b, pendingId, 'B');
+
+    expect(await a.service.respond(caller(), pendingId, ANSWERS)).toMatchObject({ ok: true });
+    expect(await waited).toMatchObject({ ok: true, outcome: 'decided', handedOver: true });
+    expect(deliveryOutcomes(a)).toEqual(['elsewhere']);
+    // Handed over live on B: no replica resumed the agent with a new turn.
+    expect([...a.runtime.prompts, ...b.runtime.prompts]).toEqual([]);
   });
 
   it('a cancel on B of a question no replica waits on is not active, and changes nothing', async () => {

@@ -256,6 +256,45 @@ describe('the read model', () => {
     expect(state.sessions[S]?.revision).toBe(6);
   });
 
+  it('shows the asker back once its rows say it waits again, and gone once they say it left', () => {
+    const detachedAt = (state: ModelState) => activeBundleOfSession(state, S)?.detached;
+    const flag = (detached: boolean, updated: number, revision: number) =>
+      event(
+        'message.updated',
+        row('pending', updated, { agent_disconnected: detached }),
+        revision,
+        'clarification',
+      );
+    let state = subscribed();
+    state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));
+    expect(detachedAt(state)).toBe(false);
+    state = transitions.event(state, flag(true, 2, 4));
+    expect(detachedAt(state)).toBe(true);
+    // `wait_for_answer`, or the same ask again: the agent waits on it again.
+    state = transitions.event(state, flag(false, 3, 5));
+    expect(detachedAt(state)).toBe(false);
+    // A list read before the re-attach does not undo it.
+    state = transitions.pendingSnapshot(
+      state,
+      [{ ...snapshotBundle, detached: true }],
+      state.generation,
+    );
+    expect(detachedAt(state)).toBe(false);
+    state = transitions.event(state, flag(true, 4, 6));
+    expect(detachedAt(state)).toBe(true);
+  });
+
+  it('takes whether a bundle is detached from the list after a reconnect', () => {
+    let state = subscribed();
+    state = transitions.event(
+      state,
+      event('message.added', row('pending', 1, { agent_disconnected: true }), 3, 'clarification'),
+    );
+    state = transitions.subscribed(state);
+    state = transitions.pendingSnapshot(state, [snapshotBundle], state.generation);
+    expect(activeBundleOfSession(state, S)?.detached).toBe(false);
+  });
+
   it('retires a bundle learned before a reconnect when the new snapshot lacks it', () => {
     let state = subscribed();
     state = transitions.event(state, event('message.added', row('pending', 1), 3, 'clarification'));

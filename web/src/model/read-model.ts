@@ -60,7 +60,10 @@ export interface BundleState {
   turn_id: string | undefined;
   created_at: string;
   context: string;
+  /** No agent waits on it now; an agent that waits again (asks again, or waits for it) attaches it. */
   detached: boolean;
+  /** `updated_at` of the row that last said whether it is detached; absent when only a list said. */
+  detached_version?: string;
   total: number;
   questions: Record<string, BundleQuestion>;
   /** The subscription generation that last confirmed this bundle. */
@@ -303,7 +306,10 @@ export const transitions = {
         turn_id: bundle.turn_id,
         created_at: bundle.created_at,
         context: bundle.context,
-        detached: bundle.detached || (known?.detached ?? false),
+        // As for its questions: a row this subscription heard of says it, the list only fills in.
+        ...(known?.detached_version !== undefined && known.generation >= state.generation
+          ? { detached: known.detached, detached_version: known.detached_version }
+          : { detached: bundle.detached }),
         total: bundle.questions.length,
         questions,
         generation: state.generation,
@@ -539,7 +545,11 @@ function applyMessage(state: ModelState, message: MessageView): ModelState {
           turn_id: message.turn_id,
           total: row.total,
           context: row.context || bundle.context,
-          detached: bundle.detached || row.detached,
+          // Its rows change together; the newest one read says whether an agent waits on it.
+          ...(bundle.detached_version === undefined ||
+          !isNewer(bundle.detached_version, message.updated_at)
+            ? { detached: row.detached, detached_version: message.updated_at }
+            : {}),
           created_at:
             bundle.created_at < message.created_at && bundle.created_at !== ''
               ? bundle.created_at

@@ -17,7 +17,7 @@ import {
   createSession,
   detachOrphanedAsk,
   holdReplicaLock,
-  markAskedOn,
+  reattachBundleRows,
   markReplicaStopped,
   messagesByPendingId,
   openStore,
@@ -172,7 +172,7 @@ describe.each(DRIVERS)('asks of a gone replica on %s', (driver) => {
     expect(await detachOrphanedAsk(store, 'no-replica', heartbeatAfter)).toEqual([]);
 
     // The agent asked again on the live replica after the poll read the bundle.
-    await markAskedOn(store, 'on-stopped', 'live');
+    await reattachBundleRows(store, 'on-stopped', 'live');
     expect(await detachOrphanedAsk(store, 'on-stopped', heartbeatAfter)).toEqual([]);
     for (const row of await messagesByPendingId(store, 'on-stopped')) {
       expect(row.metadata).toMatchObject({ agent_disconnected: false, asked_on: 'live' });

@@ -2,11 +2,11 @@
  * Pure rules for what an agent may ask (DESIGN §5). The shape and its limits
  * are the wire's `askInput`; this normalizes a parsed call: missing IDs
  * default to `qN` and `qN_optM` (N and M are 1-based positions), duplicates
- * (IDs, and option labels that read the same: `optionLabelKey`) are refused,
+ * (IDs, and option labels that read the same: `labelsReadingTheSame`) are refused,
  * and the call's content gets a fingerprint.
  */
 import { createHash } from 'node:crypto';
-import { askInput, optionLabelKey, textIssues, type Question } from '../wire/index.js';
+import { askInput, labelsReadingTheSame, textIssues, type Question } from '../wire/index.js';
 
 export type { AskInput, Question, QuestionOption } from '../wire/index.js';
 
@@ -48,17 +48,12 @@ export function normalizeAsk(raw: unknown): AskValidation {
       issues.push({ path: `questions.${questionIndex}.options`, message: 'duplicate option id' });
     }
     // Two choices that read the same cannot be told apart by the person choosing.
-    const labels = new Map<string, number>();
-    options.forEach((option, optionIndex) => {
-      const key = optionLabelKey(option.label);
-      const first = labels.get(key);
-      if (first === undefined) labels.set(key, optionIndex);
-      else {
-        issues.push({
-          path: `questions.${questionIndex}.options.${optionIndex}.label`,
-          message: `duplicate option label: reads the same as options.${first}.label`,
-        });
-      }
+    labelsReadingTheSame(options.map((option) => option.label)).forEach((first, optionIndex) => {
+      if (first === undefined) return;
+      issues.push({
+        path: `questions.${questionIndex}.options.${optionIndex}.label`,
+        message: `duplicate option label: reads the same as options.${first}.label`,
+      });
     });
     return {
       id: question.id ?? `q${number}`,

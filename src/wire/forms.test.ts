@@ -102,6 +102,12 @@ describe('formSchema', () => {
         },
       },
     ],
+    [
+      'options whose names look alike in another script',
+      {
+        properties: { f: { type: 'string', enum: ['a', 'b'], enumNames: ['Allow', '\u0410llow'] } },
+      },
+    ],
     ['minimum above maximum', { properties: { f: { type: 'number', minimum: 2, maximum: 1 } } }],
     [
       'minLength above maxLength',

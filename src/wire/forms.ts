@@ -23,7 +23,7 @@ import {
   MAX_FORM_TEXT_CODE_POINTS,
 } from './limits.js';
 import { optionsOf } from './form-content.js';
-import { optionLabelKey } from './text.js';
+import { labelsReadingTheSame } from './text.js';
 
 export const FORM_STRING_FORMATS = ['email', 'uri', 'date', 'date-time'] as const;
 export type FormStringFormat = (typeof FORM_STRING_FORMATS)[number];
@@ -172,8 +172,9 @@ function fieldProblem(field: FormField): string | undefined {
       break;
   }
   // Two choices that read the same cannot be told apart by the person choosing.
-  const titles = optionsOf(field).map((option) => optionLabelKey(option.title));
-  return new Set(titles).size === titles.length ? undefined : 'duplicate option label';
+  const titles = optionsOf(field).map((option) => option.title);
+  const alike = labelsReadingTheSame(titles).some((first) => first !== undefined);
+  return alike ? 'duplicate option label' : undefined;
 }
 
 export const formContentValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);

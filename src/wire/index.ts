@@ -77,7 +77,7 @@ export {
   decodeUtf8,
   isBlankText,
   isJsonMediaType,
-  optionLabelKey,
+  labelsReadingTheSame,
   showBidiControls,
   splitBidiControls,
   storableJson,

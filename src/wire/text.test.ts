@@ -4,7 +4,7 @@ import {
   answerText,
   decodeUtf8,
   isBlankText,
-  optionLabelKey,
+  labelsReadingTheSame,
   storableJson,
   storableLabel,
   storableText,
@@ -64,10 +64,18 @@ describe('the text rules', () => {
       '\u00ad',
       '\u200e\u202e',
       '\u034f',
+      // Drawn as nothing, though no property says so: the Braille blank, a null notehead.
+      '\u2800',
+      ' \u2800 ',
+      '\u{1D159}',
+      // Hangul fillers: letters with no ink.
+      '\u3164',
+      '\u115f\u1160',
+      '\uffa0',
     ]) {
       expect(isBlankText(blank), JSON.stringify(blank)).toBe(true);
     }
-    for (const shown of ['a', '\u200bx', '🏳️‍🌈', 'e\u0301', '.', '\ud800']) {
+    for (const shown of ['a', '\u200bx', '🏳️‍🌈', 'e\u0301', '.', '\ud800', '\u2800x', '\u2801']) {
       expect(isBlankText(shown), JSON.stringify(shown)).toBe(false);
     }
     expect(answerText('  \u200b  ')).toBe('');
@@ -75,7 +83,7 @@ describe('the text rules', () => {
   });
 
   it('reads option labels as a person tells them apart', () => {
-    const same = (a: string, b: string) => optionLabelKey(a) === optionLabelKey(b);
+    const same = (a: string, b: string) => labelsReadingTheSame([a, b])[1] === 0;
     expect(same('main', 'main')).toBe(true);
     expect(same('Main', 'MAIN')).toBe(true);
     expect(same(' release  branch ', 'release\tbranch')).toBe(true);
@@ -85,6 +93,54 @@ describe('the text rules', () => {
     expect(same('main', 'mains')).toBe(false);
     // A bidi control is shown as a marker, so it tells labels apart.
     expect(same('main\u202e', 'main')).toBe(false);
+  });
+
+  it('reads labels that look alike as the same: compatibility forms, overlays, other scripts', () => {
+    const same = (a: string, b: string) => labelsReadingTheSame([a, b])[1] === 0;
+    // Fullwidth, mathematical bold, a ligature: NFKC's compatibility forms.
+    expect(same('Allow', '\uff21llow')).toBe(true);
+    expect(same('Allow', '\u{1D400}llow')).toBe(true);
+    expect(same('Confirm', 'Con\ufb01rm')).toBe(true);
+    // A mark drawn through or around a letter leaves the letter to read.
+    expect(same('Allow', 'Allow\u0336')).toBe(true);
+    expect(same('Allow', 'A\u20ddllow')).toBe(true);
+    // Cyrillic and Greek letters drawn as Latin ones, in either case and any mix.
+    expect(same('Allow', '\u0410llow')).toBe(true);
+    expect(same('Allow', '\u0430llow')).toBe(true);
+    expect(same('ALLOW', '\u0430llow')).toBe(true);
+    expect(same('Hello', '\u0397ello')).toBe(true);
+    expect(same('vote', '\u03bdote')).toBe(true);
+    expect(same('Copy', '\u0421\u043e\u0440\u0443')).toBe(true);
+    // Both keys: Cyrillic Н looks like H only as a capital.
+    expect(same('HET', '\u041d\u0435\u0442')).toBe(true);
+    // The earliest label it reads as is the one named.
+    expect(labelsReadingTheSame(['Deny', 'Allow', 'ALLOW', '\u0410llow'])).toEqual([
+      undefined,
+      undefined,
+      1,
+      1,
+    ]);
+  });
+
+  it('tells apart labels in one script that differ by more than case, accents included', () => {
+    const same = (a: string, b: string) => labelsReadingTheSame([a, b])[1] === 0;
+    expect(same('\u0414\u0430', '\u041d\u0435\u0442')).toBe(false); // Да, Нет
+    expect(same('\u041d\u0415\u0422', '\u043d\u0435\u0442')).toBe(true); // НЕТ, нет
+    // нет is НЕТ ignoring case, and НЕТ is drawn as HET; Нет and Net differ in Н and N.
+    expect(same('\u043d\u0435\u0442', 'het')).toBe(true);
+    expect(same('\u041d\u0435\u0442', 'Net')).toBe(false);
+    expect(same('\u041f\u043e\u043b', '\u043f\u043e\u043b')).toBe(true); // Пол, пол
+    expect(same('\u0432\u0435\u0441', '\u0432\u0435\u0441\u044c')).toBe(false); // вес, весь
+    expect(same('\u306f\u3044', '\u3044\u3044\u3048')).toBe(false); // はい, いいえ
+    expect(same('\u662f', '\u5426')).toBe(false); // 是, 否
+    expect(same('\u039d\u03b1\u03b9', '\u038c\u03c7\u03b9')).toBe(false); // Ναι, Όχι
+    expect(same('\u039d\u0391\u0399', '\u03bd\u03b1\u03b9')).toBe(true); // ΝΑΙ, ναι
+    // An accent makes another word, so it tells labels apart.
+    expect(same('\u00c4ndern', 'Andern')).toBe(false);
+    expect(same('r\u00e9sum\u00e9', 'resume')).toBe(false);
+    expect(same('s\u00ed', 'si')).toBe(false);
+    // Kazakh У and Ү are two letters, though both capitals look like Y.
+    expect(same('\u0423\u043b', '\u04ae\u043b')).toBe(false);
   });
 
   it('makes text from sources it cannot refuse storable', () => {

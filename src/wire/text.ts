@@ -89,12 +89,15 @@ export function textIssues(value: unknown): TextIssue[] {
  * Whether a reader would see nothing: only whitespace, control characters
  * and invisible format characters (zero-width space and joiners, word
  * joiner, BOM, soft hyphen, direction marks, and every other default-ignorable
- * code point). Such text is no answer and no name.
+ * code point, the Hangul fillers among them), and the letters and symbols
+ * drawn as nothing: the Braille blank (U+2800), which no Unicode property
+ * marks invisible because a blank cell is a real Braille pattern, and the
+ * musical null notehead (U+1D159). Such text is no answer and no name.
  */
 export function isBlankText(value: string): boolean {
   return BLANK.test(value);
 }
-const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}]*$/u;
+const BLANK = /^[\p{White_Space}\p{Cc}\p{Cf}\p{Default_Ignorable_Code_Point}\u2800\u{1D159}]*$/u;
 
 /** Custom text and reasons as they are kept: trimmed, and empty when nothing in them shows. */
 export function answerText(value: string): string {
@@ -102,22 +105,85 @@ export function answerText(value: string): string {
 }
 
 /**
- * What tells two option labels apart for a person reading them: not case,
- * Unicode composition (é written as one or two code points), how much
- * whitespace separates words or surrounds them, nor invisible characters
- * (zero-width space, joiners, soft hyphen). Bidi controls do count: every
- * surface shows them as markers. Labels with the same key are one choice
- * twice, so an ask or form that offers them is refused.
+ * What tells two option labels apart for a person reading them, as the keys
+ * a label reads as: two labels that share a key are one choice twice, so an
+ * ask or form that offers them is refused (`labelsReadingTheSame`).
+ *
+ * Not told apart: case; compatibility forms (NFKC: fullwidth `Ａ`,
+ * mathematical `𝐀`, the `ﬁ` ligature, `é` written as one or two code
+ * points); how much whitespace separates words or surrounds them; invisible
+ * characters (zero-width space, joiners, soft hyphen); marks drawn over or
+ * around a letter (`DRAWN_OVER`); and Cyrillic or Greek letters drawn as a
+ * Latin one (`LATIN_LOOKALIKES`). Told apart: bidi controls, which every
+ * surface shows as markers; and accents, which make another letter in real
+ * words (German "ändern" and "andern", French "côte" and "cote", Spanish
+ * "sí" and "si"), so refusing them would refuse honest choices.
+ *
+ * Two keys, because a lookalike holds in one case only: Cyrillic `Н` looks
+ * like `H` but `н` like no Latin letter, Greek `ν` like `v` but `Ν` like `N`.
+ * So the key maps the label's lowercase and its uppercase each, then ignores
+ * case. Each table maps letters of one script to distinct Latin letters, so
+ * two words of one script share a key only if they differ by case alone.
  */
-export function optionLabelKey(label: string): string {
-  return label
-    .normalize('NFC')
+function optionLabelKeys(label: string): readonly [string, string] {
+  const folded = label
+    .normalize('NFKC')
     .replace(INVISIBLE, (char) => (BIDI_CONTROL.test(char) ? char : ''))
+    .replace(DRAWN_OVER, '')
     .replace(/\p{White_Space}+/gu, ' ')
-    .trim()
-    .toLowerCase();
+    .trim();
+  const key = (cased: string) =>
+    Array.from(cased, (char) => LATIN_LOOKALIKES.get(char) ?? char)
+      .join('')
+      .toLowerCase()
+      .normalize('NFC');
+  return [key(folded.toLowerCase()), key(folded.toUpperCase())];
 }
 const INVISIBLE = /[\p{Cf}\p{Default_Ignorable_Code_Point}]/gu;
+
+/**
+ * For each label, the index of the first earlier one that reads the same
+ * (`optionLabelKeys`), or undefined when none does.
+ */
+export function labelsReadingTheSame(labels: readonly string[]): (number | undefined)[] {
+  const seen = new Map<string, number>();
+  return labels.map((label, index) => {
+    const keys = optionLabelKeys(label);
+    const earlier = keys.map((key) => seen.get(key)).filter((at): at is number => at !== undefined);
+    for (const key of keys) if (!seen.has(key)) seen.set(key, index);
+    return earlier.length === 0 ? undefined : Math.min(...earlier);
+  });
+}
+
+/**
+ * Combining marks that strike through, overlay or enclose the letter before
+ * them (canonical combining class 1, Overlay, and the enclosing marks, Me):
+ * `Allow` with U+0336 over its last letter still reads "Allow".
+ * Accents and other marks beside a letter stay (see `optionLabelKeys`).
+ */
+const DRAWN_OVER =
+  /[\u0334-\u0338\u1CD4\u1CE2-\u1CE8\u20D2\u20D3\u20D8-\u20DA\u20E5\u20E6\u20EA\u20EB\u{10A39}\u{16AF0}-\u{16AF4}\u{1BC9E}\u{1D167}-\u{1D169}\p{Me}]/gu;
+
+/**
+ * Cyrillic and Greek letters a Latin reader takes for a Latin letter (from
+ * Unicode's confusables, UTS #39), in the case they look alike in: each row
+ * is a script's letters and, position for position, their Latin lookalikes.
+ * Fullwidth and mathematical letters need no entry: NFKC folds them first.
+ * Left out on purpose: letters that also look like another letter of their
+ * own script (Kazakh `Ү` and `У` both look like `Y`), which would make words
+ * of one language collide, and letters only like a small capital (`н`, `т`,
+ * `в`, `к`).
+ */
+const LATIN_LOOKALIKES = new Map<string, string>(
+  [
+    ['АВЕКМНОРСТУХЅІЈԚԜ', 'ABEKMHOPCTYXSIJQW'],
+    ['агеопрсухѕіјԁԛԝһӏ', 'areonpcyxsijdqwhl'],
+    ['ΑΒΕΖΗΙΚΜΝΟΡΤΥΧϹͿ', 'ABEZHIKMNOPTYXCJ'],
+    ['αγηινορυχϲϳ', 'aynivopuxcj'],
+  ].flatMap(([letters = '', latin = '']) =>
+    Array.from(letters, (letter, index) => [letter, latin[index] ?? letter] as const),
+  ),
+);
 
 /**
  * Text from a source that cannot be refused (an agent's output), made

@@ -1,9 +1,10 @@
 /**
  * Every refusal of a tool's arguments has the catalogue's shape, through the
  * SDK's own client: input its wire schema refuses (too few options, an ID
- * with a space, text too long, an unknown key, a wrong type) is a tool error
- * whose structured content is `{error, code, issues}`, as a refusal the
- * service finds is, never the SDK's `-32602` text; the code and the fields
+ * with a space, text too long, an unknown key, a wrong type, a label that
+ * shows nothing) is a tool error whose structured content is `{error, code,
+ * issues}`, as a refusal the service finds (labels that read the same) is,
+ * never the SDK's `-32602` text; the code and the fields
  * are REST's for the same body, and the tool does not run.
  *
  * Checking arguments does not depend on the dialect, so this runs on SQLite.
@@ -56,6 +57,32 @@ const REFUSALS: Record<string, Refusal> = {
     args: { questions: 'which?' },
     code: 'invalid_request',
     issues: { questions: 'expected array' },
+  },
+  // A person could not tell these apart, nor see the second at all.
+  'option labels that read the same, a Cyrillic А for a Latin A': {
+    tool: 'ask_user_question',
+    args: {
+      questions: [
+        question({
+          options: [
+            { id: 'a', label: 'Allow', description: 'Run it' },
+            { id: 'b', label: '\u0410llow', description: 'Do not run it' },
+          ],
+        }),
+      ],
+    },
+    code: 'invalid_request',
+    issues: { 'questions.0.options.1.label': 'reads the same as options.0.label' },
+  },
+  'an option label of only the Braille blank': {
+    tool: 'ask_user_question',
+    args: {
+      questions: [
+        question({ options: [option('a'), { id: 'b', label: '\u2800', description: 'Nothing' }] }),
+      ],
+    },
+    code: 'invalid_request',
+    issues: { 'questions.0.options.1.label': 'invisible characters' },
   },
   'NUL in a prompt': {
     tool: 'ask_user_question',

@@ -1,11 +1,12 @@
 /**
  * The pre-claim budget (DESIGN §5.1 step 1): a slow database at identity and,
- * separately, at the claim gives 503 within the 5 s budget, leaves the bundle
+ * separately, at the claim gives 503 within the budget, leaves the bundle
  * pending, counts the timeout for that phase, and a retry claims normally.
+ * The budget is shortened for the test (production's is 5 s): only that it
+ * is the budget that answers is checked, not its length.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { PRE_CLAIM_BUDGET_MS } from '../../src/clarification/index.js';
 import {
   createMetrics,
   createResponseObserver,
@@ -21,6 +22,9 @@ import {
   type Harness,
 } from '../support/clarification-harness.js';
 import { SlowDatabase, type StatementKind } from '../support/slow-database.js';
+
+/** Still far from the 30 s delivery and 40 s client bounds, with the same slack. */
+const PRE_CLAIM_MS = 2_000;
 
 const UNAVAILABLE = {
   error: 'clarification response is temporarily unavailable',
@@ -38,7 +42,11 @@ describe.each(DRIVERS)('pre-claim budget on %s', (driver) => {
     logLines = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => logLines.push(line) });
     const observer = createResponseObserver({ logger, metrics, driver });
-    h = await clarificationHarness(driver, { plugins: [slow], observer });
+    h = await clarificationHarness(driver, {
+      plugins: [slow],
+      observer,
+      budgets: { preClaimMs: PRE_CLAIM_MS },
+    });
   });
 
   function phaseRecords(): Record<string, unknown>[] {
@@ -63,15 +71,15 @@ describe.each(DRIVERS)('pre-claim budget on %s', (driver) => {
       await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length > 0);
       const [pendingId = ''] = h.waiters.pendingIdsOf(h.seeded.session.id);
 
-      slow.arm(statement, PRE_CLAIM_BUDGET_MS + 2_000);
+      slow.arm(statement, PRE_CLAIM_MS + 2_000);
       const started = Date.now();
       const response = await h.respond(pendingId, ANSWERS);
       const elapsed = Date.now() - started;
       expect(response.status).toBe(503);
       expect(await response.json()).toEqual(UNAVAILABLE);
-      // The 5 s budget answered, not the 30 s delivery or 40 s client ones.
-      expect(elapsed).toBeGreaterThanOrEqual(PRE_CLAIM_BUDGET_MS - 50);
-      expect(elapsed).toBeLessThan(PRE_CLAIM_BUDGET_MS + 1_500);
+      // The pre-claim budget answered, not the 30 s delivery or 40 s client ones.
+      expect(elapsed).toBeGreaterThanOrEqual(PRE_CLAIM_MS - 50);
+      expect(elapsed).toBeLessThan(PRE_CLAIM_MS + 1_500);
       const vars = await debugVars(metrics.registry);
       expect(vars.clarification_response_timeout_total).toEqual({
         identity: phase === 'identity' ? 1 : 0,
@@ -94,6 +102,9 @@ describe.each(DRIVERS)('pre-claim budget on %s', (driver) => {
         return rows.every((row) => row.metadata.status === 'pending');
       }, 10_000);
       expect(h.waiters.has(pendingId)).toBe(true);
+      // The held claim keeps its row locks until its statement answers; the retry starts after,
+      // so its whole (short) budget is its own rather than spent waiting out those locks.
+      await slow.released();
 
       const retry = await h.respond(pendingId, ANSWERS);
       expect(retry.status).toBe(200);

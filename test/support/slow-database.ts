@@ -33,10 +33,16 @@ function touchesMessages(node: RootOperationNode): StatementKind | undefined {
 export class SlowDatabase implements KyselyPlugin {
   private armed: { kind: StatementKind; delayMs: number } | undefined;
   private readonly delayed = new WeakSet<object>();
+  private holding: Promise<unknown> = Promise.resolve();
 
   /** Delays the result of the next statement of `kind` on the messages table. */
   arm(kind: StatementKind, delayMs: number): void {
     this.armed = { kind, delayMs };
+  }
+
+  /** Resolves once the result held back last has been handed on (at once if none was). */
+  async released(): Promise<void> {
+    await this.holding;
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -50,7 +56,8 @@ export class SlowDatabase implements KyselyPlugin {
     if (this.armed && this.delayed.has(args.queryId)) {
       const { delayMs } = this.armed;
       this.armed = undefined;
-      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      this.holding = new Promise((resolve) => setTimeout(resolve, delayMs));
+      await this.holding;
     }
     return args.result;
   }

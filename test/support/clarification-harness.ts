@@ -120,7 +120,7 @@ export async function clarificationHarness(
   driver: Driver,
   options: HarnessOptions = {},
 ): Promise<Harness> {
-  const database: TestDatabase = await freshDatabase(driver);
+  const database: TestDatabase = await freshDatabase(driver, { migrated: true });
   const store = await openStore(database.target, { plugins: options.plugins ?? [] });
   const member = await createUser(store, { name: 'member' });
   const outsider = await createUser(store, { name: 'outsider' });

@@ -1,18 +1,54 @@
 /**
  * Gives every test file a real PostgreSQL for the whole run (see
- * `embedded-postgres.ts`): each test creates its own databases on it.
+ * `embedded-postgres.ts`): each test creates its own databases on it, empty
+ * or copied from one migrated here once (`freshDatabase`'s `migrated`).
  */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import type { TestProject } from 'vitest/node';
+import { openStore } from '../../src/store/index.js';
 import { startPostgresServer } from './embedded-postgres.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
     pgAdminUrl: string;
+    /** A database with every schema step applied, for `CREATE DATABASE … TEMPLATE`. */
+    pgMigratedTemplate: string;
   }
 }
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startPostgresServer('clarion-test-pg');
   project.provide('pgAdminUrl', server.adminUrl);
-  return () => server.stop();
+  const template = await migratedTemplate(server.adminUrl);
+  project.provide('pgMigratedTemplate', template.name);
+  return async () => {
+    await template.drop();
+    await server.stop();
+  };
+}
+
+/**
+ * Migrated once by the store's own start-up; no connection may stay open to
+ * it (PostgreSQL copies only a database nobody is connected to), so after
+ * the store closed, none is allowed.
+ */
+async function migratedTemplate(adminUrl: string) {
+  const name = `clarion_template_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string) => {
+    const client = new pg.Client({ connectionString: adminUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const store = await openStore({ driver: 'postgres', url: url.toString() });
+  await store.close();
+  await admin(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
+  return { name, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }

@@ -66,7 +66,10 @@ export async function startInProcessServer(
   adminToken: string,
   options: ServerOptions = {},
 ): Promise<InProcessServer> {
-  const database: TestDatabase = await freshDatabase(driver);
+  // The server migrates with the default steps unless the test brings its own.
+  const database: TestDatabase = await freshDatabase(driver, {
+    migrated: options.steps === undefined,
+  });
   const server = await startServer(serverConfig(database, adminToken), silentLogger, options);
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= server.close());

@@ -101,7 +101,7 @@ describe('claim delivery across replicas on postgres', () => {
   const nodes: Node[] = [];
 
   beforeEach(async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     ({ seeded, person } = await seedAnsweringMember(database.target));
   });
 

@@ -86,7 +86,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
   const receivers: Receiver[] = [];
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
   });
 
   afterEach(async () => {

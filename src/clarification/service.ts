@@ -16,6 +16,7 @@ import {
   bundleForPrincipal,
   CLARIFICATION_TYPE,
   currentTurn,
+  detachBundleRows,
   detachSessionRows,
   expireSessionRows,
   getSession,
@@ -288,7 +289,9 @@ export class ClarificationService {
    * the rows already marked attached (`attach`). One that ends without an
    * answer detaches them again, unless another wait on the bundle still runs
    * here; a fenced one writes nothing: the replica that took the session
-   * over already detached them. A server draining waits for nothing.
+   * over already detached them. A server draining waits for nothing. Only
+   * this bundle detaches: another client sharing the session may still wait
+   * on its own question, and the person must still be able to cancel it.
    */
   private async waitLive(
     sessionId: string,
@@ -303,7 +306,7 @@ export class ClarificationService {
           ...(options.entitled ? { entitled: options.entitled } : {}),
         });
     if (outcome.kind === 'ended' && outcome.reason !== 'fenced') {
-      if (!this.deps.waiters.has(pendingId)) await this.detachRows(sessionId);
+      if (!this.deps.waiters.has(pendingId)) await this.detachBundle(sessionId, pendingId);
     }
     return outcome;
   }
@@ -628,6 +631,12 @@ export class ClarificationService {
       const updated = await detachSessionRows(write.tx, sessionId);
       write.updated(...updated);
       return updated;
+    });
+  }
+
+  private async detachBundle(sessionId: string, pendingId: string): Promise<void> {
+    await this.deps.sessions.write(sessionId, async (write) => {
+      write.updated(...(await detachBundleRows(write.tx, pendingId)));
     });
   }
 

@@ -304,8 +304,6 @@ export const WEB_PUSH_DEFAULT_TTL_S = 60 * 60;
 export const WEB_PUSH_MAX_TTL_S = 24 * 60 * 60;
 /** One request to a push service, whole response included; the outbox's own bound may be shorter. */
 export const WEB_PUSH_SEND_TIMEOUT_MS = 10_000;
-/** How much of a refusal's body is kept for the error (Apple names its reason there). */
-export const WEB_PUSH_ERROR_BODY_BYTES = 512;
 // ---------------------------------------------------------------- notifications (issue 14)
 /** Events arriving within this window cause one reconcile pass, not one each. */
 export const NOTIFY_RECONCILE_DEBOUNCE_MS = 200;

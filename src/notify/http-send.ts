@@ -5,14 +5,22 @@
  * are not followed: a channel's target is the URL its owner gave, and an
  * admin's allowed hosts would mean nothing if a receiver could send Clarion
  * elsewhere.
+ *
+ * What a failure says is the status and Clarion's own words, never the
+ * receiver's body or the socket's error: the test reply and `last_error`
+ * reach the channel's owner, who may not be the one who runs the receiver,
+ * and a body or an `ECONNREFUSED` would let them read or map services behind
+ * the server. Every network fault reads "could not reach the target"; a
+ * timeout stays apart ("timed out") because the owner sees how long the test
+ * took anyway, and it is the one fault they can act on (a slow receiver).
  */
 import { urlHasCredentials } from '../wire/index.js';
 import type { SendResult } from './channel.js';
 
 const RETRYABLE_STATUSES = new Set([408, 425, 429]);
 
-/** What is kept of a receiver's error body in `last_error`. */
-const MAX_ERROR_BODY_CHARS = 200;
+/** Every network fault, in Clarion's words: refused, reset, unknown name or a bad certificate alike. */
+export const UNREACHABLE = 'could not reach the target';
 
 export interface PostRequest {
   readonly url: string;
@@ -42,22 +50,15 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
       redirect: 'manual',
       signal,
     });
-  } catch (error) {
-    const reason = signal.aborted
-      ? 'timed out'
-      : error instanceof Error
-        ? (causeMessage(error) ?? error.message)
-        : String(error);
+  } catch {
+    const reason = signal.aborted ? 'timed out' : UNREACHABLE;
     return { ok: false, status: null, error: reason, retryable: true };
   }
   const status = response.status;
-  if (status >= 200 && status < 300) {
-    await response.body?.cancel().catch(() => undefined);
-    return { ok: true, status };
-  }
-  const text = await response.text().catch(() => '');
-  const detail = text.trim().slice(0, MAX_ERROR_BODY_CHARS);
-  const error = `HTTP ${status}${detail ? `: ${detail}` : ''}`;
+  // Unread, the body would hold the connection open; read, it would be kept.
+  await response.body?.cancel().catch(() => undefined);
+  if (status >= 200 && status < 300) return { ok: true, status };
+  const error = `HTTP ${status}`;
   if (status >= 300 && status < 400) {
     return { ok: false, status, error: `${error} (redirects are not followed)`, retryable: false };
   }
@@ -83,13 +84,6 @@ function unsendableUrl(url: string): string | undefined {
   if (urlHasCredentials(url)) {
     return 'the channel URL includes a username or password, which cannot be sent; add the channel again without them';
   }
-  return undefined;
-}
-
-/** undici hides the socket's reason (ECONNREFUSED) in `cause`. */
-function causeMessage(error: Error): string | undefined {
-  const cause = (error as { cause?: unknown }).cause;
-  if (cause instanceof Error) return cause.message;
   return undefined;
 }
 

@@ -102,8 +102,11 @@ describe('the ntfy sender', () => {
     });
   });
 
-  it('reports a refusal as final', async () => {
-    receiver = await startReceiver(() => ({ status: 403, body: 'forbidden' }));
+  it('reports a refusal as final, by its status alone: the body is the receiver’s, not the owner’s', async () => {
+    receiver = await startReceiver(() => ({
+      status: 403,
+      body: 'internal-only: db_password=hunter2',
+    }));
     const result = await ntfySender.send(
       { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
       NOTICE,
@@ -113,7 +116,7 @@ describe('the ntfy sender', () => {
       ok: false,
       status: 403,
       retryable: false,
-      error: 'HTTP 403: forbidden',
+      error: 'HTTP 403',
     });
   });
 });

@@ -10,10 +10,15 @@
  * 404/410 mean the subscription is gone for good; 429 and 5xx are worth
  * retrying, after the service's `Retry-After` when it gives one; a refused
  * JWT or a malformed request (other 4xx) will be refused again.
+ *
+ * A failure says the status in Clarion's words, never the service's body
+ * nor the socket's error: the subscription is whatever its owner sent, so
+ * its "push service" may be any host, and its reply is not the owner's to
+ * read (`http-send.ts` says the same of the other kinds).
  */
 import webPush from 'web-push';
 import type { Clock } from '../support/index.js';
-import { WEB_PUSH_ERROR_BODY_BYTES, WEB_PUSH_SEND_TIMEOUT_MS } from '../tunables.js';
+import { WEB_PUSH_SEND_TIMEOUT_MS } from '../tunables.js';
 import {
   MAX_WEB_PUSH_PLAINTEXT_BYTES,
   pushSubscription,
@@ -91,15 +96,14 @@ async function sendOnce(
       redirect: 'manual',
       signal: bound,
     });
-    const detail = response.ok ? '' : await bodyPrefix(response);
-    if (response.ok) await response.body?.cancel();
-    return resultOf(response.status, response.headers.get('retry-after'), detail, options.clock);
-  } catch (error) {
+    await response.body?.cancel().catch(() => undefined);
+    return resultOf(response.status, response.headers.get('retry-after'), options.clock);
+  } catch {
     const why = signal.aborted
       ? 'the send was aborted'
       : bound.aborted
         ? `the push service did not answer within ${String(timeoutMs)} ms`
-        : `the push service could not be reached: ${messageOf(error)}`;
+        : 'the push service could not be reached';
     return { ok: false, status: null, error: why, retryable: true };
   }
 }
@@ -113,14 +117,8 @@ function requestHeaders(headers: Record<string, unknown>): Record<string, string
   return result;
 }
 
-export function resultOf(
-  status: number,
-  retryAfter: string | null,
-  detail: string,
-  clock: Clock,
-): SendResult {
+export function resultOf(status: number, retryAfter: string | null, clock: Clock): SendResult {
   if (status >= 200 && status < 300) return { ok: true, status };
-  const said = detail === '' ? '' : `: ${detail}`;
   if (status === 404 || status === 410) {
     return refused(
       `the push subscription is gone (${String(status)}); turn notifications on again on that device`,
@@ -132,12 +130,12 @@ export function resultOf(
     return {
       ok: false,
       status,
-      error: `the push service is unavailable (${String(status)})${said}`,
+      error: `the push service is unavailable (${String(status)})`,
       retryable: true,
       ...(delayMs === undefined ? {} : { retryAfterMs: delayMs }),
     };
   }
-  return refused(`the push service refused the message (${String(status)})${said}`, status);
+  return refused(`the push service refused the message (${String(status)})`, status);
 }
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110 §10.2.3). */
@@ -147,23 +145,6 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - nowMs);
-}
-
-/** The start of a refusal's body (Apple names its reason there), never the whole of it. */
-async function bodyPrefix(response: Response): Promise<string> {
-  if (response.body === null) return '';
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (size < WEB_PUSH_ERROR_BODY_BYTES) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    size += value.byteLength;
-  }
-  await reader.cancel();
-  const text = Buffer.concat(chunks).subarray(0, WEB_PUSH_ERROR_BODY_BYTES).toString('utf8');
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function messageOf(error: unknown): string {

@@ -111,11 +111,16 @@ describe('the webhook sender', () => {
     expect(result).toMatchObject({ ok: false, status: null, retryable: true });
   });
 
-  it('calls a refused connection retryable', async () => {
+  it('calls a refused connection retryable, in Clarion’s words rather than the socket’s', async () => {
     const gone = await startReceiver();
     await gone.close();
     const result = await webhookSender.send(target(gone.url), NOTICE, AbortSignal.timeout(5_000));
-    expect(result).toMatchObject({ ok: false, status: null, retryable: true });
+    expect(result).toMatchObject({
+      ok: false,
+      status: null,
+      retryable: true,
+      error: 'could not reach the target',
+    });
   });
 
   it('calls a stored URL with credentials final, without sending it or quoting it', async () => {

@@ -283,6 +283,36 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     expect(own.status).toBe(204);
   });
 
+  it('answers a test with the receiver’s status alone, never its body', async () => {
+    const secretive = await startReceiver(() => ({
+      status: 403,
+      body: 'internal-only: db_password=hunter2',
+    }));
+    try {
+      for (const kind of ['webhook', 'ntfy', 'slack'] as const) {
+        const created = await api<{ channel: { id: string } }>(
+          'POST',
+          '/api/v1/notification-channels',
+          { kind, url: `${secretive.url}/admin` },
+        );
+        expect(created.status).toBe(201);
+        const tested = await api(
+          'POST',
+          `/api/v1/notification-channels/${created.json.channel.id}/test`,
+        );
+        expect(tested.json).toEqual({ delivered: false, status: 403, error: 'HTTP 403' });
+        const deleted = await fetch(
+          `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
+          { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+        );
+        expect(deleted.status).toBe(204);
+      }
+      expect(secretive.received).toHaveLength(3);
+    } finally {
+      await secretive.close();
+    }
+  });
+
   it.each([
     ['ntfy', 'http://192.168.1.20:8080/clarion'],
     ['webhook', 'http://10.0.0.5/hook'],

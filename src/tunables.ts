@@ -305,6 +305,12 @@ export const WEB_PUSH_MAX_TTL_S = 24 * 60 * 60;
 /** One request to a push service, whole response included; the outbox's own bound may be shorter. */
 export const WEB_PUSH_SEND_TIMEOUT_MS = 10_000;
 // ---------------------------------------------------------------- notifications (issue 14)
+/**
+ * How long adding a channel waits for its host's addresses, to refuse one
+ * that resolves to a private address at once; a slower name is judged at
+ * each send instead.
+ */
+export const NOTIFY_TARGET_LOOKUP_TIMEOUT_MS = 2_000;
 /** Events arriving within this window cause one reconcile pass, not one each. */
 export const NOTIFY_RECONCILE_DEBOUNCE_MS = 200;
 /** A reconcile pass and an outbox poll run at least this often (reminders, retries, a lost wake-up). */

@@ -17,13 +17,13 @@ export interface NotificationRouteDeps {
   readonly notifications: NotificationService;
 }
 
-type Person = { ok: true; userId: string } | { ok: false; response: Response };
+type Person = { ok: true; userId: string; isAdmin: boolean } | { ok: false; response: Response };
 
 function person(c: Context<AppEnv>): Person {
   const principal = principalOf(c);
   if (!principal) return { ok: false, response: errorResponse(c, 'unauthorized') };
   if (principal.kind !== 'user') return { ok: false, response: errorResponse(c, 'forbidden') };
-  return { ok: true, userId: principal.userId };
+  return { ok: true, userId: principal.userId, isAdmin: principal.isAdmin };
 }
 
 export function registerNotificationRoutes(app: Hono<AppEnv>, deps: NotificationRouteDeps): void {
@@ -43,7 +43,7 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     if (!caller.ok) return caller.response;
     const body = await parseJsonBody(c, newChannelBody);
     if (!body.ok) return body.response;
-    const created = await notifications.createChannel(caller.userId, body.value);
+    const created = await notifications.createChannel(caller, body.value);
     if (!created.ok) return failureResponse(c, created);
     const reply = {
       channel: created.channel,

@@ -5,6 +5,7 @@
  * says whether another could help; it never retries, sleeps or writes.
  */
 import type { ChannelKind, NoticeEvent, NoticeKind } from '../wire/index.js';
+import type { Reach } from './targets.js';
 
 /**
  * One notice about one item, as stored in the outbox. Retries send it again
@@ -43,6 +44,8 @@ export interface ChannelTarget {
   readonly kind: ChannelKind;
   /** The kind's own settings (URL, subscription, access token, signing secret). */
   readonly config: Readonly<Record<string, unknown>>;
+  /** Whether its sends may connect to loopback, link-local and private addresses (`targets.ts`). */
+  readonly reach: Reach;
 }
 
 export type SendResult =

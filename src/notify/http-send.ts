@@ -16,6 +16,13 @@
  */
 import { urlHasCredentials } from '../wire/index.js';
 import type { SendResult } from './channel.js';
+import {
+  guardedPost,
+  INTERNAL_TARGET_REFUSED,
+  InternalTargetError,
+  type PostReply,
+} from './guarded-post.js';
+import type { Reach } from './targets.js';
 
 const RETRYABLE_STATUSES = new Set([408, 425, 429]);
 
@@ -26,6 +33,8 @@ export interface PostRequest {
   readonly url: string;
   readonly body: string;
   readonly headers: Readonly<Record<string, string>>;
+  /** The channel's `ChannelTarget.reach`. */
+  readonly reach: Reach;
 }
 
 /** `Retry-After` as milliseconds from `nowMs`: seconds or an HTTP date. */
@@ -41,29 +50,24 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
   const unsendable = unsendableUrl(request.url);
   if (unsendable !== undefined)
     return { ok: false, status: null, error: unsendable, retryable: false };
-  let response: Response;
+  let response: PostReply;
   try {
-    response = await fetch(request.url, {
-      method: 'POST',
-      headers: request.headers,
-      body: request.body,
-      redirect: 'manual',
-      signal,
-    });
-  } catch {
+    response = await guardedPost(request.url, request.headers, request.body, signal, request.reach);
+  } catch (error) {
+    if (error instanceof InternalTargetError) {
+      return { ok: false, status: null, error: INTERNAL_TARGET_REFUSED, retryable: false };
+    }
     const reason = signal.aborted ? 'timed out' : UNREACHABLE;
     return { ok: false, status: null, error: reason, retryable: true };
   }
   const status = response.status;
-  // Unread, the body would hold the connection open; read, it would be kept.
-  await response.body?.cancel().catch(() => undefined);
   if (status >= 200 && status < 300) return { ok: true, status };
   const error = `HTTP ${status}`;
   if (status >= 300 && status < 400) {
     return { ok: false, status, error: `${error} (redirects are not followed)`, retryable: false };
   }
   const retryable = status >= 500 || RETRYABLE_STATUSES.has(status);
-  const after = retryAfterMs(response.headers.get('retry-after'), Date.now());
+  const after = retryAfterMs(response.retryAfter, Date.now());
   return {
     ok: false,
     status,

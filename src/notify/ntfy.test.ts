@@ -42,6 +42,7 @@ describe('the ntfy sender', () => {
         id: 'c',
         kind: 'ntfy',
         config: { url: `${receiver.url}/clarion`, access_token: 'tk_secret_0123456789' },
+        reach: 'any',
       },
       NOTICE,
       AbortSignal.timeout(5_000),
@@ -68,7 +69,7 @@ describe('the ntfy sender', () => {
       url: `http://clarion.test/answer#t${i}`,
     }));
     await ntfySender.send(
-      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` }, reach: 'any' },
       { ...NOTICE, answerLinks: links },
       AbortSignal.timeout(5_000),
     );
@@ -84,7 +85,7 @@ describe('the ntfy sender', () => {
   it('writes bidi controls in the title, the question and the buttons out as markers', async () => {
     receiver = await startReceiver();
     await ntfySender.send(
-      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` }, reach: 'any' },
       {
         ...NOTICE,
         kind: 'question',
@@ -108,7 +109,7 @@ describe('the ntfy sender', () => {
       body: 'internal-only: db_password=hunter2',
     }));
     const result = await ntfySender.send(
-      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` }, reach: 'any' },
       NOTICE,
       AbortSignal.timeout(5_000),
     );

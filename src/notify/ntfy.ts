@@ -74,6 +74,7 @@ export const ntfySender: ChannelSender = {
           'user-agent': 'Clarion',
           ...(token ? { authorization: `Bearer ${token}` } : {}),
         },
+        reach: target.reach,
       },
       signal,
     );

@@ -19,6 +19,7 @@
 import {
   channelsWithDueRows,
   claimNextDue,
+  getUser,
   recordAttempt,
   type ChannelRecord,
   type OutboxRecord,
@@ -30,7 +31,7 @@ import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel
 import { timestampMs } from './planner.js';
 import { NO_LONGER_VISIBLE, recheckNotice } from './recheck.js';
 import { judgeAttempt, type RetryTunables } from './retry-policy.js';
-import { channelUrl, hostAllowed } from './targets.js';
+import { channelReach, channelUrl, hostAllowed, type Reach } from './targets.js';
 
 export interface OutboxTunables extends RetryTunables {
   readonly sendTimeoutMs: number;
@@ -65,15 +66,29 @@ export interface OutboxWorker {
   close(): Promise<void>;
 }
 
-/** A stored channel as a sender sees it. */
-export function channelTarget(channel: ChannelRecord): ChannelTarget {
+/** A stored channel as a sender sees it, reaching what `reach` lets it. */
+export function channelTarget(channel: ChannelRecord, reach: Reach): ChannelTarget {
   const config: unknown = JSON.parse(channel.config);
   return {
     id: channel.id,
     kind: channel.kind as ChannelKind,
     config:
       typeof config === 'object' && config !== null ? (config as Record<string, unknown>) : {},
+    reach,
   };
+}
+
+/**
+ * What a channel may reach, by its owner as they are now: an admin who is
+ * one no longer loses the reach an admin has, at the next send.
+ */
+export async function ownerReach(
+  store: RepoContext,
+  userId: string,
+  allowedHosts: readonly string[],
+): Promise<Reach> {
+  const owner = await getUser(store, userId);
+  return channelReach(owner?.is_admin === 1, allowedHosts);
 }
 
 /** An outbox row's notice: its stored payload, with the row's ID as the delivery ID. */
@@ -181,7 +196,10 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
   }
 
   async function runLane(channel: ChannelRecord, sender: ChannelSender): Promise<void> {
-    const target = channelTarget(channel);
+    const target = channelTarget(
+      channel,
+      await ownerReach(store, channel.user_id, deps.allowedHosts),
+    );
     while (!stop.signal.aborted) {
       const row = await claimNextDue(store, channel.id, store.clock.nowMs(), tunables.claimLeaseMs);
       if (!row) return;

@@ -4,7 +4,8 @@
  * attempt outside the outbox), and the reminder and privacy settings. Only
  * one's own channels exist for anyone: another person's answers `not_found`.
  * Bodies arrive parsed by their wire schemas; this adds what a schema cannot
- * check (the admin's allowed hosts, the per-person limit).
+ * check (the admin's allowed hosts, a private target added by someone who
+ * is not an admin, the per-person limit).
  */
 import { randomBytes } from 'node:crypto';
 import {
@@ -34,9 +35,11 @@ import {
   type NotificationSettings,
   type NotificationSettingsReply,
 } from '../wire/index.js';
+import { NOTIFY_TARGET_LOOKUP_TIMEOUT_MS } from '../tunables.js';
 import type { ChannelSender, Notice } from './channel.js';
-import { attemptOnce, channelTarget } from './outbox.js';
-import { channelUrl, hostAllowed, targetLabel } from './targets.js';
+import { resolvesInternal } from './guarded-post.js';
+import { attemptOnce, channelTarget, ownerReach } from './outbox.js';
+import { channelReach, channelUrl, hostAllowed, targetLabel } from './targets.js';
 
 export interface NotificationServiceDeps {
   readonly store: RepoContext;
@@ -52,6 +55,12 @@ export interface NotificationServiceDeps {
 
 export type SettingsBody = Partial<NotificationSettings>;
 
+/** Who adds a channel: its owner, and whether they are an admin (`targets.ts`). */
+export interface ChannelOwner {
+  readonly userId: string;
+  readonly isAdmin: boolean;
+}
+
 /** Bytes of a generated webhook secret (43 base64url characters). */
 const GENERATED_SECRET_BYTES = 32;
 
@@ -64,7 +73,8 @@ function lastDelivery(row: OutboxRecord | undefined): ChannelView['last_delivery
 }
 
 export function channelView(channel: ChannelRecord, latest?: OutboxRecord): ChannelView {
-  const target = channelTarget(channel);
+  // Shown, not sent: the reach does not matter here.
+  const target = channelTarget(channel, 'public');
   return {
     id: channel.id,
     kind: target.kind,
@@ -116,15 +126,26 @@ export class NotificationService {
   }
 
   async createChannel(
-    userId: string,
+    owner: ChannelOwner,
     body: NewChannelBody,
-  ): Promise<({ ok: true } & NewChannelReply) | Failure<'invalid_request' | 'conflict'>> {
+  ): Promise<
+    ({ ok: true } & NewChannelReply) | Failure<'invalid_request' | 'internal_target' | 'conflict'>
+  > {
+    const { userId } = owner;
     const { config, secret } = configOf(body);
     const url = channelUrl(body.kind, config);
+    const path = body.kind === 'web_push' ? 'subscription.endpoint' : 'url';
     if (!hostAllowed(url, this.deps.allowedHosts)) {
-      const path = body.kind === 'web_push' ? 'subscription.endpoint' : 'url';
       return failure('invalid_request', 'this server does not send notifications there', [
         { path, message: 'the host is not in CLARION_NOTIFY_ALLOWED_HOSTS' },
+      ]);
+    }
+    if (
+      channelReach(owner.isAdmin, this.deps.allowedHosts) === 'public' &&
+      (await resolvesInternal(url, NOTIFY_TARGET_LOOKUP_TIMEOUT_MS))
+    ) {
+      return failure('internal_target', undefined, [
+        { path, message: 'the host is, or resolves to, a loopback, link-local or private address' },
       ]);
     }
     if ((await countUserChannels(this.deps.store, userId)) >= MAX_CHANNELS_PER_USER) {
@@ -153,7 +174,10 @@ export class NotificationService {
   ): Promise<({ ok: true } & ChannelTestReply) | Failure<'not_found'>> {
     const channel = await getUserChannel(this.deps.store, userId, id);
     if (!channel) return failure('not_found', 'notification channel not found');
-    const target = channelTarget(channel);
+    const target = channelTarget(
+      channel,
+      await ownerReach(this.deps.store, userId, this.deps.allowedHosts),
+    );
     const sender = this.deps.senders.get(target.kind);
     if (!sender) {
       return {

@@ -26,7 +26,7 @@ describe('the Slack sender', () => {
   it('posts one mrkdwn message with an escaped title and a link', async () => {
     receiver = await startReceiver(() => ({ status: 200, body: 'ok' }));
     const result = await slackSender.send(
-      { id: 'c', kind: 'slack', config: { url: `${receiver.url}/services/T/B/X` } },
+      { id: 'c', kind: 'slack', config: { url: `${receiver.url}/services/T/B/X` }, reach: 'any' },
       NOTICE,
       AbortSignal.timeout(5_000),
     );
@@ -43,7 +43,7 @@ describe('the Slack sender', () => {
   it('writes bidi controls in the title and the question out as markers', async () => {
     receiver = await startReceiver(() => ({ status: 200, body: 'ok' }));
     await slackSender.send(
-      { id: 'c', kind: 'slack', config: { url: `${receiver.url}/services/T/B/X` } },
+      { id: 'c', kind: 'slack', config: { url: `${receiver.url}/services/T/B/X` }, reach: 'any' },
       { ...NOTICE, taskTitle: 'invoice\u202Efdp.exe', question: 'Pay \u061C10?' },
       AbortSignal.timeout(5_000),
     );
@@ -57,7 +57,12 @@ describe('the Slack sender', () => {
   it('calls a 500 retryable and a 404 (a removed webhook) final', async () => {
     const replies = [{ status: 500 }, { status: 404, body: 'no_service' }];
     receiver = await startReceiver((_r, index) => replies[index] ?? { status: 200 });
-    const target = { id: 'c', kind: 'slack' as const, config: { url: receiver.url } };
+    const target = {
+      id: 'c',
+      kind: 'slack' as const,
+      config: { url: receiver.url },
+      reach: 'any' as const,
+    };
     expect(await slackSender.send(target, NOTICE, AbortSignal.timeout(5_000))).toMatchObject({
       retryable: true,
       status: 500,

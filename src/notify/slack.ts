@@ -27,6 +27,7 @@ export const slackSender: ChannelSender = {
         url: configString(target.config, 'url'),
         body: JSON.stringify({ text: slackText(notice) }),
         headers: { 'content-type': 'application/json', 'user-agent': 'Clarion' },
+        reach: target.reach,
       },
       signal,
     );

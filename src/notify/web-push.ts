@@ -2,8 +2,9 @@
  * The Web Push channel: one notice as one encrypted message (RFC 8291,
  * aes128gcm) with VAPID authentication (RFC 8292) to the push service that
  * issued the browser's subscription. The `web-push` library signs the JWT
- * and encrypts the payload; the request itself goes through `fetch`, whose
- * signal bounds the whole exchange (the library's own `timeout` is only a
+ * and encrypts the payload; the request itself goes through `guardedPost`
+ * (which keeps a `public` channel off internal addresses), whose signal
+ * bounds the whole exchange (the library's own `timeout` is only a
  * socket idle timeout and it cannot be aborted).
  *
  * One attempt, never a retry: the answer says whether another could help.
@@ -25,6 +26,7 @@ import {
   type PushSubscriptionJson,
 } from '../wire/index.js';
 import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel.js';
+import { guardedPost, INTERNAL_TARGET_REFUSED, InternalTargetError } from './guarded-post.js';
 import type { VapidKeys } from './vapid.js';
 import { DEFAULT_TTL_BOUNDS, type TtlBounds, webPushEnvelope } from './web-push-message.js';
 
@@ -89,16 +91,16 @@ async function sendOnce(
   const timeoutMs = options.sendTimeoutMs ?? WEB_PUSH_SEND_TIMEOUT_MS;
   const bound = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]);
   try {
-    const response = await fetch(details.endpoint, {
-      method: 'POST',
-      headers: requestHeaders(details.headers),
-      body: details.body === null ? null : new Uint8Array(details.body),
-      redirect: 'manual',
-      signal: bound,
-    });
-    await response.body?.cancel().catch(() => undefined);
-    return resultOf(response.status, response.headers.get('retry-after'), options.clock);
-  } catch {
+    const response = await guardedPost(
+      details.endpoint,
+      requestHeaders(details.headers),
+      details.body === null ? null : new Uint8Array(details.body),
+      bound,
+      target.reach,
+    );
+    return resultOf(response.status, response.retryAfter, options.clock);
+  } catch (error) {
+    if (error instanceof InternalTargetError) return refused(INTERNAL_TARGET_REFUSED);
     const why = signal.aborted
       ? 'the send was aborted'
       : bound.aborted
@@ -108,7 +110,7 @@ async function sendOnce(
   }
 }
 
-/** `fetch` sets Content-Length from the body itself; every other header goes as text. */
+/** `guardedPost` sets Content-Length from the body itself; every other header goes as text. */
 function requestHeaders(headers: Record<string, unknown>): Record<string, string> {
   const result: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {

@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver, type Reply } from '../../test/support/receiver.js';
 import { webhookPayload } from '../wire/index.js';
 import type { ChannelTarget, Notice } from './channel.js';
+import { INTERNAL_TARGET_REFUSED } from './guarded-post.js';
+import type { Reach } from './targets.js';
 import { webhookSender } from './webhook.js';
 
 const SECRET = 'a-webhook-secret-0123456789';
@@ -20,8 +22,9 @@ const NOTICE: Notice = {
   createdAt: '2026-12-01T10:00:00.000000000Z',
 };
 
-function target(url: string): ChannelTarget {
-  return { id: 'channel-1', kind: 'webhook', config: { url, secret: SECRET } };
+/** The receivers are on loopback, which an admin's channel may reach. */
+function target(url: string, reach: Reach = 'any'): ChannelTarget {
+  return { id: 'channel-1', kind: 'webhook', config: { url, secret: SECRET }, reach };
 }
 
 /** How a receiver checks a delivery: HMAC of the raw body, compared in constant time. */
@@ -122,6 +125,28 @@ describe('the webhook sender', () => {
       error: 'could not reach the target',
     });
   });
+
+  it.each([
+    ['an address', (url: string) => url],
+    ['a name that resolves to one', (url: string) => url.replace('127.0.0.1', 'localhost')],
+  ])(
+    'never connects a public channel to a loopback target given as %s, and says so as final',
+    async (_label, aim) => {
+      receiver = await startReceiver();
+      const result = await webhookSender.send(
+        target(aim(receiver.url), 'public'),
+        NOTICE,
+        AbortSignal.timeout(5_000),
+      );
+      expect(result).toEqual({
+        ok: false,
+        status: null,
+        retryable: false,
+        error: INTERNAL_TARGET_REFUSED,
+      });
+      expect(receiver.received).toHaveLength(0);
+    },
+  );
 
   it('calls a stored URL with credentials final, without sending it or quoting it', async () => {
     receiver = await startReceiver();

@@ -46,6 +46,7 @@ export const webhookSender: ChannelSender = {
           'x-clarion-delivery': notice.deliveryId,
           'x-clarion-event': notice.event,
         },
+        reach: target.reach,
       },
       signal,
     );

@@ -36,6 +36,17 @@ export const OUTCOMES = {
     wire: 'invalid_text',
     message: 'text must be well-formed UTF-8 without NUL characters',
   },
+  /**
+   * A channel whose target is, or resolves to, a loopback, link-local or
+   * private address, added by someone who is not an admin while the admin
+   * has not listed the hosts channels may name. `details` names the field.
+   */
+  internal_target: {
+    status: 400,
+    wire: 'internal_target',
+    message:
+      'this server sends a person’s notifications only to public addresses; ask an admin to list the host in CLARION_NOTIFY_ALLOWED_HOSTS',
+  },
   unauthorized: { status: 401, wire: 'unauthorized', message: 'authentication required' },
   forbidden: { status: 403, wire: 'forbidden', message: 'not allowed' },
   person_required: {

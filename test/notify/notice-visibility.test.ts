@@ -25,6 +25,7 @@ import { startReceiver, type Receiver, type Reply } from '../support/receiver.js
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'notice-visibility-admin-token-01234';
+const LOOPBACK_ALLOWED = { notifyAllowedHosts: ['127.0.0.1'] };
 
 const PROMPT = 'Rename the billing service?';
 const QUESTION = {
@@ -89,9 +90,14 @@ describe.each(DRIVERS)('notices of a member who leaves and comes back on %s', (d
 
   /** A session of the admin's workspace with Bea, who has no channel yet, as a member. */
   async function scene(): Promise<Scene> {
-    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
-      notify: NOTIFY,
-    });
+    // Bea is no admin: her loopback receivers are hers to reach only as the admin allows.
+    server = await startServer(
+      serverConfig(database, ADMIN_TOKEN, LOOPBACK_ALLOWED),
+      silentLogger,
+      {
+        notify: NOTIFY,
+      },
+    );
     const running = server;
     const admin = bearerApi(running.url, ADMIN_TOKEN);
     const sessionId = await seedAdminSession(running.store, 'Billing cleanup');

@@ -43,7 +43,11 @@ const FAILING = { status: 503, body: 'busy' } as const;
 const OK = { status: 200 } as const;
 
 function startOn(database: TestDatabase): Promise<RunningServer> {
-  const config = serverConfig(database, ADMIN_TOKEN, { publicOrigin: PUBLIC_ORIGIN });
+  // Bea is no admin: her loopback receiver is hers to reach only as the admin allows.
+  const config = serverConfig(database, ADMIN_TOKEN, {
+    publicOrigin: PUBLIC_ORIGIN,
+    notifyAllowedHosts: ['127.0.0.1'],
+  });
   return startServer(config, silentLogger, { notify: FAST_NOTIFY });
 }
 

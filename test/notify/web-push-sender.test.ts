@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ChannelTarget, Notice } from '../../src/notify/index.js';
 import { createWebPushSender, vapidSubject, type VapidKeys } from '../../src/notify/index.js';
+import { INTERNAL_TARGET_REFUSED } from '../../src/notify/guarded-post.js';
 import { pushTopic } from '../../src/notify/web-push-message.js';
 import { WEB_PUSH_DEFAULT_TTL_S, WEB_PUSH_MAX_TTL_S } from '../../src/tunables.js';
 import { webPushMessage } from '../../src/wire/index.js';
@@ -64,6 +65,7 @@ describe('the Web Push sender against a push service', () => {
       id: 'channel-1',
       kind: 'web_push',
       config: { subscription: service.subscribe(keys.publicKey) },
+      reach: 'any',
     };
   }
 
@@ -141,6 +143,7 @@ describe('the Web Push sender against a push service', () => {
       id: 'channel-1',
       kind: 'web_push',
       config: { subscription: service.subscribe(webPush.generateVAPIDKeys().publicKey) },
+      reach: 'any',
     };
     const result = await sender().send(target, notice(), signal);
     expect(result).toMatchObject({ ok: false, status: 403, retryable: false });
@@ -230,10 +233,22 @@ describe('the Web Push sender against a push service', () => {
           endpoint: `http://127.0.0.1:${String(closedPort)}/push/x`,
         },
       },
+      reach: 'any',
     };
     const result = await sender().send(unreachable, notice(), signal);
     expect(result).toMatchObject({ ok: false, status: null, retryable: true });
     expect(result.ok ? '' : result.error).toBe('the push service could not be reached');
+  });
+
+  it('never sends a public channel’s push to a loopback endpoint', async () => {
+    const result = await sender().send({ ...freshTarget(), reach: 'public' }, notice(), signal);
+    expect(result).toEqual({
+      ok: false,
+      status: null,
+      retryable: false,
+      error: INTERNAL_TARGET_REFUSED,
+    });
+    expect(service.received).toHaveLength(0);
   });
 
   it('refuses a channel without a valid subscription without sending anything', async () => {
@@ -242,7 +257,11 @@ describe('the Web Push sender against a push service', () => {
       { subscription: { endpoint: 'ftp://push.example/x', keys: { p256dh: 'a', auth: 'b' } } },
       { subscription: { endpoint: 'http://push.example.com/x', keys: { p256dh: 'a', auth: 'b' } } },
     ]) {
-      const result = await sender().send({ id: 'c', kind: 'web_push', config }, notice(), signal);
+      const result = await sender().send(
+        { id: 'c', kind: 'web_push', config, reach: 'any' },
+        notice(),
+        signal,
+      );
       expect(result).toMatchObject({ ok: false, retryable: false });
     }
     const badKey: ChannelTarget = {
@@ -255,6 +274,7 @@ describe('the Web Push sender against a push service', () => {
           keys: { p256dh: `B${'A'.repeat(86)}`, auth: 'A'.repeat(22) },
         },
       },
+      reach: 'any',
     };
     const result = await sender().send(badKey, notice(), signal);
     expect(result).toMatchObject({ ok: false, retryable: false });

@@ -4,7 +4,7 @@
  * notice looks on the wire). A sender makes exactly one bounded attempt and
  * says whether another could help; it never retries, sleeps or writes.
  */
-import type { ChannelKind, NoticeEvent, NoticeKind } from '../wire/index.js';
+import type { ChannelKind, ConsentOptionKind, NoticeEvent, NoticeKind } from '../wire/index.js';
 import type { Reach } from './targets.js';
 
 /**
@@ -34,7 +34,13 @@ export interface Notice {
 }
 
 export interface AnswerLinkChoice {
+  /** The agent's or the question's own words for the choice. */
   readonly label: string;
+  /**
+   * A consent option's kind, so the notice says what the choice does in
+   * Clarion's words; absent for other items (and on notices queued before it was kept).
+   */
+  readonly kind?: ConsentOptionKind | undefined;
   readonly url: string;
 }
 

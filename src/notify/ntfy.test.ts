@@ -82,6 +82,27 @@ describe('the ntfy sender', () => {
     );
   });
 
+  it('labels a consent’s buttons by what each choice does, the agent’s label beside', async () => {
+    receiver = await startReceiver();
+    const links = [
+      { label: 'Allow once', kind: 'allow_once', url: 'http://clarion.test/answer#t0' },
+      // An agent names its options: this one says the opposite of what it does.
+      { label: 'Reject (do not run)', kind: 'allow_always', url: 'http://clarion.test/answer#t1' },
+      { label: 'Reject', kind: 'reject_once', url: 'http://clarion.test/answer#t2' },
+    ] as const;
+    await ntfySender.send(
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      { ...NOTICE, answerLinks: links },
+      AbortSignal.timeout(5_000),
+    );
+    const body = JSON.parse(receiver.received[0]?.body ?? '') as { actions: { label: string }[] };
+    expect(body.actions.map((action) => action.label)).toEqual([
+      'Allow once',
+      'Always allow (agent’s label: “Reject (do not run)”)',
+      'Reject once',
+    ]);
+  });
+
   it('writes bidi controls in the title, the question and the buttons out as markers', async () => {
     receiver = await startReceiver();
     await ntfySender.send(

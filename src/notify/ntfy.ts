@@ -7,11 +7,13 @@
  *
  * Action buttons open the notice's answer links (each shows a confirm page,
  * so a tap never decides by itself); without links, one button opens the
- * item. ntfy shows at most three.
+ * item. ntfy shows at most three. A consent's button leads with what the
+ * choice does, by its kind, in Clarion's words; the agent's label follows as
+ * the agent's (`consentChoiceText`).
  */
 import type { ChannelSender, Notice } from './channel.js';
 import { configString, postOnce } from './http-send.js';
-import { showBidiControls } from '../wire/index.js';
+import { consentChoiceText, showBidiControls } from '../wire/index.js';
 import { noticeMessage, noticeTitle } from './notice-text.js';
 
 const MAX_NTFY_ACTIONS = 3;
@@ -44,7 +46,10 @@ export function ntfyMessage(topic: string, notice: Notice) {
     links.length > 0 && notice.event !== 'answered'
       ? links.slice(0, MAX_NTFY_ACTIONS).map((link) => ({
           action: 'view',
-          label: showBidiControls(link.label),
+          // A consent's button says what it does first: the agent names its options.
+          label: showBidiControls(
+            link.kind === undefined ? link.label : consentChoiceText(link.kind, link.label),
+          ),
           url: link.url,
           clear: true,
         }))

@@ -33,6 +33,7 @@ import type { ActionDecision, UserInputView } from '../user-input/index.js';
 import {
   failure,
   type AnswerLinkView,
+  type ConsentOptionKind,
   type Failure,
   type NoticeKind,
   type Responder,
@@ -70,6 +71,8 @@ type LinkAnswer =
 
 interface LinkChoice {
   readonly label: string;
+  /** A consent option's kind (absent on links minted before it was kept, and for other items). */
+  readonly kind?: ConsentOptionKind;
   readonly answer: LinkAnswer;
 }
 
@@ -136,6 +139,7 @@ export async function mintAnswerLinks(
   // The secret rides in the fragment: browsers never send it, so no log or Referer holds it.
   return item.choices.map((choice, index) => ({
     label: choice.label,
+    ...(choice.kind === undefined ? {} : { kind: choice.kind }),
     url: `${origin}/answer#${secrets[index] ?? ''}`,
   }));
 }
@@ -233,16 +237,26 @@ async function describe(
   const task = session ? await getTask(deps.store, session.task_id) : undefined;
   const decided = item?.decided ?? null;
   const open = item?.open === true && !redeemed.expired;
+  const choice = parseChoice(link.choice);
   return {
     kind,
     state: decided ? 'answered' : open ? 'open' : 'expired',
     task_title: task?.title ?? '',
     title: item?.title ?? '',
-    choice: parseChoice(link.choice).label,
+    choice: choice.label,
+    choice_kind: choice.kind ?? kindNow(item, choice.answer) ?? null,
     expires_at: link.expires_at,
     decided,
     url: `${deps.origin().replace(/\/+$/, '')}/sessions/${encodeURIComponent(link.task_session_id)}`,
   };
+}
+
+/** A consent option's kind as its request has it now: for links minted before links kept it. */
+function kindNow(item: ItemState | undefined, answer: LinkAnswer): ConsentOptionKind | undefined {
+  if (answer.kind !== 'consent') return undefined;
+  return item?.choices.find(
+    (entry) => entry.answer.kind === 'consent' && entry.answer.option_id === answer.option_id,
+  )?.kind;
 }
 
 async function readItem(
@@ -287,7 +301,11 @@ function decidedQuestion(
   response: ClarificationResponse,
 ): NonNullable<AnswerLinkView['decided']> {
   if (response.rejected) {
-    return { choice: response.reject_reason || 'Skipped', responded_by: response.responded_by };
+    return {
+      choice: response.reject_reason || 'Skipped',
+      choice_kind: null,
+      responded_by: response.responded_by,
+    };
   }
   const labels = response.answers.flatMap((answer) => {
     const question = view.questions.find((entry) => entry.id === answer.question_id);
@@ -296,7 +314,7 @@ function decidedQuestion(
     );
     return answer.custom_text === '' ? chosen : [...chosen, answer.custom_text];
   });
-  return { choice: labels.join(', '), responded_by: response.responded_by };
+  return { choice: labels.join(', '), choice_kind: null, responded_by: response.responded_by };
 }
 
 type LinkableView = Exclude<UserInputView, { kind: 'form' }>;
@@ -316,6 +334,7 @@ function userInputItem(view: LinkableView): ItemState {
     kind: 'consent',
     choices: view.options.map((option) => ({
       label: option.label,
+      kind: option.kind,
       answer: { kind: 'consent', option_id: option.option_id },
     })),
   };
@@ -329,10 +348,14 @@ function decidedUserInput(view: LinkableView): AnswerLinkView['decided'] {
     const label = ACTION_CHOICES.find(
       (choice) => choice.answer.kind === 'action' && choice.answer.decision === view.decision,
     )?.label;
-    return { choice: label ?? view.decision ?? '', responded_by: respondedBy };
+    return { choice: label ?? view.decision ?? '', choice_kind: null, responded_by: respondedBy };
   }
   const option = view.options.find((entry) => entry.option_id === view.selected_option_id);
-  return { choice: option?.label ?? view.selected_option_id ?? '', responded_by: respondedBy };
+  return {
+    choice: option?.label ?? view.selected_option_id ?? '',
+    choice_kind: option?.kind ?? null,
+    responded_by: respondedBy,
+  };
 }
 
 function parseChoice(text: string): LinkChoice {

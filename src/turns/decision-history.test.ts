@@ -52,6 +52,8 @@ describe('decisionEntryOf', () => {
       outcome: 'answered',
       detail: 'Hand-written, gone, “small”',
       remembered: false,
+      option_kind: null,
+      always_rule: null,
       responded_by: ADA,
       decided_at: '2026-01-01T00:00:05.000000000Z',
     });
@@ -84,8 +86,15 @@ describe('decisionEntryOf', () => {
       outcome: 'allowed',
       detail: 'Always allow',
       remembered: true,
+      option_kind: 'allow_always',
+      always_rule: 'applied',
     });
-    expect(consent('reject_once', false)).toMatchObject({ outcome: 'rejected' });
+    expect(consent('reject_once', false)).toMatchObject({
+      outcome: 'rejected',
+      option_kind: 'reject_once',
+      always_rule: null,
+      remembered: false,
+    });
     const action = decisionEntryOf(
       row('user_input_decision', {
         kind: 'action',
@@ -95,6 +104,26 @@ describe('decisionEntryOf', () => {
       }),
     );
     expect(action).toMatchObject({ kind: 'action', subject: 'Connect', outcome: 'skipped' });
+  });
+
+  it('says what a consent choice did and that it set a rule, whatever the agent called it', () => {
+    const entry = decisionEntryOf(
+      row('user_input_decision', {
+        kind: 'consent',
+        title: 'Run the tool',
+        option_label: 'Reject (do not run)',
+        option_kind: 'allow_always',
+        remembered: false,
+        responded_by: { ...ADA, surface: 'link' },
+      }),
+    );
+    expect(entry).toMatchObject({
+      outcome: 'allowed',
+      detail: 'Always allow (agent’s label: “Reject (do not run)”)',
+      remembered: true,
+      option_kind: 'allow_always',
+      always_rule: 'set',
+    });
   });
 
   it('reads a sent and a declined form by their decision alone, never their content', () => {
@@ -130,7 +159,10 @@ describe('decisionEntryOf', () => {
         responded_by: ADA,
       }),
     );
-    expect(rejected).toMatchObject({ outcome: 'rejected', detail: 'Reject, “Keep the cache”' });
+    expect(rejected).toMatchObject({
+      outcome: 'rejected',
+      detail: 'Reject once, “Keep the cache”',
+    });
     const skipped = decisionEntryOf(
       row('user_input_decision', {
         kind: 'action',

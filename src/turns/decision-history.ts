@@ -11,7 +11,14 @@ import {
   type DecisionFilter,
   type DecisionRow,
 } from '../store/index.js';
-import { CLARIFICATION_TYPE, type DecisionEntry } from '../wire/index.js';
+import {
+  CLARIFICATION_TYPE,
+  CONSENT_OPTION_KINDS,
+  consentChoiceText,
+  type ConsentOptionKind,
+  type DecisionEntry,
+} from '../wire/index.js';
+import { alwaysRuleOf } from './decision-record.js';
 import type { TurnsDeps } from './context.js';
 
 function text(value: unknown): string {
@@ -28,12 +35,18 @@ function quoted(value: unknown): string {
   return words === '' ? '' : `“${words}”`;
 }
 
-type Decided = Pick<DecisionEntry, 'kind' | 'subject' | 'outcome' | 'detail' | 'remembered'>;
+type Decided = Pick<
+  DecisionEntry,
+  'kind' | 'subject' | 'outcome' | 'detail' | 'remembered' | 'option_kind' | 'always_rule'
+>;
+
+/** What no consent decision has. */
+const NO_OPTION = { option_kind: null, always_rule: null } as const;
 
 function questionDecision(meta: Record<string, unknown>): Decided | undefined {
   const question = record(meta.question);
   const subject = text(question.prompt);
-  const base = { kind: 'question', subject, remembered: false } as const;
+  const base = { kind: 'question', subject, remembered: false, ...NO_OPTION } as const;
   switch (meta.status) {
     case 'answered': {
       const response = record(meta.response);
@@ -60,24 +73,37 @@ function userInputDecision(meta: Record<string, unknown>): Decided | undefined {
   if (meta.kind === 'action') {
     if (meta.decision !== 'done' && meta.decision !== 'skip') return undefined;
     const outcome = meta.decision === 'done' ? 'done' : 'skipped';
-    return { kind: 'action', subject, outcome, detail: quoted(meta.reason), remembered: false };
+    const detail = quoted(meta.reason);
+    return { kind: 'action', subject, outcome, detail, remembered: false, ...NO_OPTION };
   }
   if (meta.kind === 'form') {
     if (meta.decision !== 'accept' && meta.decision !== 'decline') return undefined;
     // The row keeps no content (it may hold anything a person typed); nor does the log.
     const outcome = meta.decision === 'accept' ? 'sent' : 'declined';
-    return { kind: 'form', subject, outcome, detail: '', remembered: false };
+    return { kind: 'form', subject, outcome, detail: '', remembered: false, ...NO_OPTION };
   }
   if (meta.kind !== 'consent') return undefined;
-  const optionKind = text(meta.option_kind);
-  const detail = [text(meta.option_label), quoted(meta.reason)].filter((part) => part !== '');
+  const optionKind = consentKindOf(meta.option_kind);
+  const label = text(meta.option_label);
+  // What the choice did leads, in Clarion's words: the agent's label may say otherwise.
+  const chosen = optionKind === null ? label : consentChoiceText(optionKind, label);
+  const detail = [chosen, quoted(meta.reason)].filter((part) => part !== '');
+  // Rows from before `always_rule` was kept say the same through the kind and `remembered`.
+  const rule = alwaysRuleOf(optionKind, meta.remembered === true) ?? null;
   return {
     kind: 'consent',
     subject,
-    outcome: optionKind.startsWith('reject') ? 'rejected' : 'allowed',
+    outcome: optionKind?.startsWith('reject') ? 'rejected' : 'allowed',
     detail: detail.join(', '),
-    remembered: meta.remembered === true,
+    remembered: rule !== null,
+    option_kind: optionKind,
+    always_rule: rule,
   };
+}
+
+function consentKindOf(value: unknown): ConsentOptionKind | null {
+  const kinds: readonly unknown[] = CONSENT_OPTION_KINDS;
+  return kinds.includes(value) ? (value as ConsentOptionKind) : null;
 }
 
 /** One row of the decision log as an entry; `undefined` when it does not read as a decision. */

@@ -39,9 +39,9 @@ const action: ActionView = {
 };
 
 describe('decisionRecordOf', () => {
-  it('keeps the chosen option and who chose it', () => {
+  it('keeps the chosen option, who chose it, and the rule it set', () => {
     expect(decisionRecordOf(consent)).toEqual({
-      content: 'Ada chose "Always allow": Delete the build cache',
+      content: 'Ada chose "Always allow" and set an "Always allow" rule: Delete the build cache',
       metadata: {
         user_input_request_id: 'req-1',
         kind: 'consent',
@@ -51,8 +51,35 @@ describe('decisionRecordOf', () => {
         option_label: 'Always allow',
         option_kind: 'allow_always',
         remembered: false,
+        always_rule: 'set',
       },
     });
+  });
+
+  it('says what the option did in Clarion’s words, whatever the agent called it', () => {
+    const liar: ConsentView = {
+      ...consent,
+      options: [
+        { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
+        { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
+      ],
+    };
+    expect(decisionRecordOf(liar)).toMatchObject({
+      content:
+        'Ada chose "Always allow" (agent\'s label: "Reject (do not run)") and set an "Always allow" rule: Delete the build cache',
+      metadata: {
+        option_label: 'Reject (do not run)',
+        option_kind: 'allow_always',
+        always_rule: 'set',
+      },
+    });
+    expect(decisionRecordOf({ ...liar, selected_option_id: 'once' })).toMatchObject({
+      content: 'Ada chose "Allow once": Delete the build cache',
+      metadata: { option_kind: 'allow_once' },
+    });
+    expect(decisionRecordOf({ ...liar, selected_option_id: 'once' })?.metadata).not.toHaveProperty(
+      'always_rule',
+    );
   });
 
   it('says when an earlier "always" answered, naming the person who set it', () => {
@@ -60,6 +87,7 @@ describe('decisionRecordOf', () => {
     expect(remembered?.content).toBe(
       'Ada chose "Always allow" (remembered "always"): Delete the build cache',
     );
+    expect(remembered?.metadata).toMatchObject({ remembered: true, always_rule: 'applied' });
   });
 
   it('keeps a Reject with its reason, from the moment it is answered (armed)', () => {
@@ -72,7 +100,7 @@ describe('decisionRecordOf', () => {
       reason: 'Use the staging bucket',
     };
     expect(decisionRecordOf(rejected)).toEqual({
-      content: 'Ada chose "Reject": Delete the build cache. Reason: Use the staging bucket',
+      content: 'Ada chose "Reject once": Delete the build cache. Reason: Use the staging bucket',
       metadata: expect.objectContaining({
         option_kind: 'reject_once',
         reason: 'Use the staging bucket',

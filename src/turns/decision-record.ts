@@ -20,7 +20,13 @@ import {
 } from '../store/index.js';
 import type { SessionWrite, SessionWriter, WriteOptions } from '../events/index.js';
 import type { UserInputView } from '../user-input/index.js';
-import { USER_INPUT_DECISION_TYPE, type Responder } from '../wire/index.js';
+import {
+  CONSENT_OPTION_KIND_WORDS,
+  saysOnly,
+  USER_INPUT_DECISION_TYPE,
+  type ConsentOption,
+  type Responder,
+} from '../wire/index.js';
 import { appendMessage } from '../store/index.js';
 
 export interface DecisionRecord {
@@ -34,7 +40,13 @@ export interface DecisionRecord {
     option_id?: string;
     option_label?: string;
     option_kind?: string;
+    /** An earlier "always" answered (`remembered`). */
     remembered?: boolean;
+    /**
+     * A consent's "Always allow" rule behind this decision: `set` by this
+     * choice (an `allow_always` a person chose), or `applied` from earlier.
+     */
+    always_rule?: AlwaysRule;
     decision?: 'done' | 'skip' | 'accept' | 'decline';
     /** The person's own words with a Reject or a Skip. */
     reason?: string;
@@ -54,15 +66,22 @@ export function decisionRecordOf(view: UserInputView): DecisionRecord | undefine
   if (view.kind === 'consent') {
     const option = view.options.find((entry) => entry.option_id === view.selected_option_id);
     if (!option) return undefined;
-    const how = view.remembered ? ' (remembered "always")' : '';
+    const rule = alwaysRuleOf(option.kind, view.remembered);
+    const how =
+      rule === 'applied'
+        ? ' (remembered "always")'
+        : rule === 'set'
+          ? ' and set an "Always allow" rule'
+          : '';
     return {
-      content: `${who} chose "${option.label}"${how}: ${view.title}${because(view.reason)}`,
+      content: `${who} chose ${chosen(option)}${how}: ${view.title}${because(view.reason)}`,
       metadata: {
         ...base,
         option_id: option.option_id,
         option_label: option.label,
         option_kind: option.kind,
         remembered: view.remembered,
+        ...(rule === undefined ? {} : { always_rule: rule }),
         ...words(view.reason),
       },
     };
@@ -81,6 +100,26 @@ export function decisionRecordOf(view: UserInputView): DecisionRecord | undefine
     content: `${who} marked "${view.title}" ${how}${because(view.reason)}`,
     metadata: { ...base, decision: view.decision, ...words(view.reason) },
   };
+}
+
+export type AlwaysRule = 'set' | 'applied';
+
+/**
+ * The "Always allow" rule behind a consent decision: an earlier one that
+ * answered it, or the one a person's `allow_always` sets (the registry keeps
+ * one for every such choice). Pure.
+ */
+export function alwaysRuleOf(kind: unknown, remembered: boolean): AlwaysRule | undefined {
+  if (remembered) return 'applied';
+  return kind === 'allow_always' ? 'set' : undefined;
+}
+
+/** What the option does in Clarion's words; the agent's label beside it when it says more. */
+function chosen(option: ConsentOption): string {
+  const words = CONSENT_OPTION_KIND_WORDS[option.kind];
+  return saysOnly(option.kind, option.label)
+    ? `"${words}"`
+    : `"${words}" (agent's label: "${option.label}")`;
 }
 
 function because(reason: string | null): string {

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { responder, timestamp } from './common.js';
 import { MAX_ANSWER_LINK_TOKEN_CHARS } from './limits.js';
 import { NOTICE_KINDS } from './notifications.js';
+import { consentOptionKind } from './user-input.js';
 
 export const answerLinkBody = z
   .strictObject({ token: z.string().min(1).max(MAX_ANSWER_LINK_TOKEN_CHARS) })
@@ -26,9 +27,22 @@ export const answerLinkView = z
     title: z.string(),
     /** What this link chooses, e.g. an option's label, "Allow once" or "Done". */
     choice: z.string(),
+    /**
+     * A consent option's kind: what the choice does, whatever `choice` (the
+     * agent's label) says; the page leads with Clarion's words for it. Null
+     * for a question's option or an action's Done or Skip.
+     */
+    choice_kind: consentOptionKind.nullable(),
     expires_at: timestamp.nullable(),
     /** Once decided (through this link or anywhere else): what was chosen, and by whom. */
-    decided: z.object({ choice: z.string(), responded_by: responder.nullable() }).nullable(),
+    decided: z
+      .object({
+        choice: z.string(),
+        /** As `choice_kind`, for the choice that was made. */
+        choice_kind: consentOptionKind.nullable(),
+        responded_by: responder.nullable(),
+      })
+      .nullable(),
     /** Opens the item in the web app, for a person who wants to see more first. */
     url: z.string(),
   })

@@ -7,6 +7,7 @@ import { responder, timestamp } from './common.js';
 import { MAX_RECORD_ID_CHARS } from './limits.js';
 import { decisionPageQuery } from './list-queries.js';
 import { textProblem } from './text.js';
+import { consentOptionKind } from './user-input.js';
 
 export const DECISION_OUTCOMES = [
   'answered',
@@ -35,14 +36,26 @@ export const decisionEntry = z
     subject: z.string(),
     outcome: z.enum(DECISION_OUTCOMES),
     /**
-     * The chosen labels and typed text, the chosen option (with a Reject's
-     * reason, quoted), or a Skip's reason; may be empty. A form's is always
+     * The chosen labels and typed text, the chosen option (what it does in
+     * Clarion's words, with the agent's label when it says more, and a
+     * Reject's reason, quoted), or a Skip's reason; may be empty. A form's is always
      * empty: what it held went to the agent, and the log, like the
      * transcript, keeps only that it was sent or declined.
      */
     detail: z.string(),
-    /** A consent answered by an earlier "always" of `responded_by`. */
+    /**
+     * A consent with an "Always allow" rule behind it: set by this choice,
+     * or an earlier one of `responded_by` that answered it (`always_rule`
+     * says which).
+     */
     remembered: z.boolean(),
+    /** A consent's chosen option kind: what the choice did, whatever its label said. */
+    option_kind: consentOptionKind.nullable(),
+    /**
+     * `set`: this choice created an "Always allow" rule, so that tool runs
+     * without asking from now on; `applied`: an earlier rule answered.
+     */
+    always_rule: z.enum(['set', 'applied']).nullable(),
     responded_by: responder,
     decided_at: timestamp,
   })

@@ -108,6 +108,12 @@ export {
 } from './constants.js';
 export { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 export {
+  CONSENT_OPTION_KIND_WORDS,
+  consentChoiceText,
+  saysOnly,
+  type ConsentKindWord,
+} from './consent-words.js';
+export {
   pendingAction,
   responder,
   rowStatus,

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { responder, timestamp } from './common.js';
 import { MAX_ANSWER_TEXT_CODE_POINTS, MAX_CONSENT_OPTION_ID_CHARS } from './limits.js';
 import { codePoints } from './text.js';
+import { CONSENT_OPTION_KIND_WORDS, type ConsentKindWord } from './consent-words.js';
 import {
   FORM_DECISIONS,
   formContent,
@@ -16,12 +17,10 @@ import {
   type FormDecision,
 } from './forms.js';
 
-export const CONSENT_OPTION_KINDS = [
-  'allow_once',
-  'allow_always',
-  'reject_once',
-  'reject_always',
-] as const;
+export const CONSENT_OPTION_KINDS = Object.keys(CONSENT_OPTION_KIND_WORDS) as [
+  ConsentKindWord,
+  ...ConsentKindWord[],
+];
 export const consentOptionKind = z.enum(CONSENT_OPTION_KINDS);
 export type ConsentOptionKind = z.infer<typeof consentOptionKind>;
 

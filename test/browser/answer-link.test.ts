@@ -180,6 +180,57 @@ describe('answer links in the browser', () => {
     await context.close();
   });
 
+  it('a consent link leads with what the choice does, whatever the agent called it', async () => {
+    const created = await askingTask(world, 'Run a tool', '/ask');
+    const registry = world.clarion.turns.userInputs;
+    // The agent names its options: this "always allow" calls itself a Reject.
+    const consent = registry.request({
+      kind: 'consent',
+      sessionId: created.session.id,
+      taskId: created.task.id,
+      profile: 'demo',
+      toolKey: 'liar-tool',
+      title: 'Run the liar tool',
+      options: [
+        { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
+        { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
+      ],
+    });
+    if (!consent.ok) throw new Error('consent refused');
+    const deadline = Date.now() + 30_000;
+    while (registry.get(consent.id)?.status !== 'awaiting' && Date.now() < deadline) {
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
+    const minted = await mintAnswerLinks(
+      { ...world.clarion.turns, origin: () => world.origin },
+      { userId: me.user.id, kind: 'consent', itemId: consent.id },
+    );
+    const { context, page } = await phone();
+    await page.goto(minted[1]?.url ?? '');
+    const confirm = page.getByTestId('answer-confirm');
+    await confirm.waitFor(WAIT);
+    await expect(page.getByTestId('answer-choice').textContent()).resolves.toBe('Always allow');
+    await expect(page.getByTestId('answer-agent-label').textContent()).resolves.toBe(
+      'The agent’s label for it: Reject (do not run)',
+    );
+    await expect(page.getByTestId('answer-sets-rule').textContent()).resolves.toContain(
+      'This sets an “Always allow” rule',
+    );
+    await expect(confirm.textContent()).resolves.toBe('Confirm: Always allow');
+    await page.screenshot({ path: join(ARTIFACTS, 'answer-link-consent-kind.png') });
+
+    await confirm.click();
+    const result = page.getByTestId('answer-result');
+    await result.waitFor(WAIT);
+    await expect(result.textContent()).resolves.toBe('Done: you chose “Always allow”.');
+    await expect(page.getByTestId('answer-agent-label').textContent()).resolves.toBe(
+      'The agent’s label for it: Reject (do not run)',
+    );
+    await expect(consent.outcome).resolves.toMatchObject({ option_id: 'always' });
+    await context.close();
+  });
+
   it('an expired link says so and offers no Confirm', async () => {
     const created = await askingTask(world, 'Pick a runner', '/ask');
     const pendingId = await pendingOf(created.session.id);

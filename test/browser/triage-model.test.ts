@@ -198,6 +198,8 @@ function entry(n: number, extra: Partial<DecisionEntry> = {}): DecisionEntry {
     outcome: 'answered',
     detail: 'Generated',
     remembered: false,
+    option_kind: null,
+    always_rule: null,
     responded_by: { user_id: 'u-1', name: 'Ada', surface: 'web' },
     decided_at: ts(n),
     ...extra,

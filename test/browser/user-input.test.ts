@@ -173,9 +173,9 @@ describe('consent and action cards in Chromium', () => {
     ]);
     const options = consent.getByTestId('consent-option');
     await expect(options.allTextContents()).resolves.toEqual([
-      'Allow onceallow once',
-      'Always allowalways allow',
-      'Rejectreject once',
+      'Allow onceAllow once',
+      'Always allowAlways allow',
+      'RejectReject once',
     ]);
     await expect(consent.getByTestId('user-input-deadline').textContent()).resolves.toMatch(
       /Answer within [45]:\d\d/,
@@ -296,7 +296,7 @@ describe('consent and action cards in Chromium', () => {
     const kept = page.getByTestId('user-input-decision');
     await kept.waitFor(WAIT);
     await expect(kept.locator('.message-content').textContent()).resolves.toBe(
-      `Reject: ${request.title}`,
+      `Reject once: ${request.title}`,
     );
     await expect(kept.getByTestId('decision-reason').textContent()).resolves.toBe(
       `Reason: “${reason}”`,

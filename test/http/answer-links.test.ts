@@ -169,6 +169,8 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
         task_title: 'my-claude',
         title: 'Which parser should we use?',
         choice: 'Generated',
+        // A question's option has no kind: its label is what it chooses.
+        choice_kind: null,
         expires_at: expect.any(String) as unknown,
         decided: null,
         url: `${s.server.url}/sessions/${(await bundle(pendingId)).session_id}`,
@@ -345,6 +347,84 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
 
     // The question was never touched by any of this.
     expect(await bundle(pendingId)).toMatchObject({ status: 'pending' });
+    await link('use', secretOf((await mint('question', pendingId))[0]?.url ?? ''));
+    await answer;
+  });
+
+  it('a consent link says what the choice does, and the record says an "always" rule was set', async () => {
+    const { pendingId, answer } = await ask();
+    const { session_id: sessionId, task_id: taskId } = (
+      await s.api<{ session_id: string; task_id: string }>(
+        'GET',
+        `/api/v1/clarification/${pendingId}`,
+      )
+    ).json;
+    const registry = s.server.turns.userInputs;
+    // The agent names its options; this one calls its "always allow" a Reject.
+    const consent = registry.request({
+      kind: 'consent',
+      sessionId,
+      taskId,
+      profile: 'external',
+      toolKey: 'liar-tool',
+      title: 'Run the liar tool',
+      options: [
+        { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
+        { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
+        { option_id: 'no', label: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    if (!consent.ok) throw new Error('consent refused');
+    await eventually(() => registry.get(consent.id)?.status === 'awaiting');
+    const minted = await mint('consent', consent.id);
+    expect(minted.map(({ label, kind }) => ({ label, kind }))).toEqual([
+      { label: 'Allow once', kind: 'allow_once' },
+      { label: 'Reject (do not run)', kind: 'allow_always' },
+      { label: 'Reject', kind: 'reject_once' },
+    ]);
+    const liar = secretOf(minted[1]?.url ?? '');
+    expect((await link('view', liar)).body.link).toMatchObject({
+      choice: 'Reject (do not run)',
+      choice_kind: 'allow_always',
+    });
+    expect((await link('use', liar)).body.link).toMatchObject({
+      state: 'answered',
+      decided: { choice: 'Reject (do not run)', choice_kind: 'allow_always' },
+    });
+    await expect(consent.outcome).resolves.toMatchObject({ option_id: 'always' });
+
+    const log = await s.api<{ decisions: Record<string, unknown>[] }>(
+      'GET',
+      `/api/v1/decisions?kind=consent&task_id=${taskId}`,
+    );
+    expect(log.json.decisions).toEqual([
+      expect.objectContaining({
+        subject: 'Run the liar tool',
+        outcome: 'allowed',
+        detail: 'Always allow (agent’s label: “Reject (do not run)”)',
+        option_kind: 'allow_always',
+        always_rule: 'set',
+        remembered: true,
+        responded_by: expect.objectContaining({ surface: 'link' }) as unknown,
+      }),
+    ]);
+    const transcript = await s.api<{ messages: { type: string; content: string }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+    const decided = transcript.json.messages.filter(
+      (message) => message.type === 'user_input_decision',
+    );
+    expect(decided.map((message) => message.content)).toEqual([
+      'admin chose "Always allow" (agent\'s label: "Reject (do not run)") and set an "Always allow" rule: Run the liar tool',
+    ]);
+    const rules = await s.api<{ rules: { tool_key: string; surface: string }[] }>(
+      'GET',
+      '/api/v1/consent-rules',
+    );
+    expect(rules.json.rules).toEqual([
+      expect.objectContaining({ tool_key: 'liar-tool', surface: 'link' }),
+    ]);
     await link('use', secretOf((await mint('question', pendingId))[0]?.url ?? ''));
     await answer;
   });

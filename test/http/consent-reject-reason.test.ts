@@ -92,7 +92,7 @@ describe.each(DRIVERS)('a Reject with a reason, on %s', (driver) => {
     expect(decision).toHaveLength(1);
     expect(decision[0]).toMatchObject({
       author: 'user',
-      content: `${me.name} chose "Reject": ${request.title}. Reason: ${reason}`,
+      content: `${me.name} chose "Reject once": ${request.title}. Reason: ${reason}`,
       metadata: {
         user_input_request_id: request.id,
         option_kind: 'reject_once',
@@ -106,7 +106,7 @@ describe.each(DRIVERS)('a Reject with a reason, on %s', (driver) => {
     );
     expect(log.json.decisions[0]).toMatchObject({
       outcome: 'rejected',
-      detail: `Reject, “${reason}”`,
+      detail: `Reject once, “${reason}”`,
     });
   });
 

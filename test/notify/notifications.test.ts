@@ -358,7 +358,8 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     if (!requested.ok) throw new Error('the consent was not requested');
     await eventually(() => ntfy.received.length >= 1);
     const actions = json(ntfy.received[0]).actions as { label: string; url: string }[];
-    expect(actions.map((action) => action.label)).toEqual(['Allow once', 'Reject']);
+    // Clarion's words for each kind: the agent's "Reject" is a "Reject once".
+    expect(actions.map((action) => action.label)).toEqual(['Allow once', 'Reject once']);
     const allow = actions[0]?.url ?? '';
     expect(allow).toMatch(new RegExp(`^${server.url}/answer#cla_`));
 

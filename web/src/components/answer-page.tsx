@@ -5,13 +5,16 @@
  * to a server, is the credential, and the page sends it in a POST body.
  * The task, the question, the choice and a decider's name are supplied
  * text: shown as written (`UserText`; i18n's escape is `showBidiControls`), since what a
- * person confirms must be what it says.
+ * person confirms must be what it says. A consent option's label is the
+ * agent's, and may say the opposite of what the option does: the page leads
+ * with what it does, by its kind, in the words the consent card uses, and
+ * shows the label beside it as the agent's.
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { answerWithLink, viewAnswerLink } from '../model/answer-links-api.js';
 import { UserText } from './user-text.js';
-import type { AnswerLinkView } from '../../../src/wire/index.js';
+import type { AnswerLinkView, ConsentOptionKind } from '../../../src/wire/index.js';
 
 type PageState =
   | { step: 'loading' }
@@ -137,6 +140,28 @@ function AnswerLinkPage({ token }: { token: string }) {
   );
 }
 
+/** What the choice does when it is a consent option (by its kind), else its own words. */
+function useChoiceWords(): (choice: string, kind: ConsentOptionKind | null) => string {
+  const { t } = useTranslation();
+  return (choice, kind) => (kind === null ? choice : t(`userInput.optionKind.${kind}`));
+}
+
+/** A consent option's own label, as the agent's words, and what an "always" sets. */
+function AgentLabel(props: { choice: string; kind: ConsentOptionKind | null; ruleNote: boolean }) {
+  const { t } = useTranslation();
+  if (props.kind === null) return null;
+  return (
+    <>
+      <p className="muted" data-testid="answer-agent-label">
+        {t('answerLink.agentLabel')} <UserText text={props.choice} />
+      </p>
+      {props.ruleNote && props.kind === 'allow_always' ? (
+        <p data-testid="answer-sets-rule">{t('answerLink.setsRule')}</p>
+      ) : null}
+    </>
+  );
+}
+
 function LinkDetails(props: {
   link: AnswerLinkView;
   busy: boolean;
@@ -148,6 +173,7 @@ function LinkDetails(props: {
   const { t } = useTranslation();
   const { link } = props;
   const canConfirm = link.state === 'open' && props.result === undefined;
+  const words = useChoiceWords()(link.choice, link.choice_kind);
   return (
     <>
       <p className="muted" data-testid="answer-task">
@@ -161,9 +187,10 @@ function LinkDetails(props: {
           <p>
             {t('answerLink.yourChoice')}{' '}
             <strong data-testid="answer-choice">
-              <UserText text={link.choice} />
+              {link.choice_kind === null ? <UserText text={link.choice} /> : words}
             </strong>
           </p>
+          <AgentLabel choice={link.choice} kind={link.choice_kind} ruleNote />
           <button
             type="button"
             className="button button-primary answer-button"
@@ -173,9 +200,7 @@ function LinkDetails(props: {
               props.onConfirm(link);
             }}
           >
-            {props.busy
-              ? t('answerLink.sending')
-              : t('answerLink.confirm', { choice: link.choice })}
+            {props.busy ? t('answerLink.sending') : t('answerLink.confirm', { choice: words })}
           </button>
           {props.failed ? (
             <p className="error" role="alert">
@@ -199,6 +224,8 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
   const { t } = useTranslation();
   const { link } = props;
   const decided = link.decided;
+  const wordsOf = useChoiceWords();
+  const choice = decided ? wordsOf(decided.choice, decided.choice_kind) : '';
   let text: string;
   if (decided === null) {
     text = t('answerLink.expired');
@@ -207,19 +234,24 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
     decided.choice === link.choice &&
     decided.responded_by?.surface === 'link'
   ) {
-    text = t('answerLink.done', { choice: decided.choice });
+    text = t('answerLink.done', { choice });
   } else if (decided.responded_by) {
     text = t('answerLink.alreadyDecidedBy', {
-      choice: decided.choice,
+      choice,
       name: decided.responded_by.name,
       surface: t(`decision.surface.${decided.responded_by.surface}`),
     });
   } else {
-    text = t('answerLink.alreadyDecided', { choice: decided.choice });
+    text = t('answerLink.alreadyDecided', { choice });
   }
   return (
-    <p data-testid="answer-result" data-state={link.state} role="status">
-      {text}
-    </p>
+    <>
+      <p data-testid="answer-result" data-state={link.state} role="status">
+        {text}
+      </p>
+      {decided ? (
+        <AgentLabel choice={decided.choice} kind={decided.choice_kind} ruleNote={false} />
+      ) : null}
+    </>
   );
 }

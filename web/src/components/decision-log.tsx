@@ -173,7 +173,11 @@ function DecisionItem({ entry }: { entry: DecisionEntry }) {
             {outcome}: <UserText text={entry.detail} />
           </>
         )}
-        {entry.remembered ? ` ${t('decisions.remembered')}` : ''}
+        {entry.always_rule === 'set'
+          ? ` ${t('decisions.ruleSet')}`
+          : entry.always_rule === 'applied'
+            ? ` ${t('decisions.remembered')}`
+            : ''}
       </p>
       <DecidedBy value={entry.responded_by} />
     </li>

@@ -3,7 +3,9 @@
  * under a question's outcome, and the row a consent, action or form decision
  * leaves behind once its request is gone from the registry.
  */
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
+import { CONSENT_OPTION_KIND_WORDS, saysOnly } from '../../../src/wire/consent-words.js';
 import { useMe } from '../hooks/use-me.js';
 import { showBidiControls } from '../model/bidi.js';
 import { isMe, parseResponder } from '../model/responder.js';
@@ -44,12 +46,27 @@ function useDecisionSummary(metadata: Record<string, unknown>): string {
       ? t('decision.done', { title })
       : t('decision.skip', { title });
   }
-  const option = showBidiControls(
-    typeof metadata.option_label === 'string' ? metadata.option_label : '',
-  );
-  return metadata.remembered === true
-    ? t('decision.remembered', { option, title })
+  const option = consentOptionText(t, metadata);
+  if (metadata.remembered === true) return t('decision.remembered', { option, title });
+  return metadata.option_kind === 'allow_always'
+    ? t('decision.ruleSet', { option, title })
     : t('decision.consent', { option, title });
+}
+
+const KINDS = Object.keys(CONSENT_OPTION_KIND_WORDS) as (keyof typeof CONSENT_OPTION_KIND_WORDS)[];
+
+/**
+ * What the chosen option did, in Clarion's words by its kind, with the
+ * agent's label beside it when it says more: an agent names its options.
+ */
+function consentOptionText(t: TFunction, metadata: Record<string, unknown>): string {
+  const label = typeof metadata.option_label === 'string' ? metadata.option_label : '';
+  const kind = KINDS.find((known) => known === metadata.option_kind);
+  if (kind === undefined) return showBidiControls(label);
+  const words = t(`userInput.optionKind.${kind}`);
+  return saysOnly(kind, label)
+    ? words
+    : t('decision.withAgentLabel', { option: words, label: showBidiControls(label) });
 }
 
 export function UserInputDecisionRow({ message }: { message: MessageView }) {

@@ -433,6 +433,9 @@ export const de: Catalog = {
     done: 'Erledigt: Du hast „{{choice}}“ gewählt.',
     alreadyDecidedBy: 'Bereits entschieden: „{{choice}}“ von {{name}} ({{surface}}).',
     alreadyDecided: 'Bereits entschieden: „{{choice}}“.',
+    agentLabel: 'So nennt es der Agent:',
+    setsRule:
+      'Das legt eine Regel „Immer erlauben“ an: Dieses Werkzeug läuft ab jetzt ohne Nachfrage. Du kannst sie in den Einstellungen widerrufen.',
     expired: 'Dieser Link ist abgelaufen: Der Agent wartet nicht mehr auf diese Antwort.',
     invalidTitle: 'Dieser Link ist ungültig',
     invalid:
@@ -479,6 +482,7 @@ export const de: Catalog = {
     retry: 'Erneut versuchen',
     more: 'Ältere Entscheidungen zeigen',
     remembered: '(durch ein früheres „Immer erlauben“)',
+    ruleSet: '(Regel „Immer erlauben“ angelegt)',
     sessionDeleted: '(Sitzung gelöscht)',
     kind: { question: 'Frage', consent: 'Erlaubnis', action: 'Aktion', form: 'Formular' },
     outcome: {
@@ -502,6 +506,8 @@ export const de: Catalog = {
     },
     consent: '{{option}}: {{title}}',
     remembered: '{{option}} (gemerktes „Immer erlauben“): {{title}}',
+    ruleSet: '{{option}} (Regel „Immer erlauben“ angelegt): {{title}}',
+    withAgentLabel: '{{option}} (beim Agenten: „{{label}}“)',
     done: 'Erledigt: {{title}}',
     skip: 'Übersprungen: {{title}}',
     formSent: '{{name}} hat das Formular gesendet: {{title}}',
@@ -568,10 +574,10 @@ export const de: Catalog = {
     diffOf: 'Änderungen an {{path}}',
     newFile: 'Neue Datei {{path}}',
     optionKind: {
-      allow_once: 'einmal erlauben',
-      allow_always: 'immer erlauben',
-      reject_once: 'einmal ablehnen',
-      reject_always: 'immer ablehnen',
+      allow_once: 'Einmal erlauben',
+      allow_always: 'Immer erlauben',
+      reject_once: 'Einmal ablehnen',
+      reject_always: 'Immer ablehnen',
     },
     deadline: 'Antwort innerhalb von {{time}} (bis {{clock}})',
     deadlinePassed: 'Die Zeit zum Antworten ist abgelaufen.',

@@ -1,4 +1,6 @@
 /** English: the reference catalog. Every other catalog has exactly these keys. */
+import { CONSENT_OPTION_KIND_WORDS } from '../../../src/wire/consent-words.js';
+
 export const en = {
   app: {
     title: 'Clarion',
@@ -424,6 +426,9 @@ export const en = {
     done: 'Done: you chose “{{choice}}”.',
     alreadyDecidedBy: 'Already decided: “{{choice}}” by {{name}} ({{surface}}).',
     alreadyDecided: 'Already decided: “{{choice}}”.',
+    agentLabel: 'The agent’s label for it:',
+    setsRule:
+      'This sets an “Always allow” rule: from now on this tool runs without asking you. You can revoke it in Settings.',
     expired: 'This link has expired: the agent is no longer waiting for this answer.',
     invalidTitle: 'This link is not valid',
     invalid:
@@ -468,6 +473,7 @@ export const en = {
     retry: 'Try again',
     more: 'Show older decisions',
     remembered: '(by an earlier “Always allow”)',
+    ruleSet: '(set an “Always allow” rule)',
     sessionDeleted: '(session deleted)',
     kind: { question: 'Question', consent: 'Permission', action: 'Action', form: 'Form' },
     outcome: {
@@ -491,6 +497,8 @@ export const en = {
     },
     consent: '{{option}}: {{title}}',
     remembered: '{{option}} (remembered “Always allow”): {{title}}',
+    ruleSet: '{{option}} (set an “Always allow” rule): {{title}}',
+    withAgentLabel: '{{option}} (agent’s label: “{{label}}”)',
     done: 'Done: {{title}}',
     skip: 'Skipped: {{title}}',
     formSent: '{{name}} sent the form: {{title}}',
@@ -554,12 +562,8 @@ export const en = {
     toolDetails: 'What the tool will do',
     diffOf: 'Changes to {{path}}',
     newFile: 'New file {{path}}',
-    optionKind: {
-      allow_once: 'allow once',
-      allow_always: 'always allow',
-      reject_once: 'reject once',
-      reject_always: 'always reject',
-    },
+    // What each kind of option does: the words notices and the transcript use too.
+    optionKind: CONSENT_OPTION_KIND_WORDS,
     deadline: 'Answer within {{time}} (by {{clock}})',
     deadlinePassed: 'The time to answer is up.',
     openLink: 'Open link',

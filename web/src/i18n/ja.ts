@@ -425,6 +425,9 @@ export const ja: Catalog = {
     done: '完了: 「{{choice}}」を選びました。',
     alreadyDecidedBy: '決定済み: {{name}}（{{surface}}）が「{{choice}}」を選びました。',
     alreadyDecided: '決定済み: 「{{choice}}」。',
+    agentLabel: 'エージェントによる表記:',
+    setsRule:
+      '「常に許可」のルールが作られ、今後このツールは確認なしで実行されます。設定で取り消せます。',
     expired: 'このリンクは期限切れです。エージェントはもうこの回答を待っていません。',
     invalidTitle: 'このリンクは無効です',
     invalid:
@@ -468,6 +471,7 @@ export const ja: Catalog = {
     retry: '再試行',
     more: '古い決定を表示',
     remembered: '(以前の「常に許可」による)',
+    ruleSet: '(「常に許可」のルールを作成)',
     sessionDeleted: '(セッション削除済み)',
     kind: { question: '質問', consent: '許可', action: 'アクション', form: 'フォーム' },
     outcome: {
@@ -491,6 +495,8 @@ export const ja: Catalog = {
     },
     consent: '{{option}}: {{title}}',
     remembered: '{{option}} (記憶された「常に許可」): {{title}}',
+    ruleSet: '{{option}} (「常に許可」のルールを作成): {{title}}',
+    withAgentLabel: '{{option}}（エージェントの表記:「{{label}}」）',
     done: '完了: {{title}}',
     skip: 'スキップ: {{title}}',
     formSent: '{{name}} さんがフォームを送信しました: {{title}}',

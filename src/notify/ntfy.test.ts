@@ -91,7 +91,7 @@ describe('the ntfy sender', () => {
       { label: 'Reject', kind: 'reject_once', url: 'http://clarion.test/answer#t2' },
     ] as const;
     await ntfySender.send(
-      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` } },
+      { id: 'c', kind: 'ntfy', config: { url: `${receiver.url}/clarion` }, reach: 'any' },
       { ...NOTICE, answerLinks: links },
       AbortSignal.timeout(5_000),
     );

@@ -120,7 +120,7 @@ describe('decisionEntryOf', () => {
     expect(entry).toMatchObject({
       outcome: 'allowed',
       detail: 'Always allow (agent’s label: “Reject (do not run)”)',
-      remembered: true,
+      remembered: false,
       option_kind: 'allow_always',
       always_rule: 'set',
     });

@@ -95,7 +95,7 @@ function userInputDecision(meta: Record<string, unknown>): Decided | undefined {
     subject,
     outcome: optionKind?.startsWith('reject') ? 'rejected' : 'allowed',
     detail: detail.join(', '),
-    remembered: rule !== null,
+    remembered: rule === 'applied',
     option_kind: optionKind,
     always_rule: rule,
   };

@@ -44,9 +44,9 @@ export const decisionEntry = z
      */
     detail: z.string(),
     /**
-     * A consent with an "Always allow" rule behind it: set by this choice,
-     * or an earlier one of `responded_by` that answered it (`always_rule`
-     * says which).
+     * A consent an earlier "Always allow" rule of `responded_by` answered, so
+     * no person was asked this time (`always_rule` `applied`); a rule this
+     * choice set is `always_rule` `set`.
      */
     remembered: z.boolean(),
     /** A consent's chosen option kind: what the choice did, whatever its label said. */

@@ -404,7 +404,7 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
         detail: 'Always allow (agent’s label: “Reject (do not run)”)',
         option_kind: 'allow_always',
         always_rule: 'set',
-        remembered: true,
+        remembered: false,
         responded_by: expect.objectContaining({ surface: 'link' }) as unknown,
       }),
     ]);

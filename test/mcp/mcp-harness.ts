@@ -11,6 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
+import { expect } from 'vitest';
 import {
   registerMcpRoute,
   type McpEndpoint,
@@ -212,4 +213,29 @@ export function initializeBody(clientName: string): string {
       clientInfo: { name: clientName, version: '1.0.0' },
     },
   });
+}
+
+/**
+ * Whether the person reads the question detached (`GET
+ * /api/v1/clarification/:id` with the member's token); it must still be open.
+ */
+export async function readsDetached(
+  m: Pick<McpHarness, 'url' | 'tokens'>,
+  pendingId: string,
+): Promise<boolean> {
+  const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}`, m.url);
+  const reply = await fetch(url, { headers: { authorization: `Bearer ${m.tokens.member}` } });
+  expect(reply.status).toBe(200);
+  const view = (await reply.json()) as { detached: boolean; active: boolean };
+  expect(view.active).toBe(true);
+  return view.detached;
+}
+
+/** The member cancels the question over REST, as the web app's Cancel does. */
+export function cancelAsPerson(
+  m: Pick<McpHarness, 'url' | 'tokens'>,
+  pendingId: string,
+): Promise<Response> {
+  const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}/cancel`, m.url);
+  return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${m.tokens.member}` } });
 }

@@ -10,7 +10,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
 import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
+import {
+  cancelAsPerson,
+  mcpHarness,
+  readsDetached,
+  structured,
+  toolErrorText,
+  type McpHarness,
+} from './mcp-harness.js';
 
 /** An ask's own live wait, short so that its call comes back `open`. */
 const LIVE_WAIT_MS = 300;
@@ -41,21 +48,6 @@ describe.each(DRIVERS)('a wait that ends on %s', { timeout: 60_000 }, (driver) =
     await m.dispose();
   });
 
-  /** What the person reads: `GET /api/v1/clarification/:id` with their own token. */
-  async function detached(pendingId: string): Promise<boolean> {
-    const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}`, m.url);
-    const reply = await fetch(url, { headers: { authorization: `Bearer ${m.tokens.member}` } });
-    expect(reply.status).toBe(200);
-    const view = (await reply.json()) as { detached: boolean; active: boolean };
-    expect(view.active).toBe(true);
-    return view.detached;
-  }
-
-  function cancel(pendingId: string): Promise<Response> {
-    const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}/cancel`, m.url);
-    return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${m.tokens.member}` } });
-  }
-
   async function ask(client: Client, questions: Record<string, unknown>): Promise<string> {
     const asked = structured(await m.call(client, 'ask_user_question', questions));
     expect(asked.status).toBe('open');
@@ -74,7 +66,7 @@ describe.each(DRIVERS)('a wait that ends on %s', { timeout: 60_000 }, (driver) =
     });
     // Awaited below; should an assertion fail first, the closing client's rejection is expected.
     waiting.catch(() => undefined);
-    await eventually(async () => !(await detached(secondId)));
+    await eventually(async () => !(await readsDetached(m, secondId)));
 
     // The first asks its own question in the same session; its call ends.
     const firstId = await ask(first, TWO_QUESTIONS);
@@ -83,14 +75,14 @@ describe.each(DRIVERS)('a wait that ends on %s', { timeout: 60_000 }, (driver) =
     // One client name, one external session.
     expect(firstRow?.task_session_id).toBeTypeOf('string');
     expect(firstRow?.task_session_id).toBe(secondRow?.task_session_id);
-    expect(await detached(firstId)).toBe(true);
+    expect(await readsDetached(m, firstId)).toBe(true);
 
     // The second's wait still runs: its question reads attached, and the person can cancel it.
-    expect(await detached(secondId)).toBe(false);
+    expect(await readsDetached(m, secondId)).toBe(false);
     const rows = await m.h.rows(secondId);
     expect(rows.map((row) => row.metadata.agent_disconnected)).toEqual([false]);
     const cancelledAt = Date.now();
-    const reply = await cancel(secondId);
+    const reply = await cancelAsPerson(m, secondId);
     expect(reply.status).toBe(200);
     expect(await reply.json()).toEqual({ cancelled: true });
     const result: CallToolResult = await waiting;
@@ -98,6 +90,6 @@ describe.each(DRIVERS)('a wait that ends on %s', { timeout: 60_000 }, (driver) =
     expect(toolErrorText(result)).toBe(QUESTION_CLOSED_MESSAGE);
 
     // Nobody waits on the first's question: nothing to cancel there.
-    expect((await cancel(firstId)).status).toBe(409);
+    expect((await cancelAsPerson(m, firstId)).status).toBe(409);
   });
 });

@@ -13,7 +13,14 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
+import {
+  cancelAsPerson,
+  mcpHarness,
+  readsDetached,
+  structured,
+  toolErrorText,
+  type McpHarness,
+} from './mcp-harness.js';
 
 /** The ask's own live wait, short so that its call comes back `open` and the question detaches. */
 const LIVE_WAIT_MS = 300;
@@ -39,26 +46,8 @@ describe.each(DRIVERS)(
       const asked = structured(await m.call(client, 'ask_user_question', TWO_QUESTIONS));
       expect(asked.status).toBe('open');
       const pendingId = asked.pending_id as string;
-      expect(await detached(pendingId)).toBe(true);
+      expect(await readsDetached(m, pendingId)).toBe(true);
       return pendingId;
-    }
-
-    /** What the person reads: `GET /api/v1/clarification/:id` with their own token. */
-    async function detached(pendingId: string): Promise<boolean> {
-      const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}`, m.url);
-      const reply = await fetch(url, { headers: { authorization: `Bearer ${m.tokens.member}` } });
-      expect(reply.status).toBe(200);
-      const view = (await reply.json()) as { detached: boolean; active: boolean };
-      expect(view.active).toBe(true);
-      return view.detached;
-    }
-
-    function cancel(pendingId: string): Promise<Response> {
-      const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}/cancel`, m.url);
-      return fetch(url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${m.tokens.member}` },
-      });
     }
 
     /** The `agent_disconnected` flags the session's events published since `from`, per update. */
@@ -84,7 +73,7 @@ describe.each(DRIVERS)(
 
       const started = Date.now();
       const waiting = waitFor(client, pendingId, 2);
-      await eventually(async () => !(await detached(pendingId)));
+      await eventually(async () => !(await readsDetached(m, pendingId)));
       const rows = await m.h.rows(pendingId);
       expect(rows.map((row) => row.metadata.agent_disconnected)).toEqual([false, false]);
       // Both rows, in the event the web app reads them from.
@@ -92,22 +81,22 @@ describe.each(DRIVERS)(
 
       expect(structured(await waiting)).toMatchObject({ status: 'open', pending_id: pendingId });
       expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
-      expect(await detached(pendingId)).toBe(true);
+      expect(await readsDetached(m, pendingId)).toBe(true);
       expect(publishedFlags(pendingId, before)).toEqual([false, false, true, true]);
       // Nothing waits any more: the person has nothing to cancel.
-      expect((await cancel(pendingId)).status).toBe(409);
+      expect((await cancelAsPerson(m, pendingId)).status).toBe(409);
     });
 
     it("hands the person's cancel to the waiting call at once", async () => {
       const client = await m.connect(m.tokens.member, 'my-claude');
       const pendingId = await detachedQuestion(client);
       // Detached, nobody waits: nothing to cancel.
-      expect((await cancel(pendingId)).status).toBe(409);
+      expect((await cancelAsPerson(m, pendingId)).status).toBe(409);
 
       const waiting = waitFor(client, pendingId, 60);
-      await eventually(async () => !(await detached(pendingId)));
+      await eventually(async () => !(await readsDetached(m, pendingId)));
       const cancelledAt = Date.now();
-      const reply = await cancel(pendingId);
+      const reply = await cancelAsPerson(m, pendingId);
       expect(reply.status).toBe(200);
       expect(await reply.json()).toEqual({ cancelled: true });
 
@@ -126,7 +115,7 @@ describe.each(DRIVERS)(
       const client = await m.connect(m.tokens.member, 'my-claude');
       const pendingId = await detachedQuestion(client);
       const waiting = waitFor(client, pendingId, 60);
-      await eventually(async () => !(await detached(pendingId)));
+      await eventually(async () => !(await readsDetached(m, pendingId)));
 
       const colleague = await m.connect(m.tokens.colleague);
       const answeredAt = Date.now();
@@ -157,10 +146,10 @@ describe.each(DRIVERS)(
       const before = m.h.events.events.length;
 
       const again = m.call(client, 'ask_user_question', TWO_QUESTIONS);
-      await eventually(async () => !(await detached(pendingId)));
+      await eventually(async () => !(await readsDetached(m, pendingId)));
       expect(publishedFlags(pendingId, before)).toEqual([false, false]);
       expect(structured(await again)).toMatchObject({ status: 'open', pending_id: pendingId });
-      expect(await detached(pendingId)).toBe(true);
+      expect(await readsDetached(m, pendingId)).toBe(true);
     });
   },
 );

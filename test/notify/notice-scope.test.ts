@@ -186,7 +186,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
       ),
     );
     expect(ntfyActions).toEqual(
-      expect.arrayContaining([['Open in Clarion'], ['Allow once', 'Reject']]),
+      expect.arrayContaining([['Open in Clarion'], ['Allow once', 'Reject once']]),
     );
 
     const turnedOn = await api('PUT', '/api/v1/notification-settings', {

@@ -55,7 +55,7 @@ class TestClient {
     this.socket.send(typeof frame === 'string' ? frame : JSON.stringify(frame));
   }
 
-  next(timeoutMs = 5000): Promise<unknown> {
+  next(timeoutMs = 20_000): Promise<unknown> {
     const queued = this.frames.shift();
     if (queued !== undefined) return Promise.resolve(queued);
     return new Promise((resolve, reject) => {

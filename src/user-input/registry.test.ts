@@ -511,6 +511,12 @@ describe('a call whose connection closed', () => {
     expect(ctx.registry.endedByTurnEnd('session-1', 'agent_exited')).toMatchObject([
       { id: action.id },
     ]);
+    // Named in the turn's end: an answer before the registry hears that end would be
+    // recorded beside a note saying nobody answered.
+    expect(await ctx.registry.respond(action.id, { decision: 'done' }, ADA)).toEqual({
+      ok: false,
+      code: 'agent_exited',
+    });
     ctx.timers.advance(LOST_CALL_TURN_END_WAIT_MS);
     expect(ctx.registry.get(action.id)).toMatchObject({ status: 'awaiting' });
     ctx.registry.turnEnded('session-1', 'agent_exited');

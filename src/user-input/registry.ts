@@ -180,6 +180,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const alwaysAllowed = new Map<string, Responder>();
   /** Requests whose person's decision is being kept, with the events that came meanwhile. */
   const held = new Map<string, UserInputEvent[]>();
+  /**
+   * Requests a turn's end named as ended because their agent exited, from the
+   * write that names them until `turnEnded` settles them: an answer between
+   * the two would be recorded beside a note that says nobody answered.
+   */
+  const namedExited = new Set<string>();
   /** Answers to one request are judged one after another, however the one before ended. */
   const judging = new KeyedSerial();
   /** "Always" rules the port is still keeping. */
@@ -249,6 +255,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     stopTimer(retries, id);
     stopTimer(attemptTimeouts, id);
     lostCalls.forget(id);
+    namedExited.delete(id);
     if (answers.has(id)) {
       logger.error({ request_id: id }, 'user_input.settled_without_answer');
       answer(id, { kind: 'refused', reason: 'swept' });
@@ -465,7 +472,10 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   ): Promise<UserInputRespondResult> {
     const current = stateOf(id);
     if (current.status === 'absent') return { ok: false, code: 'not_found' };
-    if (current.status === 'settled' && current.reason === 'agent_exited') {
+    if (
+      (current.status === 'settled' && current.reason === 'agent_exited') ||
+      namedExited.has(id)
+    ) {
       return { ok: false, code: 'agent_exited' };
     }
     if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
@@ -692,6 +702,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         const planned = transition(state, { type: 'turnEnded', outcome });
         if ('ignored' in planned || planned.state.status !== 'settled') return [];
         lostCalls.named(id);
+        if (outcome === 'agent_exited') namedExited.add(id);
         return [toView(state)];
       });
     },
@@ -710,6 +721,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         live.delete(id);
         for (const map of [deadlines, retries, attemptTimeouts]) stopTimer(map, id);
         lostCalls.forget(id);
+        namedExited.delete(id);
         if (answers.has(id)) answer(id, { kind: 'refused', reason: 'swept' });
       }
       return ids.length;
@@ -759,6 +771,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         map.clear();
       }
       lostCalls.close();
+      namedExited.clear();
     },
   };
 }

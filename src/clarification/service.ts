@@ -449,9 +449,15 @@ export class ClarificationService {
       while ((!view.response || view.delivery_pending) && !isOver()) {
         let closedWhileLive = false;
         if (view.active && view.session_id === options.asker?.sessionId) {
+          // A decision that lands before the live wait is registered finds no waiter to hand
+          // to: it wakes `local`, which ends this wait so the read below sees it.
+          const decided = new AbortController();
+          void local.then(() => {
+            decided.abort();
+          });
           const live = await this.waitAgain(view.session_id, pendingId, {
             timeoutMs: options.timeoutMs,
-            signal: callOver.signal,
+            signal: AbortSignal.any([callOver.signal, decided.signal]),
             ...(options.asker.entitled ? { entitled: options.asker.entitled } : {}),
           });
           if (live.kind === 'answered') {
@@ -467,7 +473,7 @@ export class ClarificationService {
           if (live.reason === 'fenced') return failure('not_active', FENCED);
           // Cancelled, expired or deleted: read which. Anything else ended the call's wait.
           closedWhileLive = live.reason === 'cancelled';
-          if (!closedWhileLive) end();
+          if (!closedWhileLive && !decided.signal.aborted) end();
         } else {
           // Several replicas: another one may decide it; any write to its session wakes us too.
           const sessionChanged = replicas?.changed(

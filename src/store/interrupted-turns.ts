@@ -14,7 +14,11 @@ import { constantText, ONE_ROW } from './compiled.js';
 import { sql, type SqlBool } from 'kysely';
 import { parseMetadata, type RepoContext } from './context.js';
 import { reviseMessage, toMessageRecord, type MessageRecord } from './messages.js';
-import { CLARIFICATION_TYPE, cutOffToolCallMetadata } from '../wire/index.js';
+import {
+  CLARIFICATION_TYPE,
+  cutOffToolCallMetadata,
+  ENDED_TOOL_CALL_STATUSES,
+} from '../wire/index.js';
 import type { TurnRecord } from './turns.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 
@@ -26,8 +30,6 @@ export const OPEN_TURNS_INDEX_DDL =
   'ON task_session_turns (task_session_id) WHERE completed_at IS NULL';
 
 const TOOL_CALL_TYPE = 'tool_call';
-/** ACP's statuses of a tool call that has ended; any other one was cut off. */
-const ENDED_TOOL_STATUSES = ['completed', 'failed'];
 const USER_AUTHOR = 'user';
 
 /**
@@ -36,7 +38,7 @@ const USER_AUTHOR = 'user';
  */
 function toolCallOpen(ctx: RepoContext, alias?: string) {
   const status = ctx.dialect.metadataText('status', alias);
-  return sql<SqlBool>`COALESCE(${status}, '') NOT IN (${sql.join(ENDED_TOOL_STATUSES.map(constantText))})`;
+  return sql<SqlBool>`COALESCE(${status}, '') NOT IN (${sql.join(ENDED_TOOL_CALL_STATUSES.map(constantText))})`;
 }
 
 /** An open turn with the profile of its session's agent. */

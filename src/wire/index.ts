@@ -407,6 +407,7 @@ export {
 } from './turn-notes.js';
 export {
   cutOffToolCallMetadata,
+  ENDED_TOOL_CALL_STATUSES,
   TOOL_CALL_STATUSES,
   toolCallStateOf,
   type ToolCallState,

@@ -11,6 +11,8 @@
 /** ACP's statuses of a tool call. */
 export const TOOL_CALL_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type ToolCallStatus = (typeof TOOL_CALL_STATUSES)[number];
+/** The statuses of a call that no longer runs; any other one is open. */
+export const ENDED_TOOL_CALL_STATUSES: readonly ToolCallStatus[] = ['completed', 'failed'];
 
 /** How a person reads a tool call: ACP's status, or `stopped` when its turn's end cut it off. */
 export type ToolCallState = ToolCallStatus | 'stopped';

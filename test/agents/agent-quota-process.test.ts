@@ -92,7 +92,10 @@ describe('running-agent quota with real agent processes', () => {
     const firstTask = (first.json.task as { id: string }).id;
     expect((await api('DELETE', `/api/v1/tasks/${firstTask}`)).status).toBeLessThan(300);
     await eventually(() => childrenOf(pid).length === 0, 20_000);
-    expect((await api('POST', `/api/v1/sessions/${sessionId}/messages`, message)).status).toBe(200);
+    // Admitted, no longer refused: sent (200), or queued (202) when the agent's start takes
+    // longer than the admission waits for it, as it can on a loaded machine.
+    const admitted = await api('POST', `/api/v1/sessions/${sessionId}/messages`, message);
+    expect([200, 202]).toContain(admitted.status);
     await eventually(() => childrenOf(pid).length === 1, 20_000);
   }, 120_000);
 });

@@ -210,17 +210,24 @@ describe('decision CSV', () => {
   it('writes a header and one quoted, formula-safe row per decision', () => {
     const csv = decisionsCsv([
       entry(2, { subject: 'Say "hi", then\nleave', detail: '=HYPERLINK("x")' }),
-      entry(1, { kind: 'consent', outcome: 'allowed', remembered: true, detail: '-rf' }),
+      entry(1, {
+        kind: 'consent',
+        outcome: 'allowed',
+        remembered: true,
+        detail: '-rf',
+        option_kind: 'allow_always',
+        always_rule: 'set',
+      }),
     ]);
     // The byte order mark is what makes Excel read the file as UTF-8.
     expect(csv.startsWith('\uFEFF')).toBe(true);
     const lines = csv.slice(1).split('\r\n');
     expect(lines[0]).toBe(DECISION_CSV_COLUMNS.join(','));
     expect(lines[1]).toBe(
-      `${ts(2)},question,answered,"Say ""hi"", then\nleave","'=HYPERLINK(""x"")",false,Fix the build,t-1,s-1,false,Ada,u-1,web,m-2`,
+      `${ts(2)},question,answered,"Say ""hi"", then\nleave","'=HYPERLINK(""x"")",false,Fix the build,t-1,s-1,false,Ada,u-1,web,m-2,,`,
     );
     expect(lines[2]).toBe(
-      `${ts(1)},consent,allowed,Which file?,'-rf,true,Fix the build,t-1,s-1,false,Ada,u-1,web,m-1`,
+      `${ts(1)},consent,allowed,Which file?,'-rf,true,Fix the build,t-1,s-1,false,Ada,u-1,web,m-1,allow_always,set`,
     );
     expect(lines[3]).toBe('');
   });

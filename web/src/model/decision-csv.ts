@@ -3,7 +3,10 @@
  * a comma, quote or line break, quotes doubled). A field that a spreadsheet
  * would run as a formula (it starts with =, +, -, @, tab or CR) gets a
  * leading apostrophe: the text is an agent's or a person's words, never a
- * formula. Column names are fixed English identifiers, for scripts. The
+ * formula. Column names are fixed English identifiers, for scripts; a
+ * consent's `option_kind` says what the chosen option did whatever its label
+ * said, and `always_rule` whether it set or applied an "Always allow" rule
+ * (both empty for other kinds), as the log's JSON does. The
  * file starts with a UTF-8 byte order mark: without it Excel reads the file
  * in the local code page and garbles every non-ASCII name.
  */
@@ -26,6 +29,9 @@ export const DECISION_CSV_COLUMNS = [
   'person_id',
   'surface',
   'message_id',
+  // Last, so a script that reads columns by position still finds the earlier ones.
+  'option_kind',
+  'always_rule',
 ] as const;
 
 function cell(value: string): string {
@@ -49,6 +55,8 @@ function row(entry: DecisionEntry): string[] {
     entry.responded_by.user_id,
     entry.responded_by.surface,
     entry.message_id,
+    entry.option_kind ?? '',
+    entry.always_rule ?? '',
   ];
 }
 

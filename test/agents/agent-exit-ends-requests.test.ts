@@ -10,12 +10,16 @@
  */
 import { describe, expect, it } from 'vitest';
 import { OUTCOMES, USER_INPUT_ENDED_TYPE } from '../../src/wire/index.js';
-import { childrenOf, clarionApi } from './supervisor-support.js';
+import { childrenOf } from './supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { useServedDatabase } from '../support/clarion-process.js';
 import { DRIVERS } from '../support/databases.js';
+import { bearerApi } from '../support/in-process-server.js';
+import { waitingItems } from '../support/waiting-items.js';
 
 const ADMIN_TOKEN = 'agent-exit-ends-requests-token-0123456789';
+/** The built server starts the demo agent before it can ask. */
+const AGENT_WAIT_MS = 30_000;
 
 interface Message {
   author: string;
@@ -48,24 +52,14 @@ describe.each(DRIVERS)('an agent killed while its request waits (%s)', (driver) 
     async ({ prompt, kind, answer }) => {
       const database = await served.open(driver);
       const server = await database.serve({ CLARION_ADMIN_TOKEN: ADMIN_TOKEN });
-      const api = clarionApi(server.url, ADMIN_TOKEN);
+      const api = bearerApi(server.url, ADMIN_TOKEN);
       const serverPid = server.child.pid ?? 0;
       const running = new Set(childrenOf(serverPid));
 
-      const created = await api('POST', '/api/v1/tasks', { title: 'kill me', prompt });
-      expect(created.status).toBe(201);
-      const sessionId = (created.json as { session: { id: string } }).session.id;
-      const listed = async () =>
-        (
-          (await api('GET', '/api/v1/user-inputs')).json.requests as {
-            id: string;
-            session_id: string;
-            title: string;
-          }[]
-        ).find((request) => request.session_id === sessionId);
-      await eventually(async () => (await listed()) !== undefined, 30_000);
-      const request = await listed();
-      if (!request) throw new Error(`the ${kind} is pending`);
+      const { sessionId, request } = await waitingItems(api, AGENT_WAIT_MS).requestOfTask(
+        prompt,
+        'kill me',
+      );
 
       const agentPid = childrenOf(serverPid).find((pid) => !running.has(pid));
       expect(agentPid).toBeDefined();

@@ -16,13 +16,16 @@ import {
   USER_INPUT_ENDED_TYPE,
 } from '../../src/wire/index.js';
 import type { FailpointName } from '../../src/support/failpoints.js';
-import { clarionApi } from './supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { useServedDatabase, type Serving } from '../support/clarion-process.js';
 import { DRIVERS } from '../support/databases.js';
+import { bearerApi } from '../support/in-process-server.js';
+import { waitingItems } from '../support/waiting-items.js';
 
 const ADMIN_TOKEN = 'crash-after-decision-token-0123456789';
 const AFTER_DECISION: FailpointName = 'user_input.after_decision_recorded';
+/** The built server starts the demo agent before it can ask. */
+const AGENT_WAIT_MS = 30_000;
 
 interface Row {
   author: string;
@@ -42,28 +45,12 @@ describe.each(DRIVERS)('a decision recorded just before a crash (%s)', (driver) 
         CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
         CLARION_FAILPOINTS: failpoints.join(','),
       });
-      return clarionApi(server.url, ADMIN_TOKEN);
+      return bearerApi(server.url, ADMIN_TOKEN);
     };
     let api = await serve([AFTER_DECISION]);
 
-    const asking = async (title: string, prompt: string) => {
-      const created = await api('POST', '/api/v1/tasks', { title, prompt });
-      expect(created.status).toBe(201);
-      const { session, task } = created.json as { session: { id: string }; task: { id: string } };
-      const sessionId = session.id;
-      const listed = async () =>
-        (
-          (await api('GET', '/api/v1/user-inputs')).json.requests as {
-            id: string;
-            session_id: string;
-            title: string;
-          }[]
-        ).find((request) => request.session_id === sessionId);
-      await eventually(async () => (await listed()) !== undefined, 30_000);
-      const request = await listed();
-      if (!request) throw new Error('the request is pending');
-      return { sessionId, taskId: task.id, request };
-    };
+    const asking = (title: string, prompt: string) =>
+      waitingItems(api, AGENT_WAIT_MS).requestOfTask(prompt, title);
     const rows = async (sessionId: string) =>
       (await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json.messages as Row[];
     const ofType = async (sessionId: string, type: string) =>

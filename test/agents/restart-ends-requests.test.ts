@@ -8,12 +8,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { USER_INPUT_ENDED_TYPE } from '../../src/wire/index.js';
-import { clarionApi } from './supervisor-support.js';
-import { eventually } from '../support/clarification-harness.js';
 import { useServedDatabase, type Serving } from '../support/clarion-process.js';
 import { DRIVERS } from '../support/databases.js';
+import { bearerApi } from '../support/in-process-server.js';
+import { waitingItems } from '../support/waiting-items.js';
 
 const ADMIN_TOKEN = 'restart-ends-requests-token-0123456789';
+/** The built server starts the demo agent before it can ask. */
+const AGENT_WAIT_MS = 30_000;
 
 interface Note {
   author: string;
@@ -30,27 +32,12 @@ describe.each(DRIVERS)('a restart with agent requests waiting (%s)', (driver) =>
     let server: Serving | undefined;
     const serve = async () => {
       server = await database.serve({ CLARION_ADMIN_TOKEN: ADMIN_TOKEN });
-      return clarionApi(server.url, ADMIN_TOKEN);
+      return bearerApi(server.url, ADMIN_TOKEN);
     };
     let api = await serve();
 
-    const consenting = async (title: string) => {
-      const created = await api('POST', '/api/v1/tasks', { title, prompt: '/permission' });
-      expect(created.status).toBe(201);
-      const sessionId = (created.json as { session: { id: string } }).session.id;
-      const listed = async () =>
-        (
-          (await api('GET', '/api/v1/user-inputs')).json.requests as {
-            id: string;
-            session_id: string;
-            title: string;
-          }[]
-        ).find((request) => request.session_id === sessionId);
-      await eventually(async () => (await listed()) !== undefined, 30_000);
-      const request = await listed();
-      if (!request) throw new Error('the consent is pending');
-      return { sessionId, request };
-    };
+    const consenting = (title: string) =>
+      waitingItems(api, AGENT_WAIT_MS).requestOfTask('/permission', title);
     const notes = async (sessionId: string) =>
       (
         (await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)).json

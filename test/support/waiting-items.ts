@@ -1,7 +1,7 @@
 /**
- * What HTTP suites against an in-process server do over and over: start a
- * task with a demo-agent prompt, then wait for the question bundle or the
- * user-input request it raises.
+ * What HTTP suites against a server (in this process or the built one) do
+ * over and over: start a task with a demo-agent prompt, then wait for the
+ * question bundle or the user-input request it raises.
  */
 import { expect } from 'vitest';
 import type { UserInputView } from '../../src/user-input/index.js';
@@ -11,12 +11,16 @@ import type { ApiCall } from './in-process-server.js';
 
 const WAIT_MS = 15_000;
 
-export function waitingItems(api: ApiCall) {
-  async function startTask(prompt: string): Promise<{ sessionId: string; taskId: string }> {
+/** `waitMs` bounds each wait for an item; a built server spawning its agent may need more. */
+export function waitingItems(api: ApiCall, waitMs = WAIT_MS) {
+  async function startTask(
+    prompt: string,
+    title = prompt,
+  ): Promise<{ sessionId: string; taskId: string }> {
     const created = await api<{ task: { id: string }; session: { id: string } }>(
       'POST',
       '/api/v1/tasks',
-      { title: prompt, prompt },
+      { title, prompt },
     );
     expect(created.status).toBe(201);
     return { sessionId: created.json.session.id, taskId: created.json.task.id };
@@ -28,7 +32,7 @@ export function waitingItems(api: ApiCall) {
       const list = await api<{ bundles: PendingBundle[] }>('GET', '/api/v1/pending');
       found = list.json.bundles.find((bundle) => bundle.session_id === sessionId);
       return found !== undefined;
-    }, WAIT_MS);
+    }, waitMs);
     if (!found) throw new Error(`no pending bundle in session ${sessionId}`);
     return found;
   }
@@ -39,12 +43,21 @@ export function waitingItems(api: ApiCall) {
       const list = await api<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
       found = list.json.requests.find((request) => request.session_id === sessionId);
       return found !== undefined;
-    }, WAIT_MS);
+    }, waitMs);
     if (!found) throw new Error(`no user-input request in session ${sessionId}`);
     return found;
   }
 
-  return { startTask, pendingOf, userInputOf };
+  /** Starts a task titled `title` and waits for the user-input request its agent raises. */
+  async function requestOfTask(
+    prompt: string,
+    title = prompt,
+  ): Promise<{ sessionId: string; taskId: string; request: UserInputView }> {
+    const started = await startTask(prompt, title);
+    return { ...started, request: await userInputOf(started.sessionId) };
+  }
+
+  return { startTask, pendingOf, userInputOf, requestOfTask };
 }
 
 export type WaitingItems = ReturnType<typeof waitingItems>;

@@ -2,25 +2,19 @@
  * Issue 15: an "Always allow" survives a restart of `clarion serve`. Before,
  * the registry kept it in memory and the next start asked again.
  */
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DatabaseTarget, Driver } from '../../src/store/index.js';
 import type { UserInputView } from '../../src/user-input/index.js';
 import type { ConsentRuleView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
+import { databaseEnv, startServing, type Serving } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, type ApiCall } from '../support/in-process-server.js';
 
 const TOKEN = 'consent-restart-admin-token-0123';
 
 function envFor(target: DatabaseTarget): Record<string, string> {
-  const base: Record<string, string> =
-    target.driver === 'sqlite'
-      ? { CLARION_DATA_DIR: target.dataDir }
-      : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') };
-  return { ...base, CLARION_ADMIN_TOKEN: TOKEN };
+  return { ...databaseEnv(target), CLARION_ADMIN_TOKEN: TOKEN };
 }
 
 async function permissionTask(api: ApiCall): Promise<string> {

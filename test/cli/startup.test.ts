@@ -19,14 +19,14 @@ import {
   type Driver,
 } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { runUntilExit, startServing, type Exited, type RunAs } from '../support/clarion-process.js';
+import {
+  databaseEnv,
+  runUntilExit,
+  startServing,
+  type Exited,
+  type RunAs,
+} from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-
-function envFor(target: DatabaseTarget): Record<string, string> {
-  return target.driver === 'sqlite'
-    ? { CLARION_DATA_DIR: target.dataDir }
-    : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') };
-}
 
 function expectOneLineFailure(result: Exited, pattern: RegExp): void {
   expect(result.code).not.toBe(0);
@@ -100,7 +100,7 @@ describe.each(DRIVERS)('clarion serve on %s', (driver) => {
 
   it('serves /healthz with the driver and schema state', async () => {
     database = await freshDatabase(driver);
-    const server = await startServing(envFor(database.target));
+    const server = await startServing(databaseEnv(database.target));
     try {
       // PostgreSQL's wake-up listener connects beside the start; SQLite has none to wait for.
       const listener = driver === 'postgres' ? 'listening' : 'local';
@@ -130,7 +130,10 @@ describe.each(DRIVERS)('clarion serve on %s', (driver) => {
     const { port, server } = await occupiedPort();
     await new Promise((resolve) => server.close(resolve));
 
-    const result = await runUntilExit({ ...envFor(database.target), CLARION_PORT: String(port) });
+    const result = await runUntilExit({
+      ...databaseEnv(database.target),
+      CLARION_PORT: String(port),
+    });
     expectOneLineFailure(result, new RegExp(`schema step "index ${PENDING_ID_ORDERED_INDEX}"`));
     expect(await listening(port)).toBe(false);
   });

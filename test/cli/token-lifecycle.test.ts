@@ -3,24 +3,18 @@
  * rotated `CLARION_ADMIN_TOKEN`, an earlier start's sign-in link and an agent
  * token left by a server that was SIGKILLed are all refused by the next start.
  */
-import { join } from 'node:path';
-import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/index.js';
 import { openStore, type DatabaseTarget, type Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
+import { databaseEnv, startServing, type Serving } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 
 const TOKEN_A = 'first-admin-token-0123456789';
 const TOKEN_B = 'rotated-admin-token-0123456789';
 
 function envFor(target: DatabaseTarget, adminToken: string): Record<string, string> {
-  const base: Record<string, string> =
-    target.driver === 'sqlite'
-      ? { CLARION_DATA_DIR: target.dataDir }
-      : { DATABASE_URL: target.url, CLARION_DATA_DIR: join(tmpdir(), 'clarion-unused') };
-  return { ...base, CLARION_ADMIN_TOKEN: adminToken };
+  return { ...databaseEnv(target), CLARION_ADMIN_TOKEN: adminToken };
 }
 
 function get(url: string, token?: string): Promise<Response> {

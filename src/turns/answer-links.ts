@@ -52,7 +52,8 @@ export interface AnswerLinkDeps extends Pick<
 }
 
 /** Using a link also bounds its lookup (`useAnswerLink`). */
-export interface AnswerLinkUseDeps extends AnswerLinkDeps, Pick<TurnsDeps, 'timers'> {}
+export interface AnswerLinkUseDeps
+  extends AnswerLinkDeps, Pick<TurnsDeps, 'timers' | 'preClaimMs'> {}
 
 export interface AnswerLinkRequest {
   readonly userId: string;
@@ -173,7 +174,9 @@ export async function useAnswerLink(
 ): Promise<AnswerLinkResult> {
   const { clock } = deps.store;
   const started = clock.nowMs();
-  const found = await withinFreshBudget(CREDENTIAL_LOOKUP_MAX_MS, clock, deps.timers, async () => {
+  // A request's credential lookup is bounded by its one budget (`CREDENTIAL_LOOKUP_MAX_MS`).
+  const lookupMs = deps.preClaimMs ?? CREDENTIAL_LOOKUP_MAX_MS;
+  const found = await withinFreshBudget(lookupMs, clock, deps.timers, async () => {
     const redeemed = await visibleLink(deps, secret);
     return redeemed && { redeemed, before: await describe(deps, redeemed) };
   });

@@ -132,6 +132,14 @@ describe('the form kind', () => {
     },
   );
 
+  it('is not named by an agent’s exit when asked outside any turn: no turn end ends it', () => {
+    expect(transition(sessionScoped, { type: 'agentExitNamed' })).toEqual({
+      ignored: 'not_turn_scoped',
+    });
+    const named = applied(transition(awaiting, { type: 'agentExitNamed' }));
+    expect(named).toEqual({ state: { ...awaiting, ending: 'agent_exited' }, commands: [] });
+  });
+
   it('answers once: a second answer, a deadline or an abort after it is ignored', () => {
     const settled = applied(
       transition(awaiting, {

@@ -148,7 +148,8 @@ export interface UserInputRegistry {
    * unanswered, as they stand now (the turn's end writes their note before
    * the registry hears of it). Changes nothing but this: one whose call's
    * connection closed no longer gets swept by the wait's bound, since its
-   * note now says how it ends.
+   * note now says how it ends; and, when the agent exited, an answer to one
+   * is refused as `agent_exited` from now (`agentExitNamed`).
    */
   endedByTurnEnd(sessionId: string, outcome: TurnOutcome): UserInputView[];
   supersede(requestId: string): boolean;

@@ -532,6 +532,30 @@ describe('a call whose connection closed', () => {
     expect(ctx.timers.active).toBe(0);
   });
 
+  it('is named again when the write that ends its turn runs again, and still refuses an answer', async () => {
+    const ctx = setup();
+    const action = open(ctx.registry, actionInput());
+    await flush();
+    const published = ctx.published.length;
+    for (let attempt = 0; attempt < 2; attempt += 1) {
+      expect(ctx.registry.endedByTurnEnd('session-1', 'agent_exited')).toMatchObject([
+        { id: action.id, status: 'awaiting' },
+      ]);
+    }
+    expect(await ctx.registry.respond(action.id, { decision: 'done' }, ADA)).toEqual({
+      ok: false,
+      code: 'agent_exited',
+    });
+    // Naming shows nothing: the request's next event is its end.
+    expect(ctx.published.length).toBe(published);
+    ctx.registry.turnEnded('session-1', 'agent_exited');
+    expect(ctx.registry.get(action.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'agent_exited',
+      revision: 2,
+    });
+  });
+
   it('is swept at its turn’s end when the agent lives on, or once the wait’s bound passes', async () => {
     const ctx = setup();
     const connection = new AbortController();

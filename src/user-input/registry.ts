@@ -88,8 +88,9 @@ function isHumanResponse(value: unknown): value is HumanResponse {
 
 function respondCode(
   reason: IgnoreReason,
-): 'not_found' | 'already_settled' | 'invalid' | 'reason_not_allowed' {
+): 'not_found' | 'already_settled' | 'agent_exited' | 'invalid' | 'reason_not_allowed' {
   if (reason === 'unknown_request') return 'not_found';
+  if (reason === 'agent_exited') return 'agent_exited';
   if (reason === 'reason_without_reject') return 'reason_not_allowed';
   if (
     reason === 'response_kind_mismatch' ||
@@ -180,12 +181,6 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const alwaysAllowed = new Map<string, Responder>();
   /** Requests whose person's decision is being kept, with the events that came meanwhile. */
   const held = new Map<string, UserInputEvent[]>();
-  /**
-   * Requests a turn's end named as ended because their agent exited, from the
-   * write that names them until `turnEnded` settles them: an answer between
-   * the two would be recorded beside a note that says nobody answered.
-   */
-  const namedExited = new Set<string>();
   /** Answers to one request are judged one after another, however the one before ended. */
   const judging = new KeyedSerial();
   /** "Always" rules the port is still keeping. */
@@ -255,7 +250,6 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     stopTimer(retries, id);
     stopTimer(attemptTimeouts, id);
     lostCalls.forget(id);
-    namedExited.delete(id);
     if (answers.has(id)) {
       logger.error({ request_id: id }, 'user_input.settled_without_answer');
       answer(id, { kind: 'refused', reason: 'swept' });
@@ -472,10 +466,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   ): Promise<UserInputRespondResult> {
     const current = stateOf(id);
     if (current.status === 'absent') return { ok: false, code: 'not_found' };
-    if (
-      (current.status === 'settled' && current.reason === 'agent_exited') ||
-      namedExited.has(id)
-    ) {
+    if (current.status === 'settled' && current.reason === 'agent_exited') {
       return { ok: false, code: 'agent_exited' };
     }
     if (!isHumanResponse(response)) return { ok: false, code: 'invalid' };
@@ -702,7 +693,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         const planned = transition(state, { type: 'turnEnded', outcome });
         if ('ignored' in planned || planned.state.status !== 'settled') return [];
         lostCalls.named(id);
-        if (outcome === 'agent_exited') namedExited.add(id);
+        // Its note is written now: from here an answer is refused as once it ends.
+        if (outcome === 'agent_exited') dispatch(id, { type: 'agentExitNamed' });
         return [toView(state)];
       });
     },
@@ -721,7 +713,6 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         live.delete(id);
         for (const map of [deadlines, retries, attemptTimeouts]) stopTimer(map, id);
         lostCalls.forget(id);
-        namedExited.delete(id);
         if (answers.has(id)) answer(id, { kind: 'refused', reason: 'swept' });
       }
       return ids.length;
@@ -771,7 +762,6 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         map.clear();
       }
       lostCalls.close();
-      namedExited.clear();
     },
   };
 }

@@ -85,6 +85,20 @@ const STATES = {
   awaitingConsent: { status: 'awaiting', request: consent, revision: 1, turnEnded: false },
   awaitingAction: { status: 'awaiting', request: action, revision: 1, turnEnded: false },
   awaitingActionAfterTurn: { status: 'awaiting', request: action, revision: 2, turnEnded: true },
+  exitNamedConsent: {
+    status: 'awaiting',
+    request: consent,
+    revision: 1,
+    turnEnded: false,
+    ending: 'agent_exited',
+  },
+  exitNamedAction: {
+    status: 'awaiting',
+    request: action,
+    revision: 2,
+    turnEnded: true,
+    ending: 'agent_exited',
+  },
   armed: {
     status: 'armed',
     kind: 'action',
@@ -158,6 +172,7 @@ const EVENTS = {
   turnCancelled: { type: 'turnEnded', outcome: 'cancelled' },
   turnFailed: { type: 'turnEnded', outcome: 'failed' },
   turnAgentExited: { type: 'turnEnded', outcome: 'agent_exited' },
+  agentExitNamed: { type: 'agentExitNamed' },
   agentCallAborted: { type: 'agentCallAborted' },
   superseded: { type: 'superseded' },
   accepted1: { type: 'dispatchAccepted', attempt: 1 },
@@ -227,7 +242,15 @@ const awaitingBase: Partial<Row> = {
   ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
   // Nobody decided and the agent is gone: said apart from a sweep.
   turnAgentExited: 'settled|agent_exited',
+  agentExitNamed: 'awaiting:ending',
   ...same([...DISPATCH, ...QUEUE], '!not_due'),
+};
+// Its turn's end wrote that nobody answered: nobody may now, and that end settles it so.
+const exitNamedRow: Partial<Row> = {
+  ...awaitingBase,
+  ...same(RESPONSES, '!agent_exited'),
+  ...same(TURNS, 'settled|agent_exited'),
+  agentExitNamed: '!already_named',
 };
 const answeredBase: Partial<Row> = {
   ...liveBase,
@@ -235,6 +258,7 @@ const answeredBase: Partial<Row> = {
   deadlinePassed: '!deadline_not_running',
   agentCallAborted: '!already_answered',
   superseded: '!already_answered',
+  agentExitNamed: '!already_answered',
 };
 const dueBase: Partial<Row> = {
   ...answeredBase,
@@ -290,6 +314,8 @@ const TABLE: Record<StateName, Row> = {
     ...same(['decidedDone', 'decidedSkip'], 'due:attempting'),
     turnNormal: '!turn_already_ended',
   }),
+  exitNamedConsent: row('?', exitNamedRow),
+  exitNamedAction: row('?', exitNamedRow),
   armed: row('?', armedRow),
   armedConsent: row('?', armedRow),
   dueConsentWaiting: row('?', dueWaitingRow),
@@ -330,6 +356,7 @@ function describeResult(result: TransitionResult): Expected {
   const { state } = result;
   if (state.status === 'due') return `due:${state.phase}`;
   if (state.status === 'settled') return `settled|${state.reason}`;
+  if (state.status === 'awaiting' && state.ending) return 'awaiting:ending';
   return state.status;
 }
 
@@ -339,6 +366,12 @@ const types = (commands: UserInputCommand[]) => commands.map((command) => comman
 function checkInvariants(before: UserInputState, event: UserInputEvent, result: TransitionResult) {
   if ('ignored' in result) return;
   const { state, commands } = result;
+  if (event.type === 'agentExitNamed') {
+    // No view shows it: the same revision, nothing published, nothing else done.
+    expect(state).toEqual({ ...before, ending: 'agent_exited' });
+    expect(commands).toEqual([]);
+    return;
+  }
   const publishes = commands.filter((command) => command.type === 'publishChanged');
   const expectedRevision = before.status === 'absent' ? 1 : before.revision + 1;
   expect(state.revision).toBe(expectedRevision);
@@ -399,6 +432,16 @@ function apply(state: UserInputState, event: UserInputEvent) {
   const result = transition(state, event);
   if ('ignored' in result) throw new Error(`ignored: ${result.ignored}`);
   return result;
+}
+
+/** Each event's result in turn, from `start`: what an ignored one leaves stays. */
+function replay(start: UserInputState, events: EventName[]): string[] {
+  let state = start;
+  return events.map((name) => {
+    const result = transition(state, EVENTS[name]);
+    if (!('ignored' in result)) state = result.state;
+    return describeResult(result);
+  });
 }
 
 describe('transition: commands of the rules', () => {
@@ -599,15 +642,6 @@ describe('transition: first settlement wins', () => {
     expect(describeResult(once)).toBe(TABLE[stateName][first]);
   });
 
-  function replay(start: UserInputState, events: EventName[]): string[] {
-    let state = start;
-    return events.map((name) => {
-      const result = transition(state, EVENTS[name]);
-      if (!('ignored' in result)) state = result.state;
-      return describeResult(result);
-    });
-  }
-
   it('human answer against the deadline, either order', () => {
     expect(replay(STATES.awaitingConsent, ['pickedAllowOnce', 'deadlinePassed'])).toEqual([
       'settled|human',
@@ -670,6 +704,34 @@ describe('transition: first settlement wins', () => {
       'due:waiting',
       'due:attempting',
       'settled|dispatched',
+    ]);
+  });
+});
+
+describe('transition: a request its turn’s end names as ended by the agent’s exit', () => {
+  it('refuses an answer between the naming and that end, which settles it as the exit', () => {
+    expect(
+      replay(STATES.awaitingAction, [
+        'agentExitNamed',
+        'decidedDone',
+        'turnAgentExited',
+        'decidedDone',
+      ]),
+    ).toEqual(['awaiting:ending', '!agent_exited', 'settled|agent_exited', '!already_settled']);
+    // Without the naming, the same answer would be a decision beside that note.
+    expect(replay(STATES.awaitingAction, ['decidedDone'])).toEqual(['armed']);
+  });
+
+  it('refuses the answer before judging it, and the end refuses the agent still waiting', () => {
+    expect(transition(STATES.exitNamedConsent, EVENTS.pickedUnknown)).toEqual({
+      ignored: 'agent_exited',
+    });
+    const ended = apply(STATES.exitNamedConsent, EVENTS.turnNormal);
+    expect(ended.state).toMatchObject({ status: 'settled', reason: 'agent_exited', answer: null });
+    expect(ended.commands).toEqual([
+      { type: 'cancelDeadline' },
+      { type: 'publishChanged', revision: 2 },
+      { type: 'answerAgent', outcome: { kind: 'refused', reason: 'swept' } },
     ]);
   });
 });

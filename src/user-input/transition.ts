@@ -6,7 +6,9 @@
  * with `deadlinePassed` / `retryTimerElapsed`.
  *
  * Invariants: settled is final (first settlement wins); every applied event
- * bumps `revision` by exactly 1 and emits exactly one `publishChanged`;
+ * bumps `revision` by exactly 1 and emits exactly one `publishChanged`, but
+ * `agentExitNamed`, which changes no view, only what an answer gets, and
+ * commands nothing;
  * every awaiting → settled path answers the agent once; a due follow-up is
  * settled `dispatched` only on an acknowledged acceptance, and ordinary turn
  * errors never sweep it.
@@ -410,6 +412,8 @@ function onHumanResponded(
   responder: Responder,
 ): TransitionResult {
   if (state.status !== 'awaiting') return ignore('already_answered');
+  // Its turn's end already wrote that nobody answered: refused as once settled.
+  if (state.ending) return ignore('agent_exited');
   switch (state.request.kind) {
     case 'consent':
       return answerConsent(state, state.request, response, responder);
@@ -423,6 +427,8 @@ function onHumanResponded(
 function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
   switch (state.status) {
     case 'awaiting': {
+      // Its note, written with the end, says the agent's exit ended it: so it settles.
+      if (state.ending) return settle(state, state.ending, { refusal: 'swept' });
       // A form asked outside any turn waits for its own deadline or call.
       if (state.request.kind === 'form' && state.request.turnId === null) {
         return ignore('not_turn_scoped');
@@ -447,6 +453,19 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
       // have freed the session, so a waiting one is tried now.
       return nudge(state);
   }
+}
+
+/**
+ * The turn's end names a waiting request that its agent's exit ends, in the
+ * write that ends the turn; the end itself reaches the registry only after
+ * that commit. Nothing a view shows changes, so nothing is published.
+ */
+function onAgentExitNamed(state: LiveState): TransitionResult {
+  if (state.status !== 'awaiting') return ignore('already_answered');
+  if (state.ending) return ignore('already_named');
+  const planned = onTurnEnded(state, 'agent_exited');
+  if ('ignored' in planned) return planned;
+  return applied({ ...state, ending: 'agent_exited' }, []);
 }
 
 function nudge(state: DueState): TransitionResult {
@@ -521,6 +540,8 @@ export function transition(state: UserInputState, event: UserInputEvent): Transi
       return settle(state, 'timed_out', { refusal: 'timed_out', cleanup: false });
     case 'turnEnded':
       return onTurnEnded(state, event.outcome);
+    case 'agentExitNamed':
+      return onAgentExitNamed(state);
     case 'agentCallAborted':
       if (state.status !== 'awaiting') return ignore('already_answered');
       return settle(state, 'swept', { refusal: 'swept' });

@@ -170,6 +170,13 @@ export interface AwaitingState {
    * because no later turn end would arm it.
    */
   turnEnded: boolean;
+  /**
+   * The end of its turn named it ended by its agent's exit, in the write that
+   * ends the turn and writes its note; that end settles it right after. An
+   * answer meanwhile is refused as once settled: it would be recorded beside
+   * a note that says nobody answered. No view shows it.
+   */
+  ending?: 'agent_exited';
 }
 
 /**
@@ -231,6 +238,8 @@ export type UserInputEvent =
   | { type: 'humanResponded'; response: HumanResponse; responder: Responder }
   | { type: 'deadlinePassed' }
   | { type: 'turnEnded'; outcome: TurnOutcome }
+  /** The turn's end names this request ended by its agent's exit (`endedByTurnEnd`). */
+  | { type: 'agentExitNamed' }
   | { type: 'agentCallAborted' }
   | { type: 'superseded' }
   | { type: 'dispatchAccepted'; attempt: number }
@@ -267,6 +276,9 @@ export type IgnoreReason =
   | 'not_turn_scoped'
   | 'reason_without_reject'
   | 'already_answered'
+  /** An answer to a request its turn's end named as ended by its agent's exit. */
+  | 'agent_exited'
+  | 'already_named'
   | 'deadline_not_running'
   | 'turn_already_ended'
   | 'not_due'

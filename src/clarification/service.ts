@@ -40,6 +40,7 @@ import { detachOrphanedAsks } from './orphaned-asks.js';
 import { claimUnderWay } from './recovery.js';
 import type { ClarificationResponse } from './outcome.js';
 import { ENDED_BUNDLE_RECHECK_MS } from '../tunables.js';
+import { pausePoint } from '../support/index.js';
 import { failure, type Failure, type SessionFailureCode } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
 import {
@@ -515,6 +516,9 @@ export class ClarificationService {
     options: AskOptions,
   ): Promise<WaitOutcome> {
     await this.deps.sessions.write(sessionId, (write) => this.attach(write, pendingId));
+    // Read, attached, no waiter yet: a race test lands a decision here.
+    const paused = pausePoint('wait_for_answer.before_live_wait');
+    if (paused) await paused;
     return this.waitLive(sessionId, pendingId, options);
   }
 

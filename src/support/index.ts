@@ -2,7 +2,7 @@
 export { type Clock, formatTimestamp, systemClock } from './clock.js';
 export { type IdSource, uuidSource } from './ids.js';
 export { pause, type RepeatingTimers, type Timers, systemTimers } from './timers.js';
-export { failpoint } from './failpoints.js';
+export { failpoint, pausePoint } from './failpoints.js';
 export { declaredLength, readBodyAtMost } from './body.js';
 export { KeyedSerial } from './keyed-serial.js';
 export { makeDirectory } from './make-directory.js';

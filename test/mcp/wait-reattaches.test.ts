@@ -5,12 +5,15 @@
  * session's events), so the person may cancel it, and the cancel or an
  * answer reaches the waiting call at once, handed over as to an ask's wait;
  * when its bound passes the question is detached again. A repeated ask does
- * the same on one server.
+ * the same on one server. An answer given after the wait read the question
+ * but before its live wait began (a failpoint holds it there) reaches it at
+ * once too, not at its bound.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
+import { armPause } from '../../src/support/failpoints.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import {
@@ -26,6 +29,10 @@ import {
 const LIVE_WAIT_MS = 300;
 /** A cancel or an answer reaches the waiting call within this, not at its bound. */
 const PROMPTLY_MS = 5_000;
+/** The wait's own bound in the race below: far beyond `PROMPTLY_MS`. */
+const RACED_WAIT_SECONDS = 30;
+/** The failpoint lets the wait go by itself after this, should the test never release it. */
+const PAUSE_BOUND_MS = 40_000;
 
 describe.each(DRIVERS)(
   'wait_for_answer waits as the asker on %s',
@@ -138,6 +145,35 @@ describe.each(DRIVERS)(
         undefined,
         undefined,
       ]);
+    });
+
+    it('hands over an answer given between its read of the question and its live wait', async () => {
+      const client = await m.connect(m.tokens.member, 'my-claude');
+      const colleague = await m.connect(m.tokens.colleague);
+      const pendingId = await detachedQuestion(client);
+      const paused = armPause('wait_for_answer.before_live_wait', PAUSE_BOUND_MS);
+      try {
+        const waiting = waitFor(client, pendingId, RACED_WAIT_SECONDS);
+        await paused.reached;
+        // No waiter yet to hand it to: it is recorded for the wait to read.
+        const answered = structured(
+          await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
+        );
+        expect(answered).toMatchObject({ claimed: true, status: 'answered' });
+        const releasedAt = Date.now();
+        paused.release();
+        const result = structured(await waiting);
+        expect(Date.now() - releasedAt).toBeLessThan(PROMPTLY_MS);
+        expect(result).toMatchObject({
+          status: 'answered',
+          pending_id: pendingId,
+          answers: {
+            q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
+          },
+        });
+      } finally {
+        paused.release();
+      }
     });
 
     it('attaches a repeated ask again while it waits', async () => {

@@ -30,6 +30,9 @@ import {
 } from '../wire/index.js';
 import type { RequestForm } from './form-requests.js';
 
+/** How many of a declined form's problems its log line names (a form may have a thousand choices). */
+const LOGGED_FORM_PROBLEMS = 10;
+
 export interface ElicitationBridgeDeps {
   store: Store;
   clarification: () => ClarificationService | undefined;
@@ -82,8 +85,16 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
         // The registry takes only what the web app can render and check: a form beyond that is refused.
         const schema = formSchema.safeParse({ type: 'object', ...kind.schema });
         if (!schema.success) {
+          // ACP's decline carries no reason, so the log says which field and choice were refused.
+          const { issues } = schema.error;
           logger.info(
-            { sessionId, issues: schema.error.issues.length },
+            {
+              sessionId,
+              issues: issues.length,
+              problems: issues
+                .slice(0, LOGGED_FORM_PROBLEMS)
+                .map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+            },
             'an agent form was declined',
           );
           return DECLINE;

@@ -64,3 +64,30 @@ describe('consent request checks', () => {
     ]);
   });
 });
+
+describe('form request checks', () => {
+  it('refuses a form with a choice that shows nothing, naming its field and option', () => {
+    const problems = requestInputProblems({
+      kind: 'form',
+      sessionId: 'session-1',
+      taskId: 'task-1',
+      message: 'Pick a plan',
+      // Typed by the caller, yet an agent's: the registry parses it again.
+      schema: {
+        type: 'object',
+        properties: {
+          plan: {
+            type: 'string',
+            oneOf: [
+              { const: 'free', title: 'Free' },
+              { const: 'team', title: '\u200b' },
+            ],
+          },
+        },
+      },
+    });
+    expect(problems).toEqual([
+      'schema.properties.plan.oneOf.1.title: option "team" has a blank title',
+    ]);
+  });
+});

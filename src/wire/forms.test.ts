@@ -129,6 +129,49 @@ describe('formSchema', () => {
   ])('refuses %s', (_, input) => {
     expect(formSchema.safeParse(input).success).toBe(false);
   });
+
+  it('refuses a choice whose title shows nothing, naming its field and the option', () => {
+    const issues = (input: unknown) =>
+      (formSchema.safeParse(input).error?.issues ?? []).map((issue) => [
+        issue.path.join('.'),
+        issue.message,
+      ]);
+    const plan = (field: Record<string, unknown>) => ({ properties: { plan: field } });
+    expect(
+      issues(
+        plan({
+          type: 'string',
+          oneOf: [
+            { const: 'free', title: 'Free' },
+            { const: 'team', title: '' },
+          ],
+        }),
+      ),
+    ).toEqual([['properties.plan.oneOf.1.title', 'option "team" has a blank title']]);
+    // Invisible characters, a Hangul filler and the Braille blank show nothing either.
+    expect(
+      issues(plan({ type: 'string', enum: ['a', 'b'], enumNames: ['A', '\u200b\u3164 '] })),
+    ).toEqual([['properties.plan.enumNames.1', 'option "b" has a blank title']]);
+    expect(issues(plan({ type: 'string', enum: ['a', '\u2800'] }))).toEqual([
+      ['properties.plan.enum.1', 'option "\u2800" has a blank title'],
+    ]);
+    expect(
+      issues(
+        plan({
+          type: 'array',
+          items: {
+            anyOf: [
+              { const: 'x', title: '\u00ad' },
+              { const: 'y', title: 'Y' },
+            ],
+          },
+        }),
+      ),
+    ).toEqual([['properties.plan.items.anyOf.0.title', 'option "x" has a blank title']]);
+    expect(issues(plan({ type: 'array', items: { enum: ['x', '\t'] } }))).toEqual([
+      ['properties.plan.items.enum.1', 'option "\\t" has a blank title'],
+    ]);
+  });
 });
 
 describe('validateFormContent', () => {

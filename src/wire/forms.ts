@@ -23,7 +23,7 @@ import {
   MAX_FORM_TEXT_CODE_POINTS,
 } from './limits.js';
 import { optionsOf } from './form-content.js';
-import { labelsReadingTheSame } from './text.js';
+import { isBlankText, labelsReadingTheSame } from './text.js';
 
 export const FORM_STRING_FORMATS = ['email', 'uri', 'date', 'date-time'] as const;
 export type FormStringFormat = (typeof FORM_STRING_FORMATS)[number];
@@ -133,8 +133,19 @@ export const formSchema = z
       }
     }
     for (const name of names) {
-      const problem = fieldProblem(schema.properties[name] as FormField);
+      const field = schema.properties[name] as FormField;
+      const problem = fieldProblem(field);
       if (problem) ctx.addIssue({ code: 'custom', path: ['properties', name], message: problem });
+      // A choice that shows nothing cannot be chosen knowingly: each is named where it sits.
+      const where = titlePaths(field);
+      optionsOf(field).forEach((option, index) => {
+        if (!isBlankText(option.title)) return;
+        ctx.addIssue({
+          code: 'custom',
+          path: ['properties', name, ...(where[index] ?? [])],
+          message: `option ${JSON.stringify(option.const)} has a blank title`,
+        });
+      });
     }
   })
   .meta({ id: 'FormSchema' });
@@ -175,6 +186,21 @@ function fieldProblem(field: FormField): string | undefined {
   const titles = optionsOf(field).map((option) => option.title);
   const alike = labelsReadingTheSame(titles).some((first) => first !== undefined);
   return alike ? 'duplicate option label' : undefined;
+}
+
+/** Where each choice's title sits in its field, in the order `optionsOf` lists the choices. */
+function titlePaths(field: FormField): (string | number)[][] {
+  if (field.type === 'array') {
+    const items = field.items;
+    return 'anyOf' in items
+      ? items.anyOf.map((_, index) => ['items', 'anyOf', index, 'title'])
+      : items.enum.map((_, index) => ['items', 'enum', index]);
+  }
+  if (field.type !== 'string') return [];
+  if (field.oneOf) return field.oneOf.map((_, index) => ['oneOf', index, 'title']);
+  return (field.enum ?? []).map((_, index) =>
+    field.enumNames?.[index] === undefined ? ['enum', index] : ['enumNames', index],
+  );
 }
 
 export const formContentValue = z.union([z.string(), z.number(), z.boolean(), z.array(z.string())]);

@@ -8,7 +8,8 @@
  * Keywords in the prompt: `/questions` (three questions, one multi-select),
  * `/give-up` (asks, then ends its turn after 1.5 s without the answer),
  * `/url` (a URL elicitation), `/url-complete` (the same, completed by the
- * agent after 1.5 s), `/form` (a generic form), `/caps` (the capabilities it
+ * agent after 1.5 s), `/form` (a generic form), `/blank-choice-form` (a
+ * form with a choice whose title shows nothing), `/caps` (the capabilities it
  * was given). Every prompt is echoed as `PROMPT <text>`, every reply as
  * `REPLY <json>`.
  */
@@ -84,6 +85,20 @@ const app = agent({ name: 'elicitation-fixture' })
       reply = await elicit(client, {
         mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
         message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
+      });
+    } else if (text.includes('/blank-choice-form')) {
+      reply = await elicit(client, {
+        mode: 'form', sessionId, message: 'Your plan',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            plan: {
+              type: 'string', title: 'Plan',
+              oneOf: [{ const: 'free', title: 'Free' }, { const: 'team', title: '\u200b\u2800' }],
+            },
+          },
+          required: ['plan'],
+        },
       });
     } else if (text.includes('/form')) {
       reply = await elicit(client, {

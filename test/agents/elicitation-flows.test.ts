@@ -234,6 +234,20 @@ describe('ACP elicitation through Clarion', () => {
     expect(await replyOf(declined)).toEqual({ action: 'decline' });
   }, 90_000);
 
+  it('declines a form with a choice that shows nothing, asks no one, and logs the field and option', async () => {
+    await serve();
+    const sessionId = await startTask('/blank-choice-form');
+    expect(await replyOf(sessionId)).toEqual({ action: 'decline' });
+    const list = await api('GET', '/api/v1/user-inputs');
+    const asked = (list.json.requests as { session_id: string }[]).filter(
+      (request) => request.session_id === sessionId,
+    );
+    expect(asked).toEqual([]);
+    expect(server?.output().stdout).toContain(
+      'properties.plan.oneOf.1.title: option \\"team\\" has a blank title',
+    );
+  }, 90_000);
+
   it('takes a late answer after the agent gave up, and resumes it in a new turn', async () => {
     await serve();
     const sessionId = await startTask('/give-up');

@@ -54,6 +54,7 @@ import type {
 import {
   clippedText,
   CONSENT_OPTION_KINDS,
+  consentOptionsReadingTheSame,
   isBlankText,
   MAX_CONSENT_DETAIL_CHARS,
   MAX_CONSENT_DETAILS,
@@ -514,18 +515,24 @@ function isOptionKind(kind: string): kind is ConsentOptionKind {
 /**
  * The agent's options a person can choose: an ID that is storable text (a
  * person's answer naming it is refused otherwise), the first of a repeated
- * ID, a kind the registry knows. Past the limit the first option of each kind
- * stays, so a person can still refuse, then the rest in the agent's order.
+ * ID, a kind the registry knows, and the first of options a person reads as
+ * one choice (`consentOptionsReadingTheSame`: of one kind, so each does what
+ * the other does in Clarion's words; two buttons reading alike would only
+ * leave a person guessing which one they pressed). Past the limit the first
+ * option of each kind stays, so a person can still refuse, then the rest in
+ * the agent's order.
  */
 function choosable(options: readonly AgentOption[]): ConsentOption[] {
   const ids = new Set<string>();
-  const usable: ConsentOption[] = [];
+  const known: ConsentOption[] = [];
   for (const option of options) {
     const id = option.optionId;
     if (id.trim() === '' || textProblem(id) || ids.has(id) || !isOptionKind(option.kind)) continue;
     ids.add(id);
-    usable.push({ option_id: id, label: storableText(option.name), kind: option.kind });
+    known.push({ option_id: id, label: storableText(option.name), kind: option.kind });
   }
+  const twins = consentOptionsReadingTheSame(known);
+  const usable = known.filter((_, index) => twins[index] === undefined);
   if (usable.length <= MAX_CONSENT_OPTIONS) return usable;
   const kept = new Set<ConsentOption>();
   for (const kind of CONSENT_OPTION_KINDS) {

@@ -91,3 +91,20 @@ describe('form request checks', () => {
     ]);
   });
 });
+
+describe('consent options that read the same', () => {
+  it('are refused, naming the later one by position', () => {
+    const problems = requestInputProblems(
+      consent({
+        options: [
+          { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
+          { option_id: 'always', label: 'Allow', kind: 'allow_always' },
+          { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
+        ],
+      }),
+    );
+    expect(problems).toEqual([
+      'options.2 reads the same as options.0: a person could not tell them apart',
+    ]);
+  });
+});

@@ -1,13 +1,14 @@
 /**
  * What an agent-facing caller (ACP host, MCP tool) hands the registry to open
  * a request, and the pure checks it must pass. Callers parse wire input with
- * their own schemas; this guards the registry's invariants (options exist and
- * are unique, a URL shown to a person is http(s), a consent's text is
- * storable).
+ * their own schemas; this guards the registry's invariants (options exist, are
+ * unique and read differently to a person, a URL shown to a person is
+ * http(s), a consent's text is storable).
  */
 import type { ConsentDetail, ConsentOption, ConsentOptionKind, FormSchema } from './types.js';
 
 import {
+  consentOptionsReadingTheSame,
   formSchema,
   MAX_ACTION_INSTRUCTIONS_CHARS as MAX_INSTRUCTIONS_CHARS,
   MAX_CONSENT_OPTIONS,
@@ -112,6 +113,12 @@ function problemsOfConsent(input: ConsentRequestInput): string[] {
       ...unstorable(`${where}.label`, option.label),
     );
     if (!OPTION_KINDS.has(option.kind)) problems.push(`${where}.kind is unknown`);
+  });
+  consentOptionsReadingTheSame(input.options).forEach((first, index) => {
+    if (first === undefined) return;
+    problems.push(
+      `options.${index} reads the same as options.${first}: a person could not tell them apart`,
+    );
   });
   return problems;
 }

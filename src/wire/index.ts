@@ -110,6 +110,7 @@ export { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
 export {
   CONSENT_OPTION_KIND_WORDS,
   consentChoiceText,
+  consentOptionsReadingTheSame,
   saysOnly,
   type ConsentKindWord,
 } from './consent-words.js';

@@ -214,6 +214,38 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     expect(consent.options.at(-1)).toMatchObject({ option_id: 'reject', kind: 'reject_once' });
   });
 
+  it('options a person would read as one choice are shown once: the first stands for them, and only it can be chosen', async () => {
+    const request = bashRequest(sessionId, 'npm test');
+    request.options = [
+      { optionId: 'allow', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'allow-again', name: 'Allow', kind: 'allow_once' },
+      { optionId: 'allow-once', name: 'allow once', kind: 'allow_once' },
+      { optionId: 'allow-cyrillic', name: '\u0410llow', kind: 'allow_once' },
+      // Named alike but of another kind: every surface says "Always allow", so it stays.
+      { optionId: 'always', name: 'Allow', kind: 'allow_always' },
+      { optionId: 'reject', name: 'Reject', kind: 'reject_once' },
+      { optionId: 'reject-again', name: 'Reject', kind: 'reject_once' },
+    ];
+    const answer = ask(request);
+    const consent = await pendingConsent();
+    expect(consent.options).toEqual([
+      { option_id: 'allow', label: 'Allow', kind: 'allow_once' },
+      { option_id: 'always', label: 'Allow', kind: 'allow_always' },
+      { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+    ]);
+
+    const twin = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'reject-again',
+    });
+    expect(twin.status).toBe(400);
+    expect((await pendingConsent()).status).toBe('awaiting');
+    const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'reject',
+    });
+    expect(chosen.status).toBe(200);
+    expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+  });
+
   it('a request with no option a person can choose is refused with its reason, and nothing waits', async () => {
     const request = bashRequest(sessionId, 'ls');
     request.options = [{ optionId: ' ', name: 'Allow', kind: 'allow_once' }];

@@ -78,10 +78,18 @@ describe('clearing and reordering the session queue', () => {
   let browser: Browser;
   const host = new TestHost();
   const contexts: BrowserContext[] = [];
+  let signedIn: Awaited<ReturnType<BrowserContext['storageState']>>;
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
+    // Signed in once: a sign-in per test loaded the whole app at / before each session page.
+    const context = await browser.newContext({ locale: 'en-US' });
+    const page = await context.newPage();
+    await page.goto(world.signInUrl);
+    await page.waitForURL(`${world.origin}/`);
+    signedIn = await context.storageState();
+    await context.close();
   });
 
   afterAll(async () => {
@@ -121,20 +129,21 @@ describe('clearing and reordering the session queue', () => {
     sessionId: string,
     options: Parameters<Browser['newContext']>[0] = {},
   ): Promise<[Page, Page]> {
-    const link = new URL(
-      (await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
-    );
-    const context = await browser.newContext({ locale: 'en-US', ...options });
+    const context = await browser.newContext({
+      locale: 'en-US',
+      storageState: signedIn,
+      ...options,
+    });
     context.setDefaultTimeout(30_000);
     contexts.push(context);
-    const acting = await context.newPage();
-    await acting.goto(`${world.origin}${link.pathname}${link.search}`);
-    await acting.waitForURL(`${world.origin}/`);
-    const watching = await context.newPage();
-    for (const page of [acting, watching]) {
-      await page.goto(`${world.origin}/sessions/${sessionId}`);
-      await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
-    }
+    // The tabs open and load side by side: each load takes seconds on a loaded machine.
+    const [acting, watching] = await Promise.all([context.newPage(), context.newPage()]);
+    await Promise.all(
+      [acting, watching].map(async (page) => {
+        await page.goto(`${world.origin}/sessions/${sessionId}`);
+        await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+      }),
+    );
     return [acting, watching];
   }
 

@@ -45,6 +45,7 @@ import { createEventsWebSocketServer, terminateWebSockets } from './http/events-
 import { createDrain } from './http/drain.js';
 import { createHttpServer, listen } from './server/listen.js';
 import { wireNotifications, type NotifyOptions } from './server/notifications.js';
+import type { PassReport } from './notify/index.js';
 import type { Logger } from './observability/logger.js';
 import { createMetrics, createResponseObserver } from './observability/index.js';
 import {
@@ -98,6 +99,11 @@ export interface RunningServer {
   readonly store: Store;
   readonly clarification: ClarificationService;
   readonly turns: TurnsDeps;
+  /**
+   * One notifications reconcile pass that starts after this call, for tests
+   * that prove nothing more is owed without sleeping out the pass interval.
+   */
+  readonly reconcileNotices: () => Promise<PassReport>;
   /** Every route the HTTP app registered (Hono's table), for contract tests. */
   readonly routes: readonly { readonly method: string; readonly path: string }[];
   /** Cross-replica wake-ups; `wakes.listenerState()` is the listener's state for `/healthz`. */
@@ -499,6 +505,7 @@ export async function startServer(
       store,
       clarification,
       turns,
+      reconcileNotices: () => notify.notifier.reconcileNow(),
       routes: app.routes.map(({ method, path }) => ({ method, path })),
       wakes,
       failed,

@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { addChannel, FAST_NOTIFY } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -34,8 +34,6 @@ const SECRET_QUESTION = {
     },
   ],
 };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Running {
   server: RunningServer;
@@ -110,8 +108,8 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
         .executeTakeFirst();
       return session?.state === 'idle' && replied !== undefined;
     }, 15_000);
-    // Several reconcile passes and polls: still nothing owed, nothing sent.
-    await sleep(1_000);
+    // A pass begun after it went idle owes nothing: nothing sent, nothing to come.
+    await noticesSettled(server);
     expect(hook.received).toEqual([]);
     expect(await outboxRows(server)).toEqual([]);
 
@@ -121,7 +119,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
     });
     expect(asked.status).toBe(201);
     await eventually(() => hook.received.length >= 1, 15_000);
-    await sleep(1_000);
+    await noticesSettled(server);
     expect(hook.received).toHaveLength(1);
     expect(JSON.parse(hook.received[0]?.body ?? '{}')).toMatchObject({
       event: 'asked',

@@ -11,7 +11,7 @@ import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer, type NotifyOptions } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { FAST_NOTIFY } from '../support/notify-options.js';
+import { FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.js';
@@ -137,8 +137,8 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
 
     const { sessionId, pendingId } = await ask(server, api);
     await eventually(() => hook.received.length >= 1);
-    // Several reconcile passes and polls later, still one.
-    await sleep(1_000);
+    // Nothing more owed, so nothing more to come: still one.
+    await noticesSettled(server);
     expect(hook.received).toHaveLength(1);
     const [request] = hook.received;
     expect(request && signed(secret ?? '', request)).toBe(true);
@@ -157,7 +157,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     const answered = await api('POST', `/api/v1/clarification/${pendingId}/respond`, ANSWERS);
     expect(answered.status).toBe(200);
     await eventually(() => events(hook, 'answered').length === 1);
-    await sleep(600);
+    await noticesSettled(server);
     expect(hook.received.map((r) => json(r).event)).toEqual(['asked', 'answered']);
     const ids = new Set(hook.received.map((r) => r.headers['x-clarion-delivery']));
     expect(ids.size).toBe(2);
@@ -183,7 +183,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     });
     const { pendingId } = await ask(server, api);
     await eventually(() => hook.received.length >= 4, 10_000);
-    await sleep(800);
+    await noticesSettled(server);
     expect(hook.received).toHaveLength(4);
     expect(new Set(hook.received.map((r) => r.headers['x-clarion-delivery'])).size).toBe(1);
     const rows = await server.store.db
@@ -266,7 +266,10 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     });
     expect(reply.status).toBe(200);
     await eventually(() => events(hook, 'reminder').length >= 1, 10_000);
-    await sleep(3_000);
+    // Past the answered bundle's own reminder time too, then nothing more owed: one reminder.
+    const answeredAt = events(hook, 'asked').find((r) => json(r).id === answered.pendingId)?.at;
+    await sleep(Math.max(0, (answeredAt ?? Date.now()) + 2_000 + 300 - Date.now()));
+    await noticesSettled(server);
     expect(events(hook, 'reminder').map((r) => json(r).id)).toEqual([waiting.pendingId]);
     expect(events(hook, 'answered').map((r) => json(r).id)).toEqual([answered.pendingId]);
   });
@@ -285,7 +288,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
       server.clarification.ask(sessionId, TWO_QUESTIONS).catch(() => undefined);
     }
     await eventually(() => hook.received.length >= 20 && ntfy.received.length >= 20, 15_000);
-    await sleep(800);
+    await noticesSettled(server);
     expect(hook.received).toHaveLength(20);
     expect(ntfy.received).toHaveLength(20);
     expect(new Set(hook.received.map((r) => json(r).session_id))).toEqual(new Set(sessions));
@@ -330,7 +333,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     expect(requested.ok).toBe(true);
     if (!requested.ok) return;
     await eventually(() => hook.received.length >= 1);
-    await sleep(800);
+    await noticesSettled(server);
     expect(hook.received).toHaveLength(1);
     expect(json(hook.received[0])).toMatchObject({
       event: 'asked',
@@ -345,7 +348,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     });
     expect(decided.status).toBe(200);
     await eventually(() => events(hook, 'answered').length === 1);
-    await sleep(500);
+    await noticesSettled(server);
     expect(hook.received).toHaveLength(2);
   });
 

@@ -1,6 +1,7 @@
 /** Notification timings for tests: a notice leaves within a few hundred milliseconds, and retries fast. */
 import { expect } from 'vitest';
-import type { NotifyOptions } from '../../src/server.js';
+import type { NotifyOptions, RunningServer } from '../../src/server.js';
+import { eventually } from './clarification-harness.js';
 import type { ApiCall } from './in-process-server.js';
 
 export const FAST_NOTIFY: NotifyOptions = {
@@ -26,4 +27,25 @@ export async function addChannel(api: ApiCall, body: Record<string, unknown>): P
   );
   expect(created.status).toBe(201);
   return created.json.channel.id;
+}
+
+/**
+ * Resolves once the server owes no notice: a reconcile pass begun after the
+ * call inserts or re-arms nothing, and every outbox row is delivered or given
+ * up. Only outbox rows are sent, so until something changes no more notices
+ * leave, and a receiver's count read after this is final; a fixed sleep only
+ * hoped so, and cost its full length every time.
+ */
+export async function noticesSettled(server: RunningServer, timeoutMs = 15_000): Promise<void> {
+  await eventually(async () => {
+    const pass = await server.reconcileNotices();
+    if (pass.inserted + pass.rearmed > 0) return false;
+    const owed = await server.store.db
+      .selectFrom('notification_outbox')
+      .select('id')
+      .where('delivered_at', 'is', null)
+      .where('gave_up_at', 'is', null)
+      .execute();
+    return owed.length === 0;
+  }, timeoutMs);
 }

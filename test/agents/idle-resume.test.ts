@@ -7,7 +7,7 @@
  * that cannot load starts fresh with a note; a message queued when Clarion
  * stopped runs after its restart with nothing else happening.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -45,6 +45,7 @@ describe.each(DRIVERS)('idle stop, resume and background start on %s', (driver) 
   it('starts in the background, stops idle agents, resumes them, and drains queues after a restart', async () => {
     database = await freshDatabase(driver);
     dir = mkdtempSync(join(tmpdir(), 'clarion-idle-'));
+    const gate = join(dir, 'slow-agent-may-start');
     const demo = (env: Record<string, string> = {}) => ({
       command: process.execPath,
       args: [DEMO_AGENT],
@@ -61,10 +62,14 @@ describe.each(DRIVERS)('idle stop, resume and background start on %s', (driver) 
       CLARION_AGENT_PROFILES: JSON.stringify({
         demo: demo(),
         forgetful: demo({ DEMO_AGENT_NO_LOAD: '1' }),
+        // Starts only once the test opens its gate: slow for as long as the test needs.
         slow: {
           command: '/bin/sh',
-          args: ['-c', `sleep 5; exec "${process.execPath}" "${DEMO_AGENT}"`],
-          env: { CLARION_DEMO_HISTORY_DIR: join(dir, 'history') },
+          args: [
+            '-c',
+            `while [ ! -e "$GATE" ]; do sleep 0.05; done; exec "${process.execPath}" "${DEMO_AGENT}"`,
+          ],
+          env: { CLARION_DEMO_HISTORY_DIR: join(dir, 'history'), GATE: gate },
         },
       }),
     };
@@ -102,6 +107,8 @@ describe.each(DRIVERS)('idle stop, resume and background start on %s', (driver) 
     expect(Date.now() - before).toBeLessThan(4_500);
     expect(slow.admission).toBe('queued');
     expect(slow.session.state).toBe('starting');
+    expect((await sessionView(slow.session))?.state).toBe('starting');
+    writeFileSync(gate, '');
     await says(slow.session.id, 'You said: hello slow', 30_000);
     expect((await sessionView(slow.session))?.failure).toBeNull();
 

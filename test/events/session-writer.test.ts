@@ -85,7 +85,7 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
   let bounds: unknown[];
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
     seeded = await seedSession(store);
     await transitionSession(store, seeded.session.id, ['idle'], 'running');

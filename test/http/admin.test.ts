@@ -69,7 +69,7 @@ describe.each(DRIVERS)('account routes on %s', (driver) => {
   let accessChanges: string[];
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
     await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN });
     accessChanges = [];

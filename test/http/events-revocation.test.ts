@@ -101,7 +101,7 @@ describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
   });
 
   it('closes on another replica, through the wake (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     const a = await serve('events-a');
     const b = await serve('events-b');
     const token = await personalToken(a);

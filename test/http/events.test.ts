@@ -107,7 +107,7 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
   const tokens = new Map<string, Principal>();
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     const user = await createUser(store, { name: 'ada' });
     mine = await seedSession(store, 'mine');

@@ -51,7 +51,7 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
   let writes: ReturnType<typeof tokenWriteCounter>;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     clock = fakeClock();
     writes = tokenWriteCounter();
     store = await openStore(database.target, {

@@ -26,7 +26,7 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
   let link: string;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     clock = fakeClock();
     store = await openStore(database.target, { clock, ids: sequentialIds() });
     const boot = await bootstrapAccounts(store);

@@ -156,7 +156,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
   });
 
   it('on another replica, through the wake (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     const a = await serve('revoke-a');
     const b = await serve('revoke-b');
     const token = await personalToken(a.api);
@@ -167,7 +167,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
   });
 
   it('when an admin removes the person, on another replica (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     const a = await serve('remove-a');
     const b = await serve('remove-b');
     const created = await a.api<{ user: { id: string } }>('POST', '/api/v1/users', {

@@ -61,7 +61,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
   const receivers: Receiver[] = [];
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
   });
 
   afterEach(async () => {

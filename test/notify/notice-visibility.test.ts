@@ -61,7 +61,7 @@ describe.each(DRIVERS)('notices of a member who leaves and comes back on %s', (d
   const receivers: Receiver[] = [];
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
   });
 
   afterEach(async () => {

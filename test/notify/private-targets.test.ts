@@ -45,7 +45,7 @@ describe.each(DRIVERS)('channels at private addresses on %s', (driver: Driver) =
   let hook: Receiver;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     hook = await startReceiver();
   });
 

@@ -59,7 +59,7 @@ describe.each(DRIVERS)(
     const receivers: Receiver[] = [];
 
     beforeEach(async () => {
-      database = await freshDatabase(driver);
+      database = await freshDatabase(driver, { migrated: true });
     });
 
     afterEach(async () => {

@@ -51,7 +51,7 @@ describe.each(DRIVERS)('a decided request’s copy on %s', (driver: Driver) => {
   });
 
   async function setup(profile = 'demo') {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     const boot = await bootstrapAccounts(store, { adminToken: 'decided-copies-token-0123456789' });
     const [workspace] = await listMemberWorkspaces(store, boot.admin.id);

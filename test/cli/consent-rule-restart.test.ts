@@ -49,7 +49,7 @@ describe.each(DRIVERS)('an "Always allow" across a restart on %s', (driver: Driv
   });
 
   it('answers the next start’s consent without asking', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     serving = await startServing(envFor(database.target));
     const before = bearerApi(serving.url, TOKEN);
     const first = await permissionTask(before);

@@ -47,7 +47,7 @@ describe.each(DRIVERS)('tokens across restarts on %s', (driver: Driver) => {
   });
 
   it('refuses the rotated admin token and the earlier start’s sign-in link', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const first = await startServing(envFor(database.target, TOKEN_A));
     expect((await get(`${first.url}/api/v1/me`, TOKEN_A)).status).toBe(200);
     const exited = await first.stop();
@@ -66,7 +66,7 @@ describe.each(DRIVERS)('tokens across restarts on %s', (driver: Driver) => {
   });
 
   it('revokes at start-up the agent tokens a killed server left behind', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const doomed = await startServing(envFor(database.target, TOKEN_A));
     const created = await fetch(`${doomed.url}/api/v1/tasks`, {
       method: 'POST',

@@ -172,7 +172,8 @@ export function useServedDatabase(): { open(driver: Driver): Promise<ServedDatab
   });
   return {
     async open(driver) {
-      database = await freshDatabase(driver);
+      // `clarion serve` migrates with the default steps, so PostgreSQL starts from the migrated copy.
+      database = await freshDatabase(driver, { migrated: true });
       const { target } = database;
       return {
         target,

@@ -290,6 +290,16 @@ export const MCP_SESSIONS_PER_USER = MCP_SESSIONS_PER_PRINCIPAL * (1 + AGENTS_PE
  * is refused for the server's sake.
  */
 export const MCP_SESSIONS_PER_SERVER = 1_000;
+/**
+ * Question bundles one agent holds open at once (asked, not yet answered,
+ * skipped, cancelled or expired), counted per session it asks in: an agent
+ * Clarion started has its own session, an external agent its client's. An
+ * honest agent asks one bundle and waits on it, and a bundle already carries
+ * up to `MAX_QUESTIONS` questions; a few asked side by side, or left open
+ * while it works on, stay far below 20. Only a runaway or hostile agent
+ * reaches it, and then a person's inbox holds at most 80 of its questions.
+ */
+export const OPEN_ASKS_PER_AGENT = 20;
 
 // ---------------------------------------------------------------- answer links
 /** An answer link lives as long as its item waits, and never longer than this (a bundle has no deadline). */

@@ -99,4 +99,6 @@ export interface ClarificationDeps {
   leases?: { confirm(sessionId: string): Promise<boolean> };
   /** Told when a claim is handed off; the service makes one when none is given. */
   decisions?: DecisionBoard;
+  /** Bundles one session's agent may hold open at once; `OPEN_ASKS_PER_AGENT` when absent. */
+  openAsksPerAgent?: number;
 }

@@ -20,6 +20,7 @@ import {
   detachSessionRows,
   expireSessionRows,
   getSession,
+  openBundleCount,
   pendingIdsOfSession,
   reattachBundleRows,
   rowsStillCurrent,
@@ -39,7 +40,7 @@ import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
 import { claimUnderWay } from './recovery.js';
 import type { ClarificationResponse } from './outcome.js';
-import { ENDED_BUNDLE_RECHECK_MS } from '../tunables.js';
+import { ENDED_BUNDLE_RECHECK_MS, OPEN_ASKS_PER_AGENT } from '../tunables.js';
 import { pausePoint } from '../support/index.js';
 import { failure, type Failure, type SessionFailureCode } from '../wire/index.js';
 import { normalizeAsk, type NormalizedAsk, type Question } from './questions.js';
@@ -61,7 +62,22 @@ export type AskResult =
       questions: Question[];
     }
   | { ok: true; pendingId: string; outcome: 'open'; reason: WaitEnd }
-  | Failure<'invalid_request' | 'not_active'>;
+  | Failure<'invalid_request' | 'not_active' | 'too_many_open_requests'>;
+
+type BundleOpening =
+  { ok: true; pendingId: string } | Failure<'not_active' | 'too_many_open_requests'>;
+
+const CANNOT_ASK = failure('not_active', 'this session can no longer ask questions');
+
+/** The refusal of an ask over the bound: how many are open, and what frees a place. */
+function tooManyOpenAsks(open: number, limit: number): Failure<'too_many_open_requests'> {
+  return failure(
+    'too_many_open_requests',
+    `${open} of your questions are open, and an agent may hold at most ${limit} open at once; ` +
+      'nothing was asked. A person must answer, skip or cancel one of them before you ask again.',
+    { open, limit },
+  );
+}
 
 const NOT_FOUND = failure('not_found', 'clarification request not found');
 const FENCED = 'another server took this session over; ask again there';
@@ -267,8 +283,9 @@ export class ClarificationService {
   ): Promise<AskResult> {
     const normalized = normalizeAsk(raw);
     if (!normalized.ok) return failure('invalid_request', 'invalid questions', normalized.issues);
-    const created = await this.createBundle(sessionId, normalized.value);
-    if (!created) return failure('not_active', 'this session can no longer ask questions');
+    const opened = await this.openBundle(sessionId, normalized.value);
+    if (!opened.ok) return opened;
+    const created = opened.pendingId;
     options.onBundle?.(created);
 
     const outcome = await this.waitLive(sessionId, created, options);
@@ -325,16 +342,33 @@ export class ClarificationService {
 
   /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
   async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
+    const opened = await this.openBundle(sessionId, ask);
+    return opened.ok ? opened.pendingId : undefined;
+  }
+
+  /**
+   * Writes the bundle in the session's current turn, or reuses the identical
+   * one already open there. A new one is refused when the session's agent
+   * already holds `openAsksPerAgent` open: counted in this write, under the
+   * session's lock (on PostgreSQL an advisory lock every replica takes), so
+   * of two asks racing for the last place the second counts the first. A
+   * refused ask writes nothing and so publishes nothing: no row, no event,
+   * nothing for a notice to name.
+   */
+  private async openBundle(sessionId: string, ask: NormalizedAsk): Promise<BundleOpening> {
     const replicaId = this.deps.replicas?.id;
-    return this.deps.sessions.write(sessionId, async (write) => {
+    const limit = this.deps.openAsksPerAgent ?? OPEN_ASKS_PER_AGENT;
+    return this.deps.sessions.write(sessionId, async (write): Promise<BundleOpening> => {
       const { tx } = write;
       const session = await getSession(tx, sessionId);
-      if (!session || TERMINAL.has(session.state)) return undefined;
+      if (!session || TERMINAL.has(session.state)) return CANNOT_ASK;
       const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
       if (existing) {
         await this.attach(write, existing);
-        return existing;
+        return { ok: true, pendingId: existing };
       }
+      const open = await openBundleCount(tx, sessionId);
+      if (open >= limit) return tooManyOpenAsks(open, limit);
       const turn =
         (await currentTurn(tx, sessionId)) ??
         (await startTurn(tx, { sessionId, taskId: session.task_id }));
@@ -364,7 +398,7 @@ export class ClarificationService {
         );
       }
       write.moved(await transitionSession(tx, sessionId, ['idle', 'running'], 'waiting_for_input'));
-      return pendingId;
+      return { ok: true, pendingId };
     });
   }
 

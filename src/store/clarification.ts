@@ -94,6 +94,29 @@ const fingerprintStatement = compiledStatement(
 );
 
 /**
+ * How many bundles wait on a person in one session's current turn: what an
+ * ask counts against `OPEN_ASKS_PER_AGENT`. Read inside the ask's session
+ * write, under the session's lock, so two asks racing for the last place are
+ * counted one after the other. It seeks the same small pending-rows index as
+ * the fingerprint check and never reads the session's whole transcript.
+ */
+export async function openBundleCount(ctx: RepoContext, sessionId: string): Promise<number> {
+  const [row] = await openBundleCountStatement(ctx, '', sessionId);
+  return Number(row?.open ?? 0);
+}
+
+export function openBundleCountQuery(ctx: RepoContext, sessionId: string) {
+  return ctx.db
+    .selectFrom('task_session_messages')
+    .select(sql<number | string>`COUNT(DISTINCT ${ctx.dialect.pendingId()})`.as('open'))
+    .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
+    .where('task_session_id', '=', sessionId)
+    .where(ctx.dialect.pendingClarificationRow());
+}
+
+const openBundleCountStatement = compiledStatement('open bundle count', openBundleCountQuery);
+
+/**
  * `pendingClarificationRow` of the dialect, read from a row already in hand:
  * a clarification row, still pending, with a pending ID.
  */

@@ -126,6 +126,8 @@ export {
   listSessionsReadingClarification,
   activePendingIdByFingerprint,
   activePendingIdByFingerprintQuery,
+  openBundleCount,
+  openBundleCountQuery,
   cancelBundleRows,
   claimBundle,
   claimBundleQuery,

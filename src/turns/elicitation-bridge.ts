@@ -72,7 +72,8 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
             { sessionId, code: result.code, details: result.details },
             'an agent question form could not be asked',
           );
-          // A form Clarion cannot show is refused; a session that can no longer ask is over.
+          // A form Clarion cannot show is refused; a session that can no longer ask is over,
+          // and an agent holding as many open questions as it may waits for none of them.
           return result.code === 'invalid_request' ? DECLINE : CANCEL;
         }
         if (result.outcome === 'answered') return questionsReply(kind.fields, result.response);

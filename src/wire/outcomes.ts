@@ -136,6 +136,20 @@ export const OUTCOMES = {
     // A hint, not a promise: a slot frees when a session or agent of the caller ends.
     retryAfterS: 60,
   },
+  /**
+   * An agent asked while it already holds as many open requests (questions,
+   * or consent, action and form requests) as it may. Nothing was stored; the
+   * service's message says how many are open.
+   */
+  too_many_open_requests: {
+    status: 429,
+    wire: 'too_many_open_requests',
+    message: 'this agent holds as many open requests as it may; a person must answer some first',
+    mcpMessage:
+      'you hold as many open requests as an agent may; a person must answer or cancel some before you ask again',
+    // A hint, not a promise: a slot frees only when a person answers or cancels one.
+    retryAfterS: 60,
+  },
   caller_gone: { status: 499, wire: 'cancelled', message: 'the call was cancelled' },
   temporarily_unavailable: {
     status: 503,

@@ -300,6 +300,13 @@ export const MCP_SESSIONS_PER_SERVER = 1_000;
  * reaches it, and then a person's inbox holds at most 80 of its questions.
  */
 export const OPEN_ASKS_PER_AGENT = 20;
+/**
+ * Consent, action and form requests one session's agent holds open at once
+ * (asked, the agent still waiting for their outcome). An agent waits on each
+ * as it asks; even one running tool calls side by side needs a consent per
+ * call, a handful at a time. 20 leaves room for that and stops a flood.
+ */
+export const OPEN_USER_INPUTS_PER_AGENT = 20;
 
 // ---------------------------------------------------------------- answer links
 /** An answer link lives as long as its item waits, and never longer than this (a bundle has no deadline). */

@@ -451,7 +451,8 @@ export function consentHandler(
     if (!created.ok && created.code === 'invalid_request') {
       throw new ConsentNotAsked(created.message ?? 'invalid request');
     }
-    // The registry is closing with the server: the agent is being stopped too.
+    // The registry is closing with the server (the agent is being stopped too), or the agent
+    // holds as many open requests as it may: either way no person is asked, so it is not allowed.
     if (!created.ok) return cancelled;
     const outcome = await created.outcome;
     return outcome.kind === 'selected'

@@ -79,6 +79,8 @@ export interface UserInputPorts {
   consentRules?: ConsentRulesPort;
   /** How long a request waits for a person (and for a lost call's turn end); the defaults when absent. */
   deadlines?: Partial<UserInputDeadlines>;
+  /** Requests one session's agent may hold open at once; `OPEN_USER_INPUTS_PER_AGENT` when absent. */
+  openPerAgent?: number;
 }
 
 export interface ConsentRuleQuery {
@@ -105,11 +107,13 @@ export interface UserInputDeadlines {
 
 /**
  * A request opened, or why not: `invalid_request` with its problems in the
- * message (joined by "; "), `shutting_down` once the registry closed.
+ * message (joined by "; "), `shutting_down` once the registry closed,
+ * `too_many_open_requests` when its agent already holds as many as it may
+ * (nothing was kept, published or told to anyone).
  */
 export type RequestResult =
   | { ok: true; id: string; outcome: Promise<AgentOutcome> }
-  | Failure<'invalid_request' | 'shutting_down'>;
+  | Failure<'invalid_request' | 'shutting_down' | 'too_many_open_requests'>;
 
 export type UserInputRespondResult =
   | { ok: true; request: UserInputView }

@@ -26,7 +26,7 @@ import type {
   UserInputRespondResult,
 } from './ports.js';
 import { KeyedSerial } from '../support/index.js';
-import { failure, formSchema, validateFormContent } from '../wire/index.js';
+import { failure, formSchema, validateFormContent, type Failure } from '../wire/index.js';
 import { LostCalls } from './lost-calls.js';
 import { formTitle, requestInputProblems, type RequestInput } from './request-input.js';
 import { transition } from './transition.js';
@@ -38,6 +38,7 @@ import {
   FOLLOW_UP_ATTEMPT_TIMEOUT_MS,
   LOST_CALL_TURN_END_WAIT_MS,
   MAX_SETTLED_TOMBSTONES,
+  OPEN_USER_INPUTS_PER_AGENT,
   type AgentOutcome,
   type DeleteCause,
   type FollowUpAdmission,
@@ -69,6 +70,8 @@ const QUEUE_CHANGE_REPORTED_BY_CALLER: ReadonlySet<UserInputEvent['type']> = new
 ]);
 
 interface PendingAnswer {
+  /** The session whose agent waits: what its open requests are counted by. */
+  readonly sessionId: string;
   resolve(outcome: AgentOutcome): void;
   detach(): void;
 }
@@ -159,6 +162,16 @@ function buildRequest(
   };
 }
 
+/** The refusal of a request over the bound: how many are open, and what frees a place. */
+function tooManyOpenRequests(open: number, limit: number): Failure<'too_many_open_requests'> {
+  return failure(
+    'too_many_open_requests',
+    `${open} of your requests (permission, action, form) wait for a person, and an agent may ` +
+      `hold at most ${limit} open at once; nothing was asked. A person must answer one first.`,
+    { open, limit },
+  );
+}
+
 export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistry {
   const { logger, timers } = ports;
   const waitFor: UserInputDeadlines = {
@@ -175,6 +188,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const retries = new Map<string, { cancel(): void }>();
   const attemptTimeouts = new Map<string, { cancel(): void }>();
   const lostCalls = new LostCalls(timers, waitFor.lostCallMs);
+  const openLimit = ports.openPerAgent ?? OPEN_USER_INPUTS_PER_AGENT;
   /** Follow-up admission attempts running, with the session each is for. */
   const inFlight = new Map<Promise<void>, string>();
   /** Remembered "always" answers, each with the person who gave it (no `consentRules` port). */
@@ -254,6 +268,17 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       logger.error({ request_id: id }, 'user_input.settled_without_answer');
       answer(id, { kind: 'refused', reason: 'swept' });
     }
+  }
+
+  /**
+   * The session's requests whose agent still waits for an outcome: from the
+   * call that asked until a person decides or the request ends, opening
+   * ones (their copy or standing rule still being read) included.
+   */
+  function openRequestsOf(sessionId: string): number {
+    let open = 0;
+    for (const pending of answers.values()) if (pending.sessionId === sessionId) open += 1;
+    return open;
   }
 
   function answer(id: string, outcome: AgentOutcome): void {
@@ -598,6 +623,9 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       if (closed) return failure('shutting_down');
       const problems = requestInputProblems(input);
       if (problems.length > 0) return failure('invalid_request', problems.join('; '));
+      // Counted before anything exists, in this synchronous call: no two requests race past it.
+      const held = openRequestsOf(input.sessionId);
+      if (held >= openLimit) return tooManyOpenRequests(held, openLimit);
       const id = ports.ids.next();
       if (stateOf(id).status !== 'absent')
         throw new Error(`user-input request ${id} already exists`);
@@ -606,7 +634,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       const outcome = new Promise<AgentOutcome>((settle) => {
         resolve = settle;
       });
-      answers.set(id, { resolve, detach: () => {} });
+      answers.set(id, { sessionId: input.sessionId, resolve, detach: () => {} });
       const open = (rememberedBy: Responder | null) => {
         if (request.kind === 'consent' && request.toolCallId !== null) {
           const { sessionId, toolCallId } = request;

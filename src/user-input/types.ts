@@ -50,6 +50,7 @@ export {
   FOLLOW_UP_RETRY_BASE_MS,
   FOLLOW_UP_RETRY_MAX_MS,
   LOST_CALL_TURN_END_WAIT_MS,
+  OPEN_USER_INPUTS_PER_AGENT,
 } from '../tunables.js';
 /** Settled requests kept so a late respond gets `already_settled` rather than `not_found`. */
 export const MAX_SETTLED_TOMBSTONES = 1_000;

@@ -129,15 +129,7 @@ export type { NotifyOptions } from './server/notifications.js';
 export interface ServerOptions extends OpenOptions {
   /** Replaces the ACP host; tests play agents with it. */
   host?: AgentHost;
-  /**
-   * Shortens the clarification budgets (tests of their bounds). `preClaimMs`
-   * is a person's answer's one budget, so it also bounds every request's
-   * credential lookup (`CREDENTIAL_LOOKUP_MAX_MS` is that budget) and a
-   * consent's, action's or form's answer.
-   */
   budgets?: Partial<ClarificationBudgets>;
-  /** Shortens how long a sign-in link's redemption waits for the database (`SIGN_IN_REDEEM_MAX_MS`). */
-  signInRedeemMs?: number;
   /** Shortens how long consent and action requests wait (tests of their timeouts). */
   userInputDeadlines?: Partial<UserInputDeadlines>;
   /** Replaces the socket's peer address for `/metrics` access (tests of a remote peer). */
@@ -325,7 +317,6 @@ export async function startServer(
       },
       stopping: () => draining.draining(),
     };
-    const budgets = { ...DEFAULT_BUDGETS, ...options.budgets };
     const clarification = new ClarificationService({
       store,
       waiters: new LiveWaiters(systemTimers),
@@ -334,7 +325,7 @@ export async function startServer(
       observer: createResponseObserver({ logger, metrics, driver: store.driver }),
       logger: logger.child({ component: 'clarification' }),
       timers: systemTimers,
-      budgets,
+      budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
       leases: running.leases,
       ...(replicated
         ? { replicas: claimReplicas({ store, bus: wakes, leaseMs, timers: systemTimers }) }
@@ -374,7 +365,6 @@ export async function startServer(
       defaultProfile: DEFAULT_AGENT_PROFILE,
       cancellations: new CancelRequests(),
       timers: systemTimers,
-      preClaimMs: budgets.preClaimMs,
     };
     turnsRef = turns;
     // A session lost while this server did not run: what runs here for it ends, writing nothing.
@@ -432,8 +422,6 @@ export async function startServer(
         : {}),
       draining: () => draining.draining(),
       ...(options.credentialRecheckMs ? { credentialRecheckMs: options.credentialRecheckMs } : {}),
-      credentialLookupMs: budgets.preClaimMs,
-      ...(options.signInRedeemMs ? { signInRedeemMs: options.signInRedeemMs } : {}),
     });
     const wss = createEventsWebSocketServer();
     const server = createHttpServer(app.fetch, wss);

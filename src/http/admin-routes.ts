@@ -30,14 +30,16 @@ import {
   textProblem,
   unpagedListQuery,
 } from '../wire/index.js';
-import { principalOf, registerSessionRoutes, type SessionRouteDeps } from './auth.js';
+import { principalOf, registerSessionRoutes } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 import { linkOriginOf, registerTokenRoutes, type TokenRouteDeps } from './token-routes.js';
 
-export interface AccountRouteDeps extends TokenRouteDeps, SessionRouteDeps {
+export interface AccountRouteDeps extends TokenRouteDeps {
   readonly store: Store;
+  /** Marks the session cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
+  readonly secureCookies?: boolean;
   /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
   readonly accessChanged?: (userId: string) => void;
   /** A person was deleted: the live sessions whose agents acted for them end (`turns/`). */

@@ -16,11 +16,7 @@ import type { ClarionMetrics } from '../observability/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
 import { systemTimers } from '../support/index.js';
-import {
-  CREDENTIAL_LOOKUP_MAX_MS,
-  MCP_CREDENTIAL_RECHECK_MS,
-  SIGN_IN_REDEEM_MAX_MS,
-} from '../tunables.js';
+import { MCP_CREDENTIAL_RECHECK_MS } from '../tunables.js';
 import { registerAccountRoutes } from './admin-routes.js';
 import { mountBearerChallenge } from './bearer-challenge.js';
 import { registerAnswerLinkRoutes } from './answer-link-routes.js';
@@ -80,10 +76,6 @@ export interface AppDeps {
   readonly credentialsEnded?: (userId: string) => void;
   /** How often running MCP calls and events sockets read their tokens again (tests lengthen it). */
   readonly credentialRecheckMs?: number;
-  /** How long a request's credential lookup waits for the database; `CREDENTIAL_LOOKUP_MAX_MS` by default. */
-  readonly credentialLookupMs?: number;
-  /** How long a sign-in link's redemption waits for the database; `SIGN_IN_REDEEM_MAX_MS` by default. */
-  readonly signInRedeemMs?: number;
 }
 
 /** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
@@ -98,10 +90,6 @@ export function createApp(deps: AppDeps): App {
   const app = new Hono<AppEnv>();
   handleUnexpectedErrors(app, deps.logger);
   const trustedOrigins = deps.publicOrigin ? [deps.publicOrigin] : [];
-  const credentialLookup = {
-    ms: deps.credentialLookupMs ?? CREDENTIAL_LOOKUP_MAX_MS,
-    timers: systemTimers,
-  };
 
   // Before the host check: probes address a server by IP, and health holds nothing to steal.
   registerHealthRoute(app, deps);
@@ -109,7 +97,6 @@ export function createApp(deps: AppDeps): App {
   registerObservabilityRoutes(app, {
     metrics: deps.metrics,
     store: deps.store,
-    credentialLookup,
     ...(deps.peerAddress ? { peerAddress: deps.peerAddress } : {}),
   });
   // Before the API's access control: the document describes the API and holds no data.
@@ -128,11 +115,10 @@ export function createApp(deps: AppDeps): App {
 
   mountBearerChallenge(app, '/api/v1/*');
   countRespondsRefusedEarly(app, deps.clarification);
-  mountApiAccess(app, { store: deps.store, trustedOrigins, credentialLookup });
+  mountApiAccess(app, { store: deps.store, trustedOrigins });
   registerAccountRoutes(app, {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
-    signInRedeem: { ms: deps.signInRedeemMs ?? SIGN_IN_REDEEM_MAX_MS, timers: systemTimers },
     linkOrigin,
     accessChanged:
       deps.accessChanged ??
@@ -151,11 +137,7 @@ export function createApp(deps: AppDeps): App {
   registerConsentRuleRoutes(app, { store: deps.store });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });
-  const resolvePrincipal = createPrincipalResolver({
-    store: deps.store,
-    trustedOrigins,
-    credentialLookup,
-  });
+  const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,
     resolvePrincipal,
@@ -169,11 +151,7 @@ export function createApp(deps: AppDeps): App {
   const mcp = registerMcpRoute(app, {
     store: deps.store,
     clarification: deps.clarification,
-    resolveHolder: createTokenHolderResolver({
-      store: deps.store,
-      trustedOrigins,
-      credentialLookup,
-    }),
+    resolveHolder: createTokenHolderResolver({ store: deps.store, trustedOrigins }),
     logger: deps.logger.child({ component: 'mcp' }),
     userInputs: deps.turns.userInputs,
     sharedSessions: deps.sharedMcpSessions ?? false,

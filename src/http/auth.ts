@@ -212,8 +212,6 @@ export interface SessionRouteDeps {
   readonly secureCookies?: boolean;
   /** A sign-out ended a browser session: its open events sockets close (`TokenRouteDeps`). */
   readonly credentialsEnded?: (userId: string) => void;
-  /** How long a sign-in link's redemption waits for the database; `SIGN_IN_REDEEM_MAX_MS` by default. */
-  readonly signInRedeem?: CredentialLookupBound;
 }
 
 /** `GET /auth/sign-in?token=…` and `POST /api/v1/auth/sign-out`; mount the auth middleware first. */
@@ -225,7 +223,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     // Hono answers HEAD with the GET handler; a link checker's HEAD must not spend the link.
     if (c.req.method === 'HEAD') return c.body(null, 200);
     const secret = c.req.query('token') ?? '';
-    const outcome = await redeemSignInLink(deps.store, secret, deps.signInRedeem);
+    const outcome = await redeemSignInLink(deps.store, secret);
     // 303 like a success: the app renders the page, in the person's language.
     if (!outcome.ok) return c.redirect(LINK_INVALID_LOCATION, 303);
     setCookie(c, SESSION_COOKIE, outcome.browserSecret, {

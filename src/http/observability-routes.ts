@@ -10,7 +10,7 @@
  * the caller, and must present the token too.
  */
 import type { Context, Env, Hono } from 'hono';
-import { bearerSecret, resolveTokenWithin, type CredentialLookupBound } from '../auth/index.js';
+import { bearerSecret, resolveTokenWithin } from '../auth/index.js';
 import { debugVars, processProbe, type ProcessProbe } from '../observability/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
 import type { RepoContext } from '../store/index.js';
@@ -21,8 +21,6 @@ export interface ObservabilityRoutesDeps {
   readonly metrics: Pick<ClarionMetrics, 'registry'>;
   /** Where an admin's bearer token is looked up. */
   readonly store: RepoContext;
-  /** How long that lookup waits for the database; `CREDENTIAL_LOOKUP_MAX_MS` by default. */
-  readonly credentialLookup?: CredentialLookupBound;
   /** Process figures for `/debug/vars`; tests pass a fixed one. */
   readonly probe?: ProcessProbe;
   /** The connecting peer's address; tests play a remote peer through it over loopback. */
@@ -39,9 +37,7 @@ async function verdict(c: Context, deps: ObservabilityRoutesDeps): Promise<Verdi
   }
   // A credential, once presented, decides: a bad one is never rescued by the peer address.
   const principal =
-    bearer === null
-      ? undefined
-      : await resolveTokenWithin(deps.store, bearer, 'bearer', deps.credentialLookup);
+    bearer === null ? undefined : await resolveTokenWithin(deps.store, bearer, 'bearer');
   if (!principal) return 'unauthorized';
   return principal.kind === 'user' && principal.isAdmin ? 'allowed' : 'forbidden';
 }

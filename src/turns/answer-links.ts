@@ -52,8 +52,7 @@ export interface AnswerLinkDeps extends Pick<
 }
 
 /** Using a link also bounds its lookup (`useAnswerLink`). */
-export interface AnswerLinkUseDeps
-  extends AnswerLinkDeps, Pick<TurnsDeps, 'timers' | 'preClaimMs'> {}
+export interface AnswerLinkUseDeps extends AnswerLinkDeps, Pick<TurnsDeps, 'timers'> {}
 
 export interface AnswerLinkRequest {
   readonly userId: string;
@@ -174,9 +173,7 @@ export async function useAnswerLink(
 ): Promise<AnswerLinkResult> {
   const { clock } = deps.store;
   const started = clock.nowMs();
-  // A request's credential lookup is bounded by its one budget (`CREDENTIAL_LOOKUP_MAX_MS`).
-  const lookupMs = deps.preClaimMs ?? CREDENTIAL_LOOKUP_MAX_MS;
-  const found = await withinFreshBudget(lookupMs, clock, deps.timers, async () => {
+  const found = await withinFreshBudget(CREDENTIAL_LOOKUP_MAX_MS, clock, deps.timers, async () => {
     const redeemed = await visibleLink(deps, secret);
     return redeemed && { redeemed, before: await describe(deps, redeemed) };
   });

@@ -80,10 +80,4 @@ export interface TurnsDeps extends AgentLaunchDeps {
   cancellations: CancelRequests;
   /** The deadlines turns set themselves (a prompt's acceptance), so tests can drive them. */
   timers: Timers;
-  /**
-   * A person's answer's one budget before anything is decided, its credential
-   * lookup included: the clarification service's `preClaimMs`, so a test that
-   * shortens it shortens both. `PRE_CLAIM_BUDGET_MS` when absent.
-   */
-  preClaimMs?: number;
 }

@@ -53,7 +53,7 @@ async function visibleOf(
 }
 
 export type UserInputReadDeps = Pick<TurnsDeps, 'store' | 'userInputs' | 'userInputsElsewhere'>;
-export type UserInputRespondDeps = UserInputReadDeps & Pick<TurnsDeps, 'timers' | 'preClaimMs'>;
+export type UserInputRespondDeps = UserInputReadDeps & Pick<TurnsDeps, 'timers'>;
 
 /** This replica's live requests, and (several servers) those other live replicas hold. */
 export async function visibleUserInputs(
@@ -102,7 +102,7 @@ export async function respondToUserInput(
 ): Promise<UserInputResponseResult> {
   const responder = responderOf(caller.principal, caller.surface);
   if (!responder) return failure('person_required');
-  const budgetMs = Math.max(0, (deps.preClaimMs ?? PRE_CLAIM_BUDGET_MS) - (caller.waitedMs ?? 0));
+  const budgetMs = Math.max(0, PRE_CLAIM_BUDGET_MS - (caller.waitedMs ?? 0));
   const found = await withinFreshBudget(budgetMs, deps.store.clock, deps.timers, () =>
     findVisible(deps, caller.principal, requestId),
   );

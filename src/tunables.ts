@@ -203,7 +203,7 @@ export const SHUTDOWN_DRAIN_DELAY_MS = 0;
  * After the drain, how long the rest of a stop may take (the agents' bounded
  * stop, the notifier, the leases, the store) before `clarion serve` stops its
  * agents and exits anyway: a database that no longer answers must not keep
- * the process from ending.
+ * the process from ending; `CLARION_SHUTDOWN_STOP_S`.
  */
 export const SHUTDOWN_STOP_MS = 20_000;
 /**

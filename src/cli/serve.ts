@@ -37,7 +37,8 @@ export async function serve(): Promise<number> {
   // Undefined: a signal asked for the stop.
   const failure = await Promise.race([stopRequested.then(() => undefined), server.failed]);
   if (failure) logger.error({ err: failure }, 'this server must stop serving; stopping');
-  const boundMs = (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_MS;
+  const boundMs =
+    (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + (config.shutdownStopMs ?? SHUTDOWN_STOP_MS);
   const stop = await settleWithin(server.close(), boundMs);
   if (stop.outcome === 'done') {
     if (failure) throw failure;

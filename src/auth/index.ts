@@ -58,7 +58,6 @@ export {
   issueToken,
   liveTokensAmong,
   redeemSignIn,
-  redeemSignInLink,
   resolveToken,
   resolveTokenWithin,
   revokeBrowserSession,
@@ -88,4 +87,11 @@ export {
   type SignInLinkResult,
   type SignInOrigin,
 } from './sign-in-links.js';
+export {
+  signInLinkIsLive,
+  signInWithLink,
+  type BrowserSession,
+  type LinkSignIn,
+  type LinkSignInResult,
+} from './sign-in.js';
 export { CredentialWatch, type CredentialLease } from './credential-watch.js';

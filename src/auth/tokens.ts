@@ -14,7 +14,7 @@ import {
   TOKEN_LAST_USED_INTERVAL_MS,
 } from '../tunables.js';
 import { createHash, randomBytes } from 'node:crypto';
-import type { RepoContext, Store } from '../store/index.js';
+import type { RepoContext } from '../store/index.js';
 import type { ApiTokenKind } from '../store/index.js';
 import { EXHAUSTED, withinFreshBudget, systemTimers, type Timers } from '../support/index.js';
 import {
@@ -196,38 +196,6 @@ export const SIGN_IN_REDEEM_BOUND: CredentialLookupBound = {
   ms: SIGN_IN_REDEEM_MAX_MS,
   timers: systemTimers,
 };
-
-/**
- * `redeemSignIn` in its own transaction, so a failure after the redemption
- * leaves the link unused. Past `bound.ms` without the database's answer it
- * fails as a storage fault (`unreachable`, a 503 with `Retry-After`); the
- * transaction goes on unwaited for, and checks the bound as its last step, so
- * it rolls back rather than spend the link of a person told to retry. Only a
- * `COMMIT` already sent when the bound ran out may still spend it.
- */
-export async function redeemSignInLink(
-  store: Store,
-  secret: string,
-  bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
-): Promise<SignInOutcome> {
-  const outcome = await withinFreshBudget(bound.ms, store.clock, bound.timers, (budget) =>
-    store.transaction(
-      async (tx) => {
-        const redeemed = await redeemSignIn(tx, secret);
-        budget.check();
-        return redeemed;
-      },
-      { signal: budget.signal },
-    ),
-  );
-  if (outcome === EXHAUSTED) {
-    throw new StorageUnavailableError(
-      'unreachable',
-      `no answer to the sign-in link's redemption within ${bound.ms} ms`,
-    );
-  }
-  return outcome;
-}
 
 /** Ends a browser session; true when it existed. */
 export async function revokeBrowserSession(ctx: RepoContext, secret: string): Promise<boolean> {

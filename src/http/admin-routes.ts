@@ -40,6 +40,8 @@ export interface AccountRouteDeps extends TokenRouteDeps {
   readonly store: Store;
   /** Marks the session cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
   readonly secureCookies?: boolean;
+  /** Origins besides the request's own whose pages may sign in (`SessionRouteDeps`). */
+  readonly trustedOrigins?: readonly string[];
   /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
   readonly accessChanged?: (userId: string) => void;
   /** A person was deleted: the live sessions whose agents acted for them end (`turns/`). */

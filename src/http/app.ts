@@ -119,6 +119,7 @@ export function createApp(deps: AppDeps): App {
   registerAccountRoutes(app, {
     store: deps.store,
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
+    trustedOrigins,
     linkOrigin,
     accessChanged:
       deps.accessChanged ??

@@ -8,7 +8,8 @@
  * Bearer requests carry their credential explicitly and are exempt.
  *
  * Also owns the browser session's life: sign-in with the one-time link, and
- * sign-out.
+ * sign-out. Opening a link spends nothing; the web app's same-origin POST
+ * redeems it (`auth/sign-in.ts` says why and on what rule).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
@@ -16,10 +17,12 @@ import { parse as parseCookies } from 'hono/utils/cookie';
 import {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,
-  redeemSignInLink,
   resolveTokenWithin,
   revokeBrowserSession,
   SIGN_IN_PATH,
+  signInLinkIsLive,
+  signInWithLink,
+  type BrowserSession,
   type CredentialChannel,
   type CredentialLookupBound,
   type DecisionSurface,
@@ -27,12 +30,19 @@ import {
   type TokenHolder,
 } from '../auth/index.js';
 import type { RepoContext, Store } from '../store/index.js';
-import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from '../wire/index.js';
+import {
+  ANSWER_LINK_USE_PATH,
+  ANSWER_LINK_VIEW_PATH,
+  SIGN_IN_PAGE_PATH,
+  SIGN_IN_REDEEM_PATH,
+  signInBody,
+} from '../wire/index.js';
 import type { AppEnv } from './env.js';
-import { errorResponse } from './errors.js';
+import { errorResponse, failureResponse } from './errors.js';
 import {
   createRequestGuards,
   isStateChanging,
+  parseJsonBody,
   type RequestGuardOptions,
 } from './request-guards.js';
 
@@ -156,9 +166,9 @@ export function createTokenHolderResolver(
 /** Sets `principal` for the routes after it, or answers 401/403 itself. */
 export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    // An answer link's secret in the body is these routes' credential, so no cookie is needed;
-    // a bearer is still checked, and an agent's refused, as on every other write.
-    if (ANSWER_LINK_PATHS.has(c.req.path) && !c.req.header('authorization')) return next();
+    // A link's secret in the body is these routes' credential, so no cookie is needed (sign-in
+    // reads the cookie itself); a bearer is still checked, and an agent's refused, as on every write.
+    if (OWN_CREDENTIAL_PATHS.has(c.req.path) && !c.req.header('authorization')) return next();
     const { clock } = deps.store;
     const started = clock.nowMs();
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
@@ -179,9 +189,10 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
   };
 }
 
-const ANSWER_LINK_PATHS: ReadonlySet<string> = new Set([
+const OWN_CREDENTIAL_PATHS: ReadonlySet<string> = new Set([
   ANSWER_LINK_VIEW_PATH,
   ANSWER_LINK_USE_PATH,
+  SIGN_IN_REDEEM_PATH,
 ]);
 
 const AGENT_READ_ONLY =
@@ -210,11 +221,19 @@ export interface SessionRouteDeps {
   readonly store: Store;
   /** Marks the cookie `Secure` even on plain-HTTP requests, behind a TLS proxy. */
   readonly secureCookies?: boolean;
-  /** A sign-out ended a browser session: its open events sockets close (`TokenRouteDeps`). */
+  /** Origins besides the request's own whose pages may sign in (`AuthOptions`). */
+  readonly trustedOrigins?: readonly string[];
+  /**
+   * A sign-out ended a browser session, or a sign-in switched one to another
+   * person: its open events sockets close (`TokenRouteDeps`).
+   */
   readonly credentialsEnded?: (userId: string) => void;
 }
 
-/** `GET /auth/sign-in?token=…` and `POST /api/v1/auth/sign-out`; mount the auth middleware first. */
+/**
+ * `GET /auth/sign-in?token=…`, `POST /api/v1/auth/sign-in` and
+ * `POST /api/v1/auth/sign-out`; mount the auth middleware first.
+ */
 export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps): void {
   app.get(SIGN_IN_PATH, async (c) => {
     // The URL holds a secret: keep it out of caches and out of the next page's Referer.
@@ -223,17 +242,38 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     // Hono answers HEAD with the GET handler; a link checker's HEAD must not spend the link.
     if (c.req.method === 'HEAD') return c.body(null, 200);
     const secret = c.req.query('token') ?? '';
-    const outcome = await redeemSignInLink(deps.store, secret);
-    // 303 like a success: the app renders the page, in the person's language.
-    if (!outcome.ok) return c.redirect(LINK_INVALID_LOCATION, 303);
-    setCookie(c, SESSION_COOKIE, outcome.browserSecret, {
+    // 303 like a live link: the app renders the page, in the person's language.
+    if (!(await signInLinkIsLive(deps.store, secret))) {
+      return c.redirect(LINK_INVALID_LOCATION, 303);
+    }
+    // Spends nothing: a cross-site click carries no Strict cookie, so this request cannot tell
+    // whom the browser is signed in as. The fragment reaches no server, log or Referer.
+    return c.redirect(`${SIGN_IN_PAGE_PATH}#${encodeURIComponent(secret)}`, 303);
+  });
+
+  app.post(SIGN_IN_REDEEM_PATH, async (c) => {
+    c.header('Cache-Control', 'no-store');
+    // Another site's page must not sign this browser in as anyone, whether it has a cookie or not.
+    if (!isOwnOrigin(c.req.raw, deps.trustedOrigins)) {
+      return errorResponse(c, 'forbidden', CROSS_SITE_SIGN_IN);
+    }
+    const body = await parseJsonBody(c, signInBody);
+    if (!body.ok) return body.response;
+    const result = await signInWithLink(deps.store, {
+      secret: body.value.token,
+      current: await browserSessionOf(deps.store, c.req.raw),
+      switchAccount: body.value.switch_account === true,
+    });
+    if (!result.ok) return failureResponse(c, result);
+    if (result.replaced !== undefined) deps.credentialsEnded?.(result.replaced);
+    setCookie(c, SESSION_COOKIE, result.browserSecret, {
       httpOnly: true,
       sameSite: 'Strict',
       path: '/',
       secure: isSecure(c, deps),
       maxAge: Math.floor(BROWSER_SESSION_TTL_MS / 1000),
     });
-    return c.redirect('/', 303);
+    return c.json({ user: result.user });
   });
 
   app.post(SIGN_OUT_PATH, async (c) => {
@@ -251,6 +291,19 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     });
     return c.body(null, 204);
   });
+}
+
+const CROSS_SITE_SIGN_IN = 'a sign-in link is redeemed only by a page of this server';
+
+/** Whom the request's session cookie signs in, if it still does; a bearer is no browser session. */
+async function browserSessionOf(
+  store: Store,
+  request: Request,
+): Promise<BrowserSession | undefined> {
+  const secret = sessionCookieOf(request);
+  if (secret === undefined) return undefined;
+  const holder = await resolveTokenWithin(store, secret, 'cookie');
+  return holder?.kind === 'user' ? { userId: holder.userId, name: holder.name, secret } : undefined;
 }
 
 function isSecure(c: Context, deps: SessionRouteDeps): boolean {

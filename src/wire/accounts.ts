@@ -4,7 +4,12 @@
  */
 import { z } from 'zod';
 import { timestamp, visibleText } from './common.js';
-import { MAX_ACCOUNT_NAME_CHARS, MAX_RECORD_ID_CHARS, MAX_TOKEN_NAME_CHARS } from './limits.js';
+import {
+  MAX_ACCOUNT_NAME_CHARS,
+  MAX_RECORD_ID_CHARS,
+  MAX_SIGN_IN_TOKEN_CHARS,
+  MAX_TOKEN_NAME_CHARS,
+} from './limits.js';
 
 const name = visibleText(MAX_ACCOUNT_NAME_CHARS);
 
@@ -72,6 +77,37 @@ export const signInLinkReply = z
   })
   .meta({ id: 'SignInLink' });
 export type SignInLinkReply = z.infer<typeof signInLinkReply>;
+
+/**
+ * `POST /api/v1/auth/sign-in`: the web app redeems a link's secret. Without
+ * `switch_account` a browser signed in as someone else is refused
+ * (`signed_in_as_other`) and the link stays unspent; the person says whether
+ * to switch, and only then does the app send it again with the flag.
+ */
+export const signInBody = z
+  .strictObject({
+    token: z.string().min(1).max(MAX_SIGN_IN_TOKEN_CHARS),
+    switch_account: z
+      .boolean()
+      .optional()
+      .describe('The person chose to leave the account this browser is signed in as'),
+  })
+  .meta({ id: 'SignInBody' });
+export type SignInBody = z.infer<typeof signInBody>;
+
+const signInPerson = z.object({ id: z.string(), name: z.string() });
+export type SignInPerson = z.infer<typeof signInPerson>;
+
+export const signInReply = z
+  .object({ user: signInPerson.describe('Who this browser is signed in as now') })
+  .meta({ id: 'SignIn' });
+export type SignInReply = z.infer<typeof signInReply>;
+
+/** The `details` of a 409 `signed_in_as_other`: both people, so the app can ask by name. */
+export const signedInAsOtherDetails = z
+  .object({ signed_in_as: signInPerson, link_for: signInPerson })
+  .meta({ id: 'SignedInAsOther' });
+export type SignedInAsOtherDetails = z.infer<typeof signedInAsOtherDetails>;
 
 // ---------------------------------------------------------------- personal API tokens
 /**

@@ -92,6 +92,16 @@ export const ANSWER_LINK_VIEW_PATH = '/api/v1/answer-links/view';
 export const ANSWER_LINK_USE_PATH = '/api/v1/answer-links/use';
 
 /**
+ * Signing in with a one-time link. Its `GET /auth/sign-in?token=…` spends
+ * nothing: it hands the secret to the web app's page in the fragment, which
+ * never reaches a server or a Referer, and that page redeems it with a
+ * same-origin POST, where the SameSite=Strict cookie shows who this browser
+ * is signed in as already. Zod-free so the web app names both.
+ */
+export const SIGN_IN_PAGE_PATH = '/sign-in';
+export const SIGN_IN_REDEEM_PATH = '/api/v1/auth/sign-in';
+
+/**
  * Close codes of the events socket beyond RFC 6455's own (1001 going away,
  * 1011 internal error, 1013 too slow: reconnect and refetch). 1008: its
  * credential ended (a token revoked, a browser session signed out, the

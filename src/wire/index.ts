@@ -57,6 +57,7 @@ export {
   MAX_PUSH_KEY_CHARS,
   MAX_REMINDER_DELAY_S,
   MAX_ANSWER_LINK_TOKEN_CHARS,
+  MAX_SIGN_IN_TOKEN_CHARS,
   MAX_WEB_PUSH_PLAINTEXT_BYTES,
   MAX_WEB_PUSH_TITLE_CHARS,
   MAX_WEB_PUSH_BODY_CHARS,
@@ -106,7 +107,12 @@ export {
   type DecisionSurface,
   type SessionFailureCode,
 } from './constants.js';
-export { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
+export {
+  ANSWER_LINK_USE_PATH,
+  ANSWER_LINK_VIEW_PATH,
+  SIGN_IN_PAGE_PATH,
+  SIGN_IN_REDEEM_PATH,
+} from './constants.js';
 export {
   CONSENT_OPTION_KIND_WORDS,
   consentChoiceText,
@@ -277,8 +283,11 @@ export {
   newTokenBody,
   newTokenReply,
   personalTokenKind,
+  signInBody,
   signInLinkBody,
   signInLinkReply,
+  signInReply,
+  signedInAsOtherDetails,
   tokenListReply,
   tokenView,
   type MemberView,
@@ -286,6 +295,10 @@ export {
   type PersonalTokenKind,
   type SignInLinkReply,
   type SignInLinkBody,
+  type SignInBody,
+  type SignInPerson,
+  type SignInReply,
+  type SignedInAsOtherDetails,
   type TokenListReply,
   type TokenView,
   type UserView,

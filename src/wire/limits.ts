@@ -61,6 +61,8 @@ export const MAX_PUSH_KEY_CHARS = 256;
 export const MAX_REMINDER_DELAY_S = 86_400;
 /** An answer link's secret as it appears in the link. */
 export const MAX_ANSWER_LINK_TOKEN_CHARS = 256;
+/** A sign-in link's secret; longer ones are not Clarion's (`clr_` and 43 characters are). */
+export const MAX_SIGN_IN_TOKEN_CHARS = 512;
 
 // ---------------------------------------------------------------- Web Push messages (issue 14)
 /**

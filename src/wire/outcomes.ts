@@ -68,12 +68,29 @@ export const OUTCOMES = {
       'this server does not answer to that host name: use CLARION_PUBLIC_ORIGIN or a loopback address',
   },
   not_found: { status: 404, wire: 'not_found', message: 'not found' },
+  /** A sign-in link that is unknown, used or expired: the same answer for each, saying nothing. */
+  link_invalid: {
+    status: 404,
+    wire: 'link_invalid',
+    message: 'this sign-in link does not work (unknown, used or expired); ask for a new one',
+  },
   not_active: {
     status: 409,
     wire: 'not_active',
     message: 'clarification request is no longer active',
   },
   conflict: { status: 409, wire: 'conflict', message: 'conflict' },
+  /**
+   * A sign-in link for one person opened in a browser signed in as another:
+   * nothing changed and the link is unspent; `details` names both
+   * (`SignedInAsOther`). Sending it again with `switch_account` switches.
+   */
+  signed_in_as_other: {
+    status: 409,
+    wire: 'signed_in_as_other',
+    message:
+      'this browser is signed in as another person; the link was not used. Send switch_account to sign in as its person instead',
+  },
   /** A queued message's edit made from a text it no longer has; `details.current_text` is what it reads now. */
   queue_item_changed: {
     status: 409,

@@ -15,8 +15,10 @@ import {
   newTokenBody,
   newTokenReply,
   newWorkspaceBody,
+  signInBody,
   signInLinkBody,
   signInLinkReply,
+  signInReply,
   tokenListReply,
   userListReply,
   workspaceListReply,
@@ -70,7 +72,12 @@ import { userInputListReply, userInputReply, userInputRespondBody } from './user
 import { answerLinkBody, answerLinkReply } from './answer-links.js';
 import { consentRuleListReply } from './consent-rules.js';
 import { healthReply } from './health.js';
-import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from './constants.js';
+import {
+  ANSWER_LINK_USE_PATH,
+  ANSWER_LINK_VIEW_PATH,
+  SIGN_IN_PAGE_PATH,
+  SIGN_IN_REDEEM_PATH,
+} from './constants.js';
 
 export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -466,12 +473,13 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'get',
     path: '/auth/sign-in',
     summary:
-      'Redeem a one-time sign-in link: sets the session cookie and opens the app; ' +
+      `Open a one-time sign-in link; spends nothing: a live link is handed to the web app's ` +
+      `${SIGN_IN_PAGE_PATH}#<token> page, which redeems it with POST ${SIGN_IN_REDEEM_PATH}; ` +
       'an unknown, used or expired link opens the page saying how to get a new one',
     access: 'public',
     query: z.object({ token: z.string().describe('The one-time secret from the link') }),
     replies: { 303: null },
-    errors: [],
+    errors: ['storage_unavailable'],
   },
   {
     method: 'head',
@@ -483,6 +491,18 @@ export const ROUTES: readonly RouteSpec[] = [
     query: z.object({ token: z.string().describe('The one-time secret from the link') }),
     replies: { 200: null },
     errors: [],
+  },
+  {
+    method: 'post',
+    path: SIGN_IN_REDEEM_PATH,
+    summary:
+      'Redeem a sign-in link from the web app (same origin only): sets the session cookie. ' +
+      'A browser signed in as another person is refused (409 signed_in_as_other, both named) ' +
+      'and the link stays unspent, unless switch_account says the person chose to switch',
+    access: 'public',
+    body: signInBody,
+    replies: { 200: signInReply },
+    errors: ['invalid_request', 'forbidden', 'link_invalid', 'signed_in_as_other'],
   },
   {
     method: 'post',

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DatabaseTarget, Driver } from '../../src/store/index.js';
+import { browserSignIn, sendTo } from '../support/browser-sign-in.js';
 import { runCommand, startServing, type Exited, type Serving } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 
@@ -28,14 +29,9 @@ function signInLink(env: Record<string, string>, args: string[] = []): Promise<E
   return runCommand(['sign-in-link', ...args], env);
 }
 
-/** Opens the link's path and query on `serverUrl`; the session cookie, or undefined. */
-async function redeem(serverUrl: string, link: string): Promise<string | undefined> {
-  const parsed = new URL(link);
-  const response = await fetch(`${serverUrl}${parsed.pathname}${parsed.search}`, {
-    redirect: 'manual',
-  });
-  if (response.status !== 303 || response.headers.get('location') !== '/') return undefined;
-  return /^clarion_session=([^;]+)/.exec(response.headers.get('set-cookie') ?? '')?.[1];
+/** Opens the link's path and query on `serverUrl` as a fresh browser; its session cookie, or undefined. */
+function redeem(serverUrl: string, link: string): Promise<string | undefined> {
+  return browserSignIn(sendTo(serverUrl), link, serverUrl);
 }
 
 async function whoHas(serverUrl: string, cookie: string | undefined): Promise<string | undefined> {

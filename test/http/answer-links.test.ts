@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
 import { mintAnswerLinks, type AnswerLinkDeps } from '../../src/turns/index.js';
 import type { AnswerLinkView, NoticeKind } from '../../src/wire/index.js';
+import { browserSignIn, sendTo } from '../support/browser-sign-in.js';
 import { DRIVERS } from '../support/databases.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
@@ -250,8 +251,8 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
     const { pendingId, answer } = await ask();
     const [first] = await mint('question', pendingId);
     // Sign in as a browser does, and answer on the web surface.
-    const signIn = await fetch(s.server.signInUrl, { redirect: 'manual' });
-    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = await browserSignIn(sendTo(s.server.url), s.server.signInUrl, s.server.url);
+    const cookie = `clarion_session=${session ?? ''}`;
     const respond = await fetch(`${s.server.url}/api/v1/clarification/${pendingId}/respond`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', cookie, origin: s.server.url },

@@ -12,6 +12,7 @@ import { issueToken } from '../../src/auth/index.js';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { ROUTES, type PendingBundle, type Responder } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
+import { browserSignIn, sendTo } from '../support/browser-sign-in.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   bearerApi,
@@ -229,8 +230,12 @@ describe.each(DRIVERS)('only a person decides, on %s', (driver) => {
   it('records a cancel by a person on the web, with the cookie as the surface', async () => {
     const { sessionId } = await startTask('/ask');
     const bundle = await pendingOf(sessionId);
-    const signIn = await fetch(running.server.signInUrl, { redirect: 'manual' });
-    const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const session = await browserSignIn(
+      sendTo(running.server.url),
+      running.server.signInUrl,
+      running.server.url,
+    );
+    const cookie = `clarion_session=${session ?? ''}`;
     expect(cookie).toMatch(/^clarion_session=/);
     const cancelled = await fetch(
       `${running.server.url}/api/v1/clarification/${bundle.pending_id}/cancel`,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createUserWithToken } from '../../src/auth/accounts.js';
 import { bootstrapAccounts } from '../../src/auth/bootstrap.js';
 import { issueToken, SIGN_IN_TOKEN_TTL_MS } from '../../src/auth/tokens.js';
 import { registerAccountRoutes } from '../../src/http/admin-routes.js';
@@ -12,6 +13,13 @@ import {
 } from '../../src/http/auth.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { listMemberWorkspaces, openStore, type Store } from '../../src/store/index.js';
+import { SIGN_IN_PAGE_PATH, SIGN_IN_REDEEM_PATH } from '../../src/wire/index.js';
+import {
+  openSignInLink,
+  redeemSignIn,
+  sessionCookieSet,
+  type RedeemOptions,
+} from '../support/browser-sign-in.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds, type FakeClock } from '../support/fakes.js';
 
@@ -24,6 +32,7 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
   let app: Hono<AppEnv>;
   let adminId: string;
   let link: string;
+  let secret: string;
 
   beforeEach(async () => {
     database = await freshDatabase(driver, { migrated: true });
@@ -31,7 +40,8 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     store = await openStore(database.target, { clock, ids: sequentialIds() });
     const boot = await bootstrapAccounts(store);
     adminId = boot.admin.id;
-    link = `/auth/sign-in?token=${boot.signInSecret}`;
+    secret = boot.signInSecret;
+    link = `/auth/sign-in?token=${secret}`;
     app = new Hono<AppEnv>();
     mountApiAccess(app, { store });
     registerAccountRoutes(app, { store });
@@ -42,9 +52,14 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     await database.dispose();
   });
 
-  async function signIn(): Promise<string> {
-    const response = await app.request(link);
-    expect(response.status).toBe(303);
+  /** The web app's POST from its own origin, with whatever cookie the browser holds. */
+  function redeem(token: string, options: Partial<RedeemOptions> = {}) {
+    return Promise.resolve(redeemSignIn(app.request, token, { origin: ORIGIN, ...options }));
+  }
+
+  async function signIn(token = secret): Promise<string> {
+    const response = await redeem(token);
+    expect(response.status).toBe(200);
     return cookieValue(response);
   }
 
@@ -67,15 +82,41 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     );
   }
 
+  async function whoIsSignedIn(cookie: string): Promise<string | undefined> {
+    const response = await app.request('/api/v1/me', withCookie(cookie));
+    if (response.status !== 200) return undefined;
+    return ((await response.json()) as { user: { name: string } }).user.name;
+  }
+
   async function workspaceNames(): Promise<string[]> {
     return (await listMemberWorkspaces(store, adminId)).map((workspace) => workspace.name);
   }
 
-  it('sets an HttpOnly, SameSite=Strict session cookie and redirects home', async () => {
+  it('opens a link without spending it: the app gets the secret in the fragment only', async () => {
     const response = await app.request(link);
     expect(response.status).toBe(303);
-    expect(response.headers.get('location')).toBe('/');
+    expect(response.headers.get('location')).toBe(`${SIGN_IN_PAGE_PATH}#${secret}`);
     expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(response.headers.get('referrer-policy')).toBe('no-referrer');
+    expect(response.headers.get('set-cookie')).toBeNull();
+    // Opened twice (a link checker's GET, then the person's), it still signs in once.
+    expect(await openSignInLink(app.request, link)).toBe(secret);
+    await signIn();
+  });
+
+  it('does not spend the link on HEAD', async () => {
+    const head = await app.request(link, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('set-cookie')).toBeNull();
+    expect(await openSignInLink(app.request, link)).toBe(secret);
+    await signIn();
+  });
+
+  it('signs a fresh browser in at once: an HttpOnly, SameSite=Strict cookie', async () => {
+    const response = await redeem(secret);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(await response.json()).toEqual({ user: { id: adminId, name: 'admin' } });
     const setCookie = response.headers.get('set-cookie') ?? '';
     expect(setCookie).toMatch(new RegExp(`^${SESSION_COOKIE}=clr_`));
     expect(setCookie).toContain('HttpOnly');
@@ -85,7 +126,12 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
   });
 
   it('marks the cookie Secure on https', async () => {
-    const response = await app.request(`https://clarion.example${link}`);
+    const response = await app.request(`https://clarion.example${SIGN_IN_REDEEM_PATH}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: 'https://clarion.example' },
+      body: JSON.stringify({ token: secret }),
+    });
+    expect(response.status).toBe(200);
     expect(response.headers.get('set-cookie')).toContain('Secure');
   });
 
@@ -104,25 +150,19 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     const again = await app.request(link);
     expect(again.status).toBe(303);
     expect(again.headers.get('location')).toBe(LINK_INVALID_LOCATION);
-    expect(again.headers.get('location')).not.toContain(link.split('=')[1]);
+    expect(again.headers.get('location')).not.toContain(secret);
     expect(again.headers.get('cache-control')).toBe('no-store');
     expect(again.headers.get('referrer-policy')).toBe('no-referrer');
     expect(again.headers.get('set-cookie')).toBeNull();
-  });
-
-  it('does not spend the link on HEAD', async () => {
-    const head = await app.request(link, { method: 'HEAD' });
-    expect(head.status).toBe(200);
-    expect(head.headers.get('set-cookie')).toBeNull();
-    expect((await app.request(link)).status).toBe(303);
+    const posted = await redeem(secret);
+    expect(posted.status).toBe(404);
+    expect(await posted.json()).toMatchObject({ code: 'link_invalid' });
+    expect(posted.headers.get('set-cookie')).toBeNull();
   });
 
   it('lets exactly one of two concurrent redemptions through', async () => {
-    const responses = await Promise.all([app.request(link), app.request(link)]);
-    expect(responses.map((response) => response.headers.get('location')).sort()).toEqual([
-      '/',
-      LINK_INVALID_LOCATION,
-    ]);
+    const responses = await Promise.all([redeem(secret), redeem(secret)]);
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 404]);
     expect(responses.filter((response) => response.headers.has('set-cookie'))).toHaveLength(1);
   });
 
@@ -132,14 +172,118 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
       app.request(link),
       app.request('/auth/sign-in?token=clr_unknown'),
       app.request('/auth/sign-in'),
+      app.request(`/auth/sign-in?token=clr_${'x'.repeat(600)}`),
     ]);
-    expect(responses.map((response) => response.status)).toEqual([303, 303, 303]);
+    expect(responses.map((response) => response.status)).toEqual([303, 303, 303, 303]);
     expect(responses.map((response) => response.headers.get('location'))).toEqual([
+      LINK_INVALID_LOCATION,
       LINK_INVALID_LOCATION,
       LINK_INVALID_LOCATION,
       LINK_INVALID_LOCATION,
     ]);
     expect(responses.every((response) => !response.headers.has('set-cookie'))).toBe(true);
+    for (const token of [secret, 'clr_unknown']) {
+      const posted = await redeem(token);
+      expect(posted.status).toBe(404);
+      expect(await posted.json()).toMatchObject({ code: 'link_invalid' });
+    }
+  });
+
+  it('refuses a sign-in POST from another site, with or without a cookie, and spends nothing', async () => {
+    const bo = await createUserWithToken(store, { name: 'Bo', origin: ORIGIN });
+    const boSecret = new URL(bo.signInUrl).searchParams.get('token') ?? '';
+    const adminCookie = await signIn();
+    const attempts: Record<string, string>[] = [
+      { origin: 'http://evil.example' },
+      { origin: 'null' },
+      { 'sec-fetch-site': 'cross-site' },
+      {},
+    ];
+    for (const cookie of [undefined, adminCookie]) {
+      for (const headers of attempts) {
+        const response = await app.request(SIGN_IN_REDEEM_PATH, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            ...(cookie === undefined ? {} : { cookie: `${SESSION_COOKIE}=${cookie}` }),
+            ...headers,
+          },
+          body: JSON.stringify({ token: boSecret, switch_account: true }),
+        });
+        expect(response.status).toBe(403);
+        expect(await response.json()).toMatchObject({ code: 'forbidden' });
+        expect(response.headers.get('set-cookie')).toBeNull();
+      }
+    }
+    // Nothing was spent or ended: Bo's link still works, and the admin is still signed in.
+    expect((await app.request('/api/v1/me', withCookie(adminCookie))).status).toBe(200);
+    expect(await whoIsSignedIn(await signIn(boSecret))).toBe('Bo');
+  });
+
+  it('asks a browser signed in as another person before switching, spending nothing until then', async () => {
+    const bo = await createUserWithToken(store, { name: 'Bo', origin: ORIGIN });
+    const boSecret = new URL(bo.signInUrl).searchParams.get('token') ?? '';
+    const adminCookie = await signIn();
+
+    const refused = await redeem(boSecret, { cookie: adminCookie });
+    expect(refused.status).toBe(409);
+    expect(refused.headers.get('set-cookie')).toBeNull();
+    expect(await refused.json()).toMatchObject({
+      code: 'signed_in_as_other',
+      details: {
+        signed_in_as: { id: adminId, name: 'admin' },
+        link_for: { id: bo.user.id, name: 'Bo' },
+      },
+    });
+    // "Stay": the admin stays signed in and Bo's link is unspent (asked twice, same answer).
+    expect((await redeem(boSecret, { cookie: adminCookie, switchAccount: false })).status).toBe(
+      409,
+    );
+    expect(await whoIsSignedIn(adminCookie)).toBe('admin');
+
+    // "Continue": this browser becomes Bo's, and its admin session ends.
+    const switched = await redeem(boSecret, { cookie: adminCookie, switchAccount: true });
+    expect(switched.status).toBe(200);
+    expect(await switched.json()).toEqual({ user: { id: bo.user.id, name: 'Bo' } });
+    expect(await whoIsSignedIn(cookieValue(switched))).toBe('Bo');
+    expect((await app.request('/api/v1/me', withCookie(adminCookie))).status).toBe(401);
+  });
+
+  it('signs in at once over a session of the same person, or one that no longer works', async () => {
+    const adminCookie = await signIn();
+    const again = await issueToken(store, { kind: 'sign_in', userId: adminId });
+    const same = await redeem(again.secret, { cookie: adminCookie });
+    expect(same.status).toBe(200);
+    expect(await whoIsSignedIn(cookieValue(same))).toBe('admin');
+
+    const bo = await createUserWithToken(store, { name: 'Bo', origin: ORIGIN });
+    const boSecret = new URL(bo.signInUrl).searchParams.get('token') ?? '';
+    const ended = await app.request(
+      '/api/v1/auth/sign-out',
+      withCookie(adminCookie, { method: 'POST' }, { origin: ORIGIN }),
+    );
+    expect(ended.status).toBe(204);
+    const over = await redeem(boSecret, { cookie: adminCookie });
+    expect(over.status).toBe(200);
+    expect(await whoIsSignedIn(sessionCookieSet(over) ?? '')).toBe('Bo');
+  });
+
+  it('refuses a sign-in body that is not one', async () => {
+    for (const body of [
+      {},
+      { token: '' },
+      { token: secret, switch_account: 'yes' },
+      { token: secret, extra: 1 },
+    ]) {
+      const response = await app.request(SIGN_IN_REDEEM_PATH, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: ORIGIN },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: 'invalid_request' });
+    }
+    await signIn();
   });
 
   it('refuses a cookie POST from a foreign origin and changes nothing', async () => {

@@ -3,7 +3,8 @@
  * a task), `/decisions` (the
  * decision log), `/settings` (devices, tokens, notifications), `/people`
  * (users, workspaces and their members), `/answer`
- * (an answer link's confirm page, the one route that needs no session) and
+ * (an answer link's confirm page, one of two routes that need no session),
+ * `/sign-in` (where a sign-in link lands, its secret in the fragment) and
  * `/signed-out` (how to get a sign-in link; where a spent link leads).
  */
 import { useSyncExternalStore } from 'react';
@@ -16,6 +17,7 @@ export type Route =
   | { name: 'people' }
   | { name: 'newTask' }
   | { name: 'answer' }
+  | { name: 'signIn' }
   | { name: 'signedOut' };
 
 export function parseRoute(pathname: string): Route {
@@ -25,6 +27,7 @@ export function parseRoute(pathname: string): Route {
   if (/^\/tasks\/new\/?$/.test(pathname)) return { name: 'newTask' };
   if (/^\/answer\/?$/.test(pathname)) return { name: 'answer' };
   if (/^\/signed-out\/?$/.test(pathname)) return { name: 'signedOut' };
+  if (/^\/sign-in\/?$/.test(pathname)) return { name: 'signIn' };
   const match = /^\/sessions\/([^/]+)\/?$/.exec(pathname);
   if (match?.[1]) return { name: 'session', sessionId: decodeURIComponent(match[1]) };
   return { name: 'inbox' };

@@ -2,7 +2,7 @@
  * The shell: sign-in check, header with the signed-in person, connection
  * state and language switch, routes. Once the account goes signed out (here,
  * in another tab, or by an administrator) sync stops and every route but an
- * answer link's shows the signed-out screen.
+ * answer link's and a sign-in link's shows the signed-out screen.
  */
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -22,6 +22,7 @@ import { SessionView } from './session-view.js';
 import { SettingsPage } from './settings-page.js';
 import { WaitingCountTitle } from './waiting-count-title.js';
 import { SignInHelp } from './sign-in-help.js';
+import { SignInPage } from './sign-in-page.js';
 
 /** The server sends a sign-in link that no longer works to `/signed-out?reason=link_invalid`. */
 function linkInvalid(): boolean {
@@ -84,7 +85,9 @@ export function App() {
         {auth === 'signed_in' ? <ArrivalAnnouncer /> : null}
         {/* An answer link's secret is its credential: the page works signed in or not. */}
         {route.name === 'answer' ? <AnswerPage /> : null}
-        {auth === 'checking' && route.name !== 'answer' ? (
+        {/* A sign-in link's page redeems its secret whoever is signed in, and asks before a switch. */}
+        {route.name === 'signIn' ? <SignInPage /> : null}
+        {auth === 'checking' && route.name !== 'answer' && route.name !== 'signIn' ? (
           <p className="muted">{t('app.loading')}</p>
         ) : null}
         {route.name === 'signedOut' && auth !== 'checking' ? (
@@ -92,7 +95,8 @@ export function App() {
         ) : null}
         {accountState.status === 'signed_out' &&
         route.name !== 'signedOut' &&
-        route.name !== 'answer' ? (
+        route.name !== 'answer' &&
+        route.name !== 'signIn' ? (
           <SignInHelp linkInvalid={false} signedIn={false} ended={accountState.ended} />
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}

@@ -641,6 +641,19 @@ export const de: Catalog = {
   },
   // ---------------------------------------------------------------- signin (issue 14)
   access: {
+    signIn: {
+      signingIn: 'Anmeldung läuft…',
+      switchTitle: 'Angemeldete Person wechseln?',
+      switchBody: 'Du bist als {{current}} angemeldet. Stattdessen als {{other}} anmelden?',
+      switchNote:
+        'Dieser Link meldet {{other}} an. Fahre nur fort, wenn du hier als {{other}} handeln willst: was du danach beantwortest, gilt als deren Entscheidung.',
+      continue: 'Fortfahren',
+      stay: 'Als {{current}} angemeldet bleiben',
+      unreachable:
+        'Keine Antwort vom Server; der Link wurde nicht verwendet. Versuch es noch einmal.',
+      refused: 'Der Server hat die Anmeldung abgelehnt: {{error}}',
+      retry: 'Erneut versuchen',
+    },
     signedOut: {
       linkInvalidTitle: 'Dieser Anmeldelink funktioniert nicht mehr',
       endedTitle: 'Du bist abgemeldet',

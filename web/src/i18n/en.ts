@@ -619,6 +619,18 @@ export const en = {
   },
   // ---------------------------------------------------------------- signin (issue 14)
   access: {
+    signIn: {
+      signingIn: 'Signing you in…',
+      switchTitle: 'Switch who is signed in?',
+      switchBody: 'You are signed in as {{current}}. Sign in as {{other}} instead?',
+      switchNote:
+        'This link signs in {{other}}. Continue only if you mean to act as {{other}} here: what you answer afterwards is recorded as their decision.',
+      continue: 'Continue',
+      stay: 'Stay as {{current}}',
+      unreachable: 'No answer from the server; the link was not used. Try again.',
+      refused: 'The server refused the sign-in: {{error}}',
+      retry: 'Try again',
+    },
     signedOut: {
       linkInvalidTitle: 'This sign-in link no longer works',
       endedTitle: 'You are signed out',

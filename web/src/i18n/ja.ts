@@ -628,6 +628,20 @@ export const ja: Catalog = {
   },
   // ---------------------------------------------------------------- signin (issue 14)
   access: {
+    signIn: {
+      signingIn: 'サインインしています…',
+      switchTitle: 'サインインしている人を切り替えますか？',
+      switchBody:
+        '{{current}} としてサインインしています。代わりに {{other}} としてサインインしますか？',
+      switchNote:
+        'このリンクは {{other}} をサインインさせます。ここで {{other}} として操作するつもりの場合のみ続けてください。以後の回答はその人の決定として記録されます。',
+      continue: '続ける',
+      stay: '{{current}} のままにする',
+      unreachable:
+        'サーバーから応答がありません。リンクは使われていません。もう一度お試しください。',
+      refused: 'サーバーがサインインを拒否しました: {{error}}',
+      retry: 'もう一度試す',
+    },
     signedOut: {
       linkInvalidTitle: 'このサインインリンクはもう使えません',
       endedTitle: 'サインアウトしました',

@@ -1,0 +1,119 @@
+/**
+ * Redeeming a one-time sign-in link, from the web app's same-origin POST.
+ * Opening a link (`GET /auth/sign-in`) only asks `signInLinkIsLive`, which
+ * spends nothing: a cross-site navigation carries no SameSite=Strict cookie,
+ * so only the POST can see who the browser is signed in as already.
+ *
+ * The rule (login CSRF: a person may send a colleague their own link): a
+ * browser with no session, or one signed in as the link's person, is signed
+ * in at once; one signed in as someone else is refused with both names and
+ * the link left unspent, until the person there chooses to switch. A switch
+ * ends the session it replaces, so no other tab of that browser goes on
+ * showing the earlier person while its requests carry the new cookie.
+ *
+ * Both calls are bounded by `SIGN_IN_REDEEM_MAX_MS`: past it the request
+ * fails as a storage fault (a 503 with `Retry-After`), and the transaction
+ * checks the bound as its last step, so it rolls back rather than spend the
+ * link of a person told to retry.
+ */
+import { EXHAUSTED, withinFreshBudget, type Budget } from '../support/index.js';
+import { findLiveToken, StorageUnavailableError, type Store } from '../store/index.js';
+import {
+  failure,
+  MAX_SIGN_IN_TOKEN_CHARS,
+  type Failure,
+  type SignInPerson,
+} from '../wire/index.js';
+import {
+  hashSecret,
+  redeemSignIn,
+  revokeBrowserSession,
+  SIGN_IN_REDEEM_BOUND,
+  type CredentialLookupBound,
+} from './tokens.js';
+
+/** Who a browser is signed in as when it opens a link, with that session's own secret. */
+export interface BrowserSession {
+  readonly userId: string;
+  readonly name: string;
+  readonly secret: string;
+}
+
+export interface LinkSignIn {
+  readonly secret: string;
+  readonly current: BrowserSession | undefined;
+  /** The person chose to leave `current` for the link's person. */
+  readonly switchAccount: boolean;
+}
+
+export type LinkSignInResult =
+  | {
+      readonly ok: true;
+      readonly user: SignInPerson;
+      readonly browserSecret: string;
+      /** The person whose session in this browser the switch ended. */
+      readonly replaced: string | undefined;
+    }
+  | Failure<'link_invalid' | 'signed_in_as_other'>;
+
+/** `POST /api/v1/auth/sign-in`: unknown, used and expired links all fail `link_invalid`. */
+export async function signInWithLink(
+  store: Store,
+  request: LinkSignIn,
+  bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
+): Promise<LinkSignInResult> {
+  return within(store, bound, "the sign-in link's redemption", (budget) =>
+    store.transaction(
+      async (tx): Promise<LinkSignInResult> => {
+        const link = await findLiveToken(tx, hashSecret(request.secret), ['sign_in']);
+        if (!link) return failure('link_invalid');
+        const linkFor = { id: link.userId, name: link.userName };
+        const other = request.current?.userId === link.userId ? undefined : request.current;
+        if (other && !request.switchAccount) {
+          return failure('signed_in_as_other', undefined, {
+            signed_in_as: { id: other.userId, name: other.name },
+            link_for: linkFor,
+          });
+        }
+        // One statement spends it: of two redemptions racing past the read, one gets it.
+        const redeemed = await redeemSignIn(tx, request.secret);
+        if (!redeemed.ok) return failure('link_invalid');
+        if (other) await revokeBrowserSession(tx, other.secret);
+        budget.check();
+        return {
+          ok: true,
+          user: linkFor,
+          browserSecret: redeemed.browserSecret,
+          replaced: other?.userId,
+        };
+      },
+      { signal: budget.signal },
+    ),
+  );
+}
+
+/** `GET /auth/sign-in`: whether the link would still sign in; reads, never spends. */
+export function signInLinkIsLive(
+  store: Store,
+  secret: string,
+  bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
+): Promise<boolean> {
+  return within(store, bound, 'the sign-in link check', async () => {
+    // Longer is not Clarion's; refusing it first saves hashing a URL's worth of input.
+    if (secret === '' || secret.length > MAX_SIGN_IN_TOKEN_CHARS) return false;
+    return (await findLiveToken(store, hashSecret(secret), ['sign_in'])) !== undefined;
+  });
+}
+
+async function within<T>(
+  store: Store,
+  bound: CredentialLookupBound,
+  what: string,
+  work: (budget: Budget) => Promise<T>,
+): Promise<T> {
+  const outcome = await withinFreshBudget(bound.ms, store.clock, bound.timers, work);
+  if (outcome === EXHAUSTED) {
+    throw new StorageUnavailableError('unreachable', `no answer to ${what} within ${bound.ms} ms`);
+  }
+  return outcome;
+}

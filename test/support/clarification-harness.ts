@@ -90,6 +90,8 @@ export interface HarnessOptions {
   logger?: Logger;
   /** Wraps the write unit the service writes through (the harness's `sessions` stays unwrapped). */
   wrapSessions?: (sessions: SessionWriter) => SessionWriter;
+  /** Bundles the seeded session may hold open at once; `OPEN_ASKS_PER_AGENT` by default. */
+  openAsksPerAgent?: number;
 }
 
 export interface Harness {
@@ -148,6 +150,9 @@ export async function clarificationHarness(
     logger: options.logger ?? silentLogger,
     timers: systemTimers,
     budgets: { ...DEFAULT_BUDGETS, ...options.budgets },
+    ...(options.openAsksPerAgent === undefined
+      ? {}
+      : { openAsksPerAgent: options.openAsksPerAgent }),
   });
   const principals = {
     member: { kind: 'user', userId: member.id, name: member.name, isAdmin: false },

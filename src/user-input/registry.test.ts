@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { formatTimestamp } from '../support/index.js';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
 import { ADA, actionInput, consentInput, flush } from '../../test/support/user-input-fixtures.js';
 import type { ActionRequestInput, ConsentRequestInput } from './request-input.js';
@@ -75,7 +76,7 @@ describe('consent', () => {
     const awaiting = ctx.registry.get(consent.id);
     expect(awaiting).toMatchObject({ status: 'awaiting', revision: 1, kind: 'consent' });
     expect(awaiting?.deadline_at).toBe(
-      new Date(ctx.clock.nowMs() + CONSENT_DEADLINE_MS).toISOString(),
+      formatTimestamp(BigInt(ctx.clock.nowMs() + CONSENT_DEADLINE_MS) * 1_000_000n),
     );
     expect(ctx.registry.pendingActionOf('session-1')).toBe('consent');
 
@@ -434,7 +435,7 @@ describe('action follow-ups', () => {
         owner: 'machine',
         editable: false,
         removable: true,
-        created_at: new Date(ctx.clock.nowMs()).toISOString(),
+        created_at: formatTimestamp(BigInt(ctx.clock.nowMs()) * 1_000_000n),
       },
     ]);
     ctx.registry.turnEnded('session-1', 'normal');

@@ -3,6 +3,7 @@
  * (REST snapshot and events, compared by `revision`) and the machine-owned
  * queue item of a due follow-up. No behaviour, no I/O.
  */
+import { formatTimestamp } from '../support/index.js';
 import { followUpText } from './transition.js';
 import type {
   ActionDecision,
@@ -15,8 +16,9 @@ import type {
   UserInputView,
 } from './types.js';
 
+/** The wire's one timestamp format (nine fractional digits), so stamps compare as text. */
 function iso(ms: number): string {
-  return new Date(ms).toISOString();
+  return formatTimestamp(BigInt(Math.trunc(ms)) * 1_000_000n);
 }
 
 /** A due follow-up is listed in the session queue while it waits for its next attempt. */

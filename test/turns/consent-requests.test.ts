@@ -130,6 +130,27 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'allow' } });
   });
 
+  it('stamps its times in the one wire format, nine fractional digits, on REST and in events', async () => {
+    const nineDigits = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{9}Z$/;
+    const answer = ask(bashRequest(sessionId, 'npm test'));
+    const consent = await pendingConsent();
+    expect(consent.created_at).toMatch(nineDigits);
+    expect(consent.deadline_at).toMatch(nineDigits);
+
+    const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow',
+    });
+    const { request } = (await chosen.json()) as { request: { created_at: string } };
+    expect(request.created_at).toBe(consent.created_at);
+    await answer;
+
+    const stamps = h.events.events.flatMap((event) =>
+      'request' in event ? [event.request.created_at, event.request.deadline_at ?? ''] : [],
+    );
+    expect(stamps.length).toBeGreaterThanOrEqual(2);
+    for (const stamp of stamps.filter((value) => value !== '')) expect(stamp).toMatch(nineDigits);
+  });
+
   it('a command already in the details is not repeated when its title is cut', async () => {
     const request = bashRequest(sessionId, LONG_COMMAND);
     request.toolCall.content = [];

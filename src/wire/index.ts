@@ -176,6 +176,7 @@ export {
   type RespondReply,
 } from './clarification.js';
 export {
+  admissionKeyReusedDetails,
   agentProfileListReply,
   agentProfileView,
   cancellingReply,
@@ -206,6 +207,7 @@ export {
   userQueueReply,
   type CreateTaskReply,
   type MachineQueueItem,
+  type AdmissionKeyReusedDetails,
   type MessageView,
   type QueueItemChangedDetails,
   type QueueItemView,

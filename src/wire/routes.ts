@@ -5,6 +5,7 @@
  * server registers a route the table lacks, so the two cannot drift.
  */
 import { z } from 'zod';
+import { MAX_MCP_BODY_BYTES } from './limits.js';
 import {
   meReply,
   memberListReply,
@@ -654,7 +655,8 @@ function mcpRoutes(): RouteSpec[] {
         400: `Not JSON or not JSON-RPC (data.code invalid_text: not UTF-8); ${noSession}`,
         404: unknownSession,
         406: 'Accept must name both application/json and text/event-stream',
-        413: 'The body is larger than the MCP limit (256 KiB)',
+        // From the bound the route enforces, so the document cannot state another.
+        413: `The body is larger than the MCP limit (${MAX_MCP_BODY_BYTES} bytes)`,
         415: 'Content-Type must be application/json',
         429: 'Too many open MCP sessions (data.code quota_exceeded); close one or retry later',
       },

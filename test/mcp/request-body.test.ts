@@ -8,6 +8,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildOpenApiDocument } from '../../src/http/openapi.js';
 import { MAX_MCP_BODY_BYTES } from '../../src/wire/index.js';
 import { initializeBody, mcpHarness, type McpHarness } from './mcp-harness.js';
 
@@ -121,6 +122,24 @@ describe('the body of an MCP request', () => {
     });
     expect(reply.status).toBe(413);
     expect(JSON.parse(reply.text)).toEqual(TOO_LARGE);
+  });
+
+  it('is refused at the limit the document states: one byte over, not at it', async () => {
+    const document = buildOpenApiDocument() as unknown as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
+    const description = document.paths['/mcp']?.post?.responses['413']?.description ?? '';
+    const limit = Number(/\((\d+) bytes\)/.exec(description)?.[1]);
+    expect(limit).toBe(MAX_MCP_BODY_BYTES);
+    // ASCII only, so characters are bytes; trailing space is JSON's own.
+    const padded = (bytes: number) => {
+      const body = initializeBody('at-the-limit');
+      return `${body}${' '.repeat(bytes - body.length)}`;
+    };
+    expect((await post(padded(limit))).status).toBe(200);
+    const over = await post(padded(limit + 1));
+    expect(over.status).toBe(413);
+    expect(JSON.parse(over.text)).toEqual(TOO_LARGE);
   });
 
   it('cuts a chunked body once it passes the bound, even one that never ends', async () => {

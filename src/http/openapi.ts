@@ -124,12 +124,20 @@ function responsesOf(route: RouteSpec): ZodOpenApiResponsesObject {
       content: { 'application/json': { schema: jsonRpcErrorReply } },
     };
   }
+  // Each error status lists every code the route can answer with it, so a client can branch on them.
+  const byStatus = new Map<string, string[]>();
   for (const code of failuresOf(route)) {
-    const { status, message } = OUTCOMES[code];
+    const { status, wire, message } = OUTCOMES[code];
     const key = String(status);
-    if (status === 499 || responses[key]) continue;
-    responses[key] = {
-      description: message,
+    if (status === 499 || route.protocolErrors?.[Number(key)] !== undefined) continue;
+    const lines = byStatus.get(key) ?? [];
+    const line = `\`${wire}\`: ${message}`;
+    if (!lines.includes(line)) lines.push(line);
+    byStatus.set(key, lines);
+  }
+  for (const [key, lines] of byStatus) {
+    responses[key] ??= {
+      description: lines.join('; '),
       content: { 'application/json': { schema: errorBody } },
     };
   }

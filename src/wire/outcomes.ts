@@ -226,11 +226,17 @@ export function failure<C extends OutcomeCode>(
   };
 }
 
+/** Every `code` an error body can carry: the catalogue's wire codes, each once. */
+export const WIRE_CODES = [...new Set(Object.values(OUTCOMES).map((entry) => entry.wire))] as [
+  string,
+  ...string[],
+];
+
 /** The JSON body of every REST error. */
 export const errorBody = z
   .object({
     error: z.string(),
-    code: z.string(),
+    code: z.enum(WIRE_CODES),
     details: z.unknown().optional(),
   })
   .meta({ id: 'Error' });

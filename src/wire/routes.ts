@@ -319,6 +319,8 @@ export const ROUTES: readonly RouteSpec[] = [
       'invalid_form_content',
       'not_found',
       'already_settled',
+      'agent_exited',
+      'temporarily_unavailable',
     ],
   },
   {
@@ -391,7 +393,7 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: newChannelBody,
     replies: { 201: newChannelReply },
-    errors: ['invalid_request', 'invalid_text', 'forbidden', 'conflict'],
+    errors: ['invalid_request', 'invalid_text', 'internal_target', 'forbidden', 'conflict'],
   },
   {
     method: 'delete',

@@ -18,6 +18,7 @@ import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.
 import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { addChannel, FAST_NOTIFY } from '../support/notify-options.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { wireCheckedApi } from '../support/wire-checked-api.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'private-targets-admin-token-0123456';
@@ -84,7 +85,10 @@ describe.each(DRIVERS)('channels at private addresses on %s', (driver: Driver) =
       });
       expect(added.status).toBe(201);
     }
-    return { token: created.json.token, api: bearerApi(running.url, created.json.token) };
+    return {
+      token: created.json.token,
+      api: wireCheckedApi(bearerApi(running.url, created.json.token)),
+    };
   }
 
   const port = () => new URL(hook.url).port;

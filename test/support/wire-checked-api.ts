@@ -31,7 +31,11 @@ export function wireCheckedApi(api: ApiCall): ApiCall {
           `${method} ${path} answered ${reply.status}, which its route does not list`,
         );
       }
-      errorBody.parse(reply.json);
+      const { code } = errorBody.parse(reply.json);
+      const listed = failuresOf(route).map((failed) => OUTCOMES[failed].wire as string);
+      if (!listed.includes(code)) {
+        throw new Error(`${method} ${path} answered code ${code}, which its route does not list`);
+      }
       return reply;
     }
     const schema = route.replies[reply.status];

@@ -88,12 +88,16 @@ export function queueItemView(item: QueuedMessage): UserQueueItem {
   };
 }
 
-/** The cursor a paged read names, or the 400 that says it is none of this API's. */
+/** The lists whose cursors this file mints; a cursor names its list, so another refuses it. */
+type CursorList = 'tasks' | 'decisions' | 'transcript';
+
+/** The cursor a paged read of `list` names, or the 400 that says it is none of this list's. */
 function cursorOf(
   c: Context<AppEnv>,
+  list: CursorList,
   raw: string | undefined,
 ): { ok: true; cursor: TranscriptCursor | undefined } | { ok: false; response: Response } {
-  const cursor = raw === undefined ? undefined : decodeCursor(raw);
+  const cursor = raw === undefined ? undefined : decodeCursor(list, raw);
   if (raw !== undefined && !cursor) {
     const response = errorResponse(c, 'invalid_request', 'invalid cursor', [
       { path: 'cursor', message: 'is not a cursor from this API' },
@@ -105,24 +109,26 @@ function cursorOf(
 
 /**
  * Transcript, task and decision-log cursors are opaque to clients: base64url
- * of the last row's (created_at, id).
+ * of the list's name and the last row's (created_at, id). The name keeps a
+ * cursor of one list from paging another as an arbitrary position in it.
  */
-export function encodeCursor(cursor: TranscriptCursor): string {
-  return Buffer.from(JSON.stringify([cursor.createdAt, cursor.id])).toString('base64url');
+export function encodeCursor(list: CursorList, cursor: TranscriptCursor): string {
+  return Buffer.from(JSON.stringify([list, cursor.createdAt, cursor.id])).toString('base64url');
 }
 
-export function decodeCursor(value: string): TranscriptCursor | undefined {
+export function decodeCursor(list: CursorList, value: string): TranscriptCursor | undefined {
   try {
     const parsed: unknown = JSON.parse(Buffer.from(value, 'base64url').toString('utf8'));
     if (
       Array.isArray(parsed) &&
-      parsed.length === 2 &&
-      typeof parsed[0] === 'string' &&
+      parsed.length === 3 &&
+      parsed[0] === list &&
       typeof parsed[1] === 'string' &&
+      typeof parsed[2] === 'string' &&
       // Clarion never writes NUL into a cursor, and PostgreSQL would refuse it as a parameter.
       textIssues(parsed).length === 0
     ) {
-      return { createdAt: parsed[0], id: parsed[1] };
+      return { createdAt: parsed[1], id: parsed[2] };
     }
   } catch {
     // Fall through: any unreadable cursor is the same client error.
@@ -199,13 +205,13 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   app.get('/api/v1/tasks', async (c) => {
     const query = parseQuery(c, taskListQuery);
     if (!query.ok) return query.response;
-    const paged = cursorOf(c, query.value.cursor);
+    const paged = cursorOf(c, 'tasks', query.value.cursor);
     if (!paged.ok) return paged.response;
     const { limit = DEFAULT_TASK_PAGE } = query.value;
     const page = await visibleTaskPage(deps, c.get('principal'), { limit, after: paged.cursor });
     return c.json({
       tasks: page.tasks.map(taskView),
-      next_cursor: page.next ? encodeCursor(page.next) : null,
+      next_cursor: page.next ? encodeCursor('tasks', page.next) : null,
     });
   });
 
@@ -227,7 +233,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     if (!query.ok) return query.response;
     const { limit = DEFAULT_DECISION_PAGE, task_id: taskId, kind, user_id: userId } = query.value;
     const { since, until } = query.value;
-    const paged = cursorOf(c, query.value.cursor);
+    const paged = cursorOf(c, 'decisions', query.value.cursor);
     if (!paged.ok) return paged.response;
     const { cursor } = paged;
     const page = await decisionHistory(deps, c.get('principal'), {
@@ -238,7 +244,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     return c.json({
       decisions: page.entries,
       next_cursor: page.next
-        ? encodeCursor({ createdAt: page.next.updatedAt, id: page.next.id })
+        ? encodeCursor('decisions', { createdAt: page.next.updatedAt, id: page.next.id })
         : null,
     });
   });
@@ -246,7 +252,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   app.get('/api/v1/sessions/:id/messages', async (c) => {
     const query = parseQuery(c, transcriptPageQuery);
     if (!query.ok) return query.response;
-    const paged = cursorOf(c, query.value.cursor);
+    const paged = cursorOf(c, 'transcript', query.value.cursor);
     if (!paged.ok) return paged.response;
     const { cursor: after } = paged;
     const { limit = DEFAULT_TRANSCRIPT_PAGE } = query.value;
@@ -258,7 +264,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     const { page } = result;
     return c.json({
       messages: page.messages.map(toMessageView),
-      next_cursor: page.next ? encodeCursor(page.next) : null,
+      next_cursor: page.next ? encodeCursor('transcript', page.next) : null,
     });
   });
 

@@ -132,4 +132,21 @@ describe('list query strings', () => {
     expect(bad.status).toBe(400);
     expect(bad.json).toMatchObject({ code: 'invalid_request', error: 'invalid cursor' });
   });
+
+  it('refuses a cursor of one list on another, as it refuses a garbage one', async () => {
+    const page = await admin<{ tasks: { id: string }[]; next_cursor: string | null }>(
+      'GET',
+      '/api/v1/tasks?limit=1',
+    );
+    const cursor = encodeURIComponent(page.json.next_cursor ?? '');
+    expect(cursor).not.toBe('');
+    const garbage = await admin('GET', '/api/v1/decisions?cursor=not-a-cursor');
+    expect(garbage.status).toBe(400);
+    const elsewhere = await admin('GET', `/api/v1/decisions?cursor=${cursor}`);
+    expect({ status: elsewhere.status, json: elsewhere.json }).toEqual({
+      status: garbage.status,
+      json: garbage.json,
+    });
+    expect((await admin('GET', `/api/v1/tasks?limit=1&cursor=${cursor}`)).status).toBe(200);
+  });
 });

@@ -153,8 +153,6 @@ const ADMISSION_NAMES = {
   not_found: 'not_found',
   // Not met in practice: the create holds the agent's place before writing anything.
   quota_exceeded: 'refused',
-  // Not met: a new session holds no admission key yet.
-  admission_key_reused: 'refused',
 } as const;
 
 function admissionName(result: AdmissionResult) {

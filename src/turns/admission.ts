@@ -38,12 +38,7 @@ import {
   type SessionScope,
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
-import {
-  failure,
-  storableText,
-  type AdmissionKeyReusedDetails,
-  type Failure,
-} from '../wire/index.js';
+import { failure, storableText, type Failure } from '../wire/index.js';
 import type { AgentSlot } from './agent-quota.js';
 import {
   AgentRunsElsewhere,
@@ -69,7 +64,6 @@ export type AdmissionResult =
   | { ok: true; outcome: 'sent'; message: MessageRecord }
   | { ok: true; outcome: 'queued'; item: QueuedMessage }
   | Failure<
-      | 'admission_key_reused'
       | 'session_refused'
       | 'session_failed'
       | 'agent_unavailable'
@@ -86,25 +80,6 @@ interface Admitted {
   dispatch?: { turnId: string; text: string };
   /** Set when this call queued the message and made the session `starting`. */
   start?: true;
-}
-
-/**
- * A key's repeat with another text is a client's mistake, not a retry
- * (idempotency keys elsewhere refuse it too): answering with the first
- * message would drop the new text silently. Compared with the text as it
- * stands, so a retry after a person edited the queued message is refused too.
- */
-function keyReused(
-  admissionKey: string,
-  outcome: AdmissionKeyReusedDetails['outcome'],
-  text: string,
-): Failure<'admission_key_reused'> {
-  const details: AdmissionKeyReusedDetails = { admission_key: admissionKey, outcome, text };
-  return failure(
-    'admission_key_reused',
-    `admission_key "${admissionKey}" was already used with a different text; nothing was admitted`,
-    details,
-  );
 }
 
 /** Whether the session's agent runs and can be given a prompt (not being stopped for idleness). */
@@ -146,14 +121,8 @@ async function admitInWrite(
   const session = await getSession(tx, sessionId);
   if (!session) return { result: SESSION_NOT_FOUND };
   const sent = await messageByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (sent && sent.content !== input.text) {
-    return { result: keyReused(input.admissionKey, 'sent', sent.content) };
-  }
   if (sent) return { result: { ok: true, outcome: 'sent', message: sent } };
   const queued = await queuedByAdmissionKey(tx, sessionId, input.admissionKey);
-  if (queued && queued.content !== input.text) {
-    return { result: keyReused(input.admissionKey, 'queued', queued.content) };
-  }
   // A repeat while the first one's start is under way hears what the first hears.
   if (queued) {
     return {

@@ -404,11 +404,9 @@ export function followUpAdmitter(
       case 'quota_exceeded':
       case 'agent_unavailable':
         return 'busy';
-      // The request's ID keys one text only (`admission_key_reused` would be a bug, never sent).
       case 'session_refused':
       case 'session_failed':
       case 'not_found':
-      case 'admission_key_reused':
         return 'refused';
     }
   };

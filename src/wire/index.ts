@@ -176,7 +176,6 @@ export {
   type RespondReply,
 } from './clarification.js';
 export {
-  admissionKeyReusedDetails,
   agentProfileListReply,
   agentProfileView,
   cancellingReply,
@@ -207,7 +206,6 @@ export {
   userQueueReply,
   type CreateTaskReply,
   type MachineQueueItem,
-  type AdmissionKeyReusedDetails,
   type MessageView,
   type QueueItemChangedDetails,
   type QueueItemView,

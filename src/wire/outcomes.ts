@@ -97,16 +97,6 @@ export const OUTCOMES = {
     wire: 'queue_item_changed',
     message: 'the queued message changed since this edit began; nothing was saved',
   },
-  /**
-   * An `admission_key` already admitted a message with a different text (a
-   * client bug, not a retry): nothing is admitted. `details.admission_key`
-   * names the key; a retry with the same text gets the first outcome.
-   */
-  admission_key_reused: {
-    status: 409,
-    wire: 'admission_key_reused',
-    message: 'this admission_key was already used with a different text; nothing was admitted',
-  },
   already_settled: {
     status: 409,
     wire: 'conflict',

@@ -220,7 +220,6 @@ export const ROUTES: readonly RouteSpec[] = [
     errors: [
       'invalid_request',
       'not_found',
-      'admission_key_reused',
       'session_refused',
       'session_failed',
       'agent_unavailable',

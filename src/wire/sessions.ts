@@ -130,24 +130,7 @@ export const createTaskBody = z
   })
   .meta({ id: 'CreateTaskBody' });
 
-/**
- * Why a message was refused with 409 `admission_key_reused`: its key already
- * holds another text, sent or queued as `outcome` says (the client may show it).
- */
-export const admissionKeyReusedDetails = z
-  .object({
-    admission_key: z.string(),
-    outcome: z.enum(['sent', 'queued']),
-    text: z.string().describe('The text the key already holds'),
-  })
-  .meta({ id: 'AdmissionKeyReusedDetails' });
-export type AdmissionKeyReusedDetails = z.infer<typeof admissionKeyReusedDetails>;
-
-/**
- * A message for a session. Resending the same `admission_key` with the same
- * text never duplicates it (the first outcome is answered again); the same
- * key with another text is refused (409 `admission_key_reused`).
- */
+/** A message for a session; resending the same `admission_key` never duplicates it. */
 export const messageBody = z
   .strictObject({
     text: messageText,

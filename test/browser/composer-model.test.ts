@@ -49,12 +49,6 @@ describe('an admission reply, for the person who sent the text', () => {
       outcome: 'queued',
       earlier: 'deploy',
     });
-    const reused = { admission_key: 'k', outcome: 'sent', text: 'deploy' };
-    const refused = { ...http(409, reused), code: 'admission_key_reused' } as ApiResult<never>;
-    expect(messageOutcomeOf(refused, 'deploy, not prod')).toEqual({
-      outcome: 'sent',
-      earlier: 'deploy',
-    });
   });
 
   it('is "not confirmed" only when the text may have reached the server', () => {

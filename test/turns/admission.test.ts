@@ -107,36 +107,6 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
     expect((await send(session.id, 'second', 'key-2')).body).toMatchObject({ outcome: 'sent' });
   });
 
-  it('refuses a key reused with another text with 409, queued or sent, and changes nothing', async () => {
-    const { session } = await h.createTask('first');
-    const queued = await send(session.id, 'deploy to staging', 'key-3');
-    expect(queued.status).toBe(202);
-    const refused = await send(session.id, 'deploy to PRODUCTION', 'key-3');
-    expect(refused).toEqual({
-      status: 409,
-      body: {
-        error: 'admission_key "key-3" was already used with a different text; nothing was admitted',
-        code: 'admission_key_reused',
-        details: { admission_key: 'key-3', outcome: 'queued', text: 'deploy to staging' },
-      },
-    });
-    expect((await listQueue(h.store, session.id)).map((item) => item.content)).toEqual([
-      'deploy to staging',
-    ]);
-
-    h.host.endTurn(session.id);
-    await h.pump.idle();
-    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'deploy to staging']);
-    expect(await send(session.id, 'deploy to PRODUCTION', 'key-3')).toMatchObject({
-      status: 409,
-      body: { details: { outcome: 'sent', text: 'deploy to staging' } },
-    });
-    expect((await send(session.id, 'deploy to staging', 'key-3')).body).toMatchObject({
-      outcome: 'sent',
-    });
-    expect(h.host.prompts).toHaveLength(2);
-  });
-
   it('edits, reorders, deletes and clears queued messages; a deleted item never starts', async () => {
     const { session } = await h.createTask('first');
     const ids: string[] = [];

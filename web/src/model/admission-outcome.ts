@@ -1,12 +1,11 @@
 /**
  * What a message's admission reply means for the person who sent it
- * (`useMessageHandler`). A repeat of an admission key with another text (the
- * first send went through unconfirmed and the person edited the text before
- * sending again) is refused with the text the key holds: that is told, never
- * passed off as the edit. Only a failure that may have
+ * (`useMessageHandler`). A repeat of an admission key returns what the server
+ * holds under it, which is not what was just sent when the first send went
+ * through unconfirmed and the person edited the text before sending again:
+ * that is told, never passed off as the edit. Only a failure that may have
  * reached the server (network, 5xx) is "not confirmed"; a 4xx says it did not.
  */
-import { admissionKeyReusedDetails } from '../../../src/wire/index.js';
 import type { AdmissionOutcome, ApiResult } from './api.js';
 import { fieldProblems } from './tasks-api.js';
 
@@ -38,10 +37,6 @@ export function messageOutcomeOf(
   }
   if (result.kind === 'network' || result.status >= 500 || result.status === 408) {
     return { outcome: 'failed', reason: 'uncertain' };
-  }
-  if (result.status === 409 && result.code === 'admission_key_reused') {
-    const held = admissionKeyReusedDetails.safeParse(result.details);
-    if (held.success) return { outcome: held.data.outcome, earlier: held.data.text };
   }
   if (result.status === 409) return { outcome: 'failed', reason: 'refused' };
   if (result.status === 404) return { outcome: 'failed', reason: 'not_found' };

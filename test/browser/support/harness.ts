@@ -202,6 +202,9 @@ export async function signedInPage(
   const page = await context.newPage();
   await page.goto(`${world.origin}${link.pathname}${link.search}`);
   await page.waitForURL(`${world.origin}/`);
+  // The sign-in page leaves for `/` once its POST is answered: wait until that app is up, so
+  // the first key a test presses reaches it rather than a page on its way.
+  await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor();
   return page;
 }
 

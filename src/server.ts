@@ -561,14 +561,14 @@ export async function startServer(
         await mcp.close();
         // Each of the store's steps is tried whatever the one before did: a failure that cut the
         // stop short would leave the store open, and the process with no way to end.
-        const unfinished: string[] = [];
+        const unfinished: { name: string; error: unknown }[] = [];
         const step = async (name: string, work: () => Promise<unknown>) => {
           try {
             await work();
             return true;
           } catch (error) {
             logger.warn({ err: error }, `${name} at the stop failed`);
-            unfinished.push(name);
+            unfinished.push({ name, error });
             return false;
           }
         };
@@ -609,7 +609,11 @@ export async function startServer(
         await store.close();
         lock?.release();
         if (unfinished.length > 0) {
-          throw new Error(`the stop left undone: ${unfinished.join('; ')}`);
+          // The causes go with it: whoever stopped the server (a test, a supervisor) sees why.
+          throw new Error(
+            `the stop left undone: ${unfinished.map(({ name }) => name).join('; ')}`,
+            { cause: new AggregateError(unfinished.map(({ error }) => error)) },
+          );
         }
       },
     };

@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import pg from 'pg';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/index.js';
+import { idempotentOnNewConnection, openStore, type Store } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { startTcpProxy } from '../support/tcp-proxy.js';
@@ -77,6 +77,43 @@ describe('the store on postgres when its connections are ended', () => {
       expect(await failed).toMatchObject({ code: 'storage_unavailable', reason: 'unreachable' });
       // Long enough for an unheard 'error' event to have ended this process.
       await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  /**
+   * A network cut ends all the pool's idle connections at once. Work that may
+   * run twice (the stop's token revocation, a lease renewal) fails once on a
+   * dead connection and must succeed on its retry: the pool has heard the
+   * other ends by then and hands out a live connection, not another dead one.
+   */
+  it('retries idempotent work on a live connection when every idle one died at once', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const direct = new URL(target.url);
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    try {
+      store = await openStore({ driver: 'postgres', url: proxied.href }, { poolSize: 6 });
+      const open = store;
+      await Promise.all(
+        Array.from({ length: 6 }, () => sql`SELECT pg_sleep(0.05)`.execute(open.db)),
+      );
+      expect(proxy.openConnections()).toBeGreaterThanOrEqual(6);
+
+      for (let round = 0; round < 5; round += 1) {
+        proxy.resetConnections();
+        const { rows } = await idempotentOnNewConnection(() =>
+          sql<{ one: number }>`SELECT 1 AS one`.execute(open.db),
+        );
+        expect(rows).toEqual([{ one: 1 }]);
+        await Promise.all(
+          Array.from({ length: 6 }, () => sql`SELECT pg_sleep(0.05)`.execute(open.db)),
+        );
+      }
     } finally {
       await proxy.close();
     }

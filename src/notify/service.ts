@@ -129,7 +129,8 @@ export class NotificationService {
     owner: ChannelOwner,
     body: NewChannelBody,
   ): Promise<
-    ({ ok: true } & NewChannelReply) | Failure<'invalid_request' | 'internal_target' | 'conflict'>
+    | ({ ok: true } & NewChannelReply)
+    | Failure<'invalid_request' | 'internal_target' | 'conflict' | 'channel_exists'>
   > {
     const { userId } = owner;
     const { config, secret } = configOf(body);
@@ -157,7 +158,10 @@ export class NotificationService {
       kind: body.kind,
       name,
       config,
+      // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
+      target: new URL(url).href,
     });
+    if (!channel) return failure('channel_exists');
     return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
   }
 

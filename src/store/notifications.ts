@@ -51,10 +51,21 @@ export function timestampAtMs(ms: number): string {
 
 // ---------------------------------------------------------------- channels
 
+/**
+ * Adds a channel, or nothing when the person already has one of this kind
+ * with this target: the unique index decides, so of two concurrent creates
+ * one commits and the other reads `undefined`.
+ */
 export async function insertChannel(
   ctx: RepoContext,
-  input: { userId: string; kind: string; name: string; config: Record<string, unknown> },
-): Promise<ChannelRecord> {
+  input: {
+    userId: string;
+    kind: string;
+    name: string;
+    config: Record<string, unknown>;
+    target: string;
+  },
+): Promise<ChannelRecord | undefined> {
   const now = ctx.clock.timestamp();
   const row: ChannelRecord = {
     id: ctx.ids.next(),
@@ -62,11 +73,19 @@ export async function insertChannel(
     kind: input.kind,
     name: input.name,
     config: JSON.stringify(input.config),
+    target: input.target,
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.insertInto('notification_channels').values(row).execute();
-  return row;
+  const inserted = await ctx.db
+    .insertInto('notification_channels')
+    .values(row)
+    .onConflict((conflict) =>
+      conflict.columns(['user_id', 'kind', 'target']).where('target', 'is not', null).doNothing(),
+    )
+    .returning('id')
+    .executeTakeFirst();
+  return inserted ? row : undefined;
 }
 
 export function listUserChannels(ctx: RepoContext, userId: string): Promise<ChannelRecord[]> {

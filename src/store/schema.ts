@@ -305,6 +305,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('notification_outbox', 'claimed_until', 'TEXT'),
   // A waiting request's copy that a person's decision replaced, with the turn it was made in.
   column('open_user_inputs', 'decided_turn_id', 'TEXT'),
+  // Where a channel sends, so one person cannot hold the same channel twice (below).
+  column('notification_channels', 'target', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [
@@ -339,6 +341,14 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_answer_links_session', 'answer_links (task_session_id)'),
   index('idx_answer_links_expires', 'answer_links (expires_at)'),
   index('idx_notification_channels_user', 'notification_channels (user_id, created_at, id)'),
+  {
+    // Two creates of one channel cannot both commit: the second would have every notice
+    // sent twice. Channels made before `target` was kept have none and are not compared.
+    name: 'index idx_notification_channels_target',
+    ddl:
+      'CREATE UNIQUE INDEX IF NOT EXISTS idx_notification_channels_target ' +
+      'ON notification_channels (user_id, kind, target) WHERE target IS NOT NULL',
+  },
   {
     // What the worker polls: only rows still owed, so the index stays small.
     name: 'index idx_notification_outbox_due',

@@ -186,6 +186,11 @@ export interface NotificationChannelsTable {
   kind: string;
   name: string;
   config: string;
+  /**
+   * Where its notices go (the URL, or a push subscription's endpoint),
+   * unique per person and kind; NULL on a channel made before it was kept.
+   */
+  target: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

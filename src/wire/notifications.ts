@@ -148,7 +148,10 @@ export const newChannelBody = z
     z.strictObject({
       kind: z.literal('slack'),
       name: channelName,
-      url: httpUrl.describe('A Slack incoming-webhook URL'),
+      url: httpUrl.describe(
+        'A Slack incoming-webhook URL. Any host is taken: Slack-compatible servers ' +
+          '(Mattermost, Rocket.Chat) accept the same payload',
+      ),
     }),
   ])
   .meta({ id: 'NewNotificationChannelBody' });

@@ -80,6 +80,13 @@ export const OUTCOMES = {
     message: 'clarification request is no longer active',
   },
   conflict: { status: 409, wire: 'conflict', message: 'conflict' },
+  /** The person already has a channel of this kind sending to this URL (or push endpoint). */
+  channel_exists: {
+    status: 409,
+    wire: 'channel_exists',
+    message:
+      'you already have a channel of this kind sending there; every notice would arrive twice',
+  },
   /**
    * A sign-in link for one person opened in a browser signed in as another:
    * nothing changed and the link is unspent; `details` names both

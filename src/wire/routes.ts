@@ -392,7 +392,14 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     body: newChannelBody,
     replies: { 201: newChannelReply },
-    errors: ['invalid_request', 'invalid_text', 'internal_target', 'forbidden', 'conflict'],
+    errors: [
+      'invalid_request',
+      'invalid_text',
+      'internal_target',
+      'forbidden',
+      'conflict',
+      'channel_exists',
+    ],
   },
   {
     method: 'delete',

@@ -15,6 +15,7 @@ import {
   type InProcessServer,
 } from '../support/in-process-server.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
+import { wireCheckedApi } from '../support/wire-checked-api.js';
 
 const ADMIN_TOKEN = 'channels-admin-token-0123456789abcdef';
 
@@ -359,6 +360,57 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
       { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
     );
     expect(deleted.status).toBe(204);
+  });
+
+  it('refuses the same channel twice, even when both are sent at once', async () => {
+    const checked = wireCheckedApi(api);
+    const url = 'https://hooks.example.com/clarion';
+    const remove = async (token: string, id: string) =>
+      (
+        await fetch(`${clarion.server.url}/api/v1/notification-channels/${id}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${token}` },
+        })
+      ).status;
+    // One target spelled two ways `fetch` sends alike, and with different secrets: still one channel.
+    const replies = await Promise.all([
+      checked('POST', '/api/v1/notification-channels', { kind: 'webhook', url }),
+      checked('POST', '/api/v1/notification-channels', {
+        kind: 'webhook',
+        url: 'https://HOOKS.example.com:443/clarion',
+        secret: 's'.repeat(32),
+      }),
+    ]);
+    expect(replies.map((reply) => reply.status).sort()).toEqual([201, 409]);
+    expect(replies.find((reply) => reply.status === 409)?.json).toMatchObject({
+      code: 'channel_exists',
+    });
+    const mine = async () =>
+      (
+        await api<{ channels: { id: string; kind: string; target: string }[] }>(
+          'GET',
+          '/api/v1/notification-channels',
+        )
+      ).json.channels.filter((channel) => channel.target === 'hooks.example.com/clarion');
+    expect(await mine()).toHaveLength(1);
+
+    // Another kind to the same URL, or another person's, is another channel; Slack takes any
+    // host, as Slack-compatible servers (Mattermost) take its payload.
+    const slack = await checked('POST', '/api/v1/notification-channels', { kind: 'slack', url });
+    expect(slack.status).toBe(201);
+    const others = await other<{ channel: { id: string } }>(
+      'POST',
+      '/api/v1/notification-channels',
+      { kind: 'webhook', url },
+    );
+    expect(others.status).toBe(201);
+    expect(await remove(otherToken, others.json.channel.id)).toBe(204);
+
+    // Once removed, it may be added again.
+    for (const channel of await mine()) expect(await remove(ADMIN_TOKEN, channel.id)).toBe(204);
+    const again = await checked('POST', '/api/v1/notification-channels', { kind: 'webhook', url });
+    expect(again.status).toBe(201);
+    for (const channel of await mine()) await remove(ADMIN_TOKEN, channel.id);
   });
 
   it(`allows at most ${MAX_CHANNELS_PER_USER} channels each`, async () => {

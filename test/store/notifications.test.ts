@@ -36,12 +36,15 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
 
   async function channel() {
     const user = await createUser(store, { name: 'Ann' });
-    return insertChannel(store, {
+    const added = await insertChannel(store, {
       userId: user.id,
       kind: 'webhook',
       name: 'hook',
       config: { url: 'http://127.0.0.1:1/', secret: 'x'.repeat(16) },
+      target: 'http://127.0.0.1:1/',
     });
+    if (!added) throw new Error('a first channel is never a duplicate');
+    return added;
   }
 
   it('keeps one row per (channel, event, item), however often it is planned', async () => {

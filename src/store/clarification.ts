@@ -98,7 +98,10 @@ const fingerprintStatement = compiledStatement(
  * ask counts against `OPEN_ASKS_PER_AGENT`. Read inside the ask's session
  * write, under the session's lock, so two asks racing for the last place are
  * counted one after the other. It seeks the same small pending-rows index as
- * the fingerprint check and never reads the session's whole transcript.
+ * the fingerprint check and never reads the session's whole transcript. The
+ * current turn names its session (turn IDs are unique), so the rows are not
+ * filtered by session too: with that filter SQLite counted through the
+ * session-leading pending-ID index, every question the session ever asked.
  */
 export async function openBundleCount(ctx: RepoContext, sessionId: string): Promise<number> {
   const [row] = await openBundleCountStatement(ctx, '', sessionId);
@@ -110,7 +113,6 @@ export function openBundleCountQuery(ctx: RepoContext, sessionId: string) {
     .selectFrom('task_session_messages')
     .select(sql<number | string>`COUNT(DISTINCT ${ctx.dialect.pendingId()})`.as('open'))
     .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
-    .where('task_session_id', '=', sessionId)
     .where(ctx.dialect.pendingClarificationRow());
 }
 

@@ -13,6 +13,8 @@ import {
   bundleForPrincipalQuery,
   claimBundleQuery,
   messagesByPendingIdQuery,
+  openBundleCount,
+  openBundleCountQuery,
   openStore,
   type Store,
 } from '../../src/store/index.js';
@@ -168,5 +170,22 @@ describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
     expect(
       await activePendingIdByFingerprint(store, seeded.session.id, 'fingerprint-2'),
     ).toBeUndefined();
+  });
+
+  it("counts an ask's open bundles through the current turn's pending rows, not the transcript", async () => {
+    await refreshAsInProduction();
+    const query = openBundleCountQuery(store, seeded.session.id).compile();
+    const plan = (await store.dialect.explain(store.db, query)).join('\n');
+    console.info(`[${driver}] open bundle count plan:\n${plan}`);
+    // Read in every ask's write (an external agent's: once per session of its
+    // person), so it seeks the small pending-rows index of the bound turn.
+    expect(plan).toContain(store.dialect.pendingRowsIndex.name);
+    expect(plan).not.toMatch(
+      /SCAN task_session_messages\b(?! r\b)|Seq Scan on task_session_messages\b(?! r\b)/,
+    );
+    expect(plan).not.toMatch(
+      /(Index|Index Only|Bitmap Index) Scan (using|on) (?!idx_messages_pending_clarification_turn\b)\S+ on task_session_messages\b(?! r\b)/,
+    );
+    expect(await openBundleCount(store, seeded.session.id)).toBeGreaterThanOrEqual(1);
   });
 });

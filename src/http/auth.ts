@@ -279,6 +279,9 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
   app.post(SIGN_OUT_PATH, async (c) => {
     const principal = principalOf(c);
     if (!principal) return errorResponse(c, 'unauthorized');
+    // A bearer is the request's only credential (`authenticateRequest`): a 204 would read as
+    // ended while the token still works, so the script is told where tokens are revoked.
+    if (c.get('surface') !== 'web') return errorResponse(c, 'not_a_browser_session');
     const cookie = getCookie(c, SESSION_COOKIE);
     if (cookie !== undefined && (await revokeBrowserSession(deps.store, cookie))) {
       deps.credentialsEnded?.(principal.userId);

@@ -67,6 +67,17 @@ export const OUTCOMES = {
     message:
       'this server does not answer to that host name: use CLARION_PUBLIC_ORIGIN or a loopback address',
   },
+  /**
+   * Sign-out sent with a bearer token: it ends a browser session (the
+   * cookie) and nothing else, so it refuses rather than answer 204 and leave
+   * the token working. A token is revoked with `DELETE /api/v1/tokens/{id}`.
+   */
+  not_a_browser_session: {
+    status: 400,
+    wire: 'not_a_browser_session',
+    message:
+      'sign-out ends a browser session and this request has none; revoke a token with DELETE /api/v1/tokens/{id}',
+  },
   not_found: { status: 404, wire: 'not_found', message: 'not found' },
   /** A sign-in link that is unknown, used or expired: the same answer for each, saying nothing. */
   link_invalid: {

@@ -556,10 +556,12 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'post',
     path: '/api/v1/auth/sign-out',
-    summary: 'End the browser session',
+    summary:
+      'End the browser session (the clarion_session cookie). A bearer token is refused: ' +
+      'it is revoked with DELETE /api/v1/tokens/{id}',
     access: 'principal',
     replies: { 204: null },
-    errors: [],
+    errors: ['not_a_browser_session'],
   },
   {
     method: 'get',

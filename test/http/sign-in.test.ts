@@ -330,6 +330,18 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     expect((await app.request('/api/v1/me', withCookie(cookie))).status).toBe(401);
   });
 
+  it('refuses a sign-out sent with a bearer token, which ends nothing, and says how to revoke it', async () => {
+    const { secret: token } = await issueToken(store, { kind: 'user', userId: adminId });
+    const bearer = { headers: { authorization: `Bearer ${token}` } };
+    const response = await app.request('/api/v1/auth/sign-out', { method: 'POST', ...bearer });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { code: string; error: string };
+    expect(body.code).toBe('not_a_browser_session');
+    expect(body.error).toMatch(/browser session.*DELETE \/api\/v1\/tokens/);
+    expect(response.headers.get('set-cookie')).toBeNull();
+    expect((await app.request('/api/v1/me', bearer)).status).toBe(200);
+  });
+
   it('applies the origin rule to WebSocket upgrades that use the cookie', async () => {
     const cookie = await signIn();
     const resolve = createPrincipalResolver({ store });

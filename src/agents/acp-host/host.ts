@@ -34,7 +34,9 @@ import {
   AGENT_PIPE_DRAIN_MS,
   AGENT_START_TIMEOUT_MS,
   AGENT_STOP_GRACE_MS,
+  OPEN_USER_INPUTS_PER_AGENT,
 } from '../../tunables.js';
+import { setMaxListeners } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import {
   client,
@@ -98,6 +100,12 @@ export type ElicitationCompleteHandler = (
   sessionId: string,
   notification: CompleteElicitationNotification,
 ) => void;
+
+/**
+ * Listeners a turn's cancel signal may have: one per request its agent may
+ * hold open, and Node's default of 10 for everything else that waits on it.
+ */
+const TURN_SIGNAL_LISTENERS = OPEN_USER_INPUTS_PER_AGENT + 10;
 
 /** Until permission requests reach a person, every one is answered `cancelled`. */
 export const cancelEveryPermission: PermissionHandler = () =>
@@ -595,11 +603,15 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         new AgentHostError('aborted', 'the prompt was aborted before it was sent'),
       );
     }
+    const cancelled = new AbortController();
+    // Each request the agent holds open listens for the turn's cancel, and the bound lets it
+    // hold more than Node's default before calling that a leak.
+    setMaxListeners(TURN_SIGNAL_LISTENERS, cancelled.signal);
     const turn: Turn = {
       turnId: request.turnId,
       accepted: false,
       acceptance: deferred(),
-      cancelled: new AbortController(),
+      cancelled,
       deadline: undefined,
       deadlineFor: undefined,
       endsOnExit: undefined,

@@ -1,0 +1,98 @@
+/**
+ * An ACP agent that holds many requests open in one turn, as a busy agent
+ * does: `/flood N` sends N `session/request_permission` at once, `+form`
+ * then one form `elicitation/create`. Each answer is reported as
+ * `RESULT <n> <json>` (the form's as `RESULT form <json>`), each JSON-RPC
+ * error as `ERROR <n> {code, message, data}`; the turn ends once all are
+ * answered. Written to a temporary folder at test time and run by `node`.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const SDK = import.meta.resolve('@agentclientprotocol/sdk');
+
+const AGENT = `
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { Readable, Writable } from 'node:stream';
+import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '${SDK}';
+
+async function say(client, sessionId, text) {
+  await client.notify(methods.client.session.update, {
+    sessionId,
+    update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: text + '\\n' } },
+  });
+}
+
+const OPTIONS = [
+  { optionId: 'allow-once', name: 'Allow once', kind: 'allow_once' },
+  { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' },
+];
+
+function permission(client, sessionId, n) {
+  return client.request(methods.client.session.requestPermission, {
+    sessionId,
+    options: OPTIONS,
+    toolCall: { toolCallId: 'call-' + n, title: 'Run step ' + n, kind: 'execute', status: 'pending' },
+  });
+}
+
+function form(client, sessionId) {
+  return client.request(methods.client.elicitation.create, {
+    mode: 'form', sessionId, message: 'One more form',
+    requestedSchema: { type: 'object', properties: { name: { type: 'string', title: 'Name' } } },
+  });
+}
+
+const GO = new URL('./form-go', import.meta.url);
+
+async function formWhenTold(client, sessionId) {
+  for (let waited = 0; !existsSync(GO) && waited < 60_000; waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return form(client, sessionId);
+}
+
+function reported(client, sessionId, n, asked) {
+  return asked.then(
+    (reply) => say(client, sessionId, 'RESULT ' + n + ' ' + JSON.stringify(reply)),
+    (error) => say(client, sessionId, 'ERROR ' + n + ' ' +
+      JSON.stringify({ code: error.code, message: error.message, data: error.data })),
+  );
+}
+
+const app = agent({ name: 'flood-fixture' })
+  .onRequest(methods.agent.initialize, () => ({
+    protocolVersion: PROTOCOL_VERSION,
+    agentCapabilities: { loadSession: false, promptCapabilities: {} },
+  }))
+  .onRequest(methods.agent.session.new, () => ({ sessionId: randomUUID() }))
+  .onNotification(methods.agent.session.cancel, () => undefined)
+  .onRequest(methods.agent.session.prompt, async (context) => {
+    const { sessionId } = context.params;
+    const client = context.client;
+    const text = context.params.prompt.map((block) => block.text ?? '').join('');
+    const flood = /\\/flood (\\d+)/.exec(text);
+    if (flood) {
+      const calls = [];
+      for (let n = 1; n <= Number(flood[1]); n += 1) {
+        calls.push(reported(client, sessionId, n, permission(client, sessionId, n)));
+      }
+      if (text.includes('+form')) calls.push(reported(client, sessionId, 'form', formWhenTold(client, sessionId)));
+      await Promise.all(calls);
+    }
+    return { stopReason: 'end_turn' };
+  });
+const connection = app.connect(
+  ndJsonStream(Writable.toWeb(process.stdout), Readable.toWeb(process.stdin)),
+);
+await connection.closed;
+process.exit(0);
+`;
+
+/** Writes the agent into `dir`; returns its path. */
+export function writeFloodAgent(dir: string): string {
+  const path = join(dir, 'flood-agent.mjs');
+  writeFileSync(path, AGENT);
+  return path;
+}

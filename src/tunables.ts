@@ -292,8 +292,9 @@ export const MCP_SESSIONS_PER_USER = MCP_SESSIONS_PER_PRINCIPAL * (1 + AGENTS_PE
 export const MCP_SESSIONS_PER_SERVER = 1_000;
 /**
  * Question bundles one agent holds open at once (asked, not yet answered,
- * skipped, cancelled or expired), counted per session it asks in: an agent
- * Clarion started has its own session, an external agent its client's. An
+ * skipped, cancelled or expired). An agent Clarion started is counted in its
+ * own session; an external agent across all its person's external sessions,
+ * since the client name that tells those apart is the client's to choose. An
  * honest agent asks one bundle and waits on it, and a bundle already carries
  * up to `MAX_QUESTIONS` questions; a few asked side by side, or left open
  * while it works on, stay far below 20. Only a runaway or hostile agent

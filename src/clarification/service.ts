@@ -20,7 +20,6 @@ import {
   detachSessionRows,
   expireSessionRows,
   getSession,
-  openBundleCount,
   pendingIdsOfSession,
   reattachBundleRows,
   rowsStillCurrent,
@@ -39,6 +38,7 @@ import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
 import { claimUnderWay } from './recovery.js';
+import { askScopeOf, openAsksIn, tooManyOpenAsks } from './open-asks.js';
 import type { ClarificationResponse } from './outcome.js';
 import { ENDED_BUNDLE_RECHECK_MS, OPEN_ASKS_PER_AGENT } from '../tunables.js';
 import { pausePoint } from '../support/index.js';
@@ -68,16 +68,6 @@ type BundleOpening =
   { ok: true; pendingId: string } | Failure<'not_active' | 'too_many_open_requests'>;
 
 const CANNOT_ASK = failure('not_active', 'this session can no longer ask questions');
-
-/** The refusal of an ask over the bound: how many are open, and what frees a place. */
-function tooManyOpenAsks(open: number, limit: number): Failure<'too_many_open_requests'> {
-  return failure(
-    'too_many_open_requests',
-    `${open} of your questions are open, and an agent may hold at most ${limit} open at once; ` +
-      'nothing was asked. A person must answer, skip or cancel one of them before you ask again.',
-    { open, limit },
-  );
-}
 
 const NOT_FOUND = failure('not_found', 'clarification request not found');
 const FENCED = 'another server took this session over; ask again there';
@@ -340,6 +330,23 @@ export class ClarificationService {
     write.updated(...(await reattachBundleRows(write.tx, pendingId, this.deps.replicas?.id)));
   }
 
+  /**
+   * Why a new external session of `userId` could not ask, if it could not:
+   * their external agents already hold as many open bundles as they may.
+   * Read under their lock in the transaction that would open the session
+   * (`turns/`' `ensureExternalSession`), so a client name whose first ask
+   * would be refused makes no task. The ask itself counts again.
+   */
+  async externalAskRoom(
+    ctx: RepoContext,
+    userId: string,
+  ): Promise<Failure<'too_many_open_requests'> | undefined> {
+    const limit = this.deps.openAsksPerAgent ?? OPEN_ASKS_PER_AGENT;
+    const scope = { kind: 'person', userId } as const;
+    const open = await openAsksIn(ctx, scope);
+    return open >= limit ? tooManyOpenAsks(scope, open, limit) : undefined;
+  }
+
   /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
   async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
     const opened = await this.openBundle(sessionId, ask);
@@ -349,9 +356,11 @@ export class ClarificationService {
   /**
    * Writes the bundle in the session's current turn, or reuses the identical
    * one already open there. A new one is refused when the session's agent
-   * already holds `openAsksPerAgent` open: counted in this write, under the
-   * session's lock (on PostgreSQL an advisory lock every replica takes), so
-   * of two asks racing for the last place the second counts the first. A
+   * already holds `openAsksPerAgent` open (an external agent: its person's
+   * external sessions together, `open-asks.ts`): counted in this write, under
+   * the session's lock (on PostgreSQL an advisory lock every replica takes;
+   * a person's, too, for an external agent), so of two asks racing for the
+   * last place the second counts the first. A
    * refused ask writes nothing and so publishes nothing: no row, no event,
    * nothing for a notice to name.
    */
@@ -367,8 +376,9 @@ export class ClarificationService {
         await this.attach(write, existing);
         return { ok: true, pendingId: existing };
       }
-      const open = await openBundleCount(tx, sessionId);
-      if (open >= limit) return tooManyOpenAsks(open, limit);
+      const scope = await askScopeOf(tx, session);
+      const open = await openAsksIn(tx, scope);
+      if (open >= limit) return tooManyOpenAsks(scope, open, limit);
       const turn =
         (await currentTurn(tx, sessionId)) ??
         (await startTurn(tx, { sessionId, taskId: session.task_id }));

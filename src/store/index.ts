@@ -48,6 +48,8 @@ export {
   taskPage,
   type TaskCursor,
   type TaskPage,
+  liveExternalSessionsOf,
+  lockExternalAgents,
   liveSessionsCreatedBy,
   setSessionState,
 } from './tasks.js';

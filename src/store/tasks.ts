@@ -5,7 +5,7 @@ import type { RepoContext } from './context.js';
 import { createdAfter, splitPage, type CreatedCursor } from './keyset.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { SessionState, TaskSessionsTable, TasksTable, Timestamp } from './tables.js';
-import { TERMINAL_SESSION_STATES } from '../wire/index.js';
+import { EXTERNAL_AGENT_PROFILE, TERMINAL_SESSION_STATES } from '../wire/index.js';
 
 export type TaskRecord = TasksTable;
 export type SessionRecord = TaskSessionsTable;
@@ -133,6 +133,35 @@ export async function liveSessionsCreatedBy(ctx: RepoContext, userId: string): P
     .innerJoin('tasks as t', 't.id', 's.task_id')
     .select('s.id')
     .where('t.created_by', '=', userId)
+    .where('s.state', 'not in', TERMINAL_SESSION_STATES)
+    .orderBy('s.id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
+/**
+ * Serializes, until the transaction ends, whatever counts `userId`'s external
+ * agents against their bounds: opening a session for a new client name and
+ * opening a question in any of their sessions. Taken after the session's own
+ * lock by an ask, and by nothing that then takes a session's lock.
+ */
+export function lockExternalAgents(ctx: RepoContext, userId: string): Promise<void> {
+  return ctx.dialect.lockSession(ctx.db, `external-agent:${userId}`);
+}
+
+/**
+ * The external sessions, not yet ended, of the tasks `userId` created: the
+ * sessions their external agents ask in, one per MCP client name. What the
+ * bounds on those agents count (open asks, sessions), since a client's name
+ * is its own to choose and so tells nothing apart.
+ */
+export async function liveExternalSessionsOf(ctx: RepoContext, userId: string): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_sessions as s')
+    .innerJoin('tasks as t', 't.id', 's.task_id')
+    .select('s.id')
+    .where('t.created_by', '=', userId)
+    .where('s.agent_profile', '=', EXTERNAL_AGENT_PROFILE)
     .where('s.state', 'not in', TERMINAL_SESSION_STATES)
     .orderBy('s.id')
     .execute();

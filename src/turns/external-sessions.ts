@@ -20,6 +20,7 @@ import {
   listMemberWorkspaces,
   listSessions,
   listTasks,
+  lockExternalAgents,
   messagesByPendingId,
   getTask,
   setSessionState,
@@ -29,12 +30,22 @@ import {
   type SessionState,
   type Store,
 } from '../store/index.js';
+import { failure, type Failure } from '../wire/index.js';
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
 export type ExternalSessionResult =
   | { ok: true; sessionId: string; taskId: string; created: boolean }
-  | { ok: false; code: 'no_workspace' };
+  | Failure<'no_workspace' | 'too_many_open_requests'>;
+
+/**
+ * What must hold before a new session opens, read in the transaction that
+ * would open it (the caller's own bound on its first ask): a refusal opens
+ * nothing.
+ */
+export type ExternalSessionAdmission = (
+  tx: RepoContext,
+) => Promise<Failure<'too_many_open_requests'> | undefined>;
 
 /** Whether a session found earlier can still take questions. */
 export async function externalSessionLive(ctx: RepoContext, sessionId: string): Promise<boolean> {
@@ -61,19 +72,23 @@ export async function findExternalSession(
   return found.live ? { ok: true, sessionId: found.live.sessionId } : { ok: true };
 }
 
-/** The user's live external session for `title`, created when there is none. */
+/** The user's live external session for `title`, created when there is none and `admit` lets it. */
 export async function ensureExternalSession(
   store: Store,
   userId: string,
   title: string,
+  admit?: ExternalSessionAdmission,
 ): Promise<ExternalSessionResult> {
   return store.transaction(async (tx) => {
-    // Two first questions of one client at once must not open two sessions;
-    // PostgreSQL serializes on this key, SQLite has a single writer anyway.
-    await tx.dialect.lockSession(tx.db, `external-agent:${userId}:${title}`);
+    // Two first questions of one client at once must not open two sessions,
+    // and `admit` counts under the person's lock; PostgreSQL serializes on
+    // it, SQLite has a single writer anyway.
+    await lockExternalAgents(tx, userId);
     const { homeId, live } = await lookUp(tx, userId, title);
-    if (!homeId) return { ok: false, code: 'no_workspace' } as const;
+    if (!homeId) return failure('no_workspace');
     if (live) return { ok: true, ...live, created: false } as const;
+    const refused = await admit?.(tx);
+    if (refused) return refused;
     const task = await createTask(tx, { workspaceId: homeId, title, createdBy: userId });
     const session = await createSession(tx, {
       taskId: task.id,

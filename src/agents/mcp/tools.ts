@@ -43,6 +43,7 @@ import {
 } from './results.js';
 import {
   failure,
+  type Failure,
   answerQuestionInput,
   answerQuestionOutput,
   askQuestionInput,
@@ -98,6 +99,10 @@ const UNOPENED_EXTERNAL_SESSION = 'external-session-not-opened';
 
 const ASK_TOOL = 'ask_user_question';
 
+type AskTarget =
+  | { ok: true; sessionId: string; external: boolean }
+  | Failure<'no_workspace' | 'too_many_open_requests'>;
+
 const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
 
@@ -121,32 +126,42 @@ export function registerClarionTools(
   let externalSessionId: string | undefined;
 
   /**
-   * The external session of this MCP session's client. Only an ask opens one
-   * (`open`); for any other call it is looked up, so a read or a refused
-   * call makes the client no task: `sessionId` is absent until its first ask.
+   * The external session of this MCP session's client, if it has one: found
+   * once, then only re-checked that it still lives. A read or a refused call
+   * opens none (`sessionId` is absent until the client's first ask).
    */
-  async function externalSession(userId: string, open: boolean): Promise<ExternalSessionLookup> {
+  async function externalSession(userId: string): Promise<ExternalSessionLookup> {
     if (externalSessionId !== undefined && (await externalSessionLive(store, externalSessionId))) {
       return { ok: true, sessionId: externalSessionId };
     }
+    return findExternalSession(
+      store,
+      userId,
+      externalTaskTitle(mcp.server.getClientVersion()?.name),
+    );
+  }
+
+  /**
+   * Where an ask goes: an agent's own session, else its client's external
+   * session, opened by this ask when it has none and its person's external
+   * agents have room for another question.
+   */
+  async function askTarget(holder: TokenHolder): Promise<AskTarget> {
+    if (holder.kind === 'agent') return { ok: true, sessionId: holder.sessionId, external: false };
+    const known = await externalSession(holder.userId);
+    if (known.ok && known.sessionId !== undefined) {
+      externalSessionId = known.sessionId;
+      return { ok: true, sessionId: known.sessionId, external: true };
+    }
     const title = externalTaskTitle(mcp.server.getClientVersion()?.name);
-    if (!open) return findExternalSession(store, userId, title);
-    const found = await ensureExternalSession(store, userId, title);
+    const found = await ensureExternalSession(store, holder.userId, title, (tx) =>
+      clarification.externalAskRoom(tx, holder.userId),
+    );
     if (!found.ok) return found;
     externalSessionId = found.sessionId;
     if (found.created)
       logger.info({ sessionId: found.sessionId, title }, 'mcp external session opened');
-    return { ok: true, sessionId: found.sessionId };
-  }
-
-  async function askTarget(
-    holder: TokenHolder,
-  ): Promise<{ sessionId: string; external: boolean } | undefined> {
-    if (holder.kind === 'agent') return { sessionId: holder.sessionId, external: false };
-    const found = await externalSession(holder.userId, true);
-    return found.ok && found.sessionId !== undefined
-      ? { sessionId: found.sessionId, external: true }
-      : undefined;
+    return { ok: true, sessionId: found.sessionId, external: true };
   }
 
   /**
@@ -157,7 +172,7 @@ export function registerClarionTools(
    */
   async function principalOf(holder: TokenHolder): Promise<Principal | undefined> {
     if (holder.kind !== 'external_agent') return holder;
-    const found = await externalSession(holder.userId, false);
+    const found = await externalSession(holder.userId);
     if (!found.ok) return undefined;
     const sessionId = found.sessionId ?? UNOPENED_EXTERNAL_SESSION;
     return { kind: 'agent', userId: holder.userId, sessionId };
@@ -170,7 +185,7 @@ export function registerClarionTools(
    */
   async function askedIn(holder: TokenHolder, principal: Principal): Promise<string | undefined> {
     if (principal.kind === 'agent') return principal.sessionId;
-    const found = await externalSession(holder.userId, false);
+    const found = await externalSession(holder.userId);
     return found.ok ? found.sessionId : undefined;
   }
 
@@ -283,9 +298,7 @@ export function registerClarionTools(
           return toolFailure(invalidArguments(ASK_TOOL, checked.issues));
         }
         const target = await askTarget(holder);
-        if (!target) {
-          return toolFailure(failure('no_workspace'));
-        }
+        if (!target.ok) return toolFailure(target);
         let result: AskResult;
         if (hasProgressToken(extra)) {
           result = await withProgress(extra, progress, () =>

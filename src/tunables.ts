@@ -302,6 +302,14 @@ export const MCP_SESSIONS_PER_SERVER = 1_000;
  */
 export const OPEN_ASKS_PER_AGENT = 20;
 /**
+ * Live external sessions (not ended, not deleted) one person's external
+ * agents may have: one per MCP client name, opened by that name's first ask.
+ * A person runs a handful of clients (Claude Code, Codex, Gemini CLI, an
+ * editor or two); a client that renames itself for every ask would otherwise
+ * make a task per ask. Deleting one of those tasks frees a place.
+ */
+export const EXTERNAL_SESSIONS_PER_PERSON = 16;
+/**
  * Consent, action and form requests one session's agent holds open at once
  * (asked, the agent still waiting for their outcome). An agent waits on each
  * as it asks; even one running tool calls side by side needs a consent per

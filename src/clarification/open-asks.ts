@@ -35,8 +35,9 @@ export async function askScopeOf(ctx: RepoContext, session: SessionRecord): Prom
 /**
  * The open bundles `scope` holds, read in the ask's transaction. A person's
  * are counted under their lock, so asks racing from two of their sessions
- * (each under its own session's lock) are counted one after the other.
- * Each session's count seeks the pending-rows index of its current turn.
+ * (each under its own session's lock) are counted one after the other. The
+ * sessions are few (`EXTERNAL_SESSIONS_PER_PERSON`), and each count seeks
+ * the pending-rows index of that session's current turn.
  */
 export async function openAsksIn(ctx: RepoContext, scope: AskScope): Promise<number> {
   if (scope.kind === 'session') return openBundleCount(ctx, scope.sessionId);

@@ -20,6 +20,7 @@ import {
   listMemberWorkspaces,
   listSessions,
   listTasks,
+  liveExternalSessionsOf,
   lockExternalAgents,
   messagesByPendingId,
   getTask,
@@ -30,13 +31,14 @@ import {
   type SessionState,
   type Store,
 } from '../store/index.js';
+import { EXTERNAL_SESSIONS_PER_PERSON } from '../tunables.js';
 import { failure, type Failure } from '../wire/index.js';
 
 const TERMINAL = new Set<SessionState>(TERMINAL_SESSION_STATES);
 
 export type ExternalSessionResult =
   | { ok: true; sessionId: string; taskId: string; created: boolean }
-  | Failure<'no_workspace' | 'too_many_open_requests'>;
+  | Failure<'no_workspace' | 'too_many_external_sessions' | 'too_many_open_requests'>;
 
 /**
  * What must hold before a new session opens, read in the transaction that
@@ -72,7 +74,14 @@ export async function findExternalSession(
   return found.live ? { ok: true, sessionId: found.live.sessionId } : { ok: true };
 }
 
-/** The user's live external session for `title`, created when there is none and `admit` lets it. */
+/**
+ * The user's live external session for `title`, created when there is none
+ * and `admit` lets it. A person's external agents may have at most
+ * `EXTERNAL_SESSIONS_PER_PERSON` live sessions: each client name opens one,
+ * and the name is the client's to choose, so without a bound a client that
+ * renamed itself would make a task per ask. Ended and deleted sessions do
+ * not count; the person frees a place by deleting one of those tasks.
+ */
 export async function ensureExternalSession(
   store: Store,
   userId: string,
@@ -81,12 +90,14 @@ export async function ensureExternalSession(
 ): Promise<ExternalSessionResult> {
   return store.transaction(async (tx) => {
     // Two first questions of one client at once must not open two sessions,
-    // and `admit` counts under the person's lock; PostgreSQL serializes on
-    // it, SQLite has a single writer anyway.
+    // nor two new names both take the last place; PostgreSQL serializes on
+    // the person's lock, SQLite has a single writer anyway.
     await lockExternalAgents(tx, userId);
     const { homeId, live } = await lookUp(tx, userId, title);
     if (!homeId) return failure('no_workspace');
     if (live) return { ok: true, ...live, created: false } as const;
+    const sessions = (await liveExternalSessionsOf(tx, userId)).length;
+    if (sessions >= EXTERNAL_SESSIONS_PER_PERSON) return tooManySessions(sessions);
     const refused = await admit?.(tx);
     if (refused) return refused;
     const task = await createTask(tx, { workspaceId: homeId, title, createdBy: userId });
@@ -98,6 +109,17 @@ export async function ensureExternalSession(
     await setSessionState(tx, session.id, 'running');
     return { ok: true, sessionId: session.id, taskId: task.id, created: true } as const;
   });
+}
+
+function tooManySessions(live: number): Failure<'too_many_external_sessions'> {
+  const limit = EXTERNAL_SESSIONS_PER_PERSON;
+  return failure(
+    'too_many_external_sessions',
+    `your external agents have ${live} sessions, one per MCP client name, and may have at most ` +
+      `${limit}; nothing was asked. Ask under a client name that already has a session, or have ` +
+      'the person delete one of those tasks in Clarion.',
+    { live, limit },
+  );
 }
 
 /**

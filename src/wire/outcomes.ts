@@ -185,6 +185,20 @@ export const OUTCOMES = {
     // A hint, not a promise: a slot frees only when a person answers or cancels one.
     retryAfterS: 60,
   },
+  /**
+   * A person's external agents asked under a new MCP client name while they
+   * already have as many live external sessions (one per name) as they may.
+   * No task was made; the person frees a place by deleting one of them.
+   */
+  too_many_external_sessions: {
+    status: 429,
+    wire: 'too_many_external_sessions',
+    message:
+      'your external agents have as many sessions as they may; delete one of their tasks first',
+    mcpMessage:
+      'your external agents have as many sessions (one per MCP client name) as they may; ask under ' +
+      'a client name that already has one, or have the person delete one of those tasks in Clarion',
+  },
   caller_gone: { status: 499, wire: 'cancelled', message: 'the call was cancelled' },
   temporarily_unavailable: {
     status: 503,

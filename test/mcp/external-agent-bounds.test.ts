@@ -5,13 +5,20 @@
  * Now the open questions of all of a person's external sessions count
  * together against `OPEN_ASKS_PER_AGENT`, whichever token or name asked
  * them, and asks racing from several names get in exactly as many as there
- * are places. Real MCP clients over HTTP, on both dialects.
+ * are places. Nor did anything bound the sessions the new names opened: a
+ * person's external agents may now keep at most `EXTERNAL_SESSIONS_PER_PERSON`
+ * live; past that a new name is refused as `too_many_external_sessions` and
+ * makes no task, until the person deletes one of those tasks. Real MCP
+ * clients over HTTP, on both dialects.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/index.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
-import { OPEN_ASKS_PER_AGENT } from '../../src/tunables.js';
+import { getSession } from '../../src/store/index.js';
+import { EXTERNAL_SESSIONS_PER_PERSON, OPEN_ASKS_PER_AGENT } from '../../src/tunables.js';
+import { CancelRequests } from '../../src/turns/cancellations.js';
+import { deleteTask, type TurnsDeps } from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
 import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
@@ -64,6 +71,18 @@ describe.each(DRIVERS)(
 
     async function openCount(): Promise<number> {
       return (await pendingIds()).length;
+    }
+
+    /** What `deleteTask` needs of `turns/` for an external session: no agent, no requests. */
+    function turnsDeps(): TurnsDeps {
+      return {
+        store: m.h.store,
+        clarification: m.h.service,
+        sessions: m.h.sessions,
+        cancellations: new CancelRequests(),
+        userInputs: { sessionDeleted: () => 0 },
+        host: { isStarted: () => false },
+      } as unknown as TurnsDeps;
     }
 
     it('counts the open questions of every client name of the person together', async () => {
@@ -132,6 +151,45 @@ describe.each(DRIVERS)(
         racing - placesLeft,
       );
       expect(await openCount()).toBe(OPEN_ASKS_PER_AGENT);
+    });
+
+    it('refuses a new client name past the live sessions a person may have; a delete frees one', async () => {
+      const taskIds: string[] = [];
+      for (let n = 0; n < EXTERNAL_SESSIONS_PER_PERSON; n += 1) {
+        const client = await m.connect(token, `client-${n}`);
+        const pendingId = await askOpen(client, n);
+        // Answered: a session without open questions still counts while it lives.
+        await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, pendingId, {
+          rejected: true,
+        });
+        const [row] = await m.h.rows(pendingId);
+        taskIds.push((await getSession(m.h.store, row?.task_session_id ?? ''))?.task_id ?? '');
+      }
+
+      const extra = await m.connect(token, 'one-too-many');
+      const refused = await m.call(extra, 'ask_user_question', askNumber(100));
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toEqual({
+        code: 'too_many_external_sessions',
+        error: expect.stringContaining(
+          `your external agents have ${EXTERNAL_SESSIONS_PER_PERSON} sessions, one per MCP client name, ` +
+            `and may have at most ${EXTERNAL_SESSIONS_PER_PERSON}`,
+        ) as unknown,
+      });
+      expect(await tasksTitled('one-too-many')).toEqual([]);
+      expect(await openCount()).toBe(0);
+
+      // A name that already has its session still asks there.
+      const known = await m.connect(token, 'client-0');
+      await askOpen(known, 200);
+      expect(await tasksTitled('client-0')).toHaveLength(1);
+
+      // Deleting one of those tasks makes room for the new name.
+      expect(await deleteTask(turnsDeps(), m.h.principals.member, taskIds[1] ?? '')).toEqual({
+        ok: true,
+      });
+      await askOpen(extra, 101);
+      expect(await tasksTitled('one-too-many')).toHaveLength(1);
     });
   },
 );

@@ -101,7 +101,7 @@ const ASK_TOOL = 'ask_user_question';
 
 type AskTarget =
   | { ok: true; sessionId: string; external: boolean }
-  | Failure<'no_workspace' | 'too_many_open_requests'>;
+  | Failure<'no_workspace' | 'too_many_external_sessions' | 'too_many_open_requests'>;
 
 const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
@@ -144,7 +144,7 @@ export function registerClarionTools(
   /**
    * Where an ask goes: an agent's own session, else its client's external
    * session, opened by this ask when it has none and its person's external
-   * agents have room for another question.
+   * agents have room for another session and another question.
    */
   async function askTarget(holder: TokenHolder): Promise<AskTarget> {
     if (holder.kind === 'agent') return { ok: true, sessionId: holder.sessionId, external: false };

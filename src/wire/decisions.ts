@@ -92,14 +92,17 @@ const recordIdFilter = z
   .max(MAX_RECORD_ID_CHARS, `must be at most ${MAX_RECORD_ID_CHARS} characters`)
   .refine((value) => textProblem(value) === undefined, { error: 'must be storable text' });
 
-const instantFilter = z.string().transform((value, ctx) => {
-  const version = rowVersionOf(value);
-  if (version === undefined) {
-    ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time' });
-    return z.NEVER;
-  }
-  return version;
-});
+const instantFilter = z
+  .string()
+  .transform((value, ctx) => {
+    const version = rowVersionOf(value);
+    if (version === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'must be an RFC 3339 date-time' });
+      return z.NEVER;
+    }
+    return version;
+  })
+  .meta({ override: { type: 'string', format: 'date-time' } });
 
 /**
  * The decision log's query: its page, then filters, every one optional and

@@ -24,14 +24,19 @@ const DECIMAL = /^[0-9]+$/;
 
 function pageLimit(defaultLimit: number, max: number) {
   const rule = `must be a whole number from 1 to ${max}, in decimal digits`;
-  return z
-    .string()
-    .refine((value) => DECIMAL.test(value) && Number(value) >= 1 && Number(value) <= max, {
-      error: rule,
-    })
-    .transform(Number)
-    .optional()
-    .describe(`Items per page, 1 to ${max} (default ${defaultLimit})`);
+  return (
+    z
+      .string()
+      .refine((value) => DECIMAL.test(value) && Number(value) >= 1 && Number(value) <= max, {
+        error: rule,
+      })
+      .transform(Number)
+      .optional()
+      .describe(`Items per page, 1 to ${max} (default ${defaultLimit})`)
+      // A query string holds text, so it is parsed from one; a client generator should offer a
+      // number all the same (`?limit=10` is what it sends either way).
+      .meta({ override: { type: 'integer', minimum: 1, maximum: max } })
+  );
 }
 
 /** `limit` and `cursor` of one paged list; a route with filters extends it. */

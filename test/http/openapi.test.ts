@@ -142,6 +142,24 @@ describe('the OpenAPI document', () => {
     expect(document.paths['/api/v1/tokens']?.post?.requestBody?.required).toBe(true);
   });
 
+  it('types a page size as an integer in its range, and a time filter as a date-time', () => {
+    const paramsOf = (path: string) =>
+      (
+        document.paths[path]?.get as unknown as {
+          parameters: { name: string; schema: Record<string, unknown> }[];
+        }
+      ).parameters;
+    for (const path of ['/api/v1/pending', '/api/v1/tasks', '/api/v1/decisions']) {
+      const limit = paramsOf(path).find((param) => param.name === 'limit');
+      expect(limit?.schema, path).toMatchObject({ type: 'integer', minimum: 1 });
+      expect(limit?.schema.maximum, path).toBeGreaterThan(1);
+    }
+    for (const name of ['since', 'until']) {
+      const filter = paramsOf('/api/v1/decisions').find((param) => param.name === name);
+      expect(filter?.schema).toMatchObject({ type: 'string', format: 'date-time' });
+    }
+  });
+
   it('says /mcp refuses in JSON-RPC errors, on each of its methods', () => {
     const mcp = document.paths['/mcp'] ?? {};
     expect(Object.keys(mcp).sort()).toEqual(['delete', 'get', 'post']);

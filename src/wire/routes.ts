@@ -109,6 +109,16 @@ export interface RouteSpec {
   readonly produces?: string;
 }
 
+/** This document, as `GET /api/v1/openapi.json` serves it; OpenAPI's own schema describes the rest. */
+const openApiDocument = z
+  .looseObject({ openapi: z.string(), info: z.looseObject({}), paths: z.looseObject({}) })
+  .meta({ id: 'OpenApiDocument', description: 'An OpenAPI 3.1 document' });
+
+/** `/debug/vars`: each metric's name to its value or series, and `process`; expvar-like. */
+const debugVarsReply = z
+  .record(z.string(), z.unknown())
+  .meta({ id: 'DebugVars', description: 'Each metric by name, and process figures' });
+
 export const ROUTES: readonly RouteSpec[] = [
   // ---------------------------------------------------------------- clarification
   {
@@ -578,7 +588,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/api/v1/openapi.json',
     summary: 'This document',
     access: 'public',
-    replies: { 200: null },
+    replies: { 200: openApiDocument },
     errors: [],
   },
   // ---------------------------------------------------------------- answer links
@@ -622,7 +632,7 @@ export const ROUTES: readonly RouteSpec[] = [
     path: '/debug/vars',
     summary: 'Counters as JSON',
     access: 'public',
-    replies: { 200: null },
+    replies: { 200: debugVarsReply },
     errors: ['unauthorized', 'forbidden', 'storage_unavailable'],
   },
   {

@@ -160,6 +160,20 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('declares the JSON body of every JSON reply', async () => {
+    for (const path of ['/api/v1/openapi.json', '/debug/vars']) {
+      const reply = document.paths[path]?.get?.responses['200'];
+      expect(reply?.content?.['application/json']?.schema, path).toBeDefined();
+    }
+    // And each holds what it serves, as the wire-checked client would read it.
+    const vars = await fetch(`${clarion.server.url}/debug/vars`);
+    expect(vars.status).toBe(200);
+    const route = ROUTES.find((candidate) => candidate.path === '/debug/vars');
+    expect(route?.replies[200]?.safeParse(await vars.json()).success).toBe(true);
+    const self = ROUTES.find((candidate) => candidate.path === '/api/v1/openapi.json');
+    expect(self?.replies[200]?.safeParse(document).success).toBe(true);
+  });
+
   it('says /mcp refuses in JSON-RPC errors, on each of its methods', () => {
     const mcp = document.paths['/mcp'] ?? {};
     expect(Object.keys(mcp).sort()).toEqual(['delete', 'get', 'post']);

@@ -88,8 +88,16 @@ export function queueItemView(item: QueuedMessage): UserQueueItem {
   };
 }
 
-/** The lists whose cursors this file mints; a cursor names its list, so another refuses it. */
-type CursorList = 'tasks' | 'decisions' | 'transcript';
+/**
+ * The lists whose cursors this file mints; a cursor names its list, so another
+ * refuses it. A transcript names its session too: one session's position is
+ * an arbitrary one in another's.
+ */
+type CursorList = 'tasks' | 'decisions' | `transcript ${string}`;
+
+function transcriptList(sessionId: string): CursorList {
+  return `transcript ${sessionId}`;
+}
 
 /** The cursor a paged read of `list` names, or the 400 that says it is none of this list's. */
 function cursorOf(
@@ -109,8 +117,9 @@ function cursorOf(
 
 /**
  * Transcript, task and decision-log cursors are opaque to clients: base64url
- * of the list's name and the last row's (created_at, id). The name keeps a
- * cursor of one list from paging another as an arbitrary position in it.
+ * of the list's name (with a transcript's session) and the last row's
+ * (created_at, id). The name keeps a cursor of one list from paging another
+ * as an arbitrary position in it.
  */
 export function encodeCursor(list: CursorList, cursor: TranscriptCursor): string {
   return Buffer.from(JSON.stringify([list, cursor.createdAt, cursor.id])).toString('base64url');
@@ -250,11 +259,12 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   app.get('/api/v1/sessions/:id/messages', async (c) => {
     const query = parseQuery(c, transcriptPageQuery);
     if (!query.ok) return query.response;
-    const paged = cursorOf(c, 'transcript', query.value.cursor);
+    const sessionId = c.req.param('id');
+    const paged = cursorOf(c, transcriptList(sessionId), query.value.cursor);
     if (!paged.ok) return paged.response;
     const { cursor: after } = paged;
     const { limit = DEFAULT_TRANSCRIPT_PAGE } = query.value;
-    const result = await sessionTranscript(deps, c.get('principal'), c.req.param('id'), {
+    const result = await sessionTranscript(deps, c.get('principal'), sessionId, {
       limit,
       after,
     });
@@ -262,7 +272,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     const { page } = result;
     return c.json({
       messages: page.messages.map(toMessageView),
-      next_cursor: page.next ? encodeCursor('transcript', page.next) : null,
+      next_cursor: page.next ? encodeCursor(transcriptList(sessionId), page.next) : null,
     });
   });
 

@@ -149,4 +149,48 @@ describe('list query strings', () => {
     });
     expect((await admin('GET', `/api/v1/tasks?limit=1&cursor=${cursor}`)).status).toBe(200);
   });
+
+  it("refuses one session's transcript cursor on another session's transcript", async () => {
+    const transcripts: string[] = [];
+    for (const title of ['transcript a', 'transcript b']) {
+      const created = await admin<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+        title,
+        prompt: 'hello',
+      });
+      expect(created.status).toBe(201);
+      const path = `/api/v1/sessions/${created.json.session.id}/messages`;
+      transcripts.push(path);
+    }
+    const cursors: string[] = [];
+    for (const path of transcripts) {
+      // The demo agent's reply makes the page of one row end before the transcript does.
+      await expect
+        .poll(
+          async () => (await admin<{ messages: unknown[] }>('GET', path)).json.messages.length,
+          {
+            timeout: 20_000,
+          },
+        )
+        .toBeGreaterThanOrEqual(2);
+      const page = await admin<{ next_cursor: string | null }>('GET', `${path}?limit=1`);
+      expect(page.json.next_cursor).not.toBeNull();
+      cursors.push(encodeURIComponent(page.json.next_cursor ?? ''));
+    }
+    const [a = '', b = ''] = transcripts;
+    const [fromA = '', fromB = ''] = cursors;
+    const garbage = await admin('GET', `${a}?cursor=not-a-cursor`);
+    expect(garbage.status).toBe(400);
+    for (const [path, cursor] of [
+      [b, fromA],
+      [a, fromB],
+    ] as const) {
+      const elsewhere = await admin('GET', `${path}?cursor=${cursor}`);
+      expect({ status: elsewhere.status, json: elsewhere.json }).toEqual({
+        status: garbage.status,
+        json: garbage.json,
+      });
+    }
+    expect((await admin('GET', `${a}?cursor=${fromA}`)).status).toBe(200);
+    expect((await admin('GET', `${b}?cursor=${fromB}`)).status).toBe(200);
+  });
 });

@@ -62,16 +62,20 @@ export async function listPendingBundles(
   principal: Principal,
   options: PendingListOptions = {},
 ): Promise<PendingListResult> {
-  const issues: Issue[] = [];
-  const after = options.cursor === undefined ? undefined : decodePendingCursor(options.cursor);
-  if (options.cursor !== undefined && !after) {
-    issues.push({ path: 'cursor', message: 'is not a valid cursor' });
-  }
   const limit = options.limit ?? DEFAULT_PENDING_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PENDING_PAGE) {
-    issues.push({ path: 'limit', message: `must be an integer from 1 to ${MAX_PENDING_PAGE}` });
+    const issue: Issue = {
+      path: 'limit',
+      message: `must be an integer from 1 to ${MAX_PENDING_PAGE}`,
+    };
+    return failure('invalid_request', 'invalid listing request', [issue]);
   }
-  if (issues.length > 0) return failure('invalid_request', 'invalid listing request', issues);
+  const after = options.cursor === undefined ? undefined : decodePendingCursor(options.cursor);
+  if (options.cursor !== undefined && !after) {
+    // Worded as every other list refuses a cursor (http/task-routes.ts), so a client reads one refusal.
+    const issue: Issue = { path: 'cursor', message: 'is not a cursor from this API' };
+    return failure('invalid_request', 'invalid cursor', [issue]);
+  }
 
   const scope =
     principal.kind === 'agent'

@@ -133,6 +133,22 @@ describe('list query strings', () => {
     expect(bad.json).toMatchObject({ code: 'invalid_request', error: 'invalid cursor' });
   });
 
+  it('refuses a garbage cursor on every list in the same words', async () => {
+    const tasks = await admin('GET', '/api/v1/tasks?cursor=not-a-cursor');
+    expect(tasks.json).toEqual({
+      code: 'invalid_request',
+      error: 'invalid cursor',
+      details: [{ path: 'cursor', message: 'is not a cursor from this API' }],
+    });
+    for (const list of lists) {
+      const reply = await admin('GET', `${list}?cursor=not-a-cursor`);
+      expect({ status: reply.status, json: reply.json }, list).toEqual({
+        status: 400,
+        json: tasks.json,
+      });
+    }
+  });
+
   it('refuses a cursor of one list on another, as it refuses a garbage one', async () => {
     const page = await admin<{ tasks: { id: string }[]; next_cursor: string | null }>(
       'GET',

@@ -324,7 +324,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(ids).toEqual(asked);
 
     const bad = await m.call(client, 'list_pending_questions', { cursor: 'nope' });
-    expect(toolErrorText(bad)).toBe('invalid listing request\n- cursor: is not a valid cursor');
+    expect(toolErrorText(bad)).toBe('invalid cursor\n- cursor: is not a cursor from this API');
   });
 
   it('answers through answer_question, and a replay returns the winner unclaimed', async () => {

@@ -217,8 +217,8 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
       expect(await listPendingBundles(store, member, { cursor })).toEqual({
         ok: false,
         code: 'invalid_request',
-        message: 'invalid listing request',
-        details: [{ path: 'cursor', message: 'is not a valid cursor' }],
+        message: 'invalid cursor',
+        details: [{ path: 'cursor', message: 'is not a cursor from this API' }],
       });
     }
     for (const limit of [0, -1, 201, 1.5]) {

@@ -10,22 +10,11 @@
  */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  ClarificationService,
-  DEFAULT_BUDGETS,
-  LiveWaiters,
-} from '../../src/clarification/index.js';
-import type { AskResult } from '../../src/clarification/index.js';
-import { createSessionWriter } from '../../src/events/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { getSession, openBundleCount, openStore, type Store } from '../../src/store/index.js';
-import { systemTimers } from '../../src/support/timers.js';
+import type { AskResult, ClarificationService } from '../../src/clarification/index.js';
+import { getSession, openBundleCount, type Store } from '../../src/store/index.js';
 import { OPEN_ASKS_PER_AGENT } from '../../src/tunables.js';
-import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { RecordingObserver, RecordingPublisher } from '../support/recorders.js';
-import { TestRuntime } from '../support/test-runtime.js';
 import { mcpHarness, type McpHarness } from '../mcp/mcp-harness.js';
 
 /** The `n`th distinct ask: its context differs, so it is never a repeat of another. */
@@ -57,10 +46,8 @@ async function messageCount(store: Store, sessionId: string): Promise<number> {
 
 describe.each(DRIVERS)('open asks per agent on %s', (driver) => {
   let m: McpHarness | undefined;
-  const extraStores: Store[] = [];
 
   afterEach(async () => {
-    for (const store of extraStores.splice(0)) await store.close();
     await m?.dispose();
     m = undefined;
   });
@@ -148,26 +135,7 @@ describe.each(DRIVERS)('open asks per agent on %s', (driver) => {
 
     // On PostgreSQL half the asks come from a second server on the same database.
     const services = [h.h.service];
-    if (driver === 'postgres') {
-      const store = await openStore(h.h.target);
-      extraStores.push(store);
-      services.push(
-        new ClarificationService({
-          store,
-          waiters: new LiveWaiters(systemTimers),
-          successors: createSuccessorTurns(new TestRuntime()),
-          sessions: createSessionWriter({
-            store,
-            events: new RecordingPublisher(),
-            userInputPending: () => null,
-          }),
-          observer: new RecordingObserver(),
-          logger: silentLogger,
-          timers: systemTimers,
-          budgets: DEFAULT_BUDGETS,
-        }),
-      );
-    }
+    if (driver === 'postgres') services.push(await h.h.secondServer());
     const racing = 12;
     const results = await Promise.all(
       Array.from({ length: racing }, (_, index) =>

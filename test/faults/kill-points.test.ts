@@ -8,13 +8,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { bootstrapAccounts } from '../../src/auth/bootstrap.js';
 import { unavailableRuntime } from '../../src/agents/unavailable-runtime.js';
 import {
-  ClarificationService,
-  DEFAULT_BUDGETS,
-  LiveWaiters,
-} from '../../src/clarification/index.js';
-import { createSessionWriter } from '../../src/events/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import {
   createSession,
   createTask,
   getSession,
@@ -28,13 +21,10 @@ import {
   type Driver,
 } from '../../src/store/index.js';
 import type { FailpointName } from '../../src/support/failpoints.js';
-import { systemTimers } from '../../src/support/timers.js';
-import { createSuccessorTurns } from '../../src/turns/successor-turn.js';
 import { startServing } from '../support/clarion-process.js';
 import { bearerApi } from '../support/in-process-server.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { RecordingObserver, RecordingPublisher } from '../support/recorders.js';
-import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { TWO_QUESTIONS, eventually, serviceOver } from '../support/clarification-harness.js';
 import { DELIVERY_UNCONFIRMED_TYPE } from '../../src/wire/index.js';
 
 const ADMIN_TOKEN = 'fault-test-admin-token-0123456789';
@@ -65,20 +55,7 @@ async function seedDetachedBundle(target: DatabaseTarget): Promise<string> {
     const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
     await startTurn(store, { sessionId: session.id, taskId: task.id });
     await setSessionState(store, session.id, 'running');
-    const service = new ClarificationService({
-      store,
-      waiters: new LiveWaiters(systemTimers),
-      successors: createSuccessorTurns(unavailableRuntime),
-      sessions: createSessionWriter({
-        store,
-        events: new RecordingPublisher(),
-        userInputPending: () => null,
-      }),
-      observer: new RecordingObserver(),
-      logger: silentLogger,
-      timers: systemTimers,
-      budgets: DEFAULT_BUDGETS,
-    });
+    const service = serviceOver(store, unavailableRuntime);
     const asked = await service.ask(session.id, TWO_QUESTIONS, { timeoutMs: 1 });
     if (!asked.ok) throw new Error('ask failed');
     return asked.pendingId;

@@ -115,7 +115,37 @@ export interface Harness {
     as?: 'member' | 'outsider' | 'agent',
   ): Promise<Response>;
   rows(pendingId: string): Promise<MessageRecord[]>;
+  /**
+   * The service of a second server on the same database: its own connection,
+   * waiters, runtime and recorders. Its connection closes with `dispose`.
+   */
+  secondServer(): Promise<ClarificationService>;
   dispose(): Promise<void>;
+}
+
+/**
+ * A service over `store` with parts of its own and nobody listening: what a
+ * server other than the one under test runs, or a seeding step that leaves
+ * questions behind as an earlier run would.
+ */
+export function serviceOver(
+  store: Store,
+  runtime: AgentRuntime = new TestRuntime(),
+): ClarificationService {
+  return new ClarificationService({
+    store,
+    waiters: new LiveWaiters(systemTimers),
+    successors: createSuccessorTurns(runtime),
+    sessions: createSessionWriter({
+      store,
+      events: new RecordingPublisher(),
+      userInputPending: () => null,
+    }),
+    observer: new RecordingObserver(),
+    logger: silentLogger,
+    timers: systemTimers,
+    budgets: DEFAULT_BUDGETS,
+  });
 }
 
 export async function clarificationHarness(
@@ -171,6 +201,7 @@ export async function clarificationHarness(
     await next();
   });
   registerClarificationRoutes(app, { clarification: service });
+  const otherStores: Store[] = [];
 
   return {
     store,
@@ -194,7 +225,13 @@ export async function clarificationHarness(
         }),
       ),
     rows: (pendingId) => messagesByPendingId(store, pendingId),
+    secondServer: async () => {
+      const other = await openStore(database.target);
+      otherStores.push(other);
+      return serviceOver(other);
+    },
     dispose: async () => {
+      for (const other of otherStores.splice(0)) await other.close();
       await store.close();
       await database.dispose();
     },

@@ -4,28 +4,14 @@
  * cancel detaches, progress while waiting, invalid input, listing and
  * answering within the own session only, and authentication.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import {
-  initializeBody,
-  mcpHarness,
-  structured,
-  toolErrorText,
-  type McpHarness,
-} from './mcp-harness.js';
+import { initializeBody, mcpHarnessPerTest, structured, toolErrorText } from './mcp-harness.js';
 
 describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
-  let m: McpHarness;
-
-  beforeEach(async () => {
-    m = await mcpHarness(driver, { progressIntervalMs: 40 });
-  });
-
-  afterEach(async () => {
-    await m.dispose();
-  });
+  const m = mcpHarnessPerTest(driver, { progressIntervalMs: 40 });
 
   /** The pending ID of the agent's live ask, once its bundle is written. */
   async function livePendingId(sessionId = m.h.seeded.session.id): Promise<string> {

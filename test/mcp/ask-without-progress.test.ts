@@ -8,11 +8,11 @@
  * real client over real HTTP, with the bound shortened to keep this fast.
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { MCP_CALL_WITHOUT_PROGRESS_MS } from '../../src/tunables.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
+import { mcpHarnessPerTest, structured } from './mcp-harness.js';
 
 /** The clients' default request timeout (`DEFAULT_REQUEST_TIMEOUT_MSEC` in the MCP SDKs). */
 const CLIENT_REQUEST_TIMEOUT_MS = 60_000;
@@ -40,17 +40,9 @@ it('returns well before the 60 s a client without progress waits, as the issue a
 });
 
 describe.each(DRIVERS)('ask_user_question without a progress token on %s', (driver) => {
-  let m: McpHarness;
-
-  beforeEach(async () => {
-    m = await mcpHarness(driver, {
-      progressIntervalMs: 40,
-      route: { callWithoutProgressMs: BOUND_MS },
-    });
-  });
-
-  afterEach(async () => {
-    await m.dispose();
+  const m = mcpHarnessPerTest(driver, {
+    progressIntervalMs: 40,
+    route: { callWithoutProgressMs: BOUND_MS },
   });
 
   it('an external agent gets waiting and its pending ID, then the answer from wait_for_answer', async () => {

@@ -4,7 +4,7 @@
  * `not_found`, as a new call would, instead of running to its timeout and
  * telling the agent to call again. The delete is `turns/`' own `deleteTask`.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { getSession } from '../../src/store/index.js';
@@ -12,7 +12,7 @@ import { CancelRequests } from '../../src/turns/cancellations.js';
 import { deleteTask, type TurnsDeps } from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
-import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
+import { mcpHarnessPerTest, structured } from './mcp-harness.js';
 
 /** The old behaviour ran the wait to its 60 s timeout. */
 const ENDS_WITHIN_MS = 10_000;
@@ -21,15 +21,7 @@ describe.each(DRIVERS)(
   'wait_for_answer when its task is deleted, on %s',
   { timeout: 30_000 },
   (driver) => {
-    let m: McpHarness;
-
-    beforeEach(async () => {
-      m = await mcpHarness(driver, { budgets: { liveWaitMs: 300 } });
-    });
-
-    afterEach(async () => {
-      await m.dispose();
-    });
+    const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: 300 } });
 
     /** What `deleteTask` needs of `turns/` for an external session: no agent, no requests. */
     function turnsDeps(): TurnsDeps {

@@ -6,27 +6,19 @@
  * through `wait_for_answer` once its wait ended. With an agent token it sees
  * only its own questions and can never answer one.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { issueToken } from '../../src/auth/index.js';
 import { getSession, getTask } from '../../src/store/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarness, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
+import { mcpHarnessPerTest, structured, toolErrorText } from './mcp-harness.js';
 
 const LIVE_WAIT_MS = 1_500;
 
 describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
-  let m: McpHarness;
-
-  beforeEach(async () => {
-    m = await mcpHarness(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
-  });
-
-  afterEach(async () => {
-    await m.dispose();
-  });
+  const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
 
   /** The newest active bundle the colleague can see. */
   async function newestVisible(principal: Principal = m.colleague) {

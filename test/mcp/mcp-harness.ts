@@ -11,7 +11,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { Hono } from 'hono';
-import { expect } from 'vitest';
+import { afterEach, beforeEach, expect } from 'vitest';
 import {
   registerMcpRoute,
   type McpEndpoint,
@@ -161,6 +161,28 @@ export async function mcpHarness(
       await h.dispose();
     },
   };
+}
+
+/**
+ * A fresh harness for each test of the enclosing `describe`, disposed after
+ * it. The object returned is refilled before each test, so a suite keeps one
+ * `m` and no test sees another's database, server or clients.
+ */
+export function mcpHarnessPerTest(
+  driver: Driver,
+  options: Parameters<typeof mcpHarness>[1] = {},
+): McpHarness {
+  const m = {} as McpHarness;
+  let made: McpHarness | undefined;
+  beforeEach(async () => {
+    made = await mcpHarness(driver, options);
+    Object.assign(m, made);
+  });
+  afterEach(async () => {
+    await made?.dispose();
+    made = undefined;
+  });
+  return m;
 }
 
 /**

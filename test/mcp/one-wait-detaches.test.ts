@@ -4,7 +4,7 @@
  * detached: the second's, still waited on, reads attached, and the person's
  * cancel reaches its waiting call.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
@@ -12,11 +12,10 @@ import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import {
   cancelAsPerson,
-  mcpHarness,
+  mcpHarnessPerTest,
   readsDetached,
   structured,
   toolErrorText,
-  type McpHarness,
 } from './mcp-harness.js';
 
 /** An ask's own live wait, short so that its call comes back `open`. */
@@ -38,15 +37,7 @@ const OTHER_QUESTION = {
 };
 
 describe.each(DRIVERS)('a wait that ends on %s', { timeout: 60_000 }, (driver) => {
-  let m: McpHarness;
-
-  beforeEach(async () => {
-    m = await mcpHarness(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
-  });
-
-  afterEach(async () => {
-    await m.dispose();
-  });
+  const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
 
   async function ask(client: Client, questions: Record<string, unknown>): Promise<string> {
     const asked = structured(await m.call(client, 'ask_user_question', questions));

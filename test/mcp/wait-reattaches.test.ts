@@ -9,7 +9,7 @@
  * but before its live wait began (a failpoint holds it there) reaches it at
  * once too, not at its bound.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
@@ -18,11 +18,10 @@ import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import {
   cancelAsPerson,
-  mcpHarness,
+  mcpHarnessPerTest,
   readsDetached,
   structured,
   toolErrorText,
-  type McpHarness,
 } from './mcp-harness.js';
 
 /** The ask's own live wait, short so that its call comes back `open` and the question detaches. */
@@ -38,15 +37,7 @@ describe.each(DRIVERS)(
   'wait_for_answer waits as the asker on %s',
   { timeout: 60_000 },
   (driver) => {
-    let m: McpHarness;
-
-    beforeEach(async () => {
-      m = await mcpHarness(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
-    });
-
-    afterEach(async () => {
-      await m.dispose();
-    });
+    const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
 
     /** Asks through `client` and lets the ask's call end: the question is open and detached. */
     async function detachedQuestion(client: Client): Promise<string> {

@@ -12,7 +12,14 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { api, ARTIFACTS, launchChromium, startWorld, type World } from './support/harness.js';
+import {
+  api,
+  ARTIFACTS,
+  launchChromium,
+  signedInWith,
+  startWorld,
+  type World,
+} from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 interface NewUser {
@@ -27,26 +34,12 @@ describe('the People page', () => {
   let defaultWorkspace: string;
   const contexts: BrowserContext[] = [];
 
-  const viaOrigin = (link: string) => {
-    const url = new URL(link);
-    return `${world.origin}${url.pathname}${url.search}`;
-  };
-
-  const live = (page: Page) =>
-    page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
-
   /** A browser signed in with `link`, live, on the People page. */
   async function signedIn(link: string): Promise<Page> {
-    const context = await browser.newContext({
-      locale: 'en-US',
+    const page = await signedInWith(world, browser, link, {
       viewport: { width: 1280, height: 900 },
     });
-    context.setDefaultTimeout(30_000);
-    contexts.push(context);
-    const page = await context.newPage();
-    await page.goto(viaOrigin(link));
-    await page.waitForURL(`${world.origin}/`);
-    await live(page);
+    contexts.push(page.context());
     await page.getByTestId('people-link').click();
     await page.getByTestId('people').waitFor(WAIT);
     return page;

@@ -11,7 +11,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import QRCode from 'qrcode';
-import { api, ARTIFACTS, launchChromium, startWorld, type World } from './support/harness.js';
+import {
+  api,
+  ARTIFACTS,
+  freshPage,
+  launchChromium,
+  startWorld,
+  viaOrigin,
+  type World,
+} from './support/harness.js';
 import { agentSaid, option, WAIT } from './support/clarification-pages.js';
 
 const PHONE = {
@@ -38,17 +46,10 @@ describe('signing in anywhere, as anyone', () => {
   });
 
   async function open(options: Parameters<Browser['newContext']>[0] = {}): Promise<Page> {
-    const context = await browser.newContext({ locale: 'en-US', ...options });
-    context.setDefaultTimeout(30_000);
-    contexts.push(context);
-    return context.newPage();
+    const page = await freshPage(browser, options);
+    contexts.push(page.context());
+    return page;
   }
-
-  /** A link the server printed for its own address, opened through the browser's origin. */
-  const viaOrigin = (link: string) => {
-    const url = new URL(link);
-    return `${world.origin}${url.pathname}${url.search}`;
-  };
 
   const shoot = (page: Page, name: string) =>
     page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
@@ -103,7 +104,7 @@ describe('signing in anywhere, as anyone', () => {
     await shoot(desktop, 'sign-in-phone-link');
 
     const phone = await open(PHONE);
-    await phone.goto(viaOrigin(phoneLink));
+    await phone.goto(viaOrigin(world, phoneLink));
     await phone.waitForURL(`${world.origin}/`);
     const item = phone.getByTestId('inbox-item').filter({ hasText: 'Phone question' });
     await item.waitFor(WAIT);
@@ -117,7 +118,7 @@ describe('signing in anywhere, as anyone', () => {
   it('shows a spent link the styled page, in the browser’s language, with how to get a new one', async () => {
     expect(phoneLink).not.toBe('');
     const german = await open({ ...PHONE, locale: 'de-DE' });
-    await german.goto(viaOrigin(phoneLink));
+    await german.goto(viaOrigin(world, phoneLink));
     await german.waitForURL(`${world.origin}/signed-out?reason=link_invalid`);
     const page = german.getByTestId('link-invalid');
     await page.waitFor(WAIT);
@@ -135,7 +136,7 @@ describe('signing in anywhere, as anyone', () => {
     await shoot(german, 'sign-in-link-invalid-de');
 
     const japanese = await open({ locale: 'ja-JP' });
-    await japanese.goto(viaOrigin(phoneLink));
+    await japanese.goto(viaOrigin(world, phoneLink));
     await japanese.getByTestId('link-invalid').waitFor(WAIT);
     await expect(japanese.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
       'このサインインリンクはもう使えません',
@@ -162,7 +163,7 @@ describe('signing in anywhere, as anyone', () => {
     await askingTaskIn('Admin-only question');
 
     const page = await open({ viewport: { width: 1280, height: 900 } });
-    await page.goto(viaOrigin(bob.sign_in_url));
+    await page.goto(viaOrigin(world, bob.sign_in_url));
     await page.waitForURL(`${world.origin}/`);
     await page.getByTestId('inbox-item').filter({ hasText: 'Bob question' }).waitFor(WAIT);
     await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
@@ -179,7 +180,7 @@ describe('signing in anywhere, as anyone', () => {
   it('makes, shows once and revokes API tokens, and gives the Claude Code line', async () => {
     const page = await open({ viewport: { width: 1280, height: 900 } });
     const link = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
-    await page.goto(viaOrigin(link.url));
+    await page.goto(viaOrigin(world, link.url));
     await page.waitForURL(`${world.origin}/`);
     await page.goto(`${world.origin}/settings`);
 
@@ -243,7 +244,7 @@ describe('signing in anywhere, as anyone', () => {
   it('says why a token was refused, clears it on moving on, and names each Claude Code token apart', async () => {
     const page = await open({ viewport: { width: 1280, height: 900 } });
     const link = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
-    await page.goto(viaOrigin(link.url));
+    await page.goto(viaOrigin(world, link.url));
     await page.waitForURL(`${world.origin}/`);
     await page.goto(`${world.origin}/settings`);
 

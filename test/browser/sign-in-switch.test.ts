@@ -9,7 +9,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { api, launchChromium, startWorld, type World } from './support/harness.js';
+import {
+  api,
+  freshPage,
+  launchChromium,
+  startWorld,
+  viaOrigin,
+  type World,
+} from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 /** Another site, such as a chat app, whose page holds the link a colleague sent. */
@@ -31,17 +38,10 @@ describe('a sign-in link in a browser signed in as someone else', () => {
   });
 
   async function open(): Promise<Page> {
-    const context = await browser.newContext({ locale: 'en-US' });
-    context.setDefaultTimeout(30_000);
-    contexts.push(context);
-    return context.newPage();
+    const page = await freshPage(browser);
+    contexts.push(page.context());
+    return page;
   }
-
-  /** A link the server printed for its own address, opened through the browser's origin. */
-  const viaOrigin = (link: string) => {
-    const url = new URL(link);
-    return `${world.origin}${url.pathname}${url.search}`;
-  };
 
   /** Who the page's cookie signs in, as the app's own request would say. */
   const signedInAs = (page: Page) =>
@@ -64,7 +64,7 @@ describe('a sign-in link in a browser signed in as someone else', () => {
 
   it('signs a fresh browser in in one hop, and asks a signed-in one before switching', async () => {
     const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', { name: 'Bo' });
-    const boLink = viaOrigin(bo.sign_in_url);
+    const boLink = viaOrigin(world, bo.sign_in_url);
 
     const page = await open();
     await page.goto(world.signInUrl);
@@ -104,9 +104,9 @@ describe('a sign-in link in a browser signed in as someone else', () => {
     const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
     const again = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
     const page = await open();
-    await page.goto(viaOrigin(url));
+    await page.goto(viaOrigin(world, url));
     await page.waitForURL(`${world.origin}/`);
-    await clickFromChat(page, viaOrigin(again.url));
+    await clickFromChat(page, viaOrigin(world, again.url));
     await page.waitForURL(`${world.origin}/`);
     expect(await signedInAs(page)).toBe('admin');
     await expect(page.getByTestId('sign-in-switch').count()).resolves.toBe(0);

@@ -19,6 +19,7 @@ import type { Config } from '../../../src/config.js';
 import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../../src/server.js';
+import { linkPath } from '../../support/browser-sign-in.js';
 
 export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
 /** `CLARION_TEST_WEB_ROOT` lets parallel work build and test its own copy of the app. */
@@ -179,16 +180,45 @@ export async function api<T>(
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
+/** A link the server printed for its own address, opened through the browser's origin. */
+export function viaOrigin(world: World, link: string): string {
+  return `${world.origin}${linkPath(link)}`;
+}
+
+type ContextOptions = Parameters<Browser['newContext']>[0];
+
+/** A page in a new browser context, signed in as nobody: English, 30 s waits unless `options` say otherwise. */
+export async function freshPage(browser: Browser, options: ContextOptions = {}): Promise<Page> {
+  const context = await browser.newContext({ locale: 'en-US', ...options });
+  context.setDefaultTimeout(30_000);
+  return context.newPage();
+}
+
+/** A fresh page signed in with `link`, handed over once its app is live. */
+export async function signedInWith(
+  world: World,
+  browser: Browser,
+  link: string,
+  options: ContextOptions = {},
+): Promise<Page> {
+  const page = await freshPage(browser, options);
+  await page.goto(viaOrigin(world, link));
+  await page.waitForURL(`${world.origin}/`);
+  // The sign-in page leaves for `/` once its POST is answered: wait until that app is up, so
+  // the first key a test presses reaches it rather than a page on its way.
+  await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor();
+  return page;
+}
+
 /**
- * A page in a new browser context signed in through a fresh one-time sign-in
- * link: as `userId`, or as the admin when it is absent (the world's own link
- * works once). English, 30 s waits unless `options` say otherwise.
+ * A page signed in through a fresh one-time sign-in link: as `userId`, or as
+ * the admin when it is absent (the world's own link works once).
  */
 export async function signedInPage(
   world: World,
   browser: Browser,
   userId?: string,
-  options: Parameters<Browser['newContext']>[0] = {},
+  options: ContextOptions = {},
 ): Promise<Page> {
   const { url } = await api<{ url: string }>(
     world,
@@ -196,16 +226,7 @@ export async function signedInPage(
     '/api/v1/auth/sign-in-links',
     userId === undefined ? {} : { user_id: userId },
   );
-  const link = new URL(url);
-  const context = await browser.newContext({ locale: 'en-US', ...options });
-  context.setDefaultTimeout(30_000);
-  const page = await context.newPage();
-  await page.goto(`${world.origin}${link.pathname}${link.search}`);
-  await page.waitForURL(`${world.origin}/`);
-  // The sign-in page leaves for `/` once its POST is answered: wait until that app is up, so
-  // the first key a test presses reaches it rather than a page on its way.
-  await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor();
-  return page;
+  return signedInWith(world, browser, url, options);
 }
 
 export interface CreatedTask {

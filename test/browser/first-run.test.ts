@@ -13,7 +13,15 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserInputView } from '../../src/user-input/index.js';
 import type { ConsentRuleView } from '../../src/wire/index.js';
-import { api, ARTIFACTS, launchChromium, startWorld, type World } from './support/harness.js';
+import {
+  adminSignedInState,
+  api,
+  ARTIFACTS,
+  launchChromium,
+  startWorld,
+  type StorageState,
+  type World,
+} from './support/harness.js';
 import {
   agentReplies,
   agentSaid,
@@ -23,8 +31,6 @@ import {
   until,
   WAIT,
 } from './support/clarification-pages.js';
-
-type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
@@ -72,12 +78,7 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
-    signedIn = await context.storageState();
-    await context.close();
+    signedIn = await adminSignedInState(world, browser);
   });
 
   afterAll(async () => {

@@ -17,11 +17,13 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { TestHost } from '../support/test-host.js';
 import { overflowsHorizontally, smallTargets } from './support/clarification-pages.js';
 import {
+  adminSignedInState,
   api,
   ARTIFACTS,
   launchChromium,
   startWorld,
   type CreatedTask,
+  type StorageState,
   type World,
 } from './support/harness.js';
 
@@ -78,18 +80,13 @@ describe('clearing and reordering the session queue', () => {
   let browser: Browser;
   const host = new TestHost();
   const contexts: BrowserContext[] = [];
-  let signedIn: Awaited<ReturnType<BrowserContext['storageState']>>;
+  let signedIn: StorageState;
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
     [world, browser] = await Promise.all([startWorld({ host }), launchChromium()]);
     // Signed in once: a sign-in per test loaded the whole app at / before each session page.
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
-    signedIn = await context.storageState();
-    await context.close();
+    signedIn = await adminSignedInState(world, browser);
   });
 
   afterAll(async () => {

@@ -16,16 +16,16 @@ import { StatementFaults } from '../support/statement-faults.js';
 import { TestHost } from '../support/test-host.js';
 import {
   ADMIN_TOKEN,
+  adminSignedInState,
   api,
   launchChromium,
   startWorld,
   type CreatedTask,
+  type StorageState,
   type World,
 } from './support/harness.js';
 
 const WAIT = { timeout: 30_000 };
-
-type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
 
 async function until(what: string, probe: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -48,12 +48,7 @@ describe('stopping a turn and deleting from the session view', () => {
       startWorld({ host, plugins: [faults] }),
       launchChromium(),
     ]);
-    const context = await browser.newContext({ locale: 'en-US' });
-    const page = await context.newPage();
-    await page.goto(world.signInUrl);
-    await page.waitForURL(`${world.origin}/`);
-    signedIn = await context.storageState();
-    await context.close();
+    signedIn = await adminSignedInState(world, browser);
   });
 
   afterAll(async () => {

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import { loadAgentProfiles } from '../../../src/agents/profiles.js';
 import type { Config } from '../../../src/config.js';
 import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
@@ -227,6 +227,16 @@ export async function signedInPage(
     userId === undefined ? {} : { user_id: userId },
   );
   return signedInWith(world, browser, url, options);
+}
+
+export type StorageState = Awaited<ReturnType<BrowserContext['storageState']>>;
+
+/** The admin signed in once with the world's own link: a state for later contexts to start from. */
+export async function adminSignedInState(world: World, browser: Browser): Promise<StorageState> {
+  const page = await signedInWith(world, browser, world.signInUrl);
+  const state = await page.context().storageState();
+  await page.context().close();
+  return state;
 }
 
 export interface CreatedTask {

@@ -9,6 +9,8 @@
  * `internal`, never a client fault.
  */
 import { z } from 'zod';
+import { signedInAsOtherDetails } from './accounts.js';
+import { queueItemChangedDetails, sessionFailure } from './sessions.js';
 
 export interface OutcomeEntry {
   /** HTTP status. 499 is nginx's "client closed": nobody reads the reply. */
@@ -232,7 +234,7 @@ export interface Failure<C extends OutcomeCode = OutcomeCode> {
   /** Names the subject ("session not found"); the catalogue's message otherwise. */
   readonly message?: string;
   /** Input issues for `invalid_request` and `invalid_text`, or a small object saying why (`{ reason }`). */
-  readonly details?: readonly Issue[] | Readonly<Record<string, unknown>>;
+  readonly details?: readonly Issue[] | Exclude<ErrorDetails, Issue[]>;
 }
 
 export function failure<C extends OutcomeCode>(
@@ -254,12 +256,53 @@ export const WIRE_CODES = [...new Set(Object.values(OUTCOMES).map((entry) => ent
   ...string[],
 ];
 
+/**
+ * Every shape an error's `details` takes, by the code that carries it. A
+ * client tells them apart by `code`; the shapes are disjoint enough to parse
+ * without it.
+ */
+export const errorDetails = z
+  .union([
+    z
+      .array(issue)
+      .describe(
+        'invalid_request, invalid_text, invalid_form_content, internal_target: each input issue',
+      ),
+    z
+      .object({ failure: sessionFailure.nullable() })
+      .meta({ id: 'SessionFailedDetails', description: 'session_failed: why the agent failed' }),
+    queueItemChangedDetails.describe('queue_item_changed: what the queued message reads now'),
+    signedInAsOtherDetails.describe('signed_in_as_other: both people'),
+    z
+      .object({
+        limit: z.int().describe('The most allowed'),
+        reason: z.literal('token_limit').optional().describe('Personal tokens each'),
+        scope: z.enum(['user', 'server']).optional().describe('Running agents each, or in all'),
+      })
+      .meta({ id: 'QuotaDetails', description: 'quota_exceeded: which limit was reached' }),
+    z
+      .object({
+        open: z.int().describe('Requests of this agent waiting now'),
+        limit: z.int().describe('The most an agent may hold open'),
+      })
+      .meta({
+        id: 'OpenRequestsDetails',
+        description: 'too_many_open_requests: how many are open, of how many allowed',
+      }),
+    z.object({ reason: z.string() }).meta({
+      id: 'RefusalDetails',
+      description: 'conflict (the session is busy or cannot take messages): why',
+    }),
+  ])
+  .meta({ id: 'ErrorDetails' });
+export type ErrorDetails = z.infer<typeof errorDetails>;
+
 /** The JSON body of every REST error. */
 export const errorBody = z
   .object({
     error: z.string(),
     code: z.enum(WIRE_CODES),
-    details: z.unknown().optional(),
+    details: errorDetails.optional(),
   })
   .meta({ id: 'Error' });
 export type ErrorBody = z.infer<typeof errorBody>;
@@ -270,6 +313,7 @@ export function errorBodyOf(failed: Pick<Failure, 'code' | 'message' | 'details'
   return {
     error: failed.message ?? entry.message,
     code: entry.wire,
-    ...(failed.details === undefined ? {} : { details: failed.details }),
+    // Only readonly-ness differs: a body is serialised, never changed.
+    ...(failed.details === undefined ? {} : { details: failed.details as ErrorDetails }),
   };
 }

@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/index.js';
-import { MAX_BODY_BYTES, ROUTES, type RouteSpec } from '../../src/wire/index.js';
+import { errorBody, MAX_BODY_BYTES, ROUTES, type RouteSpec } from '../../src/wire/index.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 
 interface Operation {
@@ -172,6 +172,24 @@ describe('the OpenAPI document', () => {
     expect(route?.replies[200]?.safeParse(await vars.json()).success).toBe(true);
     const self = ROUTES.find((candidate) => candidate.path === '/api/v1/openapi.json');
     expect(self?.replies[200]?.safeParse(document).success).toBe(true);
+  });
+
+  it('types an error’s details: input issues, or the object its code carries', () => {
+    const schemas = document.components.schemas as Record<string, Record<string, unknown>>;
+    const error = schemas.Error as { properties: Record<string, { $ref?: string }> };
+    expect(error.properties.details?.$ref).toBe('#/components/schemas/ErrorDetails');
+    const shapes = (schemas.ErrorDetails?.anyOf ?? schemas.ErrorDetails?.oneOf) as unknown[];
+    expect(JSON.stringify(shapes)).toContain('#/components/schemas/Issue');
+    for (const id of ['SessionFailedDetails', 'QueueItemChangedDetails', 'SignedInAsOther']) {
+      expect(JSON.stringify(shapes), id).toContain(`#/components/schemas/${id}`);
+    }
+    const body = (details: unknown) =>
+      errorBody.safeParse({ error: 'x', code: 'conflict', details }).success;
+    expect(body([{ path: 'text', message: 'must not be empty' }])).toBe(true);
+    expect(body({ current_text: 'deploy' })).toBe(true);
+    expect(body({ reason: 'token_limit', limit: 50 })).toBe(true);
+    expect(body(5)).toBe(false);
+    expect(body([{ field: 'text' }])).toBe(false);
   });
 
   it('says /mcp refuses in JSON-RPC errors, on each of its methods', () => {

@@ -134,7 +134,16 @@ export const createTaskBody = z
 export const messageBody = z
   .strictObject({
     text: messageText,
-    admission_key: z.string().min(1).max(MAX_ADMISSION_KEY_CHARS),
+    admission_key: z
+      .string()
+      .min(1)
+      .max(MAX_ADMISSION_KEY_CHARS)
+      .describe(
+        'Names this message so a retry is not a second one. A key the session already holds ' +
+          'answers as its first send did, with the text it holds: the text of the repeat is not ' +
+          'read (the web app resends after a lost reply and shows what went under the key). ' +
+          'Use a new key for a new message',
+      ),
   })
   .meta({ id: 'MessageBody' });
 

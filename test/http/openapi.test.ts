@@ -192,6 +192,16 @@ describe('the OpenAPI document', () => {
     expect(body([{ field: 'text' }])).toBe(false);
   });
 
+  it('says a reused admission_key answers with the text it already holds', () => {
+    const schemas = document.components.schemas as Record<
+      string,
+      { properties: Record<string, { description?: string }> }
+    >;
+    expect(schemas.MessageBody?.properties.admission_key?.description).toMatch(
+      /text it holds.*not read/,
+    );
+  });
+
   it('says /mcp refuses in JSON-RPC errors, on each of its methods', () => {
     const mcp = document.paths['/mcp'] ?? {};
     expect(Object.keys(mcp).sort()).toEqual(['delete', 'get', 'post']);

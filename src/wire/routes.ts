@@ -577,7 +577,8 @@ export const ROUTES: readonly RouteSpec[] = [
     method: 'get',
     path: '/api/v1/events',
     summary:
-      'WebSocket of session events (frames: the ClientFrame, ServerFrame and Event schemas). ' +
+      'WebSocket of session events (frames: the ClientFrame and ServerFrame schemas; ' +
+      'ServerFrame carries each event as EventOutput). ' +
       'Closes with 1008 when its credential ends, 4403 when its person is left in no workspace',
     access: 'principal',
     replies: { 101: null },

@@ -202,6 +202,14 @@ describe('the OpenAPI document', () => {
     );
   });
 
+  it('names in the events route the event schema its ServerFrame refers to', () => {
+    const summary = (document.paths['/api/v1/events']?.get as { summary?: string }).summary ?? '';
+    const frame = JSON.stringify(document.components.schemas.ServerFrame);
+    const named = [...frame.matchAll(/#\/components\/schemas\/(Event\w*)/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const id of new Set(named)) expect(summary).toMatch(new RegExp(`\\b${id}\\b`));
+  });
+
   it('says /mcp refuses in JSON-RPC errors, on each of its methods', () => {
     const mcp = document.paths['/mcp'] ?? {};
     expect(Object.keys(mcp).sort()).toEqual(['delete', 'get', 'post']);

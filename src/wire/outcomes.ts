@@ -289,6 +289,15 @@ export const errorDetails = z
         id: 'OpenRequestsDetails',
         description: 'too_many_open_requests: how many are open, of how many allowed',
       }),
+    z
+      .object({
+        live: z.int().describe('External sessions of this person live now'),
+        limit: z.int().describe('The most a person may have live'),
+      })
+      .meta({
+        id: 'ExternalSessionsDetails',
+        description: 'too_many_external_sessions: how many are live, of how many allowed',
+      }),
     z.object({ reason: z.string() }).meta({
       id: 'RefusalDetails',
       description: 'conflict (the session is busy or cannot take messages): why',

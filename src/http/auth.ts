@@ -34,6 +34,7 @@ import {
   ANSWER_LINK_USE_PATH,
   ANSWER_LINK_VIEW_PATH,
   SIGN_IN_PAGE_PATH,
+  signInSecretOf,
   SIGN_IN_REDEEM_PATH,
   signInBody,
 } from '../wire/index.js';
@@ -241,7 +242,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     c.header('Referrer-Policy', 'no-referrer');
     // Hono answers HEAD with the GET handler; a link checker's HEAD must not spend the link.
     if (c.req.method === 'HEAD') return c.body(null, 200);
-    const secret = c.req.query('token') ?? '';
+    const secret = signInSecretOf(c.req.query('token') ?? '');
     // 303 like a live link: the app renders the page, in the person's language.
     if (!(await signInLinkIsLive(deps.store, secret))) {
       return c.redirect(LINK_INVALID_LOCATION, 303);

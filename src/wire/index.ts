@@ -113,6 +113,7 @@ export {
   SIGN_IN_PAGE_PATH,
   SIGN_IN_REDEEM_PATH,
 } from './constants.js';
+export { signInSecretOf } from './sign-in-secret.js';
 export {
   CONSENT_OPTION_KIND_WORDS,
   consentChoiceText,

@@ -53,4 +53,12 @@ describe('the sign-in page’s outcome', () => {
     expect(secretOfFragment('')).toBe('');
     expect(secretOfFragment('#%E0%A4%A')).toBe('');
   });
+
+  it('drops what mail and prose add after a secret, since no secret holds it', () => {
+    for (const tail of ['.', ')', '>', '%3E', '%20', '%0A', ').%0D%0A', '.)']) {
+      expect(secretOfFragment(`#clr_abc-_${tail}`), tail).toBe('clr_abc-_');
+    }
+    expect(secretOfFragment('#clr_a.b')).toBe('clr_a.b');
+    expect(secretOfFragment('#...')).toBe('');
+  });
 });

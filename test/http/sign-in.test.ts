@@ -104,6 +104,15 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     await signIn();
   });
 
+  it('opens a link with what mail and prose add after it as the link itself', async () => {
+    for (const tail of ['.', ')', '>', '%3E', '%20', '%0A', ').%0D%0A']) {
+      const response = await app.request(`${link}${tail}`);
+      expect(response.status, tail).toBe(303);
+      expect(response.headers.get('location'), tail).toBe(`${SIGN_IN_PAGE_PATH}#${secret}`);
+    }
+    await signIn();
+  });
+
   it('does not spend the link on HEAD', async () => {
     const head = await app.request(link, { method: 'HEAD' });
     expect(head.status).toBe(200);

@@ -7,6 +7,7 @@
  */
 import type { SignedInAsOtherDetails, SignInReply } from '../../../src/wire/index.js';
 import { SIGN_IN_REDEEM_PATH } from '../../../src/wire/constants.js';
+import { signInSecretOf } from '../../../src/wire/sign-in-secret.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
 
 const browserFetch: FetchLike = (input, init) => fetch(input, init);
@@ -50,10 +51,10 @@ function bothNames(details: unknown): { current: string; other: string } | undef
   return typeof current === 'string' && typeof other === 'string' ? { current, other } : undefined;
 }
 
-/** `/sign-in#<secret>`'s secret; empty when the fragment holds none. */
+/** `/sign-in#<secret>`'s secret, less what mail or prose added after it; empty when it holds none. */
 export function secretOfFragment(hash: string): string {
   try {
-    return decodeURIComponent(hash.replace(/^#/, ''));
+    return signInSecretOf(decodeURIComponent(hash.replace(/^#/, '')));
   } catch {
     return '';
   }

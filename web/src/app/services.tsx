@@ -2,7 +2,8 @@
  * The app's long-lived services (account, read model, sync, API client, key
  * store, config), created once per page and handed to components through
  * context. Any 401 the API client hears means the sign-in ended: the account
- * goes signed out, whichever request found out first.
+ * goes signed out, whichever request found out first. The events socket
+ * closing for the same reason also asks whom the browser signs in as now.
  */
 import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
 import { Account, type AccountState } from '../model/account.js';
@@ -54,7 +55,15 @@ export function createServices(): Services {
     userInputs,
     api,
     credentialEnded: () => {
+      const was = account.getState();
       account.signedOut();
+      if (was.status !== 'signed_in') return;
+      // A switch in another tab ends this page's sign-in too: ask whom the cookie signs in now.
+      void api.me().then((result) => {
+        if (result.ok && result.value.user.id !== was.me.user.id) {
+          account.signedInElsewhereAs(result.value.user.name);
+        }
+      });
     },
     openSocket: () => {
       const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';

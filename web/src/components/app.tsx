@@ -91,13 +91,16 @@ export function App() {
           <p className="muted">{t('app.loading')}</p>
         ) : null}
         {route.name === 'signedOut' && auth !== 'checking' ? (
-          <SignInHelp linkInvalid={linkInvalid()} signedIn={auth === 'signed_in'} />
+          <SignInHelp
+            linkInvalid={linkInvalid()}
+            signedInAs={accountState.status === 'signed_in' ? accountState.me.user.name : undefined}
+          />
         ) : null}
         {accountState.status === 'signed_out' &&
         route.name !== 'signedOut' &&
         route.name !== 'answer' &&
         route.name !== 'signIn' ? (
-          <SignInHelp linkInvalid={false} signedIn={false} ended={accountState.ended} />
+          <SignInHelp linkInvalid={false} ended={accountState.ended} now={accountState.now} />
         ) : null}
         {auth === 'signed_in' && route.name === 'inbox' ? <Inbox /> : null}
         {auth === 'signed_in' && route.name === 'decisions' ? <DecisionLog /> : null}

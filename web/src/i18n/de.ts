@@ -661,6 +661,13 @@ export const de: Catalog = {
         'Deine Anmeldung auf dieser Seite ist beendet: Du hast dich hier oder in einem anderen Tab abgemeldet, oder die Administration hat sie beendet. Öffne einen neuen Anmeldelink, um weiterzumachen.',
       linkInvalidBody:
         'Ein Anmeldelink funktioniert einmal und nur für begrenzte Zeit. Dieser wurde schon benutzt, ist abgelaufen oder war nie gültig.',
+      switchedTitle: 'Dieser Browser ist jetzt als {{name}} angemeldet',
+      switchedBody:
+        'Die Anmeldung wurde in einem anderen Tab gewechselt. Diese Seite hat angehalten, damit nichts, was du hier schreibst, unbemerkt als {{name}} gesendet wird; lade neu, um als {{name}} weiterzumachen.',
+      reload: 'Neu laden',
+      alreadySignedInTitle: 'Du bist schon als {{name}} angemeldet',
+      alreadySignedInBody:
+        'Dieser Anmeldelink wurde schon benutzt, ist abgelaufen oder war nie gültig, aber du brauchst keinen: Dieser Browser ist angemeldet.',
       howTitle: 'So bekommst du einen neuen Link',
       fromDevice:
         'Öffne auf einem Gerät, auf dem du angemeldet bist, Einstellungen → „Auf dem Handy anmelden“ und scanne oder kopiere den neuen Link.',

@@ -638,6 +638,13 @@ export const en = {
         'Your sign-in on this page ended: you signed out here or in another tab, or an administrator ended it. Open a new sign-in link to continue.',
       linkInvalidBody:
         'A sign-in link works once, for a limited time. This one was already used, has expired, or was never valid.',
+      switchedTitle: 'This browser is now signed in as {{name}}',
+      switchedBody:
+        'The sign-in changed in another tab. This page stopped so that nothing you write here is sent as {{name}} unawares; reload to continue as {{name}}.',
+      reload: 'Reload',
+      alreadySignedInTitle: 'You are already signed in as {{name}}',
+      alreadySignedInBody:
+        'This sign-in link was already used, has expired, or was never valid, but you need none: this browser is signed in.',
       howTitle: 'How to get a new link',
       fromDevice:
         'On a device where you are signed in, open Settings → “Sign in on your phone” and scan or copy the new link.',

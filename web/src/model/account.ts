@@ -5,15 +5,21 @@
  * `signed_out`. Signing out is one way for the page: a sign-in ended in
  * another tab, by an administrator or by Sign out here (a 401 from the API,
  * the events socket closing with 1008) all end on the signed-out screen, and
- * only a sign-in link, which loads the page again, signs it back in.
+ * only a sign-in link, which loads the page again, signs it back in. When
+ * the browser's cookie now signs in someone else (a switch in another tab),
+ * the page stays signed out and says who (`now`): it never carries on as that
+ * person, since a half-written answer would be sent as theirs.
  */
 import type { Me } from './api.js';
 
 export type AccountState =
   | { status: 'checking' }
   | { status: 'signed_in'; me: Me }
-  /** `ended`: the page was signed in and its sign-in ended, here or elsewhere. */
-  | { status: 'signed_out'; ended: boolean };
+  /**
+   * `ended`: the page was signed in and its sign-in ended, here or elsewhere;
+   * `now`: the person the browser is signed in as since, if another.
+   */
+  | { status: 'signed_out'; ended: boolean; now?: string };
 
 export class Account {
   private state: AccountState = { status: 'checking' };
@@ -36,6 +42,11 @@ export class Account {
   signedOut(): void {
     if (this.state.status === 'signed_out') return;
     this.set({ status: 'signed_out', ended: this.state.status === 'signed_in' });
+  }
+
+  /** Only once signed out: the browser's cookie signs in another person, so a reload would. */
+  signedInElsewhereAs(name: string): void {
+    if (this.state.status === 'signed_out') this.set({ ...this.state, now: name });
   }
 
   private set(state: AccountState): void {

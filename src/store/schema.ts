@@ -307,6 +307,9 @@ const COLUMNS: readonly SchemaStep[] = [
   column('open_user_inputs', 'decided_turn_id', 'TEXT'),
   // Where a channel sends, so one person cannot hold the same channel twice (below).
   column('notification_channels', 'target', 'TEXT'),
+  // An "Always allow" names the command the person saw (tnew item 3); older rows have none.
+  column('consent_rules', 'tool', 'TEXT'),
+  column('consent_rules', 'command', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -243,15 +243,25 @@ export interface NotificationOutboxTable {
 }
 
 /**
- * A person's standing "Always allow" for one agent profile's tool: a consent
- * the agent asks in a workspace the person belongs to is allowed without
- * asking. One row per (person, profile, tool); revoking deletes it.
+ * A person's standing "Always allow" for one agent profile's tool call as
+ * they saw it (its kind or tool, and its whole command): a consent the agent
+ * asks in a workspace the person belongs to is allowed without asking. One
+ * row per (person, profile, tool, command); revoking deletes it.
  */
 export interface ConsentRulesTable {
   id: string;
   user_id: string;
   agent_profile: string;
+  /**
+   * What a consent is matched on: a digest of `tool` and `command` (bounded, so a long command
+   * fits the unique index). A row kept before rules named their command holds the bare tool
+   * here and NULL in `command`: it answers nothing.
+   */
   tool_key: string;
+  /** The tool call's kind, else its whole title, as the card names the tool. */
+  tool: string | null;
+  /** The tool call's whole title the person was shown (a shell call's command). */
+  command: string | null;
   /** Where the person chose "Always allow" (`DecisionSurface`). */
   surface: string;
   created_at: Timestamp;

@@ -1,6 +1,7 @@
 /**
  * "Always allow" rules (issue 15): the registry's `consentRules` port over the
- * store, and the REST reads and revokes. A person lists and revokes their own
+ * store, and the REST reads and revokes. A rule covers one tool call as its
+ * person saw it: the tool (kind) and the whole command. A person lists and revokes their own
  * rules; an admin sees and revokes everyone's. Someone else's rule is
  * `not_found` to anyone else, the same as one that does not exist. A rule
  * answers only in its own person's tasks (`consentRuleFor`), so the rules a
@@ -32,7 +33,8 @@ function ruleView(record: ConsentRuleRecord): ConsentRuleView {
   return {
     id: record.id,
     agent_profile: record.agent_profile,
-    tool_key: record.tool_key,
+    tool_key: record.tool,
+    command: record.command,
     set_by: { user_id: record.user_id, name: record.user_name },
     surface: surfaceOf(record.surface),
     created_at: record.created_at,
@@ -48,8 +50,14 @@ export function consentRulesPort(store: RepoContext): NonNullable<UserInputPorts
         ? { user_id: rule.user_id, name: rule.user_name, surface: surfaceOf(rule.surface) }
         : null;
     },
-    keep: ({ profile, toolKey, setBy }) =>
-      keepConsentRule(store, { userId: setBy.user_id, profile, toolKey, surface: setBy.surface }),
+    keep: ({ profile, toolKey, command, setBy }) =>
+      keepConsentRule(store, {
+        userId: setBy.user_id,
+        profile,
+        toolKey,
+        command,
+        surface: setBy.surface,
+      }),
   };
 }
 

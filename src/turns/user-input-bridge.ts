@@ -475,7 +475,10 @@ type AgentOption = RequestPermissionRequest['options'][number];
  */
 function consentOf(
   request: RequestPermissionRequest,
-): Pick<ConsentRequestInput, 'toolKey' | 'title' | 'toolCallId' | 'details' | 'options'> {
+): Pick<
+  ConsentRequestInput,
+  'toolKey' | 'command' | 'title' | 'toolCallId' | 'details' | 'options'
+> {
   const toolCall = request.toolCall;
   const said = storableText(toolCall.title ?? '');
   const whole = isBlankText(said) ? UNTITLED : said;
@@ -483,8 +486,10 @@ function consentOf(
   const details = permissionDetails(toolCall);
   const kind = toolCall.kind ?? '';
   return {
-    // The whole title, never the cut one: an "always" must not cover another command that starts alike.
     toolKey: isBlankText(kind) ? whole : storableText(kind),
+    // The whole title, never the cut one: an "always" must not cover another command that starts
+    // alike, nor (keyed on the kind alone) every other command of its kind.
+    command: whole,
     title,
     toolCallId: toolCall.toolCallId,
     details: title === whole ? details : withWholeTitle(details, whole),

@@ -88,13 +88,19 @@ export interface ConsentRuleQuery {
   taskId: string;
   profile: string;
   toolKey: string;
+  command: string;
 }
 
 export interface ConsentRulesPort {
   /** The person whose standing rule answers this consent, or null: ask a person. */
   find(query: ConsentRuleQuery): Promise<Responder | null>;
   /** Keeps a person's "always" for the profile's tool; a throw is logged, the answer stands. */
-  keep(rule: { profile: string; toolKey: string; setBy: Responder }): Promise<void>;
+  keep(rule: {
+    profile: string;
+    toolKey: string;
+    command: string;
+    setBy: Responder;
+  }): Promise<void>;
 }
 
 export interface UserInputDeadlines {

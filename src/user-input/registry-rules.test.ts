@@ -85,7 +85,13 @@ describe('consent with a consentRules port', () => {
     const consent = ctx.open();
     await flush();
     expect(ctx.rules.lookups).toEqual([
-      { sessionId: 'session-1', taskId: 'task-1', profile: 'demo', toolKey: 'execute' },
+      {
+        sessionId: 'session-1',
+        taskId: 'task-1',
+        profile: 'demo',
+        toolKey: 'execute',
+        command: 'Run npm test',
+      },
     ]);
     expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
   });

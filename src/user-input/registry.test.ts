@@ -118,13 +118,14 @@ describe('consent', () => {
     });
   });
 
-  it('"always" allows the next request for the same profile and tool, not another tool', async () => {
+  it('"always" allows the next request for the same profile, tool and command, no other', async () => {
     const ctx = setup();
     const first = open(ctx.registry, consentInput());
     await ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
     const again = open(ctx.registry, consentInput());
     const otherTool = open(ctx.registry, consentInput({ toolKey: 'edit' }));
     const otherProfile = open(ctx.registry, consentInput({ profile: 'codex' }));
+    const otherCommand = open(ctx.registry, consentInput({ command: 'Run rm -rf /' }));
     await flush();
     expect(again.outcome()).toEqual({
       kind: 'selected',
@@ -137,7 +138,12 @@ describe('consent', () => {
     ]);
     expect(otherTool.outcome()).toBeUndefined();
     expect(otherProfile.outcome()).toBeUndefined();
-    expect(ctx.registry.snapshot().map((view) => view.id)).toEqual([otherTool.id, otherProfile.id]);
+    expect(otherCommand.outcome()).toBeUndefined();
+    expect(ctx.registry.snapshot().map((view) => view.id)).toEqual([
+      otherTool.id,
+      otherProfile.id,
+      otherCommand.id,
+    ]);
   });
 
   it('a newer consent for the same tool call supersedes the older one', async () => {

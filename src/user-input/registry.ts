@@ -133,6 +133,7 @@ function buildRequest(
       deadlineAtMs: nowMs + deadlines.consentMs,
       profile: input.profile,
       toolKey: input.toolKey,
+      command: input.command,
       title: input.title,
       toolCallId: input.toolCallId ?? null,
       options: input.options.map((option) => ({ ...option })),
@@ -201,7 +202,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const keeping = new Set<Promise<void>>();
   let closed = false;
 
-  const alwaysKey = (profile: string, toolKey: string) => JSON.stringify([profile, toolKey]);
+  const alwaysKey = (rule: { profile: string; toolKey: string; command: string }) =>
+    JSON.stringify([rule.profile, rule.toolKey, rule.command]);
 
   function stateOf(id: string): UserInputState {
     return live.get(id) ?? tombstones.get(id) ?? ABSENT;
@@ -349,14 +351,14 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
 
   function rememberAlways(
     id: string,
-    { profile, toolKey, setBy }: Extract<UserInputCommand, { type: 'rememberAlways' }>,
+    { profile, toolKey, command, setBy }: Extract<UserInputCommand, { type: 'rememberAlways' }>,
   ): void {
     const rules = ports.consentRules;
     if (!rules) {
-      alwaysAllowed.set(alwaysKey(profile, toolKey), setBy);
+      alwaysAllowed.set(alwaysKey({ profile, toolKey, command }), setBy);
       return;
     }
-    const work = rules.keep({ profile, toolKey, setBy }).catch((error: unknown) => {
+    const work = rules.keep({ profile, toolKey, command, setBy }).catch((error: unknown) => {
       // The agent already has its answer; only the next consent will ask again.
       logger.error({ request_id: id, err: error }, 'user_input.consent_rule_not_kept');
     });
@@ -379,6 +381,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         taskId: request.taskId,
         profile: request.profile,
         toolKey: request.toolKey,
+        command: request.command,
       }),
     );
     return new Promise((resolve) => {
@@ -666,7 +669,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       if (request.kind !== 'consent') {
         openKept(null);
       } else if (!rules) {
-        openKept(alwaysAllowed.get(alwaysKey(request.profile, request.toolKey)) ?? null);
+        openKept(alwaysAllowed.get(alwaysKey(request)) ?? null);
       } else {
         // The request exists once its rule is known; a close meanwhile refuses it like a sweep.
         void standingRule(rules, request)

@@ -8,6 +8,7 @@ const consent = (overrides: Partial<ConsentRequestInput> = {}): ConsentRequestIn
   taskId: 'task-1',
   profile: 'demo',
   toolKey: 'execute',
+  command: 'Run npm test',
   title: 'Run npm test',
   options: [
     { option_id: 'allow', label: 'Allow', kind: 'allow_once' },

@@ -34,9 +34,12 @@ interface RequestInputBase {
 
 export interface ConsentRequestInput extends RequestInputBase {
   kind: 'consent';
-  /** The agent profile; with `toolKey` it is what "allow always" remembers. */
+  /** The agent profile; with `toolKey` and `command` it is what "allow always" remembers. */
   profile: string;
+  /** The tool call's kind, else its whole title: what the card names as the tool. */
   toolKey: string;
+  /** The tool call's whole title (a shell call's command), uncut: what the person was shown. */
+  command: string;
   title: string;
   toolCallId?: string | null;
   options: readonly ConsentOption[];
@@ -97,7 +100,12 @@ function problemsOfConsent(input: ConsentRequestInput): string[] {
   const problems: string[] = [];
   if (!nonEmpty(input.profile)) problems.push('profile is required');
   if (!nonEmpty(input.toolKey)) problems.push('toolKey is required');
-  problems.push(...unstorable('title', input.title), ...unstorable('toolKey', input.toolKey));
+  if (!nonEmpty(input.command)) problems.push('command is required');
+  problems.push(
+    ...unstorable('title', input.title),
+    ...unstorable('toolKey', input.toolKey),
+    ...unstorable('command', input.command),
+  );
   if (input.options.length === 0) problems.push('at least one option is required');
   if (input.options.length > MAX_CONSENT_OPTIONS) {
     problems.push(`${input.options.length} options, more than ${MAX_CONSENT_OPTIONS}`);

@@ -27,6 +27,7 @@ const consent: ConsentRequest = {
   deadlineAtMs: T0 + CONSENT_DEADLINE_MS,
   profile: 'demo',
   toolKey: 'execute:rm',
+  command: 'Run rm -rf build',
   title: 'Run rm -rf build',
   toolCallId: 'call-1',
   details: [],
@@ -469,6 +470,7 @@ describe('transition: commands of the rules', () => {
       type: 'rememberAlways',
       profile: 'demo',
       toolKey: 'execute:rm',
+      command: 'Run rm -rf build',
       setBy: ADA,
     });
     expect(types(apply(STATES.awaitingConsent, EVENTS.pickedAllowOnce).commands)).not.toContain(

@@ -312,6 +312,7 @@ function answerConsent(
       type: 'rememberAlways',
       profile: request.profile,
       toolKey: request.toolKey,
+      command: request.command,
       setBy: respondedBy,
     });
   }

@@ -65,11 +65,16 @@ interface RequestBase {
   deadlineAtMs: number;
 }
 
-/** An agent asks to run a tool. `profile` + `toolKey` identify what "always" remembers. */
+/**
+ * An agent asks to run a tool. `profile` + `toolKey` + `command` identify what
+ * "always" remembers: what the person saw, so a rule never covers a command they were not shown.
+ */
 export interface ConsentRequest extends RequestBase {
   kind: 'consent';
   profile: string;
   toolKey: string;
+  /** The tool call's whole title; `title` may be cut to the limit. */
+  command: string;
   title: string;
   /** The agent's tool-call identity; a newer consent for the same call supersedes an older one. */
   toolCallId: string | null;
@@ -260,7 +265,7 @@ export type UserInputEventType = UserInputEvent['type'];
 export type UserInputCommand =
   | { type: 'startDeadline'; afterMs: number }
   | { type: 'cancelDeadline' }
-  | { type: 'rememberAlways'; profile: string; toolKey: string; setBy: Responder }
+  | { type: 'rememberAlways'; profile: string; toolKey: string; command: string; setBy: Responder }
   | { type: 'publishChanged'; revision: number }
   | { type: 'answerAgent'; outcome: AgentOutcome }
   | { type: 'dispatchFollowUp'; sessionId: string; text: string; attempt: number }

@@ -1,7 +1,8 @@
 /**
  * "Always allow" rules (`/api/v1/consent-rules`): a person's standing answer
- * to consent requests for one agent profile's tool, listed with who set it,
- * where and when, and revoked by ID.
+ * to consent requests for one agent profile's tool call as they saw it (the
+ * tool and the whole command), listed with who set it, where and when, and
+ * revoked by ID.
  */
 import { z } from 'zod';
 import { timestamp } from './common.js';
@@ -13,6 +14,11 @@ export const consentRuleView = z
     agent_profile: z.string(),
     /** What the agent named the tool (its kind, else its title). */
     tool_key: z.string(),
+    /**
+     * The whole command (the tool call's title) the rule allows, and only it. Null for a rule
+     * kept before rules named their command: it answers no request, and can be revoked.
+     */
+    command: z.string().nullable(),
     set_by: z.object({ user_id: z.string(), name: z.string() }),
     /** Where "Always allow" was chosen. */
     surface: z.enum(DECISION_SURFACES),

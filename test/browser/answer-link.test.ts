@@ -190,6 +190,7 @@ describe('answer links in the browser', () => {
       taskId: created.task.id,
       profile: 'demo',
       toolKey: 'liar-tool',
+      command: 'Run the liar tool',
       title: 'Run the liar tool',
       options: [
         { option_id: 'once', label: 'Allow once', kind: 'allow_once' },

@@ -166,6 +166,7 @@ describe('registry requests across replicas on postgres', () => {
       taskId: seeded.task.id,
       profile: 'demo',
       toolKey: 'execute',
+      command: 'Run npm test',
       title: 'Run npm test',
       options: [
         { option_id: 'allow', label: 'Allow', kind: 'allow_once' },

@@ -287,6 +287,7 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
       taskId,
       profile: 'external',
       toolKey: 'shell',
+      command: 'Run npm test',
       title: 'Run npm test',
       options: [
         { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
@@ -368,6 +369,7 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
       taskId,
       profile: 'external',
       toolKey: 'liar-tool',
+      command: 'Run the liar tool',
       title: 'Run the liar tool',
       options: [
         { option_id: 'once', label: 'Allow once', kind: 'allow_once' },

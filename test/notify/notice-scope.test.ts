@@ -154,6 +154,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
       taskId: consentTask.task_id,
       profile: 'demo',
       toolKey: 'shell',
+      command: SECRET_CONSENT,
       title: SECRET_CONSENT,
       options: [
         { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },

@@ -71,6 +71,7 @@ async function requestConsent(server: RunningServer, taskTitle: string, title: s
     taskId: session.task_id,
     profile: 'demo',
     toolKey: 'shell',
+    command: title,
     title,
     options: [
       { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },

@@ -38,6 +38,7 @@ export const consentInput = (
   taskId: 'task-1',
   profile: 'demo',
   toolKey: 'execute',
+  command: 'Run npm test',
   title: 'Run npm test',
   toolCallId: null,
   options: [

@@ -80,6 +80,7 @@ describe.each(DRIVERS)('a decided request’s copy on %s', (driver: Driver) => {
             kind,
             profile,
             toolKey: 'execute',
+            command: 'Run npm publish',
             title: 'Run npm publish',
             toolCallId: null,
             options: [{ option_id: 'allow', label: 'Allow', kind: 'allow_once' }],

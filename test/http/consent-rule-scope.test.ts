@@ -1,0 +1,141 @@
+/**
+ * What one "Always allow" covers: the command the person was shown, no more
+ * (tnew report item 3). A real ACP agent asks as Claude Code's adapter does,
+ * kind `execute` with the command as the title, on SQLite and PostgreSQL.
+ * Another command of the same kind, or one that merely starts alike, asks a
+ * person; the same command again is answered by the rule. A rule kept under
+ * a bare kind before rules named their command answers nothing.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadAgentProfiles } from '../../src/agents/profiles.js';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import type { UserInputView } from '../../src/user-input/index.js';
+import type { ConsentRuleView } from '../../src/wire/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
+import { writeShellPermissionAgent } from './shell-permission-agent.js';
+
+const TOKEN = 'consent-rule-scope-admin-token-0123';
+
+describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
+  let dir: string;
+  let agentPath: string;
+  let database: TestDatabase;
+  let server: RunningServer;
+  let api: ApiCall;
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'clarion-rule-scope-'));
+    agentPath = writeShellPermissionAgent(dir);
+  });
+
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  afterEach(async () => {
+    await server.close();
+    await database.dispose();
+  });
+
+  async function serve(): Promise<void> {
+    database = await freshDatabase(driver, { migrated: true });
+    const agentProfiles = loadAgentProfiles({
+      CLARION_AGENT_PROFILES: JSON.stringify({
+        shell: { command: process.execPath, args: [agentPath] },
+      }),
+    });
+    server = await startServer(serverConfig(database, TOKEN, { agentProfiles }), silentLogger);
+    api = bearerApi(server.url, TOKEN);
+  }
+
+  async function run(command: string): Promise<string> {
+    const created = await api<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: command,
+      agent_profile: 'shell',
+      prompt: command,
+    });
+    expect(created.status).toBe(201);
+    return created.json.session.id;
+  }
+
+  async function agentText(sessionId: string): Promise<string> {
+    const page = await api<{ messages: { author: string; type: string; content: string }[] }>(
+      'GET',
+      `/api/v1/sessions/${sessionId}/messages?limit=500`,
+    );
+    return page.json.messages
+      .filter((message) => message.author === 'agent' && message.type === 'message')
+      .map((message) => message.content)
+      .join('\n');
+  }
+
+  /** The consent the session's agent is waiting on. */
+  async function consentOf(sessionId: string): Promise<UserInputView> {
+    let found: UserInputView | undefined;
+    await eventually(async () => {
+      const list = await api<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
+      found = list.json.requests.find((request) => request.session_id === sessionId);
+      return found !== undefined;
+    }, 15_000);
+    if (!found) throw new Error('no consent request');
+    return found;
+  }
+
+  async function awaitsAPerson(command: string): Promise<void> {
+    const sessionId = await run(command);
+    const request = await consentOf(sessionId);
+    expect(request).toMatchObject({ kind: 'consent', status: 'awaiting', title: command });
+    expect(await agentText(sessionId)).not.toContain('RESULT');
+  }
+
+  const rulesOf = async () =>
+    (await api<{ rules: ConsentRuleView[] }>('GET', '/api/v1/consent-rules')).json.rules;
+
+  it('allows again only the command the person saw; another of the same kind asks', async () => {
+    await serve();
+    const first = await run('echo dupes');
+    const request = await consentOf(first);
+    const chosen = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    expect(chosen.status).toBe(200);
+    await eventually(async () => (await agentText(first)).includes('allow-always'), 15_000);
+    await awaitsAPerson('echo 1');
+    // The rule is for the whole command: one that starts alike is another command.
+    await awaitsAPerson('echo dupes && rm -rf ./build');
+
+    // No person answers this one: only the rule can.
+    const again = await run('echo dupes');
+    await eventually(async () => (await agentText(again)).includes('allow-always'), 15_000);
+    expect(await rulesOf()).toMatchObject([
+      { agent_profile: 'shell', tool_key: 'execute', command: 'echo dupes' },
+    ]);
+  });
+
+  it('a rule kept under a bare kind answers nothing, and is listed without a command', async () => {
+    await serve();
+    const me = await api<{ user: { id: string } }>('GET', '/api/v1/me');
+    await server.store.db
+      .insertInto('consent_rules')
+      .values({
+        id: 'legacy-rule',
+        user_id: me.json.user.id,
+        agent_profile: 'shell',
+        tool_key: 'execute',
+        surface: 'web',
+        created_at: '2026-12-01T00:00:00.000Z',
+        updated_at: '2026-12-01T00:00:00.000Z',
+      })
+      .execute();
+    expect(await rulesOf()).toMatchObject([
+      { id: 'legacy-rule', tool_key: 'execute', command: null },
+    ]);
+    await awaitsAPerson('echo 1');
+  });
+});

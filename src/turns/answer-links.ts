@@ -243,6 +243,7 @@ async function describe(
     state: decided ? 'answered' : open ? 'open' : 'expired',
     task_title: task?.title ?? '',
     title: item?.title ?? '',
+    agent_profile: session?.agent_profile ?? '',
     choice: choice.label,
     choice_kind: choice.kind ?? kindNow(item, choice.answer) ?? null,
     expires_at: link.expires_at,

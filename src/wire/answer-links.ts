@@ -25,6 +25,8 @@ export const answerLinkView = z
     task_title: z.string(),
     /** The question or request as the agent put it. */
     title: z.string(),
+    /** The agent profile that asked: with `title`, what a consent's "Always allow" covers. */
+    agent_profile: z.string(),
     /** What this link chooses, e.g. an option's label, "Allow once" or "Done". */
     choice: z.string(),
     /**

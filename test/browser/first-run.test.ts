@@ -187,6 +187,8 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     const rule = page.getByTestId('consent-rule');
     await rule.waitFor(WAIT);
     await expect(rule.textContent()).resolves.toContain('demo');
+    // The rule names the command it allows, not only the tool's kind.
+    await expect(rule.textContent()).resolves.toContain('delete: Delete the build cache');
     await expect(rule.textContent()).resolves.toContain('Set by admin');
     await shoot(page, 'settings-consent-rules-desktop');
     await rule.getByTestId('consent-rule-revoke').click();

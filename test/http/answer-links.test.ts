@@ -169,6 +169,7 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
         state: 'open',
         task_title: 'my-claude',
         title: 'Which parser should we use?',
+        agent_profile: 'external',
         choice: 'Generated',
         // A question's option has no kind: its label is what it chooses.
         choice_kind: null,

@@ -146,8 +146,12 @@ function useChoiceWords(): (choice: string, kind: ConsentOptionKind | null) => s
   return (choice, kind) => (kind === null ? choice : t(`userInput.optionKind.${kind}`));
 }
 
-/** A consent option's own label, as the agent's words, and what an "always" sets. */
-function AgentLabel(props: { choice: string; kind: ConsentOptionKind | null; ruleNote: boolean }) {
+/** A consent option's own label, as the agent's words, and what an "always" sets: this command only. */
+function AgentLabel(props: {
+  choice: string;
+  kind: ConsentOptionKind | null;
+  rule?: { command: string; profile: string };
+}) {
   const { t } = useTranslation();
   if (props.kind === null) return null;
   return (
@@ -155,8 +159,8 @@ function AgentLabel(props: { choice: string; kind: ConsentOptionKind | null; rul
       <p className="muted" data-testid="answer-agent-label">
         {t('answerLink.agentLabel')} <UserText text={props.choice} />
       </p>
-      {props.ruleNote && props.kind === 'allow_always' ? (
-        <p data-testid="answer-sets-rule">{t('answerLink.setsRule')}</p>
+      {props.rule && props.kind === 'allow_always' ? (
+        <p data-testid="answer-sets-rule">{t('answerLink.setsRule', props.rule)}</p>
       ) : null}
     </>
   );
@@ -190,7 +194,11 @@ function LinkDetails(props: {
               {link.choice_kind === null ? <UserText text={link.choice} /> : words}
             </strong>
           </p>
-          <AgentLabel choice={link.choice} kind={link.choice_kind} ruleNote />
+          <AgentLabel
+            choice={link.choice}
+            kind={link.choice_kind}
+            rule={{ command: link.title, profile: link.agent_profile }}
+          />
           <button
             type="button"
             className="button button-primary answer-button"
@@ -249,9 +257,7 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
       <p data-testid="answer-result" data-state={link.state} role="status">
         {text}
       </p>
-      {decided ? (
-        <AgentLabel choice={decided.choice} kind={decided.choice_kind} ruleNote={false} />
-      ) : null}
+      {decided ? <AgentLabel choice={decided.choice} kind={decided.choice_kind} /> : null}
     </>
   );
 }

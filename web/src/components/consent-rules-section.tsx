@@ -57,7 +57,16 @@ export function ConsentRulesSection() {
               data-rule-id={rule.id}
             >
               <span className="token-name">
-                {t('consentRules.rule', { tool: rule.tool_key, profile: rule.agent_profile })}
+                {rule.command === null
+                  ? t('consentRules.ruleWithoutCommand', {
+                      tool: rule.tool_key,
+                      profile: rule.agent_profile,
+                    })
+                  : t('consentRules.rule', {
+                      tool: rule.tool_key,
+                      command: rule.command,
+                      profile: rule.agent_profile,
+                    })}
               </span>
               <span className="muted">
                 {t('consentRules.setBy', { name: rule.set_by.name })} ·{' '}

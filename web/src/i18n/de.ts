@@ -435,7 +435,7 @@ export const de: Catalog = {
     alreadyDecided: 'Bereits entschieden: „{{choice}}“.',
     agentLabel: 'So nennt es der Agent:',
     setsRule:
-      'Das legt eine Regel „Immer erlauben“ an: Dieses Werkzeug läuft ab jetzt ohne Nachfrage. Du kannst sie in den Einstellungen widerrufen.',
+      'Das legt eine Regel „Immer erlauben“ für das Agentenprofil „{{profile}}“ an: Genau dieser Befehl läuft dort ab jetzt ohne Nachfrage: {{command}}. Jeder andere Befehl fragt weiter. Du kannst sie in den Einstellungen widerrufen.',
     expired: 'Dieser Link ist abgelaufen: Der Agent wartet nicht mehr auf diese Antwort.',
     invalidTitle: 'Dieser Link ist ungültig',
     invalid:
@@ -758,9 +758,11 @@ export const de: Catalog = {
   consentRules: {
     title: 'Immer erlauben',
     explain:
-      'Werkzeuge, für die du „Immer erlauben“ gewählt hast, laufen in deinen eigenen Aufgaben ohne Rückfrage (in Aufgaben anderer wird weiter gefragt). Widerrufe eine Regel, und der Agent fragt wieder.',
+      'Befehle, für die du „Immer erlauben“ gewählt hast, laufen in deinen eigenen Aufgaben ohne Rückfrage, genau so, wie du sie gesehen hast; jeder andere Befehl und Aufgaben anderer fragen weiter. Widerrufe eine Regel, und der Agent fragt wieder.',
     empty: 'Keine Regeln: Jede Berechtigungsanfrage fragt nach.',
-    rule: '{{tool}} · {{profile}}',
+    rule: '{{tool}}: {{command}} · {{profile}}',
+    ruleWithoutCommand:
+      '{{tool}} · {{profile}}: angelegt, bevor Regeln ihren Befehl nannten; sie erlaubt jetzt nichts. Widerrufe sie.',
     setBy: 'Festgelegt von {{name}}',
     revoke: 'Widerrufen',
     revokeLabel: '„Immer erlauben“ für {{tool}} ({{profile}}) widerrufen',

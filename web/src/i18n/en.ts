@@ -428,7 +428,7 @@ export const en = {
     alreadyDecided: 'Already decided: “{{choice}}”.',
     agentLabel: 'The agent’s label for it:',
     setsRule:
-      'This sets an “Always allow” rule: from now on this tool runs without asking you. You can revoke it in Settings.',
+      'This sets an “Always allow” rule for the agent profile “{{profile}}”: from now on exactly this command runs there without asking you: {{command}}. Any other command still asks. You can revoke it in Settings.',
     expired: 'This link has expired: the agent is no longer waiting for this answer.',
     invalidTitle: 'This link is not valid',
     invalid:
@@ -734,9 +734,11 @@ export const en = {
   consentRules: {
     title: 'Always allow',
     explain:
-      'Tools you chose “Always allow” for run without asking in the tasks you started; other people’s tasks still ask. Revoke a rule and the agent asks again.',
+      'Commands you chose “Always allow” for run without asking in the tasks you started, exactly as you saw them; any other command, and other people’s tasks, still ask. Revoke a rule and the agent asks again.',
     empty: 'No rules: every permission request asks.',
-    rule: '{{tool}} · {{profile}}',
+    rule: '{{tool}}: {{command}} · {{profile}}',
+    ruleWithoutCommand:
+      '{{tool}} · {{profile}}: set before rules named their command; it allows nothing now. Revoke it.',
     setBy: 'Set by {{name}}',
     revoke: 'Revoke',
     revokeLabel: 'Revoke “Always allow” for {{tool}} ({{profile}})',

@@ -178,16 +178,22 @@ export async function startServer(
   let stopping = false;
   let turnsRef: TurnsDeps | undefined;
   let clarificationRef: ClarificationService | undefined;
+  // A request over its agent's bound is refused with a transcript note, once the turns are wired.
+  const refusals = {
+    sessions: () => turnsRef?.sessions,
+    logger: logger.child({ component: 'acp' }),
+  };
   const host =
     options.host ??
     createAcpHost({
       logger: logger.child({ component: 'acp-host' }),
-      onPermissionRequest: consentHandler({ store }, () => registry),
+      onPermissionRequest: consentHandler({ store }, () => registry, refusals),
       ...elicitationHandlers({
         store,
         clarification: () => clarificationRef,
         registry: () => registry,
-        requestForm: formRequester({ store }, () => registry),
+        requestForm: formRequester({ store }, () => registry, refusals),
+        refusals,
         logger: logger.child({ component: 'elicitation' }),
       }),
       ...config.agentTimings,

@@ -9,6 +9,8 @@
  * `cancel` whenever its wait ended without a person's answer (turn cancelled,
  * turn or session over, a person's cancel, the live wait's bound); an answer
  * that comes after that is a late answer and resumes the agent in a new turn.
+ * A form or link over its agent's open-request bound is answered with an
+ * error saying so (`refused-requests.ts`).
  */
 import type { CreateElicitationResponse } from '@agentclientprotocol/sdk';
 import {
@@ -29,6 +31,7 @@ import {
   MAX_USER_INPUT_TITLE_CHARS,
 } from '../wire/index.js';
 import type { RequestForm } from './form-requests.js';
+import { refusedOverBound, type RefusalDeps } from './refused-requests.js';
 
 /** How many of a declined form's problems its log line names (a form may have a thousand choices). */
 const LOGGED_FORM_PROBLEMS = 10;
@@ -39,6 +42,8 @@ export interface ElicitationBridgeDeps {
   registry: () => UserInputRegistry | undefined;
   /** The `form` user-input kind (`form-requests.ts`). */
   requestForm: RequestForm;
+  /** Where a link over its agent's open-request bound is logged and noted. */
+  refusals: RefusalDeps;
   logger: Logger;
 }
 
@@ -123,16 +128,27 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
     const session = await getSession(deps.store, sessionId);
     if (!registry || !session) return CANCEL;
     const message = elicitation.message.trim();
+    const actionTitle =
+      (message.split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || 'Open a link';
     const created = registry.request({
       kind: 'action',
       sessionId,
       taskId: session.task_id,
-      title: (message.split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || 'Open a link',
+      title: actionTitle,
       instructions: message.slice(0, MAX_ACTION_INSTRUCTIONS_CHARS),
       url: elicitation.url,
       followUp: false,
       signal,
     });
+    if (!created.ok && created.code === 'too_many_open_requests') {
+      throw await refusedOverBound(deps.refusals, {
+        sessionId,
+        turnId: undefined,
+        kind: 'action',
+        title: actionTitle,
+        failure: created,
+      });
+    }
     if (!created.ok) {
       logger.warn(
         { sessionId, code: created.code, problems: created.message },

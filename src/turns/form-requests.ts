@@ -4,14 +4,22 @@
  * registry, and its settlement back as the elicitation's answer. The ACP
  * host calls the function `formRequester` returns; it never sees the registry.
  *
- * Invariants: resolves exactly once, and always: a person's content or
+ * Invariants: settles exactly once, and always: a person's content or
  * decline, otherwise `cancel` (deadline, turn end, session gone, the agent's
- * call aborted, a schema the registry refuses, or no registry yet). The
- * content handed back has passed `validateFormContent` against the schema.
+ * call aborted, a schema the registry refuses, or no registry yet); it
+ * rejects with `AgentRequestRefused` only for a form over its agent's
+ * open-request bound (`refused-requests.ts`). The content handed back has
+ * passed `validateFormContent` against the schema.
  */
 import { getSession } from '../store/index.js';
-import type { FormContent, FormSchema, UserInputRegistry } from '../user-input/index.js';
+import {
+  formTitle,
+  type FormContent,
+  type FormSchema,
+  type UserInputRegistry,
+} from '../user-input/index.js';
 import type { AgentLaunchDeps } from './context.js';
+import { refusedOverBound, UNNOTED_REFUSALS, type RefusalDeps } from './refused-requests.js';
 
 export interface AgentFormInput {
   sessionId: string;
@@ -32,6 +40,7 @@ export type RequestForm = (input: AgentFormInput) => Promise<AgentFormResult>;
 export function formRequester(
   launch: Pick<AgentLaunchDeps, 'store'>,
   registry: () => UserInputRegistry | undefined,
+  refusals: RefusalDeps = UNNOTED_REFUSALS,
 ): RequestForm {
   return async (input) => {
     const cancel: AgentFormResult = { action: 'cancel' };
@@ -47,6 +56,15 @@ export function formRequester(
       schema: input.schema,
       signal: input.signal,
     });
+    if (!created.ok && created.code === 'too_many_open_requests') {
+      throw await refusedOverBound(refusals, {
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        kind: 'form',
+        title: formTitle(input),
+        failure: created,
+      });
+    }
     if (!created.ok) return cancel;
     const outcome = await created.outcome;
     switch (outcome.kind) {

@@ -67,6 +67,7 @@ import {
 import { admitMachineMessage } from './admission.js';
 import { decisionRecordOf, recordDecision, supersedeRefusedDecision } from './decision-record.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
+import { refusedOverBound, UNNOTED_REFUSALS, type RefusalDeps } from './refused-requests.js';
 
 const EVENT_TYPES = {
   awaiting: 'user_input.requested',
@@ -429,30 +430,43 @@ export class ConsentNotAsked extends Error {
 /**
  * Turns `session/request_permission` into a consent request and its outcome
  * back into ACP: a person's choice is `selected`; a timeout or sweep is
- * `cancelled`, which agents read as "not allowed", distinct from a chosen reject.
+ * `cancelled`, which agents read as "not allowed", distinct from a chosen
+ * reject. A request over its agent's open-request bound is answered with an
+ * error saying so (`refused-requests.ts`).
  */
 export function consentHandler(
   launch: Pick<AgentLaunchDeps, 'store'>,
   registry: () => UserInputRegistry | undefined,
+  refusals: RefusalDeps = UNNOTED_REFUSALS,
 ): PermissionHandler {
   return async (sessionId, request: RequestPermissionRequest, context) => {
     const cancelled: RequestPermissionResponse = { outcome: { outcome: 'cancelled' } };
     const live = registry();
     const session = await getSession(launch.store, sessionId);
     if (!live || !session) return cancelled;
+    const asked = consentOf(request);
     const created = live.request({
       kind: 'consent',
       sessionId,
       taskId: session.task_id,
       profile: session.agent_profile,
-      ...consentOf(request),
+      ...asked,
       signal: context.signal,
     });
     if (!created.ok && created.code === 'invalid_request') {
       throw new ConsentNotAsked(created.message ?? 'invalid request');
     }
-    // The registry is closing with the server (the agent is being stopped too), or the agent
-    // holds as many open requests as it may: either way no person is asked, so it is not allowed.
+    if (!created.ok && created.code === 'too_many_open_requests') {
+      throw await refusedOverBound(refusals, {
+        sessionId,
+        turnId: context.turnId,
+        kind: 'consent',
+        title: asked.title,
+        failure: created,
+      });
+    }
+    // The registry is closing with the server (the agent is being stopped too): no person is
+    // asked, so it is not allowed.
     if (!created.ok) return cancelled;
     const outcome = await created.outcome;
     return outcome.kind === 'selected'

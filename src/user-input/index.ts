@@ -13,6 +13,7 @@ export type {
   UserInputRegistry,
 } from './ports.js';
 export {
+  formTitle,
   isSafeUrl,
   requestInputProblems,
   type ActionRequestInput,

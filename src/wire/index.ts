@@ -392,7 +392,11 @@ export {
 } from './health.js';
 export { ROUTES, type HttpMethod, type RouteSpec } from './routes.js';
 export {
+  ACP_REFUSAL_ERROR_CODE,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
+  USER_INPUT_REFUSED_TYPE,
+  userInputRefusedNoteOf,
+  type UserInputRefusedNote,
   USER_INPUT_LOSSES,
   USER_INPUT_NOTE_KINDS,
   userInputNoteOf,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { userInputNoteOf } from './user-input-notes.js';
+import { userInputNoteOf, userInputRefusedNoteOf } from './user-input-notes.js';
 
 describe('userInputNoteOf', () => {
   const note = { request_id: 'req-1', kind: 'consent', title: 'npm publish', loss: 'restart' };
@@ -28,5 +28,22 @@ describe('userInputNoteOf', () => {
     ['no request', { ...note, request_id: undefined }],
   ])('leaves the server’s words to a note with %s', (_, metadata) => {
     expect(userInputNoteOf(metadata)).toBeUndefined();
+  });
+});
+
+describe('userInputRefusedNoteOf', () => {
+  const note = { kind: 'form', title: 'Pick a plan', code: 'too_many_open_requests', limit: 20 };
+
+  it('reads a refusal note whose every field this build knows', () => {
+    expect(userInputRefusedNoteOf(note)).toEqual(note);
+  });
+
+  it.each([
+    ['a code it does not know', { ...note, code: 'too_late' }],
+    ['a kind it does not know', { ...note, kind: 'question' }],
+    ['no limit', { ...note, limit: undefined }],
+    ['no title', { ...note, title: null }],
+  ])('leaves the server’s words to a note with %s', (_, metadata) => {
+    expect(userInputRefusedNoteOf(metadata)).toBeUndefined();
   });
 });

@@ -12,6 +12,8 @@
  * - `user_input_decision_unconfirmed`: a person's decision on it was
  *   recorded, but the agent's turn never finished after it, so nothing says
  *   the agent received it. Never a claim that it did or did not.
+ * - `user_input_refused`: the request was never shown, because its agent
+ *   already held as many open as it may; the agent heard so as an error.
  */
 import { USER_INPUT_ENDED_TYPE } from './constants.js';
 
@@ -39,6 +41,30 @@ export interface UserInputNote {
   loss: UserInputLoss;
 }
 
+/**
+ * The note that an agent's consent, action or form request was never shown
+ * to anyone (author `system`): its agent already held as many open as it may
+ * (`too_many_open_requests`), and the agent was told so.
+ */
+export const USER_INPUT_REFUSED_TYPE = 'user_input_refused';
+
+/** The refusal note's `metadata`. */
+export interface UserInputRefusedNote {
+  kind: UserInputNoteKind;
+  /** The request's title as the agent gave it. */
+  title: string;
+  code: 'too_many_open_requests';
+  /** How many requests an agent may hold open at once. */
+  limit: number;
+}
+
+/**
+ * The JSON-RPC error code an ACP agent's request is refused with, in the
+ * server-error range ACP leaves to implementations; the error's `data.code`
+ * names the outcome (`too_many_open_requests`).
+ */
+export const ACP_REFUSAL_ERROR_CODE = -32050;
+
 function isOneOf<T extends string>(values: readonly T[], value: unknown): value is T {
   return typeof value === 'string' && (values as readonly string[]).includes(value);
 }
@@ -55,4 +81,14 @@ export function userInputNoteOf(
   if (typeof requestId !== 'string' || typeof title !== 'string') return undefined;
   if (!isOneOf(USER_INPUT_NOTE_KINDS, kind) || !isOneOf(USER_INPUT_LOSSES, loss)) return undefined;
   return { request_id: requestId, kind, title, loss };
+}
+
+/** The refusal note's metadata when this build can word it; undefined otherwise. */
+export function userInputRefusedNoteOf(
+  metadata: Readonly<Record<string, unknown>>,
+): UserInputRefusedNote | undefined {
+  const { kind, title, code, limit } = metadata;
+  if (typeof title !== 'string' || typeof limit !== 'number') return undefined;
+  if (!isOneOf(USER_INPUT_NOTE_KINDS, kind) || code !== 'too_many_open_requests') return undefined;
+  return { kind, title, code, limit };
 }

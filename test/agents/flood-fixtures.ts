@@ -46,11 +46,18 @@ function form(client, sessionId) {
 
 const GO = new URL('./form-go', import.meta.url);
 
-async function formWhenTold(client, sessionId) {
+function link(client, sessionId) {
+  return client.request(methods.client.elicitation.create, {
+    mode: 'url', sessionId, elicitationId: 'link-' + randomUUID(),
+    message: 'Sign in to the tracker', url: 'https://tracker.example/login',
+  });
+}
+
+async function lastWhenTold(client, sessionId, ask) {
   for (let waited = 0; !existsSync(GO) && waited < 60_000; waited += 50) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return form(client, sessionId);
+  return ask(client, sessionId);
 }
 
 function reported(client, sessionId, n, asked) {
@@ -78,7 +85,12 @@ const app = agent({ name: 'flood-fixture' })
       for (let n = 1; n <= Number(flood[1]); n += 1) {
         calls.push(reported(client, sessionId, n, permission(client, sessionId, n)));
       }
-      if (text.includes('+form')) calls.push(reported(client, sessionId, 'form', formWhenTold(client, sessionId)));
+      if (text.includes('+form')) {
+        calls.push(reported(client, sessionId, 'form', lastWhenTold(client, sessionId, form)));
+      }
+      if (text.includes('+link')) {
+        calls.push(reported(client, sessionId, 'link', lastWhenTold(client, sessionId, link)));
+      }
       await Promise.all(calls);
     }
     return { stopReason: 'end_turn' };

@@ -15,6 +15,7 @@ import {
   unconfirmedNoteText,
   type RegistryLoss,
 } from '../../src/turns/ended-user-inputs.js';
+import { refusedNoteText } from '../../src/turns/refused-requests.js';
 import {
   FRESH_START_METADATA,
   FRESH_START_TEXT,
@@ -24,6 +25,8 @@ import {
   turnInterruptedMetadata,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_ENDED_TYPE,
+  USER_INPUT_REFUSED_TYPE,
+  type UserInputRefusedNote,
   type UserInputView,
 } from '../../src/wire/index.js';
 import { api, signedInPage, type CreatedTask, type World } from './support/harness.js';
@@ -128,6 +131,47 @@ describe('the notes of a request its server lost', () => {
     );
     expect(english.texts[1]).toContain('the agent may not have received it');
     await english.page.context().close();
+  }, 120_000);
+
+  it('say that a request over its agent’s bound was never shown, in the reader’s language', async () => {
+    const { world } = suite;
+    const { sessionId, note } = await idleSessionWithNotes(world, 'Refused requests');
+    const refused: UserInputRefusedNote = {
+      kind: 'consent',
+      title: 'npm publish',
+      code: 'too_many_open_requests',
+      limit: 20,
+    };
+    // As the ACP bridge writes it (refused-requests), then one from a newer server.
+    await note(USER_INPUT_REFUSED_TYPE, refusedNoteText(refused), { ...refused });
+    await note(USER_INPUT_REFUSED_TYPE, 'The agent’s form "Plan" was not shown: the moon set.', {
+      ...refused,
+      code: 'moonset',
+    });
+
+    const read = async (locale: string) => {
+      const page = await signedInPage(world, suite.browser, undefined, { locale });
+      await page.goto(`${world.origin}/sessions/${sessionId}`);
+      const notes = page.getByTestId('user-input-note');
+      await notes.nth(1).waitFor(WAIT);
+      const texts = await notes.allTextContents();
+      const worded = await Promise.all(
+        texts.map((_, index) => notes.nth(index).getAttribute('data-worded')),
+      );
+      await page.context().close();
+      return { texts, worded };
+    };
+
+    const german = await read('de-DE');
+    expect(german.worded).toEqual(['translated', 'server']);
+    expect(german.texts[0]).toContain(
+      'Nicht angezeigt – Berechtigungsanfrage des Agenten „npm publish“: Der Agent wartet bereits auf 20 offene Anfragen',
+    );
+    expect(german.texts[1]).toContain('the moon set');
+    const english = await read('en-US');
+    expect(english.texts[0]).toContain(
+      'The agent’s permission request “npm publish” was not shown: the agent already waits on 20 open requests',
+    );
   }, 120_000);
 
   it('say that a stop ended the turn in the reader’s language, or in the server’s words', async () => {

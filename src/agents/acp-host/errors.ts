@@ -45,3 +45,20 @@ export function errorText(error: unknown): string {
     return `unserializable ${typeof error}`;
   }
 }
+
+/**
+ * A request handler's refusal the agent must hear as one, never as an answer
+ * it would misread (ACP's `cancelled` says the turn was cancelled): the host
+ * answers the agent's request with a JSON-RPC error carrying `message` and,
+ * in its data, `code` (an outcome's wire code) and `data`.
+ */
+export class AgentRequestRefused extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly data: Readonly<Record<string, unknown>> = {},
+  ) {
+    super(message);
+    this.name = 'AgentRequestRefused';
+  }
+}

@@ -53,6 +53,7 @@ import {
   type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
 import { silentLogger, type Logger } from '../../observability/index.js';
+import { ACP_REFUSAL_ERROR_CODE } from '../../wire/index.js';
 import { systemTimers, type Timers } from '../../support/index.js';
 import type {
   AgentFailure,
@@ -64,7 +65,7 @@ import type {
   StopReason,
 } from '../runtime.js';
 import { spawnAgent, type AgentExit, type AgentProcess } from './agent-process.js';
-import { AgentHostError, errorText } from './errors.js';
+import { AgentHostError, AgentRequestRefused, errorText } from './errors.js';
 import { acpErrorText, agentFailure, exitText } from './failures.js';
 import { RuntimeListeners } from './listeners.js';
 import { clarionMcpServers, type StdioBridge } from './mcp-servers.js';
@@ -74,7 +75,9 @@ import { mapStopReason } from './stop-reasons.js';
 
 /**
  * Answers an agent's `session/request_permission`. `signal` aborts when the
- * turn is cancelled; ACP then expects the `cancelled` outcome.
+ * turn is cancelled; ACP then expects the `cancelled` outcome. A handler
+ * that throws `AgentRequestRefused` has the agent answered with its error;
+ * any other throw is logged and answered `cancelled`.
  */
 export type PermissionHandler = (
   sessionId: string,
@@ -88,6 +91,7 @@ export type PermissionHandler = (
  * closes; ACP then expects `cancel`. `withdrawn` aborts on the first two
  * only: a closed connection ends the turn too (its exit, or the host once
  * the pipes drained), and that end says why, the agent's exit among others.
+ * A thrown `AgentRequestRefused` is the agent's answer, as an error.
  */
 export type ElicitationHandler = (
   sessionId: string,
@@ -106,6 +110,14 @@ export type ElicitationCompleteHandler = (
  * hold open, and Node's default of 10 for everything else that waits on it.
  */
 const TURN_SIGNAL_LISTENERS = OPEN_USER_INPUTS_PER_AGENT + 10;
+
+/** A handler's refusal as the JSON-RPC error the SDK answers the agent's request with. */
+function refusalToAgent(refused: AgentRequestRefused): RequestError {
+  return new RequestError(ACP_REFUSAL_ERROR_CODE, refused.message, {
+    ...refused.data,
+    code: refused.code,
+  });
+}
 
 /** Until permission requests reach a person, every one is answered `cancelled`. */
 export const cancelEveryPermission: PermissionHandler = () =>
@@ -327,6 +339,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         signal,
       });
     } catch (error) {
+      if (error instanceof AgentRequestRefused) throw refusalToAgent(error);
       logger.warn(
         { sessionId: hosted.launch.sessionId, err: errorText(error) },
         'permission handler failed',
@@ -352,6 +365,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         withdrawn,
       });
     } catch (error) {
+      if (error instanceof AgentRequestRefused) throw refusalToAgent(error);
       logger.warn(
         { sessionId: hosted.launch.sessionId, err: errorText(error) },
         'elicitation handler failed',

@@ -9,7 +9,7 @@ export {
   type ElicitationHandler,
   type PermissionHandler,
 } from './host.js';
-export { AgentHostError, type AgentHostErrorCode } from './errors.js';
+export { AgentHostError, AgentRequestRefused, type AgentHostErrorCode } from './errors.js';
 export { permissionDetails } from './permission-details.js';
 export { CLARION_MCP_SERVER_NAME, type StdioBridge } from './mcp-servers.js';
 export {

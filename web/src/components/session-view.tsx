@@ -49,6 +49,7 @@ import {
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_DECISION_UNKEPT_TYPE,
   USER_INPUT_ENDED_TYPE,
+  USER_INPUT_REFUSED_TYPE,
   toolCallStateOf,
   turnInterruptedNoteOf,
   turnNoteOf,
@@ -333,7 +334,8 @@ function TranscriptRow({
   if (note) return <DeliveryUnconfirmedNoteRow message={message} note={note} />;
   if (
     message.type === USER_INPUT_ENDED_TYPE ||
-    message.type === USER_INPUT_DECISION_UNCONFIRMED_TYPE
+    message.type === USER_INPUT_DECISION_UNCONFIRMED_TYPE ||
+    message.type === USER_INPUT_REFUSED_TYPE
   ) {
     return <UserInputNoteRow message={message} />;
   }

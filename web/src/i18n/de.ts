@@ -546,6 +546,8 @@ export const de: Catalog = {
     ended: 'Unbeantwortet beendet – {{what}} des Agenten „{{title}}“: {{cause}}.',
     unconfirmed:
       'Die Entscheidung ({{what}} des Agenten „{{title}}“) wurde gespeichert, aber {{cause}}, bevor der Agent seinen Zug beendet hat. Der Agent hat sie vielleicht nicht erhalten.',
+    refused:
+      'Nicht angezeigt – {{what}} des Agenten „{{title}}“: Der Agent wartet bereits auf {{limit}} offene Anfragen, so viele wie erlaubt. Beantworte eine, dann kann er wieder fragen.',
     kind: {
       consent: 'Berechtigungsanfrage',
       action: 'Anfrage',

@@ -535,6 +535,8 @@ export const en = {
     ended: 'The agent’s {{what}} “{{title}}” ended unanswered: {{cause}}.',
     unconfirmed:
       'The decision on the agent’s {{what}} “{{title}}” was recorded, but {{cause}} before the agent finished its turn, so the agent may not have received it.',
+    refused:
+      'The agent’s {{what}} “{{title}}” was not shown: the agent already waits on {{limit}} open requests, as many as it may. Answer one and it can ask again.',
     kind: {
       consent: 'permission request',
       action: 'request',

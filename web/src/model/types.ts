@@ -66,7 +66,9 @@ export {
 export {
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_ENDED_TYPE,
+  USER_INPUT_REFUSED_TYPE,
   userInputNoteOf,
+  userInputRefusedNoteOf,
   type UserInputNote,
 } from '../../../src/wire/user-input-notes.js';
 export { turnInterruptedNoteOf } from '../../../src/wire/interrupted-turn.js';

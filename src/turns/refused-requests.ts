@@ -1,0 +1,113 @@
+/**
+ * An agent's ACP request (permission, form, link) that no person was asked,
+ * because its agent already holds as many open as it may. The agent hears
+ * why as an error (`AgentRequestRefused`), not the `cancelled` it would read
+ * as a cancelled turn; the log names the session; and the session's
+ * transcript says the request was never shown, so the person learns the
+ * agent waits on the ones already open.
+ */
+import { AgentRequestRefused } from '../agents/acp-host/index.js';
+import type { SessionWriter } from '../events/index.js';
+import { silentLogger, type Logger } from '../observability/index.js';
+import { appendMessage, currentTurn, getSession } from '../store/index.js';
+import {
+  OUTCOMES,
+  type Failure,
+  type Issue,
+  USER_INPUT_REFUSED_TYPE,
+  type UserInputNoteKind,
+  type UserInputRefusedNote,
+} from '../wire/index.js';
+
+export interface RefusalDeps {
+  /** Unset until the turns services are wired: the refusal is then only logged. */
+  sessions: () => SessionWriter | undefined;
+  logger: Logger;
+}
+
+/** For callers that never look at a refusal's log or note: the agent is told all the same. */
+export const UNNOTED_REFUSALS: RefusalDeps = { sessions: () => undefined, logger: silentLogger };
+
+export interface RefusedRequest {
+  sessionId: string;
+  /** The turn the request arrived in, when the host knows it; the session's latest otherwise. */
+  turnId: string | undefined;
+  kind: UserInputNoteKind;
+  title: string;
+  /** The registry's `too_many_open_requests`: its message and `{ open, limit }`. */
+  failure: Failure;
+}
+
+const NOUNS: Record<UserInputNoteKind, string> = {
+  consent: 'permission request',
+  action: 'request',
+  form: 'form',
+};
+
+export function refusedNoteText(note: UserInputRefusedNote): string {
+  return (
+    `The agent's ${NOUNS[note.kind]} "${note.title}" was not shown: the agent already waits on ` +
+    `${note.limit} open requests, as many as it may. Answer one and it can ask again.`
+  );
+}
+
+/**
+ * Logs and notes `refused`, and returns the error the ACP host answers the
+ * agent with. A note that cannot be written is logged: the agent hears why
+ * all the same.
+ */
+export async function refusedOverBound(
+  deps: RefusalDeps,
+  refused: RefusedRequest,
+): Promise<AgentRequestRefused> {
+  const { sessionId, failure } = refused;
+  const message = failure.message ?? OUTCOMES[failure.code].message;
+  const details = detailsOf(failure);
+  deps.logger.warn(
+    { sessionId, kind: refused.kind, code: failure.code, ...details },
+    'an agent request was refused over its open-request bound',
+  );
+  try {
+    await noteRefusal(deps, refused, typeof details.limit === 'number' ? details.limit : 0);
+  } catch (error) {
+    deps.logger.warn({ sessionId, err: error }, 'the refusal could not be noted in the transcript');
+  }
+  return new AgentRequestRefused(OUTCOMES[failure.code].wire, message, details);
+}
+
+function isIssueList(details: NonNullable<Failure['details']>): details is readonly Issue[] {
+  return Array.isArray(details);
+}
+
+function detailsOf(failure: Failure): Readonly<Record<string, unknown>> {
+  const { details } = failure;
+  return details === undefined || isIssueList(details) ? {} : details;
+}
+
+async function noteRefusal(deps: RefusalDeps, refused: RefusedRequest, limit: number) {
+  const sessions = deps.sessions();
+  if (!sessions) return;
+  await sessions.write(refused.sessionId, async (write) => {
+    const { tx } = write;
+    const session = await getSession(tx, refused.sessionId);
+    const turnId = refused.turnId ?? (await currentTurn(tx, refused.sessionId))?.id;
+    if (!session || turnId === undefined) return;
+    const metadata: UserInputRefusedNote = {
+      kind: refused.kind,
+      title: refused.title,
+      code: 'too_many_open_requests',
+      limit,
+    };
+    write.added(
+      await appendMessage(tx, {
+        sessionId: refused.sessionId,
+        taskId: session.task_id,
+        turnId,
+        authorType: 'system',
+        type: USER_INPUT_REFUSED_TYPE,
+        content: refusedNoteText(metadata),
+        metadata: { ...metadata },
+      }),
+    );
+  });
+}

@@ -9,7 +9,8 @@
  * `/give-up` (asks, then ends its turn after 1.5 s without the answer),
  * `/url` (a URL elicitation), `/url-complete` (the same, completed by the
  * agent after 1.5 s), `/form` (a generic form), `/blank-choice-form` (a
- * form with a choice whose title shows nothing), `/caps` (the capabilities it
+ * form with a choice whose title shows nothing), `/enum-names-form` (choices
+ * named by the older `enumNames`; `/enum-names-form blank` names one blank), `/caps` (the capabilities it
  * was given). Every prompt is echoed as `PROMPT <text>`, every reply as
  * `REPLY <json>`.
  */
@@ -85,6 +86,21 @@ const app = agent({ name: 'elicitation-fixture' })
       reply = await elicit(client, {
         mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
         message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
+      });
+    } else if (text.includes('/enum-names-form')) {
+      const blank = text.includes('blank');
+      reply = await elicit(client, {
+        mode: 'form', sessionId, message: 'Your plan',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            plan: {
+              type: 'string', title: 'Plan', enum: ['p_free_1', 'p_team_2'],
+              enumNames: ['Free plan', blank ? '\u2800' : 'Team plan'],
+            },
+          },
+          required: ['plan'],
+        },
       });
     } else if (text.includes('/blank-choice-form')) {
       reply = await elicit(client, {

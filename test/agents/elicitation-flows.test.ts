@@ -248,6 +248,28 @@ describe('ACP elicitation through Clarion', () => {
     );
   }, 90_000);
 
+  it('shows a form’s choices by the names its enumNames give, and declines one named blank', async () => {
+    await serve();
+    const named = await startTask('/enum-names-form');
+    const request = await userInputOf(named, 'form');
+    const shown = (await api('GET', '/api/v1/user-inputs')).json.requests as {
+      id: string;
+      schema: { properties: Record<string, { enumNames?: string[] }> };
+    }[];
+    expect(
+      shown.find((candidate) => candidate.id === request.id)?.schema.properties.plan?.enumNames,
+    ).toEqual(['Free plan', 'Team plan']);
+    await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'accept',
+      content: { plan: 'p_team_2' },
+    });
+    expect(await replyOf(named)).toEqual({ action: 'accept', content: { plan: 'p_team_2' } });
+
+    const blank = await startTask('/enum-names-form blank');
+    expect(await replyOf(blank)).toEqual({ action: 'decline' });
+    expect(server?.output().stdout).toContain('properties.plan.enumNames.1');
+  }, 90_000);
+
   it('takes a late answer after the agent gave up, and resumes it in a new turn', async () => {
     await serve();
     const sessionId = await startTask('/give-up');

@@ -82,6 +82,39 @@ export function classifyElicitation(request: CreateElicitationRequest): Elicitat
   return flatForm(request.message, schema, properties);
 }
 
+/**
+ * The `enumNames` of each field of a raw `elicitation/create` form, by field:
+ * the older way to name an enum's choices, which the SDK's parse drops (its
+ * schema has no such key). Read from the message as the agent sent it, so
+ * the person sees "Free plan" rather than `p_free_1`; kept as given, for the
+ * form schema to refuse a blank or missing name as it refuses any other.
+ */
+export function rawEnumNames(params: unknown): Record<string, unknown> | undefined {
+  const properties = record(record(record(params)?.requestedSchema)?.properties);
+  if (!properties) return undefined;
+  const names: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(properties)) {
+    const given = record(field)?.enumNames;
+    if (given !== undefined) names[key] = given;
+  }
+  return Object.keys(names).length > 0 ? names : undefined;
+}
+
+/** `request` with each field's `enumNames` back as the agent sent it (`rawEnumNames`). */
+export function withEnumNames(
+  request: CreateElicitationRequest,
+  names: Record<string, unknown> | undefined,
+): CreateElicitationRequest {
+  const schema = (request as { requestedSchema?: ElicitationSchema }).requestedSchema;
+  if (!names || !schema) return request;
+  const properties: Record<string, unknown> = { ...schema.properties };
+  for (const [key, enumNames] of Object.entries(names)) {
+    const field = record(properties[key]);
+    if (field) properties[key] = { ...field, enumNames };
+  }
+  return { ...request, requestedSchema: { ...schema, properties } };
+}
+
 /** The question convention, or undefined when the form is not (wholly) in it. */
 function questionFields(
   message: string,

@@ -70,6 +70,7 @@ import { acpErrorText, agentFailure, exitText } from './failures.js';
 import { RuntimeListeners } from './listeners.js';
 import { clarionMcpServers, type StdioBridge } from './mcp-servers.js';
 import { OutputCoalescer } from './output-coalescer.js';
+import { rawEnumNames, withEnumNames } from './elicitation.js';
 import { describeUpdate } from './session-updates.js';
 import { mapStopReason } from './stop-reasons.js';
 
@@ -192,6 +193,8 @@ interface HostedSession {
   stoppedToEndTurn: boolean;
   /** Why Clarion stopped a running agent that cannot work (no credentials). */
   failure: AgentFailure | undefined;
+  /** The `enumNames` the SDK's parse drops, by the ID of the form request that gave them. */
+  readonly enumNames: Map<string | number | null, Record<string, unknown>>;
 }
 
 export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
@@ -216,12 +219,17 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   };
 
   function onIncoming(hosted: HostedSession, message: AnyMessage): void {
+    if ('method' in message && 'id' in message) {
+      if (message.method !== methods.client.elicitation.create) return;
+      const names = rawEnumNames(message.params);
+      if (names) hosted.enumNames.set(message.id, names);
+      return;
+    }
     // Updates are read here, in arrival order, rather than in an SDK
     // notification handler: the SDK dispatches notifications through an async
     // handler chain but settles responses at once, so an update sent just
     // before the prompt's response could otherwise land after the turn ended.
-    if (!('method' in message) || 'id' in message) return;
-    if (message.method !== methods.client.session.update) return;
+    if (!('method' in message) || message.method !== methods.client.session.update) return;
     const sessionId = hosted.launch.sessionId;
     const described = describeUpdate(message.params);
     if (!described.ok) {
@@ -441,6 +449,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       stopRequested: false,
       stoppedToEndTurn: false,
       failure: undefined,
+      enumNames: new Map(),
       output: new OutputCoalescer({
         timers,
         flushIntervalMs,
@@ -490,9 +499,11 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       .onRequest(methods.client.session.requestPermission, (context) =>
         handlePermission(hosted, context.params),
       )
-      .onRequest(methods.client.elicitation.create, (context) =>
-        handleElicitation(hosted, context.params, context.signal),
-      )
+      .onRequest(methods.client.elicitation.create, (context) => {
+        const names = hosted.enumNames.get(context.requestId);
+        hosted.enumNames.delete(context.requestId);
+        return handleElicitation(hosted, withEnumNames(context.params, names), context.signal);
+      })
       .onNotification(methods.client.elicitation.complete, (context) => {
         options.onElicitationComplete?.(hosted.launch.sessionId, context.params);
       })

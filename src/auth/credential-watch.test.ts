@@ -4,6 +4,7 @@
  * is read again after it, since that read may have begun before the
  * revocation.
  */
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from './tokens.js';
 import { silentLogger } from '../observability/index.js';
@@ -72,5 +73,29 @@ describe('CredentialWatch', () => {
     watch.recheck();
     expect(await lease.live()).toBe(true);
     expect(lease.revoked.aborted).toBe(false);
+  });
+
+  /**
+   * A browser's events socket reconnects (a phone waking, a network flap)
+   * while another tab keeps the same cookie watched: each closed socket's
+   * listener must go with its lease, not pile up on the token's signal.
+   */
+  it("keeps no released lease's listeners on a lease still held", async () => {
+    const issued = await agentToken();
+    const held = watch.watch(issued.secret);
+    const released = Array.from({ length: 15 }, () => {
+      const lease = watch.watch(issued.secret);
+      lease.revoked.addEventListener('abort', () => undefined, { once: true });
+      lease.release();
+      return lease;
+    });
+    expect(getEventListeners(held.revoked, 'abort')).toHaveLength(0);
+
+    await deleteTokenById(store, issued.record.id);
+    watch.recheck();
+    await expect.poll(() => held.revoked.aborted).toBe(true);
+    // A lease taken after the revocation was found reads as revoked at once.
+    expect(watch.watch(issued.secret).revoked.aborted).toBe(true);
+    expect(released.some((lease) => lease.revoked.aborted)).toBe(false);
   });
 });

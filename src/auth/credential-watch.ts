@@ -30,8 +30,18 @@ export interface CredentialLease {
 interface Watched {
   readonly hash: string;
   readonly channel: CredentialChannel;
-  readonly revoked: AbortController;
-  leases: number;
+  revoked: boolean;
+  /**
+   * Each lease's own signal, aborted when the token is found revoked. One
+   * signal shared by every lease of a token would keep each released lease's
+   * listeners (a socket long closed) for as long as any other lease held it.
+   */
+  readonly leases: Set<AbortController>;
+}
+
+function revoke(watched: Watched): void {
+  watched.revoked = true;
+  for (const lease of watched.leases) lease.abort();
 }
 
 const CHANNELS: readonly CredentialChannel[] = ['bearer', 'cookie'];
@@ -58,26 +68,25 @@ export class CredentialWatch {
     const key = `${channel} ${hash}`;
     let entry = this.watched.get(key);
     if (!entry) {
-      entry = { hash, channel, revoked: new AbortController(), leases: 0 };
+      entry = { hash, channel, revoked: false, leases: new Set() };
       this.watched.set(key, entry);
     }
     const watched = entry;
-    watched.leases += 1;
+    const own = new AbortController();
+    if (watched.revoked) own.abort();
+    watched.leases.add(own);
     this.poll ??= this.deps.timers.every(this.deps.intervalMs, () => void this.readAll());
-    let released = false;
     return {
-      revoked: watched.revoked.signal,
+      revoked: own.signal,
       live: async () => {
-        if (watched.revoked.signal.aborted) return false;
+        if (watched.revoked) return false;
         const live = (await liveTokensAmong(this.deps.store, [hash], channel)).has(hash);
-        if (!live) watched.revoked.abort();
+        if (!live) revoke(watched);
         return live;
       },
       release: () => {
-        if (released) return;
-        released = true;
-        watched.leases -= 1;
-        if (watched.leases > 0) return;
+        if (!watched.leases.delete(own)) return;
+        if (watched.leases.size > 0) return;
         if (this.watched.get(key) === watched) this.watched.delete(key);
         if (this.watched.size === 0) this.stopPolling();
       },
@@ -132,7 +141,7 @@ export class CredentialWatch {
           watched.map((entry) => entry.hash),
           channel,
         );
-        for (const entry of watched) if (!live.has(entry.hash)) entry.revoked.abort();
+        for (const entry of watched) if (!live.has(entry.hash)) revoke(entry);
       }
     } catch (error) {
       this.deps.logger.warn({ err: error }, 'mcp credential watch: tokens could not be read');

@@ -323,6 +323,9 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_api_tokens_user', 'api_tokens (user_id)'),
   index('idx_workspace_members_user', 'workspace_members (user_id)'),
   index('idx_tasks_workspace', 'tasks (workspace_id, created_at, id)'),
+  // A person's tasks: what an external agent's every ask counts its bounds over, and what a
+  // person's deletion sets to NULL (PostgreSQL does not index a foreign key by itself).
+  index('idx_tasks_created_by', 'tasks (created_by)'),
   index('idx_open_user_inputs_session', 'open_user_inputs (session_id)'),
   index('idx_sessions_task', 'task_sessions (task_id, created_at, id)'),
   index(

@@ -128,15 +128,18 @@ export async function listSessions(ctx: RepoContext, taskId: string): Promise<Se
  * before the person is deleted, which leaves their tasks without a creator.
  */
 export async function liveSessionsCreatedBy(ctx: RepoContext, userId: string): Promise<string[]> {
-  const rows = await ctx.db
+  const rows = await liveSessionsOfTasksBy(ctx, userId).execute();
+  return rows.map((row) => row.id);
+}
+
+function liveSessionsOfTasksBy(ctx: RepoContext, userId: string) {
+  return ctx.db
     .selectFrom('task_sessions as s')
     .innerJoin('tasks as t', 't.id', 's.task_id')
     .select('s.id')
     .where('t.created_by', '=', userId)
     .where('s.state', 'not in', TERMINAL_SESSION_STATES)
-    .orderBy('s.id')
-    .execute();
-  return rows.map((row) => row.id);
+    .orderBy('s.id');
 }
 
 /**
@@ -156,14 +159,8 @@ export function lockExternalAgents(ctx: RepoContext, userId: string): Promise<vo
  * is its own to choose and so tells nothing apart.
  */
 export async function liveExternalSessionsOf(ctx: RepoContext, userId: string): Promise<string[]> {
-  const rows = await ctx.db
-    .selectFrom('task_sessions as s')
-    .innerJoin('tasks as t', 't.id', 's.task_id')
-    .select('s.id')
-    .where('t.created_by', '=', userId)
+  const rows = await liveSessionsOfTasksBy(ctx, userId)
     .where('s.agent_profile', '=', EXTERNAL_AGENT_PROFILE)
-    .where('s.state', 'not in', TERMINAL_SESSION_STATES)
-    .orderBy('s.id')
     .execute();
   return rows.map((row) => row.id);
 }

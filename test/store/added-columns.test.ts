@@ -38,7 +38,7 @@ describe.each(DRIVERS)('added columns on %s', (driver) => {
     const onAdded = (ddl: string) =>
       added.some(
         ({ table, column }) =>
-          ddl.startsWith('CREATE INDEX') &&
+          /^CREATE (UNIQUE )?INDEX\b/.test(ddl) &&
           ddl.includes(` ON ${table} `) &&
           new RegExp(`\\b${column}\\b`).test(ddl),
       );

@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { idempotentOnNewConnection, openStore, type Store } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { startTcpProxy } from '../support/tcp-proxy.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 
 describe('the store on postgres when its connections are ended', () => {
   let database: TestDatabase | undefined;
@@ -22,6 +22,18 @@ describe('the store on postgres when its connections are ended', () => {
     await database?.dispose();
     database = undefined;
   });
+
+  /** A fresh PostgreSQL database, reached through a TCP proxy the test can cut. */
+  async function databaseBehindProxy(): Promise<{ proxy: TcpProxy; proxied: URL }> {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const direct = new URL(target.url);
+    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxied = new URL(direct);
+    proxied.port = String(proxy.port);
+    return { proxy, proxied };
+  }
 
   it('reports each lost idle connection and serves the next query on a new one', async () => {
     database = await freshDatabase('postgres');
@@ -56,13 +68,7 @@ describe('the store on postgres when its connections are ended', () => {
   });
 
   it('fails a statement whose connection drops under it, as unreachable, and lives on', async () => {
-    database = await freshDatabase('postgres');
-    const { target } = database;
-    if (target.driver !== 'postgres') throw new Error('postgres only');
-    const direct = new URL(target.url);
-    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
-    const proxied = new URL(direct);
-    proxied.port = String(proxy.port);
+    const { proxy, proxied } = await databaseBehindProxy();
     try {
       store = await openStore({ driver: 'postgres', url: proxied.href });
       // Checked out of the pool, a connection has no listener of the pool's: its end must not
@@ -89,13 +95,7 @@ describe('the store on postgres when its connections are ended', () => {
    * other ends by then and hands out a live connection, not another dead one.
    */
   it('retries idempotent work on a live connection when every idle one died at once', async () => {
-    database = await freshDatabase('postgres');
-    const { target } = database;
-    if (target.driver !== 'postgres') throw new Error('postgres only');
-    const direct = new URL(target.url);
-    const proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
-    const proxied = new URL(direct);
-    proxied.port = String(proxy.port);
+    const { proxy, proxied } = await databaseBehindProxy();
     try {
       store = await openStore({ driver: 'postgres', url: proxied.href }, { poolSize: 6 });
       const open = store;

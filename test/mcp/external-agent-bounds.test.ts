@@ -103,6 +103,10 @@ describe.each(DRIVERS)(
             `${OPEN_ASKS_PER_AGENT} questions of your external agents are open (every MCP client name counts)`,
           ) as unknown,
         });
+        // It is told how to reach what it already asked, rather than asking again.
+        expect(refused.structuredContent?.error).toEqual(
+          expect.stringMatching(/list_pending_questions .*; wait_for_answer /),
+        );
       }
       // The refused new name made no task, and nothing was asked.
       expect(await tasksTitled('claude-c')).toEqual([]);

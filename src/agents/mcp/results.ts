@@ -105,6 +105,19 @@ export function toolFailure(failed: Pick<Failure, 'code' | 'message' | 'details'
   );
 }
 
+/**
+ * A refused ask: at its bound, the agent also reads which of its tools show
+ * and wait for what it already asked, instead of asking again.
+ */
+export function askFailure(failed: Pick<Failure, 'code' | 'message' | 'details'>): CallToolResult {
+  if (failed.code !== 'too_many_open_requests') return toolFailure(failed);
+  const said = failed.message ?? OUTCOMES.too_many_open_requests.mcpMessage;
+  return toolFailure({ ...failed, message: `${said} ${OPEN_ASKS_NEXT_STEP}` });
+}
+
+export const OPEN_ASKS_NEXT_STEP =
+  'list_pending_questions lists your open questions; wait_for_answer waits for a person to answer one.';
+
 /** A tool error the agent can act on: the message, then one line per issue. */
 function toolError(code: string, message: string, issues: readonly Issue[] = []): CallToolResult {
   const lines = issues.map(

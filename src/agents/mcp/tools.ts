@@ -33,6 +33,7 @@ import { checkedTools, invalidArguments } from './checked-tools.js';
 import { askWithinBound } from './bounded-ask.js';
 import { hasProgressToken, withProgress } from './progress.js';
 import {
+  askFailure,
   decisionPayload,
   openPayload,
   QUESTION_CLOSED_MESSAGE,
@@ -298,7 +299,7 @@ export function registerClarionTools(
           return toolFailure(invalidArguments(ASK_TOOL, checked.issues));
         }
         const target = await askTarget(holder);
-        if (!target.ok) return toolFailure(target);
+        if (!target.ok) return askFailure(target);
         let result: AskResult;
         if (hasProgressToken(extra)) {
           result = await withProgress(extra, progress, () =>
@@ -328,7 +329,7 @@ export function registerClarionTools(
           return toolResult(decisionPayload(result.response, result.questions));
         }
         if (credential.revoked.aborted) return revokedResult();
-        if (!result.ok) return toolFailure(result);
+        if (!result.ok) return askFailure(result);
         if (result.reason === 'cancelled') {
           return toolFailure(failure('not_active', QUESTION_CLOSED_MESSAGE));
         }

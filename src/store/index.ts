@@ -75,6 +75,7 @@ export {
   reviseMessage,
   toolCallMessage,
   transcriptPage,
+  turnHasMessage,
 } from './messages.js';
 export type { PrincipalBundle } from './access.js';
 export {

@@ -137,6 +137,24 @@ export async function reviseMessage(
   return row && toMessageRecord(row);
 }
 
+/** Whether `turnId` already holds a `type` message saying exactly `content`. */
+export async function turnHasMessage(
+  ctx: RepoContext,
+  turnId: string,
+  type: string,
+  content: string,
+): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('task_session_messages')
+    .select('id')
+    .where('turn_id', '=', turnId)
+    .where('type', '=', type)
+    .where('content', '=', content)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The query behind every pending-ID read; exported so plan tests explain the real text. */
 export function messagesByPendingIdQuery(ctx: RepoContext, pendingId: string) {
   return ctx.db

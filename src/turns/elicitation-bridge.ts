@@ -9,8 +9,8 @@
  * `cancel` whenever its wait ended without a person's answer (turn cancelled,
  * turn or session over, a person's cancel, the live wait's bound); an answer
  * that comes after that is a late answer and resumes the agent in a new turn.
- * A form or link over its agent's open-request bound is answered with an
- * error saying so (`refused-requests.ts`).
+ * A form (of questions or not) or link over its agent's open-request bound is
+ * answered with an error saying so (`refused-requests.ts`).
  */
 import type { CreateElicitationResponse } from '@agentclientprotocol/sdk';
 import {
@@ -72,13 +72,21 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
         const clarification = deps.clarification();
         if (!clarification) return CANCEL;
         const result = await clarification.ask(sessionId, kind.ask, { signal });
+        if (!result.ok && result.code === 'too_many_open_requests') {
+          throw await refusedOverBound(deps.refusals, {
+            sessionId,
+            turnId,
+            kind: 'form',
+            title: titleOf(request.message, 'Questions'),
+            failure: result,
+          });
+        }
         if (!result.ok) {
           logger.warn(
             { sessionId, code: result.code, details: result.details },
             'an agent question form could not be asked',
           );
-          // A form Clarion cannot show is refused; a session that can no longer ask is over,
-          // and an agent holding as many open questions as it may waits for none of them.
+          // A form Clarion cannot show is refused; a session that can no longer ask is over.
           return result.code === 'invalid_request' ? DECLINE : CANCEL;
         }
         if (result.outcome === 'answered') return questionsReply(kind.fields, result.response);
@@ -128,8 +136,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
     const session = await getSession(deps.store, sessionId);
     if (!registry || !session) return CANCEL;
     const message = elicitation.message.trim();
-    const actionTitle =
-      (message.split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || 'Open a link';
+    const actionTitle = titleOf(message, 'Open a link');
     const created = registry.request({
       kind: 'action',
       sessionId,
@@ -180,6 +187,11 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
   };
 
   return { onElicitation, onElicitationComplete };
+}
+
+/** A request's title from its agent's message: the first line, else `fallback`. */
+function titleOf(message: string, fallback: string): string {
+  return (message.trim().split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || fallback;
 }
 
 const ACCEPT: CreateElicitationResponse = { action: 'accept' };

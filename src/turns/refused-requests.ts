@@ -3,13 +3,14 @@
  * because its agent already holds as many open as it may. The agent hears
  * why as an error (`AgentRequestRefused`), not the `cancelled` it would read
  * as a cancelled turn; the log names the session; and the session's
- * transcript says the request was never shown, so the person learns the
+ * transcript says the request was never shown (once per turn for each
+ * request, however often the agent retries it), so the person learns the
  * agent waits on the ones already open.
  */
 import { AgentRequestRefused } from '../agents/acp-host/index.js';
 import type { SessionWriter } from '../events/index.js';
 import { silentLogger, type Logger } from '../observability/index.js';
-import { appendMessage, currentTurn, getSession } from '../store/index.js';
+import { appendMessage, currentTurn, getSession, turnHasMessage } from '../store/index.js';
 import {
   OUTCOMES,
   type Failure,
@@ -98,6 +99,9 @@ async function noteRefusal(deps: RefusalDeps, refused: RefusedRequest, limit: nu
       code: 'too_many_open_requests',
       limit,
     };
+    const content = refusedNoteText(metadata);
+    // An agent that retries a refused request is noted once per turn, not once per try.
+    if (await turnHasMessage(tx, turnId, USER_INPUT_REFUSED_TYPE, content)) return;
     write.added(
       await appendMessage(tx, {
         sessionId: refused.sessionId,
@@ -105,7 +109,7 @@ async function noteRefusal(deps: RefusalDeps, refused: RefusedRequest, limit: nu
         turnId,
         authorType: 'system',
         type: USER_INPUT_REFUSED_TYPE,
-        content: refusedNoteText(metadata),
+        content,
         metadata: { ...metadata },
       }),
     );

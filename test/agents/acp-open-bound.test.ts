@@ -3,7 +3,8 @@
  * (`flood-fixtures.ts`), on the whole server in this process over SQLite
  * (the registry counts in memory, whatever the store): as many as the bound
  * allows wait quietly, without Node calling the turn's signal a leak; the
- * next one, a permission request, a form or a link, is refused with a JSON-RPC error
+ * next one, a permission request, a form or a link (and a question form over
+ * the open-question bound), is refused with a JSON-RPC error
  * naming `too_many_open_requests` (never ACP's `cancelled`, which says the
  * turn was cancelled), logged, and noted in the session's transcript.
  */
@@ -14,7 +15,7 @@ import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentProfiles } from '../../src/agents/profiles.js';
 import { startServer, type RunningServer } from '../../src/server.js';
-import { OPEN_USER_INPUTS_PER_AGENT } from '../../src/tunables.js';
+import { OPEN_ASKS_PER_AGENT, OPEN_USER_INPUTS_PER_AGENT } from '../../src/tunables.js';
 import { ACP_REFUSAL_ERROR_CODE, USER_INPUT_REFUSED_TYPE } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -162,6 +163,17 @@ describe('an ACP agent at its open-request bound', () => {
     ]);
   });
 
+  it('notes a refused request once in its turn however often the agent retries it', async () => {
+    await serve();
+    const sessionId = await startTask(`/flood ${OPEN_USER_INPUTS_PER_AGENT + 1} +retry`);
+    const errors = await reported(sessionId, 'ERROR', 2);
+    expect(errors).toHaveLength(2);
+    expect(new Set(errors).size).toBe(1);
+    // Each try was refused and logged; the second found its note already written.
+    expect(refusalLogs()).toHaveLength(2);
+    expect(await refusalNotes(sessionId)).toHaveLength(1);
+  });
+
   it.each([
     { what: 'form', word: 'form', kind: 'form', title: 'One more form' },
     { what: 'link to open', word: 'link', kind: 'action', title: 'Sign in to the tracker' },
@@ -192,6 +204,44 @@ describe('an ACP agent at its open-request bound', () => {
       ]);
     },
   );
+
+  it('answers a question form over the open-question bound with the error, not a cancel, and notes it', async () => {
+    await serve();
+    const sessionId = await startTask(`/ask ${OPEN_ASKS_PER_AGENT + 1}`);
+    const [error] = await reported(sessionId, 'ERROR', 1);
+    expect(JSON.parse(error?.replace(/^ERROR \w+ /, '') ?? 'null')).toEqual({
+      code: ACP_REFUSAL_ERROR_CODE,
+      message:
+        `${OPEN_ASKS_PER_AGENT} of your questions are open, and an agent may hold at most ` +
+        `${OPEN_ASKS_PER_AGENT} open at once; nothing was asked. A person must answer, skip or ` +
+        'cancel one of them before you ask again.',
+      data: {
+        code: 'too_many_open_requests',
+        open: OPEN_ASKS_PER_AGENT,
+        limit: OPEN_ASKS_PER_AGENT,
+      },
+    });
+    const n = /^ERROR q(\d+)/.exec(error ?? '')?.[1];
+    const pending = await api('GET', '/api/v1/pending');
+    expect(pending.json.bundles).toHaveLength(OPEN_ASKS_PER_AGENT);
+
+    await eventually(async () => (await refusalNotes(sessionId)).length === 1, OPEN_WAIT_MS);
+    const [note] = await refusalNotes(sessionId);
+    expect(note?.metadata).toEqual({
+      kind: 'form',
+      title: `Question ${n}`,
+      code: 'too_many_open_requests',
+      limit: OPEN_ASKS_PER_AGENT,
+    });
+    expect(refusalLogs()).toEqual([
+      expect.objectContaining({
+        level: 40,
+        sessionId,
+        kind: 'form',
+        code: 'too_many_open_requests',
+      }),
+    ]);
+  });
 
   it('holds as many permission requests as the bound allows in one turn without a listener-leak warning', async () => {
     const running = await serve();

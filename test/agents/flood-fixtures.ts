@@ -1,8 +1,10 @@
 /**
  * An ACP agent that holds many requests open in one turn, as a busy agent
- * does: `/flood N` sends N `session/request_permission` at once, `+form`
- * then one form `elicitation/create`. Each answer is reported as
- * `RESULT <n> <json>` (the form's as `RESULT form <json>`), each JSON-RPC
+ * does: `/flood N` sends N `session/request_permission` at once (`+retry`: each
+ * refused one once more), `+form`
+ * then one form `elicitation/create`; `/ask N` sends N forms of one question
+ * each (the adapters' question convention). Each answer is reported as
+ * `RESULT <n> <json>` (the form's as `RESULT form <json>`, question n's as `RESULT q<n>`), each JSON-RPC
  * error as `ERROR <n> {code, message, data}`; the turn ends once all are
  * answered. Written to a temporary folder at test time and run by `node`.
  */
@@ -44,6 +46,23 @@ function form(client, sessionId) {
   });
 }
 
+/** A form in the adapters' question convention, so Clarion asks it as a question. */
+function question(client, sessionId, n) {
+  return client.request(methods.client.elicitation.create, {
+    mode: 'form', sessionId, message: 'Question ' + n,
+    requestedSchema: {
+      type: 'object',
+      properties: {
+        question_1: {
+          type: 'string', title: 'Pick',
+          oneOf: [{ const: 'a', title: 'A' }, { const: 'b', title: 'B' }],
+        },
+        question_1_custom: { type: 'string' },
+      },
+    },
+  });
+}
+
 const GO = new URL('./form-go', import.meta.url);
 
 function link(client, sessionId) {
@@ -58,6 +77,17 @@ async function lastWhenTold(client, sessionId, ask) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   return ask(client, sessionId);
+}
+
+/** Asks again once if refused, as an agent that retries does; the first refusal is reported too. */
+async function retriedOnce(client, sessionId, n, ask) {
+  try {
+    return await ask();
+  } catch (error) {
+    await say(client, sessionId, 'ERROR ' + n + ' ' +
+      JSON.stringify({ code: error.code, message: error.message, data: error.data }));
+    return ask();
+  }
 }
 
 function reported(client, sessionId, n, asked) {
@@ -79,11 +109,21 @@ const app = agent({ name: 'flood-fixture' })
     const { sessionId } = context.params;
     const client = context.client;
     const text = context.params.prompt.map((block) => block.text ?? '').join('');
+    const questions = /\\/ask (\\d+)/.exec(text);
+    if (questions) {
+      const calls = [];
+      for (let n = 1; n <= Number(questions[1]); n += 1) {
+        calls.push(reported(client, sessionId, 'q' + n, question(client, sessionId, n)));
+      }
+      await Promise.all(calls);
+    }
     const flood = /\\/flood (\\d+)/.exec(text);
     if (flood) {
       const calls = [];
       for (let n = 1; n <= Number(flood[1]); n += 1) {
-        calls.push(reported(client, sessionId, n, permission(client, sessionId, n)));
+        const ask = () => permission(client, sessionId, n);
+        const asked = text.includes('+retry') ? retriedOnce(client, sessionId, n, ask) : ask();
+        calls.push(reported(client, sessionId, n, asked));
       }
       if (text.includes('+form')) {
         calls.push(reported(client, sessionId, 'form', lastWhenTold(client, sessionId, form)));

@@ -65,16 +65,14 @@ const profileMap = z.record(
 );
 
 /**
- * The built demo agent. Compiled, this module sits next to `demo-agent/`;
- * run from source (tests), the compiled copy under `dist/` is the one that
- * can execute.
+ * The built demo agent, bundled into one file (`demo-agent.vite.config.ts`).
+ * Compiled, this module is `dist/src/agents/profiles.js`; run from source
+ * (tests), the bundle under `dist/` is still the one that runs.
  */
 export function demoAgentPath(): string {
-  const here = fileURLToPath(import.meta.url);
-  if (here.endsWith('.ts')) {
-    return fileURLToPath(new URL('../../dist/src/agents/demo-agent/main.js', import.meta.url));
-  }
-  return fileURLToPath(new URL('./demo-agent/main.js', import.meta.url));
+  const fromSource = fileURLToPath(import.meta.url).endsWith('.ts');
+  const bundle = fromSource ? '../../dist/demo-agent/main.js' : '../../demo-agent/main.js';
+  return fileURLToPath(new URL(bundle, import.meta.url));
 }
 
 export function demoAgentProfile(): AgentProfile {

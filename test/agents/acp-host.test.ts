@@ -30,7 +30,7 @@ import { normalizeAsk } from '../../src/clarification/questions.js';
 import { writeFixtures } from './supervisor-fixtures.js';
 
 const DEMO_AGENT = fileURLToPath(
-  new URL('../../dist/src/agents/demo-agent/main.js', import.meta.url),
+  new URL('../../dist/demo-agent/main.js', import.meta.url),
 );
 const TOKEN = 'session-token-1';
 

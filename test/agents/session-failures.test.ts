@@ -19,7 +19,7 @@ import { childrenOf, clarionApi, type ApiReply } from './supervisor-support.js';
 
 const ADMIN_TOKEN = 'failures-test-admin-token-0123456789';
 const DEMO_AGENT = fileURLToPath(
-  new URL('../../dist/src/agents/demo-agent/main.js', import.meta.url),
+  new URL('../../dist/demo-agent/main.js', import.meta.url),
 );
 
 interface SessionJson {

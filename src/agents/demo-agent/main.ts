@@ -1,5 +1,6 @@
 /**
- * Entry point of the demo agent process: `node dist/src/agents/demo-agent/main.js`.
+ * Entry point of the demo agent process: `node dist/demo-agent/main.js`, the bundle
+ * `demo-agent.vite.config.ts` builds.
  * Stdout is the ACP channel, so every diagnostic goes to stderr. Exits once
  * the client closes stdin.
  */

@@ -7,10 +7,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import type { DatabaseTarget } from '../src/store/index.js';
+import { BUILT_CLI, builtPath } from '../src/support/index.js';
 import { ADMIN_TOKEN } from './clarion-instance.js';
 
 export interface ServerProcess {
@@ -26,15 +25,9 @@ const SERVING_LINE = /Clarion is serving on (\S+)/;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
-/** `dist/src/cli.js` of this checkout, whether this file runs from `bench/` (vitest) or `dist/bench/`. */
+/** The built `clarion` command of this checkout, whether this file runs from `bench/` (vitest) or `dist/bench/`. */
 function cliPath(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'package.json'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error('no package.json above the bench');
-    dir = parent;
-  }
-  const cli = join(dir, 'dist', 'src', 'cli.js');
+  const cli = builtPath(BUILT_CLI);
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (npm run build)`);
   return cli;
 }

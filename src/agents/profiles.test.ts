@@ -29,7 +29,7 @@ describe('agent profiles', () => {
       args: [demoAgentPath()],
       env: {},
     });
-    expect(demoAgentPath()).toMatch(/dist\/demo-agent\/main\.js$/);
+    expect(demoAgentPath()).toMatch(/dist\/node\/demo-agent\.js$/);
     // `npm test` builds first; the path must name the file that build writes.
     expect(existsSync(demoAgentPath())).toBe(true);
   });

@@ -8,8 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+import { BUILT_DEMO_AGENT, builtPath } from '../support/index.js';
 import { EXTERNAL_AGENT_PROFILE, type AgentProfile } from './runtime.js';
 
 export const DEFAULT_AGENT_PROFILE = 'demo';
@@ -64,15 +64,9 @@ const profileMap = z.record(
   profileEntry,
 );
 
-/**
- * The built demo agent, bundled into one file (`demo-agent.vite.config.ts`).
- * Compiled, this module is `dist/src/agents/profiles.js`; run from source
- * (tests), the bundle under `dist/` is still the one that runs.
- */
+/** The built demo agent, bundled into one file (`node.vite.config.ts`). */
 export function demoAgentPath(): string {
-  const fromSource = fileURLToPath(import.meta.url).endsWith('.ts');
-  const bundle = fromSource ? '../../dist/demo-agent/main.js' : '../../demo-agent/main.js';
-  return fileURLToPath(new URL(bundle, import.meta.url));
+  return builtPath(BUILT_DEMO_AGENT);
 }
 
 export function demoAgentProfile(): AgentProfile {

@@ -3,7 +3,6 @@
  * with `app.request()` in tests. Order matters: Hono runs handlers in
  * registration order, so access control is mounted before any `/api/v1` route.
  */
-import { fileURLToPath } from 'node:url';
 import { Hono, type Context } from 'hono';
 import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
@@ -15,7 +14,7 @@ import type { NotificationService } from '../notify/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
-import { systemTimers } from '../support/index.js';
+import { BUILT_WEB_APP, builtPath, systemTimers } from '../support/index.js';
 import { MCP_CREDENTIAL_RECHECK_MS } from '../tunables.js';
 import { registerAccountRoutes } from './admin-routes.js';
 import { mountBearerChallenge } from './bearer-challenge.js';
@@ -78,8 +77,7 @@ export interface AppDeps {
   readonly credentialRecheckMs?: number;
 }
 
-/** From `dist/src/http/app.js`, the Vite build lands in `dist/web`. */
-const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web', import.meta.url));
+const DEFAULT_WEB_ROOT = builtPath(BUILT_WEB_APP);
 
 export interface App {
   readonly app: Hono<AppEnv>;

@@ -14,3 +14,4 @@ export {
   withinBudget,
   withinFreshBudget,
 } from './budget.js';
+export { BUILT_CLI, BUILT_DEMO_AGENT, BUILT_WEB_APP, builtPath } from './build-output.js';

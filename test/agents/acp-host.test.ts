@@ -12,7 +12,6 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
@@ -28,10 +27,9 @@ import {
 import type { RuntimeEvent, SessionLaunch } from '../../src/agents/runtime.js';
 import { normalizeAsk } from '../../src/clarification/questions.js';
 import { writeFixtures } from './supervisor-fixtures.js';
+import { BUILT_DEMO_AGENT, builtPath } from '../../src/support/index.js';
 
-const DEMO_AGENT = fileURLToPath(
-  new URL('../../dist/demo-agent/main.js', import.meta.url),
-);
+const DEMO_AGENT = builtPath(BUILT_DEMO_AGENT);
 const TOKEN = 'session-token-1';
 
 type Predicate = (event: RuntimeEvent) => boolean;

@@ -10,17 +10,15 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { childrenOf, clarionApi } from './supervisor-support.js';
+import { BUILT_DEMO_AGENT, builtPath } from '../../src/support/index.js';
 
 const ADMIN_TOKEN = 'idle-resume-test-admin-token-0123456789';
-const DEMO_AGENT = fileURLToPath(
-  new URL('../../dist/demo-agent/main.js', import.meta.url),
-);
+const DEMO_AGENT = builtPath(BUILT_DEMO_AGENT);
 const FRESH_NOTE = 'started again in a new conversation';
 
 interface SessionJson {

@@ -7,12 +7,12 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach } from 'vitest';
 import type { DatabaseTarget, Driver } from '../../src/store/index.js';
+import { BUILT_CLI, builtPath } from '../../src/support/index.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 
-export const CLI = fileURLToPath(new URL('../../dist/src/cli.js', import.meta.url));
+export const CLI = builtPath(BUILT_CLI);
 
 export interface Exited {
   code: number | null;

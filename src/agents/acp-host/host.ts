@@ -37,7 +37,6 @@ import {
   OPEN_USER_INPUTS_PER_AGENT,
 } from '../../tunables.js';
 import { setMaxListeners } from 'node:events';
-import { fileURLToPath } from 'node:url';
 import {
   client,
   methods,
@@ -54,7 +53,7 @@ import {
 } from '@agentclientprotocol/sdk';
 import { silentLogger, type Logger } from '../../observability/index.js';
 import { ACP_REFUSAL_ERROR_CODE } from '../../wire/index.js';
-import { systemTimers, type Timers } from '../../support/index.js';
+import { BUILT_CLI, builtPath, systemTimers, type Timers } from '../../support/index.js';
 import type {
   AgentFailure,
   AgentHost,
@@ -157,12 +156,9 @@ export interface AcpHost extends AgentHost {
   pid(sessionId: string): number | undefined;
 }
 
-/** `node <clarion cli> mcp-stdio`, resolved from this module's compiled location. */
+/** `node <clarion cli> mcp-stdio`: the built command, whichever way this module runs. */
 export function defaultStdioBridge(): StdioBridge {
-  return {
-    command: process.execPath,
-    args: [fileURLToPath(new URL('../../cli.js', import.meta.url)), 'mcp-stdio'],
-  };
+  return { command: process.execPath, args: [builtPath(BUILT_CLI), 'mcp-stdio'] };
 }
 
 interface Turn {

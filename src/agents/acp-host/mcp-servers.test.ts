@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { clarionMcpServers } from './mcp-servers.js';
 
 const mcp = { url: 'http://127.0.0.1:7420/mcp', token: 'agent-token' };
-const bridge = { command: '/usr/bin/node', args: ['/opt/clarion/dist/src/cli.js', 'mcp-stdio'] };
+const bridge = { command: '/usr/bin/node', args: ['/opt/clarion/dist/node/cli.js', 'mcp-stdio'] };
 
 describe('Clarion MCP server entry', () => {
   it('is HTTP with the bearer token when the agent supports HTTP MCP', () => {
@@ -23,7 +23,7 @@ describe('Clarion MCP server entry', () => {
         {
           name: 'clarion',
           command: '/usr/bin/node',
-          args: ['/opt/clarion/dist/src/cli.js', 'mcp-stdio'],
+          args: ['/opt/clarion/dist/node/cli.js', 'mcp-stdio'],
           env: [
             { name: 'CLARION_MCP_URL', value: mcp.url },
             { name: 'CLARION_TOKEN', value: 'agent-token' },

@@ -1,6 +1,6 @@
 /**
- * Entry point of the demo agent process: `node dist/demo-agent/main.js`, the bundle
- * `demo-agent.vite.config.ts` builds.
+ * Entry point of the demo agent process: `node dist/node/demo-agent.js`, the bundle
+ * `node.vite.config.ts` builds.
  * Stdout is the ACP channel, so every diagnostic goes to stderr. Exits once
  * the client closes stdin.
  */

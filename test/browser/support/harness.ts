@@ -19,13 +19,12 @@ import type { Config } from '../../../src/config.js';
 import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
 import { silentLogger } from '../../../src/observability/logger.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../../src/server.js';
+import { BUILT_WEB_APP, builtPath } from '../../../src/support/index.js';
 import { linkPath } from '../../support/browser-sign-in.js';
 
 export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
 /** `CLARION_TEST_WEB_ROOT` lets parallel work build and test its own copy of the app. */
-export const WEB_ROOT = resolve(
-  process.env.CLARION_TEST_WEB_ROOT ?? resolve(import.meta.dirname, '../../../dist/web'),
-);
+export const WEB_ROOT = resolve(process.env.CLARION_TEST_WEB_ROOT ?? builtPath(BUILT_WEB_APP));
 export const ARTIFACTS = resolve(import.meta.dirname, '../../../dist/test-artifacts');
 
 export const CHROMIUM_ARGS = [

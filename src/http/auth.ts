@@ -37,6 +37,7 @@ import {
   signInSecretOf,
   SIGN_IN_REDEEM_PATH,
   signInBody,
+  SIGNED_IN_AS_HEADER,
 } from '../wire/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
@@ -175,6 +176,19 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     const result = await authenticateRequest(deps.store, c.req.raw, deps);
     if (!result.ok) return errorResponse(c, result.code);
     const { holder } = result;
+    // The cookie is the browser's, shared by its tabs: a page that signed in as one person must
+    // not act as another whom a later tab signed in. Nothing runs; the page learns who it is now.
+    const pageSignedInAs = c.req.header(SIGNED_IN_AS_HEADER);
+    if (
+      result.via === 'cookie' &&
+      holder.kind === 'user' &&
+      pageSignedInAs !== undefined &&
+      pageSignedInAs !== holder.userId
+    ) {
+      return errorResponse(c, 'session_changed', undefined, {
+        signed_in_as: { id: holder.userId, name: holder.name },
+      });
+    }
     // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.
     if (holder.kind !== 'user' && isStateChanging(c.req.method)) {
       return errorResponse(c, 'person_required', AGENT_READ_ONLY);

@@ -35,12 +35,14 @@ const API_VERSION = '1.0.0';
  * besides the ones it lists: a repeated query key or a body where none is
  * read (400), a bad credential (401; an answer link's routes check a bearer
  * only when one is sent), an external agent's token or a cookie from another
- * origin (403), the body guards (413, 415), and faults (500, 503).
+ * origin (403), a page's cookie that signs in someone else since (409
+ * `session_changed`), the body guards (413, 415), and faults (500, 503).
  */
 const API_FAILURES = [
   'invalid_request',
   'unauthorized',
   'forbidden',
+  'session_changed',
   'payload_too_large',
   'unsupported_media_type',
   'storage_unavailable',

@@ -109,6 +109,12 @@ export const signedInAsOtherDetails = z
   .meta({ id: 'SignedInAsOther' });
 export type SignedInAsOtherDetails = z.infer<typeof signedInAsOtherDetails>;
 
+/** The `details` of a 409 `session_changed`: whom the browser's cookie signs in now. */
+export const sessionChangedDetails = z
+  .object({ signed_in_as: signInPerson })
+  .meta({ id: 'SessionChanged' });
+export type SessionChangedDetails = z.infer<typeof sessionChangedDetails>;
+
 // ---------------------------------------------------------------- personal API tokens
 /**
  * `user`: acts as the person, everywhere. `agent`: for an agent the person

@@ -112,3 +112,11 @@ export const SIGN_IN_REDEEM_PATH = '/api/v1/auth/sign-in';
  */
 export const EVENTS_CLOSE_CREDENTIAL_REVOKED = 1008;
 export const EVENTS_CLOSE_NO_WORKSPACE = 4403;
+
+/**
+ * The header a page of the web app sends with each request once signed in:
+ * the ID of the person it signed in as. A browser's tabs share its cookie;
+ * once another tab signs in as someone else, the server refuses the page's
+ * requests (409 `session_changed`) instead of taking them as that person's.
+ */
+export const SIGNED_IN_AS_HEADER = 'x-clarion-signed-in-as';

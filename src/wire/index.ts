@@ -112,6 +112,7 @@ export {
   ANSWER_LINK_VIEW_PATH,
   SIGN_IN_PAGE_PATH,
   SIGN_IN_REDEEM_PATH,
+  SIGNED_IN_AS_HEADER,
 } from './constants.js';
 export { signInSecretOf } from './sign-in-secret.js';
 export {
@@ -288,6 +289,7 @@ export {
   signInLinkBody,
   signInLinkReply,
   signInReply,
+  sessionChangedDetails,
   signedInAsOtherDetails,
   tokenListReply,
   tokenView,
@@ -300,6 +302,7 @@ export {
   type SignInPerson,
   type SignInReply,
   type SignedInAsOtherDetails,
+  type SessionChangedDetails,
   type TokenListReply,
   type TokenView,
   type UserView,

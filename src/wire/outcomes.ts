@@ -9,7 +9,7 @@
  * `internal`, never a client fault.
  */
 import { z } from 'zod';
-import { signedInAsOtherDetails } from './accounts.js';
+import { sessionChangedDetails, signedInAsOtherDetails } from './accounts.js';
 import { queueItemChangedDetails, sessionFailure } from './sessions.js';
 
 export interface OutcomeEntry {
@@ -110,6 +110,16 @@ export const OUTCOMES = {
     wire: 'signed_in_as_other',
     message:
       'this browser is signed in as another person; the link was not used. Send switch_account to sign in as its person instead',
+  },
+  /**
+   * A page's request (`SIGNED_IN_AS_HEADER`) whose cookie signs in someone
+   * else since another tab signed in as them; `details.signed_in_as` names them.
+   */
+  session_changed: {
+    status: 409,
+    wire: 'session_changed',
+    message:
+      'this browser is signed in as someone else since this page signed in; nothing was done. Reload the page to continue as them',
   },
   /** A queued message's edit made from a text it no longer has; `details.current_text` is what it reads now. */
   queue_item_changed: {
@@ -273,6 +283,7 @@ export const errorDetails = z
       .meta({ id: 'SessionFailedDetails', description: 'session_failed: why the agent failed' }),
     queueItemChangedDetails.describe('queue_item_changed: what the queued message reads now'),
     signedInAsOtherDetails.describe('signed_in_as_other: both people'),
+    sessionChangedDetails.describe('session_changed: whom the browser is signed in as now'),
     z
       .object({
         limit: z.int().describe('The most allowed'),

@@ -5,10 +5,21 @@
  * closed for the admin's ended sign-in) and says the browser is now Bo's,
  * with a Reload that continues as Bo, rather than asking for a new link.
  * Bo's used link opened again in that browser says Bo is already signed in.
+ * A page that has not heard of the switch yet (its socket's close held back)
+ * and skips a question is refused, and nothing is decided as Bo.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { api, launchChromium, signedInPage, startWorld, type World } from './support/harness.js';
+import {
+  api,
+  askingTask,
+  freshPage,
+  launchChromium,
+  signedInPage,
+  startWorld,
+  viaOrigin,
+  type World,
+} from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 describe('a page open while another tab switches the browser to another person', () => {
@@ -57,5 +68,48 @@ describe('a page open while another tab switches the browser to another person',
     );
     const order = await page.locator('a.button, h2').allTextContents();
     expect(order).toEqual(['Continue to the inbox', 'How to get a new link']);
+  }, 120_000);
+
+  it('refuses a decision from a page that has not heard of the switch, and names Bo', async () => {
+    const created = await askingTask(world, 'Deploy on Friday?', '/ask');
+    const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', {
+      name: 'Bo Two',
+    });
+    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
+    const first = await freshPage(browser);
+    // The admin's socket closes at the switch; this page never hears it, so only its next
+    // request can tell it the cookie signs in someone else.
+    await first.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+      socket.connectToServer().onClose(() => undefined);
+    });
+    await first.goto(viaOrigin(world, url));
+    await first.waitForURL(`${world.origin}/`);
+    await first.getByTestId('connection').and(first.locator('[data-state="live"]')).waitFor();
+    await first.goto(`${world.origin}/sessions/${created.session.id}`);
+    await first.getByTestId('clarification-overlay').waitFor(WAIT);
+
+    const second = await first.context().newPage();
+    await second.goto(viaOrigin(world, bo.sign_in_url));
+    const ask = second.getByTestId('sign-in-switch');
+    await ask.waitFor(WAIT);
+    await ask.getByRole('button', { name: 'Continue' }).click();
+    await second.waitForURL(`${world.origin}/`);
+
+    await first.getByTestId('clarification-skip').click();
+    await first.getByTestId('clarification-skip-confirm-yes').click();
+    await first.getByTestId('send-now').click();
+    const notice = first.getByTestId('signed-in-elsewhere');
+    await notice.waitFor(WAIT);
+    await expect(notice.getByRole('heading').textContent()).resolves.toBe(
+      'This browser is now signed in as Bo Two',
+    );
+    // Nothing was decided, as the admin or as Bo: the question still waits.
+    const pending = await api<{ bundles: { session_id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/pending',
+    );
+    expect(pending.bundles.map((bundle) => bundle.session_id)).toContain(created.session.id);
+    await first.context().close();
   }, 120_000);
 });

@@ -3,7 +3,9 @@
  * store, config), created once per page and handed to components through
  * context. Any 401 the API client hears means the sign-in ended: the account
  * goes signed out, whichever request found out first. The events socket
- * closing for the same reason also asks whom the browser signs in as now.
+ * closing for the same reason also asks whom the browser signs in as now; a
+ * request refused because the cookie signs in someone else since
+ * (`page-fetch.ts`) says whom itself.
  */
 import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
 import { Account, type AccountState } from '../model/account.js';
@@ -16,6 +18,7 @@ import { ModelSync, type SocketLike } from '../model/sync.js';
 import { workspaces } from '../model/tasks-api.js';
 import { UserInputModel, type UserInputsState } from '../model/user-inputs.js';
 import { readConfig, type WebConfig } from './config.js';
+import { bindPage, pageFetch } from '../model/page-fetch.js';
 
 export interface Services {
   account: Account;
@@ -43,10 +46,24 @@ function browserKeyStore(): KeyStore {
 
 export function createServices(): Services {
   const account = new Account();
+  // Signed in, every request names the person; one the server refuses because the cookie
+  // signs in someone else since ends this page's sign-in, as the socket closing does.
+  const unbound = account.subscribe(() => {
+    const state = account.getState();
+    if (state.status !== 'signed_in') return;
+    unbound();
+    bindPage({
+      userId: state.me.user.id,
+      changed: (name) => {
+        account.signedOut();
+        if (name !== undefined) account.signedInElsewhereAs(name);
+      },
+    });
+  });
   const model = new ReadModel();
   const userInputs = new UserInputModel();
   const api = createApiClient(async (input, init) => {
-    const response = await fetch(input, init);
+    const response = await pageFetch(input, init);
     if (response.status === 401) account.signedOut();
     return response;
   });

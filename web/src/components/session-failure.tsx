@@ -10,6 +10,7 @@ import { useServices } from '../app/services.js';
 import type { SessionFailureRead } from '../hooks/use-session-failure.js';
 import { request } from '../model/api.js';
 import type { SessionFailure } from '../../../src/wire/index.js';
+import { pageFetch } from '../model/page-fetch.js';
 
 type Phase = 'idle' | 'restarting';
 
@@ -30,7 +31,7 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
     setPhase('restarting');
     setError(undefined);
     const result = await request(
-      (input, init) => fetch(input, init),
+      pageFetch,
       `/api/v1/sessions/${encodeURIComponent(sessionId)}/restart`,
       { method: 'POST', body: '{}' },
     );

@@ -6,13 +6,12 @@
 import type { AnswerLinkReply } from '../../../src/wire/index.js';
 import { ANSWER_LINK_USE_PATH, ANSWER_LINK_VIEW_PATH } from '../../../src/wire/constants.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
+import { pageFetch } from './page-fetch.js';
 
 /** What the link would decide, and where its item stands; changes nothing. */
 export function viewAnswerLink(
   token: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<AnswerLinkReply>> {
   return request(fetchImpl, ANSWER_LINK_VIEW_PATH, {
     method: 'POST',
@@ -23,7 +22,7 @@ export function viewAnswerLink(
 /** Decides the link's choice once; a later call shows the winner. */
 export function answerWithLink(
   token: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<AnswerLinkReply>> {
   return request(fetchImpl, ANSWER_LINK_USE_PATH, {
     method: 'POST',

@@ -17,6 +17,7 @@ import type {
   UserInputView,
   UserQueueItem,
 } from './types.js';
+import { pageFetch } from './page-fetch.js';
 
 export type ApiFailure =
   | { ok: false; kind: 'http'; status: number; code: string; error: string; details?: unknown }
@@ -153,9 +154,7 @@ export async function request<T>(
   return { ok: true, status: response.status, value: body as T };
 }
 
-export function createApiClient(
-  fetchImpl: FetchLike = (input, init) => fetch(input, init),
-): ApiClient {
+export function createApiClient(fetchImpl: FetchLike = pageFetch): ApiClient {
   const enc = encodeURIComponent;
   return {
     me: () => request(fetchImpl, '/api/v1/me'),

@@ -11,32 +11,29 @@ import type {
   TokenListReply,
 } from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
+import { pageFetch } from './page-fetch.js';
 
 export function mintSignInLink(
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<SignInLinkReply>> {
   return request(fetchImpl, '/api/v1/auth/sign-in-links', { method: 'POST', body: '{}' });
 }
 
-export function listTokens(
-  fetchImpl: FetchLike = browserFetch,
-): Promise<ApiResult<TokenListReply>> {
+export function listTokens(fetchImpl: FetchLike = pageFetch): Promise<ApiResult<TokenListReply>> {
   return request(fetchImpl, '/api/v1/tokens');
 }
 
 /** `kind: 'agent'` for an agent the person runs: it asks and waits through MCP, never decides. */
 export function createToken(
   token: { name: string; kind?: PersonalTokenKind },
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<NewTokenReply>> {
   return request(fetchImpl, '/api/v1/tokens', { method: 'POST', body: JSON.stringify(token) });
 }
 
 export function revokeToken(
   id: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<null>> {
   return request(fetchImpl, `/api/v1/tokens/${encodeURIComponent(id)}`, { method: 'DELETE' });
 }

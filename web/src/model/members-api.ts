@@ -4,8 +4,7 @@
  */
 import type { MemberView } from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
+import { pageFetch } from './page-fetch.js';
 
 /** As `memberListReply` on the wire. */
 export type WorkspaceMember = MemberView & { user_name: string };
@@ -17,7 +16,7 @@ function membersPath(workspaceId: string): string {
 
 export function workspaceMembers(
   workspaceId: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<{ members: WorkspaceMember[] }>> {
   return request(fetchImpl, membersPath(workspaceId));
 }
@@ -26,7 +25,7 @@ export function workspaceMembers(
 export function putMember(
   workspaceId: string,
   member: { user_id: string; role: MemberRole },
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<{ member: MemberView }>> {
   return request(fetchImpl, membersPath(workspaceId), {
     method: 'POST',
@@ -37,7 +36,7 @@ export function putMember(
 export function removeMember(
   workspaceId: string,
   userId: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<null>> {
   return request(fetchImpl, `${membersPath(workspaceId)}/${encodeURIComponent(userId)}`, {
     method: 'DELETE',

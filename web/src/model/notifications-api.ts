@@ -18,8 +18,8 @@ export type {
   NewChannelBody,
   NotificationSettings,
 } from '../../../src/wire/index.js';
+import { pageFetch } from './page-fetch.js';
 
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
 const CHANNELS = '/api/v1/notification-channels';
 const SETTINGS = '/api/v1/notification-settings';
 
@@ -28,7 +28,7 @@ const SETTINGS = '/api/v1/notification-settings';
  * ever (a device turning push on or off).
  */
 export function notificationsApi(
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
   options: { timeoutMs?: number } = {},
 ) {
   const call = <T>(path: string, init: RequestInit = {}): Promise<ApiResult<T>> =>

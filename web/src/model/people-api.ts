@@ -6,8 +6,7 @@
  */
 import type { SignInLinkReply, UserView } from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
+import { pageFetch } from './page-fetch.js';
 
 /** As `newUserReply` on the wire; the bearer token in it is not shown by the web app. */
 export interface InvitedUser {
@@ -17,14 +16,14 @@ export interface InvitedUser {
 }
 
 export function listUsers(
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<{ users: UserView[] }>> {
   return request(fetchImpl, '/api/v1/users');
 }
 
 export function inviteUser(
   user: { name: string; is_admin?: boolean },
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<InvitedUser>> {
   return request(fetchImpl, '/api/v1/users', { method: 'POST', body: JSON.stringify(user) });
 }
@@ -32,7 +31,7 @@ export function inviteUser(
 /** Revokes every token the user holds; the live sessions of tasks they created fail. */
 export function deleteUser(
   userId: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<null>> {
   return request(fetchImpl, `/api/v1/users/${encodeURIComponent(userId)}`, { method: 'DELETE' });
 }
@@ -40,7 +39,7 @@ export function deleteUser(
 /** A new one-time link for another user (admin); their other links stay valid. */
 export function signInLinkFor(
   userId: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<SignInLinkReply>> {
   return request(fetchImpl, '/api/v1/auth/sign-in-links', {
     method: 'POST',

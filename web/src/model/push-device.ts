@@ -22,6 +22,7 @@ import {
   type DeviceChannel,
 } from './push-channel.js';
 import { deviceName, type PushEnvironment } from './push-support.js';
+import { pageFetch } from './page-fetch.js';
 
 export function currentEnvironment(): PushEnvironment {
   return {
@@ -39,8 +40,6 @@ export const SERVICE_WORKER_URL = '/sw.js';
  * reach its push service may otherwise leave the button spinning for minutes.
  */
 export const PUSH_STEP_TIMEOUT_MS = 30_000;
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
 
 /** The server's channel calls, each bounded like every other step. */
 type DeviceApi = ReturnType<typeof notificationsApi>;
@@ -63,7 +62,7 @@ export type DeviceReading =
  * the server's channel list together. The server is asked only when the
  * browser holds a subscription this device recorded a channel for.
  */
-export async function readPushDevice(fetchImpl: FetchLike = browserFetch): Promise<DeviceReading> {
+export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<DeviceReading> {
   let subscription: PushSubscription | null;
   try {
     subscription = await within(existingSubscription(), 'the service worker');
@@ -94,7 +93,7 @@ export type TurnOnResult =
   | { ok: true }
   | { ok: false; reason: 'dismissed' | 'blocked' | 'unavailable' | 'failed'; error?: string };
 
-export async function turnOnPush(fetchImpl: FetchLike = browserFetch): Promise<TurnOnResult> {
+export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<TurnOnResult> {
   const permission = await Notification.requestPermission();
   if (permission === 'denied') return { ok: false, reason: 'blocked' };
   if (permission !== 'granted') return { ok: false, reason: 'dismissed' };
@@ -167,7 +166,7 @@ export type TurnOffResult = { ok: true } | { ok: false; error: string };
  * the server could not delete keeps the subscription too, so the device
  * still reads as on and "turn off" can be pressed again.
  */
-export async function turnOffPush(fetchImpl: FetchLike = browserFetch): Promise<TurnOffResult> {
+export async function turnOffPush(fetchImpl: FetchLike = pageFetch): Promise<TurnOffResult> {
   let subscription: PushSubscription | null;
   try {
     subscription = await within(existingSubscription(), 'the service worker');

@@ -11,6 +11,7 @@
 import { parseResponder } from './responder.js';
 import type { Answer, ClarificationResponse, RespondBody, RespondOk } from './types.js';
 import type { FetchLike } from './api.js';
+import { pageFetch } from './page-fetch.js';
 
 export const CLIENT_RESPONSE_DEADLINE_MS = 40_000;
 
@@ -89,7 +90,7 @@ export async function postClarification(
   body: RespondBody,
   options: PostClarificationOptions = {},
 ): Promise<RespondOutcome> {
-  const fetchImpl = options.fetchImpl ?? ((input, init) => fetch(input, init));
+  const fetchImpl = options.fetchImpl ?? pageFetch;
   const timers = options.timers ?? defaultTimers;
   const deadlineMs = options.deadlineMs ?? CLIENT_RESPONSE_DEADLINE_MS;
   const controller = new AbortController();

@@ -9,13 +9,12 @@ import type { SignedInAsOtherDetails, SignInReply } from '../../../src/wire/inde
 import { SIGN_IN_REDEEM_PATH } from '../../../src/wire/constants.js';
 import { signInSecretOf } from '../../../src/wire/sign-in-secret.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
+import { pageFetch } from './page-fetch.js';
 
 export function redeemSignInLink(
   token: string,
   switchAccount: boolean,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<SignInReply>> {
   return request(fetchImpl, SIGN_IN_REDEEM_PATH, {
     method: 'POST',

@@ -10,8 +10,7 @@ import type {
   WorkspaceView,
 } from '../../../src/wire/index.js';
 import { request, type ApiFailure, type ApiResult, type FetchLike } from './api.js';
-
-const browserFetch: FetchLike = (input, init) => fetch(input, init);
+import { pageFetch } from './page-fetch.js';
 
 export interface NewTask {
   title: string;
@@ -23,34 +22,34 @@ export interface NewTask {
 }
 
 export function agentProfiles(
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<{ profiles: AgentProfileView[] }>> {
   return request(fetchImpl, '/api/v1/agent-profiles');
 }
 
 /** The workspaces the person is a member of: where a new task may go. */
 export function workspaces(
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<{ workspaces: WorkspaceView[] }>> {
   return request(fetchImpl, '/api/v1/workspaces');
 }
 
 export function createTask(
   task: NewTask,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<CreateTaskReply>> {
   return request(fetchImpl, '/api/v1/tasks', { method: 'POST', body: JSON.stringify(task) });
 }
 
 export function consentRules(
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<ConsentRuleListReply>> {
   return request(fetchImpl, '/api/v1/consent-rules');
 }
 
 export function revokeConsentRule(
   id: string,
-  fetchImpl: FetchLike = browserFetch,
+  fetchImpl: FetchLike = pageFetch,
 ): Promise<ApiResult<null>> {
   return request(fetchImpl, `/api/v1/consent-rules/${encodeURIComponent(id)}`, {
     method: 'DELETE',

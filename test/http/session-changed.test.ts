@@ -1,0 +1,105 @@
+/**
+ * A browser's tabs share its cookie. A page of the web app names whom it
+ * signed in as (`SIGNED_IN_AS_HEADER`); after another tab signs the browser
+ * in as someone else, the page's requests are refused with 409
+ * `session_changed`, naming who the cookie signs in now, and change nothing:
+ * a decision meant as one person's is never recorded as another's. A request
+ * without the header (a script), or with a bearer token, is not a page's.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SIGNED_IN_AS_HEADER } from '../../src/wire/index.js';
+import { browserSignIn, sendTo, SESSION_COOKIE_NAME } from '../support/browser-sign-in.js';
+import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
+import { waitingItems, type WaitingItems } from '../support/waiting-items.js';
+
+const TOKEN = 'session-changed-admin-token-0123456789';
+
+describe('a page whose cookie signs in someone else since', () => {
+  let running: InProcessServer;
+  let pendingOf: WaitingItems['pendingOf'];
+  let startTask: WaitingItems['startTask'];
+  let admin: { id: string; name: string };
+  let bo: { id: string; name: string };
+  let boCookie: string;
+
+  beforeAll(async () => {
+    running = await startInProcessServer('sqlite', TOKEN);
+    ({ startTask, pendingOf } = waitingItems(running.api));
+    admin = (await running.api<{ user: { id: string; name: string } }>('GET', '/api/v1/me')).json
+      .user;
+    const created = await running.api<{ user: { id: string; name: string } }>(
+      'POST',
+      '/api/v1/users',
+      { name: 'Bo' },
+    );
+    bo = created.json.user;
+    // Bo is a member of the admin's workspace, so Bo could decide the admin's question.
+    const [workspace] = (
+      await running.api<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces')
+    ).json.workspaces;
+    await running.api('POST', `/api/v1/workspaces/${workspace?.id ?? ''}/members`, {
+      user_id: bo.id,
+    });
+    const link = await running.api<{ url: string }>('POST', '/api/v1/auth/sign-in-links', {
+      user_id: bo.id,
+    });
+    const url = running.server.url;
+    boCookie = (await browserSignIn(sendTo(url), link.json.url, url)) ?? '';
+    expect(boCookie).not.toBe('');
+  });
+
+  afterAll(async () => {
+    await running.dispose();
+  });
+
+  /** A page's same-origin request with the browser's cookie (now Bo's). */
+  function fromPage(path: string, signedInAs: string | undefined, body?: unknown) {
+    return fetch(`${running.server.url}${path}`, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: {
+        cookie: `${SESSION_COOKIE_NAME}=${boCookie}`,
+        origin: running.server.url,
+        ...(signedInAs === undefined ? {} : { [SIGNED_IN_AS_HEADER]: signedInAs }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  }
+
+  it("refuses the admin's page a skip, names Bo, and decides nothing", async () => {
+    const { sessionId } = await startTask('/ask');
+    const bundle = await pendingOf(sessionId);
+    const path = `/api/v1/clarification/${bundle.pending_id}/respond`;
+
+    const refused = await fromPage(path, admin.id, { rejected: true });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toEqual({
+      code: 'session_changed',
+      error: expect.stringContaining('signed in as someone else') as unknown,
+      details: { signed_in_as: { id: bo.id, name: bo.name } },
+    });
+    // Still waiting: nothing was recorded, as the admin or as Bo.
+    expect((await pendingOf(sessionId)).pending_id).toBe(bundle.pending_id);
+
+    // Bo's own page, with the same cookie, decides as Bo.
+    const own = await fromPage(path, bo.id, { rejected: true });
+    expect(own.status).toBe(200);
+  });
+
+  it('refuses the page a read too, and its sign-out', async () => {
+    const read = await fromPage('/api/v1/pending', admin.id);
+    expect(read.status).toBe(409);
+    const signOut = await fromPage('/api/v1/auth/sign-out', admin.id, {});
+    expect(signOut.status).toBe(409);
+    // Bo is still signed in.
+    expect((await fromPage('/api/v1/me', bo.id)).status).toBe(200);
+  });
+
+  it('leaves a request that names nobody, and a bearer token, as they were', async () => {
+    expect((await fromPage('/api/v1/me', undefined)).status).toBe(200);
+    const bearer = await fetch(`${running.server.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${TOKEN}`, [SIGNED_IN_AS_HEADER]: bo.id },
+    });
+    expect(bearer.status).toBe(200);
+  });
+});

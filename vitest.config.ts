@@ -4,10 +4,10 @@ export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
-    // Three files at a time on a 2-core machine (vitest's default there is one): the suites
-    // spend much of their time waiting on timers, processes, browsers and databases, and with
-    // two workers the CPU still idled about a sixth of the run.
-    maxWorkers: 3,
+    // Two files at a time: most suites wait on processes, browsers and databases rather than
+    // the CPU, and vitest's default on a 2-core machine is one worker. Three kept the CPU busy
+    // (23.5 min instead of 27) but starved timing-sensitive browser and MCP tests.
+    maxWorkers: 2,
     // Files share their worker's module cache: importing the server's module graph once per
     // worker instead of once per file saves about two of the suite's minutes here. A file must
     // then leave nothing running when it ends; what it leaves fails the file that runs next.

@@ -7,294 +7,304 @@
  * only its own questions and can never answer one.
  */
 import { describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/auth/principal.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { issueToken } from '../../src/auth/index.js';
 import { getSession, getTask } from '../../src/store/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { mcpHarnessPerTest, structured, toolErrorText } from './mcp-harness.js';
+import { mcpHarnessPerTest, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
 
+/** Outlasts every step of a live test on a busy machine, so the person's answer finds the call live. */
+const LIVE_FOR_THE_TEST_MS = 60_000;
+/** For the tests of what happens once the live wait ended. */
 const LIVE_WAIT_MS = 1_500;
 
+/** The newest active bundle the colleague can see. */
+async function newestVisible(m: McpHarness) {
+  let pendingId: string | undefined;
+  let sessionId: string | undefined;
+  await eventually(async () => {
+    const result = await listPendingBundles(m.h.store, m.colleague, {});
+    const last = result.ok ? result.page.pending.at(-1) : undefined;
+    pendingId = last?.pending_id;
+    sessionId = last?.session_id;
+    return last !== undefined;
+  });
+  if (!pendingId || !sessionId) throw new Error('nothing pending');
+  return { pendingId, sessionId };
+}
+
 describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
-  const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
+  describe('while its ask is live', () => {
+    const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: LIVE_FOR_THE_TEST_MS } });
 
-  /** The newest active bundle the colleague can see. */
-  async function newestVisible(principal: Principal = m.colleague) {
-    let pendingId: string | undefined;
-    let sessionId: string | undefined;
-    await eventually(async () => {
-      const result = await listPendingBundles(m.h.store, principal, {});
-      const last = result.ok ? result.page.pending.at(-1) : undefined;
-      pendingId = last?.pending_id;
-      sessionId = last?.session_id;
-      return last !== undefined;
-    });
-    if (!pendingId || !sessionId) throw new Error('nothing pending');
-    return { pendingId, sessionId };
-  }
+    it('asks in an external session named after the client; a colleague answers live', async () => {
+      const external = await m.connect(m.tokens.member, 'my-claude');
+      const call = m.call(external, 'ask_user_question', TWO_QUESTIONS);
+      const { pendingId, sessionId } = await newestVisible(m);
 
-  it('asks in an external session named after the client; a colleague answers live', async () => {
-    const external = await m.connect(m.tokens.member, 'my-claude');
-    const call = m.call(external, 'ask_user_question', TWO_QUESTIONS);
-    const { pendingId, sessionId } = await newestVisible();
+      const session = await getSession(m.h.store, sessionId);
+      expect(session).toMatchObject({ agent_profile: 'external', state: 'waiting_for_input' });
+      const task = await getTask(m.h.store, session?.task_id ?? '');
+      expect(task).toMatchObject({
+        title: 'my-claude',
+        workspace_id: m.h.seeded.task.workspace_id,
+        created_by: m.h.principals.member.userId,
+      });
 
-    const session = await getSession(m.h.store, sessionId);
-    expect(session).toMatchObject({ agent_profile: 'external', state: 'waiting_for_input' });
-    const task = await getTask(m.h.store, session?.task_id ?? '');
-    expect(task).toMatchObject({
-      title: 'my-claude',
-      workspace_id: m.h.seeded.task.workspace_id,
-      created_by: m.h.principals.member.userId,
-    });
+      const colleague = await m.connect(m.tokens.colleague);
+      const listed = structured(await m.call(colleague, 'list_pending_questions', {}));
+      expect(listed.pending).toEqual([
+        expect.objectContaining({ pending_id: pendingId, session_id: sessionId, detached: false }),
+      ]);
+      const answered = structured(
+        await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
+      );
+      expect(answered).toMatchObject({ claimed: true, status: 'answered' });
 
-    const colleague = await m.connect(m.tokens.colleague);
-    const listed = structured(await m.call(colleague, 'list_pending_questions', {}));
-    expect(listed.pending).toEqual([
-      expect.objectContaining({ pending_id: pendingId, session_id: sessionId, detached: false }),
-    ]);
-    const answered = structured(
-      await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
-    );
-    expect(answered).toMatchObject({ claimed: true, status: 'answered' });
+      expect(structured(await call)).toMatchObject({
+        status: 'answered',
+        pending_id: pendingId,
+        answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' } },
+      });
 
-    expect(structured(await call)).toMatchObject({
-      status: 'answered',
-      pending_id: pendingId,
-      answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' } },
-    });
+      // The same client keeps its session; another client name gets its own task.
+      const again = m.call(external, 'ask_user_question', { ...TWO_QUESTIONS, context: 'again' });
+      const second = await newestVisible(m);
+      expect(second.sessionId).toBe(sessionId);
+      await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, second.pendingId, {
+        rejected: true,
+      });
+      expect(structured(await again)).toMatchObject({ status: 'skipped', reason: '' });
 
-    // The same client keeps its session; another client name gets its own task.
-    const again = m.call(external, 'ask_user_question', { ...TWO_QUESTIONS, context: 'again' });
-    const second = await newestVisible();
-    expect(second.sessionId).toBe(sessionId);
-    await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, second.pendingId, {
-      rejected: true,
-    });
-    expect(structured(await again)).toMatchObject({ status: 'skipped', reason: '' });
-
-    const otherClient = await m.connect(m.tokens.member, 'other-tool');
-    const third = m.call(otherClient, 'ask_user_question', TWO_QUESTIONS);
-    const elsewhere = await newestVisible();
-    expect(elsewhere.sessionId).not.toBe(sessionId);
-    await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, elsewhere.pendingId, {
-      rejected: true,
-    });
-    await third;
-  });
-
-  it('after the wait ended, wait_for_answer returns the answer given later', async () => {
-    const external = await m.connect(m.tokens.member, 'my-claude');
-    const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
-    expect(asked).toEqual({
-      status: 'open',
-      pending_id: expect.any(String) as unknown,
-      message:
-        'The question stays open. Call wait_for_answer with this pending_id to get the answer.',
-    });
-    const pendingId = asked.pending_id as string;
-    const rows = await m.h.rows(pendingId);
-    expect(rows.every((row) => row.metadata.agent_disconnected === true)).toBe(true);
-
-    // Another session's agent can neither answer nor list it.
-    const stranger = await m.connect(m.tokens.otherAgent);
-    const refused = await m.call(stranger, 'answer_question', {
-      pending_id: pendingId,
-      ...ANSWERS,
-    });
-    expect(toolErrorText(refused)).toContain('Tool answer_question not found');
-    expect(structured(await m.call(stranger, 'list_pending_questions', {})).pending).toEqual([]);
-    const outsider = await m.connect(m.tokens.outsider);
-    expect(
-      toolErrorText(await m.call(outsider, 'wait_for_answer', { pending_id: pendingId })),
-    ).toBe('clarification request not found');
-
-    const colleague = await m.connect(m.tokens.colleague);
-    const args = { pending_id: pendingId, ...ANSWERS };
-    expect(structured(await m.call(colleague, 'answer_question', args))).toMatchObject({
-      claimed: true,
-    });
-    const replay = structured(await m.call(colleague, 'answer_question', args));
-    expect(replay).toMatchObject({ claimed: false, status: 'answered' });
-
-    expect(
-      structured(await m.call(external, 'wait_for_answer', { pending_id: pendingId })),
-    ).toEqual({
-      status: 'answered',
-      pending_id: pendingId,
-      answers: {
-        q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
-        q2: {
-          selected: [
-            { id: 'q2_opt1', label: 'Lint' },
-            { id: 'q2_opt3', label: 'Tests' },
-          ],
-          custom_text: 'and e2e',
-        },
-      },
-    });
-  });
-
-  it('wait_for_answer gets an answer given while it waits', async () => {
-    const external = await m.connect(m.tokens.member, 'my-claude');
-    const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
-    const pendingId = asked.pending_id as string;
-    const waiting = m.call(external, 'wait_for_answer', {
-      pending_id: pendingId,
-      timeout_seconds: 30,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 100));
-    const colleague = await m.connect(m.tokens.colleague);
-    await m.call(colleague, 'answer_question', {
-      pending_id: pendingId,
-      rejected: true,
-      reject_reason: 'No',
-    });
-    expect(structured(await waiting)).toEqual({
-      status: 'skipped',
-      pending_id: pendingId,
-      reason: 'No',
-    });
-  });
-
-  it('with an agent token, asks and waits in its external session and never decides', async () => {
-    const minted = await issueToken(m.h.store, {
-      kind: 'external_agent',
-      userId: m.h.principals.member.userId,
-      name: 'Claude Code',
-    });
-    const agent = await m.connect(minted.secret, 'claude-code');
-    const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
-    const { pendingId, sessionId } = await newestVisible();
-    const session = await getSession(m.h.store, sessionId);
-    expect(session).toMatchObject({ agent_profile: 'external' });
-    expect(await getTask(m.h.store, session?.task_id ?? '')).toMatchObject({
-      title: 'claude-code',
-      created_by: m.h.principals.member.userId,
+      const otherClient = await m.connect(m.tokens.member, 'other-tool');
+      const third = m.call(otherClient, 'ask_user_question', TWO_QUESTIONS);
+      const elsewhere = await newestVisible(m);
+      expect(elsewhere.sessionId).not.toBe(sessionId);
+      await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, elsewhere.pendingId, {
+        rejected: true,
+      });
+      await third;
     });
 
-    // Its own question is all it sees, and it cannot answer it: only a person decides.
-    const listed = structured(await m.call(agent, 'list_pending_questions', {}));
-    expect((listed.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
-      pendingId,
-    ]);
-    const refused = await m.call(agent, 'answer_question', { pending_id: pendingId, ...ANSWERS });
-    expect(toolErrorText(refused)).toContain('Tool answer_question not found');
-    expect((await m.h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
-      'pending',
-      'pending',
-    ]);
-    // Nor can it ask for an action, which only an agent Clarion started may.
-    const tools = await agent.listTools();
-    expect(tools.tools.map((tool) => tool.name)).not.toContain('request_user_action');
+    it('with an agent token, asks and waits in its external session and never decides', async () => {
+      const minted = await issueToken(m.h.store, {
+        kind: 'external_agent',
+        userId: m.h.principals.member.userId,
+        name: 'Claude Code',
+      });
+      const agent = await m.connect(minted.secret, 'claude-code');
+      const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
+      const { pendingId, sessionId } = await newestVisible(m);
+      const session = await getSession(m.h.store, sessionId);
+      expect(session).toMatchObject({ agent_profile: 'external' });
+      expect(await getTask(m.h.store, session?.task_id ?? '')).toMatchObject({
+        title: 'claude-code',
+        created_by: m.h.principals.member.userId,
+      });
 
-    const colleague = await m.connect(m.tokens.colleague);
-    expect(
-      structured(await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS })),
-    ).toMatchObject({ claimed: true });
-    expect(structured(await asking)).toMatchObject({ status: 'answered', pending_id: pendingId });
-    const rows = await m.h.rows(pendingId);
-    expect(rows[0]?.metadata.responded_by).toMatchObject({
-      user_id: m.colleague.userId,
-      surface: 'mcp',
-    });
-  });
+      // Its own question is all it sees, and it cannot answer it: only a person decides.
+      const listed = structured(await m.call(agent, 'list_pending_questions', {}));
+      expect((listed.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
+        pendingId,
+      ]);
+      const refused = await m.call(agent, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+      expect(toolErrorText(refused)).toContain('Tool answer_question not found');
+      expect((await m.h.rows(pendingId)).map((row) => row.metadata.status)).toEqual([
+        'pending',
+        'pending',
+      ]);
+      // Nor can it ask for an action, which only an agent Clarion started may.
+      const tools = await agent.listTools();
+      expect(tools.tools.map((tool) => tool.name)).not.toContain('request_user_action');
 
-  it("tells an agent token whose client another of its person's clients asked", async () => {
-    const minted = await issueToken(m.h.store, {
-      kind: 'external_agent',
-      userId: m.h.principals.member.userId,
-      name: 'Claude Code',
-    });
-    const asker = await m.connect(minted.secret, 'claude-code');
-    const asked = structured(await m.call(asker, 'ask_user_question', TWO_QUESTIONS));
-    const pendingId = asked.pending_id as string;
-    // Same token, another client name: another client of the same person.
-    const other = await m.connect(minted.secret, 'other-tool');
-    expect(toolErrorText(await m.call(other, 'wait_for_answer', { pending_id: pendingId }))).toBe(
-      'clarification request not found for this client: your MCP client "claude-code" asked it, ' +
-        'and only a client of that name collects its answer (the person can still answer it in Clarion)',
-    );
-    // Another person's agent (a colleague's, same workspace and client name) learns nothing.
-    const stranger = await issueToken(m.h.store, {
-      kind: 'external_agent',
-      userId: m.colleague.userId,
-      name: 'Elsewhere',
-    });
-    const outsider = await m.connect(stranger.secret, 'claude-code');
-    for (const pending of [pendingId, 'no-such-pending-id']) {
+      const colleague = await m.connect(m.tokens.colleague);
       expect(
-        toolErrorText(await m.call(outsider, 'wait_for_answer', { pending_id: pending })),
+        structured(
+          await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
+        ),
+      ).toMatchObject({ claimed: true });
+      expect(structured(await asking)).toMatchObject({ status: 'answered', pending_id: pendingId });
+      const rows = await m.h.rows(pendingId);
+      expect(rows[0]?.metadata.responded_by).toMatchObject({
+        user_id: m.colleague.userId,
+        surface: 'mcp',
+      });
+    });
+
+    it('makes the client no task for a read or a refused call; its first ask does', async () => {
+      const minted = await issueToken(m.h.store, {
+        kind: 'external_agent',
+        userId: m.h.principals.member.userId,
+        name: 'Reader',
+      });
+      const agent = await m.connect(minted.secret, 'quiet-client');
+      const tasksNamed = async () =>
+        m.h.store.db.selectFrom('tasks').select('id').where('title', '=', 'quiet-client').execute();
+
+      const unknown = await m.call(agent, 'wait_for_answer', {
+        pending_id: 'no-such-pending-id',
+        timeout_seconds: 1,
+      });
+      expect(toolErrorText(unknown)).toBe('clarification request not found');
+      expect(structured(await m.call(agent, 'list_pending_questions', {}))).toEqual({
+        pending: [],
+        next_cursor: null,
+      });
+      const answer = await m.call(agent, 'answer_question', { pending_id: 'x', ...ANSWERS });
+      expect(toolErrorText(answer)).toContain('Tool answer_question not found');
+      expect(await tasksNamed()).toEqual([]);
+
+      // The first ask opens the task; later reads find it and open no other.
+      const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
+      const { pendingId } = await newestVisible(m);
+      const listed = structured(await m.call(agent, 'list_pending_questions', {}));
+      expect((listed.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
+        pendingId,
+      ]);
+      // A new MCP session of the same client finds it too, without asking first.
+      const again = await m.connect(minted.secret, 'quiet-client');
+      const found = structured(await m.call(again, 'list_pending_questions', {}));
+      expect((found.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
+        pendingId,
+      ]);
+      expect(await tasksNamed()).toHaveLength(1);
+      await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, pendingId, {
+        rejected: true,
+      });
+      expect(structured(await asking)).toMatchObject({ status: 'skipped' });
+    });
+
+    it('refuses an invalid first ask before making the client a task', async () => {
+      const external = await m.connect(m.tokens.member, 'fresh-client');
+      const [first, second] = TWO_QUESTIONS.questions;
+      const duplicated = {
+        questions: [
+          { ...first, id: 'same' },
+          { ...second, id: 'same' },
+        ],
+      };
+      const refused = await m.call(external, 'ask_user_question', duplicated);
+      expect(toolErrorText(refused)).toContain('duplicate question id');
+      const tasks = await m.h.store.db
+        .selectFrom('tasks')
+        .select('id')
+        .where('title', '=', 'fresh-client')
+        .execute();
+      expect(tasks).toEqual([]);
+    });
+
+    it('tells a user without a workspace that there is nowhere to ask', async () => {
+      const outsider = await m.connect(m.tokens.outsider, 'lonely');
+      const result = await m.call(outsider, 'ask_user_question', TWO_QUESTIONS);
+      expect(toolErrorText(result)).toBe('your account belongs to no workspace to ask in');
+    });
+  });
+
+  describe('once its live wait ended', () => {
+    const m = mcpHarnessPerTest(driver, { budgets: { liveWaitMs: LIVE_WAIT_MS } });
+
+    it('after the wait ended, wait_for_answer returns the answer given later', async () => {
+      const external = await m.connect(m.tokens.member, 'my-claude');
+      const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      expect(asked).toEqual({
+        status: 'open',
+        pending_id: expect.any(String) as unknown,
+        message:
+          'The question stays open. Call wait_for_answer with this pending_id to get the answer.',
+      });
+      const pendingId = asked.pending_id as string;
+      const rows = await m.h.rows(pendingId);
+      expect(rows.every((row) => row.metadata.agent_disconnected === true)).toBe(true);
+
+      // Another session's agent can neither answer nor list it.
+      const stranger = await m.connect(m.tokens.otherAgent);
+      const refused = await m.call(stranger, 'answer_question', {
+        pending_id: pendingId,
+        ...ANSWERS,
+      });
+      expect(toolErrorText(refused)).toContain('Tool answer_question not found');
+      expect(structured(await m.call(stranger, 'list_pending_questions', {})).pending).toEqual([]);
+      const outsider = await m.connect(m.tokens.outsider);
+      expect(
+        toolErrorText(await m.call(outsider, 'wait_for_answer', { pending_id: pendingId })),
       ).toBe('clarification request not found');
-    }
-  });
 
-  it('makes the client no task for a read or a refused call; its first ask does', async () => {
-    const minted = await issueToken(m.h.store, {
-      kind: 'external_agent',
-      userId: m.h.principals.member.userId,
-      name: 'Reader',
+      const colleague = await m.connect(m.tokens.colleague);
+      const args = { pending_id: pendingId, ...ANSWERS };
+      expect(structured(await m.call(colleague, 'answer_question', args))).toMatchObject({
+        claimed: true,
+      });
+      const replay = structured(await m.call(colleague, 'answer_question', args));
+      expect(replay).toMatchObject({ claimed: false, status: 'answered' });
+
+      expect(
+        structured(await m.call(external, 'wait_for_answer', { pending_id: pendingId })),
+      ).toEqual({
+        status: 'answered',
+        pending_id: pendingId,
+        answers: {
+          q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
+          q2: {
+            selected: [
+              { id: 'q2_opt1', label: 'Lint' },
+              { id: 'q2_opt3', label: 'Tests' },
+            ],
+            custom_text: 'and e2e',
+          },
+        },
+      });
     });
-    const agent = await m.connect(minted.secret, 'quiet-client');
-    const tasksNamed = async () =>
-      m.h.store.db.selectFrom('tasks').select('id').where('title', '=', 'quiet-client').execute();
 
-    const unknown = await m.call(agent, 'wait_for_answer', {
-      pending_id: 'no-such-pending-id',
-      timeout_seconds: 1,
+    it('wait_for_answer gets an answer given while it waits', async () => {
+      const external = await m.connect(m.tokens.member, 'my-claude');
+      const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      const pendingId = asked.pending_id as string;
+      const waiting = m.call(external, 'wait_for_answer', {
+        pending_id: pendingId,
+        timeout_seconds: 30,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const colleague = await m.connect(m.tokens.colleague);
+      await m.call(colleague, 'answer_question', {
+        pending_id: pendingId,
+        rejected: true,
+        reject_reason: 'No',
+      });
+      expect(structured(await waiting)).toEqual({
+        status: 'skipped',
+        pending_id: pendingId,
+        reason: 'No',
+      });
     });
-    expect(toolErrorText(unknown)).toBe('clarification request not found');
-    expect(structured(await m.call(agent, 'list_pending_questions', {}))).toEqual({
-      pending: [],
-      next_cursor: null,
+
+    it("tells an agent token whose client another of its person's clients asked", async () => {
+      const minted = await issueToken(m.h.store, {
+        kind: 'external_agent',
+        userId: m.h.principals.member.userId,
+        name: 'Claude Code',
+      });
+      const asker = await m.connect(minted.secret, 'claude-code');
+      const asked = structured(await m.call(asker, 'ask_user_question', TWO_QUESTIONS));
+      const pendingId = asked.pending_id as string;
+      // Same token, another client name: another client of the same person.
+      const other = await m.connect(minted.secret, 'other-tool');
+      expect(toolErrorText(await m.call(other, 'wait_for_answer', { pending_id: pendingId }))).toBe(
+        'clarification request not found for this client: your MCP client "claude-code" asked it, ' +
+          'and only a client of that name collects its answer (the person can still answer it in Clarion)',
+      );
+      // Another person's agent (a colleague's, same workspace and client name) learns nothing.
+      const stranger = await issueToken(m.h.store, {
+        kind: 'external_agent',
+        userId: m.colleague.userId,
+        name: 'Elsewhere',
+      });
+      const outsider = await m.connect(stranger.secret, 'claude-code');
+      for (const pending of [pendingId, 'no-such-pending-id']) {
+        expect(
+          toolErrorText(await m.call(outsider, 'wait_for_answer', { pending_id: pending })),
+        ).toBe('clarification request not found');
+      }
     });
-    const answer = await m.call(agent, 'answer_question', { pending_id: 'x', ...ANSWERS });
-    expect(toolErrorText(answer)).toContain('Tool answer_question not found');
-    expect(await tasksNamed()).toEqual([]);
-
-    // The first ask opens the task; later reads find it and open no other.
-    const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
-    const { pendingId } = await newestVisible();
-    const listed = structured(await m.call(agent, 'list_pending_questions', {}));
-    expect((listed.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
-      pendingId,
-    ]);
-    // A new MCP session of the same client finds it too, without asking first.
-    const again = await m.connect(minted.secret, 'quiet-client');
-    const found = structured(await m.call(again, 'list_pending_questions', {}));
-    expect((found.pending as { pending_id: string }[]).map((item) => item.pending_id)).toEqual([
-      pendingId,
-    ]);
-    expect(await tasksNamed()).toHaveLength(1);
-    await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, pendingId, {
-      rejected: true,
-    });
-    expect(structured(await asking)).toMatchObject({ status: 'skipped' });
-  });
-
-  it('refuses an invalid first ask before making the client a task', async () => {
-    const external = await m.connect(m.tokens.member, 'fresh-client');
-    const [first, second] = TWO_QUESTIONS.questions;
-    const duplicated = {
-      questions: [
-        { ...first, id: 'same' },
-        { ...second, id: 'same' },
-      ],
-    };
-    const refused = await m.call(external, 'ask_user_question', duplicated);
-    expect(toolErrorText(refused)).toContain('duplicate question id');
-    const tasks = await m.h.store.db
-      .selectFrom('tasks')
-      .select('id')
-      .where('title', '=', 'fresh-client')
-      .execute();
-    expect(tasks).toEqual([]);
-  });
-
-  it('tells a user without a workspace that there is nowhere to ask', async () => {
-    const outsider = await m.connect(m.tokens.outsider, 'lonely');
-    const result = await m.call(outsider, 'ask_user_question', TWO_QUESTIONS);
-    expect(toolErrorText(result)).toBe('your account belongs to no workspace to ask in');
   });
 });

@@ -2,7 +2,8 @@
  * Nothing typed is lost, and deliberate actions can be taken back (issue 15),
  * in Chromium against the real server and demo agent, on desktop and phone:
  * a draft survives another tab's answer, an operator's cancel and an expiry, and goes
- * as a new message or is discarded; the same
+ * as a new message or is discarded; its banner names who settled the question,
+ * also when the page hears that after hearing the session moved on; the same
  * person racing themselves in two tabs is told "Answered in another tab";
  * Undo of a one-tap answer means the server never saw it; Skip carries the
  * person's own reason to the agent; an answer sent while the server is
@@ -75,7 +76,8 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
 
     const kept = banner(page, 'late-kept');
     await kept.waitFor(WAIT);
-    await expect(kept.getAttribute('data-cause')).resolves.toBe('another_tab');
+    // The rows that say who settled it may follow the change that retired it.
+    await kept.and(page.locator('[data-cause="another_tab"]')).waitFor(WAIT);
     await expect(kept.textContent()).resolves.toContain('Answered in another tab.');
     await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
       'Only the fast checks, please',
@@ -128,7 +130,8 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     const kept = banner(page, 'late-kept');
     await kept.waitFor(WAIT);
     // The operator's cancel went through REST with this person's own token.
-    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled_you_elsewhere');
+    // The rows that say who settled it may follow the change that retired it.
+    await kept.and(page.locator('[data-cause="cancelled_you_elsewhere"]')).waitFor(WAIT);
     await expect(kept.textContent()).resolves.toContain('You cancelled this question elsewhere.');
     await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
       'Only the fast checks, please',
@@ -154,7 +157,8 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await api(suite.world, 'POST', `/api/v1/clarification/${await overlayPendingId(page)}/cancel`);
     const kept = banner(page, 'late-kept');
     await kept.waitFor(WAIT);
-    await expect(kept.getAttribute('data-cause')).resolves.toBe('cancelled_you_elsewhere');
+    // The rows that say who settled it may follow the change that retired it.
+    await kept.and(page.locator('[data-cause="cancelled_you_elsewhere"]')).waitFor(WAIT);
     await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
       'A file in the repository root',
     );
@@ -165,6 +169,47 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     expect(recorded.responds).toHaveLength(0);
     const typed = await userMessages(suite.world, created.session.id);
     expect(typed.some((text) => text.includes('A file in the repository root'))).toBe(false);
+    await context.close();
+  });
+
+  it('names who cancelled a question once the page hears it, after hearing that the session moved on', async () => {
+    const created = await askingTask(suite.world, 'Cause heard late', '/ask');
+    const { context, page } = await suite.desktop();
+    // The rows that say who cancelled arrive last, as they can when a reconnect's snapshots
+    // land in another order: the session's own change first says the question no longer waits.
+    const held: string[] = [];
+    let toPage: ((frame: string) => void) | undefined;
+    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+      const server = socket.connectToServer();
+      toPage = (frame) => {
+        socket.send(frame);
+      };
+      socket.onMessage((frame) => {
+        server.send(frame);
+      });
+      server.onMessage((frame) => {
+        if (typeof frame !== 'string') return;
+        if (frame.includes('"message.updated"') && frame.includes('"status":"cancelled"')) {
+          held.push(frame);
+        } else {
+          socket.send(frame);
+        }
+      });
+    });
+    await openSession(suite.world, page, created.session.id);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    await page.getByTestId('clarification-custom').fill('Next to the package manifest');
+
+    await api(suite.world, 'POST', `/api/v1/clarification/${await overlayPendingId(page)}/cancel`);
+    const kept = banner(page, 'late-kept');
+    await kept.waitFor(WAIT);
+    expect(held).not.toHaveLength(0);
+    for (const frame of held.splice(0)) toPage?.(frame);
+
+    await kept.and(page.locator('[data-cause="cancelled_you_elsewhere"]')).waitFor(WAIT);
+    await expect(page.getByTestId('clarification-custom').inputValue()).resolves.toBe(
+      'Next to the package manifest',
+    );
     await context.close();
   });
 

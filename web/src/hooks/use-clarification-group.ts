@@ -24,7 +24,7 @@
  * one still needs the person (in flight, Retry, a late message not yet
  * admitted) or is the last word (no live bundle replaced it).
  */
-import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { useServices } from '../app/services.js';
 import {
   captureAnswers,
@@ -211,7 +211,26 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
     if (stored && !outcome) setOutcome(undefined);
   }, [stored, outcome]);
 
-  const state: SubmitState = outcome?.state ?? { phase: 'idle' };
+  // Who settled a question the draft outlived, as the transcript says now: the page can learn
+  // that the question no longer waits (a session change, a snapshot after a reconnect) before
+  // the rows that say who settled it, so the cause found then may be only 'expired'.
+  const lateCause = useSyncExternalStore(model.subscribe, () =>
+    outcome?.state.phase === 'late'
+      ? settledElsewhere(
+          model.getState(),
+          outcome.captured.sessionId,
+          outcome.captured.pendingId,
+          me,
+        )
+      : undefined,
+  );
+  const state: SubmitState = useMemo(() => {
+    const current = outcome?.state ?? { phase: 'idle' };
+    if (current.phase !== 'late' || lateCause === undefined || lateCause === 'expired') {
+      return current;
+    }
+    return { ...current, cause: lateCause };
+  }, [outcome?.state, lateCause]);
   const bundle =
     outcome && live?.pending_id !== outcome.captured.pendingId ? outcome.captured.bundle : live;
   const lateMessage = state.phase === 'late';

@@ -41,95 +41,124 @@ function fits(tools: Tools, name: string, result: CallToolResult): Record<string
   return content;
 }
 
-describe('output schemas on sqlite', () => {
-  let m: McpHarness;
-  let agent: Client;
-  let person: Client;
-  let tools: Tools;
+/** The no-progress bound: a call without a progress token returns `waiting` after it. */
+const CALL_WITHOUT_PROGRESS_MS = 300;
+
+/**
+ * An agent's and a person's clients of one MCP server (SQLite) whose asks stay
+ * live for `liveWaitMs`, with the tools each was offered; for the enclosing
+ * `describe`.
+ */
+function toolClients(liveWaitMs: number) {
+  let m: McpHarness | undefined;
+  const clients = {} as { agent: Client; person: Client; tools: Tools };
+  const harness = (): McpHarness => {
+    if (!m) throw new Error('the clients connect in beforeAll');
+    return m;
+  };
+
+  beforeAll(async () => {
+    m = await mcpHarness(DRIVERS[0] ?? 'sqlite', {
+      budgets: { liveWaitMs },
+      route: { callWithoutProgressMs: CALL_WITHOUT_PROGRESS_MS },
+    });
+    clients.agent = await m.connect(m.tokens.agent);
+    clients.person = await m.connect(m.tokens.member);
+    // Listing also arms the SDK client's own check of every later result. A person is offered
+    // what an agent is, and answer_question.
+    clients.tools = (await clients.person.listTools()).tools;
+    const agentTools = (await clients.agent.listTools()).tools;
+    expect(agentTools).toEqual(clients.tools.filter((tool) => tool.name !== 'answer_question'));
+  });
+
+  afterAll(async () => {
+    await m?.dispose();
+  });
 
   const call = async (client: Client, name: string, args: Record<string, unknown>) =>
-    fits(tools, name, await m.call(client, name, args));
+    fits(clients.tools, name, await harness().call(client, name, args));
   /** With a progress token the call waits as long as the ask does (no early `waiting`). */
   const callWaiting = async (client: Client, name: string, args: Record<string, unknown>) =>
-    fits(tools, name, await m.call(client, name, args, { onprogress: () => undefined }));
+    fits(
+      clients.tools,
+      name,
+      await harness().call(client, name, args, { onprogress: () => undefined }),
+    );
 
   async function newestPending(): Promise<string> {
     let pendingId = '';
     await eventually(async () => {
-      const page = await call(person, 'list_pending_questions', {});
+      const page = await call(clients.person, 'list_pending_questions', {});
       pendingId = (page.pending as { pending_id: string }[]).at(-1)?.pending_id ?? '';
       return pendingId !== '';
     });
     return pendingId;
   }
 
-  beforeAll(async () => {
-    m = await mcpHarness(DRIVERS[0] ?? 'sqlite', {
-      budgets: { liveWaitMs: 1_500 },
-      route: { callWithoutProgressMs: 300 },
-    });
-    agent = await m.connect(m.tokens.agent);
-    person = await m.connect(m.tokens.member);
-    // Listing also arms the SDK client's own check of every later result. A person is offered
-    // what an agent is, and answer_question.
-    tools = (await person.listTools()).tools;
-    const agentTools = (await agent.listTools()).tools;
-    expect(agentTools).toEqual(tools.filter((tool) => tool.name !== 'answer_question'));
-  });
+  return { clients, call, callWaiting, newestPending };
+}
 
-  afterAll(async () => {
-    await m.dispose();
+describe('output schemas on sqlite, with each ask live for the whole test', () => {
+  // A person's answer on a busy machine still finds the call waiting for it.
+  const { clients, call, callWaiting, newestPending } = toolClients(60_000);
+
+  it('fits an ask answered live, and one skipped', async () => {
+    const asking = callWaiting(clients.agent, 'ask_user_question', TWO_QUESTIONS);
+    const pendingId = await newestPending();
+    await call(clients.person, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+    expect(await asking).toMatchObject({ status: 'answered', pending_id: pendingId });
+
+    const skipping = callWaiting(clients.agent, 'ask_user_question', TWO_QUESTIONS);
+    const skipped = await newestPending();
+    await call(clients.person, 'answer_question', { pending_id: skipped, rejected: true });
+    expect(await skipping).toMatchObject({ status: 'skipped', pending_id: skipped });
   });
+});
+
+describe('output schemas on sqlite', () => {
+  // Short: an ask left unanswered returns `open` once its live wait ends.
+  const { clients, call, callWaiting } = toolClients(1_500);
 
   it('lists an output schema for every tool, and it refuses what no tool returns', () => {
-    for (const tool of tools) {
+    for (const tool of clients.tools) {
       expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object' });
     }
     const check = (name: string, content: unknown) =>
-      validator.getValidator(tools.find((tool) => tool.name === name)?.outputSchema ?? {})(content)
-        .valid;
+      validator.getValidator(clients.tools.find((tool) => tool.name === name)?.outputSchema ?? {})(
+        content,
+      ).valid;
     expect(check('ask_user_question', { status: 'answered', pending_id: 'p' })).toBe(false);
     expect(check('list_pending_questions', { pending: [] })).toBe(false);
     expect(check('answer_question', { claimed: true })).toBe(false);
     expect(check('wait_for_answer', { error: 'no', code: 'not_found', extra: 1 })).toBe(false);
   });
 
-  it('fits an ask answered live, and one skipped', async () => {
-    const asking = callWaiting(agent, 'ask_user_question', TWO_QUESTIONS);
-    const pendingId = await newestPending();
-    await call(person, 'answer_question', { pending_id: pendingId, ...ANSWERS });
-    expect(await asking).toMatchObject({ status: 'answered', pending_id: pendingId });
-
-    const skipping = callWaiting(agent, 'ask_user_question', TWO_QUESTIONS);
-    const skipped = await newestPending();
-    await call(person, 'answer_question', { pending_id: skipped, rejected: true });
-    expect(await skipping).toMatchObject({ status: 'skipped', pending_id: skipped });
-  });
-
   it('fits an ask returned waiting, and the wait that collects its answer', async () => {
-    const waiting = await call(agent, 'ask_user_question', TWO_QUESTIONS);
+    const waiting = await call(clients.agent, 'ask_user_question', TWO_QUESTIONS);
     expect(waiting).toMatchObject({ status: 'waiting' });
     const pendingId = waiting.pending_id as string;
-    const collecting = callWaiting(agent, 'wait_for_answer', { pending_id: pendingId });
-    await call(person, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+    const collecting = callWaiting(clients.agent, 'wait_for_answer', { pending_id: pendingId });
+    await call(clients.person, 'answer_question', { pending_id: pendingId, ...ANSWERS });
     expect(await collecting).toMatchObject({ status: 'answered', pending_id: pendingId });
   });
 
   it('fits an ask left open, a wait that ends open, and one that gets a skip', async () => {
-    const open = await callWaiting(agent, 'ask_user_question', TWO_QUESTIONS);
+    const open = await callWaiting(clients.agent, 'ask_user_question', TWO_QUESTIONS);
     expect(open).toMatchObject({ status: 'open' });
     const pendingId = open.pending_id as string;
     const args = { pending_id: pendingId, timeout_seconds: 1 };
-    expect(await callWaiting(agent, 'wait_for_answer', args)).toMatchObject({ status: 'open' });
-    await call(person, 'answer_question', { pending_id: pendingId, rejected: true });
-    expect(await call(agent, 'wait_for_answer', args)).toMatchObject({ status: 'skipped' });
+    expect(await callWaiting(clients.agent, 'wait_for_answer', args)).toMatchObject({
+      status: 'open',
+    });
+    await call(clients.person, 'answer_question', { pending_id: pendingId, rejected: true });
+    expect(await call(clients.agent, 'wait_for_answer', args)).toMatchObject({ status: 'skipped' });
   });
 
   it('fits every tool error, through a client that checks them too', async () => {
-    await call(agent, 'ask_user_question', { questions: 'which?' });
-    await call(agent, 'wait_for_answer', { pending_id: 'no-such-bundle' });
-    await call(person, 'answer_question', { pending_id: 'no-such-bundle', rejected: true });
-    await call(person, 'list_pending_questions', { cursor: 'not-a-cursor' });
+    await call(clients.agent, 'ask_user_question', { questions: 'which?' });
+    await call(clients.agent, 'wait_for_answer', { pending_id: 'no-such-bundle' });
+    await call(clients.person, 'answer_question', { pending_id: 'no-such-bundle', rejected: true });
+    await call(clients.person, 'list_pending_questions', { cursor: 'not-a-cursor' });
     for (const name of ['ask_user_question', 'wait_for_answer', 'answer_question']) {
       expect(seen).toContain(`${name}:error`);
     }
@@ -154,16 +183,19 @@ describe('output schemas on sqlite', () => {
   });
 });
 
-describe('request_user_action output schema on sqlite', () => {
+/**
+ * The agent of a session on one in-process server (SQLite) whose action
+ * requests expire after `actionMs`, for the enclosing `describe`.
+ */
+function actionAgent(actionMs: number) {
   const ADMIN_TOKEN = 'output-schemas-admin-token-0123456789';
   let running: InProcessServer;
   let agent: Client;
   let tools: Tools;
 
   beforeAll(async () => {
-    // Long enough for a test to answer first, short enough to wait out once.
     running = await startInProcessServer('sqlite', ADMIN_TOKEN, {
-      userInputDeadlines: { actionMs: 1_500 },
+      userInputDeadlines: { actionMs },
     });
     const { store } = running.server;
     const sessionId = await seedAdminSession(store, 'actions');
@@ -209,19 +241,34 @@ describe('request_user_action output schema on sqlite', () => {
     expect(answered.status, JSON.stringify(answered.json)).toBe(200);
   }
 
-  it('fits Done, Skip with a reason, an expiry and a refusal', async () => {
-    const done = requestAction('https://github.com/login');
-    await answerAction({ decision: 'done' });
-    expect(await done).toMatchObject({ status: 'done' });
+  return { requestAction, answerAction };
+}
 
-    const skipped = requestAction('https://github.com/login');
-    await answerAction({ decision: 'skip', reason: 'Not now' });
-    expect(await skipped).toMatchObject({ status: 'skipped', reason: 'Not now' });
+describe('request_user_action output schema on sqlite', () => {
+  describe('answered before it expires', () => {
+    // A person's answer on a busy machine still finds the request open.
+    const { requestAction, answerAction } = actionAgent(60_000);
 
-    expect(await requestAction('https://github.com/login')).toMatchObject({ status: 'expired' });
-    await requestAction('javascript:alert(1)');
-    for (const status of ['done', 'skipped', 'expired', 'error']) {
-      expect(seen).toContain(`request_user_action:${status}`);
-    }
+    it('fits Done and Skip with a reason', async () => {
+      const done = requestAction('https://github.com/login');
+      await answerAction({ decision: 'done' });
+      expect(await done).toMatchObject({ status: 'done' });
+
+      const skipped = requestAction('https://github.com/login');
+      await answerAction({ decision: 'skip', reason: 'Not now' });
+      expect(await skipped).toMatchObject({ status: 'skipped', reason: 'Not now' });
+    });
+  });
+
+  describe('left to expire', () => {
+    const { requestAction } = actionAgent(1_500);
+
+    it('fits an expiry and a refusal, and every status was seen', async () => {
+      expect(await requestAction('https://github.com/login')).toMatchObject({ status: 'expired' });
+      await requestAction('javascript:alert(1)');
+      for (const status of ['done', 'skipped', 'expired', 'error']) {
+        expect(seen).toContain(`request_user_action:${status}`);
+      }
+    });
   });
 });

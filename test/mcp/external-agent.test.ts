@@ -19,6 +19,15 @@ const LIVE_FOR_THE_TEST_MS = 60_000;
 /** For the tests of what happens once the live wait ended. */
 const LIVE_WAIT_MS = 1_500;
 
+/** An agent token the member minted for an agent of theirs named `name`. */
+function memberAgentToken(m: McpHarness, name: string) {
+  return issueToken(m.h.store, {
+    kind: 'external_agent',
+    userId: m.h.principals.member.userId,
+    name,
+  });
+}
+
 /** The newest active bundle the colleague can see. */
 async function newestVisible(m: McpHarness) {
   let pendingId: string | undefined;
@@ -88,11 +97,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     });
 
     it('with an agent token, asks and waits in its external session and never decides', async () => {
-      const minted = await issueToken(m.h.store, {
-        kind: 'external_agent',
-        userId: m.h.principals.member.userId,
-        name: 'Claude Code',
-      });
+      const minted = await memberAgentToken(m, 'Claude Code');
       const agent = await m.connect(minted.secret, 'claude-code');
       const asking = m.call(agent, 'ask_user_question', TWO_QUESTIONS);
       const { pendingId, sessionId } = await newestVisible(m);
@@ -133,11 +138,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     });
 
     it('makes the client no task for a read or a refused call; its first ask does', async () => {
-      const minted = await issueToken(m.h.store, {
-        kind: 'external_agent',
-        userId: m.h.principals.member.userId,
-        name: 'Reader',
-      });
+      const minted = await memberAgentToken(m, 'Reader');
       const agent = await m.connect(minted.secret, 'quiet-client');
       const tasksNamed = async () =>
         m.h.store.db.selectFrom('tasks').select('id').where('title', '=', 'quiet-client').execute();
@@ -279,11 +280,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
     });
 
     it("tells an agent token whose client another of its person's clients asked", async () => {
-      const minted = await issueToken(m.h.store, {
-        kind: 'external_agent',
-        userId: m.h.principals.member.userId,
-        name: 'Claude Code',
-      });
+      const minted = await memberAgentToken(m, 'Claude Code');
       const asker = await m.connect(minted.secret, 'claude-code');
       const asked = structured(await m.call(asker, 'ask_user_question', TWO_QUESTIONS));
       const pendingId = asked.pending_id as string;

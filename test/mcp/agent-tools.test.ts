@@ -7,7 +7,12 @@
 import { describe, expect, it } from 'vitest';
 import { QUESTION_CLOSED_MESSAGE } from '../../src/agents/mcp/results.js';
 import { DRIVERS } from '../support/databases.js';
-import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import {
+  ANSWERS,
+  ANSWERS_AS_RECEIVED,
+  TWO_QUESTIONS,
+  eventually,
+} from '../support/clarification-harness.js';
 import { initializeBody, mcpHarnessPerTest, structured, toolErrorText } from './mcp-harness.js';
 
 describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
@@ -69,16 +74,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     expect(structured(await call)).toEqual({
       status: 'answered',
       pending_id: pendingId,
-      answers: {
-        q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
-        q2: {
-          selected: [
-            { id: 'q2_opt1', label: 'Lint' },
-            { id: 'q2_opt3', label: 'Tests' },
-          ],
-          custom_text: 'and e2e',
-        },
-      },
+      answers: ANSWERS_AS_RECEIVED,
     });
     const rows = await m.h.rows(pendingId);
     expect(rows.map((row) => row.task_session_id)).toEqual([

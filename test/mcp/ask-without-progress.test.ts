@@ -11,7 +11,12 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { MCP_CALL_WITHOUT_PROGRESS_MS } from '../../src/tunables.js';
 import { DRIVERS } from '../support/databases.js';
-import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import {
+  ANSWERS,
+  ANSWERS_AS_RECEIVED,
+  TWO_QUESTIONS,
+  eventually,
+} from '../support/clarification-harness.js';
 import { mcpHarnessPerTest, structured } from './mcp-harness.js';
 
 /** The clients' default request timeout (`DEFAULT_REQUEST_TIMEOUT_MSEC` in the MCP SDKs). */
@@ -22,16 +27,7 @@ const FAIL_FAST = { timeout: 10_000 };
 
 const ANSWERED = {
   status: 'answered',
-  answers: {
-    q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
-    q2: {
-      selected: [
-        { id: 'q2_opt1', label: 'Lint' },
-        { id: 'q2_opt3', label: 'Tests' },
-      ],
-      custom_text: 'and e2e',
-    },
-  },
+  answers: ANSWERS_AS_RECEIVED,
 };
 
 it('returns well before the 60 s a client without progress waits, as the issue asks (< 55 s)', () => {

@@ -11,7 +11,12 @@ import { listPendingBundles } from '../../src/clarification/index.js';
 import { issueToken } from '../../src/auth/index.js';
 import { getSession, getTask } from '../../src/store/index.js';
 import { DRIVERS } from '../support/databases.js';
-import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import {
+  ANSWERS,
+  ANSWERS_AS_RECEIVED,
+  TWO_QUESTIONS,
+  eventually,
+} from '../support/clarification-harness.js';
 import { mcpHarnessPerTest, structured, toolErrorText, type McpHarness } from './mcp-harness.js';
 
 /** Outlasts every step of a live test on a busy machine, so the person's answer finds the call live. */
@@ -244,16 +249,7 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       ).toEqual({
         status: 'answered',
         pending_id: pendingId,
-        answers: {
-          q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
-          q2: {
-            selected: [
-              { id: 'q2_opt1', label: 'Lint' },
-              { id: 'q2_opt3', label: 'Tests' },
-            ],
-            custom_text: 'and e2e',
-          },
-        },
+        answers: ANSWERS_AS_RECEIVED,
       });
     });
 

@@ -78,6 +78,18 @@ export const ANSWERS = {
   ],
 };
 
+/** `ANSWERS` as the asking agent receives them: options named, in asking order, once each; text trimmed. */
+export const ANSWERS_AS_RECEIVED = {
+  q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }], custom_text: '' },
+  q2: {
+    selected: [
+      { id: 'q2_opt1', label: 'Lint' },
+      { id: 'q2_opt3', label: 'Tests' },
+    ],
+    custom_text: 'and e2e',
+  },
+};
+
 export interface HarnessOptions {
   /** Defaults to a `TestRuntime`. */
   runtime?: AgentRuntime;

@@ -21,11 +21,15 @@ import { silentLogger } from '../../../src/observability/logger.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../../src/server.js';
 import { BUILT_WEB_APP, builtPath } from '../../../src/support/index.js';
 import { linkPath } from '../../support/browser-sign-in.js';
+import { borrowContext, type ContextOptions } from './context-pool.js';
 
 export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
 /** `CLARION_TEST_WEB_ROOT` lets parallel work build and test its own copy of the app. */
 export const WEB_ROOT = resolve(process.env.CLARION_TEST_WEB_ROOT ?? builtPath(BUILT_WEB_APP));
 export const ARTIFACTS = resolve(import.meta.dirname, '../../../dist/test-artifacts');
+
+/** The web app's events socket, for `routeWebSocket`: its address names the signed-in person. */
+export const EVENTS_SOCKET = /\/api\/v1\/events(?:\?|$)/;
 
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -177,29 +181,32 @@ function workerChromium(): Promise<Browser> {
 /**
  * Chromium for one suite: the test worker's one browser, which the files it
  * runs share in turn (the suite runs with `isolate: false`, so this module
- * lives as long as the worker), as a handle whose `close()` closes the
- * contexts the suite opened and leaves the browser running. A launch costs
- * about 1.3 s of CPU more than a context, and every context is a fresh
- * profile, so a suite sees nothing of the one before.
+ * lives as long as the worker), as a handle whose contexts come from and go
+ * back to the worker's pool (`context-pool.ts`) and whose `close()` gives back
+ * the contexts the suite still holds, leaving the browser running. A launch
+ * costs about 1.3 s of CPU more than a context, and a context comes to a suite
+ * as clean as a fresh profile, so a suite sees nothing of the one before.
  */
 export async function launchChromium(): Promise<Browser> {
   const browser = await workerChromium();
-  const opened = new Set<BrowserContext>();
-  const track = (context: BrowserContext) => {
-    opened.add(context);
-    context.once('close', () => opened.delete(context));
+  const held = new Set<BrowserContext>();
+  const borrow = async (options: ContextOptions = {}) => {
+    const context = await borrowContext(browser, options, () => held.delete(context));
+    held.add(context);
     return context;
   };
   const suiteOwn: Partial<Browser> = {
-    newContext: async (options) => track(await browser.newContext(options)),
+    newContext: borrow,
+    // Like Playwright's: the page owns its context, and closing one gives back the other.
     newPage: async (options) => {
-      const page = await browser.newPage(options);
-      track(page.context());
+      const context = await borrow(options);
+      const page = await context.newPage();
+      page.once('close', () => void context.close());
       return page;
     },
-    contexts: () => [...opened],
+    contexts: () => [...held],
     close: async () => {
-      await Promise.all([...opened].map((context) => context.close()));
+      await Promise.all([...held].map((context) => context.close()));
     },
   };
   return new Proxy(browser, {
@@ -236,8 +243,6 @@ export async function api<T>(
 export function viaOrigin(world: World, link: string): string {
   return `${world.origin}${linkPath(link)}`;
 }
-
-type ContextOptions = Parameters<Browser['newContext']>[0];
 
 /** A page in a new browser context, signed in as nobody: English, 30 s waits unless `options` say otherwise. */
 export async function freshPage(browser: Browser, options: ContextOptions = {}): Promise<Page> {

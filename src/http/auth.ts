@@ -165,6 +165,25 @@ export function createTokenHolderResolver(
   return (request) => resolveTokenHolder(deps.store, request, deps);
 }
 
+/**
+ * A page of the web app names the person it signed in as; the cookie, shared
+ * by the browser's tabs, may sign in someone else since another tab signed in.
+ * Returns that someone else. A bearer token is its holder's own, whatever a
+ * request names.
+ */
+export function signedInSince(
+  via: CredentialChannel,
+  holder: TokenHolder,
+  pageSignedInAs: string | undefined,
+): Extract<TokenHolder, { kind: 'user' }> | undefined {
+  return via === 'cookie' &&
+    holder.kind === 'user' &&
+    pageSignedInAs !== undefined &&
+    pageSignedInAs !== holder.userId
+    ? holder
+    : undefined;
+}
+
 /** Sets `principal` for the routes after it, or answers 401/403 itself. */
 export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -178,15 +197,10 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     const { holder } = result;
     // The cookie is the browser's, shared by its tabs: a page that signed in as one person must
     // not act as another whom a later tab signed in. Nothing runs; the page learns who it is now.
-    const pageSignedInAs = c.req.header(SIGNED_IN_AS_HEADER);
-    if (
-      result.via === 'cookie' &&
-      holder.kind === 'user' &&
-      pageSignedInAs !== undefined &&
-      pageSignedInAs !== holder.userId
-    ) {
+    const since = signedInSince(result.via, holder, c.req.header(SIGNED_IN_AS_HEADER));
+    if (since) {
       return errorResponse(c, 'session_changed', undefined, {
-        signed_in_as: { id: holder.userId, name: holder.name },
+        signed_in_as: { id: since.userId, name: since.name },
       });
     }
     // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.

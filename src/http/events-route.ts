@@ -4,7 +4,8 @@
  * the upgrade, keeps the connection alive, and hands frames over.
  *
  * Invariants: an unauthenticated request is refused before any upgrade
- * (401 JSON); a peer that misses a keepalive round trip is terminated so dead
+ * (401 JSON); a page's socket whose cookie signs in someone other than the
+ * person the page names is closed (4409) before it hears anything; a peer that misses a keepalive round trip is terminated so dead
  * connections do not count as subscribers.
  */
 import type { Duplex } from 'node:stream';
@@ -16,7 +17,12 @@ import { WebSocket, WebSocketServer } from 'ws';
 import type { CredentialChannel, CredentialLease, Principal } from '../auth/index.js';
 import { CLOSE_INTERNAL_ERROR, type EventHub, type EventSubscription } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
-import { EVENTS_CLOSE_CREDENTIAL_REVOKED } from '../wire/index.js';
+import {
+  EVENTS_CLOSE_CREDENTIAL_REVOKED,
+  EVENTS_CLOSE_SESSION_CHANGED,
+  SIGNED_IN_AS_PARAM,
+} from '../wire/index.js';
+import { signedInSince } from './auth.js';
 import { errorResponse } from './errors.js';
 
 export const EVENTS_PATH = '/api/v1/events';
@@ -79,12 +85,25 @@ export function registerEventsRoute<E extends Env>(app: Hono<E>, deps: EventsRou
     if (c.req.header('upgrade')?.toLowerCase() !== 'websocket') {
       return errorResponse(c, 'invalid_request', 'this endpoint speaks WebSocket only');
     }
-    return deps.upgradeWebSocket(c, socketEvents(principal, credential, deps), {
+    // A browser shows a refused upgrade as a bare failure, so the page hears why as a close code.
+    const pageSignedInAs = c.req.query(SIGNED_IN_AS_PARAM);
+    const events = signedInSince(credential.channel, principal, pageSignedInAs)
+      ? closedAtOnce(EVENTS_CLOSE_SESSION_CHANGED, 'signed in as another person')
+      : socketEvents(principal, credential, deps);
+    return deps.upgradeWebSocket(c, events, {
       onError(error) {
         deps.logger.error({ err: error }, 'events.socket_handler_failed');
       },
     });
   });
+}
+
+function closedAtOnce(code: number, reason: string): WSEvents {
+  return {
+    onOpen(_event, ws: WebSocketContext) {
+      ws.close(code, reason);
+    },
+  };
 }
 
 function socketEvents(

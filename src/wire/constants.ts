@@ -112,6 +112,12 @@ export const SIGN_IN_REDEEM_PATH = '/api/v1/auth/sign-in';
  */
 export const EVENTS_CLOSE_CREDENTIAL_REVOKED = 1008;
 export const EVENTS_CLOSE_NO_WORKSPACE = 4403;
+/**
+ * 4409: the page named a person (`SIGNED_IN_AS_PARAM`) whom the browser's
+ * cookie no longer signs in, as another tab signed it in as someone else. The
+ * socket closes before it hears anything; the page learns whom it signs in now.
+ */
+export const EVENTS_CLOSE_SESSION_CHANGED = 4409;
 
 /**
  * The header a page of the web app sends with each request once signed in:
@@ -120,3 +126,5 @@ export const EVENTS_CLOSE_NO_WORKSPACE = 4403;
  * requests (409 `session_changed`) instead of taking them as that person's.
  */
 export const SIGNED_IN_AS_HEADER = 'x-clarion-signed-in-as';
+/** The same on the events socket, whose upgrade a page cannot add a header to: a query parameter. */
+export const SIGNED_IN_AS_PARAM = 'signed_in_as';

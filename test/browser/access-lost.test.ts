@@ -20,6 +20,7 @@ import {
   signedInPage,
   startWorld,
   type World,
+  EVENTS_SOCKET,
 } from './support/harness.js';
 import { option, WAIT } from './support/clarification-pages.js';
 
@@ -131,7 +132,7 @@ describe('a session its person lost access to, in the web app', () => {
     const page = await signedInPage(world, browser, userId, PHONE);
     // Nothing the server says after the removal reaches this page: only its answer learns of it.
     let deaf = false;
-    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+    await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
       const server = socket.connectToServer();
       socket.onMessage((message) => {
         server.send(message);

@@ -11,7 +11,13 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import type { UserInputView } from '../../src/wire/index.js';
 import { childrenOf } from '../agents/supervisor-support.js';
-import { api, signedInPage, type CreatedTask, type World } from './support/harness.js';
+import {
+  api,
+  EVENTS_SOCKET,
+  signedInPage,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
 import { until, useSuite, WAIT } from './support/clarification-pages.js';
 
 /** A session whose demo agent waits on `prompt`'s request, and the agent's process to kill. */
@@ -68,7 +74,7 @@ describe('a permission request whose agent died', () => {
     const { sessionId, request, kill } = await waitingRequest(world, 'Agent killed unheard');
     const page = await signedInPage(world, suite.browser, undefined, { locale: 'ja-JP' });
     // This tab never hears that the request ended: it still offers the choices.
-    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+    await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
       const server = socket.connectToServer();
       socket.onMessage((message) => {
         server.send(message);

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { WebSocketRoute } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { EVENTS_SOCKET } from './support/harness.js';
 
 describe('the connection banner', () => {
   const suite = useSuite();
@@ -13,7 +14,7 @@ describe('the connection banner', () => {
   it('shows while the events socket is down and goes when it is back', async () => {
     const { context, page } = await suite.desktop();
     const sockets: WebSocketRoute[] = [];
-    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+    await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
       socket.connectToServer();
       sockets.push(socket);
     });

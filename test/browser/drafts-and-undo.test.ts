@@ -12,7 +12,7 @@
 import { describe, expect, it } from 'vitest';
 import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { scriptOutage } from './support/scripted-route.js';
-import { api, askingTask } from './support/harness.js';
+import { api, askingTask, EVENTS_SOCKET } from './support/harness.js';
 import {
   agentReplies,
   banner,
@@ -179,7 +179,7 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     // land in another order: the session's own change first says the question no longer waits.
     const held: string[] = [];
     let toPage: ((frame: string) => void) | undefined;
-    await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+    await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
       const server = socket.connectToServer();
       toPage = (frame) => {
         socket.send(frame);

@@ -6,7 +6,9 @@
  * with a Reload that continues as Bo, rather than asking for a new link.
  * Bo's used link opened again in that browser says Bo is already signed in.
  * A page that has not heard of the switch yet (its socket's close held back)
- * and skips a question is refused, and nothing is decided as Bo.
+ * and skips a question is refused, and nothing is decided as Bo. A page
+ * whose socket opens again after the switch is closed before it hears any of
+ * Bo's events.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
@@ -19,8 +21,10 @@ import {
   startWorld,
   viaOrigin,
   type World,
+  EVENTS_SOCKET,
 } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { EVENTS_CLOSE_SESSION_CHANGED } from '../../src/wire/constants.js';
 
 describe('a page open while another tab switches the browser to another person', () => {
   let world: World;
@@ -79,7 +83,7 @@ describe('a page open while another tab switches the browser to another person',
     const first = await freshPage(browser);
     // The admin's socket closes at the switch; this page never hears it, so only its next
     // request can tell it the cookie signs in someone else.
-    await first.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+    await first.routeWebSocket(EVENTS_SOCKET, (socket) => {
       socket.connectToServer().onClose(() => undefined);
     });
     await first.goto(viaOrigin(world, url));
@@ -110,6 +114,53 @@ describe('a page open while another tab switches the browser to another person',
       '/api/v1/pending',
     );
     expect(pending.bundles.map((bundle) => bundle.session_id)).toContain(created.session.id);
+    await first.context().close();
+  }, 120_000);
+
+  it('closes a socket opened again after the switch before it hears Bo’s events', async () => {
+    const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', {
+      name: 'Bo Three',
+    });
+    const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
+    const first = await freshPage(browser);
+    // What each of the page's sockets heard from the server, and how the server closed it. The
+    // admin's socket closes at the switch (1008); the page hears 1001 instead, as if the server
+    // had restarted at that moment, and opens its socket again with the cookie, now Bo's.
+    const sockets: { heard: string[]; closed?: number }[] = [];
+    await first.routeWebSocket(EVENTS_SOCKET, (page) => {
+      const socket: { heard: string[]; closed?: number } = { heard: [] };
+      sockets.push(socket);
+      const server = page.connectToServer();
+      server.onMessage((message) => {
+        socket.heard.push(String(message));
+        page.send(message);
+      });
+      server.onClose((code) => {
+        socket.closed = code;
+        void page.close({ code: code === 1008 ? 1001 : code });
+      });
+    });
+    await first.goto(viaOrigin(world, url));
+    await first.waitForURL(`${world.origin}/`);
+    await first.getByTestId('connection').and(first.locator('[data-state="live"]')).waitFor();
+
+    const second = await first.context().newPage();
+    await second.goto(viaOrigin(world, bo.sign_in_url));
+    const ask = second.getByTestId('sign-in-switch');
+    await ask.waitFor(WAIT);
+    await ask.getByRole('button', { name: 'Continue' }).click();
+    await second.waitForURL(`${world.origin}/`);
+
+    const notice = first.getByTestId('signed-in-elsewhere');
+    await notice.waitFor(WAIT);
+    await expect(notice.getByRole('heading').textContent()).resolves.toBe(
+      'This browser is now signed in as Bo Three',
+    );
+    const switched = sockets.findIndex((socket) => socket.closed === 1008);
+    expect(switched).toBeGreaterThanOrEqual(0);
+    const reopened = sockets.slice(switched + 1);
+    expect(reopened.map((socket) => socket.closed)).toEqual([EVENTS_CLOSE_SESSION_CHANGED]);
+    expect(reopened[0]?.heard).toEqual([]);
     await first.context().close();
   }, 120_000);
 });

@@ -1,6 +1,7 @@
 /**
  * What `ModelSync` does when the events socket closes, by why it closed: an
- * ordinary drop reconnects; 1008 (the sign-in ended) and a 401 before
+ * ordinary drop reconnects; 1008 (the sign-in ended), 4409 (another tab
+ * signed the browser in as someone else) and a 401 before
  * reconnecting hand over to `credentialEnded` and never reconnect; 4403 (no
  * workspace left) stops on `no_workspace` until `start()`. Timers are
  * injected, so every reconnect is one the test fires.
@@ -14,6 +15,7 @@ import { UserInputModel } from '../../web/src/model/user-inputs.js';
 import {
   EVENTS_CLOSE_CREDENTIAL_REVOKED,
   EVENTS_CLOSE_NO_WORKSPACE,
+  EVENTS_CLOSE_SESSION_CHANGED,
 } from '../../src/wire/constants.js';
 
 class FakeSocket implements SocketLike {
@@ -119,11 +121,14 @@ describe('ModelSync when the events socket closes', () => {
     sync.stop();
   });
 
-  it('on 1008 the sign-in has ended: signed out, and no reconnect is ever scheduled', async () => {
+  it.each([
+    ['1008, the sign-in ended', EVENTS_CLOSE_CREDENTIAL_REVOKED],
+    ['4409, the cookie signs in someone else', EVENTS_CLOSE_SESSION_CHANGED],
+  ])('on %s: signed out, and no reconnect is ever scheduled', async (_, code) => {
     const { sockets, timers, sync, fireTimers, account } = setup();
     sync.start();
     sockets[0]?.onopen?.({});
-    sockets[0]?.closedWith(EVENTS_CLOSE_CREDENTIAL_REVOKED);
+    sockets[0]?.closedWith(code);
     expect(account.getState()).toEqual({ status: 'signed_out', ended: true });
     expect(timers).toHaveLength(0);
     await fireTimers();

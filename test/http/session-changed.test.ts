@@ -3,11 +3,18 @@
  * signed in as (`SIGNED_IN_AS_HEADER`); after another tab signs the browser
  * in as someone else, the page's requests are refused with 409
  * `session_changed`, naming who the cookie signs in now, and change nothing:
- * a decision meant as one person's is never recorded as another's. A request
- * without the header (a script), or with a bearer token, is not a page's.
+ * a decision meant as one person's is never recorded as another's. The
+ * page's events socket, which names the person in its address, is closed
+ * with 4409 before it hears anything. A request without the header (a
+ * script), or with a bearer token, is not a page's.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SIGNED_IN_AS_HEADER } from '../../src/wire/index.js';
+import { WebSocket } from 'ws';
+import {
+  EVENTS_CLOSE_SESSION_CHANGED,
+  SIGNED_IN_AS_HEADER,
+  SIGNED_IN_AS_PARAM,
+} from '../../src/wire/index.js';
 import { browserSignIn, sendTo, SESSION_COOKIE_NAME } from '../support/browser-sign-in.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 import { waitingItems, type WaitingItems } from '../support/waiting-items.js';
@@ -101,5 +108,51 @@ describe('a page whose cookie signs in someone else since', () => {
       headers: { authorization: `Bearer ${TOKEN}`, [SIGNED_IN_AS_HEADER]: bo.id },
     });
     expect(bearer.status).toBe(200);
+  });
+
+  /** The page's events socket, with the browser's cookie: every frame it hears, and its close. */
+  async function pageSocket(headers: Record<string, string>, signedInAs?: string) {
+    const address = new URL('/api/v1/events', running.server.url.replace(/^http/, 'ws'));
+    if (signedInAs !== undefined) address.searchParams.set(SIGNED_IN_AS_PARAM, signedInAs);
+    const socket = new WebSocket(address, { headers });
+    const heard: { type: string }[] = [];
+    socket.on('message', (data: Buffer) =>
+      heard.push(JSON.parse(data.toString()) as { type: string }),
+    );
+    const closed = new Promise<number>((done) => socket.once('close', done));
+    await new Promise((opened, failed) => {
+      socket.once('open', opened);
+      socket.once('error', failed);
+    });
+    socket.send(JSON.stringify({ type: 'subscribe', all: true }));
+    return { socket, heard, closed };
+  }
+
+  const asTheBrowser = () => ({
+    cookie: `${SESSION_COOKIE_NAME}=${boCookie}`,
+    origin: running.server.url,
+  });
+
+  it("closes the admin's page's events socket with 4409 before it hears anything", async () => {
+    const page = await pageSocket(asTheBrowser(), admin.id);
+    const stillOpen = new Promise((done) =>
+      setTimeout(() => {
+        done('still open');
+      }, 10_000).unref(),
+    );
+    expect(await Promise.race([page.closed, stillOpen])).toBe(EVENTS_CLOSE_SESSION_CHANGED);
+    expect(page.heard).toEqual([]);
+  });
+
+  it("subscribes Bo's own page's socket, and a bearer's whatever it names", async () => {
+    for (const [headers, named] of [
+      [asTheBrowser(), bo.id],
+      [{ authorization: `Bearer ${TOKEN}` }, bo.id],
+    ] as const) {
+      const page = await pageSocket(headers, named);
+      await expect.poll(() => page.heard.map((frame) => frame.type)).toContain('subscribed');
+      page.socket.close();
+      await page.closed;
+    }
   });
 });

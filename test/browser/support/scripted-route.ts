@@ -4,6 +4,7 @@
  * server unchanged.
  */
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
+import { EVENTS_SOCKET } from './harness.js';
 
 export type Fault =
   /** 503 `temporarily_unavailable`, as the server's pre-claim budget answers. */
@@ -84,7 +85,7 @@ export async function scriptOutage(page: Page, respond: string): Promise<Outage>
   let down = false;
   let reached = 0;
   const sockets: WebSocketRoute[] = [];
-  await page.routeWebSocket(/\/api\/v1\/events$/, (socket) => {
+  await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
     if (down) {
       void socket.close({ code: 1011, reason: 'test: server unreachable' });
       return;

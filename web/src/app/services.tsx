@@ -18,7 +18,7 @@ import { ModelSync, type SocketLike } from '../model/sync.js';
 import { workspaces } from '../model/tasks-api.js';
 import { UserInputModel, type UserInputsState } from '../model/user-inputs.js';
 import { readConfig, type WebConfig } from './config.js';
-import { bindPage, pageFetch } from '../model/page-fetch.js';
+import { bindPage, pageFetch, pageSocketUrl } from '../model/page-fetch.js';
 
 export interface Services {
   account: Account;
@@ -84,7 +84,9 @@ export function createServices(): Services {
     },
     openSocket: () => {
       const scheme = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
-      const socket = new WebSocket(`${scheme}//${window.location.host}/api/v1/events`);
+      const socket = new WebSocket(
+        pageSocketUrl(`${scheme}//${window.location.host}/api/v1/events`),
+      );
       const adapter: SocketLike = {
         onopen: null,
         onmessage: null,

@@ -5,8 +5,9 @@
  * someone else the server refuses this page's requests (409
  * `session_changed`) instead of taking an answer meant as one person's as
  * another's. Whoever bound the page hears of that refusal once per request.
+ * The events socket names the person too (`pageSocketUrl`).
  */
-import { SIGNED_IN_AS_HEADER } from '../../../src/wire/constants.js';
+import { SIGNED_IN_AS_HEADER, SIGNED_IN_AS_PARAM } from '../../../src/wire/constants.js';
 import type { FetchLike } from './api.js';
 
 export interface PageIdentity {
@@ -40,6 +41,19 @@ export const pageFetch: FetchLike = async (input, init = {}) => {
   }
   return response;
 };
+
+/**
+ * The events socket's address, naming the person as every request does: a
+ * socket opened again after another tab signed in as someone else is closed
+ * (`EVENTS_CLOSE_SESSION_CHANGED`) before it hears that person's events.
+ */
+export function pageSocketUrl(address: string): string {
+  const bound = identity;
+  if (bound === undefined) return address;
+  const url = new URL(address);
+  url.searchParams.set(SIGNED_IN_AS_PARAM, bound.userId);
+  return url.toString();
+}
 
 function field(value: unknown, key: string): unknown {
   return typeof value === 'object' && value !== null

@@ -6,8 +6,9 @@
  * arrives as an event, and the models' version rules let those events win over
  * snapshots that raced them. A dropped socket reconnects with backoff and
  * repeats the whole sequence, except when the server said why it closed:
- * 1008 (`EVENTS_CLOSE_CREDENTIAL_REVOKED`, the sign-in ended) hands over to
- * `credentialEnded` and stops, and 4403 (`EVENTS_CLOSE_NO_WORKSPACE`) leaves
+ * 1008 (`EVENTS_CLOSE_CREDENTIAL_REVOKED`, the sign-in ended) and 4409
+ * (`EVENTS_CLOSE_SESSION_CHANGED`, the cookie signs in someone else since
+ * another tab signed in) hand over to `credentialEnded` and stop, and 4403 (`EVENTS_CLOSE_NO_WORKSPACE`) leaves
  * the connection `no_workspace` until `start()` is called again. A browser
  * never shows an upgrade's 401, so a socket that closed before it opened asks
  * `GET /api/v1/me` before reconnecting, and a 401 there ends the sign-in too.
@@ -26,6 +27,7 @@
 import {
   EVENTS_CLOSE_CREDENTIAL_REVOKED,
   EVENTS_CLOSE_NO_WORKSPACE,
+  EVENTS_CLOSE_SESSION_CHANGED,
 } from '../../../src/wire/constants.js';
 import type { ApiClient } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
@@ -153,7 +155,7 @@ export class ModelSync {
       if (this.socket !== socket) return;
       this.socket = undefined;
       const code = closeCodeOf(event);
-      if (code === EVENTS_CLOSE_CREDENTIAL_REVOKED) {
+      if (code === EVENTS_CLOSE_CREDENTIAL_REVOKED || code === EVENTS_CLOSE_SESSION_CHANGED) {
         this.credentialEnded();
         return;
       }

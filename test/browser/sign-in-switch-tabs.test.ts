@@ -11,7 +11,7 @@
  * Bo's events.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import {
   api,
   askingTask,
@@ -39,23 +39,35 @@ describe('a page open while another tab switches the browser to another person',
     await world.close();
   });
 
+  /** Another tab of `page`'s browser opens `link` and confirms the switch it asks about; that tab. */
+  async function switchInAnotherTab(page: Page, link: string): Promise<Page> {
+    const second = await page.context().newPage();
+    await second.goto(link);
+    const ask = second.getByTestId('sign-in-switch');
+    await ask.waitFor(WAIT);
+    await ask.getByRole('button', { name: 'Continue' }).click();
+    await second.waitForURL(`${world.origin}/`);
+    return second;
+  }
+
+  /** `page` says the browser is now `name`'s; its notice. */
+  async function toldSignedInAs(page: Page, name: string): Promise<Locator> {
+    const notice = page.getByTestId('signed-in-elsewhere');
+    await notice.waitFor(WAIT);
+    await expect(notice.getByRole('heading').textContent()).resolves.toBe(
+      `This browser is now signed in as ${name}`,
+    );
+    return notice;
+  }
+
   it('says whom the browser signs in now, and reloads as them only when asked', async () => {
     const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', { name: 'Bo' });
     const link = new URL(bo.sign_in_url);
     const boLink = `${world.origin}${link.pathname}${link.search}`;
     const first = await signedInPage(world, browser);
-    const second = await first.context().newPage();
-    await second.goto(boLink);
-    const ask = second.getByTestId('sign-in-switch');
-    await ask.waitFor(WAIT);
-    await ask.getByRole('button', { name: 'Continue' }).click();
-    await second.waitForURL(`${world.origin}/`);
+    const second = await switchInAnotherTab(first, boLink);
 
-    const notice = first.getByTestId('signed-in-elsewhere');
-    await notice.waitFor(WAIT);
-    await expect(notice.getByRole('heading').textContent()).resolves.toBe(
-      'This browser is now signed in as Bo',
-    );
+    const notice = await toldSignedInAs(first, 'Bo');
     await expect(first.getByText('Open a new sign-in link').count()).resolves.toBe(0);
     // Nothing switched by itself: the inbox is gone until the person reloads.
     await expect(first.getByTestId('connection').count()).resolves.toBe(0);
@@ -92,21 +104,12 @@ describe('a page open while another tab switches the browser to another person',
     await first.goto(`${world.origin}/sessions/${created.session.id}`);
     await first.getByTestId('clarification-overlay').waitFor(WAIT);
 
-    const second = await first.context().newPage();
-    await second.goto(viaOrigin(world, bo.sign_in_url));
-    const ask = second.getByTestId('sign-in-switch');
-    await ask.waitFor(WAIT);
-    await ask.getByRole('button', { name: 'Continue' }).click();
-    await second.waitForURL(`${world.origin}/`);
+    await switchInAnotherTab(first, viaOrigin(world, bo.sign_in_url));
 
     await first.getByTestId('clarification-skip').click();
     await first.getByTestId('clarification-skip-confirm-yes').click();
     await first.getByTestId('send-now').click();
-    const notice = first.getByTestId('signed-in-elsewhere');
-    await notice.waitFor(WAIT);
-    await expect(notice.getByRole('heading').textContent()).resolves.toBe(
-      'This browser is now signed in as Bo Two',
-    );
+    await toldSignedInAs(first, 'Bo Two');
     // Nothing was decided, as the admin or as Bo: the question still waits.
     const pending = await api<{ bundles: { session_id: string }[] }>(
       world,
@@ -144,18 +147,9 @@ describe('a page open while another tab switches the browser to another person',
     await first.waitForURL(`${world.origin}/`);
     await first.getByTestId('connection').and(first.locator('[data-state="live"]')).waitFor();
 
-    const second = await first.context().newPage();
-    await second.goto(viaOrigin(world, bo.sign_in_url));
-    const ask = second.getByTestId('sign-in-switch');
-    await ask.waitFor(WAIT);
-    await ask.getByRole('button', { name: 'Continue' }).click();
-    await second.waitForURL(`${world.origin}/`);
+    await switchInAnotherTab(first, viaOrigin(world, bo.sign_in_url));
 
-    const notice = first.getByTestId('signed-in-elsewhere');
-    await notice.waitFor(WAIT);
-    await expect(notice.getByRole('heading').textContent()).resolves.toBe(
-      'This browser is now signed in as Bo Three',
-    );
+    await toldSignedInAs(first, 'Bo Three');
     const switched = sockets.findIndex((socket) => socket.closed === 1008);
     expect(switched).toBeGreaterThanOrEqual(0);
     const reopened = sockets.slice(switched + 1);

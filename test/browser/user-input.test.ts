@@ -172,10 +172,11 @@ describe('consent and action cards in Chromium', () => {
       'rm -rf .cache',
     ]);
     const options = consent.getByTestId('consent-option');
+    // The demo's labels say no more than the kinds' words ("Reject" is a "Reject once").
     await expect(options.allTextContents()).resolves.toEqual([
-      'Allow onceAllow once',
-      'Always allowAlways allow',
-      'RejectReject once',
+      'Allow once',
+      'Always allow',
+      'Reject once',
     ]);
     await expect(consent.getByTestId('user-input-deadline').textContent()).resolves.toMatch(
       /Answer within [45]:\d\d/,
@@ -205,6 +206,37 @@ describe('consent and action cards in Chromium', () => {
     await context.close();
   });
 
+  it('shows an agent’s label that says more than its option’s kind beside the kind’s words', async () => {
+    const created = await startTask(world, 'Consent labels', '/permission');
+    await awaitRequest(world, created.session.id, 'consent');
+    const registry = world.clarion.turns.userInputs;
+    const consent = registry.request({
+      kind: 'consent',
+      sessionId: created.session.id,
+      taskId: created.task.id,
+      profile: 'demo',
+      toolKey: 'liar-tool',
+      command: 'Run the liar tool',
+      title: 'Run the liar tool',
+      options: [
+        { option_id: 'once', label: 'allow', kind: 'allow_once' },
+        { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
+        { option_id: 'never', label: 'No, and tell Claude why', kind: 'reject_once' },
+      ],
+    });
+    if (!consent.ok) throw new Error('consent refused');
+    const { context, page } = await desktop();
+    await openSession(page, world, created.session.id);
+    const options = card(page, consent.id).getByTestId('consent-option');
+    await options.first().waitFor(WAIT);
+    await expect(options.allTextContents()).resolves.toEqual([
+      'Allow once',
+      'Reject (do not run)Always allow',
+      'No, and tell Claude whyReject once',
+    ]);
+    await context.close();
+  });
+
   it('rejects from the inbox: the task is marked, and the agent reports the refusal', async () => {
     const { context, page } = await desktop();
     // The page's clock stops around the undo window, and the test moves it past the edge instead of waiting.
@@ -223,6 +255,10 @@ describe('consent and action cards in Chromium', () => {
     // A Reject is confirmed, then held for the undo window; Undo sends nothing.
     await pauseClock(page);
     await item.locator('[data-option-id="reject-once"]').click();
+    // The confirmation names the choice as its button did: the demo's "Reject" is a "Reject once".
+    await expect(item.getByTestId('decision-confirm-yes').textContent()).resolves.toBe(
+      'Reject once',
+    );
     await item.getByTestId('decision-confirm-yes').click();
     await item.getByTestId('user-input-undo').waitFor(WAIT);
     await item.getByTestId('undo').click();

@@ -1,6 +1,7 @@
 /**
  * The consent part of a user-input card: the tool the agent wants to run, its
- * options as buttons (the agent's labels, with the option's kind), and once
+ * options as buttons (the agent's labels, with the option's kind; a label that
+ * says only what the kind's words say gives way to them), and once
  * settled what happened. A timeout, a sweep or a replacement reads clearly
  * differently from a person choosing "reject".
  */
@@ -8,6 +9,7 @@ import type { TFunction } from 'i18next';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsentDetail, ConsentView } from '../model/types.js';
+import { saysOnly } from '../../../src/wire/consent-words.js';
 import { showBidiControls } from '../model/bidi.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
@@ -27,7 +29,11 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
         <DecisionConfirm
           prompt={t('rejectReason.prompt')}
           placeholder={t('rejectReason.placeholder')}
-          yes={showBidiControls(confirming.label)}
+          yes={
+            saysOnly(confirming.kind, confirming.label)
+              ? t(`userInput.optionKind.${confirming.kind}`)
+              : showBidiControls(confirming.label)
+          }
           withReason
           onConfirm={(reason) => {
             setRejecting(undefined);
@@ -64,12 +70,20 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
                   }
                 }}
               >
-                <span className="consent-option-label">
-                  <UserText text={option.label} />
-                </span>
-                <span className="consent-option-kind">
-                  {t(`userInput.optionKind.${option.kind}`)}
-                </span>
+                {saysOnly(option.kind, option.label) ? (
+                  <span className="consent-option-label">
+                    {t(`userInput.optionKind.${option.kind}`)}
+                  </span>
+                ) : (
+                  <>
+                    <span className="consent-option-label">
+                      <UserText text={option.label} />
+                    </span>
+                    <span className="consent-option-kind">
+                      {t(`userInput.optionKind.${option.kind}`)}
+                    </span>
+                  </>
+                )}
               </button>
             );
           })}

@@ -109,6 +109,13 @@ describe('cancelling a live question from the web app, in Chromium', () => {
     await expect(row.getByTestId('decided-by').textContent()).resolves.toBe(
       `By ${person.name} (web app)`,
     );
+    // The agent's ask ended as the person decided, which its chip says rather than "Failed".
+    const ask = page
+      .getByTestId('message')
+      .filter({ hasText: 'Asking you a question' })
+      .locator('[data-testid="tool-status"][data-status="failed"]');
+    await ask.waitFor(WAIT);
+    await expect(ask.textContent()).resolves.toBe('Cancelled');
 
     // The other tab: who cancelled, with its draft kept; and the same row in its transcript.
     const kept = banner(other, 'late-kept');

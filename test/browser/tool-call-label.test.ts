@@ -69,6 +69,22 @@ describe('toolCallLabel', () => {
     );
   });
 
+  it('says Cancelled for an ask whose question was cancelled, attached or not', () => {
+    expect(toolCallLabel([call('failed'), question('cancelled', false)], 0, none)).toBe(
+      'cancelled',
+    );
+    expect(toolCallLabel([call('failed'), question('cancelled', true)], 0, none)).toBe('cancelled');
+    // The page's bundle may know it before the row does.
+    const cancelled = {
+      p1: { detached: false, questions: { q1: { question_id: 'q1', status: 'cancelled' } } },
+    } as unknown as Record<string, BundleState>;
+    expect(toolCallLabel([call('failed'), question('pending', false)], 0, cancelled)).toBe(
+      'cancelled',
+    );
+    // A call its turn's end cut off was stopped, whatever became of its question.
+    expect(toolCallLabel([cutOff(), question('cancelled', false)], 0, none)).toBe('stopped');
+  });
+
   it('learns detachment from the bundle when the row does not say it', () => {
     const bundles = { p1: { detached: true, questions: {} } as unknown as BundleState };
     expect(toolCallLabel([call('failed'), question('pending', false)], 0, bundles)).toBe(

@@ -365,7 +365,10 @@ function TranscriptRow({
           data-status={toolStatus}
           data-label={label}
         >
-          {label === 'waiting_detached' || label === 'answered_later' || label === 'skipped'
+          {label === 'waiting_detached' ||
+          label === 'answered_later' ||
+          label === 'skipped' ||
+          label === 'cancelled'
             ? t(`decide.toolStatus.${label}`)
             : t(`session.toolStatus.${label ?? toolStatus}`)}
         </span>

@@ -823,6 +823,7 @@ export const de: Catalog = {
       waiting_detached: 'Wartet (der Agent macht weiter)',
       answered_later: 'Beantwortet (der Agent hat weitergemacht)',
       skipped: 'Übersprungen',
+      cancelled: 'Abgebrochen',
     },
   },
   questionCancel: {

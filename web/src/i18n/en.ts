@@ -797,6 +797,7 @@ export const en = {
       waiting_detached: 'Waiting (the agent will resume)',
       answered_later: 'Answered (the agent resumed)',
       skipped: 'Skipped',
+      cancelled: 'Cancelled',
     },
   },
   questionCancel: {

@@ -809,6 +809,7 @@ export const ja: Catalog = {
       waiting_detached: '待機中（エージェントは再開します）',
       answered_later: '回答済み（エージェントが再開）',
       skipped: 'スキップ',
+      cancelled: 'キャンセル済み',
     },
   },
   questionCancel: {

@@ -3,7 +3,8 @@
  * than the agent's bare status: an agent that stopped waiting on a question
  * reports its ask as failed, yet the question still waits and its answer
  * will resume the agent; an action the person skipped completes the call,
- * yet nothing was done; a call its turn's end cut off is stopped, not failed
+ * yet nothing was done; an ask whose question was cancelled is cancelled, not
+ * failed; a call its turn's end cut off is stopped, not failed
  * (`toolCallStateOf`). A tool call is tied to the question or decision row
  * that follows it in the same turn, before the turn's next tool call, or to
  * a skipped action request made after it and before the session's next tool
@@ -19,7 +20,8 @@ import {
   type ToolCallState,
 } from './types.js';
 
-export type ToolCallLabel = ToolCallState | 'waiting_detached' | 'answered_later' | 'skipped';
+export type ToolCallLabel =
+  ToolCallState | 'waiting_detached' | 'answered_later' | 'skipped' | 'cancelled';
 
 /** The row the tool call at `index` of `transcript` (in order) asked for, if any. */
 function askedRow(transcript: readonly MessageView[], index: number): MessageView | undefined {
@@ -74,11 +76,13 @@ export function toolCallLabel(
   // Its agent stopped waiting (it said failed) or was cut off: the question may wait on.
   if (!row || (status !== 'failed' && status !== 'stopped')) return status;
   const bundle = bundles[row.pendingId];
-  const detached = row.detached || bundle?.detached === true;
-  if (!detached) return status;
   // The bundle knows what the row may not: an expiry the server derives without
   // rewriting the row. The question's own line reads it too, so both agree.
   const question = bundle?.questions[row.question.question_id] ?? row.question;
+  // The agent reads a cancelled question as a refused ask; nothing failed.
+  if (status === 'failed' && question.status === 'cancelled') return 'cancelled';
+  const detached = row.detached || bundle?.detached === true;
+  if (!detached) return status;
   switch (question.status) {
     case 'pending':
       return 'waiting_detached';

@@ -149,7 +149,7 @@ function instrument(context: BrowserContext, key: string, options: ContextOption
 async function openPage(pooled: Pooled): Promise<Page> {
   const page = await pooled.real.newPage();
   page.on('framenavigated', (frame) => {
-    if (frame !== page.mainFrame()) return;
+    if (frame !== page.mainFrame() || !URL.canParse(frame.url())) return;
     const { origin, protocol } = new URL(frame.url());
     if (protocol === 'http:' || protocol === 'https:') pooled.origins.add(origin);
   });

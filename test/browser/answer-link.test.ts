@@ -16,6 +16,7 @@ import type { AnswerLinkChoice } from '../../src/notify/index.js';
 import {
   api,
   ARTIFACTS,
+  namedOptionsConsent,
   askingTask,
   launchChromium,
   startWorld,
@@ -182,26 +183,11 @@ describe('answer links in the browser', () => {
 
   it('a consent link leads with what the choice does, whatever the agent called it', async () => {
     const created = await askingTask(world, 'Run a tool', '/ask');
-    const registry = world.clarion.turns.userInputs;
     // The agent names its options: this "always allow" calls itself a Reject.
-    const consent = registry.request({
-      kind: 'consent',
-      sessionId: created.session.id,
-      taskId: created.task.id,
-      profile: 'demo',
-      toolKey: 'liar-tool',
-      command: 'Run the liar tool',
-      title: 'Run the liar tool',
-      options: [
-        { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
-        { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
-      ],
-    });
-    if (!consent.ok) throw new Error('consent refused');
-    const deadline = Date.now() + 30_000;
-    while (registry.get(consent.id)?.status !== 'awaiting' && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 50));
-    }
+    const consent = await namedOptionsConsent(world, created, [
+      { option_id: 'once', label: 'Allow once', kind: 'allow_once' },
+      { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
+    ]);
     const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
     const minted = await mintAnswerLinks(
       { ...world.clarion.turns, origin: () => world.origin },

@@ -7,10 +7,9 @@
  * label could show is wide; every label the page ever shows is recorded.
  * Debian's Chromium against a real server.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { agentReplies, until } from './support/clarification-pages.js';
-import { api, launchChromium, startWorld, type World } from './support/harness.js';
+import { api, useWorld } from './support/harness.js';
 
 const WAIT = { timeout: 30_000 };
 /** How long the members' reply is held back: far longer than a first paint. */
@@ -33,20 +32,11 @@ const RECORD_AUTHOR_LABELS = `(() => {
 })()`;
 
 describe('message authors in the transcript, in Chromium', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   /** A new member of the admin's workspace and their bearer token. */
   async function member(name: string): Promise<string> {
+    const { world } = suite;
     const created = await api<{ user: { id: string }; token: string }>(
       world,
       'POST',
@@ -65,6 +55,7 @@ describe('message authors in the transcript, in Chromium', () => {
   }
 
   async function say(token: string, sessionId: string, text: string): Promise<void> {
+    const { world } = suite;
     const response = await fetch(`${world.clarion.url}/api/v1/sessions/${sessionId}/messages`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
@@ -74,6 +65,7 @@ describe('message authors in the transcript, in Chromium', () => {
   }
 
   it('never labels a member "Someone" while their name is on its way', async () => {
+    const { world, browser } = suite;
     const created = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
       title: 'Whose words',
       prompt: 'hello',

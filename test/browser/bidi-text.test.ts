@@ -7,17 +7,10 @@
  * filters, in a transcript's author names and in a bulk consent's report.
  * Checked in Debian's Chromium by where each character is drawn.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { mintAnswerLinks } from '../../src/turns/index.js';
-import {
-  api,
-  askingTask,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  type World,
-} from './support/harness.js';
+import { api, askingTask, signedInPage, useWorld, type World } from './support/harness.js';
 
 const WAIT = { timeout: 30_000 };
 const SPOOF = 'invoice\u202Efdp.exe';
@@ -113,19 +106,10 @@ async function as(world: World, token: string, method: string, path: string, bod
 }
 
 describe('bidi controls in supplied text, in Chromium', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   it('shows a right-to-left override as a marker in the inbox, on a permission card and in a session title', async () => {
+    const { world, browser } = suite;
     const asking = await askingTask(world, SPOOF, '/ask');
     const permission = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
       title: SPOOF,
@@ -151,6 +135,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
   });
 
   it('shows it on an answer link’s page, in the decision log’s filters and as a message’s author', async () => {
+    const { world, browser } = suite;
     const eve = await spoofedMember(world);
     const asking = await askingTask(world, SPOOF, '/ask Pay 10\u202E.5 now?');
     const pending = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
@@ -215,6 +200,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
   });
 
   it('shows it in the report of a bulk consent that failed for one request', async () => {
+    const { world, browser } = suite;
     const tasks = await Promise.all(
       [1, 2].map(() =>
         api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {

@@ -3,27 +3,17 @@
  * What a test leaves in one must not reach the next: these tests leave it
  * everything a test can, and read the next borrower's context.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { api, launchChromium, startWorld, viaOrigin, type World } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { api, launchChromium, useWorld, viaOrigin } from './support/harness.js';
 
 // Options no other suite uses, so the pool's idle contexts of other files are not in the way.
 const OPTIONS = { locale: 'en-US', timezoneId: 'Pacific/Chatham' };
 
 describe('the browser suites’ context pool', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   it('lends a given-back context again with nothing of its last borrower in it', async () => {
+    const { world, browser } = suite;
     const context = await browser.newContext(OPTIONS);
     const page = await context.newPage();
     await page.goto(world.signInUrl);
@@ -70,6 +60,7 @@ describe('the browser suites’ context pool', () => {
   });
 
   it('lends it signed in as a storage state says', async () => {
+    const { world, browser } = suite;
     const signIn = await browser.newContext(OPTIONS);
     const page = await signIn.newPage();
     const { url } = await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', {});
@@ -87,6 +78,7 @@ describe('the browser suites’ context pool', () => {
   });
 
   it('closes for real a context a test changed for good, and lends a new one', async () => {
+    const { world, browser } = suite;
     const context = await browser.newContext(OPTIONS);
     await context.addInitScript('window.changedForGood = true');
     const closed = new Promise((done) => context.once('close', done));
@@ -102,10 +94,11 @@ describe('the browser suites’ context pool', () => {
   });
 
   it('gives back what a suite still holds when the suite closes its browser', async () => {
-    const suite = await launchChromium();
-    const held = await suite.newContext(OPTIONS);
-    await suite.close();
-    expect(suite.contexts()).toEqual([]);
+    const { browser } = suite;
+    const another = await launchChromium();
+    const held = await another.newContext(OPTIONS);
+    await another.close();
+    expect(another.contexts()).toEqual([]);
     const next = await browser.newContext(OPTIONS);
     expect(next).toBe(held);
     await next.close();

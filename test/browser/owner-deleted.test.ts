@@ -6,33 +6,15 @@
  * Restart (a restart could never run an agent for nobody). Real server, real
  * demo agent, Chromium.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ADMIN_TOKEN,
-  api,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  type CreatedTask,
-  type World,
-} from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { ADMIN_TOKEN, api, type CreatedTask, signedInPage, useWorld } from './support/harness.js';
 import { until, WAIT } from './support/clarification-pages.js';
 
 describe('a session whose person was deleted, in the web app', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  });
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   it('says why its question ended and offers no Restart, message or running call', async () => {
+    const { world, browser } = suite;
     const spaces = await api<{ workspaces: { id: string }[] }>(world, 'GET', '/api/v1/workspaces');
     const workspaceId = spaces.workspaces[0]?.id ?? '';
     const made = await api<{ user: { id: string }; token: string }>(

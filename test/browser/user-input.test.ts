@@ -17,6 +17,7 @@ import { TestHost } from '../support/test-host.js';
 import {
   api,
   ARTIFACTS,
+  namedOptionsConsent,
   launchChromium,
   signedInPage,
   startWorld,
@@ -209,22 +210,11 @@ describe('consent and action cards in Chromium', () => {
   it('shows an agent’s label that says more than its option’s kind beside the kind’s words', async () => {
     const created = await startTask(world, 'Consent labels', '/permission');
     await awaitRequest(world, created.session.id, 'consent');
-    const registry = world.clarion.turns.userInputs;
-    const consent = registry.request({
-      kind: 'consent',
-      sessionId: created.session.id,
-      taskId: created.task.id,
-      profile: 'demo',
-      toolKey: 'liar-tool',
-      command: 'Run the liar tool',
-      title: 'Run the liar tool',
-      options: [
-        { option_id: 'once', label: 'allow', kind: 'allow_once' },
-        { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
-        { option_id: 'never', label: 'No, and tell Claude why', kind: 'reject_once' },
-      ],
-    });
-    if (!consent.ok) throw new Error('consent refused');
+    const consent = await namedOptionsConsent(world, created, [
+      { option_id: 'once', label: 'allow', kind: 'allow_once' },
+      { option_id: 'always', label: 'Reject (do not run)', kind: 'allow_always' },
+      { option_id: 'never', label: 'No, and tell Claude why', kind: 'reject_once' },
+    ]);
     const { context, page } = await desktop();
     await openSession(page, world, created.session.id);
     const options = card(page, consent.id).getByTestId('consent-option');

@@ -14,7 +14,9 @@ import { join, resolve } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { Hono } from 'hono';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import { loadAgentProfiles } from '../../../src/agents/profiles.js';
+import type { ConsentOption, RequestResult } from '../../../src/user-input/index.js';
 import type { Config } from '../../../src/config.js';
 import { isReservedPath, registerWebApp } from '../../../src/http/web-app.js';
 import { silentLogger } from '../../../src/observability/logger.js';
@@ -218,6 +220,38 @@ export async function launchChromium(): Promise<Browser> {
   });
 }
 
+/**
+ * A world and the worker's Chromium for the enclosing `describe`: started
+ * before its tests and closed after them. Its members are read when a test
+ * runs, not when it is defined.
+ */
+export function useWorld(options: ServerOptions = {}): {
+  readonly world: World;
+  readonly browser: Browser;
+} {
+  let started: { world: World; browser: Browser } | undefined;
+  beforeAll(async () => {
+    const [world, browser] = await Promise.all([startWorld(options), launchChromium()]);
+    started = { world, browser };
+  }, 120_000);
+  afterAll(async () => {
+    await started?.browser.close();
+    await started?.world.close();
+  });
+  const current = () => {
+    if (!started) throw new Error('the world starts in beforeAll');
+    return started;
+  };
+  return {
+    get world() {
+      return current().world;
+    },
+    get browser() {
+      return current().browser;
+    },
+  };
+}
+
 /** REST as a script would call it, with the admin bearer token. */
 export async function api<T>(
   world: World,
@@ -299,6 +333,35 @@ export async function adminSignedInState(world: World, browser: Browser): Promis
 export interface CreatedTask {
   task: { id: string; title: string };
   session: { id: string };
+}
+
+/**
+ * A permission request in `created`'s session with options the test names, as
+ * an agent that names its own would make it; resolves once it is awaiting.
+ */
+export async function namedOptionsConsent(
+  world: World,
+  created: CreatedTask,
+  options: ConsentOption[],
+): Promise<Extract<RequestResult, { ok: true }>> {
+  const registry = world.clarion.turns.userInputs;
+  const consent = registry.request({
+    kind: 'consent',
+    sessionId: created.session.id,
+    taskId: created.task.id,
+    profile: 'demo',
+    toolKey: 'liar-tool',
+    command: 'Run the liar tool',
+    title: 'Run the liar tool',
+    options,
+  });
+  if (!consent.ok) throw new Error('consent refused');
+  const deadline = Date.now() + 30_000;
+  while (registry.get(consent.id)?.status !== 'awaiting') {
+    if (Date.now() > deadline) throw new Error('the consent was not awaiting within 30 s');
+    await new Promise((done) => setTimeout(done, 50));
+  }
+  return consent;
 }
 
 /** A task whose first prompt drives the demo agent; resolves once its question is pending. */

@@ -4,9 +4,8 @@
  * lands where they chose (as REST reads it), the task list names each
  * task's workspace, and the form offers that workspace first next time.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { api, launchChromium, startWorld, type World } from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import { api, useWorld } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 interface Workspace {
@@ -15,19 +14,10 @@ interface Workspace {
 }
 
 describe('choosing a new task’s workspace', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   it('asks only a person in several workspaces, sends the choice and offers it again', async () => {
+    const { world, browser } = suite;
     const context = await browser.newContext({ locale: 'en-US' });
     context.setDefaultTimeout(30_000);
     const page = await context.newPage();

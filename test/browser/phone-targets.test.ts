@@ -6,16 +6,9 @@
  * screen reader tells them apart. So are a form card's radio buttons and
  * checkboxes, and the skip link once it shows.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import {
-  api,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  type CreatedTask,
-  type World,
-} from './support/harness.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { api, type CreatedTask, signedInPage, useWorld } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 import { DEPLOY_FORM } from './support/deploy-form.js';
 import { formRequester } from '../../src/turns/index.js';
@@ -52,19 +45,10 @@ function boxes(page: Page, selector: string): Promise<Box[]> {
 }
 
 describe('touch targets and names on a phone', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   async function phonePage(): Promise<Page> {
+    const { world, browser } = suite;
     return signedInPage(world, browser, undefined, PHONE);
   }
 
@@ -72,6 +56,7 @@ describe('touch targets and names on a phone', () => {
     found.filter((box) => box.width < 24 || box.height < 24).map((box) => box.what);
 
   it('styles the add-a-channel form and the preferences, one labelled control per row', async () => {
+    const { world } = suite;
     await api(world, 'POST', '/api/v1/notification-channels', {
       kind: 'webhook',
       url: 'https://relay.test/hook',
@@ -98,6 +83,7 @@ describe('touch targets and names on a phone', () => {
   });
 
   it('makes each bulk-select checkbox 24×24 or more and names it after its request and task', async () => {
+    const { world } = suite;
     const tasks = await Promise.all(
       ['Deploy east', 'Deploy west'].map((title) =>
         api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title, prompt: '/permission' }),
@@ -116,6 +102,7 @@ describe('touch targets and names on a phone', () => {
   });
 
   it('makes a form card’s radio buttons and checkboxes 24×24 or more', async () => {
+    const { world } = suite;
     const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
       title: 'Deploy with a form',
       prompt: 'deploy',

@@ -10,37 +10,26 @@
  * whose socket opens again after the switch is closed before it hears any of
  * Bo's events.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
 import {
   api,
   askingTask,
-  freshPage,
-  launchChromium,
-  signedInPage,
-  startWorld,
-  viaOrigin,
-  type World,
   EVENTS_SOCKET,
+  freshPage,
+  signedInPage,
+  useWorld,
+  viaOrigin,
 } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 import { EVENTS_CLOSE_SESSION_CHANGED } from '../../src/wire/constants.js';
 
 describe('a page open while another tab switches the browser to another person', () => {
-  let world: World;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    [world, browser] = await Promise.all([startWorld(), launchChromium()]);
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser.close();
-    await world.close();
-  });
+  const suite = useWorld();
 
   /** Another tab of `page`'s browser opens `link` and confirms the switch it asks about; that tab. */
   async function switchInAnotherTab(page: Page, link: string): Promise<Page> {
+    const { world } = suite;
     const second = await page.context().newPage();
     await second.goto(link);
     const ask = second.getByTestId('sign-in-switch');
@@ -61,6 +50,7 @@ describe('a page open while another tab switches the browser to another person',
   }
 
   it('says whom the browser signs in now, and reloads as them only when asked', async () => {
+    const { world, browser } = suite;
     const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', { name: 'Bo' });
     const link = new URL(bo.sign_in_url);
     const boLink = `${world.origin}${link.pathname}${link.search}`;
@@ -87,6 +77,7 @@ describe('a page open while another tab switches the browser to another person',
   }, 120_000);
 
   it('refuses a decision from a page that has not heard of the switch, and names Bo', async () => {
+    const { world, browser } = suite;
     const created = await askingTask(world, 'Deploy on Friday?', '/ask');
     const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', {
       name: 'Bo Two',
@@ -121,6 +112,7 @@ describe('a page open while another tab switches the browser to another person',
   }, 120_000);
 
   it('closes a socket opened again after the switch before it hears Bo’s events', async () => {
+    const { world, browser } = suite;
     const bo = await api<{ sign_in_url: string }>(world, 'POST', '/api/v1/users', {
       name: 'Bo Three',
     });

@@ -5,8 +5,9 @@
  *
  * Invariants: an unauthenticated request is refused before any upgrade
  * (401 JSON); a page's socket whose cookie signs in someone other than the
- * person the page names is closed (4409) before it hears anything; a peer that misses a keepalive round trip is terminated so dead
- * connections do not count as subscribers.
+ * person the page names is closed (4409) before it hears anything; a peer
+ * that misses a keepalive round trip is terminated so dead connections do
+ * not count as subscribers.
  */
 import type { Duplex } from 'node:stream';
 import { EVENTS_KEEPALIVE_INTERVAL_MS } from '../tunables.js';

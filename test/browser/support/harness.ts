@@ -23,6 +23,7 @@ import { silentLogger } from '../../../src/observability/logger.js';
 import { startServer, type RunningServer, type ServerOptions } from '../../../src/server.js';
 import { BUILT_WEB_APP, builtPath } from '../../../src/support/index.js';
 import { linkPath } from '../../support/browser-sign-in.js';
+import { eventually } from '../../support/clarification-harness.js';
 import { borrowContext, type ContextOptions } from './context-pool.js';
 
 export const ADMIN_TOKEN = 'browser-admin-token-0123456789abcdef';
@@ -356,11 +357,7 @@ export async function namedOptionsConsent(
     options,
   });
   if (!consent.ok) throw new Error('consent refused');
-  const deadline = Date.now() + 30_000;
-  while (registry.get(consent.id)?.status !== 'awaiting') {
-    if (Date.now() > deadline) throw new Error('the consent was not awaiting within 30 s');
-    await new Promise((done) => setTimeout(done, 50));
-  }
+  await eventually(() => registry.get(consent.id)?.status === 'awaiting', 30_000);
   return consent;
 }
 

@@ -33,7 +33,7 @@ import {
 } from '../model/message-author.js';
 import { isExternalSession } from '../model/external-session.js';
 import { sessionLabel } from '../model/session-label.js';
-import { toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
+import { isTranscriptLabel, toolCallLabel, type ToolCallLabel } from '../model/tool-call-label.js';
 import { requestsOfSession, waitingRequests } from '../model/user-inputs.js';
 import {
   activeBundleOfSession,
@@ -365,10 +365,7 @@ function TranscriptRow({
           data-status={toolStatus}
           data-label={label}
         >
-          {label === 'waiting_detached' ||
-          label === 'answered_later' ||
-          label === 'skipped' ||
-          label === 'cancelled'
+          {label !== null && isTranscriptLabel(label)
             ? t(`decide.toolStatus.${label}`)
             : t(`session.toolStatus.${label ?? toolStatus}`)}
         </span>

@@ -8,8 +8,9 @@
  * repeats the whole sequence, except when the server said why it closed:
  * 1008 (`EVENTS_CLOSE_CREDENTIAL_REVOKED`, the sign-in ended) and 4409
  * (`EVENTS_CLOSE_SESSION_CHANGED`, the cookie signs in someone else since
- * another tab signed in) hand over to `credentialEnded` and stop, and 4403 (`EVENTS_CLOSE_NO_WORKSPACE`) leaves
- * the connection `no_workspace` until `start()` is called again. A browser
+ * another tab signed in) hand over to `credentialEnded` and stop, and 4403
+ * (`EVENTS_CLOSE_NO_WORKSPACE`) leaves the connection `no_workspace` until
+ * `start()` is called again. A browser
  * never shows an upgrade's 401, so a socket that closed before it opened asks
  * `GET /api/v1/me` before reconnecting, and a 401 there ends the sign-in too.
  *

@@ -20,8 +20,14 @@ import {
   type ToolCallState,
 } from './types.js';
 
-export type ToolCallLabel =
-  ToolCallState | 'waiting_detached' | 'answered_later' | 'skipped' | 'cancelled';
+/** The labels the transcript knows beyond the agent's own state (`decide.toolStatus`). */
+const TRANSCRIPT_LABELS = ['waiting_detached', 'answered_later', 'skipped', 'cancelled'] as const;
+export type TranscriptLabel = (typeof TRANSCRIPT_LABELS)[number];
+export type ToolCallLabel = ToolCallState | TranscriptLabel;
+
+export function isTranscriptLabel(label: ToolCallLabel): label is TranscriptLabel {
+  return (TRANSCRIPT_LABELS as readonly string[]).includes(label);
+}
 
 /** The row the tool call at `index` of `transcript` (in order) asked for, if any. */
 function askedRow(transcript: readonly MessageView[], index: number): MessageView | undefined {

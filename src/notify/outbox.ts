@@ -99,7 +99,10 @@ export function noticeOf(row: OutboxRecord): Notice {
 
 /**
  * One bounded attempt through `sender`: aborted at `timeoutMs` or by `stop`,
- * and settled at the bound even if the sender ignores its signal.
+ * and settled at the bound even if the sender ignores its signal. `stop`
+ * lives as long as the worker, so the attempt listens to it and lets go
+ * after: Node 20's `AbortSignal.any` would keep a reference on it for every
+ * attempt ever made.
  */
 export async function attemptOnce(
   sender: ChannelSender,
@@ -109,30 +112,32 @@ export async function attemptOnce(
   timeoutMs: number,
   stop?: AbortSignal,
 ): Promise<SendResult> {
-  const timeout = new AbortController();
-  const signal = stop ? AbortSignal.any([timeout.signal, stop]) : timeout.signal;
+  const attempt = new AbortController();
   let timer: { cancel(): void } | undefined;
   const bound = new Promise<SendResult>((resolve) => {
     timer = timers.setTimeout(() => {
-      timeout.abort();
+      attempt.abort();
       resolve({ ok: false, status: null, error: 'timed out', retryable: true });
     }, timeoutMs);
   });
   let onStop: (() => void) | undefined;
   const stopped = new Promise<SendResult>((resolve) => {
     onStop = () => {
+      attempt.abort();
       resolve({ ok: false, status: null, error: 'server shutting down', retryable: true });
     };
     if (stop?.aborted) onStop();
     else stop?.addEventListener('abort', onStop, { once: true });
   });
   try {
-    const sending = sender.send(target, notice, signal).catch((error: unknown): SendResult => ({
-      ok: false,
-      status: null,
-      error: error instanceof Error ? error.message : String(error),
-      retryable: true,
-    }));
+    const sending = sender
+      .send(target, notice, attempt.signal)
+      .catch((error: unknown): SendResult => ({
+        ok: false,
+        status: null,
+        error: error instanceof Error ? error.message : String(error),
+        retryable: true,
+      }));
     return await Promise.race([sending, bound, stopped]);
   } finally {
     timer?.cancel();

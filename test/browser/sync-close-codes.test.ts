@@ -3,12 +3,15 @@
  * ordinary drop reconnects; 1008 (the sign-in ended), 4409 (another tab
  * signed the browser in as someone else) and a 401 before
  * reconnecting hand over to `credentialEnded` and never reconnect; 4403 (no
- * workspace left) stops on `no_workspace` until `start()`. Timers are
+ * workspace left) stops on `no_workspace` until `start()`. And when a
+ * snapshot read after subscribing fails: one that may pass closes the socket
+ * so the reconnect reads everything again, with backoff. Timers are
  * injected, so every reconnect is one the test fires.
  */
 import { describe, expect, it } from 'vitest';
 import { Account } from '../../web/src/model/account.js';
 import type { ApiClient, ApiResult, Me } from '../../web/src/model/api.js';
+import type { PendingBundle, TaskView } from '../../web/src/model/types.js';
 import { ReadModel } from '../../web/src/model/read-model.js';
 import { ModelSync, type SocketLike } from '../../web/src/model/sync.js';
 import { UserInputModel } from '../../web/src/model/user-inputs.js';
@@ -49,7 +52,7 @@ const unauthorized: ApiResult<Me> = {
   error: 'sign in',
 };
 
-function fakeApi(me: () => Promise<ApiResult<Me>>): ApiClient {
+function fakeApi(me: () => Promise<ApiResult<Me>>, reads: Partial<ApiClient> = {}): ApiClient {
   const unused = () => Promise.reject(new Error('unused'));
   return {
     me,
@@ -72,6 +75,7 @@ function fakeApi(me: () => Promise<ApiResult<Me>>): ApiClient {
     userInputs: () => ok({ requests: [] }),
     respondUserInput: unused,
     decisions: unused,
+    ...reads,
   };
 }
 
@@ -79,22 +83,22 @@ async function settle(): Promise<void> {
   for (let index = 0; index < 10; index++) await Promise.resolve();
 }
 
-function setup(me: () => Promise<ApiResult<Me>> = () => ok(ME)) {
+function setup(me: () => Promise<ApiResult<Me>> = () => ok(ME), reads: Partial<ApiClient> = {}) {
   const sockets: FakeSocket[] = [];
-  const timers: (() => void)[] = [];
+  const timers: { callback: () => void; ms: number }[] = [];
   const account = new Account();
   account.signedIn(ME);
   const model = new ReadModel();
   const sync = new ModelSync({
     model,
     userInputs: new UserInputModel(),
-    api: fakeApi(me),
+    api: fakeApi(me, reads),
     openSocket: () => {
       const socket = new FakeSocket();
       sockets.push(socket);
       return socket;
     },
-    setTimer: (callback) => timers.push(callback),
+    setTimer: (callback, ms) => timers.push({ callback, ms }),
     clearTimer: () => undefined,
     credentialEnded: () => {
       account.signedOut();
@@ -102,7 +106,7 @@ function setup(me: () => Promise<ApiResult<Me>> = () => ok(ME)) {
   });
   /** Fires the reconnect timers waiting now. */
   const fireTimers = async () => {
-    for (const timer of timers.splice(0)) timer();
+    for (const timer of timers.splice(0)) timer.callback();
     await settle();
   };
   return { sockets, timers, account, model, sync, fireTimers };
@@ -200,5 +204,94 @@ describe('Account', () => {
     account.signedIn(ME);
     expect(account.getState()).toEqual({ status: 'signed_out', ended: false });
     expect(notified).toBe(1);
+  });
+});
+
+describe('ModelSync when a snapshot read fails', () => {
+  const unavailable = {
+    ok: false,
+    kind: 'http',
+    status: 503,
+    code: 'storage_unavailable',
+    error: 'try again',
+  } as const;
+  const BUNDLE = {
+    pending_id: 'p1',
+    task_id: 't1',
+    session_id: 's1',
+    created_at: '2026-01-01T00:00:00.000000000Z',
+    questions: [],
+  } as unknown as PendingBundle;
+
+  function subscribe(socket: FakeSocket | undefined): void {
+    socket?.onopen?.({});
+    socket?.onmessage?.({ data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }) });
+  }
+
+  it('one that may pass closes the socket, and the reconnect reads the snapshots again', async () => {
+    const answers: ApiResult<{ bundles: PendingBundle[]; next_cursor: null }>[] = [
+      unavailable,
+      { ok: false, kind: 'network', error: 'offline' },
+      { ok: true, status: 200, value: { bundles: [BUNDLE], next_cursor: null } },
+    ];
+    const { sockets, timers, model, sync, fireTimers } = setup(undefined, {
+      pending: () => Promise.resolve(answers.shift() ?? unavailable),
+    });
+    sync.start();
+    subscribe(sockets[0]);
+    await settle();
+    expect(model.getState().connection).toBe('offline');
+    expect(timers.map((timer) => timer.ms)).toEqual([500]);
+
+    await fireTimers();
+    subscribe(sockets[1]);
+    await settle();
+    // The backoff grows while the reads keep failing: the server is not hammered.
+    expect(timers.map((timer) => timer.ms)).toEqual([1_000]);
+
+    await fireTimers();
+    subscribe(sockets[2]);
+    await settle();
+    expect(model.getState().connection).toBe('live');
+    expect(Object.keys(model.getState().bundles)).toEqual(['p1']);
+    expect(timers).toHaveLength(0);
+
+    // A complete read starts the backoff over.
+    sockets[2]?.closedWith(1012);
+    expect(timers.map((timer) => timer.ms)).toEqual([500]);
+    sync.stop();
+  });
+
+  it.each([
+    ['the user-input list', { userInputs: () => Promise.resolve(unavailable) }],
+    ['a task’s sessions', { sessions: () => Promise.resolve(unavailable) }],
+    ['an open transcript', { messages: () => Promise.resolve(unavailable) }],
+  ])('%s failing closes the socket too', async (_, reads: Partial<ApiClient>) => {
+    const { sockets, model, sync } = setup(undefined, {
+      tasks: () =>
+        ok({
+          tasks: [{ id: 't1', title: 'T' } as unknown as TaskView],
+          next_cursor: null,
+        }),
+      ...reads,
+    });
+    sync.start();
+    sync.openSession('s1');
+    subscribe(sockets[0]);
+    await settle();
+    expect(model.getState().connection).toBe('offline');
+    sync.stop();
+  });
+
+  it('a refusal reading again cannot mend leaves the socket live', async () => {
+    const { sockets, timers, model, sync } = setup(undefined, {
+      pending: () => Promise.resolve({ ...unavailable, status: 403, code: 'forbidden' }),
+    });
+    sync.start();
+    subscribe(sockets[0]);
+    await settle();
+    expect(model.getState().connection).toBe('live');
+    expect(timers).toHaveLength(0);
+    sync.stop();
   });
 });

@@ -24,13 +24,19 @@
  * that what they no longer list is forgotten, not retired: the person lost
  * sight of it, so it leaves the inbox without a reload. It then tells
  * `onAccessChanged` listeners.
+ *
+ * A snapshot read that fails for a reason that may pass (the network, a 5xx,
+ * a 429) would leave the models stale under a socket that says `live`, with
+ * nothing to read them again: the socket is closed instead, so the reconnect
+ * repeats the whole sequence with backoff, and the backoff starts over only
+ * once every snapshot of a subscription has been read.
  */
 import {
   EVENTS_CLOSE_CREDENTIAL_REVOKED,
   EVENTS_CLOSE_NO_WORKSPACE,
   EVENTS_CLOSE_SESSION_CHANGED,
 } from '../../../src/wire/constants.js';
-import type { ApiClient } from './api.js';
+import type { ApiClient, ApiFailure } from './api.js';
 import { transitions, type ReadModel } from './read-model.js';
 import {
   USER_INPUT_EVENT_TYPES,
@@ -111,7 +117,7 @@ export class ModelSync {
   /** Loads a transcript now and again after every reconnect. */
   openSession(sessionId: string): void {
     this.openSessions.add(sessionId);
-    void this.loadMessages(sessionId);
+    void this.read([this.loadMessages(sessionId)]);
   }
 
   /**
@@ -120,7 +126,7 @@ export class ModelSync {
    * gone for them (a 404 here too) or only that question.
    */
   recheckSession(sessionId: string): void {
-    if (this.openSessions.has(sessionId)) void this.loadMessages(sessionId);
+    if (this.openSessions.has(sessionId)) void this.read([this.loadMessages(sessionId)]);
   }
 
   closeSession(sessionId: string): void {
@@ -129,7 +135,7 @@ export class ModelSync {
 
   /** Re-reads tasks and sessions, e.g. after creating or answering something. */
   async refresh(): Promise<void> {
-    await Promise.all([this.loadTasks(), this.loadPending()]);
+    await this.read([this.loadTasks(), this.loadPending()]);
   }
 
   private connect(): void {
@@ -176,10 +182,11 @@ export class ModelSync {
     const { model } = this.deps;
     switch (frame.type) {
       case 'subscribed':
-        this.attempts = 0;
         model.update((state) => transitions.subscribed(state));
         this.deps.userInputs.update((state) => userInputTransitions.subscribed(state));
-        void this.snapshots();
+        void this.snapshots().then((complete) => {
+          if (complete) this.attempts = 0;
+        });
         return;
       case 'event':
         this.applyEvent(frame.event);
@@ -212,12 +219,13 @@ export class ModelSync {
     const news = event.type === 'message.added' || isUserInputEvent(event);
     if (news && !model.getState().tasks[event.task_id]) {
       // A task created elsewhere: its title comes with the task list.
-      void this.loadTasks();
+      void this.read([this.loadTasks()]);
     }
   }
 
-  private async snapshots(): Promise<void> {
-    await Promise.all([
+  /** False when a read failed and closed the socket, to read them all again. */
+  private snapshots(): Promise<boolean> {
+    return this.read([
       this.loadTasks(),
       this.loadPending(),
       this.loadUserInputs(),
@@ -225,40 +233,56 @@ export class ModelSync {
     ]);
   }
 
-  private async loadUserInputs(): Promise<void> {
+  /**
+   * Waits for `reads` (each resolves whether it read its snapshot); when one
+   * failed for a reason that may pass, closes the socket it was read under,
+   * so the reconnect reads everything again.
+   */
+  private async read(reads: readonly Promise<Read>[]): Promise<boolean> {
+    const socket = this.socket;
+    const results = await Promise.all(reads);
+    if (!results.includes('retry')) return true;
+    if (socket !== undefined && this.socket === socket) socket.close();
+    return false;
+  }
+
+  private async loadUserInputs(): Promise<Read> {
     const { api, userInputs } = this.deps;
     // Taken before the request: a snapshot that outlived its subscription is dropped.
     const generation = userInputs.getState().generation;
     const result = await api.userInputs();
-    if (!result.ok) return;
+    if (!result.ok) return failedRead(result);
     userInputs.update((state) =>
       userInputTransitions.snapshot(state, result.value.requests, generation),
     );
+    return 'read';
   }
 
-  private async loadTasks(): Promise<void> {
+  private async loadTasks(): Promise<Read> {
     const { api, model } = this.deps;
     // The list replaces the model's, so every page is read before it is applied.
     const tasks: TaskView[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
       const result = await api.tasks(cursor);
-      if (!result.ok) return;
+      if (!result.ok) return failedRead(result);
       tasks.push(...result.value.tasks);
       if (result.value.next_cursor === null) break;
       cursor = result.value.next_cursor;
     }
     model.update((state) => transitions.tasks(state, tasks));
-    await Promise.all(
-      tasks.map(async (task) => {
+    const reads = await Promise.all(
+      tasks.map(async (task): Promise<Read> => {
         const sessions = await api.sessions(task.id);
-        if (sessions.ok)
-          model.update((state) => transitions.sessions(state, sessions.value.sessions));
+        if (!sessions.ok) return failedRead(sessions);
+        model.update((state) => transitions.sessions(state, sessions.value.sessions));
+        return 'read';
       }),
     );
+    return reads.includes('retry') ? 'retry' : 'read';
   }
 
-  private async loadPending(): Promise<void> {
+  private async loadPending(): Promise<Read> {
     const { api, model } = this.deps;
     // Taken before the request: a snapshot that outlived its subscription is dropped.
     const generation = model.getState().generation;
@@ -266,15 +290,16 @@ export class ModelSync {
     let cursor: string | undefined;
     for (let page = 0; page < 20; page++) {
       const result = await api.pending(cursor);
-      if (!result.ok) return;
+      if (!result.ok) return failedRead(result);
       bundles.push(...result.value.bundles);
       if (result.value.next_cursor === null) break;
       cursor = result.value.next_cursor;
     }
     model.update((state) => transitions.pendingSnapshot(state, bundles, generation));
+    return 'read';
   }
 
-  private async loadMessages(sessionId: string): Promise<void> {
+  private async loadMessages(sessionId: string): Promise<Read> {
     const { api, model } = this.deps;
     let cursor: string | undefined;
     for (let page = 0; page < 50; page++) {
@@ -282,14 +307,16 @@ export class ModelSync {
       if (!result.ok) {
         if (result.kind === 'http' && result.status === 404) {
           model.update((state) => transitions.sessionMissing(state, sessionId));
+          return 'read';
         }
-        return;
+        return failedRead(result);
       }
       const done = result.value.next_cursor === null;
       model.update((state) => transitions.messages(state, sessionId, result.value.messages, done));
-      if (done) return;
+      if (done) return 'read';
       cursor = result.value.next_cursor ?? undefined;
     }
+    return 'read';
   }
 
   /** `checkSignIn`: the socket never opened, which is how a browser shows a refused upgrade. */
@@ -317,6 +344,19 @@ export class ModelSync {
     this.deps.model.update((state) => transitions.connection(state, 'offline'));
     this.deps.credentialEnded();
   }
+}
+
+/**
+ * A snapshot read's end: `read` (applied, or known gone), `retry` (a failure
+ * that may pass: the network, a 5xx, a 408 or 429), `refused` (reading again
+ * cannot help; an ended sign-in has its own way out).
+ */
+type Read = 'read' | 'retry' | 'refused';
+
+function failedRead(failure: ApiFailure): Read {
+  if (failure.kind === 'network') return 'retry';
+  const { status } = failure;
+  return status >= 500 || status === 408 || status === 429 ? 'retry' : 'refused';
 }
 
 function closeCodeOf(event: unknown): number | undefined {

@@ -26,6 +26,11 @@ import type { Reach } from './targets.js';
 
 const RETRYABLE_STATUSES = new Set([408, 425, 429]);
 
+/** Whether a receiver's HTTP status may pass on a later try: 408, 425, 429 and every 5xx. */
+export function retryableStatus(status: number): boolean {
+  return status >= 500 || RETRYABLE_STATUSES.has(status);
+}
+
 /** Every network fault, in Clarion's words: refused, reset, unknown name or a bad certificate alike. */
 export const UNREACHABLE = 'could not reach the target';
 
@@ -66,7 +71,7 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
   if (status >= 300 && status < 400) {
     return { ok: false, status, error: `${error} (redirects are not followed)`, retryable: false };
   }
-  const retryable = status >= 500 || RETRYABLE_STATUSES.has(status);
+  const retryable = retryableStatus(status);
   const after = retryAfterMs(response.retryAfter, Date.now());
   return {
     ok: false,

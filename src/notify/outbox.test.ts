@@ -65,6 +65,19 @@ describe('attemptOnce', () => {
     expect(signals[0]?.aborted).toBe(true);
   });
 
+  it('judges a sender that throws before its first await as a retryable failure', async () => {
+    // ntfy's sender parses its stored topic URL synchronously; one stored before validation may throw.
+    const sender: ChannelSender = {
+      kind: 'ntfy',
+      send: () => {
+        throw new URIError('URI malformed');
+      },
+    };
+    await expect(
+      attemptOnce(sender, TARGET, NOTICE, clockTimers(), 5_000, new AbortController().signal),
+    ).resolves.toEqual({ ok: false, status: null, error: 'URI malformed', retryable: true });
+  });
+
   it('leaves the worker’s stop signal holding nothing once its attempts settle', async () => {
     // The probe sees what `AbortSignal.any` leaves behind on this Node.
     const probe = new AbortController();

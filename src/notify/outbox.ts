@@ -130,8 +130,9 @@ export async function attemptOnce(
     else stop?.addEventListener('abort', onStop, { once: true });
   });
   try {
-    const sending = sender
-      .send(target, notice, attempt.signal)
+    // Called inside the chain: a sender that throws before its first await is judged too.
+    const sending = Promise.resolve()
+      .then(() => sender.send(target, notice, attempt.signal))
       .catch((error: unknown): SendResult => ({
         ok: false,
         status: null,

@@ -27,6 +27,7 @@ import {
 } from '../wire/index.js';
 import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel.js';
 import { guardedPost, INTERNAL_TARGET_REFUSED, InternalTargetError } from './guarded-post.js';
+import { retryableStatus } from './http-send.js';
 import type { VapidKeys } from './vapid.js';
 import { DEFAULT_TTL_BOUNDS, type TtlBounds, webPushEnvelope } from './web-push-message.js';
 
@@ -127,7 +128,7 @@ export function resultOf(status: number, retryAfter: string | null, clock: Clock
       status,
     );
   }
-  if (status === 429 || status >= 500) {
+  if (retryableStatus(status)) {
     const delayMs = retryAfterMs(retryAfter, clock.nowMs());
     return {
       ok: false,

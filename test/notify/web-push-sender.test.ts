@@ -179,15 +179,24 @@ describe('the Web Push sender against a push service', () => {
     });
   });
 
-  it('retries a 500 without Retry-After and refuses a 400', async () => {
+  it('retries a 500 without Retry-After, a 408 and a 425, and refuses a 400', async () => {
     target = freshTarget();
+    const statuses = [500, 408, 425, 400];
     service.respond = (_push, index) => ({
-      status: index === 0 ? 500 : 400,
+      status: statuses[index] ?? 400,
       body: 'internal body: token=abc123',
     });
     const first = await sender().send(target, notice(), signal);
     expect(first).toMatchObject({ ok: false, status: 500, retryable: true });
     expect(first.ok ? 'ok' : first.retryAfterMs).toBeUndefined();
+    // As every other sender retries them (http-send.ts), and the README says.
+    for (const status of [408, 425]) {
+      expect(await sender().send(target, notice(), signal)).toMatchObject({
+        ok: false,
+        status,
+        retryable: true,
+      });
+    }
     expect(await sender().send(target, notice(), signal)).toMatchObject({
       ok: false,
       status: 400,

@@ -205,6 +205,9 @@ export async function startServer(
   });
   // A start that fails after the wake bus began stops its polls with the store.
   let stopWakes: (() => Promise<void>) | undefined;
+  // …and one that fails once listening lets go of its port and its notifier: a process
+  // whose start failed must exit, for its supervisor to start it again.
+  let stopListening: (() => Promise<void>) | undefined;
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     const leaseMs = config.leaseMs ?? SESSION_LEASE_MS;
@@ -433,6 +436,18 @@ export async function startServer(
     const server = createHttpServer(app.fetch, wss);
     draining.track(server);
     url = listenUrl(config.host, await listen(server, config.host, config.port));
+    stopListening = async () => {
+      notify.stopObserving();
+      await notify.notifier.close();
+      const closed = new Promise<void>((resolve) => {
+        server.close(() => {
+          resolve();
+        });
+      });
+      terminateWebSockets(wss);
+      server.closeAllConnections();
+      await closed;
+    };
     logger.info({ url }, 'listening');
     const exposed = exposureWarning(config.host, config.publicOrigin);
     if (exposed !== undefined) logger.warn({ host: config.host }, exposed);
@@ -624,6 +639,7 @@ export async function startServer(
       },
     };
   } catch (error) {
+    await stopListening?.();
     await stopWakes?.();
     await host.close();
     await replica?.stop().catch((stopError: unknown) => {

@@ -111,35 +111,55 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * How long a request without a signal of its own waits for its whole reply.
+ * A phone's connection can die without a word, and a browser may hold a
+ * request on it for minutes: every button waiting on one would stay busy.
+ */
+export const REQUEST_DEADLINE_MS = 40_000;
+
+/**
+ * One request, read whole. A caller's `init.signal` bounds it; without one
+ * it ends at `deadlineMs` as a network failure (`timed out`), which callers
+ * already read as "it may or may not have happened".
+ */
 export async function request<T>(
   fetchImpl: FetchLike,
   path: string,
   init: RequestInit = {},
+  deadlineMs = REQUEST_DEADLINE_MS,
 ): Promise<ApiResult<T>> {
+  const deadline = init.signal ? undefined : new AbortController();
+  const timer =
+    deadline &&
+    globalThis.setTimeout(() => {
+      deadline.abort();
+    }, deadlineMs);
   let response: Response;
+  let body: unknown;
   try {
     response = await fetchImpl(path, {
       credentials: 'same-origin',
       ...init,
+      ...(deadline ? { signal: deadline.signal } : {}),
       headers: {
         accept: 'application/json',
         ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...(init.headers as Record<string, string> | undefined),
       },
     });
+    try {
+      body = await response.json();
+    } catch {
+      body = undefined;
+    }
   } catch (error) {
-    return {
-      ok: false,
-      kind: 'network',
-      error: error instanceof Error ? error.message : String(error),
-    };
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, kind: 'network', error: deadline?.signal.aborted ? 'timed out' : message };
+  } finally {
+    globalThis.clearTimeout(timer);
   }
-  let body: unknown;
-  try {
-    body = await response.json();
-  } catch {
-    body = undefined;
-  }
+  if (deadline?.signal.aborted) return { ok: false, kind: 'network', error: 'timed out' };
   if (!response.ok) {
     const record = isRecord(body) ? body : {};
     return {

@@ -21,6 +21,7 @@ import type {
 } from '../../web/src/model/types.js';
 import { postUserInputAnswer } from '../../web/src/model/user-input-respond.js';
 import {
+  decidedFirst,
   formatRemaining,
   initialUserInputs,
   outcomeOf,
@@ -161,6 +162,38 @@ describe('the user-input read model', () => {
     expect(later.requests['consent-1']?.lostRace).toBe(true);
     expect(ui.lostRace(later, 'consent-1')).toBe(later);
     expect(ui.lostRace(later, 'unknown')).toBe(later);
+  });
+
+  it('does not call this tab’s own landed answer someone else’s when its reply was lost', () => {
+    // The first attempt landed, its reply did not; the resend met a 409.
+    const ada = { user_id: 'user-1', name: 'Ada', surface: 'web' } as const;
+    const settled = settledConsent(2, { selected_option_id: 'allow-once', responded_by: ada });
+    const sent = { option_id: 'allow-once' };
+    for (const lostFirst of [true, false]) {
+      let state = ui.view(live(), lostFirst ? consent(1) : settled);
+      state = ui.lostRace(state, 'consent-1', sent);
+      state = ui.view(state, settled);
+      const entry = state.requests['consent-1'];
+      if (!entry) throw new Error('the request is known');
+      expect(decidedFirst(entry, 'user-1')).toBeNull();
+      // Someone else, or another choice of the same person (another tab): told who decided.
+      expect(decidedFirst(entry, 'user-2')).toEqual(ada);
+      const otherChoice = ui.lostRace(ui.view(live(), settled), 'consent-1', {
+        option_id: 'reject-once',
+      }).requests['consent-1'];
+      expect(otherChoice && decidedFirst(otherChoice, 'user-1')).toEqual(ada);
+    }
+    const action = ui.lostRace(
+      ui.view(live(), {
+        ...settledConsent(2),
+        kind: 'action',
+        decision: 'done',
+        responded_by: ada,
+      } as unknown as UserInputView),
+      'consent-1',
+      { decision: 'done' },
+    ).requests['consent-1'];
+    expect(action && decidedFirst(action, 'user-1')).toBeNull();
   });
 
   it('applies a repeated event once: the second changes nothing', () => {

@@ -14,6 +14,7 @@ import { useMe } from '../hooks/use-me.js';
 import { responderLabel } from '../model/settled-elsewhere.js';
 import type { Responder, UserInputAnswer, UserInputView } from '../model/types.js';
 import {
+  decidedFirst,
   formatRemaining,
   outcomeOf,
   type UserInputEntry,
@@ -75,6 +76,7 @@ export function UserInputCard(props: {
   const Heading = props.headingLevel === 3 ? 'h3' : 'h2';
   const { view } = entry;
   const response = useUserInputResponse(view.id);
+  const me = useMe();
   const outcome = outcomeOf(entry);
   const choices = offersChoices(outcome, response.state);
   const held =
@@ -129,7 +131,7 @@ export function UserInputCard(props: {
       <ResponseStatus
         state={response.state}
         waiting={outcome.kind === 'waiting'}
-        decidedFirst={entry.lostRace ? view.responded_by : null}
+        decidedFirst={decidedFirst(entry, me)}
         retry={response.retry}
         undo={response.undo}
         sendNow={response.sendNow}
@@ -193,6 +195,8 @@ function ResponseStatus(props: {
         </p>
       );
     case 'error':
+      // Settled meanwhile (perhaps by this very answer): the outcome says how, nothing to retry.
+      if (!props.waiting) return null;
       return (
         <div
           className="banner banner-error"

@@ -66,7 +66,7 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
             setState({ phase: 'answered', answer });
             return;
           case 'already_settled':
-            userInputs.update((model) => userInputTransitions.lostRace(model, requestId));
+            userInputs.update((model) => userInputTransitions.lostRace(model, requestId, answer));
             setState({ phase: 'already_settled' });
             return;
           case 'agent_exited':

@@ -24,7 +24,13 @@
  * Settled entries stay (at most `MAX_SETTLED`) so cards can show the outcome.
  */
 import type { UnlistedBundles } from './read-model.js';
-import type { ActionDecision, ConsentOption, UserInputView } from './types.js';
+import type {
+  ActionDecision,
+  ConsentOption,
+  Responder,
+  UserInputAnswer,
+  UserInputView,
+} from './types.js';
 
 export const MAX_SETTLED = 500;
 
@@ -40,6 +46,8 @@ export interface UserInputEntry {
    * mounted afresh in another list.
    */
   lostRace?: true;
+  /** The answer this tab sent when it met the 409: its own earlier attempt may be what landed. */
+  lostWith?: UserInputAnswer;
 }
 
 export interface UserInputsState {
@@ -107,15 +115,21 @@ export const userInputTransitions = {
   view(state: UserInputsState, view: UserInputView): UserInputsState {
     const known = state.requests[view.id];
     if (known && view.revision <= known.view.revision) return state;
-    const lost = known?.lostRace ? { lostRace: known.lostRace } : {};
+    const lost = known?.lostRace
+      ? { lostRace: known.lostRace, ...(known.lostWith ? { lostWith: known.lostWith } : {}) }
+      : {};
     return put(state, { view, generation: state.generation, retired: false, ...lost });
   },
 
-  /** This tab's answer came too late: someone (or a deadline) had decided first. */
-  lostRace(state: UserInputsState, requestId: string): UserInputsState {
+  /**
+   * This tab's answer (`sent`) met the request already decided: someone, a
+   * deadline, or this tab's own earlier attempt whose reply was lost.
+   */
+  lostRace(state: UserInputsState, requestId: string, sent?: UserInputAnswer): UserInputsState {
     const known = state.requests[requestId];
     if (!known || known.lostRace) return state;
-    return { ...state, requests: { ...state.requests, [requestId]: { ...known, lostRace: true } } };
+    const entry: UserInputEntry = { ...known, lostRace: true, ...(sent ? { lostWith: sent } : {}) };
+    return { ...state, requests: { ...state.requests, [requestId]: entry } };
   },
 
   /**
@@ -338,4 +352,24 @@ export class UserInputModel {
     this.state = next;
     for (const listener of [...this.listeners]) listener();
   }
+}
+
+/**
+ * Who decided first, when this tab's answer met the request already decided;
+ * `null` when it did not, or when the decision is the very answer this tab
+ * sent, made by this person: an earlier attempt of this tab landed though
+ * its reply was lost, and the card must not call it someone else's.
+ */
+export function decidedFirst(entry: UserInputEntry, me: string | undefined): Responder | null {
+  const { view, lostWith } = entry;
+  if (!entry.lostRace || view.responded_by === null) return null;
+  const mine = me !== undefined && view.responded_by.user_id === me;
+  return mine && lostWith !== undefined && decidedAs(view, lostWith) ? null : view.responded_by;
+}
+
+/** Whether `view` settled with the choice `answer` makes (its option, or its decision). */
+function decidedAs(view: UserInputView, answer: UserInputAnswer): boolean {
+  if ('option_id' in answer)
+    return view.kind === 'consent' && view.selected_option_id === answer.option_id;
+  return view.kind !== 'consent' && view.decision === answer.decision;
 }

@@ -141,6 +141,14 @@ async function createWithSession(
     return { task, session };
   });
   slot?.bind(created.session.id);
+  if (input.prompt === undefined) {
+    // Nothing else will be written for it until someone sends a message: without an
+    // event, other tabs and teammates would not list the task until they reconnect.
+    await deps.sessions.write(created.session.id, ({ moved }) => {
+      moved(created.session);
+      return Promise.resolve();
+    });
+  }
   const admission =
     input.prompt === undefined
       ? null

@@ -295,3 +295,53 @@ describe('ModelSync when a snapshot read fails', () => {
     sync.stop();
   });
 });
+
+describe('ModelSync when an event names a task it does not list', () => {
+  it.each([
+    ['a created session’s state (a task made without a prompt)', 'session.state_changed'],
+    ['a first message', 'message.added'],
+  ])('reads the task list on %s', async (_, type) => {
+    let taskReads = 0;
+    const { sockets, model, sync } = setup(undefined, {
+      tasks: () => {
+        taskReads++;
+        return ok({
+          tasks:
+            taskReads > 1 ? [{ id: 't2', title: 'Made elsewhere' } as unknown as TaskView] : [],
+          next_cursor: null,
+        });
+      },
+    });
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.onmessage?.({
+      data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }),
+    });
+    await settle();
+    expect(taskReads).toBe(1);
+    const event = {
+      type,
+      session_id: 's2',
+      task_id: 't2',
+      revision: 0,
+      pending_action: null,
+      ...(type === 'session.state_changed'
+        ? { state: 'idle' }
+        : {
+            message: {
+              id: 'm1',
+              session_id: 's2',
+              role: 'user',
+              kind: 'text',
+              content: 'hi',
+              created_at: '2026-01-01T00:00:00.000000000Z',
+            },
+          }),
+    };
+    sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'event', event }) });
+    await settle();
+    expect(taskReads).toBe(2);
+    expect(model.getState().tasks.t2?.title).toBe('Made elsewhere');
+    sync.stop();
+  });
+});

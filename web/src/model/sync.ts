@@ -216,9 +216,13 @@ export class ModelSync {
     } else {
       model.update((state) => transitions.event(state, event));
     }
-    const news = event.type === 'message.added' || isUserInputEvent(event);
+    // A task created elsewhere says so with its first message, request or state (one
+    // created without a prompt): its title comes with the task list.
+    const news =
+      event.type === 'message.added' ||
+      event.type === 'session.state_changed' ||
+      isUserInputEvent(event);
     if (news && !model.getState().tasks[event.task_id]) {
-      // A task created elsewhere: its title comes with the task list.
       void this.read([this.loadTasks()]);
     }
   }

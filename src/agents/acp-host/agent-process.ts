@@ -14,13 +14,13 @@
  *   and returns within `stopGraceMs + killWaitMs` plus the pipe drain,
  *   whatever the agent does.
  * - The agent's stderr goes to the logger at debug, never to Clarion's
- *   stdout; its last lines are kept for a failure to quote.
+ *   stdout; its last lines are kept for a failure to quote. What is held of
+ *   it is bounded whatever the agent writes, a line without end included.
  * - The stream is tapped so the host sees every incoming message in arrival
  *   order before the SDK dispatches it, and learns when an outgoing message
  *   has been written to the agent's stdin.
  */
 import { spawn } from 'node:child_process';
-import { createInterface } from 'node:readline';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream, type AnyMessage, type Stream } from '@agentclientprotocol/sdk';
 import type { Logger } from '../../observability/index.js';
@@ -33,6 +33,7 @@ import {
 } from '../../tunables.js';
 import { AgentHostError } from './errors.js';
 import { groupAlive, signalGroup } from './process-group.js';
+import { StderrLines } from './stderr-lines.js';
 import { StderrRing } from './stderr-ring.js';
 
 export interface AgentExit {
@@ -70,7 +71,10 @@ export interface SpawnAgentOptions {
   onWritten(message: AnyMessage): void;
 }
 
-/** Bounds one logged stderr line, so a runaway agent cannot flood the log. */
+/**
+ * Bounds one stderr line, so a runaway agent can flood neither the log nor
+ * the server's memory: a longer line is clipped as it arrives (`StderrLines`).
+ */
 const MAX_STDERR_LINE_CHARS = 4000;
 /** What a failure may quote of an agent's stderr. */
 const STDERR_TAIL_LINES = 20;
@@ -142,12 +146,7 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
       logger.debug({ pid, err: error }, 'agent stdio error');
     });
   }
-  const stderr = new StderrRing(STDERR_TAIL_LINES, STDERR_TAIL_CHARS);
-  createInterface({ input: child.stderr, crlfDelay: Infinity }).on('line', (line) => {
-    const kept = line.slice(0, MAX_STDERR_LINE_CHARS);
-    stderr.push(kept);
-    logger.debug({ pid, line: kept }, 'agent stderr');
-  });
+  const stderr = tailStderr(child.stderr, pid, logger);
 
   /** Polls until `done` holds or `ms` pass; true when it held. */
   const waitUntil = (done: () => boolean, ms: number) =>
@@ -197,6 +196,26 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
     stderrTail: () => stderr.tail(),
     stop,
   };
+}
+
+/** Logs the agent's stderr line by line and keeps its last lines, holding a bounded part of it. */
+function tailStderr(input: Readable, pid: number, logger: Logger): StderrRing {
+  const ring = new StderrRing(STDERR_TAIL_LINES, STDERR_TAIL_CHARS);
+  const lines = new StderrLines(MAX_STDERR_LINE_CHARS);
+  const keep = (complete: readonly string[]) => {
+    for (const line of complete) {
+      ring.push(line);
+      logger.debug({ pid, line }, 'agent stderr');
+    }
+  };
+  input.on('data', (chunk: Buffer) => {
+    keep(lines.push(chunk));
+  });
+  // Also after a destroy (the pipe drain's bound), which ends the stream without 'end'.
+  input.once('close', () => {
+    keep(lines.end());
+  });
+  return ring;
 }
 
 function tapStream(

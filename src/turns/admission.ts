@@ -47,6 +47,7 @@ import {
   ensureAgent,
   type DispatchResult,
 } from './dispatch.js';
+import { writeRetrying } from './durable-write.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
@@ -326,6 +327,12 @@ export async function endsInTime(timers: Timers, started: Promise<unknown>): Pro
  * `leftStarting` is called in the write that moves the session out of
  * `starting`, under its lock: an admission that then reads it idle starts the
  * agent anew instead of joining this start, which no longer runs its message.
+ *
+ * That write is retried as an agent's report is (`writeRetrying`): nothing
+ * else moves a session out of `starting`, so one lost to a passing storage
+ * fault would leave its queue waiting for good. Past the retries' limit it
+ * stays `starting` until the recovery after a restart makes it idle and runs
+ * its queue (`resetInterruptedSessions`, `drainQueuesAfterRestart`).
  */
 async function startThenDrain(
   deps: TurnsDeps,
@@ -339,7 +346,7 @@ async function startThenDrain(
     // A start abandoned on purpose (delete, shutdown) or refused for now is no warning.
     if (failed) deps.logger.warn({ err: error, session_id: sessionId }, 'the agent did not start');
     else deps.logger.info({ err: error, session_id: sessionId }, 'the agent start was abandoned');
-    await deps.sessions.write(sessionId, async (write) => {
+    await writeRetrying(deps, sessionId, async (write) => {
       leftStarting();
       // No failure said: stopped on purpose (delete, shutdown) or refused for now (quota).
       // The session is idle again with its queue; the next message or start-up tries again.
@@ -358,7 +365,7 @@ async function startThenDrain(
     });
     return;
   }
-  await deps.sessions.write(sessionId, async (write) => {
+  await writeRetrying(deps, sessionId, async (write) => {
     leftStarting();
     write.moved(await transitionSession(write.tx, sessionId, ['starting'], 'idle'));
   });

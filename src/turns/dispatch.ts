@@ -30,6 +30,7 @@ import {
   type TaskRecord,
 } from '../store/index.js';
 import { failure, storableText, turnFailureNote, type Failure } from '../wire/index.js';
+import { writeRetrying } from './durable-write.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import type { AgentSlot } from './agent-quota.js';
@@ -233,6 +234,13 @@ export async function dispatchTurn(
   }
 }
 
+/**
+ * Writes why the agent did not take the turn and frees (or fails) the
+ * session, retried as an agent's report is (`writeRetrying`): a session left
+ * `running` has no turn at its agent whose end would free it, so its queue
+ * would wait and a cancel reach nothing. Past the retries' limit it stays
+ * so until the recovery after a restart (`resetInterruptedSessions`).
+ */
 async function failTurn(
   deps: TurnsDeps,
   sessionId: string,
@@ -244,7 +252,7 @@ async function failTurn(
   const reason = storableText(
     failed?.message ?? (error instanceof Error ? error.message : String(error)),
   );
-  return deps.sessions.write(sessionId, async (write) => {
+  return writeRetrying(deps, sessionId, async (write) => {
     const { tx } = write;
     const session = await getSession(tx, sessionId);
     if (!session) return failure('agent_unavailable');

@@ -1,12 +1,14 @@
 /**
- * Session writes of what an agent reported. The agent said it once and will
- * not say it again, so a write that fails because the storage cannot take it
- * now (a full disk, an I/O error, a lock held elsewhere) is tried again with
- * a growing pause, up to `AGENT_EVENT_RETRY_LIMIT_MS` from its first failure,
- * instead of dropping the event. The caller's per-session order holds: later
- * events of the session wait behind the retries. Other failures are not
- * retried; a bug does not heal with time. The pauses and the limit run on the
- * turns' timers, so a fake clock drives them in tests.
+ * Session writes of what an agent reported, and of what became of its start
+ * or of a prompt it did not take (`admission.ts`, `dispatch.ts`). The agent
+ * said it once and will not say it again, and nothing else moves its session
+ * out of `starting` or `running`, so a write that fails because the storage
+ * cannot take it now (a full disk, an I/O error, a lock held elsewhere) is
+ * tried again with a growing pause, up to `AGENT_EVENT_RETRY_LIMIT_MS` from
+ * its first failure, instead of dropping the event. The caller's per-session
+ * order holds: later events of the session wait behind the retries. Other
+ * failures are not retried; a bug does not heal with time. The pauses and the
+ * limit run on the turns' timers, so a fake clock drives them in tests.
  */
 import {
   AGENT_EVENT_RETRY_BASE_MS,

@@ -19,7 +19,7 @@ import {
   type UserInputPorts,
   type UserInputRegistry,
 } from '../../src/user-input/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
+import { silentLogger, type Logger } from '../../src/observability/logger.js';
 import {
   USER_INPUT_DECISION_TYPE,
   USER_INPUT_DECISION_UNKEPT_TYPE,
@@ -65,6 +65,8 @@ export async function turnsHarness(
     agentIdleMs?: number;
     userInputDeadlines?: Partial<UserInputDeadlines>;
     plugins?: KyselyPlugin[];
+    /** The turns services' logger, in place of a silent one. */
+    logger?: Logger;
     /** The registry's `recordDecision` port, in place of one over the harness's store. */
     recordDecision?: (h: Harness) => Promise<UserInputPorts['recordDecision']>;
   } = {},
@@ -94,7 +96,7 @@ export async function turnsHarness(
     clarification: h.service,
     userInputs,
     sessions: h.sessions,
-    logger: silentLogger,
+    logger: options.logger ?? silentLogger,
     profiles: new Map([['demo', { name: 'demo', command: 'demo-agent', args: [], env: {} }]]),
     defaultProfile: 'demo',
     mcpUrl: () => 'http://127.0.0.1:1/mcp',

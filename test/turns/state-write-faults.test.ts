@@ -1,0 +1,134 @@
+/**
+ * A storage fault on the one write that moves a session out of `starting`
+ * (its agent's start ended, either way) or out of `running` (its agent did
+ * not take the prompt). Nothing else would move it: its queue would wait, its
+ * idle agent never be stopped, a cancel reach nothing, until a restart. So the
+ * write is tried again on the turns' timers, as an agent's report is
+ * (`writeRetrying`), and the session goes on once the storage takes it.
+ */
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { SessionLaunch } from '../../src/agents/runtime.js';
+import { getSession, listQueue } from '../../src/store/index.js';
+import { AGENT_EVENT_RETRY_BASE_MS } from '../../src/tunables.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS } from '../support/databases.js';
+import { ClockTimers, fakeClock } from '../support/fakes.js';
+import { StatementFaults } from '../support/statement-faults.js';
+import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+
+/** The pauses the turns' retries logged, one per failed try. */
+function retryLog() {
+  const lines: string[] = [];
+  const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
+  const pauses = () =>
+    lines
+      .map((line) => JSON.parse(line) as { retry_in_ms?: number })
+      .flatMap((record) => (record.retry_in_ms === undefined ? [] : [record.retry_in_ms]));
+  return { logger, pauses };
+}
+
+describe.each(DRIVERS)('a session state write the storage refuses once, on %s', (driver) => {
+  let h: TurnsHarness;
+  let faults: StatementFaults;
+  let timers: ClockTimers;
+  let log: ReturnType<typeof retryLog>;
+
+  beforeEach(async () => {
+    faults = new StatementFaults();
+    timers = new ClockTimers(fakeClock());
+    log = retryLog();
+    h = await turnsHarness(driver, { plugins: [faults], timers, logger: log.logger });
+  });
+
+  afterEach(async () => {
+    await h.dispose();
+  });
+
+  async function stateOf(sessionId: string) {
+    return (await getSession(h.store, sessionId))?.state;
+  }
+
+  /**
+   * The next agent start refuses the session update that follows it, the one
+   * that ends the start; `refusal`, if given, is the start's own outcome.
+   */
+  function faultAfterNextStart(refusal?: Error): Promise<string> {
+    const start = h.host.start.bind(h.host);
+    return new Promise((started) => {
+      h.host.start = async (launch: SessionLaunch) => {
+        h.host.start = start;
+        faults.failNext('update', 'task_sessions');
+        started(launch.sessionId);
+        if (refusal) throw refusal;
+        await start(launch);
+      };
+    });
+  }
+
+  /** Waits for the one retry's pause, then lets the fake clock reach it. */
+  async function retryOnce() {
+    await eventually(() => log.pauses().length === 1);
+    expect(faults.failed).toBe(1);
+    timers.advance(AGENT_EVENT_RETRY_BASE_MS);
+  }
+
+  it('ends a start whose end it refused: idle, then its queued message prompted', async () => {
+    const starting = faultAfterNextStart();
+    const creating = h.createTask('first message');
+    const sessionId = await starting;
+    await retryOnce();
+    const created = await creating;
+    await h.settled();
+
+    expect(created.admission).toBe('sent');
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first message']);
+    expect(await stateOf(sessionId)).toBe('running');
+    expect(await listQueue(h.store, sessionId)).toEqual([]);
+  });
+
+  it('fails a session whose start failed and whose failure it refused, rather than starting', async () => {
+    const refusal = Object.assign(new Error('spawn demo-agent ENOENT'), {
+      failure: { code: 'spawn_failed', message: 'could not start demo-agent' },
+    });
+    const starting = faultAfterNextStart(refusal);
+    const creating = h.createTask('first message');
+    const sessionId = await starting;
+    await retryOnce();
+    const created = await creating;
+    await h.settled();
+
+    expect(created.admission).toBe('failed');
+    const session = await getSession(h.store, sessionId);
+    expect([session?.state, session?.failure_code]).toEqual(['failed', 'spawn_failed']);
+  });
+
+  it('frees a session whose agent did not take a prompt: idle, the next message sent', async () => {
+    const { session } = await h.createTask('first');
+    await h.settled();
+    const queued = await h.request('POST', `/api/v1/sessions/${session.id}/messages`, {
+      text: 'second',
+      admission_key: 'second',
+    });
+    expect(queued.status).toBe(202);
+    const prompt = h.host.prompt.bind(h.host);
+    h.host.prompt = () => {
+      h.host.prompt = prompt;
+      faults.failNext('update', 'task_sessions');
+      return Promise.reject(new Error('the agent process has exited'));
+    };
+
+    // The turn's end runs the queue: `second` is refused, and so is the write that says so.
+    h.host.endTurn(session.id);
+    await retryOnce();
+    await h.settled();
+    expect(await stateOf(session.id)).toBe('idle');
+
+    const sent = await h.request('POST', `/api/v1/sessions/${session.id}/messages`, {
+      text: 'third',
+      admission_key: 'third',
+    });
+    expect(((await sent.json()) as { outcome: string }).outcome).toBe('sent');
+    expect(h.host.prompts.map((request) => request.text)).toEqual(['first', 'third']);
+  });
+});

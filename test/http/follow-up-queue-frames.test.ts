@@ -8,13 +8,13 @@
  * exact.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import type { ClarionEvent } from '../../src/events/index.js';
 import type { RunningServer } from '../../src/server.js';
 import { getSession } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
+import { subscribeAll, type EventsListener } from '../support/events-socket.js';
 import { TestHost } from '../support/test-host.js';
 
 const ADMIN_TOKEN = 'follow-up-frames-admin-token-0123456789';
@@ -25,39 +25,25 @@ describe.each(DRIVERS)(
     let running: InProcessServer;
     let server: RunningServer;
     let host: TestHost;
-    let socket: WebSocket | undefined;
-    const heard: ClarionEvent[] = [];
+    let listener: EventsListener | undefined;
+    let heard: ClarionEvent[] = [];
 
     beforeEach(async () => {
       host = new TestHost();
       running = await startInProcessServer(driver, ADMIN_TOKEN, { host });
       server = running.server;
-      heard.length = 0;
+      heard = [];
     });
 
     afterEach(async () => {
-      socket?.close();
-      socket = undefined;
+      listener?.close();
+      listener = undefined;
       await running.dispose();
     });
 
     async function subscribe(): Promise<void> {
-      const opened = new WebSocket(`${server.url.replace('http', 'ws')}/api/v1/events`, {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      });
-      socket = opened;
-      let subscribed = false;
-      opened.on('message', (data: Buffer) => {
-        const frame = JSON.parse(data.toString('utf8')) as { type: string; event?: ClarionEvent };
-        if (frame.type === 'subscribed') subscribed = true;
-        if (frame.event) heard.push(frame.event);
-      });
-      await new Promise((resolve, reject) => {
-        opened.once('open', resolve);
-        opened.once('error', reject);
-      });
-      opened.send(JSON.stringify({ type: 'subscribe', all: true }));
-      await eventually(() => subscribed);
+      listener = await subscribeAll(server.url, ADMIN_TOKEN);
+      heard = listener.heard;
     }
 
     /**

@@ -7,10 +7,9 @@
  * server in this process over a real socket, on both drivers.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
-import type { ClarionEvent } from '../../src/events/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
+import { subscribeAll, type EventsListener } from '../support/events-socket.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 import { TestHost } from '../support/test-host.js';
 
@@ -20,41 +19,21 @@ describe.each(DRIVERS)(
   'a task created without a prompt, heard on the events socket, on %s',
   (driver) => {
     let running: InProcessServer;
-    let socket: WebSocket | undefined;
-    const heard: ClarionEvent[] = [];
+    let listener: EventsListener | undefined;
 
     beforeEach(async () => {
       running = await startInProcessServer(driver, ADMIN_TOKEN, { host: new TestHost() });
-      heard.length = 0;
     });
 
     afterEach(async () => {
-      socket?.close();
-      socket = undefined;
+      listener?.close();
+      listener = undefined;
       await running.dispose();
     });
 
-    async function subscribe(): Promise<void> {
-      const opened = new WebSocket(`${running.server.url.replace('http', 'ws')}/api/v1/events`, {
-        headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-      });
-      socket = opened;
-      let subscribed = false;
-      opened.on('message', (data: Buffer) => {
-        const frame = JSON.parse(data.toString('utf8')) as { type: string; event?: ClarionEvent };
-        if (frame.type === 'subscribed') subscribed = true;
-        if (frame.event) heard.push(frame.event);
-      });
-      await new Promise((resolve, reject) => {
-        opened.once('open', resolve);
-        opened.once('error', reject);
-      });
-      opened.send(JSON.stringify({ type: 'subscribe', all: true }));
-      await eventually(() => subscribed);
-    }
-
     it('is announced as its session’s state, idle, with nothing waiting', async () => {
-      await subscribe();
+      listener = await subscribeAll(running.server.url, ADMIN_TOKEN);
+      const { heard } = listener;
       const created = await running.api('POST', '/api/v1/tasks', { title: 'No prompt yet' });
       expect(created.status).toBe(201);
       const sessionId = (created.json.session as { id: string }).id;

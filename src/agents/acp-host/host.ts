@@ -75,9 +75,11 @@ import { mapStopReason } from './stop-reasons.js';
 
 /**
  * Answers an agent's `session/request_permission`. `signal` aborts when the
- * turn is cancelled; ACP then expects the `cancelled` outcome. A handler
- * that throws `AgentRequestRefused` has the agent answered with its error;
- * any other throw is logged and answered `cancelled`.
+ * turn is cancelled or the agent withdraws the request; ACP then expects the
+ * `cancelled` outcome. A closed connection does not abort it: it ends the
+ * turn too, and that end says why, as for an elicitation's `withdrawn`. A
+ * handler that throws `AgentRequestRefused` has the agent answered with its
+ * error; any other throw is logged and answered `cancelled`.
  */
 export type PermissionHandler = (
   sessionId: string,
@@ -334,9 +336,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   async function handlePermission(
     hosted: HostedSession,
     request: RequestPermissionRequest,
+    requestSignal: AbortSignal,
   ): Promise<RequestPermissionResponse> {
     const turn = hosted.turn;
-    const signal = turn?.cancelled.signal ?? AbortSignal.abort();
+    const signal = turn
+      ? AbortSignal.any([turn.cancelled.signal, agentsCancel(requestSignal)])
+      : AbortSignal.abort();
     try {
       return await onPermissionRequest(hosted.launch.sessionId, request, {
         turnId: turn?.turnId,
@@ -493,7 +498,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     }
     const connection = client({ name: clientInfo.name })
       .onRequest(methods.client.session.requestPermission, (context) =>
-        handlePermission(hosted, context.params),
+        handlePermission(hosted, context.params, context.signal),
       )
       .onRequest(methods.client.elicitation.create, (context) => {
         const names = hosted.enumNames.get(context.requestId);

@@ -64,7 +64,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
   const urlKey = (sessionId: string, elicitationId: string) => `${sessionId}\n${elicitationId}`;
 
   const onElicitation: ElicitationHandler = async (sessionId, request, context) => {
-    const { turnId, signal, withdrawn } = context;
+    const { turnId, signal, withdrawn, ended } = context;
     if (signal.aborted || turnId === undefined) return CANCEL;
     const kind = classifyElicitation(request);
     switch (kind.kind) {
@@ -119,6 +119,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
           message: kind.message,
           schema: schema.data,
           signal: withdrawn,
+          turnEnd: ended,
         });
       }
       case 'unsupported':

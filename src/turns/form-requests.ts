@@ -29,6 +29,8 @@ export interface AgentFormInput {
   schema: FormSchema;
   /** Aborted when the agent's call goes away: the request is then swept. */
   signal: AbortSignal;
+  /** Aborted as its turn ends: a form still opening then is swept as it opens. */
+  turnEnd?: AbortSignal;
 }
 
 /** What the elicitation is answered with (ACP `CreateElicitationResponse`). */
@@ -55,6 +57,7 @@ export function formRequester(
       message: input.message,
       schema: input.schema,
       signal: input.signal,
+      turnEnd: input.turnEnd,
     });
     if (!created.ok && created.code === 'too_many_open_requests') {
       throw await refusedOverBound(refusals, {

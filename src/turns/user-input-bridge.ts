@@ -19,6 +19,7 @@ import {
   BudgetExhausted,
   EXHAUSTED,
   failpoint,
+  pausePoint,
   startBudget,
   systemTimers,
   withinBudget,
@@ -212,6 +213,8 @@ export function userInputCopyKeeper(
   timers: Timers = systemTimers,
 ): NonNullable<UserInputPorts['keepOpen']> {
   return async (awaiting) => {
+    // A race test holds a request here, still opening, while its turn ends.
+    await pausePoint('user_input.before_copy_kept');
     const kept = await withinFreshBudget(USER_INPUT_COPY_KEEP_MAX_MS, store.clock, timers, () =>
       keepOpenUserInput(store, awaiting),
     );
@@ -452,6 +455,7 @@ export function consentHandler(
       profile: session.agent_profile,
       ...asked,
       signal: context.signal,
+      turnEnd: context.ended,
     });
     if (!created.ok && created.code === 'invalid_request') {
       throw new ConsentNotAsked(created.message ?? 'invalid request');

@@ -152,6 +152,11 @@ export interface UserInputRegistry {
   snapshot(visibleSessionIds?: ReadonlySet<string>): UserInputView[];
   /** What the session's live requests wait for, the most blocking first: consent, form, action. */
   pendingActionOf(sessionId: string): 'consent' | 'form' | 'action' | null;
+  /**
+   * The session's turn ended: settles its open requests that end with it (an
+   * action outlives a normal end). One still opening is not here yet: its
+   * `turnEnd` settles it as it opens.
+   */
   turnEnded(sessionId: string, outcome: TurnOutcome): void;
   /**
    * The session's waiting requests `turnEnded(sessionId, outcome)` would end

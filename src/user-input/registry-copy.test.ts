@@ -3,7 +3,9 @@
  * opened only once its copy for recovery is kept, so no person can see or
  * answer one a restart would say nothing of. A copy that cannot be kept is
  * logged and the request is asked all the same; a close meanwhile refuses
- * the agent; a remembered "always" asks nobody and keeps no copy.
+ * the agent; a remembered "always" asks nobody and keeps no copy. A request
+ * whose turn ended while it opened (the end settled only what was open)
+ * ends as it opens, its copy forgotten with it, or asks nobody at all.
  */
 import { describe, expect, it } from 'vitest';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
@@ -100,6 +102,51 @@ describe('a request opens once its copy is kept', () => {
     expect(asked.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
     expect(ctx.registry.get(asked.id)).toBeUndefined();
     expect(ctx.published).toEqual([]);
+  });
+
+  it('a consent whose turn ended while its copy was kept opens only to be swept', async () => {
+    const ctx = setup();
+    const turn = new AbortController();
+    const asked = open(ctx.registry, consentInput({ turnEnd: turn.signal }));
+    await flush();
+    turn.abort();
+    ctx.registry.turnEnded('session-1', 'normal');
+    ctx.copies[0]?.keep();
+    await flush();
+
+    expect(asked.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(asked.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'swept',
+    });
+    expect(ctx.registry.snapshot()).toEqual([]);
+    expect(ctx.registry.pendingActionOf('session-1')).toBeNull();
+    // Its settled view follows the one its copy was kept as: the publisher forgets the copy.
+    expect(ctx.published.map((view) => view.status)).toEqual(['awaiting', 'settled']);
+    expect(await ctx.registry.respond(asked.id, { option_id: 'allow' }, ADA)).toEqual({
+      ok: false,
+      code: 'already_settled',
+    });
+  });
+
+  it('a request whose turn already ended keeps no copy, shows nothing and refuses its agent', async () => {
+    const ctx = setup();
+    const asked = open(ctx.registry, consentInput({ turnEnd: AbortSignal.abort() }));
+    await flush();
+    expect(asked.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.copies).toEqual([]);
+    expect(ctx.published).toEqual([]);
+    expect(ctx.registry.get(asked.id)).toBeUndefined();
+  });
+
+  it('a request whose turn goes on opens as any other', async () => {
+    const ctx = setup();
+    const asked = open(ctx.registry, consentInput({ turnEnd: new AbortController().signal }));
+    await flush();
+    ctx.copies[0]?.keep();
+    await flush();
+    expect(ctx.registry.get(asked.id)).toMatchObject({ status: 'awaiting' });
+    expect(asked.outcome()).toBeUndefined();
   });
 
   it('a remembered "always" answers at once and keeps no copy', async () => {

@@ -587,7 +587,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     });
   }
 
-  function watchCall(id: string, { signal, connectionLost }: RequestInput): void {
+  function watchCall(id: string, { signal, connectionLost, turnEnd }: RequestInput): void {
     const pending = answers.get(id);
     if (!pending) return;
     const onWithdrawn = () => {
@@ -596,7 +596,9 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     const onLost = () => {
       callLost(id);
     };
-    if (signal?.aborted) onWithdrawn();
+    // Its turn ended while its copy was kept: that end settled only what was open then. Opened
+    // first, so its copy is forgotten as any swept request's is.
+    if (signal?.aborted || turnEnd?.aborted) onWithdrawn();
     else if (connectionLost?.aborted) onLost();
     else {
       signal?.addEventListener('abort', onWithdrawn, { once: true });
@@ -656,6 +658,11 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       };
       // One a person will be asked opens once its copy is kept; a close meanwhile refuses it.
       const openKept = (rememberedBy: Responder | null) => {
+        // Its turn ended before anyone could be asked: nobody is, and nothing is kept.
+        if (input.turnEnd?.aborted) {
+          answer(id, { kind: 'refused', reason: 'swept' });
+          return;
+        }
         if (rememberedBy || !ports.keepOpen) {
           open(rememberedBy);
           return;

@@ -30,6 +30,13 @@ interface RequestInputBase {
    * `LOST_CALL_TURN_END_WAIT_MS`, then is swept.
    */
   connectionLost?: AbortSignal;
+  /**
+   * Aborted once the turn that asked ended, for a request that ends with it
+   * (a consent, a form of a turn). That end settles the requests open then
+   * (`turnEnded`); one still opening (its rule read, its copy kept) is
+   * settled as it opens instead, `swept`, so none outlives its turn.
+   */
+  turnEnd?: AbortSignal;
 }
 
 export interface ConsentRequestInput extends RequestInputBase {

@@ -7,6 +7,8 @@
  * - `/withdraw <kind> <tag>` asks, withdraws its own request
  *   (`$/cancel_request`) once `<tag>.go` exists, and ends its turn once
  *   `<tag>.done` exists.
+ * - `/end-while-opening <kind> <tag>` asks, asks again once `<tag>.go`
+ *   exists, and ends its turn once `<tag>.end` exists, neither answered.
  *
  * What each ask heard is written to `<tag>-<n>.json` (`{ reply }` or
  * `{ error }`): a turn's updates stop with it, a file does not. Written to a
@@ -76,6 +78,14 @@ const app = agent({ name: 'edge-request-fixture' })
       call.abort();
       await asked;
       await whenTold(tag + '.done');
+    }
+    const ending = /\\/end-while-opening (\\w+) (\\S+)/.exec(text);
+    if (ending) {
+      const [, kind, tag] = ending;
+      void heard(tag, 1, ask(client, sessionId, kind, 1));
+      await whenTold(tag + '.go');
+      void heard(tag, 2, ask(client, sessionId, kind, 2));
+      await whenTold(tag + '.end');
     }
     return { stopReason: 'end_turn' };
   });

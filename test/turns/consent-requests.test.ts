@@ -104,7 +104,11 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
   });
 
   const ask = (request: RequestPermissionRequest) =>
-    handler(sessionId, request, { turnId: undefined, signal: new AbortController().signal });
+    handler(sessionId, request, {
+      turnId: undefined,
+      signal: new AbortController().signal,
+      ended: new AbortController().signal,
+    });
 
   const pendingConsent = () => listedConsent(h, sessionId);
 

@@ -87,6 +87,7 @@ describe('a decision whose commit reply was lost, on postgres', () => {
     const answer = handler(sessionId, permissionRequest(sessionId), {
       turnId: undefined,
       signal: new AbortController().signal,
+      ended: new AbortController().signal,
     });
     return { consent: await listedConsent(h, sessionId), answer };
   }

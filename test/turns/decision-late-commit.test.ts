@@ -73,6 +73,7 @@ describe.each(DRIVERS)('a decision whose commit is answered after its bound on %
     void handler(sessionId, permissionRequest(sessionId), {
       turnId: undefined,
       signal: agent.signal,
+      ended: new AbortController().signal,
     }).then((answer) => (outcome = answer));
     const consent: ConsentView = await listedConsent(h, sessionId);
     return { consent, heard: () => outcome, agent };

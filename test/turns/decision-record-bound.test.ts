@@ -80,6 +80,7 @@ describe('a decision while postgres gives no reply', () => {
     void handler(sessionId, permissionRequest(sessionId), {
       turnId: undefined,
       signal: new AbortController().signal,
+      ended: new AbortController().signal,
     }).then((answer) => (outcome = answer));
     return { consent: await listedConsent(h, sessionId), heard: () => outcome };
   }

@@ -54,6 +54,7 @@ describe.each(DRIVERS)('the session list’s pending_action on %s', (driver) => 
     void ask(other.session.id, permissionRequest(other.session.id, 'rm -rf .cache'), {
       turnId: undefined,
       signal: controller.signal,
+      ended: new AbortController().signal,
     }).catch(() => undefined);
     await eventually(() => h.turns.userInputs.pendingActionOf(other.session.id) === 'consent');
     expect((await listed(other.task.id))[0]?.pending_action).toBe('consent');

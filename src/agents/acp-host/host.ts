@@ -77,14 +77,16 @@ import { mapStopReason } from './stop-reasons.js';
  * Answers an agent's `session/request_permission`. `signal` aborts when the
  * turn is cancelled or the agent withdraws the request; ACP then expects the
  * `cancelled` outcome. A closed connection does not abort it: it ends the
- * turn too, and that end says why, as for an elicitation's `withdrawn`. A
- * handler that throws `AgentRequestRefused` has the agent answered with its
- * error; any other throw is logged and answered `cancelled`.
+ * turn too, and that end says why, as for an elicitation's `withdrawn`.
+ * `ended` aborts as the host ends the turn (already, for a request outside
+ * any turn), before the turn's end is written and the registry hears of it.
+ * A handler that throws `AgentRequestRefused` has the agent answered with
+ * its error; any other throw is logged and answered `cancelled`.
  */
 export type PermissionHandler = (
   sessionId: string,
   request: RequestPermissionRequest,
-  context: { turnId: string | undefined; signal: AbortSignal },
+  context: { turnId: string | undefined; signal: AbortSignal; ended: AbortSignal },
 ) => Promise<RequestPermissionResponse>;
 
 /**
@@ -93,12 +95,18 @@ export type PermissionHandler = (
  * closes; ACP then expects `cancel`. `withdrawn` aborts on the first two
  * only: a closed connection ends the turn too (its exit, or the host once
  * the pipes drained), and that end says why, the agent's exit among others.
- * A thrown `AgentRequestRefused` is the agent's answer, as an error.
+ * `ended` aborts as the turn ends. A thrown `AgentRequestRefused` is the
+ * agent's answer, as an error.
  */
 export type ElicitationHandler = (
   sessionId: string,
   request: CreateElicitationRequest,
-  context: { turnId: string | undefined; signal: AbortSignal; withdrawn: AbortSignal },
+  context: {
+    turnId: string | undefined;
+    signal: AbortSignal;
+    withdrawn: AbortSignal;
+    ended: AbortSignal;
+  },
 ) => Promise<CreateElicitationResponse>;
 
 /** The agent's `elicitation/complete`: the URL elicitation it names is done. */
@@ -169,6 +177,11 @@ interface Turn {
   readonly acceptance: Deferred;
   /** Aborted by `cancel`, so a pending permission question can answer `cancelled`. */
   readonly cancelled: AbortController;
+  /**
+   * Aborted as the turn ends: a request of the turn still opening in the
+   * registry then missed the end that settles the open ones.
+   */
+  readonly ended: AbortController;
   /** When the agent is stopped if the turn has not ended (`boundTurn`); cleared as it ends. */
   deadline: { cancel(): void } | undefined;
   /** What armed the deadline: a cancel's stands, an acceptance's gives way to a cancel's. */
@@ -268,6 +281,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   ): void {
     if (hosted.turn !== turn) return;
     hosted.turn = undefined;
+    turn.ended.abort();
     turn.deadline?.cancel();
     turn.deadline = undefined;
     if (!turn.accepted) {
@@ -346,6 +360,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       return await onPermissionRequest(hosted.launch.sessionId, request, {
         turnId: turn?.turnId,
         signal,
+        ended: turn?.ended.signal ?? AbortSignal.abort(),
       });
     } catch (error) {
       if (error instanceof AgentRequestRefused) throw refusalToAgent(error);
@@ -372,6 +387,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         turnId: turn.turnId,
         signal,
         withdrawn,
+        ended: turn.ended.signal,
       });
     } catch (error) {
       if (error instanceof AgentRequestRefused) throw refusalToAgent(error);
@@ -638,6 +654,7 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       accepted: false,
       acceptance: deferred(),
       cancelled,
+      ended: new AbortController(),
       deadline: undefined,
       deadlineFor: undefined,
       endsOnExit: undefined,

@@ -25,8 +25,9 @@
  * its sessions. `checkValidity`, called at every beat apart from the beat's
  * own renew, fences every session held once the leases stayed past their
  * validity for a grace period with no renew getting through. The rows are
- * left as they are; a later renew that finds some of them still ours hands
- * those back (`takeRegained`) to be recovered here, as a takeover would.
+ * left as they are; a later renew that finds some of them still ours, its
+ * reply within its own validity, hands those back (`takeRegained`) to be
+ * recovered here, as a takeover would.
  *
  * A replica that lost its lock (`replica.ts`) reads dead to the others, who
  * may take any of its sessions at any moment: while `suspend`ed no lease is
@@ -252,7 +253,8 @@ export class SessionLeases {
       this.deps.fenceMarginMs ?? LEASE_FENCE_MARGIN_MS,
       Math.floor(this.deps.leaseMs / 3),
     );
-    this.validUntilMs = began + this.deps.leaseMs - margin;
+    const validUntilMs = began + this.deps.leaseMs - margin;
+    this.validUntilMs = validUntilMs;
     // A lapse `checkValidity` saw before this renew is over: its grace starts afresh at the next.
     this.lapsedSinceMs = undefined;
     const lost = before.filter(
@@ -266,12 +268,16 @@ export class SessionLeases {
     for (const [sessionId, at] of this.changedAt) {
       if (at <= changesBefore) this.changedAt.delete(sessionId);
     }
-    for (const sessionId of this.unconfirmed) {
-      this.unconfirmed.delete(sessionId);
-      // Not taken by another replica meanwhile (nor by a start here): ours to recover.
-      if (kept.has(sessionId) && this.lost.has(sessionId)) {
-        this.holding(sessionId);
-        this.regained.push(sessionId);
+    // A reply that came after this renew's own validity proves nothing about now: another
+    // replica may have taken the lease since the statement ran. The next renew judges them.
+    if (this.monotonicNow() < validUntilMs) {
+      for (const sessionId of this.unconfirmed) {
+        this.unconfirmed.delete(sessionId);
+        // Not taken by another replica meanwhile (nor by a start here): ours to recover.
+        if (kept.has(sessionId) && this.lost.has(sessionId)) {
+          this.holding(sessionId);
+          this.regained.push(sessionId);
+        }
       }
     }
     if (lost.length > 0) await this.fence(lost, LOST);

@@ -274,6 +274,48 @@ describe.each(DRIVERS)(
       expect(await expiresAt(session.id)).toMatch(/^a@/);
     });
 
+    // PostgreSQL only: on SQLite one connection serves both replicas, so B's takeover would
+    // wait behind A's held reply (and several servers share only a PostgreSQL anyway).
+    it.runIf(driver === 'postgres')(
+      'never hands back for recovery a session fenced unconfirmed on a renew whose reply came past its validity',
+      async () => {
+        await setUp();
+        const line = cuttable(store);
+        const a = await replica('a', line.store);
+        const b = await replica('b');
+        const fenced = fencedOn(a);
+        const { session } = await seedSession(store, 'late-reply');
+        expect(await a.leases.acquire(session.id)).toBe(true);
+        expect(await a.leases.renew()).toBe(1);
+
+        // A's renew runs on the database, its reply held back past validity and a grace: fenced.
+        line.cut.hang = true;
+        const late = a.leases.renew();
+        await eventually(() => Promise.resolve(line.held() > 0), 5_000);
+        clock.advance(VALID_MS);
+        expect(await a.leases.checkValidity(GRACE_MS)).toEqual([]);
+        clock.advance(GRACE_MS);
+        expect(await a.leases.checkValidity(GRACE_MS)).toEqual([session.id]);
+
+        // The lease that renew wrote expires; B takes the session over before the reply arrives.
+        clock.advance(LEASE_MS);
+        expect(await b.leases.takeOver()).toEqual([session.id]);
+        line.cut.hang = false;
+        line.release();
+        expect(await late).toBe(1);
+
+        // The reply still lists the session, but says nothing of now: A leaves it fenced, then
+        // its next renew finds it B's.
+        expect(a.leases.takeRegained()).toEqual([]);
+        expect(a.leases.isFenced(session.id)).toBe(true);
+        expect(await a.leases.renew()).toBe(0);
+        expect(a.leases.takeRegained()).toEqual([]);
+        expect(a.leases.isFenced(session.id)).toBe(true);
+        expect(fenced).toEqual([session.id]);
+        expect(await expiresAt(session.id)).toMatch(/^b@/);
+      },
+    );
+
     it('fences nothing when a renew gets through within the grace (a pause that ended)', async () => {
       await setUp();
       const a = await replica('a');

@@ -10,7 +10,12 @@
 import { createContext, useContext, useSyncExternalStore, type ReactNode } from 'react';
 import { Account, type AccountState } from '../model/account.js';
 import { createApiClient, type ApiClient } from '../model/api.js';
-import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
+import {
+  claimKeyStore,
+  memoryKeyStore,
+  storageKeyStore,
+  type KeyStore,
+} from '../model/late-answer.js';
 import { workspaceMembers } from '../model/members-api.js';
 import { NamesDirectory, type NamesState } from '../model/names-directory.js';
 import { ReadModel, type ModelState } from '../model/read-model.js';
@@ -38,7 +43,7 @@ function browserKeyStore(): KeyStore {
     const probe = 'clarion.probe';
     window.sessionStorage.setItem(probe, '1');
     window.sessionStorage.removeItem(probe);
-    return window.sessionStorage;
+    return storageKeyStore(window.sessionStorage);
   } catch {
     return memoryKeyStore();
   }
@@ -46,12 +51,14 @@ function browserKeyStore(): KeyStore {
 
 export function createServices(): Services {
   const account = new Account();
+  const keyStore = browserKeyStore();
   // Signed in, every request names the person; one the server refuses because the cookie
   // signs in someone else since ends this page's sign-in, as the socket closing does.
   const unbound = account.subscribe(() => {
     const state = account.getState();
     if (state.status !== 'signed_in') return;
     unbound();
+    claimKeyStore(keyStore, state.me.user.id);
     bindPage({
       userId: state.me.user.id,
       changed: (name) => {
@@ -120,7 +127,7 @@ export function createServices(): Services {
     sync,
     names,
     api,
-    keyStore: browserKeyStore(),
+    keyStore,
     config: readConfig(),
   };
 }

@@ -15,7 +15,7 @@ import type { AgentProfileView, WorkspaceView } from '../../../src/wire/index.js
 import { navigate } from '../app/router.js';
 import { useServices } from '../app/services.js';
 import { keepUnsentFirstInstruction } from '../model/composer-draft.js';
-import { memoryKeyStore, type KeyStore } from '../model/late-answer.js';
+import { memoryKeyStore, storageKeyStore, type KeyStore } from '../model/late-answer.js';
 import { preferredWorkspace, rememberWorkspace } from '../model/task-workspace.js';
 import { useWorkspaces } from '../hooks/use-workspace-names.js';
 import { showBidiControls } from '../model/bidi.js';
@@ -247,7 +247,7 @@ export function NewTaskForm() {
 /** Where the last choice is kept: localStorage, so it outlives the tab, when the browser allows it. */
 function choices(): KeyStore {
   try {
-    return window.localStorage;
+    return storageKeyStore(window.localStorage);
   } catch {
     return memoryKeyStore();
   }

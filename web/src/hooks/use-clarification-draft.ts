@@ -101,6 +101,7 @@ function emptyDraft(forId: string | undefined, activeIndex: number): DraftData {
 /** Where a draft without `keep` is kept: nowhere. */
 const NO_STORE: KeyStore = {
   getItem: () => null,
+  keys: () => [],
   setItem: () => undefined,
   removeItem: () => undefined,
 };

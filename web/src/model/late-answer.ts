@@ -65,6 +65,8 @@ export interface KeyStore {
   getItem(key: string): string | null;
   setItem(key: string, value: string): void;
   removeItem(key: string): void;
+  /** Every key it holds now. */
+  keys(): string[];
 }
 
 /** A map-backed store for tests and for browsers without sessionStorage. */
@@ -74,7 +76,62 @@ export function memoryKeyStore(): KeyStore {
     getItem: (key) => values.get(key) ?? null,
     setItem: (key, value) => values.set(key, value),
     removeItem: (key) => values.delete(key),
+    keys: () => [...values.keys()],
   };
+}
+
+/** The part of the browser's `Storage` (sessionStorage, localStorage) a key store uses. */
+interface WebStorage {
+  readonly length: number;
+  key(index: number): string | null;
+  getItem(key: string): string | null;
+  setItem(key: string, value: string): void;
+  removeItem(key: string): void;
+}
+
+/** The browser's `Storage` as a key store. */
+export function storageKeyStore(storage: WebStorage): KeyStore {
+  return {
+    getItem: (key) => storage.getItem(key),
+    setItem: (key, value) => {
+      storage.setItem(key, value);
+    },
+    removeItem: (key) => {
+      storage.removeItem(key);
+    },
+    keys: () =>
+      Array.from({ length: storage.length }, (_, index) => storage.key(index)).filter(
+        (key): key is string => key !== null,
+      ),
+  };
+}
+
+const KEY_OWNER = 'clarion.key-owner';
+
+/**
+ * What a person left in a tab and the next one must not get: composer drafts
+ * (`composer-draft.ts`) and admission keys (`admissionKeyFor`), which are
+ * kept by session or pending ID, not by person. Question drafts name their
+ * person in their key already.
+ */
+const PERSONAL_PREFIXES = ['clarion.draft.', 'clarion.draft-note.', 'clarion.admission.'];
+
+/**
+ * Makes the tab's store `userId`'s: when another person used it last (the
+ * browser signed in as someone else since, and this tab was reloaded or
+ * opened their link), their drafts and admission keys go, so nobody sends
+ * another's unsent text as their own or has it answered with another's
+ * message.
+ */
+export function claimKeyStore(store: KeyStore, userId: string): void {
+  const owner = store.getItem(KEY_OWNER);
+  if (owner === userId) return;
+  if (owner !== null) {
+    for (const key of store.keys()) {
+      if (PERSONAL_PREFIXES.some((prefix) => key.startsWith(prefix))) store.removeItem(key);
+    }
+  }
+  store.setItem(KEY_OWNER, userId);
 }
 
 export function randomSuffix(): string {

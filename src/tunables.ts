@@ -357,6 +357,21 @@ export const NOTIFY_CLAIM_LEASE_MS = NOTIFY_SEND_TIMEOUT_MS + 20_000;
 export const NOTIFY_STOP_TIMEOUT_MS = 2_000;
 /** Channels the worker starts lanes for per poll; the rest wait for the next poll. */
 export const NOTIFY_LANES_PER_POLL = 100;
+/**
+ * An item's notices are pruned once it no longer waits and its last notice
+ * settled (delivered or given up) this long ago: long enough to look into a
+ * notice missed over a weekend. Each channel's last delivery (the settings
+ * page shows it) is kept whatever its age.
+ */
+export const NOTIFY_OUTBOX_RETENTION_MS = 3 * 24 * 60 * 60 * 1000;
+/** How often a reconcile pass also prunes the outbox (and at start). */
+export const NOTIFY_OUTBOX_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/**
+ * Settled rows one prune looks at; a full batch prunes again at the next
+ * pass (every `NOTIFY_RECONCILE_INTERVAL_MS`), so a backlog drains in steps
+ * that each hold SQLite's one connection for milliseconds.
+ */
+export const NOTIFY_OUTBOX_PRUNE_BATCH_ROWS = 1_000;
 
 // Cross-replica wake-ups and events (issue 16, part B).
 /** Every subscriber of the wake bus resyncs from the store this often: how late a lost notification may be. */

@@ -26,6 +26,7 @@ import {
   giveUpRows,
   insertOutboxRows,
   listAllChannels,
+  markAsksAnswered,
   outboxKeysOf,
   owedPrompts,
   rearmOutboxRows,
@@ -35,6 +36,7 @@ import {
   type OutboxKey,
   type RearmedRow,
   type RepoContext,
+  type SettledCursor,
 } from '../store/index.js';
 import type { ChannelKind, PendingBundle, UserInputView } from '../wire/index.js';
 import type { AnswerLinkChoice, Notice } from './channel.js';
@@ -50,6 +52,7 @@ import {
   type WaitingItem,
 } from './planner.js';
 import { NO_LONGER_VISIBLE } from './recheck.js';
+import { pruneBatch, readPruneBatch, type PruneRequest } from './retention.js';
 
 /** The registry as the reconciler sees it: its live requests (with several servers, theirs too). */
 export interface WaitingRequests {
@@ -76,6 +79,10 @@ export interface PassReport {
   readonly dropped: number;
   /** Rows given up `not_visible` and owed again: due now, like inserted ones. */
   readonly rearmed: number;
+  /** Rows pruned, when the pass was asked to prune (`retention.ts`). */
+  readonly pruned: number;
+  /** Where a full prune batch stopped, for the next to go on from; `null` otherwise. */
+  readonly pruneFrom: SettledCursor | null;
 }
 
 /** What `last_error` says of a row the planner gave up. */
@@ -230,10 +237,16 @@ function answeredPayload(askedPayload: string): Record<string, unknown> {
   return payload;
 }
 
-/** One pass: plan what is owed now and write it. */
-export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
+/** One pass: plan what is owed now and write it; then prune, if asked to. */
+export async function reconcileOnce(
+  deps: ReconcilerDeps,
+  prune?: PruneRequest,
+): Promise<PassReport> {
   const { store } = deps;
-  if (!(await anyChannel(store))) return { inserted: 0, dropped: 0, rearmed: 0 };
+  // No channel, no outbox row: they go with their channel.
+  if (!(await anyChannel(store))) {
+    return { inserted: 0, dropped: 0, rearmed: 0, pruned: 0, pruneFrom: null };
+  }
   const channels = await listAllChannels(store);
   const userIds = [...new Set(channels.map((channel) => channel.user_id))];
   const waiting = await waitingItems(deps, userIds);
@@ -247,7 +260,10 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
     await deliveredAsksWithoutAnswer(store, RETRACTING_KINDS),
     await owedPrompts(store),
   ];
-  const named = [...owed, ...deliveredAsks].map((row) => row.occurrence);
+  const batch = prune ? await readPruneBatch(store, prune) : undefined;
+  // One reading of what still waits, for the plan and the prune alike.
+  const named = [...owed, ...deliveredAsks, ...(batch?.rows ?? [])].map((row) => row.occurrence);
+  const waitingNow = await stillWaiting(store, waiting, named);
   const plan = planNotices({
     items,
     channels: channels.map((channel) => ({
@@ -260,7 +276,7 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
     existing: existing.map(existingNotice),
     deliveredAsks,
     owed,
-    stillWaiting: await stillWaiting(store, waiting, named),
+    stillWaiting: waitingNow,
     nowMs: store.clock.nowMs(),
   });
 
@@ -296,5 +312,22 @@ export async function reconcileOnce(deps: ReconcilerDeps): Promise<PassReport> {
   }
   const rearmed = await rearmOutboxRows(store, rearms);
   const inserted = await insertOutboxRows(store, rows);
-  return { inserted, dropped: plan.drop.length, rearmed };
+  // Only once the `answered` rows are written: a crash between leaves them to say it.
+  await markAsksAnswered(
+    store,
+    plan.answered.map((answered) => ({
+      channelId: answered.channelId,
+      occurrence: answered.occurrence,
+    })),
+  );
+  const pruned = batch
+    ? await pruneBatch(store, batch, new Set([...items.map((item) => item.itemId), ...waitingNow]))
+    : 0;
+  return {
+    inserted,
+    dropped: plan.drop.length,
+    rearmed,
+    pruned,
+    pruneFrom: batch?.next ?? null,
+  };
 }

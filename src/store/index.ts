@@ -228,6 +228,7 @@ export {
 } from './answer-links.js';
 export { claimServerKey, getServerKey } from './server-keys.js';
 export type {
+  AskKey,
   AttemptRecord,
   ChannelRecord,
   DeliveredAsk,
@@ -247,6 +248,7 @@ export {
   DEFAULT_NOTICE_SETTINGS,
   deleteUserChannel,
   deliveredAsksWithoutAnswer,
+  deliveredAsksWithoutAnswerQuery,
   getNoticeSettings,
   getUserChannel,
   giveUpRows,
@@ -255,6 +257,7 @@ export {
   latestRowPerChannel,
   listAllChannels,
   listUserChannels,
+  markAsksAnswered,
   outboxKeysOf,
   owedPrompts,
   putNoticeSettings,
@@ -263,7 +266,16 @@ export {
   sessionAudiences,
   settingsOfUsers,
   timestampAtMs,
+  UNANSWERED_ASKS_INDEX,
+  UNANSWERED_ASKS_INDEX_DDL,
 } from './notifications.js';
+export type { SettledCursor, SettledRow } from './outbox-retention.js';
+export {
+  deleteSettledItems,
+  SETTLED_ROWS_INDEX,
+  settledRowsBefore,
+  settledRowsBeforeQuery,
+} from './outbox-retention.js';
 export type { ConsentRuleRecord, NewConsentRule } from './consent-rules.js';
 export {
   consentRuleFor,

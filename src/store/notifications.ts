@@ -36,7 +36,7 @@ export const DEFAULT_NOTICE_SETTINGS: NoticeSettingsRecord = {
 /** Statements stay well under both engines' bound-parameter limits. */
 const CHUNK = 200;
 
-function chunks<T>(items: readonly T[]): T[][] {
+export function chunks<T>(items: readonly T[]): T[][] {
   const out: T[][] = [];
   for (let start = 0; start < items.length; start += CHUNK) {
     out.push(items.slice(start, start + CHUNK));
@@ -340,6 +340,20 @@ export async function outboxKeysOf(
   return out;
 }
 
+/**
+ * Delivered asks not yet followed up by an `answered` notice: what every
+ * reconcile pass reads, so it reads those and never the outbox's history.
+ * Its predicate's `'asked'` is a literal, as in the query: SQLite uses a
+ * partial index only for a query that carries the same literal. Keyed as the
+ * unique key is, so a planner that starts from the channels (SQLite without
+ * statistics does) finds it as good a way in as that key's every ask.
+ */
+export const UNANSWERED_ASKS_INDEX = 'idx_notification_outbox_unanswered';
+export const UNANSWERED_ASKS_INDEX_DDL =
+  `CREATE INDEX IF NOT EXISTS ${UNANSWERED_ASKS_INDEX} ON notification_outbox ` +
+  "(channel_id, event, occurrence) WHERE event = 'asked' AND delivered_at IS NOT NULL " +
+  'AND answered_at IS NULL';
+
 export interface DeliveredAsk {
   readonly channelId: string;
   readonly userId: string;
@@ -357,26 +371,61 @@ export function deliveredAsksWithoutAnswer(
   kinds: readonly string[],
 ): Promise<DeliveredAsk[]> {
   if (kinds.length === 0) return Promise.resolve([]);
-  return ctx.db
-    .selectFrom('notification_outbox as o')
-    .innerJoin('notification_channels as c', 'c.id', 'o.channel_id')
-    .select(['o.channel_id as channelId', 'o.user_id as userId', 'o.occurrence', 'o.payload'])
-    .where('o.event', '=', 'asked')
-    .where('o.delivered_at', 'is not', null)
-    .where('c.kind', 'in', kinds)
-    .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('notification_outbox as a')
-            .select('a.id')
-            .whereRef('a.channel_id', '=', 'o.channel_id')
-            .whereRef('a.occurrence', '=', 'o.occurrence')
-            .where('a.event', '=', 'answered'),
+  return deliveredAsksWithoutAnswerQuery(ctx, kinds).execute();
+}
+
+/** `deliveredAsksWithoutAnswer` as a query, for its plan. */
+export function deliveredAsksWithoutAnswerQuery(ctx: RepoContext, kinds: readonly string[]) {
+  return (
+    ctx.db
+      .selectFrom('notification_outbox as o')
+      .innerJoin('notification_channels as c', 'c.id', 'o.channel_id')
+      .select(['o.channel_id as channelId', 'o.user_id as userId', 'o.occurrence', 'o.payload'])
+      .where('o.event', '=', sql.lit('asked'))
+      .where('o.delivered_at', 'is not', null)
+      .where('o.answered_at', 'is', null)
+      .where('c.kind', 'in', kinds)
+      // An ask followed up before `answered_at` was kept has only its `answered` row to say so.
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('notification_outbox as a')
+              .select('a.id')
+              .whereRef('a.channel_id', '=', 'o.channel_id')
+              .whereRef('a.occurrence', '=', 'o.occurrence')
+              .where('a.event', '=', 'answered'),
+          ),
         ),
-      ),
-    )
-    .execute();
+      )
+  );
+}
+
+export interface AskKey {
+  readonly channelId: string;
+  readonly occurrence: string;
+}
+
+/**
+ * Marks these items followed up on these channels, once their `answered`
+ * rows are written: every row of the item to the channel, the `answered`
+ * one included, so the few asks still to follow up are what `answered_at`
+ * is NULL on, which PostgreSQL's statistics see too. A crash in between
+ * leaves an ask that `deliveredAsksWithoutAnswer` still reads and drops for
+ * its `answered` row, never one followed up twice or not at all. One
+ * statement per ask: a pass writes as many as items that just stopped
+ * waiting.
+ */
+export async function markAsksAnswered(ctx: RepoContext, asks: readonly AskKey[]): Promise<void> {
+  for (const ask of asks) {
+    await ctx.db
+      .updateTable('notification_outbox')
+      .set({ answered_at: ctx.clock.timestamp() })
+      .where('channel_id', '=', ask.channelId)
+      .where('occurrence', '=', ask.occurrence)
+      .where('answered_at', 'is', null)
+      .execute();
+  }
 }
 
 /** `asked` and `reminder` notices still owed: dropped once their item stops waiting. */
@@ -599,33 +648,27 @@ export async function recordAttempt(
   }
 }
 
-/** The most recently changed outbox row of each channel: what "last delivery" shows. */
+/**
+ * The most recently changed outbox row of each channel: what "last delivery"
+ * shows, and what pruning keeps. One statement per channel, each walking the
+ * channel's rows newest first until one says something of the channel.
+ */
 export async function latestRowPerChannel(
   ctx: RepoContext,
   channelIds: readonly string[],
 ): Promise<Map<string, OutboxRecord>> {
   const out = new Map<string, OutboxRecord>();
-  for (const part of chunks(channelIds)) {
-    // A notice dropped before any attempt (its item stopped waiting) says nothing of the channel.
-    const rows = await ctx.db
-      .selectFrom('notification_outbox as o')
-      .selectAll('o')
-      .where('o.channel_id', 'in', part)
-      .where((eb) =>
-        eb(
-          'o.updated_at',
-          '=',
-          eb
-            .selectFrom('notification_outbox as l')
-            .select(({ fn }) => fn.max('l.updated_at').as('latest'))
-            .whereRef('l.channel_id', '=', 'o.channel_id')
-            .where((inner) =>
-              inner.or([inner('l.gave_up_at', 'is', null), inner('l.attempts', '>', 0)]),
-            ),
-        ),
-      )
-      .execute();
-    for (const row of rows) out.set(row.channel_id, row);
+  for (const channelId of new Set(channelIds)) {
+    const row = await ctx.db
+      .selectFrom('notification_outbox')
+      .selectAll()
+      .where('channel_id', '=', channelId)
+      // A notice dropped before any attempt (its item stopped waiting) says nothing of the channel.
+      .where((eb) => eb.or([eb('gave_up_at', 'is', null), eb('attempts', '>', 0)]))
+      .orderBy('updated_at', 'desc')
+      .limit(ONE_ROW)
+      .executeTakeFirst();
+    if (row) out.set(channelId, row);
   }
   return out;
 }

@@ -8,6 +8,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect, IndexDefinition } from './dialect.js';
 import { OPEN_TURNS_INDEX, OPEN_TURNS_INDEX_DDL } from './interrupted-turns.js';
+import { UNANSWERED_ASKS_INDEX, UNANSWERED_ASKS_INDEX_DDL } from './notifications.js';
+import { SETTLED_ROWS_INDEX, SETTLED_ROWS_INDEX_DDL } from './outbox-retention.js';
 import type { Database } from './tables.js';
 
 /** A nullable column added to an existing table; existing rows read it as NULL. */
@@ -310,6 +312,8 @@ const COLUMNS: readonly SchemaStep[] = [
   // An "Always allow" names the command the person saw (tnew item 3); older rows have none.
   column('consent_rules', 'tool', 'TEXT'),
   column('consent_rules', 'command', 'TEXT'),
+  // When an item's `answered` to a channel was written, so reconcile passes skip its asks.
+  column('notification_outbox', 'answered_at', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [
@@ -365,6 +369,8 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   },
   index('idx_notification_outbox_channel_updated', 'notification_outbox (channel_id, updated_at)'),
   index('idx_notification_outbox_occurrence', 'notification_outbox (occurrence)'),
+  { name: `index ${UNANSWERED_ASKS_INDEX}`, ddl: UNANSWERED_ASKS_INDEX_DDL },
+  { name: `index ${SETTLED_ROWS_INDEX}`, ddl: SETTLED_ROWS_INDEX_DDL },
   index('idx_consent_rules_tool', 'consent_rules (agent_profile, tool_key)'),
   index('idx_session_leases_replica', 'session_leases (replica_id, expires_at)'),
 ];

@@ -236,6 +236,13 @@ export interface NotificationOutboxTable {
    * (`rearmOutboxRows`): only that claim's retry or give-up settles the row.
    */
   claimed_until: Timestamp | null;
+  /**
+   * When the channel's `answered` notice of the item was written, on every
+   * row of the item to the channel, so the look for asks still to follow up
+   * (`deliveredAsksWithoutAnswer`) reads only those. `null` until then, and
+   * on rows followed up before it was kept.
+   */
+  answered_at: Timestamp | null;
   last_error: string | null;
   last_status: number | null;
   created_at: Timestamp;

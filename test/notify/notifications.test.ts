@@ -162,6 +162,13 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     expect(hook.received.map((r) => json(r).event)).toEqual(['asked', 'answered']);
     const ids = new Set(hook.received.map((r) => r.headers['x-clarion-delivery']));
     expect(ids.size).toBe(2);
+    // Followed up: no pass reads this ask again (`idx_notification_outbox_unanswered`).
+    const rows = await server.store.db
+      .selectFrom('notification_outbox')
+      .select('answered_at')
+      .where('occurrence', '=', pendingId)
+      .execute();
+    expect(rows.map((row) => row.answered_at !== null)).toEqual([true, true]);
     expect(hook.received.every((r) => signed(secret ?? '', r))).toBe(true);
 
     const list = await api<{ channels: { last_delivery: { state: string } | null }[] }>(

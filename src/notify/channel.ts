@@ -29,7 +29,16 @@ export interface Notice {
   readonly createdAt: string;
   /** When the item stops waiting (its deadline), if it has one: a push expires with it. */
   readonly expiresAt?: string | null | undefined;
-  /** One single-use answer link per choice, when the item can be decided from a notice. */
+  /**
+   * Whether one tap may decide the item from this notice. Stored in place of
+   * its links: each attempt mints them as it sends (`outbox.ts`), so the
+   * outbox never holds a secret that decides anything.
+   */
+  readonly answerable?: boolean | undefined;
+  /**
+   * One single-use answer link per choice, minted for the attempt that sends
+   * them. (A row queued before links were minted at send holds its own.)
+   */
   readonly answerLinks?: readonly AnswerLinkChoice[] | undefined;
 }
 
@@ -68,6 +77,8 @@ export type SendResult =
 
 export interface ChannelSender {
   readonly kind: ChannelKind;
+  /** Whether its notices show answer links: none are minted for one that does not. */
+  readonly showsAnswerLinks?: boolean;
   /** One attempt; `signal` aborts it at the outbox's per-send bound. */
   send(target: ChannelTarget, notice: Notice, signal: AbortSignal): Promise<SendResult>;
 }

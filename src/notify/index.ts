@@ -13,7 +13,8 @@ export { createWebPushSender } from './web-push.js';
 export type { WebPushChannel } from './web-push-channel.js';
 export { startWebPush } from './web-push-channel.js';
 export type { WaitingItem } from './planner.js';
-export type { AnswerLinkPort, PassReport, WaitingRequests } from './reconciler.js';
+export type { AnswerLinkPort } from './outbox.js';
+export type { PassReport, WaitingRequests } from './reconciler.js';
 export {
   createNotifier,
   DEFAULT_NOTIFY_TUNABLES,

@@ -24,7 +24,7 @@ import type { SettledCursor } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
 import type { ChannelSender } from './channel.js';
-import { createOutboxWorker, type OutboxTunables } from './outbox.js';
+import { createOutboxWorker, type AnswerLinkPort, type OutboxTunables } from './outbox.js';
 import { reconcileOnce, type PassReport, type ReconcilerDeps } from './reconciler.js';
 import type { PruneRequest } from './retention.js';
 
@@ -58,6 +58,7 @@ export interface NotifierDeps extends ReconcilerDeps {
   readonly tunables: NotifyTunables;
   readonly allowedHosts: readonly string[];
   readonly random?: () => number;
+  readonly answerLinks?: AnswerLinkPort | undefined;
 }
 
 export interface Notifier {

@@ -67,6 +67,7 @@ export function ntfyMessage(topic: string, notice: Notice) {
 
 export const ntfySender: ChannelSender = {
   kind: 'ntfy',
+  showsAnswerLinks: true,
   send(target, notice, signal) {
     const { root, topic } = splitTopicUrl(configString(target.config, 'url'));
     const token = configString(target.config, 'access_token');

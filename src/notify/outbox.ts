@@ -12,6 +12,10 @@
  * (`recheck.ts`): one who may not is told nothing more (the row is given up),
  * one who turned the question off gets the notice without it.
  *
+ * Answer links are minted by the attempt that sends them, never kept in the
+ * row: the store keeps a link's hash only, as for tokens, and a row's
+ * payload outlives the send by days (and sits in every backup).
+ *
  * Invariants: nothing here runs on the path of asking or answering (the
  * worker is woken, never awaited); every send is bounded by the send
  * timeout; `close` aborts sends in flight and returns within its bound.
@@ -27,7 +31,13 @@ import {
 } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
-import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel.js';
+import type {
+  AnswerLinkChoice,
+  ChannelSender,
+  ChannelTarget,
+  Notice,
+  SendResult,
+} from './channel.js';
 import { timestampMs } from './planner.js';
 import { NO_LONGER_VISIBLE, recheckNotice } from './recheck.js';
 import { judgeAttempt, type RetryTunables } from './retry-policy.js';
@@ -40,6 +50,16 @@ export interface OutboxTunables extends RetryTunables {
   readonly stopTimeoutMs: number;
   readonly lanesPerPoll: number;
 }
+
+/**
+ * Mints one single-use answer link per choice of the item for `userId`, or
+ * none when the item is decided, gone, out of their sight or needs more than
+ * a tap (the answer-links owner, `turns/answer-links.ts`).
+ */
+export type AnswerLinkPort = (
+  item: Pick<Notice, 'kind' | 'itemId'>,
+  userId: string,
+) => Promise<readonly AnswerLinkChoice[]>;
 
 export interface NotifyLogger {
   info(fields: Record<string, unknown>, message: string): void;
@@ -57,6 +77,7 @@ export interface OutboxDeps {
   readonly allowedHosts: readonly string[];
   /** The jitter's source; tests pass a fixed one. */
   readonly random?: () => number;
+  readonly answerLinks?: AnswerLinkPort | undefined;
 }
 
 export interface OutboxWorker {
@@ -243,7 +264,36 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       };
     }
     if (!notice) return 'dropped';
-    return attemptOnce(sender, target, notice, deps.timers, tunables.sendTimeoutMs, stop.signal);
+    const sent = await withAnswerLinks(notice, row.user_id, sender, fields);
+    return attemptOnce(sender, target, sent, deps.timers, tunables.sendTimeoutMs, stop.signal);
+  }
+
+  /**
+   * The notice as this attempt sends it: with answer links minted now, for
+   * its person, when it is `answerable` (after the recheck) and its channel
+   * shows links. Minting reads the item as that person sees it now, so one
+   * decided meanwhile gets none; each attempt mints its own, and those of an
+   * attempt that never arrived expire with the item. A failure sends the
+   * notice without: it still brings the person to Clarion.
+   */
+  async function withAnswerLinks(
+    notice: Notice,
+    userId: string,
+    sender: ChannelSender,
+    fields: Record<string, unknown>,
+  ): Promise<Notice> {
+    const { answerable, ...sent } = notice;
+    const prompt = notice.event === 'asked' || notice.event === 'reminder';
+    if (!answerable || !prompt || sender.showsAnswerLinks !== true || !deps.answerLinks) {
+      return sent;
+    }
+    try {
+      const answerLinks = await deps.answerLinks(notice, userId);
+      return answerLinks.length > 0 ? { ...sent, answerLinks } : sent;
+    } catch (error) {
+      logger.warn({ ...fields, err: error }, 'notify.answer_links_failed');
+      return sent;
+    }
   }
 
   async function sendRow(target: ChannelTarget, sender: ChannelSender, row: OutboxRecord) {

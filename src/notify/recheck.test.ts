@@ -85,6 +85,16 @@ describe('noticeToSendNow', () => {
     expect(noticeToSendNow(action, SEE_ONLY)?.answerLinks).toEqual(action.answerLinks);
   });
 
+  it('lets a stored notice be sent with links only where it could carry them', () => {
+    const stored = (notice: Notice): Notice => ({
+      ...without(notice, 'answerLinks'),
+      answerable: true,
+    });
+    expect(noticeToSendNow(stored(QUESTION), SEE_AND_INCLUDE)).toHaveProperty('answerable', true);
+    expect(noticeToSendNow(stored(QUESTION), SEE_ONLY)).not.toHaveProperty('answerable');
+    expect(noticeToSendNow(stored(CONSENT), SEE_ONLY)).toHaveProperty('answerable', true);
+  });
+
   it('treats an "answered" notice by the same rule', () => {
     expect(noticeToSendNow(ANSWERED, { visible: false, includeQuestion: true })).toBeUndefined();
     const sent = noticeToSendNow(ANSWERED, SEE_ONLY);

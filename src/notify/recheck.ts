@@ -35,7 +35,10 @@ export function noticeToSendNow(notice: Notice, facts: RecheckFacts): Notice | u
   if (facts.includeQuestion) return notice;
   const redacted: { -readonly [K in keyof Notice]: Notice[K] } = { ...notice };
   delete redacted.question;
-  if (!mayCarryAnswerLinks(notice.kind, false)) delete redacted.answerLinks;
+  if (!mayCarryAnswerLinks(notice.kind, false)) {
+    delete redacted.answerable;
+    delete redacted.answerLinks;
+  }
   return redacted;
 }
 

@@ -39,7 +39,7 @@ import {
   type SettledCursor,
 } from '../store/index.js';
 import type { ChannelKind, PendingBundle, UserInputView } from '../wire/index.js';
-import type { AnswerLinkChoice, Notice } from './channel.js';
+import type { Notice } from './channel.js';
 import type { NotifyLogger } from './outbox.js';
 import {
   mayCarryAnswerLinks,
@@ -59,18 +59,11 @@ export interface WaitingRequests {
   snapshot(): readonly UserInputView[] | Promise<readonly UserInputView[]>;
 }
 
-/** Mints one single-use answer link per choice of `item` for `userId` (the answer-links owner). */
-export type AnswerLinkPort = (
-  item: WaitingItem,
-  userId: string,
-) => Promise<readonly AnswerLinkChoice[]>;
-
 export interface ReconcilerDeps {
   readonly store: RepoContext;
   readonly requests: WaitingRequests;
   /** Where the web app is reached: `CLARION_PUBLIC_ORIGIN`, else the server's URL. */
   readonly origin: () => string;
-  readonly answerLinks?: AnswerLinkPort | undefined;
   readonly logger: NotifyLogger;
 }
 
@@ -195,22 +188,15 @@ async function stillWaiting(
   return new Set([...requests, ...(await activePendingIds(store, others))]);
 }
 
-async function promptPayload(
-  deps: ReconcilerDeps,
-  prompt: PlannedPrompt,
-): Promise<Omit<Notice, 'deliveryId'>> {
+/**
+ * What a prompt's outbox row holds. Its answer links are not minted here:
+ * a row is kept for days, and a link's secret decides the item as its
+ * person; `answerable` says the send may mint them (`outbox.ts`).
+ */
+function promptPayload(deps: ReconcilerDeps, prompt: PlannedPrompt): Omit<Notice, 'deliveryId'> {
   const { item } = prompt;
-  let answerLinks: readonly AnswerLinkChoice[] | undefined;
   // Without "include the question" a question's notice says no more than the task and the kind.
-  const linkable = item.decidable && mayCarryAnswerLinks(item.kind, prompt.includeQuestion);
-  if (deps.answerLinks && linkable) {
-    try {
-      answerLinks = await deps.answerLinks(item, prompt.userId);
-    } catch (error) {
-      // A notice without links still brings the person to Clarion.
-      deps.logger.warn({ err: error, item_id: item.itemId }, 'notify.answer_links_failed');
-    }
-  }
+  const answerable = item.decidable && mayCarryAnswerLinks(item.kind, prompt.includeQuestion);
   return {
     event: prompt.event,
     kind: item.kind,
@@ -222,7 +208,7 @@ async function promptPayload(
     url: itemUrl(deps.origin(), item.sessionId),
     createdAt: item.createdAt,
     expiresAt: item.expiresAt,
-    ...(answerLinks && answerLinks.length > 0 ? { answerLinks } : {}),
+    ...(answerable ? { answerable } : {}),
   };
 }
 
@@ -232,6 +218,7 @@ function answeredPayload(askedPayload: string): Record<string, unknown> {
     ...(JSON.parse(askedPayload) as Record<string, unknown>),
     event: 'answered',
   };
+  delete payload.answerable;
   delete payload.answerLinks;
   delete payload.expiresAt;
   return payload;
@@ -283,7 +270,7 @@ export async function reconcileOnce(
   const rows: NewOutboxRow[] = [];
   const rearms: RearmedRow[] = [];
   for (const prompt of plan.prompts) {
-    const payload = await promptPayload(deps, prompt);
+    const payload = promptPayload(deps, prompt);
     if (prompt.rearms !== null) {
       rearms.push({ id: prompt.rearms, payload });
       continue;

@@ -358,6 +358,62 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     await eventually(() => events(hook, 'answered').length === 1);
     await noticesSettled(server);
     expect(hook.received).toHaveLength(2);
+    // A webhook shows no answer links, so none was minted for it.
+    expect(await server.store.db.selectFrom('answer_links').select('id').execute()).toEqual([]);
+  });
+
+  it('keeps no answer-link secret in the outbox: the send mints the links it carries', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    // Each notice is held a second, so the rows are read while their sends are in flight.
+    const ntfy = await receiver(() => ({ status: 200, delayMs: 1_000 }));
+    await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion-topic` });
+    await api('PUT', '/api/v1/notification-settings', { include_question: true });
+    const payloads = async () =>
+      (await server.store.db.selectFrom('notification_outbox').select('payload').execute()).map(
+        (row) => row.payload,
+      );
+
+    // A question of one choice and a consent: both can be decided with a tap.
+    const { pendingId } = await ask(server, api, ONE_QUESTION);
+    const { requested } = await requestConsent(server, 'linked consent', 'Run the migrations');
+    if (!requested.ok) throw new Error('the consent was not requested');
+    await eventually(async () => (await payloads()).length === 2 && ntfy.received.length > 0);
+    for (const payload of await payloads()) expect(payload).not.toContain('cla_');
+    await eventually(() => ntfy.received.length === 2);
+    await noticesSettled(server);
+    const delivered = await server.store.db
+      .selectFrom('notification_outbox')
+      .select('payload')
+      .where('delivered_at', 'is not', null)
+      .execute();
+    expect(delivered).toHaveLength(2);
+    for (const row of delivered) expect(row.payload).not.toContain('cla_');
+
+    // Yes and No; Allow once and Reject once: links minted for the send, stored as hashes.
+    const actions = ntfy.received.map((request) => json(request).actions as { url: string }[]);
+    expect(actions.map((buttons) => buttons.length)).toEqual([2, 2]);
+    for (const { url } of actions.flat()) {
+      expect(url).toMatch(new RegExp(`^${server.url}/answer#cla_`));
+    }
+    const stored = await server.store.db.selectFrom('answer_links').select('token_hash').execute();
+    expect(stored).toHaveLength(4);
+    for (const [first] of actions) {
+      const url = first?.url ?? '';
+      const use = await fetch(`${server.url}/api/v1/answer-links/use`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: url.slice(url.indexOf('#') + 1) }),
+      });
+      expect(use.status).toBe(200);
+      expect(((await use.json()) as { link: { state: string } }).link.state).toBe('answered');
+    }
+    expect(server.turns.userInputs.get(requested.id)).toMatchObject({ status: 'settled' });
+    const pending = await api<{ bundles: { pending_id: string }[] }>(
+      'GET',
+      '/api/v1/pending?limit=100',
+    );
+    expect(pending.json.bundles.map((bundle) => bundle.pending_id)).not.toContain(pendingId);
   });
 
   it('carries answer links on an ntfy notice for a consent, and one of them decides it', async () => {

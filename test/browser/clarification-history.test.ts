@@ -238,4 +238,58 @@ describe('answering a historical question in a new message', () => {
     expect(recorded.responds).toEqual([]);
     await context.close();
   });
+
+  it('says an edit was not sent when its key already carried the first version, and sends it with a new key', async () => {
+    const created = await askingTask(suite.world, 'History, edited', '/ask');
+    await respond(await pendingIdOf(created.session.id), {
+      rejected: true,
+      reject_reason: 'not now',
+    });
+    await settled(created);
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    let attempts = 0;
+    await page.route(MESSAGES, async (route: Route) => {
+      if (route.request().method() === 'POST' && ++attempts === 1) {
+        // The server admits the first version, but its reply never reaches the page.
+        await route.fetch();
+        await route.abort('failed');
+        return;
+      }
+      await route.continue();
+    });
+    await page.goto(`${suite.world.origin}/sessions/${created.session.id}`);
+    await row(page, 'q1').getByText('Skipped', { exact: true }).waitFor(WAIT);
+    await row(page, 'q1').getByTestId('late-answer-open').click();
+    await option(page, 'No file', FORM).click();
+    await page.getByTestId('late-answer-send').click();
+    const error = page.getByTestId('late-answer-error');
+    await error.waitFor(WAIT);
+
+    // The person changes their mind before sending again.
+    await option(page, 'Generated', FORM).click();
+    await page.getByTestId('late-answer-send').click();
+    await expect
+      .poll(() => error.textContent(), WAIT)
+      .toContain('An earlier version of this answer was already sent; this one was not.');
+    await page.getByTestId('late-answer-send').click();
+    await row(page, 'q1').getByTestId('late-answer-status').waitFor(WAIT);
+
+    const question = 'How should I create the configuration file?';
+    const [first, edit, again] = recorded.messages;
+    expect(recorded.messages.map((message) => message.text)).toEqual([
+      `${question}\nNo file`,
+      `${question}\nGenerated`,
+      `${question}\nGenerated`,
+    ]);
+    expect(edit?.admission_key).toBe(first?.admission_key);
+    expect(again?.admission_key).not.toBe(first?.admission_key);
+    await settled(created);
+    const sent = await userMessages(suite.world, created.session.id);
+    expect(sent.filter((text) => text.startsWith(question))).toEqual([
+      `${question}\nNo file`,
+      `${question}\nGenerated`,
+    ]);
+    await context.close();
+  });
 });

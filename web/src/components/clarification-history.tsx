@@ -195,7 +195,11 @@ function HistoryForm({
       <ClarificationStepNav draft={draft} busy={busy} />
       {state.phase === 'failed' ? (
         <p className="error" role="alert" data-testid="late-answer-error">
-          {state.reason === 'refused' ? t('lateAnswer.refused') : t('lateAnswer.failed')}
+          {state.reason === 'refused'
+            ? t('lateAnswer.refused')
+            : state.reason === 'earlier_sent'
+              ? t('lateAnswer.earlier')
+              : t('lateAnswer.failed')}
         </p>
       ) : null}
       <div className="late-answer-actions">

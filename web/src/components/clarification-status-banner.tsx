@@ -244,6 +244,7 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
     }
     case 'late': {
       const refused = state.message === 'failed' && state.reason === 'refused';
+      const earlier = state.message === 'failed' && state.reason === 'earlier_sent';
       // An expired question keeps its one-sentence wording; elsewhere-settled ones say why first.
       const text =
         state.cause === 'expired' && state.message !== 'kept'
@@ -251,7 +252,11 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
               sending: t('banner.lateSending'),
               sent: t('banner.lateSent'),
               queued: t('banner.lateQueued'),
-              failed: refused ? t('banner.lateRefused') : t('banner.lateFailed'),
+              failed: refused
+                ? t('banner.lateRefused')
+                : earlier
+                  ? t('banner.lateEarlier')
+                  : t('banner.lateFailed'),
             }[state.message]
           : `${t(`decide.settled.${state.cause}`)} ${
               {
@@ -259,7 +264,11 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
                 sending: t('decide.draftSending'),
                 sent: t('decide.draftSent'),
                 queued: t('decide.draftQueued'),
-                failed: refused ? t('decide.draftRefused') : t('decide.draftFailed'),
+                failed: refused
+                  ? t('decide.draftRefused')
+                  : earlier
+                    ? t('decide.draftEarlier')
+                    : t('decide.draftFailed'),
               }[state.message]
             }`;
       return (

@@ -56,14 +56,18 @@ export function useLateAnswerSender(): (snapshot: AnswerSnapshot) => Promise<Mes
   const { keyStore } = useServices();
   const admit = useAdmit();
   return useCallback(
-    (snapshot: AnswerSnapshot) => {
+    async (snapshot: AnswerSnapshot) => {
       const scope = lateAnswerScope(snapshot.pendingId);
-      return admit(
+      const sent = await admit(
         snapshot.sessionId,
         formatLateAnswer(snapshot),
         admissionKeyFor(keyStore, scope),
         scope,
       );
+      // The key is spent on the earlier text (`admit` released it): the edit is not sent.
+      return sent.outcome !== 'failed' && sent.earlier !== undefined
+        ? { outcome: 'failed', reason: 'earlier_sent' }
+        : sent;
     },
     [admit, keyStore],
   );

@@ -285,6 +285,8 @@ export const de: Catalog = {
       'Die Frage ist abgelaufen und die neue Nachricht wurde nicht gesendet. Deine Antwort bleibt erhalten.',
     lateRefused:
       'Die Frage ist abgelaufen und diese Sitzung nimmt keine Nachrichten mehr an. Deine Antwort bleibt erhalten.',
+    lateEarlier:
+      'Die Frage ist abgelaufen. Eine frühere Fassung deiner Antwort wurde bereits als neue Nachricht gesendet, diese nicht. Deine Antwort bleibt erhalten.',
     lateRetry: 'Als neue Nachricht senden',
     refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
   },
@@ -529,6 +531,8 @@ export const de: Catalog = {
       'Deine Antwort wartet als neue Nachricht; sie startet, wenn der Agent mit seinem Zug fertig ist.',
     failed: 'Die Nachricht wurde nicht bestätigt. Deine Antwort bleibt erhalten; sende sie erneut.',
     refused: 'Diese Sitzung nimmt keine Nachrichten mehr an. Deine Antwort bleibt erhalten.',
+    earlier:
+      'Eine frühere Fassung dieser Antwort wurde bereits gesendet, diese nicht. Deine Antwort bleibt erhalten: Sende sie erneut, um auch sie zu senden.',
   },
   deliveryUnconfirmed: {
     title: 'Antwort nicht bestätigt',
@@ -818,6 +822,8 @@ export const de: Catalog = {
     draftSent: 'Dein Entwurf wurde als neue Nachricht gesendet.',
     draftQueued: 'Dein Entwurf steht als neue Nachricht in der Warteschlange.',
     draftFailed: 'Die neue Nachricht wurde nicht gesendet. Dein Entwurf bleibt erhalten.',
+    draftEarlier:
+      'Eine frühere Fassung deines Entwurfs wurde bereits als neue Nachricht gesendet, diese nicht. Dein Entwurf bleibt erhalten.',
     draftRefused: 'Diese Sitzung nimmt keine Nachrichten mehr an. Dein Entwurf bleibt erhalten.',
     toolStatus: {
       waiting_detached: 'Wartet (der Agent macht weiter)',

@@ -282,6 +282,8 @@ export const en = {
     lateFailed: 'The question expired and the new message was not sent. Your answer is kept.',
     lateRefused:
       'The question expired and this session no longer takes messages. Your answer is kept.',
+    lateEarlier:
+      'The question expired. An earlier version of your answer was already sent as a new message; this one was not. Your answer is kept.',
     lateRetry: 'Send as a new message',
     refused: 'The server refused this answer ({{code}}).',
   },
@@ -519,6 +521,8 @@ export const en = {
     queued: 'Your answer is queued as a new message; it runs when the agent’s turn ends.',
     failed: 'The message was not confirmed. Your answer is kept; send it again.',
     refused: 'This session no longer takes messages. Your answer is kept.',
+    earlier:
+      'An earlier version of this answer was already sent; this one was not. Your answer is kept: send it again to send it too.',
   },
   deliveryUnconfirmed: {
     title: 'Answer not confirmed',
@@ -792,6 +796,8 @@ export const en = {
     draftSent: 'Your draft was sent as a new message.',
     draftQueued: 'Your draft is queued as a new message.',
     draftFailed: 'The new message was not sent. Your draft is kept.',
+    draftEarlier:
+      'An earlier version of your draft was already sent as a new message; this one was not. Your draft is kept.',
     draftRefused: 'This session no longer takes messages. Your draft is kept.',
     toolStatus: {
       waiting_detached: 'Waiting (the agent will resume)',

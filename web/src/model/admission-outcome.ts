@@ -19,6 +19,12 @@ export type MessageOutcome =
       earlier?: string;
     }
   | { outcome: 'failed'; reason: 'refused' | 'uncertain' | 'not_found' }
+  /**
+   * A late answer whose key already carried an earlier version of it (its
+   * first send went through unconfirmed, and the person edited it since):
+   * that one went, this one did not, and a send again goes with a new key.
+   */
+  | { outcome: 'failed'; reason: 'earlier_sent' }
   /** The server refused the text itself (400 and the like): sending it again will not help. */
   | { outcome: 'failed'; reason: 'invalid'; problem: string };
 

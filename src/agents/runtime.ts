@@ -156,7 +156,10 @@ export interface AgentHost extends AgentRuntime {
   /** Ends the agent process group of a session, bounded; not a failure of the session. */
   stop(sessionId: string): Promise<void>;
   subscribe(listener: (event: RuntimeEvent) => void): () => void;
-  /** Stops every agent; for server shutdown. */
+  /**
+   * Stops every agent, those still starting too, and refuses every start
+   * after it; for server shutdown. Once it resolves none of them runs.
+   */
   close(): Promise<void>;
 }
 

@@ -30,7 +30,10 @@ export function failpoint(name: FailpointName): void {
  * it, or its bound passes, so the test can land an event in a window that is
  * otherwise too narrow to hit. Unarmed, `pausePoint` gives nothing to await.
  */
-export type PausePointName = 'wait_for_answer.before_live_wait' | 'user_input.before_copy_kept';
+export type PausePointName =
+  | 'wait_for_answer.before_live_wait'
+  | 'user_input.before_copy_kept'
+  | 'agent_start.before_host_start';
 
 export interface ArmedPause {
   /** Resolves when the code reached the point and waits there. */

@@ -29,6 +29,7 @@ import {
   type SessionRecord,
   type TaskRecord,
 } from '../store/index.js';
+import { pausePoint } from '../support/index.js';
 import { failure, storableText, turnFailureNote, type Failure } from '../wire/index.js';
 import { writeRetrying } from './durable-write.js';
 import { confirmLease } from './fencing.js';
@@ -95,6 +96,11 @@ async function startAgent(
       await revokeAgentTokens(store, sessionId);
       const token = await issueToken(store, { kind: 'agent', userId, sessionId });
       try {
+        await pausePoint('agent_start.before_host_start');
+        // Checked once more, after the awaits above: a stop that began meanwhile may have closed
+        // the host already, and gives the leases back once this start is over. Refused, the
+        // session is idle again with its queue, its lease given back below, for whoever runs it.
+        if (deps.stopping?.() === true) throw new ServerStopping();
         await host.start({
           sessionId,
           taskId: task.id,
@@ -104,7 +110,8 @@ async function startAgent(
           cwd: profile.cwd ?? task.cwd ?? deps.agentCwd,
         });
       } catch (error) {
-        // A process that never spawned reports no exit, so nothing else would revoke its token.
+        // A process that never spawned (or a start refused) reports no exit, so nothing else
+        // would revoke its token.
         await revokeIssuedToken(store, token.record.id);
         throw error;
       }

@@ -212,6 +212,19 @@ async function stoppedState(pid: number): Promise<void> {
   }
 }
 
+/** Whether a process, or the group it leads, still runs. */
+function processAlive(pid: number): boolean {
+  for (const target of [pid, -pid]) {
+    try {
+      process.kill(target, 0);
+      return true;
+    } catch {
+      // ESRCH: nothing there.
+    }
+  }
+  return false;
+}
+
 /** A permission handler that answers only when the test says so. */
 function heldPermission() {
   let release: (response: RequestPermissionResponse) => void = () => undefined;
@@ -389,6 +402,43 @@ describe('ACP host with the demo agent', () => {
     await log.turnEnded('turn-1');
     expect(log.texts('turn-1')).toEqual(['You said: still here']);
     expect(unsubscribed).toEqual([]);
+  });
+
+  it('closes with a start still spawning: waits for it, leaves its agent stopped, and refuses a start after', async () => {
+    const { host, log } = startHost();
+    const pids = new Set<number>();
+    let watching = true;
+    // Every turn of the event loop: the agent's pid is known only between its spawn and its exit.
+    const watch = () => {
+      const pid = host.pid('s1');
+      if (pid !== undefined) pids.add(pid);
+      if (watching) setImmediate(watch);
+    };
+    watch();
+    let settled = false;
+    const starting = rejection(host.start(launch('s1'))).finally(() => {
+      settled = true;
+    });
+    try {
+      // In the same turn: the start has no process yet for the close's stop to end.
+      await host.close();
+      expect(settled).toBe(true);
+      expect([...pids].filter(processAlive)).toEqual([]);
+    } finally {
+      watching = false;
+      for (const pid of [...pids].filter(processAlive)) process.kill(-pid, 'SIGKILL');
+    }
+    // Stopped on purpose: abandoned, no failure of the session.
+    const refused = await starting;
+    expect(refused.failure).toBeUndefined();
+    expect(pids.size).toBe(1);
+    expect(log.events).toContainEqual(
+      expect.objectContaining({ type: 'agent_exited', sessionId: 's1', failure: null }),
+    );
+
+    expect((await rejection(host.start(launch('s2')))).code).toBe('closed');
+    expect(host.isStarted('s2')).toBe(false);
+    expect(host.pid('s2')).toBeUndefined();
   });
 
   it('refuses to start an agent whose command does not exist', async () => {

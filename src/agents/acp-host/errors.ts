@@ -1,7 +1,8 @@
 /**
  * Typed failures of the ACP host. Callers branch on `code`, never on the
  * message; `not_started`, `busy` and `aborted` before a write are known to
- * have sent nothing to the agent.
+ * have sent nothing to the agent; `closed` (a start after the host's close)
+ * started nothing.
  */
 import type { AgentFailure } from '../runtime.js';
 
@@ -12,7 +13,8 @@ export type AgentHostErrorCode =
   | 'aborted'
   | 'not_accepted'
   | 'spawn_failed'
-  | 'handshake_failed';
+  | 'handshake_failed'
+  | 'closed';
 
 export class AgentHostError extends Error {
   readonly code: AgentHostErrorCode;

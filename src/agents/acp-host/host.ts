@@ -25,6 +25,10 @@
  *   was not stopped on purpose; a start that fails throws its failure instead.
  * - Output of a turn is emitted before its `turn_ended`, in arrival order.
  * - `readiness` answers from memory, so a refusal has sent nothing.
+ * - No agent outlives `close`: from its first step every start is refused
+ *   (`closed`), a start already opening is stopped and waited for (bounded
+ *   by the start's own bounds), so once it resolves no process of this host
+ *   runs.
  */
 import {
   AGENT_CANCEL_GRACE_MS,
@@ -220,6 +224,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const pipeDrainMs = options.pipeDrainMs ?? AGENT_PIPE_DRAIN_MS;
   const cancelSendMaxMs = options.cancelSendMaxMs ?? AGENT_CANCEL_SEND_MAX_MS;
   const cancelGraceMs = options.cancelGraceMs ?? AGENT_CANCEL_GRACE_MS;
+  /** Set by `close`: no start begins after it (`closed`). */
+  let closed = false;
+  /** Read through a call: TypeScript would keep `closed` narrowed across a start's awaits. */
+  const isClosed = () => closed;
   /** Group sweeps after exits, so `close` leaves no agent's process behind. */
   const sweeps = new Set<Promise<void>>();
   const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
@@ -453,6 +461,13 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
 
   async function start(launch: SessionLaunch): Promise<void> {
     const { sessionId, profile } = launch;
+    // Its close already stopped what it found: an agent spawned now would run on unseen.
+    if (closed) {
+      throw new AgentHostError(
+        'closed',
+        `the agent host is closed; session ${sessionId} not started`,
+      );
+    }
     if (sessions.has(sessionId)) {
       throw new AgentHostError('already_started', `session ${sessionId} already has an agent`);
     }
@@ -509,6 +524,8 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     void agentProcess.exited.then((exit) => {
       onExit(hosted, agentProcess, exit);
     });
+    // A close that began as the process spawned found none to stop: it ends here, as a stop.
+    if (isClosed()) hosted.stopRequested = true;
     if (hosted.stopRequested) {
       throw await startFailed(hosted, agentProcess, 'it was stopped while starting', undefined);
     }
@@ -834,7 +851,11 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     stop,
     subscribe: (listener) => listeners.subscribe(listener),
     close: async () => {
+      closed = true;
       await Promise.all([...sessions.keys()].map((sessionId) => stop(sessionId)));
+      // A start still spawning had no process to stop yet: it stops its own once spawned
+      // (`startFailed`, bounded by the start's own bounds), and only then is none left.
+      await Promise.all([...opening.values()].map((started) => started.catch(() => undefined)));
       await Promise.all([...sweeps]);
     },
     isStarted: (sessionId) => {

@@ -328,6 +328,53 @@ describe('drafts, undo and deliberate actions in Chromium', () => {
     await context.close();
   });
 
+  it('sends a one-tap answer at once when its page is hidden: a phone stops a hidden page’s timers', async () => {
+    const created = await askingTask(suite.world, 'Undo window hidden', '/ask');
+    const { context, page } = await suite.phone();
+    await page.clock.install();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+    await pauseClock(page);
+    await option(page, 'Hand-written').tap();
+    await banner(page, 'undo').waitFor(WAIT);
+
+    // The person switches to another app: the page is hidden, and its clock stands still.
+    await page.evaluate(`(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    })()`);
+    await until(
+      () => pendingIds(suite.world, created.session.id),
+      (ids) => ids.length === 0,
+    );
+    expect(recorded.responds).toEqual([
+      {
+        answers: [{ question_id: 'q1', selected_options: ['hand_written'], custom_text: '' }],
+        rejected: false,
+      },
+    ]);
+    await context.close();
+  });
+
+  it('sends a one-tap answer when its tab is closed within the undo window', async () => {
+    const created = await askingTask(suite.world, 'Undo window closed', '/ask');
+    const { context, page } = await suite.desktop();
+    await page.clock.install();
+    await openSession(suite.world, page, created.session.id);
+    await pauseClock(page);
+    await option(page, 'Hand-written').click();
+    await banner(page, 'undo').waitFor(WAIT);
+    await page.close({ runBeforeUnload: true });
+    await until(
+      () => pendingIds(suite.world, created.session.id),
+      (ids) => ids.length === 0,
+    );
+    await expect(agentReplies(suite.world, created.session.id)).resolves.toContain(
+      'Answer to q1: "Hand-written"',
+    );
+    await context.close();
+  });
+
   it('sends typed words with the option picked after them, and names both in the undo window', async () => {
     const created = await askingTask(suite.world, 'Words and option', '/ask');
     const { context, page } = await suite.desktop();

@@ -25,6 +25,7 @@
  * admitted) or is the last word (no live bundle replaced it).
  */
 import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
+import { useSendWhenHidden, type HeldSend } from './use-send-when-hidden.js';
 import { useServices } from '../app/services.js';
 import {
   captureAnswers,
@@ -198,7 +199,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   const [refused, setRefused] = useState<{ pendingId: string; refusal: CancelRefusal }>();
   const inFlight = useRef(false);
   const undoTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const pendingUndo = useRef<(() => void) | undefined>(undefined);
+  const pendingUndo = useRef<HeldSend | undefined>(undefined);
   const connection = useSyncExternalStore(
     model.subscribe,
     () => model.getState().connection,
@@ -259,7 +260,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   );
 
   const run = useCallback(
-    async (action: SubmitAction, captured: CapturedAnswers) => {
+    async (action: SubmitAction, captured: CapturedAnswers, keepalive = false) => {
       if (inFlight.current) return;
       inFlight.current = true;
       const settle = (next: SubmitState) => {
@@ -269,6 +270,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
       try {
         const result = await postClarification(captured.pendingId, action.body, {
           deadlineMs: config.respondDeadlineMs,
+          keepalive,
         });
         switch (result.kind) {
           case 'resolved': {
@@ -326,19 +328,20 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   const afterUndo = useCallback(
     (action: SubmitAction, captured: CapturedAnswers) => {
       if (inFlight.current || undoTimer.current !== undefined) return;
-      const fire = () => {
+      const fire = (keepalive: boolean) => {
         clearUndo();
-        void run(action, captured);
+        void run(action, captured, keepalive);
       };
       setOutcome({ captured, state: { phase: 'undo', action } });
       pendingUndo.current = fire;
-      undoTimer.current = setTimeout(fire, config.undoWindowMs);
+      undoTimer.current = setTimeout(() => {
+        fire(false);
+      }, config.undoWindowMs);
     },
     [clearUndo, config.undoWindowMs, run],
   );
 
-  // Leaving the page is not Undo: what the person chose still goes.
-  useEffect(() => () => pendingUndo.current?.(), []);
+  useSendWhenHidden(pendingUndo);
 
   const onComplete = useCallback(
     (chosen: Record<string, Answer>, via: CompletedVia) => {
@@ -459,7 +462,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   }, [clearUndo, state.phase]);
 
   const sendNow = useCallback(() => {
-    pendingUndo.current?.();
+    pendingUndo.current?.(false);
   }, []);
 
   const sendDraft = useCallback(() => {

@@ -12,6 +12,7 @@
  * returns to idle before any request is made.
  */
 import { useCallback, useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useSendWhenHidden, type HeldSend } from './use-send-when-hidden.js';
 import { useServices } from '../app/services.js';
 import { postUserInputAnswer } from '../model/user-input-respond.js';
 import { userInputTransitions } from '../model/user-inputs.js';
@@ -44,20 +45,21 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
   const [state, setState] = useState<ResponseState>({ phase: 'idle' });
   const inFlight = useRef(false);
   const undoTimer = useRef<ReturnType<typeof setTimeout>>(undefined);
-  const pendingUndo = useRef<(() => void) | undefined>(undefined);
+  const pendingUndo = useRef<HeldSend | undefined>(undefined);
   const connection = useSyncExternalStore(
     model.subscribe,
     () => model.getState().connection,
     () => model.getState().connection,
   );
 
-  const respond = useCallback(
-    (answer: UserInputAnswer) => {
+  const send = useCallback(
+    (answer: UserInputAnswer, keepalive: boolean) => {
       if (inFlight.current) return;
       inFlight.current = true;
       setState({ phase: 'submitting', answer });
       void postUserInputAnswer(api, requestId, answer, {
         deadlineMs: config.respondDeadlineMs,
+        keepalive,
       }).then((outcome) => {
         inFlight.current = false;
         switch (outcome.kind) {
@@ -87,6 +89,12 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
     },
     [api, config.respondDeadlineMs, requestId, userInputs],
   );
+  const respond = useCallback(
+    (answer: UserInputAnswer) => {
+      send(answer, false);
+    },
+    [send],
+  );
 
   const clearUndo = useCallback(() => {
     clearTimeout(undoTimer.current);
@@ -97,19 +105,20 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
   const respondAfterUndo = useCallback(
     (answer: UserInputAnswer) => {
       if (inFlight.current || undoTimer.current !== undefined) return;
-      const fire = () => {
+      const fire = (keepalive: boolean) => {
         clearUndo();
-        respond(answer);
+        send(answer, keepalive);
       };
       setState({ phase: 'undo', answer });
       pendingUndo.current = fire;
-      undoTimer.current = setTimeout(fire, config.undoWindowMs);
+      undoTimer.current = setTimeout(() => {
+        fire(false);
+      }, config.undoWindowMs);
     },
-    [clearUndo, config.undoWindowMs, respond],
+    [clearUndo, config.undoWindowMs, send],
   );
 
-  // Leaving the page is not Undo: what the person chose still goes.
-  useEffect(() => () => pendingUndo.current?.(), []);
+  useSendWhenHidden(pendingUndo);
 
   const undo = useCallback(() => {
     if (undoTimer.current === undefined) return;
@@ -118,7 +127,7 @@ export function useUserInputResponse(requestId: string): UserInputResponse {
   }, [clearUndo]);
 
   const sendNow = useCallback(() => {
-    pendingUndo.current?.();
+    pendingUndo.current?.(false);
   }, []);
 
   const retry = useCallback(() => {

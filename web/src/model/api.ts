@@ -100,10 +100,12 @@ export interface ApiClient {
     filter?: DecisionFilter,
     limit?: number,
   ): Promise<ApiResult<DecisionListReply>>;
+  /** `keepalive`: the request outlives the page (it is being hidden or left). */
   respondUserInput(
     requestId: string,
     answer: UserInputAnswer,
     signal?: AbortSignal,
+    keepalive?: boolean,
   ): Promise<ApiResult<{ request: UserInputView }>>;
 }
 
@@ -237,11 +239,12 @@ export function createApiClient(fetchImpl: FetchLike = pageFetch): ApiClient {
         body: JSON.stringify({ text, base_text: baseText }),
       }),
     userInputs: () => request(fetchImpl, '/api/v1/user-inputs'),
-    respondUserInput: (requestId, answer, signal) =>
+    respondUserInput: (requestId, answer, signal, keepalive) =>
       request(fetchImpl, `/api/v1/user-inputs/${enc(requestId)}/respond`, {
         method: 'POST',
         body: JSON.stringify(answer),
         ...(signal ? { signal } : {}),
+        ...(keepalive ? { keepalive } : {}),
       }),
   };
 }

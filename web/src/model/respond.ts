@@ -44,6 +44,8 @@ export interface PostClarificationOptions {
   deadlineMs?: number;
   fetchImpl?: FetchLike;
   timers?: Timers;
+  /** The request outlives the page: it is sent as the page is hidden or left. */
+  keepalive?: boolean;
 }
 
 function isStringArray(value: unknown): value is string[] {
@@ -106,6 +108,7 @@ export async function postClarification(
         headers: { 'content-type': 'application/json', accept: 'application/json' },
         body: JSON.stringify(body),
         signal: controller.signal,
+        ...(options.keepalive ? { keepalive: true } : {}),
       },
     );
     if (response.status === 409) return { kind: 'not_active' };

@@ -42,7 +42,7 @@ export async function postUserInputAnswer(
   api: Pick<ApiClient, 'respondUserInput'>,
   requestId: string,
   answer: UserInputAnswer,
-  options: { deadlineMs?: number; timers?: Timers } = {},
+  options: { deadlineMs?: number; timers?: Timers; keepalive?: boolean } = {},
 ): Promise<UserInputRespondOutcome> {
   const timers = options.timers ?? defaultTimers;
   const controller = new AbortController();
@@ -50,7 +50,12 @@ export async function postUserInputAnswer(
     controller.abort();
   }, options.deadlineMs ?? CLIENT_RESPONSE_DEADLINE_MS);
   try {
-    const result = await api.respondUserInput(requestId, answer, controller.signal);
+    const result = await api.respondUserInput(
+      requestId,
+      answer,
+      controller.signal,
+      options.keepalive,
+    );
     if (result.ok) {
       const request: unknown = (result.value as { request?: unknown } | undefined)?.request;
       return isView(request, requestId) ? { kind: 'answered', request } : { kind: 'retryable' };

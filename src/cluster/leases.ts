@@ -2,7 +2,9 @@
  * This replica's session leases (issue 16). Only the holder of a session's
  * lease starts, prompts or stops its agent: a start acquires it first (free,
  * our own, or no longer live), an agent's exit releases it, every heartbeat
- * renews all of ours in one statement, and shutdown releases them all.
+ * renews all of ours in one statement, and shutdown releases them all. A
+ * release the database refused is tried again at each beat until it gets
+ * through (`releaseUnreleased`), or a start here takes the lease again.
  *
  * `started` remembers the sessions whose lease a start took, so a pass that
  * gives back leases nobody uses (after recovery) never frees one whose agent
@@ -88,6 +90,8 @@ export class SessionLeases {
   private readonly started = new Set<string>();
   /** The sessions this replica believes it holds: taken by a start, a takeover or start-up. */
   private readonly held = new Set<string>();
+  /** Released here, but the database refused the release: the row may still be ours. */
+  private readonly unreleased = new Set<string>();
   /** Lost to another replica and not taken again here since. */
   private readonly lost = new Set<string>();
   /** Fencing under way, per session: a `confirm` waits for it. */
@@ -203,6 +207,7 @@ export class SessionLeases {
   private holding(sessionId: string): void {
     this.held.add(sessionId);
     this.lost.delete(sessionId);
+    this.unreleased.delete(sessionId);
   }
 
   /**
@@ -219,13 +224,37 @@ export class SessionLeases {
     });
   }
 
-  /** Gives the session's lease back (its agent stopped or never started). */
+  /**
+   * Gives the session's lease back (its agent stopped or never started). One
+   * the database refused stays `unreleased`: the beat gives it back
+   * (`releaseUnreleased`), since every renew would otherwise keep it ours for
+   * good while no agent of it runs here.
+   */
   async release(sessionId: string): Promise<void> {
     await this.change(sessionId, async () => {
       this.started.delete(sessionId);
       this.held.delete(sessionId);
+      this.unreleased.add(sessionId);
       await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+      this.unreleased.delete(sessionId);
     });
+  }
+
+  /**
+   * Gives back the leases whose release failed and that no start here took
+   * since; the sessions freed. One that fails again stays for the next call.
+   */
+  async releaseUnreleased(): Promise<string[]> {
+    const freed: string[] = [];
+    for (const sessionId of [...this.unreleased]) {
+      await this.change(sessionId, async () => {
+        if (!this.unreleased.has(sessionId)) return;
+        await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+        this.unreleased.delete(sessionId);
+        freed.push(sessionId);
+      });
+    }
+    return freed;
   }
 
   /**
@@ -389,7 +418,10 @@ export class SessionLeases {
         // A start took it first: it keeps the lease.
         if (this.started.has(sessionId)) return false;
         this.held.delete(sessionId);
-        return releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+        this.unreleased.add(sessionId);
+        const freed = await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
+        this.unreleased.delete(sessionId);
+        return freed;
       });
       if (freed) released++;
     }
@@ -401,6 +433,7 @@ export class SessionLeases {
     this.started.clear();
     this.held.clear();
     this.unconfirmed.clear();
+    this.unreleased.clear();
     return releaseLeasesOf(ctx, this.deps.replicaId);
   }
 

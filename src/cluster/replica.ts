@@ -25,7 +25,10 @@
  * waits for the lock (`SessionLeases.suspend`). `/healthz` says so. A start
  * refused meanwhile leaves its message queued with nobody to run it, so once
  * the lock is back the replica runs the queues no other live replica holds
- * (`RequeueSessions`), at once and again at each beat until that succeeds. Should
+ * (`RequeueSessions`), at once and again at each beat until that succeeds; so
+ * it does once a beat gave back a lease whose release the database had
+ * refused (`SessionLeases.releaseUnreleased`): starts elsewhere were refused
+ * while this replica kept it with no agent running. Should
  * its ID be registered by another process meanwhile (a new lock key on the
  * row, or the row marked stopped), two processes would serve one ID, which
  * the lock exists to prevent: this one stops acting as that replica, writes
@@ -127,8 +130,9 @@ export interface Replica {
   /** The other replicas running now; `undefined` when this one is alone on its database. */
   liveElsewhere(): Promise<ReadonlySet<string> | undefined>;
   /**
-   * Starts the heartbeat; each tick renews, then takes over and recovers dead
-   * replicas' sessions, and after the lock was taken again runs `requeue`.
+   * Starts the heartbeat; each tick renews, gives back the leases whose
+   * release failed, then takes over and recovers dead replicas' sessions, and
+   * after the lock was taken again or such a lease given back runs `requeue`.
    */
   beat(recover: RecoverSessions, requeue?: RequeueSessions): void;
   /** From now on beats only heartbeat and renew: no more takeovers (shutdown under way). */
@@ -207,7 +211,10 @@ class RunningReplica implements Replica {
   private endRetryWait: (() => void) | undefined;
   /** Sessions taken over whose recovery has not yet succeeded. */
   private readonly unrecovered = new Set<string>();
-  /** The lock was taken again and the queues left meanwhile have not yet run. */
+  /**
+   * The lock was taken again, or a lease whose release had failed was given
+   * back, and the queues left meanwhile have not yet run.
+   */
   private requeueDue = false;
   /** Runs one more tick now, after those under way (set by `beat`). */
   private tickNow: (() => void) | undefined;
@@ -345,6 +352,9 @@ class RunningReplica implements Replica {
       await this.leases.renew();
       // Fenced when no renew got through in time, and still ours: recovered here like taken ones.
       for (const sessionId of this.leases.takeRegained()) this.unrecovered.add(sessionId);
+      // A release the database refused kept a lease no agent here uses: a start elsewhere was
+      // refused meanwhile, its message queued for this replica, which runs nothing for it.
+      if ((await this.leases.releaseUnreleased()).length > 0) this.requeueDue = true;
       // Lock-less, the others read this replica dead: what it took or recovered could be theirs at once.
       if (this.quiesced || this.lock !== 'held') return;
       const taken = await this.leases.takeOver();

@@ -17,8 +17,10 @@ import {
   getReplica,
   heartbeatReplica,
   openStore,
+  StorageUnavailableError,
   timestampAtMs,
   type Driver,
+  type SessionScope,
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
@@ -26,6 +28,7 @@ import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.
 import { fakeClock, type FakeClock } from '../support/fakes.js';
 import { bundleRows, seedSession } from '../support/seed.js';
 import { eventually } from '../support/clarification-harness.js';
+import { StatementFaults } from '../support/statement-faults.js';
 
 const LEASE_MS = 15_000;
 const EXTERNAL = 'external';
@@ -34,12 +37,14 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
   let database: TestDatabase;
   let store: Store;
   let clock: FakeClock;
+  let faults: StatementFaults;
   const replicas: Replica[] = [];
 
   async function setUp(): Promise<void> {
     database = await freshDatabase(driver);
     clock = fakeClock();
-    store = await openStore(database.target, { clock, poolSize: 30 });
+    faults = new StatementFaults();
+    store = await openStore(database.target, { clock, poolSize: 30, plugins: [faults] });
   }
 
   async function replica(id: string, heartbeatMs = LEASE_MS / 3): Promise<Replica> {
@@ -132,6 +137,31 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await b.leases.acquire(first.session.id)).toBe(true);
     expect(await a.leases.releaseAll()).toBe(1);
     expect(await b.leases.acquire(second.session.id)).toBe(true);
+  });
+
+  it('gives back at the next beat a lease whose release the database refused, then runs the queues', async () => {
+    await setUp();
+    const a = await replica('a', 20);
+    const b = await replica('b');
+    const { session } = await seedSession(store);
+    expect(await a.leases.acquire(session.id)).toBe(true);
+    // Its agent exited; the release's DELETE never reached the database.
+    faults.refuseNext('delete', 'session_leases');
+    await expect(a.leases.release(session.id)).rejects.toThrow(StorageUnavailableError);
+    expect(await b.leases.acquire(session.id)).toBe(false);
+    const requeued: SessionScope[] = [];
+    a.beat(
+      () => Promise.resolve(),
+      (scope) => {
+        requeued.push(scope);
+        return Promise.resolve();
+      },
+    );
+    // A start refused at b meanwhile left its message queued: a runs the queues nobody holds.
+    await eventually(() => requeued.length > 0, 5_000);
+    expect(requeued[0]).toMatchObject({ kind: 'not_held_elsewhere', replicaId: 'a' });
+    expect(await a.leases.count()).toBe(0);
+    expect(await b.leases.acquire(session.id)).toBe(true);
   });
 
   it('runs work unless a start here took the lease, judged in turn with that start’s acquire', async () => {

@@ -3,7 +3,9 @@
  * fails the next statement of a kind on a table with a storage fault (a full
  * disk, as `StorageUnavailableError` says it), on SQLite and PostgreSQL
  * alike. The statement itself runs for real; its answer is the fault, so its
- * transaction rolls back as after a write the disk could not take.
+ * transaction rolls back as after a write the disk could not take. Outside a
+ * transaction that write would stand: `refuseNext` fails one before it runs,
+ * as when the connection drops before the statement reaches the server.
  */
 import {
   DeleteQueryNode,
@@ -34,14 +36,19 @@ function statementOn(node: RootOperationNode): { kind: FaultedStatement; table?:
 }
 
 export class StatementFaults implements KyselyPlugin {
-  private armed: { kind: FaultedStatement; table: string } | undefined;
+  private armed: { kind: FaultedStatement; table: string; refused: boolean } | undefined;
   private readonly doomed = new WeakSet<object>();
   /** Statements failed so far. */
   failed = 0;
 
   /** Fails the next `kind` statement on `table`. */
   failNext(kind: FaultedStatement, table: string): void {
-    this.armed = { kind, table };
+    this.armed = { kind, table, refused: false };
+  }
+
+  /** Fails the next `kind` statement on `table` without running it. */
+  refuseNext(kind: FaultedStatement, table: string): void {
+    this.armed = { kind, table, refused: true };
   }
 
   transformQuery({ node, queryId }: PluginTransformQueryArgs): RootOperationNode {
@@ -49,6 +56,13 @@ export class StatementFaults implements KyselyPlugin {
     const { armed } = this;
     if (armed && statement?.kind === armed.kind && statement.table === armed.table) {
       this.armed = undefined;
+      if (armed.refused) {
+        this.failed += 1;
+        throw new StorageUnavailableError(
+          'unreachable',
+          new Error('Connection terminated unexpectedly'),
+        );
+      }
       this.doomed.add(queryId);
     }
     return node;

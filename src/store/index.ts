@@ -90,6 +90,7 @@ export {
 export { TERMINAL_SESSION_STATES } from './tables.js';
 export {
   clearSessionFailure,
+  endedSessions,
   failSession,
   resetInterruptedSessions,
   idleSessionsWithQueue,

@@ -300,6 +300,18 @@ export async function resetInterruptedSessions(
   return Number(result.numUpdatedRows);
 }
 
+/** Sessions in `scope` that take no more turns (failed, say): no agent of theirs should run. */
+export async function endedSessions(ctx: RepoContext, scope: SessionScope): Promise<string[]> {
+  const rows = await ctx.db
+    .selectFrom('task_sessions')
+    .select('id')
+    .where('state', 'in', TERMINAL_SESSION_STATES)
+    .where(sessionInScope(ctx, scope, 'task_sessions.id'))
+    .orderBy('id')
+    .execute();
+  return rows.map((row) => row.id);
+}
+
 /** Idle sessions with queued messages: after a restart nothing else would start them. */
 export async function idleSessionsWithQueue(
   ctx: RepoContext,

@@ -8,10 +8,15 @@
  * - `cancel`: a person cancelled the running turn there. The request waits
  *   on the turn's row with who asked, so the poll finds one whose wake was
  *   lost, and the transcript says "Cancelled by …" as for a local cancel.
- * - `stop`: the session was deleted there; the agent goes down here.
+ * - `stop`: the session was deleted there, or failed for good (its person
+ *   was deleted); the agent goes down here. A deleted session's lease row
+ *   goes with it, so the next renew fences its agent should the wake be
+ *   lost; a failed one keeps its lease, so the poll stops the agent of every
+ *   session held here that takes no more turns.
  */
 import type { WakeSubscriber } from '../cluster/index.js';
 import {
+  endedSessions,
   idleSessionsWithQueue,
   sessionsWithCancelRequest,
   takeTurnCancel,
@@ -29,6 +34,11 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
     work.catch((error: unknown) => {
       deps.logger.warn({ err: error, session_id: sessionId }, `a ${what} asked elsewhere failed`);
     });
+  const stop = async (sessionId: string) => {
+    // A lease lost while this replica did not run: its agent here is fenced, not stopped.
+    await confirmLease(deps, sessionId);
+    if (deps.host.isStarted(sessionId)) await deps.host.stop(sessionId);
+  };
   const cancel = async (sessionId: string) => {
     const asked = await takeTurnCancel(deps.store, sessionId);
     if (!asked) return;
@@ -57,6 +67,10 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
       }
       for (const sessionId of await idleSessionsWithQueue(deps.store, mine)) {
         if (deps.host.isStarted(sessionId)) await run(sessionId);
+      }
+      // Its `stop` wake lost: nothing else ends it, and the idle stop re-arms on a session not idle.
+      for (const sessionId of await endedSessions(deps.store, mine)) {
+        if (deps.host.isStarted(sessionId)) await settle(stop(sessionId), sessionId, 'stop');
       }
     },
   };

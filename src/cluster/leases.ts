@@ -35,6 +35,12 @@
  * may take any of its sessions at any moment: while `suspend`ed no lease is
  * trusted from memory (`confirm` renews first, fencing the sessions taken)
  * and a start waits a bound for the lock before it is refused.
+ *
+ * A replica whose ID another process registered meanwhile (`supersede`)
+ * holds nothing any more: the rows under the ID are that process's, and so
+ * are the agents' credentials of those sessions. Every session reads fenced
+ * (the event pump drops what its agents report, their exits included), a
+ * start is refused, and releases and renews write nothing.
  */
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '../observability/index.js';
@@ -110,6 +116,8 @@ export class SessionLeases {
   private regained: string[] = [];
   private renewing: Promise<number> | undefined;
   private lostListener: LostSessions = () => Promise.resolve();
+  /** Another process registered this replica's ID: nothing under it is ours. */
+  private superseded = false;
   /** Set while this replica does not hold its lock; settles when it does again. */
   private suspension: { readonly resumed: Promise<void>; readonly resume: () => void } | undefined;
 
@@ -164,6 +172,7 @@ export class SessionLeases {
    * theirs to take at once).
    */
   async acquire(sessionId: string): Promise<boolean> {
+    if (this.superseded) return false;
     if (
       this.suspension &&
       !(await this.lockWithin(this.deps.lockWaitMs ?? REPLICA_LOCK_START_WAIT_MS))
@@ -189,6 +198,15 @@ export class SessionLeases {
     this.suspension = { resumed, resume };
   }
 
+  /**
+   * Another process registered this replica's ID: from now on this one writes
+   * no lease, and every session reads fenced. For good.
+   */
+  supersede(): void {
+    this.superseded = true;
+    this.suspend();
+  }
+
   /** This replica holds its lock again. */
   resume(): void {
     this.suspension?.resume();
@@ -211,14 +229,15 @@ export class SessionLeases {
   }
 
   /**
-   * Runs `work` unless a start here took the session's lease, one at a time
+   * Runs `work` unless a start here took the session's lease (or the replica was
+   * superseded: the credential it would revoke is the new process's), one at a time
    * with this replica's lease changes for it, so a start's acquire comes
    * wholly before or after it (and its agent's credential after that).
    * Whether `work` ran.
    */
   unlessStarted(sessionId: string, work: () => Promise<unknown>): Promise<boolean> {
     return this.change(sessionId, async () => {
-      if (this.started.has(sessionId)) return false;
+      if (this.started.has(sessionId) || this.superseded) return false;
       await work();
       return true;
     });
@@ -234,6 +253,8 @@ export class SessionLeases {
     await this.change(sessionId, async () => {
       this.started.delete(sessionId);
       this.held.delete(sessionId);
+      // Its row, under the same ID, is the new process's: a delete would free its agent's lease.
+      if (this.superseded) return;
       this.unreleased.add(sessionId);
       await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
       this.unreleased.delete(sessionId);
@@ -248,7 +269,7 @@ export class SessionLeases {
     const freed: string[] = [];
     for (const sessionId of [...this.unreleased]) {
       await this.change(sessionId, async () => {
-        if (!this.unreleased.has(sessionId)) return;
+        if (!this.unreleased.has(sessionId) || this.superseded) return;
         await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
         this.unreleased.delete(sessionId);
         freed.push(sessionId);
@@ -270,6 +291,7 @@ export class SessionLeases {
   }
 
   private async renewOnce(): Promise<number> {
+    if (this.superseded) return 0;
     const began = this.monotonicNow();
     const before = [...this.held];
     const changesBefore = this.changes;
@@ -381,12 +403,15 @@ export class SessionLeases {
     }
     const fencing = this.fencing.get(sessionId);
     if (fencing) await fencing;
-    return !this.lost.has(sessionId);
+    return !this.isFenced(sessionId);
   }
 
-  /** Whether the session was lost here to another replica and not taken again since. */
+  /**
+   * Whether the session was lost here to another replica and not taken again
+   * since, or this replica was superseded (then every session is).
+   */
   isFenced(sessionId: string): boolean {
-    return this.lost.has(sessionId);
+    return this.superseded || this.lost.has(sessionId);
   }
 
   /**
@@ -416,7 +441,7 @@ export class SessionLeases {
     for (const sessionId of await leasedSessions(this.deps.store, this.deps.replicaId)) {
       const freed = await this.change(sessionId, async () => {
         // A start took it first: it keeps the lease.
-        if (this.started.has(sessionId)) return false;
+        if (this.started.has(sessionId) || this.superseded) return false;
         this.held.delete(sessionId);
         this.unreleased.add(sessionId);
         const freed = await releaseLease(this.deps.store, sessionId, this.deps.replicaId);
@@ -429,11 +454,12 @@ export class SessionLeases {
   }
 
   /** Gives back every lease of this replica, in `ctx` (a stop's transaction) or at once. */
-  releaseAll(ctx: RepoContext = this.deps.store): Promise<number> {
+  async releaseAll(ctx: RepoContext = this.deps.store): Promise<number> {
     this.started.clear();
     this.held.clear();
     this.unconfirmed.clear();
     this.unreleased.clear();
+    if (this.superseded) return 0;
     return releaseLeasesOf(ctx, this.deps.replicaId);
   }
 

@@ -315,7 +315,8 @@ class RunningReplica implements Replica {
     this.superseded = true;
     this.ticker?.cancel();
     this.endRetryWait?.();
-    this.leases.suspend();
+    // Its agents' exits, as the server shuts down, must not release or revoke the new process's.
+    this.leases.supersede();
     const error = new ReplicaSupersededError(
       `${context} another process registered replica ID ${this.id} while this one did not hold ` +
         'its lock: two servers would serve one ID, so this one stops (give each server its own ' +

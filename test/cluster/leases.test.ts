@@ -164,6 +164,36 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
     expect(await b.leases.acquire(session.id)).toBe(true);
   });
 
+  // SQLite is one process per data directory: no second process takes the ID there.
+  if (driver === 'postgres')
+    it('leaves the lease of a new process under the same ID alone once superseded', async () => {
+      await setUp();
+      const old = await replica('same', 20);
+      const other = await seedSession(store, 'other');
+      const { session } = await seedSession(store);
+      expect(await old.leases.acquire(session.id)).toBe(true);
+      // The old process froze past its lease; a new one started under its ID and its session.
+      clock.advance(LEASE_MS + 1);
+      const fresh = await replica('same');
+      const lost: string[] = [];
+      fresh.leases.onLost((sessionIds) => {
+        lost.push(...sessionIds);
+        return Promise.resolve();
+      });
+      expect(await fresh.leases.acquire(session.id)).toBe(true);
+      // The old one wakes: its next beat finds the ID registered anew.
+      old.beat(() => Promise.resolve());
+      await eventually(() => !old.ownsId(), 5_000);
+      // Its agent exits as its server shuts down: its report is dropped, its release writes nothing.
+      expect(old.leases.isFenced(session.id)).toBe(true);
+      await old.leases.release(session.id);
+      expect(await old.leases.releaseUnused()).toBe(0);
+      expect(await old.leases.acquire(other.session.id)).toBe(false);
+      expect(await fresh.leases.renew()).toBe(1);
+      expect(lost).toEqual([]);
+      expect(await fresh.leases.count()).toBe(1);
+    });
+
   it('runs work unless a start here took the lease, judged in turn with that start’s acquire', async () => {
     await setUp();
     const a = await replica('a');

@@ -345,3 +345,42 @@ describe('ModelSync when an event names a task it does not list', () => {
     sync.stop();
   });
 });
+
+describe('ModelSync reading many tasks’ sessions', () => {
+  it('reads them a few at a time, so a person’s answer never queues behind hundreds', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const read: string[] = [];
+    const tasks = Array.from(
+      { length: 30 },
+      (_, index) => ({ id: `t${String(index)}`, title: 'T' }) as unknown as TaskView,
+    );
+    const { sockets, sync } = setup(undefined, {
+      tasks: () => ok({ tasks, next_cursor: null }),
+      sessions: async (taskId) => {
+        inFlight++;
+        most = Math.max(most, inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        inFlight--;
+        read.push(taskId);
+        return { ok: true, status: 200, value: { sessions: [] } };
+      },
+    });
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.onmessage?.({
+      data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }),
+    });
+    await eventuallyTrue(() => read.length === tasks.length);
+    expect(most).toBeLessThanOrEqual(4);
+    expect(new Set(read).size).toBe(tasks.length);
+    sync.stop();
+  });
+});
+
+async function eventuallyTrue(check: () => boolean): Promise<void> {
+  for (let tries = 0; tries < 500 && !check(); tries++) {
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  expect(check()).toBe(true);
+}

@@ -29,17 +29,15 @@ type Admit = (
 ) => Promise<MessageOutcome>;
 
 function useAdmit(): Admit {
-  const { api, keyStore, sync } = useServices();
+  const { api, keyStore } = useServices();
   return useCallback(
     async (sessionId, text, admissionKey, keyScope) => {
       const result = await api.sendMessage(sessionId, text, admissionKey);
-      if (result.ok) {
-        releaseAdmissionKey(keyStore, keyScope);
-        void sync.refresh();
-      }
+      // The session's events bring what the message changed: no list is read again.
+      if (result.ok) releaseAdmissionKey(keyStore, keyScope);
       return messageOutcomeOf(result, text);
     },
-    [api, keyStore, sync],
+    [api, keyStore],
   );
 }
 

@@ -70,6 +70,13 @@ export interface SyncDeps {
 
 const MAX_BACKOFF_MS = 10_000;
 
+/**
+ * Task session lists read at once. A browser opens about six connections to
+ * a server; with one read per task all at once, a person's answer sent
+ * meanwhile waited behind hundreds of them.
+ */
+const SESSION_READ_LANES = 4;
+
 export class ModelSync {
   private socket: SocketLike | undefined;
   private retryTimer: unknown;
@@ -275,14 +282,12 @@ export class ModelSync {
       cursor = result.value.next_cursor;
     }
     model.update((state) => transitions.tasks(state, tasks));
-    const reads = await Promise.all(
-      tasks.map(async (task): Promise<Read> => {
-        const sessions = await api.sessions(task.id);
-        if (!sessions.ok) return failedRead(sessions);
-        model.update((state) => transitions.sessions(state, sessions.value.sessions));
-        return 'read';
-      }),
-    );
+    const reads = await inLanes(tasks, SESSION_READ_LANES, async (task): Promise<Read> => {
+      const sessions = await api.sessions(task.id);
+      if (!sessions.ok) return failedRead(sessions);
+      model.update((state) => transitions.sessions(state, sessions.value.sessions));
+      return 'read';
+    });
     return reads.includes('retry') ? 'retry' : 'read';
   }
 
@@ -361,6 +366,24 @@ function failedRead(failure: ApiFailure): Read {
   if (failure.kind === 'network') return 'retry';
   const { status } = failure;
   return status >= 500 || status === 408 || status === 429 ? 'retry' : 'refused';
+}
+
+/** `read` over `items`, at most `lanes` at a time; results in the items' order. */
+async function inLanes<T, R>(
+  items: readonly T[],
+  lanes: number,
+  read: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results: R[] = [];
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await read(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
+  return results;
 }
 
 function closeCodeOf(event: unknown): number | undefined {

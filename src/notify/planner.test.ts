@@ -2,8 +2,9 @@
  * The planner as a table of situations on a fake clock, without a database:
  * one `asked` per item and channel, one reminder after the delay, `answered`
  * only to channels that can retract, owed prompts dropped once an item stops
- * (or given up as out of sight when it still waits), and a row given up out
- * of sight owed again once its person may see the item again.
+ * (or given up as out of sight when it still waits), no `answered` while an
+ * answer is on its way to its agent, and a row given up out of sight or as
+ * no longer waiting owed again once the item waits on its person again.
  */
 import { describe, expect, it } from 'vitest';
 import {
@@ -47,6 +48,7 @@ function input(overrides: Partial<PlanInput>): PlanInput {
     deliveredAsks: [],
     owed: [],
     stillWaiting: new Set(),
+    delivering: new Set(),
     nowMs: T0,
     ...overrides,
   };
@@ -217,6 +219,29 @@ describe('planNotices', () => {
       expect(stopped.answered.map((answered) => answered.channelId)).toEqual(['hook']);
     });
 
+    it('says "answered" to nobody while an answer is on its way, and gives up what is owed', () => {
+      const delivering = input({
+        items: [],
+        deliveredAsks: deliveredToAnn,
+        owed: [{ id: 'row-1', occurrence: 'b1' }],
+        delivering: new Set(['b1']),
+      });
+      const plan = planNotices(delivering);
+      expect(plan.answered).toEqual([]);
+      // The person just answered: nobody is told an agent asks, until the answer comes back.
+      expect(plan.drop).toEqual([{ id: 'row-1', reason: 'stopped_waiting' }]);
+      const delivered = planNotices({ ...delivering, delivering: new Set() });
+      expect(delivered.answered.map((answered) => answered.channelId)).toEqual(['hook']);
+    });
+
+    it('owes an `asked` given up as no longer waiting again once the item waits again', () => {
+      // An answer its agent was not ready for went back to pending, under the same pending ID.
+      const plan = planNotices(
+        input({ existing: [asked('hook', T0, 'stopped_waiting'), asked('ntfy')] }),
+      );
+      expect(summary(plan)).toEqual(['asked:hook:b1:rearms hook-asked']);
+    });
+
     it('owes an `asked` given up out of sight again once its person may see the item', () => {
       const plan = planNotices(
         input({
@@ -242,7 +267,6 @@ describe('planNotices', () => {
 
     it.each<[string, GaveUpFor | null]>([
       ['given up for failure', 'failed'],
-      ['given up as no longer waiting', 'stopped_waiting'],
       ['delivered or still owed', null],
     ])('never re-arms a row %s', (_label, gaveUpFor) => {
       const plan = planNotices(

@@ -11,15 +11,18 @@
  * Push) once an item it was told about stops waiting. A session going idle
  * is no item: only bundles and requests are.
  *
- * An item leaves `items` when it stops waiting, or when nobody with a
- * channel may see it any more; `stillWaiting` tells the two apart. A prompt
- * still owed for it is given up `stopped_waiting` in the first case and
- * `not_visible` in the second, where nothing was answered, so no channel is
- * told it was. (A prompt for an item others still see is left to the send's
- * recheck, which gives it up for the same reason.) A row given up
- * `not_visible` is owed again, re-armed rather than inserted since its key is
- * taken, once its person may see the still-waiting item again; a row given
- * up for any other reason, or delivered, stays as it is.
+ * An item leaves `items` when it stops waiting, when its answer is claimed
+ * and on its way to its agent (`delivering`), or when nobody with a channel
+ * may see it any more (`stillWaiting`). A prompt still owed for it is given
+ * up `not_visible` in the last case and `stopped_waiting` in the others: a
+ * person who just answered is not told an agent asks. Only an item that
+ * stopped waiting is announced `answered`: an answer on its way may yet go
+ * back to pending (its agent was not ready for it), and the item with it.
+ * (A prompt for an item others still see is left to the send's recheck,
+ * which gives it up for the same reasons.) A row given up for either reason
+ * is owed again, re-armed rather than inserted since its key (the item's ID)
+ * is taken, once the item waits on its person again; a row given up because
+ * its channel failed, or delivered, stays as it is.
  */
 import type { ChannelKind, NoticeKind } from '../wire/index.js';
 
@@ -99,6 +102,8 @@ export interface PlanInput {
    * those whose item still waits (whoever may see it).
    */
   readonly stillWaiting: ReadonlySet<string>;
+  /** Of the same, the bundles whose answer is claimed and on its way to its agent. */
+  readonly delivering: ReadonlySet<string>;
   readonly nowMs: number;
 }
 
@@ -108,7 +113,7 @@ export interface PlannedPrompt {
   readonly event: 'asked' | 'reminder';
   readonly item: WaitingItem;
   readonly includeQuestion: boolean;
-  /** The row given up `not_visible` this prompt owes again; `null` for a new row. */
+  /** The given-up row this prompt owes again; `null` for a new row. */
   readonly rearms: string | null;
 }
 
@@ -153,9 +158,13 @@ export function timestampMs(timestamp: string): number {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
-/** A row given up because its person could not see its item is owed again once they may. */
+/**
+ * A row given up because its person could not see its item, or because the
+ * item stopped waiting, is owed again once the item waits on them: it is in
+ * `items`, so the reason no longer holds.
+ */
 const rearmable = (notice: ExistingNotice | undefined): boolean =>
-  notice?.gaveUpFor === 'not_visible';
+  notice?.gaveUpFor === 'not_visible' || notice?.gaveUpFor === 'stopped_waiting';
 
 export function planNotices(input: PlanInput): NoticePlan {
   const existing = new Map<string, ExistingNotice>();
@@ -202,8 +211,14 @@ export function planNotices(input: PlanInput): NoticePlan {
   const kinds = new Map(input.channels.map((channel) => [channel.id, channel.kind]));
   const answered: PlannedAnswered[] = [];
   for (const ask of input.deliveredAsks) {
-    // Still waiting, though perhaps no longer for this person: nothing was answered.
-    if (live.has(ask.occurrence) || input.stillWaiting.has(ask.occurrence)) continue;
+    // Still waiting, though perhaps no longer for this person, or not yet answered for good.
+    if (
+      live.has(ask.occurrence) ||
+      input.stillWaiting.has(ask.occurrence) ||
+      input.delivering.has(ask.occurrence)
+    ) {
+      continue;
+    }
     const kind = kinds.get(ask.channelId);
     if (kind === undefined || !RETRACTING_KINDS.includes(kind)) continue;
     answered.push({

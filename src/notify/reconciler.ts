@@ -9,12 +9,14 @@
  * Visibility is the inbox's: a bundle is read per person with a channel
  * through the same listing `GET /api/v1/pending` uses; a request reaches the
  * members of its session's workspace. So an item missing from that reading
- * has stopped waiting or is out of sight of everyone with a channel; the
- * pass asks which of the items its rows name still wait, whoever may see
- * them (active bundles by pending ID, awaiting requests), so the planner
- * gives up and re-arms for the right reason, kept on the row with the text
- * a person reads (`GIVE_UP_TEXT`; the visibility one is the send recheck's,
- * `NO_LONGER_VISIBLE`).
+ * has stopped waiting, has its answer on the way to its agent, or is out of
+ * sight of everyone with a channel; the pass asks which of the items its
+ * rows name still wait, whoever may see them (active bundles by pending ID,
+ * awaiting requests), and which have an answer claimed whose delivery is
+ * still pending (it goes back to pending if the agent is not ready for it),
+ * so the planner gives up, re-arms and announces `answered` for the right
+ * reason, kept on the row with the text a person reads (`GIVE_UP_TEXT`; the
+ * visibility one is the send recheck's, `NO_LONGER_VISIBLE`).
  */
 import type { Principal } from '../auth/index.js';
 import { listPendingBundles, MAX_PENDING_PAGE } from '../clarification/index.js';
@@ -23,6 +25,7 @@ import {
   anyChannel,
   DEFAULT_NOTICE_SETTINGS,
   deliveredAsksWithoutAnswer,
+  deliveringPendingIds,
   giveUpRows,
   insertOutboxRows,
   listAllChannels,
@@ -70,7 +73,7 @@ export interface ReconcilerDeps {
 export interface PassReport {
   readonly inserted: number;
   readonly dropped: number;
-  /** Rows given up `not_visible` and owed again: due now, like inserted ones. */
+  /** Given-up rows owed again (the item waits on its person again): due now, like inserted ones. */
   readonly rearmed: number;
   /** Rows pruned, when the pass was asked to prune (`retention.ts`). */
   readonly pruned: number;
@@ -172,20 +175,31 @@ async function waitingItems(deps: ReconcilerDeps, userIds: readonly string[]): P
   return { items, requestIds: new Set(requests.map((request) => request.id)) };
 }
 
-/**
- * Of the occurrences the outbox names beyond `items`, those that still wait
- * whoever may see them: a request awaiting a person, or an active bundle.
- */
+interface Unlisted {
+  /** Still waiting on a person, whoever may see it: a request awaiting one, or an active bundle. */
+  readonly waiting: Set<string>;
+  /** A bundle whose answer is claimed and not yet handed to its agent (or put back). */
+  readonly delivering: Set<string>;
+}
+
+/** Of the occurrences the outbox names beyond `items`, those not settled for good. */
 async function stillWaiting(
   store: RepoContext,
   waiting: Waiting,
   occurrences: readonly string[],
-): Promise<Set<string>> {
+): Promise<Unlisted> {
   const listed = new Set(waiting.items.map((item) => item.itemId));
   const unlisted = occurrences.filter((occurrence) => !listed.has(occurrence));
   const requests = unlisted.filter((occurrence) => waiting.requestIds.has(occurrence));
   const others = unlisted.filter((occurrence) => !waiting.requestIds.has(occurrence));
-  return new Set([...requests, ...(await activePendingIds(store, others))]);
+  const active = await activePendingIds(store, others);
+  return {
+    waiting: new Set([...requests, ...active]),
+    delivering: await deliveringPendingIds(
+      store,
+      others.filter((occurrence) => !active.has(occurrence)),
+    ),
+  };
 }
 
 /**
@@ -263,7 +277,8 @@ export async function reconcileOnce(
     existing: existing.map(existingNotice),
     deliveredAsks,
     owed,
-    stillWaiting: waitingNow,
+    stillWaiting: waitingNow.waiting,
+    delivering: waitingNow.delivering,
     nowMs: store.clock.nowMs(),
   });
 
@@ -308,7 +323,15 @@ export async function reconcileOnce(
     })),
   );
   const pruned = batch
-    ? await pruneBatch(store, batch, new Set([...items.map((item) => item.itemId), ...waitingNow]))
+    ? await pruneBatch(
+        store,
+        batch,
+        new Set([
+          ...items.map((item) => item.itemId),
+          ...waitingNow.waiting,
+          ...waitingNow.delivering,
+        ]),
+      )
     : 0;
   return {
     inserted,

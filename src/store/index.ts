@@ -249,6 +249,7 @@ export {
   DEFAULT_NOTICE_SETTINGS,
   deleteUserChannel,
   deliveredAsksWithoutAnswer,
+  deliveringPendingIds,
   deliveredAsksWithoutAnswerQuery,
   getNoticeSettings,
   getUserChannel,

@@ -11,7 +11,7 @@
 import { ONE_ROW } from './compiled.js';
 import { sql } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
-import { inCurrentTurn, sessionLive } from './clarification.js';
+import { CLARIFICATION_TYPE, inCurrentTurn, sessionLive } from './clarification.js';
 import type { RepoContext } from './context.js';
 import type {
   OutboxGiveUpReason,
@@ -255,6 +255,35 @@ export async function activePendingIds(
   return out;
 }
 
+/**
+ * Which of these pending IDs name a bundle whose answer is claimed and on its
+ * way to its agent: the claim's delivery intent still set, in its session's
+ * current turn, the session not ended. Such an answer may yet go back to
+ * pending (its agent was not ready: `restoreClaim` holds the same guards),
+ * so the item is neither waiting on a person nor answered for anyone yet.
+ */
+export async function deliveringPendingIds(
+  ctx: RepoContext,
+  pendingIds: readonly string[],
+): Promise<Set<string>> {
+  const pendingId = ctx.dialect.pendingId();
+  const out = new Set<string>();
+  for (const part of chunks([...new Set(pendingIds)])) {
+    const rows = await ctx.db
+      .selectFrom('task_session_messages')
+      .select(pendingId.as('pending_id'))
+      .distinct()
+      .where(pendingId, 'in', part)
+      .where('type', '=', CLARIFICATION_TYPE)
+      .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+      .where(inCurrentTurn(ctx))
+      .where(sessionLive())
+      .execute();
+    for (const row of rows) if (row.pending_id !== null) out.add(row.pending_id);
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------- the outbox
 
 export interface NewOutboxRow {
@@ -461,16 +490,20 @@ export async function giveUpRows(
   }
 }
 
+/** Why a given-up row may be owed again; one given up for failure never is. */
+const REARMABLE_REASONS: readonly OutboxGiveUpReason[] = ['not_visible', 'stopped_waiting'];
+
 export interface RearmedRow {
   readonly id: string;
   readonly payload: Record<string, unknown>;
 }
 
 /**
- * Owes again rows given up because their person could not see the item, each
- * with a new payload, as if never tried. Each row is one statement, guarded
- * so that a row since delivered, re-armed, or given up for another reason is
- * left alone.
+ * Owes again rows given up because their person could not see the item, or
+ * because it stopped waiting (it waits again: an answer that could not be
+ * delivered went back to pending), each with a new payload, as if never
+ * tried. Each row is one statement, guarded so that a row since delivered,
+ * re-armed, or given up for failure is left alone.
  * It falls due now, or when the lease of a send still in flight ends: that
  * send (on another server) settles first, and then only by a delivery.
  * `created_at` moves to now too: a reminder counts its delay from when the
@@ -503,7 +536,7 @@ export async function rearmOutboxRows(
       .where('id', '=', row.id)
       .where('delivered_at', 'is', null)
       .where('gave_up_at', 'is not', null)
-      .where('gave_up_reason', '=', 'not_visible')
+      .where('gave_up_reason', 'in', REARMABLE_REASONS)
       .executeTakeFirst();
     rearmed += Number(result.numUpdatedRows);
   }

@@ -14,7 +14,8 @@ export type { WebPushChannel } from './web-push-channel.js';
 export { startWebPush } from './web-push-channel.js';
 export type { WaitingItem } from './planner.js';
 export type { AnswerLinkPort } from './outbox.js';
-export type { PassReport, WaitingRequests } from './reconciler.js';
+export type { PassReport } from './reconciler.js';
+export type { WaitingRequests } from './waiting.js';
 export {
   createNotifier,
   DEFAULT_NOTIFY_TUNABLES,

@@ -8,9 +8,11 @@
  *
  * A row's payload was fixed when it was planned, and a failing channel is
  * retried for up to a day, so each attempt first asks again whether its
- * person may still see the item and still wants the question in it
- * (`recheck.ts`): one who may not is told nothing more (the row is given up),
- * one who turned the question off gets the notice without it.
+ * item still waits (a prompt's), whether its person may still see it and
+ * still wants the question in it (`recheck.ts`): a prompt for an item
+ * answered meanwhile is not sent, one who may not see it is told nothing
+ * more (the row is given up either way), one who turned the question off
+ * gets the notice without it.
  *
  * Answer links are minted by the attempt that sends them, never kept in the
  * row: the store keeps a link's hash only, as for tokens, and a row's
@@ -39,9 +41,11 @@ import type {
   SendResult,
 } from './channel.js';
 import { timestampMs } from './planner.js';
-import { NO_LONGER_VISIBLE, recheckNotice } from './recheck.js';
+import { GIVE_UP_TEXT, recheckNotice } from './recheck.js';
 import { judgeAttempt, type RetryTunables } from './retry-policy.js';
 import { channelReach, channelUrl, hostAllowed, type Reach } from './targets.js';
+import type { GiveUpReason } from './planner.js';
+import type { WaitingRequests } from './waiting.js';
 
 export interface OutboxTunables extends RetryTunables {
   readonly sendTimeoutMs: number;
@@ -69,6 +73,8 @@ export interface NotifyLogger {
 
 export interface OutboxDeps {
   readonly store: RepoContext;
+  /** What still waits, for the recheck of a prompt (`recheck.ts`): the reconciler's port. */
+  readonly requests: WaitingRequests;
   readonly senders: ReadonlyMap<ChannelKind, ChannelSender>;
   readonly timers: RepeatingTimers;
   readonly logger: NotifyLogger;
@@ -234,13 +240,13 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     }
   }
 
-  /** One attempt at `row`, or `dropped` when its person may no longer be told of it. */
+  /** One attempt at `row`, or why it is dropped: its person may no longer be told of it. */
   async function attemptRow(
     target: ChannelTarget,
     sender: ChannelSender,
     row: OutboxRecord,
     fields: Record<string, unknown>,
-  ): Promise<SendResult | 'dropped'> {
+  ): Promise<SendResult | { dropped: GiveUpReason }> {
     if (!hostAllowed(channelUrl(target.kind, target.config), deps.allowedHosts)) {
       return {
         ok: false,
@@ -250,9 +256,9 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       };
     }
     const stored = noticeOf(row);
-    let notice: Notice | undefined;
+    let recheck: Awaited<ReturnType<typeof recheckNotice>>;
     try {
-      notice = await recheckNotice(store, row, stored);
+      recheck = await recheckNotice(store, deps.requests, row, stored);
     } catch (error) {
       // Unchecked is unsent: the row keeps its place and is judged like any failed attempt.
       logger.warn({ ...fields, err: error }, 'notify.recheck_failed');
@@ -263,8 +269,8 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
         retryable: true,
       };
     }
-    if (!notice) return 'dropped';
-    const sent = await withAnswerLinks(notice, row.user_id, sender, fields);
+    if ('drop' in recheck) return { dropped: recheck.drop };
+    const sent = await withAnswerLinks(recheck.send, row.user_id, sender, fields);
     return attemptOnce(sender, target, sent, deps.timers, tunables.sendTimeoutMs, stop.signal);
   }
 
@@ -305,15 +311,16 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       attempts: row.attempts,
     };
     const result = await attemptRow(target, sender, row, fields);
-    if (result === 'dropped') {
+    if ('dropped' in result) {
       // The channel did not fail, so no retry window or shutdown applies: nothing more goes out.
+      const error = GIVE_UP_TEXT[result.dropped];
       await recordAttempt(store, row, {
         outcome: 'gave_up',
-        reason: 'not_visible',
+        reason: result.dropped,
         status: null,
-        error: NO_LONGER_VISIBLE,
+        error,
       });
-      logger.info({ ...fields, error: NO_LONGER_VISIBLE }, 'notify.dropped');
+      logger.info({ ...fields, error }, 'notify.dropped');
       return;
     }
     const nowMs = store.clock.nowMs();

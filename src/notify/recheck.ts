@@ -2,13 +2,17 @@
  * The check made again just before each attempt. A notice is planned and
  * its payload fixed when it enters the outbox, but a failing channel is
  * retried for up to a day: by then its person may have left the item's
- * workspace, or turned "include the question" off. An attempt sends what
- * they may be told now, not what they could be told then.
+ * workspace, or turned "include the question" off. And a pass plans from
+ * what it read at its start: an answer committed before its rows are
+ * written leaves an `asked` or `reminder` for an item no longer waiting,
+ * sent at once. An attempt sends what they may be told now, not what they
+ * could be told then: a prompt only while its item still waits.
  *
- * The rules are the reconciler's, not new ones: who may see a session is
- * `sessionAudiences` (the members of its task's workspace; a session or task
- * gone is seen by nobody), and without "include the question" a notice
- * carries neither the question nor the links `mayCarryAnswerLinks` refuses.
+ * The rules are the reconciler's, not new ones: what waits is `waiting.ts`;
+ * who may see a session is `sessionAudiences` (the members of its task's
+ * workspace; a session or task gone is seen by nobody), and without
+ * "include the question" a notice carries neither the question nor the
+ * links `mayCarryAnswerLinks` refuses.
  */
 import {
   getNoticeSettings,
@@ -17,10 +21,20 @@ import {
   type RepoContext,
 } from '../store/index.js';
 import type { Notice } from './channel.js';
-import { mayCarryAnswerLinks } from './planner.js';
+import { mayCarryAnswerLinks, type GiveUpReason } from './planner.js';
+import { itemStillWaits, type WaitingRequests } from './waiting.js';
 
 /** Why a row is given up when its person may no longer be told of its item. */
 export const NO_LONGER_VISIBLE = 'its person may no longer see this item';
+
+/** What `last_error` says of a row given up for one of the planner's reasons, here or by a pass. */
+export const GIVE_UP_TEXT: Record<GiveUpReason, string> = {
+  stopped_waiting: 'no longer waiting',
+  not_visible: NO_LONGER_VISIBLE,
+};
+
+/** What an attempt does: send this notice, or give the row up for this reason. */
+export type Recheck = { readonly send: Notice } | { readonly drop: GiveUpReason };
 
 export interface RecheckFacts {
   /** Whether the row's person may still see the notice's session. */
@@ -43,19 +57,30 @@ export function noticeToSendNow(notice: Notice, facts: RecheckFacts): Notice | u
 }
 
 /**
- * Reads the facts for an outbox row's notice and applies `noticeToSendNow`.
- * A person who never saved settings has the defaults, as when it was
- * planned. A store failure throws: the caller must not send unchecked.
+ * Reads the facts for an outbox row's notice and applies `noticeToSendNow`:
+ * an `asked` or `reminder` whose item no longer waits (answered, or its
+ * answer on its way to its agent) is dropped as `stopped_waiting`, and owed
+ * again by a pass if the item waits again (an answer its agent was not ready
+ * for goes back to pending). A person who never saved settings has the
+ * defaults, as when it was planned. A store failure throws: the caller must
+ * not send unchecked.
  */
 export async function recheckNotice(
   store: RepoContext,
+  requests: WaitingRequests,
   row: Pick<OutboxRecord, 'user_id'>,
   notice: Notice,
-): Promise<Notice | undefined> {
+): Promise<Recheck> {
+  const prompt = notice.event === 'asked' || notice.event === 'reminder';
+  if (prompt && !(await itemStillWaits(store, requests, notice))) {
+    return { drop: 'stopped_waiting' };
+  }
   const userId = row.user_id;
   const audiences = await sessionAudiences(store, [notice.sessionId]);
   const visible = audiences.get(notice.sessionId)?.userIds.includes(userId) ?? false;
-  if (!visible) return undefined;
-  const { includeQuestion } = await getNoticeSettings(store, userId);
-  return noticeToSendNow(notice, { visible, includeQuestion });
+  const { includeQuestion } = visible
+    ? await getNoticeSettings(store, userId)
+    : { includeQuestion: false };
+  const send = noticeToSendNow(notice, { visible, includeQuestion });
+  return send ? { send } : { drop: 'not_visible' };
 }

@@ -15,8 +15,8 @@
  * awaiting requests), and which have an answer claimed whose delivery is
  * still pending (it goes back to pending if the agent is not ready for it),
  * so the planner gives up, re-arms and announces `answered` for the right
- * reason, kept on the row with the text a person reads (`GIVE_UP_TEXT`; the
- * visibility one is the send recheck's, `NO_LONGER_VISIBLE`).
+ * reason, kept on the row with the text a person reads (`GIVE_UP_TEXT`, the
+ * send recheck's too).
  */
 import type { Principal } from '../auth/index.js';
 import { listPendingBundles, MAX_PENDING_PAGE } from '../clarification/index.js';
@@ -41,7 +41,7 @@ import {
   type RepoContext,
   type SettledCursor,
 } from '../store/index.js';
-import type { ChannelKind, PendingBundle, UserInputView } from '../wire/index.js';
+import type { ChannelKind, PendingBundle } from '../wire/index.js';
 import type { Notice } from './channel.js';
 import type { NotifyLogger } from './outbox.js';
 import {
@@ -54,13 +54,9 @@ import {
   type PlannedPrompt,
   type WaitingItem,
 } from './planner.js';
-import { NO_LONGER_VISIBLE } from './recheck.js';
+import { GIVE_UP_TEXT } from './recheck.js';
 import { pruneBatch, readPruneBatch, type PruneRequest } from './retention.js';
-
-/** The registry as the reconciler sees it: its live requests (with several servers, theirs too). */
-export interface WaitingRequests {
-  snapshot(): readonly UserInputView[] | Promise<readonly UserInputView[]>;
-}
+import { awaitingRequests, type WaitingRequests } from './waiting.js';
 
 export interface ReconcilerDeps {
   readonly store: RepoContext;
@@ -80,12 +76,6 @@ export interface PassReport {
   /** Where a full prune batch stopped, for the next to go on from; `null` otherwise. */
   readonly pruneFrom: SettledCursor | null;
 }
-
-/** What `last_error` says of a row the planner gave up. */
-const GIVE_UP_TEXT: Record<GiveUpReason, string> = {
-  stopped_waiting: 'no longer waiting',
-  not_visible: NO_LONGER_VISIBLE,
-};
 
 function existingNotice(row: OutboxKey): ExistingNotice {
   return {
@@ -128,10 +118,7 @@ async function waitingItems(deps: ReconcilerDeps, userIds: readonly string[]): P
       cursor = listed.page.next_cursor ?? undefined;
     } while (cursor !== undefined);
   }
-  // Only requests still waiting for a person: an answered action's follow-up is the agent's.
-  const requests = (await deps.requests.snapshot()).filter(
-    (request) => request.status === 'awaiting',
-  );
+  const requests = await awaitingRequests(deps.requests);
   const audiences = await sessionAudiences(deps.store, [
     ...[...bundles.values()].map((bundle) => bundle.session_id),
     ...requests.map((request) => request.session_id),

@@ -619,8 +619,8 @@ export type AttemptRecord =
     }
   | {
       readonly outcome: 'gave_up';
-      /** `not_visible` when the send's recheck found the item out of its person's sight. */
-      readonly reason: Extract<OutboxGiveUpReason, 'failed' | 'not_visible'>;
+      /** Not `failed` when the send's recheck found the item out of its person's sight, or no longer waiting. */
+      readonly reason: OutboxGiveUpReason;
       readonly status: number | null;
       readonly error: string;
     };

@@ -13,6 +13,7 @@ import {
   isEmptyMessage,
   keepUnsentFirstInstruction,
   withAddedText,
+  afterSent,
 } from '../../web/src/model/composer-draft.js';
 import { memoryKeyStore } from '../../web/src/model/late-answer.js';
 import { authorIdsOf, authorsToRead, userAuthorOf } from '../../web/src/model/message-author.js';
@@ -82,6 +83,14 @@ describe('an admission reply, for the person who sent the text', () => {
 });
 
 describe('the composer draft', () => {
+  it('keeps, once a message was taken, what was typed while it was on its way', () => {
+    expect(afterSent('run it', 'run it')).toBe('');
+    expect(afterSent('run it\n\nthen seed', 'run it')).toBe('then seed');
+    // The sent text itself changed: only the person can tell what is new, so all of it stays.
+    expect(afterSent('run it now', 'run  it')).toBe('run it now');
+    expect(afterSent('', 'run it')).toBe('');
+  });
+
   it('holds a first instruction the session did not take, with its note, until sent', () => {
     const store = memoryKeyStore();
     keepUnsentFirstInstruction(store, 's1', '  do it\n');

@@ -105,6 +105,35 @@ describe('the composer', () => {
     await expect(page.getByTestId('composer-send').isDisabled()).resolves.toBe(true);
   });
 
+  it('keeps what is typed while a message is on its way', async () => {
+    const sessionId = await idleSession('Typed on');
+    const page = await signedIn();
+    const input = await openComposer(page, sessionId);
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(MESSAGES, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      await released;
+      return route.continue();
+    });
+    await input.fill('run the migrations');
+    await page.getByTestId('composer-send').click();
+    await page.getByText('Sending…').waitFor(WAIT);
+    await input.press('End');
+    await input.pressSequentially('\nthen the seed script');
+    release();
+    await until(
+      () => userMessages(world, sessionId),
+      (sent) => sent.includes('run the migrations'),
+    );
+    await expect.poll(() => input.inputValue(), WAIT).toBe('then the seed script');
+    // Kept as the draft too: a reload still has it.
+    await page.reload();
+    await expect.poll(() => input.inputValue(), WAIT).toBe('then the seed script');
+  });
+
   it('keeps an edit sent after a lost reply, and says the earlier text went', async () => {
     const sessionId = await idleSession('Lost reply');
     const page = await signedIn();

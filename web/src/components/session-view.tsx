@@ -17,6 +17,7 @@ import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { useSessionFailure } from '../hooks/use-session-failure.js';
 import { useSheetCover } from '../hooks/use-sheet-cover.js';
 import {
+  afterSent,
   clearDraft,
   draftNoteOf,
   draftOf,
@@ -475,8 +476,11 @@ function Composer({
       setStatus({ phase: 'earlier', text: outcome.earlier, outcome: outcome.outcome });
       return;
     }
-    setText('');
+    // Anything typed while the message was on its way stays.
+    const left = afterSent(inputRef.current?.value ?? value, value);
+    setText(left);
     clearDraft(keyStore, sessionId);
+    if (left !== '') keepDraft(keyStore, sessionId, left);
     setStatus({ phase: outcome.outcome === 'queued' ? 'queued' : 'idle' });
   };
 

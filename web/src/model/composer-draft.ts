@@ -43,6 +43,17 @@ export function withAddedText(current: string, added: string): string {
   return `${current.replace(/\n+$/u, '')}\n\n${added}`;
 }
 
+/**
+ * What the composer holds once `sent` was taken, if the person typed on
+ * while it was on its way (`current`): nothing if they did not, what they
+ * added after it, or, if they changed the sent text itself, all of it, since
+ * only they can tell what of it is new.
+ */
+export function afterSent(current: string, sent: string): string {
+  if (current === sent) return '';
+  return current.startsWith(sent) ? current.slice(sent.length).replace(/^\s+/u, '') : current;
+}
+
 /** Only text with nothing but whitespace is empty; anything else is sent exactly as typed. */
 export function isEmptyMessage(text: string): boolean {
   return text.trim() === '';

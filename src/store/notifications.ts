@@ -9,11 +9,12 @@
  * times formatted like row versions, so plain string order is time order.
  */
 import { ONE_ROW } from './compiled.js';
-import { sql } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
 import { CLARIFICATION_TYPE, inCurrentTurn, sessionLive } from './clarification.js';
 import type { RepoContext } from './context.js';
 import type {
+  Database,
   OutboxGiveUpReason,
   NotificationChannelsTable,
   NotificationOutboxTable,
@@ -234,25 +235,11 @@ export async function sessionAudiences(
  * it: the inbox's guards (a pending row in its session's current turn, in a
  * session that has not ended) without its visibility.
  */
-export async function activePendingIds(
+export function activePendingIds(
   ctx: RepoContext,
   pendingIds: readonly string[],
 ): Promise<Set<string>> {
-  const pendingId = ctx.dialect.pendingId();
-  const out = new Set<string>();
-  for (const part of chunks([...new Set(pendingIds)])) {
-    const rows = await ctx.db
-      .selectFrom('task_session_messages')
-      .select(pendingId.as('pending_id'))
-      .distinct()
-      .where(pendingId, 'in', part)
-      .where(ctx.dialect.pendingClarificationRow())
-      .where(inCurrentTurn(ctx))
-      .where(sessionLive())
-      .execute();
-    for (const row of rows) if (row.pending_id !== null) out.add(row.pending_id);
-  }
-  return out;
+  return pendingIdsOfLiveTurns(ctx, pendingIds, () => ctx.dialect.pendingClarificationRow());
 }
 
 /**
@@ -262,24 +249,40 @@ export async function activePendingIds(
  * pending (its agent was not ready: `restoreClaim` holds the same guards),
  * so the item is neither waiting on a person nor answered for anyone yet.
  */
-export async function deliveringPendingIds(
+export function deliveringPendingIds(
   ctx: RepoContext,
   pendingIds: readonly string[],
+): Promise<Set<string>> {
+  return pendingIdsOfLiveTurns(ctx, pendingIds, (eb) =>
+    eb.and([
+      eb('type', '=', CLARIFICATION_TYPE),
+      ctx.dialect.metadataFlag('response_delivery_pending'),
+    ]),
+  );
+}
+
+/**
+ * Which of these pending IDs have a clarification row that `rows` admits,
+ * in its session's current turn, the session not ended.
+ */
+async function pendingIdsOfLiveTurns(
+  ctx: RepoContext,
+  pendingIds: readonly string[],
+  rows: (eb: ExpressionBuilder<Database, 'task_session_messages'>) => Expression<SqlBool>,
 ): Promise<Set<string>> {
   const pendingId = ctx.dialect.pendingId();
   const out = new Set<string>();
   for (const part of chunks([...new Set(pendingIds)])) {
-    const rows = await ctx.db
+    const found = await ctx.db
       .selectFrom('task_session_messages')
       .select(pendingId.as('pending_id'))
       .distinct()
       .where(pendingId, 'in', part)
-      .where('type', '=', CLARIFICATION_TYPE)
-      .where(ctx.dialect.metadataFlag('response_delivery_pending'))
+      .where(rows)
       .where(inCurrentTurn(ctx))
       .where(sessionLive())
       .execute();
-    for (const row of rows) if (row.pending_id !== null) out.add(row.pending_id);
+    for (const row of found) if (row.pending_id !== null) out.add(row.pending_id);
   }
   return out;
 }

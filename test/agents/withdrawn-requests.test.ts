@@ -5,27 +5,16 @@
  * `swept` (the web app's "Withdrawn: the agent stopped waiting"), nothing
  * waits on the session, and a person's answer that comes after is refused.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { loadAgentProfiles } from '../../src/agents/profiles.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { OUTCOMES, type SessionView } from '../../src/wire/index.js';
+import { describe, expect, it } from 'vitest';
+import { OUTCOMES } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
-import { writeEdgeRequestAgent } from './edge-request-fixtures.js';
+import { useEdgeRequestServer } from './edge-request-server.js';
 
 const ADMIN_TOKEN = 'withdrawn-requests-admin-token-0123456789';
 /** The agent process starts before it asks. */
 const AGENT_WAIT_MS = 30_000;
-
-interface Started {
-  sessionId: string;
-  taskId: string;
-}
 
 /** Each ask, a person's answer to it, and what its agent hears once it withdrew it. */
 const WITHDRAWN = [
@@ -46,55 +35,8 @@ const WITHDRAWN = [
 ] as const;
 
 describe('an ACP agent that withdraws its own request', () => {
-  let dir: string;
-  let agentPath: string;
-  let database: TestDatabase | undefined;
-  let server: RunningServer | undefined;
-  let api: ApiCall;
-
-  beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'clarion-withdrawn-'));
-    agentPath = writeEdgeRequestAgent(dir);
-  });
-
-  afterAll(() => {
-    rmSync(dir, { recursive: true, force: true });
-  });
-
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await database?.dispose();
-    database = undefined;
-  });
-
-  async function serve(): Promise<RunningServer> {
-    database = await freshDatabase('sqlite');
-    const agentProfiles = loadAgentProfiles({
-      CLARION_AGENT_PROFILES: JSON.stringify({
-        edger: { command: process.execPath, args: [agentPath] },
-      }),
-    });
-    server = await startServer(
-      serverConfig(database, ADMIN_TOKEN, { agentProfiles }),
-      silentLogger,
-    );
-    api = bearerApi(server.url, ADMIN_TOKEN);
-    return server;
-  }
-
-  async function startTask(prompt: string): Promise<Started> {
-    const created = await api('POST', '/api/v1/tasks', {
-      title: prompt,
-      agent_profile: 'edger',
-      prompt,
-    });
-    expect(created.status).toBe(201);
-    return {
-      sessionId: (created.json.session as { id: string }).id,
-      taskId: (created.json.task as { id: string }).id,
-    };
-  }
+  const world = useEdgeRequestServer(ADMIN_TOKEN);
+  const { api, startTask, sessionOf } = world;
 
   async function listedRequest(sessionId: string, kind: string): Promise<{ id: string }> {
     let found: { id: string } | undefined;
@@ -109,21 +51,16 @@ describe('an ACP agent that withdraws its own request', () => {
     return found;
   }
 
-  async function sessionOf({ sessionId, taskId }: Started): Promise<SessionView | undefined> {
-    const read = await api<{ sessions: SessionView[] }>('GET', `/api/v1/tasks/${taskId}/sessions`);
-    return read.json.sessions.find((session) => session.id === sessionId);
-  }
-
   it.each(WITHDRAWN)(
     'ends a withdrawn $what at once, read as withdrawn, and refuses the answer that comes after',
     async ({ kind, asked, answer, heard }) => {
-      const running = await serve();
+      const running = await world.serve();
       const tag = `withdraw-${asked}`;
       const started = await startTask(`/withdraw ${asked} ${tag}`);
       const request = await listedRequest(started.sessionId, kind);
 
-      writeFileSync(join(dir, `${tag}.go`), '');
-      await eventually(() => existsSync(join(dir, `${tag}-1.json`)), AGENT_WAIT_MS);
+      writeFileSync(join(world.dir, `${tag}.go`), '');
+      await eventually(() => existsSync(join(world.dir, `${tag}-1.json`)), AGENT_WAIT_MS);
       await eventually(() => running.turns.userInputs.get(request.id)?.status === 'settled');
       expect(running.turns.userInputs.get(request.id)).toMatchObject({
         status: 'settled',
@@ -140,11 +77,11 @@ describe('an ACP agent that withdraws its own request', () => {
         error: OUTCOMES.already_settled.message,
       });
 
-      writeFileSync(join(dir, `${tag}.done`), '');
+      writeFileSync(join(world.dir, `${tag}.done`), '');
       await eventually(async () => (await sessionOf(started))?.state === 'idle', AGENT_WAIT_MS);
       const decisions = await api('GET', '/api/v1/decisions');
       expect(decisions.json.decisions).toEqual([]);
-      expect(JSON.parse(readFileSync(join(dir, `${tag}-1.json`), 'utf8'))).toEqual({
+      expect(world.heardBy(tag, 1)).toEqual({
         reply: heard,
       });
     },

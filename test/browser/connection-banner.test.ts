@@ -33,4 +33,42 @@ describe('the connection banner', () => {
     expect(sockets.length).toBeGreaterThanOrEqual(2);
     await context.close();
   });
+
+  it('connects again when the page comes back after a while or the browser is online again', async () => {
+    const { context, page } = await suite.phone();
+    // The page's clock is the test's: a hidden minute passes at once.
+    await page.clock.install();
+    const sockets: WebSocketRoute[] = [];
+    await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
+      socket.connectToServer();
+      sockets.push(socket);
+    });
+    await page.goto(`${suite.world.origin}/`);
+    const live = page.locator('[data-testid="connection"][data-state="live"]');
+    await live.waitFor(WAIT);
+    const show = (state: 'hidden' | 'visible') =>
+      page.evaluate(`(() => {
+        Object.defineProperty(document, 'visibilityState', { value: '${state}', configurable: true });
+        document.dispatchEvent(new Event('visibilitychange'));
+      })()`);
+
+    // Away a few seconds: the socket very likely lived through it.
+    await show('hidden');
+    await page.clock.fastForward(5_000);
+    await show('visible');
+    await page.waitForTimeout(500);
+    expect(sockets).toHaveLength(1);
+
+    // Away a minute (a phone that slept): its socket may look open and hear nothing.
+    await show('hidden');
+    await page.clock.fastForward(60_000);
+    await show('visible');
+    await expect.poll(() => sockets.length, WAIT).toBe(2);
+    await live.waitFor(WAIT);
+
+    await page.evaluate(`window.dispatchEvent(new Event('online'))`);
+    await expect.poll(() => sockets.length, WAIT).toBe(3);
+    await live.waitFor(WAIT);
+    await context.close();
+  });
 });

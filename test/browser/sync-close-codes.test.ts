@@ -384,3 +384,48 @@ async function eventuallyTrue(check: () => boolean): Promise<void> {
   }
   expect(check()).toBe(true);
 }
+
+describe('ModelSync.resync, for a page back from sleep or offline', () => {
+  it('closes a socket that still looks open, and the reconnect reads everything again', async () => {
+    let pendingReads = 0;
+    const { sockets, timers, model, sync, fireTimers } = setup(undefined, {
+      pending: () => {
+        pendingReads++;
+        return ok({ bundles: [], next_cursor: null });
+      },
+    });
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.onmessage?.({
+      data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }),
+    });
+    await settle();
+    expect(pendingReads).toBe(1);
+
+    sync.resync();
+    expect(model.getState().connection).toBe('offline');
+    expect(timers).toHaveLength(1);
+    await fireTimers();
+    sockets[1]?.onopen?.({});
+    sockets[1]?.onmessage?.({
+      data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }),
+    });
+    await settle();
+    expect(pendingReads).toBe(2);
+    expect(model.getState().connection).toBe('live');
+    sync.stop();
+  });
+
+  it('connects at once instead of waiting out a backoff, and does nothing once stopped', () => {
+    const { sockets, timers, sync } = setup();
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.closedWith(1006);
+    expect(timers).toHaveLength(1);
+    sync.resync();
+    expect(sockets).toHaveLength(2);
+    sync.stop();
+    sync.resync();
+    expect(sockets).toHaveLength(2);
+  });
+});

@@ -10,6 +10,7 @@ import { navigate, useRoute } from '../app/router.js';
 import { useAccount, useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
+import { useResyncOnReturn } from '../hooks/use-resync-on-return.js';
 import { AccountMenu } from './account-menu.js';
 import { ArrivalAnnouncer } from './arrival-announcer.js';
 import { ConnectionBanner } from './connection-banner.js';
@@ -50,6 +51,7 @@ export function App() {
       sync.stop();
     };
   }, [auth, sync]);
+  useResyncOnReturn(sync, auth === 'signed_in');
 
   return (
     <div className="app">

@@ -121,6 +121,26 @@ export class ModelSync {
     this.socket = undefined;
   }
 
+  /**
+   * Connects again now and reads everything again, for a page that comes
+   * back from where its socket may have died without a close: a phone that
+   * slept, a laptop that lost its network. A socket that still looks open
+   * is closed first; the browser notices a dead one only as fast as TCP
+   * does, which can be minutes, and the inbox would be stale meanwhile.
+   */
+  resync(): void {
+    if (this.stopped) return;
+    if (this.socket) {
+      this.socket.close();
+      return;
+    }
+    if (this.retryTimer !== undefined) {
+      this.deps.clearTimer(this.retryTimer);
+      this.retryTimer = undefined;
+      this.connect();
+    }
+  }
+
   /** Loads a transcript now and again after every reconnect. */
   openSession(sessionId: string): void {
     this.openSessions.add(sessionId);

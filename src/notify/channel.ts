@@ -54,6 +54,11 @@ export interface AnswerLinkChoice {
 }
 
 /** A channel as a sender needs it: its kind, its target and its secrets, decrypted config. */
+/** Whether the notice asks its person to act (`asked`, `reminder`), not says how it ended. */
+export function isPrompt(notice: Pick<Notice, 'event'>): boolean {
+  return notice.event === 'asked' || notice.event === 'reminder';
+}
+
 export interface ChannelTarget {
   readonly id: string;
   readonly kind: ChannelKind;

@@ -33,12 +33,13 @@ import {
 } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
-import type {
-  AnswerLinkChoice,
-  ChannelSender,
-  ChannelTarget,
-  Notice,
-  SendResult,
+import {
+  isPrompt,
+  type AnswerLinkChoice,
+  type ChannelSender,
+  type ChannelTarget,
+  type Notice,
+  type SendResult,
 } from './channel.js';
 import { timestampMs } from './planner.js';
 import { GIVE_UP_TEXT, recheckNotice } from './recheck.js';
@@ -289,8 +290,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     fields: Record<string, unknown>,
   ): Promise<Notice> {
     const { answerable, ...sent } = notice;
-    const prompt = notice.event === 'asked' || notice.event === 'reminder';
-    if (!answerable || !prompt || sender.showsAnswerLinks !== true || !deps.answerLinks) {
+    if (!answerable || !isPrompt(notice) || sender.showsAnswerLinks !== true || !deps.answerLinks) {
       return sent;
     }
     try {

@@ -20,7 +20,7 @@ import {
   type OutboxRecord,
   type RepoContext,
 } from '../store/index.js';
-import type { Notice } from './channel.js';
+import { isPrompt, type Notice } from './channel.js';
 import { mayCarryAnswerLinks, type GiveUpReason } from './planner.js';
 import { itemStillWaits, type WaitingRequests } from './waiting.js';
 
@@ -71,16 +71,13 @@ export async function recheckNotice(
   row: Pick<OutboxRecord, 'user_id'>,
   notice: Notice,
 ): Promise<Recheck> {
-  const prompt = notice.event === 'asked' || notice.event === 'reminder';
-  if (prompt && !(await itemStillWaits(store, requests, notice))) {
+  if (isPrompt(notice) && !(await itemStillWaits(store, requests, notice))) {
     return { drop: 'stopped_waiting' };
   }
   const userId = row.user_id;
   const audiences = await sessionAudiences(store, [notice.sessionId]);
-  const visible = audiences.get(notice.sessionId)?.userIds.includes(userId) ?? false;
-  const { includeQuestion } = visible
-    ? await getNoticeSettings(store, userId)
-    : { includeQuestion: false };
-  const send = noticeToSendNow(notice, { visible, includeQuestion });
+  if (!audiences.get(notice.sessionId)?.userIds.includes(userId)) return { drop: 'not_visible' };
+  const { includeQuestion } = await getNoticeSettings(store, userId);
+  const send = noticeToSendNow(notice, { visible: true, includeQuestion });
   return send ? { send } : { drop: 'not_visible' };
 }

@@ -27,6 +27,7 @@ import {
 import type { RuntimeEvent, SessionLaunch } from '../../src/agents/runtime.js';
 import { normalizeAsk } from '../../src/clarification/questions.js';
 import { writeFixtures } from './supervisor-fixtures.js';
+import { groupGone } from './supervisor-support.js';
 import { BUILT_DEMO_AGENT, builtPath } from '../../src/support/index.js';
 
 const DEMO_AGENT = builtPath(BUILT_DEMO_AGENT);
@@ -210,19 +211,6 @@ async function stoppedState(pid: number): Promise<void> {
     if (Date.now() > deadline) throw new Error(`process ${String(pid)} did not stop`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
-}
-
-/** Whether a process, or the group it leads, still runs. */
-function processAlive(pid: number): boolean {
-  for (const target of [pid, -pid]) {
-    try {
-      process.kill(target, 0);
-      return true;
-    } catch {
-      // ESRCH: nothing there.
-    }
-  }
-  return false;
 }
 
 /** A permission handler that answers only when the test says so. */
@@ -423,10 +411,10 @@ describe('ACP host with the demo agent', () => {
       // In the same turn: the start has no process yet for the close's stop to end.
       await host.close();
       expect(settled).toBe(true);
-      expect([...pids].filter(processAlive)).toEqual([]);
+      expect([...pids].filter((pid) => !groupGone(pid))).toEqual([]);
     } finally {
       watching = false;
-      for (const pid of [...pids].filter(processAlive)) process.kill(-pid, 'SIGKILL');
+      for (const pid of [...pids].filter((pid) => !groupGone(pid))) process.kill(-pid, 'SIGKILL');
     }
     // Stopped on purpose: abandoned, no failure of the session.
     const refused = await starting;

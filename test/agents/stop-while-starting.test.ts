@@ -18,23 +18,11 @@ import { getSession, listQueue, openStore } from '../../src/store/index.js';
 import { armPause, type ArmedPause } from '../../src/support/failpoints.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
+import { groupGone } from './supervisor-support.js';
 
 const ADMIN_TOKEN = 'stop-while-starting-admin-token-0123456789';
 /** The pause lets the start go by itself after this, should the test never release it. */
 const PAUSE_BOUND_MS = 40_000;
-
-/** Whether a process (or its group) with this ID still runs. */
-function alive(pid: number): boolean {
-  for (const target of [pid, -pid]) {
-    try {
-      process.kill(target, 0);
-      return true;
-    } catch {
-      // ESRCH: nothing there.
-    }
-  }
-  return false;
-}
 
 /**
  * The real ACP host, telling the test when its close is over and keeping
@@ -81,7 +69,7 @@ describe.each(DRIVERS)('a stop while an agent start is on its way, on %s', (driv
     pause?.release();
     pause = undefined;
     // What a failing run left running goes, so the next file starts clean.
-    for (const pid of leftPids.filter(alive)) process.kill(-pid, 'SIGKILL');
+    for (const pid of leftPids.filter((pid) => !groupGone(pid))) process.kill(-pid, 'SIGKILL');
     leftPids = [];
     await database?.dispose();
     database = undefined;
@@ -105,7 +93,7 @@ describe.each(DRIVERS)('a stop while an agent start is on its way, on %s', (driv
     pause.release();
     await closing;
 
-    expect(watched.pids.filter(alive)).toEqual([]);
+    expect(watched.pids.filter((pid) => !groupGone(pid))).toEqual([]);
     // Refused before the host: it never saw the start.
     expect(watched.starts).toEqual([]);
     const reply = await created;

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { OUTCOMES } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
+import { waitingItems } from '../support/waiting-items.js';
 import { useEdgeRequestServer } from './edge-request-server.js';
 
 const ADMIN_TOKEN = 'withdrawn-requests-admin-token-0123456789';
@@ -37,19 +38,7 @@ const WITHDRAWN = [
 describe('an ACP agent that withdraws its own request', () => {
   const world = useEdgeRequestServer(ADMIN_TOKEN);
   const { api, startTask, sessionOf } = world;
-
-  async function listedRequest(sessionId: string, kind: string): Promise<{ id: string }> {
-    let found: { id: string } | undefined;
-    await eventually(async () => {
-      const list = await api('GET', '/api/v1/user-inputs');
-      found = (list.json.requests as { id: string; kind: string; session_id: string }[]).find(
-        (request) => request.session_id === sessionId && request.kind === kind,
-      );
-      return found !== undefined;
-    }, AGENT_WAIT_MS);
-    if (!found) throw new Error(`no ${kind} request`);
-    return found;
-  }
+  const { userInputOf } = waitingItems(api, AGENT_WAIT_MS);
 
   it.each(WITHDRAWN)(
     'ends a withdrawn $what at once, read as withdrawn, and refuses the answer that comes after',
@@ -57,7 +46,7 @@ describe('an ACP agent that withdraws its own request', () => {
       const running = await world.serve();
       const tag = `withdraw-${asked}`;
       const started = await startTask(`/withdraw ${asked} ${tag}`);
-      const request = await listedRequest(started.sessionId, kind);
+      const request = await userInputOf(started.sessionId, kind);
 
       writeFileSync(join(world.dir, `${tag}.go`), '');
       await eventually(() => existsSync(join(world.dir, `${tag}-1.json`)), AGENT_WAIT_MS);

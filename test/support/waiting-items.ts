@@ -37,14 +37,21 @@ export function waitingItems(api: ApiCall, waitMs = WAIT_MS) {
     return found;
   }
 
-  async function userInputOf(sessionId: string): Promise<UserInputView> {
+  /** The session's user-input request, the first of `kind` when one is named. */
+  async function userInputOf(
+    sessionId: string,
+    kind?: UserInputView['kind'],
+  ): Promise<UserInputView> {
     let found: UserInputView | undefined;
     await eventually(async () => {
       const list = await api<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
-      found = list.json.requests.find((request) => request.session_id === sessionId);
+      found = list.json.requests.find(
+        (request) =>
+          request.session_id === sessionId && (kind === undefined || request.kind === kind),
+      );
       return found !== undefined;
     }, waitMs);
-    if (!found) throw new Error(`no user-input request in session ${sessionId}`);
+    if (!found) throw new Error(`no ${kind ?? 'user-input'} request in session ${sessionId}`);
     return found;
   }
 

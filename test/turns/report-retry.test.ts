@@ -8,7 +8,7 @@
  */
 import { sql } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
+import type { Logger } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   appendMessage,
@@ -21,6 +21,7 @@ import { AGENT_EVENT_RETRY_BASE_MS, AGENT_EVENT_RETRY_LIMIT_MS } from '../../src
 import { eventually } from '../support/clarification-harness.js';
 import { ClockTimers, fakeClock } from '../support/fakes.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+import { retryLog } from '../support/recorders.js';
 
 /** Leaves no free page and forbids new ones: the next write that needs a page finds the disk full. */
 async function fillDisk(store: Store): Promise<void> {
@@ -30,17 +31,6 @@ async function fillDisk(store: Store): Promise<void> {
 
 async function makeRoom(store: Store): Promise<void> {
   await sql`PRAGMA max_page_count = 1000000`.execute(store.db);
-}
-
-/** What the retries logged: one warning per failed try, with the pause before the next. */
-function retryLog() {
-  const lines: string[] = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
-  const pauses = () =>
-    lines
-      .map((line) => JSON.parse(line) as { retry_in_ms?: number })
-      .flatMap((record) => (record.retry_in_ms === undefined ? [] : [record.retry_in_ms]));
-  return { logger, pauses };
 }
 
 describe('an agent report the storage cannot take, on sqlite', () => {
@@ -58,7 +48,7 @@ describe('an agent report the storage cannot take, on sqlite', () => {
   });
 
   /** Writes the report as the agent's output, retrying on the harness's fake clock. */
-  async function writeReport(logger: pino.Logger) {
+  async function writeReport(logger: Logger) {
     const { session } = await h.createTask('go');
     await fillDisk(h.store);
     const written = writeRetrying({ sessions: h.sessions, logger, timers }, session.id, (write) =>

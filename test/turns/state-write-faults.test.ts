@@ -6,7 +6,6 @@
  * write is tried again on the turns' timers, as an agent's report is
  * (`writeRetrying`), and the session goes on once the storage takes it.
  */
-import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionLaunch } from '../../src/agents/runtime.js';
 import { getSession, listQueue } from '../../src/store/index.js';
@@ -16,17 +15,7 @@ import { DRIVERS } from '../support/databases.js';
 import { ClockTimers, fakeClock } from '../support/fakes.js';
 import { StatementFaults } from '../support/statement-faults.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
-
-/** The pauses the turns' retries logged, one per failed try. */
-function retryLog() {
-  const lines: string[] = [];
-  const logger = pino({ level: 'warn' }, { write: (line: string) => lines.push(line) });
-  const pauses = () =>
-    lines
-      .map((line) => JSON.parse(line) as { retry_in_ms?: number })
-      .flatMap((record) => (record.retry_in_ms === undefined ? [] : [record.retry_in_ms]));
-  return { logger, pauses };
-}
+import { retryLog } from '../support/recorders.js';
 
 describe.each(DRIVERS)('a session state write the storage refuses once, on %s', (driver) => {
   let h: TurnsHarness;

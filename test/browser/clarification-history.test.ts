@@ -48,6 +48,14 @@ describe('answering a historical question in a new message', () => {
     );
   }
 
+  /** A task whose agent asked `prompt`'s questions, decided with `body`, its turn over. */
+  async function decidedTask(title: string, prompt: string, body: unknown) {
+    const created = await askingTask(suite.world, title, prompt);
+    await respond(await pendingIdOf(created.session.id), body);
+    await settled(created);
+    return created;
+  }
+
   function row(page: Page, questionId: string) {
     return page.locator(`[data-testid="question-row"][data-question-id="${questionId}"]`);
   }
@@ -64,15 +72,13 @@ describe('answering a historical question in a new message', () => {
   }
 
   it('offers every answered question the inline form and sends one formatted message', async () => {
-    const created = await askingTask(suite.world, 'History, answered', '/ask-multi');
-    await respond(await pendingIdOf(created.session.id), {
+    const created = await decidedTask('History, answered', '/ask-multi', {
       answers: [
         { question_id: 'q1', selected_options: ['hosted'] },
         { question_id: 'q2', selected_options: ['lint'] },
         { question_id: 'q3', selected_options: ['node20'] },
       ],
     });
-    await settled(created);
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     await page.goto(`${suite.world.origin}/sessions/${created.session.id}`);
@@ -152,11 +158,9 @@ describe('answering a historical question in a new message', () => {
   });
 
   it('lists the answers in the decision log with who and where, and opens their session', async () => {
-    const created = await askingTask(suite.world, 'Decision log', '/ask');
-    await respond(await pendingIdOf(created.session.id), {
+    const created = await decidedTask('Decision log', '/ask', {
       answers: [{ question_id: 'q1', selected_options: ['hand_written'] }],
     });
-    await settled(created);
     const { context, page } = await suite.desktop();
     await page.goto(`${suite.world.origin}/`);
     await page.getByTestId('decisions-link').click();
@@ -173,12 +177,10 @@ describe('answering a historical question in a new message', () => {
   });
 
   it('keeps one admission key across a lost reply, a failure and a reload, so one message lands', async () => {
-    const created = await askingTask(suite.world, 'History, skipped', '/ask');
-    await respond(await pendingIdOf(created.session.id), {
+    const created = await decidedTask('History, skipped', '/ask', {
       rejected: true,
       reject_reason: 'not now',
     });
-    await settled(created);
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     let attempts = 0;
@@ -240,12 +242,10 @@ describe('answering a historical question in a new message', () => {
   });
 
   it('says an edit was not sent when its key already carried the first version, and sends it with a new key', async () => {
-    const created = await askingTask(suite.world, 'History, edited', '/ask');
-    await respond(await pendingIdOf(created.session.id), {
+    const created = await decidedTask('History, edited', '/ask', {
       rejected: true,
       reject_reason: 'not now',
     });
-    await settled(created);
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     let attempts = 0;

@@ -242,6 +242,10 @@ export class Connection {
   }
 
   private async apply(frame: ClientFrame): Promise<void> {
+    if (frame.type === 'ping') {
+      this.sendFrame({ type: 'pong' });
+      return;
+    }
     if (frame.type === 'subscribe') {
       if ('all' in frame) {
         this.all = true;

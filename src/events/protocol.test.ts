@@ -14,6 +14,7 @@ describe('parseClientFrame', () => {
     [{ type: 'subscribe', all: true }],
     [{ type: 'unsubscribe', sessions: ['a'] }],
     [{ type: 'unsubscribe', all: true }],
+    [{ type: 'ping' }],
   ])('accepts %j', (frame) => {
     expect(parseClientFrame(JSON.stringify(frame))).toEqual({ ok: true, frame });
   });
@@ -30,6 +31,7 @@ describe('parseClientFrame', () => {
     ['a non-string id', '{"type":"subscribe","sessions":[1]}', /expected/],
     ['an empty id', '{"type":"subscribe","sessions":[""]}', /expected/],
     ['an unknown field', '{"type":"unsubscribe","sessions":[],"x":1}', /expected/],
+    ['a ping with a field', '{"type":"ping","all":true}', /expected/],
   ])('refuses %s', (_name, data, message) => {
     const parsed = parseClientFrame(data);
     expect(parsed.ok).toBe(false);

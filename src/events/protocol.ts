@@ -37,8 +37,11 @@ export function parseClientFrame(data: unknown): ParsedFrame {
     return { ok: false, error: `${where} ${badText.message}`, code: 'invalid_text' };
   }
   const type = isRecord(json) ? json.type : undefined;
-  if (type !== 'subscribe' && type !== 'unsubscribe') {
-    return { ok: false, error: 'unknown frame type; expected "subscribe" or "unsubscribe"' };
+  if (type !== 'subscribe' && type !== 'unsubscribe' && type !== 'ping') {
+    return {
+      ok: false,
+      error: 'unknown frame type; expected "subscribe", "unsubscribe" or "ping"',
+    };
   }
   const parsed = clientFrame.safeParse(json);
   if (!parsed.success) return { ok: false, error: describe(parsed.error) };
@@ -52,7 +55,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function describe(error: z.ZodError): string {
   const tooMany = findTooManyIds(error.issues);
   if (tooMany) return tooMany;
-  return `expected {"type":"…","sessions":[ids]} or {"type":"…","all":true}`;
+  return `expected {"type":"…","sessions":[ids]}, {"type":"…","all":true} or {"type":"ping"}`;
 }
 
 /**

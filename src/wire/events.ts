@@ -66,10 +66,16 @@ const sessionIds = z
   )
   .max(MAX_SESSIONS_PER_FRAME, `at most ${MAX_SESSIONS_PER_FRAME} session ids per frame`);
 
-/** `sessions` names explicit sessions; `all: true` means everything the principal can see. */
+/**
+ * `sessions` names explicit sessions; `all: true` means everything the
+ * principal can see. `ping` asks for a `pong`: a browser cannot see the
+ * protocol's own pings, so this is how it finds a socket that died without a
+ * close (a phone that changed networks), which TCP may take minutes to report.
+ */
 export const clientFrame = z.union([
   z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), sessions: sessionIds }),
   z.strictObject({ type: z.enum(['subscribe', 'unsubscribe']), all: z.literal(true) }),
+  z.strictObject({ type: z.literal('ping') }),
 ]);
 export type ClientFrame = z.infer<typeof clientFrame>;
 
@@ -82,6 +88,8 @@ export const serverFrame = z.discriminatedUnion('type', [
   }),
   z.object({ type: z.literal('unsubscribed'), sessions: z.array(z.string()), all: z.boolean() }),
   z.object({ type: z.literal('event'), event: clarionEvent }),
+  /** The reply to a `ping`, after every frame the client sent before it. */
+  z.object({ type: z.literal('pong') }),
   /**
    * The person's workspace memberships changed (sent to each of their
    * sockets, on every replica). `ended` names the explicitly subscribed

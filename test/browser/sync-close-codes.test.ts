@@ -13,6 +13,7 @@ import { Account } from '../../web/src/model/account.js';
 import type { ApiClient, ApiResult, Me } from '../../web/src/model/api.js';
 import type { PendingBundle, TaskView } from '../../web/src/model/types.js';
 import { ReadModel } from '../../web/src/model/read-model.js';
+import { HEARTBEAT_IDLE_MS, HEARTBEAT_REPLY_MS } from '../../web/src/model/heartbeat.js';
 import { ModelSync, type SocketLike } from '../../web/src/model/sync.js';
 import { UserInputModel } from '../../web/src/model/user-inputs.js';
 import {
@@ -26,11 +27,14 @@ class FakeSocket implements SocketLike {
   onmessage: ((event: { data: unknown }) => void) | null = null;
   onclose: ((event: unknown) => void) | null = null;
   onerror: ((event: unknown) => void) | null = null;
-  send(): void {
-    // The subscribe frame; nothing here reads it.
+  readonly sent: string[] = [];
+  /** A dead connection: the browser holds its close back until the handshake times out. */
+  dead = false;
+  send(data: string): void {
+    this.sent.push(data);
   }
   close(): void {
-    this.onclose?.({ code: 1005 });
+    if (!this.dead) this.onclose?.({ code: 1005 });
   }
   /** The server (or the network) closed it. */
   closedWith(code: number): void {
@@ -98,8 +102,15 @@ function setup(me: () => Promise<ApiResult<Me>> = () => ok(ME), reads: Partial<A
       sockets.push(socket);
       return socket;
     },
-    setTimer: (callback, ms) => timers.push({ callback, ms }),
-    clearTimer: () => undefined,
+    setTimer: (callback, ms) => {
+      const timer = { callback, ms };
+      timers.push(timer);
+      return timer;
+    },
+    clearTimer: (handle) => {
+      const index = timers.indexOf(handle as (typeof timers)[number]);
+      if (index !== -1) timers.splice(index, 1);
+    },
     credentialEnded: () => {
       account.signedOut();
     },
@@ -254,7 +265,8 @@ describe('ModelSync when a snapshot read fails', () => {
     await settle();
     expect(model.getState().connection).toBe('live');
     expect(Object.keys(model.getState().bundles)).toEqual(['p1']);
-    expect(timers).toHaveLength(0);
+    // No reconnect waits: the only timer is the live socket's heartbeat.
+    expect(timers.map((timer) => timer.ms)).toEqual([HEARTBEAT_IDLE_MS]);
 
     // A complete read starts the backoff over.
     sockets[2]?.closedWith(1012);
@@ -291,7 +303,7 @@ describe('ModelSync when a snapshot read fails', () => {
     subscribe(sockets[0]);
     await settle();
     expect(model.getState().connection).toBe('live');
-    expect(timers).toHaveLength(0);
+    expect(timers.map((timer) => timer.ms)).toEqual([HEARTBEAT_IDLE_MS]);
     sync.stop();
   });
 });
@@ -416,6 +428,19 @@ describe('ModelSync.resync, for a page back from sleep or offline', () => {
     sync.stop();
   });
 
+  it('leaves a dead socket at once instead of waiting for a close that may take a minute', async () => {
+    const { sockets, timers, model, sync, fireTimers } = setup();
+    sync.start();
+    sockets[0]?.onopen?.({});
+    if (sockets[0]) sockets[0].dead = true;
+    sync.resync();
+    expect(model.getState().connection).toBe('offline');
+    expect(timers.map((timer) => timer.ms)).toEqual([500]);
+    await fireTimers();
+    expect(sockets).toHaveLength(2);
+    sync.stop();
+  });
+
   it('connects at once instead of waiting out a backoff, and does nothing once stopped', () => {
     const { sockets, timers, sync } = setup();
     sync.start();
@@ -427,5 +452,79 @@ describe('ModelSync.resync, for a page back from sleep or offline', () => {
     sync.stop();
     sync.resync();
     expect(sockets).toHaveLength(2);
+  });
+});
+
+describe('ModelSync’s heartbeat, for a socket that died without a close', () => {
+  const pings = (socket: FakeSocket | undefined) =>
+    (socket?.sent ?? []).filter((frame) => frame === '{"type":"ping"}').length;
+
+  async function live() {
+    const world = setup();
+    world.sync.start();
+    world.sockets[0]?.onopen?.({});
+    world.sockets[0]?.onmessage?.({
+      data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }),
+    });
+    await settle();
+    expect(world.model.getState().connection).toBe('live');
+    return world;
+  }
+
+  it('pings a silent socket, and one that leaves it unanswered is left at once and replaced', async () => {
+    const { sockets, timers, model, sync, fireTimers } = await live();
+    const [first] = sockets;
+    if (first === undefined) throw new Error('no socket');
+    first.dead = true;
+    expect(timers.map((timer) => timer.ms)).toEqual([HEARTBEAT_IDLE_MS]);
+    await fireTimers();
+    expect(pings(first)).toBe(1);
+    expect(model.getState().connection).toBe('live');
+
+    expect(timers.map((timer) => timer.ms)).toEqual([HEARTBEAT_REPLY_MS]);
+    await fireTimers();
+    // Offline now, not once the dead socket's close comes, which it never does here.
+    expect(model.getState().connection).toBe('offline');
+    expect(timers.map((timer) => timer.ms)).toEqual([500]);
+    await fireTimers();
+    expect(sockets).toHaveLength(2);
+
+    // A close the browser reports late changes nothing.
+    first.closedWith(1006);
+    expect(model.getState().connection).toBe('connecting');
+    expect(timers).toHaveLength(0);
+    sync.stop();
+  });
+
+  it('keeps a socket whose ping is answered, and pings again only after the next silence', async () => {
+    const { sockets, timers, model, sync, fireTimers } = await live();
+    await fireTimers();
+    expect(pings(sockets[0])).toBe(1);
+    sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'pong' }) });
+    expect(timers.map((timer) => timer.ms)).toEqual([HEARTBEAT_IDLE_MS]);
+    expect(model.getState().connection).toBe('live');
+    expect(sockets).toHaveLength(1);
+    sync.stop();
+    expect(timers).toHaveLength(0);
+  });
+
+  it('counts any frame as life: events heard put the next ping off', async () => {
+    const { sockets, timers, sync } = await live();
+    const event = {
+      type: 'event',
+      event: {
+        type: 'queue.changed',
+        session_id: 's1',
+        task_id: 't1',
+        revision: 1,
+        pending_action: null,
+      },
+    };
+    const [before] = timers;
+    sockets[0]?.onmessage?.({ data: JSON.stringify(event) });
+    expect(timers).toHaveLength(1);
+    expect(timers[0]).not.toBe(before);
+    expect(pings(sockets[0])).toBe(0);
+    sync.stop();
   });
 });

@@ -292,6 +292,16 @@ describe.each(DRIVERS)('GET /api/v1/events on %s', (driver) => {
     expect(client.socket.readyState).toBe(WebSocket.OPEN);
   });
 
+  it('answers a ping with a pong after the frames sent before it, the way a browser finds a dead socket', async () => {
+    const client = await connect('user-token');
+    client.send({ type: 'subscribe', sessions: [mine.session.id] });
+    client.send({ type: 'ping' });
+    expect(await client.next()).toMatchObject({ type: 'subscribed', sessions: [mine.session.id] });
+    expect(await client.next()).toEqual({ type: 'pong' });
+    hub.publish(stateEvent(mine, 1));
+    expect(await client.next()).toEqual({ type: 'event', event: stateEvent(mine, 1) });
+  });
+
   it('pings an idle connection and forgets the subscriber once it closes', async () => {
     const client = await connect('user-token');
     await once(client.socket, 'ping');

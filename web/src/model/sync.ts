@@ -5,7 +5,8 @@
  * user-input requests, open transcripts). Any change after the confirmation
  * arrives as an event, and the models' version rules let those events win over
  * snapshots that raced them. A dropped socket reconnects with backoff and
- * repeats the whole sequence, except when the server said why it closed:
+ * repeats the whole sequence (one that goes silent and leaves a ping
+ * unanswered counts as dropped: see `Heartbeat`), except when the server said why it closed:
  * 1008 (`EVENTS_CLOSE_CREDENTIAL_REVOKED`, the sign-in ended) and 4409
  * (`EVENTS_CLOSE_SESSION_CHANGED`, the cookie signs in someone else since
  * another tab signed in) hand over to `credentialEnded` and stop, and 4403
@@ -37,6 +38,7 @@ import {
   EVENTS_CLOSE_SESSION_CHANGED,
 } from '../../../src/wire/constants.js';
 import type { ApiClient, ApiFailure } from './api.js';
+import { Heartbeat } from './heartbeat.js';
 import { transitions, type ReadModel } from './read-model.js';
 import {
   USER_INPUT_EVENT_TYPES,
@@ -79,6 +81,9 @@ const SESSION_READ_LANES = 4;
 
 export class ModelSync {
   private socket: SocketLike | undefined;
+  /** Whether `socket` opened: one that never did may have been refused for its sign-in. */
+  private opened = false;
+  private heartbeat: Heartbeat | undefined;
   private retryTimer: unknown;
   private attempts = 0;
   private stopped = false;
@@ -117,6 +122,8 @@ export class ModelSync {
   stop(): void {
     this.stopped = true;
     if (this.retryTimer !== undefined) this.deps.clearTimer(this.retryTimer);
+    this.heartbeat?.stop();
+    this.heartbeat = undefined;
     this.socket?.close();
     this.socket = undefined;
   }
@@ -131,7 +138,7 @@ export class ModelSync {
   resync(): void {
     if (this.stopped) return;
     if (this.socket) {
-      this.socket.close();
+      this.abandon(this.socket);
       return;
     }
     if (this.retryTimer !== undefined) {
@@ -170,12 +177,22 @@ export class ModelSync {
     model.update((state) => transitions.connection(state, 'connecting'));
     const socket = this.deps.openSocket();
     this.socket = socket;
-    let opened = false;
+    this.opened = false;
     socket.onopen = () => {
-      opened = true;
+      this.opened = true;
+      this.heartbeat = new Heartbeat(
+        this.deps,
+        () => {
+          socket.send(JSON.stringify({ type: 'ping' }));
+        },
+        () => {
+          this.abandon(socket);
+        },
+      );
       socket.send(JSON.stringify({ type: 'subscribe', all: true }));
     };
     socket.onmessage = (event) => {
+      this.heartbeat?.heard();
       if (typeof event.data !== 'string') return;
       let frame: ServerFrame;
       try {
@@ -186,23 +203,43 @@ export class ModelSync {
       this.receive(frame);
     };
     socket.onclose = (event) => {
-      if (this.socket !== socket) return;
-      this.socket = undefined;
-      const code = closeCodeOf(event);
-      if (code === EVENTS_CLOSE_CREDENTIAL_REVOKED || code === EVENTS_CLOSE_SESSION_CHANGED) {
-        this.credentialEnded();
-        return;
-      }
-      if (code === EVENTS_CLOSE_NO_WORKSPACE) {
-        model.update((state) => transitions.connection(state, 'no_workspace'));
-        return;
-      }
-      model.update((state) => transitions.connection(state, 'offline'));
-      if (!this.stopped) this.scheduleReconnect(!opened);
+      if (this.socket === socket) this.closed(closeCodeOf(event));
     };
     socket.onerror = () => {
       // `onclose` follows and schedules the reconnect.
     };
+  }
+
+  /**
+   * Leaves a socket that may be dead without waiting for its close: a
+   * browser holds a dead connection's close back until its closing
+   * handshake times out, which can take a minute.
+   */
+  private abandon(socket: SocketLike): void {
+    if (this.socket !== socket) return;
+    socket.onopen = null;
+    socket.onmessage = null;
+    socket.onclose = null;
+    socket.onerror = null;
+    socket.close();
+    this.closed(undefined);
+  }
+
+  private closed(code: number | undefined): void {
+    const { model } = this.deps;
+    this.socket = undefined;
+    this.heartbeat?.stop();
+    this.heartbeat = undefined;
+    if (code === EVENTS_CLOSE_CREDENTIAL_REVOKED || code === EVENTS_CLOSE_SESSION_CHANGED) {
+      this.credentialEnded();
+      return;
+    }
+    if (code === EVENTS_CLOSE_NO_WORKSPACE) {
+      model.update((state) => transitions.connection(state, 'no_workspace'));
+      return;
+    }
+    model.update((state) => transitions.connection(state, 'offline'));
+    if (!this.stopped) this.scheduleReconnect(!this.opened);
   }
 
   private receive(frame: ServerFrame): void {
@@ -226,6 +263,7 @@ export class ModelSync {
         for (const listener of [...this.accessListeners]) listener();
         return;
       case 'unsubscribed':
+      case 'pong':
       case 'error':
         return;
     }

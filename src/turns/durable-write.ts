@@ -25,11 +25,30 @@ export async function writeRetrying<T>(
   sessionId: string,
   change: (write: SessionWrite) => Promise<T>,
 ): Promise<T> {
+  return storageRetrying(
+    deps,
+    sessionId,
+    'agent event not written: storage unavailable; retrying',
+    () => deps.sessions.write(sessionId, change),
+  );
+}
+
+/**
+ * `attempt` (any store operation an agent's report or exit needs done)
+ * tried again the same way while the storage cannot take it; `retrying` is
+ * what each pause logs.
+ */
+export async function storageRetrying<T>(
+  deps: Pick<TurnsDeps, 'logger' | 'timers'>,
+  sessionId: string,
+  retrying: string,
+  attempt: () => Promise<T>,
+): Promise<T> {
   try {
-    return await deps.sessions.write(sessionId, change);
+    return await attempt();
   } catch (error) {
     if (!isStorageUnavailable(error)) throw error;
-    return await retryUntilLimit(deps, sessionId, change, error);
+    return await retryUntilLimit(deps, sessionId, retrying, attempt, error);
   }
 }
 
@@ -39,9 +58,10 @@ export async function writeRetrying<T>(
  * under way short, and that last try's failure is the one thrown.
  */
 async function retryUntilLimit<T>(
-  deps: Pick<TurnsDeps, 'sessions' | 'logger' | 'timers'>,
+  deps: Pick<TurnsDeps, 'logger' | 'timers'>,
   sessionId: string,
-  change: (write: SessionWrite) => Promise<T>,
+  retrying: string,
+  attempt: () => Promise<T>,
   first: unknown,
 ): Promise<T> {
   const limit = new AbortController();
@@ -50,19 +70,25 @@ async function retryUntilLimit<T>(
   }, AGENT_EVENT_RETRY_LIMIT_MS);
   try {
     let error: unknown = first;
-    for (let attempt = 1; ; attempt += 1) {
+    for (let tries = 1; ; tries += 1) {
       if (!isStorageUnavailable(error) || limit.signal.aborted) throw error;
       const pauseMs = Math.min(
         AGENT_EVENT_RETRY_MAX_MS,
-        AGENT_EVENT_RETRY_BASE_MS * 2 ** (attempt - 1),
+        AGENT_EVENT_RETRY_BASE_MS * 2 ** (tries - 1),
       );
       deps.logger.warn(
-        { err: error, reason: error.reason, session_id: sessionId, attempt, retry_in_ms: pauseMs },
-        'agent event not written: storage unavailable; retrying',
+        {
+          err: error,
+          reason: error.reason,
+          session_id: sessionId,
+          attempt: tries,
+          retry_in_ms: pauseMs,
+        },
+        retrying,
       );
       await pause(deps.timers, pauseMs, limit.signal);
       try {
-        return await deps.sessions.write(sessionId, change);
+        return await attempt();
       } catch (failed) {
         error = failed;
       }

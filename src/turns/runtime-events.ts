@@ -47,7 +47,7 @@ import {
 } from '../wire/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
-import { writeRetrying } from './durable-write.js';
+import { storageRetrying, writeRetrying } from './durable-write.js';
 import { endedNote } from './ended-user-inputs.js';
 
 const TURN_OUTCOMES: Record<StopReason, Exclude<TurnOutcome, 'agent_exited'>> = {
@@ -271,6 +271,25 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
   }
 }
 
+/**
+ * First and on its own: the credential must die with the process even if
+ * the session write fails. A revoke the storage keeps refusing is given up
+ * (the session's next start revokes it before issuing another) rather than
+ * leave the session looking run by an agent that is gone.
+ */
+async function endCredential(deps: TurnsDeps, sessionId: string): Promise<void> {
+  try {
+    await storageRetrying(
+      deps,
+      sessionId,
+      'agent token not revoked: storage unavailable; retrying',
+      () => revokeAgentTokens(deps.store, sessionId),
+    );
+  } catch (error) {
+    deps.logger.error({ err: error, session_id: sessionId }, 'agent token not revoked');
+  }
+}
+
 /** A turn this server's stop ended (its agent stopped under it), not one the agent ended. */
 function interruptedByStop(deps: TurnsDeps, event: TurnEnded): boolean {
   return deps.stopping?.() === true && TURN_OUTCOMES[event.stopReason] !== 'normal';
@@ -298,10 +317,12 @@ async function agentExited(
     // and the lease, the idle deadline and the session are the newer agent's.
     if (deps.host.isStarted(sessionId)) return true;
     deps.idleStops.forget(sessionId);
-    // First and on its own: the credential must die with the process even if the session write fails.
-    await revokeAgentTokens(deps.store, sessionId);
-    // Another replica may start this session's agent from now on.
-    await deps.leases?.release(sessionId);
+    await endCredential(deps, sessionId);
+    // Another replica may start this session's agent from now on. A release the storage
+    // refuses is tried again at the replica's next beat; the session's failure need not wait.
+    await deps.leases?.release(sessionId).catch((error: unknown) => {
+      deps.logger.warn({ err: error, session_id: sessionId }, 'agent lease not released; retried');
+    });
     return false;
   });
   if (superseded) return;

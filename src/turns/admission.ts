@@ -384,7 +384,9 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
   // A queue driver of a session lost while this replica did not run stops here.
   await confirmLease(deps, sessionId);
   if (deps.leases?.isFenced(sessionId)) return;
-  const admitted = await deps.sessions.write(
+  // Tried again while the storage cannot take it: nothing else runs an idle session's queue.
+  const admitted = await writeRetrying(
+    deps,
     sessionId,
     async (write): Promise<Admitted | 'start' | undefined> => {
       const session = await getSession(write.tx, sessionId);

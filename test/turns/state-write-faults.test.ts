@@ -120,4 +120,24 @@ describe.each(DRIVERS)('a session state write the storage refuses once, on %s', 
     expect(((await sent.json()) as { outcome: string }).outcome).toBe('sent');
     expect(h.host.prompts.map((request) => request.text)).toEqual(['first', 'third']);
   });
+
+  it('sends a queued message whose taking off the queue the storage refused at a turn’s end', async () => {
+    const { session } = await h.createTask('first');
+    await h.settled();
+    const queued = await h.request('POST', `/api/v1/sessions/${session.id}/messages`, {
+      text: 'second',
+      admission_key: 'second',
+    });
+    expect(queued.status).toBe(202);
+
+    // Nothing else runs the queue of an idle session: a dropped write would leave `second` there.
+    faults.failNext('delete', 'message_queue');
+    h.host.endTurn(session.id);
+    await retryOnce();
+    await h.settled();
+
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'second']);
+    expect(await listQueue(h.store, session.id)).toEqual([]);
+    expect(await stateOf(session.id)).toBe('running');
+  });
 });

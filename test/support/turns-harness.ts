@@ -55,6 +55,8 @@ export interface TurnsHarness extends Harness {
   request(method: string, path: string, body?: unknown, as?: string): Promise<Response>;
   /** Creates a task over REST as the member, its prompt (if any) admitted to a new agent; 201 or throws. */
   createTask(prompt?: string): Promise<CreatedTask>;
+  /** A task whose agent runs `first`, with `queued` waiting behind it (202, or throws). */
+  createBusyTask(queued: string): Promise<CreatedTask>;
 }
 
 export async function turnsHarness(
@@ -123,7 +125,7 @@ export async function turnsHarness(
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       }),
     );
-  return {
+  const harness: TurnsHarness = {
     ...h,
     host,
     turns,
@@ -144,6 +146,18 @@ export async function turnsHarness(
       }
       return (await response.json()) as CreatedTask;
     },
+    createBusyTask: async (queued) => {
+      const created = await harness.createTask('first');
+      await harness.settled();
+      const response = await request('POST', `/api/v1/sessions/${created.session.id}/messages`, {
+        text: queued,
+        admission_key: queued,
+      });
+      if (response.status !== 202) {
+        throw new Error(`queueing a message answered ${response.status}: ${await response.text()}`);
+      }
+      return created;
+    },
     dispose: async () => {
       turns.idleStops.close();
       pump.stop();
@@ -151,6 +165,7 @@ export async function turnsHarness(
       await h.dispose();
     },
   };
+  return harness;
 }
 
 /** The session's consent request as `GET /api/v1/user-inputs` lists it, once it is listed. */

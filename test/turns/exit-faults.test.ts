@@ -17,23 +17,18 @@ import { handleRuntimeEvent } from '../../src/turns/runtime-events.js';
 import { AGENT_EVENT_RETRY_BASE_MS } from '../../src/tunables.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
-import { ClockTimers, fakeClock } from '../support/fakes.js';
 import { leasePort } from '../support/lease-port.js';
-import { retryLog } from '../support/recorders.js';
-import { StatementFaults } from '../support/statement-faults.js';
-import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
+import { faultedTurns, type FaultedTurns } from '../support/faulted-turns.js';
+import type { TurnsHarness } from '../support/turns-harness.js';
 
 describe.each(DRIVERS)('an agent exit the storage refuses part of, on %s', (driver) => {
   let h: TurnsHarness;
-  let faults: StatementFaults;
-  let timers: ClockTimers;
-  let log: ReturnType<typeof retryLog>;
+  let faults: FaultedTurns['faults'];
+  let timers: FaultedTurns['timers'];
+  let log: FaultedTurns['log'];
 
   beforeEach(async () => {
-    faults = new StatementFaults();
-    timers = new ClockTimers(fakeClock());
-    log = retryLog();
-    h = await turnsHarness(driver, { plugins: [faults], timers, logger: log.logger });
+    ({ h, faults, timers, log } = await faultedTurns(driver));
   });
 
   afterEach(async () => {

@@ -54,13 +54,7 @@ describe.each(DRIVERS)('a deletion the storage refuses on %s', (driver) => {
   }
 
   it('leaves the session as a stop does: 503, its turn cancelled, idle, its queue going on', async () => {
-    const { session } = await h.createTask('first');
-    await h.settled();
-    const queued = await h.request('POST', `/api/v1/sessions/${session.id}/messages`, {
-      text: 'second',
-      admission_key: 'second',
-    });
-    expect(queued.status).toBe(202);
+    const { session } = await h.createBusyTask('second');
     const heard = h.events.events.length;
 
     faults.failNext('delete', 'task_sessions');

@@ -12,22 +12,17 @@ import { getSession, listQueue } from '../../src/store/index.js';
 import { AGENT_EVENT_RETRY_BASE_MS } from '../../src/tunables.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
-import { ClockTimers, fakeClock } from '../support/fakes.js';
-import { StatementFaults } from '../support/statement-faults.js';
-import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
-import { retryLog } from '../support/recorders.js';
+import { faultedTurns, type FaultedTurns } from '../support/faulted-turns.js';
+import type { TurnsHarness } from '../support/turns-harness.js';
 
 describe.each(DRIVERS)('a session state write the storage refuses once, on %s', (driver) => {
   let h: TurnsHarness;
-  let faults: StatementFaults;
-  let timers: ClockTimers;
-  let log: ReturnType<typeof retryLog>;
+  let faults: FaultedTurns['faults'];
+  let timers: FaultedTurns['timers'];
+  let log: FaultedTurns['log'];
 
   beforeEach(async () => {
-    faults = new StatementFaults();
-    timers = new ClockTimers(fakeClock());
-    log = retryLog();
-    h = await turnsHarness(driver, { plugins: [faults], timers, logger: log.logger });
+    ({ h, faults, timers, log } = await faultedTurns(driver));
   });
 
   afterEach(async () => {
@@ -93,13 +88,7 @@ describe.each(DRIVERS)('a session state write the storage refuses once, on %s', 
   });
 
   it('frees a session whose agent did not take a prompt: idle, the next message sent', async () => {
-    const { session } = await h.createTask('first');
-    await h.settled();
-    const queued = await h.request('POST', `/api/v1/sessions/${session.id}/messages`, {
-      text: 'second',
-      admission_key: 'second',
-    });
-    expect(queued.status).toBe(202);
+    const { session } = await h.createBusyTask('second');
     const prompt = h.host.prompt.bind(h.host);
     h.host.prompt = () => {
       h.host.prompt = prompt;
@@ -122,13 +111,7 @@ describe.each(DRIVERS)('a session state write the storage refuses once, on %s', 
   });
 
   it('sends a queued message whose taking off the queue the storage refused at a turn’s end', async () => {
-    const { session } = await h.createTask('first');
-    await h.settled();
-    const queued = await h.request('POST', `/api/v1/sessions/${session.id}/messages`, {
-      text: 'second',
-      admission_key: 'second',
-    });
-    expect(queued.status).toBe(202);
+    const { session } = await h.createBusyTask('second');
 
     // Nothing else runs the queue of an idle session: a dropped write would leave `second` there.
     faults.failNext('delete', 'message_queue');

@@ -43,7 +43,7 @@ function input(overrides: Partial<PlanInput>): PlanInput {
     items: [ITEM],
     channels: CHANNELS,
     settings: new Map(),
-    defaults: { reminderDelayS: 600, includeQuestion: false },
+    defaults: { reminderDelayS: 600, includeQuestion: false, answerLinks: true },
     existing: [],
     deliveredAsks: [],
     owed: [],
@@ -84,7 +84,7 @@ describe('planNotices', () => {
   it('asks once on every channel of everyone who may see the item, and nobody else', () => {
     const plan = planNotices(input({}));
     expect(summary(plan)).toEqual(['asked:hook:b1', 'asked:ntfy:b1']);
-    expect(plan.prompts.every((prompt) => !prompt.includeQuestion)).toBe(true);
+    expect(plan.prompts.every((prompt) => !prompt.content.includeQuestion)).toBe(true);
   });
 
   it('asks nothing twice', () => {
@@ -104,9 +104,27 @@ describe('planNotices', () => {
 
   it('carries the question only for a person who turned it on', () => {
     const plan = planNotices(
-      input({ settings: new Map([['ann', { reminderDelayS: 600, includeQuestion: true }]]) }),
+      input({
+        settings: new Map([
+          ['ann', { reminderDelayS: 600, includeQuestion: true, answerLinks: true }],
+        ]),
+      }),
     );
-    expect(plan.prompts.every((prompt) => prompt.includeQuestion)).toBe(true);
+    expect(plan.prompts.every((prompt) => prompt.content.includeQuestion)).toBe(true);
+  });
+
+  it('plans no answer links for a person who turned them off, whatever they include', () => {
+    const plan = planNotices(
+      input({
+        settings: new Map([
+          ['ann', { reminderDelayS: 600, includeQuestion: true, answerLinks: false }],
+        ]),
+      }),
+    );
+    expect(plan.prompts.map((prompt) => prompt.content)).toEqual([
+      { includeQuestion: true, answerLinks: false },
+      { includeQuestion: true, answerLinks: false },
+    ]);
   });
 
   it.each([
@@ -129,7 +147,9 @@ describe('planNotices', () => {
     const plan = planNotices(
       input({
         existing: [asked('hook'), asked('ntfy')],
-        settings: new Map([['ann', { reminderDelayS: 0, includeQuestion: false }]]),
+        settings: new Map([
+          ['ann', { reminderDelayS: 0, includeQuestion: false, answerLinks: true }],
+        ]),
         nowMs: T0 + 86_400_000,
       }),
     );
@@ -246,13 +266,15 @@ describe('planNotices', () => {
       const plan = planNotices(
         input({
           existing: [asked('hook', T0, 'not_visible'), asked('ntfy')],
-          settings: new Map([['ann', { reminderDelayS: 600, includeQuestion: true }]]),
+          settings: new Map([
+            ['ann', { reminderDelayS: 600, includeQuestion: true, answerLinks: true }],
+          ]),
           nowMs: T0 + 60_000,
         }),
       );
       expect(summary(plan)).toEqual(['asked:hook:b1:rearms hook-asked']);
       // Built as it is now: the person's current setting.
-      expect(plan.prompts[0]?.includeQuestion).toBe(true);
+      expect(plan.prompts[0]?.content.includeQuestion).toBe(true);
     });
 
     it('re-arms nothing while the person still may not see the item', () => {

@@ -54,7 +54,11 @@ export interface PlannerChannel {
 export interface PlannerSettings {
   readonly reminderDelayS: number;
   readonly includeQuestion: boolean;
+  readonly answerLinks: boolean;
 }
+
+/** What a person chose that decides what their notices may carry. */
+export type NoticeContent = Pick<PlannerSettings, 'includeQuestion' | 'answerLinks'>;
 
 /** Why the planner gives up a prompt still owed. */
 export type GiveUpReason = 'stopped_waiting' | 'not_visible';
@@ -112,7 +116,7 @@ export interface PlannedPrompt {
   readonly userId: string;
   readonly event: 'asked' | 'reminder';
   readonly item: WaitingItem;
-  readonly includeQuestion: boolean;
+  readonly content: NoticeContent;
   /** The given-up row this prompt owes again; `null` for a new row. */
   readonly rearms: string | null;
 }
@@ -143,13 +147,14 @@ const key = (channelId: string, event: string, occurrence: string) =>
   `${channelId}\u0000${event}\u0000${occurrence}`;
 
 /**
- * Whether a notice of `kind` may carry answer links. A question's links are
- * labelled with its options, which are its text, so they go only to a person
- * who included the question; a consent's (the agent's option names) and an
- * action's (Done, Skip) go either way.
+ * Whether a notice of `kind` may carry answer links: never to a person who
+ * turned them off. A question's links are labelled with its options, which
+ * are its text, so they go only to a person who included the question; a
+ * consent's (the agent's option names) and an action's (Done, Skip) go
+ * either way.
  */
-export function mayCarryAnswerLinks(kind: NoticeKind, includeQuestion: boolean): boolean {
-  return kind !== 'question' || includeQuestion;
+export function mayCarryAnswerLinks(kind: NoticeKind, content: NoticeContent): boolean {
+  return content.answerLinks && (kind !== 'question' || content.includeQuestion);
 }
 
 export function timestampMs(timestamp: string): number {
@@ -189,7 +194,7 @@ export function planNotices(input: PlanInput): NoticePlan {
           channelId: channel.id,
           userId,
           item,
-          includeQuestion: settings.includeQuestion,
+          content: { includeQuestion: settings.includeQuestion, answerLinks: settings.answerLinks },
         };
         const asked = existing.get(key(channel.id, 'asked', item.itemId));
         if (!asked || rearmable(asked)) {

@@ -48,8 +48,10 @@ function without(notice: Notice, ...keys: (keyof Notice)[]): Notice {
 
 const ANSWERED: Notice = { ...without(QUESTION, 'answerLinks', 'expiresAt'), event: 'answered' };
 
-const SEE_AND_INCLUDE = { visible: true, includeQuestion: true };
-const SEE_ONLY = { visible: true, includeQuestion: false };
+const SEE_AND_INCLUDE = { visible: true, includeQuestion: true, answerLinks: true };
+const SEE_ONLY = { visible: true, includeQuestion: false, answerLinks: true };
+/** Everything included, but answer links turned off. */
+const NO_LINKS = { visible: true, includeQuestion: true, answerLinks: false };
 
 describe('noticeToSendNow', () => {
   it('sends a notice unchanged to a person who may see it and includes the question', () => {
@@ -61,7 +63,9 @@ describe('noticeToSendNow', () => {
   it('sends nothing to a person who may no longer see the item, whatever the setting', () => {
     for (const notice of [QUESTION, CONSENT, ANSWERED]) {
       for (const includeQuestion of [true, false]) {
-        expect(noticeToSendNow(notice, { visible: false, includeQuestion })).toBeUndefined();
+        expect(
+          noticeToSendNow(notice, { visible: false, includeQuestion, answerLinks: true }),
+        ).toBeUndefined();
       }
     }
   });
@@ -95,8 +99,23 @@ describe('noticeToSendNow', () => {
     expect(noticeToSendNow(stored(CONSENT), SEE_ONLY)).toHaveProperty('answerable', true);
   });
 
+  it('with answer links turned off sends no link, and no leave to mint one, of any kind', () => {
+    for (const notice of [QUESTION, CONSENT, { ...CONSENT, kind: 'action' } satisfies Notice]) {
+      const sent = noticeToSendNow(notice, NO_LINKS);
+      expect(sent).toStrictEqual(without(notice, 'answerLinks'));
+      const stored = noticeToSendNow(
+        { ...without(notice, 'answerLinks'), answerable: true },
+        NO_LINKS,
+      );
+      expect(stored).not.toHaveProperty('answerable');
+      expect(stored).toHaveProperty('question', notice.question);
+    }
+  });
+
   it('treats an "answered" notice by the same rule', () => {
-    expect(noticeToSendNow(ANSWERED, { visible: false, includeQuestion: true })).toBeUndefined();
+    expect(
+      noticeToSendNow(ANSWERED, { visible: false, includeQuestion: true, answerLinks: true }),
+    ).toBeUndefined();
     const sent = noticeToSendNow(ANSWERED, SEE_ONLY);
     expect(sent).not.toHaveProperty('question');
     expect(sent).toMatchObject({ event: 'answered', kind: 'question', itemId: 'b1' });

@@ -10,9 +10,9 @@
  *
  * The rules are the reconciler's, not new ones: what waits is `waiting.ts`;
  * who may see a session is `sessionAudiences` (the members of its task's
- * workspace; a session or task gone is seen by nobody), and without
- * "include the question" a notice carries neither the question nor the
- * links `mayCarryAnswerLinks` refuses.
+ * workspace; a session or task gone is seen by nobody); without "include
+ * the question" a notice carries no question, and it carries no link
+ * `mayCarryAnswerLinks` refuses (none once the person turned links off).
  */
 import {
   getNoticeSettings,
@@ -21,7 +21,7 @@ import {
   type RepoContext,
 } from '../store/index.js';
 import { isPrompt, type Notice } from './channel.js';
-import { mayCarryAnswerLinks, type GiveUpReason } from './planner.js';
+import { mayCarryAnswerLinks, type GiveUpReason, type NoticeContent } from './planner.js';
 import { itemStillWaits, type WaitingRequests } from './waiting.js';
 
 /** Why a row is given up when its person may no longer be told of its item. */
@@ -36,20 +36,18 @@ export const GIVE_UP_TEXT: Record<GiveUpReason, string> = {
 /** What an attempt does: send this notice, or give the row up for this reason. */
 export type Recheck = { readonly send: Notice } | { readonly drop: GiveUpReason };
 
-export interface RecheckFacts {
+/** The person's "include the question" and "answer links" settings now, and whether they may see it. */
+export interface RecheckFacts extends NoticeContent {
   /** Whether the row's person may still see the notice's session. */
   readonly visible: boolean;
-  /** The person's "include the question" setting now. */
-  readonly includeQuestion: boolean;
 }
 
 /** What may be sent now, or `undefined` when nothing may. */
 export function noticeToSendNow(notice: Notice, facts: RecheckFacts): Notice | undefined {
   if (!facts.visible) return undefined;
-  if (facts.includeQuestion) return notice;
   const redacted: { -readonly [K in keyof Notice]: Notice[K] } = { ...notice };
-  delete redacted.question;
-  if (!mayCarryAnswerLinks(notice.kind, false)) {
+  if (!facts.includeQuestion) delete redacted.question;
+  if (!mayCarryAnswerLinks(notice.kind, facts)) {
     delete redacted.answerable;
     delete redacted.answerLinks;
   }
@@ -77,7 +75,7 @@ export async function recheckNotice(
   const userId = row.user_id;
   const audiences = await sessionAudiences(store, [notice.sessionId]);
   if (!audiences.get(notice.sessionId)?.userIds.includes(userId)) return { drop: 'not_visible' };
-  const { includeQuestion } = await getNoticeSettings(store, userId);
-  const send = noticeToSendNow(notice, { visible: true, includeQuestion });
+  const { includeQuestion, answerLinks } = await getNoticeSettings(store, userId);
+  const send = noticeToSendNow(notice, { visible: true, includeQuestion, answerLinks });
   return send ? { send } : { drop: 'not_visible' };
 }

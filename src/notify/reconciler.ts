@@ -197,7 +197,7 @@ async function stillWaiting(
 function promptPayload(deps: ReconcilerDeps, prompt: PlannedPrompt): Omit<Notice, 'deliveryId'> {
   const { item } = prompt;
   // Without "include the question" a question's notice says no more than the task and the kind.
-  const answerable = item.decidable && mayCarryAnswerLinks(item.kind, prompt.includeQuestion);
+  const answerable = item.decidable && mayCarryAnswerLinks(item.kind, prompt.content);
   return {
     event: prompt.event,
     kind: item.kind,
@@ -205,7 +205,7 @@ function promptPayload(deps: ReconcilerDeps, prompt: PlannedPrompt): Omit<Notice
     sessionId: item.sessionId,
     taskId: item.taskId,
     taskTitle: item.taskTitle,
-    ...(prompt.includeQuestion ? { question: item.question } : {}),
+    ...(prompt.content.includeQuestion ? { question: item.question } : {}),
     url: itemUrl(deps.origin(), item.sessionId),
     createdAt: item.createdAt,
     expiresAt: item.expiresAt,

@@ -229,6 +229,7 @@ export class NotificationService {
       settings: {
         reminder_delay_s: settings.reminderDelayS,
         include_question: settings.includeQuestion,
+        answer_links: settings.answerLinks,
       },
       web_push_public_key: await this.deps.vapidPublicKey(),
     };
@@ -238,6 +239,7 @@ export class NotificationService {
     await putNoticeSettings(this.deps.store, userId, {
       ...(body.reminder_delay_s === undefined ? {} : { reminderDelayS: body.reminder_delay_s }),
       ...(body.include_question === undefined ? {} : { includeQuestion: body.include_question }),
+      ...(body.answer_links === undefined ? {} : { answerLinks: body.answer_links }),
     });
     return this.settings(userId);
   }

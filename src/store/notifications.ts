@@ -27,11 +27,13 @@ export type OutboxRecord = NotificationOutboxTable;
 export interface NoticeSettingsRecord {
   readonly reminderDelayS: number;
   readonly includeQuestion: boolean;
+  readonly answerLinks: boolean;
 }
 
 export const DEFAULT_NOTICE_SETTINGS: NoticeSettingsRecord = {
   reminderDelayS: 600,
   includeQuestion: false,
+  answerLinks: true,
 };
 
 /** Statements stay well under both engines' bound-parameter limits. */
@@ -143,8 +145,17 @@ export async function deleteUserChannel(
 
 // ---------------------------------------------------------------- settings
 
-function toSettings(row: Pick<NotificationSettingsTable, 'reminder_delay_s' | 'include_question'>) {
-  return { reminderDelayS: row.reminder_delay_s, includeQuestion: row.include_question === 1 };
+type SettingsRow = Pick<
+  NotificationSettingsTable,
+  'reminder_delay_s' | 'include_question' | 'answer_links'
+>;
+
+function toSettings(row: SettingsRow): NoticeSettingsRecord {
+  return {
+    reminderDelayS: row.reminder_delay_s,
+    includeQuestion: row.include_question === 1,
+    answerLinks: row.answer_links === 1,
+  };
 }
 
 export async function getNoticeSettings(
@@ -153,7 +164,7 @@ export async function getNoticeSettings(
 ): Promise<NoticeSettingsRecord> {
   const row = await ctx.db
     .selectFrom('notification_settings')
-    .select(['reminder_delay_s', 'include_question'])
+    .select(['reminder_delay_s', 'include_question', 'answer_links'])
     .where('user_id', '=', userId)
     .executeTakeFirst();
   return row ? toSettings(row) : DEFAULT_NOTICE_SETTINGS;
@@ -169,6 +180,7 @@ export async function putNoticeSettings(
   const values = {
     reminder_delay_s: next.reminderDelayS,
     include_question: next.includeQuestion ? 1 : 0,
+    answer_links: next.answerLinks ? 1 : 0,
     updated_at: now,
   };
   await ctx.db
@@ -187,7 +199,7 @@ export async function settingsOfUsers(
   for (const part of chunks(userIds)) {
     const rows = await ctx.db
       .selectFrom('notification_settings')
-      .select(['user_id', 'reminder_delay_s', 'include_question'])
+      .select(['user_id', 'reminder_delay_s', 'include_question', 'answer_links'])
       .where('user_id', 'in', part)
       .execute();
     for (const row of rows) out.set(row.user_id, toSettings(row));

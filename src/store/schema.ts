@@ -314,6 +314,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('consent_rules', 'command', 'TEXT'),
   // When an item's `answered` to a channel was written, so reconcile passes skip its asks.
   column('notification_outbox', 'answered_at', 'TEXT'),
+  // A person may keep answer links out of their notices (anyone reading the channel can use one).
+  column('notification_settings', 'answer_links', 'INTEGER NOT NULL DEFAULT 1'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -199,6 +199,8 @@ export interface NotificationSettingsTable {
   user_id: string;
   reminder_delay_s: number;
   include_question: number;
+  /** 1 (the default) or 0: whether notices to channels that show them carry answer links. */
+  answer_links: number;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

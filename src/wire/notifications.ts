@@ -203,6 +203,16 @@ export const notificationSettings = z
     reminder_delay_s: z.number().int().min(0).max(MAX_REMINDER_DELAY_S),
     /** Off by default: a notice carries the task title and the kind, not the question. */
     include_question: z.boolean(),
+    /**
+     * On by default: a notice to a channel that shows them (ntfy) carries one
+     * single-use answer link per choice. Anyone who can read the channel can
+     * decide with one, as this person: turn it off for a topic others can read.
+     */
+    answer_links: z
+      .boolean()
+      .describe(
+        'Whether ntfy notices carry one-tap answer links; anyone who can read the topic can use them',
+      ),
   })
   .meta({ id: 'NotificationSettings' });
 export type NotificationSettings = z.infer<typeof notificationSettings>;

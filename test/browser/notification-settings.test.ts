@@ -2,7 +2,7 @@
  * The notification settings in Chromium against a real server and a real
  * receiver: a person adds a webhook (its secret shown once), sends a test
  * that arrives signed with that secret (its row then says "Delivered"),
- * sets the reminder and "include the question", and removes the channel after confirming in the page; what
+ * sets the reminder, "include the question" and "answer links", and removes the channel after confirming in the page; what
  * the page did is what REST reads. With the server unreachable, each failed
  * action says which action failed and why.
  */
@@ -14,7 +14,7 @@ import { api, launchChromium, signedInPage, startWorld, type World } from './sup
 import { WAIT } from './support/clarification-pages.js';
 
 interface Settings {
-  settings: { reminder_delay_s: number; include_question: boolean };
+  settings: { reminder_delay_s: number; include_question: boolean; answer_links: boolean };
 }
 
 describe('notification settings in the web app', () => {
@@ -81,6 +81,17 @@ describe('notification settings in the web app', () => {
     await expect
       .poll(() => api<Settings>(world, 'GET', '/api/v1/notification-settings'), WAIT)
       .toMatchObject({ settings: { reminder_delay_s: 300, include_question: true } });
+    // Answer links are on until the person turns them off; the box says who can use them.
+    const links = section.getByRole('checkbox', { name: 'Answer buttons in ntfy notifications' });
+    expect(await links.isChecked()).toBe(true);
+    expect(await links.getAttribute('aria-describedby')).toBe('notification-answer-links-hint');
+    await expect(page.locator('#notification-answer-links-hint').textContent()).resolves.toContain(
+      'Anyone who can read the ntfy topic',
+    );
+    await links.uncheck();
+    await expect
+      .poll(() => api<Settings>(world, 'GET', '/api/v1/notification-settings'), WAIT)
+      .toMatchObject({ settings: { answer_links: false, include_question: true } });
 
     await channel.getByRole('button', { name: 'Remove' }).click();
     await channel.getByRole('button', { name: 'Remove channel' }).click();

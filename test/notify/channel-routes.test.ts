@@ -199,13 +199,14 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     [{ reminder_delay_s: 10_000_000 }],
     [{ reminder_delay_s: 1.5 }],
     [{ include_question: 'yes' }],
+    [{ answer_links: 0 }],
     [{ other: 1 }],
   ])('refuses settings %j and keeps the old ones', async (body) => {
     const reply = await api('PUT', '/api/v1/notification-settings', body);
     expect(reply.status).toBe(400);
     const settings = await api('GET', '/api/v1/notification-settings');
     expect(settings.json).toEqual({
-      settings: { reminder_delay_s: 600, include_question: false },
+      settings: { reminder_delay_s: 600, include_question: false, answer_links: true },
       // The server's VAPID public key: an uncompressed P-256 point in base64url.
       web_push_public_key: expect.stringMatching(/^[A-Za-z0-9_-]{87}$/) as unknown,
     });

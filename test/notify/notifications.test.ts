@@ -451,4 +451,28 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
       responded_by: { surface: 'link' },
     });
   });
+
+  it('carries no answer link to a person who turned them off: the notice opens Clarion instead', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const ntfy = await receiver();
+    await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion-topic` });
+    const off = await api('PUT', '/api/v1/notification-settings', {
+      include_question: true,
+      answer_links: false,
+    });
+    expect(off.status).toBe(200);
+
+    const { requested } = await requestConsent(server, 'unlinked consent', 'Run the migrations');
+    if (!requested.ok) throw new Error('the consent was not requested');
+    await ask(server, api, ONE_QUESTION);
+    await eventually(() => ntfy.received.length === 2);
+    await noticesSettled(server);
+    for (const request of ntfy.received) {
+      const actions = json(request).actions as { label: string; url: string }[];
+      expect(actions.map((action) => action.label)).toEqual(['Open in Clarion']);
+      expect(JSON.stringify(json(request))).not.toContain('/answer#');
+    }
+    expect(await server.store.db.selectFrom('answer_links').select('id').execute()).toEqual([]);
+  });
 });

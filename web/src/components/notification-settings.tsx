@@ -318,6 +318,19 @@ export function NotificationSettings() {
             />{' '}
             {t('notifications.includeQuestion')}
           </label>
+          <label>
+            <input
+              type="checkbox"
+              checked={settings.answer_links}
+              onChange={(event) => void change({ answer_links: event.target.checked })}
+              aria-describedby="notification-answer-links-hint"
+              data-testid="notification-answer-links"
+            />{' '}
+            {t('notifications.answerLinks')}
+          </label>
+          <p id="notification-answer-links-hint" className="muted">
+            {t('notifications.answerLinksHint')}
+          </p>
           {saveError ? (
             <p role="alert" data-testid="notification-save-error">
               {saveError}

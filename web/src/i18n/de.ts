@@ -346,6 +346,9 @@ export const de: Catalog = {
     reminderOff: 'Nie',
     reminderMinutes: '{{count}} Min.',
     includeQuestion: 'Fragetext in Benachrichtigungen aufnehmen',
+    answerLinks: 'Antwort-Schaltflächen in ntfy-Benachrichtigungen',
+    answerLinksHint:
+      'Wer das ntfy-Topic lesen kann, kann damit in deinem Namen antworten: Schalte sie für ein Topic aus, das andere lesen können.',
     saveFailed: 'Deine Änderung wurde nicht gespeichert ({{error}}).',
   },
   settings: {

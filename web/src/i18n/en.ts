@@ -342,6 +342,9 @@ export const en = {
     reminderOff: 'Never',
     reminderMinutes: '{{count}} min',
     includeQuestion: 'Include the question text in notifications',
+    answerLinks: 'Answer buttons in ntfy notifications',
+    answerLinksHint:
+      'Anyone who can read the ntfy topic can answer with them as you: turn them off for a topic others can read.',
     saveFailed: 'Your change was not saved ({{error}}).',
   },
   settings: {

@@ -341,6 +341,9 @@ export const ja: Catalog = {
     reminderOff: 'しない',
     reminderMinutes: '{{count}} 分',
     includeQuestion: '通知に質問文を含める',
+    answerLinks: 'ntfy 通知に回答ボタンを付ける',
+    answerLinksHint:
+      'ntfy のトピックを読める人は誰でも、あなたとして回答できます。他の人が読めるトピックではオフにしてください。',
     saveFailed: '変更を保存できませんでした（{{error}}）。',
   },
   settings: {

@@ -67,7 +67,13 @@ import type {
   SessionLaunch,
   StopReason,
 } from '../runtime.js';
-import { spawnAgent, type AgentExit, type AgentProcess } from './agent-process.js';
+import {
+  agentEnvironment,
+  spawnAgent,
+  type AgentExit,
+  type AgentProcess,
+} from './agent-process.js';
+import { authenticationHint, envVarAuthMethod } from './authentication.js';
 import { AgentHostError, AgentRequestRefused, errorText } from './errors.js';
 import { acpErrorText, agentFailure, exitText } from './failures.js';
 import { RuntimeListeners } from './listeners.js';
@@ -432,30 +438,61 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     const init = await step('initialize', () =>
       connection.agent.request(methods.agent.initialize, initialize),
     );
+    await authenticate(launch, connection, init.authMethods);
+    const authHint = authenticationHint(init.authMethods);
     const capabilities = init.agentCapabilities;
     const mcpServers = clarionMcpServers(launch.mcp, capabilities?.mcpCapabilities, stdioBridge);
     if (launch.agentSessionId !== undefined && capabilities?.loadSession === true) {
-      await step('session/load', () =>
-        connection.agent.request(methods.agent.session.load, {
-          sessionId: launch.agentSessionId ?? '',
-          cwd: launch.cwd,
-          mcpServers,
-        }),
+      await step(
+        'session/load',
+        () =>
+          connection.agent.request(methods.agent.session.load, {
+            sessionId: launch.agentSessionId ?? '',
+            cwd: launch.cwd,
+            mcpServers,
+          }),
+        authHint,
       );
       return { agentSessionId: launch.agentSessionId, loaded: true };
     }
-    const created = await step('session/new', () =>
-      connection.agent.request(methods.agent.session.new, { cwd: launch.cwd, mcpServers }),
+    const created = await step(
+      'session/new',
+      () => connection.agent.request(methods.agent.session.new, { cwd: launch.cwd, mcpServers }),
+      authHint,
     );
     return { agentSessionId: created.sessionId, loaded: false };
   }
 
-  /** One handshake request, its failure named after the ACP method. */
-  async function step<T>(name: string, request: () => Promise<T>): Promise<T> {
+  /**
+   * Authenticates with the `env_var` method the agent's environment holds,
+   * if it lists one (`authentication.ts`); a start refused for want of one
+   * fails saying which variables would do.
+   */
+  async function authenticate(
+    launch: SessionLaunch,
+    connection: ClientConnection,
+    authMethods: unknown,
+  ): Promise<void> {
+    const env = agentEnvironment(launch.profile.env, launch.profile.passEnv);
+    const methodId = envVarAuthMethod(authMethods, env);
+    if (methodId === undefined) return;
+    await step('authenticate', () =>
+      connection.agent.request(methods.agent.authenticate, { methodId }),
+    );
+  }
+
+  /**
+   * One handshake request, its failure named after the ACP method; one
+   * refused for want of authentication says what would do (`authHint`).
+   */
+  async function step<T>(name: string, request: () => Promise<T>, authHint?: string): Promise<T> {
     try {
       return await request();
     } catch (error) {
-      throw new Error(acpErrorText(name, error), { cause: error });
+      const text = acpErrorText(name, error);
+      const refused = error instanceof RequestError && error.code === AUTH_REQUIRED_CODE;
+      const hint = refused && authHint !== undefined ? `; ${authHint}` : '';
+      throw new Error(`${text}${hint}`, { cause: error });
     }
   }
 

@@ -6,7 +6,11 @@
  * session write computes.
  */
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
-import { permissionDetails, type PermissionHandler } from '../agents/acp-host/index.js';
+import {
+  permissionCommand,
+  permissionDetails,
+  type PermissionHandler,
+} from '../agents/acp-host/index.js';
 import type {
   ClarionEvent,
   EventPublisher,
@@ -507,12 +511,24 @@ function consentOf(
     toolKey: isBlankText(kind) ? whole : storableText(kind),
     // The whole title, never the cut one: an "always" must not cover another command that starts
     // alike, nor (keyed on the kind alone) every other command of its kind.
-    command: whole,
+    command: coveredCommand(whole, permissionCommand(toolCall)),
     title,
     toolCallId: toolCall.toolCallId,
     details: title === whole ? details : withWholeTitle(details, whole),
     options: choosable(request.options),
   };
+}
+
+/**
+ * What an "always" for this call covers: its whole title, and the command it
+ * runs when the title does not name it ("Run a tool", "Terminal", or any
+ * title an agent chose), so that a rule never answers another command asked
+ * under the same title. A title that holds its command (Claude's adapter
+ * titles a shell call with it) is the key alone, as rules were kept before.
+ */
+function coveredCommand(title: string, runs: string | undefined): string {
+  if (runs === undefined || isBlankText(runs) || title.includes(runs)) return title;
+  return `${title}\n${runs}`;
 }
 
 /**

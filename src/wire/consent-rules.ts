@@ -15,8 +15,9 @@ export const consentRuleView = z
     /** What the agent named the tool (its kind, else its title). */
     tool_key: z.string(),
     /**
-     * The whole command (the tool call's title) the rule allows, and only it. Null for a rule
-     * kept before rules named their command: it answers no request, and can be revoked.
+     * The whole command the rule allows, and only it: the tool call's title, and on a line of
+     * its own the command it runs when the title does not name it. Null for a rule kept before
+     * rules named their command: it answers no request, and can be revoked.
      */
     command: z.string().nullable(),
     set_by: z.object({ user_id: z.string(), name: z.string() }),

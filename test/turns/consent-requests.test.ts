@@ -271,6 +271,40 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     expect(await answer).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
   });
 
+  it('an "always" covers the command the person was shown, not every call under the same title', async () => {
+    /** A shell call whose title does not name its command: the card shows the command as a detail. */
+    const shell = (toolCallId: string, title: string | undefined, command: string) => ({
+      sessionId,
+      toolCall: { toolCallId, title, kind: 'execute' as const, rawInput: { command } },
+      options: OPTIONS,
+    });
+    for (const [index, title] of ['Run a shell command', undefined].entries()) {
+      const first = ask(shell(`call-${index}-a`, title, 'npm test'));
+      const consent = await pendingConsent();
+      expect(consent.details).toEqual([{ type: 'text', text: 'npm test' }]);
+      const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+        option_id: 'allow_always',
+      });
+      expect(chosen.status).toBe(200);
+      expect(await first).toEqual({ outcome: { outcome: 'selected', optionId: 'allow_always' } });
+
+      // The same title, another command: the person never saw it, so a person is asked.
+      const other = ask(shell(`call-${index}-b`, title, 'rm -rf ~'));
+      const asked = await pendingConsent();
+      expect(asked).toMatchObject({ status: 'awaiting', details: [{ text: 'rm -rf ~' }] });
+      const rejected = await h.request('POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+        option_id: 'reject',
+      });
+      expect(rejected.status).toBe(200);
+      expect(await other).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+
+      // The command the person allowed is answered by their rule.
+      expect(await ask(shell(`call-${index}-c`, title, 'npm test'))).toEqual({
+        outcome: { outcome: 'selected', optionId: 'allow_always' },
+      });
+    }
+  });
+
   it('a request with no option a person can choose is refused with its reason, and nothing waits', async () => {
     const request = bashRequest(sessionId, 'ls');
     request.options = [{ optionId: ' ', name: 'Allow', kind: 'allow_once' }];

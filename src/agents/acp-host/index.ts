@@ -10,7 +10,7 @@ export {
   type PermissionHandler,
 } from './host.js';
 export { AgentHostError, AgentRequestRefused, type AgentHostErrorCode } from './errors.js';
-export { permissionDetails } from './permission-details.js';
+export { permissionCommand, permissionDetails } from './permission-details.js';
 export { CLARION_MCP_SERVER_NAME, type StdioBridge } from './mcp-servers.js';
 export {
   CANCEL,

@@ -37,6 +37,15 @@ export function permissionDetails(toolCall: ToolCallUpdate): ConsentDetail[] {
     .slice(0, MAX_CONSENT_DETAILS);
 }
 
+/**
+ * The command a tool call runs, from its raw input, storable and uncut; what
+ * an "always" must cover with its title (`consentOf`).
+ */
+export function permissionCommand(toolCall: ToolCallUpdate): string | undefined {
+  const command = commandOf(toolCall.rawInput);
+  return command === undefined ? undefined : storableText(command);
+}
+
 /** A shell tool's command, as agents put it in the raw input: a string or an argv array. */
 function commandOf(rawInput: unknown): string | undefined {
   if (typeof rawInput !== 'object' || rawInput === null) return undefined;

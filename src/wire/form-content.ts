@@ -171,7 +171,8 @@ function isEmpty(value: unknown): boolean {
 /**
  * Checks a person's content against the form's schema: every field they give
  * must exist and fit it, every required field must say something (blank text
- * and an empty choice count as nothing). Pure; errors in field order.
+ * and an empty choice count as nothing; on an optional field, nothing that
+ * would not fit is left out). Pure; errors in field order.
  */
 export function validateFormContent(schema: FormSchema, content: unknown): FormValidation {
   if (typeof content !== 'object' || content === null || Array.isArray(content)) {
@@ -189,6 +190,9 @@ export function validateFormContent(schema: FormSchema, content: unknown): FormV
     }
     if (value === undefined) continue;
     const problem = checkField(field, value);
+    // Nothing said on an optional field (an untouched multi-select, blank text) is not given:
+    // refused against bounds meant for a value, the person could not leave the field out.
+    if (problem && isEmpty(value)) continue;
     if (problem) errors.push({ field: name, ...problem });
     else accepted[name] = value as FormContentValue;
   }

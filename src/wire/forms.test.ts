@@ -224,6 +224,19 @@ describe('validateFormContent', () => {
     expect(errorsOf({ ...valid, ...change })).toEqual([error]);
   });
 
+  it('an optional field left empty is not given, whatever its bounds say of a value', () => {
+    // The web app sends an untouched multi-select as []; blank text is nothing said too.
+    expect(validateFormContent(schema, { ...valid, tags: [], email: ' ', day: '' })).toEqual({
+      ok: true,
+      content: valid,
+    });
+    // An empty choice its field allows is still said, as before.
+    expect(validateFormContent(schema, { ...valid, teams: [] })).toEqual({
+      ok: true,
+      content: { ...valid, teams: [] },
+    });
+  });
+
   it('counts text in code points, not UTF-16 units', () => {
     expect(errorsOf({ ...valid, name: '😀😀😀😀😀' })).toEqual([]);
   });

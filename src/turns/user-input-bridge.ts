@@ -412,12 +412,21 @@ export function followUpAdmitter(
       case 'quota_exceeded':
       case 'agent_unavailable':
         return 'busy';
-      case 'session_refused':
+      // Its agent failed: a person's restart brings it back, and the answer is still owed then
+      // (an ordinary error never drops one; the person may remove it from the queue).
       case 'session_failed':
+        return ownerDeleted(result.details) ? 'refused' : 'busy';
+      case 'session_refused':
       case 'not_found':
         return 'refused';
     }
   };
+}
+
+/** A session failed because its person was deleted: no restart brings its agent back. */
+function ownerDeleted(details: unknown): boolean {
+  const said = (details as { failure?: { code?: unknown } | null } | undefined)?.failure;
+  return said?.code === 'owner_deleted';
 }
 
 /**

@@ -170,6 +170,76 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     expect(left).toEqual([]);
   });
 
+  it('keeps a follow-up through its agent’s failure: once the session is restarted, it is sent', async () => {
+    const created = h.turns.userInputs.request({
+      kind: 'action',
+      sessionId,
+      taskId,
+      title: 'Connect the database',
+      instructions: 'Open the console and add the key.',
+    });
+    if (!created.ok) throw new Error('request refused');
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    // The idle agent dies before the person is done: the session fails, a restart may bring it back.
+    h.host.exit(sessionId);
+    await h.settled();
+    const failed = await h.store.db
+      .selectFrom('task_sessions')
+      .select('state')
+      .where('id', '=', sessionId)
+      .executeTakeFirstOrThrow();
+    expect(failed.state).toBe('failed');
+
+    const answered = await h.request('POST', `/api/v1/user-inputs/${created.id}/respond`, {
+      decision: 'done',
+    });
+    expect(answered.status).toBe(200);
+    await h.turns.userInputs.drain();
+    // The person's Done is still owed: listed in the queue, removable, never dropped.
+    expect(h.turns.userInputs.get(created.id)).toMatchObject({ status: 'due', queued: true });
+
+    expect((await h.request('POST', `/api/v1/sessions/${sessionId}/restart`)).status).toBe(200);
+    await h.settled();
+    await h.request('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'go on',
+      admission_key: 'k-go-on',
+    });
+    await h.settled();
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    await h.turns.userInputs.drain();
+    await eventually(async () =>
+      (await userMessages()).some((text) => text.startsWith('Continue.')),
+    );
+    expect(h.turns.userInputs.get(created.id)).toMatchObject({ settled_reason: 'dispatched' });
+  });
+
+  it('drops a follow-up only for a session no restart brings back: its person was deleted', async () => {
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    await h.store.db
+      .updateTable('task_sessions')
+      .set({
+        state: 'failed',
+        failure_code: 'owner_deleted',
+        failure_message: 'deleted',
+        failed_at: h.store.clock.timestamp(),
+      })
+      .where('id', '=', sessionId)
+      .execute();
+    const admit = followUpAdmitter(() => h.turns);
+    const author = { user_id: h.memberId, name: 'member', surface: 'web' as const };
+    const input = { sessionId, requestId: 'request-owner', text: 'Continue.', author };
+    expect(await admit(input)).toBe('refused');
+    await h.store.db
+      .updateTable('task_sessions')
+      .set({ failure_code: 'exited' })
+      .where('id', '=', sessionId)
+      .execute();
+    expect(await admit(input)).toBe('busy');
+  });
+
   it('admits the same follow-up from two paths at once as one message', async () => {
     h.host.endTurn(sessionId);
     await h.pump.idle();

@@ -546,6 +546,21 @@ describe('transition: commands of the rules', () => {
     ]);
   });
 
+  it('a URL elicitation answered after its turn ended goes as a follow-up: no waiting call hears it', () => {
+    const state = {
+      ...STATES.awaitingActionAfterTurn,
+      request: { ...action, followUp: false },
+    };
+    const due = apply(state, EVENTS.decidedDone);
+    expect(due.state).toMatchObject({ status: 'due', phase: 'attempting' });
+    expect(due.commands).toContainEqual(
+      expect.objectContaining({
+        type: 'dispatchFollowUp',
+        text: 'Continue. I have completed: Connect GitHub',
+      }),
+    );
+  });
+
   it('a Skip carries the person’s reason to the agent, its follow-up and, once settled, its view', () => {
     const event: UserInputEvent = {
       type: 'humanResponded',

@@ -337,8 +337,9 @@ function answerAction(
     type: 'answerAgent',
     outcome: { kind: 'decided', decision, ...words },
   };
-  if (!request.followUp) {
+  if (!request.followUp && !state.turnEnded) {
     // The agent's own call carries on from the answer (a URL elicitation): no second prompt.
+    // Once its turn ended nothing waits on that call, so the answer goes as a follow-up below.
     const settled: SettledState = {
       status: 'settled',
       request,

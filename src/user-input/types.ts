@@ -91,7 +91,8 @@ export interface ActionRequest extends RequestBase {
   /**
    * Whether the answer is also sent as a follow-up message once the turn
    * ends (an MCP `request_user_action`). False where the agent's waiting
-   * call alone carries on from the answer (an ACP URL elicitation).
+   * call alone carries on from the answer (an ACP URL elicitation), as long
+   * as its turn runs: answered after that, it is sent as a follow-up too.
    */
   followUp: boolean;
 }

@@ -29,6 +29,7 @@ import {
   formSchema,
   MAX_ACTION_INSTRUCTIONS_CHARS,
   MAX_USER_INPUT_TITLE_CHARS,
+  storableText,
 } from '../wire/index.js';
 import type { RequestForm } from './form-requests.js';
 import { refusedOverBound, type RefusalDeps } from './refused-requests.js';
@@ -136,7 +137,8 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
     const registry = deps.registry();
     const session = await getSession(deps.store, sessionId);
     if (!registry || !session) return CANCEL;
-    const message = elicitation.message.trim();
+    // The agent's text titles the decision's transcript row, which PostgreSQL refuses with a NUL.
+    const message = storableText(elicitation.message).trim();
     const actionTitle = titleOf(message, 'Open a link');
     const created = registry.request({
       kind: 'action',

@@ -18,6 +18,7 @@ import {
   type FormSchema,
   type UserInputRegistry,
 } from '../user-input/index.js';
+import { storableText } from '../wire/index.js';
 import type { AgentLaunchDeps } from './context.js';
 import { refusedOverBound, UNNOTED_REFUSALS, type RefusalDeps } from './refused-requests.js';
 
@@ -39,6 +40,19 @@ export type AgentFormResult =
 
 export type RequestForm = (input: AgentFormInput) => Promise<AgentFormResult>;
 
+/**
+ * The agent's text a form is titled by, made storable: the title is written
+ * with a person's decision (its transcript row), which PostgreSQL refuses
+ * with a NUL, so the person could never answer. Pure.
+ */
+function storableForm(input: AgentFormInput): Pick<AgentFormInput, 'message' | 'schema'> {
+  const { title } = input.schema;
+  return {
+    message: storableText(input.message),
+    schema: title == null ? input.schema : { ...input.schema, title: storableText(title) },
+  };
+}
+
 export function formRequester(
   launch: Pick<AgentLaunchDeps, 'store'>,
   registry: () => UserInputRegistry | undefined,
@@ -54,8 +68,7 @@ export function formRequester(
       sessionId: input.sessionId,
       taskId: session.task_id,
       turnId: input.turnId ?? null,
-      message: input.message,
-      schema: input.schema,
+      ...storableForm(input),
       signal: input.signal,
       turnEnd: input.turnEnd,
     });

@@ -147,6 +147,35 @@ describe.each(DRIVERS)('form requests on %s', (driver) => {
     });
   });
 
+  it('a NUL in an agent’s form text is dropped: a person’s answer is kept in the transcript', async () => {
+    const requestForm = formRequester({ store: h.store }, () => h.turns.userInputs);
+    const answer = requestForm({
+      sessionId,
+      turnId: undefined,
+      message: 'Deploy\u0000 settings\nPick carefully.',
+      schema: formSchema.parse({
+        properties: { env: { type: 'string', title: 'Env\u0000ironment', enum: ['dev', 'prod'] } },
+      }),
+      signal: new AbortController().signal,
+    });
+    let view: FormView | undefined;
+    await eventually(() => {
+      const found = h.turns.userInputs.snapshot().find((entry) => entry.session_id === sessionId);
+      view = found?.kind === 'form' ? found : undefined;
+      return view !== undefined;
+    });
+    expect(view?.title).toBe('Deploy settings');
+    const reply = await respond(view?.id ?? '', { decision: 'accept', content: { env: 'prod' } });
+    expect(reply.status).toBe(200);
+    expect(await answer).toEqual({ action: 'accept', content: { env: 'prod' } });
+    await eventually(async () => {
+      const page = (await (
+        await h.request('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`)
+      ).json()) as { messages: { content: string }[] };
+      return page.messages.some((m) => m.content.endsWith('sent the form "Deploy settings"'));
+    });
+  });
+
   it('puts a sent and a declined form in the decision log, without their content, a full page at a time', async () => {
     interface Log {
       decisions: {

@@ -281,12 +281,13 @@ export async function startServer(
       }),
       ...(replicated ? { log: sessionEventLog(wakes) } : {}),
     });
+    const elsewhere = await running.liveElsewhere();
     // Nobody is subscribed yet, so recovery's events reach no one; its revisions still count.
     await recoverAtStartUp(
       { store, sessions },
       logger.child({ component: 'recovery' }),
       scope,
-      await running.liveElsewhere(),
+      elsewhere,
     );
     await resetInterruptedSessions(store, scope);
     // The registry's requests the last run left waiting: the transcript says they ended.
@@ -298,6 +299,7 @@ export async function startServer(
     const boot = await bootstrapAccounts(store, {
       adminToken: config.adminToken,
       agentTokens: scope,
+      othersRunning: (elsewhere?.size ?? 0) > 0,
     });
 
     let url = '';

@@ -59,6 +59,11 @@ export interface BootstrapOptions {
   readonly adminToken?: string | undefined;
   /** Whose agent tokens this start revokes: all, unless other replicas run agents (issue 16). */
   readonly agentTokens?: SessionScope;
+  /**
+   * Other replicas run on this database now: the start-up links they printed
+   * stay (they expire), where a start alone ends every earlier start's.
+   */
+  readonly othersRunning?: boolean;
 }
 
 export interface BootstrapResult {
@@ -115,7 +120,7 @@ export async function bootstrapAccounts(
         adminTokenChanged = bound.changed;
       }
       await deleteTokensOfKind(tx, 'preset', presetHash);
-      await revokeStartUpLinks(tx);
+      if (options.othersRunning !== true) await revokeStartUpLinks(tx);
       await revokeAgentTokensIn(tx, options.agentTokens ?? { kind: 'all' });
       await deleteSpentTokens(tx);
       const signIn = await issueToken(tx, {

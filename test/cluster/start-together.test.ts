@@ -4,10 +4,15 @@
  * replicas: every one serves, and the database holds one admin and one
  * workspace. (`test/store/simultaneous-start.test.ts` races the two start-up
  * steps that failed here, schema and bootstrap, directly and repeatedly.)
+ * And a replica that starts while another runs leaves the sign-in link that
+ * one printed working: only a start alone on the database ends the links
+ * earlier starts printed.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { redeemSignIn, sessionCookieSet } from '../support/browser-sign-in.js';
+import { eventually } from '../support/clarification-harness.js';
 import { readStore } from '../support/replicas.js';
 
 const ADMIN_TOKEN = 'start-together-admin-token-0123456789';
@@ -53,5 +58,28 @@ describe('replicas started together on an empty PostgreSQL', () => {
       workspaces: (await store.db.selectFrom('workspaces').select('id').execute()).length,
     }));
     expect(counts).toEqual({ admins: 1, workspaces: 1 });
+  });
+
+  it('a replica that starts while another runs leaves the sign-in link that one printed working', async () => {
+    database = await freshDatabase('postgres');
+    const { target } = database;
+    if (target.driver !== 'postgres') throw new Error('postgres only');
+    const start = (id: string) =>
+      startServing({ DATABASE_URL: target.url, CLARION_REPLICA_ID: `links-${id}` });
+    const first = await start('a');
+    servers.push(first);
+    const printedLink = () => /Sign in \(one-time link\): (\S+)/.exec(first.output().stdout)?.[1];
+    await eventually(() => printedLink() !== undefined);
+    const printed = printedLink() ?? '';
+    servers.push(await start('b'));
+
+    const url = new URL(printed);
+    const redeemed = await redeemSignIn(
+      (path, init) => fetch(`${first.url}${path}`, init),
+      url.searchParams.get('token') ?? '',
+      { origin: first.url },
+    );
+    expect(redeemed.status).toBe(200);
+    expect(sessionCookieSet(redeemed)).toBeDefined();
   });
 });

@@ -8,8 +8,8 @@
  * The script sees the request body and returns the assistant's content:
  * text blocks and tool calls, with the stop reason they imply.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { startLocalHttpServer } from './local-http-server.js';
 
 export type AssistantBlock =
   | { type: 'text'; text: string }
@@ -34,46 +34,21 @@ export interface MessagesApiStandIn {
 export async function startMessagesApiStandIn(script: MessagesScript): Promise<MessagesApiStandIn> {
   const requests: MessagesRequest[] = [];
   let counter = 0;
-  const server: Server = createServer((req, res) => {
-    void readBody(req).then((body) => {
-      const path = (req.url ?? '').split('?')[0] ?? '';
-      if (req.method === 'POST' && path === '/v1/messages') {
-        const request = JSON.parse(body) as MessagesRequest;
-        requests.push(request);
-        counter += 1;
-        answerMessages(res, request, script(request), `msg_standin_${counter}`);
-        return;
-      }
-      if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
-        json(res, { input_tokens: 100 });
-        return;
-      }
-      json(res, path.startsWith('/v1/models') ? { data: [], has_more: false } : {});
-    });
+  const server = await startLocalHttpServer((req, res, body, path) => {
+    if (req.method === 'POST' && path === '/v1/messages') {
+      const request = JSON.parse(body) as MessagesRequest;
+      requests.push(request);
+      counter += 1;
+      answerMessages(res, request, script(request), `msg_standin_${counter}`);
+      return;
+    }
+    if (req.method === 'POST' && path === '/v1/messages/count_tokens') {
+      json(res, { input_tokens: 100 });
+      return;
+    }
+    json(res, path.startsWith('/v1/models') ? { data: [], has_more: false } : {});
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      }),
-  };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-    req.on('end', () => {
-      resolve(body);
-    });
-  });
+  return { url: server.origin, requests, close: () => server.close() };
 }
 
 function json(res: ServerResponse, value: unknown): void {

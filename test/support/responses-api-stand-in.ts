@@ -11,8 +11,7 @@
  * message, or a function call Codex runs (and asks about, when it needs a
  * person's approval) before it sends the call's output back in a new request.
  */
-import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startLocalHttpServer } from './local-http-server.js';
 
 export type ModelOutput =
   | { type: 'message'; text: string }
@@ -46,59 +45,44 @@ export async function startResponsesApiStandIn(
 ): Promise<ResponsesApiStandIn> {
   const requests: ResponsesRequest[] = [];
   let counter = 0;
-  const server: Server = createServer((req, res) => {
-    void readBody(req).then((body) => {
-      const path = (req.url ?? '').split('?')[0] ?? '';
-      if (req.headers.upgrade === 'websocket') {
-        // Codex tries a WebSocket first; 426 sends it to plain HTTPS at once, as a proxy would.
-        res.writeHead(426, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"the stand-in answers over HTTP only"}}');
-        return;
-      }
-      if (req.method !== 'POST' || path !== '/v1/responses') {
-        res.writeHead(404, { 'content-type': 'application/json' });
-        res.end('{"error":{"message":"not served by the stand-in"}}');
-        return;
-      }
-      const request = JSON.parse(body) as ResponsesRequest;
-      requests.push(request);
-      counter += 1;
-      const id = `resp_standin_${counter}`;
-      const items = script(request).map((output, index) => outputItem(output, `${id}_${index}`));
-      res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const events = [
-        { type: 'response.created', response: { id } },
-        ...items.map((item, index) => ({
-          type: 'response.output_item.done',
-          output_index: index,
-          item,
-        })),
-        {
-          type: 'response.completed',
-          response: {
-            id,
-            usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
-          },
+  const server = await startLocalHttpServer((req, res, body, path) => {
+    if (req.headers.upgrade === 'websocket') {
+      // Codex tries a WebSocket first; 426 sends it to plain HTTPS at once, as a proxy would.
+      res.writeHead(426, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"the stand-in answers over HTTP only"}}');
+      return;
+    }
+    if (req.method !== 'POST' || path !== '/v1/responses') {
+      res.writeHead(404, { 'content-type': 'application/json' });
+      res.end('{"error":{"message":"not served by the stand-in"}}');
+      return;
+    }
+    const request = JSON.parse(body) as ResponsesRequest;
+    requests.push(request);
+    counter += 1;
+    const id = `resp_standin_${counter}`;
+    const items = script(request).map((output, index) => outputItem(output, `${id}_${index}`));
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    const events = [
+      { type: 'response.created', response: { id } },
+      ...items.map((item, index) => ({
+        type: 'response.output_item.done',
+        output_index: index,
+        item,
+      })),
+      {
+        type: 'response.completed',
+        response: {
+          id,
+          usage: { input_tokens: 10, output_tokens: 5, total_tokens: 15 },
         },
-      ];
-      for (const event of events)
-        res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
-      res.end();
-    });
+      },
+    ];
+    for (const event of events)
+      res.write(`event: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
+    res.end();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}/v1`,
-    requests,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => {
-          resolve();
-        });
-        server.closeAllConnections();
-      }),
-  };
+  return { url: `${server.origin}/v1`, requests, close: () => server.close() };
 }
 
 function outputItem(output: ModelOutput, id: string): Record<string, unknown> {
@@ -117,14 +101,4 @@ function outputItem(output: ModelOutput, id: string): Record<string, unknown> {
     name: output.name,
     arguments: JSON.stringify(output.arguments),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      resolve(Buffer.concat(chunks).toString('utf8'));
-    });
-  });
 }

@@ -7,18 +7,24 @@
 import { PassThrough } from 'node:stream';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolResultSchema,
+  McpError,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runStdioBridge, type StdioBridge } from '../../src/agents/mcp/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
 describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
   let m: McpHarness;
   let bridge: StdioBridge | undefined;
   let client: Client | undefined;
+  let proxy: TcpProxy | undefined;
 
   beforeEach(async () => {
     m = await mcpHarness(driver, { progressIntervalMs: 40 });
@@ -27,15 +33,17 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
   afterEach(async () => {
     await client?.close();
     await bridge?.close();
+    await proxy?.close();
+    proxy = undefined;
     await m.dispose();
   });
 
   /** A client whose "stdio" is the bridge's stdin and stdout. */
-  async function connectThroughBridge(token: string) {
+  async function connectThroughBridge(token: string, url: URL = m.url) {
     const toBridge = new PassThrough();
     const fromBridge = new PassThrough();
     bridge = await runStdioBridge({
-      url: m.url,
+      url,
       token,
       stdin: toBridge,
       stdout: fromBridge,
@@ -72,6 +80,41 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
       pending_id: pendingId,
       answers: { q1: { selected: [{ id: 'q1_opt2', label: 'Generated' }] } },
     });
+  });
+
+  it('answers a waiting call whose connection to Clarion broke, instead of leaving it waiting', async () => {
+    proxy = await startTcpProxy({ host: m.url.hostname, port: Number(m.url.port) });
+    const viaProxy = new URL(m.url);
+    viaProxy.port = String(proxy.port);
+    const { client: agent } = await connectThroughBridge(m.tokens.agent, viaProxy);
+    let progressed = 0;
+    const call = agent.callTool(
+      { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+      CallToolResultSchema,
+      // Far beyond the check below: an error within it came from the bridge, not this timeout.
+      {
+        onprogress: () => (progressed += 1),
+        resetTimeoutOnProgress: true,
+        timeout: 60_000,
+      },
+    );
+    const settled = call.then(
+      () => 'result',
+      (error: unknown) => error,
+    );
+    // Progress came through: the call's stream is open, and only its result is still to come.
+    await eventually(() => progressed > 0);
+
+    // Clarion restarted, or the network dropped: the call's stream ends without its result.
+    proxy.resetConnections();
+
+    const outcome = await Promise.race([
+      settled,
+      new Promise((resolve) => setTimeout(resolve, 5_000, 'still waiting')),
+    ]);
+    expect(outcome).toBeInstanceOf(McpError);
+    expect((outcome as McpError).code).toBe(-32000);
+    expect((outcome as McpError).message).toMatch(/connection to Clarion ended before it answered/);
   });
 
   it('ends when stdin ends', async () => {

@@ -143,6 +143,18 @@ export const OUTCOMES = {
     message: 'the agent that asked stopped; the request ended unanswered',
   },
   session_busy: { status: 409, wire: 'conflict', message: 'the session is busy' },
+  /**
+   * An MCP request under the JSON-RPC ID of a tool call its session still
+   * runs (a client resending a call after its connection dropped): the
+   * transport would send the running call's result to it, and its own to
+   * nobody.
+   */
+  request_id_in_use: {
+    status: 409,
+    wire: 'conflict',
+    message:
+      'a call with this request ID is still running in this MCP session; send the call with a new ID',
+  },
   session_refused: {
     status: 409,
     wire: 'conflict',

@@ -32,6 +32,7 @@ import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
 import { callsTool, readMcpBody } from './body.js';
+import { requestIdsOf } from './request-ids.js';
 import { ANSWER_TOOL } from './tools.js';
 import { openMcpSession, type McpSessionHandle, type McpSessionOrigin } from './server.js';
 import {
@@ -117,6 +118,22 @@ function quotaExceeded(scope: QuotaScope, limit: number): Response {
       id: null,
     },
     { status: entry.status, headers: { 'Retry-After': String(entry.retryAfterS ?? 60) } },
+  );
+}
+
+/**
+ * A request under the ID of a tool call still running in its session, as a
+ * JSON-RPC error for that ID with the catalogue's status and code.
+ */
+function requestIdInUse(id: string | number): Response {
+  const entry: OutcomeEntry = OUTCOMES.request_id_in_use;
+  return Response.json(
+    {
+      jsonrpc: '2.0',
+      error: { code: -32600, message: entry.message, data: { code: entry.wire } },
+      id,
+    },
+    { status: entry.status },
   );
 }
 
@@ -220,7 +237,11 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     let resume: McpSessionOrigin | undefined;
     if (sessionId !== null) {
       const entry = sessions.lookup(sessionId, owner);
-      if (entry) return entry.handle.transport.handleRequest(body.request, handling);
+      if (entry) {
+        const reused = requestIdsOf(body.json).find((id) => entry.handle.running(id));
+        if (reused !== undefined) return requestIdInUse(reused);
+        return entry.handle.transport.handleRequest(body.request, handling);
+      }
       resume = await shared
         ?.find(sessionId, owner, request)
         .catch((error: unknown) => refusedBeforeTools(error, () => Promise.resolve(body.json)));

@@ -8,6 +8,7 @@
  * call they belong to and a closed connection ends exactly that call.
  */
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { MAX_MCP_BODY_BYTES, MAX_QUESTIONS } from '../../wire/index.js';
 import { registerClarionTools, type McpSessionHooks, type McpToolDeps } from './tools.js';
@@ -52,6 +53,8 @@ export interface McpSessionHandle {
   readonly server: McpServer;
   /** Tool calls still running. */
   inFlight(): number;
+  /** Whether a tool call with this JSON-RPC request ID is still running. */
+  running(requestId: RequestId): boolean;
   close(): Promise<void>;
 }
 
@@ -92,6 +95,8 @@ export async function openMcpSession(
 ): Promise<McpSessionHandle> {
   const { resume } = opening;
   let calls = 0;
+  // By request ID: a count, since a call under a running call's ID may have been let in.
+  const runningIds = new Map<RequestId, number>();
   let closed = false;
   // Ends the asks a client without progress left waiting (`bounded-ask.ts`).
   const ended = new AbortController();
@@ -117,11 +122,15 @@ export async function openMcpSession(
     closeStream: (requestId) => {
       transport.closeSSEStream(requestId);
     },
-    callStarted: () => {
+    callStarted: (requestId) => {
       calls += 1;
+      runningIds.set(requestId, (runningIds.get(requestId) ?? 0) + 1);
     },
-    callEnded: () => {
+    callEnded: (requestId) => {
       calls -= 1;
+      const left = (runningIds.get(requestId) ?? 1) - 1;
+      if (left > 0) runningIds.set(requestId, left);
+      else runningIds.delete(requestId);
       const sessionId = transport.sessionId;
       if (sessionId !== undefined) callbacks.onCallEnded?.(sessionId);
     },
@@ -135,6 +144,7 @@ export async function openMcpSession(
     transport,
     server,
     inFlight: () => calls,
+    running: (requestId) => runningIds.has(requestId),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -27,6 +27,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../observability/index.js';
+import { requestIdsOf } from './request-ids.js';
 
 export const MCP_URL_ENV = 'CLARION_MCP_URL';
 export const TOKEN_ENV = 'CLARION_TOKEN';
@@ -61,7 +62,7 @@ const CUT_OFF =
 function answeringCutStreams(ended: (ids: RequestId[]) => void): FetchLike {
   return async (url, init) => {
     const response = await fetch(url, init);
-    const ids = requestIdsOf(init?.body);
+    const ids = postedRequestIds(init?.body);
     const type = response.headers.get('content-type') ?? '';
     if (ids.length === 0 || !response.ok || !response.body || !type.includes('text/event-stream')) {
       return response;
@@ -93,21 +94,13 @@ function answeringCutStreams(ended: (ids: RequestId[]) => void): FetchLike {
 }
 
 /** The IDs of the JSON-RPC requests a POST body carries. */
-function requestIdsOf(body: unknown): RequestId[] {
+function postedRequestIds(body: unknown): RequestId[] {
   if (typeof body !== 'string') return [];
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(body);
+    return requestIdsOf(JSON.parse(body));
   } catch {
     return [];
   }
-  const messages: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  return messages.flatMap((message) => {
-    const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
-    return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number')
-      ? [id]
-      : [];
-  });
 }
 
 export async function runStdioBridge(options: StdioBridgeOptions): Promise<StdioBridge> {

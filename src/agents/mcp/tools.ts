@@ -81,9 +81,12 @@ export interface McpSessionHooks {
   readonly openedBy: TokenHolder['kind'];
   /** Ends the response stream of a cancelled call, which the SDK would leave open. */
   closeStream(requestId: RequestId): void;
-  /** Counts calls in flight, so a busy session is never evicted as idle. */
-  callStarted(): void;
-  callEnded(): void;
+  /**
+   * Counts calls in flight, so a busy session is never evicted as idle, and
+   * knows their request IDs, so a second call under one is refused (`route.ts`).
+   */
+  callStarted(requestId: RequestId): void;
+  callEnded(requestId: RequestId): void;
   /** Aborts when the MCP session closes. */
   readonly ended: AbortSignal;
 }
@@ -220,7 +223,7 @@ export function registerClarionTools(
   ): Promise<CallToolResult> {
     const caller = callContext(extra);
     if (!caller) return toolFailure(failure('unauthorized'));
-    session.callStarted();
+    session.callStarted(extra.requestId);
     const credential = deps.credentials.watch(caller.token);
     try {
       const signal = AbortSignal.any([caller.signal, credential.revoked]);
@@ -239,7 +242,7 @@ export function registerClarionTools(
       return toolFailure(failure('internal'));
     } finally {
       credential.release();
-      session.callEnded();
+      session.callEnded(extra.requestId);
       if (extra.signal.aborted) session.closeStream(extra.requestId);
     }
   }

@@ -94,6 +94,28 @@ describe.each(DRIVERS)('a tool call under the ID of one still running, on %s', (
     expect(resultIn(await firstText)).toMatchObject({ status: 'answered', pending_id: pendingId });
   });
 
+  it('is refused when one batch carries two calls under one ID', async () => {
+    const sessionId = await openSession();
+    const call = (prompt: string) => ({
+      ...(JSON.parse(ASK) as object),
+      params: {
+        name: 'ask_user_question',
+        arguments: {
+          questions: [{ ...TWO_QUESTIONS.questions[0], prompt }],
+        },
+      },
+    });
+    const batch = await fetch(m.url, {
+      method: 'POST',
+      headers: headers(sessionId),
+      body: JSON.stringify([call('Which database first?'), call('Which queue first?')]),
+    });
+    expect(batch.status).toBe(OUTCOMES.request_id_in_use.status);
+    expect(await batch.json()).toMatchObject({ id: CALL_ID, error: { code: -32600 } });
+    // Neither call ran: nothing was asked.
+    expect(m.h.waiters.pendingIdsOf(m.h.seeded.session.id)).toEqual([]);
+  });
+
   it('resent after its connection dropped, the answer still reaches the agent', async () => {
     const sessionId = await openSession();
     const dropped = new AbortController();

@@ -122,8 +122,9 @@ function quotaExceeded(scope: QuotaScope, limit: number): Response {
 }
 
 /**
- * A request under the ID of a tool call still running in its session, as a
- * JSON-RPC error for that ID with the catalogue's status and code.
+ * A request under the ID of a tool call still running in its session (or of
+ * another request in its batch), as a JSON-RPC error for that ID with the
+ * catalogue's status and code.
  */
 function requestIdInUse(id: string | number): Response {
   const entry: OutcomeEntry = OUTCOMES.request_id_in_use;
@@ -238,7 +239,9 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     if (sessionId !== null) {
       const entry = sessions.lookup(sessionId, owner);
       if (entry) {
-        const reused = requestIdsOf(body.json).find((id) => entry.handle.running(id));
+        const ids = requestIdsOf(body.json);
+        // Twice in one batch is as bad: the first result closes the stream the second needs.
+        const reused = ids.find((id, at) => entry.handle.running(id) || ids.indexOf(id) !== at);
         if (reused !== undefined) return requestIdInUse(reused);
         return entry.handle.transport.handleRequest(body.request, handling);
       }

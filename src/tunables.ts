@@ -139,6 +139,12 @@ export const MCP_CALL_WITHOUT_PROGRESS_MS = 50_000;
 export const MCP_CREDENTIAL_RECHECK_MS = 1_000;
 /** An MCP session without calls for this long is closed (clients initialize again). */
 export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
+/**
+ * `clarion mcp-stdio`: how long the bridge, its client gone, waits for
+ * Clarion to end its MCP session before it exits anyway (the session then
+ * idles out).
+ */
+export const MCP_BRIDGE_SESSION_END_MS = 2_000;
 /** How often idle MCP sessions are looked for. */
 export const MCP_SESSION_SWEEP_INTERVAL_MS = 60 * 1000;
 /**

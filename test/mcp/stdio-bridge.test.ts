@@ -20,6 +20,9 @@ import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-har
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
+/** A call without a progress token returns `waiting` by then, and its ask goes on (`bounded-ask.ts`). */
+const CALL_WITHOUT_PROGRESS_MS = 300;
+
 describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
   let m: McpHarness;
   let bridge: StdioBridge | undefined;
@@ -27,7 +30,10 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
   let proxy: TcpProxy | undefined;
 
   beforeEach(async () => {
-    m = await mcpHarness(driver, { progressIntervalMs: 40 });
+    m = await mcpHarness(driver, {
+      progressIntervalMs: 40,
+      route: { callWithoutProgressMs: CALL_WITHOUT_PROGRESS_MS },
+    });
   });
 
   afterEach(async () => {
@@ -122,6 +128,32 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
     expect((await agent.listTools()).tools).toHaveLength(3);
     toBridge.end();
     await bridge?.closed;
+  });
+
+  it('ends its MCP session when its client exits, so a question still held reads detached', async () => {
+    const { client: agent, toBridge } = await connectThroughBridge(m.tokens.member);
+    // No progress token: the call returns `waiting`, and the ask is held for the session.
+    const asked = structured(
+      (await agent.callTool(
+        { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+        CallToolResultSchema,
+        { timeout: 10_000 },
+      )) as CallToolResult,
+    );
+    expect(asked).toMatchObject({ status: 'waiting' });
+    const pendingId = asked.pending_id as string;
+    expect(m.h.waiters.has(pendingId)).toBe(true);
+    expect(m.endpoint.sessionCount()).toBe(1);
+
+    toBridge.end();
+    await bridge?.closed;
+
+    // Nobody can collect the answer through that session now; the person must see that.
+    expect(m.endpoint.sessionCount()).toBe(0);
+    await eventually(() => !m.h.waiters.has(pendingId));
+    await eventually(async () =>
+      (await m.h.rows(pendingId)).every((row) => row.metadata.agent_disconnected === true),
+    );
   });
 
   it('answers a refused token with a JSON-RPC error instead of hanging', async () => {

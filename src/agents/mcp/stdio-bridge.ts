@@ -27,6 +27,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../observability/index.js';
+import { MCP_BRIDGE_SESSION_END_MS } from '../../tunables.js';
 import { requestIdsOf } from './request-ids.js';
 
 export const MCP_URL_ENV = 'CLARION_MCP_URL';
@@ -130,9 +131,30 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
     markClosed = resolve;
   });
 
+  /**
+   * Ends the MCP session on Clarion, within a bound: the client is gone, so
+   * what it still held there (an ask whose call returned `waiting`) reads
+   * detached now, not once the session idles out minutes later.
+   */
+  const endSession = async () => {
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, MCP_BRIDGE_SESSION_END_MS);
+    });
+    const ended = remote.terminateSession().catch((error: unknown) => {
+      logger.warn({ err: error }, 'mcp bridge could not end its session');
+    });
+    try {
+      await Promise.race([ended, bound]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   const close = async () => {
     if (closing) return;
     closing = true;
+    await endSession();
     const results = await Promise.allSettled([remote.close(), local.close()]);
     for (const result of results) {
       if (result.status === 'rejected')

@@ -145,6 +145,12 @@ export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
  * idles out).
  */
 export const MCP_BRIDGE_SESSION_END_MS = 2_000;
+/**
+ * `clarion mcp-stdio`: how long the bridge waits for Clarion to open it a
+ * new MCP session (its own one unknown there) before it refuses the message
+ * it was forwarding.
+ */
+export const MCP_BRIDGE_REOPEN_MS = 10_000;
 /** How often idle MCP sessions are looked for. */
 export const MCP_SESSION_SWEEP_INTERVAL_MS = 60 * 1000;
 /**

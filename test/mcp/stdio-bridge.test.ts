@@ -17,6 +17,7 @@ import { runStdioBridge, type StdioBridge } from '../../src/agents/mcp/index.js'
 import { silentLogger } from '../../src/observability/logger.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import { MCP_SESSION_IDLE_MS } from '../../src/tunables.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
@@ -28,11 +29,17 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
   let bridge: StdioBridge | undefined;
   let client: Client | undefined;
   let proxy: TcpProxy | undefined;
+  /** Added to the MCP route's clock, to age its sessions. */
+  let agedMs = 0;
 
   beforeEach(async () => {
+    agedMs = 0;
     m = await mcpHarness(driver, {
       progressIntervalMs: 40,
-      route: { callWithoutProgressMs: CALL_WITHOUT_PROGRESS_MS },
+      route: {
+        callWithoutProgressMs: CALL_WITHOUT_PROGRESS_MS,
+        nowMs: () => Date.now() + agedMs,
+      },
     });
   });
 
@@ -154,6 +161,24 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
     await eventually(async () =>
       (await m.h.rows(pendingId)).every((row) => row.metadata.agent_disconnected === true),
     );
+  });
+
+  it('opens a new MCP session when Clarion no longer knows its own, and goes on', async () => {
+    const { client: agent } = await connectThroughBridge(m.tokens.agent);
+    expect((await agent.listTools()).tools).toHaveLength(3);
+    // Its session idles out (or its day in the store ends) while the agent does other work.
+    agedMs = MCP_SESSION_IDLE_MS + 1_000;
+    await m.connect(m.tokens.member);
+    expect(m.endpoint.sessionCount()).toBe(1);
+
+    // A stdio client cannot initialize again by itself: the bridge must.
+    const listed = await agent.callTool(
+      { name: 'list_pending_questions', arguments: {} },
+      CallToolResultSchema,
+      { timeout: 10_000 },
+    );
+    expect(structured(listed as CallToolResult)).toEqual({ pending: [], next_cursor: null });
+    expect(m.endpoint.sessionCount()).toBe(2);
   });
 
   it('answers a refused token with a JSON-RPC error instead of hanging', async () => {

@@ -6,6 +6,10 @@
  * Messages are forwarded in arrival order, so `initialize` has its session
  * before anything that needs it.
  *
+ * A session Clarion no longer knows (404) is opened again with the client's
+ * own `initialize`, and the message sent once more: a stdio client cannot
+ * initialize again by itself.
+ *
  * Every request forwarded gets an answer: a call whose response stream ends
  * without its result (Clarion restarted, the network dropped; `/mcp` streams
  * cannot be resumed) is answered with an error, since the SDK's HTTP client
@@ -18,17 +22,18 @@ import {
   StreamableHTTPError,
 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   isJSONRPCErrorResponse,
+  isJSONRPCNotification,
   isJSONRPCRequest,
   isJSONRPCResultResponse,
   type JSONRPCMessage,
+  type JSONRPCRequest,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../observability/index.js';
-import { MCP_BRIDGE_SESSION_END_MS } from '../../tunables.js';
-import { requestIdsOf } from './request-ids.js';
+import { MCP_BRIDGE_REOPEN_MS, MCP_BRIDGE_SESSION_END_MS } from '../../tunables.js';
+import { answeringCutStreams } from './cut-streams.js';
 
 export const MCP_URL_ENV = 'CLARION_MCP_URL';
 export const TOKEN_ENV = 'CLARION_TOKEN';
@@ -54,54 +59,10 @@ const CUT_OFF =
   'the connection to Clarion ended before it answered; a question you asked stays open ' +
   '(list_pending_questions gives its pending_id, wait_for_answer collects its answer)';
 
-/**
- * `fetch` for the HTTP transport that tells `ended` which requests a POST
- * carried once its event stream ends, however it ends. By then the SDK has
- * read every event the stream held: a result it carried reached
- * `onmessage` first, so only the requests still unanswered were cut off.
- */
-function answeringCutStreams(ended: (ids: RequestId[]) => void): FetchLike {
-  return async (url, init) => {
-    const response = await fetch(url, init);
-    const ids = postedRequestIds(init?.body);
-    const type = response.headers.get('content-type') ?? '';
-    if (ids.length === 0 || !response.ok || !response.body || !type.includes('text/event-stream')) {
-      return response;
-    }
-    // After the SDK's reads of what came before the end, which all run as microtasks.
-    const cut = () => setTimeout(ended, 0, ids);
-    const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
-    const body = new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const chunk = await reader.read();
-          if (chunk.done) {
-            controller.close();
-            cut();
-          } else controller.enqueue(chunk.value);
-        } catch (error) {
-          controller.error(error);
-          cut();
-        }
-      },
-      cancel(reason) {
-        cut();
-        return reader.cancel(reason);
-      },
-    });
-    const { status, statusText, headers } = response;
-    return new Response(body, { status, statusText, headers });
-  };
-}
-
-/** The IDs of the JSON-RPC requests a POST body carries. */
-function postedRequestIds(body: unknown): RequestId[] {
-  if (typeof body !== 'string') return [];
-  try {
-    return requestIdsOf(JSON.parse(body));
-  } catch {
-    return [];
-  }
+/** What the local client's `initialize` asked, and whether it then said `initialized`. */
+interface Opening {
+  params: JSONRPCRequest['params'];
+  initialized: boolean;
 }
 
 export async function runStdioBridge(options: StdioBridgeOptions): Promise<StdioBridge> {
@@ -109,27 +70,118 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
   const local = new StdioServerTransport(options.stdin, options.stdout);
   /** Forwarded requests the local client has had no response to yet. */
   const unanswered = new Set<RequestId>();
-  const remote = new StreamableHTTPClientTransport(new URL(options.url), {
-    requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
-    fetch: answeringCutStreams((ids) => {
-      for (const id of ids) {
-        if (closing || !unanswered.delete(id)) continue;
-        logger.warn({ requestId: id }, 'mcp bridge: the call ended without its result');
-        local
-          .send({ jsonrpc: '2.0', id, error: { code: FORWARD_FAILED, message: CUT_OFF } })
-          .catch((error: unknown) => {
-            logger.warn({ err: error }, 'mcp bridge could not answer the local client');
-          });
-      }
-    }),
+  const cutFetch = answeringCutStreams((ids) => {
+    for (const id of ids) {
+      if (closing || !unanswered.delete(id)) continue;
+      logger.warn({ requestId: id }, 'mcp bridge: the call ended without its result');
+      local
+        .send({ jsonrpc: '2.0', id, error: { code: FORWARD_FAILED, message: CUT_OFF } })
+        .catch((error: unknown) => {
+          logger.warn({ err: error }, 'mcp bridge could not answer the local client');
+        });
+    }
   });
   const initializeIds = new Set<RequestId>();
+  /** The local client's `initialize`, and whether it said `initialized`: to open a session again. */
+  let opening: Opening | undefined;
+  /** Replies to the bridge's own requests (a new session's `initialize`), by ID; never forwarded. */
+  const own = new Map<RequestId, (reply: JSONRPCMessage) => void>();
+  let reopens = 0;
   let queue = Promise.resolve();
   let closing = false;
   let markClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     markClosed = resolve;
   });
+
+  const openRemote = (): StreamableHTTPClientTransport => {
+    const transport = new StreamableHTTPClientTransport(new URL(options.url), {
+      requestInit: { headers: { Authorization: `Bearer ${options.token}` } },
+      fetch: cutFetch,
+    });
+    transport.onmessage = (message) => {
+      fromRemote(transport, message);
+    };
+    transport.onerror = (error) => {
+      logger.debug({ err: error }, 'mcp bridge http error');
+    };
+    // A transport put aside for a new session closes without closing the bridge.
+    transport.onclose = () => {
+      if (transport === remote) void close();
+    };
+    return transport;
+  };
+  let remote = openRemote();
+
+  const fromRemote = (transport: StreamableHTTPClientTransport, message: JSONRPCMessage) => {
+    // An error about no request in particular has no ID.
+    const id =
+      isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message) ? message.id : undefined;
+    const mine = id === undefined ? undefined : own.get(id);
+    if (mine) {
+      mine(message);
+      return;
+    }
+    if (id !== undefined) unanswered.delete(id);
+    // Later HTTP requests must carry the negotiated version, as the SDK client would send it.
+    if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
+      const version = message.result.protocolVersion;
+      if (typeof version === 'string') transport.setProtocolVersion(version);
+    }
+    local.send(message).catch((error: unknown) => {
+      logger.warn({ err: error }, 'mcp bridge could not write to stdout');
+    });
+  };
+
+  /**
+   * Opens a new MCP session with the local client's own `initialize`, when
+   * Clarion no longer knows the bridge's (it idled out of the store, or was
+   * ended there): an HTTP client initializes again by itself, but a stdio
+   * client knows of no session to renew. Calls still open on the old one
+   * are answered as cut off.
+   */
+  const reopen = async (initialize: Opening) => {
+    const gone = remote;
+    remote = openRemote();
+    await gone.close();
+    await remote.start();
+    reopens += 1;
+    const id = `clarion-bridge-reopen-${String(reopens)}`;
+    let timer: NodeJS.Timeout | undefined;
+    const reply = new Promise<JSONRPCMessage | undefined>((resolve) => {
+      own.set(id, resolve);
+      timer = setTimeout(resolve, MCP_BRIDGE_REOPEN_MS, undefined);
+    });
+    try {
+      await remote.send({ jsonrpc: '2.0', id, method: 'initialize', params: initialize.params });
+      const replied = await reply;
+      if (!replied || !isJSONRPCResultResponse(replied)) {
+        throw new Error('Clarion did not open a new MCP session for this client');
+      }
+      const version = replied.result.protocolVersion;
+      if (typeof version === 'string') remote.setProtocolVersion(version);
+    } finally {
+      clearTimeout(timer);
+      own.delete(id);
+    }
+    if (initialize.initialized) {
+      await remote.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    }
+    logger.info('mcp bridge opened a new session: Clarion no longer knew its own');
+  };
+
+  /** Sends a local message on; once more in a new session when Clarion lost the bridge's. */
+  const forward = async (message: JSONRPCMessage) => {
+    try {
+      await remote.send(message);
+    } catch (error) {
+      const sessionGone = error instanceof StreamableHTTPError && error.code === 404;
+      const initializing = isJSONRPCRequest(message) && message.method === 'initialize';
+      if (!sessionGone || initializing || !opening || closing) throw error;
+      await reopen(opening);
+      await remote.send(message);
+    }
+  };
 
   /**
    * Ends the MCP session on Clarion, within a bound: the client is gone, so
@@ -181,36 +233,24 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
 
   local.onmessage = (message) => {
     if (isJSONRPCRequest(message)) unanswered.add(message.id);
-    if (isJSONRPCRequest(message) && message.method === 'initialize') initializeIds.add(message.id);
+    if (isJSONRPCRequest(message) && message.method === 'initialize') {
+      initializeIds.add(message.id);
+      opening = { params: message.params, initialized: false };
+    }
+    if (isJSONRPCNotification(message) && message.method === 'notifications/initialized') {
+      if (opening) opening.initialized = true;
+    }
     queue = queue
-      .then(() => remote.send(message))
+      .then(() => forward(message))
       .catch((error: unknown) => refuse(message, error))
       .catch((error: unknown) => {
         logger.warn({ err: error }, 'mcp bridge could not answer the local client');
       });
   };
-  remote.onmessage = (message) => {
-    // An error about no request in particular has no ID.
-    if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) {
-      if (message.id !== undefined) unanswered.delete(message.id);
-    }
-    // Later HTTP requests must carry the negotiated version, as the SDK client would send it.
-    if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
-      const version = message.result.protocolVersion;
-      if (typeof version === 'string') remote.setProtocolVersion(version);
-    }
-    local.send(message).catch((error: unknown) => {
-      logger.warn({ err: error }, 'mcp bridge could not write to stdout');
-    });
-  };
   local.onerror = (error) => {
     logger.warn({ err: error }, 'mcp bridge stdin error');
   };
-  remote.onerror = (error) => {
-    logger.debug({ err: error }, 'mcp bridge http error');
-  };
   local.onclose = () => void close();
-  remote.onclose = () => void close();
   // The agent exiting ends stdin; the SDK's stdio transport does not watch for it.
   options.stdin.once('end', () => void close());
 

@@ -20,6 +20,7 @@ import {
   detachSessionRows,
   expireSessionRows,
   getSession,
+  openBundleCount,
   pendingIdsOfSession,
   reattachBundleRows,
   rowsStillCurrent,
@@ -589,6 +590,11 @@ export class ClarificationService {
     const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
       const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
+      // Told no answer will come, the agent works on; the session waits only on a question still open.
+      if (updated.length > 0 && (await openBundleCount(write.tx, bundle.sessionId)) === 0) {
+        const { sessionId } = bundle;
+        write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
+      }
       return updated.length > 0;
     });
     if (!cancelled) return failure('not_active');

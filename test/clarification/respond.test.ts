@@ -232,6 +232,33 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect(again.status).toBe(409);
   });
 
+  it('a cancel leaves the session waiting only while another of its questions is still open', async () => {
+    const state = async () => (await getSession(h.store, h.seeded.session.id))?.state;
+    const cancel = (pendingId: string) =>
+      h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {
+        method: 'POST',
+        headers: { 'x-test-principal': 'member' },
+      });
+    const first = await askLive();
+    const other = h.service.ask(h.seeded.session.id, {
+      questions: [{ ...TWO_QUESTIONS.questions[0], prompt: 'And which queue?' }],
+    });
+    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length === 2);
+    const otherId = h.waiters
+      .pendingIdsOf(h.seeded.session.id)
+      .find((id) => id !== first.pendingId);
+    if (!otherId) throw new Error('no second bundle');
+
+    expect((await cancel(first.pendingId)).status).toBe(200);
+    expect(await first.call).toMatchObject({ outcome: 'open', reason: 'cancelled' });
+    expect(await state()).toBe('waiting_for_input');
+
+    // Nothing is asked of the person any more: the agent, told so, works on.
+    expect((await cancel(otherId)).status).toBe(200);
+    expect(await other).toMatchObject({ outcome: 'open', reason: 'cancelled' });
+    expect(await state()).toBe('running');
+  });
+
   it('refuses to cancel a question no agent waits on, says why, and leaves it answerable', async () => {
     const pendingId = await askDetached();
     const cancel = await h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {

@@ -481,6 +481,29 @@ describe('LiveWaiters.pendingIdsOf and has', () => {
     expect(waiters.has('p1')).toBe(false);
   });
 
+  it('lets a waiter whose caller left during the entitlement read go before the confirmation', async () => {
+    const { waiters } = setup();
+    const call = new AbortController();
+    const left = waiters.wait('p1', 's1', {
+      timeoutMs: 1000,
+      signal: call.signal,
+      // The read takes a moment, and the agent cancels its call meanwhile.
+      entitled: () => {
+        call.abort();
+        return Promise.resolve(true);
+      },
+    });
+    let confirmed = 0;
+    const result = await waiters.deliver('p1', response(), () => {
+      confirmed += 1;
+      return Promise.resolve();
+    });
+    // Nobody would read the answer: the delivery takes the detached path, nothing was confirmed.
+    expect(result).toEqual({ kind: 'no_waiter' });
+    expect(confirmed).toBe(0);
+    expect(await left).toEqual({ kind: 'ended', reason: 'caller_gone' });
+  });
+
   it('hands the answer to the entitled waiters only', async () => {
     const { waiters } = setup();
     const kept = waiters.wait('p1', 's1', {

@@ -7,8 +7,8 @@
  * timeout racing a delivery is a no-op; the durable confirmation runs before
  * any waiter sees the answer, so an agent never holds an answer whose
  * delivery intent is still set. A waiter whose caller may no longer have the
- * answer (its token revoked: `entitled`) is let go before that confirmation,
- * as if it had left: the answer takes the detached path.
+ * answer (its token revoked: `entitled`), or left while that was read, is
+ * let go before that confirmation: the answer takes the detached path.
  */
 import type { Timers } from '../support/index.js';
 import type { ClarificationResponse } from './outcome.js';
@@ -37,6 +37,8 @@ interface Waiter {
   settle(outcome: WaitOutcome): void;
   /** Whether the caller may still have the answer; absent, it may. */
   entitled?: () => Promise<boolean>;
+  /** Whether the caller has left (its signal aborted): nobody would read an answer handed to it. */
+  left(): boolean;
 }
 
 export interface WaitOptions {
@@ -90,6 +92,7 @@ export class LiveWaiters {
           resolve(outcome);
         },
         ...(options.entitled ? { entitled: options.entitled } : {}),
+        left: () => options.signal?.aborted === true,
       };
       const end = (outcome: WaitOutcome) => {
         if (waiter.settled || waiter.taken) return;
@@ -135,7 +138,7 @@ export class LiveWaiters {
     const taken = [...entry.waiters];
     // From here a timeout or abort must not end these waits: the answer is theirs.
     for (const waiter of taken) waiter.taken = true;
-    const waiters = await entitledOnly(taken);
+    const waiters = present(await entitledOnly(taken));
     if (waiters.length === 0) return { kind: 'no_waiter' };
     try {
       await confirm();
@@ -167,6 +170,21 @@ export class LiveWaiters {
     for (const pendingId of ended) this.end(pendingId, reason);
     return ended;
   }
+}
+
+/**
+ * The waiters whose callers are still there once the entitlement reads are
+ * done: a caller that left meanwhile (an agent cancelling its call) ends as
+ * if it had left before, so the answer takes the detached path rather than
+ * go to a result nobody reads. One that leaves during the confirmation is
+ * past saving: its answer is already marked delivered.
+ */
+function present(waiters: readonly Waiter[]): Waiter[] {
+  return waiters.filter((waiter) => {
+    if (!waiter.left()) return true;
+    waiter.settle({ kind: 'ended', reason: 'caller_gone' });
+    return false;
+  });
 }
 
 /** The waiters still entitled to an answer; the others end without it. */

@@ -278,6 +278,28 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect(await h.respond(pendingId, ANSWERS)).toHaveProperty('status', 200);
   });
 
+  it('resumes the agent with a new turn when its call was cancelled as the answer was handed over', async () => {
+    const call = new AbortController();
+    const asked = h.service.ask(h.seeded.session.id, TWO_QUESTIONS, {
+      signal: call.signal,
+      // The hand-off's read of the caller's token; the agent cancels its call meanwhile.
+      entitled: () => {
+        call.abort();
+        return Promise.resolve(true);
+      },
+    });
+    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length > 0);
+    const [pendingId] = h.waiters.pendingIdsOf(h.seeded.session.id);
+    if (!pendingId) throw new Error('no bundle');
+
+    const response = await h.respond(pendingId, ANSWERS);
+    expect(response.status).toBe(200);
+    // The cancelled call's result goes to nobody, so the answer must not be handed to it.
+    expect(await asked).toMatchObject({ outcome: 'open', reason: 'caller_gone' });
+    expect(h.runtime.prompts).toHaveLength(1);
+    expect(h.runtime.prompts[0]?.text).toContain('"Generated"');
+  });
+
   it('resumes a detached agent with a new turn that quotes the answer', async () => {
     const pendingId = await askDetached();
     const rows = await h.rows(pendingId);

@@ -35,6 +35,7 @@ import {
 import type { SessionWrite } from '../events/index.js';
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
+import { AttachHolds, NO_HOLD } from './attach-holds.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
@@ -66,7 +67,13 @@ export type AskResult =
   | Failure<'invalid_request' | 'not_active' | 'too_many_open_requests'>;
 
 type BundleOpening =
-  { ok: true; pendingId: string } | Failure<'not_active' | 'too_many_open_requests'>;
+  | {
+      ok: true;
+      pendingId: string;
+      /** Lets go of a reused bundle's hold (`AttachHolds`) once its live wait has begun. */
+      release: () => void;
+    }
+  | Failure<'not_active' | 'too_many_open_requests'>;
 
 const CANNOT_ASK = failure('not_active', 'this session can no longer ask questions');
 
@@ -144,6 +151,7 @@ export class ClarificationService {
   private readonly inFlight = new Set<Promise<unknown>>();
   /** Aborted by `drain`: no wait runs on a server that is stopping. */
   private readonly draining = new AbortController();
+  private readonly attachHolds = new AttachHolds();
 
   constructor(deps: ClarificationDeps) {
     this.deps = {
@@ -277,9 +285,13 @@ export class ClarificationService {
     const opened = await this.openBundle(sessionId, normalized.value);
     if (!opened.ok) return opened;
     const created = opened.pendingId;
-    options.onBundle?.(created);
-
-    const outcome = await this.waitLive(sessionId, created, options);
+    let outcome: WaitOutcome;
+    try {
+      options.onBundle?.(created);
+      outcome = await this.waitLive(sessionId, created, options, opened.release);
+    } finally {
+      opened.release();
+    }
     if (outcome.kind === 'answered') {
       return {
         ok: true,
@@ -306,29 +318,46 @@ export class ClarificationService {
     sessionId: string,
     pendingId: string,
     options: AskOptions,
+    attached: () => void,
   ): Promise<WaitOutcome> {
-    const outcome: WaitOutcome = this.draining.signal.aborted
-      ? { kind: 'ended', reason: 'detached' }
-      : await this.deps.waiters.wait(pendingId, sessionId, {
+    const waiting: Promise<WaitOutcome> = this.draining.signal.aborted
+      ? Promise.resolve({ kind: 'ended', reason: 'detached' })
+      : this.deps.waiters.wait(pendingId, sessionId, {
           timeoutMs: options.timeoutMs ?? this.deps.budgets.liveWaitMs,
           ...(options.signal ? { signal: options.signal } : {}),
           ...(options.entitled ? { entitled: options.entitled } : {}),
         });
+    // The waiter is registered: it holds the rows attached from here.
+    attached();
+    const outcome = await waiting;
     if (outcome.kind === 'ended' && outcome.reason !== 'fenced') {
-      if (!this.deps.waiters.has(pendingId)) await this.detachBundle(sessionId, pendingId);
+      if (!this.heldAttached(pendingId)) await this.detachBundle(sessionId, pendingId);
     }
     return outcome;
+  }
+
+  /** Another wait here holds the bundle, or is about to (`AttachHolds`). */
+  private heldAttached(pendingId: string): boolean {
+    return this.deps.waiters.has(pendingId) || this.attachHolds.has(pendingId);
   }
 
   /**
    * The asker waits on its bundle again, here: its rows read attached (the
    * person sees the asker back and may cancel) and, with several replicas,
    * name this one, so an answer or a cancel on any replica finds the wait.
-   * Not while draining: no wait follows.
+   * Not while draining: no wait follows. Held attached until that wait
+   * begins; the caller lets go with the function returned.
    */
-  private async attach(write: SessionWrite, pendingId: string): Promise<void> {
-    if (this.draining.signal.aborted) return;
-    write.updated(...(await reattachBundleRows(write.tx, pendingId, this.deps.replicas?.id)));
+  private async attach(write: SessionWrite, pendingId: string): Promise<() => void> {
+    if (this.draining.signal.aborted) return NO_HOLD;
+    const release = this.attachHolds.hold(pendingId);
+    try {
+      write.updated(...(await reattachBundleRows(write.tx, pendingId, this.deps.replicas?.id)));
+    } catch (error) {
+      release();
+      throw error;
+    }
+    return release;
   }
 
   /**
@@ -351,7 +380,9 @@ export class ClarificationService {
   /** Writes the bundle in the session's current turn; undefined when the session cannot ask. */
   async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
     const opened = await this.openBundle(sessionId, ask);
-    return opened.ok ? opened.pendingId : undefined;
+    if (!opened.ok) return undefined;
+    opened.release();
+    return opened.pendingId;
   }
 
   /**
@@ -365,17 +396,19 @@ export class ClarificationService {
    * refused ask writes nothing and so publishes nothing: no row, no event,
    * nothing for a notice to name.
    */
-  private async openBundle(sessionId: string, ask: NormalizedAsk): Promise<BundleOpening> {
+  private openBundle(sessionId: string, ask: NormalizedAsk): Promise<BundleOpening> {
     const replicaId = this.deps.replicas?.id;
     const limit = this.deps.openAsksPerAgent ?? OPEN_ASKS_PER_AGENT;
-    return this.deps.sessions.write(sessionId, async (write): Promise<BundleOpening> => {
+    // Let go should the write not commit after its reuse took a hold.
+    let held = NO_HOLD;
+    const opening = this.deps.sessions.write(sessionId, async (write): Promise<BundleOpening> => {
       const { tx } = write;
       const session = await getSession(tx, sessionId);
       if (!session || TERMINAL.has(session.state)) return CANNOT_ASK;
       const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
       if (existing) {
-        await this.attach(write, existing);
-        return { ok: true, pendingId: existing };
+        held = await this.attach(write, existing);
+        return { ok: true, pendingId: existing, release: held };
       }
       const scope = await askScopeOf(tx, session);
       const open = await openAsksIn(tx, scope);
@@ -409,8 +442,12 @@ export class ClarificationService {
         );
       }
       write.moved(await transitionSession(tx, sessionId, ['idle', 'running'], 'waiting_for_input'));
-      return { ok: true, pendingId };
+      return { ok: true, pendingId, release: NO_HOLD };
     });
+    opening.catch(() => {
+      held();
+    });
+    return opening;
   }
 
   /** One page of the inbox: every active bundle the principal can see, oldest first. */
@@ -560,11 +597,18 @@ export class ClarificationService {
     pendingId: string,
     options: AskOptions,
   ): Promise<WaitOutcome> {
-    await this.deps.sessions.write(sessionId, (write) => this.attach(write, pendingId));
-    // Read, attached, no waiter yet: a race test lands a decision here.
-    const paused = pausePoint('wait_for_answer.before_live_wait');
-    if (paused) await paused;
-    return this.waitLive(sessionId, pendingId, options);
+    let held = NO_HOLD;
+    try {
+      await this.deps.sessions.write(sessionId, async (write) => {
+        held = await this.attach(write, pendingId);
+      });
+      // Read, attached, no waiter yet: a race test lands a decision here.
+      const paused = pausePoint('wait_for_answer.before_live_wait');
+      if (paused) await paused;
+      return await this.waitLive(sessionId, pendingId, options, held);
+    } finally {
+      held();
+    }
   }
 
   /**
@@ -696,6 +740,8 @@ export class ClarificationService {
 
   private async detachBundle(sessionId: string, pendingId: string): Promise<void> {
     await this.deps.sessions.write(sessionId, async (write) => {
+      // Read again under the session's lock: a wait may have attached it since.
+      if (this.heldAttached(pendingId)) return;
       write.updated(...(await detachBundleRows(write.tx, pendingId)));
     });
   }

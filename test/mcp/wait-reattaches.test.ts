@@ -180,3 +180,66 @@ describe.each(DRIVERS)(
     });
   },
 );
+
+describe.each(DRIVERS)(
+  'a wait that begins as another on the same question ends, on %s',
+  { timeout: 60_000 },
+  (driver) => {
+    const m = mcpHarnessPerTest(driver, { progressIntervalMs: 40 });
+
+    it('keeps the question attached: the new wait holds it', async () => {
+      const client = await m.connect(m.tokens.member, 'my-claude');
+      const colleague = await m.connect(m.tokens.colleague);
+      // The ask waits live, kept alive by progress, until its client gives up on it.
+      const askCall = new AbortController();
+      const asking = m
+        .call(client, 'ask_user_question', TWO_QUESTIONS, {
+          signal: askCall.signal,
+          onprogress: () => undefined,
+          resetTimeoutOnProgress: true,
+        })
+        .catch(() => undefined);
+      let pendingId: string | undefined;
+      await eventually(async () => {
+        const listed = structured(await m.call(client, 'list_pending_questions', {}));
+        pendingId = (listed.pending as { pending_id: string }[])[0]?.pending_id;
+        return pendingId !== undefined && m.h.waiters.has(pendingId);
+      });
+      if (!pendingId) throw new Error('nothing asked');
+
+      // The client collects it with wait_for_answer, whose read attaches the question again…
+      const paused = armPause('wait_for_answer.before_live_wait', PAUSE_BOUND_MS);
+      try {
+        const waiting = m.call(client, 'wait_for_answer', {
+          pending_id: pendingId,
+          timeout_seconds: RACED_WAIT_SECONDS,
+        });
+        // Awaited below; a failure before then must not surface as an unhandled rejection.
+        waiting.catch(() => undefined);
+        await paused.reached;
+        // …and just then gives up on its ask: that wait ends while the new one is about to begin.
+        askCall.abort();
+        await asking;
+        const id = pendingId;
+        await eventually(() => !m.h.waiters.has(id));
+        // Time for the ended wait's writes, had it any to make.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        paused.release();
+        await eventually(() => m.h.waiters.has(id));
+
+        // Someone waits on it, so the person must not read that nobody does.
+        expect(await readsDetached(m, pendingId)).toBe(false);
+        const answered = structured(
+          await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS }),
+        );
+        expect(answered).toMatchObject({ claimed: true, status: 'answered' });
+        expect(structured(await waiting)).toMatchObject({
+          status: 'answered',
+          pending_id: pendingId,
+        });
+      } finally {
+        paused.release();
+      }
+    });
+  },
+);

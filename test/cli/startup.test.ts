@@ -18,6 +18,7 @@ import {
   type DatabaseTarget,
   type Driver,
 } from '../../src/store/index.js';
+import { STORE_LOCK_WAIT_MAX_MS } from '../../src/tunables.js';
 import { eventually } from '../support/clarification-harness.js';
 import {
   databaseEnv,
@@ -27,6 +28,7 @@ import {
   type RunAs,
 } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { holdSqliteLock } from '../support/lock-holder.js';
 
 function expectOneLineFailure(result: Exited, pattern: RegExp): void {
   expect(result.code).not.toBe(0);
@@ -198,6 +200,18 @@ describe('clarion serve with bad configuration', () => {
       expectOneLineFailure(result, new RegExp(`data directory ${dir} is read-only`));
     } finally {
       await chmod(dir, 0o755);
+    }
+  });
+
+  it('names a lock another process holds past the store’s bound as that, not as a bug', async () => {
+    const { dir, file } = await existingDatabase();
+    const held = await holdSqliteLock(file, STORE_LOCK_WAIT_MAX_MS + 4_000);
+    try {
+      const result = await runUntilExit({ CLARION_DATA_DIR: dir }, 30_000, unprivileged);
+      expectOneLineFailure(result, /database unavailable during start-up: another process held/);
+      expect(result.stderr).not.toMatch(/unexpected/);
+    } finally {
+      await held.released;
     }
   });
 

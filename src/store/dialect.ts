@@ -6,6 +6,7 @@
  */
 import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
 import pg from 'pg';
+import { PG_SESSION_LOCK_TIMEOUT_MS } from './pg-connection.js';
 import type { Database } from './tables.js';
 
 export type Driver = 'sqlite' | 'postgres';
@@ -399,7 +400,8 @@ export const postgresDialect: Dialect = {
       try {
         await sql`SELECT pg_advisory_lock(${START_UP_LOCK_CLASS}::int, 0)`.execute(conn);
       } finally {
-        await sql`RESET lock_timeout`.execute(conn);
+        // Not `RESET`: that is the server's default, no bound at all (`pg-connection.ts`).
+        await sql.raw(`SET lock_timeout = ${PG_SESSION_LOCK_TIMEOUT_MS}`).execute(conn);
       }
       try {
         return await work(conn);

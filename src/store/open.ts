@@ -15,7 +15,7 @@ import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
 import { reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
-import { pgConnectionConfig } from './pg-connection.js';
+import { boundSession, pgConnectionConfig } from './pg-connection.js';
 import { DEFAULT_PREPARED_STATEMENTS, preparingPool } from './pg-prepared.js';
 import { ReplyBound } from './pg-reply-bound.js';
 import { SqliteLockWaitingDriver, sqliteLockWaitingDialect } from './sqlite-driver.js';
@@ -305,7 +305,14 @@ async function openPostgres(
   poolSize: number,
   onIdleConnectionLost: (error: Error) => void,
 ): Promise<{ db: Kysely<Database>; replyBound: ReplyBound }> {
-  const pool = new pg.Pool({ ...pgConnectionConfig(url), max: poolSize });
+  // pg-pool awaits `onConnect` before handing the connection out, and ends a connection whose
+  // bounds could not be set (its checkout fails); its types say the hook returns nothing.
+  const config: pg.PoolConfig & { onConnect: (client: pg.ClientBase) => Promise<void> } = {
+    ...pgConnectionConfig(url),
+    max: poolSize,
+    onConnect: boundSession,
+  };
+  const pool = new pg.Pool(config);
   // The pool re-emits an idle client's error; unheard, an EventEmitter's 'error' throws.
   pool.on('error', (error: Error & { client?: unknown }) => {
     // pg-pool hangs the whole client on the error: a logger would write out its every

@@ -12,7 +12,7 @@ import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { REPLICA_LOCK_CLASS } from './dialect.js';
 import { redactUrl, type DatabaseTarget } from './open.js';
-import { pgDedicatedConnectionConfig } from './pg-connection.js';
+import { boundSession, pgDedicatedConnectionConfig } from './pg-connection.js';
 
 export interface ReplicaLock {
   /** The second key of the lock, stored as `replicas.lock_key`; null on SQLite. */
@@ -75,6 +75,7 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
     // Before the connection is held: a failure here is the start's, not a loss.
     first.on('error', () => undefined);
     await first.connect();
+    await boundSession(first);
     for (let attempt = 0; attempt < KEY_ATTEMPTS; attempt++) {
       const key = randomInt(1, 2 ** 31 - 1);
       if (await tryKey(first, key)) {
@@ -89,6 +90,7 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
             client.on('error', () => undefined);
             try {
               await client.connect();
+              await boundSession(client);
               if (!(await tryKey(client, key)) || isReleased()) {
                 await client.end();
                 return false;

@@ -18,7 +18,7 @@ import { sql } from 'kysely';
 import pg from 'pg';
 import { systemTimers } from '../support/index.js';
 import type { RepoContext } from './context.js';
-import { pgDedicatedConnectionConfig } from './pg-connection.js';
+import { boundSession, pgDedicatedConnectionConfig } from './pg-connection.js';
 
 /** The one channel Clarion's servers notify and listen on. */
 export const WAKE_CHANNEL = 'clarion_wake';
@@ -155,6 +155,7 @@ export function postgresWakeChannel(
     });
     try {
       await connection.connect();
+      await boundSession(connection);
       await connection.query(`LISTEN ${WAKE_CHANNEL}`);
     } catch (error) {
       void connection.end().catch(() => undefined);

@@ -11,7 +11,8 @@
 import { randomInt } from 'node:crypto';
 import pg from 'pg';
 import { REPLICA_LOCK_CLASS } from './dialect.js';
-import { redactUrl, type DatabaseTarget } from './open.js';
+import { storageFaultReason } from './faults.js';
+import { redactUrl, StoreOpenError, type DatabaseTarget } from './open.js';
 import { boundSession, pgDedicatedConnectionConfig } from './pg-connection.js';
 
 export interface ReplicaLock {
@@ -117,8 +118,12 @@ export async function holdReplicaLock(target: DatabaseTarget): Promise<ReplicaLo
     // A statement still waiting for its reply makes this drop the connection at once.
     await first.end().catch(() => undefined);
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`cannot take the replica lock at ${redactUrl(target.url)}: ${reason}`, {
-      cause: error,
-    });
+    const message = `cannot take the replica lock at ${redactUrl(target.url)}: ${reason}`;
+    // The database refused or lost the connection (too many connections, say): the
+    // operator's to fix, and said as the pool's own refusal is.
+    if (storageFaultReason(error) !== undefined) {
+      throw new StoreOpenError('database_unreachable', message, error);
+    }
+    throw new Error(message, { cause: error });
   }
 }

@@ -7,7 +7,8 @@ import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { afterEach, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   PENDING_ID_ORDERED_INDEX,
   SQLITE_FILE,
@@ -212,6 +213,37 @@ describe('clarion serve with bad configuration', () => {
       expect(result.stderr).not.toMatch(/unexpected/);
     } finally {
       await held.released;
+    }
+  });
+
+  it('names a PostgreSQL role out of connections as that, not as a bug', async () => {
+    // The pool's first connection takes the role's only one; the replica lock's is refused.
+    const database = await freshDatabase('postgres');
+    if (database.target.driver !== 'postgres') throw new Error('postgres only');
+    const url = new URL(database.target.url);
+    const role = `clarion_one_${url.pathname.slice(-12)}`;
+    const admin = new pg.Client({ connectionString: database.target.url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE ROLE ${role} LOGIN PASSWORD 'one' CONNECTION LIMIT 1`);
+      await admin.query(`GRANT ALL ON SCHEMA public TO ${role}`);
+    } finally {
+      await admin.end();
+    }
+    try {
+      url.username = role;
+      url.password = 'one';
+      const result = await runUntilExit({
+        ...databaseEnv(database.target),
+        DATABASE_URL: url.href,
+      });
+      expectOneLineFailure(result, /too many connections for role/);
+      expect(result.stderr).not.toMatch(/unexpected/);
+    } finally {
+      await database.dispose();
+      const cleanup = new pg.Client({ connectionString: inject('pgAdminUrl') });
+      await cleanup.connect();
+      await cleanup.query(`DROP ROLE IF EXISTS ${role}`).finally(() => cleanup.end());
     }
   });
 

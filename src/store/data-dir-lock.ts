@@ -17,7 +17,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { makeDirectory } from '../support/index.js';
-import { unusableDataDir } from './open.js';
+import { DATA_DIR_MODE, unusableDataDir } from './open.js';
 
 export const LOCK_FILE = 'server.lock';
 export const PID_FILE = 'server.pid';
@@ -50,7 +50,7 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
   const lockFile = join(dataDir, LOCK_FILE);
   let lock: BetterSqlite3.Database;
   try {
-    makeDirectory(dataDir);
+    makeDirectory(dataDir, DATA_DIR_MODE);
     // No busy wait: a held lock is an answer, not something to wait out.
     lock = new BetterSqlite3(lockFile, { timeout: 0 });
   } catch (error) {

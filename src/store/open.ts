@@ -4,7 +4,7 @@
  * after every schema step has succeeded.
  */
 import { PG_SCHEMA_STEP_REPLY_MAX_MS, SQLITE_BUSY_TIMEOUT_MS } from '../tunables.js';
-import { accessSync, constants, existsSync } from 'node:fs';
+import { accessSync, closeSync, constants, existsSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { Kysely, PostgresDialect, sql, type KyselyPlugin } from 'kysely';
@@ -103,6 +103,24 @@ export class StoreOpenError extends Error {
 }
 
 export const SQLITE_FILE = 'clarion.db';
+
+/**
+ * What Clarion creates in a data directory is its user's alone: the database
+ * holds every question and answer, channels' webhook URLs and tokens and the
+ * Web Push private key. SQLite gives the WAL and its index the database
+ * file's permissions. A directory or file that already exists keeps its own.
+ */
+export const DATA_DIR_MODE = 0o700;
+const DATABASE_FILE_MODE = 0o600;
+
+/** Creates the database file, empty (an empty file is an empty SQLite database), unless it exists. */
+function createPrivately(file: string): void {
+  try {
+    closeSync(openSync(file, 'wx', DATABASE_FILE_MODE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+}
 
 /**
  * A connection with no schema work: `openStore` builds on it, and tests use it
@@ -209,7 +227,8 @@ function openSqlite(dataDir: string): Connection {
   const file = join(dataDir, SQLITE_FILE);
   let database: BetterSqlite3.Database;
   try {
-    makeDirectory(dataDir);
+    makeDirectory(dataDir, DATA_DIR_MODE);
+    createPrivately(file);
     // Zero from the first statement: better-sqlite3's default waits 5 s for a
     // lock inside the call, stopping the event loop (the probe below would).
     database = new BetterSqlite3(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });

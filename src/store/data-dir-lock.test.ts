@@ -1,9 +1,10 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, lockDataDir, PID_FILE } from './data-dir-lock.js';
+import { StoreOpenError, unusableDataDir } from './open.js';
 
 describe('the data directory lock', () => {
   let dir: string;
@@ -51,10 +52,41 @@ describe('the data directory lock', () => {
     );
   });
 
+  it('lets go of the lock and names the directory when it cannot write the PID file', async () => {
+    // What a full disk does (ENOSPC), made here without one.
+    await mkdir(join(dir, PID_FILE));
+    expect(() => lockDataDir(dir, 4242)).toThrow(StoreOpenError);
+    expect(() => lockDataDir(dir, 4242)).toThrow(/data directory .* is not usable: .*EISDIR/);
+    await rm(join(dir, PID_FILE), { recursive: true });
+    lockDataDir(dir, 4343).release();
+  });
+
   // Node's recursive mkdir never returns here: the start-up hung, silent, at full CPU.
   it.runIf(process.platform === 'linux')('refuses a directory under /proc at once', () => {
     expect(() => lockDataDir('/proc/clarion-data')).toThrow(
       /data directory \/proc\/clarion-data is not usable/,
+    );
+  });
+});
+
+describe('why a data directory is not usable', () => {
+  const failure = (code: string, message: string) => Object.assign(new Error(message), { code });
+
+  it('says the disk is full when it is', () => {
+    for (const error of [
+      failure('ENOSPC', 'ENOSPC: no space left on device, write'),
+      failure('SQLITE_FULL', 'database or disk is full'),
+    ]) {
+      expect(unusableDataDir('/srv/clarion', '/srv/clarion/clarion.db', error).message).toMatch(
+        /^data directory \/srv\/clarion is not usable: its disk is full \(free some space, then start again\): /,
+      );
+    }
+  });
+
+  it('says the disk is likely full when SQLite could not grow its shared memory', () => {
+    const error = failure('SQLITE_IOERR_SHMSIZE', 'disk I/O error');
+    expect(unusableDataDir('/srv/clarion', '/srv/clarion/clarion.db', error).message).toMatch(
+      /most likely because its disk is full.*SQLITE_IOERR_SHMSIZE/,
     );
   });
 });

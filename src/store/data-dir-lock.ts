@@ -69,7 +69,13 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
     if (isBusy(error)) throw new DataDirLockedError(dataDir, readPid(pidFile));
     throw unusableDataDir(dataDir, lockFile, error);
   }
-  writeFileSync(pidFile, `${pid}\n`);
+  try {
+    writeFileSync(pidFile, `${pid}\n`);
+  } catch (error) {
+    // A full disk, say: the start fails, and the lock is not kept by a process that goes on.
+    lock.close();
+    throw unusableDataDir(dataDir, pidFile, error);
+  }
   let held = true;
   return {
     release() {

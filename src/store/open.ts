@@ -286,9 +286,22 @@ export function unusableDataDir(dataDir: string, file: string, error: unknown): 
   }
   return new StoreOpenError(
     'data_dir_unusable',
-    `data directory ${dataDir} is not usable: ${describe(error)}`,
+    `data directory ${dataDir} is not usable: ${fullDiskPart(error)}${describe(error)}`,
     error,
   );
+}
+
+/** What to say first when the disk is, or most likely is, why; else nothing. */
+function fullDiskPart(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === 'ENOSPC' || storageFaultReason(error) === 'disk_full') {
+    return 'its disk is full (free some space, then start again): ';
+  }
+  // SQLite's words for a shared-memory file it could not grow: a disk I/O error.
+  if (code === 'SQLITE_IOERR_SHMSIZE') {
+    return 'SQLite could not grow its shared-memory file, most likely because its disk is full: ';
+  }
+  return '';
 }
 
 /** Which of the database's places cannot be written, if that is why opening failed. */

@@ -4,9 +4,11 @@
  * exists (`/proc/clarion` spins at full CPU), so a start-up given such a data
  * directory would hang silently. This walks up to the nearest existing
  * ancestor, at most once per path component, then creates each missing one;
- * whatever refuses is thrown as the file system said it.
+ * whatever refuses is thrown as the file system said it. A directory another
+ * process made between the look and the `mkdir` (two servers started at once
+ * on a fresh data directory) is taken as made.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
 export function makeDirectory(path: string, mode?: number): void {
@@ -19,6 +21,20 @@ export function makeDirectory(path: string, mode?: number): void {
     current = parent;
   }
   for (const directory of missing.reverse()) {
-    mkdirSync(directory, mode === undefined ? undefined : { mode });
+    try {
+      mkdirSync(directory, mode === undefined ? undefined : { mode });
+    } catch (error) {
+      if (!((error as NodeJS.ErrnoException).code === 'EEXIST' && isDirectory(directory))) {
+        throw error;
+      }
+    }
+  }
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
   }
 }

@@ -23,6 +23,14 @@ describe('explain', () => {
     },
   );
 
+  it('tells a database damaged under a start-up step as that, not as a bug', () => {
+    for (const code of ['SQLITE_CORRUPT', 'SQLITE_CORRUPT_INDEX', 'XX001']) {
+      const line = explain(engine(code, 'database disk image is malformed'));
+      expect(line).not.toMatch(/unexpected/);
+      expect(line).toMatch(/^the database is damaged: database disk image is malformed.*backup/);
+    }
+  });
+
   it('still calls anything it does not know a bug', () => {
     expect(explain(new TypeError('x is undefined'))).toBe(
       'unexpected start-up failure: x is undefined',

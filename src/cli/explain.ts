@@ -4,6 +4,7 @@ import { ConfigError } from '../config.js';
 import { ListenError } from '../server/listen.js';
 import {
   DataDirLockedError,
+  isDamagedDatabase,
   SchemaStepError,
   StorageUnavailableError,
   StoreOpenError,
@@ -33,6 +34,9 @@ export function explain(error: unknown): string {
   if (error instanceof SchemaStepError) return `database start-up failed: ${error.message}`;
   if (error instanceof StorageUnavailableError) {
     return `database unavailable during start-up: ${STORAGE_FAULT_ADVICE[error.reason]} (${error.message})`;
+  }
+  if (isDamagedDatabase(error)) {
+    return `the database is damaged: ${error instanceof Error ? error.message : String(error)}; restore it from a backup`;
   }
   if (error instanceof ListenError) return error.message;
   if (error instanceof BootstrapError) return error.message;

@@ -3,8 +3,8 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DataDirLockedError, lockDataDir, PID_FILE } from './data-dir-lock.js';
-import { StoreOpenError, unusableDataDir } from './open.js';
+import { DataDirLockedError, LOCK_FILE, lockDataDir, PID_FILE } from './data-dir-lock.js';
+import { SQLITE_FILE, StoreOpenError, openStore, unusableDataDir } from './open.js';
 
 describe('the data directory lock', () => {
   let dir: string;
@@ -61,6 +61,13 @@ describe('the data directory lock', () => {
     lockDataDir(dir, 4343).release();
   });
 
+  it('names a damaged lock file as such, and says it may go', async () => {
+    await writeFile(join(dir, LOCK_FILE), Buffer.alloc(8192, 0xab));
+    expect(() => lockDataDir(dir)).toThrow(
+      new RegExp(`lock file ${join(dir, LOCK_FILE)} is damaged.*remove it`),
+    );
+  });
+
   // Node's recursive mkdir never returns here: the start-up hung, silent, at full CPU.
   it.runIf(process.platform === 'linux')('refuses a directory under /proc at once', () => {
     expect(() => lockDataDir('/proc/clarion-data')).toThrow(
@@ -80,6 +87,29 @@ describe('why a data directory is not usable', () => {
       expect(unusableDataDir('/srv/clarion', '/srv/clarion/clarion.db', error).message).toMatch(
         /^data directory \/srv\/clarion is not usable: its disk is full \(free some space, then start again\): /,
       );
+    }
+  });
+
+  it('names a damaged database file, and a backup as the way back', () => {
+    for (const error of [
+      failure('SQLITE_NOTADB', 'file is not a database'),
+      failure('SQLITE_CORRUPT', 'database disk image is malformed'),
+    ]) {
+      expect(unusableDataDir('/srv/clarion', '/srv/clarion/clarion.db', error).message).toMatch(
+        /^database file \/srv\/clarion\/clarion.db is damaged or is not a SQLite database: .*restore it from a backup/,
+      );
+    }
+  });
+
+  it('names a database file that is not one when the store opens it', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'clarion-damaged-'));
+    try {
+      await writeFile(join(dataDir, SQLITE_FILE), Buffer.alloc(8192, 0xab));
+      await expect(openStore({ driver: 'sqlite', dataDir })).rejects.toThrow(
+        new RegExp(`database file ${join(dataDir, SQLITE_FILE)} is damaged`),
+      );
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
     }
   });
 

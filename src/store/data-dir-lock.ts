@@ -17,7 +17,8 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { makeDirectory } from '../support/index.js';
-import { DATA_DIR_MODE, unusableDataDir } from './open.js';
+import { isDamagedDatabase } from './faults.js';
+import { DATA_DIR_MODE, StoreOpenError, unusableDataDir } from './open.js';
 
 export const LOCK_FILE = 'server.lock';
 export const PID_FILE = 'server.pid';
@@ -67,6 +68,15 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
   } catch (error) {
     lock.close();
     if (isBusy(error)) throw new DataDirLockedError(dataDir, readPid(pidFile));
+    // It holds nothing but the holder's PID, and no server can hold a file SQLite cannot read.
+    if (isDamagedDatabase(error)) {
+      throw new StoreOpenError(
+        'data_dir_unusable',
+        `lock file ${lockFile} is damaged (${error instanceof Error ? error.message : String(error)}); ` +
+          'no server holds it: remove it and start again',
+        error,
+      );
+    }
     throw unusableDataDir(dataDir, lockFile, error);
   }
   try {

@@ -100,6 +100,24 @@ export function storageFaultReason(error: unknown): StorageFaultReason | undefin
 }
 
 /**
+ * The database's file or pages are damaged (SQLite's `SQLITE_NOTADB` and
+ * `SQLITE_CORRUPT`, PostgreSQL's `XX001` and `XX002`): no retry mends it,
+ * so it is no storage fault (a 503 says "try again"), and an operator
+ * restores a backup.
+ */
+export function isDamagedDatabase(error: unknown): boolean {
+  const code = codeOf(error);
+  if (code === undefined) return false;
+  return (
+    code === 'SQLITE_NOTADB' ||
+    code === 'SQLITE_CORRUPT' ||
+    code.startsWith('SQLITE_CORRUPT_') ||
+    code === 'XX001' ||
+    code === 'XX002'
+  );
+}
+
+/**
  * Runs `work` again, once, when its connection was lost: a pooled connection
  * that died while idle fails the first statement sent on it, and the pool
  * hands the retry a new one. Only for work that may run twice (a delete, an

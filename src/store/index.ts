@@ -22,6 +22,7 @@ export { DataDirLockedError, lockDataDir, LOCK_FILE, PID_FILE } from './data-dir
 export type { StorageFaultReason } from './faults.js';
 export {
   idempotentOnNewConnection,
+  isDamagedDatabase,
   isStorageUnavailable,
   StorageUnavailableError,
 } from './faults.js';

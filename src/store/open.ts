@@ -13,7 +13,7 @@ import { makeDirectory, systemClock, type Clock } from '../support/index.js';
 import { uuidSource, type IdSource } from '../support/index.js';
 import type { RepoContext } from './context.js';
 import { dialectFor, type Dialect, type Driver } from './dialect.js';
-import { reportingStorageFaults, storageFaultReason } from './faults.js';
+import { isDamagedDatabase, reportingStorageFaults, storageFaultReason } from './faults.js';
 import { applySchema, schemaSteps, type SchemaState, type SchemaStep } from './schema.js';
 import { boundSession, pgConnectionConfig } from './pg-connection.js';
 import { DEFAULT_PREPARED_STATEMENTS, preparingPool } from './pg-prepared.js';
@@ -275,6 +275,14 @@ function probeWritable(database: BetterSqlite3.Database): void {
  * start-up error: a read-only file or directory is named as such.
  */
 export function unusableDataDir(dataDir: string, file: string, error: unknown): StoreOpenError {
+  if (isDamagedDatabase(error)) {
+    return new StoreOpenError(
+      'data_dir_unusable',
+      `database file ${file} is damaged or is not a SQLite database: ${describe(error)}; ` +
+        'restore it from a backup',
+      error,
+    );
+  }
   const readOnly = readOnlyPart(dataDir, file, error);
   if (readOnly) {
     return new StoreOpenError(

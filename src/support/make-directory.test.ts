@@ -1,18 +1,21 @@
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { existsSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { makeDirectory } from './make-directory.js';
 
-/** Paths `existsSync` says are missing once, as if another process made them just after. */
-const madeMeanwhile = vi.hoisted(() => new Set<string>());
-vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
-  return {
-    ...fs,
-    existsSync: (path: string) => (madeMeanwhile.delete(path) ? false : fs.existsSync(path)),
+/** Says `path` is missing once, as if another process made it just after the look. */
+function lateFor(path: string): (candidate: string) => boolean {
+  let fooled = false;
+  return (candidate) => {
+    if (candidate === path && !fooled) {
+      fooled = true;
+      return false;
+    }
+    return existsSync(candidate);
   };
-});
+}
 
 describe('makeDirectory', () => {
   let dir: string;
@@ -37,17 +40,15 @@ describe('makeDirectory', () => {
   it('takes a directory another process made between its look and its mkdir', async () => {
     const data = join(dir, 'data');
     makeDirectory(data);
-    madeMeanwhile.add(data);
-    makeDirectory(data, 0o700);
+    makeDirectory(data, 0o700, lateFor(data));
     expect((await stat(data)).isDirectory()).toBe(true);
   });
 
   it('still refuses a file another process made in its place', async () => {
     const data = join(dir, 'data');
     await writeFile(data, 'not a directory');
-    madeMeanwhile.add(data);
     expect(() => {
-      makeDirectory(data);
+      makeDirectory(data, undefined, lateFor(data));
     }).toThrow(/EEXIST/);
   });
 

@@ -11,10 +11,15 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 
-export function makeDirectory(path: string, mode?: number): void {
+export function makeDirectory(
+  path: string,
+  mode?: number,
+  /** How it looks whether a path exists; tests make it see one late, as a race does. */
+  exists: (path: string) => boolean = existsSync,
+): void {
   const missing: string[] = [];
   let current = resolve(path);
-  while (!existsSync(current)) {
+  while (!exists(current)) {
     missing.push(current);
     const parent = dirname(current);
     if (parent === current) break;

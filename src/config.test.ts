@@ -73,6 +73,18 @@ describe('loadConfig', () => {
     );
   });
 
+  it('refuses a duration too short to be a millisecond, which would have read as none at all', () => {
+    for (const name of [
+      'CLARION_AGENT_START_TIMEOUT_S',
+      'CLARION_AGENT_STOP_GRACE_S',
+      'CLARION_AGENT_CANCEL_GRACE_S',
+      'CLARION_AGENT_IDLE_S',
+    ]) {
+      expect(() => loadConfig({ [name]: '0.0004' })).toThrow(`${name} must be at least 0.001`);
+    }
+    expect(loadConfig({ CLARION_AGENT_STOP_GRACE_S: '0.001' }).agentTimings?.stopGraceMs).toBe(1);
+  });
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ CLARION_PORT: '', DATABASE_URL: '' }).port).toBe(7420);
   });

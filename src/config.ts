@@ -105,6 +105,16 @@ const quota = (name: string) =>
     z.number().int(`${name} must be a whole number`).min(1, `${name} must be at least 1`),
   );
 
+/**
+ * Seconds as milliseconds, at least one: a positive value that rounds to 0 ms
+ * would be no wait at all (an agent's start timed out the moment it began).
+ */
+const toMs = (name: string) =>
+  z
+    .number()
+    .transform((value) => Math.round(value * 1000))
+    .refine((ms) => ms >= 1, `${name} must be at least 0.001`);
+
 /** Seconds, fractions allowed (tests stop agents in half a second), read as milliseconds. */
 const seconds = (name: string) =>
   decimal(
@@ -113,7 +123,7 @@ const seconds = (name: string) =>
       .number()
       .positive(`${name} must be more than 0`)
       .max(3600, `${name} must be at most 3600`)
-      .transform((value) => Math.round(value * 1000)),
+      .pipe(toMs(name)),
   );
 
 const environment = z.object({
@@ -163,7 +173,7 @@ const environment = z.object({
       .number()
       .positive('CLARION_AGENT_IDLE_S must be more than 0')
       .max(7 * 24 * 3600, 'CLARION_AGENT_IDLE_S must be at most a week')
-      .transform((value) => Math.round(value * 1000)),
+      .pipe(toMs('CLARION_AGENT_IDLE_S')),
   ).optional(),
   CLARION_PUBLIC_ORIGIN: z
     .url({ protocol: /^https?$/, error: 'CLARION_PUBLIC_ORIGIN must be an http(s) URL' })

@@ -11,6 +11,7 @@ import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useModelState, useUserInputs } from '../app/services.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
+import { useFocusRescue, type LostFocus } from '../hooks/use-focus-rescue.js';
 import { useMe } from '../hooks/use-me.js';
 import { usePeopleNames } from '../hooks/use-people-names.js';
 import { useTriageItems } from '../hooks/use-triage-items.js';
@@ -128,6 +129,7 @@ export function Inbox() {
     navigate(sessionPath(sessionId));
   }, []);
   useTriageKeys(listRef, open);
+  const inboxRef = useFocusRescue('[data-triage-key]', nextInFocus);
   const coarse = useCoarsePointer();
   const taskTitle = (view: ConsentView) => state.tasks[view.task_id]?.title ?? '';
   const people: People = {
@@ -139,8 +141,8 @@ export function Inbox() {
   return (
     <WorkspaceNames.Provider value={workspaceNames}>
       <div className="inbox-layout">
-        <section className="inbox" aria-labelledby="inbox-title">
-          <h1 id="inbox-title" className="page-title">
+        <section className="inbox" aria-labelledby="inbox-title" ref={inboxRef}>
+          <h1 id="inbox-title" className="page-title" tabIndex={-1}>
             {t('inbox.title')}
           </h1>
           {shown.length === 0 ? (
@@ -206,6 +208,27 @@ export function Inbox() {
       </div>
     </WorkspaceNames.Provider>
   );
+}
+
+/**
+ * Where the focus goes once an answer took it from under the person: the
+ * row still there (its answer on its way), else the row that took its place
+ * (the next waiting item), else the request's card among the settled ones,
+ * else the inbox's title.
+ */
+function nextInFocus(lost: LostFocus, root: HTMLElement): HTMLElement | null {
+  const rows = [...root.querySelectorAll<HTMLElement>('[data-triage-key]')];
+  const same = rows.find((row) => row.dataset.triageKey === lost.triageKey);
+  if (same) return same;
+  const next = lost.rowIndex < 0 ? undefined : rows[Math.min(lost.rowIndex, rows.length - 1)];
+  if (next) return next;
+  const settled =
+    lost.requestId === undefined
+      ? null
+      : root.querySelector<HTMLElement>(
+          `[data-testid="inbox-recent"] .user-input-card[data-request-id="${CSS.escape(lost.requestId)}"]`,
+        );
+  return settled ?? root.querySelector<HTMLElement>('#inbox-title');
 }
 
 /** Kind, task, agent, whose agent and age: the line a question's row starts with. */

@@ -15,6 +15,7 @@ import { useMe } from '../hooks/use-me.js';
 import { useMemberNames } from '../hooks/use-member-names.js';
 import { useMessageHandler } from '../hooks/use-message-handler.js';
 import { useSessionFailure } from '../hooks/use-session-failure.js';
+import { useFocusRescue, type LostFocus } from '../hooks/use-focus-rescue.js';
 import { useSheetCover } from '../hooks/use-sheet-cover.js';
 import {
   afterSent,
@@ -152,6 +153,25 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     overlayShown.current = showOverlay;
   }, [focusComposer, showOverlay]);
 
+  // A request answered from its card: the card, wherever it now is, else the composer.
+  const cardOrComposer = useCallback((lost: LostFocus, root: HTMLElement) => {
+    const card =
+      lost.requestId === undefined
+        ? null
+        : root.querySelector<HTMLElement>(
+            `.user-input-card[data-request-id="${CSS.escape(lost.requestId)}"]`,
+          );
+    return card ?? composerRef.current;
+  }, []);
+  const rescueIn = useFocusRescue('.user-input-card', cardOrComposer);
+  const dock = useCallback(
+    (node: HTMLDivElement | null) => {
+      dockRef.current = node;
+      return rescueIn(node);
+    },
+    [rescueIn],
+  );
+
   const presence = sessionPresence(state, sessionId);
   if (presence.kind !== 'shown') {
     // Deleted while shown (here or elsewhere) says so, and so does a session this person lost
@@ -223,7 +243,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             />
           ))}
         </section>
-        <div className="session-dock" ref={dockRef}>
+        <div className="session-dock" ref={dock}>
           {session?.state === 'failed' ? (
             <SessionFailureBanner sessionId={sessionId} read={failure} />
           ) : null}

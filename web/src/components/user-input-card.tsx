@@ -102,6 +102,8 @@ export function UserInputCard(props: {
       data-status={entry.retired ? 'retired' : view.status}
       data-outcome={outcomeKey(outcome)}
       aria-busy={body.busy}
+      // Takes the focus of an answer's button, disabled or gone once it was pressed.
+      tabIndex={-1}
     >
       <header className="user-input-header">
         <span className="chip user-input-kind" data-kind={view.kind}>

@@ -1,0 +1,96 @@
+/**
+ * A person who answers with the keyboard keeps their place: the pressed
+ * button is disabled while the answer goes, and its card moves or leaves
+ * once decided, which left the focus on the page's body (a screen reader
+ * went quiet, the next Tab started over). In the inbox the focus goes to the
+ * answered row while it stays, then to the row that takes its place; in a
+ * session it goes to the request's card, wherever it now is. Chromium
+ * (Debian's) against a real server and the demo agent.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
+import { useSuite, WAIT } from './support/clarification-pages.js';
+
+/** The focused element: its tag, and the request or row it stands for. */
+function focused(page: Page): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const active = document.activeElement;
+    if (!active || active === document.body) return 'body';
+    const id = active.getAttribute('data-triage-key') ?? active.getAttribute('data-request-id') ?? '';
+    return active.tagName.toLowerCase() + ' ' + id + ' ' + (active.getAttribute('data-status') ?? '');
+  })()`);
+}
+
+async function waitingRequest(world: World, sessionId: string): Promise<string> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const { requests } = await api<{ requests: { id: string; session_id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/user-inputs',
+    );
+    const found = requests.find((request) => request.session_id === sessionId);
+    if (found) return found.id;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error('no request within 30 s');
+}
+
+async function started(world: World, title: string, prompt: string) {
+  const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title, prompt });
+  return { created, requestId: await waitingRequest(world, created.session.id) };
+}
+
+describe('the focus after an answer given with the keyboard', () => {
+  const suite = useSuite();
+
+  it('in the inbox: a consent leaves it on the next waiting row, a question on its own row', async () => {
+    const { world } = suite;
+    const first = await started(world, 'Focus consent one', '/permission');
+    const second = await started(world, 'Focus consent two', '/permission');
+    await askingTask(world, 'Focus question', '/ask Which file?');
+    const { page } = await suite.desktop();
+    await page.goto(`${world.origin}/`);
+    const row = (key: string) => page.locator(`[data-triage-key="${key}"]`);
+    await row(second.requestId).waitFor(WAIT);
+
+    await row(first.requestId).locator('[data-kind="allow_once"]').focus();
+    await page.keyboard.press('Enter');
+    await row(first.requestId).waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(() => focused(page), WAIT).toMatch(/^li /);
+    expect(await focused(page)).not.toContain(first.requestId);
+    // J moves on from there, as from any row.
+    await page.keyboard.press('j');
+    await expect.poll(() => focused(page)).toMatch(/^li /);
+
+    const pendingId = await page
+      .locator('[data-testid="inbox-item"]')
+      .filter({ hasText: 'Focus question' })
+      .getAttribute('data-pending-id');
+    await page
+      .locator(`[data-pending-id="${pendingId ?? ''}"] [data-testid="inline-option"]`)
+      .first()
+      .focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focused(page), WAIT).toBe(`li ${pendingId ?? ''} `);
+  });
+
+  it('in a session: a consent and an action leave it on their settled card', async () => {
+    const { world } = suite;
+    const consent = await started(world, 'Focus consent here', '/permission');
+    const action = await started(world, 'Focus action here', '/action connect it');
+    const { page } = await suite.phone();
+    for (const { created, requestId, button } of [
+      { ...consent, button: '[data-kind="allow_once"]' },
+      { ...action, button: '[data-testid="action-done"]' },
+    ]) {
+      await page.goto(`${world.origin}/sessions/${created.session.id}`);
+      const card = page.locator(`.user-input-card[data-request-id="${requestId}"]`);
+      await card.locator(button).focus();
+      await page.keyboard.press('Enter');
+      await card.and(page.locator('[data-status="settled"]')).waitFor(WAIT);
+      await expect.poll(() => focused(page), WAIT).toBe(`article ${requestId} settled`);
+    }
+  });
+});

@@ -7,6 +7,7 @@
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate, useRoute } from '../app/router.js';
+import { rememberReturnPath } from '../app/return-path.js';
 import { useAccount, useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
@@ -52,6 +53,12 @@ export function App() {
     };
   }, [auth, sync]);
   useResyncOnReturn(sync, auth === 'signed_in');
+
+  // A notification's link to a session, opened signed out: the sign-in that follows leads back.
+  const signedOutAt = auth === 'signed_out' && route.name === 'session' ? route.sessionId : '';
+  useEffect(() => {
+    if (signedOutAt !== '') rememberReturnPath(window.location.pathname);
+  }, [signedOutAt]);
 
   return (
     <div className="app">

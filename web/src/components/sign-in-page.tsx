@@ -2,7 +2,8 @@
  * `/sign-in#<secret>`: where a sign-in link lands. The page takes the secret
  * out of the address bar at once (no history entry, bookmark or screenshot
  * keeps it) and redeems it (`model/sign-in.ts`). A fresh browser, or one
- * signed in as the link's person, goes straight to the inbox; a browser
+ * signed in as the link's person, goes straight to the inbox (or to the
+ * session a link opened while signed out: `app/return-path.ts`); a browser
  * signed in as someone else asks by name first, since what is answered here
  * afterwards is recorded as the signed-in person's decision: Continue
  * switches, Stay keeps the current person and leaves the link unspent.
@@ -12,6 +13,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { SIGN_IN_PAGE_PATH } from '../../../src/wire/constants.js';
+import { takeReturnPath } from '../app/return-path.js';
 import {
   redeemSignInLink,
   secretOfFragment,
@@ -47,7 +49,8 @@ export function SignInPage() {
   const follow = (outcome: SignInOutcome, switchAccount: boolean) => {
     switch (outcome.kind) {
       case 'signed_in':
-        leave('/');
+        // Back to the session a link opened while signed out, if it was a moment ago.
+        leave(takeReturnPath() ?? '/');
         return;
       case 'link_invalid':
         leave(LINK_INVALID_PAGE);

@@ -2,7 +2,9 @@
  * `/tasks/new`: start a task from the web app — title, agent profile (from
  * `GET /api/v1/agent-profiles`), the workspace (only for a person in more
  * than one; the last choice is offered first), an optional working directory
- * and the first prompt. The server validates; its 400 problems show beside their fields.
+ * and the first prompt. What the form can judge (a missing or too long title
+ * or prompt) it says itself, in the page's language, before sending; the
+ * server's other 400 problems show beside their fields.
  * On success the new session opens. A first prompt the session did not take
  * (its agent failed to start) waits in that session's composer, with a note,
  * so a restart and Send is all it takes. Every control is a native form control
@@ -19,6 +21,7 @@ import { memoryKeyStore, storageKeyStore, type KeyStore } from '../model/late-an
 import { preferredWorkspace, rememberWorkspace } from '../model/task-workspace.js';
 import { useWorkspaces } from '../hooks/use-workspace-names.js';
 import { showBidiControls } from '../model/bidi.js';
+import { newTaskProblems } from '../model/new-task-check.js';
 import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
 
 const NO_WORKSPACES: readonly WorkspaceView[] = [];
@@ -68,8 +71,24 @@ export function NewTaskForm() {
   async function submit(event?: { preventDefault(): void }): Promise<void> {
     event?.preventDefault();
     if (busy) return;
-    setBusy(true);
     setError(undefined);
+    const local = newTaskProblems(title, prompt);
+    if (local.length > 0) {
+      setProblems(
+        Object.fromEntries(
+          local.map((found) => [
+            found.field,
+            found.problem === 'required'
+              ? t('newTask.titleRequired')
+              : t(found.field === 'title' ? 'newTask.titleTooLong' : 'newTask.promptTooLong', {
+                  max: found.max,
+                }),
+          ]),
+        ),
+      );
+      return;
+    }
+    setBusy(true);
     setProblems({});
     const result = await createTask({
       title,
@@ -98,7 +117,8 @@ export function NewTaskForm() {
     }
     setProblems(known);
     if (Object.keys(known).length === 0 || other.length > 0) {
-      setError(t('newTask.failed', { error: [result.error, ...other].join('; ') }));
+      const why = result.kind === 'network' ? t('newTask.unreachable') : result.error;
+      setError(t('newTask.failed', { error: [why, ...other].join('; ') }));
     }
   }
 

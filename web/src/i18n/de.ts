@@ -763,6 +763,10 @@ export const de: Catalog = {
     failed: 'Die Aufgabe wurde nicht gestartet: {{error}}',
     profilesFailed: 'Die Agentenprofile konnten nicht geladen werden ({{error}}).',
     workspacesFailed: 'Deine Arbeitsbereiche konnten nicht geladen werden ({{error}}).',
+    titleRequired: 'Gib der Aufgabe einen Titel.',
+    titleTooLong: 'Ein Titel hat höchstens {{max}} Zeichen.',
+    promptTooLong: 'Eine erste Anweisung hat höchstens {{max}} Zeichen.',
+    unreachable: 'der Server war nicht erreichbar',
   },
   consentRules: {
     title: 'Immer erlauben',

@@ -739,6 +739,10 @@ export const en = {
     failed: 'The task was not started: {{error}}',
     profilesFailed: 'The agent profiles could not be loaded ({{error}}).',
     workspacesFailed: 'Your workspaces could not be loaded ({{error}}).',
+    titleRequired: 'Give the task a title.',
+    titleTooLong: 'A title has at most {{max}} characters.',
+    promptTooLong: 'A first prompt has at most {{max}} characters.',
+    unreachable: 'the server could not be reached',
   },
   consentRules: {
     title: 'Always allow',

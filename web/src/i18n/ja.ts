@@ -751,6 +751,10 @@ export const ja: Catalog = {
     failed: 'タスクは開始されませんでした：{{error}}',
     profilesFailed: 'エージェントプロファイルを読み込めませんでした（{{error}}）。',
     workspacesFailed: 'ワークスペースを読み込めませんでした（{{error}}）。',
+    titleRequired: 'タスクのタイトルを入力してください。',
+    titleTooLong: 'タイトルは{{max}}文字以内です。',
+    promptTooLong: '最初の指示は{{max}}文字以内です。',
+    unreachable: 'サーバーに接続できませんでした',
   },
   consentRules: {
     title: '常に許可',

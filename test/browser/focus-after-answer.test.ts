@@ -10,7 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
-import { useSuite, WAIT } from './support/clarification-pages.js';
+import { banner, option, openSession, useSuite, WAIT } from './support/clarification-pages.js';
 
 /** The focused element: its tag, and the request or row it stands for. */
 function focused(page: Page): Promise<string> {
@@ -92,5 +92,31 @@ describe('the focus after an answer given with the keyboard', () => {
       await card.and(page.locator('[data-status="settled"]')).waitFor(WAIT);
       await expect.poll(() => focused(page), WAIT).toBe(`article ${requestId} settled`);
     }
+  });
+
+  it('in a session: a question keeps it in its overlay while the answer waits, Close gives it to the composer', async () => {
+    const { world } = suite;
+    const created = await askingTask(world, 'Focus question here', '/ask Which file?');
+    const { page } = await suite.desktop();
+    await openSession(world, page, created.session.id);
+    await option(page, 'Generated').focus();
+    await page.keyboard.press('Enter');
+    await banner(page, 'undo').waitFor(WAIT);
+    await expect.poll(() => focused(page), WAIT).toMatch(/^section /);
+    // Tab reaches Undo from there: the answer can still be taken back from the keyboard.
+    await page.keyboard.down('Shift');
+    await page.keyboard.press('Tab');
+    await page.keyboard.up('Shift');
+    await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Send now');
+
+    await page.keyboard.press('Enter');
+    const close = page
+      .locator('[data-testid="clarification-banner"]')
+      .getByRole('button', { name: 'Close' });
+    await close.waitFor(WAIT);
+    await close.focus();
+    await page.keyboard.press('Enter');
+    await close.waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(() => focused(page), WAIT).toBe('textarea  ');
   });
 });

@@ -153,17 +153,22 @@ export function SessionView({ sessionId }: { sessionId: string }) {
     overlayShown.current = showOverlay;
   }, [focusComposer, showOverlay]);
 
-  // A request answered from its card: the card, wherever it now is, else the composer.
-  const cardOrComposer = useCallback((lost: LostFocus, root: HTMLElement) => {
+  // An answer's button disabled, or its card or banner gone, under the person's focus: the
+  // request's card wherever it now is, else the question's overlay while it shows, else the
+  // composer.
+  const keepFocusNear = useCallback((lost: LostFocus, root: HTMLElement) => {
     const card =
       lost.requestId === undefined
         ? null
         : root.querySelector<HTMLElement>(
             `.user-input-card[data-request-id="${CSS.escape(lost.requestId)}"]`,
           );
-    return card ?? composerRef.current;
+    return card ?? root.querySelector<HTMLElement>('.clarification-overlay') ?? composerRef.current;
   }, []);
-  const rescueIn = useFocusRescue('.user-input-card', cardOrComposer);
+  const rescueIn = useFocusRescue(
+    '.user-input-card, .clarification-overlay, [data-testid="clarification-banner"]',
+    keepFocusNear,
+  );
   const dock = useCallback(
     (node: HTMLDivElement | null) => {
       dockRef.current = node;

@@ -12,10 +12,12 @@ import { demoAgentPath } from '../../src/agents/profiles.js';
 import {
   api,
   launchChromium,
+  signedInPage,
   startWorld,
   type CreatedTask,
   type World,
 } from './support/harness.js';
+import { de } from '../../web/src/i18n/de.js';
 import { agentReplies, sendMessage, until, WAIT } from './support/clarification-pages.js';
 
 describe('a failed session in the web app', () => {
@@ -67,5 +69,25 @@ describe('a failed session in the web app', () => {
       (replies) => replies.some((reply) => reply.includes('are you back?')),
     );
     await context.close();
+  });
+
+  it('says a restart that did not reach the server in the page’s language', async () => {
+    writeFileSync(script, 'echo "no API key configured" >&2\nexit 3\n');
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Flaky agent, German page',
+      agent_profile: 'flaky',
+      prompt: 'hello',
+    });
+    const page = await signedInPage(world, browser, undefined, { locale: 'de-DE' });
+    await page.goto(`${world.origin}/sessions/${created.session.id}`);
+    await page.getByTestId('session-failure').waitFor(WAIT);
+    await page.route('**/api/v1/sessions/*/restart', (route) => route.abort());
+    await page.getByTestId('session-restart').click();
+    await expect
+      .poll(() => page.getByTestId('session-failure').locator('.error').textContent(), WAIT)
+      .toBe(
+        de.session.failure.restartFailed.replace('{{reason}}', de.session.actions.failure.network),
+      );
+    await page.context().close();
   });
 });

@@ -197,7 +197,7 @@ function StopOutcome({
 }
 
 /** A failure's reason as a clause: "the storage is unavailable right now". */
-function useFailureReason(): (failure: ApiFailure) => string {
+export function useFailureReason(): (failure: ApiFailure) => string {
   const { t } = useTranslation();
   return (failure) => {
     const kind = actionFailureOf(failure);

@@ -11,6 +11,7 @@ import type { SessionFailureRead } from '../hooks/use-session-failure.js';
 import { request } from '../model/api.js';
 import type { SessionFailure } from '../../../src/wire/index.js';
 import { pageFetch } from '../model/page-fetch.js';
+import { useFailureReason } from './session-actions.js';
 
 type Phase = 'idle' | 'restarting';
 
@@ -26,6 +27,7 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
   const { failure, ownerDeleted, failedAgain, refusedForOwner } = read;
   const [phase, setPhase] = useState<Phase>('idle');
   const [error, setError] = useState<string>();
+  const reason = useFailureReason();
 
   const restart = useCallback(async () => {
     setPhase('restarting');
@@ -47,8 +49,13 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
     }
     const again = result.kind === 'http' ? failureOf(result.details) : undefined;
     if (again) failedAgain(again);
-    setError(again ? t('session.failure.again') : result.error);
-  }, [failedAgain, refusedForOwner, sessionId, sync, t]);
+    // In the page's language: the browser's and the server's own words are English.
+    setError(
+      again
+        ? t('session.failure.again')
+        : t('session.failure.restartFailed', { reason: reason(result) }),
+    );
+  }, [failedAgain, reason, refusedForOwner, sessionId, sync, t]);
 
   return (
     <section

@@ -128,6 +128,7 @@ export const de: Catalog = {
       title: 'Der Agent wurde beendet',
       restart: 'Agent neu starten',
       restarting: 'Startet neu…',
+      restartFailed: 'Der Agent wurde nicht neu gestartet: {{reason}}.',
       again: 'Erneut fehlgeschlagen; der Grund steht oben.',
       ownerDeleted:
         'Die Person, für die dieser Agent handelte, wurde gelöscht; er kann nicht mehr laufen. Seine offenen Fragen sind abgelaufen.',

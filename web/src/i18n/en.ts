@@ -128,6 +128,7 @@ export const en = {
       title: 'The agent stopped',
       restart: 'Restart the agent',
       restarting: 'Restarting…',
+      restartFailed: 'The agent was not restarted: {{reason}}.',
       again: 'It failed again; the reason is above.',
       ownerDeleted:
         'The person this agent acted for was deleted, so it cannot run again. Its open questions expired.',

@@ -1,0 +1,61 @@
+/**
+ * Long names stay inside a 360 px phone screen: a workspace's or a task's
+ * name (well inside their limits) as an option of a choice widened the
+ * People page's invite and member forms and the decision log's filters far
+ * past the screen, where the page clips them, so Invite was out of reach;
+ * a long workspace name ran past the edge as a heading. Chromium (Debian's)
+ * against a real server.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { api, askingTask } from './support/harness.js';
+import { useSuite, WAIT } from './support/clarification-pages.js';
+
+const WIDTH = 360;
+
+/** Visible elements under `main` whose box ends past the screen's right edge. */
+function pastTheEdge(page: Page): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('main *')]
+    .filter((element) => {
+      const box = element.getBoundingClientRect();
+      return box.width > 0 && box.right > ${String(WIDTH)} + 1;
+    })
+    .map((element) => element.tagName.toLowerCase() + ' ' + (element.getAttribute('data-testid') ?? '') + ' ' + (element.textContent ?? '').slice(0, 30))`);
+}
+
+describe('long names on a phone', () => {
+  const suite = useSuite();
+
+  it('keep People and the decision log within the screen, Invite in reach', async () => {
+    const { world } = suite;
+    await api(world, 'POST', '/api/v1/workspaces', {
+      // A German compound is one long word: it has to break somewhere.
+      name: `Plattforminfrastrukturbetriebsabteilungsleitungsteam ${'and operations '.repeat(4)}`,
+    });
+    await askingTask(
+      world,
+      `Migrate ${'every table of the billing database '.repeat(4)}to the new schema`,
+      '/ask Which file?',
+    );
+    const { page } = await suite.phone();
+    await page.setViewportSize({ width: WIDTH, height: 740 });
+
+    await page.goto(`${world.origin}/people`);
+    await page.getByTestId('invite-submit').waitFor(WAIT);
+    await page.getByTestId('workspace').nth(1).waitFor(WAIT);
+    await expect(pastTheEdge(page)).resolves.toEqual([]);
+    const invite = await page.getByTestId('invite-submit').boundingBox();
+    expect(invite?.x ?? Infinity).toBeLessThan(WIDTH);
+
+    await page.goto(`${world.origin}/decisions`);
+    await page
+      .getByTestId('filter-task')
+      .locator('option')
+      .nth(1)
+      .waitFor({
+        state: 'attached',
+        ...WAIT,
+      });
+    await expect(pastTheEdge(page)).resolves.toEqual([]);
+  });
+});

@@ -17,7 +17,7 @@ function focused(page: Page): Promise<string> {
   return page.evaluate<string>(`(() => {
     const active = document.activeElement;
     if (!active || active === document.body) return 'body';
-    const id = active.getAttribute('data-triage-key') ?? active.getAttribute('data-request-id') ?? '';
+    const id = active.getAttribute('data-triage-key') ?? active.getAttribute('data-request-id') ?? active.getAttribute('data-testid') ?? '';
     return active.tagName.toLowerCase() + ' ' + id + ' ' + (active.getAttribute('data-status') ?? '');
   })()`);
 }
@@ -76,6 +76,21 @@ describe('the focus after an answer given with the keyboard', () => {
     await expect.poll(() => focused(page), WAIT).toBe(`li ${pendingId ?? ''} `);
   });
 
+  it('in the inbox: consents allowed together leave it on the bar that reports how it went', async () => {
+    const { world } = suite;
+    const first = await started(world, 'Focus bulk one', '/permission');
+    const second = await started(world, 'Focus bulk two', '/permission');
+    const { page } = await suite.desktop();
+    await page.goto(`${world.origin}/`);
+    for (const { requestId } of [first, second]) {
+      await page.locator(`[data-triage-key="${requestId}"]`).getByTestId('bulk-select').check();
+    }
+    await page.getByTestId('bulk-allow').focus();
+    await page.keyboard.press('Enter');
+    await page.locator('[data-testid="bulk-report"][data-failures="0"]').waitFor(WAIT);
+    await expect.poll(() => focused(page), WAIT).toBe('div bulk-bar ');
+  });
+
   it('in a session: a consent and an action leave it on their settled card', async () => {
     const { world } = suite;
     const consent = await started(world, 'Focus consent here', '/permission');
@@ -117,6 +132,6 @@ describe('the focus after an answer given with the keyboard', () => {
     await close.focus();
     await page.keyboard.press('Enter');
     await close.waitFor({ state: 'detached', ...WAIT });
-    await expect.poll(() => focused(page), WAIT).toBe('textarea  ');
+    await expect.poll(() => focused(page), WAIT).toBe('textarea composer-input ');
   });
 });

@@ -62,6 +62,8 @@ export function BulkConsentBar(props: {
       data-testid="bulk-bar"
       role="region"
       aria-label={t('triage.bulkTitle')}
+      // Takes the focus of Allow or Reject, disabled while they go: the report is read from here.
+      tabIndex={-1}
     >
       {count > 0 && state.phase === 'confirming' ? (
         <DecisionConfirm

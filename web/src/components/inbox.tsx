@@ -129,7 +129,7 @@ export function Inbox() {
     navigate(sessionPath(sessionId));
   }, []);
   useTriageKeys(listRef, open);
-  const inboxRef = useFocusRescue('[data-triage-key]', nextInFocus);
+  const inboxRef = useFocusRescue('[data-triage-key], [data-testid="bulk-bar"]', nextInFocus);
   const coarse = useCoarsePointer();
   const taskTitle = (view: ConsentView) => state.tasks[view.task_id]?.title ?? '';
   const people: People = {
@@ -214,9 +214,12 @@ export function Inbox() {
  * Where the focus goes once an answer took it from under the person: the
  * row still there (its answer on its way), else the row that took its place
  * (the next waiting item), else the request's card among the settled ones,
- * else the inbox's title.
+ * else the inbox's title. Several consents decided at once: their bar,
+ * which reports how it went.
  */
 function nextInFocus(lost: LostFocus, root: HTMLElement): HTMLElement | null {
+  const bar = root.querySelector<HTMLElement>('[data-testid="bulk-bar"]');
+  if (lost.triageKey === undefined && bar) return bar;
   const rows = [...root.querySelectorAll<HTMLElement>('[data-triage-key]')];
   const same = rows.find((row) => row.dataset.triageKey === lost.triageKey);
   if (same) return same;

@@ -52,10 +52,11 @@ describe('questions an external agent asks in parallel', () => {
     return found;
   }
 
-  it('lists both, and answers the later one from the session page while the first waits', async () => {
+  /** An external agent over MCP with its person's agent token: `ask` calls `ask_user_question`. */
+  async function connectAsker(name: string) {
     const { world } = suite;
     const { secret } = await api<{ secret: string }>(world, 'POST', '/api/v1/tokens', {
-      name: 'parallel asker',
+      name,
       kind: 'agent',
     });
     const client = new Client({ name: 'Claude Code', version: '2.0.0' });
@@ -71,6 +72,12 @@ describe('questions an external agent asks in parallel', () => {
         resetTimeoutOnProgress: true,
         onprogress: () => undefined,
       });
+    return ask;
+  }
+
+  it('lists both, and answers the later one from the session page while the first waits', async () => {
+    const { world } = suite;
+    const ask = await connectAsker('parallel asker');
 
     const firstCall = ask(question('Which version?', ['2.0.0', '1.5.0']));
     const first = await pendingOf('Which version?');
@@ -126,6 +133,33 @@ describe('questions an external agent asks in parallel', () => {
     await option(page, '1.5.0').click();
     await page.getByTestId('send-now').click();
     expect(JSON.stringify((await firstCall).structuredContent)).toContain('"label":"1.5.0"');
+    await context.close();
+  });
+
+  it('opens the question a person picked in the inbox, not the longest waiting', async () => {
+    const ask = await connectAsker('parallel asker, inbox');
+    const firstCall = ask(question('Which registry?', ['npm', 'GitHub']));
+    const first = await pendingOf('Which registry?');
+    const secondCall = ask(question('Which tag?', ['latest', 'next']));
+    for (const call of [firstCall, secondCall]) call.catch(() => undefined);
+    const second = await pendingOf('Which tag?');
+    expect(second.session_id).toBe(first.session_id);
+
+    const { context, page } = await suite.desktop();
+    await page.goto(`${suite.world.origin}/`);
+    const row = page.locator(`[data-testid="inbox-item"][data-pending-id="${second.pending_id}"]`);
+    await row.locator('.inbox-link').click();
+    const overlay = page.getByTestId('clarification-overlay');
+    await overlay.waitFor(WAIT);
+    await expect(overlay.getAttribute('data-pending-id')).resolves.toBe(second.pending_id);
+
+    // With the keyboard too: J to the row, Enter opens it.
+    await page.goto(`${suite.world.origin}/`);
+    await row.waitFor(WAIT);
+    await row.focus();
+    await page.keyboard.press('Enter');
+    await overlay.waitFor(WAIT);
+    await expect(overlay.getAttribute('data-pending-id')).resolves.toBe(second.pending_id);
     await context.close();
   });
 });

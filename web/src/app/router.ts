@@ -44,6 +44,26 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
+/**
+ * A session's page opened for one of its questions (`?pending=`): a session
+ * may wait on several, and the one a person picked is the one it shows.
+ */
+export function questionPath(sessionId: string, pendingId: string): string {
+  return `/sessions/${encodeURIComponent(sessionId)}?pending=${encodeURIComponent(pendingId)}`;
+}
+
+/** The question the address picks, on a session's page. */
+export function pendingOfLocation(): string | undefined {
+  return new URLSearchParams(window.location.search).get('pending') ?? undefined;
+}
+
+/** Once read: the pick is this visit's, and the session's address stays its own. */
+export function forgetPendingOfLocation(): void {
+  if (pendingOfLocation() !== undefined) {
+    window.history.replaceState(null, '', window.location.pathname);
+  }
+}
+
 export function navigate(path: string): void {
   if (window.location.pathname === path) return;
   window.history.pushState(null, '', path);

@@ -8,7 +8,7 @@
  */
 import { useCallback, useContext, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { navigate } from '../app/router.js';
+import { navigate, questionPath } from '../app/router.js';
 import { useModelState, useUserInputs } from '../app/services.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useFocusRescue, type LostFocus } from '../hooks/use-focus-rescue.js';
@@ -125,8 +125,8 @@ export function Inbox() {
   const recent = useSettledSinceShown(userInputs, waiting);
   const bulk = useBulkSelection(items);
   const listRef = useRef<HTMLUListElement>(null);
-  const open = useCallback((sessionId: string) => {
-    navigate(sessionPath(sessionId));
+  const open = useCallback((sessionId: string, pendingId: string | undefined) => {
+    navigate(pendingId === undefined ? sessionPath(sessionId) : questionPath(sessionId, pendingId));
   }, []);
   useTriageKeys(listRef, open);
   const inboxRef = useFocusRescue('[data-triage-key], [data-testid="bulk-bar"]', nextInFocus);
@@ -360,7 +360,8 @@ function BundleSummary({
 }) {
   const { t } = useTranslation();
   const first = orderedQuestions(bundle)[0];
-  const path = sessionPath(bundle.session_id);
+  // At this question: its session may wait on another one too, asked earlier.
+  const path = questionPath(bundle.session_id, bundle.pending_id);
   return (
     <a href={path} className="inbox-link" onClick={go(path)}>
       <TriageMeta item={item} people={people} />

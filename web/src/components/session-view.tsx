@@ -8,7 +8,7 @@ import { useCallback, useEffect, useRef, useState, type RefObject } from 'react'
 import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useModelState, useServices, useUserInputs } from '../app/services.js';
-import { navigate } from '../app/router.js';
+import { forgetPendingOfLocation, navigate, pendingOfLocation } from '../app/router.js';
 import { useClarificationGroup } from '../hooks/use-clarification-group.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { useMe } from '../hooks/use-me.js';
@@ -79,8 +79,10 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const state = useModelState();
   const session = state.sessions[sessionId];
   const task = session ? state.tasks[session.task_id] : undefined;
-  // The bundle a person picked among several waiting ones; the longest waiting otherwise.
-  const [chosen, setChosen] = useState<string>();
+  // The bundle a person picked among several waiting ones (here, or in the inbox: the address
+  // names it); the longest waiting otherwise.
+  const [chosen, setChosen] = useState<string | undefined>(pendingOfLocation);
+  useEffect(forgetPendingOfLocation, []);
   // "Answer now" chose it: its first field takes focus once the overlay shows it.
   const [focusFieldFor, setFocusFieldFor] = useState<string>();
   const answerNow = useCallback((pendingId: string) => {

@@ -1,7 +1,7 @@
 /**
  * `useTriageKeys(list, open)`: J and K move the focus down and up the rows
  * under `list` (elements with `data-triage-key`), Enter on a focused row
- * opens its session. Typing in a field, or a key with Ctrl, Alt or Meta, is
+ * opens its session (at its question, for a question's row). Typing in a field, or a key with Ctrl, Alt or Meta, is
  * left alone; Enter on a button inside a row is that button's.
  */
 import { useEffect, type RefObject } from 'react';
@@ -18,7 +18,7 @@ function isEditable(target: EventTarget | null): boolean {
 
 export function useTriageKeys(
   list: RefObject<HTMLElement | null>,
-  open: (sessionId: string) => void,
+  open: (sessionId: string, pendingId: string | undefined) => void,
 ): void {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -45,7 +45,7 @@ export function useTriageKeys(
       const row = rows[current];
       if (event.key === 'Enter' && row && active === row && row.dataset.sessionId) {
         event.preventDefault();
-        open(row.dataset.sessionId);
+        open(row.dataset.sessionId, row.dataset.pendingId);
       }
     };
     document.addEventListener('keydown', onKey);

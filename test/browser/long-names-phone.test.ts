@@ -3,10 +3,14 @@
  * name (well inside their limits) as an option of a choice widened the
  * People page's invite and member forms and the decision log's filters far
  * past the screen, where the page clips them, so Invite was out of reach;
- * a long workspace name ran past the edge as a heading. Chromium (Debian's)
- * against a real server.
+ * a long workspace name ran past the edge as a heading, and so did a
+ * question's title of one long word (an identifier, a file name) in the
+ * question's sheet. Chromium (Debian's) against a real server.
  */
-import { describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MAX_QUESTION_TITLE_CHARS } from '../../src/wire/index.js';
 import type { Page } from 'playwright-core';
 import { api, askingTask } from './support/harness.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
@@ -56,6 +60,62 @@ describe('long names on a phone', () => {
         state: 'attached',
         ...WAIT,
       });
+    await expect(pastTheEdge(page)).resolves.toEqual([]);
+  });
+
+  const clients: Client[] = [];
+  afterAll(async () => {
+    await Promise.allSettled(clients.map((client) => client.close()));
+  });
+
+  it('keep a question’s one-word title within its sheet', async () => {
+    const { world } = suite;
+    const { secret } = await api<{ secret: string }>(world, 'POST', '/api/v1/tokens', {
+      name: 'long title asker',
+      kind: 'agent',
+    });
+    const client = new Client({ name: 'Claude Code', version: '2.0.0' });
+    clients.push(client);
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL('/mcp', world.clarion.url), {
+        requestInit: { headers: { authorization: `Bearer ${secret}` } },
+      }),
+    );
+    const title =
+      'rename_configuration_loader_and_its_tests_to_match_the_new_layout_of_src_config'.slice(
+        0,
+        MAX_QUESTION_TITLE_CHARS,
+      );
+    const options = ['Yes', 'No'].map((label) => ({ label, description: label }));
+    const asked = client.callTool(
+      {
+        name: 'ask_user_question',
+        arguments: {
+          questions: [
+            { title, prompt: 'Rename it?', options },
+            { title: 'Second', prompt: 'And the tests?', options },
+          ],
+        },
+      },
+      undefined,
+      { timeout: 120_000, resetTimeoutOnProgress: true, onprogress: () => undefined },
+    );
+    asked.catch(() => undefined);
+    let sessionId: string | undefined;
+    await expect
+      .poll(async () => {
+        const { bundles } = await api<{
+          bundles: { session_id: string; questions: { title: string }[] }[];
+        }>(world, 'GET', '/api/v1/pending');
+        sessionId = bundles.find((bundle) => bundle.questions[0]?.title === title)?.session_id;
+        return sessionId !== undefined;
+      }, WAIT)
+      .toBe(true);
+
+    const { page } = await suite.phone();
+    await page.setViewportSize({ width: WIDTH, height: 740 });
+    await page.goto(`${world.origin}/sessions/${sessionId ?? ''}`);
+    await page.locator('.question-title').waitFor(WAIT);
     await expect(pastTheEdge(page)).resolves.toEqual([]);
   });
 });

@@ -238,4 +238,21 @@ describe('answer links in the browser', () => {
     expect(still).toMatchObject({ status: 'pending', response: null });
     await context.close();
   });
+
+  it('keeps the focus of a Confirm pressed from the keyboard on the page, ending on its result', async () => {
+    const created = await askingTask(world, 'Confirm from the keyboard', '/ask');
+    const minted = await links(await pendingOf(created.session.id));
+    const { context, page } = await phone();
+    await page.goto(minted[0]?.url ?? '');
+    await page.getByTestId('answer-confirm').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('answer-result').waitFor(WAIT);
+    await expect
+      .poll(
+        () => page.evaluate("document.activeElement?.getAttribute('data-testid') ?? 'body'"),
+        WAIT,
+      )
+      .toBe('answer-result');
+    await context.close();
+  });
 });

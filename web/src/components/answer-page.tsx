@@ -10,7 +10,7 @@
  * with what it does, by its kind, in the words the consent card uses, and
  * shows the label beside it as the agent's.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { answerWithLink, viewAnswerLink } from '../model/answer-links-api.js';
 import { UserText } from './user-text.js';
@@ -65,6 +65,19 @@ export function AnswerPage() {
 function AnswerLinkPage({ token }: { token: string }) {
   const { t } = useTranslation();
   const [state, setState] = useState<PageState>({ step: 'loading' });
+  const sectionRef = useRef<HTMLElement>(null);
+  // Confirm is disabled while it sends, then gives way to the result: the focus it had (a
+  // keyboard's, a screen reader's) goes to the result, or back to Confirm if it failed.
+  const confirming = useRef(false);
+  useEffect(() => {
+    if (state.step === 'sending' || !confirming.current) return;
+    confirming.current = false;
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    sectionRef.current
+      ?.querySelector<HTMLElement>('[data-testid="answer-result"], [data-testid="answer-confirm"]')
+      ?.focus();
+  }, [state]);
 
   useEffect(() => {
     if (token === '') {
@@ -93,6 +106,7 @@ function AnswerLinkPage({ token }: { token: string }) {
   }, [token]);
 
   async function confirm(link: AnswerLinkView) {
+    confirming.current = true;
     setState({ step: 'sending', link });
     const result = await answerWithLink(token);
     if (result.ok) {
@@ -105,14 +119,19 @@ function AnswerLinkPage({ token }: { token: string }) {
   }
 
   return (
-    <section className="answer-page" data-testid="answer-page" aria-labelledby="answer-title">
+    <section
+      ref={sectionRef}
+      className="answer-page"
+      data-testid="answer-page"
+      aria-labelledby="answer-title"
+    >
       {state.step === 'loading' ? <p className="muted">{t('app.loading')}</p> : null}
       {state.step === 'invalid' ? (
         <>
           <h1 id="answer-title" className="page-title">
             {t('answerLink.invalidTitle')}
           </h1>
-          <p data-testid="answer-result" data-state="invalid">
+          <p data-testid="answer-result" data-state="invalid" tabIndex={-1}>
             {t('answerLink.invalid')}
           </p>
         </>
@@ -254,7 +273,7 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
   }
   return (
     <>
-      <p data-testid="answer-result" data-state={link.state} role="status">
+      <p data-testid="answer-result" data-state={link.state} role="status" tabIndex={-1}>
         {text}
       </p>
       {decided ? <AgentLabel choice={decided.choice} kind={decided.choice_kind} /> : null}

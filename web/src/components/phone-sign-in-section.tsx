@@ -38,7 +38,8 @@ export function PhoneSignInSection() {
       });
     } else {
       setShown(undefined);
-      setError(result.error);
+      // The browser's words for a lost connection are its own, in English: say it in the page's.
+      setError(result.kind === 'network' ? t('access.phone.unreachable') : result.error);
     }
     setBusy(false);
   }

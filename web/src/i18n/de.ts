@@ -696,6 +696,7 @@ export const de: Catalog = {
       expires: 'Funktioniert einmal, bis {{time}}.',
       warning: 'Wer diesen Link öffnet, ist als du angemeldet. Gib ihn nicht weiter.',
       failed: 'Es wurde kein Link erstellt ({{error}}). Versuche es noch einmal.',
+      unreachable: 'der Server war nicht erreichbar',
     },
     tokens: {
       title: 'API-Tokens',

@@ -673,6 +673,7 @@ export const en = {
       expires: 'Works once, until {{time}}.',
       warning: 'Anyone who opens this link is signed in as you. Do not share it.',
       failed: 'No link was made ({{error}}). Try again.',
+      unreachable: 'the server could not be reached',
     },
     tokens: {
       title: 'API tokens',

@@ -684,6 +684,7 @@ export const ja: Catalog = {
       expires: '{{time}} まで一度だけ使えます。',
       warning: 'このリンクを開いた人は誰でもあなたとしてサインインします。共有しないでください。',
       failed: 'リンクを作成できませんでした ({{error}})。もう一度お試しください。',
+      unreachable: 'サーバーに接続できませんでした',
     },
     tokens: {
       title: 'API トークン',

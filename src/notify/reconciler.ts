@@ -41,7 +41,7 @@ import {
   type RepoContext,
   type SettledCursor,
 } from '../store/index.js';
-import type { ChannelKind, PendingBundle } from '../wire/index.js';
+import { webSessionPath, type ChannelKind, type PendingBundle } from '../wire/index.js';
 import type { Notice } from './channel.js';
 import type { NotifyLogger } from './outbox.js';
 import {
@@ -88,8 +88,13 @@ function existingNotice(row: OutboxKey): ExistingNotice {
   };
 }
 
-export function itemUrl(origin: string, sessionId: string): string {
-  return `${origin.replace(/\/+$/, '')}/sessions/${encodeURIComponent(sessionId)}`;
+/** Where a notice's link leads: the item's session, opened on the question it names. */
+export function itemUrl(
+  origin: string,
+  item: Pick<WaitingItem, 'kind' | 'sessionId' | 'itemId'>,
+): string {
+  const pendingId = item.kind === 'question' ? item.itemId : undefined;
+  return `${origin.replace(/\/+$/, '')}${webSessionPath(item.sessionId, pendingId)}`;
 }
 
 function bundleQuestion(bundle: PendingBundle): string {
@@ -206,7 +211,7 @@ function promptPayload(deps: ReconcilerDeps, prompt: PlannedPrompt): Omit<Notice
     taskId: item.taskId,
     taskTitle: item.taskTitle,
     ...(prompt.content.includeQuestion ? { question: item.question } : {}),
-    url: itemUrl(deps.origin(), item.sessionId),
+    url: itemUrl(deps.origin(), item),
     createdAt: item.createdAt,
     expiresAt: item.expiresAt,
     ...(answerable ? { answerable } : {}),

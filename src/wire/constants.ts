@@ -99,6 +99,16 @@ export const ANSWER_LINK_USE_PATH = '/api/v1/answer-links/use';
  * is signed in as already. Zod-free so the web app names both.
  */
 export const SIGN_IN_PAGE_PATH = '/sign-in';
+
+/**
+ * The web app's page of a session, opened on one of its questions when
+ * `pendingId` names it (a session may wait on several): what the app's own
+ * links and a notice's link lead to.
+ */
+export function webSessionPath(sessionId: string, pendingId?: string): string {
+  const path = `/sessions/${encodeURIComponent(sessionId)}`;
+  return pendingId === undefined ? path : `${path}?pending=${encodeURIComponent(pendingId)}`;
+}
 export const SIGN_IN_REDEEM_PATH = '/api/v1/auth/sign-in';
 
 /**

@@ -115,6 +115,7 @@ export {
   SIGN_IN_REDEEM_PATH,
   SIGNED_IN_AS_HEADER,
   SIGNED_IN_AS_PARAM,
+  webSessionPath,
 } from './constants.js';
 export { signInSecretOf } from './sign-in-secret.js';
 export {

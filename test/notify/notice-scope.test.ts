@@ -171,9 +171,11 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
     }
     // Links lead to CLARION_PUBLIC_ORIGIN, where the person reaches Clarion.
     const hookBodies = hook.received.map((request) => JSON.parse(request.body) as { url: string });
-    expect(hookBodies.map((body) => body.url).sort()).toEqual(
+    // The question's opens its session on it; the consent's, its session.
+    expect(hookBodies.map((body) => body.url.split('?')[0]).sort()).toEqual(
       [hidden, consentSession].map((id) => `${PUBLIC_ORIGIN}/sessions/${id}`).sort(),
     );
+    expect(hookBodies.map((body) => body.url.includes('?pending=')).sort()).toEqual([false, true]);
     for (const request of ntfy.received) {
       const { actions } = JSON.parse(request.body) as { actions: { url: string }[] };
       for (const action of actions) expect(action.url.startsWith(`${PUBLIC_ORIGIN}/`)).toBe(true);

@@ -151,7 +151,8 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
       session_id: sessionId,
       task_id: expect.any(String) as unknown,
       title: expect.stringContaining('task') as unknown,
-      url: `${server.url}/sessions/${sessionId}`,
+      // The session, opened on this question: the session may wait on others.
+      url: `${server.url}/sessions/${sessionId}?pending=${pendingId}`,
       created_at: expect.any(String) as unknown,
     });
 
@@ -300,9 +301,11 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     expect(hook.received).toHaveLength(20);
     expect(ntfy.received).toHaveLength(20);
     expect(new Set(hook.received.map((r) => json(r).session_id))).toEqual(new Set(sessions));
-    expect(new Set(ntfy.received.map((r) => json(r).click))).toEqual(
+    const clicks = ntfy.received.map((r) => String(json(r).click));
+    expect(new Set(clicks.map((click) => click.split('?')[0]))).toEqual(
       new Set(sessions.map((id) => `${server.url}/sessions/${id}`)),
     );
+    for (const click of clicks) expect(click).toMatch(/\?pending=[\w-]+$/);
   });
 
   it('lets neither respond nor another channel wait on a channel that takes 10 s', async () => {

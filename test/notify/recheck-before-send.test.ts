@@ -201,7 +201,10 @@ describe.each(DRIVERS)(
       expect(actions).toEqual([
         expect.objectContaining({
           label: 'Open in Clarion',
-          url: `${PUBLIC_ORIGIN}/sessions/${sessionId}`,
+          // The session, opened on the question the notice is about.
+          url: expect.stringMatching(
+            new RegExp(`^${PUBLIC_ORIGIN}/sessions/${sessionId}\\?pending=[\\w-]+$`),
+          ) as unknown,
         }),
       ]);
       // The stored payload is as planned; only what is sent follows the setting.

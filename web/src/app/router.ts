@@ -8,6 +8,7 @@
  * `/signed-out` (how to get a sign-in link; where a spent link leads).
  */
 import { useSyncExternalStore } from 'react';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 export type Route =
   | { name: 'inbox' }
@@ -49,7 +50,7 @@ function subscribe(listener: () => void): () => void {
  * may wait on several, and the one a person picked is the one it shows.
  */
 export function questionPath(sessionId: string, pendingId: string): string {
-  return `/sessions/${encodeURIComponent(sessionId)}?pending=${encodeURIComponent(pendingId)}`;
+  return webSessionPath(sessionId, pendingId);
 }
 
 /** The question the address picks, on a session's page. */

@@ -14,6 +14,7 @@ import type { DecisionEntry } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
 import { DecisionFilters, type FilterFields, filterOf } from './decision-filters.js';
 import { UserText } from './user-text.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 type Load = { phase: 'loading' } | { phase: 'failed' } | { phase: 'ready' };
 
@@ -151,10 +152,10 @@ function DecisionItem({ entry }: { entry: DecisionEntry }) {
           </span>
         ) : (
           <a
-            href={`/sessions/${encodeURIComponent(entry.session_id)}`}
+            href={webSessionPath(entry.session_id)}
             onClick={(event) => {
               event.preventDefault();
-              navigate(`/sessions/${encodeURIComponent(entry.session_id)}`);
+              navigate(webSessionPath(entry.session_id));
             }}
           >
             <UserText text={entry.task_title} />

@@ -9,6 +9,7 @@ import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { createTask } from '../model/tasks-api.js';
 import { ClaudeCodeSection } from './claude-code-section.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 /** The bundled agent's profile, and the keyword that makes it ask one question. */
 const DEMO_PROFILE = 'demo';
@@ -29,7 +30,7 @@ export function FirstRun() {
       prompt: DEMO_PROMPT,
     });
     setBusy(false);
-    if (result.ok) navigate(`/sessions/${encodeURIComponent(result.value.session.id)}`);
+    if (result.ok) navigate(webSessionPath(result.value.session.id));
     else setError(t('firstRun.demoFailed', { error: result.error }));
   }
 

@@ -34,16 +34,13 @@ import { RelativeTime } from './relative-time.js';
 import { TaskOwner, type People } from './task-owner.js';
 import { UserInputCard } from './user-input-card.js';
 import { UserText } from './user-text.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 function go(path: string) {
   return (event: { preventDefault(): void }) => {
     event.preventDefault();
     navigate(path);
   };
-}
-
-function sessionPath(sessionId: string): string {
-  return `/sessions/${encodeURIComponent(sessionId)}`;
 }
 
 /**
@@ -126,7 +123,9 @@ export function Inbox() {
   const bulk = useBulkSelection(items);
   const listRef = useRef<HTMLUListElement>(null);
   const open = useCallback((sessionId: string, pendingId: string | undefined) => {
-    navigate(pendingId === undefined ? sessionPath(sessionId) : questionPath(sessionId, pendingId));
+    navigate(
+      pendingId === undefined ? webSessionPath(sessionId) : questionPath(sessionId, pendingId),
+    );
   }, []);
   useTriageKeys(listRef, open);
   const inboxRef = useFocusRescue('[data-triage-key], [data-testid="bulk-bar"]', nextInFocus);
@@ -398,7 +397,7 @@ function TaskList(props: {
       <ul>
         {tasks.map((task) => {
           const session = sessionsOfTask(state, task.id)[0];
-          const path = session ? sessionPath(session.id) : '/';
+          const path = session ? webSessionPath(session.id) : '/';
           const request = requests[task.id];
           return (
             <li key={task.id}>

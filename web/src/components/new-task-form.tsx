@@ -23,6 +23,7 @@ import { useWorkspaces } from '../hooks/use-workspace-names.js';
 import { showBidiControls } from '../model/bidi.js';
 import { newTaskProblems } from '../model/new-task-check.js';
 import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 const NO_WORKSPACES: readonly WorkspaceView[] = [];
 
@@ -105,7 +106,7 @@ export function NewTaskForm() {
       if (admission !== undefined && admission !== 'sent' && admission !== 'queued') {
         keepUnsentFirstInstruction(keyStore, session.id, prompt);
       }
-      navigate(`/sessions/${encodeURIComponent(session.id)}`);
+      navigate(webSessionPath(session.id));
       return;
     }
     const byField = fieldProblems(result);

@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 import { useTriageItems } from '../hooks/use-triage-items.js';
 import { nextWaitingItem } from '../model/triage.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 export function NextWaitingItem({ sessionId }: { sessionId: string }) {
   const { t } = useTranslation();
@@ -26,7 +27,7 @@ export function NextWaitingItem({ sessionId }: { sessionId: string }) {
       </p>
     );
   }
-  const path = `/sessions/${encodeURIComponent(next.session_id)}`;
+  const path = webSessionPath(next.session_id);
   return (
     <p className="next-waiting" role="status">
       <a

@@ -19,6 +19,7 @@ import {
 } from '../model/session-actions.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 type StopState =
   | { phase: 'idle' }
@@ -68,7 +69,7 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
       withTask: target === 'task',
     });
     // Only a tab still on the deleted view leaves it: the person may have moved on meanwhile.
-    if (window.location.pathname === `/sessions/${encodeURIComponent(sessionId)}`) navigate(path);
+    if (window.location.pathname === webSessionPath(sessionId)) navigate(path);
   };
 
   const open = removal.phase !== 'closed';

@@ -26,6 +26,7 @@ import { FormBody } from './form-card.js';
 import { RelativeTime } from './relative-time.js';
 import { UndoButtons } from './undo-buttons.js';
 import { UserText } from './user-text.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 /** What a kind's body gets from the frame. */
 export interface UserInputBodyProps<V extends UserInputView> {
@@ -91,7 +92,7 @@ export function UserInputCard(props: {
     respond: response.respond,
     respondAfterUndo: response.respondAfterUndo,
   };
-  const path = `/sessions/${encodeURIComponent(view.session_id)}`;
+  const path = webSessionPath(view.session_id);
 
   return (
     <article

@@ -14,6 +14,7 @@
 import type { ApiFailure } from './api.js';
 import type { ModelState } from './read-model.js';
 import type { SessionState } from './types.js';
+import { webSessionPath } from '../../../src/wire/constants.js';
 
 /** The agent's turn is open: it runs, or waits on a question it asked. */
 const TURN_OPEN_STATES: readonly SessionState[] = ['running', 'waiting_for_input'];
@@ -79,5 +80,5 @@ export function pathAfterDeletion(
     .filter((session) => session.task_id === deleted.taskId && session.id !== deleted.sessionId)
     .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
   const next = others[0];
-  return next ? `/sessions/${encodeURIComponent(next.id)}` : '/';
+  return next ? webSessionPath(next.id) : '/';
 }

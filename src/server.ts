@@ -132,6 +132,8 @@ export interface ServerOptions extends OpenOptions {
   budgets?: Partial<ClarificationBudgets>;
   /** Shortens how long consent and action requests wait (tests of their timeouts). */
   userInputDeadlines?: Partial<UserInputDeadlines>;
+  /** Shortens how long an MCP call without a progress token is kept before it says `waiting`. */
+  mcpCallWithoutProgressMs?: number;
   /** Replaces the socket's peer address for `/metrics` access (tests of a remote peer). */
   peerAddress?: (c: Context) => string | undefined;
   /** Notifications: senders by kind (added to the built-in ones), tunables, ports. */
@@ -413,6 +415,9 @@ export async function startServer(
       },
       // Kept in the store on SQLite too: a restart must not cut the connected agents' sessions.
       sharedMcpSessions: true,
+      ...(options.mcpCallWithoutProgressMs === undefined
+        ? {}
+        : { mcpCallWithoutProgressMs: options.mcpCallWithoutProgressMs }),
       ...(replicated
         ? {
             mcpSessionEnded: (id: string) =>

@@ -62,6 +62,8 @@ export interface AppDeps {
   readonly replica?: ReplicaHealth;
   /** Several replicas: an MCP session opened on one is served by all (`agents/mcp/route.ts`). */
   readonly sharedMcpSessions?: boolean;
+  /** How long an MCP call without a progress token is kept (tests shorten it). */
+  readonly mcpCallWithoutProgressMs?: number;
   /** Several replicas: a client closed a shared MCP session here; the others close theirs. */
   readonly mcpSessionEnded?: (sessionId: string) => Promise<void>;
   /** True once a graceful stop began (`drain.ts`): `/healthz` says 503 `draining`. */
@@ -154,6 +156,9 @@ export function createApp(deps: AppDeps): App {
     logger: deps.logger.child({ component: 'mcp' }),
     userInputs: deps.turns.userInputs,
     sharedSessions: deps.sharedMcpSessions ?? false,
+    ...(deps.mcpCallWithoutProgressMs === undefined
+      ? {}
+      : { callWithoutProgressMs: deps.mcpCallWithoutProgressMs }),
     ...(deps.mcpSessionEnded ? { onSharedSessionEnded: deps.mcpSessionEnded } : {}),
     credentials,
   });

@@ -104,12 +104,18 @@ export const waitingPayload = z.object({
 });
 export type WaitingPayload = z.infer<typeof waitingPayload>;
 
-/** `request_user_action`'s result; `answer_question` returns the REST respond reply. */
+/**
+ * `request_user_action`'s result; `answer_question` returns the REST respond
+ * reply. `waiting`: the caller cannot wait long (no progress token), the
+ * request stays open, and the person's answer comes as a new message once
+ * the agent's turn ends (`message` says so).
+ */
 export const actionOutput = z.object({
-  status: z.enum(['done', 'skipped', 'expired']),
+  status: z.enum(['done', 'skipped', 'expired', 'waiting']),
   /** Why nobody answered, with `expired`; the person's own words, when they gave some, with `skipped`. */
   reason: z.string().optional(),
   request_id: z.string(),
+  message: z.string().optional(),
 });
 export type ActionOutput = z.infer<typeof actionOutput>;
 

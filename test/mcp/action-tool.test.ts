@@ -6,6 +6,8 @@
  * call that ends before anyone answers: one the agent cancels is swept at
  * once; one whose connection its living agent closed waits for a turn's end
  * that does not come (the agent was not killed), and is swept at the bound.
+ * A client that sends no progress token is answered `waiting` before it
+ * would give up, and the request it leaves stays the person's to decide.
  *
  * The mapping does not depend on the dialect, so this runs on SQLite only.
  */
@@ -131,5 +133,49 @@ describe('request_user_action whose call ends before anyone answers', () => {
       decision: 'done',
     });
     expect(late).toMatchObject({ status: 409, json: { code: 'conflict' } });
+  });
+});
+
+describe('request_user_action from a client that sends no progress token', () => {
+  let running: InProcessServer | undefined;
+
+  afterEach(async () => {
+    await running?.dispose();
+    running = undefined;
+  });
+
+  it('is answered waiting before the client gives up, and the request stays open past the call’s end', async () => {
+    const served = await serveAgent({
+      mcpCallWithoutProgressMs: 300,
+      userInputDeadlines: { lostCallMs: 200 },
+    });
+    running = served.running;
+    const started = Date.now();
+    const result = (await served.agent.callTool(
+      { name: 'request_user_action', arguments: ACTION },
+      undefined,
+      // Far below the SDK's 60 s: the call must not need the client's patience.
+      { timeout: 10_000 },
+    )) as CallToolResult;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.isError).not.toBe(true);
+    expect(result.structuredContent).toEqual({
+      status: 'waiting',
+      request_id: expect.any(String) as unknown,
+      message: expect.stringContaining('comes to you as a new message') as unknown,
+    });
+    const requestId = (result.structuredContent as { request_id: string }).request_id;
+
+    // The call and its connection end; the person still has the request, past the lost-call wait.
+    await served.agent.close();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(running.server.turns.userInputs.get(requestId)).toMatchObject({ status: 'awaiting' });
+
+    const done = await running.api('POST', `/api/v1/user-inputs/${requestId}/respond`, {
+      decision: 'done',
+    });
+    expect(done.status).toBe(200);
+    // Decided by the person, and owed to the agent as its turn's follow-up.
+    expect(running.server.turns.userInputs.get(requestId)).toMatchObject({ status: 'armed' });
   });
 });

@@ -9,6 +9,13 @@
  * its turn's end (`connectionLost`), which says the agent exited, as for a
  * permission request or a form. An agent run elsewhere has no such end: its
  * closed connection sweeps the request at once.
+ *
+ * A client that sends no progress token cannot be kept waiting: nothing
+ * resets its request timeout (60 s in the SDKs), and its cancel would sweep
+ * the request. So an agent Clarion runs is answered `waiting` within
+ * `callWithoutProgressMs` and the request stays open, no longer tied to the
+ * call: the person's Done or Skip comes to the agent as the follow-up
+ * message its turn's end sends anyway.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -22,14 +29,20 @@ import type { Store } from '../../store/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import type { BoundCall, ToolExtra } from './call-context.js';
 import type { CheckedTools } from './checked-tools.js';
-import { withProgress } from './progress.js';
+import { hasProgressToken, withProgress } from './progress.js';
 import { revokedResult, toolFailure, toolResult } from './results.js';
 
 export interface ActionToolDeps {
   store: Store;
   userInputs: UserInputRegistry;
   progress: Parameters<typeof withProgress>[1];
+  /** How long a call without a progress token is kept before it is answered `waiting`. */
+  callWithoutProgressMs: number;
 }
+
+const ACTION_WAITING_MESSAGE =
+  'The person has not answered yet. The request stays open in their inbox; their Done or ' +
+  'Skip comes to you as a new message once this turn ends. Carry on with other work.';
 
 export function registerActionTool(
   server: CheckedTools,
@@ -45,7 +58,8 @@ export function registerActionTool(
       title: 'Ask the person to do something',
       description:
         'Ask the person to do something outside this conversation and wait until they press ' +
-        "Done or Skip. Returns status 'done' or 'skipped' (with the person's reason, if they gave one), or 'expired' when nobody answered.",
+        "Done or Skip. Returns status 'done' or 'skipped' (with the person's reason, if they gave one), 'expired' when nobody answered, " +
+        "or 'waiting' when your client cannot wait long: their answer then comes as a new message after this turn.",
       inputSchema: requestUserActionInput,
       outputSchema: requestUserActionOutput,
     },
@@ -59,6 +73,9 @@ export function registerActionTool(
         }
         const session = await getSession(deps.store, principal.sessionId);
         if (!session) return toolFailure(failure('not_found', 'session not found'));
+        // Only an agent Clarion runs hears the answer later, in its turn's follow-up.
+        const bounded = holder.kind === 'agent' && !hasProgressToken(extra);
+        const tie = bounded ? untilReturned(call.withdrawn, call.connection) : undefined;
         const created = deps.userInputs.request({
           kind: 'action',
           sessionId: session.id,
@@ -66,12 +83,27 @@ export function registerActionTool(
           title: args.title,
           instructions: args.instructions,
           url: args.url ?? null,
-          ...(holder.kind === 'agent'
-            ? { signal: call.withdrawn, connectionLost: call.connection }
-            : { signal: call.signal }),
+          ...(tie
+            ? { signal: tie.withdrawn, connectionLost: tie.connection }
+            : holder.kind === 'agent'
+              ? { signal: call.withdrawn, connectionLost: call.connection }
+              : { signal: call.signal }),
         });
-        if (!created.ok) return toolFailure(created);
-        const outcome = await withProgress(extra, deps.progress, () => created.outcome);
+        if (!created.ok) {
+          tie?.untie();
+          return toolFailure(created);
+        }
+        const outcome = tie
+          ? await withinBound(created.outcome, deps.callWithoutProgressMs).finally(tie.untie)
+          : await withProgress(extra, deps.progress, () => created.outcome);
+        if (outcome === 'bound') {
+          const waiting: ActionOutput = {
+            status: 'waiting',
+            request_id: created.id,
+            message: ACTION_WAITING_MESSAGE,
+          };
+          return toolResult(waiting);
+        }
         if (outcome.kind === 'decided') {
           const decided: ActionOutput = {
             status: outcome.decision === 'done' ? 'done' : 'skipped',
@@ -87,4 +119,46 @@ export function registerActionTool(
         return toolResult(expired);
       }),
   );
+}
+
+/**
+ * Copies of the call's signals that follow it only until `untie`: once the
+ * call is answered `waiting`, its end (the response stream closing, the
+ * connection going) must not sweep or orphan the request it leaves open.
+ */
+function untilReturned(withdrawn: AbortSignal, connection: AbortSignal) {
+  const copies = { withdrawn: new AbortController(), connection: new AbortController() };
+  const follow = (source: AbortSignal, copy: AbortController) => {
+    const abort = () => {
+      copy.abort(source.reason);
+    };
+    if (source.aborted) abort();
+    else source.addEventListener('abort', abort, { once: true });
+    return () => {
+      source.removeEventListener('abort', abort);
+    };
+  };
+  const unfollow = [follow(withdrawn, copies.withdrawn), follow(connection, copies.connection)];
+  return {
+    withdrawn: copies.withdrawn.signal,
+    connection: copies.connection.signal,
+    untie: () => {
+      for (const stop of unfollow) stop();
+    },
+  };
+}
+
+/** `outcome`, or `'bound'` once `boundMs` passed first. */
+async function withinBound<T>(outcome: Promise<T>, boundMs: number): Promise<T | 'bound'> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'bound'>((resolve) => {
+    timer = setTimeout(resolve, boundMs, 'bound');
+    // A pending bound must never keep the process alive on shutdown.
+    timer.unref();
+  });
+  try {
+    return await Promise.race([outcome, bound]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

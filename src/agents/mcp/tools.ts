@@ -281,9 +281,13 @@ export function registerClarionTools(
 
   // Only an agent inside a Clarion session can ask for an action; nobody else is offered it.
   if (deps.userInputs && session.openedBy === 'agent') {
-    registerActionTool(server, { store, userInputs: deps.userInputs, progress }, (extra, body) =>
-      authenticated(extra, bound(body)),
-    );
+    const actions = {
+      store,
+      userInputs: deps.userInputs,
+      progress,
+      callWithoutProgressMs: deps.callWithoutProgressMs,
+    };
+    registerActionTool(server, actions, (extra, body) => authenticated(extra, bound(body)));
   }
 
   server.registerTool(

@@ -238,9 +238,10 @@ async function describe(
   const decided = item?.decided ?? null;
   const open = item?.open === true && !redeemed.expired;
   const choice = parseChoice(link.choice);
+  const state = decided ? 'answered' : open ? 'open' : 'expired';
   return {
     kind,
-    state: decided ? 'answered' : open ? 'open' : 'expired',
+    state,
     task_title: task?.title ?? '',
     title: item?.title ?? '',
     agent_profile: session?.agent_profile ?? '',
@@ -248,6 +249,8 @@ async function describe(
     choice_kind: choice.kind ?? kindNow(item, choice.answer) ?? null,
     expires_at: link.expires_at,
     decided,
+    // A link that can no longer decide need not tell its holder whose it was.
+    answering_as: state === 'open' ? { user_id: principal.userId, name: principal.name } : null,
     url: `${deps.origin().replace(/\/+$/, '')}/sessions/${encodeURIComponent(link.task_session_id)}`,
   };
 }

@@ -45,6 +45,13 @@ export const answerLinkView = z
         responded_by: responder.nullable(),
       })
       .nullable(),
+    /**
+     * The person a Confirm decides as, as they are named now. The secret is
+     * the credential, so whoever holds the URL (a forwarded notice, a shared
+     * ntfy topic) answers as them: the page says whose link it is. Only while
+     * the link can decide (`open`); once decided, who did is `decided`'s.
+     */
+    answering_as: z.object({ user_id: z.string(), name: z.string() }).nullable(),
     /** Opens the item in the web app, for a person who wants to see more first. */
     url: z.string(),
   })

@@ -175,6 +175,8 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
         choice_kind: null,
         expires_at: expect.any(String) as unknown,
         decided: null,
+        // Whoever holds the link decides as this person: the page says so before Confirm.
+        answering_as: { user_id: adminId, name: 'admin' },
         url: `${s.server.url}/sessions/${(await bundle(pendingId)).session_id}`,
       });
     }
@@ -190,6 +192,8 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
       state: 'answered',
       choice: 'Generated',
       decided: winner,
+      // Decided: who did is the record's (`decided.responded_by`), not the link's.
+      answering_as: null,
     });
 
     // The asking agent gets exactly that answer.
@@ -438,13 +442,16 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
     const [first] = await mint('question', pendingId, adminId, 1);
     const secret = secretOf(first?.url ?? '');
     await new Promise((resolve) => setTimeout(resolve, 20));
+    // A link that can no longer decide does not say whose it was.
     expect((await link('view', secret)).body.link).toMatchObject({
       state: 'expired',
       decided: null,
+      answering_as: null,
     });
     expect((await link('use', secret)).body.link).toMatchObject({
       state: 'expired',
       decided: null,
+      answering_as: null,
     });
     expect(await bundle(pendingId)).toMatchObject({ status: 'pending', response: null });
 
@@ -519,7 +526,11 @@ describe.each(DRIVERS)('answer links on %s', (driver) => {
     const { pendingId, answer } = await ask();
     const [removedLink] = await mint('question', pendingId, bea);
     const [deletedLink] = await mint('question', pendingId, bea);
-    expect((await link('view', secretOf(removedLink?.url ?? ''))).body.link?.state).toBe('open');
+    // Bea's link answers as Bea, whoever opens it.
+    expect((await link('view', secretOf(removedLink?.url ?? ''))).body.link).toMatchObject({
+      state: 'open',
+      answering_as: { user_id: bea, name: 'Bea' },
+    });
 
     expect(await bare('DELETE', `/api/v1/workspaces/${workspaceId}/members/${bea}`)).toBe(204);
     for (const verb of ['view', 'use'] as const) {

@@ -95,6 +95,9 @@ describe('answer links in the browser', () => {
       'How should I create the configuration file?',
     );
     await expect(page.getByTestId('answer-choice').textContent()).resolves.toBe('Hand-written');
+    await expect(page.getByTestId('answer-as').textContent()).resolves.toBe(
+      'You are answering as admin. Not admin? Then this link is not yours: do not confirm.',
+    );
     for (const target of [confirm, page.getByTestId('answer-open')]) {
       const box = await target.boundingBox();
       expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
@@ -112,7 +115,7 @@ describe('answer links in the browser', () => {
     await confirm.click();
     const result = page.getByTestId('answer-result');
     await result.waitFor(WAIT);
-    await expect(result.textContent()).resolves.toBe('Done: you chose “Hand-written”.');
+    await expect(result.textContent()).resolves.toBe('Done: you chose “Hand-written” as admin.');
     await expect(result.getAttribute('data-state')).resolves.toBe('answered');
     await page.screenshot({ path: join(ARTIFACTS, 'answer-link-done.png') });
 
@@ -143,6 +146,7 @@ describe('answer links in the browser', () => {
       'Already decided: “Hand-written” by admin (answer link).',
     );
     await expect(other.page.getByTestId('answer-confirm').count()).resolves.toBe(0);
+    await expect(other.page.getByTestId('answer-as').count()).resolves.toBe(0);
     await other.page.screenshot({ path: join(ARTIFACTS, 'answer-link-already.png') });
 
     // A broken link says so, in the page's own words.
@@ -153,6 +157,63 @@ describe('answer links in the browser', () => {
     await expect(other.page.locator('h1').textContent()).resolves.toBe('This link is not valid');
     await other.context.close();
   });
+
+  it.each([
+    {
+      locale: 'de-DE',
+      before:
+        'Du antwortest als Ada. Wenn du nicht Ada bist, ist dieser Link nicht für dich: Bestätige nicht.',
+      after: 'Erledigt: Du hast als Ada „Hand-written“ gewählt.',
+    },
+    {
+      locale: 'ja-JP',
+      before:
+        'Ada として回答します。あなたが Ada でなければ、このリンクはあなた宛てではありません。確定しないでください。',
+      after: '完了: Ada として「Hand-written」を選びました。',
+    },
+  ])(
+    'a link made for someone else names them before Confirm and after, in $locale',
+    async ({ locale, before, after }) => {
+      // Ada's link, forwarded: whoever opens it decides as Ada, and the page must say so.
+      const spaces = await api<{ workspaces: { id: string }[] }>(
+        world,
+        'GET',
+        '/api/v1/workspaces',
+      );
+      const ada = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+        name: 'Ada',
+      });
+      await api(world, 'POST', `/api/v1/workspaces/${spaces.workspaces[0]?.id ?? ''}/members`, {
+        user_id: ada.user.id,
+      });
+      const created = await askingTask(world, `Ada's config ${locale}`, '/ask');
+      const pendingId = await pendingOf(created.session.id);
+      const minted = await mintAnswerLinks(
+        { ...world.clarion.turns, origin: () => world.origin },
+        { userId: ada.user.id, kind: 'question', itemId: pendingId },
+      );
+      const context = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        hasTouch: true,
+        isMobile: true,
+        locale,
+      });
+      const page = await context.newPage();
+      await page.goto(minted[1]?.url ?? '');
+      const confirm = page.getByTestId('answer-confirm');
+      await confirm.waitFor(WAIT);
+      await expect(page.getByTestId('answer-as').textContent()).resolves.toBe(before);
+      await page.screenshot({ path: join(ARTIFACTS, `answer-link-as-${locale}.png`) });
+
+      await confirm.click();
+      const result = page.getByTestId('answer-result');
+      await result.waitFor(WAIT);
+      await expect(result.textContent()).resolves.toBe(after);
+      const decided = await api<Bundle>(world, 'GET', `/api/v1/clarification/${pendingId}`);
+      expect(decided.response?.responded_by).toMatchObject({ surface: 'link', name: 'Ada' });
+      await context.close();
+    },
+  );
 
   it('a second link opened in the same tab shows and sends its own choice', async () => {
     const created = await askingTask(world, 'Choose a config', '/ask');
@@ -171,7 +232,7 @@ describe('answer links in the browser', () => {
     await page.getByTestId('answer-confirm').click();
     const result = page.getByTestId('answer-result');
     await result.waitFor(WAIT);
-    await expect(result.textContent()).resolves.toBe('Done: you chose “Hand-written”.');
+    await expect(result.textContent()).resolves.toBe('Done: you chose “Hand-written” as admin.');
     const log = await api<{ decisions: { detail: string }[] }>(
       world,
       'GET',
@@ -213,7 +274,7 @@ describe('answer links in the browser', () => {
     await confirm.click();
     const result = page.getByTestId('answer-result');
     await result.waitFor(WAIT);
-    await expect(result.textContent()).resolves.toBe('Done: you chose “Always allow”.');
+    await expect(result.textContent()).resolves.toBe('Done: you chose “Always allow” as admin.');
     await expect(page.getByTestId('answer-agent-label').textContent()).resolves.toBe(
       'The agent’s label for it: Reject (do not run)',
     );
@@ -234,6 +295,7 @@ describe('answer links in the browser', () => {
       'This link has expired: the agent is no longer waiting for this answer.',
     );
     await expect(page.getByTestId('answer-confirm').count()).resolves.toBe(0);
+    await expect(page.getByTestId('answer-as').count()).resolves.toBe(0);
     const still = await api<Bundle>(world, 'GET', `/api/v1/clarification/${pendingId}`);
     expect(still).toMatchObject({ status: 'pending', response: null });
     await context.close();

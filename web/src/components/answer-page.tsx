@@ -9,6 +9,9 @@
  * agent's, and may say the opposite of what the option does: the page leads
  * with what it does, by its kind, in the words the consent card uses, and
  * shows the label beside it as the agent's.
+ * The secret decides as the person it was made for, whoever holds it (a
+ * forwarded notice, a shared ntfy topic): the page names them before Confirm,
+ * so a link that is someone else's reads as such, and after it.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -218,6 +221,11 @@ function LinkDetails(props: {
             kind={link.choice_kind}
             rule={{ command: link.title, profile: link.agent_profile }}
           />
+          {link.answering_as ? (
+            <p data-testid="answer-as">
+              <strong>{t('answerLink.answeringAs', { name: link.answering_as.name })}</strong>
+            </p>
+          ) : null}
           <button
             type="button"
             className="button button-primary answer-button"
@@ -261,7 +269,7 @@ function Outcome(props: { link: AnswerLinkView; usedHere: boolean }) {
     decided.choice === link.choice &&
     decided.responded_by?.surface === 'link'
   ) {
-    text = t('answerLink.done', { choice });
+    text = t('answerLink.done', { choice, name: decided.responded_by.name });
   } else if (decided.responded_by) {
     text = t('answerLink.alreadyDecidedBy', {
       choice,

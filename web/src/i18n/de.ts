@@ -433,10 +433,12 @@ export const de: Catalog = {
   answerLink: {
     title: 'Aus einer Benachrichtigung antworten',
     yourChoice: 'Deine Antwort:',
+    answeringAs:
+      'Du antwortest als {{name}}. Wenn du nicht {{name}} bist, ist dieser Link nicht für dich: Bestätige nicht.',
     confirm: 'Bestätigen: {{choice}}',
     sending: 'Wird gesendet…',
     open: 'In Clarion öffnen',
-    done: 'Erledigt: Du hast „{{choice}}“ gewählt.',
+    done: 'Erledigt: Du hast als {{name}} „{{choice}}“ gewählt.',
     alreadyDecidedBy: 'Bereits entschieden: „{{choice}}“ von {{name}} ({{surface}}).',
     alreadyDecided: 'Bereits entschieden: „{{choice}}“.',
     agentLabel: 'So nennt es der Agent:',

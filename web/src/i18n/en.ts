@@ -426,10 +426,12 @@ export const en = {
   answerLink: {
     title: 'Answer from a notification',
     yourChoice: 'Your answer:',
+    answeringAs:
+      'You are answering as {{name}}. Not {{name}}? Then this link is not yours: do not confirm.',
     confirm: 'Confirm: {{choice}}',
     sending: 'Sending…',
     open: 'Open in Clarion',
-    done: 'Done: you chose “{{choice}}”.',
+    done: 'Done: you chose “{{choice}}” as {{name}}.',
     alreadyDecidedBy: 'Already decided: “{{choice}}” by {{name}} ({{surface}}).',
     alreadyDecided: 'Already decided: “{{choice}}”.',
     agentLabel: 'The agent’s label for it:',

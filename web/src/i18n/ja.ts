@@ -425,10 +425,12 @@ export const ja: Catalog = {
   answerLink: {
     title: '通知から回答',
     yourChoice: 'あなたの回答:',
+    answeringAs:
+      '{{name}} として回答します。あなたが {{name}} でなければ、このリンクはあなた宛てではありません。確定しないでください。',
     confirm: '確定: {{choice}}',
     sending: '送信中…',
     open: 'Clarion で開く',
-    done: '完了: 「{{choice}}」を選びました。',
+    done: '完了: {{name}} として「{{choice}}」を選びました。',
     alreadyDecidedBy: '決定済み: {{name}}（{{surface}}）が「{{choice}}」を選びました。',
     alreadyDecided: '決定済み: 「{{choice}}」。',
     agentLabel: 'エージェントによる表記:',

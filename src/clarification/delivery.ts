@@ -239,9 +239,10 @@ async function runWithin(
   };
 
   /**
-   * Clears the intent, and a session waiting for input runs again; false,
-   * with nothing changed, when the claim is no longer all there (a recovery
-   * put it back or retired it).
+   * Clears the intent, and a session waiting for input runs again unless
+   * another of its questions still has a live waiter (read from memory: the
+   * hand-off adds no statement); false, with nothing changed, when the claim
+   * is no longer all there (a recovery put it back or retired it).
    */
   const clearIntent = async (): Promise<boolean> => {
     try {
@@ -250,6 +251,7 @@ async function runWithin(
         // Thrown to roll back whatever part of the claim was still there.
         if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
         write.updated(...cleared);
+        if (waiters.othersWaitIn(sessionId, pendingId)) return;
         write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
       });
       return true;

@@ -259,6 +259,30 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     expect(await state()).toBe('running');
   });
 
+  it('an answer leaves the session waiting while another of its questions still has a live waiter', async () => {
+    const state = async () => (await getSession(h.store, h.seeded.session.id))?.state;
+    const first = await askLive();
+    const other = h.service.ask(h.seeded.session.id, {
+      questions: [{ ...TWO_QUESTIONS.questions[0], prompt: 'And which queue?' }],
+    });
+    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length === 2);
+    const otherId = h.waiters
+      .pendingIdsOf(h.seeded.session.id)
+      .find((id) => id !== first.pendingId);
+    if (!otherId) throw new Error('no second bundle');
+    expect(await state()).toBe('waiting_for_input');
+
+    expect((await h.respond(first.pendingId, ANSWERS)).status).toBe(200);
+    expect(await first.call).toMatchObject({ outcome: 'answered' });
+    // The agent still waits on the other: the person is still asked something.
+    expect(await state()).toBe('waiting_for_input');
+
+    const second = { answers: [{ question_id: 'q1', selected_options: ['q1_opt1'] }] };
+    expect((await h.respond(otherId, second)).status).toBe(200);
+    expect(await other).toMatchObject({ outcome: 'answered' });
+    expect(await state()).toBe('running');
+  });
+
   it('refuses to cancel a question no agent waits on, says why, and leaves it answerable', async () => {
     const pendingId = await askDetached();
     const cancel = await h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {

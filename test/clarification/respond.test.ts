@@ -39,6 +39,20 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
     return { pendingId, call };
   }
 
+  /** Two questions of the session, each with its live waiter (an agent's parallel calls). */
+  async function askTwoLive() {
+    const first = await askLive();
+    const other = h.service.ask(h.seeded.session.id, {
+      questions: [{ ...TWO_QUESTIONS.questions[0], prompt: 'And which queue?' }],
+    });
+    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length === 2);
+    const otherId = h.waiters
+      .pendingIdsOf(h.seeded.session.id)
+      .find((id) => id !== first.pendingId);
+    if (!otherId) throw new Error('no second bundle');
+    return { first, other, otherId };
+  }
+
   /** An agent asks, and its live wait ends at once: the bundle is detached. */
   async function askDetached(input: unknown = TWO_QUESTIONS): Promise<string> {
     const result: AskResult = await h.service.ask(h.seeded.session.id, input, { timeoutMs: 1 });
@@ -239,15 +253,7 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
         method: 'POST',
         headers: { 'x-test-principal': 'member' },
       });
-    const first = await askLive();
-    const other = h.service.ask(h.seeded.session.id, {
-      questions: [{ ...TWO_QUESTIONS.questions[0], prompt: 'And which queue?' }],
-    });
-    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length === 2);
-    const otherId = h.waiters
-      .pendingIdsOf(h.seeded.session.id)
-      .find((id) => id !== first.pendingId);
-    if (!otherId) throw new Error('no second bundle');
+    const { first, other, otherId } = await askTwoLive();
 
     expect((await cancel(first.pendingId)).status).toBe(200);
     expect(await first.call).toMatchObject({ outcome: 'open', reason: 'cancelled' });
@@ -261,15 +267,7 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
 
   it('an answer leaves the session waiting while another of its questions still has a live waiter', async () => {
     const state = async () => (await getSession(h.store, h.seeded.session.id))?.state;
-    const first = await askLive();
-    const other = h.service.ask(h.seeded.session.id, {
-      questions: [{ ...TWO_QUESTIONS.questions[0], prompt: 'And which queue?' }],
-    });
-    await eventually(() => h.waiters.pendingIdsOf(h.seeded.session.id).length === 2);
-    const otherId = h.waiters
-      .pendingIdsOf(h.seeded.session.id)
-      .find((id) => id !== first.pendingId);
-    if (!otherId) throw new Error('no second bundle');
+    const { first, other, otherId } = await askTwoLive();
     expect(await state()).toBe('waiting_for_input');
 
     expect((await h.respond(first.pendingId, ANSWERS)).status).toBe(200);

@@ -85,6 +85,13 @@ describe('loadConfig', () => {
     expect(loadConfig({ CLARION_AGENT_STOP_GRACE_S: '0.001' }).agentTimings?.stopGraceMs).toBe(1);
   });
 
+  it.each(['0.0.0.0', '::', '::1', 'localhost', 'clarion.internal', 'host-1.example.com.'])(
+    'takes %j as the host to listen on',
+    (host) => {
+      expect(loadConfig({ CLARION_HOST: host }).host).toBe(host);
+    },
+  );
+
   it('treats empty variables as unset', () => {
     expect(loadConfig({ CLARION_PORT: '', DATABASE_URL: '' }).port).toBe(7420);
   });
@@ -109,6 +116,10 @@ describe('loadConfig', () => {
     [{ CLARION_PORT: '70000' }, 'CLARION_PORT must be between 0 and 65535'],
     [{ CLARION_PORT: '80.5' }, 'CLARION_PORT must be a whole number'],
     [{ CLARION_HOST: '   ' }, 'CLARION_HOST must not be empty'],
+    // Each failed only at listen, after the data directory and database were made.
+    [{ CLARION_HOST: 'not a host' }, 'CLARION_HOST must be an IP address'],
+    [{ CLARION_HOST: 'http://0.0.0.0' }, 'CLARION_HOST must be an IP address'],
+    [{ CLARION_HOST: '[::1]' }, 'CLARION_HOST must be an IP address (IPv6 without brackets)'],
     [{ DATABASE_URL: 'sqlite://x' }, 'DATABASE_URL must start with postgres://'],
     [{ CLARION_LOG_LEVEL: 'loud' }, 'CLARION_LOG_LEVEL must be one of'],
     [{ CLARION_VAPID_SUBJECT: 'ops@example.org' }, 'CLARION_VAPID_SUBJECT must be a mailto:'],

@@ -4,6 +4,7 @@
  * variable.
  */
 import { randomBytes } from 'node:crypto';
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -135,7 +136,13 @@ const environment = z.object({
       .min(0, 'CLARION_PORT must be between 0 and 65535')
       .max(65535, 'CLARION_PORT must be between 0 and 65535'),
   ).default(DEFAULT_PORT),
-  CLARION_HOST: nonEmpty('CLARION_HOST').default(DEFAULT_HOST),
+  // Checked here: a host the listen cannot take failed only after the database was opened.
+  CLARION_HOST: nonEmpty('CLARION_HOST')
+    .refine(isListenHost, {
+      error:
+        'CLARION_HOST must be an IP address (IPv6 without brackets) or a host name, e.g. 0.0.0.0',
+    })
+    .default(DEFAULT_HOST),
   CLARION_DATA_DIR: nonEmpty('CLARION_DATA_DIR').default(DEFAULT_DATA_DIR),
   DATABASE_URL: nonEmpty('DATABASE_URL')
     .refine((url) => /^postgres(ql)?:\/\//.test(url), {
@@ -307,4 +314,13 @@ function generatedReplicaId(): string {
     .replace(/^[^A-Za-z0-9]+/, '')
     .slice(0, 40);
   return `${host || 'clarion'}-${randomBytes(4).toString('hex')}`;
+}
+
+/** A host name's labels: letters, digits and inner hyphens, each 1 to 63 long (RFC 1123). */
+const HOST_NAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+/** Whether `host` is what a listen takes: an IP address, or a name to resolve. */
+function isListenHost(host: string): boolean {
+  return isIP(host) !== 0 || HOST_NAME.test(host);
 }

@@ -18,8 +18,11 @@
  * A newer server's schema step that adds a column (a rolling upgrade) changes
  * what `select *` returns, and PostgreSQL then refuses that statement on every
  * connection that prepared it ("cached plan must not change result type").
- * The statement fails once per such connection, which is then dropped rather
- * than returned to the pool, so the next one prepares it afresh.
+ * Outside a transaction the statement is sent again at once, unnamed, and
+ * answers; inside one the transaction is lost with it, so it fails. Either
+ * way the connection is dropped rather than returned to the pool, and every
+ * text is named afresh from then on, so the pool's other connections prepare
+ * the new shape instead of each failing once in turn.
  */
 import type { PostgresCursor, PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kysely';
 import type pg from 'pg';
@@ -29,7 +32,8 @@ export const DEFAULT_PREPARED_STATEMENTS = 256;
 
 /** Names for statement texts; shared by every connection of one pool. */
 class StatementNames {
-  readonly #names = new Map<string, string>();
+  #names = new Map<string, string>();
+  #generation = 1;
 
   constructor(private readonly capacity: number) {}
 
@@ -37,9 +41,15 @@ class StatementNames {
   nameFor(text: string): string | undefined {
     const kept = this.#names.get(text);
     if (kept !== undefined || this.#names.size >= this.capacity) return kept;
-    const name = `clarion_${this.#names.size + 1}`;
+    const name = `clarion_${this.#generation}_${this.#names.size + 1}`;
     this.#names.set(text, name);
     return name;
+  }
+
+  /** A statement's columns changed under it: every text is named (and so prepared) afresh. */
+  renew(): void {
+    this.#generation += 1;
+    this.#names = new Map();
   }
 }
 
@@ -56,6 +66,10 @@ export function preparingPool(pool: pg.Pool, capacity: number, bound: ReplyBound
   };
 }
 
+const TRANSACTION_BEGINS = /^\s*(begin|start\s+transaction)\b/i;
+/** Not `rollback to savepoint`: the transaction goes on after it. */
+const TRANSACTION_ENDS = /^\s*(commit|end|rollback(?!\s+to\b))\b/i;
+
 /** SQLSTATE 0A000 with this message: a prepared statement's result columns changed under it. */
 function isStalePlan(error: unknown): boolean {
   return (
@@ -71,6 +85,9 @@ function preparingClient(
   bound: ReplyBound,
 ): PostgresPoolClient {
   let stale = false;
+  // Kysely opens and ends its transactions with statements of their own: a stale plan inside
+  // one has lost the transaction, outside one the statement may simply be sent again.
+  let inTransaction = false;
   // Checked out, a client has none of the pool's listeners: a connection that ends now (a
   // restart, an admin, the network) would throw its 'error' event at the process. Its
   // statement fails by itself; the client is dropped when it comes back.
@@ -94,15 +111,21 @@ function preparingClient(
     if (typeof sqlOrCursor !== 'string') {
       return client.query(sqlOrCursor as unknown as pg.Submittable) as unknown as PostgresCursor<R>;
     }
-    const name = parameters.length > 0 ? names.nameFor(sqlOrCursor) : undefined;
+    const text = sqlOrCursor;
+    if (TRANSACTION_BEGINS.test(text)) inTransaction = true;
+    else if (TRANSACTION_ENDS.test(text)) inTransaction = false;
+    const name = parameters.length > 0 ? names.nameFor(text) : undefined;
     // Kysely's driver passes a fresh copy of the values; `pg` only reads them.
     const values = parameters as unknown[];
     const reply =
       name === undefined
-        ? client.query(sqlOrCursor, values)
-        : client.query({ name, text: sqlOrCursor, values }).catch((error: unknown) => {
-            if (isStalePlan(error)) stale = true;
-            throw error;
+        ? client.query(text, values)
+        : client.query({ name, text, values }).catch((error: unknown) => {
+            if (!isStalePlan(error)) throw error;
+            if (!stale) names.renew();
+            stale = true;
+            if (inTransaction) throw error;
+            return client.query(text, values);
           });
     return bound.wait(reply, drop) as unknown as Promise<PostgresQueryResult<R>>;
   }

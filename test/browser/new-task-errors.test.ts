@@ -41,7 +41,7 @@ describe('the New task form’s errors', () => {
     await page.getByTestId('new-task-title').fill('Ein Titel');
     await page.getByTestId('new-task-create').click();
     await expect(page.getByTestId('new-task-error').textContent(WAIT)).resolves.toBe(
-      de.newTask.failed.replace('{{error}}', de.newTask.unreachable),
+      de.newTask.failed.replace('{{error}}', de.failure.network),
     );
 
     await page.getByTestId('language-switch').selectOption('ja');

@@ -167,21 +167,21 @@ describe('notification settings in the web app', () => {
     await channel.getByRole('button', { name: 'Send a test' }).click();
     await expect
       .poll(() => channel.getByTestId('notification-test-result').textContent(), WAIT)
-      .toContain('The test could not be sent (the server could not be reached).');
+      .toContain('The test could not be sent (no reply from the server; check the connection).');
 
     const reminder = section.getByTestId('notification-reminder');
     const shown = await reminder.inputValue();
     await reminder.selectOption('3600');
     await expect
       .poll(() => section.getByTestId('notification-save-error').textContent(), WAIT)
-      .toBe('Your change was not saved (the server could not be reached).');
+      .toBe('Your change was not saved (no reply from the server; check the connection).');
     expect(await reminder.inputValue()).toBe(shown);
 
     await channel.getByRole('button', { name: 'Remove', exact: true }).click();
     await channel.getByRole('button', { name: 'Remove channel' }).click();
     await expect
       .poll(() => channel.getByTestId('notification-remove-error').textContent(), WAIT)
-      .toBe('The channel was not removed (the server could not be reached).');
+      .toBe('The channel was not removed (no reply from the server; check the connection).');
 
     expect(await section.textContent()).not.toContain('could not be loaded');
     await page.unrouteAll();

@@ -18,7 +18,7 @@ describe('a phone sign-in link that could not be made', () => {
     await page.getByTestId('phone-sign-in-mint').click();
     const error = page.getByTestId('phone-sign-in').locator('[role="alert"]');
     await expect(error.textContent(WAIT)).resolves.toBe(
-      de.access.phone.failed.replace('{{error}}', de.access.phone.unreachable),
+      de.access.phone.failed.replace('{{error}}', de.failure.network),
     );
   });
 });

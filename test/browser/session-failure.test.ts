@@ -85,9 +85,7 @@ describe('a failed session in the web app', () => {
     await page.getByTestId('session-restart').click();
     await expect
       .poll(() => page.getByTestId('session-failure').locator('.error').textContent(), WAIT)
-      .toBe(
-        de.session.failure.restartFailed.replace('{{reason}}', de.session.actions.failure.network),
-      );
+      .toBe(de.session.failure.restartFailed.replace('{{reason}}', de.failure.network));
     await page.context().close();
   });
 });

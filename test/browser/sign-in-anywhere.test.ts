@@ -230,7 +230,7 @@ describe('signing in anywhere, as anyone', () => {
     await confirm.getByRole('button', { name: 'Revoke token' }).click();
     await expect
       .poll(() => page.getByTestId('api-tokens').getByRole('alert').textContent(), WAIT)
-      .toBe('The token was not revoked (the server could not be reached).');
+      .toBe('The token was not revoked (no reply from the server; check the connection).');
     await page.unrouteAll();
     await page.getByRole('button', { name: 'Revoke the token Claude Code' }).click();
     await confirm.getByRole('button', { name: 'Revoke token' }).click();

@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { TokenView } from '../../../src/wire/index.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
 import type { ApiFailure } from '../model/api.js';
@@ -19,6 +20,7 @@ import { UserText } from './user-text.js';
 
 export function ApiTokensSection(props: { refreshKey?: number }) {
   const { t, i18n } = useTranslation();
+  const reason = useFailureReason();
   const [tokens, setTokens] = useState<TokenView[] | undefined>();
   const [name, setName] = useState('');
   const [busy, setBusy] = useState(false);
@@ -72,8 +74,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
     setError(undefined);
     const result = await revokeToken(id);
     if (!result.ok) {
-      const why = result.kind === 'network' ? t('access.tokens.unreachable') : result.error;
-      setError(t('access.tokens.revokeFailed', { error: why }));
+      setError(t('access.tokens.revokeFailed', { error: reason(result) }));
       // Unreachable: nothing changed, and a reload would only replace this message.
       if (result.kind === 'network') return;
     }

@@ -13,6 +13,7 @@
  */
 import { useEffect, useId, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { AgentProfileView, WorkspaceView } from '../../../src/wire/index.js';
 import { navigate } from '../app/router.js';
 import { useServices } from '../app/services.js';
@@ -32,6 +33,7 @@ type Field = (typeof FIELDS)[number];
 
 export function NewTaskForm() {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const { keyStore } = useServices();
   const id = useId();
   const [profiles, setProfiles] = useState<AgentProfileView[] | undefined>();
@@ -118,8 +120,7 @@ export function NewTaskForm() {
     }
     setProblems(known);
     if (Object.keys(known).length === 0 || other.length > 0) {
-      const why = result.kind === 'network' ? t('newTask.unreachable') : result.error;
-      setError(t('newTask.failed', { error: [why, ...other].join('; ') }));
+      setError(t('newTask.failed', { error: [reason(result), ...other].join('; ') }));
     }
   }
 

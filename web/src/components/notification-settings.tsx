@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useMemo, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import {
   notificationsApi,
   type ChannelTestReply,
@@ -15,7 +16,6 @@ import {
   type NewChannelBody,
   type NotificationSettings as Settings,
 } from '../model/notifications-api.js';
-import type { ApiFailure } from '../model/api.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
@@ -61,9 +61,7 @@ export function NotificationSettings() {
   const [removeErrors, setRemoveErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
 
-  /** Why a call failed, in words: the server's reason, or that it could not be reached. */
-  const why = (failure: ApiFailure) =>
-    failure.kind === 'network' ? t('notifications.unreachable') : failure.error;
+  const why = useFailureReason();
 
   const refresh = useCallback(async () => {
     const [listed, current] = await Promise.all([api.channels(), api.settings()]);

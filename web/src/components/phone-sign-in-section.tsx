@@ -7,6 +7,7 @@
 import QRCode from 'qrcode';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { SignInLinkReply } from '../../../src/wire/index.js';
 import { mintSignInLink } from '../model/credentials-api.js';
 import { CopyField } from './copy-field.js';
@@ -18,6 +19,7 @@ interface Shown {
 
 export function PhoneSignInSection() {
   const { t, i18n } = useTranslation();
+  const reason = useFailureReason();
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState<Shown | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -38,8 +40,7 @@ export function PhoneSignInSection() {
       });
     } else {
       setShown(undefined);
-      // The browser's words for a lost connection are its own, in English: say it in the page's.
-      setError(result.kind === 'network' ? t('access.phone.unreachable') : result.error);
+      setError(reason(result));
     }
     setBusy(false);
   }

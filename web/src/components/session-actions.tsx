@@ -17,6 +17,7 @@ import {
   stopProgress,
   turnIsOpen,
 } from '../model/session-actions.js';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
@@ -195,17 +196,6 @@ function StopOutcome({
       {text}
     </p>
   );
-}
-
-/** A failure's reason as a clause: "the storage is unavailable right now". */
-export function useFailureReason(): (failure: ApiFailure) => string {
-  const { t } = useTranslation();
-  return (failure) => {
-    const kind = actionFailureOf(failure);
-    return kind === 'other'
-      ? t('session.actions.failure.other', { error: failure.error })
-      : t(`session.actions.failure.${kind}`);
-  };
 }
 
 function DeleteConfirm(props: {

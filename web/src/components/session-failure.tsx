@@ -11,7 +11,7 @@ import type { SessionFailureRead } from '../hooks/use-session-failure.js';
 import { request } from '../model/api.js';
 import type { SessionFailure } from '../../../src/wire/index.js';
 import { pageFetch } from '../model/page-fetch.js';
-import { useFailureReason } from './session-actions.js';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 
 type Phase = 'idle' | 'restarting';
 

@@ -25,6 +25,22 @@ export const de: Catalog = {
     bidiControl:
       'Ein verborgenes Steuerzeichen der Schreibrichtung ({{code}}), sichtbar gemacht, damit es den Text nicht verfälschen kann',
   },
+  failure: {
+    storage: 'der Speicher ist gerade nicht verfügbar',
+    shutting_down: 'der Server wird gerade beendet',
+    not_found: 'es existiert nicht mehr, oder du kannst es nicht mehr sehen',
+    network: 'keine Antwort vom Server; prüfe die Verbindung',
+    forbidden: 'das darfst du nicht',
+    no_workspace: 'du bist in keinem Arbeitsbereich',
+    internal: 'auf dem Server ist ein Fehler aufgetreten; versuche es noch einmal',
+    quota: 'eine Grenze ist erreicht; versuche es später noch einmal',
+    token_limit: 'du hast schon {{limit}} Tokens, mehr sind nicht erlaubt; widerrufe zuerst eines',
+    agents_mine:
+      'für dich laufen schon {{limit}} Agenten, mehr sind nicht erlaubt; lösche eine Aufgabe oder Sitzung, die du nicht mehr brauchst, oder versuche es später noch einmal',
+    agents_server:
+      'auf diesem Server laufen schon {{limit}} Agenten, mehr sind nicht erlaubt; versuche es später noch einmal',
+    other: 'der Server meldet „{{error}}“',
+  },
   nav: {
     inbox: 'Posteingang',
     backToInbox: 'Zurück zum Posteingang',
@@ -154,13 +170,6 @@ export const de: Catalog = {
         'Nicht gelöscht: der Speicher ist gerade nicht verfügbar. Die Sitzung bleibt, mit Verlauf, eingereihten Nachrichten und offenen Fragen; ihr laufender Zug wurde angehalten. Versuch es gleich noch einmal.',
       refusedTask:
         'Nicht gelöscht: der Speicher ist gerade nicht verfügbar. Die Aufgabe und ihre Sitzungen bleiben, mit Verläufen, eingereihten Nachrichten und offenen Fragen; laufende Züge wurden angehalten. Versuch es gleich noch einmal.',
-      failure: {
-        storage: 'der Speicher ist gerade nicht verfügbar',
-        shutting_down: 'der Server wird gerade beendet',
-        not_found: 'sie existiert nicht mehr, oder du kannst sie nicht mehr sehen',
-        network: 'keine Antwort vom Server; prüfe die Verbindung',
-        other: 'der Server meldet „{{error}}“',
-      },
     },
     state: {
       waiting_permission: 'Wartet auf Erlaubnis',
@@ -309,7 +318,6 @@ export const de: Catalog = {
       'Clarion meldet sich, wenn ein Agent fragt, einmal pro Frage oder Anfrage, und erinnert einmal, wenn sie noch wartet. Eine Nachricht enthält den Aufgabentitel, nicht die Frage, außer du schaltest das ein.',
     empty: 'Noch keine Kanäle.',
     failed: 'Die Benachrichtigungseinstellungen konnten nicht geladen werden.',
-    unreachable: 'der Server war nicht erreichbar',
     retry: 'Erneut versuchen',
     kind: { web_push: 'Web-Push', ntfy: 'ntfy', webhook: 'Webhook', slack: 'Slack' },
     state: {
@@ -698,7 +706,6 @@ export const de: Catalog = {
       expires: 'Funktioniert einmal, bis {{time}}.',
       warning: 'Wer diesen Link öffnet, ist als du angemeldet. Gib ihn nicht weiter.',
       failed: 'Es wurde kein Link erstellt ({{error}}). Versuche es noch einmal.',
-      unreachable: 'der Server war nicht erreichbar',
     },
     tokens: {
       title: 'API-Tokens',
@@ -722,7 +729,6 @@ export const de: Catalog = {
       revokeConfirm:
         '{{name}} widerrufen? Alles, was ihn nutzt, etwa ein damit verbundenes Claude Code, verliert sofort den Zugang und braucht einen neuen Token.',
       revokeYes: 'Token widerrufen',
-      unreachable: 'der Server war nicht erreichbar',
     },
     claudeCode: {
       title: 'Claude Code verbinden',
@@ -770,7 +776,6 @@ export const de: Catalog = {
     titleRequired: 'Gib der Aufgabe einen Titel.',
     titleTooLong: 'Ein Titel hat höchstens {{max}} Zeichen.',
     promptTooLong: 'Eine erste Anweisung hat höchstens {{max}} Zeichen.',
-    unreachable: 'der Server war nicht erreichbar',
   },
   consentRules: {
     title: 'Immer erlauben',

@@ -25,6 +25,22 @@ export const en = {
     bidiControl:
       'A hidden text direction control ({{code}}), shown so that it cannot disguise the text',
   },
+  /** A failed request's reason, as a clause for any sentence saying an action did not happen. */
+  failure: {
+    storage: 'the storage is unavailable right now',
+    shutting_down: 'the server is shutting down',
+    not_found: 'it no longer exists, or you can no longer see it',
+    network: 'no reply from the server; check the connection',
+    forbidden: 'you are not allowed to do this',
+    no_workspace: 'you are not a member of any workspace',
+    internal: 'the server ran into a fault; try again',
+    quota: 'a limit was reached; try again later',
+    token_limit: 'you already hold {{limit}} tokens, the most allowed; revoke one first',
+    agents_mine:
+      '{{limit}} agents are running for you, the most allowed; delete a task or session you no longer need, or try again later',
+    agents_server: '{{limit}} agents are running on this server, the most allowed; try again later',
+    other: 'the server said “{{error}}”',
+  },
   nav: {
     inbox: 'Inbox',
     backToInbox: 'Back to inbox',
@@ -154,13 +170,6 @@ export const en = {
         'Not deleted: the storage is unavailable right now. The session stays, with its transcript, queued messages and open questions; its running turn was stopped. Try again shortly.',
       refusedTask:
         'Not deleted: the storage is unavailable right now. The task and its sessions stay, with their transcripts, queued messages and open questions; running turns were stopped. Try again shortly.',
-      failure: {
-        storage: 'the storage is unavailable right now',
-        shutting_down: 'the server is shutting down',
-        not_found: 'it no longer exists, or you can no longer see it',
-        network: 'no reply from the server; check the connection',
-        other: 'the server said “{{error}}”',
-      },
     },
     state: {
       waiting_permission: 'Waiting for permission',
@@ -306,7 +315,6 @@ export const en = {
       'Clarion tells you when an agent asks, once per question or request, and reminds you once if it still waits. A notice carries the task title, not the question, unless you turn that on.',
     empty: 'No channels yet.',
     failed: 'The notification settings could not be loaded.',
-    unreachable: 'the server could not be reached',
     retry: 'Try again',
     kind: { web_push: 'Web Push', ntfy: 'ntfy', webhook: 'Webhook', slack: 'Slack' },
     state: {
@@ -675,7 +683,6 @@ export const en = {
       expires: 'Works once, until {{time}}.',
       warning: 'Anyone who opens this link is signed in as you. Do not share it.',
       failed: 'No link was made ({{error}}). Try again.',
-      unreachable: 'the server could not be reached',
     },
     tokens: {
       title: 'API tokens',
@@ -699,7 +706,6 @@ export const en = {
       revokeConfirm:
         'Revoke {{name}}? Anything using it, such as a Claude Code connected with it, is cut off at once and needs a new token.',
       revokeYes: 'Revoke token',
-      unreachable: 'the server could not be reached',
     },
     claudeCode: {
       title: 'Connect Claude Code',
@@ -746,7 +752,6 @@ export const en = {
     titleRequired: 'Give the task a title.',
     titleTooLong: 'A title has at most {{max}} characters.',
     promptTooLong: 'A first prompt has at most {{max}} characters.',
-    unreachable: 'the server could not be reached',
   },
   consentRules: {
     title: 'Always allow',

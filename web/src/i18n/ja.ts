@@ -24,6 +24,22 @@ export const ja: Catalog = {
     bidiControl:
       '文字の向きを変える隠れた制御文字（{{code}}）。テキストを偽装できないよう表示しています',
   },
+  failure: {
+    storage: 'ストレージが現在利用できません',
+    shutting_down: 'サーバーが終了処理中です',
+    not_found: 'すでに存在しないか、表示する権限がありません',
+    network: 'サーバーから応答がありません。接続を確認してください',
+    forbidden: 'この操作は許可されていません',
+    no_workspace: 'どのワークスペースにも所属していません',
+    internal: 'サーバーで障害が発生しました。もう一度お試しください',
+    quota: '上限に達しました。しばらくしてからもう一度お試しください',
+    token_limit: 'トークンはすでに上限の{{limit}}個あります。先にどれかを取り消してください',
+    agents_mine:
+      'あなたのエージェントがすでに上限の{{limit}}個実行中です。不要なタスクかセッションを削除するか、しばらくしてからもう一度お試しください',
+    agents_server:
+      'このサーバーでエージェントがすでに上限の{{limit}}個実行中です。しばらくしてからもう一度お試しください',
+    other: 'サーバーの応答：「{{error}}」',
+  },
   nav: {
     inbox: '受信箱',
     backToInbox: '受信箱に戻る',
@@ -152,13 +168,6 @@ export const ja: Catalog = {
         '削除できませんでした：ストレージが現在利用できません。セッションは履歴、待機中のメッセージ、未回答の質問とともに残ります。実行中のターンは停止されました。しばらくしてからもう一度お試しください。',
       refusedTask:
         '削除できませんでした：ストレージが現在利用できません。タスクとそのセッションは履歴、待機中のメッセージ、未回答の質問とともに残ります。実行中のターンは停止されました。しばらくしてからもう一度お試しください。',
-      failure: {
-        storage: 'ストレージが現在利用できません',
-        shutting_down: 'サーバーが終了処理中です',
-        not_found: 'すでに存在しないか、表示する権限がありません',
-        network: 'サーバーから応答がありません。接続を確認してください',
-        other: 'サーバーの応答：「{{error}}」',
-      },
     },
     state: {
       waiting_permission: '許可待ち',
@@ -305,7 +314,6 @@ export const ja: Catalog = {
       'エージェントが質問すると、質問やリクエストごとに一度だけ通知し、まだ待っていれば一度だけリマインドします。通知にはタスク名が含まれ、質問文はオンにした場合のみ含まれます。',
     empty: 'チャネルはまだありません。',
     failed: '通知設定を読み込めませんでした。',
-    unreachable: 'サーバーに接続できませんでした',
     retry: '再試行',
     kind: { web_push: 'Web プッシュ', ntfy: 'ntfy', webhook: 'Webhook', slack: 'Slack' },
     state: {
@@ -686,7 +694,6 @@ export const ja: Catalog = {
       expires: '{{time}} まで一度だけ使えます。',
       warning: 'このリンクを開いた人は誰でもあなたとしてサインインします。共有しないでください。',
       failed: 'リンクを作成できませんでした ({{error}})。もう一度お試しください。',
-      unreachable: 'サーバーに接続できませんでした',
     },
     tokens: {
       title: 'API トークン',
@@ -710,7 +717,6 @@ export const ja: Catalog = {
       revokeConfirm:
         '{{name}} を取り消しますか？このトークンを使うもの（接続済みの Claude Code など）はすぐに使えなくなり、新しいトークンが必要になります。',
       revokeYes: 'トークンを取り消す',
-      unreachable: 'サーバーに接続できませんでした',
     },
     claudeCode: {
       title: 'Claude Code を接続',
@@ -758,7 +764,6 @@ export const ja: Catalog = {
     titleRequired: 'タスクのタイトルを入力してください。',
     titleTooLong: 'タイトルは{{max}}文字以内です。',
     promptTooLong: '最初の指示は{{max}}文字以内です。',
-    unreachable: 'サーバーに接続できませんでした',
   },
   consentRules: {
     title: '常に許可',

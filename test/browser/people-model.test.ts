@@ -67,10 +67,13 @@ describe('what a refusal says', () => {
     expect(refusalOf(refused(429, 'quota_exceeded')).key).toBe('quota');
     expect(refusalOf(refused(400, 'invalid_request')).key).toBe('invalid');
     expect(refusalOf(refused(400, 'invalid_text')).key).toBe('invalid');
+    // The browser's words for a lost connection are never kept: the page says it.
     expect(refusalOf({ ok: false, kind: 'network', error: 'offline' })).toEqual({
       key: 'network',
-      error: 'offline',
     });
-    expect(refusalOf(refused(500, 'internal', 'boom'))).toEqual({ key: 'other', error: 'boom' });
+    expect(refusalOf(refused(500, 'internal', 'boom'))).toEqual({
+      key: 'other',
+      failure: refused(500, 'internal', 'boom'),
+    });
   });
 });

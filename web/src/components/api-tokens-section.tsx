@@ -44,11 +44,21 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
     };
   }, [error]);
 
+  /**
+   * The name's problems in the server's words: the field's length limit and the empty name are
+   * kept from being sent, so what is left (a hidden control character, say) is a reason the
+   * catalog cannot know. Anything else is said in the page's language.
+   */
+  const createRefusal = (failure: ApiFailure): string => {
+    const problems = Object.values(fieldProblems(failure));
+    return problems.length > 0 ? problems.join('; ') : reason(failure);
+  };
+
   const load = useCallback(async () => {
     const result = await listTokens();
     if (result.ok) setTokens(result.value.tokens);
-    else setError(t('access.tokens.loadFailed', { error: result.error }));
-  }, [t]);
+    else setError(t('access.tokens.loadFailed', { error: reason(result) }));
+  }, [reason, t]);
 
   useEffect(() => {
     void load();
@@ -63,7 +73,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
       setSecret(result.value.secret);
       setName('');
     } else {
-      setError(t('access.tokens.createFailed', { error: reasonOf(result) }));
+      setError(t('access.tokens.createFailed', { error: createRefusal(result) }));
     }
     setBusy(false);
     await load();
@@ -183,10 +193,4 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
       ) : null}
     </section>
   );
-}
-
-/** The server's words for a refusal: its field problems when it listed them, else its error. */
-function reasonOf(failure: ApiFailure): string {
-  const problems = Object.values(fieldProblems(failure));
-  return problems.length > 0 ? problems.join('; ') : failure.error;
 }

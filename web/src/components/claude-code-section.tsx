@@ -9,11 +9,13 @@
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { claudeMcpCommand, createToken } from '../model/credentials-api.js';
 import { CopyField } from './copy-field.js';
 
 export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
   const { t, i18n } = useTranslation();
+  const reason = useFailureReason();
   const [busy, setBusy] = useState(false);
   const [command, setCommand] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
@@ -33,7 +35,7 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
       setCommand(claudeMcpCommand(window.location.origin, result.value.secret));
       props.onTokenCreated?.();
     } else {
-      setError(t('access.claudeCode.failed', { error: result.error }));
+      setError(t('access.claudeCode.failed', { error: reason(result) }));
     }
     setBusy(false);
   }

@@ -6,20 +6,22 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ConsentRuleView } from '../../../src/wire/index.js';
 import { consentRules, revokeConsentRule } from '../model/tasks-api.js';
 import { RelativeTime } from './relative-time.js';
 
 export function ConsentRulesSection() {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const [rules, setRules] = useState<ConsentRuleView[] | undefined>();
   const [error, setError] = useState<string | undefined>();
 
   const load = useCallback(async () => {
     const result = await consentRules();
     if (result.ok) setRules(result.value.rules);
-    else setError(t('consentRules.loadFailed', { error: result.error }));
-  }, [t]);
+    else setError(t('consentRules.loadFailed', { error: reason(result) }));
+  }, [reason, t]);
 
   useEffect(() => {
     void load();
@@ -28,7 +30,7 @@ export function ConsentRulesSection() {
   async function revoke(rule: ConsentRuleView): Promise<void> {
     setError(undefined);
     const result = await revokeConsentRule(rule.id);
-    if (!result.ok) setError(t('consentRules.revokeFailed', { error: result.error }));
+    if (!result.ok) setError(t('consentRules.revokeFailed', { error: reason(result) }));
     await load();
   }
 

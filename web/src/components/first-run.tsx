@@ -6,6 +6,7 @@
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { navigate } from '../app/router.js';
 import { createTask } from '../model/tasks-api.js';
 import { ClaudeCodeSection } from './claude-code-section.js';
@@ -17,6 +18,7 @@ const DEMO_PROMPT = '/ask';
 
 export function FirstRun() {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const [busy, setBusy] = useState(false);
   const [connecting, setConnecting] = useState(false);
   const [error, setError] = useState<string | undefined>();
@@ -31,7 +33,7 @@ export function FirstRun() {
     });
     setBusy(false);
     if (result.ok) navigate(webSessionPath(result.value.session.id));
-    else setError(t('firstRun.demoFailed', { error: result.error }));
+    else setError(t('firstRun.demoFailed', { error: reason(result) }));
   }
 
   return (

@@ -12,12 +12,13 @@ import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
 import { putMember } from '../model/members-api.js';
 import { inviteUser, type InvitedUser } from '../model/people-api.js';
 import { refusalOf, type Refusal } from '../model/people.js';
-import { RefusalNote } from './refusal-note.js';
+import { RefusalNote, useRefusalText } from './refusal-note.js';
 import { SignInLinkPanel } from './sign-in-link-panel.js';
 import { showBidiControls } from '../model/bidi.js';
 
 export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvited: () => void }) {
   const { t } = useTranslation();
+  const refusalText = useRefusalText();
   const [name, setName] = useState('');
   const [admin, setAdmin] = useState(false);
   const [workspaceId, setWorkspaceId] = useState<string>();
@@ -113,7 +114,7 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
             <p className="error" role="alert" data-testid="invite-not-added">
               {t('people.invite.notAdded', {
                 name: invited.user.name,
-                reason: t(`people.refused.${notAdded.key}`, { error: notAdded.error }),
+                reason: refusalText(notAdded),
               })}
             </p>
           ) : null}

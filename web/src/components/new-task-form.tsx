@@ -53,7 +53,9 @@ export function NewTaskForm() {
   const [error, setError] = useState<string | undefined>();
   const shownError =
     error ??
-    (read.error === undefined ? undefined : t('newTask.workspacesFailed', { error: read.error }));
+    (read.error === undefined
+      ? undefined
+      : t('newTask.workspacesFailed', { error: reason(read.error) }));
 
   useEffect(() => {
     let cancelled = false;
@@ -63,7 +65,7 @@ export function NewTaskForm() {
         setProfiles(result.value.profiles);
         setProfile((chosen) => chosen || (result.value.profiles[0]?.name ?? ''));
       } else {
-        setError(t('newTask.profilesFailed', { error: result.error }));
+        setError(t('newTask.profilesFailed', { error: reason(result) }));
       }
     });
     return () => {

@@ -10,6 +10,8 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { UserView } from '../../../src/wire/index.js';
+import type { ApiFailure } from '../model/api.js';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { useAccount, useServices } from '../app/services.js';
 import { usePeopleRefresh } from '../hooks/use-people-refresh.js';
 import { useWorkspaces } from '../hooks/use-workspace-names.js';
@@ -21,6 +23,7 @@ import { WorkspaceMembers } from './workspace-members.js';
 
 export function PeoplePage() {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const account = useAccount();
   const me = account.status === 'signed_in' ? account.me : undefined;
   const admin = me !== undefined && canManageMembers(me);
@@ -29,7 +32,7 @@ export function PeoplePage() {
   const read = useWorkspaces();
   const workspaces = read.workspaces;
   const [users, setUsers] = useState<UserView[]>();
-  const [usersFailed, setUsersFailed] = useState<string>();
+  const [usersFailed, setUsersFailed] = useState<ApiFailure>();
   const loadFailed = read.error ?? usersFailed;
 
   useEffect(() => {
@@ -42,7 +45,7 @@ export function PeoplePage() {
     let current = true;
     void listUsers().then((userList) => {
       if (!current) return;
-      setUsersFailed(userList.ok ? undefined : userList.error);
+      setUsersFailed(userList.ok ? undefined : userList);
       if (userList.ok) setUsers(userList.value.users);
     });
     return () => {
@@ -63,7 +66,7 @@ export function PeoplePage() {
       )}
       {loadFailed !== undefined ? (
         <p className="error" role="alert">
-          {t('people.loadFailed', { error: loadFailed })}
+          {t('people.loadFailed', { error: reason(loadFailed) })}
         </p>
       ) : null}
       {admin && workspaces !== undefined ? (

@@ -10,7 +10,8 @@
 import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { UserView, WorkspaceView } from '../../../src/wire/index.js';
-import type { ApiResult } from '../model/api.js';
+import type { ApiFailure, ApiResult } from '../model/api.js';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import {
   putMember,
   removeMember,
@@ -32,9 +33,10 @@ export function WorkspaceMembers(props: {
   onChanged: () => void;
 }) {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const { workspace, users } = props;
   const [members, setMembers] = useState<WorkspaceMember[]>();
-  const [loadFailed, setLoadFailed] = useState<string>();
+  const [loadFailed, setLoadFailed] = useState<ApiFailure>();
   const [adding, setAdding] = useState('');
   const [confirming, setConfirming] = useState<string>();
   const [busy, setBusy] = useState(false);
@@ -46,7 +48,7 @@ export function WorkspaceMembers(props: {
       setMembers(result.value.members);
       setLoadFailed(undefined);
     } else {
-      setLoadFailed(result.error);
+      setLoadFailed(result);
     }
   }, [workspace.id]);
 
@@ -88,7 +90,7 @@ export function WorkspaceMembers(props: {
       </h3>
       {loadFailed !== undefined ? (
         <p className="error" role="alert">
-          {t('people.loadFailed', { error: loadFailed })}
+          {t('people.loadFailed', { error: reason(loadFailed) })}
         </p>
       ) : null}
       <ul className="token-list" aria-label={t('people.workspaces.membersOf', named)}>

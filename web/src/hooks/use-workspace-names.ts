@@ -9,6 +9,7 @@
 import { createContext, useEffect, useMemo } from 'react';
 import type { WorkspaceView } from '../../../src/wire/index.js';
 import { useNames, useServices } from '../app/services.js';
+import type { ApiFailure } from '../model/api.js';
 
 const NONE: ReadonlyMap<string, string> = new Map();
 
@@ -17,7 +18,7 @@ export const WorkspaceNames = createContext(NONE);
 
 export function useWorkspaces(): {
   workspaces: readonly WorkspaceView[] | undefined;
-  error: string | undefined;
+  error: ApiFailure | undefined;
 } {
   const { names } = useServices();
   const { workspaces, workspacesError } = useNames();

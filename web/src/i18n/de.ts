@@ -428,12 +428,12 @@ export const de: Catalog = {
     refused: {
       lastOwner:
         'Nicht erledigt: Ein Arbeitsbereich behält mindestens einen Eigentümer. Mach zuerst ein anderes Mitglied zum Eigentümer und versuch es dann noch einmal. ({{error}})',
-      forbidden: 'Nicht erledigt: Das darf nur ein Administrator. ({{error}})',
-      gone: 'Nicht erledigt: Jemand hat das inzwischen geändert; die Liste zeigt jetzt den aktuellen Stand. ({{error}})',
+      forbidden: 'Nicht erledigt: Das darf nur ein Administrator.',
+      gone: 'Nicht erledigt: Jemand hat das inzwischen geändert; die Liste zeigt jetzt den aktuellen Stand.',
       quota:
-        'Nicht erledigt: Diese Person hat zu viele unbenutzte Anmeldelinks. Versuch es wieder, sobald einer benutzt oder abgelaufen ist. ({{error}})',
+        'Nicht erledigt: Diese Person hat zu viele unbenutzte Anmeldelinks. Versuch es wieder, sobald einer benutzt oder abgelaufen ist.',
       network:
-        'Nicht erledigt: Clarion ist nicht erreichbar. Prüf die Verbindung und versuch es noch einmal. ({{error}})',
+        'Nicht erledigt: Clarion ist nicht erreichbar. Prüf die Verbindung und versuch es noch einmal.',
       invalid: 'Nicht erledigt: {{error}}',
       other: 'Nicht erledigt: {{error}}',
     },

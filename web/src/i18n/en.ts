@@ -421,12 +421,11 @@ export const en = {
     refused: {
       lastOwner:
         'Not done: a workspace keeps at least one owner. Make another member an owner first, then try again. ({{error}})',
-      forbidden: 'Not done: only an administrator may do this. ({{error}})',
-      gone: 'Not done: someone changed this meanwhile; the list now shows how it is. ({{error}})',
+      forbidden: 'Not done: only an administrator may do this.',
+      gone: 'Not done: someone changed this meanwhile; the list now shows how it is.',
       quota:
-        'Not done: this person has too many unused sign-in links. Try again once one is used or has expired. ({{error}})',
-      network:
-        'Not done: Clarion could not be reached. Check the connection and try again. ({{error}})',
+        'Not done: this person has too many unused sign-in links. Try again once one is used or has expired.',
+      network: 'Not done: Clarion could not be reached. Check the connection and try again.',
       invalid: 'Not done: {{error}}',
       other: 'Not done: {{error}}',
     },

@@ -13,7 +13,7 @@
  * read asked for is dropped; a failed read keeps what was read before.
  */
 import type { WorkspaceView } from '../../../src/wire/index.js';
-import type { ApiResult } from './api.js';
+import type { ApiFailure, ApiResult } from './api.js';
 import type { WorkspaceMember } from './members-api.js';
 import { authorsToRead } from './message-author.js';
 
@@ -29,8 +29,8 @@ export interface MemberList {
 export interface NamesState {
   /** Undefined until first read. */
   readonly workspaces: readonly WorkspaceView[] | undefined;
-  /** Why the last read of the workspaces failed. */
-  readonly workspacesError: string | undefined;
+  /** Why the last read of the workspaces failed: a page says it in its own language. */
+  readonly workspacesError: ApiFailure | undefined;
   readonly members: ReadonlyMap<string, MemberList>;
 }
 
@@ -101,7 +101,7 @@ export class NamesDirectory {
     if (serial !== this.workspacesRead) return;
     this.set({
       workspaces: result.ok ? result.value.workspaces : this.state.workspaces,
-      workspacesError: result.ok ? undefined : result.error,
+      workspacesError: result.ok ? undefined : result,
     });
   }
 

@@ -26,18 +26,25 @@ export function addableUsers(
     .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
 
-/** A refusal as a catalog key under `people.refused`, and the server's own words. */
-export interface Refusal {
-  readonly key: 'lastOwner' | 'forbidden' | 'gone' | 'quota' | 'network' | 'invalid' | 'other';
-  readonly error: string;
-}
+/**
+ * A refusal as a catalog key under `people.refused`. The server's own words
+ * (English) stay only where they are a reason the catalog cannot know: the
+ * workspaces a last owner holds, what is wrong with a name. Any other refusal
+ * keeps its failure, for the page to say in its language.
+ */
+export type Refusal =
+  | { readonly key: 'lastOwner' | 'invalid'; readonly error: string }
+  | { readonly key: 'forbidden' | 'gone' | 'quota' | 'network' }
+  | { readonly key: 'other'; readonly failure: ApiFailure };
+
+type KnownKey = Exclude<Refusal['key'], 'other'>;
 
 /**
  * Every 409 on this page is a workspace's last owner (the person's own
  * account is never offered for deletion): the server names the workspaces,
  * the key says how to fix it.
  */
-const REFUSAL_BY_CODE: Readonly<Record<string, Refusal['key']>> = {
+const REFUSAL_BY_CODE: Readonly<Record<string, KnownKey>> = {
   conflict: 'lastOwner',
   forbidden: 'forbidden',
   not_found: 'gone',
@@ -47,6 +54,8 @@ const REFUSAL_BY_CODE: Readonly<Record<string, Refusal['key']>> = {
 };
 
 export function refusalOf(failure: ApiFailure): Refusal {
-  if (failure.kind === 'network') return { key: 'network', error: failure.error };
-  return { key: REFUSAL_BY_CODE[failure.code] ?? 'other', error: failure.error };
+  if (failure.kind === 'network') return { key: 'network' };
+  const key = REFUSAL_BY_CODE[failure.code];
+  if (key === undefined) return { key: 'other', failure };
+  return key === 'lastOwner' || key === 'invalid' ? { key, error: failure.error } : { key };
 }

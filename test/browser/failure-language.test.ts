@@ -50,7 +50,7 @@ describe('a failure said in the page’s language', () => {
     await page.getByTestId('api-token-create').click();
     await expect
       .poll(() => page.getByTestId('api-tokens').locator('[role="alert"]').allTextContents(), WAIT)
-      .toContain(fill(de.access.tokens.createFailed, { error: NETWORK }));
+      .toEqual([fill(de.access.tokens.createFailed, { error: NETWORK })]);
     await page.getByTestId('claude-code-mint').click();
     await expect(alerts(page, 'claude-code')).resolves.toEqual([
       fill(de.access.claudeCode.failed, { error: NETWORK }),

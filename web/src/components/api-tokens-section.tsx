@@ -76,6 +76,8 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
       setError(t('access.tokens.createFailed', { error: createRefusal(result) }));
     }
     setBusy(false);
+    // Unreachable: nothing changed, and a reload would only replace this message.
+    if (!result.ok && result.kind === 'network') return;
     await load();
   }
 

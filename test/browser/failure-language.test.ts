@@ -102,4 +102,17 @@ describe('a failure said in the page’s language', () => {
     ]);
     await page.context().close();
   });
+
+  it('on this device’s notifications: a turn-on that did not reach the server', async () => {
+    const page = await german('/settings');
+    const section = page.getByTestId('device-notifications');
+    await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
+    await page.context().grantPermissions(['notifications'], { origin: suite.world.origin });
+    await page.route('**/api/v1/notification-settings', (route) => route.abort());
+    await section.getByRole('button', { name: de.devicePush.turnOn }).click();
+    await expect(alerts(page, 'device-notifications')).resolves.toEqual([
+      fill(de.devicePush.problem.failed, { error: NETWORK }),
+    ]);
+    await page.context().close();
+  });
 });

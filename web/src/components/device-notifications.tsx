@@ -8,9 +8,11 @@
  */
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
 import {
   currentEnvironment,
   readPushDevice,
+  type PushFault,
   turnOffPush,
   turnOnPush,
 } from '../model/push-device.js';
@@ -22,7 +24,7 @@ type Problem = 'dismissed' | 'unavailable' | 'failed' | 'unchecked' | 'notOff';
 type DeviceState =
   | { name: 'checking' }
   | { name: Exclude<PushSupport, 'ready'> }
-  | { name: 'off' | 'on'; problem?: Problem; error?: string }
+  | { name: 'off' | 'on'; problem?: Problem; error?: PushFault }
   | { name: 'working'; turning: 'on' | 'off' };
 
 /** Not knowing whether it is on reads as off: "turn on" replaces whatever is there. */
@@ -32,11 +34,12 @@ async function readState(): Promise<DeviceState> {
   const reading = await readPushDevice();
   if (reading.ok) return { name: reading.on ? 'on' : 'off' };
   if (reading.reason === 'unavailable') return { name: 'off', problem: 'unavailable' };
-  return { name: 'off', problem: 'unchecked', error: reading.error ?? '' };
+  return { name: 'off', problem: 'unchecked', ...(reading.error ? { error: reading.error } : {}) };
 }
 
 export function DeviceNotifications() {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const [state, setState] = useState<DeviceState>({ name: 'checking' });
 
   useEffect(() => {
@@ -110,7 +113,14 @@ export function DeviceNotifications() {
       ) : null}
       {(state.name === 'off' || state.name === 'on') && state.problem !== undefined ? (
         <p role="alert" className="error">
-          {t(`devicePush.problem.${state.problem}`, { error: state.error ?? '' })}
+          {t(`devicePush.problem.${state.problem}`, {
+            error:
+              state.error === undefined
+                ? ''
+                : typeof state.error === 'string'
+                  ? state.error
+                  : reason(state.error),
+          })}
         </p>
       ) : null}
     </section>

@@ -11,7 +11,7 @@
  * step, the server's calls included, ends within `PUSH_STEP_TIMEOUT_MS`.
  */
 import type { NewChannelBody, PushSubscriptionJson } from '../../../src/wire/index.js';
-import type { ApiResult, FetchLike } from './api.js';
+import type { ApiFailure, ApiResult, FetchLike } from './api.js';
 import { notificationsApi } from './notifications-api.js';
 import {
   channelOfSubscription,
@@ -54,8 +54,14 @@ export async function existingSubscription(): Promise<PushSubscription | null> {
   return registration ? registration.pushManager.getSubscription() : null;
 }
 
+/**
+ * Why a step failed: the server's reply (the page says it in its language),
+ * or the browser's own words for a push step it refused, which only it knows.
+ */
+export type PushFault = ApiFailure | string;
+
 export type DeviceReading =
-  { ok: true; on: boolean } | { ok: false; reason: 'unavailable' | 'failed'; error?: string };
+  { ok: true; on: boolean } | { ok: false; reason: 'unavailable' | 'failed'; error?: PushFault };
 
 /**
  * Whether this device gets notifications: the browser's subscription and
@@ -84,14 +90,14 @@ export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<
   if (!listed.ok) {
     return listed.kind === 'http' && listed.status === 404
       ? { ok: false, reason: 'unavailable' }
-      : { ok: false, reason: 'failed', error: listed.error };
+      : { ok: false, reason: 'failed', error: listed };
   }
   return { ok: true, on: pushDeviceOn({ ...facts, channels: listed.value.channels }) };
 }
 
 export type TurnOnResult =
   | { ok: true }
-  | { ok: false; reason: 'dismissed' | 'blocked' | 'unavailable' | 'failed'; error?: string };
+  | { ok: false; reason: 'dismissed' | 'blocked' | 'unavailable' | 'failed'; error?: PushFault };
 
 export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<TurnOnResult> {
   const permission = await Notification.requestPermission();
@@ -110,7 +116,7 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
   if (!settings.ok) {
     return settings.kind === 'http' && settings.status === 404
       ? { ok: false, reason: 'unavailable' }
-      : { ok: false, reason: 'failed', error: settings.error };
+      : { ok: false, reason: 'failed', error: settings };
   }
   // The subscription made below replaces any this browser holds; its channel goes first, so
   // turning on again never leaves a dead channel behind nor meets the per-person limit.
@@ -134,7 +140,7 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
   const added = await api.addChannel(body);
   if (!added.ok) {
     await dropSubscription(subscription);
-    return { ok: false, reason: 'failed', error: added.error };
+    return { ok: false, reason: 'failed', error: added };
   }
   const record = { endpoint: subscription.endpoint, channelId: added.value.channel.id };
   try {
@@ -159,7 +165,7 @@ async function subscribe(
   return registration.pushManager.subscribe(options);
 }
 
-export type TurnOffResult = { ok: true } | { ok: false; error: string };
+export type TurnOffResult = { ok: true } | { ok: false; error: PushFault };
 
 /**
  * Deletes this device's channel, then unsubscribes the browser. A channel
@@ -193,7 +199,7 @@ async function forgetChannel(api: DeviceApi): Promise<TurnOffResult> {
   const record = loadDeviceChannel();
   if (record === null) return { ok: true };
   const deleted = await deleteChannel(api, record.channelId);
-  if (!deleted.ok) return { ok: false, error: deleted.error };
+  if (!deleted.ok) return { ok: false, error: deleted };
   try {
     clearDeviceChannel();
   } catch (error) {

@@ -115,4 +115,24 @@ describe('a failure said in the page’s language', () => {
     ]);
     await page.context().close();
   });
+
+  it('on the sign-in page: a refusal the server gave', async () => {
+    const context = await suite.browser.newContext({ locale: 'de-DE' });
+    const page = await context.newPage();
+    await page.route('**/api/v1/auth/sign-in', (route) =>
+      route.fulfill({
+        status: 403,
+        contentType: 'application/json',
+        body: JSON.stringify({ error: 'cross-origin request refused', code: 'forbidden' }),
+      }),
+    );
+    const link = new URL(
+      (await api<{ url: string }>(suite.world, 'POST', '/api/v1/auth/sign-in-links', {})).url,
+    );
+    await page.goto(`${suite.world.origin}${link.pathname}${link.search}${link.hash}`);
+    await expect(
+      page.getByTestId('sign-in-failed').locator('[role="alert"]').textContent(WAIT),
+    ).resolves.toBe(fill(de.access.signIn.refused, { error: de.failure.forbidden }));
+    await context.close();
+  });
 });

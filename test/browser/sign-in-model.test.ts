@@ -40,11 +40,11 @@ describe('the sign-in page’s outcome', () => {
     expect(signInOutcome(refused(503, 'temporarily_unavailable'))).toEqual({ kind: 'unreachable' });
     expect(signInOutcome(refused(409, 'signed_in_as_other', { signed_in_as: {} }))).toEqual({
       kind: 'refused',
-      error: 'signed_in_as_other said',
+      failure: refused(409, 'signed_in_as_other', { signed_in_as: {} }),
     });
     expect(signInOutcome(refused(403, 'forbidden'))).toEqual({
       kind: 'refused',
-      error: 'forbidden said',
+      failure: refused(403, 'forbidden'),
     });
   });
 

@@ -12,6 +12,8 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useFailureReason } from '../hooks/use-failure-reason.js';
+import type { ApiFailure } from '../model/api.js';
 import { SIGN_IN_PAGE_PATH } from '../../../src/wire/constants.js';
 import { takeReturnPath } from '../app/return-path.js';
 import {
@@ -26,7 +28,7 @@ const LINK_INVALID_PAGE = '/signed-out?reason=link_invalid';
 type PageState =
   | { step: 'sending' }
   | { step: 'ask'; current: string; other: string }
-  | { step: 'failed'; switchAccount: boolean; error: string | undefined };
+  | { step: 'failed'; switchAccount: boolean; failure: ApiFailure | undefined };
 
 function leave(path: string): void {
   window.location.replace(path);
@@ -34,6 +36,7 @@ function leave(path: string): void {
 
 export function SignInPage() {
   const { t } = useTranslation();
+  const reason = useFailureReason();
   const [token] = useState(() => secretOfFragment(window.location.hash));
   const [state, setState] = useState<PageState>({ step: 'sending' });
   // StrictMode runs the effect twice; the link may be spent only by the first run's request.
@@ -59,10 +62,10 @@ export function SignInPage() {
         setState({ step: 'ask', current: outcome.current, other: outcome.other });
         return;
       case 'unreachable':
-        setState({ step: 'failed', switchAccount, error: undefined });
+        setState({ step: 'failed', switchAccount, failure: undefined });
         return;
       case 'refused':
-        setState({ step: 'failed', switchAccount, error: outcome.error });
+        setState({ step: 'failed', switchAccount, failure: outcome.failure });
         return;
     }
   };
@@ -92,9 +95,9 @@ export function SignInPage() {
     return (
       <section className="sign-in" data-testid="sign-in-failed">
         <p role="alert">
-          {state.error === undefined
+          {state.failure === undefined
             ? t('access.signIn.unreachable')
-            : t('access.signIn.refused', { error: state.error })}
+            : t('access.signIn.refused', { error: reason(state.failure) })}
         </p>
         <button
           type="button"

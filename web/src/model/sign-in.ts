@@ -8,7 +8,7 @@
 import type { SignedInAsOtherDetails, SignInReply } from '../../../src/wire/index.js';
 import { SIGN_IN_REDEEM_PATH } from '../../../src/wire/constants.js';
 import { signInSecretOf } from '../../../src/wire/sign-in-secret.js';
-import { request, type ApiResult, type FetchLike } from './api.js';
+import { request, type ApiFailure, type ApiResult, type FetchLike } from './api.js';
 import { pageFetch } from './page-fetch.js';
 
 export function redeemSignInLink(
@@ -30,7 +30,8 @@ export type SignInOutcome =
   | { kind: 'ask'; current: string; other: string }
   /** Nothing was decided: the link is unspent unless the server says otherwise, so try again. */
   | { kind: 'unreachable' }
-  | { kind: 'refused'; error: string };
+  /** Said in the page's language: the server's words are English. */
+  | { kind: 'refused'; failure: ApiFailure };
 
 export function signInOutcome(result: ApiResult<SignInReply>): SignInOutcome {
   if (result.ok) return { kind: 'signed_in' };
@@ -40,7 +41,7 @@ export function signInOutcome(result: ApiResult<SignInReply>): SignInOutcome {
   if (names) return { kind: 'ask', ...names };
   // A 503 (storage, a budget) is worth the same retry as no answer at all.
   if (result.status === 503) return { kind: 'unreachable' };
-  return { kind: 'refused', error: result.error };
+  return { kind: 'refused', failure: result };
 }
 
 function bothNames(details: unknown): { current: string; other: string } | undefined {

@@ -10,8 +10,15 @@ import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { MAX_TOKENS_PER_USER } from '../../src/wire/limits.js';
 import { de } from '../../web/src/i18n/de.js';
-import { api } from './support/harness.js';
-import { useSuite, WAIT } from './support/clarification-pages.js';
+import { api, askingTask } from './support/harness.js';
+import {
+  banner,
+  openSession,
+  option,
+  RESPOND,
+  useSuite,
+  WAIT,
+} from './support/clarification-pages.js';
 
 const NETWORK = de.failure.network;
 const fill = (template: string, values: Record<string, string | number>): string =>
@@ -134,5 +141,26 @@ describe('a failure said in the page’s language', () => {
       page.getByTestId('sign-in-failed').locator('[role="alert"]').textContent(WAIT),
     ).resolves.toBe(fill(de.access.signIn.refused, { error: de.failure.forbidden }));
     await context.close();
+  });
+
+  it('a refused answer says why in words, not the server’s code', async () => {
+    const created = await askingTask(suite.world, 'Abgelehnt', '/ask');
+    const page = await german('/');
+    await page.route(RESPOND, (route) =>
+      route.fulfill({
+        status: 403,
+        contentType: 'application/json',
+        body: JSON.stringify({ code: 'forbidden', error: 'you may not answer this' }),
+      }),
+    );
+    await openSession(suite.world, page, created.session.id);
+    await option(page, 'Hand-written').click();
+    await page.getByTestId('send-now').click();
+    const refused = banner(page, 'refused');
+    await refused.waitFor(WAIT);
+    await expect(refused.locator('span').first().textContent()).resolves.toBe(
+      fill(de.banner.refused, { reason: de.failure.forbidden }),
+    );
+    await page.context().close();
   });
 });

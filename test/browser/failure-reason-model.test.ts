@@ -1,7 +1,7 @@
 /** A failed request's reason, as the page says it: only an unknown refusal keeps the server's words. */
 import { describe, expect, it } from 'vitest';
 import type { ApiFailure } from '../../web/src/model/api.js';
-import { failureReasonOf } from '../../web/src/model/failure-reason.js';
+import { failureReasonOf, refusalReasonOf } from '../../web/src/model/failure-reason.js';
 
 const http = (status: number, code: string, details?: unknown): ApiFailure => ({
   ok: false,
@@ -46,5 +46,25 @@ describe('failureReasonOf', () => {
       kind: 'other',
       error: 'the server’s English',
     });
+  });
+});
+
+describe('refusalReasonOf', () => {
+  it.each([
+    ['forbidden', { kind: 'forbidden' }],
+    ['person_required', { kind: 'forbidden' }],
+    ['no_workspace', { kind: 'no_workspace' }],
+    ['not_found', { kind: 'not_found' }],
+    ['quota_exceeded', { kind: 'quota' }],
+    ['rate_limited', { kind: 'quota' }],
+    ['too_many_open_requests', { kind: 'quota' }],
+    ['invalid_request', { kind: 'invalid' }],
+    ['invalid_text', { kind: 'invalid' }],
+  ])('says a refused answer’s %s as a reason the page can put in its language', (code, reason) => {
+    expect(refusalReasonOf(code)).toEqual(reason);
+  });
+
+  it('names a code it does not know as the server gave it', () => {
+    expect(refusalReasonOf('teapot')).toEqual({ kind: 'other', error: 'teapot' });
   });
 });

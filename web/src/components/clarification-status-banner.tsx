@@ -14,6 +14,7 @@ import type { BundleQuestion } from '../model/read-model.js';
 import type { Answer } from '../model/types.js';
 import { UndoButtons } from './undo-buttons.js';
 import { UserText } from './user-text.js';
+import { useRefusalReason } from '../hooks/use-failure-reason.js';
 
 /** Until the session says where its agent runs, the banner promises neither a resume nor a wait. */
 const DETACHED_WORDING = {
@@ -31,6 +32,7 @@ export function describeAnswer(question: BundleQuestion | undefined, answer: Ans
 
 export function ClarificationStatusBanner({ group }: { group: ClarificationGroup }) {
   const { t } = useTranslation();
+  const refusalReason = useRefusalReason();
   const { model } = useServices();
   const connection = useSyncExternalStore(
     model.subscribe,
@@ -124,7 +126,7 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
           data-testid="clarification-banner"
           data-state="refused"
         >
-          <span>{t('banner.refused', { code: state.code })}</span>
+          <span>{t('banner.refused', { reason: refusalReason(state.code) })}</span>
           <button type="button" className="button" onClick={group.retry}>
             {t('banner.retry')}
           </button>

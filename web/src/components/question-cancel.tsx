@@ -14,6 +14,7 @@ import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import { ConfirmStep } from './confirm-step.js';
+import { useRefusalReason } from '../hooks/use-failure-reason.js';
 
 export function QuestionCancel({
   group,
@@ -24,6 +25,7 @@ export function QuestionCancel({
   onEngaged?: () => void;
 }) {
   const { t } = useTranslation();
+  const refusalReason = useRefusalReason();
   const [confirmingFor, setConfirmingFor] = useState<string>();
   const openerRef = useRef<HTMLButtonElement>(null);
   const { bundle, state, cancelRefusal } = group;
@@ -42,7 +44,7 @@ export function QuestionCancel({
         >
           <span>
             {cancelRefusal.kind === 'refused'
-              ? t('questionCancel.refused', { code: cancelRefusal.code })
+              ? t('questionCancel.refused', { reason: refusalReason(cancelRefusal.code) })
               : t(`questionCancel.${cancelRefusal.kind}`)}
           </span>
           {cancelRefusal.kind === 'failed' ? (

@@ -27,6 +27,7 @@ import { RelativeTime } from './relative-time.js';
 import { UndoButtons } from './undo-buttons.js';
 import { UserText } from './user-text.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
+import { useRefusalReason } from '../hooks/use-failure-reason.js';
 
 /** What a kind's body gets from the frame. */
 export interface UserInputBodyProps<V extends UserInputView> {
@@ -170,6 +171,7 @@ function ResponseStatus(props: {
   sendNow: () => void;
 }) {
   const { t } = useTranslation();
+  const refusalReason = useRefusalReason();
   const { model } = useServices();
   const connection = useSyncExternalStore(
     model.subscribe,
@@ -222,7 +224,7 @@ function ResponseStatus(props: {
     case 'refused':
       return (
         <p className="user-input-status error" role="alert" data-testid="user-input-error">
-          {t('userInput.refused', { code: state.code })}
+          {t('userInput.refused', { reason: refusalReason(state.code) })}
         </p>
       );
     case 'already_settled':

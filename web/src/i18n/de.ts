@@ -34,6 +34,7 @@ export const de: Catalog = {
     no_workspace: 'du bist in keinem Arbeitsbereich',
     internal: 'auf dem Server ist ein Fehler aufgetreten; versuche es noch einmal',
     quota: 'eine Grenze ist erreicht; versuche es später noch einmal',
+    invalid: 'sie war nicht gültig; lade die Seite neu und versuche es noch einmal',
     token_limit: 'du hast schon {{limit}} Tokens, mehr sind nicht erlaubt; widerrufe zuerst eines',
     agents_mine:
       'für dich laufen schon {{limit}} Agenten, mehr sind nicht erlaubt; lösche eine Aufgabe oder Sitzung, die du nicht mehr brauchst, oder versuche es später noch einmal',
@@ -298,7 +299,7 @@ export const de: Catalog = {
     lateEarlier:
       'Die Frage ist abgelaufen. Eine frühere Fassung deiner Antwort wurde bereits als neue Nachricht gesendet, diese nicht. Deine Antwort bleibt erhalten.',
     lateRetry: 'Als neue Nachricht senden',
-    refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
+    refused: 'Der Server hat diese Antwort abgelehnt: {{reason}}.',
   },
   transcript: {
     answered: 'Beantwortet: {{answer}}',
@@ -607,7 +608,7 @@ export const de: Catalog = {
     submitting: 'Deine Antwort wird gesendet…',
     error: 'Deine Antwort wurde nicht bestätigt. Versuche es noch einmal.',
     retry: 'Erneut versuchen',
-    refused: 'Der Server hat diese Antwort abgelehnt ({{code}}).',
+    refused: 'Der Server hat diese Antwort abgelehnt: {{reason}}.',
     alreadySettled: 'Das wurde bereits an anderer Stelle beantwortet.',
     agentExited:
       'Der Agent, der gefragt hat, wurde beendet; die Anfrage endete unbeantwortet, entschieden wurde nichts.',
@@ -861,7 +862,7 @@ export const de: Catalog = {
     closed: 'Nicht abgebrochen: Laut Server lässt sich diese Frage nicht mehr abbrechen.',
     failed:
       'Die Frage wurde nicht abgebrochen: Der Server hat es nicht bestätigt. Versuch es noch einmal.',
-    refused: 'Der Server hat das Abbrechen dieser Frage abgelehnt ({{code}}).',
+    refused: 'Der Server hat das Abbrechen dieser Frage abgelehnt: {{reason}}.',
   },
   formCard: {
     label: 'Formular',

@@ -35,6 +35,7 @@ export const en = {
     no_workspace: 'you are not a member of any workspace',
     internal: 'the server ran into a fault; try again',
     quota: 'a limit was reached; try again later',
+    invalid: 'it was not valid; reload the page and try again',
     token_limit: 'you already hold {{limit}} tokens, the most allowed; revoke one first',
     agents_mine:
       '{{limit}} agents are running for you, the most allowed; delete a task or session you no longer need, or try again later',
@@ -295,7 +296,7 @@ export const en = {
     lateEarlier:
       'The question expired. An earlier version of your answer was already sent as a new message; this one was not. Your answer is kept.',
     lateRetry: 'Send as a new message',
-    refused: 'The server refused this answer ({{code}}).',
+    refused: 'The server refused this answer: {{reason}}.',
   },
   transcript: {
     answered: 'Answered: {{answer}}',
@@ -591,7 +592,7 @@ export const en = {
     submitting: 'Sending your answer…',
     error: 'Your answer was not confirmed. Try again.',
     retry: 'Retry',
-    refused: 'The server refused this answer ({{code}}).',
+    refused: 'The server refused this answer: {{reason}}.',
     alreadySettled: 'This was already answered elsewhere.',
     agentExited: 'The agent that asked stopped, so this ended unanswered; nothing was decided.',
     decidedFirst: {
@@ -833,7 +834,7 @@ export const en = {
       'Not cancelled: no agent waits on this question any more, so there is nothing to cancel. You can still answer it or skip it.',
     closed: 'Not cancelled: the server says this question can no longer be cancelled.',
     failed: 'The question was not cancelled: the server did not confirm it. Try again.',
-    refused: 'The server refused to cancel this question ({{code}}).',
+    refused: 'The server refused to cancel this question: {{reason}}.',
   },
   formCard: {
     label: 'Form',

@@ -11,7 +11,7 @@ import { actionFailureOf, type ActionFailure } from './session-actions.js';
 
 export type FailureReason =
   | { kind: Exclude<ActionFailure, 'other'> }
-  | { kind: 'forbidden' | 'no_workspace' | 'internal' | 'quota' }
+  | { kind: 'forbidden' | 'no_workspace' | 'internal' | 'quota' | 'invalid' }
   /** A personal token, or agents running for this person or on the server: `limit` at most. */
   | { kind: 'token_limit' | 'agents_mine' | 'agents_server'; limit: number }
   | { kind: 'other'; error: string };
@@ -36,4 +36,31 @@ export function failureReasonOf(failure: ApiFailure): FailureReason {
   if (failure.code === 'no_workspace') return { kind: 'no_workspace' };
   if (failure.status >= 500) return { kind: 'internal' };
   return { kind: 'other', error: failure.error };
+}
+
+/**
+ * Why an answer, a decision or a cancel was refused, from the catalogue code
+ * alone (what those requests keep of a refusal). A code this list does not
+ * know is named as it is: it is the server's word for the case, not a
+ * sentence in English.
+ */
+export function refusalReasonOf(code: string): FailureReason {
+  switch (code) {
+    case 'forbidden':
+    case 'person_required':
+      return { kind: 'forbidden' };
+    case 'no_workspace':
+      return { kind: 'no_workspace' };
+    case 'not_found':
+      return { kind: 'not_found' };
+    case 'quota_exceeded':
+    case 'rate_limited':
+    case 'too_many_open_requests':
+      return { kind: 'quota' };
+    case 'invalid_request':
+    case 'invalid_text':
+      return { kind: 'invalid' };
+    default:
+      return { kind: 'other', error: code };
+  }
 }

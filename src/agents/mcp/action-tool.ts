@@ -26,6 +26,7 @@ import {
 } from '../../wire/index.js';
 import { getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
+import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../support/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import type { BoundCall, ToolExtra } from './call-context.js';
 import type { CheckedTools } from './checked-tools.js';
@@ -94,9 +95,14 @@ export function registerActionTool(
           return toolFailure(created);
         }
         const outcome = tie
-          ? await withinBound(created.outcome, deps.callWithoutProgressMs).finally(tie.untie)
+          ? await withinFreshBudget(
+              deps.callWithoutProgressMs,
+              systemClock(),
+              systemTimers,
+              () => created.outcome,
+            ).finally(tie.untie)
           : await withProgress(extra, deps.progress, () => created.outcome);
-        if (outcome === 'bound') {
+        if (outcome === EXHAUSTED) {
           const waiting: ActionOutput = {
             status: 'waiting',
             request_id: created.id,
@@ -146,19 +152,4 @@ function untilReturned(withdrawn: AbortSignal, connection: AbortSignal) {
       for (const stop of unfollow) stop();
     },
   };
-}
-
-/** `outcome`, or `'bound'` once `boundMs` passed first. */
-async function withinBound<T>(outcome: Promise<T>, boundMs: number): Promise<T | 'bound'> {
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'bound'>((resolve) => {
-    timer = setTimeout(resolve, boundMs, 'bound');
-    // A pending bound must never keep the process alive on shutdown.
-    timer.unref();
-  });
-  try {
-    return await Promise.race([outcome, bound]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -14,10 +14,10 @@ import { DELIVERY_PROMPT_RESERVE_MS } from '../tunables.js';
 import { failpoint } from '../support/index.js';
 import {
   clearDeliveryIntent,
+  endWaitWhenNoneOpen,
   getSession,
   messagesByPendingId,
   restoreClaim,
-  transitionSession,
   type MessageRecord,
   type TurnRecord,
 } from '../store/index.js';
@@ -240,9 +240,9 @@ async function runWithin(
 
   /**
    * Clears the intent, and a session waiting for input runs again unless
-   * another of its questions still has a live waiter (read from memory: the
-   * hand-off adds no statement); false, with nothing changed, when the claim
-   * is no longer all there (a recovery put it back or retired it).
+   * another of its questions is still open; false, with nothing changed,
+   * when the claim is no longer all there (a recovery put it back or retired
+   * it).
    */
   const clearIntent = async (): Promise<boolean> => {
     try {
@@ -251,8 +251,7 @@ async function runWithin(
         // Thrown to roll back whatever part of the claim was still there.
         if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
         write.updated(...cleared);
-        if (waiters.othersWaitIn(sessionId, pendingId)) return;
-        write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
+        write.moved(await endWaitWhenNoneOpen(write.tx, sessionId));
       });
       return true;
     } catch (error) {

@@ -20,7 +20,7 @@ import {
   detachSessionRows,
   expireSessionRows,
   getSession,
-  openBundleCount,
+  endWaitWhenNoneOpen,
   pendingIdsOfSession,
   reattachBundleRows,
   rowsStillCurrent,
@@ -635,10 +635,7 @@ export class ClarificationService {
       const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
       // Told no answer will come, the agent works on; the session waits only on a question still open.
-      if (updated.length > 0 && (await openBundleCount(write.tx, bundle.sessionId)) === 0) {
-        const { sessionId } = bundle;
-        write.moved(await transitionSession(write.tx, sessionId, ['waiting_for_input'], 'running'));
-      }
+      if (updated.length > 0) write.moved(await endWaitWhenNoneOpen(write.tx, bundle.sessionId));
       return updated.length > 0;
     });
     if (!cancelled) return failure('not_active');

@@ -58,8 +58,6 @@ interface Entry {
 
 export class LiveWaiters {
   private readonly entries = new Map<string, Entry>();
-  /** The pending IDs with an entry, by session: read on every hand-off, so never a scan. */
-  private readonly bySession = new Map<string, Set<string>>();
 
   constructor(private readonly timers: Timers) {}
 
@@ -74,7 +72,7 @@ export class LiveWaiters {
       let entry = this.entries.get(pendingId);
       if (!entry) {
         entry = { sessionId, waiters: new Set() };
-        this.add(pendingId, entry);
+        this.entries.set(pendingId, entry);
       }
       const owner = entry;
       const onAbort = () => {
@@ -100,7 +98,7 @@ export class LiveWaiters {
         if (waiter.settled || waiter.taken) return;
         owner.waiters.delete(waiter);
         if (owner.waiters.size === 0 && this.entries.get(pendingId) === owner) {
-          this.remove(pendingId);
+          this.entries.delete(pendingId);
         }
         waiter.settle(outcome);
       };
@@ -119,13 +117,7 @@ export class LiveWaiters {
 
   /** Pending IDs with a live waiter in the session. */
   pendingIdsOf(sessionId: string): string[] {
-    return [...(this.bySession.get(sessionId) ?? [])];
-  }
-
-  /** Whether a question of the session other than `pendingId` has a live waiter. */
-  othersWaitIn(sessionId: string, pendingId: string): boolean {
-    const ids = this.bySession.get(sessionId);
-    return ids !== undefined && (ids.size > 1 || (ids.size === 1 && !ids.has(pendingId)));
+    return [...this.entries].filter(([, entry]) => entry.sessionId === sessionId).map(([id]) => id);
   }
 
   /**
@@ -142,7 +134,7 @@ export class LiveWaiters {
   ): Promise<DeliveryResult> {
     const entry = this.entries.get(pendingId);
     if (!entry || entry.waiters.size === 0) return { kind: 'no_waiter' };
-    this.remove(pendingId);
+    this.entries.delete(pendingId);
     const taken = [...entry.waiters];
     // From here a timeout or abort must not end these waits: the answer is theirs.
     for (const waiter of taken) waiter.taken = true;
@@ -162,7 +154,7 @@ export class LiveWaiters {
   end(pendingId: string, reason: WaitEnd): boolean {
     const entry = this.entries.get(pendingId);
     if (!entry) return false;
-    this.remove(pendingId);
+    this.entries.delete(pendingId);
     for (const waiter of entry.waiters) waiter.settle({ kind: 'ended', reason });
     return entry.waiters.size > 0;
   }
@@ -177,22 +169,6 @@ export class LiveWaiters {
     const ended = this.pendingIdsOf(sessionId);
     for (const pendingId of ended) this.end(pendingId, reason);
     return ended;
-  }
-
-  private add(pendingId: string, entry: Entry): void {
-    this.entries.set(pendingId, entry);
-    const ids = this.bySession.get(entry.sessionId) ?? new Set<string>();
-    ids.add(pendingId);
-    this.bySession.set(entry.sessionId, ids);
-  }
-
-  private remove(pendingId: string): void {
-    const entry = this.entries.get(pendingId);
-    if (!entry) return;
-    this.entries.delete(pendingId);
-    const ids = this.bySession.get(entry.sessionId);
-    ids?.delete(pendingId);
-    if (ids?.size === 0) this.bySession.delete(entry.sessionId);
   }
 }
 

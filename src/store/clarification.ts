@@ -119,6 +119,43 @@ export function openBundleCountQuery(ctx: RepoContext, sessionId: string) {
 const openBundleCountStatement = compiledStatement('open bundle count', openBundleCountQuery);
 
 /**
+ * A session waiting for input runs again once no question of its current
+ * turn is open any more (the last one answered or cancelled): what
+ * `waiting_for_input` means, read in the same statement as the move, so the
+ * respond path's hand-off adds no round trip for it. `undefined` when the
+ * session did not move.
+ */
+export async function endWaitWhenNoneOpen(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<SessionRecord | undefined> {
+  const [row] = await endWaitStatement(ctx, '', sessionId, ctx.clock.timestamp());
+  return row;
+}
+
+const endWaitStatement = compiledStatement(
+  'end the wait when no question is open',
+  (ctx: RepoContext, sessionId: string, updatedAt: string) =>
+    ctx.db
+      .updateTable('task_sessions')
+      .set((eb) => ({ state: 'running', revision: eb('revision', '+', 1), updated_at: updatedAt }))
+      .where('id', '=', sessionId)
+      .where('state', '=', 'waiting_for_input')
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('task_session_messages')
+              .select(sql<number>`1`.as('open'))
+              .where('turn_id', '=', currentTurnIdOf(ctx, sessionId))
+              .where(ctx.dialect.pendingClarificationRow()),
+          ),
+        ),
+      )
+      .returningAll(),
+);
+
+/**
  * `pendingClarificationRow` of the dialect, read from a row already in hand:
  * a clarification row, still pending, with a pending ID.
  */

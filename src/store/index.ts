@@ -131,6 +131,7 @@ export {
   listSessionsReadingClarification,
   activePendingIdByFingerprint,
   activePendingIdByFingerprintQuery,
+  endWaitWhenNoneOpen,
   openBundleCount,
   openBundleCountQuery,
   cancelBundleRows,

@@ -55,7 +55,9 @@ export function BulkConsentBar(props: {
     });
   };
 
-  if (count === 0 && state.phase !== 'done') return null;
+  // Kept while sending too: as the last decision lands the selection empties before the report
+  // is set, and a bar gone for that moment dropped the focus it held to the page's title.
+  if (count === 0 && state.phase !== 'done' && state.phase !== 'sending') return null;
   return (
     <div
       className="bulk-bar"

@@ -7,22 +7,16 @@
  * inbox with its header, options and descriptions, the person's answer must
  * reach the tool, and the model's final words quote the tool's result.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
-import { startServing, type Serving } from '../support/clarion-process.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import {
   startMessagesApiStandIn,
   type MessagesApiStandIn,
+  type MessagesScript,
 } from '../support/messages-api-stand-in.js';
 import { askThenQuote, QUOTE_PREFIX } from './claude-ask-script.js';
 import { claudeProfile } from './claude-profile.js';
-import { clarionApi } from './supervisor-support.js';
-
-const ADMIN_TOKEN = 'claude-code-asks-admin-token-0123456789';
+import { AGENT_WAIT_MS, useCompatWorld } from './compat-world.js';
 
 interface Bundle {
   pending_id: string;
@@ -37,43 +31,24 @@ interface Bundle {
 }
 
 describe('the real Claude Code through Clarion, offline', () => {
-  let standIn: MessagesApiStandIn | undefined;
-  let database: TestDatabase | undefined;
-  let server: Serving | undefined;
-  let home: string | undefined;
-
-  afterEach(async () => {
-    await server?.stop();
-    await standIn?.close();
-    await database?.dispose();
-    if (home) rmSync(home, { recursive: true, force: true });
+  const world = useCompatWorld<MessagesScript, MessagesApiStandIn>({
+    name: 'claude',
+    adminToken: 'claude-code-asks-admin-token-0123456789',
+    profile: claudeProfile,
+    startStandIn: startMessagesApiStandIn,
   });
 
   it('asks AskUserQuestion in the inbox, and its final message quotes the chosen labels and custom text', async () => {
-    standIn = await startMessagesApiStandIn(askThenQuote);
-    home = mkdtempSync(join(tmpdir(), 'clarion-claude-home-'));
-    database = await freshDatabase('sqlite');
-    if (database.target.driver !== 'sqlite') throw new Error('sqlite expected');
-    server = await startServing({
-      CLARION_DATA_DIR: database.target.dataDir,
-      CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
-      CLARION_AGENT_PROFILES: JSON.stringify({ claude: claudeProfile(home, standIn.url) }),
-    });
-    const api = clarionApi(server.url, ADMIN_TOKEN);
-    const created = await api('POST', '/api/v1/tasks', {
-      title: 'pick a database',
-      agent_profile: 'claude',
-      prompt: 'Ask me which database to use.',
-    });
-    expect(created.status).toBe(201);
-    const sessionId = (created.json.session as { id: string }).id;
+    const clarion = await world.serve(askThenQuote);
+    const { api } = clarion;
+    const { sessionId } = await clarion.startTask('Ask me which database to use.');
 
     let bundle: Bundle | undefined;
     await eventually(async () => {
       const list = await api('GET', '/api/v1/pending');
       bundle = (list.json.bundles as Bundle[]).find((found) => found.session_id === sessionId);
       return bundle !== undefined;
-    }, 60_000);
+    }, AGENT_WAIT_MS);
     if (!bundle) throw new Error('no bundle');
     expect(bundle.questions).toEqual([
       expect.objectContaining({
@@ -122,7 +97,7 @@ describe('the real Claude Code through Clarion, offline', () => {
         .map((message) => message.content)
         .join('\n');
       return final.includes(QUOTE_PREFIX);
-    }, 60_000);
+    }, AGENT_WAIT_MS);
     expect(final).toContain('"Which database should the service use?"="SQLite"');
     expect(final).toContain('Tests, types as well');
   }, 120_000);

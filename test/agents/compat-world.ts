@@ -30,8 +30,8 @@ export interface CompatAgent<Script, Served extends StandIn> {
   /** The profile's name. */
   readonly name: string;
   readonly adminToken: string;
-  /** The variable the profile passes the key in (`pass_env`). */
-  readonly keyVariable: string;
+  /** The variable the profile passes the key in (`pass_env`); none when the profile carries it. */
+  readonly keyVariable?: string;
   /** The profile, its home in `home`, its model at `modelUrl` or left to reach its vendor. */
   profile(home: string, modelUrl: string | undefined): Record<string, unknown>;
   startStandIn(script: Script): Promise<Served>;
@@ -71,7 +71,9 @@ export function useCompatWorld<Script, Served extends StandIn>(agent: CompatAgen
       CLARION_DATA_DIR: database.target.dataDir,
       CLARION_ADMIN_TOKEN: agent.adminToken,
       CLARION_AGENT_PROFILES: JSON.stringify({ [agent.name]: agent.profile(home, standIn?.url) }),
-      ...(standIn === undefined ? {} : { [agent.keyVariable]: 'stand-in-not-a-key' }),
+      ...(standIn === undefined || agent.keyVariable === undefined
+        ? {}
+        : { [agent.keyVariable]: 'stand-in-not-a-key' }),
     });
     return served(agent, server, home, standIn);
   }
@@ -99,6 +101,7 @@ function served<Served extends StandIn>(
     return {
       taskId: (created.json.task as { id: string }).id,
       sessionId: (created.json.session as { id: string }).id,
+      admission: created.json.admission as string,
     };
   };
 

@@ -17,7 +17,7 @@ import { runStdioBridge, type StdioBridge } from '../../src/agents/mcp/index.js'
 import { silentLogger } from '../../src/observability/logger.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { MCP_SESSION_IDLE_MS } from '../../src/tunables.js';
+import { MCP_BRIDGE_SESSION_END_MS, MCP_SESSION_IDLE_MS } from '../../src/tunables.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
@@ -135,6 +135,20 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
     expect((await agent.listTools()).tools).toHaveLength(3);
     toBridge.end();
     await bridge?.closed;
+  });
+
+  it('ends within its bound when its client exits and Clarion no longer answers', async () => {
+    proxy = await startTcpProxy({ host: m.url.hostname, port: Number(m.url.port) });
+    const viaProxy = new URL(m.url);
+    viaProxy.port = String(proxy.port);
+    const { client: agent, toBridge } = await connectThroughBridge(m.tokens.agent, viaProxy);
+    expect((await agent.listTools()).tools).toHaveLength(3);
+    // The network to Clarion goes silent: the session's end is sent and never answered.
+    proxy.blackhole();
+    const started = Date.now();
+    toBridge.end();
+    await bridge?.closed;
+    expect(Date.now() - started).toBeLessThan(MCP_BRIDGE_SESSION_END_MS + 3_000);
   });
 
   it('ends its MCP session when its client exits, so a question still held reads detached', async () => {

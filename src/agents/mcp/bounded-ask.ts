@@ -17,6 +17,7 @@
 import type { AskOptions, AskResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
 import type { CredentialLease } from '../../auth/index.js';
+import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../support/index.js';
 
 export type BoundedAsk =
   | { readonly kind: 'settled'; readonly result: AskResult }
@@ -65,22 +66,20 @@ export async function askWithinBound(
   });
   const settled = asking.then((result): BoundedAsk => ({ kind: 'settled', result }));
 
-  let timer: NodeJS.Timeout | undefined;
-  const bound = new Promise<'bound'>((resolve) => {
-    timer = setTimeout(resolve, options.boundMs, 'bound');
-    // A pending bound must never keep the process alive on shutdown.
-    timer.unref();
-  });
   try {
-    const first = await Promise.race([settled, bound]);
-    if (first !== 'bound') return first;
+    const first = await withinFreshBudget(
+      options.boundMs,
+      systemClock(),
+      systemTimers,
+      () => settled,
+    );
+    if (first !== EXHAUSTED) return first;
     // The bundle is normally written long before; until it is, there is no ID to hand out.
     return await Promise.race([
       settled,
       bundle.then((pendingId): BoundedAsk => ({ kind: 'waiting', pendingId })),
     ]);
   } finally {
-    clearTimeout(timer);
     callSignal.removeEventListener('abort', end);
     returned = true;
   }

@@ -32,6 +32,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../observability/index.js';
+import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../support/index.js';
 import { MCP_BRIDGE_REOPEN_MS, MCP_BRIDGE_SESSION_END_MS } from '../../tunables.js';
 import { answeringCutStreams } from './cut-streams.js';
 
@@ -147,21 +148,30 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
     await remote.start();
     reopens += 1;
     const id = `clarion-bridge-reopen-${String(reopens)}`;
-    let timer: NodeJS.Timeout | undefined;
     const reply = new Promise<JSONRPCMessage | undefined>((resolve) => {
       own.set(id, resolve);
-      timer = setTimeout(resolve, MCP_BRIDGE_REOPEN_MS, undefined);
     });
     try {
-      await remote.send({ jsonrpc: '2.0', id, method: 'initialize', params: initialize.params });
-      const replied = await reply;
-      if (!replied || !isJSONRPCResultResponse(replied)) {
+      const replied = await withinFreshBudget(
+        MCP_BRIDGE_REOPEN_MS,
+        systemClock(),
+        systemTimers,
+        async () => {
+          await remote.send({
+            jsonrpc: '2.0',
+            id,
+            method: 'initialize',
+            params: initialize.params,
+          });
+          return reply;
+        },
+      );
+      if (replied === EXHAUSTED || !replied || !isJSONRPCResultResponse(replied)) {
         throw new Error('Clarion did not open a new MCP session for this client');
       }
       const version = replied.result.protocolVersion;
       if (typeof version === 'string') remote.setProtocolVersion(version);
     } finally {
-      clearTimeout(timer);
       own.delete(id);
     }
     if (initialize.initialized) {
@@ -189,18 +199,11 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
    * detached now, not once the session idles out minutes later.
    */
   const endSession = async () => {
-    let timer: NodeJS.Timeout | undefined;
-    const bound = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, MCP_BRIDGE_SESSION_END_MS);
-    });
-    const ended = remote.terminateSession().catch((error: unknown) => {
-      logger.warn({ err: error }, 'mcp bridge could not end its session');
-    });
-    try {
-      await Promise.race([ended, bound]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withinFreshBudget(MCP_BRIDGE_SESSION_END_MS, systemClock(), systemTimers, () =>
+      remote.terminateSession().catch((error: unknown) => {
+        logger.warn({ err: error }, 'mcp bridge could not end its session');
+      }),
+    );
   };
 
   const close = async () => {

@@ -29,6 +29,9 @@
  *   (`closed`), a start already opening is stopped and waited for (bounded
  *   by the start's own bounds), so once it resolves no process of this host
  *   runs.
+ *
+ * Opening the agent's ACP session is `handshake.ts`; what the agent asks of a
+ * person in a turn goes to Clarion's handlers through `agent-requests.ts`.
  */
 import {
   AGENT_CANCEL_GRACE_MS,
@@ -44,19 +47,11 @@ import { setMaxListeners } from 'node:events';
 import {
   client,
   methods,
-  PROTOCOL_VERSION,
   RequestError,
   type AnyMessage,
   type ClientConnection,
-  type CompleteElicitationNotification,
-  type CreateElicitationRequest,
-  type CreateElicitationResponse,
-  type InitializeRequest,
-  type RequestPermissionRequest,
-  type RequestPermissionResponse,
 } from '@agentclientprotocol/sdk';
 import { silentLogger, type Logger } from '../../observability/index.js';
-import { ACP_REFUSAL_ERROR_CODE } from '../../wire/index.js';
 import { BUILT_CLI, builtPath, systemTimers, type Timers } from '../../support/index.js';
 import type {
   AgentFailure,
@@ -68,80 +63,29 @@ import type {
   StopReason,
 } from '../runtime.js';
 import {
-  agentEnvironment,
-  spawnAgent,
-  type AgentExit,
-  type AgentProcess,
-} from './agent-process.js';
-import { authenticationHint, envVarAuthMethod } from './authentication.js';
-import { AgentHostError, AgentRequestRefused, errorText } from './errors.js';
+  askElicitation,
+  askPermission,
+  cancelEveryPermission,
+  type ElicitationCompleteHandler,
+  type ElicitationHandler,
+  type PermissionHandler,
+} from './agent-requests.js';
+import { spawnAgent, type AgentExit, type AgentProcess } from './agent-process.js';
+import { AgentHostError, errorText } from './errors.js';
 import { acpErrorText, agentFailure, exitText } from './failures.js';
+import { AUTH_REQUIRED_CODE, openAgentSession } from './handshake.js';
 import { RuntimeListeners } from './listeners.js';
-import { clarionMcpServers, type StdioBridge } from './mcp-servers.js';
+import type { StdioBridge } from './mcp-servers.js';
 import { OutputCoalescer } from './output-coalescer.js';
 import { rawEnumNames, withEnumNames } from './elicitation.js';
 import { describeUpdate } from './session-updates.js';
 import { mapStopReason } from './stop-reasons.js';
 
 /**
- * Answers an agent's `session/request_permission`. `signal` aborts when the
- * turn is cancelled or the agent withdraws the request; ACP then expects the
- * `cancelled` outcome. A closed connection does not abort it: it ends the
- * turn too, and that end says why, as for an elicitation's `withdrawn`.
- * `ended` aborts as the host ends the turn (already, for a request outside
- * any turn), before the turn's end is written and the registry hears of it.
- * A handler that throws `AgentRequestRefused` has the agent answered with
- * its error; any other throw is logged and answered `cancelled`.
- */
-export type PermissionHandler = (
-  sessionId: string,
-  request: RequestPermissionRequest,
-  context: { turnId: string | undefined; signal: AbortSignal; ended: AbortSignal },
-) => Promise<RequestPermissionResponse>;
-
-/**
- * Answers an agent's `elicitation/create` (DESIGN §6). `signal` aborts when
- * the turn is cancelled, the agent withdraws the request or its connection
- * closes; ACP then expects `cancel`. `withdrawn` aborts on the first two
- * only: a closed connection ends the turn too (its exit, or the host once
- * the pipes drained), and that end says why, the agent's exit among others.
- * `ended` aborts as the turn ends. A thrown `AgentRequestRefused` is the
- * agent's answer, as an error.
- */
-export type ElicitationHandler = (
-  sessionId: string,
-  request: CreateElicitationRequest,
-  context: {
-    turnId: string | undefined;
-    signal: AbortSignal;
-    withdrawn: AbortSignal;
-    ended: AbortSignal;
-  },
-) => Promise<CreateElicitationResponse>;
-
-/** The agent's `elicitation/complete`: the URL elicitation it names is done. */
-export type ElicitationCompleteHandler = (
-  sessionId: string,
-  notification: CompleteElicitationNotification,
-) => void;
-
-/**
  * Listeners a turn's cancel signal may have: one per request its agent may
  * hold open, and Node's default of 10 for everything else that waits on it.
  */
 const TURN_SIGNAL_LISTENERS = OPEN_USER_INPUTS_PER_AGENT + 10;
-
-/** A handler's refusal as the JSON-RPC error the SDK answers the agent's request with. */
-function refusalToAgent(refused: AgentRequestRefused): RequestError {
-  return new RequestError(ACP_REFUSAL_ERROR_CODE, refused.message, {
-    ...refused.data,
-    code: refused.code,
-  });
-}
-
-/** Until permission requests reach a person, every one is answered `cancelled`. */
-export const cancelEveryPermission: PermissionHandler = () =>
-  Promise.resolve({ outcome: { outcome: 'cancelled' } });
 
 export interface AcpHostOptions {
   logger?: Logger;
@@ -361,139 +305,19 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     });
   }
 
-  async function handlePermission(
-    hosted: HostedSession,
-    request: RequestPermissionRequest,
-    requestSignal: AbortSignal,
-  ): Promise<RequestPermissionResponse> {
+  /** A request of the agent's, as asked in the session's current turn (if any). */
+  function askedIn(hosted: HostedSession, requestSignal: AbortSignal) {
     const turn = hosted.turn;
-    const signal = turn
-      ? AbortSignal.any([turn.cancelled.signal, agentsCancel(requestSignal)])
-      : AbortSignal.abort();
-    try {
-      return await onPermissionRequest(hosted.launch.sessionId, request, {
-        turnId: turn?.turnId,
-        signal,
-        ended: turn?.ended.signal ?? AbortSignal.abort(),
-      });
-    } catch (error) {
-      if (error instanceof AgentRequestRefused) throw refusalToAgent(error);
-      logger.warn(
-        { sessionId: hosted.launch.sessionId, err: errorText(error) },
-        'permission handler failed',
-      );
-      return { outcome: { outcome: 'cancelled' } };
-    }
-  }
-
-  async function handleElicitation(
-    hosted: HostedSession,
-    request: CreateElicitationRequest,
-    requestSignal: AbortSignal,
-  ): Promise<CreateElicitationResponse> {
-    const turn = hosted.turn;
-    const handler = options.onElicitation;
-    if (!handler || !turn) return { action: 'cancel' };
-    const signal = AbortSignal.any([turn.cancelled.signal, requestSignal]);
-    const withdrawn = AbortSignal.any([turn.cancelled.signal, agentsCancel(requestSignal)]);
-    try {
-      return await handler(hosted.launch.sessionId, request, {
+    return {
+      sessionId: hosted.launch.sessionId,
+      turn: turn && {
         turnId: turn.turnId,
-        signal,
-        withdrawn,
+        cancelled: turn.cancelled.signal,
         ended: turn.ended.signal,
-      });
-    } catch (error) {
-      if (error instanceof AgentRequestRefused) throw refusalToAgent(error);
-      logger.warn(
-        { sessionId: hosted.launch.sessionId, err: errorText(error) },
-        'elicitation handler failed',
-      );
-      return { action: 'cancel' };
-    }
-  }
-
-  /** Aborts when the agent cancels its own request (`$/cancel_request`), not when its connection closes. */
-  function agentsCancel(requestSignal: AbortSignal): AbortSignal {
-    const cancelled = new AbortController();
-    const onAbort = () => {
-      if (requestSignal.reason instanceof RequestError) cancelled.abort(requestSignal.reason);
+      },
+      requestSignal,
+      logger,
     };
-    if (requestSignal.aborted) onAbort();
-    else requestSignal.addEventListener('abort', onAbort, { once: true });
-    return cancelled.signal;
-  }
-
-  async function handshake(
-    hosted: HostedSession,
-    connection: ClientConnection,
-  ): Promise<{ agentSessionId: string; loaded: boolean }> {
-    const { launch } = hosted;
-    const initialize: InitializeRequest = {
-      protocolVersion: PROTOCOL_VERSION,
-      // Objects, not booleans: Claude's adapter disallows AskUserQuestion otherwise.
-      clientCapabilities: options.onElicitation ? { elicitation: { form: {}, url: {} } } : {},
-      clientInfo,
-    };
-    const init = await step('initialize', () =>
-      connection.agent.request(methods.agent.initialize, initialize),
-    );
-    await authenticate(launch, connection, init.authMethods);
-    const authHint = authenticationHint(init.authMethods);
-    const capabilities = init.agentCapabilities;
-    const mcpServers = clarionMcpServers(launch.mcp, capabilities?.mcpCapabilities, stdioBridge);
-    if (launch.agentSessionId !== undefined && capabilities?.loadSession === true) {
-      await step(
-        'session/load',
-        () =>
-          connection.agent.request(methods.agent.session.load, {
-            sessionId: launch.agentSessionId ?? '',
-            cwd: launch.cwd,
-            mcpServers,
-          }),
-        authHint,
-      );
-      return { agentSessionId: launch.agentSessionId, loaded: true };
-    }
-    const created = await step(
-      'session/new',
-      () => connection.agent.request(methods.agent.session.new, { cwd: launch.cwd, mcpServers }),
-      authHint,
-    );
-    return { agentSessionId: created.sessionId, loaded: false };
-  }
-
-  /**
-   * Authenticates with the `env_var` method the agent's environment holds,
-   * if it lists one (`authentication.ts`); a start refused for want of one
-   * fails saying which variables would do.
-   */
-  async function authenticate(
-    launch: SessionLaunch,
-    connection: ClientConnection,
-    authMethods: unknown,
-  ): Promise<void> {
-    const env = agentEnvironment(launch.profile.env, launch.profile.passEnv);
-    const methodId = envVarAuthMethod(authMethods, env);
-    if (methodId === undefined) return;
-    await step('authenticate', () =>
-      connection.agent.request(methods.agent.authenticate, { methodId }),
-    );
-  }
-
-  /**
-   * One handshake request, its failure named after the ACP method; one
-   * refused for want of authentication says what would do (`authHint`).
-   */
-  async function step<T>(name: string, request: () => Promise<T>, authHint?: string): Promise<T> {
-    try {
-      return await request();
-    } catch (error) {
-      const text = acpErrorText(name, error);
-      const refused = error instanceof RequestError && error.code === AUTH_REQUIRED_CODE;
-      const hint = refused && authHint !== undefined ? `; ${authHint}` : '';
-      throw new Error(`${text}${hint}`, { cause: error });
-    }
   }
 
   async function start(launch: SessionLaunch): Promise<void> {
@@ -568,12 +392,18 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     }
     const connection = client({ name: clientInfo.name })
       .onRequest(methods.client.session.requestPermission, (context) =>
-        handlePermission(hosted, context.params, context.signal),
+        askPermission(onPermissionRequest, {
+          ...askedIn(hosted, context.signal),
+          request: context.params,
+        }),
       )
       .onRequest(methods.client.elicitation.create, (context) => {
         const names = hosted.enumNames.get(context.requestId);
         hosted.enumNames.delete(context.requestId);
-        return handleElicitation(hosted, withEnumNames(context.params, names), context.signal);
+        return askElicitation(options.onElicitation, {
+          ...askedIn(hosted, context.signal),
+          request: withEnumNames(context.params, names),
+        });
       })
       .onNotification(methods.client.elicitation.complete, (context) => {
         options.onElicitationComplete?.(hosted.launch.sessionId, context.params);
@@ -583,7 +413,11 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     let loaded: boolean;
     try {
       ({ agentSessionId: hosted.agentSessionId, loaded } = await withDeadline(
-        handshake(hosted, connection),
+        openAgentSession(connection, launch, {
+          elicitation: options.onElicitation !== undefined,
+          clientInfo,
+          stdioBridge,
+        }),
         startTimeoutMs,
         `the agent did not open a session within ${startTimeoutMs} ms`,
       ));
@@ -904,9 +738,6 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     pid: (sessionId) => sessions.get(sessionId)?.process?.pid,
   };
 }
-
-/** ACP's "Authentication required" (`RequestError.authRequired`). */
-const AUTH_REQUIRED_CODE = -32000;
 
 function stopWasRequested(hosted: HostedSession): boolean {
   return hosted.stopRequested;

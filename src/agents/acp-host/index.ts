@@ -1,14 +1,11 @@
 /** The ACP host: Clarion's `AgentHost` for agents that speak ACP over stdio. */
+export { createAcpHost, defaultStdioBridge, type AcpHost, type AcpHostOptions } from './host.js';
 export {
   cancelEveryPermission,
-  createAcpHost,
-  defaultStdioBridge,
-  type AcpHost,
-  type AcpHostOptions,
   type ElicitationCompleteHandler,
   type ElicitationHandler,
   type PermissionHandler,
-} from './host.js';
+} from './agent-requests.js';
 export { AgentHostError, AgentRequestRefused, type AgentHostErrorCode } from './errors.js';
 export { permissionCommand, permissionDetails } from './permission-details.js';
 export { CLARION_MCP_SERVER_NAME, type StdioBridge } from './mcp-servers.js';

@@ -7,9 +7,9 @@ import { createUser } from './accounts.js';
 import {
   CLARIFICATION_TYPE,
   activePendingIdByFingerprintQuery,
-  claimBundleQuery,
   hasActiveClarificationQuery,
 } from './clarification.js';
+import { claimBundleQuery } from './clarification-claims.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { openStore, type Store } from './open.js';

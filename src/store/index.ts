@@ -122,7 +122,8 @@ export {
   takeTurnCancel,
   turnHasMessages,
 } from './turns.js';
-export type { AttachedBundle, ClaimInput } from './clarification.js';
+export type { AttachedBundle } from './clarification.js';
+export type { ClaimInput } from './clarification-claims.js';
 export {
   CLARIFICATION_TYPE,
   bumpRevisionReadingClarification,
@@ -135,25 +136,27 @@ export {
   openBundleCount,
   openBundleCountQuery,
   cancelBundleRows,
+  attachedBundles,
+  detachBundleRows,
+  reattachBundleRows,
+  detachSessionRows,
+  expireSessionRows,
+  pendingIdsOfSession,
+  rowsStillCurrent,
+} from './clarification.js';
+export {
   claimBundle,
   claimBundleQuery,
   untakenClaims,
   type UntakenClaim,
   releaseOrphanedDeliveries,
   clearDeliveryIntent,
-  attachedBundles,
-  detachBundleRows,
   detachClaim,
-  reattachBundleRows,
   takeDelivery,
-  detachSessionRows,
-  expireSessionRows,
-  pendingIdsOfSession,
   restoreClaim,
   retireClaim,
-  rowsStillCurrent,
   rowsWithDeliveryIntent,
-} from './clarification.js';
+} from './clarification-claims.js';
 export {
   detachOrphanedAsk,
   orphanedAsks,

@@ -11,7 +11,8 @@
 import { ONE_ROW } from './compiled.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
-import { CLARIFICATION_TYPE, inCurrentTurn, sessionLive } from './clarification.js';
+import { CLARIFICATION_TYPE } from './clarification.js';
+import { inCurrentTurn, sessionLive } from './clarification-guards.js';
 import type { RepoContext } from './context.js';
 import type {
   Database,

@@ -7,7 +7,8 @@
  * replica, and judges each replica's liveness once per statement.
  */
 import { sql, type SqlBool } from 'kysely';
-import { inCurrentTurn, sessionLive, updatePendingRows } from './clarification.js';
+import { inCurrentTurn, sessionLive } from './clarification-guards.js';
+import { updatePendingRows } from './clarification.js';
 import type { RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
 import type { MessageRecord } from './messages.js';

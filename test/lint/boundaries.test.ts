@@ -47,7 +47,7 @@ describe('the folder boundaries', () => {
   it('refuses an import of another folder’s internals', async () => {
     const errors = await boundaryErrors(
       'src/turns/planted.ts',
-      "import { claimBundle } from '../store/clarification.js';\nexport const planted = claimBundle;\n",
+      "import { claimBundle } from '../store/clarification-claims.js';\nexport const planted = claimBundle;\n",
     );
     expect(errors).toEqual([expect.stringContaining('through its index.ts')]);
   });
@@ -114,7 +114,7 @@ describe('the folder boundaries', () => {
   it('lets tests reach into internals', async () => {
     const errors = await boundaryErrors(
       'src/http/planted.test.ts',
-      "import { claimBundle } from '../store/clarification.js';\nexport const planted = claimBundle;\n",
+      "import { claimBundle } from '../store/clarification-claims.js';\nexport const planted = claimBundle;\n",
     );
     expect(errors).toEqual([]);
   });

@@ -7,9 +7,13 @@
  * The rule (login CSRF: a person may send a colleague their own link): a
  * browser with no session, or one signed in as the link's person, is signed
  * in at once; one signed in as someone else is refused with both names and
- * the link left unspent, until the person there chooses to switch. A switch
- * ends the session it replaces, so no other tab of that browser goes on
- * showing the earlier person while its requests carry the new cookie.
+ * the link left unspent, until the person there chooses to switch. Every
+ * sign-in over a live session ends the session it replaces, the same
+ * person's too: the browser drops that cookie, and a copy of it kept
+ * elsewhere must not sign in for the rest of its 30 days. Only that one
+ * ends: the person's other browsers keep theirs. After a switch no other
+ * tab of that browser goes on showing the earlier person while its
+ * requests carry the new cookie.
  *
  * Both calls are bounded by `SIGN_IN_REDEEM_MAX_MS`: past it the request
  * fails as a storage fault (a 503 with `Retry-After`), and the transaction
@@ -51,7 +55,7 @@ export type LinkSignInResult =
       readonly ok: true;
       readonly user: SignInPerson;
       readonly browserSecret: string;
-      /** The person whose session in this browser the switch ended. */
+      /** The person whose session in this browser the sign-in ended (a switch's, or the same). */
       readonly replaced: string | undefined;
     }
   | Failure<'link_invalid' | 'signed_in_as_other'>;
@@ -78,13 +82,14 @@ export async function signInWithLink(
         // One statement spends it: of two redemptions racing past the read, one gets it.
         const redeemed = await redeemSignIn(tx, request.secret);
         if (!redeemed.ok) return failure('link_invalid');
-        if (other) await revokeBrowserSession(tx, other.secret);
+        const replaced = request.current;
+        if (replaced) await revokeBrowserSession(tx, replaced.secret);
         budget.check();
         return {
           ok: true,
           user: linkFor,
           browserSecret: redeemed.browserSecret,
-          replaced: other?.userId,
+          replaced: replaced?.userId,
         };
       },
       { signal: budget.signal },

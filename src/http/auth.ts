@@ -253,8 +253,8 @@ export interface SessionRouteDeps {
   /** Origins besides the request's own whose pages may sign in (`AuthOptions`). */
   readonly trustedOrigins?: readonly string[];
   /**
-   * A sign-out ended a browser session, or a sign-in switched one to another
-   * person: its open events sockets close (`TokenRouteDeps`).
+   * A sign-out ended a browser session, or a sign-in replaced one: its open
+   * events sockets close (`TokenRouteDeps`).
    */
   readonly credentialsEnded?: (userId: string) => void;
 }

@@ -263,18 +263,35 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     const again = await issueToken(store, { kind: 'sign_in', userId: adminId });
     const same = await redeem(again.secret, { cookie: adminCookie });
     expect(same.status).toBe(200);
-    expect(await whoIsSignedIn(cookieValue(same))).toBe('admin');
+    const current = cookieValue(same);
+    expect(await whoIsSignedIn(current)).toBe('admin');
 
     const bo = await createUserWithToken(store, { name: 'Bo', origin: ORIGIN });
     const boSecret = new URL(bo.signInUrl).searchParams.get('token') ?? '';
     const ended = await app.request(
       '/api/v1/auth/sign-out',
-      withCookie(adminCookie, { method: 'POST' }, { origin: ORIGIN }),
+      withCookie(current, { method: 'POST' }, { origin: ORIGIN }),
     );
     expect(ended.status).toBe(204);
-    const over = await redeem(boSecret, { cookie: adminCookie });
+    const over = await redeem(boSecret, { cookie: current });
     expect(over.status).toBe(200);
     expect(await whoIsSignedIn(sessionCookieSet(over) ?? '')).toBe('Bo');
+  });
+
+  it('ends the session a sign-in of the same person replaces, and only that one', async () => {
+    const replaced = await signIn();
+    const phone = await signIn(
+      (await issueToken(store, { kind: 'sign_in', userId: adminId })).secret,
+    );
+    const again = await issueToken(store, { kind: 'sign_in', userId: adminId });
+    const same = await redeem(again.secret, { cookie: replaced });
+    expect(same.status).toBe(200);
+    const fresh = cookieValue(same);
+    expect(fresh).not.toBe(replaced);
+    expect(await whoIsSignedIn(fresh)).toBe('admin');
+    // Whoever still holds the replaced cookie (a copy, a shared machine) is out; the phone is not.
+    expect((await app.request('/api/v1/me', withCookie(replaced))).status).toBe(401);
+    expect(await whoIsSignedIn(phone)).toBe('admin');
   });
 
   it('refuses a sign-in body that is not one', async () => {

@@ -80,13 +80,20 @@ export function createServices(): Services {
     api,
     credentialEnded: () => {
       const was = account.getState();
-      account.signedOut();
-      if (was.status !== 'signed_in') return;
-      // A switch in another tab ends this page's sign-in too: ask whom the cookie signs in now.
+      if (was.status !== 'signed_in') {
+        account.signedOut();
+        return;
+      }
+      // The session this page's socket opened with ended: ask whom the browser's cookie signs in
+      // now. The same person, who signed in again in another tab, carries on here (a reconnect
+      // reads everything again); a switch in another tab ends this page's sign-in too.
       void api.me().then((result) => {
-        if (result.ok && result.value.user.id !== was.me.user.id) {
-          account.signedInElsewhereAs(result.value.user.name);
+        if (result.ok && result.value.user.id === was.me.user.id) {
+          sync.start();
+          return;
         }
+        account.signedOut();
+        if (result.ok) account.signedInElsewhereAs(result.value.user.name);
       });
     },
     openSocket: () => {

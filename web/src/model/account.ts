@@ -4,8 +4,11 @@
  * load moves it to `signed_in` (with the person from `GET /api/v1/me`) or
  * `signed_out`. Signing out is one way for the page: a sign-in ended in
  * another tab, by an administrator or by Sign out here (a 401 from the API,
- * the events socket closing with 1008) all end on the signed-out screen, and
- * only a sign-in link, which loads the page again, signs it back in. When
+ * the events socket closing with 1008 while the cookie signs in nobody) all
+ * end on the signed-out screen, and only a sign-in link, which loads the
+ * page again, signs it back in. A 1008 because the same person signed in
+ * again in another tab, which ends the session it replaced, is no sign-out:
+ * the page carries on with the browser's new cookie. When
  * the browser's cookie now signs in someone else (a switch in another tab),
  * the page stays signed out and says who (`now`): it never carries on as that
  * person, since a half-written answer would be sent as theirs.

@@ -19,7 +19,12 @@ import { createAcpHost } from './agents/acp-host/index.js';
 import { DEFAULT_AGENT_PROFILE } from './agents/profiles.js';
 import { EXTERNAL_AGENT_PROFILE, type AgentHost } from './agents/runtime.js';
 import { bootstrapAccounts } from './auth/bootstrap.js';
-import { revokeAgentTokensIn, signInUrl } from './auth/index.js';
+import {
+  revokeAgentTokensIn,
+  signInUrl,
+  startSpentCredentialPruning,
+  type SpentCredentialPruning,
+} from './auth/index.js';
 import { startReplica, type Replica } from './cluster/index.js';
 import {
   ClarificationService,
@@ -142,6 +147,8 @@ export interface ServerOptions extends OpenOptions {
   wakePollIntervalMs?: number;
   /** How often running MCP calls and events sockets read their tokens again (tests lengthen it, to see announcements work). */
   credentialRecheckMs?: number;
+  /** How often spent sign-in links, sessions and answer links are pruned (tests shorten it). */
+  spentCredentialPruneIntervalMs?: number;
 }
 
 export async function startServer(
@@ -210,6 +217,7 @@ export async function startServer(
   // …and one that fails once listening lets go of its port and its notifier: a process
   // whose start failed must exit, for its supervisor to start it again.
   let stopListening: (() => Promise<void>) | undefined;
+  let pruning: SpentCredentialPruning | undefined;
   try {
     logger.info({ driver: store.driver, schema: store.schema }, 'store ready');
     const leaseMs = config.leaseMs ?? SESSION_LEASE_MS;
@@ -303,6 +311,16 @@ export async function startServer(
       agentTokens: scope,
       othersRunning: (elsewhere?.size ?? 0) > 0,
     });
+    // Start-up pruned once; a server that runs for months goes on doing so.
+    pruning = startSpentCredentialPruning({
+      store,
+      timers: systemTimers,
+      logger: logger.child({ component: 'auth' }),
+      ...(options.spentCredentialPruneIntervalMs === undefined
+        ? {}
+        : { intervalMs: options.spentCredentialPruneIntervalMs }),
+    });
+    const spentCredentials = pruning;
 
     let url = '';
     // Once the stop began, this server starts no turn and no agent (`AgentLaunchDeps.stopping`).
@@ -546,6 +564,7 @@ export async function startServer(
         // store closes: a turn the stop ends says so in its transcript.
         clarification.drain();
         statistics.cancel();
+        await spentCredentials.stop();
         notify.stopObserving();
         await notify.notifier.close();
         // What the registry's close settles stays kept: the next start says it ended unanswered.
@@ -646,6 +665,7 @@ export async function startServer(
       },
     };
   } catch (error) {
+    await pruning?.stop();
     await stopListening?.();
     await stopWakes?.();
     await host.close();

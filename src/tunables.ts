@@ -335,6 +335,19 @@ export const ANSWER_LINK_MAX_TTL_MS = 24 * 60 * 60 * 1000;
 /** Expired links still say "expired" this long; after it they are pruned and read as unknown. */
 export const ANSWER_LINK_RETAIN_EXPIRED_MS = 7 * 24 * 60 * 60 * 1000;
 
+// ---------------------------------------------------------------- spent credentials
+/**
+ * How often each server deletes credentials that can never work again: used
+ * and expired sign-in links, expired browser sessions, answer links past
+ * `ANSWER_LINK_RETAIN_EXPIRED_MS` (`auth/spent-credentials.ts`). Every
+ * replica runs it; a prune that finds nothing costs one indexed read a table.
+ */
+export const SPENT_CREDENTIAL_PRUNE_INTERVAL_MS = 10 * 60 * 1000;
+/** Rows one statement of that prune deletes at most, so each holds SQLite's one connection briefly. */
+export const SPENT_CREDENTIAL_PRUNE_BATCH_ROWS = 500;
+/** Statements one prune runs at most: a larger backlog goes on at the next interval. */
+export const SPENT_CREDENTIAL_PRUNE_BATCHES_PER_PASS = 20;
+
 // ---------------------------------------------------------------- Web Push (issue 14)
 /** How long a push service keeps a notice for an offline device when the item has no deadline. */
 export const WEB_PUSH_DEFAULT_TTL_S = 60 * 60;

@@ -4,11 +4,11 @@
  * minted for. Links are minted for users only, so an agent can never hold
  * one; what the link may decide, and whether its user may still see the
  * item, is the answering service's to check (`turns/answer-links.ts`).
+ * Links long past their expiry go with the other spent credentials
+ * (`spent-credentials.ts`).
  */
 import { randomBytes } from 'node:crypto';
-import { ANSWER_LINK_RETAIN_EXPIRED_MS } from '../tunables.js';
 import {
-  deleteExpiredAnswerLinks,
   findAnswerLink,
   insertAnswerLinks,
   markAnswerLinkUsed,
@@ -40,8 +40,6 @@ export async function issueAnswerLinks(
   ctx: RepoContext,
   grant: AnswerLinkGrant,
 ): Promise<string[]> {
-  // Links long past their expiry say nothing useful any more; minting is when they are pruned.
-  await deleteExpiredAnswerLinks(ctx, wallTimestamp(ctx.clock, -ANSWER_LINK_RETAIN_EXPIRED_MS));
   const secrets = grant.choices.map(
     () => `${ANSWER_LINK_PREFIX}${randomBytes(SECRET_BYTES).toString('base64url')}`,
   );

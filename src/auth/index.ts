@@ -95,3 +95,8 @@ export {
   type LinkSignInResult,
 } from './sign-in.js';
 export { CredentialWatch, type CredentialLease } from './credential-watch.js';
+export {
+  startSpentCredentialPruning,
+  type SpentCredentialPruneOptions,
+  type SpentCredentialPruning,
+} from './spent-credentials.js';

@@ -78,14 +78,31 @@ export async function markAnswerLinkUsed(ctx: RepoContext, id: string): Promise<
   return result.numUpdatedRows > 0n;
 }
 
-/** Deletes links whose expiry passed before `before`; how many went. */
-export async function deleteExpiredAnswerLinks(
+/**
+ * Deletes up to `limit` links whose expiry passed before `before`; how many
+ * went. As `deleteSpentTokenBatch`, safe for several replicas at once.
+ */
+export async function deleteExpiredAnswerLinkBatch(
   ctx: RepoContext,
   before: Timestamp,
+  limit: number,
 ): Promise<number> {
-  const result = await ctx.db
-    .deleteFrom('answer_links')
-    .where('expires_at', '<', before)
-    .executeTakeFirst();
+  const result = await deleteExpiredAnswerLinkBatchQuery(ctx, before, limit).executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+/** `deleteExpiredAnswerLinkBatch` as a query, for its plan. */
+export function deleteExpiredAnswerLinkBatchQuery(
+  ctx: RepoContext,
+  before: Timestamp,
+  limit: number,
+) {
+  return ctx.db.deleteFrom('answer_links').where('id', 'in', (eb) =>
+    eb
+      .selectFrom('answer_links')
+      .select('id')
+      .where('expires_at', '<', before)
+      .limit(limit)
+      .$if(ctx.dialect.driver === 'postgres', (query) => query.forUpdate().skipLocked()),
+  );
 }

@@ -181,12 +181,14 @@ export {
   removeWorkspaceMember,
   soleOwnedWorkspaces,
 } from './accounts.js';
-export type { LiveToken, NewToken, TokenRecord } from './tokens.js';
+export type { LiveToken, NewToken, SpentTokenRule, TokenRecord } from './tokens.js';
 export {
   bindToken,
   deleteAgentTokensIn,
   countLiveTokens,
   deleteSessionTokens,
+  deleteSpentTokenBatch,
+  deleteSpentTokenBatchQuery,
   deleteSpentTokens,
   deleteToken,
   deleteTokenById,
@@ -227,7 +229,8 @@ export type {
 export { activeBundleHeadsQuery, activeBundlePage, MAX_PENDING_PAGE } from './pending-bundles.js';
 export type { AnswerLinkHolder, AnswerLinkRecord, NewAnswerLink } from './answer-links.js';
 export {
-  deleteExpiredAnswerLinks,
+  deleteExpiredAnswerLinkBatch,
+  deleteExpiredAnswerLinkBatchQuery,
   findAnswerLink,
   insertAnswerLinks,
   markAnswerLinkUsed,

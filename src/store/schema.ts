@@ -327,6 +327,12 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
       'ON task_session_turns (task_session_id) WHERE cancel_requested_at IS NOT NULL',
   },
   index('idx_api_tokens_user', 'api_tokens (user_id)'),
+  // What the periodic prune of spent tokens reads (`deleteSpentTokenBatch`): only those rows.
+  index('idx_api_tokens_expires', 'api_tokens (expires_at)'),
+  {
+    name: 'index idx_api_tokens_used',
+    ddl: 'CREATE INDEX IF NOT EXISTS idx_api_tokens_used ON api_tokens (used_at) WHERE used_at IS NOT NULL',
+  },
   index('idx_workspace_members_user', 'workspace_members (user_id)'),
   index('idx_tasks_workspace', 'tasks (workspace_id, created_at, id)'),
   // A person's tasks: what an external agent's every ask counts its bounds over, and what a

@@ -323,6 +323,45 @@ export async function deleteSpentTokens(ctx: RepoContext): Promise<number> {
   return Number(result.numDeletedRows);
 }
 
+/** What makes a token spent, for `deleteSpentTokenBatch`: each reads its own index. */
+export type SpentTokenRule = 'used' | 'expired';
+
+/**
+ * Deletes up to `limit` tokens that can never authenticate again: used ones
+ * (sign-in links), or ones expired at `now` (sign-in links, browser
+ * sessions); how many went. Several replicas may run it at once: on
+ * PostgreSQL each skips the rows another is deleting, so none waits on
+ * another's locks and no two deadlock; what one skipped, its own next
+ * batch or the other deletes.
+ */
+export async function deleteSpentTokenBatch(
+  ctx: RepoContext,
+  rule: SpentTokenRule,
+  now: Timestamp,
+  limit: number,
+): Promise<number> {
+  const result = await deleteSpentTokenBatchQuery(ctx, rule, now, limit).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** `deleteSpentTokenBatch` as a query, for its plan: each rule reads its own index. */
+export function deleteSpentTokenBatchQuery(
+  ctx: RepoContext,
+  rule: SpentTokenRule,
+  now: Timestamp,
+  limit: number,
+) {
+  return ctx.db.deleteFrom('api_tokens').where('id', 'in', (eb) =>
+    eb
+      .selectFrom('api_tokens')
+      .select('id')
+      .$if(rule === 'used', (query) => query.where('used_at', 'is not', null))
+      .$if(rule === 'expired', (query) => query.where('expires_at', '<=', now))
+      .limit(limit)
+      .$if(ctx.dialect.driver === 'postgres', (query) => query.forUpdate().skipLocked()),
+  );
+}
+
 /** A user's live personal API tokens (`PERSONAL_TOKEN_KINDS`), oldest first. */
 export async function listPersonalTokens(ctx: RepoContext, userId: string): Promise<TokenRecord[]> {
   const now = wallTimestamp(ctx.clock);

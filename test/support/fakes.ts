@@ -1,7 +1,7 @@
 /** Deterministic time and identities for tests. */
 import { monotonicTimestamps, type Clock } from '../../src/support/clock.js';
 import type { IdSource } from '../../src/support/ids.js';
-import type { Timers } from '../../src/support/timers.js';
+import type { RepeatingTimers } from '../../src/support/timers.js';
 
 export interface FakeClock extends Clock {
   /** Moves time forward. */
@@ -30,7 +30,7 @@ export function sequentialIds(prefix = 'id'): IdSource {
  * Timers driven by a fake clock: callbacks run only when the test advances
  * time, in deadline order (ties in scheduling order).
  */
-export class ClockTimers implements Timers {
+export class ClockTimers implements RepeatingTimers {
   private sequence = 0;
   private readonly scheduled: { at: number; seq: number; callback: () => void }[] = [];
 
@@ -43,6 +43,26 @@ export class ClockTimers implements Timers {
       cancel: () => {
         const index = this.scheduled.indexOf(entry);
         if (index >= 0) this.scheduled.splice(index, 1);
+      },
+    };
+  }
+
+  /** Every `ms` from now, each time armed again as it runs. */
+  every(ms: number, callback: () => void): { cancel(): void } {
+    let armed: { cancel(): void } | undefined;
+    let cancelled = false;
+    const arm = () => {
+      armed = this.setTimeout(() => {
+        if (cancelled) return;
+        arm();
+        callback();
+      }, ms);
+    };
+    arm();
+    return {
+      cancel: () => {
+        cancelled = true;
+        armed?.cancel();
       },
     };
   }

@@ -51,7 +51,7 @@ export interface AnswerLinkDeps extends Pick<
   readonly maxTtlMs?: number;
 }
 
-/** Using a link also bounds its lookup (`useAnswerLink`). */
+/** Viewing and using a link bound its lookup (`viewAnswerLink`, `useAnswerLink`). */
 export interface AnswerLinkUseDeps extends AnswerLinkDeps, Pick<TurnsDeps, 'timers'> {}
 
 export interface AnswerLinkRequest {
@@ -148,12 +148,19 @@ export type AnswerLinkResult = { ok: true; link: AnswerLinkView } | Failure;
 
 /** What the link would do and where its item stands; changes nothing. */
 export async function viewAnswerLink(
-  deps: AnswerLinkDeps,
+  deps: AnswerLinkUseDeps,
   secret: string,
 ): Promise<AnswerLinkResult> {
-  const redeemed = await visibleLink(deps, secret);
-  if (!redeemed) return NOT_FOUND;
-  return { ok: true, link: await describe(deps, redeemed) };
+  // The link is the request's credential: its lookup has a credential lookup's bound, so a
+  // database that does not answer is a 503 to retry, not the statement reply bound's wait.
+  const { clock } = deps.store;
+  const viewed = await withinFreshBudget(CREDENTIAL_LOOKUP_MAX_MS, clock, deps.timers, async () => {
+    const redeemed = await visibleLink(deps, secret);
+    return redeemed && (await describe(deps, redeemed));
+  });
+  if (viewed === EXHAUSTED) return failure('temporarily_unavailable');
+  if (!viewed) return NOT_FOUND;
+  return { ok: true, link: viewed };
 }
 
 /**

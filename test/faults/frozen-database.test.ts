@@ -6,7 +6,7 @@
  * own: its credential lookup the respond's 5 s (`CREDENTIAL_LOOKUP_MAX_MS`),
  * whose time a respond's pre-claim budget then counts (REST, MCP and an
  * answer link's use alike; an external agent's answer_question reads nothing
- * more before its refusal),
+ * more before its refusal; an answer link's view has the same bound),
  * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
  * 5 s (`SIGN_IN_REDEEM_MAX_MS`). Each answers 503 with `Retry-After`;
  * `/healthz` still says what the server knows from memory; a redemption that
@@ -403,6 +403,59 @@ describe('a server whose PostgreSQL stops answering', () => {
     },
     60_000,
   );
+
+  it("answers an answer link's view 503 within the credential lookup's bound", async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const me = await timed(`${server.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const userId = (me.body.user as { id: string }).id;
+    const asker = await mcpClient(server);
+    // Its wait ends with the test; the call's own outcome says nothing here.
+    asker
+      .callTool({
+        name: 'ask_user_question',
+        arguments: {
+          questions: [
+            {
+              prompt: 'Which parser should we use?',
+              options: [
+                { label: 'Hand-written', description: 'Recursive descent' },
+                { label: 'Generated', description: 'From a grammar file' },
+              ],
+            },
+          ],
+        },
+      })
+      .catch(() => undefined);
+    let pendingId: string | undefined;
+    while (pendingId === undefined) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      [pendingId] = await pendingIds(server);
+    }
+    const [choice] = await mintAnswerLinks(
+      { ...server.turns, origin: () => server.url },
+      { userId, kind: 'question', itemId: pendingId },
+    );
+    const secret = new URL(choice?.url ?? server.url).hash.slice(1);
+    const view = () =>
+      timed(`${server.url}/api/v1/answer-links/view`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: secret }),
+      });
+    expect((await view()).status).toBe(200);
+
+    // The phone that opened the notice's link is told to retry, not left on a blank page.
+    proxy.blackhole();
+    const viewed = await view();
+    expect(viewed).toMatchObject({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+      body: { code: 'temporarily_unavailable' },
+    });
+    expect(viewed.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+  }, 60_000);
 
   it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async () => {
     const { server, proxy } = await serverThroughProxy();

@@ -9,7 +9,8 @@
  * call aborted, a schema the registry refuses, or no registry yet); it
  * rejects with `AgentRequestRefused` only for a form over its agent's
  * open-request bound (`refused-requests.ts`). The content handed back has
- * passed `validateFormContent` against the schema.
+ * passed `validateFormContent` against the storable schema, and carries the
+ * agent's own field names and choice values (`storable-form.ts`).
  */
 import { getSession } from '../store/index.js';
 import {
@@ -18,9 +19,9 @@ import {
   type FormSchema,
   type UserInputRegistry,
 } from '../user-input/index.js';
-import { storableText } from '../wire/index.js';
 import type { AgentLaunchDeps } from './context.js';
 import { refusedOverBound, UNNOTED_REFUSALS, type RefusalDeps } from './refused-requests.js';
+import { storableForm } from './storable-form.js';
 
 export interface AgentFormInput {
   sessionId: string;
@@ -40,19 +41,6 @@ export type AgentFormResult =
 
 export type RequestForm = (input: AgentFormInput) => Promise<AgentFormResult>;
 
-/**
- * The agent's text a form is titled by, made storable: the title is written
- * with a person's decision (its transcript row), which PostgreSQL refuses
- * with a NUL, so the person could never answer. Pure.
- */
-function storableForm(input: AgentFormInput): Pick<AgentFormInput, 'message' | 'schema'> {
-  const { title } = input.schema;
-  return {
-    message: storableText(input.message),
-    schema: title == null ? input.schema : { ...input.schema, title: storableText(title) },
-  };
-}
-
 export function formRequester(
   launch: Pick<AgentLaunchDeps, 'store'>,
   registry: () => UserInputRegistry | undefined,
@@ -62,13 +50,16 @@ export function formRequester(
     const cancel: AgentFormResult = { action: 'cancel' };
     const live = registry();
     const session = await getSession(launch.store, input.sessionId);
-    if (!live || !session) return cancel;
+    // Its text is written with the decision and mirrored to other replicas: storable, or refused.
+    const storable = storableForm(input);
+    if (!live || !session || !storable) return cancel;
     const created = live.request({
       kind: 'form',
       sessionId: input.sessionId,
       taskId: session.task_id,
       turnId: input.turnId ?? null,
-      ...storableForm(input),
+      message: storable.message,
+      schema: storable.schema,
       signal: input.signal,
       turnEnd: input.turnEnd,
     });
@@ -77,7 +68,7 @@ export function formRequester(
         sessionId: input.sessionId,
         turnId: input.turnId,
         kind: 'form',
-        title: formTitle(input),
+        title: formTitle(storable),
         failure: created,
       });
     }
@@ -85,7 +76,7 @@ export function formRequester(
     const outcome = await created.outcome;
     switch (outcome.kind) {
       case 'submitted':
-        return { action: 'accept', content: outcome.content };
+        return { action: 'accept', content: storable.original(outcome.content) };
       case 'declined':
         return { action: 'decline' };
       default:

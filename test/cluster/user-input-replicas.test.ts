@@ -23,6 +23,7 @@ import {
 import { systemTimers } from '../../src/support/timers.js';
 import type { ClarificationService } from '../../src/clarification/index.js';
 import {
+  formRequester,
   mintAnswerLinks,
   respondToUserInput,
   useAnswerLink,
@@ -44,7 +45,7 @@ import {
   type HumanResponse,
   type UserInputRegistry,
 } from '../../src/user-input/index.js';
-import { formSchema } from '../../src/wire/index.js';
+import { formSchema, type UserInputView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
 import { inProcessReplica, seedAnsweringMember } from '../support/replicas.js';
@@ -295,6 +296,50 @@ describe('registry requests across replicas on postgres', () => {
     expect(a.registry.get(id)).toMatchObject({
       status: 'settled',
       responded_by: { user_id: personId, surface: 'link' },
+    });
+  });
+
+  it('a form whose choices hold a NUL is listed and answered on B; A’s agent gets its own values back', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const requestForm = formRequester({ store: a.store }, () => a.registry);
+    const answer = requestForm({
+      sessionId: seeded.session.id,
+      turnId: undefined,
+      message: 'Where to deploy?',
+      schema: formSchema.parse({
+        properties: {
+          env: {
+            type: 'string',
+            oneOf: [
+              { const: 'dev\u0000', title: 'Dev\u0000 box', description: 'the\u0000 spare one' },
+              { const: 'prod', title: 'Prod' },
+            ],
+          },
+          region: { type: 'string', enum: ['eu\u0000', 'us'], enumNames: ['E\u0000U', 'US'] },
+          tags: { type: 'array', items: { enum: ['x\u0000y', 'z'] }, default: ['x\u0000y'] },
+        },
+        required: ['env'],
+      }),
+      signal: new AbortController().signal,
+    });
+    let listed: UserInputView | undefined;
+    await eventually(async () => {
+      listed = (await visibleUserInputs(b.deps, person)).find((view) => view.kind === 'form');
+      return listed !== undefined;
+    });
+    expect(JSON.stringify(listed)).not.toContain('\\u0000');
+    expect(await b.sessions.pendingAction(seeded.session.id)).toBe('form');
+
+    const chosen = await respond(b, listed?.id ?? '', {
+      decision: 'accept',
+      content: { env: 'dev', region: 'eu', tags: ['xy', 'z'] },
+    });
+    expect(chosen).toMatchObject({ ok: true, request: { status: 'settled' } });
+    // The agent reads back the values it offered, exactly.
+    expect(await answer).toEqual({
+      action: 'accept',
+      content: { env: 'dev\u0000', region: 'eu\u0000', tags: ['x\u0000y', 'z'] },
     });
   });
 

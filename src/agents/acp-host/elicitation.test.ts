@@ -75,6 +75,52 @@ describe('classifyElicitation', () => {
     ]);
   });
 
+  it('asks a question whose text holds a NUL without it, and answers with the value as sent', () => {
+    const read = questionsOf(
+      classifyElicitation({
+        mode: 'form',
+        sessionId: 's',
+        message: 'Pick\u0000 one',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            question_1: {
+              type: 'string',
+              title: 'Mo\u0000de',
+              description: 'Which\u0000 mode?',
+              oneOf: [
+                { const: 'fa\u0000st', title: 'Fa\u0000st', description: 'q\u0000uick' },
+                { const: 'safe', title: 'Safe' },
+              ],
+            },
+            question_1_custom: { type: 'string' },
+            question_2: { type: 'array', items: { enum: ['a\u0000', 'b'] } },
+            question_2_custom: { type: 'string' },
+          },
+        },
+      }),
+    );
+    // A person can be asked it (PostgreSQL keeps no NUL): not refused, so not declined unseen.
+    expect(normalizeAsk(read.ask)).toMatchObject({ ok: true });
+    expect(JSON.stringify(read.ask)).not.toContain('\\u0000');
+    expect(read.ask.questions[0]?.options[0]).toEqual({
+      id: 'question_1_opt_1',
+      label: 'Fast',
+      description: 'quick',
+    });
+    const reply = questionsReply(read.fields, {
+      rejected: false,
+      answers: [
+        { question_id: 'question_1', selected_options: ['question_1_opt_1'], custom_text: '' },
+        { question_id: 'question_2', selected_options: ['question_2_opt_1'], custom_text: '' },
+      ],
+    });
+    expect(reply).toEqual({
+      action: 'accept',
+      content: { question_1: 'fa\u0000st', question_2: ['a\u0000'] },
+    });
+  });
+
   it('sends a form outside the convention to the generic form kind', () => {
     const kind = classifyElicitation({
       mode: 'form',

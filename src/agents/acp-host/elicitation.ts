@@ -27,6 +27,7 @@ import {
   MAX_QUESTION_TITLE_CHARS,
   MAX_QUESTIONS,
   MIN_OPTIONS,
+  storableText,
   type AskInput,
 } from '../../wire/index.js';
 
@@ -115,11 +116,17 @@ export function withEnumNames(
   return { ...request, requestedSchema: { ...schema, properties } };
 }
 
-/** The question convention, or undefined when the form is not (wholly) in it. */
+/**
+ * The question convention, or undefined when the form is not (wholly) in it.
+ * What a person is shown is the agent's text made storable (the bundle is
+ * stored, and PostgreSQL refuses a NUL, so the ask would be refused and the
+ * agent hear a skip no person made); the values it reads back stay as sent.
+ */
 function questionFields(
-  message: string,
+  sent: string,
   properties: Record<string, unknown>,
 ): ElicitationKind | undefined {
+  const message = storableText(sent);
   const keys = Object.keys(properties);
   const numbers = keys.flatMap((key) => QUESTION_KEY.exec(key)?.[1] ?? []).map(Number);
   if (numbers.length === 0 || numbers.length > MAX_QUESTIONS) return undefined;
@@ -194,14 +201,14 @@ function enumOptions(titled: unknown, plain: unknown): Choice['options'] | undef
       if (typeof option?.const !== 'string') return undefined;
       options.push({
         value: option.const,
-        label: text(option.title) ?? option.const,
+        label: text(option.title) ?? storableText(option.const),
         description: text(option.description),
       });
     }
     return options;
   }
   if (Array.isArray(plain) && plain.every((value) => typeof value === 'string')) {
-    return plain.map((value) => ({ value, label: value, description: undefined }));
+    return plain.map((value) => ({ value, label: storableText(value), description: undefined }));
   }
   return undefined;
 }
@@ -279,6 +286,8 @@ function record(value: unknown): Record<string, unknown> | undefined {
     : undefined;
 }
 
+/** The agent's text as a person is shown it (storable), or undefined when it says nothing. */
 function text(value: unknown): string | undefined {
-  return typeof value === 'string' && value.trim() !== '' ? value.trim() : undefined;
+  const shown = typeof value === 'string' ? storableText(value).trim() : '';
+  return shown !== '' ? shown : undefined;
 }

@@ -277,6 +277,13 @@ export const STORE_LOCK_WAIT_MAX_MS = 5_000;
 /** The store's sleeps between tries for a busy lock: jittered, growing from min to max. */
 export const STORE_LOCK_RETRY_MIN_MS = 2;
 export const STORE_LOCK_RETRY_MAX_MS = 50;
+/**
+ * A server refused a SQLite data directory waits this long for the holder's
+ * PID file: the holder writes it just after taking the lock, so one started
+ * at the same moment may find none yet, or a crashed server's stale one.
+ */
+export const DATA_DIR_HOLDER_WAIT_MS = 2_000;
+export const DATA_DIR_HOLDER_RECHECK_MS = 20;
 /** The WAL checkpoint worker's period (off the request path). */
 export const WAL_CHECKPOINT_INTERVAL_MS = 200;
 export const WAL_CHECKPOINTER_STOP_TIMEOUT_MS = 5_000;

@@ -11,12 +11,18 @@
  * crash never leaves a stale lock behind. The main database file is not
  * locked: other processes (a future `clarion sign-in-link`, tests, an
  * operator's `sqlite3`) may still read and write it while the server runs.
- * The PID file only names the holder in the refusal; the lock decides.
+ * The PID file only names the holder in the refusal; the lock decides. The
+ * holder writes it just after taking the lock, so a server started at the
+ * same moment may find none yet, or a crashed server's: a PID file counts
+ * only once written after the lock file's last write (the holder's), and
+ * the refused server waits for one within `DATA_DIR_HOLDER_WAIT_MS`, else
+ * says it could not tell.
  */
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { makeDirectory } from '../support/index.js';
+import { DATA_DIR_HOLDER_RECHECK_MS, DATA_DIR_HOLDER_WAIT_MS } from '../tunables.js';
 import { isDamagedDatabase } from './faults.js';
 import { DATA_DIR_MODE, StoreOpenError, unusableDataDir } from './open.js';
 
@@ -28,12 +34,12 @@ export class DataDirLockedError extends Error {
   readonly code = 'data_dir_locked';
   constructor(
     readonly dataDir: string,
-    /** The holder's PID as its PID file says; `undefined` when the file is unreadable. */
+    /** The holder's PID as the PID file it wrote says; `undefined` when none could be read in time. */
     readonly holderPid: number | undefined,
   ) {
     super(
       `data directory ${dataDir} is in use by another Clarion server ` +
-        `(${holderPid === undefined ? 'its PID is unknown' : `PID ${holderPid}`}); ` +
+        `(${holderPid === undefined ? 'its PID could not be told' : `PID ${holderPid}`}); ` +
         'stop it first, or give this one its own CLARION_DATA_DIR',
     );
     this.name = 'DataDirLockedError';
@@ -45,8 +51,15 @@ export interface DataDirLock {
   release(): void;
 }
 
-/** Takes the data directory's lock, or throws `DataDirLockedError` at once without waiting. */
-export function lockDataDir(dataDir: string, pid: number = process.pid): DataDirLock {
+/**
+ * Takes the data directory's lock, or throws `DataDirLockedError` without
+ * waiting for the lock (only, within a bound, for its holder's PID file).
+ */
+export function lockDataDir(
+  dataDir: string,
+  pid: number = process.pid,
+  holderWaitMs: number = DATA_DIR_HOLDER_WAIT_MS,
+): DataDirLock {
   const pidFile = join(dataDir, PID_FILE);
   const lockFile = join(dataDir, LOCK_FILE);
   let lock: BetterSqlite3.Database;
@@ -67,7 +80,9 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
     lock.exec('COMMIT');
   } catch (error) {
     lock.close();
-    if (isBusy(error)) throw new DataDirLockedError(dataDir, readPid(pidFile));
+    if (isBusy(error)) {
+      throw new DataDirLockedError(dataDir, holderPid(pidFile, lockFile, holderWaitMs));
+    }
     // It holds nothing but the holder's PID, and no server can hold a file SQLite cannot read.
     if (isDamagedDatabase(error)) {
       throw new StoreOpenError(
@@ -101,6 +116,28 @@ export function lockDataDir(dataDir: string, pid: number = process.pid): DataDir
 function isBusy(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}
+
+/** The PID the lock's holder wrote, waiting up to `waitMs` for it (the refusal's path only). */
+function holderPid(pidFile: string, lockFile: string, waitMs: number): number | undefined {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    const pid = writtenSinceLocked(pidFile, lockFile) ? readPid(pidFile) : undefined;
+    if (pid !== undefined || Date.now() >= deadline) return pid;
+    // The server is refused and about to exit: nothing else runs that this sleep could stall.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, DATA_DIR_HOLDER_RECHECK_MS);
+  }
+}
+
+/** Whether the PID file was written after the lock was taken (a crashed holder's is older). */
+function writtenSinceLocked(pidFile: string, lockFile: string): boolean {
+  try {
+    return (
+      statSync(pidFile, { bigint: true }).mtimeNs >= statSync(lockFile, { bigint: true }).mtimeNs
+    );
+  } catch {
+    return false;
+  }
 }
 
 function readPid(file: string): number | undefined {

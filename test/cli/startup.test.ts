@@ -2,6 +2,7 @@
  * `clarion serve` as a process: it serves only after start-up succeeded, and
  * every failure before that ends with one clear line and a non-zero exit.
  */
+import { spawn } from 'node:child_process';
 import { chmod, chown, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import pg from 'pg';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import {
   PENDING_ID_ORDERED_INDEX,
+  PID_FILE,
   SQLITE_FILE,
   connectDatabase,
   openStore,
@@ -29,7 +31,7 @@ import {
   type RunAs,
 } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { holdSqliteLock } from '../support/lock-holder.js';
+import { holdDataDirLock, holdSqliteLock } from '../support/lock-holder.js';
 
 function expectOneLineFailure(result: Exited, pattern: RegExp): void {
   expect(result.code).not.toBe(0);
@@ -311,6 +313,59 @@ describe('one clarion serve per data directory', () => {
     );
     expect(await sessionState(first.url, task.id)).toBe('waiting_for_input');
     expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+  });
+
+  /** A PID no process has: one that ran and exited. */
+  async function deadPid(): Promise<number> {
+    const child = spawn(process.execPath, ['-e', '']);
+    await new Promise((resolve) => child.once('exit', resolve));
+    return child.pid ?? 0;
+  }
+
+  it('a server refused before the holder wrote its PID file never names a crashed server’s', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-racing-'));
+    scratch.push(dir);
+    const crashed = await deadPid();
+    // What a server killed earlier left behind.
+    await writeFile(join(dir, PID_FILE), `${crashed}\n`);
+
+    const holder = await holdDataDirLock(dir);
+    try {
+      const unsure = await runUntilExit({ CLARION_DATA_DIR: dir });
+      expectOneLineFailure(
+        unsure,
+        /is in use by another Clarion server \(its PID could not be told\)/,
+      );
+      expect(unsure.stderr).not.toContain(`PID ${crashed}`);
+
+      // The holder writes its PID file a moment after the refused server looked: it is named.
+      const refused = runUntilExit({ CLARION_DATA_DIR: dir });
+      setTimeout(() => {
+        holder.writePidFile();
+      }, 1_000);
+      expectOneLineFailure(
+        await refused,
+        new RegExp(`is in use by another Clarion server \\(PID ${holder.pid}\\)`),
+      );
+    } finally {
+      await holder.stop();
+    }
+  });
+
+  it('of two servers started at once over a crashed one’s PID file, the refused one names the other', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'clarion-together-'));
+    scratch.push(dir);
+    await writeFile(join(dir, PID_FILE), `${await deadPid()}\n`);
+    const env = { CLARION_DATA_DIR: dir };
+    const [a, b] = [startServing(env), startServing(env)];
+    const [one, other] = await Promise.allSettled([a, b]);
+    const winner = [one, other].find((result) => result.status === 'fulfilled')?.value;
+    const loser = [one, other].find((result) => result.status === 'rejected');
+    if (!winner || !loser) throw new Error('expected one server to serve and one to be refused');
+    servers.push(winner);
+    expect(String(loser.reason)).toMatch(
+      new RegExp(`in use by another Clarion server \\(PID ${winner.child.pid}\\)`),
+    );
   });
 
   it('starts on the directory of a server that was SIGKILLed', async () => {

@@ -75,6 +75,8 @@ export interface SessionLeaseDeps {
    * a takeover adopts every other session whose claim's taker died unheld.
    */
   readonly unheldProfile?: string;
+  /** Alone on the database (SQLite's data-directory lock): no other server can take a lease. */
+  readonly exclusive?: boolean;
   /** Bounds a start's wait for the lock while suspended; `systemTimers` when absent. */
   readonly timers?: Timers;
   readonly lockWaitMs?: number;
@@ -383,13 +385,17 @@ export class SessionLeases {
   /**
    * Before an action that needs the session's lease (hand an answer to a
    * live waiter, prompt, cancel or stop its agent, apply a forwarded answer):
-   * false when this replica held it and has lost it, once what ran here for
-   * it has ended; true otherwise (held, or never ours: the caller's own path
+   * false when this replica held it and has lost it, or could not tell (two
+   * renews in a row answered past their validity), once what ran here for it
+   * has ended; true otherwise (held, or never ours: the caller's own path
    * decides). Talks to the database only when the local validity lapsed.
    */
   async confirm(sessionId: string): Promise<boolean> {
+    /** The last renew's reply came past its own validity: what it kept says nothing of now. */
+    let late = false;
     // A renew that was already under way may have begun before a pause: then once more.
     for (let renews = 0; renews < 2; renews++) {
+      late = false;
       // Without the lock no lease is certain: another replica may have taken it since the last renew.
       const trusted = !this.suspension && this.monotonicNow() < this.validUntilMs;
       if (!this.held.has(sessionId) || trusted) break;
@@ -400,6 +406,13 @@ export class SessionLeases {
         this.deps.logger?.warn({ err: error, session_id: sessionId }, 'renewing leases failed');
         break;
       }
+      late = this.monotonicNow() >= this.validUntilMs;
+    }
+    // Another replica may have taken the lease since either statement ran: fenced unconfirmed, as
+    // `checkValidity` fences, and handed back for recovery if a timely renew finds it still ours.
+    if (late && !this.deps.exclusive && this.held.has(sessionId)) {
+      this.unconfirmed.add(sessionId);
+      await this.fence([sessionId], UNCONFIRMED);
     }
     const fencing = this.fencing.get(sessionId);
     if (fencing) await fencing;

@@ -179,6 +179,7 @@ export async function startReplica(deps: ReplicaDeps): Promise<Replica> {
     leaseMs,
     logger,
     timers: deps.timers,
+    exclusive: deps.exclusive,
     ...(deps.monotonicMs ? { monotonicMs: deps.monotonicMs } : {}),
     // Alone on the database, no claim can be another replica's to adopt.
     ...(deps.unheldProfile === undefined || deps.exclusive

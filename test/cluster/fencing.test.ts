@@ -315,6 +315,44 @@ describe.each(DRIVERS)(
         expect(await expiresAt(session.id)).toMatch(/^b@/);
       });
 
+    // PostgreSQL only, as above: B's takeover must not wait behind A's held replies.
+    if (driver === 'postgres')
+      it('an action after two renews whose replies came past their validity does not go on as holder', async () => {
+        await setUp();
+        const line = cuttable(store);
+        const a = await replica('a', line.store);
+        const b = await replica('b');
+        const fenced = fencedOn(a);
+        const { session } = await seedSession(store, 'late-replies');
+        expect(await a.leases.acquire(session.id)).toBe(true);
+        expect(await a.leases.renew()).toBe(1);
+
+        // A beat's renew runs on the database; its reply is held back while A is paused.
+        line.cut.hang = true;
+        const beat = a.leases.renew();
+        await eventually(() => Promise.resolve(line.held() === 1), 5_000);
+        clock.advance(VALID_MS);
+        // An action confirms: it waits for that renew, whose reply comes past its validity…
+        const action = a.leases.confirm(session.id);
+        line.release();
+        expect(await beat).toBe(1);
+        // …then renews once more: that statement runs too, and its reply is held back again.
+        await eventually(() => Promise.resolve(line.held() === 1), 5_000);
+        clock.advance(LEASE_MS + 1);
+        // The lease the second renew wrote expires, and B takes the session before the reply.
+        expect(await b.leases.takeOver()).toEqual([session.id]);
+        line.cut.hang = false;
+        line.release();
+
+        // Both replies list the session, but neither says anything of now: not the holder.
+        expect(await action).toBe(false);
+        expect(fenced).toEqual([session.id]);
+        expect(a.leases.isFenced(session.id)).toBe(true);
+        expect(await a.leases.renew()).toBe(0);
+        expect(a.leases.takeRegained()).toEqual([]);
+        expect(await expiresAt(session.id)).toMatch(/^b@/);
+      });
+
     it('fences nothing when a renew gets through within the grace (a pause that ended)', async () => {
       await setUp();
       const a = await replica('a');
@@ -391,6 +429,27 @@ describe.each(DRIVERS)(
       line.cut.down = false;
       expect(fenced).toEqual([]);
       expect(a.leases.isFenced(session.id)).toBe(false);
+    });
+
+    it('alone on the database (exclusive), an action after late renews goes on as holder', async () => {
+      await setUp();
+      const line = cuttable(store);
+      const a = await replica('a', line.store, LEASE_MS / 3, true);
+      const fenced = fencedOn(a);
+      const { session } = await seedSession(store, 'alone-late');
+      expect(await a.leases.acquire(session.id)).toBe(true);
+      expect(await a.leases.renew()).toBe(1);
+      line.cut.hang = true;
+      clock.advance(VALID_MS);
+      const action = a.leases.confirm(session.id);
+      for (let renews = 0; renews < 2; renews++) {
+        await eventually(() => Promise.resolve(line.held() === 1), 5_000);
+        clock.advance(LEASE_MS);
+        line.release();
+      }
+      line.cut.hang = false;
+      expect(await action).toBe(true);
+      expect(fenced).toEqual([]);
     });
 
     it('beats fence unconfirmed sessions while a statement hangs, though the beat waiting on it never ends', async () => {

@@ -93,8 +93,8 @@ function nonEmpty(value: unknown): value is string {
 }
 
 /**
- * A consent's text is written to the store when a person answers (the
- * decision's row) and, with several servers, when it opens (the other
+ * A consent's or action's text is written to the store when a person answers
+ * (the decision's row) and, with several servers, when it opens (the other
  * replicas' copy). PostgreSQL refuses a NUL there, long after the agent began
  * waiting: such text is refused here instead.
  */
@@ -147,6 +147,12 @@ function problemsOfAction(input: ActionRequestInput): string[] {
   if (input.url !== undefined && input.url !== null && !isSafeUrl(input.url)) {
     problems.push('url must be an http(s) URL');
   }
+  // Kept as given (the link a person opens), so its text must be storable as a consent's is.
+  problems.push(
+    ...unstorable('title', input.title),
+    ...unstorable('instructions', input.instructions),
+    ...unstorable('url', input.url),
+  );
   return problems;
 }
 

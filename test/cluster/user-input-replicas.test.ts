@@ -434,6 +434,22 @@ describe('registry requests across replicas on postgres', () => {
     });
   });
 
+  it('an action whose link holds a NUL is refused on A, and B’s session writes go on', async () => {
+    const a = await node('A');
+    const b = await node('B');
+    const created = a.registry.request({
+      kind: 'action',
+      sessionId: seeded.session.id,
+      taskId: seeded.task.id,
+      title: 'Sign in',
+      instructions: 'Open the link.',
+      url: 'https://example.test/log\u0000in',
+    });
+    // Its view could be kept by no replica's mirror (PostgreSQL refuses a NUL), as a consent's.
+    expect(created).toMatchObject({ ok: false, code: 'invalid_request' });
+    expect(await b.sessions.pendingAction(seeded.session.id)).toBeNull();
+  });
+
   it('an answer the owner took but never confirmed is a 500, not a 503', async () => {
     const a = await node('A', { applies: false });
     const b = await node('B', { across: { waitMs: 300, recheckMs: 50 } });

@@ -7,6 +7,9 @@
  * applies it through its registry exactly as a local respond would, writes
  * the outcome on the row and wakes the responder back.
  *
+ * A view the owner could not mirror is written again at its next poll, so a
+ * request that never changes again is not hidden from the others for good.
+ *
  * Bounds: the responder waits `FORWARDED_ANSWER_WAIT_MS` for the outcome,
  * reading it at every wake about the request and every
  * `FORWARDED_ANSWER_RECHECK_MS`; then it takes the answer back (the owner
@@ -148,12 +151,26 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     'the server holding this request did not answer in time; nothing was recorded',
   );
 
+  /** Requests whose last view could not be mirrored: the poll writes their latest. */
+  const unmirrored = new Set<string>();
+
   async function mirror(view: UserInputView): Promise<void> {
     try {
       await mirrorUserInput(store, { replicaId: me, view });
+      unmirrored.delete(view.id);
     } catch (error) {
-      // Other replicas miss this change until the next one; this replica still answers it.
+      // This replica still answers it; the others see it once the poll mirrors it.
+      unmirrored.add(view.id);
       logger.warn({ err: error, request_id: view.id }, 'a request could not be mirrored');
+    }
+  }
+
+  /** Mirrors again what failed: a request that never changes again would stay hidden elsewhere. */
+  async function mirrorUnmirrored(registry: UserInputRegistry): Promise<void> {
+    for (const id of [...unmirrored]) {
+      const view = registry.get(id);
+      if (view) await mirror(view);
+      else unmirrored.delete(id);
     }
   }
 
@@ -220,6 +237,7 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     async resync() {
       await applyPending();
       const registry = deps.registry();
+      if (registry) await mirrorUnmirrored(registry);
       if (registry) await forgetUserInputs(store, me, (id) => registry.get(id) !== undefined);
       await pruneUserInputMirror(store);
       await pruneForwardedAnswers(

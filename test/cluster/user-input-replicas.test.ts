@@ -7,6 +7,7 @@
  * stopped owner's requests are gone; an owner that never answers costs B a
  * 503 and changes nothing.
  */
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Principal } from '../../src/auth/principal.js';
 import { sessionEventLog, type Replica, type WakeBus } from '../../src/cluster/index.js';
@@ -103,6 +104,8 @@ describe('registry requests across replicas on postgres', () => {
       applies?: boolean;
       across?: Partial<Pick<UserInputReplicasDeps, 'waitMs' | 'recheckMs'>>;
       bus?: (bus: WakeBus) => WakeBus;
+      /** The store the replicas' mirror and forwarded answers go through. */
+      acrossStore?: (store: Store) => Store;
     } = {},
   ): Promise<Node> {
     const { store, replica, bus, close } = await inProcessReplica(database.target, id, {
@@ -110,7 +113,7 @@ describe('registry requests across replicas on postgres', () => {
       ...(options.pollIntervalMs ? { pollIntervalMs: options.pollIntervalMs } : {}),
     });
     const across = userInputReplicas({
-      store,
+      store: options.acrossStore ? options.acrossStore(store) : store,
       bus: options.bus ? options.bus(bus) : bus,
       // Called only once the registry below exists.
       registry: () => registry,
@@ -341,6 +344,30 @@ describe('registry requests across replicas on postgres', () => {
       action: 'accept',
       content: { env: 'dev\u0000', region: 'eu\u0000', tags: ['x\u0000y', 'z'] },
     });
+  });
+
+  it('a request whose mirroring failed is mirrored at the owner’s next poll', async () => {
+    let failures = 1;
+    // A's first write of a request's view to the mirror fails (a dropped connection, say).
+    const failingOnce: KyselyPlugin = {
+      transformQuery(args) {
+        if (failures > 0 && JSON.stringify(args.node).includes('INSERT INTO user_input_requests')) {
+          failures -= 1;
+          throw new Error('connection lost');
+        }
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve(args.result),
+    };
+    const a = await node('A', {
+      pollIntervalMs: 200,
+      acrossStore: (store) => ({ ...store, db: store.db.withPlugin(failingOnce) }),
+    });
+    const b = await node('B');
+    const { id, outcome } = await consent(a, b);
+    expect(failures).toBe(0);
+    expect(await respond(b, id, { option_id: 'allow' })).toMatchObject({ ok: true });
+    expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'allow' });
   });
 
   it('an unknown request is not found on B', async () => {

@@ -17,7 +17,8 @@
  * was lost is applied by the owner's poll. The owner takes an answer in the
  * store before it applies it, so it is applied at most once; an answer
  * taken but never confirmed (the owner died applying it) is a 500 after a
- * second `FORWARDED_ANSWER_WAIT_MS`, since it may have reached the agent.
+ * second `FORWARDED_ANSWER_WAIT_MS`, since it may have reached the agent; an
+ * outcome the owner could not write is written again at its next pass.
  */
 import type { WakeBus, WakeSubscriber } from '../cluster/index.js';
 import type { Logger } from '../observability/index.js';
@@ -193,11 +194,31 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     }
     // The responder's next read of the mirror (a link's page, a list) shows the answer.
     if (outcome.ok) await mirror(outcome.request);
-    await store.transaction(async (tx) => {
-      await settleForwardedAnswer(tx, answer.id, outcome);
-      // With its commit: a responder that missed it reads the outcome at its next poll.
-      await bus.send(tx, { kind: 'registry', requestId: answer.requestId });
-    });
+    await settle(answer.id, answer.requestId, outcome);
+  }
+
+  /**
+   * Applied answers whose outcome could not be written: each pass writes them
+   * again, so the responder, still waiting, hears what the registry said
+   * rather than that the answer may not have been recorded.
+   */
+  const unsettled = new Map<string, { requestId: string; outcome: unknown }>();
+
+  async function settle(id: string, requestId: string, outcome: unknown): Promise<void> {
+    try {
+      await store.transaction(async (tx) => {
+        await settleForwardedAnswer(tx, id, outcome);
+        // With its commit: a responder that missed it reads the outcome at its next poll.
+        await bus.send(tx, { kind: 'registry', requestId });
+      });
+      unsettled.delete(id);
+    } catch (error) {
+      unsettled.set(id, { requestId, outcome });
+      logger.warn(
+        { err: error, request_id: requestId },
+        'a forwarded answer’s outcome not written',
+      );
+    }
   }
 
   // One pass at a time: a pass reads only what the last one left.
@@ -213,6 +234,7 @@ export function userInputReplicas(deps: UserInputReplicasDeps): UserInputReplica
     const pass = async () => {
       do {
         again = false;
+        for (const [id, left] of [...unsettled]) await settle(id, left.requestId, left.outcome);
         const registry = deps.registry();
         if (!registry) return;
         for (const answer of await pendingForwardedAnswers(store, me))

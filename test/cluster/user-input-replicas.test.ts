@@ -370,6 +370,39 @@ describe('registry requests across replicas on postgres', () => {
     expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'allow' });
   });
 
+  it('an applied answer whose outcome could not be written reaches its responder as applied', async () => {
+    let failures = 1;
+    // A applies B's answer, then its write of the outcome fails once.
+    const failingOnce: KyselyPlugin = {
+      transformQuery(args) {
+        if (failures > 0 && JSON.stringify(args.node).includes('SET outcome')) {
+          failures -= 1;
+          throw new Error('connection lost');
+        }
+        return args.node;
+      },
+      transformResult: (args) => Promise.resolve(args.result),
+    };
+    const a = await node('A', {
+      pollIntervalMs: 200,
+      acrossStore: (store) => ({
+        ...store,
+        transaction: (work, options) =>
+          store.transaction((tx) => work({ ...tx, db: tx.db.withPlugin(failingOnce) }), options),
+      }),
+    });
+    const b = await node('B', { across: { waitMs: 3_000, recheckMs: 50 } });
+    const { id, outcome } = await consent(a, b);
+
+    // Not "internal" (it may not have reached the agent): it did, and the person hears so.
+    expect(await respond(b, id, { option_id: 'allow' })).toMatchObject({
+      ok: true,
+      request: { id, status: 'settled' },
+    });
+    expect(failures).toBe(0);
+    expect(await outcome).toMatchObject({ kind: 'selected', option_id: 'allow' });
+  });
+
   it('an unknown request is not found on B', async () => {
     await node('A');
     const b = await node('B');

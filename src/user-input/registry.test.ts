@@ -504,6 +504,24 @@ describe('action follow-ups', () => {
     expect(ctx.admissions).toHaveLength(1);
     expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
   });
+
+  it('a later turn cancelled or failed leaves open an action an earlier turn asked', async () => {
+    const ctx = setup();
+    const action = open(ctx.registry, actionInput());
+    ctx.registry.turnEnded('session-1', 'normal');
+    // The person's next message runs a new turn, which they then cancel; another fails.
+    ctx.registry.turnEnded('session-1', 'cancelled');
+    expect(ctx.registry.get(action.id)?.status).toBe('awaiting');
+    ctx.registry.turnEnded('session-1', 'failed');
+    expect(ctx.registry.endedByTurnEnd('session-1', 'agent_exited')).toEqual([]);
+    ctx.registry.turnEnded('session-1', 'agent_exited');
+    await flush();
+    expect(ctx.registry.get(action.id)?.status).toBe('awaiting');
+    expect((await ctx.registry.respond(action.id, { decision: 'done' }, ADA)).ok).toBe(true);
+    await flush();
+    expect(ctx.admissions.map((admitted) => admitted.requestId)).toEqual([action.id]);
+    expect(ctx.registry.get(action.id)?.settled_reason).toBe('dispatched');
+  });
 });
 
 describe('a call whose connection closed', () => {

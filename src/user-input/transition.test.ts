@@ -313,7 +313,8 @@ const TABLE: Record<StateName, Row> = {
     ...awaitingBase,
     ...same(PICKS, '!response_kind_mismatch'),
     ...same(['decidedDone', 'decidedSkip'], 'due:attempting'),
-    turnNormal: '!turn_already_ended',
+    // Its own turn ended: a later turn's end, however it ends, is not its own.
+    ...same([...TURNS, 'agentExitNamed'], '!turn_already_ended'),
   }),
   exitNamedConsent: row('?', exitNamedRow),
   exitNamedAction: row('?', exitNamedRow),

@@ -435,6 +435,9 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
       if (state.request.kind === 'form' && state.request.turnId === null) {
         return ignore('not_turn_scoped');
       }
+      // Only an action outlives its turn, and then a later turn's end is not
+      // its own: cancelling the person's next message must not end it.
+      if (state.turnEnded) return ignore('turn_already_ended');
       // A consent or a form belongs to the turn that asked it; an action
       // outlives a normal end (the person can still do it) but not a cancel
       // or failure.
@@ -443,7 +446,6 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
         const reason = outcome === 'agent_exited' ? 'agent_exited' : 'swept';
         return settle(state, reason, { refusal: 'swept' });
       }
-      if (state.turnEnded) return ignore('turn_already_ended');
       const next: AwaitingState = { ...state, revision: state.revision + 1, turnEnded: true };
       return applied(next, [publish(next)]);
     }

@@ -34,6 +34,7 @@ import { awaitDeliveryElsewhere, routeClaim } from './delivery-elsewhere.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
+import { endSupersededWaits } from './superseded-waits.js';
 import { failure } from '../wire/index.js';
 
 /** The claim being delivered was put back or retired by someone else meanwhile. */
@@ -336,7 +337,11 @@ async function runWithin(
           successors.markAttempted(write, reserved.id),
         );
         facts.attemptMark = marked ? 'marked' : 'missing';
-        if (marked) failpoint('dispatch.after_attempted_mark');
+        if (marked) {
+          failpoint('dispatch.after_attempted_mark');
+          // The successor is the current turn now: waits on the session's older bundles end.
+          void endSupersededWaits(deps, sessionId);
+        }
         break;
       }
       case 'dispatch':

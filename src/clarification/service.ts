@@ -39,6 +39,7 @@ import { AttachHolds, NO_HOLD } from './attach-holds.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
+import { endSupersededWaits } from './superseded-waits.js';
 import { claimUnderWay } from './recovery.js';
 import { askScopeOf, openAsksIn, tooManyOpenAsks } from './open-asks.js';
 import type { ClarificationResponse } from './outcome.js';
@@ -526,6 +527,8 @@ export class ClarificationService {
       const first = await this.get(principal, pendingId);
       if (!first.ok) return first;
       let view: BundleView = first.view;
+      // From here a newer turn of its session ends this wait (`turnStarted`).
+      this.deps.decisions.belongsTo(pendingId, view.session_id);
       if (view.status === 'cancelled') return CANCELLED;
       // A claimed bundle is no longer active but may still be handing off: wait for it.
       if (!view.response && !view.active) return failure('not_active');
@@ -554,8 +557,8 @@ export class ClarificationService {
             };
           }
           if (live.reason === 'fenced') return failure('not_active', FENCED);
-          // Cancelled, expired or deleted: read which. Anything else ended the call's wait.
-          closedWhileLive = live.reason === 'cancelled';
+          // Cancelled, superseded, expired or deleted: read which. Anything else ended the call's wait.
+          closedWhileLive = live.reason === 'cancelled' || live.reason === 'superseded';
           if (!closedWhileLive && !decided.signal.aborted) end();
         } else {
           // Several replicas: another one may decide it; any write to its session wakes us too.
@@ -711,6 +714,15 @@ export class ClarificationService {
       this.deps.waiters.endSession(sessionId, 'cancelled');
       for (const pendingId of pendingIds) this.deps.decisions.ended(pendingId);
     };
+  }
+
+  /**
+   * A newer turn became the session's current one (a message admitted): the
+   * waits here on its older open bundles end now (`superseded-waits.ts`).
+   * Never throws.
+   */
+  async turnStarted(sessionId: string): Promise<void> {
+    await this.track(endSupersededWaits(this.deps, sessionId));
   }
 
   /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -18,6 +18,8 @@ export type WaitEnd =
   | 'caller_gone'
   | 'detached'
   | 'cancelled'
+  /** A newer turn became the session's current one: nobody may answer the bundle now. */
+  | 'superseded'
   | 'delivery_failed'
   /** Another replica took the session over while this one did not run; its rows are not ours. */
   | 'fenced'

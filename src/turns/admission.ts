@@ -210,6 +210,8 @@ async function dispatchAdmitted(
   sessionId: string,
   turn: { turnId: string; text: string },
 ): Promise<DispatchResult> {
+  // Its turn is the current one now: waits on the session's older open questions end.
+  void deps.clarification.turnStarted(sessionId);
   const { result, agentStopped } = await dispatchTurn(deps, sessionId, turn);
   if (agentStopped) {
     // The cancel that stop answered is spent on this turn, which no turn's end reports.

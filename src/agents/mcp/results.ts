@@ -26,6 +26,10 @@ import {
 export const QUESTION_CLOSED_MESSAGE =
   'the question was closed before anyone answered it (cancelled, or its session ended); no answer will come';
 
+/** An ask whose wait ended because a newer turn of its session began: it is history now. */
+export const QUESTION_SUPERSEDED_MESSAGE =
+  'the conversation moved on to a newer turn before anyone answered; this question is closed and no answer will come';
+
 export const OPEN_MESSAGE_SESSION =
   'The question stays open. The answer will come to you as a new message.';
 export const OPEN_MESSAGE_EXTERNAL =

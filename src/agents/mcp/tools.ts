@@ -37,6 +37,7 @@ import {
   decisionPayload,
   openPayload,
   QUESTION_CLOSED_MESSAGE,
+  QUESTION_SUPERSEDED_MESSAGE,
   revokedResult,
   toolFailure,
   toolResult,
@@ -339,6 +340,9 @@ export function registerClarionTools(
         if (!result.ok) return askFailure(result);
         if (result.reason === 'cancelled') {
           return toolFailure(failure('not_active', QUESTION_CLOSED_MESSAGE));
+        }
+        if (result.reason === 'superseded') {
+          return toolFailure(failure('not_active', QUESTION_SUPERSEDED_MESSAGE));
         }
         return toolResult(openPayload(result.pendingId, target.external));
       }),

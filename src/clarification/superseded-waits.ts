@@ -1,0 +1,72 @@
+/**
+ * A newer turn became a session's current one (a message admitted, a
+ * successor turn marked attempted): every pending bundle of an older turn is
+ * superseded (DESIGN §5), final, and nothing rewrites its rows. So nothing
+ * in the store tells a wait on it to look: without this, an asker's live
+ * wait and `awaitDecision` on it would run to their timeouts and answer
+ * "still open", where a new call reads `not_active` at once.
+ *
+ * Owns: which of the waits here are on a bundle the new turn superseded.
+ * Invariant: only a wait whose bundle reads superseded (pending, and no
+ * longer in its session's current turn) ends; a bundle asked in the new
+ * turn meanwhile stays waited on. Other replicas' waits on the session hear
+ * of its write through their own wake-ups (`replicas.changed`).
+ */
+import type { Logger } from '../observability/index.js';
+import { messagesByPendingId, rowsStillCurrent, type Store } from '../store/index.js';
+import { readBundle } from './bundle.js';
+import type { DecisionBoard } from './decisions.js';
+import type { LiveWaiters } from './waiters.js';
+
+export interface SupersededWaitsDeps {
+  store: Store;
+  waiters: LiveWaiters;
+  decisions?: DecisionBoard;
+  logger: Logger;
+}
+
+/**
+ * Ends the waits here on the session's superseded bundles; returns their
+ * pending IDs. Never throws: a failed read leaves those waits to their own
+ * bounds, as before.
+ */
+export async function endSupersededWaits(
+  deps: SupersededWaitsDeps,
+  sessionId: string,
+): Promise<string[]> {
+  try {
+    return await endWaits(deps, sessionId);
+  } catch (error) {
+    deps.logger.error(
+      { err: error, session_id: sessionId },
+      'waits on superseded questions not ended',
+    );
+    return [];
+  }
+}
+
+async function endWaits(deps: SupersededWaitsDeps, sessionId: string): Promise<string[]> {
+  const candidates = new Set([
+    ...deps.waiters.pendingIdsOf(sessionId),
+    ...(deps.decisions?.listenedIn(sessionId) ?? []),
+  ]);
+  const ended: string[] = [];
+  for (const pendingId of candidates) {
+    const read = readBundle(pendingId, await messagesByPendingId(deps.store, pendingId));
+    if (!read.ok || read.bundle.sessionId !== sessionId) continue;
+    const rows = read.bundle.rows;
+    // Decided or cancelled bundles have their own notices; only a pending one is superseded.
+    if (!rows.every((row) => row.status === 'pending')) continue;
+    if (
+      await rowsStillCurrent(
+        deps.store,
+        rows.map((row) => row.id),
+      )
+    )
+      continue;
+    deps.waiters.end(pendingId, 'superseded');
+    deps.decisions?.ended(pendingId);
+    ended.push(pendingId);
+  }
+  return ended;
+}

@@ -125,14 +125,14 @@ export async function requestTurnCancel(
 export async function takeTurnCancel(
   ctx: RepoContext,
   sessionId: string,
-): Promise<{ readonly byName: string | undefined } | undefined> {
+): Promise<{ readonly turnId: string; readonly byName: string | undefined } | undefined> {
   const taken = await ctx.db
     .updateTable('task_session_turns')
     .set({ cancel_requested_at: null })
     .where('id', '=', currentTurnIdOf(ctx, sessionId))
     .where('completed_at', 'is', null)
     .where('cancel_requested_at', 'is not', null)
-    .returning('cancel_requested_by')
+    .returning(['id', 'cancel_requested_by'])
     .executeTakeFirst();
   if (!taken) return undefined;
   const user =
@@ -143,7 +143,7 @@ export async function takeTurnCancel(
           .select('name')
           .where('id', '=', taken.cancel_requested_by)
           .executeTakeFirst();
-  return { byName: user?.name };
+  return { turnId: taken.id, byName: user?.name };
 }
 
 /** The sessions in `scope` whose running turn has a cancel waiting. */

@@ -215,7 +215,7 @@ async function dispatchAdmitted(
   const { result, agentStopped } = await dispatchTurn(deps, sessionId, turn);
   if (agentStopped) {
     // The cancel that stop answered is spent on this turn, which no turn's end reports.
-    deps.cancellations.take(sessionId);
+    deps.cancellations.take(sessionId, turn.turnId);
     await startNextQueued(deps, sessionId);
   }
   return result;

@@ -4,24 +4,26 @@
  * session is being deleted, so its end waits for the deletion's outcome (its
  * rows gone, or kept by a delete that failed). Memory only: a cancel request
  * that a restart interrupts names nobody, and the row says just "Cancelled".
+ * A name belongs to the turn that was running when the person asked: a
+ * cancel that found that turn already over names nobody on a later one.
  */
 export class CancelRequests {
-  private readonly byName = new Map<string, string>();
+  private readonly byName = new Map<string, { turnId: string; name: string }>();
   /** Per session, the deletions under way (two may run at once) and the end of the last. */
   private readonly deleting = new Map<
     string,
     { count: number; ended: () => void; over: Promise<void> }
   >();
 
-  noted(sessionId: string, name: string): void {
-    this.byName.set(sessionId, name);
+  noted(sessionId: string, turnId: string, name: string): void {
+    this.byName.set(sessionId, { turnId, name });
   }
 
-  /** The person who asked, once: the next cancelled turn is not theirs. */
-  take(sessionId: string): string | undefined {
-    const name = this.byName.get(sessionId);
+  /** The person who asked to cancel `turnId`, once: the next cancelled turn is not theirs. */
+  take(sessionId: string, turnId: string): string | undefined {
+    const noted = this.byName.get(sessionId);
     this.byName.delete(sessionId);
-    return name;
+    return noted?.turnId === turnId ? noted.name : undefined;
   }
 
   /** A deletion of the session began; counted, since two may run at once. */

@@ -214,7 +214,7 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
           turnId: event.turnId,
           authorType: 'system',
           type: 'status',
-          ...turnCancelledNote(deps.cancellations.take(event.sessionId)),
+          ...turnCancelledNote(deps.cancellations.take(event.sessionId, event.turnId)),
         }),
       );
     }

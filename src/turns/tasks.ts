@@ -18,6 +18,7 @@ import {
   createTask,
   deleteSessionRow,
   deleteTaskRow,
+  currentTurn,
   getSession,
   getTask,
   getWorkspace,
@@ -216,7 +217,11 @@ export async function cancelTurn(
   await confirmLease(deps, sessionId);
   if (deps.host.isStarted(sessionId)) {
     // Agents' tokens never reach this (state-changing route), but say who it was either way.
-    if (principal.kind === 'user') deps.cancellations.noted(sessionId, principal.name);
+    if (principal.kind === 'user') {
+      // The name goes with the turn running now; an ended one's end will not read it.
+      const turn = await currentTurn(deps.store, sessionId);
+      if (turn) deps.cancellations.noted(sessionId, turn.id, principal.name);
+    }
     await deps.host.cancel(sessionId);
   } else if (deps.leases && principal.kind === 'user') {
     // Several replicas: the agent may run on another one, which takes the request from the

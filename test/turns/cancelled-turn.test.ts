@@ -45,6 +45,28 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
     ]);
   });
 
+  it('a cancel that found the turn over names nobody on a later cancelled turn', async () => {
+    const created = await h.createTask('first');
+    const sessionId = created.session.id;
+    h.host.endTurn(sessionId);
+    await h.pump.idle();
+    // Pressed as the turn ended: there is nothing left to cancel.
+    expect((await h.request('POST', `/api/v1/sessions/${sessionId}/cancel`)).status).toBe(202);
+    const sent = await h.request('POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'second',
+      admission_key: 'second',
+    });
+    expect(sent.status).toBe(200);
+    // The later turn ends cancelled without anyone asking (the agent's own report).
+    h.host.endTurn(sessionId, 'cancelled');
+    await h.pump.idle();
+    expect(await transcript(sessionId)).toEqual([
+      ['user', 'message', 'first'],
+      ['user', 'message', 'second'],
+      ['system', 'status', 'Cancelled'],
+    ]);
+  });
+
   it('a cancel through another replica waits for the holder, which names the person', async () => {
     const created = await h.createTask('work for hours');
     const sessionId = created.session.id;

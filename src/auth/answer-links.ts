@@ -9,6 +9,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import {
+  deleteUnusedDeliveryLinks,
   findAnswerLink,
   insertAnswerLinks,
   markAnswerLinkUsed,
@@ -33,6 +34,12 @@ export interface AnswerLinkGrant {
   readonly expiresAt: Timestamp;
   /** One link per entry, each with its own secret; stored as given (JSON text). */
   readonly choices: readonly string[];
+  /**
+   * The outbox row whose notice carries them. Its earlier attempts' unused
+   * links are revoked: only hashes are kept, so a retry cannot send the same
+   * secrets again, and one notice holds one live set of links, not one per try.
+   */
+  readonly deliveryId?: string | undefined;
 }
 
 /** Stores one link per choice; the secrets, in the choices' order, are shown this once. */
@@ -40,6 +47,7 @@ export async function issueAnswerLinks(
   ctx: RepoContext,
   grant: AnswerLinkGrant,
 ): Promise<string[]> {
+  if (grant.deliveryId !== undefined) await deleteUnusedDeliveryLinks(ctx, grant.deliveryId);
   const secrets = grant.choices.map(
     () => `${ANSWER_LINK_PREFIX}${randomBytes(SECRET_BYTES).toString('base64url')}`,
   );
@@ -53,6 +61,7 @@ export async function issueAnswerLinks(
       itemId: grant.itemId,
       choice,
       expiresAt: grant.expiresAt,
+      deliveryId: grant.deliveryId,
     })),
   );
   return secrets;

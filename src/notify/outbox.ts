@@ -16,7 +16,8 @@
  *
  * Answer links are minted by the attempt that sends them, never kept in the
  * row: the store keeps a link's hash only, as for tokens, and a row's
- * payload outlives the send by days (and sits in every backup).
+ * payload outlives the send by days (and sits in every backup). A retry
+ * mints anew and revokes the links its earlier attempts carried.
  *
  * Invariants: nothing here runs on the path of asking or answering (the
  * worker is woken, never awaited); every send is bounded by the send
@@ -59,10 +60,11 @@ export interface OutboxTunables extends RetryTunables {
 /**
  * Mints one single-use answer link per choice of the item for `userId`, or
  * none when the item is decided, gone, out of their sight or needs more than
- * a tap (the answer-links owner, `turns/answer-links.ts`).
+ * a tap (the answer-links owner, `turns/answer-links.ts`). The links an
+ * earlier attempt of the same notice (`deliveryId`) carried are revoked.
  */
 export type AnswerLinkPort = (
-  item: Pick<Notice, 'kind' | 'itemId'>,
+  item: Pick<Notice, 'kind' | 'itemId' | 'deliveryId'>,
   userId: string,
 ) => Promise<readonly AnswerLinkChoice[]>;
 
@@ -279,9 +281,11 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
    * The notice as this attempt sends it: with answer links minted now, for
    * its person, when it is `answerable` (after the recheck) and its channel
    * shows links. Minting reads the item as that person sees it now, so one
-   * decided meanwhile gets none; each attempt mints its own, and those of an
-   * attempt that never arrived expire with the item. A failure sends the
-   * notice without: it still brings the person to Clarion.
+   * decided meanwhile gets none. Each attempt mints its own (only hashes are
+   * kept, so the last attempt's secrets cannot be sent again) and revokes the
+   * unused ones of the attempts before: one notice holds one live set of
+   * links. A failure sends the notice without: it still brings the person to
+   * Clarion.
    */
   async function withAnswerLinks(
     notice: Notice,

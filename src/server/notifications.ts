@@ -105,7 +105,12 @@ export async function wireNotifications(deps: NotificationDeps): Promise<Notific
     answerLinks:
       options?.answerLinks ??
       ((item, userId) =>
-        mintAnswerLinks(answerLinkDeps, { userId, kind: item.kind, itemId: item.itemId })),
+        mintAnswerLinks(answerLinkDeps, {
+          userId,
+          kind: item.kind,
+          itemId: item.itemId,
+          deliveryId: item.deliveryId,
+        })),
     logger: logger.child({ component: 'notify' }),
     senders,
     timers: systemTimers,

@@ -19,6 +19,8 @@ export interface NewAnswerLink {
   readonly itemId: string;
   readonly choice: string;
   readonly expiresAt: Timestamp;
+  /** The outbox row whose notice carries it, if one does. */
+  readonly deliveryId?: string | undefined;
 }
 
 /** A link with what a principal needs from its user. */
@@ -45,6 +47,7 @@ export async function insertAnswerLinks(
     expires_at: link.expiresAt,
     used_at: null,
     created_at: now,
+    delivery_id: link.deliveryId ?? null,
   }));
   await ctx.db.insertInto('answer_links').values(rows).execute();
   return rows;
@@ -76,6 +79,22 @@ export async function markAnswerLinkUsed(ctx: RepoContext, id: string): Promise<
     .where('used_at', 'is', null)
     .executeTakeFirst();
   return result.numUpdatedRows > 0n;
+}
+
+/**
+ * Deletes the unused links a notice's earlier attempts carried; how many went.
+ * A used one stays: it shows its holder the decision it made.
+ */
+export async function deleteUnusedDeliveryLinks(
+  ctx: RepoContext,
+  deliveryId: string,
+): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('answer_links')
+    .where('delivery_id', '=', deliveryId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /**

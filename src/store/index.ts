@@ -231,6 +231,7 @@ export type { AnswerLinkHolder, AnswerLinkRecord, NewAnswerLink } from './answer
 export {
   deleteExpiredAnswerLinkBatch,
   deleteExpiredAnswerLinkBatchQuery,
+  deleteUnusedDeliveryLinks,
   findAnswerLink,
   insertAnswerLinks,
   markAnswerLinkUsed,

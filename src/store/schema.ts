@@ -316,6 +316,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('notification_outbox', 'answered_at', 'TEXT'),
   // A person may keep answer links out of their notices (anyone reading the channel can use one).
   column('notification_settings', 'answer_links', 'INTEGER NOT NULL DEFAULT 1'),
+  // The notice (outbox row) a link was sent in, so its next attempt revokes what it sent before.
+  column('answer_links', 'delivery_id', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [
@@ -358,6 +360,7 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_answer_links_user', 'answer_links (user_id)'),
   index('idx_answer_links_session', 'answer_links (task_session_id)'),
   index('idx_answer_links_expires', 'answer_links (expires_at)'),
+  index('idx_answer_links_delivery', 'answer_links (delivery_id)'),
   index('idx_notification_channels_user', 'notification_channels (user_id, created_at, id)'),
   {
     // Two creates of one channel cannot both commit: the second would have every notice

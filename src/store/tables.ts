@@ -170,6 +170,8 @@ export interface AnswerLinksTable {
   expires_at: Timestamp;
   used_at: Timestamp | null;
   created_at: Timestamp;
+  /** The outbox row whose notice carried it; null for links minted outside a notice. */
+  delivery_id: string | null;
 }
 
 /** The server's own keys (the VAPID pair), written once at first start; `server-keys.ts`. */

@@ -59,6 +59,8 @@ export interface AnswerLinkRequest {
   readonly kind: NoticeKind;
   /** A bundle's pending ID or a request's ID, as on the notice. */
   readonly itemId: string;
+  /** The outbox row whose notice will carry them: its earlier attempts' links are revoked. */
+  readonly deliveryId?: string | undefined;
 }
 
 type LinkKind = 'question' | 'consent' | 'action';
@@ -133,6 +135,7 @@ export async function mintAnswerLinks(
       itemId: request.itemId,
       expiresAt: formatTimestamp(BigInt(Math.trunc(untilMs)) * NS_PER_MS),
       choices: item.choices.map((choice) => JSON.stringify(choice)),
+      deliveryId: request.deliveryId,
     }),
   );
   const origin = deps.origin().replace(/\/+$/, '');

@@ -455,6 +455,44 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     });
   });
 
+  it('leaves one live set of answer links for a notice sent three times: a retry revokes the earlier ones', async () => {
+    running = await startOn(database);
+    const { server, api } = running;
+    const ntfy = await receiver((_request, index) =>
+      index < 2 ? { status: 503, body: 'busy' } : { status: 200 },
+    );
+    await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion-topic` });
+    const { requested } = await requestConsent(server, 'retried consent', 'Run the migrations');
+    if (!requested.ok) throw new Error('the consent was not requested');
+    await eventually(() => ntfy.received.length === 3, 10_000);
+    await noticesSettled(server);
+
+    const secrets = ntfy.received.map((request) =>
+      (json(request).actions as { url: string }[]).map(({ url }) =>
+        url.slice(url.indexOf('#') + 1),
+      ),
+    );
+    expect(secrets.map((set) => set.length)).toEqual([2, 2, 2]);
+    // One notice, one question: only the links of the send that arrived still lead anywhere.
+    const stored = await server.store.db.selectFrom('answer_links').select('id').execute();
+    expect(stored).toHaveLength(2);
+    const view = async (token: string) => {
+      const response = await fetch(`${server.url}/api/v1/answer-links/view`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
+      await response.arrayBuffer();
+      return response.status;
+    };
+    const statuses = await Promise.all(secrets.map((set) => Promise.all(set.map(view))));
+    expect(statuses).toEqual([
+      [404, 404],
+      [404, 404],
+      [200, 200],
+    ]);
+  });
+
   it('carries no answer link to a person who turned them off: the notice opens Clarion instead', async () => {
     running = await startOn(database);
     const { server, api } = running;

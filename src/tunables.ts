@@ -106,6 +106,12 @@ export const AGENT_EVENT_RETRY_BASE_MS = 100;
 export const AGENT_EVENT_RETRY_MAX_MS = 5_000;
 /** …and given up (logged with its cause) once this long has passed since the first failed try. */
 export const AGENT_EVENT_RETRY_LIMIT_MS = 2 * 60 * 1000;
+/**
+ * A person's message its agent did not take is answered within this long
+ * (503, storage unavailable) while the write saying so is still retried; the
+ * write goes on to its own limit above.
+ */
+export const MESSAGE_ANSWER_AFTER_REFUSAL_MS = 3_000;
 /** How long a prompt may wait for the agent to accept it. */
 export const PROMPT_ACCEPT_TIMEOUT_MS = 30_000;
 /** A cancel waits this long for `session/cancel` to reach an agent that may have stopped reading stdin. */

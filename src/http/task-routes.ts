@@ -158,6 +158,8 @@ const ADMISSION_NAMES = {
   // The agent could not be started: the session in the reply says why.
   session_failed: 'failed',
   agent_unavailable: 'failed',
+  // The agent did not take it and the storage could not say so yet: the session reads running.
+  storage_unavailable: 'failed',
   session_busy: 'busy',
   not_found: 'not_found',
   // Not met in practice: the create holds the agent's place before writing anything.

@@ -14,8 +14,8 @@
  * stays there on a failed session, for its restart (never "sent" unless the
  * agent has it).
  */
-import { ADMISSION_START_WAIT_MS } from '../tunables.js';
-import { pause, type Timers } from '../support/index.js';
+import { ADMISSION_START_WAIT_MS, MESSAGE_ANSWER_AFTER_REFUSAL_MS } from '../tunables.js';
+import { EXHAUSTED, pause, withinFreshBudget, type Timers } from '../support/index.js';
 import { agentFailureOf } from '../agents/index.js';
 import type { Principal } from '../auth/index.js';
 import type { SessionWrite } from '../events/index.js';
@@ -43,9 +43,11 @@ import type { AgentSlot } from './agent-quota.js';
 import {
   AgentRunsElsewhere,
   agentPlace,
-  dispatchTurn,
   ensureAgent,
+  promptTurn,
   type DispatchResult,
+  type Dispatched,
+  type NotTaken,
 } from './dispatch.js';
 import { writeRetrying } from './durable-write.js';
 import { confirmLease } from './fencing.js';
@@ -58,8 +60,9 @@ import { deriveSessionInputMode } from './input-mode.js';
  * (`session_failed`, with the failure: also when this very message could
  * not start it), one whose running agent did not take the message
  * (`agent_unavailable`), one that is busy (`session_busy`; only machine
- * messages, which never wait in the persisted queue), or none the caller
- * can see. `sent` means the agent has the message.
+ * messages, which never wait in the persisted queue), none the caller can
+ * see, or one its agent did not take while the storage could not record
+ * that (`storage_unavailable`). `sent` means the agent has the message.
  */
 export type AdmissionResult =
   | { ok: true; outcome: 'sent'; message: MessageRecord }
@@ -71,6 +74,7 @@ export type AdmissionResult =
       | 'session_busy'
       | 'not_found'
       | 'quota_exceeded'
+      | 'storage_unavailable'
     >;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
@@ -187,35 +191,82 @@ async function admitInWrite(
   };
 }
 
-/** The admission's result once its turn reached the agent, or why it did not. */
+/**
+ * The admission's result once its turn reached the agent, or why it did not.
+ * A person waiting on the answer (`answerWithin`) hears within that bound even
+ * while the write saying the agent did not take it is still retried: that
+ * write goes on to its own limit, and the person is told the storage cannot
+ * take it now.
+ */
 async function dispatched(
   deps: TurnsDeps,
   sessionId: string,
   admitted: Admitted,
+  answerWithin?: 'person',
 ): Promise<AdmissionResult> {
   if (!admitted.dispatch) return admitted.result;
-  const reached = await dispatchAdmitted(deps, sessionId, admitted.dispatch);
-  return reached.ok ? admitted.result : reached;
+  const prompted = await promptAdmitted(deps, sessionId, admitted.dispatch);
+  if (prompted.taken) return admitted.result;
+  const recorded = afterNotTaken(deps, sessionId, admitted.dispatch.turnId, prompted.recorded);
+  if (answerWithin === undefined) return recorded;
+  const answered = await withinFreshBudget(
+    MESSAGE_ANSWER_AFTER_REFUSAL_MS,
+    deps.store.clock,
+    deps.timers,
+    () => recorded,
+  );
+  if (answered !== EXHAUSTED) return answered;
+  recorded.catch((error: unknown) => {
+    deps.logger.error(
+      { err: error, session_id: sessionId },
+      'the agent did not take a message, and that could not be written',
+    );
+  });
+  return failure(
+    'storage_unavailable',
+    'the agent did not take the message, and the storage cannot record that now; retry shortly',
+  );
 }
 
-/**
- * Sends an admitted turn's prompt. One refused because the host stopped the
- * agent to end the turn (its cancel's grace passed before the agent took the
- * prompt) leaves the session idle with no agent: the queue goes on with a new
- * one, as after a cancelled turn's end. The exit says so too
- * (`runtime-events.ts`); whichever finds the session idle runs it.
- */
+/** Sends an admitted turn's prompt: its turn is the current one now, so waits on the session's older open questions end. */
+function promptAdmitted(
+  deps: TurnsDeps,
+  sessionId: string,
+  turn: { turnId: string; text: string },
+): ReturnType<typeof promptTurn> {
+  void deps.clarification.turnStarted(sessionId);
+  return promptTurn(deps, sessionId, turn);
+}
+
+/** Sends an admitted turn's prompt (`afterNotTaken` says what follows a refusal). */
 async function dispatchAdmitted(
   deps: TurnsDeps,
   sessionId: string,
   turn: { turnId: string; text: string },
 ): Promise<DispatchResult> {
-  // Its turn is the current one now: waits on the session's older open questions end.
-  void deps.clarification.turnStarted(sessionId);
-  const { result, agentStopped } = await dispatchTurn(deps, sessionId, turn);
+  const prompted = await promptAdmitted(deps, sessionId, turn);
+  return prompted.taken
+    ? { ok: true }
+    : afterNotTaken(deps, sessionId, turn.turnId, prompted.recorded);
+}
+
+/**
+ * A turn's prompt refused because the host stopped the agent to end the turn
+ * (its cancel's grace passed before the agent took the prompt) leaves the
+ * session idle with no agent: once that is written, the queue goes on with a
+ * new one, as after a cancelled turn's end. The exit says so too
+ * (`runtime-events.ts`); whichever finds the session idle runs it.
+ */
+async function afterNotTaken(
+  deps: TurnsDeps,
+  sessionId: string,
+  turnId: string,
+  recorded: Promise<Dispatched & { result: NotTaken }>,
+): Promise<NotTaken> {
+  const { result, agentStopped } = await recorded;
   if (agentStopped) {
     // The cancel that stop answered is spent on this turn, which no turn's end reports.
-    deps.cancellations.take(sessionId, turn.turnId);
+    deps.cancellations.take(sessionId, turnId);
     await startNextQueued(deps, sessionId);
   }
   return result;
@@ -246,7 +297,7 @@ export async function admitMessage(
         deps.starts.current(sessionId) ?? startAgentLater(deps, sessionId, place.take());
       return await answerAfterStart(deps, sessionId, input.admissionKey, admitted.result, started);
     }
-    return await dispatched(deps, sessionId, admitted);
+    return await dispatched(deps, sessionId, admitted, 'person');
   } finally {
     place.release();
   }

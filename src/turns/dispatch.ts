@@ -219,6 +219,25 @@ export async function dispatchTurn(
   sessionId: string,
   turn: { turnId: string; text: string },
 ): Promise<Dispatched> {
+  const prompted = await promptTurn(deps, sessionId, turn);
+  return prompted.taken ? { result: { ok: true }, agentStopped: false } : prompted.recorded;
+}
+
+/**
+ * The agent took the prompt, or it did not and `recorded` is the write that
+ * says so: retried while the storage cannot take it, so it may outlast a
+ * caller that answers a person sooner (`admitMessage`).
+ */
+export type Prompted =
+  { taken: true } | { taken: false; recorded: Promise<Dispatched & { result: NotTaken }> };
+
+export type NotTaken = Exclude<DispatchResult, { ok: true }>;
+
+export async function promptTurn(
+  deps: TurnsDeps,
+  sessionId: string,
+  turn: { turnId: string; text: string },
+): Promise<Prompted> {
   const controller = new AbortController();
   const timer = deps.timers.setTimeout(() => {
     controller.abort();
@@ -231,11 +250,14 @@ export async function dispatchTurn(
       text: turn.text,
       signal: controller.signal,
     });
-    return { result: { ok: true }, agentStopped: false };
+    return { taken: true };
   } catch (error) {
     deps.logger.warn({ err: error, session_id: sessionId }, 'prompt was not accepted');
-    const result = await failTurn(deps, sessionId, turn.turnId, error);
-    return { result, agentStopped: stoppedToEndTurn(error) };
+    const recorded = failTurn(deps, sessionId, turn.turnId, error).then((result) => ({
+      result,
+      agentStopped: stoppedToEndTurn(error),
+    }));
+    return { taken: false, recorded };
   } finally {
     timer.cancel();
   }
@@ -253,7 +275,7 @@ async function failTurn(
   sessionId: string,
   turnId: string,
   error: unknown,
-): Promise<Exclude<DispatchResult, { ok: true }>> {
+): Promise<NotTaken> {
   const failed = agentFailureOf(error);
   // An agent's stderr is quoted as given, so it is made storable like any agent text.
   const reason = storableText(

@@ -407,10 +407,12 @@ export function followUpAdmitter(
     if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';
     switch (result.code) {
       // No agent may start now (`quota_exceeded`): tried again later, like a busy session.
-      // The agent runs but did not take it: tried again later too.
+      // The agent runs but did not take it: tried again later too. (`storage_unavailable` is
+      // not met: only a person's message is answered before its refusal is written.)
       case 'session_busy':
       case 'quota_exceeded':
       case 'agent_unavailable':
+      case 'storage_unavailable':
         return 'busy';
       // Its agent failed: a person's restart brings it back, and the answer is still owed then
       // (an ordinary error never drops one; the person may remove it from the queue).

@@ -36,7 +36,8 @@ function statementOn(node: RootOperationNode): { kind: FaultedStatement; table?:
 }
 
 export class StatementFaults implements KyselyPlugin {
-  private armed: { kind: FaultedStatement; table: string; refused: boolean } | undefined;
+  private armed:
+    { kind: FaultedStatement; table: string; refused: boolean; lasting?: boolean } | undefined;
   private readonly doomed = new WeakSet<object>();
   /** Statements failed so far. */
   failed = 0;
@@ -44,6 +45,16 @@ export class StatementFaults implements KyselyPlugin {
   /** Fails the next `kind` statement on `table`. */
   failNext(kind: FaultedStatement, table: string): void {
     this.armed = { kind, table, refused: false };
+  }
+
+  /** Fails every `kind` statement on `table` until `heal` (a disk that stays full). */
+  failEvery(kind: FaultedStatement, table: string): void {
+    this.armed = { kind, table, refused: false, lasting: true };
+  }
+
+  /** Ends a fault `failEvery` armed. */
+  heal(): void {
+    this.armed = undefined;
   }
 
   /** Fails the next `kind` statement on `table` without running it. */
@@ -55,7 +66,7 @@ export class StatementFaults implements KyselyPlugin {
     const statement = statementOn(node);
     const { armed } = this;
     if (armed && statement?.kind === armed.kind && statement.table === armed.table) {
-      this.armed = undefined;
+      if (armed.lasting !== true) this.armed = undefined;
       if (armed.refused) {
         this.failed += 1;
         throw new StorageUnavailableError(

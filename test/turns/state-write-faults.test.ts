@@ -4,12 +4,18 @@
  * not take the prompt). Nothing else would move it: its queue would wait, its
  * idle agent never be stopped, a cancel reach nothing, until a restart. So the
  * write is tried again on the turns' timers, as an agent's report is
- * (`writeRetrying`), and the session goes on once the storage takes it.
+ * (`writeRetrying`), and the session goes on once the storage takes it. A
+ * person whose message the agent did not take hears within seconds even
+ * while that write is still being retried.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { SessionLaunch } from '../../src/agents/runtime.js';
 import { getSession, listQueue } from '../../src/store/index.js';
-import { AGENT_EVENT_RETRY_BASE_MS } from '../../src/tunables.js';
+import {
+  AGENT_EVENT_RETRY_BASE_MS,
+  AGENT_EVENT_RETRY_MAX_MS,
+  MESSAGE_ANSWER_AFTER_REFUSAL_MS,
+} from '../../src/tunables.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import { faultedTurns, type FaultedTurns } from '../support/faulted-turns.js';
@@ -108,6 +114,53 @@ describe.each(DRIVERS)('a session state write the storage refuses once, on %s', 
     });
     expect(((await sent.json()) as { outcome: string }).outcome).toBe('sent');
     expect(h.host.prompts.map((request) => request.text)).toEqual(['first', 'third']);
+  });
+
+  it('answers a message its agent refused within seconds while storage fails; the note follows', async () => {
+    const created = await h.createTask('first');
+    await h.settled();
+    h.host.endTurn(created.session.id);
+    await h.settled();
+    expect(await stateOf(created.session.id)).toBe('idle');
+    const prompt = h.host.prompt.bind(h.host);
+    h.host.prompt = () => {
+      h.host.prompt = prompt;
+      // The disk is full from here on: no write of the session goes through.
+      faults.failEvery('update', 'task_sessions');
+      return Promise.reject(new Error('the agent process has exited'));
+    };
+
+    let answered: Response | undefined;
+    void h
+      .request('POST', `/api/v1/sessions/${created.session.id}/messages`, {
+        text: 'second',
+        admission_key: 'second',
+      })
+      .then((response) => (answered = response));
+    await eventually(() => log.pauses().length >= 1);
+    // The turns' clock runs while the refusal's write is retried: the person hears within seconds.
+    let waitedMs = 0;
+    while (!answered && waitedMs < 10_000) {
+      timers.advance(250);
+      waitedMs += 250;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(answered?.status).toBe(503);
+    expect(waitedMs).toBeLessThanOrEqual(MESSAGE_ANSWER_AFTER_REFUSAL_MS + 250);
+    expect(await answered?.json()).toMatchObject({ code: 'temporarily_unavailable' });
+
+    // The write goes on with its own bound: once the storage takes it, the session is free.
+    faults.heal();
+    await eventually(async () => {
+      timers.advance(AGENT_EVENT_RETRY_MAX_MS);
+      return (await stateOf(created.session.id)) === 'idle';
+    });
+    const again = await h.request('POST', `/api/v1/sessions/${created.session.id}/messages`, {
+      text: 'second',
+      admission_key: 'second',
+    });
+    expect(((await again.json()) as { outcome: string }).outcome).toBe('sent');
+    expect(h.host.prompts.map((request) => request.text)).toEqual(['first', 'second']);
   });
 
   it('sends a queued message whose taking off the queue the storage refused at a turn’s end', async () => {

@@ -69,6 +69,7 @@ import { systemTimers } from './support/timers.js';
 import { AgentQuota, DEFAULT_AGENT_QUOTA } from './turns/agent-quota.js';
 import { AgentStarts } from './turns/agent-starts.js';
 import { CancelRequests } from './turns/cancellations.js';
+import { UnrecordedRefusals } from './turns/unrecorded-refusals.js';
 import { IdleStops } from './turns/idle-policy.js';
 import { drainQueuesAfterRestart } from './turns/admission.js';
 import { endOrphanedUserInputs } from './turns/ended-user-inputs.js';
@@ -395,6 +396,7 @@ export async function startServer(
       logger: logger.child({ component: 'turns' }),
       defaultProfile: DEFAULT_AGENT_PROFILE,
       cancellations: new CancelRequests(),
+      unrecordedRefusals: new UnrecordedRefusals(),
       timers: systemTimers,
     };
     turnsRef = turns;

@@ -79,6 +79,11 @@ export type AdmissionResult =
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
+const NOT_TAKEN_UNRECORDED = failure(
+  'storage_unavailable',
+  'the agent did not take the message, and the storage cannot record that now; retry shortly',
+);
+
 interface Admitted {
   result: AdmissionResult;
   /** Set when this call started a turn that still has to reach the agent. */
@@ -126,6 +131,8 @@ async function admitInWrite(
   const session = await getSession(tx, sessionId);
   if (!session) return { result: SESSION_NOT_FOUND };
   const sent = await messageByAdmissionKey(tx, sessionId, input.admissionKey);
+  // The agent did not take it; the store says so (and frees the key) once its write lands.
+  if (sent && deps.unrecordedRefusals.has(sent.turn_id)) return { result: NOT_TAKEN_UNRECORDED };
   if (sent) return { result: { ok: true, outcome: 'sent', message: sent } };
   const queued = await queuedByAdmissionKey(tx, sessionId, input.admissionKey);
   // A repeat while the first one's start is under way hears what the first hears.
@@ -222,10 +229,7 @@ async function dispatched(
       'the agent did not take a message, and that could not be written',
     );
   });
-  return failure(
-    'storage_unavailable',
-    'the agent did not take the message, and the storage cannot record that now; retry shortly',
-  );
+  return NOT_TAKEN_UNRECORDED;
 }
 
 /** Sends an admitted turn's prompt: its turn is the current one now, so waits on the session's older open questions end. */

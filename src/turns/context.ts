@@ -3,6 +3,7 @@ import type { AgentHost, AgentProfile } from '../agents/index.js';
 import type { AgentQuota } from './agent-quota.js';
 import type { AgentStarts } from './agent-starts.js';
 import type { CancelRequests } from './cancellations.js';
+import type { UnrecordedRefusals } from './unrecorded-refusals.js';
 import type { IdleStops } from './idle-policy.js';
 import type { ClarificationService } from '../clarification/index.js';
 import type { SessionWriter } from '../events/index.js';
@@ -78,6 +79,8 @@ export interface TurnsDeps extends AgentLaunchDeps {
   defaultProfile: string;
   /** Who asked to cancel a running turn, for its transcript row. */
   cancellations: CancelRequests;
+  /** Turns the agent did not take whose note is not written yet (`unrecorded-refusals.ts`). */
+  unrecordedRefusals: UnrecordedRefusals;
   /** The deadlines turns set themselves (a prompt's acceptance), so tests can drive them. */
   timers: Timers;
 }

@@ -257,6 +257,7 @@ export async function promptTurn(
       result,
       agentStopped: stoppedToEndTurn(error),
     }));
+    deps.unrecordedRefusals.track(turn.turnId, recorded);
     return { taken: false, recorded };
   } finally {
     timer.cancel();

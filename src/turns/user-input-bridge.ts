@@ -407,8 +407,8 @@ export function followUpAdmitter(
     if (result.ok) return result.outcome === 'sent' ? 'accepted' : 'busy';
     switch (result.code) {
       // No agent may start now (`quota_exceeded`): tried again later, like a busy session.
-      // The agent runs but did not take it: tried again later too. (`storage_unavailable` is
-      // not met: only a person's message is answered before its refusal is written.)
+      // The agent runs but did not take it (`storage_unavailable`: and that is not written
+      // yet, so its key is not free): tried again later too.
       case 'session_busy':
       case 'quota_exceeded':
       case 'agent_unavailable':

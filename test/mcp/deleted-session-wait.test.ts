@@ -9,6 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { getSession } from '../../src/store/index.js';
 import { CancelRequests } from '../../src/turns/cancellations.js';
+import { UnrecordedRefusals } from '../../src/turns/unrecorded-refusals.js';
 import { deleteTask, type TurnsDeps } from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
@@ -30,6 +31,7 @@ describe.each(DRIVERS)(
         clarification: m.h.service,
         sessions: m.h.sessions,
         cancellations: new CancelRequests(),
+        unrecordedRefusals: new UnrecordedRefusals(),
         userInputs: { sessionDeleted: () => 0 },
         host: { isStarted: () => false },
       } as unknown as TurnsDeps;

@@ -34,6 +34,7 @@ import type { TurnsDeps } from '../../src/turns/context.js';
 import { RuntimeEventPump } from '../../src/turns/event-pump.js';
 import { AgentStarts } from '../../src/turns/agent-starts.js';
 import { CancelRequests } from '../../src/turns/cancellations.js';
+import { UnrecordedRefusals } from '../../src/turns/unrecorded-refusals.js';
 import { IdleStops } from '../../src/turns/idle-policy.js';
 import type { Timers } from '../../src/support/timers.js';
 import { clarificationHarness, eventually, type Harness } from './clarification-harness.js';
@@ -110,6 +111,7 @@ export async function turnsHarness(
     idleStops: new IdleStops(options.timers ?? systemTimers, options.agentIdleMs ?? 600_000),
     starts: new AgentStarts(),
     cancellations: new CancelRequests(),
+    unrecordedRefusals: new UnrecordedRefusals(),
     timers: options.timers ?? systemTimers,
   };
   ref.turns = turns;

@@ -149,6 +149,14 @@ describe.each(DRIVERS)('a session state write the storage refuses once, on %s', 
     expect(waitedMs).toBeLessThanOrEqual(MESSAGE_ANSWER_AFTER_REFUSAL_MS + 250);
     expect(await answered?.json()).toMatchObject({ code: 'temporarily_unavailable' });
 
+    // Sent again meanwhile, under the same key: not "sent", for the agent never had it.
+    const retried = await h.request('POST', `/api/v1/sessions/${created.session.id}/messages`, {
+      text: 'second',
+      admission_key: 'second',
+    });
+    expect(retried.status).toBe(503);
+    expect(await retried.json()).toMatchObject({ code: 'temporarily_unavailable' });
+
     // The write goes on with its own bound: once the storage takes it, the session is free.
     faults.heal();
     await eventually(async () => {

@@ -10,6 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import {
   countUserChannels,
+  deleteUnusedChannelLinks,
+  deleteUnusedUserLinks,
   deleteUserChannel,
   getNoticeSettings,
   getUserChannel,
@@ -165,7 +167,16 @@ export class NotificationService {
     return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
   }
 
+  /**
+   * Deletes one's channel, and first the answer links its notices carried
+   * that are still unused: a person drops a channel others may read, and
+   * what it already shows must not decide as them. Revoked first, so a
+   * failure between leaves the safe half done.
+   */
   async deleteChannel(userId: string, id: string): Promise<{ ok: true } | Failure<'not_found'>> {
+    const channel = await getUserChannel(this.deps.store, userId, id);
+    if (!channel) return failure('not_found', 'notification channel not found');
+    await deleteUnusedChannelLinks(this.deps.store, channel.id);
     return (await deleteUserChannel(this.deps.store, userId, id))
       ? { ok: true }
       : failure('not_found', 'notification channel not found');
@@ -235,7 +246,14 @@ export class NotificationService {
     };
   }
 
+  /**
+   * Turning answer links off also revokes the person's unused ones: the
+   * setting is how they keep a topic others read from deciding as them, and
+   * links it already carries would otherwise decide for a day. Revoked
+   * first, so a failure between leaves the safe half done.
+   */
   async updateSettings(userId: string, body: SettingsBody): Promise<NotificationSettingsReply> {
+    if (body.answer_links === false) await deleteUnusedUserLinks(this.deps.store, userId);
     await putNoticeSettings(this.deps.store, userId, {
       ...(body.reminder_delay_s === undefined ? {} : { reminderDelayS: body.reminder_delay_s }),
       ...(body.include_question === undefined ? {} : { includeQuestion: body.include_question }),

@@ -97,6 +97,31 @@ export async function deleteUnusedDeliveryLinks(
   return Number(result.numDeletedRows);
 }
 
+/** Deletes a person's unused links: they turned answer links off. How many went. */
+export async function deleteUnusedUserLinks(ctx: RepoContext, userId: string): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('answer_links')
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+/** Deletes the unused links that notices to one channel carried; how many went. */
+export async function deleteUnusedChannelLinks(
+  ctx: RepoContext,
+  channelId: string,
+): Promise<number> {
+  const result = await ctx.db
+    .deleteFrom('answer_links')
+    .where('used_at', 'is', null)
+    .where('delivery_id', 'in', (rows) =>
+      rows.selectFrom('notification_outbox').select('id').where('channel_id', '=', channelId),
+    )
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 /**
  * Deletes up to `limit` links whose expiry passed before `before`; how many
  * went. As `deleteSpentTokenBatch`, safe for several replicas at once.

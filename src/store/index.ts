@@ -231,7 +231,9 @@ export type { AnswerLinkHolder, AnswerLinkRecord, NewAnswerLink } from './answer
 export {
   deleteExpiredAnswerLinkBatch,
   deleteExpiredAnswerLinkBatchQuery,
+  deleteUnusedChannelLinks,
   deleteUnusedDeliveryLinks,
+  deleteUnusedUserLinks,
   findAnswerLink,
   insertAnswerLinks,
   markAnswerLinkUsed,

@@ -493,6 +493,42 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     ]);
   });
 
+  it.each(['turned answer links off', 'deleted the channel'])(
+    'lets no link already sent decide once its person %s',
+    async (withdrawal) => {
+      running = await startOn(database);
+      const { server, api } = running;
+      const ntfy = await receiver();
+      const { channel } = await addChannel(api, {
+        kind: 'ntfy',
+        url: `${ntfy.url}/clarion-topic`,
+      });
+      const { requested } = await requestConsent(server, 'read topic', 'Run the migrations');
+      if (!requested.ok) throw new Error('the consent was not requested');
+      await eventually(() => ntfy.received.length === 1);
+      const [allow] = json(ntfy.received[0]).actions as { url: string }[];
+      const token = allow?.url.slice(allow.url.indexOf('#') + 1);
+
+      // The topic turned out readable by others: the person withdraws what it carried.
+      const withdrawn =
+        withdrawal === 'deleted the channel'
+          ? await fetch(`${server.url}/api/v1/notification-channels/${channel.id}`, {
+              method: 'DELETE',
+              headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+            })
+          : await api('PUT', '/api/v1/notification-settings', { answer_links: false });
+      expect(withdrawn.status).toBeLessThan(300);
+      const use = await fetch(`${server.url}/api/v1/answer-links/use`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token }),
+      });
+      await use.arrayBuffer();
+      expect(use.status).toBe(404);
+      expect(server.turns.userInputs.get(requested.id)).toMatchObject({ status: 'awaiting' });
+    },
+  );
+
   it('carries no answer link to a person who turned them off: the notice opens Clarion instead', async () => {
     running = await startOn(database);
     const { server, api } = running;

@@ -99,7 +99,7 @@ function agentRuns(deps: TurnsDeps, sessionId: string): boolean {
 
 /**
  * Whether the agent of a session that reads idle still has a turn: one whose
- * prompt's caller gave up waiting for acceptance (`dispatchTurn`), which the
+ * prompt's caller gave up waiting for acceptance (`promptTurn`), which the
  * agent may take yet until the host stops it after its grace. A message then
  * waits in the queue, as behind any turn; that turn's end or the agent's
  * exit runs it (`runtime-events.ts`).
@@ -265,7 +265,7 @@ async function afterNotTaken(
   deps: TurnsDeps,
   sessionId: string,
   turnId: string,
-  recorded: Promise<Dispatched & { result: NotTaken }>,
+  recorded: Promise<Dispatched>,
 ): Promise<NotTaken> {
   const { result, agentStopped } = await recorded;
   if (agentStopped) {

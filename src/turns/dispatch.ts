@@ -204,8 +204,9 @@ function startRefused(message: string): Error & { failure: AgentFailure } {
 /** Whether the prompt reached the agent; a refusal says why, as admission answers it. */
 export type DispatchResult = { ok: true } | Failure<'session_failed' | 'agent_unavailable'>;
 
+/** A prompt the agent did not take, as its write recorded it. */
 export interface Dispatched {
-  result: DispatchResult;
+  result: NotTaken;
   /**
    * The host stopped the agent to end this turn before the agent took its
    * prompt (a cancel's grace passed): the session is idle again with no agent,
@@ -214,24 +215,14 @@ export interface Dispatched {
   agentStopped: boolean;
 }
 
-export async function dispatchTurn(
-  deps: TurnsDeps,
-  sessionId: string,
-  turn: { turnId: string; text: string },
-): Promise<Dispatched> {
-  const prompted = await promptTurn(deps, sessionId, turn);
-  return prompted.taken ? { result: { ok: true }, agentStopped: false } : prompted.recorded;
-}
+export type NotTaken = Exclude<DispatchResult, { ok: true }>;
 
 /**
  * The agent took the prompt, or it did not and `recorded` is the write that
  * says so: retried while the storage cannot take it, so it may outlast a
  * caller that answers a person sooner (`admitMessage`).
  */
-export type Prompted =
-  { taken: true } | { taken: false; recorded: Promise<Dispatched & { result: NotTaken }> };
-
-export type NotTaken = Exclude<DispatchResult, { ok: true }>;
+export type Prompted = { taken: true } | { taken: false; recorded: Promise<Dispatched> };
 
 export async function promptTurn(
   deps: TurnsDeps,

@@ -95,7 +95,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       }
       // A form or a link waits for the turn's end, not the connection's, to say why it ended.
       case 'url':
-        return askToOpen(sessionId, kind, withdrawn);
+        return askToOpen(sessionId, kind, { withdrawn, connectionLost: signal });
       case 'form': {
         // The registry takes only what the web app can render and check: a form beyond that is refused.
         const schema = formSchema.safeParse({ type: 'object', ...kind.schema });
@@ -132,7 +132,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
   async function askToOpen(
     sessionId: string,
     elicitation: { message: string; url: string; elicitationId: string },
-    signal: AbortSignal,
+    call: { withdrawn: AbortSignal; connectionLost: AbortSignal },
   ): Promise<CreateElicitationResponse> {
     const registry = deps.registry();
     const session = await getSession(deps.store, sessionId);
@@ -148,7 +148,10 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       instructions: message.slice(0, MAX_ACTION_INSTRUCTIONS_CHARS),
       url: elicitation.url,
       followUp: false,
-      signal,
+      signal: call.withdrawn,
+      // A link outlives a normal end of its turn, but not its agent: once the connection that
+      // would hear the answer closed, the registry ends it as it ends an MCP action's.
+      connectionLost: call.connectionLost,
     });
     if (!created.ok && created.code === 'too_many_open_requests') {
       throw await refusedOverBound(deps.refusals, {

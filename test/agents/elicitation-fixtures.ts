@@ -8,7 +8,9 @@
  * Keywords in the prompt: `/questions` (three questions, one multi-select),
  * `/give-up` (asks, then ends its turn after 1.5 s without the answer),
  * `/url` (a URL elicitation), `/url-complete` (the same, completed by the
- * agent after 1.5 s), `/form` (a generic form), `/blank-choice-form` (a
+ * agent after 1.5 s), `/url-fail` and `/url-exit` (the same, left open
+ * while the prompt fails after 1.5 s, or the process exits), `/url-then-exit`
+ * (the same, left open past a normal end; the process exits 1.5 s later), `/form` (a generic form), `/blank-choice-form` (a
  * form with a choice whose title shows nothing), `/enum-names-form` (choices
  * named by the older `enumNames`; `/enum-names-form blank` names one blank), `/caps` (the capabilities it
  * was given). Every prompt is echoed as `PROMPT <text>`, every reply as
@@ -72,6 +74,24 @@ const app = agent({ name: 'elicitation-fixture' })
       );
       await sleep(1500);
       await say(client, sessionId, 'GAVE UP');
+      return { stopReason: 'end_turn' };
+    } else if (text.includes('/url-fail') || text.includes('/url-exit')) {
+      // The link stays open while the turn fails: the prompt errs, or the process dies.
+      elicit(client, {
+        mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
+        message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
+      }).catch(() => undefined);
+      await sleep(1500);
+      if (text.includes('/url-exit')) process.exit(3);
+      throw new Error('the tracker is unreachable');
+    } else if (text.includes('/url-then-exit')) {
+      // The link outlives the turn, which ends normally; then the process dies.
+      elicit(client, {
+        mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
+        message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
+      }).catch(() => undefined);
+      await sleep(1500);
+      setTimeout(() => process.exit(3), 1500);
       return { stopReason: 'end_turn' };
     } else if (text.includes('/url-complete')) {
       const elicitationId = 'oauth-' + randomUUID();

@@ -346,4 +346,41 @@ describe('ACP elicitation through Clarion', () => {
     });
     expect(after.status).toBe(409);
   }, 90_000);
+
+  it.each([
+    ['its prompt fails', '/url-fail', 'conflict'],
+    ['its agent exits', '/url-exit', 'agent_exited'],
+  ])(
+    'ends a link left open when %s: it leaves the inbox, and a late Done is refused',
+    async (_when, prompt, code) => {
+      await serve();
+      const sessionId = await startTask(prompt);
+      const request = await actionRequest(sessionId);
+      await eventually(async () => {
+        const list = await api('GET', '/api/v1/user-inputs');
+        return !(list.json.requests as { id: string }[]).some((r) => r.id === request.id);
+      }, 20_000);
+      const late = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+        decision: 'done',
+      });
+      expect(late.status).toBe(409);
+      expect(late.json).toMatchObject({ code });
+    },
+    60_000,
+  );
+
+  // An action outlives a normal end (the person may still do it), but not the agent that asked.
+  it('ends a link that outlived its turn once its agent exits: a late Done is refused, not sent on', async () => {
+    await serve();
+    const sessionId = await startTask('/url-then-exit');
+    const request = await actionRequest(sessionId);
+    await eventually(async () => {
+      const list = await api('GET', '/api/v1/user-inputs');
+      return !(list.json.requests as { id: string }[]).some((r) => r.id === request.id);
+    }, 20_000);
+    const late = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      decision: 'done',
+    });
+    expect(late.status).toBe(409);
+  }, 60_000);
 });

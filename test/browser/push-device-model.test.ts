@@ -16,6 +16,12 @@ import {
   type DeviceFacts,
 } from '../../web/src/model/push-channel.js';
 import { deviceName, pushSupport, type PushEnvironment } from '../../web/src/model/push-support.js';
+import {
+  BROWSER_PUSH_REASONS,
+  browserPushFaultOf,
+  PushStepTimeout,
+} from '../../web/src/model/push-fault.js';
+import { CATALOGS, LANGUAGES } from '../../web/src/i18n/catalogs.js';
 
 const READY: PushEnvironment = {
   isSecureContext: true,
@@ -117,5 +123,41 @@ describe('pushDeviceOn', () => {
     ],
   ])('%s', (_name, overrides, expected) => {
     expect(pushDeviceOn({ ...ON, ...overrides })).toBe(expected);
+  });
+});
+
+describe('a browser’s refusal of a push step', () => {
+  it.each([
+    ['NotAllowedError', 'not_allowed'],
+    ['AbortError', 'aborted'],
+    ['InvalidStateError', 'invalid_state'],
+    ['NotSupportedError', 'not_supported'],
+    ['SecurityError', 'security'],
+    ['QuotaExceededError', 'storage_full'],
+  ])('keeps a %s by its name alone, never its English message', (name, reason) => {
+    const error = new DOMException('Registration failed - push service error', name);
+    expect(browserPushFaultOf(error)).toEqual({ kind: 'browser', reason });
+  });
+
+  it('names the part that did not answer in time, and an unknown error by its name', () => {
+    expect(browserPushFaultOf(new PushStepTimeout('push_service'))).toEqual({
+      kind: 'browser',
+      reason: 'timeout',
+      step: 'push_service',
+    });
+    expect(browserPushFaultOf(new TypeError('Failed to execute'))).toEqual({
+      kind: 'browser',
+      reason: 'other',
+      name: 'TypeError',
+    });
+    expect(browserPushFaultOf('nope')).toEqual({ kind: 'browser', reason: 'other', name: 'Error' });
+  });
+
+  it.each(LANGUAGES)('has a text for every reason in %s', (language) => {
+    const { fault } = CATALOGS[language].devicePush;
+    for (const reason of BROWSER_PUSH_REASONS) expect(fault[reason].trim(), reason).not.toBe('');
+    expect(fault.timeout.service_worker.trim()).not.toBe('');
+    expect(fault.timeout.push_service.trim()).not.toBe('');
+    expect(fault.other).toContain('{{name}}');
   });
 });

@@ -18,6 +18,11 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { api } from './support/harness.js';
 import { DEVICE_CHANNEL_KEY } from '../../web/src/model/push-channel.js';
+import { de } from '../../web/src/i18n/de.js';
+import { en } from '../../web/src/i18n/en.js';
+
+const fill = (template: string, values: Record<string, string>): string =>
+  template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? '');
 
 interface ManifestIcon {
   src: string;
@@ -98,6 +103,18 @@ function fakePushManager(): string {
       const endpoint = 'http://127.0.0.1:9/push/' + crypto.randomUUID();
       sessionStorage.setItem(KEY, endpoint);
       return subscription(endpoint);
+    };
+  })()`;
+}
+
+/** A page script whose push service refuses every subscription with the DOMException `name`. */
+function refusingPushManager(name: string): string {
+  return `(() => {
+    PushManager.prototype.getSubscription = async function () {
+      return null;
+    };
+    PushManager.prototype.subscribe = async function () {
+      throw new DOMException('Registration failed - permission denied', ${JSON.stringify(name)});
     };
   })()`;
 }
@@ -260,10 +277,10 @@ describe('the installable web app', () => {
     await section.getByRole('button', { name: 'Turn on notifications on this device' }).click();
     const alert = section.getByRole('alert');
     await alert.waitFor(WAIT);
-    // The server gives its key, but headless Chromium has no push service to subscribe with:
-    // the page says why, and nothing is left half on.
-    expect(await alert.textContent()).toMatch(
-      /^Notifications could not be turned on: AbortError: .+$/,
+    // The server gives its key, but headless Chromium has no push service to subscribe with
+    // (an AbortError): the page says why in its own words, and nothing is left half on.
+    expect(await alert.textContent()).toBe(
+      fill(en.devicePush.problem.failed, { error: en.devicePush.fault.aborted }),
     );
     expect(await section.getAttribute('data-state')).toBe('off');
     expect(
@@ -274,6 +291,28 @@ describe('the installable web app', () => {
       })()`),
     ).toEqual({ registered: true, subscribed: false });
     await context.close();
+  });
+
+  it('says a push service’s refusal in the page’s language, not the browser’s English', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop({ locale: 'de-DE' });
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(refusingPushManager('NotAllowedError'));
+      await page.goto(`${world.origin}/settings`);
+      await page.getByTestId('language-switch').selectOption('de');
+      const section = page.getByTestId('device-notifications');
+      await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
+      await section.getByRole('button', { name: de.devicePush.turnOn }).click();
+      const alert = section.getByRole('alert');
+      await alert.waitFor(WAIT);
+      expect(await alert.textContent()).toBe(
+        fill(de.devicePush.problem.failed, { error: de.devicePush.fault.not_allowed }),
+      );
+      expect(await section.getAttribute('data-state')).toBe('off');
+    } finally {
+      await context.close();
+    }
   });
 
   it('turns a device off and on again with one channel for it, and reads off once it is deleted', async () => {

@@ -6,9 +6,10 @@
  * read from both: a subscription whose channel was deleted reads as off.
  * Every failure is shown in the section's alert, never dropped.
  */
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import type { BrowserPushFault } from '../model/push-fault.js';
 import {
   currentEnvironment,
   readPushDevice,
@@ -37,9 +38,30 @@ async function readState(): Promise<DeviceState> {
   return { name: 'off', problem: 'unchecked', ...(reading.error ? { error: reading.error } : {}) };
 }
 
-export function DeviceNotifications() {
+/** A step's failure as a clause in the page's language: the server's reply or the browser's refusal. */
+function usePushFaultReason(): (fault: PushFault) => string {
   const { t } = useTranslation();
   const reason = useFailureReason();
+  return useCallback(
+    (fault: PushFault) => (fault.kind === 'browser' ? browserReason(t, fault) : reason(fault)),
+    [t, reason],
+  );
+}
+
+function browserReason(t: ReturnType<typeof useTranslation>['t'], fault: BrowserPushFault): string {
+  switch (fault.reason) {
+    case 'timeout':
+      return t(`devicePush.fault.timeout.${fault.step}`);
+    case 'other':
+      return t('devicePush.fault.other', { name: fault.name });
+    default:
+      return t(`devicePush.fault.${fault.reason}`);
+  }
+}
+
+export function DeviceNotifications() {
+  const { t } = useTranslation();
+  const reason = usePushFaultReason();
   const [state, setState] = useState<DeviceState>({ name: 'checking' });
 
   useEffect(() => {
@@ -114,12 +136,7 @@ export function DeviceNotifications() {
       {(state.name === 'off' || state.name === 'on') && state.problem !== undefined ? (
         <p role="alert" className="error">
           {t(`devicePush.problem.${state.problem}`, {
-            error:
-              state.error === undefined
-                ? ''
-                : typeof state.error === 'string'
-                  ? state.error
-                  : reason(state.error),
+            error: state.error === undefined ? '' : reason(state.error),
           })}
         </p>
       ) : null}

@@ -489,6 +489,25 @@ export const de: Catalog = {
       unchecked: 'Es ließ sich nicht prüfen, ob dieses Gerät Benachrichtigungen erhält: {{error}}',
       notOff: 'Benachrichtigungen konnten nicht ausgeschaltet werden: {{error}}',
     },
+    fault: {
+      not_allowed:
+        'der Browser hat es nicht erlaubt; prüfe, ob Benachrichtigungen für diese Website erlaubt sind, und versuche es erneut',
+      aborted:
+        'der Browser hat seinen Push-Dienst nicht erreicht; prüfe die Verbindung und versuche es erneut',
+      invalid_state:
+        'der Browser war nicht bereit dafür; lade die Seite neu und versuche es erneut',
+      not_supported: 'dieser Browser unterstützt es nicht',
+      security:
+        'der Browser erlaubt es unter dieser Adresse nicht; öffne Clarion über seine https://-Adresse',
+      storage_full: 'der Speicher des Browsers für diese Website ist voll oder abgeschaltet',
+      timeout: {
+        service_worker:
+          'der Service Worker des Browsers ist nicht rechtzeitig gestartet; lade die Seite neu und versuche es erneut',
+        push_service:
+          'der Push-Dienst des Browsers hat nicht rechtzeitig geantwortet; versuche es erneut',
+      },
+      other: 'der Browser hat es abgelehnt ({{name}})',
+    },
   },
   decisions: {
     title: 'Entscheidungen',

@@ -479,6 +479,23 @@ export const en = {
       unchecked: 'Could not check whether this device gets notifications: {{error}}',
       notOff: 'Notifications could not be turned off: {{error}}',
     },
+    /** The browser's own refusal of a step, by its error's name (its message is English). */
+    fault: {
+      not_allowed:
+        'the browser did not allow it; check that notifications are allowed for this site and try again',
+      aborted: 'the browser could not reach its push service; check the connection and try again',
+      invalid_state: 'the browser was not ready for it; reload the page and try again',
+      not_supported: 'this browser does not support it',
+      security:
+        'the browser does not allow it on this address; open Clarion through its https:// address',
+      storage_full: 'the browser’s storage for this site is full or turned off',
+      timeout: {
+        service_worker:
+          'the browser’s service worker did not start in time; reload the page and try again',
+        push_service: 'the browser’s push service did not answer in time; try again',
+      },
+      other: 'the browser refused it ({{name}})',
+    },
   },
   decisions: {
     title: 'Decisions',

@@ -21,6 +21,12 @@ import {
   serializeDeviceChannel,
   type DeviceChannel,
 } from './push-channel.js';
+import {
+  browserPushFaultOf,
+  PushStepTimeout,
+  type BrowserPushFault,
+  type PushStep,
+} from './push-fault.js';
 import { deviceName, type PushEnvironment } from './push-support.js';
 import { pageFetch } from './page-fetch.js';
 
@@ -55,10 +61,10 @@ export async function existingSubscription(): Promise<PushSubscription | null> {
 }
 
 /**
- * Why a step failed: the server's reply (the page says it in its language),
- * or the browser's own words for a push step it refused, which only it knows.
+ * Why a step failed: the server's reply, or the browser's refusal of a push
+ * step by its error's name; the page says either in its language.
  */
-export type PushFault = ApiFailure | string;
+export type PushFault = ApiFailure | BrowserPushFault;
 
 export type DeviceReading =
   { ok: true; on: boolean } | { ok: false; reason: 'unavailable' | 'failed'; error?: PushFault };
@@ -71,9 +77,9 @@ export type DeviceReading =
 export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<DeviceReading> {
   let subscription: PushSubscription | null;
   try {
-    subscription = await within(existingSubscription(), 'the service worker');
+    subscription = await within(existingSubscription(), 'service_worker');
   } catch (error) {
-    return { ok: false, reason: 'failed', error: messageOf(error) };
+    return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };
   }
   const facts = {
     permission: Notification.permission,
@@ -107,9 +113,9 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
   let registration: ServiceWorkerRegistration;
   try {
     await navigator.serviceWorker.register(SERVICE_WORKER_URL, { scope: '/' });
-    registration = await within(navigator.serviceWorker.ready, 'the service worker');
+    registration = await within(navigator.serviceWorker.ready, 'service_worker');
   } catch (error) {
-    return { ok: false, reason: 'failed', error: messageOf(error) };
+    return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };
   }
   const api = deviceApi(fetchImpl);
   const settings = await api.settings();
@@ -126,10 +132,10 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
   try {
     subscription = await within(
       subscribe(registration, settings.value.web_push_public_key),
-      'the push service',
+      'push_service',
     );
   } catch (error) {
-    return { ok: false, reason: 'failed', error: messageOf(error) };
+    return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };
   }
   const body: NewChannelBody = {
     kind: 'web_push',
@@ -149,7 +155,7 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
     // Unrecorded, the channel could never be found again to turn off: take it back.
     await deleteChannel(api, record.channelId);
     await dropSubscription(subscription);
-    return { ok: false, reason: 'failed', error: messageOf(error) };
+    return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };
   }
   return { ok: true };
 }
@@ -175,17 +181,17 @@ export type TurnOffResult = { ok: true } | { ok: false; error: PushFault };
 export async function turnOffPush(fetchImpl: FetchLike = pageFetch): Promise<TurnOffResult> {
   let subscription: PushSubscription | null;
   try {
-    subscription = await within(existingSubscription(), 'the service worker');
+    subscription = await within(existingSubscription(), 'service_worker');
   } catch (error) {
-    return { ok: false, error: messageOf(error) };
+    return { ok: false, error: browserPushFaultOf(error) };
   }
   const forgotten = await forgetChannel(deviceApi(fetchImpl));
   if (!forgotten.ok) return forgotten;
   if (subscription === null) return { ok: true };
   try {
-    await within(subscription.unsubscribe(), 'the push service');
+    await within(subscription.unsubscribe(), 'push_service');
   } catch (error) {
-    return { ok: false, error: messageOf(error) };
+    return { ok: false, error: browserPushFaultOf(error) };
   }
   return { ok: true };
 }
@@ -203,7 +209,7 @@ async function forgetChannel(api: DeviceApi): Promise<TurnOffResult> {
   try {
     clearDeviceChannel();
   } catch (error) {
-    return { ok: false, error: messageOf(error) };
+    return { ok: false, error: browserPushFaultOf(error) };
   }
   return { ok: true };
 }
@@ -218,7 +224,7 @@ async function deleteChannel(api: DeviceApi, id: string): Promise<ApiResult<unkn
 
 /** Best effort after a failure that is already reported: a stray subscription reads as off. */
 async function dropSubscription(subscription: PushSubscription): Promise<void> {
-  await within(subscription.unsubscribe(), 'the push service').catch(() => false);
+  await within(subscription.unsubscribe(), 'push_service').catch(() => false);
 }
 
 /** Storage that cannot be read (disabled, private mode) holds no record. */
@@ -246,17 +252,13 @@ function base64UrlBytes(text: string): Uint8Array<ArrayBuffer> {
   return bytes;
 }
 
-function within<T>(step: Promise<T>, what: string): Promise<T> {
+function within<T>(step: Promise<T>, what: PushStep): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const timer = setTimeout(() => {
-      reject(new Error(`${what} did not answer within ${String(PUSH_STEP_TIMEOUT_MS / 1000)} s`));
+      reject(new PushStepTimeout(what));
     }, PUSH_STEP_TIMEOUT_MS);
     step.then(resolve, reject).finally(() => {
       clearTimeout(timer);
     });
   });
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -41,7 +41,13 @@ import type { TurnsDeps } from './context.js';
 import { pause, type Timers } from '../support/index.js';
 import { CWD_CHECK_MAX_MS } from '../tunables.js';
 import { confirmLease } from './fencing.js';
-import { failure, type Failure, type PendingAction } from '../wire/index.js';
+import {
+  failure,
+  type Failure,
+  type Issue,
+  type PendingAction,
+  type TaskFieldProblem,
+} from '../wire/index.js';
 
 /** A session as the routes show it: its row, and what it waits on a person for, read after it. */
 export interface ShownSession {
@@ -59,25 +65,36 @@ export type Found<T = object> = ({ ok: true } & T) | Failure<'not_found'>;
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 const TASK_NOT_FOUND = failure('not_found', 'task not found');
 
-/** Why `cwd` cannot be the agents' working directory, if it cannot. */
+/** A field's problem with the code a client words it by and the English for other readers. */
+function fieldIssue(path: string, code: TaskFieldProblem, message: string): Issue {
+  return { path, code, message };
+}
+
 /**
- * Off the event loop and bounded: a directory on a mount that stopped
- * answering must neither block every request nor hold this one.
+ * Why `cwd` cannot be the agents' working directory, if it cannot. Off the
+ * event loop and bounded: a directory on a mount that stopped answering must
+ * neither block every request nor hold this one.
  */
-async function cwdProblem(cwd: string, timers: Timers): Promise<string | undefined> {
-  if (!isAbsolute(cwd)) return 'must be an absolute path';
+async function cwdProblem(cwd: string, timers: Timers): Promise<Issue | undefined> {
+  if (!isAbsolute(cwd)) return fieldIssue('cwd', 'cwd_not_absolute', 'must be an absolute path');
   const gaveUp = new AbortController();
   const late = pause(timers, CWD_CHECK_MAX_MS, gaveUp.signal).then(() => 'late' as const);
   try {
     const found = await Promise.race([stat(cwd), late]);
-    if (found === 'late') return `could not be read within ${CWD_CHECK_MAX_MS} ms`;
+    if (found === 'late') {
+      return fieldIssue(
+        'cwd',
+        'cwd_not_readable_in_time',
+        `could not be read within ${CWD_CHECK_MAX_MS} ms`,
+      );
+    }
     if (found.isDirectory()) return undefined;
   } catch {
     // Missing or unreadable: the same answer for the person.
   } finally {
     gaveUp.abort();
   }
-  return 'must be an existing directory';
+  return fieldIssue('cwd', 'cwd_not_directory', 'must be an existing directory');
 }
 
 export async function createTaskWithSession(
@@ -93,11 +110,12 @@ export async function createTaskWithSession(
 ): Promise<CreateTaskResult> {
   if (principal.kind !== 'user') return failure('forbidden');
   const badCwd = input.cwd === undefined ? undefined : await cwdProblem(input.cwd, deps.timers);
-  if (badCwd) return failure('invalid_request', 'invalid cwd', [{ path: 'cwd', message: badCwd }]);
+  if (badCwd) return failure('invalid_request', 'invalid cwd', [badCwd]);
   const profile = input.agentProfile ?? deps.defaultProfile;
   if (!deps.profiles.has(profile)) {
+    const known = [...deps.profiles.keys()].join(', ');
     return failure('invalid_request', 'unknown agent profile', [
-      { path: 'agent_profile', message: `must be one of ${[...deps.profiles.keys()].join(', ')}` },
+      fieldIssue('agent_profile', 'unknown_profile', `must be one of ${known}`),
     ]);
   }
   const workspaceId =

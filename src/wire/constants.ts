@@ -138,3 +138,15 @@ export const EVENTS_CLOSE_SESSION_CHANGED = 4409;
 export const SIGNED_IN_AS_HEADER = 'x-clarion-signed-in-as';
 /** The same on the events socket, whose upgrade a page cannot add a header to: a query parameter. */
 export const SIGNED_IN_AS_PARAM = 'signed_in_as';
+
+/**
+ * Why a new task's `cwd` or `agent_profile` was refused, as the `code` of its
+ * issue: the server's `message` is English, so a client words it from this.
+ */
+export const TASK_FIELD_PROBLEMS = [
+  'cwd_not_absolute',
+  'cwd_not_directory',
+  'cwd_not_readable_in_time',
+  'unknown_profile',
+] as const;
+export type TaskFieldProblem = (typeof TASK_FIELD_PROBLEMS)[number];

@@ -99,6 +99,7 @@ export {
   ROW_STATUSES,
   SESSION_FAILURE_CODES,
   SESSION_STATES,
+  TASK_FIELD_PROBLEMS,
   TERMINAL_SESSION_STATES,
   LIVE_SESSION_STATES,
   USER_INPUT_DECISION_TYPE,
@@ -107,6 +108,7 @@ export {
   USER_INPUT_EVENT_TYPES,
   type DecisionSurface,
   type SessionFailureCode,
+  type TaskFieldProblem,
 } from './constants.js';
 export {
   ANSWER_LINK_USE_PATH,

@@ -245,8 +245,14 @@ export type OutcomeCode = keyof typeof OUTCOMES;
 
 export const OUTCOME_CODES = Object.keys(OUTCOMES) as OutcomeCode[];
 
-/** One problem with an input: a dotted path (empty for the whole body) and what is wrong. */
-export const issue = z.object({ path: z.string(), message: z.string() }).meta({ id: 'Issue' });
+/**
+ * One problem with an input: a dotted path (empty for the whole body) and
+ * what is wrong, in English; `code` names the problem where a client words
+ * it itself (`TASK_FIELD_PROBLEMS`).
+ */
+export const issue = z
+  .object({ path: z.string(), message: z.string(), code: z.string().optional() })
+  .meta({ id: 'Issue' });
 export type Issue = z.infer<typeof issue>;
 
 /** A service's failure, the one shape every service returns on its `ok: false` side. */

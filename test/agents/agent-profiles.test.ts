@@ -71,17 +71,22 @@ describe.each(DRIVERS)('agent profiles on %s', (driver) => {
 
     const taskCount = async () =>
       ((await api('GET', '/api/v1/tasks')).json.tasks as unknown[]).length;
-    for (const [cwd, message] of [
-      ['relative/dir', 'must be an absolute path'],
-      [join(dir, 'missing'), 'must be an existing directory'],
+    for (const [cwd, message, code] of [
+      ['relative/dir', 'must be an absolute path', 'cwd_not_absolute'],
+      [join(dir, 'missing'), 'must be an existing directory', 'cwd_not_directory'],
     ] as const) {
       const refused = await api('POST', '/api/v1/tasks', { title: 't', prompt: 'hi', cwd });
       expect(refused.status).toBe(400);
       expect(refused.json).toMatchObject({
         code: 'invalid_request',
-        details: [{ path: 'cwd', message }],
+        details: [{ path: 'cwd', message, code }],
       });
     }
+    const unknown = await api('POST', '/api/v1/tasks', { title: 't', agent_profile: 'gone' });
+    expect(unknown.json).toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: 'agent_profile', code: 'unknown_profile' }],
+    });
     expect(await taskCount()).toBe(0);
 
     const failureOf = async (body: Record<string, unknown>) => {

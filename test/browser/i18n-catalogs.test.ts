@@ -1,5 +1,7 @@
 /** Every catalog has every key of the English one, no extras, and the same placeholders. */
 import { describe, expect, it } from 'vitest';
+import { FORM_ERROR_CODES } from '../../src/wire/form-content.js';
+import { TASK_FIELD_PROBLEMS } from '../../src/wire/constants.js';
 import { CATALOGS, flattenKeys, LANGUAGES, pickLanguage } from '../../web/src/i18n/catalogs.js';
 
 function leaf(catalog: object, key: string): string {
@@ -40,6 +42,15 @@ describe('i18n catalogs', () => {
       }
     },
   );
+
+  it.each(LANGUAGES)('%s words every problem code a form can show', (language) => {
+    const catalog = CATALOGS[language];
+    const missing = [
+      ...FORM_ERROR_CODES.map((code) => `formCard.error.${code}`),
+      ...TASK_FIELD_PROBLEMS.map((code) => `newTask.problem.${code}`),
+    ].filter((key) => leaf(catalog, key).trim() === '');
+    expect(missing).toEqual([]);
+  });
 
   it('addresses the person as “du” throughout the German catalog, never “Sie”', () => {
     const formal: string[] = [];

@@ -44,6 +44,19 @@ describe('the New task form’s errors', () => {
       de.newTask.failed.replace('{{error}}', de.failure.network),
     );
 
+    // What only the server can judge, the working directory, is said in words too.
+    await page.unroute('**/api/v1/tasks');
+    const cwdProblem = page.getByTestId('new-task-cwd-problem');
+    await page.getByTestId('new-task-cwd').fill('relative/dir');
+    await page.getByTestId('new-task-create').click();
+    await expect(cwdProblem.textContent(WAIT)).resolves.toBe(de.newTask.problem.cwd_not_absolute);
+    await page.getByTestId('new-task-cwd').fill('/no/such/directory/for/clarion');
+    await page.getByTestId('new-task-create').click();
+    await expect
+      .poll(() => cwdProblem.textContent(), WAIT)
+      .toBe(de.newTask.problem.cwd_not_directory);
+    await expect(page.getByTestId('new-task-error').count()).resolves.toBe(0);
+
     await page.getByTestId('language-switch').selectOption('ja');
     await page.getByTestId('new-task-title').fill('');
     await page.getByTestId('new-task-create').click();

@@ -22,7 +22,7 @@ import { memoryKeyStore, storageKeyStore, type KeyStore } from '../model/late-an
 import { preferredWorkspace, rememberWorkspace } from '../model/task-workspace.js';
 import { useWorkspaces } from '../hooks/use-workspace-names.js';
 import { showBidiControls } from '../model/bidi.js';
-import { newTaskProblems } from '../model/new-task-check.js';
+import { newTaskProblems, taskFieldProblemOf } from '../model/new-task-check.js';
 import { agentProfiles, createTask, fieldProblems } from '../model/tasks-api.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
 
@@ -113,7 +113,11 @@ export function NewTaskForm() {
       navigate(webSessionPath(session.id));
       return;
     }
-    const byField = fieldProblems(result);
+    // The server's checks of the directory and profile come as codes: said in the page's language.
+    const byField = fieldProblems(result, (issue) => {
+      const code = taskFieldProblemOf(issue.code);
+      return code === undefined ? issue.message : t(`newTask.problem.${code}`);
+    });
     const known: Partial<Record<Field, string>> = {};
     const other: string[] = [];
     for (const [field, message] of Object.entries(byField)) {

@@ -796,6 +796,14 @@ export const de: Catalog = {
     titleRequired: 'Gib der Aufgabe einen Titel.',
     titleTooLong: 'Ein Titel hat höchstens {{max}} Zeichen.',
     promptTooLong: 'Eine erste Anweisung hat höchstens {{max}} Zeichen.',
+    problem: {
+      cwd_not_absolute: 'Gib den vollständigen Pfad des Verzeichnisses an, etwa /home/du/projekt.',
+      cwd_not_directory: 'Unter diesem Pfad gibt es auf dem Server kein Verzeichnis.',
+      cwd_not_readable_in_time:
+        'Der Server konnte dieses Verzeichnis nicht rechtzeitig lesen; prüfe es und versuche es erneut.',
+      unknown_profile:
+        'Dieses Agentenprofil gibt es auf dem Server nicht mehr; lade die Seite neu und wähle ein anderes.',
+    },
   },
   consentRules: {
     title: 'Immer erlauben',

@@ -769,6 +769,15 @@ export const en = {
     titleRequired: 'Give the task a title.',
     titleTooLong: 'A title has at most {{max}} characters.',
     promptTooLong: 'A first prompt has at most {{max}} characters.',
+    /** The server's checks, by the code of its issue. */
+    problem: {
+      cwd_not_absolute: 'Give the directory’s full path, such as /home/you/project.',
+      cwd_not_directory: 'No directory by that path exists on the server.',
+      cwd_not_readable_in_time:
+        'The server could not read that directory in time; check it and try again.',
+      unknown_profile:
+        'This agent profile is no longer on the server; reload the page and choose another.',
+    },
   },
   consentRules: {
     title: 'Always allow',

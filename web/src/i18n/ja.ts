@@ -784,6 +784,14 @@ export const ja: Catalog = {
     titleRequired: 'タスクのタイトルを入力してください。',
     titleTooLong: 'タイトルは{{max}}文字以内です。',
     promptTooLong: '最初の指示は{{max}}文字以内です。',
+    problem: {
+      cwd_not_absolute: 'ディレクトリの完全なパスを入力してください (例: /home/you/project)。',
+      cwd_not_directory: 'サーバー上にそのパスのディレクトリはありません。',
+      cwd_not_readable_in_time:
+        'サーバーがそのディレクトリを時間内に読み取れませんでした。確認して、もう一度お試しください。',
+      unknown_profile:
+        'このエージェントプロファイルはサーバーにもうありません。ページを再読み込みして、別のものを選んでください。',
+    },
   },
   consentRules: {
     title: '常に許可',

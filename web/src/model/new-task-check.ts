@@ -6,6 +6,7 @@
  */
 import { MAX_MESSAGE_CHARS, MAX_TASK_TITLE_CHARS } from '../../../src/wire/limits.js';
 import { codePoints, isBlankText } from '../../../src/wire/text.js';
+import { TASK_FIELD_PROBLEMS, type TaskFieldProblem } from '../../../src/wire/constants.js';
 
 export type NewTaskProblem =
   | { field: 'title'; problem: 'required' }
@@ -24,4 +25,9 @@ export function newTaskProblems(title: string, prompt: string): NewTaskProblem[]
     problems.push({ field: 'prompt', problem: 'too_long', max: MAX_MESSAGE_CHARS });
   }
   return problems;
+}
+
+/** A problem the server names by a code the catalog words (`newTask.problem`). */
+export function taskFieldProblemOf(code: string | undefined): TaskFieldProblem | undefined {
+  return TASK_FIELD_PROBLEMS.find((known) => known === code);
 }

@@ -56,16 +56,30 @@ export function revokeConsentRule(
   });
 }
 
-/** A 400's field problems (`details: [{path, message}]`), keyed by field. */
-export function fieldProblems(failure: ApiFailure): Record<string, string> {
+/** One input issue as the server sent it: English `message`, and a `code` where it has one. */
+export interface FieldIssue {
+  message: string;
+  code?: string;
+}
+
+/**
+ * A 400's field problems (`details: [{path, message, code?}]`), keyed by
+ * field; `word` says an issue in the page's language where it can (by its
+ * code), else the server's message stands.
+ */
+export function fieldProblems(
+  failure: ApiFailure,
+  word: (issue: FieldIssue) => string = (issue) => issue.message,
+): Record<string, string> {
   if (failure.kind !== 'http' || !Array.isArray(failure.details)) return {};
   const problems: Record<string, string> = {};
   for (const item of failure.details as unknown[]) {
     if (typeof item !== 'object' || item === null) continue;
-    const { path, message } = item as { path?: unknown; message?: unknown };
+    const { path, message, code } = item as { path?: unknown; message?: unknown; code?: unknown };
     if (typeof message !== 'string') continue;
     const field = typeof path === 'string' ? path : Array.isArray(path) ? path.join('.') : '';
-    problems[field] = problems[field] ? `${problems[field]}; ${message}` : message;
+    const said = word(typeof code === 'string' ? { message, code } : { message });
+    problems[field] = problems[field] ? `${problems[field]}; ${said}` : said;
   }
   return problems;
 }

@@ -26,6 +26,7 @@ import type { Logger } from '../observability/index.js';
 import { getSession, type Store } from '../store/index.js';
 import type { UserInputRegistry } from '../user-input/index.js';
 import {
+  clippedText,
   formSchema,
   MAX_ACTION_INSTRUCTIONS_CHARS,
   MAX_USER_INPUT_TITLE_CHARS,
@@ -145,7 +146,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       sessionId,
       taskId: session.task_id,
       title: actionTitle,
-      instructions: message.slice(0, MAX_ACTION_INSTRUCTIONS_CHARS),
+      instructions: clippedText(message, MAX_ACTION_INSTRUCTIONS_CHARS),
       url: elicitation.url,
       followUp: false,
       signal: call.withdrawn,
@@ -195,9 +196,13 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
   return { onElicitation, onElicitationComplete };
 }
 
-/** A request's title from its agent's message: the first line, else `fallback`. */
+/**
+ * A request's title from its agent's message: the first line, else
+ * `fallback`. Cut whole characters only: half an emoji is text PostgreSQL's
+ * JSON refuses, so the decision's row could never be kept.
+ */
 function titleOf(message: string, fallback: string): string {
-  return (message.trim().split('\n')[0] ?? '').slice(0, MAX_USER_INPUT_TITLE_CHARS) || fallback;
+  return clippedText(message.trim().split('\n')[0] ?? '', MAX_USER_INPUT_TITLE_CHARS) || fallback;
 }
 
 const ACCEPT: CreateElicitationResponse = { action: 'accept' };

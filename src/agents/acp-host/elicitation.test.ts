@@ -12,6 +12,7 @@ import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
 import { describe, expect, it } from 'vitest';
 import { THREE_QUESTIONS } from '../../../test/support/ask-user-questions.js';
 import { normalizeAsk } from '../../clarification/index.js';
+import { MAX_QUESTION_TITLE_CHARS } from '../../wire/index.js';
 import { classifyElicitation, questionsReply, type ElicitationKind } from './elicitation.js';
 
 const QUESTIONS: AskUserQuestion[] = THREE_QUESTIONS;
@@ -119,6 +120,28 @@ describe('classifyElicitation', () => {
       action: 'accept',
       content: { question_1: 'fa\u0000st', question_2: ['a\u0000'] },
     });
+  });
+
+  it('cuts a long title between whole characters, so the ask is not refused for half an emoji', () => {
+    const title = 'a'.repeat(MAX_QUESTION_TITLE_CHARS - 1) + '\u{1F600} and more';
+    const read = questionsOf(
+      classifyElicitation({
+        mode: 'form',
+        sessionId: 's',
+        message: 'Pick',
+        requestedSchema: {
+          type: 'object',
+          properties: {
+            question_1: { type: 'string', title, enum: ['fast', 'safe'] },
+            question_1_custom: { type: 'string' },
+          },
+        },
+      }),
+    );
+    expect(normalizeAsk(read.ask)).toMatchObject({ ok: true });
+    expect(read.ask.questions[0]?.title?.startsWith('a'.repeat(MAX_QUESTION_TITLE_CHARS - 1))).toBe(
+      true,
+    );
   });
 
   it('sends a form outside the convention to the generic form kind', () => {

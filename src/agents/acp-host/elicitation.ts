@@ -23,6 +23,7 @@ import type {
   ElicitationSchema,
 } from '@agentclientprotocol/sdk';
 import {
+  clippedText,
   MAX_OPTIONS,
   MAX_QUESTION_TITLE_CHARS,
   MAX_QUESTIONS,
@@ -155,8 +156,9 @@ function questionFields(
     const title = text(field.title);
     asked.push({
       id: key,
-      // Claude's header is short; another agent's title may not be.
-      ...(title ? { title: title.slice(0, MAX_QUESTION_TITLE_CHARS) } : {}),
+      // Claude's header is short; another agent's title may not be. Cut between whole
+      // characters: half an emoji is text the ask refuses, and the form would be declined unseen.
+      ...(title ? { title: clippedText(title, MAX_QUESTION_TITLE_CHARS) } : {}),
       // A single question's prompt is the message (Claude leaves its description out).
       prompt: description ?? (single ? message : (title ?? message)),
       options: choice.options.map((option, index) => ({

@@ -6,6 +6,7 @@
  * answer link (`answer-links.ts`).
  */
 import { z } from 'zod';
+import { hasNtfyTopic, isHttpUrl, urlHasCredentials } from './channel-url.js';
 import { timestamp } from './common.js';
 import {
   MAX_CHANNEL_NAME_CHARS,
@@ -15,6 +16,8 @@ import {
   MAX_URL_CHARS,
   MIN_CHANNEL_SECRET_CHARS,
 } from './limits.js';
+
+export { urlHasCredentials };
 
 export const CHANNEL_KINDS = ['web_push', 'ntfy', 'webhook', 'slack'] as const;
 export type ChannelKind = (typeof CHANNEL_KINDS)[number];
@@ -45,32 +48,6 @@ export const httpUrl = z
   .refine((value) => !urlHasCredentials(value), {
     error: 'must not include a username or password (user:password@): they cannot be sent',
   });
-
-function isHttpUrl(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-}
-
-/** Whether a URL carries a username or password; false for one that cannot be parsed. */
-export function urlHasCredentials(value: string): boolean {
-  if (!URL.canParse(value)) return false;
-  const url = new URL(value);
-  return url.username !== '' || url.password !== '';
-}
-
-/** ntfy's own rule for a topic name; any other is refused at every publish. */
-const NTFY_TOPIC = /^[-_A-Za-z0-9]{1,64}$/;
-
-/**
- * An ntfy topic URL ends in its topic (the last path segment); a query
- * (`?auth=…`) is kept and sent with every publish.
- */
-function hasNtfyTopic(value: string): boolean {
-  if (!URL.canParse(value)) return true;
-  const segments = new URL(value).pathname.split('/').filter((segment) => segment !== '');
-  return NTFY_TOPIC.test(segments.at(-1) ?? '');
-}
 
 const channelName = z
   .string()

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FORM_ERROR_CODES } from '../../src/wire/form-content.js';
 import { TASK_FIELD_PROBLEMS } from '../../src/wire/constants.js';
+import { CHANNEL_URL_PROBLEMS } from '../../src/wire/channel-url.js';
 import { CATALOGS, flattenKeys, LANGUAGES, pickLanguage } from '../../web/src/i18n/catalogs.js';
 
 function leaf(catalog: object, key: string): string {
@@ -48,6 +49,7 @@ describe('i18n catalogs', () => {
     const missing = [
       ...FORM_ERROR_CODES.map((code) => `formCard.error.${code}`),
       ...TASK_FIELD_PROBLEMS.map((code) => `newTask.problem.${code}`),
+      ...CHANNEL_URL_PROBLEMS.map((code) => `notifications.urlProblem.${code}`),
     ].filter((key) => leaf(catalog, key).trim() === '');
     expect(missing).toEqual([]);
   });

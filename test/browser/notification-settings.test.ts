@@ -12,6 +12,8 @@ import type { Browser } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { api, launchChromium, signedInPage, startWorld, type World } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { de } from '../../web/src/i18n/de.js';
+import { en } from '../../web/src/i18n/en.js';
 
 interface Settings {
   settings: { reminder_delay_s: number; include_question: boolean; answer_links: boolean };
@@ -36,6 +38,33 @@ describe('notification settings in the web app', () => {
     await receiver.close();
   });
 
+  it('says what is wrong with a channel’s URL in the page’s language, and sends nothing', async () => {
+    const page = await signedInPage(world, browser, undefined, { locale: 'de-DE' });
+    let posted = 0;
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/api/v1/notification-channels'))
+        posted += 1;
+    });
+    await page.goto(`${world.origin}/settings`);
+    await page.getByTestId('language-switch').selectOption('de');
+    const section = page.getByTestId('notification-settings');
+    await section.getByTestId('notification-channels-empty').waitFor(WAIT);
+    const said = (problem: keyof typeof de.notifications.urlProblem) =>
+      de.notifications.addFailed.replace('{{error}}', de.notifications.urlProblem[problem]);
+    for (const [kind, url, problem] of [
+      ['webhook', 'https://user:pw@relay.test/hook', 'has_credentials'],
+      ['webhook', 'ftp://relay.test/hook', 'not_http'],
+      ['ntfy', 'https://ntfy.sh/', 'no_ntfy_topic'],
+    ] as const) {
+      await section.locator('select').first().selectOption(kind);
+      await section.getByTestId('notification-url').fill(url);
+      await section.getByRole('button', { name: de.notifications.addButton, exact: true }).click();
+      await expect.poll(() => section.getByRole('alert').textContent(), WAIT).toBe(said(problem));
+    }
+    expect(posted).toBe(0);
+    await page.context().close();
+  });
+
   it('adds a webhook, sends a signed test, sets the preferences and removes it', async () => {
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/settings`);
@@ -48,7 +77,7 @@ describe('notification settings in the web app', () => {
     await section.getByRole('button', { name: 'Add', exact: true }).click();
     await expect
       .poll(() => section.getByRole('alert').textContent(), WAIT)
-      .toContain('url: must not include a username or password');
+      .toContain(en.notifications.urlProblem.has_credentials);
     await section.getByTestId('notification-channels-empty').waitFor(WAIT);
     await section.getByTestId('notification-url').fill(`${receiver.url}/hook`);
     await section.getByRole('button', { name: 'Add', exact: true }).click();

@@ -17,6 +17,8 @@ import {
   type NotificationSettings as Settings,
 } from '../model/notifications-api.js';
 import { fieldProblems } from '../model/tasks-api.js';
+import { channelUrlProblem } from '../../../src/wire/channel-url.js';
+import { MAX_URL_CHARS } from '../../../src/wire/limits.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 
@@ -82,6 +84,16 @@ export function NotificationSettings() {
     event.preventDefault();
     setError(null);
     setSecret(null);
+    // What the server would refuse in English is said here in the page's language, unsent.
+    const problem = channelUrlProblem(kind, url);
+    if (problem !== undefined) {
+      setError(
+        t('notifications.addFailed', {
+          error: t(`notifications.urlProblem.${problem}`, { max: MAX_URL_CHARS }),
+        }),
+      );
+      return;
+    }
     const body: NewChannelBody = {
       kind,
       url: url.trim(),

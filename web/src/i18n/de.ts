@@ -350,6 +350,14 @@ export const de: Catalog = {
     nameLabel: 'Name (optional)',
     addButton: 'Hinzufügen',
     addFailed: 'Der Kanal wurde nicht hinzugefügt ({{error}}).',
+    urlProblem: {
+      too_long: 'die URL hat mehr als {{max}} Zeichen',
+      not_http: 'gib eine vollständige http://- oder https://-URL an',
+      has_credentials:
+        'die URL darf keinen Benutzernamen und kein Passwort enthalten (user:password@), denn diese lassen sich nicht senden',
+      no_ntfy_topic:
+        'die URL muss auf ein Topic aus 1 bis 64 Buchstaben, Ziffern, - oder _ enden, etwa https://ntfy.sh/mein-clarion-topic',
+    },
     secretOnce: 'Das Signaturgeheimnis des Webhooks, nur jetzt sichtbar:',
     preferences: 'Einstellungen',
     reminder: 'Erinnern, wenn nach dieser Zeit noch unbeantwortet',

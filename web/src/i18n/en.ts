@@ -346,6 +346,14 @@ export const en = {
     nameLabel: 'Name (optional)',
     addButton: 'Add',
     addFailed: 'The channel was not added ({{error}}).',
+    urlProblem: {
+      too_long: 'the URL has more than {{max}} characters',
+      not_http: 'give a full http:// or https:// URL',
+      has_credentials:
+        'the URL must not hold a username or password (user:password@): they cannot be sent',
+      no_ntfy_topic:
+        'the URL must end in a topic of 1 to 64 letters, digits, - or _, such as https://ntfy.sh/my-clarion-topic',
+    },
     secretOnce: 'The webhook’s signing secret, shown only now:',
     preferences: 'Preferences',
     reminder: 'Remind me if still unanswered after',

@@ -345,6 +345,14 @@ export const ja: Catalog = {
     nameLabel: '名前（任意）',
     addButton: '追加',
     addFailed: 'チャンネルを追加できませんでした（{{error}}）。',
+    urlProblem: {
+      too_long: 'URL が {{max}} 文字を超えています',
+      not_http: 'http:// または https:// で始まる完全な URL を入力してください',
+      has_credentials:
+        'URL にユーザー名やパスワード (user:password@) を含めることはできません。送信できないためです',
+      no_ntfy_topic:
+        'URL の末尾は 1〜64 文字の英数字・-・_ からなるトピックにしてください (例: https://ntfy.sh/my-clarion-topic)',
+    },
     secretOnce: 'Webhook の署名シークレット（今回のみ表示）:',
     preferences: '設定',
     reminder: '未回答のままの場合にリマインドするまでの時間',

@@ -18,6 +18,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { api } from './support/harness.js';
 import { DEVICE_CHANNEL_KEY } from '../../web/src/model/push-channel.js';
+import { PUSH_STEP_TIMEOUT_MS } from '../../web/src/model/push-device.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
 
@@ -314,6 +315,32 @@ describe('the installable web app', () => {
       await context.close();
     }
   });
+
+  it(
+    'gives up on a service worker that does not register in time, and says so',
+    async () => {
+      const { world } = suite;
+      const { context, page } = await suite.desktop();
+      try {
+        await context.grantPermissions(['notifications'], { origin: world.origin });
+        await page.goto(`${world.origin}/settings`);
+        const section = page.getByTestId('device-notifications');
+        await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
+        // The worker's script never arrives (a network that swallows the request).
+        await context.route('**/sw.js', () => undefined);
+        await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+        const alert = section.getByRole('alert');
+        await alert.waitFor({ timeout: PUSH_STEP_TIMEOUT_MS + 10_000 });
+        expect(await alert.textContent()).toBe(
+          fill(en.devicePush.problem.failed, { error: en.devicePush.fault.timeout.service_worker }),
+        );
+        expect(await section.getAttribute('data-state')).toBe('off');
+      } finally {
+        await context.close();
+      }
+    },
+    PUSH_STEP_TIMEOUT_MS + 30_000,
+  );
 
   it('turns a device off and on again with one channel for it, and reads off once it is deleted', async () => {
     const { world } = suite;

@@ -112,7 +112,11 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
 
   let registration: ServiceWorkerRegistration;
   try {
-    await navigator.serviceWorker.register(SERVICE_WORKER_URL, { scope: '/' });
+    // Its script's fetch may hang on a network that swallows it: bounded like every step.
+    await within(
+      navigator.serviceWorker.register(SERVICE_WORKER_URL, { scope: '/' }),
+      'service_worker',
+    );
     registration = await within(navigator.serviceWorker.ready, 'service_worker');
   } catch (error) {
     return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };

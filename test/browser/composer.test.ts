@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { demoAgentPath } from '../../src/agents/profiles.js';
+import { MAX_MESSAGE_CHARS } from '../../src/wire/limits.js';
+import { de } from '../../web/src/i18n/de.js';
 import {
   api,
   launchChromium,
@@ -189,6 +191,34 @@ describe('the composer', () => {
       .toContain('must not be only whitespace or invisible characters');
     await expect(input.inputValue()).resolves.toBe('\u200b');
     expect(await userMessages(world, sessionId)).toEqual(['hello']);
+  });
+
+  it('says in the page’s language why a text cannot be sent, and sends nothing', async () => {
+    const sessionId = await idleSession('Refused text, in German');
+    const page = await signedIn();
+    const input = await openComposer(page, sessionId);
+    await page.getByTestId('language-switch').selectOption('de');
+    try {
+      const invalid = page.getByTestId('composer-invalid');
+      await input.fill('x'.repeat(MAX_MESSAGE_CHARS + 1));
+      await page.getByTestId('composer-send').click();
+      await expect
+        .poll(() => invalid.textContent(), WAIT)
+        .toBe(
+          de.composer.invalid.replace(
+            '{{problem}}',
+            de.composer.tooLong.replace('{{max}}', String(MAX_MESSAGE_CHARS)),
+          ),
+        );
+      await input.fill('\u200b');
+      await page.getByTestId('composer-send').click();
+      await expect
+        .poll(() => invalid.textContent(), WAIT)
+        .toBe(de.composer.invalid.replace('{{problem}}', de.composer.blank));
+      expect(await userMessages(world, sessionId)).toEqual(['hello']);
+    } finally {
+      await page.getByTestId('language-switch').selectOption('en');
+    }
   });
 
   it('keeps the first instruction in the composer when the agent fails to start', async () => {

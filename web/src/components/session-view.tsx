@@ -24,9 +24,11 @@ import {
   draftOf,
   isEmptyMessage,
   keepDraft,
+  messageProblem,
   withAddedText,
 } from '../model/composer-draft.js';
 import { admissionKeyFor } from '../model/late-answer.js';
+import { MAX_MESSAGE_CHARS } from '../../../src/wire/limits.js';
 import {
   authorIdsOf,
   userAuthorOf,
@@ -483,6 +485,17 @@ function Composer({
     // Sent exactly as typed: indentation and trailing lines are part of the message.
     const value = text;
     if (isEmptyMessage(value) || status.phase === 'sending') return;
+    const problem = messageProblem(value);
+    if (problem !== undefined) {
+      setStatus({
+        phase: 'invalid',
+        problem:
+          problem === 'too_long'
+            ? t('composer.tooLong', { max: MAX_MESSAGE_CHARS })
+            : t('composer.blank'),
+      });
+      return;
+    }
     const scope = `composer:${sessionId}`;
     // One key per draft, the same on every retry until the server accepts it: a send whose
     // reply was lost and its resend are one message. An edit in between does not get a key

@@ -198,6 +198,8 @@ export const de: Catalog = {
     queued: 'In der Warteschlange: läuft, sobald der Agent fertig ist.',
     failed: 'Nicht bestätigt. Dein Text bleibt erhalten; sende erneut.',
     invalid: 'Nicht gesendet: {{problem}}. Ändere den Text und sende dann.',
+    tooLong: 'eine Nachricht hat höchstens {{max}} Zeichen',
+    blank: 'eine Nachricht darf nicht nur aus Leerraum oder unsichtbaren Zeichen bestehen',
     earlierSent:
       'Deine frühere Nachricht ist angekommen: „{{text}}“. Dieser Text wurde nicht gesendet; er bleibt hier. Sende ihn, wenn du ihn noch meinst.',
     earlierQueued:

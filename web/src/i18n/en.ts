@@ -198,6 +198,8 @@ export const en = {
     queued: 'Queued: it runs when the agent’s turn ends.',
     failed: 'Not confirmed. Your text is kept; send again.',
     invalid: 'Not sent: {{problem}}. Change the text, then send.',
+    tooLong: 'a message has at most {{max}} characters',
+    blank: 'a message must not be only whitespace or invisible characters',
     earlierSent:
       'Your earlier message went through: “{{text}}”. This text was not sent; it is kept here. Send it if you still mean it.',
     earlierQueued:

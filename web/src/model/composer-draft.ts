@@ -5,6 +5,8 @@
  * not start (with a note saying so), or an edit of a queued message that left
  * the queue before it was saved (added after what is already typed).
  */
+import { MAX_MESSAGE_CHARS } from '../../../src/wire/limits.js';
+import { codePoints, isBlankText } from '../../../src/wire/text.js';
 import type { KeyStore } from './late-answer.js';
 
 /** Why the draft holds text the person already tried to send. */
@@ -57,4 +59,16 @@ export function afterSent(current: string, sent: string): string {
 /** Only text with nothing but whitespace is empty; anything else is sent exactly as typed. */
 export function isEmptyMessage(text: string): boolean {
   return text.trim() === '';
+}
+
+/**
+ * What the server would refuse in a message that is not empty: more than
+ * `MAX_MESSAGE_CHARS` code points, or only invisible characters (a zero-width
+ * space). Caught here, so the person reads why in the page's language rather
+ * than the server's English refusal.
+ */
+export function messageProblem(text: string): 'too_long' | 'blank' | undefined {
+  if (codePoints(text) > MAX_MESSAGE_CHARS) return 'too_long';
+  if (isBlankText(text)) return 'blank';
+  return undefined;
 }

@@ -11,6 +11,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { TestHost } from '../support/test-host.js';
+import { MAX_MESSAGE_CHARS } from '../../src/wire/limits.js';
+import { en } from '../../web/src/i18n/en.js';
 import {
   api,
   launchChromium,
@@ -158,6 +160,43 @@ describe('the session queue seen from another tab', () => {
     await until('the queued message to run', () => host.prompts.some((p) => p.text === 'two'));
     await expect.poll(() => composer.inputValue(), WAIT).toBe('two, corrected too late');
     await page.getByTestId('queue-edit-lost').waitFor(WAIT);
+    await page.context().close();
+  });
+
+  it('says why an edit too long to keep was not saved, rather than that it may have started', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Queue edit too long',
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+    await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'queued',
+      admission_key: 'too-long-queued',
+    });
+
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    await lists(page, ['queued']);
+    await items(page).first().getByTestId('queue-edit').click();
+    await page.getByTestId('queue-edit-input').fill('x'.repeat(MAX_MESSAGE_CHARS + 1));
+    await page.getByTestId('queue-save').click();
+    await expect(page.getByTestId('queue-error').textContent(WAIT)).resolves.toBe(
+      en.userInput.queue.saveInvalid.replace(
+        '{{problem}}',
+        en.composer.tooLong.replace('{{max}}', String(MAX_MESSAGE_CHARS)),
+      ),
+    );
+    // Nothing changed, and the edit is still open to be corrected.
+    await expect(page.getByTestId('queue-edit-input').count()).resolves.toBe(1);
+    const queue = await api<{ items: { text: string }[] }>(
+      world,
+      'GET',
+      `/api/v1/sessions/${sessionId}/queue`,
+    );
+    expect(queue.items.map((item) => item.text)).toEqual(['queued']);
+    host.endTurn(sessionId);
     await page.context().close();
   });
 });

@@ -31,11 +31,14 @@ import {
   type QueueEdit,
 } from '../model/queue-edit.js';
 import type { QueueItemView } from '../model/types.js';
+import { messageProblem, type MessageProblem } from '../model/composer-draft.js';
+import { MAX_MESSAGE_CHARS } from '../../../src/wire/limits.js';
 import { QueueClear, QueueClearOutcome, QueueMoveButtons } from './queue-controls.js';
 import { QueueEditor } from './queue-editor.js';
 import { UserText } from './user-text.js';
 
-type ItemError = 'remove' | 'save';
+/** `too_long`, `blank`: the edit was not sent, since the server would refuse its text. */
+type ItemError = 'remove' | 'save' | MessageProblem;
 
 /** Text handed to the composer; a new object each time, so the same text twice is two hand-overs. */
 export interface OfferedText {
@@ -186,6 +189,11 @@ function QueueRow(props: {
 
   const save = async (saving: QueueEdit) => {
     setError(undefined);
+    const problem = messageProblem(saving.text);
+    if (problem !== undefined) {
+      setError(problem);
+      return;
+    }
     const result = await api.editQueued(sessionId, item.id, saving.text, saving.base);
     if (result.ok) onEdit(undefined);
     // Gone from the queue (sent or removed): the edit must not vanish with it.
@@ -264,7 +272,14 @@ function QueueRow(props: {
       )}
       {error !== undefined ? (
         <p className="error queue-error" role="alert" data-testid="queue-error">
-          {t(error === 'remove' ? 'userInput.queue.removeFailed' : 'userInput.queue.saveFailed')}
+          {error === 'remove' || error === 'save'
+            ? t(error === 'remove' ? 'userInput.queue.removeFailed' : 'userInput.queue.saveFailed')
+            : t('userInput.queue.saveInvalid', {
+                problem:
+                  error === 'too_long'
+                    ? t('composer.tooLong', { max: MAX_MESSAGE_CHARS })
+                    : t('composer.blank'),
+              })}
         </p>
       ) : null}
     </li>

@@ -681,6 +681,7 @@ export const de: Catalog = {
       editLost:
         'Die Nachricht, die du bearbeitet hast, hat die Warteschlange verlassen, bevor deine Änderung gespeichert war; sie wurde gesendet oder jemand hat sie entfernt. Deine Änderung steht unten im Nachrichtenfeld.',
       saveFailed: 'Nicht gespeichert; sie wurde vielleicht schon gestartet.',
+      saveInvalid: 'Nicht gespeichert: {{problem}}. Ändere den Text und speichere dann.',
       changedElsewhere:
         'Diese Nachricht wurde in einem anderen Tab oder Fenster geändert, während du sie bearbeitet hast. Sie lautet jetzt:',
       saveRefusedChanged:

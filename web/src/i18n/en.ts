@@ -656,6 +656,7 @@ export const en = {
       editLost:
         'The message you were editing left the queue before your edit was saved: it was sent, or someone removed it. Your edit is in the message box below.',
       saveFailed: 'Not saved; it may have started already.',
+      saveInvalid: 'Not saved: {{problem}}. Change the text, then save.',
       changedElsewhere:
         'This message was changed in another tab or window while you were editing it. It now reads:',
       saveRefusedChanged:

@@ -67,7 +67,9 @@ export function isEmptyMessage(text: string): boolean {
  * space). Caught here, so the person reads why in the page's language rather
  * than the server's English refusal.
  */
-export function messageProblem(text: string): 'too_long' | 'blank' | undefined {
+export type MessageProblem = 'too_long' | 'blank';
+
+export function messageProblem(text: string): MessageProblem | undefined {
   if (codePoints(text) > MAX_MESSAGE_CHARS) return 'too_long';
   if (isBlankText(text)) return 'blank';
   return undefined;

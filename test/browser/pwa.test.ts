@@ -18,7 +18,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { api } from './support/harness.js';
 import { DEVICE_CHANNEL_KEY } from '../../web/src/model/push-channel.js';
-import { PUSH_STEP_TIMEOUT_MS } from '../../web/src/model/push-device.js';
+import { PUSH_STEP_TIMEOUT_MS } from '../../web/src/model/push-fault.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
 

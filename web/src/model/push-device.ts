@@ -23,6 +23,7 @@ import {
 } from './push-channel.js';
 import {
   browserPushFaultOf,
+  PUSH_STEP_TIMEOUT_MS,
   PushStepTimeout,
   type BrowserPushFault,
   type PushStep,
@@ -40,12 +41,7 @@ export function currentEnvironment(): PushEnvironment {
 }
 
 export const SERVICE_WORKER_URL = '/sw.js';
-/**
- * The longest one step (the service worker's activation, the push service's
- * subscription, one call to the server) may take: a browser that cannot
- * reach its push service may otherwise leave the button spinning for minutes.
- */
-export const PUSH_STEP_TIMEOUT_MS = 30_000;
+export { PUSH_STEP_TIMEOUT_MS };
 
 /** The server's channel calls, each bounded like every other step. */
 type DeviceApi = ReturnType<typeof notificationsApi>;

@@ -7,6 +7,14 @@
  * `timeout`, with the part that kept it waiting.
  */
 
+/**
+ * The longest one step (the service worker's registration and activation,
+ * the push service's subscription, one call to the server) may take: a
+ * browser that cannot reach its push service may otherwise leave the button
+ * spinning for minutes.
+ */
+export const PUSH_STEP_TIMEOUT_MS = 30_000;
+
 /** The part of the browser a step waits on; only a timeout names it. */
 export type PushStep = 'service_worker' | 'push_service';
 

@@ -110,8 +110,8 @@ describe('consent with a consentRules port', () => {
     expect(ctx.rules.rules.get('demo/execute')).toEqual(ADA);
     expect(next.outcome()).toEqual({
       kind: 'selected',
-      option_id: 'always',
-      option_kind: 'allow_always',
+      option_id: 'allow',
+      option_kind: 'allow_once',
       remembered: true,
     });
     expect(ctx.registry.get(next.id)).toMatchObject({ status: 'settled', remembered: true });

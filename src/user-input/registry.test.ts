@@ -129,8 +129,8 @@ describe('consent', () => {
     await flush();
     expect(again.outcome()).toEqual({
       kind: 'selected',
-      option_id: 'always',
-      option_kind: 'allow_always',
+      option_id: 'allow',
+      option_kind: 'allow_once',
       remembered: true,
     });
     expect(ctx.viewsOf(again.id)).toMatchObject([

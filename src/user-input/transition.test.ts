@@ -482,18 +482,33 @@ describe('transition: commands of the rules', () => {
       { type: 'publishChanged', revision: 1 },
       {
         type: 'answerAgent',
+        // Allow once: the agent keeps no grant of its own, so a revoke counts at the next consent.
         outcome: {
           kind: 'selected',
-          option_id: 'always',
-          option_kind: 'allow_always',
+          option_id: 'allow',
+          option_kind: 'allow_once',
           remembered: true,
         },
       },
     ]);
     // The remembered answer names the person whose "always" it was.
     expect(remembered.state).toMatchObject({
-      answer: { kind: 'option', remembered: true, respondedBy: ADA },
+      answer: { kind: 'option', option_id: 'allow', remembered: true, respondedBy: ADA },
     });
+  });
+
+  it('a rule never picks the agent’s own "always": without an allow-once a person is asked', () => {
+    const alwaysOnly: ConsentRequest = {
+      ...consent,
+      options: consent.options.filter((option) => option.kind !== 'allow_once'),
+    };
+    const asked = apply(STATES.absent, {
+      type: 'requested',
+      request: alwaysOnly,
+      rememberedBy: ADA,
+    });
+    expect(asked.state).toMatchObject({ status: 'awaiting' });
+    expect(types(asked.commands)).not.toContain('answerAgent');
   });
 
   it('keeps who decided through arming, the follow-up and its settlement', () => {

@@ -74,12 +74,15 @@ export function retryDelayMs(failures: number): number {
   return Math.min(FOLLOW_UP_RETRY_BASE_MS * 2 ** Math.min(exponent, 30), FOLLOW_UP_RETRY_MAX_MS);
 }
 
-/** The option a remembered "always" selects: the agent's own always-allow, else allow-once. */
+/**
+ * The option a remembered "always" selects: the agent's allow-once, never its
+ * own allow-always, which the agent would keep for the rest of its session
+ * where a revoke of the rule cannot reach it. Without an allow-once the rule
+ * does not answer and a person is asked (who may still choose the agent's
+ * "always" themselves).
+ */
 export function rememberedOption(options: readonly ConsentOption[]): ConsentOption | undefined {
-  return (
-    options.find((option) => option.kind === 'allow_always') ??
-    options.find((option) => option.kind === 'allow_once')
-  );
+  return options.find((option) => option.kind === 'allow_once');
 }
 
 function assertNever(value: never): never {

@@ -711,11 +711,13 @@ describe('consent and action cards in Chromium', () => {
     await expect(remembered.getByTestId('user-input-outcome').textContent()).resolves.toBe(
       'Allowed without asking: you chose “Always allow” earlier.',
     );
-    await until('two allow-always replies', async () => {
-      const replies = (await messages(world, created.session.id)).filter((message) =>
-        message.content.includes('"allow-always"'),
-      );
-      return replies.length === 2 ? replies : undefined;
+    // The person's own choice went to the agent as "always"; the rule answers with allow-once,
+    // so the agent keeps no grant of its own that a revoke could not reach.
+    await until('the person’s allow-always, then the rule’s allow-once', async () => {
+      const said = (await messages(world, created.session.id)).map((message) => message.content);
+      const always = said.filter((content) => content.includes('"allow-always"'));
+      const once = said.filter((content) => content.includes('"allow-once"'));
+      return always.length === 1 && once.length === 1 ? said : undefined;
     });
     // It was never waiting: nothing was asked.
     await expect(

@@ -78,7 +78,7 @@ describe.each(DRIVERS)('an "Always allow" across a restart on %s', (driver: Driv
       async () => (await agentText(after, second)).includes('Permission answer'),
       20_000,
     );
-    expect(await agentText(after, second)).toContain('allow-always');
+    expect(await agentText(after, second)).toContain('allow-once');
     const waiting = await after<{ requests: UserInputView[] }>('GET', '/api/v1/user-inputs');
     expect(waiting.json.requests).toEqual([]);
   });

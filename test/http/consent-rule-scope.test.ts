@@ -112,7 +112,8 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
 
     // No person answers this one: only the rule can.
     const again = await run('echo dupes');
-    await eventually(async () => (await agentText(again)).includes('allow-always'), 15_000);
+    // Allowed once: the agent keeps no "always" of its own that a revoke could not reach.
+    await eventually(async () => (await agentText(again)).includes('allow-once'), 15_000);
     expect(await rulesOf()).toMatchObject([
       { agent_profile: 'shell', tool_key: 'execute', command: 'echo dupes' },
     ]);

@@ -169,7 +169,7 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
 
     // The admin's next task is answered by the rule, and the row names who set it, and where.
     const remembered = await startPermissionTask(admin);
-    await eventually(async () => (await agentText(remembered)).includes('allow-always'), 15_000);
+    await eventually(async () => (await agentText(remembered)).includes('allow-once'), 15_000);
     const rows = await admin<{
       messages: { type: string; metadata: { remembered?: boolean; responded_by?: unknown } }[];
     }>('GET', `/api/v1/sessions/${remembered}/messages?limit=500`);

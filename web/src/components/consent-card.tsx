@@ -105,7 +105,8 @@ function consentOutcomeText(
   switch (outcome.kind) {
     case 'chosen': {
       const option = showBidiControls(outcome.option.label);
-      if (outcome.remembered) return t('userInput.outcome.remembered', { option });
+      // A rule answers with the agent's allow-once: what the person chose was Clarion's "always".
+      if (outcome.remembered) return t('userInput.outcome.remembered');
       if (outcome.reason !== null)
         return t('rejectReason.outcome', { option, reason: outcome.reason });
       return outcome.allowed

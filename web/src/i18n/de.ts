@@ -653,7 +653,7 @@ export const de: Catalog = {
     outcome: {
       allowed: 'Erlaubt: {{option}}',
       rejected: 'Abgelehnt: {{option}}',
-      remembered: 'Ohne Nachfrage erlaubt: Du hast früher „{{option}}“ gewählt.',
+      remembered: 'Ohne Nachfrage erlaubt: Du hast früher „Immer erlauben“ gewählt.',
       consentTimedOut:
         'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet, daher wurde es dem Agenten nicht erlaubt.',
       actionTimedOut: 'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet.',

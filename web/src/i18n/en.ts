@@ -632,7 +632,7 @@ export const en = {
     outcome: {
       allowed: 'Allowed: {{option}}',
       rejected: 'Rejected: {{option}}',
-      remembered: 'Allowed without asking: you chose “{{option}}” earlier.',
+      remembered: 'Allowed without asking: you chose “Always allow” earlier.',
       consentTimedOut: 'Timed out: nobody answered in time, so the agent was not allowed.',
       actionTimedOut: 'Timed out: nobody answered in time.',
       swept: 'Withdrawn: the agent stopped waiting before anyone answered.',

@@ -9,11 +9,20 @@
  * A rule is its person's alone: it answers consents only in tasks that person
  * started (`tasks.created_by`), while they still belong to the task's
  * workspace. Another member's agent asks its own person, who could neither
- * see nor revoke a rule that is not theirs. (person, profile, tool, command)
- * is unique; keeping an existing rule again leaves the first one, with its
- * time, in place. A row kept before rules named their command (its
- * `command` NULL, keyed on the bare kind) matches no consent: it stays
- * listed so its person sees it and can revoke it.
+ * see nor revoke a rule that is not theirs. A rule holds where it was made,
+ * as Claude Code's "always" holds in one project: the task's workspace and
+ * working folder (`cwd`, NULL for Clarion's own), so the same command in
+ * another workspace or checkout of theirs asks. (person, profile, tool,
+ * command, workspace, folder) is unique; keeping an existing rule again
+ * leaves the first one, with its time, in place.
+ *
+ * Older rows match no consent and stay listed so their person sees them and
+ * can revoke them: one kept before rules named their command (`command`
+ * NULL, keyed on the bare kind), and one kept before rules were scoped
+ * (`workspace_id` NULL, keyed without a scope). Where such a rule was made is
+ * not known, so any match would allow the command in workspaces and folders
+ * the person never allowed it in; the cost is one question, whose "Always
+ * allow" keeps a scoped rule.
  */
 import { createHash } from 'node:crypto';
 import { ONE_ROW } from './compiled.js';
@@ -29,30 +38,58 @@ export interface ConsentRuleRecord {
   readonly tool: string;
   /** The whole command the rule covers; null: kept under a bare kind, it answers nothing. */
   readonly command: string | null;
+  /** The workspace the rule holds in; null: kept before rules were scoped, it answers nothing. */
+  readonly workspace_id: string | null;
+  /** That workspace's name now; null once it is gone. */
+  readonly workspace_name: string | null;
+  /** The working folder the rule holds in; null: Clarion's own (or no scope at all). */
+  readonly cwd: string | null;
   readonly surface: string;
   readonly created_at: string;
 }
 
 export interface NewConsentRule {
   readonly userId: string;
+  /** The task the rule was made in: it holds in that task's workspace and folder. */
+  readonly taskId: string;
   readonly profile: string;
   readonly toolKey: string;
   readonly command: string;
   readonly surface: string;
 }
 
+/** Where a rule holds: a task's workspace and working folder. */
+interface RuleScope {
+  readonly workspace_id: string;
+  readonly cwd: string | null;
+}
+
 /**
- * The matched key of a tool and command: a digest, so that a command of any
- * length fits the unique index, and never equal to a bare kind kept before.
+ * The matched key of a tool and command where they were allowed: a digest, so
+ * that a command of any length fits the unique index, which so includes the
+ * scope; never equal to a bare kind (v1) or an unscoped digest (v2) kept before.
  */
-function ruleKey(toolKey: string, command: string): string {
-  return `v2:${createHash('sha256')
-    .update(JSON.stringify([toolKey, command]))
+function ruleKey(scope: RuleScope, toolKey: string, command: string): string {
+  return `v3:${createHash('sha256')
+    .update(JSON.stringify([scope.workspace_id, scope.cwd, toolKey, command]))
     .digest('hex')}`;
 }
 
-/** Keeps a rule; a second "always" for the same person, profile, tool and command changes nothing. */
-export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): Promise<void> {
+function scopeOfTask(ctx: RepoContext, taskId: string): Promise<RuleScope | undefined> {
+  return ctx.db
+    .selectFrom('tasks')
+    .select(['workspace_id', 'cwd'])
+    .where('id', '=', taskId)
+    .executeTakeFirst();
+}
+
+/**
+ * Keeps a rule where its task is; a second "always" for the same person, profile, tool,
+ * command and place changes nothing. A task deleted meanwhile keeps nothing: `false`.
+ */
+export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): Promise<boolean> {
+  const scope = await scopeOfTask(ctx, rule.taskId);
+  if (!scope) return false;
   const now = ctx.clock.timestamp();
   await ctx.db
     .insertInto('consent_rules')
@@ -60,9 +97,11 @@ export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): P
       id: ctx.ids.next(),
       user_id: rule.userId,
       agent_profile: rule.profile,
-      tool_key: ruleKey(rule.toolKey, rule.command),
+      tool_key: ruleKey(scope, rule.toolKey, rule.command),
       tool: rule.toolKey,
       command: rule.command,
+      workspace_id: scope.workspace_id,
+      cwd: scope.cwd,
       surface: rule.surface,
       created_at: now,
       updated_at: now,
@@ -71,12 +110,14 @@ export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): P
       conflict.columns(['user_id', 'agent_profile', 'tool_key']).doNothing(),
     )
     .execute();
+  return true;
 }
 
 function rulesWithNames(ctx: RepoContext) {
   return ctx.db
     .selectFrom('consent_rules as r')
     .innerJoin('users as u', 'u.id', 'r.user_id')
+    .leftJoin('workspaces as w', 'w.id', 'r.workspace_id')
     .select([
       'r.id',
       'r.user_id',
@@ -85,6 +126,9 @@ function rulesWithNames(ctx: RepoContext) {
       // A rule kept before commands were named holds its bare tool in `tool_key`.
       (eb) => eb.fn.coalesce('r.tool', 'r.tool_key').as('tool'),
       'r.command',
+      'r.workspace_id',
+      'w.name as workspace_name',
+      'r.cwd',
       'r.surface',
       'r.created_at',
     ]);
@@ -92,24 +136,31 @@ function rulesWithNames(ctx: RepoContext) {
 
 /**
  * The rule that answers a consent for `profile`'s `toolKey` and `command` in `taskId`: the
- * one the task's own person set, if they are still a member of its workspace.
- * A task whose person was deleted has no rule; every consent there asks.
+ * one the task's own person set in the task's workspace and folder, if they are still a
+ * member of that workspace. A task whose person was deleted has no rule; every consent there
+ * asks.
  */
 export async function consentRuleFor(
   ctx: RepoContext,
   query: { taskId: string; profile: string; toolKey: string; command: string },
 ): Promise<ConsentRuleRecord | undefined> {
-  return rulesWithNames(ctx)
-    .innerJoin('tasks as t', 't.created_by', 'r.user_id')
-    .innerJoin('workspace_members as wm', (join) =>
-      join.onRef('wm.workspace_id', '=', 't.workspace_id').onRef('wm.user_id', '=', 'r.user_id'),
-    )
-    .where('t.id', '=', query.taskId)
-    .where('r.agent_profile', '=', query.profile)
-    .where('r.tool_key', '=', ruleKey(query.toolKey, query.command))
-    .where('r.command', 'is not', null)
-    .limit(ONE_ROW)
-    .executeTakeFirst();
+  const scope = await scopeOfTask(ctx, query.taskId);
+  if (!scope) return undefined;
+  return (
+    rulesWithNames(ctx)
+      .innerJoin('tasks as t', 't.created_by', 'r.user_id')
+      .innerJoin('workspace_members as wm', (join) =>
+        join.onRef('wm.workspace_id', '=', 't.workspace_id').onRef('wm.user_id', '=', 'r.user_id'),
+      )
+      .where('t.id', '=', query.taskId)
+      .where('r.agent_profile', '=', query.profile)
+      .where('r.tool_key', '=', ruleKey(scope, query.toolKey, query.command))
+      // The key names the place; an unscoped row, whatever its key, is never it.
+      .whereRef('r.workspace_id', '=', 't.workspace_id')
+      .where('r.command', 'is not', null)
+      .limit(ONE_ROW)
+      .executeTakeFirst()
+  );
 }
 
 /** Every rule of `userId`, or of everyone when `userId` is null; newest first. */

@@ -312,6 +312,9 @@ const COLUMNS: readonly SchemaStep[] = [
   // An "Always allow" names the command the person saw (tnew item 3); older rows have none.
   column('consent_rules', 'tool', 'TEXT'),
   column('consent_rules', 'command', 'TEXT'),
+  // An "Always allow" holds where it was made: its task's workspace and folder (issue 15).
+  column('consent_rules', 'workspace_id', 'TEXT'),
+  column('consent_rules', 'cwd', 'TEXT'),
   // When an item's `answered` to a channel was written, so reconcile passes skip its asks.
   column('notification_outbox', 'answered_at', 'TEXT'),
   // A person may keep answer links out of their notices (anyone reading the channel can use one).

@@ -255,24 +255,30 @@ export interface NotificationOutboxTable {
 
 /**
  * A person's standing "Always allow" for one agent profile's tool call as
- * they saw it (its kind or tool, and its whole command): a consent the agent
- * asks in a workspace the person belongs to is allowed without asking. One
- * row per (person, profile, tool, command); revoking deletes it.
+ * they saw it (its kind or tool, and its whole command), where they made it
+ * (the task's workspace and folder): a consent the agent asks there, in a
+ * task of theirs, is allowed without asking. One row per (person, profile,
+ * tool, command, workspace, folder); revoking deletes it.
  */
 export interface ConsentRulesTable {
   id: string;
   user_id: string;
   agent_profile: string;
   /**
-   * What a consent is matched on: a digest of `tool` and `command` (bounded, so a long command
-   * fits the unique index). A row kept before rules named their command holds the bare tool
-   * here and NULL in `command`: it answers nothing.
+   * What a consent is matched on: a digest of `tool`, `command`, `workspace_id` and `cwd`
+   * (bounded, so a long command fits the unique index, which thus includes the scope). A row
+   * kept before rules named their command holds the bare tool here and NULL in `command`, one
+   * kept before they were scoped a digest without the scope: neither answers anything.
    */
   tool_key: string;
   /** The tool call's kind, else its whole title, as the card names the tool. */
   tool: string | null;
   /** The tool call's whole title the person was shown (a shell call's command). */
   command: string | null;
+  /** The workspace of the task the rule was made in; NULL for a rule kept before rules were scoped. */
+  workspace_id: string | null;
+  /** That task's working folder; NULL for Clarion's own (or a rule kept before rules were scoped). */
+  cwd: string | null;
   /** Where the person chose "Always allow" (`DecisionSurface`). */
   surface: string;
   created_at: Timestamp;

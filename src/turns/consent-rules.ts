@@ -1,7 +1,8 @@
 /**
  * "Always allow" rules (issue 15): the registry's `consentRules` port over the
  * store, and the REST reads and revokes. A rule covers one tool call as its
- * person saw it: the tool (kind) and the whole command. A person lists and revokes their own
+ * person saw it: the tool (kind) and the whole command, in the workspace and
+ * working folder of the task it was made in. A person lists and revokes their own
  * rules; an admin sees and revokes everyone's. Someone else's rule is
  * `not_found` to anyone else, the same as one that does not exist. A rule
  * answers only in its own person's tasks (`consentRuleFor`), so the rules a
@@ -35,6 +36,14 @@ function ruleView(record: ConsentRuleRecord): ConsentRuleView {
     agent_profile: record.agent_profile,
     tool_key: record.tool,
     command: record.command,
+    scope:
+      record.workspace_id === null
+        ? null
+        : {
+            workspace_id: record.workspace_id,
+            workspace_name: record.workspace_name,
+            cwd: record.cwd,
+          },
     set_by: { user_id: record.user_id, name: record.user_name },
     surface: surfaceOf(record.surface),
     created_at: record.created_at,
@@ -50,14 +59,17 @@ export function consentRulesPort(store: RepoContext): NonNullable<UserInputPorts
         ? { user_id: rule.user_id, name: rule.user_name, surface: surfaceOf(rule.surface) }
         : null;
     },
-    keep: ({ profile, toolKey, command, setBy }) =>
-      keepConsentRule(store, {
+    // A task deleted before its rule was kept keeps none: nowhere is left for it to hold.
+    keep: async ({ taskId, profile, toolKey, command, setBy }) => {
+      await keepConsentRule(store, {
         userId: setBy.user_id,
+        taskId,
         profile,
         toolKey,
         command,
         surface: setBy.surface,
-      }),
+      });
+    },
   };
 }
 

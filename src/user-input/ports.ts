@@ -94,8 +94,12 @@ export interface ConsentRuleQuery {
 export interface ConsentRulesPort {
   /** The person whose standing rule answers this consent, or null: ask a person. */
   find(query: ConsentRuleQuery): Promise<Responder | null>;
-  /** Keeps a person's "always" for the profile's tool; a throw is logged, the answer stands. */
+  /**
+   * Keeps a person's "always" for the profile's tool and command, where `taskId` runs (its
+   * workspace and folder); a throw is logged, the answer stands.
+   */
   keep(rule: {
+    taskId: string;
     profile: string;
     toolKey: string;
     command: string;

@@ -351,17 +351,25 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
 
   function rememberAlways(
     id: string,
-    { profile, toolKey, command, setBy }: Extract<UserInputCommand, { type: 'rememberAlways' }>,
+    {
+      taskId,
+      profile,
+      toolKey,
+      command,
+      setBy,
+    }: Extract<UserInputCommand, { type: 'rememberAlways' }>,
   ): void {
     const rules = ports.consentRules;
     if (!rules) {
       alwaysAllowed.set(alwaysKey({ profile, toolKey, command }), setBy);
       return;
     }
-    const work = rules.keep({ profile, toolKey, command, setBy }).catch((error: unknown) => {
-      // The agent already has its answer; only the next consent will ask again.
-      logger.error({ request_id: id, err: error }, 'user_input.consent_rule_not_kept');
-    });
+    const work = rules
+      .keep({ taskId, profile, toolKey, command, setBy })
+      .catch((error: unknown) => {
+        // The agent already has its answer; only the next consent will ask again.
+        logger.error({ request_id: id, err: error }, 'user_input.consent_rule_not_kept');
+      });
     keeping.add(work);
     void work.then(() => keeping.delete(work));
   }

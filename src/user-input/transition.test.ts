@@ -469,6 +469,7 @@ describe('transition: commands of the rules', () => {
     const always = apply(STATES.awaitingConsent, EVENTS.pickedAllowAlways);
     expect(always.commands).toContainEqual({
       type: 'rememberAlways',
+      taskId: 'task-1',
       profile: 'demo',
       toolKey: 'execute:rm',
       command: 'Run rm -rf build',

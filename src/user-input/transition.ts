@@ -313,6 +313,7 @@ function answerConsent(
   if (option.kind === 'allow_always') {
     commands.push({
       type: 'rememberAlways',
+      taskId: request.taskId,
       profile: request.profile,
       toolKey: request.toolKey,
       command: request.command,

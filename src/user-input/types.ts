@@ -266,7 +266,15 @@ export type UserInputEventType = UserInputEvent['type'];
 export type UserInputCommand =
   | { type: 'startDeadline'; afterMs: number }
   | { type: 'cancelDeadline' }
-  | { type: 'rememberAlways'; profile: string; toolKey: string; command: string; setBy: Responder }
+  | {
+      type: 'rememberAlways';
+      /** The task it was chosen in: the rule holds where that task runs. */
+      taskId: string;
+      profile: string;
+      toolKey: string;
+      command: string;
+      setBy: Responder;
+    }
   | { type: 'publishChanged'; revision: number }
   | { type: 'answerAgent'; outcome: AgentOutcome }
   | { type: 'dispatchFollowUp'; sessionId: string; text: string; attempt: number }

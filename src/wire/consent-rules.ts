@@ -1,8 +1,8 @@
 /**
  * "Always allow" rules (`/api/v1/consent-rules`): a person's standing answer
  * to consent requests for one agent profile's tool call as they saw it (the
- * tool and the whole command), listed with who set it, where and when, and
- * revoked by ID.
+ * tool and the whole command) in the workspace and working folder where they
+ * chose it, listed with who set it, where and when, and revoked by ID.
  */
 import { z } from 'zod';
 import { timestamp } from './common.js';
@@ -20,6 +20,19 @@ export const consentRuleView = z
      * rules named their command: it answers no request, and can be revoked.
      */
     command: z.string().nullable(),
+    /**
+     * Where the rule holds: the workspace and working folder of the task it was made in (`cwd`
+     * null: Clarion's own folder). Null for a rule kept before rules were scoped: it answers no
+     * request, and can be revoked.
+     */
+    scope: z
+      .object({
+        workspace_id: z.string(),
+        /** The workspace's name now; null once it is gone. */
+        workspace_name: z.string().nullable(),
+        cwd: z.string().nullable(),
+      })
+      .nullable(),
     set_by: z.object({ user_id: z.string(), name: z.string() }),
     /** Where "Always allow" was chosen. */
     surface: z.enum(DECISION_SURFACES),

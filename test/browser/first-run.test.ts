@@ -190,6 +190,15 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     // The rule names the command it allows, not only the tool's kind.
     await expect(rule.textContent()).resolves.toContain('delete: Delete the build cache');
     await expect(rule.textContent()).resolves.toContain('Set by admin');
+    // …and where it holds: the workspace and folder of the task it was chosen in.
+    const workspaces = await api<{ workspaces: { id: string; name: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    await expect(rule.getByTestId('consent-rule-scope').textContent()).resolves.toBe(
+      `In ${workspaces.workspaces[0]?.name ?? ''} · Clarion’s working folder`,
+    );
     await shoot(page, 'settings-consent-rules-desktop');
     await rule.getByTestId('consent-rule-revoke').click();
     await page.getByTestId('consent-rules-empty').waitFor(WAIT);

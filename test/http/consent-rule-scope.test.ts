@@ -6,6 +6,7 @@
  * person; the same command again is answered by the rule. A rule kept under
  * a bare kind before rules named their command answers nothing.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,11 +55,15 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
     api = bearerApi(server.url, TOKEN);
   }
 
-  async function run(command: string): Promise<string> {
+  async function run(
+    command: string,
+    where: { workspace_id?: string; cwd?: string } = {},
+  ): Promise<string> {
     const created = await api<{ session: { id: string } }>('POST', '/api/v1/tasks', {
       title: command,
       agent_profile: 'shell',
       prompt: command,
+      ...where,
     });
     expect(created.status).toBe(201);
     return created.json.session.id;
@@ -87,8 +92,11 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
     return found;
   }
 
-  async function awaitsAPerson(command: string): Promise<void> {
-    const sessionId = await run(command);
+  async function awaitsAPerson(
+    command: string,
+    where: { workspace_id?: string; cwd?: string } = {},
+  ): Promise<void> {
+    const sessionId = await run(command, where);
     const request = await consentOf(sessionId);
     expect(request).toMatchObject({ kind: 'consent', status: 'awaiting', title: command });
     expect(await agentText(sessionId)).not.toContain('RESULT');
@@ -117,6 +125,77 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
     expect(await rulesOf()).toMatchObject([
       { agent_profile: 'shell', tool_key: 'execute', command: 'echo dupes' },
     ]);
+  });
+
+  it('allows the command only in the workspace and folder it was allowed in', async () => {
+    await serve();
+    const workspaces = await api<{ workspaces: { id: string; name: string }[] }>(
+      'GET',
+      '/api/v1/workspaces',
+    );
+    const home = workspaces.json.workspaces[0];
+    const other = await api<{ workspace: { id: string } }>('POST', '/api/v1/workspaces', {
+      name: 'Side project',
+    });
+    expect(other.status).toBe(201);
+    const folder = mkdtempSync(join(dir, 'checkout-'));
+
+    const first = await run('echo scoped', { cwd: folder });
+    const request = await consentOf(first);
+    const chosen = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    expect(chosen.status).toBe(200);
+    await eventually(async () => (await agentText(first)).includes('allow-always'), 15_000);
+    expect(await rulesOf()).toMatchObject([
+      {
+        command: 'echo scoped',
+        scope: { workspace_id: home?.id, workspace_name: home?.name, cwd: folder },
+      },
+    ]);
+
+    // The same person, profile and command elsewhere: another workspace, another folder.
+    await awaitsAPerson('echo scoped', { workspace_id: other.json.workspace.id, cwd: folder });
+    await awaitsAPerson('echo scoped');
+    await awaitsAPerson('echo scoped', { cwd: dir });
+
+    // Where it was allowed, the rule answers (no person answers this one).
+    const again = await run('echo scoped', { cwd: folder });
+    await eventually(async () => (await agentText(again)).includes('allow-once'), 15_000);
+
+    // An "always" in the other workspace is a rule of its own, beside the first.
+    const there = await run('echo scoped', { workspace_id: other.json.workspace.id });
+    const asked = await consentOf(there);
+    expect(
+      (await api('POST', `/api/v1/user-inputs/${asked.id}/respond`, { option_id: 'allow-always' }))
+        .status,
+    ).toBe(200);
+    await eventually(async () => (await rulesOf()).length === 2, 15_000);
+    expect((await rulesOf()).map((rule) => rule.scope)).toEqual([
+      { workspace_id: other.json.workspace.id, workspace_name: 'Side project', cwd: null },
+      { workspace_id: home?.id, workspace_name: home?.name, cwd: folder },
+    ]);
+  });
+
+  it('a rule kept before rules were scoped answers nothing, and is listed without a scope', async () => {
+    await serve();
+    const first = await run('echo legacy');
+    const request = await consentOf(first);
+    await api('POST', `/api/v1/user-inputs/${request.id}/respond`, { option_id: 'allow-always' });
+    await eventually(async () => (await rulesOf()).length === 1, 15_000);
+    // As a rule kept before scopes were: its scope forgotten, its key the unscoped one.
+    await server.store.db
+      .updateTable('consent_rules')
+      .set({
+        workspace_id: null,
+        cwd: null,
+        tool_key: `v2:${createHash('sha256')
+          .update(JSON.stringify(['execute', 'echo legacy']))
+          .digest('hex')}`,
+      })
+      .execute();
+    expect(await rulesOf()).toMatchObject([{ command: 'echo legacy', scope: null }]);
+    await awaitsAPerson('echo legacy');
   });
 
   it('a rule kept under a bare kind answers nothing, and is listed without a command', async () => {

@@ -1,15 +1,39 @@
 /**
  * Settings → "Always allow": the standing rules that answer an agent's
  * permission request without asking (the person's own; an admin's list holds
- * everyone's), each with its agent profile, tool, who set it and when, and
- * Revoke. After a revoke the next such request asks again.
+ * everyone's), each with its agent profile, tool, the workspace and folder it
+ * holds in, who set it and when, and Revoke. After a revoke the next such
+ * request asks again.
  */
+import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ConsentRuleView } from '../../../src/wire/index.js';
 import { consentRules, revokeConsentRule } from '../model/tasks-api.js';
 import { RelativeTime } from './relative-time.js';
+
+/** What the rule allows; a rule that allows nothing now says so. */
+function ruleText(t: TFunction, rule: ConsentRuleView): string {
+  if (rule.command === null) {
+    return t('consentRules.ruleWithoutCommand', {
+      tool: rule.tool_key,
+      profile: rule.agent_profile,
+    });
+  }
+  const words = { tool: rule.tool_key, command: rule.command, profile: rule.agent_profile };
+  return rule.scope === null
+    ? t('consentRules.ruleWithoutScope', words)
+    : t('consentRules.rule', words);
+}
+
+/** Where the rule holds: its workspace and working folder. */
+function scopeText(t: TFunction, scope: NonNullable<ConsentRuleView['scope']>): string {
+  const workspace = scope.workspace_name ?? t('consentRules.workspaceGone');
+  return scope.cwd === null
+    ? t('consentRules.scopeDefaultFolder', { workspace })
+    : t('consentRules.scope', { workspace, cwd: scope.cwd });
+}
 
 export function ConsentRulesSection() {
   const { t } = useTranslation();
@@ -58,18 +82,12 @@ export function ConsentRulesSection() {
               data-testid="consent-rule"
               data-rule-id={rule.id}
             >
-              <span className="token-name">
-                {rule.command === null
-                  ? t('consentRules.ruleWithoutCommand', {
-                      tool: rule.tool_key,
-                      profile: rule.agent_profile,
-                    })
-                  : t('consentRules.rule', {
-                      tool: rule.tool_key,
-                      command: rule.command,
-                      profile: rule.agent_profile,
-                    })}
-              </span>
+              <span className="token-name">{ruleText(t, rule)}</span>
+              {rule.scope === null || rule.command === null ? null : (
+                <span className="muted" data-testid="consent-rule-scope">
+                  {scopeText(t, rule.scope)}
+                </span>
+              )}
               <span className="muted">
                 {t('consentRules.setBy', { name: rule.set_by.name })} ·{' '}
                 <RelativeTime at={rule.created_at} className="relative-time" />

@@ -819,11 +819,16 @@ export const de: Catalog = {
   consentRules: {
     title: 'Immer erlauben',
     explain:
-      'Befehle, für die du „Immer erlauben“ gewählt hast, laufen in deinen eigenen Aufgaben ohne Rückfrage, genau so, wie du sie gesehen hast; jeder andere Befehl und Aufgaben anderer fragen weiter. Widerrufe eine Regel, und der Agent fragt wieder.',
+      'Befehle, für die du „Immer erlauben“ gewählt hast, laufen in deinen eigenen Aufgaben im selben Arbeitsbereich und Ordner ohne Rückfrage, genau so, wie du sie gesehen hast; jeder andere Befehl, Ordner oder Arbeitsbereich und Aufgaben anderer fragen weiter. Widerrufe eine Regel, und der Agent fragt wieder.',
     empty: 'Keine Regeln: Jede Berechtigungsanfrage fragt nach.',
     rule: '{{tool}}: {{command}} · {{profile}}',
     ruleWithoutCommand:
       '{{tool}} · {{profile}}: angelegt, bevor Regeln ihren Befehl nannten; sie erlaubt jetzt nichts. Widerrufe sie.',
+    scope: 'In {{workspace}} · Ordner {{cwd}}',
+    scopeDefaultFolder: 'In {{workspace}} · Clarions Arbeitsordner',
+    workspaceGone: 'einem nicht mehr vorhandenen Arbeitsbereich',
+    ruleWithoutScope:
+      '{{tool}}: {{command}} · {{profile}}: angelegt, bevor Regeln an einen Arbeitsbereich und Ordner gebunden waren; sie erlaubt jetzt nichts. Widerrufe sie.',
     setBy: 'Festgelegt von {{name}}',
     revoke: 'Widerrufen',
     revokeLabel: '„Immer erlauben“ für {{tool}} ({{profile}}) widerrufen',

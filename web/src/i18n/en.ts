@@ -793,11 +793,16 @@ export const en = {
   consentRules: {
     title: 'Always allow',
     explain:
-      'Commands you chose “Always allow” for run without asking in the tasks you started, exactly as you saw them; any other command, and other people’s tasks, still ask. Revoke a rule and the agent asks again.',
+      'Commands you chose “Always allow” for run without asking in the tasks you started in the same workspace and folder, exactly as you saw them; any other command, folder or workspace, and other people’s tasks, still ask. Revoke a rule and the agent asks again.',
     empty: 'No rules: every permission request asks.',
     rule: '{{tool}}: {{command}} · {{profile}}',
     ruleWithoutCommand:
       '{{tool}} · {{profile}}: set before rules named their command; it allows nothing now. Revoke it.',
+    scope: 'In {{workspace}} · folder {{cwd}}',
+    scopeDefaultFolder: 'In {{workspace}} · Clarion’s working folder',
+    workspaceGone: 'a workspace that no longer exists',
+    ruleWithoutScope:
+      '{{tool}}: {{command}} · {{profile}}: set before rules held in one workspace and folder; it allows nothing now. Revoke it.',
     setBy: 'Set by {{name}}',
     revoke: 'Revoke',
     revokeLabel: 'Revoke “Always allow” for {{tool}} ({{profile}})',

@@ -259,7 +259,7 @@ export interface DecisionRecorderBound {
  * session write of its own (`supersedeRefusedDecision`), tried a few times.
  * A later answer's write supersedes it too, whichever comes first. A restart
  * before either leaves the row standing (the registry's request is gone then).
- * A remembered "always" took effect whatever its row's fate: its row stays.
+ * A rule's answer is such a decision too: refused, it was not given.
  */
 export function decisionRecorder(
   sessions: SessionWriter,
@@ -314,11 +314,9 @@ export function decisionRecorder(
         publish();
         return;
       }
-      // Refused: unless its rule already decided, a row its write keeps must not stand.
-      if (!(decided.kind === 'consent' && decided.remembered)) {
-        refused = true;
-        void supersedeWhenEnded(unkept, decided, written, () => rowId);
-      }
+      // Refused: a row its write keeps must not stand.
+      refused = true;
+      void supersedeWhenEnded(unkept, decided, written, () => rowId);
       throw error;
     } finally {
       budget.dispose();

@@ -206,7 +206,7 @@ describe('a decision is kept before it takes effect', () => {
     expect(ctx.records.writes).toHaveLength(1);
   });
 
-  it('a remembered "always" answers at once and its line in the transcript follows', async () => {
+  it('a remembered "always" answers once its line in the transcript, naming who set it, is kept', async () => {
     const ctx = setup();
     const first = open(ctx.registry, consentInput());
     const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
@@ -216,7 +216,32 @@ describe('a decision is kept before it takes effect', () => {
 
     const second = open(ctx.registry, consentInput());
     await flush();
+    expect(ctx.records.writes[1]?.view).toMatchObject({
+      id: second.id,
+      remembered: true,
+      responded_by: ADA,
+    });
+    expect(second.outcome()).toBeUndefined();
+    ctx.records.writes[1]?.keep();
+    await flush();
     expect(second.outcome()).toMatchObject({ kind: 'selected', remembered: true });
-    expect(ctx.records.writes[1]?.view).toMatchObject({ id: second.id, remembered: true });
+    expect(ctx.records.writes).toHaveLength(2);
+  });
+
+  it('a rule’s answer that cannot be kept in the transcript is not given: a person is asked', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await flush();
+    ctx.records.writes[0]?.keep();
+    await responded;
+
+    const second = open(ctx.registry, consentInput());
+    await flush();
+    ctx.records.writes[1]?.fail();
+    await flush();
+    expect(second.outcome()).toBeUndefined();
+    expect(ctx.registry.get(second.id)).toMatchObject({ status: 'awaiting', remembered: false });
+    expect(ctx.errors).toContain('user_input.rule_answer_not_recorded');
   });
 });

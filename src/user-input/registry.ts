@@ -10,7 +10,9 @@
  * is persisted here; a restart drops it all by design. "Always allow" rules are the exception the
  * `consentRules` port keeps durably: a consent asks the port before it asks a
  * person, after any rule still being kept, so an "always" answers the very
- * next request. Without the port (unit tests) the rules live in memory.
+ * next request; a rule's answer, like a person's, is kept in the transcript
+ * (`recordDecision`) before the agent hears it. Without the port (unit tests)
+ * the rules live in memory.
  *
  * Invariants: state is committed before any command runs; commands run in
  * the order the rules give them; an ignored event changes nothing and is
@@ -550,13 +552,27 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   }
 
   /**
-   * A remembered "always" answers at once: the person's decision is the rule,
-   * already kept with who set it, so its line in the transcript follows.
+   * Who a rule's answer to `request` is given as, once its line in the
+   * transcript (naming who set the rule, and where) is kept, as a person's
+   * decision is: a rule's answer that cannot be kept is not given, and
+   * `null` asks a person instead.
    */
-  function keepRemembered(id: string, state: RequestState): void {
-    ports.recordDecision?.(toView(state)).catch((error: unknown) => {
-      logger.error({ request_id: id, err: error }, 'user_input.decision_not_recorded');
-    });
+  async function keptRuleAnswer(
+    request: UserInputRequest,
+    rememberedBy: Responder,
+  ): Promise<Responder | null> {
+    const planned = transition(ABSENT, { type: 'requested', request, rememberedBy });
+    // A rule that does not answer (no allow-once) asks a person: nothing to keep.
+    if (!ports.recordDecision || 'ignored' in planned || planned.state.status !== 'settled') {
+      return rememberedBy;
+    }
+    try {
+      await ports.recordDecision(toView(planned.state));
+      return rememberedBy;
+    } catch (error) {
+      logger.error({ request_id: request.id, err: error }, 'user_input.rule_answer_not_recorded');
+      return null;
+    }
   }
 
   function applyAnswer(id: string, event: UserInputEvent): UserInputRespondResult {
@@ -660,8 +676,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
           );
           for (const olderId of older) dispatch(olderId, { type: 'superseded' });
         }
-        const opened = dispatch(id, { type: 'requested', request, rememberedBy });
-        if (rememberedBy && !('ignored' in opened)) keepRemembered(id, opened.state);
+        dispatch(id, { type: 'requested', request, rememberedBy });
         watchCall(id, input);
       };
       // One a person will be asked opens once its copy is kept; a close meanwhile refuses it.
@@ -671,8 +686,16 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
           answer(id, { kind: 'refused', reason: 'swept' });
           return;
         }
-        if (rememberedBy || !ports.keepOpen) {
-          open(rememberedBy);
+        if (rememberedBy) {
+          void keptRuleAnswer(request, rememberedBy).then((kept) => {
+            if (closed) answer(id, { kind: 'refused', reason: 'swept' });
+            else if (kept) open(kept);
+            else openKept(null);
+          });
+          return;
+        }
+        if (!ports.keepOpen) {
+          open(null);
           return;
         }
         void keptCopy(request).then(() => {

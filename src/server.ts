@@ -382,7 +382,7 @@ export async function startServer(
       recordDecision: decisionRecorder(sessions, store, {
         logger: logger.child({ component: 'user-input' }),
       }),
-      consentRules: consentRulesPort(store),
+      consentRules: consentRulesPort(store, launch),
       logger: logger.child({ component: 'user-input' }),
       deadlines: options.userInputDeadlines,
     });

@@ -11,8 +11,8 @@
  * workspace. Another member's agent asks its own person, who could neither
  * see nor revoke a rule that is not theirs. A rule holds where it was made,
  * as Claude Code's "always" holds in one project: the task's workspace and
- * working folder (`cwd`, NULL for Clarion's own), so the same command in
- * another workspace or checkout of theirs asks. (person, profile, tool,
+ * the folder its agent works in (`cwd`, given by the caller), so the same
+ * command in another workspace or checkout of theirs asks. (person, profile, tool,
  * command, workspace, folder) is unique; keeping an existing rule again
  * leaves the first one, with its time, in place.
  *
@@ -42,26 +42,25 @@ export interface ConsentRuleRecord {
   readonly workspace_id: string | null;
   /** That workspace's name now; null once it is gone. */
   readonly workspace_name: string | null;
-  /** The working folder the rule holds in; null: Clarion's own (or no scope at all). */
+  /** The folder the rule holds in; null only for a rule kept before rules were scoped. */
   readonly cwd: string | null;
   readonly surface: string;
   readonly created_at: string;
 }
 
+/** Where a rule holds: a task's workspace and the folder its agent works in. */
+export interface RuleScope {
+  readonly workspace_id: string;
+  readonly cwd: string;
+}
+
 export interface NewConsentRule {
   readonly userId: string;
-  /** The task the rule was made in: it holds in that task's workspace and folder. */
-  readonly taskId: string;
+  readonly scope: RuleScope;
   readonly profile: string;
   readonly toolKey: string;
   readonly command: string;
   readonly surface: string;
-}
-
-/** Where a rule holds: a task's workspace and working folder. */
-interface RuleScope {
-  readonly workspace_id: string;
-  readonly cwd: string | null;
 }
 
 /**
@@ -75,21 +74,12 @@ function ruleKey(scope: RuleScope, toolKey: string, command: string): string {
     .digest('hex')}`;
 }
 
-function scopeOfTask(ctx: RepoContext, taskId: string): Promise<RuleScope | undefined> {
-  return ctx.db
-    .selectFrom('tasks')
-    .select(['workspace_id', 'cwd'])
-    .where('id', '=', taskId)
-    .executeTakeFirst();
-}
-
 /**
- * Keeps a rule where its task is; a second "always" for the same person, profile, tool,
- * command and place changes nothing. A task deleted meanwhile keeps nothing: `false`.
+ * Keeps a rule where it was chosen; a second "always" for the same person, profile, tool,
+ * command and place changes nothing.
  */
-export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): Promise<boolean> {
-  const scope = await scopeOfTask(ctx, rule.taskId);
-  if (!scope) return false;
+export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): Promise<void> {
+  const { scope } = rule;
   const now = ctx.clock.timestamp();
   await ctx.db
     .insertInto('consent_rules')
@@ -110,7 +100,6 @@ export async function keepConsentRule(ctx: RepoContext, rule: NewConsentRule): P
       conflict.columns(['user_id', 'agent_profile', 'tool_key']).doNothing(),
     )
     .execute();
-  return true;
 }
 
 function rulesWithNames(ctx: RepoContext) {
@@ -135,17 +124,15 @@ function rulesWithNames(ctx: RepoContext) {
 }
 
 /**
- * The rule that answers a consent for `profile`'s `toolKey` and `command` in `taskId`: the
- * one the task's own person set in the task's workspace and folder, if they are still a
- * member of that workspace. A task whose person was deleted has no rule; every consent there
+ * The rule that answers a consent for `profile`'s `toolKey` and `command` in `taskId`, whose
+ * agent works at `scope`: the one the task's own person set there, if they are still a member
+ * of the task's workspace. A task whose person was deleted has no rule; every consent there
  * asks.
  */
-export async function consentRuleFor(
+export function consentRuleFor(
   ctx: RepoContext,
-  query: { taskId: string; profile: string; toolKey: string; command: string },
+  query: { taskId: string; scope: RuleScope; profile: string; toolKey: string; command: string },
 ): Promise<ConsentRuleRecord | undefined> {
-  const scope = await scopeOfTask(ctx, query.taskId);
-  if (!scope) return undefined;
   return (
     rulesWithNames(ctx)
       .innerJoin('tasks as t', 't.created_by', 'r.user_id')
@@ -154,8 +141,8 @@ export async function consentRuleFor(
       )
       .where('t.id', '=', query.taskId)
       .where('r.agent_profile', '=', query.profile)
-      .where('r.tool_key', '=', ruleKey(scope, query.toolKey, query.command))
-      // The key names the place; an unscoped row, whatever its key, is never it.
+      .where('r.tool_key', '=', ruleKey(query.scope, query.toolKey, query.command))
+      // The key names the place; the task must be in it, and an unscoped row never is.
       .whereRef('r.workspace_id', '=', 't.workspace_id')
       .where('r.command', 'is not', null)
       .limit(ONE_ROW)

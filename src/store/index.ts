@@ -289,7 +289,7 @@ export {
   settledRowsBefore,
   settledRowsBeforeQuery,
 } from './outbox-retention.js';
-export type { ConsentRuleRecord, NewConsentRule } from './consent-rules.js';
+export type { ConsentRuleRecord, NewConsentRule, RuleScope } from './consent-rules.js';
 export {
   consentRuleFor,
   deleteConsentRule,

@@ -277,7 +277,7 @@ export interface ConsentRulesTable {
   command: string | null;
   /** The workspace of the task the rule was made in; NULL for a rule kept before rules were scoped. */
   workspace_id: string | null;
-  /** That task's working folder; NULL for Clarion's own (or a rule kept before rules were scoped). */
+  /** The folder that task's agent worked in; NULL for a rule kept before rules were scoped. */
   cwd: string | null;
   /** Where the person chose "Always allow" (`DecisionSurface`). */
   surface: string;

@@ -1,23 +1,28 @@
 /**
  * "Always allow" rules (issue 15): the registry's `consentRules` port over the
  * store, and the REST reads and revokes. A rule covers one tool call as its
- * person saw it: the tool (kind) and the whole command, in the workspace and
- * working folder of the task it was made in. A person lists and revokes their own
+ * person saw it: the tool (kind) and the whole command, in the workspace of
+ * the task it was made in and the folder that task's agent works in
+ * (`agentFolder`, as its agent was started). A person lists and revokes their own
  * rules; an admin sees and revokes everyone's. Someone else's rule is
  * `not_found` to anyone else, the same as one that does not exist. A rule
  * answers only in its own person's tasks (`consentRuleFor`), so the rules a
  * person lists are every rule that answers for their agents.
  */
+import type { AgentProfile } from '../agents/index.js';
 import type { UserPrincipal } from '../auth/index.js';
 import {
   consentRuleFor,
   deleteConsentRule,
+  getTask,
   keepConsentRule,
   listConsentRules,
   type ConsentRuleRecord,
   type RepoContext,
+  type RuleScope,
 } from '../store/index.js';
 import type { UserInputPorts } from '../user-input/index.js';
+import { agentFolder } from './agent-folder.js';
 import {
   DECISION_SURFACES,
   failure,
@@ -37,7 +42,7 @@ function ruleView(record: ConsentRuleRecord): ConsentRuleView {
     tool_key: record.tool,
     command: record.command,
     scope:
-      record.workspace_id === null
+      record.workspace_id === null || record.cwd === null
         ? null
         : {
             workspace_id: record.workspace_id,
@@ -50,20 +55,45 @@ function ruleView(record: ConsentRuleRecord): ConsentRuleView {
   };
 }
 
+/** Where agents work when neither their profile nor their task names a folder. */
+export interface AgentFolders {
+  readonly profiles: ReadonlyMap<string, AgentProfile>;
+  readonly agentCwd: string;
+}
+
+/** Where `profile`'s agent in `taskId` works; a deleted task is nowhere. */
+async function scopeOf(
+  store: RepoContext,
+  folders: AgentFolders,
+  taskId: string,
+  profile: string,
+): Promise<RuleScope | undefined> {
+  const task = await getTask(store, taskId);
+  if (!task) return undefined;
+  const cwd = agentFolder(folders.profiles.get(profile)?.cwd, task.cwd, folders.agentCwd);
+  return { workspace_id: task.workspace_id, cwd };
+}
+
 /** The registry's port: rules are read at every consent, so a revoke counts at once. */
-export function consentRulesPort(store: RepoContext): NonNullable<UserInputPorts['consentRules']> {
+export function consentRulesPort(
+  store: RepoContext,
+  folders: AgentFolders,
+): NonNullable<UserInputPorts['consentRules']> {
   return {
     async find(query) {
-      const rule = await consentRuleFor(store, query);
+      const scope = await scopeOf(store, folders, query.taskId, query.profile);
+      const rule = scope && (await consentRuleFor(store, { ...query, scope }));
       return rule
         ? { user_id: rule.user_id, name: rule.user_name, surface: surfaceOf(rule.surface) }
         : null;
     },
     // A task deleted before its rule was kept keeps none: nowhere is left for it to hold.
-    keep: async ({ taskId, profile, toolKey, command, setBy }) => {
+    async keep({ taskId, profile, toolKey, command, setBy }) {
+      const scope = await scopeOf(store, folders, taskId, profile);
+      if (!scope) return;
       await keepConsentRule(store, {
         userId: setBy.user_id,
-        taskId,
+        scope,
         profile,
         toolKey,
         command,

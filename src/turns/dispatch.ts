@@ -10,6 +10,7 @@
  * again is a new message.
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
+import { agentFolder } from './agent-folder.js';
 import { issueToken, revokeAgentTokens, revokeIssuedToken } from '../auth/index.js';
 import {
   agentFailureOf,
@@ -107,7 +108,7 @@ async function startAgent(
           profile,
           mcp: { url: deps.mcpUrl(), token: token.secret },
           agentSessionId: session.agent_session_id ?? undefined,
-          cwd: profile.cwd ?? task.cwd ?? deps.agentCwd,
+          cwd: agentFolder(profile.cwd, task.cwd, deps.agentCwd),
         });
       } catch (error) {
         // A process that never spawned (or a start refused) reports no exit, so nothing else

@@ -21,16 +21,16 @@ export const consentRuleView = z
      */
     command: z.string().nullable(),
     /**
-     * Where the rule holds: the workspace and working folder of the task it was made in (`cwd`
-     * null: Clarion's own folder). Null for a rule kept before rules were scoped: it answers no
-     * request, and can be revoked.
+     * Where the rule holds: the workspace of the task it was made in and the folder that task's
+     * agent worked in (its profile's, else the task's, else Clarion's). Null for a rule kept
+     * before rules were scoped: it answers no request, and can be revoked.
      */
     scope: z
       .object({
         workspace_id: z.string(),
         /** The workspace's name now; null once it is gone. */
         workspace_name: z.string().nullable(),
-        cwd: z.string().nullable(),
+        cwd: z.string(),
       })
       .nullable(),
     set_by: z.object({ user_id: z.string(), name: z.string() }),

@@ -191,13 +191,11 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await expect(rule.textContent()).resolves.toContain('delete: Delete the build cache');
     await expect(rule.textContent()).resolves.toContain('Set by admin');
     // …and where it holds: the workspace and folder of the task it was chosen in.
-    const workspaces = await api<{ workspaces: { id: string; name: string }[] }>(
-      world,
-      'GET',
-      '/api/v1/workspaces',
-    );
+    const [kept] = (await api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules'))
+      .rules;
+    expect(kept?.scope?.workspace_name).toBe('Default');
     await expect(rule.getByTestId('consent-rule-scope').textContent()).resolves.toBe(
-      `In ${workspaces.workspaces[0]?.name ?? ''} · Clarion’s working folder`,
+      `In Default · folder ${kept?.scope?.cwd ?? ''}`,
     );
     await shoot(page, 'settings-consent-rules-desktop');
     await rule.getByTestId('consent-rule-revoke').click();

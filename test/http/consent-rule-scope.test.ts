@@ -44,15 +44,20 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
     await database.dispose();
   });
 
-  async function serve(): Promise<void> {
-    database = await freshDatabase(driver, { migrated: true });
+  /** Serves `database`; `profileCwd`: the folder the shell profile's agents run in. */
+  async function listen(profileCwd?: string): Promise<void> {
     const agentProfiles = loadAgentProfiles({
       CLARION_AGENT_PROFILES: JSON.stringify({
-        shell: { command: process.execPath, args: [agentPath] },
+        shell: { command: process.execPath, args: [agentPath], cwd: profileCwd },
       }),
     });
     server = await startServer(serverConfig(database, TOKEN, { agentProfiles }), silentLogger);
     api = bearerApi(server.url, TOKEN);
+  }
+
+  async function serve(profileCwd?: string): Promise<void> {
+    database = await freshDatabase(driver, { migrated: true });
+    await listen(profileCwd);
   }
 
   async function run(
@@ -153,6 +158,7 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
         scope: { workspace_id: home?.id, workspace_name: home?.name, cwd: folder },
       },
     ]);
+    expect((await rulesOf())[0]?.scope?.cwd).toBe(folder);
 
     // The same person, profile and command elsewhere: another workspace, another folder.
     await awaitsAPerson('echo scoped', { workspace_id: other.json.workspace.id, cwd: folder });
@@ -171,10 +177,27 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
         .status,
     ).toBe(200);
     await eventually(async () => (await rulesOf()).length === 2, 15_000);
+    // A task without a folder of its own runs in Clarion's: the rule names that folder.
     expect((await rulesOf()).map((rule) => rule.scope)).toEqual([
-      { workspace_id: other.json.workspace.id, workspace_name: 'Side project', cwd: null },
+      { workspace_id: other.json.workspace.id, workspace_name: 'Side project', cwd: process.cwd() },
       { workspace_id: home?.id, workspace_name: home?.name, cwd: folder },
     ]);
+  });
+
+  it('holds in the folder the agent ran in: once its profile runs elsewhere, a person is asked', async () => {
+    const before = mkdtempSync(join(dir, 'repo-a-'));
+    const after = mkdtempSync(join(dir, 'repo-b-'));
+    await serve(before);
+    const first = await run('echo moved');
+    const request = await consentOf(first);
+    await api('POST', `/api/v1/user-inputs/${request.id}/respond`, { option_id: 'allow-always' });
+    await eventually(async () => (await rulesOf()).length === 1, 15_000);
+    expect((await rulesOf())[0]?.scope?.cwd).toBe(before);
+
+    // The same profile, now set to work in another checkout.
+    await server.close();
+    await listen(after);
+    await awaitsAPerson('echo moved');
   });
 
   it('a rule kept before rules were scoped answers nothing, and is listed without a scope', async () => {

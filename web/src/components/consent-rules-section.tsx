@@ -27,12 +27,10 @@ function ruleText(t: TFunction, rule: ConsentRuleView): string {
     : t('consentRules.rule', words);
 }
 
-/** Where the rule holds: its workspace and working folder. */
+/** Where the rule holds: its workspace and the folder its agent worked in. */
 function scopeText(t: TFunction, scope: NonNullable<ConsentRuleView['scope']>): string {
   const workspace = scope.workspace_name ?? t('consentRules.workspaceGone');
-  return scope.cwd === null
-    ? t('consentRules.scopeDefaultFolder', { workspace })
-    : t('consentRules.scope', { workspace, cwd: scope.cwd });
+  return t('consentRules.scope', { workspace, cwd: scope.cwd });
 }
 
 export function ConsentRulesSection() {

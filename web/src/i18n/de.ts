@@ -825,7 +825,6 @@ export const de: Catalog = {
     ruleWithoutCommand:
       '{{tool}} · {{profile}}: angelegt, bevor Regeln ihren Befehl nannten; sie erlaubt jetzt nichts. Widerrufe sie.',
     scope: 'In {{workspace}} · Ordner {{cwd}}',
-    scopeDefaultFolder: 'In {{workspace}} · Clarions Arbeitsordner',
     workspaceGone: 'einem nicht mehr vorhandenen Arbeitsbereich',
     ruleWithoutScope:
       '{{tool}}: {{command}} · {{profile}}: angelegt, bevor Regeln an einen Arbeitsbereich und Ordner gebunden waren; sie erlaubt jetzt nichts. Widerrufe sie.',

@@ -799,7 +799,6 @@ export const en = {
     ruleWithoutCommand:
       '{{tool}} · {{profile}}: set before rules named their command; it allows nothing now. Revoke it.',
     scope: 'In {{workspace}} · folder {{cwd}}',
-    scopeDefaultFolder: 'In {{workspace}} · Clarion’s working folder',
     workspaceGone: 'a workspace that no longer exists',
     ruleWithoutScope:
       '{{tool}}: {{command}} · {{profile}}: set before rules held in one workspace and folder; it allows nothing now. Revoke it.',

@@ -813,7 +813,6 @@ export const ja: Catalog = {
     ruleWithoutCommand:
       '{{tool}} · {{profile}}：コマンドを記録する前に作られたルールで、今は何も許可しません。取り消してください。',
     scope: 'ワークスペース: {{workspace}} · フォルダー: {{cwd}}',
-    scopeDefaultFolder: 'ワークスペース: {{workspace}} · Clarion の作業フォルダー',
     workspaceGone: '(削除されたワークスペース)',
     ruleWithoutScope:
       '{{tool}}：{{command}} · {{profile}}：ワークスペースとフォルダーを記録する前に作られたルールで、今は何も許可しません。取り消してください。',

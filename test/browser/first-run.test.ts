@@ -167,6 +167,48 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await context.close();
   });
 
+  it('each rule’s Revoke names the command and the place it revokes', async () => {
+    const side = await api<{ workspace: { id: string } }>(world, 'POST', '/api/v1/workspaces', {
+      name: 'Side checkout',
+    });
+    for (const workspaceId of [undefined, side.workspace.id]) {
+      const task = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+        title: 'Always allowed here',
+        prompt: '/permission',
+        ...(workspaceId === undefined ? {} : { workspace_id: workspaceId }),
+      });
+      const asked = await waitingConsent(task.session.id);
+      await api(world, 'POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+        option_id: 'allow-always',
+      });
+    }
+    await until(
+      () => api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules'),
+      (list) => list.rules.length === 2,
+    );
+
+    const { context, page } = await open('desktop');
+    await page.goto(`${world.origin}/settings`);
+    await live(page);
+    const buttons = page.getByTestId('consent-rule-revoke');
+    await buttons.nth(1).waitFor(WAIT);
+    const labels = await Promise.all(
+      [0, 1].map((index) => buttons.nth(index).getAttribute('aria-label')),
+    );
+    // The same command in two workspaces: each button says which rule it revokes.
+    expect(new Set(labels).size).toBe(2);
+    expect(labels[0]).toContain('Delete the build cache');
+    expect(labels[0]).toContain('Side checkout');
+    for (const index of [1, 0]) {
+      await buttons.nth(index).click();
+      await expect
+        .poll(() => page.getByTestId('consent-rule-revoke').count(), { timeout: 10_000 })
+        .toBe(index);
+    }
+    await page.getByTestId('consent-rules-empty').waitFor(WAIT);
+    await context.close();
+  });
+
   it('a rule revoked in Settings makes the next permission request ask again', async () => {
     const first = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
       title: 'Always allowed',

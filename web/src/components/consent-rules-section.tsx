@@ -33,6 +33,15 @@ function scopeText(t: TFunction, scope: NonNullable<ConsentRuleView['scope']>): 
   return t('consentRules.scope', { workspace, cwd: scope.cwd });
 }
 
+/** What a Revoke button says it revokes: rules of one tool differ by command and place. */
+function revokeLabel(t: TFunction, rule: ConsentRuleView): string {
+  const what =
+    rule.scope === null || rule.command === null
+      ? ruleText(t, rule)
+      : `${ruleText(t, rule)} · ${scopeText(t, rule.scope)}`;
+  return t('consentRules.revokeLabel', { rule: what });
+}
+
 export function ConsentRulesSection() {
   const { t } = useTranslation();
   const reason = useFailureReason();
@@ -94,10 +103,7 @@ export function ConsentRulesSection() {
                 type="button"
                 className="button"
                 data-testid="consent-rule-revoke"
-                aria-label={t('consentRules.revokeLabel', {
-                  tool: rule.tool_key,
-                  profile: rule.agent_profile,
-                })}
+                aria-label={revokeLabel(t, rule)}
                 onClick={() => void revoke(rule)}
               >
                 {t('consentRules.revoke')}

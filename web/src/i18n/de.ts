@@ -830,7 +830,7 @@ export const de: Catalog = {
       '{{tool}}: {{command}} · {{profile}}: angelegt, bevor Regeln an einen Arbeitsbereich und Ordner gebunden waren; sie erlaubt jetzt nichts. Widerrufe sie.',
     setBy: 'Festgelegt von {{name}}',
     revoke: 'Widerrufen',
-    revokeLabel: '„Immer erlauben“ für {{tool}} ({{profile}}) widerrufen',
+    revokeLabel: '„Immer erlauben“ widerrufen: {{rule}}',
     loadFailed: 'Die Regeln konnten nicht geladen werden ({{error}}).',
     revokeFailed: 'Die Regel wurde nicht widerrufen ({{error}}).',
   },

@@ -804,7 +804,7 @@ export const en = {
       '{{tool}}: {{command}} · {{profile}}: set before rules held in one workspace and folder; it allows nothing now. Revoke it.',
     setBy: 'Set by {{name}}',
     revoke: 'Revoke',
-    revokeLabel: 'Revoke “Always allow” for {{tool}} ({{profile}})',
+    revokeLabel: 'Revoke “Always allow”: {{rule}}',
     loadFailed: 'The rules could not be loaded ({{error}}).',
     revokeFailed: 'The rule was not revoked ({{error}}).',
   },

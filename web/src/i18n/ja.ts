@@ -818,7 +818,7 @@ export const ja: Catalog = {
       '{{tool}}：{{command}} · {{profile}}：ワークスペースとフォルダーを記録する前に作られたルールで、今は何も許可しません。取り消してください。',
     setBy: '設定者：{{name}}',
     revoke: '取り消す',
-    revokeLabel: '{{tool}}（{{profile}}）の「常に許可」を取り消す',
+    revokeLabel: '「常に許可」を取り消す：{{rule}}',
     loadFailed: 'ルールを読み込めませんでした（{{error}}）。',
     revokeFailed: 'ルールは取り消されませんでした（{{error}}）。',
   },

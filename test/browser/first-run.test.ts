@@ -18,6 +18,7 @@ import {
   api,
   ARTIFACTS,
   launchChromium,
+  signedInPage,
   startWorld,
   type StorageState,
   type World,
@@ -258,5 +259,59 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
       .first()
       .waitFor(WAIT);
     await context.close();
+  });
+
+  it('a rule’s answer says "you" only to whoever set the rule: other members read the name', async () => {
+    const admin = await api<{ user: { id: string; name: string } }>(world, 'GET', '/api/v1/me');
+    const bob = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'Bob',
+    });
+    const { workspaces } = await api<{ workspaces: { id: string; name: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    const home = workspaces.find((workspace) => workspace.name === 'Default');
+    await api(world, 'POST', `/api/v1/workspaces/${home?.id ?? ''}/members`, {
+      user_id: bob.user.id,
+      role: 'member',
+    });
+    const first = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title: 'Sets a rule',
+      prompt: '/permission',
+    });
+    const asked = await waitingConsent(first.session.id);
+    await api(world, 'POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    await until(
+      () => api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules'),
+      (list) => list.rules.length === 1,
+    );
+    const next = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title: 'Answered by the rule',
+    });
+
+    // Both watch the session when the rule answers its consent.
+    const pages = [
+      { page: await signedInPage(world, browser, bob.user.id), who: admin.user.name },
+      { page: await signedInPage(world, browser, admin.user.id), who: 'you' },
+    ];
+    for (const { page } of pages) {
+      await page.goto(`${world.origin}/sessions/${next.session.id}`);
+      await live(page);
+    }
+    await api(world, 'POST', `/api/v1/sessions/${next.session.id}/messages`, {
+      text: '/permission',
+      admission_key: 'answered-by-the-rule',
+    });
+    for (const { page, who } of pages) {
+      const remembered = page.locator('[data-testid="user-input-card"][data-outcome="remembered"]');
+      await remembered.waitFor(WAIT);
+      await expect(remembered.getByTestId('user-input-outcome').textContent()).resolves.toBe(
+        `Allowed without asking: ${who} chose “Always allow” earlier.`,
+      );
+      await page.context().close();
+    }
   });
 });

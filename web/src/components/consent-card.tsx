@@ -10,13 +10,16 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { ConsentDetail, ConsentView } from '../model/types.js';
 import { saysOnly } from '../../../src/wire/consent-words.js';
+import { useMe } from '../hooks/use-me.js';
 import { showBidiControls } from '../model/bidi.js';
+import { isMe } from '../model/responder.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import type { UserInputBodyProps } from './user-input-card.js';
 import { UserText } from './user-text.js';
 
 export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
   const { t } = useTranslation();
+  const me = useMe();
   const { view, outcome } = props;
   // A Reject is deliberate: confirmed first, then held for the undo window.
   const [rejecting, setRejecting] = useState<string>();
@@ -91,22 +94,28 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
       ) : null}
       {outcome.kind === 'waiting' ? null : (
         <p className="user-input-outcome" data-testid="user-input-outcome">
-          {consentOutcomeText(t, outcome)}
+          {consentOutcomeText(t, outcome, isMe(view.responded_by, me) ? null : view.responded_by)}
         </p>
       )}
     </>
   );
 }
 
+/** `setBy`: who set the rule that answered, unless it is the reader ("you"). */
 function consentOutcomeText(
   t: TFunction,
   outcome: UserInputBodyProps<ConsentView>['outcome'],
+  setBy: ConsentView['responded_by'],
 ): string {
   switch (outcome.kind) {
     case 'chosen': {
       const option = showBidiControls(outcome.option.label);
       // A rule answers with the agent's allow-once: what the person chose was Clarion's "always".
-      if (outcome.remembered) return t('userInput.outcome.remembered');
+      if (outcome.remembered) {
+        return setBy === null
+          ? t('userInput.outcome.remembered')
+          : t('userInput.outcome.rememberedBy', { name: showBidiControls(setBy.name) });
+      }
       if (outcome.reason !== null)
         return t('rejectReason.outcome', { option, reason: outcome.reason });
       return outcome.allowed

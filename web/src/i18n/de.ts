@@ -654,6 +654,7 @@ export const de: Catalog = {
       allowed: 'Erlaubt: {{option}}',
       rejected: 'Abgelehnt: {{option}}',
       remembered: 'Ohne Nachfrage erlaubt: Du hast früher „Immer erlauben“ gewählt.',
+      rememberedBy: 'Ohne Nachfrage erlaubt: {{name}} hat früher „Immer erlauben“ gewählt.',
       consentTimedOut:
         'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet, daher wurde es dem Agenten nicht erlaubt.',
       actionTimedOut: 'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet.',

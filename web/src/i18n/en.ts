@@ -633,6 +633,7 @@ export const en = {
       allowed: 'Allowed: {{option}}',
       rejected: 'Rejected: {{option}}',
       remembered: 'Allowed without asking: you chose “Always allow” earlier.',
+      rememberedBy: 'Allowed without asking: {{name}} chose “Always allow” earlier.',
       consentTimedOut: 'Timed out: nobody answered in time, so the agent was not allowed.',
       actionTimedOut: 'Timed out: nobody answered in time.',
       swept: 'Withdrawn: the agent stopped waiting before anyone answered.',

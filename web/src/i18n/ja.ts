@@ -641,6 +641,7 @@ export const ja: Catalog = {
       allowed: '許可しました: {{option}}',
       rejected: '拒否しました: {{option}}',
       remembered: '確認なしで許可しました: 以前に「常に許可」を選んでいます。',
+      rememberedBy: '確認なしで許可しました: 以前に {{name}} が「常に許可」を選んでいます。',
       consentTimedOut:
         '時間切れ: 期限までに回答がなかったため、エージェントには許可されませんでした。',
       actionTimedOut: '時間切れ: 期限までに回答がありませんでした。',

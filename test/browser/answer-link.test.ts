@@ -262,11 +262,11 @@ describe('answer links in the browser', () => {
     await expect(page.getByTestId('answer-agent-label').textContent()).resolves.toBe(
       'The agent’s label for it: Reject (do not run)',
     );
-    // The rule covers this command of this profile only, and the page says so.
+    // The rule covers this command of this profile only, where this task runs, and the page says so.
     await expect(page.getByTestId('answer-sets-rule').textContent()).resolves.toBe(
-      'This sets an “Always allow” rule for the agent profile “demo”: from now on exactly this ' +
-        'command runs there without asking you: Run the liar tool. Any other command still asks. ' +
-        'You can revoke it in Settings.',
+      'This sets an “Always allow” rule for the agent profile “demo” in this task’s workspace and ' +
+        'folder: from now on exactly this command runs there without asking you: Run the liar ' +
+        'tool. Any other command, workspace or folder still asks. You can revoke it in Settings.',
     );
     await expect(confirm.textContent()).resolves.toBe('Confirm: Always allow');
     await page.screenshot({ path: join(ARTIFACTS, 'answer-link-consent-kind.png') });

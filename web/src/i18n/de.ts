@@ -462,7 +462,7 @@ export const de: Catalog = {
     alreadyDecided: 'Bereits entschieden: „{{choice}}“.',
     agentLabel: 'So nennt es der Agent:',
     setsRule:
-      'Das legt eine Regel „Immer erlauben“ für das Agentenprofil „{{profile}}“ an: Genau dieser Befehl läuft dort ab jetzt ohne Nachfrage: {{command}}. Jeder andere Befehl fragt weiter. Du kannst sie in den Einstellungen widerrufen.',
+      'Das legt eine Regel „Immer erlauben“ für das Agentenprofil „{{profile}}“ im Arbeitsbereich und Ordner dieser Aufgabe an: Genau dieser Befehl läuft dort ab jetzt ohne Nachfrage: {{command}}. Jeder andere Befehl, Arbeitsbereich oder Ordner fragt weiter. Du kannst sie in den Einstellungen widerrufen.',
     expired: 'Dieser Link ist abgelaufen: Der Agent wartet nicht mehr auf diese Antwort.',
     invalidTitle: 'Dieser Link ist ungültig',
     invalid:

@@ -454,7 +454,7 @@ export const en = {
     alreadyDecided: 'Already decided: “{{choice}}”.',
     agentLabel: 'The agent’s label for it:',
     setsRule:
-      'This sets an “Always allow” rule for the agent profile “{{profile}}”: from now on exactly this command runs there without asking you: {{command}}. Any other command still asks. You can revoke it in Settings.',
+      'This sets an “Always allow” rule for the agent profile “{{profile}}” in this task’s workspace and folder: from now on exactly this command runs there without asking you: {{command}}. Any other command, workspace or folder still asks. You can revoke it in Settings.',
     expired: 'This link has expired: the agent is no longer waiting for this answer.',
     invalidTitle: 'This link is not valid',
     invalid:

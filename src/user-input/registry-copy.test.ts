@@ -163,4 +163,28 @@ describe('a request opens once its copy is kept', () => {
     expect(again.outcome()).toMatchObject({ kind: 'selected', remembered: true });
     expect(ctx.copies).toHaveLength(1);
   });
+
+  it('a rule that cannot answer (no allow-once offered) asks a person once the copy is kept', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    await flush();
+    ctx.copies[0]?.keep();
+    await flush();
+    await ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    const alwaysOnly = consentInput({
+      options: [
+        { option_id: 'always', label: 'Always allow', kind: 'allow_always' },
+        { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+      ],
+    });
+    const asked = open(ctx.registry, alwaysOnly);
+    await flush();
+    expect(ctx.copies).toHaveLength(2);
+    expect(ctx.copies[1]?.view).toMatchObject({ id: asked.id, status: 'awaiting' });
+    expect(ctx.registry.get(asked.id)).toBeUndefined();
+    ctx.copies[1]?.keep();
+    await flush();
+    expect(ctx.registry.get(asked.id)).toMatchObject({ status: 'awaiting' });
+    expect(asked.outcome()).toBeUndefined();
+  });
 });

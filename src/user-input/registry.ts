@@ -555,17 +555,16 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
    * Who a rule's answer to `request` is given as, once its line in the
    * transcript (naming who set the rule, and where) is kept, as a person's
    * decision is: a rule's answer that cannot be kept is not given, and
-   * `null` asks a person instead.
+   * `null` asks a person instead (with the copy any asked request keeps).
    */
   async function keptRuleAnswer(
     request: UserInputRequest,
     rememberedBy: Responder,
   ): Promise<Responder | null> {
     const planned = transition(ABSENT, { type: 'requested', request, rememberedBy });
-    // A rule that does not answer (no allow-once) asks a person: nothing to keep.
-    if (!ports.recordDecision || 'ignored' in planned || planned.state.status !== 'settled') {
-      return rememberedBy;
-    }
+    // A rule that cannot answer (no allow-once offered) asks a person, as one without a rule.
+    if ('ignored' in planned || planned.state.status !== 'settled') return null;
+    if (!ports.recordDecision) return rememberedBy;
     try {
       await ports.recordDecision(toView(planned.state));
       return rememberedBy;

@@ -60,6 +60,7 @@ describe('refusalReasonOf', () => {
     ['too_many_open_requests', { kind: 'quota' }],
     ['invalid_request', { kind: 'invalid' }],
     ['invalid_text', { kind: 'invalid' }],
+    ['invalid_form_content', { kind: 'invalid' }],
   ])('says a refused answer’s %s as a reason the page can put in its language', (code, reason) => {
     expect(refusalReasonOf(code)).toEqual(reason);
   });

@@ -59,6 +59,7 @@ export function refusalReasonOf(code: string): FailureReason {
       return { kind: 'quota' };
     case 'invalid_request':
     case 'invalid_text':
+    case 'invalid_form_content':
       return { kind: 'invalid' };
     default:
       return { kind: 'other', error: code };

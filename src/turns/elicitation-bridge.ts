@@ -9,8 +9,9 @@
  * `cancel` whenever its wait ended without a person's answer (turn cancelled,
  * turn or session over, a person's cancel, the live wait's bound); an answer
  * that comes after that is a late answer and resumes the agent in a new turn.
- * A form (of questions or not) or link over its agent's open-request bound is
- * answered with an error saying so (`refused-requests.ts`).
+ * A form (of questions or not) or link over its agent's open-request bound,
+ * or one Clarion cannot show a person, is answered with an error saying so
+ * (`refused-requests.ts`): only a person's skip is a `decline`.
  */
 import type { CreateElicitationResponse } from '@agentclientprotocol/sdk';
 import {
@@ -33,10 +34,21 @@ import {
   storableText,
 } from '../wire/index.js';
 import type { RequestForm } from './form-requests.js';
-import { refusedOverBound, type RefusalDeps } from './refused-requests.js';
+import { refusedOverBound, unshowableRequest, type RefusalDeps } from './refused-requests.js';
 
-/** How many of a declined form's problems its log line names (a form may have a thousand choices). */
+/** How many of a refused form's problems its log line names (a form may have a thousand choices). */
 const LOGGED_FORM_PROBLEMS = 10;
+
+/** A failure's input issues as `path: message` lines; its message alone when it has none. */
+function problemsOf(failure: { message?: string; details?: unknown }): string[] {
+  const { details } = failure;
+  if (Array.isArray(details) && details.length > 0) {
+    return (details as { path: string; message: string }[]).map((issue) =>
+      issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`,
+    );
+  }
+  return [failure.message ?? 'the request is malformed'];
+}
 
 export interface ElicitationBridgeDeps {
   store: Store;
@@ -89,7 +101,9 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
             'an agent question form could not be asked',
           );
           // A form Clarion cannot show is refused; a session that can no longer ask is over.
-          return result.code === 'invalid_request' ? DECLINE : CANCEL;
+          if (result.code === 'invalid_request')
+            throw unshowableRequest('form', problemsOf(result));
+          return CANCEL;
         }
         if (result.outcome === 'answered') return questionsReply(kind.fields, result.response);
         return CANCEL;
@@ -101,19 +115,18 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
         // The registry takes only what the web app can render and check: a form beyond that is refused.
         const schema = formSchema.safeParse({ type: 'object', ...kind.schema });
         if (!schema.success) {
-          // ACP's decline carries no reason, so the log says which field and choice were refused.
-          const { issues } = schema.error;
+          const problems = schema.error.issues.map(
+            (issue) => `${issue.path.join('.')}: ${issue.message}`,
+          );
           logger.info(
             {
               sessionId,
-              issues: issues.length,
-              problems: issues
-                .slice(0, LOGGED_FORM_PROBLEMS)
-                .map((issue) => `${issue.path.join('.')}: ${issue.message}`),
+              issues: problems.length,
+              problems: problems.slice(0, LOGGED_FORM_PROBLEMS),
             },
-            'an agent form was declined',
+            'an agent form was refused',
           );
-          return DECLINE;
+          throw unshowableRequest('form', problems);
         }
         return deps.requestForm({
           sessionId,
@@ -125,8 +138,8 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
         });
       }
       case 'unsupported':
-        logger.info({ sessionId, reason: kind.reason }, 'an agent elicitation was declined');
-        return DECLINE;
+        logger.info({ sessionId, reason: kind.reason }, 'an agent elicitation was refused');
+        throw unshowableRequest('form', [kind.reason]);
     }
   };
 
@@ -166,9 +179,11 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
     if (!created.ok) {
       logger.warn(
         { sessionId, code: created.code, problems: created.message },
-        'an agent URL elicitation was declined',
+        'an agent URL elicitation was refused',
       );
-      return created.code === 'invalid_request' ? DECLINE : CANCEL;
+      if (created.code === 'invalid_request')
+        throw unshowableRequest('action', problemsOf(created));
+      return CANCEL;
     }
     const key = urlKey(sessionId, elicitation.elicitationId);
     const open: OpenUrl = { requestId: created.id, completed: false };

@@ -1,11 +1,12 @@
 /**
- * An agent's ACP request (permission, form, link) that no person was asked,
- * because its agent already holds as many open as it may. The agent hears
- * why as an error (`AgentRequestRefused`), not the `cancelled` it would read
- * as a cancelled turn; the log names the session; and the session's
- * transcript says the request was never shown (once per turn for each
- * request, however often the agent retries it), so the person learns the
- * agent waits on the ones already open.
+ * An agent's ACP request (permission, form, link) that no person was asked.
+ * Over its agent's open-request bound: the agent hears why as an error
+ * (`AgentRequestRefused`), not the `cancelled` it would read as a cancelled
+ * turn; the log names the session; and the session's transcript says the
+ * request was never shown (once per turn for each request, however often the
+ * agent retries it), so the person learns the agent waits on the ones
+ * already open. One Clarion cannot show (`unshowableRequest`): an error
+ * naming the problems, never the `decline` an agent reads as the person's.
  */
 import { AgentRequestRefused } from '../agents/acp-host/index.js';
 import type { SessionWriter } from '../events/index.js';
@@ -114,4 +115,28 @@ async function noteRefusal(deps: RefusalDeps, refused: RefusedRequest, limit: nu
       }),
     );
   });
+}
+
+/** How many of an unshowable request's problems its error names (a form may have a thousand choices). */
+const NAMED_PROBLEMS = 10;
+
+/**
+ * The error an agent hears for a form, question or link Clarion cannot show
+ * a person: bad input of the agent's, named, and nobody asked. ACP's
+ * `decline` would tell the agent (and Claude Code's model) that the person
+ * skipped it.
+ */
+export function unshowableRequest(
+  kind: UserInputNoteKind,
+  problems: readonly string[],
+): AgentRequestRefused {
+  const named = problems.slice(0, NAMED_PROBLEMS);
+  const more =
+    problems.length > named.length ? ` (and ${problems.length - named.length} more)` : '';
+  return new AgentRequestRefused(
+    OUTCOMES.invalid_request.wire,
+    `Clarion cannot show this ${NOUNS[kind]} to a person, so nobody was asked: ` +
+      `${named.join('; ')}${more}`,
+    { problems: named },
+  );
 }

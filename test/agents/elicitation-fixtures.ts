@@ -46,6 +46,13 @@ function elicit(client, params) {
   return client.request(methods.client.elicitation.create, params);
 }
 
+/** An elicitation whose refusal is its reply: what the client's error said, not a thrown turn. */
+function elicitOrRefused(client, params) {
+  return elicit(client, params).catch((error) => ({
+    refused: { code: error.code, message: error.message, data: error.data },
+  }));
+}
+
 const app = agent({ name: 'elicitation-fixture' })
   .onRequest(methods.agent.initialize, (context) => {
     capabilities = context.params.clientCapabilities ?? null;
@@ -109,7 +116,7 @@ const app = agent({ name: 'elicitation-fixture' })
       });
     } else if (text.includes('/enum-names-form')) {
       const blank = text.includes('blank');
-      reply = await elicit(client, {
+      reply = await elicitOrRefused(client, {
         mode: 'form', sessionId, message: 'Your plan',
         requestedSchema: {
           type: 'object',
@@ -123,7 +130,7 @@ const app = agent({ name: 'elicitation-fixture' })
         },
       });
     } else if (text.includes('/blank-choice-form')) {
-      reply = await elicit(client, {
+      reply = await elicitOrRefused(client, {
         mode: 'form', sessionId, message: 'Your plan',
         requestedSchema: {
           type: 'object',

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ACP_REFUSAL_ERROR_CODE } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -234,10 +235,19 @@ describe('ACP elicitation through Clarion', () => {
     expect(await replyOf(declined)).toEqual({ action: 'decline' });
   }, 90_000);
 
-  it('declines a form with a choice that shows nothing, asks no one, and logs the field and option', async () => {
+  it('refuses a form with a choice that shows nothing as an error naming it, asks no one, and logs the field and option', async () => {
     await serve();
     const sessionId = await startTask('/blank-choice-form');
-    expect(await replyOf(sessionId)).toEqual({ action: 'decline' });
+    // Not `decline`: the agent would read that as the person's skip of a form nobody saw.
+    expect(await replyOf(sessionId)).toEqual({
+      refused: {
+        code: ACP_REFUSAL_ERROR_CODE,
+        message: expect.stringMatching(
+          /^Clarion cannot show this form to a person, so nobody was asked: properties\.plan\.oneOf\.1\.title: option "team" has a blank title/,
+        ) as unknown,
+        data: expect.objectContaining({ code: 'invalid_request' }) as unknown,
+      },
+    });
     const list = await api('GET', '/api/v1/user-inputs');
     const asked = (list.json.requests as { session_id: string }[]).filter(
       (request) => request.session_id === sessionId,
@@ -248,7 +258,7 @@ describe('ACP elicitation through Clarion', () => {
     );
   }, 90_000);
 
-  it('shows a form’s choices by the names its enumNames give, and declines one named blank', async () => {
+  it('shows a form’s choices by the names its enumNames give, and refuses one named blank', async () => {
     await serve();
     const named = await startTask('/enum-names-form');
     const request = await userInputOf(named, 'form');
@@ -266,7 +276,12 @@ describe('ACP elicitation through Clarion', () => {
     expect(await replyOf(named)).toEqual({ action: 'accept', content: { plan: 'p_team_2' } });
 
     const blank = await startTask('/enum-names-form blank');
-    expect(await replyOf(blank)).toEqual({ action: 'decline' });
+    expect(await replyOf(blank)).toMatchObject({
+      refused: {
+        code: ACP_REFUSAL_ERROR_CODE,
+        message: expect.stringContaining('properties.plan.enumNames.1') as unknown,
+      },
+    });
     expect(server?.output().stdout).toContain('properties.plan.enumNames.1');
   }, 90_000);
 

@@ -11,7 +11,7 @@
  * - `form`: any other flat form (string, number, integer, boolean and enum
  *   fields).
  * - `url`: open a page out of band (MCP OAuth, a sign-in).
- * Anything else is `unsupported`, answered `decline`.
+ * Anything else is `unsupported`: the agent hears an error naming why (`turns/refused-requests.ts`).
  *
  * The accept content is what the adapters read back: an option's enum
  * `const` (its label, for Claude), an array for a multi-select, custom text

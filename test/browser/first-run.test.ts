@@ -130,7 +130,7 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await context.close();
   });
 
-  it('New task shows the server’s reason for a bad working directory, then starts with a good one', async () => {
+  it('New task says why a working directory is refused, in the page’s words, then starts with a good one', async () => {
     const { context, page } = await open('phone');
     await page.goto(`${world.origin}/`);
     await live(page);
@@ -145,7 +145,8 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await page.getByTestId('new-task-create').click();
     const problem = page.getByTestId('new-task-cwd-problem');
     await problem.waitFor(WAIT);
-    await expect(problem.textContent()).resolves.toContain('absolute');
+    // The server's reason (`relative_path`) in the page's language, not its English.
+    await expect(problem.textContent()).resolves.toContain('full path');
     await expect(page.getByTestId('new-task-cwd').getAttribute('aria-invalid')).resolves.toBe(
       'true',
     );

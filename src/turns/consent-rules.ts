@@ -21,7 +21,7 @@ import {
   type RepoContext,
   type RuleScope,
 } from '../store/index.js';
-import type { UserInputPorts } from '../user-input/index.js';
+import type { ConsentRuleToKeep, UserInputPorts } from '../user-input/index.js';
 import { agentFolder } from './agent-folder.js';
 import {
   DECISION_SURFACES,
@@ -87,20 +87,30 @@ export function consentRulesPort(
         ? { user_id: rule.user_id, name: rule.user_name, surface: surfaceOf(rule.surface) }
         : null;
     },
-    // A task deleted before its rule was kept keeps none: nowhere is left for it to hold.
-    async keep({ taskId, profile, toolKey, command, setBy }) {
-      const scope = await scopeOf(store, folders, taskId, profile);
-      if (!scope) return;
-      await keepConsentRule(store, {
-        userId: setBy.user_id,
-        scope,
-        profile,
-        toolKey,
-        command,
-        surface: setBy.surface,
-      });
-    },
+    keep: (rule) => keepRuleWhere(store, folders, rule),
   };
+}
+
+/**
+ * Keeps a person's "always" where its task's agent works, in `ctx` (the
+ * decision's own transaction, `decisionRecorder`). A task deleted before its
+ * rule was kept keeps none: nowhere is left for it to hold.
+ */
+export async function keepRuleWhere(
+  ctx: RepoContext,
+  folders: AgentFolders,
+  { taskId, profile, toolKey, command, setBy }: ConsentRuleToKeep,
+): Promise<void> {
+  const scope = await scopeOf(ctx, folders, taskId, profile);
+  if (!scope) return;
+  await keepConsentRule(ctx, {
+    userId: setBy.user_id,
+    scope,
+    profile,
+    toolKey,
+    command,
+    surface: setBy.surface,
+  });
 }
 
 export async function consentRulesOf(

@@ -173,6 +173,8 @@ export async function recordDecision(
   record: DecisionRecord,
   options: WriteOptions = {},
   appended: (rowId: string) => void = () => undefined,
+  /** More the decision's transaction keeps: a person's "always" rule, all or nothing with it. */
+  alsoKeep?: (tx: RepoContext) => Promise<void>,
 ): Promise<void> {
   await sessions.write(
     view.session_id,
@@ -199,6 +201,7 @@ export async function recordDecision(
         metadata: record.metadata,
       });
       write.added(row);
+      await alsoKeep?.(write.tx);
       await keepDecided(write, view, turn.id);
       appended(row.id);
       // Its caller gave up waiting (`signal`): rolled back, not kept for an answer it refused.

@@ -49,4 +49,9 @@ export {
   type AnswerLinkRequest,
   type AnswerLinkResult,
 } from './answer-links.js';
-export { consentRulesOf, consentRulesPort, revokeConsentRule } from './consent-rules.js';
+export {
+  consentRulesOf,
+  consentRulesPort,
+  keepRuleWhere,
+  revokeConsentRule,
+} from './consent-rules.js';

@@ -51,6 +51,7 @@ import type {
   ConsentOption,
   ConsentOptionKind,
   ConsentRequestInput,
+  ConsentRuleToKeep,
   FollowUpAdmission,
   UserInputPorts,
   UserInputRegistry,
@@ -235,6 +236,8 @@ export interface DecisionRecorderBound {
   unkeptWaitMaxMs?: number;
   unkeptAttempts?: number;
   unkeptRetryMs?: number;
+  /** Keeps a person's "always" in the decision's own transaction (`consent-rules.ts`). */
+  keepRule?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<void>;
 }
 
 /**
@@ -279,9 +282,12 @@ export function decisionRecorder(
     attempts: bound.unkeptAttempts ?? DECISION_UNKEPT_ATTEMPTS,
     retryMs: bound.unkeptRetryMs ?? DECISION_UNKEPT_RETRY_MS,
   };
-  return async (decided) => {
+  return async (decided, rule) => {
     const record = decisionRecordOf(decided);
     if (!record) return;
+    const { keepRule } = bound;
+    if (rule && !keepRule) throw new Error('an "always" to keep, and no place to keep it');
+    const alsoKeep = rule && keepRule && ((tx: RepoContext) => keepRule(tx, rule));
     const budget = startBudget(maxMs, clock, timers);
     let rowId: string | undefined;
     let refused = false;
@@ -302,6 +308,7 @@ export function decisionRecorder(
       (id) => {
         rowId = id;
       },
+      alsoKeep,
     );
     try {
       if ((await withinBudget(budget, written)) === EXHAUSTED) throw new BudgetExhausted();

@@ -3,6 +3,7 @@ export { createUserInputRegistry } from './registry.js';
 export type {
   ConsentRuleQuery,
   ConsentRulesPort,
+  ConsentRuleToKeep,
   FollowUpAdmissionInput,
   QueueItemResult,
   RequestResult,

@@ -60,9 +60,11 @@ export interface UserInputPorts {
    * registry holds the request's other events until this settles, then
    * applies the answer; on a throw the answer is refused (`not_recorded`),
    * the agent hears nothing and the request waits on. It must end within a
-   * bound of its own. Absent (unit tests), nothing is kept.
+   * bound of its own. Absent (unit tests), nothing is kept. A person's
+   * "Always allow" comes with its `rule`, kept by the same write: a decision
+   * row never names a rule that was not kept.
    */
-  recordDecision?(decided: UserInputView): Promise<void>;
+  recordDecision?(decided: UserInputView, rule?: ConsentRuleToKeep): Promise<void>;
   /**
    * Keeps a copy of a request about to wait on a person, for recovery to say
    * it ended (a restart loses the registry). The request is opened (seen,
@@ -96,15 +98,19 @@ export interface ConsentRulesPort {
   find(query: ConsentRuleQuery): Promise<Responder | null>;
   /**
    * Keeps a person's "always" for the profile's tool and command, where `taskId` runs (its
-   * workspace and folder); a throw is logged, the answer stands.
+   * workspace and folder), when no `recordDecision` keeps it with the decision; a throw is
+   * logged, the answer stands.
    */
-  keep(rule: {
-    taskId: string;
-    profile: string;
-    toolKey: string;
-    command: string;
-    setBy: Responder;
-  }): Promise<void>;
+  keep(rule: ConsentRuleToKeep): Promise<void>;
+}
+
+/** A person's "always": the profile's tool and command, where `taskId` runs, and who set it. */
+export interface ConsentRuleToKeep {
+  taskId: string;
+  profile: string;
+  toolKey: string;
+  command: string;
+  setBy: Responder;
 }
 
 export interface UserInputDeadlines {

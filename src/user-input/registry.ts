@@ -8,11 +8,12 @@
  * tombstones), the agents' pending answers, and the sweeps of calls whose
  * connection closed, waiting for their turn's end (`lost-calls.ts`). Nothing
  * is persisted here; a restart drops it all by design. "Always allow" rules are the exception the
- * `consentRules` port keeps durably: a consent asks the port before it asks a
- * person, after any rule still being kept, so an "always" answers the very
- * next request; a rule's answer, like a person's, is kept in the transcript
- * (`recordDecision`) before the agent hears it. Without the port (unit tests)
- * the rules live in memory.
+ * `consentRules` port keeps durably: a person's "always" is kept by the same
+ * write as their decision (`recordDecision`), so no transcript names a rule
+ * that was not kept, and a consent asks the port before it asks a person, so
+ * an "always" answers the very next request; a rule's answer, like a
+ * person's, is kept in the transcript before the agent hears it. Without the
+ * port (unit tests) the rules live in memory.
  *
  * Invariants: state is committed before any command runs; commands run in
  * the order the rules give them; an ignored event changes nothing and is
@@ -21,6 +22,7 @@
  * never for a request that stopped being due before the call.
  */
 import type {
+  ConsentRuleToKeep,
   QueueItemResult,
   UserInputDeadlines,
   UserInputPorts,
@@ -366,6 +368,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       alwaysAllowed.set(alwaysKey({ profile, toolKey, command }), setBy);
       return;
     }
+    // Kept by the decision's own write (`judge`), before the answer took effect.
+    if (ports.recordDecision) return;
     const work = rules
       .keep({ taskId, profile, toolKey, command, setBy })
       .catch((error: unknown) => {
@@ -526,7 +530,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       held.set(id, waiting);
       let kept = false;
       try {
-        await ports.recordDecision(toView(planned.state));
+        await ports.recordDecision(toView(planned.state), ruleToKeep(planned.commands));
         kept = true;
       } catch (error) {
         logger.error({ request_id: id, err: error }, 'user_input.decision_not_recorded');
@@ -537,6 +541,15 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       return result;
     }
     return applyAnswer(id, event);
+  }
+
+  /** The "always" an answer sets, kept with its decision; none without a rules port. */
+  function ruleToKeep(commands: readonly UserInputCommand[]): ConsentRuleToKeep | undefined {
+    if (!ports.consentRules) return undefined;
+    const remember = commands.find((command) => command.type === 'rememberAlways');
+    if (remember?.type !== 'rememberAlways') return undefined;
+    const { taskId, profile, toolKey, command, setBy } = remember;
+    return { taskId, profile, toolKey, command, setBy };
   }
 
   /** The copy of `request` as it will first wait; a failed keep is logged, never thrown. */

@@ -10,18 +10,56 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadAgentProfiles } from '../../src/agents/profiles.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { UserInputView } from '../../src/user-input/index.js';
-import type { ConsentRuleView } from '../../src/wire/index.js';
+import type { Driver } from '../../src/store/index.js';
+import { USER_INPUT_DECISION_TYPE, type ConsentRuleView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { writeShellPermissionAgent } from './shell-permission-agent.js';
 
 const TOKEN = 'consent-rule-scope-admin-token-0123';
+
+/** Makes every rule fail to be written, as a full disk or a failing store would. */
+async function refuseRules(server: RunningServer, driver: Driver): Promise<void> {
+  const db = server.store.db;
+  if (driver === 'sqlite') {
+    await sql
+      .raw(
+        `CREATE TRIGGER refuse_rules BEFORE INSERT ON consent_rules
+         BEGIN SELECT RAISE(ABORT, 'no room for rules'); END`,
+      )
+      .execute(db);
+    return;
+  }
+  await sql
+    .raw(
+      `CREATE FUNCTION refuse_rules() RETURNS trigger LANGUAGE plpgsql AS $$
+       BEGIN RAISE EXCEPTION 'no room for rules'; END $$`,
+    )
+    .execute(db);
+  await sql
+    .raw(
+      'CREATE TRIGGER refuse_rules BEFORE INSERT ON consent_rules ' +
+        'FOR EACH ROW EXECUTE FUNCTION refuse_rules()',
+    )
+    .execute(db);
+}
+
+async function allowRules(server: RunningServer, driver: Driver): Promise<void> {
+  await sql
+    .raw(
+      driver === 'sqlite'
+        ? 'DROP TRIGGER refuse_rules'
+        : 'DROP TRIGGER refuse_rules ON consent_rules',
+    )
+    .execute(server.store.db);
+}
 
 describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
   let dir: string;
@@ -130,6 +168,39 @@ describe.each(DRIVERS)('what an "Always allow" covers on %s', (driver) => {
     expect(await rulesOf()).toMatchObject([
       { agent_profile: 'shell', tool_key: 'execute', command: 'echo dupes' },
     ]);
+  });
+
+  it('an "Always allow" whose rule cannot be kept is refused whole: no decision names a rule that is not there', async () => {
+    await serve();
+    await refuseRules(server, driver);
+    const first = await run('echo kept-together');
+    const request = await consentOf(first);
+    const chosen = await api<{ code: string }>(
+      'POST',
+      `/api/v1/user-inputs/${request.id}/respond`,
+      { option_id: 'allow-always' },
+    );
+    // Not recorded: the agent hears nothing, the person may answer again.
+    expect(chosen.status).toBe(503);
+    expect(await rulesOf()).toEqual([]);
+    const rows = await api<{ messages: { type: string; metadata: { superseded?: boolean } }[] }>(
+      'GET',
+      `/api/v1/sessions/${first}/messages?limit=500`,
+    );
+    const decisions = rows.json.messages.filter(
+      (row) => row.type === USER_INPUT_DECISION_TYPE && row.metadata.superseded !== true,
+    );
+    expect(decisions).toEqual([]);
+    expect(await agentText(first)).not.toContain('RESULT');
+    expect((await consentOf(first)).status).toBe('awaiting');
+
+    await allowRules(server, driver);
+    const again = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    expect(again.status).toBe(200);
+    expect(await rulesOf()).toMatchObject([{ command: 'echo kept-together' }]);
+    await eventually(async () => (await agentText(first)).includes('allow-always'), 15_000);
   });
 
   it('allows the command only in the workspace and folder it was allowed in', async () => {

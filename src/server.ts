@@ -502,6 +502,7 @@ export async function startServer(
         }),
       );
       wakes.subscribe(clarification.deliveryWakes());
+      wakes.subscribe(clarification.supersededWakes());
       if (userInputsAcross) wakes.subscribe(userInputsAcross.wakes);
       // A lost wake leaves a copy to its idle close (`MCP_SESSION_IDLE_MS`); its row is gone.
       wakes.subscribe({

@@ -99,6 +99,13 @@ export interface ClarificationDeps {
   leases?: { confirm(sessionId: string): Promise<boolean> };
   /** Told when a claim is handed off; the service makes one when none is given. */
   decisions?: DecisionBoard;
+  /**
+   * A newer turn became the session's current one (a successor marked
+   * attempted): the service sets it to end the waits on the bundles it
+   * superseded without holding up the dispatch, as work `close` waits for.
+   */
+  newerTurn?: (sessionId: string) => void;
   /** Bundles one session's agent may hold open at once; `OPEN_ASKS_PER_AGENT` when absent. */
+
   openAsksPerAgent?: number;
 }

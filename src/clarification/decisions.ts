@@ -41,6 +41,11 @@ export class DecisionBoard {
     });
   }
 
+  /** The sessions of the bundles listened to whose waiters have read them. */
+  sessionIds(): string[] {
+    return [...new Set(this.sessions.values())];
+  }
+
   /** Cancelled, superseded, or its session ended: the bundle expired, and its rows may be about to go. */
   ended(pendingId: string): void {
     this.decided(pendingId);

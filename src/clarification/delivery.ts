@@ -34,7 +34,6 @@ import { awaitDeliveryElsewhere, routeClaim } from './delivery-elsewhere.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
-import { endSupersededWaits } from './superseded-waits.js';
 import { failure } from '../wire/index.js';
 
 /** The claim being delivered was put back or retired by someone else meanwhile. */
@@ -340,7 +339,7 @@ async function runWithin(
         if (marked) {
           failpoint('dispatch.after_attempted_mark');
           // The successor is the current turn now: waits on the session's older bundles end.
-          void endSupersededWaits(deps, sessionId);
+          deps.newerTurn?.(sessionId);
         }
         break;
       }

@@ -39,7 +39,7 @@ import { AttachHolds, NO_HOLD } from './attach-holds.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
-import { endSupersededWaits } from './superseded-waits.js';
+import { endSupersededWaits, sessionsWaitedOn } from './superseded-waits.js';
 import { claimUnderWay } from './recovery.js';
 import { askScopeOf, openAsksIn, tooManyOpenAsks } from './open-asks.js';
 import type { ClarificationResponse } from './outcome.js';
@@ -153,11 +153,14 @@ export class ClarificationService {
   /** Aborted by `drain`: no wait runs on a server that is stopping. */
   private readonly draining = new AbortController();
   private readonly attachHolds = new AttachHolds();
+  /** Aborted by `close`: the checks for superseded waits read nothing more. */
+  private readonly closing = new AbortController();
 
   constructor(deps: ClarificationDeps) {
     this.deps = {
       ...deps,
       decisions: deps.decisions ?? new DecisionBoard(),
+      newerTurn: (sessionId) => void this.turnStarted(sessionId),
     };
     this.resolver = new Resolver(this.deps);
   }
@@ -253,6 +256,7 @@ export class ClarificationService {
    * their detach and delivery writes land rather than meet a closed store.
    */
   async close(): Promise<void> {
+    this.closing.abort();
     this.deps.waiters.endAll('detached');
     await Promise.allSettled([...this.inFlight]);
   }
@@ -722,7 +726,38 @@ export class ClarificationService {
    * Never throws.
    */
   async turnStarted(sessionId: string): Promise<void> {
-    await this.track(endSupersededWaits(this.deps, sessionId));
+    if (this.closing.signal.aborted) return;
+    await this.track(endSupersededWaits(this.deps, sessionId, this.closing.signal));
+  }
+
+  /**
+   * Several replicas: a newer turn another replica started ends the waits
+   * here on the bundles it superseded. Its session's write wakes this
+   * replica (a hint: `turnStarted` reads the store); the poll looks at every
+   * session waited on here, for a wake that was lost.
+   */
+  supersededWakes(): WakeSubscriber {
+    const here = this.deps.replicas?.id;
+    return {
+      kinds: ['session'],
+      wake: ({ topic, origin }) => {
+        // This replica's own new turns call `turnStarted` themselves.
+        if (topic.kind !== 'session' || origin === here) return;
+        if (!this.waitsOn(topic.sessionId)) return;
+        void this.turnStarted(topic.sessionId);
+      },
+      resync: async () => {
+        await Promise.all(sessionsWaitedOn(this.deps).map((id) => this.turnStarted(id)));
+      },
+    };
+  }
+
+  /** Whether a wait here may be on one of the session's bundles. */
+  private waitsOn(sessionId: string): boolean {
+    return (
+      this.deps.waiters.pendingIdsOf(sessionId).length > 0 ||
+      this.deps.decisions.listenedIn(sessionId).length > 0
+    );
   }
 
   /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -9,11 +9,13 @@
  * Owns: which of the waits here are on a bundle the new turn superseded.
  * Invariant: only a wait whose bundle reads superseded (pending, and no
  * longer in its session's current turn) ends; a bundle asked in the new
- * turn meanwhile stays waited on. Other replicas' waits on the session hear
- * of its write through their own wake-ups (`replicas.changed`).
+ * turn meanwhile stays waited on. Other replicas run this on the session's
+ * wake (`ClarificationService.supersededWakes`), and for every session they
+ * wait on at each poll, since a wake may be lost.
  */
 import type { Logger } from '../observability/index.js';
 import { messagesByPendingId, rowsStillCurrent, type Store } from '../store/index.js';
+import { pausePoint } from '../support/index.js';
 import { readBundle } from './bundle.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
@@ -25,17 +27,24 @@ export interface SupersededWaitsDeps {
   logger: Logger;
 }
 
+/** The sessions with a wait here whose bundle's session is known: those a newer turn may concern. */
+export function sessionsWaitedOn(deps: SupersededWaitsDeps): string[] {
+  return [...new Set([...deps.waiters.sessionIds(), ...(deps.decisions?.sessionIds() ?? [])])];
+}
+
 /**
  * Ends the waits here on the session's superseded bundles; returns their
  * pending IDs. Never throws: a failed read leaves those waits to their own
- * bounds, as before.
+ * bounds, as before. Once `stop` aborts (the service closes, its store next)
+ * it reads nothing more.
  */
 export async function endSupersededWaits(
   deps: SupersededWaitsDeps,
   sessionId: string,
+  stop?: AbortSignal,
 ): Promise<string[]> {
   try {
-    return await endWaits(deps, sessionId);
+    return await endWaits(deps, sessionId, stop);
   } catch (error) {
     deps.logger.error(
       { err: error, session_id: sessionId },
@@ -45,13 +54,21 @@ export async function endSupersededWaits(
   }
 }
 
-async function endWaits(deps: SupersededWaitsDeps, sessionId: string): Promise<string[]> {
+async function endWaits(
+  deps: SupersededWaitsDeps,
+  sessionId: string,
+  stop: AbortSignal | undefined,
+): Promise<string[]> {
   const candidates = new Set([
     ...deps.waiters.pendingIdsOf(sessionId),
     ...(deps.decisions?.listenedIn(sessionId) ?? []),
   ]);
   const ended: string[] = [];
   for (const pendingId of candidates) {
+    // A shutdown race test holds the check here, before its reads.
+    const paused = pausePoint('superseded_waits.before_read');
+    if (paused) await paused;
+    if (stop?.aborted) break;
     const read = readBundle(pendingId, await messagesByPendingId(deps.store, pendingId));
     if (!read.ok || read.bundle.sessionId !== sessionId) continue;
     const rows = read.bundle.rows;

@@ -117,6 +117,11 @@ export class LiveWaiters {
     return (this.entries.get(pendingId)?.waiters.size ?? 0) > 0;
   }
 
+  /** The sessions with a live waiter. */
+  sessionIds(): string[] {
+    return [...new Set([...this.entries.values()].map((entry) => entry.sessionId))];
+  }
+
   /** Pending IDs with a live waiter in the session. */
   pendingIdsOf(sessionId: string): string[] {
     return [...this.entries].filter(([, entry]) => entry.sessionId === sessionId).map(([id]) => id);

@@ -32,6 +32,7 @@ export function failpoint(name: FailpointName): void {
  */
 export type PausePointName =
   | 'wait_for_answer.before_live_wait'
+  | 'superseded_waits.before_read'
   | 'user_input.before_copy_kept'
   | 'agent_start.before_host_start';
 

@@ -7,18 +7,27 @@
  * "still open", where a new call reads `not_active` at once.
  *
  * Owns: which of the waits here are on a bundle the new turn superseded.
- * Invariant: only a wait whose bundle reads superseded (pending, and no
- * longer in its session's current turn) ends; a bundle asked in the new
- * turn meanwhile stays waited on. Other replicas run this on the session's
+ * Invariant: only a wait whose bundle reads superseded (pending, no longer
+ * in its session's current turn, the session not ended) ends; a bundle
+ * asked in the new turn meanwhile stays waited on. Other replicas run this on the session's
  * wake (`ClarificationService.supersededWakes`), and for every session they
  * wait on at each poll, since a wake may be lost.
  */
 import type { Logger } from '../observability/index.js';
-import { messagesByPendingId, rowsStillCurrent, type Store } from '../store/index.js';
+import {
+  getSession,
+  messagesByPendingId,
+  rowsStillCurrent,
+  TERMINAL_SESSION_STATES,
+  type SessionState,
+  type Store,
+} from '../store/index.js';
 import { pausePoint } from '../support/index.js';
 import { readBundle } from './bundle.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
+
+const TERMINAL: ReadonlySet<SessionState> = new Set(TERMINAL_SESSION_STATES);
 
 export interface SupersededWaitsDeps {
   store: Store;
@@ -54,6 +63,11 @@ export async function endSupersededWaits(
   }
 }
 
+async function sessionLive(store: Store, sessionId: string): Promise<boolean> {
+  const session = await getSession(store, sessionId);
+  return session !== undefined && !TERMINAL.has(session.state);
+}
+
 async function endWaits(
   deps: SupersededWaitsDeps,
   sessionId: string,
@@ -81,6 +95,9 @@ async function endWaits(
       )
     )
       continue;
+    // Read after the rows: an ended session's are not current either, yet not superseded; its
+    // end expires them and says so.
+    if (!(await sessionLive(deps.store, sessionId))) return ended;
     deps.waiters.end(pendingId, 'superseded');
     deps.decisions?.ended(pendingId);
     ended.push(pendingId);

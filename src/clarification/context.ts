@@ -106,6 +106,5 @@ export interface ClarificationDeps {
    */
   newerTurn?: (sessionId: string) => void;
   /** Bundles one session's agent may hold open at once; `OPEN_ASKS_PER_AGENT` when absent. */
-
   openAsksPerAgent?: number;
 }

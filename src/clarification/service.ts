@@ -738,6 +738,9 @@ export class ClarificationService {
    */
   supersededWakes(): WakeSubscriber {
     const here = this.deps.replicas?.id;
+    // One look at a time, a session after another: a slow store makes polls overlap, and each
+    // would take connections from requests.
+    let looking = false;
     return {
       kinds: ['session'],
       wake: ({ topic, origin }) => {
@@ -747,7 +750,13 @@ export class ClarificationService {
         void this.turnStarted(topic.sessionId);
       },
       resync: async () => {
-        await Promise.all(sessionsWaitedOn(this.deps).map((id) => this.turnStarted(id)));
+        if (looking) return;
+        looking = true;
+        try {
+          for (const sessionId of sessionsWaitedOn(this.deps)) await this.turnStarted(sessionId);
+        } finally {
+          looking = false;
+        }
       },
     };
   }

@@ -23,11 +23,13 @@ import {
   type Store,
 } from '../store/index.js';
 import { pausePoint } from '../support/index.js';
-import { readBundle } from './bundle.js';
+import { readBundle, type RowStatus } from './bundle.js';
 import type { DecisionBoard } from './decisions.js';
 import type { LiveWaiters } from './waiters.js';
 
 const TERMINAL: ReadonlySet<SessionState> = new Set(TERMINAL_SESSION_STATES);
+/** A bundle nobody can answer any more, and no answer is coming to: expired or cancelled. */
+const CLOSED: ReadonlySet<RowStatus> = new Set<RowStatus>(['expired', 'cancelled']);
 
 export interface SupersededWaitsDeps {
   store: Store;
@@ -73,20 +75,34 @@ async function endWaits(
   sessionId: string,
   stop: AbortSignal | undefined,
 ): Promise<string[]> {
-  const candidates = new Set([
-    ...deps.waiters.pendingIdsOf(sessionId),
-    ...(deps.decisions?.listenedIn(sessionId) ?? []),
-  ]);
+  // Live waits here are known to be of this session; a listener may not be.
+  const live = new Set(deps.waiters.pendingIdsOf(sessionId));
+  const candidates = new Set([...live, ...(deps.decisions?.listenedIn(sessionId) ?? [])]);
   const ended: string[] = [];
+  const end = (pendingId: string, reason: 'superseded' | 'cancelled') => {
+    deps.waiters.end(pendingId, reason);
+    deps.decisions?.ended(pendingId);
+    ended.push(pendingId);
+  };
   for (const pendingId of candidates) {
     // A shutdown race test holds the check here, before its reads.
     const paused = pausePoint('superseded_waits.before_read');
     if (paused) await paused;
     if (stop?.aborted) break;
     const read = readBundle(pendingId, await messagesByPendingId(deps.store, pendingId));
-    if (!read.ok || read.bundle.sessionId !== sessionId) continue;
+    if (!read.ok) {
+      // Its rows went with its session, deleted on another replica: as `deleting` ends it there.
+      if (live.has(pendingId)) end(pendingId, 'cancelled');
+      continue;
+    }
+    if (read.bundle.sessionId !== sessionId) continue;
     const rows = read.bundle.rows;
-    // Decided or cancelled bundles have their own notices; only a pending one is superseded.
+    // Closed on another replica (its session ended, a person cancelled it): as there.
+    if (live.has(pendingId) && rows.every((row) => CLOSED.has(row.status))) {
+      end(pendingId, 'cancelled');
+      continue;
+    }
+    // Decided bundles have their own notices; only a pending one is superseded.
     if (!rows.every((row) => row.status === 'pending')) continue;
     if (
       await rowsStillCurrent(
@@ -98,9 +114,7 @@ async function endWaits(
     // Read after the rows: an ended session's are not current either, yet not superseded; its
     // end expires them and says so.
     if (!(await sessionLive(deps.store, sessionId))) return ended;
-    deps.waiters.end(pendingId, 'superseded');
-    deps.decisions?.ended(pendingId);
-    ended.push(pendingId);
+    end(pendingId, 'superseded');
   }
   return ended;
 }

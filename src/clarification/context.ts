@@ -75,7 +75,11 @@ export interface ClaimReplicas {
    * with the commit of `tx` when given, else at once.
    */
   announce(pendingId: string, tx?: RepoContext): Promise<void>;
-  /** Resolves at the next wake about the session, after `ms`, or when `signal` aborts. */
+  /**
+   * Resolves at the next wake about the session or the next poll of the wake
+   * bus (a wake may be lost: the caller reads the store again), after `ms`,
+   * or when `signal` aborts.
+   */
   changed(sessionId: string, ms: number, signal: AbortSignal): Promise<void>;
 }
 

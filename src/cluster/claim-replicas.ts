@@ -2,7 +2,7 @@
  * The other replicas as a claim's delivery sees them (issue 16): who holds a
  * session's lease and whether a replica runs (one read of the store), a wake
  * that announces a claim to every replica, and a wait for the next wake about
- * a session. Clarification takes this as its `ClaimReplicas` port.
+ * a session (or the next poll of the wake bus, since a wake may be lost). Clarification takes this as its `ClaimReplicas` port.
  */
 import type { DeliveryOwners, OwnerTerms, RepoContext, Store } from '../store/index.js';
 import { deliveryOwners, timestampAtMs } from '../store/index.js';
@@ -54,7 +54,8 @@ export function claimReplicas({
           wake({ topic }) {
             if (topic.kind === 'session' && topic.sessionId === sessionId) done();
           },
-          resync: () => undefined,
+          // A poll, or the listener back: a wake about it may have been lost, so look again.
+          resync: done,
         });
         if (signal.aborted) done();
         else signal.addEventListener('abort', done, { once: true });

@@ -88,6 +88,11 @@ export {
   type SignInOrigin,
 } from './sign-in-links.js';
 export {
+  endBrowserSession,
+  endOtherBrowserSessions,
+  type RequestBound,
+} from './browser-sessions.js';
+export {
   signInLinkIsLive,
   signInWithLink,
   type BrowserSession,

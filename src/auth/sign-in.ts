@@ -15,22 +15,24 @@
  * tab of that browser goes on showing the earlier person while its
  * requests carry the new cookie.
  *
- * Both calls are bounded by `SIGN_IN_REDEEM_MAX_MS`: past it the request
- * fails as a storage fault (a 503 with `Retry-After`), and the transaction
- * checks the bound as its last step, so it rolls back rather than spend the
- * link of a person told to retry.
+ * Both calls are bounded by `SIGN_IN_REDEEM_MAX_MS`, the redemption's reading
+ * of the browser's own session included: past it the request fails as a
+ * storage fault (a 503 with `Retry-After`), and the transaction checks the
+ * bound as its last step, so it rolls back rather than spend the link of a
+ * person told to retry.
  */
-import { EXHAUSTED, withinFreshBudget, type Budget } from '../support/index.js';
-import { findLiveToken, StorageUnavailableError, type Store } from '../store/index.js';
+import { findLiveToken, type RepoContext, type Store } from '../store/index.js';
 import {
   failure,
   MAX_SIGN_IN_TOKEN_CHARS,
   type Failure,
   type SignInPerson,
 } from '../wire/index.js';
+import { withinBound } from './browser-sessions.js';
 import {
   hashSecret,
   redeemSignIn,
+  resolveToken,
   revokeBrowserSession,
   SIGN_IN_REDEEM_BOUND,
   type CredentialLookupBound,
@@ -45,7 +47,8 @@ export interface BrowserSession {
 
 export interface LinkSignIn {
   readonly secret: string;
-  readonly current: BrowserSession | undefined;
+  /** The browser's session cookie, if it sent one: whom it still signs in is read here. */
+  readonly currentSecret: string | undefined;
   /** The person chose to leave `current` for the link's person. */
   readonly switchAccount: boolean;
 }
@@ -66,13 +69,14 @@ export async function signInWithLink(
   request: LinkSignIn,
   bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
 ): Promise<LinkSignInResult> {
-  return within(store, bound, "the sign-in link's redemption", (budget) =>
+  return withinBound(store, bound, "the sign-in link's redemption", (budget) =>
     store.transaction(
       async (tx): Promise<LinkSignInResult> => {
         const link = await findLiveToken(tx, hashSecret(request.secret), ['sign_in']);
         if (!link) return failure('link_invalid');
         const linkFor = { id: link.userId, name: link.userName };
-        const other = request.current?.userId === link.userId ? undefined : request.current;
+        const current = await browserSessionOf(tx, request.currentSecret);
+        const other = current?.userId === link.userId ? undefined : current;
         if (other && !request.switchAccount) {
           return failure('signed_in_as_other', undefined, {
             signed_in_as: { id: other.userId, name: other.name },
@@ -82,7 +86,7 @@ export async function signInWithLink(
         // One statement spends it: of two redemptions racing past the read, one gets it.
         const redeemed = await redeemSignIn(tx, request.secret);
         if (!redeemed.ok) return failure('link_invalid');
-        const replaced = request.current;
+        const replaced = current;
         if (replaced) await revokeBrowserSession(tx, replaced.secret);
         budget.check();
         return {
@@ -103,22 +107,19 @@ export function signInLinkIsLive(
   secret: string,
   bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
 ): Promise<boolean> {
-  return within(store, bound, 'the sign-in link check', async () => {
+  return withinBound(store, bound, 'the sign-in link check', async () => {
     // Longer is not Clarion's; refusing it first saves hashing a URL's worth of input.
     if (secret === '' || secret.length > MAX_SIGN_IN_TOKEN_CHARS) return false;
     return (await findLiveToken(store, hashSecret(secret), ['sign_in'])) !== undefined;
   });
 }
 
-async function within<T>(
-  store: Store,
-  bound: CredentialLookupBound,
-  what: string,
-  work: (budget: Budget) => Promise<T>,
-): Promise<T> {
-  const outcome = await withinFreshBudget(bound.ms, store.clock, bound.timers, work);
-  if (outcome === EXHAUSTED) {
-    throw new StorageUnavailableError('unreachable', `no answer to ${what} within ${bound.ms} ms`);
-  }
-  return outcome;
+/** Whom the browser's session cookie signs in, if it still does. */
+async function browserSessionOf(
+  ctx: RepoContext,
+  secret: string | undefined,
+): Promise<BrowserSession | undefined> {
+  if (secret === undefined) return undefined;
+  const holder = await resolveToken(ctx, secret, 'cookie');
+  return holder?.kind === 'user' ? { userId: holder.userId, name: holder.name, secret } : undefined;
 }

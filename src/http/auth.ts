@@ -18,11 +18,10 @@ import {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,
   resolveTokenWithin,
-  revokeBrowserSession,
+  endBrowserSession,
   SIGN_IN_PATH,
   signInLinkIsLive,
   signInWithLink,
-  type BrowserSession,
   type CredentialChannel,
   type CredentialLookupBound,
   type DecisionSurface,
@@ -290,7 +289,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     if (!body.ok) return body.response;
     const result = await signInWithLink(deps.store, {
       secret: body.value.token,
-      current: await browserSessionOf(deps.store, c.req.raw),
+      currentSecret: sessionCookieOf(c.req.raw),
       switchAccount: body.value.switch_account === true,
     });
     if (!result.ok) return failureResponse(c, result);
@@ -312,7 +311,8 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     // ended while the token still works, so the script is told where tokens are revoked.
     if (c.get('surface') !== 'web') return errorResponse(c, 'not_a_browser_session');
     const cookie = getCookie(c, SESSION_COOKIE);
-    if (cookie !== undefined && (await revokeBrowserSession(deps.store, cookie))) {
+    const waited = { waitedMs: c.get('credentialLookupMs') };
+    if (cookie !== undefined && (await endBrowserSession(deps.store, cookie, waited))) {
       deps.credentialsEnded?.(principal.userId);
     }
     deleteCookie(c, SESSION_COOKIE, {
@@ -326,17 +326,6 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
 }
 
 const CROSS_SITE_SIGN_IN = 'a sign-in link is redeemed only by a page of this server';
-
-/** Whom the request's session cookie signs in, if it still does; a bearer is no browser session. */
-async function browserSessionOf(
-  store: Store,
-  request: Request,
-): Promise<BrowserSession | undefined> {
-  const secret = sessionCookieOf(request);
-  if (secret === undefined) return undefined;
-  const holder = await resolveTokenWithin(store, secret, 'cookie');
-  return holder?.kind === 'user' ? { userId: holder.userId, name: holder.name, secret } : undefined;
-}
 
 function isSecure(c: Context, deps: SessionRouteDeps): boolean {
   return deps.secureCookies === true || new URL(c.req.url).protocol === 'https:';

@@ -193,6 +193,7 @@ export {
   deleteToken,
   deleteTokenById,
   deleteTokensOfKind,
+  deleteOtherBrowserTokens,
   deletePersonalToken,
   deleteSignInLinksNamed,
   findLiveToken,

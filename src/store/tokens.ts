@@ -409,6 +409,27 @@ export async function lockUserRow(ctx: RepoContext, userId: string): Promise<boo
   return result.numUpdatedRows > 0n;
 }
 
+/**
+ * Ends every browser session of `userId` but the one whose hash is
+ * `keepHash`; returns how many of them still signed in (an expired one goes
+ * too, uncounted: it ended already).
+ */
+export async function deleteOtherBrowserTokens(
+  ctx: RepoContext,
+  userId: string,
+  keepHash: string,
+): Promise<number> {
+  const now = wallTimestamp(ctx.clock);
+  const deleted = await ctx.db
+    .deleteFrom('api_tokens')
+    .where('user_id', '=', userId)
+    .where('kind', '=', 'browser')
+    .where('token_hash', '!=', keepHash)
+    .returning('expires_at')
+    .execute();
+  return deleted.filter((row) => row.expires_at === null || row.expires_at > now).length;
+}
+
 /** Deletes one of the user's own personal tokens; false when no such token is theirs. */
 export async function deletePersonalToken(
   ctx: RepoContext,

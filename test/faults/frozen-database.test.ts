@@ -8,9 +8,11 @@
  * answer link's use alike; an external agent's answer_question reads nothing
  * more before its refusal; an answer link's view has the same bound),
  * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
- * 5 s (`SIGN_IN_REDEEM_MAX_MS`). Each answers 503 with `Retry-After`;
+ * 5 s (`SIGN_IN_REDEEM_MAX_MS`, reading the browser's own session included),
+ * a sign-out the credential lookup's 5 s in all. Each answers 503 with `Retry-After`;
  * `/healthz` still says what the server knows from memory; a redemption that
- * goes on past its bound rolls back, leaving the link unused; and a respond
+ * goes on past its bound rolls back, leaving the link unused (a sign-out its
+ * session); and a respond
  * refused this way counts as `unavailable` in `clarification_responses_total`.
  * Generous upper bounds: only "well before the reply bound" (or "well before
  * two budgets in a row") is asserted, never the exact timing.
@@ -114,7 +116,9 @@ describe('a server whose PostgreSQL stops answering', () => {
   async function timed(url: string, init: RequestInit = {}) {
     const started = performance.now();
     const response = await fetch(url, init);
-    const body = (await response.json()) as Record<string, unknown>;
+    // A 204 (a sign-out that went through) has no body.
+    const text = await response.text();
+    const body = (text === '' ? {} : JSON.parse(text)) as Record<string, unknown>;
     return {
       status: response.status,
       retryAfter: response.headers.get('retry-after'),
@@ -502,6 +506,131 @@ describe('a server whose PostgreSQL stops answering', () => {
     const retried = await signIn();
     expect(retried.status).toBe(200);
     expect(retried.headers.get('set-cookie')).toMatch(/^clarion_session=/);
+    thawed = true;
+  }, 60_000);
+
+  /** A browser signed in on a fresh link of the admin's: its session cookie's secret. */
+  async function browserSession(running: RunningServer): Promise<string> {
+    const minted = await fetch(`${running.url}/api/v1/auth/sign-in-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const url = new URL(((await minted.json()) as { url: string }).url);
+    const signedIn = await fetch(`${running.url}/api/v1/auth/sign-in`, {
+      method: 'POST',
+      headers: { origin: running.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ token: url.searchParams.get('token') }),
+    });
+    const cookie = /clarion_session=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')?.[1];
+    if (cookie === undefined) throw new Error('a sign-in without its cookie');
+    return cookie;
+  }
+
+  /** A request of the web app's page, with the browser's cookie. */
+  const fromPage = (
+    running: RunningServer,
+    cookie: string,
+    {
+      headers = {},
+      ...init
+    }: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> } = {},
+  ): RequestInit => ({
+    ...init,
+    headers: { origin: running.url, cookie: `clarion_session=${cookie}`, ...headers },
+  });
+
+  it("bounds a sign-in over a browser's session by one bound, its cookie's read included", async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const cookie = await browserSession(server);
+    const minted = await fetch(`${server.url}/api/v1/auth/sign-in-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const link = new URL(((await minted.json()) as { url: string }).url).searchParams.get('token');
+    if (link === null) throw new Error('a sign-in link without its token');
+
+    // The cookie's read answers late, within any bound of its own; the link's never does.
+    const lookupMs = SIGN_IN_REDEEM_MAX_MS - 1_000;
+    proxy.holdWhenSent(hashSecret(cookie));
+    proxy.blackholeWhenSent(hashSecret(link));
+    const released = setTimeout(() => {
+      proxy.release();
+    }, lookupMs);
+    const signIn = await timed(
+      `${server.url}/api/v1/auth/sign-in`,
+      fromPage(server, cookie, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ token: link }),
+      }),
+    );
+    clearTimeout(released);
+    expect(signIn).toMatchObject({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+      body: { code: 'temporarily_unavailable' },
+    });
+    expect(signIn.ms).toBeLessThan(SIGN_IN_REDEEM_MAX_MS + SLACK_MS);
+    expect(lookupMs + SIGN_IN_REDEEM_MAX_MS).toBeGreaterThan(SIGN_IN_REDEEM_MAX_MS + SLACK_MS);
+  }, 60_000);
+
+  it('bounds a sign-out by the credential bound, its lookup included', async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const cookie = await browserSession(server);
+
+    // Its lookup answers late, within its bound; the session's end never does.
+    const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
+    proxy.holdWhenSent(hashSecret(cookie));
+    proxy.blackholeWhenSent(hashSecret(cookie), 2);
+    const released = setTimeout(() => {
+      proxy.release();
+    }, lookupMs);
+    const signOut = await timed(
+      `${server.url}/api/v1/auth/sign-out`,
+      fromPage(server, cookie, { method: 'POST' }),
+    );
+    clearTimeout(released);
+    expect(signOut).toMatchObject({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+      body: { code: 'temporarily_unavailable' },
+    });
+    expect(signOut.ms).toBeGreaterThanOrEqual(lookupMs);
+    expect(signOut.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+  }, 60_000);
+
+  it('ends no session with a sign-out it answered 503', async () => {
+    // Unprepared, the statement's text goes out whole, so the proxy can tell the session's end.
+    const { server, proxy } = await serverThroughProxy(silentLogger, { preparedStatements: 0 });
+    const cookie = await browserSession(server);
+
+    // The end's statement waits past the bound, then runs: the database thawed.
+    const thawAfterMs = CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS + 1_000;
+    proxy.holdWhenSent('delete from "api_tokens"');
+    const thaw = new Promise<void>((resolve) =>
+      setTimeout(() => {
+        proxy.release();
+        resolve();
+      }, thawAfterMs),
+    );
+    const signOut = await timed(
+      `${server.url}/api/v1/auth/sign-out`,
+      fromPage(server, cookie, { method: 'POST' }),
+    );
+    expect(signOut).toMatchObject({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+      body: { code: 'temporarily_unavailable' },
+    });
+    expect(signOut.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+
+    // The late end rolled back: the browser told to retry is still signed in.
+    await thaw;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const me = await fetch(`${server.url}/api/v1/me`, fromPage(server, cookie));
+    expect(me.status).toBe(200);
     thawed = true;
   }, 60_000);
 

@@ -7,8 +7,8 @@
  * pages start, but it never lets them forge `Origin` or `Sec-Fetch-Site`.
  * Bearer requests carry their credential explicitly and are exempt.
  *
- * Also owns the browser session's life: sign-in with the one-time link, and
- * sign-out. Opening a link spends nothing; the web app's same-origin POST
+ * Also owns the browser session's life: sign-in with the one-time link,
+ * sign-out, and the sign-out of the person's other browsers. Opening a link spends nothing; the web app's same-origin POST
  * redeems it (`auth/sign-in.ts` says why and on what rule).
  */
 import type { Context, Hono, MiddlewareHandler } from 'hono';
@@ -19,6 +19,7 @@ import {
   BROWSER_SESSION_TTL_MS,
   resolveTokenWithin,
   endBrowserSession,
+  endOtherBrowserSessions,
   SIGN_IN_PATH,
   signInLinkIsLive,
   signInWithLink,
@@ -37,6 +38,7 @@ import {
   SIGN_IN_REDEEM_PATH,
   signInBody,
   SIGNED_IN_AS_HEADER,
+  type SignOutOthersReply,
 } from '../wire/index.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
@@ -50,6 +52,7 @@ import {
 export const SESSION_COOKIE = 'clarion_session';
 export { SIGN_IN_PATH };
 export const SIGN_OUT_PATH = '/api/v1/auth/sign-out';
+export const SIGN_OUT_OTHERS_PATH = '/api/v1/auth/sign-out-others';
 /**
  * Where a link that cannot sign in sends the browser: the web app's styled,
  * translated page saying how to get a new link. The reason is the same for
@@ -259,8 +262,9 @@ export interface SessionRouteDeps {
 }
 
 /**
- * `GET /auth/sign-in?token=…`, `POST /api/v1/auth/sign-in` and
- * `POST /api/v1/auth/sign-out`; mount the auth middleware first.
+ * `GET /auth/sign-in?token=…`, `POST /api/v1/auth/sign-in`,
+ * `POST /api/v1/auth/sign-out` and `POST /api/v1/auth/sign-out-others`;
+ * mount the auth middleware first.
  */
 export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps): void {
   app.get(SIGN_IN_PATH, async (c) => {
@@ -322,6 +326,21 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
       secure: isSecure(c, deps),
     });
     return c.body(null, 204);
+  });
+
+  // A lost phone or a shared computer keeps its session for 30 days; this ends them from here.
+  app.post(SIGN_OUT_OTHERS_PATH, async (c) => {
+    const principal = principalOf(c);
+    if (!principal) return errorResponse(c, 'unauthorized');
+    // The session kept is the request's own: a bearer has none to keep, so it ends nothing.
+    const cookie = c.get('surface') === 'web' ? getCookie(c, SESSION_COOKIE) : undefined;
+    if (cookie === undefined) return errorResponse(c, 'not_a_browser_session');
+    const ended = await endOtherBrowserSessions(deps.store, principal.userId, cookie, {
+      waitedMs: c.get('credentialLookupMs'),
+    });
+    // Their events sockets close now, on every replica, as after a sign-out.
+    if (ended > 0) deps.credentialsEnded?.(principal.userId);
+    return c.json({ ended } satisfies SignOutOthersReply);
   });
 }
 

@@ -103,6 +103,17 @@ export const signInReply = z
   .meta({ id: 'SignIn' });
 export type SignInReply = z.infer<typeof signInReply>;
 
+export const signOutOthersReply = z
+  .object({
+    ended: z
+      .number()
+      .int()
+      .nonnegative()
+      .describe("How many of the caller's other browser sessions this ended"),
+  })
+  .meta({ id: 'SignOutOthers' });
+export type SignOutOthersReply = z.infer<typeof signOutOthersReply>;
+
 /** The `details` of a 409 `signed_in_as_other`: both people, so the app can ask by name. */
 export const signedInAsOtherDetails = z
   .object({ signed_in_as: signInPerson, link_for: signInPerson })

@@ -70,15 +70,15 @@ export const OUTCOMES = {
       'this server does not answer to that host name: use CLARION_PUBLIC_ORIGIN or a loopback address',
   },
   /**
-   * Sign-out sent with a bearer token: it ends a browser session (the
-   * cookie) and nothing else, so it refuses rather than answer 204 and leave
-   * the token working. A token is revoked with `DELETE /api/v1/tokens/{id}`.
+   * Sign-out (this browser's, or the person's other browsers') sent with a
+   * bearer token: it ends browser sessions (the cookie) and nothing else, so
+   * it refuses rather than answer as if done and leave the token working. A token is revoked with `DELETE /api/v1/tokens/{id}`.
    */
   not_a_browser_session: {
     status: 400,
     wire: 'not_a_browser_session',
     message:
-      'sign-out ends a browser session and this request has none; revoke a token with DELETE /api/v1/tokens/{id}',
+      'signing out ends browser sessions and this request has none; revoke a token with DELETE /api/v1/tokens/{id}',
   },
   not_found: { status: 404, wire: 'not_found', message: 'not found' },
   /** A sign-in link that is unknown, used or expired: the same answer for each, saying nothing. */

@@ -20,6 +20,7 @@ import {
   signInLinkBody,
   signInLinkReply,
   signInReply,
+  signOutOthersReply,
   tokenListReply,
   userListReply,
   workspaceListReply,
@@ -571,6 +572,16 @@ export const ROUTES: readonly RouteSpec[] = [
       'it is revoked with DELETE /api/v1/tokens/{id}',
     access: 'principal',
     replies: { 204: null },
+    errors: ['not_a_browser_session'],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/auth/sign-out-others',
+    summary:
+      'End every other browser session of the caller (a lost phone, a shared computer), ' +
+      'keeping this one; their events sockets close. A bearer token is refused as by sign-out',
+    access: 'principal',
+    replies: { 200: signOutOthersReply },
     errors: ['not_a_browser_session'],
   },
   {

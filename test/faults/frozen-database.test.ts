@@ -576,30 +576,34 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(lookupMs + SIGN_IN_REDEEM_MAX_MS).toBeGreaterThan(SIGN_IN_REDEEM_MAX_MS + SLACK_MS);
   }, 60_000);
 
-  it('bounds a sign-out by the credential bound, its lookup included', async () => {
-    const { server, proxy } = await serverThroughProxy();
-    const cookie = await browserSession(server);
+  it.each([['sign-out'], ['sign-out-others']])(
+    'bounds a %s by the credential bound, its lookup included',
+    async (route) => {
+      const { server, proxy } = await serverThroughProxy();
+      const cookie = await browserSession(server);
 
-    // Its lookup answers late, within its bound; the session's end never does.
-    const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
-    proxy.holdWhenSent(hashSecret(cookie));
-    proxy.blackholeWhenSent(hashSecret(cookie), 2);
-    const released = setTimeout(() => {
-      proxy.release();
-    }, lookupMs);
-    const signOut = await timed(
-      `${server.url}/api/v1/auth/sign-out`,
-      fromPage(server, cookie, { method: 'POST' }),
-    );
-    clearTimeout(released);
-    expect(signOut).toMatchObject({
-      status: 503,
-      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
-      body: { code: 'temporarily_unavailable' },
-    });
-    expect(signOut.ms).toBeGreaterThanOrEqual(lookupMs);
-    expect(signOut.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
-  }, 60_000);
+      // Its lookup answers late, within its bound; the session's end never does.
+      const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
+      proxy.holdWhenSent(hashSecret(cookie));
+      proxy.blackholeWhenSent(hashSecret(cookie), 2);
+      const released = setTimeout(() => {
+        proxy.release();
+      }, lookupMs);
+      const signOut = await timed(
+        `${server.url}/api/v1/auth/${route}`,
+        fromPage(server, cookie, { method: 'POST' }),
+      );
+      clearTimeout(released);
+      expect(signOut).toMatchObject({
+        status: 503,
+        retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+        body: { code: 'temporarily_unavailable' },
+      });
+      expect(signOut.ms).toBeGreaterThanOrEqual(lookupMs);
+      expect(signOut.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+    },
+    60_000,
+  );
 
   it('ends no session with a sign-out it answered 503', async () => {
     // Unprepared, the statement's text goes out whole, so the proxy can tell the session's end.

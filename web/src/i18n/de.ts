@@ -739,6 +739,19 @@ export const de: Catalog = {
       warning: 'Wer diesen Link öffnet, ist als du angemeldet. Gib ihn nicht weiter.',
       failed: 'Es wurde kein Link erstellt ({{error}}). Versuche es noch einmal.',
     },
+    others: {
+      title: 'Andere Geräte abmelden',
+      explain:
+        'Beendet deine Anmeldung in jedem anderen Browser und auf jedem anderen Handy, etwa einem verlorenen oder einem, auf dem du angemeldet geblieben bist. Dieser Browser bleibt angemeldet.',
+      start: 'Andere Geräte abmelden',
+      prompt:
+        'Jetzt alle anderen Geräte abmelden? Jedes braucht danach einen neuen Anmeldelink, um Clarion zu nutzen.',
+      confirm: 'Abmelden',
+      keep: 'Abbrechen',
+      ended: 'Abgemeldete andere Geräte: {{count}}.',
+      none: 'Kein anderes Gerät war angemeldet.',
+      failed: 'Kein Gerät wurde abgemeldet ({{error}}). Versuche es noch einmal.',
+    },
     tokens: {
       title: 'API-Tokens',
       explain:

@@ -713,6 +713,19 @@ export const en = {
       warning: 'Anyone who opens this link is signed in as you. Do not share it.',
       failed: 'No link was made ({{error}}). Try again.',
     },
+    others: {
+      title: 'Sign out other devices',
+      explain:
+        'Ends your sign-in on every other browser and phone, such as one you lost or left signed in. This browser stays signed in.',
+      start: 'Sign out other devices',
+      prompt:
+        'Sign out every other device now? Each one needs a new sign-in link to use Clarion again.',
+      confirm: 'Sign them out',
+      keep: 'Cancel',
+      ended: 'Other devices signed out: {{count}}.',
+      none: 'No other device was signed in.',
+      failed: 'No device was signed out ({{error}}). Try again.',
+    },
     tokens: {
       title: 'API tokens',
       explain:

@@ -8,6 +8,7 @@ import type {
   NewTokenReply,
   PersonalTokenKind,
   SignInLinkReply,
+  SignOutOthersReply,
   TokenListReply,
 } from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
@@ -41,4 +42,11 @@ export function revokeToken(
 /** The one line that adds Clarion to Claude Code, as the README gives it. */
 export function claudeMcpCommand(origin: string, secret: string): string {
   return `claude mcp add --transport http clarion ${origin}/mcp --header "Authorization: Bearer ${secret}"`;
+}
+
+/** Ends the person's other browser sessions, keeping this one; how many ended. */
+export function signOutOtherDevices(
+  fetchImpl: FetchLike = pageFetch,
+): Promise<ApiResult<SignOutOthersReply>> {
+  return request(fetchImpl, '/api/v1/auth/sign-out-others', { method: 'POST', body: '{}' });
 }

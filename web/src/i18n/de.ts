@@ -710,7 +710,7 @@ export const de: Catalog = {
       linkInvalidTitle: 'Dieser Anmeldelink funktioniert nicht mehr',
       endedTitle: 'Du bist abgemeldet',
       endedBody:
-        'Deine Anmeldung auf dieser Seite ist beendet: Du hast dich hier oder in einem anderen Tab abgemeldet, oder die Administration hat sie beendet. Öffne einen neuen Anmeldelink, um weiterzumachen.',
+        'Deine Anmeldung auf dieser Seite ist beendet: Du hast dich hier, in einem anderen Tab oder von einem anderen Gerät aus abgemeldet, oder die Administration hat sie beendet. Öffne einen neuen Anmeldelink, um weiterzumachen.',
       linkInvalidBody:
         'Ein Anmeldelink funktioniert einmal und nur für begrenzte Zeit. Dieser wurde schon benutzt, ist abgelaufen oder war nie gültig.',
       switchedTitle: 'Dieser Browser ist jetzt als {{name}} angemeldet',

@@ -684,7 +684,7 @@ export const en = {
       linkInvalidTitle: 'This sign-in link no longer works',
       endedTitle: 'You are signed out',
       endedBody:
-        'Your sign-in on this page ended: you signed out here or in another tab, or an administrator ended it. Open a new sign-in link to continue.',
+        'Your sign-in on this page ended: you signed out here, in another tab or from another device, or an administrator ended it. Open a new sign-in link to continue.',
       linkInvalidBody:
         'A sign-in link works once, for a limited time. This one was already used, has expired, or was never valid.',
       switchedTitle: 'This browser is now signed in as {{name}}',

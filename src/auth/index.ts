@@ -93,6 +93,7 @@ export {
   type RequestBound,
 } from './browser-sessions.js';
 export {
+  openedSignInLink,
   signInLinkIsLive,
   signInWithLink,
   type BrowserSession,

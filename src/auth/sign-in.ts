@@ -21,7 +21,12 @@
  * bound as its last step, so it rolls back rather than spend the link of a
  * person told to retry.
  */
-import { findLiveToken, type RepoContext, type Store } from '../store/index.js';
+import {
+  findLiveToken,
+  isStorageUnavailable,
+  type RepoContext,
+  type Store,
+} from '../store/index.js';
 import {
   failure,
   MAX_SIGN_IN_TOKEN_CHARS,
@@ -112,6 +117,25 @@ export function signInLinkIsLive(
     if (secret === '' || secret.length > MAX_SIGN_IN_TOKEN_CHARS) return false;
     return (await findLiveToken(store, hashSecret(secret), ['sign_in'])) !== undefined;
   });
+}
+
+/**
+ * `GET /auth/sign-in`: `signInLinkIsLive`, or `unknown` when the database
+ * did not answer. Opening spends nothing, so the page may be handed an
+ * unknown link: its redemption tells the person to retry, or that it is used.
+ */
+export function openedSignInLink(
+  store: Store,
+  secret: string,
+  bound: CredentialLookupBound = SIGN_IN_REDEEM_BOUND,
+): Promise<'live' | 'invalid' | 'unknown'> {
+  return signInLinkIsLive(store, secret, bound).then(
+    (live) => (live ? 'live' : 'invalid'),
+    (error: unknown) => {
+      if (isStorageUnavailable(error)) return 'unknown';
+      throw error;
+    },
+  );
 }
 
 /** Whom the browser's session cookie signs in, if it still does. */

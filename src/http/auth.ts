@@ -21,7 +21,7 @@ import {
   endBrowserSession,
   endOtherBrowserSessions,
   SIGN_IN_PATH,
-  signInLinkIsLive,
+  openedSignInLink,
   signInWithLink,
   type CredentialChannel,
   type CredentialLookupBound,
@@ -274,8 +274,9 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     // Hono answers HEAD with the GET handler; a link checker's HEAD must not spend the link.
     if (c.req.method === 'HEAD') return c.body(null, 200);
     const secret = signInSecretOf(c.req.query('token') ?? '');
-    // 303 like a live link: the app renders the page, in the person's language.
-    if (!(await signInLinkIsLive(deps.store, secret))) {
+    // 303 like a live link: the app renders the page, in the person's language. A database that
+    // does not answer leaves it unknown: the page's redemption says to retry, and spends nothing.
+    if ((await openedSignInLink(deps.store, secret)) === 'invalid') {
       return c.redirect(LINK_INVALID_LOCATION, 303);
     }
     // Spends nothing: a cross-site click carries no Strict cookie, so this request cannot tell

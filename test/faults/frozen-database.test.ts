@@ -638,6 +638,25 @@ describe('a server whose PostgreSQL stops answering', () => {
     thawed = true;
   }, 60_000);
 
+  it('hands a sign-in link opened meanwhile to the page, which can say to retry', async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const minted = await fetch(`${server.url}/api/v1/auth/sign-in-links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const url = new URL(((await minted.json()) as { url: string }).url);
+    const secret = url.searchParams.get('token') ?? '';
+
+    // A person taps the link on their phone: a page in their language, not a JSON body.
+    proxy.blackhole();
+    const started = performance.now();
+    const opened = await fetch(`${server.url}${url.pathname}${url.search}`, { redirect: 'manual' });
+    expect(performance.now() - started).toBeLessThan(SIGN_IN_REDEEM_MAX_MS + SLACK_MS);
+    expect(opened.status).toBe(303);
+    expect(opened.headers.get('location')).toBe(`/sign-in#${encodeURIComponent(secret)}`);
+  }, 60_000);
+
   it('tries a step of its stop again when its connection drops as the step goes out', async () => {
     // Unprepared, each statement's text goes out whole, so the proxy can tell the stop's own.
     const { server: running, proxy: line } = await serverThroughProxy(silentLogger, {

@@ -8,25 +8,9 @@
  * transaction checks the bound as its last step, so a late one rolls back
  * rather than end sessions of a browser told to retry.
  */
-import { EXHAUSTED, withinFreshBudget, type Budget } from '../support/index.js';
-import {
-  deleteOtherBrowserTokens,
-  StorageUnavailableError,
-  type RepoContext,
-  type Store,
-} from '../store/index.js';
-import {
-  CREDENTIAL_LOOKUP_BOUND,
-  hashSecret,
-  revokeBrowserSession,
-  type CredentialLookupBound,
-} from './tokens.js';
-
-/** A request's bound on the store, less what its credential lookup already waited. */
-export interface RequestBound {
-  readonly waitedMs: number;
-  readonly bound?: CredentialLookupBound;
-}
+import { deleteOtherBrowserTokens, type Store } from '../store/index.js';
+import { boundedTransaction, type RequestBound } from './request-bound.js';
+import { hashSecret, revokeBrowserSession } from './tokens.js';
 
 /** `POST /api/v1/auth/sign-out`: ends the session `secret` signs in; true when it existed. */
 export function endBrowserSession(
@@ -52,41 +36,4 @@ export function endOtherBrowserSessions(
   return boundedTransaction(store, request, "the other devices' sign-out", (tx) =>
     deleteOtherBrowserTokens(tx, userId, hashSecret(keepSecret)),
   );
-}
-
-function boundedTransaction<T>(
-  store: Store,
-  request: RequestBound,
-  what: string,
-  work: (tx: RepoContext) => Promise<T>,
-): Promise<T> {
-  const bound = request.bound ?? CREDENTIAL_LOOKUP_BOUND;
-  return withinBound(
-    store,
-    { ...bound, ms: Math.max(0, bound.ms - request.waitedMs) },
-    what,
-    (budget) =>
-      store.transaction(
-        async (tx) => {
-          const result = await work(tx);
-          budget.check();
-          return result;
-        },
-        { signal: budget.signal, remainingMs: () => budget.remainingMs() },
-      ),
-  );
-}
-
-/** Runs `work` within `bound`; past it, a storage fault, and nobody waits for the work. */
-export async function withinBound<T>(
-  store: Store,
-  bound: CredentialLookupBound,
-  what: string,
-  work: (budget: Budget) => Promise<T>,
-): Promise<T> {
-  const outcome = await withinFreshBudget(bound.ms, store.clock, bound.timers, work);
-  if (outcome === EXHAUSTED) {
-    throw new StorageUnavailableError('unreachable', `no answer to ${what} within ${bound.ms} ms`);
-  }
-  return outcome;
 }

@@ -87,11 +87,8 @@ export {
   type SignInLinkResult,
   type SignInOrigin,
 } from './sign-in-links.js';
-export {
-  endBrowserSession,
-  endOtherBrowserSessions,
-  type RequestBound,
-} from './browser-sessions.js';
+export { endBrowserSession, endOtherBrowserSessions } from './browser-sessions.js';
+export type { RequestBound } from './request-bound.js';
 export {
   openedSignInLink,
   signInLinkIsLive,

@@ -25,6 +25,7 @@ import {
   type TokenView,
 } from '../wire/index.js';
 import type { UserPrincipal } from './accounts.js';
+import { boundedTransaction, type RequestBound } from './request-bound.js';
 import { issueToken } from './tokens.js';
 
 export function tokenView(record: TokenRecord): TokenView {
@@ -72,8 +73,11 @@ export async function revokePersonalToken(
   store: Store,
   owner: UserPrincipal,
   tokenId: string,
+  request: RequestBound = { waitedMs: 0 },
 ): Promise<{ ok: true } | Failure<'not_found'>> {
-  return (await deletePersonalToken(store, owner.userId, tokenId))
-    ? { ok: true }
-    : failure('not_found', 'unknown token');
+  // A revocation answered 503 must leave the token working, as the caller will find it.
+  const deleted = await boundedTransaction(store, request, "the token's revocation", (tx) =>
+    deletePersonalToken(tx, owner.userId, tokenId),
+  );
+  return deleted ? { ok: true } : failure('not_found', 'unknown token');
 }

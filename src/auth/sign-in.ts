@@ -33,7 +33,7 @@ import {
   type Failure,
   type SignInPerson,
 } from '../wire/index.js';
-import { withinBound } from './browser-sessions.js';
+import { withinBound } from './request-bound.js';
 import {
   hashSecret,
   redeemSignIn,

@@ -104,7 +104,9 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     const id = c.req.param('id');
     // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown token');
-    const result = await revokePersonalToken(store, caller.principal, id);
+    const result = await revokePersonalToken(store, caller.principal, id, {
+      waitedMs: c.get('credentialLookupMs'),
+    });
     if (!result.ok) return failureResponse(c, result);
     deps.credentialsEnded?.(caller.principal.userId);
     return c.body(null, 204);

@@ -9,10 +9,10 @@
  * more before its refusal; an answer link's view has the same bound),
  * `/healthz`'s check 2 s (`HEALTH_CHECK_MAX_MS`), a sign-in link's redemption
  * 5 s (`SIGN_IN_REDEEM_MAX_MS`, reading the browser's own session included),
- * a sign-out the credential lookup's 5 s in all. Each answers 503 with `Retry-After`;
+ * a sign-out or a token's revocation the credential lookup's 5 s in all. Each answers 503 with `Retry-After`;
  * `/healthz` still says what the server knows from memory; a redemption that
  * goes on past its bound rolls back, leaving the link unused (a sign-out its
- * session); and a respond
+ * session, a revocation its token); and a respond
  * refused this way counts as `unavailable` in `clarification_responses_total`.
  * Generous upper bounds: only "well before the reply bound" (or "well before
  * two budgets in a row") is asserted, never the exact timing.
@@ -634,6 +634,47 @@ describe('a server whose PostgreSQL stops answering', () => {
     await thaw;
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const me = await fetch(`${server.url}/api/v1/me`, fromPage(server, cookie));
+    expect(me.status).toBe(200);
+    thawed = true;
+  }, 60_000);
+
+  it("answers a token's revocation 503 within the credential bound, and a late one revokes nothing", async () => {
+    const { server, proxy } = await serverThroughProxy();
+    const minted = await fetch(`${server.url}/api/v1/tokens`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'lost phone', kind: 'user' }),
+    });
+    const { token, secret } = (await minted.json()) as { token: { id: string }; secret: string };
+
+    // The lookup answers; the revocation's statement waits past the bound, then runs: thawed.
+    proxy.holdWhenSent(token.id);
+    const thaw = new Promise<void>((resolve) =>
+      setTimeout(
+        () => {
+          proxy.release();
+          resolve();
+        },
+        CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS + 1_000,
+      ),
+    );
+    const revoked = await timed(`${server.url}/api/v1/tokens/${token.id}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(revoked).toMatchObject({
+      status: 503,
+      retryAfter: expect.stringMatching(/^\d+$/) as unknown,
+      body: { code: 'temporarily_unavailable' },
+    });
+    expect(revoked.ms).toBeLessThan(CREDENTIAL_LOOKUP_MAX_MS + SLACK_MS);
+
+    // Told to retry, the person finds the token as it was: the late revocation rolled back.
+    await thaw;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    const me = await fetch(`${server.url}/api/v1/me`, {
+      headers: { authorization: `Bearer ${secret}` },
+    });
     expect(me.status).toBe(200);
     thawed = true;
   }, 60_000);

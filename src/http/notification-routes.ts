@@ -7,7 +7,12 @@
  */
 import type { Context, Hono } from 'hono';
 import type { NotificationService } from '../notify/index.js';
-import { newChannelBody, notificationSettingsBody, unpagedListQuery } from '../wire/index.js';
+import {
+  newChannelBody,
+  notificationSettingsBody,
+  unpagedListQuery,
+  type ChannelTestReply,
+} from '../wire/index.js';
 import { principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
@@ -65,7 +70,13 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     if (!caller.ok) return caller.response;
     const tested = await notifications.testChannel(caller.userId, c.req.param('id'));
     if (!tested.ok) return failureResponse(c, tested);
-    return c.json({ delivered: tested.delivered, status: tested.status, error: tested.error });
+    const reply: ChannelTestReply = {
+      delivered: tested.delivered,
+      status: tested.status,
+      error: tested.error,
+      error_code: tested.error_code,
+    };
+    return c.json(reply);
   });
 
   app.get('/api/v1/notification-settings', async (c) => {

@@ -4,7 +4,13 @@
  * notice looks on the wire). A sender makes exactly one bounded attempt and
  * says whether another could help; it never retries, sleeps or writes.
  */
-import type { ChannelKind, ConsentOptionKind, NoticeEvent, NoticeKind } from '../wire/index.js';
+import type {
+  ChannelKind,
+  ConsentOptionKind,
+  DeliveryErrorCode,
+  NoticeEvent,
+  NoticeKind,
+} from '../wire/index.js';
 import type { Reach } from './targets.js';
 
 /**
@@ -73,7 +79,9 @@ export type SendResult =
   | {
       readonly ok: false;
       readonly status: number | null;
+      /** Clarion's English, for logs and API users; `code` says the same for a page to word. */
       readonly error: string;
+      readonly code: DeliveryErrorCode;
       /** False when no retry can help (the subscription is gone: 404/410; a 4xx refusal). */
       readonly retryable: boolean;
       /** The receiver's `Retry-After`, when it gave one. */

@@ -53,23 +53,35 @@ export function retryAfterMs(value: string | null, nowMs: number): number | unde
 
 export async function postOnce(request: PostRequest, signal: AbortSignal): Promise<SendResult> {
   const unsendable = unsendableUrl(request.url);
-  if (unsendable !== undefined)
-    return { ok: false, status: null, error: unsendable, retryable: false };
+  if (unsendable !== undefined) return { ok: false, status: null, ...unsendable, retryable: false };
   let response: PostReply;
   try {
     response = await guardedPost(request.url, request.headers, request.body, signal, request.reach);
   } catch (error) {
     if (error instanceof InternalTargetError) {
-      return { ok: false, status: null, error: INTERNAL_TARGET_REFUSED, retryable: false };
+      return {
+        ok: false,
+        status: null,
+        error: INTERNAL_TARGET_REFUSED,
+        code: 'internal_target',
+        retryable: false,
+      };
     }
-    const reason = signal.aborted ? 'timed out' : UNREACHABLE;
-    return { ok: false, status: null, error: reason, retryable: true };
+    return signal.aborted
+      ? { ok: false, status: null, error: 'timed out', code: 'timed_out', retryable: true }
+      : { ok: false, status: null, error: UNREACHABLE, code: 'unreachable', retryable: true };
   }
   const status = response.status;
   if (status >= 200 && status < 300) return { ok: true, status };
   const error = `HTTP ${status}`;
   if (status >= 300 && status < 400) {
-    return { ok: false, status, error: `${error} (redirects are not followed)`, retryable: false };
+    return {
+      ok: false,
+      status,
+      error: `${error} (redirects are not followed)`,
+      code: 'redirect',
+      retryable: false,
+    };
   }
   const retryable = retryableStatus(status);
   const after = retryAfterMs(response.retryAfter, Date.now());
@@ -77,6 +89,7 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
     ok: false,
     status,
     error,
+    code: 'http_status',
     retryable,
     ...(after === undefined ? {} : { retryAfterMs: after }),
   };
@@ -88,10 +101,18 @@ export async function postOnce(request: PostRequest, signal: AbortSignal): Promi
  * and the channel's view; and no retry mends it. `newChannelBody` refuses
  * both, so only a channel stored before it did can reach here.
  */
-function unsendableUrl(url: string): string | undefined {
-  if (!URL.canParse(url)) return 'the channel URL cannot be parsed';
+function unsendableUrl(
+  url: string,
+): { error: string; code: 'url_unparsable' | 'url_has_credentials' } | undefined {
+  if (!URL.canParse(url)) {
+    return { error: 'the channel URL cannot be parsed', code: 'url_unparsable' };
+  }
   if (urlHasCredentials(url)) {
-    return 'the channel URL includes a username or password, which cannot be sent; add the channel again without them';
+    return {
+      error:
+        'the channel URL includes a username or password, which cannot be sent; add the channel again without them',
+      code: 'url_has_credentials',
+    };
   }
   return undefined;
 }

@@ -147,14 +147,20 @@ export async function attemptOnce(
   const bound = new Promise<SendResult>((resolve) => {
     timer = timers.setTimeout(() => {
       attempt.abort();
-      resolve({ ok: false, status: null, error: 'timed out', retryable: true });
+      resolve({ ok: false, status: null, error: 'timed out', code: 'timed_out', retryable: true });
     }, timeoutMs);
   });
   let onStop: (() => void) | undefined;
   const stopped = new Promise<SendResult>((resolve) => {
     onStop = () => {
       attempt.abort();
-      resolve({ ok: false, status: null, error: 'server shutting down', retryable: true });
+      resolve({
+        ok: false,
+        status: null,
+        error: 'server shutting down',
+        code: 'shutting_down',
+        retryable: true,
+      });
     };
     if (stop?.aborted) onStop();
     else stop?.addEventListener('abort', onStop, { once: true });
@@ -167,6 +173,7 @@ export async function attemptOnce(
         ok: false,
         status: null,
         error: error instanceof Error ? error.message : String(error),
+        code: 'send_failed',
         retryable: true,
       }));
     return await Promise.race([sending, bound, stopped]);
@@ -255,6 +262,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
         ok: false,
         status: null,
         error: 'the target host is not in CLARION_NOTIFY_ALLOWED_HOSTS',
+        code: 'host_not_allowed',
         retryable: false,
       };
     }
@@ -269,6 +277,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
         ok: false,
         status: null,
         error: 'could not check the notice again before sending',
+        code: 'recheck_failed',
         retryable: true,
       };
     }
@@ -317,12 +326,13 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     const result = await attemptRow(target, sender, row, fields);
     if ('dropped' in result) {
       // The channel did not fail, so no retry window or shutdown applies: nothing more goes out.
-      const error = GIVE_UP_TEXT[result.dropped];
+      const { error, code } = GIVE_UP_TEXT[result.dropped];
       await recordAttempt(store, row, {
         outcome: 'gave_up',
         reason: result.dropped,
         status: null,
         error,
+        code,
       });
       logger.info({ ...fields, error }, 'notify.dropped');
       return;
@@ -334,6 +344,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
         outcome: 'retry',
         status: result.status,
         error: result.error,
+        code: result.code,
         nextAttemptMs: nowMs,
       });
       return;

@@ -20,6 +20,7 @@ import {
   type OutboxRecord,
   type RepoContext,
 } from '../store/index.js';
+import type { DeliveryErrorCode } from '../wire/index.js';
 import { isPrompt, type Notice } from './channel.js';
 import { mayCarryAnswerLinks, type GiveUpReason, type NoticeContent } from './planner.js';
 import { itemStillWaits, type WaitingRequests } from './waiting.js';
@@ -27,10 +28,10 @@ import { itemStillWaits, type WaitingRequests } from './waiting.js';
 /** Why a row is given up when its person may no longer be told of its item. */
 export const NO_LONGER_VISIBLE = 'its person may no longer see this item';
 
-/** What `last_error` says of a row given up for one of the planner's reasons, here or by a pass. */
-export const GIVE_UP_TEXT: Record<GiveUpReason, string> = {
-  stopped_waiting: 'no longer waiting',
-  not_visible: NO_LONGER_VISIBLE,
+/** What `last_error` and its code say of a row given up for one of the planner's reasons, here or by a pass. */
+export const GIVE_UP_TEXT: Record<GiveUpReason, { error: string; code: DeliveryErrorCode }> = {
+  stopped_waiting: { error: 'no longer waiting', code: 'no_longer_waiting' },
+  not_visible: { error: NO_LONGER_VISIBLE, code: 'not_visible' },
 };
 
 /** What an attempt does: send this notice, or give the row up for this reason. */

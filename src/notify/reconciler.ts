@@ -302,7 +302,8 @@ export async function reconcileOnce(
   // Dropped first: a prompt for an item that stopped waiting must not go out after its `answered`.
   for (const reason of Object.keys(GIVE_UP_TEXT) as GiveUpReason[]) {
     const ids = plan.drop.filter((drop) => drop.reason === reason).map((drop) => drop.id);
-    if (ids.length > 0) await giveUpRows(store, ids, reason, GIVE_UP_TEXT[reason]);
+    const { error, code } = GIVE_UP_TEXT[reason];
+    if (ids.length > 0) await giveUpRows(store, ids, reason, error, code);
   }
   const rearmed = await rearmOutboxRows(store, rearms);
   const inserted = await insertOutboxRows(store, rows);

@@ -3,7 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { backoffMs, judgeAttempt } from './retry-policy.js';
 
 const TUNABLES = { retryBaseMs: 5_000, retryMaxMs: 3_600_000, giveUpAfterMs: 86_400_000 };
-const FAILED = { ok: false as const, status: 503, error: 'HTTP 503', retryable: true };
+const FAILED = {
+  ok: false as const,
+  status: 503,
+  error: 'HTTP 503',
+  code: 'http_status' as const,
+  retryable: true,
+};
 
 describe('the retry policy', () => {
   it('doubles from the base to the cap, jittered within the upper half of each step', () => {
@@ -21,6 +27,7 @@ describe('the retry policy', () => {
       outcome: 'retry',
       status: 503,
       error: 'HTTP 503',
+      code: 'http_status',
       nextAttemptMs: 3_500,
     });
     expect(
@@ -38,7 +45,12 @@ describe('the retry policy', () => {
     ).toMatchObject({ outcome: 'gave_up', status: 410 });
     expect(
       judgeAttempt({ ...facts, attempts: 20, nowMs: 86_000_000, result: FAILED }, TUNABLES),
-    ).toMatchObject({ outcome: 'gave_up', error: 'HTTP 503 (given up after 20 attempts)' });
+    ).toMatchObject({
+      outcome: 'gave_up',
+      error: 'HTTP 503 (given up after 20 attempts)',
+      // The code stays the failure's own: the page words why, the state says it was given up.
+      code: 'http_status',
+    });
   });
 
   it('records a success as delivered', () => {

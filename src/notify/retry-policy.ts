@@ -38,7 +38,13 @@ export function judgeAttempt(facts: AttemptFacts, tunables: RetryTunables): Atte
   const { result } = facts;
   if (result.ok) return { outcome: 'delivered', status: result.status };
   if (!result.retryable) {
-    return { outcome: 'gave_up', reason: 'failed', status: result.status, error: result.error };
+    return {
+      outcome: 'gave_up',
+      reason: 'failed',
+      status: result.status,
+      error: result.error,
+      code: result.code,
+    };
   }
   let delay = backoffMs(facts.attempts, tunables, facts.random);
   if (result.retryAfterMs !== undefined) {
@@ -51,7 +57,14 @@ export function judgeAttempt(facts: AttemptFacts, tunables: RetryTunables): Atte
       reason: 'failed',
       status: result.status,
       error: `${result.error} (given up after ${facts.attempts} attempts)`,
+      code: result.code,
     };
   }
-  return { outcome: 'retry', status: result.status, error: result.error, nextAttemptMs: next };
+  return {
+    outcome: 'retry',
+    status: result.status,
+    error: result.error,
+    code: result.code,
+    nextAttemptMs: next,
+  };
 }

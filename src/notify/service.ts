@@ -26,6 +26,7 @@ import {
 import type { RepeatingTimers } from '../support/index.js';
 import {
   failure,
+  isDeliveryErrorCode,
   MAX_CHANNELS_PER_USER,
   type ChannelKind,
   type ChannelListReply,
@@ -68,10 +69,18 @@ const GENERATED_SECRET_BYTES = 32;
 
 function lastDelivery(row: OutboxRecord | undefined): ChannelView['last_delivery'] {
   if (!row) return null;
-  if (row.delivered_at) return { state: 'delivered', at: row.delivered_at, error: null };
-  if (row.gave_up_at) return { state: 'failed', at: row.gave_up_at, error: row.last_error };
-  if (row.attempts > 0) return { state: 'retrying', at: row.updated_at, error: row.last_error };
-  return { state: 'pending', at: row.created_at, error: null };
+  const status = row.last_status;
+  const none = { error: null, error_code: null, status };
+  if (row.delivered_at) return { state: 'delivered', at: row.delivered_at, ...none };
+  // A row from before codes were kept (or from a newer server) has none: the page shows `error`.
+  const failed = {
+    error: row.last_error,
+    error_code: isDeliveryErrorCode(row.last_error_code) ? row.last_error_code : null,
+    status,
+  };
+  if (row.gave_up_at) return { state: 'failed', at: row.gave_up_at, ...failed };
+  if (row.attempts > 0) return { state: 'retrying', at: row.updated_at, ...failed };
+  return { state: 'pending', at: row.created_at, ...none };
 }
 
 export function channelView(channel: ChannelRecord, latest?: OutboxRecord): ChannelView {
@@ -200,6 +209,7 @@ export class NotificationService {
         delivered: false,
         status: null,
         error: `this server cannot send ${KIND_NAMES[target.kind]} notifications yet`,
+        error_code: 'kind_unsupported',
       };
     }
     if (!hostAllowed(channelUrl(target.kind, target.config), this.deps.allowedHosts)) {
@@ -208,6 +218,7 @@ export class NotificationService {
         delivered: false,
         status: null,
         error: 'the target host is not in CLARION_NOTIFY_ALLOWED_HOSTS',
+        error_code: 'host_not_allowed',
       };
     }
     const now = this.deps.store.clock.timestamp();
@@ -230,8 +241,14 @@ export class NotificationService {
       this.deps.sendTimeoutMs,
     );
     return result.ok
-      ? { ok: true, delivered: true, status: result.status, error: null }
-      : { ok: true, delivered: false, status: result.status, error: result.error };
+      ? { ok: true, delivered: true, status: result.status, error: null, error_code: null }
+      : {
+          ok: true,
+          delivered: false,
+          status: result.status,
+          error: result.error,
+          error_code: result.code,
+        };
   }
 
   async settings(userId: string): Promise<NotificationSettingsReply> {

@@ -23,6 +23,7 @@ import { WEB_PUSH_SEND_TIMEOUT_MS } from '../tunables.js';
 import {
   MAX_WEB_PUSH_PLAINTEXT_BYTES,
   pushSubscription,
+  type DeliveryErrorCode,
   type PushSubscriptionJson,
 } from '../wire/index.js';
 import type { ChannelSender, ChannelTarget, Notice, SendResult } from './channel.js';
@@ -54,8 +55,8 @@ export function subscriptionOf(config: ChannelTarget['config']): PushSubscriptio
   return parsed.success ? parsed.data : undefined;
 }
 
-function refused(error: string, status: number | null = null): SendResult {
-  return { ok: false, status, error, retryable: false };
+function refused(error: string, code: DeliveryErrorCode, status: number | null = null): SendResult {
+  return { ok: false, status, error, code, retryable: false };
 }
 
 async function sendOnce(
@@ -65,7 +66,8 @@ async function sendOnce(
   signal: AbortSignal,
 ): Promise<SendResult> {
   const subscription = subscriptionOf(target.config);
-  if (subscription === undefined) return refused('the channel holds no valid push subscription');
+  if (subscription === undefined)
+    return refused('the channel holds no valid push subscription', 'no_subscription');
   const envelope = webPushEnvelope(
     notice,
     options.clock.nowMs(),
@@ -73,7 +75,10 @@ async function sendOnce(
   );
   const plaintext = JSON.stringify(envelope.message);
   if (Buffer.byteLength(plaintext) > MAX_WEB_PUSH_PLAINTEXT_BYTES) {
-    return refused(`the push message is larger than ${String(MAX_WEB_PUSH_PLAINTEXT_BYTES)} bytes`);
+    return refused(
+      `the push message is larger than ${String(MAX_WEB_PUSH_PLAINTEXT_BYTES)} bytes`,
+      'push_too_large',
+    );
   }
   let details: ReturnType<typeof webPush.generateRequestDetails>;
   try {
@@ -86,7 +91,10 @@ async function sendOnce(
     });
   } catch (error) {
     // A subscription key that is not a P-256 point, or a bad VAPID subject: no retry mends it.
-    return refused(`the push message could not be prepared: ${messageOf(error)}`);
+    return refused(
+      `the push message could not be prepared: ${messageOf(error)}`,
+      'push_unprepared',
+    );
   }
 
   const timeoutMs = options.sendTimeoutMs ?? WEB_PUSH_SEND_TIMEOUT_MS;
@@ -101,13 +109,17 @@ async function sendOnce(
     );
     return resultOf(response.status, response.retryAfter, options.clock);
   } catch (error) {
-    if (error instanceof InternalTargetError) return refused(INTERNAL_TARGET_REFUSED);
+    if (error instanceof InternalTargetError) {
+      return refused(INTERNAL_TARGET_REFUSED, 'internal_target');
+    }
     const why = signal.aborted
       ? 'the send was aborted'
       : bound.aborted
         ? `the push service did not answer within ${String(timeoutMs)} ms`
         : 'the push service could not be reached';
-    return { ok: false, status: null, error: why, retryable: true };
+    // An abort is the outbox's bound or its stop; its own verdict wins that race anyway.
+    const code = signal.aborted || bound.aborted ? 'timed_out' : 'unreachable';
+    return { ok: false, status: null, error: why, code, retryable: true };
   }
 }
 
@@ -125,6 +137,7 @@ export function resultOf(status: number, retryAfter: string | null, clock: Clock
   if (status === 404 || status === 410) {
     return refused(
       `the push subscription is gone (${String(status)}); turn notifications on again on that device`,
+      'subscription_gone',
       status,
     );
   }
@@ -134,11 +147,12 @@ export function resultOf(status: number, retryAfter: string | null, clock: Clock
       ok: false,
       status,
       error: `the push service is unavailable (${String(status)})`,
+      code: 'http_status',
       retryable: true,
       ...(delayMs === undefined ? {} : { retryAfterMs: delayMs }),
     };
   }
-  return refused(`the push service refused the message (${String(status)})`, status);
+  return refused(`the push service refused the message (${String(status)})`, 'http_status', status);
 }
 
 /** `Retry-After` as seconds or an HTTP date (RFC 9110 §10.2.3). */

@@ -143,6 +143,7 @@ describe('the webhook sender', () => {
         status: null,
         retryable: false,
         error: INTERNAL_TARGET_REFUSED,
+        code: 'internal_target',
       });
       expect(receiver.received).toHaveLength(0);
     },

@@ -11,6 +11,7 @@
 import { ONE_ROW } from './compiled.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
+import type { DeliveryErrorCode } from '../wire/index.js';
 import { CLARIFICATION_TYPE } from './clarification.js';
 import { inCurrentTurn, sessionLive } from './clarification-guards.js';
 import type { RepoContext } from './context.js';
@@ -485,7 +486,8 @@ export function owedPrompts(ctx: RepoContext): Promise<{ id: string; occurrence:
 }
 
 /**
- * Stops rows that are still owed, with why (`error` is what a person reads);
+ * Stops rows that are still owed, with why (`code` is what a person reads,
+ * in their language; `error` the same in English);
  * a row already delivered keeps its delivery.
  */
 export async function giveUpRows(
@@ -493,12 +495,19 @@ export async function giveUpRows(
   ids: readonly string[],
   reason: OutboxGiveUpReason,
   error: string,
+  code: DeliveryErrorCode,
 ): Promise<void> {
   const now = ctx.clock.timestamp();
   for (const part of chunks(ids)) {
     await ctx.db
       .updateTable('notification_outbox')
-      .set({ gave_up_at: now, gave_up_reason: reason, last_error: error, updated_at: now })
+      .set({
+        gave_up_at: now,
+        gave_up_reason: reason,
+        last_error: error,
+        last_error_code: code,
+        updated_at: now,
+      })
       .where('id', 'in', part)
       .where('delivered_at', 'is', null)
       .where('gave_up_at', 'is', null)
@@ -545,6 +554,7 @@ export async function rearmOutboxRows(
         gave_up_at: null,
         gave_up_reason: null,
         last_error: null,
+        last_error_code: null,
         last_status: null,
         created_at: now,
         updated_at: now,
@@ -631,6 +641,7 @@ export type AttemptRecord =
       readonly outcome: 'retry';
       readonly status: number | null;
       readonly error: string;
+      readonly code: DeliveryErrorCode;
       readonly nextAttemptMs: number;
     }
   | {
@@ -639,6 +650,7 @@ export type AttemptRecord =
       readonly reason: OutboxGiveUpReason;
       readonly status: number | null;
       readonly error: string;
+      readonly code: DeliveryErrorCode;
     };
 
 /**
@@ -676,6 +688,7 @@ export async function recordAttempt(
         .set({
           next_attempt_at: timestampAtMs(result.nextAttemptMs),
           last_error: result.error,
+          last_error_code: result.code,
           last_status: result.status,
           updated_at: now,
         })
@@ -688,6 +701,7 @@ export async function recordAttempt(
           gave_up_at: now,
           gave_up_reason: result.reason,
           last_error: result.error,
+          last_error_code: result.code,
           last_status: result.status,
           updated_at: now,
         })

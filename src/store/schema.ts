@@ -321,6 +321,8 @@ const COLUMNS: readonly SchemaStep[] = [
   column('notification_settings', 'answer_links', 'INTEGER NOT NULL DEFAULT 1'),
   // The notice (outbox row) a link was sent in, so its next attempt revokes what it sent before.
   column('answer_links', 'delivery_id', 'TEXT'),
+  // Why a notice failed as a code, so the settings page says it in the person's language.
+  column('notification_outbox', 'last_error_code', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -3,7 +3,7 @@
  * types: text for identities, versions and JSON; integers for counters and
  * 0/1 flags. `metadata` is JSON text in both dialects (DESIGN §4).
  */
-import type { SessionState } from '../wire/index.js';
+import type { DeliveryErrorCode, SessionState } from '../wire/index.js';
 
 /** RFC 3339 UTC with nine fractional digits; see `support/clock.ts`. */
 export type Timestamp = string;
@@ -248,6 +248,8 @@ export interface NotificationOutboxTable {
    */
   answered_at: Timestamp | null;
   last_error: string | null;
+  /** `last_error` as a code a page words in its language; `null` on rows from before the column. */
+  last_error_code: DeliveryErrorCode | null;
   last_status: number | null;
   created_at: Timestamp;
   updated_at: Timestamp;

@@ -345,6 +345,11 @@ export {
   type PushSubscriptionJson,
   type WebhookPayload,
 } from './notifications.js';
+export {
+  DELIVERY_ERROR_CODES,
+  isDeliveryErrorCode,
+  type DeliveryErrorCode,
+} from './delivery-errors.js';
 export { webPushMessage, type WebPushMessage } from './web-push.js';
 export {
   ANSWER_LINK_STATES,

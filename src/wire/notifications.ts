@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { hasNtfyTopic, isHttpUrl, urlHasCredentials } from './channel-url.js';
 import { timestamp } from './common.js';
+import { DELIVERY_ERROR_CODES } from './delivery-errors.js';
 import {
   MAX_CHANNEL_NAME_CHARS,
   MAX_CHANNEL_SECRET_CHARS,
@@ -136,6 +137,12 @@ export type NewChannelBody = z.infer<typeof newChannelBody>;
 
 export const DELIVERY_STATES = ['pending', 'delivered', 'retrying', 'failed'] as const;
 
+/** Why it failed, for a page to word (`delivery-errors.ts`); `error` is the same in English. */
+const deliveryErrorCode = z
+  .enum(DELIVERY_ERROR_CODES)
+  .nullable()
+  .describe('Why it failed, as a stable code; null when it did not, and on older records');
+
 export const channelView = z
   .object({
     id: z.string(),
@@ -149,6 +156,12 @@ export const channelView = z
         state: z.enum(DELIVERY_STATES),
         at: timestamp,
         error: z.string().nullable(),
+        error_code: deliveryErrorCode,
+        status: z
+          .number()
+          .int()
+          .nullable()
+          .describe('The receiver’s HTTP status at the last attempt, if it answered'),
       })
       .nullable(),
   })
@@ -170,6 +183,7 @@ export const channelTestReply = z
     delivered: z.boolean(),
     status: z.number().int().nullable().describe('The receiver’s HTTP status, if it answered'),
     error: z.string().nullable(),
+    error_code: deliveryErrorCode,
   })
   .meta({ id: 'NotificationChannelTest' });
 export type ChannelTestReply = z.infer<typeof channelTestReply>;

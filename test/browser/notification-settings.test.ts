@@ -7,6 +7,7 @@
  * action says which action failed and why.
  */
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -15,8 +16,29 @@ import { WAIT } from './support/clarification-pages.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
 
+/** A loopback port nothing listens on: a send to it is refused at once. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+const fill = (template: string, values: Record<string, string | number>): string =>
+  template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => String(values[key]));
+
 interface Settings {
   settings: { reminder_delay_s: number; include_question: boolean; answer_links: boolean };
+}
+
+async function channelId(world: World, name: string): Promise<string> {
+  const listed = await api<{ channels: { id: string; name: string }[] }>(
+    world,
+    'GET',
+    '/api/v1/notification-channels',
+  );
+  return listed.channels.find((each) => each.name === name)?.id ?? '';
 }
 
 describe('notification settings in the web app', () => {
@@ -63,6 +85,80 @@ describe('notification settings in the web app', () => {
     }
     expect(posted).toBe(0);
     await page.context().close();
+  });
+
+  it('says why a test or a last delivery failed in the page’s language', async () => {
+    await api(world, 'POST', '/api/v1/notification-channels', {
+      kind: 'webhook',
+      url: `http://127.0.0.1:${String(await closedPort())}/hook`,
+      name: 'Dead relay',
+    });
+    const page = await signedInPage(world, browser, undefined, { locale: 'de-DE' });
+    await page.goto(`${world.origin}/settings`);
+    await page.getByTestId('language-switch').selectOption('de');
+    const channel = page.getByTestId('notification-channel').filter({ hasText: 'Dead relay' });
+    await channel.waitFor(WAIT);
+    await channel.getByRole('button', { name: de.notifications.test }).click();
+    const result = channel.getByTestId('notification-test-result');
+    await expect
+      .poll(() => result.textContent(), WAIT)
+      .not.toBe(` ${de.notifications.testSending}`);
+    const unreachable = de.notifications.deliveryError.unreachable;
+    expect(await result.textContent()).not.toContain('could not reach the target');
+    expect((await result.textContent())?.trim()).toBe(
+      fill(de.notifications.testFailed, { error: unreachable }),
+    );
+    await expect(channel.getByTestId('notification-channel-state').textContent()).resolves.toBe(
+      `${de.notifications.state.failed} (${unreachable})`,
+    );
+
+    // What the server stored of the last delivery: a code, words in the page's language;
+    // a row stored before codes were kept shows its stored text.
+    const at = new Date().toISOString();
+    await page.route('**/api/v1/notification-channels', (route) =>
+      route.fulfill({
+        json: {
+          channels: [
+            {
+              id: 'c1',
+              kind: 'webhook',
+              name: 'Coded relay',
+              target: 'relay.test/hook',
+              created_at: at,
+              last_delivery: {
+                state: 'failed',
+                at,
+                error: 'HTTP 404 (given up after 1 attempts)',
+                error_code: 'http_status',
+                status: 404,
+              },
+            },
+            {
+              id: 'c2',
+              kind: 'ntfy',
+              name: 'Old relay',
+              target: 'ntfy.test/topic',
+              created_at: at,
+              last_delivery: { state: 'retrying', at, error: 'timed out' },
+            },
+          ],
+        },
+      }),
+    );
+    await page.reload();
+    await page.getByTestId('language-switch').selectOption('de');
+    const states = page.getByTestId('notification-channel-state');
+    await expect.poll(() => states.count(), WAIT).toBe(2);
+    expect(await states.allTextContents()).toEqual([
+      `${de.notifications.state.failed} (${fill(de.notifications.deliveryError.http_status, { status: 404 })})`,
+      `${de.notifications.state.retrying} (timed out)`,
+    ]);
+    await page.context().close();
+    await api(
+      world,
+      'DELETE',
+      `/api/v1/notification-channels/${await channelId(world, 'Dead relay')}`,
+    );
   });
 
   it('adds a webhook, sends a signed test, sets the preferences and removes it', async () => {

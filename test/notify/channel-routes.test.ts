@@ -234,7 +234,10 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     expect((await api('POST', `/api/v1/notification-channels/%00/test`)).status).toBe(404);
 
     const tested = await api('POST', `/api/v1/notification-channels/${id}/test`);
-    expect(tested).toEqual({ status: 200, json: { delivered: true, status: 200, error: null } });
+    expect(tested).toEqual({
+      status: 200,
+      json: { delivered: true, status: 200, error: null, error_code: null },
+    });
     // The query is kept, never dropped: ntfy reads `?auth=` on the JSON publish too.
     expect(receiver.received.at(-1)?.path).toBe('/?auth=secret');
     expect(JSON.parse(receiver.received.at(-1)?.body ?? '{}')).toMatchObject({
@@ -270,6 +273,7 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
       delivered: false,
       status: null,
       error: 'could not reach the target',
+      error_code: 'unreachable',
     });
     // It stays listed: a test is outside the outbox and records no delivery.
     const listed = await other<{ channels: { id: string; last_delivery: unknown }[] }>(
@@ -309,7 +313,12 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
           'POST',
           `/api/v1/notification-channels/${created.json.channel.id}/test`,
         );
-        expect(tested.json).toEqual({ delivered: false, status: 403, error: 'HTTP 403' });
+        expect(tested.json).toEqual({
+          delivered: false,
+          status: 403,
+          error: 'HTTP 403',
+          error_code: 'http_status',
+        });
         const deleted = await fetch(
           `${clarion.server.url}/api/v1/notification-channels/${created.json.channel.id}`,
           { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },

@@ -120,6 +120,7 @@ describe.each(DRIVERS)('outbox retention on %s', (driver) => {
       reason: 'failed',
       status: 500,
       error: 'HTTP 500',
+      code: 'http_status',
     });
     await insertOutboxRows(store, [
       { channelId: hook, userId: user.id, event: 'asked', occurrence: 'dropped', payload: {} },
@@ -129,7 +130,13 @@ describe.each(DRIVERS)('outbox retention on %s', (driver) => {
       .select('id')
       .where('occurrence', '=', 'dropped')
       .execute();
-    await giveUpRows(store, [dropped?.id ?? ''], 'stopped_waiting', 'no longer waiting');
+    await giveUpRows(
+      store,
+      [dropped?.id ?? ''],
+      'stopped_waiting',
+      'no longer waiting',
+      'no_longer_waiting',
+    );
     await delivered(slack, user.id, 'asked', 'quiet');
 
     // A day ago: the last notices of the webhook and ntfy channels.

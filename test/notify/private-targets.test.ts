@@ -131,7 +131,12 @@ describe.each(DRIVERS)('channels at private addresses on %s', (driver: Driver) =
     // The admin's own channel reaches it as before.
     const own = await addChannel(admin, { kind: 'webhook', url: `http://localhost:${port()}/x` });
     const tested = await admin('POST', `/api/v1/notification-channels/${own}/test`);
-    expect(tested.json).toEqual({ delivered: true, status: 200, error: null });
+    expect(tested.json).toEqual({
+      delivered: true,
+      status: 200,
+      error: null,
+      error_code: null,
+    });
     expect(hook.received).toHaveLength(1);
   });
 
@@ -143,7 +148,12 @@ describe.each(DRIVERS)('channels at private addresses on %s', (driver: Driver) =
       url: `http://localhost:${port()}/hook`,
     });
     const tested = await person.api('POST', `/api/v1/notification-channels/${id}/test`);
-    expect(tested.json).toEqual({ delivered: true, status: 200, error: null });
+    expect(tested.json).toEqual({
+      delivered: true,
+      status: 200,
+      error: null,
+      error_code: null,
+    });
     expect(hook.received).toHaveLength(1);
   });
 
@@ -162,7 +172,12 @@ describe.each(DRIVERS)('channels at private addresses on %s', (driver: Driver) =
     const { running, admin } = await start();
     const again = bearerApi(running.url, person.token);
     const tested = await again('POST', `/api/v1/notification-channels/${stored}/test`);
-    expect(tested.json).toEqual({ delivered: false, status: null, error: INTERNAL_TARGET_REFUSED });
+    expect(tested.json).toEqual({
+      delivered: false,
+      status: null,
+      error: INTERNAL_TARGET_REFUSED,
+      error_code: 'internal_target',
+    });
 
     // The admin's channel at the same receiver is still told; Bea's row gives up unsent.
     const own = await addChannel(admin, { kind: 'webhook', url: `${hook.url}/admin` });
@@ -179,7 +194,22 @@ describe.each(DRIVERS)('channels at private addresses on %s', (driver: Driver) =
       .selectAll()
       .where('channel_id', '=', stored)
       .executeTakeFirstOrThrow();
-    expect(row).toMatchObject({ delivered_at: null, last_error: INTERNAL_TARGET_REFUSED });
+    expect(row).toMatchObject({
+      delivered_at: null,
+      last_error: INTERNAL_TARGET_REFUSED,
+      last_error_code: 'internal_target',
+    });
+    // The page words the code in its person's language; the English stays for API users.
+    const listed = await again<{ channels: { id: string; last_delivery: unknown }[] }>(
+      'GET',
+      '/api/v1/notification-channels',
+    );
+    expect(listed.json.channels.find((each) => each.id === stored)?.last_delivery).toMatchObject({
+      state: 'failed',
+      error: INTERNAL_TARGET_REFUSED,
+      error_code: 'internal_target',
+      status: null,
+    });
     expect(hook.received.map((request) => request.path)).toEqual(['/admin']);
   });
 });

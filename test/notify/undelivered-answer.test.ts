@@ -50,6 +50,7 @@ const FAILING: SendResult = {
   ok: false,
   status: 503,
   error: 'HTTP 503',
+  code: 'http_status',
   retryable: true,
   retryAfterMs: 600_000,
 };

@@ -256,6 +256,7 @@ describe('the Web Push sender against a push service', () => {
       status: null,
       retryable: false,
       error: INTERNAL_TARGET_REFUSED,
+      code: 'internal_target',
     });
     expect(service.received).toHaveLength(0);
   });

@@ -89,7 +89,7 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
 
   /** What the reconciler does when the person leaves and comes back. */
   async function leaveAndComeBack(rowId: string) {
-    await giveUpRows(store, [rowId], 'not_visible', 'gone');
+    await giveUpRows(store, [rowId], 'not_visible', 'gone', 'not_visible');
     return rearmOutboxRows(store, [{ id: rowId, payload: { fresh: true } }]);
   }
 
@@ -121,11 +121,13 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
       reason: 'not_visible',
       status: null,
       error: 'gone',
+      code: 'not_visible',
     });
     await recordAttempt(store, claimed, {
       outcome: 'retry',
       status: 503,
       error: 'busy',
+      code: 'http_status',
       nextAttemptMs: claimedAtMs + 3_600_000,
     });
     expect(await outboxRow(claimed.id)).toMatchObject({
@@ -146,6 +148,7 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
       reason: 'not_visible',
       status: null,
       error: 'gone',
+      code: 'not_visible',
     });
     expect(await rearmOutboxRows(store, [{ id: claimed.id, payload: {} }])).toBe(1);
     const again = await claimNextDue(store, channelId, store.clock.nowMs(), 30_000);
@@ -158,6 +161,7 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
       outcome: 'retry',
       status: 503,
       error: 'busy',
+      code: 'http_status',
       nextAttemptMs: claimedAtMs + 3_600_000,
     });
     expect(await leaveAndComeBack(claimed.id)).toBe(1);

@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useMemo, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useDeliveryError } from '../hooks/use-delivery-error.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import {
   notificationsApi,
@@ -25,7 +26,10 @@ import { UserText } from './user-text.js';
 type AddKind = 'ntfy' | 'webhook' | 'slack';
 /** A test's reply and when it came (the page's clock, in ms). */
 type TestedAt = ChannelTestReply & { at: number };
-type Delivery = Pick<NonNullable<ChannelView['last_delivery']>, 'state' | 'error'>;
+type Delivery = Pick<NonNullable<ChannelView['last_delivery']>, 'state' | 'error' | 'status'> & {
+  // Absent on a reply from a server older than the codes.
+  error_code?: NonNullable<ChannelView['last_delivery']>['error_code'] | undefined;
+};
 
 /**
  * What a channel's row says of its last delivery: the newer of the last notice
@@ -39,8 +43,13 @@ function latestDelivery(
   if (tested === undefined || tested === 'sending' || 'notSent' in tested) return recorded;
   if (recorded && Date.parse(recorded.at) > tested.at) return recorded;
   return tested.delivered
-    ? { state: 'delivered', error: null }
-    : { state: 'failed', error: tested.error };
+    ? { state: 'delivered', error: null, status: tested.status }
+    : {
+        state: 'failed',
+        error: tested.error,
+        error_code: tested.error_code,
+        status: tested.status,
+      };
 }
 type Load = 'loading' | 'failed' | 'ready';
 
@@ -64,6 +73,7 @@ export function NotificationSettings() {
   const [saveError, setSaveError] = useState<string | null>(null);
 
   const why = useFailureReason();
+  const undelivered = useDeliveryError();
 
   const refresh = useCallback(async () => {
     const [listed, current] = await Promise.all([api.channels(), api.settings()]);
@@ -191,7 +201,9 @@ export function NotificationSettings() {
                 {delivery
                   ? t(`notifications.state.${delivery.state}`)
                   : t('notifications.state.none')}
-                {delivery?.error ? ` (${delivery.error})` : ''}
+                {delivery && delivery.state !== 'delivered' && undelivered(delivery)
+                  ? ` (${undelivered(delivery)})`
+                  : ''}
               </span>{' '}
               <button type="button" className="button" onClick={() => void test(channel.id)}>
                 {t('notifications.test')}
@@ -215,7 +227,7 @@ export function NotificationSettings() {
                       ? t('notifications.testNotSent', { error: tested.notSent })
                       : tested.delivered
                         ? t('notifications.testDelivered')
-                        : t('notifications.testFailed', { error: tested.error ?? '' })}
+                        : t('notifications.testFailed', { error: undelivered(tested) })}
                 </span>
               ) : null}
               {confirming === channel.id ? (

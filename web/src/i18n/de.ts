@@ -335,6 +335,35 @@ export const de: Catalog = {
     testDelivered: 'Test zugestellt.',
     testFailed: 'Test fehlgeschlagen: {{error}}',
     testNotSent: 'Der Test konnte nicht gesendet werden ({{error}}).',
+    /** Why a notice or a test was not delivered, by its code (`src/wire/delivery-errors.ts`). */
+    deliveryError: {
+      unreachable: 'der Empfänger war nicht erreichbar',
+      timed_out: 'der Empfänger hat nicht rechtzeitig geantwortet',
+      shutting_down: 'der Server wurde gerade beendet; beim nächsten Start wird erneut gesendet',
+      http_status: 'der Empfänger antwortete mit HTTP {{status}}',
+      redirect:
+        'der Empfänger antwortete mit einer Weiterleitung (HTTP {{status}}), der Clarion nicht folgt',
+      internal_target:
+        'die Adresse liegt auf dem Rechner dieses Servers oder in seinem privaten Netz; dorthin senden nur Kanäle von Administratoren',
+      host_not_allowed:
+        'dieser Server sendet keine Benachrichtigungen an diesen Host (die Hosts legt ein Administrator fest)',
+      url_unparsable:
+        'die URL des Kanals ist nicht lesbar; entferne den Kanal und füge ihn neu hinzu',
+      url_has_credentials:
+        'die URL des Kanals enthält einen Benutzernamen oder ein Passwort, die nicht gesendet werden können; entferne den Kanal und füge ihn ohne sie neu hinzu',
+      no_subscription:
+        'der Kanal hat kein gültiges Push-Abonnement; schalte Benachrichtigungen auf dem Gerät wieder ein',
+      subscription_gone:
+        'das Push-Abonnement besteht nicht mehr; schalte Benachrichtigungen auf dem Gerät wieder ein',
+      push_too_large: 'die Push-Nachricht war zu groß',
+      push_unprepared: 'die Push-Nachricht konnte nicht erstellt werden',
+      kind_unsupported: 'dieser Server kann diese Art von Benachrichtigung noch nicht senden',
+      recheck_failed:
+        'Clarion konnte die Benachrichtigung vor dem Senden nicht prüfen; es folgt ein neuer Versuch',
+      no_longer_waiting: 'der Eintrag wartet nicht mehr auf dich',
+      not_visible: 'du kannst den Eintrag nicht mehr sehen',
+      send_failed: 'das Senden ist unerwartet fehlgeschlagen; das Log des Servers nennt den Grund',
+    },
     remove: 'Entfernen',
     removeConfirm:
       '{{name}} entfernen? Benachrichtigungen kommen dort dann nicht mehr an; das lässt sich nicht rückgängig machen.',

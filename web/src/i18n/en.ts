@@ -332,6 +332,33 @@ export const en = {
     testDelivered: 'Test delivered.',
     testFailed: 'Test failed: {{error}}',
     testNotSent: 'The test could not be sent ({{error}}).',
+    /** Why a notice or a test was not delivered, by its code (`src/wire/delivery-errors.ts`). */
+    deliveryError: {
+      unreachable: 'the receiver could not be reached',
+      timed_out: 'the receiver did not answer in time',
+      shutting_down: 'the server was stopping; the notice is sent again when it starts',
+      http_status: 'the receiver answered HTTP {{status}}',
+      redirect:
+        'the receiver answered with a redirect (HTTP {{status}}), which Clarion does not follow',
+      internal_target:
+        'the address is on this server’s machine or its private network, which only an administrator’s channels may reach',
+      host_not_allowed:
+        'this server does not send notifications to that host (an administrator chooses the hosts)',
+      url_unparsable: 'the channel’s URL cannot be read; remove the channel and add it again',
+      url_has_credentials:
+        'the channel’s URL holds a username or password, which cannot be sent; remove the channel and add it again without them',
+      no_subscription:
+        'the channel holds no valid push subscription; turn notifications on again on that device',
+      subscription_gone:
+        'the push subscription is gone; turn notifications on again on that device',
+      push_too_large: 'the push message was too large',
+      push_unprepared: 'the push message could not be prepared',
+      kind_unsupported: 'this server cannot send this kind of notification yet',
+      recheck_failed: 'Clarion could not check the notice before sending it; it tries again',
+      no_longer_waiting: 'the item no longer waits for you',
+      not_visible: 'you can no longer see the item',
+      send_failed: 'sending failed unexpectedly; the server’s log says why',
+    },
     remove: 'Remove',
     removeConfirm: 'Remove {{name}}? Notifications stop reaching it, and this cannot be undone.',
     removeConfirmWebhook:

@@ -331,6 +331,33 @@ export const ja: Catalog = {
     testDelivered: 'テストを配信しました。',
     testFailed: 'テストに失敗しました: {{error}}',
     testNotSent: 'テストを送信できませんでした（{{error}}）。',
+    /** Why a notice or a test was not delivered, by its code (`src/wire/delivery-errors.ts`). */
+    deliveryError: {
+      unreachable: '受信先に接続できませんでした',
+      timed_out: '受信先が時間内に応答しませんでした',
+      shutting_down: 'サーバーが停止中でした。次回の起動時に再送します',
+      http_status: '受信先が HTTP {{status}} を返しました',
+      redirect:
+        '受信先がリダイレクト（HTTP {{status}}）を返しました。Clarion はリダイレクトをたどりません',
+      internal_target:
+        'このサーバーのマシンまたはプライベートネットワーク上のアドレスです。送信できるのは管理者のチャネルだけです',
+      host_not_allowed:
+        'このサーバーはそのホストに通知を送信しません（送信先のホストは管理者が決めます）',
+      url_unparsable: 'チャネルの URL を読み取れません。チャネルを削除して追加し直してください',
+      url_has_credentials:
+        'チャネルの URL にユーザー名またはパスワードが含まれているため送信できません。それらを除いてチャネルを追加し直してください',
+      no_subscription:
+        'チャネルに有効なプッシュ購読がありません。そのデバイスで通知をもう一度オンにしてください',
+      subscription_gone:
+        'プッシュ購読が無効になりました。そのデバイスで通知をもう一度オンにしてください',
+      push_too_large: 'プッシュメッセージが大きすぎました',
+      push_unprepared: 'プッシュメッセージを作成できませんでした',
+      kind_unsupported: 'このサーバーはこの種類の通知をまだ送信できません',
+      recheck_failed: '送信前に通知を確認できませんでした。再試行します',
+      no_longer_waiting: 'この項目はもう回答を待っていません',
+      not_visible: 'この項目はもう表示できません',
+      send_failed: '送信が予期せず失敗しました。理由はサーバーのログにあります',
+    },
     remove: '削除',
     removeConfirm: '{{name}} を削除しますか？通知は届かなくなり、元に戻せません。',
     removeConfirmWebhook:

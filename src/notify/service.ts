@@ -149,7 +149,11 @@ export class NotificationService {
     const path = body.kind === 'web_push' ? 'subscription.endpoint' : 'url';
     if (!hostAllowed(url, this.deps.allowedHosts)) {
       return failure('invalid_request', 'this server does not send notifications there', [
-        { path, message: 'the host is not in CLARION_NOTIFY_ALLOWED_HOSTS' },
+        {
+          path,
+          code: 'host_not_allowed',
+          message: 'the host is not in CLARION_NOTIFY_ALLOWED_HOSTS',
+        },
       ]);
     }
     if (
@@ -157,11 +161,18 @@ export class NotificationService {
       (await resolvesInternal(url, NOTIFY_TARGET_LOOKUP_TIMEOUT_MS))
     ) {
       return failure('internal_target', undefined, [
-        { path, message: 'the host is, or resolves to, a loopback, link-local or private address' },
+        {
+          path,
+          code: 'internal_target',
+          message: 'the host is, or resolves to, a loopback, link-local or private address',
+        },
       ]);
     }
     if ((await countUserChannels(this.deps.store, userId)) >= MAX_CHANNELS_PER_USER) {
-      return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`);
+      return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`, {
+        reason: 'channel_limit',
+        limit: MAX_CHANNELS_PER_USER,
+      });
     }
     const name = body.name ?? `${KIND_NAMES[body.kind]} · ${new URL(url).host}`;
     const channel = await insertChannel(this.deps.store, {

@@ -13,6 +13,20 @@ export const CHANNEL_URL_PROBLEMS = [
 ] as const;
 export type ChannelUrlProblem = (typeof CHANNEL_URL_PROBLEMS)[number];
 
+/**
+ * Why the server refused a channel whose URL is well formed, for a page to
+ * word: the failure's code (`internal_target`, `channel_exists`), the
+ * `code` of its URL's issue (`host_not_allowed`), or `details.reason` of a
+ * `conflict` (`channel_limit`, with `details.limit`). The messages are English.
+ */
+export const CHANNEL_REFUSALS = [
+  'internal_target',
+  'host_not_allowed',
+  'channel_exists',
+  'channel_limit',
+] as const;
+export type ChannelRefusal = (typeof CHANNEL_REFUSALS)[number];
+
 export function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
   const url = new URL(value);

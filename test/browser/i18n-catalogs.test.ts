@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { FORM_ERROR_CODES } from '../../src/wire/form-content.js';
 import { TASK_FIELD_PROBLEMS } from '../../src/wire/constants.js';
-import { CHANNEL_URL_PROBLEMS } from '../../src/wire/channel-url.js';
+import { CHANNEL_REFUSALS, CHANNEL_URL_PROBLEMS } from '../../src/wire/channel-url.js';
 import { DELIVERY_ERROR_CODES } from '../../src/wire/delivery-errors.js';
 import { CATALOGS, flattenKeys, LANGUAGES, pickLanguage } from '../../web/src/i18n/catalogs.js';
 
@@ -51,6 +51,7 @@ describe('i18n catalogs', () => {
       ...FORM_ERROR_CODES.map((code) => `formCard.error.${code}`),
       ...TASK_FIELD_PROBLEMS.map((code) => `newTask.problem.${code}`),
       ...CHANNEL_URL_PROBLEMS.map((code) => `notifications.urlProblem.${code}`),
+      ...CHANNEL_REFUSALS.map((code) => `notifications.addRefused.${code}`),
       ...DELIVERY_ERROR_CODES.map((code) => `notifications.deliveryError.${code}`),
     ].filter((key) => leaf(catalog, key).trim() === '');
     expect(missing).toEqual([]);

@@ -161,6 +161,42 @@ describe('notification settings in the web app', () => {
     );
   });
 
+  it('says why the server refused a channel in the page’s language', async () => {
+    const made = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'Bea Refused',
+    });
+    const page = await signedInPage(world, browser, made.user.id, { locale: 'de-DE' });
+    await page.goto(`${world.origin}/settings`);
+    await page.getByTestId('language-switch').selectOption('de');
+    const section = page.getByTestId('notification-settings');
+    await section.getByTestId('notification-channels-empty').waitFor(WAIT);
+    const add = async (url: string) => {
+      await section.locator('select').first().selectOption('webhook');
+      await section.getByTestId('notification-url').fill(url);
+      await section.getByRole('button', { name: de.notifications.addButton, exact: true }).click();
+    };
+    const alert = section.locator('form [role="alert"]');
+
+    // Not an admin: the server's own machine is out of reach.
+    await add(`http://127.0.0.1:${String(await closedPort())}/hook`);
+    await expect
+      .poll(() => alert.textContent(), WAIT)
+      .toBe(
+        fill(de.notifications.addFailed, { error: de.notifications.addRefused.internal_target }),
+      );
+
+    // The same target twice would send every notice twice.
+    await add('https://relay.example/hook');
+    await section.getByTestId('notification-channel').waitFor(WAIT);
+    await add('https://relay.example/hook');
+    await expect
+      .poll(() => alert.textContent(), WAIT)
+      .toBe(
+        fill(de.notifications.addFailed, { error: de.notifications.addRefused.channel_exists }),
+      );
+    await page.context().close();
+  });
+
   it('adds a webhook, sends a signed test, sets the preferences and removes it', async () => {
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/settings`);

@@ -436,6 +436,11 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
       url: 'https://hooks.slack.test/over',
     });
     expect(over.status).toBe(409);
+    // The page words the limit from these, not from the English message.
+    expect(over.json).toMatchObject({
+      code: 'conflict',
+      details: { reason: 'channel_limit', limit: MAX_CHANNELS_PER_USER },
+    });
     expect(
       (await other<{ channels: unknown[] }>('GET', '/api/v1/notification-channels')).json.channels,
     ).toHaveLength(MAX_CHANNELS_PER_USER);

@@ -218,7 +218,10 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
       url: `${hook.url}/topic`,
     });
     expect(refused.status).toBe(400);
-    expect(refused.json).toMatchObject({ code: 'invalid_request' });
+    expect(refused.json).toMatchObject({
+      code: 'invalid_request',
+      details: [{ path: 'url', code: 'host_not_allowed' }],
+    });
     const listed = await api<{ channels: { id: string }[] }>(
       'GET',
       '/api/v1/notification-channels',
@@ -234,6 +237,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
     const tested = await api('POST', `/api/v1/notification-channels/${storedId}/test`);
     expect(tested.json).toMatchObject({ delivered: false, status: null });
     expect(String(tested.json.error)).toContain('CLARION_NOTIFY_ALLOWED_HOSTS');
+    expect(tested.json).toMatchObject({ error_code: 'host_not_allowed' });
 
     const sessionId = await seedAdminSession(server.store, 'restricted');
     server.clarification.ask(sessionId, SECRET_QUESTION).catch(() => undefined);
@@ -244,6 +248,7 @@ describe.each(DRIVERS)('what notices say and where they go on %s', (driver: Driv
     const [row] = (await outboxRows(server)).filter((one) => one.channel_id === storedId);
     expect(row).toMatchObject({ delivered_at: null });
     expect(row?.last_error).toContain('CLARION_NOTIFY_ALLOWED_HOSTS');
+    expect(row?.last_error_code).toBe('host_not_allowed');
     expect(hook.received).toEqual([]);
   });
 });

@@ -17,9 +17,10 @@ import {
   type NewChannelBody,
   type NotificationSettings as Settings,
 } from '../model/notifications-api.js';
+import { channelRefusalOf } from '../model/channel-refusal.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { channelUrlProblem } from '../../../src/wire/channel-url.js';
-import { MAX_URL_CHARS } from '../../../src/wire/limits.js';
+import { MAX_CHANNELS_PER_USER, MAX_URL_CHARS } from '../../../src/wire/limits.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 
@@ -111,6 +112,15 @@ export function NotificationSettings() {
     };
     const created = await api.addChannel(body);
     if (!created.ok) {
+      const refusal = channelRefusalOf(created);
+      if (refusal !== undefined) {
+        setError(
+          t('notifications.addFailed', {
+            error: t(`notifications.addRefused.${refusal}`, { max: MAX_CHANNELS_PER_USER }),
+          }),
+        );
+        return;
+      }
       // A 400 says which field is wrong and why (a password in the URL, an ntfy URL without a topic).
       const problems = Object.entries(fieldProblems(created)).map(([field, message]) =>
         field === '' ? message : `${field}: ${message}`,

@@ -381,6 +381,16 @@ export const de: Catalog = {
     nameLabel: 'Name (optional)',
     addButton: 'Hinzufügen',
     addFailed: 'Der Kanal wurde nicht hinzugefügt ({{error}}).',
+    /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
+    addRefused: {
+      internal_target:
+        'nur Kanäle von Administratoren dürfen an den Rechner dieses Servers oder sein privates Netz senden; bitte einen Administrator, den Host zu erlauben',
+      host_not_allowed:
+        'dieser Server sendet keine Benachrichtigungen an diesen Host; die Hosts legt ein Administrator fest',
+      channel_exists:
+        'du hast schon einen Kanal dieser Art, der dorthin sendet, und jede Benachrichtigung käme doppelt an',
+      channel_limit: 'du hast schon {{max}} Kanäle, mehr hat niemand; entferne zuerst einen',
+    },
     urlProblem: {
       too_long: 'die URL hat mehr als {{max}} Zeichen',
       not_http: 'gib eine vollständige http://- oder https://-URL an',

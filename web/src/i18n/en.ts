@@ -375,6 +375,17 @@ export const en = {
     nameLabel: 'Name (optional)',
     addButton: 'Add',
     addFailed: 'The channel was not added ({{error}}).',
+    /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
+    addRefused: {
+      internal_target:
+        'only an administrator’s channels may send to this server’s machine or its private network; ask an administrator to allow the host',
+      host_not_allowed:
+        'this server does not send notifications to that host; an administrator chooses the hosts',
+      channel_exists:
+        'you already have a channel of this kind sending there, and every notice would arrive twice',
+      channel_limit:
+        'you already have {{max}} channels, the most each person may have; remove one first',
+    },
     urlProblem: {
       too_long: 'the URL has more than {{max}} characters',
       not_http: 'give a full http:// or https:// URL',

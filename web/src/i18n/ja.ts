@@ -374,6 +374,16 @@ export const ja: Catalog = {
     nameLabel: '名前（任意）',
     addButton: '追加',
     addFailed: 'チャンネルを追加できませんでした（{{error}}）。',
+    /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
+    addRefused: {
+      internal_target:
+        'このサーバーのマシンやプライベートネットワークに送信できるのは管理者のチャネルだけです。ホストを許可するよう管理者に依頼してください',
+      host_not_allowed:
+        'このサーバーはそのホストに通知を送信しません。送信先のホストは管理者が決めます',
+      channel_exists:
+        'この種類で同じ送信先のチャネルがすでにあります。追加すると通知が二重に届きます',
+      channel_limit: 'チャネルはすでに上限の{{max}}個あります。先にどれかを削除してください',
+    },
     urlProblem: {
       too_long: 'URL が {{max}} 文字を超えています',
       not_http: 'http:// または https:// で始まる完全な URL を入力してください',

@@ -347,7 +347,7 @@ describe('every screen, light and dark, desktop and phone', () => {
     await api(world, 'POST', '/api/v1/tokens', { name: 'Laptop script' });
     await check('settings-confirm', '/settings', async (page) => {
       const channel = page.getByTestId('notification-channel').filter({ hasText: 'Team relay' });
-      await channel.getByRole('button', { name: 'Remove', exact: true }).click();
+      await channel.getByRole('button', { name: 'Remove Team relay', exact: true }).click();
       await page.getByRole('button', { name: 'Revoke the token Laptop script' }).click();
       await page.getByTestId('notification-remove-confirm').waitFor();
       await page.getByTestId('api-token-revoke-confirm').waitFor();

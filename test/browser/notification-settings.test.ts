@@ -98,7 +98,9 @@ describe('notification settings in the web app', () => {
     await page.getByTestId('language-switch').selectOption('de');
     const channel = page.getByTestId('notification-channel').filter({ hasText: 'Dead relay' });
     await channel.waitFor(WAIT);
-    await channel.getByRole('button', { name: de.notifications.test }).click();
+    await channel
+      .getByRole('button', { name: fill(de.notifications.testLabel, { name: 'Dead relay' }) })
+      .click();
     const result = channel.getByTestId('notification-test-result');
     await expect
       .poll(() => result.textContent(), WAIT)
@@ -279,7 +281,7 @@ describe('notification settings in the web app', () => {
         await api<{ channels: { id: string }[] }>(world, 'GET', '/api/v1/notification-channels')
       ).channels.map((each) => each.id);
 
-    const remove = channel.getByRole('button', { name: 'Remove', exact: true });
+    const remove = channel.getByRole('button', { name: 'Remove Build relay', exact: true });
     await remove.focus();
     await page.keyboard.press('Enter');
     const confirm = channel.getByTestId('notification-remove-confirm');
@@ -304,6 +306,31 @@ describe('notification settings in the web app', () => {
     await channel.waitFor({ state: 'detached', ...WAIT });
     expect(await listed()).not.toContain(created.channel.id);
     await page.context().close();
+  });
+
+  it('names the channel each of its buttons acts on, for a screen reader', async () => {
+    const ids = await Promise.all(
+      ['North relay', 'South relay'].map(async (name) => {
+        const made = await api<{ channel: { id: string } }>(
+          world,
+          'POST',
+          '/api/v1/notification-channels',
+          { kind: 'webhook', url: `${receiver.url}/${name.replace(' ', '-')}`, name },
+        );
+        return made.channel.id;
+      }),
+    );
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    for (const name of ['North relay', 'South relay']) {
+      await section
+        .getByRole('button', { name: `Send a test to ${name}`, exact: true })
+        .waitFor(WAIT);
+      await section.getByRole('button', { name: `Remove ${name}`, exact: true }).waitFor(WAIT);
+    }
+    await page.context().close();
+    for (const id of ids) await api(world, 'DELETE', `/api/v1/notification-channels/${id}`);
   });
 
   it('says which action failed, and why, while the server cannot be reached', async () => {
@@ -338,7 +365,7 @@ describe('notification settings in the web app', () => {
       .toBe('Your change was not saved (no reply from the server; check the connection).');
     expect(await reminder.inputValue()).toBe(shown);
 
-    await channel.getByRole('button', { name: 'Remove', exact: true }).click();
+    await channel.getByRole('button', { name: 'Remove Offline relay', exact: true }).click();
     await channel.getByRole('button', { name: 'Remove channel' }).click();
     await expect
       .poll(() => channel.getByTestId('notification-remove-error').textContent(), WAIT)

@@ -215,12 +215,18 @@ export function NotificationSettings() {
                   ? ` (${undelivered(delivery)})`
                   : ''}
               </span>{' '}
-              <button type="button" className="button" onClick={() => void test(channel.id)}>
+              <button
+                type="button"
+                className="button"
+                aria-label={t('notifications.testLabel', { name: channel.name })}
+                onClick={() => void test(channel.id)}
+              >
                 {t('notifications.test')}
               </button>{' '}
               <button
                 type="button"
                 className="button"
+                aria-label={t('notifications.removeLabel', { name: channel.name })}
                 aria-expanded={confirming === channel.id}
                 onClick={() => {
                   setConfirming(channel.id);

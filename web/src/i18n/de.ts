@@ -331,6 +331,8 @@ export const de: Catalog = {
       failed: 'Fehlgeschlagen',
     },
     test: 'Test senden',
+    /** A channel's buttons name it: a screen reader hears one list of them. */
+    testLabel: 'Test an {{name}} senden',
     testSending: 'Test wird gesendet…',
     testDelivered: 'Test zugestellt.',
     testFailed: 'Test fehlgeschlagen: {{error}}',
@@ -365,6 +367,7 @@ export const de: Catalog = {
       send_failed: 'das Senden ist unerwartet fehlgeschlagen; das Log des Servers nennt den Grund',
     },
     remove: 'Entfernen',
+    removeLabel: '{{name}} entfernen',
     removeConfirm:
       '{{name}} entfernen? Benachrichtigungen kommen dort dann nicht mehr an; das lässt sich nicht rückgängig machen.',
     removeConfirmWebhook:

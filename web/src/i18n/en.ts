@@ -328,6 +328,8 @@ export const en = {
       failed: 'Failed',
     },
     test: 'Send a test',
+    /** A channel's buttons name it: a screen reader hears one list of them. */
+    testLabel: 'Send a test to {{name}}',
     testSending: 'Sending a test…',
     testDelivered: 'Test delivered.',
     testFailed: 'Test failed: {{error}}',
@@ -360,6 +362,7 @@ export const en = {
       send_failed: 'sending failed unexpectedly; the server’s log says why',
     },
     remove: 'Remove',
+    removeLabel: 'Remove {{name}}',
     removeConfirm: 'Remove {{name}}? Notifications stop reaching it, and this cannot be undone.',
     removeConfirmWebhook:
       'Remove {{name}}? Notifications stop reaching it. Its signing secret was shown only once: adding the webhook again makes a new secret, and the receiver must be set up again.',

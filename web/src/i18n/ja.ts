@@ -327,6 +327,8 @@ export const ja: Catalog = {
       failed: '失敗',
     },
     test: 'テストを送信',
+    /** A channel's buttons name it: a screen reader hears one list of them. */
+    testLabel: '{{name}} にテストを送信',
     testSending: 'テストを送信中…',
     testDelivered: 'テストを配信しました。',
     testFailed: 'テストに失敗しました: {{error}}',
@@ -359,6 +361,7 @@ export const ja: Catalog = {
       send_failed: '送信が予期せず失敗しました。理由はサーバーのログにあります',
     },
     remove: '削除',
+    removeLabel: '{{name}} を削除',
     removeConfirm: '{{name}} を削除しますか？通知は届かなくなり、元に戻せません。',
     removeConfirmWebhook:
       '{{name}} を削除しますか？通知は届かなくなります。署名シークレットは一度しか表示されていません。Webhook を再度追加すると新しいシークレットになり、受信側の設定をやり直す必要があります。',

@@ -333,6 +333,44 @@ describe('notification settings in the web app', () => {
     for (const id of ids) await api(world, 'DELETE', `/api/v1/notification-channels/${id}`);
   });
 
+  it('keeps the keyboard’s place when a channel is removed', async () => {
+    for (const name of ['East relay', 'West relay']) {
+      await api(world, 'POST', '/api/v1/notification-channels', {
+        kind: 'webhook',
+        url: `${receiver.url}/${name.replace(' ', '-')}`,
+        name,
+      });
+    }
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    const focused = () =>
+      page.evaluate<string | null>('document.activeElement?.getAttribute("aria-label") ?? null');
+    const removeByKeyboard = async (name: string) => {
+      await section.getByRole('button', { name: `Remove ${name}`, exact: true }).focus();
+      await page.keyboard.press('Enter');
+      await page.keyboard.press('Shift+Tab');
+      await page.keyboard.press('Enter');
+      await section
+        .getByTestId('notification-channel')
+        .filter({ hasText: name })
+        .waitFor({ state: 'detached', ...WAIT });
+    };
+
+    // The next channel's first button takes the focus, not the page's body.
+    await removeByKeyboard('East relay');
+    await expect.poll(focused, WAIT).toBe('Send a test to West relay');
+    // With none left, the field that adds one.
+    await removeByKeyboard('West relay');
+    await expect
+      .poll(
+        () => page.evaluate<string | null>('document.activeElement?.dataset.testid ?? null'),
+        WAIT,
+      )
+      .toBe('notification-url');
+    await page.context().close();
+  });
+
   it('says which action failed, and why, while the server cannot be reached', async () => {
     await api(world, 'POST', '/api/v1/notification-channels', {
       kind: 'webhook',
@@ -370,6 +408,16 @@ describe('notification settings in the web app', () => {
     await expect
       .poll(() => channel.getByTestId('notification-remove-error').textContent(), WAIT)
       .toBe('The channel was not removed (no reply from the server; check the connection).');
+    // The step that had the focus closed: it goes back to the channel's Remove, to try again.
+    await expect
+      .poll(
+        () =>
+          page.evaluate<string | null>(
+            'document.activeElement?.getAttribute("aria-label") ?? null',
+          ),
+        WAIT,
+      )
+      .toBe('Remove Offline relay');
 
     expect(await section.textContent()).not.toContain('could not be loaded');
     await page.unrouteAll();

@@ -6,7 +6,7 @@
  * action says which action failed and why, next to where it was taken;
  * removing a channel asks first, in the page.
  */
-import { useCallback, useEffect, useMemo, useState, type SyntheticEvent } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useDeliveryError } from '../hooks/use-delivery-error.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
@@ -54,6 +54,14 @@ function latestDelivery(
 }
 type Load = 'loading' | 'failed' | 'ready';
 
+/**
+ * Where the focus goes once a removal is answered: the confirm step that had
+ * it is gone, and a removed row takes its buttons along. The row now at
+ * `index` (the next one, or the last), or the URL field when none is left;
+ * the row's own Remove button when it stayed (the removal failed).
+ */
+type Refocus = { index: number; stayed: boolean };
+
 export function NotificationSettings() {
   const { t } = useTranslation();
   const api = useMemo(() => notificationsApi(), []);
@@ -72,6 +80,9 @@ export function NotificationSettings() {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [removeErrors, setRemoveErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
+  const [refocus, setRefocus] = useState<Refocus | null>(null);
+  const listRef = useRef<HTMLUListElement>(null);
+  const urlRef = useRef<HTMLInputElement>(null);
 
   const why = useFailureReason();
   const undelivered = useDeliveryError();
@@ -90,6 +101,20 @@ export function NotificationSettings() {
   useEffect(() => {
     void refresh();
   }, [refresh]);
+
+  useEffect(() => {
+    if (refocus === null) return;
+    setRefocus(null);
+    // Focus the person moved elsewhere meanwhile is theirs.
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    const rows = listRef.current?.querySelectorAll('[data-testid="notification-channel"]') ?? [];
+    const row = rows[Math.min(refocus.index, rows.length - 1)];
+    const button = row?.querySelector<HTMLElement>(
+      refocus.stayed ? 'button[aria-expanded]' : 'button',
+    );
+    (button ?? urlRef.current)?.focus();
+  }, [refocus, channels]);
 
   async function add(event: SyntheticEvent) {
     event.preventDefault();
@@ -135,6 +160,7 @@ export function NotificationSettings() {
   }
 
   async function remove(id: string) {
+    const index = channels.findIndex((channel) => channel.id === id);
     setConfirming(null);
     setRemoveErrors(({ [id]: _, ...others }) => others);
     const removed = await api.deleteChannel(id);
@@ -144,9 +170,13 @@ export function NotificationSettings() {
         [id]: t('notifications.removeFailed', { error: why(removed) }),
       }));
       // Unreachable: nothing changed, and a reload would only fail too.
-      if (removed.kind === 'network') return;
+      if (removed.kind === 'network') {
+        setRefocus({ index, stayed: true });
+        return;
+      }
     }
     await refresh();
+    setRefocus({ index, stayed: !removed.ok });
   }
 
   async function test(id: string) {
@@ -195,7 +225,7 @@ export function NotificationSettings() {
           {t('notifications.empty')}
         </p>
       ) : null}
-      <ul className="notification-channels" data-testid="notification-channels">
+      <ul className="notification-channels" data-testid="notification-channels" ref={listRef}>
         {channels.map((channel) => {
           const tested = tests[channel.id];
           const delivery = latestDelivery(channel.last_delivery, tested);
@@ -292,6 +322,7 @@ export function NotificationSettings() {
         <label>
           {t(`notifications.urlLabel.${kind}`)}{' '}
           <input
+            ref={urlRef}
             type="url"
             required
             value={url}

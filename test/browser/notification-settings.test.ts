@@ -371,6 +371,48 @@ describe('notification settings in the web app', () => {
     await page.context().close();
   });
 
+  it('adds and tests once when a button is pressed again before the server answers', async () => {
+    const page = await signedInPage(world, browser);
+    const posted: string[] = [];
+    // A slow server: each POST answers after a while, as over a phone's connection.
+    await page.route('**/api/v1/notification-channels**', async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      posted.push(new URL(route.request().url()).pathname);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      return route.continue();
+    });
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    await section.getByLabel('Kind').selectOption('webhook');
+    await section.getByTestId('notification-url').fill(`${receiver.url}/twice`);
+    await section.getByLabel('Name (optional)').fill('Twice relay');
+    // The submit button, whatever it says while the first press is on its way.
+    const addButton = section.locator('form button[type="submit"]');
+    await addButton.click();
+    await addButton.click({ force: true });
+    const channel = section.getByTestId('notification-channel').filter({ hasText: 'Twice relay' });
+    await channel.waitFor(WAIT);
+    await page.waitForTimeout(1_000);
+    expect(posted).toEqual(['/api/v1/notification-channels']);
+    expect(await section.locator('form [role="alert"]').count()).toBe(0);
+
+    const before = receiver.received.length;
+    const testButton = channel.getByRole('button', { name: 'Send a test to Twice relay' });
+    await testButton.click();
+    await testButton.click({ force: true });
+    await expect
+      .poll(() => channel.getByTestId('notification-test-result').textContent(), WAIT)
+      .toContain('Test delivered.');
+    await page.waitForTimeout(1_000);
+    expect(receiver.received.length - before).toBe(1);
+    await page.context().close();
+    await api(
+      world,
+      'DELETE',
+      `/api/v1/notification-channels/${await channelId(world, 'Twice relay')}`,
+    );
+  });
+
   it('says which action failed, and why, while the server cannot be reached', async () => {
     await api(world, 'POST', '/api/v1/notification-channels', {
       kind: 'webhook',

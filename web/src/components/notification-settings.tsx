@@ -82,6 +82,10 @@ export function NotificationSettings() {
   const [saveError, setSaveError] = useState<string | null>(null);
   const [refocus, setRefocus] = useState<Refocus | null>(null);
   const listRef = useRef<HTMLUListElement>(null);
+  // Refs, not state: a second press can come before the first one's render.
+  const adding = useRef(false);
+  const testing = useRef(new Set<string>());
+  const [addBusy, setAddBusy] = useState(false);
   const urlRef = useRef<HTMLInputElement>(null);
 
   const why = useFailureReason();
@@ -135,7 +139,13 @@ export function NotificationSettings() {
       url: url.trim(),
       ...(name.trim() ? { name: name.trim() } : {}),
     };
+    // A second press while the first is on its way would add the channel and then be refused.
+    if (adding.current) return;
+    adding.current = true;
+    setAddBusy(true);
     const created = await api.addChannel(body);
+    adding.current = false;
+    setAddBusy(false);
     if (!created.ok) {
       const refusal = channelRefusalOf(created);
       if (refusal !== undefined) {
@@ -180,8 +190,12 @@ export function NotificationSettings() {
   }
 
   async function test(id: string) {
+    // One test at a time per channel: a second press would send the receiver a second notice.
+    if (testing.current.has(id)) return;
+    testing.current.add(id);
     setTests((shown) => ({ ...shown, [id]: 'sending' }));
     const result = await api.testChannel(id);
+    testing.current.delete(id);
     setTests((shown) => ({
       ...shown,
       [id]: result.ok ? { ...result.value, at: Date.now() } : { notSent: why(result) },
@@ -249,6 +263,7 @@ export function NotificationSettings() {
                 type="button"
                 className="button"
                 aria-label={t('notifications.testLabel', { name: channel.name })}
+                aria-disabled={tested === 'sending'}
                 onClick={() => void test(channel.id)}
               >
                 {t('notifications.test')}
@@ -341,8 +356,8 @@ export function NotificationSettings() {
             }}
           />
         </label>{' '}
-        <button type="submit" className="button button-primary">
-          {t('notifications.addButton')}
+        <button type="submit" className="button button-primary" aria-disabled={addBusy}>
+          {addBusy ? t('notifications.adding') : t('notifications.addButton')}
         </button>
         {error ? <p role="alert">{error}</p> : null}
         {secret ? (

@@ -383,6 +383,7 @@ export const de: Catalog = {
     },
     nameLabel: 'Name (optional)',
     addButton: 'Hinzufügen',
+    adding: 'Wird hinzugefügt…',
     addFailed: 'Der Kanal wurde nicht hinzugefügt ({{error}}).',
     /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
     addRefused: {

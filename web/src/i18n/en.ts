@@ -377,6 +377,7 @@ export const en = {
     },
     nameLabel: 'Name (optional)',
     addButton: 'Add',
+    adding: 'Adding…',
     addFailed: 'The channel was not added ({{error}}).',
     /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
     addRefused: {

@@ -376,6 +376,7 @@ export const ja: Catalog = {
     },
     nameLabel: '名前（任意）',
     addButton: '追加',
+    adding: '追加中…',
     addFailed: 'チャンネルを追加できませんでした（{{error}}）。',
     /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
     addRefused: {

@@ -413,6 +413,37 @@ describe('notification settings in the web app', () => {
     );
   });
 
+  it('shows what the server keeps when one change fails while a later one is saved', async () => {
+    await api(world, 'PUT', '/api/v1/notification-settings', {
+      include_question: false,
+      answer_links: false,
+    });
+    const page = await signedInPage(world, browser);
+    let puts = 0;
+    // The first change is lost on a slow connection; the second one gets through first.
+    await page.route('**/api/v1/notification-settings', async (route) => {
+      if (route.request().method() !== 'PUT') return route.continue();
+      puts += 1;
+      if (puts > 1) return route.continue();
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      return route.abort('connectionrefused');
+    });
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    const question = section.getByTestId('notification-include-question');
+    const links = section.getByTestId('notification-answer-links');
+    await links.waitFor(WAIT);
+    await question.check();
+    await links.check();
+    await section.getByTestId('notification-save-error').waitFor(WAIT);
+    const saved = await api<Settings>(world, 'GET', '/api/v1/notification-settings');
+    expect(saved.settings).toMatchObject({ include_question: false, answer_links: true });
+    // The box shows what notices carry: answer links on, the lost change undone.
+    expect(await links.isChecked()).toBe(true);
+    expect(await question.isChecked()).toBe(false);
+    await page.context().close();
+  });
+
   it('says which action failed, and why, while the server cannot be reached', async () => {
     await api(world, 'POST', '/api/v1/notification-channels', {
       kind: 'webhook',

@@ -203,7 +203,9 @@ export function NotificationSettings() {
   }
 
   // Shown at once (a controlled checkbox would otherwise spring back until the server
-  // answers); the server's reply, or the previous value on failure, is what stays.
+  // answers); the server's reply, or the previous value on failure, is what stays. A failure
+  // undoes only its own fields: a later change may have been saved meanwhile, and putting the
+  // whole page back would show, say, answer links off while notices carry them.
   async function change(next: Partial<Settings>) {
     const before = settings;
     setSaveError(null);
@@ -212,7 +214,12 @@ export function NotificationSettings() {
     if (saved.ok) {
       setSettings(saved.value.settings);
     } else {
-      setSettings(before);
+      if (before) {
+        const undone = Object.fromEntries(
+          Object.keys(next).map((key) => [key, before[key as keyof Settings]]),
+        ) as Partial<Settings>;
+        setSettings((shown) => (shown ? { ...shown, ...undone } : before));
+      }
       setSaveError(t('notifications.saveFailed', { error: why(saved) }));
     }
   }

@@ -75,7 +75,13 @@ describe('attemptOnce', () => {
     };
     await expect(
       attemptOnce(sender, TARGET, NOTICE, clockTimers(), 5_000, new AbortController().signal),
-    ).resolves.toEqual({ ok: false, status: null, error: 'URI malformed', retryable: true });
+    ).resolves.toEqual({
+      ok: false,
+      status: null,
+      error: 'URI malformed',
+      code: 'send_failed',
+      retryable: true,
+    });
   });
 
   it('leaves the worker’s stop signal holding nothing once its attempts settle', async () => {

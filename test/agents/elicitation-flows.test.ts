@@ -253,8 +253,13 @@ describe('ACP elicitation through Clarion', () => {
       (request) => request.session_id === sessionId,
     );
     expect(asked).toEqual([]);
-    expect(server?.output().stdout).toContain(
-      'properties.plan.oneOf.1.title: option \\"team\\" has a blank title',
+    // The log line is written as the refusal is sent, but reaches the process's stdout later.
+    await eventually(
+      () =>
+        server
+          ?.output()
+          .stdout.includes('properties.plan.oneOf.1.title: option \\"team\\" has a blank title') ===
+        true,
     );
   }, 90_000);
 
@@ -282,7 +287,9 @@ describe('ACP elicitation through Clarion', () => {
         message: expect.stringContaining('properties.plan.enumNames.1') as unknown,
       },
     });
-    expect(server?.output().stdout).toContain('properties.plan.enumNames.1');
+    await eventually(
+      () => server?.output().stdout.includes('properties.plan.enumNames.1') === true,
+    );
   }, 90_000);
 
   it('takes a late answer after the agent gave up, and resumes it in a new turn', async () => {

@@ -231,10 +231,16 @@ describe('signing in anywhere, as anyone', () => {
     await expect
       .poll(() => page.getByTestId('api-tokens').getByRole('alert').textContent(), WAIT)
       .toBe('The token was not revoked (no reply from the server; check the connection).');
+    // The confirm step that had the focus is gone: it is back on the token's own Revoke.
+    const focused = () =>
+      page.evaluate<string>("document.activeElement?.getAttribute('aria-label') ?? 'the page'");
+    await expect.poll(focused, WAIT).toMatch(/^Revoke the token Claude Code/);
     await page.unrouteAll();
     await page.getByRole('button', { name: 'Revoke the token Claude Code' }).click();
     await confirm.getByRole('button', { name: 'Revoke token' }).click();
     await tokens.filter({ hasText: 'Claude Code' }).waitFor({ state: 'detached', ...WAIT });
+    // Its row is gone with its buttons: the keyboard's place is the next token's Revoke.
+    await expect.poll(focused, WAIT).toMatch(/^Revoke the token (?!Claude Code)/);
     const after = await fetch(`${world.clarion.url}/api/v1/me`, {
       headers: { authorization: `Bearer ${secret}` },
     });

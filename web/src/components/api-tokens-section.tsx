@@ -12,6 +12,7 @@ import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { TokenView } from '../../../src/wire/index.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
 import type { ApiFailure } from '../model/api.js';
+import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { CopyField } from './copy-field.js';
@@ -28,6 +29,9 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState<string | undefined>();
   const sectionRef = useRef<HTMLElement>(null);
+  const listRef = useRef<HTMLUListElement>(null);
+  const nameRef = useRef<HTMLInputElement>(null);
+  const setRefocus = useRefocusAfterRemoval(listRef, '[data-testid="api-token"]', nameRef, tokens);
 
   // Focus arriving anywhere outside the section is the person moving on. Not `blur`: the button
   // disabled while creating drops focus to the page, and nothing blurs after that.
@@ -82,15 +86,20 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   }
 
   async function revoke(id: string): Promise<void> {
+    const index = tokens?.findIndex((token) => token.id === id) ?? -1;
     setConfirming(undefined);
     setError(undefined);
     const result = await revokeToken(id);
     if (!result.ok) {
       setError(t('access.tokens.revokeFailed', { error: reason(result) }));
       // Unreachable: nothing changed, and a reload would only replace this message.
-      if (result.kind === 'network') return;
+      if (result.kind === 'network') {
+        setRefocus({ index, stayed: true });
+        return;
+      }
     }
     await load();
+    setRefocus({ index, stayed: !result.ok });
   }
 
   const when = (timestamp: string) =>
@@ -114,7 +123,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
         <p className="muted">{t('access.tokens.empty')}</p>
       ) : null}
       {tokens !== undefined && tokens.length > 0 ? (
-        <ul className="token-list" data-testid="api-token-list">
+        <ul className="token-list" data-testid="api-token-list" ref={listRef}>
           {tokens.map((token) => (
             <li key={token.id} className="token-item" data-testid="api-token">
               <span className="token-name">
@@ -163,6 +172,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
         <label className="token-form-label">
           <span>{t('access.tokens.nameLabel')}</span>
           <input
+            ref={nameRef}
             data-testid="api-token-name"
             value={name}
             maxLength={MAX_TOKEN_NAME_CHARS}

@@ -10,6 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState, type SyntheticEvent 
 import { useTranslation } from 'react-i18next';
 import { useDeliveryError } from '../hooks/use-delivery-error.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import {
   notificationsApi,
   type ChannelTestReply,
@@ -54,14 +55,6 @@ function latestDelivery(
 }
 type Load = 'loading' | 'failed' | 'ready';
 
-/**
- * Where the focus goes once a removal is answered: the confirm step that had
- * it is gone, and a removed row takes its buttons along. The row now at
- * `index` (the next one, or the last), or the URL field when none is left;
- * the row's own Remove button when it stayed (the removal failed).
- */
-type Refocus = { index: number; stayed: boolean };
-
 export function NotificationSettings() {
   const { t } = useTranslation();
   const api = useMemo(() => notificationsApi(), []);
@@ -80,7 +73,6 @@ export function NotificationSettings() {
   const [confirming, setConfirming] = useState<string | null>(null);
   const [removeErrors, setRemoveErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
-  const [refocus, setRefocus] = useState<Refocus | null>(null);
   const listRef = useRef<HTMLUListElement>(null);
   // Refs, not state: a second press can come before the first one's render.
   const adding = useRef(false);
@@ -106,19 +98,12 @@ export function NotificationSettings() {
     void refresh();
   }, [refresh]);
 
-  useEffect(() => {
-    if (refocus === null) return;
-    setRefocus(null);
-    // Focus the person moved elsewhere meanwhile is theirs.
-    const active = document.activeElement;
-    if (active !== null && active !== document.body) return;
-    const rows = listRef.current?.querySelectorAll('[data-testid="notification-channel"]') ?? [];
-    const row = rows[Math.min(refocus.index, rows.length - 1)];
-    const button = row?.querySelector<HTMLElement>(
-      refocus.stayed ? 'button[aria-expanded]' : 'button',
-    );
-    (button ?? urlRef.current)?.focus();
-  }, [refocus, channels]);
+  const setRefocus = useRefocusAfterRemoval(
+    listRef,
+    '[data-testid="notification-channel"]',
+    urlRef,
+    channels,
+  );
 
   async function add(event: SyntheticEvent) {
     event.preventDefault();

@@ -365,8 +365,8 @@ export const ja: Catalog = {
     removeConfirm: '{{name}} を削除しますか？通知は届かなくなり、元に戻せません。',
     removeConfirmWebhook:
       '{{name}} を削除しますか？通知は届かなくなります。署名シークレットは一度しか表示されていません。Webhook を再度追加すると新しいシークレットになり、受信側の設定をやり直す必要があります。',
-    removeYes: 'チャンネルを削除',
-    removeFailed: 'チャンネルを削除できませんでした（{{error}}）。',
+    removeYes: 'チャネルを削除',
+    removeFailed: 'チャネルを削除できませんでした（{{error}}）。',
     add: 'チャネルを追加',
     kindLabel: '種類',
     urlLabel: {
@@ -377,7 +377,7 @@ export const ja: Catalog = {
     nameLabel: '名前（任意）',
     addButton: '追加',
     adding: '追加中…',
-    addFailed: 'チャンネルを追加できませんでした（{{error}}）。',
+    addFailed: 'チャネルを追加できませんでした（{{error}}）。',
     /** The server's refusal of a well-formed URL (`CHANNEL_REFUSALS`). */
     addRefused: {
       internal_target:

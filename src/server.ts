@@ -321,7 +321,6 @@ export async function startServer(
         ? {}
         : { intervalMs: options.spentCredentialPruneIntervalMs }),
     });
-    const spentCredentials = pruning;
 
     let url = '';
     // Once the stop began, this server starts no turn and no agent (`AgentLaunchDeps.stopping`).
@@ -568,7 +567,7 @@ export async function startServer(
         // store closes: a turn the stop ends says so in its transcript.
         clarification.drain();
         statistics.cancel();
-        await spentCredentials.stop();
+        await pruning?.stop();
         notify.stopObserving();
         await notify.notifier.close();
         // What the registry's close settles stays kept: the next start says it ended unanswered.

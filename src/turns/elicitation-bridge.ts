@@ -34,21 +34,15 @@ import {
   storableText,
 } from '../wire/index.js';
 import type { RequestForm } from './form-requests.js';
-import { refusedOverBound, unshowableRequest, type RefusalDeps } from './refused-requests.js';
+import {
+  problemsOf,
+  refusedOverBound,
+  unshowableRequest,
+  type RefusalDeps,
+} from './refused-requests.js';
 
 /** How many of a refused form's problems its log line names (a form may have a thousand choices). */
 const LOGGED_FORM_PROBLEMS = 10;
-
-/** A failure's input issues as `path: message` lines; its message alone when it has none. */
-function problemsOf(failure: { message?: string; details?: unknown }): string[] {
-  const { details } = failure;
-  if (Array.isArray(details) && details.length > 0) {
-    return (details as { path: string; message: string }[]).map((issue) =>
-      issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`,
-    );
-  }
-  return [failure.message ?? 'the request is malformed'];
-}
 
 export interface ElicitationBridgeDeps {
   store: Store;

@@ -81,6 +81,17 @@ function isIssueList(details: NonNullable<Failure['details']>): details is reado
   return Array.isArray(details);
 }
 
+/** A refusal's input issues as `path: message` lines; its message alone when it has none. */
+export function problemsOf(failure: { message?: string; details?: Failure['details'] }): string[] {
+  const { details } = failure;
+  if (details !== undefined && isIssueList(details) && details.length > 0) {
+    return details.map((issue) =>
+      issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`,
+    );
+  }
+  return [failure.message ?? 'the request is malformed'];
+}
+
 function detailsOf(failure: Failure): Readonly<Record<string, unknown>> {
   const { details } = failure;
   return details === undefined || isIssueList(details) ? {} : details;

@@ -725,9 +725,8 @@ export class ClarificationService {
    * waits here on its older open bundles end now (`superseded-waits.ts`).
    * Never throws.
    */
-  async turnStarted(sessionId: string): Promise<void> {
-    if (this.closing.signal.aborted) return;
-    await this.track(endSupersededWaits(this.deps, sessionId, this.closing.signal));
+  turnStarted(sessionId: string): Promise<void> {
+    return this.endSuperseded([sessionId]);
   }
 
   /**
@@ -738,8 +737,8 @@ export class ClarificationService {
    */
   supersededWakes(): WakeSubscriber {
     const here = this.deps.replicas?.id;
-    // One look at a time, a session after another: a slow store makes polls overlap, and each
-    // would take connections from requests.
+    // One look at a time: a slow store makes polls overlap, and each would take connections
+    // from requests.
     let looking = false;
     return {
       kinds: ['session'],
@@ -753,12 +752,17 @@ export class ClarificationService {
         if (looking) return;
         looking = true;
         try {
-          for (const sessionId of sessionsWaitedOn(this.deps)) await this.turnStarted(sessionId);
+          await this.endSuperseded(sessionsWaitedOn(this.deps));
         } finally {
           looking = false;
         }
       },
     };
+  }
+
+  private async endSuperseded(sessionIds: readonly string[]): Promise<void> {
+    if (this.closing.signal.aborted) return;
+    await this.track(endSupersededWaits(this.deps, sessionIds, this.closing.signal));
   }
 
   /** Whether a wait here may be on one of the session's bundles. */

@@ -18,6 +18,7 @@ import {
   sessionLive,
 } from './clarification-guards.js';
 import { sessionInScope, type SessionScope } from './leases.js';
+import { chunks } from './chunks.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { SessionRecord } from './tasks.js';
 import { CLARIFICATION_TYPE, type Responder, type SessionFailureCode } from '../wire/index.js';
@@ -420,12 +421,24 @@ export async function rowsStillCurrent(
   messageIds: readonly string[],
 ): Promise<boolean> {
   if (messageIds.length === 0) return false;
-  const rows = await ctx.db
-    .selectFrom('task_session_messages')
-    .select('id')
-    .where('id', 'in', messageIds)
-    .where(inCurrentTurn(ctx))
-    .where(sessionLive())
-    .execute();
-  return rows.length === messageIds.length;
+  return (await currentRowIds(ctx, messageIds)).size === new Set(messageIds).size;
+}
+
+/** Of `messageIds`, those in their session's current turn, the session not ended. */
+export async function currentRowIds(
+  ctx: RepoContext,
+  messageIds: readonly string[],
+): Promise<Set<string>> {
+  const current = new Set<string>();
+  for (const part of chunks([...new Set(messageIds)])) {
+    const rows = await ctx.db
+      .selectFrom('task_session_messages')
+      .select('id')
+      .where('id', 'in', part)
+      .where(inCurrentTurn(ctx))
+      .where(sessionLive())
+      .execute();
+    for (const row of rows) current.add(row.id);
+  }
+  return current;
 }

@@ -43,6 +43,7 @@ export {
   createSession,
   createTask,
   getSession,
+  liveSessionIds,
   getTask,
   listSessions,
   listTasks,
@@ -71,6 +72,7 @@ export {
   appendMessage,
   MAX_TRANSCRIPT_PAGE,
   messagesByPendingId,
+  messagesByPendingIds,
   messagesByPendingIdQuery,
   releaseTurnAdmissionKeys,
   reviseMessage,
@@ -143,6 +145,7 @@ export {
   expireSessionRows,
   pendingIdsOfSession,
   rowsStillCurrent,
+  currentRowIds,
 } from './clarification.js';
 export {
   claimBundle,

@@ -4,6 +4,7 @@
  * key order of `idx_messages_metadata_pending_id_lookup_ordered`, so the
  * index serves both the seek and the order whatever the transcript size.
  */
+import { chunks } from './chunks.js';
 import { compiledStatement, constantText } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { MAX_TRANSCRIPT_PAGE } from '../wire/index.js';
@@ -178,6 +179,26 @@ const messagesByPendingIdStatement = compiledStatement(
   'messages by pending ID',
   messagesByPendingIdQuery,
 );
+
+/** Every row of each bundle, in bundle order within each; a pending ID with no rows has none. */
+export async function messagesByPendingIds(
+  ctx: RepoContext,
+  pendingIds: readonly string[],
+): Promise<MessageRecord[]> {
+  const messages: MessageRecord[] = [];
+  // A bundle's rows all carry its pending ID, so each lands whole in one slice.
+  for (const part of chunks([...new Set(pendingIds)])) {
+    const rows = await ctx.db
+      .selectFrom('task_session_messages')
+      .selectAll()
+      .where(ctx.dialect.pendingId(), 'in', part)
+      .orderBy('created_at')
+      .orderBy('id')
+      .execute();
+    messages.push(...rows.map(toMessageRecord));
+  }
+  return messages;
+}
 
 /** Position in a transcript: the last row a page ended on. */
 export type TranscriptCursor = CreatedCursor;

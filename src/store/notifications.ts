@@ -12,6 +12,7 @@ import { ONE_ROW } from './compiled.js';
 import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import { formatTimestamp } from '../support/index.js';
 import type { DeliveryErrorCode } from '../wire/index.js';
+import { chunks } from './chunks.js';
 import { CLARIFICATION_TYPE } from './clarification.js';
 import { inCurrentTurn, sessionLive } from './clarification-guards.js';
 import type { RepoContext } from './context.js';
@@ -37,17 +38,6 @@ export const DEFAULT_NOTICE_SETTINGS: NoticeSettingsRecord = {
   includeQuestion: false,
   answerLinks: true,
 };
-
-/** Statements stay well under both engines' bound-parameter limits. */
-const CHUNK = 200;
-
-export function chunks<T>(items: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let start = 0; start < items.length; start += CHUNK) {
-    out.push(items.slice(start, start + CHUNK));
-  }
-  return out;
-}
 
 /** A wall time in milliseconds as a row timestamp, comparable with any other. */
 export function timestampAtMs(ms: number): string {

@@ -5,7 +5,7 @@
  * say.
  */
 import type { RepoContext } from './context.js';
-import { chunks } from './notifications.js';
+import { chunks } from './chunks.js';
 
 /**
  * Rows delivered or given up, by their last change (which, for a settled

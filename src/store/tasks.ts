@@ -1,5 +1,6 @@
 /** Tasks and their sessions. */
 import { MAX_TASK_PAGE } from '../wire/index.js';
+import { chunks } from './chunks.js';
 import { compiledStatement } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { createdAfter, splitPage, type CreatedCursor } from './keyset.js';
@@ -105,6 +106,24 @@ export async function createSession(
 export async function getSession(ctx: RepoContext, id: string): Promise<SessionRecord | undefined> {
   const [row] = await sessionStatement(ctx, '', id);
   return row;
+}
+
+/** Of `ids`, the sessions that exist and have not ended. */
+export async function liveSessionIds(
+  ctx: RepoContext,
+  ids: readonly string[],
+): Promise<Set<string>> {
+  const live = new Set<string>();
+  for (const part of chunks([...new Set(ids)])) {
+    const rows = await ctx.db
+      .selectFrom('task_sessions')
+      .select('id')
+      .where('id', 'in', part)
+      .where('state', 'not in', TERMINAL_SESSION_STATES)
+      .execute();
+    for (const row of rows) live.add(row.id);
+  }
+  return live;
 }
 
 // Read in every session write and on every ask: built once (`compiled.ts`).

@@ -6,7 +6,7 @@
  * with every session, and the bridge needs about a third of what the server
  * loads.
  */
-import { HELP, USAGE } from './cli/usage.js';
+import { HELP, refused } from './cli/usage.js';
 
 async function main(argv: readonly string[]): Promise<number> {
   const [command = 'serve', ...rest] = argv;
@@ -19,7 +19,7 @@ async function main(argv: readonly string[]): Promise<number> {
   if (rest.length === 0 && command === 'mcp-stdio') {
     return (await import('./cli/mcp-stdio.js')).mcpStdio();
   }
-  process.stderr.write(`${USAGE}\n`);
+  process.stderr.write(refused(argv));
   return 2;
 }
 

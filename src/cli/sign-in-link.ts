@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { cliSignInLink } from '../auth/index.js';
 import { listenUrl, loadConfig, type Config } from '../config.js';
 import { openStore, SQLITE_FILE } from '../store/index.js';
-import { USAGE } from './usage.js';
+import { refused } from './usage.js';
 
 /**
  * Mints a link through the store, as the server would: the same data
@@ -16,7 +16,7 @@ import { USAGE } from './usage.js';
 export async function signInLink(args: readonly string[]): Promise<number> {
   const parsed = parseUserFlag(args);
   if (parsed === undefined) {
-    process.stderr.write(`${USAGE}\n`);
+    process.stderr.write(refused(['sign-in-link', ...args]));
     return 2;
   }
   const config = loadConfig(process.env);
@@ -40,7 +40,7 @@ export async function signInLink(args: readonly string[]): Promise<number> {
     }
     process.stdout.write(`${result.link.url}\n`);
     process.stderr.write(
-      `One-time sign-in link for ${result.user.name}, valid until ${result.link.expires_at}\n`,
+      `One-time sign-in link for ${result.user.name}, valid until ${readableTime(result.link.expires_at)}\n`,
     );
     return 0;
   } finally {
@@ -62,4 +62,12 @@ function parseUserFlag(args: readonly string[]): { user?: string } | undefined {
 /** Where the link points: as the start-up link does, the public origin or the configured address. */
 function originOf(config: Config): string {
   return config.publicOrigin ?? listenUrl(config.host, config.port);
+}
+
+/** A row timestamp (nanoseconds) as a person reads it: to the second, in UTC. */
+function readableTime(timestamp: string): string {
+  const ms = Date.parse(timestamp);
+  return Number.isNaN(ms)
+    ? timestamp
+    : `${new Date(ms).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }

@@ -14,3 +14,32 @@ export const HELP = `${USAGE}
 Settings come from the environment (CLARION_PORT, CLARION_HOST, CLARION_DATA_DIR,
 DATABASE_URL, CLARION_PUBLIC_ORIGIN, …): the README's "Configuration" section
 names each, with its default.`;
+
+const COMMANDS: readonly string[] = ['serve', 'sign-in-link', 'mcp-stdio', 'help'];
+
+/**
+ * What is wrong with a command line the commands refused, as one line before
+ * the usage: an operator who typed `clarion serve --port 8080` learns that
+ * settings are not flags, not only how a command line looks.
+ */
+export function refusal(argv: readonly string[]): string {
+  const [command = 'serve', ...rest] = argv;
+  if (!COMMANDS.includes(command)) return `clarion: unknown command ${JSON.stringify(command)}`;
+  const [first = ''] = rest;
+  if (command === 'sign-in-link') {
+    return `clarion sign-in-link: takes only --user NAME (got ${JSON.stringify(rest.join(' '))})`;
+  }
+  if (first.startsWith('-')) {
+    return (
+      `clarion ${command}: takes no options (got ${JSON.stringify(first)}); settings come ` +
+      'from the environment, such as CLARION_PORT=8080 (the README\'s "Configuration" ' +
+      'section names each)'
+    );
+  }
+  return `clarion ${command}: takes no arguments (got ${JSON.stringify(first)})`;
+}
+
+/** The refusal and the usage, for standard error. */
+export function refused(argv: readonly string[]): string {
+  return `${refusal(argv)}\n${USAGE}\n`;
+}

@@ -1,7 +1,7 @@
 /**
  * `clarion help` is what an operator types first: it answers on standard
- * output and succeeds, and says where the settings are told. A command it
- * does not know still fails with the usage on standard error.
+ * output and succeeds, and says where the settings are told. A command line
+ * it refuses fails on standard error, saying what is wrong before the usage.
  */
 import { describe, expect, it } from 'vitest';
 import { runCommand } from '../support/clarion-process.js';
@@ -20,6 +20,14 @@ describe('clarion help', () => {
   it('refuses a command it does not know, on standard error, with exit 2', async () => {
     const run = await runCommand(['serv'], {});
     expect(run).toMatchObject({ code: 2, stdout: '' });
-    expect(run.stderr).toMatch(/^usage: clarion serve .* \| clarion help\n$/);
+    expect(run.stderr).toMatch(
+      /^clarion: unknown command "serv"\nusage: clarion serve .* \| clarion help\n$/,
+    );
+  });
+
+  it('tells `serve --port` that settings come from the environment, and serves nothing', async () => {
+    const run = await runCommand(['serve', '--port', '8080'], {});
+    expect(run).toMatchObject({ code: 2, stdout: '' });
+    expect(run.stderr).toMatch(/^clarion serve: takes no options \(got "--port"\);.*CLARION_PORT=/);
   });
 });

@@ -50,6 +50,6 @@ describe('clarion mcp-stdio', () => {
     );
     const extra = await runCommand(['mcp-stdio', '--verbose'], {});
     expect(extra.code).toBe(2);
-    expect(extra.stderr).toMatch(/^usage: clarion serve \| clarion sign-in-link/);
+    expect(extra.stderr).toMatch(/^clarion mcp-stdio: takes no options \(got "--verbose"\)/);
   });
 });

@@ -68,7 +68,7 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
     serving = await startServing(env);
     const exited = await signInLink(env);
     const link = linkOf(exited);
-    expect(exited.stderr).toMatch(/for admin, valid until \d{4}-/);
+    expect(exited.stderr).toMatch(/for admin, valid until \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\n/);
     expect(await whoHas(serving.url, await redeem(serving.url, link))).toBe('admin');
     // Once only.
     expect(await redeem(serving.url, link)).toBeUndefined();
@@ -107,6 +107,7 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
       const bad = await signInLink(env, args);
       expect(bad.code).toBe(2);
       expect(bad.stdout).toBe('');
+      expect(bad.stderr).toContain('clarion sign-in-link: takes only --user NAME');
       expect(bad.stderr).toContain('usage: clarion');
     }
   });

@@ -9,11 +9,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { EVENTS_CLOSE_NO_WORKSPACE, type ServerFrame } from '../../src/wire/index.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
+import { inProcessReplicas } from '../support/in-process-replicas.js';
+import { bearerApi, type ApiCall } from '../support/in-process-server.js';
 
 const ADMIN_TOKEN = 'events-access-admin-0123456789';
 const HEARS_WITHIN_MS = 10_000;
@@ -27,26 +26,10 @@ interface Listener {
 }
 
 describe('an events socket whose person loses a workspace', { timeout: 60_000 }, () => {
-  let database: TestDatabase | undefined;
-  const servers: RunningServer[] = [];
-  const sockets: WebSocket[] = [];
+  const replicas = inProcessReplicas(ADMIN_TOKEN);
+  const serve = (replicaId: string) => replicas.serve(replicaId);
 
-  afterEach(async () => {
-    for (const socket of sockets.splice(0)) socket.terminate();
-    for (const server of servers.splice(0)) await server.close();
-    await database?.dispose();
-    database = undefined;
-  });
-
-  async function serve(replicaId: string): Promise<RunningServer> {
-    if (!database) throw new Error('no database');
-    const server = await startServer(
-      serverConfig(database, ADMIN_TOKEN, { replicaId }),
-      silentLogger,
-    );
-    servers.push(server);
-    return server;
-  }
+  afterEach(() => replicas.dispose());
 
   /** A person, and a task (with its session) in each of `workspaces` they are a member of. */
   async function memberOf(admin: ApiCall, workspaces: number) {
@@ -78,7 +61,7 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
     const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/v1/events`, {
       headers: { authorization: `Bearer ${token}` },
     });
-    sockets.push(socket);
+    replicas.keep(socket);
     const frames: ServerFrame[] = [];
     const waiters = new Set<() => void>();
     socket.on('message', (data: Buffer) => {
@@ -155,7 +138,7 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
   }
 
   it('ends the lost subscription with a frame and keeps the rest (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     const admin = bearerApi(server.url, ADMIN_TOKEN);
     const bob = await memberOf(admin, 2);
@@ -181,7 +164,7 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
   });
 
   it('sends a subscriber of everything no further event of the workspace lost (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     const admin = bearerApi(server.url, ADMIN_TOKEN);
     const bob = await memberOf(admin, 2);
@@ -220,7 +203,7 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
   });
 
   it('closes with 4403 once no workspace is left (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     const admin = bearerApi(server.url, ADMIN_TOKEN);
     const bob = await memberOf(admin, 1);
@@ -235,7 +218,7 @@ describe('an events socket whose person loses a workspace', { timeout: 60_000 },
   });
 
   it('hears it on another replica, through the wake (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres');
+    await replicas.open('postgres');
     const a = await serve('access-a');
     const admin = bearerApi(a.url, ADMIN_TOKEN);
     const bob = await memberOf(admin, 2);

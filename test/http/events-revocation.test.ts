@@ -8,37 +8,19 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig } from '../support/in-process-server.js';
+import type { RunningServer } from '../../src/server.js';
+import { inProcessReplicas } from '../support/in-process-replicas.js';
+import { bearerApi } from '../support/in-process-server.js';
 
 const ADMIN_TOKEN = 'events-revocation-admin-0123456789';
 const RECHECK_MS = 10 * 60 * 1000;
 const CLOSES_WITHIN_MS = 10_000;
 
 describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
-  let database: TestDatabase | undefined;
-  const servers: RunningServer[] = [];
-  const sockets: WebSocket[] = [];
+  const replicas = inProcessReplicas(ADMIN_TOKEN, { credentialRecheckMs: RECHECK_MS });
+  const serve = (replicaId: string) => replicas.serve(replicaId);
 
-  afterEach(async () => {
-    for (const socket of sockets.splice(0)) socket.terminate();
-    for (const server of servers.splice(0)) await server.close();
-    await database?.dispose();
-    database = undefined;
-  });
-
-  async function serve(replicaId: string): Promise<RunningServer> {
-    if (!database) throw new Error('no database');
-    const server = await startServer(
-      serverConfig(database, ADMIN_TOKEN, { replicaId }),
-      silentLogger,
-      { credentialRecheckMs: RECHECK_MS },
-    );
-    servers.push(server);
-    return server;
-  }
+  afterEach(() => replicas.dispose());
 
   async function personalToken(server: RunningServer): Promise<{ id: string; secret: string }> {
     const minted = await bearerApi(server.url, ADMIN_TOKEN)<{
@@ -54,7 +36,7 @@ describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
     const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/v1/events`, {
       headers: { authorization: `Bearer ${secret}` },
     });
-    sockets.push(socket);
+    replicas.keep(socket);
     const closed = new Promise<number>((resolve) => {
       socket.on('close', (code) => {
         resolve(code);
@@ -91,7 +73,7 @@ describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
   }
 
   it('closes on the replica that revoked it (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     const token = await personalToken(server);
     const { closed } = await subscribed(server, token.secret);
@@ -101,7 +83,7 @@ describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
   });
 
   it('closes on another replica, through the wake (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres', { migrated: true });
+    await replicas.open('postgres', { migrated: true });
     const a = await serve('events-a');
     const b = await serve('events-b');
     const token = await personalToken(a);
@@ -112,7 +94,7 @@ describe('an events socket whose token is revoked', { timeout: 60_000 }, () => {
   });
 
   it('stays open for a token still live', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     const kept = await personalToken(server);
     const other = await personalToken(server);

@@ -11,10 +11,9 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig } from '../support/in-process-server.js';
+import type { RunningServer } from '../../src/server.js';
+import { inProcessReplicas } from '../support/in-process-replicas.js';
+import { bearerApi } from '../support/in-process-server.js';
 
 const ADMIN_TOKEN = 'sign-out-others-admin-0123456789';
 const RECHECK_MS = 10 * 60 * 1000;
@@ -22,27 +21,10 @@ const CLOSES_WITHIN_MS = 10_000;
 const PATH = '/api/v1/auth/sign-out-others';
 
 describe('signing out other devices', { timeout: 60_000 }, () => {
-  let database: TestDatabase | undefined;
-  const servers: RunningServer[] = [];
-  const sockets: WebSocket[] = [];
+  const replicas = inProcessReplicas(ADMIN_TOKEN, { credentialRecheckMs: RECHECK_MS });
+  const serve = (replicaId: string) => replicas.serve(replicaId);
 
-  afterEach(async () => {
-    for (const socket of sockets.splice(0)) socket.terminate();
-    for (const server of servers.splice(0)) await server.close();
-    await database?.dispose();
-    database = undefined;
-  });
-
-  async function serve(replicaId: string): Promise<RunningServer> {
-    if (!database) throw new Error('no database');
-    const server = await startServer(
-      serverConfig(database, ADMIN_TOKEN, { replicaId }),
-      silentLogger,
-      { credentialRecheckMs: RECHECK_MS },
-    );
-    servers.push(server);
-    return server;
-  }
+  afterEach(() => replicas.dispose());
 
   /** A browser signed in on a fresh link for `userId` (the admin's own without one). */
   async function browser(server: RunningServer, userId?: string): Promise<string> {
@@ -81,7 +63,7 @@ describe('signing out other devices', { timeout: 60_000 }, () => {
     const socket = new WebSocket(`${server.url.replace(/^http/, 'ws')}/api/v1/events`, {
       headers: fromPage(server, cookie),
     });
-    sockets.push(socket);
+    replicas.keep(socket);
     const closed = new Promise<number>((resolve) => {
       socket.on('close', (code) => {
         resolve(code);
@@ -141,20 +123,20 @@ describe('signing out other devices', { timeout: 60_000 }, () => {
   }
 
   it('ends every other browser session of the caller, and their sockets (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     await endsTheOthersOnly(server, server);
   });
 
   it('closes the sockets on another replica, through the wake (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres', { migrated: true });
+    await replicas.open('postgres', { migrated: true });
     const a = await serve('others-a');
     const b = await serve('others-b');
     await endsTheOthersOnly(b, a);
   });
 
   it('refuses a bearer token, ending nothing, and a page of another site', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const server = await serve('only');
     const phone = await browser(server);
 

@@ -12,11 +12,10 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken, revokeIssuedToken } from '../../src/auth/index.js';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import type { RunningServer } from '../../src/server.js';
 import { TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
+import { inProcessReplicas } from '../support/in-process-replicas.js';
+import { bearerApi, type ApiCall } from '../support/in-process-server.js';
 
 const ADMIN_TOKEN = 'revocation-announced-admin-0123456789';
 const RECHECK_MS = 10 * 60 * 1000;
@@ -24,28 +23,22 @@ const RECHECK_MS = 10 * 60 * 1000;
 const ENDS_WITHIN_MS = 10_000;
 
 describe('a revocation through the API ends running MCP calls at once', { timeout: 60_000 }, () => {
-  let database: TestDatabase | undefined;
-  const servers: RunningServer[] = [];
+  const replicas = inProcessReplicas(ADMIN_TOKEN);
   const clients: Client[] = [];
 
   afterEach(async () => {
     await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    for (const server of servers.splice(0)) await server.close();
-    await database?.dispose();
-    database = undefined;
+    await replicas.dispose();
   });
 
   async function serve(
     replicaId: string,
     recheck: 'stretched' | 'as shipped' = 'stretched',
   ): Promise<{ server: RunningServer; api: ApiCall }> {
-    if (!database) throw new Error('no database');
-    const server = await startServer(
-      serverConfig(database, ADMIN_TOKEN, { replicaId }),
-      silentLogger,
+    const server = await replicas.serve(
+      replicaId,
       recheck === 'stretched' ? { credentialRecheckMs: RECHECK_MS } : {},
     );
-    servers.push(server);
     return { server, api: bearerApi(server.url, ADMIN_TOKEN) };
   }
 
@@ -125,7 +118,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
   }
 
   it('on the replica that revoked it (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     const { server, api } = await serve('only');
     const token = await personalToken(api);
     const { asking } = await heldAsk(server, token.secret);
@@ -135,7 +128,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
   });
 
   it('ends an action request with unauthorized, not as expired (SQLite)', async () => {
-    database = await freshDatabase('sqlite');
+    await replicas.open('sqlite');
     // An agent's token ends with its process, unannounced: the watch's own read finds it.
     const { server, api } = await serve('only', 'as shipped');
     // Only an agent inside a Clarion session is offered the action tool.
@@ -161,7 +154,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
   });
 
   it('on another replica, through the wake (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres', { migrated: true });
+    await replicas.open('postgres', { migrated: true });
     const a = await serve('revoke-a');
     const b = await serve('revoke-b');
     const token = await personalToken(a.api);
@@ -172,7 +165,7 @@ describe('a revocation through the API ends running MCP calls at once', { timeou
   });
 
   it('when an admin removes the person, on another replica (PostgreSQL)', async () => {
-    database = await freshDatabase('postgres', { migrated: true });
+    await replicas.open('postgres', { migrated: true });
     const a = await serve('remove-a');
     const b = await serve('remove-b');
     const created = await a.api<{ user: { id: string } }>('POST', '/api/v1/users', {

@@ -247,13 +247,13 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     const { cursor } = paged;
     const page = await decisionHistory(deps, c.get('principal'), {
       limit,
-      before: cursor && { updatedAt: cursor.createdAt, id: cursor.id },
+      before: cursor && { decidedAt: cursor.createdAt, id: cursor.id },
       filter: { taskId, kind, userId, since, until },
     });
     return c.json({
       decisions: page.entries,
       next_cursor: page.next
-        ? encodeCursor('decisions', { createdAt: page.next.updatedAt, id: page.next.id })
+        ? encodeCursor('decisions', { createdAt: page.next.decidedAt, id: page.next.id })
         : null,
     });
   });

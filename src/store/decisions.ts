@@ -19,8 +19,9 @@ import {
 import type { Metadata, RepoContext } from './context.js';
 import { MESSAGE_COLUMNS, toMessageRecord, type MessageRecord } from './messages.js';
 
+/** Where a page ended: its last decision's time and row. */
 export interface DecisionCursor {
-  readonly updatedAt: string;
+  readonly decidedAt: string;
   readonly id: string;
 }
 
@@ -42,7 +43,7 @@ export interface DecisionFilter {
   readonly kind?: DecisionKind | undefined;
   /** Who decided (`responded_by.user_id`). */
   readonly userId?: string | undefined;
-  /** Row versions: `updated_at >= since` and `updated_at < until`. */
+  /** When it was decided: `since` inclusive, `until` exclusive. */
   readonly since?: string | undefined;
   readonly until?: string | undefined;
 }
@@ -72,6 +73,17 @@ function isDecision(ctx: RepoContext): RawBuilder<SqlBool> {
 }
 
 const LIVE_COLUMNS = MESSAGE_COLUMNS.map((column) => `m.${column}` as const);
+
+/**
+ * When the row's decision was made (alias `m`). Not its `updated_at`: an
+ * answer's row is written again when the answer reaches its agent, which
+ * for an agent that was gone may be hours later. Registry decision rows are
+ * written once, at the decision; answers kept before `responded_at` was
+ * recorded have only their row's time.
+ */
+function decidedAt(ctx: RepoContext): RawBuilder<string> {
+  return sql<string>`COALESCE(${ctx.dialect.metadataText('responded_at', 'm')}, m.updated_at)`;
+}
 
 /**
  * Keeps the decisions of the sessions `where` names before their rows go:
@@ -118,12 +130,12 @@ export async function decisionPage(
     .selectFrom('task_session_messages as m')
     .innerJoin('tasks as t', 't.id', 'm.task_id')
     .select([...LIVE_COLUMNS, 't.workspace_id', 't.title as task_title'])
-    .select(sql.lit(0).as('archived'))
+    .select([sql.lit(0).as('archived'), decidedAt(ctx).as('decided_at')])
     .where(isDecision(ctx));
   const archived = ctx.db
     .selectFrom('decision_archive as m')
     .select([...LIVE_COLUMNS, 'm.workspace_id', 'm.task_title'])
-    .select(sql.lit(1).as('archived'));
+    .select([sql.lit(1).as('archived'), decidedAt(ctx).as('decided_at')]);
   let query = ctx.db.selectFrom(live.unionAll(archived).as('d')).selectAll('d');
   if (reader.kind === 'agent') {
     query = query.where('d.task_session_id', '=', reader.sessionId);
@@ -151,33 +163,34 @@ export async function decisionPage(
     const decider = ctx.dialect.metadataFieldText('responded_by', 'user_id', 'd');
     query = query.where(sql<SqlBool>`${decider} = ${filter.userId}`);
   }
-  if (filter.since !== undefined) query = query.where('d.updated_at', '>=', filter.since);
-  if (filter.until !== undefined) query = query.where('d.updated_at', '<', filter.until);
+  if (filter.since !== undefined) query = query.where('d.decided_at', '>=', filter.since);
+  if (filter.until !== undefined) query = query.where('d.decided_at', '<', filter.until);
   const before = options.before;
   if (before) {
     query = query.where((eb) =>
       eb.or([
-        eb('d.updated_at', '<', before.updatedAt),
-        eb.and([eb('d.updated_at', '=', before.updatedAt), eb('d.id', '<', before.id)]),
+        eb('d.decided_at', '<', before.decidedAt),
+        eb.and([eb('d.decided_at', '=', before.decidedAt), eb('d.id', '<', before.id)]),
       ]),
     );
   }
   // One extra row tells whether another page exists without a count query.
   const found = await query
-    .orderBy('d.updated_at', 'desc')
+    .orderBy('d.decided_at', 'desc')
     .orderBy('d.id', 'desc')
     .limit(options.limit + 1)
     .execute();
-  const rows = found
-    .slice(0, options.limit)
-    .map(({ task_title: taskTitle, workspace_id: _workspace, archived, ...row }) => ({
+  const kept = found.slice(0, options.limit);
+  const rows = kept.map(
+    ({ task_title: taskTitle, workspace_id: _workspace, archived, decided_at: _at, ...row }) => ({
       message: toMessageRecord(row),
       taskTitle,
       sessionDeleted: archived === 1,
-    }));
-  const last = rows.at(-1)?.message;
+    }),
+  );
+  const last = kept.at(-1);
   const next =
-    found.length > options.limit && last ? { updatedAt: last.updated_at, id: last.id } : null;
+    found.length > options.limit && last ? { decidedAt: last.decided_at, id: last.id } : null;
   return { rows, next };
 }
 

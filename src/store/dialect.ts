@@ -23,6 +23,7 @@ export type MetadataKey =
   | 'prompt_dispatch_clarification_pending_id'
   | 'request_fingerprint'
   | 'responded_by'
+  | 'responded_at'
   | 'kind'
   | 'asked_on'
   | 'delivery_by'
@@ -37,7 +38,6 @@ export type MetadataWriteKey =
   | 'response'
   | 'reject_reason'
   | 'expired_by'
-  | 'responded_at'
   | 'prompt_dispatch_clarification_turn_id'
   | 'prompt_dispatch_clarification_message_ids';
 

@@ -15,7 +15,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { fakeClock, sequentialIds } from '../support/fakes.js';
+import { fakeClock, sequentialIds, type FakeClock } from '../support/fakes.js';
 import { seedSession, type Seeded } from '../support/seed.js';
 
 describe.each(DRIVERS)('decision pages on %s', (driver) => {
@@ -23,10 +23,12 @@ describe.each(DRIVERS)('decision pages on %s', (driver) => {
   let store: Store;
   let seeded: Seeded;
   let userId: string;
+  let clock: FakeClock;
 
   beforeEach(async () => {
     database = await freshDatabase(driver);
-    store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
+    clock = fakeClock();
+    store = await openStore(database.target, { clock, ids: sequentialIds() });
     seeded = await seedSession(store, 'decisions');
     const user = await createUser(store, { name: 'Ada' });
     userId = user.id;
@@ -87,5 +89,49 @@ describe.each(DRIVERS)('decision pages on %s', (driver) => {
     expect(forms.rows.map((row) => row.message.id)).toEqual([decisions[2]?.id]);
     const agent = { kind: 'agent', sessionId: seeded.session.id } as const;
     expect((await decisionPage(store, agent, { limit: 5 })).rows).toHaveLength(3);
+  });
+
+  it('orders and filters by when each was decided, not when its row was last written', async () => {
+    const by = { user_id: 'u', name: 'Ada', surface: 'web' };
+    const question = { prompt: 'Which?', options: [] };
+    const answered = async () => {
+      clock.advance(60_000);
+      const at = clock.timestamp();
+      const row = await append('clarification_request', {
+        question,
+        status: 'answered',
+        responded_at: at,
+        responded_by: by,
+      });
+      return { row, at };
+    };
+    const earlier = await answered();
+    const later = await answered();
+    // The earlier answer reaches its agent, back hours later: its row is written again.
+    clock.advance(3 * 60 * 60_000);
+    await store.db
+      .updateTable('task_session_messages')
+      .set({ updated_at: clock.timestamp() })
+      .where('id', '=', earlier.row.id)
+      .execute();
+
+    const reader = { kind: 'user', userId } as const;
+    const ids = (page: { rows: { message: { id: string } }[] }) =>
+      page.rows.map((row) => row.message.id);
+    expect(ids(await decisionPage(store, reader, { limit: 5 }))).toEqual([
+      later.row.id,
+      earlier.row.id,
+    ]);
+    const first = await decisionPage(store, reader, { limit: 1 });
+    expect(ids(first)).toEqual([later.row.id]);
+    const rest = await decisionPage(store, reader, {
+      limit: 1,
+      before: first.next ?? undefined,
+    });
+    expect(ids(rest)).toEqual([earlier.row.id]);
+    const window = { since: earlier.at, until: later.at };
+    expect(ids(await decisionPage(store, reader, { limit: 5, filter: window }))).toEqual([
+      earlier.row.id,
+    ]);
   });
 });

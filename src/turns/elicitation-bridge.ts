@@ -10,7 +10,8 @@
  * turn or session over, a person's cancel, the live wait's bound); an answer
  * that comes after that is a late answer and resumes the agent in a new turn.
  * A form (of questions or not) or link over its agent's open-request bound,
- * or one Clarion cannot show a person, is answered with an error saying so
+ * or one Clarion cannot show a person, is answered with an error saying so,
+ * and the person reads in the transcript that it was not shown
  * (`refused-requests.ts`): only a person's skip is a `decline`.
  */
 import type { CreateElicitationResponse } from '@agentclientprotocol/sdk';
@@ -37,7 +38,7 @@ import type { RequestForm } from './form-requests.js';
 import {
   problemsOf,
   refusedOverBound,
-  unshowableRequest,
+  refusedUnshowable,
   type RefusalDeps,
 } from './refused-requests.js';
 
@@ -95,8 +96,15 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
             'an agent question form could not be asked',
           );
           // A form Clarion cannot show is refused; a session that can no longer ask is over.
-          if (result.code === 'invalid_request')
-            throw unshowableRequest('form', problemsOf(result));
+          if (result.code === 'invalid_request') {
+            throw await refusedUnshowable(deps.refusals, {
+              sessionId,
+              turnId,
+              kind: 'form',
+              title: titleOf(request.message, 'Questions'),
+              problems: problemsOf(result),
+            });
+          }
           return CANCEL;
         }
         if (result.outcome === 'answered') return questionsReply(kind.fields, result.response);
@@ -120,7 +128,13 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
             },
             'an agent form was refused',
           );
-          throw unshowableRequest('form', problems);
+          throw await refusedUnshowable(deps.refusals, {
+            sessionId,
+            turnId,
+            kind: 'form',
+            title: titleOf(kind.message, 'Form'),
+            problems,
+          });
         }
         return deps.requestForm({
           sessionId,
@@ -133,7 +147,13 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       }
       case 'unsupported':
         logger.info({ sessionId, reason: kind.reason }, 'an agent elicitation was refused');
-        throw unshowableRequest('form', [kind.reason]);
+        throw await refusedUnshowable(deps.refusals, {
+          sessionId,
+          turnId,
+          kind: 'form',
+          title: titleOf(request.message, 'Form'),
+          problems: [kind.reason],
+        });
     }
   };
 
@@ -175,8 +195,15 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
         { sessionId, code: created.code, problems: created.message },
         'an agent URL elicitation was refused',
       );
-      if (created.code === 'invalid_request')
-        throw unshowableRequest('action', problemsOf(created));
+      if (created.code === 'invalid_request') {
+        throw await refusedUnshowable(deps.refusals, {
+          sessionId,
+          turnId: undefined,
+          kind: 'action',
+          title: actionTitle,
+          problems: problemsOf(created),
+        });
+      }
       return CANCEL;
     }
     const key = urlKey(sessionId, elicitation.elicitationId);

@@ -6,13 +6,16 @@
  *
  * Invariants: settles exactly once, and always: a person's content or
  * decline, otherwise `cancel` (deadline, turn end, session gone, the agent's
- * call aborted, a schema the registry refuses, or no registry yet); it
- * rejects with `AgentRequestRefused` only for a form over its agent's
- * open-request bound (`refused-requests.ts`). The content handed back has
+ * call aborted, or no registry yet); it rejects with `AgentRequestRefused`
+ * for a form over its agent's open-request bound and for one Clarion cannot
+ * show (the registry refuses it, or two of its names read the same once
+ * stored), each noted in the transcript (`refused-requests.ts`): a `cancel`
+ * would read as a cancelled turn, and nobody would learn of the form. The content handed back has
  * passed `validateFormContent` against the storable schema, and carries the
  * agent's own field names and choice values (`storable-form.ts`).
  */
 import { getSession } from '../store/index.js';
+import { storableText } from '../wire/index.js';
 import {
   formTitle,
   type FormContent,
@@ -20,7 +23,13 @@ import {
   type UserInputRegistry,
 } from '../user-input/index.js';
 import type { AgentLaunchDeps } from './context.js';
-import { refusedOverBound, UNNOTED_REFUSALS, type RefusalDeps } from './refused-requests.js';
+import {
+  problemsOf,
+  refusedOverBound,
+  refusedUnshowable,
+  UNNOTED_REFUSALS,
+  type RefusalDeps,
+} from './refused-requests.js';
 import { storableForm } from './storable-form.js';
 
 export interface AgentFormInput {
@@ -50,9 +59,18 @@ export function formRequester(
     const cancel: AgentFormResult = { action: 'cancel' };
     const live = registry();
     const session = await getSession(launch.store, input.sessionId);
+    if (!live || !session) return cancel;
     // Its text is written with the decision and mirrored to other replicas: storable, or refused.
     const storable = storableForm(input);
-    if (!live || !session || !storable) return cancel;
+    if (!storable) {
+      throw await refusedUnshowable(refusals, {
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        kind: 'form',
+        title: storableText(formTitle(input)),
+        problems: ['two of its field names or choices read the same once stored'],
+      });
+    }
     const created = live.request({
       kind: 'form',
       sessionId: input.sessionId,
@@ -70,6 +88,15 @@ export function formRequester(
         kind: 'form',
         title: formTitle(storable),
         failure: created,
+      });
+    }
+    if (!created.ok && created.code === 'invalid_request') {
+      throw await refusedUnshowable(refusals, {
+        sessionId: input.sessionId,
+        turnId: input.turnId,
+        kind: 'form',
+        title: formTitle(storable),
+        problems: problemsOf(created),
       });
     }
     if (!created.ok) return cancel;

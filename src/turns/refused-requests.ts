@@ -5,14 +5,19 @@
  * turn; the log names the session; and the session's transcript says the
  * request was never shown (once per turn for each request, however often the
  * agent retries it), so the person learns the agent waits on the ones
- * already open. One Clarion cannot show (`unshowableRequest`): an error
- * naming the problems, never the `decline` an agent reads as the person's.
+ * already open. One Clarion cannot show (`refusedUnshowable`): an error
+ * naming the problems, never the `decline` an agent reads as the person's,
+ * and a note saying what was not shown and why (the first few problems, cut
+ * short: never the request, which may be as large as an agent sends).
  */
 import { AgentRequestRefused } from '../agents/acp-host/index.js';
 import type { SessionWriter } from '../events/index.js';
 import { silentLogger, type Logger } from '../observability/index.js';
 import { appendMessage, currentTurn, getSession, turnHasMessage } from '../store/index.js';
 import {
+  clippedText,
+  MAX_NOTED_PROBLEM_CHARS,
+  MAX_NOTED_PROBLEMS,
   OUTCOMES,
   type Failure,
   type Issue,
@@ -47,8 +52,15 @@ const NOUNS: Record<UserInputNoteKind, string> = {
 };
 
 export function refusedNoteText(note: UserInputRefusedNote): string {
+  const shown = `The agent's ${NOUNS[note.kind]} "${note.title}" was not shown`;
+  if (note.code === 'unshowable') {
+    return (
+      `${shown}: Clarion cannot show it to a person (${note.problems.join('; ')}). ` +
+      'The agent was told, and nobody was asked.'
+    );
+  }
   return (
-    `The agent's ${NOUNS[note.kind]} "${note.title}" was not shown: the agent already waits on ` +
+    `${shown}: the agent already waits on ` +
     `${note.limit} open requests, as many as it may. Answer one and it can ask again.`
   );
 }
@@ -69,12 +81,45 @@ export async function refusedOverBound(
     { sessionId, kind: refused.kind, code: failure.code, ...details },
     'an agent request was refused over its open-request bound',
   );
-  try {
-    await noteRefusal(deps, refused, typeof details.limit === 'number' ? details.limit : 0);
-  } catch (error) {
-    deps.logger.warn({ sessionId, err: error }, 'the refusal could not be noted in the transcript');
-  }
+  const limit = typeof details.limit === 'number' ? details.limit : 0;
+  await noteRefusal(deps, refused, {
+    kind: refused.kind,
+    title: refused.title,
+    code: 'too_many_open_requests',
+    limit,
+  });
   return new AgentRequestRefused(OUTCOMES[failure.code].wire, message, details);
+}
+
+export interface UnshowableRequest {
+  sessionId: string;
+  /** The turn the request arrived in, when the host knows it; the session's latest otherwise. */
+  turnId: string | undefined;
+  kind: UserInputNoteKind;
+  /** The agent's title for it: what the person recognises in the note. */
+  title: string;
+  problems: readonly string[];
+}
+
+/**
+ * Notes a request Clarion cannot show, and returns the error the ACP host
+ * answers the agent with (`unshowableRequest`). A note that cannot be written
+ * is logged: the agent hears why all the same.
+ */
+export async function refusedUnshowable(
+  deps: RefusalDeps,
+  refused: UnshowableRequest,
+): Promise<AgentRequestRefused> {
+  const problems = refused.problems
+    .slice(0, MAX_NOTED_PROBLEMS)
+    .map((problem) => clippedText(problem, MAX_NOTED_PROBLEM_CHARS));
+  await noteRefusal(deps, refused, {
+    kind: refused.kind,
+    title: refused.title,
+    code: 'unshowable',
+    problems,
+  });
+  return unshowableRequest(refused.kind, refused.problems);
 }
 
 function isIssueList(details: NonNullable<Failure['details']>): details is readonly Issue[] {
@@ -97,7 +142,27 @@ function detailsOf(failure: Failure): Readonly<Record<string, unknown>> {
   return details === undefined || isIssueList(details) ? {} : details;
 }
 
-async function noteRefusal(deps: RefusalDeps, refused: RefusedRequest, limit: number) {
+/** Writes the note; one that cannot be written is logged, never thrown. */
+async function noteRefusal(
+  deps: RefusalDeps,
+  refused: { sessionId: string; turnId: string | undefined },
+  metadata: UserInputRefusedNote,
+): Promise<void> {
+  try {
+    await writeNote(deps, refused, metadata);
+  } catch (error) {
+    deps.logger.warn(
+      { sessionId: refused.sessionId, err: error },
+      'the refusal could not be noted in the transcript',
+    );
+  }
+}
+
+async function writeNote(
+  deps: RefusalDeps,
+  refused: { sessionId: string; turnId: string | undefined },
+  metadata: UserInputRefusedNote,
+): Promise<void> {
   const sessions = deps.sessions();
   if (!sessions) return;
   await sessions.write(refused.sessionId, async (write) => {
@@ -105,12 +170,6 @@ async function noteRefusal(deps: RefusalDeps, refused: RefusedRequest, limit: nu
     const session = await getSession(tx, refused.sessionId);
     const turnId = refused.turnId ?? (await currentTurn(tx, refused.sessionId))?.id;
     if (!session || turnId === undefined) return;
-    const metadata: UserInputRefusedNote = {
-      kind: refused.kind,
-      title: refused.title,
-      code: 'too_many_open_requests',
-      limit,
-    };
     const content = refusedNoteText(metadata);
     // An agent that retries a refused request is noted once per turn, not once per try.
     if (await turnHasMessage(tx, turnId, USER_INPUT_REFUSED_TYPE, content)) return;

@@ -69,6 +69,8 @@ export {
   MAX_FORM_OPTIONS,
   MAX_FORM_OPTION_CHARS,
   MAX_FORM_TEXT_CODE_POINTS,
+  MAX_NOTED_PROBLEM_CHARS,
+  MAX_NOTED_PROBLEMS,
 } from './limits.js';
 export { bearerChallenge, INVALID_TOKEN_CHALLENGE, MISSING_TOKEN_CHALLENGE } from './challenge.js';
 export {

@@ -101,6 +101,12 @@ export const MAX_FORM_OPTIONS = 50;
 export const MAX_FORM_OPTION_CHARS = 200;
 /** A text answer, in Unicode code points; a field's `maxLength` cannot raise it. */
 export const MAX_FORM_TEXT_CODE_POINTS = 2000;
+/**
+ * What a transcript note keeps of why an agent's request could not be shown:
+ * enough to say why, never the request (a form may have a thousand choices).
+ */
+export const MAX_NOTED_PROBLEMS = 3;
+export const MAX_NOTED_PROBLEM_CHARS = 200;
 
 // ---------------------------------------------------------------- MCP waits
 export const DEFAULT_WAIT_SECONDS = 600;

@@ -43,7 +43,22 @@ describe('userInputRefusedNoteOf', () => {
     ['a kind it does not know', { ...note, kind: 'question' }],
     ['no limit', { ...note, limit: undefined }],
     ['no title', { ...note, title: null }],
+    ['an unshowable request without problems', { ...note, code: 'unshowable' }],
+    [
+      'problems that are not text',
+      { kind: 'form', title: 'Pick a plan', code: 'unshowable', problems: [3] },
+    ],
   ])('leaves the server’s words to a note with %s', (_, metadata) => {
     expect(userInputRefusedNoteOf(metadata)).toBeUndefined();
+  });
+
+  it('reads the note of a request Clarion cannot show, with its problems', () => {
+    const unshowable = {
+      kind: 'form',
+      title: 'Pick a plan',
+      code: 'unshowable',
+      problems: ['properties: too many fields'],
+    };
+    expect(userInputRefusedNoteOf(unshowable)).toEqual(unshowable);
   });
 });

@@ -13,7 +13,9 @@
  *   recorded, but the agent's turn never finished after it, so nothing says
  *   the agent received it. Never a claim that it did or did not.
  * - `user_input_refused`: the request was never shown, because its agent
- *   already held as many open as it may; the agent heard so as an error.
+ *   already held as many open as it may, or because Clarion cannot show it
+ *   (past a form's limits, a kind it does not know); the agent heard so as
+ *   an error.
  */
 import { USER_INPUT_ENDED_TYPE } from './constants.js';
 
@@ -43,20 +45,30 @@ export interface UserInputNote {
 
 /**
  * The note that an agent's consent, action or form request was never shown
- * to anyone (author `system`): its agent already held as many open as it may
- * (`too_many_open_requests`), and the agent was told so.
+ * to anyone (author `system`), and the agent was told so: its agent already
+ * held as many open as it may (`too_many_open_requests`), or Clarion cannot
+ * show it (`unshowable`: the first few problems, each cut short; never the
+ * request itself, which may be as large as an agent cares to send).
  */
 export const USER_INPUT_REFUSED_TYPE = 'user_input_refused';
 
 /** The refusal note's `metadata`. */
-export interface UserInputRefusedNote {
-  kind: UserInputNoteKind;
-  /** The request's title as the agent gave it. */
-  title: string;
-  code: 'too_many_open_requests';
-  /** How many requests an agent may hold open at once. */
-  limit: number;
-}
+export type UserInputRefusedNote =
+  | {
+      kind: UserInputNoteKind;
+      /** The request's title as the agent gave it. */
+      title: string;
+      code: 'too_many_open_requests';
+      /** How many requests an agent may hold open at once. */
+      limit: number;
+    }
+  | {
+      kind: UserInputNoteKind;
+      title: string;
+      code: 'unshowable';
+      /** Why, as `path: message` lines: at most `MAX_NOTED_PROBLEMS` of `MAX_NOTED_PROBLEM_CHARS`. */
+      problems: string[];
+    };
 
 /**
  * The JSON-RPC error code an ACP agent's request is refused with, in the
@@ -87,8 +99,17 @@ export function userInputNoteOf(
 export function userInputRefusedNoteOf(
   metadata: Readonly<Record<string, unknown>>,
 ): UserInputRefusedNote | undefined {
-  const { kind, title, code, limit } = metadata;
-  if (typeof title !== 'string' || typeof limit !== 'number') return undefined;
-  if (!isOneOf(USER_INPUT_NOTE_KINDS, kind) || code !== 'too_many_open_requests') return undefined;
-  return { kind, title, code, limit };
+  const { kind, title, code, limit, problems } = metadata;
+  if (typeof title !== 'string' || !isOneOf(USER_INPUT_NOTE_KINDS, kind)) return undefined;
+  if (code === 'too_many_open_requests' && typeof limit === 'number') {
+    return { kind, title, code, limit };
+  }
+  if (
+    code === 'unshowable' &&
+    Array.isArray(problems) &&
+    problems.every((problem): problem is string => typeof problem === 'string')
+  ) {
+    return { kind, title, code, problems };
+  }
+  return undefined;
 }

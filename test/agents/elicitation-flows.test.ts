@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ACP_REFUSAL_ERROR_CODE } from '../../src/wire/index.js';
+import { ACP_REFUSAL_ERROR_CODE, USER_INPUT_REFUSED_TYPE } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -253,6 +253,20 @@ describe('ACP elicitation through Clarion', () => {
       (request) => request.session_id === sessionId,
     );
     expect(asked).toEqual([]);
+    // The person learns of it from the transcript, which says why.
+    const page = await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+    const notes = (page.json.messages as { type: string; metadata: unknown }[]).filter(
+      (message) => message.type === USER_INPUT_REFUSED_TYPE,
+    );
+    expect(notes).toEqual([
+      expect.objectContaining({
+        metadata: expect.objectContaining({
+          kind: 'form',
+          code: 'unshowable',
+          problems: [expect.stringContaining('option "team" has a blank title')],
+        }) as unknown,
+      }),
+    ]);
     // The log line is written as the refusal is sent, but reaches the process's stdout later.
     await eventually(
       () =>

@@ -4,7 +4,7 @@
  * unanswered, or a person's decision on it was recorded but the agent's turn
  * never finished after it, so the agent may not have received it), and the
  * note that one was never shown, its agent already waiting on as many as it
- * may. Worded in the reader's language from the
+ * may or Clarion unable to show it. Worded in the reader's language from the
  * note's metadata; a note this build cannot read (an older one without its
  * cause, a newer server's value) shows the server's own text.
  */
@@ -40,13 +40,15 @@ export function UserInputNoteRow({ message }: { message: MessageView }) {
 function wordedNote(t: TFunction, message: MessageView): string | undefined {
   if (message.type === USER_INPUT_REFUSED_TYPE) {
     const refused = userInputRefusedNoteOf(message.metadata);
-    return refused
-      ? t('userInputNote.refused', {
-          what: t(`userInputNote.kind.${refused.kind}`),
+    if (!refused) return undefined;
+    const what = t(`userInputNote.kind.${refused.kind}`);
+    return refused.code === 'unshowable'
+      ? t('userInputNote.unshowable', {
+          what,
           title: refused.title,
-          limit: refused.limit,
+          problems: refused.problems.join('; '),
         })
-      : undefined;
+      : t('userInputNote.refused', { what, title: refused.title, limit: refused.limit });
   }
   const note = userInputNoteOf(message.metadata);
   if (!note) return undefined;

@@ -639,6 +639,8 @@ export const de: Catalog = {
       'Die Entscheidung ({{what}} des Agenten „{{title}}“) wurde gespeichert, aber {{cause}}, bevor der Agent seinen Zug beendet hat. Der Agent hat sie vielleicht nicht erhalten.',
     refused:
       'Nicht angezeigt – {{what}} des Agenten „{{title}}“: Der Agent wartet bereits auf {{limit}} offene Anfragen, so viele wie erlaubt. Beantworte eine, dann kann er wieder fragen.',
+    unshowable:
+      'Nicht angezeigt – {{what}} des Agenten „{{title}}“: Clarion kann das nicht darstellen ({{problems}}). Der Agent wurde informiert, niemand wurde gefragt.',
     kind: {
       consent: 'Berechtigungsanfrage',
       action: 'Anfrage',

@@ -624,6 +624,8 @@ export const en = {
       'The decision on the agent’s {{what}} “{{title}}” was recorded, but {{cause}} before the agent finished its turn, so the agent may not have received it.',
     refused:
       'The agent’s {{what}} “{{title}}” was not shown: the agent already waits on {{limit}} open requests, as many as it may. Answer one and it can ask again.',
+    unshowable:
+      'The agent’s {{what}} “{{title}}” was not shown: Clarion cannot show it to a person ({{problems}}). The agent was told, and nobody was asked.',
     kind: {
       consent: 'permission request',
       action: 'request',

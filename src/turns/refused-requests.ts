@@ -110,6 +110,12 @@ export async function refusedUnshowable(
   deps: RefusalDeps,
   refused: UnshowableRequest,
 ): Promise<AgentRequestRefused> {
+  await noteUnshowable(deps, refused);
+  return unshowableRequest(refused.kind, refused.problems);
+}
+
+/** The note alone, for a request whose agent hears of it otherwise; never throws. */
+export async function noteUnshowable(deps: RefusalDeps, refused: UnshowableRequest): Promise<void> {
   const problems = refused.problems
     .slice(0, MAX_NOTED_PROBLEMS)
     .map((problem) => clippedText(problem, MAX_NOTED_PROBLEM_CHARS));
@@ -119,7 +125,6 @@ export async function refusedUnshowable(
     code: 'unshowable',
     problems,
   });
-  return unshowableRequest(refused.kind, refused.problems);
 }
 
 function isIssueList(details: NonNullable<Failure['details']>): details is readonly Issue[] {

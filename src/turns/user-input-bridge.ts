@@ -73,7 +73,13 @@ import {
 import { admitMachineMessage } from './admission.js';
 import { decisionRecordOf, recordDecision, supersedeRefusedDecision } from './decision-record.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
-import { refusedOverBound, UNNOTED_REFUSALS, type RefusalDeps } from './refused-requests.js';
+import {
+  noteUnshowable,
+  problemsOf,
+  refusedOverBound,
+  UNNOTED_REFUSALS,
+  type RefusalDeps,
+} from './refused-requests.js';
 
 const EVENT_TYPES = {
   awaiting: 'user_input.requested',
@@ -439,7 +445,8 @@ function ownerDeleted(details: unknown): boolean {
 /**
  * A permission request no person could be shown (no option a person can
  * choose): the ACP host logs its message with the session and answers the
- * agent `cancelled`, so the refusal is never silent.
+ * agent `cancelled`, and the transcript says it was not shown and why, so
+ * the refusal is never silent.
  */
 export class ConsentNotAsked extends Error {
   readonly code = 'consent_not_asked';
@@ -478,6 +485,14 @@ export function consentHandler(
       turnEnd: context.ended,
     });
     if (!created.ok && created.code === 'invalid_request') {
+      // Nobody was asked: the person reads so in the transcript, the agent hears `cancelled`.
+      await noteUnshowable(refusals, {
+        sessionId,
+        turnId: context.turnId,
+        kind: 'consent',
+        title: asked.title,
+        problems: problemsOf(created),
+      });
       throw new ConsentNotAsked(created.message ?? 'invalid request');
     }
     if (!created.ok && created.code === 'too_many_open_requests') {

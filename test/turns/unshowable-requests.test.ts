@@ -6,12 +6,13 @@
  * the agent retries, and never holding the refused request itself. Both
  * dialects, with the elicitation bridge called as the ACP host calls it.
  */
-import type { CreateElicitationRequest } from '@agentclientprotocol/sdk';
+import type { CreateElicitationRequest, RequestPermissionRequest } from '@agentclientprotocol/sdk';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentRequestRefused } from '../../src/agents/acp-host/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { elicitationHandlers } from '../../src/turns/elicitation-bridge.js';
 import { formRequester } from '../../src/turns/index.js';
+import { ConsentNotAsked, consentHandler } from '../../src/turns/user-input-bridge.js';
 import {
   formSchema,
   MAX_FORM_FIELDS,
@@ -156,5 +157,26 @@ describe.each(DRIVERS)('an agent request Clarion cannot show, on %s', (driver) =
       problems: ['message is too long'],
     });
     expect(JSON.stringify(note)).not.toContain('y'.repeat(100));
+  });
+
+  it('notes a permission request with no option a person can choose; the agent hears it was not allowed', async () => {
+    const ask = consentHandler({ store: h.store }, () => h.turns.userInputs, refusals());
+    const request: RequestPermissionRequest = {
+      sessionId: 'agent-session',
+      toolCall: { toolCallId: 'toolu_01', title: 'Run npm test', kind: 'execute' },
+      options: [{ optionId: ' ', name: 'Allow', kind: 'allow_once' }],
+    };
+    const open = new AbortController().signal;
+    const refused = ask(sessionId, request, { turnId, signal: open, ended: open });
+    await expect(refused).rejects.toBeInstanceOf(ConsentNotAsked);
+    expect(h.turns.userInputs.snapshot()).toEqual([]);
+    expect((await notes()).map((note) => note.metadata)).toEqual([
+      {
+        kind: 'consent',
+        title: 'Run npm test',
+        code: 'unshowable',
+        problems: ['at least one option is required'],
+      },
+    ]);
   });
 });

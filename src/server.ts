@@ -72,7 +72,7 @@ import { CancelRequests } from './turns/cancellations.js';
 import { UnrecordedRefusals } from './turns/unrecorded-refusals.js';
 import { IdleStops } from './turns/idle-policy.js';
 import { drainQueuesAfterRestart } from './turns/admission.js';
-import { endOrphanedUserInputs } from './turns/ended-user-inputs.js';
+import { agentGoneNoter, endOrphanedUserInputs } from './turns/ended-user-inputs.js';
 import { AGENT_IDLE_MS } from './tunables.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
@@ -378,6 +378,7 @@ export async function startServer(
       }),
       admitFollowUp: followUpAdmitter(() => turnsRef),
       keepOpen: userInputCopyKeeper(store),
+      noteEnded: agentGoneNoter(sessions, logger.child({ component: 'user-input' })),
       recordDecision: decisionRecorder(sessions, store, {
         logger: logger.child({ component: 'user-input' }),
         keepRule: (tx, rule) => keepRuleWhere(tx, launch, rule),

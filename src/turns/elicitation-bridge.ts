@@ -178,8 +178,10 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       followUp: false,
       signal: call.withdrawn,
       // A link outlives a normal end of its turn, but not its agent: once the connection that
-      // would hear the answer closed, the registry ends it as it ends an MCP action's.
+      // would hear the answer closed, the registry ends it as it ends an MCP action's. That
+      // connection is the agent process's pipes: closed, the agent is gone.
       connectionLost: call.connectionLost,
+      lostWithAgent: true,
     });
     if (!created.ok && created.code === 'too_many_open_requests') {
       throw await refusedOverBound(deps.refusals, {

@@ -99,6 +99,31 @@ function endedView(view: UserInputView): UserInputView {
   };
 }
 
+/**
+ * The registry's `noteEnded` port: the note that a request no turn's end
+ * named ended unanswered because its agent stopped, in its session's latest
+ * turn. A write that fails is logged: the request ended all the same.
+ */
+export function agentGoneNoter(
+  sessions: SessionWriter,
+  logger: Logger,
+): (ended: UserInputView) => void {
+  return (ended) => {
+    void sessions
+      .write(ended.session_id, async (write) => {
+        const turn = await currentTurn(write.tx, ended.session_id);
+        if (!turn) return;
+        write.added(await appendMessage(write.tx, endedNote(ended, turn.id, 'agent_exited')));
+      })
+      .catch((error: unknown) => {
+        logger.warn(
+          { err: error, request_id: ended.id, session_id: ended.session_id },
+          'a request its agent left could not be noted in the transcript',
+        );
+      });
+  };
+}
+
 export interface EndedUserInputsDeps {
   readonly store: Store;
   readonly sessions: SessionWriter;

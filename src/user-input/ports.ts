@@ -73,6 +73,13 @@ export interface UserInputPorts {
    * within a bound of its own. Absent (unit tests), requests open at once.
    */
   keepOpen?(awaiting: UserInputView): Promise<void>;
+  /**
+   * Writes in `ended`'s session transcript that it ended unanswered because
+   * its agent stopped, for a request no turn's end names (`lostWithAgent`).
+   * Runs on its own (never throws, bounded by its store); absent (unit
+   * tests), nothing is written.
+   */
+  noteEnded?(ended: UserInputView): void;
   logger: UserInputLogger;
   /**
    * Durable "Always allow" rules. Given, each consent asks it before it asks

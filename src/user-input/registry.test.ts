@@ -607,6 +607,30 @@ describe('a call whose connection closed', () => {
     expect(ctx.timers.active).toBe(0);
   });
 
+  it('ends as its agent’s exit, at once, when the connection that closed was the agent process’s own and its turn already ended', async () => {
+    const ctx = setup();
+    const connection = new AbortController();
+    const link = open(
+      ctx.registry,
+      actionInput({ followUp: false, connectionLost: connection.signal, lostWithAgent: true }),
+    );
+    ctx.registry.turnEnded('session-1', 'normal');
+    connection.abort();
+    await flush();
+    expect(link.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(link.id)).toMatchObject({
+      status: 'settled',
+      settled_reason: 'agent_exited',
+    });
+    // Nobody decided, and nothing can reach the agent now: a late answer is told so.
+    expect(await ctx.registry.respond(link.id, { decision: 'done' }, ADA)).toEqual({
+      ok: false,
+      code: 'agent_exited',
+    });
+    expect(ctx.admissions).toEqual([]);
+    expect(ctx.timers.active).toBe(0);
+  });
+
   it('is swept at once when its turn already ended, or when the agent withdrew its call', async () => {
     const ctx = setup();
     const connection = new AbortController();

@@ -348,6 +348,11 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       case 'cancelRetry':
         stopTimer(retries, id);
         return;
+      case 'noteEndedUnanswered':
+        safely('note_ended', id, () => {
+          ports.noteEnded?.(toView(state));
+        });
+        return;
       default:
         assertNever(command);
     }
@@ -611,9 +616,14 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   }
 
   /** The call's connection closed: swept once the turn that asked ends (`LostCalls`). */
-  function callLost(id: string): void {
+  function callLost(id: string, withAgent: boolean): void {
     const state = live.get(id);
-    // Its turn already ended (an action outlives it): no end is coming to say why.
+    // Its turn already ended (an action outlives it): no end is coming to say why. When the
+    // connection was the agent process's own, the agent is gone: that is why.
+    if (state?.status === 'awaiting' && state.turnEnded && withAgent) {
+      dispatch(id, { type: 'agentConnectionClosed' });
+      return;
+    }
     if (state?.status !== 'awaiting' || state.turnEnded) {
       sweepCall(id);
       return;
@@ -623,14 +633,17 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     });
   }
 
-  function watchCall(id: string, { signal, connectionLost, turnEnd }: RequestInput): void {
+  function watchCall(
+    id: string,
+    { signal, connectionLost, lostWithAgent, turnEnd }: RequestInput,
+  ): void {
     const pending = answers.get(id);
     if (!pending) return;
     const onWithdrawn = () => {
       sweepCall(id);
     };
     const onLost = () => {
-      callLost(id);
+      callLost(id, lostWithAgent === true);
     };
     // Its turn ended while its copy was kept: that end settled only what was open then. Opened
     // first, so its copy is forgotten as any swept request's is.

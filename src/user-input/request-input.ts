@@ -31,6 +31,14 @@ interface RequestInputBase {
    */
   connectionLost?: AbortSignal;
   /**
+   * `connectionLost` is the agent process's own (ACP's pipes), which closes
+   * only once the agent is gone. After the request's turn ended, no turn's
+   * end is left to say so: it then ends `agent_exited` at once, and its
+   * session's transcript says so (`noteEnded`), as for a request its own
+   * turn's end named.
+   */
+  lostWithAgent?: boolean;
+  /**
    * Aborted once the turn that asked ended, for a request that ends with it
    * (a consent, a form of a turn). That end settles the requests open then
    * (`turnEnded`); one still opening (its rule read, its copy kept) is

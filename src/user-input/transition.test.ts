@@ -175,6 +175,7 @@ const EVENTS = {
   turnAgentExited: { type: 'turnEnded', outcome: 'agent_exited' },
   agentExitNamed: { type: 'agentExitNamed' },
   agentCallAborted: { type: 'agentCallAborted' },
+  agentConnectionClosed: { type: 'agentConnectionClosed' },
   superseded: { type: 'superseded' },
   accepted1: { type: 'dispatchAccepted', attempt: 1 },
   accepted2: { type: 'dispatchAccepted', attempt: 2 },
@@ -239,6 +240,8 @@ const awaitingBase: Partial<Row> = {
   ...liveBase,
   deadlinePassed: 'settled|timed_out',
   agentCallAborted: 'settled|swept',
+  // The agent process's connection closed: nobody decided, and the agent is gone.
+  agentConnectionClosed: 'settled|agent_exited',
   superseded: 'settled|superseded',
   ...same(['turnCancelled', 'turnFailed'], 'settled|swept'),
   // Nobody decided and the agent is gone: said apart from a sweep.
@@ -258,6 +261,7 @@ const answeredBase: Partial<Row> = {
   ...same(RESPONSES, '!already_answered'),
   deadlinePassed: '!deadline_not_running',
   agentCallAborted: '!already_answered',
+  agentConnectionClosed: '!already_answered',
   superseded: '!already_answered',
   agentExitNamed: '!already_answered',
 };
@@ -835,5 +839,29 @@ describe('transition: a Reject with the person reason', () => {
       answer: { kind: 'option', option_id: 'reject', reason: REASON, respondedBy: ADA },
     });
     expect(types(swept.commands)).not.toContain('dispatchFollowUp');
+  });
+});
+
+describe('agentConnectionClosed', () => {
+  it('notes a request no turn’s end named, once, and answers the agent that it was swept', () => {
+    const result = transition(STATES.awaitingActionAfterTurn, EVENTS.agentConnectionClosed);
+    if ('ignored' in result) throw new Error('ignored');
+    expect(types(result.commands)).toEqual([
+      'cancelDeadline',
+      'publishChanged',
+      'answerAgent',
+      'noteEndedUnanswered',
+    ]);
+    expect(result.commands).toContainEqual({
+      type: 'answerAgent',
+      outcome: { kind: 'refused', reason: 'swept' },
+    });
+  });
+
+  it('leaves the note to the turn’s end that named it', () => {
+    const result = transition(STATES.exitNamedAction, EVENTS.agentConnectionClosed);
+    if ('ignored' in result) throw new Error('ignored');
+    expect(result.state).toMatchObject({ status: 'settled', reason: 'agent_exited' });
+    expect(types(result.commands)).not.toContain('noteEndedUnanswered');
   });
 });

@@ -476,6 +476,19 @@ function onAgentExitNamed(state: LiveState): TransitionResult {
   return applied({ ...state, ending: 'agent_exited' }, []);
 }
 
+/**
+ * Nobody decided and the agent is gone: said as its turn's end says it of
+ * its own requests, with a note of its own, since no turn's end writes one.
+ * One a turn's end already named keeps that end's note.
+ */
+function onAgentConnectionClosed(state: LiveState): TransitionResult {
+  if (state.status !== 'awaiting') return ignore('already_answered');
+  if (state.ending) return settle(state, state.ending, { refusal: 'swept' });
+  const settled = settle(state, 'agent_exited', { refusal: 'swept' });
+  if ('ignored' in settled) return settled;
+  return applied(settled.state, [...settled.commands, { type: 'noteEndedUnanswered' }]);
+}
+
 function nudge(state: DueState): TransitionResult {
   switch (state.phase) {
     case 'attempting':
@@ -553,6 +566,8 @@ export function transition(state: UserInputState, event: UserInputEvent): Transi
     case 'agentCallAborted':
       if (state.status !== 'awaiting') return ignore('already_answered');
       return settle(state, 'swept', { refusal: 'swept' });
+    case 'agentConnectionClosed':
+      return onAgentConnectionClosed(state);
     case 'superseded':
       if (state.status !== 'awaiting') return ignore('already_answered');
       return settle(state, 'superseded', { refusal: 'superseded' });

@@ -248,6 +248,12 @@ export type UserInputEvent =
   /** The turn's end names this request ended by its agent's exit (`endedByTurnEnd`). */
   | { type: 'agentExitNamed' }
   | { type: 'agentCallAborted' }
+  /**
+   * The agent process's own connection closed after this request's turn had
+   * ended (`lostWithAgent`): the agent is gone, and no turn's end is left to
+   * say so.
+   */
+  | { type: 'agentConnectionClosed' }
   | { type: 'superseded' }
   | { type: 'dispatchAccepted'; attempt: number }
   | { type: 'dispatchBusy'; attempt: number }
@@ -279,7 +285,9 @@ export type UserInputCommand =
   | { type: 'answerAgent'; outcome: AgentOutcome }
   | { type: 'dispatchFollowUp'; sessionId: string; text: string; attempt: number }
   | { type: 'scheduleRetry'; afterMs: number }
-  | { type: 'cancelRetry' };
+  | { type: 'cancelRetry' }
+  /** Write in its session's transcript that it ended unanswered: its agent stopped. */
+  | { type: 'noteEndedUnanswered' };
 
 export type IgnoreReason =
   | 'unknown_request'

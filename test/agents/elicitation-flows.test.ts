@@ -9,7 +9,11 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ACP_REFUSAL_ERROR_CODE, USER_INPUT_REFUSED_TYPE } from '../../src/wire/index.js';
+import {
+  ACP_REFUSAL_ERROR_CODE,
+  USER_INPUT_ENDED_TYPE,
+  USER_INPUT_REFUSED_TYPE,
+} from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -418,5 +422,21 @@ describe('ACP elicitation through Clarion', () => {
       decision: 'done',
     });
     expect(late.status).toBe(409);
+    // Said as what ended it, as for a link its own turn's end named: the agent stopped.
+    expect(late.json.code).toBe('agent_exited');
+    const page = await api('GET', `/api/v1/sessions/${sessionId}/messages?limit=500`);
+    const ended = (page.json.messages as { type: string; metadata: unknown }[]).filter(
+      (message) => message.type === USER_INPUT_ENDED_TYPE,
+    );
+    expect(ended).toEqual([
+      expect.objectContaining({
+        metadata: {
+          request_id: request.id,
+          kind: 'action',
+          title: 'Sign in to the issue tracker',
+          loss: 'agent_exited',
+        },
+      }),
+    ]);
   }, 60_000);
 });

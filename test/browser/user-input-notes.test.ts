@@ -174,6 +174,39 @@ describe('the notes of a request its server lost', () => {
     );
   }, 120_000);
 
+  it('say that a request Clarion cannot show was never shown, and why, in the reader’s language', async () => {
+    const { world } = suite;
+    const { sessionId, note } = await idleSessionWithNotes(world, 'Unshowable requests');
+    const unshowable: UserInputRefusedNote = {
+      kind: 'form',
+      title: 'Deploy settings',
+      code: 'unshowable',
+      problems: ['properties: at most 20 fields'],
+    };
+    await note(USER_INPUT_REFUSED_TYPE, refusedNoteText(unshowable), { ...unshowable });
+
+    const read = async (locale: string) => {
+      const page = await signedInPage(world, suite.browser, undefined, { locale });
+      await page.goto(`${world.origin}/sessions/${sessionId}`);
+      const shown = page.getByTestId('user-input-note');
+      await shown.first().waitFor(WAIT);
+      const text = await shown.first().textContent();
+      const worded = await shown.first().getAttribute('data-worded');
+      await page.context().close();
+      return { text, worded };
+    };
+
+    const german = await read('de-DE');
+    expect(german.worded).toBe('translated');
+    expect(german.text).toContain(
+      'Nicht angezeigt – Formular des Agenten „Deploy settings“: Clarion kann das nicht darstellen (properties: at most 20 fields)',
+    );
+    const english = await read('en-US');
+    expect(english.text).toContain(
+      'The agent’s form “Deploy settings” was not shown: Clarion cannot show it to a person (properties: at most 20 fields)',
+    );
+  }, 120_000);
+
   it('say that a stop ended the turn in the reader’s language, or in the server’s words', async () => {
     const { world } = suite;
     const { sessionId, note } = await idleSessionWithNotes(world, 'Interrupted turn');

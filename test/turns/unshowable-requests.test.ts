@@ -136,6 +136,26 @@ describe.each(DRIVERS)('an agent request Clarion cannot show, on %s', (driver) =
     ]);
   });
 
+  it('notes a link Clarion will not show, naming why', async () => {
+    const link = {
+      sessionId: 'agent-session',
+      mode: 'url',
+      elicitationId: 'oauth-1',
+      message: 'Sign in to the tracker',
+      url: 'javascript:alert(1)',
+    } as unknown as CreateElicitationRequest;
+    await expect(elicit(link)).rejects.toBeInstanceOf(AgentRequestRefused);
+    expect(h.turns.userInputs.snapshot()).toEqual([]);
+    expect((await notes()).map((note) => note.metadata)).toEqual([
+      {
+        kind: 'action',
+        title: 'Sign in to the tracker',
+        code: 'unshowable',
+        problems: [expect.stringContaining('url')],
+      },
+    ]);
+  });
+
   it('refuses a form whose message is too long to show as an error naming it, not a cancel, and notes it', async () => {
     const requestForm = formRequester({ store: h.store }, () => h.turns.userInputs, refusals());
     const message = `Deploy settings\n${'y'.repeat(MAX_FORM_MESSAGE_CHARS)}`;

@@ -706,8 +706,10 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       };
       // One a person will be asked opens once its copy is kept; a close meanwhile refuses it.
       const openKept = (rememberedBy: Responder | null) => {
-        // Its turn ended before anyone could be asked: nobody is, and nothing is kept.
-        if (input.turnEnd?.aborted) {
+        // Its turn ended, or the agent's call was withdrawn (the person's Stop cancels it), before
+        // anyone could be asked: nobody is, nothing is kept, and no standing "always" answers it:
+        // a tool must not run on a rule once the person stopped the turn.
+        if (input.turnEnd?.aborted || input.signal?.aborted) {
           answer(id, { kind: 'refused', reason: 'swept' });
           return;
         }

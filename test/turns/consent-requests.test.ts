@@ -305,6 +305,32 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     }
   });
 
+  it('a request that comes once its turn was cancelled is not allowed, not even by a standing "always"', async () => {
+    const first = ask(bashRequest(sessionId, 'npm test'));
+    const consent = await pendingConsent();
+    await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow_always',
+    });
+    expect(await first).toEqual({ outcome: { outcome: 'selected', optionId: 'allow_always' } });
+    const decided = (await decisionRows(h, sessionId)).length;
+    const requested = h.events.events.filter((e) => e.type === 'user_input.requested').length;
+
+    // The person pressed Stop: the agent's next request comes with its turn already cancelled.
+    const stopped = new AbortController();
+    stopped.abort();
+    const late = await handler(sessionId, bashRequest(sessionId, 'npm test'), {
+      turnId: undefined,
+      signal: stopped.signal,
+      ended: new AbortController().signal,
+    });
+    expect(late).toEqual({ outcome: { outcome: 'cancelled' } });
+    // Nobody was shown it and nothing was decided for it.
+    expect(await decisionRows(h, sessionId)).toHaveLength(decided);
+    expect(h.events.events.filter((e) => e.type === 'user_input.requested')).toHaveLength(
+      requested,
+    );
+  });
+
   it('a request with no option a person can choose is refused with its reason, and nothing waits', async () => {
     const request = bashRequest(sessionId, 'ls');
     request.options = [{ optionId: ' ', name: 'Allow', kind: 'allow_once' }];

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   PENDING_ID_ORDERED_INDEX,
   PID_FILE,
@@ -30,7 +30,7 @@ import {
   type Exited,
   type RunAs,
 } from '../support/clarion-process.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { DRIVERS, freshDatabase, withPgAdmin, type TestDatabase } from '../support/databases.js';
 import { holdDataDirLock, holdSqliteLock } from '../support/lock-holder.js';
 
 function expectOneLineFailure(result: Exited, pattern: RegExp): void {
@@ -243,9 +243,7 @@ describe('clarion serve with bad configuration', () => {
       expect(result.stderr).not.toMatch(/unexpected/);
     } finally {
       await database.dispose();
-      const cleanup = new pg.Client({ connectionString: inject('pgAdminUrl') });
-      await cleanup.connect();
-      await cleanup.query(`DROP ROLE IF EXISTS ${role}`).finally(() => cleanup.end());
+      await withPgAdmin((client) => client.query(`DROP ROLE IF EXISTS ${role}`));
     }
   });
 

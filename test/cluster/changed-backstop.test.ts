@@ -7,28 +7,18 @@
  * ended it.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { claimReplicas, createWakeBus, type WakeBus } from '../../src/cluster/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { openStore, WAKE_LISTENER_APPLICATION, type Store } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
 import { eventually } from '../support/clarification-harness.js';
+import { withPgAdmin } from '../support/databases.js';
 import { freshPostgres } from '../support/replicas.js';
 
 const POLL_MS = 200;
 /** The sleep's own bound: far beyond a few polls. */
 const SLEEP_MS = 30_000;
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject('pgAdminUrl') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
-}
 
 describe('a wait for a session’s change when its wake is lost, on postgres', () => {
   let database: Awaited<ReturnType<typeof freshPostgres>> | undefined;
@@ -38,7 +28,9 @@ describe('a wait for a session’s change when its wake is lost, on postgres', (
 
   afterEach(async () => {
     if (database && name) {
-      await admin((client) => client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`));
+      await withPgAdmin((client) =>
+        client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
+      );
     }
     for (const bus of buses.splice(0)) bus.close();
     for (const store of stores.splice(0)) await store.close();
@@ -77,7 +69,7 @@ describe('a wait for a session’s change when its wake is lost, on postgres', (
     });
 
     // A's listener dies and cannot come back: the wake B sends meanwhile is lost.
-    await admin(async (client) => {
+    await withPgAdmin(async (client) => {
       await client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
       await client.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity

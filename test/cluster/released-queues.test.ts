@@ -10,13 +10,13 @@
  * runs the same way. Two replicas that hear it run it once. When the last replica stops,
  * the next start runs what it left.
  */
-import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/index.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import { getSession, listQueue, WAKE_LISTENER_APPLICATION } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
+import { withPgAdmin } from '../support/databases.js';
 import { freshPostgres, leaseHolder } from '../support/replicas.js';
 import { TestHost } from '../support/test-host.js';
 
@@ -31,16 +31,6 @@ interface Replica {
   readonly host: TestHost;
   readonly api: ReturnType<typeof bearerApi>;
   closed: boolean;
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject('pgAdminUrl') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
-  }
 }
 
 describe('a message queued in a session of a replica that stops cleanly', () => {
@@ -186,7 +176,7 @@ describe('a message queued in a session of a replica that stops cleanly', () => 
 
     // The listeners die and cannot come back: the stop's notification reaches nobody.
     const name = new URL(target.url).pathname.slice(1);
-    await admin(async (client) => {
+    await withPgAdmin(async (client) => {
       await client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
       await client.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -195,7 +185,7 @@ describe('a message queued in a session of a replica that stops cleanly', () => 
       );
     });
     reopen = () =>
-      admin((client) => client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`));
+      withPgAdmin((client) => client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`));
     await eventually(() => b.server.wakes.listenerState() === 'reconnecting');
 
     await stop(a);

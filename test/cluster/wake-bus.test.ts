@@ -6,8 +6,7 @@
  * send is an in-process emit after the commit.
  */
 import { sql } from 'kysely';
-import pg from 'pg';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { createWakeBus, parseWake, type Wake, type WakeBus } from '../../src/cluster/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
@@ -17,7 +16,7 @@ import {
   type Store,
 } from '../../src/store/index.js';
 import { systemTimers } from '../../src/support/timers.js';
-import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { freshDatabase, withPgAdmin, type TestDatabase } from '../support/databases.js';
 
 const POLL_MS = 200;
 
@@ -26,16 +25,6 @@ async function eventually(check: () => boolean | Promise<boolean>, withinMs = 5_
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`not within ${withinMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
-async function admin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: inject('pgAdminUrl') });
-  await client.connect();
-  try {
-    return await work(client);
-  } finally {
-    await client.end();
   }
 }
 
@@ -154,7 +143,7 @@ describe('wake bus', () => {
     };
 
     // The listener dies and cannot come back: every notification meanwhile is lost.
-    await admin(async (client) => {
+    await withPgAdmin(async (client) => {
       await client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS false`);
       await client.query(
         `SELECT pg_terminate_backend(pid) FROM pg_stat_activity
@@ -172,7 +161,9 @@ describe('wake bus', () => {
 
     // Back: the reconnect itself resyncs, and wakes flow again.
     const before = resyncs;
-    await admin((client) => client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`));
+    await withPgAdmin((client) =>
+      client.query(`ALTER DATABASE ${name} WITH ALLOW_CONNECTIONS true`),
+    );
     await eventually(() => b.bus.listenerState() === 'listening', 10_000);
     expect(resyncs).toBeGreaterThan(before);
     await probe('after');

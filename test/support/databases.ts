@@ -57,6 +57,11 @@ export async function freshDatabase(
   };
 }
 
+/** `work` on a connection to the test PostgreSQL as its superuser, closed after. */
+export function withPgAdmin<T>(work: (client: pg.Client) => Promise<T>): Promise<T> {
+  return withAdmin(inject('pgAdminUrl'), work);
+}
+
 async function withAdmin<T>(adminUrl: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();

@@ -245,3 +245,46 @@ describe('a decision is kept before it takes effect', () => {
     expect(ctx.errors).toContain('user_input.rule_answer_not_recorded');
   });
 });
+
+describe('a close while a rule’s answer is kept', () => {
+  it('the answer its kept line names is what the agent hears', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await flush();
+    ctx.records.writes[0]?.keep();
+    await responded;
+
+    const second = open(ctx.registry, consentInput());
+    await flush();
+    expect(ctx.records.writes[1]?.view).toMatchObject({ id: second.id, remembered: true });
+    // Shutdown comes while the rule's line is being written; the write then commits.
+    ctx.registry.close();
+    ctx.records.writes[1]?.keep();
+    await flush();
+    expect(second.outcome()).toMatchObject({
+      kind: 'selected',
+      option_id: 'allow',
+      remembered: true,
+    });
+    expect(ctx.registry.get(second.id)).toMatchObject({ status: 'settled', remembered: true });
+  });
+
+  it('one whose line was not kept refuses the agent and asks nobody', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await flush();
+    ctx.records.writes[0]?.keep();
+    await responded;
+
+    const second = open(ctx.registry, consentInput());
+    await flush();
+    ctx.registry.close();
+    ctx.records.writes[1]?.fail();
+    await flush();
+    expect(second.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(second.id)).toBeUndefined();
+    expect(ctx.records.writes).toHaveLength(2);
+  });
+});

@@ -715,8 +715,10 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         }
         if (rememberedBy) {
           void keptRuleAnswer(request, rememberedBy).then((kept) => {
-            if (closed) answer(id, { kind: 'refused', reason: 'swept' });
-            else if (kept) open(kept);
+            // Its line is kept: the agent hears what it says, as with a person's decision kept
+            // across a close (`judge`), never a refusal beside an "allowed by rule" row.
+            if (kept) open(kept);
+            else if (closed) answer(id, { kind: 'refused', reason: 'swept' });
             else openKept(null);
           });
           return;

@@ -67,6 +67,8 @@ export const DECISION_UNKEPT_ATTEMPTS = 5;
 export const DECISION_UNKEPT_RETRY_MS = 5_000;
 /** A consent asks its "Always allow" rule for at most this long (waiting writes included), then a person. */
 export const CONSENT_RULE_LOOKUP_TIMEOUT_MS = 5_000;
+/** The newest revoked "Always allow" rules the rules' list shows, with who revoked them. */
+export const CONSENT_RULE_REVOCATIONS_LISTED_ROWS = 100;
 /**
  * A request whose agent's connection closed under its call (not the agent's
  * own cancel) waits at most this long for the turn that asked to end, then is

@@ -1,14 +1,15 @@
 /**
  * `/api/v1/consent-rules`: a person's "Always allow" rules, listed and
- * revoked (an admin's list and revokes reach everyone's). Only a person has
- * rules: an agent's token is refused here (`forbidden`), on the read too.
+ * revoked (an admin's list and revokes reach everyone's), a revoke recorded
+ * with who made it and where (web or API). Only a person has rules: an
+ * agent's token is refused here (`forbidden`), on the read too.
  */
 import type { Context, Hono } from 'hono';
 import type { UserPrincipal } from '../auth/index.js';
 import type { Store } from '../store/index.js';
 import { consentRulesOf, revokeConsentRule } from '../turns/index.js';
 import { textProblem, unpagedListQuery } from '../wire/index.js';
-import { principalOf } from './auth.js';
+import { decisionCaller, principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseQuery } from './request-guards.js';
@@ -30,7 +31,7 @@ export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRo
     if (caller instanceof Response) return caller;
     const query = parseQuery(c, unpagedListQuery);
     if (!query.ok) return query.response;
-    return c.json({ rules: await consentRulesOf(deps.store, caller) });
+    return c.json(await consentRulesOf(deps.store, caller));
   });
 
   app.delete('/api/v1/consent-rules/:id', async (c) => {
@@ -39,7 +40,7 @@ export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRo
     const id = c.req.param('id');
     // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown rule');
-    const result = await revokeConsentRule(deps.store, caller, id);
+    const result = await revokeConsentRule(deps.store, caller, decisionCaller(c).surface, id);
     return result.ok ? c.body(null, 204) : failureResponse(c, result);
   });
 }

@@ -159,15 +159,3 @@ export function listConsentRules(
   const scoped = userId === null ? all : all.where('r.user_id', '=', userId);
   return scoped.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').execute();
 }
-
-/** Deletes a rule, only `userId`'s unless null; whether a row went. */
-export async function deleteConsentRule(
-  ctx: RepoContext,
-  ruleId: string,
-  userId: string | null,
-): Promise<boolean> {
-  let statement = ctx.db.deleteFrom('consent_rules').where('id', '=', ruleId);
-  if (userId !== null) statement = statement.where('user_id', '=', userId);
-  const result = await statement.executeTakeFirst();
-  return result.numDeletedRows > 0n;
-}

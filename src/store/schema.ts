@@ -243,6 +243,27 @@ const TABLES: readonly SchemaStep[] = [
       UNIQUE (user_id, agent_profile, tool_key)
     )`,
   },
+  // A revoked "Always allow": the rule as it was, with who revoked it, where and when. Its ID is
+  // the rule's, revoked once; names are kept as text, as the decision log keeps them.
+  {
+    name: 'table consent_rule_revocations',
+    ddl: `CREATE TABLE IF NOT EXISTS consent_rule_revocations (
+      id TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      agent_profile TEXT NOT NULL,
+      tool TEXT NOT NULL,
+      command TEXT,
+      workspace_id TEXT,
+      cwd TEXT,
+      surface TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      revoked_by TEXT NOT NULL,
+      revoked_by_name TEXT NOT NULL,
+      revoked_surface TEXT NOT NULL,
+      revoked_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    )`,
+  },
   // Several servers on one database (issue 16): who is running, and who runs which session's agent.
   {
     name: 'table replicas',
@@ -388,6 +409,8 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   { name: `index ${UNANSWERED_ASKS_INDEX}`, ddl: UNANSWERED_ASKS_INDEX_DDL },
   { name: `index ${SETTLED_ROWS_INDEX}`, ddl: SETTLED_ROWS_INDEX_DDL },
   index('idx_consent_rules_tool', 'consent_rules (agent_profile, tool_key)'),
+  index('idx_consent_rule_revocations_user', 'consent_rule_revocations (user_id, revoked_at, id)'),
+  index('idx_consent_rule_revocations_at', 'consent_rule_revocations (revoked_at, id)'),
   index('idx_session_leases_replica', 'session_leases (replica_id, expires_at)'),
 ];
 

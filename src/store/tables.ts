@@ -255,12 +255,35 @@ export interface NotificationOutboxTable {
   updated_at: Timestamp;
 }
 
+/** A revoked "Always allow" (`consent-rule-revocations.ts`): the rule as it was, and its revoke. */
+export interface ConsentRuleRevocationsTable {
+  /** The revoked rule's ID. */
+  id: string;
+  /** Whose rule it was. */
+  user_id: string;
+  agent_profile: string;
+  tool: string;
+  command: string | null;
+  workspace_id: string | null;
+  cwd: string | null;
+  /** Where the rule was set (`DecisionSurface`), and when. */
+  surface: string;
+  created_at: Timestamp;
+  /** Who revoked it (a user ID), their name then, and where (`DecisionSurface`). */
+  revoked_by: string;
+  revoked_by_name: string;
+  revoked_surface: string;
+  revoked_at: Timestamp;
+  updated_at: Timestamp;
+}
+
 /**
  * A person's standing "Always allow" for one agent profile's tool call as
  * they saw it (its kind or tool, and its whole command), where they made it
  * (the task's workspace and folder): a consent the agent asks there, in a
  * task of theirs, is allowed without asking. One row per (person, profile,
- * tool, command, workspace, folder); revoking deletes it.
+ * tool, command, workspace, folder); revoking deletes it, keeping a
+ * `consent_rule_revocations` row.
  */
 export interface ConsentRulesTable {
   id: string;
@@ -350,6 +373,7 @@ export interface Database {
   notification_settings: NotificationSettingsTable;
   notification_outbox: NotificationOutboxTable;
   consent_rules: ConsentRulesTable;
+  consent_rule_revocations: ConsentRuleRevocationsTable;
   replicas: ReplicasTable;
   session_leases: SessionLeasesTable;
   mcp_sessions: McpSessionsTable;

@@ -7,25 +7,33 @@
  * rules; an admin sees and revokes everyone's. Someone else's rule is
  * `not_found` to anyone else, the same as one that does not exist. A rule
  * answers only in its own person's tasks (`consentRuleFor`), so the rules a
- * person lists are every rule that answers for their agents.
+ * person lists are every rule that answers for their agents. A revoke keeps
+ * who made it and where (`consent-rule-revocations.ts`), listed to the rule's
+ * person beside their rules.
  */
 import type { AgentProfile } from '../agents/index.js';
 import type { UserPrincipal } from '../auth/index.js';
 import {
   consentRuleFor,
-  deleteConsentRule,
   getTask,
   keepConsentRule,
+  listConsentRuleRevocations,
   listConsentRules,
+  revokeConsentRuleRow,
   type ConsentRuleRecord,
+  type ConsentRuleRevocationRecord,
   type RepoContext,
   type RuleScope,
+  type Store,
 } from '../store/index.js';
+import { CONSENT_RULE_REVOCATIONS_LISTED_ROWS } from '../tunables.js';
 import type { ConsentRuleToKeep, UserInputPorts } from '../user-input/index.js';
 import { agentFolder } from './agent-folder.js';
 import {
   DECISION_SURFACES,
   failure,
+  type ConsentRuleListReply,
+  type ConsentRuleRevocationView,
   type ConsentRuleView,
   type DecisionSurface,
   type Failure,
@@ -52,6 +60,18 @@ function ruleView(record: ConsentRuleRecord): ConsentRuleView {
     set_by: { user_id: record.user_id, name: record.user_name },
     surface: surfaceOf(record.surface),
     created_at: record.created_at,
+  };
+}
+
+function revocationView(record: ConsentRuleRevocationRecord): ConsentRuleRevocationView {
+  return {
+    ...ruleView(record),
+    revoked_by: {
+      user_id: record.revoked_by,
+      name: record.revoked_by_name,
+      surface: surfaceOf(record.revoked_surface),
+    },
+    revoked_at: record.revoked_at,
   };
 }
 
@@ -113,19 +133,28 @@ export async function keepRuleWhere(
   });
 }
 
+/** The caller's rules and the newest revoked ones (an admin's: everyone's). */
 export async function consentRulesOf(
   store: RepoContext,
   caller: UserPrincipal,
-): Promise<ConsentRuleView[]> {
-  return (await listConsentRules(store, caller.isAdmin ? null : caller.userId)).map(ruleView);
+): Promise<ConsentRuleListReply> {
+  const whose = caller.isAdmin ? null : caller.userId;
+  const [rules, revoked] = await Promise.all([
+    listConsentRules(store, whose),
+    listConsentRuleRevocations(store, whose, CONSENT_RULE_REVOCATIONS_LISTED_ROWS),
+  ]);
+  return { rules: rules.map(ruleView), revoked: revoked.map(revocationView) };
 }
 
+/** Revokes a rule the caller may see, recording that they did, on `surface`. */
 export async function revokeConsentRule(
-  store: RepoContext,
+  store: Store,
   caller: UserPrincipal,
+  surface: DecisionSurface,
   ruleId: string,
 ): Promise<{ ok: true } | Failure<'not_found'>> {
-  return (await deleteConsentRule(store, ruleId, caller.isAdmin ? null : caller.userId))
-    ? { ok: true }
-    : failure('not_found', 'unknown rule');
+  const by = { user_id: caller.userId, name: caller.name, surface };
+  const whose = caller.isAdmin ? null : caller.userId;
+  const revoked = await store.transaction((tx) => revokeConsentRuleRow(tx, ruleId, whose, by));
+  return revoked ? { ok: true } : failure('not_found', 'unknown rule');
 }

@@ -2,10 +2,12 @@
  * "Always allow" rules (`/api/v1/consent-rules`): a person's standing answer
  * to consent requests for one agent profile's tool call as they saw it (the
  * tool and the whole command) in the workspace and working folder where they
- * chose it, listed with who set it, where and when, and revoked by ID.
+ * chose it, listed with who set it, where and when, and revoked by ID. A
+ * revoke is a person's decision too: the rules it ended are listed beside the
+ * others with who revoked them, where and when.
  */
 import { z } from 'zod';
-import { timestamp } from './common.js';
+import { responder, timestamp } from './common.js';
 import { DECISION_SURFACES } from './constants.js';
 
 export const consentRuleView = z
@@ -41,7 +43,17 @@ export const consentRuleView = z
   .meta({ id: 'ConsentRule' });
 export type ConsentRuleView = z.infer<typeof consentRuleView>;
 
+/** A rule a person revoked: as it was listed, with who revoked it, where and when. */
+export const consentRuleRevocationView = consentRuleView
+  .extend({ revoked_by: responder, revoked_at: timestamp })
+  .meta({ id: 'ConsentRuleRevocation' });
+export type ConsentRuleRevocationView = z.infer<typeof consentRuleRevocationView>;
+
 export const consentRuleListReply = z
-  .object({ rules: z.array(consentRuleView) })
+  .object({
+    rules: z.array(consentRuleView),
+    /** The newest revoked rules (at most `CONSENT_RULE_REVOCATIONS_LISTED_ROWS`), newest first. */
+    revoked: z.array(consentRuleRevocationView),
+  })
   .meta({ id: 'ConsentRuleList' });
 export type ConsentRuleListReply = z.infer<typeof consentRuleListReply>;

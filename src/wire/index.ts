@@ -480,7 +480,9 @@ export {
 } from './list-queries.js';
 export {
   consentRuleListReply,
+  consentRuleRevocationView,
   consentRuleView,
   type ConsentRuleListReply,
+  type ConsentRuleRevocationView,
   type ConsentRuleView,
 } from './consent-rules.js';

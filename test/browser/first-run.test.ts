@@ -246,6 +246,12 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await page.getByTestId('consent-rules-empty').waitFor(WAIT);
     const rules = await api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules');
     expect(rules.rules).toEqual([]);
+    // The revoke is recorded as the person's, made in the web app, and listed so.
+    const revoked = page.getByTestId('consent-rule-revoked');
+    await revoked.waitFor(WAIT);
+    await expect(revoked.getByTestId('consent-rule-revoked-by').textContent()).resolves.toContain(
+      'Revoked by admin (web app)',
+    );
 
     const next = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
       title: 'Asks again',

@@ -9,7 +9,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
 import type { UserInputView } from '../../src/user-input/index.js';
-import type { ConsentRuleView } from '../../src/wire/index.js';
+import type { ConsentRuleRevocationView, ConsentRuleView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import {
@@ -132,6 +132,55 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     expect((await rulesOf(admin)).map((rule) => rule.id)).toEqual([adminsRule?.id]);
     expect((await revoke(TOKEN, 'no-such-rule')).status).toBe(404);
     expect((await revoke(TOKEN, '%00')).status).toBe(404);
+  });
+
+  const listOf = async (as: ApiCall) =>
+    (
+      await as<{ rules: ConsentRuleView[]; revoked: ConsentRuleRevocationView[] }>(
+        'GET',
+        '/api/v1/consent-rules',
+      )
+    ).json;
+
+  it('a revoke records who revoked the rule, where and when, listed to its person', async () => {
+    const workspaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const workspaceId = workspaces.json.workspaces[0]?.id ?? '';
+    await admin('POST', `/api/v1/workspaces/${workspaceId}/members`, { user_id: bobId });
+    const me = await admin<{ user: { id: string; name: string } }>('GET', '/api/v1/me');
+    await allowAlways(bob);
+    const [rule] = await rulesOf(bob);
+    expect((await listOf(bob)).revoked).toEqual([]);
+
+    // Unknown IDs change nothing and record nothing.
+    expect((await revoke(TOKEN, 'no-such-rule')).status).toBe(404);
+    expect((await revoke(TOKEN, '%00')).status).toBe(404);
+    expect((await listOf(admin)).revoked).toEqual([]);
+
+    // The admin revokes Bob's rule: Bob sees it gone, and who took it away, where and when.
+    expect((await revoke(TOKEN, rule?.id)).status).toBe(204);
+    const listed = await listOf(bob);
+    expect(listed.rules).toEqual([]);
+    expect(listed.revoked).toEqual([
+      {
+        ...rule,
+        revoked_by: { user_id: me.json.user.id, name: me.json.user.name, surface: 'rest' },
+        revoked_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) as unknown,
+      },
+    ]);
+    expect((await listOf(admin)).revoked.map((revoked) => revoked.id)).toEqual([rule?.id]);
+    // A second revoke finds no rule, and records no second revocation.
+    expect((await revoke(bobToken, rule?.id)).status).toBe(404);
+    expect((await listOf(bob)).revoked).toHaveLength(1);
+
+    // Bob's own revoke of a rule he kept again says it was his, over the API.
+    await allowAlways(bob);
+    const [again] = await rulesOf(bob);
+    expect((await revoke(bobToken, again?.id)).status).toBe(204);
+    const [latest] = (await listOf(bob)).revoked;
+    expect(latest).toMatchObject({
+      id: again?.id,
+      revoked_by: { user_id: bobId, name: 'Bob', surface: 'rest' },
+    });
   });
 
   it('a revoked rule makes the next request ask a person again', async () => {

@@ -40,6 +40,7 @@ const TABLES = [
   'notification_settings',
   'notification_outbox',
   'consent_rules',
+  'consent_rule_revocations',
   'replicas',
   'session_leases',
   'mcp_sessions',

@@ -3,13 +3,14 @@
  * permission request without asking (the person's own; an admin's list holds
  * everyone's), each with its agent profile, tool, the workspace and folder it
  * holds in, who set it and when, and Revoke. After a revoke the next such
- * request asks again.
+ * request asks again; the revoked rules follow, with who revoked them, where
+ * and when.
  */
 import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
-import type { ConsentRuleView } from '../../../src/wire/index.js';
+import type { ConsentRuleRevocationView, ConsentRuleView } from '../../../src/wire/index.js';
 import { consentRules, revokeConsentRule } from '../model/tasks-api.js';
 import { RelativeTime } from './relative-time.js';
 
@@ -46,12 +47,15 @@ export function ConsentRulesSection() {
   const { t } = useTranslation();
   const reason = useFailureReason();
   const [rules, setRules] = useState<ConsentRuleView[] | undefined>();
+  const [revoked, setRevoked] = useState<ConsentRuleRevocationView[]>([]);
   const [error, setError] = useState<string | undefined>();
 
   const load = useCallback(async () => {
     const result = await consentRules();
-    if (result.ok) setRules(result.value.rules);
-    else setError(t('consentRules.loadFailed', { error: reason(result) }));
+    if (result.ok) {
+      setRules(result.value.rules);
+      setRevoked(result.value.revoked);
+    } else setError(t('consentRules.loadFailed', { error: reason(result) }));
   }, [reason, t]);
 
   useEffect(() => {
@@ -111,6 +115,33 @@ export function ConsentRulesSection() {
             </li>
           ))}
         </ul>
+      ) : null}
+      {revoked.length > 0 ? (
+        <>
+          <h3>{t('consentRules.revokedTitle')}</h3>
+          <ul className="token-list" data-testid="consent-rule-revoked-list">
+            {revoked.map((rule) => (
+              <li
+                key={rule.id}
+                className="token-item"
+                data-testid="consent-rule-revoked"
+                data-rule-id={rule.id}
+              >
+                <span className="token-name">{ruleText(t, rule)}</span>
+                {rule.scope === null || rule.command === null ? null : (
+                  <span className="muted">{scopeText(t, rule.scope)}</span>
+                )}
+                <span className="muted" data-testid="consent-rule-revoked-by">
+                  {t('consentRules.revokedBy', {
+                    name: rule.revoked_by.name,
+                    surface: t(`decision.surface.${rule.revoked_by.surface}`),
+                  })}{' '}
+                  · <RelativeTime at={rule.revoked_at} className="relative-time" />
+                </span>
+              </li>
+            ))}
+          </ul>
+        </>
       ) : null}
       {error !== undefined ? (
         <p className="error" role="alert">

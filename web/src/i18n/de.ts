@@ -892,6 +892,8 @@ export const de: Catalog = {
     revokeLabel: '„Immer erlauben“ widerrufen: {{rule}}',
     loadFailed: 'Die Regeln konnten nicht geladen werden ({{error}}).',
     revokeFailed: 'Die Regel wurde nicht widerrufen ({{error}}).',
+    revokedTitle: 'Widerrufen',
+    revokedBy: 'Widerrufen von {{name}} ({{surface}})',
   },
   decide: {
     undo: {

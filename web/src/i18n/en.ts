@@ -865,6 +865,8 @@ export const en = {
     revokeLabel: 'Revoke “Always allow”: {{rule}}',
     loadFailed: 'The rules could not be loaded ({{error}}).',
     revokeFailed: 'The rule was not revoked ({{error}}).',
+    revokedTitle: 'Revoked',
+    revokedBy: 'Revoked by {{name}} ({{surface}})',
   },
   decide: {
     undo: {

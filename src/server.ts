@@ -77,7 +77,7 @@ import { AGENT_IDLE_MS } from './tunables.js';
 import type { AgentLaunchDeps, TurnsDeps } from './turns/context.js';
 import { RuntimeEventPump } from './turns/event-pump.js';
 import { sessionRuntime } from './turns/session-runtime.js';
-import { consentRulesPort, formRequester, keepRuleWhere } from './turns/index.js';
+import { consentRulesPort, formRequester, keepRuleWhere, ruleStandsWhere } from './turns/index.js';
 import { createSuccessorTurns } from './turns/successor-turn.js';
 import { fenceSessions } from './turns/fencing.js';
 import { recoverTakenSessions } from './turns/takeover.js';
@@ -382,6 +382,7 @@ export async function startServer(
       recordDecision: decisionRecorder(sessions, store, {
         logger: logger.child({ component: 'user-input' }),
         keepRule: (tx, rule) => keepRuleWhere(tx, launch, rule),
+        ruleStands: (tx, rule) => ruleStandsWhere(tx, launch, rule),
       }),
       consentRules: consentRulesPort(store, launch),
       logger: logger.child({ component: 'user-input' }),

@@ -159,3 +159,25 @@ export function listConsentRules(
   const scoped = userId === null ? all : all.where('r.user_id', '=', userId);
   return scoped.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').execute();
 }
+
+/**
+ * Whether `userId`'s rule for `profile`'s `toolKey` and `command` at `scope` still stands, read
+ * in the transaction that records its answer. On PostgreSQL the row is locked for share: a
+ * revoke's delete then waits for that commit, or this read waits for the revoke's and finds
+ * nothing. SQLite's one writer orders the two the same way.
+ */
+export async function consentRuleStands(
+  tx: RepoContext,
+  query: { userId: string; scope: RuleScope; profile: string; toolKey: string; command: string },
+): Promise<boolean> {
+  const row = await tx.db
+    .selectFrom('consent_rules')
+    .select('id')
+    .where('user_id', '=', query.userId)
+    .where('agent_profile', '=', query.profile)
+    .where('tool_key', '=', ruleKey(query.scope, query.toolKey, query.command))
+    .$if(tx.dialect.driver === 'postgres', (select) => select.forShare())
+    .limit(ONE_ROW)
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -296,7 +296,12 @@ export {
 export type { ConsentRuleRecord, NewConsentRule, RuleScope } from './consent-rules.js';
 export type { ConsentRuleRevocationRecord, RuleRevoker } from './consent-rule-revocations.js';
 export { listConsentRuleRevocations, revokeConsentRuleRow } from './consent-rule-revocations.js';
-export { consentRuleFor, keepConsentRule, listConsentRules } from './consent-rules.js';
+export {
+  consentRuleFor,
+  consentRuleStands,
+  keepConsentRule,
+  listConsentRules,
+} from './consent-rules.js';
 export type { ListenerState, WakeChannel, WakeHandlers } from './wake.js';
 export { localWakeChannel, WAKE_CHANNEL, WAKE_LISTENER_APPLICATION } from './wake.js';
 export type { EventLogCursor, LoggableEvent, LoggedEvent } from './event-log.js';

@@ -34,6 +34,7 @@ export type PausePointName =
   | 'wait_for_answer.before_live_wait'
   | 'superseded_waits.before_read'
   | 'user_input.before_copy_kept'
+  | 'user_input.before_decision_recorded'
   | 'agent_start.before_host_start';
 
 export interface ArmedPause {

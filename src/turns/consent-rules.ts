@@ -15,6 +15,7 @@ import type { AgentProfile } from '../agents/index.js';
 import type { UserPrincipal } from '../auth/index.js';
 import {
   consentRuleFor,
+  consentRuleStands,
   getTask,
   keepConsentRule,
   listConsentRuleRevocations,
@@ -131,6 +132,20 @@ export async function keepRuleWhere(
     command,
     surface: setBy.surface,
   });
+}
+
+/**
+ * Whether the rule a standing answer `applies` still stands where its task's agent works, read
+ * in `tx`, the answer's own record (`decisionRecorder`); a deleted task has none.
+ */
+export async function ruleStandsWhere(
+  tx: RepoContext,
+  folders: AgentFolders,
+  { taskId, profile, toolKey, command, setBy }: ConsentRuleToKeep,
+): Promise<boolean> {
+  const scope = await scopeOf(tx, folders, taskId, profile);
+  if (!scope) return false;
+  return consentRuleStands(tx, { userId: setBy.user_id, scope, profile, toolKey, command });
 }
 
 /** The caller's rules and the newest revoked ones (an admin's: everyone's). */

@@ -53,5 +53,6 @@ export {
   consentRulesOf,
   consentRulesPort,
   keepRuleWhere,
+  ruleStandsWhere,
   revokeConsentRule,
 } from './consent-rules.js';

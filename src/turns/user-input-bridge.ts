@@ -244,6 +244,18 @@ export interface DecisionRecorderBound {
   unkeptRetryMs?: number;
   /** Keeps a person's "always" in the decision's own transaction (`consent-rules.ts`). */
   keepRule?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<void>;
+  /** Whether the rule a standing answer applies still stands, in its record's transaction. */
+  ruleStands?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<boolean>;
+}
+
+/** A standing answer's rule was revoked before its record committed: it answers nothing. */
+export class ConsentRuleGone extends Error {
+  readonly code = 'consent_rule_gone';
+
+  constructor() {
+    super('the "Always allow" rule was revoked before its answer was recorded');
+    this.name = 'ConsentRuleGone';
+  }
 }
 
 /**
@@ -268,7 +280,9 @@ export interface DecisionRecorderBound {
  * session write of its own (`supersedeRefusedDecision`), tried a few times.
  * A later answer's write supersedes it too, whichever comes first. A restart
  * before either leaves the row standing (the registry's request is gone then).
- * A rule's answer is such a decision too: refused, it was not given.
+ * A rule's answer is such a decision too: refused, it was not given. Its
+ * write reads its rule again (`ruleStands`): one revoked since the lookup
+ * refuses the answer, and the agent's request is asked of a person.
  */
 export function decisionRecorder(
   sessions: SessionWriter,
@@ -288,12 +302,20 @@ export function decisionRecorder(
     attempts: bound.unkeptAttempts ?? DECISION_UNKEPT_ATTEMPTS,
     retryMs: bound.unkeptRetryMs ?? DECISION_UNKEPT_RETRY_MS,
   };
-  return async (decided, rule) => {
+  return async (decided, rule, applies) => {
     const record = decisionRecordOf(decided);
     if (!record) return;
-    const { keepRule } = bound;
+    // A race test holds a decision here, made and not yet written.
+    const paused = pausePoint('user_input.before_decision_recorded');
+    if (paused) await paused;
+    const { keepRule, ruleStands } = bound;
     if (rule && !keepRule) throw new Error('an "always" to keep, and no place to keep it');
-    const alsoKeep = rule && keepRule && ((tx: RepoContext) => keepRule(tx, rule));
+    if (applies && !ruleStands) throw new Error("a rule's answer, and no way to read its rule");
+    const alsoKeep = async (tx: RepoContext) => {
+      // Rolls the row back with it: no "allowed by rule" line after the rule's revoke.
+      if (applies && ruleStands && !(await ruleStands(tx, applies))) throw new ConsentRuleGone();
+      if (rule && keepRule) await keepRule(tx, rule);
+    };
     const budget = startBudget(maxMs, clock, timers);
     let rowId: string | undefined;
     let refused = false;

@@ -62,9 +62,15 @@ export interface UserInputPorts {
    * the agent hears nothing and the request waits on. It must end within a
    * bound of its own. Absent (unit tests), nothing is kept. A person's
    * "Always allow" comes with its `rule`, kept by the same write: a decision
-   * row never names a rule that was not kept.
+   * row never names a rule that was not kept. A standing rule's answer comes
+   * with the rule it `applies`: the write refuses it (a throw) unless that rule
+   * still stands as it commits, so a rule revoked meanwhile answers nothing.
    */
-  recordDecision?(decided: UserInputView, rule?: ConsentRuleToKeep): Promise<void>;
+  recordDecision?(
+    decided: UserInputView,
+    rule?: ConsentRuleToKeep,
+    applies?: ConsentRuleToKeep,
+  ): Promise<void>;
   /**
    * Keeps a copy of a request about to wait on a person, for recovery to say
    * it ended (a restart loses the registry). The request is opened (seen,

@@ -583,8 +583,19 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     // A rule that cannot answer (no allow-once offered) asks a person, as one without a rule.
     if ('ignored' in planned || planned.state.status !== 'settled') return null;
     if (!ports.recordDecision) return rememberedBy;
+    // A durable rule is read again by its answer's record; one kept in memory cannot be revoked.
+    const applies =
+      request.kind === 'consent' && ports.consentRules
+        ? {
+            taskId: request.taskId,
+            profile: request.profile,
+            toolKey: request.toolKey,
+            command: request.command,
+            setBy: rememberedBy,
+          }
+        : undefined;
     try {
-      await ports.recordDecision(toView(planned.state));
+      await ports.recordDecision(toView(planned.state), undefined, applies);
       return rememberedBy;
     } catch (error) {
       logger.error({ request_id: request.id, err: error }, 'user_input.rule_answer_not_recorded');

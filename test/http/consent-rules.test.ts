@@ -8,6 +8,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
+import { armPause } from '../../src/support/failpoints.js';
 import type { UserInputView } from '../../src/user-input/index.js';
 import type { ConsentRuleRevocationView, ConsentRuleView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
@@ -20,6 +21,8 @@ import {
 } from '../support/in-process-server.js';
 
 const TOKEN = 'consent-rules-admin-token-0123456';
+/** A paused answer goes on by itself after this, should the test never release it. */
+const PAUSE_BOUND_MS = 30_000;
 
 describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
   let running: InProcessServer;
@@ -181,6 +184,32 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
       id: again?.id,
       revoked_by: { user_id: bobId, name: 'Bob', surface: 'rest' },
     });
+  });
+
+  it('a rule revoked while its answer is being recorded answers nothing: a person is asked', async () => {
+    await allowAlways(admin);
+    const [rule] = await rulesOf(admin);
+    // The next consent found the rule; its answer waits here, not yet recorded.
+    const pause = armPause('user_input.before_decision_recorded', PAUSE_BOUND_MS);
+    try {
+      const sessionId = await startPermissionTask(admin);
+      await pause.reached;
+      expect((await revoke(TOKEN, rule?.id)).status).toBe(204);
+      pause.release();
+      expect(await consentOf(admin, sessionId)).toMatchObject({
+        kind: 'consent',
+        status: 'awaiting',
+        remembered: false,
+      });
+      const rows = await admin<{ messages: { type: string }[] }>(
+        'GET',
+        `/api/v1/sessions/${sessionId}/messages?limit=500`,
+      );
+      expect(rows.json.messages.filter((row) => row.type === 'user_input_decision')).toEqual([]);
+      expect(await agentText(sessionId)).not.toContain('Permission answer');
+    } finally {
+      pause.release();
+    }
   });
 
   it('a revoked rule makes the next request ask a person again', async () => {

@@ -247,7 +247,9 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     const rules = await api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules');
     expect(rules.rules).toEqual([]);
     // The revoke is recorded as the person's, made in the web app, and listed so.
-    const revoked = page.getByTestId('consent-rule-revoked');
+    const revoked = page.locator(
+      `[data-testid="consent-rule-revoked"][data-rule-id="${kept?.id ?? ''}"]`,
+    );
     await revoked.waitFor(WAIT);
     await expect(revoked.getByTestId('consent-rule-revoked-by').textContent()).resolves.toContain(
       'Revoked by admin (web app)',
@@ -265,6 +267,37 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
       .getByTestId('consent-option')
       .first()
       .waitFor(WAIT);
+    await context.close();
+  });
+
+  it('a rule revoked elsewhere leaves the list when Settings is shown again, as revoked there', async () => {
+    const task = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title: 'Revoked elsewhere',
+      prompt: '/permission',
+    });
+    const asked = await waitingConsent(task.session.id);
+    await api(world, 'POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    const listed = await until(
+      () => api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules'),
+      (list) => list.rules.length > 0,
+    );
+    const id = listed.rules[0]?.id ?? '';
+
+    const { context, page } = await open('desktop');
+    await page.goto(`${world.origin}/settings`);
+    await live(page);
+    const rule = page.locator(`[data-testid="consent-rule"][data-rule-id="${id}"]`);
+    await rule.waitFor(WAIT);
+    // Another tab, or the API, revokes it; this tab is then shown again.
+    await api(world, 'DELETE', `/api/v1/consent-rules/${id}`);
+    await page.evaluate("window.dispatchEvent(new Event('focus'))");
+    await rule.waitFor({ ...WAIT, state: 'detached' });
+    const revoked = page.locator(`[data-testid="consent-rule-revoked"][data-rule-id="${id}"]`);
+    await expect(revoked.getByTestId('consent-rule-revoked-by').textContent()).resolves.toContain(
+      'Revoked by admin (API)',
+    );
     await context.close();
   });
 

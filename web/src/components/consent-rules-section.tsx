@@ -4,10 +4,10 @@
  * everyone's), each with its agent profile, tool, the workspace and folder it
  * holds in, who set it and when, and Revoke. After a revoke the next such
  * request asks again; the revoked rules follow, with who revoked them, where
- * and when.
+ * and when. The list is read again each time the page is shown again.
  */
 import type { TFunction } from 'i18next';
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ConsentRuleRevocationView, ConsentRuleView } from '../../../src/wire/index.js';
@@ -50,16 +50,33 @@ export function ConsentRulesSection() {
   const [revoked, setRevoked] = useState<ConsentRuleRevocationView[]>([]);
   const [error, setError] = useState<string | undefined>();
 
+  // Loads may overlap (shown again, then a revoke): only the newest one's list is shown.
+  const generation = useRef(0);
   const load = useCallback(async () => {
+    generation.current += 1;
+    const mine = generation.current;
     const result = await consentRules();
+    if (mine !== generation.current) return;
     if (result.ok) {
       setRules(result.value.rules);
       setRevoked(result.value.revoked);
     } else setError(t('consentRules.loadFailed', { error: reason(result) }));
   }, [reason, t]);
 
+  // No event says a rule changed elsewhere (another tab, device or replica, an "Always allow"
+  // chosen meanwhile): the list is read again whenever the page is shown again, as People is.
   useEffect(() => {
     void load();
+    const shown = () => {
+      if (document.visibilityState === 'visible') void load();
+    };
+    const focused = () => void load();
+    document.addEventListener('visibilitychange', shown);
+    window.addEventListener('focus', focused);
+    return () => {
+      document.removeEventListener('visibilitychange', shown);
+      window.removeEventListener('focus', focused);
+    };
   }, [load]);
 
   async function revoke(rule: ConsentRuleView): Promise<void> {

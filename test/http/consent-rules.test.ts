@@ -212,6 +212,47 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     }
   });
 
+  it('a shutdown while a rule’s answer is recorded: the recorded answer is the one given', async () => {
+    await allowAlways(admin);
+    // The next consent found the rule; its answer waits here, not yet recorded.
+    const pause = armPause('user_input.before_decision_recorded', PAUSE_BOUND_MS);
+    try {
+      const sessionId = await startPermissionTask(admin);
+      await pause.reached;
+      const registry = running.server.turns.userInputs;
+      const stopping = running.stop();
+      await eventually(() => {
+        const refused = registry.request({} as Parameters<typeof registry.request>[0]);
+        return !refused.ok && refused.code === 'shutting_down';
+      }, 15_000);
+      pause.release();
+      // The rule's line is written all the same…
+      let requestId: string | undefined;
+      await eventually(async () => {
+        const rows = await running.server.store.db
+          .selectFrom('task_session_messages')
+          .select('metadata')
+          .where('task_session_id', '=', sessionId)
+          .where('type', '=', 'user_input_decision')
+          .execute();
+        const remembered = rows
+          .map((row) => JSON.parse(row.metadata) as Record<string, unknown>)
+          .find((metadata) => metadata.remembered === true);
+        requestId = remembered?.user_input_request_id as string | undefined;
+        return requestId !== undefined;
+      }, 15_000);
+      // …and is what the agent was answered: the rule's allow, not the shutdown's refusal.
+      expect(registry.get(requestId ?? '')).toMatchObject({
+        status: 'settled',
+        settled_reason: 'human',
+        remembered: true,
+      });
+      await stopping;
+    } finally {
+      pause.release();
+    }
+  });
+
   it('a revoked rule makes the next request ask a person again', async () => {
     await allowAlways(admin);
     const remembered = await startPermissionTask(admin);

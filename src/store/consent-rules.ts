@@ -161,10 +161,11 @@ export function listConsentRules(
 }
 
 /**
- * Whether `userId`'s rule for `profile`'s `toolKey` and `command` at `scope` still stands, read
- * in the transaction that records its answer. On PostgreSQL the row is locked for share: a
- * revoke's delete then waits for that commit, or this read waits for the revoke's and finds
- * nothing. SQLite's one writer orders the two the same way.
+ * Whether `userId`'s rule for `profile`'s `toolKey` and `command` at `scope` still stands, and
+ * they still belong to its workspace, read in the transaction that records its answer. On
+ * PostgreSQL both rows are locked for share: a revoke's or a removal's delete then waits for
+ * that commit, or this read waits for the delete's and finds nothing. SQLite's one writer
+ * orders them the same way.
  */
 export async function consentRuleStands(
   tx: RepoContext,
@@ -179,5 +180,13 @@ export async function consentRuleStands(
     .$if(tx.dialect.driver === 'postgres', (select) => select.forShare())
     .limit(ONE_ROW)
     .executeTakeFirst();
-  return row !== undefined;
+  if (row === undefined) return false;
+  const member = await tx.db
+    .selectFrom('workspace_members')
+    .select('user_id')
+    .where('workspace_id', '=', query.scope.workspace_id)
+    .where('user_id', '=', query.userId)
+    .$if(tx.dialect.driver === 'postgres', (select) => select.forShare())
+    .executeTakeFirst();
+  return member !== undefined;
 }

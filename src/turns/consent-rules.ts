@@ -135,8 +135,9 @@ export async function keepRuleWhere(
 }
 
 /**
- * Whether the rule a standing answer `applies` still stands where its task's agent works, read
- * in `tx`, the answer's own record (`decisionRecorder`); a deleted task has none.
+ * Whether the rule a standing answer `applies` still stands where its task's agent works, its
+ * person still in the task's workspace, read in `tx`, the answer's own record
+ * (`decisionRecorder`); a deleted task has none.
  */
 export async function ruleStandsWhere(
   tx: RepoContext,

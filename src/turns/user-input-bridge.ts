@@ -281,8 +281,9 @@ export class ConsentRuleGone extends Error {
  * A later answer's write supersedes it too, whichever comes first. A restart
  * before either leaves the row standing (the registry's request is gone then).
  * A rule's answer is such a decision too: refused, it was not given. Its
- * write reads its rule again (`ruleStands`): one revoked since the lookup
- * refuses the answer, and the agent's request is asked of a person.
+ * write reads its rule again (`ruleStands`): one revoked since the lookup,
+ * or whose person left the task's workspace, refuses the answer, and the
+ * agent's request is asked of a person.
  */
 export function decisionRecorder(
   sessions: SessionWriter,

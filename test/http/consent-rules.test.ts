@@ -253,6 +253,37 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     }
   });
 
+  it('a rule whose person left the workspace while its answer is recorded answers nothing', async () => {
+    const workspaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
+    const workspaceId = workspaces.json.workspaces[0]?.id ?? '';
+    await admin('POST', `/api/v1/workspaces/${workspaceId}/members`, { user_id: bobId });
+    await allowAlways(bob);
+    const pause = armPause('user_input.before_decision_recorded', PAUSE_BOUND_MS);
+    try {
+      const sessionId = await startPermissionTask(bob);
+      await pause.reached;
+      const removed = await fetch(
+        `${running.server.url}/api/v1/workspaces/${workspaceId}/members/${bobId}`,
+        { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } },
+      );
+      expect(removed.status).toBe(204);
+      pause.release();
+      // Bob can no longer see it; the workspace's other member is asked.
+      expect(await consentOf(admin, sessionId)).toMatchObject({
+        kind: 'consent',
+        status: 'awaiting',
+        remembered: false,
+      });
+      const rows = await admin<{ messages: { type: string }[] }>(
+        'GET',
+        `/api/v1/sessions/${sessionId}/messages?limit=500`,
+      );
+      expect(rows.json.messages.filter((row) => row.type === 'user_input_decision')).toEqual([]);
+    } finally {
+      pause.release();
+    }
+  });
+
   it('a revoked rule makes the next request ask a person again', async () => {
     await allowAlways(admin);
     const remembered = await startPermissionTask(admin);

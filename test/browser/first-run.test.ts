@@ -301,6 +301,34 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await context.close();
   });
 
+  it('Revoke on a rule another tab already revoked says no failure: the rule is gone', async () => {
+    const task = await api<{ session: { id: string } }>(world, 'POST', '/api/v1/tasks', {
+      title: 'Revoked twice',
+      prompt: '/permission',
+    });
+    const asked = await waitingConsent(task.session.id);
+    await api(world, 'POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    const listed = await until(
+      () => api<{ rules: ConsentRuleView[] }>(world, 'GET', '/api/v1/consent-rules'),
+      (list) => list.rules.length > 0,
+    );
+    const id = listed.rules[0]?.id ?? '';
+
+    const { context, page } = await open('desktop');
+    await page.goto(`${world.origin}/settings`);
+    await live(page);
+    const rule = page.locator(`[data-testid="consent-rule"][data-rule-id="${id}"]`);
+    await rule.waitFor(WAIT);
+    await api(world, 'DELETE', `/api/v1/consent-rules/${id}`);
+    await rule.getByTestId('consent-rule-revoke').click();
+    await rule.waitFor({ ...WAIT, state: 'detached' });
+    const section = page.getByTestId('consent-rules');
+    await expect(section.getByRole('alert').count()).resolves.toBe(0);
+    await context.close();
+  });
+
   it('a rule’s answer says "you" only to whoever set the rule: other members read the name', async () => {
     const admin = await api<{ user: { id: string; name: string } }>(world, 'GET', '/api/v1/me');
     const bob = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {

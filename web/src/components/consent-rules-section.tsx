@@ -82,7 +82,10 @@ export function ConsentRulesSection() {
   async function revoke(rule: ConsentRuleView): Promise<void> {
     setError(undefined);
     const result = await revokeConsentRule(rule.id);
-    if (!result.ok) setError(t('consentRules.revokeFailed', { error: reason(result) }));
+    // Not found: revoked already (another tab, another person), which is what was asked; the
+    // list read again shows it among the revoked, with who did it.
+    const gone = !result.ok && result.kind === 'http' && result.status === 404;
+    if (!result.ok && !gone) setError(t('consentRules.revokeFailed', { error: reason(result) }));
     await load();
   }
 

@@ -575,14 +575,24 @@ function consentOf(
 
 /**
  * What an "always" for this call covers: its whole title, and the command it
- * runs when the title does not name it ("Run a tool", "Terminal", or any
+ * runs unless the title is that command ("Run a tool", "Terminal", or any
  * title an agent chose), so that a rule never answers another command asked
- * under the same title. A title that holds its command (Claude's adapter
- * titles a shell call with it) is the key alone, as rules were kept before.
+ * under the same title. A title that is its command (Claude's adapter titles
+ * a shell call with it, in backticks) is the key alone, as rules were kept
+ * before. One that merely contains it is not: `rm -rf /` is in the title
+ * `rm -rf /tmp/scratch`.
  */
 function coveredCommand(title: string, runs: string | undefined): string {
-  if (runs === undefined || isBlankText(runs) || title.includes(runs)) return title;
+  if (runs === undefined || isBlankText(runs) || titleIsCommand(title, runs)) return title;
   return `${title}\n${runs}`;
+}
+
+/** Whether `title` is the command itself, bare or as Claude's adapter quotes it. */
+function titleIsCommand(title: string, runs: string): boolean {
+  if (title === runs) return true;
+  if (title.length < 2 || !title.startsWith('`') || !title.endsWith('`')) return false;
+  const quoted = title.slice(1, -1);
+  return quoted === runs || quoted === runs.replaceAll('`', '\\`');
 }
 
 /**

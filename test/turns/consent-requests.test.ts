@@ -331,6 +331,36 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     );
   });
 
+  it('an "always" for a titled command does not cover a shorter command its title contains', async () => {
+    const shell = (toolCallId: string, command: string) => ({
+      sessionId,
+      toolCall: {
+        toolCallId,
+        title: 'rm -rf /tmp/scratch',
+        kind: 'execute' as const,
+        rawInput: { command },
+      },
+      options: OPTIONS,
+    });
+    const first = ask(shell('call-a', 'rm -rf /tmp/scratch'));
+    const consent = await pendingConsent();
+    const chosen = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow_always',
+    });
+    expect(chosen.status).toBe(200);
+    expect(await first).toEqual({ outcome: { outcome: 'selected', optionId: 'allow_always' } });
+
+    // The same title, and a command the title merely contains: the person never allowed it.
+    const other = ask(shell('call-b', 'rm -rf /'));
+    const asked = await pendingConsent();
+    expect(asked).toMatchObject({ status: 'awaiting', details: [{ text: 'rm -rf /' }] });
+    const rejected = await h.request('POST', `/api/v1/user-inputs/${asked.id}/respond`, {
+      option_id: 'reject',
+    });
+    expect(rejected.status).toBe(200);
+    expect(await other).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+  });
+
   it('a request with no option a person can choose is refused with its reason, and nothing waits', async () => {
     const request = bashRequest(sessionId, 'ls');
     request.options = [{ optionId: ' ', name: 'Allow', kind: 'allow_once' }];

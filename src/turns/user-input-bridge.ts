@@ -8,6 +8,7 @@
 import type { RequestPermissionRequest, RequestPermissionResponse } from '@agentclientprotocol/sdk';
 import {
   permissionCommand,
+  titleIsCommand,
   permissionDetails,
   type PermissionHandler,
 } from '../agents/acp-host/index.js';
@@ -585,14 +586,6 @@ function consentOf(
 function coveredCommand(title: string, runs: string | undefined): string {
   if (runs === undefined || isBlankText(runs) || titleIsCommand(title, runs)) return title;
   return `${title}\n${runs}`;
-}
-
-/** Whether `title` is the command itself, bare or as Claude's adapter quotes it. */
-function titleIsCommand(title: string, runs: string): boolean {
-  if (title === runs) return true;
-  if (title.length < 2 || !title.startsWith('`') || !title.endsWith('`')) return false;
-  const quoted = title.slice(1, -1);
-  return quoted === runs || quoted === runs.replaceAll('`', '\\`');
 }
 
 /**

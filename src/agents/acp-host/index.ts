@@ -7,7 +7,7 @@ export {
   type PermissionHandler,
 } from './agent-requests.js';
 export { AgentHostError, AgentRequestRefused, type AgentHostErrorCode } from './errors.js';
-export { permissionCommand, permissionDetails } from './permission-details.js';
+export { permissionCommand, permissionDetails, titleIsCommand } from './permission-details.js';
 export { CLARION_MCP_SERVER_NAME, type StdioBridge } from './mcp-servers.js';
 export {
   CANCEL,

@@ -29,12 +29,35 @@ export function permissionDetails(toolCall: ToolCallUpdate): ConsentDetail[] {
     // A terminal is output the agent streams later, not something to decide on.
   }
   const command = commandOf(toolCall.rawInput);
-  if (command !== undefined && !details.some((detail) => detail.type === 'text')) {
+  // What the person allows (and an "Always allow" covers) includes this command: it is shown
+  // unless the title or a text says it, not merely contains it.
+  if (command !== undefined && !saidBy(toolCall, details, storableText(command))) {
     details.unshift({ type: 'text', text: cut(command) });
   }
   return details
     .filter((detail) => detail.type === 'diff' || detail.text.trim() !== '')
     .slice(0, MAX_CONSENT_DETAILS);
+}
+
+/** Whether the title or a text of the tool call is `command` itself. */
+function saidBy(toolCall: ToolCallUpdate, details: ConsentDetail[], command: string): boolean {
+  const texts = details.flatMap((detail) => (detail.type === 'text' ? [detail.text] : []));
+  // Content without any text says nothing, however the title reads: the command is shown.
+  if (texts.length === 0) return false;
+  const title = storableText(toolCall.title ?? '');
+  return titleIsCommand(title, command) || texts.some((text) => text === command);
+}
+
+/**
+ * Whether `title` is the command itself, bare or as Claude's adapter quotes
+ * it (in backticks, its own backticks escaped); one that merely contains it
+ * is not: `rm -rf /` is in `rm -rf /tmp/scratch`.
+ */
+export function titleIsCommand(title: string, command: string): boolean {
+  if (title === command) return true;
+  if (title.length < 2 || !title.startsWith('`') || !title.endsWith('`')) return false;
+  const quoted = title.slice(1, -1);
+  return quoted === command || quoted === command.replaceAll('`', '\\`');
 }
 
 /**

@@ -329,6 +329,35 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     await context.close();
   });
 
+  it('a revoked rule kept before rules named their command is listed without advice to revoke it', async () => {
+    const me = await api<{ user: { id: string } }>(world, 'GET', '/api/v1/me');
+    await world.clarion.store.db
+      .insertInto('consent_rules')
+      .values({
+        id: 'legacy-rule',
+        user_id: me.user.id,
+        agent_profile: 'shell',
+        tool_key: 'execute',
+        surface: 'web',
+        created_at: '2026-12-01T00:00:00.000Z',
+        updated_at: '2026-12-01T00:00:00.000Z',
+      })
+      .execute();
+    await api(world, 'DELETE', '/api/v1/consent-rules/legacy-rule');
+
+    const { context, page } = await open('desktop');
+    await page.goto(`${world.origin}/settings`);
+    await live(page);
+    const revoked = page.locator(
+      '[data-testid="consent-rule-revoked"][data-rule-id="legacy-rule"]',
+    );
+    await revoked.waitFor(WAIT);
+    const text = (await revoked.textContent()) ?? '';
+    expect(text).toContain('execute · shell');
+    expect(text).not.toContain('Revoke it');
+    await context.close();
+  });
+
   it('a rule’s answer says "you" only to whoever set the rule: other members read the name', async () => {
     const admin = await api<{ user: { id: string; name: string } }>(world, 'GET', '/api/v1/me');
     const bob = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {

@@ -28,6 +28,13 @@ function ruleText(t: TFunction, rule: ConsentRuleView): string {
     : t('consentRules.rule', words);
 }
 
+/** What a revoked rule allowed; one that allowed nothing is named without advice to revoke it. */
+function revokedRuleText(t: TFunction, rule: ConsentRuleRevocationView): string {
+  const words = { tool: rule.tool_key, profile: rule.agent_profile };
+  if (rule.command === null) return t('consentRules.revokedWithoutCommand', words);
+  return t('consentRules.rule', { ...words, command: rule.command });
+}
+
 /** Where the rule holds: its workspace and the folder its agent worked in. */
 function scopeText(t: TFunction, scope: NonNullable<ConsentRuleView['scope']>): string {
   const workspace = scope.workspace_name ?? t('consentRules.workspaceGone');
@@ -147,7 +154,7 @@ export function ConsentRulesSection() {
                 data-testid="consent-rule-revoked"
                 data-rule-id={rule.id}
               >
-                <span className="token-name">{ruleText(t, rule)}</span>
+                <span className="token-name">{revokedRuleText(t, rule)}</span>
                 {rule.scope === null || rule.command === null ? null : (
                   <span className="muted">{scopeText(t, rule.scope)}</span>
                 )}

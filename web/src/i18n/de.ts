@@ -892,6 +892,7 @@ export const de: Catalog = {
     revokeLabel: '„Immer erlauben“ widerrufen: {{rule}}',
     loadFailed: 'Die Regeln konnten nicht geladen werden ({{error}}).',
     revokeFailed: 'Die Regel wurde nicht widerrufen ({{error}}).',
+    revokedWithoutCommand: '{{tool}} · {{profile}}',
     revokedTitle: 'Widerrufen',
     revokedBy: 'Widerrufen von {{name}} ({{surface}})',
   },

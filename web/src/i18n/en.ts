@@ -865,6 +865,7 @@ export const en = {
     revokeLabel: 'Revoke “Always allow”: {{rule}}',
     loadFailed: 'The rules could not be loaded ({{error}}).',
     revokeFailed: 'The rule was not revoked ({{error}}).',
+    revokedWithoutCommand: '{{tool}} · {{profile}}',
     revokedTitle: 'Revoked',
     revokedBy: 'Revoked by {{name}} ({{surface}})',
   },

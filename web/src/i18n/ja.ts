@@ -878,6 +878,7 @@ export const ja: Catalog = {
     revokeLabel: '「常に許可」を取り消す：{{rule}}',
     loadFailed: 'ルールを読み込めませんでした（{{error}}）。',
     revokeFailed: 'ルールは取り消されませんでした（{{error}}）。',
+    revokedWithoutCommand: '{{tool}} · {{profile}}',
     revokedTitle: '取り消し済み',
     revokedBy: '{{name}} が取り消し（{{surface}}）',
   },

@@ -48,15 +48,16 @@ import {
   refreshDecidedUserInput,
   type RepoContext,
 } from '../store/index.js';
-import type {
-  ConsentOption,
-  ConsentOptionKind,
-  ConsentRequestInput,
-  ConsentRuleToKeep,
-  FollowUpAdmission,
-  UserInputPorts,
-  UserInputRegistry,
-  UserInputView,
+import {
+  ConsentRuleGone,
+  type ConsentOption,
+  type ConsentOptionKind,
+  type ConsentRequestInput,
+  type ConsentRuleToKeep,
+  type FollowUpAdmission,
+  type UserInputPorts,
+  type UserInputRegistry,
+  type UserInputView,
 } from '../user-input/index.js';
 import {
   clippedText,
@@ -247,16 +248,6 @@ export interface DecisionRecorderBound {
   keepRule?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<void>;
   /** Whether the rule a standing answer applies still stands, in its record's transaction. */
   ruleStands?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<boolean>;
-}
-
-/** A standing answer's rule was revoked before its record committed: it answers nothing. */
-export class ConsentRuleGone extends Error {
-  readonly code = 'consent_rule_gone';
-
-  constructor() {
-    super('the "Always allow" rule was revoked before its answer was recorded');
-    this.name = 'ConsentRuleGone';
-  }
 }
 
 /**

@@ -63,8 +63,9 @@ export interface UserInputPorts {
    * bound of its own. Absent (unit tests), nothing is kept. A person's
    * "Always allow" comes with its `rule`, kept by the same write: a decision
    * row never names a rule that was not kept. A standing rule's answer comes
-   * with the rule it `applies`: the write refuses it (a throw) unless that rule
-   * still stands as it commits, so a rule revoked meanwhile answers nothing.
+   * with the rule it `applies`: the write refuses it (`ConsentRuleGone`) unless
+   * that rule still stands as it commits, so a rule revoked meanwhile answers
+   * nothing.
    */
   recordDecision?(
     decided: UserInputView,
@@ -104,6 +105,21 @@ export interface ConsentRuleQuery {
   profile: string;
   toolKey: string;
   command: string;
+}
+
+/**
+ * What `recordDecision` throws for a standing rule's answer whose rule was
+ * revoked (or whose person left) before the record committed: an expected
+ * outcome of that race, not a storage failure; the request is asked of a
+ * person.
+ */
+export class ConsentRuleGone extends Error {
+  readonly code = 'consent_rule_gone';
+
+  constructor() {
+    super('the "Always allow" rule was revoked before its answer was recorded');
+    this.name = 'ConsentRuleGone';
+  }
 }
 
 export interface ConsentRulesPort {

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
 import { ADA, actionInput, consentInput, flush } from '../../test/support/user-input-fixtures.js';
-import type { UserInputRegistry } from './ports.js';
+import { ConsentRuleGone, type UserInputRegistry } from './ports.js';
 import type { ActionRequestInput, ConsentRequestInput } from './request-input.js';
 import { createUserInputRegistry } from './registry.js';
 import {
@@ -22,14 +22,14 @@ const GRACE: Responder = { user_id: 'user-2', name: 'Grace', surface: 'mcp' };
 
 /** A store-like port whose writes end only when the test says so. */
 function heldRecords() {
-  const writes: { view: UserInputView; keep(): void; fail(): void }[] = [];
+  const writes: { view: UserInputView; keep(): void; fail(error?: Error): void }[] = [];
   const port = (view: UserInputView) =>
     new Promise<void>((resolve, reject) => {
       writes.push({
         view,
         keep: resolve,
-        fail: () => {
-          reject(new Error('disk full'));
+        fail: (error = new Error('disk full')) => {
+          reject(error);
         },
       });
     });
@@ -42,6 +42,7 @@ function setup() {
   const records = heldRecords();
   const published: UserInputView[] = [];
   const errors: string[] = [];
+  const infos: string[] = [];
   const registry: UserInputRegistry = createUserInputRegistry({
     clock,
     ids: sequentialIds('req'),
@@ -50,12 +51,12 @@ function setup() {
     admitFollowUp: () => Promise.resolve('accepted'),
     recordDecision: records.port,
     logger: {
-      info: () => undefined,
+      info: (_fields, message) => infos.push(message),
       warn: () => undefined,
       error: (_fields, message) => errors.push(message),
     },
   });
-  return { clock, timers, records, published, errors, registry };
+  return { clock, timers, records, published, errors, infos, registry };
 }
 
 function open(registry: UserInputRegistry, input: ConsentRequestInput | ActionRequestInput) {
@@ -243,6 +244,23 @@ describe('a decision is kept before it takes effect', () => {
     expect(second.outcome()).toBeUndefined();
     expect(ctx.registry.get(second.id)).toMatchObject({ status: 'awaiting', remembered: false });
     expect(ctx.errors).toContain('user_input.rule_answer_not_recorded');
+  });
+
+  it('a rule revoked before its answer was kept asks a person, and logs no error', async () => {
+    const ctx = setup();
+    const first = open(ctx.registry, consentInput());
+    const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await flush();
+    ctx.records.writes[0]?.keep();
+    await responded;
+
+    const second = open(ctx.registry, consentInput());
+    await flush();
+    ctx.records.writes[1]?.fail(new ConsentRuleGone());
+    await flush();
+    expect(ctx.registry.get(second.id)).toMatchObject({ status: 'awaiting', remembered: false });
+    expect(ctx.errors).toEqual([]);
+    expect(ctx.infos).toContain('user_input.rule_gone_before_its_answer');
   });
 });
 

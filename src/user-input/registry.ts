@@ -21,13 +21,14 @@
  * registry; the admission port is never called from inside a transition, and
  * never for a request that stopped being due before the call.
  */
-import type {
-  ConsentRuleToKeep,
-  QueueItemResult,
-  UserInputDeadlines,
-  UserInputPorts,
-  UserInputRegistry,
-  UserInputRespondResult,
+import {
+  ConsentRuleGone,
+  type ConsentRuleToKeep,
+  type QueueItemResult,
+  type UserInputDeadlines,
+  type UserInputPorts,
+  type UserInputRegistry,
+  type UserInputRespondResult,
 } from './ports.js';
 import { KeyedSerial } from '../support/index.js';
 import { failure, formSchema, validateFormContent, type Failure } from '../wire/index.js';
@@ -598,7 +599,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       await ports.recordDecision(toView(planned.state), undefined, applies);
       return rememberedBy;
     } catch (error) {
-      logger.error({ request_id: request.id, err: error }, 'user_input.rule_answer_not_recorded');
+      if (error instanceof ConsentRuleGone) {
+        // Revoked (or its person left) since the lookup: the person is asked, as intended.
+        logger.info({ request_id: request.id }, 'user_input.rule_gone_before_its_answer');
+      } else {
+        logger.error({ request_id: request.id, err: error }, 'user_input.rule_answer_not_recorded');
+      }
       return null;
     }
   }

@@ -241,7 +241,9 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
         requestId = remembered?.user_input_request_id as string | undefined;
         return requestId !== undefined;
       }, 15_000);
-      // …and is what the agent was answered: the rule's allow, not the shutdown's refusal.
+      // …and is what the agent was answered: the rule's allow, not the shutdown's refusal. The
+      // registry settles it once the write's commit is back, a moment after the row is readable.
+      await eventually(() => registry.get(requestId ?? '')?.status === 'settled', 15_000);
       expect(registry.get(requestId ?? '')).toMatchObject({
         status: 'settled',
         settled_reason: 'human',

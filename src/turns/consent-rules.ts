@@ -108,7 +108,6 @@ export function consentRulesPort(
         ? { user_id: rule.user_id, name: rule.user_name, surface: surfaceOf(rule.surface) }
         : null;
     },
-    keep: (rule) => keepRuleWhere(store, folders, rule),
   };
 }
 

@@ -90,7 +90,9 @@ export interface UserInputPorts {
   logger: UserInputLogger;
   /**
    * Durable "Always allow" rules. Given, each consent asks it before it asks
-   * a person; absent (unit tests), the registry remembers "always" in memory.
+   * a person, and `recordDecision` must be given too: it keeps each "always"
+   * in its decision's write. Absent (unit tests), the registry remembers
+   * "always" in memory.
    */
   consentRules?: ConsentRulesPort;
   /** How long a request waits for a person (and for a lost call's turn end); the defaults when absent. */
@@ -122,15 +124,10 @@ export class ConsentRuleGone extends Error {
   }
 }
 
+/** Standing rules are read here; a person's "always" is kept by `recordDecision`, with its decision. */
 export interface ConsentRulesPort {
   /** The person whose standing rule answers this consent, or null: ask a person. */
   find(query: ConsentRuleQuery): Promise<Responder | null>;
-  /**
-   * Keeps a person's "always" for the profile's tool and command, where `taskId` runs (its
-   * workspace and folder), when no `recordDecision` keeps it with the decision; a throw is
-   * logged, the answer stands.
-   */
-  keep(rule: ConsentRuleToKeep): Promise<void>;
 }
 
 /** A person's "always": the profile's tool and command, where `taskId` runs, and who set it. */

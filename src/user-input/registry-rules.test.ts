@@ -1,12 +1,13 @@
 /**
  * The registry with a `consentRules` port (issue 15): a consent asks the port
- * before it asks a person, after any "always" still being kept; a failing
- * port asks a person; a close during the lookup refuses the agent.
+ * before it asks a person; a person's "always" is kept by their decision's
+ * own write, before the answer takes effect; a failing port asks a person; a
+ * close during the lookup refuses the agent.
  */
 import { describe, expect, it } from 'vitest';
 import { ClockTimers, fakeClock, sequentialIds } from '../../test/support/fakes.js';
 import { ADA, consentInput, flush } from '../../test/support/user-input-fixtures.js';
-import type { ConsentRuleQuery, ConsentRulesPort } from './ports.js';
+import type { ConsentRuleQuery, ConsentRulesPort, ConsentRuleToKeep } from './ports.js';
 import { createUserInputRegistry } from './registry.js';
 import {
   CONSENT_RULE_LOOKUP_TIMEOUT_MS,
@@ -15,7 +16,11 @@ import {
   type UserInputView,
 } from './types.js';
 
-/** A store-like port whose writes finish only when the test releases them. */
+/**
+ * A store-like rules port, and the decision write that keeps a person's
+ * "always" with their decision: a write that keeps a rule finishes only when
+ * the test releases it; other decisions are kept at once.
+ */
 function slowRules() {
   const rules = new Map<string, Responder>();
   const key = (profile: string, toolKey: string) => `${profile}/${toolKey}`;
@@ -30,17 +35,19 @@ function slowRules() {
       if (hangLookups) return new Promise<never>(() => {});
       return Promise.resolve(rules.get(key(query.profile, query.toolKey)) ?? null);
     },
-    keep({ profile, toolKey, setBy }) {
-      return new Promise((done) => {
-        pendingWrites.push(() => {
-          rules.set(key(profile, toolKey), setBy);
-          done();
-        });
+  };
+  const recordDecision = (_decided: UserInputView, rule?: ConsentRuleToKeep): Promise<void> => {
+    if (!rule) return Promise.resolve();
+    return new Promise((done) => {
+      pendingWrites.push(() => {
+        rules.set(key(rule.profile, rule.toolKey), rule.setBy);
+        done();
       });
-    },
+    });
   };
   return {
     port,
+    recordDecision,
     rules,
     lookups,
     releaseWrites: () => {
@@ -67,6 +74,7 @@ function setup() {
     publish: (view) => published.push(view),
     admitFollowUp: () => Promise.resolve('accepted'),
     consentRules: rules.port,
+    recordDecision: rules.recordDecision,
     logger: { info: () => {}, warn: () => {}, error: () => {} },
   });
   const open = () => {
@@ -96,18 +104,20 @@ describe('consent with a consentRules port', () => {
     expect(ctx.registry.get(consent.id)?.status).toBe('awaiting');
   });
 
-  it('an "always" still being kept answers the next request: the lookup waits for the write', async () => {
+  it('an "always" takes effect once its decision kept it; then it answers the next request', async () => {
     const ctx = setup();
     const first = ctx.open();
     await flush();
-    await ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    const responded = ctx.registry.respond(first.id, { option_id: 'always' }, ADA);
+    await flush();
+    // Its decision's write keeps the rule: until it commits, the agent has no answer.
+    expect(first.outcome()).toBeUndefined();
+    ctx.rules.releaseWrites();
+    await responded;
+    expect(ctx.rules.rules.get('demo/execute')).toEqual(ADA);
+
     const next = ctx.open();
     await flush();
-    expect(ctx.rules.lookups).toHaveLength(1);
-    expect(next.outcome()).toBeUndefined();
-    ctx.rules.releaseWrites();
-    await flush();
-    expect(ctx.rules.rules.get('demo/execute')).toEqual(ADA);
     expect(next.outcome()).toEqual({
       kind: 'selected',
       option_id: 'allow',
@@ -115,6 +125,20 @@ describe('consent with a consentRules port', () => {
       remembered: true,
     });
     expect(ctx.registry.get(next.id)).toMatchObject({ status: 'settled', remembered: true });
+  });
+
+  it('refuses a rules port without the decision write that keeps its rules', () => {
+    expect(() =>
+      createUserInputRegistry({
+        clock: fakeClock(),
+        ids: sequentialIds('req'),
+        timers: new ClockTimers(fakeClock()),
+        publish: () => undefined,
+        admitFollowUp: () => Promise.resolve('accepted'),
+        consentRules: slowRules().port,
+        logger: { info: () => {}, warn: () => {}, error: () => {} },
+      }),
+    ).toThrow(/recordDecision/);
   });
 
   it('a failing lookup asks a person instead', async () => {

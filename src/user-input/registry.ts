@@ -179,6 +179,9 @@ function tooManyOpenRequests(open: number, limit: number): Failure<'too_many_ope
 }
 
 export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistry {
+  if (ports.consentRules && !ports.recordDecision) {
+    throw new Error('a consentRules port needs recordDecision, which keeps each "always"');
+  }
   const { logger, timers } = ports;
   const waitFor: UserInputDeadlines = {
     consentMs: CONSENT_DEADLINE_MS,
@@ -203,8 +206,6 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const held = new Map<string, UserInputEvent[]>();
   /** Answers to one request are judged one after another, however the one before ended. */
   const judging = new KeyedSerial();
-  /** "Always" rules the port is still keeping. */
-  const keeping = new Set<Promise<void>>();
   let closed = false;
 
   const alwaysKey = (rule: { profile: string; toolKey: string; command: string }) =>
@@ -323,7 +324,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         stopTimer(deadlines, id);
         return;
       case 'rememberAlways':
-        rememberAlways(id, command);
+        rememberAlways(command);
         return;
       case 'publishChanged':
         safely('publish', id, () => {
@@ -359,31 +360,15 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     }
   }
 
-  function rememberAlways(
-    id: string,
-    {
-      taskId,
-      profile,
-      toolKey,
-      command,
-      setBy,
-    }: Extract<UserInputCommand, { type: 'rememberAlways' }>,
-  ): void {
-    const rules = ports.consentRules;
-    if (!rules) {
-      alwaysAllowed.set(alwaysKey({ profile, toolKey, command }), setBy);
-      return;
-    }
-    // Kept by the decision's own write (`judge`), before the answer took effect.
-    if (ports.recordDecision) return;
-    const work = rules
-      .keep({ taskId, profile, toolKey, command, setBy })
-      .catch((error: unknown) => {
-        // The agent already has its answer; only the next consent will ask again.
-        logger.error({ request_id: id, err: error }, 'user_input.consent_rule_not_kept');
-      });
-    keeping.add(work);
-    void work.then(() => keeping.delete(work));
+  function rememberAlways({
+    profile,
+    toolKey,
+    command,
+    setBy,
+  }: Extract<UserInputCommand, { type: 'rememberAlways' }>): void {
+    // A durable rule was kept by the decision's own write (`judge`), before the answer took effect.
+    if (ports.consentRules) return;
+    alwaysAllowed.set(alwaysKey({ profile, toolKey, command }), setBy);
   }
 
   /**
@@ -395,15 +380,13 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     rules: NonNullable<UserInputPorts['consentRules']>,
     request: Extract<UserInputRequest, { kind: 'consent' }>,
   ): Promise<Responder | null> {
-    const lookup = Promise.all([...keeping]).then(() =>
-      rules.find({
-        sessionId: request.sessionId,
-        taskId: request.taskId,
-        profile: request.profile,
-        toolKey: request.toolKey,
-        command: request.command,
-      }),
-    );
+    const lookup = rules.find({
+      sessionId: request.sessionId,
+      taskId: request.taskId,
+      profile: request.profile,
+      toolKey: request.toolKey,
+      command: request.command,
+    });
     return new Promise((resolve) => {
       const timer = timers.setTimeout(() => {
         logger.warn({ request_id: request.id }, 'user_input.consent_rule_lookup_timed_out');

@@ -40,14 +40,26 @@ export interface AnswerLinkGrant {
    * secrets again, and one notice holds one live set of links, not one per try.
    */
   readonly deliveryId?: string | undefined;
+  /**
+   * Asked in the links' own transaction, after the earlier attempts' links
+   * are revoked: whether they may still be issued. A person may withdraw
+   * links (turn them off, delete the channel) after the send that carries
+   * them was checked; their withdrawal and this transaction are ordered, so
+   * it either sees the withdrawal or revokes what this issued.
+   */
+  readonly mayIssue?: ((tx: RepoContext) => Promise<boolean>) | undefined;
 }
 
-/** Stores one link per choice; the secrets, in the choices' order, are shown this once. */
+/**
+ * Stores one link per choice; the secrets, in the choices' order, are shown
+ * this once. None when `mayIssue` refuses.
+ */
 export async function issueAnswerLinks(
   ctx: RepoContext,
   grant: AnswerLinkGrant,
 ): Promise<string[]> {
   if (grant.deliveryId !== undefined) await deleteUnusedDeliveryLinks(ctx, grant.deliveryId);
+  if (grant.mayIssue && !(await grant.mayIssue(ctx))) return [];
   const secrets = grant.choices.map(
     () => `${ANSWER_LINK_PREFIX}${randomBytes(SECRET_BYTES).toString('base64url')}`,
   );

@@ -32,7 +32,7 @@ import {
   type OutboxRecord,
   type RepoContext,
 } from '../store/index.js';
-import type { RepeatingTimers } from '../support/index.js';
+import { pausePoint, type RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
 import {
   isPrompt,
@@ -43,7 +43,7 @@ import {
   type SendResult,
 } from './channel.js';
 import { timestampMs } from './planner.js';
-import { GIVE_UP_TEXT, recheckNotice } from './recheck.js';
+import { answerLinksStillWanted, GIVE_UP_TEXT, recheckNotice } from './recheck.js';
 import { judgeAttempt, type RetryTunables } from './retry-policy.js';
 import { channelReach, channelUrl, hostAllowed, type Reach } from './targets.js';
 import type { GiveUpReason } from './planner.js';
@@ -62,10 +62,12 @@ export interface OutboxTunables extends RetryTunables {
  * none when the item is decided, gone, out of their sight or needs more than
  * a tap (the answer-links owner, `turns/answer-links.ts`). The links an
  * earlier attempt of the same notice (`deliveryId`) carried are revoked.
+ * None when `mayIssue`, asked in the links' own transaction, refuses.
  */
 export type AnswerLinkPort = (
   item: Pick<Notice, 'kind' | 'itemId' | 'deliveryId'>,
   userId: string,
+  mayIssue: (tx: RepoContext) => Promise<boolean>,
 ) => Promise<readonly AnswerLinkChoice[]>;
 
 export interface NotifyLogger {
@@ -307,7 +309,10 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       return sent;
     }
     try {
-      const answerLinks = await deps.answerLinks(notice, userId);
+      await pausePoint('notify.before_answer_links');
+      const answerLinks = await deps.answerLinks(notice, userId, (tx) =>
+        answerLinksStillWanted(tx, userId, notice),
+      );
       return answerLinks.length > 0 ? { ...sent, answerLinks } : sent;
     } catch (error) {
       logger.warn({ ...fields, err: error }, 'notify.answer_links_failed');

@@ -16,10 +16,12 @@
  */
 import {
   getNoticeSettings,
+  holdLinkWithdrawals,
   sessionAudiences,
   type OutboxRecord,
   type RepoContext,
 } from '../store/index.js';
+import { pausePoint } from '../support/index.js';
 import type { DeliveryErrorCode } from '../wire/index.js';
 import { isPrompt, type Notice } from './channel.js';
 import { mayCarryAnswerLinks, type GiveUpReason, type NoticeContent } from './planner.js';
@@ -79,4 +81,21 @@ export async function recheckNotice(
   const { includeQuestion, answerLinks } = await getNoticeSettings(store, userId);
   const send = noticeToSendNow(notice, { visible: true, includeQuestion, answerLinks });
   return send ? { send } : { drop: 'not_visible' };
+}
+
+/**
+ * Whether answer links may still go on this notice, read in the links' own
+ * transaction: its channel still exists and its person's settings allow
+ * them now. `holdLinkWithdrawals` orders this against a withdrawal, so one
+ * that committed first is seen here, and a later one revokes these links.
+ */
+export async function answerLinksStillWanted(
+  tx: RepoContext,
+  userId: string,
+  notice: Pick<Notice, 'kind' | 'deliveryId'>,
+): Promise<boolean> {
+  if (!(await holdLinkWithdrawals(tx, userId, notice.deliveryId))) return false;
+  const settings = await getNoticeSettings(tx, userId);
+  await pausePoint('notify.answer_links_held');
+  return mayCarryAnswerLinks(notice.kind, settings);
 }

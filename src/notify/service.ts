@@ -18,10 +18,12 @@ import {
   insertChannel,
   latestRowPerChannel,
   listUserChannels,
+  lockChannelForDelete,
+  lockLinkSettings,
   putNoticeSettings,
   type ChannelRecord,
   type OutboxRecord,
-  type RepoContext,
+  type Store,
 } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import {
@@ -45,7 +47,7 @@ import { attemptOnce, channelTarget, ownerReach } from './outbox.js';
 import { channelReach, channelUrl, hostAllowed, targetLabel } from './targets.js';
 
 export interface NotificationServiceDeps {
-  readonly store: RepoContext;
+  readonly store: Store;
   readonly senders: ReadonlyMap<ChannelKind, ChannelSender>;
   readonly timers: RepeatingTimers;
   readonly sendTimeoutMs: number;
@@ -188,18 +190,20 @@ export class NotificationService {
   }
 
   /**
-   * Deletes one's channel, and first the answer links its notices carried
+   * Deletes one's channel, and with it the answer links its notices carried
    * that are still unused: a person drops a channel others may read, and
-   * what it already shows must not decide as them. Revoked first, so a
-   * failure between leaves the safe half done.
+   * what it already shows must not decide as them. One transaction that
+   * takes the channel first, so a send minting links for it meanwhile is
+   * ordered against it (`holdLinkWithdrawals`): either those links are
+   * revoked here or that send finds the channel gone.
    */
   async deleteChannel(userId: string, id: string): Promise<{ ok: true } | Failure<'not_found'>> {
-    const channel = await getUserChannel(this.deps.store, userId, id);
-    if (!channel) return failure('not_found', 'notification channel not found');
-    await deleteUnusedChannelLinks(this.deps.store, channel.id);
-    return (await deleteUserChannel(this.deps.store, userId, id))
-      ? { ok: true }
-      : failure('not_found', 'notification channel not found');
+    const deleted = await this.deps.store.transaction(async (tx) => {
+      if (!(await lockChannelForDelete(tx, userId, id))) return false;
+      await deleteUnusedChannelLinks(tx, id);
+      return deleteUserChannel(tx, userId, id);
+    });
+    return deleted ? { ok: true } : failure('not_found', 'notification channel not found');
   }
 
   /** One bounded attempt now, outside the outbox: nothing is retried or recorded. */
@@ -277,15 +281,20 @@ export class NotificationService {
   /**
    * Turning answer links off also revokes the person's unused ones: the
    * setting is how they keep a topic others read from deciding as them, and
-   * links it already carries would otherwise decide for a day. Revoked
-   * first, so a failure between leaves the safe half done.
+   * links it already carries would otherwise decide for a day. One
+   * transaction that takes the person's row first, so a send minting links
+   * meanwhile is ordered against it (`holdLinkWithdrawals`): either those
+   * links are revoked here or that send reads links off.
    */
   async updateSettings(userId: string, body: SettingsBody): Promise<NotificationSettingsReply> {
-    if (body.answer_links === false) await deleteUnusedUserLinks(this.deps.store, userId);
-    await putNoticeSettings(this.deps.store, userId, {
-      ...(body.reminder_delay_s === undefined ? {} : { reminderDelayS: body.reminder_delay_s }),
-      ...(body.include_question === undefined ? {} : { includeQuestion: body.include_question }),
-      ...(body.answer_links === undefined ? {} : { answerLinks: body.answer_links }),
+    await this.deps.store.transaction(async (tx) => {
+      await lockLinkSettings(tx, userId);
+      await putNoticeSettings(tx, userId, {
+        ...(body.reminder_delay_s === undefined ? {} : { reminderDelayS: body.reminder_delay_s }),
+        ...(body.include_question === undefined ? {} : { includeQuestion: body.include_question }),
+        ...(body.answer_links === undefined ? {} : { answerLinks: body.answer_links }),
+      });
+      if (body.answer_links === false) await deleteUnusedUserLinks(tx, userId);
     });
     return this.settings(userId);
   }

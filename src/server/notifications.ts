@@ -104,12 +104,13 @@ export async function wireNotifications(deps: NotificationDeps): Promise<Notific
     origin,
     answerLinks:
       options?.answerLinks ??
-      ((item, userId) =>
+      ((item, userId, mayIssue) =>
         mintAnswerLinks(answerLinkDeps, {
           userId,
           kind: item.kind,
           itemId: item.itemId,
           deliveryId: item.deliveryId,
+          mayIssue,
         })),
     logger: logger.child({ component: 'notify' }),
     senders,

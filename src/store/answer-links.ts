@@ -107,6 +107,65 @@ export async function deleteUnusedUserLinks(ctx: RepoContext, userId: string): P
   return Number(result.numDeletedRows);
 }
 
+/**
+ * Holds, to the end of the caller's transaction, what may withdraw links a
+ * notice is about to carry: its person's row (turning links off takes it
+ * for update, `lockLinkSettings`) and its channel's (deleting the channel
+ * takes it, `lockChannelForDelete`). Either the withdrawal commits first and
+ * this reads what it wrote, or it waits for these links and revokes them.
+ * SQLite's one writer already orders the two. False when the delivery's
+ * channel is gone.
+ */
+export async function holdLinkWithdrawals(
+  ctx: RepoContext,
+  userId: string,
+  deliveryId: string | undefined,
+): Promise<boolean> {
+  const postgres = ctx.dialect.driver === 'postgres';
+  await ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .$if(postgres, (query) => query.forShare())
+    .execute();
+  if (deliveryId === undefined) return true;
+  const channel = await ctx.db
+    .selectFrom('notification_channels')
+    .select('id')
+    .where('id', '=', (eb) =>
+      eb.selectFrom('notification_outbox').select('channel_id').where('id', '=', deliveryId),
+    )
+    .$if(postgres, (query) => query.forShare())
+    .executeTakeFirst();
+  return channel !== undefined;
+}
+
+/** Takes a person's row for a change of their link settings (`holdLinkWithdrawals`). */
+export async function lockLinkSettings(ctx: RepoContext, userId: string): Promise<void> {
+  await ctx.db
+    .selectFrom('users')
+    .select('id')
+    .where('id', '=', userId)
+    .$if(ctx.dialect.driver === 'postgres', (query) => query.forUpdate())
+    .execute();
+}
+
+/** Takes one's channel for its deletion (`holdLinkWithdrawals`); false when it is not theirs. */
+export async function lockChannelForDelete(
+  ctx: RepoContext,
+  userId: string,
+  channelId: string,
+): Promise<boolean> {
+  const row = await ctx.db
+    .selectFrom('notification_channels')
+    .select('id')
+    .where('id', '=', channelId)
+    .where('user_id', '=', userId)
+    .$if(ctx.dialect.driver === 'postgres', (query) => query.forUpdate())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Deletes the unused links that notices to one channel carried; how many went. */
 export async function deleteUnusedChannelLinks(
   ctx: RepoContext,

@@ -239,7 +239,10 @@ export {
   deleteUnusedDeliveryLinks,
   deleteUnusedUserLinks,
   findAnswerLink,
+  holdLinkWithdrawals,
   insertAnswerLinks,
+  lockChannelForDelete,
+  lockLinkSettings,
   markAnswerLinkUsed,
 } from './answer-links.js';
 export { claimServerKey, getServerKey } from './server-keys.js';

@@ -35,7 +35,9 @@ export type PausePointName =
   | 'superseded_waits.before_read'
   | 'user_input.before_copy_kept'
   | 'user_input.before_decision_recorded'
-  | 'agent_start.before_host_start';
+  | 'agent_start.before_host_start'
+  | 'notify.before_answer_links'
+  | 'notify.answer_links_held';
 
 export interface ArmedPause {
   /** Resolves when the code reached the point and waits there. */

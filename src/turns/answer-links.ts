@@ -26,7 +26,7 @@ import {
 } from '../auth/index.js';
 import type { BundleView, ClarificationResponse } from '../clarification/index.js';
 import type { AnswerLinkChoice } from '../notify/index.js';
-import { canSeeSession, getSession, getTask, getUser } from '../store/index.js';
+import { canSeeSession, getSession, getTask, getUser, type RepoContext } from '../store/index.js';
 import { EXHAUSTED, formatTimestamp, withinFreshBudget } from '../support/index.js';
 import { ANSWER_LINK_MAX_TTL_MS, CREDENTIAL_LOOKUP_MAX_MS } from '../tunables.js';
 import type { ActionDecision, UserInputView } from '../user-input/index.js';
@@ -61,6 +61,8 @@ export interface AnswerLinkRequest {
   readonly itemId: string;
   /** The outbox row whose notice will carry them: its earlier attempts' links are revoked. */
   readonly deliveryId?: string | undefined;
+  /** Whether links may still go, asked in their own transaction (`AnswerLinkGrant.mayIssue`). */
+  readonly mayIssue?: ((tx: RepoContext) => Promise<boolean>) | undefined;
 }
 
 type LinkKind = 'question' | 'consent' | 'action';
@@ -136,8 +138,10 @@ export async function mintAnswerLinks(
       expiresAt: formatTimestamp(BigInt(Math.trunc(untilMs)) * NS_PER_MS),
       choices: item.choices.map((choice) => JSON.stringify(choice)),
       deliveryId: request.deliveryId,
+      mayIssue: request.mayIssue,
     }),
   );
+  if (secrets.length === 0) return [];
   const origin = deps.origin().replace(/\/+$/, '');
   // The secret rides in the fragment: browsers never send it, so no log or Referer holds it.
   return item.choices.map((choice, index) => ({

@@ -8,6 +8,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
+import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
@@ -24,6 +25,8 @@ async function closedPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
+
+const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
 
 const fill = (template: string, values: Record<string, string | number>): string =>
   template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => String(values[key]));
@@ -84,6 +87,68 @@ describe('notification settings in the web app', () => {
       await expect.poll(() => section.getByRole('alert').textContent(), WAIT).toBe(said(problem));
     }
     expect(posted).toBe(0);
+    await page.context().close();
+  });
+
+  it('ties the add form’s error to the field it is about, for a screen reader', async () => {
+    const made = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', {
+      name: 'Bea Unheard',
+    });
+    const page = await signedInPage(world, browser, made.user.id);
+    // axe-core, as the accessibility suite puts it in: the page's CSP refuses an inline script.
+    await page.context().addInitScript({ path: AXE });
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    await section.getByTestId('notification-channels-empty').waitFor(WAIT);
+    const field = section.getByTestId('notification-url');
+    const alert = section.locator('form [role="alert"]');
+    /** The field's invalid state and what a screen reader reads as its error and description. */
+    const heard = () =>
+      page.evaluate<{ invalid: string | null; described: string; errormessage: string }>(`(() => {
+        const input = document.querySelector('[data-testid="notification-url"]');
+        const texts = (attribute) =>
+          (input.getAttribute(attribute) ?? '')
+            .split(/\\s+/)
+            .filter((id) => id !== '')
+            .map((id) => document.getElementById(id)?.textContent ?? 'missing #' + id)
+            .join(' ');
+        return {
+          invalid: input.getAttribute('aria-invalid'),
+          described: texts('aria-describedby'),
+          errormessage: texts('aria-errormessage'),
+        };
+      })()`);
+    const add = async (kind: string, url: string) => {
+      await section.locator('select').first().selectOption(kind);
+      await field.fill(url);
+      await section.getByRole('button', { name: en.notifications.addButton, exact: true }).click();
+    };
+
+    // Refused in the page: an ntfy URL without its topic.
+    await add('ntfy', 'https://ntfy.sh/');
+    await alert.waitFor(WAIT);
+    const unsent = await alert.textContent();
+    expect(await heard()).toEqual({ invalid: 'true', described: unsent, errormessage: unsent });
+
+    // Refused by the server: not an admin, so the server's own machine is out of reach.
+    await add('webhook', `http://127.0.0.1:${String(await closedPort())}/hook`);
+    await expect
+      .poll(() => alert.textContent(), WAIT)
+      .toBe(
+        fill(en.notifications.addFailed, { error: en.notifications.addRefused.internal_target }),
+      );
+    const refused = await alert.textContent();
+    expect(await heard()).toEqual({ invalid: 'true', described: refused, errormessage: refused });
+    const violations = await page.evaluate<{ id: string }[]>(
+      `axe.run(document.querySelector('.notification-add'), { resultTypes: ['violations'] }).then((result) => result.violations)`,
+    );
+    expect(violations.map((violation) => violation.id)).toEqual([]);
+
+    // Added: nothing is wrong any more.
+    await add('webhook', 'https://relay.example/unheard');
+    await section.getByTestId('notification-channel').waitFor(WAIT);
+    await expect.poll(() => alert.count(), WAIT).toBe(0);
+    expect(await heard()).toEqual({ invalid: 'false', described: '', errormessage: '' });
     await page.context().close();
   });
 

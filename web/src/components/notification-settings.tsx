@@ -26,6 +26,21 @@ import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 
 type AddKind = 'ntfy' | 'webhook' | 'slack';
+/** A field of the add form an error can be about. */
+type AddField = 'url' | 'name';
+/** The add form's error, and the fields it is about (marked invalid and described by it). */
+interface AddError {
+  readonly text: string;
+  readonly fields: readonly AddField[];
+}
+const ADD_ERROR_ID = 'notification-add-error';
+
+/** The add form's field a server's issue path names, if any (a Web Push endpoint has none here). */
+function addFieldOf(path: string): AddField | undefined {
+  if (path === 'url') return 'url';
+  if (path === 'name') return 'name';
+  return undefined;
+}
 /** A test's reply and when it came (the page's clock, in ms). */
 type TestedAt = ChannelTestReply & { at: number };
 type Delivery = Pick<NonNullable<ChannelView['last_delivery']>, 'state' | 'error' | 'status'> & {
@@ -64,7 +79,7 @@ export function NotificationSettings() {
   const [kind, setKind] = useState<AddKind>('ntfy');
   const [url, setUrl] = useState('');
   const [name, setName] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  const [error, setError] = useState<AddError | null>(null);
   const [secret, setSecret] = useState<string | null>(null);
   // `notSent`: the test never reached the server (unlike a test the channel refused).
   const [tests, setTests] = useState<Record<string, TestedAt | { notSent: string } | 'sending'>>(
@@ -112,11 +127,12 @@ export function NotificationSettings() {
     // What the server would refuse in English is said here in the page's language, unsent.
     const problem = channelUrlProblem(kind, url);
     if (problem !== undefined) {
-      setError(
-        t('notifications.addFailed', {
+      setError({
+        text: t('notifications.addFailed', {
           error: t(`notifications.urlProblem.${problem}`, { max: MAX_URL_CHARS }),
         }),
-      );
+        fields: ['url'],
+      });
       return;
     }
     const body: NewChannelBody = {
@@ -134,24 +150,40 @@ export function NotificationSettings() {
     if (!created.ok) {
       const refusal = channelRefusalOf(created);
       if (refusal !== undefined) {
-        setError(
-          t('notifications.addFailed', {
+        setError({
+          text: t('notifications.addFailed', {
             error: t(`notifications.addRefused.${refusal}`, { max: MAX_CHANNELS_PER_USER }),
           }),
-        );
+          // The limit is no field's fault; every other refusal is the target's.
+          fields: refusal === 'channel_limit' ? [] : ['url'],
+        });
         return;
       }
       // A 400 says which field is wrong and why (a password in the URL, an ntfy URL without a topic).
-      const problems = Object.entries(fieldProblems(created)).map(([field, message]) =>
+      const byField = Object.entries(fieldProblems(created));
+      const problems = byField.map(([field, message]) =>
         field === '' ? message : `${field}: ${message}`,
       );
-      setError(t('notifications.addFailed', { error: [why(created), ...problems].join(' — ') }));
+      setError({
+        text: t('notifications.addFailed', { error: [why(created), ...problems].join(' — ') }),
+        fields: byField.flatMap(([field]) => addFieldOf(field) ?? []),
+      });
       return;
     }
     if (created.value.secret) setSecret(created.value.secret);
     setUrl('');
     setName('');
     await refresh();
+  }
+
+  /** What ties a field to the error about it: read with the field, not only announced once. */
+  function errorProps(field: AddField) {
+    const about = error?.fields.includes(field) === true;
+    return {
+      'aria-invalid': about,
+      'aria-describedby': about ? ADD_ERROR_ID : undefined,
+      'aria-errormessage': about ? ADD_ERROR_ID : undefined,
+    };
   }
 
   async function remove(id: string) {
@@ -336,6 +368,7 @@ export function NotificationSettings() {
             onChange={(event) => {
               setUrl(event.target.value);
             }}
+            {...errorProps('url')}
             data-testid="notification-url"
           />
         </label>{' '}
@@ -346,12 +379,17 @@ export function NotificationSettings() {
             onChange={(event) => {
               setName(event.target.value);
             }}
+            {...errorProps('name')}
           />
         </label>{' '}
         <button type="submit" className="button button-primary" aria-disabled={addBusy}>
           {addBusy ? t('notifications.adding') : t('notifications.addButton')}
         </button>
-        {error ? <p role="alert">{error}</p> : null}
+        {error ? (
+          <p id={ADD_ERROR_ID} role="alert">
+            {error.text}
+          </p>
+        ) : null}
         {secret ? (
           <p role="status" data-testid="notification-secret">
             {t('notifications.secretOnce')} <code>{secret}</code>

@@ -415,4 +415,42 @@ describe('the installable web app', () => {
       await context.close();
     }
   });
+  it('shows a device turned on or off in the channel list, and a device channel removed there as off, without a reload', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const listed = page
+        .getByTestId('notification-settings')
+        .getByTestId('notification-channel')
+        .filter({ hasText: en.notifications.kind.web_push });
+      await reads('off');
+      await page.getByTestId('notification-settings').getByTestId('notification-url').waitFor(WAIT);
+
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      await expect.poll(() => listed.count(), WAIT).toBe(1);
+
+      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
+      await reads('off');
+      await expect.poll(() => listed.count(), WAIT).toBe(0);
+
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      await expect.poll(() => listed.count(), WAIT).toBe(1);
+      await listed.getByRole('button', { name: en.notifications.remove }).click();
+      await listed.getByRole('button', { name: en.notifications.removeYes }).click();
+      await expect.poll(() => listed.count(), WAIT).toBe(0);
+      // Its channel is gone: this device gets nothing, so it must not still say it does.
+      await reads('off');
+      expect(await section.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
 });

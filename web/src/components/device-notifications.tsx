@@ -6,9 +6,10 @@
  * read from both: a subscription whose channel was deleted reads as off.
  * Every failure is shown in the section's alert, never dropped.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import { announceChannelsChanged, onChannelsChanged } from '../model/channel-changes.js';
 import type { BrowserPushFault } from '../model/push-fault.js';
 import {
   currentEnvironment,
@@ -63,20 +64,34 @@ export function DeviceNotifications() {
   const { t } = useTranslation();
   const reason = usePushFaultReason();
   const [state, setState] = useState<DeviceState>({ name: 'checking' });
+  // Ours, announced to the channel list; and whether a turn on or off is under way.
+  const self = useRef({ working: false });
 
   useEffect(() => {
     let live = true;
     void readState().then((next) => {
       if (live) setState(next);
     });
+    // Its channel removed from the list reads as off at once; a turn under way reads its own.
+    const stop = onChannelsChanged(self.current, () => {
+      if (self.current.working) return;
+      void readState().then((next) => {
+        if (live && !self.current.working) setState(next);
+      });
+    });
     return () => {
       live = false;
+      stop();
     };
   }, []);
 
   async function turnOn() {
     setState({ name: 'working', turning: 'on' });
+    self.current.working = true;
     const result = await turnOnPush();
+    self.current.working = false;
+    // Even a failed turn may have deleted the channel of the subscription it replaced.
+    announceChannelsChanged(self.current);
     if (result.ok) setState({ name: 'on' });
     else if (result.reason === 'blocked') setState({ name: 'blocked' });
     else
@@ -89,8 +104,11 @@ export function DeviceNotifications() {
 
   async function turnOff() {
     setState({ name: 'working', turning: 'off' });
+    self.current.working = true;
     const result = await turnOffPush();
     const next = await readState();
+    self.current.working = false;
+    announceChannelsChanged(self.current);
     if (result.ok || (next.name !== 'on' && next.name !== 'off')) setState(next);
     else setState({ name: next.name, problem: 'notOff', error: result.error });
   }

@@ -18,6 +18,7 @@ import {
   type NewChannelBody,
   type NotificationSettings as Settings,
 } from '../model/notifications-api.js';
+import { announceChannelsChanged, onChannelsChanged } from '../model/channel-changes.js';
 import { channelRefusalOf } from '../model/channel-refusal.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { channelUrlProblem } from '../../../src/wire/channel-url.js';
@@ -113,6 +114,9 @@ export function NotificationSettings() {
     void refresh();
   }, [refresh]);
 
+  // This device's Web Push section adds and deletes its channel: shown here at once.
+  useEffect(() => onChannelsChanged(api, () => void refresh()), [api, refresh]);
+
   const setRefocus = useRefocusAfterRemoval(
     listRef,
     '[data-testid="notification-channel"]',
@@ -173,6 +177,7 @@ export function NotificationSettings() {
     if (created.value.secret) setSecret(created.value.secret);
     setUrl('');
     setName('');
+    announceChannelsChanged(api);
     await refresh();
   }
 
@@ -201,6 +206,8 @@ export function NotificationSettings() {
         setRefocus({ index, stayed: true });
         return;
       }
+    } else {
+      announceChannelsChanged(api);
     }
     await refresh();
     setRefocus({ index, stayed: !removed.ok });

@@ -453,4 +453,29 @@ describe('the installable web app', () => {
       await context.close();
     }
   });
+  it('keeps the keyboard on the device’s button as it turns on and off', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const focused = () => page.evaluate<string>(`document.activeElement?.textContent ?? ''`);
+      await reads('off');
+
+      await section.getByRole('button', { name: en.devicePush.turnOn }).focus();
+      await page.keyboard.press('Enter');
+      await reads('on');
+      await expect.poll(focused, WAIT).toBe(en.devicePush.turnOff);
+
+      await page.keyboard.press('Enter');
+      await reads('off');
+      await expect.poll(focused, WAIT).toBe(en.devicePush.turnOn);
+    } finally {
+      await context.close();
+    }
+  });
 });

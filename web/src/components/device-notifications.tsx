@@ -113,6 +113,12 @@ export function DeviceNotifications() {
     else setState({ name: next.name, problem: 'notOff', error: result.error });
   }
 
+  function buttonLabel(shown: DeviceState): string {
+    if (shown.name === 'on') return t('devicePush.turnOff');
+    if (shown.name !== 'working') return t('devicePush.turnOn');
+    return shown.turning === 'on' ? t('devicePush.working') : t('devicePush.turningOff');
+  }
+
   return (
     <section
       className="settings-section"
@@ -126,30 +132,23 @@ export function DeviceNotifications() {
       {state.name === 'insecure' ? <p className="muted">{t('devicePush.insecure')}</p> : null}
       {state.name === 'unsupported' ? <p className="muted">{t('devicePush.unsupported')}</p> : null}
       {state.name === 'blocked' ? <p className="muted">{t('devicePush.blocked')}</p> : null}
-      {state.name === 'on' ? (
-        <>
-          <p>{t('devicePush.on')}</p>
-          <button type="button" className="button" onClick={() => void turnOff()}>
-            {t('devicePush.turnOff')}
-          </button>
-        </>
-      ) : null}
+      {state.name === 'on' ? <p>{t('devicePush.on')}</p> : null}
       {state.name === 'off' || state.name === 'working' ? (
-        <>
-          <p className="muted">{t('devicePush.explain')}</p>
-          <button
-            type="button"
-            className="button button-primary"
-            disabled={state.name === 'working'}
-            onClick={() => void turnOn()}
-          >
-            {state.name !== 'working'
-              ? t('devicePush.turnOn')
-              : state.turning === 'on'
-                ? t('devicePush.working')
-                : t('devicePush.turningOff')}
-          </button>
-        </>
+        <p className="muted">{t('devicePush.explain')}</p>
+      ) : null}
+      {/* One button in every state, never disabled: a keyboard's focus stays on it as it turns. */}
+      {state.name === 'on' || state.name === 'off' || state.name === 'working' ? (
+        <button
+          type="button"
+          className={state.name === 'on' ? 'button' : 'button button-primary'}
+          aria-disabled={state.name === 'working'}
+          onClick={() => {
+            if (state.name === 'on') void turnOff();
+            else if (state.name === 'off') void turnOn();
+          }}
+        >
+          {buttonLabel(state)}
+        </button>
       ) : null}
       {(state.name === 'off' || state.name === 'on') && state.problem !== undefined ? (
         <p role="alert" className="error">

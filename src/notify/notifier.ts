@@ -20,7 +20,7 @@ import {
   NOTIFY_SEND_TIMEOUT_MS,
   NOTIFY_STOP_TIMEOUT_MS,
 } from '../tunables.js';
-import type { SettledCursor } from '../store/index.js';
+import type { SettledCursor, Store } from '../store/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
 import type { ChannelSender } from './channel.js';
@@ -53,6 +53,8 @@ export const DEFAULT_NOTIFY_TUNABLES: NotifyTunables = {
 };
 
 export interface NotifierDeps extends ReconcilerDeps {
+  /** A store that runs transactions: the outbox deletes a channel whose subscription is gone. */
+  readonly store: Store;
   readonly senders: ReadonlyMap<ChannelKind, ChannelSender>;
   readonly timers: RepeatingTimers;
   readonly tunables: NotifyTunables;

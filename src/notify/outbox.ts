@@ -31,6 +31,7 @@ import {
   type ChannelRecord,
   type OutboxRecord,
   type RepoContext,
+  type Store,
 } from '../store/index.js';
 import { pausePoint, type RepeatingTimers } from '../support/index.js';
 import type { ChannelKind } from '../wire/index.js';
@@ -42,6 +43,7 @@ import {
   type Notice,
   type SendResult,
 } from './channel.js';
+import { removeChannel } from './channel-removal.js';
 import { timestampMs } from './planner.js';
 import { answerLinksStillWanted, GIVE_UP_TEXT, recheckNotice } from './recheck.js';
 import { judgeAttempt, type RetryTunables } from './retry-policy.js';
@@ -77,7 +79,7 @@ export interface NotifyLogger {
 }
 
 export interface OutboxDeps {
-  readonly store: RepoContext;
+  readonly store: Store;
   /** What still waits, for the recheck of a prompt (`recheck.ts`): the reconciler's port. */
   readonly requests: WaitingRequests;
   readonly senders: ReadonlyMap<ChannelKind, ChannelSender>;
@@ -320,6 +322,21 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     }
   }
 
+  /**
+   * A push service that says a subscription is gone (404, 410) says so to
+   * every notice after it: the channel made from it is deleted, so its
+   * device reads as off in Settings and offers to turn on again, and nothing
+   * more is sent to it. A failure leaves it for the next notice's answer.
+   */
+  async function forgetChannel(row: OutboxRecord, fields: Record<string, unknown>) {
+    try {
+      await removeChannel(store, row.user_id, row.channel_id);
+      logger.info(fields, 'notify.subscription_gone');
+    } catch (error) {
+      logger.warn({ ...fields, err: error }, 'notify.subscription_gone_not_removed');
+    }
+  }
+
   async function sendRow(target: ChannelTarget, sender: ChannelSender, row: OutboxRecord) {
     const fields = {
       delivery_id: row.id,
@@ -365,6 +382,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       tunables,
     );
     await recordAttempt(store, row, verdict);
+    if (!result.ok && result.code === 'subscription_gone') await forgetChannel(row, fields);
     if (verdict.outcome === 'retry')
       logger.info({ ...fields, status: verdict.status, error: verdict.error }, 'notify.retry');
     if (verdict.outcome === 'gave_up')

@@ -10,15 +10,12 @@
 import { randomBytes } from 'node:crypto';
 import {
   countUserChannels,
-  deleteUnusedChannelLinks,
   deleteUnusedUserLinks,
-  deleteUserChannel,
   getNoticeSettings,
   getUserChannel,
   insertChannel,
   latestRowPerChannel,
   listUserChannels,
-  lockChannelForDelete,
   lockLinkSettings,
   putNoticeSettings,
   type ChannelRecord,
@@ -43,6 +40,7 @@ import {
 import { NOTIFY_TARGET_LOOKUP_TIMEOUT_MS } from '../tunables.js';
 import type { ChannelSender, Notice } from './channel.js';
 import { resolvesInternal } from './guarded-post.js';
+import { removeChannel } from './channel-removal.js';
 import { attemptOnce, channelTarget, ownerReach } from './outbox.js';
 import { channelReach, channelUrl, hostAllowed, targetLabel } from './targets.js';
 
@@ -192,18 +190,12 @@ export class NotificationService {
   /**
    * Deletes one's channel, and with it the answer links its notices carried
    * that are still unused: a person drops a channel others may read, and
-   * what it already shows must not decide as them. One transaction that
-   * takes the channel first, so a send minting links for it meanwhile is
-   * ordered against it (`holdLinkWithdrawals`): either those links are
-   * revoked here or that send finds the channel gone.
+   * what it already shows must not decide as them (`removeChannel`).
    */
   async deleteChannel(userId: string, id: string): Promise<{ ok: true } | Failure<'not_found'>> {
-    const deleted = await this.deps.store.transaction(async (tx) => {
-      if (!(await lockChannelForDelete(tx, userId, id))) return false;
-      await deleteUnusedChannelLinks(tx, id);
-      return deleteUserChannel(tx, userId, id);
-    });
-    return deleted ? { ok: true } : failure('not_found', 'notification channel not found');
+    return (await removeChannel(this.deps.store, userId, id))
+      ? { ok: true }
+      : failure('not_found', 'notification channel not found');
   }
 
   /** One bounded attempt now, outside the outbox: nothing is retried or recorded. */

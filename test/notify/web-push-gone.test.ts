@@ -1,0 +1,84 @@
+/**
+ * A Web Push subscription its push service says is gone (404 or 410: the
+ * phone's browser dropped or replaced it), end to end on SQLite and
+ * PostgreSQL with a local push service: the channel made from it is
+ * deleted, so the device reads as off in Settings (and offers to turn on
+ * again) instead of saying it gets notices, and no later notice is sent
+ * to the dead subscription.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.js';
+import { startServer, type RunningServer } from '../../src/server.js';
+import type { Driver } from '../../src/store/index.js';
+import { eventually } from '../support/clarification-harness.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { bearerApi, serverConfig } from '../support/in-process-server.js';
+import { addChannel, FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
+import { startPushService, type PushServiceStub } from '../support/push-service.js';
+import { seedAdminSession } from '../support/seed.js';
+
+const ADMIN_TOKEN = 'web-push-gone-admin-token-01234567';
+const WAIT_MS = 20_000;
+const QUESTION = {
+  questions: [
+    {
+      prompt: 'Ship it?',
+      options: [
+        { label: 'Yes', description: 'now' },
+        { label: 'No', description: 'later' },
+      ],
+    },
+  ],
+};
+
+describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Driver) => {
+  let database: TestDatabase;
+  let server: RunningServer | undefined;
+  let push: PushServiceStub | undefined;
+
+  beforeEach(async () => {
+    database = await freshDatabase(driver, { migrated: true });
+  });
+
+  afterEach(async () => {
+    await server?.close();
+    server = undefined;
+    await push?.close();
+    push = undefined;
+    await database.dispose();
+  });
+
+  it.each([404, 410])('deletes its channel once its push service answers %i', async (status) => {
+    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
+      notify: FAST_NOTIFY,
+    });
+    const running = server;
+    const api = bearerApi(running.url, ADMIN_TOKEN);
+    const service = await startPushService();
+    push = service;
+    const settings = await api<{ web_push_public_key: string }>(
+      'GET',
+      '/api/v1/notification-settings',
+    );
+    const subscription = service.subscribe(settings.json.web_push_public_key);
+    const channelId = await addChannel(api, { kind: 'web_push', name: 'Phone', subscription });
+    service.respond = () => ({ status });
+
+    running.clarification
+      .ask(await seedAdminSession(running.store, 'first'), QUESTION)
+      .catch(() => undefined);
+    await eventually(() => service.received.length === 1, WAIT_MS);
+    const listed = async () =>
+      (await api<{ channels: { id: string }[] }>('GET', '/api/v1/notification-channels')).json
+        .channels;
+    await eventually(async () => (await listed()).length === 0, WAIT_MS);
+    expect(await listed()).not.toContainEqual(expect.objectContaining({ id: channelId }));
+
+    // What asks next is sent nowhere: the subscription is not tried again.
+    running.clarification
+      .ask(await seedAdminSession(running.store, 'second'), QUESTION)
+      .catch(() => undefined);
+    await noticesSettled(running);
+    expect(service.received).toHaveLength(1);
+  });
+});

@@ -140,13 +140,17 @@ export async function holdLinkWithdrawals(
   return channel !== undefined;
 }
 
-/** Takes a person's row for a change of their link settings (`holdLinkWithdrawals`). */
+/**
+ * Takes a person's row for a change of their link settings
+ * (`holdLinkWithdrawals`). Not for key update: rows that only refer to the
+ * person (their tokens, messages) are written meanwhile as before.
+ */
 export async function lockLinkSettings(ctx: RepoContext, userId: string): Promise<void> {
   await ctx.db
     .selectFrom('users')
     .select('id')
     .where('id', '=', userId)
-    .$if(ctx.dialect.driver === 'postgres', (query) => query.forUpdate())
+    .$if(ctx.dialect.driver === 'postgres', (query) => query.forNoKeyUpdate())
     .execute();
 }
 

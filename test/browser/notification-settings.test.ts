@@ -152,6 +152,54 @@ describe('notification settings in the web app', () => {
     await page.context().close();
   });
 
+  it('reads channels and preferences again when the page is shown again', async () => {
+    const made = await api<{ user: { id: string }; token: string }>(
+      world,
+      'POST',
+      '/api/v1/users',
+      {
+        name: 'Bea Elsewhere',
+      },
+    );
+    const page = await signedInPage(world, browser, made.user.id);
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('notification-settings');
+    await section.getByTestId('notification-channels-empty').waitFor(WAIT);
+    const includeQuestion = section.getByTestId('notification-include-question');
+    expect(await includeQuestion.isChecked()).toBe(false);
+
+    // On her phone, or in another window, she adds a channel and opts in to the question.
+    const asBea = async (method: string, path: string, body: unknown) => {
+      const response = await fetch(`${world.origin}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${made.token}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      await response.arrayBuffer();
+      expect(response.status).toBeLessThan(300);
+    };
+    await asBea('POST', '/api/v1/notification-channels', {
+      kind: 'webhook',
+      url: 'https://relay.example/elsewhere',
+      name: 'Added elsewhere',
+    });
+    await asBea('PUT', '/api/v1/notification-settings', { include_question: true });
+
+    // Back to this page: it was hidden meanwhile.
+    await page.evaluate(`(() => {
+      Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+      Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+      document.dispatchEvent(new Event('visibilitychange'));
+    })()`);
+    await section
+      .getByTestId('notification-channel')
+      .filter({ hasText: 'Added elsewhere' })
+      .waitFor(WAIT);
+    await expect.poll(() => includeQuestion.isChecked(), WAIT).toBe(true);
+    await page.context().close();
+  });
+
   it('says why a test or a last delivery failed in the page’s language', async () => {
     await api(world, 'POST', '/api/v1/notification-channels', {
       kind: 'webhook',

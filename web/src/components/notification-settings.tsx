@@ -99,14 +99,20 @@ export function NotificationSettings() {
   const why = useFailureReason();
   const undelivered = useDeliveryError();
 
+  // Counts changes of the preferences made here: a read begun before one may answer after
+  // its save did, with what the server held before it.
+  const changes = useRef({ started: 0, saving: 0 });
   const refresh = useCallback(async () => {
+    const changedBefore = changes.current.started;
     const [listed, current] = await Promise.all([api.channels(), api.settings()]);
     if (!listed.ok || !current.ok) {
       setLoad('failed');
       return;
     }
     setChannels(listed.value.channels);
-    setSettings(current.value.settings);
+    if (changes.current.started === changedBefore && changes.current.saving === 0) {
+      setSettings(current.value.settings);
+    }
     setLoad('ready');
   }, [api]);
 
@@ -116,6 +122,20 @@ export function NotificationSettings() {
 
   // This device's Web Push section adds and deletes its channel: shown here at once.
   useEffect(() => onChannelsChanged(api, () => void refresh()), [api, refresh]);
+
+  // Another window or device changes channels and preferences, and each delivery changes a
+  // channel's state, with no event for any of them: read again when the page is shown again.
+  useEffect(() => {
+    const shown = () => {
+      if (document.visibilityState === 'visible') void refresh();
+    };
+    document.addEventListener('visibilitychange', shown);
+    window.addEventListener('focus', shown);
+    return () => {
+      document.removeEventListener('visibilitychange', shown);
+      window.removeEventListener('focus', shown);
+    };
+  }, [refresh]);
 
   const setRefocus = useRefocusAfterRemoval(
     listRef,
@@ -234,7 +254,10 @@ export function NotificationSettings() {
     const before = settings;
     setSaveError(null);
     if (before) setSettings({ ...before, ...next });
+    changes.current.started += 1;
+    changes.current.saving += 1;
     const saved = await api.updateSettings(next);
+    changes.current.saving -= 1;
     if (saved.ok) {
       setSettings(saved.value.settings);
     } else {

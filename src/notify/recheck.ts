@@ -10,7 +10,8 @@
  *
  * The rules are the reconciler's, not new ones: what waits is `waiting.ts`;
  * who may see a session is `sessionAudiences` (the members of its task's
- * workspace; a session or task gone is seen by nobody); without "include
+ * workspace; a session or task gone is seen by nobody, though what was told
+ * of it is still taken back: `answered`); without "include
  * the question" a notice carries no question, and it carries no link
  * `mayCarryAnswerLinks` refuses (none once the person turned links off).
  */
@@ -76,8 +77,11 @@ export async function recheckNotice(
     return { drop: 'stopped_waiting' };
   }
   const userId = row.user_id;
-  const audiences = await sessionAudiences(store, [notice.sessionId]);
-  if (!audiences.get(notice.sessionId)?.userIds.includes(userId)) return { drop: 'not_visible' };
+  const audience = (await sessionAudiences(store, [notice.sessionId])).get(notice.sessionId);
+  // A session or task deleted is seen by nobody, but the `answered` that takes back what its
+  // person was told of it says no more than that did, and drops a notice leading nowhere.
+  const gone = audience === undefined && notice.event === 'answered';
+  if (!gone && !audience?.userIds.includes(userId)) return { drop: 'not_visible' };
   const { includeQuestion, answerLinks } = await getNoticeSettings(store, userId);
   const send = noticeToSendNow(notice, { visible: true, includeQuestion, answerLinks });
   return send ? { send } : { drop: 'not_visible' };

@@ -393,8 +393,15 @@ export const NOTIFY_GIVE_UP_AFTER_MS = 24 * 60 * 60 * 1000;
  * so only a server that died mid-send leaves a row for the lease to free.
  */
 export const NOTIFY_CLAIM_LEASE_MS = NOTIFY_SEND_TIMEOUT_MS + 20_000;
-/** Shutdown waits at most this long for sends in flight (they are aborted first). */
+/**
+ * Shutdown waits at most this long for sends in flight: they may finish
+ * until `NOTIFY_STOP_RECORD_MS` before it (a notice whose reply came is
+ * recorded delivered, not sent again after the restart), then what is left
+ * is aborted and recorded to be sent again.
+ */
 export const NOTIFY_STOP_TIMEOUT_MS = 2_000;
+/** The end of `NOTIFY_STOP_TIMEOUT_MS` kept for recording the sends shutdown aborted. */
+export const NOTIFY_STOP_RECORD_MS = 500;
 /** Channels the worker starts lanes for per poll; the rest wait for the next poll. */
 export const NOTIFY_LANES_PER_POLL = 100;
 /**

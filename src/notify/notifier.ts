@@ -18,6 +18,7 @@ import {
   NOTIFY_RETRY_BASE_MS,
   NOTIFY_RETRY_MAX_MS,
   NOTIFY_SEND_TIMEOUT_MS,
+  NOTIFY_STOP_RECORD_MS,
   NOTIFY_STOP_TIMEOUT_MS,
 } from '../tunables.js';
 import type { SettledCursor, Store } from '../store/index.js';
@@ -46,6 +47,7 @@ export const DEFAULT_NOTIFY_TUNABLES: NotifyTunables = {
   giveUpAfterMs: NOTIFY_GIVE_UP_AFTER_MS,
   claimLeaseMs: NOTIFY_CLAIM_LEASE_MS,
   stopTimeoutMs: NOTIFY_STOP_TIMEOUT_MS,
+  stopRecordMs: NOTIFY_STOP_RECORD_MS,
   lanesPerPoll: NOTIFY_LANES_PER_POLL,
   retentionMs: NOTIFY_OUTBOX_RETENTION_MS,
   pruneIntervalMs: NOTIFY_OUTBOX_PRUNE_INTERVAL_MS,

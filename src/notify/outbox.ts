@@ -21,7 +21,10 @@
  *
  * Invariants: nothing here runs on the path of asking or answering (the
  * worker is woken, never awaited); every send is bounded by the send
- * timeout; `close` aborts sends in flight and returns within its bound.
+ * timeout; `close` claims nothing more, lets sends in flight finish for
+ * most of its bound (one whose reply comes is recorded delivered, so a
+ * restart does not send it again), aborts the rest, and returns within
+ * its bound.
  */
 import {
   channelsWithDueRows,
@@ -56,6 +59,8 @@ export interface OutboxTunables extends RetryTunables {
   readonly claimLeaseMs: number;
   readonly pollIntervalMs: number;
   readonly stopTimeoutMs: number;
+  /** The end of `stopTimeoutMs` kept for recording the sends `close` aborted. */
+  readonly stopRecordMs: number;
   readonly lanesPerPoll: number;
 }
 
@@ -193,19 +198,19 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
   const lanes = new Map<string, Promise<void>>();
   const stop = new AbortController();
   let interval: { cancel(): void } | undefined;
-  // An object, not two lets: the compiler cannot see other calls change them across an await.
-  const state = { polling: false, pollAgain: false };
+  // An object, not lets: the compiler cannot see other calls change them across an await.
+  const state = { polling: false, pollAgain: false, closing: false };
   let kicked: { cancel(): void } | undefined;
 
   /** Whether a poll was asked for while one ran (and clears the request). */
   function takeAgain(): boolean {
-    const again = state.pollAgain && !stop.signal.aborted;
+    const again = state.pollAgain && !state.closing;
     state.pollAgain = false;
     return again;
   }
 
   async function poll(): Promise<void> {
-    if (stop.signal.aborted) return;
+    if (state.closing) return;
     if (state.polling) {
       state.pollAgain = true;
       return;
@@ -228,7 +233,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
   }
 
   function startLane(channel: ChannelRecord): void {
-    if (stop.signal.aborted || lanes.has(channel.id)) return;
+    if (state.closing || lanes.has(channel.id)) return;
     // A kind with no sender here (Web Push before its sender is wired) stays owed.
     const sender = deps.senders.get(channel.kind as ChannelKind);
     if (!sender) return;
@@ -247,7 +252,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       channel,
       await ownerReach(store, channel.user_id, deps.allowedHosts),
     );
-    while (!stop.signal.aborted) {
+    while (!state.closing) {
       const row = await claimNextDue(store, channel.id, store.clock.nowMs(), tunables.claimLeaseMs);
       if (!row) return;
       await sendRow(target, sender, row);
@@ -389,30 +394,45 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       logger.warn({ ...fields, status: verdict.status, error: verdict.error }, 'notify.gave_up');
   }
 
+  /** Whether `work` settled within `ms`. */
+  async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
+    let timer: { cancel(): void } | undefined;
+    const settled = await Promise.race([
+      work.then(() => true),
+      new Promise<false>((resolve) => {
+        timer = deps.timers.setTimeout(() => {
+          resolve(false);
+        }, ms);
+      }),
+    ]);
+    timer?.cancel();
+    return settled;
+  }
+
   return {
     start() {
       interval ??= deps.timers.every(tunables.pollIntervalMs, () => void poll());
       void poll();
     },
     kick() {
-      if (stop.signal.aborted || kicked) return;
+      if (state.closing || kicked) return;
       kicked = deps.timers.setTimeout(() => {
         kicked = undefined;
         void poll();
       }, 0);
     },
     async close() {
-      stop.abort();
+      state.closing = true;
       interval?.cancel();
       kicked?.cancel();
-      let timer: { cancel(): void } | undefined;
-      await Promise.race([
-        Promise.all(lanes.values()),
-        new Promise<void>((resolve) => {
-          timer = deps.timers.setTimeout(resolve, tunables.stopTimeoutMs);
-        }),
-      ]);
-      timer?.cancel();
+      // No lane starts once closing: the ones running now are all there will be.
+      const running = Promise.all(lanes.values());
+      const finishing = Math.max(0, tunables.stopTimeoutMs - tunables.stopRecordMs);
+      if (!(await settlesWithin(running, finishing))) {
+        stop.abort();
+        await settlesWithin(running, Math.min(tunables.stopRecordMs, tunables.stopTimeoutMs));
+      }
+      stop.abort();
     },
   };
 }

@@ -16,7 +16,7 @@ import {
   insertChannel,
   latestRowPerChannel,
   listUserChannels,
-  lockLinkSettings,
+  lockNoticeOwner,
   putNoticeSettings,
   type ChannelRecord,
   type OutboxRecord,
@@ -168,21 +168,26 @@ export class NotificationService {
         },
       ]);
     }
-    if ((await countUserChannels(this.deps.store, userId)) >= MAX_CHANNELS_PER_USER) {
+    const name = body.name ?? `${KIND_NAMES[body.kind]} · ${new URL(url).host}`;
+    // Counted and added under the person's row: two added at once are counted one after the other.
+    const channel = await this.deps.store.transaction(async (tx) => {
+      await lockNoticeOwner(tx, userId);
+      if ((await countUserChannels(tx, userId)) >= MAX_CHANNELS_PER_USER) return 'limit' as const;
+      return insertChannel(tx, {
+        userId,
+        kind: body.kind,
+        name,
+        config,
+        // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
+        target: new URL(url).href,
+      });
+    });
+    if (channel === 'limit') {
       return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`, {
         reason: 'channel_limit',
         limit: MAX_CHANNELS_PER_USER,
       });
     }
-    const name = body.name ?? `${KIND_NAMES[body.kind]} · ${new URL(url).host}`;
-    const channel = await insertChannel(this.deps.store, {
-      userId,
-      kind: body.kind,
-      name,
-      config,
-      // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
-      target: new URL(url).href,
-    });
     if (!channel) return failure('channel_exists');
     return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
   }
@@ -280,7 +285,7 @@ export class NotificationService {
    */
   async updateSettings(userId: string, body: SettingsBody): Promise<NotificationSettingsReply> {
     await this.deps.store.transaction(async (tx) => {
-      await lockLinkSettings(tx, userId);
+      await lockNoticeOwner(tx, userId);
       await putNoticeSettings(tx, userId, {
         ...(body.reminder_delay_s === undefined ? {} : { reminderDelayS: body.reminder_delay_s }),
         ...(body.include_question === undefined ? {} : { includeQuestion: body.include_question }),

@@ -110,7 +110,7 @@ export async function deleteUnusedUserLinks(ctx: RepoContext, userId: string): P
 /**
  * Holds, to the end of the caller's transaction, what may withdraw links a
  * notice is about to carry: its person's row (turning links off takes it
- * for update, `lockLinkSettings`) and its channel's (deleting the channel
+ * for update, `lockNoticeOwner`) and its channel's (deleting the channel
  * takes it, `lockChannelForDelete`). Either the withdrawal commits first and
  * this reads what it wrote, or it waits for these links and revokes them.
  * SQLite's one writer already orders the two. False when the delivery's
@@ -141,11 +141,13 @@ export async function holdLinkWithdrawals(
 }
 
 /**
- * Takes a person's row for a change of their link settings
- * (`holdLinkWithdrawals`). Not for key update: rows that only refer to the
- * person (their tokens, messages) are written meanwhile as before.
+ * Takes a person's row for a change of their notices: their link settings
+ * (ordered against a send's minting, `holdLinkWithdrawals`) or their
+ * channels (two added at once are counted one after the other against the
+ * limit). Not for key update: rows that only refer to the person (their
+ * tokens, messages) are written meanwhile as before.
  */
-export async function lockLinkSettings(ctx: RepoContext, userId: string): Promise<void> {
+export async function lockNoticeOwner(ctx: RepoContext, userId: string): Promise<void> {
   await ctx.db
     .selectFrom('users')
     .select('id')

@@ -242,7 +242,7 @@ export {
   holdLinkWithdrawals,
   insertAnswerLinks,
   lockChannelForDelete,
-  lockLinkSettings,
+  lockNoticeOwner,
   markAnswerLinkUsed,
 } from './answer-links.js';
 export { claimServerKey, getServerKey } from './server-keys.js';

@@ -445,4 +445,22 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
       (await other<{ channels: unknown[] }>('GET', '/api/v1/notification-channels')).json.channels,
     ).toHaveLength(MAX_CHANNELS_PER_USER);
   });
+  it(`holds the limit of ${MAX_CHANNELS_PER_USER} when channels are added at once`, async () => {
+    const created = await api<{ token: string }>('POST', '/api/v1/users', { name: 'Cleo' });
+    expect(created.status).toBe(201);
+    const cleo = bearerApi(clarion.server.url, created.json.token);
+    const replies = await Promise.all(
+      Array.from({ length: MAX_CHANNELS_PER_USER + 5 }, (_, i) =>
+        cleo('POST', '/api/v1/notification-channels', {
+          kind: 'slack',
+          url: `https://hooks.slack.test/at-once-${i}`,
+        }),
+      ),
+    );
+    expect(replies.filter((reply) => reply.status === 201)).toHaveLength(MAX_CHANNELS_PER_USER);
+    expect(replies.filter((reply) => reply.status === 409)).toHaveLength(5);
+    expect(
+      (await cleo<{ channels: unknown[] }>('GET', '/api/v1/notification-channels')).json.channels,
+    ).toHaveLength(MAX_CHANNELS_PER_USER);
+  });
 });

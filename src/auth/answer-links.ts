@@ -41,11 +41,13 @@ export interface AnswerLinkGrant {
    */
   readonly deliveryId?: string | undefined;
   /**
-   * Asked in the links' own transaction, after the earlier attempts' links
-   * are revoked: whether they may still be issued. A person may withdraw
-   * links (turn them off, delete the channel) after the send that carries
-   * them was checked; their withdrawal and this transaction are ordered, so
-   * it either sees the withdrawal or revokes what this issued.
+   * Asked first in the links' own transaction: whether they may still be
+   * issued. A person may withdraw links (turn them off, delete the channel)
+   * after the send that carries them was checked; their withdrawal and this
+   * transaction are ordered, so it either sees the withdrawal or revokes
+   * what this issued. First, before any link row is touched: a withdrawal
+   * takes the rows it orders on before the links it revokes, and this must
+   * take them in the same order, or each would wait for the other.
    */
   readonly mayIssue?: ((tx: RepoContext) => Promise<boolean>) | undefined;
 }
@@ -58,8 +60,9 @@ export async function issueAnswerLinks(
   ctx: RepoContext,
   grant: AnswerLinkGrant,
 ): Promise<string[]> {
+  const allowed = grant.mayIssue ? await grant.mayIssue(ctx) : true;
   if (grant.deliveryId !== undefined) await deleteUnusedDeliveryLinks(ctx, grant.deliveryId);
-  if (grant.mayIssue && !(await grant.mayIssue(ctx))) return [];
+  if (!allowed) return [];
   const secrets = grant.choices.map(
     () => `${ANSWER_LINK_PREFIX}${randomBytes(SECRET_BYTES).toString('base64url')}`,
   );

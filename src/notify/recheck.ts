@@ -98,6 +98,7 @@ export async function answerLinksStillWanted(
   userId: string,
   notice: Pick<Notice, 'kind' | 'deliveryId'>,
 ): Promise<boolean> {
+  await pausePoint('notify.answer_links_checking');
   if (!(await holdLinkWithdrawals(tx, userId, notice.deliveryId))) return false;
   const settings = await getNoticeSettings(tx, userId);
   await pausePoint('notify.answer_links_held');

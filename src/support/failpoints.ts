@@ -37,6 +37,7 @@ export type PausePointName =
   | 'user_input.before_decision_recorded'
   | 'agent_start.before_host_start'
   | 'notify.before_answer_links'
+  | 'notify.answer_links_checking'
   | 'notify.answer_links_held';
 
 export interface ArmedPause {

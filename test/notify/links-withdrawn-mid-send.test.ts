@@ -33,6 +33,50 @@ const CASES = (['turned answer links off', 'deleted the channel'] as const).flat
   })),
 );
 
+/** A consent request (Allow once / Reject) in a new session of the admin's workspace. */
+async function requestConsent(running: RunningServer) {
+  const sessionId = await seedAdminSession(running.store, 'withdrawn links');
+  const { task_id: taskId } = await running.store.db
+    .selectFrom('task_sessions')
+    .select('task_id')
+    .where('id', '=', sessionId)
+    .executeTakeFirstOrThrow();
+  const requested = running.turns.userInputs.request({
+    kind: 'consent',
+    sessionId,
+    taskId,
+    profile: 'demo',
+    toolKey: 'shell',
+    command: 'Run the migrations',
+    title: 'Run the migrations',
+    options: [
+      { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
+      { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
+    ],
+  });
+  if (!requested.ok) throw new Error('the consent was not requested');
+  return requested;
+}
+
+/** The answer links' secrets an ntfy notice carries. */
+function linkTokens(body: string): string[] {
+  const sent = JSON.parse(body) as { actions?: { url: string }[] };
+  return (sent.actions ?? [])
+    .map(({ url }) => url)
+    .filter((url) => url.includes('/answer#'))
+    .map((url) => url.slice(url.indexOf('#') + 1));
+}
+
+async function use(running: RunningServer, token: string): Promise<number> {
+  const used = await fetch(`${running.url}/api/v1/answer-links/use`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ token }),
+  });
+  await used.arrayBuffer();
+  return used.status;
+}
+
 describe.each(DRIVERS)(
   'answer links withdrawn while a send is under way on %s',
   (driver: Driver) => {
@@ -68,26 +112,7 @@ describe.each(DRIVERS)(
         const channelId = await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/topic` });
 
         pause = armPause(point, PAUSE_BOUND_MS);
-        const sessionId = await seedAdminSession(running.store, 'withdrawn links');
-        const { task_id: taskId } = await running.store.db
-          .selectFrom('task_sessions')
-          .select('task_id')
-          .where('id', '=', sessionId)
-          .executeTakeFirstOrThrow();
-        const requested = running.turns.userInputs.request({
-          kind: 'consent',
-          sessionId,
-          taskId,
-          profile: 'demo',
-          toolKey: 'shell',
-          command: 'Run the migrations',
-          title: 'Run the migrations',
-          options: [
-            { option_id: 'allow', label: 'Allow once', kind: 'allow_once' },
-            { option_id: 'reject', label: 'Reject', kind: 'reject_once' },
-          ],
-        });
-        if (!requested.ok) throw new Error('the consent was not requested');
+        const requested = await requestConsent(running);
         // The attempt checked the settings (links on) and is about to mint, or minting.
         await pause.reached;
 
@@ -117,21 +142,8 @@ describe.each(DRIVERS)(
 
         await eventually(() => ntfy.received.length >= 1, WAIT_MS);
         if (withdrawal === 'turned answer links off') await noticesSettled(running);
-        const sent = JSON.parse(ntfy.received[0]?.body ?? '{}') as {
-          actions?: { url: string }[];
-        };
-        const tokens = (sent.actions ?? [])
-          .map(({ url }) => url)
-          .filter((url) => url.includes('/answer#'))
-          .map((url) => url.slice(url.indexOf('#') + 1));
-        for (const token of tokens) {
-          const use = await fetch(`${running.url}/api/v1/answer-links/use`, {
-            method: 'POST',
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ token }),
-          });
-          await use.arrayBuffer();
-          expect(use.status).toBe(404);
+        for (const token of linkTokens(ntfy.received[0]?.body ?? '{}')) {
+          expect(await use(running, token)).toBe(404);
         }
         expect(running.turns.userInputs.get(requested.id)).toMatchObject({ status: 'awaiting' });
         expect(await running.store.db.selectFrom('answer_links').select('id').execute()).toEqual(
@@ -140,5 +152,44 @@ describe.each(DRIVERS)(
       },
       60_000,
     );
+
+    it('turns links off while a retry revokes its earlier links and mints anew', async () => {
+      server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
+        notify: FAST_NOTIFY,
+      });
+      const running = server;
+      const api = bearerApi(running.url, ADMIN_TOKEN);
+      // The first attempt carries links and fails: the retry revokes them as it mints its own.
+      const ntfy = await startReceiver((_request, index) =>
+        index === 0 ? { status: 503, body: 'busy' } : { status: 200 },
+      );
+      receiver = ntfy;
+      await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/topic` });
+      pause = armPause('notify.answer_links_checking', PAUSE_BOUND_MS);
+      const requested = await requestConsent(running);
+      await pause.reached;
+      pause.release();
+      await eventually(() => ntfy.received.length >= 1, WAIT_MS);
+      pause = armPause('notify.answer_links_checking', PAUSE_BOUND_MS);
+      await pause.reached;
+
+      const withdrawing = fetch(`${running.url}/api/v1/notification-settings`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ answer_links: false }),
+      });
+      await new Promise((resolve) => setTimeout(resolve, SETTLE_MS));
+      pause.release();
+      const withdrawn = await withdrawing;
+      await withdrawn.arrayBuffer();
+      expect(withdrawn.status).toBe(200);
+
+      await eventually(() => ntfy.received.length >= 2, WAIT_MS);
+      await noticesSettled(running);
+      for (const request of ntfy.received) {
+        for (const token of linkTokens(request.body)) expect(await use(running, token)).toBe(404);
+      }
+      expect(running.turns.userInputs.get(requested.id)).toMatchObject({ status: 'awaiting' });
+    }, 60_000);
   },
 );

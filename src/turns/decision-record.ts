@@ -202,7 +202,7 @@ export async function recordDecision(
       });
       write.added(row);
       await alsoKeep?.(write.tx);
-      await keepDecided(write, view, turn.id);
+      await keepDecided(write, view, turn.id, turn.completed_at !== null);
       appended(row.id);
       // Its caller gave up waiting (`signal`): rolled back, not kept for an answer it refused.
       options.signal?.throwIfAborted();
@@ -214,10 +214,19 @@ export async function recordDecision(
 /**
  * The decided copy, kept until its turn ends. An external agent is not
  * Clarion's child: it neither dies with the server nor ends its one turn
- * here, so its copy goes with the decision.
+ * here, so its copy goes with the decision. A turn that already ended (its
+ * agent died while the decision was being kept; the session's lock ordered
+ * its end first) has forgotten its decisions and never ends again: a copy
+ * kept now would make a restart, however much later, doubt a decision no
+ * agent was left to hear.
  */
-async function keepDecided(write: SessionWrite, view: UserInputView, turnId: string) {
-  if (await runsExternally(write.tx, view.session_id)) {
+async function keepDecided(
+  write: SessionWrite,
+  view: UserInputView,
+  turnId: string,
+  turnEnded: boolean,
+) {
+  if (turnEnded || (await runsExternally(write.tx, view.session_id))) {
     await forgetOpenUserInput(write.tx, view.id);
   } else {
     await keepDecidedUserInput(write.tx, view, turnId);

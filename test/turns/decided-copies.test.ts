@@ -14,6 +14,7 @@ import { EXTERNAL_AGENT_PROFILE } from '../../src/agents/index.js';
 import { createSessionWriter } from '../../src/events/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import {
+  completeTurn,
   createSession,
   createTask,
   forgetDecidedIn,
@@ -34,6 +35,7 @@ import { transition } from '../../src/user-input/transition.js';
 import { toView } from '../../src/user-input/view.js';
 import type { UserInputRequest, UserInputView } from '../../src/user-input/types.js';
 import {
+  USER_INPUT_DECISION_TYPE,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_ENDED_TYPE,
 } from '../../src/wire/index.js';
@@ -209,6 +211,24 @@ describe.each(DRIVERS)('a decided request’s copy on %s', (driver: Driver) => {
     await t.decide(decided);
     await forgetDecidedIn(store, t.session.id, t.turn.id);
     expect(await t.recover()).toBe(0);
+  });
+
+  it('a decision whose write commits after its turn ended (the agent died) keeps no copy', async () => {
+    const t = await setup();
+    const consent = t.ask('consent');
+    const { awaiting, decided } = t.views(consent);
+    await keepOpenUserInput(store, awaiting);
+    // The session's lock put the exit's turn end first: it forgot what was decided then.
+    await t.sessions.write(t.session.id, async (write) => {
+      await completeTurn(write.tx, t.turn.id);
+      await forgetDecidedIn(write.tx, t.session.id, t.turn.id);
+    });
+    await t.decide(decided);
+    // The decision stands; no restart, days later, doubts it.
+    expect(await t.notes(USER_INPUT_DECISION_TYPE)).toHaveLength(1);
+    expect(await t.recover()).toBe(0);
+    expect(await t.notes(USER_INPUT_DECISION_UNCONFIRMED_TYPE)).toEqual([]);
+    expect(await t.notes(USER_INPUT_ENDED_TYPE)).toEqual([]);
   });
 
   it('an external agent’s decision forgets the copy with it', async () => {

@@ -12,7 +12,9 @@
  * A form (of questions or not) or link over its agent's open-request bound,
  * or one Clarion cannot show a person, is answered with an error saying so,
  * and the person reads in the transcript that it was not shown
- * (`refused-requests.ts`): only a person's skip is a `decline`.
+ * (`refused-requests.ts`): only a person's skip is a `decline`. One that
+ * comes while no turn runs (an MCP sign-in link while the agent starts) is
+ * answered `cancel`, logged, and noted in the session's latest turn.
  */
 import type { CreateElicitationResponse } from '@agentclientprotocol/sdk';
 import {
@@ -20,6 +22,7 @@ import {
   classifyElicitation,
   DECLINE,
   questionsReply,
+  type ElicitationKind,
   type ElicitationCompleteHandler,
   type ElicitationHandler,
 } from '../agents/acp-host/index.js';
@@ -36,6 +39,7 @@ import {
 } from '../wire/index.js';
 import type { RequestForm } from './form-requests.js';
 import {
+  noteOutsideTurn,
   problemsOf,
   refusedOverBound,
   refusedUnshowable,
@@ -74,8 +78,12 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
 
   const onElicitation: ElicitationHandler = async (sessionId, request, context) => {
     const { turnId, signal, withdrawn, ended } = context;
-    if (signal.aborted || turnId === undefined) return CANCEL;
     const kind = classifyElicitation(request);
+    if (turnId === undefined) {
+      await noteOutsideTurn(deps.refusals, { sessionId, ...notedAs(kind, request.message) });
+      return CANCEL;
+    }
+    if (signal.aborted) return CANCEL;
     switch (kind.kind) {
       case 'questions': {
         const clarification = deps.clarification();
@@ -239,6 +247,17 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
  * `fallback`. Cut whole characters only: half an emoji is text PostgreSQL's
  * JSON refuses, so the decision's row could never be kept.
  */
+/** What a request's note calls it: a link is an action, any other kind a form. Pure. */
+function notedAs(
+  kind: ElicitationKind,
+  message: string,
+): { kind: 'action' | 'form'; title: string } {
+  const text = storableText(message);
+  return kind.kind === 'url'
+    ? { kind: 'action', title: titleOf(text, 'Open a link') }
+    : { kind: 'form', title: titleOf(text, kind.kind === 'questions' ? 'Questions' : 'Form') };
+}
+
 function titleOf(message: string, fallback: string): string {
   return clippedText(message.trim().split('\n')[0] ?? '', MAX_USER_INPUT_TITLE_CHARS) || fallback;
 }

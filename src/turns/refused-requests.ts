@@ -53,6 +53,9 @@ const NOUNS: Record<UserInputNoteKind, string> = {
 
 export function refusedNoteText(note: UserInputRefusedNote): string {
   const shown = `The agent's ${NOUNS[note.kind]} "${note.title}" was not shown`;
+  if (note.code === 'outside_turn') {
+    return `${shown}: it came while the agent was not working on a prompt. The agent was told it was cancelled.`;
+  }
   if (note.code === 'unshowable') {
     return (
       `${shown}: Clarion cannot show it to a person (${note.problems.join('; ')}). ` +
@@ -125,6 +128,29 @@ export async function noteUnshowable(deps: RefusalDeps, refused: UnshowableReque
     code: 'unshowable',
     problems,
   });
+}
+
+export interface OutsideTurnRequest {
+  sessionId: string;
+  kind: UserInputNoteKind;
+  /** The agent's title for it: what the person recognises in the note. */
+  title: string;
+}
+
+/**
+ * A request that came while its agent ran no turn (an MCP sign-in link
+ * while the agent starts): nobody is asked, as no turn's end could say when
+ * it stopped standing, and the agent hears `cancel`. Logged, and noted in
+ * the session's latest turn when it has one, so it never goes unseen. Never
+ * throws.
+ */
+export async function noteOutsideTurn(
+  deps: RefusalDeps,
+  outside: OutsideTurnRequest,
+): Promise<void> {
+  const { sessionId, kind, title } = outside;
+  deps.logger.warn({ sessionId, kind, title }, 'an agent request outside a turn was cancelled');
+  await noteRefusal(deps, { sessionId, turnId: undefined }, { kind, title, code: 'outside_turn' });
 }
 
 function isIssueList(details: NonNullable<Failure['details']>): details is readonly Issue[] {

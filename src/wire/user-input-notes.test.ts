@@ -61,4 +61,9 @@ describe('userInputRefusedNoteOf', () => {
     };
     expect(userInputRefusedNoteOf(unshowable)).toEqual(unshowable);
   });
+
+  it('reads the note of a request that came outside any turn', () => {
+    const outside = { kind: 'action', title: 'Sign in', code: 'outside_turn' };
+    expect(userInputRefusedNoteOf(outside)).toEqual(outside);
+  });
 });

@@ -15,7 +15,8 @@
  * - `user_input_refused`: the request was never shown, because its agent
  *   already held as many open as it may, or because Clarion cannot show it
  *   (past a form's limits, a kind it does not know); the agent heard so as
- *   an error.
+ *   an error. Or because it came while no turn ran (`outside_turn`: an MCP
+ *   sign-in link while the agent starts), which the agent heard as `cancel`.
  */
 import { USER_INPUT_ENDED_TYPE } from './constants.js';
 
@@ -68,6 +69,12 @@ export type UserInputRefusedNote =
       code: 'unshowable';
       /** Why, as `path: message` lines: at most `MAX_NOTED_PROBLEMS` of `MAX_NOTED_PROBLEM_CHARS`. */
       problems: string[];
+    }
+  | {
+      kind: UserInputNoteKind;
+      title: string;
+      /** It came while the agent ran no turn: no turn's end could say when it stopped standing. */
+      code: 'outside_turn';
     };
 
 /**
@@ -111,5 +118,6 @@ export function userInputRefusedNoteOf(
   ) {
     return { kind, title, code, problems };
   }
+  if (code === 'outside_turn') return { kind, title, code };
   return undefined;
 }

@@ -7,7 +7,7 @@
  * dialects, with the elicitation bridge called as the ACP host calls it.
  */
 import type { CreateElicitationRequest, RequestPermissionRequest } from '@agentclientprotocol/sdk';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AgentRequestRefused } from '../../src/agents/acp-host/index.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { elicitationHandlers } from '../../src/turns/elicitation-bridge.js';
@@ -50,14 +50,14 @@ describe.each(DRIVERS)('an agent request Clarion cannot show, on %s', (driver) =
 
   const refusals = () => ({ sessions: () => h.sessions, logger: silentLogger });
 
-  function bridge() {
+  function bridge(logger = silentLogger) {
     return elicitationHandlers({
       store: h.store,
       clarification: () => h.service,
       registry: () => h.turns.userInputs,
       requestForm: formRequester({ store: h.store }, () => h.turns.userInputs, refusals()),
-      refusals: refusals(),
-      logger: silentLogger,
+      refusals: { sessions: () => h.sessions, logger },
+      logger,
     });
   }
 
@@ -155,6 +155,56 @@ describe.each(DRIVERS)('an agent request Clarion cannot show, on %s', (driver) =
       },
     ]);
   });
+
+  it.each([
+    [
+      'a link (an MCP sign-in while the agent starts)',
+      {
+        sessionId: 'agent-session',
+        mode: 'url',
+        elicitationId: 'oauth-2',
+        message: 'Sign in to the tracker',
+        url: 'https://tracker.example/oauth',
+      },
+      { kind: 'action', title: 'Sign in to the tracker' },
+    ],
+    [
+      'a form',
+      {
+        sessionId: 'agent-session',
+        mode: 'form',
+        message: 'Deploy settings',
+        requestedSchema: { type: 'object', properties: { env: { type: 'string' } } },
+      },
+      { kind: 'form', title: 'Deploy settings' },
+    ],
+  ])(
+    'logs and notes %s that arrives outside any turn; the agent hears cancel',
+    async (_, request, noted) => {
+      const logger = silentLogger.child({});
+      const warn = vi.spyOn(logger, 'warn');
+      const gone = AbortSignal.abort();
+      const reply = bridge(logger).onElicitation(sessionId, request, {
+        turnId: undefined,
+        signal: gone,
+        withdrawn: gone,
+        ended: gone,
+      });
+      await expect(reply).resolves.toEqual({ action: 'cancel' });
+      expect(h.turns.userInputs.snapshot()).toEqual([]);
+      expect(warn).toHaveBeenCalledWith(
+        expect.objectContaining({ sessionId, kind: noted.kind }),
+        expect.stringContaining('outside a turn'),
+      );
+      const [note, ...more] = await notes();
+      expect(more).toEqual([]);
+      expect(note).toMatchObject({
+        author: 'system',
+        metadata: { ...noted, code: 'outside_turn' },
+      });
+      expect(note?.content).toContain(`"${noted.title}" was not shown`);
+    },
+  );
 
   it('refuses a form whose message is too long to show as an error naming it, not a cancel, and notes it', async () => {
     const requestForm = formRequester({ store: h.store }, () => h.turns.userInputs, refusals());

@@ -110,15 +110,21 @@ export async function askElicitation(
   asked: AgentRequest<CreateElicitationRequest>,
 ): Promise<CreateElicitationResponse> {
   const { turn } = asked;
-  if (!handler || !turn) return { action: 'cancel' };
-  const signal = AbortSignal.any([turn.cancelled, asked.requestSignal]);
-  const withdrawn = AbortSignal.any([turn.cancelled, agentsCancel(asked.requestSignal)]);
+  if (!handler) return { action: 'cancel' };
+  // Outside any turn the request already stands withdrawn, but its handler still hears of it
+  // (to log and note it), as a permission's does: never dropped unseen.
+  const signal = turn
+    ? AbortSignal.any([turn.cancelled, asked.requestSignal])
+    : AbortSignal.abort();
+  const withdrawn = turn
+    ? AbortSignal.any([turn.cancelled, agentsCancel(asked.requestSignal)])
+    : signal;
   try {
     return await handler(asked.sessionId, asked.request, {
-      turnId: turn.turnId,
+      turnId: turn?.turnId,
       signal,
       withdrawn,
-      ended: turn.ended,
+      ended: turn?.ended ?? signal,
     });
   } catch (error) {
     if (error instanceof AgentRequestRefused) throw refusalToAgent(error);

@@ -42,13 +42,18 @@ function wordedNote(t: TFunction, message: MessageView): string | undefined {
     const refused = userInputRefusedNoteOf(message.metadata);
     if (!refused) return undefined;
     const what = t(`userInputNote.kind.${refused.kind}`);
-    return refused.code === 'unshowable'
-      ? t('userInputNote.unshowable', {
+    switch (refused.code) {
+      case 'unshowable':
+        return t('userInputNote.unshowable', {
           what,
           title: refused.title,
           problems: refused.problems.join('; '),
-        })
-      : t('userInputNote.refused', { what, title: refused.title, limit: refused.limit });
+        });
+      case 'outside_turn':
+        return t('userInputNote.outsideTurn', { what, title: refused.title });
+      case 'too_many_open_requests':
+        return t('userInputNote.refused', { what, title: refused.title, limit: refused.limit });
+    }
   }
   const note = userInputNoteOf(message.metadata);
   if (!note) return undefined;

@@ -641,6 +641,8 @@ export const de: Catalog = {
       'Nicht angezeigt – {{what}} des Agenten „{{title}}“: Der Agent wartet bereits auf {{limit}} offene Anfragen, so viele wie erlaubt. Beantworte eine, dann kann er wieder fragen.',
     unshowable:
       'Nicht angezeigt – {{what}} des Agenten „{{title}}“: Clarion kann das nicht darstellen ({{problems}}). Der Agent wurde informiert, niemand wurde gefragt.',
+    outsideTurn:
+      'Nicht angezeigt – {{what}} des Agenten „{{title}}“: Der Agent arbeitete gerade an keinem Auftrag. Dem Agenten wurde ein Abbruch gemeldet.',
     kind: {
       consent: 'Berechtigungsanfrage',
       action: 'Anfrage',

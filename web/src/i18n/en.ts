@@ -626,6 +626,8 @@ export const en = {
       'The agent’s {{what}} “{{title}}” was not shown: the agent already waits on {{limit}} open requests, as many as it may. Answer one and it can ask again.',
     unshowable:
       'The agent’s {{what}} “{{title}}” was not shown: Clarion cannot show it to a person ({{problems}}). The agent was told, and nobody was asked.',
+    outsideTurn:
+      'The agent’s {{what}} “{{title}}” was not shown: it came while the agent was not working on a prompt. The agent was told it was cancelled.',
     kind: {
       consent: 'permission request',
       action: 'request',

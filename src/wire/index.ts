@@ -382,6 +382,7 @@ export {
   listPendingInput,
   listPendingOutput,
   openPayload,
+  PENDING_ID_PROGRESS_META,
   requestUserActionInput,
   requestUserActionOutput,
   selectedOption,

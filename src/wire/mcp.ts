@@ -28,6 +28,14 @@ const pendingId = z
 
 export { askInput as askQuestionInput } from './clarification.js';
 
+/**
+ * The `_meta` key of an `ask_user_question` call's progress notifications
+ * that names its pending ID, from the first one, sent as soon as the
+ * question is written: a client whose blocking ask is cut off before its
+ * result (Clarion restarted) still learns what to pass to `wait_for_answer`.
+ */
+export const PENDING_ID_PROGRESS_META = 'clarion/pending_id';
+
 export const waitForAnswerInput = z.strictObject({
   pending_id: pendingId,
   timeout_seconds: z

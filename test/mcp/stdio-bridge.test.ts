@@ -130,6 +130,47 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
     expect((outcome as McpError).message).toMatch(/connection to Clarion ended before it answered/);
   });
 
+  it('names the pending ID of an ask its connection cut, so an answer given meanwhile is collected', async () => {
+    proxy = await startTcpProxy({ host: m.url.hostname, port: Number(m.url.port) });
+    const viaProxy = new URL(m.url);
+    viaProxy.port = String(proxy.port);
+    // An agent Clarion does not run: nothing resumes it; it must collect the answer itself.
+    const { client: agent } = await connectThroughBridge(m.tokens.member, viaProxy);
+    let progressed = 0;
+    const call = agent.callTool(
+      { name: 'ask_user_question', arguments: TWO_QUESTIONS },
+      CallToolResultSchema,
+      { onprogress: () => (progressed += 1), resetTimeoutOnProgress: true, timeout: 60_000 },
+    );
+    const settled = call.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await eventually(() => progressed > 0);
+    const [pendingId] = m.h.waiters.sessionIds().flatMap((id) => m.h.waiters.pendingIdsOf(id));
+    if (pendingId === undefined) throw new Error('no question held');
+
+    // Clarion restarted mid-wait: the blocking ask never returned its pending ID.
+    proxy.resetConnections();
+    const cut = await settled;
+    expect(cut).toBeInstanceOf(McpError);
+    expect((cut as McpError).message).toContain(pendingId);
+
+    // The person answers before the agent is back; the inbox no longer lists the question.
+    await m.h.service.respond(
+      { principal: m.h.principals.member, surface: 'rest' },
+      pendingId,
+      ANSWERS,
+    );
+    const back = await m.connect(m.tokens.member, 'stdio-agent');
+    expect(structured(await m.call(back, 'list_pending_questions', {}))).toMatchObject({
+      pending: [],
+    });
+    expect(
+      structured(await m.call(back, 'wait_for_answer', { pending_id: pendingId })),
+    ).toMatchObject({ status: 'answered', pending_id: pendingId });
+  });
+
   it('ends when stdin ends', async () => {
     const { client: agent, toBridge } = await connectThroughBridge(m.tokens.agent);
     expect((await agent.listTools()).tools).toHaveLength(3);

@@ -14,7 +14,10 @@
  * without its result (Clarion restarted, the network dropped; `/mcp` streams
  * cannot be resumed) is answered with an error, since the SDK's HTTP client
  * would drop it silently and leave the agent waiting for as long as its own
- * timeout, which agents set to hours for a person to answer.
+ * timeout, which agents set to hours for a person to answer. An ask's error
+ * names the pending ID its progress gave (`PENDING_ID_PROGRESS_META`): once
+ * the person answers, the question is no longer listed, and that ID is the
+ * agent's only way to the answer.
  */
 import type { Readable, Writable } from 'node:stream';
 import {
@@ -29,11 +32,13 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type JSONRPCRequest,
+  type ProgressToken,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from '../../observability/index.js';
 import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../support/index.js';
 import { MCP_BRIDGE_REOPEN_MS, MCP_BRIDGE_SESSION_END_MS } from '../../tunables.js';
+import { PENDING_ID_PROGRESS_META } from '../../wire/index.js';
 import { answeringCutStreams } from './cut-streams.js';
 
 export const MCP_URL_ENV = 'CLARION_MCP_URL';
@@ -60,6 +65,18 @@ const CUT_OFF =
   'the connection to Clarion ended before it answered; a question you asked stays open ' +
   '(list_pending_questions gives its pending_id, wait_for_answer collects its answer)';
 
+/**
+ * A cut-off ask whose progress named its question: the person may answer it
+ * before the agent is back, and an answered question is no longer listed, so
+ * the pending ID is the only way to its answer.
+ */
+function cutOffAsk(pendingId: string): string {
+  return (
+    `the connection to Clarion ended before it answered; your question stays open under ` +
+    `pending_id ${pendingId}: call wait_for_answer with it to collect the answer`
+  );
+}
+
 /** What the local client's `initialize` asked, and whether it then said `initialized`. */
 interface Opening {
   params: JSONRPCRequest['params'];
@@ -71,12 +88,23 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
   const local = new StdioServerTransport(options.stdin, options.stdout);
   /** Forwarded requests the local client has had no response to yet. */
   const unanswered = new Set<RequestId>();
+  /** Which unanswered request each progress token belongs to, and the question each waits on. */
+  const progressOf = new Map<ProgressToken, RequestId>();
+  const askedUnder = new Map<RequestId, string>();
+  const answered = (id: RequestId) => {
+    unanswered.delete(id);
+    askedUnder.delete(id);
+    for (const [token, requestId] of progressOf) if (requestId === id) progressOf.delete(token);
+  };
   const cutFetch = answeringCutStreams((ids) => {
     for (const id of ids) {
-      if (closing || !unanswered.delete(id)) continue;
-      logger.warn({ requestId: id }, 'mcp bridge: the call ended without its result');
+      if (closing || !unanswered.has(id)) continue;
+      const pendingId = askedUnder.get(id);
+      answered(id);
+      logger.warn({ requestId: id, pendingId }, 'mcp bridge: the call ended without its result');
+      const message = pendingId === undefined ? CUT_OFF : cutOffAsk(pendingId);
       local
-        .send({ jsonrpc: '2.0', id, error: { code: FORWARD_FAILED, message: CUT_OFF } })
+        .send({ jsonrpc: '2.0', id, error: { code: FORWARD_FAILED, message } })
         .catch((error: unknown) => {
           logger.warn({ err: error }, 'mcp bridge could not answer the local client');
         });
@@ -123,7 +151,8 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
       mine(message);
       return;
     }
-    if (id !== undefined) unanswered.delete(id);
+    if (id !== undefined) answered(id);
+    noteAskedUnder(message);
     // Later HTTP requests must carry the negotiated version, as the SDK client would send it.
     if (isJSONRPCResultResponse(message) && initializeIds.delete(message.id)) {
       const version = message.result.protocolVersion;
@@ -132,6 +161,16 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
     local.send(message).catch((error: unknown) => {
       logger.warn({ err: error }, 'mcp bridge could not write to stdout');
     });
+  };
+
+  /** A progress notification naming the question its call waits on (`PENDING_ID_PROGRESS_META`). */
+  const noteAskedUnder = (message: JSONRPCMessage) => {
+    if (!isJSONRPCNotification(message) || message.method !== 'notifications/progress') return;
+    const token = message.params?.progressToken;
+    const pendingId = message.params?._meta?.[PENDING_ID_PROGRESS_META];
+    if (typeof token !== 'string' && typeof token !== 'number') return;
+    const id = progressOf.get(token);
+    if (id !== undefined && typeof pendingId === 'string') askedUnder.set(id, pendingId);
   };
 
   /**
@@ -222,7 +261,7 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
   const refuse = async (message: JSONRPCMessage, error: unknown) => {
     logger.warn({ err: error }, 'mcp bridge could not forward a message');
     if (!isJSONRPCRequest(message)) return;
-    unanswered.delete(message.id);
+    answered(message.id);
     const reason =
       error instanceof StreamableHTTPError
         ? `Clarion refused the request (HTTP ${String(error.code)}): ${error.message}`
@@ -235,7 +274,11 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
   };
 
   local.onmessage = (message) => {
-    if (isJSONRPCRequest(message)) unanswered.add(message.id);
+    if (isJSONRPCRequest(message)) {
+      unanswered.add(message.id);
+      const token = message.params?._meta?.progressToken;
+      if (token !== undefined) progressOf.set(token, message.id);
+    }
     if (isJSONRPCRequest(message) && message.method === 'initialize') {
       initializeIds.add(message.id);
       opening = { params: message.params, initialized: false };

@@ -310,8 +310,12 @@ export function registerClarionTools(
         if (!target.ok) return askFailure(target);
         let result: AskResult;
         if (hasProgressToken(extra)) {
-          result = await withProgress(extra, progress, () =>
-            clarification.ask(target.sessionId, args, { signal, entitled: credential.live }),
+          result = await withProgress(extra, progress, (announce) =>
+            clarification.ask(target.sessionId, args, {
+              signal,
+              entitled: credential.live,
+              onBundle: announce,
+            }),
           );
         } else {
           const bounded = await askWithinBound(

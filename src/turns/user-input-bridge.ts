@@ -76,6 +76,7 @@ import { admitMachineMessage } from './admission.js';
 import { decisionRecordOf, recordDecision, supersedeRefusedDecision } from './decision-record.js';
 import type { AgentLaunchDeps, TurnsDeps } from './context.js';
 import {
+  noteOutsideTurn,
   noteUnshowable,
   problemsOf,
   refusedOverBound,
@@ -477,7 +478,8 @@ export class ConsentNotAsked extends Error {
  * back into ACP: a person's choice is `selected`; a timeout or sweep is
  * `cancelled`, which agents read as "not allowed", distinct from a chosen
  * reject. A request over its agent's open-request bound is answered with an
- * error saying so (`refused-requests.ts`).
+ * error saying so (`refused-requests.ts`); one outside any turn is answered
+ * `cancelled`, logged and noted.
  */
 export function consentHandler(
   launch: Pick<AgentLaunchDeps, 'store'>,
@@ -490,6 +492,12 @@ export function consentHandler(
     const session = await getSession(launch.store, sessionId);
     if (!live || !session) return cancelled;
     const asked = consentOf(request);
+    // Outside any turn (the host hands it over already ended): no turn's end could say when it
+    // stopped standing, so nobody is asked and no rule answers it.
+    if (context.turnId === undefined && context.ended.aborted) {
+      await noteOutsideTurn(refusals, { sessionId, kind: 'consent', title: asked.title });
+      return cancelled;
+    }
     const created = live.request({
       kind: 'consent',
       sessionId,

@@ -229,6 +229,31 @@ describe.each(DRIVERS)('an agent request Clarion cannot show, on %s', (driver) =
     expect(JSON.stringify(note)).not.toContain('y'.repeat(100));
   });
 
+  it('logs and notes a permission request that arrives outside any turn; the agent hears cancelled', async () => {
+    const logger = silentLogger.child({});
+    const warn = vi.spyOn(logger, 'warn');
+    const ask = consentHandler({ store: h.store }, () => h.turns.userInputs, {
+      sessions: () => h.sessions,
+      logger,
+    });
+    const request: RequestPermissionRequest = {
+      sessionId: 'agent-session',
+      toolCall: { toolCallId: 'toolu_02', title: 'Run npm ci', kind: 'execute' },
+      options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
+    };
+    const gone = AbortSignal.abort();
+    const reply = ask(sessionId, request, { turnId: undefined, signal: gone, ended: gone });
+    await expect(reply).resolves.toEqual({ outcome: { outcome: 'cancelled' } });
+    expect(h.turns.userInputs.snapshot()).toEqual([]);
+    expect(warn).toHaveBeenCalledWith(
+      expect.objectContaining({ sessionId, kind: 'consent' }),
+      expect.stringContaining('outside a turn'),
+    );
+    expect((await notes()).map((note) => note.metadata)).toEqual([
+      { kind: 'consent', title: 'Run npm ci', code: 'outside_turn' },
+    ]);
+  });
+
   it('notes a permission request with no option a person can choose; the agent hears it was not allowed', async () => {
     const ask = consentHandler({ store: h.store }, () => h.turns.userInputs, refusals());
     const request: RequestPermissionRequest = {

@@ -21,7 +21,12 @@ import { sessionInScope, type SessionScope } from './leases.js';
 import { chunks } from './chunks.js';
 import { toMessageRecord, type MessageRecord } from './messages.js';
 import type { SessionRecord } from './tasks.js';
-import { CLARIFICATION_TYPE, type Responder, type SessionFailureCode } from '../wire/index.js';
+import {
+  CLARIFICATION_TYPE,
+  type Responder,
+  type SessionFailureCode,
+  type SessionState,
+} from '../wire/index.js';
 import { currentTurnIdOf } from './turns.js';
 
 export { CLARIFICATION_TYPE };
@@ -94,8 +99,10 @@ const openBundleCountStatement = compiledStatement('open bundle count', openBund
  * A session waiting for input runs again once no question of its current
  * turn is open any more (the last one answered or cancelled): what
  * `waiting_for_input` means, read in the same statement as the move, so the
- * respond path's hand-off adds no round trip for it. `undefined` when the
- * session did not move.
+ * respond path's hand-off adds no round trip for it. It is idle again
+ * instead when that turn already ended (its agent asked between turns):
+ * `running` with no turn to end it would queue every message for good.
+ * `undefined` when the session did not move.
  */
 export async function endWaitWhenNoneOpen(
   ctx: RepoContext,
@@ -110,7 +117,25 @@ const endWaitStatement = compiledStatement(
   (ctx: RepoContext, sessionId: string, updatedAt: string) =>
     ctx.db
       .updateTable('task_sessions')
-      .set((eb) => ({ state: 'running', revision: eb('revision', '+', 1), updated_at: updatedAt }))
+      .set((eb) => ({
+        state: eb
+          .case()
+          .when(
+            eb.exists(
+              eb
+                .selectFrom('task_session_turns')
+                .select(sql<number>`1`.as('running'))
+                .where('id', '=', currentTurnIdOf(ctx, sessionId))
+                .where('completed_at', 'is', null),
+            ),
+          )
+          .then('running')
+          .else('idle')
+          .end()
+          .$castTo<SessionState>(),
+        revision: eb('revision', '+', 1),
+        updated_at: updatedAt,
+      }))
       .where('id', '=', sessionId)
       .where('state', '=', 'waiting_for_input')
       .where((eb) =>

@@ -155,6 +155,7 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
     const cut = await settled;
     expect(cut).toBeInstanceOf(McpError);
     expect((cut as McpError).message).toContain(pendingId);
+    expect((cut as McpError).data).toEqual({ pending_id: pendingId });
 
     // The person answers before the agent is back; the inbox no longer lists the question.
     await m.h.service.respond(

@@ -102,12 +102,17 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
       const pendingId = askedUnder.get(id);
       answered(id);
       logger.warn({ requestId: id, pendingId }, 'mcp bridge: the call ended without its result');
-      const message = pendingId === undefined ? CUT_OFF : cutOffAsk(pendingId);
-      local
-        .send({ jsonrpc: '2.0', id, error: { code: FORWARD_FAILED, message } })
-        .catch((error: unknown) => {
-          logger.warn({ err: error }, 'mcp bridge could not answer the local client');
-        });
+      const error =
+        pendingId === undefined
+          ? { code: FORWARD_FAILED, message: CUT_OFF }
+          : {
+              code: FORWARD_FAILED,
+              message: cutOffAsk(pendingId),
+              data: { pending_id: pendingId },
+            };
+      local.send({ jsonrpc: '2.0', id, error }).catch((error: unknown) => {
+        logger.warn({ err: error }, 'mcp bridge could not answer the local client');
+      });
     }
   });
   const initializeIds = new Set<RequestId>();

@@ -20,6 +20,7 @@ import { agentFailureOf } from '../agents/index.js';
 import type { Principal } from '../auth/index.js';
 import type { SessionWrite } from '../events/index.js';
 import {
+  currentTurn,
   failSession,
   idleSessionsWithQueue,
   listQueue,
@@ -35,6 +36,7 @@ import {
   transitionSession,
   type MessageRecord,
   type QueuedMessage,
+  type RepoContext,
   type SessionScope,
 } from '../store/index.js';
 import type { TurnsDeps } from './context.js';
@@ -53,6 +55,18 @@ import { writeRetrying } from './durable-write.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
+
+/**
+ * The states a message is sent from (`deriveSessionInputMode`): idle, or
+ * waiting on a question its agent asked between turns.
+ */
+const SENDABLE_STATES = ['idle', 'waiting_for_input'] as const;
+
+/** Whether the session's current turn still runs (not ended). */
+async function turnRunning(tx: RepoContext, sessionId: string): Promise<boolean> {
+  const turn = await currentTurn(tx, sessionId);
+  return turn !== undefined && turn.completed_at === null;
+}
 
 /**
  * Sent now, queued, or refused: a session that cannot take messages
@@ -145,7 +159,10 @@ async function admitInWrite(
 
   // Before the mode: a failed session says why, and that a restart may help.
   if (session.state === 'failed') return { result: sessionFailed(session) };
-  const mode = deriveSessionInputMode(session);
+  const mode = deriveSessionInputMode({
+    ...session,
+    turnRunning: session.state !== 'waiting_for_input' || (await turnRunning(tx, sessionId)),
+  });
   if (mode.mode === 'refuse') {
     return { result: failure('session_refused', undefined, { reason: mode.reason }) };
   }
@@ -176,7 +193,7 @@ async function admitInWrite(
       createdBy: input.userId,
     });
     write.queueChanged();
-    write.moved(await transitionSession(tx, sessionId, ['idle'], 'starting'));
+    write.moved(await transitionSession(tx, sessionId, SENDABLE_STATES, 'starting'));
     return { result: { ok: true, outcome: 'queued', item }, start: true };
   }
   const turn = await startTurn(tx, { sessionId, taskId: session.task_id });
@@ -191,7 +208,7 @@ async function admitInWrite(
     metadata: { ...(input.userId ? { user_id: input.userId } : {}), ...input.metadata },
   });
   write.added(message);
-  write.moved(await transitionSession(tx, sessionId, ['idle'], 'running'));
+  write.moved(await transitionSession(tx, sessionId, SENDABLE_STATES, 'running'));
   return {
     result: { ok: true, outcome: 'sent', message },
     dispatch: { turnId: turn.id, text: input.text },

@@ -14,6 +14,12 @@ describe('deriveSessionInputMode', () => {
     expect(deriveSessionInputMode({ state, agent_profile: 'demo' }).mode).toBe(mode);
   });
 
+  it('sends to a session waiting on a question its agent asked between turns', () => {
+    const waiting = { state: 'waiting_for_input', agent_profile: 'demo' } as const;
+    expect(deriveSessionInputMode({ ...waiting, turnRunning: false }).mode).toBe('send');
+    expect(deriveSessionInputMode({ ...waiting, turnRunning: true }).mode).toBe('queue');
+  });
+
   it('covers every state', () => {
     for (const state of SESSION_STATES) {
       expect(deriveSessionInputMode({ state, agent_profile: 'demo' })).toBeDefined();

@@ -17,6 +17,12 @@ export type InputMode =
 export function deriveSessionInputMode(session: {
   state: SessionState;
   agent_profile: string;
+  /**
+   * Whether a turn runs, for a session waiting for input: false when its
+   * agent asked between turns, so no turn's end would ever start a queued
+   * message. Absent, one runs.
+   */
+  turnRunning?: boolean;
 }): InputMode {
   if (session.agent_profile === EXTERNAL_AGENT_PROFILE) {
     return { mode: 'refuse', reason: 'external_agent' };
@@ -24,9 +30,10 @@ export function deriveSessionInputMode(session: {
   switch (session.state) {
     case 'idle':
       return { mode: 'send' };
+    case 'waiting_for_input':
+      return session.turnRunning === false ? { mode: 'send' } : { mode: 'queue' };
     case 'starting':
     case 'running':
-    case 'waiting_for_input':
       return { mode: 'queue' };
     case 'completed':
     case 'failed':

@@ -13,7 +13,7 @@ import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { seedAdminSession } from '../support/seed.js';
 
@@ -56,19 +56,7 @@ describe.each(DRIVERS)('a notice in flight when the server stops on %s', (driver
     receiver = hook;
     await addChannel(bearerApi(server.url, ADMIN_TOKEN), { kind: 'webhook', url: hook.url });
     const sessionId = await seedAdminSession(server.store, 'Deployed meanwhile');
-    server.clarification
-      .ask(sessionId, {
-        questions: [
-          {
-            prompt: 'Ship it?',
-            options: [
-              { label: 'Yes', description: 'now' },
-              { label: 'No', description: 'later' },
-            ],
-          },
-        ],
-      })
-      .catch(() => undefined);
+    server.clarification.ask(sessionId, SHIP_IT).catch(() => undefined);
     await eventually(() => hook.received.length === 1, WAIT_MS);
 
     // Stopped while the receiver holds its reply.

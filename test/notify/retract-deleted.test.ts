@@ -12,23 +12,12 @@ import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'retract-deleted-admin-token-0123456';
 const WAIT_MS = 20_000;
-const QUESTION = {
-  questions: [
-    {
-      prompt: 'Ship it?',
-      options: [
-        { label: 'Yes', description: 'now' },
-        { label: 'No', description: 'later' },
-      ],
-    },
-  ],
-};
 
 describe.each(DRIVERS)('a notice of a deleted task on %s', (driver: Driver) => {
   let database: TestDatabase;
@@ -64,7 +53,7 @@ describe.each(DRIVERS)('a notice of a deleted task on %s', (driver: Driver) => {
         .select('task_id')
         .where('id', '=', sessionId)
         .executeTakeFirstOrThrow();
-      running.clarification.ask(sessionId, QUESTION).catch(() => undefined);
+      running.clarification.ask(sessionId, SHIP_IT).catch(() => undefined);
       await eventually(() => hook.received.length === 1, WAIT_MS);
       const asked = JSON.parse(hook.received[0]?.body ?? '{}') as Record<string, unknown>;
       expect(asked.event).toBe('asked');

@@ -13,23 +13,12 @@ import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
 import { startPushService, type PushServiceStub } from '../support/push-service.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'web-push-gone-admin-token-01234567';
 const WAIT_MS = 20_000;
-const QUESTION = {
-  questions: [
-    {
-      prompt: 'Ship it?',
-      options: [
-        { label: 'Yes', description: 'now' },
-        { label: 'No', description: 'later' },
-      ],
-    },
-  ],
-};
 
 describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Driver) => {
   let database: TestDatabase;
@@ -65,7 +54,7 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
     service.respond = () => ({ status });
 
     running.clarification
-      .ask(await seedAdminSession(running.store, 'first'), QUESTION)
+      .ask(await seedAdminSession(running.store, 'first'), SHIP_IT)
       .catch(() => undefined);
     await eventually(() => service.received.length === 1, WAIT_MS);
     const listed = async () =>
@@ -76,7 +65,7 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
 
     // What asks next is sent nowhere: the subscription is not tried again.
     running.clarification
-      .ask(await seedAdminSession(running.store, 'second'), QUESTION)
+      .ask(await seedAdminSession(running.store, 'second'), SHIP_IT)
       .catch(() => undefined);
     await noticesSettled(running);
     expect(service.received).toHaveLength(1);

@@ -18,6 +18,19 @@ export const FAST_NOTIFY: NotifyOptions = {
   random: () => 0,
 };
 
+/** A one-question ask whose notice the suites watch for. */
+export const SHIP_IT = {
+  questions: [
+    {
+      prompt: 'Ship it?',
+      options: [
+        { label: 'Yes', description: 'now' },
+        { label: 'No', description: 'later' },
+      ],
+    },
+  ],
+};
+
 /** Adds a channel for the caller of `api` and returns its ID; anything but 201 fails the test. */
 export async function addChannel(api: ApiCall, body: Record<string, unknown>): Promise<string> {
   const created = await api<{ channel: { id: string } }>(

@@ -49,6 +49,7 @@ import {
   type RepoContext,
 } from '../store/index.js';
 import {
+  AnswerWithdrawn,
   ConsentRuleGone,
   type ConsentOption,
   type ConsentOptionKind,
@@ -276,7 +277,9 @@ export interface DecisionRecorderBound {
  * A rule's answer is such a decision too: refused, it was not given. Its
  * write reads its rule again (`ruleStands`): one revoked since the lookup,
  * or whose person left the task's workspace, refuses the answer, and the
- * agent's request is asked of a person.
+ * agent's request is asked of a person. A rule's answer whose agent's call
+ * was withdrawn (`withdrawn`) before the write returned is refused too
+ * (`AnswerWithdrawn`): rolled back, or superseded if its commit won the race.
  */
 export function decisionRecorder(
   sessions: SessionWriter,
@@ -296,7 +299,7 @@ export function decisionRecorder(
     attempts: bound.unkeptAttempts ?? DECISION_UNKEPT_ATTEMPTS,
     retryMs: bound.unkeptRetryMs ?? DECISION_UNKEPT_RETRY_MS,
   };
-  return async (decided, rule, applies) => {
+  return async (decided, rule, applies, withdrawn) => {
     const record = decisionRecordOf(decided);
     if (!record) return;
     // A race test holds a decision here, made and not yet written.
@@ -308,6 +311,8 @@ export function decisionRecorder(
     const alsoKeep = async (tx: RepoContext) => {
       // Rolls the row back with it: no "allowed by rule" line after the rule's revoke.
       if (applies && ruleStands && !(await ruleStands(tx, applies))) throw new ConsentRuleGone();
+      // Rolled back too: no "allowed by rule" line for a call the person's Stop withdrew.
+      if (withdrawn?.aborted) throw new AnswerWithdrawn();
       if (rule && keepRule) await keepRule(tx, rule);
     };
     const budget = startBudget(maxMs, clock, timers);
@@ -334,11 +339,16 @@ export function decisionRecorder(
     );
     try {
       if ((await withinBudget(budget, written)) === EXHAUSTED) throw new BudgetExhausted();
+      // Withdrawn while its commit was on the way: refused like any, its kept row superseded.
+      // From here to the agent's answer no other event can run (the registry's code only).
+      if (withdrawn?.aborted) throw new AnswerWithdrawn();
       // Kept, and not yet heard by the agent: a crash here is what recovery tells of.
       failpoint('user_input.after_decision_recorded');
     } catch (error) {
       const lost = isStorageUnavailable(error) && error.reason === 'unreachable';
-      if (rowId !== undefined && lost && (await keptWithin(budget, messageExists(store, rowId)))) {
+      const kept =
+        rowId !== undefined && lost && (await keptWithin(budget, messageExists(store, rowId)));
+      if (kept && !withdrawn?.aborted) {
         // Kept after all: watchers hear of its row as of any write's.
         publish();
         return;

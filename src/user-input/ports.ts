@@ -65,12 +65,16 @@ export interface UserInputPorts {
    * row never names a rule that was not kept. A standing rule's answer comes
    * with the rule it `applies`: the write refuses it (`ConsentRuleGone`) unless
    * that rule still stands as it commits, so a rule revoked meanwhile answers
-   * nothing.
+   * nothing; and with the agent's call (`withdrawn`: the person's Stop or the
+   * agent's own cancel), which refuses it (`AnswerWithdrawn`)
+   * once aborted before the write returns, a row kept all the same being
+   * superseded: a rule never answers a call nobody waits on any more.
    */
   recordDecision?(
     decided: UserInputView,
     rule?: ConsentRuleToKeep,
     applies?: ConsentRuleToKeep,
+    withdrawn?: AbortSignal,
   ): Promise<void>;
   /**
    * Keeps a copy of a request about to wait on a person, for recovery to say
@@ -121,6 +125,20 @@ export class ConsentRuleGone extends Error {
   constructor() {
     super('the "Always allow" rule was revoked before its answer was recorded');
     this.name = 'ConsentRuleGone';
+  }
+}
+
+/**
+ * What `recordDecision` throws for a standing rule's answer whose agent's
+ * call was withdrawn (the person stopped the turn) before the record
+ * returned: the rule answers nothing and nobody is asked.
+ */
+export class AnswerWithdrawn extends Error {
+  readonly code = 'answer_withdrawn';
+
+  constructor() {
+    super("the agent's call was withdrawn before its rule's answer was recorded");
+    this.name = 'AnswerWithdrawn';
   }
 }
 

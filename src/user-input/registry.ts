@@ -22,6 +22,7 @@
  * never for a request that stopped being due before the call.
  */
 import {
+  AnswerWithdrawn,
   ConsentRuleGone,
   type ConsentRuleToKeep,
   type QueueItemResult,
@@ -562,6 +563,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   async function keptRuleAnswer(
     request: UserInputRequest,
     rememberedBy: Responder,
+    withdrawn: AbortSignal | undefined,
   ): Promise<Responder | null> {
     const planned = transition(ABSENT, { type: 'requested', request, rememberedBy });
     // A rule that cannot answer (no allow-once offered) asks a person, as one without a rule.
@@ -579,12 +581,15 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
           }
         : undefined;
     try {
-      await ports.recordDecision(toView(planned.state), undefined, applies);
+      await ports.recordDecision(toView(planned.state), undefined, applies, withdrawn);
       return rememberedBy;
     } catch (error) {
       if (error instanceof ConsentRuleGone) {
         // Revoked (or its person left) since the lookup: the person is asked, as intended.
         logger.info({ request_id: request.id }, 'user_input.rule_gone_before_its_answer');
+      } else if (error instanceof AnswerWithdrawn) {
+        // The person stopped the turn meanwhile: the caller refuses it, as any withdrawn call.
+        logger.info({ request_id: request.id }, 'user_input.rule_answer_withdrawn');
       } else {
         logger.error({ request_id: request.id, err: error }, 'user_input.rule_answer_not_recorded');
       }
@@ -714,7 +719,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
           return;
         }
         if (rememberedBy) {
-          void keptRuleAnswer(request, rememberedBy).then((kept) => {
+          // A shutdown ending the turn meanwhile does not withdraw it: the agent hears the row.
+          void keptRuleAnswer(request, rememberedBy, input.signal).then((kept) => {
             // Its line is kept: the agent hears what it says, as with a person's decision kept
             // across a close (`judge`), never a refusal beside an "allowed by rule" row.
             if (kept) open(kept);

@@ -255,6 +255,37 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     }
   });
 
+  it('a Stop while a rule’s answer is recorded: the rule allows nothing, and no row says it did', async () => {
+    await allowAlways(admin);
+    // The next consent found the rule; its answer waits here, not yet recorded.
+    const pause = armPause('user_input.before_decision_recorded', PAUSE_BOUND_MS);
+    try {
+      const sessionId = await startPermissionTask(admin);
+      await pause.reached;
+      // The person's Stop cancels the turn, and with it the agent's permission call.
+      expect((await admin('POST', `/api/v1/sessions/${sessionId}/cancel`)).status).toBe(202);
+      pause.release();
+      // Given a moment to take effect (a kept row is readable a moment before it is answered)…
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const rows = await running.server.store.db
+        .selectFrom('task_session_messages')
+        .select(['type', 'metadata'])
+        .where('task_session_id', '=', sessionId)
+        .where('type', 'in', ['user_input_decision', 'user_input_decision_unkept'])
+        .execute();
+      // …no rule's allow stands in the transcript (one kept is superseded, as any refused)…
+      expect(rows.filter((row) => row.type === 'user_input_decision')).toEqual([]);
+      // …nor was given to the agent: the registry never settled it as the rule's answer.
+      for (const row of rows) {
+        const { user_input_request_id: id } = JSON.parse(row.metadata) as Record<string, string>;
+        expect(running.server.turns.userInputs.get(id ?? '')?.settled_reason).not.toBe('human');
+      }
+      expect(await agentText(sessionId)).not.toContain('Permission answer');
+    } finally {
+      pause.release();
+    }
+  });
+
   it('a rule whose person left the workspace while its answer is recorded answers nothing', async () => {
     const workspaces = await admin<{ workspaces: { id: string }[] }>('GET', '/api/v1/workspaces');
     const workspaceId = workspaces.json.workspaces[0]?.id ?? '';

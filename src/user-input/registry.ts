@@ -166,6 +166,7 @@ function buildRequest(
     instructions: input.instructions,
     url: input.url ?? null,
     followUp: input.followUp ?? true,
+    ...(input.outsideTurn ? { outsideTurn: true } : {}),
   };
 }
 

@@ -69,6 +69,8 @@ export interface ActionRequestInput extends RequestInputBase {
   url?: string | null;
   /** Default true: see `ActionRequest.followUp`. */
   followUp?: boolean;
+  /** See `ActionRequest.outsideTurn`. */
+  outsideTurn?: boolean;
 }
 
 export interface FormRequestInput extends RequestInputBase {

@@ -582,6 +582,24 @@ describe('transition: commands of the rules', () => {
     );
   });
 
+  it('an action asked between turns waits as after its turn: its Done is due at once', () => {
+    const asked = apply(
+      { status: 'absent' },
+      {
+        type: 'requested',
+        request: { ...action, outsideTurn: true },
+        rememberedBy: null,
+      },
+    );
+    expect(asked.state).toMatchObject({ status: 'awaiting', turnEnded: true });
+    const due = apply(asked.state, EVENTS.decidedDone);
+    expect(due.state).toMatchObject({ status: 'due', phase: 'attempting' });
+    // A later turn's end is not its own: cancelling the person's next message does not end it.
+    expect(transition(asked.state, EVENTS.turnCancelled)).toEqual({
+      ignored: 'turn_already_ended',
+    });
+  });
+
   it('a Skip carries the person’s reason to the agent, its follow-up and, once settled, its view', () => {
     const event: UserInputEvent = {
       type: 'humanResponded',

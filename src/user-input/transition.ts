@@ -259,7 +259,9 @@ function onRequested(
       },
     ]);
   }
-  const next: AwaitingState = { status: 'awaiting', request, revision: 1, turnEnded: false };
+  // Asked between turns: no turn's end will come for it, as if its own had ended already.
+  const turnEnded = request.kind === 'action' && request.outsideTurn === true;
+  const next: AwaitingState = { status: 'awaiting', request, revision: 1, turnEnded };
   return applied(next, [
     { type: 'startDeadline', afterMs: request.deadlineAtMs - request.createdAtMs },
     publish(next),

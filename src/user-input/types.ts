@@ -95,6 +95,12 @@ export interface ActionRequest extends RequestBase {
    * as its turn runs: answered after that, it is sent as a follow-up too.
    */
   followUp: boolean;
+  /**
+   * Asked while no turn of its session ran (an agent's call between turns):
+   * no turn's end is coming to make its answer due, so it waits as if its
+   * turn had already ended and an answer is sent at once.
+   */
+  outsideTurn?: boolean;
 }
 
 /**

@@ -16,7 +16,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
-import { firstAdmin } from '../../src/store/index.js';
+import { completeTurn, currentTurn, firstAdmin, setSessionState } from '../../src/store/index.js';
 import type { ServerOptions } from '../../src/server.js';
 import type { UserInputView } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
@@ -29,10 +29,16 @@ const ADMIN_TOKEN = 'action-tool-admin-token-0123456789';
 const ACTION = { title: 'Connect GitHub', instructions: 'Open the link and sign in' };
 
 /** The real server and a client holding the agent token of a seeded session. */
-async function serveAgent(options: ServerOptions = {}) {
+async function serveAgent(options: ServerOptions = {}, betweenTurns = false) {
   const running = await startInProcessServer('sqlite', ADMIN_TOKEN, options);
   const { store } = running.server;
   const sessionId = await seedAdminSession(store, 'action');
+  if (betweenTurns) {
+    // Its turn ended and the session is idle: no turn is running when the agent asks.
+    const turn = await currentTurn(store, sessionId);
+    if (turn) await completeTurn(store, turn.id);
+    await setSessionState(store, sessionId, 'idle');
+  }
   const admin = await firstAdmin(store);
   if (!admin) throw new Error('no admin');
   const token = (await issueToken(store, { kind: 'agent', userId: admin.id, sessionId })).secret;
@@ -177,5 +183,33 @@ describe('request_user_action from a client that sends no progress token', () =>
     expect(done.status).toBe(200);
     // Decided by the person, and owed to the agent as its turn's follow-up.
     expect(running.server.turns.userInputs.get(requestId)).toMatchObject({ status: 'armed' });
+  });
+
+  it('asked between turns: the person’s Done goes to the agent now, not after some later turn', async () => {
+    const served = await serveAgent({ mcpCallWithoutProgressMs: 300 }, true);
+    running = served.running;
+    const result = (await served.agent.callTool(
+      { name: 'request_user_action', arguments: ACTION },
+      undefined,
+      { timeout: 10_000 },
+    )) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: 'waiting' });
+    // Told truly: no turn is running whose end it would wait for.
+    expect(JSON.stringify(result.structuredContent)).not.toContain('once this turn ends');
+    const requestId = (result.structuredContent as { request_id: string }).request_id;
+
+    const done = await running.api('POST', `/api/v1/user-inputs/${requestId}/respond`, {
+      decision: 'done',
+    });
+    expect(done.status).toBe(200);
+    // No turn is running to end: the follow-up is sent as a new message at once.
+    await eventually(
+      () => running?.server.turns.userInputs.get(requestId)?.status === 'settled',
+      15_000,
+    );
+    expect(running.server.turns.userInputs.get(requestId)).toMatchObject({
+      settled_reason: 'dispatched',
+    });
+    await served.agent.close();
   });
 });

@@ -15,7 +15,8 @@
  * the request. So an agent Clarion runs is answered `waiting` within
  * `callWithoutProgressMs` and the request stays open, no longer tied to the
  * call: the person's Done or Skip comes to the agent as the follow-up
- * message its turn's end sends anyway.
+ * message its turn's end sends anyway. One asked between turns (no turn of
+ * its session runs) has no end to wait for: the answer is sent at once.
  */
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
@@ -24,7 +25,7 @@ import {
   requestUserActionOutput,
   type ActionOutput,
 } from '../../wire/index.js';
-import { getSession } from '../../store/index.js';
+import { currentTurn, getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
 import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../support/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
@@ -44,6 +45,10 @@ export interface ActionToolDeps {
 const ACTION_WAITING_MESSAGE =
   'The person has not answered yet. The request stays open in their inbox; their Done or ' +
   'Skip comes to you as a new message once this turn ends. Carry on with other work.';
+
+const ACTION_WAITING_OUTSIDE_TURN_MESSAGE =
+  'The person has not answered yet. The request stays open in their inbox; their Done or ' +
+  'Skip comes to you as a new message. Carry on with other work.';
 
 export function registerActionTool(
   server: CheckedTools,
@@ -76,6 +81,8 @@ export function registerActionTool(
         if (!session) return toolFailure(failure('not_found', 'session not found'));
         // Only an agent Clarion runs hears the answer later, in its turn's follow-up.
         const bounded = holder.kind === 'agent' && !hasProgressToken(extra);
+        // Asked between turns: no turn's end would send the answer, so it goes as it comes.
+        const outsideTurn = holder.kind === 'agent' && !(await turnRuns(deps.store, session.id));
         const tie = bounded ? untilReturned(call.withdrawn, call.connection) : undefined;
         const created = deps.userInputs.request({
           kind: 'action',
@@ -84,6 +91,7 @@ export function registerActionTool(
           title: args.title,
           instructions: args.instructions,
           url: args.url ?? null,
+          outsideTurn,
           ...(tie
             ? { signal: tie.withdrawn, connectionLost: tie.connection }
             : holder.kind === 'agent'
@@ -106,7 +114,7 @@ export function registerActionTool(
           const waiting: ActionOutput = {
             status: 'waiting',
             request_id: created.id,
-            message: ACTION_WAITING_MESSAGE,
+            message: outsideTurn ? ACTION_WAITING_OUTSIDE_TURN_MESSAGE : ACTION_WAITING_MESSAGE,
           };
           return toolResult(waiting);
         }
@@ -125,6 +133,12 @@ export function registerActionTool(
         return toolResult(expired);
       }),
   );
+}
+
+/** Whether the session's current turn still runs: one ended (or none) has no end to come. */
+async function turnRuns(store: Store, sessionId: string): Promise<boolean> {
+  const turn = await currentTurn(store, sessionId);
+  return turn !== undefined && turn.completed_at === null;
 }
 
 /**

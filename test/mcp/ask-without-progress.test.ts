@@ -9,6 +9,7 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
+import type { RepeatingTimers } from '../../src/support/index.js';
 import { MCP_CALL_WITHOUT_PROGRESS_MS } from '../../src/tunables.js';
 import { DRIVERS } from '../support/databases.js';
 import {
@@ -125,5 +126,57 @@ describe.each(DRIVERS)('ask_user_question without a progress token on %s', (driv
       ANSWERS,
     );
     expect(structured(await call)).toEqual({ ...ANSWERED, pending_id: pendingId });
+  });
+});
+
+/** The repeating timer of the idle sweep, fired by hand. */
+function manualTimers(): RepeatingTimers & { fire(): void } {
+  const callbacks: (() => void)[] = [];
+  return {
+    every(_ms, callback) {
+      callbacks.push(callback);
+      return { cancel: () => callbacks.splice(callbacks.indexOf(callback), 1) };
+    },
+    setTimeout: () => ({ cancel: () => undefined }),
+    fire: () => {
+      for (const callback of callbacks) callback();
+    },
+  };
+}
+
+describe.each(DRIVERS)('a held ask of an agent that stays quiet on %s', (driver) => {
+  const IDLE_MS = 600_000;
+  const clock = { now: 1_000_000 };
+  const timers = manualTimers();
+  const m = mcpHarnessPerTest(driver, {
+    progressIntervalMs: 40,
+    route: {
+      callWithoutProgressMs: BOUND_MS,
+      sessionLimits: { idleMs: IDLE_MS },
+      nowMs: () => clock.now,
+      timers,
+    },
+  });
+
+  it('outlives the MCP session’s idle time: an answer while its turn still runs is not refused', async () => {
+    const agent = await m.connect(m.tokens.agent);
+    const asked = structured(await m.call(agent, 'ask_user_question', TWO_QUESTIONS, FAIL_FAST));
+    expect(asked).toMatchObject({ status: 'waiting' });
+    const pendingId = asked.pending_id as string;
+
+    // The agent works on for longer than the idle time without an MCP call; its turn still runs.
+    clock.now += IDLE_MS + 1;
+    timers.fire();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    m.h.runtime.unavailable = 'busy with its turn';
+    expect(m.h.waiters.has(pendingId)).toBe(true);
+
+    // The person's answer is taken, and the agent collects it with wait_for_answer.
+    const response = await m.respond(pendingId, ANSWERS, m.tokens.member);
+    expect(response.status).toBe(200);
+    expect(structured(await m.call(agent, 'wait_for_answer', { pending_id: pendingId }))).toEqual({
+      ...ANSWERED,
+      pending_id: pendingId,
+    });
   });
 });

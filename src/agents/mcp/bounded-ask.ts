@@ -12,7 +12,9 @@
  * session's turn ending, shutdown) and also when the MCP session closes or
  * the call's token is revoked (an answer then takes the detached path, as
  * when the caller left); until the call returns, a cancelled call ends it as
- * before (the bundle detaches).
+ * before (the bundle detaches). An agent's own MCP session is not closed as
+ * idle while it holds one (`McpSessionHooks.holding`): its turn may run on
+ * quietly for longer, and the answer must still reach it live.
  */
 import type { AskOptions, AskResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
@@ -21,7 +23,12 @@ import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../s
 
 export type BoundedAsk =
   | { readonly kind: 'settled'; readonly result: AskResult }
-  | { readonly kind: 'waiting'; readonly pendingId: string };
+  | {
+      readonly kind: 'waiting';
+      readonly pendingId: string;
+      /** Settles once the held ask ended, however. */
+      readonly ended: Promise<void>;
+    };
 
 export interface BoundedAskOptions {
   readonly boundMs: number;
@@ -77,10 +84,16 @@ export async function askWithinBound(
     // The bundle is normally written long before; until it is, there is no ID to hand out.
     return await Promise.race([
       settled,
-      bundle.then((pendingId): BoundedAsk => ({ kind: 'waiting', pendingId })),
+      bundle.then((pendingId): BoundedAsk => ({
+        kind: 'waiting',
+        pendingId,
+        ended: asking.then(noop, noop),
+      })),
     ]);
   } finally {
     callSignal.removeEventListener('abort', end);
     returned = true;
   }
 }
+
+function noop(): void {}

@@ -278,6 +278,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
               handle,
               lastSeenMs: nowMs(),
               inFlight: () => handle.inFlight(),
+              held: () => handle.held(),
               close: () => handle.close(),
             });
             deps.logger.info({ mcpSession: opened, principal: holder.kind }, 'mcp session opened');

@@ -53,6 +53,8 @@ export interface McpSessionHandle {
   readonly server: McpServer;
   /** Tool calls still running. */
   inFlight(): number;
+  /** Agents' asks held past their calls (`McpSessionHooks.holding`). */
+  held(): number;
   /** Whether a tool call with this JSON-RPC request ID is still running. */
   running(requestId: RequestId): boolean;
   close(): Promise<void>;
@@ -95,6 +97,7 @@ export async function openMcpSession(
 ): Promise<McpSessionHandle> {
   const { resume } = opening;
   let calls = 0;
+  let held = 0;
   // By request ID: a count, since a call under a running call's ID may have been let in.
   const runningIds = new Map<RequestId, number>();
   let closed = false;
@@ -126,6 +129,12 @@ export async function openMcpSession(
       calls += 1;
       runningIds.set(requestId, (runningIds.get(requestId) ?? 0) + 1);
     },
+    holding: (askEnded) => {
+      held += 1;
+      void askEnded.finally(() => {
+        held -= 1;
+      });
+    },
     callEnded: (requestId) => {
       calls -= 1;
       const left = (runningIds.get(requestId) ?? 1) - 1;
@@ -144,6 +153,7 @@ export async function openMcpSession(
     transport,
     server,
     inFlight: () => calls,
+    held: () => held,
     running: (requestId) => runningIds.has(requestId),
     close: async () => {
       if (closed) return;

@@ -12,6 +12,8 @@ interface Fixture {
   closed: string[];
   /** Busy sessions: ID → calls in flight. */
   busy: Map<string, number>;
+  /** Sessions holding agents' asks past their calls: ID → how many. */
+  held: Map<string, number>;
   clock: { now: number };
   /** Admits and fills one session; the admission's refusal otherwise. */
   open(id: string, owner: string, user?: string): Promise<{ scope: string } | undefined>;
@@ -21,11 +23,13 @@ function fixture(limits: Partial<McpSessionLimits> = {}): Fixture {
   const clock = { now: 1_000 };
   const closed: string[] = [];
   const busy = new Map<string, number>();
+  const held = new Map<string, number>();
   const sessions = new McpSessions(() => clock.now, { ...DEFAULT_MCP_SESSION_LIMITS, ...limits });
   return {
     sessions,
     closed,
     busy,
+    held,
     clock,
     async open(id, owner, user = owner.split(':')[1] ?? owner) {
       const admission = await sessions.admit({ owner, user });
@@ -36,6 +40,7 @@ function fixture(limits: Partial<McpSessionLimits> = {}): Fixture {
         user,
         lastSeenMs: clock.now,
         inFlight: () => busy.get(id) ?? 0,
+        held: () => held.get(id) ?? 0,
         close: () => {
           closed.push(id);
           sessions.remove(id);
@@ -163,6 +168,17 @@ describe('MCP sessions', () => {
     await f.sessions.closeAll();
     expect(f.sessions.size).toBe(0);
     expect(f.closed).toEqual(['idle', 'used', 'busy']);
+  });
+
+  it('does not close as idle a session holding an agent’s ask, until the ask ends', async () => {
+    const f = fixture({ idleMs: 600_000 });
+    await f.open('s1', 'agent:u:1');
+    f.held.set('s1', 1);
+    f.clock.now += 600_000;
+    expect(await f.sessions.sweep()).toBe(0);
+    f.held.delete('s1');
+    expect(await f.sessions.sweep()).toBe(1);
+    expect(f.closed).toEqual(['s1']);
   });
 
   it('names an external task after the client, or a default', () => {

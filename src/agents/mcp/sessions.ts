@@ -13,7 +13,8 @@
  * - The per-user bound is below the server's, so one user alone can never
  *   make the server refuse anyone else.
  * - Sessions idle for `idleMs` are closed by `sweep` (run on a timer and
- *   before every admission), so clients that never send DELETE do not linger.
+ *   before every admission), so clients that never send DELETE do not linger;
+ *   one holding an agent's ask is not idle until that ask ends.
  *
  * Admission reserves a slot before the session exists (the `initialize`
  * request is still being served), so concurrent initializes cannot overshoot.
@@ -34,6 +35,12 @@ export interface SessionEntry {
   lastSeenMs: number;
   /** Tool calls still running; a session with calls in flight is never evicted. */
   inFlight(): number;
+  /**
+   * Agents' asks held past their calls: such a session is not closed as idle
+   * (each ends with its turn or the live-wait budget), though a new session
+   * over a bound may still take its place.
+   */
+  held?(): number;
   close(): Promise<void>;
 }
 
@@ -170,7 +177,8 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
   private takeExpired(): T[] {
     const idleBefore = this.nowMs() - this.limits.idleMs;
     const expired = [...this.entries.values()].filter(
-      (entry) => entry.inFlight() === 0 && entry.lastSeenMs <= idleBefore,
+      (entry) =>
+        entry.inFlight() === 0 && (entry.held?.() ?? 0) === 0 && entry.lastSeenMs <= idleBefore,
     );
     for (const entry of expired) this.entries.delete(entry.id);
     return expired;

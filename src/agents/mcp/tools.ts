@@ -88,6 +88,12 @@ export interface McpSessionHooks {
    */
   callStarted(requestId: RequestId): void;
   callEnded(requestId: RequestId): void;
+  /**
+   * An agent's ask held past its call (`bounded-ask.ts`) until `ended`: the
+   * session is not idle meanwhile, since an agent still working its turn may
+   * make no call for a long while and then collect the answer.
+   */
+  holding(ended: Promise<void>): void;
   /** Aborts when the MCP session closes. */
   readonly ended: AbortSignal;
 }
@@ -330,6 +336,8 @@ export function registerClarionTools(
             },
           );
           if (bounded.kind === 'waiting') {
+            // An agent Clarion runs works its turn on; its held ask ends with that turn, bounded.
+            if (holder.kind === 'agent') session.holding(bounded.ended);
             return credential.revoked.aborted
               ? revokedResult()
               : toolResult(waitingPayload(bounded.pendingId));

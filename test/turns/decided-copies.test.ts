@@ -160,6 +160,28 @@ describe.each(DRIVERS)('a decided request’s copy on %s', (driver: Driver) => {
     expect(await t.recover()).toBe(0);
   });
 
+  it('a rule’s answer, kept with no waiting copy, is noted as perhaps not received too', async () => {
+    const t = await setup();
+    const consent = t.ask('consent');
+    // An "Always allow" answers it as it opens: nobody was asked, so no waiting copy was kept.
+    const answered = transition(
+      { status: 'absent' },
+      { type: 'requested', request: consent, rememberedBy: ADA },
+    );
+    if ('ignored' in answered) throw new Error('not answered by its rule');
+    await t.decide(toView(answered.state));
+
+    // The server stopped before the agent's turn ended: the rule's allow may not have reached it.
+    expect(await t.recover()).toBe(1);
+    const [note, ...more] = await t.notes(USER_INPUT_DECISION_UNCONFIRMED_TYPE);
+    expect(more).toEqual([]);
+    expect(note).toMatchObject({
+      turn_id: t.turn.id,
+      metadata: { request_id: consent.id, kind: 'consent', loss: 'restart' },
+    });
+    expect(note?.content).toContain('may not have received it');
+  });
+
   it('an armed action’s tabs hear it ended, newer than anything they saw', async () => {
     const t = await setup();
     const action = t.ask('action');

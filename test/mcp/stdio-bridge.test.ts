@@ -146,8 +146,10 @@ describe.each(DRIVERS)('mcp-stdio bridge on %s', (driver) => {
       () => undefined,
       (error: unknown) => error,
     );
-    await eventually(() => progressed > 0);
-    const [pendingId] = m.h.waiters.sessionIds().flatMap((id) => m.h.waiters.pendingIdsOf(id));
+    // The first progress goes out once the question is written, a moment before its wait is held.
+    const held = () => m.h.waiters.sessionIds().flatMap((id) => m.h.waiters.pendingIdsOf(id));
+    await eventually(() => progressed > 0 && held().length > 0);
+    const [pendingId] = held();
     if (pendingId === undefined) throw new Error('no question held');
 
     // Clarion restarted mid-wait: the blocking ask never returned its pending ID.

@@ -306,6 +306,19 @@ describe('planNotices', () => {
       ]);
     });
 
+    it('re-arms a reminder given up as reminders off only once reminders are on again', () => {
+      const existing = [asked('hook'), reminded('hook', 'reminders_off'), asked('ntfy')];
+      const never = new Map([
+        ['ann', { reminderDelayS: 0, includeQuestion: false, answerLinks: true }],
+      ]);
+      const late = T0 + 86_400_000;
+      expect(planNotices(input({ existing, settings: never, nowMs: late })).prompts).toEqual([]);
+      expect(summary(planNotices(input({ existing, nowMs: late })))).toEqual([
+        'reminder:hook:b1:rearms hook-reminder',
+        'reminder:ntfy:b1',
+      ]);
+    });
+
     it('re-arms the `asked` before any reminder of a channel that was never told', () => {
       const existing = [asked('hook', T0, 'not_visible'), reminded('hook', 'not_visible')];
       const plan = planNotices(input({ existing, nowMs: T0 + 86_400_000 }));

@@ -60,8 +60,12 @@ export interface PlannerSettings {
 /** What a person chose that decides what their notices may carry. */
 export type NoticeContent = Pick<PlannerSettings, 'includeQuestion' | 'answerLinks'>;
 
-/** Why the planner gives up a prompt still owed. */
-export type GiveUpReason = 'stopped_waiting' | 'not_visible';
+/**
+ * Why a prompt still owed is given up: by the planner (`stopped_waiting`,
+ * `not_visible`) or by the send's recheck, which also gives up a reminder
+ * whose person turned reminders off meanwhile (`reminders_off`).
+ */
+export type GiveUpReason = 'stopped_waiting' | 'not_visible' | 'reminders_off';
 
 /** Why an outbox row was given up: by one of the planner's reasons, or because sending failed. */
 export type GaveUpFor = GiveUpReason | 'failed';
@@ -163,13 +167,21 @@ export function timestampMs(timestamp: string): number {
   return Number.isNaN(ms) ? 0 : ms;
 }
 
+/** Whether a person wants reminders at all: a delay of 0 ("Never") sends none. */
+export function remindersOn(settings: Pick<PlannerSettings, 'reminderDelayS'>): boolean {
+  return settings.reminderDelayS > 0;
+}
+
 /**
- * A row given up because its person could not see its item, or because the
- * item stopped waiting, is owed again once the item waits on them: it is in
- * `items`, so the reason no longer holds.
+ * A row given up because its person could not see its item, because the
+ * item stopped waiting, or (a reminder) because its person turned reminders
+ * off, is owed again once the reason no longer holds: the item is in
+ * `items`, and a reminder is planned only while reminders are on.
  */
 const rearmable = (notice: ExistingNotice | undefined): boolean =>
-  notice?.gaveUpFor === 'not_visible' || notice?.gaveUpFor === 'stopped_waiting';
+  notice?.gaveUpFor === 'not_visible' ||
+  notice?.gaveUpFor === 'stopped_waiting' ||
+  notice?.gaveUpFor === 'reminders_off';
 
 export function planNotices(input: PlanInput): NoticePlan {
   const existing = new Map<string, ExistingNotice>();
@@ -201,7 +213,7 @@ export function planNotices(input: PlanInput): NoticePlan {
           prompts.push({ ...planned, event: 'asked', rearms: asked?.id ?? null });
           continue;
         }
-        if (settings.reminderDelayS <= 0) continue;
+        if (!remindersOn(settings)) continue;
         const reminder = existing.get(key(channel.id, 'reminder', item.itemId));
         if (reminder && !rearmable(reminder)) continue;
         // From when this channel was told, so a channel added late is not reminded at once.

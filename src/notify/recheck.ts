@@ -11,7 +11,8 @@
  * The rules are the reconciler's, not new ones: what waits is `waiting.ts`;
  * who may see a session is `sessionAudiences` (the members of its task's
  * workspace; a session or task gone is seen by nobody, though what was told
- * of it is still taken back: `answered`); without "include
+ * of it is still taken back: `answered`); a reminder goes only to a person
+ * who still wants reminders (`remindersOn`); without "include
  * the question" a notice carries no question, and it carries no link
  * `mayCarryAnswerLinks` refuses (none once the person turned links off).
  */
@@ -25,7 +26,12 @@ import {
 import { pausePoint } from '../support/index.js';
 import type { DeliveryErrorCode } from '../wire/index.js';
 import { isPrompt, type Notice } from './channel.js';
-import { mayCarryAnswerLinks, type GiveUpReason, type NoticeContent } from './planner.js';
+import {
+  mayCarryAnswerLinks,
+  remindersOn,
+  type GiveUpReason,
+  type NoticeContent,
+} from './planner.js';
 import { itemStillWaits, type WaitingRequests } from './waiting.js';
 
 /** Why a row is given up when its person may no longer be told of its item. */
@@ -35,6 +41,7 @@ export const NO_LONGER_VISIBLE = 'its person may no longer see this item';
 export const GIVE_UP_TEXT: Record<GiveUpReason, { error: string; code: DeliveryErrorCode }> = {
   stopped_waiting: { error: 'no longer waiting', code: 'no_longer_waiting' },
   not_visible: { error: NO_LONGER_VISIBLE, code: 'not_visible' },
+  reminders_off: { error: 'its person turned reminders off', code: 'reminders_off' },
 };
 
 /** What an attempt does: send this notice, or give the row up for this reason. */
@@ -82,7 +89,10 @@ export async function recheckNotice(
   // person was told of it says no more than that did, and drops a notice leading nowhere.
   const gone = audience === undefined && notice.event === 'answered';
   if (!gone && !audience?.userIds.includes(userId)) return { drop: 'not_visible' };
-  const { includeQuestion, answerLinks } = await getNoticeSettings(store, userId);
+  const settings = await getNoticeSettings(store, userId);
+  // A reminder queued while reminders were on, and retried since, is no longer wanted.
+  if (notice.event === 'reminder' && !remindersOn(settings)) return { drop: 'reminders_off' };
+  const { includeQuestion, answerLinks } = settings;
   const send = noticeToSendNow(notice, { visible: true, includeQuestion, answerLinks });
   return send ? { send } : { drop: 'not_visible' };
 }

@@ -506,7 +506,11 @@ export async function giveUpRows(
 }
 
 /** Why a given-up row may be owed again; one given up for failure never is. */
-const REARMABLE_REASONS: readonly OutboxGiveUpReason[] = ['not_visible', 'stopped_waiting'];
+const REARMABLE_REASONS: readonly OutboxGiveUpReason[] = [
+  'not_visible',
+  'stopped_waiting',
+  'reminders_off',
+];
 
 export interface RearmedRow {
   readonly id: string;

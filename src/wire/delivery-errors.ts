@@ -37,6 +37,8 @@ export const DELIVERY_ERROR_CODES = [
   'no_longer_waiting',
   /** The person may no longer see the item. */
   'not_visible',
+  /** A reminder whose person turned reminders off ("Never") before it went out. */
+  'reminders_off',
   /** The sender failed in a way Clarion did not foresee; the log has its error. */
   'send_failed',
 ] as const;

@@ -4,7 +4,9 @@
  * person removed from the item's workspace while their channel fails hears
  * nothing more once it recovers (the row is given up), and a person who
  * turns "include the question" off while their channel fails gets the
- * notice without the question's text or its options.
+ * notice without the question's text or its options, and a person who
+ * turns reminders off ("Never") while their channel fails gets no reminder
+ * already queued for it.
  *
  * Each test waits for an attempt claimed after the change before the
  * receiver recovers, so an attempt already on its way when the change was
@@ -80,20 +82,24 @@ describe.each(DRIVERS)(
       expect(put.status).toBe(200);
     }
 
-    async function askedRow(running: RunningServer, channelId: string) {
+    async function askedRow(running: RunningServer, channelId: string, event = 'asked') {
       return running.store.db
         .selectFrom('notification_outbox')
         .selectAll()
         .where('channel_id', '=', channelId)
-        .where('event', '=', 'asked')
+        .where('event', '=', event)
         .executeTakeFirst();
     }
 
     /** Resolves once the row has been claimed after this call (or was given up meanwhile). */
-    async function claimedAgain(running: RunningServer, channelId: string): Promise<void> {
-      const before = (await askedRow(running, channelId))?.attempts ?? 0;
+    async function claimedAgain(
+      running: RunningServer,
+      channelId: string,
+      event = 'asked',
+    ): Promise<void> {
+      const before = (await askedRow(running, channelId, event))?.attempts ?? 0;
       await eventually(async () => {
-        const row = await askedRow(running, channelId);
+        const row = await askedRow(running, channelId, event);
         return row !== undefined && (row.attempts > before || row.gave_up_at !== null);
       }, WAIT_MS);
     }
@@ -209,6 +215,50 @@ describe.each(DRIVERS)(
       ]);
       // The stored payload is as planned; only what is sent follows the setting.
       expect((await askedRow(running, channelId))?.payload).toContain(SECRET_PROMPT);
+    });
+
+    it('sends no queued reminder once its person turns reminders off while their channel retries', async () => {
+      server = await startOn(database);
+      const running = server;
+      const admin = bearerApi(running.url, ADMIN_TOKEN);
+      const set = await admin('PUT', '/api/v1/notification-settings', { reminder_delay_s: 1 });
+      expect(set.status).toBe(200);
+      const hook = await failingReceiver();
+      const channelId = await addChannel(admin, { kind: 'webhook', url: hook.url });
+
+      const sessionId = await seedAdminSession(running.store, 'Slow review');
+      running.clarification.ask(sessionId, SECRET_QUESTION).catch(() => undefined);
+      // The question waited past the delay: its reminder is queued and failing too.
+      await eventually(
+        async () => ((await askedRow(running, channelId, 'reminder'))?.attempts ?? 0) >= 1,
+        WAIT_MS,
+      );
+
+      const never = await admin('PUT', '/api/v1/notification-settings', { reminder_delay_s: 0 });
+      expect(never.status).toBe(200);
+      await claimedAgain(running, channelId, 'reminder');
+
+      hook.respond = () => OK;
+      const heard = hook.received.length;
+      await eventually(async () => {
+        const row = await askedRow(running, channelId, 'reminder');
+        return row?.gave_up_at != null || row?.delivered_at != null;
+      }, WAIT_MS);
+      await eventually(
+        async () => (await askedRow(running, channelId))?.delivered_at != null,
+        WAIT_MS,
+      );
+      // The receiver, recovered, hears the question asked and no reminder of it.
+      const arrived = hook.received
+        .slice(heard)
+        .map((request) => (JSON.parse(request.body) as { event: string }).event);
+      expect(arrived).not.toContain('reminder');
+      expect(arrived).toContain('asked');
+      expect(await askedRow(running, channelId, 'reminder')).toMatchObject({
+        delivered_at: null,
+        last_error_code: 'reminders_off',
+        last_status: null,
+      });
     });
   },
 );

@@ -364,6 +364,7 @@ export const de: Catalog = {
         'Clarion konnte die Benachrichtigung vor dem Senden nicht prüfen; es folgt ein neuer Versuch',
       no_longer_waiting: 'der Eintrag wartet nicht mehr auf dich',
       not_visible: 'du kannst den Eintrag nicht mehr sehen',
+      reminders_off: 'du hast Erinnerungen ausgeschaltet, bevor sie gesendet wurde',
       send_failed: 'das Senden ist unerwartet fehlgeschlagen; das Log des Servers nennt den Grund',
     },
     remove: 'Entfernen',

@@ -359,6 +359,7 @@ export const en = {
       recheck_failed: 'Clarion could not check the notice before sending it; it tries again',
       no_longer_waiting: 'the item no longer waits for you',
       not_visible: 'you can no longer see the item',
+      reminders_off: 'you turned reminders off before it was sent',
       send_failed: 'sending failed unexpectedly; the server’s log says why',
     },
     remove: 'Remove',

@@ -358,6 +358,7 @@ export const ja: Catalog = {
       recheck_failed: '送信前に通知を確認できませんでした。再試行します',
       no_longer_waiting: 'この項目はもう回答を待っていません',
       not_visible: 'この項目はもう表示できません',
+      reminders_off: '送信前にリマインダーをオフにしました',
       send_failed: '送信が予期せず失敗しました。理由はサーバーのログにあります',
     },
     remove: '削除',

@@ -11,6 +11,8 @@ import {
   newChannelBody,
   notificationSettingsBody,
   unpagedListQuery,
+  WEB_PUSH_RENEWAL_PATH,
+  webPushRenewalBody,
   type ChannelTestReply,
 } from '../wire/index.js';
 import { principalOf } from './auth.js';
@@ -56,6 +58,16 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     };
     // A generated secret is shown only this once; no cache may keep it.
     return c.json(reply, 201, { 'Cache-Control': 'no-store' });
+  });
+
+  app.post(WEB_PUSH_RENEWAL_PATH, async (c) => {
+    const caller = person(c);
+    if (!caller.ok) return caller.response;
+    const body = await parseJsonBody(c, webPushRenewalBody);
+    if (!body.ok) return body.response;
+    const renewed = await notifications.renewWebPush(caller, body.value);
+    if (!renewed.ok) return failureResponse(c, renewed);
+    return c.json({ channel: renewed.channel });
   });
 
   app.delete('/api/v1/notification-channels/:id', async (c) => {

@@ -18,6 +18,7 @@ import {
   listUserChannels,
   lockNoticeOwner,
   putNoticeSettings,
+  renewWebPushChannel,
   type ChannelRecord,
   type OutboxRecord,
   type Store,
@@ -36,6 +37,8 @@ import {
   type NewChannelReply,
   type NotificationSettings,
   type NotificationSettingsReply,
+  type WebPushRenewalBody,
+  type WebPushRenewalReply,
 } from '../wire/index.js';
 import { NOTIFY_TARGET_LOOKUP_TIMEOUT_MS } from '../tunables.js';
 import type { ChannelSender, Notice } from './channel.js';
@@ -117,6 +120,11 @@ function configOf(body: NewChannelBody): { config: Record<string, unknown>; secr
   }
 }
 
+/** An endpoint as `createChannel` keeps it in `target`: fetch's spelling of the URL. */
+function normalizedTarget(url: string): string {
+  return new URL(url).href;
+}
+
 const KIND_NAMES: Record<ChannelKind, string> = {
   web_push: 'Web Push',
   ntfy: 'ntfy',
@@ -147,6 +155,70 @@ export class NotificationService {
     const { config, secret } = configOf(body);
     const url = channelUrl(body.kind, config);
     const path = body.kind === 'web_push' ? 'subscription.endpoint' : 'url';
+    const refused = await this.targetRefusal(owner, url, path);
+    if (refused) return refused;
+    const name = body.name ?? `${KIND_NAMES[body.kind]} · ${new URL(url).host}`;
+    // Counted and added under the person's row: two added at once are counted one after the other.
+    const channel = await this.deps.store.transaction(async (tx) => {
+      await lockNoticeOwner(tx, userId);
+      if ((await countUserChannels(tx, userId)) >= MAX_CHANNELS_PER_USER) return 'limit' as const;
+      return insertChannel(tx, {
+        userId,
+        kind: body.kind,
+        name,
+        config,
+        // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
+        target: normalizedTarget(url),
+      });
+    });
+    if (channel === 'limit') {
+      return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`, {
+        reason: 'channel_limit',
+        limit: MAX_CHANNELS_PER_USER,
+      });
+    }
+    if (!channel) return failure('channel_exists');
+    return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
+  }
+
+  /**
+   * The browser replaced the subscription one's Web Push channel was made
+   * from (its service worker heard `pushsubscriptionchange`): the channel
+   * takes the new one, keeping its ID, its name and the notices it still
+   * owes, so the device goes on hearing without anyone opening Settings.
+   * The new endpoint is checked as a new channel's would be. `not_found`
+   * when no channel of theirs was made from the old one (turned off, or
+   * removed in Settings: a renewal must not bring it back).
+   */
+  async renewWebPush(
+    owner: ChannelOwner,
+    body: WebPushRenewalBody,
+  ): Promise<
+    | ({ ok: true } & WebPushRenewalReply)
+    | Failure<'invalid_request' | 'internal_target' | 'not_found'>
+  > {
+    const config = { subscription: body.subscription };
+    const url = channelUrl('web_push', config);
+    const refused = await this.targetRefusal(owner, url, 'subscription.endpoint');
+    if (refused) return refused;
+    const channel = await this.deps.store.transaction(async (tx) => {
+      await lockNoticeOwner(tx, owner.userId);
+      return renewWebPushChannel(tx, owner.userId, {
+        oldTarget: normalizedTarget(body.old_endpoint),
+        newTarget: normalizedTarget(url),
+        config,
+      });
+    });
+    if (!channel) return failure('not_found', 'no Web Push channel holds that subscription');
+    return { ok: true, channel: channelView(channel) };
+  }
+
+  /** Why a channel may not send to `url`, as the refusal to reply with; `undefined` when it may. */
+  private async targetRefusal(
+    owner: ChannelOwner,
+    url: string,
+    path: string,
+  ): Promise<Failure<'invalid_request' | 'internal_target'> | undefined> {
     if (!hostAllowed(url, this.deps.allowedHosts)) {
       return failure('invalid_request', 'this server does not send notifications there', [
         {
@@ -168,28 +240,7 @@ export class NotificationService {
         },
       ]);
     }
-    const name = body.name ?? `${KIND_NAMES[body.kind]} · ${new URL(url).host}`;
-    // Counted and added under the person's row: two added at once are counted one after the other.
-    const channel = await this.deps.store.transaction(async (tx) => {
-      await lockNoticeOwner(tx, userId);
-      if ((await countUserChannels(tx, userId)) >= MAX_CHANNELS_PER_USER) return 'limit' as const;
-      return insertChannel(tx, {
-        userId,
-        kind: body.kind,
-        name,
-        config,
-        // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
-        target: new URL(url).href,
-      });
-    });
-    if (channel === 'limit') {
-      return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`, {
-        reason: 'channel_limit',
-        limit: MAX_CHANNELS_PER_USER,
-      });
-    }
-    if (!channel) return failure('channel_exists');
-    return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
+    return undefined;
   }
 
   /**

@@ -274,6 +274,7 @@ export {
   giveUpRows,
   insertChannel,
   insertOutboxRows,
+  renewWebPushChannel,
   latestRowPerChannel,
   listAllChannels,
   listUserChannels,

@@ -121,6 +121,43 @@ export function getUserChannel(
     .executeTakeFirst();
 }
 
+/**
+ * Moves a person's Web Push channel made from the subscription at
+ * `oldTarget` to the one at `newTarget` (both as `insertChannel` keeps
+ * them), keeping its ID and its owed notices; one already moved (a renewal
+ * sent twice) is returned as it is. `undefined` when the person has no
+ * such channel, or another of theirs holds the new subscription already.
+ */
+export async function renewWebPushChannel(
+  ctx: RepoContext,
+  userId: string,
+  renewal: { oldTarget: string; newTarget: string; config: Record<string, unknown> },
+): Promise<ChannelRecord | undefined> {
+  const byTarget = (target: string) =>
+    ctx.db
+      .selectFrom('notification_channels')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('kind', '=', 'web_push')
+      .where('target', '=', target)
+      .executeTakeFirst();
+  const moved = await byTarget(renewal.newTarget);
+  if (moved) return moved;
+  const channel = await byTarget(renewal.oldTarget);
+  if (!channel) return undefined;
+  const updated = {
+    config: JSON.stringify(renewal.config),
+    target: renewal.newTarget,
+    updated_at: ctx.clock.timestamp(),
+  };
+  await ctx.db
+    .updateTable('notification_channels')
+    .set(updated)
+    .where('id', '=', channel.id)
+    .execute();
+  return { ...channel, ...updated };
+}
+
 /** Deletes a person's channel and (by cascade) its outbox rows; false when it was not theirs. */
 export async function deleteUserChannel(
   ctx: RepoContext,

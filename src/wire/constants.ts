@@ -150,3 +150,11 @@ export const TASK_FIELD_PROBLEMS = [
   'unknown_profile',
 ] as const;
 export type TaskFieldProblem = (typeof TASK_FIELD_PROBLEMS)[number];
+
+/**
+ * Where a browser's service worker hands the server the subscription that
+ * replaced one a channel was made from (`pushsubscriptionchange`); the page
+ * does the same when it finds its subscription replaced. A path of its own,
+ * not a channel's: the worker knows the old endpoint, not the channel.
+ */
+export const WEB_PUSH_RENEWAL_PATH = '/api/v1/notification-channels/web-push/renewal';

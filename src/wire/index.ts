@@ -119,6 +119,7 @@ export {
   SIGN_IN_REDEEM_PATH,
   SIGNED_IN_AS_HEADER,
   SIGNED_IN_AS_PARAM,
+  WEB_PUSH_RENEWAL_PATH,
   webSessionPath,
 } from './constants.js';
 export { signInSecretOf } from './sign-in-secret.js';
@@ -334,6 +335,10 @@ export {
   notificationSettingsReply,
   pushSubscription,
   webhookPayload,
+  webPushRenewalBody,
+  webPushRenewalReply,
+  type WebPushRenewalBody,
+  type WebPushRenewalReply,
   type ChannelKind,
   type ChannelListReply,
   type ChannelTestReply,

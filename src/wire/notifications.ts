@@ -135,6 +135,16 @@ export const newChannelBody = z
   .meta({ id: 'NewNotificationChannelBody' });
 export type NewChannelBody = z.infer<typeof newChannelBody>;
 
+/** What `WEB_PUSH_RENEWAL_PATH` takes (`constants.ts` says when it is sent). */
+export const webPushRenewalBody = z
+  .strictObject({
+    /** The endpoint of the subscription the browser replaced. */
+    old_endpoint: httpUrl,
+    subscription: pushSubscription,
+  })
+  .meta({ id: 'WebPushRenewalBody' });
+export type WebPushRenewalBody = z.infer<typeof webPushRenewalBody>;
+
 export const DELIVERY_STATES = ['pending', 'delivered', 'retrying', 'failed'] as const;
 
 /** Why it failed, for a page to word (`delivery-errors.ts`); `error` is the same in English. */
@@ -174,6 +184,9 @@ export const newChannelReply = z.object({
   secret: z.string().optional(),
 });
 export type NewChannelReply = z.infer<typeof newChannelReply>;
+/** The channel that now holds the new subscription: the same channel, same ID. */
+export const webPushRenewalReply = z.object({ channel: channelView });
+export type WebPushRenewalReply = z.infer<typeof webPushRenewalReply>;
 export const channelListReply = z.object({ channels: z.array(channelView) });
 export type ChannelListReply = z.infer<typeof channelListReply>;
 

@@ -69,6 +69,8 @@ import {
   newChannelReply,
   notificationSettingsBody,
   notificationSettingsReply,
+  webPushRenewalBody,
+  webPushRenewalReply,
 } from './notifications.js';
 import { userInputListReply, userInputReply, userInputRespondBody } from './user-input.js';
 import { answerLinkBody, answerLinkReply } from './answer-links.js';
@@ -79,6 +81,7 @@ import {
   ANSWER_LINK_VIEW_PATH,
   SIGN_IN_PAGE_PATH,
   SIGN_IN_REDEEM_PATH,
+  WEB_PUSH_RENEWAL_PATH,
 } from './constants.js';
 
 export type HttpMethod = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
@@ -419,6 +422,16 @@ export const ROUTES: readonly RouteSpec[] = [
     access: 'principal',
     replies: { 204: null },
     errors: ['forbidden', 'not_found'],
+  },
+  {
+    method: 'post',
+    path: WEB_PUSH_RENEWAL_PATH,
+    summary:
+      'Move your Web Push channel made from a subscription the browser replaced to its new subscription',
+    access: 'principal',
+    body: webPushRenewalBody,
+    replies: { 200: webPushRenewalReply },
+    errors: ['invalid_request', 'invalid_text', 'internal_target', 'forbidden', 'not_found'],
   },
   {
     method: 'post',

@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { api } from './support/harness.js';
+import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/constants.js';
 import { DEVICE_CHANNEL_KEY } from '../../web/src/model/push-channel.js';
 import { PUSH_STEP_TIMEOUT_MS } from '../../web/src/model/push-fault.js';
 import { de } from '../../web/src/i18n/de.js';
@@ -410,6 +411,69 @@ describe('the installable web app', () => {
           return (await registration.pushManager.getSubscription()) !== null;
         })()`),
       ).toBe(true);
+      expect(await section.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
+  it('moves a device’s channel to the subscription its browser replaced, and still reads on', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const keys = {
+      p256dh: ecdh.getPublicKey().toString('base64url'),
+      auth: randomBytes(16).toString('base64url'),
+    };
+    const renewed = `http://127.0.0.1:9/push/renewed-${randomBytes(8).toString('hex')}`;
+    const renewedJson = { endpoint: renewed, expirationTime: null, keys };
+    const recorded = () =>
+      page.evaluate<{ endpoint: string; channelId: string } | null>(
+        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
+      );
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      await reads('off');
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      const before = await recorded();
+      expect(before).not.toBeNull();
+
+      // The browser replaces the subscription while no page of the app is looking.
+      const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
+      await worker.evaluate(`(async () => {
+        const event = new Event('pushsubscriptionchange');
+        const waits = [];
+        Object.defineProperties(event, {
+          oldSubscription: { value: { endpoint: ${JSON.stringify(before?.endpoint)} } },
+          newSubscription: {
+            value: { endpoint: ${JSON.stringify(renewed)}, toJSON: () => (${JSON.stringify(renewedJson)}) },
+          },
+          waitUntil: { value: (promise) => waits.push(promise) },
+        });
+        self.dispatchEvent(event);
+        await Promise.all(waits);
+      })()`);
+      // The server moved the channel itself: a renewal naming the new endpoint finds it done.
+      const moved = await api<{ channel: Channel }>(world, 'POST', WEB_PUSH_RENEWAL_PATH, {
+        old_endpoint: renewed,
+        subscription: renewedJson,
+      });
+      expect(moved.channel.id).toBe(before?.channelId);
+
+      // The browser now holds the new subscription: the device still reads on, and its record
+      // names the new endpoint with the same channel.
+      await page.evaluate(
+        `sessionStorage.setItem('test.push-endpoint', ${JSON.stringify(renewed)})`,
+      );
+      await page.reload();
+      await reads('on');
+      expect(await recorded()).toEqual({ endpoint: renewed, channelId: before?.channelId });
       expect(await section.getByRole('alert').count()).toBe(0);
     } finally {
       await context.close();

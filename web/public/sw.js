@@ -9,8 +9,20 @@
  * Browsers expect every push to show something (Safari withdraws the
  * subscription otherwise), so `answered` first replaces the notice with a
  * silent one of the same tag, then closes it.
+ *
+ * A browser may replace its push subscription (`pushsubscriptionchange`,
+ * on phones above all): the worker hands the new one to the server at once
+ * (`WEB_PUSH_RENEWAL_PATH`, with the browser's cookie, as the page's calls
+ * go), so the channel made from the old one goes on reaching this device
+ * without anyone opening Settings. An event that names no old subscription
+ * is left to the page, which renews from the endpoint it recorded.
  */
-/* global self, URL, setTimeout */
+/* global self, URL, setTimeout, clearTimeout, fetch, AbortController */
+
+/** `src/wire/constants.ts` `WEB_PUSH_RENEWAL_PATH`. */
+const RENEWAL_PATH = '/api/v1/notification-channels/web-push/renewal';
+/** `web/src/model/push-fault.ts` `PUSH_STEP_TIMEOUT_MS`: every step is bounded. */
+const STEP_TIMEOUT_MS = 30_000;
 
 self.addEventListener('install', () => {
   void self.skipWaiting();
@@ -29,6 +41,53 @@ self.addEventListener('notificationclick', (event) => {
   const data = event.notification.data;
   event.waitUntil(openItem(data && typeof data.url === 'string' ? data.url : '/'));
 });
+
+self.addEventListener('pushsubscriptionchange', (event) => {
+  event.waitUntil(renewSubscription(event.oldSubscription, event.newSubscription));
+});
+
+/**
+ * Gives the server the subscription that replaced `old`, subscribing anew
+ * with the old one's key when the browser made none. Nothing to renew
+ * without the old endpoint: the server could not tell which channel.
+ */
+async function renewSubscription(old, renewed) {
+  if (!old || typeof old.endpoint !== 'string') return;
+  let subscription = renewed;
+  if (!subscription) {
+    const key = old.options ? old.options.applicationServerKey : null;
+    if (!key) return;
+    subscription = await bounded(() =>
+      self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }),
+    );
+  }
+  await bounded((signal) =>
+    fetch(RENEWAL_PATH, {
+      method: 'POST',
+      credentials: 'same-origin',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ old_endpoint: old.endpoint, subscription: subscription.toJSON() }),
+      signal,
+    }),
+  );
+}
+
+/** `step(signal)`, given up (and aborted) after `STEP_TIMEOUT_MS`. */
+async function bounded(step) {
+  const abort = new AbortController();
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => {
+      abort.abort();
+      reject(new Error('timed out'));
+    }, STEP_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([step(abort.signal), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 function readMessage(data) {
   try {

@@ -9,7 +9,10 @@ import type {
   NewChannelReply,
   NotificationSettings,
   NotificationSettingsReply,
+  WebPushRenewalBody,
+  WebPushRenewalReply,
 } from '../../../src/wire/index.js';
+import { WEB_PUSH_RENEWAL_PATH } from '../../../src/wire/constants.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
 
 export type {
@@ -49,6 +52,11 @@ export function notificationsApi(
       call<ChannelTestReply>(`${CHANNELS}/${encodeURIComponent(id)}/test`, {
         method: 'POST',
         body: '{}',
+      }),
+    renewWebPush: (body: WebPushRenewalBody) =>
+      call<WebPushRenewalReply>(WEB_PUSH_RENEWAL_PATH, {
+        method: 'POST',
+        body: JSON.stringify(body),
       }),
     settings: () => call<NotificationSettingsReply>(SETTINGS),
     updateSettings: (change: Partial<NotificationSettings>) =>

@@ -8,8 +8,9 @@
  *
  * The device is on only when the browser holds a subscription, may show
  * notifications, and the channel recorded for that very endpoint is still
- * on the server's list: a channel deleted in Settings, or a subscription the
- * browser replaced, reads as off.
+ * on the server's list: a channel deleted in Settings reads as off. A
+ * subscription the browser replaced reads as off too, unless its channel
+ * was moved to it first and the record with it (`push-device.ts`).
  */
 import type { ChannelView } from '../../../src/wire/index.js';
 import type { PushEnvironment } from './push-support.js';

@@ -68,7 +68,10 @@ export type DeviceReading =
 /**
  * Whether this device gets notifications: the browser's subscription and
  * the server's channel list together. The server is asked only when the
- * browser holds a subscription this device recorded a channel for.
+ * browser holds a subscription this device recorded a channel for, or one
+ * that replaced it: the browser rotated it (`pushsubscriptionchange`), so
+ * the channel is moved to it first (`renewRecord`), as the service worker
+ * does when it hears of it.
  */
 export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<DeviceReading> {
   let subscription: PushSubscription | null;
@@ -77,11 +80,14 @@ export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<
   } catch (error) {
     return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };
   }
-  const facts = {
-    permission: Notification.permission,
-    endpoint: subscription?.endpoint ?? null,
-    record: loadDeviceChannel(),
-  };
+  const permission = Notification.permission;
+  let record = loadDeviceChannel();
+  if (permission === 'granted' && subscription !== null && record !== null) {
+    const renewed = await renewRecord(deviceApi(fetchImpl), record, subscription);
+    if (!renewed.ok) return { ok: false, reason: 'failed', error: renewed.error };
+    record = renewed.record;
+  }
+  const facts = { permission, endpoint: subscription?.endpoint ?? null, record };
   if (
     facts.permission !== 'granted' ||
     channelOfSubscription(facts.record, facts.endpoint) === null
@@ -95,6 +101,37 @@ export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<
       : { ok: false, reason: 'failed', error: listed };
   }
   return { ok: true, on: pushDeviceOn({ ...facts, channels: listed.value.channels }) };
+}
+
+/**
+ * The record of this device's channel, moved to `subscription` when the
+ * browser replaced the one it names: the server moves the channel (or finds
+ * it moved by the service worker already) and the record follows. A channel
+ * no longer there (turned off, removed in Settings) leaves the record as it
+ * is, so the device reads as off.
+ */
+async function renewRecord(
+  api: DeviceApi,
+  record: DeviceChannel,
+  subscription: PushSubscription,
+): Promise<{ ok: true; record: DeviceChannel } | { ok: false; error: PushFault }> {
+  if (record.endpoint === subscription.endpoint) return { ok: true, record };
+  const renewed = await api.renewWebPush({
+    old_endpoint: record.endpoint,
+    subscription: subscription.toJSON() as PushSubscriptionJson,
+  });
+  if (!renewed.ok) {
+    return renewed.kind === 'http' && renewed.status === 404
+      ? { ok: true, record }
+      : { ok: false, error: renewed };
+  }
+  const next = { endpoint: subscription.endpoint, channelId: renewed.value.channel.id };
+  try {
+    saveDeviceChannel(next);
+  } catch (error) {
+    return { ok: false, error: browserPushFaultOf(error) };
+  }
+  return { ok: true, record: next };
 }
 
 export type TurnOnResult =

@@ -9,14 +9,31 @@
 import {
   deleteUnusedChannelLinks,
   deleteUserChannel,
+  getUserChannel,
   lockChannelForDelete,
   type Store,
 } from '../store/index.js';
 
-/** False when `userId` has no channel `channelId` (another's, or already deleted). */
-export function removeChannel(store: Store, userId: string, channelId: string): Promise<boolean> {
+/**
+ * False when `userId` has no channel `channelId` (another's, or already
+ * deleted), or, given `ifConfig`, when the channel holds another config now:
+ * a subscription said gone after its channel was renewed to a new one
+ * (`renewWebPushChannel`) says nothing of the new one.
+ */
+export function removeChannel(
+  store: Store,
+  userId: string,
+  channelId: string,
+  ifConfig?: string,
+): Promise<boolean> {
   return store.transaction(async (tx) => {
     if (!(await lockChannelForDelete(tx, userId, channelId))) return false;
+    if (
+      ifConfig !== undefined &&
+      (await getUserChannel(tx, userId, channelId))?.config !== ifConfig
+    ) {
+      return false;
+    }
     await deleteUnusedChannelLinks(tx, channelId);
     return deleteUserChannel(tx, userId, channelId);
   });

@@ -30,6 +30,7 @@ import {
   channelsWithDueRows,
   claimNextDue,
   getUser,
+  getUserChannel,
   recordAttempt,
   type ChannelRecord,
   type OutboxRecord,
@@ -248,14 +249,14 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
   }
 
   async function runLane(channel: ChannelRecord, sender: ChannelSender): Promise<void> {
-    const target = channelTarget(
-      channel,
-      await ownerReach(store, channel.user_id, deps.allowedHosts),
-    );
+    const reach = await ownerReach(store, channel.user_id, deps.allowedHosts);
     while (!state.closing) {
       const row = await claimNextDue(store, channel.id, store.clock.nowMs(), tunables.claimLeaseMs);
       if (!row) return;
-      await sendRow(target, sender, row);
+      // Read again for each row: a Web Push channel renewed meanwhile sends to its new subscription.
+      const current = await getUserChannel(store, channel.user_id, channel.id);
+      if (!current) return;
+      await sendRow(channelTarget(current, reach), current.config, sender, row);
     }
   }
 
@@ -333,16 +334,26 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
    * device reads as off in Settings and offers to turn on again, and nothing
    * more is sent to it. A failure leaves it for the next notice's answer.
    */
-  async function forgetChannel(row: OutboxRecord, fields: Record<string, unknown>) {
+  async function forgetChannel(
+    row: OutboxRecord,
+    triedConfig: string,
+    fields: Record<string, unknown>,
+  ) {
     try {
-      await removeChannel(store, row.user_id, row.channel_id);
+      // Only the subscription tried is gone: a channel renewed since holds another.
+      if (!(await removeChannel(store, row.user_id, row.channel_id, triedConfig))) return;
       logger.info(fields, 'notify.subscription_gone');
     } catch (error) {
       logger.warn({ ...fields, err: error }, 'notify.subscription_gone_not_removed');
     }
   }
 
-  async function sendRow(target: ChannelTarget, sender: ChannelSender, row: OutboxRecord) {
+  async function sendRow(
+    target: ChannelTarget,
+    triedConfig: string,
+    sender: ChannelSender,
+    row: OutboxRecord,
+  ) {
     const fields = {
       delivery_id: row.id,
       channel_id: target.id,
@@ -387,7 +398,9 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       tunables,
     );
     await recordAttempt(store, row, verdict);
-    if (!result.ok && result.code === 'subscription_gone') await forgetChannel(row, fields);
+    if (!result.ok && result.code === 'subscription_gone') {
+      await forgetChannel(row, triedConfig, fields);
+    }
     if (verdict.outcome === 'retry')
       logger.info({ ...fields, status: verdict.status, error: verdict.error }, 'notify.retry');
     if (verdict.outcome === 'gave_up')

@@ -5,7 +5,9 @@
  * takes the new one (same ID, same notices owed), so what asks next reaches
  * the phone; a renewal sent twice is answered alike; and a subscription no
  * channel of the caller's was made from (another person's, or one turned off)
- * is not found, and changes nothing.
+ * is not found, and changes nothing. A push service that says the old
+ * subscription is gone after the renewal (an attempt already on its way, or
+ * its lane started before) deletes nothing: the channel holds the new one.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -127,5 +129,60 @@ describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver)
     expect(gone.status).toBe(404);
     const listed = await admin<{ channels: unknown[] }>('GET', '/api/v1/notification-channels');
     expect(listed.json.channels).toEqual([]);
+  });
+
+  it('keeps a renewed channel when the old subscription is then said to be gone', async () => {
+    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
+      notify: FAST_NOTIFY,
+    });
+    const running = server;
+    const api = bearerApi(running.url, ADMIN_TOKEN);
+    const service = await startPushService();
+    push = service;
+    const key = (await api<{ web_push_public_key: string }>('GET', '/api/v1/notification-settings'))
+      .json.web_push_public_key;
+    const old = service.subscribe(key);
+    const channelId = await addChannel(api, { kind: 'web_push', subscription: old });
+    const renewed = service.subscribe(key);
+    const oldPath = new URL(old.endpoint).pathname;
+    // The old subscription's first notice hangs until the send times out; then it is gone.
+    service.respond = (request, index) =>
+      request.path !== oldPath ? { status: 201 } : index === 0 ? 'hang' : { status: 410 };
+
+    running.clarification
+      .ask(await seedAdminSession(running.store, 'first'), QUESTION)
+      .catch(() => undefined);
+    await eventually(() => service.received.length === 1, WAIT_MS);
+    // A second notice waits behind the hanging one in the channel's lane.
+    running.clarification
+      .ask(await seedAdminSession(running.store, 'second'), QUESTION)
+      .catch(() => undefined);
+    await eventually(
+      async () =>
+        (
+          await running.store.db
+            .selectFrom('notification_outbox')
+            .select('id')
+            .where('channel_id', '=', channelId)
+            .execute()
+        ).length === 2,
+      WAIT_MS,
+    );
+    const moved = await api('POST', WEB_PUSH_RENEWAL_PATH, {
+      old_endpoint: old.endpoint,
+      subscription: renewed,
+    });
+    expect(moved.status).toBe(200);
+
+    const renewedPath = new URL(renewed.endpoint).pathname;
+    await eventually(
+      () => service.received.filter((push) => push.path === renewedPath).length === 2,
+      WAIT_MS,
+    );
+    const listed = await api<{ channels: { id: string }[] }>(
+      'GET',
+      '/api/v1/notification-channels',
+    );
+    expect(listed.json.channels.map((channel) => channel.id)).toEqual([channelId]);
   });
 });

@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   planNotices,
+  reminderHeldBack,
   type ExistingNotice,
   type GaveUpFor,
   type PlanInput,
@@ -319,10 +320,34 @@ describe('planNotices', () => {
       ]);
     });
 
+    it('re-arms a reminder held back for a later delay once that delay has passed', () => {
+      const existing = [asked('hook'), reminded('hook', 'reminder_later'), asked('ntfy')];
+      const hour = new Map([
+        ['ann', { reminderDelayS: 3600, includeQuestion: false, answerLinks: true }],
+      ]);
+      expect(
+        planNotices(input({ existing, settings: hour, nowMs: T0 + 3_599_999 })).prompts,
+      ).toEqual([]);
+      expect(
+        summary(planNotices(input({ existing, settings: hour, nowMs: T0 + 3_600_000 }))),
+      ).toEqual(['reminder:hook:b1:rearms hook-reminder', 'reminder:ntfy:b1']);
+    });
+
     it('re-arms the `asked` before any reminder of a channel that was never told', () => {
       const existing = [asked('hook', T0, 'not_visible'), reminded('hook', 'not_visible')];
       const plan = planNotices(input({ existing, nowMs: T0 + 86_400_000 }));
       expect(summary(plan)).toEqual(['asked:hook:b1:rearms hook-asked', 'asked:ntfy:b1']);
     });
+  });
+});
+
+describe('reminderHeldBack', () => {
+  it.each<[string, number, number, ReturnType<typeof reminderHeldBack>]>([
+    ['reminders off', 0, T0 + 86_400_000, 'reminders_off'],
+    ['a delay not yet passed', 3600, T0 + 3_599_999, 'reminder_later'],
+    ['a delay just passed', 3600, T0 + 3_600_000, undefined],
+    ['a shorter delay long passed', 60, T0 + 600_000, undefined],
+  ])('%s', (_label, reminderDelayS, nowMs, expected) => {
+    expect(reminderHeldBack({ reminderDelayS }, T0, nowMs)).toBe(expected);
   });
 });

@@ -63,9 +63,10 @@ export type NoticeContent = Pick<PlannerSettings, 'includeQuestion' | 'answerLin
 /**
  * Why a prompt still owed is given up: by the planner (`stopped_waiting`,
  * `not_visible`) or by the send's recheck, which also gives up a reminder
- * whose person turned reminders off meanwhile (`reminders_off`).
+ * whose person turned reminders off meanwhile (`reminders_off`) or set a
+ * delay that has not passed yet (`reminder_later`).
  */
-export type GiveUpReason = 'stopped_waiting' | 'not_visible' | 'reminders_off';
+export type GiveUpReason = 'stopped_waiting' | 'not_visible' | 'reminders_off' | 'reminder_later';
 
 /** Why an outbox row was given up: by one of the planner's reasons, or because sending failed. */
 export type GaveUpFor = GiveUpReason | 'failed';
@@ -173,15 +174,34 @@ export function remindersOn(settings: Pick<PlannerSettings, 'reminderDelayS'>): 
 }
 
 /**
+ * Why a reminder of an item asked at `askedAtMs` may not go out at
+ * `nowMs` under the person's settings now, or `undefined` when it may:
+ * they turned reminders off, or chose a delay that has not passed.
+ */
+export function reminderHeldBack(
+  settings: Pick<PlannerSettings, 'reminderDelayS'>,
+  askedAtMs: number,
+  nowMs: number,
+): 'reminders_off' | 'reminder_later' | undefined {
+  if (!remindersOn(settings)) return 'reminders_off';
+  return nowMs < askedAtMs + settings.reminderDelayS * 1000 ? 'reminder_later' : undefined;
+}
+
+/**
  * A row given up because its person could not see its item, because the
  * item stopped waiting, or (a reminder) because its person turned reminders
- * off, is owed again once the reason no longer holds: the item is in
- * `items`, and a reminder is planned only while reminders are on.
+ * off or set a longer delay, is owed again once the reason no longer holds:
+ * the item is in `items`, and a reminder is planned only while reminders
+ * are on and its delay has passed.
  */
+const REARMABLE: ReadonlySet<GaveUpFor> = new Set<GaveUpFor>([
+  'not_visible',
+  'stopped_waiting',
+  'reminders_off',
+  'reminder_later',
+]);
 const rearmable = (notice: ExistingNotice | undefined): boolean =>
-  notice?.gaveUpFor === 'not_visible' ||
-  notice?.gaveUpFor === 'stopped_waiting' ||
-  notice?.gaveUpFor === 'reminders_off';
+  notice?.gaveUpFor != null && REARMABLE.has(notice.gaveUpFor);
 
 export function planNotices(input: PlanInput): NoticePlan {
   const existing = new Map<string, ExistingNotice>();

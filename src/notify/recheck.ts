@@ -12,7 +12,9 @@
  * who may see a session is `sessionAudiences` (the members of its task's
  * workspace; a session or task gone is seen by nobody, though what was told
  * of it is still taken back: `answered`); a reminder goes only to a person
- * who still wants reminders (`remindersOn`); without "include
+ * who still wants it by now (`reminderHeldBack`, from when the item was
+ * asked: never stricter than the planner, which counts from when the
+ * channel was told); without "include
  * the question" a notice carries no question, and it carries no link
  * `mayCarryAnswerLinks` refuses (none once the person turned links off).
  */
@@ -28,7 +30,8 @@ import type { DeliveryErrorCode } from '../wire/index.js';
 import { isPrompt, type Notice } from './channel.js';
 import {
   mayCarryAnswerLinks,
-  remindersOn,
+  reminderHeldBack,
+  timestampMs,
   type GiveUpReason,
   type NoticeContent,
 } from './planner.js';
@@ -42,6 +45,7 @@ export const GIVE_UP_TEXT: Record<GiveUpReason, { error: string; code: DeliveryE
   stopped_waiting: { error: 'no longer waiting', code: 'no_longer_waiting' },
   not_visible: { error: NO_LONGER_VISIBLE, code: 'not_visible' },
   reminders_off: { error: 'its person turned reminders off', code: 'reminders_off' },
+  reminder_later: { error: 'its person chose a later reminder', code: 'reminder_later' },
 };
 
 /** What an attempt does: send this notice, or give the row up for this reason. */
@@ -90,8 +94,12 @@ export async function recheckNotice(
   const gone = audience === undefined && notice.event === 'answered';
   if (!gone && !audience?.userIds.includes(userId)) return { drop: 'not_visible' };
   const settings = await getNoticeSettings(store, userId);
-  // A reminder queued while reminders were on, and retried since, is no longer wanted.
-  if (notice.event === 'reminder' && !remindersOn(settings)) return { drop: 'reminders_off' };
+  // A reminder queued under the settings then, and retried since, goes out only as wanted now.
+  const heldBack =
+    notice.event === 'reminder'
+      ? reminderHeldBack(settings, timestampMs(notice.createdAt), store.clock.nowMs())
+      : undefined;
+  if (heldBack) return { drop: heldBack };
   const { includeQuestion, answerLinks } = settings;
   const send = noticeToSendNow(notice, { visible: true, includeQuestion, answerLinks });
   return send ? { send } : { drop: 'not_visible' };

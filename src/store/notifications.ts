@@ -547,6 +547,7 @@ const REARMABLE_REASONS: readonly OutboxGiveUpReason[] = [
   'not_visible',
   'stopped_waiting',
   'reminders_off',
+  'reminder_later',
 ];
 
 export interface RearmedRow {

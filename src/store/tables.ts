@@ -211,7 +211,8 @@ export interface NotificationSettingsTable {
  * Why an outbox row was given up: its item stopped waiting, its person may no
  * longer see the item (owed again if they may), or sending failed for good.
  */
-export type OutboxGiveUpReason = 'stopped_waiting' | 'not_visible' | 'reminders_off' | 'failed';
+export type OutboxGiveUpReason =
+  'stopped_waiting' | 'not_visible' | 'reminders_off' | 'reminder_later' | 'failed';
 
 /**
  * One notice owed to one channel. `next_attempt_at` is also the claim's

@@ -39,6 +39,8 @@ export const DELIVERY_ERROR_CODES = [
   'not_visible',
   /** A reminder whose person turned reminders off ("Never") before it went out. */
   'reminders_off',
+  /** A reminder whose person set a longer delay before it went out; it is sent after that. */
+  'reminder_later',
   /** The sender failed in a way Clarion did not foresee; the log has its error. */
   'send_failed',
 ] as const;

@@ -5,8 +5,8 @@
  * nothing more once it recovers (the row is given up), and a person who
  * turns "include the question" off while their channel fails gets the
  * notice without the question's text or its options, and a person who
- * turns reminders off ("Never") while their channel fails gets no reminder
- * already queued for it.
+ * turns reminders off ("Never"), or sets a longer delay, while their channel
+ * fails gets no reminder already queued for it (not before the new delay).
  *
  * Each test waits for an attempt claimed after the change before the
  * receiver recovers, so an attempt already on its way when the change was
@@ -257,6 +257,51 @@ describe.each(DRIVERS)(
       expect(await askedRow(running, channelId, 'reminder')).toMatchObject({
         delivered_at: null,
         last_error_code: 'reminders_off',
+        last_status: null,
+      });
+    });
+    it('holds a queued reminder back once its person sets a longer delay while their channel retries', async () => {
+      server = await startOn(database);
+      const running = server;
+      const admin = bearerApi(running.url, ADMIN_TOKEN);
+      const set = await admin('PUT', '/api/v1/notification-settings', { reminder_delay_s: 1 });
+      expect(set.status).toBe(200);
+      const hook = await failingReceiver();
+      const channelId = await addChannel(admin, { kind: 'webhook', url: hook.url });
+
+      const sessionId = await seedAdminSession(running.store, 'Slower review');
+      running.clarification.ask(sessionId, SECRET_QUESTION).catch(() => undefined);
+      // The question waited past the delay: its reminder is queued and failing too.
+      await eventually(
+        async () => ((await askedRow(running, channelId, 'reminder'))?.attempts ?? 0) >= 1,
+        WAIT_MS,
+      );
+
+      const later = await admin('PUT', '/api/v1/notification-settings', {
+        reminder_delay_s: 3600,
+      });
+      expect(later.status).toBe(200);
+      await claimedAgain(running, channelId, 'reminder');
+
+      hook.respond = () => OK;
+      const heard = hook.received.length;
+      await eventually(async () => {
+        const row = await askedRow(running, channelId, 'reminder');
+        return row?.gave_up_at != null || row?.delivered_at != null;
+      }, WAIT_MS);
+      await eventually(
+        async () => (await askedRow(running, channelId))?.delivered_at != null,
+        WAIT_MS,
+      );
+      // The receiver, recovered, hears the question asked and no reminder of it.
+      const arrived = hook.received
+        .slice(heard)
+        .map((request) => (JSON.parse(request.body) as { event: string }).event);
+      expect(arrived).not.toContain('reminder');
+      expect(arrived).toContain('asked');
+      expect(await askedRow(running, channelId, 'reminder')).toMatchObject({
+        delivered_at: null,
+        last_error_code: 'reminder_later',
         last_status: null,
       });
     });

@@ -365,6 +365,7 @@ export const de: Catalog = {
       no_longer_waiting: 'der Eintrag wartet nicht mehr auf dich',
       not_visible: 'du kannst den Eintrag nicht mehr sehen',
       reminders_off: 'du hast Erinnerungen ausgeschaltet, bevor sie gesendet wurde',
+      reminder_later: 'du hast eine spätere Erinnerung gewählt; sie wird dann gesendet',
       send_failed: 'das Senden ist unerwartet fehlgeschlagen; das Log des Servers nennt den Grund',
     },
     remove: 'Entfernen',

@@ -360,6 +360,7 @@ export const en = {
       no_longer_waiting: 'the item no longer waits for you',
       not_visible: 'you can no longer see the item',
       reminders_off: 'you turned reminders off before it was sent',
+      reminder_later: 'you chose a later reminder; it is sent then',
       send_failed: 'sending failed unexpectedly; the server’s log says why',
     },
     remove: 'Remove',

@@ -359,6 +359,7 @@ export const ja: Catalog = {
       no_longer_waiting: 'この項目はもう回答を待っていません',
       not_visible: 'この項目はもう表示できません',
       reminders_off: '送信前にリマインダーをオフにしました',
+      reminder_later: 'リマインダーを後の時刻に変更しました。その時刻に送信します',
       send_failed: '送信が予期せず失敗しました。理由はサーバーのログにあります',
     },
     remove: '削除',

@@ -475,6 +475,49 @@ describe('the installable web app', () => {
       await reads('on');
       expect(await recorded()).toEqual({ endpoint: renewed, channelId: before?.channelId });
       expect(await section.getByRole('alert').count()).toBe(0);
+      // Off again, its channel with it: the tests after this one start with none.
+      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
+      await reads('off');
+    } finally {
+      await context.close();
+    }
+  });
+  it('moves the channel itself when the worker never said the subscription was replaced', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    const recorded = () =>
+      page.evaluate<{ endpoint: string; channelId: string } | null>(
+        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
+      );
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      await reads('off');
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      const before = await recorded();
+
+      // The browser holds another subscription now, and nobody told the server.
+      const renewed = `http://127.0.0.1:9/push/unreported-${randomBytes(8).toString('hex')}`;
+      await page.evaluate(
+        `sessionStorage.setItem('test.push-endpoint', ${JSON.stringify(renewed)})`,
+      );
+      await page.reload();
+      await reads('on');
+      expect(await recorded()).toEqual({ endpoint: renewed, channelId: before?.channelId });
+      const channels = await api<{ channels: Channel[] }>(
+        world,
+        'GET',
+        '/api/v1/notification-channels',
+      );
+      expect(channels.channels.filter((channel) => channel.kind === 'web_push')).toHaveLength(1);
+      expect(await section.getByRole('alert').count()).toBe(0);
+      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
+      await reads('off');
     } finally {
       await context.close();
     }

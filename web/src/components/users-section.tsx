@@ -4,9 +4,10 @@
  * someone asks first, on the page, saying what it ends. The list is read
  * from the server after every change, never patched by guesswork.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SignInLinkReply, UserView } from '../../../src/wire/index.js';
+import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { deleteUser, signInLinkFor } from '../model/people-api.js';
 import { refusalOf, type Refusal } from '../model/people.js';
 import { DecisionConfirm } from './decision-confirm.js';
@@ -24,6 +25,21 @@ export function UsersSection(props: {
   const [confirming, setConfirming] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<{ userId: string; refusal: Refusal }>();
+  const listRef = useRef<HTMLUListElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const setRefocus = useRefocusAfterRemoval(
+    listRef,
+    '[data-testid="user"]',
+    headingRef,
+    props.users,
+  );
+  // A deleted user's row and its place: the focus moves once the page's list reads without it.
+  const [leaving, setLeaving] = useState<{ userId: string; index: number }>();
+  useEffect(() => {
+    if (leaving === undefined || props.users.some((user) => user.id === leaving.userId)) return;
+    setLeaving(undefined);
+    setRefocus({ index: leaving.index, stayed: false });
+  }, [leaving, props.users, setRefocus]);
 
   async function newLink(user: UserView): Promise<void> {
     setBusy(true);
@@ -42,15 +58,18 @@ export function UsersSection(props: {
     if (!result.ok) setRefusal({ userId: user.id, refusal: refusalOf(result) });
     if (link?.userId === user.id) setLink(undefined);
     setBusy(false);
+    const index = props.users.findIndex((shown) => shown.id === user.id);
+    if (result.ok) setLeaving({ userId: user.id, index });
+    else setRefocus({ index, stayed: true });
     props.onChanged();
   }
 
   return (
     <section className="settings-section" data-testid="users" aria-labelledby="users-title">
-      <h2 id="users-title" className="section-title">
+      <h2 id="users-title" className="section-title" ref={headingRef} tabIndex={-1}>
         {t('people.users.title')}
       </h2>
-      <ul className="token-list" data-testid="user-list">
+      <ul className="token-list" data-testid="user-list" ref={listRef}>
         {props.users.map((user) => (
           <li key={user.id} className="people-item" data-testid="user" data-user-id={user.id}>
             <div className="token-item">
@@ -76,6 +95,7 @@ export function UsersSection(props: {
                     className="button"
                     data-testid="user-delete"
                     aria-label={t('people.users.deleteLabel', { name: user.name })}
+                    aria-expanded={confirming === user.id}
                     disabled={busy}
                     onClick={() => {
                       setConfirming(user.id);

@@ -7,11 +7,12 @@
  * do first. Read again at every `revision` (another tab, another admin, this
  * person's own memberships changing).
  */
-import { useCallback, useEffect, useState, type SyntheticEvent } from 'react';
+import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { UserView, WorkspaceView } from '../../../src/wire/index.js';
 import type { ApiFailure, ApiResult } from '../model/api.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import {
   putMember,
   removeMember,
@@ -41,6 +42,9 @@ export function WorkspaceMembers(props: {
   const [confirming, setConfirming] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [refusal, setRefusal] = useState<Refusal>();
+  const listRef = useRef<HTMLUListElement>(null);
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const setRefocus = useRefocusAfterRemoval(listRef, '[data-testid="member"]', headingRef, members);
 
   const load = useCallback(async () => {
     const result = await workspaceMembers(workspace.id);
@@ -56,7 +60,7 @@ export function WorkspaceMembers(props: {
     void load();
   }, [load, props.revision]);
 
-  async function change(action: () => Promise<ApiResult<unknown>>): Promise<void> {
+  async function change(action: () => Promise<ApiResult<unknown>>): Promise<ApiResult<unknown>> {
     setBusy(true);
     setRefusal(undefined);
     setConfirming(undefined);
@@ -64,6 +68,16 @@ export function WorkspaceMembers(props: {
     if (!result.ok) setRefusal(refusalOf(result));
     setBusy(false);
     props.onChanged();
+    return result;
+  }
+
+  /** Removes `member`; focus, which the closing confirm step held, stays in this workspace. */
+  async function remove(member: WorkspaceMember): Promise<void> {
+    const index = members?.findIndex((shown) => shown.user_id === member.user_id) ?? -1;
+    const result = await change(() => removeMember(workspace.id, member.user_id));
+    // Read here rather than at the next revision: the focus moves once the row is gone.
+    await load();
+    setRefocus({ index, stayed: !result.ok });
   }
 
   const setRole = (member: WorkspaceMember, role: MemberRole) =>
@@ -85,7 +99,7 @@ export function WorkspaceMembers(props: {
       data-workspace-id={workspace.id}
       aria-labelledby={`workspace-${workspace.id}`}
     >
-      <h3 id={`workspace-${workspace.id}`} className="section-title">
+      <h3 id={`workspace-${workspace.id}`} className="section-title" ref={headingRef} tabIndex={-1}>
         <UserText text={workspace.name} />
       </h3>
       {loadFailed !== undefined ? (
@@ -93,7 +107,7 @@ export function WorkspaceMembers(props: {
           {t('people.loadFailed', { error: reason(loadFailed) })}
         </p>
       ) : null}
-      <ul className="token-list" aria-label={t('people.workspaces.membersOf', named)}>
+      <ul className="token-list" ref={listRef} aria-label={t('people.workspaces.membersOf', named)}>
         {(members ?? []).map((member) => {
           const who = { name: member.user_name, ...named };
           return (
@@ -136,6 +150,7 @@ export function WorkspaceMembers(props: {
                       className="button"
                       data-testid="member-remove"
                       aria-label={t('people.workspaces.removeLabel', who)}
+                      aria-expanded={confirming === member.user_id}
                       disabled={busy}
                       onClick={() => {
                         setConfirming(member.user_id);
@@ -152,7 +167,7 @@ export function WorkspaceMembers(props: {
                   prompt={t('people.workspaces.removeConfirm', who)}
                   yes={t('people.workspaces.removeYes', who)}
                   withReason={false}
-                  onConfirm={() => void change(() => removeMember(workspace.id, member.user_id))}
+                  onConfirm={() => void remove(member)}
                   onCancel={() => {
                     setConfirming(undefined);
                   }}

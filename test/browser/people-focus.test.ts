@@ -1,0 +1,98 @@
+/**
+ * Keyboard focus on the People page after a removal: whoever removed a
+ * member or deleted a user from the keyboard keeps their place on the page
+ * (the workspace or the user list), not the document's start; a refused
+ * removal hands focus back to the control that asked for it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { api, signedInPage, useWorld } from './support/harness.js';
+import { WAIT } from './support/clarification-pages.js';
+
+interface NewUser {
+  user: { id: string; name: string };
+}
+
+/** The focused element's test ID, its nearest one's, or `body` when focus went nowhere. */
+const focused = (page: Page) =>
+  page.evaluate<string>(`(() => {
+    const active = document.activeElement;
+    if (active === null || active === document.body) return 'body';
+    return active.closest('[data-testid]')?.getAttribute('data-testid') ?? active.tagName;
+  })()`);
+
+/** Whether the focus is inside the element `selector` names. */
+const focusWithin = (page: Page, selector: string) =>
+  page.evaluate<boolean>(
+    `document.querySelector(${JSON.stringify(selector)})?.contains(document.activeElement) ?? false`,
+  );
+
+describe('focus on the People page after a removal', () => {
+  const started = useWorld();
+
+  async function peoplePage(): Promise<Page> {
+    const page = await signedInPage(started.world, started.browser, undefined, {
+      viewport: { width: 1280, height: 900 },
+    });
+    await page.getByTestId('people-link').click();
+    await page.getByTestId('people').waitFor(WAIT);
+    return page;
+  }
+
+  it('stays in the workspace once a member is removed by keyboard', async () => {
+    const { world } = started;
+    const kai = await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Kai' });
+    const ops = await api<{ workspace: { id: string } }>(world, 'POST', '/api/v1/workspaces', {
+      name: 'Ops',
+    });
+    await api(world, 'POST', `/api/v1/workspaces/${ops.workspace.id}/members`, {
+      user_id: kai.user.id,
+    });
+    const page = await peoplePage();
+    const opsSection = page.locator(`[data-workspace-id="${ops.workspace.id}"]`);
+    const row = opsSection.getByTestId('member').filter({ hasText: 'Kai' });
+    await row.getByRole('button', { name: 'Remove Kai from Ops' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await expect(focused(page)).resolves.toBe('decision-confirm-yes');
+    await page.keyboard.press('Enter');
+    await row.waitFor({ state: 'detached', ...WAIT });
+    await expect(focused(page)).resolves.not.toBe('body');
+    await expect(focusWithin(page, `[data-workspace-id="${ops.workspace.id}"]`)).resolves.toBe(
+      true,
+    );
+    await page.context().close();
+  });
+
+  it('returns to the Remove button when the server refuses the removal', async () => {
+    const { world } = started;
+    const solo = await api<{ workspace: { id: string } }>(world, 'POST', '/api/v1/workspaces', {
+      name: 'Solo',
+    });
+    const page = await peoplePage();
+    const soloSection = page.locator(`[data-workspace-id="${solo.workspace.id}"]`);
+    // The admin created Solo and is its only owner: the server refuses.
+    const remove = soloSection.getByTestId('member-remove');
+    await remove.focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await soloSection.getByTestId('workspace-refused').waitFor(WAIT);
+    await expect(focused(page)).resolves.toBe('member-remove');
+    await page.context().close();
+  });
+
+  it('stays in the user list once a user is deleted by keyboard', async () => {
+    const { world } = started;
+    await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Lio' });
+    const page = await peoplePage();
+    const row = page.getByTestId('user').filter({ hasText: 'Lio' });
+    await row.getByRole('button', { name: 'Delete Lio' }).focus();
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await row.waitFor({ state: 'detached', ...WAIT });
+    await expect(focusWithin(page, '[data-testid="users"]')).resolves.toBe(true);
+    await page.context().close();
+  });
+});

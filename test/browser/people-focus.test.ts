@@ -95,4 +95,39 @@ describe('focus on the People page after a removal', () => {
     await expect(focusWithin(page, '[data-testid="users"]')).resolves.toBe(true);
     await page.context().close();
   });
+
+  it('stays on the control used once a role is changed or a member added by keyboard', async () => {
+    const { world } = started;
+    const mia = await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Mia' });
+    const dev = await api<{ workspace: { id: string } }>(world, 'POST', '/api/v1/workspaces', {
+      name: 'Dev',
+    });
+    await api(world, 'POST', `/api/v1/workspaces/${dev.workspace.id}/members`, {
+      user_id: mia.user.id,
+    });
+    await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Nils' });
+    const page = await peoplePage();
+    const devSection = page.locator(`[data-workspace-id="${dev.workspace.id}"]`);
+    const row = devSection.getByTestId('member').filter({ hasText: 'Mia' });
+    await row.getByRole('button', { name: 'Make owner: Mia in Dev' }).focus();
+    await page.keyboard.press('Enter');
+    await row.and(page.locator('[data-role="owner"]')).waitFor(WAIT);
+    await expect.poll(() => focused(page)).toBe('member-role-toggle');
+    // Mia's own toggle, now offering the way back.
+    await expect(
+      focusWithin(
+        page,
+        `[data-workspace-id="${dev.workspace.id}"] [data-user-id="${mia.user.id}"] [aria-label="Make member: Mia in Dev"]`,
+      ),
+    ).resolves.toBe(true);
+
+    await devSection.getByTestId('member-add-user').selectOption({ label: 'Nils' });
+    await devSection.getByTestId('member-add').focus();
+    await page.keyboard.press('Enter');
+    await devSection.getByTestId('member').filter({ hasText: 'Nils' }).waitFor(WAIT);
+    await expect
+      .poll(() => focusWithin(page, `[data-workspace-id="${dev.workspace.id}"]`))
+      .toBe(true);
+    await page.context().close();
+  });
 });

@@ -44,7 +44,18 @@ export function WorkspaceMembers(props: {
   const [refusal, setRefusal] = useState<Refusal>();
   const listRef = useRef<HTMLUListElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const sectionRef = useRef<HTMLElement>(null);
   const setRefocus = useRefocusAfterRemoval(listRef, '[data-testid="member"]', headingRef, members);
+  // The control a change was made with, disabled meanwhile, lost the focus: it gets it back
+  // once usable (the heading if it is gone). Focus the person moved elsewhere is theirs.
+  const [focusBack, setFocusBack] = useState<string>();
+  useEffect(() => {
+    if (focusBack === undefined || busy) return;
+    setFocusBack(undefined);
+    const active = document.activeElement;
+    if (active !== null && active !== document.body) return;
+    (sectionRef.current?.querySelector<HTMLElement>(focusBack) ?? headingRef.current)?.focus();
+  }, [focusBack, busy]);
 
   const load = useCallback(async () => {
     const result = await workspaceMembers(workspace.id);
@@ -80,14 +91,20 @@ export function WorkspaceMembers(props: {
     setRefocus({ index, stayed: !result.ok });
   }
 
-  const setRole = (member: WorkspaceMember, role: MemberRole) =>
-    change(() => putMember(workspace.id, { user_id: member.user_id, role }));
+  async function setRole(member: WorkspaceMember, role: MemberRole): Promise<void> {
+    await change(() => putMember(workspace.id, { user_id: member.user_id, role }));
+    setFocusBack(
+      `[data-user-id="${CSS.escape(member.user_id)}"] [data-testid="member-role-toggle"]`,
+    );
+  }
 
   function add(event: SyntheticEvent): void {
     event.preventDefault();
     const userId = adding;
     setAdding('');
-    void change(() => putMember(workspace.id, { user_id: userId, role: 'member' }));
+    void change(() => putMember(workspace.id, { user_id: userId, role: 'member' })).then(() => {
+      setFocusBack('[data-testid="member-add-user"]');
+    });
   }
 
   const choices = users !== undefined && members !== undefined ? addableUsers(users, members) : [];
@@ -97,6 +114,7 @@ export function WorkspaceMembers(props: {
       className="settings-section people-workspace"
       data-testid="workspace"
       data-workspace-id={workspace.id}
+      ref={sectionRef}
       aria-labelledby={`workspace-${workspace.id}`}
     >
       <h3 id={`workspace-${workspace.id}`} className="section-title" ref={headingRef} tabIndex={-1}>

@@ -115,6 +115,16 @@ describe('bidi controls in names and decided options, in Chromium', () => {
     const admin = await signedInPage(world, browser);
     await admin.goto(`${world.origin}/people`);
     await expectNoRawControl(admin, '[data-testid="user-list"]');
+    // Among a workspace's members too, and in the question before removing one.
+    const member = '[data-testid="workspaces"] [data-testid="member"]:has-text("Carol")';
+    await expectNoRawControl(admin, member);
+    await admin.locator(member).getByTestId('member-remove').click();
+    await expectNoRawControl(admin, `${member} [data-testid="decision-confirm"]`);
+    await admin.locator(member).getByTestId('decision-confirm-cancel').click();
+    const user = '[data-testid="user"]:has-text("Carol")';
+    await admin.locator(user).getByTestId('user-delete').click();
+    await expectNoRawControl(admin, `${user} [data-testid="decision-confirm"]`);
+    await admin.locator(user).getByTestId('decision-confirm-cancel').click();
     await admin.getByTestId('invite-name').fill(`Dave\u202Etxt.exe ${CONTROLS}`);
     await admin.getByTestId('invite-submit').click();
     await expectNoRawControl(admin, '[data-testid="invite-done"]');

@@ -137,7 +137,9 @@ export function WorkspaceMembers(props: {
               data-role={member.role}
             >
               <div className="token-item">
-                <span className="token-name">{member.user_name}</span>
+                <span className="token-name">
+                  <UserText text={member.user_name} />
+                </span>
                 <span className="chip" data-testid="member-role">
                   {member.role === 'owner'
                     ? t('people.workspaces.owner')

@@ -62,4 +62,27 @@ describe('the New task form’s errors', () => {
     await page.getByTestId('new-task-create').click();
     await expect(problem.textContent(WAIT)).resolves.toBe(ja.newTask.titleRequired);
   });
+
+  it('follow a change of language without being sent again', async () => {
+    const { page } = await suite.desktop({ locale: 'de-DE' });
+    await page.goto(`${suite.world.origin}/tasks/new`);
+    await page.getByTestId('language-switch').selectOption('de');
+    await page.getByTestId('new-task-create').click();
+    const problem = page.getByTestId('new-task-title-problem');
+    await expect(problem.textContent(WAIT)).resolves.toBe(de.newTask.titleRequired);
+    await page.getByTestId('language-switch').selectOption('ja');
+    await expect.poll(() => problem.textContent(), WAIT).toBe(ja.newTask.titleRequired);
+
+    await page.route('**/api/v1/tasks', (route) => route.abort());
+    await page.getByTestId('new-task-title').fill('タイトル');
+    await page.getByTestId('new-task-create').click();
+    const error = page.getByTestId('new-task-error');
+    await expect(error.textContent(WAIT)).resolves.toBe(
+      ja.newTask.failed.replace('{{error}}', ja.failure.network),
+    );
+    await page.getByTestId('language-switch').selectOption('de');
+    await expect
+      .poll(() => error.textContent(), WAIT)
+      .toBe(de.newTask.failed.replace('{{error}}', de.failure.network));
+  });
 });

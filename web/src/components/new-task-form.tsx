@@ -30,6 +30,9 @@ const NO_WORKSPACES: readonly WorkspaceView[] = [];
 
 const FIELDS = ['title', 'agent_profile', 'workspace_id', 'cwd', 'prompt'] as const;
 type Field = (typeof FIELDS)[number];
+/** A sentence said with the page's words at the time it is shown, not when it arose. */
+type Say = (t: Translate, reason: ReturnType<typeof useFailureReason>) => string;
+type Translate = ReturnType<typeof useTranslation>['t'];
 
 export function NewTaskForm() {
   const { t } = useTranslation();
@@ -49,10 +52,14 @@ export function NewTaskForm() {
   const [cwd, setCwd] = useState('');
   const [prompt, setPrompt] = useState('');
   const [busy, setBusy] = useState(false);
-  const [problems, setProblems] = useState<Partial<Record<Field, string>>>({});
-  const [error, setError] = useState<string | undefined>();
+  // How to say each problem, not the words said: a change of language says them again.
+  const [problems, setProblems] = useState<Partial<Record<Field, Say>>>({});
+  const [error, setError] = useState<Say | undefined>();
+  const sayError = (say: Say) => {
+    setError(() => say);
+  };
   const shownError =
-    error ??
+    error?.(t, reason) ??
     (read.error === undefined
       ? undefined
       : t('newTask.workspacesFailed', { error: reason(read.error) }));
@@ -65,7 +72,7 @@ export function NewTaskForm() {
         setProfiles(result.value.profiles);
         setProfile((chosen) => chosen || (result.value.profiles[0]?.name ?? ''));
       } else {
-        setError(t('newTask.profilesFailed', { error: reason(result) }));
+        sayError((t, reason) => t('newTask.profilesFailed', { error: reason(result) }));
       }
     });
     return () => {
@@ -81,13 +88,14 @@ export function NewTaskForm() {
     if (local.length > 0) {
       setProblems(
         Object.fromEntries(
-          local.map((found) => [
+          local.map((found): [Field, Say] => [
             found.field,
             found.problem === 'required'
-              ? t('newTask.titleRequired')
-              : t(found.field === 'title' ? 'newTask.titleTooLong' : 'newTask.promptTooLong', {
-                  max: found.max,
-                }),
+              ? (t) => t('newTask.titleRequired')
+              : (t) =>
+                  t(found.field === 'title' ? 'newTask.titleTooLong' : 'newTask.promptTooLong', {
+                    max: found.max,
+                  }),
           ]),
         ),
       );
@@ -114,19 +122,25 @@ export function NewTaskForm() {
       return;
     }
     // The server's checks of the directory and profile come as codes: said in the page's language.
-    const byField = fieldProblems(result, (issue) => {
-      const code = taskFieldProblemOf(issue.code);
-      return code === undefined ? issue.message : t(`newTask.problem.${code}`);
-    });
-    const known: Partial<Record<Field, string>> = {};
+    const said = (t: Translate): Record<string, string> =>
+      fieldProblems(result, (issue) => {
+        const code = taskFieldProblemOf(issue.code);
+        return code === undefined ? issue.message : t(`newTask.problem.${code}`);
+      });
+    const known: Partial<Record<Field, Say>> = {};
     const other: string[] = [];
-    for (const [field, message] of Object.entries(byField)) {
-      if ((FIELDS as readonly string[]).includes(field)) known[field as Field] = message;
-      else other.push(message);
+    for (const field of Object.keys(said(t))) {
+      if ((FIELDS as readonly string[]).includes(field)) {
+        known[field as Field] = (t) => said(t)[field] ?? '';
+      } else other.push(field);
     }
     setProblems(known);
     if (Object.keys(known).length === 0 || other.length > 0) {
-      setError(t('newTask.failed', { error: [reason(result), ...other].join('; ') }));
+      sayError((t, reason) =>
+        t('newTask.failed', {
+          error: [reason(result), ...other.map((field) => said(t)[field] ?? '')].join('; '),
+        }),
+      );
     }
   }
 
@@ -140,7 +154,7 @@ export function NewTaskForm() {
         role="alert"
         data-testid={`new-task-${field}-problem`}
       >
-        {problems[field]}
+        {problems[field](t, reason)}
       </span>
     );
 

@@ -8,6 +8,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { navigate } from '../app/router.js';
+import type { ApiFailure } from '../model/api.js';
 import { createTask } from '../model/tasks-api.js';
 import { ClaudeCodeSection } from './claude-code-section.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
@@ -21,11 +22,12 @@ export function FirstRun() {
   const reason = useFailureReason();
   const [busy, setBusy] = useState(false);
   const [connecting, setConnecting] = useState(false);
-  const [error, setError] = useState<string | undefined>();
+  // The failure, not its sentence: said at each render, in the language the page has then.
+  const [failed, setFailed] = useState<ApiFailure>();
 
   async function tryDemo(): Promise<void> {
     setBusy(true);
-    setError(undefined);
+    setFailed(undefined);
     const result = await createTask({
       title: t('firstRun.demoTaskTitle'),
       agent_profile: DEMO_PROFILE,
@@ -33,7 +35,7 @@ export function FirstRun() {
     });
     setBusy(false);
     if (result.ok) navigate(webSessionPath(result.value.session.id));
-    else setError(t('firstRun.demoFailed', { error: reason(result) }));
+    else setFailed(result);
   }
 
   return (
@@ -74,9 +76,9 @@ export function FirstRun() {
           {t('firstRun.newTask')}
         </button>
       </div>
-      {error !== undefined ? (
+      {failed !== undefined ? (
         <p className="error" role="alert">
-          {error}
+          {t('firstRun.demoFailed', { error: reason(failed) })}
         </p>
       ) : null}
       {connecting ? <ClaudeCodeSection /> : null}

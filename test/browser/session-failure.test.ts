@@ -18,6 +18,7 @@ import {
   type World,
 } from './support/harness.js';
 import { de } from '../../web/src/i18n/de.js';
+import { ja } from '../../web/src/i18n/ja.js';
 import { agentReplies, sendMessage, until, WAIT } from './support/clarification-pages.js';
 
 describe('a failed session in the web app', () => {
@@ -86,6 +87,11 @@ describe('a failed session in the web app', () => {
     await expect
       .poll(() => page.getByTestId('session-failure').locator('.error').textContent(), WAIT)
       .toBe(de.session.failure.restartFailed.replace('{{reason}}', de.failure.network));
+    // Said again in a language chosen afterwards, not kept in the one it was first said in.
+    await page.getByTestId('language-switch').selectOption('ja');
+    await expect
+      .poll(() => page.getByTestId('session-failure').locator('.error').textContent(), WAIT)
+      .toBe(ja.session.failure.restartFailed.replace('{{reason}}', ja.failure.network));
     await page.context().close();
   });
 });

@@ -8,12 +8,14 @@ import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import type { SessionFailureRead } from '../hooks/use-session-failure.js';
-import { request } from '../model/api.js';
+import { request, type ApiFailure } from '../model/api.js';
 import type { SessionFailure } from '../../../src/wire/index.js';
 import { pageFetch } from '../model/page-fetch.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 
 type Phase = 'idle' | 'restarting';
+/** Why a restart did not take, kept as a case rather than a sentence: said in the page's language at each render. */
+type RestartRefusal = { kind: 'failedAgain' } | { kind: 'notRestarted'; failure: ApiFailure };
 
 function failureOf(details: unknown): SessionFailure | undefined {
   if (typeof details !== 'object' || details === null || !('failure' in details)) return undefined;
@@ -26,12 +28,12 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
   const { sessionId, read } = props;
   const { failure, ownerDeleted, failedAgain, refusedForOwner } = read;
   const [phase, setPhase] = useState<Phase>('idle');
-  const [error, setError] = useState<string>();
+  const [refused, setRefused] = useState<RestartRefusal>();
   const reason = useFailureReason();
 
   const restart = useCallback(async () => {
     setPhase('restarting');
-    setError(undefined);
+    setRefused(undefined);
     const result = await request(
       pageFetch,
       `/api/v1/sessions/${encodeURIComponent(sessionId)}/restart`,
@@ -49,13 +51,16 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
     }
     const again = result.kind === 'http' ? failureOf(result.details) : undefined;
     if (again) failedAgain(again);
-    // In the page's language: the browser's and the server's own words are English.
-    setError(
-      again
+    setRefused(again ? { kind: 'failedAgain' } : { kind: 'notRestarted', failure: result });
+  }, [failedAgain, refusedForOwner, sessionId, sync]);
+
+  // In the page's language: the browser's and the server's own words are English.
+  const error =
+    refused === undefined
+      ? undefined
+      : refused.kind === 'failedAgain'
         ? t('session.failure.again')
-        : t('session.failure.restartFailed', { reason: reason(result) }),
-    );
-  }, [failedAgain, reason, refusedForOwner, sessionId, sync, t]);
+        : t('session.failure.restartFailed', { reason: reason(refused.failure) });
 
   return (
     <section

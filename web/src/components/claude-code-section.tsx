@@ -10,6 +10,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import type { ApiFailure } from '../model/api.js';
 import { claudeMcpCommand, createToken } from '../model/credentials-api.js';
 import { CopyField } from './copy-field.js';
 
@@ -18,11 +19,12 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
   const reason = useFailureReason();
   const [busy, setBusy] = useState(false);
   const [command, setCommand] = useState<string | undefined>();
-  const [error, setError] = useState<string | undefined>();
+  // The failure, not its sentence: said at each render, in the language the page has then.
+  const [failed, setFailed] = useState<ApiFailure>();
 
   async function mint(): Promise<void> {
     setBusy(true);
-    setError(undefined);
+    setFailed(undefined);
     const time = new Date().toLocaleString(i18n.resolvedLanguage, {
       dateStyle: 'medium',
       timeStyle: 'medium',
@@ -35,7 +37,7 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
       setCommand(claudeMcpCommand(window.location.origin, result.value.secret));
       props.onTokenCreated?.();
     } else {
-      setError(t('access.claudeCode.failed', { error: reason(result) }));
+      setFailed(result);
     }
     setBusy(false);
   }
@@ -65,9 +67,9 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
           <p className="muted">{t('access.claudeCode.once')}</p>
         </>
       ) : null}
-      {error !== undefined ? (
+      {failed !== undefined ? (
         <p className="error" role="alert">
-          {error}
+          {t('access.claudeCode.failed', { error: reason(failed) })}
         </p>
       ) : null}
     </section>

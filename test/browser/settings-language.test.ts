@@ -1,0 +1,37 @@
+/**
+ * Settings says a failure in the page's language and keeps saying it right
+ * in a language chosen afterwards. Debian's Chromium against a real server.
+ */
+import { describe, expect, it } from 'vitest';
+import { de } from '../../web/src/i18n/de.js';
+import { ja } from '../../web/src/i18n/ja.js';
+import { signedInPage, useWorld } from './support/harness.js';
+import { WAIT } from './support/clarification-pages.js';
+
+describe('failures on the Settings page', () => {
+  const started = useWorld();
+
+  async function settings(): Promise<Awaited<ReturnType<typeof signedInPage>>> {
+    const page = await signedInPage(started.world, started.browser, undefined, {
+      viewport: { width: 390, height: 844 },
+    });
+    await page.getByTestId('language-switch').selectOption('de');
+    return page;
+  }
+
+  it('a token for Claude Code not made is said again in a language chosen afterwards', async () => {
+    const page = await settings();
+    await page.route('**/api/v1/tokens', (route) => route.abort());
+    await page.getByTestId('settings-link').click();
+    await page.getByTestId('claude-code-mint').click();
+    const error = page.getByTestId('claude-code').getByRole('alert');
+    await expect(error.textContent(WAIT)).resolves.toBe(
+      de.access.claudeCode.failed.replace('{{error}}', de.failure.network),
+    );
+    await page.getByTestId('language-switch').selectOption('ja');
+    await expect
+      .poll(() => error.textContent(), WAIT)
+      .toBe(ja.access.claudeCode.failed.replace('{{error}}', ja.failure.network));
+    await page.context().close();
+  });
+});

@@ -11,6 +11,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ConsentRuleRevocationView, ConsentRuleView } from '../../../src/wire/index.js';
+import type { ApiFailure } from '../model/api.js';
 import { consentRules, revokeConsentRule } from '../model/tasks-api.js';
 import { RelativeTime } from './relative-time.js';
 
@@ -55,7 +56,10 @@ export function ConsentRulesSection() {
   const reason = useFailureReason();
   const [rules, setRules] = useState<ConsentRuleView[] | undefined>();
   const [revoked, setRevoked] = useState<ConsentRuleRevocationView[]>([]);
-  const [error, setError] = useState<string | undefined>();
+  // Failures, not their sentences: said at each render, in the language the page has then. A
+  // read that failed says so only until a read answers; a revoke's stands until the next revoke.
+  const [loadFailed, setLoadFailed] = useState<ApiFailure>();
+  const [revokeFailed, setRevokeFailed] = useState<ApiFailure>();
 
   // Loads may overlap (shown again, then a revoke): only the newest one's list is shown.
   const generation = useRef(0);
@@ -64,11 +68,12 @@ export function ConsentRulesSection() {
     const mine = generation.current;
     const result = await consentRules();
     if (mine !== generation.current) return;
+    setLoadFailed(result.ok ? undefined : result);
     if (result.ok) {
       setRules(result.value.rules);
       setRevoked(result.value.revoked);
-    } else setError(t('consentRules.loadFailed', { error: reason(result) }));
-  }, [reason, t]);
+    }
+  }, []);
 
   // No event says a rule changed elsewhere (another tab, device or replica, an "Always allow"
   // chosen meanwhile): the list is read again whenever the page is shown again, as People is.
@@ -87,12 +92,12 @@ export function ConsentRulesSection() {
   }, [load]);
 
   async function revoke(rule: ConsentRuleView): Promise<void> {
-    setError(undefined);
+    setRevokeFailed(undefined);
     const result = await revokeConsentRule(rule.id);
     // Not found: revoked already (another tab, another person), which is what was asked; the
     // list read again shows it among the revoked, with who did it.
     const gone = !result.ok && result.kind === 'http' && result.status === 404;
-    if (!result.ok && !gone) setError(t('consentRules.revokeFailed', { error: reason(result) }));
+    if (!result.ok && !gone) setRevokeFailed(result);
     await load();
   }
 
@@ -170,9 +175,14 @@ export function ConsentRulesSection() {
           </ul>
         </>
       ) : null}
-      {error !== undefined ? (
+      {revokeFailed !== undefined ? (
         <p className="error" role="alert">
-          {error}
+          {t('consentRules.revokeFailed', { error: reason(revokeFailed) })}
+        </p>
+      ) : null}
+      {loadFailed !== undefined ? (
+        <p className="error" role="alert">
+          {t('consentRules.loadFailed', { error: reason(loadFailed) })}
         </p>
       ) : null}
     </section>

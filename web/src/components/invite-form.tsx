@@ -9,6 +9,7 @@ import { useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WorkspaceView } from '../../../src/wire/index.js';
 import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
+import { isBlankText } from '../../../src/wire/text.js';
 import { putMember } from '../model/members-api.js';
 import { inviteUser, type InvitedUser } from '../model/people-api.js';
 import { refusalOf, type Refusal } from '../model/people.js';
@@ -28,9 +29,12 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
   const [notAdded, setNotAdded] = useState<Refusal>();
   // The first workspace until the admin picks another (or none).
   const chosen = workspaceId ?? props.workspaces[0]?.id ?? '';
+  // Nothing in it shows (spaces, zero-width characters): no name, as the server would say.
+  const blank = isBlankText(name);
 
   async function invite(event: SyntheticEvent): Promise<void> {
     event.preventDefault();
+    if (blank) return;
     setBusy(true);
     setRefusal(undefined);
     setNotAdded(undefined);
@@ -101,7 +105,7 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
           type="submit"
           className="button button-primary"
           data-testid="invite-submit"
-          disabled={busy || name.trim() === ''}
+          disabled={busy || blank}
         >
           {busy ? t('people.invite.inviting') : t('people.invite.submit')}
         </button>

@@ -14,11 +14,14 @@ import {
   getUser,
   getWorkspace,
   getWorkspaceMember,
+  listAllWorkspaces,
   listMemberWorkspaces,
   listUsers,
   listWorkspaceMembers,
   removeWorkspaceMember,
+  renameWorkspaceRow,
   soleOwnedWorkspaces,
+  type ListedWorkspace,
   type MemberRecord,
   type Store,
   type UserRecord,
@@ -156,6 +159,43 @@ export function createOwnedWorkspace(
 
 export function workspacesOf(store: Store, principal: UserPrincipal): Promise<WorkspaceRecord[]> {
   return listMemberWorkspaces(store, principal.userId);
+}
+
+/**
+ * Every workspace, each saying whether the caller belongs to it: an admin
+ * manages workspaces they are not in, so the People page lists them all.
+ */
+export async function everyWorkspaceFor(
+  store: Store,
+  principal: UserPrincipal,
+): Promise<{ ok: true; workspaces: ListedWorkspace[] } | Failure<'forbidden'>> {
+  if (!principal.isAdmin) return failure('forbidden', 'only an admin may list every workspace');
+  return { ok: true, workspaces: await listAllWorkspaces(store, principal.userId) };
+}
+
+/**
+ * Renames a workspace, for an admin or one of its owners. A plain member is
+ * refused; someone outside it finds it `not_found`, as everywhere else.
+ */
+export function renameWorkspace(
+  store: Store,
+  principal: UserPrincipal,
+  workspaceId: string,
+  name: string,
+): Promise<{ ok: true; workspace: WorkspaceRecord } | Failure<'not_found' | 'forbidden'>> {
+  return store.transaction(async (tx) => {
+    const unknown = failure('not_found', 'unknown workspace');
+    if (!(await getWorkspace(tx, workspaceId))) return unknown;
+    if (!principal.isAdmin) {
+      const membership = await getWorkspaceMember(tx, workspaceId, principal.userId);
+      if (!membership) return unknown;
+      if (membership.role !== 'owner') {
+        return failure('forbidden', 'only an admin or an owner of this workspace may rename it');
+      }
+    }
+    const workspace = await renameWorkspaceRow(tx, workspaceId, name);
+    return workspace ? { ok: true as const, workspace } : unknown;
+  });
 }
 
 export type MembershipResult =

@@ -13,9 +13,11 @@ import {
   createOwnedWorkspace,
   createUserWithToken,
   deleteUser,
+  everyWorkspaceFor,
   memberView,
   membersOf,
   removeMember,
+  renameWorkspace,
   userView,
   whoIs,
   workspacesOf,
@@ -27,8 +29,10 @@ import {
   newMemberBody,
   newUserBody,
   newWorkspaceBody,
+  renameWorkspaceBody,
   textProblem,
   unpagedListQuery,
+  workspaceListQuery,
 } from '../wire/index.js';
 import { principalOf, registerSessionRoutes } from './auth.js';
 import type { AppEnv } from './env.js';
@@ -70,6 +74,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   const { store } = deps;
   registerSessionRoutes(app, deps);
   registerTokenRoutes(app, deps);
+  app.use('/api/v1/workspaces/:id', storableParams('unknown workspace'));
   app.use('/api/v1/workspaces/:id/*', storableParams('unknown workspace'));
   app.use('/api/v1/workspaces/:id/members/:userId/*', storableParams('unknown membership'));
 
@@ -145,10 +150,35 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.get('/api/v1/workspaces', async (c) => {
     const allowed = gate(c, false);
     if (!allowed.ok) return allowed.response;
-    const query = parseQuery(c, unpagedListQuery);
+    const query = parseQuery(c, workspaceListQuery);
     if (!query.ok) return query.response;
+    if (query.value.scope === 'all') {
+      const every = await everyWorkspaceFor(store, allowed.principal);
+      if (!every.ok) return failureResponse(c, every);
+      return c.json({
+        workspaces: every.workspaces.map((row) => ({ ...workspaceView(row), member: row.member })),
+      });
+    }
     const workspaces = await workspacesOf(store, allowed.principal);
     return c.json({ workspaces: workspaces.map(workspaceView) });
+  });
+
+  app.patch('/api/v1/workspaces/:id', async (c) => {
+    const allowed = gate(c, false);
+    if (!allowed.ok) return allowed.response;
+    const body = await parseJsonBody(c, renameWorkspaceBody);
+    if (!body.ok) return body.response;
+    const renamed = await renameWorkspace(
+      store,
+      allowed.principal,
+      c.req.param('id'),
+      body.value.name,
+    );
+    if (!renamed.ok) return failureResponse(c, renamed);
+    // Every member's open tabs name it: the same signal as a change of membership.
+    const members = await membersOf(store, allowed.principal, renamed.workspace.id);
+    if (members.ok) for (const member of members.members) deps.accessChanged?.(member.user_id);
+    return c.json({ workspace: workspaceView(renamed.workspace) });
   });
 
   app.post('/api/v1/workspaces/:id/members', async (c) => {

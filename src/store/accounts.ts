@@ -50,6 +50,41 @@ export async function getWorkspace(
   return ctx.db.selectFrom('workspaces').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Renames a workspace; the row as it is now, or undefined when there is none. */
+export async function renameWorkspaceRow(
+  ctx: RepoContext,
+  id: string,
+  name: string,
+): Promise<WorkspaceRecord | undefined> {
+  return ctx.db
+    .updateTable('workspaces')
+    .set({ name, updated_at: ctx.clock.timestamp() })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** A workspace in an admin's list of all: whether the caller belongs to it. */
+export type ListedWorkspace = WorkspaceRecord & { member: boolean };
+
+/** Every workspace, each saying whether `userId` belongs to it (an admin's view). */
+export async function listAllWorkspaces(
+  ctx: RepoContext,
+  userId: string,
+): Promise<ListedWorkspace[]> {
+  const rows = await ctx.db
+    .selectFrom('workspaces as w')
+    .leftJoin('workspace_members as wm', (join) =>
+      join.onRef('wm.workspace_id', '=', 'w.id').on('wm.user_id', '=', userId),
+    )
+    .selectAll('w')
+    .select('wm.user_id as member_id')
+    .orderBy('w.created_at')
+    .orderBy('w.id')
+    .execute();
+  return rows.map(({ member_id, ...row }) => ({ ...row, member: member_id !== null }));
+}
+
 export async function addWorkspaceMember(
   ctx: RepoContext,
   input: { workspaceId: string; userId: string; role: string },

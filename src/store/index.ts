@@ -170,7 +170,7 @@ export { jsonValue } from './dialect.js';
 export { toMessageRecord } from './messages.js';
 export type { ApiTokenKind } from './tables.js';
 export { PERSONAL_TOKEN_KINDS } from './tables.js';
-export type { MemberListing, MemberRecord, MemberRole } from './accounts.js';
+export type { ListedWorkspace, MemberListing, MemberRecord, MemberRole } from './accounts.js';
 export {
   deleteUserRow,
   ensureWorkspaceMember,
@@ -178,10 +178,12 @@ export {
   getUser,
   getWorkspaceMember,
   hasAnyUser,
+  listAllWorkspaces,
   listMemberWorkspaces,
   listUsers,
   listWorkspaceMembers,
   removeWorkspaceMember,
+  renameWorkspaceRow,
   soleOwnedWorkspaces,
 } from './accounts.js';
 export type { LiveToken, NewToken, SpentTokenRule, TokenRecord } from './tokens.js';

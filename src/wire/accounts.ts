@@ -17,6 +17,18 @@ export const newUserBody = z
   .strictObject({ name, is_admin: z.boolean().optional() })
   .meta({ id: 'NewUserBody' });
 export const newWorkspaceBody = z.strictObject({ name }).meta({ id: 'NewWorkspaceBody' });
+/** The same name rules as a new workspace's. */
+export const renameWorkspaceBody = z.strictObject({ name }).meta({ id: 'RenameWorkspaceBody' });
+/**
+ * `GET /api/v1/workspaces`: the caller's own workspaces, or with `scope=all`
+ * (admins only) every workspace, since an admin manages those they are not in.
+ */
+export const workspaceListQuery = z.strictObject({
+  scope: z
+    .enum(['all'])
+    .optional()
+    .describe('`all`: every workspace, each saying whether you belong to it (admin)'),
+});
 export const newMemberBody = z
   .strictObject({
     user_id: z.string().min(1).max(MAX_RECORD_ID_CHARS),
@@ -58,7 +70,17 @@ export const newUserReply = z.object({
 });
 export const userListReply = z.object({ users: z.array(userView) });
 export const workspaceReply = z.object({ workspace: workspaceView });
-export const workspaceListReply = z.object({ workspaces: z.array(workspaceView) });
+export const workspaceListReply = z.object({
+  workspaces: z.array(
+    workspaceView.extend({
+      member: z
+        .boolean()
+        .optional()
+        .describe('With `scope=all` only: whether you belong to this workspace'),
+    }),
+  ),
+});
+export type WorkspaceListReply = z.infer<typeof workspaceListReply>;
 export const memberReply = z.object({ member: memberView });
 export const memberListReply = z.object({
   members: z.array(memberView.extend({ user_name: z.string() })),

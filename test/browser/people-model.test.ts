@@ -2,7 +2,12 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiFailure, Me } from '../../web/src/model/api.js';
 import type { WorkspaceMember } from '../../web/src/model/members-api.js';
-import { addableUsers, canManageMembers, refusalOf } from '../../web/src/model/people.js';
+import {
+  addableUsers,
+  canManageMembers,
+  canRenameWorkspace,
+  refusalOf,
+} from '../../web/src/model/people.js';
 
 const user = (id: string, name: string) => ({
   id,
@@ -37,6 +42,17 @@ describe('who may change a workspace’s members', () => {
     expect(canManageMembers(me(true))).toBe(true);
     expect(canManageMembers(me(false))).toBe(false);
     expect(canManageMembers(me(true, 'agent'))).toBe(false);
+  });
+
+  it('renames: an admin, or an owner as the member list says; never a plain member', () => {
+    expect(canRenameWorkspace(me(true), undefined)).toBe(true);
+    expect(canRenameWorkspace(me(false), [member('u', 'owner')])).toBe(true);
+    expect(canRenameWorkspace(me(false), [member('u', 'member'), member('v', 'owner')])).toBe(
+      false,
+    );
+    expect(canRenameWorkspace(me(false), undefined)).toBe(false);
+    expect(canRenameWorkspace(me(true, 'agent'), [member('u', 'owner')])).toBe(false);
+    expect(canRenameWorkspace(undefined, [member('u', 'owner')])).toBe(false);
   });
 });
 

@@ -15,7 +15,7 @@ import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { useAccount, useServices } from '../app/services.js';
 import { usePeopleRefresh } from '../hooks/use-people-refresh.js';
 import { useWorkspaces } from '../hooks/use-workspace-names.js';
-import { listUsers } from '../model/people-api.js';
+import { listAllWorkspaces, listUsers, type ListedWorkspace } from '../model/people-api.js';
 import { canManageMembers } from '../model/people.js';
 import { InviteForm } from './invite-form.js';
 import { UsersSection } from './users-section.js';
@@ -30,10 +30,15 @@ export function PeoplePage() {
   const { revision, bump } = usePeopleRefresh();
   const { names } = useServices();
   const read = useWorkspaces();
-  const workspaces = read.workspaces;
   const [users, setUsers] = useState<UserView[]>();
   const [usersFailed, setUsersFailed] = useState<ApiFailure>();
-  const loadFailed = read.error ?? usersFailed;
+  // An admin manages every workspace, their own or not: the app's list holds only their own.
+  const [everyWorkspace, setEveryWorkspace] = useState<ListedWorkspace[]>();
+  const [everyFailed, setEveryFailed] = useState<ApiFailure>();
+  const workspaces: readonly ListedWorkspace[] | undefined = admin
+    ? everyWorkspace
+    : read.workspaces;
+  const loadFailed = (admin ? everyFailed : read.error) ?? usersFailed;
 
   useEffect(() => {
     // The workspaces are the app's one list: read again for every view that names them.
@@ -47,6 +52,11 @@ export function PeoplePage() {
       if (!current) return;
       setUsersFailed(userList.ok ? undefined : userList);
       if (userList.ok) setUsers(userList.value.users);
+    });
+    void listAllWorkspaces().then((listed) => {
+      if (!current) return;
+      setEveryFailed(listed.ok ? undefined : listed);
+      if (listed.ok) setEveryWorkspace(listed.value.workspaces);
     });
     return () => {
       current = false;
@@ -90,6 +100,7 @@ export function PeoplePage() {
           <WorkspaceMembers
             key={workspace.id}
             workspace={workspace}
+            me={me}
             users={admin ? users : undefined}
             revision={revision}
             onChanged={bump}

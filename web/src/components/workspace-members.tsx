@@ -9,8 +9,9 @@
  */
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
-import type { UserView, WorkspaceView } from '../../../src/wire/index.js';
-import type { ApiFailure, ApiResult } from '../model/api.js';
+import type { UserView } from '../../../src/wire/index.js';
+import type { ApiFailure, ApiResult, Me } from '../model/api.js';
+import type { ListedWorkspace } from '../model/people-api.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import {
@@ -20,14 +21,17 @@ import {
   type MemberRole,
   type WorkspaceMember,
 } from '../model/members-api.js';
-import { addableUsers, refusalOf, type Refusal } from '../model/people.js';
+import { addableUsers, canRenameWorkspace, refusalOf, type Refusal } from '../model/people.js';
 import { DecisionConfirm } from './decision-confirm.js';
 import { RefusalNote } from './refusal-note.js';
 import { UserText } from './user-text.js';
+import { WorkspaceRename } from './workspace-rename.js';
 import { showBidiControls } from '../model/bidi.js';
 
 export function WorkspaceMembers(props: {
-  workspace: WorkspaceView;
+  workspace: ListedWorkspace;
+  /** Who is looking: an admin or an owner of the workspace may rename it. */
+  me: Me | undefined;
   /** Every user, when the person may change members; otherwise the list is read-only. */
   users: readonly UserView[] | undefined;
   revision: number;
@@ -120,6 +124,14 @@ export function WorkspaceMembers(props: {
       <h3 id={`workspace-${workspace.id}`} className="section-title" ref={headingRef} tabIndex={-1}>
         <UserText text={workspace.name} />
       </h3>
+      {workspace.member === false ? (
+        <p className="muted" data-testid="workspace-not-member">
+          {t('people.workspaces.notMember')}
+        </p>
+      ) : null}
+      {canRenameWorkspace(props.me, members) ? (
+        <WorkspaceRename workspace={workspace} onRenamed={props.onChanged} />
+      ) : null}
       {loadFailed !== undefined ? (
         <p className="error" role="alert">
           {t('people.loadFailed', { error: reason(loadFailed) })}

@@ -480,6 +480,12 @@ export const de: Catalog = {
       choose: 'Person wählen',
       add: 'Hinzufügen',
       everyoneIn: 'Alle Benutzer sind schon Mitglied.',
+      notMember: 'Sie sind kein Mitglied dieses Arbeitsbereichs.',
+      rename: 'Umbenennen',
+      renameLabel: '{{workspace}} umbenennen',
+      renameField: 'Neuer Name für {{workspace}}',
+      renameSave: 'Namen speichern',
+      renameCancel: 'Abbrechen',
     },
     refused: {
       lastOwner:

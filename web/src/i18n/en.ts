@@ -472,6 +472,12 @@ export const en = {
       choose: 'Choose a person',
       add: 'Add',
       everyoneIn: 'Every user is a member already.',
+      notMember: 'You are not a member of this workspace.',
+      rename: 'Rename',
+      renameLabel: 'Rename {{workspace}}',
+      renameField: 'New name for {{workspace}}',
+      renameSave: 'Save name',
+      renameCancel: 'Cancel',
     },
     refused: {
       lastOwner:

@@ -470,6 +470,12 @@ export const ja: Catalog = {
       choose: '人を選択',
       add: '追加',
       everyoneIn: 'すべてのユーザーがすでにメンバーです。',
+      notMember: 'あなたはこのワークスペースのメンバーではありません。',
+      rename: '名前を変更',
+      renameLabel: '{{workspace}} の名前を変更',
+      renameField: '{{workspace}} の新しい名前',
+      renameSave: '名前を保存',
+      renameCancel: 'キャンセル',
     },
     refused: {
       lastOwner:

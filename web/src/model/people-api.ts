@@ -4,7 +4,7 @@
  * Membership changes sit with the member list in `members-api.ts`. Results
  * are typed; failures are values, never exceptions.
  */
-import type { SignInLinkReply, UserView } from '../../../src/wire/index.js';
+import type { SignInLinkReply, UserView, WorkspaceView } from '../../../src/wire/index.js';
 import { request, type ApiResult, type FetchLike } from './api.js';
 import { pageFetch } from './page-fetch.js';
 
@@ -44,5 +44,30 @@ export function signInLinkFor(
   return request(fetchImpl, '/api/v1/auth/sign-in-links', {
     method: 'POST',
     body: JSON.stringify({ user_id: userId }),
+  });
+}
+
+/** As `workspaceListReply` with `scope=all`: every workspace, and whether the admin is in it. */
+export type ListedWorkspace = WorkspaceView & { member?: boolean };
+
+/**
+ * Every workspace (admins only): an admin manages workspaces they are not a
+ * member of, which the app's own list (the person's workspaces) leaves out.
+ */
+export function listAllWorkspaces(
+  fetchImpl: FetchLike = pageFetch,
+): Promise<ApiResult<{ workspaces: ListedWorkspace[] }>> {
+  return request(fetchImpl, '/api/v1/workspaces?scope=all');
+}
+
+/** A new name, with the same rules as a new workspace's (admin, or an owner of it). */
+export function renameWorkspace(
+  workspaceId: string,
+  name: string,
+  fetchImpl: FetchLike = pageFetch,
+): Promise<ApiResult<{ workspace: WorkspaceView }>> {
+  return request(fetchImpl, `/api/v1/workspaces/${encodeURIComponent(workspaceId)}`, {
+    method: 'PATCH',
+    body: JSON.stringify({ name }),
   });
 }

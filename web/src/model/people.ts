@@ -15,6 +15,19 @@ export function canManageMembers(me: Me): boolean {
   return me.kind === 'user' && me.user.is_admin;
 }
 
+/**
+ * An admin, or an owner of the workspace (as its member list says): the
+ * server lets these rename it, and refuses a plain member.
+ */
+export function canRenameWorkspace(
+  me: Me | undefined,
+  members: readonly WorkspaceMember[] | undefined,
+): boolean {
+  if (me === undefined || me.kind !== 'user') return false;
+  if (me.user.is_admin) return true;
+  return (members ?? []).some((member) => member.user_id === me.user.id && member.role === 'owner');
+}
+
 /** The users who are not members yet, by name: the choices for "Add member". */
 export function addableUsers(
   users: readonly UserView[],

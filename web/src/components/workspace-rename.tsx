@@ -1,0 +1,130 @@
+/**
+ * A workspace's Rename control on the People page, for an admin or one of
+ * its owners: a button that opens a small form in place. The focus goes to
+ * the name field when it opens and back to the button when it closes; a
+ * refusal is tied to the field (`aria-describedby`), so a screen reader says
+ * it with the field.
+ */
+import { useEffect, useId, useRef, useState, type SyntheticEvent } from 'react';
+import { useTranslation } from 'react-i18next';
+import type { WorkspaceView } from '../../../src/wire/index.js';
+import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
+import { isBlankText } from '../../../src/wire/text.js';
+import { renameWorkspace } from '../model/people-api.js';
+import { refusalOf, type Refusal } from '../model/people.js';
+import { useRefusalText } from './refusal-note.js';
+
+export function WorkspaceRename(props: { workspace: WorkspaceView; onRenamed: () => void }) {
+  const { t } = useTranslation();
+  const refusalText = useRefusalText();
+  const { workspace } = props;
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [refusal, setRefusal] = useState<Refusal>();
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const inputRef = useRef<HTMLInputElement>(null);
+  // Set on closing: the button is rendered again first, then takes the focus back.
+  const [returnFocus, setReturnFocus] = useState(false);
+  const errorId = useId();
+  const named = { workspace: workspace.name };
+
+  useEffect(() => {
+    if (editing) inputRef.current?.focus();
+  }, [editing]);
+  useEffect(() => {
+    if (editing || !returnFocus) return;
+    setReturnFocus(false);
+    buttonRef.current?.focus();
+  }, [editing, returnFocus]);
+  useEffect(() => {
+    // The field is refocused after a refusal: the Save button it was sent with was disabled.
+    if (editing && !busy && refusal !== undefined) inputRef.current?.focus();
+  }, [editing, busy, refusal]);
+
+  function close(): void {
+    setEditing(false);
+    setRefusal(undefined);
+    setReturnFocus(true);
+  }
+
+  async function save(event: SyntheticEvent): Promise<void> {
+    event.preventDefault();
+    if (busy || isBlankText(name)) return;
+    setBusy(true);
+    setRefusal(undefined);
+    const result = await renameWorkspace(workspace.id, name.trim());
+    setBusy(false);
+    if (!result.ok) {
+      setRefusal(refusalOf(result));
+      return;
+    }
+    close();
+    props.onRenamed();
+  }
+
+  if (!editing) {
+    return (
+      <button
+        type="button"
+        className="button"
+        data-testid="workspace-rename"
+        ref={buttonRef}
+        aria-label={t('people.workspaces.renameLabel', named)}
+        onClick={() => {
+          setName(workspace.name);
+          setEditing(true);
+        }}
+      >
+        {t('people.workspaces.rename')}
+      </button>
+    );
+  }
+  return (
+    <form
+      className="token-form"
+      data-testid="workspace-rename-form"
+      onSubmit={(event) => void save(event)}
+      onKeyDown={(event) => {
+        if (event.key === 'Escape') close();
+      }}
+    >
+      <label className="token-form-label">
+        <span>{t('people.workspaces.renameField', named)}</span>
+        <input
+          data-testid="workspace-rename-name"
+          ref={inputRef}
+          value={name}
+          maxLength={MAX_ACCOUNT_NAME_CHARS}
+          aria-invalid={refusal !== undefined}
+          aria-describedby={refusal !== undefined ? errorId : undefined}
+          onChange={(event) => {
+            setName(event.target.value);
+            setRefusal(undefined);
+          }}
+        />
+      </label>
+      <button
+        type="submit"
+        className="button button-primary"
+        data-testid="workspace-rename-save"
+        disabled={busy || isBlankText(name)}
+      >
+        {t('people.workspaces.renameSave')}
+      </button>
+      <button
+        type="button"
+        className="button"
+        data-testid="workspace-rename-cancel"
+        onClick={close}
+      >
+        {t('people.workspaces.renameCancel')}
+      </button>
+      {refusal !== undefined ? (
+        <p id={errorId} className="error" role="alert" data-testid="workspace-rename-refused">
+          {refusalText(refusal)}
+        </p>
+      ) : null}
+    </form>
+  );
+}

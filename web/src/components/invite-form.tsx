@@ -1,7 +1,8 @@
 /**
  * People → "Invite a teammate" (admins): creates the user, optionally adds
- * them to one of the admin's workspaces (a new user is in none, and sees no
- * task until they are), and shows their one-time sign-in link to hand over.
+ * them to a workspace (any, for an admin: the People page lists every one;
+ * a new user is in none, and sees no task until they are), and shows their
+ * one-time sign-in link to hand over.
  * The user's first bearer token also comes back; the page never shows it:
  * the person makes their own tokens once signed in.
  */

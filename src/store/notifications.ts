@@ -126,7 +126,8 @@ export function getUserChannel(
  * `oldTarget` to the one at `newTarget` (both as `insertChannel` keeps
  * them), keeping its ID and its owed notices; one already moved (a renewal
  * sent twice) is returned as it is. `undefined` when the person has no
- * such channel, or another of theirs holds the new subscription already.
+ * such channel (or it was deleted while this waited for its row), or
+ * another of theirs holds the new subscription already.
  */
 export async function renewWebPushChannel(
   ctx: RepoContext,
@@ -150,12 +151,15 @@ export async function renewWebPushChannel(
     target: renewal.newTarget,
     updated_at: ctx.clock.timestamp(),
   };
-  await ctx.db
+  // The update, not the read, says whether it moved: a deletion that held the row (the outbox
+  // hearing the old subscription is gone, on any replica) commits first and leaves nothing here.
+  return ctx.db
     .updateTable('notification_channels')
     .set(updated)
     .where('id', '=', channel.id)
-    .execute();
-  return { ...channel, ...updated };
+    .where('target', '=', renewal.oldTarget)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Deletes a person's channel and (by cascade) its outbox rows; false when it was not theirs. */

@@ -6,6 +6,7 @@
  * (`holdLinkWithdrawals`): either those links are revoked here or that
  * send finds the channel gone. Its outbox rows go by cascade.
  */
+import { pausePoint } from '../support/index.js';
 import {
   deleteUnusedChannelLinks,
   deleteUserChannel,
@@ -28,6 +29,9 @@ export function removeChannel(
 ): Promise<boolean> {
   return store.transaction(async (tx) => {
     if (!(await lockChannelForDelete(tx, userId, channelId))) return false;
+    // A race test holds the removal here, its channel's row taken.
+    const paused = pausePoint('notify.channel_removal_locked');
+    if (paused) await paused;
     if (
       ifConfig !== undefined &&
       (await getUserChannel(tx, userId, channelId))?.config !== ifConfig

@@ -38,7 +38,8 @@ export type PausePointName =
   | 'agent_start.before_host_start'
   | 'notify.before_answer_links'
   | 'notify.answer_links_checking'
-  | 'notify.answer_links_held';
+  | 'notify.answer_links_held'
+  | 'notify.channel_removal_locked';
 
 export interface ArmedPause {
   /** Resolves when the code reached the point and waits there. */

@@ -5,18 +5,14 @@
  * the renewal either moves the channel before the deletion reads it (and
  * nothing is deleted) or finds it gone and says so. A renewal answered as
  * done for a channel that no longer exists leaves the browser believing it
- * still hears, with nothing left to send to it.
+ * still hears, with nothing left to send to it. Here the removal is held at a
+ * pause point once it took the row, and the renewal queues behind it.
  */
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { removeChannel } from '../../src/notify/channel-removal.js';
-import {
-  firstAdmin,
-  listUserChannels,
-  lockChannelForDelete,
-  openStore,
-  type Store,
-} from '../../src/store/index.js';
+import { firstAdmin, listUserChannels, openStore, type Store } from '../../src/store/index.js';
+import { armPause } from '../../src/support/failpoints.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { bearerApi } from '../support/in-process-server.js';
@@ -25,8 +21,8 @@ import { addChannel, FAST_NOTIFY } from '../support/notify-options.js';
 import { startPushService, type PushServiceStub } from '../support/push-service.js';
 
 const ADMIN_TOKEN = 'web-push-renewal-replicas-token-0123';
-/** Within the store's own bound on a lock wait (`STORE_LOCK_WAIT_MAX_MS`). */
-const LOCK_WAIT_MS = 3_000;
+/** Within the removal's idle-transaction bound (`PG_IDLE_IN_TRANSACTION_MAX_MS`). */
+const HOLD_BOUND_MS = 8_000;
 
 /** How many statements wait on a lock of a channel's row now (replicas wait on others too). */
 async function lockWaiters(store: Store): Promise<number> {
@@ -73,30 +69,22 @@ describe('a Web Push renewal on one replica and a removal on another', () => {
     observer = await openStore(database.target);
     const watching = observer;
 
-    // Another writer holds the channel's row, so both queue behind it: A's removal first.
-    let letGo: () => void = () => undefined;
-    const held = new Promise<void>((resolve) => {
-      letGo = resolve;
-    });
-    const holding = watching.transaction(async (tx) => {
-      await lockChannelForDelete(tx, admin.id, channelId);
-      await held;
-    });
+    // A's outbox heard 410 for the old subscription it sent to: its removal holds the row.
+    const paused = armPause('notify.channel_removal_locked', HOLD_BOUND_MS);
     let removing: Promise<boolean> | undefined;
     let renewing: ReturnType<typeof apiB<{ channel?: { id: string } }>> | undefined;
     try {
-      // A's outbox heard 410 for the old subscription it sent to.
       removing = removeChannel(a.store, admin.id, channelId, triedConfig);
       void removing.catch(() => undefined);
-      await eventually(async () => (await lockWaiters(watching)) === 1, LOCK_WAIT_MS);
+      await paused.reached;
+      // B's renewal queues behind it (each lock wait is bounded: the release comes at once).
       renewing = apiB<{ channel?: { id: string } }>('POST', WEB_PUSH_RENEWAL_PATH, {
         old_endpoint: old.endpoint,
         subscription: push.subscribe(settings.json.web_push_public_key),
       });
-      await eventually(async () => (await lockWaiters(watching)) === 2, LOCK_WAIT_MS);
+      await eventually(async () => (await lockWaiters(watching)) === 1, HOLD_BOUND_MS);
     } finally {
-      letGo();
-      await holding;
+      paused.release();
     }
 
     expect(await removing).toBe(true);

@@ -17,23 +17,12 @@ import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY, SHIP_IT } from '../support/notify-options.js';
 import { startPushService, type PushServiceStub } from '../support/push-service.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'web-push-renewal-admin-token-012345';
 const WAIT_MS = 20_000;
-const QUESTION = {
-  questions: [
-    {
-      prompt: 'Ship it?',
-      options: [
-        { label: 'Yes', description: 'now' },
-        { label: 'No', description: 'later' },
-      ],
-    },
-  ],
-};
 
 describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver) => {
   let database: TestDatabase;
@@ -88,7 +77,7 @@ describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver)
     expect(listed.json.channels.map((channel) => channel.id)).toEqual([channelId]);
 
     running.clarification
-      .ask(await seedAdminSession(running.store, 'after renewal'), QUESTION)
+      .ask(await seedAdminSession(running.store, 'after renewal'), SHIP_IT)
       .catch(() => undefined);
     await eventually(() => service.received.length === 1, WAIT_MS);
     const [received] = service.received;
@@ -150,12 +139,12 @@ describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver)
       request.path !== oldPath ? { status: 201 } : index === 0 ? 'hang' : { status: 410 };
 
     running.clarification
-      .ask(await seedAdminSession(running.store, 'first'), QUESTION)
+      .ask(await seedAdminSession(running.store, 'first'), SHIP_IT)
       .catch(() => undefined);
     await eventually(() => service.received.length === 1, WAIT_MS);
     // A second notice waits behind the hanging one in the channel's lane.
     running.clarification
-      .ask(await seedAdminSession(running.store, 'second'), QUESTION)
+      .ask(await seedAdminSession(running.store, 'second'), SHIP_IT)
       .catch(() => undefined);
     await eventually(
       async () =>

@@ -251,7 +251,7 @@ async function runWithin(
         // Thrown to roll back whatever part of the claim was still there.
         if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
         write.updated(...cleared);
-        write.moved(await endWaitWhenNoneOpen(write.tx, sessionId));
+        write.waitEnded(await endWaitWhenNoneOpen(write.tx, sessionId));
       });
       return true;
     } catch (error) {

@@ -80,6 +80,12 @@ export interface SessionWrite {
   /** A state move as `transitionSession` returned it; `undefined` (the guard refused) is no move. */
   readonly moved: (session: SessionRecord | undefined) => void;
   /**
+   * `moved` for the move `endWaitWhenNoneOpen` returned: its statement found
+   * no question of the current turn open, so `pending_action` is computed
+   * without probing for one again (the respond path's hand-off).
+   */
+  readonly waitEnded: (session: SessionRecord | undefined) => void;
+  /**
    * The session's queue changed (a message queued, edited, reordered,
    * removed or taken by the driver; a follow-up came or went): `queue.changed`.
    */
@@ -154,6 +160,8 @@ interface Changes {
   added: MessageRecord[];
   updated: MessageRecord[];
   moved?: SessionRecord;
+  /** `moved` came from `waitEnded`: no question of the current turn was open. */
+  noneOpen?: boolean;
   queue: boolean;
   ended: UserInputView[];
 }
@@ -183,7 +191,8 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
   ): Promise<PendingAction> {
     const ended = changes.moved !== undefined && TERMINAL.has(changes.moved.state);
     if (!ended && changes.added.some(isPendingClarificationRow)) return 'clarification';
-    return pendingAction(tx, sessionId, activeClarification);
+    const noneOpen = changes.noneOpen === true && !changes.updated.some(isPendingClarificationRow);
+    return pendingAction(tx, sessionId, noneOpen ? false : activeClarification);
   }
 
   async function stage(
@@ -235,6 +244,14 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
       let staged: ClarionEvent[] = [];
       const written = deps.store.transaction(async (tx) => {
         const changes: Changes = { added: [], updated: [], queue: false, ended: [] };
+        const move = (session: SessionRecord | undefined, noneOpen: boolean) => {
+          if (session === undefined) return;
+          if (session.id !== sessionId) {
+            throw new Error(`a write to session ${sessionId} moved session ${session.id}`);
+          }
+          changes.moved = session;
+          changes.noneOpen = noneOpen;
+        };
         const result = await change({
           tx,
           sessionId,
@@ -245,11 +262,10 @@ export function createSessionWriter(deps: SessionWriterDeps): SessionWriter {
             changes.updated.push(...rows);
           },
           moved: (session) => {
-            if (session === undefined) return;
-            if (session.id !== sessionId) {
-              throw new Error(`a write to session ${sessionId} moved session ${session.id}`);
-            }
-            changes.moved = session;
+            move(session, false);
+          },
+          waitEnded: (session) => {
+            move(session, true);
           },
           queueChanged: () => {
             changes.queue = true;

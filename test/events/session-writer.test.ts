@@ -15,6 +15,7 @@ import {
 } from '../../src/events/index.js';
 import {
   appendMessage,
+  endWaitWhenNoneOpen,
   getSession,
   isPendingClarificationRow,
   messagesByPendingId,
@@ -340,6 +341,42 @@ describe.each(DRIVERS)('session write unit on %s', (driver) => {
     // Each write: the revision bump, which also answered whether a clarification waits.
     expect(statements).toHaveLength(2);
     expect(statements.every((text) => /^update "task_sessions"/i.test(text))).toBe(true);
+  });
+
+  it("takes pending_action from the wait's end when it moves the session, in no statement of its own", async () => {
+    const statements: string[] = [];
+    const recording = recordingWriter(statements);
+    await askBundle('bundle-first');
+    await askBundle('bundle-second');
+    await transitionSession(store, seeded.session.id, ['running'], 'waiting_for_input');
+    /** Answers one bundle and ends the wait if no other question of the turn is open. */
+    const answer = (pendingId: string) =>
+      recording.write(seeded.session.id, async (write) => {
+        const [row] = await messagesByPendingId(write.tx, pendingId);
+        if (!row) throw new Error('no row');
+        await write.tx.db
+          .updateTable('task_session_messages')
+          .set({ metadata: JSON.stringify({ ...row.metadata, status: 'answered' }) })
+          .where('id', '=', row.id)
+          .execute();
+        write.waitEnded(await endWaitWhenNoneOpen(write.tx, seeded.session.id));
+      });
+    const pendingActionReads = () =>
+      statements.filter((text) => /^select 1 as "one" from "task_session_messages"/i.test(text));
+
+    // Another question is still open: no move, and the revision bump's probe finds it.
+    await answer('bundle-first');
+    expect(publisher.events.at(-1)?.pending_action).toBe('clarification');
+    expect((await getSession(store, seeded.session.id))?.state).toBe('waiting_for_input');
+
+    // The last one: the wait's end found none open, so the registry's request shows, unread.
+    await answer('bundle-second');
+    expect(publisher.events.at(-1)).toMatchObject({
+      type: 'session.state_changed',
+      state: 'running',
+      pending_action: 'consent',
+    });
+    expect(pendingActionReads()).toEqual([]);
   });
 
   it('judges a row in hand pending exactly as the pending-rows predicate does', async () => {

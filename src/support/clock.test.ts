@@ -8,6 +8,16 @@ describe('row versions', () => {
     expect(formatTimestamp(0n)).toBe('1970-01-01T00:00:00.000000000Z');
   });
 
+  it('formats each second right when calls move between seconds, back included', () => {
+    const second = (iso: string) => BigInt(Date.parse(iso)) * 1_000_000n;
+    const early = second('2026-11-30T23:59:59Z') + 999_999_999n;
+    const late = second('2026-12-01T00:00:00Z');
+    expect(formatTimestamp(early)).toBe('2026-11-30T23:59:59.999999999Z');
+    expect(formatTimestamp(late)).toBe('2026-12-01T00:00:00.000000000Z');
+    expect(formatTimestamp(late + 1n)).toBe('2026-12-01T00:00:00.000000001Z');
+    expect(formatTimestamp(early)).toBe('2026-11-30T23:59:59.999999999Z');
+  });
+
   it('parses what it formats and refuses anything else', () => {
     const ns = 1_796_014_474_551_000_123n;
     expect(parseTimestamp(formatTimestamp(ns))).toBe(ns);

@@ -155,6 +155,8 @@ export type TaskFieldProblem = (typeof TASK_FIELD_PROBLEMS)[number];
  * Where a browser's service worker hands the server the subscription that
  * replaced one a channel was made from (`pushsubscriptionchange`); the page
  * does the same when it finds its subscription replaced. A path of its own,
- * not a channel's: the worker knows the old endpoint, not the channel.
+ * not a channel's: the worker knows the old endpoint (the event's, or the
+ * one the page recorded for this device when the event names none), not
+ * the channel.
  */
 export const WEB_PUSH_RENEWAL_PATH = '/api/v1/notification-channels/web-push/renewal';

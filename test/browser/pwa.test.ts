@@ -16,9 +16,13 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
-import { api } from './support/harness.js';
+import { ADMIN_TOKEN, api } from './support/harness.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/constants.js';
-import { DEVICE_CHANNEL_KEY } from '../../web/src/model/push-channel.js';
+import {
+  DEVICE_CHANNEL_KEY,
+  WORKER_RECORD_CACHE,
+  WORKER_RECORD_PATH,
+} from '../../web/src/model/push-channel.js';
 import { PUSH_STEP_TIMEOUT_MS } from '../../web/src/model/push-fault.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
@@ -478,6 +482,102 @@ describe('the installable web app', () => {
       // Off again, its channel with it: the tests after this one start with none.
       await section.getByRole('button', { name: en.devicePush.turnOff }).click();
       await reads('off');
+    } finally {
+      await context.close();
+    }
+  });
+  it('moves a device’s channel when its browser replaces the subscription without naming the old one', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    const ecdh = createECDH('prime256v1');
+    ecdh.generateKeys();
+    const keys = {
+      p256dh: ecdh.getPublicKey().toString('base64url'),
+      auth: randomBytes(16).toString('base64url'),
+    };
+    const endpoint = (name: string) =>
+      `http://127.0.0.1:9/push/${name}-${randomBytes(8).toString('hex')}`;
+    const asJson = (at: string) => ({ endpoint: at, expirationTime: null, keys });
+    /** The channel the server holds for the subscription at `at`, or the status it answered. */
+    const channelAt = async (at: string) => {
+      const response = await fetch(`${world.clarion.url}${WEB_PUSH_RENEWAL_PATH}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ old_endpoint: at, subscription: asJson(at) }),
+      });
+      const reply = (await response.json()) as { channel?: Channel };
+      return response.ok ? reply.channel?.id : response.status;
+    };
+    const recorded = () =>
+      page.evaluate<{ endpoint: string; channelId: string } | null>(
+        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
+      );
+    /** The service worker's copy of this device's record. */
+    const workerCopy = () =>
+      page.evaluate<{ endpoint: string; channelId: string } | null>(`(async () => {
+        const cache = await caches.open(${JSON.stringify(WORKER_RECORD_CACHE)});
+        const found = await cache.match(${JSON.stringify(WORKER_RECORD_PATH)});
+        return found ? found.json() : null;
+      })()`);
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      await reads('off');
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      const before = await recorded();
+      expect(await workerCopy()).toEqual(before);
+
+      // The browser replaces the subscription, naming no old one, while no page is looking.
+      const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
+      const replaced = (renewed: string) =>
+        worker.evaluate(`(async () => {
+          const event = new Event('pushsubscriptionchange');
+          const waits = [];
+          Object.defineProperties(event, {
+            oldSubscription: { value: null },
+            newSubscription: {
+              value: { endpoint: ${JSON.stringify(renewed)}, toJSON: () => (${JSON.stringify(asJson(renewed))}) },
+            },
+            waitUntil: { value: (promise) => waits.push(promise) },
+          });
+          self.dispatchEvent(event);
+          await Promise.all(waits);
+        })()`);
+      const first = endpoint('first');
+      await replaced(first);
+      expect(await channelAt(first)).toBe(before?.channelId);
+      expect(await workerCopy()).toEqual({ endpoint: first, channelId: before?.channelId });
+
+      // Replaced again: the worker renews from the endpoint it moved the channel to.
+      const second = endpoint('second');
+      await replaced(second);
+      expect(await channelAt(second)).toBe(before?.channelId);
+
+      // Removed in Settings meanwhile: a replacement does not bring it back.
+      await api(world, 'DELETE', `/api/v1/notification-channels/${String(before?.channelId)}`);
+      const third = endpoint('third');
+      await replaced(third);
+      expect(await channelAt(third)).toBe(404);
+      const listed = await api<{ channels: Channel[] }>(
+        world,
+        'GET',
+        '/api/v1/notification-channels',
+      );
+      expect(listed.channels.filter((channel) => channel.kind === 'web_push')).toEqual([]);
+
+      // Turned off: the worker's copy goes with the page's record.
+      await page.reload();
+      await reads('off');
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
+      await reads('off');
+      expect(await workerCopy()).toBeNull();
     } finally {
       await context.close();
     }

@@ -1,6 +1,6 @@
 /**
  * Clarion's service worker: shows a Web Push notice as a notification, and
- * opens its item when the person clicks it. It caches nothing and handles
+ * opens its item when the person clicks it. It caches no page and handles
  * no fetch, so the app is always the one the server serves now.
  *
  * A message is the JSON of `src/wire/web-push.ts` (`webPushMessage`):
@@ -14,13 +14,20 @@
  * on phones above all): the worker hands the new one to the server at once
  * (`WEB_PUSH_RENEWAL_PATH`, with the browser's cookie, as the page's calls
  * go), so the channel made from the old one goes on reaching this device
- * without anyone opening Settings. An event that names no old subscription
- * is left to the page, which renews from the endpoint it recorded.
+ * without anyone opening Settings. Browsers may fire it naming no old
+ * subscription: the channel is then found by the endpoint the page recorded
+ * for this device (a copy in Cache storage, `RECORD_CACHE`), and the copy
+ * follows each renewal, so a device renewed here is renewed again next time.
  */
-/* global self, URL, setTimeout, clearTimeout, fetch, AbortController */
+/* global self, URL, setTimeout, clearTimeout, fetch, AbortController, caches, Response */
 
 /** `src/wire/constants.ts` `WEB_PUSH_RENEWAL_PATH`. */
 const RENEWAL_PATH = '/api/v1/notification-channels/web-push/renewal';
+/** Where the server says its VAPID key (`web_push_public_key`), for a subscription made here. */
+const SETTINGS_PATH = '/api/v1/notification-settings';
+/** `web/src/model/push-channel.ts` `WORKER_RECORD_CACHE` and `WORKER_RECORD_PATH`. */
+const RECORD_CACHE = 'clarion-push-device';
+const RECORD_PATH = '/push-device-channel';
 /** `web/src/model/push-fault.ts` `PUSH_STEP_TIMEOUT_MS`: every step is bounded. */
 const STEP_TIMEOUT_MS = 30_000;
 
@@ -47,29 +54,72 @@ self.addEventListener('pushsubscriptionchange', (event) => {
 });
 
 /**
- * Gives the server the subscription that replaced `old`, subscribing anew
- * with the old one's key when the browser made none. Nothing to renew
- * without the old endpoint: the server could not tell which channel.
+ * Gives the server the subscription that replaced `old` (or, when the event
+ * names none, the one recorded for this device), subscribing anew when the
+ * browser made none: with the old one's key, or the server's. Nothing to
+ * renew without an old endpoint: the server could not tell which channel.
  */
 async function renewSubscription(old, renewed) {
-  if (!old || typeof old.endpoint !== 'string') return;
+  const named = old && typeof old.endpoint === 'string' ? old.endpoint : null;
+  const oldEndpoint = named ?? (await recordedEndpoint());
+  if (!oldEndpoint) return;
   let subscription = renewed;
   if (!subscription) {
-    const key = old.options ? old.options.applicationServerKey : null;
+    const key =
+      (old && old.options ? old.options.applicationServerKey : null) ?? (await serverKey());
     if (!key) return;
     subscription = await bounded(() =>
       self.registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }),
     );
   }
-  await bounded((signal) =>
+  const response = await bounded((signal) =>
     fetch(RENEWAL_PATH, {
       method: 'POST',
       credentials: 'same-origin',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ old_endpoint: old.endpoint, subscription: subscription.toJSON() }),
+      body: JSON.stringify({ old_endpoint: oldEndpoint, subscription: subscription.toJSON() }),
       signal,
     }),
   );
+  if (response.ok) await record(subscription.endpoint, await response.json().catch(() => null));
+}
+
+/** The endpoint of the subscription the page recorded a channel for, if any. */
+async function recordedEndpoint() {
+  try {
+    const cache = await bounded(() => caches.open(RECORD_CACHE));
+    const found = await bounded(() => cache.match(RECORD_PATH));
+    const saved = found ? await found.json() : null;
+    return saved && typeof saved.endpoint === 'string' && saved.endpoint !== ''
+      ? saved.endpoint
+      : null;
+  } catch {
+    // Unreadable (storage cleared or refused): as if nothing was recorded.
+    return null;
+  }
+}
+
+/** The record follows the channel to `endpoint`, in the page's form: `{ endpoint, channelId }`. */
+async function record(endpoint, reply) {
+  const channelId = reply && reply.channel ? reply.channel.id : null;
+  if (typeof channelId !== 'string') return;
+  const cache = await bounded(() => caches.open(RECORD_CACHE));
+  const body = JSON.stringify({ endpoint, channelId });
+  await bounded(() =>
+    cache.put(RECORD_PATH, new Response(body, { headers: { 'content-type': 'application/json' } })),
+  );
+}
+
+/** The server's VAPID public key (base64url, as `subscribe` takes it), or null. */
+async function serverKey() {
+  const response = await bounded((signal) =>
+    fetch(SETTINGS_PATH, { credentials: 'same-origin', signal }),
+  );
+  if (!response.ok) return null;
+  const settings = await response.json();
+  return settings && typeof settings.web_push_public_key === 'string'
+    ? settings.web_push_public_key
+    : null;
 }
 
 /** `step(signal)`, given up (and aborted) after `STEP_TIMEOUT_MS`. */

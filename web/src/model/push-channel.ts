@@ -24,6 +24,16 @@ export interface DeviceChannel {
 /** The storage key of this device's record (`localStorage`, per origin like the subscription). */
 export const DEVICE_CHANNEL_KEY = 'clarion.push-device-channel';
 
+/**
+ * Where the service worker finds a copy of the record (Cache storage, which
+ * it can read and `localStorage` is not): a browser may replace the
+ * subscription without saying which one it replaced, and the worker then
+ * renews the channel from the endpoint recorded here (`web/public/sw.js`
+ * spells both names out again, as it imports nothing).
+ */
+export const WORKER_RECORD_CACHE = 'clarion-push-device';
+export const WORKER_RECORD_PATH = '/push-device-channel';
+
 export function parseDeviceChannel(text: string | null): DeviceChannel | null {
   if (text === null) return null;
   let value: unknown;

@@ -9,6 +9,10 @@
  * device holds at most one channel. A step that fails leaves no half state
  * behind: a subscription the server did not take is dropped again. Every
  * step, the server's calls included, ends within `PUSH_STEP_TIMEOUT_MS`.
+ *
+ * The service worker gets a copy of the record whenever the page writes or
+ * finds it (`WORKER_RECORD_CACHE`), so it can renew the channel when the
+ * browser replaces the subscription without naming the old one.
  */
 import type { NewChannelBody, PushSubscriptionJson } from '../../../src/wire/index.js';
 import type { ApiFailure, ApiResult, FetchLike } from './api.js';
@@ -19,6 +23,8 @@ import {
   parseDeviceChannel,
   pushDeviceOn,
   serializeDeviceChannel,
+  WORKER_RECORD_CACHE,
+  WORKER_RECORD_PATH,
   type DeviceChannel,
 } from './push-channel.js';
 import {
@@ -100,7 +106,10 @@ export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<
       ? { ok: false, reason: 'unavailable' }
       : { ok: false, reason: 'failed', error: listed };
   }
-  return { ok: true, on: pushDeviceOn({ ...facts, channels: listed.value.channels }) };
+  const on = pushDeviceOn({ ...facts, channels: listed.value.channels });
+  // A device turned on before the worker kept a copy gets one the next time it is read.
+  if (on && facts.record !== null) await shareWithWorker(facts.record);
+  return { ok: true, on };
 }
 
 /**
@@ -131,6 +140,7 @@ async function renewRecord(
   } catch (error) {
     return { ok: false, error: browserPushFaultOf(error) };
   }
+  await shareWithWorker(next);
   return { ok: true, record: next };
 }
 
@@ -194,6 +204,7 @@ export async function turnOnPush(fetchImpl: FetchLike = pageFetch): Promise<Turn
     await dropSubscription(subscription);
     return { ok: false, reason: 'failed', error: browserPushFaultOf(error) };
   }
+  await shareWithWorker(record);
   return { ok: true };
 }
 
@@ -248,6 +259,7 @@ async function forgetChannel(api: DeviceApi): Promise<TurnOffResult> {
   } catch (error) {
     return { ok: false, error: browserPushFaultOf(error) };
   }
+  await shareWithWorker(null);
   return { ok: true };
 }
 
@@ -279,6 +291,26 @@ function saveDeviceChannel(record: DeviceChannel): void {
 
 function clearDeviceChannel(): void {
   localStorage.removeItem(DEVICE_CHANNEL_KEY);
+}
+
+/**
+ * Gives the service worker this device's record, or takes it back. Best
+ * effort: without it the worker cannot renew a replacement that names no
+ * old subscription, and the page still renews the next time it reads the
+ * device; a stale copy names a channel the server no longer moves (404).
+ */
+async function shareWithWorker(record: DeviceChannel | null): Promise<void> {
+  const shared = async () => {
+    const cache = await caches.open(WORKER_RECORD_CACHE);
+    if (record === null) {
+      await cache.delete(WORKER_RECORD_PATH);
+      return;
+    }
+    const body = serializeDeviceChannel(record);
+    const headers = { 'content-type': 'application/json' };
+    await cache.put(WORKER_RECORD_PATH, new Response(body, { headers }));
+  };
+  await within(shared(), 'service_worker').catch(() => undefined);
 }
 
 function base64UrlBytes(text: string): Uint8Array<ArrayBuffer> {

@@ -4,17 +4,19 @@
  * PostgreSQL with a local push service: the channel made from it is
  * deleted, so the device reads as off in Settings (and offers to turn on
  * again) instead of saying it gets notices, and no later notice is sent
- * to the dead subscription.
+ * to the dead subscription. Only the subscription tried is gone: a channel
+ * renewed while that send was on its way holds another, and is kept.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
+import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { bearerApi, serverConfig } from '../support/in-process-server.js';
 import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
-import { startPushService, type PushServiceStub } from '../support/push-service.js';
+import { startPushService, type PushServiceStub, type StubReply } from '../support/push-service.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'web-push-gone-admin-token-01234567';
@@ -69,5 +71,54 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
       .catch(() => undefined);
     await noticesSettled(running);
     expect(service.received).toHaveLength(1);
+  });
+
+  it('keeps a channel renewed while the send that hears its old subscription is gone was on its way', async () => {
+    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
+      notify: FAST_NOTIFY,
+    });
+    const running = server;
+    const api = bearerApi(running.url, ADMIN_TOKEN);
+    const service = await startPushService();
+    push = service;
+    const key = (await api<{ web_push_public_key: string }>('GET', '/api/v1/notification-settings'))
+      .json.web_push_public_key;
+    const old = service.subscribe(key);
+    const channelId = await addChannel(api, { kind: 'web_push', subscription: old });
+    const renewed = service.subscribe(key);
+    const oldPath = new URL(old.endpoint).pathname;
+    // The old subscription's answer is held until the channel is renewed; then it is gone.
+    let answerOld: (reply: StubReply) => void = () => undefined;
+    const oldAnswered = new Promise<StubReply>((resolve) => {
+      answerOld = resolve;
+    });
+    service.respond = (request) => (request.path === oldPath ? oldAnswered : { status: 201 });
+
+    running.clarification
+      .ask(await seedAdminSession(running.store, 'first'), SHIP_IT)
+      .catch(() => undefined);
+    await eventually(() => service.received.length === 1, WAIT_MS);
+    const moved = await api('POST', WEB_PUSH_RENEWAL_PATH, {
+      old_endpoint: old.endpoint,
+      subscription: renewed,
+    });
+    expect(moved.status).toBe(200);
+    answerOld({ status: 410 });
+    await noticesSettled(running);
+
+    const listed = await api<{ channels: { id: string }[] }>(
+      'GET',
+      '/api/v1/notification-channels',
+    );
+    expect(listed.json.channels.map((channel) => channel.id)).toEqual([channelId]);
+    // What asks next reaches the device at its new subscription.
+    const renewedPath = new URL(renewed.endpoint).pathname;
+    running.clarification
+      .ask(await seedAdminSession(running.store, 'second'), SHIP_IT)
+      .catch(() => undefined);
+    await eventually(
+      () => service.received.some((received) => received.path === renewedPath),
+      WAIT_MS,
+    );
   });
 });

@@ -46,8 +46,11 @@ export type StubReply =
 export interface PushServiceStub {
   readonly origin: string;
   readonly received: ReceivedPush[];
-  /** Chooses the reply to the n-th request (0-based); a valid push gets 201 by default. */
-  respond: (request: ReceivedPush, index: number) => StubReply;
+  /**
+   * Chooses the reply to the n-th request (0-based); a valid push gets 201
+   * by default. A promise holds the reply until it settles.
+   */
+  respond: (request: ReceivedPush, index: number) => StubReply | Promise<StubReply>;
   /** A browser's subscription to this service for `applicationServerKey` (base64url). */
   subscribe(applicationServerKey: string): PushSubscriptionKeys;
   close(): Promise<void>;
@@ -112,13 +115,15 @@ export async function startPushService(): Promise<PushServiceStub> {
         payload: subscriber ? decrypt(body, subscriber) : { ok: false, reason: 'no subscriber' },
       };
       received.push(push);
-      let reply = stub.respond(push, received.length - 1);
-      if (!subscriber) reply = { status: 404 };
-      else if (!push.vapid.ok)
-        reply = { status: 403, body: JSON.stringify({ reason: push.vapid.reason }) };
-      if (reply === 'hang') return;
-      response.writeHead(reply.status, reply.headers);
-      response.end(reply.body ?? '');
+      void Promise.resolve(stub.respond(push, received.length - 1)).then((chosen) => {
+        let reply = chosen;
+        if (!subscriber) reply = { status: 404 };
+        else if (!push.vapid.ok)
+          reply = { status: 403, body: JSON.stringify({ reason: push.vapid.reason }) };
+        if (reply === 'hang') return;
+        response.writeHead(reply.status, reply.headers);
+        response.end(reply.body ?? '');
+      });
     });
   });
   await new Promise<void>((done) => {

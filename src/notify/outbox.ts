@@ -333,18 +333,22 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
    * every notice after it: the channel made from it is deleted, so its
    * device reads as off in Settings and offers to turn on again, and nothing
    * more is sent to it. A failure leaves it for the next notice's answer.
+   * `kept` when the channel holds another subscription now (renewed while
+   * the send was on its way), or is gone already.
    */
   async function forgetChannel(
     row: OutboxRecord,
     triedConfig: string,
     fields: Record<string, unknown>,
-  ) {
+  ): Promise<'removed' | 'kept' | 'failed'> {
     try {
       // Only the subscription tried is gone: a channel renewed since holds another.
-      if (!(await removeChannel(store, row.user_id, row.channel_id, triedConfig))) return;
+      if (!(await removeChannel(store, row.user_id, row.channel_id, triedConfig))) return 'kept';
       logger.info(fields, 'notify.subscription_gone');
+      return 'removed';
     } catch (error) {
       logger.warn({ ...fields, err: error }, 'notify.subscription_gone_not_removed');
+      return 'failed';
     }
   }
 
@@ -387,6 +391,22 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       });
       return;
     }
+    if (
+      !result.ok &&
+      result.code === 'subscription_gone' &&
+      (await forgetChannel(row, triedConfig, fields)) === 'kept'
+    ) {
+      // Renewed meanwhile: the notice is owed to the new subscription, due now (a channel
+      // deleted meanwhile took the row with it, and this changes nothing).
+      await recordAttempt(store, row, {
+        outcome: 'retry',
+        status: result.status,
+        error: result.error,
+        code: result.code,
+        nextAttemptMs: nowMs,
+      });
+      return;
+    }
     const verdict = judgeAttempt(
       {
         result,
@@ -398,9 +418,6 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       tunables,
     );
     await recordAttempt(store, row, verdict);
-    if (!result.ok && result.code === 'subscription_gone') {
-      await forgetChannel(row, triedConfig, fields);
-    }
     if (verdict.outcome === 'retry')
       logger.info({ ...fields, status: verdict.status, error: verdict.error }, 'notify.retry');
     if (verdict.outcome === 'gave_up')

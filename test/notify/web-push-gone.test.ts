@@ -5,7 +5,8 @@
  * deleted, so the device reads as off in Settings (and offers to turn on
  * again) instead of saying it gets notices, and no later notice is sent
  * to the dead subscription. Only the subscription tried is gone: a channel
- * renewed while that send was on its way holds another, and is kept.
+ * renewed while that send was on its way holds another, and is kept, and
+ * the notice that send carried goes to the new subscription.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.js';
@@ -111,14 +112,15 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
       '/api/v1/notification-channels',
     );
     expect(listed.json.channels.map((channel) => channel.id)).toEqual([channelId]);
-    // What asks next reaches the device at its new subscription.
+    // The notice the old subscription could not take goes to the new one, not lost with it.
     const renewedPath = new URL(renewed.endpoint).pathname;
+    const atRenewed = () => service.received.filter((received) => received.path === renewedPath);
+    expect(atRenewed()).toHaveLength(1);
+    expect(atRenewed()[0]?.payload.ok).toBe(true);
+    // What asks next reaches the device at its new subscription.
     running.clarification
       .ask(await seedAdminSession(running.store, 'second'), SHIP_IT)
       .catch(() => undefined);
-    await eventually(
-      () => service.received.some((received) => received.path === renewedPath),
-      WAIT_MS,
-    );
+    await eventually(() => atRenewed().length === 2, WAIT_MS);
   });
 });

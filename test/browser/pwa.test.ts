@@ -16,6 +16,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { fakePushManager } from './support/fake-push-manager.js';
 import { ADMIN_TOKEN, api } from './support/harness.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/constants.js';
 import {
@@ -72,45 +73,6 @@ async function shownNotifications(page: Page): Promise<Shown[]> {
     const shown = await registration.getNotifications();
     return shown.map((n) => ({ title: n.title, body: n.body, tag: n.tag, data: n.data }));
   })()`);
-}
-
-/**
- * A page script that stands in for the push service: `subscribe` hands out a
- * new loopback endpoint each time (with real keys, as the server checks
- * them), `getSubscription` returns the current one, and `unsubscribe` drops
- * it. Kept in `sessionStorage`, so it outlives a reload as a real one does.
- */
-function fakePushManager(): string {
-  const ecdh = createECDH('prime256v1');
-  ecdh.generateKeys();
-  const keys = {
-    p256dh: ecdh.getPublicKey().toString('base64url'),
-    auth: randomBytes(16).toString('base64url'),
-  };
-  return `(() => {
-    const KEY = 'test.push-endpoint';
-    const keys = ${JSON.stringify(keys)};
-    const subscription = (endpoint) => ({
-      endpoint,
-      expirationTime: null,
-      options: { userVisibleOnly: true },
-      getKey: () => null,
-      toJSON: () => ({ endpoint, expirationTime: null, keys }),
-      unsubscribe: async () => {
-        if (sessionStorage.getItem(KEY) === endpoint) sessionStorage.removeItem(KEY);
-        return true;
-      },
-    });
-    PushManager.prototype.getSubscription = async function () {
-      const endpoint = sessionStorage.getItem(KEY);
-      return endpoint === null ? null : subscription(endpoint);
-    };
-    PushManager.prototype.subscribe = async function () {
-      const endpoint = 'http://127.0.0.1:9/push/' + crypto.randomUUID();
-      sessionStorage.setItem(KEY, endpoint);
-      return subscription(endpoint);
-    };
-  })()`;
 }
 
 /** A page script whose push service refuses every subscription with the DOMException `name`. */

@@ -22,6 +22,8 @@ import {
   type World,
 } from './support/harness.js';
 import { overflowsHorizontally, WAIT } from './support/clarification-pages.js';
+import { fakePushManager } from './support/fake-push-manager.js';
+import { en } from '../../web/src/i18n/en.js';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -107,6 +109,34 @@ describe('signing out, and a tab whose sign-in ended', () => {
     await signOut.focus();
     await page.keyboard.press('Enter');
     await endedScreen(page);
+  });
+
+  it('stops this device’s notifications when it signs out', async () => {
+    const { context, page } = await signedIn();
+    const webPush = async () =>
+      (
+        await api<{ channels: { kind: string }[] }>(world, 'GET', '/api/v1/notification-channels')
+      ).channels.filter((channel) => channel.kind === 'web_push');
+    await context.grantPermissions(['notifications'], { origin: world.origin });
+    await context.addInitScript(fakePushManager());
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('device-notifications');
+    await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
+    await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+    await section.and(page.locator('[data-state="on"]')).waitFor(WAIT);
+    expect(await webPush()).toHaveLength(1);
+
+    // Signed out, the device hears nothing more of this person's items: a phone handed on, or
+    // shared, would otherwise go on showing them.
+    await page.getByTestId('sign-out').click();
+    await endedScreen(page);
+    expect(await webPush()).toEqual([]);
+    expect(
+      await page.evaluate<boolean>(`(async () => {
+        const registration = await navigator.serviceWorker.getRegistration('/');
+        return (await registration.pushManager.getSubscription()) !== null;
+      })()`),
+    ).toBe(false);
   });
 
   it('a deleted person’s open tab goes to the signed-out screen', async () => {

@@ -584,6 +584,67 @@ describe('the installable web app', () => {
       await context.close();
     }
   });
+  it('moves the channel when any page opens, not only Settings, if the worker could not', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    const recorded = () =>
+      page.evaluate<{ endpoint: string; channelId: string } | null>(
+        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
+      );
+    try {
+      await context.grantPermissions(['notifications'], { origin: world.origin });
+      await context.addInitScript(fakePushManager());
+      await page.goto(`${world.origin}/settings`);
+      const section = page.getByTestId('device-notifications');
+      const reads = (state: 'on' | 'off') =>
+        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      await reads('off');
+      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+      await reads('on');
+      const before = await recorded();
+
+      // The browser replaced the subscription while the phone was offline: the worker's renewal
+      // never reached the server. The person opens the inbox, as every day, not Settings.
+      const renewed = `http://127.0.0.1:9/push/offline-${randomBytes(8).toString('hex')}`;
+      await page.evaluate(
+        `sessionStorage.setItem('test.push-endpoint', ${JSON.stringify(renewed)})`,
+      );
+      await page.goto(world.origin);
+      await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+      await expect
+        .poll(recorded, WAIT)
+        .toEqual({ endpoint: renewed, channelId: before?.channelId });
+      const channels = await api<{ channels: Channel[] }>(
+        world,
+        'GET',
+        '/api/v1/notification-channels',
+      );
+      expect(channels.channels.filter((channel) => channel.kind === 'web_push')).toEqual([
+        expect.objectContaining({ id: before?.channelId }),
+      ]);
+      // The server holds the new subscription: a renewal naming it finds the channel moved.
+      const moved = await fetch(`${world.clarion.url}${WEB_PUSH_RENEWAL_PATH}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          old_endpoint: renewed,
+          subscription: await page.evaluate(`(async () => {
+            const registration = await navigator.serviceWorker.getRegistration('/');
+            return (await registration.pushManager.getSubscription()).toJSON();
+          })()`),
+        }),
+      });
+      expect(moved.status).toBe(200);
+      expect(((await moved.json()) as { channel: Channel }).channel.id).toBe(before?.channelId);
+
+      await page.goto(`${world.origin}/settings`);
+      await reads('on');
+      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
+      await reads('off');
+    } finally {
+      await context.close();
+    }
+  });
   it('shows a device turned on or off in the channel list, and a device channel removed there as off, without a reload', async () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();

@@ -11,6 +11,7 @@ import { rememberReturnPath } from '../app/return-path.js';
 import { useAccount, useModelState, useServices } from '../app/services.js';
 import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
 import { setLanguage } from '../i18n/index.js';
+import { renewPushDevice } from '../model/push-device.js';
 import { useResyncOnReturn } from '../hooks/use-resync-on-return.js';
 import { AccountMenu } from './account-menu.js';
 import { ArrivalAnnouncer } from './arrival-announcer.js';
@@ -53,6 +54,11 @@ export function App() {
     };
   }, [auth, sync]);
   useResyncOnReturn(sync, auth === 'signed_in');
+
+  // A replaced push subscription the worker could not hand over is handed over on any page.
+  useEffect(() => {
+    if (auth === 'signed_in') void renewPushDevice();
+  }, [auth]);
 
   // A notification's link to a session, opened signed out: the sign-in that follows leads back.
   const signedOutAt = auth === 'signed_out' && route.name === 'session' ? route.sessionId : '';

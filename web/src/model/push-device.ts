@@ -34,7 +34,7 @@ import {
   type BrowserPushFault,
   type PushStep,
 } from './push-fault.js';
-import { deviceName, type PushEnvironment } from './push-support.js';
+import { deviceName, pushSupport, type PushEnvironment } from './push-support.js';
 import { pageFetch } from './page-fetch.js';
 
 export function currentEnvironment(): PushEnvironment {
@@ -110,6 +110,30 @@ export async function readPushDevice(fetchImpl: FetchLike = pageFetch): Promise<
   // A device turned on before the worker kept a copy gets one the next time it is read.
   if (on && facts.record !== null) await shareWithWorker(facts.record);
   return { ok: true, on };
+}
+
+/**
+ * Moves this device's channel to the subscription its browser replaced, on
+ * whatever page is open: the service worker does so when it hears of the
+ * change, but may not have reached the server then (offline, or signed out
+ * at the time), and a person who never opens Settings would hear nothing
+ * more. Asks the server only when the browser's subscription is not the
+ * one recorded; a failure is left for the next page load, or Settings.
+ */
+export async function renewPushDevice(fetchImpl: FetchLike = pageFetch): Promise<void> {
+  if (pushSupport(currentEnvironment()) !== 'ready' || Notification.permission !== 'granted') {
+    return;
+  }
+  const record = loadDeviceChannel();
+  if (record === null) return;
+  let subscription: PushSubscription | null;
+  try {
+    subscription = await within(existingSubscription(), 'service_worker');
+  } catch {
+    // No worker to ask: nothing to renew from here.
+    return;
+  }
+  if (subscription !== null) await renewRecord(deviceApi(fetchImpl), record, subscription);
 }
 
 /**

@@ -5,47 +5,26 @@
  * waiting, so a phone drops a notification that leads nowhere. It says no
  * more than the `asked` it takes back.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { describe, expect, it } from 'vitest';
 import type { Driver } from '../../src/store/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
-import { startReceiver, type Receiver } from '../support/receiver.js';
+import { DRIVERS } from '../support/databases.js';
+import { addChannel, noticesSettled, SHIP_IT } from '../support/notify-options.js';
+import { useNotifySuite } from '../support/notify-suite.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'retract-deleted-admin-token-0123456';
 const WAIT_MS = 20_000;
 
 describe.each(DRIVERS)('a notice of a deleted task on %s', (driver: Driver) => {
-  let database: TestDatabase;
-  let server: RunningServer | undefined;
-  let receiver: Receiver | undefined;
-
-  beforeEach(async () => {
-    database = await freshDatabase(driver, { migrated: true });
-  });
-
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await receiver?.close();
-    receiver = undefined;
-    await database.dispose();
-  });
+  const suite = useNotifySuite(driver, ADMIN_TOKEN);
 
   it.each(['task', 'session'] as const)(
     'is taken back once its %s is deleted',
     async (deleted) => {
-      server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
-        notify: FAST_NOTIFY,
-      });
-      const running = server;
-      const api = bearerApi(running.url, ADMIN_TOKEN);
-      const hook = await startReceiver();
-      receiver = hook;
+      const running = await suite.serve();
+      const api = suite.api(running);
+      const hook = await suite.receiver();
       await addChannel(api, { kind: 'webhook', url: hook.url });
       const sessionId = await seedAdminSession(running.store, 'Soon deleted');
       const { task_id: taskId } = await running.store.db

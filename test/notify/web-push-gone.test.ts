@@ -8,46 +8,26 @@
  * renewed while that send was on its way holds another, and is kept, and
  * the notice that send carried goes to the new subscription.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { describe, expect, it } from 'vitest';
 import type { Driver } from '../../src/store/index.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
-import { startPushService, type PushServiceStub, type StubReply } from '../support/push-service.js';
+import { DRIVERS } from '../support/databases.js';
+import { addChannel, noticesSettled, SHIP_IT } from '../support/notify-options.js';
+import { useNotifySuite } from '../support/notify-suite.js';
+import type { StubReply } from '../support/push-service.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'web-push-gone-admin-token-01234567';
 const WAIT_MS = 20_000;
 
 describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Driver) => {
-  let database: TestDatabase;
-  let server: RunningServer | undefined;
-  let push: PushServiceStub | undefined;
-
-  beforeEach(async () => {
-    database = await freshDatabase(driver, { migrated: true });
-  });
-
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await push?.close();
-    push = undefined;
-    await database.dispose();
-  });
+  const suite = useNotifySuite(driver, ADMIN_TOKEN);
 
   it.each([404, 410])('deletes its channel once its push service answers %i', async (status) => {
-    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
-      notify: FAST_NOTIFY,
-    });
-    const running = server;
-    const api = bearerApi(running.url, ADMIN_TOKEN);
-    const service = await startPushService();
-    push = service;
+    const running = await suite.serve();
+    const api = suite.api(running);
+    const service = await suite.pushService();
     const settings = await api<{ web_push_public_key: string }>(
       'GET',
       '/api/v1/notification-settings',
@@ -75,13 +55,9 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
   });
 
   it('keeps a channel renewed while the send that hears its old subscription is gone was on its way', async () => {
-    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
-      notify: FAST_NOTIFY,
-    });
-    const running = server;
-    const api = bearerApi(running.url, ADMIN_TOKEN);
-    const service = await startPushService();
-    push = service;
+    const running = await suite.serve();
+    const api = suite.api(running);
+    const service = await suite.pushService();
     const key = (await api<{ web_push_public_key: string }>('GET', '/api/v1/notification-settings'))
       .json.web_push_public_key;
     const old = service.subscribe(key);

@@ -9,46 +9,26 @@
  * subscription is gone after the renewal (an attempt already on its way, or
  * its lane started before) deletes nothing: the channel holds the new one.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { describe, expect, it } from 'vitest';
 import type { Driver } from '../../src/store/index.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
-import { bearerApi, serverConfig } from '../support/in-process-server.js';
-import { addChannel, FAST_NOTIFY, SHIP_IT } from '../support/notify-options.js';
-import { startPushService, type PushServiceStub } from '../support/push-service.js';
+import { DRIVERS } from '../support/databases.js';
+import { bearerApi } from '../support/in-process-server.js';
+import { addChannel, SHIP_IT } from '../support/notify-options.js';
+import { useNotifySuite } from '../support/notify-suite.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'web-push-renewal-admin-token-012345';
 const WAIT_MS = 20_000;
 
 describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver) => {
-  let database: TestDatabase;
-  let server: RunningServer | undefined;
-  let push: PushServiceStub | undefined;
-
-  beforeEach(async () => {
-    database = await freshDatabase(driver, { migrated: true });
-  });
-
-  afterEach(async () => {
-    await server?.close();
-    server = undefined;
-    await push?.close();
-    push = undefined;
-    await database.dispose();
-  });
+  const suite = useNotifySuite(driver, ADMIN_TOKEN);
 
   it('moves its channel to the new subscription, and what asks next reaches it', async () => {
-    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
-      notify: FAST_NOTIFY,
-    });
-    const running = server;
-    const api = bearerApi(running.url, ADMIN_TOKEN);
-    const service = await startPushService();
-    push = service;
+    const running = await suite.serve();
+    const api = suite.api(running);
+    const service = await suite.pushService();
     const settings = await api<{ web_push_public_key: string }>(
       'GET',
       '/api/v1/notification-settings',
@@ -87,12 +67,9 @@ describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver)
 
   it('finds no channel for a subscription none of the caller’s was made from', async () => {
     // Bea is no admin: her loopback push service is hers to reach only as the admin allows.
-    const config = serverConfig(database, ADMIN_TOKEN, { notifyAllowedHosts: ['127.0.0.1'] });
-    server = await startServer(config, silentLogger, { notify: FAST_NOTIFY });
-    const running = server;
-    const admin = bearerApi(running.url, ADMIN_TOKEN);
-    const service = await startPushService();
-    push = service;
+    const running = await suite.serve({ notifyAllowedHosts: ['127.0.0.1'] });
+    const admin = suite.api(running);
+    const service = await suite.pushService();
     const key = (
       await admin<{ web_push_public_key: string }>('GET', '/api/v1/notification-settings')
     ).json.web_push_public_key;
@@ -121,13 +98,9 @@ describe.each(DRIVERS)('a renewed Web Push subscription on %s', (driver: Driver)
   });
 
   it('keeps a renewed channel when the old subscription is then said to be gone', async () => {
-    server = await startServer(serverConfig(database, ADMIN_TOKEN), silentLogger, {
-      notify: FAST_NOTIFY,
-    });
-    const running = server;
-    const api = bearerApi(running.url, ADMIN_TOKEN);
-    const service = await startPushService();
-    push = service;
+    const running = await suite.serve();
+    const api = suite.api(running);
+    const service = await suite.pushService();
     const key = (await api<{ web_push_public_key: string }>('GET', '/api/v1/notification-settings'))
       .json.web_push_public_key;
     const old = service.subscribe(key);

@@ -24,6 +24,7 @@ import {
 import { overflowsHorizontally, WAIT } from './support/clarification-pages.js';
 import { fakePushManager } from './support/fake-push-manager.js';
 import { en } from '../../web/src/i18n/en.js';
+import { PUSH_STEP_TIMEOUT_MS, SIGN_OUT_PUSH_WAIT_MS } from '../../web/src/model/push-fault.js';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -137,6 +138,25 @@ describe('signing out, and a tab whose sign-in ended', () => {
         return (await registration.pushManager.getSubscription()) !== null;
       })()`),
     ).toBe(false);
+  });
+
+  it('signs out without waiting on a push service that does not answer', async () => {
+    const { context, page } = await signedIn();
+    await context.grantPermissions(['notifications'], { origin: world.origin });
+    await context.addInitScript(fakePushManager({ unsubscribeHangs: true }));
+    await page.goto(`${world.origin}/settings`);
+    const section = page.getByTestId('device-notifications');
+    await section.getByRole('button', { name: en.devicePush.turnOn }).click();
+    await section.and(page.locator('[data-state="on"]')).waitFor(WAIT);
+
+    // The channel goes first; then the browser's unsubscribe hangs. The person is signed out
+    // after the sign-out's own wait, not after a push step's much longer bound.
+    const started = Date.now();
+    await page.getByTestId('sign-out').click();
+    await page
+      .locator('[data-testid="sign-in"][data-ended="true"]')
+      .waitFor({ timeout: PUSH_STEP_TIMEOUT_MS - 5_000 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SIGN_OUT_PUSH_WAIT_MS - 1_000);
   });
 
   it('a deleted person’s open tab goes to the signed-out screen', async () => {

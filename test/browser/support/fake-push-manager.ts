@@ -6,8 +6,9 @@ import { createECDH, randomBytes } from 'node:crypto';
  * new loopback endpoint each time (with real keys, as the server checks
  * them), `getSubscription` returns the current one, and `unsubscribe` drops
  * it. Kept in `sessionStorage`, so it outlives a reload as a real one does.
+ * `unsubscribeHangs`: `unsubscribe` never answers, as a push service out of reach.
  */
-export function fakePushManager(): string {
+export function fakePushManager(options: { unsubscribeHangs?: boolean } = {}): string {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   const keys = {
@@ -24,6 +25,7 @@ export function fakePushManager(): string {
       getKey: () => null,
       toJSON: () => ({ endpoint, expirationTime: null, keys }),
       unsubscribe: async () => {
+        if (${options.unsubscribeHangs === true}) await new Promise(() => {});
         if (sessionStorage.getItem(KEY) === endpoint) sessionStorage.removeItem(KEY);
         return true;
       },

@@ -31,6 +31,7 @@ import {
   browserPushFaultOf,
   PUSH_STEP_TIMEOUT_MS,
   PushStepTimeout,
+  SIGN_OUT_PUSH_WAIT_MS,
   type BrowserPushFault,
   type PushStep,
 } from './push-fault.js';
@@ -266,6 +267,25 @@ export async function turnOffPush(fetchImpl: FetchLike = pageFetch): Promise<Tur
     return { ok: false, error: browserPushFaultOf(error) };
   }
   return { ok: true };
+}
+
+/** `turnOffPush` for sign out: best effort, and never longer than `SIGN_OUT_PUSH_WAIT_MS`. */
+export async function turnOffPushForSignOut(): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const waited = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, SIGN_OUT_PUSH_WAIT_MS);
+  });
+  try {
+    await Promise.race([
+      turnOffPush().then(
+        () => undefined,
+        () => undefined,
+      ),
+      waited,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

@@ -15,6 +15,15 @@
  */
 export const PUSH_STEP_TIMEOUT_MS = 30_000;
 
+/**
+ * How long signing out waits for this device's notifications to turn off.
+ * A step may take `PUSH_STEP_TIMEOUT_MS`, and a person who asked to sign out
+ * is not kept waiting on a push service for that: past this, they are
+ * signed out all the same, and the device may hear of them until the push
+ * service drops its subscription.
+ */
+export const SIGN_OUT_PUSH_WAIT_MS = 5_000;
+
 /** The part of the browser a step waits on; only a timeout names it. */
 export type PushStep = 'service_worker' | 'push_service';
 

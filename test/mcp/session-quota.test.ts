@@ -5,10 +5,16 @@
  * busy they get 429 with `Retry-After`; idle sessions expire on a fake clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { issueToken } from '../../src/auth/index.js';
 import { ensureExternalSession } from '../../src/turns/index.js';
 import type { RepeatingTimers } from '../../src/support/index.js';
 import { DRIVERS } from '../support/databases.js';
-import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
+import {
+  ANSWERS,
+  ANSWERS_AS_RECEIVED,
+  TWO_QUESTIONS,
+  eventually,
+} from '../support/clarification-harness.js';
 import { initializeBody, mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
 const INITIALIZE = initializeBody('flood');
@@ -148,5 +154,78 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
     await eventually(() => h.endpoint.sessionCount() === 1);
     expect(await ping(h, h.tokens.colleague, idle.sessionId ?? '')).toBe(404);
     expect(await ping(h, h.tokens.colleague, kept.sessionId ?? '')).toBe(200);
+  });
+
+  /** An ask's call without a progress token returns `waiting` by then; the ask itself is held. */
+  const HELD_BOUND_MS = 300;
+
+  /** Asks through `client` without a progress token: the call returns, the ask waits on. */
+  async function heldAsk(h: McpHarness, token: string, name: string): Promise<string> {
+    const client = await h.connect(token, name);
+    const asked = structured(await h.call(client, 'ask_user_question', TWO_QUESTIONS));
+    expect(asked).toMatchObject({ status: 'waiting' });
+    const pendingId = asked.pending_id as string;
+    expect(h.h.waiters.has(pendingId)).toBe(true);
+    return pendingId;
+  }
+
+  it('at the server bound takes an idle session’s place, never one holding an ask', async () => {
+    const h = (m = await mcpHarness(driver, {
+      progressIntervalMs: 40,
+      route: { callWithoutProgressMs: HELD_BOUND_MS, sessionLimits: { perServer: 3 } },
+    }));
+    const external = (
+      await issueToken(h.h.store, {
+        kind: 'external_agent',
+        userId: h.h.principals.member.userId,
+        name: 'Claude Code',
+      })
+    ).secret;
+    // The oldest two hold asks waiting for a person; the newest is idle.
+    const agentAsk = await heldAsk(h, h.tokens.agent, 'agent');
+    const externalAsk = await heldAsk(h, external, 'claude-code');
+    const idle = await initialize(h, h.tokens.colleague);
+    expect(idle.status).toBe(200);
+
+    const newcomer = await initialize(h, h.tokens.outsider);
+    expect(newcomer.status, newcomer.text).toBe(200);
+    expect(await ping(h, h.tokens.colleague, idle.sessionId ?? '')).toBe(404);
+    // Both asks still wait live: neither question reads detached.
+    for (const pendingId of [agentAsk, externalAsk]) {
+      expect(h.h.waiters.has(pendingId)).toBe(true);
+      const rows = await h.h.rows(pendingId);
+      expect(rows.every((row) => row.metadata.agent_disconnected !== true)).toBe(true);
+    }
+  });
+
+  it('refuses a new session, saying why, when every one at the bound holds an ask; the answer still arrives', async () => {
+    const h = (m = await mcpHarness(driver, {
+      progressIntervalMs: 40,
+      route: { callWithoutProgressMs: HELD_BOUND_MS, sessionLimits: { perPrincipal: 1 } },
+    }));
+    const agent = await h.connect(h.tokens.agent, 'agent');
+    const asked = structured(await h.call(agent, 'ask_user_question', TWO_QUESTIONS));
+    expect(asked).toMatchObject({ status: 'waiting' });
+    const pendingId = asked.pending_id as string;
+
+    // The agent's stdio bridge, say, opens another session with the same token.
+    const refused = await initialize(h, h.tokens.agent);
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.retryAfter).toBe('60');
+    const { error } = JSON.parse(refused.text) as { error: { message: string; data: unknown } };
+    expect(error.data).toEqual({ code: 'quota_exceeded', scope: 'principal', limit: 1 });
+    expect(error.message).toMatch(/waiting for a person/);
+    expect(error.message).toMatch(/close one or retry later/);
+    expect(h.endpoint.sessionCount()).toBe(1);
+
+    // The person answers, and the agent collects it on the session it kept.
+    expect(h.h.waiters.has(pendingId)).toBe(true);
+    expect((await h.respond(pendingId, ANSWERS, h.tokens.member)).status).toBe(200);
+    expect(structured(await h.call(agent, 'wait_for_answer', { pending_id: pendingId }))).toEqual({
+      status: 'answered',
+      pending_id: pendingId,
+      answers: ANSWERS_AS_RECEIVED,
+    });
+    expect(h.h.runtime.prompts).toEqual([]);
   });
 });

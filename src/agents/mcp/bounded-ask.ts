@@ -12,9 +12,10 @@
  * session's turn ending, shutdown) and also when the MCP session closes or
  * the call's token is revoked (an answer then takes the detached path, as
  * when the caller left); until the call returns, a cancelled call ends it as
- * before (the bundle detaches). An agent's own MCP session is not closed as
- * idle while it holds one (`McpSessionHooks.holding`): its turn may run on
- * quietly for longer, and the answer must still reach it live.
+ * before (the bundle detaches). No MCP session holding one is closed to
+ * make room for another, and an agent's own is not closed as idle either
+ * (`McpSessionHooks.holding`): its turn may run on quietly for longer, and
+ * the answer must still reach it live.
  */
 import type { AskOptions, AskResult } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';

@@ -110,7 +110,10 @@ function sessionNotFound(): Response {
 function quotaExceeded(scope: QuotaScope, limit: number): Response {
   const entry: OutcomeEntry = OUTCOMES.quota_exceeded;
   const whose = { principal: 'this token', user: 'this user', server: 'the server' }[scope];
-  const message = `too many open MCP sessions for ${whose} (limit ${limit}, none idle); close one or retry later`;
+  const message =
+    `too many open MCP sessions for ${whose} (limit ${limit}), and none is idle: each runs a ` +
+    'tool call or holds a question waiting for a person, so none is closed for a new one; ' +
+    'close one or retry later';
   return Response.json(
     {
       jsonrpc: '2.0',
@@ -279,6 +282,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
               lastSeenMs: nowMs(),
               inFlight: () => handle.inFlight(),
               held: () => handle.held(),
+              heldForTurns: () => handle.heldForTurns(),
               close: () => handle.close(),
             });
             deps.logger.info({ mcpSession: opened, principal: holder.kind }, 'mcp session opened');

@@ -53,8 +53,10 @@ export interface McpSessionHandle {
   readonly server: McpServer;
   /** Tool calls still running. */
   inFlight(): number;
-  /** Agents' asks held past their calls (`McpSessionHooks.holding`). */
+  /** Asks held past their calls (`McpSessionHooks.holding`). */
   held(): number;
+  /** Of those, agents' asks that last until their turns end. */
+  heldForTurns(): number;
   /** Whether a tool call with this JSON-RPC request ID is still running. */
   running(requestId: RequestId): boolean;
   close(): Promise<void>;
@@ -98,6 +100,7 @@ export async function openMcpSession(
   const { resume } = opening;
   let calls = 0;
   let held = 0;
+  let heldForTurns = 0;
   // By request ID: a count, since a call under a running call's ID may have been let in.
   const runningIds = new Map<RequestId, number>();
   let closed = false;
@@ -129,10 +132,12 @@ export async function openMcpSession(
       calls += 1;
       runningIds.set(requestId, (runningIds.get(requestId) ?? 0) + 1);
     },
-    holding: (askEnded) => {
+    holding: (askEnded, untilTurnEnds) => {
       held += 1;
+      if (untilTurnEnds) heldForTurns += 1;
       void askEnded.finally(() => {
         held -= 1;
+        if (untilTurnEnds) heldForTurns -= 1;
       });
     },
     callEnded: (requestId) => {
@@ -154,6 +159,7 @@ export async function openMcpSession(
     server,
     inFlight: () => calls,
     held: () => held,
+    heldForTurns: () => heldForTurns,
     running: (requestId) => runningIds.has(requestId),
     close: async () => {
       if (closed) return;

@@ -12,8 +12,10 @@ interface Fixture {
   closed: string[];
   /** Busy sessions: ID → calls in flight. */
   busy: Map<string, number>;
-  /** Sessions holding agents' asks past their calls: ID → how many. */
+  /** Sessions holding agents' asks past their calls, until their turns end: ID → how many. */
   held: Map<string, number>;
+  /** Sessions holding other clients' asks past their calls: ID → how many. */
+  asks: Map<string, number>;
   clock: { now: number };
   /** Admits and fills one session; the admission's refusal otherwise. */
   open(id: string, owner: string, user?: string): Promise<{ scope: string } | undefined>;
@@ -24,12 +26,14 @@ function fixture(limits: Partial<McpSessionLimits> = {}): Fixture {
   const closed: string[] = [];
   const busy = new Map<string, number>();
   const held = new Map<string, number>();
+  const asks = new Map<string, number>();
   const sessions = new McpSessions(() => clock.now, { ...DEFAULT_MCP_SESSION_LIMITS, ...limits });
   return {
     sessions,
     closed,
     busy,
     held,
+    asks,
     clock,
     async open(id, owner, user = owner.split(':')[1] ?? owner) {
       const admission = await sessions.admit({ owner, user });
@@ -40,7 +44,8 @@ function fixture(limits: Partial<McpSessionLimits> = {}): Fixture {
         user,
         lastSeenMs: clock.now,
         inFlight: () => busy.get(id) ?? 0,
-        held: () => held.get(id) ?? 0,
+        held: () => (held.get(id) ?? 0) + (asks.get(id) ?? 0),
+        heldForTurns: () => held.get(id) ?? 0,
         close: () => {
           closed.push(id);
           sessions.remove(id);
@@ -177,6 +182,31 @@ describe('MCP sessions', () => {
     f.clock.now += 600_000;
     expect(await f.sessions.sweep()).toBe(0);
     f.held.delete('s1');
+    expect(await f.sessions.sweep()).toBe(1);
+    expect(f.closed).toEqual(['s1']);
+  });
+
+  it('never takes the place of a session holding an ask; with none idle, refuses', async () => {
+    const f = fixture({ perPrincipal: 3 });
+    for (const id of ['agent-ask', 'client-ask', 'idle']) await f.open(id, 'user:a');
+    f.held.set('agent-ask', 1);
+    f.asks.set('client-ask', 1);
+    expect(await f.open('fourth', 'user:a')).toBeUndefined();
+    expect(f.closed).toEqual(['idle']);
+    f.busy.set('fourth', 1);
+    expect(await f.open('fifth', 'user:a')).toEqual({ scope: 'principal' });
+    expect(f.closed).toEqual(['idle']);
+    // Once the client's ask ends, its session is idle and gives up its place.
+    f.asks.delete('client-ask');
+    expect(await f.open('fifth', 'user:a')).toBeUndefined();
+    expect(f.closed).toEqual(['idle', 'client-ask']);
+  });
+
+  it('closes as idle a session holding only another client’s ask', async () => {
+    const f = fixture({ idleMs: 600_000 });
+    await f.open('s1', 'external-agent:u');
+    f.asks.set('s1', 1);
+    f.clock.now += 600_000;
     expect(await f.sessions.sweep()).toBe(1);
     expect(f.closed).toEqual(['s1']);
   });

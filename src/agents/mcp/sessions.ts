@@ -9,12 +9,16 @@
  *   (all principals acting for one user) and per server. A new session over
  *   a bound takes the place of the oldest idle session within that bound: the
  *   caller's own first, since the narrowest bound is checked first. A session
- *   with a call in flight is never idle; with none idle the caller is refused.
+ *   with a call in flight, or holding an ask past its call, is never idle:
+ *   closing it would end a wait a person may be about to answer. With none
+ *   idle the caller is refused.
  * - The per-user bound is below the server's, so one user alone can never
  *   make the server refuse anyone else.
  * - Sessions idle for `idleMs` are closed by `sweep` (run on a timer and
  *   before every admission), so clients that never send DELETE do not linger;
- *   one holding an agent's ask is not idle until that ask ends.
+ *   one holding an ask of an agent Clarion runs is not idle until that ask
+ *   ends (its turn's end bounds it), while another client's held ask, which
+ *   nothing else tells gone, ends with its session's idle close.
  *
  * Admission reserves a slot before the session exists (the `initialize`
  * request is still being served), so concurrent initializes cannot overshoot.
@@ -35,12 +39,13 @@ export interface SessionEntry {
   lastSeenMs: number;
   /** Tool calls still running; a session with calls in flight is never evicted. */
   inFlight(): number;
-  /**
-   * Agents' asks held past their calls: such a session is not closed as idle
-   * (each ends with its turn or the live-wait budget), though a new session
-   * over a bound may still take its place.
-   */
+  /** Asks held past their calls: a new session over a bound never takes such a session's place. */
   held?(): number;
+  /**
+   * Of those, agents' asks that last until their turns end: such a session is
+   * not closed as idle either (each ends with its turn or the live-wait budget).
+   */
+  heldForTurns?(): number;
   close(): Promise<void>;
 }
 
@@ -152,7 +157,7 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
     };
   }
 
-  /** Closes sessions idle (no call in flight) for `idleMs`; returns how many. */
+  /** Closes sessions idle (no call in flight, no agent's ask held) for `idleMs`; returns how many. */
   async sweep(): Promise<number> {
     const expired = this.takeExpired();
     await closeAll(expired);
@@ -178,7 +183,9 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
     const idleBefore = this.nowMs() - this.limits.idleMs;
     const expired = [...this.entries.values()].filter(
       (entry) =>
-        entry.inFlight() === 0 && (entry.held?.() ?? 0) === 0 && entry.lastSeenMs <= idleBefore,
+        entry.inFlight() === 0 &&
+        (entry.heldForTurns?.() ?? 0) === 0 &&
+        entry.lastSeenMs <= idleBefore,
     );
     for (const entry of expired) this.entries.delete(entry.id);
     return expired;
@@ -196,11 +203,16 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
   private oldestIdle(within: (held: Holder) => boolean, excluded: ReadonlySet<T>): T | undefined {
     let oldest: T | undefined;
     for (const entry of this.entries.values()) {
-      if (!within(entry) || excluded.has(entry) || entry.inFlight() !== 0) continue;
+      if (!within(entry) || excluded.has(entry) || !evictable(entry)) continue;
       if (!oldest || entry.lastSeenMs < oldest.lastSeenMs) oldest = entry;
     }
     return oldest;
   }
+}
+
+/** Idle for a new session's sake: nothing runs in it, and no ask it holds waits for a person. */
+function evictable(entry: SessionEntry): boolean {
+  return entry.inFlight() === 0 && (entry.held?.() ?? 0) === 0;
 }
 
 async function closeAll(entries: readonly SessionEntry[]): Promise<void> {

@@ -89,11 +89,13 @@ export interface McpSessionHooks {
   callStarted(requestId: RequestId): void;
   callEnded(requestId: RequestId): void;
   /**
-   * An agent's ask held past its call (`bounded-ask.ts`) until `ended`: the
-   * session is not idle meanwhile, since an agent still working its turn may
-   * make no call for a long while and then collect the answer.
+   * An ask held past its call (`bounded-ask.ts`) until `ended`: its session
+   * is never evicted for a new one meanwhile, since closing it would end a
+   * wait a person may be about to answer. With `untilTurnEnds` (an agent
+   * Clarion runs, still working its turn, may make no call for a long while
+   * and then collect the answer) it is not closed as idle either.
    */
-  holding(ended: Promise<void>): void;
+  holding(ended: Promise<void>, untilTurnEnds: boolean): void;
   /** Aborts when the MCP session closes. */
   readonly ended: AbortSignal;
 }
@@ -337,7 +339,7 @@ export function registerClarionTools(
           );
           if (bounded.kind === 'waiting') {
             // An agent Clarion runs works its turn on; its held ask ends with that turn, bounded.
-            if (holder.kind === 'agent') session.holding(bounded.ended);
+            session.holding(bounded.ended, holder.kind === 'agent');
             return credential.revoked.aborted
               ? revokedResult()
               : toolResult(waitingPayload(bounded.pendingId));

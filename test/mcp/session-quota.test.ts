@@ -228,4 +228,49 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
     });
     expect(h.h.runtime.prompts).toEqual([]);
   });
+
+  it('takes no session’s place for a request that opens none', async () => {
+    const h = (m = await mcpHarness(driver, { route: { sessionLimits: { perPrincipal: 1 } } }));
+    const kept = await initialize(h, h.tokens.colleague);
+    expect(kept.status).toBe(200);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${h.tokens.colleague}`,
+    };
+    // A call, a malformed initialize, a stream and a close, all without a session ID.
+    const strays = [
+      { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'ping' }) },
+      {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'initialize', params: {} }),
+      },
+      { method: 'GET', headers: { ...headers, accept: 'text/event-stream' } },
+      { method: 'DELETE', headers },
+    ];
+    // What only the transport judges: another media type, text that is not JSON, an Accept.
+    const unread = [
+      { method: 'POST', headers: { ...headers, accept: 'application/json' }, body: INITIALIZE },
+      { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: INITIALIZE },
+      { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":' },
+    ];
+    for (const init of unread) {
+      const response = await fetch(h.url, init);
+      expect(response.status).toBeGreaterThanOrEqual(400);
+      expect(response.headers.get('mcp-session-id')).toBeNull();
+      await response.text();
+    }
+    for (const init of strays) {
+      const response = await fetch(h.url, init);
+      const text = await response.text();
+      expect(response.status, text).toBe(400);
+      expect(JSON.parse(text)).toMatchObject({
+        jsonrpc: '2.0',
+        error: { code: -32000, message: expect.stringMatching(/send initialize/) as unknown },
+      });
+    }
+    expect(await ping(h, h.tokens.colleague, kept.sessionId ?? '')).toBe(200);
+    expect(h.endpoint.sessionCount()).toBe(1);
+  });
 });

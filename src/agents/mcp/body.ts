@@ -8,6 +8,7 @@
  * twice. Whatever this reader cannot judge (another media type, text that is
  * not JSON) goes to the transport as it came, for its own reply.
  */
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { declaredLength, readBodyAtMost } from '../../support/index.js';
 import { decodeUtf8, errorBodyOf, failure, isJsonMediaType, OUTCOMES } from '../../wire/index.js';
 
@@ -81,4 +82,20 @@ export function callsTool(json: unknown, name: string): boolean {
     const { method, params } = (message ?? {}) as { method?: unknown; params?: unknown };
     return method === 'tools/call' && (params as { name?: unknown } | null)?.name === name;
   });
+}
+
+/** Whether a body read here is one `initialize` (alone, or a batch of it alone): all that opens a session. */
+export function initializes(json: unknown): boolean {
+  const messages: unknown[] = Array.isArray(json) ? json : [json];
+  return messages.length === 1 && isInitializeRequest(messages[0]);
+}
+
+/**
+ * Whether a request accepts both replies a session may give: the one check
+ * the SDK's transport makes of an `initialize` besides its body, which
+ * refuses it (406) otherwise.
+ */
+export function acceptsStreams(request: Request): boolean {
+  const accept = request.headers.get('accept') ?? '';
+  return accept.includes('application/json') && accept.includes('text/event-stream');
 }

@@ -31,7 +31,7 @@ import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
-import { callsTool, readMcpBody } from './body.js';
+import { acceptsStreams, callsTool, initializes, readMcpBody } from './body.js';
 import { requestIdsOf } from './request-ids.js';
 import { ANSWER_TOOL } from './tools.js';
 import { openMcpSession, type McpSessionHandle, type McpSessionOrigin } from './server.js';
@@ -100,6 +100,20 @@ function sessionNotFound(): Response {
   return Response.json(
     { jsonrpc: '2.0', error: { code: -32001, message: 'Session not found' }, id: null },
     { status: 404 },
+  );
+}
+
+/**
+ * A request without a session ID that is not an `initialize`: the status and
+ * code the SDK's transport uses, with what to send instead.
+ */
+function noSession(): Response {
+  const message =
+    'Bad Request: no MCP session: send initialize without an Mcp-Session-Id header to open ' +
+    'one, then send its Mcp-Session-Id with every other request';
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32000, message }, id: null },
+    { status: 400 },
   );
 }
 
@@ -221,6 +235,26 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     throw error;
   }
 
+  /**
+   * The transport's own reply to a POST it refuses without a session: one
+   * whose body only it judges (another media type, text that is not JSON),
+   * or an `initialize` without the Accept it requires. It opens none, so it
+   * is served by a session of its own that takes no place and is closed after.
+   */
+  async function refusedByTransport(
+    request: Request,
+    handling: Parameters<McpSessionHandle['transport']['handleRequest']>[1],
+    openedBy: TokenHolder['kind'],
+  ): Promise<Response> {
+    const ignored = { onInitialized: () => undefined, onClosed: () => undefined };
+    const handle = await openMcpSession(toolDeps, openedBy, ignored, { sessionId: randomUUID() });
+    try {
+      return await handle.transport.handleRequest(request, handling);
+    } finally {
+      await handle.close();
+    }
+  }
+
   app.all(MCP_PATH, async (c) => {
     const request = c.req.raw;
     const secret = bearerSecret(request.headers.get('authorization'));
@@ -254,8 +288,16 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       if (!resume) return sessionNotFound();
     }
 
-    // No session here yet: an `initialize` opens one (the transport refuses anything
-    // else), or a session another replica opened is opened again.
+    // No session here yet: an `initialize` opens one, or a session another replica
+    // opened is opened again. Anything else is refused before it can take a place.
+    const opening = initializes(body.json);
+    if (!resume && !(opening && acceptsStreams(request))) {
+      // The transport's own refusal: a body only it judges, an initialize it will not accept.
+      if (request.method === 'POST' && (opening || !('json' in body))) {
+        return refusedByTransport(body.request, handling, holder.kind);
+      }
+      return noSession();
+    }
     const admission = await sessions.admit({ owner, user: holder.userId });
     if (!admission.ok) {
       deps.logger.warn(

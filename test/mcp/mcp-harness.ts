@@ -68,8 +68,11 @@ export async function mcpHarness(
   options: {
     progressIntervalMs?: number;
     budgets?: Partial<ClarificationBudgets>;
-    /** Passed to the route as they are: session quotas, clock, sweep timer, the no-progress bound. */
-    route?: Pick<McpRouteDeps, 'sessionLimits' | 'nowMs' | 'timers' | 'callWithoutProgressMs'>;
+    /** Passed to the route as they are: session quotas, clock, sweep timer, the no-progress bound, sessions kept in the store. */
+    route?: Pick<
+      McpRouteDeps,
+      'sessionLimits' | 'nowMs' | 'timers' | 'callWithoutProgressMs' | 'sharedSessions'
+    >;
   } = {},
 ): Promise<McpHarness> {
   const h = await clarificationHarness(driver, options.budgets ? { budgets: options.budgets } : {});

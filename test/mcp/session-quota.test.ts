@@ -3,9 +3,14 @@
  * user opening sessions without end takes the places of their own oldest
  * idle sessions and never locks anyone else out; with every session of theirs
  * busy they get 429 with `Retry-After`; idle sessions expire on a fake clock.
+ * A session holding an ask whose call returned `waiting` is busy too: it is
+ * never closed for room, so the person's answer still reaches its agent. A
+ * request that opens no session (no `initialize`, or a client's close of a
+ * shared session this server holds no copy of) takes no place at all.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/index.js';
+import { findMcpSession } from '../../src/store/index.js';
 import { ensureExternalSession } from '../../src/turns/index.js';
 import type { RepeatingTimers } from '../../src/support/index.js';
 import { DRIVERS } from '../support/databases.js';
@@ -272,5 +277,40 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
     }
     expect(await ping(h, h.tokens.colleague, kept.sessionId ?? '')).toBe(200);
     expect(h.endpoint.sessionCount()).toBe(1);
+  });
+
+  it('closes a shared session it holds no copy of without taking a place for it', async () => {
+    const clock = { now: 1_000_000 };
+    const timers = manualTimers();
+    const h = (m = await mcpHarness(driver, {
+      progressIntervalMs: 40,
+      route: {
+        sharedSessions: true,
+        callWithoutProgressMs: HELD_BOUND_MS,
+        sessionLimits: { perPrincipal: 1, idleMs: 600_000 },
+        nowMs: () => clock.now,
+        timers,
+      },
+    }));
+    const ended = await initialize(h, h.tokens.colleague);
+    const endedId = ended.sessionId ?? '';
+    // Its copy here idles out; the session lives on in the store for any replica.
+    clock.now += 600_000;
+    timers.fire();
+    await eventually(() => h.endpoint.sessionCount() === 0);
+    // The one place is taken by a session holding an ask.
+    const pendingId = await heldAsk(h, h.tokens.colleague, 'busy');
+
+    const response = await fetch(h.url, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${h.tokens.colleague}`, 'mcp-session-id': endedId },
+    });
+    const text = await response.text();
+    expect(response.status, text).toBe(200);
+    expect(await findMcpSession(h.h.store, endedId, `user:${h.colleague.userId}`)).toBeUndefined();
+    expect(h.endpoint.sessionCount()).toBe(1);
+    expect(h.h.waiters.has(pendingId)).toBe(true);
+    // Ended: nothing opens it again.
+    expect(await ping(h, h.tokens.colleague, endedId)).toBe(404);
   });
 });

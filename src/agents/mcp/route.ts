@@ -286,6 +286,11 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
         ?.find(sessionId, owner, request)
         .catch((error: unknown) => refusedBeforeTools(error, () => Promise.resolve(body.json)));
       if (!resume) return sessionNotFound();
+      // Its client closes it: opening a copy only to close it would take a place, or be refused one.
+      if (request.method === 'DELETE') {
+        await endShared(sessionId);
+        return new Response(null, { status: 200 });
+      }
     }
 
     // No session here yet: an `initialize` opens one, or a session another replica

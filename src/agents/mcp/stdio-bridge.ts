@@ -8,7 +8,8 @@
  *
  * A session Clarion no longer knows (404) is opened again with the client's
  * own `initialize`, and the message sent once more: a stdio client cannot
- * initialize again by itself.
+ * initialize again by itself. One refused then is asked for again with the
+ * next message.
  *
  * Every request forwarded gets an answer: a call whose response stream ends
  * without its result (Clarion restarted, the network dropped; `/mcp` streams
@@ -224,13 +225,21 @@ export async function runStdioBridge(options: StdioBridgeOptions): Promise<Stdio
     logger.info('mcp bridge opened a new session: Clarion no longer knew its own');
   };
 
-  /** Sends a local message on; once more in a new session when Clarion lost the bridge's. */
+  /**
+   * Sends a local message on; once more in a new session when Clarion lost
+   * the bridge's. A new session refused before (a full quota, Clarion
+   * away) is asked for again first: without one, nothing would ever be
+   * served again.
+   */
   const forward = async (message: JSONRPCMessage) => {
+    const initializing = isJSONRPCRequest(message) && message.method === 'initialize';
+    if (!initializing && opening && !closing && remote.sessionId === undefined) {
+      await reopen(opening);
+    }
     try {
       await remote.send(message);
     } catch (error) {
       const sessionGone = error instanceof StreamableHTTPError && error.code === 404;
-      const initializing = isJSONRPCRequest(message) && message.method === 'initialize';
       if (!sessionGone || initializing || !opening || closing) throw error;
       await reopen(opening);
       await remote.send(message);

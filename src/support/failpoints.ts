@@ -39,7 +39,8 @@ export type PausePointName =
   | 'notify.before_answer_links'
   | 'notify.answer_links_checking'
   | 'notify.answer_links_held'
-  | 'notify.channel_removal_locked';
+  | 'notify.channel_removal_locked'
+  | 'mcp.before_reopen';
 
 export interface ArmedPause {
   /** Resolves when the code reached the point and waits there. */

@@ -11,6 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/index.js';
 import { findMcpSession } from '../../src/store/index.js';
+import { armPause } from '../../src/support/failpoints.js';
 import { ensureExternalSession } from '../../src/turns/index.js';
 import type { RepeatingTimers } from '../../src/support/index.js';
 import { DRIVERS } from '../support/databases.js';
@@ -23,6 +24,8 @@ import {
 import { initializeBody, mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
 const INITIALIZE = initializeBody('flood');
+/** A pause point lets its request go by itself after this, should the test never release it. */
+const PAUSE_BOUND_MS = 20_000;
 
 /** One raw `initialize`, its body read to the end. */
 async function initialize(m: McpHarness, token: string) {
@@ -312,5 +315,61 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
     expect(h.h.waiters.has(pendingId)).toBe(true);
     // Ended: nothing opens it again.
     expect(await ping(h, h.tokens.colleague, endedId)).toBe(404);
+  });
+
+  it('opens one copy of a shared session for requests that come together', async () => {
+    const clock = { now: 1_000_000 };
+    const timers = manualTimers();
+    const h = (m = await mcpHarness(driver, {
+      route: {
+        sharedSessions: true,
+        sessionLimits: { idleMs: 600_000 },
+        nowMs: () => clock.now,
+        timers,
+      },
+    }));
+    const opened = await initialize(h, h.tokens.colleague);
+    const sessionId = opened.sessionId ?? '';
+    clock.now += 600_000;
+    timers.fire();
+    await eventually(() => h.endpoint.sessionCount() === 0);
+
+    // The client comes back with a call and its event stream at once; the call opens the copy.
+    const paused = armPause('mcp.before_reopen', PAUSE_BOUND_MS);
+    let stream: Response | undefined;
+    try {
+      const pinged = ping(h, h.tokens.colleague, sessionId);
+      await paused.reached;
+      const streaming = fetch(h.url, {
+        headers: {
+          accept: 'text/event-stream',
+          authorization: `Bearer ${h.tokens.colleague}`,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      });
+      // Time for the stream's request to open a copy of its own, had it one to open.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      paused.release();
+      expect(await pinged).toBe(200);
+      stream = await streaming;
+      expect(stream.status).toBe(200);
+      expect(h.endpoint.sessionCount()).toBe(1);
+
+      // The client closes its session: its one copy closes, and with it the stream.
+      const closed = await fetch(h.url, {
+        method: 'DELETE',
+        headers: { authorization: `Bearer ${h.tokens.colleague}`, 'mcp-session-id': sessionId },
+      });
+      expect(closed.status).toBe(200);
+      const ended = await Promise.race([
+        stream.text().then(() => 'ended'),
+        new Promise((resolve) => setTimeout(resolve, 5_000, 'still open')),
+      ]);
+      expect(ended).toBe('ended');
+    } finally {
+      paused.release();
+      await stream?.body?.cancel().catch(() => undefined);
+    }
   });
 });

@@ -15,7 +15,7 @@ import {
   MCP_CREDENTIAL_RECHECK_MS,
   MCP_SESSION_SWEEP_INTERVAL_MS,
 } from '../../tunables.js';
-import { systemTimers, type RepeatingTimers } from '../../support/index.js';
+import { pausePoint, systemTimers, type RepeatingTimers } from '../../support/index.js';
 import {
   bearerChallenge,
   errorBodyOf,
@@ -174,6 +174,8 @@ interface OpenSession extends SessionEntry {
 
 export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps): McpEndpoint {
   const nowMs = deps.nowMs ?? (() => Date.now());
+  /** Sessions another replica opened, being opened here, by ID: their other requests wait for that copy. */
+  const reopening = new Map<string, Promise<void>>();
   const sessions = new McpSessions<OpenSession>(nowMs, {
     ...DEFAULT_MCP_SESSION_LIMITS,
     ...deps.sessionLimits,
@@ -271,17 +273,21 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
     if (body instanceof Response) return body;
     const handling = { authInfo, ...('json' in body ? { parsedBody: body.json } : {}) };
 
+    /** The request handed to the session's copy here. */
+    const serve = (entry: OpenSession): Promise<Response> | Response => {
+      const ids = requestIdsOf(body.json);
+      // Twice in one batch is as bad: the first result closes the stream the second needs.
+      const reused = ids.find((id, at) => entry.handle.running(id) || ids.indexOf(id) !== at);
+      if (reused !== undefined) return requestIdInUse(reused);
+      return entry.handle.transport.handleRequest(body.request, handling);
+    };
+
     const sessionId = request.headers.get('mcp-session-id');
     let resume: McpSessionOrigin | undefined;
     if (sessionId !== null) {
+      await reopening.get(sessionId);
       const entry = sessions.lookup(sessionId, owner);
-      if (entry) {
-        const ids = requestIdsOf(body.json);
-        // Twice in one batch is as bad: the first result closes the stream the second needs.
-        const reused = ids.find((id, at) => entry.handle.running(id) || ids.indexOf(id) !== at);
-        if (reused !== undefined) return requestIdInUse(reused);
-        return entry.handle.transport.handleRequest(body.request, handling);
-      }
+      if (entry) return serve(entry);
       resume = await shared
         ?.find(sessionId, owner, request)
         .catch((error: unknown) => refusedBeforeTools(error, () => Promise.resolve(body.json)));
@@ -291,68 +297,93 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
         await endShared(sessionId);
         return new Response(null, { status: 200 });
       }
+      // Another request of the session began opening it here meanwhile: one copy serves both.
+      for (let racing = reopening.get(sessionId); racing; racing = reopening.get(sessionId)) {
+        await racing;
+        const opened = sessions.lookup(sessionId, owner);
+        if (opened) return serve(opened);
+      }
     }
 
-    // No session here yet: an `initialize` opens one, or a session another replica
-    // opened is opened again. Anything else is refused before it can take a place.
-    const opening = initializes(body.json);
-    if (!resume && !(opening && acceptsStreams(request))) {
-      // The transport's own refusal: a body only it judges, an initialize it will not accept.
-      if (request.method === 'POST' && (opening || !('json' in body))) {
-        return refusedByTransport(body.request, handling, holder.kind);
-      }
-      return noSession();
-    }
-    const admission = await sessions.admit({ owner, user: holder.userId });
-    if (!admission.ok) {
-      deps.logger.warn(
-        { principal: holder.kind, scope: admission.scope, limit: admission.limit },
-        'mcp session refused: quota exceeded',
-      );
-      return quotaExceeded(admission.scope, admission.limit);
-    }
-    const { slot } = admission;
-    const id = sessionId ?? randomUUID();
+    let reopened: () => void = () => undefined;
+    const marker = new Promise<void>((resolve) => {
+      reopened = resolve;
+    });
+    if (resume && sessionId !== null) reopening.set(sessionId, marker);
+    /** The copy is open here, or will not be: the requests waiting for it go on. */
+    const doneReopening = () => {
+      if (sessionId !== null && reopening.get(sessionId) === marker) reopening.delete(sessionId);
+      reopened();
+    };
     try {
-      // Kept before the client learns the ID, so its next request may go to any replica.
-      if (!resume) await shared?.keep(id, owner, body.json);
-      const handle = await openMcpSession(
-        toolDeps,
-        holder.kind,
-        {
-          onInitialized: (opened, handle) => {
-            slot.fill({
-              id: opened,
-              owner,
-              user: holder.userId,
-              handle,
-              lastSeenMs: nowMs(),
-              inFlight: () => handle.inFlight(),
-              held: () => handle.held(),
-              heldForTurns: () => handle.heldForTurns(),
-              close: () => handle.close(),
-            });
-            deps.logger.info({ mcpSession: opened, principal: holder.kind }, 'mcp session opened');
-          },
-          onClosed: (id) => {
-            sessions.remove(id);
-          },
-          onCallEnded: (id) => {
-            sessions.touch(id);
-          },
-          ...(shared ? { onEndedByClient: (ended: string) => void endShared(ended) } : {}),
-        },
-        { sessionId: id, ...(resume ? { resume } : {}) },
-      );
-      const response = await handle.transport.handleRequest(body.request, handling);
-      if (handle.transport.sessionId === undefined) {
-        await handle.close();
-        if (!resume) await shared?.forget(id);
+      if (resume) await pausePoint('mcp.before_reopen');
+      // No session here yet: an `initialize` opens one, or a session another replica
+      // opened is opened again. Anything else is refused before it can take a place.
+      const opening = initializes(body.json);
+      if (!resume && !(opening && acceptsStreams(request))) {
+        // The transport's own refusal: a body only it judges, an initialize it will not accept.
+        if (request.method === 'POST' && (opening || !('json' in body))) {
+          return await refusedByTransport(body.request, handling, holder.kind);
+        }
+        return noSession();
       }
-      return response;
+      const admission = await sessions.admit({ owner, user: holder.userId });
+      if (!admission.ok) {
+        deps.logger.warn(
+          { principal: holder.kind, scope: admission.scope, limit: admission.limit },
+          'mcp session refused: quota exceeded',
+        );
+        return quotaExceeded(admission.scope, admission.limit);
+      }
+      const { slot } = admission;
+      const id = sessionId ?? randomUUID();
+      try {
+        // Kept before the client learns the ID, so its next request may go to any replica.
+        if (!resume) await shared?.keep(id, owner, body.json);
+        const handle = await openMcpSession(
+          toolDeps,
+          holder.kind,
+          {
+            onInitialized: (opened, handle) => {
+              slot.fill({
+                id: opened,
+                owner,
+                user: holder.userId,
+                handle,
+                lastSeenMs: nowMs(),
+                inFlight: () => handle.inFlight(),
+                held: () => handle.held(),
+                heldForTurns: () => handle.heldForTurns(),
+                close: () => handle.close(),
+              });
+              deps.logger.info(
+                { mcpSession: opened, principal: holder.kind },
+                'mcp session opened',
+              );
+            },
+            onClosed: (id) => {
+              sessions.remove(id);
+            },
+            onCallEnded: (id) => {
+              sessions.touch(id);
+            },
+            ...(shared ? { onEndedByClient: (ended: string) => void endShared(ended) } : {}),
+          },
+          { sessionId: id, ...(resume ? { resume } : {}) },
+        );
+        doneReopening();
+        const response = await handle.transport.handleRequest(body.request, handling);
+        if (handle.transport.sessionId === undefined) {
+          await handle.close();
+          if (!resume) await shared?.forget(id);
+        }
+        return response;
+      } finally {
+        // A no-op once filled; frees the place of an `initialize` that failed.
+        slot.release();
+      }
     } finally {
-      // A no-op once filled; frees the place of an `initialize` that failed.
-      slot.release();
+      doneReopening();
     }
   });
 

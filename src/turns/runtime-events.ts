@@ -193,7 +193,9 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     const { tx } = write;
     const session = await getSession(tx, event.sessionId);
     if (!session) return false;
-    if (interruptedByStop(deps, event)) {
+    // Read once: the note and the decisions kept for the next start must agree.
+    const cutByStop = interruptedByStop(deps, event);
+    if (cutByStop) {
       // Not the agent's failure nor anyone's cancel: the person must send the message again.
       write.added(
         await appendMessage(tx, {
@@ -221,7 +223,7 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     // Its agent was stopped because the person it acted for was deleted: the session's
     // failure says so, and the exit that stop brought is no failure of the agent's turn.
     const endedForOwner = session.failure_code === 'owner_deleted';
-    if (event.error && !endedForOwner && !interruptedByStop(deps, event)) {
+    if (event.error && !endedForOwner && !cutByStop) {
       write.added(
         await appendMessage(tx, {
           sessionId: event.sessionId,
@@ -243,8 +245,9 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
       }
     }
     await completeTurn(tx, event.turnId);
-    // The agent went on past the decisions made in this turn: no restart need doubt them.
-    await forgetDecidedIn(tx, event.sessionId, event.turnId);
+    // The agent went on past the decisions made in this turn: no restart need doubt them. One
+    // this server's stop cut off may not have heard them: the next start says so, as after a crash.
+    if (!cutByStop) await forgetDecidedIn(tx, event.sessionId, event.turnId);
     write.moved(
       await transitionSession(tx, event.sessionId, ['running', 'waiting_for_input'], 'idle'),
     );

@@ -35,6 +35,7 @@ export type PausePointName =
   | 'superseded_waits.before_read'
   | 'user_input.before_copy_kept'
   | 'user_input.before_decision_recorded'
+  | 'action_tool.after_turn_check'
   | 'agent_start.before_host_start'
   | 'notify.before_answer_links'
   | 'notify.answer_links_checking'

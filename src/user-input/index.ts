@@ -22,6 +22,7 @@ export {
   type ConsentRequestInput,
   type FormRequestInput,
   type RequestInput,
+  type TurnEndWatch,
 } from './request-input.js';
 export { followUpText, retryDelayMs, transition } from './transition.js';
 export { mostBlocking } from './view.js';

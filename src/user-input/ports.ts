@@ -7,7 +7,7 @@ import type { Clock } from '../support/index.js';
 import type { IdSource } from '../support/index.js';
 import type { Timers } from '../support/index.js';
 import type { Failure, FormFieldError } from '../wire/index.js';
-import type { RequestInput } from './request-input.js';
+import type { RequestInput, TurnEndWatch } from './request-input.js';
 import type {
   AgentOutcome,
   FollowUpAdmission,
@@ -212,6 +212,13 @@ export interface UserInputRegistry {
    * `turnEnd` settles it as it opens.
    */
   turnEnded(sessionId: string, outcome: TurnOutcome): void;
+  /**
+   * Tells of the session's next `turnEnded`: a caller that reads whether a
+   * turn runs before it asks takes this first, so a turn that ends between
+   * its read and its request's opening is not missed (`turnEndSinceCheck`).
+   * Kept until that end, the session's deletion or the registry's close.
+   */
+  nextTurnEnd(sessionId: string): TurnEndWatch;
   /**
    * The session's waiting requests `turnEnded(sessionId, outcome)` would end
    * unanswered, as they stand now (the turn's end writes their note before

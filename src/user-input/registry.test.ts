@@ -288,6 +288,35 @@ describe('action follow-ups', () => {
     expect(ctx.timers.active).toBe(0);
   });
 
+  it('its turn ended between the caller’s read and its opening: that end is its own', async () => {
+    const ctx = setup();
+    const normal = ctx.registry.nextTurnEnd('session-1');
+    ctx.registry.turnEnded('session-1', 'normal');
+    const action = open(ctx.registry, actionInput({ turnEndSinceCheck: normal }));
+    // As if asked between turns: the person's Done is sent now, not after some later turn.
+    await ctx.registry.respond(action.id, { decision: 'done' }, ADA);
+    await flush();
+    expect(ctx.admissions.map((call) => call.requestId)).toEqual([action.id]);
+    expect(ctx.registry.get(action.id)).toMatchObject({ settled_reason: 'dispatched' });
+
+    // A cancelled turn ends its action, opened late or not; a later turn's end is no one's.
+    const cancelled = ctx.registry.nextTurnEnd('session-1');
+    ctx.registry.turnEnded('session-1', 'cancelled');
+    const swept = open(ctx.registry, actionInput({ turnEndSinceCheck: cancelled }));
+    const later = open(
+      ctx.registry,
+      actionInput({ turnEndSinceCheck: cancelled, outsideTurn: true }),
+    );
+    const waiting = open(
+      ctx.registry,
+      actionInput({ turnEndSinceCheck: ctx.registry.nextTurnEnd('session-1') }),
+    );
+    await flush();
+    expect(swept.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(ctx.registry.get(later.id)).toMatchObject({ status: 'awaiting' });
+    expect(ctx.registry.get(waiting.id)).toMatchObject({ status: 'awaiting' });
+  });
+
   it('skip arms the skip text', async () => {
     const ctx = setup();
     await dueAction(ctx, 'skip');

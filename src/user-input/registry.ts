@@ -55,6 +55,7 @@ import {
   type Responder,
   type SettledState,
   type TransitionResult,
+  type TurnOutcome,
   type UserInputCommand,
   type UserInputEvent,
   type UserInputRequest,
@@ -208,6 +209,8 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
   const held = new Map<string, UserInputEvent[]>();
   /** Answers to one request are judged one after another, however the one before ended. */
   const judging = new KeyedSerial();
+  /** Each session's next turn end, watched by callers that read whether a turn runs. */
+  const nextTurnEnds = new Map<string, { outcome: TurnOutcome | undefined }>();
   let closed = false;
 
   const alwaysKey = (rule: { profile: string; toolKey: string; command: string }) =>
@@ -708,6 +711,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
           for (const olderId of older) dispatch(olderId, { type: 'superseded' });
         }
         dispatch(id, { type: 'requested', request, rememberedBy });
+        // Its turn ended after the caller read it running, before this opened: that end is its own.
+        const missed =
+          input.kind === 'action' && !input.outsideTurn ? input.turnEndSinceCheck : undefined;
+        if (missed?.outcome !== undefined) {
+          dispatch(id, { type: 'turnEnded', outcome: missed.outcome });
+        }
         watchCall(id, input);
       };
       // One a person will be asked opens once its copy is kept; a close meanwhile refuses it.
@@ -783,11 +792,26 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     turnEnded(sessionId, outcome) {
+      const watched = nextTurnEnds.get(sessionId);
+      if (watched) {
+        watched.outcome = outcome;
+        nextTurnEnds.delete(sessionId);
+      }
       for (const id of liveIds((state) => state.request.sessionId === sessionId)) {
         dispatch(id, { type: 'turnEnded', outcome });
       }
       // After the end itself: one it ended (the agent exited) ignores the sweep.
       for (const id of lostCalls.endTurn(sessionId)) sweepCall(id);
+    },
+
+    nextTurnEnd(sessionId) {
+      let watched = nextTurnEnds.get(sessionId);
+      if (!watched) {
+        watched = { outcome: undefined };
+        // Nothing is kept once closed: no turn's end is heard after that.
+        if (!closed) nextTurnEnds.set(sessionId, watched);
+      }
+      return watched;
     },
 
     endedByTurnEnd(sessionId, outcome) {
@@ -809,10 +833,12 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     },
 
     sessionDeleted(sessionId) {
+      nextTurnEnds.delete(sessionId);
       return settleWhere((state) => state.request.sessionId === sessionId, 'session_deleted');
     },
 
     forgetSession(sessionId) {
+      nextTurnEnds.delete(sessionId);
       const ids = [...live.keys()].filter((id) => live.get(id)?.request.sessionId === sessionId);
       for (const id of ids) {
         live.delete(id);
@@ -861,6 +887,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
     close() {
       if (closed) return;
       closed = true;
+      nextTurnEnds.clear();
       settleWhere(() => true, 'shutdown');
       for (const map of [deadlines, retries, attemptTimeouts]) {
         for (const handle of map.values()) handle.cancel();

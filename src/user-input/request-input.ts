@@ -5,7 +5,13 @@
  * unique and read differently to a person, a URL shown to a person is
  * http(s), a consent's text is storable).
  */
-import type { ConsentDetail, ConsentOption, ConsentOptionKind, FormSchema } from './types.js';
+import type {
+  ConsentDetail,
+  ConsentOption,
+  ConsentOptionKind,
+  FormSchema,
+  TurnOutcome,
+} from './types.js';
 
 import {
   consentOptionsReadingTheSame,
@@ -71,6 +77,18 @@ export interface ActionRequestInput extends RequestInputBase {
   followUp?: boolean;
   /** See `ActionRequest.outsideTurn`. */
   outsideTurn?: boolean;
+  /**
+   * The registry's `nextTurnEnd`, taken before the caller read that a turn
+   * runs (`outsideTurn` false). When that turn ended before the request
+   * opened, its end missed the request: the request opens as that end would
+   * have left it, so it never waits on a later turn's end.
+   */
+  turnEndSinceCheck?: TurnEndWatch;
+}
+
+/** The session's next turn end as the registry hears of it: its outcome once it came. */
+export interface TurnEndWatch {
+  readonly outcome: TurnOutcome | undefined;
 }
 
 export interface FormRequestInput extends RequestInputBase {

@@ -19,6 +19,7 @@ import { issueToken } from '../../src/auth/tokens.js';
 import { completeTurn, currentTurn, firstAdmin, setSessionState } from '../../src/store/index.js';
 import type { ServerOptions } from '../../src/server.js';
 import type { UserInputView } from '../../src/wire/index.js';
+import { armPause, type ArmedPause } from '../../src/support/failpoints.js';
 import { eventually } from '../support/clarification-harness.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
 import { seedAdminSession } from '../support/seed.js';
@@ -48,7 +49,7 @@ async function serveAgent(options: ServerOptions = {}, betweenTurns = false) {
       requestInit: { headers: { Authorization: `Bearer ${token}` } },
     }),
   );
-  return { running, agent };
+  return { running, agent, sessionId };
 }
 
 describe('request_user_action refusals on the real server', () => {
@@ -139,6 +140,54 @@ describe('request_user_action whose call ends before anyone answers', () => {
       decision: 'done',
     });
     expect(late).toMatchObject({ status: 409, json: { code: 'conflict' } });
+  });
+});
+
+describe('request_user_action whose turn ends while it opens', () => {
+  let running: InProcessServer | undefined;
+  let pause: ArmedPause | undefined;
+
+  afterEach(async () => {
+    pause?.release();
+    pause = undefined;
+    await running?.dispose();
+    running = undefined;
+  });
+
+  it('is between turns: the person’s Done goes to the agent, not after some later turn', async () => {
+    const served = await serveAgent({ mcpCallWithoutProgressMs: 300 });
+    running = served.running;
+    const { store, turns } = running.server;
+    const { sessionId } = served;
+
+    // The tool read the turn as running; the turn then ends, as `endTurn` ends it: its row is
+    // completed and the session idle, then the registry hears of it, before the request opens.
+    pause = armPause('action_tool.after_turn_check', 20_000);
+    const call = served.agent.callTool(
+      { name: 'request_user_action', arguments: ACTION },
+      undefined,
+      {
+        timeout: 10_000,
+      },
+    );
+    await pause.reached;
+    const turn = await currentTurn(store, sessionId);
+    if (turn) await completeTurn(store, turn.id);
+    await setSessionState(store, sessionId, 'idle');
+    turns.userInputs.turnEnded(sessionId, 'normal');
+    pause.release();
+
+    const result = (await call) as CallToolResult;
+    expect(result.structuredContent).toMatchObject({ status: 'waiting' });
+    const requestId = (result.structuredContent as { request_id: string }).request_id;
+    const done = await running.api('POST', `/api/v1/user-inputs/${requestId}/respond`, {
+      decision: 'done',
+    });
+    expect(done.status).toBe(200);
+    // No turn is running to end: the follow-up is sent as a new message at once.
+    await eventually(() => turns.userInputs.get(requestId)?.status === 'settled', 15_000);
+    expect(turns.userInputs.get(requestId)).toMatchObject({ settled_reason: 'dispatched' });
+    await served.agent.close();
   });
 });
 

@@ -27,7 +27,13 @@ import {
 } from '../../wire/index.js';
 import { currentTurn, getSession } from '../../store/index.js';
 import type { Store } from '../../store/index.js';
-import { EXHAUSTED, systemClock, systemTimers, withinFreshBudget } from '../../support/index.js';
+import {
+  EXHAUSTED,
+  pausePoint,
+  systemClock,
+  systemTimers,
+  withinFreshBudget,
+} from '../../support/index.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import type { BoundCall, ToolExtra } from './call-context.js';
 import type { CheckedTools } from './checked-tools.js';
@@ -81,8 +87,13 @@ export function registerActionTool(
         if (!session) return toolFailure(failure('not_found', 'session not found'));
         // Only an agent Clarion runs hears the answer later, in its turn's follow-up.
         const bounded = holder.kind === 'agent' && !hasProgressToken(extra);
+        // Taken before the read: a turn that ends after it, before the request opens, is not missed.
+        const turnEnd =
+          holder.kind === 'agent' ? deps.userInputs.nextTurnEnd(session.id) : undefined;
         // Asked between turns: no turn's end would send the answer, so it goes as it comes.
         const outsideTurn = holder.kind === 'agent' && !(await turnRuns(deps.store, session.id));
+        // A race test holds the call here, its turn read as running, while that turn ends.
+        await pausePoint('action_tool.after_turn_check');
         const tie = bounded ? untilReturned(call.withdrawn, call.connection) : undefined;
         const created = deps.userInputs.request({
           kind: 'action',
@@ -92,6 +103,7 @@ export function registerActionTool(
           instructions: args.instructions,
           url: args.url ?? null,
           outsideTurn,
+          ...(turnEnd ? { turnEndSinceCheck: turnEnd } : {}),
           ...(tie
             ? { signal: tie.withdrawn, connectionLost: tie.connection }
             : holder.kind === 'agent'

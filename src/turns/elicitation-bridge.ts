@@ -171,6 +171,8 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
     call: { withdrawn: AbortSignal; connectionLost: AbortSignal },
   ): Promise<CreateElicitationResponse> {
     const registry = deps.registry();
+    // Taken while the host still runs the turn that asked: an end from here on is not missed.
+    const turnEnd = registry?.nextTurnEnd(sessionId);
     const session = await getSession(deps.store, sessionId);
     if (!registry || !session) return CANCEL;
     // The agent's text titles the decision's transcript row, which PostgreSQL refuses with a NUL.
@@ -184,6 +186,7 @@ export function elicitationHandlers(deps: ElicitationBridgeDeps): ElicitationHan
       instructions: clippedText(message, MAX_ACTION_INSTRUCTIONS_CHARS),
       url: elicitation.url,
       followUp: false,
+      ...(turnEnd ? { turnEndSinceCheck: turnEnd } : {}),
       signal: call.withdrawn,
       // A link outlives a normal end of its turn, but not its agent: once the connection that
       // would hear the answer closed, the registry ends it as it ends an MCP action's. That

@@ -1,8 +1,9 @@
 /**
  * An ACP agent that asks at the edges of its turn, each step held until the
  * test writes a file beside it, so a race test lands its event where it means
- * to. Its asks are a permission request or a form (`elicitation/create`), by
- * the prompt's `<kind>`, and `<tag>` names the files of one run:
+ * to. Its asks are a permission request, a form or a link to open
+ * (`elicitation/create`), by the prompt's `<kind>` (`permission`, `form`,
+ * `url`), and `<tag>` names the files of one run:
  *
  * - `/withdraw <kind> <tag>` asks, withdraws its own request
  *   (`$/cancel_request`) once `<tag>.go` exists, and ends its turn once
@@ -34,6 +35,12 @@ async function whenTold(name) {
 }
 
 function ask(client, sessionId, kind, n, cancellationSignal) {
+  if (kind === 'url') {
+    return client.request(methods.client.elicitation.create, {
+      mode: 'url', sessionId, elicitationId: 'link-' + n, message: 'Sign in ' + n,
+      url: 'https://tracker.example/login/' + n,
+    }, { cancellationSignal });
+  }
   if (kind === 'form') {
     return client.request(methods.client.elicitation.create, {
       mode: 'form', sessionId, message: 'Details ' + n,

@@ -5,7 +5,9 @@
  * turn ends and that end settles the request that was open. Released, the
  * late one ends too, as it opens: its agent hears `cancelled`, nothing waits
  * on the idle session and nobody is left to decide it. A permission request
- * and a form of the turn alike.
+ * and a form of the turn alike. A link (URL elicitation) outlives a normal
+ * end of its turn instead: opened late, it is as one that end found open,
+ * so the person's Done also comes to the agent as a follow-up message.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,4 +91,44 @@ describe('a request still opening as its turn ends', () => {
     },
     60_000,
   );
+
+  it('keeps a link that opens after its turn ended, and sends the person’s Done as a follow-up', async () => {
+    const running = await world.serve();
+    const registry = running.turns.userInputs;
+    const tag = 'ending-url';
+    const started = await startTask(`/end-while-opening url ${tag}`);
+    let first: { id: string; kind: string } | undefined;
+    await eventually(async () => {
+      [first] = await listed(started.sessionId);
+      return first !== undefined;
+    }, AGENT_WAIT_MS);
+    expect(first?.kind).toBe('action');
+
+    pause = armPause('user_input.before_copy_kept', PAUSE_BOUND_MS);
+    writeFileSync(join(world.dir, `${tag}.go`), '');
+    await pause.reached;
+    writeFileSync(join(world.dir, `${tag}.end`), '');
+    // A link outlives a normal end of its turn: the one open then waits on.
+    await eventually(async () => (await sessionOf(started))?.state === 'idle', AGENT_WAIT_MS);
+    pause.release();
+    await eventually(async () => (await listed(started.sessionId)).length === 2, AGENT_WAIT_MS);
+
+    // Each answered alike, whether it opened before its turn's end or after: the agent hears
+    // Done, and, its turn over, gets it as a follow-up message too. The late one first: the
+    // other's follow-up starts a turn whose end would make up for what it missed.
+    for (const [n, request] of [...(await listed(started.sessionId)).entries()].reverse()) {
+      const done = await api('POST', `/api/v1/user-inputs/${request.id}/respond`, {
+        decision: 'done',
+      });
+      expect(done.status).toBe(200);
+      await eventually(() => registry.get(request.id)?.status === 'settled', AGENT_WAIT_MS);
+      expect(registry.get(request.id)).toMatchObject({ settled_reason: 'dispatched' });
+      await eventually(
+        () => existsSync(join(world.dir, `${tag}-${String(n + 1)}.json`)),
+        AGENT_WAIT_MS,
+      );
+    }
+    expect(heardBy(tag, 1)).toEqual({ reply: { action: 'accept' } });
+    expect(heardBy(tag, 2)).toEqual({ reply: { action: 'accept' } });
+  }, 60_000);
 });

@@ -218,7 +218,11 @@ export async function recordDecision(
  * agent died while the decision was being kept; the session's lock ordered
  * its end first) has forgotten its decisions and never ends again: a copy
  * kept now would make a restart, however much later, doubt a decision no
- * agent was left to hear.
+ * agent was left to hear. An action that outlived its turn is the exception:
+ * its decision goes to the agent as a follow-up (`due`), held in memory
+ * until a session that can take it does (a failed one waits for its
+ * restart); its copy stays until the follow-up settles, so a restart before
+ * then says the agent may not have received it.
  */
 async function keepDecided(
   write: SessionWrite,
@@ -226,7 +230,8 @@ async function keepDecided(
   turnId: string,
   turnEnded: boolean,
 ) {
-  if (turnEnded || (await runsExternally(write.tx, view.session_id))) {
+  const owedAsFollowUp = view.status === 'due';
+  if ((turnEnded && !owedAsFollowUp) || (await runsExternally(write.tx, view.session_id))) {
     await forgetOpenUserInput(write.tx, view.id);
   } else {
     await keepDecidedUserInput(write.tx, view, turnId);

@@ -253,6 +253,45 @@ describe.each(DRIVERS)('a decided request’s copy on %s', (driver: Driver) => {
     expect(await t.notes(USER_INPUT_ENDED_TYPE)).toEqual([]);
   });
 
+  it('an action decided after its turn ended keeps its copy while its follow-up is owed', async () => {
+    const t = await setup();
+    const action = t.ask('action');
+    const { awaiting } = t.views(action);
+    await keepOpenUserInput(store, awaiting);
+    // Its turn ended normally: the action outlives it, and a person's Done is owed as a follow-up.
+    await t.sessions.write(t.session.id, async (write) => {
+      await completeTurn(write.tx, t.turn.id);
+      await forgetDecidedIn(write.tx, t.session.id, t.turn.id);
+    });
+    const opened = transition(
+      { status: 'absent' },
+      { type: 'requested', request: action, rememberedBy: null },
+    );
+    if ('ignored' in opened) throw new Error('not opened');
+    const ended = transition(opened.state, { type: 'turnEnded', outcome: 'normal' });
+    if ('ignored' in ended) throw new Error('turn end ignored');
+    const done = transition(ended.state, {
+      type: 'humanResponded',
+      response: { decision: 'done' },
+      responder: ADA,
+    });
+    if ('ignored' in done) throw new Error('not answered');
+    const due = toView(done.state);
+    expect(due.status).toBe('due');
+    await t.decide(due);
+
+    // The server stopped before the follow-up went (its session failed, say): the agent never
+    // heard the Done, and the transcript says it may not have.
+    expect(await t.recover()).toBe(1);
+    expect(await t.notes(USER_INPUT_ENDED_TYPE)).toEqual([]);
+    const [note, ...more] = await t.notes(USER_INPUT_DECISION_UNCONFIRMED_TYPE);
+    expect(more).toEqual([]);
+    expect(note).toMatchObject({
+      turn_id: t.turn.id,
+      metadata: { request_id: action.id, kind: 'action', loss: 'restart' },
+    });
+  });
+
   it('an external agent’s decision forgets the copy with it', async () => {
     const t = await setup(EXTERNAL_AGENT_PROFILE);
     const action = t.ask('action');

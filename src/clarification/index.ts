@@ -17,6 +17,7 @@ export type { WaitOutcome } from './waiters.js';
 export { readResponder } from './bundle.js';
 export type { RecoveryReport } from './recovery.js';
 export { recoverAtStartUp, recoverClarifications } from './recovery.js';
+export { noteTurnCutByStop } from './interrupted-turns.js';
 export type { Answer, ClarificationResponse, RespondInput } from './outcome.js';
 export type { Question, QuestionOption } from './questions.js';
 export { normalizeAsk } from './questions.js';

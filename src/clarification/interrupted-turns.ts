@@ -25,6 +25,7 @@ import {
   messagesByPendingId,
   closeOpenTurns,
   endOpenToolCalls,
+  getTurn,
   interruptedTurnsToExamine,
   turnIsOpen,
   turnHasPersonMessage,
@@ -105,6 +106,37 @@ export async function closeInterruptedTurns(
   }
   report.turnsClosed += await closeOpenTurns(deps.store, EXTERNAL_AGENT_PROFILE, scope);
   return report;
+}
+
+/**
+ * In the write that ends a turn this server's own stop cut off (its agent
+ * stopped under it): the notes recovery writes for a turn a crash cut off,
+ * by the same verdict, so a person reads the same whichever way the server
+ * stopped. An answer its agent may not have received is noted, with the
+ * offer to send it again, in place of the note to send the message again;
+ * without one, that note is written as before. Does not close the turn.
+ */
+export async function noteTurnCutByStop(
+  write: SessionWrite,
+  turnId: string,
+  loss: TurnInterruptedLoss,
+): Promise<void> {
+  const record = await getTurn(write.tx, turnId);
+  const session = await getSession(write.tx, write.sessionId);
+  if (!record || !session) return;
+  const turn: InterruptedTurn = {
+    ...record,
+    agent_profile: session.agent_profile,
+    session_state: session.state,
+  };
+  const { facts, bundles } = await gather(write.tx, turn);
+  const verdict = decideInterruptedTurn(facts);
+  const unconfirmed = verdict.kind === 'close' ? verdict.unconfirmed : [];
+  for (const pendingId of unconfirmed) {
+    const bundle = bundles.get(pendingId);
+    if (bundle) await noteUnconfirmed(write, turn, bundle);
+  }
+  if (unconfirmed.length === 0) await noteInterrupted(write, turn, loss);
 }
 
 async function gather(tx: RepoContext, turn: InterruptedTurn) {

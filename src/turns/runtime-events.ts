@@ -19,6 +19,7 @@
 import type { RuntimeEvent, StopReason } from '../agents/index.js';
 import type { TurnOutcome } from '../user-input/index.js';
 import { revokeAgentTokens } from '../auth/index.js';
+import { noteTurnCutByStop } from '../clarification/index.js';
 import {
   appendMessage,
   completeTurn,
@@ -38,12 +39,10 @@ import {
   FRESH_START_METADATA,
   FRESH_START_TEXT,
   LIVE_SESSION_STATES,
-  TURN_INTERRUPTED_TEXTS,
   storableJson,
   storableText,
   turnCancelledNote,
   turnFailureNote,
-  turnInterruptedMetadata,
 } from '../wire/index.js';
 import { startNextQueued } from './admission.js';
 import type { TurnsDeps } from './context.js';
@@ -196,18 +195,9 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     // Read once: the note and the decisions kept for the next start must agree.
     const cutByStop = interruptedByStop(deps, event);
     if (cutByStop) {
-      // Not the agent's failure nor anyone's cancel: the person must send the message again.
-      write.added(
-        await appendMessage(tx, {
-          sessionId: event.sessionId,
-          taskId: session.task_id,
-          turnId: event.turnId,
-          authorType: 'system',
-          type: 'status',
-          content: TURN_INTERRUPTED_TEXTS.restart,
-          metadata: turnInterruptedMetadata('restart'),
-        }),
-      );
+      // Not the agent's failure nor anyone's cancel: the person must send the message again, or
+      // the answer the agent may not have received, as after a crash.
+      await noteTurnCutByStop(write, event.turnId, 'restart');
     } else if (event.stopReason === 'cancelled') {
       write.added(
         await appendMessage(tx, {

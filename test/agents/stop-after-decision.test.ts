@@ -12,6 +12,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
+  DELIVERY_UNCONFIRMED_TYPE,
+  TURN_INTERRUPTED_OUTCOME,
   USER_INPUT_DECISION_TYPE,
   USER_INPUT_DECISION_UNCONFIRMED_TYPE,
   USER_INPUT_ENDED_TYPE,
@@ -126,4 +128,41 @@ describe.each(DRIVERS)('a decision recorded just before a graceful stop (%s)', (
     expect(await ofType(consent.sessionId, USER_INPUT_DECISION_UNCONFIRMED_TYPE)).toHaveLength(1);
     expect(await ofType(action.sessionId, USER_INPUT_DECISION_UNCONFIRMED_TYPE)).toHaveLength(1);
   }, 240_000);
+
+  it('an answer handed to the agent’s live wait is noted as perhaps not received, as after a crash', async () => {
+    const database = await served.open(driver);
+    let server: Serving | undefined;
+    const serve = async () => {
+      server = await database.serve({
+        CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
+        CLARION_AGENT_STOP_GRACE_S: '1',
+      });
+      return bearerApi(server.url, ADMIN_TOKEN);
+    };
+    let api = await serve();
+    const items = waitingItems(api, AGENT_WAIT_MS);
+    const started = await items.startTask('/ask', 'Answered at the stop');
+    const bundle = await items.pendingOf(started.sessionId);
+
+    const serverPid = server?.child.pid;
+    if (serverPid === undefined) throw new Error('no server process');
+    for (const pid of childrenOf(serverPid)) process.kill(pid, 'SIGSTOP');
+    const answered = await api('POST', `/api/v1/clarification/${bundle.pending_id}/respond`, {
+      answers: [{ question_id: 'q1', selected_options: ['generated'] }],
+    });
+    expect(answered.status).toBe(200);
+    expect(await server?.stop()).toMatchObject({ code: 0, signal: null });
+
+    api = await serve();
+    const rows = (await api('GET', `/api/v1/sessions/${started.sessionId}/messages?limit=500`)).json
+      .messages as Row[];
+    // The answer reached its wait, and the agent was stopped before it finished the turn: the
+    // note offers to send the answer again, and does not ask for the message the agent had.
+    const [note, ...more] = rows.filter((row) => row.type === DELIVERY_UNCONFIRMED_TYPE);
+    expect(more).toEqual([]);
+    expect(note?.metadata).toMatchObject({ clarification_pending_id: bundle.pending_id });
+    expect(rows.filter((row) => row.metadata.turn_outcome === TURN_INTERRUPTED_OUTCOME)).toEqual(
+      [],
+    );
+  }, 120_000);
 });

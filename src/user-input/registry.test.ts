@@ -317,6 +317,27 @@ describe('action follow-ups', () => {
     expect(ctx.registry.get(waiting.id)).toMatchObject({ status: 'awaiting' });
   });
 
+  it('its agent exited between the caller’s read and its opening: it ends, noted', async () => {
+    const noted: string[] = [];
+    const registry = createUserInputRegistry({
+      clock: fakeClock(),
+      ids: sequentialIds('req'),
+      timers: new ClockTimers(fakeClock()),
+      publish: () => undefined,
+      answerAgent: () => undefined,
+      admitFollowUp: () => Promise.resolve('accepted'),
+      noteEnded: (view) => noted.push(view.id),
+      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
+    });
+    const exited = registry.nextTurnEnd('session-1');
+    registry.turnEnded('session-1', 'agent_exited');
+    const action = open(registry, actionInput({ turnEndSinceCheck: exited }));
+    await flush();
+    expect(action.outcome()).toEqual({ kind: 'refused', reason: 'swept' });
+    expect(registry.get(action.id)).toMatchObject({ settled_reason: 'agent_exited' });
+    expect(noted).toEqual([action.id]);
+  });
+
   it('skip arms the skip text', async () => {
     const ctx = setup();
     await dueAction(ctx, 'skip');

@@ -714,7 +714,9 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         // Its turn ended after the caller read it running, before this opened: that end is its own.
         const missed =
           input.kind === 'action' && !input.outsideTurn ? input.turnEndSinceCheck : undefined;
-        if (missed?.outcome !== undefined) {
+        // An agent that exited meanwhile is gone: said with a note, as no turn's end named it.
+        if (missed?.outcome === 'agent_exited') dispatch(id, { type: 'agentConnectionClosed' });
+        else if (missed?.outcome !== undefined) {
           dispatch(id, { type: 'turnEnded', outcome: missed.outcome });
         }
         watchCall(id, input);

@@ -103,17 +103,23 @@ export async function forgetOpenUserInput(ctx: RepoContext, id: string): Promise
   await ctx.db.deleteFrom('open_user_inputs').where('id', '=', id).execute();
 }
 
-/** The turn `turnId` ended: the agent went on past the decisions recorded in it. */
+/**
+ * The turn `turnId` ended: the agent went on past the decisions recorded in
+ * it, but those of `owed` (requests whose decision still waits to be sent to
+ * the agent as a follow-up), which stay until they settle.
+ */
 export async function forgetDecidedIn(
   ctx: RepoContext,
   sessionId: string,
   turnId: string,
+  owed: readonly string[] = [],
 ): Promise<void> {
-  await ctx.db
+  let forget = ctx.db
     .deleteFrom('open_user_inputs')
     .where('session_id', '=', sessionId)
-    .where('decided_turn_id', '=', turnId)
-    .execute();
+    .where('decided_turn_id', '=', turnId);
+  if (owed.length > 0) forget = forget.where('id', 'not in', owed);
+  await forget.execute();
 }
 
 /** The request IDs of the copies left in the sessions of `scope`, oldest first. */

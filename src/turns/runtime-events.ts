@@ -237,7 +237,15 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
     await completeTurn(tx, event.turnId);
     // The agent went on past the decisions made in this turn: no restart need doubt them. One
     // this server's stop cut off may not have heard them: the next start says so, as after a crash.
-    if (!cutByStop) await forgetDecidedIn(tx, event.sessionId, event.turnId);
+    // A Done still owed as a follow-up has not reached it either: kept until that settles.
+    if (!cutByStop) {
+      await forgetDecidedIn(
+        tx,
+        event.sessionId,
+        event.turnId,
+        owedFollowUps(deps, event.sessionId),
+      );
+    }
     write.moved(
       await transitionSession(tx, event.sessionId, ['running', 'waiting_for_input'], 'idle'),
     );
@@ -281,6 +289,14 @@ async function endCredential(deps: TurnsDeps, sessionId: string): Promise<void> 
   } catch (error) {
     deps.logger.error({ err: error, session_id: sessionId }, 'agent token not revoked');
   }
+}
+
+/** The session's requests whose decision waits to go to its agent as a follow-up. */
+function owedFollowUps(deps: TurnsDeps, sessionId: string): string[] {
+  return deps.userInputs
+    .snapshot(new Set([sessionId]))
+    .filter((view) => view.status === 'due')
+    .map((view) => view.id);
 }
 
 /** A turn this server's stop ended (its agent stopped under it), not one the agent ended. */

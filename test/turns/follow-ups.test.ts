@@ -3,7 +3,11 @@
  * the test so the busy windows are exact.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../src/observability/logger.js';
+import { currentTurn, getTurn } from '../../src/store/index.js';
+import { endOrphanedUserInputs } from '../../src/turns/ended-user-inputs.js';
 import { followUpAdmitter } from '../../src/turns/user-input-bridge.js';
+import { USER_INPUT_DECISION_UNCONFIRMED_TYPE } from '../../src/wire/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { eventually } from '../support/clarification-harness.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
@@ -213,6 +217,37 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
       (await userMessages()).some((text) => text.startsWith('Continue.')),
     );
     expect(h.turns.userInputs.get(created.id)).toMatchObject({ settled_reason: 'dispatched' });
+  });
+
+  it('keeps an owed Done for recovery past the end of the turn it was made in', async () => {
+    const requestId = await queuedFollowUp();
+    // The busy turn's agent dies, and the agent to take the follow-up is slow to start.
+    const release = h.host.holdStarts();
+    try {
+      const busy = await currentTurn(h.store, sessionId);
+      h.host.exit(sessionId);
+      // Its turn's end is written (the agent's own reports wait behind the held start).
+      await eventually(async () => (await getTurn(h.store, busy?.id ?? ''))?.completed_at != null);
+      expect(h.turns.userInputs.get(requestId)).toMatchObject({ status: 'due' });
+      // The server restarts now: the agent never heard the Done, and the transcript says it may not have.
+      const recovered = await endOrphanedUserInputs(
+        { store: h.store, sessions: h.sessions, logger: silentLogger },
+        { kind: 'all' },
+        'restart',
+      );
+      expect(recovered).toBe(1);
+      const notes = await h.store.db
+        .selectFrom('task_session_messages')
+        .select('metadata')
+        .where('task_session_id', '=', sessionId)
+        .where('type', '=', USER_INPUT_DECISION_UNCONFIRMED_TYPE)
+        .execute();
+      expect(notes.map((note) => JSON.parse(note.metadata) as unknown)).toEqual([
+        expect.objectContaining({ request_id: requestId, kind: 'action', loss: 'restart' }),
+      ]);
+    } finally {
+      release();
+    }
   });
 
   it('drops a follow-up only for a session no restart brings back: its person was deleted', async () => {

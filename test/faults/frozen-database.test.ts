@@ -21,7 +21,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import pg from 'pg';
 import { pino, type Logger } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { hashSecret, issueToken } from '../../src/auth/tokens.js';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer } from '../../src/server.js';
@@ -49,69 +49,81 @@ interface Timed {
   ms: number;
 }
 
-describe('a server whose PostgreSQL stops answering', () => {
-  let database: TestDatabase | undefined;
-  let proxy: TcpProxy | undefined;
-  let server: RunningServer | undefined;
-  const clients: Client[] = [];
+/**
+ * What one test started, ended after it. The tests run at once (each waits out real bounds of
+ * several seconds, on its own database, proxy and server), so nothing of theirs is shared.
+ */
+interface Rig {
+  database?: TestDatabase;
+  proxy?: TcpProxy;
+  server?: RunningServer;
+  readonly clients: Client[];
   /** The test let the database answer again: its pooled connections are sound and stay. */
-  let thawed = false;
+  thawed: boolean;
+}
 
-  afterEach(async () => {
-    // Statements cut off fail at once rather than at the reply bound; the stop's own go through
-    // once the server has heard the thaw: its dead connections dropped (each fails one
-    // statement) and a live one pooled. A stop under a partition is not what these tests are
-    // about, and right after a thaw a loaded machine can fail its one retry (CI did).
-    if (!thawed) {
-      proxy?.resetConnections();
-      const running = server;
-      if (running) {
-        await eventually(
-          () =>
-            running.store.ping().then(
-              () => true,
-              () => false,
-            ),
-          20_000,
-        );
-      }
+async function endRig(rig: Rig): Promise<void> {
+  const { proxy, server, database } = rig;
+  // Statements cut off fail at once rather than at the reply bound; the stop's own go through
+  // once the server has heard the thaw: its dead connections dropped (each fails one
+  // statement) and a live one pooled. A stop under a partition is not what these tests are
+  // about, and right after a thaw a loaded machine can fail its one retry (CI did).
+  if (!rig.thawed) {
+    proxy?.resetConnections();
+    if (server) {
+      await eventually(
+        () =>
+          server.store.ping().then(
+            () => true,
+            () => false,
+          ),
+        20_000,
+      );
     }
-    thawed = false;
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await server?.close();
-    server = undefined;
-    await proxy?.close();
-    proxy = undefined;
-    await database?.dispose();
-    database = undefined;
-  });
+  }
+  await Promise.allSettled(rig.clients.splice(0).map((client) => client.close()));
+  await server?.close();
+  await proxy?.close();
+  await database?.dispose();
+}
 
+describe.concurrent('a server whose PostgreSQL stops answering', () => {
   async function serverThroughProxy(
+    context: TestContext,
     logger: Logger = silentLogger,
     {
       preparedStatements,
       wakePollIntervalMs,
     }: { preparedStatements?: number; wakePollIntervalMs?: number } = {},
-  ): Promise<{ server: RunningServer; proxy: TcpProxy }> {
-    database = await freshDatabase('postgres');
+  ): Promise<{ server: RunningServer; proxy: TcpProxy; rig: Rig }> {
+    const rig: Rig = { clients: [], thawed: false };
+    context.onTestFinished(() => endRig(rig));
+    const database = (rig.database = await freshDatabase('postgres', { migrated: true }));
     const { target } = database;
     if (target.driver !== 'postgres') throw new Error('postgres only');
     const direct = new URL(target.url);
-    proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
+    const proxy = (rig.proxy = await startTcpProxy({
+      host: direct.hostname,
+      port: Number(direct.port),
+    }));
     const proxied = new URL(direct);
     proxied.port = String(proxy.port);
     const config = serverConfig(database, ADMIN_TOKEN, {
       database: { driver: 'postgres', url: proxied.href, preparedStatements },
       replicaId: 'frozen-a',
     });
-    server = await startServer(config, logger, wakePollIntervalMs ? { wakePollIntervalMs } : {});
-    return { server, proxy };
+    const server = (rig.server = await startServer(
+      config,
+      logger,
+      wakePollIntervalMs ? { wakePollIntervalMs } : {},
+    ));
+    return { server, proxy, rig };
   }
 
   /** The test database's own address, past the proxy. */
-  function directUrl(): string {
-    if (database?.target.driver !== 'postgres') throw new Error('postgres only');
-    return database.target.url;
+  function directUrl(rig: Rig): string {
+    if (rig.database?.target.driver !== 'postgres') throw new Error('postgres only');
+    return rig.database.target.url;
   }
 
   async function pendingIds(running: RunningServer): Promise<string[]> {
@@ -148,18 +160,18 @@ describe('a server whose PostgreSQL stops answering', () => {
   }
 
   /** An SDK client connected to the server's `/mcp` (the admin's token by default); closed after the test. */
-  async function mcpClient(running: RunningServer, token = ADMIN_TOKEN): Promise<Client> {
+  async function mcpClient(rig: Rig, running: RunningServer, token = ADMIN_TOKEN): Promise<Client> {
     const client = new Client({ name: 'frozen-database-test', version: '1.0.0' });
     const transport = new StreamableHTTPClientTransport(new URL(`${running.url}/mcp`), {
       requestInit: { headers: { authorization: `Bearer ${token}` } },
     });
     await client.connect(transport);
-    clients.push(client);
+    rig.clients.push(client);
     return client;
   }
 
-  it('answers respond, /me and /healthz with 503 and Retry-After within their bounds', async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it('answers respond, /me and /healthz with 503 and Retry-After within their bounds', async (context) => {
+    const { server, proxy } = await serverThroughProxy(context);
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
     expect((await timed(`${server.url}/api/v1/me`, { headers: auth })).status).toBe(200);
     expect((await timed(`${server.url}/healthz`)).status).toBe(200);
@@ -197,9 +209,9 @@ describe('a server whose PostgreSQL stops answering', () => {
     );
   }, 60_000);
 
-  it('counts an MCP answer_question refused before its tool ran as unavailable', async () => {
-    const { server, proxy } = await serverThroughProxy();
-    const client = await mcpClient(server);
+  it('counts an MCP answer_question refused before its tool ran as unavailable', async (context) => {
+    const { server, proxy, rig } = await serverThroughProxy(context);
+    const client = await mcpClient(rig, server);
     // The client opens its event stream once connected; let its lookup pass first.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
@@ -257,8 +269,8 @@ describe('a server whose PostgreSQL stops answering', () => {
     );
   }
 
-  it("bounds a respond's whole wait by its one budget, its credential lookup included", async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it("bounds a respond's whole wait by its one budget, its credential lookup included", async (context) => {
+    const { server, proxy } = await serverThroughProxy(context);
     const auth = { authorization: `Bearer ${ADMIN_TOKEN}` };
     expect((await timed(`${server.url}/api/v1/me`, { headers: auth })).status).toBe(200);
 
@@ -276,9 +288,9 @@ describe('a server whose PostgreSQL stops answering', () => {
     });
   }, 60_000);
 
-  it("bounds an MCP answer_question's whole wait the same way", async () => {
-    const { server, proxy } = await serverThroughProxy();
-    const client = await mcpClient(server);
+  it("bounds an MCP answer_question's whole wait the same way", async (context) => {
+    const { server, proxy, rig } = await serverThroughProxy(context);
+    const client = await mcpClient(rig, server);
     // The client opens its event stream once connected, with a lookup of its own: let it pass.
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
@@ -305,8 +317,8 @@ describe('a server whose PostgreSQL stops answering', () => {
    * answering as any read naming its person goes out (finding its external
    * session would be one).
    */
-  it("bounds an external agent's answer_question by the one budget, and refuses it", async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it("bounds an external agent's answer_question by the one budget, and refuses it", async (context) => {
+    const { server, proxy, rig } = await serverThroughProxy(context);
     const me = await timed(`${server.url}/api/v1/me`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
@@ -316,7 +328,7 @@ describe('a server whose PostgreSQL stops answering', () => {
       userId,
       name: 'Claude Code',
     });
-    const client = await mcpClient(server, external.secret);
+    const client = await mcpClient(rig, server, external.secret);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
     const lookupMs = CREDENTIAL_LOOKUP_MAX_MS - 1_000;
@@ -349,22 +361,23 @@ describe('a server whose PostgreSQL stops answering', () => {
    * identity read. Either way the whole use ends within the one budget, a
    * 503 with nothing decided.
    */
-  it.each([
+  it.for<[string, number]>([
     ["the link's own lookup", 1],
     ["the respond's identity read", 2],
   ])(
     "bounds an answer link's use by the one budget, frozen in %s",
-    async (_where, nth) => {
+    { timeout: 60_000 },
+    async ([, nth], context) => {
       // No poll of the wake bus meanwhile: it reads the waited question too (superseded waits),
       // and the nth statement naming the question must be the use's own.
-      const { server, proxy } = await serverThroughProxy(silentLogger, {
+      const { server, proxy, rig } = await serverThroughProxy(context, silentLogger, {
         wakePollIntervalMs: 10 * 60_000,
       });
       const me = await timed(`${server.url}/api/v1/me`, {
         headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
       });
       const userId = (me.body.user as { id: string }).id;
-      const asker = await mcpClient(server);
+      const asker = await mcpClient(rig, server);
       const before = new Set(await pendingIds(server));
       // Its wait ends with the test; the call's own outcome says nothing here.
       asker
@@ -419,16 +432,15 @@ describe('a server whose PostgreSQL stops answering', () => {
         ),
       );
     },
-    60_000,
   );
 
-  it("answers an answer link's view 503 within the credential lookup's bound", async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it("answers an answer link's view 503 within the credential lookup's bound", async (context) => {
+    const { server, proxy, rig } = await serverThroughProxy(context);
     const me = await timed(`${server.url}/api/v1/me`, {
       headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     const userId = (me.body.user as { id: string }).id;
-    const asker = await mcpClient(server);
+    const asker = await mcpClient(rig, server);
     // Its wait ends with the test; the call's own outcome says nothing here.
     asker
       .callTool({
@@ -470,8 +482,8 @@ describe('a server whose PostgreSQL stops answering', () => {
     expectUnavailableWithin(viewed, CREDENTIAL_LOOKUP_MAX_MS);
   }, 60_000);
 
-  it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it('answers a sign-in 503 within its bound, and a redemption that goes on leaves the link unused', async (context) => {
+    const { server, proxy, rig } = await serverThroughProxy(context);
     const minted = await fetch(`${server.url}/api/v1/auth/sign-in-links`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -515,7 +527,7 @@ describe('a server whose PostgreSQL stops answering', () => {
     const retried = await signIn();
     expect(retried.status).toBe(200);
     expect(retried.headers.get('set-cookie')).toMatch(/^clarion_session=/);
-    thawed = true;
+    rig.thawed = true;
   }, 60_000);
 
   /** A browser signed in on a fresh link of the admin's: its session cookie's secret. */
@@ -549,8 +561,8 @@ describe('a server whose PostgreSQL stops answering', () => {
     headers: { origin: running.url, cookie: `clarion_session=${cookie}`, ...headers },
   });
 
-  it("bounds a sign-in over a browser's session by one bound, its cookie's read included", async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it("bounds a sign-in over a browser's session by one bound, its cookie's read included", async (context) => {
+    const { server, proxy } = await serverThroughProxy(context);
     const cookie = await browserSession(server);
     const minted = await fetch(`${server.url}/api/v1/auth/sign-in-links`, {
       method: 'POST',
@@ -580,10 +592,11 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(lookupMs + SIGN_IN_REDEEM_MAX_MS).toBeGreaterThan(SIGN_IN_REDEEM_MAX_MS + SLACK_MS);
   }, 60_000);
 
-  it.each([['sign-out'], ['sign-out-others']])(
+  it.for<[string]>([['sign-out'], ['sign-out-others']])(
     'bounds a %s by the credential bound, its lookup included',
-    async (route) => {
-      const { server, proxy } = await serverThroughProxy();
+    { timeout: 60_000 },
+    async ([route], context) => {
+      const { server, proxy } = await serverThroughProxy(context);
       const cookie = await browserSession(server);
 
       // Its lookup answers late, within its bound; the session's end never does.
@@ -601,12 +614,13 @@ describe('a server whose PostgreSQL stops answering', () => {
       expect(signOut.ms).toBeGreaterThanOrEqual(lookupMs);
       expectUnavailableWithin(signOut, CREDENTIAL_LOOKUP_MAX_MS);
     },
-    60_000,
   );
 
-  it('ends no session with a sign-out it answered 503', async () => {
+  it('ends no session with a sign-out it answered 503', async (context) => {
     // Unprepared, the statement's text goes out whole, so the proxy can tell the session's end.
-    const { server, proxy } = await serverThroughProxy(silentLogger, { preparedStatements: 0 });
+    const { server, proxy, rig } = await serverThroughProxy(context, silentLogger, {
+      preparedStatements: 0,
+    });
     const cookie = await browserSession(server);
 
     // The end's statement waits past the bound, then runs: the database thawed.
@@ -629,11 +643,11 @@ describe('a server whose PostgreSQL stops answering', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_000));
     const me = await fetch(`${server.url}/api/v1/me`, fromPage(server, cookie));
     expect(me.status).toBe(200);
-    thawed = true;
+    rig.thawed = true;
   }, 60_000);
 
-  it("answers a token's revocation 503 within the credential bound, and a late one revokes nothing", async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it("answers a token's revocation 503 within the credential bound, and a late one revokes nothing", async (context) => {
+    const { server, proxy, rig } = await serverThroughProxy(context);
     const minted = await fetch(`${server.url}/api/v1/tokens`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -665,11 +679,11 @@ describe('a server whose PostgreSQL stops answering', () => {
       headers: { authorization: `Bearer ${secret}` },
     });
     expect(me.status).toBe(200);
-    thawed = true;
+    rig.thawed = true;
   }, 60_000);
 
-  it('hands a sign-in link opened meanwhile to the page, which can say to retry', async () => {
-    const { server, proxy } = await serverThroughProxy();
+  it('hands a sign-in link opened meanwhile to the page, which can say to retry', async (context) => {
+    const { server, proxy } = await serverThroughProxy(context);
     const minted = await fetch(`${server.url}/api/v1/auth/sign-in-links`, {
       method: 'POST',
       headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
@@ -687,18 +701,22 @@ describe('a server whose PostgreSQL stops answering', () => {
     expect(opened.headers.get('location')).toBe(`/sign-in#${encodeURIComponent(secret)}`);
   }, 60_000);
 
-  it('tries a step of its stop again when its connection drops as the step goes out', async () => {
+  it('tries a step of its stop again when its connection drops as the step goes out', async (context) => {
     // Unprepared, each statement's text goes out whole, so the proxy can tell the stop's own.
-    const { server: running, proxy: line } = await serverThroughProxy(silentLogger, {
+    const {
+      server: running,
+      proxy: line,
+      rig,
+    } = await serverThroughProxy(context, silentLogger, {
       preparedStatements: 0,
     });
-    server = undefined;
+    rig.server = undefined;
     line.resetWhenSent('delete from "api_tokens"');
     line.resetWhenSent('set "stopped_at"');
 
     await expect(running.close()).resolves.toBeUndefined();
     expect(line.resetsDone()).toBe(2);
-    const direct = new pg.Client({ connectionString: directUrl() });
+    const direct = new pg.Client({ connectionString: directUrl(rig) });
     await direct.connect();
     try {
       const { rows } = await direct.query<{ stopped: boolean }>(
@@ -710,12 +728,12 @@ describe('a server whose PostgreSQL stops answering', () => {
     }
   }, 60_000);
 
-  it('finishes its stop when its PostgreSQL is gone, and says what it left undone', async () => {
+  it('finishes its stop when its PostgreSQL is gone, and says what it left undone', async (context) => {
     const lines: string[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
-    const { server: running, proxy: cut } = await serverThroughProxy(logger);
-    server = undefined;
-    proxy = undefined;
+    const { server: running, proxy: cut, rig } = await serverThroughProxy(context, logger);
+    rig.server = undefined;
+    rig.proxy = undefined;
 
     // Every connection ends and no new one can be made: each statement of the stop fails at once.
     await cut.close();

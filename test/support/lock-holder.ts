@@ -11,8 +11,13 @@ export interface HeldLock {
   readonly released: Promise<void>;
 }
 
+export interface HeldProcessLock extends HeldLock {
+  /** Lets go before `heldMs` (the holder ends; its lock goes with it), resolving as `released` does. */
+  release(): Promise<void>;
+}
+
 /** Resolves once the other process holds the lock. */
-export async function holdSqliteLock(file: string, heldMs: number): Promise<HeldLock> {
+export async function holdSqliteLock(file: string, heldMs: number): Promise<HeldProcessLock> {
   const holder = spawn(
     process.execPath,
     [
@@ -41,7 +46,13 @@ export async function holdSqliteLock(file: string, heldMs: number): Promise<Held
       reject(new Error('the lock holder exited before locking'));
     });
   });
-  return { released };
+  return {
+    released,
+    release: () => {
+      if (holder.exitCode === null && holder.signalCode === null) holder.kill();
+      return released;
+    },
+  };
 }
 
 export interface HeldDataDir {

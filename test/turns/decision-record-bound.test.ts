@@ -9,7 +9,7 @@
  * database. PostgreSQL only: a SQLite statement runs in this process.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { permissionRequest } from '../support/user-input-fixtures.js';
 import { createSessionWriter } from '../../src/events/index.js';
 import { openStore, type Store } from '../../src/store/index.js';
@@ -32,47 +32,48 @@ import {
 const RECORD_MAX_MS = 1_000;
 const REPLY_MAX_MS = 4_000;
 
-describe('a decision while postgres gives no reply', () => {
-  let h: TurnsHarness;
-  let proxy: TcpProxy | undefined;
-  let proxied: Store | undefined;
-  let sessionId: string;
-
-  beforeEach(async () => {
-    h = await turnsHarness('postgres', {
-      recordDecision: async (base) => {
-        if (base.target.driver !== 'postgres') throw new Error('postgres only');
-        const direct = new URL(base.target.url);
-        proxy = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
-        const url = new URL(direct);
-        url.port = String(proxy.port);
-        proxied = await openStore(
-          { driver: 'postgres', url: url.href, statementReplyMaxMs: REPLY_MAX_MS },
-          { poolSize: 4 },
-        );
-        const sessions = createSessionWriter({
-          store: proxied,
-          events: base.events,
-          userInputPending: () => null,
-        });
-        return decisionRecorder(sessions, proxied, {
-          maxMs: RECORD_MAX_MS,
-          unkeptWaitMaxMs: REPLY_MAX_MS,
-          unkeptRetryMs: 200,
-        });
-      },
-    });
-    sessionId = (await h.createTask('publish the package')).session.id;
-  });
-
-  afterEach(async () => {
+/**
+ * One test's harness, with its decisions' proxy and the store through it, ended after the test.
+ * The tests run at once: each waits out real bounds of seconds on its own database.
+ */
+async function rigged(context: TestContext) {
+  const cut: { proxy?: TcpProxy; proxied?: Store; h?: TurnsHarness } = {};
+  context.onTestFinished(async () => {
     // The proxy first: its end drops the connections still waiting for a reply.
-    await proxy?.close();
-    proxy = undefined;
-    await proxied?.close();
-    proxied = undefined;
-    await h.dispose();
+    await cut.proxy?.close();
+    await cut.proxied?.close();
+    await cut.h?.dispose();
   });
+  const h = (cut.h = await turnsHarness('postgres', {
+    recordDecision: async (base) => {
+      if (base.target.driver !== 'postgres') throw new Error('postgres only');
+      const direct = new URL(base.target.url);
+      const proxy = (cut.proxy = await startTcpProxy({
+        host: direct.hostname,
+        port: Number(direct.port),
+      }));
+      const url = new URL(direct);
+      url.port = String(proxy.port);
+      const proxied = (cut.proxied = await openStore(
+        { driver: 'postgres', url: url.href, statementReplyMaxMs: REPLY_MAX_MS },
+        { poolSize: 4 },
+      ));
+      const sessions = createSessionWriter({
+        store: proxied,
+        events: base.events,
+        userInputPending: () => null,
+      });
+      return decisionRecorder(sessions, proxied, {
+        maxMs: RECORD_MAX_MS,
+        unkeptWaitMaxMs: REPLY_MAX_MS,
+        unkeptRetryMs: 200,
+      });
+    },
+  }));
+  if (!cut.proxy || !cut.proxied) throw new Error('no proxy');
+  const proxy: TcpProxy = cut.proxy;
+  const proxied: Store = cut.proxied;
+  const sessionId = (await h.createTask('publish the package')).session.id;
 
   async function askConsent(): Promise<{ consent: ConsentView; heard: () => unknown }> {
     const handler = consentHandler({ store: h.store }, () => h.turns.userInputs);
@@ -93,10 +94,9 @@ describe('a decision while postgres gives no reply', () => {
       (metadata) => (JSON.parse(metadata) as { option_id: string }).option_id,
     );
 
-  /** Responds `allow` with PostgreSQL cut by `cut`; the refusal, how long it took, when the cut began. */
-  async function refusedWhileCut(consent: ConsentView, cut: (proxy: TcpProxy) => void) {
-    if (!proxy) throw new Error('no proxy');
-    cut(proxy);
+  /** Responds `allow` with PostgreSQL cut by `cutBy`; the refusal, how long it took, when the cut began. */
+  async function refusedWhileCut(consent: ConsentView, cutBy: (proxy: TcpProxy) => void) {
+    cutBy(proxy);
     const began = performance.now();
     const refused = await respond(consent, 'allow');
     const waitedMs = performance.now() - began;
@@ -112,15 +112,32 @@ describe('a decision while postgres gives no reply', () => {
   async function retried(consent: ConsentView, cutAt: number, heard: () => unknown) {
     await sleep(50);
     expect(heard()).toBeUndefined();
-    proxy?.restore();
+    proxy.restore();
     await sleep(Math.max(0, cutAt + REPLY_MAX_MS + 500 - performance.now()));
     const chosen = await respond(consent, 'reject');
     expect(chosen.status).toBe(200);
-    await expect.poll(heard).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    await context.expect
+      .poll(heard)
+      .toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
     expect(await decisionOptions()).toEqual(['reject']);
   }
 
-  it('is refused at its bound when the COMMIT gets no reply, without the read-back waiting', async () => {
+  return {
+    h,
+    proxy,
+    proxied,
+    sessionId,
+    askConsent,
+    respond,
+    decisionOptions,
+    refusedWhileCut,
+    retried,
+  };
+}
+
+describe.concurrent('a decision while postgres gives no reply', () => {
+  it('is refused at its bound when the COMMIT gets no reply, without the read-back waiting', async (context) => {
+    const { askConsent, refusedWhileCut, retried } = await rigged(context);
     const { consent, heard } = await askConsent();
     const cutAt = await refusedWhileCut(consent, (proxy) => {
       proxy.blackholeWhenSent('COMMIT');
@@ -128,7 +145,8 @@ describe('a decision while postgres gives no reply', () => {
     await retried(consent, cutAt, heard);
   });
 
-  it('is refused at its bound when PostgreSQL answers nothing from the start', async () => {
+  it('is refused at its bound when PostgreSQL answers nothing from the start', async (context) => {
+    const { askConsent, refusedWhileCut, retried } = await rigged(context);
     const { consent, heard } = await askConsent();
     const cutAt = await refusedWhileCut(consent, (proxy) => {
       proxy.blackhole();
@@ -136,17 +154,19 @@ describe('a decision while postgres gives no reply', () => {
     await retried(consent, cutAt, heard);
   });
 
-  it('leaves no decision standing when its COMMIT arrives after the refusal', async () => {
+  it('leaves no decision standing when its COMMIT arrives after the refusal', async (context) => {
+    const { h, proxy, sessionId, askConsent, respond, decisionOptions, refusedWhileCut } =
+      await rigged(context);
     const { consent, heard } = await askConsent();
     await refusedWhileCut(consent, (proxy) => {
       proxy.holdWhenSent('COMMIT');
     });
     // The COMMIT reaches PostgreSQL now, and goes through: the row was kept after all.
-    proxy?.release();
+    proxy.release();
     const rowsOfTheRequest = async () =>
       (await decisionOptions()).length + (await unkeptDecisionIds(h, sessionId)).length;
-    await expect.poll(rowsOfTheRequest, { timeout: 3_000 }).toBe(1);
-    await expect.poll(decisionOptions, { timeout: 3_000 }).toEqual([]);
+    await context.expect.poll(rowsOfTheRequest, { timeout: 3_000 }).toBe(1);
+    await context.expect.poll(decisionOptions, { timeout: 3_000 }).toEqual([]);
     // Watchers never hear of it as a decision; the request still waits for one.
     expect(decisionsWatchersSee(h, sessionId)).toEqual([]);
     expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
@@ -155,13 +175,17 @@ describe('a decision while postgres gives no reply', () => {
 
     const chosen = await respond(consent, 'reject');
     expect(chosen.status).toBe(200);
-    await expect.poll(heard).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    await context.expect
+      .poll(heard)
+      .toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
     expect(await decisionOptions()).toEqual(['reject']);
     expect(decisionsWatchersSee(h, sessionId)).toEqual(['reject']);
     expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
   });
 
-  it("lets a second answer decide while the refused one's COMMIT is still on its way", async () => {
+  it("lets a second answer decide while the refused one's COMMIT is still on its way", async (context) => {
+    const { h, proxy, sessionId, askConsent, respond, decisionOptions, refusedWhileCut } =
+      await rigged(context);
     const { consent, heard } = await askConsent();
     await refusedWhileCut(consent, (proxy) => {
       proxy.holdWhenSent('COMMIT');
@@ -169,9 +193,11 @@ describe('a decision while postgres gives no reply', () => {
     // The second answer waits for the session's lock, which the refused write holds till its COMMIT.
     const second = respond(consent, 'reject');
     await sleep(RECORD_MAX_MS / 3);
-    proxy?.release();
+    proxy.release();
     expect((await second).status).toBe(200);
-    await expect.poll(heard).toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
+    await context.expect
+      .poll(heard)
+      .toEqual({ outcome: { outcome: 'selected', optionId: 'reject' } });
     // The refused row, kept, was superseded by the second answer's write, in watchers' view too.
     await sleep(300);
     expect(decisionsWatchersSee(h, sessionId)).toEqual(['reject']);
@@ -179,9 +205,9 @@ describe('a decision while postgres gives no reply', () => {
     expect(await unkeptDecisionIds(h, sessionId)).toHaveLength(1);
   });
 
-  it('is refused within the pre-claim budget when finding the request gets no reply', async () => {
+  it('is refused within the pre-claim budget when finding the request gets no reply', async (context) => {
+    const { h, proxy, proxied, askConsent, retried } = await rigged(context);
     const { consent, heard } = await askConsent();
-    if (!proxy || !proxied) throw new Error('no proxy');
     proxy.blackhole();
     // The credential lookup in front spent all but a second of the request's one budget.
     const leftMs = 1_000;

@@ -225,7 +225,7 @@ describe.concurrent('a server whose PostgreSQL stops answering', () => {
       },
     });
     // The 503 of the lookup, as the SDK reports it: the status, and the catalogue body.
-    await expect(call).rejects.toMatchObject({
+    await context.expect(call).rejects.toMatchObject({
       code: 503,
       message: expect.stringContaining('temporarily_unavailable') as unknown,
     });
@@ -714,7 +714,7 @@ describe.concurrent('a server whose PostgreSQL stops answering', () => {
     line.resetWhenSent('delete from "api_tokens"');
     line.resetWhenSent('set "stopped_at"');
 
-    await expect(running.close()).resolves.toBeUndefined();
+    await context.expect(running.close()).resolves.toBeUndefined();
     expect(line.resetsDone()).toBe(2);
     const direct = new pg.Client({ connectionString: directUrl(rig) });
     await direct.connect();
@@ -737,9 +737,9 @@ describe.concurrent('a server whose PostgreSQL stops answering', () => {
 
     // Every connection ends and no new one can be made: each statement of the stop fails at once.
     await cut.close();
-    await expect(running.close()).rejects.toThrow(
-      "the stop left undone: revoking the agents' tokens; giving the leases back",
-    );
+    await context
+      .expect(running.close())
+      .rejects.toThrow("the stop left undone: revoking the agents' tokens; giving the leases back");
     // The rest was done all the same: a takeover or the next start revokes the tokens, the
     // leases expire.
     const said = lines.map((line) => (JSON.parse(line) as { msg: string }).msg);
@@ -749,8 +749,8 @@ describe.concurrent('a server whose PostgreSQL stops answering', () => {
         'giving the leases back at the stop failed',
       ]),
     );
-    await expect(running.store.db.selectFrom('replicas').selectAll().execute()).rejects.toThrow(
-      /destroyed/,
-    );
+    await context
+      .expect(running.store.db.selectFrom('replicas').selectAll().execute())
+      .rejects.toThrow(/destroyed/);
   }, 60_000);
 });

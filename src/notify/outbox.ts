@@ -380,32 +380,25 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       return;
     }
     const nowMs = store.clock.nowMs();
-    if (stop.signal.aborted && !result.ok) {
-      // Cut short by shutdown: due again at the next start, not after a backoff.
-      await recordAttempt(store, row, {
+    /** The failed attempt recorded, and the notice due again at once, not after a backoff. */
+    const dueNow = (failed: Extract<SendResult, { ok: false }>) =>
+      recordAttempt(store, row, {
         outcome: 'retry',
-        status: result.status,
-        error: result.error,
-        code: result.code,
+        status: failed.status,
+        error: failed.error,
+        code: failed.code,
         nextAttemptMs: nowMs,
       });
-      return;
-    }
+    // Cut short by shutdown: due again at the next start.
+    if (stop.signal.aborted && !result.ok) return dueNow(result);
     if (
       !result.ok &&
       result.code === 'subscription_gone' &&
       (await forgetChannel(row, triedConfig, fields)) === 'kept'
     ) {
-      // Renewed meanwhile: the notice is owed to the new subscription, due now (a channel
-      // deleted meanwhile took the row with it, and this changes nothing).
-      await recordAttempt(store, row, {
-        outcome: 'retry',
-        status: result.status,
-        error: result.error,
-        code: result.code,
-        nextAttemptMs: nowMs,
-      });
-      return;
+      // Renewed meanwhile: the notice is owed to the new subscription (a channel deleted
+      // meanwhile took the row with it, and this changes nothing).
+      return dueNow(result);
     }
     const verdict = judgeAttempt(
       {

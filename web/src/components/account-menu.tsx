@@ -6,14 +6,15 @@
  * signed-out screen; a failure says so and leaves the page signed in.
  * Notifications on this device are turned off first, while the session can
  * still delete their channel: a phone handed on or shared must not go on
- * showing the person's items. That step is best effort (each part bounded):
- * its failure does not keep anyone signed in.
+ * showing the person's items. That step is best effort and waits at most
+ * `SIGN_OUT_PUSH_WAIT_MS`: neither its failure nor a hung push service keeps
+ * anyone signed in.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import type { Me } from '../model/api.js';
-import { turnOffPush } from '../model/push-device.js';
+import { turnOffPushForSignOut } from '../model/push-device.js';
 import { UserText } from './user-text.js';
 
 export function AccountMenu(props: { me: Me }) {
@@ -23,7 +24,7 @@ export function AccountMenu(props: { me: Me }) {
 
   const signOut = async () => {
     setStatus('signing_out');
-    await turnOffPush();
+    await turnOffPushForSignOut();
     const result = await api.signOut();
     // A 401 means the session had already ended: signed out all the same.
     if (result.ok || (result.kind === 'http' && result.status === 401)) account.signedOut();

@@ -16,7 +16,7 @@ import { createECDH, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
-import { fakePushManager } from './support/fake-push-manager.js';
+import { deviceSettings } from './support/device-settings.js';
 import { ADMIN_TOKEN, api } from './support/harness.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/constants.js';
 import {
@@ -330,12 +330,7 @@ describe('the installable web app', () => {
         `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')?.channelId ?? null`,
       );
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { section, reads } = await deviceSettings(context, page, world.origin);
       const turnOn = section.getByRole('button', { name: 'Turn on notifications on this device' });
       const turnOff = section.getByRole('button', { name: 'Turn off on this device' });
       await reads('off');
@@ -401,20 +396,10 @@ describe('the installable web app', () => {
     };
     const renewed = `http://127.0.0.1:9/push/renewed-${randomBytes(8).toString('hex')}`;
     const renewedJson = { endpoint: renewed, expirationTime: null, keys };
-    const recorded = () =>
-      page.evaluate<{ endpoint: string; channelId: string } | null>(
-        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
-      );
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { section, reads, turn, recorded } = await deviceSettings(context, page, world.origin);
       await reads('off');
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
+      await turn('on');
       const before = await recorded();
       expect(before).not.toBeNull();
 
@@ -450,8 +435,7 @@ describe('the installable web app', () => {
       expect(await recorded()).toEqual({ endpoint: renewed, channelId: before?.channelId });
       expect(await section.getByRole('alert').count()).toBe(0);
       // Off again, its channel with it: the tests after this one start with none.
-      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
-      await reads('off');
+      await turn('off');
     } finally {
       await context.close();
     }
@@ -478,10 +462,6 @@ describe('the installable web app', () => {
       const reply = (await response.json()) as { channel?: Channel };
       return response.ok ? reply.channel?.id : response.status;
     };
-    const recorded = () =>
-      page.evaluate<{ endpoint: string; channelId: string } | null>(
-        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
-      );
     /** The service worker's copy of this device's record. */
     const workerCopy = () =>
       page.evaluate<{ endpoint: string; channelId: string } | null>(`(async () => {
@@ -490,15 +470,9 @@ describe('the installable web app', () => {
         return found ? found.json() : null;
       })()`);
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { reads, turn, recorded } = await deviceSettings(context, page, world.origin);
       await reads('off');
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
+      await turn('on');
       const before = await recorded();
       expect(await workerCopy()).toEqual(before);
 
@@ -543,10 +517,8 @@ describe('the installable web app', () => {
       // Turned off: the worker's copy goes with the page's record.
       await page.reload();
       await reads('off');
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
-      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
-      await reads('off');
+      await turn('on');
+      await turn('off');
       expect(await workerCopy()).toBeNull();
     } finally {
       await context.close();
@@ -555,20 +527,10 @@ describe('the installable web app', () => {
   it('moves the channel itself when the worker never said the subscription was replaced', async () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();
-    const recorded = () =>
-      page.evaluate<{ endpoint: string; channelId: string } | null>(
-        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
-      );
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { section, reads, turn, recorded } = await deviceSettings(context, page, world.origin);
       await reads('off');
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
+      await turn('on');
       const before = await recorded();
 
       // The browser holds another subscription now, and nobody told the server.
@@ -586,8 +548,7 @@ describe('the installable web app', () => {
       );
       expect(channels.channels.filter((channel) => channel.kind === 'web_push')).toHaveLength(1);
       expect(await section.getByRole('alert').count()).toBe(0);
-      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
-      await reads('off');
+      await turn('off');
     } finally {
       await context.close();
     }
@@ -595,20 +556,10 @@ describe('the installable web app', () => {
   it('moves the channel when any page opens, not only Settings, if the worker could not', async () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();
-    const recorded = () =>
-      page.evaluate<{ endpoint: string; channelId: string } | null>(
-        `JSON.parse(localStorage.getItem(${JSON.stringify(DEVICE_CHANNEL_KEY)}) ?? 'null')`,
-      );
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { reads, turn, recorded } = await deviceSettings(context, page, world.origin);
       await reads('off');
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
+      await turn('on');
       const before = await recorded();
 
       // The browser replaced the subscription while the phone was offline: the worker's renewal
@@ -647,8 +598,7 @@ describe('the installable web app', () => {
 
       await page.goto(`${world.origin}/settings`);
       await reads('on');
-      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
-      await reads('off');
+      await turn('off');
     } finally {
       await context.close();
     }
@@ -657,12 +607,7 @@ describe('the installable web app', () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { section, reads, turn } = await deviceSettings(context, page, world.origin);
       const listed = page
         .getByTestId('notification-settings')
         .getByTestId('notification-channel')
@@ -670,16 +615,13 @@ describe('the installable web app', () => {
       await reads('off');
       await page.getByTestId('notification-settings').getByTestId('notification-url').waitFor(WAIT);
 
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
+      await turn('on');
       await expect.poll(() => listed.count(), WAIT).toBe(1);
 
-      await section.getByRole('button', { name: en.devicePush.turnOff }).click();
-      await reads('off');
+      await turn('off');
       await expect.poll(() => listed.count(), WAIT).toBe(0);
 
-      await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-      await reads('on');
+      await turn('on');
       await expect.poll(() => listed.count(), WAIT).toBe(1);
       await listed.getByRole('button', { name: en.notifications.remove }).click();
       await listed.getByRole('button', { name: en.notifications.removeYes }).click();
@@ -695,12 +637,7 @@ describe('the installable web app', () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();
     try {
-      await context.grantPermissions(['notifications'], { origin: world.origin });
-      await context.addInitScript(fakePushManager());
-      await page.goto(`${world.origin}/settings`);
-      const section = page.getByTestId('device-notifications');
-      const reads = (state: 'on' | 'off') =>
-        section.and(page.locator(`[data-state="${state}"]`)).waitFor(WAIT);
+      const { section, reads } = await deviceSettings(context, page, world.origin);
       const focused = () => page.evaluate<string>(`document.activeElement?.textContent ?? ''`);
       await reads('off');
 

@@ -22,8 +22,8 @@ import {
   type World,
 } from './support/harness.js';
 import { overflowsHorizontally, WAIT } from './support/clarification-pages.js';
+import { deviceSettings } from './support/device-settings.js';
 import { fakePushManager } from './support/fake-push-manager.js';
-import { en } from '../../web/src/i18n/en.js';
 import { PUSH_STEP_TIMEOUT_MS, SIGN_OUT_PUSH_WAIT_MS } from '../../web/src/model/push-fault.js';
 
 const PHONE = {
@@ -118,13 +118,9 @@ describe('signing out, and a tab whose sign-in ended', () => {
       (
         await api<{ channels: { kind: string }[] }>(world, 'GET', '/api/v1/notification-channels')
       ).channels.filter((channel) => channel.kind === 'web_push');
-    await context.grantPermissions(['notifications'], { origin: world.origin });
-    await context.addInitScript(fakePushManager());
-    await page.goto(`${world.origin}/settings`);
-    const section = page.getByTestId('device-notifications');
-    await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
-    await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-    await section.and(page.locator('[data-state="on"]')).waitFor(WAIT);
+    const device = await deviceSettings(context, page, world.origin);
+    await device.reads('off');
+    await device.turn('on');
     expect(await webPush()).toHaveLength(1);
 
     // Signed out, the device hears nothing more of this person's items: a phone handed on, or
@@ -142,12 +138,8 @@ describe('signing out, and a tab whose sign-in ended', () => {
 
   it('signs out without waiting on a push service that does not answer', async () => {
     const { context, page } = await signedIn();
-    await context.grantPermissions(['notifications'], { origin: world.origin });
-    await context.addInitScript(fakePushManager({ unsubscribeHangs: true }));
-    await page.goto(`${world.origin}/settings`);
-    const section = page.getByTestId('device-notifications');
-    await section.getByRole('button', { name: en.devicePush.turnOn }).click();
-    await section.and(page.locator('[data-state="on"]')).waitFor(WAIT);
+    const pushManager = fakePushManager({ unsubscribeHangs: true });
+    await (await deviceSettings(context, page, world.origin, pushManager)).turn('on');
 
     // The channel goes first; then the browser's unsubscribe hangs. The person is signed out
     // after the sign-out's own wait, not after a push step's much longer bound.

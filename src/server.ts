@@ -25,7 +25,7 @@ import {
   startSpentCredentialPruning,
   type SpentCredentialPruning,
 } from './auth/index.js';
-import { startReplica, type Replica } from './cluster/index.js';
+import { accountNews, startReplica, type Replica } from './cluster/index.js';
 import {
   ClarificationService,
   DEFAULT_BUDGETS,
@@ -265,6 +265,13 @@ export async function startServer(
           logger: logger.child({ component: 'event-relay' }),
         })
       : undefined;
+    // Rules and people: news for pages no session event reaches, here and on the other replicas.
+    const account = accountNews({
+      hub,
+      ...(replicated ? { bus: wakes } : {}),
+      store,
+      logger: logger.child({ component: 'account-news' }),
+    });
     stopWakes = async () => {
       await relay?.stop();
       wakes.close();
@@ -383,6 +390,9 @@ export async function startServer(
         logger: logger.child({ component: 'user-input' }),
         keepRule: (tx, rule) => keepRuleWhere(tx, launch, rule),
         ruleStands: (tx, rule) => ruleStandsWhere(tx, launch, rule),
+        ruleKept: (userId) => {
+          account.news.consentRulesChanged(userId);
+        },
       }),
       consentRules: consentRulesPort(store, launch),
       logger: logger.child({ component: 'user-input' }),
@@ -458,6 +468,12 @@ export async function startServer(
             },
           }
         : {}),
+      consentRulesChanged: (userId: string) => {
+        account.news.consentRulesChanged(userId);
+      },
+      peopleChanged: (subjectId: string) => {
+        account.news.peopleChanged(subjectId);
+      },
       draining: () => draining.draining(),
       ...(options.credentialRecheckMs ? { credentialRecheckMs: options.credentialRecheckMs } : {}),
     });
@@ -524,6 +540,7 @@ export async function startServer(
         },
         resync: () => undefined,
       });
+      wakes.subscribe(account.wakes);
       // The credential watch's own poll covers a lost wake.
       wakes.subscribe({
         kinds: ['credentials'],

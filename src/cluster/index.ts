@@ -16,6 +16,12 @@ export type {
 export { createWakeBus, encodeWake, parseWake } from './wake-bus.js';
 export type { EventRelay, EventRelayOptions } from './event-relay.js';
 export { loggingPublisher, sessionEventLog, startEventRelay } from './event-relay.js';
+export {
+  accountNews,
+  type AccountNews,
+  type AccountNewsDeps,
+  type AccountNewsHub,
+} from './account-news.js';
 export { claimReplicas, type ClaimReplicasDeps, type ClaimReplicasView } from './claim-replicas.js';
 // Part A: replica identity, heartbeat, session leases, takeover.
 export { SessionLeases, type LostSessions, type SessionLeaseDeps } from './leases.js';

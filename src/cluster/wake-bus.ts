@@ -28,6 +28,10 @@ export type WakeTopic =
   | { readonly kind: 'mcp_close'; readonly mcpSessionId: string }
   /** A person's memberships changed: event subscribers ask again who may see what. */
   | { readonly kind: 'access'; readonly userId: string }
+  /** A person's "Always allow" rules changed: their open pages (and admins') read them again. */
+  | { readonly kind: 'rules'; readonly userId: string }
+  /** Users, workspaces or memberships changed (`subjectId`, one of them): admins' pages read again. */
+  | { readonly kind: 'people'; readonly subjectId: string }
   /** A person's token was revoked, or the person removed: running MCP calls read their tokens. */
   | { readonly kind: 'credentials'; readonly userId: string }
   /** A replica's clean stop gave its leases back: the others run the queues no live replica holds. */
@@ -76,6 +80,8 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'delivery',
   'mcp_close',
   'access',
+  'rules',
+  'people',
   'credentials',
   'released',
 ]);
@@ -89,8 +95,11 @@ function topicId(topic: WakeTopic): string {
     case 'mcp_close':
       return topic.mcpSessionId;
     case 'access':
+    case 'rules':
     case 'credentials':
       return topic.userId;
+    case 'people':
+      return topic.subjectId;
     case 'released':
       return topic.replicaId;
     default:
@@ -112,8 +121,11 @@ function topicOf(kind: string, id: string): WakeTopic {
     case 'mcp_close':
       return { kind, mcpSessionId: id };
     case 'access':
+    case 'rules':
     case 'credentials':
       return { kind, userId: id };
+    case 'people':
+      return { kind, subjectId: id };
     case 'released':
       return { kind, replicaId: id };
     default:

@@ -166,6 +166,17 @@ export class Connection {
     });
   }
 
+  /**
+   * A frame about the person rather than a session (`consent_rules_changed`,
+   * `people_changed`): after every client frame already received, so it
+   * never overtakes the acknowledgement of a subscription.
+   */
+  tell(frame: ServerFrame): void {
+    this.inbound = this.inbound.then(() => {
+      this.sendFrame(frame);
+    });
+  }
+
   /** The socket is gone; stop delivering. Idempotent. */
   disconnect(): void {
     this.end('disconnected');

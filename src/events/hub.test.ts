@@ -357,6 +357,39 @@ describe('event hub', () => {
     expect(socket.revisions('s1')).toEqual([1]);
   });
 
+  it("tells a person's rules and the people only to those they are for", async () => {
+    const hub = hubWith(countingVisibility({}).canSeeSession);
+    const bob: Principal = { kind: 'user', userId: 'bob', name: 'Bob', isAdmin: false };
+    const ada: Principal = { kind: 'user', userId: 'ada', name: 'Ada', isAdmin: true };
+    const sockets = { desktop: new FakeSocket(), phone: new FakeSocket() };
+    const others = { bob: new FakeSocket(), ada: new FakeSocket(), agent: new FakeSocket() };
+    hub.connect(sockets.desktop, alice);
+    // Its subscription is acknowledged before the frame told after it.
+    const phone = hub.connect(sockets.phone, alice);
+    const subscribed = phone.receive(JSON.stringify({ type: 'subscribe', all: true }));
+    hub.connect(others.bob, bob);
+    hub.connect(others.ada, ada);
+    hub.connect(others.agent, agent);
+
+    hub.consentRulesChanged('alice');
+    await subscribed;
+    await settle();
+    const types = (socket: FakeSocket) => socket.frames().map((frame) => frame.type);
+    expect(types(sockets.desktop)).toEqual(['consent_rules_changed']);
+    expect(types(sockets.phone)).toEqual(['subscribed', 'consent_rules_changed']);
+    // An admin lists everyone's rules; Bob and Alice's agent hear nothing of hers.
+    expect(types(others.ada)).toEqual(['consent_rules_changed']);
+    expect(types(others.bob)).toEqual([]);
+    expect(types(others.agent)).toEqual([]);
+
+    hub.peopleChanged();
+    await settle();
+    expect(types(others.ada)).toEqual(['consent_rules_changed', 'people_changed']);
+    expect(types(sockets.desktop)).toEqual(['consent_rules_changed']);
+    expect(types(others.bob)).toEqual([]);
+    expect(types(others.agent)).toEqual([]);
+  });
+
   it('asks again at once when a person is added to or removed from a workspace', async () => {
     const members: Record<string, string[]> = { alice: [], bob: ['s1'] };
     const visibility = countingVisibility(members);

@@ -72,6 +72,14 @@ export interface EventHub extends EventPublisher {
    * workspace is closed with 4403.
    */
   accessChanged(userId: string): void;
+  /**
+   * `userId`'s "Always allow" rules changed (committed): their subscribers
+   * and every admin's (an admin lists everyone's rules) hear
+   * `consent_rules_changed`; nobody else does.
+   */
+  consentRulesChanged(userId: string): void;
+  /** Users, workspaces or memberships changed (committed): admins' subscribers hear `people_changed`. */
+  peopleChanged(): void;
   /** Closes every subscriber with 1001 (server shutting down). */
   closeAll(): void;
   /**
@@ -150,6 +158,22 @@ export function createEventHub(options: EventHubOptions): EventHub {
         if (principal.kind === 'user' && principal.userId === userId) {
           connection.accessChanged();
         }
+      }
+    },
+    consentRulesChanged(userId) {
+      const frame = { type: 'consent_rules_changed' } as const;
+      for (const connection of connections) {
+        const { principal } = connection;
+        if (principal.kind === 'user' && (principal.userId === userId || principal.isAdmin)) {
+          connection.tell(frame);
+        }
+      }
+    },
+    peopleChanged() {
+      const frame = { type: 'people_changed' } as const;
+      for (const connection of connections) {
+        const { principal } = connection;
+        if (principal.kind === 'user' && principal.isAdmin) connection.tell(frame);
       }
     },
     get subscriberCount() {

@@ -48,6 +48,8 @@ export interface AccountRouteDeps extends TokenRouteDeps {
   readonly trustedOrigins?: readonly string[];
   /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
   readonly accessChanged?: (userId: string) => void;
+  /** Users, workspaces or memberships changed (`subjectId`): admins' People pages read again. */
+  readonly peopleChanged?: (subjectId: string) => void;
   /** A person was deleted: the live sessions whose agents acted for them end (`turns/`). */
   readonly endSessionsActedFor?: (sessionIds: readonly string[]) => Promise<void>;
 }
@@ -99,6 +101,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
       isAdmin: body.value.is_admin,
       origin: linkOriginOf(c, deps),
     });
+    deps.peopleChanged?.(created.user.id);
     // The body holds secrets shown only this once; no cache may keep it.
     c.header('Cache-Control', 'no-store');
     return c.json(
@@ -133,6 +136,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     await deps.endSessionsActedFor?.(deleted.actedFor);
     deps.accessChanged?.(id);
     deps.credentialsEnded?.(id);
+    deps.peopleChanged?.(id);
     return c.body(null, 204);
   });
 
@@ -144,6 +148,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const workspace = await createOwnedWorkspace(store, allowed.principal, body.value.name);
     // Its creator is its first owner: their open tabs hear of it as of any membership.
     deps.accessChanged?.(allowed.principal.userId);
+    // Other admins manage it too, members or not: their People pages list it.
+    deps.peopleChanged?.(workspace.id);
     return c.json({ workspace: workspaceView(workspace) }, 201);
   });
 
@@ -178,6 +184,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     // Every member's open tabs name it: the same signal as a change of membership.
     const members = await membersOf(store, allowed.principal, renamed.workspace.id);
     if (members.ok) for (const member of members.members) deps.accessChanged?.(member.user_id);
+    deps.peopleChanged?.(renamed.workspace.id);
     return c.json({ workspace: workspaceView(renamed.workspace) });
   });
 
@@ -193,6 +200,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     });
     if (!result.ok) return failureResponse(c, result);
     deps.accessChanged?.(result.member.user_id);
+    deps.peopleChanged?.(result.member.workspace_id);
     // A repeated call finds the membership in place: 200, same body.
     return c.json({ member: memberView(result.member) }, result.created ? 201 : 200);
   });
@@ -218,6 +226,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const removed = await removeMember(store, c.req.param('id'), c.req.param('userId'));
     if (!removed.ok) return failureResponse(c, removed);
     deps.accessChanged?.(c.req.param('userId'));
+    deps.peopleChanged?.(c.req.param('id'));
     return c.body(null, 204);
   });
 }

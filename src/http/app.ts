@@ -70,6 +70,10 @@ export interface AppDeps {
   readonly draining?: () => boolean;
   /** A person's memberships changed; the hub's own when absent (one server). */
   readonly accessChanged?: (userId: string) => void;
+  /** A person's "Always allow" rules changed; the hub's own when absent (one server). */
+  readonly consentRulesChanged?: (userId: string) => void;
+  /** Users, workspaces or memberships changed (`subjectId`); the hub's own when absent. */
+  readonly peopleChanged?: (subjectId: string) => void;
   /**
    * Several replicas: a token was revoked or its person removed here; the
    * others' MCP calls read theirs again (this replica's always do).
@@ -126,6 +130,11 @@ export function createApp(deps: AppDeps): App {
       ((userId) => {
         deps.hub.accessChanged(userId);
       }),
+    peopleChanged:
+      deps.peopleChanged ??
+      (() => {
+        deps.hub.peopleChanged();
+      }),
     credentialsEnded: (userId) => {
       credentials.recheck();
       deps.credentialsEnded?.(userId);
@@ -135,7 +144,14 @@ export function createApp(deps: AppDeps): App {
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, deps.turns);
-  registerConsentRuleRoutes(app, { store: deps.store });
+  registerConsentRuleRoutes(app, {
+    store: deps.store,
+    consentRulesChanged:
+      deps.consentRulesChanged ??
+      ((userId) => {
+        deps.hub.consentRulesChanged(userId);
+      }),
+  });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });

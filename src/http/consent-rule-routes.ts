@@ -16,6 +16,8 @@ import { parseQuery } from './request-guards.js';
 
 export interface ConsentRuleRouteDeps {
   readonly store: Store;
+  /** A person's rules changed (committed): their open pages, and admins', read them again. */
+  readonly consentRulesChanged?: (userId: string) => void;
 }
 
 function person(c: Context<AppEnv>): UserPrincipal | Response {
@@ -41,6 +43,8 @@ export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRo
     // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown rule');
     const result = await revokeConsentRule(deps.store, caller, decisionCaller(c).surface, id);
-    return result.ok ? c.body(null, 204) : failureResponse(c, result);
+    if (!result.ok) return failureResponse(c, result);
+    deps.consentRulesChanged?.(result.owner);
+    return c.body(null, 204);
   });
 }

@@ -25,7 +25,8 @@ export interface ConsentRuleRevocationRecord extends ConsentRuleRecord {
 }
 
 /**
- * Revokes a rule, only `userId`'s unless null, as `by`; whether one went. Run
+ * Revokes a rule, only `userId`'s unless null, as `by`; whose rule went, or
+ * undefined when none did. Run
  * it in a transaction (`Store.transaction`): the delete and its record commit
  * together, and of two revokes of one rule only the first finds it.
  */
@@ -34,11 +35,11 @@ export async function revokeConsentRuleRow(
   ruleId: string,
   userId: string | null,
   by: RuleRevoker,
-): Promise<boolean> {
+): Promise<string | undefined> {
   let statement = tx.db.deleteFrom('consent_rules').where('id', '=', ruleId);
   if (userId !== null) statement = statement.where('user_id', '=', userId);
   const gone = await statement.returningAll().executeTakeFirst();
-  if (!gone) return false;
+  if (!gone) return undefined;
   const now = tx.clock.timestamp();
   await tx.db
     .insertInto('consent_rule_revocations')
@@ -60,7 +61,7 @@ export async function revokeConsentRuleRow(
       updated_at: now,
     })
     .execute();
-  return true;
+  return gone.user_id;
 }
 
 /** The newest `limit` revocations of `userId`'s rules, or of everyone's when null. */

@@ -161,15 +161,19 @@ export async function consentRulesOf(
   return { rules: rules.map(ruleView), revoked: revoked.map(revocationView) };
 }
 
-/** Revokes a rule the caller may see, recording that they did, on `surface`. */
+/**
+ * Revokes a rule the caller may see, recording that they did, on `surface`;
+ * once committed, says whose it was (`owner`: an admin's revoke may end
+ * someone else's rule).
+ */
 export async function revokeConsentRule(
   store: Store,
   caller: UserPrincipal,
   surface: DecisionSurface,
   ruleId: string,
-): Promise<{ ok: true } | Failure<'not_found'>> {
+): Promise<{ ok: true; owner: string } | Failure<'not_found'>> {
   const by = { user_id: caller.userId, name: caller.name, surface };
   const whose = caller.isAdmin ? null : caller.userId;
-  const revoked = await store.transaction((tx) => revokeConsentRuleRow(tx, ruleId, whose, by));
-  return revoked ? { ok: true } : failure('not_found', 'unknown rule');
+  const owner = await store.transaction((tx) => revokeConsentRuleRow(tx, ruleId, whose, by));
+  return owner === undefined ? failure('not_found', 'unknown rule') : { ok: true, owner };
 }

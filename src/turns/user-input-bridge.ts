@@ -250,6 +250,8 @@ export interface DecisionRecorderBound {
   keepRule?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<void>;
   /** Whether the rule a standing answer applies still stands, in its record's transaction. */
   ruleStands?: (tx: RepoContext, rule: ConsentRuleToKeep) => Promise<boolean>;
+  /** A decision that kept a person's "always" stands (committed): their open lists read again. */
+  ruleKept?: (userId: string) => void;
 }
 
 /**
@@ -351,6 +353,7 @@ export function decisionRecorder(
       if (kept && !withdrawn?.aborted) {
         // Kept after all: watchers hear of its row as of any write's.
         publish();
+        if (rule) bound.ruleKept?.(rule.setBy.user_id);
         return;
       }
       // Refused: a row its write keeps must not stand.
@@ -360,6 +363,8 @@ export function decisionRecorder(
     } finally {
       budget.dispose();
     }
+    // Committed and standing: the person's open lists of rules read again.
+    if (rule) bound.ruleKept?.(rule.setBy.user_id);
   };
 }
 

@@ -106,6 +106,24 @@ export const serverFrame = z.discriminatedUnion('type', [
         '(sessions no longer visible), `all` whether an all-subscription goes on; read lists ' +
         'again. A person left in no workspace gets no frame: the socket closes with 4403.',
     ),
+  /**
+   * A person's "Always allow" rules changed (one kept by an answer, or
+   * revoked), after its write committed: read `GET /api/v1/consent-rules`
+   * again. Sent, on every replica, to the rule's person's sockets and to
+   * admins' (whose list holds everyone's rules); never to anyone else.
+   */
+  z
+    .object({ type: z.literal('consent_rules_changed') })
+    .describe('The person’s "Always allow" rules changed: read the rules again.'),
+  /**
+   * Users, workspaces or memberships changed (a workspace made or renamed, a
+   * person invited or deleted, a member added or removed), after the change
+   * committed: an admin's People page reads them again. Sent, on every
+   * replica, to admins' sockets only.
+   */
+  z
+    .object({ type: z.literal('people_changed') })
+    .describe('Users, workspaces or memberships changed (admins only): read them again.'),
   z.object({
     type: z.literal('error'),
     // `invalid_text`: a string in the frame holds NUL or an unpaired surrogate.

@@ -528,3 +528,29 @@ describe('ModelSync’s heartbeat, for a socket that died without a close', () =
     sync.stop();
   });
 });
+
+describe('ModelSync and the lists no snapshot holds', () => {
+  const subscribed = JSON.stringify({ type: 'subscribed', sessions: [], all: true, refused: [] });
+
+  function listening(sync: ModelSync) {
+    const heard: string[] = [];
+    sync.onConsentRulesChanged(() => heard.push('rules'));
+    sync.onPeopleChanged(() => heard.push('people'));
+    sync.onAccessChanged(() => heard.push('access'));
+    return heard;
+  }
+
+  it('tells each list its own frame, and nothing at the first subscription', async () => {
+    const { sockets, sync } = setup();
+    const heard = listening(sync);
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.onmessage?.({ data: subscribed });
+    await settle();
+    expect(heard).toEqual([]);
+    sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'consent_rules_changed' }) });
+    sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'people_changed' }) });
+    expect(heard).toEqual(['rules', 'people']);
+    sync.stop();
+  });
+});

@@ -32,6 +32,7 @@ async function eventsSocket(url: string, token = TOKEN) {
   await eventually(() => Promise.resolve(frames.some((frame) => frame.type === 'subscribed')));
   return {
     socket,
+    types: () => frames.map((frame) => frame.type),
     events: (sessionId: string) =>
       frames.flatMap((frame) =>
         frame.type === 'event' && frame.event?.session_id === sessionId ? [frame.event] : [],
@@ -130,6 +131,81 @@ describe('events across two replicas on one PostgreSQL', () => {
       20_000,
     );
     expect(Date.now() - judgedAt).toBeLessThan(EVENTS_VISIBILITY_TTL_MS);
+  });
+
+  it("a person's rules changed on A reach their sockets on B, and admins' People news too, and nobody else's", async () => {
+    const [a, b] = await startTwo();
+    const apiA = bearerApi(a.url, TOKEN);
+    const workspaces = await apiA<{ workspaces: { id: string; name: string }[] }>(
+      'GET',
+      '/api/v1/workspaces',
+    );
+    const team = workspaces.json.workspaces.find((workspace) => workspace.name === 'Default');
+    const person = async (name: string) => {
+      const created = await apiA<{ user: { id: string }; token: string }>('POST', '/api/v1/users', {
+        name,
+      });
+      expect(created.status).toBe(201);
+      const added = await apiA('POST', `/api/v1/workspaces/${team?.id ?? ''}/members`, {
+        user_id: created.json.user.id,
+      });
+      expect(added.status).toBe(201);
+      return created.json;
+    };
+    const bea = await person('Bea');
+    const cy = await person('Cy');
+    const adminOnB = await eventsSocket(b.url);
+    const beaOnB = await eventsSocket(b.url, bea.token);
+    const cyOnB = await eventsSocket(b.url, cy.token);
+    sockets.push(adminOnB.socket, beaOnB.socket, cyOnB.socket);
+    const heard = (socket: { types: () => string[] }, type: string) =>
+      socket.types().filter((each) => each === type).length;
+
+    // Bea keeps an "always" on A: her socket on B hears it, and the admin's (who lists it).
+    const beaOnA = bearerApi(a.url, bea.token);
+    const asking = await beaOnA<{ session: { id: string } }>('POST', '/api/v1/tasks', {
+      title: 'Always, across replicas',
+      prompt: '/permission',
+    });
+    expect(asking.status).toBe(201);
+    let consent: string | undefined;
+    await eventually(async () => {
+      const requests = await beaOnA<{ requests: { id: string; session_id: string }[] }>(
+        'GET',
+        '/api/v1/user-inputs',
+      );
+      consent = requests.json.requests.find(
+        (request) => request.session_id === asking.json.session.id,
+      )?.id;
+      return consent !== undefined;
+    }, 20_000);
+    const allowed = await beaOnA('POST', `/api/v1/user-inputs/${consent ?? ''}/respond`, {
+      option_id: 'allow-always',
+    });
+    expect(allowed.status).toBe(200);
+    await eventually(() => Promise.resolve(heard(beaOnB, 'consent_rules_changed') === 1), 20_000);
+    await eventually(() => Promise.resolve(heard(adminOnB, 'consent_rules_changed') === 1), 20_000);
+
+    // Revoked on A: heard again on B.
+    const rules = await beaOnA<{ rules: { id: string }[] }>('GET', '/api/v1/consent-rules');
+    expect(rules.json.rules).toHaveLength(1);
+    // A 204 has no body for `bearerApi` to read.
+    const revoked = await fetch(`${a.url}/api/v1/consent-rules/${rules.json.rules[0]?.id ?? ''}`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${bea.token}` },
+    });
+    expect(revoked.status).toBe(204);
+    await eventually(() => Promise.resolve(heard(beaOnB, 'consent_rules_changed') === 2), 20_000);
+
+    // A workspace made on A, which no one here is in: the admin's socket on B hears it.
+    const made = await apiA('POST', '/api/v1/workspaces', { name: 'Night shift' });
+    expect(made.status).toBe(201);
+    await eventually(() => Promise.resolve(heard(adminOnB, 'people_changed') >= 1), 20_000);
+
+    // Cy heard nothing of Bea's rules, and no one but an admin hears of people.
+    expect(heard(cyOnB, 'consent_rules_changed')).toBe(0);
+    expect(heard(cyOnB, 'people_changed')).toBe(0);
+    expect(heard(beaOnB, 'people_changed')).toBe(0);
   });
 
   it("a socket on B sees A's session live, with A's revisions", async () => {

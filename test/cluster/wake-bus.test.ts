@@ -70,6 +70,8 @@ describe('wake bus', () => {
     expect(parseWake('a mcp_close m-1')?.topic).toEqual({ kind: 'mcp_close', mcpSessionId: 'm-1' });
     expect(parseWake('a access u-1')?.topic).toEqual({ kind: 'access', userId: 'u-1' });
     expect(parseWake('a credentials u-1')?.topic).toEqual({ kind: 'credentials', userId: 'u-1' });
+    expect(parseWake('a rules u-1')?.topic).toEqual({ kind: 'rules', userId: 'u-1' });
+    expect(parseWake('a people w-1')?.topic).toEqual({ kind: 'people', subjectId: 'w-1' });
     expect(parseWake('a released b')?.topic).toEqual({ kind: 'released', replicaId: 'b' });
     expect(parseWake('a gossip s-1')).toBeUndefined();
     expect(parseWake('a session')).toBeUndefined();

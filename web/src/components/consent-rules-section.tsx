@@ -4,11 +4,14 @@
  * everyone's), each with its agent profile, tool, the workspace and folder it
  * holds in, who set it and when, and Revoke. After a revoke the next such
  * request asks again; the revoked rules follow, with who revoked them, where
- * and when. The list is read again each time the page is shown again.
+ * and when. The list is read again when the events socket says the rules
+ * changed (`consent_rules_changed`: kept or revoked on another device or tab)
+ * and each time the page is shown again.
  */
 import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ConsentRuleRevocationView, ConsentRuleView } from '../../../src/wire/index.js';
 import type { ApiFailure } from '../model/api.js';
@@ -75,10 +78,11 @@ export function ConsentRulesSection() {
     }
   }, []);
 
-  // No event says a rule changed elsewhere (another tab, device or replica, an "Always allow"
-  // chosen meanwhile): the list is read again whenever the page is shown again, as People is.
+  // Shown again too: a frame said while the socket was down is not said again.
+  const { sync } = useServices();
   useEffect(() => {
     void load();
+    const unsubscribe = sync.onConsentRulesChanged(() => void load());
     const shown = () => {
       if (document.visibilityState === 'visible') void load();
     };
@@ -86,10 +90,11 @@ export function ConsentRulesSection() {
     document.addEventListener('visibilitychange', shown);
     window.addEventListener('focus', focused);
     return () => {
+      unsubscribe();
       document.removeEventListener('visibilitychange', shown);
       window.removeEventListener('focus', focused);
     };
-  }, [load]);
+  }, [load, sync]);
 
   async function revoke(rule: ConsentRuleView): Promise<void> {
     setRevokeFailed(undefined);

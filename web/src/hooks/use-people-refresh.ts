@@ -1,10 +1,9 @@
 /**
  * `usePeopleRefresh()`: a number that grows whenever the People page should
- * read users, workspaces and members again. The events socket says only when
- * the person's own memberships change (`access_changed`); what others change
- * among themselves reaches no socket, so the page also reads again when it
- * is shown again (another tab, another window) and after its own changes
- * (`bump`).
+ * read users, workspaces and members again: when the person's own
+ * memberships change (`access_changed`), for an admin when anyone's users,
+ * workspaces or memberships change (`people_changed`), when the page is shown
+ * again (another tab, another window) and after its own changes (`bump`).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useServices } from '../app/services.js';
@@ -17,6 +16,7 @@ export function usePeopleRefresh(): { revision: number; bump: () => void } {
   }, []);
   useEffect(() => {
     const unsubscribe = sync.onAccessChanged(bump);
+    const unsubscribePeople = sync.onPeopleChanged(bump);
     const shown = () => {
       if (document.visibilityState === 'visible') bump();
     };
@@ -24,6 +24,7 @@ export function usePeopleRefresh(): { revision: number; bump: () => void } {
     window.addEventListener('focus', bump);
     return () => {
       unsubscribe();
+      unsubscribePeople();
       document.removeEventListener('visibilitychange', shown);
       window.removeEventListener('focus', bump);
     };

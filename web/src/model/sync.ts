@@ -26,6 +26,11 @@
  * sight of it, so it leaves the inbox without a reload. It then tells
  * `onAccessChanged` listeners.
  *
+ * `consent_rules_changed` and `people_changed` say only that a list the
+ * snapshots do not hold changed (the person's "Always allow" rules; for an
+ * admin, users and workspaces): they go to `onConsentRulesChanged` and
+ * `onPeopleChanged` listeners, which read it again.
+ *
  * A snapshot read that fails for a reason that may pass (the network, a 5xx,
  * a 429) would leave the models stale under a socket that says `live`, with
  * nothing to read them again: the socket is closed instead, so the reconnect
@@ -89,6 +94,8 @@ export class ModelSync {
   private stopped = false;
   private readonly openSessions = new Set<string>();
   private readonly accessListeners = new Set<() => void>();
+  private readonly rulesListeners = new Set<() => void>();
+  private readonly peopleListeners = new Set<() => void>();
   private readonly deps: Required<SyncDeps>;
 
   constructor(deps: SyncDeps) {
@@ -112,6 +119,16 @@ export class ModelSync {
     return () => {
       this.accessListeners.delete(listener);
     };
+  }
+
+  /** Calls `listener` each time the person's "Always allow" rules change; returns the unsubscribe. */
+  onConsentRulesChanged(listener: () => void): () => void {
+    return listen(this.rulesListeners, listener);
+  }
+
+  /** Calls `listener` each time users, workspaces or memberships change (admins only). */
+  onPeopleChanged(listener: () => void): () => void {
+    return listen(this.peopleListeners, listener);
   }
 
   start(): void {
@@ -260,7 +277,13 @@ export class ModelSync {
         model.update((state) => transitions.accessChanged(state));
         this.deps.userInputs.update((state) => userInputTransitions.accessChanged(state));
         void this.snapshots();
-        for (const listener of [...this.accessListeners]) listener();
+        tell(this.accessListeners);
+        return;
+      case 'consent_rules_changed':
+        tell(this.rulesListeners);
+        return;
+      case 'people_changed':
+        tell(this.peopleListeners);
         return;
       case 'unsubscribed':
       case 'pong':
@@ -442,6 +465,17 @@ async function inLanes<T, R>(
   };
   await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
   return results;
+}
+
+function listen(listeners: Set<() => void>, listener: () => void): () => void {
+  listeners.add(listener);
+  return () => {
+    listeners.delete(listener);
+  };
+}
+
+function tell(listeners: Set<() => void>): void {
+  for (const listener of [...listeners]) listener();
 }
 
 function closeCodeOf(event: unknown): number | undefined {

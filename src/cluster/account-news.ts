@@ -1,0 +1,72 @@
+/**
+ * News about people rather than sessions, for pages that list what no
+ * session event carries: a person's "Always allow" rules, and for admins the
+ * users, workspaces and memberships. Called after the change committed; told
+ * to this server's hub at once and, with several replicas, to the others on
+ * the wake bus (a wake names only the person or the thing that changed; each
+ * replica's hub says which of its sockets hear it).
+ *
+ * Invariants: the frames only say "read again"; the store stays the only
+ * truth. A lost wake leaves those pages as they were until they are shown
+ * again or their socket reconnects (the web app reads them again then), so
+ * there is nothing to look at again on a poll.
+ */
+import type { Logger } from '../observability/index.js';
+import type { Store } from '../store/index.js';
+import type { WakeBus, WakeSubscriber, WakeTopic } from './wake-bus.js';
+
+/** What tells the news (`events/`'s hub). */
+export interface AccountNewsHub {
+  consentRulesChanged(userId: string): void;
+  peopleChanged(): void;
+}
+
+export interface AccountNews {
+  /** `userId`'s rules changed (one kept or revoked). */
+  consentRulesChanged(userId: string): void;
+  /** Users, workspaces or memberships changed; `subjectId` names the one that did. */
+  peopleChanged(subjectId: string): void;
+}
+
+export interface AccountNewsDeps {
+  readonly hub: AccountNewsHub;
+  /** Absent with one server (SQLite): the hub is everyone. */
+  readonly bus?: WakeBus;
+  readonly store: Store;
+  readonly logger: Logger;
+}
+
+export function accountNews(deps: AccountNewsDeps): {
+  news: AccountNews;
+  /** The other replicas' news, for this hub; subscribe it to the bus. */
+  wakes: WakeSubscriber;
+} {
+  const { hub, bus, store, logger } = deps;
+  const announce = (topic: WakeTopic) => {
+    bus?.send(store, topic).catch((error: unknown) => {
+      logger.warn({ err: error, kind: topic.kind }, 'news for open pages could not be announced');
+    });
+  };
+  return {
+    news: {
+      consentRulesChanged(userId) {
+        hub.consentRulesChanged(userId);
+        announce({ kind: 'rules', userId });
+      },
+      peopleChanged(subjectId) {
+        hub.peopleChanged();
+        announce({ kind: 'people', subjectId });
+      },
+    },
+    wakes: {
+      kinds: ['rules', 'people'],
+      wake: ({ topic, origin }) => {
+        // This replica's own hub heard it when it was told.
+        if (origin === bus?.replicaId) return;
+        if (topic.kind === 'rules') hub.consentRulesChanged(topic.userId);
+        else if (topic.kind === 'people') hub.peopleChanged();
+      },
+      resync: () => undefined,
+    },
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * Pages that list what no session event carries, kept live in Debian's
+ * Chromium against a real server: a person's "Always allow" list on
+ * Settings (a rule kept by an answer, or revoked, on one device shows on
+ * their other one while it stays open) and an admin's People page (a
+ * workspace another admin creates or renames, which this admin is not in).
+ * The frames that say so reach only those they are for: another person's
+ * socket hears neither.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { UserInputView } from '../../src/user-input/index.js';
+import {
+  ADMIN_TOKEN,
+  api,
+  freshPage,
+  useWorld,
+  type CreatedTask,
+  type World,
+} from './support/harness.js';
+import { WAIT } from './support/clarification-pages.js';
+
+interface NewUser {
+  user: { id: string; name: string };
+  token: string;
+}
+
+interface Watched {
+  page: Page;
+  /** The `type` of every frame the page's events socket received. */
+  frames: string[];
+}
+
+async function as<T>(world: World, token: string, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${world.clarion.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) {
+    throw new Error(`${method} ${path}: ${String(response.status)} ${await response.text()}`);
+  }
+  return (response.status === 204 ? undefined : await response.json()) as T;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    const found = await probe();
+    if (found !== undefined) return found;
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${what} within 30 s`);
+}
+
+describe('live lists of rules and people', () => {
+  const started = useWorld();
+
+  /** A page signed in as `userId`, live, whose events socket's frames are kept from the start. */
+  async function watched(userId: string): Promise<Watched> {
+    const { world, browser } = started;
+    const url = await signInLink(world, userId);
+    const page = await freshPage(browser, { viewport: { width: 1280, height: 900 } });
+    const frames: string[] = [];
+    page.on('websocket', (socket) => {
+      socket.on('framereceived', ({ payload }) => {
+        if (typeof payload !== 'string') return;
+        frames.push((JSON.parse(payload) as { type: string }).type);
+      });
+    });
+    await page.goto(`${world.origin}${new URL(url).pathname}${new URL(url).search}`);
+    await page.waitForURL(`${world.origin}/`);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    return { page, frames };
+  }
+
+  async function signInLink(world: World, userId: string): Promise<string> {
+    return (
+      await api<{ url: string }>(world, 'POST', '/api/v1/auth/sign-in-links', { user_id: userId })
+    ).url;
+  }
+
+  async function member(name: string, isAdmin = false): Promise<NewUser> {
+    const { world } = started;
+    const created = await api<NewUser>(world, 'POST', '/api/v1/users', {
+      name,
+      is_admin: isAdmin,
+    });
+    const { workspaces } = await api<{ workspaces: { id: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    await api(world, 'POST', `/api/v1/workspaces/${workspaces[0]?.id ?? ''}/members`, {
+      user_id: created.user.id,
+      role: 'member',
+    });
+    return created;
+  }
+
+  it("shows a person's rule kept and revoked on their other open device, and nobody else's", async () => {
+    const { world } = started;
+    const bea = await member('Bea');
+    const cy = await member('Cy');
+    const desktop = await watched(bea.user.id);
+    const phone = await watched(bea.user.id);
+    const other = await watched(cy.user.id);
+    for (const { page } of [desktop, phone, other]) {
+      await page.getByTestId('settings-link').click();
+      await page.getByTestId('consent-rules-empty').waitFor(WAIT);
+    }
+
+    // Bea answers "Always allow" elsewhere (her script, by REST): both her open pages list it.
+    const created = await as<CreatedTask>(world, bea.token, 'POST', '/api/v1/tasks', {
+      title: 'Rules live',
+      prompt: '/permission',
+    });
+    const request = await until('a consent request', async () => {
+      const { requests } = await as<{ requests: UserInputView[] }>(
+        world,
+        bea.token,
+        'GET',
+        '/api/v1/user-inputs',
+      );
+      return requests.find((each) => each.session_id === created.session.id);
+    });
+    await as(world, bea.token, 'POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    for (const { page } of [desktop, phone]) {
+      await page.getByTestId('consent-rule').first().waitFor(WAIT);
+    }
+
+    // Revoked on the desktop: the phone lists it among the revoked, without being shown again.
+    await desktop.page.getByTestId('consent-rule-revoke').click();
+    await phone.page.getByTestId('consent-rule-revoked').first().waitFor(WAIT);
+    await phone.page.getByTestId('consent-rules-empty').waitFor(WAIT);
+
+    // Cy's page heard nothing of Bea's rules, and still lists none.
+    expect(desktop.frames).toContain('consent_rules_changed');
+    expect(other.frames).not.toContain('consent_rules_changed');
+    await expect(other.page.getByTestId('consent-rule').count()).resolves.toBe(0);
+    await expect(other.page.getByTestId('consent-rule-revoked').count()).resolves.toBe(0);
+    for (const { page } of [desktop, phone, other]) await page.context().close();
+  });
+
+  it("shows another admin's new and renamed workspace on an admin's open People page", async () => {
+    const { world } = started;
+    const ada = await member('Ada', true);
+    const dan = await member('Dan', true);
+    const eve = await member('Eve');
+    const pages = [
+      await watched(ada.user.id),
+      await watched(dan.user.id),
+      await watched(eve.user.id),
+    ];
+    const [first, second, other] = pages as [Watched, Watched, Watched];
+    for (const { page } of pages) {
+      await page.getByTestId('people-link').click();
+      await page.getByTestId('people').waitFor(WAIT);
+    }
+
+    // Another admin (the world's, by REST) makes a workspace neither Ada nor Dan is in: both pages show it.
+    const workspace = (
+      await as<{ workspace: { id: string } }>(world, ADMIN_TOKEN, 'POST', '/api/v1/workspaces', {
+        name: 'Night shift',
+      })
+    ).workspace.id;
+    const section = (page: Page) =>
+      page.locator(`[data-testid="workspace"][data-workspace-id="${workspace}"]`);
+    for (const { page } of [first, second]) {
+      await section(page).getByRole('heading', { name: 'Night shift', exact: true }).waitFor(WAIT);
+    }
+    await as(world, ADMIN_TOKEN, 'PATCH', `/api/v1/workspaces/${workspace}`, {
+      name: 'Day shift',
+    });
+    for (const { page } of [first, second]) {
+      await section(page).getByRole('heading', { name: 'Day shift', exact: true }).waitFor(WAIT);
+    }
+
+    // Eve is no admin: her socket heard nothing of it, and her page does not list it.
+    expect(first.frames).toContain('people_changed');
+    expect(other.frames).not.toContain('people_changed');
+    await expect(section(other.page).count()).resolves.toBe(0);
+    for (const { page } of pages) await page.context().close();
+  });
+});

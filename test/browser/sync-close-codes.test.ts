@@ -553,4 +553,20 @@ describe('ModelSync and the lists no snapshot holds', () => {
     expect(heard).toEqual(['rules', 'people']);
     sync.stop();
   });
+
+  it('tells every list after a reconnect: a frame said while it was down is not said again', async () => {
+    const { sockets, sync, fireTimers } = setup();
+    const heard = listening(sync);
+    sync.start();
+    sockets[0]?.onopen?.({});
+    sockets[0]?.onmessage?.({ data: subscribed });
+    await settle();
+    sockets[0]?.closedWith(1006);
+    await fireTimers();
+    sockets[1]?.onopen?.({});
+    sockets[1]?.onmessage?.({ data: subscribed });
+    await settle();
+    expect([...heard].sort()).toEqual(['access', 'people', 'rules']);
+    sync.stop();
+  });
 });

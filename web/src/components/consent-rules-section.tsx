@@ -78,7 +78,7 @@ export function ConsentRulesSection() {
     }
   }, []);
 
-  // Shown again too: a frame said while the socket was down is not said again.
+  // Shown again too: a frame lost between replicas is not said again.
   const { sync } = useServices();
   useEffect(() => {
     void load();

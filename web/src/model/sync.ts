@@ -29,7 +29,9 @@
  * `consent_rules_changed` and `people_changed` say only that a list the
  * snapshots do not hold changed (the person's "Always allow" rules; for an
  * admin, users and workspaces): they go to `onConsentRulesChanged` and
- * `onPeopleChanged` listeners, which read it again.
+ * `onPeopleChanged` listeners, which read it again. A frame said while the
+ * socket was down is not said again: every subscription after the first
+ * tells those listeners and `onAccessChanged`'s, as if it had been.
  *
  * A snapshot read that fails for a reason that may pass (the network, a 5xx,
  * a 429) would leave the models stale under a socket that says `live`, with
@@ -96,6 +98,8 @@ export class ModelSync {
   private readonly accessListeners = new Set<() => void>();
   private readonly rulesListeners = new Set<() => void>();
   private readonly peopleListeners = new Set<() => void>();
+  /** A subscription was confirmed before: the next one follows a socket that dropped. */
+  private subscribedBefore = false;
   private readonly deps: Required<SyncDeps>;
 
   constructor(deps: SyncDeps) {
@@ -110,9 +114,9 @@ export class ModelSync {
   }
 
   /**
-   * Calls `listener` each time the person's memberships change, for views
-   * that read what the snapshots do not (a workspace's members); returns the
-   * unsubscribe.
+   * Calls `listener` each time the person's memberships change (or may have,
+   * unheard: a reconnect), for views that read what the snapshots do not (a
+   * workspace's members); returns the unsubscribe.
    */
   onAccessChanged(listener: () => void): () => void {
     this.accessListeners.add(listener);
@@ -268,6 +272,13 @@ export class ModelSync {
         void this.snapshots().then((complete) => {
           if (complete) this.attempts = 0;
         });
+        // What no snapshot holds may have changed while no socket could say so.
+        if (this.subscribedBefore) {
+          tell(this.accessListeners);
+          tell(this.rulesListeners);
+          tell(this.peopleListeners);
+        }
+        this.subscribedBefore = true;
         return;
       case 'event':
         this.applyEvent(frame.event);

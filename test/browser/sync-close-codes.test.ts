@@ -358,6 +358,94 @@ describe('ModelSync when an event names a task it does not list', () => {
   });
 });
 
+describe('ModelSync reading the task list while it changes', () => {
+  function messageAdded(id: string) {
+    return JSON.stringify({
+      type: 'event',
+      event: {
+        type: 'message.added',
+        session_id: 's2',
+        task_id: 't2',
+        revision: 0,
+        pending_action: null,
+        message: {
+          id,
+          session_id: 's2',
+          role: 'user',
+          kind: 'text',
+          content: 'hi',
+          created_at: '2026-01-01T00:00:00.000000000Z',
+        },
+      },
+    });
+  }
+
+  /** A sync past its first subscription whose task list reads wait for the test to answer. */
+  async function heldTaskReads() {
+    type TaskList = ApiResult<{ tasks: TaskView[]; next_cursor: string | null }>;
+    const answers: ((tasks: TaskView[]) => void)[] = [];
+    let first = true;
+    const world = setup(undefined, {
+      tasks: () => {
+        if (first) {
+          first = false;
+          return ok({ tasks: [], next_cursor: null });
+        }
+        return new Promise<TaskList>((resolve) => {
+          answers.push((tasks) => {
+            resolve({ ok: true, status: 200, value: { tasks, next_cursor: null } });
+          });
+        });
+      },
+    });
+    world.sync.start();
+    world.sockets[0]?.onopen?.({});
+    world.sockets[0]?.onmessage?.({
+      data: JSON.stringify({ type: 'subscribed', all: true, sessions: [] }),
+    });
+    await settle();
+    return { ...world, answers };
+  }
+
+  const made = { id: 't2', title: 'Made elsewhere' } as unknown as TaskView;
+
+  it('never lets a list read before a task was made drop it', async () => {
+    const { sockets, model, sync, answers } = await heldTaskReads();
+    // A read after the person's own change leaves before the task is made elsewhere...
+    void sync.refresh();
+    await settle();
+    // ...and the task's first event comes while that read is still out.
+    sockets[0]?.onmessage?.({ data: messageAdded('m1') });
+    await settle();
+    // The newest read answers first; the one that left before the task answers last.
+    let answered = answers.length;
+    for (let index = answers.length - 1; index >= 0; index--) {
+      answers[index]?.(index === 0 ? [] : [made]);
+      await settle();
+    }
+    // Any read that follows finds the task.
+    while (answered < answers.length) {
+      answers[answered++]?.([made]);
+      await settle();
+    }
+    expect(model.getState().tasks.t2?.title).toBe('Made elsewhere');
+    sync.stop();
+  });
+
+  it('reads the list once more for a burst of events, not once per event', async () => {
+    const { sockets, model, sync, answers } = await heldTaskReads();
+    for (const id of ['m1', 'm2', 'm3', 'm4']) sockets[0]?.onmessage?.({ data: messageAdded(id) });
+    await settle();
+    answers[0]?.([made]);
+    await settle();
+    answers[1]?.([made]);
+    await settle();
+    expect(answers.length).toBeLessThanOrEqual(2);
+    expect(model.getState().tasks.t2?.title).toBe('Made elsewhere');
+    sync.stop();
+  });
+});
+
 describe('ModelSync reading many tasks’ sessions', () => {
   it('reads them a few at a time, so a person’s answer never queues behind hundreds', async () => {
     let inFlight = 0;

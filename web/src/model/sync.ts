@@ -95,6 +95,9 @@ export class ModelSync {
   private attempts = 0;
   private stopped = false;
   private readonly openSessions = new Set<string>();
+  /** The task list read now out, and the one asked for since, which follows it. */
+  private tasksRead: Promise<Read> | undefined;
+  private tasksReadAgain: Promise<Read> | undefined;
   private readonly accessListeners = new Set<() => void>();
   private readonly rulesListeners = new Set<() => void>();
   private readonly peopleListeners = new Set<() => void>();
@@ -361,7 +364,29 @@ export class ModelSync {
     return 'read';
   }
 
-  private async loadTasks(): Promise<Read> {
+  /**
+   * Reads the task list, one read at a time: the list replaces the model's,
+   * so a read that left before a task was made must never answer after one
+   * that lists it. A read asked for while one is out follows it, shared by
+   * everyone who asks meanwhile (a new task's burst of events reads once more,
+   * not once per event).
+   */
+  private loadTasks(): Promise<Read> {
+    if (this.tasksRead === undefined) {
+      this.tasksRead = this.readTasks().finally(() => {
+        this.tasksRead = undefined;
+      });
+      return this.tasksRead;
+    }
+    const again = () => {
+      this.tasksReadAgain = undefined;
+      return this.loadTasks();
+    };
+    this.tasksReadAgain ??= this.tasksRead.then(again, again);
+    return this.tasksReadAgain;
+  }
+
+  private async readTasks(): Promise<Read> {
     const { api, model } = this.deps;
     // The list replaces the model's, so every page is read before it is applied.
     const tasks: TaskView[] = [];

@@ -471,8 +471,8 @@ export async function startServer(
       consentRulesChanged: (userId: string) => {
         account.news.consentRulesChanged(userId);
       },
-      peopleChanged: (subjectId: string) => {
-        account.news.peopleChanged(subjectId);
+      peopleChanged: (subjectId: string, members?: readonly string[]) => {
+        account.news.peopleChanged(subjectId, members);
       },
       draining: () => draining.draining(),
       ...(options.credentialRecheckMs ? { credentialRecheckMs: options.credentialRecheckMs } : {}),

@@ -11,6 +11,7 @@
  * again or their socket reconnects (the web app reads them again then), so
  * there is nothing to look at again on a poll.
  */
+import type { PeopleAudience } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import type { Store } from '../store/index.js';
 import type { WakeBus, WakeSubscriber, WakeTopic } from './wake-bus.js';
@@ -18,14 +19,17 @@ import type { WakeBus, WakeSubscriber, WakeTopic } from './wake-bus.js';
 /** What tells the news (`events/`'s hub). */
 export interface AccountNewsHub {
   consentRulesChanged(userId: string): void;
-  peopleChanged(): void;
+  peopleChanged(audience: PeopleAudience): void;
 }
 
 export interface AccountNews {
   /** `userId`'s rules changed (one kept or revoked). */
   consentRulesChanged(userId: string): void;
-  /** Users, workspaces or memberships changed; `subjectId` names the one that did. */
-  peopleChanged(subjectId: string): void;
+  /**
+   * Users, workspaces or memberships changed; `subjectId` names the one that
+   * did, `members` those of a workspace whose members changed (who list them).
+   */
+  peopleChanged(subjectId: string, members?: readonly string[]): void;
 }
 
 export interface AccountNewsDeps {
@@ -53,18 +57,22 @@ export function accountNews(deps: AccountNewsDeps): {
         hub.consentRulesChanged(userId);
         announce({ kind: 'rules', userId });
       },
-      peopleChanged(subjectId) {
-        hub.peopleChanged();
+      peopleChanged(subjectId, members = []) {
+        hub.peopleChanged({ admins: true, userIds: members });
         announce({ kind: 'people', subjectId });
+        for (const userId of members) announce({ kind: 'members', userId });
       },
     },
     wakes: {
-      kinds: ['rules', 'people'],
+      kinds: ['rules', 'people', 'members'],
       wake: ({ topic, origin }) => {
         // This replica's own hub heard it when it was told.
         if (origin === bus?.replicaId) return;
         if (topic.kind === 'rules') hub.consentRulesChanged(topic.userId);
-        else if (topic.kind === 'people') hub.peopleChanged();
+        else if (topic.kind === 'people') hub.peopleChanged({ admins: true, userIds: [] });
+        else if (topic.kind === 'members') {
+          hub.peopleChanged({ admins: false, userIds: [topic.userId] });
+        }
       },
       resync: () => undefined,
     },

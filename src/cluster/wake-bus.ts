@@ -32,6 +32,8 @@ export type WakeTopic =
   | { readonly kind: 'rules'; readonly userId: string }
   /** Users, workspaces or memberships changed (`subjectId`, one of them): admins' pages read again. */
   | { readonly kind: 'people'; readonly subjectId: string }
+  /** The members of a workspace of this person's changed: their People pages read again. */
+  | { readonly kind: 'members'; readonly userId: string }
   /** A person's token was revoked, or the person removed: running MCP calls read their tokens. */
   | { readonly kind: 'credentials'; readonly userId: string }
   /** A replica's clean stop gave its leases back: the others run the queues no live replica holds. */
@@ -82,6 +84,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'access',
   'rules',
   'people',
+  'members',
   'credentials',
   'released',
 ]);
@@ -96,6 +99,7 @@ function topicId(topic: WakeTopic): string {
       return topic.mcpSessionId;
     case 'access':
     case 'rules':
+    case 'members':
     case 'credentials':
       return topic.userId;
     case 'people':
@@ -122,6 +126,7 @@ function topicOf(kind: string, id: string): WakeTopic {
       return { kind, mcpSessionId: id };
     case 'access':
     case 'rules':
+    case 'members':
     case 'credentials':
       return { kind, userId: id };
     case 'people':

@@ -78,8 +78,12 @@ export interface EventHub extends EventPublisher {
    * `consent_rules_changed`; nobody else does.
    */
   consentRulesChanged(userId: string): void;
-  /** Users, workspaces or memberships changed (committed): admins' subscribers hear `people_changed`. */
-  peopleChanged(): void;
+  /**
+   * Users, workspaces or memberships changed (committed): `people_changed`
+   * to admins' subscribers when `audience.admins`, and to those of
+   * `audience.userIds` (the members of a workspace whose members changed).
+   */
+  peopleChanged(audience: PeopleAudience): void;
   /** Closes every subscriber with 1001 (server shutting down). */
   closeAll(): void;
   /**
@@ -88,6 +92,12 @@ export interface EventHub extends EventPublisher {
    * the event still reaches everyone. Returns the unsubscribe.
    */
   observe(observer: (event: ClarionEvent) => void): () => void;
+}
+
+/** Who hears `people_changed`. */
+export interface PeopleAudience {
+  readonly admins: boolean;
+  readonly userIds: readonly string[];
 }
 
 export function createEventHub(options: EventHubOptions): EventHub {
@@ -169,11 +179,13 @@ export function createEventHub(options: EventHubOptions): EventHub {
         }
       }
     },
-    peopleChanged() {
+    peopleChanged({ admins, userIds }) {
       const frame = { type: 'people_changed' } as const;
+      const named = new Set(userIds);
       for (const connection of connections) {
         const { principal } = connection;
-        if (principal.kind === 'user' && principal.isAdmin) connection.tell(frame);
+        if (principal.kind !== 'user') continue;
+        if ((admins && principal.isAdmin) || named.has(principal.userId)) connection.tell(frame);
       }
     },
     get subscriberCount() {

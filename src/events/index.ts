@@ -16,7 +16,13 @@ export type {
   WriteOptions,
 } from './session-writer.js';
 export { createSessionWriter } from './session-writer.js';
-export type { EventHub, EventHubOptions, EventSubscription, HubMetrics } from './hub.js';
+export type {
+  EventHub,
+  EventHubOptions,
+  EventSubscription,
+  HubMetrics,
+  PeopleAudience,
+} from './hub.js';
 export {
   createEventHub,
   DEFAULT_MAX_BUFFERED_BYTES,

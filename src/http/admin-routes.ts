@@ -48,8 +48,11 @@ export interface AccountRouteDeps extends TokenRouteDeps {
   readonly trustedOrigins?: readonly string[];
   /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
   readonly accessChanged?: (userId: string) => void;
-  /** Users, workspaces or memberships changed (`subjectId`): admins' People pages read again. */
-  readonly peopleChanged?: (subjectId: string) => void;
+  /**
+   * Users, workspaces or memberships changed (`subjectId`): admins' People
+   * pages read again, and those of `members` (a workspace's, who list its members).
+   */
+  readonly peopleChanged?: (subjectId: string, members?: readonly string[]) => void;
   /** A person was deleted: the live sessions whose agents acted for them end (`turns/`). */
   readonly endSessionsActedFor?: (sessionIds: readonly string[]) => Promise<void>;
 }
@@ -74,6 +77,13 @@ function gate(c: Context<AppEnv>, admin: boolean): Gate {
  */
 export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps): void {
   const { store } = deps;
+  // A workspace's members list each other on People: they hear of a change among them too.
+  const membersChanged = async (admin: UserPrincipal, workspaceId: string) => {
+    // The change is committed whatever this read does: a lost notice only waits for the page.
+    const members = await membersOf(store, admin, workspaceId).catch(() => undefined);
+    const userIds = members?.ok ? members.members.map((member) => member.user_id) : [];
+    deps.peopleChanged?.(workspaceId, userIds);
+  };
   registerSessionRoutes(app, deps);
   registerTokenRoutes(app, deps);
   app.use('/api/v1/workspaces/:id', storableParams('unknown workspace'));
@@ -200,7 +210,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     });
     if (!result.ok) return failureResponse(c, result);
     deps.accessChanged?.(result.member.user_id);
-    deps.peopleChanged?.(result.member.workspace_id);
+    await membersChanged(allowed.principal, result.member.workspace_id);
     // A repeated call finds the membership in place: 200, same body.
     return c.json({ member: memberView(result.member) }, result.created ? 201 : 200);
   });
@@ -226,7 +236,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     const removed = await removeMember(store, c.req.param('id'), c.req.param('userId'));
     if (!removed.ok) return failureResponse(c, removed);
     deps.accessChanged?.(c.req.param('userId'));
-    deps.peopleChanged?.(c.req.param('id'));
+    await membersChanged(allowed.principal, c.req.param('id'));
     return c.body(null, 204);
   });
 }

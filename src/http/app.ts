@@ -72,8 +72,8 @@ export interface AppDeps {
   readonly accessChanged?: (userId: string) => void;
   /** A person's "Always allow" rules changed; the hub's own when absent (one server). */
   readonly consentRulesChanged?: (userId: string) => void;
-  /** Users, workspaces or memberships changed (`subjectId`); the hub's own when absent. */
-  readonly peopleChanged?: (subjectId: string) => void;
+  /** Users, workspaces or memberships changed (`subjectId`; `members`, who list them); the hub's own when absent. */
+  readonly peopleChanged?: (subjectId: string, members?: readonly string[]) => void;
   /**
    * Several replicas: a token was revoked or its person removed here; the
    * others' MCP calls read theirs again (this replica's always do).
@@ -132,8 +132,8 @@ export function createApp(deps: AppDeps): App {
       }),
     peopleChanged:
       deps.peopleChanged ??
-      (() => {
-        deps.hub.peopleChanged();
+      ((_subjectId, members = []) => {
+        deps.hub.peopleChanged({ admins: true, userIds: members });
       }),
     credentialsEnded: (userId) => {
       credentials.recheck();

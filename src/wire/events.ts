@@ -118,12 +118,16 @@ export const serverFrame = z.discriminatedUnion('type', [
   /**
    * Users, workspaces or memberships changed (a workspace made or renamed, a
    * person invited or deleted, a member added or removed), after the change
-   * committed: an admin's People page reads them again. Sent, on every
-   * replica, to admins' sockets only.
+   * committed: a People page reads them again. Sent, on every replica, to
+   * admins' sockets, and when a workspace's members changed to its members'
+   * (who list them); never to anyone else.
    */
   z
     .object({ type: z.literal('people_changed') })
-    .describe('Users, workspaces or memberships changed (admins only): read them again.'),
+    .describe(
+      'Users, workspaces or memberships changed (to admins; to a workspace’s members when its ' +
+        'members changed): read them again.',
+    ),
   z.object({
     type: z.literal('error'),
     // `invalid_text`: a string in the frame holds NUL or an unpaired surrogate.

@@ -187,4 +187,44 @@ describe('live lists of rules and people', () => {
     await expect(section(other.page).count()).resolves.toBe(0);
     for (const { page } of pages) await page.context().close();
   });
+
+  it("shows a member added to or removed from a person's workspace on their open People page", async () => {
+    const { world } = started;
+    const { workspace } = await api<{ workspace: { id: string } }>(
+      world,
+      'POST',
+      '/api/v1/workspaces',
+      { name: 'Small team' },
+    );
+    const fay = await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Fay' });
+    const gus = await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Gus' });
+    const hal = await member('Hal');
+    await api(world, 'POST', `/api/v1/workspaces/${workspace.id}/members`, {
+      user_id: fay.user.id,
+    });
+    const mine = await watched(fay.user.id);
+    const other = await watched(hal.user.id);
+    for (const { page } of [mine, other]) {
+      await page.getByTestId('people-link').click();
+      await page.getByTestId('people').waitFor(WAIT);
+    }
+    const team = mine.page.locator(
+      `[data-testid="workspace"][data-workspace-id="${workspace.id}"]`,
+    );
+    const gusRow = team.getByTestId('member').filter({ hasText: 'Gus' });
+    await team.getByTestId('member').filter({ hasText: 'Fay' }).waitFor(WAIT);
+
+    // An admin adds Gus elsewhere: Fay's open page lists him, then not once he is removed.
+    await api(world, 'POST', `/api/v1/workspaces/${workspace.id}/members`, {
+      user_id: gus.user.id,
+    });
+    await gusRow.waitFor(WAIT);
+    await api(world, 'DELETE', `/api/v1/workspaces/${workspace.id}/members/${gus.user.id}`);
+    await gusRow.waitFor({ ...WAIT, state: 'detached' });
+
+    // Hal is in no part of it: his socket heard nothing.
+    expect(mine.frames).toContain('people_changed');
+    expect(other.frames).not.toContain('people_changed');
+    for (const { page } of [mine, other]) await page.context().close();
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * `usePeopleRefresh()`: a number that grows whenever the People page should
  * read users, workspaces and members again: when the person's own
- * memberships change (`access_changed`), for an admin when anyone's users,
- * workspaces or memberships change (`people_changed`), when the page is shown
+ * memberships change (`access_changed`), when users, workspaces or members
+ * they list change (`people_changed`: an admin lists everyone's, a member
+ * their workspaces' members), when the page is shown
  * again (another tab, another window) and after its own changes (`bump`).
  */
 import { useCallback, useEffect, useState } from 'react';

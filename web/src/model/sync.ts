@@ -27,8 +27,8 @@
  * `onAccessChanged` listeners.
  *
  * `consent_rules_changed` and `people_changed` say only that a list the
- * snapshots do not hold changed (the person's "Always allow" rules; for an
- * admin, users and workspaces): they go to `onConsentRulesChanged` and
+ * snapshots do not hold changed (the person's "Always allow" rules; users,
+ * workspaces and members on People): they go to `onConsentRulesChanged` and
  * `onPeopleChanged` listeners, which read it again. A frame said while the
  * socket was down is not said again: every subscription after the first
  * tells those listeners and `onAccessChanged`'s, as if it had been.
@@ -133,7 +133,7 @@ export class ModelSync {
     return listen(this.rulesListeners, listener);
   }
 
-  /** Calls `listener` each time users, workspaces or memberships change (admins only). */
+  /** Calls `listener` each time users, workspaces or members the person may list change. */
   onPeopleChanged(listener: () => void): () => void {
     return listen(this.peopleListeners, listener);
   }

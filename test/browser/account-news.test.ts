@@ -139,6 +139,20 @@ describe('live lists of rules and people', () => {
     await phone.page.getByTestId('consent-rule-revoked').first().waitFor(WAIT);
     await phone.page.getByTestId('consent-rules-empty').waitFor(WAIT);
 
+    // The workspace the rule held in is renamed: her open list names it anew.
+    const { workspaces } = await api<{ workspaces: { id: string; name: string }[] }>(
+      world,
+      'GET',
+      '/api/v1/workspaces',
+    );
+    const home = workspaces[0];
+    await api(world, 'PATCH', `/api/v1/workspaces/${home?.id ?? ''}`, { name: 'Renamed home' });
+    await phone.page
+      .getByTestId('consent-rule-revoked')
+      .filter({ hasText: 'Renamed home' })
+      .waitFor(WAIT);
+    await api(world, 'PATCH', `/api/v1/workspaces/${home?.id ?? ''}`, { name: home?.name });
+
     // Cy's page heard nothing of Bea's rules, and still lists none.
     expect(desktop.frames).toContain('consent_rules_changed');
     expect(other.frames).not.toContain('consent_rules_changed');

@@ -6,7 +6,8 @@
  * request asks again; the revoked rules follow, with who revoked them, where
  * and when. The list is read again when the events socket says the rules
  * changed (`consent_rules_changed`: kept or revoked on another device or tab)
- * and each time the page is shown again.
+ * or a workspace they name may have been renamed (`access_changed`,
+ * `people_changed`), and each time the page is shown again.
  */
 import type { TFunction } from 'i18next';
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -82,7 +83,14 @@ export function ConsentRulesSection() {
   const { sync } = useServices();
   useEffect(() => {
     void load();
-    const unsubscribe = sync.onConsentRulesChanged(() => void load());
+    const reload = () => void load();
+    // Each rule names its workspace as it is called now: a rename reaches members as a change
+    // of access, and admins (whose list holds rules in workspaces they are not in) as People's.
+    const unsubscribe = [
+      sync.onConsentRulesChanged(reload),
+      sync.onAccessChanged(reload),
+      sync.onPeopleChanged(reload),
+    ];
     const shown = () => {
       if (document.visibilityState === 'visible') void load();
     };
@@ -90,7 +98,7 @@ export function ConsentRulesSection() {
     document.addEventListener('visibilitychange', shown);
     window.addEventListener('focus', focused);
     return () => {
-      unsubscribe();
+      for (const each of unsubscribe) each();
       document.removeEventListener('visibilitychange', shown);
       window.removeEventListener('focus', focused);
     };

@@ -109,10 +109,16 @@ export async function deleteUser(
     // Its memberships go with it: a workspace it alone owns would be left with no owner.
     const orphaned = await soleOwnedWorkspaces(tx, userId);
     if (orphaned.length > 0) return ownerNeeded(orphaned);
-    // Read first: the deletion leaves its tasks without a creator.
+    // Read first: the deletion leaves its tasks without a creator, and its workspaces without it.
     const actedFor = await liveSessionsCreatedBy(tx, userId);
+    const coMembers = new Set<string>();
+    for (const workspace of await listMemberWorkspaces(tx, userId)) {
+      for (const member of await listWorkspaceMembers(tx, workspace.id)) {
+        if (member.user_id !== userId) coMembers.add(member.user_id);
+      }
+    }
     return (await deleteUserRow(tx, userId))
-      ? { ok: true as const, actedFor }
+      ? { ok: true as const, actedFor, coMembers: [...coMembers] }
       : failure('not_found', 'unknown user');
   });
 }
@@ -125,6 +131,8 @@ export interface DeletedUser {
    * again, and whoever owns sessions ends them (`turns/`' `endSessionsActedFor`).
    */
   readonly actedFor: readonly string[];
+  /** Who shared a workspace with them: their People pages listed them. */
+  readonly coMembers: readonly string[];
 }
 
 /**

@@ -146,7 +146,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     await deps.endSessionsActedFor?.(deleted.actedFor);
     deps.accessChanged?.(id);
     deps.credentialsEnded?.(id);
-    deps.peopleChanged?.(id);
+    deps.peopleChanged?.(id, deleted.coMembers);
     return c.body(null, 204);
   });
 

@@ -202,7 +202,7 @@ describe('live lists of rules and people', () => {
     for (const { page } of pages) await page.context().close();
   });
 
-  it("shows a member added to or removed from a person's workspace on their open People page", async () => {
+  it("shows a member added, removed or deleted in a person's workspace on their open People page", async () => {
     const { world } = started;
     const { workspace } = await api<{ workspace: { id: string } }>(
       world,
@@ -234,6 +234,13 @@ describe('live lists of rules and people', () => {
     });
     await gusRow.waitFor(WAIT);
     await api(world, 'DELETE', `/api/v1/workspaces/${workspace.id}/members/${gus.user.id}`);
+    await gusRow.waitFor({ ...WAIT, state: 'detached' });
+    // Back, then deleted: gone from her page too.
+    await api(world, 'POST', `/api/v1/workspaces/${workspace.id}/members`, {
+      user_id: gus.user.id,
+    });
+    await gusRow.waitFor(WAIT);
+    await api(world, 'DELETE', `/api/v1/users/${gus.user.id}`);
     await gusRow.waitFor({ ...WAIT, state: 'detached' });
 
     // Hal is in no part of it: his socket heard nothing.

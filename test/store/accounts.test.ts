@@ -109,8 +109,12 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
 
       const caller = { kind: 'user', userId: admin.id, name: 'admin', isAdmin: true } as const;
       expect(await deleteUser(store, caller, admin.id)).toMatchObject({ code: 'conflict' });
-      // The seeded task is not ada's: no session acted for her.
-      expect(await deleteUser(store, caller, user.id)).toEqual({ ok: true, actedFor: [] });
+      // The seeded task is not ada's: no session acted for her; she shared no workspace.
+      expect(await deleteUser(store, caller, user.id)).toEqual({
+        ok: true,
+        actedFor: [],
+        coMembers: [],
+      });
       expect(await deleteUser(store, caller, user.id)).toMatchObject({ code: 'not_found' });
 
       for (const secret of secrets)

@@ -471,6 +471,9 @@ export async function startServer(
       consentRulesChanged: (userId: string) => {
         account.news.consentRulesChanged(userId);
       },
+      notificationsChanged: (userId: string) => {
+        account.news.notificationsChanged(userId);
+      },
       peopleChanged: (subjectId: string, members?: readonly string[]) => {
         account.news.peopleChanged(subjectId, members);
       },

@@ -1,10 +1,11 @@
 /**
  * News about people rather than sessions, for pages that list what no
- * session event carries: a person's "Always allow" rules, and for admins the
- * users, workspaces and memberships. Called after the change committed; told
- * to this server's hub at once and, with several replicas, to the others on
- * the wake bus (a wake names only the person or the thing that changed; each
- * replica's hub says which of its sockets hear it).
+ * session event carries: a person's "Always allow" rules and notification
+ * channels and settings, and the users, workspaces and memberships on
+ * People. Called after the change committed; told to this server's hub at
+ * once and, with several replicas, to the others on the wake bus (a wake
+ * names only the person or the thing that changed; each replica's hub says
+ * which of its sockets hear it).
  *
  * Invariants: the frames only say "read again"; the store stays the only
  * truth. A lost wake leaves those pages as they were until they are shown
@@ -19,12 +20,15 @@ import type { WakeBus, WakeSubscriber, WakeTopic } from './wake-bus.js';
 /** What tells the news (`events/`'s hub). */
 export interface AccountNewsHub {
   consentRulesChanged(userId: string): void;
+  notificationsChanged(userId: string): void;
   peopleChanged(audience: PeopleAudience): void;
 }
 
 export interface AccountNews {
   /** `userId`'s rules changed (one kept or revoked). */
   consentRulesChanged(userId: string): void;
+  /** `userId`'s notification channels or settings changed. */
+  notificationsChanged(userId: string): void;
   /**
    * Users, workspaces or memberships changed; `subjectId` names the one that
    * did, `members` those of a workspace whose members changed (who list them).
@@ -57,6 +61,10 @@ export function accountNews(deps: AccountNewsDeps): {
         hub.consentRulesChanged(userId);
         announce({ kind: 'rules', userId });
       },
+      notificationsChanged(userId) {
+        hub.notificationsChanged(userId);
+        announce({ kind: 'notifications', userId });
+      },
       peopleChanged(subjectId, members = []) {
         hub.peopleChanged({ admins: true, userIds: members });
         announce({ kind: 'people', subjectId });
@@ -64,11 +72,12 @@ export function accountNews(deps: AccountNewsDeps): {
       },
     },
     wakes: {
-      kinds: ['rules', 'people', 'members'],
+      kinds: ['rules', 'notifications', 'people', 'members'],
       wake: ({ topic, origin }) => {
         // This replica's own hub heard it when it was told.
         if (origin === bus?.replicaId) return;
         if (topic.kind === 'rules') hub.consentRulesChanged(topic.userId);
+        else if (topic.kind === 'notifications') hub.notificationsChanged(topic.userId);
         else if (topic.kind === 'people') hub.peopleChanged({ admins: true, userIds: [] });
         else if (topic.kind === 'members') {
           hub.peopleChanged({ admins: false, userIds: [topic.userId] });

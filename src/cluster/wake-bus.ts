@@ -30,6 +30,8 @@ export type WakeTopic =
   | { readonly kind: 'access'; readonly userId: string }
   /** A person's "Always allow" rules changed: their open pages (and admins') read them again. */
   | { readonly kind: 'rules'; readonly userId: string }
+  /** A person's notification channels or settings changed: their open Settings read again. */
+  | { readonly kind: 'notifications'; readonly userId: string }
   /** Users, workspaces or memberships changed (`subjectId`, one of them): admins' pages read again. */
   | { readonly kind: 'people'; readonly subjectId: string }
   /** The members of a workspace of this person's changed: their People pages read again. */
@@ -83,6 +85,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'mcp_close',
   'access',
   'rules',
+  'notifications',
   'people',
   'members',
   'credentials',
@@ -99,6 +102,7 @@ function topicId(topic: WakeTopic): string {
       return topic.mcpSessionId;
     case 'access':
     case 'rules':
+    case 'notifications':
     case 'members':
     case 'credentials':
       return topic.userId;
@@ -126,6 +130,7 @@ function topicOf(kind: string, id: string): WakeTopic {
       return { kind, mcpSessionId: id };
     case 'access':
     case 'rules':
+    case 'notifications':
     case 'members':
     case 'credentials':
       return { kind, userId: id };

@@ -168,7 +168,7 @@ export class Connection {
 
   /**
    * A frame about the person rather than a session (`consent_rules_changed`,
-   * `people_changed`): after every client frame already received, so it
+   * `notifications_changed`, `people_changed`): after every client frame already received, so it
    * never overtakes the acknowledgement of a subscription.
    */
   tell(frame: ServerFrame): void {

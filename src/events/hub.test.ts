@@ -389,11 +389,28 @@ describe('event hub', () => {
     expect(types(others.bob)).toEqual([]);
     expect(types(others.agent)).toEqual([]);
 
+    hub.notificationsChanged('alice');
+    await settle();
+    expect(types(sockets.desktop)).toEqual(['consent_rules_changed', 'notifications_changed']);
+    // Her channels are hers alone: not even an admin hears of them.
+    expect(types(others.ada)).toEqual(['consent_rules_changed', 'people_changed']);
+    expect(types(others.bob)).toEqual([]);
+    expect(types(others.agent)).toEqual([]);
+
     // A workspace's members changed: its members hear it (once a socket), admins only if told.
     hub.peopleChanged({ admins: false, userIds: ['alice', 'alice'] });
     await settle();
-    expect(types(sockets.desktop)).toEqual(['consent_rules_changed', 'people_changed']);
-    expect(types(sockets.phone)).toEqual(['subscribed', 'consent_rules_changed', 'people_changed']);
+    expect(types(sockets.desktop)).toEqual([
+      'consent_rules_changed',
+      'notifications_changed',
+      'people_changed',
+    ]);
+    expect(types(sockets.phone)).toEqual([
+      'subscribed',
+      'consent_rules_changed',
+      'notifications_changed',
+      'people_changed',
+    ]);
     expect(types(others.ada)).toEqual(['consent_rules_changed', 'people_changed']);
     expect(types(others.bob)).toEqual([]);
     expect(types(others.agent)).toEqual([]);

@@ -78,6 +78,8 @@ export interface EventHub extends EventPublisher {
    * `consent_rules_changed`; nobody else does.
    */
   consentRulesChanged(userId: string): void;
+  /** `userId`'s notification channels or settings changed (committed): their subscribers hear it. */
+  notificationsChanged(userId: string): void;
   /**
    * Users, workspaces or memberships changed (committed): `people_changed`
    * to admins' subscribers when `audience.admins`, and to those of
@@ -177,6 +179,13 @@ export function createEventHub(options: EventHubOptions): EventHub {
         if (principal.kind === 'user' && (principal.userId === userId || principal.isAdmin)) {
           connection.tell(frame);
         }
+      }
+    },
+    notificationsChanged(userId) {
+      const frame = { type: 'notifications_changed' } as const;
+      for (const connection of connections) {
+        const { principal } = connection;
+        if (principal.kind === 'user' && principal.userId === userId) connection.tell(frame);
       }
     },
     peopleChanged({ admins, userIds }) {

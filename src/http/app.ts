@@ -72,6 +72,8 @@ export interface AppDeps {
   readonly accessChanged?: (userId: string) => void;
   /** A person's "Always allow" rules changed; the hub's own when absent (one server). */
   readonly consentRulesChanged?: (userId: string) => void;
+  /** A person's notification channels or settings changed; the hub's own when absent. */
+  readonly notificationsChanged?: (userId: string) => void;
   /** Users, workspaces or memberships changed (`subjectId`; `members`, who list them); the hub's own when absent. */
   readonly peopleChanged?: (subjectId: string, members?: readonly string[]) => void;
   /**
@@ -153,7 +155,14 @@ export function createApp(deps: AppDeps): App {
       }),
   });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
-  registerNotificationRoutes(app, { notifications: deps.notifications });
+  registerNotificationRoutes(app, {
+    notifications: deps.notifications,
+    notificationsChanged:
+      deps.notificationsChanged ??
+      ((userId) => {
+        deps.hub.notificationsChanged(userId);
+      }),
+  });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,

@@ -116,6 +116,14 @@ export const serverFrame = z.discriminatedUnion('type', [
     .object({ type: z.literal('consent_rules_changed') })
     .describe('The person’s "Always allow" rules changed: read the rules again.'),
   /**
+   * A person's notification channels or settings changed (a channel added,
+   * renewed or deleted, a preference saved), after the change committed:
+   * read them again. Sent, on every replica, to that person's sockets only.
+   */
+  z
+    .object({ type: z.literal('notifications_changed') })
+    .describe('The person’s notification channels or settings changed: read them again.'),
+  /**
    * Users, workspaces or memberships changed (a workspace made or renamed, a
    * person invited or deleted, a member added or removed), after the change
    * committed: a People page reads them again. Sent, on every replica, to

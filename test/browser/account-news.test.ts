@@ -2,7 +2,8 @@
  * Pages that list what no session event carries, kept live in Debian's
  * Chromium against a real server: a person's "Always allow" list on
  * Settings (a rule kept by an answer, or revoked, on one device shows on
- * their other one while it stays open) and an admin's People page (a
+ * their other one while it stays open), their notification channels and
+ * settings on Settings, and an admin's People page (a
  * workspace another admin creates or renames, which this admin is not in).
  * The frames that say so reach only those they are for: another person's
  * socket hears neither.
@@ -159,6 +160,40 @@ describe('live lists of rules and people', () => {
     await expect(other.page.getByTestId('consent-rule').count()).resolves.toBe(0);
     await expect(other.page.getByTestId('consent-rule-revoked').count()).resolves.toBe(0);
     for (const { page } of [desktop, phone, other]) await page.context().close();
+  });
+
+  it("shows a person's notification channels and settings changed elsewhere on their open Settings", async () => {
+    const { world } = started;
+    const ivy = await member('Ivy');
+    const jo = await member('Jo');
+    const desktop = await watched(ivy.user.id);
+    const other = await watched(jo.user.id);
+    for (const { page } of [desktop, other]) {
+      await page.getByTestId('settings-link').click();
+      await page.getByTestId('notification-channels-empty').waitFor(WAIT);
+    }
+    const section = desktop.page.getByTestId('notification-settings');
+    const includeQuestion = section.getByTestId('notification-include-question');
+    expect(await includeQuestion.isChecked()).toBe(false);
+
+    // On her phone she adds a channel and opts in to the question: the open desktop shows both.
+    const { channel } = await as<{ channel: { id: string } }>(
+      world,
+      ivy.token,
+      'POST',
+      '/api/v1/notification-channels',
+      { kind: 'webhook', url: 'https://relay.example/ivy', name: 'Ivy’s relay' },
+    );
+    await as(world, ivy.token, 'PUT', '/api/v1/notification-settings', { include_question: true });
+    const relay = section.getByTestId('notification-channel').filter({ hasText: 'Ivy’s relay' });
+    await relay.waitFor(WAIT);
+    await expect.poll(() => includeQuestion.isChecked(), WAIT).toBe(true);
+    await as(world, ivy.token, 'DELETE', `/api/v1/notification-channels/${channel.id}`);
+    await relay.waitFor({ ...WAIT, state: 'detached' });
+
+    expect(desktop.frames).toContain('notifications_changed');
+    expect(other.frames).not.toContain('notifications_changed');
+    for (const { page } of [desktop, other]) await page.context().close();
   });
 
   it("shows another admin's new and renamed workspace on an admin's open People page", async () => {

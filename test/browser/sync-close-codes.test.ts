@@ -625,6 +625,7 @@ describe('ModelSync and the lists no snapshot holds', () => {
     sync.onConsentRulesChanged(() => heard.push('rules'));
     sync.onPeopleChanged(() => heard.push('people'));
     sync.onAccessChanged(() => heard.push('access'));
+    sync.onNotificationsChanged(() => heard.push('notifications'));
     return heard;
   }
 
@@ -638,7 +639,8 @@ describe('ModelSync and the lists no snapshot holds', () => {
     expect(heard).toEqual([]);
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'consent_rules_changed' }) });
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'people_changed' }) });
-    expect(heard).toEqual(['rules', 'people']);
+    sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'notifications_changed' }) });
+    expect(heard).toEqual(['rules', 'people', 'notifications']);
     sync.stop();
   });
 
@@ -654,7 +656,7 @@ describe('ModelSync and the lists no snapshot holds', () => {
     sockets[1]?.onopen?.({});
     sockets[1]?.onmessage?.({ data: subscribed });
     await settle();
-    expect([...heard].sort()).toEqual(['access', 'people', 'rules']);
+    expect([...heard].sort()).toEqual(['access', 'notifications', 'people', 'rules']);
     sync.stop();
   });
 });

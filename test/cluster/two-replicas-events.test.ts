@@ -211,8 +211,14 @@ describe('events across two replicas on one PostgreSQL', () => {
     expect(joined.status).toBe(201);
     await eventually(() => Promise.resolve(heard(beaOnB, 'people_changed') === 1), 20_000);
 
-    // Cy heard nothing of Bea's rules.
+    // Bea saves a preference on A: her socket on B hears it.
+    const saved = await beaOnA('PUT', '/api/v1/notification-settings', { include_question: true });
+    expect(saved.status).toBe(200);
+    await eventually(() => Promise.resolve(heard(beaOnB, 'notifications_changed') === 1), 20_000);
+
+    // Cy heard nothing of Bea's rules or notifications.
     expect(heard(cyOnB, 'consent_rules_changed')).toBe(0);
+    expect(heard(cyOnB, 'notifications_changed')).toBe(0);
   });
 
   it("a socket on B sees A's session live, with A's revisions", async () => {

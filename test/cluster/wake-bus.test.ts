@@ -73,6 +73,10 @@ describe('wake bus', () => {
     expect(parseWake('a rules u-1')?.topic).toEqual({ kind: 'rules', userId: 'u-1' });
     expect(parseWake('a people w-1')?.topic).toEqual({ kind: 'people', subjectId: 'w-1' });
     expect(parseWake('a members u-1')?.topic).toEqual({ kind: 'members', userId: 'u-1' });
+    expect(parseWake('a notifications u-1')?.topic).toEqual({
+      kind: 'notifications',
+      userId: 'u-1',
+    });
     expect(parseWake('a released b')?.topic).toEqual({ kind: 'released', replicaId: 'b' });
     expect(parseWake('a gossip s-1')).toBeUndefined();
     expect(parseWake('a session')).toBeUndefined();

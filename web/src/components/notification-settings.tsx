@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
 import { useDeliveryError } from '../hooks/use-delivery-error.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
@@ -123,8 +124,12 @@ export function NotificationSettings() {
   // This device's Web Push section adds and deletes its channel: shown here at once.
   useEffect(() => onChannelsChanged(api, () => void refresh()), [api, refresh]);
 
-  // Another window or device changes channels and preferences, and each delivery changes a
-  // channel's state, with no event for any of them: read again when the page is shown again.
+  // Another window or device changes channels and preferences: the events socket says so.
+  const { sync } = useServices();
+  useEffect(() => sync.onNotificationsChanged(() => void refresh()), [sync, refresh]);
+
+  // Each delivery changes a channel's state with no event, and a frame lost between replicas is
+  // not said again: read again when the page is shown again too.
   useEffect(() => {
     const shown = () => {
       if (document.visibilityState === 'visible') void refresh();

@@ -26,10 +26,11 @@
  * sight of it, so it leaves the inbox without a reload. It then tells
  * `onAccessChanged` listeners.
  *
- * `consent_rules_changed` and `people_changed` say only that a list the
- * snapshots do not hold changed (the person's "Always allow" rules; users,
- * workspaces and members on People): they go to `onConsentRulesChanged` and
- * `onPeopleChanged` listeners, which read it again. A frame said while the
+ * `consent_rules_changed`, `notifications_changed` and `people_changed` say
+ * only that a list the snapshots do not hold changed (the person's "Always
+ * allow" rules; their notification channels and settings; users, workspaces
+ * and members on People): they go to `onConsentRulesChanged`,
+ * `onNotificationsChanged` and `onPeopleChanged` listeners, which read it again. A frame said while the
  * socket was down is not said again: every subscription after the first
  * tells those listeners and `onAccessChanged`'s, as if it had been.
  *
@@ -101,6 +102,7 @@ export class ModelSync {
   private readonly accessListeners = new Set<() => void>();
   private readonly rulesListeners = new Set<() => void>();
   private readonly peopleListeners = new Set<() => void>();
+  private readonly notificationsListeners = new Set<() => void>();
   /** A subscription was confirmed before: the next one follows a socket that dropped. */
   private subscribedBefore = false;
   private readonly deps: Required<SyncDeps>;
@@ -131,6 +133,11 @@ export class ModelSync {
   /** Calls `listener` each time the person's "Always allow" rules change; returns the unsubscribe. */
   onConsentRulesChanged(listener: () => void): () => void {
     return listen(this.rulesListeners, listener);
+  }
+
+  /** Calls `listener` each time the person's notification channels or settings change. */
+  onNotificationsChanged(listener: () => void): () => void {
+    return listen(this.notificationsListeners, listener);
   }
 
   /** Calls `listener` each time users, workspaces or members the person may list change. */
@@ -280,6 +287,7 @@ export class ModelSync {
           tell(this.accessListeners);
           tell(this.rulesListeners);
           tell(this.peopleListeners);
+          tell(this.notificationsListeners);
         }
         this.subscribedBefore = true;
         return;
@@ -298,6 +306,9 @@ export class ModelSync {
         return;
       case 'people_changed':
         tell(this.peopleListeners);
+        return;
+      case 'notifications_changed':
+        tell(this.notificationsListeners);
         return;
       case 'unsubscribed':
       case 'pong':

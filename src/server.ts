@@ -471,6 +471,9 @@ export async function startServer(
       consentRulesChanged: (userId: string) => {
         account.news.consentRulesChanged(userId);
       },
+      tokensChanged: (userId: string) => {
+        account.news.tokensChanged(userId);
+      },
       notificationsChanged: (userId: string) => {
         account.news.notificationsChanged(userId);
       },

@@ -1,7 +1,7 @@
 /**
  * News about people rather than sessions, for pages that list what no
- * session event carries: a person's "Always allow" rules and notification
- * channels and settings, and the users, workspaces and memberships on
+ * session event carries: a person's "Always allow" rules, notification
+ * channels and settings and API tokens, and the users, workspaces and memberships on
  * People. Called after the change committed; told to this server's hub at
  * once and, with several replicas, to the others on the wake bus (a wake
  * names only the person or the thing that changed; each replica's hub says
@@ -21,6 +21,7 @@ import type { WakeBus, WakeSubscriber, WakeTopic } from './wake-bus.js';
 export interface AccountNewsHub {
   consentRulesChanged(userId: string): void;
   notificationsChanged(userId: string): void;
+  tokensChanged(userId: string): void;
   peopleChanged(audience: PeopleAudience): void;
 }
 
@@ -29,6 +30,8 @@ export interface AccountNews {
   consentRulesChanged(userId: string): void;
   /** `userId`'s notification channels or settings changed. */
   notificationsChanged(userId: string): void;
+  /** `userId`'s API tokens changed (one made or revoked). */
+  tokensChanged(userId: string): void;
   /**
    * Users, workspaces or memberships changed; `subjectId` names the one that
    * did, `members` those of a workspace whose members changed (who list them).
@@ -65,6 +68,10 @@ export function accountNews(deps: AccountNewsDeps): {
         hub.notificationsChanged(userId);
         announce({ kind: 'notifications', userId });
       },
+      tokensChanged(userId) {
+        hub.tokensChanged(userId);
+        announce({ kind: 'tokens', userId });
+      },
       peopleChanged(subjectId, members = []) {
         hub.peopleChanged({ admins: true, userIds: members });
         announce({ kind: 'people', subjectId });
@@ -72,12 +79,13 @@ export function accountNews(deps: AccountNewsDeps): {
       },
     },
     wakes: {
-      kinds: ['rules', 'notifications', 'people', 'members'],
+      kinds: ['rules', 'notifications', 'tokens', 'people', 'members'],
       wake: ({ topic, origin }) => {
         // This replica's own hub heard it when it was told.
         if (origin === bus?.replicaId) return;
         if (topic.kind === 'rules') hub.consentRulesChanged(topic.userId);
         else if (topic.kind === 'notifications') hub.notificationsChanged(topic.userId);
+        else if (topic.kind === 'tokens') hub.tokensChanged(topic.userId);
         else if (topic.kind === 'people') hub.peopleChanged({ admins: true, userIds: [] });
         else if (topic.kind === 'members') {
           hub.peopleChanged({ admins: false, userIds: [topic.userId] });

@@ -32,6 +32,8 @@ export type WakeTopic =
   | { readonly kind: 'rules'; readonly userId: string }
   /** A person's notification channels or settings changed: their open Settings read again. */
   | { readonly kind: 'notifications'; readonly userId: string }
+  /** A person's API tokens changed: their open Settings read them again. */
+  | { readonly kind: 'tokens'; readonly userId: string }
   /** Users, workspaces or memberships changed (`subjectId`, one of them): admins' pages read again. */
   | { readonly kind: 'people'; readonly subjectId: string }
   /** The members of a workspace of this person's changed: their People pages read again. */
@@ -86,6 +88,7 @@ const KINDS: ReadonlySet<string> = new Set<WakeKind>([
   'access',
   'rules',
   'notifications',
+  'tokens',
   'people',
   'members',
   'credentials',
@@ -103,6 +106,7 @@ function topicId(topic: WakeTopic): string {
     case 'access':
     case 'rules':
     case 'notifications':
+    case 'tokens':
     case 'members':
     case 'credentials':
       return topic.userId;
@@ -131,6 +135,7 @@ function topicOf(kind: string, id: string): WakeTopic {
     case 'access':
     case 'rules':
     case 'notifications':
+    case 'tokens':
     case 'members':
     case 'credentials':
       return { kind, userId: id };

@@ -390,9 +390,14 @@ describe('event hub', () => {
     expect(types(others.agent)).toEqual([]);
 
     hub.notificationsChanged('alice');
+    hub.tokensChanged('alice');
     await settle();
-    expect(types(sockets.desktop)).toEqual(['consent_rules_changed', 'notifications_changed']);
-    // Her channels are hers alone: not even an admin hears of them.
+    expect(types(sockets.desktop)).toEqual([
+      'consent_rules_changed',
+      'notifications_changed',
+      'tokens_changed',
+    ]);
+    // Her channels and tokens are hers alone: not even an admin hears of them.
     expect(types(others.ada)).toEqual(['consent_rules_changed', 'people_changed']);
     expect(types(others.bob)).toEqual([]);
     expect(types(others.agent)).toEqual([]);
@@ -403,12 +408,14 @@ describe('event hub', () => {
     expect(types(sockets.desktop)).toEqual([
       'consent_rules_changed',
       'notifications_changed',
+      'tokens_changed',
       'people_changed',
     ]);
     expect(types(sockets.phone)).toEqual([
       'subscribed',
       'consent_rules_changed',
       'notifications_changed',
+      'tokens_changed',
       'people_changed',
     ]);
     expect(types(others.ada)).toEqual(['consent_rules_changed', 'people_changed']);

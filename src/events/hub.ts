@@ -21,6 +21,7 @@ import {
   type WorkspaceStanding,
   type WorkspaceVisibility,
 } from './connection.js';
+import type { ServerFrame } from './protocol.js';
 import type { ClarionEvent, EventPublisher } from './types.js';
 
 /** Past this many unsent bytes a subscriber is too slow and is disconnected. */
@@ -80,6 +81,8 @@ export interface EventHub extends EventPublisher {
   consentRulesChanged(userId: string): void;
   /** `userId`'s notification channels or settings changed (committed): their subscribers hear it. */
   notificationsChanged(userId: string): void;
+  /** `userId`'s API tokens changed (committed): their subscribers hear `tokens_changed`. */
+  tokensChanged(userId: string): void;
   /**
    * Users, workspaces or memberships changed (committed): `people_changed`
    * to admins' subscribers when `audience.admins`, and to those of
@@ -121,6 +124,14 @@ export function createEventHub(options: EventHubOptions): EventHub {
       if (reason === 'slow') metrics?.slowConsumerClosed();
       metrics?.subscribersChanged(connections.size);
     },
+  };
+
+  /** A frame for `userId`'s own sockets: what is theirs alone (channels, tokens). */
+  const tellPerson = (userId: string, frame: ServerFrame) => {
+    for (const connection of connections) {
+      const { principal } = connection;
+      if (principal.kind === 'user' && principal.userId === userId) connection.tell(frame);
+    }
   };
 
   return {
@@ -182,11 +193,10 @@ export function createEventHub(options: EventHubOptions): EventHub {
       }
     },
     notificationsChanged(userId) {
-      const frame = { type: 'notifications_changed' } as const;
-      for (const connection of connections) {
-        const { principal } = connection;
-        if (principal.kind === 'user' && principal.userId === userId) connection.tell(frame);
-      }
+      tellPerson(userId, { type: 'notifications_changed' });
+    },
+    tokensChanged(userId) {
+      tellPerson(userId, { type: 'tokens_changed' });
     },
     peopleChanged({ admins, userIds }) {
       const frame = { type: 'people_changed' } as const;

@@ -72,6 +72,8 @@ export interface AppDeps {
   readonly accessChanged?: (userId: string) => void;
   /** A person's "Always allow" rules changed; the hub's own when absent (one server). */
   readonly consentRulesChanged?: (userId: string) => void;
+  /** A person's API tokens changed; the hub's own when absent. */
+  readonly tokensChanged?: (userId: string) => void;
   /** A person's notification channels or settings changed; the hub's own when absent. */
   readonly notificationsChanged?: (userId: string) => void;
   /** Users, workspaces or memberships changed (`subjectId`; `members`, who list them); the hub's own when absent. */
@@ -136,6 +138,11 @@ export function createApp(deps: AppDeps): App {
       deps.peopleChanged ??
       ((_subjectId, members = []) => {
         deps.hub.peopleChanged({ admins: true, userIds: members });
+      }),
+    tokensChanged:
+      deps.tokensChanged ??
+      ((userId) => {
+        deps.hub.tokensChanged(userId);
       }),
     credentialsEnded: (userId) => {
       credentials.recheck();

@@ -39,6 +39,8 @@ export interface TokenRouteDeps {
    * (an MCP wait) read theirs again now, here and on the other replicas.
    */
   readonly credentialsEnded?: (userId: string) => void;
+  /** A person's API tokens changed (committed): their open Settings read them again. */
+  readonly tokensChanged?: (userId: string) => void;
 }
 
 /** The origin a minted link starts with. */
@@ -86,6 +88,7 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     if (!body.ok) return body.response;
     const result = await createPersonalToken(store, caller.principal, body.value);
     if (!result.ok) return failureResponse(c, result);
+    deps.tokensChanged?.(caller.principal.userId);
     c.header('Cache-Control', 'no-store');
     return c.json({ token: result.token, secret: result.secret }, 201);
   });
@@ -109,6 +112,7 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     });
     if (!result.ok) return failureResponse(c, result);
     deps.credentialsEnded?.(caller.principal.userId);
+    deps.tokensChanged?.(caller.principal.userId);
     return c.body(null, 204);
   });
 }

@@ -124,6 +124,14 @@ export const serverFrame = z.discriminatedUnion('type', [
     .object({ type: z.literal('notifications_changed') })
     .describe('The person’s notification channels or settings changed: read them again.'),
   /**
+   * A person's API tokens changed (one made or revoked), after the change
+   * committed: read them again. Sent, on every replica, to that person's
+   * sockets only.
+   */
+  z
+    .object({ type: z.literal('tokens_changed') })
+    .describe('The person’s API tokens changed: read them again.'),
+  /**
    * Users, workspaces or memberships changed (a workspace made or renamed, a
    * person invited or deleted, a member added or removed), after the change
    * committed: a People page reads them again. Sent, on every replica, to

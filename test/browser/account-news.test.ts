@@ -3,7 +3,7 @@
  * Chromium against a real server: a person's "Always allow" list on
  * Settings (a rule kept by an answer, or revoked, on one device shows on
  * their other one while it stays open), their notification channels and
- * settings on Settings, and an admin's People page (a
+ * settings and API tokens on Settings, and an admin's People page (a
  * workspace another admin creates or renames, which this admin is not in).
  * The frames that say so reach only those they are for: another person's
  * socket hears neither.
@@ -193,6 +193,35 @@ describe('live lists of rules and people', () => {
 
     expect(desktop.frames).toContain('notifications_changed');
     expect(other.frames).not.toContain('notifications_changed');
+    for (const { page } of [desktop, other]) await page.context().close();
+  });
+
+  it("shows a person's API tokens made or revoked elsewhere on their open Settings", async () => {
+    const { world } = started;
+    const lee = await member('Lee');
+    const mo = await member('Mo');
+    const desktop = await watched(lee.user.id);
+    const other = await watched(mo.user.id);
+    for (const { page } of [desktop, other]) {
+      await page.getByTestId('settings-link').click();
+      await page.getByTestId('api-tokens').waitFor(WAIT);
+    }
+    const listed = desktop.page.getByTestId('api-token').filter({ hasText: 'CI runner' });
+
+    // Made on her laptop's terminal, then revoked there: the open page follows both.
+    const { token } = await as<{ token: { id: string } }>(
+      world,
+      lee.token,
+      'POST',
+      '/api/v1/tokens',
+      { name: 'CI runner' },
+    );
+    await listed.waitFor(WAIT);
+    await as(world, lee.token, 'DELETE', `/api/v1/tokens/${token.id}`);
+    await listed.waitFor({ ...WAIT, state: 'detached' });
+
+    expect(desktop.frames).toContain('tokens_changed');
+    expect(other.frames).not.toContain('tokens_changed');
     for (const { page } of [desktop, other]) await page.context().close();
   });
 

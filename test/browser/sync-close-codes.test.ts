@@ -626,6 +626,7 @@ describe('ModelSync and the lists no snapshot holds', () => {
     sync.onPeopleChanged(() => heard.push('people'));
     sync.onAccessChanged(() => heard.push('access'));
     sync.onNotificationsChanged(() => heard.push('notifications'));
+    sync.onTokensChanged(() => heard.push('tokens'));
     return heard;
   }
 
@@ -640,7 +641,8 @@ describe('ModelSync and the lists no snapshot holds', () => {
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'consent_rules_changed' }) });
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'people_changed' }) });
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'notifications_changed' }) });
-    expect(heard).toEqual(['rules', 'people', 'notifications']);
+    sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'tokens_changed' }) });
+    expect(heard).toEqual(['rules', 'people', 'notifications', 'tokens']);
     sync.stop();
   });
 
@@ -656,7 +658,7 @@ describe('ModelSync and the lists no snapshot holds', () => {
     sockets[1]?.onopen?.({});
     sockets[1]?.onmessage?.({ data: subscribed });
     await settle();
-    expect([...heard].sort()).toEqual(['access', 'notifications', 'people', 'rules']);
+    expect([...heard].sort()).toEqual(['access', 'notifications', 'people', 'rules', 'tokens']);
     sync.stop();
   });
 });

@@ -215,10 +215,14 @@ describe('events across two replicas on one PostgreSQL', () => {
     const saved = await beaOnA('PUT', '/api/v1/notification-settings', { include_question: true });
     expect(saved.status).toBe(200);
     await eventually(() => Promise.resolve(heard(beaOnB, 'notifications_changed') === 1), 20_000);
+    const minted = await beaOnA('POST', '/api/v1/tokens', { name: 'CI runner' });
+    expect(minted.status).toBe(201);
+    await eventually(() => Promise.resolve(heard(beaOnB, 'tokens_changed') === 1), 20_000);
 
     // Cy heard nothing of Bea's rules or notifications.
     expect(heard(cyOnB, 'consent_rules_changed')).toBe(0);
     expect(heard(cyOnB, 'notifications_changed')).toBe(0);
+    expect(heard(cyOnB, 'tokens_changed')).toBe(0);
   });
 
   it("a socket on B sees A's session live, with A's revisions", async () => {

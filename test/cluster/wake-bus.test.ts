@@ -73,6 +73,7 @@ describe('wake bus', () => {
     expect(parseWake('a rules u-1')?.topic).toEqual({ kind: 'rules', userId: 'u-1' });
     expect(parseWake('a people w-1')?.topic).toEqual({ kind: 'people', subjectId: 'w-1' });
     expect(parseWake('a members u-1')?.topic).toEqual({ kind: 'members', userId: 'u-1' });
+    expect(parseWake('a tokens u-1')?.topic).toEqual({ kind: 'tokens', userId: 'u-1' });
     expect(parseWake('a notifications u-1')?.topic).toEqual({
       kind: 'notifications',
       userId: 'u-1',

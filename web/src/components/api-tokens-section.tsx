@@ -2,12 +2,13 @@
  * Settings → "API tokens": the person's own tokens by name, creation and
  * last use; create one (its secret is shown once, with Copy) and revoke one
  * (after an in-page confirmation: whatever uses the token is cut off).
- * The list is read from the server after every change, never patched by
- * guesswork. A refusal says the server's reason, and goes once the person
+ * The list is read from the server after every change, here or on another
+ * device (`tokens_changed`), never patched by guesswork. A refusal says the server's reason, and goes once the person
  * edits the name or moves on to another part of the page.
  */
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { TokenView } from '../../../src/wire/index.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
@@ -67,6 +68,10 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   useEffect(() => {
     void load();
   }, [load, props.refreshKey]);
+
+  // Made or revoked on another device or tab: the events socket says so.
+  const { sync } = useServices();
+  useEffect(() => sync.onTokensChanged(() => void load()), [sync, load]);
 
   async function create(event: SyntheticEvent): Promise<void> {
     event.preventDefault();

@@ -26,11 +26,11 @@
  * sight of it, so it leaves the inbox without a reload. It then tells
  * `onAccessChanged` listeners.
  *
- * `consent_rules_changed`, `notifications_changed` and `people_changed` say
- * only that a list the snapshots do not hold changed (the person's "Always
- * allow" rules; their notification channels and settings; users, workspaces
- * and members on People): they go to `onConsentRulesChanged`,
- * `onNotificationsChanged` and `onPeopleChanged` listeners, which read it again. A frame said while the
+ * `consent_rules_changed`, `notifications_changed`, `tokens_changed` and
+ * `people_changed` say only that a list the snapshots do not hold changed
+ * (the person's "Always allow" rules; their notification channels and
+ * settings; their API tokens; users, workspaces and members on People): they
+ * go to the matching `on…Changed` listeners, which read it again. A frame said while the
  * socket was down is not said again: every subscription after the first
  * tells those listeners and `onAccessChanged`'s, as if it had been.
  *
@@ -103,6 +103,7 @@ export class ModelSync {
   private readonly rulesListeners = new Set<() => void>();
   private readonly peopleListeners = new Set<() => void>();
   private readonly notificationsListeners = new Set<() => void>();
+  private readonly tokensListeners = new Set<() => void>();
   /** A subscription was confirmed before: the next one follows a socket that dropped. */
   private subscribedBefore = false;
   private readonly deps: Required<SyncDeps>;
@@ -138,6 +139,11 @@ export class ModelSync {
   /** Calls `listener` each time the person's notification channels or settings change. */
   onNotificationsChanged(listener: () => void): () => void {
     return listen(this.notificationsListeners, listener);
+  }
+
+  /** Calls `listener` each time the person's API tokens change. */
+  onTokensChanged(listener: () => void): () => void {
+    return listen(this.tokensListeners, listener);
   }
 
   /** Calls `listener` each time users, workspaces or members the person may list change. */
@@ -288,6 +294,7 @@ export class ModelSync {
           tell(this.rulesListeners);
           tell(this.peopleListeners);
           tell(this.notificationsListeners);
+          tell(this.tokensListeners);
         }
         this.subscribedBefore = true;
         return;
@@ -309,6 +316,9 @@ export class ModelSync {
         return;
       case 'notifications_changed':
         tell(this.notificationsListeners);
+        return;
+      case 'tokens_changed':
+        tell(this.tokensListeners);
         return;
       case 'unsubscribed':
       case 'pong':

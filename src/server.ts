@@ -424,6 +424,9 @@ export async function startServer(
       origin: () => config.publicOrigin ?? url,
       logger,
       options: options.notify,
+      notificationsChanged: (userId) => {
+        account.news.notificationsChanged(userId);
+      },
     });
     const pump = new RuntimeEventPump(turns);
     const { app, mcp } = createApp({
@@ -473,9 +476,6 @@ export async function startServer(
       },
       tokensChanged: (userId: string) => {
         account.news.tokensChanged(userId);
-      },
-      notificationsChanged: (userId: string) => {
-        account.news.notificationsChanged(userId);
       },
       peopleChanged: (subjectId: string, members?: readonly string[]) => {
         account.news.peopleChanged(subjectId, members);

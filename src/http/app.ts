@@ -74,8 +74,6 @@ export interface AppDeps {
   readonly consentRulesChanged?: (userId: string) => void;
   /** A person's API tokens changed; the hub's own when absent. */
   readonly tokensChanged?: (userId: string) => void;
-  /** A person's notification channels or settings changed; the hub's own when absent. */
-  readonly notificationsChanged?: (userId: string) => void;
   /** Users, workspaces or memberships changed (`subjectId`; `members`, who list them); the hub's own when absent. */
   readonly peopleChanged?: (subjectId: string, members?: readonly string[]) => void;
   /**
@@ -162,14 +160,7 @@ export function createApp(deps: AppDeps): App {
       }),
   });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
-  registerNotificationRoutes(app, {
-    notifications: deps.notifications,
-    notificationsChanged:
-      deps.notificationsChanged ??
-      ((userId) => {
-        deps.hub.notificationsChanged(userId);
-      }),
-  });
+  registerNotificationRoutes(app, { notifications: deps.notifications });
   const resolvePrincipal = createPrincipalResolver({ store: deps.store, trustedOrigins });
   registerEventsRoute(app, {
     hub: deps.hub,

@@ -22,8 +22,6 @@ import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
 
 export interface NotificationRouteDeps {
   readonly notifications: NotificationService;
-  /** A person's channels or settings changed (committed): their open Settings read them again. */
-  readonly notificationsChanged?: (userId: string) => void;
 }
 
 type Person = { ok: true; userId: string; isAdmin: boolean } | { ok: false; response: Response };
@@ -54,7 +52,6 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     if (!body.ok) return body.response;
     const created = await notifications.createChannel(caller, body.value);
     if (!created.ok) return failureResponse(c, created);
-    deps.notificationsChanged?.(caller.userId);
     const reply = {
       channel: created.channel,
       ...(created.secret === undefined ? {} : { secret: created.secret }),
@@ -70,7 +67,6 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     if (!body.ok) return body.response;
     const renewed = await notifications.renewWebPush(caller, body.value);
     if (!renewed.ok) return failureResponse(c, renewed);
-    deps.notificationsChanged?.(caller.userId);
     return c.json({ channel: renewed.channel });
   });
 
@@ -78,9 +74,7 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     const caller = person(c);
     if (!caller.ok) return caller.response;
     const deleted = await notifications.deleteChannel(caller.userId, c.req.param('id'));
-    if (!deleted.ok) return failureResponse(c, deleted);
-    deps.notificationsChanged?.(caller.userId);
-    return c.body(null, 204);
+    return deleted.ok ? c.body(null, 204) : failureResponse(c, deleted);
   });
 
   app.post('/api/v1/notification-channels/:id/test', async (c) => {
@@ -108,8 +102,6 @@ export function registerNotificationRoutes(app: Hono<AppEnv>, deps: Notification
     if (!caller.ok) return caller.response;
     const body = await parseJsonBody(c, notificationSettingsBody);
     if (!body.ok) return body.response;
-    const updated = await notifications.updateSettings(caller.userId, body.value);
-    deps.notificationsChanged?.(caller.userId);
-    return c.json(updated);
+    return c.json(await notifications.updateSettings(caller.userId, body.value));
   });
 }

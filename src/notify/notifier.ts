@@ -63,6 +63,8 @@ export interface NotifierDeps extends ReconcilerDeps {
   readonly allowedHosts: readonly string[];
   readonly random?: () => number;
   readonly answerLinks?: AnswerLinkPort | undefined;
+  /** A person's channels changed here (a gone subscription's channel deleted). */
+  readonly channelsChanged?: ((userId: string) => void) | undefined;
 }
 
 export interface Notifier {

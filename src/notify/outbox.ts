@@ -97,6 +97,8 @@ export interface OutboxDeps {
   /** The jitter's source; tests pass a fixed one. */
   readonly random?: () => number;
   readonly answerLinks?: AnswerLinkPort | undefined;
+  /** A person's channels changed here (a gone subscription's channel deleted): their Settings read again. */
+  readonly channelsChanged?: ((userId: string) => void) | undefined;
 }
 
 export interface OutboxWorker {
@@ -345,6 +347,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       // Only the subscription tried is gone: a channel renewed since holds another.
       if (!(await removeChannel(store, row.user_id, row.channel_id, triedConfig))) return 'kept';
       logger.info(fields, 'notify.subscription_gone');
+      deps.channelsChanged?.(row.user_id);
       return 'removed';
     } catch (error) {
       logger.warn({ ...fields, err: error }, 'notify.subscription_gone_not_removed');

@@ -57,6 +57,8 @@ export interface NotificationServiceDeps {
   readonly origin: () => string;
   /** The server's VAPID public key for the web app's `PushManager.subscribe`; empty when none. */
   readonly vapidPublicKey: () => string | Promise<string>;
+  /** A person's channels or settings changed (committed): their open Settings read them again. */
+  readonly changed?: (userId: string) => void;
 }
 
 export type SettingsBody = Partial<NotificationSettings>;
@@ -178,6 +180,7 @@ export class NotificationService {
       });
     }
     if (!channel) return failure('channel_exists');
+    this.deps.changed?.(userId);
     return { ok: true, channel: channelView(channel), ...(secret ? { secret } : {}) };
   }
 
@@ -210,6 +213,7 @@ export class NotificationService {
       });
     });
     if (!channel) return failure('not_found', 'no Web Push channel holds that subscription');
+    this.deps.changed?.(owner.userId);
     return { ok: true, channel: channelView(channel) };
   }
 
@@ -249,9 +253,11 @@ export class NotificationService {
    * what it already shows must not decide as them (`removeChannel`).
    */
   async deleteChannel(userId: string, id: string): Promise<{ ok: true } | Failure<'not_found'>> {
-    return (await removeChannel(this.deps.store, userId, id))
-      ? { ok: true }
-      : failure('not_found', 'notification channel not found');
+    if (!(await removeChannel(this.deps.store, userId, id))) {
+      return failure('not_found', 'notification channel not found');
+    }
+    this.deps.changed?.(userId);
+    return { ok: true };
   }
 
   /** One bounded attempt now, outside the outbox: nothing is retried or recorded. */
@@ -344,6 +350,7 @@ export class NotificationService {
       });
       if (body.answer_links === false) await deleteUnusedUserLinks(tx, userId);
     });
+    this.deps.changed?.(userId);
     return this.settings(userId);
   }
 }

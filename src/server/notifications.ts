@@ -49,6 +49,8 @@ export interface NotificationDeps {
   readonly origin: () => string;
   readonly logger: Logger;
   readonly options: NotifyOptions | undefined;
+  /** A person's channels or settings changed (committed): their open Settings read them again. */
+  readonly notificationsChanged: (userId: string) => void;
 }
 
 export interface Notifications {
@@ -118,6 +120,7 @@ export async function wireNotifications(deps: NotificationDeps): Promise<Notific
     tunables,
     allowedHosts,
     ...(options?.random ? { random: options.random } : {}),
+    channelsChanged: deps.notificationsChanged,
   });
   const stopObserving = deps.hub.observe(() => {
     notifier.changed();
@@ -130,6 +133,7 @@ export async function wireNotifications(deps: NotificationDeps): Promise<Notific
     allowedHosts,
     origin,
     vapidPublicKey: options?.vapidPublicKey ?? (() => webPush.vapidPublicKey),
+    changed: deps.notificationsChanged,
   });
   return { notifier, service, stopObserving };
 }

@@ -8,7 +8,9 @@
  * renewed while that send was on its way holds another, and is kept, and
  * the notice that send carried goes to the new subscription.
  */
+import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import type { Driver } from '../../src/store/index.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
@@ -35,6 +37,15 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
     const subscription = service.subscribe(settings.json.web_push_public_key);
     const channelId = await addChannel(api, { kind: 'web_push', name: 'Phone', subscription });
     service.respond = () => ({ status });
+    // The owner's open Settings, on another device: it hears the channel went.
+    const socket = new WebSocket(`${running.url.replace(/^http/, 'ws')}/api/v1/events`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const frames: string[] = [];
+    socket.on('message', (data: Buffer) => {
+      frames.push((JSON.parse(data.toString('utf8')) as { type: string }).type);
+    });
+    await once(socket, 'open');
 
     running.clarification
       .ask(await seedAdminSession(running.store, 'first'), SHIP_IT)
@@ -45,6 +56,8 @@ describe.each(DRIVERS)('a Web Push subscription that is gone on %s', (driver: Dr
         .channels;
     await eventually(async () => (await listed()).length === 0, WAIT_MS);
     expect(await listed()).not.toContainEqual(expect.objectContaining({ id: channelId }));
+    await eventually(() => frames.includes('notifications_changed'), WAIT_MS);
+    socket.close();
 
     // What asks next is sent nowhere: the subscription is not tried again.
     running.clarification

@@ -8,6 +8,7 @@ import {
   AGENTS_PER_SERVER,
   AGENTS_PER_USER,
   SESSION_LEASE_MS,
+  SHUTDOWN_DRAIN_MS,
   SHUTDOWN_STOP_MS,
 } from './tunables.js';
 
@@ -141,6 +142,9 @@ describe('loadConfig', () => {
     ],
     // An allow-list with no host would allow any: it must not fail open.
     [{ CLARION_NOTIFY_ALLOWED_HOSTS: ',,' }, 'CLARION_NOTIFY_ALLOWED_HOSTS names no host'],
+    [{ CLARION_SHUTDOWN_DRAIN_S: '-1' }, 'CLARION_SHUTDOWN_DRAIN_S must be at least 0'],
+    [{ CLARION_SHUTDOWN_DRAIN_S: '301' }, 'CLARION_SHUTDOWN_DRAIN_S must be at most 300'],
+    [{ CLARION_SHUTDOWN_DRAIN_S: 'soon' }, 'CLARION_SHUTDOWN_DRAIN_S must be a number of seconds'],
     [{ CLARION_SHUTDOWN_STOP_S: '0' }, 'CLARION_SHUTDOWN_STOP_S must be at least 1'],
     [{ CLARION_SHUTDOWN_STOP_S: 'soon' }, 'CLARION_SHUTDOWN_STOP_S must be a number of seconds'],
   ])('refuses %o', (env, message) => {
@@ -151,6 +155,8 @@ describe('loadConfig', () => {
   it('reads decimal numbers and an origin with or without its trailing slash', () => {
     expect(loadConfig({ CLARION_PORT: ' 8080 ' }).port).toBe(8080);
     expect(loadConfig({ CLARION_DRAIN_DELAY_S: '.5' }).drainDelayMs).toBe(500);
+    expect(loadConfig({}).shutdownDrainMs).toBe(SHUTDOWN_DRAIN_MS);
+    expect(loadConfig({ CLARION_SHUTDOWN_DRAIN_S: '1.5' }).shutdownDrainMs).toBe(1_500);
     expect(loadConfig({}).shutdownStopMs).toBe(SHUTDOWN_STOP_MS);
     expect(loadConfig({ CLARION_SHUTDOWN_STOP_S: '2.5' }).shutdownStopMs).toBe(2_500);
     expect(loadConfig({ CLARION_PUBLIC_ORIGIN: 'https://x.example.com/' }).publicOrigin).toBe(

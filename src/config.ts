@@ -21,6 +21,7 @@ import {
   AGENTS_PER_USER,
   SESSION_LEASE_MS,
   SHUTDOWN_DRAIN_DELAY_MS,
+  SHUTDOWN_DRAIN_MS,
   SHUTDOWN_STOP_MS,
 } from './tunables.js';
 import type { AgentQuotaLimits } from './turns/agent-quota.js';
@@ -60,6 +61,8 @@ export interface Config {
   readonly leaseMs?: number;
   /** How long a stop says `draining` on `/healthz` before it stops accepting; none when absent. */
   readonly drainDelayMs?: number;
+  /** How long a stop waits for requests in flight once it stops accepting; the tunable's default when absent. */
+  readonly shutdownDrainMs?: number;
   /** How long the rest of a stop may take after its drain; the tunable's default when absent. */
   readonly shutdownStopMs?: number;
 }
@@ -239,6 +242,14 @@ const environment = z.object({
       .max(300, 'CLARION_DRAIN_DELAY_S must be at most 300')
       .transform((value) => Math.round(value * 1000)),
   ).optional(),
+  CLARION_SHUTDOWN_DRAIN_S: decimal(
+    'CLARION_SHUTDOWN_DRAIN_S must be a number of seconds',
+    z
+      .number()
+      .min(0, 'CLARION_SHUTDOWN_DRAIN_S must be at least 0')
+      .max(300, 'CLARION_SHUTDOWN_DRAIN_S must be at most 300')
+      .transform((value) => Math.round(value * 1000)),
+  ).optional(),
   CLARION_SHUTDOWN_STOP_S: decimal(
     'CLARION_SHUTDOWN_STOP_S must be a number of seconds',
     z
@@ -303,6 +314,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): Config {
     replicaId: settings.CLARION_REPLICA_ID ?? generatedReplicaId(),
     leaseMs: settings.CLARION_LEASE_S ?? SESSION_LEASE_MS,
     drainDelayMs: settings.CLARION_DRAIN_DELAY_S ?? SHUTDOWN_DRAIN_DELAY_MS,
+    shutdownDrainMs: settings.CLARION_SHUTDOWN_DRAIN_S ?? SHUTDOWN_DRAIN_MS,
     shutdownStopMs: settings.CLARION_SHUTDOWN_STOP_S ?? SHUTDOWN_STOP_MS,
   };
 }

@@ -627,11 +627,9 @@ export async function startServer(
         });
         hub.closeAll();
         terminateWebSockets(wss);
-        if (!(await draining.idle(SHUTDOWN_DRAIN_MS))) {
-          logger.warn(
-            { bound_ms: SHUTDOWN_DRAIN_MS },
-            'requests still in flight at shutdown are cut',
-          );
+        const drainMs = config.shutdownDrainMs ?? SHUTDOWN_DRAIN_MS;
+        if (!(await draining.idle(drainMs))) {
+          logger.warn({ bound_ms: drainMs }, 'requests still in flight at shutdown are cut');
         }
         await mcp.close();
         // Each of the store's steps is tried whatever the one before did: a failure that cut the

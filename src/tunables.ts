@@ -208,7 +208,7 @@ export const HTTP_KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /**
  * A graceful stop waits this long for requests in flight once it stops accepting
  * (issue 16); what is left then is cut. Waits end at the stop's start, so only
- * short work (a respond, a page) is waited for.
+ * short work (a respond, a page) is waited for; `CLARION_SHUTDOWN_DRAIN_S`.
  */
 export const SHUTDOWN_DRAIN_MS = 10_000;
 /**

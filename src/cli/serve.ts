@@ -38,7 +38,9 @@ export async function serve(): Promise<number> {
   const failure = await Promise.race([stopRequested.then(() => undefined), server.failed]);
   if (failure) logger.error({ err: failure }, 'this server must stop serving; stopping');
   const boundMs =
-    (config.drainDelayMs ?? 0) + SHUTDOWN_DRAIN_MS + (config.shutdownStopMs ?? SHUTDOWN_STOP_MS);
+    (config.drainDelayMs ?? 0) +
+    (config.shutdownDrainMs ?? SHUTDOWN_DRAIN_MS) +
+    (config.shutdownStopMs ?? SHUTDOWN_STOP_MS);
   const stop = await settleWithin(server.close(), boundMs);
   if (stop.outcome === 'done') {
     if (failure) throw failure;

@@ -13,14 +13,21 @@ import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.
 import { eventually } from '../support/clarification-harness.js';
 import { askingSession, replicaProcesses, sessionReads } from '../support/replicas.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
-import { SHUTDOWN_DRAIN_MS } from '../../src/tunables.js';
+import { SHUTDOWN_REPORTS_MS } from '../../src/tunables.js';
 
 const ADMIN_TOKEN = 'cut-off-replica-admin-token-0123456789';
 const LEASE_S = 6;
+/** The stop's wait for requests in flight (`CLARION_SHUTDOWN_DRAIN_S`; 10 s by default). */
+const SHUTDOWN_DRAIN_S = 2;
 /** The rest of a stop after its drain (`CLARION_SHUTDOWN_STOP_S`; 20 s by default). */
 const SHUTDOWN_STOP_S = 3;
+/**
+ * The rest of a stop for one whose steps fail: its agents' last reports alone may take
+ * their whole bound against a store that refuses them, and the stop must outlast that.
+ */
+const FAILING_STOP_S = SHUTDOWN_REPORTS_MS / 1000 + SHUTDOWN_STOP_S;
 /** How long A's stop may take before it stops its agents and exits anyway. */
-const STOP_BOUND_MS = SHUTDOWN_DRAIN_MS + SHUTDOWN_STOP_S * 1000;
+const stopBoundMs = (stopS: number) => (SHUTDOWN_DRAIN_S + stopS) * 1000;
 
 describe('a replica cut off from the database', () => {
   const processes = replicaProcesses(ADMIN_TOKEN);
@@ -34,10 +41,11 @@ describe('a replica cut off from the database', () => {
   });
 
   /** B on the database, then A through a proxy in front of it; the proxy, for cutting A off. */
-  async function replicasWithAProxied() {
+  async function replicasWithAProxied(stopS = SHUTDOWN_STOP_S) {
     const env = {
       CLARION_LEASE_S: String(LEASE_S),
-      CLARION_SHUTDOWN_STOP_S: String(SHUTDOWN_STOP_S),
+      CLARION_SHUTDOWN_DRAIN_S: String(SHUTDOWN_DRAIN_S),
+      CLARION_SHUTDOWN_STOP_S: String(stopS),
     };
     const [b] = await processes.start(['replica-b'], env);
     const direct = new URL(processes.target().url);
@@ -97,8 +105,8 @@ describe('a replica cut off from the database', () => {
    * ends: a statement that never answers (the bound) or one that fails. The
    * time it took, for the caller to check against the bound.
    */
-  async function stopsCutOff(cut: (line: TcpProxy) => void | Promise<void>) {
-    const { a, aPid, b, proxy: line } = await replicasWithAProxied();
+  async function stopsCutOff(cut: (line: TcpProxy) => void | Promise<void>, stopS: number) {
+    const { a, aPid, b, proxy: line } = await replicasWithAProxied(stopS);
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const reads = sessionReads(clarionApi(b.url, ADMIN_TOKEN));
     const { agent } = await askingSession(onA, reads, aPid, 'stopping cut off');
@@ -106,8 +114,8 @@ describe('a replica cut off from the database', () => {
     await cut(line);
     const asked = Date.now();
     a.child.kill('SIGTERM');
-    // The drain (10 s) and the rest of the stop, then the agents' bounded stop.
-    const boundMs = STOP_BOUND_MS + 15_000;
+    // The drain and the rest of the stop, then the agents' bounded stop.
+    const boundMs = stopBoundMs(stopS) + 15_000;
     const exit = await Promise.race([
       a.exited,
       new Promise<never>((_, reject) => {
@@ -127,15 +135,15 @@ describe('a replica cut off from the database', () => {
   it('still stops on SIGTERM within its bound, its agent first, though no statement answers', async () => {
     const exit = await stopsCutOff((line) => {
       line.blackhole();
-    });
+    }, SHUTDOWN_STOP_S);
     // Its bound ended the stop, the one it was configured with: not a step's failure.
     expect(exit.stdout).toContain('the stop did not finish in time');
-    expect(exit.tookMs).toBeGreaterThanOrEqual(STOP_BOUND_MS);
+    expect(exit.tookMs).toBeGreaterThanOrEqual(stopBoundMs(SHUTDOWN_STOP_S));
   }, 180_000);
 
   it('still exits on SIGTERM, its agent first, when a step of its stop fails', async () => {
     // Connections refused: every statement of the stop fails at once instead of hanging.
-    const exit = await stopsCutOff((line) => line.close());
+    const exit = await stopsCutOff((line) => line.close(), FAILING_STOP_S);
     expect(exit.stdout).toContain('a step failed');
     // The other steps were still done; the log names those it could not.
     expect(exit.stdout).toContain('the stop left undone: ');

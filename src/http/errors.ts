@@ -67,11 +67,28 @@ function isStorageUnavailable(error: unknown): error is StorageUnavailableError 
 }
 
 /**
+ * The request's own connection failed under it: its caller went away (closed
+ * the connection while still sending, or a stop's drain cut it once its bound
+ * passed). Nobody is left to answer, and nothing is wrong with the server.
+ */
+function callerWentAway(error: unknown, c: Context): boolean {
+  return c.req.raw.signal.aborted && (error as { code?: unknown } | null)?.code === 'ECONNRESET';
+}
+
+/**
  * Anything a route did not map is a 500 `internal`, in the same JSON shape,
- * and logged; except a storage fault, which is a 503 with its cause logged.
+ * and logged; except a storage fault, which is a 503 with its cause logged,
+ * and a caller gone while its request was read, an empty 499 logged as such.
  */
 export function handleUnexpectedErrors<E extends Env>(app: Hono<E>, logger: Logger): void {
   app.onError((error, c) => {
+    if (callerWentAway(error, c)) {
+      logger.info(
+        { path: c.req.path, method: c.req.method },
+        'the caller went away before its request was answered',
+      );
+      return failureResponse(c, { code: 'caller_gone' });
+    }
     if (isStorageUnavailable(error)) {
       logger.error({ err: error, reason: error.reason, path: c.req.path }, 'storage unavailable');
       return failureResponse(c, { code: 'storage_unavailable' });

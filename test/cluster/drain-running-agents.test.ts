@@ -6,7 +6,8 @@
  * question stays queued in the store (its agent would have been told that
  * Clarion cannot be reached) and runs on the other replica once the stop
  * gave its lease back. The stop writes each running turn's end before it
- * closes the store, and logs no error.
+ * closes the store, and logs no error. A request still in flight when the
+ * drain's bound (`CLARION_SHUTDOWN_DRAIN_S`) has passed is cut.
  */
 import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import type { Exited, Serving } from '../support/clarion-process.js';
 import { replicaProcesses } from '../support/replicas.js';
+import { SHUTDOWN_DRAIN_MS } from '../../src/tunables.js';
 
 const ADMIN_TOKEN = 'drain-running-agents-token-0123456789';
 /** How long the slow request stays in flight once the stop began. */
@@ -50,6 +52,30 @@ function slowTask(url: string, finishAfterMs: number): Promise<number> {
     sent.on('error', reject);
     sent.write(body.subarray(0, 10));
     setTimeout(() => sent.end(body.subarray(10)), finishAfterMs);
+  });
+}
+
+/**
+ * A task's body that never finishes: a request in flight for as long as the
+ * server keeps its connection. Resolves when the server cuts it.
+ */
+function endlessTask(url: string): Promise<void> {
+  return new Promise((resolve) => {
+    const sent = request(`${url}/api/v1/tasks`, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ADMIN_TOKEN}`,
+        'content-type': 'application/json',
+        'content-length': '1000',
+      },
+    });
+    sent.on('error', () => {
+      resolve();
+    });
+    sent.on('close', () => {
+      resolve();
+    });
+    sent.write('{"title":');
   });
 }
 
@@ -127,6 +153,25 @@ describe('a replica stopped while its agents run', () => {
       '/ask',
       '/ask-multi',
     ]);
+  }, 150_000);
+
+  it('cuts a request still in flight once CLARION_SHUTDOWN_DRAIN_S has passed', async () => {
+    const drainS = 1;
+    const [a] = await processes.start(['replica-a'], { CLARION_SHUTDOWN_DRAIN_S: String(drainS) });
+    if (!a) throw new Error('one replica expected');
+    const endless = endlessTask(a.url);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const asked = Date.now();
+    const exited = await a.stop();
+    const tookMs = Date.now() - asked;
+    await endless;
+    expect(exited.code).toBe(0);
+    // Cut at its configured bound, far short of the default one.
+    expect(exited.stdout).toContain('requests still in flight at shutdown are cut');
+    expect(exited.stdout).toContain(`"bound_ms":${String(drainS * 1000)}`);
+    expect(tookMs).toBeGreaterThanOrEqual(drainS * 1000);
+    expect(tookMs).toBeLessThan(SHUTDOWN_DRAIN_MS);
+    expect(errorLines(exited)).toEqual([]);
   }, 150_000);
 
   it('writes the running turns’ ends before closing the store, and logs no error', async () => {

@@ -348,6 +348,7 @@ export async function startServer(
         acquire: (sessionId) => running.leases.acquire(sessionId),
         release: (sessionId) => running.leases.release(sessionId),
         tellHolder: (ctx, sessionId, kind) => wakes.send(ctx, { kind, sessionId }),
+        leaveQueue: (ctx) => wakes.send(ctx, { kind: 'released', replicaId: running.id }),
         confirm: (sessionId) => running.leases.confirm(sessionId),
         isFenced: (sessionId) => running.leases.isFenced(sessionId),
         liveReplicas: () => running.leases.liveReplicas(),

@@ -4,8 +4,11 @@
  * drained, or behind the turn the stop ended) is still in the store once its
  * leases are given back, with no holder left to run it. The stop says so
  * with the `released` wake, sent in the commit that frees the leases
- * (`Replica.stop`); every other replica that hears it runs the queues no live
- * replica holds (`RequeueSessions`, as start-up recovery does). The session
+ * (`Replica.stop`), and so does each message the stopping replica queues,
+ * with that message's commit (one may commit after the release, from a
+ * request that outlived the drain); every other replica that hears it runs
+ * the queues no live replica holds (`RequeueSessions`, as start-up recovery
+ * does). The session
  * write's lock and the lease's conditional take give each session to one of
  * them: the others find it `starting`, or held elsewhere.
  *

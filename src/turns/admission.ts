@@ -167,7 +167,8 @@ async function admitInWrite(
     return { result: failure('session_refused', undefined, { reason: mode.reason }) };
   }
   // A stopping server starts no turn: the message waits in the store for whoever runs it next.
-  if (mode.mode === 'queue' || agentBusy(deps, sessionId) || deps.stopping?.() === true) {
+  const stopping = deps.stopping?.() === true;
+  if (mode.mode === 'queue' || agentBusy(deps, sessionId) || stopping) {
     if (!options.queueWhenBusy) {
       return { result: failure('session_busy', undefined, { reason: 'busy' }) };
     }
@@ -179,6 +180,8 @@ async function admitInWrite(
       createdBy: input.userId,
     });
     write.queueChanged();
+    // Told with this commit: one after the stop's release would otherwise wait for the next message.
+    if (stopping) await deps.leases?.leaveQueue(tx);
     return { result: { ok: true, outcome: 'queued', item } };
   }
   // Refused at the quota before anything is written: no message, no turn.

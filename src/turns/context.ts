@@ -52,6 +52,13 @@ export interface SessionLeasePort {
    */
   tellHolder(ctx: RepoContext, sessionId: string, kind: 'queue' | 'cancel' | 'stop'): Promise<void>;
   /**
+   * This server is stopping and queued a message it will not run: wakes the
+   * other replicas, with the commit of `ctx`, to run the queues no live
+   * replica holds, as its stop's release does. The commit may come after that
+   * release (a request that outlived the drain), whose wake is spent by then.
+   */
+  leaveQueue(ctx: RepoContext): Promise<void>;
+  /**
    * Before acting on the session's agent here: renews first when this
    * replica's leases are no longer certainly valid, and resolves once a
    * session lost meanwhile is fenced (`fencing.ts`); false when it was lost.

@@ -10,6 +10,7 @@ export function leasePort(overrides: Partial<SessionLeasePort> = {}): SessionLea
     acquire: () => Promise.resolve(true),
     release: () => Promise.resolve(),
     tellHolder: () => Promise.resolve(),
+    leaveQueue: () => Promise.resolve(),
     confirm: () => Promise.resolve(true),
     isFenced: () => false,
     liveReplicas: () => Promise.resolve(new Set<string>()),

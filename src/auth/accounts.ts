@@ -1,7 +1,8 @@
 /**
  * Accounts as services: who a principal is, users, workspaces and their
  * members. Creating users and workspaces and changing membership is for
- * admins; the route checks who may call, this decides what the call does.
+ * admins; the route checks who may call, this decides what the call does,
+ * and whether its admin still stands when it does it (`adminStands`).
  * A workspace the caller may not see is `not_found`, the same as one that
  * does not exist. Membership is what grants task access (`store/access.ts`).
  */
@@ -18,11 +19,13 @@ import {
   listMemberWorkspaces,
   listUsers,
   listWorkspaceMembers,
+  lockUsers,
   removeWorkspaceMember,
   renameWorkspaceRow,
   soleOwnedWorkspaces,
   type ListedWorkspace,
   type MemberRecord,
+  type RepoContext,
   type Store,
   type UserRecord,
   type WorkspaceRecord,
@@ -67,6 +70,29 @@ export function whoIs(store: Store, principal: Principal): Promise<UserRecord | 
   return getUser(store, principal.userId);
 }
 
+/**
+ * Whether the admin a request acts for still stands, read in the transaction
+ * that acts: their credential was read before it began, and another admin
+ * may have deleted them since, and a deleted admin must not delete, invite or
+ * change memberships after all. Their row, with those of `others`, stays
+ * locked until the transaction ends, all in one order (`lockUsers`), so a
+ * deletion of them either committed first and is seen here or waits.
+ */
+async function adminStands(
+  tx: RepoContext,
+  caller: UserPrincipal,
+  others: readonly string[],
+  exclusive: boolean,
+): Promise<UserRecord[] | undefined> {
+  const rows = await lockUsers(tx, [caller.userId, ...others], exclusive);
+  const standing = rows.some((row) => row.id === caller.userId && row.is_admin === 1);
+  return standing ? rows : undefined;
+}
+
+function callerGone(): Failure<'unauthorized'> {
+  return failure('unauthorized', 'your account no longer exists or is no longer an admin');
+}
+
 /** How a new user's first bearer token is listed among their tokens. */
 export const FIRST_TOKEN_NAME = 'First token';
 
@@ -75,21 +101,45 @@ export const FIRST_TOKEN_NAME = 'First token';
  * app, in one transaction. The link lives as long as a start-up link: the
  * admin still has to hand it over.
  */
-export function createUserWithToken(
+export function createUserWithToken(store: Store, input: NewUserInput): Promise<NewUserWithToken> {
+  return store.transaction((tx) => createUserIn(tx, input));
+}
+
+interface NewUserInput {
+  readonly name: string;
+  readonly isAdmin?: boolean | undefined;
+  readonly origin: string;
+}
+
+export interface NewUserWithToken {
+  readonly user: UserRecord;
+  readonly token: string;
+  readonly signInUrl: string;
+  readonly signInExpiresAt: string;
+}
+
+/** `POST /api/v1/users`: `createUserWithToken`, for an admin who still stands. */
+export function inviteUser(
   store: Store,
-  input: { name: string; isAdmin?: boolean | undefined; origin: string },
-): Promise<{ user: UserRecord; token: string; signInUrl: string; signInExpiresAt: string }> {
+  caller: UserPrincipal,
+  input: NewUserInput,
+): Promise<({ ok: true } & NewUserWithToken) | Failure<'unauthorized'>> {
   return store.transaction(async (tx) => {
-    const user = await createUser(tx, { name: input.name, isAdmin: input.isAdmin });
-    const token = await issueToken(tx, { kind: 'user', userId: user.id, name: FIRST_TOKEN_NAME });
-    const link = await mintSignInLink(tx, {
-      userId: user.id,
-      origin: input.origin,
-      mintedBy: SIGN_IN_ORIGINS.newUser,
-      ttlMs: SIGN_IN_TOKEN_TTL_MS,
-    });
-    return { user, token: token.secret, signInUrl: link.url, signInExpiresAt: link.expires_at };
+    if (!(await adminStands(tx, caller, [], false))) return callerGone();
+    return { ok: true as const, ...(await createUserIn(tx, input)) };
   });
+}
+
+async function createUserIn(tx: RepoContext, input: NewUserInput): Promise<NewUserWithToken> {
+  const user = await createUser(tx, { name: input.name, isAdmin: input.isAdmin });
+  const token = await issueToken(tx, { kind: 'user', userId: user.id, name: FIRST_TOKEN_NAME });
+  const link = await mintSignInLink(tx, {
+    userId: user.id,
+    origin: input.origin,
+    mintedBy: SIGN_IN_ORIGINS.newUser,
+    ttlMs: SIGN_IN_TOKEN_TTL_MS,
+  });
+  return { user, token: token.secret, signInUrl: link.url, signInExpiresAt: link.expires_at };
 }
 
 /**
@@ -103,9 +153,11 @@ export async function deleteUser(
   store: Store,
   caller: UserPrincipal,
   userId: string,
-): Promise<DeletedUser | Failure<'not_found' | 'conflict'>> {
+): Promise<DeletedUser | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
   if (userId === caller.userId) return failure('conflict', 'you cannot delete your own account');
   return store.transaction(async (tx) => {
+    // Two admins deleting each other at once: the second finds itself gone, so one admin stays.
+    if (!(await adminStands(tx, caller, [userId], true))) return callerGone();
     // Its memberships go with it: a workspace it alone owns would be left with no owner.
     const orphaned = await soleOwnedWorkspaces(tx, userId);
     if (orphaned.length > 0) return ownerNeeded(orphaned);
@@ -207,18 +259,25 @@ export function renameWorkspace(
 }
 
 export type MembershipResult =
-  { ok: true; member: MemberRecord; created: boolean } | Failure<'not_found' | 'conflict'>;
+  | { ok: true; member: MemberRecord; created: boolean }
+  | Failure<'not_found' | 'conflict' | 'unauthorized'>;
 
 /** Adds a member, or changes its role; a repeated call finds it in place (`created: false`). */
 export function addMember(
   store: Store,
+  caller: UserPrincipal,
   input: { workspaceId: string; userId: string; role?: 'member' | 'owner' | undefined },
 ): Promise<MembershipResult> {
   return store.transaction(async (tx): Promise<MembershipResult> => {
+    // The member's row too, in the same order a deletion of them takes it.
+    const users = await adminStands(tx, caller, [input.userId], false);
+    if (!users) return callerGone();
     if (!(await getWorkspace(tx, input.workspaceId))) {
       return failure('not_found', 'unknown workspace');
     }
-    if (!(await getUser(tx, input.userId))) return failure('not_found', 'unknown user');
+    if (!users.some((user) => user.id === input.userId)) {
+      return failure('not_found', 'unknown user');
+    }
     if (input.role === 'member') {
       const orphaned = await soleOwnedWorkspaces(tx, input.userId, input.workspaceId);
       if (orphaned.length > 0) return ownerNeeded(orphaned);
@@ -247,10 +306,12 @@ export async function membersOf(
 
 export function removeMember(
   store: Store,
+  caller: UserPrincipal,
   workspaceId: string,
   userId: string,
-): Promise<{ ok: true } | Failure<'not_found' | 'conflict'>> {
+): Promise<{ ok: true } | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
   return store.transaction(async (tx) => {
+    if (!(await adminStands(tx, caller, [], false))) return callerGone();
     const orphaned = await soleOwnedWorkspaces(tx, userId, workspaceId);
     if (orphaned.length > 0) return ownerNeeded(orphaned);
     return (await removeWorkspaceMember(tx, workspaceId, userId))

@@ -11,9 +11,9 @@ import {
   addMember,
   allUsers,
   createOwnedWorkspace,
-  createUserWithToken,
   deleteUser,
   everyWorkspaceFor,
+  inviteUser,
   memberView,
   membersOf,
   removeMember,
@@ -106,11 +106,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, newUserBody);
     if (!body.ok) return body.response;
-    const created = await createUserWithToken(store, {
+    const created = await inviteUser(store, allowed.principal, {
       name: body.value.name,
       isAdmin: body.value.is_admin,
       origin: linkOriginOf(c, deps),
     });
+    if (!created.ok) return failureResponse(c, created);
     deps.peopleChanged?.(created.user.id);
     // The body holds secrets shown only this once; no cache may keep it.
     c.header('Cache-Control', 'no-store');
@@ -203,7 +204,7 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, newMemberBody);
     if (!body.ok) return body.response;
-    const result = await addMember(store, {
+    const result = await addMember(store, allowed.principal, {
       workspaceId: c.req.param('id'),
       userId: body.value.user_id,
       role: body.value.role,
@@ -233,7 +234,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.delete('/api/v1/workspaces/:id/members/:userId', async (c) => {
     const allowed = gate(c, true);
     if (!allowed.ok) return allowed.response;
-    const removed = await removeMember(store, c.req.param('id'), c.req.param('userId'));
+    const removed = await removeMember(
+      store,
+      allowed.principal,
+      c.req.param('id'),
+      c.req.param('userId'),
+    );
     if (!removed.ok) return failureResponse(c, removed);
     deps.accessChanged?.(c.req.param('userId'));
     await membersChanged(allowed.principal, c.req.param('id'));

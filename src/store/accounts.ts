@@ -117,6 +117,28 @@ export async function deleteUserRow(ctx: RepoContext, id: string): Promise<boole
   return result.numDeletedRows > 0n;
 }
 
+/**
+ * The users among `ids` that still exist, their rows locked on PostgreSQL
+ * until the transaction ends (`exclusive`: for update, else for share). Taken
+ * in ID order, so two transactions that lock the same users wait for each
+ * other rather than deadlock; SQLite runs one write at a time.
+ */
+export async function lockUsers(
+  ctx: RepoContext,
+  ids: readonly string[],
+  exclusive: boolean,
+): Promise<UserRecord[]> {
+  return ctx.db
+    .selectFrom('users')
+    .selectAll()
+    .where('id', 'in', [...ids])
+    .orderBy('id')
+    .$if(ctx.dialect.driver === 'postgres', (query) =>
+      exclusive ? query.forUpdate() : query.forShare(),
+    )
+    .execute();
+}
+
 export async function listUsers(ctx: RepoContext): Promise<UserRecord[]> {
   return ctx.db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
 }

@@ -182,6 +182,7 @@ export {
   listMemberWorkspaces,
   listUsers,
   listWorkspaceMembers,
+  lockUsers,
   removeWorkspaceMember,
   renameWorkspaceRow,
   soleOwnedWorkspaces,

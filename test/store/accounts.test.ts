@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { deleteUser } from '../../src/auth/accounts.js';
+import { addMember, deleteUser, inviteUser, removeMember } from '../../src/auth/accounts.js';
 import {
   BOOTSTRAP_ADMIN_NAME,
   BOOTSTRAP_WORKSPACE_NAME,
@@ -197,6 +197,50 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
       expect(repaired.changed).toBe(true);
       expect(repaired.record.user_id).toBe(ada.id);
       expect(await listUserTokens(store, bob.id)).toEqual([]);
+    });
+  });
+
+  describe('an admin deleted while a request of theirs runs', () => {
+    // The request's credential was read before the deletion committed; what it does comes after.
+    async function twoAdmins() {
+      const ada = await createUser(store, { name: 'ada', isAdmin: true });
+      const grace = await createUser(store, { name: 'grace', isAdmin: true });
+      const asAda = { kind: 'user', userId: ada.id, name: 'ada', isAdmin: true } as const;
+      const asGrace = { kind: 'user', userId: grace.id, name: 'grace', isAdmin: true } as const;
+      expect(await deleteUser(store, asAda, grace.id)).toEqual({ ok: true, actedFor: [] });
+      return { ada, grace, asGrace };
+    }
+
+    it('cannot delete the admin who deleted them, which would leave no admin', async () => {
+      const { ada, asGrace } = await twoAdmins();
+      expect(await deleteUser(store, asGrace, ada.id)).toMatchObject({
+        ok: false,
+        code: 'unauthorized',
+      });
+      expect((await listUsers(store)).map((user) => user.name)).toEqual(['ada']);
+    });
+
+    it('cannot invite a new admin, nor change who belongs to a workspace', async () => {
+      const { ada, asGrace } = await twoAdmins();
+      const team = await createWorkspace(store, { name: 'team' });
+      await ensureWorkspaceMember(store, { workspaceId: team.id, userId: ada.id, role: 'owner' });
+      const bo = await createUser(store, { name: 'bo' });
+      await ensureWorkspaceMember(store, { workspaceId: team.id, userId: bo.id });
+
+      const invite = { name: 'mallory', isAdmin: true, origin: 'http://clarion.test' };
+      expect(await inviteUser(store, asGrace, invite)).toMatchObject({ code: 'unauthorized' });
+      const membership = { workspaceId: team.id, userId: bo.id, role: 'owner' } as const;
+      expect(await addMember(store, asGrace, membership)).toMatchObject({ code: 'unauthorized' });
+      expect(await removeMember(store, asGrace, team.id, bo.id)).toMatchObject({
+        code: 'unauthorized',
+      });
+
+      expect((await listUsers(store)).map((user) => user.name)).toEqual(['ada', 'bo']);
+      const members = await listWorkspaceMembers(store, team.id);
+      expect(members.map((member) => [member.user_name, member.role])).toEqual([
+        ['ada', 'owner'],
+        ['bo', 'member'],
+      ]);
     });
   });
 

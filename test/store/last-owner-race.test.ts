@@ -85,7 +85,12 @@ describe("a workspace's last owner, two removals at once on postgres", () => {
 
   it('lets one of two member removals go and refuses the other', async () => {
     const { ada, grace, team } = await twoOwnersOneHeld();
-    const removals = [removeMember(store, team.id, ada.id), removeMember(store, team.id, grace.id)];
+    const admin = await createUser(store, { name: 'admin', isAdmin: true });
+    const caller = { kind: 'user', userId: admin.id, name: 'admin', isAdmin: true } as const;
+    const removals = [
+      removeMember(store, caller, team.id, ada.id),
+      removeMember(store, caller, team.id, grace.id),
+    ];
     await releaseWhenBothUnderWay(removals);
 
     const outcomes = await Promise.all(removals);

@@ -204,16 +204,21 @@ export function allUsers(store: Store): Promise<UserRecord[]> {
   return listUsers(store);
 }
 
-/** A new workspace, owned by the person who created it. */
+/** A new workspace, owned by the admin who created it. */
 export function createOwnedWorkspace(
   store: Store,
   owner: UserPrincipal,
   name: string,
-): Promise<WorkspaceRecord> {
+): Promise<{ ok: true; workspace: WorkspaceRecord } | Failure<'unauthorized'>> {
   return store.transaction(async (tx) => {
-    const row = await createWorkspace(tx, { name });
-    await ensureWorkspaceMember(tx, { workspaceId: row.id, userId: owner.userId, role: 'owner' });
-    return row;
+    if (!(await adminStands(tx, owner, [], false))) return callerGone();
+    const workspace = await createWorkspace(tx, { name });
+    await ensureWorkspaceMember(tx, {
+      workspaceId: workspace.id,
+      userId: owner.userId,
+      role: 'owner',
+    });
+    return { ok: true as const, workspace };
   });
 }
 
@@ -242,8 +247,11 @@ export function renameWorkspace(
   principal: UserPrincipal,
   workspaceId: string,
   name: string,
-): Promise<{ ok: true; workspace: WorkspaceRecord } | Failure<'not_found' | 'forbidden'>> {
+): Promise<
+  { ok: true; workspace: WorkspaceRecord } | Failure<'not_found' | 'forbidden' | 'unauthorized'>
+> {
   return store.transaction(async (tx) => {
+    if (principal.isAdmin && !(await adminStands(tx, principal, [], false))) return callerGone();
     const unknown = failure('not_found', 'unknown workspace');
     if (!(await getWorkspace(tx, workspaceId))) return unknown;
     if (!principal.isAdmin) {

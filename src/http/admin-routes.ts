@@ -156,12 +156,13 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, newWorkspaceBody);
     if (!body.ok) return body.response;
-    const workspace = await createOwnedWorkspace(store, allowed.principal, body.value.name);
+    const created = await createOwnedWorkspace(store, allowed.principal, body.value.name);
+    if (!created.ok) return failureResponse(c, created);
     // Its creator is its first owner: their open tabs hear of it as of any membership.
     deps.accessChanged?.(allowed.principal.userId);
     // Other admins manage it too, members or not: their People pages list it.
-    deps.peopleChanged?.(workspace.id);
-    return c.json({ workspace: workspaceView(workspace) }, 201);
+    deps.peopleChanged?.(created.workspace.id);
+    return c.json({ workspace: workspaceView(created.workspace) }, 201);
   });
 
   app.get('/api/v1/workspaces', async (c) => {

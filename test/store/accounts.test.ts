@@ -1,5 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { addMember, deleteUser, inviteUser, removeMember } from '../../src/auth/accounts.js';
+import {
+  addMember,
+  createOwnedWorkspace,
+  deleteUser,
+  inviteUser,
+  removeMember,
+  renameWorkspace,
+} from '../../src/auth/accounts.js';
 import {
   BOOTSTRAP_ADMIN_NAME,
   BOOTSTRAP_WORKSPACE_NAME,
@@ -220,7 +227,7 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
       expect((await listUsers(store)).map((user) => user.name)).toEqual(['ada']);
     });
 
-    it('cannot invite a new admin, nor change who belongs to a workspace', async () => {
+    it('cannot invite a new admin, change who belongs to a workspace, nor make or rename one', async () => {
       const { ada, asGrace } = await twoAdmins();
       const team = await createWorkspace(store, { name: 'team' });
       await ensureWorkspaceMember(store, { workspaceId: team.id, userId: ada.id, role: 'owner' });
@@ -235,7 +242,15 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
         code: 'unauthorized',
       });
 
+      expect(await createOwnedWorkspace(store, asGrace, 'hers')).toMatchObject({
+        code: 'unauthorized',
+      });
+      expect(await renameWorkspace(store, asGrace, team.id, 'renamed')).toMatchObject({
+        code: 'unauthorized',
+      });
+
       expect((await listUsers(store)).map((user) => user.name)).toEqual(['ada', 'bo']);
+      expect((await listMemberWorkspaces(store, ada.id)).map((w) => w.name)).toEqual(['team']);
       const members = await listWorkspaceMembers(store, team.id);
       expect(members.map((member) => [member.user_name, member.role])).toEqual([
         ['ada', 'owner'],

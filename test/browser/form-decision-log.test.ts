@@ -2,7 +2,8 @@
  * A form's decision on the web app's Decisions page, in Debian's Chromium
  * against a real server: a form raised through `formRequester` (what the ACP
  * host calls) and declined is listed with its kind and outcome, found by the
- * kind filter, and exported in the CSV.
+ * kind filter, and exported in the CSV; a date range whose "to" comes before
+ * its "from" shows no decision and says why.
  */
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +15,7 @@ import { TestHost } from '../support/test-host.js';
 import {
   api,
   launchChromium,
+  signedInPage,
   startWorld,
   type CreatedTask,
   type World,
@@ -45,9 +47,10 @@ describe('a form in the decision log, in Chromium', () => {
     await world.close();
   });
 
-  it('lists a declined form, finds it by kind, and exports it as CSV', async () => {
+  /** A form raised in a new task and declined over REST: one decision in the log. */
+  async function declinedForm(title: string): Promise<void> {
     const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-      title: 'Deploy with a form',
+      title,
       prompt: 'deploy',
     });
     const sessionId = created.session.id;
@@ -73,6 +76,10 @@ describe('a form in the decision log, in Chromium', () => {
       decision: 'decline',
     });
     await expect(answer).resolves.toEqual({ action: 'decline' });
+  }
+
+  it('lists a declined form, finds it by kind, and exports it as CSV', async () => {
+    await declinedForm('Deploy with a form');
 
     const context = await browser.newContext({ locale: 'en-US' });
     context.setDefaultTimeout(30_000);
@@ -102,5 +109,41 @@ describe('a form in the decision log, in Chromium', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]?.split(',').slice(1, 5)).toEqual(['form', 'declined', 'Deploy settings', '']);
     await context.close();
+  });
+
+  it('shows nothing for a "to" day before the "from" day, and says why', async () => {
+    await declinedForm('Deploy today');
+    const day = (offset: number) => {
+      const date = new Date();
+      date.setDate(date.getDate() + offset);
+      const pad = (value: number) => String(value).padStart(2, '0');
+      return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
+    };
+
+    // The world's own link signed in once already.
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/decisions`);
+    await page.locator('[data-testid="decision-item"]').first().waitFor(WAIT);
+    // From today to yesterday: today's decisions lie after the range's end.
+    await page.getByTestId('filter-since').fill(day(0));
+    await page.getByTestId('filter-until').fill(day(-1));
+
+    await expect
+      .poll(
+        () => page.locator('[data-testid="decision-item"]').evaluateAll((items) => items.length),
+        WAIT,
+      )
+      .toBe(0);
+    await page.getByTestId('decisions-range-inverted').waitFor(WAIT);
+    await expect(page.getByTestId('decisions-range-inverted').textContent()).resolves.toBe(
+      'The “To” day is before the “From” day, so no decision can match.',
+    );
+    await expect(page.getByTestId('decisions-export').isDisabled()).resolves.toBe(true);
+
+    // Set right, the range reads again and finds today's decisions.
+    await page.getByTestId('filter-until').fill(day(0));
+    await page.locator('[data-testid="decision-item"]').first().waitFor(WAIT);
+    await expect(page.getByTestId('decisions-range-inverted').count()).resolves.toBe(0);
+    await page.context().close();
   });
 });

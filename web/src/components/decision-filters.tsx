@@ -6,18 +6,9 @@
  */
 import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
-import type { DecisionFilter } from '../model/api.js';
 import { showBidiControls } from '../model/bidi.js';
+import type { FilterFields } from '../model/decision-filter.js';
 import type { DecisionEntry } from '../model/types.js';
-
-export interface FilterFields {
-  taskId?: string;
-  kind?: DecisionEntry['kind'];
-  userId?: string;
-  /** `YYYY-MM-DD` from a date input, local time. */
-  fromDay?: string;
-  toDay?: string;
-}
 
 // Every kind of the wire's DECISION_KINDS (not importable here: its module holds schemas).
 const KINDS = [
@@ -26,26 +17,6 @@ const KINDS = [
   'action',
   'form',
 ] as const satisfies readonly DecisionEntry['kind'][];
-
-/** Local midnight of a `YYYY-MM-DD` day, `days` later, as an RFC 3339 time. */
-function localMidnight(day: string, days = 0): string | undefined {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day);
-  if (!match) return undefined;
-  const date = new Date(Number(match[1]), Number(match[2]) - 1, Number(match[3]) + days);
-  return Number.isNaN(date.getTime()) ? undefined : date.toISOString();
-}
-
-export function filterOf(fields: FilterFields): DecisionFilter {
-  const since = fields.fromDay ? localMidnight(fields.fromDay) : undefined;
-  const until = fields.toDay ? localMidnight(fields.toDay, 1) : undefined;
-  return {
-    ...(fields.taskId ? { task_id: fields.taskId } : {}),
-    ...(fields.kind ? { kind: fields.kind } : {}),
-    ...(fields.userId ? { user_id: fields.userId } : {}),
-    ...(since ? { since } : {}),
-    ...(until && (!since || since < until) ? { until } : {}),
-  };
-}
 
 export function DecisionFilters(props: {
   fields: FilterFields;
@@ -127,6 +98,7 @@ export function DecisionFilters(props: {
           type="date"
           data-testid="filter-since"
           value={fields.fromDay ?? ''}
+          max={fields.toDay}
           onChange={(event) => {
             set({ fromDay: event.target.value || undefined });
           }}
@@ -138,6 +110,7 @@ export function DecisionFilters(props: {
           type="date"
           data-testid="filter-until"
           value={fields.toDay ?? ''}
+          min={fields.fromDay}
           onChange={(event) => {
             set({ toDay: event.target.value || undefined });
           }}

@@ -12,7 +12,8 @@ import type { DecisionFilter } from '../model/api.js';
 import { allDecisions, decisionsCsv } from '../model/decision-csv.js';
 import type { DecisionEntry } from '../model/types.js';
 import { DecidedBy } from './decision-record.js';
-import { DecisionFilters, type FilterFields, filterOf } from './decision-filters.js';
+import { filterOf, rangeInverted, type FilterFields } from '../model/decision-filter.js';
+import { DecisionFilters } from './decision-filters.js';
 import { UserText } from './user-text.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
 
@@ -29,6 +30,8 @@ export function DecisionLog() {
   const [exporting, setExporting] = useState<'idle' | 'running' | 'failed'>('idle');
   const filter: DecisionFilter = filterOf(fields);
   const filterKey = JSON.stringify(filter);
+  // "To" before "from": nothing can match, and nothing is read (no end is dropped instead).
+  const inverted = rangeInverted(fields);
   // Only the newest request may fill the list: a reply to an older filter arrives too late.
   const latest = useRef(0);
 
@@ -59,8 +62,16 @@ export function DecisionLog() {
   );
 
   useEffect(() => {
-    void fetchPage();
-  }, [fetchPage]);
+    if (!inverted) {
+      void fetchPage();
+      return;
+    }
+    // A reply still on its way for the filter before must not fill the list.
+    latest.current++;
+    setEntries([]);
+    setNext(null);
+    setLoad({ phase: 'ready' });
+  }, [fetchPage, inverted]);
 
   const exportCsv = async () => {
     setExporting('running');
@@ -96,7 +107,7 @@ export function DecisionLog() {
           type="button"
           className="button"
           data-testid="decisions-export"
-          disabled={exporting === 'running'}
+          disabled={exporting === 'running' || inverted}
           onClick={() => void exportCsv()}
         >
           {exporting === 'running' ? t('decisionFilters.exporting') : t('decisionFilters.export')}
@@ -108,7 +119,11 @@ export function DecisionLog() {
           </span>
         ) : null}
       </p>
-      {load.phase === 'ready' && entries.length === 0 ? (
+      {inverted ? (
+        <p className="error" role="alert" data-testid="decisions-range-inverted">
+          {t('decisionFilters.rangeInverted')}
+        </p>
+      ) : load.phase === 'ready' && entries.length === 0 ? (
         <p className="muted" data-testid="decisions-empty">
           {t('decisions.empty')}
         </p>

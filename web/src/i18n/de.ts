@@ -96,6 +96,7 @@ export const de: Catalog = {
     export: 'Als CSV exportieren',
     exporting: 'Exportiere…',
     exportFailed: 'Der Export ist fehlgeschlagen. Versuche es erneut.',
+    rangeInverted: 'Der „Bis“-Tag liegt vor dem „Von“-Tag, also passt keine Entscheidung.',
   },
   tasks: {
     title: 'Aufgaben',

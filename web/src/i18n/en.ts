@@ -96,6 +96,7 @@ export const en = {
     export: 'Export CSV',
     exporting: 'Exporting…',
     exportFailed: 'The export failed. Try again.',
+    rangeInverted: 'The “To” day is before the “From” day, so no decision can match.',
   },
   tasks: {
     title: 'Tasks',

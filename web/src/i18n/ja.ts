@@ -95,6 +95,7 @@ export const ja: Catalog = {
     export: 'CSV をエクスポート',
     exporting: 'エクスポート中…',
     exportFailed: 'エクスポートに失敗しました。もう一度お試しください。',
+    rangeInverted: '終了日が開始日より前のため、該当する決定はありません。',
   },
   tasks: {
     title: 'タスク',

@@ -19,7 +19,6 @@ import {
   listMemberWorkspaces,
   listUsers,
   listWorkspaceMembers,
-  lockUsers,
   removeWorkspaceMember,
   renameWorkspaceRow,
   soleOwnedWorkspaces,
@@ -38,6 +37,7 @@ import {
   type WorkspaceView,
 } from '../wire/index.js';
 import type { Principal } from './principal.js';
+import { adminStands, callerGone } from './standing.js';
 import { mintSignInLink, SIGN_IN_ORIGINS } from './sign-in-links.js';
 import { issueToken, SIGN_IN_TOKEN_TTL_MS } from './tokens.js';
 
@@ -68,29 +68,6 @@ export function memberView(member: MemberRecord): MemberView {
 /** The principal's own user record; `undefined` once the user is gone. */
 export function whoIs(store: Store, principal: Principal): Promise<UserRecord | undefined> {
   return getUser(store, principal.userId);
-}
-
-/**
- * Whether the admin a request acts for still stands, read in the transaction
- * that acts: their credential was read before it began, and another admin
- * may have deleted them since, and a deleted admin must not delete, invite or
- * change memberships after all. Their row, with those of `others`, stays
- * locked until the transaction ends, all in one order (`lockUsers`), so a
- * deletion of them either committed first and is seen here or waits.
- */
-async function adminStands(
-  tx: RepoContext,
-  caller: UserPrincipal,
-  others: readonly string[],
-  exclusive: boolean,
-): Promise<UserRecord[] | undefined> {
-  const rows = await lockUsers(tx, [caller.userId, ...others], exclusive);
-  const standing = rows.some((row) => row.id === caller.userId && row.is_admin === 1);
-  return standing ? rows : undefined;
-}
-
-function callerGone(): Failure<'unauthorized'> {
-  return failure('unauthorized', 'your account no longer exists or is no longer an admin');
 }
 
 /** How a new user's first bearer token is listed among their tokens. */

@@ -24,6 +24,7 @@ import {
 } from '../store/index.js';
 import { failure, type Failure, type SignInLinkReply } from '../wire/index.js';
 import type { Principal } from './principal.js';
+import { adminStands, callerGone } from './standing.js';
 import { issueToken } from './tokens.js';
 
 export const SIGN_IN_PATH = '/auth/sign-in';
@@ -64,7 +65,8 @@ export function revokeStartUpLinks(ctx: RepoContext): Promise<number> {
 }
 
 export type SignInLinkResult =
-  ({ ok: true } & SignInLinkReply) | Failure<'forbidden' | 'not_found' | 'quota_exceeded'>;
+  | ({ ok: true } & SignInLinkReply)
+  | Failure<'forbidden' | 'not_found' | 'quota_exceeded' | 'unauthorized'>;
 
 /**
  * `POST /api/v1/auth/sign-in-links`: a link for the caller, or, for an admin,
@@ -84,8 +86,16 @@ export async function signInLinkFor(
     return failure('forbidden', 'only an admin may mint a sign-in link for another user');
   }
   return store.transaction(async (tx): Promise<SignInLinkResult> => {
-    // Also the existence check; it keeps a concurrent mint from slipping past the count.
-    if (!(await lockUserRow(tx, userId))) return failure('not_found', 'unknown user');
+    if (userId !== caller.userId) {
+      // A link to sign in as someone else: only while its admin stands, or one deleted meanwhile
+      // could sign in as the admin who deleted them. Locks the user's row too, as below.
+      const users = await adminStands(tx, caller, [userId], true);
+      if (!users) return callerGone();
+      if (!users.some((user) => user.id === userId)) return failure('not_found', 'unknown user');
+    } else if (!(await lockUserRow(tx, userId))) {
+      // Also the existence check; it keeps a concurrent mint from slipping past the count.
+      return failure('not_found', 'unknown user');
+    }
     if ((await countLiveTokens(tx, userId, ['sign_in'])) >= SIGN_IN_LINKS_PER_USER) {
       return failure(
         'quota_exceeded',

@@ -13,6 +13,7 @@ import {
   BootstrapError,
   bootstrapAccounts,
 } from '../../src/auth/bootstrap.js';
+import { signInLinkFor } from '../../src/auth/sign-in-links.js';
 import {
   BROWSER_SESSION_TTL_MS,
   SIGN_IN_TOKEN_TTL_MS,
@@ -225,6 +226,16 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
         code: 'unauthorized',
       });
       expect((await listUsers(store)).map((user) => user.name)).toEqual(['ada']);
+    });
+
+    it('cannot mint a sign-in link for the admin who deleted them, to sign in as her', async () => {
+      const { ada, asGrace } = await twoAdmins();
+      const request = { userId: ada.id, origin: 'http://clarion.test' };
+      expect(await signInLinkFor(store, asGrace, request)).toMatchObject({
+        ok: false,
+        code: 'unauthorized',
+      });
+      expect(await listUserTokens(store, ada.id)).toEqual([]);
     });
 
     it('cannot invite a new admin, change who belongs to a workspace, nor make or rename one', async () => {

@@ -215,7 +215,11 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
       const grace = await createUser(store, { name: 'grace', isAdmin: true });
       const asAda = { kind: 'user', userId: ada.id, name: 'ada', isAdmin: true } as const;
       const asGrace = { kind: 'user', userId: grace.id, name: 'grace', isAdmin: true } as const;
-      expect(await deleteUser(store, asAda, grace.id)).toEqual({ ok: true, actedFor: [] });
+      expect(await deleteUser(store, asAda, grace.id)).toEqual({
+        ok: true,
+        actedFor: [],
+        coMembers: [],
+      });
       return { ada, grace, asGrace };
     }
 

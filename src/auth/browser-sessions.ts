@@ -7,10 +7,28 @@
  * request fails as a storage fault (a 503 with `Retry-After`), and the
  * transaction checks the bound as its last step, so a late one rolls back
  * rather than end sessions of a browser told to retry.
+ *
+ * A session's end takes the Web Push channels it turned on or last renewed
+ * with it (the store's cascade), however it ends: a device once signed in
+ * hears nothing more of its person.
  */
-import { deleteOtherBrowserTokens, type Store } from '../store/index.js';
+import {
+  deleteOtherBrowserTokens,
+  holdBrowserSession,
+  type RepoContext,
+  type Store,
+} from '../store/index.js';
 import { boundedTransaction, type RequestBound } from './request-bound.js';
 import { hashSecret, revokeBrowserSession } from './tokens.js';
+
+/**
+ * The browser session `secret` signs in, held to the end of the caller's
+ * transaction (`holdBrowserSession`), for a Web Push channel that is to go
+ * with it; `undefined` when it has ended meanwhile.
+ */
+export function heldBrowserSession(ctx: RepoContext, secret: string): Promise<string | undefined> {
+  return holdBrowserSession(ctx, hashSecret(secret));
+}
 
 /** `POST /api/v1/auth/sign-out`: ends the session `secret` signs in; true when it existed. */
 export function endBrowserSession(

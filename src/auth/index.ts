@@ -89,7 +89,11 @@ export {
   type SignInLinkResult,
   type SignInOrigin,
 } from './sign-in-links.js';
-export { endBrowserSession, endOtherBrowserSessions } from './browser-sessions.js';
+export {
+  endBrowserSession,
+  endOtherBrowserSessions,
+  heldBrowserSession,
+} from './browser-sessions.js';
 export type { RequestBound } from './request-bound.js';
 export {
   openedSignInLink,

@@ -13,7 +13,8 @@
  * elsewhere must not sign in for the rest of its 30 days. Only that one
  * ends: the person's other browsers keep theirs. After a switch no other
  * tab of that browser goes on showing the earlier person while its
- * requests carry the new cookie.
+ * requests carry the new cookie. The device's Web Push channels stay with
+ * the same person's new session, and go with the session a switch ends.
  *
  * Both calls are bounded by `SIGN_IN_REDEEM_MAX_MS`, the redemption's reading
  * of the browser's own session included: past it the request fails as a
@@ -23,6 +24,7 @@
  */
 import {
   findLiveToken,
+  handOverBrowserChannels,
   isStorageUnavailable,
   type RepoContext,
   type Store,
@@ -92,6 +94,9 @@ export async function signInWithLink(
         const redeemed = await redeemSignIn(tx, request.secret);
         if (!redeemed.ok) return failure('link_invalid');
         const replaced = current;
+        if (replaced && !other) {
+          await handOverBrowserChannels(tx, hashSecret(replaced.secret), redeemed.browserSessionId);
+        }
         if (replaced) await revokeBrowserSession(tx, replaced.secret);
         budget.check();
         return {

@@ -168,7 +168,13 @@ export async function liveTokensAmong(
 }
 
 export type SignInOutcome =
-  | { readonly ok: true; readonly userId: string; readonly browserSecret: string }
+  | {
+      readonly ok: true;
+      readonly userId: string;
+      readonly browserSecret: string;
+      /** The new browser session's record ID. */
+      readonly browserSessionId: string;
+    }
   | { readonly ok: false; readonly code: 'link_invalid' };
 
 /**
@@ -181,7 +187,12 @@ export async function redeemSignIn(ctx: RepoContext, secret: string): Promise<Si
   const redeemed = await redeemToken(ctx, hashSecret(secret), 'sign_in');
   if (!redeemed) return { ok: false, code: 'link_invalid' };
   const browser = await issueToken(ctx, { kind: 'browser', userId: redeemed.user_id });
-  return { ok: true, userId: redeemed.user_id, browserSecret: browser.secret };
+  return {
+    ok: true,
+    userId: redeemed.user_id,
+    browserSecret: browser.secret,
+    browserSessionId: browser.record.id,
+  };
 }
 
 /** The bearer secret, `undefined` without an Authorization header, `null` when it is malformed. */

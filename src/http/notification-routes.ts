@@ -6,7 +6,8 @@
  * person's channel is as absent as a missing one (404).
  */
 import type { Context, Hono } from 'hono';
-import type { NotificationService } from '../notify/index.js';
+import { getCookie } from 'hono/cookie';
+import type { ChannelOwner, NotificationService } from '../notify/index.js';
 import {
   newChannelBody,
   notificationSettingsBody,
@@ -15,7 +16,7 @@ import {
   webPushRenewalBody,
   type ChannelTestReply,
 } from '../wire/index.js';
-import { principalOf } from './auth.js';
+import { principalOf, SESSION_COOKIE } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { parseJsonBody, parseQuery, storableParams } from './request-guards.js';
@@ -24,13 +25,15 @@ export interface NotificationRouteDeps {
   readonly notifications: NotificationService;
 }
 
-type Person = { ok: true; userId: string; isAdmin: boolean } | { ok: false; response: Response };
+type Person = ({ ok: true } & ChannelOwner) | { ok: false; response: Response };
 
 function person(c: Context<AppEnv>): Person {
   const principal = principalOf(c);
   if (!principal) return { ok: false, response: errorResponse(c, 'unauthorized') };
   if (principal.kind !== 'user') return { ok: false, response: errorResponse(c, 'forbidden') };
-  return { ok: true, userId: principal.userId, isAdmin: principal.isAdmin };
+  // A page's session: the Web Push channel it turns on or renews goes when that session ends.
+  const browserSession = c.get('surface') === 'web' ? getCookie(c, SESSION_COOKIE) : undefined;
+  return { ok: true, userId: principal.userId, isAdmin: principal.isAdmin, browserSession };
 }
 
 export function registerNotificationRoutes(app: Hono<AppEnv>, deps: NotificationRouteDeps): void {

@@ -23,7 +23,12 @@ export {
   type NotifierDeps,
   type NotifyTunables,
 } from './notifier.js';
-export { NotificationService, type NotificationServiceDeps, type SettingsBody } from './service.js';
+export {
+  NotificationService,
+  type ChannelOwner,
+  type NotificationServiceDeps,
+  type SettingsBody,
+} from './service.js';
 export { ntfySender } from './ntfy.js';
 export { slackSender } from './slack.js';
 export { webhookSender } from './webhook.js';

@@ -21,8 +21,10 @@ import {
   renewWebPushChannel,
   type ChannelRecord,
   type OutboxRecord,
+  type RepoContext,
   type Store,
 } from '../store/index.js';
+import { heldBrowserSession } from '../auth/index.js';
 import type { RepeatingTimers } from '../support/index.js';
 import {
   failure,
@@ -67,7 +69,29 @@ export type SettingsBody = Partial<NotificationSettings>;
 export interface ChannelOwner {
   readonly userId: string;
   readonly isAdmin: boolean;
+  /**
+   * The browser session's secret when a page calls (its cookie): a Web Push
+   * channel it turns on or renews goes when that session ends, so a device
+   * signed out, from anywhere, hears nothing more. A bearer token has none.
+   */
+  readonly browserSession?: string | undefined;
 }
+
+type ChannelSession =
+  { readonly ended: false; readonly id: string | null } | { readonly ended: true };
+
+/** The browser session a Web Push channel is to go with (none for a token), or that it ended. */
+async function channelSession(
+  tx: RepoContext,
+  owner: ChannelOwner,
+  kind: ChannelKind,
+): Promise<ChannelSession> {
+  if (kind !== 'web_push' || owner.browserSession === undefined) return { ended: false, id: null };
+  const id = await heldBrowserSession(tx, owner.browserSession);
+  return id === undefined ? { ended: true } : { ended: false, id };
+}
+
+const SESSION_ENDED = 'this browser session has ended; sign in again';
 
 /** Bytes of a generated webhook secret (43 base64url characters). */
 const GENERATED_SECRET_BYTES = 32;
@@ -151,7 +175,9 @@ export class NotificationService {
     body: NewChannelBody,
   ): Promise<
     | ({ ok: true } & NewChannelReply)
-    | Failure<'invalid_request' | 'internal_target' | 'conflict' | 'channel_exists'>
+    | Failure<
+        'invalid_request' | 'internal_target' | 'conflict' | 'channel_exists' | 'unauthorized'
+      >
   > {
     const { userId } = owner;
     const { config, secret } = configOf(body);
@@ -164,6 +190,8 @@ export class NotificationService {
     const channel = await this.deps.store.transaction(async (tx) => {
       await lockNoticeOwner(tx, userId);
       if ((await countUserChannels(tx, userId)) >= MAX_CHANNELS_PER_USER) return 'limit' as const;
+      const session = await channelSession(tx, owner, body.kind);
+      if (session.ended) return 'ended' as const;
       return insertChannel(tx, {
         userId,
         kind: body.kind,
@@ -171,8 +199,10 @@ export class NotificationService {
         config,
         // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
         target: normalizedTarget(url),
+        browserSessionId: session.id,
       });
     });
+    if (channel === 'ended') return failure('unauthorized', SESSION_ENDED);
     if (channel === 'limit') {
       return failure('conflict', `at most ${MAX_CHANNELS_PER_USER} notification channels each`, {
         reason: 'channel_limit',
@@ -191,14 +221,15 @@ export class NotificationService {
    * owes, so the device goes on hearing without anyone opening Settings.
    * The new endpoint is checked as a new channel's would be. `not_found`
    * when no channel of theirs was made from the old one (turned off, or
-   * removed in Settings: a renewal must not bring it back).
+   * removed in Settings: a renewal must not bring it back). Renewed from a
+   * page, it goes with that page's browser session from now on.
    */
   async renewWebPush(
     owner: ChannelOwner,
     body: WebPushRenewalBody,
   ): Promise<
     | ({ ok: true } & WebPushRenewalReply)
-    | Failure<'invalid_request' | 'internal_target' | 'not_found'>
+    | Failure<'invalid_request' | 'internal_target' | 'not_found' | 'unauthorized'>
   > {
     const config = { subscription: body.subscription };
     const url = channelUrl('web_push', config);
@@ -206,12 +237,16 @@ export class NotificationService {
     if (refused) return refused;
     const channel = await this.deps.store.transaction(async (tx) => {
       await lockNoticeOwner(tx, owner.userId);
+      const session = await channelSession(tx, owner, 'web_push');
+      if (session.ended) return 'ended' as const;
       return renewWebPushChannel(tx, owner.userId, {
         oldTarget: normalizedTarget(body.old_endpoint),
         newTarget: normalizedTarget(url),
         config,
+        browserSessionId: session.id ?? undefined,
       });
     });
+    if (channel === 'ended') return failure('unauthorized', SESSION_ENDED);
     if (!channel) return failure('not_found', 'no Web Push channel holds that subscription');
     this.deps.changed?.(owner.userId);
     return { ok: true, channel: channelView(channel) };

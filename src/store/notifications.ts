@@ -59,6 +59,8 @@ export async function insertChannel(
     name: string;
     config: Record<string, unknown>;
     target: string;
+    /** The browser session a Web Push channel goes with (`holdBrowserSession`), if any. */
+    browserSessionId?: string | null;
   },
 ): Promise<ChannelRecord | undefined> {
   const now = ctx.clock.timestamp();
@@ -69,6 +71,7 @@ export async function insertChannel(
     name: input.name,
     config: JSON.stringify(input.config),
     target: input.target,
+    browser_session_id: input.browserSessionId ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -127,12 +130,18 @@ export function getUserChannel(
  * them), keeping its ID and its owed notices; one already moved (a renewal
  * sent twice) is returned as it is. `undefined` when the person has no
  * such channel (or it was deleted while this waited for its row), or
- * another of theirs holds the new subscription already.
+ * another of theirs holds the new subscription already. Given
+ * `browserSessionId`, the channel goes with that session from now on.
  */
 export async function renewWebPushChannel(
   ctx: RepoContext,
   userId: string,
-  renewal: { oldTarget: string; newTarget: string; config: Record<string, unknown> },
+  renewal: {
+    oldTarget: string;
+    newTarget: string;
+    config: Record<string, unknown>;
+    browserSessionId?: string | undefined;
+  },
 ): Promise<ChannelRecord | undefined> {
   const byTarget = (target: string) =>
     ctx.db
@@ -149,6 +158,9 @@ export async function renewWebPushChannel(
   const updated = {
     config: JSON.stringify(renewal.config),
     target: renewal.newTarget,
+    ...(renewal.browserSessionId === undefined
+      ? {}
+      : { browser_session_id: renewal.browserSessionId }),
     updated_at: ctx.clock.timestamp(),
   };
   // The update, not the read, says whether it moved: a deletion that held the row (the outbox
@@ -160,6 +172,29 @@ export async function renewWebPushChannel(
     .where('target', '=', renewal.oldTarget)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * A sign-in that replaces a browser's session for the same person keeps the
+ * device's Web Push channels: they go with the new session from now on.
+ */
+export async function handOverBrowserChannels(
+  ctx: RepoContext,
+  fromTokenHash: string,
+  toSessionId: string,
+): Promise<number> {
+  const result = await ctx.db
+    .updateTable('notification_channels')
+    .set({ browser_session_id: toSessionId, updated_at: ctx.clock.timestamp() })
+    .where('browser_session_id', '=', (eb) =>
+      eb
+        .selectFrom('api_tokens')
+        .select('id')
+        .where('token_hash', '=', fromTokenHash)
+        .where('kind', '=', 'browser'),
+    )
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 /** Deletes a person's channel and (by cascade) its outbox rows; false when it was not theirs. */

@@ -344,6 +344,14 @@ const COLUMNS: readonly SchemaStep[] = [
   column('answer_links', 'delivery_id', 'TEXT'),
   // Why a notice failed as a code, so the settings page says it in the person's language.
   column('notification_outbox', 'last_error_code', 'TEXT'),
+  // A device's Web Push channel goes with the browser sign-in that turned it on, however that
+  // ends (signed out here or elsewhere, replaced, expired and pruned, its person deleted): the
+  // cascade is in the deleting statement itself, on every engine and replica.
+  column(
+    'notification_channels',
+    'browser_session_id',
+    'TEXT REFERENCES api_tokens (id) ON DELETE CASCADE',
+  ),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [
@@ -388,6 +396,8 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   index('idx_answer_links_expires', 'answer_links (expires_at)'),
   index('idx_answer_links_delivery', 'answer_links (delivery_id)'),
   index('idx_notification_channels_user', 'notification_channels (user_id, created_at, id)'),
+  // What every deleted token's cascade reads (PostgreSQL does not index a foreign key by itself).
+  index('idx_notification_channels_browser_session', 'notification_channels (browser_session_id)'),
   {
     // Two creates of one channel cannot both commit: the second would have every notice
     // sent twice. Channels made before `target` was kept have none and are not compared.

@@ -193,6 +193,12 @@ export interface NotificationChannelsTable {
    * unique per person and kind; NULL on a channel made before it was kept.
    */
   target: string | null;
+  /**
+   * A Web Push channel's browser session (`api_tokens.id`), the one that
+   * turned it on or last renewed it: it goes when that session does. NULL
+   * for other kinds, and for one made with a bearer token or before it was kept.
+   */
+  browser_session_id: string | null;
   created_at: Timestamp;
   updated_at: Timestamp;
 }

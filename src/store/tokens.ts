@@ -430,6 +430,27 @@ export async function deleteOtherBrowserTokens(
   return deleted.filter((row) => row.expires_at === null || row.expires_at > now).length;
 }
 
+/**
+ * The ID of the live browser session with this hash, held until the
+ * transaction ends so that its deletion (which takes whatever refers to it
+ * along) waits for what the caller writes next; `undefined` when it ended.
+ */
+export async function holdBrowserSession(
+  ctx: RepoContext,
+  tokenHash: string,
+): Promise<string | undefined> {
+  const now = wallTimestamp(ctx.clock);
+  const row = await ctx.db
+    .selectFrom('api_tokens')
+    .select('id')
+    .where('token_hash', '=', tokenHash)
+    .where('kind', '=', 'browser')
+    .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
+    .$if(ctx.dialect.driver === 'postgres', (query) => query.forKeyShare())
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** Deletes one of the user's own personal tokens; false when no such token is theirs. */
 export async function deletePersonalToken(
   ctx: RepoContext,

@@ -14,6 +14,7 @@
  */
 import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import {
+  canSeeSession,
   createSession,
   createTask,
   getSession,
@@ -49,10 +50,21 @@ export type ExternalSessionAdmission = (
   tx: RepoContext,
 ) => Promise<Failure<'too_many_open_requests'> | undefined>;
 
-/** Whether a session found earlier can still take questions. */
-export async function externalSessionLive(ctx: RepoContext, sessionId: string): Promise<boolean> {
+/**
+ * Whether a session found earlier can still take `userId`'s questions: it
+ * has not ended, and they still belong to its task's workspace. A person
+ * removed from it since must not go on being asked for there, where its
+ * people would hear and answer for an agent no longer one of theirs.
+ */
+export async function externalSessionLive(
+  ctx: RepoContext,
+  sessionId: string,
+  userId: string,
+): Promise<boolean> {
   const session = await getSession(ctx, sessionId);
-  return session !== undefined && !TERMINAL.has(session.state);
+  if (session === undefined || TERMINAL.has(session.state)) return false;
+  // Only the person's membership is read.
+  return canSeeSession(ctx, { kind: 'user', userId, name: '', isAdmin: false }, sessionId);
 }
 
 /** An external session found without opening one: `sessionId` is absent when there is none. */

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { issueToken } from '../../src/auth/index.js';
-import { getSession, getTask } from '../../src/store/index.js';
+import { getSession, getTask, removeWorkspaceMember } from '../../src/store/index.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   ANSWERS,
@@ -204,6 +204,29 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       const outsider = await m.connect(m.tokens.outsider, 'lonely');
       const result = await m.call(outsider, 'ask_user_question', TWO_QUESTIONS);
       expect(toolErrorText(result)).toBe('your account belongs to no workspace to ask in');
+    });
+
+    it('asks no more in a workspace its person was removed from, though the client found it', async () => {
+      const external = await m.connect(m.tokens.member, 'removed-claude');
+      const first = m.call(external, 'ask_user_question', TWO_QUESTIONS);
+      const { pendingId, sessionId } = await newestVisible(m);
+      await m.h.service.respond({ principal: m.colleague, surface: 'rest' }, pendingId, {
+        rejected: true,
+      });
+      await first;
+
+      // The member leaves the workspace: its people must not go on hearing, and deciding for,
+      // the agent of someone who is no longer one of them.
+      const workspaceId = m.h.seeded.task.workspace_id;
+      expect(
+        await removeWorkspaceMember(m.h.store, workspaceId, m.h.principals.member.userId),
+      ).toBe(true);
+      const again = await m.call(external, 'ask_user_question', TWO_QUESTIONS);
+      expect(toolErrorText(again)).toBe('your account belongs to no workspace to ask in');
+      const stillThere = await listPendingBundles(m.h.store, m.colleague, {});
+      expect(
+        stillThere.ok ? stillThere.page.pending.filter((p) => p.session_id === sessionId) : [],
+      ).toEqual([]);
     });
   });
 

@@ -144,7 +144,10 @@ export function registerClarionTools(
    * opens none (`sessionId` is absent until the client's first ask).
    */
   async function externalSession(userId: string): Promise<ExternalSessionLookup> {
-    if (externalSessionId !== undefined && (await externalSessionLive(store, externalSessionId))) {
+    if (
+      externalSessionId !== undefined &&
+      (await externalSessionLive(store, externalSessionId, userId))
+    ) {
       return { ok: true, sessionId: externalSessionId };
     }
     return findExternalSession(

@@ -22,6 +22,7 @@ import {
   type MachineQueueItem,
   type SessionView,
   type TaskView,
+  type TranscriptOrder,
   type UserQueueItem,
 } from '../wire/index.js';
 import type { ShownSession, TurnsDeps } from '../turns/index.js';
@@ -95,8 +96,13 @@ export function queueItemView(item: QueuedMessage): UserQueueItem {
  */
 type CursorList = 'tasks' | 'decisions' | `transcript ${string}`;
 
-function transcriptList(sessionId: string): CursorList {
-  return `transcript ${sessionId}`;
+/**
+ * A transcript's list names its order too: a position read forward is not
+ * where a page read backward would go on. The oldest-first name is the one
+ * cursors had before there were two orders, so theirs still page.
+ */
+function transcriptList(sessionId: string, order: TranscriptOrder): CursorList {
+  return order === 'oldest_first' ? `transcript ${sessionId}` : `transcript ${sessionId} ${order}`;
 }
 
 /** The cursor a paged read of `list` names, or the 400 that says it is none of this list's. */
@@ -262,19 +268,21 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
     const query = parseQuery(c, transcriptPageQuery);
     if (!query.ok) return query.response;
     const sessionId = c.req.param('id');
-    const paged = cursorOf(c, transcriptList(sessionId), query.value.cursor);
+    const { limit = DEFAULT_TRANSCRIPT_PAGE, order = 'oldest_first' } = query.value;
+    const list = transcriptList(sessionId, order);
+    const paged = cursorOf(c, list, query.value.cursor);
     if (!paged.ok) return paged.response;
     const { cursor: after } = paged;
-    const { limit = DEFAULT_TRANSCRIPT_PAGE } = query.value;
     const result = await sessionTranscript(deps, c.get('principal'), sessionId, {
       limit,
       after,
+      order,
     });
     if (!result.ok) return failureResponse(c, result);
     const { page } = result;
     return c.json({
       messages: page.messages.map(toMessageView),
-      next_cursor: page.next ? encodeCursor(transcriptList(sessionId), page.next) : null,
+      next_cursor: page.next ? encodeCursor(list, page.next) : null,
     });
   });
 

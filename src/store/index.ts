@@ -57,7 +57,13 @@ export {
 } from './tasks.js';
 export type { TurnRecord } from './turns.js';
 export { completeTurn, currentTurn, currentTurnIdOf, getTurn, startTurn } from './turns.js';
-export type { MessageRecord, NewMessage, TranscriptCursor, TranscriptPage } from './messages.js';
+export type {
+  MessageRecord,
+  NewMessage,
+  TranscriptCursor,
+  TranscriptOrder,
+  TranscriptPage,
+} from './messages.js';
 export {
   decisionPage,
   messageExists,
@@ -78,6 +84,7 @@ export {
   reviseMessage,
   toolCallMessage,
   transcriptPage,
+  transcriptRowsQuery,
   turnHasMessage,
 } from './messages.js';
 export type { PrincipalBundle } from './access.js';

@@ -9,7 +9,7 @@ import { compiledStatement, constantText } from './compiled.js';
 import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { MAX_TRANSCRIPT_PAGE } from '../wire/index.js';
 import type { TaskSessionMessagesTable } from './tables.js';
-import { createdAfter, splitPage, type CreatedCursor } from './keyset.js';
+import { createdAfter, createdBefore, splitPage, type CreatedCursor } from './keyset.js';
 
 export type MessageRecord = Omit<TaskSessionMessagesTable, 'metadata' | 'requests_input'> & {
   metadata: Metadata;
@@ -211,24 +211,45 @@ export interface TranscriptPage {
 
 export { MAX_TRANSCRIPT_PAGE };
 
-/** One page of a session's transcript, oldest first, after `cursor`. */
+/**
+ * Which end a transcript is read from: `oldest_first` pages forward from its
+ * start, `newest_first` back from its end (what a reader opens first).
+ */
+export type TranscriptOrder = 'oldest_first' | 'newest_first';
+
+/**
+ * One page of a session's transcript in `order`, past `from` (the row the
+ * previous page of the same order ended on). Both orders walk
+ * `idx_messages_session_created` (task_session_id, created_at, id), newest
+ * first backwards, so a page costs its own rows on either driver.
+ */
 export async function transcriptPage(
   ctx: RepoContext,
   sessionId: string,
-  options: { after?: TranscriptCursor; limit: number },
+  options: { after?: TranscriptCursor; limit: number; order?: TranscriptOrder },
 ): Promise<TranscriptPage> {
   const limit = Math.max(1, Math.min(options.limit, MAX_TRANSCRIPT_PAGE));
+  const rows = await transcriptRowsQuery(ctx, sessionId, { ...options, limit }).execute();
+  const page = splitPage(rows, limit);
+  return { messages: page.rows.map(toMessageRecord), next: page.next };
+}
+
+/** The query behind `transcriptPage`, one row past the page; exported so plan tests explain it. */
+export function transcriptRowsQuery(
+  ctx: RepoContext,
+  sessionId: string,
+  options: { after?: TranscriptCursor; limit: number; order?: TranscriptOrder },
+) {
+  const newestFirst = options.order === 'newest_first';
   let query = ctx.db
     .selectFrom('task_session_messages')
     .selectAll()
     .where('task_session_id', '=', sessionId);
-  const after = options.after;
-  if (after) query = query.where(createdAfter(after));
-  const rows = await query
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit + 1)
-    .execute();
-  const page = splitPage(rows, limit);
-  return { messages: page.rows.map(toMessageRecord), next: page.next };
+  const from = options.after;
+  if (from) query = query.where(newestFirst ? createdBefore(from) : createdAfter(from));
+  const direction = newestFirst ? 'desc' : 'asc';
+  return query
+    .orderBy('created_at', direction)
+    .orderBy('id', direction)
+    .limit(options.limit + 1);
 }

@@ -9,6 +9,7 @@ import {
   canSeeSession,
   transcriptPage,
   type TranscriptCursor,
+  type TranscriptOrder,
   type TranscriptPage,
 } from '../store/index.js';
 import { EXHAUSTED, withinFreshBudget } from '../support/index.js';
@@ -21,13 +22,14 @@ export async function sessionTranscript(
   deps: Pick<TurnsDeps, 'store'>,
   principal: Principal,
   sessionId: string,
-  options: { after?: TranscriptCursor | undefined; limit: number },
+  options: { after?: TranscriptCursor | undefined; limit: number; order: TranscriptOrder },
 ): Promise<{ ok: true; page: TranscriptPage } | Failure<'not_found'>> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) {
     return failure('not_found', 'session not found');
   }
   const page = await transcriptPage(deps.store, sessionId, {
     limit: options.limit,
+    order: options.order,
     ...(options.after ? { after: options.after } : {}),
   });
   return { ok: true, page };

@@ -484,8 +484,10 @@ export {
   pageQuery,
   pendingListQuery,
   taskListQuery,
+  TRANSCRIPT_ORDERS,
   transcriptPageQuery,
   unpagedListQuery,
+  type TranscriptOrder,
 } from './list-queries.js';
 export {
   consentRuleListReply,

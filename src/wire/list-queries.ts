@@ -56,6 +56,21 @@ export const pendingListQuery = pageQuery(DEFAULT_PENDING_PAGE, MAX_PENDING_PAGE
 export const taskListQuery = pageQuery(DEFAULT_TASK_PAGE, MAX_TASK_PAGE);
 /** A list without pages (a task's sessions, the queue, your tokens, …): no key is read. */
 export const unpagedListQuery = z.strictObject({});
-export const transcriptPageQuery = pageQuery(DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE);
+/** The ends a transcript is read from; `oldest_first` unless the caller names the other. */
+export const TRANSCRIPT_ORDERS = ['oldest_first', 'newest_first'] as const;
+export type TranscriptOrder = (typeof TRANSCRIPT_ORDERS)[number];
+/**
+ * A transcript's page: oldest first by default, or newest first to read its
+ * end (what a person opens a session for) and page back from there. A cursor
+ * pages only in the order that minted it.
+ */
+export const transcriptPageQuery = pageQuery(DEFAULT_TRANSCRIPT_PAGE, MAX_TRANSCRIPT_PAGE).extend({
+  order: z
+    .enum(TRANSCRIPT_ORDERS)
+    .optional()
+    .describe(
+      'oldest_first (default) pages from the start; newest_first from the end back, each page newest first',
+    ),
+});
 /** The decision log's page; `decisionListQuery` (decisions.ts) adds its filters. */
 export const decisionPageQuery = pageQuery(DEFAULT_DECISION_PAGE, MAX_DECISION_PAGE);

@@ -220,7 +220,8 @@ export const ROUTES: readonly RouteSpec[] = [
   {
     method: 'get',
     path: '/api/v1/sessions/{id}/messages',
-    summary: 'One page of a session’s transcript, oldest first',
+    summary:
+      'One page of a session’s transcript, oldest first; with `order=newest_first` its newest page first and `next_cursor` pages back',
     access: 'principal',
     query: transcriptPageQuery,
     replies: { 200: transcriptPageReply },

@@ -8,6 +8,7 @@ import {
   setSessionState,
   startTurn,
   type RepoContext,
+  type Store,
   type SessionRecord,
   type TaskRecord,
   type TurnRecord,
@@ -58,3 +59,58 @@ export function bundleRows(seeded: Seeded, pendingId: string, questions: number)
     requestsInput: index === questions - 1,
   }));
 }
+
+/**
+ * `count` agent messages appended to a session's transcript in multi-row
+ * batches (a long day's transcript without thousands of HTTP calls): row `n`
+ * reads `${prefix} n`, all in the session's newest turn, `equalRuns` rows
+ * sharing each timestamp so page boundaries fall inside runs of equal ones.
+ * Their times start an hour before the store's clock, so what the session
+ * writes live comes after them.
+ */
+export async function seedTranscript(
+  store: Store,
+  sessionId: string,
+  count: number,
+  { prefix = 'line', equalRuns = 1 }: { prefix?: string; equalRuns?: number } = {},
+): Promise<void> {
+  const session = await store.db
+    .selectFrom('task_sessions')
+    .select('task_id')
+    .where('id', '=', sessionId)
+    .executeTakeFirstOrThrow();
+  const turn = await store.db
+    .selectFrom('task_session_turns')
+    .select('id')
+    .where('task_session_id', '=', sessionId)
+    .orderBy('created_at', 'desc')
+    .executeTakeFirstOrThrow();
+  const hourAgo = new Date(
+    Math.floor(Date.parse(store.clock.timestamp()) / 1000) * 1000 - 3_600_000,
+  );
+  const second = hourAgo.toISOString().slice(0, 19);
+  for (let start = 0; start < count; start += SEED_BATCH_ROWS) {
+    const rows = [];
+    for (let index = start; index < Math.min(count, start + SEED_BATCH_ROWS); index++) {
+      const run = Math.floor(index / equalRuns);
+      const at = `${second}.${String(run).padStart(9, '0')}Z`;
+      rows.push({
+        id: `${sessionId}-${String(index).padStart(7, '0')}`,
+        task_session_id: sessionId,
+        task_id: session.task_id,
+        turn_id: turn.id,
+        author_type: 'agent',
+        type: 'message',
+        content: `${prefix} ${index}`,
+        metadata: '{}',
+        requests_input: 0,
+        admission_key: null,
+        created_at: at,
+        updated_at: at,
+      });
+    }
+    await store.db.insertInto('task_session_messages').values(rows).execute();
+  }
+}
+
+const SEED_BATCH_ROWS = 500;

@@ -43,9 +43,9 @@ import {
   activeBundleOfSession,
   questionOfRow,
   sessionPresence,
-  transcriptOf,
   type BundleState,
 } from '../model/read-model.js';
+import { shownTranscript } from '../model/transcript-window.js';
 import {
   DELIVERY_UNCONFIRMED_TYPE,
   deliveryUnconfirmedNoteOf,
@@ -67,6 +67,7 @@ import { UserText } from './user-text.js';
 import { ClarificationOverlay } from './clarification-overlay.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
 import { DeliveryUnconfirmedNoteRow } from './delivery-unconfirmed-note.js';
+import { EarlierMessages } from './earlier-messages.js';
 import { NextWaitingItem } from './next-waiting-item.js';
 import { RelativeTime } from './relative-time.js';
 import { SessionActions } from './session-actions.js';
@@ -104,7 +105,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
       .filter((entry) => entry.view.session_id === sessionId)
       .map((entry) => entry.view.kind),
   );
-  const messages = transcriptOf(state, sessionId);
+  const messages = shownTranscript(state, sessionId);
+  const newestId = messages.at(-1)?.id;
   const skippedActionTimes = requestsOfSession(userInputs, sessionId).flatMap((entry) =>
     entry.view.kind === 'action' && entry.view.decision === 'skip' ? [entry.view.created_at] : [],
   );
@@ -138,9 +140,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   }, [sessionId, sync]);
 
   useEffect(() => {
-    // The page's end, not the transcript's: the sticky dock would cover the newest rows.
-    dockRef.current?.scrollIntoView({ block: 'end' });
-  }, [messages.length]);
+    // The page's end, not the transcript's: the sticky dock would cover the newest rows. Asking
+    // the dock into view did nothing once it stuck at the window's bottom (it is in view
+    // there), which left a long transcript at its top. Only a new newest row scrolls there;
+    // earlier rows loaded above keep the reader where they are.
+    if (newestId === undefined) return;
+    window.scrollTo({ top: document.documentElement.scrollHeight });
+  }, [newestId]);
 
   const showOverlay = group.formVisible;
   const sheetRef = useRef<HTMLDivElement>(null);
@@ -233,6 +239,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           aria-label={t('session.transcript')}
           data-testid="transcript"
         >
+          <EarlierMessages sessionId={sessionId} firstShownId={messages[0]?.id} />
           {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}
           {messages.map((message, index) => (
             <TranscriptRow

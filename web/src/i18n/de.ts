@@ -113,6 +113,9 @@ export const de: Catalog = {
     taskDeleted:
       'Die Aufgabe dieser Sitzung wurde gelöscht, mit allen ihren Sitzungen. Deren Verläufe und eingereihte Nachrichten sind weg, ihre offenen Fragen und Anfragen wurden geschlossen.',
     empty: 'Noch keine Nachrichten.',
+    earlier: 'Frühere Nachrichten anzeigen',
+    earlierLoading: 'Frühere Nachrichten werden geladen…',
+    earlierFailed: 'Die früheren Nachrichten konnten nicht geladen werden. Versuche es erneut.',
     turnNote: {
       freshStart:
         'Der Agent hat in einem neuen Gespräch neu begonnen: Er kann das frühere nicht laden und erinnert sich daher nicht an das, was vorher gesagt wurde.',

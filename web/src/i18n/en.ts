@@ -113,6 +113,9 @@ export const en = {
     taskDeleted:
       'This session’s task was deleted, with every session in it. Their transcripts and queued messages are gone, and their open questions and requests were closed.',
     empty: 'No messages yet.',
+    earlier: 'Show earlier messages',
+    earlierLoading: 'Loading earlier messages…',
+    earlierFailed: 'The earlier messages could not be loaded. Try again.',
     turnNote: {
       freshStart:
         'The agent started again in a new conversation: it cannot load the earlier one, so it does not remember what was said before.',

@@ -18,6 +18,7 @@ import type {
   UserQueueItem,
 } from './types.js';
 import { pageFetch } from './page-fetch.js';
+import { TRANSCRIPT_PAGE_ROWS } from './transcript-window.js';
 
 export type ApiFailure =
   | { ok: false; kind: 'http'; status: number; code: string; error: string; details?: unknown }
@@ -63,6 +64,7 @@ export interface ApiClient {
   question(pendingId: string, signal?: AbortSignal): Promise<ApiResult<BundleView>>;
   /** A person's cancel of a live question; 409 `not_active` when no agent waits on it. */
   cancelQuestion(pendingId: string, signal?: AbortSignal): Promise<ApiResult<{ cancelled: true }>>;
+  /** A page of the transcript, newest first; `next_cursor` pages back toward its start. */
   messages(
     sessionId: string,
     cursor?: string,
@@ -206,7 +208,7 @@ export function createApiClient(fetchImpl: FetchLike = pageFetch): ApiClient {
     messages: (sessionId, cursor) =>
       request(
         fetchImpl,
-        `/api/v1/sessions/${enc(sessionId)}/messages?limit=200${cursor ? `&cursor=${enc(cursor)}` : ''}`,
+        `/api/v1/sessions/${enc(sessionId)}/messages?order=newest_first&limit=${TRANSCRIPT_PAGE_ROWS}${cursor ? `&cursor=${enc(cursor)}` : ''}`,
       ),
     sendMessage: (sessionId, text, admissionKey) =>
       request(fetchImpl, `/api/v1/sessions/${enc(sessionId)}/messages`, {

@@ -84,6 +84,19 @@ export interface SessionEntry {
   created_at: string;
   messages: Record<string, MessageView>;
   messages_loaded: boolean;
+  /** The part of the transcript read whole (`transcript-window.ts`); undefined until read. */
+  window?: TranscriptWindow;
+}
+
+/**
+ * A transcript read from its end: every row from `start` to the newest was
+ * read under the current subscription, or came as an event after it.
+ */
+export interface TranscriptWindow {
+  /** The oldest row read whole from there on; `null` when read from the first row. */
+  start: { created_at: string; id: string } | null;
+  /** The cursor of the page before `start`; `null` when there is none. */
+  earlier: string | null;
 }
 
 /** `no_workspace`: the server closed the socket because the person is in no workspace (4403). */

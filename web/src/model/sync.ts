@@ -49,8 +49,15 @@ import type { ApiClient, ApiFailure } from './api.js';
 import { Heartbeat } from './heartbeat.js';
 import { transitions, type ReadModel } from './read-model.js';
 import {
+  rereadCovers,
+  rereadTarget,
+  TRANSCRIPT_REREAD_PAGES,
+  transcriptTransitions,
+} from './transcript-window.js';
+import {
   USER_INPUT_EVENT_TYPES,
   type ClarionEvent,
+  type MessageView,
   type PendingBundle,
   type ServerFrame,
   type TaskView,
@@ -446,10 +453,18 @@ export class ModelSync {
     return 'read';
   }
 
+  /**
+   * Reads an open transcript from its end down to what its window holds
+   * (`transcript-window.ts`): one page for a session just opened.
+   */
   private async loadMessages(sessionId: string): Promise<Read> {
     const { api, model } = this.deps;
+    // Taken before the request, as the window's: a read that outlived its subscription is dropped.
+    const { generation } = model.getState();
+    const target = rereadTarget(model.getState(), sessionId);
+    const rows: MessageView[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < 50; page++) {
+    for (let page = 1; ; page++) {
       const result = await api.messages(sessionId, cursor);
       if (!result.ok) {
         if (result.kind === 'http' && result.status === 404) {
@@ -458,12 +473,45 @@ export class ModelSync {
         }
         return failedRead(result);
       }
-      const done = result.value.next_cursor === null;
-      model.update((state) => transitions.messages(state, sessionId, result.value.messages, done));
-      if (done) return 'read';
-      cursor = result.value.next_cursor ?? undefined;
+      rows.push(...result.value.messages);
+      const earlier = result.value.next_cursor;
+      const oldest = result.value.messages.at(-1);
+      if (earlier === null || rereadCovers(target, oldest) || page >= TRANSCRIPT_REREAD_PAGES) {
+        model.update((state) =>
+          transcriptTransitions.read(state, sessionId, rows, earlier, generation),
+        );
+        return 'read';
+      }
+      cursor = earlier;
     }
-    return 'read';
+  }
+
+  /**
+   * Loads the page before an open transcript's window, when the person asks
+   * for it; false when it could not be read (the person may try again).
+   */
+  async loadEarlier(sessionId: string): Promise<boolean> {
+    const { api, model } = this.deps;
+    const used = model.getState().sessions[sessionId]?.window?.earlier;
+    if (used === undefined || used === null) return true;
+    const result = await api.messages(sessionId, used);
+    if (!result.ok) {
+      if (result.kind === 'http' && result.status === 404) {
+        model.update((state) => transitions.sessionMissing(state, sessionId));
+        return true;
+      }
+      return false;
+    }
+    model.update((state) =>
+      transcriptTransitions.earlier(
+        state,
+        sessionId,
+        result.value.messages,
+        used,
+        result.value.next_cursor,
+      ),
+    );
+    return true;
   }
 
   /** `checkSignIn`: the socket never opened, which is how a browser shows a refused upgrade. */

@@ -1,0 +1,248 @@
+/**
+ * A long transcript in the read model: opened at its newest page, earlier
+ * pages on demand, live events appended, and a reconnect's re-read leaving
+ * no hole between what was shown and what is new (the store is the only
+ * truth; events after the subscription win over the pages read under it).
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiClient, ApiResult } from '../../web/src/model/api.js';
+import { ReadModel } from '../../web/src/model/read-model.js';
+import { ModelSync, type SocketLike } from '../../web/src/model/sync.js';
+import {
+  hasEarlier,
+  shownTranscript,
+  TRANSCRIPT_PAGE_ROWS,
+  TRANSCRIPT_REREAD_PAGES,
+} from '../../web/src/model/transcript-window.js';
+import type { ClarionEvent, MessageView } from '../../web/src/model/types.js';
+import { UserInputModel } from '../../web/src/model/user-inputs.js';
+
+const S = 'session-1';
+
+class FakeSocket implements SocketLike {
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: unknown) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  send(): void {
+    // The server's replies are the test's to send.
+  }
+  close(): void {
+    this.onclose?.({});
+  }
+  frame(frame: unknown): void {
+    this.onmessage?.({ data: JSON.stringify(frame) });
+  }
+}
+
+/** Row `n` of the transcript; three rows share each timestamp, ordered by ID. */
+function row(n: number): MessageView {
+  const at = `2026-01-01T00:00:00.${String(Math.floor(n / 3)).padStart(9, '0')}Z`;
+  return {
+    id: `m-${String(n).padStart(6, '0')}`,
+    session_id: S,
+    task_id: 't-1',
+    turn_id: 'turn-1',
+    type: 'message',
+    author: 'agent',
+    content: `line ${n}`,
+    metadata: {},
+    requests_input: false,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+/** The server's transcript, read newest first as the web app reads it; a cursor is a row count. */
+class Transcript {
+  rows: MessageView[] = [];
+  reads = 0;
+  append(count: number): MessageView[] {
+    const added = Array.from({ length: count }, (_, index) => row(this.rows.length + index));
+    this.rows.push(...added);
+    return added;
+  }
+  page(cursor?: string): { messages: MessageView[]; next_cursor: string | null } {
+    this.reads++;
+    const end = cursor === undefined ? this.rows.length : Number(cursor);
+    const start = Math.max(0, end - TRANSCRIPT_PAGE_ROWS);
+    return {
+      messages: this.rows.slice(start, end).reverse(),
+      next_cursor: start === 0 ? null : String(start),
+    };
+  }
+}
+
+function ok<T>(value: T): Promise<ApiResult<T>> {
+  return Promise.resolve({ ok: true, status: 200, value });
+}
+
+function setup(transcript: Transcript) {
+  let socket = new FakeSocket();
+  const model = new ReadModel();
+  const unused = () => Promise.reject(new Error('unused'));
+  const api = {
+    tasks: () => ok({ tasks: [], next_cursor: null }),
+    sessions: () => ok({ sessions: [] }),
+    pending: () => ok({ bundles: [], next_cursor: null }),
+    userInputs: () => ok({ requests: [] }),
+    messages: (_session: string, cursor?: string) => ok(transcript.page(cursor)),
+    me: unused,
+  } as unknown as ApiClient;
+  const timers: (() => void)[] = [];
+  const sync = new ModelSync({
+    model,
+    userInputs: new UserInputModel(),
+    api,
+    openSocket: () => (socket = new FakeSocket()),
+    setTimer: (callback) => timers.push(callback),
+    clearTimer: () => undefined,
+  });
+  const subscribe = async () => {
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed' });
+    await settle();
+  };
+  const reconnect = async () => {
+    socket.close();
+    timers.shift()?.();
+    await subscribe();
+  };
+  const live = (message: MessageView, revision: number) => {
+    socket.frame({
+      type: 'event',
+      event: {
+        type: 'message.added',
+        session_id: S,
+        task_id: 't-1',
+        revision,
+        pending_action: null,
+        message,
+      } as ClarionEvent,
+    });
+  };
+  return { model, sync, subscribe, reconnect, live };
+}
+
+async function settle(): Promise<void> {
+  for (let index = 0; index < 50; index++) await Promise.resolve();
+}
+
+const contents = (model: ReadModel) =>
+  shownTranscript(model.getState(), S).map((message) => message.content);
+
+const lines = (from: number, to: number) =>
+  Array.from({ length: to - from }, (_, index) => `line ${from + index}`);
+
+describe('a long transcript in the read model', () => {
+  it('opens at its newest page, loads earlier pages on demand, and appends live rows', async () => {
+    const transcript = new Transcript();
+    transcript.append(450);
+    const { model, sync, subscribe, live } = setup(transcript);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    expect(contents(model)).toEqual(lines(250, 450));
+    expect(hasEarlier(model.getState(), S)).toBe(true);
+
+    const [next] = transcript.append(1);
+    if (!next) throw new Error('a row');
+    live(next, 1);
+    expect(contents(model)).toEqual(lines(250, 451));
+
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toEqual(lines(50, 451));
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toEqual(lines(0, 451));
+    expect(hasEarlier(model.getState(), S)).toBe(false);
+  });
+
+  it('fills what a reconnect missed between the shown rows and the new ones', async () => {
+    const transcript = new Transcript();
+    transcript.append(450);
+    const { model, sync, subscribe, reconnect } = setup(transcript);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toEqual(lines(50, 450));
+
+    // Three pages' worth arrive while no socket listens.
+    transcript.append(3 * TRANSCRIPT_PAGE_ROWS + 7);
+    transcript.reads = 0;
+    await reconnect();
+    const total = transcript.rows.length;
+    // Read back just far enough: the new rows and the window's pages again, not the whole
+    // transcript; the window takes in the rest of the last page read.
+    const reads = Math.ceil((total - 50) / TRANSCRIPT_PAGE_ROWS);
+    expect(transcript.reads).toBe(reads);
+    const start = Math.max(0, total - reads * TRANSCRIPT_PAGE_ROWS);
+    expect(start).toBeLessThanOrEqual(50);
+    expect(contents(model)).toEqual(lines(start, total));
+    if (start > 0) {
+      expect(await sync.loadEarlier(S)).toBe(true);
+      expect(contents(model)).toEqual(lines(0, total));
+    }
+    expect(hasEarlier(model.getState(), S)).toBe(false);
+  });
+
+  it('narrows to the newest rows, not a hole, when more arrived than a re-read reads', async () => {
+    const transcript = new Transcript();
+    transcript.append(300);
+    const { model, sync, subscribe, reconnect } = setup(transcript);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    expect(contents(model)).toEqual(lines(100, 300));
+
+    transcript.append((TRANSCRIPT_REREAD_PAGES + 2) * TRANSCRIPT_PAGE_ROWS);
+    transcript.reads = 0;
+    await reconnect();
+    const total = transcript.rows.length;
+    expect(transcript.reads).toBe(TRANSCRIPT_REREAD_PAGES);
+    const newest = total - TRANSCRIPT_REREAD_PAGES * TRANSCRIPT_PAGE_ROWS;
+    expect(contents(model)).toEqual(lines(newest, total));
+    // The rows the page held before are let go, and come back in order when asked for.
+    expect(Object.keys(model.getState().sessions[S]?.messages ?? {})).toHaveLength(total - newest);
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toEqual(lines(newest - TRANSCRIPT_PAGE_ROWS, total));
+  });
+
+  it('shows no row an event brought before the window unless the rows between were read', async () => {
+    const transcript = new Transcript();
+    transcript.append(10);
+    const { model, sync, subscribe, live } = setup(transcript);
+    sync.start();
+    await subscribe();
+    // Heard while the session was not open…
+    const [early] = transcript.rows.slice(-1);
+    if (!early) throw new Error('a row');
+    live(early, 1);
+    // …then much more the page did not hear (another tab's subscription, a lost socket).
+    transcript.append(500);
+    sync.openSession(S);
+    await settle();
+    expect(contents(model)).toEqual(lines(310, 510));
+  });
+
+  it('drops a page of earlier rows read for a window a reconnect replaced', async () => {
+    const transcript = new Transcript();
+    transcript.append(400);
+    const { model, sync, subscribe, reconnect } = setup(transcript);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    const pending = sync.loadEarlier(S);
+    transcript.append((TRANSCRIPT_REREAD_PAGES + 1) * TRANSCRIPT_PAGE_ROWS);
+    await reconnect();
+    await pending;
+    const total = transcript.rows.length;
+    expect(contents(model)).toEqual(
+      lines(total - TRANSCRIPT_REREAD_PAGES * TRANSCRIPT_PAGE_ROWS, total),
+    );
+  });
+});

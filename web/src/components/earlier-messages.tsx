@@ -1,0 +1,66 @@
+/**
+ * "Show earlier messages" at the top of a transcript opened at its newest
+ * page (`transcript-window.ts`): loads the page before what is shown and
+ * keeps the row the reader saw first where it was on the screen, so the
+ * older rows appear above it instead of pushing it away.
+ */
+import { useLayoutEffect, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import { useModelState, useServices } from '../app/services.js';
+import { hasEarlier } from '../model/transcript-window.js';
+
+export function EarlierMessages({
+  sessionId,
+  firstShownId,
+}: {
+  sessionId: string;
+  /** The oldest row shown: it changes once earlier rows arrive. */
+  firstShownId: string | undefined;
+}) {
+  const { t } = useTranslation();
+  const { sync } = useServices();
+  const state = useModelState();
+  const [phase, setPhase] = useState<'idle' | 'loading' | 'failed'>('idle');
+  const boxRef = useRef<HTMLDivElement>(null);
+  // The row below the button when it was pressed, and where it was on the screen.
+  const anchor = useRef<{ node: Element; top: number } | undefined>(undefined);
+
+  useLayoutEffect(() => {
+    const held = anchor.current;
+    if (!held) return;
+    anchor.current = undefined;
+    if (!held.node.isConnected) return;
+    window.scrollBy(0, held.node.getBoundingClientRect().top - held.top);
+  }, [firstShownId]);
+
+  if (!hasEarlier(state, sessionId)) return null;
+
+  const load = async () => {
+    if (phase === 'loading') return;
+    const node = boxRef.current?.nextElementSibling;
+    anchor.current = node ? { node, top: node.getBoundingClientRect().top } : undefined;
+    setPhase('loading');
+    const read = await sync.loadEarlier(sessionId);
+    setPhase(read ? 'idle' : 'failed');
+  };
+
+  return (
+    <div className="transcript-earlier" ref={boxRef}>
+      <button
+        type="button"
+        className="button"
+        data-testid="transcript-earlier"
+        aria-busy={phase === 'loading' ? true : undefined}
+        aria-disabled={phase === 'loading' ? true : undefined}
+        onClick={() => void load()}
+      >
+        {t(phase === 'loading' ? 'session.earlierLoading' : 'session.earlier')}
+      </button>
+      {phase === 'failed' ? (
+        <p className="error" role="alert" data-testid="transcript-earlier-failed">
+          {t('session.earlierFailed')}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,143 @@
+/**
+ * A long transcript is read from its end: opening a session reads its newest
+ * page, and older pages load only when the person asks for them. Each
+ * session keeps a window (`SessionEntry.window`): from its `start` row to the
+ * newest, every row was read under the current subscription or came as an
+ * event after it, so what is shown has no hole, and `earlier` is the cursor
+ * of the page before it.
+ *
+ * A reconnect (or an access change, or a re-check) reads again from the end
+ * down to the window's start, at most `TRANSCRIPT_REREAD_PAGES` pages: rows
+ * that changed or arrived while no event could say so are read again, and
+ * the window starts where that read ended. A read longer than the bound
+ * (a day's output while a laptop slept) narrows the window to its newest
+ * part rather than leave a hole; the person loads earlier pages again.
+ * A read from an earlier subscription is dropped, as a pending snapshot is.
+ * Rows before the window (events of a session nobody had open) are not
+ * shown: nothing says the rows between them and the window were read.
+ */
+import { transcriptOf, transitions, type ModelState, type TranscriptWindow } from './read-model.js';
+import type { MessageView } from './types.js';
+
+/** Rows a transcript page asks for. */
+export const TRANSCRIPT_PAGE_ROWS = 200;
+
+/** Pages a re-read of an open transcript reads at most before it narrows the window. */
+export const TRANSCRIPT_REREAD_PAGES = 10;
+
+type Position = Pick<MessageView, 'created_at' | 'id'>;
+
+/** Whether `a` comes before `b` in the transcript's order (created_at, then id). */
+export function comesBefore(a: Position, b: Position): boolean {
+  return a.created_at === b.created_at ? a.id < b.id : a.created_at < b.created_at;
+}
+
+/**
+ * How far a read from the end must go to cover the session's window: to a
+ * row at or before `start`, or to the transcript's first row (`beginning`);
+ * `one_page` when nothing was read yet (a session just opened).
+ */
+export type RereadTarget =
+  { kind: 'one_page' } | { kind: 'beginning' } | { kind: 'row'; start: Position };
+
+export function rereadTarget(state: ModelState, sessionId: string): RereadTarget {
+  const window = state.sessions[sessionId]?.window;
+  if (!window) return { kind: 'one_page' };
+  return window.start === null ? { kind: 'beginning' } : { kind: 'row', start: window.start };
+}
+
+/** Whether a read from the end whose oldest row so far is `oldest` has covered `target`. */
+export function rereadCovers(target: RereadTarget, oldest: Position | undefined): boolean {
+  switch (target.kind) {
+    case 'one_page':
+      return true;
+    case 'beginning':
+      return false;
+    case 'row':
+      return oldest !== undefined && !comesBefore(target.start, oldest);
+  }
+}
+
+function oldestOf(rows: readonly MessageView[]): Position | undefined {
+  let oldest: MessageView | undefined;
+  for (const row of rows) if (!oldest || comesBefore(row, oldest)) oldest = row;
+  return oldest && { created_at: oldest.created_at, id: oldest.id };
+}
+
+function withWindow(
+  state: ModelState,
+  sessionId: string,
+  window: TranscriptWindow,
+  prune: boolean,
+): ModelState {
+  const session = state.sessions[sessionId];
+  if (!session) return state;
+  const start = window.start;
+  const messages =
+    prune && start !== null
+      ? Object.fromEntries(
+          Object.entries(session.messages).filter(([, row]) => !comesBefore(row, start)),
+        )
+      : session.messages;
+  return {
+    ...state,
+    sessions: { ...state.sessions, [sessionId]: { ...session, messages, window } },
+  };
+}
+
+export const transcriptTransitions = {
+  /**
+   * A read from the transcript's end, contiguous from its newest row down to
+   * its oldest, requested under subscription `generation`; `earlier` is the
+   * last page's `next_cursor`. The window becomes what it read, and rows
+   * before it are let go.
+   */
+  read(
+    state: ModelState,
+    sessionId: string,
+    rows: readonly MessageView[],
+    earlier: string | null,
+    generation: number,
+  ): ModelState {
+    if (generation !== state.generation) return state;
+    const applied = transitions.messages(state, sessionId, rows, true);
+    const start = earlier === null ? null : (oldestOf(rows) ?? null);
+    return withWindow(applied, sessionId, { start, earlier }, true);
+  },
+
+  /**
+   * The page before the window, read with its `earlier` cursor `used`. One
+   * read for a window since replaced (a reconnect narrowed it) is dropped:
+   * it would join rows with a hole between.
+   */
+  earlier(
+    state: ModelState,
+    sessionId: string,
+    rows: readonly MessageView[],
+    used: string,
+    earlier: string | null,
+  ): ModelState {
+    const window = state.sessions[sessionId]?.window;
+    if (!window || window.earlier !== used) return state;
+    const applied = transitions.messages(state, sessionId, rows, true);
+    const start = earlier === null ? null : (oldestOf(rows) ?? window.start);
+    return withWindow(applied, sessionId, { start, earlier }, false);
+  },
+};
+
+/**
+ * The rows the transcript shows, oldest first: the window's, or, before the
+ * first read, whatever events brought.
+ */
+export function shownTranscript(state: ModelState, sessionId: string): MessageView[] {
+  const rows = transcriptOf(state, sessionId);
+  const start = state.sessions[sessionId]?.window?.start;
+  if (!start) return rows;
+  return rows.filter((row) => !comesBefore(row, start));
+}
+
+/** Whether older rows than those shown can be loaded. */
+export function hasEarlier(state: ModelState, sessionId: string): boolean {
+  const earlier = state.sessions[sessionId]?.window?.earlier;
+  return earlier !== undefined && earlier !== null;
+}

@@ -85,6 +85,12 @@ describe('a transcript longer than a page', () => {
     await page.keyboard.press('Enter');
     await shownLine(page, 0).waitFor(WAIT);
     await expect.poll(() => earlier.count(), WAIT).toBe(0);
+    // The button went with the last page: focus stays in the transcript, not lost to the page.
+    expect(
+      await page.evaluate<string | null | undefined>(
+        '(() => document.activeElement?.getAttribute("data-testid"))()',
+      ),
+    ).toBe('transcript');
     const seen = await page.getByTestId('transcript').locator('.message-content').allTextContents();
     const seededSeen = seen.filter((text) => text.startsWith('seeded '));
     expect(seededSeen).toEqual(

@@ -18,7 +18,7 @@ export function EarlierMessages({
   firstShownId: string | undefined;
 }) {
   const { t } = useTranslation();
-  const { sync } = useServices();
+  const { sync, model } = useServices();
   const state = useModelState();
   const [phase, setPhase] = useState<'idle' | 'loading' | 'failed'>('idle');
   const boxRef = useRef<HTMLDivElement>(null);
@@ -40,8 +40,15 @@ export function EarlierMessages({
     const node = boxRef.current?.nextElementSibling;
     anchor.current = node ? { node, top: node.getBoundingClientRect().top } : undefined;
     setPhase('loading');
+    // Taken now: once the first page is read the button is gone, and this box with it.
+    const focused = document.activeElement === boxRef.current?.firstElementChild;
+    const transcript = boxRef.current?.parentElement;
     const read = await sync.loadEarlier(sessionId);
     setPhase(read ? 'idle' : 'failed');
+    // Focus stays in the transcript rather than being lost to the page.
+    if (focused && !hasEarlier(model.getState(), sessionId)) {
+      transcript?.focus({ preventScroll: true });
+    }
   };
 
   return (

@@ -238,6 +238,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           className="transcript"
           aria-label={t('session.transcript')}
           data-testid="transcript"
+          // Takes focus from "Show earlier messages" once the first page is read and it goes.
+          tabIndex={-1}
         >
           <EarlierMessages sessionId={sessionId} firstShownId={messages[0]?.id} />
           {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}

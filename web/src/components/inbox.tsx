@@ -157,6 +157,12 @@ export function Inbox() {
               {t('triage.keysHint')}
             </p>
           )}
+          {state.pendingMore ? (
+            // The sync reads a bounded number of pages of the pending list: it says so.
+            <p className="muted" role="status" data-testid="inbox-more">
+              {t('inbox.more')}
+            </p>
+          ) : null}
           <BulkConsentBar selected={bulk.views} taskTitle={taskTitle} onFinished={bulk.clear} />
           <ul className="inbox-list" data-testid="inbox-list" ref={listRef}>
             {shown.map((item) => (

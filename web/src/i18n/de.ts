@@ -49,6 +49,7 @@ export const de: Catalog = {
   inbox: {
     title: 'Wartet auf dich',
     empty: 'Keine offenen Fragen. Neue erscheinen hier, sobald Agenten fragen.',
+    more: 'Es warten mehr Fragen, als dieser Eingang anzeigt. Beantworte einige und lade die Seite dann neu, um die übrigen zu sehen.',
     questionCount: 'Fragen: {{count}}',
     open: 'Antworten',
     detached: 'Agent hat weitergemacht',

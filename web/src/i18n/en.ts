@@ -49,6 +49,7 @@ export const en = {
   inbox: {
     title: 'Waiting for you',
     empty: 'No questions are waiting. New ones appear here as agents ask.',
+    more: 'More questions are waiting than this inbox lists. Answer some, then reload the page to see the rest.',
     questionCount: 'Questions: {{count}}',
     open: 'Answer',
     detached: 'Agent moved on',

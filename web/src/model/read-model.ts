@@ -127,6 +127,11 @@ export interface ModelState {
    * was open: what the page has seen tells news, not the browser's clock.
    */
   firstRead: Readonly<Record<string, true>> | undefined;
+  /**
+   * The last applied pending snapshot stopped before the list's end (the
+   * sync reads a bounded number of pages): more wait than the inbox lists.
+   */
+  pendingMore: boolean;
 }
 
 /**
@@ -290,6 +295,7 @@ export const transitions = {
     state: ModelState,
     bundles: readonly PendingBundle[],
     generation: number,
+    complete = true,
   ): ModelState {
     if (generation !== state.generation) return state;
     const nextBundles: Record<string, BundleState> = { ...state.bundles };
@@ -330,8 +336,9 @@ export const transitions = {
     }
     // Learned before this generation and not active now: retired while we were away,
     // or, after an access change, out of the person's sight.
+    // A list cut short says nothing of what it did not reach: nothing is retired or forgotten.
     const forgotten = new Set<string>();
-    for (const [id, bundle] of Object.entries(nextBundles)) {
+    for (const [id, bundle] of complete ? Object.entries(nextBundles) : []) {
       if (seen.has(id) || bundle.generation >= state.generation) continue;
       if (state.unlisted === 'retire') {
         nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
@@ -345,6 +352,7 @@ export const transitions = {
       ...state,
       bundles: Object.fromEntries(Object.entries(nextBundles).filter(([id]) => !forgotten.has(id))),
       firstRead: state.firstRead ?? Object.fromEntries([...seen].map((id) => [id, true])),
+      pendingMore: !complete,
     };
     for (const bundle of live) {
       const session =
@@ -587,6 +595,7 @@ export function initialState(): ModelState {
     missing: {},
     deleted: { sessions: {}, tasks: {} },
     firstRead: undefined,
+    pendingMore: false,
   };
 }
 

@@ -94,6 +94,9 @@ const MAX_BACKOFF_MS = 10_000;
  */
 const SESSION_READ_LANES = 4;
 
+/** Pages of the pending list a snapshot reads at most (100 bundles each). */
+export const PENDING_READ_PAGES = 20;
+
 export class ModelSync {
   private socket: SocketLike | undefined;
   /** Whether `socket` opened: one that never did may have been refused for its sign-in. */
@@ -442,14 +445,16 @@ export class ModelSync {
     const generation = model.getState().generation;
     const bundles: PendingBundle[] = [];
     let cursor: string | undefined;
-    for (let page = 0; page < 20; page++) {
+    let complete = false;
+    for (let page = 0; page < PENDING_READ_PAGES && !complete; page++) {
       const result = await api.pending(cursor);
       if (!result.ok) return failedRead(result);
       bundles.push(...result.value.bundles);
-      if (result.value.next_cursor === null) break;
-      cursor = result.value.next_cursor;
+      complete = result.value.next_cursor === null;
+      cursor = result.value.next_cursor ?? undefined;
     }
-    model.update((state) => transitions.pendingSnapshot(state, bundles, generation));
+    // Past the bound the inbox says more wait, and retires nothing the list did not reach.
+    model.update((state) => transitions.pendingSnapshot(state, bundles, generation, complete));
     return 'read';
   }
 

@@ -1,0 +1,138 @@
+/**
+ * The inbox reads the pending list within a bound (`PENDING_READ_PAGES`
+ * pages). A list longer than that used to be cut silently, and worse: every
+ * waiting bundle the page knew that the cut-off list did not reach was
+ * retired as expired on the next reconnect, though a person could still
+ * answer it. A list cut short now retires nothing and says more wait.
+ */
+import { describe, expect, it } from 'vitest';
+import type { ApiClient, ApiResult } from '../../web/src/model/api.js';
+import { activeBundles, ReadModel } from '../../web/src/model/read-model.js';
+import { ModelSync, PENDING_READ_PAGES, type SocketLike } from '../../web/src/model/sync.js';
+import type { PendingBundle } from '../../web/src/model/types.js';
+import { UserInputModel } from '../../web/src/model/user-inputs.js';
+
+const PAGE = 100;
+
+class FakeSocket implements SocketLike {
+  onopen: ((event: unknown) => void) | null = null;
+  onmessage: ((event: { data: unknown }) => void) | null = null;
+  onclose: ((event: unknown) => void) | null = null;
+  onerror: ((event: unknown) => void) | null = null;
+  send(): void {
+    // The server's replies are the test's to send.
+  }
+  close(): void {
+    this.onclose?.({});
+  }
+  frame(frame: unknown): void {
+    this.onmessage?.({ data: JSON.stringify(frame) });
+  }
+}
+
+function bundle(n: number): PendingBundle {
+  return {
+    pending_id: `p-${String(n).padStart(5, '0')}`,
+    task_id: 't-1',
+    session_id: `s-${String(n)}`,
+    turn_id: `turn-${String(n)}`,
+    created_at: `2026-01-01T00:00:00.${String(n).padStart(9, '0')}Z`,
+    context: '',
+    detached: false,
+    questions: [
+      {
+        question_id: 'q1',
+        title: '',
+        prompt: `question ${String(n)}`,
+        multi_select: false,
+        status: 'pending',
+        options: [],
+      },
+    ],
+  };
+}
+
+function range(from: number, count: number): number[] {
+  return Array.from({ length: count }, (_, index) => from + index);
+}
+
+function ok<T>(value: T): Promise<ApiResult<T>> {
+  return Promise.resolve({ ok: true, status: 200, value });
+}
+
+async function settle(): Promise<void> {
+  for (let index = 0; index < 200; index++) await Promise.resolve();
+}
+
+/** `listed()`: the numbers of the bundles the server lists, in its order. */
+function setup(listed: () => number[]) {
+  let socket = new FakeSocket();
+  const model = new ReadModel();
+  const timers: (() => void)[] = [];
+  const api = {
+    tasks: () => ok({ tasks: [], next_cursor: null }),
+    sessions: () => ok({ sessions: [] }),
+    userInputs: () => ok({ requests: [] }),
+    pending: (cursor?: string) => {
+      const all = listed();
+      const start = cursor === undefined ? 0 : Number(cursor);
+      const end = Math.min(all.length, start + PAGE);
+      const bundles = all.slice(start, end).map(bundle);
+      return ok({ bundles, next_cursor: end < all.length ? String(end) : null });
+    },
+  } as unknown as ApiClient;
+  const sync = new ModelSync({
+    model,
+    userInputs: new UserInputModel(),
+    api,
+    openSocket: () => (socket = new FakeSocket()),
+    setTimer: (callback) => timers.push(callback),
+    clearTimer: () => undefined,
+  });
+  const subscribe = async () => {
+    socket.onopen?.({});
+    socket.frame({ type: 'subscribed' });
+    await settle();
+  };
+  const reconnect = async () => {
+    socket.close();
+    timers.shift()?.();
+    await subscribe();
+  };
+  return { model, sync, subscribe, reconnect };
+}
+
+describe('a pending list longer than the inbox reads', () => {
+  it('retires nothing the list did not reach, and says more wait', async () => {
+    const known = range(10_000, 50);
+    let waiting = known;
+    const { model, sync, subscribe, reconnect } = setup(() => waiting);
+    sync.start();
+    await subscribe();
+    expect(activeBundles(model.getState())).toHaveLength(50);
+    expect(model.getState().pendingMore).toBe(false);
+
+    // Listed ahead of the 50 the page knows, more than it reads; all 50 still wait.
+    waiting = [...range(0, PENDING_READ_PAGES * PAGE), ...known];
+    await reconnect();
+    const state = model.getState();
+    expect(state.pendingMore).toBe(true);
+    expect(
+      Object.values(state.bundles).every((known) => known.questions.q1?.status === 'pending'),
+    ).toBe(true);
+    expect(activeBundles(state)).toHaveLength(PENDING_READ_PAGES * PAGE + known.length);
+  });
+
+  it('retires what a whole list no longer names, and the note goes', async () => {
+    let waiting = range(0, PENDING_READ_PAGES * PAGE + 1);
+    const { model, sync, subscribe, reconnect } = setup(() => waiting);
+    sync.start();
+    await subscribe();
+    expect(model.getState().pendingMore).toBe(true);
+    waiting = range(0, 10);
+    await reconnect();
+    const state = model.getState();
+    expect(state.pendingMore).toBe(false);
+    expect(activeBundles(state)).toHaveLength(10);
+  });
+});

@@ -642,7 +642,8 @@ export class ClarificationService {
       const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
       // Told no answer will come, the agent works on; the session waits only on a question still open.
-      if (updated.length > 0) write.waitEnded(await endWaitWhenNoneOpen(write.tx, bundle.sessionId));
+      if (updated.length > 0)
+        write.waitEnded(await endWaitWhenNoneOpen(write.tx, bundle.sessionId));
       return updated.length > 0;
     });
     if (!cancelled) return failure('not_active');

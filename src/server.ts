@@ -128,6 +128,12 @@ export interface RunningServer {
   close(): Promise<void>;
   /** Stops every agent this server runs (bounded), for a stop that cannot finish. */
   stopAgents(): Promise<void>;
+  /**
+   * Kills every agent process group this server started, at once and
+   * synchronously (`AgentHost.killAll`), for a stop forced by the operator:
+   * the process must exit right after. Says how many groups it killed.
+   */
+  killAgents(): number;
 }
 
 export type { NotifyOptions } from './server/notifications.js';
@@ -573,6 +579,7 @@ export async function startServer(
       wakes,
       failed,
       stopAgents: () => host.close(),
+      killAgents: () => host.killAll(),
       async close() {
         logger.info(
           { replica: running.id, drain_delay_ms: config.drainDelayMs ?? 0 },

@@ -161,6 +161,15 @@ export interface AgentHost extends AgentRuntime {
    * after it; for server shutdown. Once it resolves none of them runs.
    */
   close(): Promise<void>;
+  /**
+   * Kills every agent process group this host started that may still run
+   * (SIGKILL to each group, synchronously, the groups of agents still
+   * starting or already exited included) and refuses every start after it;
+   * for a stop forced while a graceful one runs, after which the process
+   * exits at once. Reports nothing: the turns it cuts are recovered by the
+   * next start or a takeover. Says how many groups it signalled.
+   */
+  killAll(): number;
 }
 
 /**

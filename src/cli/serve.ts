@@ -3,7 +3,9 @@
  * on standard error and a non-zero exit, before anything is served; a stop
  * that does not finish within its bound still ends the process. A server
  * that must stop serving while it runs (another process took its replica ID)
- * stops as on SIGTERM, then ends the same way as a failed start.
+ * stops as on SIGTERM, then ends the same way as a failed start. A second
+ * SIGINT or SIGTERM during a stop forces it: every agent's process group is
+ * killed at once and the process exits 1, writing nothing more to the store.
  */
 import { loadConfig } from '../config.js';
 import { exposureWarning } from '../http/exposure.js';
@@ -20,15 +22,38 @@ export async function serve(): Promise<number> {
   const config = loadConfig(process.env);
   const logger = createLogger(config.logLevel);
   const server = await startServer(config, logger);
+  const recovery =
+    config.database.driver === 'postgres'
+      ? 'other replicas take its sessions over once its leases expire'
+      : 'its sessions recover at the next start';
   // Before the line that says Clarion serves: a supervisor may stop it the moment it reads
   // that line, and a signal with no handler yet would kill the process without a shutdown.
+  // Handled for as long as the process lives: Node's default for a second one would end it
+  // mid-stop, leaving the agents it started running in their own process groups.
+  let stopping = false;
+  let askStop: () => void = () => undefined;
   const stopRequested = new Promise<void>((resolve) => {
-    const stop = () => {
-      resolve();
-    };
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    askStop = resolve;
   });
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (!stopping) {
+      stopping = true;
+      logger.info(
+        { signal },
+        `${signal}: stopping gracefully; a second SIGINT or SIGTERM forces it (the agents are killed at once)`,
+      );
+      askStop();
+      return;
+    }
+    const killed = server.killAgents();
+    logger.error(
+      { signal, agent_groups_killed: killed },
+      `${signal}: stop forced by a second signal; every agent's process group killed, exiting with status 1; ${recovery}`,
+    );
+    process.exit(1);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   process.stdout.write(`Clarion is serving on ${server.url}\n`);
   process.stdout.write(`Sign in (one-time link): ${server.signInUrl}\n`);
   const exposed = exposureWarning(config.host, config.publicOrigin);
@@ -36,6 +61,8 @@ export async function serve(): Promise<number> {
 
   // Undefined: a signal asked for the stop.
   const failure = await Promise.race([stopRequested.then(() => undefined), server.failed]);
+  // A signal from now on forces the stop, whatever began it.
+  stopping = true;
   if (failure) logger.error({ err: failure }, 'this server must stop serving; stopping');
   const boundMs =
     (config.drainDelayMs ?? 0) +
@@ -46,10 +73,7 @@ export async function serve(): Promise<number> {
     if (failure) throw failure;
     return 0;
   }
-  const consequence =
-    config.database.driver === 'postgres'
-      ? 'stopping the agents and exiting; other replicas take its sessions over once its leases expire'
-      : 'stopping the agents and exiting; its sessions recover at the next start';
+  const consequence = `stopping the agents and exiting; ${recovery}`;
   if (stop.outcome === 'late') {
     logger.error(
       { bound_ms: boundMs },

@@ -182,6 +182,11 @@ export class TestHost implements AgentHost {
     return Promise.resolve();
   }
 
+  /** Its agents are no processes: nothing to kill, and nothing is reported. */
+  killAll(): number {
+    return 0;
+  }
+
   /** The agent says something in its running turn. */
   say(sessionId: string, content: string): void {
     const turnId = this.running.get(sessionId);

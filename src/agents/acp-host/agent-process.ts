@@ -69,6 +69,8 @@ export interface SpawnAgentOptions {
   onIncoming(message: AnyMessage): void;
   /** Called once an outgoing message has been handed to the agent's stdin. */
   onWritten(message: AnyMessage): void;
+  /** Called with the agent's process group ID as soon as it exists, before anything awaits. */
+  onSpawned?(pgid: number): void;
 }
 
 /**
@@ -106,6 +108,8 @@ export async function spawnAgent(options: SpawnAgentOptions): Promise<AgentProce
     detached: true,
     windowsHide: true,
   });
+  // Before the spawn event: whoever must be able to kill every agent at once knows it now.
+  if (child.pid !== undefined) options.onSpawned?.(child.pid);
   await new Promise<void>((resolve, reject) => {
     child.once('spawn', () => {
       resolve();

@@ -28,7 +28,8 @@
  * - No agent outlives `close`: from its first step every start is refused
  *   (`closed`), a start already opening is stopped and waited for (bounded
  *   by the start's own bounds), so once it resolves no process of this host
- *   runs.
+ *   runs. `killAll` is its forced form: synchronous, SIGKILL to every group
+ *   spawned and not yet seen gone, for a process about to exit.
  *
  * Opening the agent's ACP session is `handshake.ts`; what the agent asks of a
  * person in a turn goes to Clarion's handlers through `agent-requests.ts`.
@@ -71,6 +72,7 @@ import {
   type PermissionHandler,
 } from './agent-requests.js';
 import { spawnAgent, type AgentExit, type AgentProcess } from './agent-process.js';
+import { signalGroup } from './process-group.js';
 import { AgentHostError, errorText } from './errors.js';
 import { acpErrorText, agentFailure, exitText } from './failures.js';
 import { AUTH_REQUIRED_CODE, openAgentSession } from './handshake.js';
@@ -180,6 +182,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
   const isClosed = () => closed;
   /** Group sweeps after exits, so `close` leaves no agent's process behind. */
   const sweeps = new Set<Promise<void>>();
+  /**
+   * Every agent's process group from its spawn until its stop saw it gone:
+   * what `killAll` signals. Kept apart from `sessions`, which forgets an
+   * agent at its exit while its wrapper's children may still run.
+   */
+  const groups = new Set<number>();
   const clientInfo = options.clientInfo ?? { name: 'clarion', version: '0.1.0' };
   const sessions = new Map<string, HostedSession>();
   const listeners = new RuntimeListeners(logger);
@@ -272,7 +280,10 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
     // Whatever the wrapper left in its group goes too (bounded); `close` waits for it.
     const sweep = agentProcess.stop();
     sweeps.add(sweep);
-    void sweep.finally(() => sweeps.delete(sweep));
+    void sweep.finally(() => {
+      sweeps.delete(sweep);
+      groups.delete(agentProcess.pid);
+    });
     const failure =
       hosted.failure ??
       (hosted.stopRequested || starting
@@ -370,6 +381,9 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
         },
         onWritten: (message) => {
           onWritten(hosted, message);
+        },
+        onSpawned: (pgid) => {
+          groups.add(pgid);
         },
       });
     } catch (error) {
@@ -728,6 +742,12 @@ export function createAcpHost(options: AcpHostOptions = {}): AcpHost {
       // (`startFailed`, bounded by the start's own bounds), and only then is none left.
       await Promise.all([...opening.values()].map((started) => started.catch(() => undefined)));
       await Promise.all([...sweeps]);
+    },
+    killAll: () => {
+      closed = true;
+      let signalled = 0;
+      for (const pgid of groups) if (signalGroup(pgid, 'SIGKILL')) signalled += 1;
+      return signalled;
     },
     isStarted: (sessionId) => {
       const hosted = sessions.get(sessionId);

@@ -17,6 +17,7 @@ import {
   adminSignedInState,
   api,
   ARTIFACTS,
+  EVENTS_SOCKET,
   launchChromium,
   signedInPage,
   startWorld,
@@ -317,6 +318,13 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     const id = listed.rules[0]?.id ?? '';
 
     const { context, page } = await open('desktop');
+    // A tab that has not heard the revoke yet (its frame is on its way): this one never does.
+    await page.routeWebSocket(EVENTS_SOCKET, (socket) => {
+      const server = socket.connectToServer();
+      server.onMessage((message) => {
+        if (!String(message).includes('"consent_rules_changed"')) socket.send(message);
+      });
+    });
     await page.goto(`${world.origin}/settings`);
     await live(page);
     const rule = page.locator(`[data-testid="consent-rule"][data-rule-id="${id}"]`);

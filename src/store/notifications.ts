@@ -640,7 +640,28 @@ export async function rearmOutboxRows(
   return rearmed;
 }
 
-/** Channels with at least one row due at `nowMs`, with what a sender needs. */
+/**
+ * The browser session of channel `channelId` if it has expired by `at`:
+ * such a channel (Web Push, turned on from a page) is sent nothing. Its row
+ * stays until the spent-credential prune deletes it and, by cascade, the
+ * channel with what it owed; meanwhile a device signed out by time must hear
+ * nothing, as one whose row is gone does. The session is read by its key, so
+ * the outbox's poll and claim stay a lookup per channel, and the comparison
+ * is the one `findLiveToken` makes (`expires_at` is a wall time, as `at` is).
+ */
+function expiredSession(ctx: RepoContext, channelId: Expression<string> | string, at: string) {
+  return ctx.db
+    .selectFrom('notification_channels as sc')
+    .innerJoin('api_tokens as st', 'st.id', 'sc.browser_session_id')
+    .select('st.id')
+    .where('sc.id', '=', channelId)
+    .where('st.expires_at', '<=', at);
+}
+
+/**
+ * Channels with at least one row due at `nowMs`, with what a sender needs;
+ * none whose browser session has expired (`expiredSession`).
+ */
 export function channelsWithDueRows(
   ctx: RepoContext,
   nowMs: number,
@@ -661,6 +682,7 @@ export function channelsWithDueRows(
           .where('o.next_attempt_at', '<=', due),
       ),
     )
+    .where((eb) => eb.not(eb.exists(expiredSession(ctx, sql.ref<string>('c.id'), due))))
     .limit(limit)
     .execute();
 }
@@ -669,7 +691,8 @@ export function channelsWithDueRows(
  * Claims the channel's earliest due row in one statement: the attempt is
  * counted and `next_attempt_at` moves to the lease's end, so no other lane
  * takes it, and a crash before the result is recorded leaves it due again
- * after the lease.
+ * after the lease. Nothing once the channel's browser session has expired
+ * (`expiredSession`): a lane running when it does claims nothing more.
  */
 export async function claimNextDue(
   ctx: RepoContext,
@@ -686,6 +709,7 @@ export async function claimNextDue(
     .where('delivered_at', 'is', null)
     .where('gave_up_at', 'is', null)
     .where('next_attempt_at', '<=', due)
+    .where((eb) => eb.not(eb.exists(expiredSession(ctx, channelId, due))))
     .orderBy('next_attempt_at')
     .orderBy('created_at')
     .limit(ONE_ROW);

@@ -4,7 +4,8 @@
  * with a local push service: when that sign-in ends anywhere (signed out
  * from another device, signed out here, replaced by another person's
  * sign-in, expired and pruned) the channel goes with it and what asks next
- * reaches only the channels that remain. A channel made or renewed with a
+ * reaches only the channels that remain; an expired sign-in the prune has
+ * not reached yet is sent nothing meanwhile. A channel made or renewed with a
  * bearer token belongs to no browser and stays; a sign-in of the same
  * person over the device's session keeps the channel, now the new
  * session's; a renewal from a browser makes the channel that browser's.
@@ -25,13 +26,14 @@ import {
 } from '../support/browser-sign-in.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
-import { addChannel, noticesSettled, SHIP_IT } from '../support/notify-options.js';
+import { addChannel, FAST_NOTIFY, noticesSettled, SHIP_IT } from '../support/notify-options.js';
 import { useNotifySuite } from '../support/notify-suite.js';
 import type { PushServiceStub, PushSubscriptionKeys } from '../support/push-service.js';
 import { seedAdminSession } from '../support/seed.js';
 
 const ADMIN_TOKEN = 'web-push-session-ended-admin-012345';
 const WAIT_MS = 20_000;
+const FAST_POLL_MS = FAST_NOTIFY.tunables?.pollIntervalMs ?? 150;
 
 describe.each(DRIVERS)("a device's Web Push channel and its sign-in on %s", (driver: Driver) => {
   const suite = useNotifySuite(driver, ADMIN_TOKEN);
@@ -186,6 +188,54 @@ describe.each(DRIVERS)("a device's Web Push channel and its sign-in on %s", (dri
       await pruning.stop();
     }
     expect(await channelIds(w)).toEqual([laptopChannel]);
+  });
+
+  it('hears nothing once its sign-in expired, before the prune removes it', async () => {
+    const w = await world();
+    const phone = await browser(w);
+    const phoneSubscription = w.service.subscribe(w.key);
+    const deskSubscription = w.service.subscribe(w.key);
+    const phoneChannel = await turnOn(w, phone, phoneSubscription);
+    const deskChannel = await addChannel(suite.api(w.running), {
+      kind: 'web_push',
+      name: 'Desk',
+      subscription: deskSubscription,
+    });
+    // The phone's sign-in ran out; its row waits for the next prune (every 10 minutes).
+    await w.running.store.db
+      .updateTable('api_tokens')
+      .set({ expires_at: '2000-01-01T00:00:00.000000000Z' })
+      .where('kind', '=', 'browser')
+      .execute();
+
+    w.running.clarification
+      .ask(await seedAdminSession(w.running.store, 'after the sign-in expired'), SHIP_IT)
+      .catch(() => undefined);
+    await eventually(() => w.service.received.length >= 1, WAIT_MS);
+    // The desk's lane and the phone's would start in the same poll: a few more go by.
+    await new Promise((resolve) => setTimeout(resolve, 5 * FAST_POLL_MS));
+    expect(w.service.received.map((push) => push.path)).toEqual([pathOf(deskSubscription)]);
+    const phoneRows = await w.running.store.db
+      .selectFrom('notification_outbox')
+      .select(['attempts', 'delivered_at'])
+      .where('channel_id', '=', phoneChannel)
+      .execute();
+    expect(phoneRows.length).toBeGreaterThan(0);
+    expect(phoneRows.every((row) => row.attempts === 0 && row.delivered_at === null)).toBe(true);
+
+    // The prune then takes the channel and what it owed.
+    const pruning = startSpentCredentialPruning({
+      store: w.running.store,
+      timers: systemTimers,
+      logger: silentLogger,
+      intervalMs: 60 * 60 * 1000,
+    });
+    try {
+      await pruning.pass();
+    } finally {
+      await pruning.stop();
+    }
+    expect(await channelIds(w)).toEqual([deskChannel]);
   });
 
   it("stays with the same person's new sign-in there, and goes with another's", async () => {

@@ -5,18 +5,22 @@
  * person may see the item again) while a send of it is in flight somewhere
  * waits for that send: it is sent once, and that send's failure does not
  * settle the row owed again. One owed again while it waited out a backoff
- * is due at once.
+ * is due at once. A channel whose browser session expired is neither
+ * listed nor claimed while its row waits for the prune.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
+  channelsWithDueRows,
   claimNextDue,
   createUser,
   giveUpRows,
   insertChannel,
   insertOutboxRows,
+  insertToken,
   openStore,
   rearmOutboxRows,
   recordAttempt,
+  timestampAtMs,
   type Store,
 } from '../../src/store/index.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -74,6 +78,32 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
       status: 200,
     });
     expect(await claimNextDue(store, id, now + 99_000_000, 30_000)).toBeUndefined();
+  });
+
+  it('neither lists nor claims a channel once its browser session has expired', async () => {
+    const { id, user_id: userId } = await channel();
+    const now = store.clock.nowMs() + 1_000;
+    const session = await insertToken(store, {
+      userId,
+      kind: 'browser',
+      tokenHash: 'h'.repeat(64),
+      expiresAt: timestampAtMs(now + 60_000),
+    });
+    await store.db
+      .updateTable('notification_channels')
+      .set({ browser_session_id: session.id })
+      .where('id', '=', id)
+      .execute();
+    await insertOutboxRows(store, [
+      { channelId: id, userId, event: 'asked', occurrence: 'b1', payload: {} },
+    ]);
+    // Its row waits for the prune: meanwhile the device is sent nothing.
+    const expired = now + 60_000;
+    expect(await channelsWithDueRows(store, expired, 10)).toEqual([]);
+    expect(await claimNextDue(store, id, expired, 30_000)).toBeUndefined();
+    // Before, it was live: listed and claimed.
+    expect((await channelsWithDueRows(store, now, 10)).map((c) => c.id)).toEqual([id]);
+    expect(await claimNextDue(store, id, now, 30_000)).toMatchObject({ attempts: 1 });
   });
 
   async function claimedRow(occurrence = 'b1') {

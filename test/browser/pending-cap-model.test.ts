@@ -3,11 +3,14 @@
  * pages). A list longer than that used to be cut silently, and worse: every
  * waiting bundle the page knew that the cut-off list did not reach was
  * retired as expired on the next reconnect, though a person could still
- * answer it. A list cut short now retires nothing and says more wait.
+ * answer it. A list cut short now retires nothing and says more wait, and
+ * once the person answered enough that the inbox shows fewer than one read
+ * can, it reads the list again (one read at a time, and none more until they
+ * answer more), so what the cut hid shows without a reload.
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResult } from '../../web/src/model/api.js';
-import { activeBundles, ReadModel } from '../../web/src/model/read-model.js';
+import { activeBundles, ReadModel, transitions } from '../../web/src/model/read-model.js';
 import { ModelSync, PENDING_READ_PAGES, type SocketLike } from '../../web/src/model/sync.js';
 import type { PendingBundle } from '../../web/src/model/types.js';
 import { UserInputModel } from '../../web/src/model/user-inputs.js';
@@ -65,15 +68,18 @@ async function settle(): Promise<void> {
 }
 
 /** `listed()`: the numbers of the bundles the server lists, in its order. */
-function setup(listed: () => number[]) {
+function setup(listed: () => number[], refused: () => boolean = () => false) {
   let socket = new FakeSocket();
   const model = new ReadModel();
   const timers: (() => void)[] = [];
+  const reads = { pages: 0 };
   const api = {
     tasks: () => ok({ tasks: [], next_cursor: null }),
     sessions: () => ok({ sessions: [] }),
     userInputs: () => ok({ requests: [] }),
     pending: (cursor?: string) => {
+      reads.pages++;
+      if (refused()) return Promise.resolve({ ok: false, kind: 'http', status: 403 });
       const all = listed();
       const start = cursor === undefined ? 0 : Number(cursor);
       const end = Math.min(all.length, start + PAGE);
@@ -99,7 +105,7 @@ function setup(listed: () => number[]) {
     timers.shift()?.();
     await subscribe();
   };
-  return { model, sync, subscribe, reconnect };
+  return { model, sync, subscribe, reconnect, reads };
 }
 
 describe('a pending list longer than the inbox reads', () => {
@@ -134,5 +140,67 @@ describe('a pending list longer than the inbox reads', () => {
     const state = model.getState();
     expect(state.pendingMore).toBe(false);
     expect(activeBundles(state)).toHaveLength(10);
+  });
+
+  it('reads the list again once the person answered some, and shows what it hid', async () => {
+    let waiting = range(0, PENDING_READ_PAGES * PAGE + 50);
+    const { model, sync, subscribe, reads } = setup(() => waiting);
+    sync.start();
+    await subscribe();
+    expect(activeBundles(model.getState())).toHaveLength(PENDING_READ_PAGES * PAGE);
+    expect(reads.pages).toBe(PENDING_READ_PAGES);
+
+    // The person answers three, as the app records its respond calls.
+    const answered = [0, 1, 2];
+    waiting = waiting.filter((n) => !answered.includes(n));
+    for (const n of answered) {
+      model.update((state) => transitions.retireBundle(state, bundle(n).pending_id, 'answered'));
+    }
+    await settle();
+    // One read again, however many answers came while it was out.
+    expect(reads.pages).toBe(2 * PENDING_READ_PAGES);
+    const ids = activeBundles(model.getState()).map((shown) => shown.pending_id);
+    expect(ids).toHaveLength(PENDING_READ_PAGES * PAGE);
+    expect(ids).toEqual(expect.arrayContaining(range(2_000, 3).map((n) => bundle(n).pending_id)));
+    expect(model.getState().pendingMore).toBe(true);
+
+    // Then the person answers all but 40: the list, read once more, is whole, and the note goes.
+    const kept = new Set(waiting.slice(0, 40).map((n) => bundle(n).pending_id));
+    waiting = waiting.slice(0, 40);
+    for (const id of ids.filter((shown) => !kept.has(shown))) {
+      model.update((state) => transitions.retireBundle(state, id, 'answered'));
+    }
+    await settle();
+    expect(reads.pages).toBe(2 * PENDING_READ_PAGES + 1);
+    expect(model.getState().pendingMore).toBe(false);
+    expect(activeBundles(model.getState())).toHaveLength(40);
+  });
+
+  it('reads again no more until more are answered, when a read brings nothing', async () => {
+    const waiting = range(0, PENDING_READ_PAGES * PAGE + 50);
+    let refusing = false;
+    const { model, sync, subscribe, reads } = setup(
+      () => waiting,
+      () => refusing,
+    );
+    sync.start();
+    await subscribe();
+    expect(reads.pages).toBe(PENDING_READ_PAGES);
+
+    refusing = true;
+    model.update((state) => transitions.retireBundle(state, bundle(0).pending_id, 'answered'));
+    await settle();
+    expect(reads.pages).toBe(PENDING_READ_PAGES + 1);
+    // Other changes to the model ask for nothing more: no loop on a list that cannot be read.
+    model.update((state) => transitions.forgetBundle(state, 'p-unknown'));
+    model.update((state) => ({ ...state }));
+    await settle();
+    expect(reads.pages).toBe(PENDING_READ_PAGES + 1);
+
+    // Another answer: one more try, which reads it now.
+    refusing = false;
+    model.update((state) => transitions.retireBundle(state, bundle(1).pending_id, 'answered'));
+    await settle();
+    expect(reads.pages).toBe(2 * PENDING_READ_PAGES + 1);
   });
 });

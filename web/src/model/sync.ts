@@ -47,6 +47,7 @@ import {
 } from '../../../src/wire/constants.js';
 import type { ApiClient, ApiFailure } from './api.js';
 import { Heartbeat } from './heartbeat.js';
+import { activeBundleCount, cutPendingRereadDue, type CutPendingRead } from './pending-reread.js';
 import { transitions, type ReadModel } from './read-model.js';
 import {
   rereadCovers,
@@ -116,6 +117,11 @@ export class ModelSync {
   private readonly tokensListeners = new Set<() => void>();
   /** A subscription was confirmed before: the next one follows a socket that dropped. */
   private subscribedBefore = false;
+  /** Reads of the pending list out now: a cut list is read again only when none is. */
+  private pendingReadsOut = 0;
+  /** The last pending read stopped at its bound (`pending-reread.ts`); `undefined` once whole. */
+  private cutPending: CutPendingRead | undefined;
+  private unwatchModel: (() => void) | undefined;
   private readonly deps: Required<SyncDeps>;
 
   constructor(deps: SyncDeps) {
@@ -163,11 +169,16 @@ export class ModelSync {
 
   start(): void {
     this.stopped = false;
+    this.unwatchModel ??= this.deps.model.subscribe(() => {
+      this.rereadCutPending();
+    });
     this.connect();
   }
 
   stop(): void {
     this.stopped = true;
+    this.unwatchModel?.();
+    this.unwatchModel = undefined;
     if (this.retryTimer !== undefined) this.deps.clearTimer(this.retryTimer);
     this.heartbeat?.stop();
     this.heartbeat = undefined;
@@ -439,7 +450,30 @@ export class ModelSync {
     return reads.includes('retry') ? 'retry' : 'read';
   }
 
+  /**
+   * Reads a pending list cut at its bound again once the person answered
+   * enough that the inbox shows fewer than it can (`pending-reread.ts`):
+   * what the cut hid shows without a reload. One pending read at a time.
+   */
+  private rereadCutPending(): void {
+    if (this.stopped || this.pendingReadsOut > 0) return;
+    const from = cutPendingRereadDue(this.deps.model.getState(), this.cutPending);
+    if (from === undefined || this.cutPending === undefined) return;
+    // Begun from here: another waits for the person to answer more, whatever this one brings.
+    this.cutPending = { ...this.cutPending, floor: from };
+    void this.read([this.loadPending()]);
+  }
+
   private async loadPending(): Promise<Read> {
+    this.pendingReadsOut++;
+    try {
+      return await this.readPending();
+    } finally {
+      this.pendingReadsOut--;
+    }
+  }
+
+  private async readPending(): Promise<Read> {
     const { api, model } = this.deps;
     // Taken before the request: a snapshot that outlived its subscription is dropped.
     const generation = model.getState().generation;
@@ -455,6 +489,9 @@ export class ModelSync {
     }
     // Past the bound the inbox says more wait, and retires nothing the list did not reach.
     model.update((state) => transitions.pendingSnapshot(state, bundles, generation, complete));
+    this.cutPending = complete
+      ? undefined
+      : { listed: bundles.length, floor: activeBundleCount(model.getState()) };
     return 'read';
   }
 

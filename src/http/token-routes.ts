@@ -55,12 +55,13 @@ function person(c: Context<AppEnv>): { ok: true; principal: UserPrincipal } | Re
   return { ok: true, principal };
 }
 
-/** An empty body (no bytes, no media type) reads as `{}`; anything else must be JSON. */
+/**
+ * No bytes read as `{}`, whatever the media type: clients that label every
+ * request JSON send one with no body. Anything else must be JSON.
+ */
 async function signInLinkRequest(c: Context): Promise<BodyResult<SignInLinkBody>> {
-  if (c.req.header('content-type') === undefined) {
-    const bytes = await c.req.raw.clone().arrayBuffer();
-    if (bytes.byteLength === 0) return { ok: true, value: {} };
-  }
+  const bytes = await c.req.raw.clone().arrayBuffer();
+  if (bytes.byteLength === 0) return { ok: true, value: {} };
   return parseJsonBody(c, signInLinkBody);
 }
 

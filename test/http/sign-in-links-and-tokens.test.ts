@@ -116,11 +116,14 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
 
   describe('POST /api/v1/auth/sign-in-links', () => {
     it('mints a 15-minute link for the caller from the public origin, with {} or no body', async () => {
-      for (const init of [
+      const inits: Parameters<typeof call>[2][] = [
         { method: 'POST', json: {} },
         { method: 'POST' },
         { method: 'POST', headers: { 'content-length': '0' } },
-      ]) {
+        // A client that labels every request JSON (the README's `api` helper) sends no bytes.
+        { method: 'POST', headers: { 'content-type': 'application/json' } },
+      ];
+      for (const init of inits) {
         const response = await call('/api/v1/auth/sign-in-links', ADMIN_TOKEN, init);
         expect(response.status).toBe(201);
         expect(response.headers.get('cache-control')).toBe('no-store');

@@ -13,6 +13,14 @@ describe('what a refused command line is told', () => {
     expect(told).toContain('"Configuration"');
   });
 
+  it('tells an option on mcp-stdio the two variables it reads, not the server port', () => {
+    const told = refusal(['mcp-stdio', '--url', 'http://127.0.0.1:7420/mcp']);
+    expect(told).toContain('clarion mcp-stdio: takes no options (got "--url")');
+    expect(told).toContain('CLARION_MCP_URL');
+    expect(told).toContain('CLARION_TOKEN');
+    expect(told).not.toContain('CLARION_PORT');
+  });
+
   it('names a stray argument, and what sign-in-link takes', () => {
     expect(refusal(['mcp-stdio', 'now'])).toBe('clarion mcp-stdio: takes no arguments (got "now")');
     expect(refusal(['sign-in-link', '--who', 'admin'])).toBe(

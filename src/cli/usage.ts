@@ -30,9 +30,14 @@ export function refusal(argv: readonly string[]): string {
     return `clarion sign-in-link: takes only --user NAME (got ${JSON.stringify(rest.join(' '))})`;
   }
   if (first.startsWith('-')) {
+    // The bridge reads the server's address and a token, none of the server's own settings.
+    const example =
+      command === 'mcp-stdio'
+        ? 'CLARION_MCP_URL=http://127.0.0.1:7420/mcp and CLARION_TOKEN'
+        : 'CLARION_PORT=8080';
     return (
       `clarion ${command}: takes no options (got ${JSON.stringify(first)}); settings come ` +
-      'from the environment, such as CLARION_PORT=8080 (the README\'s "Configuration" ' +
+      `from the environment, such as ${example} (the README's "Configuration" ` +
       'section names each)'
     );
   }

@@ -66,8 +66,9 @@ describe('what the phone’s question sheet covers leaves the tab order', () => 
     await page.getByTestId('session-stop').waitFor(WAIT);
     // At the page's start the header shows above the sheet and the queue lies under it.
     await page.evaluate('window.scrollTo(0, 0)');
+    // Measured on the frame after the scroll and after rows settle: each is waited for.
     await expect.poll(() => inert(page, 'composer-input'), WAIT).toBe(true);
-    await expect(inert(page, 'queue')).resolves.toBe(true);
+    await expect.poll(() => inert(page, 'queue'), WAIT).toBe(true);
     await expect(inert(page, 'session-stop')).resolves.toBe(false);
     await page.getByTestId('session-stop').click({ trial: true, timeout: 5_000 });
 

@@ -162,6 +162,35 @@ export async function clearQueue(ctx: RepoContext, sessionId: string): Promise<Q
     .execute();
 }
 
+/**
+ * Takes off the queue the messages whose author no longer belongs to the
+ * session's workspace (removed from it, or deleted: `created_by` keeps no
+ * key to the user), for the driver to drop rather than send for them.
+ */
+export async function takeQueuedOfLeftAuthors(
+  ctx: RepoContext,
+  sessionId: string,
+): Promise<QueuedMessage[]> {
+  return ctx.db
+    .deleteFrom('message_queue')
+    .where('task_session_id', '=', sessionId)
+    .where('created_by', 'is not', null)
+    .where((eb) =>
+      eb.not(
+        eb.exists(
+          eb
+            .selectFrom('tasks as t')
+            .innerJoin('workspace_members as wm', 'wm.workspace_id', 't.workspace_id')
+            .select('wm.user_id')
+            .whereRef('t.id', '=', 'message_queue.task_id')
+            .whereRef('wm.user_id', '=', 'message_queue.created_by'),
+        ),
+      ),
+    )
+    .returningAll()
+    .execute();
+}
+
 /** Takes the first queued message off the queue, for the driver to start. */
 export async function takeNextQueued(
   ctx: RepoContext,

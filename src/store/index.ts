@@ -233,6 +233,7 @@ export {
   queuedByAdmissionKey,
   reorderQueue,
   takeNextQueued,
+  takeQueuedOfLeftAuthors,
   updateQueuedContent,
 } from './admission.js';
 export type {

@@ -55,6 +55,7 @@ import { writeRetrying } from './durable-write.js';
 import { confirmLease } from './fencing.js';
 import { sessionFailed } from './session-failure.js';
 import { deriveSessionInputMode } from './input-mode.js';
+import { dropQueuedOfLeftAuthors, refusedForLeftAuthor } from './queue-standing.js';
 
 /**
  * The states a message is sent from (`deriveSessionInputMode`): idle, or
@@ -468,6 +469,8 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
     async (write): Promise<Admitted | 'start' | undefined> => {
       const session = await getSession(write.tx, sessionId);
       if (session?.state !== 'idle') return undefined;
+      // Before anything starts for them: a message its author may no longer send is dropped.
+      await dropQueuedOfLeftAuthors(write);
       if (!agentRuns(deps, sessionId)) {
         // Its agent was stopped (idle, or a restart of Clarion): start it, then the queue goes on.
         if ((await listQueue(write.tx, sessionId)).length === 0) return undefined;
@@ -495,7 +498,8 @@ export async function startNextQueued(deps: TurnsDeps, sessionId: string): Promi
  * A machine-owned message (a user-input follow-up): admitted now or not at
  * all, never written to the persisted queue, keyed so repeats are one message.
  * Sent for the person `userId` (whose answer it carries), and recorded as
- * theirs like any message they send.
+ * theirs like any message they send; refused once they no longer belong to
+ * the session's workspace.
  */
 export async function admitMachineMessage(
   deps: TurnsDeps,
@@ -509,9 +513,11 @@ export async function admitMachineMessage(
 ): Promise<AdmissionResult> {
   const place = agentPlace(deps);
   try {
-    const admitted = await deps.sessions.write(sessionId, (write) =>
-      admitInWrite(deps, write, input, { queueWhenBusy: false, place }),
-    );
+    const admitted = await deps.sessions.write(sessionId, async (write): Promise<Admitted> => {
+      const refused = await refusedForLeftAuthor(write, input.userId);
+      if (refused) return { result: refused };
+      return admitInWrite(deps, write, input, { queueWhenBusy: false, place });
+    });
     return await dispatched(deps, sessionId, admitted);
   } finally {
     place.release();

@@ -444,6 +444,7 @@ export {
   FRESH_START_METADATA,
   FRESH_START_TEXT,
   TURN_FAILURES,
+  QUEUED_AUTHOR_LEFT_NOTE,
   turnCancelledNote,
   turnFailureNote,
   turnNoteOf,

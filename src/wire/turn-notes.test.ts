@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   FRESH_START_METADATA,
   FRESH_START_TEXT,
+  QUEUED_AUTHOR_LEFT_NOTE,
   turnCancelledNote,
   turnFailureNote,
   turnNoteOf,
@@ -10,6 +11,7 @@ import {
 describe('the server’s lines about how a turn went', () => {
   it('reads back what each line says from its metadata', () => {
     expect(turnNoteOf(FRESH_START_METADATA)).toEqual({ kind: 'fresh_start' });
+    expect(turnNoteOf(QUEUED_AUTHOR_LEFT_NOTE.metadata)).toEqual({ kind: 'queued_author_left' });
     expect(turnNoteOf(turnCancelledNote('Ada').metadata)).toEqual({
       kind: 'cancelled',
       byName: 'Ada',

@@ -48,14 +48,30 @@ export function turnFailureNote(
   };
 }
 
+/**
+ * The line for a queued message not sent because the person who queued it no
+ * longer belongs to the session's workspace (removed from it, or deleted):
+ * only someone with standing acts there, so it is not sent for them.
+ */
+export const QUEUED_AUTHOR_LEFT_NOTE: {
+  readonly content: string;
+  readonly metadata: Readonly<Record<string, string>>;
+} = {
+  content:
+    'A queued message was not sent: the person who queued it no longer belongs to this workspace.',
+  metadata: { queue_outcome: 'author_left' },
+};
+
 export type TurnNote =
   | { kind: 'fresh_start' }
+  | { kind: 'queued_author_left' }
   | { kind: 'cancelled'; byName: string | null }
   | { kind: TurnFailure; reason: string };
 
 /** What the line says, when `metadata` is such a line's and this build can word it. */
 export function turnNoteOf(metadata: Readonly<Record<string, unknown>>): TurnNote | undefined {
   if (metadata.agent_session === 'fresh') return { kind: 'fresh_start' };
+  if (metadata.queue_outcome === 'author_left') return { kind: 'queued_author_left' };
   if (metadata.turn_outcome === 'cancelled' && 'cancelled_by_name' in metadata) {
     const by = metadata.cancelled_by_name;
     if (by === null) return { kind: 'cancelled', byName: null };

@@ -425,6 +425,8 @@ function wordedTurnNote(t: TFunction, note: TurnNote): string {
   switch (note.kind) {
     case 'fresh_start':
       return t('session.turnNote.freshStart');
+    case 'queued_author_left':
+      return t('session.turnNote.queuedAuthorLeft');
     case 'cancelled':
       return note.byName === null
         ? t('session.turnNote.cancelled')

@@ -118,6 +118,8 @@ export const de: Catalog = {
     earlierLoading: 'Frühere Nachrichten werden geladen…',
     earlierFailed: 'Die früheren Nachrichten konnten nicht geladen werden. Versuche es erneut.',
     turnNote: {
+      queuedAuthorLeft:
+        'Eine Nachricht in der Warteschlange wurde nicht gesendet: Die Person, die sie eingereiht hat, gehört nicht mehr zu diesem Arbeitsbereich.',
       freshStart:
         'Der Agent hat in einem neuen Gespräch neu begonnen: Er kann das frühere nicht laden und erinnert sich daher nicht an das, was vorher gesagt wurde.',
       cancelled: 'Abgebrochen',

@@ -118,6 +118,8 @@ export const en = {
     earlierLoading: 'Loading earlier messages…',
     earlierFailed: 'The earlier messages could not be loaded. Try again.',
     turnNote: {
+      queuedAuthorLeft:
+        'A queued message was not sent: the person who queued it no longer belongs to this workspace.',
       freshStart:
         'The agent started again in a new conversation: it cannot load the earlier one, so it does not remember what was said before.',
       cancelled: 'Cancelled',

@@ -228,6 +228,51 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
         stillThere.ok ? stillThere.page.pending.filter((p) => p.session_id === sessionId) : [],
       ).toEqual([]);
     });
+    const removedCases = [
+      ['user token', false],
+      ['agent token', false],
+      ['user token', true],
+    ] as const;
+    for (const [kind, progress] of removedCases) {
+      const how = progress ? 'sending progress' : 'held past its call';
+      it(`with a ${kind} (${how}), gets no answer given after its person was removed from the workspace`, async () => {
+        const secret =
+          kind === 'user token'
+            ? m.tokens.member
+            : (await memberAgentToken(m, 'Claude Code')).secret;
+        const external = await m.connect(secret, 'removed-live');
+        const asking = m.call(
+          external,
+          'ask_user_question',
+          TWO_QUESTIONS,
+          progress ? { onprogress: () => undefined } : undefined,
+        );
+        const { pendingId } = await newestVisible(m);
+        // Removed while its agent waits: that person may no longer see what is said there.
+        expect(
+          await removeWorkspaceMember(
+            m.h.store,
+            m.h.seeded.task.workspace_id,
+            m.h.principals.member.userId,
+          ),
+        ).toBe(true);
+        const answered = await m.h.service.respond(
+          { principal: m.colleague, surface: 'rest' },
+          pendingId,
+          ANSWERS,
+        );
+        expect(answered.ok).toBe(true);
+        const result = await asking;
+        expect(JSON.stringify(result)).not.toContain('q1_opt2');
+        const waited = await m.call(external, 'wait_for_answer', { pending_id: pendingId });
+        // An agent token finds no session to wait in: its person belongs to no workspace now.
+        expect(toolErrorText(waited)).toBe(
+          kind === 'user token'
+            ? 'clarification request not found'
+            : 'your account belongs to no workspace to ask in',
+        );
+      });
+    }
   });
 
   describe('once its live wait ended', () => {

@@ -39,6 +39,11 @@ export interface BoundedAskOptions {
   readonly sessionEnded: AbortSignal;
   /** The call's token, watched for the held ask; released once the ask settles. */
   readonly credential: CredentialLease;
+  /**
+   * Whether the caller may still be handed the answer, given its token's
+   * liveness read; absent, the token's liveness alone decides.
+   */
+  readonly entitled?: (live: () => Promise<boolean>) => () => Promise<boolean>;
   readonly logger: Logger;
 }
 
@@ -66,7 +71,8 @@ export async function askWithinBound(
     bundleWritten = resolve;
   });
   let returned = false;
-  const asking = ask({ signal: held.signal, onBundle: bundleWritten, entitled: credential.live });
+  const entitled = options.entitled?.(credential.live) ?? credential.live;
+  const asking = ask({ signal: held.signal, onBundle: bundleWritten, entitled });
   asking.then(settle, (error: unknown) => {
     settle();
     // Before the call returned, the call reports it; after, only the log can.

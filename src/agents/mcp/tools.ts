@@ -16,7 +16,7 @@ import {
   type RespondResult,
 } from '../../clarification/index.js';
 import type { Logger } from '../../observability/index.js';
-import { isStorageUnavailable, type Store } from '../../store/index.js';
+import { canSeeSession, isStorageUnavailable, type Store } from '../../store/index.js';
 import { callContext, type BoundCall, type RunningCall, type ToolExtra } from './call-context.js';
 import type { CredentialWatch } from '../../auth/index.js';
 import { externalTaskTitle } from './external-session.js';
@@ -116,6 +116,9 @@ type AskTarget =
   | { ok: true; sessionId: string; external: boolean }
   | Failure<'no_workspace' | 'too_many_external_sessions' | 'too_many_open_requests'>;
 
+/** What a caller no longer entitled to a question's answer hears: as if it never was. */
+const QUESTION_NOT_FOUND = failure('not_found', 'clarification request not found');
+
 const WAIT_AGAIN_MESSAGE =
   'No answer yet. The question stays open; call wait_for_answer again with this pending_id.';
 
@@ -203,6 +206,23 @@ export function registerClarionTools(
     if (principal.kind === 'agent') return principal.sessionId;
     const found = await externalSession(holder.userId);
     return found.ok ? found.sessionId : undefined;
+  }
+
+  /**
+   * Whether the caller may still be handed an answer from `sessionId`: its
+   * token is live and, unless it is the agent Clarion runs there, its person
+   * still belongs to the session's workspace. A person removed from it since
+   * they asked may no longer see what is said there, nor may their agent.
+   */
+  function entitledIn(
+    holder: TokenHolder,
+    sessionId: string,
+    live: () => Promise<boolean>,
+  ): () => Promise<boolean> {
+    if (holder.kind === 'agent') return live;
+    // Only the person's membership is read.
+    const person = { kind: 'user', userId: holder.userId, name: '', isAdmin: false } as const;
+    return async () => (await live()) && (await canSeeSession(store, person, sessionId));
   }
 
   /**
@@ -324,7 +344,7 @@ export function registerClarionTools(
           result = await withProgress(extra, progress, (announce) =>
             clarification.ask(target.sessionId, args, {
               signal,
-              entitled: credential.live,
+              entitled: entitledIn(holder, target.sessionId, credential.live),
               onBundle: announce,
             }),
           );
@@ -337,6 +357,7 @@ export function registerClarionTools(
               sessionEnded: session.ended,
               // The held ask outlives this call, and so must the watch on its token.
               credential: deps.credentials.watch(token),
+              entitled: (live) => entitledIn(holder, target.sessionId, live),
               logger,
             },
           );
@@ -388,7 +409,11 @@ export function registerClarionTools(
           const asked = await askedIn(holder, principal);
           // On its own question the caller waits as its ask did: handed the answer once its token reads live.
           const asker =
-            asked === undefined ? {} : { asker: { sessionId: asked, entitled: credential.live } };
+            asked === undefined
+              ? {}
+              : {
+                  asker: { sessionId: asked, entitled: entitledIn(holder, asked, credential.live) },
+                };
           const result = await withProgress(extra, progress, () =>
             clarification.awaitDecision(principal, args.pending_id, {
               timeoutMs,
@@ -396,13 +421,16 @@ export function registerClarionTools(
               ...asker,
             }),
           );
-          // An answer read from the store, not handed over, is given only once the token reads live.
-          if (
-            result.ok &&
-            result.outcome === 'decided' &&
-            (result.handedOver || (await credential.live()))
-          ) {
-            return toolResult(decisionPayload(result.response, result.questions));
+          // An answer read from the store, not handed over, is given only to a caller entitled to it.
+          if (result.ok && result.outcome === 'decided') {
+            const entitled =
+              principal.kind === 'agent'
+                ? entitledIn(holder, principal.sessionId, credential.live)
+                : credential.live;
+            if (result.handedOver || (await entitled())) {
+              return toolResult(decisionPayload(result.response, result.questions));
+            }
+            if (!credential.revoked.aborted) return toolFailure(QUESTION_NOT_FOUND);
           }
           if (credential.revoked.aborted) return revokedResult();
           if (!result.ok && result.code === 'not_found' && holder.kind === 'external_agent') {

@@ -109,3 +109,4 @@ export {
   type SpentCredentialPruneOptions,
   type SpentCredentialPruning,
 } from './spent-credentials.js';
+export { adminStands, callerGone } from './standing.js';

@@ -12,7 +12,7 @@
  * person beside their rules.
  */
 import type { AgentProfile } from '../agents/index.js';
-import type { UserPrincipal } from '../auth/index.js';
+import { adminStands, callerGone, type UserPrincipal } from '../auth/index.js';
 import {
   consentRuleFor,
   consentRuleStands,
@@ -164,16 +164,22 @@ export async function consentRulesOf(
 /**
  * Revokes a rule the caller may see, recording that they did, on `surface`;
  * once committed, says whose it was (`owner`: an admin's revoke may end
- * someone else's rule).
+ * someone else's rule). An admin's standing is read in the transaction that
+ * revokes (`adminStands`): one deleted while the request ran revokes nothing.
  */
 export async function revokeConsentRule(
   store: Store,
   caller: UserPrincipal,
   surface: DecisionSurface,
   ruleId: string,
-): Promise<{ ok: true; owner: string } | Failure<'not_found'>> {
+): Promise<{ ok: true; owner: string } | Failure<'not_found' | 'unauthorized'>> {
   const by = { user_id: caller.userId, name: caller.name, surface };
   const whose = caller.isAdmin ? null : caller.userId;
-  const owner = await store.transaction((tx) => revokeConsentRuleRow(tx, ruleId, whose, by));
-  return owner === undefined ? failure('not_found', 'unknown rule') : { ok: true, owner };
+  return store.transaction(async (tx) => {
+    if (caller.isAdmin && !(await adminStands(tx, caller, [], false))) return callerGone();
+    const owner = await revokeConsentRuleRow(tx, ruleId, whose, by);
+    return owner === undefined
+      ? failure('not_found', 'unknown rule')
+      : { ok: true as const, owner };
+  });
 }

@@ -14,6 +14,7 @@ import {
   bootstrapAccounts,
 } from '../../src/auth/bootstrap.js';
 import { signInLinkFor } from '../../src/auth/sign-in-links.js';
+import { revokeConsentRule } from '../../src/turns/consent-rules.js';
 import {
   BROWSER_SESSION_TTL_MS,
   SIGN_IN_TOKEN_TTL_MS,
@@ -29,6 +30,8 @@ import {
   createWorkspace,
   deleteSessionTokens,
   ensureWorkspaceMember,
+  keepConsentRule,
+  listConsentRules,
   listMemberWorkspaces,
   listUserTokens,
   listUsers,
@@ -240,6 +243,25 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
         code: 'unauthorized',
       });
       expect(await listUserTokens(store, ada.id)).toEqual([]);
+    });
+
+    it('cannot revoke the "Always allow" rule of the admin who deleted them', async () => {
+      const { ada, asGrace } = await twoAdmins();
+      const team = await createWorkspace(store, { name: 'team' });
+      await keepConsentRule(store, {
+        userId: ada.id,
+        scope: { workspace_id: team.id, cwd: '/srv/app' },
+        profile: 'demo',
+        toolKey: 'execute',
+        command: 'npm test',
+        surface: 'web',
+      });
+      const [rule] = await listConsentRules(store, ada.id);
+      expect(await revokeConsentRule(store, asGrace, 'web', rule?.id ?? '')).toMatchObject({
+        ok: false,
+        code: 'unauthorized',
+      });
+      expect((await listConsentRules(store, ada.id)).map((kept) => kept.id)).toEqual([rule?.id]);
     });
 
     it('cannot invite a new admin, change who belongs to a workspace, nor make or rename one', async () => {

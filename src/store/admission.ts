@@ -94,18 +94,19 @@ export type QueuedEdit =
 /**
  * Sets a queued message's text only while it still reads `baseContent`: the
  * compare and the write are one statement, so an edit made from a text
- * another edit replaced can never land over it.
+ * another edit replaced can never land over it. The editor (`editedBy`)
+ * wrote what is sent, so it is sent as theirs.
  */
 export async function updateQueuedContent(
   ctx: RepoContext,
   sessionId: string,
   id: string,
-  content: string,
-  baseContent: string,
+  edit: { content: string; baseContent: string; editedBy: string | null },
 ): Promise<QueuedEdit> {
+  const { content, baseContent } = edit;
   const saved = await ctx.db
     .updateTable('message_queue')
-    .set({ content, updated_at: ctx.clock.timestamp() })
+    .set({ content, created_by: edit.editedBy, updated_at: ctx.clock.timestamp() })
     .where('id', '=', id)
     .where('task_session_id', '=', sessionId)
     .where('content', '=', baseContent)

@@ -85,7 +85,8 @@ function removeMachineItem(deps: TurnsDeps, sessionId: string, id: string): Queu
 }
 
 /**
- * Saves an edit made from `baseContent`. One made from a text the message no
+ * Saves an edit made from `baseContent`, as the editor's message: it is sent
+ * in the name of whoever wrote its text. One made from a text the message no
  * longer has (another tab saved first) is refused and changes nothing: its
  * failure carries the current text, for the editor to show beside the one
  * typed.
@@ -98,13 +99,11 @@ export function editQueued(
   edit: { content: string; baseContent: string },
 ): Promise<QueueResult<QueuedMessage>> {
   return underLock(deps, principal, sessionId, async (write) => {
-    const found = await updateQueuedContent(
-      write.tx,
-      sessionId,
-      id,
-      edit.content,
-      edit.baseContent,
-    );
+    const found = await updateQueuedContent(write.tx, sessionId, id, {
+      ...edit,
+      // Agents never edit (their token is read-only on REST); a person's edit makes it theirs.
+      editedBy: principal.kind === 'user' ? principal.userId : null,
+    });
     switch (found.kind) {
       case 'saved':
         return changed(write, { ok: true, value: found.item });

@@ -36,11 +36,13 @@ export async function refusedForLeftAuthor(
   userId: string,
 ): Promise<Failure<'not_found'> | undefined> {
   const { tx, sessionId } = write;
+  // A session that is gone is the admission's to refuse, as such.
+  const session = await getSession(tx, sessionId);
+  if (!session) return undefined;
   // Only the person's membership is read.
   const author = { kind: 'user', userId, name: '', isAdmin: false } as const;
   if (await canSeeSession(tx, author, sessionId)) return undefined;
-  const session = await getSession(tx, sessionId);
-  if (session) await sayNotSent(write, session.task_id);
+  await sayNotSent(write, session.task_id);
   return failure('not_found', 'the person this message is from no longer belongs here');
 }
 

@@ -40,6 +40,7 @@ import {
   USER_INPUT_COPY_KEEP_MAX_MS,
 } from '../tunables.js';
 import {
+  canSeeSession,
   forgetOpenUserInput,
   getSession,
   isStorageUnavailable,
@@ -51,6 +52,7 @@ import {
 import {
   AnswerWithdrawn,
   ConsentRuleGone,
+  ResponderGone,
   type ConsentOption,
   type ConsentOptionKind,
   type ConsentRequestInput,
@@ -254,6 +256,15 @@ export interface DecisionRecorderBound {
   ruleKept?: (userId: string) => void;
 }
 
+/** Whether the person who decided `decided` still belongs to its session's workspace. */
+async function responderStands(tx: RepoContext, decided: UserInputView): Promise<boolean> {
+  const by = decided.responded_by;
+  if (!by) return true;
+  // Only the person's membership is read.
+  const person = { kind: 'user', userId: by.user_id, name: '', isAdmin: false } as const;
+  return canSeeSession(tx, person, decided.session_id);
+}
+
 /**
  * The registry's `recordDecision` port: a person's decision as a row of its
  * session's transcript, written before the decision takes effect and within
@@ -313,6 +324,8 @@ export function decisionRecorder(
     const alsoKeep = async (tx: RepoContext) => {
       // Rolls the row back with it: no "allowed by rule" line after the rule's revoke.
       if (applies && ruleStands && !(await ruleStands(tx, applies))) throw new ConsentRuleGone();
+      // A person's decision stands only while they still belong where it was asked.
+      if (!applies && !(await responderStands(tx, decided))) throw new ResponderGone();
       // Rolled back too: no "allowed by rule" line for a call the person's Stop withdrew.
       if (withdrawn?.aborted) throw new AnswerWithdrawn();
       if (rule && keepRule) await keepRule(tx, rule);

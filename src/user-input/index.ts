@@ -1,6 +1,6 @@
 /** The user-input registry's public surface (DESIGN §7). */
 export { createUserInputRegistry } from './registry.js';
-export { AnswerWithdrawn, ConsentRuleGone } from './ports.js';
+export { AnswerWithdrawn, ConsentRuleGone, ResponderGone } from './ports.js';
 export type {
   ConsentRuleQuery,
   ConsentRulesPort,

@@ -68,7 +68,9 @@ export interface UserInputPorts {
    * nothing; and with the agent's call (`withdrawn`: the person's Stop or the
    * agent's own cancel), which refuses it (`AnswerWithdrawn`)
    * once aborted before the write returns, a row kept all the same being
-   * superseded: a rule never answers a call nobody waits on any more.
+   * superseded: a rule never answers a call nobody waits on any more. A
+   * person's decision is refused (`ResponderGone`) when they no longer belong
+   * to the request's workspace as it commits.
    */
   recordDecision?(
     decided: UserInputView,
@@ -125,6 +127,21 @@ export class ConsentRuleGone extends Error {
   constructor() {
     super('the "Always allow" rule was revoked before its answer was recorded');
     this.name = 'ConsentRuleGone';
+  }
+}
+
+/**
+ * What `recordDecision` throws for a person's decision when, as it commits,
+ * they no longer belong to the request's workspace (an admin removed or
+ * deleted them while it was being recorded): only someone with standing
+ * decides, so it is refused as if they had never seen the request.
+ */
+export class ResponderGone extends Error {
+  readonly code = 'responder_gone';
+
+  constructor() {
+    super("the person deciding no longer belongs to the request's workspace");
+    this.name = 'ResponderGone';
   }
 }
 

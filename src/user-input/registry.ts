@@ -24,6 +24,7 @@
 import {
   AnswerWithdrawn,
   ConsentRuleGone,
+  ResponderGone,
   type ConsentRuleToKeep,
   type QueueItemResult,
   type UserInputDeadlines,
@@ -523,14 +524,19 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
       const waiting: UserInputEvent[] = [];
       held.set(id, waiting);
       let kept = false;
+      let gone = false;
       try {
         await ports.recordDecision(toView(planned.state), ruleToKeep(planned.commands));
         kept = true;
       } catch (error) {
-        logger.error({ request_id: id, err: error }, 'user_input.decision_not_recorded');
+        gone = error instanceof ResponderGone;
+        // Removed while it was recorded: as unknown to them as any request they cannot see.
+        if (gone) logger.info({ request_id: id }, 'user_input.responder_gone');
+        else logger.error({ request_id: id, err: error }, 'user_input.decision_not_recorded');
       }
       held.delete(id);
-      const result = kept ? applyAnswer(id, event) : ({ ok: false, code: 'not_recorded' } as const);
+      const refused = gone ? 'not_found' : 'not_recorded';
+      const result = kept ? applyAnswer(id, event) : ({ ok: false, code: refused } as const);
       for (const later of waiting) dispatch(id, later);
       return result;
     }

@@ -112,6 +112,27 @@ describe('signing out, and a tab whose sign-in ended', () => {
     await endedScreen(page);
   });
 
+  it('keeps the keyboard focus on Sign out while it works and when it fails', async () => {
+    const { page } = await signedIn();
+    // The server refuses: the page stays signed in and says so.
+    await page.route('**/api/v1/auth/sign-out', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
+    );
+    const signOut = page.getByTestId('sign-out');
+    await signOut.focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('sign-out-failed').waitFor(WAIT);
+    // Not lost to the page's body: the next Tab goes on from Sign out, and Enter tries again.
+    expect(
+      await page.evaluate<string | null | undefined>(
+        '(() => document.activeElement?.getAttribute("data-testid"))()',
+      ),
+    ).toBe('sign-out');
+    await page.unroute('**/api/v1/auth/sign-out');
+    await page.keyboard.press('Enter');
+    await endedScreen(page);
+  });
+
   it('stops this device’s notifications when it signs out', async () => {
     const { context, page } = await signedIn();
     const webPush = async () =>

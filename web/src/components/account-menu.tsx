@@ -23,6 +23,7 @@ export function AccountMenu(props: { me: Me }) {
   const [status, setStatus] = useState<'idle' | 'signing_out' | 'failed'>('idle');
 
   const signOut = async () => {
+    if (status === 'signing_out') return;
     setStatus('signing_out');
     await turnOffPushForSignOut();
     const result = await api.signOut();
@@ -41,7 +42,9 @@ export function AccountMenu(props: { me: Me }) {
         type="button"
         className="button button-quiet account-sign-out"
         data-testid="sign-out"
-        disabled={status === 'signing_out'}
+        // Not `disabled`: that drops the keyboard focus to the page's body for the wait, and a
+        // failure left it there.
+        aria-disabled={status === 'signing_out' ? true : undefined}
         onClick={() => {
           void signOut();
         }}

@@ -4,8 +4,11 @@
  * inbox (empty and with items), a session with a pending question (single
  * and multi-select steps), a delete's confirmation, the consent, action and
  * form cards (the form also with its errors shown), settings, people (an
- * invite's link and a removal to confirm), the decision log, the answer page
- * and the signed-out page. No serious or critical violation may remain, and
+ * invite's link and a removal to confirm), the decision log (also with a "To"
+ * day before its "From" day), a transcript longer than a page (its "Show
+ * earlier messages", and that read failed), the inbox saying more questions
+ * wait than it lists, the answer page and the signed-out page; the newest
+ * of these also within a phone's width. No serious or critical violation may remain, and
  * no screen's headings may skip a level (one h1, then one level at a time);
  * screenshots go to `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
  * In forced colours the active question step keeps a mark of its own.
@@ -18,7 +21,10 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { formRequester, mintAnswerLinks } from '../../src/turns/index.js';
+import { TRANSCRIPT_PAGE_ROWS } from '../../web/src/model/transcript-window.js';
+import { seedTranscript } from '../support/seed.js';
 import { DEPLOY_FORM } from './support/deploy-form.js';
+import { agentReplies, overflowsHorizontally, until } from './support/clarification-pages.js';
 import {
   api,
   ARTIFACTS,
@@ -363,6 +369,68 @@ describe('every screen, light and dark, desktop and phone', () => {
     await check('decisions', '/decisions', (page) =>
       page.getByTestId('decision-item').first().waitFor(),
     );
+  });
+
+  it('a transcript longer than a page, with "Show earlier messages", and its failed read', async () => {
+    const long = await startTask('A long day', 'first words');
+    await until(
+      () => agentReplies(world, long.session.id),
+      (replies) => replies.length >= 1,
+    );
+    await seedTranscript(world.clarion.store, long.session.id, TRANSCRIPT_PAGE_ROWS + 20);
+    const earlier = (page: Page) => page.getByTestId('transcript-earlier');
+    await check('session-earlier', `/sessions/${long.session.id}`, async (page) => {
+      await earlier(page).waitFor();
+      expect(await overflowsHorizontally(page)).toBe(false);
+    });
+    // The earlier page cannot be read: the button stays, and the failure is said beside it.
+    const earlierRead = '**/api/v1/sessions/*/messages?*cursor=*';
+    const routed = await Promise.all(
+      (['desktop', 'phone'] as const).map((size) => pageOf(size, 'person')),
+    );
+    await Promise.all(routed.map((page) => page.route(earlierRead, (route) => route.abort())));
+    await check('session-earlier-failed', `/sessions/${long.session.id}`, async (page) => {
+      await earlier(page).click();
+      await page.getByTestId('transcript-earlier-failed').waitFor();
+      expect(await overflowsHorizontally(page)).toBe(false);
+    });
+    await Promise.all(routed.map((page) => page.unroute(earlierRead)));
+  });
+
+  it('the inbox saying more questions wait than it lists', async () => {
+    await askingTask(world, 'One of many', '/ask');
+    // More than the inbox reads would take thousands of questions: every page read says more follow.
+    const pendingRead = '**/api/v1/pending*';
+    const routed = await Promise.all(
+      (['desktop', 'phone'] as const).map((size) => pageOf(size, 'person')),
+    );
+    await Promise.all(
+      routed.map((page) =>
+        page.route(pendingRead, async (route) => {
+          const url = new URL(route.request().url());
+          url.searchParams.delete('cursor');
+          const response = await route.fetch({ url: url.toString() });
+          const body = (await response.json()) as Record<string, unknown>;
+          await route.fulfill({ response, json: { ...body, next_cursor: 'more' } });
+        }),
+      ),
+    );
+    await check('inbox-more', '/', async (page) => {
+      await page.getByTestId('inbox-more').waitFor();
+      await page.getByTestId('inbox-item').first().waitFor();
+      expect(await overflowsHorizontally(page)).toBe(false);
+    });
+    await Promise.all(routed.map((page) => page.unroute(pendingRead)));
+  });
+
+  it('the decision log with a "To" day before its "From" day', async () => {
+    await check('decisions-inverted', '/decisions', async (page) => {
+      await page.getByTestId('decision-item').first().waitFor();
+      await page.getByTestId('filter-since').fill('2026-03-10');
+      await page.getByTestId('filter-until').fill('2026-03-01');
+      await page.getByTestId('decisions-range-inverted').waitFor();
+      expect(await overflowsHorizontally(page)).toBe(false);
+    });
   });
 
   it('the answer page of an answer link', async () => {

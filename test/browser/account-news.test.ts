@@ -225,6 +225,41 @@ describe('live lists of rules and people', () => {
     for (const { page } of [desktop, other]) await page.context().close();
   });
 
+  it('keeps the keyboard focus in the list when a token it was on is revoked elsewhere', async () => {
+    const { world } = started;
+    const kim = await member('Kim');
+    for (const name of ['Build bot', 'Deploy bot']) {
+      await as(world, kim.token, 'POST', '/api/v1/tokens', { name });
+    }
+    const { page } = await watched(kim.user.id);
+    await page.getByTestId('settings-link').click();
+    const row = (name: string) => page.getByTestId('api-token').filter({ hasText: name });
+    await row('Deploy bot').waitFor(WAIT);
+    const { tokens } = await as<{ tokens: { id: string; name: string }[] }>(
+      world,
+      kim.token,
+      'GET',
+      '/api/v1/tokens',
+    );
+    const build = tokens.find((token) => token.name === 'Build bot');
+
+    // She is about to revoke it from the keyboard when her terminal revokes it first.
+    await row('Build bot').getByRole('button', { name: 'Revoke the token Build bot' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('api-token-revoke-confirm').waitFor(WAIT);
+    await page.getByTestId('api-token-revoke-confirm').getByRole('button').first().focus();
+    await as(world, kim.token, 'DELETE', `/api/v1/tokens/${build?.id ?? ''}`);
+    await row('Build bot').waitFor({ ...WAIT, state: 'detached' });
+
+    // The focus went with the row: it lands on a row still listed, not on the page's body.
+    const focused = () =>
+      page.evaluate<string>(
+        `(() => document.activeElement?.closest('[data-testid="api-token"]') ? 'row' : document.activeElement?.tagName ?? '')()`,
+      );
+    await expect.poll(focused, WAIT).toBe('row');
+    await page.context().close();
+  });
+
   it("shows another admin's new and renamed workspace on an admin's open People page", async () => {
     const { world } = started;
     const ada = await member('Ada', true);

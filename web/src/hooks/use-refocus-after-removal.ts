@@ -6,8 +6,12 @@
  * `fallback` when no row is left; when the row stayed (the removal failed),
  * its own button that opened the confirm step (`aria-expanded`). Focus the
  * person moved elsewhere meanwhile is theirs.
+ *
+ * A row removed by a live update (another tab or device) while the focus was
+ * in it is the same loss without any removal here: the focus then goes the
+ * same way, to the row now where it was.
  */
-import { useEffect, useState, type RefObject } from 'react';
+import { useEffect, useRef, useState, type RefObject } from 'react';
 
 export interface Refocus {
   readonly index: number;
@@ -22,15 +26,37 @@ export function useRefocusAfterRemoval(
   rows: unknown,
 ): (refocus: Refocus) => void {
   const [refocus, setRefocus] = useState<Refocus | null>(null);
+  // The element in a row that last had the focus, and that row's place in the list.
+  const held = useRef<{ element: Element; index: number } | undefined>(undefined);
+
   useEffect(() => {
-    if (refocus === null) return;
-    setRefocus(null);
+    const track = (event: FocusEvent) => {
+      const target = event.target;
+      const row = target instanceof Element ? target.closest(rowSelector) : null;
+      const shown = [...(list.current?.querySelectorAll(rowSelector) ?? [])];
+      const index = row === null ? -1 : shown.indexOf(row);
+      held.current =
+        target instanceof Element && index >= 0 ? { element: target, index } : undefined;
+    };
+    document.addEventListener('focusin', track);
+    return () => {
+      document.removeEventListener('focusin', track);
+    };
+  }, [list, rowSelector]);
+
+  useEffect(() => {
+    const lost = held.current;
+    const wanted: Refocus | null =
+      refocus ?? (lost && !lost.element.isConnected ? { index: lost.index, stayed: false } : null);
+    if (wanted === null) return;
+    held.current = undefined;
+    if (refocus !== null) setRefocus(null);
     const active = document.activeElement;
     if (active !== null && active !== document.body) return;
     const shown = list.current?.querySelectorAll(rowSelector) ?? [];
-    const row = shown[Math.min(refocus.index, shown.length - 1)];
+    const row = shown[Math.min(wanted.index, shown.length - 1)];
     const button = row?.querySelector<HTMLElement>(
-      refocus.stayed ? 'button[aria-expanded]' : 'button',
+      wanted.stayed ? 'button[aria-expanded]' : 'button',
     );
     (button ?? fallback.current)?.focus();
   }, [refocus, rows, list, rowSelector, fallback]);

@@ -162,6 +162,39 @@ describe('live lists of rules and people', () => {
     for (const { page } of [desktop, phone, other]) await page.context().close();
   });
 
+  it('keeps the keyboard focus in "Always allow" once a rule is revoked there', async () => {
+    const { world } = started;
+    const di = await member('Di');
+    const created = await as<CreatedTask>(world, di.token, 'POST', '/api/v1/tasks', {
+      title: 'Rule to revoke',
+      prompt: '/permission',
+    });
+    const request = await until('a consent request', async () => {
+      const { requests } = await as<{ requests: UserInputView[] }>(
+        world,
+        di.token,
+        'GET',
+        '/api/v1/user-inputs',
+      );
+      return requests.find((each) => each.session_id === created.session.id);
+    });
+    await as(world, di.token, 'POST', `/api/v1/user-inputs/${request.id}/respond`, {
+      option_id: 'allow-always',
+    });
+    const { page } = await watched(di.user.id);
+    await page.getByTestId('settings-link').click();
+    await page.getByTestId('consent-rule-revoke').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('consent-rule-revoked').first().waitFor(WAIT);
+    // The button went with its rule: the focus stays in the section, not on the page's body.
+    const focused = () =>
+      page.evaluate<string>(
+        `(() => document.activeElement?.closest('[data-testid="consent-rules"]') ? 'section' : document.activeElement?.tagName ?? '')()`,
+      );
+    await expect.poll(focused, WAIT).toBe('section');
+    await page.context().close();
+  });
+
   it("shows a person's notification channels and settings changed elsewhere on their open Settings", async () => {
     const { world } = started;
     const ivy = await member('Ivy');

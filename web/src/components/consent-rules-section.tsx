@@ -14,6 +14,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import type { ConsentRuleRevocationView, ConsentRuleView } from '../../../src/wire/index.js';
 import type { ApiFailure } from '../model/api.js';
 import { consentRules, revokeConsentRule } from '../model/tasks-api.js';
@@ -64,6 +65,10 @@ export function ConsentRulesSection() {
   // read that failed says so only until a read answers; a revoke's stands until the next revoke.
   const [loadFailed, setLoadFailed] = useState<ApiFailure>();
   const [revokeFailed, setRevokeFailed] = useState<ApiFailure>();
+  // A revoked rule (here or elsewhere) takes its Revoke button, and the focus on it, along.
+  const listRef = useRef<HTMLUListElement>(null);
+  const titleRef = useRef<HTMLHeadingElement>(null);
+  useRefocusAfterRemoval(listRef, '[data-testid="consent-rule"]', titleRef, rules);
 
   // Loads may overlap (shown again, then a revoke): only the newest one's list is shown.
   const generation = useRef(0);
@@ -120,7 +125,7 @@ export function ConsentRulesSection() {
       data-testid="consent-rules"
       aria-labelledby="consent-rules-title"
     >
-      <h2 id="consent-rules-title" className="section-title">
+      <h2 id="consent-rules-title" className="section-title" ref={titleRef} tabIndex={-1}>
         {t('consentRules.title')}
       </h2>
       <p className="muted">{t('consentRules.explain')}</p>
@@ -130,7 +135,7 @@ export function ConsentRulesSection() {
         </p>
       ) : null}
       {rules !== undefined && rules.length > 0 ? (
-        <ul className="token-list" data-testid="consent-rule-list">
+        <ul className="token-list" data-testid="consent-rule-list" ref={listRef}>
           {rules.map((rule) => (
             <li
               key={rule.id}

@@ -139,11 +139,26 @@ describe('a form in the decision log, in Chromium', () => {
       'The “To” day is before the “From” day, so no decision can match.',
     );
     await expect(page.getByTestId('decisions-export').isDisabled()).resolves.toBe(true);
+    // A screen reader on the "To" field hears it is wrong, and why.
+    // A string, because this file is compiled without the DOM library.
+    const until = await page.evaluate<{ invalid: string | null; described: string }>(`(() => {
+      const input = document.querySelector('[data-testid="filter-until"]');
+      const ids = (input.getAttribute('aria-describedby') ?? '').split(' ');
+      return {
+        invalid: input.getAttribute('aria-invalid'),
+        described: ids.map((id) => document.getElementById(id)?.textContent ?? '').join(' '),
+      };
+    })()`);
+    expect(until).toEqual({
+      invalid: 'true',
+      described: 'The “To” day is before the “From” day, so no decision can match.',
+    });
 
     // Set right, the range reads again and finds today's decisions.
     await page.getByTestId('filter-until').fill(day(0));
     await page.locator('[data-testid="decision-item"]').first().waitFor(WAIT);
     await expect(page.getByTestId('decisions-range-inverted').count()).resolves.toBe(0);
+    await expect(page.getByTestId('filter-until').getAttribute('aria-invalid')).resolves.toBe(null);
     await page.context().close();
   });
 });

@@ -21,6 +21,8 @@ const KINDS = [
 export function DecisionFilters(props: {
   fields: FilterFields;
   people: Record<string, string>;
+  /** The id of what says the "To" day is before the "From" day, while it is. */
+  rangeInvertedId?: string;
   onChange: (fields: FilterFields) => void;
 }) {
   const { t } = useTranslation();
@@ -111,6 +113,8 @@ export function DecisionFilters(props: {
           data-testid="filter-until"
           value={fields.toDay ?? ''}
           min={fields.fromDay}
+          aria-invalid={props.rangeInvertedId === undefined ? undefined : true}
+          aria-describedby={props.rangeInvertedId}
           onChange={(event) => {
             set({ toDay: event.target.value || undefined });
           }}

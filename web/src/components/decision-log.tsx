@@ -17,6 +17,8 @@ import { DecisionFilters } from './decision-filters.js';
 import { UserText } from './user-text.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
 
+const RANGE_INVERTED_ID = 'decisions-range-inverted';
+
 type Load = { phase: 'loading' } | { phase: 'failed' } | { phase: 'ready' };
 
 export function DecisionLog() {
@@ -101,7 +103,12 @@ export function DecisionLog() {
     >
       <h1 className="page-title">{t('decisions.title')}</h1>
       <p className="muted">{t('decisions.explain')}</p>
-      <DecisionFilters fields={fields} people={people} onChange={setFields} />
+      <DecisionFilters
+        fields={fields}
+        people={people}
+        onChange={setFields}
+        rangeInvertedId={inverted ? RANGE_INVERTED_ID : undefined}
+      />
       <p>
         <button
           type="button"
@@ -120,7 +127,12 @@ export function DecisionLog() {
         ) : null}
       </p>
       {inverted ? (
-        <p className="error" role="alert" data-testid="decisions-range-inverted">
+        <p
+          className="error"
+          role="alert"
+          id={RANGE_INVERTED_ID}
+          data-testid="decisions-range-inverted"
+        >
           {t('decisionFilters.rangeInverted')}
         </p>
       ) : load.phase === 'ready' && entries.length === 0 ? (

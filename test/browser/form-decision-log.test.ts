@@ -101,13 +101,23 @@ describe('a form in the decision log, in Chromium', () => {
         WAIT,
       )
       .toBe(1);
+    // From the keyboard: the focus stays on Export CSV through the export and after it.
+    await page.getByTestId('decisions-export').focus();
     const [download] = await Promise.all([
       page.waitForEvent('download'),
-      page.getByTestId('decisions-export').click(),
+      page.keyboard.press('Enter'),
     ]);
     const lines = (await readFile(await download.path(), 'utf8')).trimEnd().split('\r\n');
     expect(lines).toHaveLength(2);
     expect(lines[1]?.split(',').slice(1, 5)).toEqual(['form', 'declined', 'Deploy settings', '']);
+    await expect
+      .poll(() => page.getByTestId('decisions-export').textContent(), WAIT)
+      .toBe('Export CSV');
+    await expect(
+      page.evaluate<string | null | undefined>(
+        '(() => document.activeElement?.getAttribute("data-testid"))()',
+      ),
+    ).resolves.toBe('decisions-export');
     await context.close();
   });
 

@@ -76,6 +76,7 @@ export function DecisionLog() {
   }, [fetchPage, inverted]);
 
   const exportCsv = async () => {
+    if (exporting === 'running') return;
     setExporting('running');
     const all = await allDecisions(api, filter);
     if (!all) {
@@ -114,7 +115,9 @@ export function DecisionLog() {
           type="button"
           className="button"
           data-testid="decisions-export"
-          disabled={exporting === 'running' || inverted}
+          // Running, aria-disabled: `disabled` would drop the keyboard focus on it to the body.
+          aria-disabled={exporting === 'running' ? true : undefined}
+          disabled={inverted}
           onClick={() => void exportCsv()}
         >
           {exporting === 'running' ? t('decisionFilters.exporting') : t('decisionFilters.export')}

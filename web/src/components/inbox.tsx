@@ -157,12 +157,16 @@ export function Inbox() {
               {t('triage.keysHint')}
             </p>
           )}
-          {state.pendingMore ? (
-            // The sync reads a bounded number of pages of the pending list: it says so.
-            <p className="muted" role="status" data-testid="inbox-more">
-              {t('inbox.more')}
-            </p>
-          ) : null}
+          {/* The sync reads a bounded number of pages of the pending list: it says so. The live
+              region is in the page from the start: a reconnect can find more waiting, and a
+              region inserted with its text is not announced. */}
+          <div role="status">
+            {state.pendingMore ? (
+              <p className="muted" data-testid="inbox-more">
+                {t('inbox.more')}
+              </p>
+            ) : null}
+          </div>
           <BulkConsentBar selected={bulk.views} taskTitle={taskTitle} onFinished={bulk.clear} />
           <ul className="inbox-list" data-testid="inbox-list" ref={listRef}>
             {shown.map((item) => (

@@ -80,6 +80,13 @@ describe('a transcript longer than a page', () => {
     expect(before).toBeDefined();
     expect(Math.abs((after ?? 0) - (before ?? 0))).toBeLessThanOrEqual(2);
     expect(await atEnd(page)).toBe(false);
+    // A screen reader, its focus still on the button, hears that earlier rows came in above.
+    const told = page.getByTestId('transcript').getByRole('status');
+    await expect.poll(() => told.textContent(), WAIT).toBe(en.session.earlierLoaded);
+    // The region is kept when the button goes: one made anew with its words is not heard.
+    await page.evaluate(
+      `window.earlierRegion = document.querySelector('[data-testid="transcript"] [role="status"]')`,
+    );
 
     await earlier.focus();
     await page.keyboard.press('Enter');
@@ -91,6 +98,8 @@ describe('a transcript longer than a page', () => {
         '(() => document.activeElement?.getAttribute("data-testid"))()',
       ),
     ).toBe('transcript');
+    await expect.poll(() => told.textContent(), WAIT).toBe(en.session.earlierLoadedAll);
+    expect(await page.evaluate<boolean>('window.earlierRegion.isConnected')).toBe(true);
     const seen = await page.getByTestId('transcript').locator('.message-content').allTextContents();
     const seededSeen = seen.filter((text) => text.startsWith('seeded '));
     expect(seededSeen).toEqual(

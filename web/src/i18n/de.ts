@@ -117,6 +117,9 @@ export const de: Catalog = {
     earlier: 'Frühere Nachrichten anzeigen',
     earlierLoading: 'Frühere Nachrichten werden geladen…',
     earlierFailed: 'Die früheren Nachrichten konnten nicht geladen werden. Versuche es erneut.',
+    earlierLoaded: 'Frühere Nachrichten wurden oberhalb geladen.',
+    earlierLoadedAll:
+      'Frühere Nachrichten wurden oberhalb geladen: Der Verlauf zeigt jetzt seinen Anfang.',
     turnNote: {
       queuedAuthorLeft:
         'Eine Nachricht in der Warteschlange wurde nicht gesendet: Die Person, die sie eingereiht hat, gehört nicht mehr zu diesem Arbeitsbereich.',

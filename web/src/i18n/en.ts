@@ -117,6 +117,8 @@ export const en = {
     earlier: 'Show earlier messages',
     earlierLoading: 'Loading earlier messages…',
     earlierFailed: 'The earlier messages could not be loaded. Try again.',
+    earlierLoaded: 'Earlier messages loaded above.',
+    earlierLoadedAll: 'Earlier messages loaded above: the transcript now shows its start.',
     turnNote: {
       queuedAuthorLeft:
         'A queued message was not sent: the person who queued it no longer belongs to this workspace.',

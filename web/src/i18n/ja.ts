@@ -115,6 +115,8 @@ export const ja: Catalog = {
     earlier: '以前のメッセージを表示',
     earlierLoading: '以前のメッセージを読み込み中…',
     earlierFailed: '以前のメッセージを読み込めませんでした。もう一度お試しください。',
+    earlierLoaded: '以前のメッセージを上に読み込みました。',
+    earlierLoadedAll: '以前のメッセージを上に読み込みました。履歴の最初まで表示されています。',
     turnNote: {
       queuedAuthorLeft:
         'キューに入っていたメッセージは送信されませんでした。キューに入れた人がこのワークスペースのメンバーではなくなったためです。',

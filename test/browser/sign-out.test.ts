@@ -166,6 +166,8 @@ describe('signing out, and a tab whose sign-in ended', () => {
     // after the sign-out's own wait, not after a push step's much longer bound.
     const started = Date.now();
     await page.getByTestId('sign-out').click();
+    // The wait is said on the button, to the eye and to a screen reader alike.
+    await expect.poll(() => page.getByTestId('sign-out').textContent(), WAIT).toBe('Signing out…');
     await page
       .locator('[data-testid="sign-in"][data-ended="true"]')
       .waitFor({ timeout: PUSH_STEP_TIMEOUT_MS - 5_000 });

@@ -49,7 +49,8 @@ export function AccountMenu(props: { me: Me }) {
           void signOut();
         }}
       >
-        {t('app.signOut')}
+        {/* Up to SIGN_OUT_PUSH_WAIT_MS: the wait is said, not only shown greyed. */}
+        {status === 'signing_out' ? t('app.signingOut') : t('app.signOut')}
       </button>
       {status === 'failed' ? (
         <span className="account-error" role="alert" data-testid="sign-out-failed">

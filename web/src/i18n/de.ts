@@ -21,6 +21,7 @@ export const de: Catalog = {
     skipToContent: 'Zum Inhalt springen',
     signedInAs: 'Angemeldet als',
     signOut: 'Abmelden',
+    signingOut: 'Wird abgemeldet…',
     signOutFailed: 'Nicht abgemeldet. Versuche es erneut.',
     bidiControl:
       'Ein verborgenes Steuerzeichen der Schreibrichtung ({{code}}), sichtbar gemacht, damit es den Text nicht verfälschen kann',

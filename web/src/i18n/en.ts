@@ -21,6 +21,7 @@ export const en = {
     skipToContent: 'Skip to content',
     signedInAs: 'Signed in as',
     signOut: 'Sign out',
+    signingOut: 'Signing out…',
     signOutFailed: 'Not signed out. Try again.',
     bidiControl:
       'A hidden text direction control ({{code}}), shown so that it cannot disguise the text',

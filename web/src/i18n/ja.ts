@@ -20,6 +20,7 @@ export const ja: Catalog = {
     skipToContent: '本文へ移動',
     signedInAs: 'サインイン中:',
     signOut: 'サインアウト',
+    signingOut: 'サインアウト中…',
     signOutFailed: 'サインアウトできませんでした。もう一度お試しください。',
     bidiControl:
       '文字の向きを変える隠れた制御文字（{{code}}）。テキストを偽装できないよう表示しています',

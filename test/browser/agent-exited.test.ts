@@ -103,10 +103,12 @@ describe('a permission request whose agent died', () => {
     );
     await allow.click();
     const status = consent.getByTestId('user-input-status');
-    await status.waitFor(WAIT);
-    await expect(status.textContent()).resolves.toBe(
-      '依頼したエージェントが停止したため、回答されないまま終了しました。何も決定されていません。',
-    );
+    // It reads "sending" until the server's refusal comes back.
+    await expect
+      .poll(() => status.textContent(), WAIT)
+      .toBe(
+        '依頼したエージェントが停止したため、回答されないまま終了しました。何も決定されていません。',
+      );
     await expect(consent.locator('[data-option-id]').count()).resolves.toBe(0);
     await page.context().close();
   }, 120_000);

@@ -12,8 +12,8 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { deleteUser } from '../../src/auth/accounts.js';
 import { createUser, listUsers, openStore, type Store } from '../../src/store/index.js';
-import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { releaseWhenAllWait } from '../support/held-row.js';
 import { fakeClock, sequentialIds } from '../support/fakes.js';
 
 describe('the last admin, two admins deleting each other at once on postgres', () => {
@@ -35,26 +35,9 @@ describe('the last admin, two admins deleting each other at once on postgres', (
     await database.dispose();
   });
 
-  /** Lets the held row go once both deletions wait on a lock, or one of them has ended. */
-  async function releaseWhenBothUnderWay(deletions: Promise<unknown>[]) {
-    let settled = false;
-    for (const deletion of deletions) {
-      void deletion.finally(() => {
-        settled = true;
-      });
-    }
-    await eventually(async () => {
-      if (settled) return true;
-      // Within its transaction the holder would read one snapshot of the activity again and again.
-      await holder.query('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await holder.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return rows[0]?.waiting === deletions.length;
-    }, 10_000);
-    await holder.query('COMMIT');
-  }
+  /** Lets the held row go once both are under way (`releaseWhenAllWait`). */
+  const releaseWhenBothUnderWay = (racers: Promise<unknown>[]) =>
+    releaseWhenAllWait(holder, racers);
 
   it('lets one deletion go and refuses the other, whose caller is gone', async () => {
     const ada = await createUser(store, { name: 'ada', isAdmin: true });

@@ -18,8 +18,8 @@ import {
   openStore,
   type Store,
 } from '../../src/store/index.js';
-import { eventually } from '../support/clarification-harness.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { releaseWhenAllWait } from '../support/held-row.js';
 import { fakeClock, sequentialIds } from '../support/fakes.js';
 
 describe("a workspace's last owner, two removals at once on postgres", () => {
@@ -57,26 +57,9 @@ describe("a workspace's last owner, two removals at once on postgres", () => {
     return { ada, grace, team };
   }
 
-  /** Lets the held row go once both removals wait on a lock, or one of them has ended. */
-  async function releaseWhenBothUnderWay(removals: Promise<unknown>[]) {
-    let settled = false;
-    for (const removal of removals) {
-      void removal.finally(() => {
-        settled = true;
-      });
-    }
-    await eventually(async () => {
-      if (settled) return true;
-      // Within its transaction the holder would read one snapshot of the activity again and again.
-      await holder.query('SELECT pg_stat_clear_snapshot()');
-      const { rows } = await holder.query<{ waiting: number }>(
-        `SELECT count(*)::int AS waiting FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`,
-      );
-      return rows[0]?.waiting === removals.length;
-    }, 10_000);
-    await holder.query('COMMIT');
-  }
+  /** Lets the held row go once both are under way (`releaseWhenAllWait`). */
+  const releaseWhenBothUnderWay = (racers: Promise<unknown>[]) =>
+    releaseWhenAllWait(holder, racers);
 
   async function owners(workspaceId: string): Promise<string[]> {
     const members = await listWorkspaceMembers(store, workspaceId);

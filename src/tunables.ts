@@ -162,11 +162,21 @@ export const MCP_BRIDGE_REOPEN_MS = 10_000;
 /** How often idle MCP sessions are looked for. */
 export const MCP_SESSION_SWEEP_INTERVAL_MS = 60 * 1000;
 /**
- * Several replicas: an MCP session any replica may serve is kept in the store
- * this long after its `initialize` unless the client closes it; a client
- * still using it then gets "Session not found" and initializes again.
+ * An MCP session is kept in the store, so that any replica, or this server
+ * after a restart or an idle close, opens it again, until it goes this long
+ * unused (its client closed it, or never will). A coding agent's session may
+ * stay open for days, quiet most of the time, and some clients never open a
+ * new one on "Session not found": counted from the last use, never from the
+ * `initialize`.
  */
-export const MCP_SHARED_SESSION_TTL_MS = 24 * 60 * 60 * 1000;
+export const MCP_SHARED_SESSION_UNUSED_MS = 30 * 24 * 60 * 60 * 1000;
+/**
+ * A session's use is written to the store at most this often (by the idle
+ * sweep, never on a call): far below `MCP_SHARED_SESSION_UNUSED_MS`, so the
+ * writes cost nothing a call would notice and the bound is off by this much
+ * at most.
+ */
+export const MCP_SHARED_SESSION_USE_RECORD_MS = 60 * 60 * 1000;
 /** The demo agent's `/ask-detach`: how long it waits before its call gives up. */
 export const DEMO_DETACH_AFTER_MS = 2_000;
 /** The demo agent's MCP client: a call with no reply for this long fails. */

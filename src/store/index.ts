@@ -387,4 +387,5 @@ export {
   forgetMcpSession,
   pruneMcpSessions,
   recordMcpSession,
+  recordMcpSessionsUse,
 } from './mcp-sessions.js';

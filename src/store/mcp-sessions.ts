@@ -1,9 +1,11 @@
 /**
  * MCP sessions any replica can serve (issue 16): the replica that answered a
  * session's `initialize` keeps what it learned here, and a replica that gets
- * a later request of that session (no sticky routing) opens it again from
- * this row. Written only with several replicas; a clean close deletes it.
+ * a later request of that session (no sticky routing, an idle close, a
+ * restart) opens it again from this row. A clean close deletes it; a session
+ * its client never closes goes once unused long enough.
  */
+import { sql } from 'kysely';
 import type { RepoContext } from './context.js';
 import type { McpSessionsTable } from './tables.js';
 
@@ -35,11 +37,26 @@ export async function forgetMcpSession(ctx: RepoContext, id: string): Promise<vo
   await ctx.db.deleteFrom('mcp_sessions').where('id', '=', id).execute();
 }
 
-/** Deletes sessions opened before `before` (clients that never closed theirs). */
+/** Records that `ids` were used at `at`; a later use another replica recorded stays. */
+export async function recordMcpSessionsUse(
+  ctx: RepoContext,
+  ids: readonly string[],
+  at: string,
+): Promise<void> {
+  if (ids.length === 0) return;
+  await ctx.db
+    .updateTable('mcp_sessions')
+    .set({ last_used_at: at })
+    .where('id', 'in', ids)
+    .where((eb) => eb.or([eb('last_used_at', 'is', null), eb('last_used_at', '<', at)]))
+    .execute();
+}
+
+/** Deletes sessions last used before `before` (clients that never closed theirs). */
 export async function pruneMcpSessions(ctx: RepoContext, before: string): Promise<number> {
   const result = await ctx.db
     .deleteFrom('mcp_sessions')
-    .where('created_at', '<', before)
+    .where(sql<string>`coalesce(last_used_at, created_at)`, '<', before)
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }

@@ -352,6 +352,8 @@ const COLUMNS: readonly SchemaStep[] = [
     'browser_session_id',
     'TEXT REFERENCES api_tokens (id) ON DELETE CASCADE',
   ),
+  // A shared MCP session's last use (at most an hour old), which its pruning counts from.
+  column('mcp_sessions', 'last_used_at', 'TEXT'),
 ];
 
 const PLAIN_INDEXES: readonly SchemaStep[] = [

@@ -343,6 +343,8 @@ export interface McpSessionsTable {
   /** The client's capabilities, JSON. */
   capabilities: string;
   created_at: Timestamp;
+  /** Written at most once per `MCP_SHARED_SESSION_USE_RECORD_MS`; null in rows older than it. */
+  last_used_at: Timestamp | null;
 }
 
 /** Which replica runs a session's agent, until `expires_at` unless renewed. */

@@ -9,7 +9,6 @@
  */
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { describe, expect, it } from 'vitest';
-import type { RepeatingTimers } from '../../src/support/index.js';
 import { MCP_CALL_WITHOUT_PROGRESS_MS } from '../../src/tunables.js';
 import { DRIVERS } from '../support/databases.js';
 import {
@@ -18,7 +17,7 @@ import {
   TWO_QUESTIONS,
   eventually,
 } from '../support/clarification-harness.js';
-import { mcpHarnessPerTest, structured } from './mcp-harness.js';
+import { manualTimers, mcpHarnessPerTest, structured } from './mcp-harness.js';
 
 /** The clients' default request timeout (`DEFAULT_REQUEST_TIMEOUT_MSEC` in the MCP SDKs). */
 const CLIENT_REQUEST_TIMEOUT_MS = 60_000;
@@ -128,21 +127,6 @@ describe.each(DRIVERS)('ask_user_question without a progress token on %s', (driv
     expect(structured(await call)).toEqual({ ...ANSWERED, pending_id: pendingId });
   });
 });
-
-/** The repeating timer of the idle sweep, fired by hand. */
-function manualTimers(): RepeatingTimers & { fire(): void } {
-  const callbacks: (() => void)[] = [];
-  return {
-    every(_ms, callback) {
-      callbacks.push(callback);
-      return { cancel: () => callbacks.splice(callbacks.indexOf(callback), 1) };
-    },
-    setTimeout: () => ({ cancel: () => undefined }),
-    fire: () => {
-      for (const callback of callbacks) callback();
-    },
-  };
-}
 
 describe.each(DRIVERS)('a held ask of an agent that stays quiet on %s', (driver) => {
   const IDLE_MS = 600_000;

@@ -18,6 +18,7 @@ import {
   type McpRouteDeps,
 } from '../../src/agents/mcp/index.js';
 import type { Principal } from '../../src/auth/principal.js';
+import type { RepeatingTimers } from '../../src/support/index.js';
 import { issueToken } from '../../src/auth/tokens.js';
 import type { ClarificationBudgets } from '../../src/clarification/index.js';
 import { createTokenHolderResolver, mountApiAccess } from '../../src/http/auth.js';
@@ -227,6 +228,21 @@ export function toolErrorText(result: CallToolResult): string {
 }
 
 /** A raw JSON-RPC `initialize` body, for tests that speak to `/mcp` without the SDK. */
+/** The repeating timer of the idle sweep, fired by hand. */
+export function manualTimers(): RepeatingTimers & { fire(): void } {
+  const callbacks: (() => void)[] = [];
+  return {
+    every(_ms, callback) {
+      callbacks.push(callback);
+      return { cancel: () => callbacks.splice(callbacks.indexOf(callback), 1) };
+    },
+    setTimeout: () => ({ cancel: () => undefined }),
+    fire: () => {
+      for (const callback of callbacks) callback();
+    },
+  };
+}
+
 export function initializeBody(clientName: string): string {
   return JSON.stringify({
     jsonrpc: '2.0',
@@ -263,4 +279,41 @@ export function cancelAsPerson(
 ): Promise<Response> {
   const url = new URL(`/api/v1/clarification/${encodeURIComponent(pendingId)}/cancel`, m.url);
   return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${m.tokens.member}` } });
+}
+
+/** One raw `initialize`, its body read to the end. */
+export async function initialize(m: McpHarness, token: string) {
+  const response = await fetch(m.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+    },
+    body: initializeBody('flood'),
+  });
+  const text = await response.text();
+  return {
+    status: response.status,
+    sessionId: response.headers.get('mcp-session-id'),
+    retryAfter: response.headers.get('retry-after'),
+    text,
+  };
+}
+
+/** A request on an existing session; 404 once the session is gone. */
+export async function ping(m: McpHarness, token: string, sessionId: string): Promise<number> {
+  const response = await fetch(m.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+  });
+  await response.text();
+  return response.status;
 }

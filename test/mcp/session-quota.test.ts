@@ -13,7 +13,6 @@ import { issueToken } from '../../src/auth/index.js';
 import { findMcpSession } from '../../src/store/index.js';
 import { armPause } from '../../src/support/failpoints.js';
 import { ensureExternalSession } from '../../src/turns/index.js';
-import type { RepeatingTimers } from '../../src/support/index.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   ANSWERS,
@@ -21,63 +20,18 @@ import {
   TWO_QUESTIONS,
   eventually,
 } from '../support/clarification-harness.js';
-import { initializeBody, mcpHarness, structured, type McpHarness } from './mcp-harness.js';
+import {
+  initialize,
+  initializeBody,
+  manualTimers,
+  mcpHarness,
+  ping,
+  structured,
+  type McpHarness,
+} from './mcp-harness.js';
 
-const INITIALIZE = initializeBody('flood');
 /** A pause point lets its request go by itself after this, should the test never release it. */
 const PAUSE_BOUND_MS = 20_000;
-
-/** One raw `initialize`, its body read to the end. */
-async function initialize(m: McpHarness, token: string) {
-  const response = await fetch(m.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-    },
-    body: INITIALIZE,
-  });
-  const text = await response.text();
-  return {
-    status: response.status,
-    sessionId: response.headers.get('mcp-session-id'),
-    retryAfter: response.headers.get('retry-after'),
-    text,
-  };
-}
-
-/** A request on an existing session; 404 once the session is gone. */
-async function ping(m: McpHarness, token: string, sessionId: string): Promise<number> {
-  const response = await fetch(m.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-  });
-  await response.text();
-  return response.status;
-}
-
-/** The repeating timer of the idle sweep, fired by hand. */
-function manualTimers(): RepeatingTimers & { fire(): void } {
-  const callbacks: (() => void)[] = [];
-  return {
-    every(_ms, callback) {
-      callbacks.push(callback);
-      return { cancel: () => callbacks.splice(callbacks.indexOf(callback), 1) };
-    },
-    setTimeout: () => ({ cancel: () => undefined }),
-    fire: () => {
-      for (const callback of callbacks) callback();
-    },
-  };
-}
 
 describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
   let m: McpHarness | undefined;
@@ -259,8 +213,16 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
     ];
     // What only the transport judges: another media type, text that is not JSON, an Accept.
     const unread = [
-      { method: 'POST', headers: { ...headers, accept: 'application/json' }, body: INITIALIZE },
-      { method: 'POST', headers: { ...headers, 'content-type': 'text/plain' }, body: INITIALIZE },
+      {
+        method: 'POST',
+        headers: { ...headers, accept: 'application/json' },
+        body: initializeBody('flood'),
+      },
+      {
+        method: 'POST',
+        headers: { ...headers, 'content-type': 'text/plain' },
+        body: initializeBody('flood'),
+      },
       { method: 'POST', headers, body: '{"jsonrpc":"2.0","id":1,"method":' },
     ];
     for (const init of unread) {

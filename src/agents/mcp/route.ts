@@ -79,6 +79,11 @@ export interface McpRouteDeps {
 export interface McpEndpoint {
   /** Open MCP sessions, for `/debug/vars` and tests. */
   sessionCount(): number;
+  /**
+   * One pass of the sweep its timer runs: records the store's uses of shared
+   * sessions, prunes those unused too long, closes idle copies here.
+   */
+  sweep(): Promise<void>;
   /** Closes every session; their waiting calls end and their bundles detach. */
   close(): Promise<void>;
   /** The session's client closed it through another replica: this replica's copy closes too. */
@@ -170,6 +175,8 @@ async function unreadJson(request: Request): Promise<unknown> {
 
 interface OpenSession extends SessionEntry {
   readonly handle: McpSessionHandle;
+  /** See `SharedSessionUse`. */
+  useRecordedMs: number;
 }
 
 export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps): McpEndpoint {
@@ -192,16 +199,19 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       intervalMs: MCP_CREDENTIAL_RECHECK_MS,
       logger: deps.logger,
     });
+  /** Records the uses of sessions open here before any idles out, then closes the idle ones. */
+  async function sweep(): Promise<void> {
+    if (shared) {
+      await shared.recordUse(sessions.open());
+      await shared.prune();
+    }
+    const closed = await sessions.sweep();
+    if (closed > 0) deps.logger.info({ closed }, 'idle mcp sessions closed');
+  }
   const sweeper = timers.every(MCP_SESSION_SWEEP_INTERVAL_MS, () => {
-    if (shared) void shared.prune();
-    sessions.sweep().then(
-      (closed) => {
-        if (closed > 0) deps.logger.info({ closed }, 'idle mcp sessions closed');
-      },
-      (error: unknown) => {
-        deps.logger.warn({ err: error }, 'closing idle mcp sessions failed');
-      },
-    );
+    sweep().catch((error: unknown) => {
+      deps.logger.warn({ err: error }, 'closing idle mcp sessions failed');
+    });
   });
   const toolDeps = {
     store: deps.store,
@@ -345,12 +355,15 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
           holder.kind,
           {
             onInitialized: (opened, handle) => {
+              const openedMs = nowMs();
               slot.fill({
                 id: opened,
                 owner,
                 user: holder.userId,
                 handle,
-                lastSeenMs: nowMs(),
+                lastSeenMs: openedMs,
+                // `keep` wrote a new session's use; one opened again here has none known.
+                useRecordedMs: resume ? 0 : openedMs,
                 inFlight: () => handle.inFlight(),
                 held: () => handle.held(),
                 heldForTurns: () => handle.heldForTurns(),
@@ -389,6 +402,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
 
   return {
     sessionCount: () => sessions.size,
+    sweep,
     close: async () => {
       sweeper.cancel();
       await sessions.closeAll();

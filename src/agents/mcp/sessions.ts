@@ -1,8 +1,9 @@
 /**
  * Open MCP sessions in memory, keyed by `Mcp-Session-Id`. A session belongs
  * to the principal that opened it: a request with another principal's token
- * is answered as if the session did not exist. Memory only, by design: a
- * restart drops every session and clients initialize again.
+ * is answered as if the session did not exist. What opens one again after
+ * an idle close or a restart is kept in the store (`shared-sessions.ts`);
+ * without it, clients initialize again.
  *
  * Bounded so that no caller can lock others out (issue 17):
  * - per principal (a user token, or one session's agent token), per user
@@ -90,6 +91,11 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** The sessions open here now. */
+  open(): IterableIterator<T> {
+    return this.entries.values();
   }
 
   /** The session for a request of `owner`; `undefined` when unknown or someone else's. */

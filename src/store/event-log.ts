@@ -76,19 +76,21 @@ export async function readEventLog(
   limit: number,
 ): Promise<{ events: LoggedEvent[]; cursor: EventLogCursor; rows: number; held: boolean }> {
   // Rows come in txid order, so the final ones are a prefix; the rest are read
-  // without their event, only to learn that they wait.
+  // without their event, only to learn that they wait. The order names the
+  // table's columns: a bare `txid, id` would be the text output columns,
+  // ordered as strings ('10' before '9') and by no index.
   const { rows } = await sql<{
     txid: string;
     id: string;
     origin: string;
     event: string | null;
   }>`
-    SELECT txid::text AS txid, id::text AS id, origin,
-           CASE WHEN txid < horizon.xmin THEN event END AS event
-      FROM session_events,
+    SELECT l.txid::text AS txid, l.id::text AS id, l.origin,
+           CASE WHEN l.txid < horizon.xmin THEN l.event END AS event
+      FROM session_events AS l,
            (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) AS horizon
-     WHERE (txid, id) > (${after.txid}::xid8, ${after.id}::bigint)
-     ORDER BY txid, id
+     WHERE (l.txid, l.id) > (${after.txid}::xid8, ${after.id}::bigint)
+     ORDER BY l.txid, l.id
      LIMIT ${limit}`.execute(ctx.db);
   const final = rows.filter((row): row is typeof row & { event: string } => row.event !== null);
   const last = final.at(-1);

@@ -10,6 +10,7 @@ import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   createWakeBus,
+  encodeWake,
   loggingPublisher,
   sessionEventLog,
   startEventRelay,
@@ -25,6 +26,7 @@ import {
 import { silentLogger } from '../../src/observability/logger.js';
 import {
   appendMessage,
+  appendSessionEvents,
   deleteSessionRow,
   openStore,
   transitionSession,
@@ -195,6 +197,28 @@ describe('event relay on postgres', () => {
     );
     const revisions = relayedToB.map((event) => event.revision);
     expect([...revisions].sort((x, y) => x - y)).toEqual(revisions);
+  });
+
+  it("one transaction's many events reach B in the order they were logged", async () => {
+    const a = await replica('A');
+    const b = await replica('B');
+    seeded = await seedSession(a.store);
+    // Twelve rows of one transaction: their ids pass from one digit to two.
+    const events: ClarionEvent[] = Array.from({ length: 12 }, (_, n) => ({
+      type: 'queue.changed',
+      session_id: seeded.session.id,
+      task_id: seeded.task.id,
+      revision: n + 1,
+      pending_action: null,
+    }));
+    await appendSessionEvents(
+      a.store,
+      'A',
+      events,
+      encodeWake('A', { kind: 'session', sessionId: seeded.session.id }),
+    );
+    await eventually(() => b.hub.events.length === 12);
+    expect(b.hub.events.map((event) => event.revision)).toEqual(events.map((e) => e.revision));
   });
 
   it('a rolled-back write logs nothing; an event published outside a write crosses too', async () => {

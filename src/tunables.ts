@@ -439,13 +439,6 @@ export const WAKE_LISTENER_RETRY_MAX_MS = 5_000;
 /** Rows of the event log older than this are pruned; a replica lagging longer resyncs from the store. */
 export const EVENT_LOG_RETENTION_MS = 10 * 60 * 1000;
 /**
- * A relay that found rows held behind a transaction still running reads again
- * after this, doubling while they stay held, up to the max: no wake will come
- * for them again, and the poll is seconds away.
- */
-export const EVENT_LOG_HELD_RETRY_MIN_MS = 10;
-export const EVENT_LOG_HELD_RETRY_MAX_MS = 500;
-/**
  * A responder whose claim another replica delivers reads the claim at every
  * wake about its session and at least this often, and announces it again
  * this often in case the first announcement was lost.

@@ -8,19 +8,16 @@
  * transaction, with its wake), the logging publisher for events no write
  * carries (the registry's), and the relay: on a session wake or a poll it
  * reads the log past its cursor, skips its own replica's rows, and publishes
- * the rest into the local hub, in order, without logging them again. Rows
- * held behind a transaction still running are read again shortly, since
- * their wake has been spent. A prune keeps the log to `EVENT_LOG_RETENTION_MS`.
+ * the rest into the local hub, in order, without logging them again. A
+ * transaction still running holds back only its own rows: their wake comes
+ * with its commit, and the poll covers a lost one. A prune keeps the log to
+ * `EVENT_LOG_RETENTION_MS`.
  *
  * Invariants: the store stays the truth, the log only carries what was
- * committed; one drain runs at a time, so events leave in log order.
+ * committed; one drain runs at a time, so events leave in log order; the
+ * cursor is the store's (`readEventLog`), never looked into here.
  */
-import {
-  EVENT_LOG_HELD_RETRY_MAX_MS,
-  EVENT_LOG_HELD_RETRY_MIN_MS,
-  EVENT_LOG_PRUNE_INTERVAL_MS,
-  EVENT_LOG_RETENTION_MS,
-} from '../tunables.js';
+import { EVENT_LOG_PRUNE_INTERVAL_MS, EVENT_LOG_RETENTION_MS } from '../tunables.js';
 import type { ClarionEvent, EventPublisher, SessionEventLog } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
 import {
@@ -102,9 +99,6 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
   let running: Promise<void> | undefined;
   let again = false;
   let stopped = false;
-  let held = false;
-  let heldRetry: { cancel(): void } | undefined;
-  let heldRetryMs = EVENT_LOG_HELD_RETRY_MIN_MS;
   // Calls, so each read sees what a wake or `stop` set during an await.
   const wokenAgain = () => again;
   const isStopped = () => stopped;
@@ -117,9 +111,7 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
         hub.publish(logged.event as ClarionEvent);
       }
       cursor = page.cursor;
-      held = page.held;
-      // Fewer rows than asked (own ones count): caught up for now.
-      if (page.rows < EVENT_LOG_PAGE_ROWS) return;
+      if (!page.more) return;
     }
   }
 
@@ -137,7 +129,6 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
         } while (wokenAgain() && !isStopped());
       } finally {
         running = undefined;
-        comeBackIfHeld();
       }
     })();
     return running;
@@ -147,19 +138,6 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
     drain().catch((error: unknown) => {
       logger.warn({ err: error }, 'reading the event log failed; the next poll retries');
     });
-  }
-
-  function comeBackIfHeld(): void {
-    if (!held || stopped) {
-      heldRetryMs = EVENT_LOG_HELD_RETRY_MIN_MS;
-      return;
-    }
-    if (heldRetry) return;
-    heldRetry = options.timers.setTimeout(() => {
-      heldRetry = undefined;
-      drainInBackground();
-    }, heldRetryMs);
-    heldRetryMs = Math.min(heldRetryMs * 2, EVENT_LOG_HELD_RETRY_MAX_MS);
   }
 
   const unsubscribe = bus.subscribe({
@@ -182,7 +160,6 @@ export async function startEventRelay(options: EventRelayOptions): Promise<Event
     drain,
     async stop() {
       stopped = true;
-      heldRetry?.cancel();
       unsubscribe();
       prune.cancel();
       await running?.catch(() => undefined);

@@ -4,10 +4,14 @@
  * subscribers. PostgreSQL only: SQLite has one server and writes no log.
  *
  * Invariants: an append is one statement that logs the events and sends the
- * wake, inside the caller's transaction (a rollback leaves neither). Readers
- * page in `(txid, id)` order and see only rows of transactions older than
- * every transaction still running, so a row that commits late with a lower
- * id is never skipped past: all rows behind the cursor are final.
+ * wake, inside the caller's transaction (a rollback leaves neither). A
+ * reader's cursor is the snapshot it last read the log at: it has read
+ * exactly the rows visible in that snapshot, so its next read takes the rows
+ * visible now and not then (by their transaction's `txid`, in `(txid, id)`
+ * order). A row that commits late with a lower txid is therefore never
+ * skipped, no row is read twice, and a transaction still running, here or
+ * anywhere on the server, holds back nothing but its own rows (they become
+ * visible at its commit, which sends their wake).
  */
 import { sql } from 'kysely';
 import type { RepoContext } from './context.js';
@@ -19,14 +23,18 @@ export interface LoggableEvent {
   readonly revision: number;
 }
 
-/** Where a reader stands: past every row up to and including this one. */
+/**
+ * Where a reader stands; only this module looks inside. `seen` is the
+ * snapshot (`pg_snapshot` text) whose rows it has all read and no others,
+ * except while it pages through the rows of a newer snapshot: then
+ * `reading` is that snapshot and the last row read of it.
+ */
 export interface EventLogCursor {
-  readonly txid: string;
-  readonly id: string;
+  readonly seen: string;
+  readonly reading?: { readonly snapshot: string; readonly txid: string; readonly id: string };
 }
 
 export interface LoggedEvent {
-  readonly cursor: EventLogCursor;
   readonly origin: string;
   /** The event as it was appended (JSON parsed back). */
   readonly event: unknown;
@@ -57,54 +65,72 @@ export async function appendSessionEvents(
 
 /** Where a reader that starts now begins: rows of transactions still running or to come. */
 export async function eventLogStart(ctx: RepoContext): Promise<EventLogCursor> {
-  const { rows } = await sql<{ txid: string }>`
-    SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS txid`.execute(ctx.db);
-  return { txid: rows[0]?.txid ?? '0', id: '0' };
+  const { rows } = await sql<{ snapshot: string }>`
+    SELECT pg_current_snapshot()::text AS snapshot`.execute(ctx.db);
+  const snapshot = rows[0]?.snapshot;
+  if (snapshot === undefined) throw new Error('pg_current_snapshot() returned no row');
+  return { seen: snapshot };
 }
 
 /**
- * The rows of up to `limit` past `after` not appended by `exclude`, in order,
- * where the reader stands after them (past `exclude`'s rows too), how many
- * rows were read, and whether rows past them are `held`: logged by a
- * transaction newer than one still running, so not yet final. A held row
- * was already announced by its wake; the reader must come back for it.
+ * The rows of up to `limit` past `after` not appended by `exclude`, in
+ * order, where the reader stands after them (past `exclude`'s rows too), and
+ * whether there may be `more`: the page was full, so read again at once.
+ * One statement, on every wake of every replica, so it must stay cheap.
  */
 export async function readEventLog(
   ctx: RepoContext,
   after: EventLogCursor,
   exclude: string,
   limit: number,
-): Promise<{ events: LoggedEvent[]; cursor: EventLogCursor; rows: number; held: boolean }> {
-  // Rows come in txid order, so the final ones are a prefix; the rest are read
-  // without their event, only to learn that they wait. The order names the
-  // table's columns: a bare `txid, id` would be the text output columns,
-  // ordered as strings ('10' before '9') and by no index.
+): Promise<{ events: LoggedEvent[]; cursor: EventLogCursor; more: boolean }> {
+  const { seen, reading } = after;
+  // Paging: only rows of the snapshot being read, past the last one read.
+  const inPage = reading
+    ? sql`AND txid < pg_snapshot_xmax(${reading.snapshot}::pg_snapshot)
+          AND pg_visible_in_snapshot(txid, ${reading.snapshot}::pg_snapshot)
+          AND (txid, id) > (${reading.txid}::xid8, ${reading.id}::bigint)`
+    : sql``;
+  // A row not visible in `seen` is of a transaction running then (`xip`) or
+  // begun after it (`>= xmax`). Each arm is an ordered range of
+  // idx_session_events_order cut at `limit`, merged in order: the cost is the
+  // rows returned, however old the oldest transaction still running.
+  // `pg_current_snapshot()` is this statement's own: the rows read are
+  // exactly those it sees. Order by the table's columns, not the text ones.
   const { rows } = await sql<{
     txid: string;
     id: string;
     origin: string;
     event: string | null;
+    snapshot: string;
   }>`
     SELECT l.txid::text AS txid, l.id::text AS id, l.origin,
-           CASE WHEN l.txid < horizon.xmin THEN l.event END AS event
-      FROM session_events AS l,
-           (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin) AS horizon
-     WHERE (l.txid, l.id) > (${after.txid}::xid8, ${after.id}::bigint)
+           CASE WHEN l.origin <> ${exclude} THEN l.event END AS event,
+           pg_current_snapshot()::text AS snapshot
+      FROM ((SELECT txid, id, origin, event FROM session_events
+              WHERE txid = ANY (ARRAY(SELECT pg_snapshot_xip(${seen}::pg_snapshot))) ${inPage}
+              ORDER BY txid, id LIMIT ${limit})
+            UNION ALL
+            (SELECT txid, id, origin, event FROM session_events
+              WHERE txid >= pg_snapshot_xmax(${seen}::pg_snapshot) ${inPage}
+              ORDER BY txid, id LIMIT ${limit})) AS l
      ORDER BY l.txid, l.id
      LIMIT ${limit}`.execute(ctx.db);
-  const final = rows.filter((row): row is typeof row & { event: string } => row.event !== null);
-  const last = final.at(-1);
+  const events = rows.flatMap((row) =>
+    row.event === null ? [] : [{ origin: row.origin, event: JSON.parse(row.event) as unknown }],
+  );
+  const first = rows[0];
+  const last = rows.at(-1);
+  if (!first || !last) {
+    // Nothing new: what is visible now was visible in `seen` (or `reading`).
+    return { events, cursor: reading ? { seen: reading.snapshot } : after, more: false };
+  }
+  const snapshot = reading?.snapshot ?? first.snapshot;
+  if (rows.length < limit) return { events, cursor: { seen: snapshot }, more: false };
   return {
-    events: final
-      .filter((row) => row.origin !== exclude)
-      .map((row) => ({
-        cursor: { txid: row.txid, id: row.id },
-        origin: row.origin,
-        event: JSON.parse(row.event) as unknown,
-      })),
-    cursor: last ? { txid: last.txid, id: last.id } : after,
-    rows: final.length,
-    held: final.length < rows.length,
+    events,
+    cursor: { seen, reading: { snapshot, txid: last.txid, id: last.id } },
+    more: true,
   };
 }
 

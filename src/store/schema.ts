@@ -428,7 +428,8 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
 
 // The event log that carries session events across replicas (issue 16, part B;
 // `event-log.ts`). PostgreSQL only: SQLite is one server and logs nothing. `txid`
-// orders readers by transaction, so a late commit is never read past.
+// names the row's transaction, so a reader can tell the rows its last snapshot
+// saw from those committed since, however late or out of order.
 const EVENT_LOG: readonly SchemaStep[] = [
   {
     name: 'table session_events',

@@ -3,7 +3,9 @@
  * two replicas in one test process. A write on A reaches B's hub once, in
  * order, with A's revisions; B never relays its own events back to itself; a
  * rolled-back write logs nothing; events published outside a write cross too;
- * the prune keeps the log short.
+ * a transaction left open anywhere on the server holds back none of them; a
+ * row that commits late with a lower txid is relayed, once; the prune keeps
+ * the log short.
  */
 import { sql } from 'kysely';
 import pg from 'pg';
@@ -28,8 +30,13 @@ import {
   appendMessage,
   appendSessionEvents,
   deleteSessionRow,
+  eventLogStart,
   openStore,
+  readEventLog,
   transitionSession,
+  WAKE_CHANNEL,
+  type EventLogCursor,
+  type LoggableEvent,
   type MessageRecord,
   type Store,
 } from '../../src/store/index.js';
@@ -248,25 +255,132 @@ describe('event relay on postgres', () => {
     expect(b.hub.events).toEqual([queueChanged]);
   });
 
-  it('a row held behind an older transaction still running is relayed once that ends, with no wake', async () => {
+  /** A client on `url` that has begun a transaction and taken an xid, left open. */
+  async function openTransaction(url: string, take: string): Promise<pg.Client> {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('BEGIN');
+    await client.query(take);
+    return client;
+  }
+
+  it("A's events reach B while unrelated transactions elsewhere on the server stay open", async () => {
     const a = await replica('A');
     const b = await replica('B');
     seeded = await seedSession(a.store);
-    // Another writer (anywhere on the server) began first and is still running,
-    // so A's row is not yet final when its one wake reaches B.
-    const older = new pg.Client({ connectionString: pgUrl(database) });
-    await older.connect();
+    // An operator's transaction left open in this database, and another
+    // application's in another database of the same server: neither is
+    // anything of Clarion's, and neither may hold its events back.
+    const other = await freshDatabase('postgres');
+    const open: pg.Client[] = [];
     try {
-      await older.query('BEGIN');
-      await older.query('SELECT pg_current_xact_id()');
-      await ask(a, 'held');
+      open.push(await openTransaction(pgUrl(database), 'SELECT pg_current_xact_id()'));
+      const scratch = new pg.Client({ connectionString: pgUrl(other) });
+      await scratch.connect();
+      await scratch.query('CREATE TABLE scratch (n integer)');
+      await scratch.end();
+      open.push(await openTransaction(pgUrl(other), 'INSERT INTO scratch VALUES (1)'));
+
+      await ask(a, 'while-open');
+      await eventually(() => b.hub.events.length === 1, 3_000);
+      await ask(a, 'still-open');
+      await eventually(() => b.hub.events.length === 2, 3_000);
+      await b.relay.drain();
       await settle();
-      expect(b.hub.events).toEqual([]);
+      expect(b.hub.events).toEqual(a.hub.events);
+    } finally {
+      for (const client of open) await client.end();
+      await other.dispose();
+    }
+  });
+
+  it('a row that commits late with a lower txid is relayed once it commits, after newer rows, once', async () => {
+    const a = await replica('A');
+    const b = await replica('B');
+    seeded = await seedSession(a.store);
+    // Another replica's write began first (its row has the lower txid) and
+    // commits only after A's newer row has been relayed.
+    const late: ClarionEvent = {
+      type: 'queue.changed',
+      session_id: seeded.session.id,
+      task_id: seeded.task.id,
+      revision: 0,
+      pending_action: null,
+    };
+    const older = await openTransaction(pgUrl(database), 'SELECT pg_current_xact_id()');
+    try {
+      await older.query(
+        `INSERT INTO session_events (session_id, revision, origin, event, created_at)
+         VALUES ($1, 0, 'C', $2, $3)`,
+        [late.session_id, JSON.stringify(late), a.store.clock.timestamp()],
+      );
+      await older.query('SELECT pg_notify($1, $2)', [
+        WAKE_CHANNEL,
+        encodeWake('C', { kind: 'session', sessionId: late.session_id }),
+      ]);
+      await ask(a, 'newer');
+      const newer = [...a.hub.events];
+      await eventually(() => b.hub.events.length === 1, 3_000);
+      expect(b.hub.events).toEqual(newer);
+      // The late row's txid is lower than the newer row's it commits after.
+      const { rows } = await older.query<{ lower: boolean }>(
+        'SELECT pg_current_xact_id() < max(txid) AS lower FROM session_events',
+      );
+      expect(rows[0]?.lower).toBe(true);
       await older.query('COMMIT');
-      await eventually(() => b.hub.events.length === 1, 2_000);
-      expect(b.hub.events.map(shape)).toEqual(a.hub.events.map(shape));
+      await eventually(() => b.hub.events.length === 2, 3_000);
+      await b.relay.drain();
+      await settle();
+      expect(b.hub.events).toEqual([...newer, late]);
+      // A relays the other replica's row too.
+      expect(a.hub.events).toEqual([...newer, late]);
     } finally {
       await older.end();
+    }
+  });
+
+  it("the log's pages read each row once: of the snapshot paged, then what committed meanwhile, then late rows", async () => {
+    const store = await openStore(database.target);
+    try {
+      const wake = encodeWake('A', { kind: 'session', sessionId: 's' });
+      const log = (origin: string, revision: number) =>
+        appendSessionEvents(store, origin, [{ session_id: 's', revision }], wake);
+      const read = async (from: EventLogCursor) => {
+        const revisions: number[] = [];
+        let cursor = from;
+        for (;;) {
+          const page = await readEventLog(store, cursor, 'B', 2);
+          revisions.push(...page.events.map((logged) => (logged.event as LoggableEvent).revision));
+          cursor = page.cursor;
+          if (!page.more) return { revisions, cursor };
+          // Committed while the pages are read: not one of this snapshot's rows.
+          if (revisions.length === 2) await log('A', 100);
+        }
+      };
+      const start = await eventLogStart(store);
+      const older = await openTransaction(pgUrl(database), 'SELECT pg_current_xact_id()');
+      try {
+        await older.query(
+          `INSERT INTO session_events (session_id, revision, origin, event, created_at)
+           VALUES ('s', 50, 'C', '{"session_id":"s","revision":50}', $1)`,
+          [store.clock.timestamp()],
+        );
+        for (const revision of [1, 2, 3]) await log('A', revision);
+        await log('B', 4);
+        await log('A', 5);
+        const first = await read(start);
+        expect(first.revisions).toEqual([1, 2, 3, 5]);
+        const second = await read(first.cursor);
+        expect(second.revisions).toEqual([100]);
+        await older.query('COMMIT');
+        const third = await read(second.cursor);
+        expect(third.revisions).toEqual([50]);
+        expect((await read(third.cursor)).revisions).toEqual([]);
+      } finally {
+        await older.end();
+      }
+    } finally {
+      await store.close();
     }
   });
 

@@ -281,17 +281,25 @@ export function cancelAsPerson(
   return fetch(url, { method: 'POST', headers: { authorization: `Bearer ${m.tokens.member}` } });
 }
 
-/** One raw `initialize`, its body read to the end. */
-export async function initialize(m: McpHarness, token: string) {
-  const response = await fetch(m.url, {
+/** A JSON-RPC POST as an MCP client sends it, outside any session unless `sessionId` names one. */
+function postRaw(m: McpHarness, token: string, body: string, sessionId?: string) {
+  return fetch(m.url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
       authorization: `Bearer ${token}`,
+      ...(sessionId === undefined
+        ? {}
+        : { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }),
     },
-    body: initializeBody('flood'),
+    body,
   });
+}
+
+/** One raw `initialize`, its body read to the end. */
+export async function initialize(m: McpHarness, token: string) {
+  const response = await postRaw(m, token, initializeBody('flood'));
   const text = await response.text();
   return {
     status: response.status,
@@ -303,17 +311,8 @@ export async function initialize(m: McpHarness, token: string) {
 
 /** A request on an existing session; 404 once the session is gone. */
 export async function ping(m: McpHarness, token: string, sessionId: string): Promise<number> {
-  const response = await fetch(m.url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      authorization: `Bearer ${token}`,
-      'mcp-session-id': sessionId,
-      'mcp-protocol-version': '2025-11-25',
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
-  });
+  const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' });
+  const response = await postRaw(m, token, body, sessionId);
   await response.text();
   return response.status;
 }

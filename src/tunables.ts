@@ -145,7 +145,10 @@ export const MCP_CALL_WITHOUT_PROGRESS_MS = 50_000;
  * first, whatever this is.
  */
 export const MCP_CREDENTIAL_RECHECK_MS = 1_000;
-/** An MCP session without calls for this long is closed (clients initialize again). */
+/**
+ * An MCP session without calls for this long closes its copy here; its next
+ * call opens it again from the store (`MCP_SHARED_SESSION_UNUSED_MS`).
+ */
 export const MCP_SESSION_IDLE_MS = 10 * 60 * 1000;
 /**
  * `clarion mcp-stdio`: how long the bridge, its client gone, waits for

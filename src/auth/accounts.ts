@@ -1,8 +1,10 @@
 /**
- * Accounts as services: who a principal is, users, workspaces and their
+ * Accounts' rules: who a principal is, users, workspaces and their
  * members. Creating users and workspaces and changing membership is for
  * admins; the route checks who may call, this decides what the call does,
- * and whether its admin still stands when it does it (`adminStands`).
+ * and whether its admin still stands when it does it (`adminStands`). The
+ * changes are reached through `AccountService` (`account-service.ts`), which
+ * announces each once it committed; only the reads are offered bare.
  * A workspace the caller may not see is `not_found`, the same as one that
  * does not exist. Membership is what grants task access (`store/access.ts`).
  */
@@ -82,7 +84,7 @@ export function createUserWithToken(store: Store, input: NewUserInput): Promise<
   return store.transaction((tx) => createUserIn(tx, input));
 }
 
-interface NewUserInput {
+export interface NewUserInput {
   readonly name: string;
   readonly isAdmin?: boolean | undefined;
   readonly origin: string;

@@ -1,16 +1,10 @@
 /** Principals, tokens, sign-in links, accounts and the first admin. */
 export {
-  addMember,
   allUsers,
-  createOwnedWorkspace,
-  deleteUser,
   everyWorkspaceFor,
   FIRST_TOKEN_NAME,
-  inviteUser,
   memberView,
   membersOf,
-  removeMember,
-  renameWorkspace,
   userView,
   whoIs,
   workspacesOf,
@@ -19,6 +13,11 @@ export {
   type MembershipResult,
   type UserPrincipal,
 } from './accounts.js';
+export {
+  AccountService,
+  type AccountAnnouncer,
+  type AccountServiceDeps,
+} from './account-service.js';
 export {
   adminTokenProblem,
   ADMIN_TOKEN_MAX_LENGTH,

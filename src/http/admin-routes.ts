@@ -5,23 +5,21 @@
  * none of these routes but `/me`. A workspace the caller may not see answers
  * 404, the same as one that does not exist. Membership is what grants task
  * access (`store/access.ts`); nothing here decides access to tasks itself.
+ * The changes go through `AccountService`, which announces each itself (who
+ * may see what, People pages, ended credentials): a route only parses,
+ * calls and maps the result.
  */
 import type { Context, Hono } from 'hono';
 import {
-  addMember,
   allUsers,
-  createOwnedWorkspace,
-  deleteUser,
   everyWorkspaceFor,
-  inviteUser,
   memberView,
   membersOf,
-  removeMember,
-  renameWorkspace,
   userView,
   whoIs,
   workspacesOf,
   workspaceView,
+  type AccountService,
   type UserPrincipal,
 } from '../auth/index.js';
 import type { Store } from '../store/index.js';
@@ -46,15 +44,8 @@ export interface AccountRouteDeps extends TokenRouteDeps {
   readonly secureCookies?: boolean;
   /** Origins besides the request's own whose pages may sign in (`SessionRouteDeps`). */
   readonly trustedOrigins?: readonly string[];
-  /** A person's memberships changed (added, removed, deleted): who may see what is asked again. */
-  readonly accessChanged?: (userId: string) => void;
-  /**
-   * Users, workspaces or memberships changed (`subjectId`): admins' People
-   * pages read again, and those of `members` (a workspace's, who list its members).
-   */
-  readonly peopleChanged?: (subjectId: string, members?: readonly string[]) => void;
-  /** A person was deleted: the live sessions whose agents acted for them end (`turns/`). */
-  readonly endSessionsActedFor?: (sessionIds: readonly string[]) => Promise<void>;
+  /** The account changes, each announced by the service once committed. */
+  readonly accounts: AccountService;
 }
 
 type Gate = { ok: true; principal: UserPrincipal } | { ok: false; response: Response };
@@ -76,14 +67,7 @@ function gate(c: Context<AppEnv>, admin: boolean): Gate {
  * `/api/v1/*`.
  */
 export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps): void {
-  const { store } = deps;
-  // A workspace's members list each other on People: they hear of a change among them too.
-  const membersChanged = async (admin: UserPrincipal, workspaceId: string) => {
-    // The change is committed whatever this read does: a lost notice only waits for the page.
-    const members = await membersOf(store, admin, workspaceId).catch(() => undefined);
-    const userIds = members?.ok ? members.members.map((member) => member.user_id) : [];
-    deps.peopleChanged?.(workspaceId, userIds);
-  };
+  const { store, accounts } = deps;
   registerSessionRoutes(app, deps);
   registerTokenRoutes(app, deps);
   app.use('/api/v1/workspaces/:id', storableParams('unknown workspace'));
@@ -106,13 +90,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, newUserBody);
     if (!body.ok) return body.response;
-    const created = await inviteUser(store, allowed.principal, {
+    const created = await accounts.inviteUser(allowed.principal, {
       name: body.value.name,
       isAdmin: body.value.is_admin,
       origin: linkOriginOf(c, deps),
     });
     if (!created.ok) return failureResponse(c, created);
-    deps.peopleChanged?.(created.user.id);
     // The body holds secrets shown only this once; no cache may keep it.
     c.header('Cache-Control', 'no-store');
     return c.json(
@@ -141,13 +124,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
     // Checked after the gate, so a non-admin gets 403 whatever the ID, as for the token routes.
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown user');
-    const deleted = await deleteUser(store, allowed.principal, id);
+    const deleted = await accounts.deleteUser(allowed.principal, id);
     if (!deleted.ok) return failureResponse(c, deleted);
-    // Before the revocation is announced: an agent's wait ends on its question expired.
-    await deps.endSessionsActedFor?.(deleted.actedFor);
-    deps.accessChanged?.(id);
-    deps.credentialsEnded?.(id);
-    deps.peopleChanged?.(id, deleted.coMembers);
     return c.body(null, 204);
   });
 
@@ -156,12 +134,8 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, newWorkspaceBody);
     if (!body.ok) return body.response;
-    const created = await createOwnedWorkspace(store, allowed.principal, body.value.name);
+    const created = await accounts.createWorkspace(allowed.principal, body.value.name);
     if (!created.ok) return failureResponse(c, created);
-    // Its creator is its first owner: their open tabs hear of it as of any membership.
-    deps.accessChanged?.(allowed.principal.userId);
-    // Other admins manage it too, members or not: their People pages list it.
-    deps.peopleChanged?.(created.workspace.id);
     return c.json({ workspace: workspaceView(created.workspace) }, 201);
   });
 
@@ -186,17 +160,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, renameWorkspaceBody);
     if (!body.ok) return body.response;
-    const renamed = await renameWorkspace(
-      store,
+    const renamed = await accounts.renameWorkspace(
       allowed.principal,
       c.req.param('id'),
       body.value.name,
     );
     if (!renamed.ok) return failureResponse(c, renamed);
-    // Every member's open tabs name it: the same signal as a change of membership.
-    const members = await membersOf(store, allowed.principal, renamed.workspace.id);
-    if (members.ok) for (const member of members.members) deps.accessChanged?.(member.user_id);
-    deps.peopleChanged?.(renamed.workspace.id);
     return c.json({ workspace: workspaceView(renamed.workspace) });
   });
 
@@ -205,14 +174,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
     if (!allowed.ok) return allowed.response;
     const body = await parseJsonBody(c, newMemberBody);
     if (!body.ok) return body.response;
-    const result = await addMember(store, allowed.principal, {
+    const result = await accounts.addMember(allowed.principal, {
       workspaceId: c.req.param('id'),
       userId: body.value.user_id,
       role: body.value.role,
     });
     if (!result.ok) return failureResponse(c, result);
-    deps.accessChanged?.(result.member.user_id);
-    await membersChanged(allowed.principal, result.member.workspace_id);
     // A repeated call finds the membership in place: 200, same body.
     return c.json({ member: memberView(result.member) }, result.created ? 201 : 200);
   });
@@ -235,15 +202,12 @@ export function registerAccountRoutes(app: Hono<AppEnv>, deps: AccountRouteDeps)
   app.delete('/api/v1/workspaces/:id/members/:userId', async (c) => {
     const allowed = gate(c, true);
     if (!allowed.ok) return allowed.response;
-    const removed = await removeMember(
-      store,
+    const removed = await accounts.removeMember(
       allowed.principal,
       c.req.param('id'),
       c.req.param('userId'),
     );
     if (!removed.ok) return failureResponse(c, removed);
-    deps.accessChanged?.(c.req.param('userId'));
-    await membersChanged(allowed.principal, c.req.param('id'));
     return c.body(null, 204);
   });
 }

@@ -6,7 +6,7 @@
 import { Hono, type Context } from 'hono';
 import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
-import { CredentialWatch } from '../auth/index.js';
+import { AccountService, CredentialWatch } from '../auth/index.js';
 import type { ClarificationService } from '../clarification/index.js';
 import { endSessionsActedFor, type TurnsDeps } from '../turns/index.js';
 import type { EventHub } from '../events/index.js';
@@ -68,14 +68,17 @@ export interface AppDeps {
   readonly mcpSessionEnded?: (sessionId: string) => Promise<void>;
   /** True once a graceful stop began (`drain.ts`): `/healthz` says 503 `draining`. */
   readonly draining?: () => boolean;
-  /** A person's memberships changed; the hub's own when absent (one server). */
+  /** A person's memberships changed (`AccountService`'s hook); the hub's own when absent (one server). */
   readonly accessChanged?: (userId: string) => void;
   /** A person's "Always allow" rules changed; the hub's own when absent (one server). */
   readonly consentRulesChanged?: (userId: string) => void;
   /** A person's API tokens changed; the hub's own when absent. */
   readonly tokensChanged?: (userId: string) => void;
-  /** Users, workspaces or memberships changed (`subjectId`; `members`, who list them); the hub's own when absent. */
-  readonly peopleChanged?: (subjectId: string, members?: readonly string[]) => void;
+  /**
+   * Users, workspaces or memberships changed (`subjectId`; `members`, who list
+   * them; `AccountService`'s hook); the hub's own when absent.
+   */
+  readonly peopleChanged?: (subjectId: string, members: readonly string[]) => void;
   /**
    * Several replicas: a token was revoked or its person removed here; the
    * others' MCP calls read theirs again (this replica's always do).
@@ -119,6 +122,30 @@ export function createApp(deps: AppDeps): App {
     logger: deps.logger,
   });
 
+  // Running calls and sockets with an ended credential read theirs again, here and elsewhere.
+  const credentialsEnded = (userId: string) => {
+    credentials.recheck();
+    deps.credentialsEnded?.(userId);
+  };
+  // The account changes announce themselves: whoever calls them, these hear of each.
+  const accounts = new AccountService({
+    store: deps.store,
+    announce: {
+      accessChanged:
+        deps.accessChanged ??
+        ((userId) => {
+          deps.hub.accessChanged(userId);
+        }),
+      peopleChanged:
+        deps.peopleChanged ??
+        ((_subjectId, members) => {
+          deps.hub.peopleChanged({ admins: true, userIds: members });
+        }),
+      credentialsEnded,
+    },
+    endSessionsActedFor: (sessionIds) => endSessionsActedFor(deps.turns, sessionIds),
+  });
+
   mountBearerChallenge(app, '/api/v1/*');
   countRespondsRefusedEarly(app, deps.clarification);
   mountApiAccess(app, { store: deps.store, trustedOrigins });
@@ -127,26 +154,13 @@ export function createApp(deps: AppDeps): App {
     secureCookies: deps.publicOrigin?.startsWith('https:') ?? false,
     trustedOrigins,
     linkOrigin,
-    accessChanged:
-      deps.accessChanged ??
-      ((userId) => {
-        deps.hub.accessChanged(userId);
-      }),
-    peopleChanged:
-      deps.peopleChanged ??
-      ((_subjectId, members = []) => {
-        deps.hub.peopleChanged({ admins: true, userIds: members });
-      }),
+    accounts,
     tokensChanged:
       deps.tokensChanged ??
       ((userId) => {
         deps.hub.tokensChanged(userId);
       }),
-    credentialsEnded: (userId) => {
-      credentials.recheck();
-      deps.credentialsEnded?.(userId);
-    },
-    endSessionsActedFor: (sessionIds) => endSessionsActedFor(deps.turns, sessionIds),
+    credentialsEnded,
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);

@@ -22,6 +22,7 @@ import {
   openStore,
   type Store,
 } from '../../src/store/index.js';
+import { recordedAccounts } from '../support/accounts.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds } from '../support/fakes.js';
 import { seedSession } from '../support/seed.js';
@@ -39,7 +40,8 @@ interface WireUser {
 function buildApp(store: Store, accessChanged?: (userId: string) => void): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   mountApiAccess(app, { store, maxBodyBytes: MAX_BODY_BYTES });
-  registerAccountRoutes(app, { store, ...(accessChanged ? { accessChanged } : {}) });
+  const accounts = recordedAccounts(store, accessChanged ? { accessChanged } : {}).accounts;
+  registerAccountRoutes(app, { store, accounts });
   app.get('/api/v1/probe/sessions/:id', async (c) => {
     const principal = principalOf(c);
     if (!principal) return c.json({ visible: false });

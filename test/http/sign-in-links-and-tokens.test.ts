@@ -21,6 +21,7 @@ import {
 } from '../../src/tunables.js';
 import { MAX_TOKEN_NAME_CHARS, MAX_TOKENS_PER_USER } from '../../src/wire/index.js';
 import { linkPath, openSignInLink, redeemSignIn } from '../support/browser-sign-in.js';
+import { recordedAccounts } from '../support/accounts.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds, type FakeClock } from '../support/fakes.js';
 
@@ -63,7 +64,8 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
     adminId = (await bootstrapAccounts(store, { adminToken: ADMIN_TOKEN })).admin.id;
     app = new Hono<AppEnv>();
     mountApiAccess(app, { store });
-    registerAccountRoutes(app, { store, linkOrigin: () => PUBLIC_ORIGIN });
+    const { accounts } = recordedAccounts(store);
+    registerAccountRoutes(app, { store, accounts, linkOrigin: () => PUBLIC_ORIGIN });
   });
 
   afterEach(async () => {

@@ -20,6 +20,7 @@ import {
   sessionCookieSet,
   type RedeemOptions,
 } from '../support/browser-sign-in.js';
+import { recordedAccounts } from '../support/accounts.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds, type FakeClock } from '../support/fakes.js';
 
@@ -44,7 +45,7 @@ describe.each(DRIVERS)('browser sign-in on %s', (driver) => {
     link = `/auth/sign-in?token=${secret}`;
     app = new Hono<AppEnv>();
     mountApiAccess(app, { store });
-    registerAccountRoutes(app, { store });
+    registerAccountRoutes(app, { store, accounts: recordedAccounts(store).accounts });
   });
 
   afterEach(async () => {

@@ -10,6 +10,7 @@ import { mountApiAccess } from '../../src/http/auth.js';
 import type { AppEnv } from '../../src/http/env.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import { MAX_ACCOUNT_NAME_CHARS as MAX } from '../../src/wire/limits.js';
+import { recordedAccounts } from '../support/accounts.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds } from '../support/fakes.js';
 
@@ -34,7 +35,10 @@ describe.each(DRIVERS)('workspace admin routes on %s', (driver) => {
     accessChanges = [];
     app = new Hono<AppEnv>();
     mountApiAccess(app, { store, maxBodyBytes: 1024 });
-    registerAccountRoutes(app, { store, accessChanged: (id) => accessChanges.push(id) });
+    const { accounts } = recordedAccounts(store, {
+      accessChanged: (id) => accessChanges.push(id),
+    });
+    registerAccountRoutes(app, { store, accounts });
   });
 
   afterEach(async () => {

@@ -1,0 +1,154 @@
+/**
+ * The account changes as one service: users invited and deleted, workspaces
+ * created and renamed, members added (or their role changed) and removed.
+ * Each operation runs its rules (`accounts.ts`, one transaction) and, once
+ * that committed, announces the change through the one hook it was built
+ * with, so every caller (REST today, a CLI or another API tomorrow) changes
+ * access and People the same way, heard by the same open pages and sockets.
+ *
+ * Invariants: nothing is announced for a refusal or before its commit; a
+ * deleted person's sessions end before their revocation is announced (an
+ * agent's wait ends on its question expired, not on its token gone); a
+ * failed read of whom to tell costs only the notice, never the committed
+ * change's reply (a page not told reads again when shown or reconnected).
+ */
+import { listWorkspaceMembers, type Store, type WorkspaceRecord } from '../store/index.js';
+import type { Failure } from '../wire/index.js';
+import {
+  addMember,
+  createOwnedWorkspace,
+  deleteUser,
+  inviteUser,
+  removeMember,
+  renameWorkspace,
+  type DeletedUser,
+  type MembershipResult,
+  type NewUserInput,
+  type NewUserWithToken,
+  type UserPrincipal,
+} from './accounts.js';
+
+/**
+ * What the rest of the server hears of a committed account change. Its one
+ * caller is `AccountService`; the composition wires it to the events hub
+ * and, with several replicas, to the wakes of the others.
+ */
+export interface AccountAnnouncer {
+  /** A person's memberships changed (added, removed, role, deleted): who may see what is asked again. */
+  accessChanged(userId: string): void;
+  /**
+   * Users, workspaces or memberships changed (`subjectId`): admins' People
+   * pages read again, and those of `members` (a workspace's, who list its members).
+   */
+  peopleChanged(subjectId: string, members: readonly string[]): void;
+  /** A person's credentials ended with them: calls and sockets still running with one read it again. */
+  credentialsEnded(userId: string): void;
+}
+
+export interface AccountServiceDeps {
+  readonly store: Store;
+  readonly announce: AccountAnnouncer;
+  /** A deleted person's live sessions end (`turns/`' `endSessionsActedFor`), before it is announced. */
+  readonly endSessionsActedFor: (sessionIds: readonly string[]) => Promise<void>;
+}
+
+export class AccountService {
+  constructor(private readonly deps: AccountServiceDeps) {}
+
+  /** A new user with a first token and a sign-in link (`inviteUser`); admins' People list them. */
+  async inviteUser(
+    caller: UserPrincipal,
+    input: NewUserInput,
+  ): Promise<({ ok: true } & NewUserWithToken) | Failure<'unauthorized'>> {
+    const created = await inviteUser(this.deps.store, caller, input);
+    if (created.ok) this.deps.announce.peopleChanged(created.user.id, []);
+    return created;
+  }
+
+  /** Deletes a user (`deleteUser`); their sessions end, then their access and credentials. */
+  async deleteUser(
+    caller: UserPrincipal,
+    userId: string,
+  ): Promise<DeletedUser | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
+    const deleted = await deleteUser(this.deps.store, caller, userId);
+    if (!deleted.ok) return deleted;
+    const { announce } = this.deps;
+    // Before the revocation is announced: an agent's wait ends on its question expired.
+    await this.deps.endSessionsActedFor(deleted.actedFor);
+    announce.accessChanged(userId);
+    announce.credentialsEnded(userId);
+    announce.peopleChanged(userId, deleted.coMembers);
+    return deleted;
+  }
+
+  /** A new workspace owned by its admin (`createOwnedWorkspace`). */
+  async createWorkspace(
+    owner: UserPrincipal,
+    name: string,
+  ): Promise<{ ok: true; workspace: WorkspaceRecord } | Failure<'unauthorized'>> {
+    const created = await createOwnedWorkspace(this.deps.store, owner, name);
+    if (!created.ok) return created;
+    // Its creator is its first owner: their open tabs hear of it as of any membership.
+    this.deps.announce.accessChanged(owner.userId);
+    // Other admins manage it too, members or not: their People pages list it.
+    this.deps.announce.peopleChanged(created.workspace.id, []);
+    return created;
+  }
+
+  /** Renames a workspace (`renameWorkspace`), for an admin or one of its owners. */
+  async renameWorkspace(
+    principal: UserPrincipal,
+    workspaceId: string,
+    name: string,
+  ): Promise<
+    { ok: true; workspace: WorkspaceRecord } | Failure<'not_found' | 'forbidden' | 'unauthorized'>
+  > {
+    const renamed = await renameWorkspace(this.deps.store, principal, workspaceId, name);
+    if (!renamed.ok) return renamed;
+    // Every member's open tabs name it: the same signal as a change of membership.
+    for (const userId of await this.membersOf(renamed.workspace.id)) {
+      this.deps.announce.accessChanged(userId);
+    }
+    this.deps.announce.peopleChanged(renamed.workspace.id, []);
+    return renamed;
+  }
+
+  /** Adds a member or changes its role (`addMember`); a repeat finds it in place. */
+  async addMember(
+    caller: UserPrincipal,
+    input: { workspaceId: string; userId: string; role?: 'member' | 'owner' | undefined },
+  ): Promise<MembershipResult> {
+    const result = await addMember(this.deps.store, caller, input);
+    if (!result.ok) return result;
+    this.deps.announce.accessChanged(result.member.user_id);
+    await this.membersChanged(result.member.workspace_id);
+    return result;
+  }
+
+  /** Removes a member (`removeMember`); a workspace keeps an owner. */
+  async removeMember(
+    caller: UserPrincipal,
+    workspaceId: string,
+    userId: string,
+  ): Promise<{ ok: true } | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
+    const removed = await removeMember(this.deps.store, caller, workspaceId, userId);
+    if (!removed.ok) return removed;
+    this.deps.announce.accessChanged(userId);
+    await this.membersChanged(workspaceId);
+    return removed;
+  }
+
+  /** A workspace's members list each other on People: they hear of a change among them too. */
+  private async membersChanged(workspaceId: string): Promise<void> {
+    this.deps.announce.peopleChanged(workspaceId, await this.membersOf(workspaceId));
+  }
+
+  /**
+   * Who belongs to the workspace now. The change is committed whatever this
+   * read does: a failed one leaves those pages to read again when shown.
+   */
+  private async membersOf(workspaceId: string): Promise<string[]> {
+    const members = await listWorkspaceMembers(this.deps.store, workspaceId).catch(() => []);
+    return members.map((member) => member.user_id);
+  }
+}

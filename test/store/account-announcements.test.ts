@@ -1,0 +1,142 @@
+/**
+ * The account changes announce themselves, whoever calls them: each
+ * `AccountService` operation called directly (no route, no app) tells its
+ * hook who may see what again, whose People pages read again and whose
+ * credentials ended, once committed, and a refusal tells nothing. A deleted
+ * person's sessions end before the rest is told, on both engines.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createSession,
+  createTask,
+  createUser,
+  createWorkspace,
+  ensureWorkspaceMember,
+  openStore,
+  type Store,
+} from '../../src/store/index.js';
+import { recordedAccounts, type RecordedAccounts } from '../support/accounts.js';
+import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { fakeClock, sequentialIds } from '../support/fakes.js';
+
+describe.each(DRIVERS)('account changes announced by their service on %s', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  let service: RecordedAccounts;
+
+  beforeEach(async () => {
+    database = await freshDatabase(driver);
+    store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
+    service = recordedAccounts(store);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  /** An admin who owns a workspace, and a person outside it. */
+  async function team() {
+    const ada = await createUser(store, { name: 'ada', isAdmin: true });
+    const bo = await createUser(store, { name: 'bo' });
+    const workspace = await createWorkspace(store, { name: 'team' });
+    await ensureWorkspaceMember(store, {
+      workspaceId: workspace.id,
+      userId: ada.id,
+      role: 'owner',
+    });
+    const asAda = { kind: 'user', userId: ada.id, name: 'ada', isAdmin: true } as const;
+    return { ada, bo, workspace, asAda };
+  }
+
+  it('tells of a member added, their role changed and their removal, and of nothing refused', async () => {
+    const { ada, bo, workspace, asAda } = await team();
+    const { accounts, heard } = service;
+
+    const added = await accounts.addMember(asAda, { workspaceId: workspace.id, userId: bo.id });
+    expect(added).toMatchObject({ ok: true, created: true });
+    const promoted = { workspaceId: workspace.id, userId: bo.id, role: 'owner' } as const;
+    expect(await accounts.addMember(asAda, promoted)).toMatchObject({ ok: true, created: false });
+    expect(await accounts.removeMember(asAda, workspace.id, bo.id)).toEqual({ ok: true });
+    const members = [ada.id, bo.id].sort();
+    expect(heard.map(sortedMembers)).toEqual([
+      { kind: 'access', userId: bo.id },
+      { kind: 'people', subjectId: workspace.id, members },
+      { kind: 'access', userId: bo.id },
+      { kind: 'people', subjectId: workspace.id, members },
+      { kind: 'access', userId: bo.id },
+      { kind: 'people', subjectId: workspace.id, members: [ada.id] },
+    ]);
+
+    heard.length = 0;
+    // Its last owner stays: refused, so nobody is told anything.
+    expect(await accounts.removeMember(asAda, workspace.id, ada.id)).toMatchObject({
+      ok: false,
+      code: 'conflict',
+    });
+    expect(await accounts.removeMember(asAda, workspace.id, bo.id)).toMatchObject({
+      code: 'not_found',
+    });
+    expect(heard).toEqual([]);
+  });
+
+  it('tells of a workspace made (its owner) and renamed (every member)', async () => {
+    const { ada, bo, workspace, asAda } = await team();
+    await ensureWorkspaceMember(store, { workspaceId: workspace.id, userId: bo.id });
+    const { accounts, heard } = service;
+
+    const made = await accounts.createWorkspace(asAda, 'ops');
+    if (!made.ok) throw new Error('not made');
+    const renamed = await accounts.renameWorkspace(asAda, workspace.id, 'core');
+    expect(renamed).toMatchObject({ ok: true, workspace: { name: 'core' } });
+    expect(heard.slice(0, 2)).toEqual([
+      { kind: 'access', userId: ada.id },
+      { kind: 'people', subjectId: made.workspace.id, members: [] },
+    ]);
+    expect(
+      heard
+        .slice(2, 4)
+        .map((said) => (said.kind === 'access' ? said.userId : ''))
+        .sort(),
+    ).toEqual([ada.id, bo.id].sort());
+    expect(heard.slice(4)).toEqual([{ kind: 'people', subjectId: workspace.id, members: [] }]);
+  });
+
+  it('tells admins of a person invited', async () => {
+    const { asAda } = await team();
+    const invite = { name: 'cy', origin: 'http://clarion.test' };
+    const invited = await service.accounts.inviteUser(asAda, invite);
+    if (!invited.ok) throw new Error('not invited');
+    expect(service.heard).toEqual([{ kind: 'people', subjectId: invited.user.id, members: [] }]);
+  });
+
+  it("ends a deleted person's sessions before telling of their access, credentials and People", async () => {
+    const { ada, bo, workspace, asAda } = await team();
+    await ensureWorkspaceMember(store, { workspaceId: workspace.id, userId: bo.id });
+    const task = await createTask(store, {
+      workspaceId: workspace.id,
+      title: 'x',
+      createdBy: bo.id,
+    });
+    const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
+
+    expect(await service.accounts.deleteUser(asAda, bo.id)).toEqual({
+      ok: true,
+      actedFor: [session.id],
+      coMembers: [ada.id],
+    });
+    expect(service.heard).toEqual([
+      { kind: 'acted_for_ended', sessionIds: [session.id] },
+      { kind: 'access', userId: bo.id },
+      { kind: 'credentials', userId: bo.id },
+      { kind: 'people', subjectId: bo.id, members: [ada.id] },
+    ]);
+  });
+});
+
+/** Members in a set's order: who lists a workspace, not in which order they were read. */
+function sortedMembers<T extends { kind: string }>(said: T): T {
+  return 'members' in said && Array.isArray(said.members)
+    ? { ...said, members: [...(said.members as string[])].sort() }
+    : said;
+}

@@ -1,0 +1,48 @@
+/**
+ * An `AccountService` for suites that build routes without a whole server:
+ * each announcement is recorded in order (`heard`), and any given hook is
+ * called too; a deleted person's sessions end as nothing.
+ */
+import { AccountService, type AccountAnnouncer } from '../../src/auth/index.js';
+import type { Store } from '../../src/store/index.js';
+
+/** One announcement, as the service made it. */
+export type Announcement =
+  | { readonly kind: 'access'; readonly userId: string }
+  | { readonly kind: 'people'; readonly subjectId: string; readonly members: readonly string[] }
+  | { readonly kind: 'credentials'; readonly userId: string }
+  | { readonly kind: 'acted_for_ended'; readonly sessionIds: readonly string[] };
+
+export interface RecordedAccounts {
+  readonly accounts: AccountService;
+  readonly heard: Announcement[];
+}
+
+export function recordedAccounts(
+  store: Store,
+  also: Partial<AccountAnnouncer> = {},
+): RecordedAccounts {
+  const heard: Announcement[] = [];
+  const accounts = new AccountService({
+    store,
+    announce: {
+      accessChanged(userId) {
+        heard.push({ kind: 'access', userId });
+        also.accessChanged?.(userId);
+      },
+      peopleChanged(subjectId, members) {
+        heard.push({ kind: 'people', subjectId, members: [...members] });
+        also.peopleChanged?.(subjectId, members);
+      },
+      credentialsEnded(userId) {
+        heard.push({ kind: 'credentials', userId });
+        also.credentialsEnded?.(userId);
+      },
+    },
+    endSessionsActedFor: (sessionIds) => {
+      heard.push({ kind: 'acted_for_ended', sessionIds: [...sessionIds] });
+      return Promise.resolve();
+    },
+  });
+  return { accounts, heard };
+}

@@ -1,10 +1,12 @@
 /**
  * The account changes as one service: users invited and deleted, workspaces
- * created and renamed, members added (or their role changed) and removed.
- * Each operation runs its rules (`accounts.ts`, one transaction) and, once
- * that committed, announces the change through the one hook it was built
- * with, so every caller (REST today, a CLI or another API tomorrow) changes
- * access and People the same way, heard by the same open pages and sockets.
+ * created and renamed, members added (or their role changed) and removed,
+ * personal tokens made and revoked, browser sessions begun over another and
+ * ended. Each operation runs its rules (`accounts.ts`, `personal-tokens.ts`,
+ * `sign-in.ts`, `browser-sessions.ts`) and, once they committed, announces
+ * the change through the one hook it was built with, so every caller (REST
+ * today, a CLI or another API tomorrow) changes access, People, tokens and
+ * credentials the same way, heard by the same open pages, sockets and calls.
  *
  * Invariants: nothing is announced for a refusal or before its commit; a
  * deleted person's sessions end before their revocation is announced (an
@@ -13,7 +15,7 @@
  * change's reply (a page not told reads again when shown or reconnected).
  */
 import { listWorkspaceMembers, type Store, type WorkspaceRecord } from '../store/index.js';
-import type { Failure } from '../wire/index.js';
+import type { Failure, PersonalTokenKind } from '../wire/index.js';
 import {
   addMember,
   createOwnedWorkspace,
@@ -27,6 +29,14 @@ import {
   type NewUserWithToken,
   type UserPrincipal,
 } from './accounts.js';
+import { endBrowserSession, endOtherBrowserSessions } from './browser-sessions.js';
+import {
+  createPersonalToken,
+  revokePersonalToken,
+  type NewTokenResult,
+} from './personal-tokens.js';
+import type { RequestBound } from './request-bound.js';
+import { signInWithLink, type LinkSignIn, type LinkSignInResult } from './sign-in.js';
 
 /**
  * What the rest of the server hears of a committed account change. Its one
@@ -41,7 +51,12 @@ export interface AccountAnnouncer {
    * pages read again, and those of `members` (a workspace's, who list its members).
    */
   peopleChanged(subjectId: string, members: readonly string[]): void;
-  /** A person's credentials ended with them: calls and sockets still running with one read it again. */
+  /** A person's API tokens changed: their open Settings read them again. */
+  tokensChanged(userId: string): void;
+  /**
+   * A credential of `userId` ended (a token revoked, a browser session ended,
+   * the person deleted): calls and sockets still running with one read it again.
+   */
   credentialsEnded(userId: string): void;
 }
 
@@ -136,6 +151,53 @@ export class AccountService {
     this.deps.announce.accessChanged(userId);
     await this.membersChanged(workspaceId);
     return removed;
+  }
+
+  /** A personal token (`createPersonalToken`): its owner's open Settings list it. */
+  async createToken(
+    owner: UserPrincipal,
+    request: { readonly name: string; readonly kind: PersonalTokenKind },
+  ): Promise<NewTokenResult> {
+    const created = await createPersonalToken(this.deps.store, owner, request);
+    if (created.ok) this.deps.announce.tokensChanged(owner.userId);
+    return created;
+  }
+
+  /** Revokes a personal token (`revokePersonalToken`): what runs with it reads it again. */
+  async revokeToken(
+    owner: UserPrincipal,
+    tokenId: string,
+    request: RequestBound,
+  ): Promise<{ ok: true } | Failure<'not_found'>> {
+    const revoked = await revokePersonalToken(this.deps.store, owner, tokenId, request);
+    if (!revoked.ok) return revoked;
+    this.deps.announce.credentialsEnded(owner.userId);
+    this.deps.announce.tokensChanged(owner.userId);
+    return revoked;
+  }
+
+  /** Signs a browser in with a link (`signInWithLink`); the session it replaced has ended. */
+  async signIn(link: LinkSignIn): Promise<LinkSignInResult> {
+    const signedIn = await signInWithLink(this.deps.store, link);
+    if (signedIn.ok && signedIn.replaced !== undefined) {
+      this.deps.announce.credentialsEnded(signedIn.replaced);
+    }
+    return signedIn;
+  }
+
+  /** Ends the browser session `secret` signs in (`endBrowserSession`); true when it existed. */
+  async signOut(userId: string, secret: string, request: RequestBound): Promise<boolean> {
+    const ended = await endBrowserSession(this.deps.store, secret, request);
+    if (ended) this.deps.announce.credentialsEnded(userId);
+    return ended;
+  }
+
+  /** Ends `userId`'s other browser sessions (`endOtherBrowserSessions`); how many. */
+  async signOutOthers(userId: string, keepSecret: string, request: RequestBound): Promise<number> {
+    const ended = await endOtherBrowserSessions(this.deps.store, userId, keepSecret, request);
+    // Their events sockets close now, on every replica, as after a sign-out.
+    if (ended > 0) this.deps.announce.credentialsEnded(userId);
+    return ended;
   }
 
   /** A workspace's members list each other on People: they hear of a change among them too. */

@@ -70,13 +70,7 @@ export {
   type SignInOutcome,
   type TokenRequest,
 } from './tokens.js';
-export {
-  createPersonalToken,
-  personalTokensOf,
-  revokePersonalToken,
-  tokenView,
-  type NewTokenResult,
-} from './personal-tokens.js';
+export { personalTokensOf, tokenView, type NewTokenResult } from './personal-tokens.js';
 export {
   cliSignInLink,
   mintSignInLink,
@@ -88,16 +82,11 @@ export {
   type SignInLinkResult,
   type SignInOrigin,
 } from './sign-in-links.js';
-export {
-  endBrowserSession,
-  endOtherBrowserSessions,
-  heldBrowserSession,
-} from './browser-sessions.js';
+export { heldBrowserSession } from './browser-sessions.js';
 export type { RequestBound } from './request-bound.js';
 export {
   openedSignInLink,
   signInLinkIsLive,
-  signInWithLink,
   type BrowserSession,
   type LinkSignIn,
   type LinkSignInResult,

@@ -122,11 +122,6 @@ export function createApp(deps: AppDeps): App {
     logger: deps.logger,
   });
 
-  // Running calls and sockets with an ended credential read theirs again, here and elsewhere.
-  const credentialsEnded = (userId: string) => {
-    credentials.recheck();
-    deps.credentialsEnded?.(userId);
-  };
   // The account changes announce themselves: whoever calls them, these hear of each.
   const accounts = new AccountService({
     store: deps.store,
@@ -141,7 +136,16 @@ export function createApp(deps: AppDeps): App {
         ((_subjectId, members) => {
           deps.hub.peopleChanged({ admins: true, userIds: members });
         }),
-      credentialsEnded,
+      tokensChanged:
+        deps.tokensChanged ??
+        ((userId) => {
+          deps.hub.tokensChanged(userId);
+        }),
+      // Calls and sockets here read their credentials again now; the others on their wake.
+      credentialsEnded: (userId) => {
+        credentials.recheck();
+        deps.credentialsEnded?.(userId);
+      },
     },
     endSessionsActedFor: (sessionIds) => endSessionsActedFor(deps.turns, sessionIds),
   });
@@ -155,12 +159,6 @@ export function createApp(deps: AppDeps): App {
     trustedOrigins,
     linkOrigin,
     accounts,
-    tokensChanged:
-      deps.tokensChanged ??
-      ((userId) => {
-        deps.hub.tokensChanged(userId);
-      }),
-    credentialsEnded,
   });
   registerClarificationRoutes(app, { clarification: deps.clarification });
   registerTaskRoutes(app, deps.turns);

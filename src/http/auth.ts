@@ -18,11 +18,9 @@ import {
   bearerSecret,
   BROWSER_SESSION_TTL_MS,
   resolveTokenWithin,
-  endBrowserSession,
-  endOtherBrowserSessions,
   SIGN_IN_PATH,
   openedSignInLink,
-  signInWithLink,
+  type AccountService,
   type CredentialChannel,
   type CredentialLookupBound,
   type DecisionSurface,
@@ -255,10 +253,10 @@ export interface SessionRouteDeps {
   /** Origins besides the request's own whose pages may sign in (`AuthOptions`). */
   readonly trustedOrigins?: readonly string[];
   /**
-   * A sign-out ended a browser session, or a sign-in replaced one: its open
-   * events sockets close (`TokenRouteDeps`).
+   * Sign-in and sign-out: a browser session ended (or replaced) is announced
+   * by the service, and its open events sockets close.
    */
-  readonly credentialsEnded?: (userId: string) => void;
+  readonly accounts: AccountService;
 }
 
 /**
@@ -292,13 +290,12 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     }
     const body = await parseJsonBody(c, signInBody);
     if (!body.ok) return body.response;
-    const result = await signInWithLink(deps.store, {
+    const result = await deps.accounts.signIn({
       secret: body.value.token,
       currentSecret: sessionCookieOf(c.req.raw),
       switchAccount: body.value.switch_account === true,
     });
     if (!result.ok) return failureResponse(c, result);
-    if (result.replaced !== undefined) deps.credentialsEnded?.(result.replaced);
     setCookie(c, SESSION_COOKIE, result.browserSecret, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -317,9 +314,7 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     if (c.get('surface') !== 'web') return errorResponse(c, 'not_a_browser_session');
     const cookie = getCookie(c, SESSION_COOKIE);
     const waited = { waitedMs: c.get('credentialLookupMs') };
-    if (cookie !== undefined && (await endBrowserSession(deps.store, cookie, waited))) {
-      deps.credentialsEnded?.(principal.userId);
-    }
+    if (cookie !== undefined) await deps.accounts.signOut(principal.userId, cookie, waited);
     deleteCookie(c, SESSION_COOKIE, {
       httpOnly: true,
       sameSite: 'Strict',
@@ -336,11 +331,10 @@ export function registerSessionRoutes(app: Hono<AppEnv>, deps: SessionRouteDeps)
     // The session kept is the request's own: a bearer has none to keep, so it ends nothing.
     const cookie = c.get('surface') === 'web' ? getCookie(c, SESSION_COOKIE) : undefined;
     if (cookie === undefined) return errorResponse(c, 'not_a_browser_session');
-    const ended = await endOtherBrowserSessions(deps.store, principal.userId, cookie, {
+    // Their events sockets close now, on every replica, as after a sign-out (the service's news).
+    const ended = await deps.accounts.signOutOthers(principal.userId, cookie, {
       waitedMs: c.get('credentialLookupMs'),
     });
-    // Their events sockets close now, on every replica, as after a sign-out.
-    if (ended > 0) deps.credentialsEnded?.(principal.userId);
     return c.json({ ended } satisfies SignOutOthersReply);
   });
 }

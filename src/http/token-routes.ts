@@ -4,14 +4,14 @@
  * tokens. Only a person mints: an agent's token is already refused on every
  * state-changing route by the auth middleware, and its reads here are refused
  * too (`forbidden`), since an agent has no tokens of its own to list.
- * Every reply that holds a secret is `Cache-Control: no-store`.
+ * Every reply that holds a secret is `Cache-Control: no-store`. A token made
+ * or revoked is announced by `AccountService`, not here.
  */
 import type { Context, Hono } from 'hono';
 import {
-  createPersonalToken,
   personalTokensOf,
-  revokePersonalToken,
   signInLinkFor,
+  type AccountService,
   type UserPrincipal,
 } from '../auth/index.js';
 import type { Store } from '../store/index.js';
@@ -34,13 +34,8 @@ export interface TokenRouteDeps {
    * Without it (apps built in tests), the request's own origin.
    */
   readonly linkOrigin?: () => string;
-  /**
-   * A token was revoked or its person removed: calls still running with one
-   * (an MCP wait) read theirs again now, here and on the other replicas.
-   */
-  readonly credentialsEnded?: (userId: string) => void;
-  /** A person's API tokens changed (committed): their open Settings read them again. */
-  readonly tokensChanged?: (userId: string) => void;
+  /** Tokens made and revoked, each announced by the service once committed. */
+  readonly accounts: AccountService;
 }
 
 /** The origin a minted link starts with. */
@@ -66,7 +61,7 @@ async function signInLinkRequest(c: Context): Promise<BodyResult<SignInLinkBody>
 }
 
 export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): void {
-  const { store } = deps;
+  const { store, accounts } = deps;
 
   app.post('/api/v1/auth/sign-in-links', async (c) => {
     const caller = person(c);
@@ -87,9 +82,8 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     if (caller instanceof Response) return caller;
     const body = await parseJsonBody(c, newTokenBody);
     if (!body.ok) return body.response;
-    const result = await createPersonalToken(store, caller.principal, body.value);
+    const result = await accounts.createToken(caller.principal, body.value);
     if (!result.ok) return failureResponse(c, result);
-    deps.tokensChanged?.(caller.principal.userId);
     c.header('Cache-Control', 'no-store');
     return c.json({ token: result.token, secret: result.secret }, 201);
   });
@@ -108,12 +102,10 @@ export function registerTokenRoutes(app: Hono<AppEnv>, deps: TokenRouteDeps): vo
     const id = c.req.param('id');
     // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown token');
-    const result = await revokePersonalToken(store, caller.principal, id, {
+    const result = await accounts.revokeToken(caller.principal, id, {
       waitedMs: c.get('credentialLookupMs'),
     });
     if (!result.ok) return failureResponse(c, result);
-    deps.credentialsEnded?.(caller.principal.userId);
-    deps.tokensChanged?.(caller.principal.userId);
     return c.body(null, 204);
   });
 }

@@ -10,7 +10,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { issueToken, revokePersonalToken } from '../../src/auth/index.js';
+import { issueToken } from '../../src/auth/index.js';
+// The bare revocation, as another replica's: nobody here is told (`AccountService` would tell).
+import { revokePersonalToken } from '../../src/auth/personal-tokens.js';
 import type { UserPrincipal } from '../../src/auth/accounts.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { DRIVERS } from '../support/databases.js';

@@ -1,11 +1,12 @@
 /**
  * The account changes announce themselves, whoever calls them: each
  * `AccountService` operation called directly (no route, no app) tells its
- * hook who may see what again, whose People pages read again and whose
- * credentials ended, once committed, and a refusal tells nothing. A deleted
- * person's sessions end before the rest is told, on both engines.
+ * hook who may see what again, whose People pages and tokens read again and
+ * whose credentials ended, once committed, and a refusal tells nothing. A
+ * deleted person's sessions end before the rest is told, on both engines.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { issueToken, redeemSignIn } from '../../src/auth/tokens.js';
 import {
   createSession,
   createTask,
@@ -131,6 +132,79 @@ describe.each(DRIVERS)('account changes announced by their service on %s', (driv
       { kind: 'credentials', userId: bo.id },
       { kind: 'people', subjectId: bo.id, members: [ada.id] },
     ]);
+  });
+});
+
+describe.each(DRIVERS)('credential changes announced by their service on %s', (driver) => {
+  let database: TestDatabase;
+  let store: Store;
+  let service: RecordedAccounts;
+
+  beforeEach(async () => {
+    database = await freshDatabase(driver);
+    store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
+    service = recordedAccounts(store);
+  });
+
+  afterEach(async () => {
+    await store.close();
+    await database.dispose();
+  });
+
+  const bound = { waitedMs: 0 };
+
+  /** A browser session of `userId`, signed in with a fresh link. */
+  async function browser(userId: string): Promise<string> {
+    const link = await issueToken(store, { kind: 'sign_in', userId });
+    const redeemed = await redeemSignIn(store, link.secret);
+    if (!redeemed.ok) throw new Error('not signed in');
+    return redeemed.browserSecret;
+  }
+
+  it('tells of a token made and revoked, and of nothing unknown', async () => {
+    const ada = await createUser(store, { name: 'ada' });
+    const asAda = { kind: 'user', userId: ada.id, name: 'ada', isAdmin: false } as const;
+    const { accounts, heard } = service;
+
+    const made = await accounts.createToken(asAda, { name: 'ci', kind: 'user' });
+    if (!made.ok) throw new Error('not made');
+    expect(await accounts.revokeToken(asAda, made.token.id, bound)).toEqual({ ok: true });
+    expect(await accounts.revokeToken(asAda, made.token.id, bound)).toMatchObject({
+      code: 'not_found',
+    });
+    expect(heard).toEqual([
+      { kind: 'tokens', userId: ada.id },
+      { kind: 'credentials', userId: ada.id },
+      { kind: 'tokens', userId: ada.id },
+    ]);
+  });
+
+  it('tells of browser sessions ended by a sign-out, of the others, or by a new sign-in', async () => {
+    const ada = await createUser(store, { name: 'ada' });
+    const bo = await createUser(store, { name: 'bo' });
+    const { accounts, heard } = service;
+
+    const phone = await browser(ada.id);
+    const laptop = await browser(ada.id);
+    expect(await accounts.signOutOthers(ada.id, laptop, bound)).toBe(1);
+    // None left to end: nothing to tell.
+    expect(await accounts.signOutOthers(ada.id, laptop, bound)).toBe(0);
+    expect(await accounts.signOut(ada.id, phone, bound)).toBe(false);
+    expect(await accounts.signOut(ada.id, laptop, bound)).toBe(true);
+    expect(heard.splice(0)).toEqual([
+      { kind: 'credentials', userId: ada.id },
+      { kind: 'credentials', userId: ada.id },
+    ]);
+
+    // Bo's link opened where Ada is signed in, switching: Ada's session there ends.
+    const shared = await browser(ada.id);
+    const link = await issueToken(store, { kind: 'sign_in', userId: bo.id });
+    const switched = { secret: link.secret, currentSecret: shared, switchAccount: true };
+    expect(await accounts.signIn(switched)).toMatchObject({ ok: true, replaced: ada.id });
+    const fresh = await issueToken(store, { kind: 'sign_in', userId: bo.id });
+    const first = { secret: fresh.secret, currentSecret: undefined, switchAccount: false };
+    expect(await accounts.signIn(first)).toMatchObject({ ok: true, replaced: undefined });
+    expect(heard).toEqual([{ kind: 'credentials', userId: ada.id }]);
   });
 });
 

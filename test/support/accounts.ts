@@ -10,6 +10,7 @@ import type { Store } from '../../src/store/index.js';
 export type Announcement =
   | { readonly kind: 'access'; readonly userId: string }
   | { readonly kind: 'people'; readonly subjectId: string; readonly members: readonly string[] }
+  | { readonly kind: 'tokens'; readonly userId: string }
   | { readonly kind: 'credentials'; readonly userId: string }
   | { readonly kind: 'acted_for_ended'; readonly sessionIds: readonly string[] };
 
@@ -33,6 +34,10 @@ export function recordedAccounts(
       peopleChanged(subjectId, members) {
         heard.push({ kind: 'people', subjectId, members: [...members] });
         also.peopleChanged?.(subjectId, members);
+      },
+      tokensChanged(userId) {
+        heard.push({ kind: 'tokens', userId });
+        also.tokensChanged?.(userId);
       },
       credentialsEnded(userId) {
         heard.push({ kind: 'credentials', userId });

@@ -8,7 +8,7 @@ import type { upgradeWebSocket } from '@hono/node-server';
 import { registerMcpRoute, type McpEndpoint } from '../agents/mcp/index.js';
 import { AccountService, CredentialWatch } from '../auth/index.js';
 import type { ClarificationService } from '../clarification/index.js';
-import { endSessionsActedFor, type TurnsDeps } from '../turns/index.js';
+import { consentRuleService, endSessionsActedFor, type TurnsDeps } from '../turns/index.js';
 import type { EventHub } from '../events/index.js';
 import type { NotificationService } from '../notify/index.js';
 import type { ClarionMetrics } from '../observability/index.js';
@@ -70,7 +70,7 @@ export interface AppDeps {
   readonly draining?: () => boolean;
   /** A person's memberships changed (`AccountService`'s hook); the hub's own when absent (one server). */
   readonly accessChanged?: (userId: string) => void;
-  /** A person's "Always allow" rules changed; the hub's own when absent (one server). */
+  /** A person's "Always allow" rules changed (`ConsentRuleService`'s hook); the hub's own when absent (one server). */
   readonly consentRulesChanged?: (userId: string) => void;
   /** A person's API tokens changed; the hub's own when absent. */
   readonly tokensChanged?: (userId: string) => void;
@@ -164,12 +164,14 @@ export function createApp(deps: AppDeps): App {
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, deps.turns);
   registerConsentRuleRoutes(app, {
-    store: deps.store,
-    consentRulesChanged:
-      deps.consentRulesChanged ??
-      ((userId) => {
-        deps.hub.consentRulesChanged(userId);
-      }),
+    rules: consentRuleService({
+      store: deps.store,
+      rulesChanged:
+        deps.consentRulesChanged ??
+        ((userId) => {
+          deps.hub.consentRulesChanged(userId);
+        }),
+    }),
   });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });

@@ -6,8 +6,7 @@
  */
 import type { Context, Hono } from 'hono';
 import type { UserPrincipal } from '../auth/index.js';
-import type { Store } from '../store/index.js';
-import { consentRulesOf, revokeConsentRule } from '../turns/index.js';
+import type { ConsentRuleService } from '../turns/index.js';
 import { textProblem, unpagedListQuery } from '../wire/index.js';
 import { decisionCaller, principalOf } from './auth.js';
 import type { AppEnv } from './env.js';
@@ -15,9 +14,8 @@ import { errorResponse, failureResponse } from './errors.js';
 import { parseQuery } from './request-guards.js';
 
 export interface ConsentRuleRouteDeps {
-  readonly store: Store;
-  /** A person's rules changed (committed): their open pages, and admins', read them again. */
-  readonly consentRulesChanged?: (userId: string) => void;
+  /** Lists and revokes; a revoke tells the owner's open pages, and admins', itself. */
+  readonly rules: ConsentRuleService;
 }
 
 function person(c: Context<AppEnv>): UserPrincipal | Response {
@@ -33,7 +31,7 @@ export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRo
     if (caller instanceof Response) return caller;
     const query = parseQuery(c, unpagedListQuery);
     if (!query.ok) return query.response;
-    return c.json(await consentRulesOf(deps.store, caller));
+    return c.json(await deps.rules.list(caller));
   });
 
   app.delete('/api/v1/consent-rules/:id', async (c) => {
@@ -42,9 +40,8 @@ export function registerConsentRuleRoutes(app: Hono<AppEnv>, deps: ConsentRuleRo
     const id = c.req.param('id');
     // A NUL (`%00`) is no record ID and PostgreSQL refuses it as a parameter: unknown, no query.
     if (textProblem(id) !== undefined) return errorResponse(c, 'not_found', 'unknown rule');
-    const result = await revokeConsentRule(deps.store, caller, decisionCaller(c).surface, id);
+    const result = await deps.rules.revoke(caller, decisionCaller(c).surface, id);
     if (!result.ok) return failureResponse(c, result);
-    deps.consentRulesChanged?.(result.owner);
     return c.body(null, 204);
   });
 }

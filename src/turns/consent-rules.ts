@@ -183,3 +183,31 @@ export async function revokeConsentRule(
       : { ok: true as const, owner };
   });
 }
+
+/**
+ * A person's rules as the API reaches them: listed, and revoked with the
+ * news told through `rulesChanged` once the revoke committed (the owner's
+ * open lists read again, and admins'), whoever the caller is.
+ */
+export interface ConsentRuleService {
+  list(caller: UserPrincipal): Promise<ConsentRuleListReply>;
+  revoke(
+    caller: UserPrincipal,
+    surface: DecisionSurface,
+    ruleId: string,
+  ): Promise<{ ok: true; owner: string } | Failure<'not_found' | 'unauthorized'>>;
+}
+
+export function consentRuleService(deps: {
+  readonly store: Store;
+  readonly rulesChanged: (userId: string) => void;
+}): ConsentRuleService {
+  return {
+    list: (caller) => consentRulesOf(deps.store, caller),
+    async revoke(caller, surface, ruleId) {
+      const revoked = await revokeConsentRule(deps.store, caller, surface, ruleId);
+      if (revoked.ok) deps.rulesChanged(revoked.owner);
+      return revoked;
+    },
+  };
+}

@@ -50,9 +50,9 @@ export {
   type AnswerLinkResult,
 } from './answer-links.js';
 export {
-  consentRulesOf,
+  consentRuleService,
   consentRulesPort,
   keepRuleWhere,
   ruleStandsWhere,
-  revokeConsentRule,
+  type ConsentRuleService,
 } from './consent-rules.js';

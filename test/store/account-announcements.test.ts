@@ -4,6 +4,7 @@
  * hook who may see what again, whose People pages and tokens read again and
  * whose credentials ended, once committed, and a refusal tells nothing. A
  * deleted person's sessions end before the rest is told, on both engines.
+ * A revoked "Always allow" rule is told the same way, by its own service.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken, redeemSignIn } from '../../src/auth/tokens.js';
@@ -13,9 +14,12 @@ import {
   createUser,
   createWorkspace,
   ensureWorkspaceMember,
+  keepConsentRule,
+  listConsentRules,
   openStore,
   type Store,
 } from '../../src/store/index.js';
+import { consentRuleService } from '../../src/turns/index.js';
 import { recordedAccounts, type RecordedAccounts } from '../support/accounts.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds } from '../support/fakes.js';
@@ -132,6 +136,32 @@ describe.each(DRIVERS)('account changes announced by their service on %s', (driv
       { kind: 'credentials', userId: bo.id },
       { kind: 'people', subjectId: bo.id, members: [ada.id] },
     ]);
+  });
+
+  it('tells of an "Always allow" revoked, to its owner\'s pages, and of nothing refused', async () => {
+    const { bo, workspace, asAda } = await team();
+    const changed: string[] = [];
+    const rules = consentRuleService({ store, rulesChanged: (userId) => changed.push(userId) });
+    await keepConsentRule(store, {
+      userId: bo.id,
+      scope: { workspace_id: workspace.id, cwd: '/srv/app' },
+      profile: 'demo',
+      toolKey: 'execute',
+      command: 'npm test',
+      surface: 'web',
+    });
+    const [rule] = await listConsentRules(store, bo.id);
+    const ruleId = rule?.id ?? '';
+    const asBo = { kind: 'user', userId: bo.id, name: 'bo', isAdmin: false } as const;
+
+    expect(await rules.revoke(asBo, 'rest', 'no-such-rule')).toMatchObject({ code: 'not_found' });
+    expect(changed).toEqual([]);
+    // An admin's revoke ends someone else's rule: its owner is the one told.
+    expect(await rules.revoke(asAda, 'web', ruleId)).toEqual({ ok: true, owner: bo.id });
+    expect(changed).toEqual([bo.id]);
+    expect(await rules.revoke(asBo, 'web', ruleId)).toMatchObject({ code: 'not_found' });
+    expect(changed).toEqual([bo.id]);
+    expect((await rules.list(asBo)).revoked).toMatchObject([{ id: ruleId }]);
   });
 });
 

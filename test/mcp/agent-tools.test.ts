@@ -83,6 +83,25 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
     ]);
   });
 
+  it('hands over the answer to a question whose ID is a name every object has', async () => {
+    const client = await m.connect(m.tokens.agent);
+    const options = [
+      { id: 'yes', label: 'Yes', description: 'Carry on' },
+      { id: 'no', label: 'No', description: 'Stop here' },
+    ];
+    const call = m.call(client, 'ask_user_question', {
+      questions: [{ id: '__proto__', prompt: 'Go on?', options }],
+    });
+    const pendingId = await livePendingId();
+    const answer = { question_id: '__proto__', selected_options: ['no'], custom_text: 'wait' };
+    expect((await m.respond(pendingId, { answers: [answer] }, m.tokens.member)).status).toBe(200);
+
+    const { answers } = structured(await call) as { answers: object };
+    expect(Object.entries(answers)).toEqual([
+      ['__proto__', { selected: [{ id: 'no', label: 'No' }], custom_text: 'wait' }],
+    ]);
+  });
+
   it('reports a skip with its reason', async () => {
     const client = await m.connect(m.tokens.agent);
     const call = m.call(client, 'ask_user_question', TWO_QUESTIONS);

@@ -51,6 +51,26 @@ describe('MCP tool results', () => {
     });
   });
 
+  it('keeps the answer to a question whose ID is a name every object has', () => {
+    // Question IDs are the agent's to choose, and `__proto__` or `constructor` are valid ones.
+    const questions = ['__proto__', 'constructor'].map((id) => ({
+      id,
+      options: [{ option_id: 'a', label: 'Alpha', description: '' }],
+    }));
+    const answers = questions.map(({ id }) => ({
+      question_id: id,
+      selected_options: ['a'],
+      custom_text: id,
+    }));
+    const payload = decisionPayload({ ...response, answers }, questions);
+    const sent = JSON.parse(JSON.stringify(toolResult(payload).structuredContent)) as {
+      answers: object;
+    };
+    expect(Object.entries(sent.answers)).toEqual(
+      questions.map(({ id }) => [id, { selected: [{ id: 'a', label: 'Alpha' }], custom_text: id }]),
+    );
+  });
+
   it('turns a rejection into a skip with its reason', () => {
     const rejected = { ...response, rejected: true, reject_reason: 'later', answers: [] };
     expect(decisionPayload(rejected, QUESTIONS)).toEqual({

@@ -44,18 +44,18 @@ export function decisionPayload(
     return { status: 'skipped', pending_id: response.pending_id, reason: response.reject_reason };
   }
   const byId = new Map(questions.map((question) => [question.id, question]));
-  const answers: Record<string, AnswerPayload> = {};
-  for (const answer of response.answers) {
-    const options = byId.get(answer.question_id)?.options ?? [];
-    answers[answer.question_id] = {
-      selected: answer.selected_options.map((id) => ({
+  // Own keys, never assignment: a question ID such as `__proto__` would set the prototype and vanish.
+  const answers: Record<string, AnswerPayload> = Object.fromEntries(
+    response.answers.map((answer): [string, AnswerPayload] => {
+      const options = byId.get(answer.question_id)?.options ?? [];
+      const selected = answer.selected_options.map((id) => ({
         id,
         // A stored answer only names options of its question; the ID stands in if one is gone.
         label: options.find((option) => option.option_id === id)?.label ?? id,
-      })),
-      custom_text: answer.custom_text,
-    };
-  }
+      }));
+      return [answer.question_id, { selected, custom_text: answer.custom_text }];
+    }),
+  );
   return { status: 'answered', pending_id: response.pending_id, answers };
 }
 

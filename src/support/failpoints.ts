@@ -41,6 +41,7 @@ export type PausePointName =
   | 'notify.answer_links_checking'
   | 'notify.answer_links_held'
   | 'notify.channel_removal_locked'
+  | 'mcp.before_find'
   | 'mcp.before_reopen';
 
 export interface ArmedPause {

@@ -334,4 +334,56 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
       await stream?.body?.cancel().catch(() => undefined);
     }
   });
+
+  it('opens one copy for a request whose lookup began before another request opened it', async () => {
+    const clock = { now: 1_000_000 };
+    const timers = manualTimers();
+    const h = (m = await mcpHarness(driver, {
+      progressIntervalMs: 40,
+      route: {
+        sharedSessions: true,
+        callWithoutProgressMs: HELD_BOUND_MS,
+        sessionLimits: { idleMs: 600_000 },
+        nowMs: () => clock.now,
+        timers,
+      },
+    }));
+    const token = h.tokens.colleague;
+    const sessionId = (await initialize(h, token)).sessionId ?? '';
+    clock.now += 600_000;
+    timers.fire();
+    await eventually(() => h.endpoint.sessionCount() === 0);
+    const headers = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      authorization: `Bearer ${token}`,
+      'mcp-session-id': sessionId,
+      'mcp-protocol-version': '2025-11-25',
+    };
+
+    // One request found no copy here and still reads the store when the client's ask opens one.
+    const paused = armPause('mcp.before_find', PAUSE_BOUND_MS);
+    try {
+      const pinged = ping(h, token, sessionId);
+      await paused.reached;
+      const call = { name: 'ask_user_question', arguments: TWO_QUESTIONS };
+      const reply = await fetch(h.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: call }),
+      });
+      const pendingId = /"pending_id\\?":\\?"([^"\\]+)/.exec(await reply.text())?.[1] ?? '';
+      expect(h.h.waiters.has(pendingId)).toBe(true);
+      paused.release();
+      expect(await pinged).toBe(200);
+
+      // The client closes its session: the one copy closes, and the ask it holds ends with it.
+      const closed = await fetch(h.url, { method: 'DELETE', headers });
+      expect(closed.status).toBe(200);
+      expect(h.endpoint.sessionCount()).toBe(0);
+      await eventually(() => !h.h.waiters.has(pendingId));
+    } finally {
+      paused.release();
+    }
+  });
 });

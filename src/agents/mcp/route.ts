@@ -298,20 +298,25 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       await reopening.get(sessionId);
       const entry = sessions.lookup(sessionId, owner);
       if (entry) return serve(entry);
+      await pausePoint('mcp.before_find');
       resume = await shared
         ?.find(sessionId, owner, request)
         .catch((error: unknown) => refusedBeforeTools(error, () => Promise.resolve(body.json)));
       if (!resume) return sessionNotFound();
+      // Another request of the session opened it here while the store was read, or is opening
+      // it: one copy serves both. A second would replace the first in `sessions`, and what the
+      // first holds (an ask past its call) would outlive the client's close.
+      for (;;) {
+        const opened = sessions.lookup(sessionId, owner);
+        if (opened) return serve(opened);
+        const racing = reopening.get(sessionId);
+        if (!racing) break;
+        await racing;
+      }
       // Its client closes it: opening a copy only to close it would take a place, or be refused one.
       if (request.method === 'DELETE') {
         await endShared(sessionId);
         return new Response(null, { status: 200 });
-      }
-      // Another request of the session began opening it here meanwhile: one copy serves both.
-      for (let racing = reopening.get(sessionId); racing; racing = reopening.get(sessionId)) {
-        await racing;
-        const opened = sessions.lookup(sessionId, owner);
-        if (opened) return serve(opened);
       }
     }
 

@@ -273,6 +273,31 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
         );
       });
     }
+
+    it('is not told to wait for an answer it may no longer have once its person was removed', async () => {
+      const external = await m.connect(m.tokens.member, 'removed-told');
+      const asking = m.call(external, 'ask_user_question', TWO_QUESTIONS, {
+        onprogress: () => undefined,
+      });
+      const { pendingId } = await newestVisible(m);
+      const { workspace_id: workspaceId } = m.h.seeded.task;
+      const member = m.h.principals.member.userId;
+      expect(await removeWorkspaceMember(m.h.store, workspaceId, member)).toBe(true);
+      const answered = await m.h.service.respond(
+        { principal: m.colleague, surface: 'rest' },
+        pendingId,
+        ANSWERS,
+      );
+      expect(answered.ok).toBe(true);
+      // Answered, and not for this caller: not open, and nothing to wait for, as wait_for_answer says.
+      const result = await asking;
+      expect(result.structuredContent).toEqual({
+        error: 'clarification request not found',
+        code: 'not_found',
+      });
+      const waited = await m.call(external, 'wait_for_answer', { pending_id: pendingId });
+      expect(waited.structuredContent).toEqual(result.structuredContent);
+    });
   });
 
   describe('once its live wait ended', () => {

@@ -382,6 +382,8 @@ export function registerClarionTools(
         if (result.reason === 'superseded') {
           return toolFailure(failure('not_active', QUESTION_SUPERSEDED_MESSAGE));
         }
+        // Its person was removed from the session's workspace: as wait_for_answer tells it, not open.
+        if (result.reason === 'revoked') return toolFailure(QUESTION_NOT_FOUND);
         return toolResult(openPayload(result.pendingId, target.external));
       }),
   );

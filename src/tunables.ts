@@ -316,7 +316,10 @@ export const STATISTICS_INTERVAL_MS = 60 * 60 * 1000;
 export const AGENTS_PER_USER = 16;
 /** Agent processes running at once on the whole server; `CLARION_AGENTS_PER_SERVER`. */
 export const AGENTS_PER_SERVER = 64;
-/** Open MCP sessions of one principal: a user token, or one session's agent token. */
+/**
+ * Open MCP sessions of one principal (`holderKey`): all of a person's user
+ * tokens, all the agent tokens they minted, or one session's agent token.
+ */
 export const MCP_SESSIONS_PER_PRINCIPAL = 16;
 /**
  * Open MCP sessions of all principals of one user together: their own token

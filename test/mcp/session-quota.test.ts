@@ -191,6 +191,32 @@ describe.each(DRIVERS)('MCP session quotas on %s', (driver) => {
     expect(h.h.runtime.prompts).toEqual([]);
   });
 
+  it("tells a fresh agent token whose places its person's other agent tokens hold which tokens hold them", async () => {
+    const h = (m = await mcpHarness(driver, {
+      progressIntervalMs: 40,
+      route: { callWithoutProgressMs: HELD_BOUND_MS, sessionLimits: { perPrincipal: 1 } },
+    }));
+    const mint = async (name: string) =>
+      (
+        await issueToken(h.h.store, {
+          kind: 'external_agent',
+          userId: h.h.principals.member.userId,
+          name,
+        })
+      ).secret;
+    await heldAsk(h, await mint('Claude Code'), 'claude-code');
+
+    // Another agent of the same person, its token never used: the place is its person's agents'.
+    const refused = await initialize(h, await mint('Codex'));
+    expect(refused.status, refused.text).toBe(429);
+    const { error } = JSON.parse(refused.text) as { error: { message: string; data: unknown } };
+    expect(error.data).toEqual({ code: 'quota_exceeded', scope: 'principal', limit: 1 });
+    expect(error.message).not.toMatch(/this token/);
+    expect(error.message).toMatch(
+      /^too many open MCP sessions for the agent tokens of this person/,
+    );
+  });
+
   it('takes no session’s place for a request that opens none', async () => {
     const h = (m = await mcpHarness(driver, { route: { sessionLimits: { perPrincipal: 1 } } }));
     const kept = await initialize(h, h.tokens.colleague);

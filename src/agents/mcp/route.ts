@@ -123,12 +123,23 @@ function noSession(): Response {
 }
 
 /**
+ * What one principal's bound counts (`holderKey`): a person's sessions belong
+ * to the person, whichever of their tokens of a kind opened them, so a token
+ * never used may find its places taken.
+ */
+const PRINCIPAL_OF: Record<TokenHolder['kind'], string> = {
+  agent: 'this token',
+  user: 'the user tokens of this person',
+  external_agent: 'the agent tokens of this person',
+};
+
+/**
  * A refused `initialize`, as a JSON-RPC error the way the SDK answers over
  * HTTP, with the catalogue's status, code and `Retry-After`.
  */
-function quotaExceeded(scope: QuotaScope, limit: number): Response {
+function quotaExceeded(scope: QuotaScope, limit: number, kind: TokenHolder['kind']): Response {
   const entry: OutcomeEntry = OUTCOMES.quota_exceeded;
-  const whose = { principal: 'this token', user: 'this user', server: 'the server' }[scope];
+  const whose = { principal: PRINCIPAL_OF[kind], user: 'this user', server: 'the server' }[scope];
   const message =
     `too many open MCP sessions for ${whose} (limit ${limit}), and none is idle: each runs a ` +
     'tool call or holds a question waiting for a person, so none is closed for a new one; ' +
@@ -348,7 +359,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
           { principal: holder.kind, scope: admission.scope, limit: admission.limit },
           'mcp session refused: quota exceeded',
         );
-        return quotaExceeded(admission.scope, admission.limit);
+        return quotaExceeded(admission.scope, admission.limit, holder.kind);
       }
       const { slot } = admission;
       const id = sessionId ?? randomUUID();

@@ -77,7 +77,14 @@ function ok<T>(value: T): Promise<ApiResult<T>> {
   return Promise.resolve({ ok: true, status: 200, value });
 }
 
-function setup(transcript: Transcript) {
+/**
+ * `held(cursor)`: a page read the test answers later (undefined: at once); the server reads
+ * the page when the request arrives, as a real one does.
+ */
+function setup(
+  transcript: Transcript,
+  held: (cursor: string | undefined) => Promise<void> | undefined = () => undefined,
+) {
   let socket = new FakeSocket();
   const model = new ReadModel();
   const unused = () => Promise.reject(new Error('unused'));
@@ -86,7 +93,11 @@ function setup(transcript: Transcript) {
     sessions: () => ok({ sessions: [] }),
     pending: () => ok({ bundles: [], next_cursor: null }),
     userInputs: () => ok({ requests: [] }),
-    messages: (_session: string, cursor?: string) => ok(transcript.page(cursor)),
+    messages: async (_session: string, cursor?: string) => {
+      const page = transcript.page(cursor);
+      await held(cursor);
+      return ok(page);
+    },
     me: unused,
   } as unknown as ApiClient;
   const timers: (() => void)[] = [];
@@ -244,5 +255,40 @@ describe('a long transcript in the read model', () => {
     expect(contents(model)).toEqual(
       lines(total - TRANSCRIPT_REREAD_PAGES * TRANSCRIPT_PAGE_ROWS, total),
     );
+  });
+});
+
+describe('earlier pages and a reconnect read at once', () => {
+  it('keeps a page loaded while the re-read was out, reading down to it', async () => {
+    const transcript = new Transcript();
+    transcript.append(450);
+    let release: (() => void) | undefined;
+    let holding = false;
+    const { model, sync, subscribe, reconnect } = setup(transcript, (cursor) =>
+      holding && cursor === undefined
+        ? new Promise<void>((resolve) => {
+            release = resolve;
+          })
+        : undefined,
+    );
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    expect(contents(model)).toEqual(lines(250, 450));
+
+    // Back from a sleep: the re-read's first page is slow, and the reader asks for earlier rows.
+    holding = true;
+    await reconnect();
+    expect(release).toBeDefined();
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toEqual(lines(50, 450));
+    holding = false;
+    release?.();
+    await settle();
+    // The rows the reader asked for stay, read again under the new subscription.
+    expect(contents(model)).toEqual(lines(50, 450));
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toEqual(lines(0, 450));
   });
 });

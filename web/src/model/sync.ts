@@ -503,7 +503,6 @@ export class ModelSync {
     const { api, model } = this.deps;
     // Taken before the request, as the window's: a read that outlived its subscription is dropped.
     const { generation } = model.getState();
-    const target = rereadTarget(model.getState(), sessionId);
     const rows: MessageView[] = [];
     let cursor: string | undefined;
     for (let page = 1; ; page++) {
@@ -518,6 +517,9 @@ export class ModelSync {
       rows.push(...result.value.messages);
       const earlier = result.value.next_cursor;
       const oldest = result.value.messages.at(-1);
+      // The window as it is now: earlier rows the person loaded meanwhile are read down to, not
+      // let go when this read is applied.
+      const target = rereadTarget(model.getState(), sessionId);
       if (earlier === null || rereadCovers(target, oldest) || page >= TRANSCRIPT_REREAD_PAGES) {
         model.update((state) =>
           transcriptTransitions.read(state, sessionId, rows, earlier, generation),

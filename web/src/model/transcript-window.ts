@@ -9,7 +9,9 @@
  * A reconnect (or an access change, or a re-check) reads again from the end
  * down to the window's start, at most `TRANSCRIPT_REREAD_PAGES` pages: rows
  * that changed or arrived while no event could say so are read again, and
- * the window starts where that read ended. A read longer than the bound
+ * the window starts where that read ended. The window's start is taken anew
+ * at each page, so earlier pages the person loads meanwhile are read down to
+ * rather than let go when the read lands. A read longer than the bound
  * (a day's output while a laptop slept) narrows the window to its newest
  * part rather than leave a hole; the person loads earlier pages again.
  * A read from an earlier subscription is dropped, as a pending snapshot is.

@@ -292,3 +292,47 @@ describe('earlier pages and a reconnect read at once', () => {
     expect(contents(model)).toEqual(lines(0, 450));
   });
 });
+
+describe('an earlier page read under an earlier subscription', () => {
+  it('is dropped though the re-read ended at the same cursor: it may predate a change', async () => {
+    const transcript = new Transcript();
+    transcript.append(450);
+    let release: (() => void) | undefined;
+    let holding = false;
+    const { model, sync, subscribe, reconnect } = setup(transcript, (cursor) =>
+      holding && cursor !== undefined
+        ? new Promise<void>((resolve) => {
+            release = resolve;
+          })
+        : undefined,
+    );
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+
+    // The page before is read, and its answer is slow to come…
+    holding = true;
+    const pending = sync.loadEarlier(S);
+    await settle();
+    holding = false;
+    // …while row 100 changes with no socket to say so, and the page reconnects. Nothing new
+    // arrived, so the re-read ends where the window did, with the same cursor.
+    const changed = transcript.rows[100];
+    if (!changed) throw new Error('a row');
+    transcript.rows[100] = {
+      ...changed,
+      content: 'line 100, edited',
+      updated_at: '2026-01-02T00:00:00.000000000Z',
+    };
+    await reconnect();
+    expect(contents(model)).toEqual(lines(250, 450));
+    release?.();
+    await pending;
+    // The old page would have shown row 100 as it was, and no event would ever correct it.
+    expect(contents(model)).not.toContain('line 100');
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(contents(model)).toContain('line 100, edited');
+    expect(contents(model)).not.toContain('line 100');
+  });
+});

@@ -536,6 +536,7 @@ export class ModelSync {
    */
   async loadEarlier(sessionId: string): Promise<boolean> {
     const { api, model } = this.deps;
+    const { generation } = model.getState();
     const used = model.getState().sessions[sessionId]?.window?.earlier;
     if (used === undefined || used === null) return true;
     const result = await api.messages(sessionId, used);
@@ -553,6 +554,7 @@ export class ModelSync {
         result.value.messages,
         used,
         result.value.next_cursor,
+        generation,
       ),
     );
     return true;

@@ -108,9 +108,12 @@ export const transcriptTransitions = {
   },
 
   /**
-   * The page before the window, read with its `earlier` cursor `used`. One
-   * read for a window since replaced (a reconnect narrowed it) is dropped:
-   * it would join rows with a hole between.
+   * The page before the window, read with its `earlier` cursor `used` under
+   * subscription `generation`. One read for a window since replaced (a
+   * reconnect narrowed it) is dropped: it would join rows with a hole
+   * between. So is one requested under an earlier subscription, even when a
+   * re-read ended at the same cursor: a row in it may have changed before the
+   * new subscription, with no event to say so.
    */
   earlier(
     state: ModelState,
@@ -118,7 +121,9 @@ export const transcriptTransitions = {
     rows: readonly MessageView[],
     used: string,
     earlier: string | null,
+    generation: number,
   ): ModelState {
+    if (generation !== state.generation) return state;
     const window = state.sessions[sessionId]?.window;
     if (!window || window.earlier !== used) return state;
     const applied = transitions.messages(state, sessionId, rows, true);

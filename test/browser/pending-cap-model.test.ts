@@ -10,9 +10,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResult } from '../../web/src/model/api.js';
+import { arrivals } from '../../web/src/model/arrivals.js';
 import { activeBundles, ReadModel, transitions } from '../../web/src/model/read-model.js';
 import { ModelSync, PENDING_READ_PAGES, type SocketLike } from '../../web/src/model/sync.js';
-import type { PendingBundle } from '../../web/src/model/types.js';
+import { triageItems } from '../../web/src/model/triage.js';
+import { CLARIFICATION_TYPE, type PendingBundle } from '../../web/src/model/types.js';
 import { UserInputModel } from '../../web/src/model/user-inputs.js';
 
 const PAGE = 100;
@@ -87,9 +89,10 @@ function setup(listed: () => number[], refused: () => boolean = () => false) {
       return ok({ bundles, next_cursor: end < all.length ? String(end) : null });
     },
   } as unknown as ApiClient;
+  const userInputs = new UserInputModel();
   const sync = new ModelSync({
     model,
-    userInputs: new UserInputModel(),
+    userInputs,
     api,
     openSocket: () => (socket = new FakeSocket()),
     setTimer: (callback) => timers.push(callback),
@@ -105,7 +108,18 @@ function setup(listed: () => number[], refused: () => boolean = () => false) {
     timers.shift()?.();
     await subscribe();
   };
-  return { model, sync, subscribe, reconnect, reads };
+  /** What the arrivals live region would tell now, as `ArrivalAnnouncer` asks it. */
+  const news = (told: ReadonlySet<string> = new Set()) => {
+    const state = model.getState();
+    const firstReads = { bundles: state.firstRead, requests: userInputs.getState().firstRead };
+    return arrivals(triageItems(state, userInputs.getState()), firstReads, told).map(
+      (item) => item.key,
+    );
+  };
+  const frame = (sent: unknown) => {
+    socket.frame(sent);
+  };
+  return { model, sync, subscribe, reconnect, reads, news, frame };
 }
 
 describe('a pending list longer than the inbox reads', () => {
@@ -202,5 +216,70 @@ describe('a pending list longer than the inbox reads', () => {
     model.update((state) => transitions.retireBundle(state, bundle(1).pending_id, 'answered'));
     await settle();
     expect(reads.pages).toBe(2 * PENDING_READ_PAGES + 1);
+  });
+
+  it('tells none of what the cut hid as news when a re-read shows it', async () => {
+    let waiting = range(0, PENDING_READ_PAGES * PAGE + 3);
+    const { model, sync, subscribe, news, frame } = setup(() => waiting);
+    sync.start();
+    await subscribe();
+    // Titled, as the task list says: the announcer waits for a title.
+    model.update((state) =>
+      transitions.tasks(state, [
+        {
+          id: 't-1',
+          workspace_id: 'w-1',
+          title: 'All day',
+          created_by: null,
+          created_at: '2026-01-01T00:00:00.000000000Z',
+          updated_at: '2026-01-01T00:00:00.000000000Z',
+        },
+      ]),
+    );
+    expect(model.getState().pendingMore).toBe(true);
+    expect(news()).toEqual([]);
+
+    // The person answers three: the list is read again and shows the three the cut hid, which
+    // waited before the page opened. Nothing arrived, so nothing is said to have.
+    waiting = waiting.slice(3);
+    for (const n of [0, 1, 2]) {
+      model.update((state) => transitions.retireBundle(state, bundle(n).pending_id, 'answered'));
+    }
+    await settle();
+    const ids = activeBundles(model.getState()).map((shown) => shown.pending_id);
+    expect(ids).toEqual(expect.arrayContaining(range(2_000, 3).map((n) => bundle(n).pending_id)));
+    expect(news()).toEqual([]);
+
+    // A question asked now comes as an event, and is news.
+    const at = '2026-01-02T00:00:00.000000000Z';
+    frame({
+      type: 'event',
+      event: {
+        type: 'message.added',
+        session_id: 's-new',
+        task_id: 't-1',
+        revision: 1,
+        pending_action: 'clarification',
+        message: {
+          id: 'row-new',
+          session_id: 's-new',
+          task_id: 't-1',
+          turn_id: 'turn-new',
+          type: CLARIFICATION_TYPE,
+          author: 'agent',
+          content: 'new question',
+          metadata: {
+            pending_id: 'p-new',
+            question_id: 'q1',
+            question: { id: 'q1', prompt: 'new question', options: [] },
+            status: 'pending',
+          },
+          requests_input: true,
+          created_at: at,
+          updated_at: at,
+        },
+      },
+    });
+    expect(news()).toEqual(['p-new']);
   });
 });

@@ -125,6 +125,8 @@ export interface ModelState {
    * The pending IDs the page's first applied read of the pending list named;
    * undefined until it is applied. A bundle not in it arrived while the page
    * was open: what the page has seen tells news, not the browser's clock.
+   * While a read was cut, one a later read of the same subscription lists and
+   * no event brought waited behind the cut, not news: it joins them.
    */
   firstRead: Readonly<Record<string, true>> | undefined;
   /**
@@ -132,6 +134,8 @@ export interface ModelState {
    * sync reads a bounded number of pages): more wait than the inbox lists.
    */
   pendingMore: boolean;
+  /** The subscription generation the last applied pending snapshot was read under. */
+  pendingReadGeneration: number | undefined;
 }
 
 /**
@@ -351,8 +355,9 @@ export const transitions = {
     let result: ModelState = {
       ...state,
       bundles: Object.fromEntries(Object.entries(nextBundles).filter(([id]) => !forgotten.has(id))),
-      firstRead: state.firstRead ?? Object.fromEntries([...seen].map((id) => [id, true])),
+      firstRead: firstReadAfter(state, live, generation),
       pendingMore: !complete,
+      pendingReadGeneration: generation,
     };
     for (const bundle of live) {
       const session =
@@ -498,6 +503,34 @@ export const transitions = {
   },
 };
 
+/**
+ * `firstRead` once a pending snapshot of `generation` listing `listed` is
+ * applied: the first read's IDs; and after a cut read of this same
+ * subscription, the bundles this one lists that the page held no other way.
+ * A bundle that came while the page listened came as an event first, so one
+ * only a list brings waited behind the cut (its event may, rarely, be a
+ * moment behind the list: it is then not told). After a reconnect nothing
+ * tells a bundle hidden by the cut from one that came meanwhile: it is news.
+ */
+function firstReadAfter(
+  state: ModelState,
+  listed: readonly PendingBundle[],
+  generation: number,
+): Readonly<Record<string, true>> {
+  if (state.firstRead === undefined) {
+    return Object.fromEntries(listed.map((bundle) => [bundle.pending_id, true]));
+  }
+  if (!state.pendingMore || state.pendingReadGeneration !== generation) return state.firstRead;
+  const unseen = listed.filter(
+    (bundle) => !state.bundles[bundle.pending_id] && !state.firstRead?.[bundle.pending_id],
+  );
+  if (unseen.length === 0) return state.firstRead;
+  return {
+    ...state.firstRead,
+    ...Object.fromEntries(unseen.map((bundle) => [bundle.pending_id, true])),
+  };
+}
+
 function maxVersion(bundle: BundleState): string {
   let max = NO_VERSION;
   for (const question of Object.values(bundle.questions)) {
@@ -596,6 +629,7 @@ export function initialState(): ModelState {
     deleted: { sessions: {}, tasks: {} },
     firstRead: undefined,
     pendingMore: false,
+    pendingReadGeneration: undefined,
   };
 }
 

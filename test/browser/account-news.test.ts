@@ -258,6 +258,56 @@ describe('live lists of rules and people', () => {
     for (const { page } of [desktop, other]) await page.context().close();
   });
 
+  it('shows the newest token list when an older read of it answers last', async () => {
+    const { world } = started;
+    const nia = await member('Nia');
+    const { page } = await watched(nia.user.id);
+    await page.getByTestId('settings-link').click();
+    await page.getByTestId('api-tokens').waitFor(WAIT);
+    const listed = page.getByTestId('api-token').filter({ hasText: 'Night build' });
+
+    // The read that follows the token's making is slow to answer (a congested network)…
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reads = 0;
+    let heldRead: (() => void) | undefined;
+    const heldSeen = new Promise<void>((resolve) => {
+      heldRead = resolve;
+    });
+    await page.route('**/api/v1/tokens', async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      reads++;
+      const response = await route.fetch();
+      if (reads === 1) {
+        heldRead?.();
+        await held;
+      }
+      await route.fulfill({ response });
+    });
+    const { token } = await as<{ token: { id: string } }>(
+      world,
+      nia.token,
+      'POST',
+      '/api/v1/tokens',
+      { name: 'Night build' },
+    );
+    await heldSeen;
+    // …and the token is revoked meanwhile: the read that follows answers first, without it.
+    const answered = page.waitForResponse(
+      (response) => response.url().endsWith('/api/v1/tokens') && reads >= 2,
+    );
+    await as(world, nia.token, 'DELETE', `/api/v1/tokens/${token.id}`);
+    await answered;
+    release?.();
+    await page.waitForResponse((response) => response.url().endsWith('/api/v1/tokens'));
+    // The older list, which still named it, is not shown over the newer one.
+    await page.waitForTimeout(500);
+    expect(await listed.count()).toBe(0);
+    await page.context().close();
+  });
+
   it('keeps the keyboard focus in the list when a token it was on is revoked elsewhere', async () => {
     const { world } = started;
     const kim = await member('Kim');

@@ -59,8 +59,14 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
     return problems.length > 0 ? problems.join('; ') : reason(failure);
   };
 
+  // Reads overlap (two frames, a frame and a revoke here) and may answer out of order: only the
+  // newest one's list is shown, or a token revoked meanwhile would come back.
+  const generation = useRef(0);
   const load = useCallback(async () => {
+    generation.current += 1;
+    const mine = generation.current;
     const result = await listTokens();
+    if (mine !== generation.current) return;
     if (result.ok) setTokens(result.value.tokens);
     else setError(t('access.tokens.loadFailed', { error: reason(result) }));
   }, [reason, t]);

@@ -229,6 +229,61 @@ describe('live lists of rules and people', () => {
     for (const { page } of [desktop, other]) await page.context().close();
   });
 
+  it('shows the newest channel list when an older read of it answers last', async () => {
+    const { world } = started;
+    const ola = await member('Ola');
+    const { page } = await watched(ola.user.id);
+    await page.getByTestId('settings-link').click();
+    await page.getByTestId('notification-channels-empty').waitFor(WAIT);
+    const listed = page.getByTestId('notification-channel').filter({ hasText: 'Ola’s relay' });
+
+    // The read that follows the channel's adding is slow to answer (a congested network)…
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let reads = 0;
+    let heldRead: (() => void) | undefined;
+    const heldSeen = new Promise<void>((resolve) => {
+      heldRead = resolve;
+    });
+    const channelsPath = '/api/v1/notification-channels';
+    await page.route(`**${channelsPath}`, async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      reads++;
+      const response = await route.fetch();
+      if (reads === 1) {
+        heldRead?.();
+        await held;
+      }
+      await route.fulfill({ response });
+    });
+    const { channel } = await as<{ channel: { id: string } }>(
+      world,
+      ola.token,
+      'POST',
+      channelsPath,
+      {
+        kind: 'webhook',
+        url: 'https://relay.example/ola',
+        name: 'Ola’s relay',
+      },
+    );
+    await heldSeen;
+    // …and it is removed meanwhile: the read that follows answers first, without it.
+    const answered = page.waitForResponse(
+      (response) => response.url().endsWith(channelsPath) && reads >= 2,
+    );
+    await as(world, ola.token, 'DELETE', `${channelsPath}/${channel.id}`);
+    await answered;
+    release?.();
+    await page.waitForResponse((response) => response.url().endsWith(channelsPath));
+    // The older list, which still named it, is not shown over the newer one.
+    await page.waitForTimeout(500);
+    expect(await listed.count()).toBe(0);
+    await page.context().close();
+  });
+
   it("shows a person's API tokens made or revoked elsewhere on their open Settings", async () => {
     const { world } = started;
     const lee = await member('Lee');

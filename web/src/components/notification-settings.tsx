@@ -103,9 +103,15 @@ export function NotificationSettings() {
   // Counts changes of the preferences made here: a read begun before one may answer after
   // its save did, with what the server held before it.
   const changes = useRef({ started: 0, saving: 0 });
+  // Reads overlap (a frame, the page shown again, a change here) and may answer out of order:
+  // only the newest one is shown, or a channel removed meanwhile would come back.
+  const reads = useRef(0);
   const refresh = useCallback(async () => {
+    reads.current += 1;
+    const mine = reads.current;
     const changedBefore = changes.current.started;
     const [listed, current] = await Promise.all([api.channels(), api.settings()]);
+    if (mine !== reads.current) return;
     if (!listed.ok || !current.ok) {
       setLoad('failed');
       return;

@@ -485,4 +485,62 @@ describe('live lists of rules and people', () => {
     expect(other.frames).not.toContain('people_changed');
     for (const { page } of [mine, other]) await page.context().close();
   });
+
+  it('shows the newest member list when an older read of it answers last', async () => {
+    const { world } = started;
+    const { workspace } = await api<{ workspace: { id: string } }>(
+      world,
+      'POST',
+      '/api/v1/workspaces',
+      { name: 'Late team' },
+    );
+    const pia = await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Pia' });
+    const quin = await api<NewUser>(world, 'POST', '/api/v1/users', { name: 'Quin' });
+    await api(world, 'POST', `/api/v1/workspaces/${workspace.id}/members`, {
+      user_id: pia.user.id,
+    });
+    const { page } = await watched(pia.user.id);
+    await page.getByTestId('people-link').click();
+    const team = page.locator(`[data-testid="workspace"][data-workspace-id="${workspace.id}"]`);
+    await team.getByTestId('member').filter({ hasText: 'Pia' }).waitFor(WAIT);
+    const quinRow = team.getByTestId('member').filter({ hasText: 'Quin' });
+
+    // The reads that follow Quin's adding are slow to answer (a congested network)…
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let holding = true;
+    let heldReads = 0;
+    let heldRead: (() => void) | undefined;
+    const heldSeen = new Promise<void>((resolve) => {
+      heldRead = resolve;
+    });
+    const membersPath = `/api/v1/workspaces/${workspace.id}/members`;
+    await page.route(`**${membersPath}`, async (route) => {
+      if (route.request().method() !== 'GET') return route.continue();
+      const hold = holding;
+      const response = await route.fetch();
+      if (hold) {
+        heldReads++;
+        heldRead?.();
+        await held;
+      }
+      await route.fulfill({ response });
+    });
+    await api(world, 'POST', membersPath, { user_id: quin.user.id });
+    await heldSeen;
+    // …and he is removed meanwhile: the reads that follow answer first, without him.
+    holding = false;
+    const answered = page.waitForResponse((response) => response.url().endsWith(membersPath));
+    await api(world, 'DELETE', `${membersPath}/${quin.user.id}`);
+    await answered;
+    release?.();
+    await page.waitForResponse((response) => response.url().endsWith(membersPath));
+    // The older list, which still named him, is not shown over the newer one.
+    await page.waitForTimeout(500);
+    expect(heldReads).toBeGreaterThan(0);
+    expect(await quinRow.count()).toBe(0);
+    await page.context().close();
+  });
 });

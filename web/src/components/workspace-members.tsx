@@ -61,8 +61,14 @@ export function WorkspaceMembers(props: {
     (sectionRef.current?.querySelector<HTMLElement>(focusBack) ?? headingRef.current)?.focus();
   }, [focusBack, busy]);
 
+  // Reads overlap (a frame, the page shown again, a change here) and may answer out of order:
+  // only the newest one's list is shown, or a member removed meanwhile would come back.
+  const reads = useRef(0);
   const load = useCallback(async () => {
+    reads.current += 1;
+    const mine = reads.current;
     const result = await workspaceMembers(workspace.id);
+    if (mine !== reads.current) return;
     if (result.ok) {
       setMembers(result.value.members);
       setLoadFailed(undefined);

@@ -633,6 +633,35 @@ describe('the installable web app', () => {
       await context.close();
     }
   });
+  it('reads a device off once its channel is removed on another device, without a reload', async () => {
+    const { world } = suite;
+    const { context, page } = await suite.desktop();
+    try {
+      const { section, reads, turn } = await deviceSettings(context, page, world.origin);
+      const listed = page
+        .getByTestId('notification-settings')
+        .getByTestId('notification-channel')
+        .filter({ hasText: en.notifications.kind.web_push });
+      await reads('off');
+      await turn('on');
+      await expect.poll(() => listed.count(), WAIT).toBe(1);
+
+      // Removed from the person's laptop (its Settings, or a script): the events socket says so.
+      const { channels } = await api<{ channels: Channel[] }>(
+        world,
+        'GET',
+        '/api/v1/notification-channels',
+      );
+      const device = channels.find((channel) => channel.kind === 'web_push');
+      await api(world, 'DELETE', `/api/v1/notification-channels/${device?.id ?? ''}`);
+      await expect.poll(() => listed.count(), WAIT).toBe(0);
+      // This device now gets nothing: it must not go on saying it does.
+      await reads('off');
+      expect(await section.getByRole('alert').count()).toBe(0);
+    } finally {
+      await context.close();
+    }
+  });
   it('keeps the keyboard on the device’s button as it turns on and off', async () => {
     const { world } = suite;
     const { context, page } = await suite.desktop();

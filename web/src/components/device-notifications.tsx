@@ -8,6 +8,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useServices } from '../app/services.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { announceChannelsChanged, onChannelsChanged } from '../model/channel-changes.js';
 import type { BrowserPushFault } from '../model/push-fault.js';
@@ -66,6 +67,7 @@ export function DeviceNotifications() {
   const [state, setState] = useState<DeviceState>({ name: 'checking' });
   // Ours, announced to the channel list; and whether a turn on or off is under way.
   const self = useRef({ working: false });
+  const { sync } = useServices();
 
   useEffect(() => {
     let live = true;
@@ -73,17 +75,22 @@ export function DeviceNotifications() {
       if (live) setState(next);
     });
     // Its channel removed from the list reads as off at once; a turn under way reads its own.
-    const stop = onChannelsChanged(self.current, () => {
+    const reread = () => {
       if (self.current.working) return;
       void readState().then((next) => {
         if (live && !self.current.working) setState(next);
       });
-    });
+    };
+    const stop = onChannelsChanged(self.current, reread);
+    // Removed on another device, or by the server once the push service said it is gone: this
+    // device gets nothing more, and must not go on saying it does.
+    const unlisten = sync.onNotificationsChanged(reread);
     return () => {
       live = false;
       stop();
+      unlisten();
     };
-  }, []);
+  }, [sync]);
 
   async function turnOn() {
     setState({ name: 'working', turning: 'on' });

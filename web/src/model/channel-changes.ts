@@ -2,9 +2,10 @@
  * News, within the page, that this person's notification channels changed:
  * Settings shows them in two sections that each change them (this device's
  * Web Push adds and deletes its channel; the channel list adds and removes
- * any), and each must show what the other did without a reload. The server
- * sends no event for channels, so this is only a "look again": each listener
- * reads the server, never the news, as the truth.
+ * any), and each must show what the other did without a reload. Changes
+ * made elsewhere come as the events socket's `notifications_changed`; this
+ * carries one made in the page at once. Either is only a "look again": each
+ * listener reads the server, never the news, as the truth.
  */
 type Listener = () => void;
 

@@ -336,3 +336,30 @@ describe('an earlier page read under an earlier subscription', () => {
     expect(contents(model)).not.toContain('line 100');
   });
 });
+
+describe('a reader far back in a long transcript', () => {
+  it('keeps the pages they loaded across a reconnect that brought little', async () => {
+    const transcript = new Transcript();
+    transcript.append((TRANSCRIPT_REREAD_PAGES + 2) * TRANSCRIPT_PAGE_ROWS + 50);
+    const { model, sync, subscribe, reconnect } = setup(transcript);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    // They read back further than a re-read's bound, one page at a time.
+    for (let page = 0; page < TRANSCRIPT_REREAD_PAGES + 1; page++) {
+      expect(await sync.loadEarlier(S)).toBe(true);
+    }
+    const total = transcript.rows.length;
+    expect(contents(model)).toEqual(lines(50, total));
+
+    // The phone sleeps a minute; a few rows come meanwhile.
+    transcript.append(5);
+    await reconnect();
+    // What they were reading is still there, read again, with the new rows after it (and the
+    // rest of the last page read before it).
+    const shown = contents(model);
+    expect(shown).toContain('line 50');
+    expect(shown.slice(shown.indexOf('line 50'))).toEqual(lines(50, transcript.rows.length));
+  });
+});

@@ -51,8 +51,8 @@ import { activeBundleCount, cutPendingRereadDue, type CutPendingRead } from './p
 import { transitions, type ReadModel } from './read-model.js';
 import {
   rereadCovers,
+  rereadPageBound,
   rereadTarget,
-  TRANSCRIPT_REREAD_PAGES,
   transcriptTransitions,
 } from './transcript-window.js';
 import {
@@ -520,7 +520,8 @@ export class ModelSync {
       // The window as it is now: earlier rows the person loaded meanwhile are read down to, not
       // let go when this read is applied.
       const target = rereadTarget(model.getState(), sessionId);
-      if (earlier === null || rereadCovers(target, oldest) || page >= TRANSCRIPT_REREAD_PAGES) {
+      const bound = rereadPageBound(model.getState(), sessionId);
+      if (earlier === null || rereadCovers(target, oldest) || page >= bound) {
         model.update((state) =>
           transcriptTransitions.read(state, sessionId, rows, earlier, generation),
         );

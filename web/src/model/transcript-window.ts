@@ -7,7 +7,7 @@
  * of the page before it.
  *
  * A reconnect (or an access change, or a re-check) reads again from the end
- * down to the window's start, at most `TRANSCRIPT_REREAD_PAGES` pages: rows
+ * down to the window's start, within a bound (`rereadPageBound`): rows
  * that changed or arrived while no event could say so are read again, and
  * the window starts where that read ended. The window's start is taken anew
  * at each page, so earlier pages the person loads meanwhile are read down to
@@ -24,7 +24,10 @@ import type { MessageView } from './types.js';
 /** Rows a transcript page asks for. */
 export const TRANSCRIPT_PAGE_ROWS = 200;
 
-/** Pages a re-read of an open transcript reads at most before it narrows the window. */
+/**
+ * Pages a re-read of an open transcript reads at most before it narrows the
+ * window, unless the window holds more (`rereadPageBound`).
+ */
 export const TRANSCRIPT_REREAD_PAGES = 10;
 
 type Position = Pick<MessageView, 'created_at' | 'id'>;
@@ -46,6 +49,17 @@ export function rereadTarget(state: ModelState, sessionId: string): RereadTarget
   const window = state.sessions[sessionId]?.window;
   if (!window) return { kind: 'one_page' };
   return window.start === null ? { kind: 'beginning' } : { kind: 'row', start: window.start };
+}
+
+/**
+ * Pages a re-read reads at most: `TRANSCRIPT_REREAD_PAGES`, or, for a window
+ * the person read further back than that, its own pages and one more for
+ * what came meanwhile. Bounded by what they asked for, one page at a time;
+ * a brief drop must not take away the rows they were reading.
+ */
+export function rereadPageBound(state: ModelState, sessionId: string): number {
+  const held = Math.ceil(shownTranscript(state, sessionId).length / TRANSCRIPT_PAGE_ROWS);
+  return Math.max(TRANSCRIPT_REREAD_PAGES, held + 1);
 }
 
 /** Whether a read from the end whose oldest row so far is `oldest` has covered `target`. */

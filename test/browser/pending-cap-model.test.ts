@@ -70,7 +70,12 @@ async function settle(): Promise<void> {
 }
 
 /** `listed()`: the numbers of the bundles the server lists, in its order. */
-function setup(listed: () => number[], refused: () => boolean = () => false) {
+/** `held()`: a page's answer the test gives later (undefined: at once); read when asked. */
+function setup(
+  listed: () => number[],
+  refused: () => boolean = () => false,
+  held: () => Promise<void> | undefined = () => undefined,
+) {
   let socket = new FakeSocket();
   const model = new ReadModel();
   const timers: (() => void)[] = [];
@@ -86,7 +91,9 @@ function setup(listed: () => number[], refused: () => boolean = () => false) {
       const start = cursor === undefined ? 0 : Number(cursor);
       const end = Math.min(all.length, start + PAGE);
       const bundles = all.slice(start, end).map(bundle);
-      return ok({ bundles, next_cursor: end < all.length ? String(end) : null });
+      const answer = ok({ bundles, next_cursor: end < all.length ? String(end) : null });
+      const later = held();
+      return later === undefined ? answer : later.then(() => answer);
     },
   } as unknown as ApiClient;
   const userInputs = new UserInputModel();
@@ -281,5 +288,44 @@ describe('a pending list longer than the inbox reads', () => {
       },
     });
     expect(news()).toEqual(['p-new']);
+  });
+
+  it('keeps reading a cut list again after a read from before a reconnect answers last', async () => {
+    let waiting = range(0, 50);
+    let release: (() => void) | undefined;
+    let holding = true;
+    const { model, sync, subscribe, reconnect, reads } = setup(
+      () => waiting,
+      () => false,
+      () =>
+        holding
+          ? new Promise<void>((resolve) => {
+              release = resolve;
+            })
+          : undefined,
+    );
+    sync.start();
+    // The page's first read of the list, whole then, is slow to answer…
+    await subscribe();
+    expect(release).toBeDefined();
+    holding = false;
+    // …and the socket drops and comes back meanwhile, with more waiting than a read can show.
+    waiting = range(0, PENDING_READ_PAGES * PAGE + 3);
+    await reconnect();
+    expect(model.getState().pendingMore).toBe(true);
+    release?.();
+    await settle();
+    // The old read is dropped as the list: it must not say the list is whole either.
+    expect(model.getState().pendingMore).toBe(true);
+
+    const before = reads.pages;
+    waiting = waiting.slice(3);
+    for (const n of [0, 1, 2]) {
+      model.update((state) => transitions.retireBundle(state, bundle(n).pending_id, 'answered'));
+    }
+    await settle();
+    expect(reads.pages).toBe(before + PENDING_READ_PAGES);
+    const ids = activeBundles(model.getState()).map((shown) => shown.pending_id);
+    expect(ids).toEqual(expect.arrayContaining(range(2_000, 3).map((n) => bundle(n).pending_id)));
   });
 });

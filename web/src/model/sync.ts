@@ -489,6 +489,8 @@ export class ModelSync {
     }
     // Past the bound the inbox says more wait, and retires nothing the list did not reach.
     model.update((state) => transitions.pendingSnapshot(state, bundles, generation, complete));
+    // One that outlived its subscription was dropped: what it found says nothing of the list now.
+    if (model.getState().generation !== generation) return 'read';
     this.cutPending = complete
       ? undefined
       : { listed: bundles.length, floor: activeBundleCount(model.getState()) };

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ApiClient, ApiResult } from '../../web/src/model/api.js';
-import { ReadModel } from '../../web/src/model/read-model.js';
+import { ReadModel, sessionPresence } from '../../web/src/model/read-model.js';
 import { ModelSync, type SocketLike } from '../../web/src/model/sync.js';
 import {
   hasEarlier,
@@ -57,6 +57,8 @@ function row(n: number): MessageView {
 class Transcript {
   rows: MessageView[] = [];
   reads = 0;
+  /** The person is in none of its workspace's members now. */
+  hidden = false;
   append(count: number): MessageView[] {
     const added = Array.from({ length: count }, (_, index) => row(this.rows.length + index));
     this.rows.push(...added);
@@ -94,9 +96,11 @@ function setup(
     pending: () => ok({ bundles: [], next_cursor: null }),
     userInputs: () => ok({ requests: [] }),
     messages: async (_session: string, cursor?: string) => {
+      // Out of the person's sight: the server answers 404, as for a session never theirs.
+      const gone = transcript.hidden;
       const page = transcript.page(cursor);
       await held(cursor);
-      return ok(page);
+      return gone ? { ok: false, kind: 'http', status: 404 } : ok(page);
     },
     me: unused,
   } as unknown as ApiClient;
@@ -132,7 +136,10 @@ function setup(
       } as ClarionEvent,
     });
   };
-  return { model, sync, subscribe, reconnect, live };
+  const frame = (sent: unknown) => {
+    socket.frame(sent);
+  };
+  return { model, sync, subscribe, reconnect, live, frame };
 }
 
 async function settle(): Promise<void> {
@@ -361,5 +368,44 @@ describe('a reader far back in a long transcript', () => {
     const shown = contents(model);
     expect(shown).toContain('line 50');
     expect(shown.slice(shown.indexOf('line 50'))).toEqual(lines(50, transcript.rows.length));
+  });
+});
+
+describe('a session whose access went and came back', () => {
+  it('is shown once its access is back, though the refusal read before answers last', async () => {
+    const transcript = new Transcript();
+    transcript.append(10);
+    let release: (() => void) | undefined;
+    let holding = false;
+    const { model, sync, subscribe, frame } = setup(transcript, () =>
+      holding
+        ? new Promise<void>((resolve) => {
+            release = resolve;
+          })
+        : undefined,
+    );
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    expect(sessionPresence(model.getState(), S)).toEqual({ kind: 'shown' });
+
+    // Removed from the workspace: the read that follows is refused, and slow to say so…
+    transcript.hidden = true;
+    holding = true;
+    frame({ type: 'access_changed' });
+    await settle();
+    expect(release).toBeDefined();
+    holding = false;
+    // …while an admin adds them back at once: the next read answers first.
+    transcript.hidden = false;
+    frame({ type: 'access_changed' });
+    await settle();
+    expect(sessionPresence(model.getState(), S)).toEqual({ kind: 'shown' });
+    release?.();
+    await settle();
+    // The refusal was of an earlier state of their access: it must not hide the session now.
+    expect(sessionPresence(model.getState(), S)).toEqual({ kind: 'shown' });
+    expect(contents(model)).toEqual(lines(0, 10));
   });
 });

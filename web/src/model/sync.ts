@@ -511,7 +511,10 @@ export class ModelSync {
       const result = await api.messages(sessionId, cursor);
       if (!result.ok) {
         if (result.kind === 'http' && result.status === 404) {
-          model.update((state) => transitions.sessionMissing(state, sessionId));
+          // A refusal that outlived its subscription may predate access given back since.
+          if (model.getState().generation === generation) {
+            model.update((state) => transitions.sessionMissing(state, sessionId));
+          }
           return 'read';
         }
         return failedRead(result);
@@ -545,7 +548,9 @@ export class ModelSync {
     const result = await api.messages(sessionId, used);
     if (!result.ok) {
       if (result.kind === 'http' && result.status === 404) {
-        model.update((state) => transitions.sessionMissing(state, sessionId));
+        if (model.getState().generation === generation) {
+          model.update((state) => transitions.sessionMissing(state, sessionId));
+        }
         return true;
       }
       return false;

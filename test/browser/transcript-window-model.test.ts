@@ -14,7 +14,11 @@ import {
   TRANSCRIPT_PAGE_ROWS,
   TRANSCRIPT_REREAD_PAGES,
 } from '../../web/src/model/transcript-window.js';
-import type { ClarionEvent, MessageView } from '../../web/src/model/types.js';
+import {
+  CLARIFICATION_TYPE,
+  type ClarionEvent,
+  type MessageView,
+} from '../../web/src/model/types.js';
 import { UserInputModel } from '../../web/src/model/user-inputs.js';
 
 const S = 'session-1';
@@ -407,5 +411,54 @@ describe('a session whose access went and came back', () => {
     // The refusal was of an earlier state of their access: it must not hide the session now.
     expect(sessionPresence(model.getState(), S)).toEqual({ kind: 'shown' });
     expect(contents(model)).toEqual(lines(0, 10));
+  });
+});
+
+describe('the rows of a session nobody has open', () => {
+  const held = (model: ReadModel) => Object.keys(model.getState().sessions[S]?.messages ?? {});
+
+  it('are not kept as an agent writes them all day, but for its questions', async () => {
+    const transcript = new Transcript();
+    const { model, sync, subscribe, live } = setup(transcript);
+    sync.start();
+    await subscribe();
+    // An inbox left open on a phone; an agent writes thousands of rows in a session never opened.
+    transcript.append(3 * TRANSCRIPT_PAGE_ROWS).forEach((message, index) => {
+      live(message, index + 1);
+    });
+    const asked: MessageView = {
+      ...row(transcript.rows.length),
+      id: 'm-question',
+      type: CLARIFICATION_TYPE,
+      metadata: { pending_id: 'p-1', question_id: 'q1', question: { id: 'q1', prompt: 'Ship?' } },
+    };
+    live(asked, 3 * TRANSCRIPT_PAGE_ROWS + 1);
+    // Who settles its question is read from its rows; nothing else of it is needed until opened.
+    expect(held(model)).toEqual(['m-question']);
+    expect(model.getState().bundles['p-1']).toBeDefined();
+  });
+
+  it('go when the session is closed, and come back read anew when it is opened again', async () => {
+    const transcript = new Transcript();
+    transcript.append(450);
+    const { model, sync, subscribe, live } = setup(transcript);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    expect(await sync.loadEarlier(S)).toBe(true);
+    expect(held(model)).toHaveLength(400);
+
+    sync.closeSession(S);
+    expect(held(model)).toEqual([]);
+    const [next] = transcript.append(1);
+    if (!next) throw new Error('a row');
+    live(next, 1);
+    expect(held(model)).toEqual([]);
+
+    sync.openSession(S);
+    await settle();
+    expect(contents(model)).toEqual(lines(251, 451));
+    expect(hasEarlier(model.getState(), S)).toBe(true);
   });
 });

@@ -223,6 +223,7 @@ export class ModelSync {
 
   closeSession(sessionId: string): void {
     this.openSessions.delete(sessionId);
+    this.deps.model.update((state) => transcriptTransitions.unwatched(state, sessionId));
   }
 
   /** Re-reads tasks and sessions, e.g. after creating or answering something. */
@@ -358,7 +359,12 @@ export class ModelSync {
       userInputs.update((state) => userInputTransitions.sessionDeleted(state, event.session_id));
       return;
     } else {
-      model.update((state) => transitions.event(state, event));
+      // A row is kept only while a page shows its session, or is about to (its first read is out).
+      const shown = this.openSessions.has(event.session_id);
+      model.update((state) => {
+        const next = transitions.event(state, event);
+        return shown ? next : transcriptTransitions.unwatched(next, event.session_id);
+      });
     }
     // A task created elsewhere says so with its first message, request or state (one
     // created without a prompt): its title comes with the task list.
@@ -527,6 +533,8 @@ export class ModelSync {
       const target = rereadTarget(model.getState(), sessionId);
       const bound = rereadPageBound(model.getState(), sessionId);
       if (earlier === null || rereadCovers(target, oldest) || page >= bound) {
+        // Closed meanwhile: nothing shows it, and its rows are not kept.
+        if (!this.openSessions.has(sessionId)) return 'read';
         model.update((state) =>
           transcriptTransitions.read(state, sessionId, rows, earlier, generation),
         );
@@ -555,6 +563,7 @@ export class ModelSync {
       }
       return false;
     }
+    if (!this.openSessions.has(sessionId)) return true;
     model.update((state) =>
       transcriptTransitions.earlier(
         state,

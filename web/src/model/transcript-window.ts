@@ -15,11 +15,13 @@
  * (a day's output while a laptop slept) narrows the window to its newest
  * part rather than leave a hole; the person loads earlier pages again.
  * A read from an earlier subscription is dropped, as a pending snapshot is.
- * Rows before the window (events of a session nobody had open) are not
- * shown: nothing says the rows between them and the window were read.
+ * Rows before the window (a question's row kept from before the session was
+ * opened, an old row an event updated) are not shown: nothing says the rows
+ * between them and the window were read. A session no page shows keeps only
+ * its question rows (`unwatched`), for who settled them.
  */
 import { transcriptOf, transitions, type ModelState, type TranscriptWindow } from './read-model.js';
-import type { MessageView } from './types.js';
+import { CLARIFICATION_TYPE, type MessageView } from './types.js';
 
 /** Rows a transcript page asks for. */
 export const TRANSCRIPT_PAGE_ROWS = 200;
@@ -102,6 +104,33 @@ function withWindow(
 }
 
 export const transcriptTransitions = {
+  /**
+   * A session no page shows: its rows are let go, but for its questions'
+   * (who settled one is read from them), and its window with them; opening
+   * it again reads its newest page. Events bring every row of every session
+   * the person may see: kept, they would grow without bound in an inbox left
+   * open all day.
+   */
+  unwatched(state: ModelState, sessionId: string): ModelState {
+    const session = state.sessions[sessionId];
+    if (!session) return state;
+    const rows = Object.entries(session.messages);
+    const kept = rows.filter(([, row]) => row.type === CLARIFICATION_TYPE);
+    if (kept.length === rows.length && session.window === undefined) return state;
+    return {
+      ...state,
+      sessions: {
+        ...state.sessions,
+        [sessionId]: {
+          ...session,
+          messages: Object.fromEntries(kept),
+          messages_loaded: false,
+          window: undefined,
+        },
+      },
+    };
+  },
+
   /**
    * A read from the transcript's end, contiguous from its newest row down to
    * its oldest, requested under subscription `generation`; `earlier` is the

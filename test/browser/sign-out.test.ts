@@ -157,6 +157,39 @@ describe('signing out, and a tab whose sign-in ended', () => {
     ).toBe(false);
   });
 
+  it('leaves this device’s notifications on when the sign-out fails', async () => {
+    const { context, page } = await signedIn();
+    const webPush = async () =>
+      (
+        await api<{ channels: { kind: string }[] }>(world, 'GET', '/api/v1/notification-channels')
+      ).channels.filter((channel) => channel.kind === 'web_push');
+    const device = await deviceSettings(context, page, world.origin);
+    await device.reads('off');
+    await device.turn('on');
+    expect(await webPush()).toHaveLength(1);
+
+    // The server cannot end the sign-in (its storage refuses): the page stays signed in, and says
+    // so. Nothing else changed: the device still hears of this person's items.
+    await page.route('**/api/v1/auth/sign-out', (route) =>
+      route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
+    );
+    await page.getByTestId('sign-out').click();
+    await page.getByTestId('sign-out-failed').waitFor(WAIT);
+    expect(await webPush()).toHaveLength(1);
+    expect(
+      await page.evaluate<boolean>(`(async () => {
+        const registration = await navigator.serviceWorker.getRegistration('/');
+        return (await registration.pushManager.getSubscription()) !== null;
+      })()`),
+    ).toBe(true);
+
+    // Tried again, it signs out, and the device hears nothing more.
+    await page.unroute('**/api/v1/auth/sign-out');
+    await page.getByTestId('sign-out').click();
+    await endedScreen(page);
+    expect(await webPush()).toEqual([]);
+  });
+
   it('signs out without waiting on a push service that does not answer', async () => {
     const { context, page } = await signedIn();
     const pushManager = fakePushManager({ unsubscribeHangs: true });

@@ -2,34 +2,41 @@
  * Who this page is signed in as, and Sign out. The name is shown so that a
  * sign-in link of someone else's, opened in this browser, cannot switch the
  * account unnoticed. Sign out ends this browser's session on the server
- * (which also closes its events sockets) and the shell then shows the
- * signed-out screen; a failure says so and leaves the page signed in.
- * Notifications on this device are turned off first, while the session can
- * still delete their channel: a phone handed on or shared must not go on
- * showing the person's items. That step is best effort and waits at most
- * `SIGN_OUT_PUSH_WAIT_MS`: neither its failure nor a hung push service keeps
- * anyone signed in.
+ * (which also closes its events sockets, and takes this device's Web Push
+ * channel with it) and the shell then shows the signed-out screen; a failure
+ * says so and leaves the page signed in, its notifications as they were.
+ * Once signed out, the browser's push subscription goes too: a phone handed
+ * on or shared must not go on showing the person's items. That step is best
+ * effort and waits at most `SIGN_OUT_PUSH_WAIT_MS`: a hung push service keeps
+ * no one waiting.
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import type { Me } from '../model/api.js';
-import { turnOffPushForSignOut } from '../model/push-device.js';
+import { forgetPushAfterSignOut } from '../model/push-device.js';
 import { UserText } from './user-text.js';
 
 export function AccountMenu(props: { me: Me }) {
   const { t } = useTranslation();
-  const { account, api } = useServices();
+  const { account, api, sync } = useServices();
   const [status, setStatus] = useState<'idle' | 'signing_out' | 'failed'>('idle');
 
   const signOut = async () => {
     if (status === 'signing_out') return;
     setStatus('signing_out');
-    await turnOffPushForSignOut();
+    // The sign-out closes this page's events socket too: not taken for an end from elsewhere,
+    // which would show the signed-out screen before this device's part of it is done.
+    sync.stop();
     const result = await api.signOut();
     // A 401 means the session had already ended: signed out all the same.
-    if (result.ok || (result.kind === 'http' && result.status === 401)) account.signedOut();
-    else setStatus('failed');
+    if (result.ok || (result.kind === 'http' && result.status === 401)) {
+      await forgetPushAfterSignOut();
+      account.signedOut();
+      return;
+    }
+    sync.start();
+    setStatus('failed');
   };
 
   return (

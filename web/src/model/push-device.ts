@@ -269,20 +269,28 @@ export async function turnOffPush(fetchImpl: FetchLike = pageFetch): Promise<Tur
   return { ok: true };
 }
 
-/** `turnOffPush` for sign out: best effort, and never longer than `SIGN_OUT_PUSH_WAIT_MS`. */
-export async function turnOffPushForSignOut(): Promise<void> {
+/**
+ * This device's notifications once its sign-out ended on the server. That end
+ * took the device's channel with it (the store's cascade), so what is left is
+ * the browser's part: its subscription, and the record of the channel. Not
+ * before: a sign-out the server refused leaves the person signed in, and
+ * their device must go on hearing of their items. Best effort, and never
+ * longer than `SIGN_OUT_PUSH_WAIT_MS`.
+ */
+export async function forgetPushAfterSignOut(): Promise<void> {
+  const forget = async () => {
+    clearDeviceChannel();
+    await shareWithWorker(null);
+    const subscription = await within(existingSubscription(), 'service_worker');
+    if (subscription !== null) await within(subscription.unsubscribe(), 'push_service');
+  };
   let timer: ReturnType<typeof setTimeout> | undefined;
   const waited = new Promise<void>((resolve) => {
     timer = setTimeout(resolve, SIGN_OUT_PUSH_WAIT_MS);
   });
   try {
-    await Promise.race([
-      turnOffPush().then(
-        () => undefined,
-        () => undefined,
-      ),
-      waited,
-    ]);
+    // Storage that cannot be written, or a browser without push: nothing of it to undo here.
+    await Promise.race([forget().catch(() => undefined), waited]);
   } finally {
     clearTimeout(timer);
   }

@@ -476,7 +476,11 @@ describe('the installable web app', () => {
       const before = await recorded();
       expect(await workerCopy()).toEqual(before);
 
-      // The browser replaces the subscription, naming no old one, while no page is looking.
+      // The browser replaces the subscription, naming no old one, while no page is looking: not
+      // Settings, whose device section reads the browser's own subscription (here the one it
+      // never replaced) at every channel change, and would move the channel back to it.
+      await page.goto(world.origin);
+      await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
       const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
       const replaced = (renewed: string) =>
         worker.evaluate(`(async () => {
@@ -515,7 +519,7 @@ describe('the installable web app', () => {
       expect(listed.channels.filter((channel) => channel.kind === 'web_push')).toEqual([]);
 
       // Turned off: the worker's copy goes with the page's record.
-      await page.reload();
+      await page.goto(`${world.origin}/settings`);
       await reads('off');
       await turn('on');
       await turn('off');

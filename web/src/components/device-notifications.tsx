@@ -71,15 +71,30 @@ export function DeviceNotifications() {
 
   useEffect(() => {
     let live = true;
-    void readState().then((next) => {
-      if (live) setState(next);
-    });
+    // One read at a time, a request meanwhile making one more after it: a read may move this
+    // device's channel to a subscription its browser replaced, and the move itself brings a
+    // `notifications_changed`; two reads at once would both ask the server to move it.
+    const pending = { reading: false, again: false };
+    // A call, so the loop sees what a frame set during the read's await.
+    const wantedAgain = () => pending.again;
+    const read = async () => {
+      pending.reading = true;
+      try {
+        do {
+          pending.again = false;
+          const next = await readState();
+          if (live && !self.current.working) setState(next);
+        } while (wantedAgain() && live);
+      } finally {
+        pending.reading = false;
+      }
+    };
+    void read();
     // Its channel removed from the list reads as off at once; a turn under way reads its own.
     const reread = () => {
       if (self.current.working) return;
-      void readState().then((next) => {
-        if (live && !self.current.working) setState(next);
-      });
+      if (pending.reading) pending.again = true;
+      else void read();
     };
     const stop = onChannelsChanged(self.current, reread);
     // Removed on another device, or by the server once the push service said it is gone: this

@@ -7,26 +7,42 @@
  * process group is gone and it holds no lease; a message and an answer sent
  * through A afterwards reach B's agent, and every answer reached an agent once.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { askingSession, replicaProcesses, sessionReads } from '../support/replicas.js';
+import { askingSession, replicaProcessesOfTest, sessionReads } from '../support/replicas.js';
 
 const ADMIN_TOKEN = 'hung-replica-admin-token-0123456789';
 const LEASE_S = 6;
 
-describe('a replica that hung past its lease', () => {
-  const processes = replicaProcesses(ADMIN_TOKEN);
-  let stoppedPid: number | undefined;
-
-  afterEach(async () => {
-    // A stopped process cannot shut down: let it run before it is asked to.
-    if (stoppedPid !== undefined) process.kill(stoppedPid, 'SIGCONT');
-    stoppedPid = undefined;
-    await processes.stopAll();
+/**
+ * Two replicas of this test's own, and SIGSTOP and SIGCONT for them. A stopped
+ * process cannot shut down: one still stopped when the test ends runs again first.
+ */
+function hangingReplicas(context: TestContext) {
+  const stopped = new Set<number>();
+  const processes = replicaProcessesOfTest(ADMIN_TOKEN, context, () => {
+    for (const pid of stopped) process.kill(pid, 'SIGCONT');
+    stopped.clear();
   });
+  return {
+    processes,
+    hang: (pid: number) => {
+      process.kill(pid, 'SIGSTOP');
+      stopped.add(pid);
+    },
+    resume: (pid: number) => {
+      process.kill(pid, 'SIGCONT');
+      stopped.delete(pid);
+    },
+  };
+}
 
-  it('is fenced when it runs again: its agent stops and the session stays with B', async () => {
+// At once, each on its own database: most of each test waits for a lease to run out.
+describe.concurrent('a replica that hung past its lease', () => {
+  it('is fenced when it runs again: its agent stops and the session stays with B', async (context) => {
+    const { expect } = context;
+    const { processes, hang, resume } = hangingReplicas(context);
     const [a, b] = await processes.start(['replica-a', 'replica-b'], {
       CLARION_LEASE_S: String(LEASE_S),
     });
@@ -46,8 +62,7 @@ describe('a replica that hung past its lease', () => {
     } = await askingSession(onA, reads, aPid, 'hung');
     const asks = [firstAsk];
 
-    process.kill(aPid, 'SIGSTOP');
-    stoppedPid = aPid;
+    hang(aPid);
 
     const holderOf = () => processes.leaseHolder(sessionId);
     // Within the lease (and a beat of B's): B holds the session. With no agent to start for
@@ -68,8 +83,7 @@ describe('a replica that hung past its lease', () => {
     expect(await leasesOf(onB)).toBeGreaterThanOrEqual(1);
 
     // A runs again and learns nothing from anyone: its own lease check fences the session.
-    process.kill(aPid, 'SIGCONT');
-    stoppedPid = undefined;
+    resume(aPid);
     await eventually(() => Promise.resolve(groupGone(agentOnA)), 2 * LEASE_S * 1000);
     expect(childrenOf(aPid)).toEqual([]);
     expect(await leasesOf(onA)).toBe(0);
@@ -118,7 +132,9 @@ describe('a replica that hung past its lease', () => {
     }
   }, 180_000);
 
-  it('fences before a hand-off: an answer sent to A while it was stopped never reaches its old agent', async () => {
+  it('fences before a hand-off: an answer sent to A while it was stopped never reaches its old agent', async (context) => {
+    const { expect } = context;
+    const { processes, hang, resume } = hangingReplicas(context);
     const [a, b] = await processes.start(['replica-a', 'replica-b'], {
       CLARION_LEASE_S: String(LEASE_S),
     });
@@ -130,8 +146,7 @@ describe('a replica that hung past its lease', () => {
     const reads = sessionReads(onB);
     const { sessionId, ask, agent: agentOnA } = await askingSession(onA, reads, aPid, 'hung');
 
-    process.kill(aPid, 'SIGSTOP');
-    stoppedPid = aPid;
+    hang(aPid);
     // B took the session over (the lease is then B's, or free again once B gave it back).
     await eventually(
       async () => (await processes.leaseHolder(sessionId)) !== 'replica-a',
@@ -142,8 +157,7 @@ describe('a replica that hung past its lease', () => {
       answers: [{ question_id: 'q1', selected_options: ['generated'] }],
     });
     await new Promise((resolve) => setTimeout(resolve, 200));
-    process.kill(aPid, 'SIGCONT');
-    stoppedPid = undefined;
+    resume(aPid);
     expect((await answered).status).toBe(200);
 
     const agentText = () => reads.agentText(sessionId);
@@ -162,7 +176,9 @@ describe('a replica that hung past its lease', () => {
     expect(view.json).toMatchObject({ status: 'answered', delivery_pending: false });
   }, 180_000);
 
-  it('an answer through B while A hangs waits for the takeover, then reaches an agent on B', async () => {
+  it('an answer through B while A hangs waits for the takeover, then reaches an agent on B', async (context) => {
+    const { expect } = context;
+    const { processes, hang } = hangingReplicas(context);
     const [a, b] = await processes.start(['replica-a', 'replica-b'], {
       CLARION_LEASE_S: String(LEASE_S),
     });
@@ -184,8 +200,7 @@ describe('a replica that hung past its lease', () => {
     // A still looks live (its heartbeat is fresh, its lock held): B routes the claim to A's
     // wait and waits for it. At the lease B takes the session over and must not restore
     // the claim its own responder waits on, but deliver it to an agent it starts.
-    process.kill(a.child.pid, 'SIGSTOP');
-    stoppedPid = a.child.pid;
+    hang(a.child.pid);
     const answered = await onB('POST', `/api/v1/clarification/${pendingId}/respond`, {
       answers: [{ question_id: 'q1', selected_options: ['generated'] }],
     });
@@ -198,5 +213,5 @@ describe('a replica that hung past its lease', () => {
     );
     expect(childrenOf(b.child.pid).length).toBe(1);
     expect((await agentText()).filter((t) => t.includes('"Generated"'))).toHaveLength(1);
-  });
+  }, 180_000);
 });

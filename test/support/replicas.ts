@@ -4,7 +4,7 @@
  * (a store connection, a registered replica and a wake bus each) for suites
  * that wire the owners themselves.
  */
-import { onTestFailed } from 'vitest';
+import { onTestFailed, type TestContext } from 'vitest';
 import {
   createWakeBus,
   startReplica,
@@ -40,8 +40,11 @@ export async function freshPostgres(): Promise<TestDatabase & { target: Postgres
 /**
  * `clarion serve` replicas on one fresh database, all with `adminToken`;
  * `stopAll` (in `afterEach`) stops those still running and drops the database.
+ * A test of a `describe.concurrent` passes its `context`: each test then has
+ * processes and a database of its own, and a failure prints its own replicas'
+ * output (the module's `onTestFailed` names whichever test started last).
  */
-export function replicaProcesses(adminToken: string) {
+export function replicaProcesses(adminToken: string, context?: TestContext) {
   let database: (TestDatabase & { target: PostgresTarget }) | undefined;
   const servers: Serving[] = [];
   // One connection for the suite's reads: opening a store per read is slow enough to miss a state.
@@ -58,7 +61,7 @@ export function replicaProcesses(adminToken: string) {
       database ??= await freshPostgres();
       const started: Serving[] = [];
       // A race seen once in CI is only worth its failure with what each replica said.
-      onTestFailed(() => {
+      (context?.onTestFailed ?? onTestFailed)(() => {
         for (const [index, server] of started.entries()) printLogTail(ids[index] ?? '?', server);
       });
       for (const id of ids) {
@@ -89,6 +92,25 @@ export function replicaProcesses(adminToken: string) {
       database = undefined;
     },
   };
+}
+
+/**
+ * Replicas for one test of a `describe.concurrent`, with a database of their
+ * own: when the test finishes, `beforeStop` (letting a stopped process run
+ * again, say, or closing what stands between a replica and its database),
+ * then `stopAll`.
+ */
+export function replicaProcessesOfTest(
+  adminToken: string,
+  context: TestContext,
+  beforeStop: () => unknown = () => undefined,
+): ReturnType<typeof replicaProcesses> {
+  const processes = replicaProcesses(adminToken, context);
+  context.onTestFinished(async () => {
+    await beforeStop();
+    await processes.stopAll();
+  });
+  return processes;
 }
 
 const LOG_TAIL_CHARS = 12_000;

@@ -8,10 +8,10 @@
  * renew, stops its own agent within a bound: at no point after the takeover
  * settles do two agents run the session.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it, type TestContext } from 'vitest';
 import { childrenOf, clarionApi, groupGone } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
-import { askingSession, replicaProcesses, sessionReads } from '../support/replicas.js';
+import { askingSession, replicaProcessesOfTest, sessionReads } from '../support/replicas.js';
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.js';
 import { SHUTDOWN_REPORTS_MS } from '../../src/tunables.js';
 
@@ -29,19 +29,16 @@ const FAILING_STOP_S = SHUTDOWN_REPORTS_MS / 1000 + SHUTDOWN_STOP_S;
 /** How long A's stop may take before it stops its agents and exits anyway. */
 const stopBoundMs = (stopS: number) => (SHUTDOWN_DRAIN_S + stopS) * 1000;
 
-describe('a replica cut off from the database', () => {
-  const processes = replicaProcesses(ADMIN_TOKEN);
-  let proxy: TcpProxy | undefined;
-
-  afterEach(async () => {
-    // A's statements stop hanging (they fail) before it is asked to stop.
-    await proxy?.close();
-    proxy = undefined;
-    await processes.stopAll();
-  });
-
-  /** B on the database, then A through a proxy in front of it; the proxy, for cutting A off. */
-  async function replicasWithAProxied(stopS = SHUTDOWN_STOP_S) {
+// At once, each on its own database: most of each test waits out a lease or a stop's bound.
+describe.concurrent('a replica cut off from the database', () => {
+  /**
+   * B on this test's own database, then A through a proxy in front of it; the
+   * proxy, for cutting A off. When the test ends, A's statements stop hanging
+   * (they fail) before it is asked to stop.
+   */
+  async function replicasWithAProxied(context: TestContext, stopS = SHUTDOWN_STOP_S) {
+    const between: { proxy?: TcpProxy } = {};
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context, () => between.proxy?.close());
     const env = {
       CLARION_LEASE_S: String(LEASE_S),
       CLARION_SHUTDOWN_DRAIN_S: String(SHUTDOWN_DRAIN_S),
@@ -50,16 +47,17 @@ describe('a replica cut off from the database', () => {
     const [b] = await processes.start(['replica-b'], env);
     const direct = new URL(processes.target().url);
     const started = await startTcpProxy({ host: direct.hostname, port: Number(direct.port) });
-    proxy = started;
+    between.proxy = started;
     const proxied = new URL(direct);
     proxied.port = String(started.port);
     const [a] = await processes.start(['replica-a'], { ...env, DATABASE_URL: proxied.href });
     if (!a?.child.pid || !b?.child.pid) throw new Error('two replicas expected');
-    return { a, aPid: a.child.pid, b, bPid: b.child.pid, proxy: started };
+    return { processes, a, aPid: a.child.pid, b, bPid: b.child.pid, proxy: started };
   }
 
-  it('stops its own agent once it cannot renew, while B takes the session over', async () => {
-    const { a, aPid, b, bPid, proxy: line } = await replicasWithAProxied();
+  it('stops its own agent once it cannot renew, while B takes the session over', async (context) => {
+    const { expect } = context;
+    const { processes, a, aPid, b, bPid, proxy: line } = await replicasWithAProxied(context);
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);
     const reads = sessionReads(onB);
@@ -105,8 +103,13 @@ describe('a replica cut off from the database', () => {
    * ends: a statement that never answers (the bound) or one that fails. The
    * time it took, for the caller to check against the bound.
    */
-  async function stopsCutOff(cut: (line: TcpProxy) => void | Promise<void>, stopS: number) {
-    const { a, aPid, b, proxy: line } = await replicasWithAProxied(stopS);
+  async function stopsCutOff(
+    context: TestContext,
+    cut: (line: TcpProxy) => void | Promise<void>,
+    stopS: number,
+  ) {
+    const { expect } = context;
+    const { a, aPid, b, proxy: line } = await replicasWithAProxied(context, stopS);
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const reads = sessionReads(clarionApi(b.url, ADMIN_TOKEN));
     const { agent } = await askingSession(onA, reads, aPid, 'stopping cut off');
@@ -132,18 +135,24 @@ describe('a replica cut off from the database', () => {
     return { ...exit, tookMs };
   }
 
-  it('still stops on SIGTERM within its bound, its agent first, though no statement answers', async () => {
-    const exit = await stopsCutOff((line) => {
-      line.blackhole();
-    }, SHUTDOWN_STOP_S);
+  it('still stops on SIGTERM within its bound, its agent first, though no statement answers', async (context) => {
+    const { expect } = context;
+    const exit = await stopsCutOff(
+      context,
+      (line) => {
+        line.blackhole();
+      },
+      SHUTDOWN_STOP_S,
+    );
     // Its bound ended the stop, the one it was configured with: not a step's failure.
     expect(exit.stdout).toContain('the stop did not finish in time');
     expect(exit.tookMs).toBeGreaterThanOrEqual(stopBoundMs(SHUTDOWN_STOP_S));
   }, 180_000);
 
-  it('still exits on SIGTERM, its agent first, when a step of its stop fails', async () => {
+  it('still exits on SIGTERM, its agent first, when a step of its stop fails', async (context) => {
+    const { expect } = context;
     // Connections refused: every statement of the stop fails at once instead of hanging.
-    const exit = await stopsCutOff((line) => line.close(), FAILING_STOP_S);
+    const exit = await stopsCutOff(context, (line) => line.close(), FAILING_STOP_S);
     expect(exit.stdout).toContain('a step failed');
     // The other steps were still done; the log names those it could not.
     expect(exit.stdout).toContain('the stop left undone: ');

@@ -34,10 +34,19 @@ export class SlowDatabase implements KyselyPlugin {
   private armed: { kind: StatementKind; delayMs: number } | undefined;
   private readonly delayed = new WeakSet<object>();
   private holding: Promise<unknown> = Promise.resolve();
+  private endHold: () => void = () => undefined;
 
   /** Delays the result of the next statement of `kind` on the messages table. */
   arm(kind: StatementKind, delayMs: number): void {
     this.armed = { kind, delayMs };
+  }
+
+  /**
+   * Hands on the result held back now without waiting out the rest of its
+   * delay, as a stalled disk that recovers would; nothing if none is held.
+   */
+  release(): void {
+    this.endHold();
   }
 
   /** Resolves once the result held back last has been handed on (at once if none was). */
@@ -56,7 +65,13 @@ export class SlowDatabase implements KyselyPlugin {
     if (this.armed && this.delayed.has(args.queryId)) {
       const { delayMs } = this.armed;
       this.armed = undefined;
-      this.holding = new Promise((resolve) => setTimeout(resolve, delayMs));
+      this.holding = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs);
+        this.endHold = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
       await this.holding;
     }
     return args.result;

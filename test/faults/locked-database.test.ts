@@ -28,7 +28,7 @@ import {
   type Harness,
 } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
-import { holdSqliteLock, type HeldLock } from '../support/lock-holder.js';
+import { holdSqliteLock, type HeldProcessLock } from '../support/lock-holder.js';
 
 /** The pre-claim budget this server runs on (5 s by default: the same code, waited for longer). */
 const PRE_CLAIM_MS = 2_000;
@@ -42,29 +42,39 @@ const ANSWERED_WITHIN_MS = PRE_CLAIM_MS + 500;
  * separate process with the database's write lock (`BEGIN EXCLUSIVE`), on
  * PostgreSQL another session with the bundle's rows locked `FOR UPDATE`.
  */
-const HOLD_LOCK: Record<Driver, (target: DatabaseTarget, pendingId: string) => Promise<HeldLock>> =
-  {
-    sqlite: (target) => {
-      if (target.driver !== 'sqlite') throw new Error('not SQLite');
-      return holdSqliteLock(join(target.dataDir, SQLITE_FILE), LOCK_HELD_MS);
-    },
-    postgres: async (target, pendingId) => {
-      if (target.driver !== 'postgres') throw new Error('not PostgreSQL');
-      const client = new pg.Client({ connectionString: target.url });
-      await client.connect();
-      await client.query('BEGIN');
-      const locked = await client.query(
-        `SELECT id FROM task_session_messages WHERE (metadata::jsonb ->> 'pending_id') = $1 FOR UPDATE`,
-        [pendingId],
-      );
-      expect(locked.rowCount).toBe(2);
-      const released = sleep(LOCK_HELD_MS).then(async () => {
-        await client.query('ROLLBACK');
-        await client.end();
-      });
-      return { released };
-    },
-  };
+const HOLD_LOCK: Record<
+  Driver,
+  (target: DatabaseTarget, pendingId: string) => Promise<HeldProcessLock>
+> = {
+  sqlite: (target) => {
+    if (target.driver !== 'sqlite') throw new Error('not SQLite');
+    return holdSqliteLock(join(target.dataDir, SQLITE_FILE), LOCK_HELD_MS);
+  },
+  postgres: async (target, pendingId) => {
+    if (target.driver !== 'postgres') throw new Error('not PostgreSQL');
+    const client = new pg.Client({ connectionString: target.url });
+    await client.connect();
+    await client.query('BEGIN');
+    const locked = await client.query(
+      `SELECT id FROM task_session_messages WHERE (metadata::jsonb ->> 'pending_id') = $1 FOR UPDATE`,
+      [pendingId],
+    );
+    expect(locked.rowCount).toBe(2);
+    let letGo!: () => void;
+    const released = new Promise<void>((resolve) => (letGo = resolve));
+    let ending: Promise<void> | undefined;
+    const release = () => {
+      clearTimeout(timer);
+      ending ??= client
+        .query('ROLLBACK')
+        .then(() => client.end())
+        .then(letGo);
+      return ending;
+    };
+    const timer = setTimeout(() => void release(), LOCK_HELD_MS);
+    return { released, release };
+  },
+};
 
 /**
  * Probes `/healthz` every 100 ms until stopped and reports how late each
@@ -97,7 +107,7 @@ describe.each(DRIVERS)('a lock held past the pre-claim budget on %s', (driver) =
   let h: Harness;
   let metrics: ClarionMetrics;
   let logLines: string[];
-  let lock: HeldLock | undefined;
+  let lock: HeldProcessLock | undefined;
 
   beforeEach(async () => {
     metrics = createMetrics();
@@ -164,7 +174,9 @@ describe.each(DRIVERS)('a lock held past the pre-claim budget on %s', (driver) =
     expect(sorted.at(-1)).toBeLessThan(1_000);
 
     // No claim committed after its budget: once the lock goes, the bundle is still pending.
-    await lock.released;
+    // The lock goes now, with the 503 in: a claim still waiting on it would commit now as it
+    // would at the end of the hold, which only left such a claim longer to give up.
+    await lock.release();
     await sleep(200);
     const rows = await h.rows(pendingId);
     expect(rows.map((row) => row.metadata.status)).toEqual(['pending', 'pending']);

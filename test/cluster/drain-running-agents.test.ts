@@ -10,11 +10,11 @@
  * drain's bound (`CLARION_SHUTDOWN_DRAIN_S`) has passed is cut.
  */
 import { request } from 'node:http';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import type { Exited, Serving } from '../support/clarion-process.js';
-import { replicaProcesses } from '../support/replicas.js';
+import { replicaProcessesOfTest } from '../support/replicas.js';
 import { SHUTDOWN_DRAIN_MS } from '../../src/tunables.js';
 
 const ADMIN_TOKEN = 'drain-running-agents-token-0123456789';
@@ -93,13 +93,8 @@ function errorLines(exited: Exited): string[] {
     });
 }
 
-describe('a replica stopped while its agents run', () => {
-  const processes = replicaProcesses(ADMIN_TOKEN);
-
-  afterEach(() => processes.stopAll());
-
-  const start = async (ids: string[]) => processes.start(ids);
-
+// At once, each on its own database: most of each test waits on a stop's drain or an agent.
+describe.concurrent('a replica stopped while its agents run', () => {
   const reads = (server: Serving) => {
     const api = clarionApi(server.url, ADMIN_TOKEN);
     return {
@@ -113,8 +108,10 @@ describe('a replica stopped while its agents run', () => {
     };
   };
 
-  it('starts no turn while draining; the queued message is asked on the other replica', async () => {
-    const [a, b] = await start(['replica-a', 'replica-b']);
+  it('starts no turn while draining; the queued message is asked on the other replica', async (context) => {
+    const { expect } = context;
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context);
+    const [a, b] = await processes.start(['replica-a', 'replica-b']);
     if (!a || !b) throw new Error('two replicas expected');
     const onA = reads(a);
     const onB = reads(b);
@@ -155,7 +152,9 @@ describe('a replica stopped while its agents run', () => {
     ]);
   }, 150_000);
 
-  it('cuts a request still in flight once CLARION_SHUTDOWN_DRAIN_S has passed', async () => {
+  it('cuts a request still in flight once CLARION_SHUTDOWN_DRAIN_S has passed', async (context) => {
+    const { expect } = context;
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context);
     const drainS = 1;
     const [a] = await processes.start(['replica-a'], { CLARION_SHUTDOWN_DRAIN_S: String(drainS) });
     if (!a) throw new Error('one replica expected');
@@ -174,8 +173,10 @@ describe('a replica stopped while its agents run', () => {
     expect(errorLines(exited)).toEqual([]);
   }, 150_000);
 
-  it('writes the running turns’ ends before closing the store, and logs no error', async () => {
-    const [a, b] = await start(['replica-a', 'replica-b']);
+  it('writes the running turns’ ends before closing the store, and logs no error', async (context) => {
+    const { expect } = context;
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context);
+    const [a, b] = await processes.start(['replica-a', 'replica-b']);
     if (!a || !b) throw new Error('two replicas expected');
     const onA = reads(a);
     const onB = reads(b);
@@ -205,8 +206,10 @@ describe('a replica stopped while its agents run', () => {
     }
   }, 150_000);
 
-  it('says in the transcript that the stop ended a turn in progress', async () => {
-    const [a, b] = await start(['replica-a', 'replica-b']);
+  it('says in the transcript that the stop ended a turn in progress', async (context) => {
+    const { expect } = context;
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context);
+    const [a, b] = await processes.start(['replica-a', 'replica-b']);
     if (!a || !b) throw new Error('two replicas expected');
     const onA = reads(a);
     const onB = reads(b);

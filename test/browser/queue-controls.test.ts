@@ -141,6 +141,10 @@ describe('clearing and reordering the session queue', () => {
         await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
       }),
     );
+    // The tab the person uses is the one in front. Chromium draws no frames for a tab behind
+    // another, so a click there waited up to 2 s for its element to hold still and a
+    // screenshot 4 s; the watching tab is only read, which needs no frames.
+    await acting.bringToFront();
     return [acting, watching];
   }
 

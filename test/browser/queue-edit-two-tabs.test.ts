@@ -67,8 +67,18 @@ describe('one queued message edited in two tabs', () => {
     return { sessionId, one, two, stored };
   }
 
+  /**
+   * Brings `page` in front, where the person acts next. Chromium draws no frames for a tab
+   * behind another, so a click there waited up to 2 s for its element to hold still.
+   */
+  async function inFront(page: Page): Promise<Page> {
+    await page.bringToFront();
+    return page;
+  }
+
   /** Opens the first queued message in Edit and types `text`. */
   async function typeIn(page: Page, text: string): Promise<void> {
+    await inFront(page);
     await page.getByTestId('queue-item').first().getByTestId('queue-edit').click();
     await page.getByTestId('queue-edit-input').fill(text);
   }
@@ -78,7 +88,7 @@ describe('one queued message edited in two tabs', () => {
     await typeIn(one, 'tab ONE version');
     await typeIn(two, 'tab TWO version');
 
-    await one.getByTestId('queue-save').click();
+    await (await inFront(one)).getByTestId('queue-save').click();
     await expect.poll(() => queuedTexts(one), WAIT).toEqual(['tab ONE version', 'original two']);
 
     const told = two.getByTestId('queue-edit-changed');
@@ -97,7 +107,7 @@ describe('one queued message edited in two tabs', () => {
     await expect(one.getByTestId('queue-edit-changed').count()).resolves.toBe(0);
 
     // The person takes the new text: the editor holds it, and nothing is left to choose.
-    await two.getByTestId('queue-edit-take-current').click();
+    await (await inFront(two)).getByTestId('queue-edit-take-current').click();
     await expect(two.getByTestId('queue-edit-input').inputValue()).resolves.toBe('tab ONE version');
     await expect(two.getByTestId('queue-edit-changed').count()).resolves.toBe(0);
     await expect(two.getByTestId('queue-save').isEnabled()).resolves.toBe(true);
@@ -116,11 +126,11 @@ describe('one queued message edited in two tabs', () => {
       (route) => (held && route.request().method() === 'GET' ? route.abort() : route.continue()),
     );
 
-    await one.getByTestId('queue-save').click();
+    await (await inFront(one)).getByTestId('queue-save').click();
     await expect.poll(() => queuedTexts(one), WAIT).toEqual(['tab ONE version', 'original two']);
     await expect(two.getByTestId('queue-edit-changed').count()).resolves.toBe(0);
 
-    await two.getByTestId('queue-save').click();
+    await (await inFront(two)).getByTestId('queue-save').click();
     const told = two.getByTestId('queue-edit-changed');
     await told.waitFor(WAIT);
     await expect(told.textContent()).resolves.toContain(

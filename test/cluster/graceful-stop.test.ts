@@ -9,11 +9,11 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { pendingListReply } from '../../src/wire/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import type { Serving } from '../support/clarion-process.js';
-import { replicaProcesses } from '../support/replicas.js';
+import { replicaProcessesOfTest } from '../support/replicas.js';
 import { callWithin, structured } from '../mcp/mcp-harness.js';
 
 const ADMIN_TOKEN = 'graceful-stop-admin-token-0123456789';
@@ -35,16 +35,14 @@ function call(client: Client, name: string, args: Record<string, unknown>) {
   return callWithin(client, RESULT_WITHIN_MS, name, args);
 }
 
-describe('a replica stopped gracefully', () => {
-  const processes = replicaProcesses(ADMIN_TOKEN);
-  const clients: Client[] = [];
-
-  afterEach(async () => {
-    await Promise.allSettled(clients.splice(0).map((client) => client.close()));
-    await processes.stopAll();
-  });
-
-  it('hands calls in flight their pending ID; the answer is collected on another replica', async () => {
+// At once, each on its own database: most of each test waits on a stop or its drain delay.
+describe.concurrent('a replica stopped gracefully', () => {
+  it('hands calls in flight their pending ID; the answer is collected on another replica', async (context) => {
+    const { expect } = context;
+    const clients: Client[] = [];
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context, () =>
+      Promise.allSettled(clients.map((client) => client.close())),
+    );
     const [a, b] = await processes.start(['replica-a', 'replica-b']);
     if (!a || !b) throw new Error('two replicas expected');
     const asker = await agentOn(a, 'graceful agent');
@@ -91,7 +89,9 @@ describe('a replica stopped gracefully', () => {
     });
   }, 90_000);
 
-  it('says draining on /healthz while it waits out CLARION_DRAIN_DELAY_S, and still answers', async () => {
+  it('says draining on /healthz while it waits out CLARION_DRAIN_DELAY_S, and still answers', async (context) => {
+    const { expect } = context;
+    const processes = replicaProcessesOfTest(ADMIN_TOKEN, context);
     const [a] = await processes.start(['replica-a'], { CLARION_DRAIN_DELAY_S: '3' });
     if (!a) throw new Error('one replica expected');
     const healthy = await fetch(`${a.url}/healthz`);

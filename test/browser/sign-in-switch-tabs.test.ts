@@ -97,6 +97,9 @@ describe('a page open while another tab switches the browser to another person',
 
     await switchInAnotherTab(first, viaOrigin(world, bo.sign_in_url));
 
+    // The person goes back to the first tab (Chromium draws no frames for a tab behind another,
+    // and each click below waited up to 2 s for one); coming back reads nothing again.
+    await first.bringToFront();
     await first.getByTestId('clarification-skip').click();
     await first.getByTestId('clarification-skip-confirm-yes').click();
     await first.getByTestId('send-now').click();

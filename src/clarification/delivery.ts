@@ -14,6 +14,7 @@ import { DELIVERY_PROMPT_RESERVE_MS } from '../tunables.js';
 import { failpoint } from '../support/index.js';
 import {
   clearDeliveryIntent,
+  markAwaitingCollection,
   endWaitWhenNoneOpen,
   getSession,
   messagesByPendingId,
@@ -242,14 +243,16 @@ async function runWithin(
    * Clears the intent, and a session waiting for input runs again unless
    * another of its questions is still open; false, with nothing changed,
    * when the claim is no longer all there (a recovery put it back or retired
-   * it).
+   * it). A decision recorded for an external agent no call of which took it
+   * is marked for that agent to collect (`uncollected-answers.ts`).
    */
-  const clearIntent = async (): Promise<boolean> => {
+  const clearIntent = async (forCollection = false): Promise<boolean> => {
     try {
       await sessions.write(sessionId, async (write) => {
         const cleared = await clearDeliveryIntent(write.tx, ids);
         // Thrown to roll back whatever part of the claim was still there.
         if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
+        if (forCollection) await markAwaitingCollection(write.tx, ids);
         write.updated(...cleared);
         write.waitEnded(await endWaitWhenNoneOpen(write.tx, sessionId));
       });
@@ -287,7 +290,7 @@ async function runWithin(
         break;
       }
       case 'clearIntent':
-        facts.intentClear = (await clearIntent()) ? 'cleared' : 'taken_back';
+        facts.intentClear = (await clearIntent(facts.external === true)) ? 'cleared' : 'taken_back';
         break;
       case 'reserveSuccessorTurn':
         turn = await sessions.write(sessionId, (write) =>

@@ -21,6 +21,7 @@ import {
   expireSessionRows,
   getSession,
   endWaitWhenNoneOpen,
+  markCollected,
   pendingIdsOfSession,
   reattachBundleRows,
   rowsStillCurrent,
@@ -36,6 +37,7 @@ import type { SessionWrite } from '../events/index.js';
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
 import { AttachHolds, NO_HOLD } from './attach-holds.js';
+import { collectRetried, type Collected } from './collect.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
@@ -74,6 +76,8 @@ type BundleOpening =
       /** Lets go of a reused bundle's hold (`AttachHolds`) once its live wait has begun. */
       release: () => void;
     }
+  /** A retry of a cut call whose bundle the person decided meanwhile (`collect.ts`). */
+  | { ok: true; collected: Collected }
   | Failure<'not_active' | 'too_many_open_requests'>;
 
 const CANNOT_ASK = failure('not_active', 'this session can no longer ask questions');
@@ -289,6 +293,17 @@ export class ClarificationService {
     if (!normalized.ok) return failure('invalid_request', 'invalid questions', normalized.issues);
     const opened = await this.openBundle(sessionId, normalized.value);
     if (!opened.ok) return opened;
+    if ('collected' in opened) {
+      const { pendingId, response } = opened.collected;
+      options.onBundle?.(pendingId);
+      return {
+        ok: true,
+        pendingId,
+        outcome: 'answered',
+        response,
+        questions: normalized.value.questions,
+      };
+    }
     const created = opened.pendingId;
     let outcome: WaitOutcome;
     try {
@@ -386,6 +401,7 @@ export class ClarificationService {
   async createBundle(sessionId: string, ask: NormalizedAsk): Promise<string | undefined> {
     const opened = await this.openBundle(sessionId, ask);
     if (!opened.ok) return undefined;
+    if ('collected' in opened) return opened.collected.pendingId;
     opened.release();
     return opened.pendingId;
   }
@@ -415,6 +431,8 @@ export class ClarificationService {
         held = await this.attach(write, existing);
         return { ok: true, pendingId: existing, release: held };
       }
+      const collected = await collectRetried(tx, session, ask.fingerprint);
+      if (collected) return { ok: true, collected };
       const scope = await askScopeOf(tx, session);
       const open = await openAsksIn(tx, scope);
       if (open >= limit) return tooManyOpenAsks(scope, open, limit);
@@ -588,6 +606,9 @@ export class ClarificationService {
       }
       if (!view.response || view.delivery_pending) return { ok: true, outcome: 'waiting' };
       const { response, questions } = view;
+      // Its asker read it: an identical ask from now on is a new question.
+      if (view.session_id === options.asker?.sessionId)
+        await markCollected(this.deps.store, pendingId);
       return { ok: true, outcome: 'decided', response, questions, handedOver: false };
     } finally {
       finished.abort();

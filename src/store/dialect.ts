@@ -27,7 +27,8 @@ export type MetadataKey =
   | 'kind'
   | 'asked_on'
   | 'delivery_by'
-  | 'user_input_request_id';
+  | 'user_input_request_id'
+  | 'awaiting_collection';
 
 /** Fields of an object-valued metadata key that SQL filters on (`responded_by.user_id`). */
 export type MetadataField = 'user_id';

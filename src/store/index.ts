@@ -389,3 +389,4 @@ export {
   recordMcpSession,
   recordMcpSessionsUse,
 } from './mcp-sessions.js';
+export { collectableRetry, markAwaitingCollection, markCollected } from './uncollected-answers.js';

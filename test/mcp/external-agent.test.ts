@@ -349,6 +349,90 @@ describe.each(DRIVERS)('MCP for an external agent on %s', (driver) => {
       });
     });
 
+    it('hands a retry of a cut call the answer given meanwhile, once, instead of asking again', async () => {
+      // Claude Code over HTTP: its call came back (or was cut) before the person answered, and
+      // its model never saw the pending ID; it calls again with the same questions.
+      const external = await m.connect(m.tokens.member, 'my-claude');
+      const cut = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      expect(cut).toMatchObject({ status: 'open' });
+      const pendingId = cut.pending_id as string;
+      const colleague = await m.connect(m.tokens.colleague);
+      await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+
+      const retried = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      expect(retried).toEqual({
+        status: 'answered',
+        pending_id: pendingId,
+        answers: ANSWERS_AS_RECEIVED,
+      });
+      // Collected: the same questions once more are a new question for the person.
+      const again = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      expect(again).toMatchObject({ status: 'open' });
+      expect(again.pending_id).not.toBe(pendingId);
+      const listed = await listPendingBundles(m.h.store, m.colleague, {});
+      expect(listed.ok && listed.page.pending.map((bundle) => bundle.pending_id)).toEqual([
+        again.pending_id,
+      ]);
+    });
+
+    it('hands a retry the person’s rejection too', async () => {
+      const external = await m.connect(m.tokens.member, 'my-claude');
+      const cut = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      const pendingId = cut.pending_id as string;
+      const colleague = await m.connect(m.tokens.colleague);
+      const rejection = { pending_id: pendingId, rejected: true, reject_reason: 'Not now' };
+      await m.call(colleague, 'answer_question', rejection);
+      expect(structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS))).toEqual({
+        status: 'skipped',
+        pending_id: pendingId,
+        reason: 'Not now',
+      });
+    });
+
+    it('asks anew once the answer was collected, or once the agent asked something else', async () => {
+      const external = await m.connect(m.tokens.member, 'my-claude');
+      const colleague = await m.connect(m.tokens.colleague);
+      const askAndAnswer = async () => {
+        const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+        expect(asked).toMatchObject({ status: 'open' });
+        const pendingId = asked.pending_id as string;
+        await m.call(colleague, 'answer_question', { pending_id: pendingId, ...ANSWERS });
+        return pendingId;
+      };
+
+      // Collected through wait_for_answer: a later identical ask is a new question.
+      const collected = await askAndAnswer();
+      expect(
+        structured(await m.call(external, 'wait_for_answer', { pending_id: collected })),
+      ).toMatchObject({ status: 'answered' });
+      const afterCollected = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      expect(afterCollected).toMatchObject({ status: 'open' });
+      expect(afterCollected.pending_id).not.toBe(collected);
+
+      // Not collected, but the agent moved on to another question: no longer a retry. (The
+      // identical ask still open is reused, as any retry of an open one is.)
+      const uncollected = await askAndAnswer();
+      expect(uncollected).toBe(afterCollected.pending_id);
+      const other = {
+        questions: [
+          {
+            id: 'q9',
+            prompt: 'Which port?',
+            options: [
+              { label: '80', description: 'http' },
+              { label: '443', description: 'https' },
+            ],
+          },
+        ],
+      };
+      expect(structured(await m.call(external, 'ask_user_question', other))).toMatchObject({
+        status: 'open',
+      });
+      const later = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));
+      expect(later).toMatchObject({ status: 'open' });
+      expect(later.pending_id).not.toBe(uncollected);
+    });
+
     it('wait_for_answer gets an answer given while it waits', async () => {
       const external = await m.connect(m.tokens.member, 'my-claude');
       const asked = structured(await m.call(external, 'ask_user_question', TWO_QUESTIONS));

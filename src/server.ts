@@ -484,6 +484,9 @@ export async function startServer(
       tokensChanged: (userId: string) => {
         account.news.tokensChanged(userId);
       },
+      notificationsChanged: (userId: string) => {
+        account.news.notificationsChanged(userId);
+      },
       peopleChanged: (subjectId: string, members?: readonly string[]) => {
         account.news.peopleChanged(subjectId, members);
       },

@@ -54,6 +54,12 @@ export interface AccountAnnouncer {
   /** A person's API tokens changed: their open Settings read them again. */
   tokensChanged(userId: string): void;
   /**
+   * A person's browser sign-in ended, and with it any Web Push channel it
+   * turned on (the store's cascade): their other devices' Settings read the
+   * channels again.
+   */
+  notificationsChanged(userId: string): void;
+  /**
    * A credential of `userId` ended (a token revoked, a browser session ended,
    * the person deleted): calls and sockets still running with one read it again.
    */
@@ -181,6 +187,7 @@ export class AccountService {
     const signedIn = await signInWithLink(this.deps.store, link);
     if (signedIn.ok && signedIn.replaced !== undefined) {
       this.deps.announce.credentialsEnded(signedIn.replaced);
+      this.deps.announce.notificationsChanged(signedIn.replaced);
     }
     return signedIn;
   }
@@ -188,7 +195,7 @@ export class AccountService {
   /** Ends the browser session `secret` signs in (`endBrowserSession`); true when it existed. */
   async signOut(userId: string, secret: string, request: RequestBound): Promise<boolean> {
     const ended = await endBrowserSession(this.deps.store, secret, request);
-    if (ended) this.deps.announce.credentialsEnded(userId);
+    if (ended) this.browserSessionsEnded(userId);
     return ended;
   }
 
@@ -196,8 +203,13 @@ export class AccountService {
   async signOutOthers(userId: string, keepSecret: string, request: RequestBound): Promise<number> {
     const ended = await endOtherBrowserSessions(this.deps.store, userId, keepSecret, request);
     // Their events sockets close now, on every replica, as after a sign-out.
-    if (ended > 0) this.deps.announce.credentialsEnded(userId);
+    if (ended > 0) this.browserSessionsEnded(userId);
     return ended;
+  }
+
+  private browserSessionsEnded(userId: string): void {
+    this.deps.announce.credentialsEnded(userId);
+    this.deps.announce.notificationsChanged(userId);
   }
 
   /** A workspace's members list each other on People: they hear of a change among them too. */

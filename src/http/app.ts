@@ -72,6 +72,8 @@ export interface AppDeps {
   readonly accessChanged?: (userId: string) => void;
   /** A person's "Always allow" rules changed (`ConsentRuleService`'s hook); the hub's own when absent (one server). */
   readonly consentRulesChanged?: (userId: string) => void;
+  /** A person's notification channels changed with a sign-in's end; the hub's own when absent. */
+  readonly notificationsChanged?: (userId: string) => void;
   /** A person's API tokens changed; the hub's own when absent. */
   readonly tokensChanged?: (userId: string) => void;
   /**
@@ -140,6 +142,11 @@ export function createApp(deps: AppDeps): App {
         deps.tokensChanged ??
         ((userId) => {
           deps.hub.tokensChanged(userId);
+        }),
+      notificationsChanged:
+        deps.notificationsChanged ??
+        ((userId) => {
+          deps.hub.notificationsChanged(userId);
         }),
       // Calls and sockets here read their credentials again now; the others on their wake.
       credentialsEnded: (userId) => {

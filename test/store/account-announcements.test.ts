@@ -221,9 +221,12 @@ describe.each(DRIVERS)('credential changes announced by their service on %s', (d
     expect(await accounts.signOutOthers(ada.id, laptop, bound)).toBe(0);
     expect(await accounts.signOut(ada.id, phone, bound)).toBe(false);
     expect(await accounts.signOut(ada.id, laptop, bound)).toBe(true);
+    // Each end took any Web Push channel that sign-in turned on: her other devices read theirs.
     expect(heard.splice(0)).toEqual([
       { kind: 'credentials', userId: ada.id },
+      { kind: 'notifications', userId: ada.id },
       { kind: 'credentials', userId: ada.id },
+      { kind: 'notifications', userId: ada.id },
     ]);
 
     // Bo's link opened where Ada is signed in, switching: Ada's session there ends.
@@ -234,7 +237,10 @@ describe.each(DRIVERS)('credential changes announced by their service on %s', (d
     const fresh = await issueToken(store, { kind: 'sign_in', userId: bo.id });
     const first = { secret: fresh.secret, currentSecret: undefined, switchAccount: false };
     expect(await accounts.signIn(first)).toMatchObject({ ok: true, replaced: undefined });
-    expect(heard).toEqual([{ kind: 'credentials', userId: ada.id }]);
+    expect(heard).toEqual([
+      { kind: 'credentials', userId: ada.id },
+      { kind: 'notifications', userId: ada.id },
+    ]);
   });
 });
 

@@ -12,6 +12,7 @@ export type Announcement =
   | { readonly kind: 'people'; readonly subjectId: string; readonly members: readonly string[] }
   | { readonly kind: 'tokens'; readonly userId: string }
   | { readonly kind: 'credentials'; readonly userId: string }
+  | { readonly kind: 'notifications'; readonly userId: string }
   | { readonly kind: 'acted_for_ended'; readonly sessionIds: readonly string[] };
 
 export interface RecordedAccounts {
@@ -42,6 +43,10 @@ export function recordedAccounts(
       credentialsEnded(userId) {
         heard.push({ kind: 'credentials', userId });
         also.credentialsEnded?.(userId);
+      },
+      notificationsChanged(userId) {
+        heard.push({ kind: 'notifications', userId });
+        also.notificationsChanged?.(userId);
       },
     },
     endSessionsActedFor: (sessionIds) => {

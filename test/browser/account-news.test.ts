@@ -47,6 +47,40 @@ async function as<T>(world: World, token: string, method: string, path: string, 
   return (response.status === 204 ? undefined : await response.json()) as T;
 }
 
+/**
+ * Holds the page's reads of `path` (a congested network) until `release`:
+ * every GET begun before `stopHolding`. `held` resolves once one is held, so
+ * a change made then brings reads that answer before it.
+ */
+async function holdReads(page: Page, path: string) {
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let seen = () => {};
+  const held = new Promise<void>((resolve) => {
+    seen = resolve;
+  });
+  let holding = true;
+  await page.route(`**${path}`, async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const hold = holding;
+    const response = await route.fetch();
+    if (hold) {
+      seen();
+      await released;
+    }
+    await route.fulfill({ response });
+  });
+  return {
+    held,
+    release,
+    stopHolding: () => {
+      holding = false;
+    },
+  };
+}
+
 async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -238,26 +272,8 @@ describe('live lists of rules and people', () => {
     const listed = page.getByTestId('notification-channel').filter({ hasText: 'Ola’s relay' });
 
     // The read that follows the channel's adding is slow to answer (a congested network)…
-    let release: (() => void) | undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let reads = 0;
-    let heldRead: (() => void) | undefined;
-    const heldSeen = new Promise<void>((resolve) => {
-      heldRead = resolve;
-    });
     const channelsPath = '/api/v1/notification-channels';
-    await page.route(`**${channelsPath}`, async (route) => {
-      if (route.request().method() !== 'GET') return route.continue();
-      reads++;
-      const response = await route.fetch();
-      if (reads === 1) {
-        heldRead?.();
-        await held;
-      }
-      await route.fulfill({ response });
-    });
+    const reads = await holdReads(page, channelsPath);
     const { channel } = await as<{ channel: { id: string } }>(
       world,
       ola.token,
@@ -269,14 +285,13 @@ describe('live lists of rules and people', () => {
         name: 'Ola’s relay',
       },
     );
-    await heldSeen;
+    await reads.held;
     // …and it is removed meanwhile: the read that follows answers first, without it.
-    const answered = page.waitForResponse(
-      (response) => response.url().endsWith(channelsPath) && reads >= 2,
-    );
+    reads.stopHolding();
+    const answered = page.waitForResponse((response) => response.url().endsWith(channelsPath));
     await as(world, ola.token, 'DELETE', `${channelsPath}/${channel.id}`);
     await answered;
-    release?.();
+    reads.release();
     await page.waitForResponse((response) => response.url().endsWith(channelsPath));
     // The older list, which still named it, is not shown over the newer one.
     await page.waitForTimeout(500);
@@ -322,25 +337,7 @@ describe('live lists of rules and people', () => {
     const listed = page.getByTestId('api-token').filter({ hasText: 'Night build' });
 
     // The read that follows the token's making is slow to answer (a congested network)…
-    let release: (() => void) | undefined;
-    const held = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let reads = 0;
-    let heldRead: (() => void) | undefined;
-    const heldSeen = new Promise<void>((resolve) => {
-      heldRead = resolve;
-    });
-    await page.route('**/api/v1/tokens', async (route) => {
-      if (route.request().method() !== 'GET') return route.continue();
-      reads++;
-      const response = await route.fetch();
-      if (reads === 1) {
-        heldRead?.();
-        await held;
-      }
-      await route.fulfill({ response });
-    });
+    const reads = await holdReads(page, '/api/v1/tokens');
     const { token } = await as<{ token: { id: string } }>(
       world,
       nia.token,
@@ -348,14 +345,13 @@ describe('live lists of rules and people', () => {
       '/api/v1/tokens',
       { name: 'Night build' },
     );
-    await heldSeen;
+    await reads.held;
     // …and the token is revoked meanwhile: the read that follows answers first, without it.
-    const answered = page.waitForResponse(
-      (response) => response.url().endsWith('/api/v1/tokens') && reads >= 2,
-    );
+    reads.stopHolding();
+    const answered = page.waitForResponse((response) => response.url().endsWith('/api/v1/tokens'));
     await as(world, nia.token, 'DELETE', `/api/v1/tokens/${token.id}`);
     await answered;
-    release?.();
+    reads.release();
     await page.waitForResponse((response) => response.url().endsWith('/api/v1/tokens'));
     // The older list, which still named it, is not shown over the newer one.
     await page.waitForTimeout(500);

@@ -147,6 +147,12 @@ const MAX_ASK_CHARS =
  */
 export const MAX_BODY_BYTES = MAX_TYPED_CHARS * MAX_JSON_BYTES_PER_CHAR + BODY_HEADROOM_BYTES;
 /**
+ * How deep an MCP client's `initialize` capabilities may nest (real clients'
+ * go three or four levels): they are kept for the session and written to
+ * the store, and a body of nothing but nesting must not reach either.
+ */
+export const MAX_MCP_CAPABILITIES_DEPTH = 64;
+/**
  * Largest MCP request body, in bytes: the largest ask fits however it is
  * written (about 687 KiB); far beyond is no tool call.
  */

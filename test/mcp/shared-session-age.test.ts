@@ -90,6 +90,31 @@ describe.each(DRIVERS)('an MCP session kept in the store on %s', (driver) => {
     expect(await ping(h, token, sessionId)).toBe(404);
   });
 
+  it('refuses an initialize whose capabilities nest deeper than any client’s, keeping nothing', async () => {
+    const { h } = await harness();
+    const depth = 100_000;
+    const capabilities = `${'{"x":'.repeat(depth)}{}${'}'.repeat(depth)}`;
+    const body =
+      '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25",' +
+      `"capabilities":${capabilities},"clientInfo":{"name":"deep","version":"1"}}}`;
+    const response = await fetch(h.url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${h.tokens.colleague}`,
+      },
+      body,
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      jsonrpc: '2.0',
+      error: { code: -32602, message: expect.stringContaining('capabilities') as unknown },
+    });
+    expect(h.endpoint.sessionCount()).toBe(0);
+    expect(await h.h.store.db.selectFrom('mcp_sessions').select('id').execute()).toEqual([]);
+  });
+
   it('writes a use once per interval, never on the call itself', async () => {
     const { h, clock, sweep, lastUsed } = await harness();
     const token = h.tokens.colleague;

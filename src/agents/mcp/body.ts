@@ -99,3 +99,23 @@ export function acceptsStreams(request: Request): boolean {
   const accept = request.headers.get('accept') ?? '';
   return accept.includes('application/json') && accept.includes('text/event-stream');
 }
+
+/**
+ * Whether an `initialize` body's `params.capabilities` nest deeper than
+ * `limit` objects or arrays. Walked without recursion: a body of nothing but
+ * nesting fits the body bound many thousand levels deep.
+ */
+export function capabilitiesNestDeeper(json: unknown, limit: number): boolean {
+  const message: unknown = Array.isArray(json) ? json[0] : json;
+  if (!isInitializeRequest(message)) return false;
+  const stack: { value: unknown; depth: number }[] = [
+    { value: message.params.capabilities, depth: 1 },
+  ];
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { value, depth } = next;
+    if (typeof value !== 'object' || value === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(value)) stack.push({ value: child, depth: depth + 1 });
+  }
+  return false;
+}

@@ -21,6 +21,7 @@ import {
   errorBodyOf,
   failure,
   MAX_MCP_BODY_BYTES,
+  MAX_MCP_CAPABILITIES_DEPTH,
   OUTCOMES,
   type OutcomeEntry,
 } from '../../wire/index.js';
@@ -31,7 +32,13 @@ import { sharedMcpSessions } from './shared-sessions.js';
 import type { UserInputRegistry } from '../../user-input/index.js';
 import { callerAuthInfo, holderKey } from './call-context.js';
 import { PROGRESS_INTERVAL_MS } from './progress.js';
-import { acceptsStreams, callsTool, initializes, readMcpBody } from './body.js';
+import {
+  acceptsStreams,
+  callsTool,
+  capabilitiesNestDeeper,
+  initializes,
+  readMcpBody,
+} from './body.js';
 import { requestIdsOf } from './request-ids.js';
 import { ANSWER_TOOL } from './tools.js';
 import { openMcpSession, type McpSessionHandle, type McpSessionOrigin } from './server.js';
@@ -118,6 +125,17 @@ function noSession(): Response {
     'one, then send its Mcp-Session-Id with every other request';
   return Response.json(
     { jsonrpc: '2.0', error: { code: -32000, message }, id: null },
+    { status: 400 },
+  );
+}
+
+/** An `initialize` refused for its capabilities' nesting, as the SDK answers invalid params. */
+function capabilitiesTooDeep(): Response {
+  const message =
+    `Invalid params: initialize capabilities nest deeper than ${String(MAX_MCP_CAPABILITIES_DEPTH)} ` +
+    'levels; no MCP client needs that many';
+  return Response.json(
+    { jsonrpc: '2.0', error: { code: -32602, message }, id: null },
     { status: 400 },
   );
 }
@@ -346,6 +364,9 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       // No session here yet: an `initialize` opens one, or a session another replica
       // opened is opened again. Anything else is refused before it can take a place.
       const opening = initializes(body.json);
+      if (opening && capabilitiesNestDeeper(body.json, MAX_MCP_CAPABILITIES_DEPTH)) {
+        return capabilitiesTooDeep();
+      }
       if (!resume && !(opening && acceptsStreams(request))) {
         // The transport's own refusal: a body only it judges, an initialize it will not accept.
         if (request.method === 'POST' && (opening || !('json' in body))) {

@@ -11,6 +11,7 @@
  * new question.
  */
 import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
+import type { SessionWriter } from '../events/index.js';
 import {
   collectableRetry,
   markCollected,
@@ -40,4 +41,13 @@ export async function collectRetried(
   if (!response) return undefined;
   await markCollected(tx, pendingId);
   return { pendingId, response };
+}
+
+/** Its asker read the decision of `pendingId` (`wait_for_answer`): an identical ask is new from now on. */
+export function collectedByAsker(
+  sessions: SessionWriter,
+  sessionId: string,
+  pendingId: string,
+): Promise<void> {
+  return sessions.write(sessionId, (write) => markCollected(write.tx, pendingId));
 }

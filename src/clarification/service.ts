@@ -21,7 +21,6 @@ import {
   expireSessionRows,
   getSession,
   endWaitWhenNoneOpen,
-  markCollected,
   pendingIdsOfSession,
   reattachBundleRows,
   rowsStillCurrent,
@@ -37,7 +36,7 @@ import type { SessionWrite } from '../events/index.js';
 import { bundleStatus, readBundle, winnerResponse, type Bundle, type RowStatus } from './bundle.js';
 import type { ClarificationDeps } from './context.js';
 import { AttachHolds, NO_HOLD } from './attach-holds.js';
-import { collectRetried, type Collected } from './collect.js';
+import { collectRetried, collectedByAsker, type Collected } from './collect.js';
 import { DecisionBoard } from './decisions.js';
 import { deliverAnnounced } from './delivery.js';
 import { detachOrphanedAsks } from './orphaned-asks.js';
@@ -606,9 +605,9 @@ export class ClarificationService {
       }
       if (!view.response || view.delivery_pending) return { ok: true, outcome: 'waiting' };
       const { response, questions } = view;
-      // Its asker read it: an identical ask from now on is a new question.
-      if (view.session_id === options.asker?.sessionId)
-        await markCollected(this.deps.store, pendingId);
+      if (view.session_id === options.asker?.sessionId) {
+        await collectedByAsker(this.deps.sessions, view.session_id, pendingId);
+      }
       return { ok: true, outcome: 'decided', response, questions, handedOver: false };
     } finally {
       finished.abort();

@@ -8,10 +8,10 @@
  * with it instead of asking the person again. Rows written here keep their
  * `updated_at`: the mark is for the agent's side only, and no page shows it.
  */
-import { sql, type SqlBool } from 'kysely';
 import { CLARIFICATION_TYPE } from '../wire/index.js';
 import type { RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
+import { toMessageRecord } from './messages.js';
 
 /** Marks a decision's rows, recorded with no call of its agent to take it, for collection. */
 export async function markAwaitingCollection(
@@ -46,24 +46,18 @@ export async function collectableRetry(
   sessionId: string,
   fingerprint: string,
 ): Promise<string | undefined> {
-  const newest = await ctx.db
+  const row = await ctx.db
     .selectFrom('task_session_messages')
-    .select([
-      ctx.dialect.metadataText('pending_id').as('pending_id'),
-      ctx.dialect.metadataText('request_fingerprint').as('fingerprint'),
-      sql<SqlBool>`${ctx.dialect.metadataFlag('awaiting_collection')}`.as('awaiting'),
-    ])
+    .selectAll()
     .where('task_session_id', '=', sessionId)
     .where('type', '=', CLARIFICATION_TYPE)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(1)
     .executeTakeFirst();
-  if (!newest || !truthy(newest.awaiting) || newest.fingerprint !== fingerprint) return undefined;
-  return newest.pending_id ?? undefined;
-}
-
-/** A flag as each engine returns a boolean expression (SQLite: 0 or 1). */
-function truthy(value: unknown): boolean {
-  return value === true || value === 1;
+  const meta = row && toMessageRecord(row).metadata;
+  if (meta?.awaiting_collection !== true || meta.request_fingerprint !== fingerprint) {
+    return undefined;
+  }
+  return typeof meta.pending_id === 'string' ? meta.pending_id : undefined;
 }

@@ -478,18 +478,7 @@ export async function startServer(
             },
           }
         : {}),
-      consentRulesChanged: (userId: string) => {
-        account.news.consentRulesChanged(userId);
-      },
-      tokensChanged: (userId: string) => {
-        account.news.tokensChanged(userId);
-      },
-      notificationsChanged: (userId: string) => {
-        account.news.notificationsChanged(userId);
-      },
-      peopleChanged: (subjectId: string, members?: readonly string[]) => {
-        account.news.peopleChanged(subjectId, members);
-      },
+      news: account.news,
       draining: () => draining.draining(),
       ...(options.credentialRecheckMs ? { credentialRecheckMs: options.credentialRecheckMs } : {}),
     });

@@ -70,17 +70,13 @@ export interface AppDeps {
   readonly draining?: () => boolean;
   /** A person's memberships changed (`AccountService`'s hook); the hub's own when absent (one server). */
   readonly accessChanged?: (userId: string) => void;
-  /** A person's "Always allow" rules changed (`ConsentRuleService`'s hook); the hub's own when absent (one server). */
-  readonly consentRulesChanged?: (userId: string) => void;
-  /** A person's notification channels changed with a sign-in's end; the hub's own when absent. */
-  readonly notificationsChanged?: (userId: string) => void;
-  /** A person's API tokens changed; the hub's own when absent. */
-  readonly tokensChanged?: (userId: string) => void;
   /**
-   * Users, workspaces or memberships changed (`subjectId`; `members`, who list
-   * them; `AccountService`'s hook); the hub's own when absent.
+   * News for pages that list what no session event carries, told by the
+   * services built here (`AccountService`, `consentRuleService`): the
+   * server's `accountNews` (`cluster/`, to every replica); this server's hub
+   * alone when absent (apps built in tests).
    */
-  readonly peopleChanged?: (subjectId: string, members: readonly string[]) => void;
+  readonly news?: PageNews;
   /**
    * Several replicas: a token was revoked or its person removed here; the
    * others' MCP calls read theirs again (this replica's always do).
@@ -95,6 +91,32 @@ const DEFAULT_WEB_ROOT = builtPath(BUILT_WEB_APP);
 export interface App {
   readonly app: Hono<AppEnv>;
   readonly mcp: McpEndpoint;
+}
+
+/** What `AppDeps.news` tells; `members`: a workspace's, who list its members. */
+export interface PageNews {
+  readonly consentRulesChanged: (userId: string) => void;
+  readonly notificationsChanged: (userId: string) => void;
+  readonly tokensChanged: (userId: string) => void;
+  readonly peopleChanged: (subjectId: string, members: readonly string[]) => void;
+}
+
+/** One server's news: its own hub's sockets are everyone. */
+function hubNews(hub: EventHub): PageNews {
+  return {
+    consentRulesChanged: (userId) => {
+      hub.consentRulesChanged(userId);
+    },
+    notificationsChanged: (userId) => {
+      hub.notificationsChanged(userId);
+    },
+    tokensChanged: (userId) => {
+      hub.tokensChanged(userId);
+    },
+    peopleChanged: (_subjectId, members) => {
+      hub.peopleChanged({ admins: true, userIds: members });
+    },
+  };
 }
 
 export function createApp(deps: AppDeps): App {
@@ -124,6 +146,7 @@ export function createApp(deps: AppDeps): App {
     logger: deps.logger,
   });
 
+  const news = deps.news ?? hubNews(deps.hub);
   // The account changes announce themselves: whoever calls them, these hear of each.
   const accounts = new AccountService({
     store: deps.store,
@@ -133,21 +156,9 @@ export function createApp(deps: AppDeps): App {
         ((userId) => {
           deps.hub.accessChanged(userId);
         }),
-      peopleChanged:
-        deps.peopleChanged ??
-        ((_subjectId, members) => {
-          deps.hub.peopleChanged({ admins: true, userIds: members });
-        }),
-      tokensChanged:
-        deps.tokensChanged ??
-        ((userId) => {
-          deps.hub.tokensChanged(userId);
-        }),
-      notificationsChanged:
-        deps.notificationsChanged ??
-        ((userId) => {
-          deps.hub.notificationsChanged(userId);
-        }),
+      peopleChanged: news.peopleChanged,
+      tokensChanged: news.tokensChanged,
+      notificationsChanged: news.notificationsChanged,
       // Calls and sockets here read their credentials again now; the others on their wake.
       credentialsEnded: (userId) => {
         credentials.recheck();
@@ -171,14 +182,7 @@ export function createApp(deps: AppDeps): App {
   registerTaskRoutes(app, deps.turns);
   registerUserInputRoutes(app, deps.turns);
   registerConsentRuleRoutes(app, {
-    rules: consentRuleService({
-      store: deps.store,
-      rulesChanged:
-        deps.consentRulesChanged ??
-        ((userId) => {
-          deps.hub.consentRulesChanged(userId);
-        }),
-    }),
+    rules: consentRuleService({ store: deps.store, rulesChanged: news.consentRulesChanged }),
   });
   registerAnswerLinkRoutes(app, { ...deps.turns, origin: linkOrigin });
   registerNotificationRoutes(app, { notifications: deps.notifications });

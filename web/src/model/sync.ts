@@ -479,6 +479,17 @@ export class ModelSync {
     }
   }
 
+  /**
+   * A read of `sessionId` under subscription `generation` was refused (404):
+   * the session is gone for this person, unless the refusal outlived its
+   * subscription, when it may predate access given back since.
+   */
+  private missingUnder(sessionId: string, generation: number): void {
+    const { model } = this.deps;
+    if (model.getState().generation !== generation) return;
+    model.update((state) => transitions.sessionMissing(state, sessionId));
+  }
+
   private async readPending(): Promise<Read> {
     const { api, model } = this.deps;
     // Taken before the request: a snapshot that outlived its subscription is dropped.
@@ -517,10 +528,7 @@ export class ModelSync {
       const result = await api.messages(sessionId, cursor);
       if (!result.ok) {
         if (result.kind === 'http' && result.status === 404) {
-          // A refusal that outlived its subscription may predate access given back since.
-          if (model.getState().generation === generation) {
-            model.update((state) => transitions.sessionMissing(state, sessionId));
-          }
+          this.missingUnder(sessionId, generation);
           return 'read';
         }
         return failedRead(result);
@@ -556,9 +564,7 @@ export class ModelSync {
     const result = await api.messages(sessionId, used);
     if (!result.ok) {
       if (result.kind === 'http' && result.status === 404) {
-        if (model.getState().generation === generation) {
-          model.update((state) => transitions.sessionMissing(state, sessionId));
-        }
+        this.missingUnder(sessionId, generation);
         return true;
       }
       return false;

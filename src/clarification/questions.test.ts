@@ -191,27 +191,48 @@ describe('normalizeAsk: ids', () => {
   });
 
   it('refuses duplicate explicit question ids', () => {
-    const issues = refused({ questions: [question({ id: 'x' }), question({ id: 'x' })] });
-    expect(issues).toEqual([{ path: 'questions', message: 'duplicate question id' }]);
+    const issues = refused({
+      questions: [question({ id: 'x' }), question({ id: 'y' }), question({ id: 'x' })],
+    });
+    expect(issues).toEqual([
+      { path: 'questions.2.id', message: 'duplicate question id: the same as questions.0.id' },
+    ]);
   });
 
   it('refuses an explicit question id that collides with a default', () => {
     const issues = refused({ questions: [question({ id: 'q2' }), question()] });
-    expect(issues).toEqual([{ path: 'questions', message: 'duplicate question id' }]);
+    expect(issues).toEqual([
+      { path: 'questions.1.id', message: 'duplicate question id: the same as questions.0.id' },
+    ]);
   });
 
   it('refuses duplicate explicit option ids', () => {
     const issues = refused({
-      questions: [{ prompt: 'p', options: [option(1, { id: 'a' }), option(2, { id: 'a' })] }],
+      questions: [
+        {
+          prompt: 'p',
+          options: [option(1, { id: 'a' }), option(2, { id: 'b' }), option(3, { id: 'a' })],
+        },
+      ],
     });
-    expect(issues).toEqual([{ path: 'questions.0.options', message: 'duplicate option id' }]);
+    expect(issues).toEqual([
+      {
+        path: 'questions.0.options.2.id',
+        message: 'duplicate option id: the same as options.0.id',
+      },
+    ]);
   });
 
   it('refuses an explicit option id that collides with a default', () => {
     const issues = refused({
       questions: [question(), { prompt: 'p', options: [option(1, { id: 'q2_opt2' }), option(2)] }],
     });
-    expect(issues).toEqual([{ path: 'questions.1.options', message: 'duplicate option id' }]);
+    expect(issues).toEqual([
+      {
+        path: 'questions.1.options.1.id',
+        message: 'duplicate option id: the same as options.0.id',
+      },
+    ]);
   });
 
   it('refuses option labels that read the same, naming the later label', () => {
@@ -253,8 +274,11 @@ describe('normalizeAsk: ids', () => {
       ],
     });
     expect(issues).toEqual([
-      { path: 'questions.0.options', message: 'duplicate option id' },
-      { path: 'questions', message: 'duplicate question id' },
+      {
+        path: 'questions.0.options.1.id',
+        message: 'duplicate option id: the same as options.0.id',
+      },
+      { path: 'questions.1.id', message: 'duplicate question id: the same as questions.0.id' },
     ]);
   });
 

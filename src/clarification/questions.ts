@@ -43,10 +43,13 @@ export function normalizeAsk(raw: unknown): AskValidation {
       label: option.label,
       description: option.description,
     }));
-    const optionIds = options.map((option) => option.option_id);
-    if (new Set(optionIds).size !== optionIds.length) {
-      issues.push({ path: `questions.${questionIndex}.options`, message: 'duplicate option id' });
-    }
+    firstOfEach(options.map((option) => option.option_id)).forEach((first, optionIndex) => {
+      if (first === undefined) return;
+      issues.push({
+        path: `questions.${questionIndex}.options.${optionIndex}.id`,
+        message: `duplicate option id: the same as options.${first}.id`,
+      });
+    });
     // Two choices that read the same cannot be told apart by the person choosing.
     labelsReadingTheSame(options.map((option) => option.label)).forEach((first, optionIndex) => {
       if (first === undefined) return;
@@ -63,14 +66,30 @@ export function normalizeAsk(raw: unknown): AskValidation {
       multi_select: question.multi_select ?? false,
     };
   });
-  const questionIds = questions.map((question) => question.id);
-  if (new Set(questionIds).size !== questionIds.length) {
-    issues.push({ path: 'questions', message: 'duplicate question id' });
-  }
+  firstOfEach(questions.map((question) => question.id)).forEach((first, questionIndex) => {
+    if (first === undefined) return;
+    issues.push({
+      path: `questions.${questionIndex}.id`,
+      message: `duplicate question id: the same as questions.${first}.id`,
+    });
+  });
   if (issues.length > 0) return { ok: false, issues };
   const context = parsed.data.context ?? '';
   const fingerprint = createHash('sha256')
     .update(JSON.stringify({ questions, context }))
     .digest('hex');
   return { ok: true, value: { questions, context, fingerprint } };
+}
+
+/**
+ * For each ID, the position of its first occurrence when it repeats one, else undefined: the
+ * refusal names the later copy, whose ID may be a default the agent never wrote.
+ */
+function firstOfEach(ids: readonly string[]): (number | undefined)[] {
+  const firstAt = new Map<string, number>();
+  return ids.map((id, at) => {
+    const first = firstAt.get(id);
+    if (first === undefined) firstAt.set(id, at);
+    return first;
+  });
 }

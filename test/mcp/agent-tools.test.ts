@@ -267,7 +267,7 @@ describe.each(DRIVERS)('MCP tools for an agent token on %s', (driver) => {
       ],
     });
     expect(toolErrorText(duplicate)).toBe(
-      'invalid arguments for ask_user_question\n- questions.0.options: duplicate option id',
+      'invalid arguments for ask_user_question\n- questions.0.options.1.id: duplicate option id: the same as options.0.id',
     );
     expect(duplicate.structuredContent).toMatchObject({ code: 'invalid_request' });
     expect(m.h.waiters.pendingIdsOf(m.h.seeded.session.id)).toEqual([]);

@@ -13,6 +13,7 @@ export {
   PENDING_ID_LOOKUP_INDEX,
   PENDING_ID_ORDERED_INDEX,
   PENDING_ROWS_INDEX,
+  START_UP_LOCK_CLASS,
   dialectFor,
 } from './dialect.js';
 export type { DatabaseTarget, OpenOptions, Store, StoreOpenErrorCode } from './open.js';

@@ -14,6 +14,7 @@ import {
   PENDING_ID_ORDERED_INDEX,
   PID_FILE,
   SQLITE_FILE,
+  START_UP_LOCK_CLASS,
   connectDatabase,
   openStore,
   dialectFor,
@@ -26,6 +27,7 @@ import { eventually } from '../support/clarification-harness.js';
 import {
   databaseEnv,
   runUntilExit,
+  startingServe,
   startServing,
   type Exited,
   type RunAs,
@@ -377,6 +379,34 @@ describe('one clarion serve per data directory', () => {
     const next = await startServing({ CLARION_DATA_DIR: dir });
     servers.push(next);
     expect((await fetch(`${next.url}/healthz`)).status).toBe(200);
+  });
+
+  it('stops gracefully on a SIGTERM during start-up, once start-up ends, never saying it serves', async () => {
+    const database = await freshDatabase('postgres', { migrated: true });
+    if (database.target.driver !== 'postgres') throw new Error('postgres only');
+    // Start-up waits for the lock another server holds while it runs its schema steps.
+    const holder = new pg.Client({ connectionString: database.target.url });
+    await holder.connect();
+    try {
+      await holder.query('SELECT pg_advisory_lock($1::int, 0)', [START_UP_LOCK_CLASS]);
+      const { child, exited } = startingServe(databaseEnv(database.target));
+      await eventually(async () => {
+        const waiting = await holder.query(
+          `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1`,
+          [START_UP_LOCK_CLASS],
+        );
+        return waiting.rowCount === 1;
+      }, 20_000);
+      child.kill('SIGTERM');
+      await holder.query('SELECT pg_advisory_unlock($1::int, 0)', [START_UP_LOCK_CLASS]);
+      const result = await exited;
+      expect(result).toMatchObject({ code: 0, signal: null });
+      expect(result.stdout).toContain('SIGTERM: stopping once start-up ends');
+      expect(result.stdout).not.toContain('serving on');
+    } finally {
+      await holder.end();
+      await database.dispose();
+    }
   });
 });
 

@@ -87,6 +87,15 @@ export function runUntilExit(
   return ended(startServe(env, runAs), timeoutMs);
 }
 
+/** Starts `clarion serve` and returns at once, for a test that acts while it starts. */
+export function startingServe(
+  env: Record<string, string>,
+  timeoutMs = 30_000,
+): { child: ChildProcess; exited: Promise<Exited> } {
+  const child = startServe(env);
+  return { child, exited: ended(child, timeoutMs) };
+}
+
 async function ended(child: ChildProcess, timeoutMs: number): Promise<Exited> {
   const { exited } = collect(child);
   const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);

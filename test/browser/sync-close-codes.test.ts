@@ -630,13 +630,13 @@ describe('ModelSync and the lists no snapshot holds', () => {
     return heard;
   }
 
-  it('tells each list its own frame, and nothing at the first subscription', async () => {
+  it('tells each list its own frame, and a list that began after the subscription nothing else', async () => {
     const { sockets, sync } = setup();
-    const heard = listening(sync);
     sync.start();
     sockets[0]?.onopen?.({});
     sockets[0]?.onmessage?.({ data: subscribed });
     await settle();
+    const heard = listening(sync);
     expect(heard).toEqual([]);
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'consent_rules_changed' }) });
     sockets[0]?.onmessage?.({ data: JSON.stringify({ type: 'people_changed' }) });
@@ -646,13 +646,33 @@ describe('ModelSync and the lists no snapshot holds', () => {
     sync.stop();
   });
 
+  it('reads again at the first subscription a list read before it: a change made meanwhile has no frame', async () => {
+    const { sockets, sync } = setup();
+    // Settings opened by a full load: its tokens are read while the socket still connects.
+    let server = ['laptop'];
+    let shown: string[] = [];
+    const read = () => {
+      shown = [...server];
+    };
+    read();
+    sync.onTokensChanged(read);
+    sync.start();
+    sockets[0]?.onopen?.({});
+    // Made in another tab after the read, before this socket's subscription: no frame tells it.
+    server = ['laptop', 'ci'];
+    sockets[0]?.onmessage?.({ data: subscribed });
+    await settle();
+    expect(shown).toEqual(['laptop', 'ci']);
+    sync.stop();
+  });
+
   it('tells every list after a reconnect: a frame said while it was down is not said again', async () => {
     const { sockets, sync, fireTimers } = setup();
-    const heard = listening(sync);
     sync.start();
     sockets[0]?.onopen?.({});
     sockets[0]?.onmessage?.({ data: subscribed });
     await settle();
+    const heard = listening(sync);
     sockets[0]?.closedWith(1006);
     await fireTimers();
     sockets[1]?.onopen?.({});

@@ -543,10 +543,11 @@ describe('ModelSync with user inputs', () => {
   it('tells views that read memberships themselves when the person’s workspaces change', () => {
     const { socket, sync } = setup();
     const heard: string[] = [];
-    const stop = sync.onAccessChanged(() => heard.push('people page'));
     sync.start();
     socket.onopen?.({});
     socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
+    // Listening from after the subscription: only a change of access tells it.
+    const stop = sync.onAccessChanged(() => heard.push('people page'));
     socket.frame({ type: 'event', event: userInputEvent('user_input.requested', action(1)) });
     expect(heard).toEqual([]);
     socket.frame({ type: 'access_changed', ended: [], all: true });
@@ -754,7 +755,7 @@ describe('ModelSync with pending bundles', () => {
     seen = false;
     socket.frame({ type: 'subscribed', sessions: [], all: true, refused: [] });
     await settle();
-    expect(model.getState().bundles['pending-b']?.questions.q1?.status).toBe('expired');
+    expect(model.getState().bundles['pending-b']?.questions.get('q1')?.status).toBe('expired');
     expect(userInputs.getState().requests['consent-1']?.retired).toBe(true);
     sync.stop();
   });

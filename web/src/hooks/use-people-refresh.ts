@@ -3,8 +3,10 @@
  * read users, workspaces and members again: when the person's own
  * memberships change (`access_changed`), when users, workspaces or members
  * they list change (`people_changed`: an admin lists everyone's, a member
- * their workspaces' members), when the page is shown
- * again (another tab, another window) and after its own changes (`bump`).
+ * their workspaces' members), when the events socket's subscription is
+ * confirmed (a change made before it has no frame, and the page may have read
+ * before it: a full load), when the page is shown again (another tab,
+ * another window) and after its own changes (`bump`).
  */
 import { useCallback, useEffect, useState } from 'react';
 import { useServices } from '../app/services.js';

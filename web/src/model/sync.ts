@@ -30,9 +30,13 @@
  * `people_changed` say only that a list the snapshots do not hold changed
  * (the person's "Always allow" rules; their notification channels and
  * settings; their API tokens; users, workspaces and members on People): they
- * go to the matching `on…Changed` listeners, which read it again. A frame said while the
- * socket was down is not said again: every subscription after the first
- * tells those listeners and `onAccessChanged`'s, as if it had been.
+ * go to the matching `on…Changed` listeners, which read it again. No frame
+ * tells of a change made before the subscription was confirmed (while the
+ * socket was down, or before it first connected), and a list read before
+ * then may predate it: every confirmed subscription, the first included,
+ * tells those listeners and `onAccessChanged`'s, as if it had been. Each
+ * listener there began listening, and so reading, before the confirmation;
+ * one that begins after it reads after it too, and is not told.
  *
  * A snapshot read that fails for a reason that may pass (the network, a 5xx,
  * a 429) would leave the models stale under a socket that says `live`, with
@@ -115,8 +119,6 @@ export class ModelSync {
   private readonly peopleListeners = new Set<() => void>();
   private readonly notificationsListeners = new Set<() => void>();
   private readonly tokensListeners = new Set<() => void>();
-  /** A subscription was confirmed before: the next one follows a socket that dropped. */
-  private subscribedBefore = false;
   /** Reads of the pending list out now: a cut list is read again only when none is. */
   private pendingReadsOut = 0;
   /** The last pending read stopped at its bound (`pending-reread.ts`); `undefined` once whole. */
@@ -137,8 +139,8 @@ export class ModelSync {
 
   /**
    * Calls `listener` each time the person's memberships change (or may have,
-   * unheard: a reconnect), for views that read what the snapshots do not (a
-   * workspace's members); returns the unsubscribe.
+   * unheard: at each confirmed subscription), for views that read what the
+   * snapshots do not (a workspace's members); returns the unsubscribe.
    */
   onAccessChanged(listener: () => void): () => void {
     this.accessListeners.add(listener);
@@ -310,15 +312,13 @@ export class ModelSync {
         void this.snapshots().then((complete) => {
           if (complete) this.attempts = 0;
         });
-        // What no snapshot holds may have changed while no socket could say so.
-        if (this.subscribedBefore) {
-          tell(this.accessListeners);
-          tell(this.rulesListeners);
-          tell(this.peopleListeners);
-          tell(this.notificationsListeners);
-          tell(this.tokensListeners);
-        }
-        this.subscribedBefore = true;
+        // What no snapshot holds may have changed while no socket could say so: a list read
+        // before this confirmation (on a page's first load too) is read again.
+        tell(this.accessListeners);
+        tell(this.rulesListeners);
+        tell(this.peopleListeners);
+        tell(this.notificationsListeners);
+        tell(this.tokensListeners);
         return;
       case 'event':
         this.applyEvent(frame.event);

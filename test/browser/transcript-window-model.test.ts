@@ -13,6 +13,7 @@ import {
   shownTranscript,
   TRANSCRIPT_PAGE_ROWS,
   TRANSCRIPT_REREAD_PAGES,
+  transcriptRead,
 } from '../../web/src/model/transcript-window.js';
 import {
   CLARIFICATION_TYPE,
@@ -460,5 +461,59 @@ describe('the rows of a session nobody has open', () => {
     await settle();
     expect(contents(model)).toEqual(lines(251, 451));
     expect(hasEarlier(model.getState(), S)).toBe(true);
+  });
+});
+
+describe('a session opened again', () => {
+  it('shows nothing but that it loads until its newest page is read, never only its questions', async () => {
+    const transcript = new Transcript();
+    transcript.append(150);
+    transcript.rows.push({
+      ...row(150),
+      id: 'm-000150-question',
+      type: CLARIFICATION_TYPE,
+      content: 'Ship?',
+      metadata: { pending_id: 'p-1', question_id: 'q1', question: { id: 'q1', prompt: 'Ship?' } },
+    });
+    transcript.append(20);
+    const hold: { read?: Promise<void> } = {};
+    const { model, sync, subscribe } = setup(transcript, () => hold.read);
+    sync.start();
+    await subscribe();
+    sync.openSession(S);
+    await settle();
+    const page = [...lines(0, 150), 'Ship?', ...lines(151, 171)].slice(-TRANSCRIPT_PAGE_ROWS);
+    expect(contents(model)).toEqual(page);
+
+    // Gone elsewhere and back: its question's row was kept, the rest let go.
+    sync.closeSession(S);
+    let answer: () => void = () => undefined;
+    hold.read = new Promise((resolve) => {
+      answer = resolve;
+    });
+    sync.openSession(S);
+    await settle();
+    expect(transcriptRead(model.getState(), S)).toBe(false);
+    expect(contents(model)).toEqual([]);
+    answer();
+    await settle();
+    expect(transcriptRead(model.getState(), S)).toBe(true);
+    expect(contents(model)).toEqual(page);
+  });
+
+  it('counts as read though its first read found no row before its task was listed', async () => {
+    const transcript = new Transcript();
+    const { model, sync, subscribe, live } = setup(transcript);
+    sync.start();
+    await subscribe();
+    // Opened at once after New task: the task list is read after the transcript answers.
+    sync.openSession(S);
+    await settle();
+    expect(model.getState().sessions[S]).toBeUndefined();
+    expect(transcriptRead(model.getState(), S)).toBe(true);
+    const [first] = transcript.append(1);
+    if (!first) throw new Error('a row');
+    live(first, 1);
+    expect(contents(model)).toEqual(lines(0, 1));
   });
 });

@@ -45,7 +45,7 @@ import {
   sessionPresence,
   type BundleState,
 } from '../model/read-model.js';
-import { shownTranscript } from '../model/transcript-window.js';
+import { shownTranscript, transcriptRead } from '../model/transcript-window.js';
 import {
   DELIVERY_UNCONFIRMED_TYPE,
   deliveryUnconfirmedNoteOf,
@@ -242,7 +242,13 @@ export function SessionView({ sessionId }: { sessionId: string }) {
           tabIndex={-1}
         >
           <EarlierMessages sessionId={sessionId} firstShownId={messages[0]?.id} />
-          {messages.length === 0 ? <p className="muted">{t('session.empty')}</p> : null}
+          {!transcriptRead(state, sessionId) ? (
+            <p className="muted" data-testid="transcript-loading">
+              {t('app.loading')}
+            </p>
+          ) : messages.length === 0 ? (
+            <p className="muted">{t('session.empty')}</p>
+          ) : null}
           {messages.map((message, index) => (
             <TranscriptRow
               key={message.id}

@@ -84,8 +84,6 @@ export interface SessionEntry {
   created_at: string;
   messages: Record<string, MessageView>;
   messages_loaded: boolean;
-  /** The part of the transcript read whole (`transcript-window.ts`); undefined until read. */
-  window?: TranscriptWindow;
 }
 
 /**
@@ -113,6 +111,12 @@ export interface ModelState {
   unlisted: UnlistedBundles;
   tasks: Record<string, TaskView>;
   sessions: Record<string, SessionEntry>;
+  /**
+   * The part of each open transcript read whole (`transcript-window.ts`),
+   * absent until its first read. Apart from `sessions`: a session's first
+   * read may find no row and come before its task's sessions are listed.
+   */
+  windows: Record<string, TranscriptWindow>;
   bundles: Record<string, BundleState>;
   /** Sessions the server says do not exist for this person (deleted, or never theirs). */
   missing: Record<string, true>;
@@ -458,6 +462,7 @@ export const transitions = {
       sessions: Object.fromEntries(
         Object.entries(state.sessions).filter(([id]) => id !== sessionId),
       ),
+      windows: Object.fromEntries(Object.entries(state.windows).filter(([id]) => id !== sessionId)),
       bundles: Object.fromEntries(
         Object.entries(state.bundles).filter(([, bundle]) => bundle.session_id !== sessionId),
       ),
@@ -624,6 +629,7 @@ export function initialState(): ModelState {
     unlisted: 'retire',
     tasks: {},
     sessions: {},
+    windows: {},
     bundles: {},
     missing: {},
     deleted: { sessions: {}, tasks: {} },

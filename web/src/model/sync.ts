@@ -559,7 +559,7 @@ export class ModelSync {
   async loadEarlier(sessionId: string): Promise<boolean> {
     const { api, model } = this.deps;
     const { generation } = model.getState();
-    const used = model.getState().sessions[sessionId]?.window?.earlier;
+    const used = model.getState().windows[sessionId]?.earlier;
     if (used === undefined || used === null) return true;
     const result = await api.messages(sessionId, used);
     if (!result.ok) {

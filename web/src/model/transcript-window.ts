@@ -1,7 +1,7 @@
 /**
  * A long transcript is read from its end: opening a session reads its newest
  * page, and older pages load only when the person asks for them. Each
- * session keeps a window (`SessionEntry.window`): from its `start` row to the
+ * open session keeps a window (`ModelState.windows`): from its `start` row to the
  * newest, every row was read under the current subscription or came as an
  * event after it, so what is shown has no hole, and `earlier` is the cursor
  * of the page before it.
@@ -18,7 +18,9 @@
  * Rows before the window (a question's row kept from before the session was
  * opened, an old row an event updated) are not shown: nothing says the rows
  * between them and the window were read. A session no page shows keeps only
- * its question rows (`unwatched`), for who settled them.
+ * its question rows (`unwatched`), for who settled them; opened again, it
+ * shows nothing until its newest page is read (`transcriptRead`), rather
+ * than a transcript that seems to hold only its questions.
  */
 import { transcriptOf, transitions, type ModelState, type TranscriptWindow } from './read-model.js';
 import { CLARIFICATION_TYPE, type MessageView } from './types.js';
@@ -48,7 +50,7 @@ export type RereadTarget =
   { kind: 'one_page' } | { kind: 'beginning' } | { kind: 'row'; start: Position };
 
 export function rereadTarget(state: ModelState, sessionId: string): RereadTarget {
-  const window = state.sessions[sessionId]?.window;
+  const window = state.windows[sessionId];
   if (!window) return { kind: 'one_page' };
   return window.start === null ? { kind: 'beginning' } : { kind: 'row', start: window.start };
 }
@@ -88,18 +90,17 @@ function withWindow(
   window: TranscriptWindow,
   prune: boolean,
 ): ModelState {
+  const windows = { ...state.windows, [sessionId]: window };
   const session = state.sessions[sessionId];
-  if (!session) return state;
   const start = window.start;
-  const messages =
-    prune && start !== null
-      ? Object.fromEntries(
-          Object.entries(session.messages).filter(([, row]) => !comesBefore(row, start)),
-        )
-      : session.messages;
+  if (!session || !prune || start === null) return { ...state, windows };
+  const messages = Object.fromEntries(
+    Object.entries(session.messages).filter(([, row]) => !comesBefore(row, start)),
+  );
   return {
     ...state,
-    sessions: { ...state.sessions, [sessionId]: { ...session, messages, window } },
+    windows,
+    sessions: { ...state.sessions, [sessionId]: { ...session, messages } },
   };
 }
 
@@ -113,20 +114,20 @@ export const transcriptTransitions = {
    */
   unwatched(state: ModelState, sessionId: string): ModelState {
     const session = state.sessions[sessionId];
-    if (!session) return state;
+    const windowed = state.windows[sessionId] !== undefined;
+    const windows = windowed
+      ? Object.fromEntries(Object.entries(state.windows).filter(([id]) => id !== sessionId))
+      : state.windows;
+    if (!session) return windowed ? { ...state, windows } : state;
     const rows = Object.entries(session.messages);
     const kept = rows.filter(([, row]) => row.type === CLARIFICATION_TYPE);
-    if (kept.length === rows.length && session.window === undefined) return state;
+    if (kept.length === rows.length && !windowed) return state;
     return {
       ...state,
+      windows,
       sessions: {
         ...state.sessions,
-        [sessionId]: {
-          ...session,
-          messages: Object.fromEntries(kept),
-          messages_loaded: false,
-          window: undefined,
-        },
+        [sessionId]: { ...session, messages: Object.fromEntries(kept), messages_loaded: false },
       },
     };
   },
@@ -167,7 +168,7 @@ export const transcriptTransitions = {
     generation: number,
   ): ModelState {
     if (generation !== state.generation) return state;
-    const window = state.sessions[sessionId]?.window;
+    const window = state.windows[sessionId];
     if (!window || window.earlier !== used) return state;
     const applied = transitions.messages(state, sessionId, rows, true);
     const start = earlier === null ? null : (oldestOf(rows) ?? window.start);
@@ -176,18 +177,29 @@ export const transcriptTransitions = {
 };
 
 /**
- * The rows the transcript shows, oldest first: the window's, or, before the
- * first read, whatever events brought.
+ * Whether the session's newest page was read: until then the transcript is
+ * loading, whatever rows the model holds of it (a question's kept while no
+ * page showed it, an event's that came as it was opened).
+ */
+export function transcriptRead(state: ModelState, sessionId: string): boolean {
+  return state.windows[sessionId] !== undefined;
+}
+
+/**
+ * The rows the transcript shows, oldest first: the window's, and none before
+ * the first read, since nothing says what lies between the rows held then.
  */
 export function shownTranscript(state: ModelState, sessionId: string): MessageView[] {
+  const window = state.windows[sessionId];
+  if (window === undefined) return [];
   const rows = transcriptOf(state, sessionId);
-  const start = state.sessions[sessionId]?.window?.start;
-  if (!start) return rows;
+  const start = window.start;
+  if (start === null) return rows;
   return rows.filter((row) => !comesBefore(row, start));
 }
 
 /** Whether older rows than those shown can be loaded. */
 export function hasEarlier(state: ModelState, sessionId: string): boolean {
-  const earlier = state.sessions[sessionId]?.window?.earlier;
+  const earlier = state.windows[sessionId]?.earlier;
   return earlier !== undefined && earlier !== null;
 }

@@ -33,8 +33,8 @@ function aliceWasHere(store: KeyStore): { admission: string } {
   keepUnsentFirstInstruction(store, 's2', 'migrate the billing schema');
   const admission = admissionKeyFor(store, 's1', () => 'r1');
   keepQuestionDraft(store, questionDraftKey('alice', 'p1'), {
-    answers: {},
-    drafts: { q1: 'half an answer' },
+    answers: new Map(),
+    drafts: new Map([['q1', 'half an answer']]),
     activeIndex: 0,
   });
   store.setItem('clarion.respond_deadline_ms', '500');

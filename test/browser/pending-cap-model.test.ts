@@ -145,7 +145,9 @@ describe('a pending list longer than the inbox reads', () => {
     const state = model.getState();
     expect(state.pendingMore).toBe(true);
     expect(
-      Object.values(state.bundles).every((known) => known.questions.q1?.status === 'pending'),
+      Object.values(state.bundles).every(
+        (known) => known.questions.get('q1')?.status === 'pending',
+      ),
     ).toBe(true);
     expect(activeBundles(state)).toHaveLength(PENDING_READ_PAGES * PAGE + known.length);
   });

@@ -76,7 +76,10 @@ describe('toolCallLabel', () => {
     expect(toolCallLabel([call('failed'), question('cancelled', true)], 0, none)).toBe('cancelled');
     // The page's bundle may know it before the row does.
     const cancelled = {
-      p1: { detached: false, questions: { q1: { question_id: 'q1', status: 'cancelled' } } },
+      p1: {
+        detached: false,
+        questions: new Map([['q1', { question_id: 'q1', status: 'cancelled' }]]),
+      },
     } as unknown as Record<string, BundleState>;
     expect(toolCallLabel([call('failed'), question('pending', false)], 0, cancelled)).toBe(
       'cancelled',
@@ -86,7 +89,7 @@ describe('toolCallLabel', () => {
   });
 
   it('learns detachment from the bundle when the row does not say it', () => {
-    const bundles = { p1: { detached: true, questions: {} } as unknown as BundleState };
+    const bundles = { p1: { detached: true, questions: new Map() } as unknown as BundleState };
     expect(toolCallLabel([call('failed'), question('pending', false)], 0, bundles)).toBe(
       'waiting_detached',
     );
@@ -99,7 +102,7 @@ describe('toolCallLabel', () => {
     const bundleWith = (status: string) =>
       ({
         detached: true,
-        questions: { q1: { question_id: 'q1', status } },
+        questions: new Map([['q1', { question_id: 'q1', status }]]),
       }) as unknown as BundleState;
     expect(toolCallLabel([call('failed'), asked], 0, { p1: bundleWith('expired') })).toBe('failed');
     expect(toolCallLabel([call('failed'), asked], 0, { p1: bundleWith('answered') })).toBe(

@@ -14,11 +14,12 @@ import {
   activeBundleOfSession,
   activeBundles,
   initialState,
+  orderedQuestions,
   transitions,
   type ModelState,
 } from '../../web/src/model/read-model.js';
 import { sessionLabel } from '../../web/src/model/session-label.js';
-import { isAnswered } from '../../web/src/hooks/use-clarification-draft.js';
+import { isAnswered } from '../../web/src/model/question-answers.js';
 import { parseRespondOk, postClarification, type Timers } from '../../web/src/model/respond.js';
 import type {
   ClarionEvent,
@@ -429,6 +430,51 @@ describe('the read model', () => {
       task_id: T,
     });
     expect(state.sessions[S]?.pending_action).toBe('clarification');
+  });
+
+  it('shows a bundle whose questions the agent called __proto__ and constructor', () => {
+    const asked = (id: string, index: number) => {
+      const base = row('pending', 1);
+      return {
+        ...base,
+        id: `row-${id}`,
+        metadata: {
+          ...base.metadata,
+          question_id: id,
+          question: { ...(base.metadata.question as object), id },
+          question_index: index,
+          question_total: 2,
+        },
+      };
+    };
+    // Heard as rows, and listed: either way both questions are the bundle's.
+    let heard = subscribed();
+    for (const [index, id] of ['__proto__', 'constructor'].entries()) {
+      const added = event('message.added', asked(id, index), index + 3, 'clarification');
+      heard = transitions.event(heard, added);
+    }
+    const [question] = snapshotBundle.questions;
+    if (!question) throw new Error('a question');
+    const listed = transitions.pendingSnapshot(
+      subscribed(),
+      [
+        {
+          ...snapshotBundle,
+          questions: [
+            { ...question, question_id: '__proto__' },
+            { ...question, question_id: 'constructor' },
+          ],
+        },
+      ],
+      1,
+    );
+    for (const state of [heard, listed]) {
+      const [bundle] = activeBundles(state);
+      expect(bundle && orderedQuestions(bundle).map((q) => q.question_id)).toEqual([
+        '__proto__',
+        'constructor',
+      ]);
+    }
   });
 
   it('waits for every question of a bundle before showing it', () => {

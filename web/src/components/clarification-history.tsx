@@ -66,7 +66,7 @@ export function ClarificationHistoryRow({
 }) {
   const { t } = useTranslation();
   // The bundle also knows what this client learned from its own respond call.
-  const question = bundle?.questions[rowQuestion.question_id] ?? rowQuestion;
+  const question = bundle?.questions.get(rowQuestion.question_id) ?? rowQuestion;
   const state = useModelState();
   const waiting = bundle !== undefined && isBundleActive(state, bundle);
   const summary = useOutcomeSummary(

@@ -16,11 +16,11 @@ import { useId, useRef, useState, type KeyboardEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import {
   codePointLength,
-  isAnswered,
   MAX_CUSTOM_CODE_POINTS,
   type ClarificationDraft,
 } from '../hooks/use-clarification-draft.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
+import { isAnswered } from '../model/question-answers.js';
 import { UserText } from './user-text.js';
 
 const COUNTER_FROM = 1800;
@@ -73,7 +73,7 @@ function moveOptionFocus(event: KeyboardEvent<HTMLElement>): void {
 
 function overLimit(draft: ClarificationDraft): boolean {
   return draft.questions.some(
-    (q) => codePointLength((draft.drafts[q.question_id] ?? '').trim()) > MAX_CUSTOM_CODE_POINTS,
+    (q) => codePointLength((draft.drafts.get(q.question_id) ?? '').trim()) > MAX_CUSTOM_CODE_POINTS,
   );
 }
 
@@ -134,7 +134,7 @@ export function ClarificationStepper({
     <>
       <ol className="stepper" data-testid="clarification-stepper">
         {draft.questions.map((q, index) => {
-          const answered = isAnswered(draft.answers[q.question_id]);
+          const answered = isAnswered(draft.answers.get(q.question_id));
           const current = index === draft.activeIndex;
           return (
             <li key={q.question_id}>
@@ -185,10 +185,10 @@ export function ClarificationQuestionCard({
   const question = draft.questions[draft.activeIndex];
   if (!question) return null;
   const multi = draft.questions.length > 1;
-  const text = draft.drafts[question.question_id] ?? '';
+  const text = draft.drafts.get(question.question_id) ?? '';
   const length = codePointLength(text.trim());
   const over = length - MAX_CUSTOM_CODE_POINTS;
-  const answer = draft.answers[question.question_id];
+  const answer = draft.answers.get(question.question_id);
   const customRecorded = answer !== undefined && answer.custom_text !== '';
   const focusedIndex =
     focused?.questionId === question.question_id

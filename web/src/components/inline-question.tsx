@@ -35,7 +35,7 @@ export function InlineQuestion(props: {
     },
   };
   if (!question || draft.questions.length !== 1) return null;
-  const chosen = draft.answers[question.question_id]?.selected_options ?? [];
+  const chosen = draft.answers.get(question.question_id)?.selected_options ?? [];
   return (
     <div className="inline-question" data-testid="inline-question">
       {group.formVisible && group.mode === 'respond' ? (

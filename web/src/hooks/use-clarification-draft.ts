@@ -28,33 +28,29 @@ import {
   type ModelState,
   type ReadModel,
 } from '../model/read-model.js';
+import {
+  answeredCount as countAnswered,
+  isAnswered,
+  NO_ANSWERS,
+  withCustomText,
+  withOptionPicked,
+  type DraftAnswers,
+} from '../model/question-answers.js';
 import type { Answer } from '../model/types.js';
 import { MAX_ANSWER_TEXT_CODE_POINTS } from '../../../src/wire/limits.js';
-import { answerText, codePoints } from '../../../src/wire/text.js';
+import { codePoints } from '../../../src/wire/text.js';
 
 /** The server's cap on custom text, in Unicode code points (not UTF-16 units). */
 export const MAX_CUSTOM_CODE_POINTS = MAX_ANSWER_TEXT_CODE_POINTS;
 export const codePointLength = codePoints;
 
-/**
- * Whether an answer counts: an option picked or text within the limit that
- * shows something (the server's rule: only invisible characters is no answer).
- */
-export function isAnswered(answer: Answer | undefined): boolean {
-  if (!answer) return false;
-  const text = answerText(answer.custom_text);
-  return (
-    answer.selected_options.length > 0 ||
-    (text !== '' && codePointLength(text) <= MAX_CUSTOM_CODE_POINTS)
-  );
-}
-
 export interface ClarificationDraft {
   questions: BundleQuestion[];
   activeIndex: number;
   setActiveIndex: (index: number) => void;
-  answers: Record<string, Answer>;
-  drafts: Record<string, string>;
+  /** By question ID: a Map, since the agent chose the IDs (`model/question-answers.ts`). */
+  answers: ReadonlyMap<string, Answer>;
+  drafts: ReadonlyMap<string, string>;
   answeredCount: number;
   allAnswered: boolean;
   pickOption: (questionId: string, optionId: string) => void;
@@ -76,7 +72,7 @@ export interface DraftOptions {
   initialIndex?: number;
   /** Where to keep the draft across navigation and reloads, until the question is settled. */
   keep?: DraftKeeping;
-  onComplete: (answers: Record<string, Answer>, via: CompletedVia) => void;
+  onComplete: (answers: ReadonlyMap<string, Answer>, via: CompletedVia) => void;
 }
 
 export interface DraftKeeping {
@@ -87,15 +83,13 @@ export interface DraftKeeping {
   model: ReadModel;
 }
 
-interface DraftData {
+interface DraftData extends DraftAnswers {
   forId: string | undefined;
-  answers: Record<string, Answer>;
-  drafts: Record<string, string>;
   activeIndex: number;
 }
 
 function emptyDraft(forId: string | undefined, activeIndex: number): DraftData {
-  return { forId, answers: {}, drafts: {}, activeIndex };
+  return { forId, ...NO_ANSWERS, activeIndex };
 }
 
 /** Where a draft without `keep` is kept: nowhere. */
@@ -120,9 +114,7 @@ function startDraft(
 /** Whether any question of the bundle `pendingId` is no longer pending (answered, skipped, …). */
 function settledIn(state: ModelState, pendingId: string | undefined): boolean {
   const bundle = pendingId === undefined ? undefined : state.bundles[pendingId];
-  return (
-    bundle !== undefined && Object.values(bundle.questions).some((q) => q.status !== 'pending')
-  );
+  return bundle !== undefined && [...bundle.questions.values()].some((q) => q.status !== 'pending');
 }
 
 export function useClarificationDraft(
@@ -170,12 +162,12 @@ export function useClarificationDraft(
   const questions = useMemo(() => (bundle ? orderedQuestions(bundle) : []), [bundle]);
   const { answers } = data;
   const activeIndex = Math.min(data.activeIndex, Math.max(0, questions.length - 1));
-  const answeredCount = questions.filter((q) => isAnswered(answers[q.question_id])).length;
+  const answeredCount = countAnswered(questions, answers);
   const allAnswered = questions.length > 0 && answeredCount === questions.length;
 
   const complete = useCallback(
-    (chosen: Record<string, Answer>, via: CompletedVia = 'submit') => {
-      if (questions.every((q) => isAnswered(chosen[q.question_id]))) onComplete(chosen, via);
+    (chosen: ReadonlyMap<string, Answer>, via: CompletedVia = 'submit') => {
+      if (countAnswered(questions, chosen) === questions.length) onComplete(chosen, via);
     },
     [onComplete, questions],
   );
@@ -194,20 +186,7 @@ export function useClarificationDraft(
       const index = questions.findIndex((q) => q.question_id === questionId);
       const question = questions[index];
       if (!question) return;
-      const previous = answers[questionId];
-      const selected = previous?.selected_options ?? [];
-      // Typed words go with the option picked after them (custom text is always allowed beside
-      // an option): a pick never throws away what the person wrote.
-      const next: Answer = {
-        question_id: questionId,
-        selected_options: !question.multi_select
-          ? [optionId]
-          : selected.includes(optionId)
-            ? selected.filter((other) => other !== optionId)
-            : [...selected, optionId],
-        custom_text: previous?.custom_text ?? '',
-      };
-      const chosen = { ...answers, [questionId]: next };
+      const chosen = withOptionPicked(answers, question, optionId);
       const advance = !question.multi_select && index < questions.length - 1;
       update((current) => ({
         ...current,
@@ -222,31 +201,14 @@ export function useClarificationDraft(
   const setCustomText = useCallback(
     (questionId: string, text: string) => {
       if (locked) return;
-      const trimmed = answerText(text);
-      update((current) => {
-        const keep = current.answers[questionId]?.selected_options ?? [];
-        const usable = trimmed !== '' && codePointLength(trimmed) <= MAX_CUSTOM_CODE_POINTS;
-        const drafts = { ...current.drafts, [questionId]: text };
-        if (!usable && keep.length === 0) {
-          const rest = Object.fromEntries(
-            Object.entries(current.answers).filter(([other]) => other !== questionId),
-          );
-          return { ...current, drafts, answers: rest };
-        }
-        const answer: Answer = {
-          question_id: questionId,
-          selected_options: keep,
-          custom_text: usable ? trimmed : '',
-        };
-        return { ...current, drafts, answers: { ...current.answers, [questionId]: answer } };
-      });
+      update((current) => ({ ...current, ...withCustomText(current, questionId, text) }));
     },
     [locked, update],
   );
 
   const commitCustom = useCallback(
     (questionId: string) => {
-      if (locked || !isAnswered(answers[questionId])) return;
+      if (locked || !isAnswered(answers.get(questionId))) return;
       const index = questions.findIndex((q) => q.question_id === questionId);
       if (index < questions.length - 1) setActiveIndex(index + 1);
       else complete(answers);

@@ -55,7 +55,7 @@ import {
 import { useMe } from './use-me.js';
 import { useLateAnswerSender, type FailureReason } from './use-message-handler.js';
 
-export { codePointLength, isAnswered, MAX_CUSTOM_CODE_POINTS } from './use-clarification-draft.js';
+export { codePointLength, MAX_CUSTOM_CODE_POINTS } from './use-clarification-draft.js';
 
 export type SubmitAction =
   { kind: 'answer'; body: RespondBody } | { kind: 'skip'; body: RespondBody };
@@ -164,7 +164,7 @@ function outcomeApplies(outcome: Outcome | undefined, live: BundleState | undefi
 
 /** Whether the person has put anything into the draft that would be lost with it. */
 function hasWork(draft: ClarificationDraft): boolean {
-  return draft.answeredCount > 0 || Object.values(draft.drafts).some((text) => text.trim() !== '');
+  return draft.answeredCount > 0 || [...draft.drafts.values()].some((text) => text.trim() !== '');
 }
 
 /** The same decision as the one this tab sent: an earlier attempt of ours landed after all. */
@@ -344,7 +344,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   useSendWhenHidden(pendingUndo);
 
   const onComplete = useCallback(
-    (chosen: Record<string, Answer>, via: CompletedVia) => {
+    (chosen: ReadonlyMap<string, Answer>, via: CompletedVia) => {
       if (!bundle || inFlight.current) return;
       const captured = captureAnswers(bundle, chosen);
       if (state.phase === 'late') {
@@ -490,7 +490,7 @@ export function useClarificationGroup(live: BundleState | undefined): Clarificat
   }, [connection, retry, state]);
 
   // A bundle settled elsewhere under a draft with work in it: keep the draft on screen.
-  const watched = useRef<{ bundle: BundleState; answers: Record<string, Answer> }>(undefined);
+  const watched = useRef<{ bundle: BundleState; answers: ReadonlyMap<string, Answer> }>(undefined);
   useEffect(() => {
     const previous = watched.current;
     watched.current =

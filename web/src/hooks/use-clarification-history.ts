@@ -33,7 +33,7 @@ export function useClarificationHistory(
   const busy = state.phase === 'sending';
 
   const onComplete = useCallback(
-    (chosen: Record<string, Answer>) => {
+    (chosen: ReadonlyMap<string, Answer>) => {
       if (inFlight.current) return;
       inFlight.current = true;
       setState({ phase: 'sending' });

@@ -24,7 +24,7 @@ export type CapturedAnswers = AnswerSnapshot & { bundle: BundleState };
 /** Captures `bundle` and the chosen answers, in question order; an unanswered question gets an empty answer. */
 export function captureAnswers(
   bundle: BundleState,
-  chosen: Readonly<Record<string, Answer>>,
+  chosen: ReadonlyMap<string, Answer>,
 ): CapturedAnswers {
   const ordered = orderedQuestions(bundle);
   return {
@@ -39,7 +39,7 @@ export function captureAnswers(
     })),
     answers: ordered.map(
       (q) =>
-        chosen[q.question_id] ?? {
+        chosen.get(q.question_id) ?? {
           question_id: q.question_id,
           selected_options: [],
           custom_text: '',

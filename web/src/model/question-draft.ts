@@ -6,12 +6,11 @@
  * another version of the app wrote, or a hand-edited one, reads as no draft.
  */
 import type { KeyStore } from './late-answer.js';
+import type { DraftAnswers } from './question-answers.js';
 import type { Answer } from './types.js';
 
-export interface KeptQuestionDraft {
-  answers: Record<string, Answer>;
-  /** Custom text as typed, per question (it may not count as an answer yet). */
-  drafts: Record<string, string>;
+/** Kept as JSON objects by question ID, read back into Maps (`question-answers.ts`). */
+export interface KeptQuestionDraft extends DraftAnswers {
   activeIndex: number;
 }
 
@@ -33,9 +32,10 @@ export function readQuestionDraft(store: KeyStore, key: string): KeptQuestionDra
     return undefined;
   if (!Object.values(drafts).every((text) => typeof text === 'string')) return undefined;
   if (!Object.entries(answers).every(([id, answer]) => isAnswer(id, answer))) return undefined;
+  // `Object.entries` lists own keys only: JSON's `__proto__` is one, read as a question ID.
   return {
-    answers: answers as Record<string, Answer>,
-    drafts: drafts as Record<string, string>,
+    answers: new Map(Object.entries(answers as Record<string, Answer>)),
+    drafts: new Map(Object.entries(drafts as Record<string, string>)),
     activeIndex,
   };
 }
@@ -45,12 +45,16 @@ export function readQuestionDraft(store: KeyStore, key: string): KeptQuestionDra
  * instead (a step only looked at is not worth bringing back).
  */
 export function keepQuestionDraft(store: KeyStore, key: string, draft: KeptQuestionDraft): void {
-  const empty =
-    Object.keys(draft.answers).length === 0 &&
-    Object.values(draft.drafts).every((text) => text === '');
+  const empty = draft.answers.size === 0 && [...draft.drafts.values()].every((text) => text === '');
+  // `Object.fromEntries` makes each an own key, `__proto__` too, which JSON then writes.
+  const kept = {
+    answers: Object.fromEntries(draft.answers),
+    drafts: Object.fromEntries(draft.drafts),
+    activeIndex: draft.activeIndex,
+  };
   try {
     if (empty) store.removeItem(key);
-    else store.setItem(key, JSON.stringify(draft));
+    else store.setItem(key, JSON.stringify(kept));
   } catch {
     // A full or refused store: the draft lives on in the page, as before keeping it.
   }

@@ -65,7 +65,8 @@ export interface BundleState {
   /** `updated_at` of the row that last said whether it is detached; absent when only a list said. */
   detached_version?: string;
   total: number;
-  questions: Record<string, BundleQuestion>;
+  /** By question ID: a Map, since the agent chose the IDs (`question-answers.ts`). */
+  questions: ReadonlyMap<string, BundleQuestion>;
   /** The subscription generation that last confirmed this bundle. */
   generation: number;
 }
@@ -312,10 +313,11 @@ export const transitions = {
     for (const bundle of live) {
       seen.add(bundle.pending_id);
       const known = nextBundles[bundle.pending_id];
-      const questions: Record<string, BundleQuestion> = { ...known?.questions };
+      const questions = new Map(known?.questions);
       bundle.questions.forEach((question, index) => {
         // Snapshot rows carry no version: they only fill what no event has reported.
-        questions[question.question_id] ??= {
+        if (questions.has(question.question_id)) return;
+        questions.set(question.question_id, {
           question_id: question.question_id,
           title: question.title,
           prompt: question.prompt,
@@ -324,7 +326,7 @@ export const transitions = {
           status: question.status,
           index,
           version: NO_VERSION,
-        };
+        });
       });
       nextBundles[bundle.pending_id] = {
         pending_id: bundle.pending_id,
@@ -350,9 +352,7 @@ export const transitions = {
       if (seen.has(id) || bundle.generation >= state.generation) continue;
       if (state.unlisted === 'retire') {
         nextBundles[id] = retireQuestions(bundle, 'expired', maxVersion(bundle));
-      } else if (
-        Object.values(bundle.questions).some((question) => question.status === 'pending')
-      ) {
+      } else if ([...bundle.questions.values()].some((question) => question.status === 'pending')) {
         forgotten.add(id);
       }
     }
@@ -538,19 +538,21 @@ function firstReadAfter(
 
 function maxVersion(bundle: BundleState): string {
   let max = NO_VERSION;
-  for (const question of Object.values(bundle.questions)) {
+  for (const question of bundle.questions.values()) {
     if (isNewer(question.version, max)) max = question.version;
   }
   return max;
 }
 
 function retireQuestions(bundle: BundleState, status: RowStatus, version: string): BundleState {
-  const questions: Record<string, BundleQuestion> = {};
-  for (const [id, question] of Object.entries(bundle.questions)) {
-    questions[id] =
+  const questions = new Map<string, BundleQuestion>();
+  for (const [id, question] of bundle.questions) {
+    questions.set(
+      id,
       question.status === 'pending' && !isNewer(question.version, version)
         ? { ...question, status, version }
-        : question;
+        : question,
+    );
   }
   return { ...bundle, questions };
 }
@@ -587,14 +589,14 @@ function applyMessage(state: ModelState, message: MessageView): ModelState {
       context: row.context,
       detached: false,
       total: row.total,
-      questions: {},
+      questions: new Map(),
       generation: state.generation,
     };
-    const current = bundle.questions[row.question.question_id];
+    const current = bundle.questions.get(row.question.question_id);
     const questions =
       current && !isNewer(row.question.version, current.version)
         ? bundle.questions
-        : { ...bundle.questions, [row.question.question_id]: row.question };
+        : new Map(bundle.questions).set(row.question.question_id, row.question);
     result = {
       ...result,
       bundles: {
@@ -662,7 +664,7 @@ export function sessionPresence(state: ModelState, sessionId: string): SessionPr
 
 /** Questions in asking order. */
 export function orderedQuestions(bundle: BundleState): BundleQuestion[] {
-  return Object.values(bundle.questions).sort((a, b) => a.index - b.index);
+  return [...bundle.questions.values()].sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -671,7 +673,7 @@ export function orderedQuestions(bundle: BundleState): BundleQuestion[] {
  * known to wait for something else, and no newer turn superseded it.
  */
 export function isBundleActive(state: ModelState, bundle: BundleState): boolean {
-  const questions = Object.values(bundle.questions);
+  const questions = [...bundle.questions.values()];
   if (questions.length < bundle.total) return false;
   if (!questions.every((question) => question.status === 'pending')) return false;
   const session = state.sessions[bundle.session_id];

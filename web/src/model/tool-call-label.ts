@@ -84,7 +84,7 @@ export function toolCallLabel(
   const bundle = bundles[row.pendingId];
   // The bundle knows what the row may not: an expiry the server derives without
   // rewriting the row. The question's own line reads it too, so both agree.
-  const question = bundle?.questions[row.question.question_id] ?? row.question;
+  const question = bundle?.questions.get(row.question.question_id) ?? row.question;
   // The agent reads a cancelled question as a refused ask; nothing failed.
   if (status === 'failed' && question.status === 'cancelled') return 'cancelled';
   const detached = row.detached || bundle?.detached === true;

@@ -14,8 +14,6 @@ import { DELIVERY_PROMPT_RESERVE_MS } from '../tunables.js';
 import { failpoint } from '../support/index.js';
 import {
   clearDeliveryIntent,
-  markAwaitingCollection,
-  endWaitWhenNoneOpen,
   getSession,
   messagesByPendingId,
   restoreClaim,
@@ -32,18 +30,11 @@ import {
   type DeliveryOutcome,
 } from './delivery-plan.js';
 import { awaitDeliveryElsewhere, routeClaim } from './delivery-elsewhere.js';
+import { ClaimTakenBack, clearClaimIntent } from './claim-intent.js';
 import type { ClarificationResponse, Decision } from './outcome.js';
 import type { RespondResult } from './resolver.js';
 import { resumePrompt } from './resume-prompt.js';
 import { failure } from '../wire/index.js';
-
-/** The claim being delivered was put back or retired by someone else meanwhile. */
-class ClaimTakenBack extends Error {
-  constructor(pendingId: string) {
-    super(`the claim of ${pendingId} was taken back before its hand-off`);
-    this.name = 'ClaimTakenBack';
-  }
-}
 
 export interface Delivered {
   result: RespondResult;
@@ -239,29 +230,9 @@ async function runWithin(
     return turn;
   };
 
-  /**
-   * Clears the intent, and a session waiting for input runs again unless
-   * another of its questions is still open; false, with nothing changed,
-   * when the claim is no longer all there (a recovery put it back or retired
-   * it). A decision recorded for an external agent no call of which took it
-   * is marked for that agent to collect (`uncollected-answers.ts`).
-   */
-  const clearIntent = async (forCollection = false): Promise<boolean> => {
-    try {
-      await sessions.write(sessionId, async (write) => {
-        const cleared = await clearDeliveryIntent(write.tx, ids);
-        // Thrown to roll back whatever part of the claim was still there.
-        if (cleared.length !== ids.length) throw new ClaimTakenBack(pendingId);
-        if (forCollection) await markAwaitingCollection(write.tx, ids);
-        write.updated(...cleared);
-        write.waitEnded(await endWaitWhenNoneOpen(write.tx, sessionId));
-      });
-      return true;
-    } catch (error) {
-      if (error instanceof ClaimTakenBack) return false;
-      throw error;
-    }
-  };
+  /** False, with nothing changed, when a recovery put the claim back or retired it (`claim-intent.ts`). */
+  const clearIntent = (forCollection = false): Promise<boolean> =>
+    clearClaimIntent(sessions, { sessionId, pendingId, ids, forCollection });
   /**
    * The live hand-off's confirmation: refused when the claim was taken back,
    * so the agent never gets an answer the bundle does not hold, which a

@@ -8,6 +8,10 @@
  *    an unattempted one sent nothing, so it is deleted and its rows restored.
  * 2. Remaining claims with an intent: restored to pending while still
  *    current, otherwise retired (intent cleared, answer kept as history).
+ *    An external agent's claim is finished instead, as its delivery would
+ *    have finished it: its delivery is the intent's clear alone, so nothing
+ *    of it can run twice, and its decision is kept for the agent to collect
+ *    (`claim-intent.ts`) rather than asked of the person again.
  * 3. Turns the restart cut off are closed, and an answer handed off in one
  *    of them gets a note that the agent may not have received it, or a turn
  *    the agent was at work on the note that it ended and its message must be
@@ -27,14 +31,17 @@
  * win it. A session nobody holds (an external agent's) is no sign that
  * nobody delivers its claims.
  */
+import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import type { SessionWriter } from '../events/index.js';
 import type { Logger } from '../observability/index.js';
+import { clearClaimIntent } from './claim-intent.js';
 import { closeInterruptedTurns, type InterruptedTurnsReport } from './interrupted-turns.js';
 import {
   attachedBundles,
   clearDeliveryIntent,
   detachBundleRows,
   deleteUnattemptedReservation,
+  getSession,
   messagesByPendingId,
   pendingReservations,
   publishReservedTurn,
@@ -54,6 +61,8 @@ export interface RecoveryReport extends InterruptedTurnsReport {
   reservationsRolledBack: number;
   claimsRestored: number;
   claimsRetired: number;
+  /** External agents' claims finished and kept for their agent to collect. */
+  claimsRecorded: number;
   bundlesDetached: number;
 }
 
@@ -135,6 +144,7 @@ export async function recoverClarifications(
     reservationsRolledBack: 0,
     claimsRestored: 0,
     claimsRetired: 0,
+    claimsRecorded: 0,
     bundlesDetached: 0,
     turnsClosed: 0,
     deliveriesUnconfirmed: 0,
@@ -184,6 +194,12 @@ export async function recoverClarifications(
     // What this read judged: a replica that took the delivery since keeps it.
     const by = rows[0]?.metadata.delivery_by;
     const takenBy = typeof by === 'string' ? by : null;
+    if ((await getSession(store, sessionId))?.agent_profile === EXTERNAL_AGENT_PROFILE) {
+      const claim = { sessionId, pendingId, ids, forCollection: true, takenBy };
+      if (await clearClaimIntent(sessions, claim)) report.claimsRecorded++;
+      else logger.info({ pending_id: pendingId }, 'left a claim taken or delivered meanwhile');
+      continue;
+    }
     await sessions.write(sessionId, async ({ tx, updated }) => {
       const restored = status && (await restoreClaim(tx, ids, status, { detached: true, takenBy }));
       if (restored) {

@@ -13,6 +13,7 @@ import {
   claimBundle,
   createSession,
   currentTurn,
+  getSession,
   getTurn,
   reattachBundleRows,
   markDispatchAttempted,
@@ -48,20 +49,27 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     await h.dispose();
   });
 
-  /** What a crash right after the claim commit leaves: answered rows with the intent set. */
-  async function claim(status: 'answered' | 'rejected' = 'answered'): Promise<MessageRecord[]> {
-    const rows = await claimBundle(h.store, {
-      pendingId,
-      sessionId: h.seeded.session.id,
-      turnId: (await currentTurn(h.store, h.seeded.session.id))?.id ?? '',
+  /** The seeded session's claim of `id`, but for its session and turn. */
+  function claimOf(id: string, status: 'answered' | 'rejected') {
+    return {
+      pendingId: id,
       status,
       responses: new Map([
         ['q1', ANSWER],
         ['q2', { ...ANSWER, question_id: 'q2', selected_options: ['q2_opt1'] }],
       ]),
-      rejectReason: '',
+      rejectReason: status === 'rejected' ? 'not now' : '',
       respondedAt: h.store.clock.timestamp(),
-      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' },
+      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' as const },
+    };
+  }
+
+  /** What a crash right after the claim commit leaves: answered rows with the intent set. */
+  async function claim(status: 'answered' | 'rejected' = 'answered'): Promise<MessageRecord[]> {
+    const rows = await claimBundle(h.store, {
+      ...claimOf(pendingId, status),
+      sessionId: h.seeded.session.id,
+      turnId: (await currentTurn(h.store, h.seeded.session.id))?.id ?? '',
     });
     expect(rows).toHaveLength(2);
     return rows;
@@ -109,6 +117,37 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     });
     expect(await retry.json()).toMatchObject({ claimed: true, status: 'answered' });
     expect(h.runtime.prompts).toHaveLength(1);
+  });
+
+  it('finishes an external agent’s claim as its delivery would: its retry collects the decision', async () => {
+    const external = await createSession(h.store, {
+      taskId: h.seeded.task.id,
+      agentProfile: EXTERNAL_AGENT_PROFILE,
+    });
+    const turn = await startTurn(h.store, { sessionId: external.id, taskId: h.seeded.task.id });
+    await setSessionState(h.store, external.id, 'running');
+    // Its call was cut; the person answered; the server died before the delivery's write.
+    const asked = await h.service.ask(external.id, TWO_QUESTIONS, { timeoutMs: 1 });
+    if (!asked.ok) throw new Error('ask failed');
+    await claimBundle(h.store, {
+      ...claimOf(asked.pendingId, 'rejected'),
+      sessionId: external.id,
+      turnId: turn.id,
+    });
+
+    expect(await recover()).toMatchObject({ claimsRecorded: 1, claimsRestored: 0 });
+    expect((await h.rows(asked.pendingId)).map((row) => row.metadata)).toEqual([
+      expect.objectContaining({ status: 'rejected', awaiting_collection: true }),
+      expect.objectContaining({ status: 'rejected', awaiting_collection: true }),
+    ]);
+    expect((await getSession(h.store, external.id))?.state).toBe('running');
+    const retry = await h.service.ask(external.id, TWO_QUESTIONS, { timeoutMs: 1 });
+    expect(retry).toMatchObject({
+      ok: true,
+      pendingId: asked.pendingId,
+      outcome: 'answered',
+      response: { rejected: true, reject_reason: 'not now' },
+    });
   });
 
   it('leaves a claim in flight here to its delivery or its responder (a takeover)', async () => {
@@ -224,6 +263,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       reservationsRolledBack: 0,
       claimsRestored: 0,
       claimsRetired: 0,
+      claimsRecorded: 0,
       bundlesDetached: 0,
       turnsClosed: 0,
       deliveriesUnconfirmed: 0,

@@ -134,8 +134,8 @@ describe('the delivery plan, case by case', () => {
     ],
     [
       'live waiter left before the hand-off, rejected: persisted as a detached rejection',
-      { decision: 'rejected', liveWaiter: true, liveHandOff: 'no_waiter' },
-      ['handToLiveWaiter', 'clearIntent', 'done:detached_rejected'],
+      { decision: 'rejected', liveWaiter: true, liveHandOff: 'no_waiter', external: false },
+      ['handToLiveWaiter', 'readSession', 'clearIntent', 'done:detached_rejected'],
     ],
     [
       'live waiter left before the hand-off, answered: resumed like any detached answer',
@@ -143,9 +143,14 @@ describe('the delivery plan, case by case', () => {
       ['handToLiveWaiter', ...TO_DISPATCH, 'settleSuccessor(accepted)', 'done:resumed'],
     ],
     [
-      'detached rejection: persisted, no resume, no session read',
-      { decision: 'rejected', liveWaiter: false },
-      ['clearIntent', 'done:detached_rejected'],
+      'detached rejection: persisted, no resume',
+      { decision: 'rejected', liveWaiter: false, external: false },
+      ['readSession', 'clearIntent', 'done:detached_rejected'],
+    ],
+    [
+      'an external agent’s detached rejection: kept for it to collect, as an answer is',
+      { decision: 'rejected', liveWaiter: false, external: true },
+      ['readSession', 'clearIntent', 'done:detached_rejected'],
     ],
     [
       'external session: recorded for the agent to collect',
@@ -154,8 +159,8 @@ describe('the delivery plan, case by case', () => {
     ],
     [
       'detached rejection whose claim a recovery took back: nothing recorded',
-      { decision: 'rejected', liveWaiter: false, intentClear: 'taken_back' },
-      ['clearIntent', 'done:taken_back'],
+      { decision: 'rejected', liveWaiter: false, external: false, intentClear: 'taken_back' },
+      ['readSession', 'clearIntent', 'done:taken_back'],
     ],
     [
       'external session whose claim a recovery took back: nothing recorded',
@@ -253,6 +258,20 @@ describe('the delivery plan over every combination of facts', () => {
       if (kind === 'checkReadiness' || kind === 'markAttempted') {
         expect(facts.reserved).toBe(true);
       }
+    }
+  });
+
+  it('reads the session before a detached rejection unless the claim already knew it', () => {
+    expect(nextDeliveryStep({ decision: 'rejected', liveWaiter: false, external: false })).toEqual({
+      kind: 'clearIntent',
+    });
+  });
+
+  it('never clears an intent without knowing whether an external agent is to collect it', () => {
+    for (const facts of everyFacts) {
+      if (nextDeliveryStep(facts).kind !== 'clearIntent') continue;
+      const detached = !facts.liveWaiter || facts.liveHandOff === 'no_waiter';
+      if (detached) expect(facts.external).toBeDefined();
     }
   });
 

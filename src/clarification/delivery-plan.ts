@@ -8,7 +8,8 @@
  * The cases:
  * - Live waiter: it durably clears the intent, then the agent gets the answer.
  *   A failed clear restores the claim.
- * - Detached rejection: persisted (intent cleared), no resume.
+ * - Detached rejection: persisted (intent cleared), no resume; an external
+ *   agent's is kept for it to collect, as its answer is.
  * - External session: no process to resume; recorded for the agent to collect.
  * - Either of those two finds its claim taken back by a recovery meanwhile:
  *   nothing is recorded, and the responder hears it was not delivered.
@@ -101,9 +102,10 @@ export function nextDeliveryStep(facts: DeliveryFacts): DeliveryStep {
   if (facts.liveHandOff === 'delivered') return { kind: 'done', outcome: 'live' };
   if (facts.liveHandOff === 'confirm_failed') return putBack(facts, { kind: 'restore' });
 
-  // Detached: no live waiter, or it left before the hand-off.
-  if (facts.decision === 'rejected') return clearIntent(facts, 'detached_rejected');
+  // Detached: no live waiter, or it left before the hand-off. An external agent's rejection is
+  // kept for it to collect as its answer is, so whose session it is must be known first.
   if (facts.external === undefined) return { kind: 'readSession' };
+  if (facts.decision === 'rejected') return clearIntent(facts, 'detached_rejected');
   if (facts.external) return clearIntent(facts, 'recorded');
 
   // Past the attempted mark the answer stays terminal whatever happens, so this comes first.

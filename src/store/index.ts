@@ -51,8 +51,10 @@ export {
   taskPage,
   type TaskCursor,
   type TaskPage,
+  liveExternalSessionFor,
   liveExternalSessionsOf,
   lockExternalAgents,
+  type ExternalSessionRef,
   liveSessionsCreatedBy,
   setSessionState,
 } from './tasks.js';

@@ -376,6 +376,8 @@ const PLAIN_INDEXES: readonly SchemaStep[] = [
   // A person's tasks: what an external agent's every ask counts its bounds over, and what a
   // person's deletion sets to NULL (PostgreSQL does not index a foreign key by itself).
   index('idx_tasks_created_by', 'tasks (created_by)'),
+  // A person's tasks of one client name, newest first: where an external agent's session is.
+  index('idx_tasks_creator_title', 'tasks (created_by, title, created_at, id)'),
   index('idx_open_user_inputs_session', 'open_user_inputs (session_id)'),
   index('idx_sessions_task', 'task_sessions (task_id, created_at, id)'),
   index(

@@ -1,7 +1,7 @@
 /** Tasks and their sessions. */
 import { MAX_TASK_PAGE } from '../wire/index.js';
 import { chunks } from './chunks.js';
-import { compiledStatement } from './compiled.js';
+import { compiledStatement, ONE_ROW } from './compiled.js';
 import type { RepoContext } from './context.js';
 import { createdAfter, splitPage, type CreatedCursor } from './keyset.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
@@ -160,6 +160,50 @@ function liveSessionsOfTasksBy(ctx: RepoContext, userId: string) {
     .where('s.state', 'not in', TERMINAL_SESSION_STATES)
     .orderBy('s.id');
 }
+
+/** An external agent's session and its task. */
+export interface ExternalSessionRef {
+  readonly sessionId: string;
+  readonly taskId: string;
+}
+
+/**
+ * `userId`'s live external session for the client name `title`: of the
+ * tasks they created with that title in a workspace they still belong to,
+ * the newest that has one, and its newest. One read, reaching the tasks
+ * through `idx_tasks_creator_title`, so it costs the tasks of that title,
+ * not all of the person's (each MCP read of a client that has not asked yet
+ * looks it up).
+ */
+export async function liveExternalSessionFor(
+  ctx: RepoContext,
+  userId: string,
+  title: string,
+): Promise<ExternalSessionRef | undefined> {
+  const [row] = await externalSessionStatement(ctx, '', userId, title);
+  return row && { sessionId: row.session_id, taskId: row.task_id };
+}
+
+const externalSessionStatement = compiledStatement(
+  'live external session for a client name',
+  (ctx: RepoContext, userId: string, title: string) =>
+    ctx.db
+      .selectFrom('tasks as t')
+      .innerJoin('task_sessions as s', 's.task_id', 't.id')
+      .innerJoin('workspace_members as wm', (join) =>
+        join.onRef('wm.workspace_id', '=', 't.workspace_id').on('wm.user_id', '=', userId),
+      )
+      .select(['s.id as session_id', 't.id as task_id'])
+      .where('t.created_by', '=', userId)
+      .where('t.title', '=', title)
+      .where('s.agent_profile', '=', EXTERNAL_AGENT_PROFILE)
+      .where('s.state', 'not in', TERMINAL_SESSION_STATES)
+      .orderBy('t.created_at', 'desc')
+      .orderBy('t.id', 'desc')
+      .orderBy('s.created_at', 'desc')
+      .orderBy('s.id', 'desc')
+      .limit(ONE_ROW),
+);
 
 /**
  * Serializes, until the transaction ends, whatever counts `userId`'s external

@@ -7,8 +7,8 @@
  * ask opens one (`ensureExternalSession`); the client's reads look it up
  * (`findExternalSession`) and change nothing.
  *
- * Finding it goes through the store's existing reads (tasks of the user's
- * workspaces), once per MCP session: the caller (`agents/mcp`) caches the
+ * Finding it is one read of that session (`liveExternalSessionFor`), once
+ * per MCP session once it has asked: the caller (`agents/mcp`) caches the
  * result and only re-checks that the session is still live. A new session
  * is rows nobody can have subscribed to yet, written as a task's are.
  */
@@ -19,8 +19,7 @@ import {
   createTask,
   getSession,
   listMemberWorkspaces,
-  listSessions,
-  listTasks,
+  liveExternalSessionFor,
   liveExternalSessionsOf,
   lockExternalAgents,
   messagesByPendingId,
@@ -28,6 +27,7 @@ import {
   setSessionState,
   startTurn,
   TERMINAL_SESSION_STATES,
+  type ExternalSessionRef,
   type RepoContext,
   type SessionState,
   type Store,
@@ -158,21 +158,9 @@ async function lookUp(
   ctx: RepoContext,
   userId: string,
   title: string,
-): Promise<{ homeId?: string; live?: { sessionId: string; taskId: string } }> {
-  const workspaces = await listMemberWorkspaces(ctx, userId);
-  const home = workspaces[0];
+): Promise<{ homeId?: string; live?: ExternalSessionRef }> {
+  const [home] = await listMemberWorkspaces(ctx, userId);
   if (!home) return {};
-  const tasks = await listTasks(
-    ctx,
-    workspaces.map((workspace) => workspace.id),
-  );
-  const candidates = tasks.filter((task) => task.created_by === userId && task.title === title);
-  for (const task of [...candidates].reverse()) {
-    const sessions = await listSessions(ctx, task.id);
-    const live = sessions
-      .filter((s) => s.agent_profile === EXTERNAL_AGENT_PROFILE && !TERMINAL.has(s.state))
-      .at(-1);
-    if (live) return { homeId: home.id, live: { sessionId: live.id, taskId: task.id } };
-  }
-  return { homeId: home.id };
+  const live = await liveExternalSessionFor(ctx, userId, title);
+  return live ? { homeId: home.id, live } : { homeId: home.id };
 }

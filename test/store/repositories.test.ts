@@ -1,4 +1,6 @@
+import type { KyselyPlugin } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXTERNAL_AGENT_PROFILE } from '../../src/agents/index.js';
 import type { Principal } from '../../src/auth/index.js';
 import {
   addWorkspaceMember,
@@ -15,6 +17,7 @@ import {
   listSessions,
   listTasks,
   createTask,
+  createWorkspace,
   taskPage,
   type TaskCursor,
   messagesByPendingId,
@@ -25,6 +28,7 @@ import {
   type TaskSessionTurnsRow,
 } from '../../src/store/index.js';
 import { parseTimestamp } from '../../src/support/clock.js';
+import { findExternalSession } from '../../src/turns/index.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, sequentialIds } from '../support/fakes.js';
 import { bundleRows, seedSession } from '../support/seed.js';
@@ -355,6 +359,75 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
       }),
     ).rejects.toThrow('abort');
     expect((await getSession(store, seeded.session.id))?.state).toBe('idle');
+  });
+
+  it('finds a person’s live external session for a client name in one read, however many tasks they have', async () => {
+    const person = await createUser(store, { name: 'Ada' });
+    const [home, other, foreign] = await Promise.all(
+      ['home', 'other', 'foreign'].map((name) => createWorkspace(store, { name })),
+    );
+    for (const workspace of [home, other]) {
+      await addWorkspaceMember(store, {
+        workspaceId: workspace?.id ?? '',
+        userId: person.id,
+        role: 'member',
+      });
+    }
+    const taskOf = (workspace: { id: string } | undefined, title: string, createdBy = person.id) =>
+      createTask(store, { workspaceId: workspace?.id ?? '', title, createdBy });
+    const sessionOf = async (taskId: string, state: 'running' | 'completed', profile?: string) => {
+      const made = await createSession(store, {
+        taskId,
+        agentProfile: profile ?? EXTERNAL_AGENT_PROFILE,
+      });
+      await setSessionState(store, made.id, state);
+      return made.id;
+    };
+    const found = (title: string, userId = person.id) => findExternalSession(store, userId, title);
+
+    const task = await taskOf(home, 'Claude Code');
+    await sessionOf(task.id, 'running');
+    const live = await sessionOf(task.id, 'running');
+    await sessionOf(task.id, 'completed');
+    // Newer tasks of that name that hold none, or are not the person's to ask in, or not theirs.
+    await sessionOf((await taskOf(other, 'Claude Code')).id, 'running', 'demo');
+    await sessionOf((await taskOf(other, 'Claude Code')).id, 'completed');
+    await sessionOf((await taskOf(foreign, 'Claude Code')).id, 'running');
+    const colleague = await createUser(store, { name: 'Grace' });
+    await sessionOf((await taskOf(home, 'Claude Code', colleague.id)).id, 'running');
+    await sessionOf((await taskOf(home, 'Codex')).id, 'running');
+
+    expect(await found('Claude Code')).toEqual({ ok: true, sessionId: live });
+    expect(await found('Cursor')).toEqual({ ok: true });
+    expect(await found('Claude Code', colleague.id)).toEqual({ ok: false, code: 'no_workspace' });
+
+    // What the lookup reads does not grow with the person's other tasks.
+    const read = { statements: 0, rows: 0 };
+    const counting: KyselyPlugin = {
+      transformQuery: ({ node }) => node,
+      transformResult: ({ result }) => {
+        read.statements++;
+        read.rows += result.rows.length;
+        return Promise.resolve(result);
+      },
+    };
+    const counted = await openStore(database.target, { plugins: [counting] });
+    try {
+      const lookUp = async () => {
+        Object.assign(read, { statements: 0, rows: 0 });
+        expect(await findExternalSession(counted, person.id, 'Claude Code')).toEqual({
+          ok: true,
+          sessionId: live,
+        });
+        return { ...read };
+      };
+      const before = await lookUp();
+      expect(before).toEqual({ statements: 2, rows: 3 });
+      for (let index = 0; index < 12; index++) await taskOf(home, `task ${index}`);
+      expect(await lookUp()).toEqual(before);
+    } finally {
+      await counted.close();
+    }
   });
 
   it('enforces foreign keys', async () => {

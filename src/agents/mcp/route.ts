@@ -384,6 +384,8 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
       }
       const { slot } = admission;
       const id = sessionId ?? randomUUID();
+      /** This request's copy once open: its close removes it, and never a newer copy of its ID. */
+      let copy: OpenSession | undefined;
       try {
         // Kept before the client learns the ID, so its next request may go to any replica.
         if (!resume) await shared?.keep(id, owner, body.json);
@@ -393,7 +395,7 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
           {
             onInitialized: (opened, handle) => {
               const openedMs = nowMs();
-              slot.fill({
+              copy = {
                 id: opened,
                 owner,
                 user: holder.userId,
@@ -405,14 +407,15 @@ export function registerMcpRoute<E extends Env>(app: Hono<E>, deps: McpRouteDeps
                 held: () => handle.held(),
                 heldForTurns: () => handle.heldForTurns(),
                 close: () => handle.close(),
-              });
+              };
+              slot.fill(copy);
               deps.logger.info(
                 { mcpSession: opened, principal: holder.kind },
                 'mcp session opened',
               );
             },
             onClosed: (id) => {
-              sessions.remove(id);
+              if (copy) sessions.remove(id, copy);
             },
             onCallEnded: (id) => {
               sessions.touch(id);

@@ -48,7 +48,7 @@ function fixture(limits: Partial<McpSessionLimits> = {}): Fixture {
         heldForTurns: () => held.get(id) ?? 0,
         close: () => {
           closed.push(id);
-          sessions.remove(id);
+          sessions.remove(id, entry);
           return Promise.resolve();
         },
       };
@@ -209,6 +209,47 @@ describe('MCP sessions', () => {
     f.clock.now += 600_000;
     expect(await f.sessions.sweep()).toBe(1);
     expect(f.closed).toEqual(['s1']);
+  });
+
+  it('keeps a copy opened again while the closed copy of its session was still closing', async () => {
+    const clock = { now: 1_000 };
+    const sessions = new McpSessions(() => clock.now, {
+      ...DEFAULT_MCP_SESSION_LIMITS,
+      idleMs: 100,
+    });
+    const open = async (closing: Promise<void>) => {
+      const admission = await sessions.admit({ owner: 'user:a', user: 'a' });
+      if (!admission.ok) throw new Error('refused');
+      const entry: SessionEntry = {
+        id: 's1',
+        owner: 'user:a',
+        user: 'a',
+        lastSeenMs: clock.now,
+        inFlight: () => 0,
+        // As the transport's close reports it: once its streams have ended.
+        close: async () => {
+          await closing;
+          sessions.remove('s1', entry);
+        },
+      };
+      admission.slot.fill(entry);
+      return entry;
+    };
+    let closed: () => void = () => undefined;
+    await open(
+      new Promise((resolve) => {
+        closed = resolve;
+      }),
+    );
+    clock.now += 100;
+    const sweeping = sessions.sweep();
+    // The client's next request opens the session again from the store meanwhile.
+    const reopened = await open(Promise.resolve());
+    closed();
+    expect(await sweeping).toBe(1);
+    expect(sessions.lookup('s1', 'user:a')).toBe(reopened);
+    await reopened.close();
+    expect(sessions.size).toBe(0);
   });
 
   it('names an external task after the client, or a default', () => {

@@ -112,8 +112,15 @@ export class McpSessions<T extends SessionEntry = SessionEntry> {
     if (entry) entry.lastSeenMs = this.nowMs();
   }
 
-  remove(id: string): void {
-    this.entries.delete(id);
+  /**
+   * `entry` closed: it leaves the table unless another copy of its session
+   * holds its place already. An old copy's close may end after the same
+   * session was opened again here (an idle close, then the client's next
+   * request); removing by ID alone would drop the new copy, which would then
+   * stay open with no way to reach or close it.
+   */
+  remove(id: string, entry: T): void {
+    if (this.entries.get(id) === entry) this.entries.delete(id);
   }
 
   /**

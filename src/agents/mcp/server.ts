@@ -174,12 +174,16 @@ export async function openMcpSession(
   return handle;
 }
 
-/** Feeds the transport the client's `initialize` and `initialized` again; their replies go nowhere. */
-async function replayInitialize(
+/**
+ * Feeds the transport the client's `initialize` and `initialized` again;
+ * their replies go nowhere. The notification carries the session's ID as
+ * the client's did: the transport refuses one without it, and its server
+ * would not hear the client initialized.
+ */
+export async function replayInitialize(
   transport: WebStandardStreamableHTTPServerTransport,
   origin: McpSessionOrigin,
 ): Promise<void> {
-  const sessionId = transport.sessionId ?? '';
   const post = (body: unknown, headers: Record<string, string> = {}) =>
     new Request('http://clarion.invalid/mcp', {
       method: 'POST',
@@ -203,6 +207,9 @@ async function replayInitialize(
     }),
   );
   await initialized.text();
+  // Made by the replayed `initialize`; none when the transport refused it.
+  const sessionId = transport.sessionId;
+  if (sessionId === undefined) return;
   const notified = await transport.handleRequest(
     post(
       { jsonrpc: '2.0', method: 'notifications/initialized' },

@@ -1,5 +1,9 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, it } from 'vitest';
 import { externalTaskTitle } from './external-session.js';
+import { replayInitialize } from './server.js';
 import {
   DEFAULT_MCP_SESSION_LIMITS,
   McpSessions,
@@ -267,5 +271,34 @@ describe('MCP sessions', () => {
     // The cut keeps a marker whole or leaves it out.
     expect(externalTaskTitle(`${'x'.repeat(195)}\u202Eab`)).toBe('x'.repeat(195));
     expect(externalTaskTitle(`${'x'.repeat(190)}\u202Eab`)).toBe(`${'x'.repeat(190)}⟨U+202E⟩ab`);
+  });
+});
+
+describe('a session opened again from the store', () => {
+  it('replays its client’s initialize, then initialized under the session’s ID', async () => {
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => 'shared-1',
+    });
+    const mcp = new McpServer({ name: 'clarion', version: '0' });
+    const errors: Error[] = [];
+    let initialized = 0;
+    mcp.server.onerror = (error) => errors.push(error);
+    mcp.server.oninitialized = () => (initialized += 1);
+    await mcp.connect(transport);
+    try {
+      const clientInfo = { name: 'claude-code', version: '2.1' };
+      await replayInitialize(transport, {
+        clientInfo,
+        capabilities: { roots: {} },
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+      });
+      expect(transport.sessionId).toBe('shared-1');
+      expect(mcp.server.getClientVersion()).toEqual(clientInfo);
+      // Refused without the ID: the transport would report it, and the server not hear it.
+      expect(errors).toEqual([]);
+      expect(initialized).toBe(1);
+    } finally {
+      await mcp.close();
+    }
   });
 });

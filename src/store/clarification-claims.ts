@@ -244,6 +244,7 @@ export async function restoreClaim(
         dialect.metadataRemove([
           'response',
           'reject_reason',
+          'responded_by',
           'responded_at',
           'response_delivery_pending',
           'delivery_by',

@@ -107,6 +107,8 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
     ]);
     const rows = await h.rows(pendingId);
     expect(rows.every((row) => row.metadata.response === undefined)).toBe(true);
+    // Reopened, it names no one as having answered it: the Decisions page filters on this.
+    expect(rows.every((row) => row.metadata.responded_by === undefined)).toBe(true);
     expect(rows.every((row) => row.metadata.agent_disconnected === true)).toBe(true);
 
     const retry = await h.respond(pendingId, {

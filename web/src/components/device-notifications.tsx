@@ -65,9 +65,8 @@ export function DeviceNotifications() {
   const { t } = useTranslation();
   const reason = usePushFaultReason();
   const [state, setState] = useState<DeviceState>({ name: 'checking' });
-  // Ours, announced to the channel list; whether a turn on or off is under way, and how many
-  // began: a read that began before a turn may answer after it, with what the turn replaced.
-  const self = useRef({ working: false, turns: 0 });
+  // Ours, announced to the channel list; and whether a turn on or off is under way.
+  const self = useRef({ working: false });
   const { sync } = useServices();
 
   useEffect(() => {
@@ -83,9 +82,8 @@ export function DeviceNotifications() {
       try {
         do {
           pending.again = false;
-          const turns = self.current.turns;
           const next = await readState();
-          if (live && !self.current.working && self.current.turns === turns) setState(next);
+          if (live && !self.current.working) setState(next);
         } while (wantedAgain() && live);
       } finally {
         pending.reading = false;
@@ -112,7 +110,6 @@ export function DeviceNotifications() {
   async function turnOn() {
     setState({ name: 'working', turning: 'on' });
     self.current.working = true;
-    self.current.turns += 1;
     const result = await turnOnPush();
     self.current.working = false;
     // Even a failed turn may have deleted the channel of the subscription it replaced.
@@ -130,7 +127,6 @@ export function DeviceNotifications() {
   async function turnOff() {
     setState({ name: 'working', turning: 'off' });
     self.current.working = true;
-    self.current.turns += 1;
     const result = await turnOffPush();
     const next = await readState();
     self.current.working = false;

@@ -5,20 +5,21 @@
  *    claim, less what the request already waited for its credential lookup
  *    (`DecisionCaller.waitedMs`). Running out before the claim commits rolls
  *    it back and yields `temporarily_unavailable`; nothing is delivered.
- * 2. The claim: one statement; concurrent responders, one winner.
- * 3. Losers rebuild the committed winner, or get `not_active`.
+ * 2. The claim: one statement; concurrent responders, one winner. It claims
+ *    only while the responder still belongs to the session's workspace.
+ * 3. Losers rebuild the committed winner, or get `not_active`; one removed
+ *    from the workspace since its identity read gets `not_found`.
  * 4. Delivery, owned by the server whether or not the caller is still there:
  *    to the live waiter, or by resuming a detached agent with a new turn,
  *    marked attempted just before dispatch (the at-most-once boundary).
  */
 import { EXTERNAL_AGENT_PROFILE } from '../agents/index.js';
 import { responderOf, type Principal, type Responder } from '../auth/index.js';
-import { failpoint } from '../support/index.js';
+import { failpoint, pausePoint } from '../support/index.js';
 import {
   bundleForPrincipal,
   claimBundle,
   isStorageUnavailable,
-  messagesByPendingId,
   type DeliveryOwners,
   type MessageRecord,
 } from '../store/index.js';
@@ -108,6 +109,9 @@ export class Resolver {
       this.record('identity', identity.ok ? 'ok' : identity.outcome, pendingId, started);
       if (!identity.ok) return identity.result;
       if (callerSignal?.aborted) return failure('caller_gone');
+      // Identified, not yet claimed: a race test removes the person here.
+      const paused = pausePoint('respond.before_claim');
+      if (paused) await paused;
 
       started = clock.nowMs();
       const route = await this.bounded(budget, this.claimRoute(identity.bundle, identity.owners));
@@ -124,7 +128,7 @@ export class Resolver {
       }
       if (claimed.length === 0) {
         this.record('claim', 'lost', pendingId, started);
-        return await this.replayWinner(pendingId);
+        return await this.replayWinner(principal, pendingId);
       }
       this.record('claim', 'ok', pendingId, started);
       failpoint('respond.after_claim');
@@ -260,8 +264,17 @@ export class Resolver {
     );
   }
 
-  private async replayWinner(pendingId: string): Promise<RespondResult> {
-    const read = readBundle(pendingId, await messagesByPendingId(this.deps.store, pendingId));
+  /**
+   * A claim that changed nothing: another person's won, the bundle moved on,
+   * or the responder no longer belongs to its workspace (removed since their
+   * identity read; the claim reads the membership too). Read with the same
+   * visibility as the identity read, so that last one learns only what an
+   * outsider learns.
+   */
+  private async replayWinner(principal: Principal, pendingId: string): Promise<RespondResult> {
+    const { rows, visible } = await bundleForPrincipal(this.deps.store, principal, pendingId);
+    if (!visible) return NOT_FOUND;
+    const read = readBundle(pendingId, rows);
     const winner = read.ok ? winnerResponse(read.bundle) : undefined;
     if (!winner) return failure('not_active');
     return {

@@ -14,6 +14,7 @@ import {
   untakenClaims,
   releaseOrphanedDeliveries,
   bundleForPrincipal,
+  canSeeSession,
   CLARIFICATION_TYPE,
   currentTurn,
   detachBundleRows,
@@ -658,7 +659,12 @@ export class ClarificationService {
         ? failure('not_active', NO_LIVE_WAIT)
         : failure('not_active');
     }
+    // Read, not yet written: a race test removes the person here.
+    const paused = pausePoint('cancel.before_write');
+    if (paused) await paused;
     const cancelled = await this.deps.sessions.write(bundle.sessionId, async (write) => {
+      // A person removed from the workspace since the read above decides nothing there.
+      if (!(await canSeeSession(write.tx, caller.principal, bundle.sessionId))) return 'gone';
       const updated = await cancelBundleRows(write.tx, pendingId, responder);
       write.updated(...updated);
       // Told no answer will come, the agent works on; the session waits only on a question still open.
@@ -666,6 +672,7 @@ export class ClarificationService {
         write.waitEnded(await endWaitWhenNoneOpen(write.tx, bundle.sessionId));
       return updated.length > 0;
     });
+    if (cancelled === 'gone') return NOT_FOUND;
     if (!cancelled) return failure('not_active');
     this.deps.waiters.end(pendingId, 'cancelled');
     // Anyone else waiting on it here reads it closed at once.

@@ -9,7 +9,7 @@ import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import { CLARIFICATION_TYPE, type Responder } from '../wire/index.js';
 import { compiledStatement, constantText } from './compiled.js';
 import {
-  boundSessionLive,
+  boundSessionLiveFor,
   byCreation,
   inCurrentTurn,
   isPending,
@@ -50,7 +50,9 @@ export interface ClaimInput {
  *
  * The guards are bound to the session and turn the identity read found, so
  * each runs once per statement instead of once per row: that turn is still its
- * session's current turn, and the session lives.
+ * session's current turn, the session lives, and the responder still belongs
+ * to its workspace (their identity read judged it a moment before; an admin
+ * may have removed them since).
  * Rows of one pending ID never disagree on type, session or turn: the only
  * writer of `pending_id` is the ask, which writes a fresh ID's rows in one
  * turn of one session in one transaction, no statement changes `pending_id`,
@@ -84,6 +86,7 @@ type ClaimValues = [
   rejectReason: string,
   respondedAt: string,
   respondedBy: string,
+  responderId: string,
   updatedAt: string,
   ...whens: string[],
 ];
@@ -101,6 +104,7 @@ function claimValues(ctx: RepoContext, input: ClaimInput): ClaimValues {
     JSON.stringify(input.rejectReason),
     JSON.stringify(input.respondedAt),
     JSON.stringify(input.respondedBy),
+    input.respondedBy.user_id,
     ctx.clock.timestamp(),
     ...whens,
   ];
@@ -125,6 +129,7 @@ function claimQueryTaking(
     rejectReason,
     respondedAt,
     respondedBy,
+    responderId,
     updatedAt,
     ...pairs
   ] = values;
@@ -160,7 +165,9 @@ function claimQueryTaking(
       // not per row: a row predicate on `turn_id` would let a planner reach the rows
       // through the turn index instead of the ordered pending-ID index (DESIGN §4).
       .where(sql<SqlBool>`${turnId} = (${currentTurnIdOf(ctx, sessionId)})`)
-      .where(boundSessionLive(sessionId))
+      // The person still belongs to the session's workspace: removed since their identity
+      // read, their decision is not claimed (and they hear what an outsider hears).
+      .where(boundSessionLiveFor(sessionId, responderId))
       .returningAll()
   );
 }

@@ -43,6 +43,22 @@ export function boundSessionLive(sessionId: string): Expression<SqlBool> {
   )`;
 }
 
+/**
+ * The session, given by ID, has not ended, and the person given by ID still
+ * belongs to its workspace: `boundSessionLive` with the membership a
+ * decision stands on, read in the statement that decides (three primary-key
+ * probes, once per statement). An admin may remove the person after their
+ * identity was read and before their decision is written.
+ */
+export function boundSessionLiveFor(sessionId: string, userId: string): Expression<SqlBool> {
+  return sql<SqlBool>`EXISTS (
+    SELECT 1 FROM task_sessions s
+    INNER JOIN tasks t ON t.id = s.task_id
+    INNER JOIN workspace_members wm ON wm.workspace_id = t.workspace_id AND wm.user_id = ${userId}
+    WHERE s.id = ${sessionId} AND ${SESSION_NOT_ENDED}
+  )`;
+}
+
 /** Rows in the order they were written. */
 export function byCreation(a: MessageRecord, b: MessageRecord): number {
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;

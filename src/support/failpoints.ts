@@ -32,6 +32,8 @@ export function failpoint(name: FailpointName): void {
  */
 export type PausePointName =
   | 'wait_for_answer.before_live_wait'
+  | 'respond.before_claim'
+  | 'cancel.before_write'
   | 'superseded_waits.before_read'
   | 'user_input.before_copy_kept'
   | 'user_input.before_decision_recorded'

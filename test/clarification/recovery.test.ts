@@ -60,7 +60,7 @@ describe.each(DRIVERS)('start-up recovery on %s', (driver) => {
       ]),
       rejectReason: status === 'rejected' ? 'not now' : '',
       respondedAt: h.store.clock.timestamp(),
-      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' as const },
+      respondedBy: { user_id: h.memberId, name: 'Ada', surface: 'rest' as const },
     };
   }
 

@@ -4,7 +4,15 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { AskResult } from '../../src/clarification/index.js';
-import { currentTurn, getSession, setSessionState, startTurn } from '../../src/store/index.js';
+import {
+  addWorkspaceMember,
+  currentTurn,
+  getSession,
+  removeWorkspaceMember,
+  setSessionState,
+  startTurn,
+} from '../../src/store/index.js';
+import { armPause } from '../../src/support/failpoints.js';
 import { DRIVERS } from '../support/databases.js';
 import {
   ANSWERS,
@@ -203,6 +211,44 @@ describe.each(DRIVERS)('respond on %s', (driver) => {
       'pending',
       'pending',
     ]);
+  });
+
+  it('refuses, as to an outsider, a person removed between their read and their answer or cancel', async () => {
+    const { pendingId, call } = await askLive();
+    const before = await h.rows(pendingId);
+    const workspaceId = h.seeded.task.workspace_id;
+    const NOT_FOUND = { error: 'clarification request not found', code: 'not_found' };
+    const cancel = () =>
+      Promise.resolve(
+        h.app.request(`/api/v1/clarification/${pendingId}/cancel`, {
+          method: 'POST',
+          headers: { 'x-test-principal': 'member' },
+        }),
+      );
+    for (const [point, decide] of [
+      ['respond.before_claim', () => h.respond(pendingId, ANSWERS)],
+      ['cancel.before_write', cancel],
+    ] as const) {
+      const pause = armPause(point, 10_000);
+      try {
+        const deciding = decide();
+        await pause.reached;
+        expect(await removeWorkspaceMember(h.store, workspaceId, h.memberId)).toBe(true);
+        pause.release();
+        const refused = await deciding;
+        expect(refused.status).toBe(404);
+        expect(await refused.json()).toEqual(NOT_FOUND);
+      } finally {
+        pause.release();
+      }
+      await addWorkspaceMember(h.store, { workspaceId, userId: h.memberId, role: 'member' });
+    }
+    // Nothing claimed, cancelled or delivered: the agent still waits for someone who belongs.
+    expect(await h.rows(pendingId)).toEqual(before);
+    expect(h.waiters.has(pendingId)).toBe(true);
+    expect(h.runtime.prompts).toEqual([]);
+    expect(await h.respond(pendingId, ANSWERS)).toHaveProperty('status', 200);
+    expect(await call).toMatchObject({ outcome: 'answered' });
   });
 
   const NOT_ACTIVE = { error: 'clarification request is no longer active', code: 'not_active' };

@@ -406,7 +406,7 @@ describe('claim delivery across replicas on postgres', () => {
       responses: new Map(),
       rejectReason: 'no',
       respondedAt: store.clock.timestamp(),
-      respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
+      respondedBy: { user_id: person.userId, name: 'u', surface: 'rest' },
       ...(deliveryBy === undefined ? {} : { deliveryBy }),
     });
   }

@@ -26,7 +26,7 @@ import {
 import { systemTimers } from '../../src/support/timers.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
 import { fakeClock, type FakeClock } from '../support/fakes.js';
-import { bundleRows, seedSession } from '../support/seed.js';
+import { bundleRows, seedResponder, seedSession } from '../support/seed.js';
 import { eventually } from '../support/clarification-harness.js';
 import { StatementFaults } from '../support/statement-faults.js';
 
@@ -259,7 +259,7 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
       responses: new Map(),
       rejectReason: 'no',
       respondedAt: store.clock.timestamp(),
-      respondedBy: { user_id: 'u', name: 'u', surface: 'rest' },
+      respondedBy: await seedResponder(store, session.task.workspace_id),
       deliveryBy: taker,
     });
     expect(claimed).toHaveLength(1);

@@ -245,7 +245,7 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
       ),
       rejectReason: '',
       respondedAt: '2026-01-01T00:00:01.000000000Z',
-      respondedBy: { user_id: 'u', name: 'Ada', surface: 'rest' },
+      respondedBy: { user_id: member.userId, name: 'Ada', surface: 'rest' },
     });
     expect(rows.length).toBeGreaterThan(0);
   }

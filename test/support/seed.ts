@@ -1,7 +1,10 @@
 /** Builds the rows most store tests stand on: a workspace, a task, a session and a turn. */
+import type { Responder } from '../../src/wire/index.js';
 import {
+  addWorkspaceMember,
   createSession,
   createTask,
+  createUser,
   createWorkspace,
   firstAdmin,
   listMemberWorkspaces,
@@ -38,6 +41,16 @@ export async function seedAdminSession(ctx: RepoContext, title = 'task'): Promis
   await startTurn(ctx, { sessionId: session.id, taskId: task.id });
   await setSessionState(ctx, session.id, 'running');
   return session.id;
+}
+
+/**
+ * A new member of the workspace, as a decision records them: a claim made
+ * straight in the store stands only while its responder belongs there.
+ */
+export async function seedResponder(ctx: RepoContext, workspaceId: string): Promise<Responder> {
+  const user = await createUser(ctx, { name: 'Ada' });
+  await addWorkspaceMember(ctx, { workspaceId, userId: user.id, role: 'member' });
+  return { user_id: user.id, name: user.name, surface: 'rest' };
 }
 
 /** The rows of one clarification bundle, as later issues will write them. */

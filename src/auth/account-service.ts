@@ -10,7 +10,8 @@
  *
  * Invariants: nothing is announced for a refusal or before its commit; a
  * deleted person's sessions end before their revocation is announced (an
- * agent's wait ends on its question expired, not on its token gone); a
+ * agent's wait ends on its question expired, not on its token gone), and a
+ * removed member's sessions there before their lost access is; a
  * failed read of whom to tell costs only the notice, never the committed
  * change's reply (a page not told reads again when shown or reconnected).
  */
@@ -26,6 +27,7 @@ import {
   type DeletedUser,
   type MembershipResult,
   type NewUserInput,
+  type RemovedMember,
   type NewUserWithToken,
   type UserPrincipal,
 } from './accounts.js';
@@ -69,8 +71,15 @@ export interface AccountAnnouncer {
 export interface AccountServiceDeps {
   readonly store: Store;
   readonly announce: AccountAnnouncer;
-  /** A deleted person's live sessions end (`turns/`' `endSessionsActedFor`), before it is announced. */
-  readonly endSessionsActedFor: (sessionIds: readonly string[]) => Promise<void>;
+  /**
+   * The live sessions whose agents act for a person deleted, or removed from
+   * their tasks' workspace, end saying why (`turns/`' `endSessionsActedFor`),
+   * before it is announced.
+   */
+  readonly endSessionsActedFor: (
+    sessionIds: readonly string[],
+    why: 'owner_deleted' | 'owner_removed',
+  ) => Promise<void>;
 }
 
 export class AccountService {
@@ -95,7 +104,7 @@ export class AccountService {
     if (!deleted.ok) return deleted;
     const { announce } = this.deps;
     // Before the revocation is announced: an agent's wait ends on its question expired.
-    await this.deps.endSessionsActedFor(deleted.actedFor);
+    await this.deps.endSessionsActedFor(deleted.actedFor, 'owner_deleted');
     announce.accessChanged(userId);
     announce.credentialsEnded(userId);
     announce.peopleChanged(userId, deleted.coMembers);
@@ -146,14 +155,20 @@ export class AccountService {
     return result;
   }
 
-  /** Removes a member (`removeMember`); a workspace keeps an owner. */
+  /**
+   * Removes a member (`removeMember`); a workspace keeps an owner. The
+   * agents of the tasks they created there stop, their sessions ended, then
+   * their access is announced.
+   */
   async removeMember(
     caller: UserPrincipal,
     workspaceId: string,
     userId: string,
-  ): Promise<{ ok: true } | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
+  ): Promise<RemovedMember | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
     const removed = await removeMember(this.deps.store, caller, workspaceId, userId);
     if (!removed.ok) return removed;
+    // Before their access is announced, as on a deletion: an agent's wait ends on its question expired.
+    await this.deps.endSessionsActedFor(removed.actedFor, 'owner_removed');
     this.deps.announce.accessChanged(userId);
     await this.membersChanged(workspaceId);
     return removed;

@@ -296,13 +296,24 @@ export function removeMember(
   caller: UserPrincipal,
   workspaceId: string,
   userId: string,
-): Promise<{ ok: true } | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
+): Promise<RemovedMember | Failure<'not_found' | 'conflict' | 'unauthorized'>> {
   return store.transaction(async (tx) => {
     if (!(await adminStands(tx, caller, [], false))) return callerGone();
     const orphaned = await soleOwnedWorkspaces(tx, userId, workspaceId);
     if (orphaned.length > 0) return ownerNeeded(orphaned);
-    return (await removeWorkspaceMember(tx, workspaceId, userId))
-      ? { ok: true as const }
-      : failure('not_found', 'unknown membership');
+    if (!(await removeWorkspaceMember(tx, workspaceId, userId))) {
+      return failure('not_found', 'unknown membership');
+    }
+    return { ok: true as const, actedFor: await liveSessionsCreatedBy(tx, userId, workspaceId) };
   });
+}
+
+export interface RemovedMember {
+  readonly ok: true;
+  /**
+   * The live sessions of the tasks they created in the workspace: their
+   * agents act for someone who may no longer see them, so whoever owns
+   * sessions ends them (`turns/`' `endSessionsActedFor`).
+   */
+  readonly actedFor: readonly string[];
 }

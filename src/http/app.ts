@@ -165,7 +165,7 @@ export function createApp(deps: AppDeps): App {
         deps.credentialsEnded?.(userId);
       },
     },
-    endSessionsActedFor: (sessionIds) => endSessionsActedFor(deps.turns, sessionIds),
+    endSessionsActedFor: (sessionIds, why) => endSessionsActedFor(deps.turns, sessionIds, why),
   });
 
   mountBearerChallenge(app, '/api/v1/*');

@@ -142,12 +142,21 @@ export async function listSessions(ctx: RepoContext, taskId: string): Promise<Se
 }
 
 /**
- * The sessions, not yet ended, of the tasks `userId` created: those whose
- * agents act for that person (their tokens are minted for them). Read
- * before the person is deleted, which leaves their tasks without a creator.
+ * The sessions, not yet ended, of the tasks `userId` created (in
+ * `workspaceId` alone, when given): those whose agents act for that person
+ * (their tokens are minted for them). Read before the person is deleted,
+ * which leaves their tasks without a creator, or removed from the workspace.
  */
-export async function liveSessionsCreatedBy(ctx: RepoContext, userId: string): Promise<string[]> {
-  const rows = await liveSessionsOfTasksBy(ctx, userId).execute();
+export async function liveSessionsCreatedBy(
+  ctx: RepoContext,
+  userId: string,
+  workspaceId?: string,
+): Promise<string[]> {
+  const rows = await liveSessionsOfTasksBy(ctx, userId)
+    .$if(workspaceId !== undefined, (query) =>
+      query.where('t.workspace_id', '=', workspaceId ?? ''),
+    )
+    .execute();
   return rows.map((row) => row.id);
 }
 

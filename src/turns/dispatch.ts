@@ -10,6 +10,7 @@
  * again is a new message.
  */
 import { PROMPT_ACCEPT_TIMEOUT_MS } from '../tunables.js';
+import { OWNER_GONE_MESSAGES } from './acted-for.js';
 import { agentFolder } from './agent-folder.js';
 import { issueToken, revokeAgentTokens, revokeIssuedToken } from '../auth/index.js';
 import {
@@ -24,6 +25,7 @@ import {
   failSession,
   getSession,
   getTask,
+  getWorkspaceMember,
   releaseTurnAdmissionKeys,
   transitionSession,
   type RepoContext,
@@ -61,6 +63,11 @@ export async function ensureAgent(deps: AgentLaunchDeps, sessionId: string): Pro
   }
   const userId = task.created_by;
   if (!userId) throw startRefused('the task has no owner to act for');
+  // Removed from the task's workspace since (a removal ends the sessions it finds live): no
+  // agent acts for someone who may no longer see what it does.
+  if (!(await getWorkspaceMember(store, task.workspace_id, userId))) {
+    throw startRefused(OWNER_GONE_MESSAGES.owner_removed, 'owner_removed');
+  }
   await deps.starts.serially(sessionId, async () => {
     if (host.isStarted(sessionId)) {
       // Another message (or a restart) started this agent: wait for that start, bounded by it.
@@ -195,11 +202,15 @@ export function agentPlace(deps: AgentLaunchDeps) {
   };
 }
 
-/** A start Clarion itself refuses for good (no such profile): the session fails with it. */
-function startRefused(message: string): Error & { failure: AgentFailure } {
-  return Object.assign(new Error(message), {
-    failure: { code: 'start_failed' as const, message },
-  });
+/**
+ * A start Clarion itself refuses (no such profile; its person removed from
+ * the task's workspace): the session fails with it.
+ */
+function startRefused(
+  message: string,
+  code: 'start_failed' | 'owner_removed' = 'start_failed',
+): Error & { failure: AgentFailure } {
+  return Object.assign(new Error(message), { failure: { code, message } });
 }
 
 /** Whether the prompt reached the agent; a refusal says why, as admission answers it. */

@@ -9,11 +9,19 @@
  * failed by then is refused with the new reason (409 `session_failed`); one
  * still under way answers the session `starting`, and fails it later if it
  * fails. Neither the start nor the queued message's dispatch holds the reply.
- * A session whose task lost its person (`owner_deleted`) is refused before
- * anything changes: no agent may act for nobody, and its recorded reason stays.
+ * A session whose task lost its person (`owner_deleted`), or whose person no
+ * longer belongs to the task's workspace (`owner_removed`), is refused before
+ * anything changes: no agent may act for nobody, nor for someone who may not
+ * see its task, and its recorded reason stays.
  */
 import type { Principal } from '../auth/index.js';
-import { canSeeSession, clearSessionFailure, getSession, getTask } from '../store/index.js';
+import {
+  canSeeSession,
+  clearSessionFailure,
+  getSession,
+  getTask,
+  getWorkspaceMember,
+} from '../store/index.js';
 import { failure, type Failure } from '../wire/index.js';
 import { endsInTime, startAgentLater } from './admission.js';
 import type { TurnsDeps } from './context.js';
@@ -23,7 +31,14 @@ import type { ShownSession } from './tasks.js';
 
 export type RestartResult =
   | ({ ok: true } & ShownSession)
-  | Failure<'not_found' | 'conflict' | 'owner_deleted' | 'session_failed' | 'quota_exceeded'>;
+  | Failure<
+      | 'not_found'
+      | 'conflict'
+      | 'owner_deleted'
+      | 'owner_removed'
+      | 'session_failed'
+      | 'quota_exceeded'
+    >;
 
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
@@ -46,6 +61,11 @@ export async function restartSession(
       const task = await getTask(write.tx, session.task_id);
       if (session.failure_code === 'owner_deleted' || task?.created_by === null) {
         return failure('owner_deleted');
+      }
+      // Nobody may run an agent for a person the workspace no longer holds: added back, they may.
+      const owner = task?.created_by;
+      if (task && owner && !(await getWorkspaceMember(write.tx, task.workspace_id, owner))) {
+        return failure('owner_removed');
       }
       // Refused at the quota before anything changes: the session stays failed, as it says.
       const refused = await place.claim(write.tx, session);

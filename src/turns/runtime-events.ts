@@ -210,9 +210,10 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
         }),
       );
     }
-    // Its agent was stopped because the person it acted for was deleted: the session's
-    // failure says so, and the exit that stop brought is no failure of the agent's turn.
-    const endedForOwner = session.failure_code === 'owner_deleted';
+    // Its agent was stopped because the person it acted for was deleted or removed: the
+    // session's failure says so, and the exit that stop brought is no failure of the agent's turn.
+    const endedForOwner =
+      session.failure_code === 'owner_deleted' || session.failure_code === 'owner_removed';
     if (event.error && !endedForOwner && !cutByStop) {
       write.added(
         await appendMessage(tx, {

@@ -472,7 +472,7 @@ export function followUpAdmitter(
       // Its agent failed: a person's restart brings it back, and the answer is still owed then
       // (an ordinary error never drops one; the person may remove it from the queue).
       case 'session_failed':
-        return ownerDeleted(result.details) ? 'refused' : 'busy';
+        return ownerGone(result.details) ? 'refused' : 'busy';
       case 'session_refused':
       case 'not_found':
         return 'refused';
@@ -480,10 +480,14 @@ export function followUpAdmitter(
   };
 }
 
-/** A session failed because its person was deleted: no restart brings its agent back. */
-function ownerDeleted(details: unknown): boolean {
+/**
+ * A session failed because its person was deleted, or removed from its
+ * workspace: no restart brings its agent back (for a removed person, not
+ * until an admin adds them back), so the answer is not owed to it.
+ */
+function ownerGone(details: unknown): boolean {
   const said = (details as { failure?: { code?: unknown } | null } | undefined)?.failure;
-  return said?.code === 'owner_deleted';
+  return said?.code === 'owner_deleted' || said?.code === 'owner_removed';
 }
 
 /**

@@ -20,13 +20,16 @@ export const SESSION_STATES = [
  * (`start_failed`: not an ACP agent, exited while starting, an
  * `initialize` or `session/new` error, no answer in time), it exited once
  * running (`exited`), or the person it acted for was deleted, so no agent
- * may run for the session any more (`owner_deleted`).
+ * may run for the session any more (`owner_deleted`), or removed from the
+ * task's workspace, so none may run for it until they are added back
+ * (`owner_removed`).
  */
 export const SESSION_FAILURE_CODES = [
   'spawn_failed',
   'start_failed',
   'exited',
   'owner_deleted',
+  'owner_removed',
 ] as const;
 export type SessionFailureCode = (typeof SESSION_FAILURE_CODES)[number];
 

@@ -172,6 +172,16 @@ export const OUTCOMES = {
     wire: 'owner_deleted',
     message: 'the person this agent acted for was deleted, so it cannot run again',
   },
+  /**
+   * The person the session's agent acts for no longer belongs to the task's
+   * workspace: no agent may run for it until they are added back.
+   */
+  owner_removed: {
+    status: 409,
+    wire: 'owner_removed',
+    message:
+      'the person this agent acts for was removed from its workspace, so it cannot run until they are added back',
+  },
   /** The agent runs but did not take the message in time; nothing says it will. */
   agent_unavailable: {
     status: 503,

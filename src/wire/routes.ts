@@ -251,7 +251,14 @@ export const ROUTES: readonly RouteSpec[] = [
       'Start a failed session’s agent again: the session is `starting` while its start goes on; 409 session_failed says why when it fails again at once',
     access: 'principal',
     replies: { 200: sessionReply },
-    errors: ['not_found', 'conflict', 'owner_deleted', 'session_failed', 'quota_exceeded'],
+    errors: [
+      'not_found',
+      'conflict',
+      'owner_deleted',
+      'owner_removed',
+      'session_failed',
+      'quota_exceeded',
+    ],
   },
   {
     method: 'post',

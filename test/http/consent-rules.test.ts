@@ -4,10 +4,13 @@
  * A person lists and revokes their own rules, an admin everyone's; someone
  * else's rule is 404 to a person; a revoked rule makes the next request ask.
  * A rule answers only in its own person's tasks: another member of the same
- * workspace, who cannot see it, is asked.
+ * workspace, who cannot see it, is asked. A rule whose person is removed
+ * from the workspace as it answers answers nothing (and their task's agent
+ * stops with the removal).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { issueToken } from '../../src/auth/tokens.js';
+import { getSession, getWorkspaceMember } from '../../src/store/index.js';
 import { armPause } from '../../src/support/failpoints.js';
 import type { UserInputView } from '../../src/user-input/index.js';
 import type { ConsentRuleRevocationView, ConsentRuleView } from '../../src/wire/index.js';
@@ -295,23 +298,26 @@ describe.each(DRIVERS)('"Always allow" rules over REST on %s', (driver) => {
     try {
       const sessionId = await startPermissionTask(bob);
       await pause.reached;
-      const removed = await fetch(
+      const removing = fetch(
         `${running.server.url}/api/v1/workspaces/${workspaceId}/members/${bobId}`,
         { method: 'DELETE', headers: { authorization: `Bearer ${TOKEN}` } },
       );
-      expect(removed.status).toBe(204);
+      // Committed before the rule's answer goes on. The removal then stops Bob's agent, whose
+      // turn's end waits for that answer's record: it is let go before the removal returns.
+      const { store } = running.server;
+      await eventually(async () => !(await getWorkspaceMember(store, workspaceId, bobId)));
       pause.release();
-      // Bob can no longer see it; the workspace's other member is asked.
-      expect(await consentOf(admin, sessionId)).toMatchObject({
-        kind: 'consent',
-        status: 'awaiting',
-        remembered: false,
-      });
+      expect((await removing).status).toBe(204);
+      // Nothing was recorded for the rule, and Bob's task's agent no longer acts for him.
       const rows = await admin<{ messages: { type: string }[] }>(
         'GET',
         `/api/v1/sessions/${sessionId}/messages?limit=500`,
       );
       expect(rows.json.messages.filter((row) => row.type === 'user_input_decision')).toEqual([]);
+      expect(await getSession(store, sessionId)).toMatchObject({
+        state: 'failed',
+        failure_code: 'owner_removed',
+      });
     } finally {
       pause.release();
     }

@@ -3,7 +3,8 @@
  * `AccountService` operation called directly (no route, no app) tells its
  * hook who may see what again, whose People pages and tokens read again and
  * whose credentials ended, once committed, and a refusal tells nothing. A
- * deleted person's sessions end before the rest is told, on both engines.
+ * deleted person's sessions end before the rest is told, and so do a removed
+ * member's in that workspace, on both engines.
  * A revoked "Always allow" rule is told the same way, by its own service.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -64,13 +65,17 @@ describe.each(DRIVERS)(
       expect(added).toMatchObject({ ok: true, created: true });
       const promoted = { workspaceId: workspace.id, userId: bo.id, role: 'owner' } as const;
       expect(await accounts.addMember(asAda, promoted)).toMatchObject({ ok: true, created: false });
-      expect(await accounts.removeMember(asAda, workspace.id, bo.id)).toEqual({ ok: true });
+      expect(await accounts.removeMember(asAda, workspace.id, bo.id)).toEqual({
+        ok: true,
+        actedFor: [],
+      });
       const members = [ada.id, bo.id].sort();
       expect(heard.map(sortedMembers)).toEqual([
         { kind: 'access', userId: bo.id },
         { kind: 'people', subjectId: workspace.id, members },
         { kind: 'access', userId: bo.id },
         { kind: 'people', subjectId: workspace.id, members },
+        { kind: 'acted_for_ended', sessionIds: [], why: 'owner_removed' },
         { kind: 'access', userId: bo.id },
         { kind: 'people', subjectId: workspace.id, members: [ada.id] },
       ]);
@@ -133,10 +138,36 @@ describe.each(DRIVERS)(
         coMembers: [ada.id],
       });
       expect(service.heard).toEqual([
-        { kind: 'acted_for_ended', sessionIds: [session.id] },
+        { kind: 'acted_for_ended', sessionIds: [session.id], why: 'owner_deleted' },
         { kind: 'access', userId: bo.id },
         { kind: 'credentials', userId: bo.id },
         { kind: 'people', subjectId: bo.id, members: [ada.id] },
+      ]);
+    });
+
+    it("ends a removed member's sessions in that workspace alone before telling of their access", async () => {
+      const { ada, bo, workspace, asAda } = await team();
+      const elsewhere = await createWorkspace(store, { name: 'elsewhere' });
+      const sessions: Record<string, string> = {};
+      for (const [place, by] of [
+        [workspace.id, bo.id],
+        [elsewhere.id, bo.id],
+        [workspace.id, ada.id],
+      ] as const) {
+        await ensureWorkspaceMember(store, { workspaceId: place, userId: by });
+        const task = await createTask(store, { workspaceId: place, title: 'x', createdBy: by });
+        const session = await createSession(store, { taskId: task.id, agentProfile: 'demo' });
+        sessions[`${place}/${by}`] = session.id;
+      }
+      const bosHere = sessions[`${workspace.id}/${bo.id}`] ?? '';
+
+      expect(await service.accounts.removeMember(asAda, workspace.id, bo.id)).toEqual({
+        ok: true,
+        actedFor: [bosHere],
+      });
+      expect(service.heard.slice(0, 2)).toEqual([
+        { kind: 'acted_for_ended', sessionIds: [bosHere], why: 'owner_removed' },
+        { kind: 'access', userId: bo.id },
       ]);
     });
 

@@ -1,7 +1,7 @@
 /**
  * An `AccountService` for suites that build routes without a whole server:
  * each announcement is recorded in order (`heard`), and any given hook is
- * called too; a deleted person's sessions end as nothing.
+ * called too; a deleted or removed person's sessions end as nothing.
  */
 import { AccountService, type AccountAnnouncer } from '../../src/auth/index.js';
 import type { Store } from '../../src/store/index.js';
@@ -13,7 +13,11 @@ export type Announcement =
   | { readonly kind: 'tokens'; readonly userId: string }
   | { readonly kind: 'credentials'; readonly userId: string }
   | { readonly kind: 'notifications'; readonly userId: string }
-  | { readonly kind: 'acted_for_ended'; readonly sessionIds: readonly string[] };
+  | {
+      readonly kind: 'acted_for_ended';
+      readonly sessionIds: readonly string[];
+      readonly why: 'owner_deleted' | 'owner_removed';
+    };
 
 export interface RecordedAccounts {
   readonly accounts: AccountService;
@@ -49,8 +53,8 @@ export function recordedAccounts(
         also.notificationsChanged?.(userId);
       },
     },
-    endSessionsActedFor: (sessionIds) => {
-      heard.push({ kind: 'acted_for_ended', sessionIds: [...sessionIds] });
+    endSessionsActedFor: (sessionIds, why) => {
+      heard.push({ kind: 'acted_for_ended', sessionIds: [...sessionIds], why });
       return Promise.resolve();
     },
   });

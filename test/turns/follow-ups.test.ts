@@ -250,23 +250,25 @@ describe.each(DRIVERS)('follow-ups on %s', (driver) => {
     }
   });
 
-  it('drops a follow-up only for a session no restart brings back: its person was deleted', async () => {
+  it('drops a follow-up only for a session its person left: deleted, or removed from it', async () => {
     h.host.endTurn(sessionId);
     await h.pump.idle();
-    await h.store.db
-      .updateTable('task_sessions')
-      .set({
-        state: 'failed',
-        failure_code: 'owner_deleted',
-        failure_message: 'deleted',
-        failed_at: h.store.clock.timestamp(),
-      })
-      .where('id', '=', sessionId)
-      .execute();
     const admit = followUpAdmitter(() => h.turns);
     const author = { user_id: h.memberId, name: 'member', surface: 'web' as const };
     const input = { sessionId, requestId: 'request-owner', text: 'Continue.', author };
-    expect(await admit(input)).toBe('refused');
+    for (const code of ['owner_deleted', 'owner_removed']) {
+      await h.store.db
+        .updateTable('task_sessions')
+        .set({
+          state: 'failed',
+          failure_code: code,
+          failure_message: 'gone',
+          failed_at: h.store.clock.timestamp(),
+        })
+        .where('id', '=', sessionId)
+        .execute();
+      expect(await admit(input)).toBe('refused');
+    }
     await h.store.db
       .updateTable('task_sessions')
       .set({ failure_code: 'exited' })

@@ -62,7 +62,7 @@ describe.each(DRIVERS)('a stop wake lost on its way to the holder, on %s', (driv
         },
       }),
     };
-    await endSessionsActedFor(throughB, [session.id]);
+    await endSessionsActedFor(throughB, [session.id], 'owner_deleted');
     expect(told).toEqual(['stop']);
     expect(await getSession(h.store, session.id)).toMatchObject({
       state: 'failed',

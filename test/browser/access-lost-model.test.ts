@@ -64,6 +64,7 @@ describe('a question line', () => {
       ['expired', undefined, 'expired'],
       ['expired', 'exited', 'expired'],
       ['expired', 'owner_deleted', 'expiredOwnerDeleted'],
+      ['expired', 'owner_removed', 'expiredOwnerRemoved'],
       ['cancelled', undefined, 'cancelled'],
     ];
     for (const [status, expiredBy, outcome] of cases) {

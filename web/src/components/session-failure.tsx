@@ -3,6 +3,9 @@
  * stderr, or its ACP error) and a Restart button; the failure is the page's
  * read (`useSessionFailure`). A session whose person was deleted
  * (`owner_deleted`) can never run again: it says so, and offers no Restart.
+ * One whose person was removed from the workspace (`owner_removed`) says so
+ * in the page's language and keeps Restart, which works once they are added
+ * back (until then it is refused, and says why).
  */
 import { useCallback, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -15,7 +18,11 @@ import { useFailureReason } from '../hooks/use-failure-reason.js';
 
 type Phase = 'idle' | 'restarting';
 /** Why a restart did not take, kept as a case rather than a sentence: said in the page's language at each render. */
-type RestartRefusal = { kind: 'failedAgain' } | { kind: 'notRestarted'; failure: ApiFailure };
+type RestartRefusal =
+  | { kind: 'failedAgain' }
+  /** Its person is still not a member of the task's workspace (`owner_removed`). */
+  | { kind: 'ownerStillRemoved' }
+  | { kind: 'notRestarted'; failure: ApiFailure };
 
 function failureOf(details: unknown): SessionFailure | undefined {
   if (typeof details !== 'object' || details === null || !('failure' in details)) return undefined;
@@ -49,6 +56,10 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
       refusedForOwner();
       return;
     }
+    if (result.kind === 'http' && result.code === 'owner_removed') {
+      setRefused({ kind: 'ownerStillRemoved' });
+      return;
+    }
     const again = result.kind === 'http' ? failureOf(result.details) : undefined;
     if (again) failedAgain(again);
     setRefused(again ? { kind: 'failedAgain' } : { kind: 'notRestarted', failure: result });
@@ -60,7 +71,9 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
       ? undefined
       : refused.kind === 'failedAgain'
         ? t('session.failure.again')
-        : t('session.failure.restartFailed', { reason: reason(refused.failure) });
+        : refused.kind === 'ownerStillRemoved'
+          ? t('session.failure.ownerStillRemoved')
+          : t('session.failure.restartFailed', { reason: reason(refused.failure) });
 
   return (
     <section
@@ -73,6 +86,10 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
         {ownerDeleted ? (
           <p className="session-failure-message" data-testid="session-failure-message">
             {t('session.failure.ownerDeleted')}
+          </p>
+        ) : failure?.code === 'owner_removed' ? (
+          <p className="session-failure-message" data-testid="session-failure-message">
+            {t('session.failure.ownerRemoved')}
           </p>
         ) : failure ? (
           <pre className="session-failure-message" data-testid="session-failure-message">

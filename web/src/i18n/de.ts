@@ -160,6 +160,10 @@ export const de: Catalog = {
       again: 'Erneut fehlgeschlagen; der Grund steht oben.',
       ownerDeleted:
         'Die Person, für die dieser Agent handelte, wurde gelöscht; er kann nicht mehr laufen. Seine offenen Fragen sind abgelaufen.',
+      ownerRemoved:
+        'Die Person, für die dieser Agent handelte, wurde aus diesem Arbeitsbereich entfernt; er wurde beendet. Seine offenen Fragen sind abgelaufen. Er kann neu gestartet werden, sobald sie wieder Mitglied ist.',
+      ownerStillRemoved:
+        'Der Agent wurde nicht neu gestartet: Die Person, für die er handelt, ist kein Mitglied dieses Arbeitsbereichs; sie muss zuerst wieder hinzugefügt werden.',
     },
     actions: {
       label: 'Aktionen der Sitzung',
@@ -320,6 +324,8 @@ export const de: Catalog = {
     skipped: 'Übersprungen',
     expired: 'Abgelaufen (Agent hat weitergemacht)',
     expiredOwnerDeleted: 'Abgelaufen: Die Person, für die dieser Agent handelte, wurde gelöscht',
+    expiredOwnerRemoved:
+      'Abgelaufen: Die Person, für die dieser Agent handelte, wurde aus diesem Arbeitsbereich entfernt',
     cancelled: 'Abgebrochen',
     superseded: 'Nicht beantwortet (das Gespräch ging weiter)',
     unavailable: 'Für dich nicht mehr verfügbar',

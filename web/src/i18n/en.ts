@@ -159,6 +159,10 @@ export const en = {
       again: 'It failed again; the reason is above.',
       ownerDeleted:
         'The person this agent acted for was deleted, so it cannot run again. Its open questions expired.',
+      ownerRemoved:
+        'The person this agent acted for was removed from this workspace, so it stopped. Its open questions expired. It can be restarted once they are added back.',
+      ownerStillRemoved:
+        'The agent was not restarted: the person it acts for is not a member of this workspace; they must be added back first.',
     },
     actions: {
       label: 'Session actions',
@@ -316,6 +320,7 @@ export const en = {
     skipped: 'Skipped',
     expired: 'Timed out (agent moved on)',
     expiredOwnerDeleted: 'Expired: the person this agent acted for was deleted',
+    expiredOwnerRemoved: 'Expired: the person this agent acted for was removed from this workspace',
     cancelled: 'Cancelled',
     superseded: 'Not answered (the conversation moved on)',
     unavailable: 'No longer available to you',

@@ -17,6 +17,7 @@ export type QuestionOutcome =
   | 'skipped'
   | 'expired'
   | 'expiredOwnerDeleted'
+  | 'expiredOwnerRemoved'
   | 'cancelled';
 
 /** The page's bundle of the row: active, known but settled or superseded, or forgotten. */
@@ -40,8 +41,9 @@ export function questionOutcome(
     case 'rejected':
       return 'skipped';
     case 'expired':
-      // Ended with its session because the person its agent acted for was deleted.
-      return expiredBy === 'owner_deleted' ? 'expiredOwnerDeleted' : 'expired';
+      // Ended with its session because the person its agent acted for was deleted or removed.
+      if (expiredBy === 'owner_deleted') return 'expiredOwnerDeleted';
+      return expiredBy === 'owner_removed' ? 'expiredOwnerRemoved' : 'expired';
     case 'cancelled':
       return 'cancelled';
   }

@@ -1,20 +1,23 @@
 /**
- * A person is deleted while the demo agent acting for them waits on a
- * question. An admin who opens that session reads why it ended: the
- * question expired because its person was deleted (not "timed out"), no
- * note of the stop's exit, and the failure says so, translated, with no
- * Restart (a restart could never run an agent for nobody). Real server, real
- * demo agent, Chromium.
+ * A person is deleted, or removed from the workspace, while the demo agent
+ * acting for them waits on a question. An admin who opens that session reads
+ * why it ended: the question expired because its person was deleted or
+ * removed (not "timed out"), no note of the stop's exit, and the failure
+ * says so, translated. A deleted person's session offers no Restart (a
+ * restart could never run an agent for nobody); a removed person's keeps it,
+ * and a Restart while they are still out says why it was refused. Real
+ * server, real demo agent, Chromium.
  */
 import { describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, api, type CreatedTask, signedInPage, useWorld } from './support/harness.js';
 import { until, WAIT } from './support/clarification-pages.js';
 
-describe('a session whose person was deleted, in the web app', () => {
+describe('a session whose person was deleted or removed, in the web app', () => {
   const suite = useWorld();
 
-  it('says why its question ended and offers no Restart, message or running call', async () => {
-    const { world, browser } = suite;
+  /** Bea's task, its agent asking; then Bea is gone by `leave`, and its turn has ended. */
+  async function beasSessionAfter(leave: 'deleted' | 'removed'): Promise<string> {
+    const { world } = suite;
     const spaces = await api<{ workspaces: { id: string }[] }>(world, 'GET', '/api/v1/workspaces');
     const workspaceId = spaces.workspaces[0]?.id ?? '';
     const made = await api<{ user: { id: string }; token: string }>(
@@ -39,11 +42,13 @@ describe('a session whose person was deleted, in the web app', () => {
       () => api<{ bundles: { session_id: string }[] }>(world, 'GET', '/api/v1/pending'),
       (pending) => pending.bundles.some((bundle) => bundle.session_id === session.id),
     );
-    const deleted = await fetch(`${world.origin}/api/v1/users/${made.user.id}`, {
-      method: 'DELETE',
-      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
-    });
-    expect(deleted.status).toBe(204);
+    const gone = await fetch(
+      leave === 'deleted'
+        ? `${world.origin}/api/v1/users/${made.user.id}`
+        : `${world.origin}/api/v1/workspaces/${workspaceId}/members/${made.user.id}`,
+      { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } },
+    );
+    expect(gone.status).toBe(204);
     // The stop of its agent ended the turn: whatever that wrote is written.
     await until(
       () =>
@@ -54,7 +59,12 @@ describe('a session whose person was deleted, in the web app', () => {
           .execute(),
       (turns) => turns.every((turn) => turn.completed_at !== null),
     );
+    return session.id;
+  }
 
+  it('deleted: says why its question ended and offers no Restart, message or running call', async () => {
+    const { world, browser } = suite;
+    const session = { id: await beasSessionAfter('deleted') };
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${session.id}`);
     const question = page.locator('[data-testid="question-row"][data-status="expired"]');
@@ -80,6 +90,28 @@ describe('a session whose person was deleted, in the web app', () => {
     for (const chip of await chips.all()) {
       expect(['completed', 'failed', 'stopped']).toContain(await chip.getAttribute('data-status'));
     }
+    await page.context().close();
+  });
+
+  it('removed: says why its question ended, and why a Restart is refused while they are out', async () => {
+    const { world, browser } = suite;
+    const sessionId = await beasSessionAfter('removed');
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    const question = page.locator('[data-testid="question-row"][data-status="expired"]');
+    await expect(question.locator('.question-outcome').textContent(WAIT)).resolves.toBe(
+      'Expired: the person this agent acted for was removed from this workspace',
+    );
+    await expect(page.getByTestId('session-failure-message').textContent(WAIT)).resolves.toBe(
+      'The person this agent acted for was removed from this workspace, so it stopped. Its open questions expired. It can be restarted once they are added back.',
+    );
+    await expect(page.getByTestId('transcript').textContent()).resolves.not.toContain(
+      "The agent's turn failed",
+    );
+    await page.getByTestId('session-restart').click();
+    await expect(page.locator('.session-failure .error').textContent(WAIT)).resolves.toBe(
+      'The agent was not restarted: the person it acts for is not a member of this workspace; they must be added back first.',
+    );
     await page.context().close();
   });
 });

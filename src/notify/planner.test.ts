@@ -55,6 +55,7 @@ function input(overrides: Partial<PlanInput>): PlanInput {
   };
 }
 
+/** An `asked` row; delivered when it was made, unless given up (a delivery clears that). */
 const asked = (
   channelId: string,
   createdAtMs = T0,
@@ -65,7 +66,14 @@ const asked = (
   event: 'asked',
   occurrence: 'b1',
   createdAtMs,
+  deliveredAtMs: gaveUpFor === null ? createdAtMs : null,
   gaveUpFor,
+});
+
+/** An `asked` row its channel has not taken yet: still being tried. */
+const askedOwed = (channelId: string): ExistingNotice => ({
+  ...asked(channelId),
+  deliveredAtMs: null,
 });
 
 const reminded = (channelId: string, gaveUpFor: GaveUpFor | null = null): ExistingNotice => ({
@@ -142,6 +150,30 @@ describe('planNotices', () => {
   it('reminds once', () => {
     const existing = [asked('hook'), reminded('hook'), asked('ntfy'), reminded('ntfy')];
     expect(planNotices(input({ existing, nowMs: T0 + 7_200_000 })).prompts).toEqual([]);
+  });
+
+  it('reminds a channel only once its `asked` reached it, counting the delay from then', () => {
+    // The webhook's receiver was down: its `asked` is still being retried. A reminder now would
+    // arrive first, and, if the item is then answered and the `asked` dropped, stand as the only
+    // notice delivered, one no `answered` takes back (that follows a delivered `asked`).
+    const late = T0 + 7_200_000;
+    const retrying = [askedOwed('hook'), asked('ntfy')];
+    expect(summary(planNotices(input({ existing: retrying, nowMs: late })))).toEqual([
+      'reminder:ntfy:b1',
+    ]);
+    // Delivered at last, an hour and a half in: reminded the person's delay after that.
+    const told = { ...asked('hook'), deliveredAtMs: T0 + 5_400_000 };
+    const existing = [told, asked('ntfy'), reminded('ntfy')];
+    expect(summary(planNotices(input({ existing, nowMs: T0 + 5_999_999 })))).toEqual([]);
+    expect(summary(planNotices(input({ existing, nowMs: T0 + 6_000_000 })))).toEqual([
+      'reminder:hook:b1',
+    ]);
+    // An `asked` the receiver refused for good (a 404 while it was redeployed): the reminder
+    // is what may still reach the person.
+    const refused = [asked('hook', T0, 'failed'), asked('ntfy'), reminded('ntfy')];
+    expect(summary(planNotices(input({ existing: refused, nowMs: T0 + 600_000 })))).toEqual([
+      'reminder:hook:b1',
+    ]);
   });
 
   it('never reminds with a delay of 0', () => {

@@ -6,9 +6,11 @@
  * a second notice impossible, so a plan made twice is harmless.
  *
  * Rules: one `asked` per item per channel of anyone who may see it; one
- * `reminder` when the item still waits `reminder_delay_s` after it was asked
- * (0 sends none); one `answered` to a channel that can retract (webhook, Web
- * Push) once an item it was told about stops waiting. A session going idle
+ * `reminder` when the item still waits `reminder_delay_s` after the channel
+ * took its `asked` (0 sends none; none while the `asked` is still tried, one
+ * all the same once it failed for good); one
+ * `answered` to a channel that can retract (webhook, Web Push) once an item
+ * it was told about stops waiting. A session going idle
  * is no item: only bundles and requests are.
  *
  * An item leaves `items` when it stops waiting, when its answer is claimed
@@ -77,6 +79,8 @@ export interface ExistingNotice {
   readonly event: string;
   readonly occurrence: string;
   readonly createdAtMs: number;
+  /** When its channel took it; `null` while owed or given up. */
+  readonly deliveredAtMs: number | null;
   /** `null` while owed or once delivered. */
   readonly gaveUpFor: GaveUpFor | null;
 }
@@ -233,11 +237,16 @@ export function planNotices(input: PlanInput): NoticePlan {
           prompts.push({ ...planned, event: 'asked', rearms: asked?.id ?? null });
           continue;
         }
-        if (!remindersOn(settings)) continue;
+        // Not while the channel's `asked` is still tried: the reminder would arrive first, and
+        // be the one notice no `answered` takes back should the item stop waiting meanwhile.
+        // One whose `asked` failed for good is reminded all the same: it may reach them now.
+        const settledAtMs =
+          asked.deliveredAtMs ?? (asked.gaveUpFor === 'failed' ? asked.createdAtMs : null);
+        if (!remindersOn(settings) || settledAtMs === null) continue;
         const reminder = existing.get(key(channel.id, 'reminder', item.itemId));
         if (reminder && !rearmable(reminder)) continue;
-        // From when this channel was told, so a channel added late is not reminded at once.
-        const since = Math.max(timestampMs(item.createdAt), asked.createdAtMs);
+        // From when this channel was told, so a channel told late is not reminded at once.
+        const since = Math.max(timestampMs(item.createdAt), settledAtMs);
         if (input.nowMs >= since + settings.reminderDelayS * 1000) {
           prompts.push({ ...planned, event: 'reminder', rearms: reminder?.id ?? null });
         }

@@ -84,6 +84,7 @@ function existingNotice(row: OutboxKey): ExistingNotice {
     event: row.event,
     occurrence: row.occurrence,
     createdAtMs: timestampMs(row.createdAt),
+    deliveredAtMs: row.deliveredAt === null ? null : timestampMs(row.deliveredAt),
     gaveUpFor: row.gaveUpFor,
   };
 }

@@ -420,6 +420,8 @@ export interface OutboxKey {
   readonly event: string;
   readonly occurrence: string;
   readonly createdAt: string;
+  /** When its channel took it; `null` while owed or given up. */
+  readonly deliveredAt: string | null;
   /** Why it was given up; `null` while owed or once delivered. */
   readonly gaveUpFor: OutboxGiveUpReason | null;
 }
@@ -433,7 +435,8 @@ export async function outboxKeysOf(
   for (const part of chunks([...new Set(occurrences)])) {
     const rows = await ctx.db
       .selectFrom('notification_outbox')
-      .select(['id', 'channel_id', 'event', 'occurrence', 'created_at', 'gave_up_at'])
+      .select(['id', 'channel_id', 'event', 'occurrence', 'created_at', 'delivered_at'])
+      .select('gave_up_at')
       .select('gave_up_reason')
       .where('occurrence', 'in', part)
       .execute();
@@ -444,6 +447,7 @@ export async function outboxKeysOf(
         event: row.event,
         occurrence: row.occurrence,
         createdAt: row.created_at,
+        deliveredAt: row.delivered_at,
         // A row given up before its reason was kept counts as failed: it is never owed again.
         gaveUpFor: row.gave_up_at === null ? null : (row.gave_up_reason ?? 'failed'),
       });

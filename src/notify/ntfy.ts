@@ -40,6 +40,21 @@ export function splitTopicUrl(topicUrl: string): { root: string; topic: string }
   return { root: url.toString(), topic: decodeURIComponent(topic) };
 }
 
+/**
+ * A topic URL as its publish reads it (`splitTopicUrl`): empty path segments
+ * and the fragment dropped, so `…/alerts`, `…/alerts/` and `…//alerts` are
+ * one channel's target, not three channels sending each notice three times.
+ */
+export function topicTarget(topicUrl: string): string {
+  const url = new URL(topicUrl);
+  url.pathname = `/${url.pathname
+    .split('/')
+    .filter((segment) => segment !== '')
+    .join('/')}`;
+  url.hash = '';
+  return url.href;
+}
+
 export function ntfyMessage(topic: string, notice: Notice) {
   const links = notice.answerLinks ?? [];
   const actions =

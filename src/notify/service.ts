@@ -46,6 +46,7 @@ import { NOTIFY_TARGET_LOOKUP_TIMEOUT_MS } from '../tunables.js';
 import type { ChannelSender, Notice } from './channel.js';
 import { resolvesInternal } from './guarded-post.js';
 import { removeChannel } from './channel-removal.js';
+import { topicTarget } from './ntfy.js';
 import { attemptOnce, channelTarget, ownerReach } from './outbox.js';
 import { channelReach, channelUrl, hostAllowed, targetLabel } from './targets.js';
 
@@ -146,9 +147,17 @@ function configOf(body: NewChannelBody): { config: Record<string, unknown>; secr
   }
 }
 
-/** An endpoint as `createChannel` keeps it in `target`: fetch's spelling of the URL. */
-function normalizedTarget(url: string): string {
-  return new URL(url).href;
+/**
+ * An endpoint as `createChannel` keeps it in `target`: the URL as its sends
+ * go, so two spellings sent alike (host case, default port, a fragment no
+ * request carries, an ntfy topic's slashes) are one channel.
+ */
+function normalizedTarget(kind: ChannelKind, url: string): string {
+  if (kind === 'ntfy') return topicTarget(url);
+  const parsed = new URL(url);
+  // A push service's endpoint is the browser's to spell: kept whole, as a renewal names it.
+  if (kind !== 'web_push') parsed.hash = '';
+  return parsed.href;
 }
 
 const KIND_NAMES: Record<ChannelKind, string> = {
@@ -198,7 +207,7 @@ export class NotificationService {
         name,
         config,
         // Parsed, so spellings of one URL that `fetch` sends alike (host case, default port) match.
-        target: normalizedTarget(url),
+        target: normalizedTarget(body.kind, url),
         browserSessionId: session.id,
       });
     });
@@ -240,8 +249,8 @@ export class NotificationService {
       const session = await channelSession(tx, owner, 'web_push');
       if (session.ended) return 'ended' as const;
       return renewWebPushChannel(tx, owner.userId, {
-        oldTarget: normalizedTarget(body.old_endpoint),
-        newTarget: normalizedTarget(url),
+        oldTarget: normalizedTarget('web_push', body.old_endpoint),
+        newTarget: normalizedTarget('web_push', url),
         config,
         browserSessionId: session.id ?? undefined,
       });

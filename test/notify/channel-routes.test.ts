@@ -423,6 +423,39 @@ describe.each(DRIVERS)('the notification routes on %s', (driver) => {
     for (const channel of await mine()) await remove(ADMIN_TOKEN, channel.id);
   });
 
+  it.each([
+    ['an ntfy topic with a trailing slash', 'ntfy', 'https://ntfy.example.com/alerts/'],
+    ['an ntfy topic with an empty segment', 'ntfy', 'https://ntfy.example.com//alerts'],
+    ['a webhook with a fragment', 'webhook', 'https://hooks.example.com/relay#copy'],
+  ])('refuses %s as the same channel: it is sent alike', async (_label, kind, respelled) => {
+    const checked = wireCheckedApi(api);
+    const url = new URL(respelled);
+    url.hash = '';
+    url.pathname = url.pathname.replace(/^\/+/, '/').replace(/\/+$/, '');
+    const added: string[] = [];
+    try {
+      for (const [spelling, status] of [
+        [url.href, 201],
+        [respelled, 409],
+      ] as const) {
+        const reply = await checked<{ channel: { id: string }; code?: string }>(
+          'POST',
+          '/api/v1/notification-channels',
+          { kind, url: spelling },
+        );
+        if (reply.status === 201) added.push(reply.json.channel.id);
+        expect({ spelling, status: reply.status }).toEqual({ spelling, status });
+      }
+    } finally {
+      for (const id of added) {
+        await fetch(`${clarion.server.url}/api/v1/notification-channels/${id}`, {
+          method: 'DELETE',
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        });
+      }
+    }
+  });
+
   it(`allows at most ${MAX_CHANNELS_PER_USER} channels each`, async () => {
     for (let i = 0; i < MAX_CHANNELS_PER_USER; i += 1) {
       const reply = await other('POST', '/api/v1/notification-channels', {

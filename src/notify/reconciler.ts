@@ -32,6 +32,7 @@ import {
   markAsksAnswered,
   outboxKeysOf,
   owedPrompts,
+  promptsInFlight,
   rearmOutboxRows,
   sessionAudiences,
   settingsOfUsers,
@@ -51,6 +52,7 @@ import {
   timestampMs,
   type ExistingNotice,
   type GiveUpReason,
+  type PlannedAnswered,
   type PlannedPrompt,
   type WaitingItem,
 } from './planner.js';
@@ -231,6 +233,26 @@ function answeredPayload(askedPayload: string): Record<string, unknown> {
   return payload;
 }
 
+/**
+ * The planned `answered` notices but those whose channel a prompt of the
+ * item is still on its way to: with several servers, another one's lane may
+ * be sending its reminder right now. Sent first, `answered` would close the
+ * notice that reminder then shows again, for good. The ask stays to follow
+ * up, and a pass after that send settled (or its lease ran out) writes it.
+ */
+async function notSending(
+  store: RepoContext,
+  answered: readonly PlannedAnswered[],
+): Promise<PlannedAnswered[]> {
+  if (answered.length === 0) return [];
+  const sending = new Set(
+    (await promptsInFlight(store, answered, store.clock.nowMs())).map(
+      (ask) => `${ask.channelId}\u0000${ask.occurrence}`,
+    ),
+  );
+  return answered.filter((each) => !sending.has(`${each.channelId}\u0000${each.occurrence}`));
+}
+
 /** One pass: plan what is owed now and write it; then prune, if asked to. */
 export async function reconcileOnce(
   deps: ReconcilerDeps,
@@ -291,7 +313,7 @@ export async function reconcileOnce(
       payload,
     });
   }
-  for (const answered of plan.answered) {
+  for (const answered of await notSending(store, plan.answered)) {
     rows.push({
       channelId: answered.channelId,
       userId: answered.userId,
@@ -311,10 +333,9 @@ export async function reconcileOnce(
   // Only once the `answered` rows are written: a crash between leaves them to say it.
   await markAsksAnswered(
     store,
-    plan.answered.map((answered) => ({
-      channelId: answered.channelId,
-      occurrence: answered.occurrence,
-    })),
+    rows
+      .filter((row) => row.event === 'answered')
+      .map((row) => ({ channelId: row.channelId, occurrence: row.occurrence })),
   );
   const pruned = batch
     ? await pruneBatch(

@@ -297,6 +297,7 @@ export {
   markAsksAnswered,
   outboxKeysOf,
   owedPrompts,
+  promptsInFlight,
   putNoticeSettings,
   rearmOutboxRows,
   recordAttempt,

@@ -544,6 +544,35 @@ export async function markAsksAnswered(ctx: RepoContext, asks: readonly AskKey[]
   }
 }
 
+/**
+ * Of these asks, those whose channel a prompt (`asked`, `reminder`) of the
+ * same item is being sent to at `nowMs`, by any server: claimed, its lease
+ * not over, its result not yet recorded (giving a row up leaves its claim to
+ * the send in flight). One statement per ask, each a probe of the outbox's
+ * unique key: a pass asks of the few items that just stopped waiting.
+ */
+export async function promptsInFlight(
+  ctx: RepoContext,
+  asks: readonly AskKey[],
+  nowMs: number,
+): Promise<AskKey[]> {
+  const now = timestampAtMs(nowMs);
+  const out: AskKey[] = [];
+  for (const ask of asks) {
+    const sending = await ctx.db
+      .selectFrom('notification_outbox')
+      .select('id')
+      .where('channel_id', '=', ask.channelId)
+      .where('event', 'in', ['asked', 'reminder'])
+      .where('occurrence', '=', ask.occurrence)
+      .where('claimed_until', '>', now)
+      .limit(ONE_ROW)
+      .executeTakeFirst();
+    if (sending) out.push(ask);
+  }
+  return out;
+}
+
 /** `asked` and `reminder` notices still owed: dropped once their item stops waiting. */
 export function owedPrompts(ctx: RepoContext): Promise<{ id: string; occurrence: string }[]> {
   return ctx.db

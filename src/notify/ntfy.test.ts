@@ -1,8 +1,8 @@
 /** The ntfy sender against a real local receiver playing an ntfy server. */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReceiver, type Receiver } from '../../test/support/receiver.js';
-import type { Notice } from './channel.js';
-import { ntfySender, splitTopicUrl } from './ntfy.js';
+import type { AnswerLinkChoice, Notice } from './channel.js';
+import { ntfyMessage, ntfySender, splitTopicUrl } from './ntfy.js';
 
 const NOTICE: Notice = {
   deliveryId: 'delivery-1',
@@ -80,6 +80,31 @@ describe('the ntfy sender', () => {
         .slice(0, 3)
         .map((link) => ({ action: 'view', label: link.label, url: link.url, clear: true })),
     );
+  });
+
+  it('keeps a way to reject among a consent’s three buttons when it offers more', () => {
+    // An MCP tool's consent as Gemini asks it: three ways to allow, then Reject.
+    const choices = [
+      { label: 'Allow', kind: 'allow_once' },
+      { label: 'Always allow read_file', kind: 'allow_always' },
+      { label: 'Always allow server files', kind: 'allow_always' },
+      { label: 'Reject', kind: 'reject_once' },
+    ] as const;
+    const links: AnswerLinkChoice[] = choices.map((link, i) => ({
+      ...link,
+      url: `http://clarion.test/answer#t${i}`,
+    }));
+    const actions = ntfyMessage('clarion', { ...NOTICE, answerLinks: links }).actions;
+    expect(actions.map((action) => action.url)).toEqual([
+      'http://clarion.test/answer#t0',
+      'http://clarion.test/answer#t1',
+      'http://clarion.test/answer#t3',
+    ]);
+    expect(actions.map((action) => action.label)).toEqual([
+      'Allow once',
+      'Always allow (agent’s label: “Always allow read_file”)',
+      'Reject once',
+    ]);
   });
 
   it('labels a consent’s buttons by what each choice does, the agent’s label beside', async () => {

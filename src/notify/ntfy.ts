@@ -7,11 +7,12 @@
  *
  * Action buttons open the notice's answer links (each shows a confirm page,
  * so a tap never decides by itself); without links, one button opens the
- * item. ntfy shows at most three. A consent's button leads with what the
- * choice does, by its kind, in Clarion's words; the agent's label follows as
- * the agent's (`consentChoiceText`).
+ * item. ntfy shows at most three, a way to refuse a consent among them
+ * (`shownLinks`). A consent's button leads with what the choice does, by its
+ * kind, in Clarion's words; the agent's label follows as the agent's
+ * (`consentChoiceText`).
  */
-import type { ChannelSender, Notice } from './channel.js';
+import type { AnswerLinkChoice, ChannelSender, Notice } from './channel.js';
 import { configString, postOnce } from './http-send.js';
 import { consentChoiceText, showBidiControls } from '../wire/index.js';
 import { noticeMessage, noticeTitle } from './notice-text.js';
@@ -55,11 +56,27 @@ export function topicTarget(topicUrl: string): string {
   return url.href;
 }
 
+const refuses = (link: AnswerLinkChoice) =>
+  link.kind === 'reject_once' || link.kind === 'reject_always';
+
+/**
+ * The links ntfy's three buttons show, in the agent's order. A consent that
+ * offers more keeps a way to refuse among them: cut at three, an agent that
+ * lists its ways to allow first (Gemini's MCP tools: allow, always allow the
+ * tool, always allow the server, reject) would leave only buttons that allow.
+ */
+export function shownLinks(links: readonly AnswerLinkChoice[]): readonly AnswerLinkChoice[] {
+  const shown = links.slice(0, MAX_NTFY_ACTIONS);
+  const refusal = links.find(refuses);
+  if (refusal === undefined || shown.some(refuses)) return shown;
+  return [...shown.slice(0, MAX_NTFY_ACTIONS - 1), refusal];
+}
+
 export function ntfyMessage(topic: string, notice: Notice) {
   const links = notice.answerLinks ?? [];
   const actions =
     links.length > 0 && notice.event !== 'answered'
-      ? links.slice(0, MAX_NTFY_ACTIONS).map((link) => ({
+      ? shownLinks(links).map((link) => ({
           action: 'view',
           // A consent's button says what it does first: the agent names its options.
           label: showBidiControls(

@@ -786,7 +786,8 @@ export type AttemptRecord =
  * recorded even if the row was dropped or owed again meanwhile: it did reach
  * the channel. A retry or give-up only while the claim still holds the row:
  * once it is owed again, or claimed anew after the lease, it has attempts of
- * its own.
+ * its own. Whatever it records, a send that still holds the claim ends it: a
+ * claim left to its lease reads as a prompt on its way (`promptsInFlight`).
  */
 export async function recordAttempt(
   ctx: RepoContext,
@@ -811,8 +812,8 @@ export async function recordAttempt(
         })
         .execute();
       return;
-    case 'retry':
-      await stillClaimed
+    case 'retry': {
+      const retried = await stillClaimed
         .set({
           next_attempt_at: timestampAtMs(result.nextAttemptMs),
           last_error: result.error,
@@ -821,10 +822,13 @@ export async function recordAttempt(
           updated_at: now,
         })
         .where('gave_up_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      // Given up meanwhile (its item stopped waiting): the row stays so, but the send is over.
+      if (retried.numUpdatedRows === 0n) await stillClaimed.execute();
       return;
-    case 'gave_up':
-      await stillClaimed
+    }
+    case 'gave_up': {
+      const gaveUp = await stillClaimed
         .set({
           gave_up_at: now,
           gave_up_reason: result.reason,
@@ -834,8 +838,10 @@ export async function recordAttempt(
           updated_at: now,
         })
         .where('delivered_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      if (gaveUp.numUpdatedRows === 0n) await stillClaimed.execute();
       return;
+    }
   }
 }
 

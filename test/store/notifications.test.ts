@@ -18,6 +18,7 @@ import {
   insertOutboxRows,
   insertToken,
   openStore,
+  promptsInFlight,
   rearmOutboxRows,
   recordAttempt,
   timestampAtMs,
@@ -169,6 +170,33 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
     const again = await claimNextDue(store, channelId, claimedAtMs + 30_001, 30_000);
     expect(again).toMatchObject({ id: claimed.id, attempts: 1 });
     expect(again?.claimed_until).not.toBe(claimed.claimed_until);
+  });
+
+  it('ends the claim of a send whose row was given up meanwhile, whatever the send says', async () => {
+    // An item that stops waiting drops its owed prompts mid-send; a claim held past the send
+    // would read as a prompt on its way, holding back the `answered` that follows for a lease.
+    const retried = await claimedRow('b1');
+    await giveUpRows(
+      store,
+      [retried.claimed.id],
+      'stopped_waiting',
+      'no longer waiting',
+      'no_longer_waiting',
+    );
+    await recordAttempt(store, retried.claimed, {
+      outcome: 'retry',
+      status: 503,
+      error: 'busy',
+      code: 'http_status',
+      nextAttemptMs: retried.claimedAtMs + 3_600_000,
+    });
+    expect(await outboxRow(retried.claimed.id)).toMatchObject({
+      claimed_until: null,
+      gave_up_reason: 'stopped_waiting',
+      last_error: 'no longer waiting',
+    });
+    const asks = [{ channelId: retried.channelId, occurrence: 'b1' }];
+    expect(await promptsInFlight(store, asks, retried.claimedAtMs + 1_000)).toEqual([]);
   });
 
   it('owes a row its own sender gave up again at once', async () => {

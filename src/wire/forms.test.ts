@@ -50,12 +50,14 @@ describe('formSchema', () => {
     expect(Object.keys(schema.properties)).toHaveLength(12);
   });
 
-  it('keeps no __proto__ field, and takes none as a prototype', () => {
-    const parsed = formSchema.parse(
-      JSON.parse('{"properties":{"__proto__":{"type":"boolean"}}}') as unknown,
+  it('refuses a field named __proto__, naming it, rather than showing the form without it', () => {
+    // As an agent's JSON arrives: an own key, which a record would drop without a word.
+    const input: unknown = JSON.parse(
+      '{"properties":{"__proto__":{"type":"string"},"name":{"type":"string"}}}',
     );
-    expect(Object.keys(parsed.properties)).toEqual([]);
-    expect('type' in parsed.properties).toBe(false);
+    expect(formSchema.safeParse(input).error?.issues).toMatchObject([
+      { path: ['properties', '__proto__'], message: '__proto__ cannot name a field' },
+    ]);
   });
 
   it('lists the choices of enum, oneOf, enum items and anyOf items with titles', () => {

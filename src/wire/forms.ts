@@ -107,15 +107,32 @@ export const formField = z.discriminatedUnion('type', [
 ]);
 export type FormField = z.infer<typeof formField>;
 
-// zod's record drops a `__proto__` key, so no field can become a prototype.
 const fieldName = z.string().min(1).max(MAX_FORM_FIELD_NAME_CHARS);
+
+/**
+ * zod's record drops a `__proto__` key, so no field can become a prototype;
+ * refused first, so the form is not shown without a field its agent asked for.
+ */
+const formFields = z.preprocess(
+  (value, ctx) => {
+    if (typeof value === 'object' && value !== null && Object.hasOwn(value, '__proto__')) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['__proto__'],
+        message: '__proto__ cannot name a field',
+      });
+    }
+    return value;
+  },
+  z.record(fieldName, formField),
+);
 
 export const formSchema = z
   .object({
     type: z.literal('object').default('object'),
     title: label.nullish(),
     description: description.nullish(),
-    properties: z.record(fieldName, formField).default({}),
+    properties: formFields.default({}),
     required: z.array(fieldName).max(MAX_FORM_FIELDS).nullish(),
   })
   .superRefine((schema, ctx) => {

@@ -225,6 +225,7 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
           store,
           store.clock.nowMs(),
           tunables.lanesPerPoll,
+          [...lanes.keys()],
         );
         for (const channel of channels) startLane(channel);
       } while (takeAgain());

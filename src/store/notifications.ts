@@ -693,12 +693,15 @@ function expiredSession(ctx: RepoContext, channelId: Expression<string> | string
 
 /**
  * Channels with at least one row due at `nowMs`, with what a sender needs;
- * none whose browser session has expired (`expiredSession`).
+ * none whose browser session has expired (`expiredSession`), and none of
+ * `sending`: a channel whose lane runs takes its next row itself, and
+ * listed, it would take a place of the `limit` from a channel waiting its turn.
  */
 export function channelsWithDueRows(
   ctx: RepoContext,
   nowMs: number,
   limit: number,
+  sending: readonly string[] = [],
 ): Promise<ChannelRecord[]> {
   const due = timestampAtMs(nowMs);
   return ctx.db
@@ -716,6 +719,7 @@ export function channelsWithDueRows(
       ),
     )
     .where((eb) => eb.not(eb.exists(expiredSession(ctx, sql.ref<string>('c.id'), due))))
+    .$if(sending.length > 0, (query) => query.where('c.id', 'not in', sending))
     .limit(limit)
     .execute();
 }

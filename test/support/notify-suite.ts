@@ -8,7 +8,7 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { silentLogger } from '../../src/observability/logger.js';
-import { startServer, type RunningServer } from '../../src/server.js';
+import { startServer, type NotifyOptions, type RunningServer } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
 import { freshDatabase, type TestDatabase } from './databases.js';
 import { bearerApi, serverConfig, type ApiCall } from './in-process-server.js';
@@ -17,8 +17,8 @@ import { startPushService, type PushServiceStub } from './push-service.js';
 import { startReceiver, type Receiver } from './receiver.js';
 
 export interface NotifySuite {
-  /** A server on this test's database; `overrides` change its config. */
-  serve(overrides?: Partial<Config>): Promise<RunningServer>;
+  /** A server on this test's database; `overrides` change its config, `notify` its notifier's. */
+  serve(overrides?: Partial<Config>, notify?: NotifyOptions): Promise<RunningServer>;
   /** Stops the test's server, as a deploy would, and starts another like it on its database. */
   restart(): Promise<RunningServer>;
   /** The admin's REST calls to `server`. */
@@ -31,7 +31,8 @@ export interface NotifySuite {
 
 export function useNotifySuite(driver: Driver, adminToken: string): NotifySuite {
   let database: TestDatabase | undefined;
-  let server: { running: RunningServer; overrides: Partial<Config> } | undefined;
+  let server:
+    { running: RunningServer; overrides: Partial<Config>; notify: NotifyOptions } | undefined;
   const stubs: { close(): Promise<void> }[] = [];
 
   beforeEach(async () => {
@@ -46,13 +47,16 @@ export function useNotifySuite(driver: Driver, adminToken: string): NotifySuite 
     database = undefined;
   });
 
-  async function serve(overrides: Partial<Config> = {}): Promise<RunningServer> {
+  async function serve(
+    overrides: Partial<Config> = {},
+    notify: NotifyOptions = FAST_NOTIFY,
+  ): Promise<RunningServer> {
     if (!database) throw new Error('the database is made in beforeEach');
     if (server) throw new Error('one server per test: restart() replaces it');
     const running = await startServer(serverConfig(database, adminToken, overrides), silentLogger, {
-      notify: FAST_NOTIFY,
+      notify,
     });
-    server = { running, overrides };
+    server = { running, overrides, notify };
     return running;
   }
 
@@ -66,10 +70,10 @@ export function useNotifySuite(driver: Driver, adminToken: string): NotifySuite 
     serve,
     async restart() {
       if (!server) throw new Error('serve() first');
-      const { running, overrides } = server;
+      const { running, overrides, notify } = server;
       server = undefined;
       await running.close();
-      return serve(overrides);
+      return serve(overrides, notify);
     },
     api: (running) => bearerApi(running.url, adminToken),
     pushService: () => kept(startPushService()),

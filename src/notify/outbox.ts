@@ -28,6 +28,7 @@
  */
 import {
   channelsWithDueRows,
+  deferDueRows,
   claimNextDue,
   getUser,
   getUserChannel,
@@ -259,7 +260,10 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       // Read again for each row: a Web Push channel renewed meanwhile sends to its new subscription.
       const current = await getUserChannel(store, channel.user_id, channel.id);
       if (!current) return;
-      await sendRow(channelTarget(current, reach), current.config, sender, row);
+      const sent = await sendRow(channelTarget(current, reach), current.config, sender, row);
+      // A receiver that failed is not sent the channel's next notice at once: a poll or its
+      // `Retry-After` brings the lane back, one attempt rather than a burst of the backlog.
+      if (sent === 'failed') return;
     }
   }
 
@@ -356,12 +360,13 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
     }
   }
 
+  /** One attempt at `row`, recorded: `failed` when it is owed again after a backoff. */
   async function sendRow(
     target: ChannelTarget,
     triedConfig: string,
     sender: ChannelSender,
     row: OutboxRecord,
-  ) {
+  ): Promise<'failed' | 'settled'> {
     const fields = {
       delivery_id: row.id,
       channel_id: target.id,
@@ -381,18 +386,20 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
         code,
       });
       logger.info({ ...fields, error }, 'notify.dropped');
-      return;
+      return 'settled';
     }
     const nowMs = store.clock.nowMs();
     /** The failed attempt recorded, and the notice due again at once, not after a backoff. */
-    const dueNow = (failed: Extract<SendResult, { ok: false }>) =>
-      recordAttempt(store, row, {
+    const dueNow = async (failed: Extract<SendResult, { ok: false }>) => {
+      await recordAttempt(store, row, {
         outcome: 'retry',
         status: failed.status,
         error: failed.error,
         code: failed.code,
         nextAttemptMs: nowMs,
       });
+      return 'settled' as const;
+    };
     // Cut short by shutdown: due again at the next start.
     if (stop.signal.aborted && !result.ok) return dueNow(result);
     if (
@@ -415,10 +422,17 @@ export function createOutboxWorker(deps: OutboxDeps): OutboxWorker {
       tunables,
     );
     await recordAttempt(store, row, verdict);
-    if (verdict.outcome === 'retry')
+    if (verdict.outcome === 'retry') {
       logger.info({ ...fields, status: verdict.status, error: verdict.error }, 'notify.retry');
+      // The receiver's `Retry-After` speaks for the channel, not for this notice alone.
+      if (!result.ok && result.retryAfterMs !== undefined) {
+        await deferDueRows(store, target.id, verdict.nextAttemptMs, store.clock.nowMs());
+      }
+      return 'failed';
+    }
     if (verdict.outcome === 'gave_up')
       logger.warn({ ...fields, status: verdict.status, error: verdict.error }, 'notify.gave_up');
+    return 'settled';
   }
 
   /** Whether `work` settled within `ms`. */

@@ -277,6 +277,7 @@ export {
   activePendingIds,
   anyChannel,
   channelsWithDueRows,
+  deferDueRows,
   claimNextDue,
   countUserChannels,
   DEFAULT_NOTICE_SETTINGS,

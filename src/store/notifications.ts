@@ -725,6 +725,29 @@ export function channelsWithDueRows(
 }
 
 /**
+ * Puts off the channel's rows due before `untilMs` to then, as its receiver
+ * asked (`Retry-After`); a row another lane has claimed keeps its lease.
+ */
+export async function deferDueRows(
+  ctx: RepoContext,
+  channelId: string,
+  untilMs: number,
+  nowMs: number,
+): Promise<void> {
+  const until = timestampAtMs(untilMs);
+  const now = timestampAtMs(nowMs);
+  await ctx.db
+    .updateTable('notification_outbox')
+    .set({ next_attempt_at: until })
+    .where('channel_id', '=', channelId)
+    .where('delivered_at', 'is', null)
+    .where('gave_up_at', 'is', null)
+    .where('next_attempt_at', '<', until)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<=', now)]))
+    .execute();
+}
+
+/**
  * Claims the channel's earliest due row in one statement: the attempt is
  * counted and `next_attempt_at` moves to the lease's end, so no other lane
  * takes it, and a crash before the result is recorded leaves it due again

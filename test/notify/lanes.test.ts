@@ -2,7 +2,8 @@
  * The outbox's lanes, one per channel: a channel whose send hangs holds its
  * own lane only. Each poll starts at most `lanesPerPoll` lanes; a channel
  * whose lane already runs must not take one of those places from a channel
- * waiting for its first.
+ * waiting for its first. A receiver that failed is not sent the channel's
+ * backlog at once, and its `Retry-After` holds back every notice to it.
  */
 import { describe, expect, it } from 'vitest';
 import type { Driver } from '../../src/store/index.js';
@@ -43,5 +44,22 @@ describe.each(DRIVERS)('the outbox lanes on %s', (driver: Driver) => {
     await eventually(() => quick.received.length === 2, 10_000);
     // Before the slow reply: not after it, when its lane would end and free the poll's place.
     expect(Date.now() - heldAt).toBeLessThan(HELD_REPLY_MS - 500);
+  });
+
+  it('sends a channel whose receiver said Retry-After nothing more until then, then all', async () => {
+    const server = await suite.serve();
+    // `FAST_NOTIFY` caps a backoff at 400 ms: the receiver's 30 s comes down to that.
+    const busy = await suite.receiver((_request, index) =>
+      index === 0 ? { status: 503, headers: { 'retry-after': '30' } } : { status: 200 },
+    );
+    await addChannel(suite.api(server), { kind: 'webhook', url: busy.url });
+    for (const title of ['First', 'Second']) {
+      const sessionId = await seedAdminSession(server.store, title);
+      server.clarification.ask(sessionId, SHIP_IT).catch(() => undefined);
+    }
+    await eventually(() => busy.received.length === 3, 10_000);
+    const [refused, next] = busy.received;
+    // Not the other notice at once: both wait out what the receiver asked.
+    expect((next?.at ?? 0) - (refused?.at ?? 0)).toBeGreaterThanOrEqual(300);
   });
 });

@@ -29,6 +29,7 @@ import { normalizeAsk } from '../../src/clarification/questions.js';
 import { writeFixtures } from './supervisor-fixtures.js';
 import { groupGone } from './supervisor-support.js';
 import { BUILT_DEMO_AGENT, builtPath } from '../../src/support/index.js';
+import { PENDING_ID_PROGRESS_META } from '../../src/wire/index.js';
 
 const DEMO_AGENT = builtPath(BUILT_DEMO_AGENT);
 const TOKEN = 'session-token-1';
@@ -84,9 +85,16 @@ class FakeClarionMcp {
   url = '';
   readonly calls: { tool: string; args: unknown }[] = [];
   readonly authHeaders: (string | undefined)[] = [];
-  /** The next `ask_user_question` result, or `'hang'` to wait until the caller aborts. */
+  /**
+   * The next `ask_user_question` result, or `'hang'` to wait until the caller aborts, having
+   * said as Clarion does that the question is written (its progress names a pending ID).
+   */
   askResult: Record<string, unknown> | 'hang' = { status: 'skipped', reason: '' };
+  /** How long a hanging ask takes to write its question. */
+  announceAfterMs = 0;
   aborted = 0;
+  /** What a hanging ask saw, in order. */
+  readonly hung: ('announced' | 'aborted')[] = [];
 
   /** Stateful, so a client's cancellation reaches the call it cancels. */
   private readonly transports = new Map<string, StreamableHTTPServerTransport>();
@@ -116,7 +124,8 @@ class FakeClarionMcp {
     }
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
-      enableJsonResponse: true,
+      // A stream, so a call's progress reaches the client before its result.
+      enableJsonResponse: false,
       onsessioninitialized: (id) => {
         this.transports.set(id, transport);
       },
@@ -149,12 +158,23 @@ class FakeClarionMcp {
         this.calls.push({ tool: 'ask_user_question', args });
         const result = this.askResult;
         if (result === 'hang') {
-          await new Promise<void>((resolve) => {
+          const aborted = new Promise<void>((resolve) => {
             extra.signal.addEventListener('abort', () => {
               this.aborted += 1;
+              this.hung.push('aborted');
               resolve();
             });
           });
+          const progressToken = extra._meta?.progressToken;
+          setTimeout(() => {
+            if (extra.signal.aborted || progressToken === undefined) return;
+            this.hung.push('announced');
+            void extra.sendNotification({
+              method: 'notifications/progress',
+              params: { progressToken, progress: 1, _meta: { [PENDING_ID_PROGRESS_META]: 'p-1' } },
+            });
+          }, this.announceAfterMs);
+          await aborted;
           return { content: [{ type: 'text', text: 'aborted' }], isError: true };
         }
         return {
@@ -727,6 +747,39 @@ describe('the demo agent asking through MCP', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
     expect(log.texts('turn-1')).toEqual(['I will continue when you answer.']);
     await expect.poll(() => mcp?.aborted).toBe(1);
+  });
+
+  it('on /ask-detach, never gives up its call before Clarion said the question is written', async () => {
+    mcp = new FakeClarionMcp();
+    await mcp.listen();
+    mcp.askResult = 'hang';
+    mcp.announceAfterMs = 300;
+    const { host, log } = startHost();
+    const base = launch('s1', mcp.url);
+    await host.start({
+      ...base,
+      profile: { ...base.profile, env: { CLARION_DEMO_DETACH_AFTER_MS: '1' } },
+    });
+    await prompt(host, 's1', 'turn-1', '/ask-detach');
+    expect(await log.turnEnded('turn-1')).toMatchObject({ stopReason: 'end_turn' });
+    expect(log.texts('turn-1')).toEqual(['I will continue when you answer.']);
+    await expect.poll(() => mcp?.hung).toEqual(['announced', 'aborted']);
+  });
+
+  it('refuses to start with a CLARION_DEMO_DETACH_AFTER_MS that is not a number of milliseconds, saying so', async () => {
+    const { host } = startHost();
+    const base = launch('s1');
+    const bad = {
+      ...base,
+      profile: { ...base.profile, env: { CLARION_DEMO_DETACH_AFTER_MS: 'soon' } },
+    };
+    const refused = await rejection(host.start(bad));
+    expect(refused.code).toBe('handshake_failed');
+    expect(refused.failure?.message).toContain('exited while starting');
+    expect(refused.failure?.message).toContain(
+      'CLARION_DEMO_DETACH_AFTER_MS must be a whole number of milliseconds from 1 to 3600000, not "soon"',
+    );
+    expect(host.isStarted('s1')).toBe(false);
   });
 
   it('reports that it cannot reach Clarion with a wrong token', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizeAsk } from '../../clarification/questions.js';
-import { parseCommand, singleQuestion, threeQuestions } from './commands.js';
+import { DEMO_DETACH_AFTER_MS } from '../../tunables.js';
+import { detachAfterMs, parseCommand, singleQuestion, threeQuestions } from './commands.js';
 
 describe('demo agent commands', () => {
   it.each([
@@ -38,4 +39,28 @@ describe('demo agent commands', () => {
     expect(multi.context).not.toBe('');
     expect(singleQuestion('').questions[0]?.options.length).toBeGreaterThanOrEqual(2);
   });
+
+  it('waits the default on /ask-detach unless CLARION_DEMO_DETACH_AFTER_MS says otherwise', () => {
+    expect(detachAfterMs({})).toEqual({ ok: true, ms: DEMO_DETACH_AFTER_MS });
+    expect(detachAfterMs({ CLARION_DEMO_DETACH_AFTER_MS: '' })).toEqual({
+      ok: true,
+      ms: DEMO_DETACH_AFTER_MS,
+    });
+    expect(detachAfterMs({ CLARION_DEMO_DETACH_AFTER_MS: '250' })).toEqual({ ok: true, ms: 250 });
+    expect(detachAfterMs({ CLARION_DEMO_DETACH_AFTER_MS: '3600000' })).toEqual({
+      ok: true,
+      ms: 3_600_000,
+    });
+  });
+
+  it.each([['0'], ['-5'], ['1.5'], [' 250'], ['2s'], ['3600001'], ['1e3'], ['soon']])(
+    'refuses CLARION_DEMO_DETACH_AFTER_MS=%j, naming the variable and the value',
+    (raw) => {
+      const read = detachAfterMs({ CLARION_DEMO_DETACH_AFTER_MS: raw });
+      expect(read.ok).toBe(false);
+      expect(!read.ok && read.message).toBe(
+        `CLARION_DEMO_DETACH_AFTER_MS must be a whole number of milliseconds from 1 to 3600000, not ${JSON.stringify(raw)}`,
+      );
+    },
+  );
 });

@@ -3,6 +3,7 @@
  * alone, so a person (or a test) can drive every flow by typing it. Pure.
  */
 import type { AskInput } from '../../clarification/index.js';
+import { DEMO_DETACH_AFTER_MS } from '../../tunables.js';
 
 export type DemoCommand =
   | { kind: 'ask'; ask: AskInput }
@@ -13,8 +14,27 @@ export type DemoCommand =
   | { kind: 'recall' }
   | { kind: 'plain'; text: string };
 
-/** How long `/ask-detach` waits before it gives up its own call. */
-export { DEMO_DETACH_AFTER_MS as DETACH_AFTER_MS } from '../../tunables.js';
+/**
+ * A test hook, set through the demo profile's `env`: how long `/ask-detach`
+ * waits before it gives up its own call, instead of `DEMO_DETACH_AFTER_MS`,
+ * so a test that only waits for the detach need not wait 2 s.
+ */
+export const DETACH_AFTER_VARIABLE = 'CLARION_DEMO_DETACH_AFTER_MS';
+const DETACH_AFTER_MAX_MS = 60 * 60 * 1000;
+
+/** `/ask-detach`'s wait as the environment sets it; unset or empty, the default. */
+export function detachAfterMs(
+  env: NodeJS.ProcessEnv,
+): { ok: true; ms: number } | { ok: false; message: string } {
+  const raw = env[DETACH_AFTER_VARIABLE];
+  if (raw === undefined || raw === '') return { ok: true, ms: DEMO_DETACH_AFTER_MS };
+  const ms = /^\d{1,7}$/.test(raw) ? Number(raw) : Number.NaN;
+  if (ms >= 1 && ms <= DETACH_AFTER_MAX_MS) return { ok: true, ms };
+  return {
+    ok: false,
+    message: `${DETACH_AFTER_VARIABLE} must be a whole number of milliseconds from 1 to ${String(DETACH_AFTER_MAX_MS)}, not ${JSON.stringify(raw)}`,
+  };
+}
 
 export function parseCommand(text: string): DemoCommand {
   const trimmed = text.trim();

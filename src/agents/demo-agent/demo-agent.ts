@@ -4,11 +4,12 @@
  * Owns its ACP sessions: the Clarion endpoint each was given, the running
  * turn's cancellation, and the conversation's prompts (kept in a history
  * file, so `session/load` in a new process goes on where it stopped;
- * `DEMO_AGENT_NO_LOAD=1` makes it an agent that cannot load). Invariants: one turn per session at a time; a
+ * `DEMO_AGENT_NO_LOAD=1` makes it an agent that cannot load; `/ask-detach`'s wait
+ * is `detachAfterMs` (see `detach.ts`), which `main.ts` reads from `CLARION_DEMO_DETACH_AFTER_MS`). Invariants: one turn per session at a time; a
  * cancelled turn ends with `cancelled`; it writes nothing but ACP to stdout
  * (logging goes through `log`, which `main.ts` points at stderr).
  */
-import { DEMO_MCP_IDLE_TIMEOUT_MS } from '../../tunables.js';
+import { DEMO_DETACH_AFTER_MS, DEMO_MCP_IDLE_TIMEOUT_MS } from '../../tunables.js';
 import { randomUUID } from 'node:crypto';
 import {
   agent,
@@ -28,8 +29,9 @@ import {
   type ToolResultLike,
 } from './ask-result.js';
 import { ClarionMcp, findClarionEndpoint } from './clarion-mcp.js';
+import { detachOnceAsked } from './detach.js';
 import { DemoHistory } from './history.js';
-import { DETACH_AFTER_MS, parseCommand, type DemoCommand } from './commands.js';
+import { parseCommand, type DemoCommand } from './commands.js';
 import {
   actionReply,
   chunkReply,
@@ -58,11 +60,12 @@ export interface DemoAgent {
 
 export function createDemoAgent(
   log: (message: string) => void,
-  options: { history?: DemoHistory; canLoad?: boolean } = {},
+  options: { history?: DemoHistory; canLoad?: boolean; detachAfterMs?: number } = {},
 ): DemoAgent {
   const sessions = new Map<string, DemoSession>();
   const history = options.history ?? DemoHistory.fromEnvironment(process.env);
   const canLoad = options.canLoad ?? process.env.DEMO_AGENT_NO_LOAD !== '1';
+  const detachAfterMs = options.detachAfterMs ?? DEMO_DETACH_AFTER_MS;
 
   function open(
     id: string,
@@ -115,7 +118,10 @@ export function createDemoAgent(
       session.turn = turn;
       const text = params.prompt.map((block) => (block.type === 'text' ? block.text : '')).join('');
       try {
-        const reply = await runCommand(session, client, parseCommand(text), turn.signal);
+        const reply = await runCommand(session, client, parseCommand(text), {
+          signal: turn.signal,
+          detachAfterMs,
+        });
         session.prompts.push(text);
         history.save(session.id, session.prompts);
         if (turn.signal.aborted) return { stopReason: 'cancelled' };
@@ -161,22 +167,22 @@ async function runCommand(
   session: DemoSession,
   client: AgentContext,
   command: DemoCommand,
-  signal: AbortSignal,
+  { signal, detachAfterMs }: { signal: AbortSignal; detachAfterMs: number },
 ): Promise<string> {
   switch (command.kind) {
     case 'plain':
       return plainReply(command.text);
     case 'ask':
     case 'ask_multi':
-      return ask(session, client, command.ask, signal, signal);
-    case 'ask_detach':
-      return ask(
-        session,
-        client,
-        command.ask,
-        signal,
-        AbortSignal.any([signal, AbortSignal.timeout(DETACH_AFTER_MS)]),
-      );
+      return ask(session, client, command.ask, signal, { signal, onProgress: () => undefined });
+    case 'ask_detach': {
+      const detach = detachOnceAsked(detachAfterMs, signal);
+      try {
+        return await ask(session, client, command.ask, signal, detach);
+      } finally {
+        detach.dispose();
+      }
+    }
     case 'permission':
       return askPermission(session, client, signal);
     case 'action':
@@ -191,8 +197,9 @@ async function ask(
   client: AgentContext,
   input: AskInput,
   turnSignal: AbortSignal,
-  callSignal: AbortSignal,
+  call: { signal: AbortSignal; onProgress(progress: unknown): void },
 ): Promise<string> {
+  const callSignal = call.signal;
   if (!session.mcp) return 'Clarion’s MCP server was not given to this session, so I cannot ask.';
   const toolCallId = await startToolCall(client, session, 'Asking you a question');
   let result: ToolResultLike;
@@ -203,7 +210,9 @@ async function ask(
       timeout: DEMO_MCP_IDLE_TIMEOUT_MS,
       resetTimeoutOnProgress: true,
       // Asking for progress makes Clarion send it while it waits, which keeps the call alive.
-      onprogress: () => undefined,
+      onprogress: (progress) => {
+        call.onProgress(progress);
+      },
     });
   } catch (error) {
     await endToolCall(client, session, toolCallId, 'failed');

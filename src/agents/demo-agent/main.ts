@@ -6,13 +6,20 @@
  */
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
+import { detachAfterMs } from './commands.js';
 import { createDemoAgent } from './demo-agent.js';
 
 const log = (message: string) => {
   process.stderr.write(`[demo-agent] ${message}\n`);
 };
 
-const demo = createDemoAgent(log);
+// A bad setting stops the agent before it speaks ACP: Clarion's start then fails quoting this line.
+const detachAfter = detachAfterMs(process.env);
+if (!detachAfter.ok) {
+  log(detachAfter.message);
+  process.exit(2);
+}
+const demo = createDemoAgent(log, { detachAfterMs: detachAfter.ms });
 const connection = demo.app.connect(
   ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,

@@ -9,6 +9,7 @@ import type { RunningServer } from '../../src/server.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
 import { startInProcessServer, type InProcessServer } from '../support/in-process-server.js';
+import { quickDetachProfiles } from '../support/quick-detach.js';
 
 const TOKEN = 'demo-flows-admin-token-0123456789';
 
@@ -30,7 +31,12 @@ describe.each(DRIVERS)('the demo agent through ACP and MCP on %s', (driver) => {
   let server: RunningServer;
 
   beforeEach(async () => {
-    running = await startInProcessServer(driver, TOKEN);
+    running = await startInProcessServer(
+      driver,
+      TOKEN,
+      {},
+      { agentProfiles: quickDetachProfiles() },
+    );
     server = running.server;
   });
 

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
+import { quickDetachEnv } from '../support/quick-detach.js';
 import { childrenOf, clarionApi } from './supervisor-support.js';
 
 const ADMIN_TOKEN = 'idle-keeps-test-admin-token-0123456789';
@@ -40,6 +41,7 @@ describe('the idle stop spares an agent someone still has to answer', () => {
       CLARION_ADMIN_TOKEN: ADMIN_TOKEN,
       CLARION_AGENT_IDLE_S: String(IDLE_S),
       CLARION_AGENT_STOP_GRACE_S: '1',
+      ...quickDetachEnv(),
     });
     const api = clarionApi(server.url, ADMIN_TOKEN);
     const serverPid = server.child.pid ?? 0;

@@ -34,12 +34,13 @@ import {
   WAIT,
 } from './support/clarification-pages.js';
 import { scriptRoute } from './support/scripted-route.js';
+import { quickDetachEnv } from '../support/quick-detach.js';
 
 const CONFIG_PROMPT = 'How should I create the configuration file?';
 const RESUMED = 'You previously asked the user, and they have now answered:';
 
 describe('clarification races in Chromium', () => {
-  const suite = useSuite();
+  const suite = useSuite({}, quickDetachEnv());
 
   /** A task whose question has detached: the agent's turn ended and the session is idle. */
   async function detachedTask(title: string) {

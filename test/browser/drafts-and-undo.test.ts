@@ -34,11 +34,12 @@ import {
   useSuite,
   WAIT,
 } from './support/clarification-pages.js';
+import { quickDetachEnv } from '../support/quick-detach.js';
 
 const CONFIG_PROMPT = 'How should I create the configuration file?';
 
 describe('drafts, undo and deliberate actions in Chromium', () => {
-  const suite = useSuite();
+  const suite = useSuite({}, quickDetachEnv());
 
   /** The kept draft (a choice and custom text) arrived as one new message, and no answer was sent. */
   async function expectDraftSentOnce(sessionId: string, recorded: Recorded): Promise<void> {

@@ -14,6 +14,7 @@ import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { readStore, replicaProcesses, sessionReads } from '../support/replicas.js';
 import { pendingReservations } from '../../src/store/index.js';
+import { quickDetachEnv } from '../support/quick-detach.js';
 
 const ADMIN_TOKEN = 'kill-replica-admin-token-0123456789';
 const LEASE_S = 6;
@@ -28,7 +29,7 @@ describe('a replica killed with questions open', () => {
   afterEach(() => processes.stopAll());
 
   it('loses no answer: each reaches an agent B starts, once', async () => {
-    const lease = { CLARION_LEASE_S: String(LEASE_S) };
+    const lease = { CLARION_LEASE_S: String(LEASE_S), ...quickDetachEnv() };
     // A dies right after it reserves a detached answer's successor turn, before any prompt.
     const [a] = await processes.start(['replica-a'], {
       ...lease,

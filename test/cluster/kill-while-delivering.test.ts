@@ -13,6 +13,7 @@ import { messagesByPendingId } from '../../src/store/index.js';
 import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { readStore, replicaProcesses, sessionReads } from '../support/replicas.js';
+import { quickDetachEnv } from '../support/quick-detach.js';
 
 const ADMIN_TOKEN = 'kill-while-delivering-admin-token-0123456789';
 const LEASE_S = 6;
@@ -28,8 +29,12 @@ describe('a replica that dies delivering an answer posted through another', () =
     const [a] = await processes.start(['replica-a'], {
       CLARION_LEASE_S: String(LEASE_S),
       CLARION_FAILPOINTS: 'dispatch.after_reservation',
+      ...quickDetachEnv(),
     });
-    const [b] = await processes.start(['replica-b'], { CLARION_LEASE_S: String(LEASE_S) });
+    const [b] = await processes.start(['replica-b'], {
+      CLARION_LEASE_S: String(LEASE_S),
+      ...quickDetachEnv(),
+    });
     if (!a || !b) throw new Error('two replicas expected');
     const onA = clarionApi(a.url, ADMIN_TOKEN);
     const onB = clarionApi(b.url, ADMIN_TOKEN);

@@ -16,6 +16,7 @@ import { issueToken } from '../../src/auth/tokens.js';
 import { clarionApi } from '../agents/supervisor-support.js';
 import { eventually } from '../support/clarification-harness.js';
 import { readStore, replicaProcesses, sessionReads } from '../support/replicas.js';
+import { quickDetachEnv } from '../support/quick-detach.js';
 
 const ADMIN_TOKEN = 'superseded-elsewhere-admin-token-0123456789';
 /** Long enough that running to it fails the test below. */
@@ -32,7 +33,7 @@ describe('a wait on A for a question a newer turn on B superseded', () => {
   });
 
   it('the asking agent’s live wait on A ends with not_active soon after', async () => {
-    const [a, b] = await processes.start(['replica-a', 'replica-b']);
+    const [a, b] = await processes.start(['replica-a', 'replica-b'], quickDetachEnv());
     if (!a || !b) throw new Error('two replicas expected');
     const onB = clarionApi(b.url, ADMIN_TOKEN);
     const { pendingOf } = sessionReads(onB);

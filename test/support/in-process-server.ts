@@ -65,12 +65,17 @@ export async function startInProcessServer(
   driver: Driver,
   adminToken: string,
   options: ServerOptions = {},
+  overrides: Partial<Config> = {},
 ): Promise<InProcessServer> {
   // The server migrates with the default steps unless the test brings its own.
   const database: TestDatabase = await freshDatabase(driver, {
     migrated: options.steps === undefined,
   });
-  const server = await startServer(serverConfig(database, adminToken), silentLogger, options);
+  const server = await startServer(
+    serverConfig(database, adminToken, overrides),
+    silentLogger,
+    options,
+  );
   let stopped: Promise<void> | undefined;
   const stop = () => (stopped ??= server.close());
   return {

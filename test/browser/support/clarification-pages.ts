@@ -37,9 +37,13 @@ export interface Suite {
 }
 
 /** `options` go to the suite's server (a test-played agent host, say). */
-export async function startSuite(options: ServerOptions = {}): Promise<Suite> {
+/** `profilesEnv` as `startWorld` takes it. */
+export async function startSuite(
+  options: ServerOptions = {},
+  profilesEnv: NodeJS.ProcessEnv = {},
+): Promise<Suite> {
   await mkdir(ARTIFACTS, { recursive: true });
-  const [world, browser] = await Promise.all([startWorld(options), launchChromium()]);
+  const [world, browser] = await Promise.all([startWorld(options, profilesEnv), launchChromium()]);
   const signIn = await browser.newContext({ locale: 'en-US' });
   const page = await signIn.newPage();
   await page.goto(world.signInUrl);
@@ -91,10 +95,10 @@ export async function startSuite(options: ServerOptions = {}): Promise<Suite> {
  * The suite of the enclosing `describe`: started before its tests and closed
  * after them. Its members are read when a test runs, not when it is defined.
  */
-export function useSuite(options: ServerOptions = {}): Suite {
+export function useSuite(options: ServerOptions = {}, profilesEnv: NodeJS.ProcessEnv = {}): Suite {
   let started: Suite | undefined;
   beforeAll(async () => {
-    started = await startSuite(options);
+    started = await startSuite(options, profilesEnv);
   });
   afterAll(async () => {
     await started?.close();

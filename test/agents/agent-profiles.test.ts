@@ -33,7 +33,7 @@ describe.each(DRIVERS)('agent profiles on %s', (driver) => {
   });
 
   it('lists no secrets, passes only the named variables, and starts agents where they should work', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     dir = mkdtempSync(join(tmpdir(), 'clarion-profiles-'));
     const pinned = mkdtempSync(join(dir, 'pinned-'));
     server = await startServing({

@@ -47,7 +47,7 @@ describe.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
 
   /** Serves with the deaf agent as profile `deaf`; its pids go to a file. */
   async function serve() {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     dir = mkdtempSync(join(tmpdir(), 'clarion-cancel-grace-'));
     const fixtures = writeFixtures(dir);
     const pidFile = join(dir, 'deaf.pids');

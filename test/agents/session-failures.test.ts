@@ -39,7 +39,7 @@ describe.each(DRIVERS)('failed agents on %s', (driver) => {
   });
 
   it('says why each agent failed, refuses messages with 409, and restarts once the cause is gone', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     dir = mkdtempSync(join(tmpdir(), 'clarion-failures-'));
     const fixtures = writeFixtures(dir);
     const flaky = join(dir, 'flaky-agent.sh');

@@ -33,7 +33,7 @@ describe.each(DRIVERS)(
     const replicas: Replica[] = [];
 
     async function setUp(): Promise<void> {
-      database = await freshDatabase(driver);
+      database = await freshDatabase(driver, { migrated: true });
       clock = fakeClock();
       store = await openStore(database.target, { clock });
     }

@@ -41,7 +41,7 @@ describe.each(DRIVERS)('session leases on %s', (driver: Driver) => {
   const replicas: Replica[] = [];
 
   async function setUp(): Promise<void> {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     clock = fakeClock();
     faults = new StatementFaults();
     store = await openStore(database.target, { clock, poolSize: 30, plugins: [faults] });

@@ -75,7 +75,7 @@ describe('registry requests across replicas on postgres', () => {
   const nodes: Node[] = [];
 
   beforeEach(async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     ({ seeded, person } = await seedAnsweringMember(database.target));
     personId = person.userId;
     const store = await openStore(database.target);

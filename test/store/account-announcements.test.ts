@@ -33,7 +33,7 @@ describe.each(DRIVERS)(
     let service: RecordedAccounts;
 
     beforeEach(async () => {
-      database = await freshDatabase(driver);
+      database = await freshDatabase(driver, { migrated: true });
       store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
       service = recordedAccounts(store);
     });

@@ -54,7 +54,7 @@ describe.each(DRIVERS)('accounts and tokens on %s', (driver) => {
   let clock: FakeClock;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     clock = fakeClock();
     store = await openStore(database.target, { clock, ids: sequentialIds() });
   });

@@ -28,7 +28,7 @@ describe.each(DRIVERS)('the cancel-request poll on %s', (driver) => {
   let store: Store;
 
   beforeAll(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     const workspace = await createWorkspace(store, { name: 'turns' });
     await createUser(store, { name: 'admin' });

@@ -26,7 +26,7 @@ describe.each(DRIVERS)('decision pages on %s', (driver) => {
   let clock: FakeClock;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     clock = fakeClock();
     store = await openStore(database.target, { clock, ids: sequentialIds() });
     seeded = await seedSession(store, 'decisions');

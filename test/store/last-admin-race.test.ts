@@ -22,7 +22,7 @@ describe('the last admin, two admins deleting each other at once on postgres', (
   let holder: pg.Client;
 
   beforeEach(async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     if (database.target.driver !== 'postgres') throw new Error('postgres only');
     store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
     holder = new pg.Client({ connectionString: database.target.url });

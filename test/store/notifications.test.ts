@@ -31,7 +31,7 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
   let store: Store;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
   });
   afterEach(async () => {

@@ -33,7 +33,7 @@ describe.each(DRIVERS)('ending the open tool calls of a turn on %s', (driver) =>
   };
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target, {
       clock: fakeClock(),
       ids: sequentialIds(),

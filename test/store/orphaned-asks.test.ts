@@ -90,7 +90,7 @@ describe.each(DRIVERS)('asks of a gone replica on %s', (driver) => {
   }
 
   beforeAll(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     await insertUnrelatedMessages(store, UNRELATED_MESSAGES);
     const nowMs = store.clock.nowMs();

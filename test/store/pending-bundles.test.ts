@@ -39,7 +39,7 @@ describe.each(DRIVERS)('pending bundles on %s', (driver) => {
   let bundleCounter = 0;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
     first = await seedSession(store, 'first');
     // A second session of the same task: same workspace, different session.

@@ -57,7 +57,7 @@ describe.each(DRIVERS)('inbox page plan on %s', (driver) => {
   let pendingRows: number;
 
   beforeAll(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     const workspace = await createWorkspace(store, { name: 'inbox' });
     const other = await createWorkspace(store, { name: 'not visible' });

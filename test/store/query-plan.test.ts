@@ -30,7 +30,7 @@ describe.each(DRIVERS)('pending-ID query plan on %s', (driver) => {
   let seeded: Seeded;
 
   beforeAll(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     await insertUnrelatedMessages(store, UNRELATED_MESSAGES);
     seeded = await seedSession(store, 'target');

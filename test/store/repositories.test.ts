@@ -38,7 +38,7 @@ describe.each(DRIVERS)('repositories on %s', (driver) => {
   let store: Store;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target, { clock: fakeClock(), ids: sequentialIds() });
   });
 

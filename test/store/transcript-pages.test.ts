@@ -42,7 +42,7 @@ describe.each(DRIVERS)('transcript pages on %s', (driver) => {
   let long: Seeded;
 
   beforeAll(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
     await insertUnrelatedMessages(store, UNRELATED_MESSAGES);
     seeded = await seedSession(store, 'target');

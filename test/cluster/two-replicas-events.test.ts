@@ -61,7 +61,7 @@ describe('events across two replicas on one PostgreSQL', () => {
 
   /** Replicas A and B on a fresh PostgreSQL, both started before any session exists (a start still resets every running session). */
   async function startTwo(): Promise<[Serving, Serving]> {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     if (database.target.driver !== 'postgres') throw new Error('postgres expected');
     const env = {
       DATABASE_URL: database.target.url,

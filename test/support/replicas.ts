@@ -32,7 +32,7 @@ type PostgresTarget = Extract<DatabaseTarget, { driver: 'postgres' }>;
 
 /** A fresh PostgreSQL database; `dispose` in `afterEach`. */
 export async function freshPostgres(): Promise<TestDatabase & { target: PostgresTarget }> {
-  const database = await freshDatabase('postgres');
+  const database = await freshDatabase('postgres', { migrated: true });
   if (database.target.driver !== 'postgres') throw new Error('postgres only');
   return database as TestDatabase & { target: PostgresTarget };
 }

@@ -387,9 +387,9 @@ describe('one clarion serve per data directory', () => {
     // Start-up waits for the lock another server holds while it runs its schema steps.
     const holder = new pg.Client({ connectionString: database.target.url });
     await holder.connect();
+    await holder.query('SELECT pg_advisory_lock($1::int, 0)', [START_UP_LOCK_CLASS]);
+    const { child, exited } = startingServe(databaseEnv(database.target));
     try {
-      await holder.query('SELECT pg_advisory_lock($1::int, 0)', [START_UP_LOCK_CLASS]);
-      const { child, exited } = startingServe(databaseEnv(database.target));
       await eventually(async () => {
         const waiting = await holder.query(
           `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1`,
@@ -404,6 +404,9 @@ describe('one clarion serve per data directory', () => {
       expect(result.stdout).toContain('SIGTERM: stopping once start-up ends');
       expect(result.stdout).not.toContain('serving on');
     } finally {
+      // A failed check must not leave a server running past the test.
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
       await holder.end();
       await database.dispose();
     }

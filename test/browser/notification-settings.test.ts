@@ -10,7 +10,7 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:net';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page, Request } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
 import { api, launchChromium, signedInPage, startWorld, type World } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
@@ -33,6 +33,27 @@ const fill = (template: string, values: Record<string, string | number>): string
 
 interface Settings {
   settings: { reminder_delay_s: number; include_question: boolean; answer_links: boolean };
+}
+
+/**
+ * Follows the page's notification reads from before it loads. `settledOnline`
+ * waits until its socket is confirmed and every such read is answered: the
+ * confirmation reads the lists again, and a read cut off by a test's routing
+ * would say "could not be loaded" for a reason of its own.
+ */
+function notificationReads(page: Page): { settledOnline(): Promise<void> } {
+  const open = new Set<Request>();
+  page.on('request', (request) => {
+    if (request.url().includes('/api/v1/notification-')) open.add(request);
+  });
+  page.on('requestfinished', (request) => open.delete(request));
+  page.on('requestfailed', (request) => open.delete(request));
+  return {
+    async settledOnline() {
+      await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+      await expect.poll(() => open.size, WAIT).toBe(0);
+    },
+  };
 }
 
 async function channelId(world: World, name: string): Promise<string> {
@@ -564,12 +585,14 @@ describe('notification settings in the web app', () => {
       name: 'Offline relay',
     });
     const page = await signedInPage(world, browser);
+    const reads = notificationReads(page);
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');
     const channel = section
       .getByTestId('notification-channel')
       .filter({ hasText: 'Offline relay' });
     await channel.waitFor(WAIT);
+    await reads.settledOnline();
     const before = await api<Settings>(world, 'GET', '/api/v1/notification-settings');
 
     // The network, not the server, fails: every notification call is refused on the way.

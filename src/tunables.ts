@@ -393,6 +393,11 @@ export const WEB_PUSH_SEND_TIMEOUT_MS = 10_000;
  * each send instead.
  */
 export const NOTIFY_TARGET_LOOKUP_TIMEOUT_MS = 2_000;
+/**
+ * Channel lookups running at once (`notify/lookup-gate.ts`): half of libuv's
+ * default pool of four, so names that hang leave threads to read files.
+ */
+export const NOTIFY_DNS_LOOKUPS_MAX = 2;
 /** Events arriving within this window cause one reconcile pass, not one each. */
 export const NOTIFY_RECONCILE_DEBOUNCE_MS = 200;
 /** A reconcile pass and an outbox poll run at least this often (reminders, retries, a lost wake-up). */

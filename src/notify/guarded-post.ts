@@ -5,16 +5,20 @@
  * the socket's own DNS lookup. Judging them in a lookup of our own before
  * `fetch` would leave a window for a name that answers a public address
  * first and 127.0.0.1 the second time; here the address judged is the
- * address connected to.
+ * address connected to. Every name, whatever the reach, is looked up through
+ * one process-wide gate (`lookup-gate.ts`), so a resolver that hangs holds
+ * only some of libuv's threads.
  *
  * No connection is pooled: a socket another channel opened to a name (an
  * admin's, to a private address) must not carry a `public` channel's send.
  * The reply's body is never read: only its status and `Retry-After` matter.
  */
-import { lookup as dnsLookup, promises as dnsPromises, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { request as httpRequest, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { NOTIFY_DNS_LOOKUPS_MAX } from '../tunables.js';
+import { lookupGate, type LookupGate, type LookupHints } from './lookup-gate.js';
 import { isInternalAddress, type Reach } from './targets.js';
 
 export interface PostReply {
@@ -34,27 +38,38 @@ export class InternalTargetError extends Error {
 export const INTERNAL_TARGET_REFUSED =
   'the target is a loopback, link-local or private address, which only an admin’s channels may reach unless CLARION_NOTIFY_ALLOWED_HOSTS names it';
 
-/** The socket's lookup for a `public` channel: every address the name has must be public. */
-const publicLookup = ((
-  hostname: string,
-  options: { all?: boolean; family?: number },
-  callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
-) => {
-  dnsLookup(hostname, { ...options, all: true }, (error, addresses) => {
-    if (error) {
-      callback(error, []);
-      return;
-    }
-    // One internal address refuses them all: the socket may try each in turn.
-    const first = addresses[0];
-    if (first === undefined || addresses.some((entry) => isInternalAddress(entry.address))) {
-      callback(new InternalTargetError(), []);
-      return;
-    }
-    if (options.all === true) callback(null, addresses);
-    else callback(null, first.address, first.family);
-  });
-}) as unknown as LookupFunction;
+/** Every send's and every check's lookups, in one process-wide line (`lookup-gate.ts`). */
+export const channelLookups = lookupGate(NOTIFY_DNS_LOOKUPS_MAX);
+
+/**
+ * The socket's lookup, through the gate; for a `public` channel every
+ * address the name has must be public.
+ */
+function socketLookup(reach: Reach, signal: AbortSignal, lookups: LookupGate): LookupFunction {
+  return ((
+    hostname: string,
+    options: LookupHints & { all?: boolean },
+    callback: (error: Error | null, address: string | LookupAddress[], family?: number) => void,
+  ) => {
+    lookups.lookup(hostname, { family: options.family, hints: options.hints }, signal).then(
+      (addresses) => {
+        const first = addresses[0];
+        // One internal address refuses them all: the socket may try each in turn.
+        if (
+          reach === 'public' &&
+          (first === undefined || addresses.some((entry) => isInternalAddress(entry.address)))
+        ) {
+          callback(new InternalTargetError(), []);
+        } else if (options.all === true) callback(null, addresses);
+        else if (first === undefined) callback(new Error(`no address for ${hostname}`), []);
+        else callback(null, first.address, first.family);
+      },
+      (error: unknown) => {
+        callback(error instanceof Error ? error : new Error(String(error)), []);
+      },
+    );
+  }) as unknown as LookupFunction;
+}
 
 export function guardedPost(
   url: string,
@@ -62,6 +77,7 @@ export function guardedPost(
   body: Uint8Array | string | null,
   signal: AbortSignal,
   reach: Reach,
+  lookups: LookupGate = channelLookups,
 ): Promise<PostReply> {
   const target = new URL(url);
   const host = target.hostname.replace(/^\[|\]$/g, '');
@@ -77,7 +93,7 @@ export function guardedPost(
       headers: outgoing,
       agent: false,
       signal,
-      ...(reach === 'public' ? { lookup: publicLookup } : {}),
+      lookup: socketLookup(reach, signal, lookups),
     });
     // `on`, not `once`: a second error (an abort after a reset) must not go unhandled.
     request.on('error', reject);
@@ -97,23 +113,16 @@ export function guardedPost(
  * not resolve within `timeoutMs`, or not at all, passes here; every send
  * judges it again.
  */
-export async function resolvesInternal(url: string, timeoutMs: number): Promise<boolean> {
+export async function resolvesInternal(
+  url: string,
+  timeoutMs: number,
+  lookups: LookupGate = channelLookups,
+): Promise<boolean> {
   if (!URL.canParse(url)) return false;
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0) return isInternalAddress(host);
-  const bound = AbortSignal.timeout(timeoutMs);
-  const unanswered = new Promise<LookupAddress[]>((resolve) => {
-    bound.addEventListener(
-      'abort',
-      () => {
-        resolve([]);
-      },
-      { once: true },
-    );
-  });
-  const addresses = await Promise.race([
-    dnsPromises.lookup(host, { all: true }).catch((): LookupAddress[] => []),
-    unanswered,
-  ]);
+  const addresses = await lookups
+    .lookup(host, {}, AbortSignal.timeout(timeoutMs))
+    .catch((): LookupAddress[] => []);
   return addresses.some((entry) => isInternalAddress(entry.address));
 }

@@ -190,6 +190,7 @@ describe('the People page', () => {
       .click();
     const confirm = memberRow(admin, 'Ops', 'Noor').getByTestId('decision-confirm');
     await expect(confirm.textContent()).resolves.toContain('no longer see its tasks');
+    await expect(confirm.textContent()).resolves.toContain('Agents working for them there stop');
     // Cancel changes nothing.
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await expect(memberRow(admin, 'Ops', 'Noor').count()).resolves.toBe(1);

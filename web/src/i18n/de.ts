@@ -491,7 +491,7 @@ export const de: Catalog = {
       remove: 'Entfernen',
       removeLabel: 'Entfernen: {{name}} aus {{workspace}}',
       removeConfirm:
-        '{{name}} aus {{workspace}} entfernen? Die Person sieht dann dessen Aufgaben nicht mehr und erfährt nichts mehr von dessen Fragen.',
+        '{{name}} aus {{workspace}} entfernen? Die Person sieht dann dessen Aufgaben nicht mehr und erfährt nichts mehr von dessen Fragen. Agenten, die dort für sie arbeiten, werden beendet, und deren offene Fragen laufen ab.',
       removeYes: '{{name}} entfernen',
       addLabel: 'Mitglied zu {{workspace}} hinzufügen',
       choose: 'Person wählen',

@@ -481,7 +481,7 @@ export const en = {
       remove: 'Remove',
       removeLabel: 'Remove {{name}} from {{workspace}}',
       removeConfirm:
-        'Remove {{name}} from {{workspace}}? They no longer see its tasks or hear of its questions.',
+        'Remove {{name}} from {{workspace}}? They no longer see its tasks or hear of its questions. Agents working for them there stop, and the questions those agents asked expire.',
       removeYes: 'Remove {{name}}',
       addLabel: 'Add a member to {{workspace}}',
       choose: 'Choose a person',

@@ -480,7 +480,7 @@ export const ja: Catalog = {
       remove: '外す',
       removeLabel: '{{name}} を {{workspace}} から外す',
       removeConfirm:
-        '{{name}} を {{workspace}} から外しますか？そのタスクは見えなくなり、その質問の通知も届かなくなります。',
+        '{{name}} を {{workspace}} から外しますか？そのタスクは見えなくなり、その質問の通知も届かなくなります。そこでその人のために動いているエージェントは停止し、それらの未回答の質問は期限切れになります。',
       removeYes: '{{name}} を外す',
       addLabel: '{{workspace}} にメンバーを追加',
       choose: '人を選択',

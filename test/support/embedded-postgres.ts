@@ -17,7 +17,15 @@ export interface PostgresServer {
   stop(): Promise<void>;
 }
 
-export async function startPostgresServer(name: string): Promise<PostgresServer> {
+export interface PostgresServerOptions {
+  /** Settings for a server started here (`-c name=value` each); an external one keeps its own. */
+  readonly settings?: Readonly<Record<string, string>>;
+}
+
+export async function startPostgresServer(
+  name: string,
+  { settings = {} }: PostgresServerOptions = {},
+): Promise<PostgresServer> {
   const external = process.env.CLARION_TEST_PG_URL;
   if (external) return { adminUrl: external, stop: () => Promise.resolve() };
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -30,6 +38,7 @@ export async function startPostgresServer(name: string): Promise<PostgresServer>
     user: 'postgres',
     password,
     persistent: false,
+    postgresFlags: Object.entries(settings).flatMap(([key, value]) => ['-c', `${key}=${value}`]),
     // PostgreSQL refuses to run as root; the package then runs it as a user it creates.
     createPostgresUser: process.getuid?.() === 0,
     onLog: () => {},

@@ -6,17 +6,24 @@
  * folder at test time and run by `node`.
  *
  * Keywords in the prompt: `/questions` (three questions, one multi-select),
- * `/give-up` (asks, then ends its turn after 1.5 s without the answer),
+ * `/give-up` (asks, then ends its turn without the answer once released),
  * `/url` (a URL elicitation), `/url-complete` (the same, completed by the
- * agent after 1.5 s), `/url-fail` and `/url-exit` (the same, left open
- * while the prompt fails after 1.5 s, or the process exits), `/url-then-exit`
- * (the same, left open past a normal end; the process exits 1.5 s later), `/form` (a generic form), `/blank-choice-form` (a
+ * agent once released), `/url-fail` and `/url-exit` (the same, left open
+ * while the prompt fails once released, or the process exits), `/url-then-exit`
+ * (the same, left open past a normal end once released; the process exits once
+ * released again, `url-then-exit-exit`), `/form` (a generic form), `/blank-choice-form` (a
  * form with a choice whose title shows nothing), `/enum-names-form` (choices
  * named by the older `enumNames`; `/enum-names-form blank` names one blank), `/caps` (the capabilities it
  * was given). Every prompt is echoed as `PROMPT <text>`, every reply as
  * `REPLY <json>`.
+ *
+ * "Once released": the agent goes on when the test calls `releaseAgent` with
+ * the step's name (the keyword without its slash), once it saw what the agent
+ * left open, rather than after a fixed wait that cost its length each time and
+ * could end before a busy machine's test looked. `RELEASE_BOUND_MS` bounds the
+ * wait should the test never release it.
  */
-import { writeFileSync } from 'node:fs';
+import { rmSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { THREE_QUESTIONS } from '../support/ask-user-questions.js';
 
@@ -24,8 +31,13 @@ const SDK = import.meta.resolve('@agentclientprotocol/sdk');
 const CLAUDE_ELICITATION = import.meta
   .resolve('@agentclientprotocol/claude-agent-acp/dist/elicitation.js');
 
+/** How long a step waits for its release before it goes on regardless. */
+const RELEASE_BOUND_MS = 20_000;
+const RELEASED = 'released-';
+
 const AGENT = `
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream, PROTOCOL_VERSION } from '${SDK}';
 import { askUserQuestionsToCreateRequest } from '${CLAUDE_ELICITATION}';
@@ -34,6 +46,13 @@ const QUESTIONS = ${JSON.stringify(THREE_QUESTIONS)};
 let capabilities = null;
 const cancelled = new Set();
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Resolves once the test released \`step\` (a file beside this one), or after the bound. */
+async function released(step) {
+  const file = new URL('${RELEASED}' + step, import.meta.url);
+  const deadline = Date.now() + ${RELEASE_BOUND_MS};
+  while (!existsSync(file) && Date.now() < deadline) await sleep(20);
+}
 
 async function say(client, sessionId, text) {
   await client.notify(methods.client.session.update, {
@@ -79,7 +98,7 @@ const app = agent({ name: 'elicitation-fixture' })
         (late) => process.stderr.write('late reply ' + JSON.stringify(late) + '\\n'),
         () => undefined,
       );
-      await sleep(1500);
+      await released('give-up');
       await say(client, sessionId, 'GAVE UP');
       return { stopReason: 'end_turn' };
     } else if (text.includes('/url-fail') || text.includes('/url-exit')) {
@@ -88,8 +107,9 @@ const app = agent({ name: 'elicitation-fixture' })
         mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
         message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
       }).catch(() => undefined);
-      await sleep(1500);
-      if (text.includes('/url-exit')) process.exit(3);
+      const exits = text.includes('/url-exit');
+      await released(exits ? 'url-exit' : 'url-fail');
+      if (exits) process.exit(3);
       throw new Error('the tracker is unreachable');
     } else if (text.includes('/url-then-exit')) {
       // The link outlives the turn, which ends normally; then the process dies.
@@ -97,8 +117,8 @@ const app = agent({ name: 'elicitation-fixture' })
         mode: 'url', sessionId, elicitationId: 'oauth-' + randomUUID(),
         message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
       }).catch(() => undefined);
-      await sleep(1500);
-      setTimeout(() => process.exit(3), 1500);
+      await released('url-then-exit');
+      released('url-then-exit-exit').then(() => process.exit(3));
       return { stopReason: 'end_turn' };
     } else if (text.includes('/url-complete')) {
       const elicitationId = 'oauth-' + randomUUID();
@@ -106,7 +126,7 @@ const app = agent({ name: 'elicitation-fixture' })
         mode: 'url', sessionId, elicitationId,
         message: 'Sign in to the issue tracker', url: 'https://tracker.example/login',
       });
-      await sleep(1500);
+      await released('url-complete');
       await client.notify(methods.client.elicitation.complete, { elicitationId });
       reply = await pending;
     } else if (text.includes('/url')) {
@@ -174,4 +194,16 @@ export function writeElicitationAgent(dir: string): string {
   const path = join(dir, 'elicitation-agent.mjs');
   writeFileSync(path, AGENT);
   return path;
+}
+
+/** Lets the agent in `dir` go on past `step` (see "once released" above). */
+export function releaseAgent(dir: string, step: string): void {
+  writeFileSync(join(dir, `${RELEASED}${step}`), '');
+}
+
+/** Takes back every release in `dir`, so that the next test's steps wait again. */
+export function withdrawReleases(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(RELEASED)) rmSync(join(dir, name), { force: true });
+  }
 }

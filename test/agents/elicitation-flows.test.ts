@@ -17,7 +17,7 @@ import {
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { freshDatabase, type TestDatabase } from '../support/databases.js';
-import { writeElicitationAgent } from './elicitation-fixtures.js';
+import { releaseAgent, withdrawReleases, writeElicitationAgent } from './elicitation-fixtures.js';
 import { clarionApi } from './supervisor-support.js';
 
 const ADMIN_TOKEN = 'elicitation-flows-admin-token-0123456789';
@@ -56,6 +56,7 @@ describe('ACP elicitation through Clarion', () => {
     server = undefined;
     await database?.dispose();
     database = undefined;
+    withdrawReleases(dir);
   });
 
   async function serve(existing?: TestDatabase): Promise<void> {
@@ -71,6 +72,9 @@ describe('ACP elicitation through Clarion', () => {
     api = clarionApi(server.url, ADMIN_TOKEN);
   }
 
+  /** The task of each session a test started, to read the session's state. */
+  const taskOf = new Map<string, string>();
+
   async function startTask(prompt: string): Promise<string> {
     const created = await api('POST', '/api/v1/tasks', {
       title: prompt,
@@ -78,7 +82,21 @@ describe('ACP elicitation through Clarion', () => {
       prompt,
     });
     expect(created.status).toBe(201);
-    return (created.json.session as { id: string }).id;
+    const session = created.json.session as { id: string; task_id: string };
+    taskOf.set(session.id, session.task_id);
+    return session.id;
+  }
+
+  async function sessionOf(sessionId: string): Promise<{ state: string } | undefined> {
+    const listed = await api('GET', `/api/v1/tasks/${taskOf.get(sessionId) ?? ''}/sessions`);
+    return (listed.json.sessions as { id: string; state: string }[]).find(
+      (session) => session.id === sessionId,
+    );
+  }
+
+  async function listedRequestIds(): Promise<string[]> {
+    const list = await api('GET', '/api/v1/user-inputs');
+    return (list.json.requests as { id: string }[]).map((request) => request.id);
   }
 
   async function agentText(sessionId: string): Promise<string> {
@@ -314,6 +332,7 @@ describe('ACP elicitation through Clarion', () => {
     await serve();
     const sessionId = await startTask('/give-up');
     const bundle = await pendingBundle(sessionId);
+    releaseAgent(dir, 'give-up');
     await eventually(async () => (await agentText(sessionId)).includes('GAVE UP'), 20_000);
     const late = await api(
       'POST',
@@ -380,6 +399,7 @@ describe('ACP elicitation through Clarion', () => {
 
     const completed = await startTask('/url-complete');
     const completedRequest = await actionRequest(completed);
+    releaseAgent(dir, 'url-complete');
     expect(await replyOf(completed)).toEqual({ action: 'accept' });
     const after = await api('POST', `/api/v1/user-inputs/${completedRequest.id}/respond`, {
       decision: 'done',
@@ -396,6 +416,7 @@ describe('ACP elicitation through Clarion', () => {
       await serve();
       const sessionId = await startTask(prompt);
       const request = await actionRequest(sessionId);
+      releaseAgent(dir, prompt.slice(1));
       await eventually(async () => {
         const list = await api('GET', '/api/v1/user-inputs');
         return !(list.json.requests as { id: string }[]).some((r) => r.id === request.id);
@@ -414,6 +435,11 @@ describe('ACP elicitation through Clarion', () => {
     await serve();
     const sessionId = await startTask('/url-then-exit');
     const request = await actionRequest(sessionId);
+    releaseAgent(dir, 'url-then-exit');
+    // The turn ends normally, and the link outlives it; only then does the agent exit.
+    await eventually(async () => (await sessionOf(sessionId))?.state === 'idle', 20_000);
+    expect(await listedRequestIds()).toContain(request.id);
+    releaseAgent(dir, 'url-then-exit-exit');
     await eventually(async () => {
       const list = await api('GET', '/api/v1/user-inputs');
       return !(list.json.requests as { id: string }[]).some((r) => r.id === request.id);

@@ -168,7 +168,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
     point: FailpointName,
     body: unknown,
   ): Promise<{ pendingId: string; atDeath: BundleState }> {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const pendingId = await seedDetachedBundle(database.target);
     const doomed = await startServing(envFor(database.target, [point]));
     await expect(respond(doomed.url, pendingId, body)).rejects.toThrow();
@@ -289,7 +289,7 @@ describe.each(DRIVERS)('SIGKILL during a response on %s', (driver: Driver) => {
   );
 
   it('after a live waiter took the answer: the restart notes it, closes the call and the turn, and the answer can be sent again', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const doomed = await startServing(envFor(database.target, ['delivery.after_live_hand_off']));
     const created = await api<{ session: { id: string } }>(doomed.url, 'POST', '/api/v1/tasks', {
       title: 'live hand-off',

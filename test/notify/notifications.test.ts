@@ -368,8 +368,12 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
   it('keeps no answer-link secret in the outbox: the send mints the links it carries', async () => {
     running = await startOn(database);
     const { server, api } = running;
-    // Each notice is held a second, so the rows are read while their sends are in flight.
-    const ntfy = await receiver(() => ({ status: 200, delayMs: 1_000 }));
+    // The notices are held until the rows were read, so they are read while a send is in flight.
+    let letGo: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      letGo = resolve;
+    });
+    const ntfy = await receiver(() => ({ status: 200, until: held }));
     await addChannel(api, { kind: 'ntfy', url: `${ntfy.url}/clarion-topic` });
     await api('PUT', '/api/v1/notification-settings', { include_question: true });
     const payloads = async () =>
@@ -383,6 +387,7 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     if (!requested.ok) throw new Error('the consent was not requested');
     await eventually(async () => (await payloads()).length === 2 && ntfy.received.length > 0);
     for (const payload of await payloads()) expect(payload).not.toContain('cla_');
+    letGo();
     await eventually(() => ntfy.received.length === 2);
     await noticesSettled(server);
     const delivered = await server.store.db

@@ -20,6 +20,8 @@ export interface Reply {
   readonly headers?: Record<string, string>;
   readonly body?: string;
   readonly delayMs?: number;
+  /** Answers only once this settles (and `delayMs` passed): a send held until the test lets go. */
+  readonly until?: Promise<unknown>;
 }
 
 export interface Receiver {
@@ -35,6 +37,7 @@ export async function startReceiver(
 ): Promise<Receiver> {
   const received: Received[] = [];
   const timers = new Set<NodeJS.Timeout>();
+  let closed = false;
   const receiver: Receiver = {
     url: '',
     received,
@@ -55,9 +58,19 @@ export async function startReceiver(
       const index = received.length;
       received.push(request);
       const reply = receiver.respond(request, index);
-      const send = () => {
+      const answer = () => {
         res.writeHead(reply.status, { 'content-type': 'text/plain', ...reply.headers });
         res.end(reply.body ?? '');
+      };
+      // A held reply let go after `close` has no connection left to answer on.
+      const send = () => {
+        if (!reply.until) {
+          answer();
+          return;
+        }
+        void reply.until.then(() => {
+          if (!closed) answer();
+        });
       };
       if (reply.delayMs) {
         const timer = setTimeout(() => {
@@ -74,6 +87,7 @@ export async function startReceiver(
     url: `http://127.0.0.1:${port}`,
     close: () =>
       new Promise<void>((resolve) => {
+        closed = true;
         for (const timer of timers) clearTimeout(timer);
         server.close(() => {
           resolve();

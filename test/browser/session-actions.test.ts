@@ -101,12 +101,20 @@ describe('stopping a turn and deleting from the session view', () => {
     const page = await tab(context, `/sessions/${sessionId}`);
     await stateOf(page, 'running').waitFor(WAIT);
 
-    await page.getByRole('button', { name: 'Stop turn' }).click();
+    // By keyboard: the focus stays on Stop while it asks, then moves to what it says once it goes.
+    await page.getByRole('button', { name: 'Stop turn' }).focus();
+    await page.keyboard.press('Enter');
     const outcome = page.getByTestId('session-stop-outcome');
     await outcome.and(page.locator('[data-outcome="stopped"]')).waitFor(WAIT);
     await expect(outcome.textContent()).resolves.toBe('Stopped: the agent’s turn was cancelled.');
     await stateOf(page, 'idle').waitFor(WAIT);
     await page.getByTestId('session-stop').waitFor({ state: 'detached', ...WAIT });
+    await expect
+      .poll(
+        () => page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`),
+        WAIT,
+      )
+      .toBe('session-stop-outcome');
     await page.getByTestId('transcript').getByText('Cancelled by').waitFor(WAIT);
     await context.close();
   });

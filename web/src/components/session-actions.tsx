@@ -18,6 +18,7 @@ import {
   turnIsOpen,
 } from '../model/session-actions.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import { useFocusRescue } from '../hooks/use-focus-rescue.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
 import { webSessionPath } from '../../../src/wire/constants.js';
@@ -45,14 +46,25 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
   const [removal, setRemoval] = useState<DeleteState>({ phase: 'closed' });
   const deleteSessionRef = useRef<HTMLButtonElement>(null);
   const deleteTaskRef = useRef<HTMLButtonElement>(null);
+  const outcomeRef = useRef<HTMLParagraphElement>(null);
+  const stopping = useRef(false);
+  // Stop goes once the turn ends: the keyboard's place is then what Stop says happened (or, its
+  // reply still on the way, the next control of the header).
+  const keepStopFocus = useFocusRescue(
+    '[data-testid="session-stop"]',
+    () => outcomeRef.current ?? deleteSessionRef.current,
+  );
   if (!session) return null;
   const taskId = session.task_id;
   const title = state.tasks[taskId]?.title ?? '';
 
   const askStop = async () => {
+    if (stopping.current) return;
+    stopping.current = true;
     const turnId = model.getState().sessions[sessionId]?.latest_turn?.turn_id;
     setStop({ phase: 'asking' });
     const result = await api.cancelTurn(sessionId);
+    stopping.current = false;
     setStop(result.ok ? { phase: 'asked', turnId } : { phase: 'failed', failure: result });
   };
 
@@ -76,13 +88,19 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
   const open = removal.phase !== 'closed';
   return (
     <>
-      <div className="session-actions" role="group" aria-label={t('session.actions.label')}>
+      <div
+        ref={keepStopFocus}
+        className="session-actions"
+        role="group"
+        aria-label={t('session.actions.label')}
+      >
         {turnIsOpen(session.state) ? (
           <button
             type="button"
             className="button"
             data-testid="session-stop"
-            disabled={stop.phase === 'asking'}
+            // Not `disabled`: that would drop the keyboard's focus on it to the page.
+            aria-disabled={stop.phase === 'asking'}
             onClick={() => void askStop()}
           >
             {stop.phase === 'asking' ? t('session.actions.stopping') : t('session.actions.stop')}
@@ -109,7 +127,11 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
           }}
         />
       </div>
-      <StopOutcome stop={stop} progress={stopProgressOf(stop, state, sessionId)} />
+      <StopOutcome
+        stop={stop}
+        progress={stopProgressOf(stop, state, sessionId)}
+        outcomeRef={outcomeRef}
+      />
       {open ? (
         <DeleteConfirm
           // A new target is a new question: the step opens again, on its safe choice.
@@ -161,15 +183,19 @@ function DeleteButton(props: {
 function StopOutcome({
   stop,
   progress,
+  outcomeRef,
 }: {
   stop: StopState;
   progress: ReturnType<typeof stopProgress> | undefined;
+  outcomeRef: RefObject<HTMLParagraphElement | null>;
 }) {
   const { t } = useTranslation();
   const reason = useFailureReason();
   if (stop.phase === 'failed') {
     return (
       <p
+        ref={outcomeRef}
+        tabIndex={-1}
         className="error session-actions-outcome"
         role="alert"
         data-testid="session-stop-outcome"
@@ -188,6 +214,8 @@ function StopOutcome({
   }[progress];
   return (
     <p
+      ref={outcomeRef}
+      tabIndex={-1}
       className="muted session-actions-outcome"
       role="status"
       data-testid="session-stop-outcome"

@@ -29,6 +29,12 @@ const PHONE = {
   deviceScaleFactor: 2,
 };
 
+/** The focused element's test ID, or `body` when the focus went nowhere. */
+const focusedTestId = (page: Page) =>
+  page.evaluate<string>(
+    `document.activeElement === document.body ? 'body' : (document.activeElement?.dataset.testid ?? 'none')`,
+  );
+
 describe('signing in anywhere, as anyone', () => {
   let world: World;
   let browser: Browser;
@@ -82,9 +88,12 @@ describe('signing in anywhere, as anyone', () => {
     await desktop.goto(world.signInUrl);
     await desktop.waitForURL(`${world.origin}/`);
     await desktop.getByTestId('settings-link').click();
-    await desktop.getByTestId('phone-sign-in-mint').click();
+    // By keyboard: the focus stays on the button that made the link, not the page's body.
+    await desktop.getByTestId('phone-sign-in-mint').focus();
+    await desktop.keyboard.press('Enter');
     const url = desktop.getByTestId('phone-sign-in-url');
     await url.waitFor(WAIT);
+    await expect(focusedTestId(desktop)).resolves.toBe('phone-sign-in-mint');
     phoneLink = await url.inputValue();
     expect(phoneLink).toMatch(/\/auth\/sign-in\?token=clr_[\w-]+$/);
     // The QR code is an SVG image the CSP let load, and it encodes exactly that link.
@@ -184,8 +193,10 @@ describe('signing in anywhere, as anyone', () => {
     await page.waitForURL(`${world.origin}/`);
     await page.goto(`${world.origin}/settings`);
 
-    await page.getByTestId('claude-code-mint').click();
+    await page.getByTestId('claude-code-mint').focus();
+    await page.keyboard.press('Enter');
     const command = await page.getByTestId('claude-code-command').inputValue();
+    await expect(focusedTestId(page)).resolves.toBe('claude-code-mint');
     expect(command).toMatch(
       new RegExp(
         `^claude mcp add --transport http clarion ${world.origin.replaceAll('.', '\\.')}/mcp ` +
@@ -206,9 +217,12 @@ describe('signing in anywhere, as anyone', () => {
     );
 
     await page.getByTestId('api-token-name').fill('laptop script');
-    await page.getByTestId('api-token-create').click();
+    await page.getByTestId('api-token-create').focus();
+    await page.keyboard.press('Enter');
     const shown = await page.getByTestId('api-token-secret').inputValue();
     expect(shown).toMatch(/^clr_/);
+    // The button goes disabled with the name emptied: the focus moves to what was made.
+    await expect.poll(() => focusedTestId(page), WAIT).toBe('api-token-created');
     await tokens.filter({ hasText: 'laptop script' }).waitFor(WAIT);
     // The list names tokens; no secret appears in it.
     expect((await tokens.allTextContents()).join(' ')).not.toContain('clr_');

@@ -32,10 +32,12 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const sectionRef = useRef<HTMLElement>(null);
   const listRef = useRef<HTMLUListElement>(null);
   const nameRef = useRef<HTMLInputElement>(null);
+  const createdRef = useRef<HTMLParagraphElement>(null);
+  const creating = useRef(false);
   const setRefocus = useRefocusAfterRemoval(listRef, '[data-testid="api-token"]', nameRef, tokens);
 
-  // Focus arriving anywhere outside the section is the person moving on. Not `blur`: the button
-  // disabled while creating drops focus to the page, and nothing blurs after that.
+  // Focus arriving anywhere outside the section is the person moving on. Not `blur`: a control
+  // disabled or removed under the focus drops it to the page, and nothing blurs after that.
   useEffect(() => {
     if (error === undefined) return;
     const movedOn = (event: FocusEvent) => {
@@ -79,17 +81,33 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const { sync } = useServices();
   useEffect(() => sync.onTokensChanged(() => void load()), [sync, load]);
 
-  async function create(event: SyntheticEvent): Promise<void> {
+  // A secret made from the form: the Create button, disabled with the name emptied, drops the
+  // keyboard's focus to the page, so it moves to what was made (unless the person moved on).
+  const [madeFrom, setMadeFrom] = useState<Element | null>(null);
+  useEffect(() => {
+    if (madeFrom === null) return;
+    setMadeFrom(null);
+    const active = document.activeElement;
+    if (active === null || active === document.body || madeFrom.contains(active))
+      createdRef.current?.focus();
+  }, [madeFrom]);
+
+  async function create(event: SyntheticEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();
+    if (creating.current) return;
+    creating.current = true;
+    const form = event.currentTarget;
     setBusy(true);
     setError(undefined);
     const result = await createToken({ name: name.trim() });
     if (result.ok) {
       setSecret(result.value.secret);
       setName('');
+      setMadeFrom(form);
     } else {
       setError(t('access.tokens.createFailed', { error: createRefusal(result) }));
     }
+    creating.current = false;
     setBusy(false);
     // Unreachable: nothing changed, and a reload would only replace this message.
     if (!result.ok && result.kind === 'network') return;
@@ -198,14 +216,18 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
           type="submit"
           className="button button-primary"
           data-testid="api-token-create"
-          disabled={busy || name.trim() === ''}
+          // Not `disabled` while creating: that would drop the keyboard's focus on it to the page.
+          aria-disabled={busy}
+          disabled={!busy && name.trim() === ''}
         >
           {busy ? t('access.tokens.creating') : t('access.tokens.create')}
         </button>
       </form>
       {secret !== undefined ? (
         <div className="token-secret">
-          <p>{t('access.tokens.created')}</p>
+          <p ref={createdRef} tabIndex={-1} data-testid="api-token-created">
+            {t('access.tokens.created')}
+          </p>
           <CopyField value={secret} label={t('access.tokens.title')} testId="api-token-secret" />
         </div>
       ) : null}

@@ -7,7 +7,7 @@
  * and the time in its name tells them apart in the token list. The origin is the one this
  * page was loaded from: the address that reached Clarion from this machine.
  */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ApiFailure } from '../model/api.js';
@@ -21,8 +21,11 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
   const [command, setCommand] = useState<string | undefined>();
   // The failure, not its sentence: said at each render, in the language the page has then.
   const [failed, setFailed] = useState<ApiFailure>();
+  const minting = useRef(false);
 
   async function mint(): Promise<void> {
+    if (minting.current) return;
+    minting.current = true;
     setBusy(true);
     setFailed(undefined);
     const time = new Date().toLocaleString(i18n.resolvedLanguage, {
@@ -39,6 +42,7 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
     } else {
       setFailed(result);
     }
+    minting.current = false;
     setBusy(false);
   }
 
@@ -52,7 +56,8 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
         type="button"
         className="button button-primary"
         data-testid="claude-code-mint"
-        disabled={busy}
+        // Not `disabled`: that would drop the keyboard's focus on it to the page.
+        aria-disabled={busy}
         onClick={() => void mint()}
       >
         {busy ? t('access.claudeCode.minting') : t('access.claudeCode.mint')}

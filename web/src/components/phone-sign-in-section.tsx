@@ -5,7 +5,7 @@
  * app's CSP allows `img-src data:`, and no markup is injected into the page).
  */
 import QRCode from 'qrcode';
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { SignInLinkReply } from '../../../src/wire/index.js';
@@ -23,8 +23,11 @@ export function PhoneSignInSection() {
   const [busy, setBusy] = useState(false);
   const [shown, setShown] = useState<Shown | undefined>();
   const [error, setError] = useState<string | undefined>();
+  const minting = useRef(false);
 
   async function mint(): Promise<void> {
+    if (minting.current) return;
+    minting.current = true;
     setBusy(true);
     setError(undefined);
     const result = await mintSignInLink();
@@ -42,6 +45,7 @@ export function PhoneSignInSection() {
       setShown(undefined);
       setError(reason(result));
     }
+    minting.current = false;
     setBusy(false);
   }
 
@@ -62,7 +66,8 @@ export function PhoneSignInSection() {
         type="button"
         className="button button-primary"
         data-testid="phone-sign-in-mint"
-        disabled={busy}
+        // Not `disabled`: that would drop the keyboard's focus on it to the page.
+        aria-disabled={busy}
         onClick={() => void mint()}
       >
         {busy

@@ -130,4 +130,15 @@ describe('focus on the People page after a removal', () => {
       .toBe(true);
     await page.context().close();
   });
+
+  it('moves to the new link once a teammate is invited by keyboard', async () => {
+    const page = await peoplePage();
+    await page.getByTestId('invite-name').fill('Ola');
+    await page.getByTestId('invite-submit').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('invite-link').waitFor(WAIT);
+    // The emptied name disables Invite: the focus goes to what was made, not to the page.
+    await expect.poll(() => focused(page)).toBe('invite-done');
+    await page.context().close();
+  });
 });

@@ -6,7 +6,7 @@
  * The user's first bearer token also comes back; the page never shows it:
  * the person makes their own tokens once signed in.
  */
-import { useState, type SyntheticEvent } from 'react';
+import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { WorkspaceView } from '../../../src/wire/index.js';
 import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
@@ -28,14 +28,28 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
   const [invited, setInvited] = useState<InvitedUser>();
   const [refusal, setRefusal] = useState<Refusal>();
   const [notAdded, setNotAdded] = useState<Refusal>();
+  const inviting = useRef(false);
+  const doneRef = useRef<HTMLParagraphElement>(null);
+  // Invited from the form: Invite, disabled with the name emptied, drops the keyboard's focus to
+  // the page, so it moves to the new link's line (unless the person moved on meanwhile).
+  const [invitedFrom, setInvitedFrom] = useState<Element | null>(null);
+  useEffect(() => {
+    if (invitedFrom === null) return;
+    setInvitedFrom(null);
+    const active = document.activeElement;
+    if (active === null || active === document.body || invitedFrom.contains(active))
+      doneRef.current?.focus();
+  }, [invitedFrom]);
   // The first workspace until the admin picks another (or none).
   const chosen = workspaceId ?? props.workspaces[0]?.id ?? '';
   // Nothing in it shows (spaces, zero-width characters): no name, as the server would say.
   const blank = isBlankText(name);
 
-  async function invite(event: SyntheticEvent): Promise<void> {
+  async function invite(event: SyntheticEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();
-    if (blank) return;
+    if (blank || inviting.current) return;
+    inviting.current = true;
+    const form = event.currentTarget;
     setBusy(true);
     setRefusal(undefined);
     setNotAdded(undefined);
@@ -49,9 +63,11 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
         if (!added.ok) setNotAdded(refusalOf(added));
       }
       props.onInvited();
+      setInvitedFrom(form);
     } else {
       setRefusal(refusalOf(result));
     }
+    inviting.current = false;
     setBusy(false);
   }
 
@@ -106,7 +122,9 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
           type="submit"
           className="button button-primary"
           data-testid="invite-submit"
-          disabled={busy || blank}
+          // Not `disabled` while inviting: that would drop the keyboard's focus on it to the page.
+          aria-disabled={busy}
+          disabled={!busy && blank}
         >
           {busy ? t('people.invite.inviting') : t('people.invite.submit')}
         </button>
@@ -114,7 +132,9 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
       <RefusalNote refusal={refusal} testId="invite-refused" />
       {invited !== undefined ? (
         <div className="token-secret">
-          <p data-testid="invite-done">{t('people.invite.done', { name: invited.user.name })}</p>
+          <p ref={doneRef} tabIndex={-1} data-testid="invite-done">
+            {t('people.invite.done', { name: invited.user.name })}
+          </p>
           {notAdded !== undefined ? (
             <p className="error" role="alert" data-testid="invite-not-added">
               {t('people.invite.notAdded', {

@@ -104,15 +104,21 @@ describe('the session queue seen from another tab', () => {
     await page.getByTestId('composer-input').fill('fourth');
     await page.getByTestId('composer-send').click();
     await lists(page, ['second, edited', 'fourth']);
+    const queuedNote = page.getByText(en.composer.queued);
+    await queuedNote.waitFor(WAIT);
 
     host.endTurn(sessionId);
     await until('the edited message to run', () =>
       host.prompts.some((p) => p.text === 'second, edited'),
     );
     await lists(page, ['fourth']);
+    // Its own message still waits: the composer still says it is queued.
+    await expect(queuedNote.isVisible()).resolves.toBe(true);
     host.endTurn(sessionId);
     await until('the own send to run', () => host.prompts.some((p) => p.text === 'fourth'));
     await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    // It ran: saying it is queued would be stale.
+    await queuedNote.waitFor({ state: 'detached', ...WAIT });
     await page.context().close();
   });
 

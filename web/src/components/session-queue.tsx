@@ -49,10 +49,13 @@ export function SessionQueue({
   sessionId,
   revision,
   onEditLost,
+  onListed,
 }: {
   sessionId: string;
   revision: number;
   onEditLost: (text: string) => void;
+  /** The IDs of the items each read of the queue lists. */
+  onListed?: (ids: readonly string[]) => void;
 }) {
   const { t } = useTranslation();
   const { api } = useServices();
@@ -69,6 +72,8 @@ export function SessionQueue({
   }, []);
   const handOver = useRef(onEditLost);
   handOver.current = onEditLost;
+  const listed = useRef(onListed);
+  listed.current = onListed;
 
   const loseEdit = useCallback((lost: QueueEdit) => {
     editRef.current = undefined;
@@ -86,6 +91,7 @@ export function SessionQueue({
     if (!result.ok) return undefined;
     if (read !== reads.current) return result.value.items;
     setItems(result.value.items);
+    listed.current?.(result.value.items.map((item) => item.id));
     const current = editRef.current;
     if (current) {
       const edited = result.value.items.find((item) => item.id === current.itemId);

@@ -117,6 +117,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   // Its person was deleted: it can never run again, so nothing may be sent to it.
   const takesMessages = !failure.ownerDeleted;
   const [offered, setOffered] = useState<OfferedText>();
+  const [queuedIds, setQueuedIds] = useState<readonly string[]>();
   const dockRef = useRef<HTMLDivElement>(null);
   const composerRef = useRef<HTMLTextAreaElement>(null);
   const focusComposer = useCallback(() => {
@@ -297,6 +298,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             onEditLost={(text) => {
               setOffered({ text });
             }}
+            onListed={setQueuedIds}
           />
           {isExternalSession(state, sessionId) ? (
             // The server refuses every message to an agent it did not start: offer none.
@@ -308,7 +310,12 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               {t('composer.ownerDeleted')}
             </p>
           ) : (
-            <Composer sessionId={sessionId} inputRef={composerRef} offered={offered} />
+            <Composer
+              sessionId={sessionId}
+              inputRef={composerRef}
+              offered={offered}
+              queuedIds={queuedIds}
+            />
           )}
         </div>
       </div>
@@ -459,7 +466,9 @@ function UserAuthorLabel({ who }: { who: UserAuthor }) {
 }
 
 type ComposerStatus =
-  | { phase: 'idle' | 'sending' | 'queued' | 'failed' | 'refused' | 'first_unsent' }
+  | { phase: 'idle' | 'sending' | 'failed' | 'refused' | 'first_unsent' }
+  /** `itemId`: the queue item the message became; `listed` once a read of the queue showed it. */
+  | { phase: 'queued'; itemId: string | undefined; listed: boolean }
   /** The server refused the text itself; `problem` is its reason. */
   | { phase: 'invalid'; problem: string }
   /** A resend found an earlier text under the key: that one went, the draft did not. */
@@ -472,11 +481,14 @@ function Composer({
   sessionId,
   inputRef,
   offered,
+  queuedIds,
 }: {
   sessionId: string;
   inputRef: RefObject<HTMLTextAreaElement | null>;
   /** Text handed over from elsewhere on the page (a queued edit that lost its message). */
   offered: OfferedText | undefined;
+  /** The session queue's items as last read. */
+  queuedIds: readonly string[] | undefined;
 }) {
   const { t } = useTranslation();
   const { keyStore } = useServices();
@@ -538,8 +550,24 @@ function Composer({
     setText(left);
     clearDraft(keyStore, sessionId);
     if (left !== '') keepDraft(keyStore, sessionId, left);
-    setStatus({ phase: outcome.outcome === 'queued' ? 'queued' : 'idle' });
+    setStatus(
+      outcome.outcome === 'queued'
+        ? { phase: 'queued', itemId: outcome.queuedId, listed: false }
+        : { phase: 'idle' },
+    );
   };
+
+  // "Queued" holds while the message waits: once a read of the queue has listed it and a later
+  // one no longer does, it ran (or someone removed it), and the note would be stale.
+  useEffect(() => {
+    if (queuedIds === undefined) return;
+    setStatus((current) => {
+      if (current.phase !== 'queued' || current.itemId === undefined) return current;
+      const there = queuedIds.includes(current.itemId);
+      if (there) return current.listed ? current : { ...current, listed: true };
+      return current.listed ? { phase: 'idle' } : current;
+    });
+  }, [queuedIds]);
 
   const earlier =
     status.phase === 'earlier'

@@ -17,6 +17,8 @@ export type MessageOutcome =
        * sent: an earlier send with that key went through, and this text did not.
        */
       earlier?: string;
+      /** The queue item a queued message became, while it waits there. */
+      queuedId?: string;
     }
   | { outcome: 'failed'; reason: 'refused' | 'uncertain' | 'not_found' }
   /**
@@ -37,9 +39,10 @@ export function messageOutcomeOf(
   if (result.ok) {
     const admitted = result.value;
     const held = admitted.outcome === 'sent' ? admitted.message.content : admitted.item.text;
+    const queuedId = admitted.outcome === 'queued' ? { queuedId: admitted.item.id } : {};
     return held === sentText
-      ? { outcome: admitted.outcome }
-      : { outcome: admitted.outcome, earlier: held };
+      ? { outcome: admitted.outcome, ...queuedId }
+      : { outcome: admitted.outcome, earlier: held, ...queuedId };
   }
   if (result.kind === 'network' || result.status >= 500 || result.status === 408) {
     return { outcome: 'failed', reason: 'uncertain' };

@@ -20,6 +20,15 @@ export async function signInLink(args: readonly string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(process.env);
+  // Port 0 is a port the server picks as it starts: a link naming it would reach nothing.
+  if (config.publicOrigin === undefined && config.port === 0) {
+    process.stderr.write(
+      'clarion sign-in-link: CLARION_PORT=0 names no port a link can point at (the server ' +
+        'picks one as it starts): give the port the server printed, such as CLARION_PORT=7420, ' +
+        'or set CLARION_PUBLIC_ORIGIN\n',
+    );
+    return 1;
+  }
   if (config.database.driver === 'sqlite') {
     const file = join(config.database.dataDir, SQLITE_FILE);
     // Opening would create an empty database here; say what is wrong instead.

@@ -95,7 +95,7 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
     expect(await whoHas(serving.url, await redeem(serving.url, link))).toBe('admin');
   });
 
-  it('refuses an unknown user and bad arguments with a non-zero exit and no link', async () => {
+  it('refuses an unknown user, bad arguments and port 0 with a non-zero exit and no link', async () => {
     database = await freshDatabase(driver);
     const env = envFor(database.target);
     await (await startServing(env)).stop();
@@ -110,6 +110,12 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
       expect(bad.stderr).toContain('clarion sign-in-link: takes only --user NAME');
       expect(bad.stderr).toContain('usage: clarion');
     }
+    // Port 0 is whatever the server picked as it started: a link naming it would reach nothing.
+    const portZero = await signInLink({ ...env, CLARION_PORT: '0' });
+    expect(portZero.code).toBe(1);
+    expect(portZero.stdout).toBe('');
+    expect(portZero.stderr).toContain('CLARION_PORT=0 names no port a link can point at');
+    expect(portZero.stderr).toContain('CLARION_PUBLIC_ORIGIN');
   });
 });
 

@@ -134,6 +134,11 @@ describe('an external agent’s session in Chromium', () => {
     await resolved.waitFor(WAIT);
     await expect(resolved.textContent()).resolves.toContain('Answer kept.');
     await expect(resolved.textContent()).resolves.not.toContain('delivered');
+    // Answered, it is a transcript row; a new message could never reach this agent, so the row
+    // offers none (the server would refuse it, 409).
+    const row = page.getByTestId('question-row').filter({ hasText: PROMPT });
+    await row.waitFor(WAIT);
+    await expect(row.getByTestId('late-answer-open').count()).resolves.toBe(0);
     await page.context().close();
   });
 

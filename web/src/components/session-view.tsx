@@ -114,8 +114,9 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const me = useMe();
   const names = useMemberNames(task?.workspace_id, authorIdsOf(messages));
   const failure = useSessionFailure(sessionId, session?.task_id, session?.state === 'failed');
-  // Its person was deleted: it can never run again, so nothing may be sent to it.
-  const takesMessages = !failure.ownerDeleted;
+  // Its person was deleted: it can never run again, so nothing may be sent to it. An agent
+  // Clarion did not start takes no message either (the server refuses every one).
+  const takesMessages = !failure.ownerDeleted && !isExternalSession(state, sessionId);
   const [offered, setOffered] = useState<OfferedText>();
   const [queuedIds, setQueuedIds] = useState<readonly string[]>();
   const dockRef = useRef<HTMLDivElement>(null);

@@ -63,6 +63,10 @@ describe('signing out other devices', () => {
 
     const result = section.getByTestId('sign-out-others-result');
     await result.getByText('Other devices signed out: 1.', { exact: true }).waitFor(WAIT);
+    // The step that had the focus is gone: it is back on the control that opened it.
+    await expect
+      .poll(() => laptop.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`))
+      .toBe('sign-out-others-start');
     const ended = phone.locator('[data-testid="sign-in"][data-ended="true"]');
     await ended.waitFor(WAIT);
     // The page says where a sign-in may have ended, this way among them.

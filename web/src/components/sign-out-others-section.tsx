@@ -5,7 +5,7 @@
  * stays signed in; the others' open tabs go to the signed-out page as their
  * events sockets close.
  */
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { signOutOtherDevices } from '../model/credentials-api.js';
@@ -21,6 +21,13 @@ export function SignOutOthersSection() {
   const reason = useFailureReason();
   const [step, setStep] = useState<Step>({ kind: 'idle' });
   const opener = useRef<HTMLButtonElement>(null);
+  // Done, the step that had the focus is gone: it goes back to the button that opened it, not
+  // to the page's body (focus the person moved elsewhere stays there).
+  const done = step.kind === 'done';
+  useEffect(() => {
+    const active = document.activeElement;
+    if (done && (active === null || active === document.body)) opener.current?.focus();
+  }, [done]);
 
   async function signOutOthers(): Promise<void> {
     setStep({ kind: 'asking', pending: true });

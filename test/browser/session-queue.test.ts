@@ -122,6 +122,42 @@ describe('the session queue seen from another tab', () => {
     await page.context().close();
   });
 
+  it('keeps the keyboard in the queue as its messages are removed, then in the composer', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Queue removed by keyboard',
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+    for (const text of ['one', 'two']) {
+      await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
+        text,
+        admission_key: `removed-${text}`,
+      });
+    }
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    await lists(page, ['one', 'two']);
+    const focused = () =>
+      page.evaluate<string>(
+        `(() => { const a = document.activeElement; return a === document.body ? 'body' : ` +
+          `(a?.closest('[data-testid="queue-item"]')?.querySelector('.queue-text')?.textContent ?? '') + ` +
+          `'/' + (a?.getAttribute('data-testid') ?? a?.tagName); })()`,
+      );
+
+    await items(page).first().getByTestId('queue-remove').focus();
+    await page.keyboard.press('Enter');
+    await lists(page, ['two']);
+    // The removed row took its buttons along: the focus is on the next row's first usable one.
+    await expect.poll(focused, WAIT).toBe('two/queue-edit');
+    await items(page).first().getByTestId('queue-remove').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(focused, WAIT).toBe('/composer-input');
+    host.endTurn(sessionId);
+    await page.context().close();
+  });
+
   it('tells the person editing when the message left the queue, and keeps their edit', async () => {
     const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
       title: 'Queue edit lost',

@@ -14,11 +14,12 @@
  * editor says so beside the new text and the person chooses which to keep
  * (`model/queue-edit.ts`); the server refuses a save made from the old text.
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { useQueueClear } from '../hooks/use-queue-clear.js';
 import { useQueueMove } from '../hooks/use-queue-move.js';
+import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { movedOrder, type MoveDirection } from '../model/queue-controls.js';
 import {
   currentTextOf,
@@ -50,10 +51,13 @@ export function SessionQueue({
   revision,
   onEditLost,
   onListed,
+  afterLast,
 }: {
   sessionId: string;
   revision: number;
   onEditLost: (text: string) => void;
+  /** Where the focus goes once the last message it had is removed (the queue goes with it). */
+  afterLast: RefObject<HTMLElement | null>;
   /** The IDs of the items each read of the queue lists. */
   onListed?: (ids: readonly string[]) => void;
 }) {
@@ -110,6 +114,8 @@ export function SessionQueue({
   }, [load, revision]);
 
   const list = useRef<HTMLUListElement>(null);
+  // A removed row takes its buttons along: the focus goes to the row now where it was.
+  useRefocusAfterRemoval(list, '[data-testid="queue-item"]', afterLast, items);
   const { move, failure: moveFailure } = useQueueMove(sessionId, items, load, list);
   const clearing = useQueueClear(sessionId, items, load);
   const clearTold = clearing.failure !== undefined || clearing.misses.length > 0;
@@ -184,6 +190,7 @@ function QueueRow(props: {
   const [error, setError] = useState<ItemError | undefined>();
 
   const remove = async () => {
+    if (busy) return;
     setBusy(true);
     setError(undefined);
     const result = await api.removeQueued(sessionId, item.id);
@@ -268,7 +275,8 @@ function QueueRow(props: {
               type="button"
               className="button"
               data-testid="queue-remove"
-              disabled={busy}
+              // Not `disabled`: that would drop the keyboard's focus on it to the page.
+              aria-disabled={busy}
               onClick={() => void remove()}
             >
               {t('queue.remove')}

@@ -300,6 +300,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
               setOffered({ text });
             }}
             onListed={setQueuedIds}
+            afterLast={composerRef}
           />
           {isExternalSession(state, sessionId) ? (
             // The server refuses every message to an agent it did not start: offer none.

@@ -2,7 +2,7 @@
  * Where the focus goes once a row's removal is answered: the confirm step
  * that had it is gone, and a removed row takes its buttons along, so a
  * keyboard or screen-reader user would be left on the page's body. The row
- * now at `index` (the next one, or the last) gets it on its first button, or
+ * now at `index` (the next one, or the last) gets it on its first usable button, or
  * `fallback` when no row is left; when the row stayed (the removal failed),
  * its own button that opened the confirm step (`aria-expanded`). Focus the
  * person moved elsewhere meanwhile is theirs.
@@ -55,8 +55,9 @@ export function useRefocusAfterRemoval(
     if (active !== null && active !== document.body) return;
     const shown = list.current?.querySelectorAll(rowSelector) ?? [];
     const row = shown[Math.min(wanted.index, shown.length - 1)];
+    // A disabled button (a first row's Move up) cannot take the focus: the first one that can.
     const button = row?.querySelector<HTMLElement>(
-      wanted.stayed ? 'button[aria-expanded]' : 'button',
+      wanted.stayed ? 'button[aria-expanded]' : 'button:not(:disabled)',
     );
     (button ?? fallback.current)?.focus();
   }, [refocus, rows, list, rowSelector, fallback]);

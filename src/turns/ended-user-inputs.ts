@@ -88,12 +88,12 @@ export function endedNote(view: UserInputView, turnId: string, loss: UserInputLo
   };
 }
 
-/** The request as its registry would have settled it, one revision on. */
+/** The request settled because the server holding it stopped, one revision on. */
 function endedView(view: UserInputView): UserInputView {
   return {
     ...view,
     status: 'settled',
-    settled_reason: 'swept',
+    settled_reason: 'server_stopped',
     deadline_at: null,
     revision: view.revision + 1,
   };

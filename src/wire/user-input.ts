@@ -47,6 +47,8 @@ export const SETTLEMENT_REASONS = [
   'rejected',
   /** The agent that asked stopped (its process exited) before anyone answered. */
   'agent_exited',
+  /** The server holding it stopped or restarted before anyone answered (recovery ended it). */
+  'server_stopped',
 ] as const;
 export const settlementReason = z.enum(SETTLEMENT_REASONS);
 export type SettlementReason = z.infer<typeof settlementReason>;

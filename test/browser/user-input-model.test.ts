@@ -271,7 +271,7 @@ describe('what a card shows', () => {
     expect(
       outcomeOf(entry(settledConsent(1, { selected_option_id: 'allow-always', remembered: true }))),
     ).toEqual(expect.objectContaining({ kind: 'chosen', allowed: true, remembered: true }));
-    for (const reason of ['timed_out', 'swept', 'superseded'] as const) {
+    for (const reason of ['timed_out', 'swept', 'superseded', 'server_stopped'] as const) {
       expect(outcomeOf(entry(settledConsent(2, { settled_reason: reason })))).toEqual({
         kind: reason,
       });

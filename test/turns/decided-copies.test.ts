@@ -209,7 +209,10 @@ describe.each(DRIVERS)('a decided request’s copy on %s', (driver: Driver) => {
       title: consent.title,
       loss: 'restart',
     });
-    expect(t.settled()).toHaveLength(1);
+    // The card says why too: the server stopped, not the agent.
+    expect(t.settled()).toEqual([
+      expect.objectContaining({ id: consent.id, settled_reason: 'server_stopped' }),
+    ]);
   });
 
   it('a decision refused after all (its row superseded) leaves the request waiting', async () => {

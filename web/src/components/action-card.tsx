@@ -116,6 +116,8 @@ function ActionOutcome({ t, outcome }: { t: TFunction; outcome: UserInputOutcome
       return <Outcome text={t('userInput.outcome.swept')} />;
     case 'agent_exited':
       return <Outcome text={t('userInput.outcome.agentExited')} />;
+    case 'server_stopped':
+      return <Outcome text={t('userInput.outcome.serverStopped')} />;
     case 'superseded':
       return <Outcome text={t('userInput.outcome.superseded')} />;
     case 'chosen':

@@ -128,6 +128,8 @@ function consentOutcomeText(
       return t('userInput.outcome.swept');
     case 'agent_exited':
       return t('userInput.outcome.agentExited');
+    case 'server_stopped':
+      return t('userInput.outcome.serverStopped');
     case 'superseded':
       return t('userInput.outcome.superseded');
     default:

@@ -366,6 +366,7 @@ function FormOutcome(props: UserInputBodyProps<FormView> & { t: TFunction }) {
   else if (outcome.kind === 'timed_out') text = t('formCard.outcome.timedOut');
   else if (outcome.kind === 'swept') text = t('userInput.outcome.swept');
   else if (outcome.kind === 'agent_exited') text = t('userInput.outcome.agentExited');
+  else if (outcome.kind === 'server_stopped') text = t('userInput.outcome.serverStopped');
   else if (outcome.kind === 'superseded') text = t('userInput.outcome.superseded');
   else text = t('userInput.outcome.closed');
   return (

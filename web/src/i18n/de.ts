@@ -732,6 +732,8 @@ export const de: Catalog = {
       actionTimedOut: 'Zeit abgelaufen: Niemand hat rechtzeitig geantwortet.',
       swept: 'Zurückgezogen: Der Agent hat aufgehört zu warten, bevor jemand geantwortet hat.',
       agentExited: 'Unbeantwortet beendet: Der Agent wurde beendet, bevor jemand geantwortet hat.',
+      serverStopped:
+        'Unbeantwortet beendet: Der Server, auf dem der Agent lief, wurde beendet, bevor jemand geantwortet hat.',
       superseded: 'Durch eine neuere Anfrage ersetzt.',
       closed: 'Wartet nicht mehr.',
       done: 'Erledigt.',

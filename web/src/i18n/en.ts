@@ -707,6 +707,8 @@ export const en = {
       actionTimedOut: 'Timed out: nobody answered in time.',
       swept: 'Withdrawn: the agent stopped waiting before anyone answered.',
       agentExited: 'Ended unanswered: the agent stopped before anyone answered.',
+      serverStopped:
+        'Ended unanswered: the server running the agent stopped before anyone answered.',
       superseded: 'Replaced by a newer request.',
       closed: 'No longer waiting.',
       done: 'Done.',

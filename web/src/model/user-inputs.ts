@@ -259,6 +259,8 @@ export type UserInputOutcome =
   | { kind: 'swept' }
   /** The agent that asked stopped (its process exited) before anyone answered. */
   | { kind: 'agent_exited' }
+  /** The server holding it stopped or restarted before anyone answered. */
+  | { kind: 'server_stopped' }
   /** A newer request for the same tool call replaced it. */
   | { kind: 'superseded' }
   /** Done or Skip was pressed; the follow-up waits for the agent's turn to end. */
@@ -301,6 +303,8 @@ export function outcomeOf(entry: UserInputEntry): UserInputOutcome {
       return { kind: 'swept' };
     case 'agent_exited':
       return { kind: 'agent_exited' };
+    case 'server_stopped':
+      return { kind: 'server_stopped' };
     case 'superseded':
       return { kind: 'superseded' };
     default:

@@ -134,7 +134,7 @@ describe('signing in anywhere, as anyone', () => {
     await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe(
       'Dieser Anmeldelink funktioniert nicht mehr',
     );
-    await expect(page.textContent()).resolves.toContain('clarion sign-in-link');
+    await expect(page.textContent()).resolves.toContain('clarion sign-in-link --user NAME');
     await expect(page.textContent()).resolves.toContain('Auf dem Handy anmelden');
     // Styled by the app's own stylesheet, not a bare HTML page.
     await expect(

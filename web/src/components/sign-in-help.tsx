@@ -13,7 +13,8 @@
 import { useTranslation } from 'react-i18next';
 import { navigate } from '../app/router.js';
 
-export const CLI_COMMAND = 'clarion sign-in-link';
+// Without `--user` the command mints the first admin's link: everyone else needs their name.
+export const CLI_COMMAND = 'clarion sign-in-link --user NAME';
 
 export function SignInHelp(props: {
   linkInvalid: boolean;

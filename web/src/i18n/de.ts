@@ -797,7 +797,8 @@ export const de: Catalog = {
       howTitle: 'So bekommst du einen neuen Link',
       fromDevice:
         'Öffne auf einem Gerät, auf dem du angemeldet bist, Einstellungen → „Auf dem Handy anmelden“ und scanne oder kopiere den neuen Link.',
-      fromCli: 'Führe auf dem Rechner, auf dem Clarion läuft, aus:',
+      fromCli:
+        'Führe auf dem Rechner, auf dem Clarion läuft, Folgendes aus, mit deinem Namen in Clarion als NAME (die erste Administration kann --user NAME weglassen):',
       fromAdmin: 'Oder bitte deine Clarion-Administration um einen neuen Link.',
       continue: 'Weiter zum Posteingang',
     },

@@ -768,7 +768,8 @@ export const en = {
       howTitle: 'How to get a new link',
       fromDevice:
         'On a device where you are signed in, open Settings → “Sign in on your phone” and scan or copy the new link.',
-      fromCli: 'On the machine that runs Clarion, run:',
+      fromCli:
+        'On the machine that runs Clarion, run this with your name in Clarion as NAME (the first admin may leave out --user NAME):',
       fromAdmin: 'Or ask your Clarion administrator for a new link.',
       continue: 'Continue to the inbox',
     },

@@ -782,7 +782,8 @@ export const ja: Catalog = {
       howTitle: '新しいリンクを入手するには',
       fromDevice:
         'サインイン済みのデバイスで「設定」→「スマートフォンでサインイン」を開き、新しいリンクをスキャンするかコピーしてください。',
-      fromCli: 'Clarion を実行しているマシンで次を実行してください:',
+      fromCli:
+        'Clarion を実行しているマシンで、NAME を Clarion でのあなたの名前にして次を実行してください（最初の管理者は --user NAME を省略できます）:',
       fromAdmin: 'または Clarion の管理者に新しいリンクを依頼してください。',
       continue: '受信箱へ進む',
     },

@@ -24,9 +24,13 @@ describe('the New task form’s errors', () => {
     await page.goto(`${suite.world.origin}/tasks/new`);
     await page.getByTestId('language-switch').selectOption('de');
     const problem = page.getByTestId('new-task-title-problem');
+    const focused = () =>
+      page.evaluate<string | null>('document.activeElement?.getAttribute("data-testid") ?? null');
 
     await page.getByTestId('new-task-create').click();
     await expect(problem.textContent(WAIT)).resolves.toBe(de.newTask.titleRequired);
+    // The keyboard goes from Start task to the field that needs it.
+    await expect.poll(focused, WAIT).toBe('new-task-title');
     await page.getByTestId('new-task-title').fill('  \u200b ');
     await page.getByTestId('new-task-create').click();
     await expect(problem.textContent(WAIT)).resolves.toBe(de.newTask.titleRequired);
@@ -35,6 +39,7 @@ describe('the New task form’s errors', () => {
     await expect(problem.textContent(WAIT)).resolves.toBe(
       de.newTask.titleTooLong.replace('{{max}}', String(MAX_TASK_TITLE_CHARS)),
     );
+    await expect.poll(focused, WAIT).toBe('new-task-title');
     expect(posted).toBe(0);
 
     await page.route('**/api/v1/tasks', (route) => route.abort());

@@ -11,7 +11,7 @@
  * (Enter submits from any field, Ctrl/⌘+Enter from the prompt) and at least
  * the target size on touch screens.
  */
-import { useEffect, useId, useState } from 'react';
+import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { AgentProfileView, WorkspaceView } from '../../../src/wire/index.js';
@@ -55,6 +55,19 @@ export function NewTaskForm() {
   // How to say each problem, not the words said: a change of language says them again.
   const [problems, setProblems] = useState<Partial<Record<Field, Say>>>({});
   const [error, setError] = useState<Say | undefined>();
+  // A press of Start task that found problems takes the keyboard to the first of them, where
+  // it is said; the announcement alone would leave the person on the button.
+  const formRef = useRef<HTMLFormElement>(null);
+  const focusFirstProblem = useRef(false);
+  const showProblems = (found: Partial<Record<Field, Say>>) => {
+    focusFirstProblem.current = true;
+    setProblems(found);
+  };
+  useEffect(() => {
+    if (!focusFirstProblem.current) return;
+    focusFirstProblem.current = false;
+    formRef.current?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus();
+  }, [problems]);
   const sayError = (say: Say) => {
     setError(() => say);
   };
@@ -86,7 +99,7 @@ export function NewTaskForm() {
     setError(undefined);
     const local = newTaskProblems(title, prompt);
     if (local.length > 0) {
-      setProblems(
+      showProblems(
         Object.fromEntries(
           local.map((found): [Field, Say] => [
             found.field,
@@ -134,7 +147,7 @@ export function NewTaskForm() {
         known[field as Field] = (t) => said(t)[field] ?? '';
       } else other.push(field);
     }
-    setProblems(known);
+    showProblems(known);
     if (Object.keys(known).length === 0 || other.length > 0) {
       sayError((t, reason) =>
         t('newTask.failed', {
@@ -164,7 +177,12 @@ export function NewTaskForm() {
         {t('newTask.title')}
       </h1>
       <p className="muted">{t('newTask.explain')}</p>
-      <form className="new-task-form" noValidate onSubmit={(event) => void submit(event)}>
+      <form
+        ref={formRef}
+        className="new-task-form"
+        noValidate
+        onSubmit={(event) => void submit(event)}
+      >
         <label className="form-field">
           <span>{t('newTask.titleLabel')}</span>
           <input

@@ -21,9 +21,14 @@ import {
   startWorld,
   type World,
 } from './support/harness.js';
-import { overflowsHorizontally, WAIT } from './support/clarification-pages.js';
+import {
+  overflowsHorizontally,
+  pauseClock,
+  settleRequests,
+  WAIT,
+} from './support/clarification-pages.js';
 import { deviceSettings } from './support/device-settings.js';
-import { fakePushManager } from './support/fake-push-manager.js';
+import { fakePushManager, UNSUBSCRIBE_HANGING_KEY } from './support/fake-push-manager.js';
 import { PUSH_STEP_TIMEOUT_MS, SIGN_OUT_PUSH_WAIT_MS } from '../../web/src/model/push-fault.js';
 
 const PHONE = {
@@ -196,15 +201,24 @@ describe('signing out, and a tab whose sign-in ended', () => {
     await (await deviceSettings(context, page, world.origin, pushManager)).turn('on');
 
     // The channel goes first; then the browser's unsubscribe hangs. The person is signed out
-    // after the sign-out's own wait, not after a push step's much longer bound.
-    const started = Date.now();
+    // after the sign-out's own wait, not after a push step's much longer bound. The page's
+    // clock stops, and the test moves it through the wait instead of waiting it out.
+    await page.clock.install();
+    await pauseClock(page);
     await page.getByTestId('sign-out').click();
     // The wait is said on the button, to the eye and to a screen reader alike.
     await expect.poll(() => page.getByTestId('sign-out').textContent(), WAIT).toBe('Signing out…');
-    await page
-      .locator('[data-testid="sign-in"][data-ended="true"]')
-      .waitFor({ timeout: PUSH_STEP_TIMEOUT_MS - 5_000 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(SIGN_OUT_PUSH_WAIT_MS - 1_000);
+    // Asked to unsubscribe, the browser hangs: the sign-out's wait, set before that, now runs.
+    await expect
+      .poll(() => page.evaluate(`sessionStorage.getItem('${UNSUBSCRIBE_HANGING_KEY}')`), WAIT)
+      .not.toBeNull();
+    const ended = page.locator('[data-testid="sign-in"][data-ended="true"]');
+    await page.clock.runFor(SIGN_OUT_PUSH_WAIT_MS - 1_000);
+    await expect(ended.count()).resolves.toBe(0);
+    await expect(page.getByTestId('sign-out').textContent()).resolves.toBe('Signing out…');
+    // Well before a push step's bound (PUSH_STEP_TIMEOUT_MS) runs out on the page's clock.
+    await page.clock.runFor(1_000);
+    await ended.waitFor({ timeout: PUSH_STEP_TIMEOUT_MS - 5_000 });
   });
 
   it('a deleted person’s open tab goes to the signed-out screen', async () => {
@@ -230,6 +244,7 @@ describe('signing out, and a tab whose sign-in ended', () => {
     const members = `/api/v1/workspaces/${workspace.workspace.id}/members`;
     await api(world, 'POST', members, { user_id: dave.user.id });
     const { page } = await signedIn(undefined, dave.user.id);
+    await page.clock.install();
     const sockets: string[] = [];
     page.on('websocket', (socket) => sockets.push(socket.url()));
 
@@ -237,8 +252,10 @@ describe('signing out, and a tab whose sign-in ended', () => {
     const banner = page.getByTestId('no-workspace-banner');
     await banner.waitFor(WAIT);
     await expect(banner.textContent()).resolves.toContain('no longer a member of any workspace');
-    // Longer than the first backoffs: the page opened no socket meanwhile.
-    await page.waitForTimeout(3_000);
+    // Longer than the first backoffs, on the page's clock, which the test moves instead of
+    // waiting: the page opened no socket meanwhile.
+    await page.clock.runFor(3_000);
+    await settleRequests(page);
     expect(sockets).toEqual([]);
     await expect(page.getByTestId('offline-banner').count()).resolves.toBe(0);
 

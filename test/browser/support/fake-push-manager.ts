@@ -1,12 +1,16 @@
 /** A stand-in for the browser's `PushManager`, for suites that turn a device's notifications on. */
 import { createECDH, randomBytes } from 'node:crypto';
 
+/** Set in `sessionStorage` once a hanging `unsubscribe` was called: the page now waits on it. */
+export const UNSUBSCRIBE_HANGING_KEY = 'test.push-unsubscribe-hanging';
+
 /**
  * A page script that stands in for the push service: `subscribe` hands out a
  * new loopback endpoint each time (with real keys, as the server checks
  * them), `getSubscription` returns the current one, and `unsubscribe` drops
  * it. Kept in `sessionStorage`, so it outlives a reload as a real one does.
- * `unsubscribeHangs`: `unsubscribe` never answers, as a push service out of reach.
+ * `unsubscribeHangs`: `unsubscribe` never answers, as a push service out of
+ * reach, and says it was called (`UNSUBSCRIBE_HANGING_KEY`).
  */
 export function fakePushManager(options: { unsubscribeHangs?: boolean } = {}): string {
   const ecdh = createECDH('prime256v1');
@@ -25,7 +29,10 @@ export function fakePushManager(options: { unsubscribeHangs?: boolean } = {}): s
       getKey: () => null,
       toJSON: () => ({ endpoint, expirationTime: null, keys }),
       unsubscribe: async () => {
-        if (${options.unsubscribeHangs === true}) await new Promise(() => {});
+        if (${options.unsubscribeHangs === true}) {
+          sessionStorage.setItem(${JSON.stringify(UNSUBSCRIBE_HANGING_KEY)}, endpoint);
+          await new Promise(() => {});
+        }
         if (sessionStorage.getItem(KEY) === endpoint) sessionStorage.removeItem(KEY);
         return true;
       },

@@ -6,9 +6,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Page, Route } from 'playwright-core';
+import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { api, askingTask } from './support/harness.js';
 import {
   agentSaid,
+  banner,
   openSession as openSessionIn,
   option,
   RESPOND,
@@ -27,6 +29,8 @@ describe('the web app in Chromium', () => {
 
   it('answers a single question from the inbox and the agent quotes the label', async () => {
     const { context, page } = await desktop();
+    // The answer is held for the undo window: the test moves the page's clock through it.
+    await page.clock.install();
     const created = await askingTask(suite.world, 'Single question', '/ask');
     await page.goto(`${suite.world.origin}/`);
     const item = page.locator(`[data-testid="inbox-item"]`).filter({ hasText: 'Single question' });
@@ -58,6 +62,8 @@ describe('the web app in Chromium', () => {
       'in_progress',
     );
     await option(page, 'Generated').click();
+    await banner(page, 'undo').waitFor(WAIT);
+    await page.clock.runFor(UNDO_WINDOW_MS + 1_000);
     await agentSaid(page, 'Answer to q1: "Generated"').waitFor(WAIT);
     await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
     // The agent's later report of its tool call revises the one row live.

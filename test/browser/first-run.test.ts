@@ -24,9 +24,11 @@ import {
   type StorageState,
   type World,
 } from './support/harness.js';
+import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import {
   agentReplies,
   agentSaid,
+  banner,
   option,
   overflowsHorizontally,
   smallTargets,
@@ -90,6 +92,8 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
 
   it('the empty inbox starts the demo task, which asks; answering it in the UI reaches the agent', async () => {
     const { context, page } = await open('desktop');
+    // The answer is held for the undo window: the test moves the page's clock through it.
+    await page.clock.install();
     await page.goto(`${world.origin}/`);
     await live(page);
     const firstRun = page.getByTestId('first-run');
@@ -100,6 +104,8 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     const sessionId = decodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '');
     await page.getByTestId('clarification-overlay').waitFor(WAIT);
     await option(page, 'Generated').click();
+    await banner(page, 'undo').waitFor(WAIT);
+    await page.clock.runFor(UNDO_WINDOW_MS + 1_000);
     await agentSaid(page, 'Answer to q1: "Generated"').waitFor(WAIT);
     const replies = await agentReplies(world, sessionId);
     expect(replies.some((reply) => reply.includes('Answer to q1: "Generated"'))).toBe(true);

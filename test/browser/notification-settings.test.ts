@@ -12,7 +12,17 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page, Request } from 'playwright-core';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-import { api, launchChromium, signedInPage, startWorld, type World } from './support/harness.js';
+import {
+  adminSignedInState,
+  api,
+  freshPage,
+  launchChromium,
+  signedInPage,
+  startWorld,
+  type StorageState,
+  type World,
+} from './support/harness.js';
+import type { ContextOptions } from './support/context-pool.js';
 import { WAIT } from './support/clarification-pages.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
@@ -69,6 +79,7 @@ describe('notification settings in the web app', () => {
   let world: World;
   let browser: Browser;
   let receiver: Receiver;
+  let signedIn: StorageState;
 
   beforeAll(async () => {
     [world, browser, receiver] = await Promise.all([
@@ -76,7 +87,13 @@ describe('notification settings in the web app', () => {
       launchChromium(),
       startReceiver(),
     ]);
+    // The admin signs in once: a sign-in per test loaded the whole app at / before Settings.
+    signedIn = await adminSignedInState(world, browser);
   }, 120_000);
+
+  /** A page of the admin's, signed in, at no page yet: each test opens Settings itself. */
+  const adminPage = (options: ContextOptions = {}): Promise<Page> =>
+    freshPage(browser, { storageState: signedIn, ...options });
 
   afterAll(async () => {
     await browser.close();
@@ -85,7 +102,7 @@ describe('notification settings in the web app', () => {
   });
 
   it('says what is wrong with a channel’s URL in the page’s language, and sends nothing', async () => {
-    const page = await signedInPage(world, browser, undefined, { locale: 'de-DE' });
+    const page = await adminPage({ locale: 'de-DE' });
     let posted = 0;
     page.on('request', (request) => {
       if (request.method() === 'POST' && request.url().endsWith('/api/v1/notification-channels'))
@@ -227,7 +244,7 @@ describe('notification settings in the web app', () => {
       url: `http://127.0.0.1:${String(await closedPort())}/hook`,
       name: 'Dead relay',
     });
-    const page = await signedInPage(world, browser, undefined, { locale: 'de-DE' });
+    const page = await adminPage({ locale: 'de-DE' });
     await page.goto(`${world.origin}/settings`);
     await page.getByTestId('language-switch').selectOption('de');
     const channel = page.getByTestId('notification-channel').filter({ hasText: 'Dead relay' });
@@ -334,7 +351,7 @@ describe('notification settings in the web app', () => {
   });
 
   it('adds a webhook, sends a signed test, sets the preferences and removes it', async () => {
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');
     await section.getByTestId('notification-channels-empty').waitFor(WAIT);
@@ -406,7 +423,7 @@ describe('notification settings in the web app', () => {
       '/api/v1/notification-channels',
       { kind: 'webhook', url: `${receiver.url}/confirm`, name: 'Build relay' },
     );
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     await page.goto(`${world.origin}/settings`);
     const channel = page.getByTestId('notification-channel').filter({ hasText: 'Build relay' });
     await channel.waitFor(WAIT);
@@ -454,7 +471,7 @@ describe('notification settings in the web app', () => {
         return made.channel.id;
       }),
     );
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');
     for (const name of ['North relay', 'South relay']) {
@@ -475,7 +492,7 @@ describe('notification settings in the web app', () => {
         name,
       });
     }
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');
     const focused = () =>
@@ -506,7 +523,7 @@ describe('notification settings in the web app', () => {
   });
 
   it('adds and tests once when a button is pressed again before the server answers', async () => {
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     const posted: string[] = [];
     // A slow server: each POST answers after a while, as over a phone's connection.
     await page.route('**/api/v1/notification-channels**', async (route) => {
@@ -552,7 +569,7 @@ describe('notification settings in the web app', () => {
       include_question: false,
       answer_links: false,
     });
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     let puts = 0;
     // The first change is lost on a slow connection; the second one gets through first.
     await page.route('**/api/v1/notification-settings', async (route) => {
@@ -584,7 +601,7 @@ describe('notification settings in the web app', () => {
       url: `${receiver.url}/offline`,
       name: 'Offline relay',
     });
-    const page = await signedInPage(world, browser);
+    const page = await adminPage();
     const reads = notificationReads(page);
     await page.goto(`${world.origin}/settings`);
     const section = page.getByTestId('notification-settings');

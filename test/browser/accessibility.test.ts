@@ -169,6 +169,17 @@ describe('every screen, light and dark, desktop and phone', () => {
     return page;
   }
 
+  interface CheckOptions {
+    /** Whose page: the signed-in person's, or a stranger's (no cookie). */
+    who?: 'person' | 'stranger';
+    /**
+     * A variation of the screen the last check left at `path`: each page goes
+     * on from there instead of loading it again (a second or more each), and
+     * loads it only when it shows another (the test run on its own).
+     */
+    onShown?: boolean;
+  }
+
   /**
    * Opens `path` on both sizes, lets `ready` wait for the screen, then audits
    * and photographs it in each colour scheme. Every finding fails the test.
@@ -177,13 +188,14 @@ describe('every screen, light and dark, desktop and phone', () => {
     screen: string,
     path: string,
     ready: (page: Page) => Promise<unknown>,
-    who: 'person' | 'stranger' = 'person',
+    { who = 'person', onShown = false }: CheckOptions = {},
   ): Promise<void> {
     const findings: string[] = [];
     for (const size of Object.keys(SIZES) as Size[]) {
       const page = await pageOf(size, who);
       await page.emulateMedia({ colorScheme: 'light' });
-      await page.goto(`${world.origin}${path}`);
+      const url = `${world.origin}${path}`;
+      if (!onShown || page.url() !== url) await page.goto(url);
       await ready(page);
       findings.push(...(await outlineGaps(page)).map((gap) => `${size} outline: ${gap}`));
       for (const scheme of SCHEMES) {
@@ -260,10 +272,15 @@ describe('every screen, light and dark, desktop and phone', () => {
   });
 
   it('a live question asking to confirm its cancel', async () => {
-    await check('question-cancel-confirm', `/sessions/${single.session.id}`, async (page) => {
-      await page.getByTestId('question-cancel').click();
-      await page.getByTestId('question-cancel-confirm').waitFor();
-    });
+    await check(
+      'question-cancel-confirm',
+      `/sessions/${single.session.id}`,
+      async (page) => {
+        await page.getByTestId('question-cancel').click();
+        await page.getByTestId('question-cancel-confirm').waitFor();
+      },
+      { onShown: true },
+    );
   });
 
   it('a session’s delete confirmation', async () => {
@@ -290,10 +307,15 @@ describe('every screen, light and dark, desktop and phone', () => {
   });
 
   it('the consent card asking for a Reject’s reason', async () => {
-    await check('consent-reject-reason', `/sessions/${consent.session.id}`, async (page) => {
-      await page.locator('[data-testid="consent-option"][data-kind="reject_once"]').click();
-      await page.getByTestId('decision-reason').waitFor();
-    });
+    await check(
+      'consent-reject-reason',
+      `/sessions/${consent.session.id}`,
+      async (page) => {
+        await page.locator('[data-testid="consent-option"][data-kind="reject_once"]').click();
+        await page.getByTestId('decision-reason').waitFor();
+      },
+      { onShown: true },
+    );
   });
 
   it('the action card', async () => {
@@ -321,10 +343,15 @@ describe('every screen, light and dark, desktop and phone', () => {
     await check('form', `/sessions/${created.session.id}`, (page) =>
       card(page).getByTestId('form-submit').waitFor(),
     );
-    await check('form-errors', `/sessions/${created.session.id}`, async (page) => {
-      await card(page).getByTestId('form-submit').click();
-      await card(page).getByTestId('form-error').first().waitFor();
-    });
+    await check(
+      'form-errors',
+      `/sessions/${created.session.id}`,
+      async (page) => {
+        await card(page).getByTestId('form-submit').click();
+        await card(page).getByTestId('form-error').first().waitFor();
+      },
+      { onShown: true },
+    );
     abandon.abort();
   });
 
@@ -389,11 +416,16 @@ describe('every screen, light and dark, desktop and phone', () => {
       (['desktop', 'phone'] as const).map((size) => pageOf(size, 'person')),
     );
     await Promise.all(routed.map((page) => page.route(earlierRead, (route) => route.abort())));
-    await check('session-earlier-failed', `/sessions/${long.session.id}`, async (page) => {
-      await earlier(page).click();
-      await page.getByTestId('transcript-earlier-failed').waitFor();
-      expect(await overflowsHorizontally(page)).toBe(false);
-    });
+    await check(
+      'session-earlier-failed',
+      `/sessions/${long.session.id}`,
+      async (page) => {
+        await earlier(page).click();
+        await page.getByTestId('transcript-earlier-failed').waitFor();
+        expect(await overflowsHorizontally(page)).toBe(false);
+      },
+      { onShown: true },
+    );
     await Promise.all(routed.map((page) => page.unroute(earlierRead)));
   });
 
@@ -444,17 +476,14 @@ describe('every screen, light and dark, desktop and phone', () => {
       'answer',
       `${url.pathname}${url.hash}`,
       (page) => page.getByTestId('answer-confirm').waitFor(),
-      'stranger',
+      { who: 'stranger' },
     );
   });
 
   it('the signed-out page', async () => {
-    await check(
-      'signed-out',
-      '/signed-out',
-      (page) => page.getByTestId('sign-in').waitFor(),
-      'stranger',
-    );
+    await check('signed-out', '/signed-out', (page) => page.getByTestId('sign-in').waitFor(), {
+      who: 'stranger',
+    });
   });
 
   it('names the option groups by their question, moves between options with arrow keys and announces progress', async () => {

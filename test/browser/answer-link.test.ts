@@ -306,15 +306,23 @@ describe('answer links in the browser', () => {
     const minted = await links(await pendingOf(created.session.id));
     const { context, page } = await phone();
     await page.goto(minted[0]?.url ?? '');
+    const focused = () =>
+      page.evaluate("document.activeElement?.getAttribute('data-testid') ?? 'body'");
+    // The answer held on its way: Confirm says it is sending and keeps the focus meanwhile.
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/api/v1/answer-links/use', async (route) => {
+      await released;
+      await route.continue();
+    });
     await page.getByTestId('answer-confirm').focus();
     await page.keyboard.press('Enter');
+    await page.getByTestId('answer-confirm').and(page.getByText('Sending')).waitFor(WAIT);
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    await expect(focused()).resolves.toBe('answer-confirm');
+    release();
     await page.getByTestId('answer-result').waitFor(WAIT);
-    await expect
-      .poll(
-        () => page.evaluate("document.activeElement?.getAttribute('data-testid') ?? 'body'"),
-        WAIT,
-      )
-      .toBe('answer-result');
+    await expect.poll(focused, WAIT).toBe('answer-result');
     await context.close();
   });
 });

@@ -69,8 +69,8 @@ function AnswerLinkPage({ token }: { token: string }) {
   const { t } = useTranslation();
   const [state, setState] = useState<PageState>({ step: 'loading' });
   const sectionRef = useRef<HTMLElement>(null);
-  // Confirm is disabled while it sends, then gives way to the result: the focus it had (a
-  // keyboard's, a screen reader's) goes to the result, or back to Confirm if it failed.
+  // Confirm keeps the focus while it sends, then gives way to the result: the focus it had (a
+  // keyboard's, a screen reader's) goes to the result; if it failed, Confirm still has it.
   const confirming = useRef(false);
   useEffect(() => {
     if (state.step === 'sending' || !confirming.current) return;
@@ -230,9 +230,10 @@ function LinkDetails(props: {
             type="button"
             className="button button-primary answer-button"
             data-testid="answer-confirm"
-            disabled={props.busy}
+            // Not `disabled`: that would drop the keyboard's focus on it to the page while it sends.
+            aria-disabled={props.busy}
             onClick={() => {
-              props.onConfirm(link);
+              if (!props.busy) props.onConfirm(link);
             }}
           >
             {props.busy ? t('answerLink.sending') : t('answerLink.confirm', { choice: words })}

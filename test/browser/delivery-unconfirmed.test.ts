@@ -14,6 +14,8 @@ import { reviseMessage } from '../../src/store/index.js';
 import { api, askingTask } from './support/harness.js';
 import {
   agentReplies,
+  holdFirst,
+  MESSAGES,
   recordRequests,
   sessionState,
   transcript,
@@ -80,9 +82,20 @@ describe('an answer a restart left unconfirmed', () => {
     await suite.shoot(page, 'delivery-unconfirmed-desktop');
     const resend = page.getByTestId('delivery-unconfirmed-resend');
     await expect(resend.textContent()).resolves.toBe('Send the answer again as a new message');
-    await resend.click();
+    // By keyboard, the message held on its way: the focus stays on the button while it sends
+    // and after.
+    const held = await holdFirst(page, MESSAGES);
+    await resend.focus();
+    await page.keyboard.press('Enter');
+    await held.arrived;
+    await resend.and(page.locator('[aria-busy="true"]')).waitFor(WAIT);
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    const focused = () => page.evaluate("document.activeElement?.getAttribute('data-testid')");
+    await expect(focused()).resolves.toBe('delivery-unconfirmed-resend');
+    held.release();
     const status = page.getByTestId('delivery-unconfirmed-status');
     await status.waitFor(WAIT);
+    await expect(focused()).resolves.toBe('delivery-unconfirmed-resend');
     await expect(status.getAttribute('data-state')).resolves.toBe('sent');
     await expect(status.textContent()).resolves.toBe(
       'Your answer was sent again as a new message.',

@@ -59,7 +59,8 @@ export function DeliveryUnconfirmedNoteRow({
         type="button"
         className="button"
         data-testid="delivery-unconfirmed-resend"
-        disabled={busy}
+        // Not `disabled`: that would drop the keyboard's focus on it to the page while it sends.
+        aria-disabled={busy}
         aria-busy={busy}
         onClick={() => void resend()}
       >

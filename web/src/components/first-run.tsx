@@ -26,6 +26,7 @@ export function FirstRun() {
   const [failed, setFailed] = useState<ApiFailure>();
 
   async function tryDemo(): Promise<void> {
+    if (busy) return;
     setBusy(true);
     setFailed(undefined);
     const result = await createTask({
@@ -49,7 +50,8 @@ export function FirstRun() {
           type="button"
           className="button button-primary"
           data-testid="first-run-demo"
-          disabled={busy}
+          // Not `disabled`: that would drop the keyboard's focus on it to the page while it starts.
+          aria-disabled={busy}
           onClick={() => void tryDemo()}
         >
           {busy ? t('firstRun.demoStarting') : t('firstRun.demo')}

@@ -158,6 +158,48 @@ describe('the session queue seen from another tab', () => {
     await page.context().close();
   });
 
+  it('keeps the keyboard on Clear’s confirmation while it clears, then in the composer', async () => {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title: 'Queue cleared by keyboard',
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+    await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
+      text: 'one',
+      admission_key: 'cleared-one',
+    });
+    const page = await signedInPage(world, browser);
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    await lists(page, ['one']);
+    let release = (): void => undefined;
+    let arrive = (): void => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const arrived = new Promise<void>((resolve) => (arrive = resolve));
+    await page.route('**/api/v1/sessions/*/queue', async (route) => {
+      if (route.request().method() === 'DELETE') {
+        arrive();
+        await released;
+      }
+      await route.continue();
+    });
+    const focused = () =>
+      page.evaluate<string>(`document.activeElement?.getAttribute('data-testid') ?? 'body'`);
+
+    await page.getByTestId('queue-clear').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('queue-clear-yes').focus();
+    await page.keyboard.press('Enter');
+    await arrived;
+    await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
+    await expect(focused()).resolves.toBe('queue-clear-yes');
+    release();
+    await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(focused, WAIT).toBe('composer-input');
+    host.endTurn(sessionId);
+    await page.context().close();
+  });
+
   it('tells the person editing when the message left the queue, and keeps their edit', async () => {
     const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
       title: 'Queue edit lost',

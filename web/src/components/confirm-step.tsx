@@ -9,7 +9,8 @@
  * and hand focus back to the control that opened it (`opener`, or what had
  * focus as the step opened) once the page shows it again. While the action
  * is under way (`pending`) neither button nor Escape answers: the outcome is
- * on its way. An `error` stands inside the step, so the person can try again
+ * on its way; both stay focusable meanwhile (aria-disabled), so the
+ * keyboard's focus is not dropped to the page. An `error` stands inside the step, so the person can try again
  * or back out where they are.
  */
 import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react';
@@ -106,8 +107,12 @@ export function ConfirmStep(props: {
           type="button"
           className="button button-danger"
           data-testid={props.yesTestId}
-          disabled={pending || props.yesDisabled}
-          onClick={props.onConfirm}
+          disabled={props.yesDisabled}
+          // While pending, not `disabled`: that would drop the keyboard's focus on it to the page.
+          aria-disabled={pending}
+          onClick={() => {
+            if (!pending) props.onConfirm();
+          }}
         >
           {props.yes}
         </button>
@@ -116,8 +121,10 @@ export function ConfirmStep(props: {
           type="button"
           className="button"
           data-testid={props.keepTestId}
-          disabled={pending}
-          onClick={keep}
+          aria-disabled={pending}
+          onClick={() => {
+            if (!pending) keep();
+          }}
         >
           {props.keep}
         </button>

@@ -18,7 +18,12 @@ import { clearSummaryOf, namePreview, type MoveDirection } from '../model/queue-
 import type { QueueItemView } from '../model/types.js';
 import { ConfirmStep } from './confirm-step.js';
 
-export function QueueClear(props: { items: readonly QueueItemView[]; clearing: QueueClearing }) {
+export function QueueClear(props: {
+  items: readonly QueueItemView[];
+  clearing: QueueClearing;
+  /** The confirmation closed once the clear was answered: the focus it had needs a place. */
+  onAnswered: () => void;
+}) {
   const { t } = useTranslation();
   const [confirming, setConfirming] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
@@ -55,6 +60,7 @@ export function QueueClear(props: { items: readonly QueueItemView[]; clearing: Q
           onConfirm={() =>
             void clearing.clear().finally(() => {
               setConfirming(false);
+              props.onAnswered();
             })
           }
           onKeep={() => {

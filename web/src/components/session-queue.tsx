@@ -114,8 +114,9 @@ export function SessionQueue({
   }, [load, revision]);
 
   const list = useRef<HTMLUListElement>(null);
-  // A removed row takes its buttons along: the focus goes to the row now where it was.
-  useRefocusAfterRemoval(list, '[data-testid="queue-item"]', afterLast, items);
+  // A removed row takes its buttons along: the focus goes to the row now where it was. A clear's
+  // confirmation goes once it is answered: the focus goes to the first row left, or past the queue.
+  const refocus = useRefocusAfterRemoval(list, '[data-testid="queue-item"]', afterLast, items);
   const { move, failure: moveFailure } = useQueueMove(sessionId, items, load, list);
   const clearing = useQueueClear(sessionId, items, load);
   const clearTold = clearing.failure !== undefined || clearing.misses.length > 0;
@@ -125,7 +126,15 @@ export function SessionQueue({
     <section className="queue" aria-label={t('queue.title')} data-testid="queue">
       <div className="queue-header">
         <h2 className="section-title">{t('queue.title')}</h2>
-        {items.length > 0 ? <QueueClear items={items} clearing={clearing} /> : null}
+        {items.length > 0 ? (
+          <QueueClear
+            items={items}
+            clearing={clearing}
+            onAnswered={() => {
+              refocus({ index: 0, stayed: false });
+            }}
+          />
+        ) : null}
       </div>
       <QueueClearOutcome clearing={clearing} />
       {moveFailure ? (

@@ -3,23 +3,9 @@
  * once, the rest wait in order, one whose send gave up never starts, and a
  * slot is held until the system answers, whoever still listens.
  */
-import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
+import { heldResolver } from '../../test/support/held-resolver.js';
 import { lookupGate, type ResolveAll } from './lookup-gate.js';
-
-/** A resolver that answers only when told to, recording what it was asked. */
-function heldResolver() {
-  const asked: string[] = [];
-  const answers = new Map<string, (error: Error | null, addresses: LookupAddress[]) => void>();
-  const resolve: ResolveAll = (hostname, _hints, callback) => {
-    asked.push(hostname);
-    answers.set(hostname, callback);
-  };
-  const answer = (hostname: string, address = '203.0.113.7') => {
-    answers.get(hostname)?.(null, [{ address, family: 4 }]);
-  };
-  return { asked, resolve, answer };
-}
 
 const never = () => new AbortController().signal;
 /** Lets settled promises' callbacks run. */

@@ -5,7 +5,6 @@
  * leaves no thread behind it, and a `public` channel's addresses are judged
  * on what the gate answered. The receiver is real; only the resolver is held.
  */
-import type { LookupAddress } from 'node:dns';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   guardedPost,
@@ -13,20 +12,8 @@ import {
   resolvesInternal,
 } from '../../src/notify/guarded-post.js';
 import { lookupGate, type ResolveAll } from '../../src/notify/lookup-gate.js';
+import { heldResolver } from '../support/held-resolver.js';
 import { startReceiver, type Receiver } from '../support/receiver.js';
-
-function heldResolver() {
-  const asked: string[] = [];
-  const answers = new Map<string, (error: Error | null, addresses: LookupAddress[]) => void>();
-  const resolve: ResolveAll = (hostname, _hints, callback) => {
-    asked.push(hostname);
-    answers.set(hostname, callback);
-  };
-  const answer = (hostname: string) => {
-    answers.get(hostname)?.(null, [{ address: '127.0.0.1', family: 4 }]);
-  };
-  return { asked, resolve, answer };
-}
 
 describe('channel sends behind the lookup gate', () => {
   let receiver: Receiver;
@@ -69,9 +56,9 @@ describe('channel sends behind the lookup gate', () => {
     await expect(first).rejects.toThrow();
     expect(system.asked).toEqual(['hang.test']);
 
-    system.answer('hang.test');
+    system.answer('hang.test', '127.0.0.1');
     await expect.poll(() => system.asked).toEqual(['hang.test', 'relay.test']);
-    system.answer('relay.test');
+    system.answer('relay.test', '127.0.0.1');
     expect(await second).toMatchObject({ status: 200 });
     expect(receiver.received.map((each) => each.path)).toEqual(['/second']);
   });
@@ -105,7 +92,7 @@ describe('channel sends behind the lookup gate', () => {
     expect(await Promise.all(checks)).toEqual([false, false, false]);
     expect(system.asked).toEqual(['slow.test']);
     expect([gate.running, gate.waiting]).toEqual([1, 0]);
-    system.answer('slow.test');
+    system.answer('slow.test', '127.0.0.1');
     expect(gate.running).toBe(0);
   });
 });

@@ -13,6 +13,7 @@ import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { TokenView } from '../../../src/wire/index.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
 import type { ApiFailure } from '../model/api.js';
+import { useFocusOnOutcome } from '../hooks/use-focus-on-outcome.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
 import { fieldProblems } from '../model/tasks-api.js';
@@ -81,16 +82,8 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const { sync } = useServices();
   useEffect(() => sync.onTokensChanged(() => void load()), [sync, load]);
 
-  // A secret made from the form: the Create button, disabled with the name emptied, drops the
-  // keyboard's focus to the page, so it moves to what was made (unless the person moved on).
-  const [madeFrom, setMadeFrom] = useState<Element | null>(null);
-  useEffect(() => {
-    if (madeFrom === null) return;
-    setMadeFrom(null);
-    const active = document.activeElement;
-    if (active === null || active === document.body || madeFrom.contains(active))
-      createdRef.current?.focus();
-  }, [madeFrom]);
+  // A secret made from the form: the keyboard's focus moves to what was made.
+  const setMadeFrom = useFocusOnOutcome(createdRef);
 
   async function create(event: SyntheticEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();

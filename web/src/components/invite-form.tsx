@@ -6,7 +6,8 @@
  * The user's first bearer token also comes back; the page never shows it:
  * the person makes their own tokens once signed in.
  */
-import { useEffect, useRef, useState, type SyntheticEvent } from 'react';
+import { useRef, useState, type SyntheticEvent } from 'react';
+import { useFocusOnOutcome } from '../hooks/use-focus-on-outcome.js';
 import { useTranslation } from 'react-i18next';
 import type { WorkspaceView } from '../../../src/wire/index.js';
 import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
@@ -30,16 +31,8 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
   const [notAdded, setNotAdded] = useState<Refusal>();
   const inviting = useRef(false);
   const doneRef = useRef<HTMLParagraphElement>(null);
-  // Invited from the form: Invite, disabled with the name emptied, drops the keyboard's focus to
-  // the page, so it moves to the new link's line (unless the person moved on meanwhile).
-  const [invitedFrom, setInvitedFrom] = useState<Element | null>(null);
-  useEffect(() => {
-    if (invitedFrom === null) return;
-    setInvitedFrom(null);
-    const active = document.activeElement;
-    if (active === null || active === document.body || invitedFrom.contains(active))
-      doneRef.current?.focus();
-  }, [invitedFrom]);
+  // Invited from the form: the keyboard's focus moves to the new link's line.
+  const setInvitedFrom = useFocusOnOutcome(doneRef);
   // The first workspace until the admin picks another (or none).
   const chosen = workspaceId ?? props.workspaces[0]?.id ?? '';
   // Nothing in it shows (spaces, zero-width characters): no name, as the server would say.

@@ -116,7 +116,8 @@ export function SessionView({ sessionId }: { sessionId: string }) {
   const failure = useSessionFailure(sessionId, session?.task_id, session?.state === 'failed');
   // Its person was deleted: it can never run again, so nothing may be sent to it. An agent
   // Clarion did not start takes no message either (the server refuses every one).
-  const takesMessages = !failure.ownerDeleted && !isExternalSession(state, sessionId);
+  const external = isExternalSession(state, sessionId);
+  const takesMessages = !failure.ownerDeleted && !external;
   const [offered, setOffered] = useState<OfferedText>();
   const [queuedIds, setQueuedIds] = useState<readonly string[]>();
   const dockRef = useRef<HTMLDivElement>(null);
@@ -302,7 +303,7 @@ export function SessionView({ sessionId }: { sessionId: string }) {
             onListed={setQueuedIds}
             afterLast={composerRef}
           />
-          {isExternalSession(state, sessionId) ? (
+          {external ? (
             // The server refuses every message to an agent it did not start: offer none.
             <p className="muted composer-external" data-testid="composer-external">
               {t('composer.external')}

@@ -523,22 +523,39 @@ export interface AskKey {
 }
 
 /**
+ * Whether the row is one of these asks: its (channel, item occurrence) pair
+ * among theirs. The occurrences alone say it too, so SQLite's planner takes
+ * the occurrence index rather than reading a channel's whole history.
+ */
+function oneOfAsks(
+  eb: ExpressionBuilder<Database, 'notification_outbox'>,
+  asks: readonly AskKey[],
+): Expression<SqlBool> {
+  return eb.and([
+    eb('occurrence', 'in', [...new Set(asks.map((ask) => ask.occurrence))]),
+    eb(
+      eb.refTuple('channel_id', 'occurrence'),
+      'in',
+      asks.map((ask) => eb.tuple(ask.channelId, ask.occurrence)),
+    ),
+  ]);
+}
+
+/**
  * Marks these items followed up on these channels, once their `answered`
  * rows are written: every row of the item to the channel, the `answered`
  * one included, so the few asks still to follow up are what `answered_at`
  * is NULL on, which PostgreSQL's statistics see too. A crash in between
  * leaves an ask that `deliveredAsksWithoutAnswer` still reads and drops for
  * its `answered` row, never one followed up twice or not at all. One
- * statement per ask: a pass writes as many as items that just stopped
- * waiting.
+ * statement per slice of asks, however many items a bulk decision settled.
  */
 export async function markAsksAnswered(ctx: RepoContext, asks: readonly AskKey[]): Promise<void> {
-  for (const ask of asks) {
+  for (const part of chunks(asks)) {
     await ctx.db
       .updateTable('notification_outbox')
       .set({ answered_at: ctx.clock.timestamp() })
-      .where('channel_id', '=', ask.channelId)
-      .where('occurrence', '=', ask.occurrence)
+      .where((eb) => oneOfAsks(eb, part))
       .where('answered_at', 'is', null)
       .execute();
   }
@@ -548,8 +565,8 @@ export async function markAsksAnswered(ctx: RepoContext, asks: readonly AskKey[]
  * Of these asks, those whose channel a prompt (`asked`, `reminder`) of the
  * same item is being sent to at `nowMs`, by any server: claimed, its lease
  * not over, its result not yet recorded (giving a row up leaves its claim to
- * the send in flight). One statement per ask, each a probe of the outbox's
- * unique key: a pass asks of the few items that just stopped waiting.
+ * the send in flight). One statement per slice of asks, found through the
+ * outbox's occurrence index, however many items a bulk decision settled.
  */
 export async function promptsInFlight(
   ctx: RepoContext,
@@ -557,20 +574,23 @@ export async function promptsInFlight(
   nowMs: number,
 ): Promise<AskKey[]> {
   const now = timestampAtMs(nowMs);
-  const out: AskKey[] = [];
-  for (const ask of asks) {
-    const sending = await ctx.db
+  const sending = new Set<string>();
+  for (const part of chunks(asks)) {
+    const rows = await ctx.db
       .selectFrom('notification_outbox')
-      .select('id')
-      .where('channel_id', '=', ask.channelId)
+      .select(['channel_id', 'occurrence'])
+      .distinct()
+      .where((eb) => oneOfAsks(eb, part))
       .where('event', 'in', ['asked', 'reminder'])
-      .where('occurrence', '=', ask.occurrence)
       .where('claimed_until', '>', now)
-      .limit(ONE_ROW)
-      .executeTakeFirst();
-    if (sending) out.push(ask);
+      .execute();
+    for (const row of rows) sending.add(askId(row.channel_id, row.occurrence));
   }
-  return out;
+  return asks.filter((ask) => sending.has(askId(ask.channelId, ask.occurrence)));
+}
+
+function askId(channelId: string, occurrence: string): string {
+  return `${channelId}\u0000${occurrence}`;
 }
 
 /** `asked` and `reminder` notices still owed: dropped once their item stops waiting. */

@@ -17,6 +17,7 @@ import {
   insertChannel,
   insertOutboxRows,
   insertToken,
+  markAsksAnswered,
   openStore,
   promptsInFlight,
   rearmOutboxRows,
@@ -197,6 +198,54 @@ describe.each(DRIVERS)('the notification outbox on %s', (driver) => {
     });
     const asks = [{ channelId: retried.channelId, occurrence: 'b1' }];
     expect(await promptsInFlight(store, asks, retried.claimedAtMs + 1_000)).toEqual([]);
+  });
+
+  it('judges a bulk of asks each by its own (channel, item) pair', async () => {
+    const { id: first, user_id: userId } = await channel();
+    const other = await insertChannel(store, {
+      userId,
+      kind: 'webhook',
+      name: 'other hook',
+      config: { url: 'http://127.0.0.1:2/', secret: 'y'.repeat(16) },
+      target: 'http://127.0.0.1:2/',
+    });
+    if (!other) throw new Error('a second target is no duplicate');
+    const second = other.id;
+    const prompt = (channelId: string, event: string, occurrence: string) => ({
+      channelId,
+      userId,
+      event,
+      occurrence,
+      payload: {},
+    });
+    // A prompt on its way to each channel, each for an item the other channel has idle.
+    await insertOutboxRows(store, [prompt(first, 'asked', 'b1')]);
+    await insertOutboxRows(store, [prompt(second, 'reminder', 'b2')]);
+    const nowMs = store.clock.nowMs();
+    expect(await claimNextDue(store, first, nowMs, 30_000)).toBeDefined();
+    expect(await claimNextDue(store, second, nowMs, 30_000)).toBeDefined();
+    await insertOutboxRows(store, [prompt(first, 'asked', 'b2'), prompt(second, 'asked', 'b1')]);
+    // More asks than one statement's slice: the pairs that matter sit in different slices.
+    const idle = Array.from({ length: 250 }, (_, n) => ({ channelId: first, occurrence: `x${n}` }));
+    const asks = [
+      { channelId: first, occurrence: 'b1' },
+      ...idle,
+      { channelId: first, occurrence: 'b2' },
+      { channelId: second, occurrence: 'b1' },
+      { channelId: second, occurrence: 'b2' },
+    ];
+    expect(await promptsInFlight(store, asks, nowMs + 1_000)).toEqual([
+      { channelId: first, occurrence: 'b1' },
+      { channelId: second, occurrence: 'b2' },
+    ]);
+
+    await markAsksAnswered(store, [...idle, { channelId: first, occurrence: 'b2' }]);
+    const marked = await store.db
+      .selectFrom('notification_outbox')
+      .select(['channel_id', 'occurrence'])
+      .where('answered_at', 'is not', null)
+      .execute();
+    expect(marked).toEqual([{ channel_id: first, occurrence: 'b2' }]);
   });
 
   it('owes a row its own sender gave up again at once', async () => {

@@ -67,8 +67,20 @@ describe('a sign-in link in a browser signed in as someone else', () => {
     const boLink = viaOrigin(world, bo.sign_in_url);
 
     const page = await open();
+    // A fresh browser asks whom it signs in as only once it can be someone: no 401 on the way.
+    const refused: string[] = [];
+    const asked: string[] = [];
+    page.on('response', (response) => {
+      if (response.status() === 401) refused.push(response.url());
+    });
+    page.on('request', (request) => {
+      if (request.url().endsWith('/api/v1/me')) asked.push(new URL(page.url()).pathname);
+    });
     await page.goto(world.signInUrl);
     await page.waitForURL(`${world.origin}/`);
+    await page.getByTestId('connection').waitFor(WAIT);
+    expect(refused).toEqual([]);
+    expect(asked).toEqual(['/']);
     expect(await signedInAs(page)).toBe('admin');
 
     await clickFromChat(page, boLink);

@@ -39,12 +39,16 @@ export function App() {
   const auth = accountState.status;
   const route = useRoute();
 
+  // A sign-in link's page asks nobody: it leaves for a page of its own once the link is
+  // redeemed, which checks then, and a fresh browser's check before that could only hear a 401.
+  const checkSignIn = route.name !== 'signIn';
   useEffect(() => {
+    if (!checkSignIn) return;
     void api.me().then((result) => {
       if (result.ok) account.signedIn(result.value);
       else account.signedOut();
     });
-  }, [account, api]);
+  }, [account, api, checkSignIn]);
 
   useEffect(() => {
     if (auth !== 'signed_in') return;

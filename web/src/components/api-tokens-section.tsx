@@ -16,6 +16,7 @@ import type { ApiFailure } from '../model/api.js';
 import { useFocusOnOutcome } from '../hooks/use-focus-on-outcome.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { createToken, listTokens, revokeToken } from '../model/credentials-api.js';
+import { dateTimeLabel } from '../model/relative-time.js';
 import { fieldProblems } from '../model/tasks-api.js';
 import { CopyField } from './copy-field.js';
 import { ConfirmStep } from './confirm-step.js';
@@ -124,11 +125,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
     setRefocus({ index, stayed: !result.ok });
   }
 
-  const when = (timestamp: string) =>
-    new Date(timestamp).toLocaleString(i18n.resolvedLanguage, {
-      dateStyle: 'medium',
-      timeStyle: 'short',
-    });
+  const when = (timestamp: string) => dateTimeLabel(timestamp, i18n.resolvedLanguage);
 
   return (
     <section

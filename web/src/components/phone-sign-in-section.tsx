@@ -10,6 +10,7 @@ import { useTranslation } from 'react-i18next';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { SignInLinkReply } from '../../../src/wire/index.js';
 import { mintSignInLink } from '../model/credentials-api.js';
+import { dateTimeLabel } from '../model/relative-time.js';
 import { CopyField } from './copy-field.js';
 
 interface Shown {
@@ -49,12 +50,7 @@ export function PhoneSignInSection() {
     setBusy(false);
   }
 
-  const expires = shown
-    ? new Date(shown.link.expires_at).toLocaleTimeString(i18n.resolvedLanguage, {
-        hour: '2-digit',
-        minute: '2-digit',
-      })
-    : '';
+  const expires = shown ? dateTimeLabel(shown.link.expires_at, i18n.resolvedLanguage) : '';
 
   return (
     <section className="settings-section" data-testid="phone-sign-in" aria-labelledby="phone-title">

@@ -7,6 +7,7 @@
 import QRCode from 'qrcode';
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { dateTimeLabel } from '../model/relative-time.js';
 import { CopyField } from './copy-field.js';
 
 export function SignInLinkPanel(props: {
@@ -35,10 +36,7 @@ export function SignInLinkPanel(props: {
     };
   }, [props.url]);
 
-  const expires = new Date(props.expiresAt).toLocaleString(i18n.resolvedLanguage, {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  });
+  const expires = dateTimeLabel(props.expiresAt, i18n.resolvedLanguage);
   return (
     <div className="phone-link" data-testid={props.testId}>
       {qr?.of === props.url ? (

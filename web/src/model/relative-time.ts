@@ -1,6 +1,8 @@
 /**
  * "Just now", "5 minutes ago", "yesterday": how old something is, in the
  * person's language, from a server timestamp. Pure; the caller passes `now`.
+ * And "Dec 8, 2026, 3:53 PM": when something stops working, the one way
+ * every page says it.
  */
 
 /** Milliseconds since the epoch of an RFC 3339 timestamp with any number of fractional digits. */
@@ -28,4 +30,12 @@ export function relativeLabel(at: string, now: number, language: string): string
     value /= size;
   }
   return format.format(Math.round(value), 'year');
+}
+
+/** A date and a time of day in the person's language, from a server timestamp. */
+export function dateTimeLabel(at: string, language: string | undefined): string {
+  return new Date(timestampMs(at)).toLocaleString(language, {
+    dateStyle: 'medium',
+    timeStyle: 'short',
+  });
 }

@@ -120,6 +120,15 @@ describe('signing in anywhere, as anyone', () => {
       `Works once, until ${until}.`,
     );
     await shoot(desktop, 'sign-in-phone-link');
+    // At a phone's width the link wraps to more lines, and the box grows to show them all.
+    await desktop.setViewportSize(PHONE.viewport);
+    const hidden = await desktop.evaluate<number>(
+      `(() => {
+        const field = document.querySelector('[data-testid="phone-sign-in-url"]');
+        return field.scrollHeight - field.clientHeight;
+      })()`,
+    );
+    expect(hidden).toBeLessThanOrEqual(0);
 
     const phone = await open(PHONE);
     await phone.goto(viaOrigin(world, phoneLink));

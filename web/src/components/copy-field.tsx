@@ -29,6 +29,7 @@ export function CopyField(props: { value: string; label: string; testId: string 
         data-testid={props.testId}
         aria-label={props.label}
         readOnly
+        // The stylesheet sizes the field to its text; this guess is for browsers that cannot.
         rows={Math.min(4, Math.ceil(props.value.length / 60))}
         value={props.value}
         onFocus={(event) => {

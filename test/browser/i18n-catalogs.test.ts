@@ -1,10 +1,13 @@
 /** Every catalog has every key of the English one, no extras, and the same placeholders. */
+import i18next from 'i18next';
 import { describe, expect, it } from 'vitest';
 import { FORM_ERROR_CODES } from '../../src/wire/form-content.js';
 import { TASK_FIELD_PROBLEMS } from '../../src/wire/constants.js';
 import { CHANNEL_REFUSALS, CHANNEL_URL_PROBLEMS } from '../../src/wire/channel-url.js';
 import { DELIVERY_ERROR_CODES } from '../../src/wire/delivery-errors.js';
+import { describeAnswer } from '../../web/src/hooks/use-describe-answer.js';
 import { CATALOGS, flattenKeys, LANGUAGES, pickLanguage } from '../../web/src/i18n/catalogs.js';
+import type { BundleQuestion } from '../../web/src/model/read-model.js';
 
 function leaf(catalog: object, key: string): string {
   let value: unknown = catalog;
@@ -66,6 +69,34 @@ describe('i18n catalogs', () => {
       if (inside || /\b(Ihr|Ihre|Ihren|Ihrem|Ihrer|Ihres|Ihnen)\b/.test(text)) formal.push(key);
     }
     expect(formal).toEqual([]);
+  });
+
+  it('quotes in German „…“ and in Japanese 「…」, never in English or typewriter marks', () => {
+    const english: string[] = [];
+    for (const key of reference) {
+      // German closes with the mark English opens with: what is left once „…“ pairs go is English.
+      const german = leaf(CATALOGS.de, key).replace(/„[^„“”"]*“/g, '');
+      if (/[“”"]/.test(german)) english.push(`de: ${key}`);
+      if (/[“”"„]/.test(leaf(CATALOGS.ja, key))) english.push(`ja: ${key}`);
+    }
+    expect(english).toEqual([]);
+  });
+
+  it.each([
+    ['en', 'Hosted, “on my Pi”'],
+    ['de', 'Hosted, „on my Pi“'],
+    ['ja', 'Hosted, 「on my Pi」'],
+  ] as const)('quotes typed words in an answer in %s marks', async (language, said) => {
+    const i18n = i18next.createInstance();
+    await i18n.init({
+      lng: language,
+      resources: { [language]: { translation: CATALOGS[language] } },
+    });
+    const question = {
+      options: [{ option_id: 'hosted', label: 'Hosted' }],
+    } as unknown as BundleQuestion;
+    const answer = { selected_options: ['hosted'], custom_text: 'on my Pi' };
+    expect(describeAnswer(i18n.t, question, answer)).toBe(said);
   });
 
   it('picks the first supported browser language by its primary subtag', () => {

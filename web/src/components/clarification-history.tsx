@@ -14,6 +14,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import { useClarificationHistory } from '../hooks/use-clarification-history.js';
+import { useDescribeAnswer } from '../hooks/use-describe-answer.js';
 import { isBundleActive, type BundleQuestion, type BundleState } from '../model/read-model.js';
 import { questionOutcome, type BundleKnown } from '../model/question-outcome.js';
 import type { MessageView } from '../model/types.js';
@@ -34,17 +35,16 @@ function useOutcomeSummary(
   bundle: BundleKnown,
 ): string {
   const { t } = useTranslation();
+  const describeAnswer = useDescribeAnswer();
   const response = message.metadata.response as
     { selected_options?: string[]; custom_text?: string } | undefined;
-  const labels = (response?.selected_options ?? []).map(
-    (id) => question.options.find((option) => option.option_id === id)?.label ?? id,
-  );
-  const custom = response?.custom_text ? [`“${response.custom_text}”`] : [];
+  const answer = describeAnswer(question, {
+    selected_options: response?.selected_options ?? [],
+    custom_text: response?.custom_text ?? '',
+  });
   const outcome = questionOutcome(question.status, bundle, message.metadata.expired_by);
   return outcome === 'answered'
-    ? t('transcript.answered', {
-        answer: [...labels, ...custom].join(', ') || t('transcript.noSelection'),
-      })
+    ? t('transcript.answered', { answer: answer || t('transcript.noSelection') })
     : t(`transcript.${outcome}`);
 }
 

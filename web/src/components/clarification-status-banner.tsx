@@ -10,11 +10,10 @@ import { useSyncExternalStore } from 'react';
 import { useModelState, useServices } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import { agentPlaceOf } from '../model/external-session.js';
-import type { BundleQuestion } from '../model/read-model.js';
-import type { Answer } from '../model/types.js';
 import { UndoButtons } from './undo-buttons.js';
 import { UserText } from './user-text.js';
 import { useRefusalReason } from '../hooks/use-failure-reason.js';
+import { useDescribeAnswer } from '../hooks/use-describe-answer.js';
 
 /** Until the session says where its agent runs, the banner promises neither a resume nor a wait. */
 const DETACHED_WORDING = {
@@ -23,16 +22,10 @@ const DETACHED_WORDING = {
   unknown: 'inbox.detached',
 } as const;
 
-export function describeAnswer(question: BundleQuestion | undefined, answer: Answer): string {
-  const labels = answer.selected_options.map(
-    (id) => question?.options.find((option) => option.option_id === id)?.label ?? id,
-  );
-  return [...labels, ...(answer.custom_text ? [`“${answer.custom_text}”`] : [])].join(', ');
-}
-
 export function ClarificationStatusBanner({ group }: { group: ClarificationGroup }) {
   const { t } = useTranslation();
   const refusalReason = useRefusalReason();
+  const describeAnswer = useDescribeAnswer();
   const { model } = useServices();
   const connection = useSyncExternalStore(
     model.subscribe,
@@ -63,7 +56,6 @@ export function ClarificationStatusBanner({ group }: { group: ClarificationGroup
                       text={describeAnswer(
                         group.questions.find((q) => q.question_id === answer.question_id),
                         {
-                          question_id: answer.question_id,
                           selected_options: answer.selected_options ?? [],
                           custom_text: answer.custom_text ?? '',
                         },

@@ -25,6 +25,7 @@ export const de: Catalog = {
     signOutFailed: 'Nicht abgemeldet. Versuche es erneut.',
     bidiControl:
       'Ein verborgenes Steuerzeichen der Schreibrichtung ({{code}}), sichtbar gemacht, damit es den Text nicht verfälschen kann',
+    quoted: '„{{text}}“',
   },
   failure: {
     storage: 'der Speicher ist gerade nicht verfügbar',

@@ -25,6 +25,7 @@ export const en = {
     signOutFailed: 'Not signed out. Try again.',
     bidiControl:
       'A hidden text direction control ({{code}}), shown so that it cannot disguise the text',
+    quoted: '“{{text}}”',
   },
   /** A failed request's reason, as a clause for any sentence saying an action did not happen. */
   failure: {

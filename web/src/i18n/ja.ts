@@ -24,6 +24,7 @@ export const ja: Catalog = {
     signOutFailed: 'サインアウトできませんでした。もう一度お試しください。',
     bidiControl:
       '文字の向きを変える隠れた制御文字（{{code}}）。テキストを偽装できないよう表示しています',
+    quoted: '「{{text}}」',
   },
   failure: {
     storage: 'ストレージが現在利用できません',

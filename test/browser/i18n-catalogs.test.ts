@@ -83,19 +83,22 @@ describe('i18n catalogs', () => {
   });
 
   it.each([
-    ['en', 'Hosted, “on my Pi”'],
-    ['de', 'Hosted, „on my Pi“'],
-    ['ja', 'Hosted, 「on my Pi」'],
-  ] as const)('quotes typed words in an answer in %s marks', async (language, said) => {
+    ['en', 'Hosted, Edge, “on my Pi”'],
+    ['de', 'Hosted, Edge, „on my Pi“'],
+    ['ja', 'Hosted、Edge、「on my Pi」'],
+  ] as const)('lists and quotes an answer in %s marks', async (language, said) => {
     const i18n = i18next.createInstance();
     await i18n.init({
       lng: language,
       resources: { [language]: { translation: CATALOGS[language] } },
     });
     const question = {
-      options: [{ option_id: 'hosted', label: 'Hosted' }],
+      options: [
+        { option_id: 'hosted', label: 'Hosted' },
+        { option_id: 'edge', label: 'Edge' },
+      ],
     } as unknown as BundleQuestion;
-    const answer = { selected_options: ['hosted'], custom_text: 'on my Pi' };
+    const answer = { selected_options: ['hosted', 'edge'], custom_text: 'on my Pi' };
     expect(describeAnswer(i18n.t, question, answer)).toBe(said);
   });
 

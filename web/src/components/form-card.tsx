@@ -390,7 +390,7 @@ function SentContent({ view, content }: { view: FormView; content: FormContent }
               ? t(entry ? 'formCard.yes' : 'formCard.no')
               : (titles.get(String(entry)) ?? String(entry)),
           )
-          .join(', ');
+          .join(t('app.listSeparator'));
         return (
           <div key={name}>
             <dt>

@@ -1,7 +1,8 @@
 /**
  * An answer in one line ("Hosted, “on my own server”"): the chosen options'
  * labels, then the typed words in the page's language's quotation marks,
- * which the catalog holds (`app.quoted`), not the code. The transcript's
+ * joined by its list separator; the catalog holds both (`app.quoted`,
+ * `app.listSeparator`), not the code. The transcript's
  * "Answered: …" and the banner's undoable or winning answer say it this one
  * way.
  */
@@ -29,7 +30,7 @@ export function describeAnswer(
     answer.custom_text === ''
       ? []
       : [t('app.quoted', { text: answer.custom_text, interpolation: { escapeValue: false } })];
-  return [...labels, ...typed].join(', ');
+  return [...labels, ...typed].join(t('app.listSeparator'));
 }
 
 export function useDescribeAnswer(): (

@@ -26,6 +26,7 @@ export const de: Catalog = {
     bidiControl:
       'Ein verborgenes Steuerzeichen der Schreibrichtung ({{code}}), sichtbar gemacht, damit es den Text nicht verfälschen kann',
     quoted: '„{{text}}“',
+    listSeparator: ', ',
   },
   failure: {
     storage: 'der Speicher ist gerade nicht verfügbar',

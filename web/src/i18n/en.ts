@@ -26,6 +26,7 @@ export const en = {
     bidiControl:
       'A hidden text direction control ({{code}}), shown so that it cannot disguise the text',
     quoted: '“{{text}}”',
+    listSeparator: ', ',
   },
   /** A failed request's reason, as a clause for any sentence saying an action did not happen. */
   failure: {

@@ -25,6 +25,7 @@ export const ja: Catalog = {
     bidiControl:
       '文字の向きを変える隠れた制御文字（{{code}}）。テキストを偽装できないよう表示しています',
     quoted: '「{{text}}」',
+    listSeparator: '、',
   },
   failure: {
     storage: 'ストレージが現在利用できません',

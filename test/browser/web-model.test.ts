@@ -1,9 +1,11 @@
 /**
  * The web app's framework-free core in Node: the read model's ordering rules
  * (row versions, session revisions, snapshot races), `postClarification`'s
- * outcome mapping and deadline, and the late-answer formatter and key.
+ * outcome mapping and deadline, the late-answer formatter and key, and a
+ * busy button's one-at-a-time gate.
  */
 import { describe, expect, it } from 'vitest';
+import { busyGate } from '../../web/src/model/busy-gate.js';
 import {
   admissionKeyFor,
   formatLateAnswer,
@@ -641,5 +643,41 @@ describe('what a draft counts as an answer', () => {
     for (const shown of ['ok', 'zero\u200bwidth', '🦀', 'e\u0301']) {
       expect(isAnswered(answer(shown)), JSON.stringify(shown)).toBe(true);
     }
+  });
+});
+
+describe('a busy button’s gate', () => {
+  it('ignores a press while one is in flight, then lets the next through', async () => {
+    const seen: boolean[] = [];
+    const gate = busyGate((busy) => seen.push(busy));
+    let release = (): void => undefined;
+    let sent = 0;
+    const send = () =>
+      new Promise<string>((done) => {
+        sent += 1;
+        release = () => {
+          done(`sent ${sent}`);
+        };
+      });
+    const first = gate.run(send);
+    // Pressed again within the same render: nothing re-rendered in between to say it is busy.
+    const again = gate.run(send);
+    expect(sent).toBe(1);
+    await expect(again).resolves.toBeUndefined();
+    expect(seen).toEqual([true]);
+    release();
+    await expect(first).resolves.toBe('sent 1');
+    expect(seen).toEqual([true, false]);
+    const second = gate.run(send);
+    release();
+    await expect(second).resolves.toBe('sent 2');
+  });
+
+  it('settles when the action throws, so the button is not busy for good', async () => {
+    const seen: boolean[] = [];
+    const gate = busyGate((busy) => seen.push(busy));
+    await expect(gate.run(() => Promise.reject(new Error('lost')))).rejects.toThrow('lost');
+    expect(seen).toEqual([true, false]);
+    await expect(gate.run(() => Promise.resolve('again'))).resolves.toBe('again');
   });
 });

@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { TokenView } from '../../../src/wire/index.js';
 import { MAX_TOKEN_NAME_CHARS } from '../../../src/wire/limits.js';
@@ -27,7 +28,7 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const reason = useFailureReason();
   const [tokens, setTokens] = useState<TokenView[] | undefined>();
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [secret, setSecret] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState<string | undefined>();
@@ -35,7 +36,6 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const listRef = useRef<HTMLUListElement>(null);
   const nameRef = useRef<HTMLInputElement>(null);
   const createdRef = useRef<HTMLParagraphElement>(null);
-  const creating = useRef(false);
   const setRefocus = useRefocusAfterRemoval(listRef, '[data-testid="api-token"]', nameRef, tokens);
 
   // Focus arriving anywhere outside the section is the person moving on. Not `blur`: a control
@@ -88,21 +88,21 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
 
   async function create(event: SyntheticEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();
-    if (creating.current) return;
-    creating.current = true;
     const form = event.currentTarget;
-    setBusy(true);
-    setError(undefined);
-    const result = await createToken({ name: name.trim() });
-    if (result.ok) {
-      setSecret(result.value.secret);
-      setName('');
-      setMadeFrom(form);
-    } else {
-      setError(t('access.tokens.createFailed', { error: createRefusal(result) }));
-    }
-    creating.current = false;
-    setBusy(false);
+    const result = await run(async () => {
+      setError(undefined);
+      const made = await createToken({ name: name.trim() });
+      if (made.ok) {
+        setSecret(made.value.secret);
+        setName('');
+        setMadeFrom(form);
+      } else {
+        setError(t('access.tokens.createFailed', { error: createRefusal(made) }));
+      }
+      return made;
+    });
+    // A press while one was in flight: that one reloads.
+    if (result === undefined) return;
     // Unreachable: nothing changed, and a reload would only replace this message.
     if (!result.ok && result.kind === 'network') return;
     await load();

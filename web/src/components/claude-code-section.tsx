@@ -7,8 +7,9 @@
  * and the time in its name tells them apart in the token list. The origin is the one this
  * page was loaded from: the address that reached Clarion from this machine.
  */
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { ApiFailure } from '../model/api.js';
 import { claudeMcpCommand, createToken } from '../model/credentials-api.js';
@@ -17,16 +18,12 @@ import { CopyField } from './copy-field.js';
 export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
   const { t, i18n } = useTranslation();
   const reason = useFailureReason();
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [command, setCommand] = useState<string | undefined>();
   // The failure, not its sentence: said at each render, in the language the page has then.
   const [failed, setFailed] = useState<ApiFailure>();
-  const minting = useRef(false);
 
   async function mint(): Promise<void> {
-    if (minting.current) return;
-    minting.current = true;
-    setBusy(true);
     setFailed(undefined);
     const time = new Date().toLocaleString(i18n.resolvedLanguage, {
       dateStyle: 'medium',
@@ -42,8 +39,6 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
     } else {
       setFailed(result);
     }
-    minting.current = false;
-    setBusy(false);
   }
 
   return (
@@ -58,7 +53,7 @@ export function ClaudeCodeSection(props: { onTokenCreated?: () => void }) {
         data-testid="claude-code-mint"
         // Not `disabled`: that would drop the keyboard's focus on it to the page.
         aria-disabled={busy}
-        onClick={() => void mint()}
+        onClick={() => void run(mint)}
       >
         {busy ? t('access.claudeCode.minting') : t('access.claudeCode.mint')}
       </button>

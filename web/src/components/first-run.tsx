@@ -6,6 +6,7 @@
  */
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { navigate } from '../app/router.js';
 import type { ApiFailure } from '../model/api.js';
@@ -20,21 +21,18 @@ const DEMO_PROMPT = '/ask';
 export function FirstRun() {
   const { t } = useTranslation();
   const reason = useFailureReason();
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [connecting, setConnecting] = useState(false);
   // The failure, not its sentence: said at each render, in the language the page has then.
   const [failed, setFailed] = useState<ApiFailure>();
 
   async function tryDemo(): Promise<void> {
-    if (busy) return;
-    setBusy(true);
     setFailed(undefined);
     const result = await createTask({
       title: t('firstRun.demoTaskTitle'),
       agent_profile: DEMO_PROFILE,
       prompt: DEMO_PROMPT,
     });
-    setBusy(false);
     if (result.ok) navigate(webSessionPath(result.value.session.id));
     else setFailed(result);
   }
@@ -52,7 +50,7 @@ export function FirstRun() {
           data-testid="first-run-demo"
           // Not `disabled`: that would drop the keyboard's focus on it to the page while it starts.
           aria-disabled={busy}
-          onClick={() => void tryDemo()}
+          onClick={() => void run(tryDemo)}
         >
           {busy ? t('firstRun.demoStarting') : t('firstRun.demo')}
         </button>

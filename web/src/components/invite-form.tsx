@@ -7,6 +7,7 @@
  * the person makes their own tokens once signed in.
  */
 import { useRef, useState, type SyntheticEvent } from 'react';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFocusOnOutcome } from '../hooks/use-focus-on-outcome.js';
 import { useTranslation } from 'react-i18next';
 import type { WorkspaceView } from '../../../src/wire/index.js';
@@ -25,11 +26,10 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
   const [name, setName] = useState('');
   const [admin, setAdmin] = useState(false);
   const [workspaceId, setWorkspaceId] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [invited, setInvited] = useState<InvitedUser>();
   const [refusal, setRefusal] = useState<Refusal>();
   const [notAdded, setNotAdded] = useState<Refusal>();
-  const inviting = useRef(false);
   const doneRef = useRef<HTMLParagraphElement>(null);
   // Invited from the form: the keyboard's focus moves to the new link's line.
   const setInvitedFrom = useFocusOnOutcome(doneRef);
@@ -40,28 +40,26 @@ export function InviteForm(props: { workspaces: readonly WorkspaceView[]; onInvi
 
   async function invite(event: SyntheticEvent<HTMLFormElement>): Promise<void> {
     event.preventDefault();
-    if (blank || inviting.current) return;
-    inviting.current = true;
+    if (blank) return;
     const form = event.currentTarget;
-    setBusy(true);
-    setRefusal(undefined);
-    setNotAdded(undefined);
-    const result = await inviteUser({ name: name.trim(), is_admin: admin });
-    if (result.ok) {
-      setInvited(result.value);
-      setName('');
-      setAdmin(false);
-      if (chosen !== '') {
-        const added = await putMember(chosen, { user_id: result.value.user.id, role: 'member' });
-        if (!added.ok) setNotAdded(refusalOf(added));
+    await run(async () => {
+      setRefusal(undefined);
+      setNotAdded(undefined);
+      const result = await inviteUser({ name: name.trim(), is_admin: admin });
+      if (result.ok) {
+        setInvited(result.value);
+        setName('');
+        setAdmin(false);
+        if (chosen !== '') {
+          const added = await putMember(chosen, { user_id: result.value.user.id, role: 'member' });
+          if (!added.ok) setNotAdded(refusalOf(added));
+        }
+        props.onInvited();
+        setInvitedFrom(form);
+      } else {
+        setRefusal(refusalOf(result));
       }
-      props.onInvited();
-      setInvitedFrom(form);
-    } else {
-      setRefusal(refusalOf(result));
-    }
-    inviting.current = false;
-    setBusy(false);
+    });
   }
 
   return (

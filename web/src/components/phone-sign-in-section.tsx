@@ -5,8 +5,9 @@
  * app's CSP allows `img-src data:`, and no markup is injected into the page).
  */
 import QRCode from 'qrcode';
-import { useRef, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { SignInLinkReply } from '../../../src/wire/index.js';
 import { mintSignInLink } from '../model/credentials-api.js';
@@ -21,15 +22,11 @@ interface Shown {
 export function PhoneSignInSection() {
   const { t, i18n } = useTranslation();
   const reason = useFailureReason();
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [shown, setShown] = useState<Shown | undefined>();
   const [error, setError] = useState<string | undefined>();
-  const minting = useRef(false);
 
   async function mint(): Promise<void> {
-    if (minting.current) return;
-    minting.current = true;
-    setBusy(true);
     setError(undefined);
     const result = await mintSignInLink();
     if (result.ok) {
@@ -46,8 +43,6 @@ export function PhoneSignInSection() {
       setShown(undefined);
       setError(reason(result));
     }
-    minting.current = false;
-    setBusy(false);
   }
 
   const expires = shown ? dateTimeLabel(shown.link.expires_at, i18n.resolvedLanguage) : '';
@@ -64,7 +59,7 @@ export function PhoneSignInSection() {
         data-testid="phone-sign-in-mint"
         // Not `disabled`: that would drop the keyboard's focus on it to the page.
         aria-disabled={busy}
-        onClick={() => void mint()}
+        onClick={() => void run(mint)}
       >
         {busy
           ? t('access.phone.minting')

@@ -18,6 +18,7 @@ import {
   turnIsOpen,
 } from '../model/session-actions.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFocusRescue } from '../hooks/use-focus-rescue.js';
 import { ConfirmStep } from './confirm-step.js';
 import { UserText } from './user-text.js';
@@ -25,7 +26,6 @@ import { webSessionPath } from '../../../src/wire/constants.js';
 
 type StopState =
   | { phase: 'idle' }
-  | { phase: 'asking' }
   /** The agent was asked (202); `turnId` is the turn Stop was pressed in. */
   | { phase: 'asked'; turnId: string | undefined }
   | { phase: 'failed'; failure: ApiFailure };
@@ -47,7 +47,7 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
   const deleteSessionRef = useRef<HTMLButtonElement>(null);
   const deleteTaskRef = useRef<HTMLButtonElement>(null);
   const outcomeRef = useRef<HTMLParagraphElement>(null);
-  const stopping = useRef(false);
+  const stopping = useBusyAction();
   // Stop goes once the turn ends: the keyboard's place is then what Stop says happened (or, its
   // reply still on the way, the next control of the header).
   const keepStopFocus = useFocusRescue(
@@ -59,12 +59,9 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
   const title = state.tasks[taskId]?.title ?? '';
 
   const askStop = async () => {
-    if (stopping.current) return;
-    stopping.current = true;
     const turnId = model.getState().sessions[sessionId]?.latest_turn?.turn_id;
-    setStop({ phase: 'asking' });
+    setStop({ phase: 'idle' });
     const result = await api.cancelTurn(sessionId);
-    stopping.current = false;
     setStop(result.ok ? { phase: 'asked', turnId } : { phase: 'failed', failure: result });
   };
 
@@ -100,10 +97,10 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
             className="button"
             data-testid="session-stop"
             // Not `disabled`: that would drop the keyboard's focus on it to the page.
-            aria-disabled={stop.phase === 'asking'}
-            onClick={() => void askStop()}
+            aria-disabled={stopping.busy}
+            onClick={() => void stopping.run(askStop)}
           >
-            {stop.phase === 'asking' ? t('session.actions.stopping') : t('session.actions.stop')}
+            {stopping.busy ? t('session.actions.stopping') : t('session.actions.stop')}
           </button>
         ) : null}
         <DeleteButton

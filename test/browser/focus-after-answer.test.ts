@@ -1,14 +1,16 @@
 /**
  * A person who answers with the keyboard keeps their place: the pressed
- * button is disabled while the answer goes, and its card moves or leaves
- * once decided, which left the focus on the page's body (a screen reader
- * went quiet, the next Tab started over). In the inbox the focus goes to the
- * answered row while it stays, then to the row that takes its place; in a
- * session it goes to the request's card, wherever it now is. Chromium
- * (Debian's) against a real server and the demo agent.
+ * button reads busy (`aria-disabled`) and keeps the focus while the answer
+ * goes, and its card moves or leaves once decided, which left the focus on
+ * the page's body (a screen reader went quiet, the next Tab started over).
+ * In the inbox the focus then goes to the answered row while it stays, then
+ * to the row that takes its place; in a session it goes to the request's
+ * card, wherever it now is. Chromium (Debian's) against a real server and
+ * the demo agent.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
+import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
 import { banner, option, openSession, useSuite, WAIT } from './support/clarification-pages.js';
 
@@ -20,6 +22,36 @@ function focused(page: Page): Promise<string> {
     const id = active.getAttribute('data-triage-key') ?? active.getAttribute('data-request-id') ?? active.getAttribute('data-testid') ?? '';
     return active.tagName.toLowerCase() + ' ' + id + ' ' + (active.getAttribute('data-status') ?? '');
   })()`);
+}
+
+/** The focused button: its test ID, its option, and whether it reads busy. */
+function focusedButton(page: Page): Promise<string> {
+  return page.evaluate<string>(`(() => {
+    const active = document.activeElement;
+    if (!active || active.tagName !== 'BUTTON') return 'no button';
+    const option = active.getAttribute('data-kind') ?? active.getAttribute('data-option-id') ?? '';
+    return active.getAttribute('data-testid') + ' ' + option + ' busy=' + active.getAttribute('aria-disabled');
+  })()`);
+}
+
+/** Holds the page's requests to `url` until the returned function is called. */
+async function holdRequests(page: Page, url: string): Promise<() => void> {
+  let release = (): void => undefined;
+  const released = new Promise<void>((done) => {
+    release = done;
+  });
+  await page.route(url, async (route) => {
+    await released;
+    await route.continue();
+  });
+  return release;
+}
+
+/** Runs the page's clock through the undo window, until the held answer is asked for. */
+async function undoWindowPassed(page: Page, url: string): Promise<void> {
+  const asked = page.waitForRequest(url, WAIT);
+  await page.clock.runFor(UNDO_WINDOW_MS);
+  await asked;
 }
 
 async function waitingRequest(world: World, sessionId: string): Promise<string> {
@@ -45,18 +77,31 @@ async function started(world: World, title: string, prompt: string) {
 describe('the focus after an answer given with the keyboard', () => {
   const suite = useSuite();
 
-  it('in the inbox: a consent leaves it on the next waiting row, a question on its own row', async () => {
+  it('in the inbox: an answer keeps it on its button while it goes, then a consent leaves it on the next waiting row, a question on its own row', async () => {
     const { world } = suite;
     const first = await started(world, 'Focus consent one', '/permission');
     const second = await started(world, 'Focus consent two', '/permission');
     await askingTask(world, 'Focus question', '/ask Which file?');
     const { page } = await suite.desktop();
+    // Installed before the page loads, so the undo window is run through rather than waited out.
+    await page.clock.install();
     await page.goto(`${world.origin}/`);
     const row = (key: string) => page.locator(`[data-triage-key="${key}"]`);
     await row(second.requestId).waitFor(WAIT);
 
-    await row(first.requestId).locator('[data-kind="allow_once"]').focus();
+    // A Reject's confirm step goes as it is confirmed: the Reject it answers takes the focus, and
+    // keeps it through the undo window and the answer's request.
+    const rejected = `**/api/v1/user-inputs/${first.requestId}/respond`;
+    const releaseReject = await holdRequests(page, rejected);
+    await row(first.requestId).locator('[data-kind="reject_once"]').focus();
     await page.keyboard.press('Enter');
+    await row(first.requestId).getByTestId('decision-confirm-yes').focus();
+    await page.keyboard.press('Enter');
+    const onReject = 'consent-option reject_once busy=true';
+    await expect.poll(() => focusedButton(page), WAIT).toBe(onReject);
+    await undoWindowPassed(page, rejected);
+    expect(await focusedButton(page)).toBe(onReject);
+    releaseReject();
     await row(first.requestId).waitFor({ state: 'detached', ...WAIT });
     await expect.poll(() => focused(page), WAIT).toMatch(/^li /);
     expect(await focused(page)).not.toContain(first.requestId);
@@ -68,11 +113,18 @@ describe('the focus after an answer given with the keyboard', () => {
       .locator('[data-testid="inbox-item"]')
       .filter({ hasText: 'Focus question' })
       .getAttribute('data-pending-id');
-    await page
+    const answered = `**/api/v1/clarification/${pendingId ?? ''}/respond`;
+    const releaseAnswer = await holdRequests(page, answered);
+    const pressed = page
       .locator(`[data-pending-id="${pendingId ?? ''}"] [data-testid="inline-option"]`)
-      .first()
-      .focus();
+      .first();
+    const onOption = `inline-option ${(await pressed.getAttribute('data-option-id')) ?? ''} busy=true`;
+    await pressed.focus();
     await page.keyboard.press('Enter');
+    await expect.poll(() => focusedButton(page), WAIT).toBe(onOption);
+    await undoWindowPassed(page, answered);
+    expect(await focusedButton(page)).toBe(onOption);
+    releaseAnswer();
     await expect.poll(() => focused(page), WAIT).toBe(`li ${pendingId ?? ''} `);
   });
 

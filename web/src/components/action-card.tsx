@@ -62,9 +62,11 @@ export function ActionBody(props: UserInputBodyProps<ActionView>) {
             type="button"
             className="button button-primary"
             data-testid="action-done"
-            disabled={props.busy}
+            // Not `disabled` while an answer goes: the keyboard's focus stays where it pressed.
+            aria-disabled={props.busy}
             aria-busy={pendingDecision === 'done'}
             onClick={() => {
+              if (props.busy) return;
               props.respond({ decision: 'done' });
             }}
           >
@@ -74,9 +76,10 @@ export function ActionBody(props: UserInputBodyProps<ActionView>) {
             type="button"
             className="button"
             data-testid="action-skip"
-            disabled={props.busy}
+            aria-disabled={props.busy}
             aria-busy={pendingDecision === 'skip'}
             onClick={() => {
+              if (props.busy) return;
               setSkipping(true);
             }}
           >

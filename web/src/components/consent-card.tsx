@@ -63,9 +63,11 @@ export function ConsentBody(props: UserInputBodyProps<ConsentView>) {
                 data-testid="consent-option"
                 data-option-id={option.option_id}
                 data-kind={option.kind}
-                disabled={props.busy}
+                // Not `disabled` while an answer goes: the keyboard's focus stays where it pressed.
+                aria-disabled={props.busy}
                 aria-busy={chosen}
                 onClick={() => {
+                  if (props.busy) return;
                   if (option.kind === 'reject_once' || option.kind === 'reject_always') {
                     setRejecting(option.option_id);
                   } else {

@@ -100,6 +100,8 @@ function FormFields(props: UserInputBodyProps<FormView>) {
 
   const submit = (event: SyntheticEvent<HTMLFormElement>) => {
     event.preventDefault();
+    // Enter in a field submits too, whatever the button says.
+    if (props.busy) return;
     const checked = validateFormContent(schema, contentOf(schema, drafts));
     if (!checked.ok) {
       setErrors(checked.errors);
@@ -138,7 +140,8 @@ function FormFields(props: UserInputBodyProps<FormView>) {
           type="submit"
           className="button button-primary"
           data-testid="form-submit"
-          disabled={props.busy}
+          // Not `disabled` while an answer goes: the keyboard's focus stays where it pressed.
+          aria-disabled={props.busy}
           aria-busy={pendingDecision === 'accept'}
         >
           {t('formCard.submit')}
@@ -147,9 +150,10 @@ function FormFields(props: UserInputBodyProps<FormView>) {
           type="button"
           className="button"
           data-testid="form-decline"
-          disabled={props.busy}
+          aria-disabled={props.busy}
           aria-busy={pendingDecision === 'decline'}
           onClick={() => {
+            if (props.busy) return;
             props.respond({ decision: 'decline' });
           }}
         >

@@ -48,9 +48,11 @@ export function InlineQuestion(props: {
               data-testid="inline-option"
               data-option-id={option.option_id}
               aria-pressed={chosen.includes(option.option_id)}
-              disabled={group.busy}
+              // Not `disabled` while the answer goes: the keyboard's focus stays where it pressed.
+              aria-disabled={group.busy}
               title={showBidiControls(option.description)}
               onClick={() => {
+                if (group.busy) return;
                 props.onEngaged();
                 draft.pickOption(question.question_id, option.option_id);
               }}
@@ -63,8 +65,10 @@ export function InlineQuestion(props: {
               type="button"
               className="button button-primary"
               data-testid="inline-send"
-              disabled={group.busy || chosen.length === 0}
+              aria-disabled={group.busy}
+              disabled={!group.busy && chosen.length === 0}
               onClick={() => {
+                if (group.busy) return;
                 props.onEngaged();
                 draft.submit();
               }}

@@ -104,7 +104,7 @@ export function UserInputCard(props: {
       data-status={entry.retired ? 'retired' : view.status}
       data-outcome={outcomeKey(outcome)}
       aria-busy={body.busy}
-      // Takes the focus of an answer's button, disabled or gone once it was pressed.
+      // Takes the focus of an answer's button gone once it was pressed.
       tabIndex={-1}
     >
       <header className="user-input-header">

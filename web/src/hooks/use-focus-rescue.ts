@@ -1,13 +1,16 @@
 /**
  * `useFocusRescue(scope, rescue)`: a ref for a container whose answer
- * buttons are disabled while an answer is on its way and whose cards move
- * (to a settled list) or go once decided. Either dropped the focus of a
- * person who answered with the keyboard on the page's body: a screen reader
- * went quiet and the next Tab started over. When the focus leaves an element
- * matching `scope` because that element was disabled or removed, and goes
- * nowhere, `rescue` gets where it was (its request, its inbox row and that
- * row's place) and says what takes the focus. Focus the person moved
- * elsewhere is never taken back.
+ * controls go while an answer is on its way (a confirm step gives way to the
+ * choices it answered) and whose cards move (to a settled list) or go once
+ * decided. Either dropped the focus of a person who answered with the
+ * keyboard on the page's body: a screen reader went quiet and the next Tab
+ * started over. When the focus leaves an element matching `scope` because
+ * that element was disabled or removed, and goes nowhere, it goes to the
+ * button that now stands for the answer on its way (`aria-busy`, in the same
+ * request's card), else `rescue` gets where it was (its request, its inbox
+ * row and that row's place) and says what takes the focus. Focus the person
+ * moved elsewhere is never taken back. Busy buttons are `aria-disabled`, so
+ * the one pressed keeps the focus and none of this runs.
  */
 import { useCallback, useRef } from 'react';
 
@@ -45,8 +48,9 @@ export function useFocusRescue(
         if (!target.closest(scope)) return;
         // Read now: a row that is being removed is still in its list while this runs.
         const row = target.closest<HTMLElement>('[data-triage-key]');
+        const request = target.closest<HTMLElement>('[data-request-id]');
         const where: LostFocus = {
-          requestId: target.closest<HTMLElement>('[data-request-id]')?.dataset.requestId,
+          requestId: request?.dataset.requestId,
           triageKey: row?.dataset.triageKey,
           rowIndex: row ? [...root.querySelectorAll('[data-triage-key]')].indexOf(row) : -1,
         };
@@ -55,7 +59,10 @@ export function useFocusRescue(
         const timer = setTimeout(() => {
           timers.delete(timer);
           if (!isLost(target) || !nowhere()) return;
-          rescueRef.current(where, root)?.focus();
+          const successor = request?.isConnected
+            ? request.querySelector<HTMLElement>('button[aria-busy="true"]')
+            : null;
+          (successor ?? rescueRef.current(where, root))?.focus();
         }, 0);
         timers.add(timer);
       };

@@ -230,7 +230,7 @@ describe('clearing and reordering the session queue', () => {
     expect(held).toBe(2);
   });
 
-  it('asks before clearing; Cancel and Escape change nothing and give focus back', async () => {
+  it('asks before clearing; Cancel, Escape and a failed clear change nothing and give focus back', async () => {
     const ids = await busySession('Clear cancelled', ['p', 'q']);
     const sessionId = ids.session ?? '';
     // The app's CSP refuses an injected script; only the audit needs this.
@@ -257,6 +257,16 @@ describe('clearing and reordering the session queue', () => {
     await confirm.waitFor(WAIT);
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached', ...WAIT });
+    await expect.poll(() => focused(page), WAIT).toBe('queue-clear');
+
+    // Not the first queued message's button: Clear, to try again, with the failure said.
+    await page.route(`**/api/v1/sessions/${sessionId}/queue`, (route) =>
+      route.request().method() === 'DELETE' ? route.abort() : route.continue(),
+    );
+    await page.keyboard.press('Enter');
+    await confirm.getByTestId('queue-clear-yes').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('queue-clear-error').waitFor(WAIT);
     await expect.poll(() => focused(page), WAIT).toBe('queue-clear');
 
     await expect(serverQueue(sessionId)).resolves.toEqual(['p', 'q']);

@@ -8,10 +8,11 @@
  * alike. A follow-up removed is not sent for the person; their answer to its
  * action stands. The confirmation counts what goes and follows the list as
  * others change it; it opens on Cancel, the safe choice, and Cancel or
- * Escape hands focus back to Clear. What a clear did not do is told under
+ * Escape hands focus back to Clear, as does a clear that failed (nothing
+ * changed: the person may try again). What a clear did not do is told under
  * the queue's title (`useQueueClear`).
  */
-import { useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { QueueClearing } from '../hooks/use-queue-clear.js';
 import { clearSummaryOf, namePreview, type MoveDirection } from '../model/queue-controls.js';
@@ -21,14 +22,36 @@ import { ConfirmStep } from './confirm-step.js';
 export function QueueClear(props: {
   items: readonly QueueItemView[];
   clearing: QueueClearing;
-  /** The confirmation closed once the clear was answered: the focus it had needs a place. */
+  /** The confirmation closed once the clear was answered: the focus it had may need a place. */
   onAnswered: () => void;
 }) {
   const { t } = useTranslation();
   const [confirming, setConfirming] = useState(false);
+  // A failed clear closed the confirmation: Clear takes the focus once it shows enabled again.
+  const [backToClear, setBackToClear] = useState(false);
   const opener = useRef<HTMLButtonElement>(null);
   const { clearing } = props;
   const summary = clearSummaryOf(props.items);
+
+  useEffect(() => {
+    if (!backToClear) return;
+    setBackToClear(false);
+    const active = document.activeElement;
+    if (active === null || active === document.body) opener.current?.focus();
+  }, [backToClear]);
+
+  const confirm = async () => {
+    let cleared = false;
+    try {
+      cleared = await clearing.clear();
+    } finally {
+      setConfirming(false);
+      // Clear's own effect runs first, so the queue's place for the focus is only the fallback:
+      // a queue that emptied meanwhile took Clear along.
+      if (!cleared) setBackToClear(true);
+      props.onAnswered();
+    }
+  };
 
   return (
     <div className="queue-clear" data-open={confirming}>
@@ -57,12 +80,7 @@ export function QueueClear(props: {
           keepTestId="queue-clear-cancel"
           pending={clearing.busy}
           opener={opener}
-          onConfirm={() =>
-            void clearing.clear().finally(() => {
-              setConfirming(false);
-              props.onAnswered();
-            })
-          }
+          onConfirm={() => void confirm()}
           onKeep={() => {
             setConfirming(false);
           }}

@@ -115,7 +115,8 @@ export function SessionQueue({
 
   const list = useRef<HTMLUListElement>(null);
   // A removed row takes its buttons along: the focus goes to the row now where it was. A clear's
-  // confirmation goes once it is answered: the focus goes to the first row left, or past the queue.
+  // confirmation goes once it is answered: the focus goes to the first row left, or past the queue
+  // (a clear that failed gives it back to Clear instead).
   const refocus = useRefocusAfterRemoval(list, '[data-testid="queue-item"]', afterLast, items);
   const { move, failure: moveFailure } = useQueueMove(sessionId, items, load, list);
   const clearing = useQueueClear(sessionId, items, load);

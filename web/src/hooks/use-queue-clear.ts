@@ -19,8 +19,8 @@ import {
 import type { QueueItemView } from '../model/types.js';
 
 export interface QueueClearing {
-  /** Clears what the queue lists now; resolves once the list was fetched again. */
-  clear: () => Promise<void>;
+  /** Clears what the queue lists now; once the list was fetched again, says whether it cleared. */
+  clear: () => Promise<boolean>;
   busy: boolean;
   /** Why the last clear did not happen. */
   failure: QueueFailure | undefined;
@@ -57,6 +57,7 @@ export function useQueueClear(
     setFailure(clearFailureOf(result));
     const listed = (await reload()) ?? latest.current;
     if (result.ok) setMisses(clearMissesOf(confirmed, result.value.removed, listed));
+    return result.ok;
   }, [api, dismiss, reload, sessionId]);
 
   return { clear, busy, failure, misses, dismiss };

@@ -29,8 +29,9 @@ function focusedButton(page: Page): Promise<string> {
   return page.evaluate<string>(`(() => {
     const active = document.activeElement;
     if (!active || active.tagName !== 'BUTTON') return 'no button';
+    const name = active.getAttribute('data-testid') ?? active.className;
     const option = active.getAttribute('data-kind') ?? active.getAttribute('data-option-id') ?? '';
-    return active.getAttribute('data-testid') + ' ' + option + ' busy=' + active.getAttribute('aria-disabled');
+    return name + ' ' + option + ' busy=' + active.getAttribute('aria-disabled');
   })()`);
 }
 
@@ -161,17 +162,20 @@ describe('the focus after an answer given with the keyboard', () => {
     }
   });
 
-  it('in a session: a question keeps it in its overlay while the answer waits, Close gives it to the composer', async () => {
+  it('in a session: a question keeps it on the option picked while the answer waits, Close gives it to the composer', async () => {
     const { world } = suite;
     const created = await askingTask(world, 'Focus question here', '/ask Which file?');
     const { page } = await suite.desktop();
     await openSession(world, page, created.session.id);
-    await option(page, 'Generated').focus();
+    const picked = option(page, 'Generated');
+    await picked.focus();
     await page.keyboard.press('Enter');
     await banner(page, 'undo').waitFor(WAIT);
-    await expect.poll(() => focused(page), WAIT).toMatch(/^section /);
+    const onPicked = `option ${(await picked.getAttribute('data-option-id')) ?? ''} busy=true`;
+    await expect.poll(() => focusedButton(page), WAIT).toBe(onPicked);
     // Tab reaches Undo from there: the answer can still be taken back from the keyboard.
     await page.keyboard.down('Shift');
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     await page.keyboard.up('Shift');
     await expect(page.evaluate('document.activeElement.textContent')).resolves.toBe('Send now');
@@ -185,5 +189,25 @@ describe('the focus after an answer given with the keyboard', () => {
     await page.keyboard.press('Enter');
     await close.waitFor({ state: 'detached', ...WAIT });
     await expect.poll(() => focused(page), WAIT).toBe('textarea composer-input ');
+  });
+
+  it('in a session: Submit keeps it while several answers go', async () => {
+    const { world } = suite;
+    const created = await askingTask(world, 'Focus submit here', '/ask-multi');
+    const { page } = await suite.desktop();
+    await openSession(world, page, created.session.id);
+    await option(page, 'Hosted').click(); // a single choice: the next question
+    await option(page, 'Lint').click();
+    await page.getByTestId('clarification-next').click();
+    await option(page, 'Both').click();
+    const answered = `**/api/v1/clarification/*/respond`;
+    const release = await holdRequests(page, answered);
+    const asked = page.waitForRequest(answered, WAIT);
+    await page.getByTestId('clarification-submit').focus();
+    await page.keyboard.press('Enter');
+    await asked;
+    await expect.poll(() => focusedButton(page), WAIT).toBe('clarification-submit  busy=true');
+    release();
+    await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
   });
 });

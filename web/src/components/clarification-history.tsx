@@ -207,8 +207,12 @@ function HistoryForm({
           type="button"
           className="button button-primary"
           data-testid="late-answer-send"
-          disabled={!draft.allAnswered || busy}
-          onClick={draft.submit}
+          // Not `disabled` while it goes: the keyboard's focus stays where it pressed.
+          aria-disabled={busy}
+          disabled={!busy && !draft.allAnswered}
+          onClick={() => {
+            if (!busy) draft.submit();
+          }}
         >
           {busy ? <span className="spinner" aria-hidden="true" /> : null}
           {busy ? t('lateAnswer.sending') : t('lateAnswer.send')}
@@ -217,8 +221,10 @@ function HistoryForm({
           type="button"
           className="button"
           data-testid="late-answer-cancel"
-          disabled={busy}
-          onClick={onClose}
+          aria-disabled={busy}
+          onClick={() => {
+            if (!busy) onClose();
+          }}
         >
           {t('lateAnswer.cancel')}
         </button>

@@ -156,8 +156,14 @@ export function ClarificationOverlay({
               type="button"
               className="button button-primary"
               data-testid="clarification-submit"
-              disabled={(late ? draft.answeredCount === 0 : !draft.allAnswered) || busy}
-              onClick={late ? group.sendDraft : draft.submit}
+              // Not `disabled` while the answer goes: the keyboard's focus stays where it pressed.
+              aria-disabled={busy}
+              disabled={!busy && (late ? draft.answeredCount === 0 : !draft.allAnswered)}
+              onClick={() => {
+                if (busy) return;
+                if (late) group.sendDraft();
+                else draft.submit();
+              }}
             >
               {busy ? <span className="spinner" aria-hidden="true" /> : null}
               {busy
@@ -172,8 +178,10 @@ export function ClarificationOverlay({
               type="button"
               className="button"
               data-testid="clarification-discard"
-              disabled={busy}
-              onClick={group.dismiss}
+              aria-disabled={busy}
+              onClick={() => {
+                if (!busy) group.dismiss();
+              }}
             >
               {t('clarification.discard')}
             </button>
@@ -257,8 +265,11 @@ export function ClarificationOverlay({
             type="button"
             className="button button-quiet"
             data-testid="clarification-skip"
-            disabled={busy}
+            // A digit picks an answer wherever the focus is in the overlay: not `disabled`, or the
+            // focus on this button would drop to the page.
+            aria-disabled={busy}
             onClick={() => {
+              if (busy) return;
               setSkipping({ forId: bundle.pending_id, reason: '' });
             }}
           >

@@ -145,8 +145,9 @@ export function ClarificationStepper({
                 data-answered={answered}
                 aria-current={current ? 'step' : undefined}
                 aria-label={t('clarification.goToStep', { step: index + 1 })}
-                disabled={busy}
+                aria-disabled={busy}
                 onClick={() => {
+                  if (busy) return;
                   draft.setActiveIndex(index);
                 }}
               >
@@ -249,11 +250,13 @@ export function ClarificationQuestionCard({
                 data-selected={selected}
                 data-option-id={option.option_id}
                 tabIndex={index === tabStop ? 0 : -1}
-                disabled={busy}
+                // Not `disabled` while the answer goes: the keyboard's focus stays on the pick.
+                aria-disabled={busy}
                 onFocus={() => {
                   setFocused({ questionId: question.question_id, optionId: option.option_id });
                 }}
                 onClick={() => {
+                  if (busy) return;
                   draft.pickOption(question.question_id, option.option_id);
                 }}
               >
@@ -292,7 +295,9 @@ export function ClarificationQuestionCard({
           value={text}
           maxLength={MAX_CUSTOM_CODE_POINTS * 2}
           rows={1}
-          disabled={busy}
+          // Read-only, not disabled, while the answer goes: Enter here may have sent it.
+          readOnly={busy}
+          aria-disabled={busy}
           enterKeyHint={coarse ? 'enter' : 'send'}
           onChange={(event) => {
             draft.setCustomText(question.question_id, event.target.value);
@@ -304,8 +309,10 @@ export function ClarificationQuestionCard({
             type="button"
             className="button button-primary"
             data-testid="clarification-custom-send"
-            disabled={busy || over > 0 || text.trim() === ''}
+            aria-disabled={busy}
+            disabled={!busy && (over > 0 || text.trim() === '')}
             onClick={() => {
+              if (busy) return;
               draft.commitCustom(question.question_id);
             }}
           >
@@ -342,8 +349,10 @@ export function ClarificationStepNav({
         type="button"
         className="button"
         data-testid="clarification-back"
-        disabled={busy || draft.activeIndex === 0}
+        aria-disabled={busy}
+        disabled={!busy && draft.activeIndex === 0}
         onClick={() => {
+          if (busy) return;
           draft.setActiveIndex(draft.activeIndex - 1);
         }}
       >
@@ -353,8 +362,10 @@ export function ClarificationStepNav({
         type="button"
         className="button"
         data-testid="clarification-next"
-        disabled={busy || draft.activeIndex === draft.questions.length - 1}
+        aria-disabled={busy}
+        disabled={!busy && draft.activeIndex === draft.questions.length - 1}
         onClick={() => {
+          if (busy) return;
           draft.setActiveIndex(draft.activeIndex + 1);
         }}
       >

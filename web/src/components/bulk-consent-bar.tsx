@@ -64,7 +64,8 @@ export function BulkConsentBar(props: {
       data-testid="bulk-bar"
       role="region"
       aria-label={t('triage.bulkTitle')}
-      // Takes the focus of Allow or Reject, disabled while they go: the report is read from here.
+      // Takes the focus of Allow or Reject, gone once the last decision lands: the report is read
+      // from here.
       tabIndex={-1}
     >
       {count > 0 && state.phase === 'confirming' ? (
@@ -88,7 +89,8 @@ export function BulkConsentBar(props: {
             type="button"
             className="button button-primary"
             data-testid="bulk-allow"
-            disabled={state.phase === 'sending'}
+            // Not `disabled` while they go: the keyboard's focus stays where it pressed.
+            aria-disabled={state.phase === 'sending'}
             onClick={() => {
               run('allow');
             }}
@@ -99,9 +101,9 @@ export function BulkConsentBar(props: {
             type="button"
             className="button"
             data-testid="bulk-reject"
-            disabled={state.phase === 'sending'}
+            aria-disabled={state.phase === 'sending'}
             onClick={() => {
-              setState({ phase: 'confirming' });
+              if (state.phase !== 'sending') setState({ phase: 'confirming' });
             }}
           >
             {t('triage.bulkReject', { count })}

@@ -13,6 +13,7 @@
  */
 import { useEffect, useId, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import type { AgentProfileView, WorkspaceView } from '../../../src/wire/index.js';
 import { navigate } from '../app/router.js';
@@ -51,7 +52,7 @@ export function NewTaskForm() {
     : (preferredWorkspace(choices(), memberOf) ?? '');
   const [cwd, setCwd] = useState('');
   const [prompt, setPrompt] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   // How to say each problem, not the words said: a change of language says them again.
   const [problems, setProblems] = useState<Partial<Record<Field, Say>>>({});
   const [error, setError] = useState<Say | undefined>();
@@ -114,16 +115,18 @@ export function NewTaskForm() {
       );
       return;
     }
-    setBusy(true);
-    setProblems({});
-    const result = await createTask({
-      title,
-      ...(profile === '' ? {} : { agent_profile: profile }),
-      ...(workspace === '' ? {} : { workspace_id: workspace }),
-      ...(cwd.trim() === '' ? {} : { cwd: cwd.trim() }),
-      ...(prompt.trim() === '' ? {} : { prompt }),
+    const result = await run(() => {
+      setProblems({});
+      return createTask({
+        title,
+        ...(profile === '' ? {} : { agent_profile: profile }),
+        ...(workspace === '' ? {} : { workspace_id: workspace }),
+        ...(cwd.trim() === '' ? {} : { cwd: cwd.trim() }),
+        ...(prompt.trim() === '' ? {} : { prompt }),
+      });
     });
-    setBusy(false);
+    // A press while one was in flight: that one is answered.
+    if (result === undefined) return;
     if (result.ok) {
       if (workspace !== '') rememberWorkspace(choices(), workspace);
       const { session, admission } = result.value;
@@ -280,7 +283,8 @@ export function NewTaskForm() {
             type="submit"
             className="button button-primary"
             data-testid="new-task-create"
-            disabled={busy}
+            // Not `disabled` while it starts: that would drop the keyboard's focus on it to the page.
+            aria-disabled={busy}
           >
             {busy ? t('newTask.creating') : t('newTask.create')}
           </button>

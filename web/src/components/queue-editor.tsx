@@ -4,8 +4,8 @@
  * when the edit began (edited in another tab or window) it shows the new
  * text and holds Save until the person chooses: take it, or keep theirs.
  */
-import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { isEmptyMessage } from '../model/composer-draft.js';
 import type { QueueEdit } from '../model/queue-edit.js';
 import { UserText } from './user-text.js';
@@ -18,18 +18,13 @@ export function QueueEditor(props: {
   cancel: () => void;
 }) {
   const { t } = useTranslation();
-  const [saving, setSaving] = useState(false);
+  const { busy: saving, run } = useBusyAction();
   const { text, changed } = props.edit;
 
   const save = async () => {
     // Saved exactly as typed, as the composer sends it; not while a change elsewhere awaits a choice.
-    if (isEmptyMessage(text) || saving || changed) return;
-    setSaving(true);
-    try {
-      await props.save();
-    } finally {
-      setSaving(false);
-    }
+    if (isEmptyMessage(text) || changed) return;
+    await run(props.save);
   };
 
   return (
@@ -58,11 +53,20 @@ export function QueueEditor(props: {
           type="submit"
           className="button button-primary"
           data-testid="queue-save"
-          disabled={saving || changed !== undefined || isEmptyMessage(text)}
+          // Not `disabled` while saving: that would drop the keyboard's focus on it to the page.
+          aria-disabled={saving}
+          disabled={!saving && (changed !== undefined || isEmptyMessage(text))}
         >
           {t('userInput.queue.save')}
         </button>
-        <button type="button" className="button" disabled={saving} onClick={props.cancel}>
+        <button
+          type="button"
+          className="button"
+          aria-disabled={saving}
+          onClick={() => {
+            if (!saving) props.cancel();
+          }}
+        >
           {t('userInput.queue.cancel')}
         </button>
       </span>

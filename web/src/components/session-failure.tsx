@@ -14,9 +14,9 @@ import type { SessionFailureRead } from '../hooks/use-session-failure.js';
 import { request, type ApiFailure } from '../model/api.js';
 import type { SessionFailure } from '../../../src/wire/index.js';
 import { pageFetch } from '../model/page-fetch.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 
-type Phase = 'idle' | 'restarting';
 /** Why a restart did not take, kept as a case rather than a sentence: said in the page's language at each render. */
 type RestartRefusal =
   | { kind: 'failedAgain' }
@@ -34,19 +34,20 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
   const { sync } = useServices();
   const { sessionId, read } = props;
   const { failure, ownerDeleted, failedAgain, refusedForOwner } = read;
-  const [phase, setPhase] = useState<Phase>('idle');
+  const { busy: restarting, run } = useBusyAction();
   const [refused, setRefused] = useState<RestartRefusal>();
   const reason = useFailureReason();
 
   const restart = useCallback(async () => {
-    setPhase('restarting');
-    setRefused(undefined);
-    const result = await request(
-      pageFetch,
-      `/api/v1/sessions/${encodeURIComponent(sessionId)}/restart`,
-      { method: 'POST', body: '{}' },
-    );
-    setPhase('idle');
+    const result = await run(() => {
+      setRefused(undefined);
+      return request(pageFetch, `/api/v1/sessions/${encodeURIComponent(sessionId)}/restart`, {
+        method: 'POST',
+        body: '{}',
+      });
+    });
+    // A press while one was in flight: that one is answered.
+    if (result === undefined) return;
     if (result.ok) {
       await sync.refresh();
       return;
@@ -63,7 +64,7 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
     const again = result.kind === 'http' ? failureOf(result.details) : undefined;
     if (again) failedAgain(again);
     setRefused(again ? { kind: 'failedAgain' } : { kind: 'notRestarted', failure: result });
-  }, [failedAgain, refusedForOwner, sessionId, sync]);
+  }, [failedAgain, refusedForOwner, run, sessionId, sync]);
 
   // In the page's language: the browser's and the server's own words are English.
   const error =
@@ -103,10 +104,11 @@ export function SessionFailureBanner(props: { sessionId: string; read: SessionFa
           type="button"
           className="button button-primary"
           data-testid="session-restart"
-          disabled={phase === 'restarting'}
+          // Not `disabled` while it restarts: that would drop the keyboard's focus on it to the page.
+          aria-disabled={restarting}
           onClick={() => void restart()}
         >
-          {phase === 'restarting' ? t('session.failure.restarting') : t('session.failure.restart')}
+          {restarting ? t('session.failure.restarting') : t('session.failure.restart')}
         </button>
       )}
     </section>

@@ -19,6 +19,7 @@ import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { useQueueClear } from '../hooks/use-queue-clear.js';
 import { useQueueMove } from '../hooks/use-queue-move.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { movedOrder, type MoveDirection } from '../model/queue-controls.js';
 import {
@@ -196,15 +197,16 @@ function QueueRow(props: {
   const { t } = useTranslation();
   const { api } = useServices();
   const { sessionId, item, reload, edit, onEdit } = props;
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [error, setError] = useState<ItemError | undefined>();
 
   const remove = async () => {
-    if (busy) return;
-    setBusy(true);
-    setError(undefined);
-    const result = await api.removeQueued(sessionId, item.id);
-    setBusy(false);
+    const result = await run(() => {
+      setError(undefined);
+      return api.removeQueued(sessionId, item.id);
+    });
+    // A press while one was in flight: that one reloads.
+    if (result === undefined) return;
     // 404: it already started or someone else removed it; the reload shows which.
     if (!result.ok && !(result.kind === 'http' && result.status === 404)) setError('remove');
     await reload();

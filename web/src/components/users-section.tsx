@@ -7,6 +7,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { SignInLinkReply, UserView } from '../../../src/wire/index.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
 import { deleteUser, signInLinkFor } from '../model/people-api.js';
 import { refusalOf, type Refusal } from '../model/people.js';
@@ -23,7 +24,8 @@ export function UsersSection(props: {
   const { t } = useTranslation();
   const [link, setLink] = useState<{ userId: string; reply: SignInLinkReply }>();
   const [confirming, setConfirming] = useState<string>();
-  const [busy, setBusy] = useState(false);
+  // One change at a time across the list.
+  const { busy, run } = useBusyAction();
   const [refusal, setRefusal] = useState<{ userId: string; refusal: Refusal }>();
   const listRef = useRef<HTMLUListElement>(null);
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -42,22 +44,18 @@ export function UsersSection(props: {
   }, [leaving, props.users, setRefocus]);
 
   async function newLink(user: UserView): Promise<void> {
-    setBusy(true);
     setRefusal(undefined);
     const result = await signInLinkFor(user.id);
     if (result.ok) setLink({ userId: user.id, reply: result.value });
     else setRefusal({ userId: user.id, refusal: refusalOf(result) });
-    setBusy(false);
   }
 
   async function remove(user: UserView): Promise<void> {
-    setBusy(true);
     setConfirming(undefined);
     setRefusal(undefined);
     const result = await deleteUser(user.id);
     if (!result.ok) setRefusal({ userId: user.id, refusal: refusalOf(result) });
     if (link?.userId === user.id) setLink(undefined);
-    setBusy(false);
     const index = props.users.findIndex((shown) => shown.id === user.id);
     if (result.ok) setLeaving({ userId: user.id, index });
     else setRefocus({ index, stayed: true });
@@ -84,8 +82,9 @@ export function UsersSection(props: {
                   className="button"
                   data-testid="user-new-link"
                   aria-label={t('people.users.newLinkLabel', { name: user.name })}
-                  disabled={busy}
-                  onClick={() => void newLink(user)}
+                  // Not `disabled` while busy: that would drop the keyboard's focus on it to the page.
+                  aria-disabled={busy}
+                  onClick={() => void run(() => newLink(user))}
                 >
                   {t('people.users.newLink')}
                 </button>
@@ -112,7 +111,7 @@ export function UsersSection(props: {
                 prompt={t('people.users.deleteConfirm', { name: user.name })}
                 yes={t('people.users.deleteYes', { name: user.name })}
                 withReason={false}
-                onConfirm={() => void remove(user)}
+                onConfirm={() => void run(() => remove(user))}
                 onCancel={() => {
                   setConfirming(undefined);
                 }}

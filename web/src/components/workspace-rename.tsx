@@ -11,6 +11,7 @@ import type { WorkspaceView } from '../../../src/wire/index.js';
 import { MAX_ACCOUNT_NAME_CHARS } from '../../../src/wire/limits.js';
 import { isBlankText } from '../../../src/wire/text.js';
 import { renameWorkspace } from '../model/people-api.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { refusalOf, type Refusal } from '../model/people.js';
 import { useRefusalText } from './refusal-note.js';
 
@@ -20,7 +21,7 @@ export function WorkspaceRename(props: { workspace: WorkspaceView; onRenamed: ()
   const { workspace } = props;
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState('');
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useBusyAction();
   const [refusal, setRefusal] = useState<Refusal>();
   const buttonRef = useRef<HTMLButtonElement>(null);
   const inputRef = useRef<HTMLInputElement>(null);
@@ -38,7 +39,7 @@ export function WorkspaceRename(props: { workspace: WorkspaceView; onRenamed: ()
     buttonRef.current?.focus();
   }, [editing, returnFocus]);
   useEffect(() => {
-    // The field is refocused after a refusal: the Save button it was sent with was disabled.
+    // The field takes the focus after a refusal: the refusal is tied to it, and said with it.
     if (editing && !busy && refusal !== undefined) inputRef.current?.focus();
   }, [editing, busy, refusal]);
 
@@ -50,11 +51,13 @@ export function WorkspaceRename(props: { workspace: WorkspaceView; onRenamed: ()
 
   async function save(event: SyntheticEvent): Promise<void> {
     event.preventDefault();
-    if (busy || isBlankText(name)) return;
-    setBusy(true);
-    setRefusal(undefined);
-    const result = await renameWorkspace(workspace.id, name.trim());
-    setBusy(false);
+    if (isBlankText(name)) return;
+    const result = await run(() => {
+      setRefusal(undefined);
+      return renameWorkspace(workspace.id, name.trim());
+    });
+    // A press while one was in flight: that one is answered.
+    if (result === undefined) return;
     if (!result.ok) {
       setRefusal(refusalOf(result));
       return;
@@ -108,7 +111,9 @@ export function WorkspaceRename(props: { workspace: WorkspaceView; onRenamed: ()
         type="submit"
         className="button button-primary"
         data-testid="workspace-rename-save"
-        disabled={busy || isBlankText(name)}
+        // Not `disabled` while saving: that would drop the keyboard's focus on it to the page.
+        aria-disabled={busy}
+        disabled={!busy && isBlankText(name)}
       >
         {t('people.workspaces.renameSave')}
       </button>

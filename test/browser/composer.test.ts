@@ -136,6 +136,40 @@ describe('the composer', () => {
     await expect.poll(() => input.inputValue(), WAIT).toBe('then the seed script');
   });
 
+  it('keeps the keyboard on Send while a message goes, then hands it to the box', async () => {
+    const sessionId = await idleSession('Sent by keyboard');
+    const page = await signedIn();
+    const input = await openComposer(page, sessionId);
+    let release = (): void => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await page.route(MESSAGES, async (route) => {
+      if (route.request().method() !== 'POST') return route.continue();
+      await released;
+      return route.continue();
+    });
+    await input.fill('tag the release');
+    const send = page.getByTestId('composer-send');
+    await send.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('Sending…').waitFor(WAIT);
+    const focused = () =>
+      page.evaluate<string | undefined>('document.activeElement?.dataset.testid');
+    await expect(focused()).resolves.toBe('composer-send');
+    await expect(send.getAttribute('aria-disabled')).resolves.toBe('true');
+    await page.keyboard.press('Enter'); // A second press while it goes sends nothing more.
+    release();
+    await until(
+      () => userMessages(world, sessionId),
+      (sent) => sent.includes('tag the release'),
+    );
+    await expect.poll(focused, WAIT).toBe('composer-input');
+    await expect(send.isDisabled()).resolves.toBe(true);
+    const sent = await userMessages(world, sessionId);
+    expect(sent.filter((text) => text === 'tag the release')).toHaveLength(1);
+  });
+
   it('keeps an edit sent after a lost reply, and says the earlier text went', async () => {
     const sessionId = await idleSession('Lost reply');
     const page = await signedIn();

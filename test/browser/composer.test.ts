@@ -23,6 +23,7 @@ import {
 } from './support/harness.js';
 import {
   agentReplies,
+  holdFirst,
   MESSAGES,
   until,
   userMessages,
@@ -111,21 +112,13 @@ describe('the composer', () => {
     const sessionId = await idleSession('Typed on');
     const page = await signedIn();
     const input = await openComposer(page, sessionId);
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(MESSAGES, async (route) => {
-      if (route.request().method() !== 'POST') return route.continue();
-      await released;
-      return route.continue();
-    });
+    const held = await holdFirst(page, MESSAGES);
     await input.fill('run the migrations');
     await page.getByTestId('composer-send').click();
     await page.getByText('Sending…').waitFor(WAIT);
     await input.press('End');
     await input.pressSequentially('\nthen the seed script');
-    release();
+    held.release();
     await until(
       () => userMessages(world, sessionId),
       (sent) => sent.includes('run the migrations'),
@@ -140,15 +133,7 @@ describe('the composer', () => {
     const sessionId = await idleSession('Sent by keyboard');
     const page = await signedIn();
     const input = await openComposer(page, sessionId);
-    let release = (): void => undefined;
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    await page.route(MESSAGES, async (route) => {
-      if (route.request().method() !== 'POST') return route.continue();
-      await released;
-      return route.continue();
-    });
+    const held = await holdFirst(page, MESSAGES);
     await input.fill('tag the release');
     const send = page.getByTestId('composer-send');
     await send.focus();
@@ -159,7 +144,7 @@ describe('the composer', () => {
     await expect(focused()).resolves.toBe('composer-send');
     await expect(send.getAttribute('aria-disabled')).resolves.toBe('true');
     await page.keyboard.press('Enter'); // A second press while it goes sends nothing more.
-    release();
+    held.release();
     await until(
       () => userMessages(world, sessionId),
       (sent) => sent.includes('tag the release'),

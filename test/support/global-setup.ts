@@ -14,6 +14,8 @@ declare module 'vitest' {
     pgAdminUrl: string;
     /** A database with every schema step applied, for `CREATE DATABASE … TEMPLATE`. */
     pgMigratedTemplate: string;
+    /** How the names of this run's test databases begin (`freshDatabase`). */
+    pgDatabasePrefix: string;
   }
 }
 
@@ -36,10 +38,35 @@ export default async function setup(project: TestProject): Promise<() => Promise
   project.provide('pgAdminUrl', server.adminUrl);
   const template = await migratedTemplate(server.adminUrl);
   project.provide('pgMigratedTemplate', template.name);
+  const prefix = `clarion_test_${randomBytes(4).toString('hex')}_`;
+  project.provide('pgDatabasePrefix', prefix);
   return async () => {
+    // The drop waits for a copy of the template still being made; then none is left to list.
     await template.drop();
+    await dropLeftOver(server.adminUrl, prefix);
     await server.stop();
   };
+}
+
+/**
+ * Drops the run's databases still there: each worker's one made ahead, and
+ * any a failed test left. A server started here goes with its data anyway;
+ * an external one (`CLARION_TEST_PG_URL`) keeps what is not dropped.
+ */
+async function dropLeftOver(adminUrl: string, prefix: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>(
+      `SELECT datname FROM pg_database WHERE starts_with(datname, $1)`,
+      [prefix],
+    );
+    for (const { datname } of rows) {
+      await client.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }
+  } finally {
+    await client.end();
+  }
 }
 
 /**

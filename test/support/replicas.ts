@@ -56,25 +56,39 @@ export function replicaProcesses(adminToken: string, context?: TestContext) {
       if (!database) throw new Error('no replicas started');
       return database.target;
     },
-    /** Starts one replica per ID, in order, on the same database. */
+    /**
+     * Starts one replica per ID on the same database, all at once (each start is a second or
+     * more of a process loading; replicas starting together is what a deployment does anyway,
+     * `start-together.test.ts`), and returns them in the order of `ids`. A test that needs one
+     * up before the next starts calls this once per replica.
+     */
     async start(ids: readonly string[], env: Record<string, string> = {}): Promise<Serving[]> {
-      database ??= await freshPostgres();
-      const started: Serving[] = [];
+      const { target } = (database ??= await freshPostgres());
+      const started: [id: string, server: Serving][] = [];
       // A race seen once in CI is only worth its failure with what each replica said.
       (context?.onTestFailed ?? onTestFailed)(() => {
-        for (const [index, server] of started.entries()) printLogTail(ids[index] ?? '?', server);
+        for (const [id, server] of started) printLogTail(id, server);
       });
-      for (const id of ids) {
-        const server = await startServing({
-          DATABASE_URL: database.target.url,
-          CLARION_ADMIN_TOKEN: adminToken,
-          CLARION_REPLICA_ID: id,
-          ...env,
-        });
-        servers.push(server);
-        started.push(server);
+      const starts = await Promise.allSettled(
+        ids.map((id) =>
+          startServing({
+            DATABASE_URL: target.url,
+            CLARION_ADMIN_TOKEN: adminToken,
+            CLARION_REPLICA_ID: id,
+            ...env,
+          }),
+        ),
+      );
+      // Those that did start are stopped with the rest, even when another did not.
+      for (const [index, result] of starts.entries()) {
+        if (result.status === 'fulfilled') {
+          servers.push(result.value);
+          started.push([ids[index] ?? '?', result.value]);
+        }
       }
-      return started;
+      const failed = starts.find((result) => result.status === 'rejected');
+      if (failed) throw failed.reason;
+      return started.map(([, server]) => server);
     },
     /** The replica holding the session's lease, as the store says now. */
     async leaseHolder(sessionId: string): Promise<string | undefined> {

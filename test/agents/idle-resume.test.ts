@@ -41,7 +41,7 @@ describe.each(DRIVERS)('idle stop, resume and background start on %s', (driver) 
   });
 
   it('starts in the background, stops idle agents, resumes them, and drains queues after a restart', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     dir = mkdtempSync(join(tmpdir(), 'clarion-idle-'));
     const gate = join(dir, 'slow-agent-may-start');
     const demo = (env: Record<string, string> = {}) => ({

@@ -63,7 +63,7 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
   });
 
   it('mints a link the running server honours at once, without its data-dir lock', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const env = envFor(database.target);
     serving = await startServing(env);
     const exited = await signInLink(env);
@@ -85,7 +85,7 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
   });
 
   it('mints a link while the server is stopped that works after the next start', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const env = envFor(database.target);
     const first = await startServing(env);
     await first.stop();
@@ -96,7 +96,7 @@ describe.each(DRIVERS)('clarion sign-in-link on %s', (driver: Driver) => {
   });
 
   it('refuses an unknown user, bad arguments and port 0 with a non-zero exit and no link', async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     const env = envFor(database.target);
     await (await startServing(env)).stop();
     const unknown = await signInLink(env, ['--user', 'nobody']);

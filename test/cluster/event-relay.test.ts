@@ -109,7 +109,7 @@ describe('event relay on postgres', () => {
   }
 
   beforeEach(async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
   });
 
   afterEach(async () => {

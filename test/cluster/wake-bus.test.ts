@@ -41,7 +41,7 @@ describe('wake bus', () => {
   });
 
   async function replica(driver: Driver, replicaId: string, pollIntervalMs = 60_000) {
-    database ??= await freshDatabase(driver);
+    database ??= await freshDatabase(driver, { migrated: true });
     const store = await openStore(database.target);
     stores.push(store);
     const bus = createWakeBus({
@@ -121,7 +121,7 @@ describe('wake bus', () => {
 
   it('a killed listener reconnects, and while it is down the poll backstop still finds the change', async () => {
     const a = await replica('postgres', 'A');
-    database ??= await freshDatabase('postgres');
+    database ??= await freshDatabase('postgres', { migrated: true });
     const name = new URL((database.target as { url: string }).url).pathname.slice(1);
     await sql`CREATE TABLE wake_probe (id TEXT PRIMARY KEY)`.execute(a.store.db);
 

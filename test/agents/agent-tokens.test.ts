@@ -74,7 +74,7 @@ describe.each(DRIVERS)('agent tokens on %s', (driver: Driver) => {
   const running: RunningServer[] = [];
 
   async function start(recorded: Recorded): Promise<RunningServer> {
-    database ??= await freshDatabase(driver);
+    database ??= await freshDatabase(driver, { migrated: true });
     const server = await startServer(configFor(database.target), silentLogger, {
       host: recorded.host,
     });

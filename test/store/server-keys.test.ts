@@ -21,7 +21,7 @@ describe.each(DRIVERS)('server keys on %s', (driver) => {
   }
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     stores = [];
   });
 

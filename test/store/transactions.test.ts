@@ -44,7 +44,7 @@ describe.each(DRIVERS)('store transactions on %s', (driver) => {
   let store: Store;
 
   beforeEach(async () => {
-    database = await freshDatabase(driver);
+    database = await freshDatabase(driver, { migrated: true });
     store = await openStore(database.target);
   });
 
@@ -133,7 +133,7 @@ describe('postgresql transactions that begin bounded and holding a session lock'
   let holder: pg.Client | undefined;
 
   beforeEach(async () => {
-    database = await freshDatabase('postgres');
+    database = await freshDatabase('postgres', { migrated: true });
     store = await openStore(database.target);
   });
 

@@ -366,18 +366,25 @@ export class ClarificationService {
    * person sees the asker back and may cancel) and, with several replicas,
    * name this one, so an answer or a cancel on any replica finds the wait.
    * Not while draining: no wait follows. Held attached until that wait
-   * begins; the caller lets go with the function returned.
+   * begins; the caller lets go with the function returned. `undefined` when
+   * no row of it was pending any more (the claim and this write both lock
+   * its rows, so one of them sees the other).
    */
-  private async attach(write: SessionWrite, pendingId: string): Promise<() => void> {
+  private async attach(write: SessionWrite, pendingId: string): Promise<(() => void) | undefined> {
     if (this.draining.signal.aborted) return NO_HOLD;
     const release = this.attachHolds.hold(pendingId);
+    let attached: readonly MessageRecord[];
     try {
-      write.updated(...(await reattachBundleRows(write.tx, pendingId, this.deps.replicas?.id)));
+      attached = await reattachBundleRows(write.tx, pendingId, this.deps.replicas?.id);
     } catch (error) {
       release();
       throw error;
     }
-    return release;
+    write.updated(...attached);
+    if (attached.length > 0) return release;
+    // Decided, cancelled or ended since it was read: no delivery will look for a wait here.
+    release();
+    return undefined;
   }
 
   /**
@@ -428,7 +435,7 @@ export class ClarificationService {
       if (!session || TERMINAL.has(session.state)) return CANNOT_ASK;
       const existing = await activePendingIdByFingerprint(tx, sessionId, ask.fingerprint);
       if (existing) {
-        held = await this.attach(write, existing);
+        held = (await this.attach(write, existing)) ?? NO_HOLD;
         return { ok: true, pendingId: existing, release: held };
       }
       const collected = await collectRetried(tx, session, ask.fingerprint);
@@ -568,7 +575,7 @@ export class ClarificationService {
             signal: AbortSignal.any([callOver.signal, decided.signal]),
             ...(options.asker.entitled ? { entitled: options.asker.entitled } : {}),
           });
-          if (live.kind === 'answered') {
+          if (live?.kind === 'answered') {
             const { response } = live;
             return {
               ok: true,
@@ -578,9 +585,11 @@ export class ClarificationService {
               handedOver: true,
             };
           }
-          if (live.reason === 'fenced') return failure('not_active', FENCED);
-          // Cancelled, superseded, expired or deleted: read which. Anything else ended the call's wait.
-          closedWhileLive = live.reason === 'cancelled' || live.reason === 'superseded';
+          if (live?.reason === 'fenced') return failure('not_active', FENCED);
+          // Cancelled, superseded, or no longer pending when the wait would have begun (decided
+          // on another replica meanwhile): read which. Anything else ended the call's wait.
+          closedWhileLive =
+            live === undefined || live.reason === 'cancelled' || live.reason === 'superseded';
           if (!closedWhileLive && !decided.signal.aborted) end();
         } else {
           // Several replicas: another one may decide it; any write to its session wakes us too.
@@ -619,17 +628,29 @@ export class ClarificationService {
     }
   }
 
-  /** The asker's `wait_for_answer` on its open bundle: attached again, then its live wait. */
+  /**
+   * The asker's `wait_for_answer` on its open bundle: attached again, then its
+   * live wait. `undefined`, without a wait, when the bundle stopped waiting
+   * since the caller read it: an answer given meanwhile on another replica
+   * finds no wait to hand to and wakes nothing here, so a live wait would
+   * sit out its bound; the caller reads it again instead.
+   */
   private async waitAgain(
     sessionId: string,
     pendingId: string,
     options: AskOptions,
-  ): Promise<WaitOutcome> {
+  ): Promise<WaitOutcome | undefined> {
     let held = NO_HOLD;
     try {
-      await this.deps.sessions.write(sessionId, async (write) => {
-        held = await this.attach(write, pendingId);
+      // Read, not yet attached: a race test lands a decision on another replica here.
+      const reading = pausePoint('wait_for_answer.before_attach');
+      if (reading) await reading;
+      const attached = await this.deps.sessions.write(sessionId, async (write) => {
+        const release = await this.attach(write, pendingId);
+        held = release ?? NO_HOLD;
+        return release !== undefined;
       });
+      if (!attached) return undefined;
       // Read, attached, no waiter yet: a race test lands a decision here.
       const paused = pausePoint('wait_for_answer.before_live_wait');
       if (paused) await paused;

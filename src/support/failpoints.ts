@@ -31,6 +31,7 @@ export function failpoint(name: FailpointName): void {
  * otherwise too narrow to hit. Unarmed, `pausePoint` gives nothing to await.
  */
 export type PausePointName =
+  | 'wait_for_answer.before_attach'
   | 'wait_for_answer.before_live_wait'
   | 'respond.before_claim'
   | 'cancel.before_write'

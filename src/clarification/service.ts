@@ -367,8 +367,11 @@ export class ClarificationService {
    * name this one, so an answer or a cancel on any replica finds the wait.
    * Not while draining: no wait follows. Held attached until that wait
    * begins; the caller lets go with the function returned. `undefined` when
-   * no row of it was pending any more (the claim and this write both lock
-   * its rows, so one of them sees the other).
+   * no row of it was pending any more: a claim takes the session's lock as
+   * this write does, so it committed before (and this sees it) or waits for
+   * this write (and its delivery finds the wait). The ask's reuse reads the
+   * bundle under that lock too, so only `waitAgain`, which reads before it,
+   * can meet a bundle decided meanwhile.
    */
   private async attach(write: SessionWrite, pendingId: string): Promise<(() => void) | undefined> {
     if (this.draining.signal.aborted) return NO_HOLD;

@@ -112,7 +112,12 @@ describe('the inbox as a triage tool, in Chromium', () => {
     expect(three.href).toMatch(/^data:image\/png;base64,/);
     await suite.shoot(page, 'triage-inbox');
 
-    await row.getByTestId('inline-option').filter({ hasText: 'Generated' }).click();
+    // Each choice says what it means, as in the question's own view: no hover needed.
+    const generated = row.getByTestId('inline-option').filter({ hasText: 'Generated' });
+    await expect(generated.locator('.option-description').textContent()).resolves.toBe(
+      'Generate it from the defaults in the code.',
+    );
+    await generated.click();
     await row.getByTestId('send-now').click();
     await row.locator('[data-testid="clarification-banner"][data-state="resolved"]').waitFor(WAIT);
     await until('the agent got the inline answer', async () =>

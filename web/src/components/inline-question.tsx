@@ -50,14 +50,23 @@ export function InlineQuestion(props: {
               aria-pressed={chosen.includes(option.option_id)}
               // Not `disabled` while the answer goes: the keyboard's focus stays where it pressed.
               aria-disabled={group.busy}
-              title={showBidiControls(option.description)}
               onClick={() => {
                 if (group.busy) return;
                 props.onEngaged();
                 draft.pickOption(question.question_id, option.option_id);
               }}
             >
-              <UserText text={option.label} />
+              {/* Shown, as in the overlay: a choice made from the inbox is made knowing what it means. */}
+              <span className="option-text">
+                <span className="option-label">
+                  <UserText text={option.label} />
+                </span>
+                {option.description ? (
+                  <span className="option-description">
+                    <UserText text={option.description} />
+                  </span>
+                ) : null}
+              </span>
             </button>
           ))}
           {question.multi_select ? (

@@ -19,6 +19,8 @@ describe('the kind vocabulary of the inbox and the Decisions page', () => {
     await row.waitFor(WAIT);
     const chip = row.getByTestId('triage-kind');
     const inboxLabel = (await chip.textContent()) ?? '';
+    // Its count tells it from a single question, whose row gives none (triage.test).
+    await expect(row.getByTestId('inbox-meta').textContent()).resolves.toBe('Questions: 3');
 
     const pending = await api<{ bundles: { pending_id: string; session_id: string }[] }>(
       world,

@@ -112,6 +112,8 @@ describe('the inbox as a triage tool, in Chromium', () => {
     expect(three.href).toMatch(/^data:image\/png;base64,/);
     await suite.shoot(page, 'triage-inbox');
 
+    // One question: no "Questions: 1" under a prompt that is the one question.
+    await expect(row.getByTestId('inbox-meta').count()).resolves.toBe(0);
     // Each choice says what it means, as in the question's own view: no hover needed.
     const generated = row.getByTestId('inline-option').filter({ hasText: 'Generated' });
     await expect(generated.locator('.option-description').textContent()).resolves.toBe(

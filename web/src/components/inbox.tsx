@@ -377,10 +377,15 @@ function BundleSummary({
       <span className="inbox-prompt">
         <UserText text={first?.prompt ?? ''} />
       </span>
-      <span className="inbox-meta muted">
-        {t('inbox.questionCount', { count: bundle.total })}
-        {bundle.detached ? ` · ${t('inbox.detached')}` : ''}
-      </span>
+      {/* A count of one says nothing the prompt above it does not. */}
+      {bundle.total > 1 || bundle.detached ? (
+        <span className="inbox-meta muted" data-testid="inbox-meta">
+          {[
+            ...(bundle.total > 1 ? [t('inbox.questionCount', { count: bundle.total })] : []),
+            ...(bundle.detached ? [t('inbox.detached')] : []),
+          ].join(' · ')}
+        </span>
+      ) : null}
     </a>
   );
 }

@@ -21,6 +21,7 @@ import {
 } from '../hooks/use-clarification-draft.js';
 import { useCoarsePointer } from '../hooks/use-coarse-pointer.js';
 import { isAnswered } from '../model/question-answers.js';
+import { OptionText } from './option-text.js';
 import { UserText } from './user-text.js';
 
 const COUNTER_FROM = 1800;
@@ -263,16 +264,7 @@ export function ClarificationQuestionCard({
                 <span className="option-badge" aria-hidden="true">
                   {selected ? '✓' : index + 1}
                 </span>
-                <span className="option-text">
-                  <span className="option-label">
-                    <UserText text={option.label} />
-                  </span>
-                  {option.description ? (
-                    <span className="option-description">
-                      <UserText text={option.description} />
-                    </span>
-                  ) : null}
-                </span>
+                <OptionText option={option} />
               </button>
             </li>
           );

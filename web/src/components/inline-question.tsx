@@ -14,8 +14,8 @@ import { useClarificationGroup } from '../hooks/use-clarification-group.js';
 import { showBidiControls } from '../model/bidi.js';
 import type { BundleState } from '../model/read-model.js';
 import { ClarificationStatusBanner } from './clarification-status-banner.js';
+import { OptionText } from './option-text.js';
 import { QuestionCancel } from './question-cancel.js';
-import { UserText } from './user-text.js';
 
 export function InlineQuestion(props: {
   /** The live bundle; `undefined` once it is no longer waiting. */
@@ -57,16 +57,7 @@ export function InlineQuestion(props: {
               }}
             >
               {/* Shown, as in the overlay: a choice made from the inbox is made knowing what it means. */}
-              <span className="option-text">
-                <span className="option-label">
-                  <UserText text={option.label} />
-                </span>
-                {option.description ? (
-                  <span className="option-description">
-                    <UserText text={option.description} />
-                  </span>
-                ) : null}
-              </span>
+              <OptionText option={option} />
             </button>
           ))}
           {question.multi_select ? (

@@ -5,6 +5,7 @@
  * the box says what became of the last send.
  */
 import { useEffect, useRef, useState, type RefObject } from 'react';
+import type { TFunction } from 'i18next';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { useBusyAction } from '../hooks/use-busy-action.js';
@@ -133,12 +134,7 @@ export function Composer({
     });
   }, [queuedIds]);
 
-  const earlier =
-    status.phase === 'earlier'
-      ? status.text.length > EARLIER_SHOWN_CHARS
-        ? `${status.text.slice(0, EARLIER_SHOWN_CHARS)}…`
-        : status.text
-      : '';
+  const problem = sendProblem(t, status);
 
   return (
     <form
@@ -185,33 +181,42 @@ export function Composer({
       {status.phase === 'queued' ? (
         <p className="muted composer-status">{t('composer.queued')}</p>
       ) : null}
-      {status.phase === 'failed' ? (
-        <p className="error composer-status" role="alert">
-          {t('composer.failed')}
-        </p>
-      ) : null}
-      {status.phase === 'invalid' ? (
-        <p className="error composer-status" role="alert" data-testid="composer-invalid">
-          {t('composer.invalid', { problem: status.problem })}
-        </p>
-      ) : null}
-      {status.phase === 'earlier' ? (
-        <p className="error composer-status" role="alert" data-testid="composer-earlier">
-          {t(status.outcome === 'queued' ? 'composer.earlierQueued' : 'composer.earlierSent', {
-            text: earlier,
-          })}
-        </p>
-      ) : null}
-      {status.phase === 'first_unsent' ? (
-        <p className="error composer-status" role="alert" data-testid="composer-first-unsent">
-          {t('composer.firstUnsent')}
-        </p>
-      ) : null}
-      {status.phase === 'refused' ? (
-        <p className="error composer-status" role="alert">
-          {t('composer.refused')}
+      {problem ? (
+        <p className="error composer-status" role="alert" data-testid={problem.testId}>
+          {problem.text}
         </p>
       ) : null}
     </form>
   );
+}
+
+/** What became of the last send when it did not go, in the page's language; `testId` for tests. */
+function sendProblem(
+  t: TFunction,
+  status: ComposerStatus,
+): { text: string; testId?: string } | undefined {
+  switch (status.phase) {
+    case 'failed':
+      return { text: t('composer.failed') };
+    case 'refused':
+      return { text: t('composer.refused') };
+    case 'invalid':
+      return {
+        text: t('composer.invalid', { problem: status.problem }),
+        testId: 'composer-invalid',
+      };
+    case 'earlier': {
+      const text =
+        status.text.length > EARLIER_SHOWN_CHARS
+          ? `${status.text.slice(0, EARLIER_SHOWN_CHARS)}…`
+          : status.text;
+      const key = status.outcome === 'queued' ? 'composer.earlierQueued' : 'composer.earlierSent';
+      return { text: t(key, { text }), testId: 'composer-earlier' };
+    }
+    case 'first_unsent':
+      return { text: t('composer.firstUnsent'), testId: 'composer-first-unsent' };
+    case 'idle':
+    case 'queued':
+      return undefined;
+  }
 }

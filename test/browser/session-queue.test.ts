@@ -62,6 +62,23 @@ describe('the session queue seen from another tab', () => {
     await world.close();
   });
 
+  /** A session whose first prompt the agent is working on, with `texts` queued behind it. */
+  async function busyWithQueue(title: string, texts: readonly string[]): Promise<string> {
+    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
+      title,
+      prompt: 'first',
+    });
+    const sessionId = created.session.id;
+    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
+    for (const text of texts) {
+      await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
+        text,
+        admission_key: `${title}: ${text}`,
+      });
+    }
+    return sessionId;
+  }
+
   it('shows each queue change as it happens, and the queue drained when the turn ends', async () => {
     const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
       title: 'Queue watched',
@@ -123,18 +140,7 @@ describe('the session queue seen from another tab', () => {
   });
 
   it('keeps the keyboard in the queue as its messages are removed, then in the composer', async () => {
-    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-      title: 'Queue removed by keyboard',
-      prompt: 'first',
-    });
-    const sessionId = created.session.id;
-    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
-    for (const text of ['one', 'two']) {
-      await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
-        text,
-        admission_key: `removed-${text}`,
-      });
-    }
+    const sessionId = await busyWithQueue('Queue removed by keyboard', ['one', 'two']);
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     await lists(page, ['one', 'two']);
@@ -159,16 +165,7 @@ describe('the session queue seen from another tab', () => {
   });
 
   it('keeps the keyboard on Clear’s confirmation while it clears, then in the composer', async () => {
-    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-      title: 'Queue cleared by keyboard',
-      prompt: 'first',
-    });
-    const sessionId = created.session.id;
-    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
-    await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
-      text: 'one',
-      admission_key: 'cleared-one',
-    });
+    const sessionId = await busyWithQueue('Queue cleared by keyboard', ['one']);
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     await lists(page, ['one']);
@@ -248,16 +245,7 @@ describe('the session queue seen from another tab', () => {
   });
 
   it('says why an edit too long to keep was not saved, rather than that it may have started', async () => {
-    const created = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', {
-      title: 'Queue edit too long',
-      prompt: 'first',
-    });
-    const sessionId = created.session.id;
-    await until('the first prompt', () => host.prompts.some((p) => p.sessionId === sessionId));
-    await api(world, 'POST', `/api/v1/sessions/${sessionId}/messages`, {
-      text: 'queued',
-      admission_key: 'too-long-queued',
-    });
+    const sessionId = await busyWithQueue('Queue edit too long', ['queued']);
 
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${sessionId}`);

@@ -9,6 +9,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState, type SyntheticEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { useDeliveryError } from '../hooks/use-delivery-error.js';
 import { useFailureReason } from '../hooks/use-failure-reason.js';
 import { useRefocusAfterRemoval } from '../hooks/use-refocus-after-removal.js';
@@ -91,10 +92,10 @@ export function NotificationSettings() {
   const [removeErrors, setRemoveErrors] = useState<Record<string, string>>({});
   const [saveError, setSaveError] = useState<string | null>(null);
   const listRef = useRef<HTMLUListElement>(null);
-  // Refs, not state: a second press can come before the first one's render.
-  const adding = useRef(false);
+  // A ref, not state: a second press can come before the first one's render.
   const testing = useRef(new Set<string>());
-  const [addBusy, setAddBusy] = useState(false);
+  // A second press while the first is on its way would add the channel and then be refused.
+  const adding = useBusyAction();
   const urlRef = useRef<HTMLInputElement>(null);
 
   const why = useFailureReason();
@@ -175,13 +176,8 @@ export function NotificationSettings() {
       url: url.trim(),
       ...(name.trim() ? { name: name.trim() } : {}),
     };
-    // A second press while the first is on its way would add the channel and then be refused.
-    if (adding.current) return;
-    adding.current = true;
-    setAddBusy(true);
-    const created = await api.addChannel(body);
-    adding.current = false;
-    setAddBusy(false);
+    const created = await adding.run(() => api.addChannel(body));
+    if (created === undefined) return;
     if (!created.ok) {
       const refusal = channelRefusalOf(created);
       if (refusal !== undefined) {
@@ -423,8 +419,8 @@ export function NotificationSettings() {
             {...errorProps('name')}
           />
         </label>{' '}
-        <button type="submit" className="button button-primary" aria-disabled={addBusy}>
-          {addBusy ? t('notifications.adding') : t('notifications.addButton')}
+        <button type="submit" className="button button-primary" aria-disabled={adding.busy}>
+          {adding.busy ? t('notifications.adding') : t('notifications.addButton')}
         </button>
         {error ? (
           <p id={ADD_ERROR_ID} role="alert">

@@ -8,7 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import { de } from '../../web/src/i18n/de.js';
 import { ja } from '../../web/src/i18n/ja.js';
-import { signedInPage, useWorld } from './support/harness.js';
+import { chooseLanguage, signedInPage, useWorld } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 describe('the empty inbox’s demo failure', () => {
@@ -18,7 +18,7 @@ describe('the empty inbox’s demo failure', () => {
     const page = await signedInPage(started.world, started.browser, undefined, {
       viewport: { width: 390, height: 844 },
     });
-    await page.getByTestId('language-switch').selectOption('de');
+    await chooseLanguage(page, 'de');
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/api/v1/tasks', async (route) => {
@@ -39,7 +39,7 @@ describe('the empty inbox’s demo failure', () => {
       de.firstRun.demoFailed.replace('{{error}}', de.failure.network),
     );
     await expect(focused()).resolves.toBe('first-run-demo');
-    await page.getByTestId('language-switch').selectOption('ja');
+    await chooseLanguage(page, 'ja');
     await expect
       .poll(() => error.textContent(), WAIT)
       .toBe(ja.firstRun.demoFailed.replace('{{error}}', ja.failure.network));

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { de } from '../../web/src/i18n/de.js';
 import { ja } from '../../web/src/i18n/ja.js';
-import { signedInPage, useWorld } from './support/harness.js';
+import { chooseLanguage, signedInPage, useWorld } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
 
 describe('failures on the Settings page', () => {
@@ -16,7 +16,7 @@ describe('failures on the Settings page', () => {
     const page = await signedInPage(started.world, started.browser, undefined, {
       viewport: { width: 390, height: 844 },
     });
-    await page.getByTestId('language-switch').selectOption('de');
+    await chooseLanguage(page, 'de');
     return page;
   }
 
@@ -29,7 +29,7 @@ describe('failures on the Settings page', () => {
     await expect(error.textContent(WAIT)).resolves.toBe(
       de.access.claudeCode.failed.replace('{{error}}', de.failure.network),
     );
-    await page.getByTestId('language-switch').selectOption('ja');
+    await chooseLanguage(page, 'ja');
     await expect
       .poll(() => error.textContent(), WAIT)
       .toBe(ja.access.claudeCode.failed.replace('{{error}}', ja.failure.network));

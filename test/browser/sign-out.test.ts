@@ -1,7 +1,9 @@
 /**
  * Who the page is signed in as, Sign out, and what a tab does when its
  * sign-in ends, in Debian's Chromium against a real server: the header names
- * the person and signs out (by keyboard too, and at phone size); another tab
+ * the person and signs out (by keyboard too, and at phone size, where the
+ * account waits behind one button so that the header keeps to two rows in
+ * every language); another tab
  * of the same browser goes to the signed-out screen when the server closes
  * its events socket with 1008, and so does the tab of a person an
  * administrator deletes; a person left in no workspace (4403) is told so
@@ -37,6 +39,17 @@ const PHONE = {
   isMobile: true,
   deviceScaleFactor: 2,
 };
+
+/** How many rows the header's items take: its content's height over its tallest item's. */
+function headerRows(page: Page): Promise<number> {
+  return page.evaluate<number>(`(() => {
+    const header = document.querySelector('.app-header');
+    const style = getComputedStyle(header);
+    const content = header.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+    const row = Math.max(...[...header.children].map((item) => item.getBoundingClientRect().height));
+    return Math.round((content / row) * 100) / 100;
+  })()`);
+}
 
 describe('signing out, and a tab whose sign-in ended', () => {
   let world: World;
@@ -104,15 +117,70 @@ describe('signing out, and a tab whose sign-in ended', () => {
     await page.getByTestId('sign-in').waitFor(WAIT);
   });
 
-  it('signs out from the keyboard at phone size, the header within the screen', async () => {
-    const { page } = await signedIn(PHONE);
-    const signOut = page.getByRole('button', { name: 'Sign out' });
+  it('keeps a phone’s header to two rows in every language, the account behind one button', async () => {
+    // A long name, in the language whose words are longest: the button shows a part of it.
+    const name = 'Maximiliane Schöneberger-Wittgenstein';
+    const person = await api<{ user: { id: string } }>(world, 'POST', '/api/v1/users', { name });
+    const { page } = await signedIn(PHONE, person.user.id);
+    const toggle = page.getByTestId('account-toggle');
+    const panel = page.locator(`#${(await toggle.getAttribute('aria-controls')) ?? ''}`);
+    const focused = () =>
+      page.evaluate<string | null | undefined>(
+        '(() => document.activeElement?.getAttribute("data-testid"))()',
+      );
+    // The name stays in sight, and is said as whose account it is.
+    await expect(toggle.textContent()).resolves.toContain(name);
+    await expect(toggle.textContent()).resolves.toContain('Signed in as');
+    await expect(panel.isVisible()).resolves.toBe(false);
+
+    for (const language of ['de', 'ja', 'en']) {
+      // Opened by keyboard; the language is the menu's next stop; Escape hands the focus back.
+      await toggle.focus();
+      await page.keyboard.press('Enter');
+      await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('true');
+      await page.keyboard.press('Tab');
+      await expect(focused()).resolves.toBe('language-switch');
+      await page.getByTestId('language-switch').selectOption(language);
+      await expect.poll(() => page.evaluate('document.documentElement.lang')).toBe(language);
+      await page.keyboard.press('Escape');
+      await expect(toggle.getAttribute('aria-expanded')).resolves.toBe('false');
+      await expect(panel.isVisible()).resolves.toBe(false);
+      await expect(focused()).resolves.toBe('account-toggle');
+      // Measured against one row (the tallest item in it: a touch target), not in pixels.
+      const rows = await headerRows(page);
+      expect(rows, language).toBeGreaterThanOrEqual(1);
+      expect(rows, language).toBeLessThanOrEqual(2);
+      expect(await overflowsHorizontally(page), language).toBe(false);
+    }
+    await page.screenshot({ path: join(ARTIFACTS, 'header-phone.png') });
+
+    // Its page links in reach; scrolled, the header stays at the top.
+    await page.getByTestId('settings-link').click();
+    await page.getByTestId('device-notifications').waitFor(WAIT);
+    await page.evaluate('window.scrollTo(0, 600)');
+    await expect(page.evaluate('window.scrollY')).resolves.toBeGreaterThan(0);
+    await expect(page.locator('.app-header').boundingBox()).resolves.toMatchObject({ y: 0 });
+
+    // A press outside closes the menu and leaves the focus on its button, not on the page.
+    await toggle.click();
+    await expect(panel.isVisible()).resolves.toBe(true);
+    await page.getByTestId('device-notifications').click({ position: { x: 4, y: 4 } });
+    await expect(panel.isVisible()).resolves.toBe(false);
+    await expect(focused()).resolves.toBe('account-toggle');
+
+    // Sign out, in the language chosen last, is the menu's last stop.
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+    const signOut = page.getByRole('button', { name: 'Sign out', exact: true });
     await expect(signOut.isVisible()).resolves.toBe(true);
     const box = await signOut.boundingBox();
     expect(box?.height ?? 0).toBeGreaterThanOrEqual(44);
-    expect(await overflowsHorizontally(page)).toBe(false);
+    // Within the screen: the menu hangs from the header's edge wherever its button wrapped to.
+    expect((box?.x ?? -1) >= 0 && (box?.x ?? 0) + (box?.width ?? 0) <= 390).toBe(true);
     await page.screenshot({ path: join(ARTIFACTS, 'sign-out-phone.png') });
-    await signOut.focus();
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Tab');
+    await expect(focused()).resolves.toBe('sign-out');
     await page.keyboard.press('Enter');
     await endedScreen(page);
   });

@@ -303,6 +303,19 @@ export async function signedInWith(
 }
 
 /**
+ * Chooses the page's language in its header. On a phone the picker is in the
+ * account menu, which is opened for it and closed again, so that it covers
+ * nothing the test goes on to use.
+ */
+export async function chooseLanguage(page: Page, language: string): Promise<void> {
+  const toggle = page.getByTestId('account-toggle');
+  const inMenu = await toggle.isVisible();
+  if (inMenu) await toggle.click();
+  await page.getByTestId('language-switch').selectOption(language);
+  if (inMenu) await toggle.click();
+}
+
+/**
  * A page signed in through a fresh one-time sign-in link: as `userId`, or as
  * the admin when it is absent (the world's own link works once).
  */

@@ -1,16 +1,15 @@
 /**
- * The shell: sign-in check, header with the signed-in person, connection
- * state and language switch, routes. Once the account goes signed out (here,
- * in another tab, or by an administrator) sync stops and every route but an
- * answer link's and a sign-in link's shows the signed-out screen.
+ * The shell: sign-in check, header with the page links, connection state
+ * and the signed-in person's account menu (the language switch alone when
+ * signed out), routes. Once the account goes signed out (here, in another
+ * tab, or by an administrator) sync stops and every route but an answer
+ * link's and a sign-in link's shows the signed-out screen.
  */
 import { useEffect } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate, useRoute } from '../app/router.js';
 import { rememberReturnPath } from '../app/return-path.js';
 import { useAccount, useModelState, useServices } from '../app/services.js';
-import { LANGUAGE_NAMES, LANGUAGES, type Language } from '../i18n/catalogs.js';
-import { setLanguage } from '../i18n/index.js';
 import { renewPushDevice } from '../model/push-device.js';
 import { useResyncOnReturn } from '../hooks/use-resync-on-return.js';
 import { AccountMenu } from './account-menu.js';
@@ -19,6 +18,7 @@ import { ConnectionBanner } from './connection-banner.js';
 import { AnswerPage } from './answer-page.js';
 import { DecisionLog } from './decision-log.js';
 import { Inbox } from './inbox.js';
+import { LanguageSwitch } from './language-switch.js';
 import { NewTaskForm } from './new-task-form.js';
 import { PeoplePage } from './people-page.js';
 import { SessionView } from './session-view.js';
@@ -96,8 +96,12 @@ export function App() {
         ) : null}
         {auth === 'signed_in' ? <ConnectionBadge /> : null}
         {auth === 'signed_in' ? <WaitingCountTitle /> : null}
-        <LanguageSwitch />
-        {accountState.status === 'signed_in' ? <AccountMenu me={accountState.me} /> : null}
+        {/* Signed in, the language is the account menu's: on a phone it waits behind its button. */}
+        {accountState.status === 'signed_in' ? (
+          <AccountMenu me={accountState.me} />
+        ) : (
+          <LanguageSwitch />
+        )}
       </header>
       <main id="main" className="app-main">
         {auth === 'signed_in' ? <ConnectionBanner /> : null}
@@ -171,27 +175,5 @@ function ConnectionBadge() {
     <span className="connection" data-testid="connection" data-state={connection} role="status">
       {label}
     </span>
-  );
-}
-
-function LanguageSwitch() {
-  const { t, i18n } = useTranslation();
-  return (
-    <label className="language-switch">
-      <span className="sr-only">{t('app.language')}</span>
-      <select
-        data-testid="language-switch"
-        value={i18n.resolvedLanguage ?? 'en'}
-        onChange={(event) => {
-          void setLanguage(event.target.value as Language);
-        }}
-      >
-        {LANGUAGES.map((language) => (
-          <option key={language} value={language}>
-            {LANGUAGE_NAMES[language]}
-          </option>
-        ))}
-      </select>
-    </label>
   );
 }

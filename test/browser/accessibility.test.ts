@@ -1,7 +1,7 @@
 /**
  * Every screen of the web app, audited by axe-core and photographed, on a
  * 1440×900 desktop and a 390×844 phone, in light and dark (issue 15): the
- * inbox (empty and with items), a session with a pending question (single
+ * inbox (empty, with the phone's account menu open, and with items), a session with a pending question (single
  * and multi-select steps), a delete's confirmation, the consent, action and
  * form cards (the form also with its errors shown), settings, people (an
  * invite's link and a removal to confirm), the decision log (also with a "To"
@@ -250,6 +250,21 @@ describe('every screen, light and dark, desktop and phone', () => {
 
   it('the empty inbox', async () => {
     await check('inbox-empty', '/', (page) => page.getByTestId('inbox-empty').waitFor());
+  });
+
+  it('the account menu, open on a phone', async () => {
+    await check(
+      'account-menu',
+      '/',
+      async (page) => {
+        // A desktop shows the account in the header's row: nothing to open there.
+        const toggle = page.getByTestId('account-toggle');
+        if (!(await toggle.isVisible())) return;
+        await toggle.click();
+        await page.getByTestId('sign-out').waitFor();
+      },
+      { onShown: true },
+    );
   });
 
   it('the inbox with items', async () => {

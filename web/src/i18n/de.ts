@@ -7,7 +7,7 @@ export const de: Catalog = {
     language: 'Sprache',
     live: 'Live',
     connecting: 'Verbinde…',
-    offline: 'Verbindung wird wiederhergestellt…',
+    offline: 'Verbinde neu…',
     offlineBanner:
       'Verbindung verloren. Verbinde neu… Bis dahin ist die Anzeige womöglich nicht aktuell.',
     noWorkspace: 'In keinem Arbeitsbereich',

@@ -21,6 +21,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
+import { holdFirst, settleRequests } from './support/clarification-pages.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -208,6 +209,48 @@ describe('the form card in Chromium', () => {
     }
     await bobPage.context().close();
     await adminPage.context().close();
+  });
+
+  it('keeps the focus in the field Enter sent the form from, and takes no edit or second send while it goes', async () => {
+    const { sessionId, requestId } = await askForm('Form sent by keyboard');
+    const page = await signedInPage(world, browser, undefined, {
+      viewport: { width: 1280, height: 900 },
+    });
+    const sent: unknown[] = [];
+    page.on('request', (request) => {
+      if (request.url().endsWith('/respond')) sent.push(request.postDataJSON());
+    });
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    const card = page.locator(`[data-testid="user-input-card"][data-request-id="${requestId}"]`);
+    await card.getByRole('radio', { name: 'Production' }).check();
+    await card.getByLabel('Replicas').fill('2');
+    const service = card.getByLabel('Service name');
+    await service.fill('api');
+    const held = await holdFirst(page, '**/api/v1/user-inputs/*/respond');
+    await page.keyboard.press('Enter');
+    await held.arrived;
+    await expect
+      .poll(() => page.evaluate('document.activeElement?.getAttribute("aria-disabled")'), WAIT)
+      .toBe('true');
+    const focusedLabel = () => page.evaluate('document.activeElement?.labels?.[0]?.textContent');
+    await expect(focusedLabel()).resolves.toBe('Service name *');
+    await expect(service.getAttribute('readonly')).resolves.toBe('');
+    // Typing changes nothing, and Enter again sends nothing more.
+    await page.keyboard.type('x');
+    await page.keyboard.press('Enter');
+    await card.getByLabel('Notify the team').focus();
+    await page.keyboard.press('Space');
+    await expect(card.getByLabel('Notify the team').isChecked()).resolves.toBe(false);
+    await expect(service.inputValue()).resolves.toBe('api');
+    await expect(focusedLabel()).resolves.toBe('Notify the team');
+    await settleRequests(page);
+    expect(sent).toHaveLength(1);
+    held.release();
+    await card.getByTestId('form-sent').waitFor(WAIT);
+    expect(sent).toMatchObject([
+      { decision: 'accept', content: { service: 'api', env: 'prod', replicas: 2, notify: false } },
+    ]);
+    await page.context().close();
   });
 
   /** A desktop page signed in as `userId`, through a new one-time sign-in link. */

@@ -89,6 +89,8 @@ function FormFields(props: UserInputBodyProps<FormView>) {
     props.pending !== undefined && 'decision' in props.pending ? props.pending.decision : undefined;
 
   const change = (name: string, draft: Draft) => {
+    // The answer on its way carries the values as they were sent: they stay so until it lands.
+    if (props.busy) return;
     const next = { ...drafts, [name]: draft };
     setDrafts(next);
     // Once a send was tried, the messages follow the person's corrections.
@@ -129,7 +131,7 @@ function FormFields(props: UserInputBodyProps<FormView>) {
           required={required.has(name)}
           draft={drafts[name] ?? initialDraft(field)}
           error={errors?.find((entry) => entry.field === name)}
-          disabled={props.busy}
+          locked={props.busy}
           onChange={(draft) => {
             change(name, draft);
           }}
@@ -171,7 +173,11 @@ interface FieldProps {
   required: boolean;
   draft: Draft;
   error: FormFieldError | undefined;
-  disabled: boolean;
+  /**
+   * The form is on its way: the field reads unavailable and takes no change, but stays focusable
+   * (not `disabled`, which would drop the keyboard's focus on it, and Enter in it sent the form).
+   */
+  locked: boolean;
   onChange: (draft: Draft) => void;
 }
 
@@ -183,6 +189,7 @@ function Field(props: FieldProps) {
   const errorId = error ? `${id}-error` : undefined;
   const describedBy = [hintId, errorId].filter(Boolean).join(' ') || undefined;
   const aria = {
+    'aria-disabled': props.locked,
     'aria-describedby': describedBy,
     'aria-invalid': error !== undefined,
     'aria-required': props.required,
@@ -247,7 +254,7 @@ function Field(props: FieldProps) {
               name={id}
               value={option.const}
               checked={chosen.includes(option.const)}
-              disabled={props.disabled}
+              aria-disabled={props.locked}
               onChange={(event) => {
                 if (!multiple) props.onChange(option.const);
                 else if (event.target.checked) props.onChange([...chosen, option.const]);
@@ -278,7 +285,6 @@ function Field(props: FieldProps) {
             id={id}
             type="checkbox"
             checked={props.draft === true}
-            disabled={props.disabled}
             {...aria}
             onChange={(event) => {
               props.onChange(event.target.checked);
@@ -302,7 +308,6 @@ function Field(props: FieldProps) {
           id={id}
           className="form-input"
           value={value}
-          disabled={props.disabled}
           {...aria}
           onChange={(event) => {
             props.onChange(event.target.value);
@@ -323,7 +328,8 @@ function Field(props: FieldProps) {
           inputMode={field.type === 'integer' ? 'numeric' : undefined}
           step={field.type === 'number' ? 'any' : undefined}
           value={value}
-          disabled={props.disabled}
+          // Typed keys do not even show: nothing is changed while the form goes.
+          readOnly={props.locked}
           {...aria}
           onChange={(event) => {
             props.onChange(event.target.value);

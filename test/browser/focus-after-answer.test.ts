@@ -12,7 +12,16 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
-import { banner, option, openSession, useSuite, WAIT } from './support/clarification-pages.js';
+import {
+  banner,
+  option,
+  openSession,
+  recordRequests,
+  RESPOND,
+  settleRequests,
+  useSuite,
+  WAIT,
+} from './support/clarification-pages.js';
 
 /** The focused element: its tag, and the request or row it stands for. */
 function focused(page: Page): Promise<string> {
@@ -209,5 +218,49 @@ describe('the focus after an answer given with the keyboard', () => {
     await expect.poll(() => focusedButton(page), WAIT).toBe('clarification-submit  busy=true');
     release();
     await page.getByTestId('clarification-overlay').waitFor({ state: 'detached', ...WAIT });
+  });
+
+  it('in a session: a confirmed Skip leaves it on Skip while the skip goes', async () => {
+    const { world } = suite;
+    const created = await askingTask(world, 'Focus skip here', '/ask Which file?');
+    const { page } = await suite.desktop();
+    await page.clock.install();
+    await openSession(world, page, created.session.id);
+    const recorded = recordRequests(page);
+    const release = await holdRequests(page, RESPOND);
+    await page.getByTestId('clarification-skip').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('clarification-skip-confirm-yes').focus();
+    await page.keyboard.press('Enter');
+    // Skip now stands for the skip on its way, through its undo window and its request.
+    const onSkip = 'clarification-skip  busy=true';
+    await expect.poll(() => focusedButton(page), WAIT).toBe(onSkip);
+    await page.keyboard.press('Enter');
+    await undoWindowPassed(page, RESPOND);
+    await page.keyboard.press('Enter');
+    expect(await focusedButton(page)).toBe(onSkip);
+    await settleRequests(page);
+    expect(recorded.responds).toEqual([{ rejected: true }]);
+    release();
+    await banner(page, 'resolved').waitFor(WAIT);
+  });
+
+  it('in a session: an answer picked by digit from the Skip confirm leaves it there while it goes', async () => {
+    const { world } = suite;
+    const created = await askingTask(world, 'Focus skip confirm here', '/ask Which file?');
+    const { page } = await suite.desktop();
+    await openSession(world, page, created.session.id);
+    const recorded = recordRequests(page);
+    await page.getByTestId('clarification-skip').click();
+    await page.getByTestId('clarification-skip-confirm-yes').focus();
+    // A digit picks an answer wherever the focus is in the overlay; it waits out its undo window.
+    await page.keyboard.press('1');
+    await banner(page, 'undo').waitFor(WAIT);
+    const onYes = 'clarification-skip-confirm-yes  busy=true';
+    await expect.poll(() => focusedButton(page), WAIT).toBe(onYes);
+    await page.keyboard.press('Enter');
+    await page.getByTestId('send-now').click();
+    await banner(page, 'resolved').waitFor(WAIT);
+    expect(recorded.responds).toMatchObject([{ rejected: false }]);
   });
 });

@@ -47,6 +47,9 @@ export function ClarificationOverlay({
   const { t } = useTranslation();
   const rootRef = useRef<HTMLElement>(null);
   const focusOnExpand = useRef(false);
+  const skipButton = useRef<HTMLButtonElement>(null);
+  // The Skip confirm closed under the keyboard's focus: Skip, its opener, takes it back.
+  const focusSkip = useRef(false);
   const [skipping, setSkipping] = useState<{ forId: string; reason: string }>();
   const { bundle, draft, busy, collapsed, mode } = group;
   const pendingId = bundle?.pending_id;
@@ -76,6 +79,12 @@ export function ClarificationOverlay({
     (field ?? root).focus();
     onFieldFocused?.();
   }, [shown, pendingId, focusFieldFor, onFieldFocused]);
+
+  useEffect(() => {
+    if (!focusSkip.current) return;
+    focusSkip.current = false;
+    skipButton.current?.focus();
+  });
 
   useEffect(() => {
     if (collapsed || !focusOnExpand.current) return;
@@ -216,7 +225,9 @@ export function ClarificationOverlay({
               value={confirmSkip.reason}
               rows={2}
               maxLength={MAX_CUSTOM_CODE_POINTS * 2}
-              disabled={busy}
+              // Read-only, not disabled, while an answer goes: the focus stays where it was.
+              readOnly={busy}
+              aria-disabled={busy}
               onKeyDown={(event) => {
                 // The reason is text, not the question's keyboard.
                 if (event.key !== 'Escape') event.stopPropagation();
@@ -238,10 +249,15 @@ export function ClarificationOverlay({
               type="button"
               className="button button-danger"
               data-testid="clarification-skip-confirm-yes"
-              disabled={busy || reasonOver}
+              // A digit may pick an answer while the focus is here: not `disabled` while it goes.
+              aria-disabled={busy}
+              disabled={!busy && reasonOver}
               onClick={() => {
+                if (busy) return;
                 group.skip(confirmSkip.reason);
                 setSkipping(undefined);
+                // Skip stands for the skip on its way (busy, in its undo window and then sent).
+                focusSkip.current = true;
               }}
             >
               {t('decide.skipConfirmYes')}
@@ -252,6 +268,7 @@ export function ClarificationOverlay({
               data-testid="clarification-skip-cancel"
               onClick={() => {
                 setSkipping(undefined);
+                focusSkip.current = true;
               }}
             >
               {t('decide.skipCancel')}
@@ -262,6 +279,7 @@ export function ClarificationOverlay({
         <div className="skip-row">
           <QuestionCancel group={group} />
           <button
+            ref={skipButton}
             type="button"
             className="button button-quiet"
             data-testid="clarification-skip"

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { api, signedInPage, useWorld } from './support/harness.js';
-import { WAIT } from './support/clarification-pages.js';
+import { holdFirst, settleRequests, WAIT } from './support/clarification-pages.js';
 
 interface NewUser {
   user: { id: string; name: string };
@@ -20,6 +20,22 @@ const focused = (page: Page) =>
     if (active === null || active === document.body) return 'body';
     return active.closest('[data-testid]')?.getAttribute('data-testid') ?? active.tagName;
   })()`);
+
+/** The focused element's test ID and whether it reads busy. */
+const focusedBusy = (page: Page) =>
+  page.evaluate<string>(`(() => {
+    const active = document.activeElement;
+    return active?.getAttribute('data-testid') + ' busy=' + active?.getAttribute('aria-disabled');
+  })()`);
+
+/** Every DELETE the page makes, by URL. */
+function recordDeletes(page: Page): string[] {
+  const deletes: string[] = [];
+  page.on('request', (request) => {
+    if (request.method() === 'DELETE') deletes.push(request.url());
+  });
+  return deletes;
+}
 
 /** Whether the focus is inside the element `selector` names. */
 const focusWithin = (page: Page, selector: string) =>
@@ -55,7 +71,17 @@ describe('focus on the People page after a removal', () => {
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
     await expect(focused(page)).resolves.toBe('decision-confirm-yes');
+    const deletes = recordDeletes(page);
+    const held = await holdFirst(page, '**/api/v1/workspaces/*/members/*', 'DELETE');
     await page.keyboard.press('Enter');
+    await held.arrived;
+    // The step goes as the removal starts: Remove, which stands for it, holds the focus meanwhile.
+    await expect.poll(() => focusedBusy(page)).toBe('member-remove busy=true');
+    await page.keyboard.press('Enter');
+    await settleRequests(page);
+    expect(deletes).toHaveLength(1);
+    await expect(page.getByTestId('decision-confirm').count()).resolves.toBe(0);
+    held.release();
     await row.waitFor({ state: 'detached', ...WAIT });
     await expect(focused(page)).resolves.not.toBe('body');
     await expect(focusWithin(page, `[data-workspace-id="${ops.workspace.id}"]`)).resolves.toBe(
@@ -90,7 +116,16 @@ describe('focus on the People page after a removal', () => {
     await row.getByRole('button', { name: 'Delete Lio' }).focus();
     await page.keyboard.press('Enter');
     await page.keyboard.press('Tab');
+    const deletes = recordDeletes(page);
+    const held = await holdFirst(page, '**/api/v1/users/*', 'DELETE');
     await page.keyboard.press('Enter');
+    await held.arrived;
+    await expect.poll(() => focusedBusy(page)).toBe('user-delete busy=true');
+    await page.keyboard.press('Enter');
+    await settleRequests(page);
+    expect(deletes).toHaveLength(1);
+    await expect(page.getByTestId('decision-confirm').count()).resolves.toBe(0);
+    held.release();
     await row.waitFor({ state: 'detached', ...WAIT });
     await expect(focusWithin(page, '[data-testid="users"]')).resolves.toBe(true);
     await page.context().close();

@@ -278,15 +278,15 @@ export interface Held {
   release(): void;
 }
 
-/** Holds the page's first request to `pattern`; later ones pass straight through. */
-export async function holdFirst(page: Page, pattern: string): Promise<Held> {
+/** Holds the page's first `method` request to `pattern`; later ones pass straight through. */
+export async function holdFirst(page: Page, pattern: string, method = 'POST'): Promise<Held> {
   let arrive = (): void => undefined;
   let release = (): void => undefined;
   const arrived = new Promise<void>((resolve) => (arrive = resolve));
   const released = new Promise<void>((resolve) => (release = resolve));
   let first = true;
   await page.route(pattern, async (route: Route) => {
-    if (first && route.request().method() === 'POST') {
+    if (first && route.request().method() === method) {
       first = false;
       arrive();
       await released;

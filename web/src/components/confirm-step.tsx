@@ -40,6 +40,11 @@ export function ConfirmStep(props: {
   initialFocus?: 'keep' | 'step';
   /** The control focus goes back to; what had focus as the step opened by default. */
   opener?: RefObject<HTMLElement | null>;
+  /**
+   * The step goes as its action starts: the focus goes back to the opener too, which then stands
+   * for the action on its way (busy, `aria-disabled`), rather than falling to the page.
+   */
+  backOnConfirm?: boolean;
   /** Keys pressed inside stay there (Escape excepted): a view's shortcuts behind it must not act. */
   containKeys?: boolean;
   onConfirm: () => void;
@@ -57,8 +62,7 @@ export function ConfirmStep(props: {
     (initialFocus === 'keep' ? keepButton : step).current?.focus();
   }, [initialFocus]);
 
-  const keep = () => {
-    props.onKeep();
+  const backToOpener = () => {
     const opener = props.opener;
     const fallback = openedFrom.current;
     // After the page shows the opener again (it may come back, or become enabled, with the step's closing).
@@ -66,6 +70,10 @@ export function ConfirmStep(props: {
       const back = opener ? opener.current : fallback;
       if (back instanceof HTMLElement && back.isConnected) back.focus();
     });
+  };
+  const keep = () => {
+    props.onKeep();
+    backToOpener();
   };
 
   const pending = props.pending ?? false;
@@ -111,7 +119,9 @@ export function ConfirmStep(props: {
           // While pending, not `disabled`: that would drop the keyboard's focus on it to the page.
           aria-disabled={pending}
           onClick={() => {
-            if (!pending) props.onConfirm();
+            if (pending) return;
+            props.onConfirm();
+            if (props.backOnConfirm) backToOpener();
           }}
         >
           {props.yes}

@@ -20,6 +20,8 @@ export function DecisionConfirm(props: {
   withReason: boolean;
   /** The reason field's hint; a Skip's by default. */
   placeholder?: string;
+  /** The step goes as it is confirmed: its opener takes the focus back (`ConfirmStep`). */
+  backOnConfirm?: boolean;
   onConfirm: (reason: string) => void;
   onCancel: () => void;
 }) {
@@ -37,6 +39,7 @@ export function DecisionConfirm(props: {
       yesTestId="decision-confirm-yes"
       keepTestId="decision-confirm-cancel"
       yesDisabled={over > 0}
+      backOnConfirm={props.backOnConfirm}
       onConfirm={() => {
         props.onConfirm(reason.trim());
       }}

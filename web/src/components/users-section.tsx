@@ -95,8 +95,10 @@ export function UsersSection(props: {
                     data-testid="user-delete"
                     aria-label={t('people.users.deleteLabel', { name: user.name })}
                     aria-expanded={confirming === user.id}
-                    disabled={busy}
+                    // Not `disabled` while busy: it holds the focus while its deletion goes.
+                    aria-disabled={busy}
                     onClick={() => {
+                      if (busy) return;
                       setConfirming(user.id);
                       setRefusal(undefined);
                     }}
@@ -111,6 +113,7 @@ export function UsersSection(props: {
                 prompt={t('people.users.deleteConfirm', { name: user.name })}
                 yes={t('people.users.deleteYes', { name: user.name })}
                 withReason={false}
+                backOnConfirm
                 onConfirm={() => void run(() => remove(user))}
                 onCancel={() => {
                   setConfirming(undefined);

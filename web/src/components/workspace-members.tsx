@@ -205,8 +205,10 @@ export function WorkspaceMembers(props: {
                       data-testid="member-remove"
                       aria-label={t('people.workspaces.removeLabel', who)}
                       aria-expanded={confirming === member.user_id}
-                      disabled={busy}
+                      // Not `disabled` while busy: it holds the focus while its removal goes.
+                      aria-disabled={busy}
                       onClick={() => {
+                        if (busy) return;
                         setConfirming(member.user_id);
                         setRefusal(undefined);
                       }}
@@ -221,6 +223,7 @@ export function WorkspaceMembers(props: {
                   prompt={t('people.workspaces.removeConfirm', who)}
                   yes={t('people.workspaces.removeYes', who)}
                   withReason={false}
+                  backOnConfirm
                   onConfirm={() => void remove(member)}
                   onCancel={() => {
                     setConfirming(undefined);

@@ -49,10 +49,13 @@ export function useRefocusAfterRemoval(
     const wanted: Refocus | null =
       refocus ?? (lost && !lost.element.isConnected ? { index: lost.index, stayed: false } : null);
     if (wanted === null) return;
-    held.current = undefined;
     if (refocus !== null) setRefocus(null);
     const active = document.activeElement;
-    if (active !== null && active !== document.body) return;
+    // Still on the row's own button (busy while its removal went): the list read that answers
+    // may come a render later, and the row's going is then the loss the focus follows. A button
+    // removed with its row in this very render may still be the active element here.
+    if (active !== null && active !== document.body && active.isConnected) return;
+    held.current = undefined;
     const shown = list.current?.querySelectorAll(rowSelector) ?? [];
     const row = shown[Math.min(wanted.index, shown.length - 1)];
     // A disabled button (a first row's Move up) cannot take the focus: the first one that can.

@@ -14,6 +14,7 @@ import { UNDO_WINDOW_MS } from '../../web/src/model/respond.js';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
 import {
   banner,
+  holdFirst,
   option,
   openSession,
   recordRequests,
@@ -138,7 +139,7 @@ describe('the focus after an answer given with the keyboard', () => {
     await expect.poll(() => focused(page), WAIT).toBe(`li ${pendingId ?? ''} `);
   });
 
-  it('in the inbox: consents allowed together leave it on the bar that reports how it went', async () => {
+  it('in the inbox: consents allowed together keep it on Allow while they go, each sent once, then on the bar that reports how it went', async () => {
     const { world } = suite;
     const first = await started(world, 'Focus bulk one', '/permission');
     const second = await started(world, 'Focus bulk two', '/permission');
@@ -147,9 +148,28 @@ describe('the focus after an answer given with the keyboard', () => {
     for (const { requestId } of [first, second]) {
       await page.locator(`[data-triage-key="${requestId}"]`).getByTestId('bulk-select').check();
     }
+    const answers: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST' && request.url().endsWith('/respond')) {
+        answers.push(request.url());
+      }
+    });
+    const held = await holdFirst(page, '**/api/v1/user-inputs/*/respond');
     await page.getByTestId('bulk-allow').focus();
+    // Two presses before the page renders again: the second must find the first under way.
+    await page.evaluate(`(() => {
+      const allow = document.querySelector('[data-testid="bulk-allow"]');
+      allow.click();
+      allow.click();
+    })()`);
+    await held.arrived;
+    await expect.poll(() => focusedButton(page), WAIT).toBe('bulk-allow  busy=true');
     await page.keyboard.press('Enter');
+    await settleRequests(page);
+    expect(answers).toHaveLength(1);
+    held.release();
     await page.locator('[data-testid="bulk-report"][data-failures="0"]').waitFor(WAIT);
+    expect(answers).toHaveLength(2);
     await expect.poll(() => focused(page), WAIT).toBe('div bulk-bar ');
   });
 

@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
+import { useBusyAction } from '../hooks/use-busy-action.js';
 import { decideAll, type BulkChoice, type BulkItemResult } from '../model/bulk-consent.js';
 import type { ConsentView } from '../model/types.js';
 import { userInputTransitions } from '../model/user-inputs.js';
@@ -28,25 +29,28 @@ export function BulkConsentBar(props: {
   const { t } = useTranslation();
   const { api, config, userInputs } = useServices();
   const [state, setState] = useState<BarState>({ phase: 'idle' });
+  // The guard against a second press: the rendered phase is the same for two presses in one render.
+  const sending = useBusyAction();
   const count = props.selected.length;
 
   const run = (choice: BulkChoice, reason = '') => {
-    if (state.phase === 'sending' || count === 0) return;
-    let done = 0;
-    setState({ phase: 'sending', choice, done });
-    void decideAll(api, props.selected, choice, {
-      deadlineMs: config.respondDeadlineMs,
-      ...(reason === '' ? {} : { reason }),
-      onEach: ({ view, outcome }) => {
-        done += 1;
-        if (outcome.kind === 'answered') {
-          userInputs.update((model) => userInputTransitions.view(model, outcome.request));
-        } else if (outcome.kind === 'gone') {
-          userInputs.update((model) => userInputTransitions.retire(model, view.id));
-        }
-        setState({ phase: 'sending', choice, done });
-      },
-    }).then((results) => {
+    if (count === 0) return;
+    void sending.run(async () => {
+      let done = 0;
+      setState({ phase: 'sending', choice, done });
+      const results = await decideAll(api, props.selected, choice, {
+        deadlineMs: config.respondDeadlineMs,
+        ...(reason === '' ? {} : { reason }),
+        onEach: ({ view, outcome }) => {
+          done += 1;
+          if (outcome.kind === 'answered') {
+            userInputs.update((model) => userInputTransitions.view(model, outcome.request));
+          } else if (outcome.kind === 'gone') {
+            userInputs.update((model) => userInputTransitions.retire(model, view.id));
+          }
+          setState({ phase: 'sending', choice, done });
+        },
+      });
       setState({
         phase: 'done',
         failures: results.filter((result) => result.outcome.kind !== 'answered'),
@@ -90,7 +94,7 @@ export function BulkConsentBar(props: {
             className="button button-primary"
             data-testid="bulk-allow"
             // Not `disabled` while they go: the keyboard's focus stays where it pressed.
-            aria-disabled={state.phase === 'sending'}
+            aria-disabled={sending.busy}
             onClick={() => {
               run('allow');
             }}
@@ -101,9 +105,9 @@ export function BulkConsentBar(props: {
             type="button"
             className="button"
             data-testid="bulk-reject"
-            aria-disabled={state.phase === 'sending'}
+            aria-disabled={sending.busy}
             onClick={() => {
-              if (state.phase !== 'sending') setState({ phase: 'confirming' });
+              if (!sending.busy) setState({ phase: 'confirming' });
             }}
           >
             {t('triage.bulkReject', { count })}

@@ -292,6 +292,34 @@ describe('cancelling a live question from the web app, in Chromium', () => {
     await context.close();
   });
 
+  it('keeps the keyboard on Cancel question while the cancel it confirmed goes', async () => {
+    const { world } = suite;
+    const created = await askingTask(world, 'Cancel by keyboard', '/ask');
+    const { context, page } = await suite.desktop();
+    const cancels = recordCancels(page);
+    await openSession(world, page, created.session.id);
+    const held = await holdFirst(page, CANCEL);
+    await page.getByTestId('question-cancel').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('question-cancel-yes').focus();
+    await page.keyboard.press('Enter');
+    await held.arrived;
+    const focused = () =>
+      page.evaluate(`(() => {
+        const active = document.activeElement;
+        return active?.getAttribute('data-testid') + ' busy=' + active?.getAttribute('aria-disabled');
+      })()`);
+    // The step goes as the cancel starts: Cancel question stands for it, busy, meanwhile.
+    await expect.poll(focused, WAIT).toBe('question-cancel busy=true');
+    await page.keyboard.press('Enter');
+    await settleRequests(page);
+    expect(cancels).toHaveLength(1);
+    await expect(page.getByTestId('question-cancel-confirm').count()).resolves.toBe(0);
+    held.release();
+    await banner(page, 'cancelled').waitFor(WAIT);
+    await context.close();
+  });
+
   it('cancels a question answered inline in the inbox, and keeps the outcome there (phone)', async () => {
     const { world } = suite;
     const created = await askingTask(world, 'Cancel from the inbox', '/ask');

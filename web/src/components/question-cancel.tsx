@@ -6,6 +6,9 @@
  * known to wait (not on a detached question, which the server would refuse);
  * a refusal says why beside the question, which stays answerable.
  *
+ * Confirming hands the focus back to "Cancel question", busy while the
+ * cancel goes (and while an answer or a skip does).
+ *
  * Keys pressed inside the confirmation stay there: the overlay's digits
  * would otherwise pick an option behind it. Escape backs out of it, and in
  * the overlay still collapses.
@@ -29,8 +32,13 @@ export function QuestionCancel({
   const [confirmingFor, setConfirmingFor] = useState<string>();
   const openerRef = useRef<HTMLButtonElement>(null);
   const { bundle, state, cancelRefusal } = group;
+  // Shown while an answer, a skip or the cancel itself goes too (busy): the keyboard's focus may
+  // be on it, and a control that went from under it would drop that focus to the page.
   const offered =
-    bundle !== undefined && !bundle.detached && group.mode === 'respond' && state.phase === 'idle';
+    bundle !== undefined &&
+    !bundle.detached &&
+    group.mode === 'respond' &&
+    (state.phase === 'idle' || group.busy);
   const confirming = offered && confirmingFor === bundle.pending_id;
 
   return (
@@ -67,6 +75,7 @@ export function QuestionCancel({
           yesTestId="question-cancel-yes"
           keepTestId="question-cancel-keep"
           opener={openerRef}
+          backOnConfirm
           containKeys
           onConfirm={() => {
             setConfirmingFor(undefined);
@@ -82,8 +91,10 @@ export function QuestionCancel({
           type="button"
           className="button button-quiet"
           data-testid="question-cancel"
-          disabled={group.busy}
+          // Not `disabled` while busy: it keeps the focus, and stands for a cancel on its way.
+          aria-disabled={group.busy}
           onClick={() => {
+            if (group.busy) return;
             onEngaged?.();
             group.dismissCancelRefusal();
             setConfirmingFor(bundle.pending_id);

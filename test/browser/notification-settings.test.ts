@@ -23,7 +23,7 @@ import {
   type World,
 } from './support/harness.js';
 import type { ContextOptions } from './support/context-pool.js';
-import { WAIT } from './support/clarification-pages.js';
+import { holdFirst, settleRequests, WAIT } from './support/clarification-pages.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
 
@@ -497,15 +497,32 @@ describe('notification settings in the web app', () => {
     const section = page.getByTestId('notification-settings');
     const focused = () =>
       page.evaluate<string | null>('document.activeElement?.getAttribute("aria-label") ?? null');
+    const deletes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(request.url());
+    });
     const removeByKeyboard = async (name: string) => {
       await section.getByRole('button', { name: `Remove ${name}`, exact: true }).focus();
       await page.keyboard.press('Enter');
       await page.keyboard.press('Shift+Tab');
+      const held = await holdFirst(page, '**/api/v1/notification-channels/*', 'DELETE');
       await page.keyboard.press('Enter');
+      await held.arrived;
+      // The step goes as the removal starts: Remove, busy, holds the focus meanwhile.
+      await expect.poll(focused, WAIT).toBe(`Remove ${name}`);
+      await expect(
+        page.evaluate('document.activeElement?.getAttribute("aria-disabled")'),
+      ).resolves.toBe('true');
+      await page.keyboard.press('Enter');
+      await settleRequests(page);
+      expect(deletes).toHaveLength(1);
+      deletes.length = 0;
+      held.release();
       await section
         .getByTestId('notification-channel')
         .filter({ hasText: name })
         .waitFor({ state: 'detached', ...WAIT });
+      await page.unrouteAll({ behavior: 'wait' });
     };
 
     // The next channel's first button takes the focus, not the page's body.

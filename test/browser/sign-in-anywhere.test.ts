@@ -20,7 +20,13 @@ import {
   viaOrigin,
   type World,
 } from './support/harness.js';
-import { agentSaid, option, WAIT } from './support/clarification-pages.js';
+import {
+  agentSaid,
+  holdFirst,
+  option,
+  settleRequests,
+  WAIT,
+} from './support/clarification-pages.js';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -269,7 +275,23 @@ describe('signing in anywhere, as anyone', () => {
     await expect.poll(focused, WAIT).toMatch(/^Revoke the token Claude Code/);
     await page.unrouteAll();
     await page.getByRole('button', { name: 'Revoke the token Claude Code' }).click();
-    await confirm.getByRole('button', { name: 'Revoke token' }).click();
+    const revokes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') revokes.push(request.url());
+    });
+    const held = await holdFirst(page, '**/api/v1/tokens/*', 'DELETE');
+    await confirm.getByRole('button', { name: 'Revoke token' }).focus();
+    await page.keyboard.press('Enter');
+    await held.arrived;
+    // The step goes as the revoke starts: Revoke, busy, holds the focus meanwhile.
+    await expect.poll(focused, WAIT).toMatch(/^Revoke the token Claude Code/);
+    await expect(
+      page.evaluate('document.activeElement?.getAttribute("aria-disabled")'),
+    ).resolves.toBe('true');
+    await page.keyboard.press('Enter');
+    await settleRequests(page);
+    expect(revokes).toHaveLength(1);
+    held.release();
     await tokens.filter({ hasText: 'Claude Code' }).waitFor({ state: 'detached', ...WAIT });
     // Its row is gone with its buttons: the keyboard's place is the next token's Revoke.
     await expect.poll(focused, WAIT).toMatch(/^Revoke the token (?!Claude Code)/);

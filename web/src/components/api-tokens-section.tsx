@@ -29,6 +29,8 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
   const [tokens, setTokens] = useState<TokenView[] | undefined>();
   const [name, setName] = useState('');
   const { busy, run } = useBusyAction();
+  // One revoke at a time across the list; its Revoke holds the focus while it goes.
+  const revoking = useBusyAction();
   const [secret, setSecret] = useState<string | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [confirming, setConfirming] = useState<string | undefined>();
@@ -164,8 +166,9 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
                 className="button"
                 aria-label={t('access.tokens.revokeLabel', { name: token.name })}
                 aria-expanded={confirming === token.id}
+                aria-disabled={revoking.busy}
                 onClick={() => {
-                  setConfirming(token.id);
+                  if (!revoking.busy) setConfirming(token.id);
                 }}
               >
                 {t('access.tokens.revoke')}
@@ -177,7 +180,8 @@ export function ApiTokensSection(props: { refreshKey?: number }) {
                   keep={t('settings.keep')}
                   prompt={t('access.tokens.revokeConfirm', { name: token.name })}
                   yes={t('access.tokens.revokeYes')}
-                  onConfirm={() => void revoke(token.id)}
+                  backOnConfirm
+                  onConfirm={() => void revoking.run(() => revoke(token.id))}
                   onKeep={() => {
                     setConfirming(undefined);
                   }}

@@ -96,6 +96,8 @@ export function NotificationSettings() {
   const testing = useRef(new Set<string>());
   // A second press while the first is on its way would add the channel and then be refused.
   const adding = useBusyAction();
+  // One removal at a time across the list; its Remove holds the focus while it goes.
+  const removing = useBusyAction();
   const urlRef = useRef<HTMLInputElement>(null);
 
   const why = useFailureReason();
@@ -334,8 +336,9 @@ export function NotificationSettings() {
                 className="button"
                 aria-label={t('notifications.removeLabel', { name: channel.name })}
                 aria-expanded={confirming === channel.id}
+                aria-disabled={removing.busy}
                 onClick={() => {
-                  setConfirming(channel.id);
+                  if (!removing.busy) setConfirming(channel.id);
                 }}
               >
                 {t('notifications.remove')}
@@ -364,7 +367,8 @@ export function NotificationSettings() {
                     { name: channel.name },
                   )}
                   yes={t('notifications.removeYes')}
-                  onConfirm={() => void remove(channel.id)}
+                  backOnConfirm
+                  onConfirm={() => void removing.run(() => remove(channel.id))}
                   onKeep={() => {
                     setConfirming(null);
                   }}

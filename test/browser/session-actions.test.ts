@@ -226,8 +226,18 @@ describe('stopping a turn and deleting from the session view', () => {
     await expect(confirm.textContent()).resolves.toContain(
       'Its transcript and queued messages are deleted, and its open questions and requests are closed.',
     );
-    await confirm.getByRole('button', { name: 'Delete session' }).click();
+    const deletes: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'DELETE') deletes.push(request.url());
+    });
+    // Pressed twice before the page renders again: one delete goes.
+    await page.evaluate(`(() => {
+      const yes = document.querySelector('[data-testid="delete-confirm-yes"]');
+      yes.click();
+      yes.click();
+    })()`);
     await page.waitForURL(`${world.origin}/sessions/${other.id}`, WAIT);
+    expect(deletes).toEqual([`${world.origin}/api/v1/sessions/${sessionId}`]);
     // The other session starts clean: nothing of the delete is carried over.
     await stateOf(page, 'idle').waitFor(WAIT);
     await page.getByTestId('session-delete').waitFor(WAIT);

@@ -10,7 +10,8 @@
  * focus as the step opened) once the page shows it again. While the action
  * is under way (`pending`) neither button nor Escape answers: the outcome is
  * on its way; both stay focusable meanwhile (aria-disabled), so the
- * keyboard's focus is not dropped to the page. An `error` stands inside the step, so the person can try again
+ * keyboard's focus is not dropped to the page. A second press of the action
+ * before the page renders again is ignored too. An `error` stands inside the step, so the person can try again
  * or back out where they are.
  */
 import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react';
@@ -56,6 +57,12 @@ export function ConfirmStep(props: {
   const keepButton = useRef<HTMLButtonElement>(null);
   const openedFrom = useRef<Element | null>(null);
   const initialFocus = props.initialFocus ?? 'keep';
+  // Two presses before the page renders again both read `pending` as it was before the first:
+  // the first one's flag holds until the next render, which shows it pending or takes the step away.
+  const confirmed = useRef(false);
+  useEffect(() => {
+    confirmed.current = false;
+  });
 
   useEffect(() => {
     openedFrom.current = document.activeElement;
@@ -119,7 +126,8 @@ export function ConfirmStep(props: {
           // While pending, not `disabled`: that would drop the keyboard's focus on it to the page.
           aria-disabled={pending}
           onClick={() => {
-            if (pending) return;
+            if (pending || confirmed.current) return;
+            confirmed.current = true;
             props.onConfirm();
             if (props.backOnConfirm) backToOpener();
           }}

@@ -255,10 +255,17 @@ describe('answer links in the browser', () => {
       { userId: me.user.id, kind: 'consent', itemId: consent.id },
     );
     const { context, page } = await phone();
-    await page.goto(minted[1]?.url ?? '');
+    // "Allow once" says no more than Clarion's own words: no agent's label repeats them.
+    await page.goto(minted[0]?.url ?? '');
     const confirm = page.getByTestId('answer-confirm');
     await confirm.waitFor(WAIT);
-    await expect(page.getByTestId('answer-choice').textContent()).resolves.toBe('Always allow');
+    await expect(page.getByTestId('answer-choice').textContent()).resolves.toBe('Allow once');
+    await expect(page.getByTestId('answer-agent-label').count()).resolves.toBe(0);
+
+    await page.goto(minted[1]?.url ?? '');
+    await expect
+      .poll(() => page.getByTestId('answer-choice').textContent(), WAIT)
+      .toBe('Always allow');
     await expect(page.getByTestId('answer-agent-label').textContent()).resolves.toBe(
       'The agent’s label for it: Reject (do not run)',
     );

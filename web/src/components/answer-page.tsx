@@ -17,6 +17,7 @@ import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { answerWithLink, viewAnswerLink } from '../model/answer-links-api.js';
 import { UserText } from './user-text.js';
+import { saysOnly } from '../../../src/wire/consent-words.js';
 import type { AnswerLinkView, ConsentOptionKind } from '../../../src/wire/index.js';
 
 type PageState =
@@ -168,7 +169,10 @@ function useChoiceWords(): (choice: string, kind: ConsentOptionKind | null) => s
   return (choice, kind) => (kind === null ? choice : t(`userInput.optionKind.${kind}`));
 }
 
-/** A consent option's own label, as the agent's words, and what an "always" sets: this command only. */
+/**
+ * A consent option's own label, as the agent's words, unless it says no more than the kind's
+ * words already shown (as on the consent card); and what an "always" sets: this command only.
+ */
 function AgentLabel(props: {
   choice: string;
   kind: ConsentOptionKind | null;
@@ -178,9 +182,11 @@ function AgentLabel(props: {
   if (props.kind === null) return null;
   return (
     <>
-      <p className="muted" data-testid="answer-agent-label">
-        {t('answerLink.agentLabel')} <UserText text={props.choice} />
-      </p>
+      {saysOnly(props.kind, props.choice) ? null : (
+        <p className="muted" data-testid="answer-agent-label">
+          {t('answerLink.agentLabel')} <UserText text={props.choice} />
+        </p>
+      )}
       {props.rule && props.kind === 'allow_always' ? (
         <p data-testid="answer-sets-rule">{t('answerLink.setsRule', props.rule)}</p>
       ) : null}

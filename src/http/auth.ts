@@ -205,7 +205,8 @@ export function createAuthMiddleware(deps: AuthDeps): MiddlewareHandler<AppEnv> 
     }
     // Only a person decides (DESIGN §6): an agent's token reads its own session, and asks over MCP.
     if (holder.kind !== 'user' && isStateChanging(c.req.method)) {
-      return errorResponse(c, 'person_required', AGENT_READ_ONLY);
+      const why = holder.kind === 'external_agent' ? EXTERNAL_AGENT_NO_CHANGE : AGENT_READ_ONLY;
+      return errorResponse(c, 'person_required', why);
     }
     if (holder.kind === 'external_agent') {
       return errorResponse(c, 'forbidden', EXTERNAL_AGENT_MCP_ONLY);
@@ -226,6 +227,9 @@ const OWN_CREDENTIAL_PATHS: ReadonlySet<string> = new Set([
 
 const AGENT_READ_ONLY =
   "an agent's token can only read its own session; a person makes every change and decision";
+const EXTERNAL_AGENT_NO_CHANGE =
+  "an external agent's token changes nothing over REST; it asks and waits on /mcp, and a person " +
+  'makes every change and decision';
 const EXTERNAL_AGENT_MCP_ONLY =
   "an external agent's token works only on /mcp, where it asks and waits for the person";
 

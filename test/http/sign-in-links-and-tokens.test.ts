@@ -335,7 +335,10 @@ describe.each(DRIVERS)('sign-in links and personal tokens on %s', (driver) => {
         json: { name: 'escalated' },
       });
       expect(minted.status).toBe(403);
-      expect(((await minted.json()) as { code: string }).code).toBe('person_required');
+      // Said as what this token is: it reads no session either, so "read-only" would mislead.
+      const refusal = (await minted.json()) as { code: string; error: string };
+      expect(refusal.code).toBe('person_required');
+      expect(refusal.error).toMatch(/^an external agent's token changes nothing over REST/);
 
       const revoked = await call(`/api/v1/tokens/${made.token.id}`, bob.token, {
         method: 'DELETE',

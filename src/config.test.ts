@@ -215,8 +215,13 @@ describe('loadConfig', () => {
 describe('listenUrl', () => {
   it('brackets an IPv6 host and leaves names and IPv4 addresses as they are', () => {
     expect(listenUrl('::1', 7420)).toBe('http://[::1]:7420');
-    expect(listenUrl('::', 8080)).toBe('http://[::]:8080');
+    expect(listenUrl('fd00::5', 8080)).toBe('http://[fd00::5]:8080');
     expect(listenUrl('127.0.0.1', 7420)).toBe('http://127.0.0.1:7420');
     expect(listenUrl('clarion.internal', 80)).toBe('http://clarion.internal:80');
+  });
+
+  it('names every interface by the loopback this machine opens it at', () => {
+    expect(listenUrl('0.0.0.0', 7420)).toBe('http://127.0.0.1:7420');
+    expect(listenUrl('::', 8080)).toBe('http://[::1]:8080');
   });
 });

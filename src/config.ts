@@ -71,10 +71,18 @@ export const DEFAULT_PORT = 7420;
 export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_DATA_DIR = './.clarion';
 
-/** The plain-HTTP address Clarion listens on; an IPv6 host needs brackets in a URL. */
+/**
+ * Where this machine reaches Clarion over plain HTTP, given where it listens: a
+ * wildcard listen address (every interface) is no address to open, so its
+ * loopback stands for it, in the printed lines and in the links made without a
+ * public origin. An IPv6 host needs brackets in a URL.
+ */
 export function listenUrl(host: string, port: number): string {
-  return `http://${host.includes(':') ? `[${host}]` : host}:${String(port)}`;
+  const reachable = WILDCARD_LOOPBACK[host] ?? host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${String(port)}`;
 }
+
+const WILDCARD_LOOPBACK: Readonly<Record<string, string>> = { '0.0.0.0': '127.0.0.1', '::': '::1' };
 
 export class ConfigError extends Error {
   readonly code = 'invalid_config';

@@ -431,6 +431,11 @@ describe('clarion serve beyond loopback', () => {
   it('warns when listening on every interface without an https public origin', async () => {
     const exposed = await serveOnce({ CLARION_HOST: '0.0.0.0' });
     expect(exposed.code).toBe(0);
+    // 0.0.0.0 is no address to open: the lines name the loopback this machine reaches it at.
+    expect(exposed.stdout).toMatch(/^Clarion is serving on http:\/\/127\.0\.0\.1:\d+$/m);
+    expect(exposed.stdout).toMatch(
+      /^Sign in \(one-time link\): http:\/\/127\.0\.0\.1:\d+\/auth\//m,
+    );
     expect(exposed.stderr).toMatch(
       /^clarion: warning: listening on 0\.0\.0\.0, reachable from other machines, without an https:\/\/ CLARION_PUBLIC_ORIGIN/m,
     );

@@ -1,4 +1,9 @@
 /**
+ * What the inbox says of what waits before it has read it all, in Debian's
+ * Chromium against a real server. Until its first reads answer it says it
+ * reads: "no questions" and the first-run card would tell a person with work
+ * waiting that there is none.
+ *
  * The inbox's note that more questions wait than it lists, in Debian's
  * Chromium against a real server: it can appear while the page is open (a
  * reconnect reads a pending list grown past what the inbox reads), and a
@@ -9,12 +14,42 @@
  * follow.
  */
 import { describe, expect, it } from 'vitest';
-import type { WebSocketRoute } from 'playwright-core';
+import type { Route, WebSocketRoute } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { askingTask, EVENTS_SOCKET } from './support/harness.js';
 
 describe('the inbox saying more questions wait', () => {
   const suite = useSuite();
+
+  it('says it reads, not that nothing waits, until its first reads answer', async () => {
+    const created = await askingTask(suite.world, 'Held back', '/ask');
+    const { context, page } = await suite.desktop();
+    let release = () => {};
+    const released = new Promise<void>((done) => {
+      release = done;
+    });
+    const held = async (route: Route) => {
+      await released;
+      await route.continue();
+    };
+    await page.route('**/api/v1/pending*', held);
+    await page.route('**/api/v1/tasks*', held);
+    await page.goto(`${suite.world.origin}/`);
+    await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
+    await page.getByTestId('inbox-reading').waitFor(WAIT);
+    await page.getByTestId('tasks-reading').waitFor(WAIT);
+    expect(await page.getByTestId('inbox-empty').count()).toBe(0);
+    expect(await page.getByTestId('first-run').count()).toBe(0);
+    expect(await page.getByTestId('tasks-empty').count()).toBe(0);
+
+    release();
+    const item = page.getByTestId('inbox-item').filter({ hasText: 'Held back' });
+    await item.waitFor(WAIT);
+    await page.getByRole('link', { name: created.task.title }).first().waitFor(WAIT);
+    expect(await page.getByTestId('inbox-reading').count()).toBe(0);
+    expect(await page.getByTestId('tasks-reading').count()).toBe(0);
+    await context.close();
+  });
 
   it('announces the note when a reconnect finds more waiting than it lists', async () => {
     await askingTask(suite.world, 'One of many', '/ask');

@@ -136,6 +136,13 @@ export function Inbox() {
     names: usePeopleNames(Object.values(state.tasks)),
   };
   const workspaceNames = useWorkspaceNames();
+  // Until both lists were read once, nothing shown is not nothing waiting: the page says it
+  // reads, where "no questions" and the first-run card would tell a person with work waiting
+  // that there is none (for as long as the reads take, or the connection stays down). A person
+  // in no workspace has nothing to read.
+  const reading =
+    state.connection !== 'no_workspace' &&
+    (state.firstRead === undefined || userInputs.firstRead === undefined);
 
   return (
     <WorkspaceNames.Provider value={workspaceNames}>
@@ -144,7 +151,11 @@ export function Inbox() {
           <h1 id="inbox-title" className="page-title" tabIndex={-1}>
             {t('inbox.title')}
           </h1>
-          {shown.length === 0 ? (
+          {shown.length === 0 && reading ? (
+            <p className="muted" data-testid="inbox-reading" role="status">
+              {t('inbox.loading')}
+            </p>
+          ) : shown.length === 0 ? (
             <>
               <p className="muted" data-testid="inbox-empty">
                 {t('inbox.empty')}
@@ -408,7 +419,15 @@ function TaskList(props: {
       <h2 id="tasks-title" className="section-title">
         {t('tasks.title')}
       </h2>
-      {tasks.length === 0 ? <p className="muted">{t('tasks.empty')}</p> : null}
+      {tasks.length > 0 ? null : state.tasksListed || state.connection === 'no_workspace' ? (
+        <p className="muted" data-testid="tasks-empty">
+          {t('tasks.empty')}
+        </p>
+      ) : (
+        <p className="muted" data-testid="tasks-reading">
+          {t('tasks.loading')}
+        </p>
+      )}
       <ul>
         {tasks.map((task) => {
           const session = sessionsOfTask(state, task.id)[0];

@@ -52,6 +52,7 @@ export const de: Catalog = {
   inbox: {
     title: 'Wartet auf dich',
     empty: 'Keine offenen Fragen. Neue erscheinen hier, sobald Agenten fragen.',
+    loading: 'Lade, was auf dich wartet…',
     more: 'Es warten mehr Fragen, als dieser Eingang anzeigt. Beantworte einige und lade die Seite dann neu, um die übrigen zu sehen.',
     questionCount: 'Fragen: {{count}}',
     open: 'Antworten',
@@ -105,6 +106,7 @@ export const de: Catalog = {
   tasks: {
     title: 'Aufgaben',
     empty: 'Noch keine Aufgaben.',
+    loading: 'Lade deine Aufgaben…',
     pending: 'Braucht deine Antwort',
   },
   session: {

@@ -52,6 +52,7 @@ export const en = {
   inbox: {
     title: 'Waiting for you',
     empty: 'No questions are waiting. New ones appear here as agents ask.',
+    loading: 'Reading what waits for you…',
     more: 'More questions are waiting than this inbox lists. Answer some, then reload the page to see the rest.',
     questionCount: 'Questions: {{count}}',
     open: 'Answer',
@@ -105,6 +106,7 @@ export const en = {
   tasks: {
     title: 'Tasks',
     empty: 'No tasks yet.',
+    loading: 'Reading your tasks…',
     pending: 'Needs your answer',
   },
   session: {

@@ -51,6 +51,7 @@ export const ja: Catalog = {
   inbox: {
     title: 'あなたの回答待ち',
     empty: '待っている質問はありません。エージェントが質問するとここに表示されます。',
+    loading: '回答待ちの項目を読み込んでいます…',
     more: 'この受信箱に表示しきれない質問が待っています。いくつか回答してからページを再読み込みすると、残りが表示されます。',
     questionCount: '質問数: {{count}}',
     open: '回答する',
@@ -104,6 +105,7 @@ export const ja: Catalog = {
   tasks: {
     title: 'タスク',
     empty: 'タスクはまだありません。',
+    loading: 'タスクを読み込んでいます…',
     pending: '回答が必要です',
   },
   session: {

@@ -111,6 +111,8 @@ export interface ModelState {
   /** What a snapshot of this generation does with a waiting bundle it does not list. */
   unlisted: UnlistedBundles;
   tasks: Record<string, TaskView>;
+  /** A read of the task list has been applied: until then, no task listed is no task known. */
+  tasksListed: boolean;
   sessions: Record<string, SessionEntry>;
   /**
    * The part of each open transcript read whole (`transcript-window.ts`),
@@ -269,7 +271,7 @@ export const transitions = {
       const known = state.tasks[task.id];
       next[task.id] = known && !isNewer(task.updated_at, known.updated_at) ? known : task;
     }
-    return { ...state, tasks: next };
+    return { ...state, tasks: next, tasksListed: true };
   },
 
   sessions(state: ModelState, sessions: readonly SessionView[]): ModelState {
@@ -630,6 +632,7 @@ export function initialState(): ModelState {
     generation: 0,
     unlisted: 'retire',
     tasks: {},
+    tasksListed: false,
     sessions: {},
     windows: {},
     bundles: {},

@@ -305,7 +305,8 @@ export async function signedInWith(
 /**
  * Chooses the page's language in its header. On a phone the picker is in the
  * account menu, which is opened for it and closed again, so that it covers
- * nothing the test goes on to use.
+ * nothing the test goes on to use. Resolves once the page is in `language`:
+ * its words load only when it is chosen.
  */
 export async function chooseLanguage(page: Page, language: string): Promise<void> {
   const toggle = page.getByTestId('account-toggle');
@@ -313,6 +314,7 @@ export async function chooseLanguage(page: Page, language: string): Promise<void
   if (inMenu) await toggle.click();
   await page.getByTestId('language-switch').selectOption(language);
   if (inMenu) await toggle.click();
+  await page.waitForFunction(`document.documentElement.lang === ${JSON.stringify(language)}`);
 }
 
 /**

@@ -1,29 +1,16 @@
-/** The supported languages and their catalogs; English is the reference. */
+/**
+ * Every catalog at once, for the tests that compare them; English is the
+ * reference. The web app loads a catalog only when it shows its language
+ * (`index.ts`), so nothing in `web/src` but the tests imports this file.
+ */
 import { de } from './de.js';
 import { en, type Catalog } from './en.js';
 import { ja } from './ja.js';
+import type { Language } from './languages.js';
 
-export const CATALOGS = { en, de, ja } as const satisfies Record<string, Catalog>;
+export { LANGUAGE_NAMES, LANGUAGES, pickLanguage, type Language } from './languages.js';
 
-export type Language = keyof typeof CATALOGS;
-
-export const LANGUAGES: readonly Language[] = ['en', 'de', 'ja'];
-
-export const LANGUAGE_NAMES: Record<Language, string> = {
-  en: 'English',
-  de: 'Deutsch',
-  ja: '日本語',
-};
-
-/** The first supported language among the browser's preferences, by primary subtag. */
-export function pickLanguage(preferences: readonly string[]): Language {
-  for (const tag of preferences) {
-    const primary = tag.toLowerCase().split('-')[0];
-    const match = LANGUAGES.find((language) => language === primary);
-    if (match) return match;
-  }
-  return 'en';
-}
+export const CATALOGS = { en, de, ja } as const satisfies Record<Language, Catalog>;
 
 /** Every leaf key as a dotted path, for the completeness test. */
 export function flattenKeys(catalog: object, prefix = ''): string[] {

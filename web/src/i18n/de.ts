@@ -5,6 +5,8 @@ export const de: Catalog = {
   app: {
     title: 'Clarion',
     language: 'Sprache',
+    languageFailed:
+      '{{language}} konnte nicht geladen werden. Prüfe die Verbindung und wähle die Sprache erneut.',
     live: 'Live',
     connecting: 'Verbinde…',
     offline: 'Verbinde neu…',

@@ -5,6 +5,7 @@ export const en = {
   app: {
     title: 'Clarion',
     language: 'Language',
+    languageFailed: 'Could not load {{language}}. Check the connection and choose it again.',
     live: 'Live',
     connecting: 'Connecting…',
     offline: 'Reconnecting…',

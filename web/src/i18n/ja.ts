@@ -5,6 +5,7 @@ export const ja: Catalog = {
   app: {
     title: 'Clarion',
     language: '言語',
+    languageFailed: '{{language}}を読み込めませんでした。接続を確認して、もう一度選んでください。',
     live: '接続済み',
     connecting: '接続しています…',
     offline: '再接続しています…',

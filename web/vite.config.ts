@@ -17,5 +17,20 @@ export default defineConfig({
     emptyOutDir: true,
     assetsDir: 'assets',
     sourcemap: true,
+    rolldownOptions: {
+      output: {
+        codeSplitting: {
+          // React and i18next change with a dependency update, not with every build of the app:
+          // a chunk of their own stays cached across the app's releases, and keeps each chunk
+          // under Vite's 500 kB warning.
+          groups: [
+            {
+              name: 'vendor',
+              test: /node_modules[\\/](react|react-dom|scheduler|i18next|react-i18next)[\\/]/,
+            },
+          ],
+        },
+      },
+    },
   },
 });

@@ -1,10 +1,11 @@
 /** `registerWebApp` through `app.request()`: files, fallback, caching, and the prefixes it never shadows. */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWebApp, resolveInside } from '../../src/http/web-app.js';
+import { BUILT_WEB_APP, builtPath } from '../../src/support/build-output.js';
 
 describe('registerWebApp', () => {
   let root: string;
@@ -76,5 +77,36 @@ describe('registerWebApp', () => {
     const response = await app.request('/sessions/x', { method: 'HEAD' });
     expect(response.status).toBe(200);
     expect(await response.text()).toBe('');
+  });
+});
+
+/**
+ * The app `npm run build` made (the suite builds it first): Vite warns of a chunk above 500 kB,
+ * and a page loads only the catalogs of the languages it shows, so German and Japanese are chunks
+ * of their own that the page does not load at start. The server caches them as any hashed asset.
+ */
+describe('the built web app', () => {
+  const root = builtPath(BUILT_WEB_APP);
+  const app = new Hono();
+  registerWebApp(app, { root });
+
+  it('has no chunk Vite warns of, and loads no other language’s words at start', async () => {
+    const scripts = (await readdir(join(root, 'assets'))).filter((name) => name.endsWith('.js'));
+    for (const name of scripts) {
+      const { size } = await stat(join(root, 'assets', name));
+      expect(size, name).toBeLessThan(500 * 1000);
+    }
+    const html = await readFile(join(root, 'index.html'), 'utf8');
+    const loadedAtStart = [...html.matchAll(/\/assets\/([\w-]+\.js)/g)].map((match) => match[1]);
+    expect(loadedAtStart.length).toBeGreaterThan(0);
+    for (const language of ['de', 'ja']) {
+      const chunk = scripts.find((name) => name.startsWith(`${language}-`));
+      expect(chunk, language).toBeDefined();
+      expect(loadedAtStart).not.toContain(chunk);
+      const response = await app.request(`/assets/${chunk ?? ''}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+      expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    }
   });
 });

@@ -18,6 +18,9 @@ export default defineConfig({
     assetsDir: 'assets',
     sourcemap: true,
     rolldownOptions: {
+      // Rolldown warns when plugins took a large share of a build, which a busy or slow machine
+      // makes happen now and then: advice for whoever tunes the build, not news for `npm start`.
+      checks: { bundlerTimings: false },
       output: {
         codeSplitting: {
           // React and i18next change with a dependency update, not with every build of the app:

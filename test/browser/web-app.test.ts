@@ -1,7 +1,10 @@
 /** `registerWebApp` through `app.request()`: files, fallback, caching, and the prefixes it never shadows. */
+import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Hono } from 'hono';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerWebApp, resolveInside } from '../../src/http/web-app.js';
@@ -84,6 +87,7 @@ describe('registerWebApp', () => {
  * The app `npm run build` made (the suite builds it first): Vite warns of a chunk above 500 kB,
  * and a page loads only the catalogs of the languages it shows, so German and Japanese are chunks
  * of their own that the page does not load at start. The server caches them as any hashed asset.
+ * `npm start` builds it printing nothing, which a new user could read as an error.
  */
 describe('the built web app', () => {
   const root = builtPath(BUILT_WEB_APP);
@@ -109,4 +113,34 @@ describe('the built web app', () => {
       expect(response.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
     }
   });
+
+  it('builds, as `npm start` builds it, printing nothing', async () => {
+    // The web app's build among the commands `npm start` runs, through the scripts it names.
+    const repository = fileURLToPath(new URL('../../', import.meta.url));
+    const { scripts } = JSON.parse(await readFile(join(repository, 'package.json'), 'utf8')) as {
+      scripts: Record<string, string>;
+    };
+    const commands = (script: string): string[] =>
+      script.split('&&').flatMap((part) => {
+        const command = part.trim();
+        const named = /^npm run ([\w:-]+)/.exec(command)?.[1];
+        return named === undefined ? [command] : commands(scripts[named] ?? '');
+      });
+    const webBuilds = commands(scripts.start ?? '').filter((command) =>
+      command.startsWith('vite build --config web/vite.config.ts'),
+    );
+    expect(webBuilds).toHaveLength(1);
+    const outDir = await mkdtemp(join(tmpdir(), 'clarion-web-build-'));
+    try {
+      const args = [...(webBuilds[0] ?? '').split(' ').slice(1), '--outDir', outDir];
+      const { stdout, stderr } = await promisify(execFile)(
+        process.execPath,
+        ['node_modules/vite/bin/vite.js', ...args, '--emptyOutDir'],
+        { cwd: repository, timeout: 60_000 },
+      );
+      expect(stdout + stderr).toBe('');
+    } finally {
+      await rm(outDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

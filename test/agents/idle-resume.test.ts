@@ -28,7 +28,8 @@ interface SessionJson {
   failure: unknown;
 }
 
-describe.each(DRIVERS)('idle stop, resume and background start on %s', (driver) => {
+// The two databases at once: each run waits out idle stops and a restart on its own server.
+describe.concurrent.each(DRIVERS)('idle stop, resume and background start on %s', (driver) => {
   let database: TestDatabase | undefined;
   let server: Serving | undefined;
   let dir: string | undefined;

@@ -6,7 +6,7 @@
  * what is proved is the count and identity of what arrives.
  */
 import { createHmac } from 'node:crypto';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { silentLogger } from '../../src/observability/logger.js';
 import { startServer, type RunningServer, type NotifyOptions } from '../../src/server.js';
 import type { Driver } from '../../src/store/index.js';
@@ -55,6 +55,12 @@ function json(request: Received | undefined): Record<string, unknown> {
 const events = (receiver: Receiver, event: string) =>
   receiver.received.filter((request) => json(request).event === event);
 
+/** Within one database the tests run in order: they share its `database` and `running`. */
+const IN_ORDER = { concurrent: false };
+const it = (name: string, body: () => Promise<void>) => {
+  test(name, IN_ORDER, body);
+};
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A consent request (Allow once / Reject) in a new session of the admin's workspace. */
@@ -81,7 +87,8 @@ async function requestConsent(server: RunningServer, taskTitle: string, title: s
   return { sessionId, requested };
 }
 
-describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
+// The two databases at once, each with its own servers and receivers.
+describe.concurrent.each(DRIVERS)('notifications on %s', (driver: Driver) => {
   let database: TestDatabase;
   let running: Running | undefined;
   const receivers: Receiver[] = [];
@@ -498,8 +505,9 @@ describe.each(DRIVERS)('notifications on %s', (driver: Driver) => {
     ]);
   });
 
-  it.each(['turned answer links off', 'deleted the channel'])(
+  test.each(['turned answer links off', 'deleted the channel'])(
     'lets no link already sent decide once its person %s',
+    IN_ORDER,
     async (withdrawal) => {
       running = await startOn(database);
       const { server, api } = running;

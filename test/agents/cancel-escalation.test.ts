@@ -10,7 +10,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, test } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
 import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
@@ -33,7 +33,14 @@ interface SessionJson {
   failure: unknown;
 }
 
-describe.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
+/** Within one database the tests run in order: they share its `database`, `server` and `dir`. */
+const IN_ORDER = { concurrent: false };
+const it = (name: string, body: () => Promise<void>, timeoutMs?: number) => {
+  test(name, { ...IN_ORDER, timeout: timeoutMs }, body);
+};
+
+// The two databases at once: each run waits out cancel and stop graces on its own server.
+describe.concurrent.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {
   let database: TestDatabase | undefined;
   let server: Serving | undefined;
   let dir: string | undefined;

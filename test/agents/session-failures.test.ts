@@ -26,7 +26,8 @@ interface SessionJson {
   failure: { code: string; message: string; at: string } | null;
 }
 
-describe.each(DRIVERS)('failed agents on %s', (driver) => {
+// The two databases at once: each run waits on its own server's agents failing and starting.
+describe.concurrent.each(DRIVERS)('failed agents on %s', (driver) => {
   let database: TestDatabase | undefined;
   let server: Serving | undefined;
   let dir: string | undefined;

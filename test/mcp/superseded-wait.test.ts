@@ -6,7 +6,7 @@
  * again. The newer turn is a real one: the person answers another detached
  * question of the same turn, and its successor turn reaches the agent.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
@@ -31,7 +31,14 @@ const OTHER_QUESTION = {
   ],
 };
 
-describe.each(DRIVERS)(
+/** Within one database the tests run in order: they share its harness (`m`). */
+const IN_ORDER = { concurrent: false };
+const it = (name: string, body: () => Promise<void> | void) => {
+  test(name, IN_ORDER, body);
+};
+
+// The two databases at once, each with its own harness; most of a test waits on MCP calls.
+describe.concurrent.each(DRIVERS)(
   'wait_for_answer on a question a newer turn superseded, on %s',
   { timeout: 60_000 },
   (driver) => {
@@ -100,7 +107,7 @@ describe.each(DRIVERS)(
   },
 );
 
-describe.each(DRIVERS)(
+describe.concurrent.each(DRIVERS)(
   'ask_user_question whose question a newer turn superseded, on %s',
   { timeout: 60_000 },
   (driver) => {

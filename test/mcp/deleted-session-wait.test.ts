@@ -4,7 +4,7 @@
  * `not_found`, as a new call would, instead of running to its timeout and
  * telling the agent to call again. The delete is `turns/`' own `deleteTask`.
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { getSession } from '../../src/store/index.js';
@@ -18,7 +18,14 @@ import { mcpHarnessPerTest, structured } from './mcp-harness.js';
 /** The old behaviour ran the wait to its 60 s timeout. */
 const ENDS_WITHIN_MS = 10_000;
 
-describe.each(DRIVERS)(
+/** Within one database the tests run in order: they share its harness (`m`). */
+const IN_ORDER = { concurrent: false };
+const it = (name: string, body: () => Promise<void> | void) => {
+  test(name, IN_ORDER, body);
+};
+
+// The two databases at once, each with its own harness; most of a test waits on MCP calls.
+describe.concurrent.each(DRIVERS)(
   'wait_for_answer when its task is deleted, on %s',
   { timeout: 30_000 },
   (driver) => {

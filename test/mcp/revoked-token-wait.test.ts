@@ -7,7 +7,7 @@
  * it. Revocation here is what `DELETE /api/v1/tokens/:id` does (the row goes,
  * nobody is told), so the same holds when another replica revoked it.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { issueToken } from '../../src/auth/index.js';
@@ -24,7 +24,14 @@ const LIVE_WAIT_MS = 30_000;
 const ENDS_WITHIN_MS = 10_000;
 const CLIENT = 'my-claude';
 
-describe.each(DRIVERS)(
+/** Within one database the tests run in order: they share its harness (`m`) and `member`. */
+const IN_ORDER = { concurrent: false };
+const it = (name: string, body: () => Promise<void> | void) => {
+  test(name, IN_ORDER, body);
+};
+
+// The two databases at once, each with its own harness; most of a test waits on MCP calls.
+describe.concurrent.each(DRIVERS)(
   'a token revoked while its MCP call waits, on %s',
   { timeout: 30_000 },
   (driver) => {

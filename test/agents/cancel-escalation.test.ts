@@ -10,10 +10,10 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, test } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { eventually } from '../support/clarification-harness.js';
 import { startServing, type Serving } from '../support/clarion-process.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import { DRIVERS, freshDatabase, inOrder, type TestDatabase } from '../support/databases.js';
 import { writeFixtures } from './supervisor-fixtures.js';
 import { clarionApi, groupGone } from './supervisor-support.js';
 
@@ -33,11 +33,8 @@ interface SessionJson {
   failure: unknown;
 }
 
-/** Within one database the tests run in order: they share its `database`, `server` and `dir`. */
-const IN_ORDER = { concurrent: false };
-const it = (name: string, body: () => Promise<void>, timeoutMs?: number) => {
-  test(name, { ...IN_ORDER, timeout: timeoutMs }, body);
-};
+// Within one database the tests run in order: they share its `database`, `server` and `dir`.
+const it = inOrder;
 
 // The two databases at once: each run waits out cancel and stop graces on its own server.
 describe.concurrent.each(DRIVERS)('a cancel the agent ignores, on %s', (driver) => {

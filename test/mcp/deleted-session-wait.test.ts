@@ -4,25 +4,22 @@
  * `not_found`, as a new call would, instead of running to its timeout and
  * telling the agent to call again. The delete is `turns/`' own `deleteTask`.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
 import { getSession } from '../../src/store/index.js';
 import { CancelRequests } from '../../src/turns/cancellations.js';
 import { UnrecordedRefusals } from '../../src/turns/unrecorded-refusals.js';
 import { deleteTask, type TurnsDeps } from '../../src/turns/index.js';
-import { DRIVERS } from '../support/databases.js';
+import { DRIVERS, inOrder } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
 import { mcpHarnessPerTest, structured } from './mcp-harness.js';
 
 /** The old behaviour ran the wait to its 60 s timeout. */
 const ENDS_WITHIN_MS = 10_000;
 
-/** Within one database the tests run in order: they share its harness (`m`). */
-const IN_ORDER = { concurrent: false };
-const it = (name: string, body: () => Promise<void> | void) => {
-  test(name, IN_ORDER, body);
-};
+// Within one database the tests run in order: they share its harness (`m`).
+const it = inOrder;
 
 // The two databases at once, each with its own harness; most of a test waits on MCP calls.
 describe.concurrent.each(DRIVERS)(

@@ -7,7 +7,7 @@
  * it. Revocation here is what `DELETE /api/v1/tokens/:id` does (the row goes,
  * nobody is told), so the same holds when another replica revoked it.
  */
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { afterEach, beforeEach, describe, expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { issueToken } from '../../src/auth/index.js';
@@ -15,7 +15,7 @@ import { issueToken } from '../../src/auth/index.js';
 import { revokePersonalToken } from '../../src/auth/personal-tokens.js';
 import type { UserPrincipal } from '../../src/auth/accounts.js';
 import { listPendingBundles } from '../../src/clarification/index.js';
-import { DRIVERS } from '../support/databases.js';
+import { DRIVERS, inOrder } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { mcpHarness, structured, type McpHarness } from './mcp-harness.js';
 
@@ -24,11 +24,8 @@ const LIVE_WAIT_MS = 30_000;
 const ENDS_WITHIN_MS = 10_000;
 const CLIENT = 'my-claude';
 
-/** Within one database the tests run in order: they share its harness (`m`) and `member`. */
-const IN_ORDER = { concurrent: false };
-const it = (name: string, body: () => Promise<void> | void) => {
-  test(name, IN_ORDER, body);
-};
+// Within one database the tests run in order: they share its harness (`m`) and `member`.
+const it = inOrder;
 
 // The two databases at once, each with its own harness; most of a test waits on MCP calls.
 describe.concurrent.each(DRIVERS)(

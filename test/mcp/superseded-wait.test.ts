@@ -6,9 +6,9 @@
  * again. The newer turn is a real one: the person answers another detached
  * question of the same turn, and its successor turn reaches the agent.
  */
-import { describe, expect, test } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { DRIVERS } from '../support/databases.js';
+import { DRIVERS, inOrder } from '../support/databases.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { QUESTION_SUPERSEDED_MESSAGE } from '../../src/agents/mcp/results.js';
 import { mcpHarnessPerTest, structured, toolErrorText } from './mcp-harness.js';
@@ -31,11 +31,8 @@ const OTHER_QUESTION = {
   ],
 };
 
-/** Within one database the tests run in order: they share its harness (`m`). */
-const IN_ORDER = { concurrent: false };
-const it = (name: string, body: () => Promise<void> | void) => {
-  test(name, IN_ORDER, body);
-};
+// Within one database the tests run in order: they share its harness (`m`).
+const it = inOrder;
 
 // The two databases at once, each with its own harness; most of a test waits on MCP calls.
 describe.concurrent.each(DRIVERS)(

@@ -12,7 +12,13 @@ import { startServer, type RunningServer, type NotifyOptions } from '../../src/s
 import type { Driver } from '../../src/store/index.js';
 import { ANSWERS, TWO_QUESTIONS, eventually } from '../support/clarification-harness.js';
 import { FAST_NOTIFY, noticesSettled } from '../support/notify-options.js';
-import { DRIVERS, freshDatabase, type TestDatabase } from '../support/databases.js';
+import {
+  DRIVERS,
+  freshDatabase,
+  inOrder,
+  IN_ORDER,
+  type TestDatabase,
+} from '../support/databases.js';
 import { bearerApi, serverConfig, type ApiCall } from '../support/in-process-server.js';
 import { startReceiver, type Receiver, type Received } from '../support/receiver.js';
 import { seedAdminSession } from '../support/seed.js';
@@ -55,11 +61,8 @@ function json(request: Received | undefined): Record<string, unknown> {
 const events = (receiver: Receiver, event: string) =>
   receiver.received.filter((request) => json(request).event === event);
 
-/** Within one database the tests run in order: they share its `database` and `running`. */
-const IN_ORDER = { concurrent: false };
-const it = (name: string, body: () => Promise<void>) => {
-  test(name, IN_ORDER, body);
-};
+// Within one database the tests run in order: they share its `database` and `running`.
+const it = inOrder;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -18,10 +18,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { inject } from 'vitest';
+import { inject, test } from 'vitest';
 import type { DatabaseTarget, Driver } from '../../src/store/index.js';
 
 export const DRIVERS: readonly Driver[] = ['sqlite', 'postgres'];
+
+/**
+ * A test's options in a suite that runs beside its other databases' suites
+ * (`describe.concurrent.each(DRIVERS)`): the suite's own tests still run one
+ * after another, since they share its state (a database, a server, a harness).
+ */
+export const IN_ORDER = { concurrent: false } as const;
+
+/** `it` for such a suite. */
+export function inOrder(name: string, body: () => Promise<void> | void, timeoutMs?: number): void {
+  test(name, { ...IN_ORDER, timeout: timeoutMs }, body);
+}
 
 export interface TestDatabase {
   readonly target: DatabaseTarget;

@@ -34,7 +34,9 @@ interface Row {
   metadata: Record<string, unknown>;
 }
 
-describe.each(DRIVERS)('a decision recorded just before a crash (%s)', (driver) => {
+// The two databases at once, each with its own servers: one test each, mostly waiting on
+// its agent and restarts.
+describe.concurrent.each(DRIVERS)('a decision recorded just before a crash (%s)', (driver) => {
   const served = useServedDatabase();
 
   it('is kept, never called unanswered, and noted as perhaps not received', async () => {

@@ -11,8 +11,9 @@
  *
  * "Skip all questions" is deliberate: it sits apart from Submit, asks to
  * confirm and takes an optional reason in the person's own words, which is
- * what the agent reads. "Cancel question" beside it (`QuestionCancel`) asks
- * to confirm too.
+ * what the agent reads; keys pressed in that step stay in it, so a digit
+ * never answers a question on its way to being skipped. "Cancel question"
+ * beside it (`QuestionCancel`) asks to confirm too.
  */
 import { useEffect, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
@@ -215,7 +216,16 @@ export function ClarificationOverlay({
       <ClarificationQuestionCard draft={draft} busy={busy} notice={notice} />
       <ClarificationStepNav draft={draft} busy={busy} />
       {late ? null : confirmSkip ? (
-        <div className="skip-confirm" data-testid="clarification-skip-confirm" role="group">
+        <div
+          className="skip-confirm"
+          data-testid="clarification-skip-confirm"
+          role="group"
+          onKeyDown={(event) => {
+            // Keys pressed here stay here (Escape still collapses): a digit would pick an option
+            // behind the step, and answer a question the person was about to skip.
+            if (event.key !== 'Escape') event.stopPropagation();
+          }}
+        >
           <label className="skip-reason-label">
             {t('decide.skipConfirm')}
             <textarea
@@ -228,10 +238,6 @@ export function ClarificationOverlay({
               // Read-only, not disabled, while an answer goes: the focus stays where it was.
               readOnly={busy}
               aria-disabled={busy}
-              onKeyDown={(event) => {
-                // The reason is text, not the question's keyboard.
-                if (event.key !== 'Escape') event.stopPropagation();
-              }}
               onChange={(event) => {
                 setSkipping({ forId: bundle.pending_id, reason: event.target.value });
               }}
@@ -249,7 +255,8 @@ export function ClarificationOverlay({
               type="button"
               className="button button-danger"
               data-testid="clarification-skip-confirm-yes"
-              // A digit may pick an answer while the focus is here: not `disabled` while it goes.
+              // An option clicked meanwhile may be on its way: not `disabled` while it goes, or the
+              // focus here would drop to the page.
               aria-disabled={busy}
               disabled={!busy && reasonOver}
               onClick={() => {

@@ -173,6 +173,25 @@ describe('the focus after an answer given with the keyboard', () => {
     await expect.poll(() => focused(page), WAIT).toBe('div bulk-bar ');
   });
 
+  it('in the inbox: consents rejected together keep it on Reject while they go, then on the bar', async () => {
+    const { world } = suite;
+    const { requestId } = await started(world, 'Focus bulk reject', '/permission');
+    const { page } = await suite.desktop();
+    await page.goto(`${world.origin}/`);
+    await page.locator(`[data-triage-key="${requestId}"]`).getByTestId('bulk-select').check();
+    const held = await holdFirst(page, '**/api/v1/user-inputs/*/respond');
+    await page.getByTestId('bulk-reject').focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('decision-confirm-yes').focus();
+    await page.keyboard.press('Enter');
+    await held.arrived;
+    // Its confirm step made Reject anew: the new one takes the focus, not the bar around it.
+    await expect.poll(() => focusedButton(page), WAIT).toBe('bulk-reject  busy=true');
+    held.release();
+    await page.locator('[data-testid="bulk-report"][data-failures="0"]').waitFor(WAIT);
+    await expect.poll(() => focused(page), WAIT).toBe('div bulk-bar ');
+  });
+
   it('in a session: a consent and an action leave it on their settled card', async () => {
     const { world } = suite;
     const consent = await started(world, 'Focus consent here', '/permission');

@@ -4,7 +4,7 @@
  * and why. Answers land in the user-input model one by one, as they do from
  * a card.
  */
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useServices } from '../app/services.js';
 import { useBusyAction } from '../hooks/use-busy-action.js';
@@ -31,6 +31,8 @@ export function BulkConsentBar(props: {
   const [state, setState] = useState<BarState>({ phase: 'idle' });
   // The guard against a second press: the rendered phase is the same for two presses in one render.
   const sending = useBusyAction();
+  // Reject is made again as its confirm step goes: the step hands the focus to the new one.
+  const rejectButton = useRef<HTMLButtonElement>(null);
   const count = props.selected.length;
 
   const run = (choice: BulkChoice, reason = '') => {
@@ -78,6 +80,9 @@ export function BulkConsentBar(props: {
           placeholder={t('rejectReason.placeholder')}
           yes={t('rejectReason.bulkYes', { count })}
           withReason
+          opener={rejectButton}
+          // Reject then stands for the rejections on their way (busy), as Allow does for its own.
+          backOnConfirm
           onConfirm={(reason) => {
             run('reject', reason);
           }}
@@ -102,6 +107,7 @@ export function BulkConsentBar(props: {
             {t('triage.bulkAllow', { count })}
           </button>
           <button
+            ref={rejectButton}
             type="button"
             className="button"
             data-testid="bulk-reject"

@@ -7,7 +7,7 @@
  * Focus goes to the step itself, so the next Tab reaches the reason, or the
  * action where there is none.
  */
-import { useId, useState } from 'react';
+import { useId, useState, type RefObject } from 'react';
 import { useTranslation } from 'react-i18next';
 import { MAX_ANSWER_TEXT_CODE_POINTS } from '../../../src/wire/limits.js';
 import { codePoints } from '../../../src/wire/text.js';
@@ -22,6 +22,8 @@ export function DecisionConfirm(props: {
   placeholder?: string;
   /** The step goes as it is confirmed: its opener takes the focus back (`ConfirmStep`). */
   backOnConfirm?: boolean;
+  /** The opener, where it is made again while the step is open (`ConfirmStep`'s `opener`). */
+  opener?: RefObject<HTMLElement | null>;
   onConfirm: (reason: string) => void;
   onCancel: () => void;
 }) {
@@ -40,6 +42,7 @@ export function DecisionConfirm(props: {
       keepTestId="decision-confirm-cancel"
       yesDisabled={over > 0}
       backOnConfirm={props.backOnConfirm}
+      opener={props.opener}
       onConfirm={() => {
         props.onConfirm(reason.trim());
       }}

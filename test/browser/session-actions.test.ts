@@ -119,6 +119,54 @@ describe('stopping a turn and deleting from the session view', () => {
     await context.close();
   });
 
+  it('gives the focus to what Stop did when the turn’s end is heard before Stop’s reply', async () => {
+    const created = await runningTask('Stop heard first');
+    const context = await signedInBrowser();
+    const page = await tab(context, `/sessions/${created.session.id}`);
+    await stateOf(page, 'running').waitFor(WAIT);
+
+    // The server stops the turn, and the tab hears it end before the reply to Stop comes.
+    await page.route('**/api/v1/sessions/*/cancel', async (route) => {
+      const response = await route.fetch();
+      await stateOf(page, 'idle').waitFor(WAIT);
+      await route.fulfill({ response });
+    });
+    const replied = page.waitForResponse('**/api/v1/sessions/*/cancel', WAIT);
+    await page.getByRole('button', { name: 'Stop turn' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByTestId('session-stop').waitFor({ state: 'detached', ...WAIT });
+    const focusedOn = () =>
+      page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`);
+    // Not the Delete beside it, where the next Enter would do harm.
+    await expect.poll(focusedOn, WAIT).toBe('session-stop-outcome');
+    const stopped = page
+      .getByTestId('session-stop-outcome')
+      .and(page.locator('[data-outcome="stopped"]'));
+    await stopped.waitFor(WAIT);
+    await replied;
+    await stopped.waitFor(WAIT);
+    expect(await focusedOn()).toBe('session-stop-outcome');
+    await context.close();
+  });
+
+  it('gives the focus to the transcript when the turn ends by itself under a Stop not pressed', async () => {
+    const created = await runningTask('Ends under Stop');
+    const context = await signedInBrowser();
+    const page = await tab(context, `/sessions/${created.session.id}`);
+    await stateOf(page, 'running').waitFor(WAIT);
+    await page.getByTestId('session-stop').focus();
+    host.endTurn(created.session.id);
+    await page.getByTestId('session-stop').waitFor({ state: 'detached', ...WAIT });
+    // What says the turn ended, not the Delete beside Stop.
+    await expect
+      .poll(
+        () => page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`),
+        WAIT,
+      )
+      .toBe('transcript');
+    await context.close();
+  });
+
   it('says nothing was running anymore when the turn ended before the cancel arrived', async () => {
     const created = await runningTask('Ends first');
     const sessionId = created.session.id;

@@ -26,6 +26,8 @@ import { webSessionPath } from '../../../src/wire/constants.js';
 
 type StopState =
   | { phase: 'idle' }
+  /** Stop was pressed in turn `turnId` and its reply is on the way. */
+  | { phase: 'asking'; turnId: string | undefined }
   /** The agent was asked (202); `turnId` is the turn Stop was pressed in. */
   | { phase: 'asked'; turnId: string | undefined }
   | { phase: 'failed'; failure: ApiFailure };
@@ -48,11 +50,14 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
   const deleteTaskRef = useRef<HTMLButtonElement>(null);
   const outcomeRef = useRef<HTMLParagraphElement>(null);
   const stopping = useBusyAction();
-  // Stop goes once the turn ends: the keyboard's place is then what Stop says happened (or, its
-  // reply still on the way, the next control of the header).
+  // Stop goes once the turn ends: the keyboard's place is then what Stop says happened, even
+  // with its reply still on the way; never a Delete beside it, where Enter would do harm. A turn
+  // that ended with no Stop pressed is told by the transcript.
   const keepStopFocus = useFocusRescue(
     '[data-testid="session-stop"]',
-    () => outcomeRef.current ?? deleteSessionRef.current,
+    (_lost, root) =>
+      outcomeRef.current ??
+      root.closest('.session-view')?.querySelector<HTMLElement>('[data-testid="transcript"]'),
   );
   if (!session) return null;
   const taskId = session.task_id;
@@ -60,7 +65,7 @@ export function SessionActions({ sessionId }: { sessionId: string }) {
 
   const askStop = async () => {
     const turnId = model.getState().sessions[sessionId]?.latest_turn?.turn_id;
-    setStop({ phase: 'idle' });
+    setStop({ phase: 'asking', turnId });
     const result = await api.cancelTurn(sessionId);
     setStop(result.ok ? { phase: 'asked', turnId } : { phase: 'failed', failure: result });
   };
@@ -151,7 +156,11 @@ function stopProgressOf(
   state: Parameters<typeof stopProgress>[0],
   sessionId: string,
 ) {
-  return stop.phase === 'asked' ? stopProgress(state, sessionId, stop.turnId) : undefined;
+  if (stop.phase === 'asked') return stopProgress(state, sessionId, stop.turnId);
+  if (stop.phase !== 'asking') return undefined;
+  // The events may tell the turn's end before the reply does: said at once, as it will be then.
+  const progress = stopProgress(state, sessionId, stop.turnId);
+  return progress === 'stopping' ? undefined : progress;
 }
 
 function DeleteButton(props: {
@@ -203,7 +212,7 @@ function StopOutcome({
     );
   }
   // A deleted session's view is replaced; nothing to say here about it.
-  if (stop.phase !== 'asked' || progress === undefined || progress === 'gone') return null;
+  if (progress === undefined || progress === 'gone') return null;
   const text = {
     stopping: t('session.actions.stopAsked'),
     stopped: t('session.actions.stopped'),

@@ -331,12 +331,35 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
         if (!String(message).includes('"consent_rules_changed"')) socket.send(message);
       });
     });
+    // It reads the list as it opens and again as its events connect: a read the server answers
+    // after the revoke below would show the rule revoked, and take its Revoke away. Those it made
+    // are answered first; any it makes from then on waits until Revoke is pressed.
+    let reading = 0;
+    let holding = false;
+    let release = (): void => undefined;
+    const released = new Promise<void>((done) => (release = done));
+    await page.route('**/api/v1/consent-rules', async (route) => {
+      if (holding) {
+        await released;
+        await route.continue();
+        return;
+      }
+      reading += 1;
+      try {
+        await route.fulfill({ response: await route.fetch() });
+      } finally {
+        reading -= 1;
+      }
+    });
     await page.goto(`${world.origin}/settings`);
     await live(page);
     const rule = page.locator(`[data-testid="consent-rule"][data-rule-id="${id}"]`);
     await rule.waitFor(WAIT);
+    holding = true;
+    await expect.poll(() => reading, WAIT).toBe(0);
     await api(world, 'DELETE', `/api/v1/consent-rules/${id}`);
     await rule.getByTestId('consent-rule-revoke').click();
+    release();
     await rule.waitFor({ ...WAIT, state: 'detached' });
     const section = page.getByTestId('consent-rules');
     await expect(section.getByRole('alert').count()).resolves.toBe(0);

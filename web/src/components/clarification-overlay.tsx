@@ -82,9 +82,11 @@ export function ClarificationOverlay({
   }, [shown, pendingId, focusFieldFor, onFieldFocused]);
 
   useEffect(() => {
-    if (!focusSkip.current) return;
+    // Kept until Skip is there to take it: a render between the press and Skip's return (the
+    // bundle read again as the page loads) must not spend it on nothing.
+    if (!focusSkip.current || !skipButton.current) return;
     focusSkip.current = false;
-    skipButton.current?.focus();
+    skipButton.current.focus();
   });
 
   useEffect(() => {

@@ -34,6 +34,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
@@ -430,7 +431,7 @@ describe('every screen, light and dark, desktop and phone', () => {
     const routed = await Promise.all(
       (['desktop', 'phone'] as const).map((size) => pageOf(size, 'person')),
     );
-    await Promise.all(routed.map((page) => page.route(earlierRead, (route) => route.abort())));
+    await Promise.all(routed.map((page) => liveRoute(page, earlierRead, (route) => route.abort())));
     await check(
       'session-earlier-failed',
       `/sessions/${long.session.id}`,
@@ -453,7 +454,7 @@ describe('every screen, light and dark, desktop and phone', () => {
     );
     await Promise.all(
       routed.map((page) =>
-        page.route(pendingRead, async (route) => {
+        liveRoute(page, pendingRead, async (route) => {
           const url = new URL(route.request().url());
           url.searchParams.delete('cursor');
           const response = await route.fetch({ url: url.toString() });

@@ -20,6 +20,7 @@ import {
   type World,
 } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 interface NewUser {
   user: { id: string; name: string };
@@ -62,7 +63,7 @@ async function holdReads(page: Page, path: string) {
     seen = resolve;
   });
   let holding = true;
-  await page.route(`**${path}`, async (route) => {
+  await liveRoute(page, `**${path}`, async (route) => {
     if (route.request().method() !== 'GET') return route.continue();
     const hold = holding;
     const response = await route.fetch();
@@ -513,7 +514,7 @@ describe('live lists of rules and people', () => {
       heldRead = resolve;
     });
     const membersPath = `/api/v1/workspaces/${workspace.id}/members`;
-    await page.route(`**${membersPath}`, async (route) => {
+    await liveRoute(page, `**${membersPath}`, async (route) => {
       if (route.request().method() !== 'GET') return route.continue();
       const hold = holding;
       const response = await route.fetch();

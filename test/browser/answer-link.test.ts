@@ -22,6 +22,7 @@ import {
   startWorld,
   type World,
 } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -318,7 +319,7 @@ describe('answer links in the browser', () => {
     // The answer held on its way: Confirm says it is sending and keeps the focus meanwhile.
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/api/v1/answer-links/use', async (route) => {
+    await liveRoute(page, '**/api/v1/answer-links/use', async (route) => {
       await released;
       await route.continue();
     });

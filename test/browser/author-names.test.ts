@@ -10,6 +10,7 @@
 import { describe, expect, it } from 'vitest';
 import { agentReplies, until } from './support/clarification-pages.js';
 import { api, useWorld } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 /** How long the members' reply is held back: far longer than a first paint. */
@@ -81,7 +82,7 @@ describe('message authors in the transcript, in Chromium', () => {
     context.setDefaultTimeout(30_000);
     await context.addInitScript(RECORD_AUTHOR_LABELS);
     const page = await context.newPage();
-    await page.route('**/api/v1/workspaces/*/members', async (route) => {
+    await liveRoute(page, '**/api/v1/workspaces/*/members', async (route) => {
       await new Promise((done) => setTimeout(done, MEMBERS_DELAY_MS));
       await route.continue();
     });

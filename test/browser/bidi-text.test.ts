@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { mintAnswerLinks } from '../../src/turns/index.js';
 import { api, askingTask, signedInPage, useWorld, type World } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 const SPOOF = 'invoice\u202Efdp.exe';
@@ -211,7 +212,7 @@ describe('bidi controls in supplied text, in Chromium', () => {
     );
     const ids = await Promise.all(tasks.map((task) => requestIdOf(world, task.session.id)));
     const page = await signedInPage(world, browser);
-    await page.route(`**/api/v1/user-inputs/${ids[0] ?? ''}/respond`, (route) =>
+    await liveRoute(page, `**/api/v1/user-inputs/${ids[0] ?? ''}/respond`, (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
     );
     for (const id of ids) {

@@ -20,6 +20,7 @@ import {
   userMessages,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 const FORM = 'late-answer-form';
 
@@ -184,7 +185,7 @@ describe('answering a historical question in a new message', () => {
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     let attempts = 0;
-    await page.route(MESSAGES, async (route: Route) => {
+    await liveRoute(page, MESSAGES, async (route: Route) => {
       if (route.request().method() !== 'POST') {
         await route.continue();
         return;
@@ -249,7 +250,7 @@ describe('answering a historical question in a new message', () => {
     const { context, page } = await suite.desktop();
     const recorded = recordRequests(page);
     let attempts = 0;
-    await page.route(MESSAGES, async (route: Route) => {
+    await liveRoute(page, MESSAGES, async (route: Route) => {
       if (route.request().method() === 'POST' && ++attempts === 1) {
         // The server admits the first version, but its reply never reaches the page.
         await route.fetch();

@@ -35,6 +35,7 @@ import {
 } from './support/clarification-pages.js';
 import { scriptRoute } from './support/scripted-route.js';
 import { quickDetachEnv } from '../support/quick-detach.js';
+import { liveRoute } from './support/live-route.js';
 
 const CONFIG_PROMPT = 'How should I create the configuration file?';
 const RESUMED = 'You previously asked the user, and they have now answered:';
@@ -224,7 +225,7 @@ describe('clarification races in Chromium', () => {
     const recorded = recordRequests(page);
     const held = await holdFirst(page, RESPOND);
     let admissions = 0;
-    await page.route(MESSAGES, async (route: Route) => {
+    await liveRoute(page, MESSAGES, async (route: Route) => {
       if (route.request().method() === 'POST' && ++admissions === 1) {
         await route.fulfill({
           status: 409,

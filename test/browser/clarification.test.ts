@@ -18,6 +18,7 @@ import {
   WAIT,
 } from './support/clarification-pages.js';
 import { scriptRoute } from './support/scripted-route.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('the web app in Chromium', () => {
   const suite = useSuite();
@@ -184,7 +185,7 @@ describe('the web app in Chromium', () => {
   it('sends an affirmative answer to an inactive question as a new message, once', async () => {
     const { context, page } = await desktop();
     const created = await askingTask(suite.world, 'Gone stale', '/ask');
-    await page.route(RESPOND, async (route: Route) => {
+    await liveRoute(page, RESPOND, async (route: Route) => {
       await route.fulfill({
         status: 409,
         contentType: 'application/json',

@@ -29,6 +29,7 @@ import {
   userMessages,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('the composer', () => {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-composer-agent-'));
@@ -160,7 +161,7 @@ describe('the composer', () => {
     const page = await signedIn();
     const input = await openComposer(page, sessionId);
     let lose = true;
-    await page.route(MESSAGES, async (route) => {
+    await liveRoute(page, MESSAGES, async (route) => {
       if (route.request().method() !== 'POST' || !lose) return route.continue();
       lose = false;
       await route.fetch(); // The server takes it…

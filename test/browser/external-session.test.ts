@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from 'vitest';
 import { api, signedInPage } from './support/harness.js';
 import { banner, option, useSuite, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 const PROMPT = 'Which database should the service use?';
 
@@ -110,7 +111,7 @@ describe('an external agent’s session in Chromium', () => {
     const sessionsHeld = new Promise<void>((resolve) => {
       releaseSessions = resolve;
     });
-    await page.route('**/api/v1/tasks/*/sessions', async (route) => {
+    await liveRoute(page, '**/api/v1/tasks/*/sessions', async (route) => {
       await sessionsHeld;
       await route.continue();
     });

@@ -19,6 +19,7 @@ import {
   useSuite,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 const NETWORK = de.failure.network;
 const fill = (template: string, values: Record<string, string | number>): string =>
@@ -43,8 +44,8 @@ describe('a failure said in the page’s language', () => {
 
   it('in Settings: tokens and rules that did not load, a token or command not made', async () => {
     const page = await german('/settings');
-    await page.route('**/api/v1/tokens', (route) => route.abort());
-    await page.route('**/api/v1/consent-rules', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/tokens', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/consent-rules', (route) => route.abort());
     await page.reload();
     await expect(alerts(page, 'api-tokens')).resolves.toEqual([
       fill(de.access.tokens.loadFailed, { error: NETWORK }),
@@ -87,13 +88,13 @@ describe('a failure said in the page’s language', () => {
   it('on People: users and members that did not load, an invite or change not made', async () => {
     const page = await german('/people');
     await page.getByTestId('member').first().waitFor(WAIT);
-    await page.route('**/api/v1/users', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/users', (route) => route.abort());
     await page.getByTestId('invite-name').fill('Grete');
     await page.getByTestId('invite-submit').click();
     await expect(page.getByTestId('invite-refused').textContent(WAIT)).resolves.toBe(
       de.people.refused.network,
     );
-    await page.route('**/api/v1/workspaces/*/members', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/workspaces/*/members', (route) => route.abort());
     await page.reload();
     const loadFailed = fill(de.people.loadFailed, { error: NETWORK });
     await expect(alerts(page, 'people', 2)).resolves.toEqual([loadFailed, loadFailed]);
@@ -102,7 +103,7 @@ describe('a failure said in the page’s language', () => {
 
   it('on the first run: a demo that did not start', async () => {
     const page = await german('/');
-    await page.route('**/api/v1/tasks', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/tasks', (route) => route.abort());
     await page.getByTestId('first-run-demo').click();
     await expect(alerts(page, 'first-run')).resolves.toEqual([
       fill(de.firstRun.demoFailed, { error: NETWORK }),
@@ -115,7 +116,7 @@ describe('a failure said in the page’s language', () => {
     const section = page.getByTestId('device-notifications');
     await section.and(page.locator('[data-state="off"]')).waitFor(WAIT);
     await page.context().grantPermissions(['notifications'], { origin: suite.world.origin });
-    await page.route('**/api/v1/notification-settings', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/notification-settings', (route) => route.abort());
     await section.getByRole('button', { name: de.devicePush.turnOn }).click();
     await expect(alerts(page, 'device-notifications')).resolves.toEqual([
       fill(de.devicePush.problem.failed, { error: NETWORK }),
@@ -126,7 +127,7 @@ describe('a failure said in the page’s language', () => {
   it('on the sign-in page: a refusal the server gave', async () => {
     const context = await suite.browser.newContext({ locale: 'de-DE' });
     const page = await context.newPage();
-    await page.route('**/api/v1/auth/sign-in', (route) =>
+    await liveRoute(page, '**/api/v1/auth/sign-in', (route) =>
       route.fulfill({
         status: 403,
         contentType: 'application/json',
@@ -146,7 +147,7 @@ describe('a failure said in the page’s language', () => {
   it('a refused answer says why in words, not the server’s code', async () => {
     const created = await askingTask(suite.world, 'Abgelehnt', '/ask');
     const page = await german('/');
-    await page.route(RESPOND, (route) =>
+    await liveRoute(page, RESPOND, (route) =>
       route.fulfill({
         status: 403,
         contentType: 'application/json',

@@ -19,6 +19,7 @@ import {
   viaOrigin,
 } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 /** A catalog's chunk as Vite names it: `/assets/de-<hash>.js`. */
 const catalogChunk = (language: string) => new RegExp(`/assets/${language}-[\\w-]+\\.js$`);
@@ -33,7 +34,7 @@ describe('the empty inbox’s demo failure', () => {
     await chooseLanguage(page, 'de');
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route('**/api/v1/tasks', async (route) => {
+    await liveRoute(page, '**/api/v1/tasks', async (route) => {
       await released;
       await route.abort();
     });
@@ -81,7 +82,7 @@ describe('a language’s words', () => {
     expect(requested.filter((path) => catalogChunk('ja').test(path))).toEqual([]);
 
     // Japanese's words do not arrive: the page, its picker and what it remembers stay German.
-    await page.route(catalogChunk('ja'), (route) => route.abort('internetdisconnected'));
+    await liveRoute(page, catalogChunk('ja'), (route) => route.abort('internetdisconnected'));
     const refused = page.waitForEvent('requestfailed', (request) =>
       catalogChunk('ja').test(request.url()),
     );

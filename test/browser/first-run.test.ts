@@ -35,6 +35,7 @@ import {
   until,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true };
 
@@ -338,7 +339,7 @@ describe('first run, new task and "Always allow" rules in Chromium', () => {
     let holding = false;
     let release = (): void => undefined;
     const released = new Promise<void>((done) => (release = done));
-    await page.route('**/api/v1/consent-rules', async (route) => {
+    await liveRoute(page, '**/api/v1/consent-rules', async (route) => {
       if (holding) {
         await released;
         await route.continue();

@@ -23,6 +23,7 @@ import {
   useSuite,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 /** The focused element: its tag, and the request or row it stands for. */
 function focused(page: Page): Promise<string> {
@@ -51,7 +52,7 @@ async function holdRequests(page: Page, url: string): Promise<() => void> {
   const released = new Promise<void>((done) => {
     release = done;
   });
-  await page.route(url, async (route) => {
+  await liveRoute(page, url, async (route) => {
     await released;
     await route.continue();
   });

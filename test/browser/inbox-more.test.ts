@@ -17,6 +17,7 @@ import { describe, expect, it } from 'vitest';
 import type { Route, WebSocketRoute } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { askingTask, EVENTS_SOCKET } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('the inbox saying more questions wait', () => {
   const suite = useSuite();
@@ -32,8 +33,8 @@ describe('the inbox saying more questions wait', () => {
       await released;
       await route.continue();
     };
-    await page.route('**/api/v1/pending*', held);
-    await page.route('**/api/v1/tasks*', held);
+    await liveRoute(page, '**/api/v1/pending*', held);
+    await liveRoute(page, '**/api/v1/tasks*', held);
     await page.goto(`${suite.world.origin}/`);
     await page.getByTestId('connection').and(page.locator('[data-state="live"]')).waitFor(WAIT);
     await page.getByTestId('inbox-reading').waitFor(WAIT);
@@ -68,7 +69,7 @@ describe('the inbox saying more questions wait', () => {
       `window.regionsBefore = [...document.querySelectorAll('[role="status"], [role="alert"], [aria-live]')]`,
     );
 
-    await page.route('**/api/v1/pending*', async (route) => {
+    await liveRoute(page, '**/api/v1/pending*', async (route) => {
       const url = new URL(route.request().url());
       url.searchParams.delete('cursor');
       const response = await route.fetch({ url: url.toString() });

@@ -11,6 +11,7 @@ import { MAX_TASK_TITLE_CHARS } from '../../src/wire/index.js';
 import { de } from '../../web/src/i18n/de.js';
 import { ja } from '../../web/src/i18n/ja.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('the New task form’s errors', () => {
   const suite = useSuite();
@@ -42,7 +43,7 @@ describe('the New task form’s errors', () => {
     await expect.poll(focused, WAIT).toBe('new-task-title');
     expect(posted).toBe(0);
 
-    await page.route('**/api/v1/tasks', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/tasks', (route) => route.abort());
     await page.getByTestId('new-task-title').fill('Ein Titel');
     await page.getByTestId('new-task-create').click();
     await expect(page.getByTestId('new-task-error').textContent(WAIT)).resolves.toBe(
@@ -78,7 +79,7 @@ describe('the New task form’s errors', () => {
     await page.getByTestId('language-switch').selectOption('ja');
     await expect.poll(() => problem.textContent(), WAIT).toBe(ja.newTask.titleRequired);
 
-    await page.route('**/api/v1/tasks', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/tasks', (route) => route.abort());
     await page.getByTestId('new-task-title').fill('タイトル');
     await page.getByTestId('new-task-create').click();
     const error = page.getByTestId('new-task-error');

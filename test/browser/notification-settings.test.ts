@@ -26,6 +26,7 @@ import type { ContextOptions } from './support/context-pool.js';
 import { holdFirst, settleRequests, WAIT } from './support/clarification-pages.js';
 import { de } from '../../web/src/i18n/de.js';
 import { en } from '../../web/src/i18n/en.js';
+import { liveRoute } from './support/live-route.js';
 
 /** A loopback port nothing listens on: a send to it is refused at once. */
 async function closedPort(): Promise<number> {
@@ -268,7 +269,7 @@ describe('notification settings in the web app', () => {
     // What the server stored of the last delivery: a code, words in the page's language;
     // a row stored before codes were kept shows its stored text.
     const at = new Date().toISOString();
-    await page.route('**/api/v1/notification-channels', (route) =>
+    await liveRoute(page, '**/api/v1/notification-channels', (route) =>
       route.fulfill({
         json: {
           channels: [
@@ -543,7 +544,7 @@ describe('notification settings in the web app', () => {
     const page = await adminPage();
     const posted: string[] = [];
     // A slow server: each POST answers after a while, as over a phone's connection.
-    await page.route('**/api/v1/notification-channels**', async (route) => {
+    await liveRoute(page, '**/api/v1/notification-channels**', async (route) => {
       if (route.request().method() !== 'POST') return route.continue();
       posted.push(new URL(route.request().url()).pathname);
       await new Promise((resolve) => setTimeout(resolve, 600));
@@ -589,7 +590,7 @@ describe('notification settings in the web app', () => {
     const page = await adminPage();
     let puts = 0;
     // The first change is lost on a slow connection; the second one gets through first.
-    await page.route('**/api/v1/notification-settings', async (route) => {
+    await liveRoute(page, '**/api/v1/notification-settings', async (route) => {
       if (route.request().method() !== 'PUT') return route.continue();
       puts += 1;
       if (puts > 1) return route.continue();
@@ -630,8 +631,10 @@ describe('notification settings in the web app', () => {
     const before = await api<Settings>(world, 'GET', '/api/v1/notification-settings');
 
     // The network, not the server, fails: every notification call is refused on the way.
-    await page.route('**/api/v1/notification-*/**', (route) => route.abort('connectionrefused'));
-    await page.route('**/api/v1/notification-*', (route) => route.abort('connectionrefused'));
+    await liveRoute(page, '**/api/v1/notification-*/**', (route) =>
+      route.abort('connectionrefused'),
+    );
+    await liveRoute(page, '**/api/v1/notification-*', (route) => route.abort('connectionrefused'));
 
     await channel.getByRole('button', { name: 'Send a test' }).click();
     await expect

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { de } from '../../web/src/i18n/de.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('a phone sign-in link that could not be made', () => {
   const suite = useSuite();
@@ -14,7 +15,7 @@ describe('a phone sign-in link that could not be made', () => {
     const { page } = await suite.desktop({ locale: 'de-DE' });
     await page.goto(`${suite.world.origin}/settings`);
     await page.getByTestId('language-switch').selectOption('de');
-    await page.route('**/api/v1/auth/sign-in-links', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/auth/sign-in-links', (route) => route.abort());
     await page.getByTestId('phone-sign-in-mint').click();
     const error = page.getByTestId('phone-sign-in').locator('[role="alert"]');
     await expect(error.textContent(WAIT)).resolves.toBe(

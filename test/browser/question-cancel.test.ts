@@ -23,6 +23,7 @@ import {
   useSuite,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 const CANCEL = '**/api/v1/clarification/*/cancel';
 
@@ -275,7 +276,7 @@ describe('cancelling a live question from the web app, in Chromium', () => {
     const { context, page } = await suite.desktop();
     await openSession(world, page, created.session.id);
     const pendingId = await overlayPendingId(page);
-    await page.route(CANCEL, (route) => route.abort('connectionreset'));
+    await liveRoute(page, CANCEL, (route) => route.abort('connectionreset'));
     await page.getByTestId('question-cancel').click();
     await page.getByTestId('question-cancel-yes').click();
 

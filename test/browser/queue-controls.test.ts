@@ -26,6 +26,7 @@ import {
   type StorageState,
   type World,
 } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 const AXE = resolve(import.meta.dirname, '../../node_modules/axe-core/axe.min.js');
@@ -206,7 +207,7 @@ describe('clearing and reordering the session queue', () => {
 
     // The order leaves the tab naming a, b and c; before it arrives someone removes b.
     let held = 0;
-    await page.route('**/api/v1/sessions/*/queue/order', async (route) => {
+    await liveRoute(page, '**/api/v1/sessions/*/queue/order', async (route) => {
       held += 1;
       if (held === 1) {
         await api(world, 'DELETE', `/api/v1/sessions/${sessionId}/queue/${ids.b ?? ''}`);
@@ -260,7 +261,7 @@ describe('clearing and reordering the session queue', () => {
     await expect.poll(() => focused(page), WAIT).toBe('queue-clear');
 
     // Not the first queued message's button: Clear, to try again, with the failure said.
-    await page.route(`**/api/v1/sessions/${sessionId}/queue`, (route) =>
+    await liveRoute(page, `**/api/v1/sessions/${sessionId}/queue`, (route) =>
       route.request().method() === 'DELETE' ? route.abort() : route.continue(),
     );
     await page.keyboard.press('Enter');
@@ -340,7 +341,7 @@ describe('clearing and reordering the session queue', () => {
 
     // The clear leaves the page after the person confirmed the list; before it reaches the
     // server, the turn ends and the agent is given the follow-up.
-    await page.route('**/api/v1/sessions/*/queue', async (route) => {
+    await liveRoute(page, '**/api/v1/sessions/*/queue', async (route) => {
       if (route.request().method() !== 'DELETE') return route.continue();
       host.endTurn(sessionId);
       await until('the follow-up sent', () =>

@@ -13,6 +13,7 @@ import type { Page } from 'playwright-core';
 import { TestHost } from '../support/test-host.js';
 import { api, type CreatedTask } from './support/harness.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 async function until(what: string, probe: () => boolean): Promise<void> {
   const deadline = Date.now() + 30_000;
@@ -121,7 +122,8 @@ describe('one queued message edited in two tabs', () => {
     await typeIn(two, 'tab TWO version');
     // Tab 2 hears of no queue change: its reads of the queue fail while held.
     let held = true;
-    await two.route(
+    await liveRoute(
+      two,
       (url) => url.pathname === `/api/v1/sessions/${sessionId}/queue`,
       (route) => (held && route.request().method() === 'GET' ? route.abort() : route.continue()),
     );

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
 import { api, askingTask } from './support/harness.js';
 import { openSession, sendMessage, useSuite, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('a late queue read', () => {
   const suite = useSuite();
@@ -27,7 +28,7 @@ describe('a late queue read', () => {
     const released = new Promise<void>((resolve) => (release = resolve));
     let heldRead = (): void => undefined;
     const held = new Promise<void>((resolve) => (heldRead = resolve));
-    await page.route(`**/api/v1/sessions/${sessionId}/queue`, async (route: Route) => {
+    await liveRoute(page, `**/api/v1/sessions/${sessionId}/queue`, async (route: Route) => {
       reads++;
       if (reads > 1 || route.request().method() !== 'GET') {
         await route.continue();

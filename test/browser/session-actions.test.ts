@@ -24,6 +24,7 @@ import {
   type StorageState,
   type World,
 } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -126,7 +127,7 @@ describe('stopping a turn and deleting from the session view', () => {
     await stateOf(page, 'running').waitFor(WAIT);
 
     // The server stops the turn, and the tab hears it end before the reply to Stop comes.
-    await page.route('**/api/v1/sessions/*/cancel', async (route) => {
+    await liveRoute(page, '**/api/v1/sessions/*/cancel', async (route) => {
       const response = await route.fetch();
       await stateOf(page, 'idle').waitFor(WAIT);
       await route.fulfill({ response });
@@ -175,7 +176,7 @@ describe('stopping a turn and deleting from the session view', () => {
     await stateOf(page, 'running').waitFor(WAIT);
 
     // The turn ends on its own while the cancel is on its way, and the tab hears so first.
-    await page.route('**/api/v1/sessions/*/cancel', async (route) => {
+    await liveRoute(page, '**/api/v1/sessions/*/cancel', async (route) => {
       host.endTurn(sessionId);
       await stateOf(page, 'idle').waitFor(WAIT);
       await route.continue();
@@ -197,7 +198,7 @@ describe('stopping a turn and deleting from the session view', () => {
     const page = await tab(context, `/sessions/${sessionId}`);
     await stateOf(page, 'running').waitFor(WAIT);
 
-    await page.route('**/api/v1/sessions/*/cancel', (route) => route.abort('failed'));
+    await liveRoute(page, '**/api/v1/sessions/*/cancel', (route) => route.abort('failed'));
     await page.getByTestId('session-stop').click();
     const outcome = page.getByTestId('session-stop-outcome');
     await outcome.and(page.locator('[data-outcome="failed"]')).waitFor(WAIT);

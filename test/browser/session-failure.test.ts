@@ -20,6 +20,7 @@ import {
 import { de } from '../../web/src/i18n/de.js';
 import { ja } from '../../web/src/i18n/ja.js';
 import { agentReplies, sendMessage, until, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('a failed session in the web app', () => {
   const dir = mkdtempSync(join(tmpdir(), 'clarion-failing-agent-'));
@@ -82,7 +83,7 @@ describe('a failed session in the web app', () => {
     const page = await signedInPage(world, browser, undefined, { locale: 'de-DE' });
     await page.goto(`${world.origin}/sessions/${created.session.id}`);
     await page.getByTestId('session-failure').waitFor(WAIT);
-    await page.route('**/api/v1/sessions/*/restart', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/sessions/*/restart', (route) => route.abort());
     await page.getByTestId('session-restart').click();
     await expect
       .poll(() => page.getByTestId('session-failure').locator('.error').textContent(), WAIT)

@@ -21,6 +21,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -173,7 +174,7 @@ describe('the session queue seen from another tab', () => {
     let arrive = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
     const arrived = new Promise<void>((resolve) => (arrive = resolve));
-    await page.route('**/api/v1/sessions/*/queue', async (route) => {
+    await liveRoute(page, '**/api/v1/sessions/*/queue', async (route) => {
       if (route.request().method() === 'DELETE') {
         arrive();
         await released;

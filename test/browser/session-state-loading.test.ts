@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { Route } from 'playwright-core';
 import { api, type CreatedTask } from './support/harness.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 /** The session's own read: its task's list of sessions. */
 const SESSIONS_READ = '**/api/v1/tasks/*/sessions';
@@ -31,7 +32,7 @@ describe('the session state chip before and after the session is read', () => {
         release = done;
       });
       const held: Route[] = [];
-      await page.route(SESSIONS_READ, async (route) => {
+      await liveRoute(page, SESSIONS_READ, async (route) => {
         held.push(route);
         await released;
         await route.continue();
@@ -54,7 +55,7 @@ describe('the session state chip before and after the session is read', () => {
     const { world } = suite;
     const idle = await api<CreatedTask>(world, 'POST', '/api/v1/tasks', { title: 'Newer server' });
     const { context, page } = await suite.desktop();
-    await page.route(SESSIONS_READ, async (route) => {
+    await liveRoute(page, SESSIONS_READ, async (route) => {
       const response = await route.fetch();
       const body = (await response.json()) as { sessions: { state: string }[] };
       for (const session of body.sessions) session.state = 'hibernating';

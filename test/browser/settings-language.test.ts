@@ -8,6 +8,7 @@ import { de } from '../../web/src/i18n/de.js';
 import { ja } from '../../web/src/i18n/ja.js';
 import { chooseLanguage, signedInPage, useWorld } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('failures on the Settings page', () => {
   const started = useWorld();
@@ -22,7 +23,7 @@ describe('failures on the Settings page', () => {
 
   it('a token for Claude Code not made is said again in a language chosen afterwards', async () => {
     const page = await settings();
-    await page.route('**/api/v1/tokens', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/tokens', (route) => route.abort());
     await page.getByTestId('settings-link').click();
     await page.getByTestId('claude-code-mint').click();
     const error = page.getByTestId('claude-code').getByRole('alert');
@@ -38,7 +39,7 @@ describe('failures on the Settings page', () => {
 
   it('rules that could not be read say so only until they are read', async () => {
     const page = await settings();
-    await page.route('**/api/v1/consent-rules', (route) => route.abort());
+    await liveRoute(page, '**/api/v1/consent-rules', (route) => route.abort());
     await page.getByTestId('settings-link').click();
     const section = page.getByTestId('consent-rules');
     const error = section.getByRole('alert');

@@ -27,6 +27,7 @@ import {
   settleRequests,
   WAIT,
 } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -264,7 +265,7 @@ describe('signing in anywhere, as anyone', () => {
     // 403, not 401: the agent token still authenticates (it may not read /me).
     expect(meanwhile.status).not.toBe(401);
     // Unreachable, the refusal says so, and the token stays listed.
-    await page.route('**/api/v1/tokens/*', (route) => route.abort('connectionrefused'));
+    await liveRoute(page, '**/api/v1/tokens/*', (route) => route.abort('connectionrefused'));
     await confirm.getByRole('button', { name: 'Revoke token' }).click();
     await expect
       .poll(() => page.getByTestId('api-tokens').getByRole('alert').textContent(), WAIT)

@@ -18,6 +18,7 @@ import {
   type World,
 } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 /** Another site, such as a chat app, whose page holds the link a colleague sent. */
 const CHAT = 'http://chat.example';
@@ -52,7 +53,7 @@ describe('a sign-in link in a browser signed in as someone else', () => {
 
   /** Clicks `link` on a page of another site, as a person does in a chat app. */
   async function clickFromChat(page: Page, link: string): Promise<void> {
-    await page.route(`${CHAT}/**`, (route) =>
+    await liveRoute(page, `${CHAT}/**`, (route) =>
       route.fulfill({
         contentType: 'text/html',
         body: `<!doctype html><a id="link" href="${link}">a link from a colleague</a>`,

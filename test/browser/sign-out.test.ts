@@ -32,6 +32,7 @@ import {
 import { deviceSettings } from './support/device-settings.js';
 import { fakePushManager, UNSUBSCRIBE_HANGING_KEY } from './support/fake-push-manager.js';
 import { PUSH_STEP_TIMEOUT_MS, SIGN_OUT_PUSH_WAIT_MS } from '../../web/src/model/push-fault.js';
+import { liveRoute } from './support/live-route.js';
 
 const PHONE = {
   viewport: { width: 390, height: 844 },
@@ -188,7 +189,7 @@ describe('signing out, and a tab whose sign-in ended', () => {
   it('keeps the keyboard focus on Sign out while it works and when it fails', async () => {
     const { page } = await signedIn();
     // The server refuses: the page stays signed in and says so.
-    await page.route('**/api/v1/auth/sign-out', (route) =>
+    await liveRoute(page, '**/api/v1/auth/sign-out', (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
     );
     const signOut = page.getByTestId('sign-out');
@@ -243,7 +244,7 @@ describe('signing out, and a tab whose sign-in ended', () => {
 
     // The server cannot end the sign-in (its storage refuses): the page stays signed in, and says
     // so. Nothing else changed: the device still hears of this person's items.
-    await page.route('**/api/v1/auth/sign-out', (route) =>
+    await liveRoute(page, '**/api/v1/auth/sign-out', (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
     );
     await page.getByTestId('sign-out').click();

@@ -12,6 +12,7 @@ import type { Page } from 'playwright-core';
 import type { UserInputView } from '../../src/user-input/index.js';
 import { agentReplies, option, useSuite, WAIT } from './support/clarification-pages.js';
 import { api, askingTask, type CreatedTask, type World } from './support/harness.js';
+import { liveRoute } from './support/live-route.js';
 
 interface Decision {
   message_id: string;
@@ -263,7 +264,7 @@ describe('the inbox as a triage tool, in Chromium', () => {
     const moreRequests = await Promise.all(more.map((task) => requestOf(world, task.session.id)));
     const [failing, passing] = moreRequests;
     if (!failing || !passing) throw new Error('two requests expected');
-    await page.route(`**/api/v1/user-inputs/${failing.id}/respond`, (route) =>
+    await liveRoute(page, `**/api/v1/user-inputs/${failing.id}/respond`, (route) =>
       route.fulfill({ status: 503, contentType: 'application/json', body: '{}' }),
     );
     for (const request of moreRequests) {

@@ -26,6 +26,7 @@ import {
 } from './support/harness.js';
 import { pauseClock, recordRequests, settleRequests } from './support/clarification-pages.js';
 import { scriptOutage, scriptRoute } from './support/scripted-route.js';
+import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 const RESPOND = '**/api/v1/user-inputs/*/respond';
@@ -480,7 +481,7 @@ describe('consent and action cards in Chromium', () => {
     const answeredElsewhere = new Promise<void>((done) => {
       release = done;
     });
-    await page.route(RESPOND, async (route: Route) => {
+    await liveRoute(page, RESPOND, async (route: Route) => {
       await answeredElsewhere;
       await route.continue();
     });
@@ -539,7 +540,7 @@ describe('consent and action cards in Chromium', () => {
     const answeredElsewhere = new Promise<void>((done) => {
       release = done;
     });
-    await page.route(RESPOND, async (route: Route) => {
+    await liveRoute(page, RESPOND, async (route: Route) => {
       await answeredElsewhere;
       await route.continue();
     });
@@ -573,7 +574,7 @@ describe('consent and action cards in Chromium', () => {
       release = done;
     });
     let snapshotsSeen = 0;
-    await page.route(SNAPSHOT, async (route: Route) => {
+    await liveRoute(page, SNAPSHOT, async (route: Route) => {
       snapshotsSeen++;
       const response = await route.fetch();
       await held;
@@ -606,7 +607,7 @@ describe('consent and action cards in Chromium', () => {
     const snapshotRead = new Promise<void>((done) => {
       fetched = done;
     });
-    await second.page.route(SNAPSHOT, async (route: Route) => {
+    await liveRoute(second.page, SNAPSHOT, async (route: Route) => {
       const response = await route.fetch();
       fetched();
       await afterAnswer;

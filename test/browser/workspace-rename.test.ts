@@ -9,6 +9,7 @@ import type { Page } from 'playwright-core';
 import { MAX_ACCOUNT_NAME_CHARS } from '../../src/wire/limits.js';
 import { api, signedInPage, useWorld } from './support/harness.js';
 import { WAIT } from './support/clarification-pages.js';
+import { liveRoute } from './support/live-route.js';
 
 describe('workspaces on the People page', () => {
   const started = useWorld();
@@ -55,7 +56,7 @@ describe('workspaces on the People page', () => {
     expect(all.workspaces.find((each) => each.id === id)?.name).toBe('Ada’s crew');
 
     // The server refuses a name (sent too long here): the refusal belongs to the field.
-    await page.route(`**/api/v1/workspaces/${id}`, (route) =>
+    await liveRoute(page, `**/api/v1/workspaces/${id}`, (route) =>
       route.continue({
         postData: JSON.stringify({ name: 'x'.repeat(MAX_ACCOUNT_NAME_CHARS + 1) }),
       }),

@@ -17,6 +17,7 @@ import {
   type CreatedTask,
   type World,
 } from './harness.js';
+import { liveRoute } from './live-route.js';
 
 export const RESPOND = '**/api/v1/clarification/*/respond';
 export const MESSAGES = '**/api/v1/sessions/*/messages';
@@ -285,7 +286,7 @@ export async function holdFirst(page: Page, pattern: string, method = 'POST'): P
   const arrived = new Promise<void>((resolve) => (arrive = resolve));
   const released = new Promise<void>((resolve) => (release = resolve));
   let first = true;
-  await page.route(pattern, async (route: Route) => {
+  await liveRoute(page, pattern, async (route: Route) => {
     if (first && route.request().method() === method) {
       first = false;
       arrive();

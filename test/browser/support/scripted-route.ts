@@ -5,6 +5,7 @@
  */
 import type { Page, Route, WebSocketRoute } from 'playwright-core';
 import { EVENTS_SOCKET } from './harness.js';
+import { liveRoute } from './live-route.js';
 
 export type Fault =
   /** 503 `temporarily_unavailable`, as the server's pre-claim budget answers. */
@@ -59,7 +60,7 @@ export async function scriptRoute(
   faults: readonly Fault[],
 ): Promise<ScriptedRoute> {
   const seen = { attempts: 0 };
-  await page.route(pattern, async (route) => {
+  await liveRoute(page, pattern, async (route) => {
     const fault = faults[seen.attempts];
     seen.attempts++;
     if (fault === undefined) await route.continue();
@@ -93,7 +94,7 @@ export async function scriptOutage(page: Page, respond: string): Promise<Outage>
     socket.connectToServer();
     sockets.push(socket);
   });
-  await page.route(respond, async (route: Route) => {
+  await liveRoute(page, respond, async (route: Route) => {
     if (down) {
       await route.abort('connectionrefused');
       return;

@@ -21,7 +21,7 @@ import {
   type CreatedTask,
   type World,
 } from './support/harness.js';
-import { liveRoute } from './support/live-route.js';
+import { holdFirst } from './support/clarification-pages.js';
 
 const WAIT = { timeout: 30_000 };
 
@@ -170,17 +170,7 @@ describe('the session queue seen from another tab', () => {
     const page = await signedInPage(world, browser);
     await page.goto(`${world.origin}/sessions/${sessionId}`);
     await lists(page, ['one']);
-    let release = (): void => undefined;
-    let arrive = (): void => undefined;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    const arrived = new Promise<void>((resolve) => (arrive = resolve));
-    await liveRoute(page, '**/api/v1/sessions/*/queue', async (route) => {
-      if (route.request().method() === 'DELETE') {
-        arrive();
-        await released;
-      }
-      await route.continue();
-    });
+    const held = await holdFirst(page, '**/api/v1/sessions/*/queue', 'DELETE');
     const focused = () =>
       page.evaluate<string>(`document.activeElement?.getAttribute('data-testid') ?? 'body'`);
 
@@ -188,10 +178,10 @@ describe('the session queue seen from another tab', () => {
     await page.keyboard.press('Enter');
     await page.getByTestId('queue-clear-yes').focus();
     await page.keyboard.press('Enter');
-    await arrived;
+    await held.arrived;
     await page.evaluate('new Promise((done) => requestAnimationFrame(() => setTimeout(done)))');
     await expect(focused()).resolves.toBe('queue-clear-yes');
-    release();
+    held.release();
     await page.getByTestId('queue').waitFor({ state: 'detached', ...WAIT });
     await expect.poll(focused, WAIT).toBe('composer-input');
     host.endTurn(sessionId);

@@ -273,7 +273,7 @@ export async function smallTargets(page: Page, scope: string): Promise<string[]>
 
 /** A request the test holds at the browser's edge until it says so. */
 export interface Held {
-  /** Resolves once the page has sent the held request. */
+  /** Resolves once the page has sent the held request; fails, naming it, if it never does (`WAIT`). */
   arrived: Promise<void>;
   /** Lets the held request (and any later ones) go through to the server. */
   release(): void;
@@ -283,12 +283,22 @@ export interface Held {
 export async function holdFirst(page: Page, pattern: string, method = 'POST'): Promise<Held> {
   let arrive = (): void => undefined;
   let release = (): void => undefined;
-  const arrived = new Promise<void>((resolve) => (arrive = resolve));
+  let timer: NodeJS.Timeout | undefined;
+  const arrived = new Promise<void>((resolve, reject) => {
+    arrive = resolve;
+    timer = setTimeout(() => {
+      reject(new Error(`the page sent no ${method} to ${pattern} within ${WAIT.timeout} ms`));
+    }, WAIT.timeout);
+    timer.unref();
+  });
+  // A test that never waits for it must not see its bound as an unhandled rejection.
+  arrived.catch(() => undefined);
   const released = new Promise<void>((resolve) => (release = resolve));
   let first = true;
   await liveRoute(page, pattern, async (route: Route) => {
     if (first && route.request().method() === method) {
       first = false;
+      clearTimeout(timer);
       arrive();
       await released;
     }

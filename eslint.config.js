@@ -32,6 +32,21 @@ export default tseslint.config(
   },
   ...boundaries,
   {
+    // A route set on a loaded page may miss the page's next request (Chromium switches its renderer
+    // over later): `liveRoute` waits until it is in force.
+    files: ['test/browser/**/*.ts'],
+    ignores: ['test/browser/support/live-route.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name='route']",
+          message: 'Route through liveRoute (test/browser/support/live-route.ts).',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js'],
     extends: [tseslint.configs.disableTypeChecked],
   },

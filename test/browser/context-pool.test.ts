@@ -23,6 +23,8 @@ describe('the browser suites’ context pool', () => {
       "localStorage.setItem('left', 'behind'); sessionStorage.setItem('left', 'behind')",
     );
     await context.grantPermissions(['notifications']);
+    // What a borrower leaves behind, not a route this test waits on.
+    // eslint-disable-next-line no-restricted-syntax
     await page.route('**/left-behind', (route) => route.fulfill({ body: 'routed' }));
     const heardByTheLastBorrower: string[] = [];
     page.on('console', (message) => heardByTheLastBorrower.push(message.text()));

@@ -18,6 +18,7 @@ import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 import { deviceSettings } from './support/device-settings.js';
 import { ADMIN_TOKEN, api } from './support/harness.js';
+import { routesInForce } from './support/live-route.js';
 import { WEB_PUSH_RENEWAL_PATH } from '../../src/wire/constants.js';
 import {
   DEVICE_CHANNEL_KEY,
@@ -299,9 +300,12 @@ describe('the installable web app', () => {
       const registering = new Promise<void>((resolve) => {
         asked = resolve;
       });
+      // The context's route, not the page's: the worker's script is the browser's request.
+      // eslint-disable-next-line no-restricted-syntax -- in force before the click, below
       await context.route('**/sw.js', () => {
         asked();
       });
+      await routesInForce(page);
       await section.getByRole('button', { name: en.devicePush.turnOn }).click();
       await registering;
       await page.clock.fastForward(PUSH_STEP_TIMEOUT_MS);

@@ -26,7 +26,7 @@ export async function liveRoute(
 }
 
 /** Waits until the page's own requests meet the routes already set on it. */
-async function routesInForce(page: Page): Promise<void> {
+export async function routesInForce(page: Page): Promise<void> {
   // A page yet to load its first document loads it with the routes in force already.
   if (!/^https?:/.test(page.url())) return;
   const probe = `/__route-probe/${randomUUID()}`;

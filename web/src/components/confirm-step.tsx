@@ -7,14 +7,45 @@
  * It takes focus as it opens, by default on the way back, so that Enter
  * right after opening never does the harm. Escape and the way back close it
  * and hand focus back to the control that opened it (`opener`, or what had
- * focus as the step opened) once the page shows it again. While the action
- * is under way (`pending`) neither button nor Escape answers: the outcome is
- * on its way; both stay focusable meanwhile (aria-disabled), so the
- * keyboard's focus is not dropped to the page. A second press of the action
- * before the page renders again is ignored too. An `error` stands inside the step, so the person can try again
+ * focus as the step opened) once the page shows it again (an `opener` made
+ * again is waited for, a little). While the action is under way (`pending`)
+ * neither button nor Escape answers: the outcome is on its way; both stay
+ * focusable meanwhile (aria-disabled), so the keyboard's focus is not dropped
+ * to the page. A second press of the action before the page renders again is
+ * ignored too. An `error` stands inside the step, so the person can try again
  * or back out where they are.
  */
 import { useEffect, useId, useRef, type ReactNode, type RefObject } from 'react';
+
+/** How long a closed step's opener may take to come back and still be handed the focus. */
+const OPENER_RETURN_WAIT_MS = 2_000;
+
+/**
+ * The opener takes the focus now if the page shows it; else once it does, unless the focus went
+ * somewhere meanwhile. A render may show the opener's view without it for a moment (the
+ * clarification overlay, as the page's first reads replace its bundle), and the focus rescue may
+ * put the focus on a frame around it: that frame is not somewhere the person went.
+ */
+function focusOnceBack(opener: RefObject<HTMLElement | null>): void {
+  const back = opener.current;
+  if (back?.isConnected) {
+    back.focus();
+    return;
+  }
+  const observer = new MutationObserver(() => {
+    const back = opener.current;
+    if (!back?.isConnected) return;
+    stop();
+    const active = document.activeElement;
+    if (active === null || active === document.body || active.contains(back)) back.focus();
+  });
+  const timer = setTimeout(stop, OPENER_RETURN_WAIT_MS);
+  function stop() {
+    observer.disconnect();
+    clearTimeout(timer);
+  }
+  observer.observe(document.body, { childList: true, subtree: true });
+}
 
 export function ConfirmStep(props: {
   testId: string;
@@ -48,6 +79,11 @@ export function ConfirmStep(props: {
   backOnConfirm?: boolean;
   /** Keys pressed inside stay there (Escape excepted): a view's shortcuts behind it must not act. */
   containKeys?: boolean;
+  /**
+   * Escape is the view's around the step, not the step's: the clarification overlay collapses,
+   * the step kept open in it for when it shows again.
+   */
+  escapeToView?: boolean;
   onConfirm: () => void;
   onKeep: () => void;
 }) {
@@ -74,8 +110,11 @@ export function ConfirmStep(props: {
     const fallback = openedFrom.current;
     // After the page shows the opener again (it may come back, or become enabled, with the step's closing).
     queueMicrotask(() => {
-      const back = opener ? opener.current : fallback;
-      if (back instanceof HTMLElement && back.isConnected) back.focus();
+      if (opener) {
+        focusOnceBack(opener);
+      } else if (fallback instanceof HTMLElement && fallback.isConnected) {
+        fallback.focus();
+      }
     });
   };
   const keep = () => {
@@ -101,7 +140,7 @@ export function ConfirmStep(props: {
       data-testid={props.testId}
       onKeyDown={(event) => {
         if (event.key === 'Escape') {
-          if (pending) return;
+          if (pending || props.escapeToView) return;
           event.preventDefault();
           keep();
         } else if (props.containKeys) {

@@ -2,7 +2,8 @@
  * Focus, keyboard and phone behaviour of the clarification UI in Chromium
  * against the real server and demo agent: Escape collapses locally (never a
  * rejection) and focus goes to the composer; shortcuts act only while the
- * overlay has focus and not while a request is in flight; Enter and
+ * overlay has focus and not while a request is in flight; the Skip step
+ * opens into focus and keeps its reason across Escape; Enter and
  * Shift+Enter on desktop; skip, Retry and the transcript's form at phone
  * size with 44 px targets and no sideways scrolling.
  */
@@ -21,6 +22,7 @@ import {
   recordRequests,
   RESPOND,
   sessionState,
+  settleRequests,
   smallTargets,
   useSuite,
   until,
@@ -78,6 +80,34 @@ describe('clarification focus, keyboard and phone layout in Chromium', () => {
     await page.getByTestId('clarification-collapse').click();
     await page.getByTestId('clarification-collapsed').waitFor(WAIT);
     await expect(focusedTestId(page)).resolves.toBe('composer-input');
+    expect(recorded.responds).toEqual([]);
+    await context.close();
+  });
+
+  it('opens the Skip step into focus, keeps it and its reason across Escape, and Cancel gives Skip the focus', async () => {
+    const created = await askingTask(suite.world, 'Skip step keys', '/ask Which file?');
+    const { context, page } = await suite.desktop();
+    const recorded = recordRequests(page);
+    await openSession(suite.world, page, created.session.id);
+
+    await page.getByTestId('clarification-skip').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedTestId(page), WAIT).toBe('clarification-skip-confirm');
+    await page.keyboard.press('Tab');
+    await expect(focusedTestId(page)).resolves.toBe('clarification-skip-reason');
+    await page.keyboard.type('later');
+
+    // Escape collapses the overlay as anywhere in it; the step waits in it with its reason.
+    await page.keyboard.press('Escape');
+    await page.getByTestId('clarification-collapsed').waitFor(WAIT);
+    await expect(focusedTestId(page)).resolves.toBe('composer-input');
+    await page.getByTestId('clarification-collapsed').click();
+    await expect(page.getByTestId('clarification-skip-reason').inputValue()).resolves.toBe('later');
+
+    await page.getByTestId('clarification-skip-cancel').focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => focusedTestId(page), WAIT).toBe('clarification-skip');
+    await settleRequests(page);
     expect(recorded.responds).toEqual([]);
     await context.close();
   });

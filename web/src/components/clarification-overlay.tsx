@@ -20,14 +20,22 @@ import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import { agentPlaceOf } from '../model/external-session.js';
-import { MAX_CUSTOM_CODE_POINTS, codePointLength } from '../hooks/use-clarification-draft.js';
+import { MAX_CUSTOM_CODE_POINTS } from '../hooks/use-clarification-draft.js';
 import {
   ClarificationQuestionCard,
   ClarificationStepNav,
   ClarificationStepper,
   questionKeyHandler,
 } from './clarification-question-form.js';
+import { DecisionConfirm } from './decision-confirm.js';
 import { QuestionCancel } from './question-cancel.js';
+
+const SKIP_TEST_IDS = {
+  step: 'clarification-skip-confirm',
+  reason: 'clarification-skip-reason',
+  yes: 'clarification-skip-confirm-yes',
+  cancel: 'clarification-skip-cancel',
+};
 
 export function ClarificationOverlay({
   group,
@@ -49,8 +57,6 @@ export function ClarificationOverlay({
   const rootRef = useRef<HTMLElement>(null);
   const focusOnExpand = useRef(false);
   const skipButton = useRef<HTMLButtonElement>(null);
-  // The Skip confirm closed under the keyboard's focus: Skip, its opener, takes it back.
-  const focusSkip = useRef(false);
   const [skipping, setSkipping] = useState<{ forId: string; reason: string }>();
   const { bundle, draft, busy, collapsed, mode } = group;
   const pendingId = bundle?.pending_id;
@@ -80,14 +86,6 @@ export function ClarificationOverlay({
     (field ?? root).focus();
     onFieldFocused?.();
   }, [shown, pendingId, focusFieldFor, onFieldFocused]);
-
-  useEffect(() => {
-    // Kept until Skip is there to take it: a render between the press and Skip's return (the
-    // bundle read again as the page loads) must not spend it on nothing.
-    if (!focusSkip.current || !skipButton.current) return;
-    focusSkip.current = false;
-    skipButton.current.focus();
-  });
 
   useEffect(() => {
     if (collapsed || !focusOnExpand.current) return;
@@ -129,9 +127,6 @@ export function ClarificationOverlay({
   const late = mode === 'message';
   const showSubmit = late || draft.questions.length > 1;
   const confirmSkip = skipping?.forId === bundle.pending_id && !late ? skipping : undefined;
-  const reasonOver = confirmSkip
-    ? codePointLength(confirmSkip.reason.trim()) > MAX_CUSTOM_CODE_POINTS
-    : false;
   // A kept draft's banner already says what happened and that nothing goes unless asked.
   const kept = group.state.phase === 'late' && group.state.message === 'kept';
   const notice = late
@@ -218,72 +213,34 @@ export function ClarificationOverlay({
       <ClarificationQuestionCard draft={draft} busy={busy} notice={notice} />
       <ClarificationStepNav draft={draft} busy={busy} />
       {late ? null : confirmSkip ? (
-        <div
-          className="skip-confirm"
-          data-testid="clarification-skip-confirm"
-          role="group"
-          onKeyDown={(event) => {
-            // Keys pressed here stay here (Escape still collapses): a digit would pick an option
-            // behind the step, and answer a question the person was about to skip.
-            if (event.key !== 'Escape') event.stopPropagation();
+        <DecisionConfirm
+          prompt={t('decide.skipConfirm')}
+          yes={t('decide.skipConfirmYes')}
+          keep={t('decide.skipCancel')}
+          withReason
+          maxReasonCodePoints={MAX_CUSTOM_CODE_POINTS}
+          reason={confirmSkip.reason}
+          onReasonChange={(reason) => {
+            setSkipping({ forId: bundle.pending_id, reason });
           }}
-        >
-          <label className="skip-reason-label">
-            {t('decide.skipConfirm')}
-            <textarea
-              className="custom-input skip-reason"
-              data-testid="clarification-skip-reason"
-              placeholder={t('decide.skipReasonPlaceholder')}
-              value={confirmSkip.reason}
-              rows={2}
-              maxLength={MAX_CUSTOM_CODE_POINTS * 2}
-              // Read-only, not disabled, while an answer goes: the focus stays where it was.
-              readOnly={busy}
-              aria-disabled={busy}
-              onChange={(event) => {
-                setSkipping({ forId: bundle.pending_id, reason: event.target.value });
-              }}
-            />
-          </label>
-          {reasonOver ? (
-            <p className="counter counter-over" aria-live="polite">
-              {t('clarification.overLimit', {
-                count: codePointLength(confirmSkip.reason.trim()) - MAX_CUSTOM_CODE_POINTS,
-              })}
-            </p>
-          ) : null}
-          <div className="skip-confirm-actions">
-            <button
-              type="button"
-              className="button button-danger"
-              data-testid="clarification-skip-confirm-yes"
-              // An option clicked meanwhile may be on its way: not `disabled` while it goes, or the
-              // focus here would drop to the page.
-              aria-disabled={busy}
-              disabled={!busy && reasonOver}
-              onClick={() => {
-                if (busy) return;
-                group.skip(confirmSkip.reason);
-                setSkipping(undefined);
-                // Skip stands for the skip on its way (busy, in its undo window and then sent).
-                focusSkip.current = true;
-              }}
-            >
-              {t('decide.skipConfirmYes')}
-            </button>
-            <button
-              type="button"
-              className="button"
-              data-testid="clarification-skip-cancel"
-              onClick={() => {
-                setSkipping(undefined);
-                focusSkip.current = true;
-              }}
-            >
-              {t('decide.skipCancel')}
-            </button>
-          </div>
-        </div>
+          // An option clicked meanwhile may be on its way.
+          pending={busy}
+          // A digit would pick an option behind the step, and answer a question the person was
+          // about to skip; Escape still collapses the overlay, the step kept in it.
+          containKeys
+          escapeToView
+          // Skip then stands for the skip on its way (busy, in its undo window and then sent).
+          backOnConfirm
+          opener={skipButton}
+          testIds={SKIP_TEST_IDS}
+          onConfirm={(reason) => {
+            group.skip(reason);
+            setSkipping(undefined);
+          }}
+          onCancel={() => {
+            setSkipping(undefined);
+          }}
+        />
       ) : (
         <div className="skip-row">
           <QuestionCancel group={group} />

@@ -31,6 +31,11 @@ export default defineConfig({
               name: 'vendor',
               test: /node_modules[\\/](react|react-dom|scheduler|i18next|react-i18next)[\\/]/,
             },
+            // The QR code library, fetched once a QR code is drawn (`web/src/model/qr-image.ts`),
+            // never with the page. The group only names its chunk (`qrcode-…`, not `browser-…`
+            // after the package's entry file): a static import of `qrcode` would make the page
+            // fetch it at once again.
+            { name: 'qrcode', test: /node_modules[\\/](qrcode|dijkstrajs)[\\/]/ },
           ],
         },
       },

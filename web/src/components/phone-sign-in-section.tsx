@@ -1,10 +1,8 @@
 /**
  * Settings → "Sign in on your phone": mints a one-time link for this account
- * and shows it as a QR code and as text to copy, with when it stops working.
- * The QR code is SVG from the `qrcode` package, shown as a `data:` image (the
- * app's CSP allows `img-src data:`, and no markup is injected into the page).
+ * and shows it as text to copy, with when it stops working, and as a QR code
+ * (`QrCode`), drawn once the link is already there to copy.
  */
-import QRCode from 'qrcode';
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useBusyAction } from '../hooks/use-busy-action.js';
@@ -13,39 +11,27 @@ import type { SignInLinkReply } from '../../../src/wire/index.js';
 import { mintSignInLink } from '../model/credentials-api.js';
 import { dateTimeLabel } from '../model/relative-time.js';
 import { CopyField } from './copy-field.js';
-
-interface Shown {
-  readonly link: SignInLinkReply;
-  readonly qr: string;
-}
+import { QrCode } from './qr-code.js';
 
 export function PhoneSignInSection() {
   const { t, i18n } = useTranslation();
   const reason = useFailureReason();
   const { busy, run } = useBusyAction();
-  const [shown, setShown] = useState<Shown | undefined>();
+  const [shown, setShown] = useState<SignInLinkReply | undefined>();
   const [error, setError] = useState<string | undefined>();
 
   async function mint(): Promise<void> {
     setError(undefined);
     const result = await mintSignInLink();
     if (result.ok) {
-      const svg = await QRCode.toString(result.value.url, {
-        type: 'svg',
-        margin: 2,
-        errorCorrectionLevel: 'M',
-      });
-      setShown({
-        link: result.value,
-        qr: `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`,
-      });
+      setShown(result.value);
     } else {
       setShown(undefined);
       setError(reason(result));
     }
   }
 
-  const expires = shown ? dateTimeLabel(shown.link.expires_at, i18n.resolvedLanguage) : '';
+  const expires = shown ? dateTimeLabel(shown.expires_at, i18n.resolvedLanguage) : '';
 
   return (
     <section className="settings-section" data-testid="phone-sign-in" aria-labelledby="phone-title">
@@ -74,20 +60,9 @@ export function PhoneSignInSection() {
       ) : null}
       {shown ? (
         <div className="phone-link">
-          <img
-            className="qr-code"
-            data-testid="phone-sign-in-qr"
-            src={shown.qr}
-            alt={t('access.phone.qrAlt')}
-            width={220}
-            height={220}
-          />
+          <QrCode text={shown.url} alt={t('access.phone.qrAlt')} testId="phone-sign-in-qr" />
           <p data-testid="phone-sign-in-expires">{t('access.phone.expires', { time: expires })}</p>
-          <CopyField
-            value={shown.link.url}
-            label={t('access.phone.title')}
-            testId="phone-sign-in-url"
-          />
+          <CopyField value={shown.url} label={t('access.phone.title')} testId="phone-sign-in-url" />
           <p className="muted">{t('access.phone.warning')}</p>
         </div>
       ) : null}

@@ -7,6 +7,7 @@ export const de: Catalog = {
     language: 'Sprache',
     languageFailed:
       '{{language}} konnte nicht geladen werden. Prüfe die Verbindung und wähle die Sprache erneut.',
+    qrFailed: 'Der QR-Code konnte nicht angezeigt werden. Kopiere stattdessen den Link.',
     live: 'Live',
     connecting: 'Verbinde…',
     offline: 'Verbinde neu…',

@@ -6,6 +6,7 @@ export const en = {
     title: 'Clarion',
     language: 'Language',
     languageFailed: 'Could not load {{language}}. Check the connection and choose it again.',
+    qrFailed: 'The QR code could not be shown. Copy the link instead.',
     live: 'Live',
     connecting: 'Connecting…',
     offline: 'Reconnecting…',

@@ -6,6 +6,7 @@ export const ja: Catalog = {
     title: 'Clarion',
     language: '言語',
     languageFailed: '{{language}}を読み込めませんでした。接続を確認して、もう一度選んでください。',
+    qrFailed: 'QR コードを表示できませんでした。代わりにリンクをコピーしてください。',
     live: '接続済み',
     connecting: '接続しています…',
     offline: '再接続しています…',

@@ -139,6 +139,11 @@ export const boundaries = [
               regex: '(^|/)src/(?!wire/)',
               message: 'the web app imports nothing from src/ but src/wire (DESIGN §3).',
             },
+            {
+              regex: '^qrcode$',
+              message:
+                'qrcode is fetched once a QR code is drawn (web/src/model/qr-image.ts): a static import puts it in every first load.',
+            },
           ],
         },
       ],

@@ -50,7 +50,7 @@ describe('a phone sign-in link’s QR code', () => {
     });
     let release = (): void => undefined;
     const released = new Promise<void>((resolve) => (release = resolve));
-    await page.route(QR_CHUNK, async (route) => {
+    await liveRoute(page, QR_CHUNK, async (route) => {
       await released;
       await route.abort('internetdisconnected');
     });

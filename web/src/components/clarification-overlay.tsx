@@ -20,7 +20,6 @@ import { useTranslation } from 'react-i18next';
 import { useModelState } from '../app/services.js';
 import type { ClarificationGroup } from '../hooks/use-clarification-group.js';
 import { agentPlaceOf } from '../model/external-session.js';
-import { MAX_CUSTOM_CODE_POINTS } from '../hooks/use-clarification-draft.js';
 import {
   ClarificationQuestionCard,
   ClarificationStepNav,
@@ -218,7 +217,6 @@ export function ClarificationOverlay({
           yes={t('decide.skipConfirmYes')}
           keep={t('decide.skipCancel')}
           withReason
-          maxReasonCodePoints={MAX_CUSTOM_CODE_POINTS}
           reason={confirmSkip.reason}
           onReasonChange={(reason) => {
             setSkipping({ forId: bundle.pending_id, reason });

@@ -30,8 +30,6 @@ export function DecisionConfirm(props: {
   withReason: boolean;
   /** The reason field's hint; a Skip's by default. */
   placeholder?: string;
-  /** The longest reason, in code points: an answer's text by default. */
-  maxReasonCodePoints?: number;
   /**
    * The reason, where it outlives the step's rendering (the overlay's, across a collapse);
    * the step keeps its own otherwise.
@@ -56,8 +54,7 @@ export function DecisionConfirm(props: {
   const [ownReason, setOwnReason] = useState('');
   const reason = props.reason ?? ownReason;
   const setReason = props.onReasonChange ?? setOwnReason;
-  const maxReason = props.maxReasonCodePoints ?? MAX_ANSWER_TEXT_CODE_POINTS;
-  const over = codePoints(reason.trim()) - maxReason;
+  const over = codePoints(reason.trim()) - MAX_ANSWER_TEXT_CODE_POINTS;
   const pending = props.pending ?? false;
   const testIds = props.testIds ?? DEFAULT_TEST_IDS;
   return (
@@ -88,7 +85,7 @@ export function DecisionConfirm(props: {
           placeholder={props.placeholder ?? t('decide.skipReasonPlaceholder')}
           value={reason}
           rows={2}
-          maxLength={maxReason * 2}
+          maxLength={MAX_ANSWER_TEXT_CODE_POINTS * 2}
           // Read-only, not disabled, while something goes: the focus stays where it was.
           readOnly={pending}
           aria-disabled={pending}

@@ -28,6 +28,10 @@ import { liveRoute } from './support/live-route.js';
 
 const WAIT = { timeout: 30_000 };
 
+/** The test ID of the element with the keyboard's focus, or null. */
+const focusedOn = (page: Page) =>
+  page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`);
+
 async function until(what: string, probe: () => boolean | Promise<boolean>): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
@@ -110,12 +114,7 @@ describe('stopping a turn and deleting from the session view', () => {
     await expect(outcome.textContent()).resolves.toBe('Stopped: the agent’s turn was cancelled.');
     await stateOf(page, 'idle').waitFor(WAIT);
     await page.getByTestId('session-stop').waitFor({ state: 'detached', ...WAIT });
-    await expect
-      .poll(
-        () => page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`),
-        WAIT,
-      )
-      .toBe('session-stop-outcome');
+    await expect.poll(() => focusedOn(page), WAIT).toBe('session-stop-outcome');
     await page.getByTestId('transcript').getByText('Cancelled by').waitFor(WAIT);
     await context.close();
   });
@@ -136,17 +135,15 @@ describe('stopping a turn and deleting from the session view', () => {
     await page.getByRole('button', { name: 'Stop turn' }).focus();
     await page.keyboard.press('Enter');
     await page.getByTestId('session-stop').waitFor({ state: 'detached', ...WAIT });
-    const focusedOn = () =>
-      page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`);
     // Not the Delete beside it, where the next Enter would do harm.
-    await expect.poll(focusedOn, WAIT).toBe('session-stop-outcome');
+    await expect.poll(() => focusedOn(page), WAIT).toBe('session-stop-outcome');
     const stopped = page
       .getByTestId('session-stop-outcome')
       .and(page.locator('[data-outcome="stopped"]'));
     await stopped.waitFor(WAIT);
     await replied;
     await stopped.waitFor(WAIT);
-    expect(await focusedOn()).toBe('session-stop-outcome');
+    expect(await focusedOn(page)).toBe('session-stop-outcome');
     await context.close();
   });
 
@@ -159,12 +156,7 @@ describe('stopping a turn and deleting from the session view', () => {
     host.endTurn(created.session.id);
     await page.getByTestId('session-stop').waitFor({ state: 'detached', ...WAIT });
     // What says the turn ended, not the Delete beside Stop.
-    await expect
-      .poll(
-        () => page.evaluate<string | null>(`document.activeElement?.dataset.testid ?? null`),
-        WAIT,
-      )
-      .toBe('transcript');
+    await expect.poll(() => focusedOn(page), WAIT).toBe('transcript');
     await context.close();
   });
 
@@ -236,14 +228,10 @@ describe('stopping a turn and deleting from the session view', () => {
       page.getByRole('group', { name: /Delete this session for everyone/ }).count(),
     ).resolves.toBe(1);
     await expect(deleteSession.getAttribute('aria-expanded')).resolves.toBe('true');
-    await expect
-      .poll(() => page.evaluate<string | undefined>('document.activeElement?.dataset.testid'))
-      .toBe('delete-confirm-cancel');
+    await expect.poll(() => focusedOn(page)).toBe('delete-confirm-cancel');
     await page.keyboard.press('Escape');
     await confirm.waitFor({ state: 'detached', ...WAIT });
-    await expect
-      .poll(() => page.evaluate<string | undefined>('document.activeElement?.dataset.testid'))
-      .toBe('session-delete');
+    await expect.poll(() => focusedOn(page)).toBe('session-delete');
 
     await page.getByTestId('task-delete').click();
     await expect(confirm.textContent()).resolves.toContain('Keep me');

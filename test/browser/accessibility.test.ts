@@ -11,7 +11,9 @@
  * of these also within a phone's width. No serious or critical violation may remain, and
  * no screen's headings may skip a level (one h1, then one level at a time);
  * screenshots go to `dist/test-artifacts/screen-<screen>-<size>-<scheme>.png`.
- * In forced colours the active question step keeps a mark of its own.
+ * In forced colours the active question step keeps a mark of its own. Going
+ * up a long page by keyboard, no focused control is left under the sticky
+ * header (WCAG 2.4.11), whether it takes one row or three.
  *
  * One world and one Chromium; one page per size and sign-in state, reused
  * from screen to screen, so the whole matrix stays a short run.
@@ -67,10 +69,18 @@ async function withAxe(context: BrowserContext): Promise<void> {
   await context.addInitScript({ path: AXE });
 }
 
-/** The serious and critical findings of axe on what the page shows now, one line each. */
+/**
+ * The serious and critical findings of axe on what the page shows now, one line each, with
+ * WCAG 2.2's target size (off in axe by default) among them. Read from the page's top: scrolled,
+ * a link the sticky header half covers says where the page was left, not how big the link is.
+ */
 async function audit(page: Page): Promise<string[]> {
   const violations = await page.evaluate<Violation[]>(
-    `axe.run(document, { resultTypes: ['violations'] }).then((result) => result.violations)`,
+    `(() => {
+      window.scrollTo(0, 0);
+      const rules = { 'target-size': { enabled: true } };
+      return axe.run(document, { resultTypes: ['violations'], rules }).then((result) => result.violations);
+    })()`,
   );
   return violations
     .filter((violation) => violation.impact === 'serious' || violation.impact === 'critical')
@@ -105,6 +115,37 @@ function outlineGaps(page: Page): Promise<string[]> {
     })()`,
   );
 }
+
+/** Focuses the last control the Tab key reaches in the page's main part. */
+const LAST_CONTROL_FOCUSED = `(() => {
+  const controls = [...document.querySelectorAll('#main a[href], #main button, #main input, #main select, #main textarea')]
+    .filter((control) => !control.disabled && control.getClientRects().length > 0);
+  controls.at(-1).focus();
+})()`;
+
+interface Focused {
+  label: string;
+  top: number;
+  bottom: number;
+  headerBottom: number;
+  viewport: number;
+  inHeader: boolean;
+}
+
+/** Where the focused control is, against the sticky header's bottom edge and the window's. */
+const FOCUSED_BOX = `(() => {
+  const focused = document.activeElement;
+  const header = document.querySelector('.app-header');
+  const box = focused.getBoundingClientRect();
+  return {
+    label: focused.getAttribute('data-testid') ?? focused.tagName,
+    top: Math.round(box.top),
+    bottom: Math.round(box.bottom),
+    headerBottom: Math.round(header.getBoundingClientRect().bottom),
+    viewport: window.innerHeight,
+    inHeader: header.contains(focused),
+  };
+})()`;
 
 /** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
 function contrast(one: string, two: string): number {
@@ -673,6 +714,38 @@ describe('every screen, light and dark, desktop and phone', () => {
     expect(labels).toEqual(['メッセージを送信', '回答を送信', 'この回答にする']);
     expect(await audit(page)).toEqual([]);
     await context.close();
+  });
+
+  it('keeps the focused control clear of the sticky header going up a long page', async () => {
+    // The header's one row on a desktop, and its three on a German phone 320 px wide.
+    const sizes = [
+      { viewport: { width: 1280, height: 600 }, locale: 'en-US' },
+      { viewport: { width: 320, height: 568 }, hasTouch: true, isMobile: true, locale: 'de-DE' },
+    ];
+    const obscured: string[] = [];
+    for (const size of sizes) {
+      const context = await browser.newContext({ ...size, storageState: signedIn });
+      const page = await context.newPage();
+      for (const [path, ready] of [
+        ['/settings', 'settings'],
+        ['/people', 'people'],
+      ] as const) {
+        await page.goto(`${world.origin}${path}`);
+        await page.getByTestId(ready).waitFor(WAIT);
+        await page.evaluate(LAST_CONTROL_FOCUSED);
+        // Shift+Tab from the page's last control to the header, as a keyboard user goes back up.
+        for (let step = 0; step < 80; step++) {
+          await page.keyboard.press('Shift+Tab');
+          const where = await page.evaluate<Focused>(FOCUSED_BOX);
+          if (where.inHeader) break;
+          if (where.top < where.headerBottom - 1 || where.bottom > where.viewport + 1)
+            obscured.push(`${size.locale} ${path}: ${where.label} at ${String(where.top)}`);
+        }
+        await expect(page.evaluate(FOCUSED_BOX)).resolves.toMatchObject({ inHeader: true });
+      }
+      await context.close();
+    }
+    expect(obscured).toEqual([]);
   });
 
   it('marks the active step in forced colours, where its shadow ring is dropped', async () => {

@@ -5,13 +5,14 @@
  * tab, or by an administrator) sync stops and every route but an answer
  * link's and a sign-in link's shows the signed-out screen.
  */
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { useTranslation } from 'react-i18next';
 import { navigate, useRoute } from '../app/router.js';
 import { rememberReturnPath } from '../app/return-path.js';
 import { useAccount, useModelState, useServices } from '../app/services.js';
 import { renewPushDevice } from '../model/push-device.js';
 import { useResyncOnReturn } from '../hooks/use-resync-on-return.js';
+import { useStickyHeaderInset } from '../hooks/use-sticky-header-inset.js';
 import { AccountMenu } from './account-menu.js';
 import { ArrivalAnnouncer } from './arrival-announcer.js';
 import { ConnectionBanner } from './connection-banner.js';
@@ -38,6 +39,8 @@ export function App() {
   const accountState = useAccount();
   const auth = accountState.status;
   const route = useRoute();
+  const header = useRef<HTMLElement>(null);
+  useStickyHeaderInset(header);
 
   // A sign-in link's page asks nobody: it leaves for a page of its own once the link is
   // redeemed, which checks then, and a fresh browser's check before that could only hear a 401.
@@ -75,7 +78,7 @@ export function App() {
       <a className="skip-link" href="#main">
         {t('app.skipToContent')}
       </a>
-      <header className="app-header">
+      <header className="app-header" ref={header}>
         <a
           href="/"
           className="brand"

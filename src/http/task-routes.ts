@@ -45,6 +45,7 @@ import {
   visibleSessions,
   visibleTaskPage,
 } from '../turns/index.js';
+import { decisionCaller } from './auth.js';
 import type { AppEnv } from './env.js';
 import { errorResponse, failureResponse } from './errors.js';
 import { decisionHistory, sessionTranscript } from '../turns/index.js';
@@ -302,7 +303,7 @@ export function registerTaskRoutes(app: Hono<AppEnv>, deps: TurnsDeps): void {
   });
 
   app.post('/api/v1/sessions/:id/cancel', async (c) => {
-    const result = await cancelTurn(deps, c.get('principal'), c.req.param('id'));
+    const result = await cancelTurn(deps, decisionCaller(c), c.req.param('id'));
     return result.ok ? c.json({ cancelling: true }, 202) : failureResponse(c, result);
   });
 

@@ -322,6 +322,8 @@ const COLUMNS: readonly SchemaStep[] = [
   // A cancel made through a replica that does not run the agent, with who asked (issue 16).
   column('task_session_turns', 'cancel_requested_by', 'TEXT'),
   column('task_session_turns', 'cancel_requested_at', 'TEXT'),
+  // Where that cancel was asked, so the turn's line keeps it as a decision's record does.
+  column('task_session_turns', 'cancel_requested_surface', 'TEXT'),
   // Why a notice was given up, so one given up out of its person's sight is owed again.
   column('notification_outbox', 'gave_up_reason', 'TEXT'),
   // The lease of the send in flight, so a notice owed again waits for it and it cannot settle that.

@@ -112,6 +112,8 @@ export interface TaskSessionTurnsTable {
   updated_at: Timestamp;
   /** The user who asked, through another replica, to cancel this running turn. */
   cancel_requested_by: string | null;
+  /** Where they asked it (`DecisionSurface`); null on a request kept before it was recorded. */
+  cancel_requested_surface: string | null;
   /** Set while that cancel waits for the replica running the agent; cleared once it acts. */
   cancel_requested_at: Timestamp | null;
 }

@@ -14,6 +14,7 @@ import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { TaskSessionTurnsTable } from './tables.js';
+import { DECISION_SURFACES, type DecisionSurface, type TurnCanceller } from '../wire/index.js';
 
 export type TurnRecord = Omit<TaskSessionTurnsTable, 'metadata'> & { metadata: Metadata };
 
@@ -36,6 +37,7 @@ export async function startTurn(
     created_at: now,
     updated_at: now,
     cancel_requested_by: null,
+    cancel_requested_surface: null,
     cancel_requested_at: null,
   };
   await ctx.db.insertInto('task_session_turns').values(row).execute();
@@ -106,44 +108,57 @@ const currentTurnStatement = compiledStatement(
 /**
  * Keeps a person's cancel of the session's running turn for the replica that
  * runs its agent (several servers): durable, so a lost wake-up delays the
- * cancel and never drops it. Whether a running turn took it.
+ * cancel and never drops it; with who asked and where. Whether a running turn took it.
  */
 export async function requestTurnCancel(
   ctx: RepoContext,
-  input: { sessionId: string; userId: string },
+  input: { sessionId: string; userId: string; surface: DecisionSurface },
 ): Promise<boolean> {
   const result = await ctx.db
     .updateTable('task_session_turns')
-    .set({ cancel_requested_by: input.userId, cancel_requested_at: ctx.clock.timestamp() })
+    .set({
+      cancel_requested_by: input.userId,
+      cancel_requested_surface: input.surface,
+      cancel_requested_at: ctx.clock.timestamp(),
+    })
     .where('id', '=', currentTurnIdOf(ctx, input.sessionId))
     .where('completed_at', 'is', null)
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
 }
 
-/** Takes the running turn's waiting cancel request, once; the name of who asked. */
+/**
+ * Takes the running turn's waiting cancel request, once: who asked (by their
+ * name now) and where, unknown for a person since deleted.
+ */
 export async function takeTurnCancel(
   ctx: RepoContext,
   sessionId: string,
-): Promise<{ readonly turnId: string; readonly byName: string | undefined } | undefined> {
+): Promise<{ readonly turnId: string; readonly by: TurnCanceller | undefined } | undefined> {
   const taken = await ctx.db
     .updateTable('task_session_turns')
     .set({ cancel_requested_at: null })
     .where('id', '=', currentTurnIdOf(ctx, sessionId))
     .where('completed_at', 'is', null)
     .where('cancel_requested_at', 'is not', null)
-    .returning(['id', 'cancel_requested_by'])
+    .returning(['id', 'cancel_requested_by', 'cancel_requested_surface'])
     .executeTakeFirst();
   if (!taken) return undefined;
+  const userId = taken.cancel_requested_by;
   const user =
-    taken.cancel_requested_by === null
+    userId === null
       ? undefined
-      : await ctx.db
-          .selectFrom('users')
-          .select('name')
-          .where('id', '=', taken.cancel_requested_by)
-          .executeTakeFirst();
-  return { turnId: taken.id, byName: user?.name };
+      : await ctx.db.selectFrom('users').select('name').where('id', '=', userId).executeTakeFirst();
+  const by =
+    userId === null || user === undefined
+      ? undefined
+      : { user_id: userId, name: user.name, surface: surfaceOf(taken.cancel_requested_surface) };
+  return { turnId: taken.id, by };
+}
+
+/** A cancel kept before its surface was, or one this build does not know, reads as the web's. */
+function surfaceOf(text: string | null): DecisionSurface {
+  return DECISION_SURFACES.find((surface) => surface === text) ?? 'web';
 }
 
 /** The sessions in `scope` whose running turn has a cancel waiting. */

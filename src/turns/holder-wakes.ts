@@ -42,7 +42,7 @@ export function holderWakes(deps: TurnsDeps, replicaId: string): WakeSubscriber 
   const cancel = async (sessionId: string) => {
     const asked = await takeTurnCancel(deps.store, sessionId);
     if (!asked) return;
-    if (asked.byName !== undefined) deps.cancellations.noted(sessionId, asked.turnId, asked.byName);
+    if (asked.by !== undefined) deps.cancellations.noted(sessionId, asked.turnId, asked.by);
     await deps.host.cancel(sessionId);
   };
   return {

@@ -10,7 +10,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
-import type { Principal } from '../auth/index.js';
+import { responderOf, type DecisionSurface, type Principal } from '../auth/index.js';
 import {
   canSeeSession,
   canSeeTask,
@@ -225,28 +225,32 @@ export async function visibleSessions(
   };
 }
 
-/** Asks the agent to stop its running turn; the turn ends by the agent's report. */
+/**
+ * Asks the agent to stop its running turn; the turn ends by the agent's report,
+ * whose line keeps who asked and where. Only a person stops a turn: an agent
+ * is refused before any read, as by the deciding services, whatever reaches this.
+ */
 export async function cancelTurn(
   deps: TurnsDeps,
-  principal: Principal,
+  caller: { principal: Principal; surface: DecisionSurface },
   sessionId: string,
-): Promise<Found> {
+): Promise<Found | Failure<'person_required'>> {
+  const { principal } = caller;
+  const by = responderOf(principal, caller.surface);
+  if (!by) return failure('person_required');
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   await confirmLease(deps, sessionId);
   if (deps.host.isStarted(sessionId)) {
-    // Agents' tokens never reach this (state-changing route), but say who it was either way.
-    if (principal.kind === 'user') {
-      // The name goes with the turn running now; an ended one's end will not read it.
-      const turn = await currentTurn(deps.store, sessionId);
-      if (turn) deps.cancellations.noted(sessionId, turn.id, principal.name);
-    }
+    // The person goes with the turn running now; an ended one's end will not read them.
+    const turn = await currentTurn(deps.store, sessionId);
+    if (turn) deps.cancellations.noted(sessionId, turn.id, by);
     await deps.host.cancel(sessionId);
-  } else if (deps.leases && principal.kind === 'user') {
+  } else if (deps.leases) {
     // Several replicas: the agent may run on another one, which takes the request from the
     // store at this wake or, if the wake is lost, at its next poll.
     const { leases } = deps;
     await deps.store.transaction(async (tx) => {
-      if (await requestTurnCancel(tx, { sessionId, userId: principal.userId })) {
+      if (await requestTurnCancel(tx, { sessionId, userId: by.user_id, surface: by.surface })) {
         await leases.tellHolder(tx, sessionId, 'cancel');
       }
     });

@@ -449,6 +449,7 @@ export {
   turnCancelledNote,
   turnFailureNote,
   turnNoteOf,
+  type TurnCanceller,
   type TurnFailure,
   type TurnNote,
 } from './turn-notes.js';

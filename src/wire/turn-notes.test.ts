@@ -8,11 +8,13 @@ import {
   turnNoteOf,
 } from './turn-notes.js';
 
+const ADA = { user_id: 'user-ada', name: 'Ada', surface: 'web' } as const;
+
 describe('the server’s lines about how a turn went', () => {
   it('reads back what each line says from its metadata', () => {
     expect(turnNoteOf(FRESH_START_METADATA)).toEqual({ kind: 'fresh_start' });
     expect(turnNoteOf(QUEUED_AUTHOR_LEFT_NOTE.metadata)).toEqual({ kind: 'queued_author_left' });
-    expect(turnNoteOf(turnCancelledNote('Ada').metadata)).toEqual({
+    expect(turnNoteOf(turnCancelledNote(ADA).metadata)).toEqual({
       kind: 'cancelled',
       byName: 'Ada',
     });
@@ -32,7 +34,7 @@ describe('the server’s lines about how a turn went', () => {
 
   it('keeps the server’s English for every other reader', () => {
     expect(FRESH_START_TEXT).toContain('new conversation');
-    expect(turnCancelledNote('Ada').content).toBe('Cancelled by Ada');
+    expect(turnCancelledNote(ADA).content).toBe('Cancelled by Ada');
     expect(turnCancelledNote(undefined).content).toBe('Cancelled');
     expect(turnFailureNote('agent_error', 'exit 1').content).toBe(
       "The agent's turn failed: exit 1",
@@ -40,6 +42,15 @@ describe('the server’s lines about how a turn went', () => {
     expect(turnFailureNote('not_taken', 'busy\u0000').content).toBe(
       'The agent did not take this message: busy',
     );
+  });
+
+  it('keeps who cancelled and where, as a decision’s record does: a name may be two people’s', () => {
+    expect(turnCancelledNote(ADA).metadata).toEqual({
+      turn_outcome: 'cancelled',
+      cancelled_by_name: 'Ada',
+      cancelled_by: ADA,
+    });
+    expect(turnCancelledNote(undefined).metadata).toMatchObject({ cancelled_by: null });
   });
 
   it.each([

@@ -7,6 +7,7 @@
  * (the API, notifications, logs) and for a row written before the metadata
  * said enough (its key absent), which the web app shows as written.
  */
+import type { DecisionSurface } from './constants.js';
 import { storableText } from './text.js';
 
 /** The note that a stopped agent could not load its conversation. */
@@ -15,15 +16,29 @@ export const FRESH_START_TEXT =
 
 export const FRESH_START_METADATA: Readonly<Record<string, string>> = { agent_session: 'fresh' };
 
-/** A cancelled turn's line; `byName` the person who cancelled it, when known. */
-export function turnCancelledNote(byName: string | undefined): {
+/**
+ * Who stopped a turn and where, as every decision records it: a name alone
+ * may be two people's, and says nothing of the surface.
+ */
+export interface TurnCanceller {
+  readonly user_id: string;
+  readonly name: string;
+  readonly surface: DecisionSurface;
+}
+
+/** A cancelled turn's line; `by` the person who cancelled it, when known. */
+export function turnCancelledNote(by: TurnCanceller | undefined): {
   content: string;
-  metadata: Record<string, string | null>;
+  metadata: Record<string, string | null | TurnCanceller>;
 } {
   return {
-    content: byName === undefined ? 'Cancelled' : `Cancelled by ${byName}`,
-    // Always present (null when unknown): an older row without it keeps its own words.
-    metadata: { turn_outcome: 'cancelled', cancelled_by_name: byName ?? null },
+    content: by === undefined ? 'Cancelled' : `Cancelled by ${by.name}`,
+    // Always present (null when unknown): an older row without them keeps its own words.
+    metadata: {
+      turn_outcome: 'cancelled',
+      cancelled_by_name: by?.name ?? null,
+      cancelled_by: by === undefined ? null : { ...by },
+    },
   };
 }
 

@@ -248,7 +248,7 @@ describe('the notes of a request its server lost', () => {
     // As the server writes them (runtime-events, dispatch), then a cancel from before the name.
     for (const line of [
       { content: FRESH_START_TEXT, metadata: FRESH_START_METADATA },
-      turnCancelledNote('Ada'),
+      turnCancelledNote({ user_id: 'user-ada', name: 'Ada', surface: 'web' }),
       turnFailureNote('agent_error', 'agent process exited (code 3)'),
       turnFailureNote('not_taken', 'prompt timed out'),
       { content: 'Cancelled by Grace', metadata: { turn_outcome: 'cancelled' } },

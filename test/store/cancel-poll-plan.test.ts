@@ -44,8 +44,12 @@ describe.each(DRIVERS)('the cancel-request poll on %s', (driver) => {
     }
     const user = await createUser(store, { name: 'Ada' });
     // One held session and one held elsewhere (no lease here) have a cancel waiting.
-    expect(await requestTurnCancel(store, { sessionId: 'b-s-2', userId: user.id })).toBe(true);
-    expect(await requestTurnCancel(store, { sessionId: 'b-s-7', userId: user.id })).toBe(true);
+    expect(
+      await requestTurnCancel(store, { sessionId: 'b-s-2', userId: user.id, surface: 'web' }),
+    ).toBe(true);
+    expect(
+      await requestTurnCancel(store, { sessionId: 'b-s-7', userId: user.id, surface: 'web' }),
+    ).toBe(true);
     await store.refreshStatistics();
     if (driver === 'postgres') await sql`ANALYZE`.execute(store.db);
   });

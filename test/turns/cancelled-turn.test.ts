@@ -3,7 +3,9 @@
  * row naming the person who cancelled it, on both dialects, with the agent
  * played by the test. A cancel made through a replica that does not run the
  * agent (issue 16) waits on the turn's row, so the holder takes it even when
- * the wake-up is lost, and still names the person.
+ * the wake-up is lost, and still names the person. The row keeps who and
+ * where as a decision's record does (a name may be two people's), and an
+ * agent stops nothing, whatever reaches the service.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { acquireLease, timestampAtMs } from '../../src/store/index.js';
@@ -26,10 +28,29 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
 
   /** The session's rows as author, type and text. */
   async function transcript(sessionId: string) {
+    return (await rows(sessionId)).map((row) => [row.author, row.type, row.content]);
+  }
+
+  async function rows(sessionId: string) {
     const { messages } = (await (
       await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)
-    ).json()) as { messages: { author: string; type: string; content: string }[] };
-    return messages.map((row) => [row.author, row.type, row.content]);
+    ).json()) as {
+      messages: { author: string; type: string; content: string; metadata: unknown }[];
+    };
+    return messages;
+  }
+
+  /** Who the turn's cancelled line says stopped it, and where. */
+  async function cancelledBy(sessionId: string) {
+    const line = (await rows(sessionId)).find((row) => row.content.startsWith('Cancelled'));
+    return (line?.metadata as { cancelled_by?: unknown } | undefined)?.cancelled_by;
+  }
+
+  /** The member as their decisions record them, on `surface`. */
+  function memberOn(surface: string) {
+    const member = h.principals.member;
+    if (member.kind !== 'user') throw new Error('the member is a person');
+    return { user_id: member.userId, name: member.name, surface };
   }
 
   it('writes "Cancelled by <person>" into the turn, once', async () => {
@@ -43,6 +64,24 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
       ['user', 'message', 'work for hours'],
       ['system', 'status', 'Cancelled by member'],
     ]);
+    expect(await cancelledBy(sessionId)).toEqual(memberOn('rest'));
+  });
+
+  it('refuses an agent, even its own session’s, before anything is read: the turn runs on', async () => {
+    const created = await h.createTask('work for hours');
+    const sessionId = created.session.id;
+    const cancels: string[] = [];
+    const cancel = h.host.cancel.bind(h.host);
+    h.host.cancel = (id) => {
+      cancels.push(id);
+      return cancel(id);
+    };
+    const agent = { kind: 'agent', userId: h.principals.member.userId, sessionId } as const;
+    const refused = await cancelTurn(h.turns, { principal: agent, surface: 'mcp' }, sessionId);
+    expect(refused).toMatchObject({ ok: false, code: 'person_required' });
+    await h.pump.idle();
+    expect(cancels).toEqual([]);
+    expect(await transcript(sessionId)).toEqual([['user', 'message', 'work for hours']]);
   });
 
   it('a cancel that found the turn over names nobody on a later cancelled turn', async () => {
@@ -100,7 +139,8 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
         },
       }),
     };
-    expect(await cancelTurn(throughB, h.principals.member, sessionId)).toEqual({ ok: true });
+    const caller = { principal: h.principals.member, surface: 'web' } as const;
+    expect(await cancelTurn(throughB, caller, sessionId)).toEqual({ ok: true });
     expect(woken).toEqual([`cancel ${sessionId}`]);
     await h.pump.idle();
     expect(cancels).toEqual([]);
@@ -115,5 +155,6 @@ describe.each(DRIVERS)('a cancelled turn on %s', (driver) => {
       ['user', 'message', 'work for hours'],
       ['system', 'status', 'Cancelled by member'],
     ]);
+    expect(await cancelledBy(sessionId)).toEqual(memberOn('web'));
   });
 });

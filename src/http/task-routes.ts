@@ -5,7 +5,7 @@
 import type { Context, Hono } from 'hono';
 import { toMessageView } from '../events/index.js';
 import { type QueuedMessage, type TaskRecord, type TranscriptCursor } from '../store/index.js';
-import { admitMessage, sessionFailureOf, type AdmissionResult } from '../turns/index.js';
+import { admitMessage, sessionFailureOf, type MessageAdmission } from '../turns/index.js';
 import {
   createTaskBody,
   decisionListQuery,
@@ -152,7 +152,7 @@ export function decodeCursor(list: CursorList, value: string): TranscriptCursor 
   return undefined;
 }
 
-function admissionResponse(c: Context<AppEnv>, result: AdmissionResult) {
+function admissionResponse(c: Context<AppEnv>, result: MessageAdmission) {
   if (!result.ok) return failureResponse(c, result);
   return result.outcome === 'sent'
     ? c.json({ outcome: 'sent', message: toMessageView(result.message) })
@@ -171,9 +171,11 @@ const ADMISSION_NAMES = {
   not_found: 'not_found',
   // Not met in practice: the create holds the agent's place before writing anything.
   quota_exceeded: 'refused',
+  // Not met: only a person creates a task.
+  person_required: 'refused',
 } as const;
 
-function admissionName(result: AdmissionResult) {
+function admissionName(result: MessageAdmission) {
   return result.ok ? result.outcome : ADMISSION_NAMES[result.code];
 }
 

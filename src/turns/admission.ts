@@ -92,6 +92,9 @@ export type AdmissionResult =
       | 'storage_unavailable'
     >;
 
+/** A person's message as admitted; an agent's is refused (`admitMessage`). */
+export type MessageAdmission = AdmissionResult | Failure<'person_required'>;
+
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 
 const NOT_TAKEN_UNRECORDED = failure(
@@ -297,16 +300,23 @@ async function afterNotTaken(
   return result;
 }
 
-/** Admits one user message into a session the principal can see. */
+/**
+ * Admits one person's message into a session they can see. An agent is
+ * refused before any read, whatever reaches this: its words would be sent
+ * as a person's (author `user`), to itself.
+ */
 export async function admitMessage(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
   input: { text: string; admissionKey: string },
-): Promise<AdmissionResult> {
+): Promise<MessageAdmission> {
+  if (principal.kind !== 'user') {
+    return failure('person_required', 'only a person sends a message to a session');
+  }
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   await confirmLease(deps, sessionId);
-  const userId = principal.kind === 'user' ? principal.userId : null;
+  const { userId } = principal;
   const place = agentPlace(deps);
   try {
     const admitted = await deps.sessions.write(sessionId, (write) =>

@@ -1,5 +1,5 @@
 /** The public surface of `src/turns/`. */
-export { type AdmissionResult, admitMessage } from './admission.js';
+export { type AdmissionResult, type MessageAdmission, admitMessage } from './admission.js';
 export { AgentQuota, type AgentQuotaLimits, DEFAULT_AGENT_QUOTA } from './agent-quota.js';
 export { type TurnsDeps } from './context.js';
 export {

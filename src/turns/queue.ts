@@ -23,11 +23,14 @@ import { failure, type Failure, type QueueItemChangedDetails } from '../wire/ind
 
 export type QueueResult<T> =
   | { ok: true; value: T }
-  | Failure<'not_found' | 'invalid_request' | 'conflict' | 'queue_item_changed'>;
+  | Failure<
+      'not_found' | 'invalid_request' | 'conflict' | 'queue_item_changed' | 'person_required'
+    >;
 
 const NOT_FOUND = failure('not_found', 'queued message not found');
 const SESSION_NOT_FOUND = failure('not_found', 'session not found');
 const NOT_REMOVED = failure('conflict', 'the queued follow-up could not be removed');
+const PERSON_REQUIRED = failure('person_required', 'only a person changes a session’s queue');
 
 /** A session's queue: people's messages (persisted) and due follow-ups (memory, machine-owned). */
 export interface SessionQueue {
@@ -43,6 +46,21 @@ async function underLock<T>(
 ): Promise<QueueResult<T>> {
   if (!(await canSeeSession(deps.store, principal, sessionId))) return SESSION_NOT_FOUND;
   return deps.sessions.write(sessionId, work);
+}
+
+/**
+ * `underLock` for a change: what a queue sends is a person's message, so an
+ * agent (which may read its own session's queue) is refused before any read,
+ * whatever reaches this, as by the deciding services.
+ */
+function changingUnderLock<T>(
+  deps: TurnsDeps,
+  principal: Principal,
+  sessionId: string,
+  work: (write: SessionWrite) => Promise<QueueResult<T>>,
+): Promise<QueueResult<T>> {
+  if (principal.kind !== 'user') return Promise.resolve(PERSON_REQUIRED);
+  return underLock(deps, principal, sessionId, work);
 }
 
 /** `result`, reported as a queue change when it succeeded. */
@@ -98,7 +116,7 @@ export function editQueued(
   id: string,
   edit: { content: string; baseContent: string },
 ): Promise<QueueResult<QueuedMessage>> {
-  return underLock(deps, principal, sessionId, async (write) => {
+  return changingUnderLock(deps, principal, sessionId, async (write) => {
     const found = await updateQueuedContent(write.tx, sessionId, id, {
       ...edit,
       // Agents never edit (their token is read-only on REST); a person's edit makes it theirs.
@@ -123,7 +141,7 @@ export function reorderQueued(
   sessionId: string,
   ids: readonly string[],
 ): Promise<QueueResult<QueuedMessage[]>> {
-  return underLock(deps, principal, sessionId, async (write) =>
+  return changingUnderLock(deps, principal, sessionId, async (write) =>
     changed(
       write,
       (await reorderQueue(write.tx, sessionId, ids))
@@ -140,7 +158,7 @@ export function removeQueued(
   id: string,
 ): Promise<QueueResult<QueuedMessage | string>> {
   let removedMachine = false;
-  return underLock<QueuedMessage | string>(deps, principal, sessionId, async (write) => {
+  return changingUnderLock<QueuedMessage | string>(deps, principal, sessionId, async (write) => {
     const item = await deleteQueued(write.tx, sessionId, id);
     if (item) return changed(write, { ok: true, value: item });
     const removed = removeMachineItem(deps, sessionId, id);
@@ -158,7 +176,7 @@ export function clearQueued(
   sessionId: string,
 ): Promise<QueueResult<SessionQueue>> {
   let removedMachine = false;
-  return underLock(deps, principal, sessionId, async (write) => {
+  return changingUnderLock(deps, principal, sessionId, async (write) => {
     const machine = deps.userInputs.queuedFollowUps(sessionId);
     const removed = machine.filter((item) => removeMachineItem(deps, sessionId, item.id).ok);
     removedMachine = removed.length > 0;

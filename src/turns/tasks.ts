@@ -35,7 +35,7 @@ import {
   type TaskRecord,
 } from '../store/index.js';
 import type { SessionsDeleted } from '../events/index.js';
-import { admitMessage, type AdmissionResult } from './admission.js';
+import { admitMessage, type MessageAdmission } from './admission.js';
 import type { AgentSlot } from './agent-quota.js';
 import type { TurnsDeps } from './context.js';
 import { pause, type Timers } from '../support/index.js';
@@ -56,7 +56,7 @@ export interface ShownSession {
 }
 
 export type CreateTaskResult =
-  | ({ ok: true; task: TaskRecord; admission: AdmissionResult | null } & ShownSession)
+  | ({ ok: true; task: TaskRecord; admission: MessageAdmission | null } & ShownSession)
   | Failure<'not_found' | 'no_workspace' | 'forbidden' | 'invalid_request' | 'quota_exceeded'>;
 
 /** What the routes answer for a session or task the caller cannot see, or that is gone. */

@@ -1,9 +1,18 @@
 /**
  * Tasks, message admission and the session queue over REST, on both
- * dialects, with agents played by the test.
+ * dialects, with agents played by the test. Only a person sends or changes
+ * what a session is told: the services refuse an agent themselves, not only
+ * the REST middleware in front of them.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { getSession, listQueue } from '../../src/store/index.js';
+import {
+  admitMessage,
+  clearQueued,
+  editQueued,
+  removeQueued,
+  reorderQueued,
+} from '../../src/turns/index.js';
 import { DRIVERS } from '../support/databases.js';
 import { TWO_QUESTIONS } from '../support/clarification-harness.js';
 import { turnsHarness, type TurnsHarness } from '../support/turns-harness.js';
@@ -147,6 +156,38 @@ describe.each(DRIVERS)('admission and queue on %s', (driver) => {
     h.host.endTurn(session.id);
     await h.pump.idle();
     expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'a']);
+  });
+
+  it('refuses an agent, even in its own session, to send or change what its session is told', async () => {
+    const { session } = await h.createTask('first');
+    const queued = await send(session.id, 'ship it', 'k-ship');
+    const itemId = (queued.body.item as { id: string }).id;
+    const agent = {
+      kind: 'agent',
+      userId: h.principals.member.userId,
+      sessionId: session.id,
+    } as const;
+    const refusals = [
+      await admitMessage(h.turns, agent, session.id, {
+        text: 'approve it',
+        admissionKey: 'k-agent',
+      }),
+      await editQueued(h.turns, agent, session.id, itemId, {
+        content: 'ship it to production',
+        baseContent: 'ship it',
+      }),
+      await reorderQueued(h.turns, agent, session.id, [itemId]),
+      await removeQueued(h.turns, agent, session.id, itemId),
+      await clearQueued(h.turns, agent, session.id),
+    ];
+    expect(refusals.map((refusal) => (refusal.ok ? 'ok' : refusal.code))).toEqual(
+      Array<string>(refusals.length).fill('person_required'),
+    );
+    // The person's message is queued as they wrote it; the agent's never reached the session.
+    expect((await listQueue(h.store, session.id)).map((item) => item.content)).toEqual(['ship it']);
+    h.host.endTurn(session.id);
+    await h.pump.idle();
+    expect(h.host.prompts.map((prompt) => prompt.text)).toEqual(['first', 'ship it']);
   });
 
   it('fails the session when its agent dies mid-turn: bundles expire and answers get 409', async () => {

@@ -38,7 +38,7 @@ import {
 } from '../wire/index.js';
 
 /** Why the registry holding the requests is gone. */
-export type RegistryLoss = Exclude<UserInputLoss, 'agent_exited'>;
+export type RegistryLoss = Exclude<UserInputLoss, 'agent_exited' | 'stopped'>;
 
 const NOUNS: Record<UserInputView['kind'], string> = {
   consent: 'permission request',
@@ -50,6 +50,7 @@ const CAUSES: Record<UserInputLoss, string> = {
   restart: 'the server restarted',
   replica_gone: 'the server holding it stopped',
   agent_exited: 'the agent stopped',
+  stopped: 'its turn was stopped',
 };
 
 export function endedNoteText(
@@ -73,7 +74,8 @@ export function unconfirmedNoteText(view: UserInputView, loss: RegistryLoss): st
 
 /**
  * The note that `view` ended unanswered, in the write that ends `turnId`:
- * recovery's for a lost registry, a turn's end for an agent that exited.
+ * recovery's for a lost registry, a turn's end for an agent that exited or
+ * for a person's Stop.
  */
 export function endedNote(view: UserInputView, turnId: string, loss: UserInputLoss): NewMessage {
   const metadata: UserInputNote = { request_id: view.id, kind: view.kind, title: view.title, loss };

@@ -4,9 +4,10 @@
  * never reported ended and frees the session (and starts the
  * next queued message, with a new agent when a cancelled turn was ended by
  * stopping its agent), and an agent that fails fails its session with the
- * reason and expires its bundles; a turn its agent's exit ended names, in
- * the write that ends it, each request (consent, action, form) that ended
- * unanswered with it (`user_input_ended`, loss `agent_exited`). A deliberate stop (delete, shutdown) only
+ * reason and expires its bundles; a turn its agent's exit or a person's Stop
+ * ended names, in the write that ends it, each request (consent, action,
+ * form) that ended unanswered with it (`user_input_ended`, loss
+ * `agent_exited` or `stopped`). A deliberate stop (delete, shutdown) only
  * revokes the agent's credential: it is no failure. The turn a deletion's
  * stop ends waits for the deletion (`CancelRequests.deletionUnderWay`, as it
  * stood when the host reported the end): it writes nothing once the rows are
@@ -209,6 +210,12 @@ async function endTurn(deps: TurnsDeps, reported: TurnEnded, when: Reported): Pr
           ...turnCancelledNote(deps.cancellations.take(event.sessionId, event.turnId)),
         }),
       );
+      // What the Stop ended unanswered, named here as an exit's are; an exit's own note says it.
+      if (!exited) {
+        for (const view of deps.userInputs.endedByTurnEnd(event.sessionId, 'cancelled')) {
+          write.added(await appendMessage(tx, endedNote(view, event.turnId, 'stopped')));
+        }
+      }
     }
     // Its agent was stopped because the person it acted for was deleted or removed: the
     // session's failure says so, and the exit that stop brought is no failure of the agent's turn.

@@ -241,10 +241,11 @@ export interface UserInputRegistry {
    * unanswered, as they stand now (the turn's end writes their note before
    * the registry hears of it). Changes nothing but this: one whose call's
    * connection closed no longer gets swept by the wait's bound, since its
-   * note now says how it ends; and, when the agent exited, an answer to one
-   * is refused as `agent_exited` from now (`agentExitNamed`).
+   * note now says how it ends; and an answer to one is refused from now, as
+   * `agent_exited` when the agent exited (`agentExitNamed`), as settled when a
+   * person's Stop ended the turn (`stopNamed`).
    */
-  endedByTurnEnd(sessionId: string, outcome: TurnOutcome): UserInputView[];
+  endedByTurnEnd(sessionId: string, outcome: 'agent_exited' | 'cancelled'): UserInputView[];
   supersede(requestId: string): boolean;
   /** Settle (`swept`) before the rows go; each returns how many requests it settled. */
   sessionDeleted(sessionId: string): number;

@@ -831,7 +831,7 @@ export function createUserInputRegistry(ports: UserInputPorts): UserInputRegistr
         if ('ignored' in planned || planned.state.status !== 'settled') return [];
         lostCalls.named(id);
         // Its note is written now: from here an answer is refused as once it ends.
-        if (outcome === 'agent_exited') dispatch(id, { type: 'agentExitNamed' });
+        dispatch(id, { type: outcome === 'agent_exited' ? 'agentExitNamed' : 'stopNamed' });
         return [toView(state)];
       });
     },

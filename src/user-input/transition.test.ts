@@ -100,6 +100,13 @@ const STATES = {
     turnEnded: true,
     ending: 'agent_exited',
   },
+  stopNamedConsent: {
+    status: 'awaiting',
+    request: consent,
+    revision: 1,
+    turnEnded: false,
+    ending: 'swept',
+  },
   armed: {
     status: 'armed',
     kind: 'action',
@@ -174,6 +181,7 @@ const EVENTS = {
   turnFailed: { type: 'turnEnded', outcome: 'failed' },
   turnAgentExited: { type: 'turnEnded', outcome: 'agent_exited' },
   agentExitNamed: { type: 'agentExitNamed' },
+  stopNamed: { type: 'stopNamed' },
   agentCallAborted: { type: 'agentCallAborted' },
   agentConnectionClosed: { type: 'agentConnectionClosed' },
   superseded: { type: 'superseded' },
@@ -247,6 +255,7 @@ const awaitingBase: Partial<Row> = {
   // Nobody decided and the agent is gone: said apart from a sweep.
   turnAgentExited: 'settled|agent_exited',
   agentExitNamed: 'awaiting:ending',
+  stopNamed: 'awaiting:ending',
   ...same([...DISPATCH, ...QUEUE], '!not_due'),
 };
 // Its turn's end wrote that nobody answered: nobody may now, and that end settles it so.
@@ -254,7 +263,15 @@ const exitNamedRow: Partial<Row> = {
   ...awaitingBase,
   ...same(RESPONSES, '!agent_exited'),
   ...same(TURNS, 'settled|agent_exited'),
-  agentExitNamed: '!already_named',
+  ...same(['agentExitNamed', 'stopNamed'], '!already_named'),
+};
+// As an exit's, for a person's Stop: refused as once settled, and settled as swept by any end.
+const stopNamedRow: Partial<Row> = {
+  ...awaitingBase,
+  ...same(RESPONSES, '!already_settled'),
+  ...same(TURNS, 'settled|swept'),
+  agentConnectionClosed: 'settled|swept',
+  ...same(['agentExitNamed', 'stopNamed'], '!already_named'),
 };
 const answeredBase: Partial<Row> = {
   ...liveBase,
@@ -264,6 +281,7 @@ const answeredBase: Partial<Row> = {
   agentConnectionClosed: '!already_answered',
   superseded: '!already_answered',
   agentExitNamed: '!already_answered',
+  stopNamed: '!already_answered',
 };
 const dueBase: Partial<Row> = {
   ...answeredBase,
@@ -318,10 +336,11 @@ const TABLE: Record<StateName, Row> = {
     ...same(PICKS, '!response_kind_mismatch'),
     ...same(['decidedDone', 'decidedSkip'], 'due:attempting'),
     // Its own turn ended: a later turn's end, however it ends, is not its own.
-    ...same([...TURNS, 'agentExitNamed'], '!turn_already_ended'),
+    ...same([...TURNS, 'agentExitNamed', 'stopNamed'], '!turn_already_ended'),
   }),
   exitNamedConsent: row('?', exitNamedRow),
   exitNamedAction: row('?', exitNamedRow),
+  stopNamedConsent: row('?', stopNamedRow),
   armed: row('?', armedRow),
   armedConsent: row('?', armedRow),
   dueConsentWaiting: row('?', dueWaitingRow),
@@ -372,9 +391,10 @@ const types = (commands: UserInputCommand[]) => commands.map((command) => comman
 function checkInvariants(before: UserInputState, event: UserInputEvent, result: TransitionResult) {
   if ('ignored' in result) return;
   const { state, commands } = result;
-  if (event.type === 'agentExitNamed') {
+  if (event.type === 'agentExitNamed' || event.type === 'stopNamed') {
     // No view shows it: the same revision, nothing published, nothing else done.
-    expect(state).toEqual({ ...before, ending: 'agent_exited' });
+    const ending = event.type === 'agentExitNamed' ? 'agent_exited' : 'swept';
+    expect(state).toEqual({ ...before, ending });
     expect(commands).toEqual([]);
     return;
   }
@@ -789,6 +809,21 @@ describe('transition: a request its turn’s end names as ended by the agent’s
       { type: 'publishChanged', revision: 2 },
       { type: 'answerAgent', outcome: { kind: 'refused', reason: 'swept' } },
     ]);
+  });
+});
+
+describe('transition: a request its turn’s end names as ended by a person’s Stop', () => {
+  it('refuses an answer between the naming and that end, which settles it as swept', () => {
+    expect(
+      replay(STATES.awaitingConsent, ['stopNamed', 'pickedAllowOnce', 'turnCancelled']),
+    ).toEqual(['awaiting:ending', '!already_settled', 'settled|swept']);
+    // An exit after the Stop keeps the Stop's note: the request still ends as swept.
+    expect(replay(STATES.awaitingConsent, ['stopNamed', 'turnAgentExited'])).toEqual([
+      'awaiting:ending',
+      'settled|swept',
+    ]);
+    // Without the naming, the same answer would be a decision beside that note.
+    expect(replay(STATES.awaitingConsent, ['pickedAllowOnce'])).toEqual(['settled|human']);
   });
 });
 

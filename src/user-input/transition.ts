@@ -421,7 +421,8 @@ function onHumanResponded(
 ): TransitionResult {
   if (state.status !== 'awaiting') return ignore('already_answered');
   // Its turn's end already wrote that nobody answered: refused as once settled.
-  if (state.ending) return ignore('agent_exited');
+  if (state.ending)
+    return ignore(state.ending === 'agent_exited' ? 'agent_exited' : 'already_settled');
   switch (state.request.kind) {
     case 'consent':
       return answerConsent(state, state.request, response, responder);
@@ -466,16 +467,17 @@ function onTurnEnded(state: LiveState, outcome: TurnOutcome): TransitionResult {
 }
 
 /**
- * The turn's end names a waiting request that its agent's exit ends, in the
- * write that ends the turn; the end itself reaches the registry only after
- * that commit. Nothing a view shows changes, so nothing is published.
+ * The turn's end names a waiting request that its agent's exit, or a
+ * person's Stop, ends, in the write that ends the turn; the end itself
+ * reaches the registry only after that commit. Nothing a view shows changes,
+ * so nothing is published.
  */
-function onAgentExitNamed(state: LiveState): TransitionResult {
+function onEndNamed(state: LiveState, outcome: 'agent_exited' | 'cancelled'): TransitionResult {
   if (state.status !== 'awaiting') return ignore('already_answered');
   if (state.ending) return ignore('already_named');
-  const planned = onTurnEnded(state, 'agent_exited');
+  const planned = onTurnEnded(state, outcome);
   if ('ignored' in planned) return planned;
-  return applied({ ...state, ending: 'agent_exited' }, []);
+  return applied({ ...state, ending: outcome === 'agent_exited' ? 'agent_exited' : 'swept' }, []);
 }
 
 /**
@@ -564,7 +566,9 @@ export function transition(state: UserInputState, event: UserInputEvent): Transi
     case 'turnEnded':
       return onTurnEnded(state, event.outcome);
     case 'agentExitNamed':
-      return onAgentExitNamed(state);
+      return onEndNamed(state, 'agent_exited');
+    case 'stopNamed':
+      return onEndNamed(state, 'cancelled');
     case 'agentCallAborted':
       if (state.status !== 'awaiting') return ignore('already_answered');
       return settle(state, 'swept', { refusal: 'swept' });

@@ -184,12 +184,13 @@ export interface AwaitingState {
    */
   turnEnded: boolean;
   /**
-   * The end of its turn named it ended by its agent's exit, in the write that
-   * ends the turn and writes its note; that end settles it right after. An
-   * answer meanwhile is refused as once settled: it would be recorded beside
-   * a note that says nobody answered. No view shows it.
+   * The end of its turn named it ended by its agent's exit (`agent_exited`)
+   * or by a person's Stop (`swept`), in the write that ends the turn and
+   * writes its note; that end settles it so right after. An answer meanwhile
+   * is refused as once settled: it would be recorded beside a note that says
+   * nobody answered. No view shows it.
    */
-  ending?: 'agent_exited';
+  ending?: 'agent_exited' | 'swept';
 }
 
 /**
@@ -253,6 +254,8 @@ export type UserInputEvent =
   | { type: 'turnEnded'; outcome: TurnOutcome }
   /** The turn's end names this request ended by its agent's exit (`endedByTurnEnd`). */
   | { type: 'agentExitNamed' }
+  /** The turn's end names this request ended by a person's Stop (`endedByTurnEnd`). */
+  | { type: 'stopNamed' }
   | { type: 'agentCallAborted' }
   /**
    * The agent process's own connection closed after this request's turn had

@@ -2,7 +2,8 @@
  * The transcript notes about an agent's consent, action or form request that
  * ended without its agent hearing a person: recovery writes them for one its
  * registry lost (a restart, or on PostgreSQL the death of the replica that
- * held it), and a turn's end for one whose agent's process exited. Zod-free, so the web app reads the notes'
+ * held it), and a turn's end for one whose agent's process exited or that a
+ * person's Stop ended. Zod-free, so the web app reads the notes'
  * metadata with the same names and words it in the reader's language; the
  * note's `content` is the server's English, for readers without the web app
  * and for a value the web app does not know.
@@ -26,10 +27,11 @@ export { USER_INPUT_ENDED_TYPE };
 export const USER_INPUT_DECISION_UNCONFIRMED_TYPE = 'user_input_decision_unconfirmed';
 
 /**
- * Why a request ended unheard: its server restarted, its replica died, or
- * the agent that asked exited while it waited.
+ * Why a request ended unheard: its server restarted, its replica died, the
+ * agent that asked exited while it waited, or a person stopped the turn that
+ * asked it (the Stop's own line says who).
  */
-export const USER_INPUT_LOSSES = ['restart', 'replica_gone', 'agent_exited'] as const;
+export const USER_INPUT_LOSSES = ['restart', 'replica_gone', 'agent_exited', 'stopped'] as const;
 export type UserInputLoss = (typeof USER_INPUT_LOSSES)[number];
 
 export const USER_INPUT_NOTE_KINDS = ['consent', 'action', 'form'] as const;

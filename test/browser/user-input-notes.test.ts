@@ -4,7 +4,8 @@
  * note that a decision may not have reached the agent are worded in the
  * reader's language from their metadata (the cause, `loss`), with the
  * agent's title as given; a note whose cause this build does not know shows
- * the server's own text. The notes are written as recovery writes them
+ * the server's own text; so is the note that a person's Stop ended one
+ * unanswered. The notes are written as recovery writes them
  * (`endOrphanedUserInputs`), through the session write unit. So is the note
  * that a stop (a restart, or a replica that died) ended the agent's turn.
  */
@@ -93,12 +94,18 @@ describe('the notes of a request its server lost', () => {
       'The agent’s request "Rotate keys" ended unanswered: the moon set.',
       named('action', 'Rotate keys', 'moonset'),
     );
+    // Ended by a person's Stop, whose own line says who.
+    await note(
+      USER_INPUT_ENDED_TYPE,
+      endedNoteText(view('consent', 'rm -rf build'), 'stopped'),
+      named('consent', 'rm -rf build', 'stopped'),
+    );
 
     const read = async (locale: string) => {
       const page = await signedInPage(world, suite.browser, undefined, { locale });
       await page.goto(`${world.origin}/sessions/${sessionId}`);
       const notes = page.getByTestId('user-input-note');
-      await notes.nth(2).waitFor(WAIT);
+      await notes.nth(3).waitFor(WAIT);
       const texts = await notes.allTextContents();
       const worded = await Promise.all(
         texts.map((_, index) => notes.nth(index).getAttribute('data-worded')),
@@ -107,7 +114,7 @@ describe('the notes of a request its server lost', () => {
     };
 
     const german = await read('de-DE');
-    expect(german.worded).toEqual(['translated', 'translated', 'server']);
+    expect(german.worded).toEqual(['translated', 'translated', 'server', 'translated']);
     expect(german.texts[0]).toContain(
       'Unbeantwortet beendet – Berechtigungsanfrage des Agenten „npm publish“: Der Server wurde neu gestartet.',
     );
@@ -115,6 +122,9 @@ describe('the notes of a request its server lost', () => {
     expect(german.texts[1]).toContain('der Server, auf dem der Agent lief, wurde beendet');
     expect(german.texts[1]).toContain('vielleicht nicht erhalten');
     expect(german.texts[2]).toContain('the moon set');
+    expect(german.texts[3]).toContain(
+      'Berechtigungsanfrage des Agenten „rm -rf build“: Sein Zug wurde angehalten.',
+    );
     await suite.shoot(german.page, 'user-input-notes-de');
     await german.page.context().close();
 
@@ -123,6 +133,7 @@ describe('the notes of a request its server lost', () => {
       '許可リクエスト「npm publish」は回答されないまま終了しました',
     );
     expect(japanese.texts[1]).toContain('受け取っていない可能性があります');
+    expect(japanese.texts[3]).toContain('ターンが停止されました');
     await japanese.page.context().close();
 
     const english = await read('en-US');
@@ -130,6 +141,9 @@ describe('the notes of a request its server lost', () => {
       'The agent’s permission request “npm publish” ended unanswered: the server restarted.',
     );
     expect(english.texts[1]).toContain('the agent may not have received it');
+    expect(english.texts[3]).toContain(
+      'The agent’s permission request “rm -rf build” ended unanswered: its turn was stopped.',
+    );
     await english.page.context().close();
   }, 120_000);
 

@@ -14,6 +14,7 @@ import {
   MAX_CONSENT_OPTIONS,
   MAX_USER_INPUT_TITLE_CHARS,
   USER_INPUT_DECISION_TYPE,
+  USER_INPUT_ENDED_TYPE,
 } from '../../src/wire/index.js';
 import { eventually } from '../support/clarification-harness.js';
 import { DRIVERS } from '../support/databases.js';
@@ -329,6 +330,41 @@ describe.each(DRIVERS)('permission requests on %s', (driver) => {
     expect(h.events.events.filter((e) => e.type === 'user_input.requested')).toHaveLength(
       requested,
     );
+  });
+
+  it('a Stop that ends its turn names it in the transcript as ended by the Stop; nobody decided it', async () => {
+    const answer = ask(bashRequest(sessionId, 'npm test'));
+    const consent = await pendingConsent();
+    expect((await h.request('POST', `/api/v1/sessions/${sessionId}/cancel`)).status).toBe(202);
+    await h.pump.idle();
+    expect(await answer).toEqual({ outcome: { outcome: 'cancelled' } });
+
+    const { messages } = (await (
+      await h.request('GET', `/api/v1/sessions/${sessionId}/messages`)
+    ).json()) as {
+      messages: { author: string; type: string; content: string; metadata: unknown }[];
+    };
+    // After the Stop's own line, which says who stopped it: one note, worded from its metadata.
+    expect(messages.slice(-2)).toEqual([
+      expect.objectContaining({ author: 'system', content: 'Cancelled by member' }),
+      {
+        ...messages.at(-1),
+        author: 'system',
+        type: USER_INPUT_ENDED_TYPE,
+        content: `The agent's permission request "${consent.title}" ended unanswered: its turn was stopped.`,
+        metadata: {
+          request_id: consent.id,
+          kind: 'consent',
+          title: consent.title,
+          loss: 'stopped',
+        },
+      },
+    ]);
+    expect(await decisionRows(h, sessionId)).toEqual([]);
+    const late = await h.request('POST', `/api/v1/user-inputs/${consent.id}/respond`, {
+      option_id: 'allow',
+    });
+    expect(late.status).toBe(409);
   });
 
   it('an "always" for a titled command does not cover a shorter command its title contains', async () => {

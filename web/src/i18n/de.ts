@@ -684,6 +684,7 @@ export const de: Catalog = {
       restart: 'Der Server wurde neu gestartet',
       replica_gone: 'Der Server, der sie hielt, wurde beendet',
       agent_exited: 'Der Agent wurde beendet',
+      stopped: 'Sein Zug wurde angehalten',
     },
     unconfirmedCause: {
       restart: 'der Server wurde neu gestartet',

@@ -666,6 +666,7 @@ export const en = {
       restart: 'the server restarted',
       replica_gone: 'the server holding it stopped',
       agent_exited: 'the agent stopped',
+      stopped: 'its turn was stopped',
     },
     unconfirmedCause: {
       restart: 'the server restarted',

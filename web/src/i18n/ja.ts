@@ -668,6 +668,7 @@ export const ja: Catalog = {
       restart: 'サーバーが再起動しました',
       replica_gone: '担当していたサーバーが停止しました',
       agent_exited: 'エージェントが停止しました',
+      stopped: 'ターンが停止されました',
     },
     unconfirmedCause: {
       restart: 'サーバーが再起動した',

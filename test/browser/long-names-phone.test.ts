@@ -6,6 +6,11 @@
  * a long workspace name ran past the edge as a heading, and so did a
  * question's title of one long word (an identifier, a file name) in the
  * question's sheet. Chromium (Debian's) against a real server.
+ *
+ * With text at twice its size (a reader's browser set to 32 px instead of
+ * 16, WCAG 1.4.4) the question sheet's round mark and its options' numbers,
+ * boxes of a fixed 22 px, spilled their glyphs: the mark's is white on the
+ * accent, so what spilled was lost against the sheet.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -16,6 +21,18 @@ import { api, askingTask } from './support/harness.js';
 import { useSuite, WAIT } from './support/clarification-pages.js';
 
 const WIDTH = 360;
+
+/** Marks under `main` whose glyph does not fit their own box. */
+const SPILLED_MARKS = `[...document.querySelectorAll('main :is(.clarification-icon, .option-badge)')]
+  .filter((mark) => mark.scrollWidth > mark.clientWidth || mark.scrollHeight > mark.clientHeight)
+  .map((mark) => mark.className + ' ' + mark.textContent)`;
+
+/** Sets the browser's text size for the page shown now, as a reader does in its settings. */
+async function textSize(page: Page, px: number): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Page.setFontSizes', { fontSizes: { standard: px } });
+  await cdp.detach();
+}
 
 /** Visible elements under `main` whose box ends past the screen's right edge. */
 function pastTheEdge(page: Page): Promise<string[]> {
@@ -117,5 +134,16 @@ describe('long names on a phone', () => {
     await page.goto(`${world.origin}/sessions/${sessionId ?? ''}`);
     await page.locator('.question-title').waitFor(WAIT);
     await expect(pastTheEdge(page)).resolves.toEqual([]);
+  });
+
+  it('keep the question sheet’s marks whole with text at twice its size', async () => {
+    const { world } = suite;
+    const { session } = await askingTask(world, 'Read at twice the size', '/ask');
+    const { page } = await suite.phone();
+    await page.goto(`${world.origin}/sessions/${session.id}`);
+    await page.locator('.option-badge').first().waitFor(WAIT);
+    await textSize(page, 32);
+    await expect(page.locator('main .clarification-icon').count()).resolves.toBe(1);
+    await expect(page.evaluate<string[]>(SPILLED_MARKS)).resolves.toEqual([]);
   });
 });

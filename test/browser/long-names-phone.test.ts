@@ -10,8 +10,15 @@
  * With text at twice its size (a reader's browser set to 32 px instead of
  * 16, WCAG 1.4.4) the question sheet's round mark and its options' numbers,
  * boxes of a fixed 22 px, spilled their glyphs: the mark's is white on the
- * accent, so what spilled was lost against the sheet.
+ * accent, so what spilled was lost against the sheet. With WCAG 1.4.12's
+ * text spacing, Settings' one heading without the sections' own size
+ * ("Benachrichtigungen", one word) ran past a 320 px screen (a 1280 px window
+ * at 400 %).
  */
+
+/** WCAG 1.4.12's text spacing, as its bookmarklet sets it. */
+const TEXT_SPACING = `* { line-height: 1.5 !important; letter-spacing: 0.12em !important;
+  word-spacing: 0.16em !important } p { margin-bottom: 2em !important }`;
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,11 +42,11 @@ async function textSize(page: Page, px: number): Promise<void> {
 }
 
 /** Visible elements under `main` whose box ends past the screen's right edge. */
-function pastTheEdge(page: Page): Promise<string[]> {
+function pastTheEdge(page: Page, width = WIDTH): Promise<string[]> {
   return page.evaluate<string[]>(`[...document.querySelectorAll('main *')]
     .filter((element) => {
       const box = element.getBoundingClientRect();
-      return box.width > 0 && box.right > ${String(WIDTH)} + 1;
+      return box.width > 0 && box.right > ${String(width)} + 1;
     })
     .map((element) => element.tagName.toLowerCase() + ' ' + (element.getAttribute('data-testid') ?? '') + ' ' + (element.textContent ?? '').slice(0, 30))`);
 }
@@ -145,5 +152,18 @@ describe('long names on a phone', () => {
     await textSize(page, 32);
     await expect(page.locator('main .clarification-icon').count()).resolves.toBe(1);
     await expect(page.evaluate<string[]>(SPILLED_MARKS)).resolves.toEqual([]);
+  });
+
+  it('keep Settings within 320 px in German with wider text spacing', async () => {
+    const { world } = suite;
+    const { page } = await suite.desktop({
+      locale: 'de-DE',
+      viewport: { width: 320, height: 640 },
+    });
+    await page.goto(`${world.origin}/settings`);
+    await page.getByTestId('notification-reminder').waitFor(WAIT);
+    await page.addStyleTag({ content: TEXT_SPACING });
+    await expect(page.evaluate('document.documentElement.lang')).resolves.toBe('de');
+    await expect(pastTheEdge(page, 320)).resolves.toEqual([]);
   });
 });

@@ -287,7 +287,9 @@ export function NotificationSettings() {
       aria-labelledby="notifications-title"
       aria-busy={load === 'loading'}
     >
-      <h2 id="notifications-title">{t('notifications.title')}</h2>
+      <h2 id="notifications-title" className="section-title">
+        {t('notifications.title')}
+      </h2>
       <p className="muted">{t('notifications.explain')}</p>
       {load === 'failed' ? (
         <p role="alert">

@@ -5,7 +5,9 @@
  * next message taken when the turn ends) shows without a reload, because
  * each says `queue.changed` at the session's revision. The tab's own queued
  * send shows the same way. An edit under way whose message leaves the queue
- * (removed by someone, or sent) is told and lands in the composer. A
+ * (removed by someone, or sent) is told and lands in the composer. At
+ * 320 px (a 1280 px window at 400 %) the edit box and the composer take
+ * their own row rather than be squeezed beside their buttons. A
  * test-played agent keeps the turn open.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,6 +234,25 @@ describe('the session queue seen from another tab', () => {
     await until('the queued message to run', () => host.prompts.some((p) => p.text === 'two'));
     await expect.poll(() => composer.inputValue(), WAIT).toBe('two, corrected too late');
     await page.getByTestId('queue-edit-lost').waitFor(WAIT);
+    await page.context().close();
+  });
+
+  it('gives the edit box and the composer a row of their own at 320 px, in German', async () => {
+    const sessionId = await busyWithQueue('Queue at 400 %', ['queued']);
+    const page = await signedInPage(world, browser, undefined, {
+      viewport: { width: 320, height: 640 },
+      locale: 'de-DE',
+    });
+    await page.goto(`${world.origin}/sessions/${sessionId}`);
+    await lists(page, ['queued']);
+    await items(page).first().getByTestId('queue-edit').click();
+    // Squeezed beside Save and Cancel the edit box was 30 px wide, a letter a line; the composer
+    // beside "Nachricht senden", 115 px.
+    for (const box of ['queue-edit-input', 'composer-input']) {
+      const width = (await page.getByTestId(box).boundingBox())?.width ?? 0;
+      expect(width, box).toBeGreaterThan(240);
+    }
+    host.endTurn(sessionId);
     await page.context().close();
   });
 

@@ -3,8 +3,8 @@
  * language: a lost connection read "Failed to fetch", the browser's English,
  * on a German page. Its QR code's library is fetched only once a code is
  * drawn; meanwhile the link is there to copy, in the place it keeps, and when
- * the library cannot be fetched the page says so in its language and tries
- * again with the next link. Chromium (Debian's) against a real server.
+ * the library cannot be fetched the page says so in its language, within
+ * the code's box at any text size, and tries again with the next link. Chromium (Debian's) against a real server.
  */
 import { describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -14,6 +14,12 @@ import { liveRoute } from './support/live-route.js';
 
 /** The QR code library's chunk as Vite names it: `/assets/qrcode-<hash>.js`. */
 const QR_CHUNK = /\/assets\/qrcode-[\w-]+\.js$/;
+
+/** How far, across and down, the QR code's failure sentence runs past its box, in px. */
+const FAILED_SPILL = `(() => {
+  const box = document.querySelector('[data-testid=phone-sign-in-qr-failed]');
+  return [box.scrollWidth - box.clientWidth, box.scrollHeight - box.clientHeight];
+})()`;
 
 const suite = useSuite();
 
@@ -78,6 +84,11 @@ describe('a phone sign-in link’s QR code', () => {
     await expect(failed.textContent(WAIT)).resolves.toBe(de.app.qrFailed);
     await expect(top()).resolves.toBe(waiting);
     await expect(page.getByTestId('phone-sign-in-qr').count()).resolves.toBe(0);
+    // With the browser's text at twice its size (WCAG 1.4.4) the sentence stays in its white box.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Page.setFontSizes', { fontSizes: { standard: 32 } });
+    await expect(page.evaluate(FAILED_SPILL)).resolves.toEqual([0, 0]);
+    await cdp.send('Page.setFontSizes', { fontSizes: { standard: 16 } });
 
     // Back online, the next link's QR code is drawn where the sentence was.
     await page.unroute(QR_CHUNK);

@@ -726,13 +726,19 @@ describe('every screen, light and dark, desktop and phone', () => {
     for (const size of sizes) {
       const context = await browser.newContext({ ...size, storageState: signedIn });
       const page = await context.newPage();
-      for (const [path, ready] of [
-        ['/settings', 'settings'],
-        ['/people', 'people'],
+      // Each page's last section, loaded: its sections load one by one, the last control is in it.
+      for (const [path, last] of [
+        ['/settings', ['notification-channels', 'notification-channels-empty']],
+        ['/people', ['workspace']],
       ] as const) {
         await page.goto(`${world.origin}${path}`);
-        await page.getByTestId(ready).waitFor(WAIT);
+        await page
+          .locator(last.map((testId) => `[data-testid="${testId}"]`).join(', '))
+          .first()
+          .waitFor(WAIT);
         await page.evaluate(LAST_CONTROL_FOCUSED);
+        // The walk starts below the first screen, or it would prove nothing.
+        await expect(page.evaluate('window.scrollY')).resolves.toBeGreaterThan(0);
         // Shift+Tab from the page's last control to the header, as a keyboard user goes back up.
         for (let step = 0; step < 80; step++) {
           await page.keyboard.press('Shift+Tab');

@@ -95,8 +95,9 @@ async function audit(page: Page): Promise<string[]> {
 }
 
 /**
- * Headings that skip a level (an h3 right under an h1), and a page without
- * exactly one h1: a screen reader's outline of the page must hold together.
+ * Headings that skip a level (an h3 right under an h1), a page without
+ * exactly one h1, and a heading drawn larger than one it sits under: the
+ * page's outline must hold together, heard and seen.
  */
 function outlineGaps(page: Page): Promise<string[]> {
   return page.evaluate<string[]>(
@@ -106,9 +107,17 @@ function outlineGaps(page: Page): Promise<string[]> {
       const gaps = [];
       if (headings.filter((heading) => heading.tagName === 'H1').length !== 1) gaps.push('not one h1');
       let level = 0;
+      // The font size of the nearest heading above at each level: a sub-heading is never larger.
+      const sizes = [];
       for (const heading of headings) {
         const next = Number(heading.tagName[1]);
-        if (next > level + 1) gaps.push(heading.tagName.toLowerCase() + ' “' + heading.textContent.trim() + '” under h' + level);
+        const name = heading.tagName.toLowerCase() + ' “' + heading.textContent.trim() + '”';
+        if (next > level + 1) gaps.push(name + ' under h' + level);
+        const size = parseFloat(getComputedStyle(heading).fontSize);
+        const above = sizes.slice(1, next).filter((known) => known !== undefined);
+        if (above.length > 0 && size > Math.min(...above) + 0.5) gaps.push(name + ' larger than a heading above it');
+        sizes[next] = size;
+        sizes.length = next + 1;
         level = next;
       }
       return gaps;

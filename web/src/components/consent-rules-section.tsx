@@ -168,7 +168,7 @@ export function ConsentRulesSection() {
       ) : null}
       {revoked.length > 0 ? (
         <>
-          <h3>{t('consentRules.revokedTitle')}</h3>
+          <h3 className="subsection-title">{t('consentRules.revokedTitle')}</h3>
           <ul className="token-list" data-testid="consent-rule-revoked-list">
             {revoked.map((rule) => (
               <li

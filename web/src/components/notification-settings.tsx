@@ -387,7 +387,7 @@ export function NotificationSettings() {
       </ul>
 
       <form className="notification-add" onSubmit={(event) => void add(event)}>
-        <h3>{t('notifications.add')}</h3>
+        <h3 className="subsection-title">{t('notifications.add')}</h3>
         <label>
           {t('notifications.kindLabel')}{' '}
           <select

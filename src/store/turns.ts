@@ -14,7 +14,7 @@ import { parseMetadata, type Metadata, type RepoContext } from './context.js';
 import { jsonValue } from './dialect.js';
 import { ALL_SESSIONS, sessionInScope, type SessionScope } from './leases.js';
 import type { TaskSessionTurnsTable } from './tables.js';
-import { DECISION_SURFACES, type DecisionSurface, type TurnCanceller } from '../wire/index.js';
+import { DECISION_SURFACES, type DecisionSurface, type Responder } from '../wire/index.js';
 
 export type TurnRecord = Omit<TaskSessionTurnsTable, 'metadata'> & { metadata: Metadata };
 
@@ -134,7 +134,7 @@ export async function requestTurnCancel(
 export async function takeTurnCancel(
   ctx: RepoContext,
   sessionId: string,
-): Promise<{ readonly turnId: string; readonly by: TurnCanceller | undefined } | undefined> {
+): Promise<{ readonly turnId: string; readonly by: Responder | undefined } | undefined> {
   const taken = await ctx.db
     .updateTable('task_session_turns')
     .set({ cancel_requested_at: null })

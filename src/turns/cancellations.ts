@@ -1,9 +1,9 @@
-import type { TurnCanceller } from '../wire/index.js';
+import type { Responder } from '../wire/index.js';
 
 /**
  * Why a session's running turn is being ended, until the turn ends: who asked
  * to cancel it and where, so its transcript says "Cancelled by …" and keeps
- * them as a decision's record does (`TurnCanceller`), and whether its
+ * them as a decision's record does (`Responder`), and whether its
  * session is being deleted, so its end waits for the deletion's outcome (its
  * rows gone, or kept by a delete that failed). Memory only: a cancel request
  * that a restart interrupts names nobody, and the row says just "Cancelled".
@@ -11,19 +11,19 @@ import type { TurnCanceller } from '../wire/index.js';
  * cancel that found that turn already over names nobody on a later one.
  */
 export class CancelRequests {
-  private readonly asked = new Map<string, { turnId: string; by: TurnCanceller }>();
+  private readonly asked = new Map<string, { turnId: string; by: Responder }>();
   /** Per session, the deletions under way (two may run at once) and the end of the last. */
   private readonly deleting = new Map<
     string,
     { count: number; ended: () => void; over: Promise<void> }
   >();
 
-  noted(sessionId: string, turnId: string, by: TurnCanceller): void {
+  noted(sessionId: string, turnId: string, by: Responder): void {
     this.asked.set(sessionId, { turnId, by });
   }
 
   /** The person who asked to cancel `turnId`, once: the next cancelled turn is not theirs. */
-  take(sessionId: string, turnId: string): TurnCanceller | undefined {
+  take(sessionId: string, turnId: string): Responder | undefined {
     const noted = this.asked.get(sessionId);
     this.asked.delete(sessionId);
     return noted?.turnId === turnId ? noted.by : undefined;

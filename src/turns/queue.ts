@@ -6,7 +6,7 @@
  * A follow-up's removal is the registry's and final: when that write rolls
  * back, a write of its own tells the change.
  */
-import type { Principal } from '../auth/index.js';
+import type { Principal, UserPrincipal } from '../auth/index.js';
 import {
   canSeeSession,
   clearQueue,
@@ -49,18 +49,19 @@ async function underLock<T>(
 }
 
 /**
- * `underLock` for a change: what a queue sends is a person's message, so an
- * agent (which may read its own session's queue) is refused before any read,
- * whatever reaches this, as by the deciding services.
+ * `underLock` for a change, handing `work` the person making it: what a
+ * queue sends is a person's message, so an agent (which may read its own
+ * session's queue) is refused before any read, whatever reaches this, as by
+ * the deciding services.
  */
 function changingUnderLock<T>(
   deps: TurnsDeps,
   principal: Principal,
   sessionId: string,
-  work: (write: SessionWrite) => Promise<QueueResult<T>>,
+  work: (write: SessionWrite, person: UserPrincipal) => Promise<QueueResult<T>>,
 ): Promise<QueueResult<T>> {
   if (principal.kind !== 'user') return Promise.resolve(PERSON_REQUIRED);
-  return underLock(deps, principal, sessionId, work);
+  return underLock(deps, principal, sessionId, (write) => work(write, principal));
 }
 
 /** `result`, reported as a queue change when it succeeded. */
@@ -116,11 +117,11 @@ export function editQueued(
   id: string,
   edit: { content: string; baseContent: string },
 ): Promise<QueueResult<QueuedMessage>> {
-  return changingUnderLock(deps, principal, sessionId, async (write) => {
+  return changingUnderLock(deps, principal, sessionId, async (write, person) => {
+    // A person's edit makes the message theirs.
     const found = await updateQueuedContent(write.tx, sessionId, id, {
       ...edit,
-      // Agents never edit (their token is read-only on REST); a person's edit makes it theirs.
-      editedBy: principal.kind === 'user' ? principal.userId : null,
+      editedBy: person.userId,
     });
     switch (found.kind) {
       case 'saved':

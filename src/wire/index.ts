@@ -449,7 +449,6 @@ export {
   turnCancelledNote,
   turnFailureNote,
   turnNoteOf,
-  type TurnCanceller,
   type TurnFailure,
   type TurnNote,
 } from './turn-notes.js';

@@ -7,7 +7,8 @@
  * (the API, notifications, logs) and for a row written before the metadata
  * said enough (its key absent), which the web app shows as written.
  */
-import type { DecisionSurface } from './constants.js';
+// Types only: this module stays zod-free at run time.
+import type { Responder } from './common.js';
 import { storableText } from './text.js';
 
 /** The note that a stopped agent could not load its conversation. */
@@ -17,19 +18,12 @@ export const FRESH_START_TEXT =
 export const FRESH_START_METADATA: Readonly<Record<string, string>> = { agent_session: 'fresh' };
 
 /**
- * Who stopped a turn and where, as every decision records it: a name alone
- * may be two people's, and says nothing of the surface.
+ * A cancelled turn's line; `by` the person who cancelled it and where, when
+ * known, as every decision records it (a name alone may be two people's).
  */
-export interface TurnCanceller {
-  readonly user_id: string;
-  readonly name: string;
-  readonly surface: DecisionSurface;
-}
-
-/** A cancelled turn's line; `by` the person who cancelled it, when known. */
-export function turnCancelledNote(by: TurnCanceller | undefined): {
+export function turnCancelledNote(by: Responder | undefined): {
   content: string;
-  metadata: Record<string, string | null | TurnCanceller>;
+  metadata: Record<string, string | null | Responder>;
 } {
   return {
     content: by === undefined ? 'Cancelled' : `Cancelled by ${by.name}`,
